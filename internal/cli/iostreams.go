@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+
+	"golang.org/x/term"
+)
+
+// IOStreams is all the terminal I/O of a command: tests give it buffers and
+// say whether it is a terminal.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	outTTY  bool
+	noColor bool
+	width   int
+}
+
+// System returns the process's streams, with what the terminal says of itself.
+func System() *IOStreams {
+	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	fd := int(os.Stdout.Fd())
+	s.outTTY = term.IsTerminal(fd)
+	if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+		s.width = w
+	}
+	_, s.noColor = os.LookupEnv("NO_COLOR")
+	if os.Getenv("TERM") == "dumb" {
+		s.noColor = true
+	}
+	return s
+}
+
+// Test returns streams over buffers: not a terminal, 80 columns.
+func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, width: 80}, in, out, errOut
+}
+
+// SetTTY says whether stdout is a terminal (for tests).
+func (s *IOStreams) SetTTY(tty bool) { s.outTTY = tty }
+
+// IsTTY reports whether stdout is a terminal.
+func (s *IOStreams) IsTTY() bool { return s.outTTY }
+
+// Color reports whether to color output: on a terminal, unless NO_COLOR is set.
+func (s *IOStreams) Color() bool { return s.outTTY && !s.noColor }
+
+// Width is the terminal's width, or $COLUMNS, or 80.
+func (s *IOStreams) Width() int {
+	if s.width > 0 {
+		return s.width
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 20 {
+		return n
+	}
+	return 80
+}

@@ -1,0 +1,133 @@
+// Package cli is the lessons command line: flag parsing and wiring only;
+// what the commands do lives in the packages they call.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // the command ran and something was wrong (a bad lesson, a failing check)
+	exitUsage = 2 // the command could not run as asked (bad flags, missing tools)
+)
+
+// Main runs the command line and returns the exit code.
+func Main() int {
+	return Run(System(), os.Args[1:])
+}
+
+// Run runs the command line with args on the given streams.
+func Run(io *IOStreams, args []string) int {
+	root := NewRoot(io)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return exitOK
+	}
+	var usage *usageError
+	switch {
+	case errors.As(err, &usage):
+		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.err)
+		if cmd != nil {
+			fmt.Fprintf(io.ErrOut, "Run 'lessons %s --help' for usage.\n", strings.TrimPrefix(cmd.CommandPath(), "lessons "))
+		}
+		return exitUsage
+	case errors.Is(err, errSilent):
+		return exitError
+	}
+	if es := lesson.AsErrors(err); es != nil {
+		for _, e := range es {
+			fmt.Fprintln(io.ErrOut, e)
+		}
+		return exitError
+	}
+	if isFlagError(err) {
+		fmt.Fprintf(io.ErrOut, "lessons: %v\nRun 'lessons %s --help' for usage.\n", err, strings.TrimPrefix(cmd.CommandPath(), "lessons "))
+		return exitUsage
+	}
+	fmt.Fprintf(io.ErrOut, "lessons: %v\n", err)
+	return exitError
+}
+
+// errSilent is returned by a command that has already said what went wrong.
+var errSilent = errors.New("silent")
+
+type usageError struct{ err error }
+
+func (u *usageError) Error() string { return u.err.Error() }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+
+func isFlagError(err error) bool {
+	s := err.Error()
+	return strings.HasPrefix(s, "unknown flag") || strings.HasPrefix(s, "unknown shorthand") ||
+		strings.Contains(s, "flag needs an argument") || strings.HasPrefix(s, "invalid argument") ||
+		strings.HasPrefix(s, "unknown command") || strings.Contains(s, "required flag")
+}
+
+// globals are the flags every command shares.
+type globals struct {
+	courseDir string
+}
+
+// course finds and loads the course: --course, $LESSONS_COURSE, or the
+// folder holding course.toml at or above the current one.
+func (g *globals) course() (*course.Course, error) {
+	dir := g.courseDir
+	if dir == "" {
+		dir = os.Getenv("LESSONS_COURSE")
+	}
+	if dir == "" {
+		found, err := course.Find(".")
+		if err != nil {
+			return nil, err
+		}
+		dir = found
+	}
+	return course.Load(dir)
+}
+
+// NewRoot builds the command tree.
+func NewRoot(io *IOStreams) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "lessons",
+		Short: "Read, run and check a day-by-day CUDA course",
+		Long: `lessons is a lesson runner and course kit for a day-by-day CUDA course.
+
+Students read a day's lesson in the terminal or the browser, run its code
+like a notebook, and check their exercises. Course authors keep lessons,
+exercises and solutions in one folder with a course.toml, and export the
+course as a static site.`,
+		Example: `  lessons list                      the course's days, titles and exercises
+  lessons show 87                   read day 87 in the terminal
+  lessons show stream-ordered       the same, by slug (or a unique part of it)
+  lessons show notes/draft.md       any markdown or notebook export, by path
+  lessons export --html site        the whole course as a site; open site/index.html`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&g.courseDir, "course", "", "the course folder (default: the folder holding course.toml, here or above; or $LESSONS_COURSE)")
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	root.SetIn(io.In)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil))
+	return root
+}
+
+func printWarnings(io *IOStreams, ws []*lesson.Error) {
+	for _, w := range ws {
+		fmt.Fprintf(io.ErrOut, "warning: %v\n", w)
+	}
+}

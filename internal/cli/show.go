@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/render"
+)
+
+// ShowOptions are the inputs of lessons show.
+type ShowOptions struct {
+	IO     *IOStreams
+	g      *globals
+	Lesson string
+	Plain  bool
+	Width  int
+}
+
+func newShow(io *IOStreams, g *globals, runF func(*ShowOptions) error) *cobra.Command {
+	opts := &ShowOptions{IO: io, g: g}
+	cmd := &cobra.Command{
+		Use:   "show LESSON",
+		Short: "Show a lesson in the terminal",
+		Long: `Show a lesson in the terminal: headings, lists, tables, highlighted code,
+notebook cells numbered as they run, and diagrams drawn as boxes and arrows.
+
+LESSON is a day (87), dayNNN (day087), a slug or a unique part of one
+(stream-ordered), or the path of any markdown file or notebook export.
+Output is plain when stdout is not a terminal, with --plain, or when
+NO_COLOR is set.`,
+		Example: "  lessons show 87\n  lessons show day068\n  lessons show stream-ordered\n  lessons show ../shared/seeds/002_742c26890dfac7c0.txt | less",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("show takes one lesson: a day, dayNNN, slug or path")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Lesson = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return showRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Plain, "plain", false, "no colors or styles")
+	cmd.Flags().IntVar(&opts.Width, "width", 0, "wrap at this many columns (default: the terminal's width)")
+	return cmd
+}
+
+func showRun(opts *ShowOptions) error {
+	l, err := opts.g.resolve(opts.Lesson)
+	if err != nil {
+		return err
+	}
+	printWarnings(opts.IO, l.Warnings)
+	width := opts.Width
+	if width <= 0 {
+		width = min(opts.IO.Width(), 120)
+	}
+	t, err := render.NewTerm(render.TermOptions{Width: width, Color: opts.IO.Color() && !opts.Plain})
+	if err != nil {
+		return err
+	}
+	return t.Render(opts.IO.Out, l)
+}
+
+// resolve finds a lesson by path, or in the course by day or slug.
+func (g *globals) resolve(q string) (*lesson.Lesson, error) {
+	if looksLikePath(q) {
+		st, err := os.Stat(q)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s: no such file", q)
+		case err != nil:
+			return nil, err
+		case st.IsDir():
+			return nil, fmt.Errorf("%s is a folder: name a lesson file in it", q)
+		}
+		return lesson.ParseFile(q)
+	}
+	c, err := g.course()
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.FindEntry(q)
+	if err != nil {
+		return nil, err
+	}
+	return c.Parse(e)
+}
+
+func looksLikePath(q string) bool {
+	if strings.ContainsRune(q, filepath.Separator) || strings.ContainsRune(q, '/') {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(q)) {
+	case ".md", ".markdown", ".txt", ".ipynb":
+		return true
+	}
+	return false
+}

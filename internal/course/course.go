@@ -1,0 +1,248 @@
+package course
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// Course is a loaded, validated course.
+type Course struct {
+	// Root is the folder that holds course.toml.
+	Root      string
+	Title     string
+	Lessons   []*Entry
+	Exercises []*Exercise
+}
+
+// Entry is a lesson of the course, before its document is parsed.
+type Entry struct {
+	Day   int
+	Slug  string
+	File  string // from the course root
+	Title string // from the manifest; empty when the document's is used
+	// Exercises are the exercises of this lesson, in manifest order.
+	Exercises []*Exercise
+}
+
+// Name is the lesson's file name without extension, e.g. day087-stream-ordered.
+func (e *Entry) Name() string { return strings.TrimSuffix(filepath.Base(e.File), filepath.Ext(e.File)) }
+
+// Exercise is an exercise of the course.
+type Exercise struct {
+	ID       string
+	Lesson   *Entry
+	Student  string // from the course root
+	Solution string // from the course root
+	Hint     string
+}
+
+var fileRE = regexp.MustCompile(`^day(\d{1,4})-([a-z0-9]+(?:-[a-z0-9]+)*)\.(md|markdown|txt|ipynb)$`)
+
+// Find looks for course.toml in dir and its parents.
+func Find(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ManifestName)); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no %s in %s or any folder above it: run lessons inside a course, or pass --course DIR", ManifestName, abs)
+		}
+	}
+}
+
+// Load reads and validates the course at root. Every problem found is
+// reported, each with its file and line.
+func Load(root string) (*Course, error) {
+	mpath := filepath.Join(root, ManifestName)
+	data, err := os.ReadFile(mpath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no %s in %s: pass the folder that holds the course's %s", ManifestName, root, ManifestName)
+		}
+		return nil, err
+	}
+	m, err := ParseManifest(mpath, data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Course{Root: root, Title: m.Title}
+	var errs lesson.Errors
+	bad := func(table string, i int, key, fix, format string, args ...any) {
+		errs = append(errs, &lesson.Error{File: mpath, Line: lineOf(data, table, i, key), Msg: fmt.Sprintf(format, args...), Fix: fix})
+	}
+	if c.Title == "" {
+		errs = append(errs, &lesson.Error{File: mpath, Line: 1, Msg: "the course has no title", Fix: `add a line: title = "..."`})
+	}
+	days := map[int]int{}
+	for i, ml := range m.Lessons {
+		name := filepath.Base(ml.File)
+		match := fileRE.FindStringSubmatch(name)
+		switch {
+		case ml.File == "":
+			bad("lesson", i, "", `add file = "lessons/dayNNN-slug.md"`, "lesson %d names no file", i+1)
+			continue
+		case match == nil:
+			bad("lesson", i, "file", "rename it dayNNN-slug.md, e.g. day087-stream-ordered.md", "lesson file %s is not named dayNNN-slug.md", ml.File)
+			continue
+		}
+		e := &Entry{File: filepath.ToSlash(ml.File), Title: ml.Title, Slug: match[2]}
+		e.Day, _ = strconv.Atoi(match[1])
+		if !exists(root, ml.File) {
+			bad("lesson", i, "file", "create the file, or fix the path (it is relative to "+ManifestName+")", "lesson file %s does not exist", ml.File)
+		}
+		if j, dup := days[e.Day]; dup {
+			bad("lesson", i, "file", "give each lesson its own day", "day %d is already lesson %s", e.Day, c.Lessons[j].File)
+		}
+		days[e.Day] = len(c.Lessons)
+		c.Lessons = append(c.Lessons, e)
+	}
+	ids := map[string]int{}
+	for i, me := range m.Exercises {
+		if me.ID == "" {
+			bad("exercise", i, "", `add id = "..."`, "exercise %d has no id", i+1)
+			continue
+		}
+		if j, dup := ids[me.ID]; dup {
+			bad("exercise", i, "id", "give each exercise its own id", "exercise id %q is used twice (first at line %d)", me.ID, lineOf(data, "exercise", j, "id"))
+			continue
+		}
+		ids[me.ID] = i
+		x := &Exercise{ID: me.ID, Student: filepath.ToSlash(me.Student), Solution: filepath.ToSlash(me.Solution), Hint: me.Hint}
+		if e, err := c.FindEntry(me.Lesson); err != nil {
+			bad("exercise", i, "lesson", "name a lesson of this manifest by day, dayNNN or slug", "exercise %s: %v", me.ID, err)
+		} else {
+			x.Lesson = e
+			e.Exercises = append(e.Exercises, x)
+		}
+		for _, f := range []struct{ key, path string }{{"student", me.Student}, {"solution", me.Solution}} {
+			switch {
+			case f.path == "":
+				bad("exercise", i, "", fmt.Sprintf("add %s = \"...\"", f.key), "exercise %s names no %s file", me.ID, f.key)
+			case !exists(root, f.path):
+				bad("exercise", i, f.key, "create the file, or fix the path (it is relative to "+ManifestName+")", "exercise %s: %s file %s does not exist", me.ID, f.key, f.path)
+			}
+		}
+		c.Exercises = append(c.Exercises, x)
+	}
+	return c, errs.Err()
+}
+
+func exists(root, rel string) bool {
+	st, err := os.Stat(filepath.Join(root, rel))
+	return err == nil && !st.IsDir()
+}
+
+// Path is the absolute path of a file of the course.
+func (c *Course) Path(rel string) string { return filepath.Join(c.Root, filepath.FromSlash(rel)) }
+
+// Parse reads and parses a lesson of the course.
+func (c *Course) Parse(e *Entry) (*lesson.Lesson, error) {
+	l, err := lesson.ParseFile(c.Path(e.File))
+	if l != nil {
+		l.Path = e.File
+		for _, w := range l.Warnings {
+			w.File = e.File
+		}
+		if e.Title != "" {
+			l.Title = e.Title
+		}
+	}
+	for _, le := range lesson.AsErrors(err) {
+		le.File = e.File
+	}
+	return l, err
+}
+
+var dayRE = regexp.MustCompile(`^(?i:day)?0*(\d{1,4})$`)
+
+// FindEntry finds a lesson by day (87), dayNNN (day087), slug
+// (stream-ordered), the file's name (day087-stream-ordered), or a unique
+// part of a slug.
+func (c *Course) FindEntry(q string) (*Entry, error) {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return nil, fmt.Errorf("no lesson named: give a day, dayNNN or slug")
+	}
+	if m := dayRE.FindStringSubmatch(q); m != nil {
+		d, _ := strconv.Atoi(m[1])
+		for _, e := range c.Lessons {
+			if e.Day == d {
+				return e, nil
+			}
+		}
+		return nil, fmt.Errorf("no lesson for day %d (%s)", d, c.days())
+	}
+	lq := strings.ToLower(strings.TrimSuffix(q, filepath.Ext(q)))
+	var partial []*Entry
+	for _, e := range c.Lessons {
+		if e.Slug == lq || e.Name() == lq {
+			return e, nil
+		}
+		if strings.Contains(e.Slug, lq) {
+			partial = append(partial, e)
+		}
+	}
+	switch len(partial) {
+	case 1:
+		return partial[0], nil
+	case 0:
+		return nil, fmt.Errorf("no lesson matches %q (%s)", q, c.days())
+	}
+	var names []string
+	for _, e := range partial {
+		names = append(names, e.Name())
+	}
+	return nil, fmt.Errorf("%q matches %d lessons: %s; say which", q, len(partial), strings.Join(names, ", "))
+}
+
+func (c *Course) days() string {
+	if len(c.Lessons) == 0 {
+		return "the course has no lessons"
+	}
+	var parts []string
+	for _, e := range c.Lessons {
+		parts = append(parts, fmt.Sprintf("%d %s", e.Day, e.Slug))
+	}
+	return "lessons are: " + strings.Join(parts, ", ")
+}
+
+// Exercise finds an exercise by id.
+func (c *Course) Exercise(id string) (*Exercise, error) {
+	for _, x := range c.Exercises {
+		if x.ID == id {
+			return x, nil
+		}
+	}
+	var ids []string
+	for _, x := range c.Exercises {
+		ids = append(ids, x.ID)
+	}
+	return nil, fmt.Errorf("no exercise %q (exercises are: %s)", id, strings.Join(ids, ", "))
+}
+
+// Neighbours returns the lessons before and after e, or nil at the ends.
+func (c *Course) Neighbours(e *Entry) (prev, next *Entry) {
+	for i, x := range c.Lessons {
+		if x == e {
+			if i > 0 {
+				prev = c.Lessons[i-1]
+			}
+			if i+1 < len(c.Lessons) {
+				next = c.Lessons[i+1]
+			}
+		}
+	}
+	return prev, next
+}

@@ -1,0 +1,108 @@
+// Package course reads a course: its manifest (course.toml), the lessons it
+// orders and the exercises it names, and finds a lesson by day, slug or path.
+package course
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// ManifestName is the manifest's file name at a course's root.
+const ManifestName = "course.toml"
+
+// Manifest is course.toml as written.
+type Manifest struct {
+	Title     string             `toml:"title"`
+	Lessons   []ManifestLesson   `toml:"lesson"`
+	Exercises []ManifestExercise `toml:"exercise"`
+}
+
+// ManifestLesson is one [[lesson]] table.
+type ManifestLesson struct {
+	// File is the lesson's path from the course root; its name is
+	// dayNNN-slug.md, which gives the lesson's day and slug.
+	File  string `toml:"file"`
+	Title string `toml:"title"`
+}
+
+// ManifestExercise is one [[exercise]] table.
+type ManifestExercise struct {
+	ID string `toml:"id"`
+	// Lesson is the day, dayNNN or slug of the lesson it belongs to.
+	Lesson   string `toml:"lesson"`
+	Student  string `toml:"student"`
+	Solution string `toml:"solution"`
+	Hint     string `toml:"hint"`
+}
+
+// ParseManifest decodes a manifest, rejecting keys it does not know. Errors
+// name the file and line.
+func ParseManifest(file string, data []byte) (*Manifest, error) {
+	var m Manifest
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	err := dec.Decode(&m)
+	var derr *toml.DecodeError
+	var serr *toml.StrictMissingError
+	switch {
+	case err == nil:
+		return &m, nil
+	case errors.As(err, &serr):
+		var es lesson.Errors
+		for i := range serr.Errors {
+			e := &serr.Errors[i]
+			row, _ := e.Position()
+			es = append(es, &lesson.Error{File: file, Line: row,
+				Msg: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), ".")),
+				Fix: "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint"})
+		}
+		return nil, es
+	case errors.As(err, &derr):
+		row, _ := derr.Position()
+		return nil, &lesson.Error{File: file, Line: row, Msg: "cannot read the manifest: " + derr.Error(),
+			Fix: "fix the TOML syntax at that line"}
+	default:
+		return nil, &lesson.Error{File: file, Msg: err.Error()}
+	}
+}
+
+var tableRE = regexp.MustCompile(`^\s*\[\[\s*([A-Za-z0-9_-]+)\s*\]\]`)
+
+// lineOf finds the line of key in the index-th [[table]] of a manifest, or
+// the table's header line when the key is not written, or 0.
+func lineOf(data []byte, table string, index int, key string) int {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	line, seen, header := 0, -1, 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if m := tableRE.FindStringSubmatch(text); m != nil {
+			if seen == index && m[1] != table {
+				break
+			}
+			if m[1] == table {
+				seen++
+				if seen == index {
+					header = line
+				} else if seen > index {
+					break
+				}
+			}
+			continue
+		}
+		if seen == index && key != "" {
+			k, _, ok := strings.Cut(strings.TrimSpace(text), "=")
+			if ok && strings.TrimSpace(k) == key {
+				return line
+			}
+		}
+	}
+	return header
+}

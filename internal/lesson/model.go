@@ -1,0 +1,122 @@
+// Package lesson parses a lesson document into one model: an ordered list of
+// cells (prose, files written, commands run, code to read, diagrams).
+//
+// Both lesson dialects are read by goldmark, the parser of record: plain
+// markdown with fenced code, and notebook exports (In [ ]: markers,
+// %%writefile cells, !command cells), which a goldmark block parser of this
+// package turns into NotebookCell nodes of the same AST.
+package lesson
+
+import (
+	"github.com/yuin/goldmark/ast"
+)
+
+// Kind says what a cell is.
+type Kind int
+
+const (
+	// Markdown is prose: everything between the other cells.
+	Markdown Kind = iota
+	// Code is code to read: a fence that names no file, or a notebook code
+	// cell that is not a magic or a shell command.
+	Code
+	// File is a file the lesson writes: a %%writefile cell, or a fence with
+	// file=NAME in its info string.
+	File
+	// Command is a shell command to run: a notebook cell of !lines, or a
+	// fence with the word run in its info string (```sh run).
+	Command
+	// Diagram is a mermaid diagram.
+	Diagram
+)
+
+var kindNames = [...]string{"markdown", "code", "file", "command", "diagram"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Cell is one step of a lesson.
+type Cell struct {
+	Kind Kind
+	// Line is the 1-based line of the source where the cell starts
+	// (its fence or its In [ ]: marker).
+	Line int
+	// Lang is the language of a code, file or diagram cell, from the fence's
+	// info string or the file's extension.
+	Lang string
+	// Name is the file name of a File cell.
+	Name string
+	// Text is the cell's content: markdown source, code, the file's
+	// contents, the command (without its !), or the diagram's source.
+	Text string
+	// Label is how a notebook shows the cell's first line, e.g.
+	// "%%writefile pool.cu" or "!nvcc pool.cu -o pool && ./pool".
+	Label string
+	// Number counts the runnable cells (File and Command) from 1, the way a
+	// notebook numbers its cells; 0 for the others.
+	Number int
+	// Node is the AST node the cell came from; nil for Markdown cells,
+	// which span several nodes.
+	Node ast.Node
+}
+
+// Runnable reports whether the cell does something when a lesson runs.
+func (c *Cell) Runnable() bool { return c.Kind == File || c.Kind == Command }
+
+// Dialect says how a lesson was written.
+type Dialect int
+
+const (
+	// Plain is markdown with fenced code.
+	Plain Dialect = iota
+	// Notebook is a notebook export with In [ ]: markers.
+	Notebook
+)
+
+func (d Dialect) String() string {
+	if d == Notebook {
+		return "notebook"
+	}
+	return "markdown"
+}
+
+// Lesson is one parsed lesson document.
+type Lesson struct {
+	// Path is the file the lesson was read from, as given.
+	Path string
+	// Title is the text of the first level-1 or level-2 heading, or the
+	// file's name when there is none.
+	Title   string
+	Dialect Dialect
+	Cells   []Cell
+	// Source is the document as read; Doc is its goldmark AST.
+	Source []byte
+	Doc    ast.Node
+	// Warnings are problems that did not stop the parse.
+	Warnings []*Error
+}
+
+// Files returns the File cells in order.
+func (l *Lesson) Files() []*Cell {
+	var out []*Cell
+	for i := range l.Cells {
+		if l.Cells[i].Kind == File {
+			out = append(out, &l.Cells[i])
+		}
+	}
+	return out
+}
+
+// CellOf returns the cell made from node n, or nil.
+func (l *Lesson) CellOf(n ast.Node) *Cell {
+	for i := range l.Cells {
+		if l.Cells[i].Node == n {
+			return &l.Cells[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,400 @@
+package lesson
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// Goldmark returns the goldmark instance lessons are parsed with: GFM,
+// heading ids, and notebook cells. Renderers that need the same parse use it.
+func Goldmark() goldmark.Markdown { return md }
+
+var md = goldmark.New(
+	goldmark.WithExtensions(extension.GFM, NotebookCells),
+	goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+)
+
+// ParseFile reads and parses the lesson at path.
+func ParseFile(file string) (*Lesson, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(file, src)
+}
+
+// Parse parses src, read from file (used in messages). It returns the lesson
+// and, when the document has errors, an Errors value naming each with its
+// line; the lesson is still returned for what could be read.
+func Parse(file string, src []byte) (*Lesson, error) {
+	doc := md.Parser().Parse(text.NewReader(src))
+	p := &parse{file: file, src: src, lines: newLineIndex(src)}
+	l := &Lesson{Path: file, Source: src, Doc: doc}
+	prevEnd := 0
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		var c *Cell
+		var start, end int
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock:
+			c, start, end = p.fence(n)
+		case *NotebookCell:
+			l.Dialect = Notebook
+			c, start, end = p.notebook(n)
+		default:
+			continue
+		}
+		p.markdown(l, prevEnd, start)
+		if c != nil {
+			l.Cells = append(l.Cells, *c)
+		}
+		prevEnd = end
+	}
+	p.markdown(l, prevEnd, len(src))
+	p.nestedFiles(doc)
+	number(l)
+	l.Title = title(doc, src)
+	if l.Title == "" {
+		l.Title = strings.TrimSuffix(path.Base(file), path.Ext(file))
+	}
+	l.Warnings = p.warnings
+	return l, p.errs.Err()
+}
+
+type parse struct {
+	file     string
+	src      []byte
+	lines    lineIndex
+	errs     Errors
+	warnings []*Error
+}
+
+func (p *parse) errorf(off int, fix, format string, args ...any) {
+	p.errs = append(p.errs, &Error{File: p.file, Line: p.lines.line(off), Msg: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+func (p *parse) warnf(off int, fix, format string, args ...any) {
+	p.warnings = append(p.warnings, &Error{File: p.file, Line: p.lines.line(off), Msg: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// markdown appends the prose between two cells, if there is any.
+func (p *parse) markdown(l *Lesson, from, to int) {
+	if from >= to {
+		return
+	}
+	chunk := p.src[from:to]
+	trimmed := bytes.TrimLeft(chunk, " \t\r\n")
+	if len(bytes.TrimSpace(trimmed)) == 0 {
+		return
+	}
+	// Keep the indentation of the first line: it can matter to markdown.
+	lead := len(chunk) - len(trimmed)
+	for lead > 0 && chunk[lead-1] != '\n' {
+		lead--
+	}
+	start := from + lead
+	l.Cells = append(l.Cells, Cell{
+		Kind: Markdown,
+		Line: p.lines.line(start),
+		Text: strings.TrimRight(string(p.src[start:to]), " \t\r\n") + "\n",
+	})
+}
+
+// fence turns a top-level fenced code block into a cell, and returns the
+// byte range it covers, fences included.
+func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
+	start := lineStart(p.src, n.Pos())
+	openLine := p.src[start:lineEnd(p.src, start)]
+	fenceChar, fenceLen := fenceOf(openLine)
+	body := codeText(n, p.src)
+	end := lineEnd(p.src, start)
+	if n.Lines().Len() > 0 {
+		end = lineEnd(p.src, n.Lines().At(n.Lines().Len()-1).Stop-1)
+	}
+	closeStart := end
+	if closeStart < len(p.src) && p.src[closeStart] == '\n' {
+		closeStart++
+	}
+	closeLine := p.src[closeStart:lineEnd(p.src, closeStart)]
+	if isClosingFence(closeLine, fenceChar, fenceLen) {
+		end = lineEnd(p.src, closeStart)
+	} else {
+		if strings.TrimSpace(body) == "" {
+			p.warnf(start, "delete it, or close it with "+strings.Repeat(string(fenceChar), fenceLen),
+				"stray %s at the end of the file opens an empty code block", strings.Repeat(string(fenceChar), fenceLen))
+			return nil, start, len(p.src)
+		}
+		p.errorf(start, "add a line with "+strings.Repeat(string(fenceChar), fenceLen)+" where the code ends",
+			"code fence opened here is never closed")
+		end = len(p.src)
+	}
+
+	var info Info
+	if n.Info != nil {
+		info = ParseInfo(string(n.Info.Segment.Value(p.src)))
+	} else {
+		info = Info{Attrs: map[string]string{}}
+	}
+	c := &Cell{Kind: Code, Line: p.lines.line(start), Lang: info.Lang, Text: body, Node: n}
+	name, isFile := info.Attrs["file"]
+	_, run := info.Attrs["run"]
+	switch {
+	case info.Lang == "mermaid":
+		c.Kind = Diagram
+	case isFile:
+		c.Kind, c.Name = File, name
+		c.Label = "file " + name
+		if c.Lang == "" {
+			c.Lang = LangOf(name)
+		}
+		p.checkFileName(start, name)
+		if strings.TrimSpace(body) == "" {
+			p.errorf(start, "put the file's contents between the fences, or remove file="+name, "file cell %s is empty", name)
+		}
+	case run && (IsShell(info.Lang) || info.Lang == ""):
+		c.Kind = Command
+		c.Text = strings.TrimRight(body, "\n")
+		c.Label = "$ " + firstLine(c.Text)
+		if strings.TrimSpace(body) == "" {
+			p.errorf(start, "put the command between the fences, or drop the word run", "command cell is empty")
+		}
+	}
+	return c, start, end
+}
+
+// notebook turns a notebook cell into a cell, and returns its byte range.
+func (p *parse) notebook(n *NotebookCell) (*Cell, int, int) {
+	start := n.Pos()
+	end := lineEnd(p.src, start)
+	lines := n.Lines()
+	if lines.Len() > 0 {
+		end = lineEnd(p.src, lines.At(lines.Len()-1).Stop-1)
+	}
+	body := codeText(n, p.src)
+	if strings.TrimSpace(body) == "" {
+		return nil, start, end
+	}
+	first, rest, _ := strings.Cut(body, "\n")
+	c := &Cell{Line: p.lines.line(start), Node: n, Label: strings.TrimSpace(first)}
+	switch {
+	case strings.HasPrefix(first, "%%writefile"):
+		c.Kind, c.Text = File, rest
+		args := strings.Fields(first)[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			p.errorf(start, "write the file's name after it: %%writefile pool.cu", "%%%%writefile names no file")
+			return c, start, end
+		}
+		c.Name = args[0]
+		c.Lang = LangOf(c.Name)
+		p.checkFileName(start, c.Name)
+		if strings.TrimSpace(rest) == "" {
+			p.errorf(start, "put the file's contents under the %%writefile line, or delete the cell", "%%%%writefile %s is empty", c.Name)
+		}
+	case first == "%%bash" || first == "%%sh" || strings.HasPrefix(first, "%%script bash") || strings.HasPrefix(first, "%%script sh"):
+		c.Kind, c.Lang, c.Text = Command, "sh", strings.TrimRight(rest, "\n")
+	case allShell(body):
+		c.Kind, c.Lang = Command, "sh"
+		var cmds []string
+		for _, l := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
+			cmds = append(cmds, strings.TrimPrefix(l, "!"))
+		}
+		c.Text = strings.Join(cmds, "\n")
+	default:
+		c.Kind, c.Lang, c.Text = Code, "python", body
+	}
+	return c, start, end
+}
+
+func (p *parse) checkFileName(off int, name string) {
+	clean := path.Clean(name)
+	if path.IsAbs(name) || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsAny(name, "\\\x00") {
+		p.errorf(off, "name a file inside the lesson's workspace, such as pool.cu", "file name %q leaves the lesson's workspace", name)
+	}
+}
+
+// nestedFiles warns about file cells that are not at the top level: they
+// are shown, but never written or run.
+func (p *parse) nestedFiles(doc ast.Node) {
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		f, ok := n.(*ast.FencedCodeBlock)
+		if !entering || !ok || f.Parent() == doc || f.Info == nil {
+			return ast.WalkContinue, nil
+		}
+		if _, isFile := ParseInfo(string(f.Info.Segment.Value(p.src))).Attrs["file"]; isFile {
+			p.warnf(f.Info.Segment.Start, "move the fence out of the list or quote, to the start of a line",
+				"a file fence inside a list or quote is shown but never written")
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+func allShell(body string) bool {
+	for _, l := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
+		if !strings.HasPrefix(l, "!") {
+			return false
+		}
+	}
+	return true
+}
+
+func number(l *Lesson) {
+	n := 0
+	for i := range l.Cells {
+		if l.Cells[i].Runnable() {
+			n++
+			l.Cells[i].Number = n
+		}
+	}
+}
+
+// title is the text of the first level-1 heading, else the first heading.
+func title(doc ast.Node, src []byte) string {
+	var first, h1 string
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		h, ok := n.(*ast.Heading)
+		if !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		t := strings.TrimSpace(string(NodeText(h, src)))
+		if first == "" {
+			first = t
+		}
+		if h.Level == 1 && h1 == "" {
+			h1 = t
+			return ast.WalkStop, nil
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	if h1 != "" {
+		return h1
+	}
+	return first
+}
+
+// NodeText is the plain text of an inline container, emphasis and links
+// reduced to their text.
+func NodeText(n ast.Node, src []byte) []byte {
+	var b bytes.Buffer
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch c := c.(type) {
+		case *ast.Text:
+			b.Write(c.Segment.Value(src))
+			if c.SoftLineBreak() || c.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(c.Value)
+		case *ast.CodeSpan:
+			for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+				if s, ok := t.(*ast.Text); ok {
+					b.Write(s.Segment.Value(src))
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.AutoLink:
+			b.Write(c.URL(src))
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.Bytes()
+}
+
+func codeText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(src))
+	}
+	s := b.String()
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// fenceOf returns the fence character and length that open line, or 0, 0.
+func fenceOf(line []byte) (byte, int) {
+	i := 0
+	for i < len(line) && i < 3 && line[i] == ' ' {
+		i++
+	}
+	if i >= len(line) || (line[i] != '`' && line[i] != '~') {
+		return 0, 0
+	}
+	c, n := line[i], 0
+	for i+n < len(line) && line[i+n] == c {
+		n++
+	}
+	if n < 3 {
+		return 0, 0
+	}
+	return c, n
+}
+
+func isClosingFence(line []byte, c byte, n int) bool {
+	fc, fn := fenceOf(line)
+	if fc != c || fn < n {
+		return false
+	}
+	return len(bytes.TrimSpace(bytes.TrimLeft(bytes.TrimSpace(line), string(c)))) == 0
+}
+
+func lineStart(src []byte, off int) int {
+	if off > len(src) {
+		off = len(src)
+	}
+	return bytes.LastIndexByte(src[:off], '\n') + 1
+}
+
+// lineEnd returns the offset of the newline that ends the line holding off,
+// or len(src).
+func lineEnd(src []byte, off int) int {
+	if off < 0 {
+		off = 0
+	}
+	if off >= len(src) {
+		return len(src)
+	}
+	if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+		return off + i
+	}
+	return len(src)
+}
+
+// lineIndex maps byte offsets to 1-based line numbers.
+type lineIndex []int
+
+func newLineIndex(src []byte) lineIndex {
+	idx := lineIndex{0}
+	for i, b := range src {
+		if b == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	return idx
+}
+
+func (li lineIndex) line(off int) int {
+	return sort.Search(len(li), func(i int) bool { return li[i] > off })
+}

@@ -1,0 +1,28 @@
+// Package render draws a parsed lesson: in a terminal (glamour for prose,
+// chroma for code, box drawing for diagrams) and as a static HTML site
+// (goldmark's HTML renderer over the same AST, with cells, highlighting and
+// SVG diagrams of this package).
+package render
+
+import (
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+)
+
+// lexer picks a chroma lexer for a cell's language. CUDA has no lexer of
+// its own in chroma; it is C++ with a few keywords more.
+func lexer(lang string) chroma.Lexer {
+	switch strings.ToLower(lang) {
+	case "cuda", "cu", "cuh":
+		lang = "cpp"
+	case "":
+		lang = "text"
+	}
+	l := lexers.Get(lang)
+	if l == nil {
+		l = lexers.Fallback
+	}
+	return chroma.Coalesce(l)
+}
