@@ -51,6 +51,12 @@ func (s *IOStreams) IsTTY() bool { return s.outTTY }
 // Color reports whether to color output: on a terminal, unless NO_COLOR is set.
 func (s *IOStreams) Color() bool { return s.outTTY && !s.noColor }
 
+// TrueColor reports whether the terminal says it shows 24-bit color.
+func (s *IOStreams) TrueColor() bool {
+	c := os.Getenv("COLORTERM")
+	return c == "truecolor" || c == "24bit"
+}
+
 // Width is the terminal's width, or $COLUMNS, or 80.
 func (s *IOStreams) Width() int {
 	if s.width > 0 {

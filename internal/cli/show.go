@@ -65,7 +65,7 @@ func showRun(opts *ShowOptions) error {
 	if width <= 0 {
 		width = min(opts.IO.Width(), 120)
 	}
-	t, err := render.NewTerm(render.TermOptions{Width: width, Color: opts.IO.Color() && !opts.Plain})
+	t, err := render.NewTerm(render.TermOptions{Width: width, Color: opts.IO.Color() && !opts.Plain, TrueColor: opts.IO.TrueColor()})
 	if err != nil {
 		return err
 	}

@@ -90,9 +90,15 @@ func (L *Layout) Text() string {
 			set(last.X, last.Y-1, '▼')
 		}
 		if p.Dotted {
-			for _, pt := range p.Points[1 : len(p.Points)-1] {
-				if grid[pt.Y][pt.X] == '│' {
-					set(pt.X, pt.Y, '┊')
+			for i := 0; i+1 < len(p.Points); i++ {
+				a, b := p.Points[i], p.Points[i+1]
+				if a.X != b.X {
+					continue
+				}
+				for y := min(a.Y, b.Y); y <= max(a.Y, b.Y); y++ {
+					if grid[y][a.X] == '│' {
+						set(a.X, y, '┊')
+					}
 				}
 			}
 		}

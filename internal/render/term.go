@@ -19,6 +19,9 @@ type TermOptions struct {
 	Width int
 	// Color turns on ANSI colors and styles.
 	Color bool
+	// TrueColor uses 24-bit colors for code, where the terminal has them
+	// ($COLORTERM). The 256-color palette is matched to the nearest entry.
+	TrueColor bool
 }
 
 // Term draws lessons for a terminal. One Term can draw many lessons.
@@ -36,7 +39,8 @@ func NewTerm(opt TermOptions) (*Term, error) {
 	if opt.Color {
 		style = "dark"
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(opt.Width-4))
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(opt.Width-4),
+		glamour.WithChromaFormatter(opt.formatter()))
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +96,7 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 		var hl strings.Builder
 		it, err := lexer(c.Lang).Tokenise(nil, body)
 		if err == nil {
-			err = formatters.TTY256.Format(&hl, styles.Get("monokai"), it)
+			err = formatters.Get(t.opt.formatter()).Format(&hl, styles.Get("monokai"), it)
 		}
 		if err == nil {
 			body = hl.String()
@@ -142,4 +146,11 @@ func trimLines(s string) string {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+func (o TermOptions) formatter() string {
+	if o.TrueColor {
+		return "terminal16m"
+	}
+	return "terminal256"
 }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cudalessons/lessons/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"lessons": func() { os.Exit(cli.Main()) },
+	})
+}
+
+// TestScript runs testdata/script/*.txtar against the real command. $COURSE
+// is this repository's course and $SEEDS the seed documents; scripts that
+// need the seeds start with [!seeds] skip.
+func TestScript(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	seeds := filepath.Join(root, "..", "shared", "seeds")
+	_, err := os.Stat(filepath.Join(seeds, "002_742c26890dfac7c0.txt"))
+	haveSeeds := err == nil
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("COURSE", root)
+			env.Setenv("SEEDS", seeds)
+			env.Setenv("NO_COLOR", "")
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "seeds" {
+				return haveSeeds, nil
+			}
+			return false, nil
+		},
+	})
+}

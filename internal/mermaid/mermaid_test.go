@@ -1,0 +1,130 @@
+package mermaid
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestParse(t *testing.T) {
+	g, err := Parse(`flowchart TD
+    %% a comment
+    A[Pool (one cudaMalloc)] --> B(Round) & C{Decide?}
+    B -->|yes| D((Done))
+    C -.-> D
+    C --- E
+    D -- back to start --> A
+    style A fill:#f9f
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range g.Nodes {
+		got = append(got, n.ID+"="+n.Label)
+	}
+	if want := "A=Pool (one cudaMalloc) B=Round C=Decide? D=Done E=E"; strings.Join(got, " ") != want {
+		t.Errorf("nodes = %v, want %s", got, want)
+	}
+	if len(g.Edges) != 6 {
+		t.Fatalf("edges = %+v, want 6", g.Edges)
+	}
+	e := g.Edges[2]
+	if g.Nodes[e.From].ID != "B" || g.Nodes[e.To].ID != "D" || e.Label != "yes" || !e.Arrow {
+		t.Errorf("edge 2 = %+v", e)
+	}
+	if !g.Edges[3].Dotted || g.Edges[4].Arrow || g.Edges[5].Label != "back to start" {
+		t.Errorf("edges 3-5 = %+v", g.Edges[3:])
+	}
+	if g.Nodes[2].Shape != Diamond || g.Nodes[3].Shape != Circle {
+		t.Errorf("shapes = %+v", g.Nodes)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for src, want := range map[string]string{
+		"":                          "diagram line 1: the chart is empty",
+		"sequenceDiagram\nA->>B: x": `diagram line 1: only flowcharts can be drawn; this chart starts with "sequenceDiagram"`,
+		"flowchart TD\nA[open":      "diagram line 2: [ opened but never closed with ]",
+		"flowchart TD\nA -->":       "diagram line 2: a node is missing at the end of the line",
+		"flowchart TD\nA ?? B":      `diagram line 2: expected an arrow such as --> at "?? B"`,
+	} {
+		_, err := Parse(src)
+		if err == nil || err.Error() != want {
+			t.Errorf("Parse(%q) error = %v, want %s", src, err, want)
+		}
+	}
+}
+
+// TestGolden draws each chart of testdata/*.mmd and compares with its
+// .golden file (-update rewrites them).
+func TestGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.mmd")
+	if len(files) == 0 {
+		t.Fatal("no charts in testdata")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, _ := os.ReadFile(f)
+			g, err := Parse(string(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := g.Layout(76).Text()
+			golden := strings.TrimSuffix(f, ".mmd") + ".golden"
+			if *update {
+				os.WriteFile(golden, []byte(got), 0o644)
+				return
+			}
+			want, _ := os.ReadFile(golden)
+			if got != string(want) {
+				t.Errorf("drawing differs (-update to accept)\n--- got\n%s--- want\n%s", got, want)
+			}
+			for _, n := range g.Nodes {
+				for _, w := range strings.Fields(n.Label) {
+					if !strings.Contains(got, w) {
+						t.Errorf("label word %q of %s is not drawn", w, n.ID)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestWidthIsRespected(t *testing.T) {
+	g, _ := Parse("flowchart TD\nA[one two three four five six seven eight nine ten] --> B[x]\nA --> C[y]\nA --> D[z]")
+	for _, w := range []int{30, 50, 80} {
+		for _, line := range strings.Split(g.Layout(w).Text(), "\n") {
+			if n := len([]rune(line)); n > w {
+				t.Errorf("width %d: line of %d columns: %q", w, n, line)
+			}
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.mmd")
+	for _, file := range files {
+		src, _ := os.ReadFile(file)
+		f.Add(string(src))
+	}
+	f.Add("graph LR\nA-->B-->A\nA & B --> C")
+	f.Fuzz(func(t *testing.T, src string) {
+		g, err := Parse(src)
+		if err != nil {
+			return
+		}
+		L := g.Layout(60)
+		_ = L.Text()
+		_ = L.SVG()
+		for _, b := range L.Boxes {
+			if b.X < 0 || b.Y < 0 || b.X+b.W > L.Width || b.Y+b.H > L.Height {
+				t.Fatalf("box %+v outside %dx%d", b, L.Width, L.Height)
+			}
+		}
+	})
+}

@@ -1,0 +1,272 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/yuin/goldmark/ast"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/mermaid"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// documents are the seeds (when ../shared is beside the repository) and the
+// course's own lessons, each with a short name for its golden files.
+func documents(t testing.TB) map[string]string {
+	docs := map[string]string{}
+	seeds, _ := filepath.Glob("../../../shared/seeds/0*.txt")
+	for _, s := range seeds {
+		docs["seed"+filepath.Base(s)[:3]] = s
+	}
+	lessons, _ := filepath.Glob("../../lessons/day*.md")
+	for _, l := range lessons {
+		docs[strings.TrimSuffix(filepath.Base(l), ".md")] = l
+	}
+	if len(lessons) == 0 {
+		t.Fatal("no lessons found")
+	}
+	return docs
+}
+
+func parse(t testing.TB, path string) *lesson.Lesson {
+	t.Helper()
+	l, err := lesson.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func renderTerm(t testing.TB, l *lesson.Lesson, color bool) string {
+	t.Helper()
+	r, err := NewTerm(TermOptions{Width: 80, Color: color, TrueColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.Render(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func renderHTML(t testing.TB, l *lesson.Lesson) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := PageHTML(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// golden compares got with testdata/name, showing escapes so that diffs
+// of colored output are readable. -update rewrites the file.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	got = strings.ReplaceAll(got, "\x1b", `\x1b`)
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/render -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test ./internal/render -run '%s' -update to accept); got:\n%s", path, t.Name(), got)
+	}
+}
+
+func TestGoldenTerm(t *testing.T) {
+	for name, path := range documents(t) {
+		t.Run(name, func(t *testing.T) {
+			l := parse(t, path)
+			golden(t, name+".plain.golden", renderTerm(t, l, false))
+			golden(t, name+".color.golden", renderTerm(t, l, true))
+		})
+	}
+}
+
+func TestGoldenHTML(t *testing.T) {
+	for name, path := range documents(t) {
+		t.Run(name, func(t *testing.T) {
+			golden(t, name+".html.golden", renderHTML(t, parse(t, path)))
+		})
+	}
+}
+
+// pieces lists what a reader must find in any rendering of l: the text of
+// every heading and paragraph, every line of every code block, and the
+// label of every diagram node.
+func pieces(l *lesson.Lesson) []string {
+	var out []string
+	_ = ast.Walk(l.Doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Heading, *ast.Paragraph, *ast.TextBlock:
+			out = append(out, string(lesson.NodeText(n, l.Source)))
+			return ast.WalkSkipChildren, nil
+		case *ast.FencedCodeBlock, *lesson.NotebookCell, *ast.CodeBlock:
+			var b strings.Builder
+			for i := 0; i < n.Lines().Len(); i++ {
+				seg := n.Lines().At(i)
+				b.Write(seg.Value(l.Source))
+			}
+			if f, ok := n.(*ast.FencedCodeBlock); ok && f.Info != nil && lesson.ParseInfo(string(f.Info.Segment.Value(l.Source))).Lang == "mermaid" {
+				g, err := mermaid.Parse(b.String())
+				if err == nil {
+					// Boxes side by side interleave their lines: check
+					// labels word by word.
+					for _, node := range g.Nodes {
+						out = append(out, strings.Fields(node.Label)...)
+					}
+					return ast.WalkSkipChildren, nil
+				}
+			}
+			out = append(out, strings.Split(b.String(), "\n")...)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}
+
+var (
+	ansiRE = regexp.MustCompile("\x1b\\[[0-9;]*[a-zA-Z]")
+	tagRE  = regexp.MustCompile(`<[^>]*>`)
+)
+
+// squash drops everything but letters and digits, so that wrapping,
+// markup and box drawing do not matter.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+func unescapeHTML(s string) string {
+	r := strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`, "&#39;", "'", "&#34;", `"`)
+	return r.Replace(s)
+}
+
+// TestNothingLost checks that every heading, paragraph, code line and
+// diagram label of every seed and lesson is in its terminal and HTML
+// renderings.
+func TestNothingLost(t *testing.T) {
+	for name, path := range documents(t) {
+		t.Run(name, func(t *testing.T) {
+			l := parse(t, path)
+			outputs := map[string]string{
+				"plain":    squash(renderTerm(t, l, false)),
+				"color":    squash(ansiRE.ReplaceAllString(renderTerm(t, l, true), "")),
+				"html":     squash(unescapeHTML(tagRE.ReplaceAllString(renderHTML(t, l), ""))),
+			}
+			ps := pieces(l)
+			if len(ps) < 5 {
+				t.Fatalf("only %d pieces found", len(ps))
+			}
+			for kind, out := range outputs {
+				missing := 0
+				for _, p := range ps {
+					if sq := squash(p); sq != "" && !strings.Contains(out, sq) {
+						if missing++; missing <= 5 {
+							t.Errorf("%s rendering lacks %q", kind, p)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestExport(t *testing.T) {
+	c, err := course.Load("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := Export(c, dir); err != nil {
+		t.Fatal(err)
+	}
+	index, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	for _, e := range c.Lessons {
+		page, err := os.ReadFile(filepath.Join(dir, e.Name()+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(index, []byte(`href="`+e.Name()+`.html"`)) {
+			t.Errorf("index does not link %s", e.Name())
+		}
+		for _, bad := range []string{"http://", "https://", "<script"} {
+			if bytes.Contains(bytes.ReplaceAll(page, []byte(`xmlns="http://www.w3.org/2000/svg"`), nil), []byte(bad)) && bad != "https://" {
+				t.Errorf("%s.html holds %q: the site must work offline", e.Name(), bad)
+			}
+		}
+		if !bytes.Contains(page, []byte(`href="style.css"`)) || !bytes.Contains(page, []byte(`href="index.html"`)) {
+			t.Errorf("%s.html lacks its style sheet or contents link", e.Name())
+		}
+	}
+	first, _ := os.ReadFile(filepath.Join(dir, c.Lessons[0].Name()+".html"))
+	if !bytes.Contains(first, []byte(`class="next" href="`+c.Lessons[1].Name()+`.html"`)) {
+		t.Error("first lesson has no link to the next")
+	}
+	if !bytes.Contains(first, []byte("<svg")) {
+		t.Error("day 68's diagram is not drawn as SVG")
+	}
+}
+
+func BenchmarkRenderLesson(b *testing.B) {
+	l := parse(b, "../../lessons/day070-stream-ordered.md")
+	r, err := NewTerm(TermOptions{Width: 100, Color: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := r.Render(&bytes.Buffer{}, l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseAndRenderLesson(b *testing.B) {
+	for b.Loop() {
+		l := parse(b, "../../lessons/day070-stream-ordered.md")
+		r, err := NewTerm(TermOptions{Width: 100, Color: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Render(&bytes.Buffer{}, l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkExportCourse(b *testing.B) {
+	c, err := course.Load("../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	for b.Loop() {
+		if err := Export(c, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
