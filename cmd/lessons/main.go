@@ -1,10 +1,19 @@
 // Command lessons reads, runs and checks a day-by-day CUDA course.
+//
+// Run as nvcc (through a link that lessons run puts first on a cell's
+// PATH), it is the compile cache's nvcc wrapper.
 package main
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/cudalessons/lessons/internal/cli"
 )
 
-func main() { os.Exit(cli.Main()) }
+func main() {
+	if filepath.Base(os.Args[0]) == "nvcc" {
+		os.Exit(cli.NVCCMain(os.Args[1:]))
+	}
+	os.Exit(cli.Main())
+}

@@ -13,6 +13,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"lessons": func() { os.Exit(cli.Main()) },
+		"nvcc":    func() { os.Exit(cli.NVCCMain(os.Args[1:])) },
 	})
 }
 
@@ -30,6 +31,10 @@ func TestScript(t *testing.T) {
 			env.Setenv("COURSE", root)
 			env.Setenv("SEEDS", seeds)
 			env.Setenv("NO_COLOR", "")
+			// Where testscript put the lessons command: a PATH with only
+			// this folder has no nvcc.
+			env.Setenv("BINDIR", filepath.SplitList(env.Getenv("PATH"))[0])
+			env.Setenv("LESSONS_CACHE", filepath.Join(env.WorkDir, "cache"))
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {

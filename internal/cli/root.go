@@ -35,7 +35,11 @@ func Run(io *IOStreams, args []string) int {
 		return exitOK
 	}
 	var usage *usageError
+	var coded *codeError
 	switch {
+	case errors.As(err, &coded):
+		fmt.Fprintf(io.ErrOut, "lessons: %v\n", coded.err)
+		return coded.code
 	case errors.As(err, &usage):
 		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.err)
 		if cmd != nil {
@@ -113,7 +117,9 @@ course as a static site.`,
   lessons show 87                   read day 87 in the terminal
   lessons show stream-ordered       the same, by slug (or a unique part of it)
   lessons show notes/draft.md       any markdown or notebook export, by path
-  lessons export --html site        the whole course as a site; open site/index.html`,
+  lessons export --html site        the whole course as a site; open site/index.html
+  lessons run 70                    run day 70's cells like a notebook, on the GPU
+  lessons doctor                    what this machine has: GPU, driver, nvcc, cache`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -122,7 +128,7 @@ course as a static site.`,
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil))
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newRun(io, g, nil), newDoctor(io, g), newCache(io))
 	return root
 }
 

@@ -56,6 +56,9 @@ type Cell struct {
 	// Label is how a notebook shows the cell's first line, e.g.
 	// "%%writefile pool.cu" or "!nvcc pool.cu -o pool && ./pool".
 	Label string
+	// Build says the tool builds and runs a File cell itself (a fence with
+	// the word run: ```cuda file=pool.cu run).
+	Build bool
 	// Number counts the runnable cells (File and Command) from 1, the way a
 	// notebook numbers its cells; 0 for the others.
 	Number int

@@ -151,7 +151,7 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 	case info.Lang == "mermaid":
 		c.Kind = Diagram
 	case isFile:
-		c.Kind, c.Name = File, name
+		c.Kind, c.Name, c.Build = File, name, run
 		c.Label = "file " + name
 		if c.Lang == "" {
 			c.Lang = LangOf(name)

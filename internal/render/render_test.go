@@ -174,9 +174,9 @@ func TestNothingLost(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			l := parse(t, path)
 			outputs := map[string]string{
-				"plain":    squash(renderTerm(t, l, false)),
-				"color":    squash(ansiRE.ReplaceAllString(renderTerm(t, l, true), "")),
-				"html":     squash(unescapeHTML(tagRE.ReplaceAllString(renderHTML(t, l), ""))),
+				"plain": squash(renderTerm(t, l, false)),
+				"color": squash(ansiRE.ReplaceAllString(renderTerm(t, l, true), "")),
+				"html":  squash(unescapeHTML(tagRE.ReplaceAllString(renderHTML(t, l), ""))),
 			}
 			ps := pieces(l)
 			if len(ps) < 5 {

@@ -1,0 +1,79 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Tool is a program of the CUDA toolkit that was found.
+type Tool struct {
+	Path    string
+	Version string // e.g. 13.0.88; empty when it could not be read
+}
+
+// ErrNoNVCC is returned when nvcc is nowhere to be found.
+var ErrNoNVCC = errors.New(`nvcc not found on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin
+	install the CUDA toolkit (on Debian: apt install nvidia-cuda-toolkit from non-free;
+	elsewhere: NVIDIA's CUDA downloads), or set CUDA_HOME to where it is installed`)
+
+// Find looks for a CUDA tool (nvcc, compute-sanitizer) on PATH, in
+// $CUDA_HOME/bin, then in /usr/local/cuda/bin. skip is a folder to pass
+// over on PATH (the folder of the tool's own nvcc wrapper).
+func Find(name, skip string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || (skip != "" && sameDir(dir, skip)) {
+			continue
+		}
+		if p := filepath.Join(dir, name); isExec(p) {
+			return p, nil
+		}
+	}
+	var dirs []string
+	if home := os.Getenv("CUDA_HOME"); home != "" {
+		dirs = append(dirs, filepath.Join(home, "bin"))
+	}
+	for _, dir := range append(dirs, "/usr/local/cuda/bin") {
+		if p := filepath.Join(dir, name); isExec(p) {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+func sameDir(a, b string) bool {
+	ai, err1 := os.Stat(a)
+	bi, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
+}
+
+func isExec(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+var releaseRE = regexp.MustCompile(`release [0-9.]+, V([0-9][0-9.]*)`)
+
+// NVCC finds nvcc and reads its version.
+func NVCC(ctx context.Context, skip string) (*Tool, error) {
+	p, err := Find("nvcc", skip)
+	if err != nil {
+		return nil, ErrNoNVCC
+	}
+	out, err := exec.CommandContext(ctx, p, "--version").CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%s --version: %v: %s", p, err, strings.TrimSpace(string(out)))
+	}
+	t := &Tool{Path: p}
+	if m := releaseRE.FindSubmatch(out); m != nil {
+		t.Version = string(m[1])
+	} else {
+		return nil, fmt.Errorf("%s --version: cannot find the version in %q", p, strings.TrimSpace(string(out)))
+	}
+	return t, nil
+}

@@ -1,0 +1,195 @@
+package buildcache
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+// Compiler is the nvcc a build runs.
+type Compiler struct {
+	Path    string
+	Version string
+	// Arch is added as -arch=Arch when the command names no architecture
+	// (the GPU's own, e.g. sm_90); empty adds nothing.
+	Arch string
+}
+
+// Command is an nvcc command line, read for what decides its output.
+type Command struct {
+	Args    []string // as given, plus -arch when it was added
+	Output  string   // the -o file; "" when there is none
+	Sources []string
+	// Cacheable is false for command lines the cache does not understand
+	// (no -o, no source, more than one output): they run as they are.
+	Cacheable bool
+}
+
+// flags of nvcc that take a value as the next argument.
+var valued = map[string]bool{
+	"-o": true, "--output-file": true, "-I": true, "--include-path": true, "-L": true, "--library-path": true,
+	"-l": true, "--library": true, "-D": true, "--define-macro": true, "-U": true, "-arch": true,
+	"--gpu-architecture": true, "-code": true, "--gpu-code": true, "-gencode": true, "--generate-code": true,
+	"-Xcompiler": true, "--compiler-options": true, "-Xlinker": true, "--linker-options": true, "-x": true,
+	"-ccbin": true, "--compiler-bindir": true, "-std": true, "-rdc": true, "-cudart": true, "--cudart": true,
+	"-maxrregcount": true, "-include": true, "-Xptxas": true, "-odir": true, "-MF": true, "-t": true, "--threads": true,
+}
+
+var sourceExt = map[string]bool{".cu": true, ".c": true, ".cc": true, ".cpp": true, ".cxx": true, ".o": true, ".obj": true, ".a": true}
+
+// noCache are flags whose effect the cache cannot capture.
+var noCache = map[string]bool{"-run": true, "--run": true, "-M": true, "-MM": true, "-E": true, "--preprocess": true, "-odir": true, "-keep": true, "--keep": true, "-lib": true}
+
+// Parse reads an nvcc command line; arch is added when none is named.
+func Parse(args []string, arch string) Command {
+	cmd := Command{Args: append([]string(nil), args...), Cacheable: true}
+	hasArch := false
+	outputs := 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case noCache[name]:
+			cmd.Cacheable = false
+		case name == "-arch" || name == "--gpu-architecture" || name == "-gencode" || name == "--generate-code":
+			hasArch = true
+			if !hasValue {
+				i++
+			}
+		case a == "-o" || a == "--output-file":
+			if i+1 < len(args) {
+				cmd.Output = args[i+1]
+				outputs++
+			}
+			i++
+		case strings.HasPrefix(a, "-o") && len(a) > 2 && !strings.HasPrefix(a, "-odir"):
+			cmd.Output = a[2:]
+			outputs++
+		case valued[a]:
+			i++
+		case strings.HasPrefix(a, "-"):
+		case sourceExt[strings.ToLower(filepath.Ext(a))]:
+			cmd.Sources = append(cmd.Sources, a)
+		}
+	}
+	if arch != "" && !hasArch {
+		cmd.Args = append(cmd.Args, "-arch="+arch)
+	}
+	if outputs != 1 || len(cmd.Sources) == 0 {
+		cmd.Cacheable = false
+	}
+	return cmd
+}
+
+var includeRE = regexp.MustCompile(`^\s*#\s*include\s*"([^"]+)"`)
+
+// Key hashes what decides the output of cmd, run in dir: the compiler, the
+// arguments (the output's name aside), each source and each local header
+// it includes, and the environment nvcc reads flags from.
+func Key(c Compiler, cmd Command, dir string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "lessons-nvcc-1\x00%s\x00%s\x00", c.Path, c.Version)
+	for _, a := range cmd.Args {
+		if a == cmd.Output {
+			a = "\x00out"
+		}
+		fmt.Fprintf(h, "%s\x00", a)
+	}
+	for _, v := range []string{"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"} {
+		fmt.Fprintf(h, "%s=%s\x00", v, os.Getenv(v))
+	}
+	seen := map[string]bool{}
+	var walk func(path string) error
+	walk = func(path string) error {
+		abs := path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(dir, path)
+		}
+		if seen[abs] {
+			return nil
+		}
+		seen[abs] = true
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "file %s %d\x00", path, len(data))
+		h.Write(data)
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			m := includeRE.FindStringSubmatch(sc.Text())
+			if m == nil {
+				continue
+			}
+			inc := filepath.Join(filepath.Dir(path), m[1])
+			if _, err := os.Stat(filepath.Join(dir, inc)); err != nil && !filepath.IsAbs(inc) {
+				continue // a header from -I or the system: not the lesson's to change
+			}
+			if err := walk(inc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, s := range cmd.Sources {
+		if err := walk(s); err != nil {
+			return "", fmt.Errorf("hash %s: %w", s, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Result is what a build through the cache did.
+type Result struct {
+	Hit bool
+	Run *runner.Result // nil on a hit
+}
+
+// Build runs an nvcc command line in dir through the cache, printing what
+// the compiler prints (replayed on a hit) to out.
+func (c *Cache) Build(ctx context.Context, r runner.Runner, comp Compiler, args []string, dir string, env []string, out io.Writer) (*Result, error) {
+	cmd := Parse(args, comp.Arch)
+	argv := append([]string{comp.Path}, cmd.Args...)
+	if !cmd.Cacheable {
+		res, err := r.Run(ctx, runner.Spec{Argv: argv, Dir: dir, Env: env}, out)
+		return &Result{Run: res}, err
+	}
+	key, err := Key(comp, cmd, dir)
+	if err != nil {
+		// A missing source: let nvcc say so in its own words.
+		res, err := r.Run(ctx, runner.Spec{Argv: argv, Dir: dir, Env: env}, out)
+		return &Result{Run: res}, err
+	}
+	outPath := cmd.Output
+	if !filepath.IsAbs(outPath) {
+		outPath = filepath.Join(dir, outPath)
+	}
+	if log, ok, err := c.Get(key, outPath); err == nil && ok {
+		c.Note(true)
+		out.Write(log)
+		return &Result{Hit: true}, nil
+	}
+	var log bytes.Buffer
+	res, err := r.Run(ctx, runner.Spec{Argv: argv, Dir: dir, Env: env}, io.MultiWriter(out, &log))
+	if err != nil {
+		return nil, err
+	}
+	c.Note(false)
+	if res.OK() {
+		if err := c.Put(key, outPath, log.Bytes()); err != nil {
+			fmt.Fprintf(out, "lessons: could not keep the build in the cache: %v\n", err)
+		}
+	}
+	return &Result{Run: res}, nil
+}

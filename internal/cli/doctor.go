@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/gpu"
+	"github.com/cudalessons/lessons/internal/buildcache"
+)
+
+func newDoctor(io *IOStreams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Say what this machine has for the course: GPU, driver, nvcc, cache",
+		Long: `Say what this machine has for running the course: each GPU (name, compute
+capability, memory), the driver, nvcc (path and version), compute-sanitizer,
+and the compile cache; and for each missing piece, what to do. Exits 1 when
+something that running lessons needs is missing.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return doctorRun(io) },
+	}
+}
+
+func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+
+func doctorRun(io *IOStreams) error {
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	missing := 0
+	info, err := prober().Probe(true)
+	switch {
+	case err != nil:
+		missing++
+		fmt.Fprintf(tw, "GPU\tnone: %v\n", err)
+		fmt.Fprintf(tw, "\t→ lessons can still compile (lessons run --compile-only); running needs an NVIDIA GPU and its driver\n")
+	case len(info.Devices) == 0:
+		missing++
+		fmt.Fprintf(tw, "GPU\tnone: the driver (CUDA %s) lists no device\n", info.DriverVersion())
+	default:
+		for _, d := range info.Devices {
+			fmt.Fprintf(tw, "GPU %d\t%s (%s), %s total, %s free\n", d.Index, d.Name, d.Arch(), gib(d.TotalBytes), gib(d.FreeBytes))
+		}
+		fmt.Fprintf(tw, "driver\tCUDA %s\n", info.DriverVersion())
+	}
+	nvcc, err := gpu.NVCC(context.Background(), "")
+	if err != nil {
+		missing++
+		fmt.Fprintf(tw, "nvcc\tnot found\n\t→ %v\n", err)
+	} else {
+		fmt.Fprintf(tw, "nvcc\t%s (%s)\n", nvcc.Path, nvcc.Version)
+	}
+	if p, err := gpu.Find("compute-sanitizer", ""); err == nil {
+		fmt.Fprintf(tw, "compute-sanitizer\t%s\n", p)
+	} else {
+		fmt.Fprintf(tw, "compute-sanitizer\tnot found (optional: checks for memory errors and leaks; it comes with the CUDA toolkit)\n")
+	}
+	if c, err := buildcache.Default(); err != nil {
+		fmt.Fprintf(tw, "cache\t%v\n", err)
+	} else {
+		s, _ := c.Stats()
+		fmt.Fprintf(tw, "cache\t%s: %d builds, %.1f MiB of %.0f MiB; %d hits, %d misses\n",
+			c.Dir, s.Entries, float64(s.Bytes)/(1<<20), float64(c.MaxBytes)/(1<<20), s.Hits, s.Misses)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if missing > 0 {
+		return errSilent
+	}
+	return nil
+}
+
+func newCache(io *IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "cache [clean]",
+		Short:   "Show or clean the compile cache",
+		Example: "  lessons cache\n  lessons cache clean\n  LESSONS_CACHE_MAX=500M lessons run 70",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 || (len(args) == 1 && args[0] != "clean") {
+				return usagef("cache takes nothing, or clean")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := buildcache.Default()
+			if err != nil {
+				return err
+			}
+			if len(args) == 1 {
+				if err := c.Clean(); err != nil {
+					return err
+				}
+				fmt.Fprintf(io.Out, "emptied %s\n", c.Dir)
+				return nil
+			}
+			s, err := c.Stats()
+			if err != nil {
+				return err
+			}
+			rate := 0.0
+			if s.Hits+s.Misses > 0 {
+				rate = 100 * float64(s.Hits) / float64(s.Hits+s.Misses)
+			}
+			fmt.Fprintf(io.Out, "%s\n%d builds, %.1f MiB (bound %.0f MiB, set with LESSONS_CACHE_MAX)\n%d hits, %d misses (%.0f%% hit rate)\n",
+				c.Dir, s.Entries, float64(s.Bytes)/(1<<20), float64(c.MaxBytes)/(1<<20), s.Hits, s.Misses, rate)
+			return nil
+		},
+	}
+	return cmd
+}

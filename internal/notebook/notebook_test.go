@@ -1,0 +1,71 @@
+package notebook
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestFirstCompileErrorOnRecordedNVCC(t *testing.T) {
+	out, err := os.ReadFile("testdata/h100-nvcc13-mempool_config.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, msg := FirstCompileError(string(out))
+	if loc != "mempool_config.cu:14" || msg != `identifier "uint64_t" is undefined` {
+		t.Errorf("FirstCompileError = %q, %q", loc, msg)
+	}
+}
+
+func TestFirstCompileError(t *testing.T) {
+	for out, want := range map[string]string{
+		"x.cu:12:5: error: expected ';' before '}' token\n":      "x.cu:12 expected ';' before '}' token",
+		"warning: a\nk.cu(3): catastrophic error: cannot open\n": "k.cu:3 cannot open",
+		"ok\nall fine\n": " ",
+		"a.cu(9): error: first\nb.cu:2:1: fatal error: second\n":    "a.cu:9 first",
+		"/usr/bin/ld: cannot find -lfoo: No such file or directory": " ",
+	} {
+		loc, msg := FirstCompileError(out)
+		if got := loc + " " + msg; got != want {
+			t.Errorf("FirstCompileError(%q) = %q, want %q", out, got, want)
+		}
+	}
+}
+
+func TestFirstCUDAError(t *testing.T) {
+	out := "start\nCUDA Error: out of memory at pool.cu:41\nmore\n"
+	if got := FirstCUDAError(out); got != "CUDA Error: out of memory at pool.cu:41" {
+		t.Errorf("FirstCUDAError = %q", got)
+	}
+	if got := FirstCUDAError("cudaErrorMemoryAllocation returned\n"); got != "cudaErrorMemoryAllocation returned" {
+		t.Errorf("FirstCUDAError = %q", got)
+	}
+}
+
+func TestCompileSteps(t *testing.T) {
+	for in, want := range map[string]string{
+		"nvcc a.cu -o a && ./a":                       "nvcc a.cu -o a",
+		"nvcc -o a a.cu; ./a; nvcc b.cu -o b || true": "nvcc -o a a.cu|nvcc b.cu -o b",
+		"./run.sh":                                "",
+		`nvcc -DMSG="a && b" x.cu -o x && ./x`:    `nvcc -DMSG="a && b" x.cu -o x`,
+		"/usr/local/cuda/bin/nvcc x.cu -o x\n./x": "/usr/local/cuda/bin/nvcc x.cu -o x",
+	} {
+		steps, _ := compileSteps(in)
+		if got := strings.Join(steps, "|"); got != want {
+			t.Errorf("compileSteps(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzCompileSteps(f *testing.F) {
+	f.Add("nvcc a.cu -o a && ./a")
+	f.Add(`nvcc "-DX='a;b'" x.cu; ./x || echo 'fail && more'`)
+	f.Fuzz(func(t *testing.T, s string) {
+		steps, _ := compileSteps(s)
+		for _, st := range steps {
+			if !strings.Contains(s, st) {
+				t.Fatalf("step %q is not part of %q", st, s)
+			}
+		}
+	})
+}

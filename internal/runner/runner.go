@@ -1,0 +1,201 @@
+// Package runner runs a program safely: in its own process group, killed
+// whole on timeout or cancellation, with its output streamed and capped.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec says what to run and within which limits.
+type Spec struct {
+	Argv []string
+	Dir  string
+	Env  []string // nil: the tool's own environment
+	// Timeout is the wall-clock limit; 0 means none.
+	Timeout time.Duration
+	// MaxOutput is how many bytes of stdout and stderr together are kept;
+	// a program that prints more is stopped. 0 means 8 MiB.
+	MaxOutput int64
+	// Stdin is the program's input; nil means none.
+	Stdin io.Reader
+	// SameGroup keeps the program in the caller's process group, for a
+	// helper (such as the nvcc wrapper) whose caller is already limited.
+	SameGroup bool
+}
+
+// Result is how a run ended.
+type Result struct {
+	ExitCode int // -1 when killed by a signal
+	Signal   syscall.Signal
+	TimedOut bool
+	// Truncated is set when the output passed MaxOutput and the program was
+	// stopped for it.
+	Truncated bool
+	Canceled  bool
+	Duration  time.Duration
+}
+
+// OK reports whether the program exited 0 on its own.
+func (r *Result) OK() bool {
+	return r.ExitCode == 0 && !r.TimedOut && !r.Truncated && !r.Canceled && r.Signal == 0
+}
+
+// Reason says in words why a run failed, or "" when it did not.
+func (r *Result) Reason(timeout time.Duration, maxOutput int64) string {
+	switch {
+	case r.TimedOut:
+		return fmt.Sprintf("timed out after %s and was stopped (raise the limit with --timeout)", timeout)
+	case r.Truncated:
+		return fmt.Sprintf("printed more than %d bytes and was stopped", maxOutput)
+	case r.Canceled:
+		return "interrupted"
+	case r.Signal != 0:
+		return fmt.Sprintf("killed by signal %d (%s)", int(r.Signal), r.Signal)
+	case r.ExitCode != 0:
+		return fmt.Sprintf("exit status %d", r.ExitCode)
+	}
+	return ""
+}
+
+// Runner runs programs. It is the seam tests replace.
+type Runner interface {
+	Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error)
+}
+
+// Exec runs real processes.
+type Exec struct{}
+
+var _ Runner = Exec{}
+
+const defaultMaxOutput = 8 << 20
+
+// Run starts spec.Argv and streams its stdout and stderr, interleaved as
+// they come, to out. It returns an error only when the program could not be
+// started; how it ended is in the Result.
+func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) {
+	if len(spec.Argv) == 0 {
+		return nil, errors.New("run: no program")
+	}
+	max := spec.MaxOutput
+	if max <= 0 {
+		max = defaultMaxOutput
+	}
+	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	cmd.Stdin = spec.Stdin
+	if !spec.SameGroup {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	over := make(chan struct{})
+	w := &capped{w: out, left: max, over: over}
+	cmd.Stdout, cmd.Stderr = w, w
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("run %s: %w", spec.Argv[0], err)
+	}
+	pgid := cmd.Process.Pid
+	if spec.SameGroup {
+		pgid = -cmd.Process.Pid // kill the process alone, never the caller's group
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var timeout <-chan time.Time
+	if spec.Timeout > 0 {
+		t := time.NewTimer(spec.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	res := &Result{}
+	var err error
+	select {
+	case err = <-done:
+	case <-timeout:
+		res.TimedOut = true
+		err = killGroup(pgid, done)
+	case <-over:
+		res.Truncated = true
+		err = killGroup(pgid, done)
+	case <-ctx.Done():
+		res.Canceled = true
+		err = killGroup(pgid, done)
+	}
+	// Children left in the group (a shell's background jobs) go too.
+	if !spec.SameGroup {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	res.Duration = time.Since(start)
+	if w.truncated() {
+		res.Truncated = true
+		fmt.Fprintf(out, "\n[output cut at %d bytes; the program was stopped]\n", max)
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Signal = ws.Signal()
+			res.ExitCode = -1
+		}
+	default:
+		return res, err
+	}
+	return res, nil
+}
+
+// killGroup stops the whole process group: SIGTERM, then SIGKILL if it is
+// still there after a grace period.
+func killGroup(pgid int, done <-chan error) error {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(500 * time.Millisecond):
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return <-done
+}
+
+// capped passes writes on until its budget is spent, then drops them and
+// signals over once.
+type capped struct {
+	mu   sync.Mutex
+	w    io.Writer
+	left int64
+	cut  bool
+	over chan struct{}
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cut {
+		return len(p), nil
+	}
+	n := len(p)
+	if int64(n) > c.left {
+		p = p[:c.left]
+		c.cut = true
+		close(c.over)
+	}
+	c.left -= int64(len(p))
+	if _, err := c.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (c *capped) truncated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cut
+}

@@ -1,0 +1,89 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func run(t *testing.T, spec Spec) (*Result, string) {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := Exec{}.Run(context.Background(), spec, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, out.String()
+}
+
+func TestExitAndOutput(t *testing.T) {
+	res, out := run(t, Spec{Argv: []string{"sh", "-c", "echo out; echo err >&2; exit 3"}})
+	if res.ExitCode != 3 || res.OK() || !strings.Contains(out, "out\n") || !strings.Contains(out, "err\n") {
+		t.Errorf("res = %+v, out = %q", res, out)
+	}
+	if got := res.Reason(0, 0); got != "exit status 3" {
+		t.Errorf("reason = %q", got)
+	}
+}
+
+func TestTimeoutKillsTheWholeGroup(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "child-alive")
+	// The child ignores SIGTERM and would write the marker after 2 s.
+	script := "trap '' TERM; (trap '' TERM; sleep 2; touch " + marker + ") & sleep 30"
+	res, _ := run(t, Spec{Argv: []string{"sh", "-c", script}, Timeout: 200 * time.Millisecond})
+	if !res.TimedOut || res.OK() {
+		t.Fatalf("res = %+v, want a timeout", res)
+	}
+	if res.Duration > 5*time.Second {
+		t.Errorf("took %s to stop", res.Duration)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a child of the timed-out program lived on")
+	}
+}
+
+func TestOutputCapStopsTheProgram(t *testing.T) {
+	res, out := run(t, Spec{Argv: []string{"sh", "-c", "yes 'x'"}, MaxOutput: 1000, Timeout: 10 * time.Second})
+	if !res.Truncated || res.TimedOut {
+		t.Fatalf("res = %+v, want truncated and not timed out", res)
+	}
+	if n := strings.Count(out, "x\n"); n != 500 {
+		t.Errorf("kept %d lines, want 500", n)
+	}
+	if !strings.Contains(out, "[output cut at 1000 bytes; the program was stopped]") {
+		t.Errorf("no note of the cut in %q", out[len(out)-80:])
+	}
+}
+
+func TestSignal(t *testing.T) {
+	res, _ := run(t, Spec{Argv: []string{"sh", "-c", "kill -SEGV $$"}})
+	if res.Signal != syscall.SIGSEGV || res.ExitCode != -1 {
+		t.Errorf("res = %+v, want SIGSEGV", res)
+	}
+	if r := res.Reason(0, 0); !strings.Contains(r, "signal 11") {
+		t.Errorf("reason = %q", r)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	res, err := Exec{}.Run(ctx, Spec{Argv: []string{"sleep", "30"}}, &bytes.Buffer{})
+	if err != nil || !res.Canceled {
+		t.Errorf("res = %+v, err = %v", res, err)
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	_, err := Exec{}.Run(context.Background(), Spec{Argv: []string{"/nonexistent/prog"}}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "run /nonexistent/prog") {
+		t.Errorf("err = %v", err)
+	}
+}
