@@ -252,14 +252,24 @@ func (c Cached) Probe(withFree bool) (*Info, error) {
 	return info, nil
 }
 
-// driverKey is the kernel driver's version line and its devices' bus ids,
-// or "" when the kernel says nothing.
+// driverKey is what the kernel driver says of itself (its version line,
+// where it has one) and of each GPU (model, bus, UUID), or "" when it says
+// nothing. Compute capability, the part a run needs, cannot change without
+// a change of GPU.
 func driverKey() string {
-	v, err := os.ReadFile("/proc/driver/nvidia/version")
-	if err != nil {
-		return ""
+	var b strings.Builder
+	if v, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
+		b.Write(v)
 	}
-	gpus, _ := filepath.Glob("/proc/driver/nvidia/gpus/*")
-	sort.Strings(gpus)
-	return string(v) + strings.Join(gpus, ",")
+	infos, _ := filepath.Glob("/proc/driver/nvidia/gpus/*/information")
+	sort.Strings(infos)
+	for _, f := range infos {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return ""
+		}
+		b.WriteString(f)
+		b.Write(data)
+	}
+	return b.String()
 }
