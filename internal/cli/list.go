@@ -47,10 +47,11 @@ func listRun(opts *ListOptions) error {
 			title = l.Title
 		}
 		if err != nil {
-			errs = append(errs, lesson.AsErrors(err)...)
-			if lesson.AsErrors(err) == nil {
+			es := lesson.AsErrors(err)
+			if es == nil {
 				return err
 			}
+			errs = append(errs, es...)
 			title += " (has errors)"
 		}
 		var ids []string

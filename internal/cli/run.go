@@ -297,22 +297,3 @@ func (sameGroup) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*run
 	spec.SameGroup = true
 	return runner.Exec{}.Run(ctx, spec, out)
 }
-
-// resolveWithCourse is resolve that also returns the course, when the
-// lesson came from one.
-func (g *globals) resolveWithCourse(q string) (*lesson.Lesson, *course.Course, error) {
-	if looksLikePath(q) {
-		l, err := g.resolve(q)
-		return l, nil, err
-	}
-	c, err := g.course()
-	if err != nil {
-		return nil, nil, err
-	}
-	e, err := c.FindEntry(q)
-	if err != nil {
-		return nil, nil, err
-	}
-	l, err := c.Parse(e)
-	return l, c, err
-}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/render"
 )
@@ -74,27 +75,36 @@ func showRun(opts *ShowOptions) error {
 
 // resolve finds a lesson by path, or in the course by day or slug.
 func (g *globals) resolve(q string) (*lesson.Lesson, error) {
+	l, _, err := g.resolveWithCourse(q)
+	return l, err
+}
+
+// resolveWithCourse is resolve that also returns the course, when the
+// lesson came from one.
+func (g *globals) resolveWithCourse(q string) (*lesson.Lesson, *course.Course, error) {
 	if looksLikePath(q) {
 		st, err := os.Stat(q)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("%s: no such file", q)
+			return nil, nil, fmt.Errorf("%s: no such file", q)
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		case st.IsDir():
-			return nil, fmt.Errorf("%s is a folder: name a lesson file in it", q)
+			return nil, nil, fmt.Errorf("%s is a folder: name a lesson file in it", q)
 		}
-		return lesson.ParseFile(q)
+		l, err := lesson.ParseFile(q)
+		return l, nil, err
 	}
 	c, err := g.course()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e, err := c.FindEntry(q)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.Parse(e)
+	l, err := c.Parse(e)
+	return l, c, err
 }
 
 func looksLikePath(q string) bool {
