@@ -40,6 +40,7 @@ func listRun(opts *ListOptions) error {
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DAY\tLESSON\tTITLE\tEXERCISES")
 	var errs lesson.Errors
+	progress := loadProgress(c)
 	for _, e := range c.Lessons {
 		l, err := c.Parse(e)
 		title := e.Title
@@ -56,7 +57,11 @@ func listRun(opts *ListOptions) error {
 		}
 		var ids []string
 		for _, x := range e.Exercises {
-			ids = append(ids, x.ID)
+			if _, done := progress.Passed[x.ID]; done {
+				ids = append(ids, x.ID+" ✓")
+			} else {
+				ids = append(ids, x.ID)
+			}
 		}
 		ex := "-"
 		if len(ids) > 0 {
@@ -67,7 +72,7 @@ func listRun(opts *ListOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "\n%s: %d lessons, %d exercises\n", c.Title, len(c.Lessons), len(c.Exercises))
+	fmt.Fprintf(opts.IO.Out, "\n%s: %d lessons, %d exercises, %d passed\n", c.Title, len(c.Lessons), len(c.Exercises), len(progress.Passed))
 	return errs.Err()
 }
 

@@ -119,6 +119,7 @@ course as a static site.`,
   lessons show notes/draft.md       any markdown or notebook export, by path
   lessons export --html site        the whole course as a site; open site/index.html
   lessons run 70                    run day 70's cells like a notebook, on the GPU
+  lessons check                     am I done? checks the first exercise not yet passed
   lessons doctor                    what this machine has: GPU, driver, nvcc, cache`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -128,7 +129,7 @@ course as a static site.`,
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newRun(io, g, nil), newDoctor(io, g), newCache(io))
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newRun(io, g, nil), newCheck(io, g), newDoctor(io, g), newCache(io))
 	return root
 }
 

@@ -65,6 +65,9 @@ func Find(dir string) (string, error) {
 // Load reads and validates the course at root. Every problem found is
 // reported, each with its file and line.
 func Load(root string) (*Course, error) {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
 	mpath := filepath.Join(root, ManifestName)
 	data, err := os.ReadFile(mpath)
 	if err != nil {
@@ -80,7 +83,7 @@ func Load(root string) (*Course, error) {
 	c := &Course{Root: root, Title: m.Title}
 	var errs lesson.Errors
 	bad := func(table string, i int, key, fix, format string, args ...any) {
-		errs = append(errs, &lesson.Error{File: mpath, Line: lineOf(data, table, i, key), Msg: fmt.Sprintf(format, args...), Fix: fix})
+		errs = append(errs, &lesson.Error{File: mpath, Line: LineOf(data, table, i, key), Msg: fmt.Sprintf(format, args...), Fix: fix})
 	}
 	if c.Title == "" {
 		errs = append(errs, &lesson.Error{File: mpath, Line: 1, Msg: "the course has no title", Fix: `add a line: title = "..."`})
@@ -115,7 +118,7 @@ func Load(root string) (*Course, error) {
 			continue
 		}
 		if j, dup := ids[me.ID]; dup {
-			bad("exercise", i, "id", "give each exercise its own id", "exercise id %q is used twice (first at line %d)", me.ID, lineOf(data, "exercise", j, "id"))
+			bad("exercise", i, "id", "give each exercise its own id", "exercise id %q is used twice (first at line %d)", me.ID, LineOf(data, "exercise", j, "id"))
 			continue
 		}
 		ids[me.ID] = i

@@ -168,7 +168,7 @@ func FuzzParseManifest(f *testing.F) {
 		}
 		lines := strings.Count(string(data), "\n") + 1
 		for i := range 3 {
-			if l := lineOf(data, "exercise", i, "id"); l < 0 || l > lines {
+			if l := LineOf(data, "exercise", i, "id"); l < 0 || l > lines {
 				t.Fatalf("lineOf = %d of %d lines", l, lines)
 			}
 		}

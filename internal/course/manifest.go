@@ -75,11 +75,15 @@ func ParseManifest(file string, data []byte) (*Manifest, error) {
 
 var tableRE = regexp.MustCompile(`^\s*\[\[\s*([A-Za-z0-9_-]+)\s*\]\]`)
 
-// lineOf finds the line of key in the index-th [[table]] of a manifest, or
-// the table's header line when the key is not written, or 0.
-func lineOf(data []byte, table string, index int, key string) int {
+// LineOf finds the line of key in the index-th [[table]] of a TOML file, or
+// the table's header line when the key is not written, or 0. With table ""
+// it looks at the keys before the first table.
+func LineOf(data []byte, table string, index int, key string) int {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line, seen, header := 0, -1, 0
+	if table == "" {
+		seen, index = 0, 0
+	}
 	for sc.Scan() {
 		line++
 		text := sc.Text()

@@ -1,0 +1,243 @@
+package checker
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// TestLayoutMatchesLibrary compares the fields of struct Record in
+// kernels/allocstats.cu with Stats, name for name and in order.
+func TestLayoutMatchesLibrary(t *testing.T) {
+	src, err := os.ReadFile("../kernels/allocstats.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := regexp.MustCompile(`(?s)struct Record \{(.*?)\n\};`).FindSubmatch(src)
+	if body == nil {
+		t.Fatal("struct Record not found")
+	}
+	var cNames []string
+	for _, line := range strings.Split(string(body[1]), "\n") {
+		line = strings.TrimSpace(regexp.MustCompile(`//.*`).ReplaceAllString(line, ""))
+		if line == "" {
+			continue
+		}
+		decl := strings.TrimSuffix(line, ";")
+		decl = regexp.MustCompile(`^(uint64_t|Pool)\s+`).ReplaceAllString(decl, "")
+		for _, n := range strings.Split(decl, ",") {
+			n = strings.TrimSpace(regexp.MustCompile(`\[.*\]`).ReplaceAllString(n, ""))
+			cNames = append(cNames, n)
+		}
+	}
+	idx := statIndex()
+	byField := map[int]string{}
+	for name, i := range idx {
+		byField[i] = name
+	}
+	var goNames []string
+	st := Stats{}
+	for i, f := range fields(st) {
+		if n, ok := byField[i]; ok {
+			goNames = append(goNames, n)
+		} else {
+			goNames = append(goNames, snake(f))
+		}
+	}
+	if strings.Join(cNames, " ") != strings.Join(goNames, " ") {
+		t.Errorf("layouts differ\nC:  %v\nGo: %v", cNames, goNames)
+	}
+	rec, _ := os.ReadFile("testdata/runs/async_solution.bin")
+	if binary.Size(st) != len(rec) {
+		t.Errorf("Stats is %d bytes, the library wrote %d", binary.Size(st), len(rec))
+	}
+}
+
+func fields(Stats) []string {
+	rt := reflectType()
+	out := make([]string, rt.NumField())
+	for i := range out {
+		out[i] = rt.Field(i).Name
+	}
+	return out
+}
+
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// recorded is what each recorded program did besides its output.
+var recorded = map[string]struct {
+	spec  string
+	exit  int
+	ended string
+}{
+	"async_solution":          {"async_pipeline", 0, ""},
+	"async_stub":              {"async_pipeline", 0, ""},
+	"async_print_only":        {"async_pipeline", 0, ""},
+	"async_sync_malloc":       {"async_pipeline", 0, ""},
+	"async_never_frees":       {"async_pipeline", 0, ""},
+	"async_default_stream":    {"async_pipeline", 0, ""},
+	"async_crash_after_alloc": {"async_pipeline", -1, "killed by signal 11 (segmentation fault)"},
+	"block_pool_solution":     {"block_pool", 0, ""},
+	"block_pool_stub":         {"block_pool", 1, ""},
+}
+
+var specFiles = map[string]string{
+	"async_pipeline": "../exercises/day070/async_pipeline.toml",
+	"block_pool":     "../exercises/day068/block_pool.toml",
+}
+
+// TestRecordedRuns judges the runs recorded on the H100 and expects the
+// verdicts given there.
+func TestRecordedRuns(t *testing.T) {
+	var verdicts map[string][]bool
+	data, err := os.ReadFile("testdata/runs/verdicts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &verdicts); err != nil {
+		t.Fatal(err)
+	}
+	if len(verdicts) != len(recorded) {
+		t.Fatalf("%d verdicts for %d recorded runs", len(verdicts), len(recorded))
+	}
+	for name, rc := range recorded {
+		t.Run(name, func(t *testing.T) {
+			spec, err := LoadSpec(specFiles[rc.spec])
+			if err != nil {
+				t.Fatal(err)
+			}
+			stats, err := ReadStats(filepath.Join("testdata/runs", name+".bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := os.ReadFile(filepath.Join("testdata/runs", name+".txt"))
+			res := spec.Judge(&Run{Output: string(out), ExitCode: rc.exit, Ended: rc.ended, Stats: stats})
+			want := verdicts[name]
+			for i, r := range res {
+				if r.Pass != want[i] {
+					t.Errorf("check %d (%s): pass = %v, the H100 said %v (got %s)", i+1, r.Name, r.Pass, want[i], r.Got)
+				}
+			}
+			if Passed(res) != strings.HasSuffix(name, "_solution") {
+				t.Errorf("passed = %v", Passed(res))
+			}
+		})
+	}
+}
+
+func TestStatsAgreeWithCUDA(t *testing.T) {
+	s, err := ReadStats("testdata/runs/async_solution.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The solution prints the default pool's UsedMemHigh as CUDA reports it.
+	out, _ := os.ReadFile("testdata/runs/async_solution.txt")
+	if !strings.Contains(string(out), "high watermark: 4194304 bytes") {
+		t.Fatalf("output = %q", out)
+	}
+	if v, _ := s.Value("pool_used_high"); v != 4194304 {
+		t.Errorf("pool_used_high = %v, the program read 4194304 from CUDA", v)
+	}
+	for name, want := range map[string]float64{
+		"malloc_async_calls": 12, "free_async_calls": 12, "malloc_async_bytes": 12 * 4194304,
+		"async_streams": 4, "leaked_allocs": 0, "exited": 1, "malloc_calls": 0,
+	} {
+		if v, _ := s.Value(name); v != want {
+			t.Errorf("%s = %v, want %v", name, v, want)
+		}
+	}
+}
+
+func TestCrashKeepsWhatWasRecorded(t *testing.T) {
+	s, err := ReadStats("testdata/runs/async_crash_after_alloc.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MallocCalls != 3 || s.MallocBytes != 3<<20 || s.Exited != 0 || s.LiveAllocs != 3 {
+		t.Errorf("record after a crash = %+v", s)
+	}
+}
+
+func TestSpecErrors(t *testing.T) {
+	for name, tc := range map[string]struct{ spec, want string }{
+		"unknown key":   {"[[check]]\nexit = 0\nfoo = 1\n", `s.toml:3: unknown key "check.foo"`},
+		"unknown stat":  {"[[check]]\nstat = \"mallocs\"\nat_least = 1\n", `s.toml:2: unknown statistic "mallocs"`},
+		"bad regex":     {"[[check]]\nexit = 0\n[[check]]\nregex = \"([0-9\"\n", `s.toml:4: regex "([0-9" does not compile`},
+		"no bound":      {"[[check]]\nstat = \"malloc_calls\"\n", "s.toml:1: check of malloc_calls has no bound"},
+		"two kinds":     {"[[check]]\nexit = 0\ncontains = \"x\"\n", "s.toml:1: check 1 has 2 kinds"},
+		"bound on text": {"[[check]]\ncontains = \"x\"\nat_least = 2\n", "s.toml:1: check 1 has bounds but no figure to bound"},
+		"no group":      {"[[check]]\nregex = \"Speedup\"\nat_least = 2\n", "s.toml:2: regex \"Speedup\" captures 0 groups"},
+		"no checks":     {"points = 3\n", "s.toml:1: the spec has no checks"},
+		"bad timeout":   {"timeout = \"soon\"\n[[check]]\nexit = 0\n", `s.toml:1: timeout "soon" is not a duration`},
+		"bad equal_to":  {"[[check]]\nstat = \"free_calls\"\nequal_to = \"frees\"\n", `s.toml:3: unknown statistic "frees"`},
+		"toml syntax":   {"[[check]\n", "s.toml:1: cannot read the spec"},
+	} {
+		_, err := ParseSpec("s.toml", []byte(tc.spec))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error = %v\nwant it to contain %s", name, err, tc.want)
+		}
+	}
+}
+
+func TestJudgeWords(t *testing.T) {
+	spec, err := ParseSpec("s.toml", []byte(`
+[[check]]
+regex = 'Speedup: ([0-9.]+)x'
+at_least = 1.5
+[[check]]
+regex = 'sum = ([0-9.e+-]+)'
+equals = 100
+within = 0.001
+[[check]]
+stat = "malloc_async_calls"
+at_least = 10
+message = "the pipeline should allocate once per iteration (10)"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Stats{}
+	res := spec.Judge(&Run{Output: "Speedup: 1.2x\nsum = 100.05\n", Stats: s})
+	if res[0].Pass || res[0].Want != "at least 1.5" || !strings.HasPrefix(res[0].Got, "1.2 (from") {
+		t.Errorf("speedup: %+v", res[0])
+	}
+	if !res[1].Pass {
+		t.Errorf("sum within 0.1%%: %+v", res[1])
+	}
+	if res[2].Pass || res[2].Got != "cudaMallocAsync was called 0 times" || res[2].Want != "the pipeline should allocate once per iteration (10)" {
+		t.Errorf("stat: %+v", res[2])
+	}
+}
+
+func FuzzParseSpec(f *testing.F) {
+	for _, file := range specFiles {
+		data, _ := os.ReadFile(file)
+		f.Add(data)
+	}
+	f.Add([]byte("[[check]]\nregex = '(x'\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSpec("s.toml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "s.toml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		s.Judge(&Run{Output: "x 1\n", Stats: &Stats{}})
+		s.Judge(&Run{Output: "", Stats: nil})
+	})
+}

@@ -1,0 +1,187 @@
+package checker
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Run is what a run of an exercise did: what it printed, how it ended, and
+// its statistics (nil when none were recorded).
+type Run struct {
+	Output   string
+	ExitCode int
+	// Ended says how the run ended when it did not exit by itself
+	// ("timed out after 30s", "killed by signal 11"); "" otherwise.
+	Ended string
+	Stats *Stats
+}
+
+// Result is one check's verdict.
+type Result struct {
+	Check *Check
+	Pass  bool
+	// Name is what was checked, Got what happened and Want what was
+	// expected, in words.
+	Name, Got, Want string
+}
+
+// Judge applies every check of the spec to a run.
+func (s *Spec) Judge(r *Run) []Result {
+	out := make([]Result, len(s.Checks))
+	for i := range s.Checks {
+		out[i] = judge(&s.Checks[i], r)
+	}
+	return out
+}
+
+// Passed reports whether every result passed.
+func Passed(rs []Result) bool {
+	for _, r := range rs {
+		if !r.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+func judge(c *Check, r *Run) Result {
+	res := Result{Check: c}
+	switch {
+	case c.Contains != "":
+		res.Name = fmt.Sprintf("prints %q", c.Contains)
+		res.Pass = strings.Contains(r.Output, c.Contains)
+		res.Want, res.Got = "the output to contain "+strconv.Quote(c.Contains), "it does not"
+	case c.NotContains != "":
+		res.Name = fmt.Sprintf("does not print %q", c.NotContains)
+		res.Pass = !strings.Contains(r.Output, c.NotContains)
+		res.Want, res.Got = "the output not to contain "+strconv.Quote(c.NotContains), "it does"
+	case c.Exit != nil:
+		res.Name = fmt.Sprintf("exits with status %d", *c.Exit)
+		res.Pass = r.Ended == "" && r.ExitCode == *c.Exit
+		res.Want = fmt.Sprintf("exit status %d", *c.Exit)
+		res.Got = fmt.Sprintf("exit status %d", r.ExitCode)
+		if r.Ended != "" {
+			res.Got = r.Ended
+		}
+	case c.Regex != "":
+		res.Name = fmt.Sprintf("output matches %s", c.Regex)
+		m := c.re.FindStringSubmatch(r.Output)
+		if m == nil {
+			res.Want, res.Got = "a line matching "+c.Regex, "no line matches"
+			break
+		}
+		if !hasBounds(c) {
+			res.Pass = true
+			break
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(m[c.Group]), 64)
+		if err != nil {
+			res.Want, res.Got = "a number in "+strconv.Quote(m[0]), fmt.Sprintf("%q is not a number", m[c.Group])
+			break
+		}
+		res.Pass, res.Want = bounds(c, v, r.Stats)
+		res.Got = fmt.Sprintf("%g (from %q)", v, strings.TrimSpace(m[0]))
+	case c.Stat != "":
+		_, want := bounds(c, 0, r.Stats)
+		res.Name = describe(c.Stat) + ": " + want
+		if r.Stats == nil {
+			res.Want, res.Got = res.Name, "no statistics were recorded: the program did not call CUDA, or crashed before it did"
+			break
+		}
+		v, _ := r.Stats.Value(c.Stat)
+		res.Pass, res.Want = bounds(c, v, r.Stats)
+		res.Got = sayValue(c.Stat, v)
+	}
+	if c.Name != "" {
+		res.Name = c.Name
+	}
+	if !res.Pass && c.Message != "" {
+		res.Want = c.Message
+	}
+	return res
+}
+
+func hasBounds(c *Check) bool {
+	return c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != ""
+}
+
+// bounds checks v against every bound of c and says what was wanted.
+func bounds(c *Check, v float64, st *Stats) (bool, string) {
+	ok := true
+	var want []string
+	if c.AtLeast != nil {
+		ok = ok && v >= *c.AtLeast
+		want = append(want, "at least "+num(*c.AtLeast))
+	}
+	if c.AtMost != nil {
+		ok = ok && v <= *c.AtMost
+		want = append(want, "at most "+num(*c.AtMost))
+	}
+	if c.Equals != nil {
+		ok = ok && near(v, *c.Equals, c.Within)
+		want = append(want, equalsWords(*c.Equals, c.Within))
+	}
+	if c.EqualTo != "" {
+		other := math.NaN()
+		if st != nil {
+			other, _ = st.Value(c.EqualTo)
+		}
+		ok = ok && near(v, other, c.Within)
+		want = append(want, fmt.Sprintf("equal to %s (%s)", c.EqualTo, num(other)))
+	}
+	return ok, strings.Join(want, " and ")
+}
+
+func near(v, want, rel float64) bool {
+	if rel == 0 {
+		return v == want
+	}
+	return math.Abs(v-want) <= rel*math.Abs(want)
+}
+
+func equalsWords(v, rel float64) string {
+	if rel == 0 {
+		return "exactly " + num(v)
+	}
+	return fmt.Sprintf("%s within %g%%", num(v), rel*100)
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// what a statistic counts, in a student's words.
+var phrases = map[string]string{
+	"malloc_calls":           "calls of cudaMalloc",
+	"free_calls":             "calls of cudaFree",
+	"malloc_async_calls":     "calls of cudaMallocAsync",
+	"free_async_calls":       "calls of cudaFreeAsync",
+	"malloc_from_pool_calls": "calls of cudaMallocFromPoolAsync",
+	"malloc_managed_calls":   "calls of cudaMallocManaged",
+	"pools_created":          "pools created with cudaMemPoolCreate",
+	"release_threshold_sets": "release thresholds set",
+	"pool_trims":             "calls of cudaMemPoolTrimTo",
+	"event_records":          "calls of cudaEventRecord",
+	"stream_wait_events":     "calls of cudaStreamWaitEvent",
+	"leaked_allocs":          "allocations never freed",
+	"leaked_bytes":           "bytes never freed",
+	"free_other_stream":      "frees on another stream than the allocation's",
+	"async_streams":          "streams that allocated with cudaMallocAsync",
+	"peak_live_bytes":        "bytes live at the peak",
+	"pool_used_high":         "the pool's high watermark of used bytes",
+	"kernel_launches":        "calls of cudaLaunchKernel (not <<< >>> launches on CUDA 13)",
+}
+
+func describe(stat string) string {
+	if p, ok := phrases[stat]; ok {
+		return p
+	}
+	return strings.ReplaceAll(stat, "_", " ")
+}
+
+func sayValue(stat string, v float64) string {
+	if strings.HasSuffix(stat, "_calls") && strings.HasPrefix(describe(stat), "calls of ") {
+		return fmt.Sprintf("%s was called %s times", strings.TrimPrefix(describe(stat), "calls of "), num(v))
+	}
+	return fmt.Sprintf("%s: %s", describe(stat), num(v))
+}

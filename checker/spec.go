@@ -1,0 +1,165 @@
+package checker
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// Spec is an exercise's spec: how to build and run it, and its checks.
+// It lives beside the student's file, with the extension .toml.
+type Spec struct {
+	File    string   `toml:"-"`
+	Points  int      `toml:"points"`
+	Timeout string   `toml:"timeout"`
+	Flags   []string `toml:"flags"`
+	Args    []string `toml:"args"`
+	Checks  []Check  `toml:"check"`
+
+	timeout time.Duration
+}
+
+// Check is one [[check]] of a spec: exactly one of contains, not_contains,
+// regex, exit or stat, with bounds for regex and stat.
+type Check struct {
+	// Name is what the student sees beside ✓ or ✗.
+	Name        string `toml:"name"`
+	Contains    string `toml:"contains"`
+	NotContains string `toml:"not_contains"`
+	Regex       string `toml:"regex"`
+	// Group is the regex's captured group compared with the bounds (1 by
+	// default); Compare is another group it must also be compared with.
+	Group int    `toml:"group"`
+	Exit  *int   `toml:"exit"`
+	Stat  string `toml:"stat"`
+
+	AtLeast *float64 `toml:"at_least"`
+	AtMost  *float64 `toml:"at_most"`
+	Equals  *float64 `toml:"equals"`
+	// Within is the relative tolerance of equals and equal_to (0.001 is 0.1%).
+	Within float64 `toml:"within"`
+	// EqualTo names another statistic the value must equal.
+	EqualTo string `toml:"equal_to"`
+
+	// Message says, in the student's words, what a failure means.
+	Message string `toml:"message"`
+	Hint    string `toml:"hint"`
+
+	Line int `toml:"-"`
+	re   *regexp.Regexp
+}
+
+// TimeLimit is the run's time limit: the spec's, or 30 s.
+func (s *Spec) TimeLimit() time.Duration {
+	if s.timeout > 0 {
+		return s.timeout
+	}
+	return 30 * time.Second
+}
+
+// LoadSpec reads and validates a spec file.
+func LoadSpec(file string) (*Spec, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSpec(file, data)
+}
+
+// ParseSpec reads a spec and rejects, with file and line, anything it
+// cannot judge: an unknown key or statistic, a regex that does not compile,
+// a bound on a check that has no figure, a check of no or several kinds.
+func ParseSpec(file string, data []byte) (*Spec, error) {
+	var s Spec
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		var derr *toml.DecodeError
+		var serr *toml.StrictMissingError
+		switch {
+		case errors.As(err, &serr):
+			var es lesson.Errors
+			for i := range serr.Errors {
+				row, _ := serr.Errors[i].Position()
+				es = append(es, &lesson.Error{File: file, Line: row,
+					Msg: fmt.Sprintf("unknown key %q", strings.Join(serr.Errors[i].Key(), ".")),
+					Fix: "a check takes name, contains, not_contains, regex, group, exit, stat, at_least, at_most, equals, within, equal_to, message, hint"})
+			}
+			return nil, es
+		case errors.As(err, &derr):
+			row, _ := derr.Position()
+			return nil, &lesson.Error{File: file, Line: row, Msg: "cannot read the spec: " + derr.Error(), Fix: "fix the TOML syntax at that line"}
+		}
+		return nil, &lesson.Error{File: file, Msg: err.Error()}
+	}
+	s.File = file
+	var errs lesson.Errors
+	bad := func(line int, fix, format string, args ...any) {
+		errs = append(errs, &lesson.Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Fix: fix})
+	}
+	if s.Timeout != "" {
+		d, err := time.ParseDuration(s.Timeout)
+		if err != nil || d <= 0 {
+			bad(course.LineOf(data, "", 0, "timeout"), `write a duration such as "20s" or "2m"`, "timeout %q is not a duration", s.Timeout)
+		}
+		s.timeout = d
+	}
+	if len(s.Checks) == 0 {
+		bad(1, "add [[check]] tables: what the output must contain, the exit status, bounds on statistics", "the spec has no checks")
+	}
+	for i := range s.Checks {
+		c := &s.Checks[i]
+		c.Line = course.LineOf(data, "check", i, "")
+		kinds := 0
+		for _, set := range []bool{c.Contains != "", c.NotContains != "", c.Regex != "", c.Exit != nil, c.Stat != ""} {
+			if set {
+				kinds++
+			}
+		}
+		if kinds != 1 {
+			bad(c.Line, "give each [[check]] one of contains, not_contains, regex, exit, stat", "check %d has %d kinds", i+1, kinds)
+			continue
+		}
+		hasBounds := c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != ""
+		switch {
+		case c.Regex != "":
+			re, err := regexp.Compile(c.Regex)
+			if err != nil {
+				bad(course.LineOf(data, "check", i, "regex"), "fix the regular expression (Go syntax)", "regex %q does not compile: %v", c.Regex, err)
+				continue
+			}
+			c.re = re
+			if c.Group == 0 && re.NumSubexp() > 0 {
+				c.Group = 1
+			}
+			if hasBounds && (c.Group < 1 || c.Group > re.NumSubexp()) {
+				bad(course.LineOf(data, "check", i, "regex"), "capture the number with ( ), e.g. `Speedup: ([0-9.]+)x`", "regex %q captures %d groups; bounds need group %d", c.Regex, re.NumSubexp(), c.Group)
+			}
+		case c.Stat != "":
+			if _, ok := (&Stats{}).Value(c.Stat); !ok {
+				bad(course.LineOf(data, "check", i, "stat"), "statistics are: "+strings.Join(StatNames(), ", "), "unknown statistic %q", c.Stat)
+			}
+			if !hasBounds {
+				bad(c.Line, "add at_least, at_most, equals or equal_to", "check of %s has no bound", c.Stat)
+			}
+		default:
+			if hasBounds {
+				bad(c.Line, "bounds go with regex or stat checks", "check %d has bounds but no figure to bound", i+1)
+			}
+		}
+		if c.EqualTo != "" {
+			if _, ok := (&Stats{}).Value(c.EqualTo); !ok {
+				bad(course.LineOf(data, "check", i, "equal_to"), "statistics are: "+strings.Join(StatNames(), ", "), "unknown statistic %q", c.EqualTo)
+			}
+		}
+	}
+	return &s, errs.Err()
+}

@@ -1,0 +1,170 @@
+// Package checker judges a run of an exercise: its output, its exit status
+// and what it did with the CUDA allocator, against the exercise's spec.
+// It is a library: a course author's own tool can load a spec and judge a
+// recorded run without the lessons command.
+package checker
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+)
+
+// Pool is one memory pool's attributes at the program's exit.
+type Pool struct {
+	Handle                                                         uint64
+	UsedCurrent, UsedHigh, ReservedCurrent, ReservedHigh, Released uint64
+}
+
+// Stats is the record kernels/allocstats.cu keeps for a run, field for
+// field in the order of its struct Record.
+type Stats struct {
+	Magic, Version                                     uint64
+	MallocCalls, MallocBytes, FreeCalls                uint64 `stat:"malloc_calls,malloc_bytes,free_calls"`
+	MallocAsyncCalls, MallocAsyncBytes, FreeAsyncCalls uint64 `stat:"malloc_async_calls,malloc_async_bytes,free_async_calls"`
+	MallocFromPoolCalls, MallocFromPoolBytes           uint64 `stat:"malloc_from_pool_calls,malloc_from_pool_bytes"`
+	MallocManagedCalls, MallocManagedBytes             uint64 `stat:"malloc_managed_calls,malloc_managed_bytes"`
+	MallocHostCalls, MallocHostBytes, FreeHostCalls    uint64 `stat:"malloc_host_calls,malloc_host_bytes,free_host_calls"`
+	LiveAllocs, LiveBytes, PeakLiveBytes               uint64 `stat:"live_allocs,live_bytes,peak_live_bytes"`
+	FailedAllocs                                       uint64 `stat:"failed_allocs"`
+	AsyncStreams                                       uint64 `stat:"async_streams"`
+	FreeOtherStream                                    uint64 `stat:"free_other_stream"`
+	PoolsCreated, PoolAttrSets, ReleaseThresholdSets   uint64 `stat:"pools_created,pool_attr_sets,release_threshold_sets"`
+	ReleaseThreshold, ReuseAttrSets, PoolTrims         uint64 `stat:"release_threshold,reuse_attr_sets,pool_trims"`
+	DeviceSyncs, StreamSyncs, EventSyncs               uint64 `stat:"device_syncs,stream_syncs,event_syncs"`
+	EventRecords, StreamWaitEvents                     uint64 `stat:"event_records,stream_wait_events"`
+	KernelLaunches                                     uint64 `stat:"kernel_launches"`
+	VMMReserveCalls, VMMReserveBytes                   uint64 `stat:"vmm_reserve_calls,vmm_reserve_bytes"`
+	VMMCreateCalls, VMMCreateBytes                     uint64 `stat:"vmm_create_calls,vmm_create_bytes"`
+	VMMMapCalls, VMMMapBytes, VMMSetAccessCalls        uint64 `stat:"vmm_map_calls,vmm_map_bytes,vmm_set_access_calls"`
+	VMMUnmapCalls, VMMReleaseCalls                     uint64 `stat:"vmm_unmap_calls,vmm_release_calls"`
+	Exited                                             uint64 `stat:"exited"`
+	LeakedAllocs, LeakedBytes                          uint64 `stat:"leaked_allocs,leaked_bytes"`
+	PoolCount                                          uint64
+	Pools                                              [8]Pool
+}
+
+const statsMagic = 0x5354415453534c4c
+
+// ReadStats reads a record written by the statistics library.
+func ReadStats(file string) (*Stats, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeStats(data)
+}
+
+// DecodeStats decodes a record.
+func DecodeStats(data []byte) (*Stats, error) {
+	var s Stats
+	if len(data) < binary.Size(s) {
+		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
+	}
+	if err := binary.Read(bytes.NewReader(data), binary.LittleEndian, &s); err != nil {
+		return nil, err
+	}
+	if s.Magic != statsMagic || s.Version != 1 {
+		return nil, fmt.Errorf("the statistics record is not one this version reads (magic %#x, version %d)", s.Magic, s.Version)
+	}
+	return &s, nil
+}
+
+// Value returns a statistic by name, and whether the name exists. Besides
+// the record's own fields there are pool figures, taken at exit over every
+// pool the program used: pool_used_high, pool_reserved_high (the largest),
+// pool_used_current and pool_reserved_current (summed).
+func (s *Stats) Value(name string) (float64, bool) {
+	switch name {
+	case "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current":
+		var v uint64
+		for _, p := range s.Pools[:min(int(s.PoolCount), len(s.Pools))] {
+			switch name {
+			case "pool_used_high":
+				v = max(v, p.UsedHigh)
+			case "pool_reserved_high":
+				v = max(v, p.ReservedHigh)
+			case "pool_used_current":
+				v += p.UsedCurrent
+			case "pool_reserved_current":
+				v += p.ReservedCurrent
+			}
+		}
+		return float64(v), true
+	}
+	i, ok := statIndex()[name]
+	if !ok {
+		return 0, false
+	}
+	return float64(reflect.ValueOf(s).Elem().Field(i).Uint()), true
+}
+
+// StatNames lists every statistic a spec may name.
+func StatNames() []string {
+	var names []string
+	for n := range statIndex() {
+		names = append(names, n)
+	}
+	names = append(names, "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current")
+	sort.Strings(names)
+	return names
+}
+
+// statIndex maps a statistic's name to its field. Fields declared together
+// share one tag (Go gives each the whole tag), which lists their names in
+// order: the k-th field of the group takes the k-th name.
+func statIndex() map[string]int {
+	idx := map[string]int{}
+	t := reflect.TypeOf(Stats{})
+	prev, k := "", 0
+	for i := 0; i < t.NumField(); i++ {
+		tag := t.Field(i).Tag.Get("stat")
+		if tag == prev {
+			k++
+		} else {
+			prev, k = tag, 0
+		}
+		if names := splitComma(tag); tag != "" && k < len(names) {
+			idx[names[k]] = i
+		}
+	}
+	return idx
+}
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// Encode writes the record as the statistics library does; tests and
+// fixtures use it.
+func (s *Stats) Encode() []byte {
+	c := *s
+	c.Magic, c.Version = statsMagic, 1
+	var b bytes.Buffer
+	_ = binary.Write(&b, binary.LittleEndian, &c)
+	return b.Bytes()
+}
+
+// Set sets a statistic of the record by name (not the pool figures).
+func (s *Stats) Set(name string, v uint64) error {
+	i, ok := statIndex()[name]
+	if !ok {
+		return fmt.Errorf("unknown statistic %q", name)
+	}
+	reflect.ValueOf(s).Elem().Field(i).SetUint(v)
+	return nil
+}
+
+func reflectType() reflect.Type { return reflect.TypeOf(Stats{}) }

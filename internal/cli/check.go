@@ -1,0 +1,273 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/kernels"
+)
+
+// CheckOptions are the inputs of lessons check.
+type CheckOptions struct {
+	IO       *IOStreams
+	g        *globals
+	Exercise string
+	Verbose  bool
+	// File is checked in place of the exercise's student file.
+	File string
+}
+
+func newCheck(io *IOStreams, g *globals) *cobra.Command {
+	opts := &CheckOptions{IO: io, g: g}
+	cmd := &cobra.Command{
+		Use:   "check [EXERCISE]",
+		Short: "Check an exercise: am I done?",
+		Long: `Build and run an exercise's file, then judge the run against the exercise's
+checks: what it prints, how it exits, and what it did with the CUDA allocator
+(recorded from outside the program, by a library preloaded into it).
+
+Without EXERCISE, the first exercise not yet passed. Exits 0 when every check
+passes, 1 when one fails, 2 when the exercise could not be checked (no nvcc,
+no GPU, a bad spec).`,
+		Example: "  lessons check\n  lessons check async-pipeline\n  lessons check async-pipeline -v   # show the program's output too",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("check takes at most one exercise")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Exercise = args[0]
+			}
+			return checkRun(opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show the program's output")
+	cmd.Flags().StringVar(&opts.File, "file", "", "check `PATH` against the exercise's checks, instead of its file (progress is not saved)")
+	return cmd
+}
+
+// Progress is what the student has passed, kept in .lessons/progress.json.
+type Progress struct {
+	Passed map[string]time.Time `json:"passed"`
+}
+
+func progressFile(c *course.Course) string { return filepath.Join(c.Root, ".lessons", "progress.json") }
+
+func loadProgress(c *course.Course) *Progress {
+	p := &Progress{Passed: map[string]time.Time{}}
+	if data, err := os.ReadFile(progressFile(c)); err == nil {
+		_ = json.Unmarshal(data, p)
+	}
+	if p.Passed == nil {
+		p.Passed = map[string]time.Time{}
+	}
+	return p
+}
+
+func (p *Progress) save(c *course.Course) error {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	file := progressFile(c)
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
+}
+
+func checkRun(opts *CheckOptions) error {
+	c, err := opts.g.course()
+	if err != nil {
+		return err
+	}
+	progress := loadProgress(c)
+	var x *course.Exercise
+	if opts.Exercise != "" {
+		if x, err = c.Exercise(opts.Exercise); err != nil {
+			return err
+		}
+	} else {
+		for _, e := range c.Exercises {
+			if _, done := progress.Passed[e.ID]; !done {
+				x = e
+				break
+			}
+		}
+		if x == nil {
+			fmt.Fprintf(opts.IO.Out, "Every exercise of %s is passed. Check one again with lessons check ID.\n", c.Title)
+			return nil
+		}
+	}
+	specFile := strings.TrimSuffix(x.Student, filepath.Ext(x.Student)) + ".toml"
+	spec, err := checker.LoadSpec(c.Path(specFile))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return toolMissing(fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, specFile))
+		}
+		return toolMissing(err)
+	}
+	ws := filepath.Join(c.Root, ".lessons", "check", x.ID)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m, err := findMachine(ctx, "")
+	if err != nil {
+		return toolMissing(fmt.Errorf("lessons check needs nvcc to build the exercise: %w", err))
+	}
+	if m.gpuErr != nil {
+		return toolMissing(fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", m.gpuErr))
+	}
+	out := opts.IO.Out
+	src := c.Path(x.Student)
+	if opts.File != "" {
+		if src, err = filepath.Abs(opts.File); err != nil {
+			return err
+		}
+		if _, err := os.Stat(src); err != nil {
+			return fmt.Errorf("%s: %w", opts.File, err)
+		}
+	}
+	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
+	res, err := judgeExercise(ctx, m, spec, src, ws, opts.Verbose, out)
+	if err != nil {
+		return err
+	}
+	var hints []string
+	for _, r := range res {
+		if r.Pass {
+			fmt.Fprintf(out, "  %s %s\n", style(opts.IO, "32", "✓"), r.Name)
+			continue
+		}
+		fmt.Fprintf(out, "  %s %s\n      expected: %s\n      got:      %s\n", style(opts.IO, "31", "✗"), r.Name, r.Want, r.Got)
+		if r.Check != nil && r.Check.Hint != "" {
+			hints = append(hints, r.Check.Hint)
+		}
+	}
+	if checker.Passed(res) && opts.File != "" {
+		fmt.Fprintf(out, "\n%s passes every check of %s.\n", opts.File, x.ID)
+		return nil
+	}
+	if checker.Passed(res) {
+		progress.Passed[x.ID] = time.Now().UTC()
+		if err := progress.save(c); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, spec.Points, len(progress.Passed), len(c.Exercises))
+		return nil
+	}
+	if x.Hint != "" {
+		hints = append(hints, x.Hint)
+	}
+	if len(hints) > 0 {
+		fmt.Fprintf(out, "\nhint: %s\n", strings.Join(hints, "\n      "))
+	}
+	return errSilent
+}
+
+func style(io *IOStreams, sgr, s string) string {
+	if !io.Color() {
+		return s
+	}
+	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+}
+
+// judgeExercise builds the student's file with the shared runtime, runs it
+// with the statistics library preloaded, and judges the run.
+func judgeExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws string, verbose bool, out interface{ Write([]byte) (int, error) }) ([]checker.Result, error) {
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return nil, err
+	}
+	comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version}
+	lib, err := statsLibrary(ctx, m, comp)
+	if err != nil {
+		return nil, err
+	}
+	if m.gpuErr == nil {
+		comp.Arch = m.info.Devices[0].Arch()
+	}
+	prog := filepath.Join(ws, "prog")
+	args := append([]string{"-cudart", "shared"}, spec.Flags...)
+	args = append(args, "-o", prog, src)
+	var buildLog bytes.Buffer
+	b, err := m.cache.Build(ctx, runner.Exec{}, comp, args, ws, nil, &buildLog)
+	if err != nil {
+		return nil, err
+	}
+	if !b.Hit && !b.Run.OK() {
+		loc, msg := notebook.FirstCompileError(buildLog.String())
+		got := "nvcc failed: " + b.Run.Reason(0, 0)
+		if msg != "" {
+			got = fmt.Sprintf("compile error at %s: %s", loc, msg)
+		}
+		out.Write(buildLog.Bytes())
+		return []checker.Result{{Name: "compiles", Want: "the file to compile", Got: got}}, nil
+	}
+	statsFile := filepath.Join(ws, "stats.bin")
+	os.Remove(statsFile)
+	var output bytes.Buffer
+	env := append(os.Environ(), "LD_PRELOAD="+lib, "LESSONS_STATS="+statsFile)
+	res, err := runner.Exec{}.Run(ctx, runner.Spec{
+		Argv: append([]string{prog}, spec.Args...), Dir: ws, Env: env,
+		Timeout: spec.TimeLimit(), MaxOutput: 1 << 20,
+	}, &output)
+	if err != nil {
+		return nil, err
+	}
+	if verbose {
+		out.Write(output.Bytes())
+		fmt.Fprintln(out)
+	}
+	run := &checker.Run{Output: output.String(), ExitCode: res.ExitCode}
+	if !res.OK() && res.ExitCode == 0 || res.Signal != 0 || res.TimedOut || res.Truncated {
+		run.Ended = res.Reason(spec.TimeLimit(), 1<<20)
+	}
+	run.Stats, _ = checker.ReadStats(statsFile)
+	return spec.Judge(run), nil
+}
+
+// statsLibrary builds kernels/allocstats.cu (through the cache) and
+// returns the library's path.
+func statsLibrary(ctx context.Context, m *machine, comp buildcache.Compiler) (string, error) {
+	dir := filepath.Join(m.cache.Dir, "kernels")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	src := filepath.Join(dir, "allocstats.cu")
+	if old, err := os.ReadFile(src); err != nil || !bytes.Equal(old, kernels.AllocStats) {
+		if err := os.WriteFile(src, kernels.AllocStats, 0o644); err != nil {
+			return "", err
+		}
+	}
+	lib := filepath.Join(dir, "liballocstats.so")
+	var log bytes.Buffer
+	b, err := m.cache.Build(ctx, runner.Exec{}, comp,
+		[]string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", lib, src}, dir, nil, &log)
+	if err != nil {
+		return "", err
+	}
+	if !b.Hit && !b.Run.OK() {
+		return "", toolMissing(fmt.Errorf("building the statistics library failed:\n%s", log.String()))
+	}
+	return lib, nil
+}
