@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -192,36 +193,53 @@ func style(io *IOStreams, sgr, s string) string {
 	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
 }
 
-// judgeExercise builds the student's file with the shared runtime, runs it
-// with the statistics library preloaded, and judges the run.
-func judgeExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws string, verbose bool, out interface{ Write([]byte) (int, error) }) ([]checker.Result, error) {
+// judgeExercise builds a file of an exercise and judges a run of it.
+func judgeExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws string, verbose bool, out io.Writer) ([]checker.Result, error) {
+	prog, failed, err := buildExercise(ctx, m, spec, src, ws, out)
+	if err != nil || failed != nil {
+		return failed, err
+	}
+	return runExercise(ctx, m, spec, prog, ws, verbose, out)
+}
+
+// buildExercise builds src with the shared runtime (so that the statistics
+// library sees its calls) and the statistics library itself. A compile
+// error comes back as a failed "compiles" check.
+func buildExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws string, out io.Writer) (string, []checker.Result, error) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version}
-	lib, err := statsLibrary(ctx, m, comp)
-	if err != nil {
-		return nil, err
+	if _, err := statsLibrary(ctx, m, comp); err != nil {
+		return "", nil, err
 	}
-	if m.gpuErr == nil {
-		comp.Arch = m.info.Devices[0].Arch()
-	}
+	comp.Arch = m.arch()
 	prog := filepath.Join(ws, "prog")
 	args := append([]string{"-cudart", "shared"}, spec.Flags...)
 	args = append(args, "-o", prog, src)
 	var buildLog bytes.Buffer
 	b, err := m.cache.Build(ctx, runner.Exec{}, comp, args, ws, nil, &buildLog)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	if !b.Hit && !b.Run.OK() {
-		loc, msg := notebook.FirstCompileError(buildLog.String())
-		got := "nvcc failed: " + b.Run.Reason(0, 0)
-		if msg != "" {
-			got = fmt.Sprintf("compile error at %s: %s", loc, msg)
-		}
-		out.Write(buildLog.Bytes())
-		return []checker.Result{{Name: "compiles", Want: "the file to compile", Got: got}}, nil
+	if b.Hit || b.Run.OK() {
+		return prog, nil, nil
+	}
+	loc, msg := notebook.FirstCompileError(buildLog.String())
+	got := "nvcc failed: " + b.Run.Reason(0, 0)
+	if msg != "" {
+		got = fmt.Sprintf("compile error at %s: %s", loc, msg)
+	}
+	out.Write(buildLog.Bytes())
+	return "", []checker.Result{{Name: "compiles", Want: "the file to compile", Got: got}}, nil
+}
+
+// runExercise runs a built exercise with the statistics library preloaded
+// and judges the run.
+func runExercise(ctx context.Context, m *machine, spec *checker.Spec, prog, ws string, verbose bool, out io.Writer) ([]checker.Result, error) {
+	lib, err := statsLibrary(ctx, m, buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version})
+	if err != nil {
+		return nil, err
 	}
 	statsFile := filepath.Join(ws, "stats.bin")
 	os.Remove(statsFile)
@@ -239,23 +257,32 @@ func judgeExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws 
 		fmt.Fprintln(out)
 	}
 	run := &checker.Run{Output: output.String(), ExitCode: res.ExitCode}
-	if !res.OK() && res.ExitCode == 0 || res.Signal != 0 || res.TimedOut || res.Truncated {
+	if res.Signal != 0 || res.TimedOut || res.Truncated || res.Canceled {
 		run.Ended = res.Reason(spec.TimeLimit(), 1<<20)
 	}
 	run.Stats, _ = checker.ReadStats(statsFile)
 	return spec.Judge(run), nil
 }
 
-// statsLibrary builds kernels/allocstats.cu (through the cache) and
-// returns the library's path.
+// statsLibrary builds kernels/allocstats.cu (through the cache), once per
+// process, and returns the library's path.
 func statsLibrary(ctx context.Context, m *machine, comp buildcache.Compiler) (string, error) {
+	m.libOnce.Do(func() { m.lib, m.libErr = buildStatsLibrary(ctx, m, comp) })
+	return m.lib, m.libErr
+}
+
+func buildStatsLibrary(ctx context.Context, m *machine, comp buildcache.Compiler) (string, error) {
 	dir := filepath.Join(m.cache.Dir, "kernels")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	src := filepath.Join(dir, "allocstats.cu")
 	if old, err := os.ReadFile(src); err != nil || !bytes.Equal(old, kernels.AllocStats) {
-		if err := os.WriteFile(src, kernels.AllocStats, 0o644); err != nil {
+		tmp := fmt.Sprintf("%s.%d.tmp", src, os.Getpid())
+		if err := os.WriteFile(tmp, kernels.AllocStats, 0o644); err != nil {
+			return "", err
+		}
+		if err := os.Rename(tmp, src); err != nil {
 			return "", err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -94,6 +95,23 @@ type machine struct {
 	info   *gpu.Info
 	gpuErr error
 	cache  *buildcache.Cache
+
+	libOnce sync.Once // the statistics library, built once
+	lib     string
+	libErr  error
+}
+
+// arch is the architecture of the first GPU, or "" without one.
+func (m *machine) arch() string {
+	if m.gpuErr != nil || m.info == nil || len(m.info.Devices) == 0 {
+		return ""
+	}
+	return m.info.Devices[0].Arch()
+}
+
+// compiler is nvcc as the cache builds with it, for the GPU found.
+func (m *machine) compiler() buildcache.Compiler {
+	return buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: m.arch()}
 }
 
 func findMachine(ctx context.Context, wrapperDir string) (*machine, error) {

@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+func newVerify(io *IOStreams, g *globals) *cobra.Command {
+	var compileOnly bool
+	var jobs int
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Prove the course works: solutions pass, untouched exercises fail, lessons run",
+		Long: `Verify the whole course, as its author must before students get it:
+every solution passes all its checks, every untouched exercise compiles and
+fails at least one check, and every lesson's runnable cells run.
+
+Builds run in parallel on all cores; runs are queued on the GPU, one at a
+time, since timing checks need a quiet GPU. --compile-only does the build
+half, which needs nvcc but no GPU (CI runs it). Prints a table and exits 1 on
+any surprise.`,
+		Example: "  lessons verify\n  lessons verify --compile-only",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return verifyRun(io, g, compileOnly, jobs)
+		},
+	}
+	cmd.Flags().BoolVar(&compileOnly, "compile-only", false, "only build every lesson cell, exercise and solution")
+	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
+	return cmd
+}
+
+// item is one line of the verify table.
+type item struct {
+	kind, name, want string
+	ok               bool
+	got              string
+	took             time.Duration
+	// build and run are the two halves; run is nil in compile-only mode.
+	build func(ctx context.Context) error
+	run   func(ctx context.Context) error
+}
+
+func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs int) error {
+	c, err := g.course()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := filepath.Join(c.Root, ".lessons", "verify")
+	m, err := findMachine(ctx, "")
+	if err != nil {
+		return toolMissing(fmt.Errorf("lessons verify needs nvcc: %w", err))
+	}
+	if m.gpuErr != nil && !compileOnly {
+		return toolMissing(fmt.Errorf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.gpuErr))
+	}
+	start := time.Now()
+	items, err := verifyItems(c, m, root, compileOnly)
+	if err != nil {
+		return err
+	}
+	// Builds on every core, then runs one at a time on the GPU.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(jobs, 1))
+	for _, it := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t := time.Now()
+			if err := it.build(ctx); err != nil {
+				it.got = err.Error()
+			}
+			it.took = time.Since(t)
+		}()
+	}
+	wg.Wait()
+	for _, it := range items {
+		if it.got != "" || it.run == nil {
+			continue
+		}
+		t := time.Now()
+		if err := it.run(ctx); err != nil {
+			it.got = err.Error()
+		}
+		it.took += time.Since(t)
+	}
+	surprises := 0
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tNAME\tEXPECTED\tRESULT\tTIME")
+	for _, it := range items {
+		if it.got == "" {
+			it.got, it.ok = "ok", true
+		}
+		mark := "✓"
+		if !it.ok {
+			mark = "✗"
+			surprises++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", it.kind, it.name, it.want, mark, it.got, it.took.Round(10*time.Millisecond))
+	}
+	tw.Flush()
+	mode := "built and ran"
+	if compileOnly {
+		mode = "built"
+	}
+	fmt.Fprintf(ios.Out, "\n%d items %s in %s: %d as expected, %d surprises\n", len(items), mode, time.Since(start).Round(10*time.Millisecond), len(items)-surprises, surprises)
+	if surprises > 0 {
+		return errSilent
+	}
+	return nil
+}
+
+// verifyItems lists what to verify: each lesson, each solution, each
+// untouched exercise.
+func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([]*item, error) {
+	var items []*item
+	env := func(ws string) notebook.Env {
+		comp := m.compiler()
+		return notebook.Env{Runner: runner.Exec{}, Cache: m.cache, Compiler: comp, Wrapper: filepath.Join(ws, ".lessons-bin"),
+			Vars: []string{"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.cache.Dir}}
+	}
+	for _, e := range c.Lessons {
+		l, err := c.Parse(e)
+		if err != nil {
+			return nil, err
+		}
+		it := &item{kind: "lesson", name: e.Name(), want: "every cell runs"}
+		ws := filepath.Join(root, "lessons", e.Name())
+		cells := func(ctx context.Context, compile bool) error {
+			if err := makeWrapper(filepath.Join(ws, ".lessons-bin")); err != nil {
+				return err
+			}
+			outcomes, err := notebook.Run(ctx, l, env(ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true}, io.Discard)
+			if err != nil {
+				return err
+			}
+			for _, o := range outcomes {
+				if !o.OK && !o.Skipped {
+					return fmt.Errorf("cell [%d] (line %d): %s", o.Cell.Number, o.Cell.Line, o.Reason)
+				}
+			}
+			return nil
+		}
+		if compileOnly {
+			it.want = "every cell compiles"
+		}
+		it.build = func(ctx context.Context) error { return cells(ctx, true) }
+		if !compileOnly {
+			it.run = func(ctx context.Context) error { return cells(ctx, false) }
+		}
+		items = append(items, it)
+	}
+	for _, x := range c.Exercises {
+		specFile := strings.TrimSuffix(x.Student, filepath.Ext(x.Student)) + ".toml"
+		spec, err := checker.LoadSpec(c.Path(specFile))
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil, fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, specFile)
+			}
+			return nil, err
+		}
+		for _, side := range []struct {
+			name, file string
+			pass       bool
+		}{{"solution", x.Solution, true}, {"exercise", x.Student, false}} {
+			it := &item{kind: side.name, name: x.ID}
+			ws := filepath.Join(root, side.name, x.ID)
+			var prog string
+			it.want = "fails a check"
+			if side.pass {
+				it.want = "passes every check"
+			}
+			if compileOnly {
+				it.want = "compiles"
+			}
+			it.build = func(ctx context.Context) error {
+				p, failed, err := buildExercise(ctx, m, spec, c.Path(side.file), ws, io.Discard)
+				if err != nil {
+					return err
+				}
+				if failed != nil {
+					return fmt.Errorf("%s", failed[0].Got)
+				}
+				prog = p
+				return nil
+			}
+			if !compileOnly {
+				pass := side.pass
+				it.run = func(ctx context.Context) error {
+					res, err := runExercise(ctx, m, spec, prog, ws, false, io.Discard)
+					if err != nil {
+						return err
+					}
+					switch {
+					case pass && !checker.Passed(res):
+						return fmt.Errorf("fails: %s", firstFailure(res))
+					case !pass && checker.Passed(res):
+						return fmt.Errorf("passes every check as given: the checks do not tell it from a solution")
+					case !pass:
+						it.got = "ok: " + firstFailure(res)
+					}
+					return nil
+				}
+			}
+			items = append(items, it)
+		}
+	}
+	return items, nil
+}
+
+func firstFailure(res []checker.Result) string {
+	for _, r := range res {
+		if !r.Pass {
+			return r.Name + " (" + r.Got + ")"
+		}
+	}
+	return ""
+}
