@@ -184,7 +184,7 @@ func TestSpecErrors(t *testing.T) {
 		"no checks":     {"points = 3\n", "s.toml:1: the spec has no checks"},
 		"bad timeout":   {"timeout = \"soon\"\n[[check]]\nexit = 0\n", `s.toml:1: timeout "soon" is not a duration`},
 		"bad equal_to":  {"[[check]]\nstat = \"free_calls\"\nequal_to = \"frees\"\n", `s.toml:3: unknown statistic "frees"`},
-		"toml syntax":   {"[[check]\n", "s.toml:1: cannot read the spec"},
+		"toml syntax":   {"[[check]\n", "s.toml:1: cannot read s.toml: toml: expected"},
 	} {
 		_, err := ParseSpec("s.toml", []byte(tc.spec))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

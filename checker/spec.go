@@ -1,15 +1,11 @@
 package checker
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
@@ -80,25 +76,8 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		var derr *toml.DecodeError
-		var serr *toml.StrictMissingError
-		switch {
-		case errors.As(err, &serr):
-			var es lesson.Errors
-			for i := range serr.Errors {
-				row, _ := serr.Errors[i].Position()
-				es = append(es, &lesson.Error{File: file, Line: row,
-					Msg: fmt.Sprintf("unknown key %q", strings.Join(serr.Errors[i].Key(), ".")),
-					Fix: "a check takes name, contains, not_contains, regex, group, exit, stat, at_least, at_most, equals, within, equal_to, message, hint"})
-			}
-			return nil, es
-		case errors.As(err, &derr):
-			row, _ := derr.Position()
-			return nil, &lesson.Error{File: file, Line: row, Msg: "cannot read the spec: " + derr.Error(), Fix: "fix the TOML syntax at that line"}
-		}
-		return nil, &lesson.Error{File: file, Msg: err.Error()}
+	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, at_least, at_most, equals, within, equal_to, message, hint"); err != nil {
+		return nil, err
 	}
 	s.File = file
 	var errs lesson.Errors

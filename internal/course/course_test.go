@@ -123,7 +123,7 @@ func TestLoadErrors(t *testing.T) {
 		},
 		"bad toml": {
 			strings.Replace(good, `title = "T"`, `title = "T`, 1),
-			[]string{"course.toml:1: cannot read the manifest"},
+			[]string{"course.toml:1: cannot read course.toml: toml:"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -47,30 +48,35 @@ type ManifestExercise struct {
 // name the file and line.
 func ParseManifest(file string, data []byte) (*Manifest, error) {
 	var m Manifest
-	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
-	err := dec.Decode(&m)
+	if err := DecodeTOML(file, data, &m, "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint"); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// DecodeTOML decodes data into v, rejecting unknown keys. Every problem
+// comes back as a lesson.Error with the file and line; keys says, for an
+// unknown key, which keys there are.
+func DecodeTOML(file string, data []byte, v any, keys string) error {
+	err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(v)
 	var derr *toml.DecodeError
 	var serr *toml.StrictMissingError
 	switch {
 	case err == nil:
-		return &m, nil
+		return nil
 	case errors.As(err, &serr):
 		var es lesson.Errors
 		for i := range serr.Errors {
 			e := &serr.Errors[i]
 			row, _ := e.Position()
-			es = append(es, &lesson.Error{File: file, Line: row,
-				Msg: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), ".")),
-				Fix: "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint"})
+			es = append(es, &lesson.Error{File: file, Line: row, Msg: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), ".")), Fix: keys})
 		}
-		return nil, es
+		return es
 	case errors.As(err, &derr):
 		row, _ := derr.Position()
-		return nil, &lesson.Error{File: file, Line: row, Msg: "cannot read the manifest: " + derr.Error(),
-			Fix: "fix the TOML syntax at that line"}
-	default:
-		return nil, &lesson.Error{File: file, Msg: err.Error()}
+		return &lesson.Error{File: file, Line: row, Msg: "cannot read " + filepath.Base(file) + ": " + derr.Error(), Fix: "fix the TOML syntax at that line"}
 	}
+	return &lesson.Error{File: file, Msg: err.Error()}
 }
 
 var tableRE = regexp.MustCompile(`^\s*\[\[\s*([A-Za-z0-9_-]+)\s*\]\]`)
