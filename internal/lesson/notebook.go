@@ -1,6 +1,7 @@
 package lesson
 
 import (
+	"bytes"
 	"regexp"
 
 	"github.com/yuin/goldmark"
@@ -85,22 +86,24 @@ func (notebookParser) Continue(node ast.Node, reader text.Reader, pc parser.Cont
 	return parser.Continue | parser.NoChildren
 }
 
-// markdownFollows reports whether the next non-blank line, from the current
-// one, ends a notebook code cell. It leaves the reader where it was.
+// markdownFollows reports whether the next non-blank line after the
+// current one ends a notebook code cell. It reads the source directly: the
+// reader is not moved (goldmark's SetPosition keeps a stale peeked line).
 func markdownFollows(reader text.Reader) bool {
-	l, pos := reader.Position()
-	defer reader.SetPosition(l, pos)
-	for {
-		reader.AdvanceLine()
-		line, _ := reader.PeekLine()
-		if line == nil {
-			return true
+	src := reader.Source()
+	_, seg := reader.PeekLine()
+	for off := seg.Stop; off < len(src); {
+		end := bytes.IndexByte(src[off:], '\n')
+		line := src[off:]
+		if end >= 0 {
+			line = src[off : off+end+1]
 		}
-		if util.IsBlank(line) {
-			continue
+		if !util.IsBlank(line) {
+			return markerRE.Match(line) || headingRE.Match(line) || breakRE.Match(line)
 		}
-		return markerRE.Match(line) || headingRE.Match(line) || breakRE.Match(line)
+		off += len(line)
 	}
+	return true
 }
 
 func (notebookParser) Close(node ast.Node, reader text.Reader, pc parser.Context) {

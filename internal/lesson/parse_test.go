@@ -256,3 +256,17 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestNoEmptyNotebookNodes guards against a stale peeked line making an
+// empty cell node out of the blank line before a marker.
+func TestNoEmptyNotebookNodes(t *testing.T) {
+	l, err := Parse("x.md", []byte("In [ ]:\n%%writefile a.cu\nx\n\nIn [ ]:\n!ls\n\n## Next\n\nIn [ ]:\ny = 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := l.Doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if nb, ok := n.(*NotebookCell); ok && nb.Lines().Len() == 0 {
+			t.Errorf("empty notebook cell node at offset %d", n.Pos())
+		}
+	}
+}

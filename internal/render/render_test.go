@@ -196,6 +196,30 @@ func TestNothingLost(t *testing.T) {
 	}
 }
 
+// TestHTMLStructure checks what text alone cannot: tables are tables, and
+// no empty cell is drawn.
+func TestHTMLStructure(t *testing.T) {
+	for name, path := range documents(t) {
+		t.Run(name, func(t *testing.T) {
+			l := parse(t, path)
+			html := renderHTML(t, l)
+			tables := 0
+			_ = ast.Walk(l.Doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+				if entering && n.Kind().String() == "Table" {
+					tables++
+				}
+				return ast.WalkContinue, nil
+			})
+			if got := strings.Count(html, "<table>"); got != tables {
+				t.Errorf("%d <table> elements for %d tables", got, tables)
+			}
+			if strings.Contains(html, "<code></code>") {
+				t.Error("an empty code cell is drawn")
+			}
+		})
+	}
+}
+
 func TestExport(t *testing.T) {
 	c, err := course.Load("../..")
 	if err != nil {
@@ -226,7 +250,7 @@ func TestExport(t *testing.T) {
 		}
 	}
 	first, _ := os.ReadFile(filepath.Join(dir, c.Lessons[0].Name()+".html"))
-	if !bytes.Contains(first, []byte(`class="next" href="`+c.Lessons[1].Name()+`.html"`)) {
+	if !bytes.Contains(first, []byte(`class="next" href="`+c.Lessons[1].Name()+`.html">Day 70: Stream-Ordered Allocation with cudaMallocAsync →`)) {
 		t.Error("first lesson has no link to the next")
 	}
 	if !bytes.Contains(first, []byte("<svg")) {

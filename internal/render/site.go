@@ -9,11 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
@@ -31,8 +33,13 @@ var codeFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.Prev
 // PageHTML renders a lesson's body as HTML from its AST: prose by goldmark,
 // cells with their labels and highlighting, diagrams as inline SVG.
 func PageHTML(w io.Writer, l *lesson.Lesson) error {
+	// The GFM parts (tables, strikethrough, task lists) bring their own
+	// node renderers, which a renderer built by hand must register.
 	r := renderer.NewRenderer(renderer.WithNodeRenderers(
 		util.Prioritized(gmhtml.NewRenderer(), 1000),
+		util.Prioritized(extension.NewTableHTMLRenderer(), 500),
+		util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500),
+		util.Prioritized(extension.NewTaskCheckBoxHTMLRenderer(), 500),
 		util.Prioritized(&cellHTML{l: l}, 100),
 	))
 	return r.Render(w, l.Source, l.Doc)
@@ -61,6 +68,9 @@ func (r *cellHTML) render(w util.BufWriter, src []byte, n ast.Node, entering boo
 		for i := 0; i < n.Lines().Len(); i++ {
 			seg := n.Lines().At(i)
 			b.Write(seg.Value(src))
+		}
+		if strings.TrimSpace(b.String()) == "" {
+			return ast.WalkSkipChildren, nil // a stray fence: the parser warned about it
 		}
 		if lang == "mermaid" {
 			c = &lesson.Cell{Kind: lesson.Diagram, Text: b.String()}
@@ -162,7 +172,7 @@ func Export(c *course.Course, dir string) error {
 			return err
 		}
 		lessons[i] = l
-		links[i] = link{Day: e.Day, Title: l.Title, Href: e.Name() + ".html", Exercises: e.Exercises}
+		links[i] = link{Day: e.Day, Title: withoutDay(l.Title), Href: e.Name() + ".html", Exercises: e.Exercises}
 	}
 	if err := errs.Err(); err != nil {
 		return err
@@ -228,3 +238,8 @@ func writeFile(name string, data []byte) error {
 	}
 	return os.Rename(tmp.Name(), name)
 }
+
+var dayPrefixRE = regexp.MustCompile(`^(?i:day)\s*\d+\s*[:.–—-]\s*`)
+
+// withoutDay drops a leading "Day 70: " from a title: the links say the day.
+func withoutDay(title string) string { return dayPrefixRE.ReplaceAllString(title, "") }
