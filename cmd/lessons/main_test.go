@@ -7,12 +7,29 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/cli"
 )
+
+// waitfor FILE [TEXT] waits up to 20 s for FILE to exist (and hold TEXT).
+func waitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfor FILE [TEXT]")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		data, err := os.ReadFile(ts.MkAbs(args[0]))
+		if err == nil && (len(args) == 1 || strings.Contains(string(data), args[1])) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear (with %q) within 20 s", args[0], strings.Join(args[1:], ""))
+}
 
 func fakeStats() {
 	s := &checker.Stats{}
@@ -66,6 +83,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("BINDIR", filepath.SplitList(env.Getenv("PATH"))[0])
 			env.Setenv("LESSONS_CACHE", filepath.Join(env.WorkDir, "cache"))
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfor": waitFor,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "seeds" {

@@ -121,25 +121,12 @@ func checkRun(opts *CheckOptions) error {
 			return nil
 		}
 	}
-	specFile := strings.TrimSuffix(x.Student, filepath.Ext(x.Student)) + ".toml"
-	spec, err := checker.LoadSpec(c.Path(specFile))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return toolMissing(fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, specFile))
-		}
-		return toolMissing(err)
-	}
-	ws := filepath.Join(c.Root, ".lessons", "check", x.ID)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	m, err := findMachine(ctx, "")
+	m, err := checkMachine(ctx)
 	if err != nil {
-		return toolMissing(fmt.Errorf("lessons check needs nvcc to build the exercise: %w", err))
+		return err
 	}
-	if m.gpuErr != nil {
-		return toolMissing(fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", m.gpuErr))
-	}
-	out := opts.IO.Out
 	src := c.Path(x.Student)
 	if opts.File != "" {
 		if src, err = filepath.Abs(opts.File); err != nil {
@@ -149,41 +136,91 @@ func checkRun(opts *CheckOptions) error {
 			return fmt.Errorf("%s: %w", opts.File, err)
 		}
 	}
-	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
-	res, err := judgeExercise(ctx, m, spec, src, ws, opts.Verbose, out)
+	passed, err := checkOne(ctx, opts.IO, c, m, x, src, opts.Verbose, opts.File == "")
 	if err != nil {
 		return err
+	}
+	if passed && opts.File != "" {
+		fmt.Fprintf(opts.IO.Out, "\n%s passes every check of %s.\n", opts.File, x.ID)
+	}
+	if !passed {
+		return errSilent
+	}
+	return nil
+}
+
+// checkMachine finds nvcc and the GPU that a check needs.
+func checkMachine(ctx context.Context) (*machine, error) {
+	m, err := findMachine(ctx, "")
+	if err != nil {
+		return nil, toolMissing(fmt.Errorf("lessons check needs nvcc to build the exercise: %w", err))
+	}
+	if m.gpuErr != nil {
+		return nil, toolMissing(fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", m.gpuErr))
+	}
+	return m, nil
+}
+
+// specOf loads an exercise's checks, from the .toml beside its file.
+func specOf(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
+	specFile := strings.TrimSuffix(x.Student, filepath.Ext(x.Student)) + ".toml"
+	spec, err := checker.LoadSpec(c.Path(specFile))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, toolMissing(fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, specFile))
+		}
+		return nil, toolMissing(err)
+	}
+	return spec, nil
+}
+
+// checkOne checks src against exercise x, prints each check and the hints
+// of the failed ones, and saves the progress when it passes and save is set.
+func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+	spec, err := specOf(c, x)
+	if err != nil {
+		return false, err
+	}
+	out := ios.Out
+	ws := filepath.Join(c.Root, ".lessons", "check", x.ID)
+	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
+	res, err := judgeExercise(ctx, m, spec, src, ws, verbose, out)
+	if err != nil {
+		return false, err
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err() // stopped half way: its verdict means nothing
 	}
 	var hints []string
 	for _, r := range res {
 		if r.Pass {
-			fmt.Fprintf(out, "  %s %s\n", style(opts.IO, "32", "✓"), r.Name)
+			fmt.Fprintf(out, "  %s %s\n", style(ios, "32", "✓"), r.Name)
 			continue
 		}
-		fmt.Fprintf(out, "  %s %s\n      expected: %s\n      got:      %s\n", style(opts.IO, "31", "✗"), r.Name, r.Want, r.Got)
+		fmt.Fprintf(out, "  %s %s\n      expected: %s\n      got:      %s\n", style(ios, "31", "✗"), r.Name, r.Want, r.Got)
 		if r.Check != nil && r.Check.Hint != "" {
 			hints = append(hints, r.Check.Hint)
 		}
 	}
-	if checker.Passed(res) && opts.File != "" {
-		fmt.Fprintf(out, "\n%s passes every check of %s.\n", opts.File, x.ID)
-		return nil
-	}
-	if checker.Passed(res) {
-		progress.Passed[x.ID] = time.Now().UTC()
-		if err := progress.save(c); err != nil {
-			return err
+	if !checker.Passed(res) {
+		if x.Hint != "" {
+			hints = append(hints, x.Hint)
 		}
-		fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, spec.Points, len(progress.Passed), len(c.Exercises))
-		return nil
+		if len(hints) > 0 {
+			fmt.Fprintf(out, "\nhint: %s\n", strings.Join(hints, "\n      "))
+		}
+		return false, nil
 	}
-	if x.Hint != "" {
-		hints = append(hints, x.Hint)
+	if !save {
+		return true, nil
 	}
-	if len(hints) > 0 {
-		fmt.Fprintf(out, "\nhint: %s\n", strings.Join(hints, "\n      "))
+	progress := loadProgress(c)
+	progress.Passed[x.ID] = time.Now().UTC()
+	if err := progress.save(c); err != nil {
+		return true, err
 	}
-	return errSilent
+	fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, spec.Points, len(progress.Passed), len(c.Exercises))
+	return true, nil
 }
 
 func style(io *IOStreams, sgr, s string) string {

@@ -120,6 +120,7 @@ course as a static site.`,
   lessons export --html site        the whole course as a site; open site/index.html
   lessons run 70                    run day 70's cells like a notebook, on the GPU
   lessons check                     am I done? checks the first exercise not yet passed
+  lessons watch                     re-check on every save, move on when it passes
   lessons verify                    (authors) every solution passes, every exercise fails, every cell runs
   lessons doctor                    what this machine has: GPU, driver, nvcc, cache`,
 		SilenceUsage:  true,
@@ -130,7 +131,7 @@ course as a static site.`,
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newRun(io, g, nil), newCheck(io, g), newVerify(io, g), newDoctor(io, g), newCache(io))
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newRun(io, g, nil), newCheck(io, g), newWatch(io, g), newVerify(io, g), newDoctor(io, g), newCache(io))
 	return root
 }
 

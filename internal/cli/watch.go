@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/watch"
+)
+
+func newWatch(ios *IOStreams, g *globals) *cobra.Command {
+	var poll, wait bool
+	var debounce time.Duration
+	cmd := &cobra.Command{
+		Use:   "watch [EXERCISE]",
+		Short: "Re-check the exercise on every save",
+		Long: `Watch an exercise's file and check it on every save, from any editor (in
+place, through a temporary file and a rename, or delete and create). A burst
+of saves gives one check; a check still running when you save again is
+stopped and started over. When the exercise passes, watch moves to the next
+one (--wait: on a key), and ends when every exercise is passed.
+
+Keys: h hint, n next exercise, r re-run, l list, q quit (and Ctrl-C). When
+stdin is not a terminal, type the key and Enter.`,
+		Example: "  lessons watch\n  lessons watch async-pipeline --wait\n  lessons watch --poll          # on file systems that send no events",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("watch takes at most one exercise")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			start := ""
+			if len(args) == 1 {
+				start = args[0]
+			}
+			return watchRun(ios, g, start, poll, wait, debounce)
+		},
+	}
+	cmd.Flags().BoolVar(&poll, "poll", false, "poll the files instead of using file system events")
+	cmd.Flags().BoolVar(&wait, "wait", false, "after a pass, wait for n before the next exercise")
+	cmd.Flags().DurationVar(&debounce, "debounce", 200*time.Millisecond, "how quiet the files must be after a save")
+	return cmd
+}
+
+func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounce time.Duration) error {
+	c, err := g.course()
+	if err != nil {
+		return err
+	}
+	if len(c.Exercises) == 0 {
+		return fmt.Errorf("%s has no exercises to watch", c.Title)
+	}
+	byID := map[string]*course.Exercise{}
+	for _, x := range c.Exercises {
+		byID[x.ID] = x
+	}
+	next := func(after string) (string, bool) {
+		passed := loadProgress(c).Passed
+		at := -1
+		for i, x := range c.Exercises {
+			if x.ID == after {
+				at = i
+			}
+		}
+		for k := 1; k <= len(c.Exercises); k++ {
+			x := c.Exercises[(at+k+len(c.Exercises))%len(c.Exercises)]
+			if _, done := passed[x.ID]; !done && x.ID != after {
+				return x.ID, true
+			}
+		}
+		return "", false
+	}
+	if start == "" {
+		id, ok := next("")
+		if !ok {
+			fmt.Fprintf(ios.Out, "Every exercise of %s is passed. Watch one again with lessons watch ID.\n", c.Title)
+			return nil
+		}
+		start = id
+	} else if _, err := c.Exercise(start); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m, err := checkMachine(ctx)
+	if err != nil {
+		return err
+	}
+	keys, restore := readKeys(ios)
+	defer restore()
+	s := &watch.Session{
+		Check: func(ctx context.Context, id string) (bool, error) {
+			x := byID[id]
+			return checkOne(ctx, ios, c, m, x, c.Path(x.Student), false, true)
+		},
+		Next: next,
+		Files: func(id string) []string {
+			x := byID[id]
+			return []string{c.Path(x.Student), c.Path(strings.TrimSuffix(x.Student, filepath.Ext(x.Student)) + ".toml")}
+		},
+		Watch: func(files []string) (watch.Watcher, error) { return watch.New(files, poll, 100*time.Millisecond) },
+		Hint: func(id string) {
+			if h := byID[id].Hint; h != "" {
+				fmt.Fprintf(ios.Out, "hint: %s\n", h)
+			}
+		},
+		List: func(id string) {
+			passed := loadProgress(c).Passed
+			for _, x := range c.Exercises {
+				mark := " "
+				if _, ok := passed[x.ID]; ok {
+					mark = "✓"
+				}
+				cur := ""
+				if x.ID == id {
+					cur = "  ← watching"
+				}
+				fmt.Fprintf(ios.Out, "  %s %-20s day %d  %s%s\n", mark, x.ID, x.Lesson.Day, x.Student, cur)
+			}
+		},
+		Header: func(id string) {
+			if ios.IsTTY() {
+				fmt.Fprint(ios.Out, "\x1b[2J\x1b[H")
+			}
+			passed := len(loadProgress(c).Passed)
+			fmt.Fprintf(ios.Out, "%s  %s %d/%d exercises\n", c.Title, bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
+			fmt.Fprintf(ios.Out, "Watching %s: save to check. h hint · n next · r re-run · l list · q quit\n\n", byID[id].Student)
+		},
+		Keys:     keys,
+		Out:      ios.Out,
+		Debounce: debounce,
+		Wait:     wait,
+	}
+	err = s.Run(ctx, start)
+	if ctx.Err() != nil {
+		return nil // Ctrl-C: a normal way to leave
+	}
+	return err
+}
+
+func bar(done, total, width int) string {
+	if total == 0 {
+		return ""
+	}
+	n := done * width / total
+	return "[" + strings.Repeat("█", n) + strings.Repeat("░", width-n) + "]"
+}
+
+// readKeys delivers key presses: single keys from a terminal (in cbreak
+// mode: no echo, no line buffering, Ctrl-C still a signal), otherwise the
+// first letter of each line. The channel closes at the end of input.
+func readKeys(ios *IOStreams) (<-chan byte, func()) {
+	keys := make(chan byte)
+	restore := func() {}
+	f, isFile := ios.In.(*os.File)
+	if isFile {
+		if old, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err == nil {
+			raw := *old
+			raw.Lflag &^= unix.ICANON | unix.ECHO
+			raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
+			if unix.IoctlSetTermios(int(f.Fd()), unix.TCSETS, &raw) == nil {
+				restore = func() { _ = unix.IoctlSetTermios(int(f.Fd()), unix.TCSETS, old) }
+				go func() {
+					defer close(keys)
+					b := make([]byte, 1)
+					for {
+						if n, err := f.Read(b); err != nil || n == 0 {
+							return
+						}
+						keys <- b[0]
+					}
+				}()
+				return keys, restore
+			}
+		}
+	}
+	go func() {
+		defer close(keys)
+		sc := bufio.NewScanner(ios.In)
+		for sc.Scan() {
+			if line := strings.TrimSpace(sc.Text()); line != "" {
+				keys <- line[0]
+			}
+		}
+	}()
+	return keys, restore
+}

@@ -1,0 +1,144 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Session re-checks an exercise on every save, like rustlings' watch: a
+// burst of saves gives one check, a check still running when a new save
+// comes is cancelled and started again (never queued behind), and a passed
+// exercise moves the session on to the next. Everything it touches is a
+// function, so tests drive it with scripted events.
+type Session struct {
+	// Check checks an exercise, printing its verdict; it must stop soon
+	// after ctx is cancelled.
+	Check func(ctx context.Context, id string) (passed bool, err error)
+	// Next is the exercise after id not yet passed ("" for the first);
+	// ok is false when there is none.
+	Next func(after string) (id string, ok bool)
+	// Files are the files whose saves re-check id.
+	Files func(id string) []string
+	// Watch starts watching files.
+	Watch func(files []string) (Watcher, error)
+	// Hint, List and Header print to Out; Header runs before each check.
+	Hint, List, Header func(id string)
+	// Keys are the keys pressed: h hint, n next, r re-run, l list, q quit.
+	// A closed channel means no keyboard.
+	Keys <-chan byte
+	Out  io.Writer
+	// Debounce is how quiet the files must be after a save (about 200 ms).
+	Debounce time.Duration
+	// Wait, when set, waits for a key after a pass instead of moving on.
+	Wait bool
+}
+
+type verdict struct {
+	passed bool
+	err    error
+}
+
+// Run watches from exercise start until every exercise is passed (nil),
+// q is pressed (nil), or ctx ends.
+func (s *Session) Run(ctx context.Context, start string) error {
+	cur := start
+	keys := s.Keys
+	for {
+		w, err := s.Watch(s.Files(cur))
+		if err != nil {
+			return err
+		}
+		batches := Debounce(w.Events(), s.Debounce)
+		next, quit, err := s.exercise(ctx, cur, w, batches, &keys)
+		w.Close()
+		if err != nil || quit {
+			return err
+		}
+		if next == "" {
+			fmt.Fprintln(s.Out, "Every exercise is passed. Well done!")
+			return nil
+		}
+		cur = next
+	}
+}
+
+// exercise watches one exercise until it is passed (and the session moves
+// on), n is pressed, or the session ends.
+func (s *Session) exercise(ctx context.Context, id string, w Watcher, batches <-chan []string, keys *<-chan byte) (next string, quit bool, err error) {
+	var cancel context.CancelFunc = func() {}
+	var done chan verdict
+	start := func() {
+		cancel()
+		if done != nil {
+			<-done // the cancelled check has stopped: no output interleaves
+		}
+		var cctx context.Context
+		cctx, cancel = context.WithCancel(ctx)
+		done = make(chan verdict, 1)
+		s.Header(id)
+		go func(ch chan verdict) {
+			p, err := s.Check(cctx, id)
+			ch <- verdict{p, err}
+		}(done)
+	}
+	defer func() {
+		cancel()
+		if done != nil {
+			<-done
+		}
+	}()
+	start()
+	for {
+		select {
+		case <-ctx.Done():
+			return "", true, ctx.Err()
+		case _, ok := <-batches:
+			if !ok {
+				return "", true, fmt.Errorf("the file watcher stopped")
+			}
+			start()
+		case err := <-w.Errors():
+			fmt.Fprintf(s.Out, "watch: %v\n", err)
+		case v := <-done:
+			done = nil
+			if v.err != nil && ctx.Err() == nil {
+				fmt.Fprintf(s.Out, "lessons: %v\n", v.err)
+			}
+			if !v.passed {
+				continue
+			}
+			n, ok := s.Next(id)
+			switch {
+			case !ok:
+				return "", false, nil // every exercise is passed
+			case !s.Wait:
+				return n, false, nil
+			}
+			fmt.Fprintln(s.Out, "Press n for the next exercise.")
+		case k, ok := <-*keys:
+			if !ok {
+				*keys = nil // no keyboard: only saves drive the session
+				continue
+			}
+			switch k {
+			case 'q', 3: // 3 is Ctrl-C in raw mode
+				return "", true, nil
+			case 'n':
+				n, ok := s.Next(id)
+				if !ok {
+					fmt.Fprintln(s.Out, "No exercise after this one is left to do.")
+					continue
+				}
+				return n, false, nil
+			case 'r':
+				start()
+			case 'h':
+				s.Hint(id)
+			case 'l':
+				s.List(id)
+			}
+		}
+	}
+}

@@ -1,0 +1,206 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+type fakeWatcher struct {
+	ev   chan string
+	errs chan error
+}
+
+func (f *fakeWatcher) Events() <-chan string { return f.ev }
+func (f *fakeWatcher) Errors() <-chan error  { return f.errs }
+func (f *fakeWatcher) Close() error          { return nil }
+
+type harness struct {
+	s        *Session
+	w        *fakeWatcher
+	keys     chan byte
+	out      *syncBuffer
+	mu       sync.Mutex
+	checks   []string
+	running  int32
+	overlaps int32
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// newHarness runs a session over exercises in order; check decides each
+// check's verdict (the n-th check of an exercise, from 0).
+func newHarness(order []string, check func(ctx context.Context, id string, n int) bool) *harness {
+	h := &harness{w: &fakeWatcher{ev: make(chan string, 16), errs: make(chan error)}, keys: make(chan byte, 4), out: &syncBuffer{}}
+	count := map[string]int{}
+	passed := map[string]bool{}
+	h.s = &Session{
+		Check: func(ctx context.Context, id string) (bool, error) {
+			if atomic.AddInt32(&h.running, 1) > 1 {
+				atomic.AddInt32(&h.overlaps, 1)
+			}
+			defer atomic.AddInt32(&h.running, -1)
+			h.mu.Lock()
+			n := count[id]
+			count[id]++
+			h.checks = append(h.checks, id)
+			h.mu.Unlock()
+			p := check(ctx, id, n)
+			h.mu.Lock()
+			passed[id] = passed[id] || p
+			h.mu.Unlock()
+			return p, nil
+		},
+		Next: func(after string) (string, bool) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			for _, id := range order {
+				if id != after && !passed[id] {
+					return id, true
+				}
+			}
+			return "", false
+		},
+		Files:    func(id string) []string { return []string{id + ".cu"} },
+		Watch:    func([]string) (Watcher, error) { return h.w, nil },
+		Hint:     func(id string) { h.out.Write([]byte("hint for " + id + "\n")) },
+		List:     func(string) { h.out.Write([]byte("list\n")) },
+		Header:   func(id string) {},
+		Keys:     h.keys,
+		Out:      h.out,
+		Debounce: 30 * time.Millisecond,
+	}
+	return h
+}
+
+func (h *harness) run(t *testing.T, start string) error {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- h.s.Run(context.Background(), start) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(5 * time.Second):
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		t.Fatalf("the session did not end; checks so far: %v", h.checks)
+	}
+	return nil
+}
+
+func TestStaleCheckIsCancelledAndRestarted(t *testing.T) {
+	cancelled := make(chan struct{})
+	var h *harness
+	h = newHarness([]string{"a"}, func(ctx context.Context, id string, n int) bool {
+		if n == 0 {
+			h.w.ev <- "a.cu" // a save while this check runs
+			<-ctx.Done()
+			close(cancelled)
+			return false
+		}
+		return true
+	})
+	if err := h.run(t, "a"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-cancelled:
+	default:
+		t.Error("the stale check was not cancelled")
+	}
+	if strings.Join(h.checks, " ") != "a a" || h.overlaps != 0 {
+		t.Errorf("checks = %v, overlaps = %d", h.checks, h.overlaps)
+	}
+}
+
+func TestBurstGivesOneCheck(t *testing.T) {
+	var h *harness
+	h = newHarness([]string{"a"}, func(ctx context.Context, id string, n int) bool {
+		if n == 0 {
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				for i := 0; i < 5; i++ {
+					h.w.ev <- "a.cu"
+					time.Sleep(5 * time.Millisecond)
+				}
+			}()
+			return false
+		}
+		return true
+	})
+	if err := h.run(t, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.checks) != 2 {
+		t.Errorf("checks = %v, want one at the start and one for the burst", h.checks)
+	}
+}
+
+func TestAdvancesUntilEveryExerciseIsPassed(t *testing.T) {
+	h := newHarness([]string{"a", "b", "c"}, func(ctx context.Context, id string, n int) bool { return true })
+	if err := h.run(t, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(h.checks, " ") != "a b c" {
+		t.Errorf("checks = %v", h.checks)
+	}
+	if !strings.Contains(h.out.String(), "Every exercise is passed") {
+		t.Errorf("out = %q", h.out.String())
+	}
+}
+
+func TestKeys(t *testing.T) {
+	h := newHarness([]string{"a", "b"}, func(ctx context.Context, id string, n int) bool { return false })
+	h.keys <- 'h'
+	h.keys <- 'l'
+	h.keys <- 'n'
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		h.keys <- 'r'
+		time.Sleep(100 * time.Millisecond)
+		h.keys <- 'q'
+	}()
+	if err := h.run(t, "a"); err != nil {
+		t.Fatal(err)
+	}
+	out := h.out.String()
+	if !strings.Contains(out, "hint for a") || !strings.Contains(out, "list") {
+		t.Errorf("out = %q", out)
+	}
+	if strings.Join(h.checks, " ") != "a b b" {
+		t.Errorf("checks = %v, want a, then b, then b again (r)", h.checks)
+	}
+}
+
+func TestWaitAfterPass(t *testing.T) {
+	h := newHarness([]string{"a", "b"}, func(ctx context.Context, id string, n int) bool { return true })
+	h.s.Wait = true
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		h.keys <- 'n'
+	}()
+	if err := h.run(t, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h.out.String(), "Press n for the next exercise.") || strings.Join(h.checks, " ") != "a b" {
+		t.Errorf("checks = %v, out = %q", h.checks, h.out.String())
+	}
+}
