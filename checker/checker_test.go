@@ -93,11 +93,14 @@ var recorded = map[string]struct {
 	"async_crash_after_alloc": {"async_pipeline", -1, "killed by signal 11 (segmentation fault)"},
 	"block_pool_solution":     {"block_pool", 0, ""},
 	"block_pool_stub":         {"block_pool", 1, ""},
+	"vmm_solution":            {"growable", 0, ""},
+	"vmm_stub":                {"growable", 1, ""},
 }
 
 var specFiles = map[string]string{
 	"async_pipeline": "../exercises/day070/async_pipeline.toml",
 	"block_pool":     "../exercises/day068/block_pool.toml",
+	"growable":       "../exercises/day072/growable.toml",
 }
 
 // TestRecordedRuns judges the runs recorded on the H100 and expects the
@@ -155,6 +158,23 @@ func TestStatsAgreeWithCUDA(t *testing.T) {
 	for name, want := range map[string]float64{
 		"malloc_async_calls": 12, "free_async_calls": 12, "malloc_async_bytes": 12 * 4194304,
 		"async_streams": 4, "leaked_allocs": 0, "exited": 1, "malloc_calls": 0,
+	} {
+		if v, _ := s.Value(name); v != want {
+			t.Errorf("%s = %v, want %v", name, v, want)
+		}
+	}
+}
+
+func TestVMMStatistics(t *testing.T) {
+	s, err := ReadStats("testdata/runs/vmm_solution.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 MiB rounded to the 2 MiB granularity, then 100 MiB: two chunks.
+	for name, want := range map[string]float64{
+		"vmm_reserve_calls": 1, "vmm_reserve_bytes": 1 << 30, "vmm_create_calls": 2, "vmm_create_bytes": 100 << 20,
+		"vmm_map_calls": 2, "vmm_map_bytes": 100 << 20, "vmm_set_access_calls": 2, "vmm_unmap_calls": 2, "vmm_release_calls": 2,
+		"malloc_calls": 0, "exited": 1,
 	} {
 		if v, _ := s.Value(name); v != want {
 			t.Errorf("%s = %v, want %v", name, v, want)

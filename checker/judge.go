@@ -169,6 +169,13 @@ var phrases = map[string]string{
 	"async_streams":          "streams that allocated with cudaMallocAsync",
 	"peak_live_bytes":        "bytes live at the peak",
 	"pool_used_high":         "the pool's high watermark of used bytes",
+	"vmm_reserve_calls":      "calls of cuMemAddressReserve",
+	"vmm_create_calls":       "calls of cuMemCreate",
+	"vmm_map_calls":          "calls of cuMemMap",
+	"vmm_set_access_calls":   "calls of cuMemSetAccess",
+	"vmm_unmap_calls":        "calls of cuMemUnmap",
+	"vmm_release_calls":      "calls of cuMemRelease",
+	"vmm_map_bytes":          "bytes mapped with cuMemMap",
 	"kernel_launches":        "calls of cudaLaunchKernel (not <<< >>> launches on CUDA 13)",
 }
 

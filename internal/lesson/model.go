@@ -59,6 +59,8 @@ type Cell struct {
 	// Build says the tool builds and runs a File cell itself (a fence with
 	// the word run: ```cuda file=pool.cu run).
 	Build bool
+	// Flags are extra nvcc flags for a Build cell (flags="-lcuda").
+	Flags string
 	// Number counts the runnable cells (File and Command) from 1, the way a
 	// notebook numbers its cells; 0 for the others.
 	Number int

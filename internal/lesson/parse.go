@@ -151,7 +151,7 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 	case info.Lang == "mermaid":
 		c.Kind = Diagram
 	case isFile:
-		c.Kind, c.Name, c.Build = File, name, run
+		c.Kind, c.Name, c.Build, c.Flags = File, name, run, info.Attrs["flags"]
 		c.Label = "file " + name
 		if c.Lang == "" {
 			c.Lang = LangOf(name)

@@ -148,7 +148,8 @@ func runCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, out io.W
 		}
 		if o.OK && c.Build && !quiet {
 			bin := strings.TrimSuffix(c.Name, filepath.Ext(c.Name))
-			o = command(ctx, c, env, opt, fmt.Sprintf("nvcc -o %s %s && ./%s", bin, c.Name, bin), w, &tail)
+			build := strings.TrimSpace(fmt.Sprintf("nvcc -o %s %s %s", bin, c.Name, c.Flags))
+			o = command(ctx, c, env, opt, build+" && ./"+bin, w, &tail)
 		}
 	default:
 		o = command(ctx, c, env, opt, c.Text, w, &tail)
