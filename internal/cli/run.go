@@ -186,10 +186,8 @@ func runRun(opts *RunOptions) error {
 	compileOnly := opts.CompileOnly
 	arch := opts.Arch
 	out := opts.IO.Out
-	if m.gpuErr != nil && !compileOnly {
-		fmt.Fprintf(out, "No GPU found (%v).\nCompiling every cell; running them needs a GPU.\n\n", m.gpuErr)
-		compileOnly = true
-	}
+	noGPU := m.gpuErr != nil && !compileOnly
+	compileOnly = compileOnly || noGPU
 	if arch == "" && m.gpuErr == nil {
 		arch = m.info.Devices[0].Arch()
 	}
@@ -202,6 +200,9 @@ func runRun(opts *RunOptions) error {
 		fmt.Fprintf(out, ", GPU %s (%s)", m.info.Devices[0].Name, m.info.Devices[0].Arch())
 	}
 	fmt.Fprint(out, "\n\n")
+	if noGPU {
+		fmt.Fprintf(out, "No GPU found (%v).\nCompiling every cell; running them needs a GPU.\n\n", m.gpuErr)
+	}
 	before, _ := m.cache.Stats()
 	start := time.Now()
 	outcomes, err := notebook.Run(ctx, l, notebook.Env{
