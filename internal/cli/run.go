@@ -109,6 +109,21 @@ func (m *machine) arch() string {
 	return m.info.Devices[0].Arch()
 }
 
+// wrapperDir is where a workspace keeps its nvcc wrapper.
+func wrapperDir(ws string) string { return filepath.Join(ws, ".lessons-bin") }
+
+// notebookEnv is what notebook.Run needs to build with comp through the
+// cache, nvcc in cells included (through the wrapper in ws).
+func (m *machine) notebookEnv(comp buildcache.Compiler, ws string) notebook.Env {
+	return notebook.Env{
+		Runner: runner.Exec{}, Cache: m.cache, Compiler: comp, Wrapper: wrapperDir(ws),
+		Vars: []string{
+			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version,
+			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.cache.Dir,
+		},
+	}
+}
+
 // compiler is nvcc as the cache builds with it, for the GPU found.
 func (m *machine) compiler() buildcache.Compiler {
 	return buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: m.arch()}
@@ -176,10 +191,9 @@ func runRun(opts *RunOptions) error {
 		}
 	}
 	ws, _ = filepath.Abs(ws)
-	wrapper := filepath.Join(ws, ".lessons-bin")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	m, err := findMachine(ctx, wrapper)
+	m, err := findMachine(ctx, wrapperDir(ws))
 	if err != nil {
 		return toolMissing(fmt.Errorf("lessons run needs nvcc to build the lesson's programs: %w", err))
 	}
@@ -191,7 +205,7 @@ func runRun(opts *RunOptions) error {
 	if arch == "" && m.gpuErr == nil {
 		arch = m.info.Devices[0].Arch()
 	}
-	if err := makeWrapper(wrapper); err != nil {
+	if err := makeWrapper(wrapperDir(ws)); err != nil {
 		return err
 	}
 	comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: arch}
@@ -205,13 +219,7 @@ func runRun(opts *RunOptions) error {
 	}
 	before, _ := m.cache.Stats()
 	start := time.Now()
-	outcomes, err := notebook.Run(ctx, l, notebook.Env{
-		Runner: runner.Exec{}, Cache: m.cache, Compiler: comp, Wrapper: wrapper,
-		Vars: []string{
-			"LESSONS_REAL_NVCC=" + m.nvcc.Path, "LESSONS_NVCC_VERSION=" + m.nvcc.Version,
-			"LESSONS_ARCH=" + arch, "LESSONS_CACHE=" + m.cache.Dir,
-		},
-	}, notebook.Options{
+	outcomes, err := notebook.Run(ctx, l, m.notebookEnv(comp, ws), notebook.Options{
 		Workspace: ws, Timeout: opts.Timeout, KeepGoing: opts.KeepGoing, Cell: opts.Cell,
 		CompileOnly: compileOnly, Color: opts.IO.Color(),
 	}, out)

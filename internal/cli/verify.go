@@ -19,7 +19,6 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/notebook"
-	"github.com/cudalessons/lessons/internal/runner"
 )
 
 func newVerify(io *IOStreams, g *globals) *cobra.Command {
@@ -135,11 +134,6 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs int) error {
 // untouched exercise.
 func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([]*item, error) {
 	var items []*item
-	env := func(ws string) notebook.Env {
-		comp := m.compiler()
-		return notebook.Env{Runner: runner.Exec{}, Cache: m.cache, Compiler: comp, Wrapper: filepath.Join(ws, ".lessons-bin"),
-			Vars: []string{"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.cache.Dir}}
-	}
 	for _, e := range c.Lessons {
 		l, err := c.Parse(e)
 		if err != nil {
@@ -148,10 +142,10 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 		it := &item{kind: "lesson", name: e.Name(), want: "every cell runs"}
 		ws := filepath.Join(root, "lessons", e.Name())
 		cells := func(ctx context.Context, compile bool) error {
-			if err := makeWrapper(filepath.Join(ws, ".lessons-bin")); err != nil {
+			if err := makeWrapper(wrapperDir(ws)); err != nil {
 				return err
 			}
-			outcomes, err := notebook.Run(ctx, l, env(ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true}, io.Discard)
+			outcomes, err := notebook.Run(ctx, l, m.notebookEnv(m.compiler(), ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true}, io.Discard)
 			if err != nil {
 				return err
 			}
