@@ -116,7 +116,7 @@ func wrapperDir(ws string) string { return filepath.Join(ws, ".lessons-bin") }
 // cache, nvcc in cells included (through the wrapper in ws).
 func (m *machine) notebookEnv(comp buildcache.Compiler, ws string) notebook.Env {
 	return notebook.Env{
-		Runner: runner.Exec{}, Cache: m.cache, Compiler: comp, Wrapper: wrapperDir(ws),
+		Runner: runner.Exec{}, Wrapper: wrapperDir(ws),
 		Vars: []string{
 			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version,
 			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.cache.Dir,

@@ -15,18 +15,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
 // Env is what a run uses of the machine.
 type Env struct {
-	Runner   runner.Runner
-	Cache    *buildcache.Cache
-	Compiler buildcache.Compiler
+	Runner runner.Runner
 	// Wrapper is a folder holding an nvcc that builds through the cache;
-	// it goes first on the PATH of command cells.
+	// it goes first on the PATH of command cells, and Vars tell it which
+	// nvcc, architecture and cache to use.
 	Wrapper string
 	// Vars are added to the environment of command cells.
 	Vars []string
