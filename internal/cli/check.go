@@ -64,6 +64,26 @@ no GPU, a bad spec).`,
 	return cmd
 }
 
+// nextUnpassed is the first exercise after the one named after (from the
+// start when after is ""), wrapping around, that is not passed; ok is false
+// when every other exercise is passed.
+func nextUnpassed(c *course.Course, p *Progress, after string) (string, bool) {
+	at := -1
+	for i, x := range c.Exercises {
+		if x.ID == after {
+			at = i
+		}
+	}
+	n := len(c.Exercises)
+	for k := 1; k <= n; k++ {
+		x := c.Exercises[(at+k+n)%n]
+		if _, done := p.Passed[x.ID]; !done && x.ID != after {
+			return x.ID, true
+		}
+	}
+	return "", false
+}
+
 // Progress is what the student has passed, kept in .lessons/progress.json.
 type Progress struct {
 	Passed map[string]time.Time `json:"passed"`
@@ -110,16 +130,12 @@ func checkRun(opts *CheckOptions) error {
 			return err
 		}
 	} else {
-		for _, e := range c.Exercises {
-			if _, done := progress.Passed[e.ID]; !done {
-				x = e
-				break
-			}
-		}
-		if x == nil {
+		id, ok := nextUnpassed(c, progress, "")
+		if !ok {
 			fmt.Fprintf(opts.IO.Out, "Every exercise of %s is passed. Check one again with lessons check ID.\n", c.Title)
 			return nil
 		}
+		x, _ = c.Exercise(id)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -161,14 +177,20 @@ func checkMachine(ctx context.Context) (*machine, error) {
 	return m, nil
 }
 
-// specOf loads an exercise's checks, from the .toml beside its file.
+// loadSpec loads an exercise's checks, from the .toml beside its file.
+func loadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
+	spec, err := checker.LoadSpec(c.Path(x.Spec()))
+	if os.IsNotExist(err) {
+		return nil, fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, x.Spec())
+	}
+	return spec, err
+}
+
+// specOf is loadSpec for check and watch, where a spec that cannot be read
+// means the exercise cannot be checked (exit 2).
 func specOf(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
-	specFile := strings.TrimSuffix(x.Student, filepath.Ext(x.Student)) + ".toml"
-	spec, err := checker.LoadSpec(c.Path(specFile))
+	spec, err := loadSpec(c, x)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, toolMissing(fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, specFile))
-		}
 		return nil, toolMissing(err)
 	}
 	return spec, nil
@@ -246,11 +268,10 @@ func buildExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws 
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return "", nil, err
 	}
-	comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version}
-	if _, err := statsLibrary(ctx, m, comp); err != nil {
+	if _, err := statsLibrary(ctx, m); err != nil {
 		return "", nil, err
 	}
-	comp.Arch = m.arch()
+	comp := m.compiler()
 	prog := filepath.Join(ws, "prog")
 	args := append([]string{"-cudart", "shared"}, spec.Flags...)
 	args = append(args, "-o", prog, src)
@@ -274,7 +295,7 @@ func buildExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws 
 // runExercise runs a built exercise with the statistics library preloaded
 // and judges the run.
 func runExercise(ctx context.Context, m *machine, spec *checker.Spec, prog, ws string, verbose bool, out io.Writer) ([]checker.Result, error) {
-	lib, err := statsLibrary(ctx, m, buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version})
+	lib, err := statsLibrary(ctx, m)
 	if err != nil {
 		return nil, err
 	}
@@ -303,12 +324,14 @@ func runExercise(ctx context.Context, m *machine, spec *checker.Spec, prog, ws s
 
 // statsLibrary builds kernels/allocstats.cu (through the cache), once per
 // process, and returns the library's path.
-func statsLibrary(ctx context.Context, m *machine, comp buildcache.Compiler) (string, error) {
-	m.libOnce.Do(func() { m.lib, m.libErr = buildStatsLibrary(ctx, m, comp) })
+func statsLibrary(ctx context.Context, m *machine) (string, error) {
+	m.libOnce.Do(func() { m.lib, m.libErr = buildStatsLibrary(ctx, m) })
 	return m.lib, m.libErr
 }
 
-func buildStatsLibrary(ctx context.Context, m *machine, comp buildcache.Compiler) (string, error) {
+// buildStatsLibrary builds the library for the host alone: no -arch.
+func buildStatsLibrary(ctx context.Context, m *machine) (string, error) {
+	comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version}
 	dir := filepath.Join(m.cache.Dir, "kernels")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"text/tabwriter"
@@ -166,12 +165,8 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 		items = append(items, it)
 	}
 	for _, x := range c.Exercises {
-		specFile := strings.TrimSuffix(x.Student, filepath.Ext(x.Student)) + ".toml"
-		spec, err := checker.LoadSpec(c.Path(specFile))
+		spec, err := loadSpec(c, x)
 		if err != nil {
-			if os.IsNotExist(err) {
-				return nil, fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, specFile)
-			}
 			return nil, err
 		}
 		for _, side := range []struct {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -65,22 +64,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	for _, x := range c.Exercises {
 		byID[x.ID] = x
 	}
-	next := func(after string) (string, bool) {
-		passed := loadProgress(c).Passed
-		at := -1
-		for i, x := range c.Exercises {
-			if x.ID == after {
-				at = i
-			}
-		}
-		for k := 1; k <= len(c.Exercises); k++ {
-			x := c.Exercises[(at+k+len(c.Exercises))%len(c.Exercises)]
-			if _, done := passed[x.ID]; !done && x.ID != after {
-				return x.ID, true
-			}
-		}
-		return "", false
-	}
+	next := func(after string) (string, bool) { return nextUnpassed(c, loadProgress(c), after) }
 	if start == "" {
 		id, ok := next("")
 		if !ok {
@@ -107,7 +91,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		Next: next,
 		Files: func(id string) []string {
 			x := byID[id]
-			return []string{c.Path(x.Student), c.Path(strings.TrimSuffix(x.Student, filepath.Ext(x.Student)) + ".toml")}
+			return []string{c.Path(x.Student), c.Path(x.Spec())}
 		},
 		Watch: func(files []string) (watch.Watcher, error) { return watch.New(files, poll, 100*time.Millisecond) },
 		Hint: func(id string) {

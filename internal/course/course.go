@@ -44,6 +44,12 @@ type Exercise struct {
 	Hint     string
 }
 
+// Spec is the path of the exercise's checks: its student file with the
+// extension .toml.
+func (x *Exercise) Spec() string {
+	return strings.TrimSuffix(x.Student, filepath.Ext(x.Student)) + ".toml"
+}
+
 var fileRE = regexp.MustCompile(`^day(\d{1,4})-([a-z0-9]+(?:-[a-z0-9]+)*)\.(md|markdown|txt|ipynb)$`)
 
 // Find looks for course.toml in dir and its parents.
