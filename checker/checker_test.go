@@ -129,6 +129,12 @@ func TestRecordedRuns(t *testing.T) {
 			}
 			out, _ := os.ReadFile(filepath.Join("testdata/runs", name+".txt"))
 			res := spec.Judge(&Run{Output: string(out), ExitCode: rc.exit, Ended: rc.ended, Stats: stats})
+			if rc.ended != "" {
+				if res[0].Check != nil || res[0].Pass || res[0].Got != rc.ended {
+					t.Fatalf("a run that ended with %q should fail \"ends by itself\" first: %+v", rc.ended, res[0])
+				}
+				res = res[1:]
+			}
 			want := verdicts[name]
 			for i, r := range res {
 				if r.Pass != want[i] {

@@ -27,11 +27,17 @@ type Result struct {
 	Name, Got, Want string
 }
 
-// Judge applies every check of the spec to a run.
+// Judge applies every check of the spec to a run. A run that did not end
+// by itself (stopped at its time limit, killed by a signal, cut for its
+// output) fails one more check, "ends by itself", whatever it printed
+// before: a program that prints the right lines and then hangs is not done.
 func (s *Spec) Judge(r *Run) []Result {
-	out := make([]Result, len(s.Checks))
+	out := make([]Result, 0, len(s.Checks)+1)
+	if r.Ended != "" {
+		out = append(out, Result{Name: "ends by itself", Want: "the program to finish on its own within " + s.TimeLimit().String(), Got: r.Ended})
+	}
 	for i := range s.Checks {
-		out[i] = judge(&s.Checks[i], r)
+		out = append(out, judge(&s.Checks[i], r))
 	}
 	return out
 }

@@ -28,6 +28,9 @@ type Spec struct {
 	// SameGroup keeps the program in the caller's process group, for a
 	// helper (such as the nvcc wrapper) whose caller is already limited.
 	SameGroup bool
+	// Prepare, when set, may change the command just before it starts
+	// (a sandbox sets its namespaces and user there).
+	Prepare func(*exec.Cmd)
 }
 
 // Result is how a run ended.
@@ -93,6 +96,9 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	cmd.Stdin = spec.Stdin
 	if !spec.SameGroup {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	if spec.Prepare != nil {
+		spec.Prepare(cmd)
 	}
 	over := make(chan struct{})
 	w := &capped{w: out, left: max, over: over}

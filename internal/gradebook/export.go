@@ -1,0 +1,212 @@
+package gradebook
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// Sheet is the gradebook as a table: one row per student, one column per
+// exercise.
+type Sheet struct {
+	Exercises []Exercise
+	Students  []string
+	Grades    map[string]map[string]*Attempt
+	Max       int // the most points a student can have
+}
+
+// Sheet reads the whole gradebook.
+func (b *Book) Sheet() (*Sheet, error) {
+	xs, err := b.Exercises()
+	if err != nil {
+		return nil, err
+	}
+	ss, err := b.Students()
+	if err != nil {
+		return nil, err
+	}
+	g, err := b.Grades()
+	if err != nil {
+		return nil, err
+	}
+	if len(ss) == 0 {
+		return nil, ErrNoGrades
+	}
+	s := &Sheet{Exercises: xs, Students: ss, Grades: g}
+	for _, x := range xs {
+		s.Max += x.Points
+	}
+	return s, nil
+}
+
+// Total is a student's points over every exercise.
+func (s *Sheet) Total(student string) int {
+	t := 0
+	for _, a := range s.Grades[student] {
+		t += a.Points
+	}
+	return t
+}
+
+// WriteCSV writes one row per student: the student, the points of each
+// exercise (empty when never graded), and the total.
+func (s *Sheet) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := []string{"student"}
+	for _, x := range s.Exercises {
+		head = append(head, x.ID)
+	}
+	head = append(head, "total")
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, st := range s.Students {
+		row := []string{st}
+		for _, x := range s.Exercises {
+			if a := s.Grades[st][x.ID]; a != nil {
+				row = append(row, strconv.Itoa(a.Points))
+			} else {
+				row = append(row, "")
+			}
+		}
+		row = append(row, strconv.Itoa(s.Total(st)))
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+type jsonCheck struct {
+	Name     string `json:"name"`
+	Passed   bool   `json:"passed"`
+	Expected string `json:"expected,omitempty"`
+	Got      string `json:"got,omitempty"`
+	Hint     string `json:"hint,omitempty"`
+}
+
+type jsonGrade struct {
+	Status     string      `json:"status"`
+	Points     int         `json:"points"`
+	MaxPoints  int         `json:"max_points"`
+	Reason     string      `json:"reason,omitempty"`
+	SourceHash string      `json:"source_sha256,omitempty"`
+	BuildMS    int64       `json:"build_ms"`
+	RunMS      int64       `json:"run_ms"`
+	GradedAt   time.Time   `json:"graded_at"`
+	Checks     []jsonCheck `json:"checks"`
+}
+
+type jsonStudent struct {
+	ID        string                `json:"id"`
+	Total     int                   `json:"total"`
+	Exercises map[string]*jsonGrade `json:"exercises"`
+}
+
+// WriteJSON writes every student's grades with each check.
+func (s *Sheet) WriteJSON(w io.Writer) error {
+	out := struct {
+		Exercises []Exercise     `json:"exercises"`
+		MaxPoints int            `json:"max_points"`
+		Students  []*jsonStudent `json:"students"`
+	}{Exercises: s.Exercises, MaxPoints: s.Max}
+	for _, st := range s.Students {
+		js := &jsonStudent{ID: st, Total: s.Total(st), Exercises: map[string]*jsonGrade{}}
+		for id, a := range s.Grades[st] {
+			g := &jsonGrade{Status: a.Status, Points: a.Points, MaxPoints: a.MaxPoints, Reason: a.Reason, SourceHash: a.SourceHash,
+				BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
+			for _, c := range a.Checks {
+				g.Checks = append(g.Checks, jsonCheck(c))
+			}
+			js.Exercises[id] = g
+		}
+		out.Students = append(out.Students, js)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// Feedback is a student's feedback in markdown: every exercise, every
+// check with what was expected and seen, the hints of what failed, and the
+// points.
+func (s *Sheet) Feedback(student string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Feedback for %s\n\n", student)
+	fmt.Fprintf(&b, "**Total: %d of %d points.**\n\n", s.Total(student), s.Max)
+	b.WriteString("| Exercise | Result | Points |\n|---|---|---|\n")
+	for _, x := range s.Exercises {
+		a := s.Grades[student][x.ID]
+		if a == nil {
+			fmt.Fprintf(&b, "| %s | not graded | 0 / %d |\n", x.ID, x.Points)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d / %d |\n", x.ID, a.Status, a.Points, a.MaxPoints)
+	}
+	for _, x := range s.Exercises {
+		a := s.Grades[student][x.ID]
+		fmt.Fprintf(&b, "\n## %s\n\n", x.ID)
+		switch {
+		case a == nil:
+			b.WriteString("Not graded yet.\n")
+			continue
+		case a.Status == Missing:
+			b.WriteString("No file was handed in for this exercise.\n")
+			continue
+		case a.Status == Error:
+			fmt.Fprintf(&b, "The grader could not judge this file: %s. It will be graded again.\n", mdText(a.Reason))
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %d of %d points.\n\n", strings.ToUpper(a.Status[:1])+a.Status[1:], a.Points, a.MaxPoints)
+		var hints []string
+		for _, c := range a.Checks {
+			if c.Passed {
+				fmt.Fprintf(&b, "- ✓ %s\n", mdText(c.Name))
+				continue
+			}
+			fmt.Fprintf(&b, "- ✗ %s  \n  expected: %s  \n  got: %s\n", mdText(c.Name), mdText(c.Expected), mdText(c.Got))
+			if c.Hint != "" {
+				hints = append(hints, c.Hint)
+			}
+		}
+		for _, h := range hints {
+			fmt.Fprintf(&b, "\n> Hint: %s\n", mdText(h))
+		}
+	}
+	return b.String()
+}
+
+// mdText keeps text that came from a program or a spec from being read as
+// markdown.
+func mdText(s string) string {
+	r := strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "]", "\\]", "<", "&lt;", ">", "&gt;", "|", "\\|", "#", "\\#", "\n", " ")
+	return r.Replace(s)
+}
+
+// FeedbackHTML is Feedback as a page of its own.
+func (s *Sheet) FeedbackHTML(student string) ([]byte, error) {
+	var body bytes.Buffer
+	md := goldmark.New(goldmark.WithExtensions(extension.Table))
+	if err := md.Convert([]byte(s.Feedback(student)), &body); err != nil {
+		return nil, err
+	}
+	var page bytes.Buffer
+	fmt.Fprintf(&page, `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Feedback for %s</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .6rem}blockquote{border-left:4px solid #e0a800;margin:0;padding:.2rem 1rem;background:#fff8e1}</style>
+</head><body>
+`, html.EscapeString(student))
+	page.Write(body.Bytes())
+	page.WriteString("</body></html>\n")
+	return page.Bytes(), nil
+}

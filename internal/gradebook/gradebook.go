@@ -1,0 +1,310 @@
+// Package gradebook keeps a class's grades in SQLite: students, exercises,
+// every attempt (status, points, the source's and the spec's hashes,
+// timings, the program's output) and each check's result. Every attempt is
+// one transaction in a write-ahead log, so a grader killed at any point
+// (kill -9 included) loses nothing that was recorded, and a new run can
+// resume from what is there.
+package gradebook
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// Status of an attempt.
+const (
+	Passed  = "passed"  // every check passed: full points
+	Failed  = "failed"  // it was built and judged, and a check failed
+	Missing = "missing" // the student handed in no file for the exercise
+	Error   = "error"   // the grader could not judge it (a tool failed); graded again next run
+)
+
+// Attempt is one grading of one student's file for one exercise.
+type Attempt struct {
+	ID         int64
+	Student    string
+	Exercise   string
+	Status     string
+	Points     int
+	MaxPoints  int
+	SourceHash string // sha256 of the student's file, "" when missing
+	SpecHash   string // sha256 of the exercise's spec (and of what judges it)
+	Reason     string // the first failure, in words; "" when passed
+	Output     string // what the program printed (capped)
+	BuildMS    int64
+	RunMS      int64
+	GradedAt   time.Time
+	Checks     []Check
+}
+
+// Check is one check's result within an attempt.
+type Check struct {
+	Name     string
+	Passed   bool
+	Expected string
+	Got      string
+	Hint     string
+}
+
+// Exercise is an exercise as the gradebook knows it.
+type Exercise struct {
+	ID       string
+	Points   int
+	Position int
+}
+
+// Book is an open gradebook.
+type Book struct {
+	db   *sql.DB
+	Path string
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS students (
+	id         TEXT PRIMARY KEY,
+	first_seen TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS exercises (
+	id       TEXT PRIMARY KEY,
+	points   INTEGER NOT NULL,
+	position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS attempts (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	student     TEXT NOT NULL REFERENCES students(id),
+	exercise    TEXT NOT NULL REFERENCES exercises(id),
+	status      TEXT NOT NULL CHECK (status IN ('passed', 'failed', 'missing', 'error')),
+	points      INTEGER NOT NULL,
+	max_points  INTEGER NOT NULL,
+	source_hash TEXT NOT NULL,
+	spec_hash   TEXT NOT NULL,
+	reason      TEXT NOT NULL,
+	output      TEXT NOT NULL,
+	build_ms    INTEGER NOT NULL,
+	run_ms      INTEGER NOT NULL,
+	graded_at   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS attempts_by_pair ON attempts (student, exercise, id);
+CREATE TABLE IF NOT EXISTS checks (
+	attempt  INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
+	position INTEGER NOT NULL,
+	name     TEXT NOT NULL,
+	passed   INTEGER NOT NULL,
+	expected TEXT NOT NULL,
+	got      TEXT NOT NULL,
+	hint     TEXT NOT NULL,
+	PRIMARY KEY (attempt, position)
+);
+-- A student's grade for an exercise is their latest attempt.
+CREATE VIEW IF NOT EXISTS grades AS
+	SELECT a.* FROM attempts a
+	WHERE a.id = (SELECT max(b.id) FROM attempts b WHERE b.student = a.student AND b.exercise = a.exercise);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
+`
+
+// Open opens the gradebook at path, creating it when it is not there.
+func Open(path string) (*Book, error) {
+	// WAL with synchronous=NORMAL keeps every committed attempt through a
+	// crash of the grader; the busy timeout lets export read while a grade
+	// run writes.
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("gradebook %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer; SQLite serializes them anyway
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("gradebook %s: %w (is it a lessons gradebook?)", path, err)
+	}
+	var v string
+	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v); err != nil || v != "1" {
+		db.Close()
+		return nil, fmt.Errorf("gradebook %s: schema %q, this lessons reads schema 1", path, v)
+	}
+	return &Book{db: db, Path: path}, nil
+}
+
+// Close closes the gradebook.
+func (b *Book) Close() error { return b.db.Close() }
+
+// SetExercises records the exercises, their points and their order.
+func (b *Book) SetExercises(xs []Exercise) error {
+	tx, err := b.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, x := range xs {
+		if _, err := tx.Exec(`INSERT INTO exercises (id, points, position) VALUES (?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET points = excluded.points, position = excluded.position`, x.ID, x.Points, x.Position); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Latest is the latest attempt of student on exercise, without its checks;
+// ok is false when there is none.
+func (b *Book) Latest(student, exercise string) (a *Attempt, ok bool, err error) {
+	rows, err := b.db.Query(`SELECT `+attemptCols+` FROM grades WHERE student = ? AND exercise = ?`, student, exercise)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, false, rows.Err()
+	}
+	a, err = scanAttempt(rows)
+	return a, err == nil, err
+}
+
+const attemptCols = `id, student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at`
+
+func scanAttempt(rows *sql.Rows) (*Attempt, error) {
+	a := &Attempt{}
+	var at string
+	err := rows.Scan(&a.ID, &a.Student, &a.Exercise, &a.Status, &a.Points, &a.MaxPoints, &a.SourceHash, &a.SpecHash, &a.Reason, &a.Output, &a.BuildMS, &a.RunMS, &at)
+	if err != nil {
+		return nil, err
+	}
+	a.GradedAt, _ = time.Parse(time.RFC3339Nano, at)
+	return a, nil
+}
+
+// Record adds an attempt and its checks, in one transaction.
+func (b *Book) Record(a *Attempt) error {
+	switch a.Status {
+	case Passed, Failed, Missing, Error:
+	default:
+		return fmt.Errorf("gradebook: unknown status %q", a.Status)
+	}
+	if a.GradedAt.IsZero() {
+		a.GradedAt = time.Now().UTC()
+	}
+	tx, err := b.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT OR IGNORE INTO students (id, first_seen) VALUES (?, ?)`, a.Student, a.GradedAt.Format(time.RFC3339Nano)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT OR IGNORE INTO exercises (id, points, position) VALUES (?, ?, (SELECT count(*) FROM exercises))`, a.Exercise, a.MaxPoints); err != nil {
+		return err
+	}
+	res, err := tx.Exec(`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints, a.SourceHash, a.SpecHash, a.Reason, a.Output, a.BuildMS, a.RunMS, a.GradedAt.Format(time.RFC3339Nano))
+	if err != nil {
+		return err
+	}
+	if a.ID, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	for i, c := range a.Checks {
+		if _, err := tx.Exec(`INSERT INTO checks (attempt, position, name, passed, expected, got, hint) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, i, c.Name, c.Passed, c.Expected, c.Got, c.Hint); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Exercises are the exercises in their course order.
+func (b *Book) Exercises() ([]Exercise, error) {
+	rows, err := b.db.Query(`SELECT id, points, position FROM exercises ORDER BY position, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var xs []Exercise
+	for rows.Next() {
+		var x Exercise
+		if err := rows.Scan(&x.ID, &x.Points, &x.Position); err != nil {
+			return nil, err
+		}
+		xs = append(xs, x)
+	}
+	return xs, rows.Err()
+}
+
+// Students are the students, sorted.
+func (b *Book) Students() ([]string, error) {
+	rows, err := b.db.Query(`SELECT id FROM students ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// Grades are every student's latest attempt at every exercise, with
+// checks, keyed by student then exercise.
+func (b *Book) Grades() (map[string]map[string]*Attempt, error) {
+	rows, err := b.db.Query(`SELECT ` + attemptCols + ` FROM grades ORDER BY student, exercise`)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]*Attempt{}
+	out := map[string]map[string]*Attempt{}
+	for rows.Next() {
+		a, err := scanAttempt(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if out[a.Student] == nil {
+			out[a.Student] = map[string]*Attempt{}
+		}
+		out[a.Student][a.Exercise] = a
+		byID[a.ID] = a
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	crows, err := b.db.Query(`SELECT c.attempt, c.name, c.passed, c.expected, c.got, c.hint FROM checks c JOIN grades g ON g.id = c.attempt ORDER BY c.attempt, c.position`)
+	if err != nil {
+		return nil, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var id int64
+		var c Check
+		if err := crows.Scan(&id, &c.Name, &c.Passed, &c.Expected, &c.Got, &c.Hint); err != nil {
+			return nil, err
+		}
+		if a := byID[id]; a != nil {
+			a.Checks = append(a.Checks, c)
+		}
+	}
+	return out, crows.Err()
+}
+
+// Attempts counts every attempt recorded, the superseded ones included.
+func (b *Book) Attempts() (int, error) {
+	var n int
+	err := b.db.QueryRow(`SELECT count(*) FROM attempts`).Scan(&n)
+	return n, err
+}
+
+// ErrNoGrades is returned by the exports of an empty gradebook.
+var ErrNoGrades = errors.New("the gradebook has no grades yet: run lessons grade SUBMISSIONS first")

@@ -1,0 +1,219 @@
+package gradebook
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	// As a child: record attempts until killed, saying each one once it is
+	// committed.
+	if db := os.Getenv("GRADEBOOK_WRITER"); db != "" {
+		b, err := Open(db)
+		if err != nil {
+			fmt.Println("open:", err)
+			os.Exit(1)
+		}
+		for i := 0; ; i++ {
+			a := attempt(fmt.Sprintf("s%04d", i), "block-pool", Passed)
+			if err := b.Record(a); err != nil {
+				fmt.Println("record:", err)
+				os.Exit(1)
+			}
+			fmt.Println("committed", a.Student)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func attempt(student, exercise, status string) *Attempt {
+	a := &Attempt{Student: student, Exercise: exercise, Status: status, MaxPoints: 10, SourceHash: "h-" + student, SpecHash: "spec1",
+		Output: "12 iterations\n", BuildMS: 900, RunMS: 120,
+		Checks: []Check{{Name: "prints \"12 iterations\"", Passed: true}, {Name: "cudaMallocAsync calls: at least 12", Passed: status == Passed, Expected: "at least 12", Got: "0", Hint: "allocate in the loop"}}}
+	if status == Passed {
+		a.Points = 10
+	} else {
+		a.Reason = "cudaMallocAsync calls: 0"
+	}
+	return a
+}
+
+func open(t *testing.T) *Book {
+	t.Helper()
+	b, err := Open(filepath.Join(t.TempDir(), "gradebook.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func TestRecordAndLatest(t *testing.T) {
+	b := open(t)
+	if err := b.SetExercises([]Exercise{{"block-pool", 10, 0}, {"async-pipeline", 10, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := b.Latest("alice", "block-pool"); ok || err != nil {
+		t.Fatalf("an empty book has no attempt: %v %v", ok, err)
+	}
+	b.Record(attempt("alice", "block-pool", Failed))
+	b.Record(attempt("alice", "block-pool", Passed))
+	b.Record(attempt("bob", "async-pipeline", Missing))
+	a, ok, err := b.Latest("alice", "block-pool")
+	if !ok || err != nil || a.Status != Passed || a.Points != 10 || a.SourceHash != "h-alice" {
+		t.Fatalf("latest: %+v %v %v", a, ok, err)
+	}
+	if n, _ := b.Attempts(); n != 3 {
+		t.Errorf("attempts = %d, want 3 (the first of alice's is kept as history)", n)
+	}
+	g, err := b.Grades()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g["alice"]["block-pool"]; got.Status != Passed || len(got.Checks) != 2 || !got.Checks[1].Passed {
+		t.Errorf("grade: %+v", got)
+	}
+	if err := b.Record(&Attempt{Student: "x", Exercise: "y", Status: "great"}); err == nil {
+		t.Error("an unknown status was recorded")
+	}
+}
+
+func TestSheetExports(t *testing.T) {
+	b := open(t)
+	b.SetExercises([]Exercise{{"block-pool", 10, 0}, {"async-pipeline", 15, 1}})
+	b.Record(attempt("alice", "block-pool", Passed))
+	fail := attempt("alice", "async-pipeline", Failed)
+	fail.MaxPoints = 15
+	fail.Checks[1].Got = "0 <script>|*x*"
+	b.Record(fail)
+	b.Record(attempt("bob", "block-pool", Missing))
+	s, err := b.Sheet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv bytes.Buffer
+	if err := s.WriteCSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	want := "student,block-pool,async-pipeline,total\nalice,10,0,10\nbob,0,,0\n"
+	if csv.String() != want {
+		t.Errorf("csv:\n%s\nwant:\n%s", csv.String(), want)
+	}
+	var js bytes.Buffer
+	if err := s.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var parsed struct {
+		MaxPoints int `json:"max_points"`
+		Students  []struct {
+			ID        string
+			Total     int
+			Exercises map[string]struct {
+				Status string
+				Checks []struct{ Name string }
+			}
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &parsed); err != nil {
+		t.Fatal(err)
+	}
+	if parsed.MaxPoints != 25 || len(parsed.Students) != 2 || parsed.Students[0].Total != 10 || len(parsed.Students[0].Exercises["async-pipeline"].Checks) != 2 {
+		t.Errorf("json: %s", js.String())
+	}
+	md := s.Feedback("alice")
+	for _, w := range []string{"Total: 10 of 25 points", "| block-pool | passed | 10 / 10 |", "✗ cudaMallocAsync calls", "expected: at least 12", "> Hint: allocate in the loop"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("feedback lacks %q:\n%s", w, md)
+		}
+	}
+	page, err := s.FeedbackHTML("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(page, []byte("<script>")) || !bytes.Contains(page, []byte("&lt;script&gt;")) {
+		t.Errorf("program output must be escaped in the page:\n%s", page)
+	}
+	if !strings.Contains(s.Feedback("bob"), "No file was handed in") {
+		t.Error(s.Feedback("bob"))
+	}
+}
+
+func TestEmptySheet(t *testing.T) {
+	b := open(t)
+	if _, err := b.Sheet(); err != ErrNoGrades {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestNotAGradebook(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "notes.db")
+	os.WriteFile(f, []byte("these are my notes, not a database\n"), 0o644)
+	if _, err := Open(f); err == nil || !strings.Contains(err.Error(), f) {
+		t.Errorf("err = %v", err)
+	}
+	if data, _ := os.ReadFile(f); string(data) != "these are my notes, not a database\n" {
+		t.Error("the file was changed")
+	}
+}
+
+// TestSurvivesKill kills a writer with SIGKILL in the middle of recording
+// and finds every attempt it had committed, in a book that opens and passes
+// SQLite's integrity check.
+func TestSurvivesKill(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "gradebook.db")
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "GRADEBOOK_WRITER="+db)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var committed []string
+	sc := bufio.NewScanner(out)
+	deadline := time.Now().Add(20 * time.Second)
+	for sc.Scan() && len(committed) < 40 && time.Now().Before(deadline) {
+		line := sc.Text()
+		if s, ok := strings.CutPrefix(line, "committed "); ok {
+			committed = append(committed, s)
+		} else {
+			t.Fatalf("writer: %s", line)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if len(committed) < 40 {
+		t.Fatalf("the writer committed only %d attempts", len(committed))
+	}
+	b, err := Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var ok string
+	if err := b.db.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity: %q %v", ok, err)
+	}
+	for _, s := range committed {
+		if a, found, err := b.Latest(s, "block-pool"); !found || err != nil || a.Status != Passed || len(a.Checks) != 0 && a.ID == 0 {
+			t.Errorf("%s was committed before the kill but is not in the book (%v)", s, err)
+		}
+	}
+	g, _ := b.Grades()
+	for s, xs := range g {
+		if len(xs["block-pool"].Checks) != 2 {
+			t.Errorf("%s: an attempt without its checks: a half-written attempt survived", s)
+		}
+	}
+}

@@ -1,0 +1,386 @@
+// Package sandbox runs untrusted programs (a student's build and run, when an
+// instructor grades a class) inside limits: CPU time, memory, processes,
+// file size and open files (rlimits); no writes outside one folder and no
+// reads outside the system's own folders and that one (Landlock); no
+// network (a new network namespace where the OS allows it, and Landlock's
+// TCP rules); and, when the tool runs as root, a user of its own, so that
+// the process limit counts that program's processes alone.
+//
+// A sandboxed program is started through this very binary: the child first
+// runs Helper, which applies the rlimits and Landlock to itself and then
+// replaces itself with the program. Every binary that starts sandboxed
+// programs must call Helper first thing in main (or TestMain).
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+// Limits are the resource limits of one sandboxed program; a zero field is
+// no limit.
+type Limits struct {
+	// CPU is the CPU time in seconds (RLIMIT_CPU); the wall-clock limit is
+	// the runner's Timeout.
+	CPU uint64 `json:"cpu,omitempty"`
+	// Memory caps the program's data (heap and private writable mappings,
+	// RLIMIT_DATA). Not the address space: the CUDA runtime reserves tens
+	// of gigabytes of it at start, and fails under any RLIMIT_AS that would
+	// be a real limit.
+	Memory uint64 `json:"memory,omitempty"`
+	// Procs is how many processes (and threads) the program's user may
+	// have at once (RLIMIT_NPROC).
+	Procs uint64 `json:"procs,omitempty"`
+	// FileSize is the largest file the program may write (RLIMIT_FSIZE).
+	FileSize uint64 `json:"file_size,omitempty"`
+	// Files is how many files the program may have open (RLIMIT_NOFILE).
+	Files uint64 `json:"files,omitempty"`
+}
+
+// DefaultLimits suit a CUDA exercise: generous for a real program, small
+// for a fork bomb or a runaway printer.
+var DefaultLimits = Limits{
+	CPU:      120,
+	Memory:   4 << 30,
+	Procs:    256,
+	FileSize: 64 << 20,
+	Files:    1024,
+}
+
+// Policy is what one sandboxed program may do.
+type Policy struct {
+	Limits
+	// Dir is the program's scratch folder: the one folder it may write,
+	// and its working directory.
+	Dir string `json:"dir"`
+	// Read are further files and folders it may read (and execute), such
+	// as the compiler's folder; the system's own folders are always
+	// readable (SystemRead).
+	Read []string `json:"read,omitempty"`
+	// UID and GID, when not zero and the tool runs as root, are the user
+	// the program runs as.
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
+	// Network is allowed when set; by default the program has none.
+	Network bool `json:"network,omitempty"`
+}
+
+// SystemRead are the folders every program may read: the system's
+// programs and libraries, its settings, and the kernel's views. The user's
+// home, /tmp, /root, /srv, /mnt and /work are left out.
+var SystemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/dev", "/run/nvidia-persistenced"}
+
+// deviceRW are the device files a program may write: the GPU's, and the
+// harmless ones.
+var deviceRW = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+const envPolicy = "LESSONS_SANDBOX_POLICY"
+
+// exitHelper is the status of a helper that could not set the sandbox up.
+const exitHelper = 125
+
+// Report says which protections this machine gives.
+type Report struct {
+	Landlock int  // the Landlock ABI version, 0 when there is none
+	Root     bool // programs run as users of their own, and the process limit is theirs
+	NetNS    bool // programs get a network namespace of their own
+}
+
+func (r Report) String() string {
+	var parts []string
+	if r.Landlock > 0 {
+		parts = append(parts, fmt.Sprintf("Landlock v%d (files outside the scratch folder are neither readable nor writable; no TCP)", r.Landlock))
+	} else {
+		parts = append(parts, "no Landlock (student code can read what the grader's user can read)")
+	}
+	if r.Root {
+		parts = append(parts, "a user of its own per worker")
+	} else {
+		parts = append(parts, "the grader's own user (run as root to give each worker a user of its own)")
+	}
+	if r.NetNS {
+		parts = append(parts, "no network (a namespace of its own)")
+	}
+	parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
+	return strings.Join(parts, "; ")
+}
+
+// Probe says what this machine supports.
+func Probe() Report {
+	r := Report{Root: os.Geteuid() == 0}
+	if v, err := llsys.LandlockGetABIVersion(); err == nil {
+		r.Landlock = v
+	}
+	r.NetNS = canNetNS()
+	return r
+}
+
+// canNetNS tries a child in a network namespace of its own.
+func canNetNS() bool {
+	cmd := exec.Command("/bin/true")
+	if _, err := os.Stat(cmd.Path); err != nil {
+		return false
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: netFlags()}
+	return cmd.Run() == nil
+}
+
+func netFlags() uintptr {
+	if os.Geteuid() == 0 {
+		return syscall.CLONE_NEWNET
+	}
+	return 0 // a user namespace would change the user the GPU driver sees; Landlock's TCP rules stay
+}
+
+// Runner is a runner.Runner that starts every program inside a policy.
+type Runner struct {
+	Policy Policy
+	// Self is the binary that runs Helper; "" is this one.
+	Self string
+}
+
+var _ runner.Runner = Runner{}
+
+// Run runs spec inside the policy. The spec's Dir must be the policy's Dir
+// or inside it.
+func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
+	self := r.Self
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	p := r.Policy
+	if p.Dir == "" {
+		p.Dir = spec.Dir
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(spec.Argv) == 0 {
+		return nil, errors.New("sandbox: no program")
+	}
+	prog, err := lookPath(spec.Argv[0], spec.Env)
+	if err != nil {
+		return nil, err
+	}
+	env := spec.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	spec.Env = append(env[:len(env):len(env)], envPolicy+"="+string(data))
+	spec.Argv = append([]string{self, prog}, spec.Argv[1:]...)
+	spec.Prepare = func(cmd *exec.Cmd) {
+		a := cmd.SysProcAttr
+		if a == nil {
+			a = &syscall.SysProcAttr{}
+			cmd.SysProcAttr = a
+		}
+		a.Cloneflags |= netFlagsFor(p)
+		if os.Geteuid() == 0 && p.UID != 0 {
+			a.Credential = &syscall.Credential{Uid: uint32(p.UID), Gid: uint32(p.GID), NoSetGroups: false, Groups: []uint32{}}
+		}
+		a.Pdeathsig = syscall.SIGKILL
+	}
+	return runner.Exec{}.Run(ctx, spec, out)
+}
+
+func netFlagsFor(p Policy) uintptr {
+	if p.Network || !netnsOK() {
+		return 0
+	}
+	return netFlags()
+}
+
+var netnsOnce = sync.OnceValue(canNetNS)
+
+func netnsOK() bool { return netnsOnce() }
+
+// lookPath finds prog on the PATH of env (or the tool's own).
+func lookPath(prog string, env []string) (string, error) {
+	if strings.Contains(prog, "/") {
+		return prog, nil
+	}
+	path := os.Getenv("PATH")
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		f := filepath.Join(dir, prog)
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("sandbox: %s is not on the PATH", prog)
+}
+
+// Helper turns this process into a sandboxed program when it was started
+// by a Runner, and returns at once otherwise. Call it first thing in main.
+func Helper() {
+	data, ok := os.LookupEnv(envPolicy)
+	if !ok {
+		return
+	}
+	os.Unsetenv(envPolicy)
+	if err := enter(data); err != nil {
+		fmt.Fprintf(os.Stderr, "lessons sandbox: %v\n", err)
+		os.Exit(exitHelper)
+	}
+}
+
+func enter(data string) error {
+	var p Policy
+	if err := json.Unmarshal([]byte(data), &p); err != nil {
+		return fmt.Errorf("bad policy: %w", err)
+	}
+	if len(os.Args) < 2 {
+		return errors.New("no program to run")
+	}
+	if err := setLimits(p.Limits); err != nil {
+		return err
+	}
+	if err := restrictFiles(p); err != nil {
+		return err
+	}
+	env := os.Environ()
+	return syscall.Exec(os.Args[1], os.Args[1:], env)
+}
+
+func setLimits(l Limits) error {
+	for _, lim := range []struct {
+		name     string
+		resource int
+		value    uint64
+	}{
+		{"CPU time", unix.RLIMIT_CPU, l.CPU},
+		{"data memory", unix.RLIMIT_DATA, l.Memory},
+		{"processes", unix.RLIMIT_NPROC, l.Procs},
+		{"file size", unix.RLIMIT_FSIZE, l.FileSize},
+		{"open files", unix.RLIMIT_NOFILE, l.Files},
+	} {
+		if lim.value == 0 {
+			continue
+		}
+		v := lim.value
+		if lim.resource == unix.RLIMIT_NPROC && os.Geteuid() != 0 && os.Getuid() != 0 {
+			// Shared with the user's other processes: count those too.
+			v += uint64(processesOf(os.Getuid()))
+		}
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(lim.resource, &cur); err != nil {
+			return fmt.Errorf("reading the %s limit: %w", lim.name, err)
+		}
+		if cur.Max != unix.RLIM_INFINITY && cur.Max < v {
+			v = cur.Max // never raise
+		}
+		if err := unix.Setrlimit(lim.resource, &unix.Rlimit{Cur: v, Max: v}); err != nil {
+			return fmt.Errorf("setting the %s limit to %d: %w", lim.name, v, err)
+		}
+	}
+	return nil
+}
+
+// processesOf counts the processes (threads included) of uid.
+func processesOf(uid int) int {
+	n := 0
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		st, err := os.Stat(filepath.Join("/proc", e.Name()))
+		if err != nil {
+			continue
+		}
+		if s, ok := st.Sys().(*syscall.Stat_t); ok && int(s.Uid) == uid {
+			tasks, _ := os.ReadDir(filepath.Join("/proc", e.Name(), "task"))
+			n += max(len(tasks), 1)
+		}
+	}
+	return n
+}
+
+// restrictFiles applies Landlock, where the kernel has it: read and
+// execute in the system's folders and p.Read, everything in p.Dir, write
+// to a few device files (the GPU's among them), no TCP, no signals or
+// abstract sockets out of the sandbox.
+func restrictFiles(p Policy) error {
+	if _, err := llsys.LandlockGetABIVersion(); err != nil {
+		return nil // no Landlock: the other limits still hold
+	}
+	var devs []string
+	for _, d := range deviceRW {
+		if _, err := os.Stat(d); err == nil {
+			devs = append(devs, d)
+		}
+	}
+	gpus, _ := filepath.Glob("/dev/nvidia*")
+	sort.Strings(gpus)
+	for _, g := range gpus {
+		if st, err := os.Stat(g); err == nil && !st.IsDir() {
+			devs = append(devs, g)
+		}
+	}
+	var ro, rofiles []string
+	for _, r := range append(append([]string{}, SystemRead...), p.Read...) {
+		st, err := os.Stat(r)
+		if err != nil {
+			continue
+		}
+		if st.IsDir() {
+			ro = append(ro, r)
+		} else {
+			rofiles = append(rofiles, r)
+		}
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs(ro...),
+		landlock.RWDirs(p.Dir),
+		landlock.RWFiles(devs...).WithIoctlDev(),
+	}
+	if len(rofiles) > 0 {
+		rules = append(rules, landlock.ROFiles(rofiles...))
+	}
+	cfg := landlock.V6.BestEffort()
+	if p.Network {
+		return cfg.RestrictPaths(rules...)
+	}
+	if err := cfg.Restrict(rules...); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	return nil
+}
+
+// Own hands dir and everything in it to uid:gid, so that a program running
+// as that user can write its scratch folder. Without root it does nothing.
+func Own(dir string, uid, gid int) error {
+	if os.Geteuid() != 0 || uid == 0 {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, uid, gid)
+	})
+}

@@ -1,0 +1,276 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+// The test binary is both the grader and the untrusted programs: started
+// with SANDBOX_TEST_MODE, it behaves as one of them (after Helper has put
+// it in its sandbox).
+func TestMain(m *testing.M) {
+	Helper()
+	if mode := os.Getenv("SANDBOX_TEST_MODE"); mode != "" {
+		os.Exit(misbehave(mode, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// misbehave is what an untrusted program does; it prints what happened.
+func misbehave(mode string, args []string) int {
+	switch mode {
+	case "write": // write args[0]
+		err := os.WriteFile(args[0], []byte("pwned\n"), 0o644)
+		fmt.Println("write:", err)
+	case "read": // read args[0]
+		data, err := os.ReadFile(args[0])
+		fmt.Printf("read: %q %v\n", data, err)
+	case "fork": // start processes until refused
+		n := 0
+		for ; n < 2000; n++ {
+			cmd := exec.Command("/bin/sleep", "30")
+			if err := cmd.Start(); err != nil {
+				fmt.Printf("fork: refused after %d: %v\n", n, err)
+				return 0
+			}
+		}
+		fmt.Printf("fork: started %d\n", n)
+	case "spin":
+		for {
+		}
+	case "bigfile": // write a file of args[0] MiB
+		f, err := os.Create("big")
+		if err != nil {
+			fmt.Println("bigfile:", err)
+			return 1
+		}
+		buf := make([]byte, 1<<20)
+		var n int
+		fmt.Sscan(args[0], &n)
+		for i := 0; i < n; i++ {
+			if _, err := f.Write(buf); err != nil {
+				fmt.Printf("bigfile: stopped at %d MiB: %v\n", i, err)
+				return 1
+			}
+		}
+		fmt.Println("bigfile: done")
+	case "connect":
+		c, err := net.DialTimeout("tcp", args[0], 2*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		fmt.Println("connect:", err)
+	case "env":
+		fmt.Println("env:", os.Getenv(envPolicy) == "", os.Getuid())
+	}
+	return 0
+}
+
+// fixture is a sandbox for one test: its scratch folder, a second folder
+// (another student's), and a copy of the test binary any user can run.
+type fixture struct {
+	dir, other, self string
+	pol              Policy
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	base, err := os.MkdirTemp("", "sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	os.Chmod(base, 0o755)
+	f := &fixture{dir: filepath.Join(base, "alice"), other: filepath.Join(base, "bob"), self: filepath.Join(base, "bin", "prog")}
+	for _, d := range []string{f.dir, f.other, filepath.Dir(f.self)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, _ := os.Executable()
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.self, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(f.other, "solution.cu"), []byte("bob's work\n"), 0o644)
+	f.pol = Policy{Limits: DefaultLimits, Dir: f.dir, Read: []string{filepath.Dir(f.self)}}
+	if os.Geteuid() == 0 {
+		f.pol.UID, f.pol.GID = 61999, 61999
+		if err := Own(f.dir, f.pol.UID, f.pol.GID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func (f *fixture) run(t *testing.T, mode string, timeout time.Duration, args ...string) (string, *runner.Result) {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := Runner{Policy: f.pol, Self: f.self}.Run(context.Background(), runner.Spec{
+		Argv: append([]string{f.self}, args...), Dir: f.dir, Timeout: timeout, MaxOutput: 1 << 16,
+		Env: []string{"SANDBOX_TEST_MODE=" + mode, "PATH=/usr/bin:/bin"},
+	}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), res
+}
+
+func needLandlock(t *testing.T) {
+	if Probe().Landlock == 0 {
+		t.Skip("this kernel has no Landlock")
+	}
+}
+
+func TestPolicyNotInherited(t *testing.T) {
+	f := setup(t)
+	out, res := f.run(t, "env", 10*time.Second)
+	if !res.OK() || !strings.HasPrefix(out, "env: true") {
+		t.Fatalf("%q %+v", out, res)
+	}
+	if os.Geteuid() == 0 && !strings.Contains(out, "61999") {
+		t.Errorf("ran as %q, want uid 61999", out)
+	}
+}
+
+func TestWritesStayInside(t *testing.T) {
+	needLandlock(t)
+	f := setup(t)
+	out, _ := f.run(t, "write", 10*time.Second, filepath.Join(f.dir, "ok.txt"))
+	if !strings.Contains(out, "write: <nil>") {
+		t.Errorf("writing its own folder: %q", out)
+	}
+	for _, target := range []string{filepath.Join(f.other, "solution.cu"), filepath.Join(os.TempDir(), "sandbox-pwned")} {
+		out, _ := f.run(t, "write", 10*time.Second, target)
+		if !strings.Contains(out, "permission denied") {
+			t.Errorf("writing %s: %q", target, out)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(f.other, "solution.cu")); string(data) != "bob's work\n" {
+		t.Errorf("bob's file is now %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(os.TempDir(), "sandbox-pwned")); err == nil {
+		os.Remove(filepath.Join(os.TempDir(), "sandbox-pwned"))
+		t.Error("a file was written in /tmp")
+	}
+}
+
+func TestReadsOtherStudentsDenied(t *testing.T) {
+	needLandlock(t)
+	f := setup(t)
+	out, _ := f.run(t, "read", 10*time.Second, filepath.Join(f.other, "solution.cu"))
+	if strings.Contains(out, "bob's work") || !strings.Contains(out, "permission denied") {
+		t.Errorf("reading another student's file: %q", out)
+	}
+	out, _ = f.run(t, "read", 10*time.Second, "/etc/hostname")
+	if strings.Contains(out, "permission denied") {
+		t.Errorf("the system's files should stay readable: %q", out)
+	}
+}
+
+func TestForkBombStopped(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the process limit is per user: it is exact only when workers run as users of their own (root)")
+	}
+	f := setup(t)
+	f.pol.Procs = 20
+	out, res := f.run(t, "fork", 20*time.Second)
+	if !strings.Contains(out, "fork: refused after") {
+		t.Fatalf("%q %+v", out, res)
+	}
+	// The whole group goes with the program: no sleep is left.
+	n := 0
+	for i := 0; i < 50; i++ {
+		if n = processesOf(f.pol.UID); n == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n != 0 {
+		t.Errorf("%d processes of uid %d left behind", n, f.pol.UID)
+	}
+}
+
+func TestCPULimit(t *testing.T) {
+	f := setup(t)
+	f.pol.CPU = 1
+	start := time.Now()
+	_, res := f.run(t, "spin", 30*time.Second)
+	if res.OK() || res.TimedOut || time.Since(start) > 10*time.Second {
+		t.Fatalf("a spinning program should die of its CPU limit: %+v after %s", res, time.Since(start))
+	}
+	if res.Signal.String() != "CPU time limit exceeded" && res.Signal.String() != "killed" {
+		t.Errorf("signal %v", res.Signal)
+	}
+}
+
+func TestWallClockLimit(t *testing.T) {
+	f := setup(t)
+	_, res := f.run(t, "spin", 500*time.Millisecond)
+	if !res.TimedOut {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestFileSizeLimit(t *testing.T) {
+	f := setup(t)
+	f.pol.FileSize = 2 << 20
+	out, res := f.run(t, "bigfile", 10*time.Second, "8")
+	if res.OK() || strings.Contains(out, "done") {
+		t.Fatalf("%q %+v", out, res)
+	}
+	if st, err := os.Stat(filepath.Join(f.dir, "big")); err != nil || st.Size() > 2<<20 {
+		t.Errorf("file: %v %v", st, err)
+	}
+}
+
+func TestNoNetwork(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	r := Probe()
+	if r.Landlock < 4 && !r.NetNS {
+		t.Skip("neither Landlock's TCP rules nor network namespaces here")
+	}
+	f := setup(t)
+	out, _ := f.run(t, "connect", 10*time.Second, ln.Addr().String())
+	if strings.Contains(out, "connect: <nil>") {
+		t.Errorf("a sandboxed program reached a local server: %q", out)
+	}
+	f.pol.Network = true
+	out, _ = f.run(t, "connect", 10*time.Second, ln.Addr().String())
+	if !strings.Contains(out, "connect: <nil>") {
+		t.Errorf("with Network set the program should connect: %q", out)
+	}
+}
+
+func TestReport(t *testing.T) {
+	s := Probe().String()
+	if !strings.Contains(s, "limits on CPU time") {
+		t.Error(s)
+	}
+}
