@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 
 	"github.com/cudalessons/lessons/internal/cli"
+	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 func main() {
+	sandbox.Helper() // a sandboxed child: set its limits, then become the program
 	if filepath.Base(os.Args[0]) == "nvcc" {
 		os.Exit(cli.NVCCMain(os.Args[1:]))
 	}

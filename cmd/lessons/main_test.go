@@ -13,6 +13,7 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/cli"
+	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // waitfor FILE [TEXT] waits up to 20 s for FILE to exist (and hold TEXT).
@@ -55,6 +56,7 @@ func fakeStats() {
 }
 
 func TestMain(m *testing.M) {
+	sandbox.Helper()
 	testscript.Main(m, map[string]func(){
 		"lessons": func() { os.Exit(cli.Main()) },
 		"nvcc":    func() { os.Exit(cli.NVCCMain(os.Args[1:])) },

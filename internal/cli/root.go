@@ -122,6 +122,7 @@ course as a static site.`,
   lessons check                     am I done? checks the first exercise not yet passed
   lessons watch                     re-check on every save, move on when it passes
   lessons verify                    (authors) every solution passes, every exercise fails, every cell runs
+  lessons grade submissions/        (instructors) grade a class into gradebook.db; then grade export, grade feedback
   lessons doctor                    what this machine has: GPU, driver, nvcc, cache`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -131,7 +132,7 @@ course as a static site.`,
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newRun(io, g, nil), newCheck(io, g), newWatch(io, g), newVerify(io, g), newDoctor(io, g), newCache(io))
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newRun(io, g, nil), newCheck(io, g), newWatch(io, g), newVerify(io, g), newGrade(io, g), newDoctor(io, g), newCache(io))
 	return root
 }
 

@@ -1,0 +1,525 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
+	"github.com/cudalessons/lessons/kernels"
+)
+
+type gradeOptions struct {
+	io        *IOStreams
+	g         *globals
+	book      string
+	regrade   bool
+	jobs      int
+	perGPU    int
+	out       string
+	csv, json string
+}
+
+func newGrade(ios *IOStreams, g *globals) *cobra.Command {
+	o := &gradeOptions{io: ios, g: g}
+	cmd := &cobra.Command{
+		Use:   "grade SUBMISSIONS [EXERCISE...]",
+		Short: "(instructors) Grade a class into a gradebook",
+		Long: `Grade a class: SUBMISSIONS holds one folder per student, each with that
+student's exercise files named as in exercises/ (alice/block_pool.cu or
+alice/day068/block_pool.cu). Every student is graded on every exercise (or
+on those named) with the checks of lessons check: all of an exercise's
+points when every check passes, none otherwise. A missing file is a missing
+submission.
+
+Grades go into an SQLite gradebook as they are made. A run that is stopped
+(even killed) loses nothing finished, and run again it resumes: it skips
+what was graded on an unchanged file and spec (--regrade grades it again).
+
+Builds run on every core (a file handed in by several students is built
+once); runs are queued per GPU, one at a time on each by default.
+
+Student code is untrusted: each build and run happens in a scratch folder
+holding only that student's file, with limits on time, CPU, memory,
+processes, file size and output, no network, and (with Landlock, and as a
+user of its own when the grader is root) no access to other students'
+files or to the gradebook.`,
+		Example: `  lessons grade submissions/                     grade everyone on every exercise
+  lessons grade submissions/ async-pipeline      one exercise
+  lessons grade submissions/ --regrade           grade again what is already graded
+  lessons grade export                           grades.csv and grades.json
+  lessons grade feedback --out feedback/         one markdown and one HTML page per student`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("grade needs the folder of submissions: lessons grade SUBMISSIONS")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return gradeRun(o, args[0], args[1:]) },
+	}
+	cmd.PersistentFlags().StringVar(&o.book, "gradebook", "gradebook.db", "the gradebook `FILE` (SQLite)")
+	cmd.Flags().BoolVar(&o.regrade, "regrade", false, "grade again what was already graded on the same file and spec")
+	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
+	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 1, "runs at once on each GPU (more only when no check times anything)")
+
+	export := &cobra.Command{
+		Use:     "export",
+		Short:   "Write the gradebook as CSV (a row per student, a column per exercise, a total) and JSON",
+		Example: "  lessons grade export\n  lessons grade export --csv - | column -ts,",
+		Args:    noArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return gradeExport(o) },
+	}
+	export.Flags().StringVar(&o.csv, "csv", "grades.csv", "where the CSV goes (- for stdout, \"\" for none)")
+	export.Flags().StringVar(&o.json, "json", "grades.json", "where the JSON goes (- for stdout, \"\" for none)")
+	feedback := &cobra.Command{
+		Use:     "feedback",
+		Short:   "Write each student's feedback: every exercise, every check, expected and seen, points",
+		Example: "  lessons grade feedback --out feedback/",
+		Args:    noArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return gradeFeedback(o) },
+	}
+	feedback.Flags().StringVar(&o.out, "out", "feedback", "the `FOLDER` for STUDENT.md and STUDENT.html")
+	cmd.AddCommand(export, feedback)
+	return cmd
+}
+
+// openBook opens the gradebook; reading commands need it to exist.
+func openBook(path string, mustExist bool) (*gradebook.Book, error) {
+	if mustExist {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("no gradebook at %s: grade a class first (lessons grade SUBMISSIONS) or name it with --gradebook", path)
+		}
+	}
+	return gradebook.Open(path)
+}
+
+func gradeRun(o *gradeOptions, dir string, only []string) error {
+	c, err := o.g.course()
+	if err != nil {
+		return err
+	}
+	subs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(subs); err != nil || !st.IsDir() {
+		return usagef("%s is not a folder of submissions", dir)
+	}
+	students, err := grade.Students(subs)
+	if err != nil {
+		return err
+	}
+	bookPath, _ := filepath.Abs(o.book)
+	if strings.HasPrefix(bookPath, subs+string(filepath.Separator)) {
+		return usagef("the gradebook %s is inside the submissions: students could reach it; put it elsewhere with --gradebook", o.book)
+	}
+	exercises := c.Exercises
+	if len(only) > 0 {
+		exercises = nil
+		for _, id := range only {
+			x, err := c.Exercise(id)
+			if err != nil {
+				return err
+			}
+			exercises = append(exercises, x)
+		}
+	}
+	// Every spec is read before anything runs: a bad one stops the run.
+	var tasks []*grade.Task
+	var bookXs []gradebook.Exercise
+	for i, x := range exercises {
+		spec, err := specOf(c, x)
+		if err != nil {
+			return err
+		}
+		raw, _ := os.ReadFile(c.Path(x.Spec()))
+		specHash := grade.Hash(raw, kernels.AllocStats)
+		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
+		for _, s := range students {
+			t := &grade.Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
+			if err := grade.Load(t, grade.SubmittedFile(subs, s, x)); err != nil {
+				return err
+			}
+			tasks = append(tasks, t)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m, err := checkMachine(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := statsLibrary(ctx, m); err != nil {
+		return err
+	}
+	book, err := openBook(bookPath, false)
+	if err != nil {
+		return err
+	}
+	defer book.Close()
+	if err := book.SetExercises(bookXs); err != nil {
+		return err
+	}
+	scratch, err := os.MkdirTemp("", "lessons-grade-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	os.Chmod(scratch, 0o711) // workers' users reach their own folders, and list nothing
+	tc, err := newSandboxed(m, scratch)
+	if err != nil {
+		return err
+	}
+	devices := gpuDevices(len(m.info.Devices))
+	rep := sandbox.Probe()
+	rep.Root = rep.Root && tc.users
+	fmt.Fprintf(o.io.ErrOut, "Grading %d students on %d exercises: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each.\nSandbox: %s.\n",
+		len(students), len(exercises), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), rep)
+	bar := newProgress(o.io.ErrOut, len(tasks))
+	sum, err := grade.Grade(ctx, book, tasks, tc, grade.Options{
+		Jobs: o.jobs, Devices: devices, PerDevice: o.perGPU, Regrade: o.regrade,
+		Done: bar.done,
+	})
+	bar.finish()
+	if err != nil && sum == nil {
+		return err
+	}
+	sheet, serr := book.Sheet()
+	if serr == nil {
+		printSheet(o.io.Out, sheet)
+	}
+	fmt.Fprintf(o.io.Out, "\n%d graded in %s: %d passed, %d failed, %d missing, %d could not be graded; %d unchanged since the last run (skipped); %d builds.\nGradebook: %s (lessons grade export, lessons grade feedback)\n",
+		sum.Tasks-sum.Skipped, sum.Took.Round(10*time.Millisecond), sum.Passed, sum.Failed, sum.Missing, sum.Errors, sum.Skipped, sum.Builds, o.book)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("stopped: what was graded is in %s; run the same command again to go on", o.book)
+		}
+		return err
+	}
+	if sum.Errors > 0 {
+		return fmt.Errorf("%d could not be graded (see the table); run again to retry them", sum.Errors)
+	}
+	return nil
+}
+
+// gpuDevices names the GPUs for CUDA_VISIBLE_DEVICES: those already
+// visible when it is set, else 0..n-1.
+func gpuDevices(n int) []string {
+	if v := os.Getenv("CUDA_VISIBLE_DEVICES"); v != "" {
+		return strings.Split(v, ",")
+	}
+	out := make([]string, max(n, 1))
+	for i := range out {
+		out[i] = fmt.Sprint(i)
+	}
+	return out
+}
+
+func printSheet(w io.Writer, s *gradebook.Sheet) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "STUDENT")
+	for _, x := range s.Exercises {
+		fmt.Fprintf(tw, "\t%s", x.ID)
+	}
+	fmt.Fprintf(tw, "\tTOTAL\n")
+	for _, st := range s.Students {
+		fmt.Fprint(tw, st)
+		for _, x := range s.Exercises {
+			a := s.Grades[st][x.ID]
+			switch {
+			case a == nil:
+				fmt.Fprint(tw, "\t-")
+			case a.Status == gradebook.Passed:
+				fmt.Fprintf(tw, "\t✓ %d", a.Points)
+			case a.Status == gradebook.Missing:
+				fmt.Fprint(tw, "\tmissing")
+			case a.Status == gradebook.Error:
+				fmt.Fprintf(tw, "\t? %s", clip(a.Reason, 40))
+			default:
+				fmt.Fprintf(tw, "\t✗ %s", clip(a.Reason, 40))
+			}
+		}
+		fmt.Fprintf(tw, "\t%d/%d\n", s.Total(st), s.Max)
+	}
+	tw.Flush()
+}
+
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// progress draws done/total, rate and time left on a terminal, and a line
+// per graded file elsewhere.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	total int
+	n     int
+	start time.Time
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	p := &progress{w: w, total: total, start: time.Now()}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty = true
+	}
+	return p
+}
+
+func (p *progress) done(a *gradebook.Attempt, skipped bool) {
+	p.n++
+	el := time.Since(p.start)
+	rate := float64(p.n) / el.Seconds()
+	left := time.Duration(float64(p.total-p.n)/max(rate, 1e-9)) * time.Second / time.Second
+	if p.tty {
+		const width = 30
+		fill := width * p.n / max(p.total, 1)
+		fmt.Fprintf(p.w, "\r[%s%s] %d/%d  %.1f/s  %s left ", strings.Repeat("█", fill), strings.Repeat("░", width-fill), p.n, p.total, rate, left.Round(time.Second))
+		return
+	}
+	what := a.Status
+	if skipped {
+		what = "unchanged, " + a.Status
+	}
+	fmt.Fprintf(p.w, "[%d/%d] %s %s: %s %d/%d\n", p.n, p.total, a.Student, a.Exercise, what, a.Points, a.MaxPoints)
+}
+
+func (p *progress) finish() {
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func gradeExport(o *gradeOptions) error {
+	book, err := openBook(o.book, true)
+	if err != nil {
+		return err
+	}
+	defer book.Close()
+	s, err := book.Sheet()
+	if err != nil {
+		return err
+	}
+	if o.csv == "" && o.json == "" {
+		return usagef("nothing to write: give --csv or --json a file")
+	}
+	write := func(name string, f func(io.Writer) error) error {
+		if name == "" {
+			return nil
+		}
+		if name == "-" {
+			return f(o.io.Out)
+		}
+		var buf bytes.Buffer
+		if err := f(&buf); err != nil {
+			return err
+		}
+		if err := writeAtomic(name, buf.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.io.ErrOut, "wrote %s\n", name)
+		return nil
+	}
+	if err := write(o.csv, s.WriteCSV); err != nil {
+		return err
+	}
+	return write(o.json, s.WriteJSON)
+}
+
+func gradeFeedback(o *gradeOptions) error {
+	book, err := openBook(o.book, true)
+	if err != nil {
+		return err
+	}
+	defer book.Close()
+	s, err := book.Sheet()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	for _, st := range s.Students {
+		if err := writeAtomic(filepath.Join(o.out, st+".md"), []byte(s.Feedback(st))); err != nil {
+			return err
+		}
+		page, err := s.FeedbackHTML(st)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(o.out, st+".html"), page); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(o.io.Out, "wrote feedback for %d students in %s (STUDENT.md and STUDENT.html)\n", len(s.Students), o.out)
+	return nil
+}
+
+// writeAtomic writes a file whole or not at all.
+func writeAtomic(name string, data []byte) error {
+	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, name)
+}
+
+// sandboxed builds and runs students' files in the sandbox: each in a
+// scratch folder of its own that holds only that file (and, for a run, the
+// program and the statistics library), as a user of its own per worker
+// when the grader is root.
+type sandboxed struct {
+	m    *machine
+	root string
+	self string   // a copy of this binary that every worker's user can run
+	read []string // further folders they may read ($LESSONS_SANDBOX_READ)
+	// users is off when $LESSONS_SANDBOX_USERS=off: workers keep the
+	// grader's user (for a toolkit that other users cannot reach).
+	users bool
+}
+
+func newSandboxed(m *machine, root string) (*sandboxed, error) {
+	s := &sandboxed{m: m, root: root, self: filepath.Join(root, "lessons-sandbox"), users: os.Getenv("LESSONS_SANDBOX_USERS") != "off"}
+	for _, p := range filepath.SplitList(os.Getenv("LESSONS_SANDBOX_READ")) {
+		if p != "" {
+			s.read = append(s.read, p)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if err := copyFile(exe, s.self, 0o755); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	return s, nil
+}
+
+// policy is the sandbox of one worker.
+func (s *sandboxed) policy(dir string, uid int) (sandbox.Policy, error) {
+	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: dir, Read: s.read}
+	if s.users {
+		pol.UID, pol.GID = uid, uid
+	}
+	return pol, sandbox.Own(dir, pol.UID, pol.GID)
+}
+
+// Users of the sandboxed workers, when the grader runs as root.
+const (
+	buildUID = 61000
+	runUID   = 61500
+)
+
+func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.Built {
+	start := time.Now()
+	dir := filepath.Join(s.root, "build", fmt.Sprintf("%s-%s", t.Exercise.ID, t.SourceHash[:12]))
+	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
+		return &grade.Built{Err: err}
+	}
+	if err := os.WriteFile(filepath.Join(dir, t.SourceName), t.Source, 0o644); err != nil {
+		return &grade.Built{Err: err}
+	}
+	pol, err := s.policy(dir, buildUID+slot)
+	if err != nil {
+		return &grade.Built{Err: err}
+	}
+	pol.Read = append(pol.Read, toolRoot(s.m.nvcc.Path))
+	pol.CPU, pol.Memory, pol.FileSize = 600, 16<<30, 1<<30 // nvcc's front end is hungry
+	comp := s.m.compiler()
+	args := append([]string{"-cudart", "shared"}, t.Spec.Flags...)
+	args = append(args, "-o", "prog", t.SourceName)
+	env := []string{"PATH=" + filepath.Dir(s.m.nvcc.Path) + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + filepath.Join(dir, "tmp"), "LANG=C"}
+	var log bytes.Buffer
+	b, err := s.m.cache.Build(ctx, sandbox.Runner{Policy: pol, Self: s.self}, comp, args, dir, env, &log)
+	took := time.Since(start)
+	if err != nil {
+		return &grade.Built{Err: err, Took: took}
+	}
+	if b.Hit || b.Run.OK() {
+		return &grade.Built{Prog: filepath.Join(dir, "prog"), Took: took}
+	}
+	if bytes.Contains(log.Bytes(), []byte("lessons sandbox:")) {
+		return &grade.Built{Err: fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(log.String())), Took: took}
+	}
+	loc, msg := notebook.FirstCompileError(log.String())
+	got := "nvcc failed: " + b.Run.Reason(0, 0)
+	if msg != "" {
+		got = fmt.Sprintf("compile error at %s: %s", loc, msg)
+	}
+	return &grade.Built{Failed: []checker.Result{{Name: "compiles", Want: "the file to compile", Got: got}}, Took: took}
+}
+
+// toolRoot is the folder of a toolkit: /usr/local/cuda for its bin/nvcc.
+func toolRoot(nvcc string) string { return filepath.Dir(filepath.Dir(nvcc)) }
+
+func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, device string, slot int) (*grade.Ran, error) {
+	dir := filepath.Join(s.root, "run", fmt.Sprint(slot))
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	prog := filepath.Join(dir, "prog")
+	lib := filepath.Join(dir, "liballocstats.so")
+	if err := copyFile(b.Prog, prog, 0o755); err != nil {
+		return nil, err
+	}
+	if err := copyFile(s.m.lib, lib, 0o644); err != nil {
+		return nil, err
+	}
+	pol, err := s.policy(dir, runUID+slot)
+	if err != nil {
+		return nil, err
+	}
+	statsFile := filepath.Join(dir, "stats.bin")
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C",
+		"LD_PRELOAD=" + lib, "LESSONS_STATS=" + statsFile, "CUDA_VISIBLE_DEVICES=" + device}
+	var out bytes.Buffer
+	const maxOut = 1 << 20
+	res, err := sandbox.Runner{Policy: pol, Self: s.self}.Run(ctx, runnerSpec(append([]string{prog}, t.Spec.Args...), dir, env, t.Spec.TimeLimit(), maxOut), &out)
+	if err != nil {
+		return nil, err
+	}
+	if res.ExitCode == 125 && bytes.HasPrefix(out.Bytes(), []byte("lessons sandbox:")) {
+		return nil, fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(out.String()))
+	}
+	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode}
+	if res.Signal != 0 || res.TimedOut || res.Truncated {
+		run.Ended = res.Reason(t.Spec.TimeLimit(), maxOut)
+	}
+	run.Stats, _ = checker.ReadStats(statsFile)
+	return &grade.Ran{Results: t.Spec.Judge(run), Output: out.String(), Took: res.Duration}, nil
+}
+
+func runnerSpec(argv []string, dir string, env []string, timeout time.Duration, maxOut int64) runner.Spec {
+	return runner.Spec{Argv: argv, Dir: dir, Env: env, Timeout: timeout, MaxOutput: maxOut}
+}
+
+func copyFile(from, to string, mode os.FileMode) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, mode)
+}

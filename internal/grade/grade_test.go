@@ -1,0 +1,211 @@
+package grade
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/gradebook"
+)
+
+// fake builds and runs by looking at the file: "syntax error" does not
+// compile, "tool crash" makes the tool fail, "pass" passes.
+type fake struct {
+	mu       sync.Mutex
+	builds   map[string]int
+	busy     map[string]int // runs going on per device
+	maxBusy  map[string]int
+	runs     atomic.Int32
+	toolFail bool
+}
+
+func newFake() *fake {
+	return &fake{builds: map[string]int{}, busy: map[string]int{}, maxBusy: map[string]int{}}
+}
+
+func (f *fake) Build(ctx context.Context, t *Task, slot int) *Built {
+	f.mu.Lock()
+	f.builds[string(t.Source)]++
+	f.mu.Unlock()
+	time.Sleep(5 * time.Millisecond)
+	src := string(t.Source)
+	switch {
+	case strings.Contains(src, "syntax error"):
+		return &Built{Failed: []checker.Result{{Name: "compiles", Want: "the file to compile", Got: "compile error at x.cu:3"}}, Took: time.Millisecond}
+	case strings.Contains(src, "tool crash") && f.toolFail:
+		return &Built{Err: errors.New("nvcc vanished")}
+	}
+	return &Built{Prog: "prog", Took: 2 * time.Millisecond}
+}
+
+func (f *fake) Run(ctx context.Context, t *Task, b *Built, dev string, slot int) (*Ran, error) {
+	f.mu.Lock()
+	f.busy[dev]++
+	f.maxBusy[dev] = max(f.maxBusy[dev], f.busy[dev])
+	f.mu.Unlock()
+	defer func() { f.mu.Lock(); f.busy[dev]--; f.mu.Unlock() }()
+	f.runs.Add(1)
+	time.Sleep(3 * time.Millisecond)
+	pass := strings.Contains(string(t.Source), "pass")
+	return &Ran{Results: []checker.Result{{Name: "cudaMallocAsync calls: at least 12", Pass: pass, Want: "at least 12", Got: "0", Check: &checker.Check{Hint: "allocate per iteration"}}}, Output: "ok\n", Took: time.Millisecond}, nil
+}
+
+// class writes a class of students and returns the tasks of one grade run.
+func class(t *testing.T, dir string, files map[string]string) []*Task {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if strings.HasPrefix(body, "->") {
+			os.Symlink(strings.TrimPrefix(body, "->"), p)
+			continue
+		}
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	return tasks(t, dir)
+}
+
+var exercises = []*course.Exercise{
+	{ID: "block-pool", Student: "exercises/day068/block_pool.cu"},
+	{ID: "async-pipeline", Student: "exercises/day070/async_pipeline.cu"},
+}
+
+func tasks(t *testing.T, dir string) []*Task {
+	students, err := Students(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*Task
+	for _, s := range students {
+		for _, x := range exercises {
+			task := &Task{Student: s, Exercise: x, Spec: &checker.Spec{Points: 10}, SpecHash: "spec-v1"}
+			if err := Load(task, SubmittedFile(dir, s, x)); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, task)
+		}
+	}
+	return out
+}
+
+func TestGradeAndResume(t *testing.T) {
+	dir := t.TempDir()
+	ts := class(t, dir, map[string]string{
+		"alice/block_pool.cu":      "pass A",
+		"alice/async_pipeline.cu":  "pass B",
+		"bob/day068/block_pool.cu": "pass A", // the same file as alice's: built once
+		"bob/async_pipeline.cu":    "syntax error",
+		"carol/block_pool.cu":      "untouched stub",
+		"dave/block_pool.cu":       "->../alice/block_pool.cu",
+		"erin/async_pipeline.cu":   "tool crash",
+		"frank/notes.txt":          "no exercise files at all",
+	})
+	book, err := gradebook.Open(filepath.Join(t.TempDir(), "gradebook.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer book.Close()
+	f := newFake()
+	f.toolFail = true
+	sum, err := Grade(context.Background(), book, ts, f, Options{Jobs: 4, Devices: []string{"0", "1"}, PerDevice: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Tasks != 12 || sum.Passed != 3 || sum.Missing != 5 || sum.Errors != 1 || sum.Failed != 3 {
+		t.Errorf("summary %+v", sum)
+	}
+	if f.builds["pass A"] != 1 {
+		t.Errorf("alice's and bob's identical file was built %d times", f.builds["pass A"])
+	}
+	for dev, n := range f.maxBusy {
+		if n > 1 {
+			t.Errorf("device %s ran %d programs at once", dev, n)
+		}
+	}
+	g, _ := book.Grades()
+	check := func(student, ex, status string, points int, reason string) {
+		t.Helper()
+		a := g[student][ex]
+		if a == nil || a.Status != status || a.Points != points || !strings.Contains(a.Reason, reason) {
+			t.Errorf("%s %s: %+v, want %s %d %q", student, ex, a, status, points, reason)
+		}
+	}
+	check("alice", "block-pool", gradebook.Passed, 10, "")
+	check("bob", "block-pool", gradebook.Passed, 10, "")
+	check("bob", "async-pipeline", gradebook.Failed, 0, "compiles: compile error at x.cu:3")
+	check("carol", "block-pool", gradebook.Failed, 0, "cudaMallocAsync calls")
+	check("carol", "async-pipeline", gradebook.Missing, 0, "no file")
+	check("dave", "block-pool", gradebook.Failed, 0, "is a link, not a file")
+	check("erin", "async-pipeline", gradebook.Error, 0, "nvcc vanished")
+	check("frank", "block-pool", gradebook.Missing, 0, "")
+	if h := g["carol"]["block-pool"].Checks[0].Hint; h != "allocate per iteration" {
+		t.Errorf("hint %q", h)
+	}
+
+	// Again, unchanged: only the tool's failure is graded again.
+	f2 := newFake()
+	sum, err = Grade(context.Background(), book, tasks(t, dir), f2, Options{Jobs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != 11 || f2.runs.Load() != 1 || sum.Failed != 1 {
+		t.Errorf("resume: %+v, %d runs", sum, f2.runs.Load())
+	}
+	// carol finishes her exercise: only her file is graded.
+	os.WriteFile(filepath.Join(dir, "carol/block_pool.cu"), []byte("pass C"), 0o644)
+	f3 := newFake()
+	sum, _ = Grade(context.Background(), book, tasks(t, dir), f3, Options{Jobs: 4})
+	if sum.Skipped != 11 || sum.Passed != 1 || f3.runs.Load() != 1 {
+		t.Errorf("changed file: %+v", sum)
+	}
+	// A changed spec grades everything again, as --regrade does.
+	f4 := newFake()
+	ts = tasks(t, dir)
+	for _, task := range ts {
+		task.SpecHash = "spec-v2"
+	}
+	sum, _ = Grade(context.Background(), book, ts, f4, Options{Jobs: 4})
+	if sum.Skipped != 0 {
+		t.Errorf("changed spec: %+v", sum)
+	}
+	f5 := newFake()
+	sum, _ = Grade(context.Background(), book, ts, f5, Options{Jobs: 4, Regrade: true})
+	if sum.Skipped != 0 || f5.runs.Load() != 5 {
+		t.Errorf("regrade: %+v, %d runs", sum, f5.runs.Load())
+	}
+	if g, _ := book.Grades(); g["carol"]["block-pool"].Points != 10 {
+		t.Errorf("carol: %+v", g["carol"]["block-pool"])
+	}
+}
+
+func TestCanceledRunsAreNotRecorded(t *testing.T) {
+	dir := t.TempDir()
+	ts := class(t, dir, map[string]string{"a/block_pool.cu": "pass 1", "b/block_pool.cu": "pass 2", "c/block_pool.cu": "pass 3"})
+	book, _ := gradebook.Open(filepath.Join(t.TempDir(), "g.db"))
+	defer book.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	Grade(ctx, book, ts, newFake(), Options{Jobs: 2})
+	g, _ := book.Grades()
+	for s, xs := range g {
+		for x, a := range xs {
+			if a.Status != gradebook.Missing {
+				t.Errorf("%s %s was recorded as %s after the run was stopped", s, x, a.Status)
+			}
+		}
+	}
+}
+
+func TestNoStudents(t *testing.T) {
+	if _, err := Students(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no student folders") {
+		t.Errorf("err = %v", err)
+	}
+}
