@@ -316,7 +316,7 @@ func runExercise(ctx context.Context, m *machine, spec *checker.Spec, prog, ws s
 	}
 	run := &checker.Run{Output: output.String(), ExitCode: res.ExitCode}
 	if res.Signal != 0 || res.TimedOut || res.Truncated || res.Canceled {
-		run.Ended = res.Reason(spec.TimeLimit(), 1<<20)
+		run.Ended = strings.TrimSuffix(res.Reason(spec.TimeLimit(), 1<<20), " (raise the limit with --timeout)") // the spec sets it
 	}
 	run.Stats, _ = checker.ReadStats(statsFile)
 	return spec.Judge(run), nil

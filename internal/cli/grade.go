@@ -449,7 +449,7 @@ func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.B
 	comp := s.m.compiler()
 	args := append([]string{"-cudart", "shared"}, t.Spec.Flags...)
 	args = append(args, "-o", "prog", t.SourceName)
-	env := []string{"PATH=" + filepath.Dir(s.m.nvcc.Path) + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + filepath.Join(dir, "tmp"), "LANG=C"}
+	env := []string{"PATH=" + filepath.Dir(s.m.nvcc.Path) + ":" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + filepath.Join(dir, "tmp"), "LANG=C"}
 	var log bytes.Buffer
 	b, err := s.m.cache.Build(ctx, sandbox.Runner{Policy: pol, Self: s.self}, comp, args, dir, env, &log)
 	took := time.Since(start)
@@ -506,7 +506,7 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 	}
 	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode}
 	if res.Signal != 0 || res.TimedOut || res.Truncated {
-		run.Ended = res.Reason(t.Spec.TimeLimit(), maxOut)
+		run.Ended = strings.TrimSuffix(res.Reason(t.Spec.TimeLimit(), maxOut), " (raise the limit with --timeout)") // the spec sets it
 	}
 	run.Stats, _ = checker.ReadStats(statsFile)
 	return &grade.Ran{Results: t.Spec.Judge(run), Output: out.String(), Took: res.Duration}, nil

@@ -97,6 +97,9 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	if !spec.SameGroup {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
+	// A child that leaves the group can keep the output pipe open after
+	// the program is gone: stop waiting for it soon after.
+	cmd.WaitDelay = time.Second
 	if spec.Prepare != nil {
 		spec.Prepare(cmd)
 	}
@@ -144,6 +147,9 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 		fmt.Fprintf(out, "\n[output cut at %d bytes; the program was stopped]\n", max)
 	}
 	var exitErr *exec.ExitError
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it exited 0; a child it left behind held the output open
+	}
 	switch {
 	case err == nil:
 	case errors.As(err, &exitErr):

@@ -13,6 +13,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,9 +23,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -73,12 +76,17 @@ type Policy struct {
 	// as the compiler's folder; the system's own folders are always
 	// readable (SystemRead).
 	Read []string `json:"read,omitempty"`
+	// Write are further folders it may write.
+	Write []string `json:"write,omitempty"`
 	// UID and GID, when not zero and the tool runs as root, are the user
 	// the program runs as.
 	UID int `json:"uid,omitempty"`
 	GID int `json:"gid,omitempty"`
 	// Network is allowed when set; by default the program has none.
 	Network bool `json:"network,omitempty"`
+	// Landlock caps the Landlock ABI used (1 to 6; 0 is the best the
+	// kernel has, -1 none), to find which restriction a program trips on.
+	Landlock int `json:"landlock,omitempty"`
 }
 
 // SystemRead are the folders every program may read: the system's
@@ -200,7 +208,54 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		}
 		a.Pdeathsig = syscall.SIGKILL
 	}
-	return runner.Exec{}.Run(ctx, spec, out)
+	res, err := runner.Exec{}.Run(ctx, spec, out)
+	if os.Geteuid() == 0 && p.UID != 0 {
+		// A process that left the group (setsid) is still the worker's
+		// user's: none outlives the run.
+		killUser(p.UID)
+	}
+	return res, err
+}
+
+// killUser kills every process of uid, until none is left (a fork bomb
+// forks while it is being killed).
+func killUser(uid int) {
+	for range 50 {
+		pids := pidsOf(uid)
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// pidsOf lists the live (not zombie) processes owned by uid.
+func pidsOf(uid int) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.Stat(filepath.Join("/proc", e.Name()))
+		if err != nil {
+			continue
+		}
+		if s, ok := st.Sys().(*syscall.Stat_t); !ok || int(s.Uid) != uid {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+				continue
+			}
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }
 
 func netFlagsFor(p Policy) uintptr {
@@ -325,7 +380,7 @@ func processesOf(uid int) int {
 // to a few device files (the GPU's among them), no TCP, no signals or
 // abstract sockets out of the sandbox.
 func restrictFiles(p Policy) error {
-	if _, err := llsys.LandlockGetABIVersion(); err != nil {
+	if _, err := llsys.LandlockGetABIVersion(); err != nil || p.Landlock < 0 {
 		return nil // no Landlock: the other limits still hold
 	}
 	var devs []string
@@ -355,13 +410,21 @@ func restrictFiles(p Policy) error {
 	}
 	rules := []landlock.Rule{
 		landlock.RODirs(ro...),
-		landlock.RWDirs(p.Dir),
+		landlock.RWDirs(append([]string{p.Dir}, p.Write...)...),
+		// Its own /proc entry (resolved now, and exec keeps the pid): the
+		// CUDA driver writes there, and fails with "OS call failed" if it
+		// cannot.
+		landlock.RWDirs("/proc/self"),
 		landlock.RWFiles(devs...).WithIoctlDev(),
 	}
 	if len(rofiles) > 0 {
 		rules = append(rules, landlock.ROFiles(rofiles...))
 	}
-	cfg := landlock.V6.BestEffort()
+	cfg := landlock.V6
+	if p.Landlock > 0 && p.Landlock < 6 {
+		cfg = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5}[p.Landlock-1]
+	}
+	cfg = cfg.BestEffort()
 	if p.Network {
 		return cfg.RestrictPaths(rules...)
 	}

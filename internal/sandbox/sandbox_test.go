@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,6 +46,21 @@ func misbehave(mode string, args []string) int {
 			}
 		}
 		fmt.Printf("fork: started %d\n", n)
+	case "escape": // a child that leaves the process group and lives on
+		cmd := exec.Command("/bin/sleep", "60")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		fmt.Println("escape:", cmd.Start())
+	case "forkescape": // sleepers in sessions of their own, holding stdout, until refused; then spin
+		for i := 0; i < 2000; i++ {
+			cmd := exec.Command("/bin/sleep", "60")
+			cmd.Stdout = os.Stdout
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if cmd.Start() != nil {
+				break
+			}
+		}
+		for {
+		}
 	case "spin":
 		for {
 		}
@@ -204,6 +220,20 @@ func TestForkBombStopped(t *testing.T) {
 	}
 }
 
+func TestNothingOutlivesTheRun(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs workers with users of their own (root)")
+	}
+	f := setup(t)
+	out, _ := f.run(t, "escape", 10*time.Second)
+	if !strings.Contains(out, "escape: <nil>") {
+		t.Fatal(out)
+	}
+	if pids := pidsOf(f.pol.UID); len(pids) != 0 {
+		t.Errorf("processes %v of the worker's user outlived the run", pids)
+	}
+}
+
 func TestCPULimit(t *testing.T) {
 	f := setup(t)
 	f.pol.CPU = 1
@@ -272,5 +302,26 @@ func TestReport(t *testing.T) {
 	s := Probe().String()
 	if !strings.Contains(s, "limits on CPU time") {
 		t.Error(s)
+	}
+}
+
+// TestForkBombWithEscapes: children that leave the process group and keep
+// the output open neither hang the grader nor outlive the run.
+func TestForkBombWithEscapes(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs workers with users of their own (root)")
+	}
+	f := setup(t)
+	f.pol.Procs = 30
+	start := time.Now()
+	_, res := f.run(t, "forkescape", 2*time.Second)
+	if time.Since(start) > 10*time.Second {
+		t.Fatalf("the run took %s", time.Since(start))
+	}
+	if !res.TimedOut {
+		t.Errorf("%+v", res)
+	}
+	if pids := pidsOf(f.pol.UID); len(pids) != 0 {
+		t.Errorf("processes %v outlived the run", pids)
 	}
 }

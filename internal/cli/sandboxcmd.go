@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
+)
+
+// newSandbox is lessons sandbox: run a command in the sandbox that grade
+// uses, to see what a program may do there.
+func newSandbox(ios *IOStreams) *cobra.Command {
+	pol := sandbox.Policy{Limits: sandbox.DefaultLimits}
+	var uid int
+	cmd := &cobra.Command{
+		Use:   "sandbox [flags] -- PROGRAM [ARG...]",
+		Short: "(instructors) Run a program in the sandbox that grade runs student code in",
+		Long: `Run PROGRAM in the sandbox of lessons grade, in the current folder (the one
+folder it may write), to see what a program may do there.
+--landlock caps the Landlock ABI (1-6; -1 none) to find which restriction a
+program trips on.`,
+		Example: "  lessons sandbox -- ./prog\n  lessons sandbox --landlock 5 -- ./prog",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			pol.Dir = dir
+			if uid != 0 {
+				pol.UID, pol.GID = uid, uid
+			}
+			fmt.Fprintf(ios.ErrOut, "sandbox: %s\n", sandbox.Probe())
+			res, err := sandbox.Runner{Policy: pol}.Run(context.Background(), runner.Spec{Argv: args, Dir: dir, Env: os.Environ()}, ios.Out)
+			if err != nil {
+				return err
+			}
+			if !res.OK() {
+				return fmt.Errorf("%s", res.Reason(0, 0))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&pol.Landlock, "landlock", 0, "the highest Landlock ABI to use (-1: none)")
+	cmd.Flags().StringSliceVar(&pol.Write, "write", nil, "further folders it may write")
+	cmd.Flags().BoolVar(&pol.Network, "net", false, "allow the network")
+	cmd.Flags().IntVar(&uid, "uid", 0, "run as this user (root only)")
+	cmd.Flags().Uint64Var(&pol.Memory, "memory", pol.Memory, "data memory limit in bytes")
+	return cmd
+}
