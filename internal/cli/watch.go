@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/watch"
 )
 
@@ -29,7 +30,8 @@ of saves gives one check; a check still running when you save again is
 stopped and started over. When the exercise passes, watch moves to the next
 one (--wait: on a key), and ends when every exercise is passed.
 
-Keys: h hint, n next exercise, r re-run, l list, q quit (and Ctrl-C). When
+Keys: h hint, v the exercise's lesson (re-rendered when its markdown is
+saved), n next exercise, r re-run, l list, q quit (and Ctrl-C). When
 stdin is not a terminal, type the key and Enter.`,
 		Example: "  lessons watch\n  lessons watch async-pipeline --wait\n  lessons watch --poll          # on file systems that send no events",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -119,7 +121,36 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 			}
 			passed := len(loadProgress(c).Passed)
 			fmt.Fprintf(ios.Out, "%s  %s %d/%d exercises\n", c.Title, bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
-			fmt.Fprintf(ios.Out, "Watching %s: save to check. h hint · n next · r re-run · l list · q quit\n\n", byID[id].Student)
+			fmt.Fprintf(ios.Out, "Watching %s: save to check. h hint · v lesson · n next · r re-run · l list · q quit\n\n", byID[id].Student)
+		},
+		LessonFiles: func(id string) []string {
+			if e := byID[id].Lesson; e != nil {
+				return []string{c.Path(e.File)}
+			}
+			return nil
+		},
+		Lesson: func(id string) {
+			e := byID[id].Lesson
+			if e == nil {
+				fmt.Fprintf(ios.Out, "%s has no lesson.\n", id)
+				return
+			}
+			if ios.IsTTY() {
+				fmt.Fprint(ios.Out, "\x1b[2J\x1b[H")
+			}
+			l, err := c.Parse(e)
+			if err != nil {
+				fmt.Fprintf(ios.Out, "%v\n(fix the lesson and save it again; the last good version is not kept on screen)\n", err)
+				return
+			}
+			t, err := render.NewTerm(render.TermOptions{Width: min(ios.Width(), 120), Color: ios.Color(), TrueColor: ios.TrueColor()})
+			if err == nil {
+				err = t.Render(ios.Out, l)
+			}
+			if err != nil {
+				fmt.Fprintf(ios.Out, "lessons: %v\n", err)
+			}
+			fmt.Fprintf(ios.Out, "\nDay %d, on screen while you read: saving %s shows it again. Save your exercise (or r) to check it.\n", e.Day, e.File)
 		},
 		Keys:     keys,
 		Out:      ios.Out,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 )
 
@@ -25,6 +26,11 @@ type Session struct {
 	Watch func(files []string) (Watcher, error)
 	// Hint, List and Header print to Out; Header runs before each check.
 	Hint, List, Header func(id string)
+	// Lesson shows the lesson of exercise id (key v), and LessonFiles are
+	// its files: a save of one re-renders the lesson while it is on
+	// screen, and checks nothing. Both may be nil.
+	Lesson      func(id string)
+	LessonFiles func(id string) []string
 	// Keys are the keys pressed: h hint, n next, r re-run, l list, q quit.
 	// A closed channel means no keyboard.
 	Keys <-chan byte
@@ -46,7 +52,7 @@ func (s *Session) Run(ctx context.Context, start string) error {
 	cur := start
 	keys := s.Keys
 	for {
-		w, err := s.Watch(s.Files(cur))
+		w, err := s.Watch(append(s.Files(cur), s.lessonFiles(cur)...))
 		if err != nil {
 			return err
 		}
@@ -62,6 +68,34 @@ func (s *Session) Run(ctx context.Context, start string) error {
 		}
 		cur = next
 	}
+}
+
+func (s *Session) lessonFiles(id string) []string {
+	if s.LessonFiles == nil || s.Lesson == nil {
+		return nil
+	}
+	return s.LessonFiles(id)
+}
+
+// onlyLesson reports whether every file of a batch is one of the lesson's.
+func onlyLesson(batch, lesson []string) bool {
+	is := map[string]bool{}
+	for _, f := range lesson {
+		is[absPath(f)] = true
+	}
+	for _, f := range batch {
+		if !is[absPath(f)] {
+			return false
+		}
+	}
+	return len(lesson) > 0
+}
+
+func absPath(f string) string {
+	if a, err := filepath.Abs(f); err == nil {
+		return a
+	}
+	return f
 }
 
 // exercise watches one exercise until it is passed (and the session moves
@@ -89,15 +123,23 @@ func (s *Session) exercise(ctx context.Context, id string, w Watcher, batches <-
 			<-done
 		}
 	}()
+	showing := false // the lesson is on screen
 	start()
 	for {
 		select {
 		case <-ctx.Done():
 			return "", true, ctx.Err()
-		case _, ok := <-batches:
+		case batch, ok := <-batches:
 			if !ok {
 				return "", true, fmt.Errorf("the file watcher stopped")
 			}
+			if onlyLesson(batch, s.lessonFiles(id)) {
+				if showing {
+					s.Lesson(id)
+				}
+				continue
+			}
+			showing = false
 			start()
 		case err := <-w.Errors():
 			fmt.Fprintf(s.Out, "watch: %v\n", err)
@@ -133,7 +175,13 @@ func (s *Session) exercise(ctx context.Context, id string, w Watcher, batches <-
 				}
 				return n, false, nil
 			case 'r':
+				showing = false
 				start()
+			case 'v':
+				if s.Lesson != nil {
+					showing = true
+					s.Lesson(id)
+				}
 			case 'h':
 				s.Hint(id)
 			case 'l':

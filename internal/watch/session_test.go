@@ -204,3 +204,46 @@ func TestWaitAfterPass(t *testing.T) {
 		t.Errorf("checks = %v, out = %q", h.checks, h.out.String())
 	}
 }
+
+// TestLessonOnScreenIsRerendered: v shows the lesson; a save of its
+// markdown re-renders it and checks nothing; once a check has replaced it on
+// screen, a save of the lesson does nothing.
+func TestLessonOnScreenIsRerendered(t *testing.T) {
+	var h *harness
+	renders := make(chan struct{}, 8)
+	h = newHarness([]string{"a"}, func(ctx context.Context, id string, n int) bool {
+		switch n {
+		case 0:
+			go func() {
+				h.keys <- 'v'
+				<-renders
+				h.w.ev <- "day1.md" // the lesson is on screen: re-render
+				<-renders
+				h.w.ev <- "a.cu" // a check replaces the lesson on screen
+			}()
+			return false
+		case 1:
+			go func() {
+				h.w.ev <- "day1.md" // not on screen: nothing
+				time.Sleep(100 * time.Millisecond)
+				h.w.ev <- "a.cu"
+			}()
+			return false
+		}
+		return true
+	})
+	h.s.LessonFiles = func(id string) []string { return []string{"day1.md"} }
+	h.s.Lesson = func(id string) {
+		h.out.Write([]byte("lesson of " + id + "\n"))
+		renders <- struct{}{}
+	}
+	if err := h.run(t, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(h.out.String(), "lesson of a"); got != 2 {
+		t.Errorf("the lesson was rendered %d times, want 2:\n%s", got, h.out.String())
+	}
+	if strings.Join(h.checks, " ") != "a a a" {
+		t.Errorf("checks = %v: a lesson save must not check", h.checks)
+	}
+}
