@@ -406,6 +406,14 @@ func newSandboxed(m *machine, root string) (*sandboxed, error) {
 			s.read = append(s.read, p)
 		}
 	}
+	for _, d := range []string{"build", "run"} {
+		// Traversable by the workers' users, listable by none; each
+		// worker's own folder in it is its alone (0700).
+		if err := os.Mkdir(filepath.Join(root, d), 0o711); err != nil {
+			return nil, err
+		}
+		os.Chmod(filepath.Join(root, d), 0o711)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -434,7 +442,7 @@ const (
 func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.Built {
 	start := time.Now()
 	dir := filepath.Join(s.root, "build", fmt.Sprintf("%s-%s", t.Exercise.ID, t.SourceHash[:12]))
-	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o700); err != nil {
 		return &grade.Built{Err: err}
 	}
 	if err := os.WriteFile(filepath.Join(dir, t.SourceName), t.Source, 0o644); err != nil {
@@ -476,7 +484,7 @@ func toolRoot(nvcc string) string { return filepath.Dir(filepath.Dir(nvcc)) }
 func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, device string, slot int) (*grade.Ran, error) {
 	dir := filepath.Join(s.root, "run", fmt.Sprint(slot))
 	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)

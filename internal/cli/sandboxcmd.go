@@ -24,7 +24,12 @@ folder it may write), to see what a program may do there.
 --landlock caps the Landlock ABI (1-6; -1 none) to find which restriction a
 program trips on.`,
 		Example: "  lessons sandbox -- ./prog\n  lessons sandbox --landlock 5 -- ./prog",
-		Args:    cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("sandbox needs a program to run: lessons sandbox -- PROGRAM [ARG...]")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := os.Getwd()
 			if err != nil {
@@ -34,7 +39,9 @@ program trips on.`,
 			if uid != 0 {
 				pol.UID, pol.GID = uid, uid
 			}
-			fmt.Fprintf(ios.ErrOut, "sandbox: %s\n", sandbox.Probe())
+			rep := sandbox.Probe()
+			rep.Root = rep.Root && uid != 0
+			fmt.Fprintf(ios.ErrOut, "sandbox: %s\n", rep)
 			res, err := sandbox.Runner{Policy: pol}.Run(context.Background(), runner.Spec{Argv: args, Dir: dir, Env: os.Environ()}, ios.Out)
 			if err != nil {
 				return err

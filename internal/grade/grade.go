@@ -251,6 +251,9 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 					builds[t.Key()] = e
 				}
 				bmu.Unlock()
+				if ctx.Err() != nil {
+					continue // stopped: nothing half-built is recorded
+				}
 				e.once.Do(func() {
 					e.b = tc.Build(ctx, t, slot)
 					mu.Lock()
@@ -258,6 +261,7 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 					mu.Unlock()
 				})
 				switch b := e.b; {
+				case ctx.Err() != nil:
 				case b.Err != nil:
 					a := attempt(t, gradebook.Error, b.Err.Error())
 					a.BuildMS = b.Took.Milliseconds()

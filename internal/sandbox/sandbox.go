@@ -358,19 +358,9 @@ func setLimits(l Limits) error {
 // processesOf counts the processes (threads included) of uid.
 func processesOf(uid int) int {
 	n := 0
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		st, err := os.Stat(filepath.Join("/proc", e.Name()))
-		if err != nil {
-			continue
-		}
-		if s, ok := st.Sys().(*syscall.Stat_t); ok && int(s.Uid) == uid {
-			tasks, _ := os.ReadDir(filepath.Join("/proc", e.Name(), "task"))
-			n += max(len(tasks), 1)
-		}
+	for _, pid := range pidsOf(uid) {
+		tasks, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+		n += max(len(tasks), 1)
 	}
 	return n
 }
