@@ -132,7 +132,7 @@ db = sqlite3.connect(f"{work}/gradebook.db")
 print("gradebook integrity:", db.execute("PRAGMA integrity_check").fetchone()[0])
 for (out,) in db.execute("SELECT output FROM grades WHERE exercise = 'async-pipeline' AND (student LIKE 's12-%' OR student LIKE 's13-%')"):
     print("  hostile output:", out.strip().replace("\n", " | ")[:400])
-leaks = db.execute("SELECT count(*) FROM grades WHERE output LIKE '%GOT %' OR output LIKE '%DONE%'").fetchone()[0]
+leaks = db.execute("SELECT count(*) FROM grades WHERE output GLOB '*: GOT *' OR output GLOB '*: DONE*'").fetchone()[0]
 print("hostile reads or writes that succeeded:", leaks)
 print("classmate's file unchanged:", hashlib.sha256(open(victim, "rb").read()).hexdigest() == victim_sum)
 print("file written in /tmp:", os.path.exists("/tmp/lessons-pwned"))

@@ -188,6 +188,11 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		return err
 	}
 	devices := gpuDevices(len(m.info.Devices))
+	// Each worker has users of its own in a stride of 64.
+	o.jobs = min(max(o.jobs, 1), 64)
+	if len(devices)*max(o.perGPU, 1) > 64 {
+		return usagef("%d GPUs × --per-gpu %d is more than 64 runs at once", len(devices), o.perGPU)
+	}
 	rep := sandbox.Probe()
 	rep.Root = rep.Root && tc.users
 	fmt.Fprintf(o.io.ErrOut, "Grading %d students on %d exercises: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each.\nSandbox: %s.\n",
@@ -424,10 +429,17 @@ func newSandboxed(m *machine, root string) (*sandboxed, error) {
 	return s, nil
 }
 
-// policy is the sandbox of one worker.
-func (s *sandboxed) policy(dir string, uid int) (sandbox.Policy, error) {
+// policy is the sandbox of one build or run. Its user is the first of
+// the worker's range with no process left, zombies included (they count
+// against the process limit until reaped): each worker owns the users
+// base+slot, base+slot+64, base+slot+128, ...
+func (s *sandboxed) policy(dir string, base, slot int) (sandbox.Policy, error) {
 	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: dir, Read: s.read}
 	if s.users {
+		uid := base + slot
+		for k := 0; k < 7 && sandbox.Busy(uid); k++ {
+			uid += 64
+		}
 		pol.UID, pol.GID = uid, uid
 	}
 	return pol, sandbox.Own(dir, pol.UID, pol.GID)
@@ -435,8 +447,8 @@ func (s *sandboxed) policy(dir string, uid int) (sandbox.Policy, error) {
 
 // Users of the sandboxed workers, when the grader runs as root.
 const (
-	buildUID = 61000
-	runUID   = 61500
+	buildUID = 61000 // to 61447
+	runUID   = 61500 // to 61947
 )
 
 func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.Built {
@@ -448,7 +460,7 @@ func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.B
 	if err := os.WriteFile(filepath.Join(dir, t.SourceName), t.Source, 0o644); err != nil {
 		return &grade.Built{Err: err}
 	}
-	pol, err := s.policy(dir, buildUID+slot)
+	pol, err := s.policy(dir, buildUID, slot)
 	if err != nil {
 		return &grade.Built{Err: err}
 	}
@@ -496,7 +508,7 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 	if err := copyFile(s.m.lib, lib, 0o644); err != nil {
 		return nil, err
 	}
-	pol, err := s.policy(dir, runUID+slot)
+	pol, err := s.policy(dir, runUID, slot)
 	if err != nil {
 		return nil, err
 	}

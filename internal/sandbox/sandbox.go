@@ -232,8 +232,15 @@ func killUser(uid int) {
 	}
 }
 
+// Busy reports whether uid has any process, zombies included: zombies
+// still count against a user's process limit until they are reaped, so a
+// user whose fork bomb left some is not given to the next program.
+func Busy(uid int) bool { return len(tasksOf(uid, true)) > 0 }
+
 // pidsOf lists the live (not zombie) processes owned by uid.
-func pidsOf(uid int) []int {
+func pidsOf(uid int) []int { return tasksOf(uid, false) }
+
+func tasksOf(uid int, zombies bool) []int {
 	var pids []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -249,7 +256,7 @@ func pidsOf(uid int) []int {
 			continue
 		}
 		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
-			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			if i := bytes.LastIndexByte(stat, ')'); !zombies && i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
 				continue
 			}
 		}
