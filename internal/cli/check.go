@@ -111,11 +111,7 @@ func (p *Progress) save(c *course.Course) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, file)
+	return writeAtomic(file, data)
 }
 
 func checkRun(opts *CheckOptions) error {

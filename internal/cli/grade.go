@@ -211,7 +211,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		printSheet(o.io.Out, sheet)
 	}
 	fmt.Fprintf(o.io.Out, "\n%d graded in %s: %d passed, %d failed, %d missing, %d could not be graded; %d unchanged since the last run (skipped); %d builds.\nGradebook: %s (lessons grade export, lessons grade feedback)\n",
-		sum.Tasks-sum.Skipped, sum.Took.Round(10*time.Millisecond), sum.Passed, sum.Failed, sum.Missing, sum.Errors, sum.Skipped, sum.Builds, o.book)
+		sum.Passed+sum.Failed+sum.Missing+sum.Errors, sum.Took.Round(10*time.Millisecond), sum.Passed, sum.Failed, sum.Missing, sum.Errors, sum.Skipped, sum.Builds, o.book)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("stopped: what was graded is in %s; run the same command again to go on", o.book)
@@ -316,13 +316,18 @@ func (p *progress) finish() {
 	}
 }
 
-func gradeExport(o *gradeOptions) error {
-	book, err := openBook(o.book, true)
+// openSheet reads a gradebook that must already exist.
+func openSheet(path string) (*gradebook.Sheet, error) {
+	book, err := openBook(path, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer book.Close()
-	s, err := book.Sheet()
+	return book.Sheet()
+}
+
+func gradeExport(o *gradeOptions) error {
+	s, err := openSheet(o.book)
 	if err != nil {
 		return err
 	}
@@ -353,12 +358,7 @@ func gradeExport(o *gradeOptions) error {
 }
 
 func gradeFeedback(o *gradeOptions) error {
-	book, err := openBook(o.book, true)
-	if err != nil {
-		return err
-	}
-	defer book.Close()
-	s, err := book.Sheet()
+	s, err := openSheet(o.book)
 	if err != nil {
 		return err
 	}
