@@ -279,13 +279,29 @@ func buildExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws 
 	if b.Hit || b.Run.OK() {
 		return prog, nil, nil
 	}
-	loc, msg := notebook.FirstCompileError(buildLog.String())
-	got := "nvcc failed: " + b.Run.Reason(0, 0)
-	if msg != "" {
+	out.Write(buildLog.Bytes())
+	return "", compileFailure(buildLog.String(), b.Run), nil
+}
+
+// compileFailure is the failed "compiles" check of a build that failed:
+// the compiler's first error at its place, or how nvcc ended.
+func compileFailure(log string, run *runner.Result) []checker.Result {
+	got := "nvcc failed: " + run.Reason(0, 0)
+	if loc, msg := notebook.FirstCompileError(log); msg != "" {
 		got = fmt.Sprintf("compile error at %s: %s", loc, msg)
 	}
-	out.Write(buildLog.Bytes())
-	return "", []checker.Result{{Name: "compiles", Want: "the file to compile", Got: got}}, nil
+	return []checker.Result{{Name: "compiles", Want: "the file to compile", Got: got}}
+}
+
+// judgeRun judges a finished run of a program: its output, how it ended,
+// and the statistics record the preloaded library left in statsFile.
+func judgeRun(spec *checker.Spec, res *runner.Result, output, statsFile string, maxOut int64) []checker.Result {
+	run := &checker.Run{Output: output, ExitCode: res.ExitCode}
+	if res.Signal != 0 || res.TimedOut || res.Truncated || res.Canceled {
+		run.Ended = res.Reason(spec.TimeLimit(), maxOut)
+	}
+	run.Stats, _ = checker.ReadStats(statsFile)
+	return spec.Judge(run)
 }
 
 // runExercise runs a built exercise with the statistics library preloaded
@@ -310,12 +326,7 @@ func runExercise(ctx context.Context, m *machine, spec *checker.Spec, prog, ws s
 		out.Write(output.Bytes())
 		fmt.Fprintln(out)
 	}
-	run := &checker.Run{Output: output.String(), ExitCode: res.ExitCode}
-	if res.Signal != 0 || res.TimedOut || res.Truncated || res.Canceled {
-		run.Ended = strings.TrimSuffix(res.Reason(spec.TimeLimit(), 1<<20), " (raise the limit with --timeout)") // the spec sets it
-	}
-	run.Stats, _ = checker.ReadStats(statsFile)
-	return spec.Judge(run), nil
+	return judgeRun(spec, res, output.String(), statsFile, 1<<20), nil
 }
 
 // statsLibrary builds kernels/allocstats.cu (through the cache), once per

@@ -17,10 +17,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
-	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/kernels"
@@ -482,12 +480,7 @@ func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.B
 	if bytes.Contains(log.Bytes(), []byte("lessons sandbox:")) {
 		return &grade.Built{Err: fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(log.String())), Took: took}
 	}
-	loc, msg := notebook.FirstCompileError(log.String())
-	got := "nvcc failed: " + b.Run.Reason(0, 0)
-	if msg != "" {
-		got = fmt.Sprintf("compile error at %s: %s", loc, msg)
-	}
-	return &grade.Built{Failed: []checker.Result{{Name: "compiles", Want: "the file to compile", Got: got}}, Took: took}
+	return &grade.Built{Failed: compileFailure(log.String(), b.Run), Took: took}
 }
 
 // toolRoot is the folder of a toolkit: /usr/local/cuda for its bin/nvcc.
@@ -517,23 +510,16 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 		"LD_PRELOAD=" + lib, "LESSONS_STATS=" + statsFile, "CUDA_VISIBLE_DEVICES=" + device}
 	var out bytes.Buffer
 	const maxOut = 1 << 20
-	res, err := sandbox.Runner{Policy: pol, Self: s.self}.Run(ctx, runnerSpec(append([]string{prog}, t.Spec.Args...), dir, env, t.Spec.TimeLimit(), maxOut), &out)
+	res, err := sandbox.Runner{Policy: pol, Self: s.self}.Run(ctx, runner.Spec{
+		Argv: append([]string{prog}, t.Spec.Args...), Dir: dir, Env: env, Timeout: t.Spec.TimeLimit(), MaxOutput: maxOut,
+	}, &out)
 	if err != nil {
 		return nil, err
 	}
 	if res.ExitCode == 125 && bytes.HasPrefix(out.Bytes(), []byte("lessons sandbox:")) {
 		return nil, fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(out.String()))
 	}
-	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode}
-	if res.Signal != 0 || res.TimedOut || res.Truncated {
-		run.Ended = strings.TrimSuffix(res.Reason(t.Spec.TimeLimit(), maxOut), " (raise the limit with --timeout)") // the spec sets it
-	}
-	run.Stats, _ = checker.ReadStats(statsFile)
-	return &grade.Ran{Results: t.Spec.Judge(run), Output: out.String(), Took: res.Duration}, nil
-}
-
-func runnerSpec(argv []string, dir string, env []string, timeout time.Duration, maxOut int64) runner.Spec {
-	return runner.Spec{Argv: argv, Dir: dir, Env: env, Timeout: timeout, MaxOutput: maxOut}
+	return &grade.Ran{Results: judgeRun(t.Spec, res, out.String(), statsFile, maxOut), Output: out.String(), Took: res.Duration}, nil
 }
 
 func copyFile(from, to string, mode os.FileMode) error {

@@ -204,6 +204,9 @@ func command(ctx context.Context, c *lesson.Cell, env Env, opt Options, script s
 	o.OK = res.OK()
 	if !o.OK {
 		o.Reason = res.Reason(opt.Timeout, opt.MaxOutput)
+		if res.TimedOut {
+			o.Reason += " (raise the limit with --timeout)"
+		}
 		if loc, msg := FirstCompileError(tail.String()); msg != "" {
 			o.Reason = fmt.Sprintf("compile error at %s: %s", loc, msg)
 		} else if msg := FirstCUDAError(tail.String()); msg != "" {

@@ -54,7 +54,7 @@ func (r *Result) OK() bool {
 func (r *Result) Reason(timeout time.Duration, maxOutput int64) string {
 	switch {
 	case r.TimedOut:
-		return fmt.Sprintf("timed out after %s and was stopped (raise the limit with --timeout)", timeout)
+		return fmt.Sprintf("timed out after %s and was stopped", timeout)
 	case r.Truncated:
 		return fmt.Sprintf("printed more than %d bytes and was stopped", maxOutput)
 	case r.Canceled:

@@ -135,7 +135,7 @@ func Probe() Report {
 	if v, err := llsys.LandlockGetABIVersion(); err == nil {
 		r.Landlock = v
 	}
-	r.NetNS = canNetNS()
+	r.NetNS = netnsOK()
 	return r
 }
 
@@ -272,9 +272,8 @@ func netFlagsFor(p Policy) uintptr {
 	return netFlags()
 }
 
-var netnsOnce = sync.OnceValue(canNetNS)
-
-func netnsOK() bool { return netnsOnce() }
+// netnsOK is canNetNS, tried once per process.
+var netnsOK = sync.OnceValue(canNetNS)
 
 // lookPath finds prog on the PATH of env (or the tool's own).
 func lookPath(prog string, env []string) (string, error) {
