@@ -294,7 +294,7 @@ func (p *progress) done(a *gradebook.Attempt, skipped bool) {
 	p.n++
 	el := time.Since(p.start)
 	rate := float64(p.n) / el.Seconds()
-	left := time.Duration(float64(p.total-p.n)/max(rate, 1e-9)) * time.Second / time.Second
+	left := time.Duration(float64(p.total-p.n) / max(rate, 1e-9) * float64(time.Second))
 	if p.tty {
 		const width = 30
 		fill := width * p.n / max(p.total, 1)
