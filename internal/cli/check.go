@@ -345,11 +345,7 @@ func buildStatsLibrary(ctx context.Context, m *machine) (string, error) {
 	}
 	src := filepath.Join(dir, "allocstats.cu")
 	if old, err := os.ReadFile(src); err != nil || !bytes.Equal(old, kernels.AllocStats) {
-		tmp := fmt.Sprintf("%s.%d.tmp", src, os.Getpid())
-		if err := os.WriteFile(tmp, kernels.AllocStats, 0o644); err != nil {
-			return "", err
-		}
-		if err := os.Rename(tmp, src); err != nil {
+		if err := writeAtomic(src, kernels.AllocStats); err != nil {
 			return "", err
 		}
 	}
