@@ -72,13 +72,13 @@ cold=0 resume=0 warm=0 serial=0
 if [ "$mode" != serial ]; then
 # 1. lessons grade, cold: an empty compile cache and a new gradebook.
 "$bin" cache clean >/dev/null
-t0=$(now); "$bin" --course "$course" grade "$subs" --gradebook "$book" ${GRADE_FLAGS:-} >"$work/grade-cold.txt" 2>"$work/grade-cold.err" || echo "grade exited $?"; t1=$(now)
+t0=$(now); "$bin" --course "$course" grade "$subs" block-pool async-pipeline vmm-growable --gradebook "$book" ${GRADE_FLAGS:-} >"$work/grade-cold.txt" 2>"$work/grade-cold.err" || echo "grade exited $?"; t1=$(now)
 cold=$(calc "$t1 - $t0")
 # 2. again, nothing changed: everything is skipped.
-t0=$(now); "$bin" --course "$course" grade "$subs" --gradebook "$book" >"$work/grade-resume.txt" 2>/dev/null || true; t1=$(now)
+t0=$(now); "$bin" --course "$course" grade "$subs" block-pool async-pipeline vmm-growable --gradebook "$book" >"$work/grade-resume.txt" 2>/dev/null || true; t1=$(now)
 resume=$(calc "$t1 - $t0")
 # 3. warm: --regrade with the compile cache full.
-t0=$(now); "$bin" --course "$course" grade "$subs" --gradebook "$book" --regrade ${GRADE_FLAGS:-} >"$work/grade-warm.txt" 2>/dev/null || true; t1=$(now)
+t0=$(now); "$bin" --course "$course" grade "$subs" block-pool async-pipeline vmm-growable --gradebook "$book" --regrade ${GRADE_FLAGS:-} >"$work/grade-warm.txt" 2>/dev/null || true; t1=$(now)
 warm=$(calc "$t1 - $t0")
 "$bin" --course "$course" grade export --gradebook "$book" --csv "$work/grades.csv" --json "$work/grades.json" 2>/dev/null
 "$bin" --course "$course" grade feedback --gradebook "$book" --out "$work/feedback" >/dev/null

@@ -99,6 +99,9 @@ func judge(c *Check, r *Run) Result {
 		v, _ := r.Stats.Value(c.Stat)
 		res.Pass, res.Want = bounds(c, v, r.Stats)
 		res.Got = sayValue(c.Stat, v)
+		if note := r.Stats.RaceNote(c.Stat); !res.Pass && note != "" {
+			res.Got += "; the first: " + note
+		}
 	}
 	if c.Name != "" {
 		res.Name = c.Name
@@ -182,7 +185,11 @@ var phrases = map[string]string{
 	"vmm_unmap_calls":        "calls of cuMemUnmap",
 	"vmm_release_calls":      "calls of cuMemRelease",
 	"vmm_map_bytes":          "bytes mapped with cuMemMap",
-	"kernel_launches":        "calls of cudaLaunchKernel (not <<< >>> launches on CUDA 13)",
+	"kernel_launches":        "kernel launches",
+	"launches_inspected":     "kernel launches whose arguments were inspected",
+	"buffer_uses":            "uses of allocated buffers by kernels and async copies",
+	"unordered_uses":         "uses of a buffer on a stream before its allocation on another stream was ordered before them",
+	"unordered_frees":        "frees of a buffer that a kernel on another stream may still be using",
 }
 
 func describe(stat string) string {

@@ -46,9 +46,38 @@ type Stats struct {
 	LeakedAllocs, LeakedBytes                          uint64 `stat:"leaked_allocs,leaked_bytes"`
 	PoolCount                                          uint64
 	Pools                                              [8]Pool
+	// Version 2: stream-ordering races, found by following kernel launches'
+	// pointer parameters, cudaMemcpyAsync and cudaMemsetAsync.
+	UnorderedUses, UnorderedFrees uint64 `stat:"unordered_uses,unordered_frees"`
+	LaunchesInspected, BufferUses uint64 `stat:"launches_inspected,buffer_uses"`
+	UseRace, FreeRace             [192]byte
 }
 
-const statsMagic = 0x5354415453534c4c
+const (
+	statsMagic   = 0x5354415453534c4c
+	statsVersion = 2
+)
+
+// v1Size is the size of a version 1 record: everything before the race
+// figures. Records of version 1 (fixtures of earlier runs) still decode,
+// with those figures 0.
+var v1Size = binary.Size(Stats{}) - 4*8 - 2*192
+
+// RaceNote is, in words, the first race the library saw of the kind a
+// statistic counts (unordered_uses or unordered_frees), or "".
+func (s *Stats) RaceNote(stat string) string {
+	var b []byte
+	switch stat {
+	case "unordered_uses":
+		b = s.UseRace[:]
+	case "unordered_frees":
+		b = s.FreeRace[:]
+	}
+	if n := bytes.IndexByte(b, 0); n >= 0 {
+		b = b[:n]
+	}
+	return string(b)
+}
 
 // ReadStats reads a record written by the statistics library.
 func ReadStats(file string) (*Stats, error) {
@@ -62,14 +91,24 @@ func ReadStats(file string) (*Stats, error) {
 // DecodeStats decodes a record.
 func DecodeStats(data []byte) (*Stats, error) {
 	var s Stats
-	if len(data) < binary.Size(s) {
+	if len(data) < 16 {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
 	}
-	if err := binary.Read(bytes.NewReader(data), binary.LittleEndian, &s); err != nil {
-		return nil, err
+	magic, version := binary.LittleEndian.Uint64(data), binary.LittleEndian.Uint64(data[8:])
+	if magic != statsMagic || version < 1 || version > statsVersion {
+		return nil, fmt.Errorf("the statistics record is not one this version reads (magic %#x, version %d)", magic, version)
 	}
-	if s.Magic != statsMagic || s.Version != 1 {
-		return nil, fmt.Errorf("the statistics record is not one this version reads (magic %#x, version %d)", s.Magic, s.Version)
+	need := binary.Size(s)
+	if version == 1 {
+		need = v1Size
+	}
+	if len(data) < need {
+		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
+	}
+	full := make([]byte, binary.Size(s))
+	copy(full, data[:need])
+	if err := binary.Read(bytes.NewReader(full), binary.LittleEndian, &s); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }
@@ -151,7 +190,7 @@ func splitComma(s string) []string {
 // fixtures use it.
 func (s *Stats) Encode() []byte {
 	c := *s
-	c.Magic, c.Version = statsMagic, 1
+	c.Magic, c.Version = statsMagic, statsVersion
 	var b bytes.Buffer
 	_ = binary.Write(&b, binary.LittleEndian, &c)
 	return b.Bytes()

@@ -195,32 +195,60 @@ func (p *poll) Close() error {
 	return nil
 }
 
-// Debounce passes on the files changed in a burst of events once the
-// events have been quiet for d. The output closes when in does.
+// Settle is how long Debounce waits after the first event of a burst
+// before it passes the burst on: the events of one save (a write, or a
+// temporary file renamed over the old one, or a delete and a create) come
+// within a millisecond or two of each other.
+const Settle = 30 * time.Millisecond
+
+// Debounce turns bursts of events into batches of changed files. The
+// first events of a burst are passed on as soon as they pause for Settle
+// (or d, if shorter), so that a check can start at once; events after
+// that, until the files have been quiet for d, make one more batch when
+// the burst is over. One save gives one batch, without waiting for d; a
+// burst (a formatter rewriting the file just after the save) gives a
+// batch at its start and one at its end, and the session starts its check
+// again on the last, so one verdict is shown per burst. The output closes
+// when in does.
 func Debounce(in <-chan string, d time.Duration) <-chan []string {
+	settle := min(Settle, d)
 	out := make(chan []string)
 	go func() {
 		defer close(out)
 		var pending []string
 		seen := map[string]bool{}
-		var timer <-chan time.Time
+		var leading, trailing <-chan time.Time
+		inBurst := false // the burst's first batch is out; waiting for d of quiet
+		emit := func() {
+			if len(pending) > 0 {
+				out <- pending
+			}
+			pending, seen = nil, map[string]bool{}
+		}
 		for {
 			select {
 			case name, ok := <-in:
 				if !ok {
-					if len(pending) > 0 {
-						out <- pending
-					}
+					emit()
 					return
 				}
 				if !seen[name] {
 					seen[name] = true
 					pending = append(pending, name)
 				}
-				timer = time.After(d)
-			case <-timer:
-				out <- pending
-				pending, seen, timer = nil, map[string]bool{}, nil
+				if inBurst {
+					trailing = time.After(d)
+				} else {
+					leading = time.After(settle)
+				}
+			case <-leading:
+				leading = nil
+				emit()
+				inBurst, trailing = true, time.After(max(d-settle, 0))
+			case <-trailing:
+				trailing = nil
+				emit()
+				inBurst = false
 			}
 		}
 	}()

@@ -37,10 +37,19 @@ var saves = map[string]func(t *testing.T, path string){
 	},
 }
 
-func watchers(t *testing.T, files []string) map[string]Watcher {
-	ws := map[string]Watcher{"poll": NewPoll(files, 20*time.Millisecond)}
+// watchers gives a way to start each kind of watcher: each test starts one
+// at a time, so that no watcher sees another's events.
+func watchers(t *testing.T, files []string) map[string]func() Watcher {
+	ws := map[string]func() Watcher{"poll": func() Watcher { return NewPoll(files, 20*time.Millisecond) }}
 	if w, err := NewNotify(files); err == nil {
-		ws["fsnotify"] = w
+		w.Close()
+		ws["fsnotify"] = func() Watcher {
+			w, err := NewNotify(files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
 	} else {
 		t.Logf("fsnotify not available here: %v", err)
 	}
@@ -57,7 +66,8 @@ func TestSaves(t *testing.T) {
 			other := filepath.Join(dir, "other.cu")
 			os.WriteFile(path, []byte("int main() {}\n"), 0o644)
 			os.WriteFile(other, []byte("x\n"), 0o644)
-			for kind, w := range watchers(t, []string{path}) {
+			for kind, start := range watchers(t, []string{path}) {
+				w := start()
 				batches := Debounce(w.Events(), 150*time.Millisecond)
 				time.Sleep(50 * time.Millisecond)
 				os.WriteFile(other, []byte("y\n"), 0o644) // not watched
@@ -84,7 +94,8 @@ func TestSaves(t *testing.T) {
 func TestNewFileIsSeen(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "later.cu")
-	for kind, w := range watchers(t, []string{path}) {
+	for kind, start := range watchers(t, []string{path}) {
+		w := start()
 		batches := Debounce(w.Events(), 100*time.Millisecond)
 		time.Sleep(50 * time.Millisecond)
 		os.WriteFile(path, []byte("new\n"), 0o644)
@@ -95,6 +106,35 @@ func TestNewFileIsSeen(t *testing.T) {
 		}
 		w.Close()
 		os.Remove(path)
+	}
+}
+
+// TestDebounceStartsAtOnce: one save is passed on after Settle, not after
+// the whole quiet period; a rewrite within the quiet period (a formatter)
+// makes one more batch at the end of the burst, and no more.
+func TestDebounceStartsAtOnce(t *testing.T) {
+	in := make(chan string)
+	out := Debounce(in, 300*time.Millisecond)
+	start := time.Now()
+	in <- "a"
+	in <- "a"
+	<-out
+	if d := time.Since(start); d >= 300*time.Millisecond {
+		t.Errorf("the first batch came after %v, not at once", d)
+	}
+	time.Sleep(50 * time.Millisecond)
+	in <- "a" // the formatter
+	in <- "b"
+	start = time.Now()
+	if b := <-out; len(b) != 2 || b[0] != "a" || b[1] != "b" {
+		t.Errorf("the burst's last batch = %v", b)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("the burst's last batch came %v after its last event, before the quiet period", d)
+	}
+	close(in)
+	if b, ok := <-out; ok {
+		t.Errorf("a batch %v after the burst", b)
 	}
 }
 

@@ -1,0 +1,69 @@
+// Variant: frees on the producer without waiting for the consumer.
+// One buffer, two streams: the producer allocates and fills it, the
+// consumer sums it, and the producer frees it. Events order the three.
+#include <cstdio>
+#include <cuda_runtime.h>
+
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); return 1; } } while (0)
+
+__global__ void fill(float* x, int n, float v) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = v;
+}
+
+// Each thread adds a strided share of x, then adds its share to *out.
+__global__ void sum(const float* x, int n, float* out) {
+    float acc = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) acc += x[i];
+    atomicAdd(out, acc);
+}
+
+int main() {
+    const int rounds = 6, n = 1 << 22;
+    const size_t bytes = n * sizeof(float);
+    cudaStream_t producer, consumer;
+    CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
+    cudaEvent_t ready, done;
+    CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    float* sums = nullptr;
+    CHECK(cudaMalloc(&sums, rounds * sizeof(float)));
+    CHECK(cudaMemset(sums, 0, rounds * sizeof(float)));
+
+    for (int r = 0; r < rounds; r++) {
+        float* buf = nullptr;
+        CHECK(cudaMallocAsync(&buf, bytes, producer));
+        fill<<<n / 256, 256, 0, producer>>>(buf, n, (float)(r + 1));
+        // TODO 1: the consumer must not read buf before the producer has
+        // allocated and filled it: record `ready` on the producer and make
+        // the consumer wait for it.
+        CHECK(cudaEventRecord(ready, producer));
+        CHECK(cudaStreamWaitEvent(consumer, ready, 0));
+        sum<<<256, 256, 0, consumer>>>(buf, n, sums + r);
+        // TODO 2: the producer must not free buf while the consumer may
+        // still read it: record `done` on the consumer and make the
+        // producer wait for it.
+        CHECK(cudaFreeAsync(buf, producer));
+    }
+    CHECK(cudaGetLastError());
+    CHECK(cudaStreamSynchronize(producer));
+    CHECK(cudaStreamSynchronize(consumer));
+
+    float got[rounds];
+    CHECK(cudaMemcpy(got, sums, sizeof got, cudaMemcpyDeviceToHost));
+    int right = 0;
+    for (int r = 0; r < rounds; r++) {
+        float want = (float)(r + 1) * n;
+        right += got[r] == want;
+        printf("round %d: sum %.0f (expected %.0f)\n", r, got[r], want);
+    }
+    printf("%d of %d rounds summed correctly\n", right, rounds);
+    CHECK(cudaFree(sums));
+    CHECK(cudaEventDestroy(ready));
+    CHECK(cudaEventDestroy(done));
+    CHECK(cudaStreamDestroy(producer));
+    CHECK(cudaStreamDestroy(consumer));
+    return 0;
+}
