@@ -73,13 +73,15 @@ struct Record {
     uint64_t unordered_uses;           // a use on stream B not ordered after the allocation on A
     uint64_t unordered_frees;          // a free on A not ordered after a use on B
     uint64_t launches_inspected;       // launches whose parameters the driver described
-    uint64_t buffer_uses;              // (launch or copy, allocation) pairs seen
+    uint64_t buffer_uses;              // pointers into live allocations passed to kernels and copies
     char use_race[192];                // the first unordered use, in words
     char free_race[192];               // the first unordered free, in words
 };
 
-// A use of an allocation: the last operation of a stream that touched it.
-struct Use { cudaStream_t stream; uint64_t seq; std::string what; };
+// A use of an allocation: the last operation of a stream that touched it
+// at one address (a pool carves one allocation into blocks: streams may use
+// different blocks at once, not the same one).
+struct Use { cudaStream_t stream; uint64_t seq; uintptr_t addr; std::string what; };
 
 // A vector clock: for each stream, how many of its operations are known to
 // come before.
@@ -251,23 +253,25 @@ void noteRace(char* into, size_t size, const char* words) {
     if (into[0] == 0) snprintf(into, size, "%s", words);
 }
 
-// find returns the live allocation holding address a, or null.
-Alloc* find(uintptr_t a) {
+// find returns the live allocation holding address a (and its start in
+// base), or null.
+Alloc* find(uintptr_t a, uintptr_t* base) {
     auto it = live->upper_bound(a);
     if (it == live->begin()) return nullptr;
     --it;
     if (a >= it->first + it->second.bytes) return nullptr;
+    *base = it->first;
     return &it->second;
 }
 
 // use notes that operation seq of stream s (what: "kernel scale") used
-// allocation x.
-void use(Alloc* x, cudaStream_t s, uint64_t seq, const std::string& what) {
+// allocation x at address addr.
+void use(Alloc* x, uintptr_t base, uintptr_t addr, cudaStream_t s, uint64_t seq, const std::string& what) {
     s = norm(s);
     rec->buffer_uses++;
     // Memory from cudaMallocAsync belongs to its stream: another stream may
-    // use it once ordered after the allocation and after the other
-    // streams' uses (reads and writes look alike from here).
+    // use it once ordered after the allocation, and after the other
+    // streams' uses of the same address (reads and writes look alike here).
     if (x->async) {
         char b[256] = {0};
         if (!ordered(s, x->stream, x->seq)) {
@@ -275,9 +279,11 @@ void use(Alloc* x, cudaStream_t s, uint64_t seq, const std::string& what) {
                      what.c_str(), number(s), sizeWords(x->bytes).c_str(), number(x->stream));
         } else {
             for (auto& u : x->uses)
-                if (u.stream != s && !ordered(s, u.stream, u.seq)) {
-                    snprintf(b, sizeof b, "%s on stream %d used a %s buffer that %s on stream %d may still be using (no event)",
-                             what.c_str(), number(s), sizeWords(x->bytes).c_str(), u.what.c_str(), number(u.stream));
+                if (u.stream != s && u.addr == addr && !ordered(s, u.stream, u.seq)) {
+                    char where[64] = "";
+                    if (addr != base) snprintf(where, sizeof where, " at offset %zu", (size_t)(addr - base));
+                    snprintf(b, sizeof b, "%s on stream %d used memory%s of a %s allocation that %s on stream %d may still be using (no event)",
+                             what.c_str(), number(s), where, sizeWords(x->bytes).c_str(), u.what.c_str(), number(u.stream));
                     break;
                 }
         }
@@ -287,8 +293,9 @@ void use(Alloc* x, cudaStream_t s, uint64_t seq, const std::string& what) {
         }
     }
     for (auto& u : x->uses)
-        if (u.stream == s) { u.seq = seq; u.what = what; return; }
-    x->uses.push_back(Use{s, seq, what});
+        if (u.stream == s && u.addr == addr) { u.seq = seq; u.what = what; return; }
+    if (x->uses.size() >= 256) x->uses.erase(x->uses.begin());
+    x->uses.push_back(Use{s, seq, addr, what});
 }
 
 void added(void* p, size_t bytes, cudaStream_t s, bool async) {
@@ -373,18 +380,14 @@ void launched(const void* key, void* handle, bool byKernel, void** args, cudaStr
     uint64_t seq = enqueue(s);
     if (!k->known || args == nullptr) return;
     rec->launches_inspected++;
-    std::vector<Alloc*> seen;
     for (size_t i = 0; i < k->params.size(); i++) {
         const char* value = (const char*)args[i];
         for (size_t w = 0; value != nullptr && w + sizeof(uintptr_t) <= k->params[i].second; w += sizeof(uintptr_t)) {
-            uintptr_t v;
+            uintptr_t v, base = 0;
             memcpy(&v, value + w, sizeof v);
-            Alloc* x = find(v);
-            bool again = false;
-            for (Alloc* y : seen) again = again || y == x;
-            if (x == nullptr || again) continue;
-            seen.push_back(x);
-            use(x, s, seq, k->name);
+            Alloc* x = find(v, &base);
+            if (x == nullptr) continue;
+            use(x, base, v, s, seq, k->name);
         }
     }
 }
@@ -392,10 +395,9 @@ void launched(const void* key, void* handle, bool byKernel, void** args, cudaStr
 // copied notes a cudaMemcpyAsync or cudaMemsetAsync on stream s.
 void copied(const char* what, const void* a, const void* b, cudaStream_t s) {
     uint64_t seq = enqueue(s);
-    Alloc* x = find((uintptr_t)a);
-    Alloc* y = b != nullptr ? find((uintptr_t)b) : nullptr;
-    if (x != nullptr) use(x, s, seq, what);
-    if (y != nullptr && y != x) use(y, s, seq, what);
+    uintptr_t base = 0;
+    if (Alloc* x = find((uintptr_t)a, &base)) use(x, base, (uintptr_t)a, s, seq, what);
+    if (Alloc* y = b != nullptr ? find((uintptr_t)b, &base) : nullptr) use(y, base, (uintptr_t)b, s, seq, what);
 }
 
 }  // namespace

@@ -40,6 +40,8 @@ block_pool_solution     block-pool     solutions/day068/block_pool.cu
 block_pool_stub         block-pool     exercises/day068/block_pool.cu
 vmm_solution            vmm-growable   solutions/day072/growable.cu
 vmm_stub                vmm-growable   exercises/day072/growable.cu
+resource_solution       pool-resource  solutions/day076/pool_resource.cu
+resource_stub           pool-resource  exercises/day076/pool_resource.cu
 stream_pools_solution   stream-pools   solutions/day087/stream_pools.cu
 stream_pools_stub       stream-pools   exercises/day087/stream_pools.cu
 RUNS
