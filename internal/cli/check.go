@@ -264,9 +264,8 @@ func buildExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws 
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return "", nil, err
 	}
-	if _, err := statsLibrary(ctx, m); err != nil {
-		return "", nil, err
-	}
+	// The statistics library is built by the first run that needs it, so
+	// that cold builds of exercises do not wait for it.
 	comp := m.compiler()
 	prog := filepath.Join(ws, "prog")
 	args := append([]string{"-cudart", "shared"}, spec.Flags...)

@@ -22,7 +22,7 @@ import (
 
 func newVerify(io *IOStreams, g *globals) *cobra.Command {
 	var compileOnly bool
-	var jobs int
+	var jobs, perGPU int
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Prove the course works: solutions pass, untouched exercises fail, lessons run",
@@ -30,18 +30,24 @@ func newVerify(io *IOStreams, g *globals) *cobra.Command {
 every solution passes all its checks, every untouched exercise compiles and
 fails at least one check, and every lesson's runnable cells run.
 
-Builds run in parallel on all cores; runs are queued on the GPU, one at a
-time, since timing checks need a quiet GPU. --compile-only does the build
+Builds run in parallel on all cores; each item's run starts as soon as its
+build is done, queued on the GPU one at a time (--per-gpu for more: the
+course's timing cells print their figures but no check bounds them).
+--compile-only does the build
 half, which needs nvcc but no GPU (CI runs it). Prints a table and exits 1 on
 any surprise.`,
 		Example: "  lessons verify\n  lessons verify --compile-only",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return verifyRun(io, g, compileOnly, jobs)
+			if perGPU < 1 || perGPU > 64 {
+				return usagef("--per-gpu is 1 to 64, not %d", perGPU)
+			}
+			return verifyRun(io, g, compileOnly, jobs, perGPU)
 		},
 	}
 	cmd.Flags().BoolVar(&compileOnly, "compile-only", false, "only build every lesson cell, exercise and solution")
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
+	cmd.Flags().IntVar(&perGPU, "per-gpu", 1, "runs at once on the GPU")
 	return cmd
 }
 
@@ -56,7 +62,7 @@ type item struct {
 	run   func(ctx context.Context) error
 }
 
-func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs int) error {
+func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU int) error {
 	c, err := g.course()
 	if err != nil {
 		return err
@@ -72,11 +78,32 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs int) error {
 		return toolMissing(fmt.Errorf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.gpuErr))
 	}
 	start := time.Now()
+	if !compileOnly {
+		// The statistics library builds beside the course; the first run
+		// of an exercise waits for it if it is not done.
+		go statsLibrary(ctx, m)
+	}
 	items, err := verifyItems(c, m, root, compileOnly)
 	if err != nil {
 		return err
 	}
-	// Builds on every core, then runs one at a time on the GPU.
+	// Builds on every core; each built item goes to the GPU's queue, where
+	// perGPU workers run them in the order their builds finished.
+	built := make(chan *item, len(items))
+	var runners sync.WaitGroup
+	for range perGPU {
+		runners.Add(1)
+		go func() {
+			defer runners.Done()
+			for it := range built {
+				t := time.Now()
+				if err := it.run(ctx); err != nil {
+					it.got = err.Error()
+				}
+				it.took += time.Since(t)
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(jobs, 1))
 	for _, it := range items {
@@ -84,25 +111,20 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs int) error {
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
-			defer func() { <-sem }()
 			t := time.Now()
 			if err := it.build(ctx); err != nil {
 				it.got = err.Error()
 			}
 			it.took = time.Since(t)
+			<-sem
+			if it.got == "" && it.run != nil {
+				built <- it
+			}
 		}()
 	}
 	wg.Wait()
-	for _, it := range items {
-		if it.got != "" || it.run == nil {
-			continue
-		}
-		t := time.Now()
-		if err := it.run(ctx); err != nil {
-			it.got = err.Error()
-		}
-		it.took += time.Since(t)
-	}
+	close(built)
+	runners.Wait()
 	surprises := 0
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tEXPECTED\tRESULT\tTIME")
