@@ -362,3 +362,29 @@ func FuzzParseSpec(f *testing.F) {
 		s.Judge(&Run{Output: "", Stats: nil})
 	})
 }
+
+// FuzzDecodeStats: the record is written by the student's program's
+// process, so it is untrusted: any bytes give a record or an error, and
+// every statistic and race note of a record can be read.
+func FuzzDecodeStats(f *testing.F) {
+	for _, name := range []string{"async_solution", "cross_stub", "resource_stub"} {
+		data, err := os.ReadFile(filepath.Join("testdata/runs", name+".bin"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := DecodeStats(data)
+		if err != nil {
+			return
+		}
+		for _, n := range StatNames() {
+			if _, ok := s.Value(n); !ok {
+				t.Errorf("statistic %s cannot be read", n)
+			}
+		}
+		_ = s.RaceNote("unordered_uses") + s.RaceNote("unordered_frees")
+	})
+}
