@@ -247,3 +247,40 @@ func TestLessonOnScreenIsRerendered(t *testing.T) {
 		t.Errorf("checks = %v: a lesson save must not check", h.checks)
 	}
 }
+
+// TestFormatterBurstGivesOneVerdict: a save, then a formatter rewriting the
+// file 100 ms later. The check starts on the save without waiting for the
+// debounce; the burst's last batch cancels it and checks again, so only one
+// verdict comes of the burst.
+func TestFormatterBurstGivesOneVerdict(t *testing.T) {
+	cancelled := make(chan struct{})
+	var h *harness
+	h = newHarness([]string{"a"}, func(ctx context.Context, id string, n int) bool {
+		switch n {
+		case 0:
+			go func() {
+				h.w.ev <- "a.cu" // the save
+				time.Sleep(100 * time.Millisecond)
+				h.w.ev <- "a.cu" // the formatter
+			}()
+			return false
+		case 1:
+			<-ctx.Done() // still building when the burst ends
+			close(cancelled)
+			return false
+		}
+		return true
+	})
+	h.s.Debounce = 200 * time.Millisecond
+	if err := h.run(t, "a"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-cancelled:
+	default:
+		t.Error("the check started on the save was not cancelled by the end of the burst")
+	}
+	if len(h.checks) != 3 || h.overlaps != 0 {
+		t.Errorf("checks = %v, overlaps = %d; want the first, the save's (cancelled) and the burst's", h.checks, h.overlaps)
+	}
+}
