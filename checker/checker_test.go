@@ -295,17 +295,20 @@ func TestCrashKeepsWhatWasRecorded(t *testing.T) {
 
 func TestSpecErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ spec, want string }{
-		"unknown key":   {"[[check]]\nexit = 0\nfoo = 1\n", `s.toml:3: unknown key "check.foo"`},
-		"unknown stat":  {"[[check]]\nstat = \"mallocs\"\nat_least = 1\n", `s.toml:2: unknown statistic "mallocs"`},
-		"bad regex":     {"[[check]]\nexit = 0\n[[check]]\nregex = \"([0-9\"\n", `s.toml:4: regex "([0-9" does not compile`},
-		"no bound":      {"[[check]]\nstat = \"malloc_calls\"\n", "s.toml:1: check of malloc_calls has no bound"},
-		"two kinds":     {"[[check]]\nexit = 0\ncontains = \"x\"\n", "s.toml:1: check 1 has 2 kinds"},
-		"bound on text": {"[[check]]\ncontains = \"x\"\nat_least = 2\n", "s.toml:1: check 1 has bounds but no figure to bound"},
-		"no group":      {"[[check]]\nregex = \"Speedup\"\nat_least = 2\n", "s.toml:2: regex \"Speedup\" captures 0 groups"},
-		"no checks":     {"points = 3\n", "s.toml:1: the spec has no checks"},
-		"bad timeout":   {"timeout = \"soon\"\n[[check]]\nexit = 0\n", `s.toml:1: timeout "soon" is not a duration`},
-		"bad equal_to":  {"[[check]]\nstat = \"free_calls\"\nequal_to = \"frees\"\n", `s.toml:3: unknown statistic "frees"`},
-		"toml syntax":   {"[[check]\n", "s.toml:1: cannot read s.toml: toml: expected"},
+		"unknown key":     {"[[check]]\nexit = 0\nfoo = 1\n", `s.toml:3: unknown key "check.foo"`},
+		"unknown stat":    {"[[check]]\nstat = \"mallocs\"\nat_least = 1\n", `s.toml:2: unknown statistic "mallocs"`},
+		"bad regex":       {"[[check]]\nexit = 0\n[[check]]\nregex = \"([0-9\"\n", `s.toml:4: regex "([0-9" does not compile`},
+		"no bound":        {"[[check]]\nstat = \"malloc_calls\"\n", "s.toml:1: check of malloc_calls has no bound"},
+		"two kinds":       {"[[check]]\nexit = 0\ncontains = \"x\"\n", "s.toml:1: check 1 has 2 kinds"},
+		"bound on text":   {"[[check]]\ncontains = \"x\"\nat_least = 2\n", "s.toml:1: check 1 has bounds but no figure to bound"},
+		"no group":        {"[[check]]\nregex = \"Speedup\"\nat_least = 2\n", "s.toml:2: regex \"Speedup\" captures 0 groups"},
+		"no checks":       {"points = 3\n", "s.toml:1: the spec has no checks"},
+		"bad timeout":     {"timeout = \"soon\"\n[[check]]\nexit = 0\n", `s.toml:1: timeout "soon" is not a duration`},
+		"bad equal_to":    {"[[check]]\nstat = \"free_calls\"\nequal_to = \"frees\"\n", `s.toml:3: unknown statistic "frees"`},
+		"toml syntax":     {"[[check]\n", "s.toml:1: cannot read s.toml: toml: expected"},
+		"group to itself": {"[[check]]\nregex = 'a ([0-9]+) b ([0-9]+)'\nequal_to_group = 1\n", "s.toml:3: regex \"a ([0-9]+) b ([0-9]+)\" captures 2 groups; equal_to_group 1 is not another one"},
+		"group missing":   {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to_group = 2\n", "s.toml:3: regex \"a ([0-9]+)\" captures 1 groups; equal_to_group 2 is not another one"},
+		"group no regex":  {"[[check]]\nstat = \"free_calls\"\nequal_to_group = 2\n", "s.toml:3: check 1 has equal_to_group but no regex"},
 	} {
 		_, err := ParseSpec("s.toml", []byte(tc.spec))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -341,6 +344,34 @@ message = "the pipeline should allocate once per iteration (10)"
 	}
 	if res[2].Pass || res[2].Got != "cudaMallocAsync was called 0 times" || res[2].Want != "the pipeline should allocate once per iteration (10)" {
 		t.Errorf("stat: %+v", res[2])
+	}
+}
+
+// TestEqualToGroup compares two numbers of one line, with a tolerance.
+func TestEqualToGroup(t *testing.T) {
+	spec, err := ParseSpec("s.toml", []byte(`
+[[check]]
+regex = 'sum ([0-9.]+) \(expected ([0-9.]+)\)'
+equal_to_group = 2
+within = 0.001
+[[check]]
+regex = 'high ([0-9]+) of ([0-9]+)'
+at_least = 10
+equal_to_group = 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := spec.Judge(&Run{Output: "sum 100.05 (expected 100)\nhigh 12 of 16\n"})
+	if !res[0].Pass {
+		t.Errorf("within 0.1%%: %+v", res[0])
+	}
+	if res[1].Pass || res[1].Want != "at least 10 and equal to 16 (group 2)" || !strings.HasPrefix(res[1].Got, "12 (from") {
+		t.Errorf("12 against 16: %+v", res[1])
+	}
+	res = spec.Judge(&Run{Output: "sum 100.5 (expected 100)\n"})
+	if res[0].Pass || res[0].Want != "100 within 0.1% (group 2)" {
+		t.Errorf("100.5 against 100: %+v", res[0])
 	}
 }
 

@@ -89,6 +89,15 @@ func judge(c *Check, r *Run) Result {
 		}
 		res.Pass, res.Want = bounds(c, v, r.Stats)
 		res.Got = fmt.Sprintf("%g (from %q)", v, strings.TrimSpace(m[0]))
+		if g := c.EqualToGroup; g > 0 && g < len(m) {
+			other, err := strconv.ParseFloat(strings.TrimSpace(m[g]), 64)
+			if err != nil {
+				res.Pass, res.Want, res.Got = false, "a number in "+strconv.Quote(m[0]), fmt.Sprintf("%q is not a number", m[g])
+				break
+			}
+			res.Pass = res.Pass && near(v, other, c.Within)
+			res.Want = strings.TrimPrefix(res.Want+" and ", " and ") + strings.Replace(equalsWords(other, c.Within), "exactly", "equal to", 1) + fmt.Sprintf(" (group %d)", g)
+		}
 	case c.Stat != "":
 		_, want := bounds(c, 0, r.Stats)
 		res.Name = describe(c.Stat) + ": " + want
@@ -113,7 +122,7 @@ func judge(c *Check, r *Run) Result {
 }
 
 func hasBounds(c *Check) bool {
-	return c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != ""
+	return c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != "" || c.EqualToGroup != 0
 }
 
 // bounds checks v against every bound of c and says what was wanted.

@@ -45,6 +45,10 @@ type Check struct {
 	Within float64 `toml:"within"`
 	// EqualTo names another statistic the value must equal.
 	EqualTo string `toml:"equal_to"`
+	// EqualToGroup is another group of the same regex match that the
+	// value must equal (within Within): `sum ([0-9.]+) \(expected ([0-9.]+)\)`
+	// with equal_to_group = 2.
+	EqualToGroup int `toml:"equal_to_group"`
 
 	// Message says, in the student's words, what a failure means.
 	Message string `toml:"message"`
@@ -76,7 +80,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, at_least, at_most, equals, within, equal_to, message, hint"); err != nil {
+	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint"); err != nil {
 		return nil, err
 	}
 	s.File = file
@@ -107,7 +111,7 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			bad(c.Line, "give each [[check]] one of contains, not_contains, regex, exit, stat", "check %d has %d kinds", i+1, kinds)
 			continue
 		}
-		hasBounds := c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != ""
+		hasBounds := c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != "" || c.EqualToGroup != 0
 		switch {
 		case c.Regex != "":
 			re, err := regexp.Compile(c.Regex)
@@ -122,6 +126,9 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			if hasBounds && (c.Group < 1 || c.Group > re.NumSubexp()) {
 				bad(course.LineOf(data, "check", i, "regex"), "capture the number with ( ), e.g. `Speedup: ([0-9.]+)x`", "regex %q captures %d groups; bounds need group %d", c.Regex, re.NumSubexp(), c.Group)
 			}
+			if g := c.EqualToGroup; g != 0 && (g < 1 || g > re.NumSubexp() || g == c.Group) {
+				bad(course.LineOf(data, "check", i, "equal_to_group"), "equal_to_group names another ( ) group of the same regex, e.g. `sum ([0-9]+) \\(expected ([0-9]+)\\)` with equal_to_group = 2", "regex %q captures %d groups; equal_to_group %d is not another one", c.Regex, re.NumSubexp(), g)
+			}
 		case c.Stat != "":
 			if _, ok := (&Stats{}).Value(c.Stat); !ok {
 				bad(course.LineOf(data, "check", i, "stat"), "statistics are: "+strings.Join(StatNames(), ", "), "unknown statistic %q", c.Stat)
@@ -130,9 +137,12 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 				bad(c.Line, "add at_least, at_most, equals or equal_to", "check of %s has no bound", c.Stat)
 			}
 		default:
-			if hasBounds {
+			if hasBounds && c.EqualToGroup == 0 {
 				bad(c.Line, "bounds go with regex or stat checks", "check %d has bounds but no figure to bound", i+1)
 			}
+		}
+		if c.EqualToGroup != 0 && c.Regex == "" {
+			bad(course.LineOf(data, "check", i, "equal_to_group"), "equal_to_group goes with regex checks", "check %d has equal_to_group but no regex", i+1)
 		}
 		if c.EqualTo != "" {
 			if _, ok := (&Stats{}).Value(c.EqualTo); !ok {
