@@ -50,7 +50,7 @@ stdin is not a terminal, type the key and Enter.`,
 	}
 	cmd.Flags().BoolVar(&poll, "poll", false, "poll the files instead of using file system events")
 	cmd.Flags().BoolVar(&wait, "wait", false, "after a pass, wait for n before the next exercise")
-	cmd.Flags().DurationVar(&debounce, "debounce", 200*time.Millisecond, "how quiet the files must be after a save")
+	cmd.Flags().DurationVar(&debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts (a check starts 30 ms after the first save; saves within this of each other check once more at the end)")
 	return cmd
 }
 

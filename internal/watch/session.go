@@ -35,7 +35,8 @@ type Session struct {
 	// A closed channel means no keyboard.
 	Keys <-chan byte
 	Out  io.Writer
-	// Debounce is how quiet the files must be after a save (about 200 ms).
+	// Debounce is how long a burst of saves lasts (about 200 ms); see the
+	// package's Debounce.
 	Debounce time.Duration
 	// Wait, when set, waits for a key after a pass instead of moving on.
 	Wait bool
