@@ -26,7 +26,7 @@ func newWatch(ios *IOStreams, g *globals) *cobra.Command {
 		Short: "Re-check the exercise on every save",
 		Long: `Watch an exercise's file and check it on every save, from any editor (in
 place, through a temporary file and a rename, or delete and create). A burst
-of saves gives one check; a check still running when you save again is
+of saves gives one verdict; a check still running when you save again is
 stopped and started over. When the exercise passes, watch moves to the next
 one (--wait: on a key), and ends when every exercise is passed.
 
