@@ -281,6 +281,15 @@ func TestVersion1Records(t *testing.T) {
 	if _, err := DecodeStats(data); err == nil {
 		t.Error("a record of an unknown version decoded")
 	}
+	// A record the version 1 library wrote on the H100 (the async-pipeline
+	// solution, before the race figures).
+	s1, err := ReadStats("testdata/async_solution_v1.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1.Version != 1 || s1.MallocAsyncCalls != 12 || s1.AsyncStreams != 4 || s1.UnorderedUses != 0 {
+		t.Errorf("version 1 record: %+v", s1)
+	}
 }
 
 func TestCrashKeepsWhatWasRecorded(t *testing.T) {

@@ -87,26 +87,26 @@ func judge(c *Check, r *Run) Result {
 			res.Want, res.Got = "a number in "+strconv.Quote(m[0]), fmt.Sprintf("%q is not a number", m[c.Group])
 			break
 		}
-		res.Pass, res.Want = bounds(c, v, r.Stats)
-		res.Got = fmt.Sprintf("%g (from %q)", v, strings.TrimSpace(m[0]))
+		var other *float64 // equal_to_group's number
 		if g := c.EqualToGroup; g > 0 && g < len(m) {
-			other, err := strconv.ParseFloat(strings.TrimSpace(m[g]), 64)
+			o, err := strconv.ParseFloat(strings.TrimSpace(m[g]), 64)
 			if err != nil {
-				res.Pass, res.Want, res.Got = false, "a number in "+strconv.Quote(m[0]), fmt.Sprintf("%q is not a number", m[g])
+				res.Want, res.Got = "a number in "+strconv.Quote(m[0]), fmt.Sprintf("%q is not a number", m[g])
 				break
 			}
-			res.Pass = res.Pass && near(v, other, c.Within)
-			res.Want = strings.TrimPrefix(res.Want+" and ", " and ") + strings.Replace(equalsWords(other, c.Within), "exactly", "equal to", 1) + fmt.Sprintf(" (group %d)", g)
+			other = &o
 		}
+		res.Pass, res.Want = bounds(c, v, r.Stats, other)
+		res.Got = fmt.Sprintf("%g (from %q)", v, strings.TrimSpace(m[0]))
 	case c.Stat != "":
-		_, want := bounds(c, 0, r.Stats)
+		_, want := bounds(c, 0, r.Stats, nil)
 		res.Name = describe(c.Stat) + ": " + want
 		if r.Stats == nil {
 			res.Want, res.Got = res.Name, "no statistics were recorded: the program did not call CUDA, or crashed before it did"
 			break
 		}
 		v, _ := r.Stats.Value(c.Stat)
-		res.Pass, res.Want = bounds(c, v, r.Stats)
+		res.Pass, res.Want = bounds(c, v, r.Stats, nil)
 		res.Got = sayValue(c.Stat, v)
 		if note := r.Stats.RaceNote(c.Stat); !res.Pass && note != "" {
 			res.Got += "; the first: " + note
@@ -125,8 +125,9 @@ func hasBounds(c *Check) bool {
 	return c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != "" || c.EqualToGroup != 0
 }
 
-// bounds checks v against every bound of c and says what was wanted.
-func bounds(c *Check, v float64, st *Stats) (bool, string) {
+// bounds checks v against every bound of c and says what was wanted;
+// group is the number equal_to_group captured, or nil.
+func bounds(c *Check, v float64, st *Stats, group *float64) (bool, string) {
 	ok := true
 	var want []string
 	if c.AtLeast != nil {
@@ -148,6 +149,14 @@ func bounds(c *Check, v float64, st *Stats) (bool, string) {
 		}
 		ok = ok && near(v, other, c.Within)
 		want = append(want, fmt.Sprintf("equal to %s (%s)", c.EqualTo, num(other)))
+	}
+	if group != nil {
+		ok = ok && near(v, *group, c.Within)
+		w := "equal to " + num(*group)
+		if c.Within != 0 {
+			w = equalsWords(*group, c.Within)
+		}
+		want = append(want, fmt.Sprintf("%s (group %d)", w, c.EqualToGroup))
 	}
 	return ok, strings.Join(want, " and ")
 }

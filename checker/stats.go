@@ -12,6 +12,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"unsafe"
 )
 
 // Pool is one memory pool's attributes at the program's exit.
@@ -60,8 +61,9 @@ const (
 
 // v1Size is the size of a version 1 record: everything before the race
 // figures. Records of version 1 (fixtures of earlier runs) still decode,
-// with those figures 0.
-var v1Size = binary.Size(Stats{}) - 4*8 - 2*192
+// with those figures 0. (Stats holds only uint64s and byte arrays after
+// them, so Go lays it out without padding, as the record is.)
+var v1Size = int(unsafe.Offsetof(Stats{}.UnorderedUses))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses or unordered_frees), or "".
