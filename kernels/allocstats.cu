@@ -241,6 +241,13 @@ void hostWaitsAll() {
     for (auto& kv : *clocks) join(*host, kv.second);
 }
 
+// hostWaitsFor: the host saw stream s finish (waiting for the legacy
+// default stream waits for every blocking stream too).
+void hostWaitsFor(cudaStream_t s) {
+    if (norm(s) == nullptr) hostWaitsAll();
+    else hostWaits((*clocks)[s]);
+}
+
 std::string sizeWords(size_t n) {
     char b[64];
     if (n >= (1u << 20) && n % (1u << 20) == 0) snprintf(b, sizeof b, "%zu MiB", n >> 20);
@@ -458,11 +465,9 @@ HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, k
 HOOK(cudaError_t, cudaDeviceSynchronize, (void), (), { rec->device_syncs++; if (r == cudaSuccess) hostWaitsAll(); })
 HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
     rec->stream_syncs++;
-    if (r == cudaSuccess) { if (norm(s) == nullptr) hostWaitsAll(); else hostWaits((*clocks)[s]); }
+    if (r == cudaSuccess) hostWaitsFor(s);
 })
-HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), {
-    if (r == cudaSuccess) { if (norm(s) == nullptr) hostWaitsAll(); else hostWaits((*clocks)[s]); }
-})
+HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { if (r == cudaSuccess) hostWaitsFor(s); })
 HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), { rec->event_syncs++; if (r == cudaSuccess) hostWaits((*events)[e]); })
 HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { if (r == cudaSuccess) hostWaits((*events)[e]); })
 HOOK(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), {
