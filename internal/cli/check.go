@@ -314,6 +314,7 @@ func runExercise(ctx context.Context, m *machine, spec *checker.Spec, prog, ws s
 	os.Remove(statsFile)
 	var output bytes.Buffer
 	env := append(os.Environ(), "LD_PRELOAD="+lib, "LESSONS_STATS="+statsFile)
+	env = append(env, m.runEnv()...)
 	res, err := runner.Exec{}.Run(ctx, runner.Spec{
 		Argv: append([]string{prog}, spec.Args...), Dir: ws, Env: env,
 		Timeout: spec.TimeLimit(), MaxOutput: 1 << 20,

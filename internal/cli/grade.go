@@ -31,6 +31,7 @@ type gradeOptions struct {
 	regrade   bool
 	jobs      int
 	perGPU    int
+	queues    int
 	out       string
 	csv, json string
 }
@@ -76,6 +77,7 @@ files or to the gradebook.`,
 	cmd.Flags().BoolVar(&o.regrade, "regrade", false, "grade again what was already graded on the same file and spec")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
 	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 1, "runs at once on each GPU (more only when no check times anything)")
+	cmd.Flags().IntVar(&o.queues, "gpu-queues", 0, gpuQueuesHelp)
 
 	export := &cobra.Command{
 		Use:     "export",
@@ -109,6 +111,9 @@ func openBook(path string, mustExist bool) (*gradebook.Book, error) {
 }
 
 func gradeRun(o *gradeOptions, dir string, only []string) error {
+	if err := checkQueues(o.queues); err != nil {
+		return err
+	}
 	c, err := o.g.course()
 	if err != nil {
 		return err
@@ -164,6 +169,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err != nil {
 		return err
 	}
+	m.queues = o.queues
 	if _, err := statsLibrary(ctx, m); err != nil {
 		return err
 	}
@@ -508,6 +514,7 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 	statsFile := filepath.Join(dir, "stats.bin")
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C",
 		"LD_PRELOAD=" + lib, "LESSONS_STATS=" + statsFile, "CUDA_VISIBLE_DEVICES=" + device}
+	env = append(env, s.m.runEnv()...)
 	var out bytes.Buffer
 	const maxOut = 1 << 20
 	res, err := sandbox.Runner{Policy: pol, Self: s.self}.Run(ctx, runner.Spec{

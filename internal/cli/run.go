@@ -96,6 +96,10 @@ type machine struct {
 	gpuErr error
 	cache  *buildcache.Cache
 
+	// queues, when above 0, is the hardware work queues each program
+	// gets (CUDA_DEVICE_MAX_CONNECTIONS).
+	queues int
+
 	libOnce sync.Once // the statistics library, built once
 	lib     string
 	libErr  error
@@ -117,11 +121,29 @@ func wrapperDir(ws string) string { return filepath.Join(ws, ".lessons-bin") }
 func (m *machine) notebookEnv(comp buildcache.Compiler, ws string) notebook.Env {
 	return notebook.Env{
 		Runner: runner.Exec{}, Wrapper: wrapperDir(ws),
-		Vars: []string{
+		Vars: append([]string{
 			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version,
 			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.cache.Dir,
-		},
+		}, m.runEnv()...),
 	}
+}
+
+// runEnv is what the machine adds to the environment of a program run.
+func (m *machine) runEnv() []string {
+	if m.queues > 0 {
+		return []string{fmt.Sprintf("CUDA_DEVICE_MAX_CONNECTIONS=%d", m.queues)}
+	}
+	return nil
+}
+
+// gpuQueuesHelp explains --gpu-queues, which verify and grade share.
+const gpuQueuesHelp = "hardware work queues of each program run (CUDA_DEVICE_MAX_CONNECTIONS, 1 to 32; 0 leaves CUDA's 8): fewer start a CUDA process faster, but streams beyond N share a queue, so kernels that could overlap may run in turn (results stay, timings change)"
+
+func checkQueues(n int) error {
+	if n < 0 || n > 32 {
+		return usagef("--gpu-queues is 1 to 32 (or 0 for CUDA's default), not %d", n)
+	}
+	return nil
 }
 
 // compiler is nvcc as the cache builds with it, for the GPU found.

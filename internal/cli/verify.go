@@ -22,7 +22,7 @@ import (
 
 func newVerify(io *IOStreams, g *globals) *cobra.Command {
 	var compileOnly bool
-	var jobs, perGPU int
+	var jobs, perGPU, queues int
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Prove the course works: solutions pass, untouched exercises fail, lessons run",
@@ -42,12 +42,16 @@ any surprise.`,
 			if perGPU < 1 || perGPU > 64 {
 				return usagef("--per-gpu is 1 to 64, not %d", perGPU)
 			}
-			return verifyRun(io, g, compileOnly, jobs, perGPU)
+			if err := checkQueues(queues); err != nil {
+				return err
+			}
+			return verifyRun(io, g, compileOnly, jobs, perGPU, queues)
 		},
 	}
 	cmd.Flags().BoolVar(&compileOnly, "compile-only", false, "only build every lesson cell, exercise and solution")
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
 	cmd.Flags().IntVar(&perGPU, "per-gpu", 1, "runs at once on the GPU")
+	cmd.Flags().IntVar(&queues, "gpu-queues", 0, gpuQueuesHelp)
 	return cmd
 }
 
@@ -62,7 +66,7 @@ type item struct {
 	run   func(ctx context.Context) error
 }
 
-func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU int) error {
+func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queues int) error {
 	c, err := g.course()
 	if err != nil {
 		return err
@@ -77,6 +81,7 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU int) e
 	if m.gpuErr != nil && !compileOnly {
 		return toolMissing(fmt.Errorf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.gpuErr))
 	}
+	m.queues = queues
 	start := time.Now()
 	if !compileOnly {
 		// The statistics library builds beside the course; the first run
@@ -166,7 +171,7 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 			if err := makeWrapper(wrapperDir(ws)); err != nil {
 				return err
 			}
-			outcomes, err := notebook.Run(ctx, l, m.notebookEnv(m.compiler(), ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true}, io.Discard)
+			outcomes, err := notebook.Run(ctx, l, m.notebookEnv(m.compiler(), ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
 			if err != nil {
 				return err
 			}

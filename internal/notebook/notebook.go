@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cudalessons/lessons/internal/lesson"
@@ -42,7 +43,12 @@ type Options struct {
 	Cell int
 	// CompileOnly runs only the nvcc steps of each cell.
 	CompileOnly bool
-	Color       bool
+	// Parallel, above 1 and with CompileOnly, compiles up to that many
+	// cells at once (their output still comes in cell order). File cells
+	// are written in order first; a lesson that writes one file twice is
+	// compiled one cell at a time.
+	Parallel int
+	Color    bool
 }
 
 // Outcome is how one cell went.
@@ -70,6 +76,9 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 	}
 	if err := os.MkdirAll(opt.Workspace, 0o755); err != nil {
 		return nil, err
+	}
+	if opt.CompileOnly && opt.Parallel > 1 && opt.Cell == 0 && !rewritesFile(l) {
+		return compileParallel(ctx, l, env, opt, out)
 	}
 	var outcomes []Outcome
 	for i := range l.Cells {
@@ -99,6 +108,59 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		}
 	}
 	return outcomes, nil
+}
+
+// rewritesFile tells whether two file cells write the same file, so that
+// a compile between them must see the first version.
+func rewritesFile(l *lesson.Lesson) bool {
+	seen := map[string]bool{}
+	for _, c := range l.Cells {
+		if c.Runnable() && c.Kind == lesson.File {
+			name := filepath.Clean(c.Name)
+			if seen[name] {
+				return true
+			}
+			seen[name] = true
+		}
+	}
+	return false
+}
+
+// compileParallel is Run in compile-only mode with opt.Parallel cells at
+// once: every file is written first, in order, then the cells' compile
+// steps run side by side, each cell's output kept and written in order.
+func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Writer) ([]Outcome, error) {
+	var cells []*lesson.Cell
+	for i := range l.Cells {
+		c := &l.Cells[i]
+		if !c.Runnable() {
+			continue
+		}
+		if c.Kind == lesson.File {
+			if _, err := writeFile(filepath.Join(opt.Workspace, c.Name), c.Text); err != nil {
+				return nil, err
+			}
+		}
+		cells = append(cells, c)
+	}
+	outcomes := make([]Outcome, len(cells))
+	logs := make([]bytes.Buffer, len(cells))
+	sem := make(chan struct{}, opt.Parallel)
+	var wg sync.WaitGroup
+	for i, c := range cells {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			outcomes[i] = runCell(ctx, c, env, opt, &logs[i], false)
+		}()
+	}
+	wg.Wait()
+	for i := range logs {
+		out.Write(logs[i].Bytes())
+	}
+	return outcomes, ctx.Err()
 }
 
 func lastNumber(l *lesson.Lesson) int {
