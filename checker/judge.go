@@ -16,12 +16,18 @@ type Run struct {
 	// ("timed out after 30s", "killed by signal 11"); "" otherwise.
 	Ended string
 	Stats *Stats
+	// Sanitizers are the runs under compute-sanitizer, by tool; a
+	// sanitizer check whose tool has no report is skipped.
+	Sanitizers map[string]*SanitizerReport
 }
 
 // Result is one check's verdict.
 type Result struct {
 	Check *Check
 	Pass  bool
+	// Skipped checks could not be made here (compute-sanitizer is not
+	// installed): they pass, and Got says why they were skipped.
+	Skipped bool
 	// Name is what was checked, Got what happened and Want what was
 	// expected, in words.
 	Name, Got, Want string
@@ -111,6 +117,8 @@ func judge(c *Check, r *Run) Result {
 		if note := r.Stats.RaceNote(c.Stat); !res.Pass && note != "" {
 			res.Got += "; the first: " + note
 		}
+	case c.Sanitizer != "":
+		judgeSanitizer(c, r, &res)
 	}
 	if c.Name != "" {
 		res.Name = c.Name
@@ -119,6 +127,42 @@ func judge(c *Check, r *Run) Result {
 		res.Want = c.Message
 	}
 	return res
+}
+
+func judgeSanitizer(c *Check, r *Run, res *Result) {
+	res.Name = "clean under compute-sanitizer " + c.Sanitizer
+	if c.Sanitizer == "memcheck" {
+		res.Name += " (leaks included)"
+	}
+	res.Want = "no error reported by compute-sanitizer --tool " + c.Sanitizer
+	rep := r.Sanitizers[c.Sanitizer]
+	switch {
+	case rep == nil:
+		res.Pass, res.Skipped, res.Got = true, true, "skipped: the run was not made under compute-sanitizer"
+	case rep.Skipped != "":
+		res.Pass, res.Skipped, res.Got = true, true, "skipped: "+rep.Skipped
+	case !rep.Summary:
+		res.Got = "compute-sanitizer did not finish"
+		if rep.Ended != "" {
+			res.Got += ": " + rep.Ended
+		}
+		if rep.First != "" {
+			res.Got += "; the first error: " + rep.First
+		}
+	case rep.Errors > 0:
+		res.Got = fmt.Sprintf("%d errors", rep.Errors)
+		if rep.Errors == 1 {
+			res.Got = "1 error"
+		}
+		if rep.LeakedBytes > 0 {
+			res.Got += fmt.Sprintf(" (%d bytes leaked)", rep.LeakedBytes)
+		}
+		if rep.First != "" {
+			res.Got += "; the first: " + rep.First
+		}
+	default:
+		res.Pass, res.Got = true, "no errors"
+	}
 }
 
 func hasBounds(c *Check) bool {

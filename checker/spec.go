@@ -3,7 +3,9 @@ package checker
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,13 +21,34 @@ type Spec struct {
 	Timeout string   `toml:"timeout"`
 	Flags   []string `toml:"flags"`
 	Args    []string `toml:"args"`
-	Checks  []Check  `toml:"check"`
+	// Files are the exercise's other files (headers, more .cu files),
+	// named from the folder of the student's file. Every .cu, .cpp, .cc
+	// and .c among them is compiled with it.
+	Files  []string `toml:"files"`
+	Checks []Check  `toml:"check"`
 
-	timeout time.Duration
+	// FilesLine is the line of files, for errors about them.
+	FilesLine int `toml:"-"`
+	timeout   time.Duration
+}
+
+// Sanitizers are the tools of compute-sanitizer a check can ask for.
+var Sanitizers = []string{"memcheck", "racecheck", "initcheck", "synccheck"}
+
+// SanitizerTools are the tools the spec's checks ask for, in the order of
+// their first check.
+func (s *Spec) SanitizerTools() []string {
+	var tools []string
+	for _, c := range s.Checks {
+		if c.Sanitizer != "" && !slices.Contains(tools, c.Sanitizer) {
+			tools = append(tools, c.Sanitizer)
+		}
+	}
+	return tools
 }
 
 // Check is one [[check]] of a spec: exactly one of contains, not_contains,
-// regex, exit or stat, with bounds for regex and stat.
+// regex, exit, stat or sanitizer, with bounds for regex and stat.
 type Check struct {
 	// Name is what the student sees beside ✓ or ✗.
 	Name        string `toml:"name"`
@@ -37,6 +60,9 @@ type Check struct {
 	Group int    `toml:"group"`
 	Exit  *int   `toml:"exit"`
 	Stat  string `toml:"stat"`
+	// Sanitizer asks for a clean run under compute-sanitizer's tool of
+	// that name (memcheck runs with its leak check), where it is installed.
+	Sanitizer string `toml:"sanitizer"`
 
 	AtLeast *float64 `toml:"at_least"`
 	AtMost  *float64 `toml:"at_most"`
@@ -80,7 +106,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint"); err != nil {
+	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, files and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint"); err != nil {
 		return nil, err
 	}
 	s.File = file
@@ -95,6 +121,20 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 		}
 		s.timeout = d
 	}
+	if len(s.Files) > 0 {
+		s.FilesLine = course.LineOf(data, "", 0, "files")
+	}
+	seen := map[string]bool{}
+	for _, f := range s.Files {
+		clean := filepath.ToSlash(filepath.Clean(f))
+		switch {
+		case f == "" || filepath.IsAbs(f) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../"):
+			bad(s.FilesLine, "name each file from the folder of the exercise's file, e.g. files = [\"pool.h\"]", "file %q is not inside the exercise's folder", f)
+		case seen[clean]:
+			bad(s.FilesLine, "name each file once", "file %q is named twice", f)
+		}
+		seen[clean] = true
+	}
 	if len(s.Checks) == 0 {
 		bad(1, "add [[check]] tables: what the output must contain, the exit status, bounds on statistics", "the spec has no checks")
 	}
@@ -102,13 +142,13 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 		c := &s.Checks[i]
 		c.Line = course.LineOf(data, "check", i, "")
 		kinds := 0
-		for _, set := range []bool{c.Contains != "", c.NotContains != "", c.Regex != "", c.Exit != nil, c.Stat != ""} {
+		for _, set := range []bool{c.Contains != "", c.NotContains != "", c.Regex != "", c.Exit != nil, c.Stat != "", c.Sanitizer != ""} {
 			if set {
 				kinds++
 			}
 		}
 		if kinds != 1 {
-			bad(c.Line, "give each [[check]] one of contains, not_contains, regex, exit, stat", "check %d has %d kinds", i+1, kinds)
+			bad(c.Line, "give each [[check]] one of contains, not_contains, regex, exit, stat, sanitizer", "check %d has %d kinds", i+1, kinds)
 			continue
 		}
 		hasBounds := c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != "" || c.EqualToGroup != 0
@@ -136,6 +176,13 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			if !hasBounds {
 				bad(c.Line, "add at_least, at_most, equals or equal_to", "check of %s has no bound", c.Stat)
 			}
+		case c.Sanitizer != "":
+			if !slices.Contains(Sanitizers, c.Sanitizer) {
+				bad(course.LineOf(data, "check", i, "sanitizer"), "compute-sanitizer's tools are: "+strings.Join(Sanitizers, ", "), "unknown sanitizer tool %q", c.Sanitizer)
+			}
+			if hasBounds {
+				bad(c.Line, "a sanitizer check passes when the tool reports no error: drop the bounds", "check %d has bounds on a sanitizer run", i+1)
+			}
 		default:
 			if hasBounds && c.EqualToGroup == 0 {
 				bad(c.Line, "bounds go with regex or stat checks", "check %d has bounds but no figure to bound", i+1)
@@ -151,4 +198,21 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 		}
 	}
 	return &s, errs.Err()
+}
+
+// compiled are the extensions nvcc compiles; other files (headers) are
+// only there to be included.
+var compiled = map[string]bool{".cu": true, ".cpp": true, ".cc": true, ".cxx": true, ".c": true}
+
+// Sources are the names a build of the exercise compiles: main (the
+// student's file's name) when nvcc compiles it, then each of the spec's
+// files that nvcc compiles, in the spec's order.
+func (s *Spec) Sources(main string) []string {
+	var out []string
+	for _, f := range append([]string{main}, s.Files...) {
+		if compiled[strings.ToLower(filepath.Ext(f))] {
+			out = append(out, filepath.ToSlash(filepath.Clean(f)))
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/kernels"
@@ -139,7 +141,7 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	src := c.Path(x.Student)
+	src, dirs := c.Path(x.Student), []string{filepath.Dir(c.Path(x.Student))}
 	if opts.File != "" {
 		if src, err = filepath.Abs(opts.File); err != nil {
 			return err
@@ -147,8 +149,10 @@ func checkRun(opts *CheckOptions) error {
 		if _, err := os.Stat(src); err != nil {
 			return fmt.Errorf("%s: %w", opts.File, err)
 		}
+		// The exercise's other files: beside the file named, else the exercise's.
+		dirs = append([]string{filepath.Dir(src)}, dirs...)
 	}
-	passed, err := checkOne(ctx, opts.IO, c, m, x, src, opts.Verbose, opts.File == "")
+	passed, err := checkOne(ctx, opts.IO, c, m, x, src, dirs, opts.Verbose, opts.File == "")
 	if err != nil {
 		return err
 	}
@@ -173,13 +177,55 @@ func checkMachine(ctx context.Context) (*machine, error) {
 	return m, nil
 }
 
-// loadSpec loads an exercise's checks, from the .toml beside its file.
+// loadSpec loads an exercise's checks, from the .toml beside its file,
+// and makes sure that its files are there and that something compiles.
 func loadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
 	spec, err := checker.LoadSpec(c.Path(x.Spec()))
 	if os.IsNotExist(err) {
 		return nil, fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, x.Spec())
 	}
-	return spec, err
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(c.Path(x.Student))
+	var errs lesson.Errors
+	for _, f := range spec.Files {
+		if !fileExists(filepath.Join(dir, f)) {
+			errs = append(errs, &lesson.Error{File: spec.File, Line: spec.FilesLine,
+				Msg: fmt.Sprintf("%s names %s, which is not in %s", x.ID, f, filepath.Dir(x.Student)),
+				Fix: "put the file beside " + filepath.Base(x.Student) + " or take it out of files"})
+		}
+	}
+	if len(spec.Sources(filepath.Base(x.Student))) == 0 {
+		errs = append(errs, &lesson.Error{File: spec.File, Line: max(spec.FilesLine, 1),
+			Msg: fmt.Sprintf("%s has nothing to compile: %s is not a .cu, .cpp or .c file and files names none", x.ID, filepath.Base(x.Student)),
+			Fix: "name the .cu file that holds main() in files"})
+	}
+	return spec, errs.Err()
+}
+
+// srcFile is one file of a build of an exercise: its name in the build
+// (as the exercise names it) and where it is read from.
+type srcFile struct{ Name, Path string }
+
+// exerciseFiles are the files of a build of exercise x: main (the
+// student's file, a solution, or a file named by --file) under the name of
+// the exercise's file, then each of the spec's files, read from the first
+// of dirs that holds it.
+func exerciseFiles(x *course.Exercise, spec *checker.Spec, main string, dirs ...string) []srcFile {
+	files := []srcFile{{Name: filepath.Base(x.Student), Path: main}}
+	for _, f := range spec.Files {
+		name := filepath.Clean(f)
+		p := filepath.Join(dirs[len(dirs)-1], name)
+		for _, d := range dirs {
+			if fileExists(filepath.Join(d, name)) {
+				p = filepath.Join(d, name)
+				break
+			}
+		}
+		files = append(files, srcFile{Name: name, Path: p})
+	}
+	return files
 }
 
 // specOf is loadSpec for check and watch, where a spec that cannot be read
@@ -194,7 +240,7 @@ func specOf(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
 
 // checkOne checks src against exercise x, prints each check and the hints
 // of the failed ones, and saves the progress when it passes and save is set.
-func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine, x *course.Exercise, src string, dirs []string, verbose, save bool) (bool, error) {
 	spec, err := specOf(c, x)
 	if err != nil {
 		return false, err
@@ -202,7 +248,7 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 	out := ios.Out
 	ws := filepath.Join(c.Root, ".lessons", "check", x.ID)
 	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
-	res, err := judgeExercise(ctx, m, spec, src, ws, verbose, out)
+	res, err := judgeExercise(ctx, m, spec, exerciseFiles(x, spec, src, dirs...), ws, verbose, out)
 	if err != nil {
 		return false, err
 	}
@@ -211,6 +257,10 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 	}
 	var hints []string
 	for _, r := range res {
+		if r.Skipped {
+			fmt.Fprintf(out, "  %s %s (%s)\n", style(ios, "33", "–"), r.Name, r.Got)
+			continue
+		}
 		if r.Pass {
 			fmt.Fprintf(out, "  %s %s\n", style(ios, "32", "✓"), r.Name)
 			continue
@@ -249,18 +299,20 @@ func style(io *IOStreams, sgr, s string) string {
 }
 
 // judgeExercise builds a file of an exercise and judges a run of it.
-func judgeExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws string, verbose bool, out io.Writer) ([]checker.Result, error) {
-	prog, failed, err := buildExercise(ctx, m, spec, src, ws, out)
+func judgeExercise(ctx context.Context, m *machine, spec *checker.Spec, files []srcFile, ws string, verbose bool, out io.Writer) ([]checker.Result, error) {
+	prog, failed, err := buildExercise(ctx, m, spec, files, ws, out)
 	if err != nil || failed != nil {
 		return failed, err
 	}
 	return runExercise(ctx, m, spec, prog, ws, verbose, out)
 }
 
-// buildExercise builds src with the shared runtime (so that the statistics
-// library sees its calls) and the statistics library itself. A compile
-// error comes back as a failed "compiles" check.
-func buildExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws string, out io.Writer) (string, []checker.Result, error) {
+// buildExercise builds an exercise's files with the shared runtime (so
+// that the statistics library sees its calls). A lone file is built where
+// it is; the files of a multi-file exercise are copied into ws/src first,
+// under the names the exercise gives them. A compile error comes back as
+// a failed "compiles" check.
+func buildExercise(ctx context.Context, m *machine, spec *checker.Spec, files []srcFile, ws string, out io.Writer) (string, []checker.Result, error) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return "", nil, err
 	}
@@ -269,9 +321,29 @@ func buildExercise(ctx context.Context, m *machine, spec *checker.Spec, src, ws 
 	comp := m.compiler()
 	prog := filepath.Join(ws, "prog")
 	args := append([]string{"-cudart", "shared"}, spec.Flags...)
-	args = append(args, "-o", prog, src)
+	args = append(args, "-o", prog)
+	dir := ws
+	if len(files) == 1 {
+		args = append(args, files[0].Path)
+	} else {
+		dir = filepath.Join(ws, "src")
+		os.RemoveAll(dir)
+		for _, f := range files {
+			data, err := os.ReadFile(f.Path)
+			if err != nil {
+				return "", nil, err
+			}
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.Name)), 0o755); err != nil {
+				return "", nil, err
+			}
+			if err := os.WriteFile(filepath.Join(dir, f.Name), data, 0o644); err != nil {
+				return "", nil, err
+			}
+		}
+		args = append(args, spec.Sources(files[0].Name)...)
+	}
 	var buildLog bytes.Buffer
-	b, err := m.cache.Build(ctx, runner.Exec{}, comp, args, ws, nil, &buildLog)
+	b, err := m.cache.Build(ctx, runner.Exec{}, comp, args, dir, nil, &buildLog)
 	if err != nil {
 		return "", nil, err
 	}
@@ -294,13 +366,99 @@ func compileFailure(log string, run *runner.Result) []checker.Result {
 
 // judgeRun judges a finished run of a program: its output, how it ended,
 // and the statistics record the preloaded library left in statsFile.
-func judgeRun(spec *checker.Spec, res *runner.Result, output, statsFile string, maxOut int64) []checker.Result {
-	run := &checker.Run{Output: output, ExitCode: res.ExitCode}
-	if res.Signal != 0 || res.TimedOut || res.Truncated || res.Canceled {
+func judgeRun(spec *checker.Spec, res *runner.Result, output, statsFile string, maxOut int64, san map[string]*checker.SanitizerReport) []checker.Result {
+	run := &checker.Run{Output: output, ExitCode: res.ExitCode, Sanitizers: san}
+	if ended(res) {
 		run.Ended = res.Reason(spec.TimeLimit(), maxOut)
 	}
 	run.Stats, _ = checker.ReadStats(statsFile)
 	return spec.Judge(run)
+}
+
+// ended tells whether a run was stopped instead of ending by itself.
+func ended(res *runner.Result) bool {
+	return res.Signal != 0 || res.TimedOut || res.Truncated || res.Canceled
+}
+
+// sanitizerPath is $LESSONS_SANITIZER ("none" for none), else
+// compute-sanitizer beside nvcc, else on the PATH; "" when there is none.
+func (m *machine) sanitizerPath() string {
+	switch p := os.Getenv("LESSONS_SANITIZER"); p {
+	case "none", "off":
+		return ""
+	case "":
+	default:
+		return p
+	}
+	if p := filepath.Join(filepath.Dir(m.nvcc.Path), "compute-sanitizer"); fileExists(p) {
+		return p
+	}
+	p, _ := exec.LookPath("compute-sanitizer")
+	return p
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// sanitize runs prog under each compute-sanitizer tool the spec asks for,
+// with r in dir, and reads each tool's log. main is how the plain run
+// ended: a run that did not end by itself is not run again.
+func sanitize(ctx context.Context, m *machine, r runner.Runner, spec *checker.Spec, main *runner.Result, prog, dir string, env []string) map[string]*checker.SanitizerReport {
+	tools := spec.SanitizerTools()
+	if len(tools) == 0 {
+		return nil
+	}
+	out := map[string]*checker.SanitizerReport{}
+	cs := m.sanitizerPath()
+	for _, tool := range tools {
+		rep := &checker.SanitizerReport{Tool: tool}
+		out[tool] = rep
+		switch {
+		case cs == "":
+			rep.Skipped = "compute-sanitizer is not installed (it comes with the CUDA toolkit)"
+			continue
+		case ended(main):
+			rep.Skipped = "the program did not end by itself"
+			continue
+		}
+		logFile := filepath.Join(dir, "sanitizer-"+tool+".log")
+		os.Remove(logFile)
+		argv := []string{cs, "--tool", tool, "--log-file", logFile, "--print-limit", "20"}
+		if tool == "memcheck" {
+			argv = append(argv, "--leak-check", "full")
+		}
+		argv = append(append(argv, prog), spec.Args...)
+		// A sanitizer slows the program down several times.
+		limit := 4 * spec.TimeLimit()
+		var printed bytes.Buffer
+		res, err := r.Run(ctx, runner.Spec{Argv: argv, Dir: dir, Env: env, Timeout: limit, MaxOutput: 1 << 20}, &printed)
+		if err != nil {
+			rep.Skipped = "compute-sanitizer could not start: " + err.Error()
+			continue
+		}
+		log, err := os.ReadFile(logFile)
+		if err != nil {
+			// No log: what it printed (its own errors start "=========").
+			log = printed.Bytes()
+		}
+		*rep = *checker.ParseSanitizer(tool, log)
+		switch {
+		case ended(res):
+			rep.Ended = res.Reason(limit, 1<<20)
+		case !rep.Summary:
+			// It ended by itself without a summary: the tool, not the
+			// program, failed ("Unable to find injection library").
+			rep.Skipped = "compute-sanitizer did not work here"
+			if rep.First != "" {
+				rep.Skipped += ": " + strings.TrimPrefix(rep.First, "Error: ")
+			} else {
+				rep.Skipped += " (" + res.Reason(limit, 1<<20) + ")"
+			}
+		}
+	}
+	return out
 }
 
 // runExercise runs a built exercise with the statistics library preloaded
@@ -326,7 +484,10 @@ func runExercise(ctx context.Context, m *machine, spec *checker.Spec, prog, ws s
 		out.Write(output.Bytes())
 		fmt.Fprintln(out)
 	}
-	return judgeRun(spec, res, output.String(), statsFile, 1<<20), nil
+	// The sanitizer runs without the statistics library: both intercept
+	// CUDA's calls.
+	san := sanitize(ctx, m, runner.Exec{}, spec, res, prog, ws, append(os.Environ(), m.runEnv()...))
+	return judgeRun(spec, res, output.String(), statsFile, 1<<20, san), nil
 }
 
 // statsLibrary builds kernels/allocstats.cu (through the cache), once per

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -17,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/runner"
@@ -157,7 +159,11 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
 		for _, s := range students {
 			t := &grade.Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
-			if err := grade.Load(t, grade.SubmittedFile(subs, s, x)); err != nil {
+			file := grade.SubmittedFile(subs, s, x)
+			if err := grade.Load(t, file); err != nil {
+				return err
+			}
+			if err := grade.LoadFiles(t, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
 				return err
 			}
 			tasks = append(tasks, t)
@@ -464,6 +470,15 @@ func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.B
 	if err := os.WriteFile(filepath.Join(dir, t.SourceName), t.Source, 0o644); err != nil {
 		return &grade.Built{Err: err}
 	}
+	for _, f := range t.Files {
+		// The spec's names stay inside dir (ParseSpec refuses others).
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.Name)), 0o755); err != nil {
+			return &grade.Built{Err: err}
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			return &grade.Built{Err: err}
+		}
+	}
 	pol, err := s.policy(dir, buildUID, slot)
 	if err != nil {
 		return &grade.Built{Err: err}
@@ -472,7 +487,8 @@ func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.B
 	pol.CPU, pol.Memory, pol.FileSize = 600, 16<<30, 1<<30 // nvcc's front end is hungry
 	comp := s.m.compiler()
 	args := append([]string{"-cudart", "shared"}, t.Spec.Flags...)
-	args = append(args, "-o", "prog", t.SourceName)
+	args = append(args, "-o", "prog")
+	args = append(args, t.Spec.Sources(t.SourceName)...)
 	env := []string{"PATH=" + filepath.Dir(s.m.nvcc.Path) + ":" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + filepath.Join(dir, "tmp"), "LANG=C"}
 	var log bytes.Buffer
 	b, err := s.m.cache.Build(ctx, sandbox.Runner{Policy: pol, Self: s.self}, comp, args, dir, env, &log)
@@ -512,9 +528,9 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 		return nil, err
 	}
 	statsFile := filepath.Join(dir, "stats.bin")
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C",
-		"LD_PRELOAD=" + lib, "LESSONS_STATS=" + statsFile, "CUDA_VISIBLE_DEVICES=" + device}
-	env = append(env, s.m.runEnv()...)
+	base := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C",
+		"CUDA_VISIBLE_DEVICES=" + device}, s.m.runEnv()...)
+	env := append(slices.Clip(base), "LD_PRELOAD="+lib, "LESSONS_STATS="+statsFile)
 	var out bytes.Buffer
 	const maxOut = 1 << 20
 	res, err := sandbox.Runner{Policy: pol, Self: s.self}.Run(ctx, runner.Spec{
@@ -526,7 +542,13 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 	if res.ExitCode == 125 && bytes.HasPrefix(out.Bytes(), []byte("lessons sandbox:")) {
 		return nil, fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(out.String()))
 	}
-	return &grade.Ran{Results: judgeRun(t.Spec, res, out.String(), statsFile, maxOut), Output: out.String(), Took: res.Duration}, nil
+	var san map[string]*checker.SanitizerReport
+	if len(t.Spec.SanitizerTools()) > 0 {
+		// compute-sanitizer reads its own folder of the toolkit.
+		pol.Read = append(pol.Read, toolRoot(s.m.nvcc.Path))
+		san = sanitize(ctx, s.m, sandbox.Runner{Policy: pol, Self: s.self}, t.Spec, res, prog, dir, base)
+	}
+	return &grade.Ran{Results: judgeRun(t.Spec, res, out.String(), statsFile, maxOut, san), Output: out.String(), Took: res.Duration}, nil
 }
 
 func copyFile(from, to string, mode os.FileMode) error {

@@ -211,7 +211,10 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 				it.want = "compiles"
 			}
 			it.build = func(ctx context.Context) error {
-				p, failed, err := buildExercise(ctx, m, spec, c.Path(side.file), ws, io.Discard)
+				// A solution's folder holds the files students complete;
+				// the others are the exercise's own.
+				files := exerciseFiles(x, spec, c.Path(side.file), filepath.Dir(c.Path(side.file)), filepath.Dir(c.Path(x.Student)))
+				p, failed, err := buildExercise(ctx, m, spec, files, ws, io.Discard)
 				if err != nil {
 					return err
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -88,12 +89,18 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	s := &watch.Session{
 		Check: func(ctx context.Context, id string) (bool, error) {
 			x := byID[id]
-			return checkOne(ctx, ios, c, m, x, c.Path(x.Student), false, true)
+			return checkOne(ctx, ios, c, m, x, c.Path(x.Student), []string{filepath.Dir(c.Path(x.Student))}, false, true)
 		},
 		Next: next,
 		Files: func(id string) []string {
 			x := byID[id]
-			return []string{c.Path(x.Student), c.Path(x.Spec())}
+			files := []string{c.Path(x.Student), c.Path(x.Spec())}
+			if spec, err := loadSpec(c, x); err == nil {
+				for _, f := range spec.Files {
+					files = append(files, filepath.Join(filepath.Dir(c.Path(x.Student)), f))
+				}
+			}
+			return files
 		},
 		Watch: func(files []string) (watch.Watcher, error) { return watch.New(files, poll, 100*time.Millisecond) },
 		Hint: func(id string) {

@@ -38,6 +38,15 @@ type Task struct {
 	// Problem is why the file cannot be graded ("a link, not a file"): it
 	// gets a failing grade with that reason.
 	Problem string
+	// Files are the spec's other files: the student's copies where they
+	// handed them in, else the exercise's own. SourceHash covers them.
+	Files []File
+}
+
+// File is one more file of a multi-file exercise.
+type File struct {
+	Name string // as the spec names it
+	Data []byte
 }
 
 // Key is what decides a build: the exercise (its flags) and the file.
@@ -153,6 +162,42 @@ func Load(t *Task, path string) error {
 	}
 	t.Source = data
 	t.SourceHash = Hash(data)
+	return nil
+}
+
+// LoadFiles reads the spec's other files of a task whose main file was
+// handed in: each from the student's folder (beside their main file) when
+// it is there, else from given, the exercise's folder. A link, or a file
+// too large, is the task's Problem.
+func LoadFiles(t *Task, submitted, given string) error {
+	if t.Source == nil || t.Problem != "" || len(t.Spec.Files) == 0 {
+		return nil
+	}
+	h := sha256.New()
+	h.Write([]byte(t.SourceHash))
+	for _, name := range t.Spec.Files {
+		name = filepath.Clean(name)
+		var f Task
+		if err := Load(&f, filepath.Join(submitted, name)); err != nil {
+			return err
+		}
+		if f.Problem != "" {
+			t.Problem = f.Problem
+			t.SourceHash = Hash([]byte(t.Problem))
+			return nil
+		}
+		if f.Source == nil {
+			data, err := os.ReadFile(filepath.Join(given, name))
+			if err != nil {
+				return fmt.Errorf("the exercise's own %s: %w", name, err)
+			}
+			f.Source = data
+		}
+		t.Files = append(t.Files, File{Name: name, Data: f.Source})
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", name, len(f.Source))
+		h.Write(f.Source)
+	}
+	t.SourceHash = hex.EncodeToString(h.Sum(nil))
 	return nil
 }
 
@@ -352,6 +397,9 @@ func judged(t *Task, res []checker.Result, output string) *gradebook.Attempt {
 	a.Output = output
 	for _, r := range res {
 		c := gradebook.Check{Name: r.Name, Passed: r.Pass}
+		if r.Skipped {
+			c.Got = r.Got // why it could not be made here
+		}
 		if !r.Pass {
 			c.Expected, c.Got = r.Want, r.Got
 			if r.Check != nil {

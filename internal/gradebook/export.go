@@ -170,6 +170,10 @@ func (s *Sheet) Feedback(student string) string {
 		fmt.Fprintf(&b, "%s: %d of %d points.\n\n", strings.ToUpper(a.Status[:1])+a.Status[1:], a.Points, a.MaxPoints)
 		var hints []string
 		for _, c := range a.Checks {
+			if c.Passed && c.Got != "" {
+				fmt.Fprintf(&b, "- – %s (%s)\n", mdText(c.Name), mdText(c.Got))
+				continue
+			}
 			if c.Passed {
 				fmt.Fprintf(&b, "- ✓ %s\n", mdText(c.Name))
 				continue
