@@ -147,7 +147,11 @@ func TestRecordedRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, _ := os.ReadFile(filepath.Join("testdata/runs", name+".txt"))
-			res := spec.Judge(&Run{Output: string(out), ExitCode: rc.exit, Ended: rc.ended, Stats: stats})
+			run := &Run{Output: string(out), ExitCode: rc.exit, Ended: rc.ended, Stats: stats}
+			if log, err := os.ReadFile(filepath.Join("testdata/runs", name+".memcheck")); err == nil {
+				run.Sanitizers = map[string]*SanitizerReport{"memcheck": ParseSanitizer("memcheck", log)}
+			}
+			res := spec.Judge(run)
 			if rc.ended != "" {
 				if res[0].Check != nil || res[0].Pass || res[0].Got != rc.ended {
 					t.Fatalf("a run that ended with %q should fail \"ends by itself\" first: %+v", rc.ended, res[0])

@@ -3,8 +3,9 @@
 #   checker/testdata/runs/record.sh LESSONS_BINARY OUT_DIR
 # For each run: NAME.bin (the statistics record), NAME.txt (what the
 # program printed), NAME.exit (its exit status) and NAME.check (what
-# `lessons check` said of it, one ✓/✗ line per check), and runs.tar with
-# them all.
+# `lessons check` said of it, one ✓/✗ line per check), NAME.memcheck (the
+# log of compute-sanitizer memcheck with its leak check, where installed),
+# and runs.tar with them all.
 set -uo pipefail
 bin=$(realpath "$1"); out=$(realpath -m "$2"); mkdir -p "$out"
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -18,6 +19,12 @@ while read -r name ex file; do
   prog=.lessons/check/$ex/prog
   if [ -x "$prog" ]; then
     (cd ".lessons/check/$ex" && LD_PRELOAD=$LESSONS_CACHE/kernels/liballocstats.so LESSONS_STATS=$out/$name.bin timeout 10 ./prog > "$out/$name.txt" 2>&1; echo $? > "$out/$name.exit")
+    # The same program under compute-sanitizer memcheck, leaks included.
+    if command -v compute-sanitizer > /dev/null; then
+      t0=$EPOCHREALTIME
+      (cd ".lessons/check/$ex" && timeout 60 compute-sanitizer --tool memcheck --leak-check full --print-limit 20 --log-file "$out/$name.memcheck" ./prog > /dev/null 2>&1)
+      echo "$name memcheck: $(awk "BEGIN { printf \"%.2f s\", $EPOCHREALTIME - $t0 }"), $(grep -h 'ERROR SUMMARY' "$out/$name.memcheck")"
+    fi
   fi
   echo "$name: $(grep -c '✓' "$out/$name.check") passed, $(grep -c '✗' "$out/$name.check") failed"
 done <<'RUNS'
@@ -40,8 +47,8 @@ block_pool_solution     block-pool     solutions/day068/block_pool.cu
 block_pool_stub         block-pool     exercises/day068/block_pool.cu
 vmm_solution            vmm-growable   solutions/day072/growable.cu
 vmm_stub                vmm-growable   exercises/day072/growable.cu
-resource_solution       pool-resource  solutions/day076/pool_resource.cu
-resource_stub           pool-resource  exercises/day076/pool_resource.cu
+resource_solution       pool-resource  solutions/day076/pool_resource.h
+resource_stub           pool-resource  exercises/day076/pool_resource.h
 stream_pools_solution   stream-pools   solutions/day087/stream_pools.cu
 stream_pools_stub       stream-pools   exercises/day087/stream_pools.cu
 RUNS
