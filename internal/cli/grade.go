@@ -543,9 +543,23 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 		return nil, fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(out.String()))
 	}
 	var san map[string]*checker.SanitizerReport
-	if len(t.Spec.SanitizerTools()) > 0 {
-		// compute-sanitizer reads its own folder of the toolkit.
+	switch {
+	case len(t.Spec.SanitizerTools()) == 0:
+	case pol.UID == 0 && s.m.sanitizerPath() != "":
+		// compute-sanitizer writes to /proc (measured on the H100: with
+		// /proc read-only it stops at "Target application terminated
+		// before first instrumented API call"). As the grader's own user
+		// that would reach the grader's own processes: not allowed.
+		san = map[string]*checker.SanitizerReport{}
+		for _, tool := range t.Spec.SanitizerTools() {
+			san[tool] = &checker.SanitizerReport{Tool: tool, Skipped: "compute-sanitizer runs only when each worker has a user of its own (grade as root)"}
+		}
+	default:
+		// It reads its own folder of the toolkit, keeps files in TMPDIR
+		// (the run's folder), and writes its own processes' /proc files,
+		// which the worker's own user limits to this run's processes.
 		pol.Read = append(pol.Read, toolRoot(s.m.nvcc.Path))
+		pol.Write = append(pol.Write, "/proc")
 		san = sanitize(ctx, s.m, sandbox.Runner{Policy: pol, Self: s.self}, t.Spec, res, prog, dir, base)
 	}
 	return &grade.Ran{Results: judgeRun(t.Spec, res, out.String(), statsFile, maxOut, san), Output: out.String(), Took: res.Duration}, nil
