@@ -307,6 +307,15 @@ func judgeExercise(ctx context.Context, m *machine, spec *checker.Spec, files []
 	return runExercise(ctx, m, spec, prog, ws, verbose, out)
 }
 
+// writeInto writes data to dir/name, making name's folders.
+func writeInto(dir, name string, data []byte) error {
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, data, 0o644)
+}
+
 // buildExercise builds an exercise's files with the shared runtime (so
 // that the statistics library sees its calls). A lone file is built where
 // it is; the files of a multi-file exercise are copied into ws/src first,
@@ -333,10 +342,7 @@ func buildExercise(ctx context.Context, m *machine, spec *checker.Spec, files []
 			if err != nil {
 				return "", nil, err
 			}
-			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.Name)), 0o755); err != nil {
-				return "", nil, err
-			}
-			if err := os.WriteFile(filepath.Join(dir, f.Name), data, 0o644); err != nil {
+			if err := writeInto(dir, f.Name, data); err != nil {
 				return "", nil, err
 			}
 		}
@@ -404,8 +410,10 @@ func fileExists(p string) bool {
 
 // sanitize runs prog under each compute-sanitizer tool the spec asks for,
 // with r in dir, and reads each tool's log. main is how the plain run
-// ended: a run that did not end by itself is not run again.
-func sanitize(ctx context.Context, m *machine, r runner.Runner, spec *checker.Spec, main *runner.Result, prog, dir string, env []string) map[string]*checker.SanitizerReport {
+// ended: a run that did not end by itself is not run again. A non-empty
+// unable says why the caller cannot let the tool run: every tool is
+// skipped with it.
+func sanitize(ctx context.Context, m *machine, r runner.Runner, spec *checker.Spec, main *runner.Result, prog, dir string, env []string, unable string) map[string]*checker.SanitizerReport {
 	tools := spec.SanitizerTools()
 	if len(tools) == 0 {
 		return nil
@@ -418,6 +426,9 @@ func sanitize(ctx context.Context, m *machine, r runner.Runner, spec *checker.Sp
 		switch {
 		case cs == "":
 			rep.Skipped = "compute-sanitizer is not installed (it comes with the CUDA toolkit)"
+			continue
+		case unable != "":
+			rep.Skipped = unable
 			continue
 		case ended(main):
 			rep.Skipped = "the program did not end by itself"
@@ -486,7 +497,7 @@ func runExercise(ctx context.Context, m *machine, spec *checker.Spec, prog, ws s
 	}
 	// The sanitizer runs without the statistics library: both intercept
 	// CUDA's calls.
-	san := sanitize(ctx, m, runner.Exec{}, spec, res, prog, ws, append(os.Environ(), m.runEnv()...))
+	san := sanitize(ctx, m, runner.Exec{}, spec, res, prog, ws, append(os.Environ(), m.runEnv()...), "")
 	return judgeRun(spec, res, output.String(), statsFile, 1<<20, san), nil
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/runner"
@@ -472,10 +471,7 @@ func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.B
 	}
 	for _, f := range t.Files {
 		// The spec's names stay inside dir (ParseSpec refuses others).
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.Name)), 0o755); err != nil {
-			return &grade.Built{Err: err}
-		}
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+		if err := writeInto(dir, f.Name, f.Data); err != nil {
 			return &grade.Built{Err: err}
 		}
 	}
@@ -542,26 +538,19 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 	if res.ExitCode == 125 && bytes.HasPrefix(out.Bytes(), []byte("lessons sandbox:")) {
 		return nil, fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(out.String()))
 	}
-	var san map[string]*checker.SanitizerReport
-	switch {
-	case len(t.Spec.SanitizerTools()) == 0:
-	case pol.UID == 0 && s.m.sanitizerPath() != "":
-		// compute-sanitizer writes to /proc (measured on the H100: with
-		// /proc read-only it stops at "Target application terminated
-		// before first instrumented API call"). As the grader's own user
-		// that would reach the grader's own processes: not allowed.
-		san = map[string]*checker.SanitizerReport{}
-		for _, tool := range t.Spec.SanitizerTools() {
-			san[tool] = &checker.SanitizerReport{Tool: tool, Skipped: "compute-sanitizer runs only when each worker has a user of its own (grade as root)"}
-		}
-	default:
-		// It reads its own folder of the toolkit, keeps files in TMPDIR
-		// (the run's folder), and writes its own processes' /proc files,
-		// which the worker's own user limits to this run's processes.
-		pol.Read = append(pol.Read, toolRoot(s.m.nvcc.Path))
-		pol.Write = append(pol.Write, "/proc")
-		san = sanitize(ctx, s.m, sandbox.Runner{Policy: pol, Self: s.self}, t.Spec, res, prog, dir, base)
+	// compute-sanitizer reads its own folder of the toolkit, keeps files
+	// in TMPDIR (the run's folder), and writes to /proc (measured on the
+	// H100: with /proc read-only it stops at "Target application
+	// terminated before first instrumented API call"). A worker's own user
+	// limits that to this run's processes; as the grader's own user it
+	// would reach the grader's: not allowed.
+	unable := ""
+	if pol.UID == 0 {
+		unable = "compute-sanitizer runs only when each worker has a user of its own (grade as root)"
 	}
+	pol.Read = append(pol.Read, toolRoot(s.m.nvcc.Path))
+	pol.Write = append(pol.Write, "/proc")
+	san := sanitize(ctx, s.m, sandbox.Runner{Policy: pol, Self: s.self}, t.Spec, res, prog, dir, base, unable)
 	return &grade.Ran{Results: judgeRun(t.Spec, res, out.String(), statsFile, maxOut, san), Output: out.String(), Took: res.Duration}, nil
 }
 
