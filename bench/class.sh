@@ -68,6 +68,7 @@ victim_sum=$(sha256sum "$victim" | cut -d' ' -f1)
 rm -f /tmp/lessons-pwned
 
 mode=${MODE:-both}
+if [ "$mode" = generate ]; then echo "$work"; exit 0; fi
 cold=0 resume=0 warm=0 serial=0
 if [ "$mode" != serial ]; then
 # 1. lessons grade, cold: an empty compile cache and a new gradebook.
@@ -138,7 +139,9 @@ print("classmate's file unchanged:", hashlib.sha256(open(victim, "rb").read()).h
 print("file written in /tmp:", os.path.exists("/tmp/lessons-pwned"))
 PY
 fi
-echo "leftover processes of the workers' users: $(ps -eo uid= | awk '$1>=61000 && $1<62000' | wc -l)"
+# Zombies (killed, waiting for init to reap them) are counted apart.
+echo "leftover processes of the workers' users: $(ps -eo uid=,stat= | awk '$1>=61000 && $1<62000 && $2 !~ /^Z/' | wc -l) running, $(ps -eo uid=,stat= | awk '$1>=61000 && $1<62000 && $2 ~ /^Z/' | wc -l) zombies"
+echo "cgroups left: $(ls -d /sys/fs/cgroup/lessons-* /sys/fs/cgroup/*/lessons-* 2>/dev/null | wc -l)"
 [ -f "$work/grade-cold.txt" ] && tail -3 "$work/grade-cold.txt"
 printf '\n%-34s %8s\n' "what ($n students, 3 exercises)" "wall s"
 printf '%-34s %8.1f\n' "lessons grade, cold" "$cold" "lessons grade, unchanged (resume)" "$resume" "lessons grade --regrade, warm cache" "$warm" "plain serial shell loop" "$serial"

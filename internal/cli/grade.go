@@ -35,6 +35,7 @@ type gradeOptions struct {
 	queues    int
 	out       string
 	csv, json string
+	trace     string
 }
 
 func newGrade(ios *IOStreams, g *globals) *cobra.Command {
@@ -53,14 +54,17 @@ Grades go into an SQLite gradebook as they are made. A run that is stopped
 (even killed) loses nothing finished, and run again it resumes: it skips
 what was graded on an unchanged file and spec (--regrade grades it again).
 
-Builds run on every core (a file handed in by several students is built
-once); runs are queued per GPU, one at a time on each by default.
+Builds run on every core at a lower priority (a file handed in by several
+students is built once); runs are queued per GPU, one at a time on each by
+default. --trace writes when each build and run began and ended.
 
 Student code is untrusted: each build and run happens in a scratch folder
 holding only that student's file, with limits on time, CPU, memory,
 processes, file size and output, no network, and (with Landlock, and as a
 user of its own when the grader is root) no access to other students'
-files or to the gradebook.`,
+files or to the gradebook. Where cgroups can be made, each also gets a
+cgroup of its own (2 cores, memory and processes counted with its
+children), so that a runaway program cannot slow the rest of the class.`,
 		Example: `  lessons grade submissions/                     grade everyone on every exercise
   lessons grade submissions/ async-pipeline      one exercise
   lessons grade submissions/ --regrade           grade again what is already graded
@@ -79,6 +83,7 @@ files or to the gradebook.`,
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
 	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 1, "runs at once on each GPU (more only when no check times anything)")
 	cmd.Flags().IntVar(&o.queues, "gpu-queues", 0, gpuQueuesHelp)
+	cmd.Flags().StringVar(&o.trace, "trace", "", "write when each build and run began and ended to `FILE` (JSON for ui.perfetto.dev or chrome://tracing)")
 
 	export := &cobra.Command{
 		Use:     "export",
@@ -196,6 +201,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err != nil {
 		return err
 	}
+	defer tc.Close()
 	devices := gpuDevices(len(m.info.Devices))
 	// Each worker has users of its own in a stride of 64.
 	o.jobs = min(max(o.jobs, 1), 64)
@@ -204,14 +210,24 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	}
 	rep := sandbox.Probe()
 	rep.Root = rep.Root && tc.users
+	rep.Cgroup, rep.CPUs = tc.cgroups != nil, sandbox.DefaultLimits.CPUs
 	fmt.Fprintf(o.io.ErrOut, "Grading %d students on %d exercises: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each.\nSandbox: %s.\n",
 		len(students), len(exercises), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), rep)
+	var trace *grade.Trace
+	if o.trace != "" {
+		trace = grade.NewTrace()
+	}
 	bar := newProgress(o.io.ErrOut, len(tasks))
 	sum, err := grade.Grade(ctx, book, tasks, tc, grade.Options{
 		Jobs: o.jobs, Devices: devices, PerDevice: o.perGPU, Regrade: o.regrade,
-		Done: bar.done,
+		Done: bar.done, Trace: trace,
 	})
 	bar.finish()
+	if trace != nil {
+		if terr := writeTrace(o.trace, trace); terr != nil {
+			fmt.Fprintf(o.io.ErrOut, "lessons: the trace: %v\n", terr)
+		}
+	}
 	if err != nil && sum == nil {
 		return err
 	}
@@ -390,6 +406,15 @@ func gradeFeedback(o *gradeOptions) error {
 	return nil
 }
 
+// writeTrace writes a grade run's trace whole, or not at all.
+func writeTrace(name string, tr *grade.Trace) error {
+	var buf bytes.Buffer
+	if err := tr.WriteJSON(&buf); err != nil {
+		return err
+	}
+	return writeAtomic(name, buf.Bytes())
+}
+
 // writeAtomic writes a file whole or not at all.
 func writeAtomic(name string, data []byte) error {
 	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
@@ -411,6 +436,10 @@ type sandboxed struct {
 	// users is off when $LESSONS_SANDBOX_USERS=off: workers keep the
 	// grader's user (for a toolkit that other users cannot reach).
 	users bool
+	// cgroups, where the machine lets this process make them, give each
+	// build and run a group of its own (cores, memory, processes); nil
+	// otherwise, or when $LESSONS_SANDBOX_CGROUPS=off.
+	cgroups *sandbox.Cgroups
 }
 
 func newSandboxed(m *machine, root string) (*sandboxed, error) {
@@ -435,7 +464,18 @@ func newSandboxed(m *machine, root string) (*sandboxed, error) {
 	if err := copyFile(exe, s.self, 0o755); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
+		s.cgroups, _ = sandbox.OpenCgroups() // none: the rlimits still hold
+	}
 	return s, nil
+}
+
+// Close removes what the sandbox made outside its folder.
+func (s *sandboxed) Close() { s.cgroups.Close() }
+
+// runner is the sandbox of one build or run.
+func (s *sandboxed) runner(pol sandbox.Policy) sandbox.Runner {
+	return sandbox.Runner{Policy: pol, Self: s.self, Cgroups: s.cgroups}
 }
 
 // policy is the sandbox of one build or run. Its user is the first of
@@ -481,13 +521,16 @@ func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.B
 	}
 	pol.Read = append(pol.Read, toolRoot(s.m.nvcc.Path))
 	pol.CPU, pol.Memory, pol.FileSize = 600, 16<<30, 1<<30 // nvcc's front end is hungry
+	// Runs wait on builds and on the host work of starting CUDA: builds
+	// yield the cores to the runs' processes.
+	pol.Nice = 10
 	comp := s.m.compiler()
 	args := append([]string{"-cudart", "shared"}, t.Spec.Flags...)
 	args = append(args, "-o", "prog")
 	args = append(args, t.Spec.Sources(t.SourceName)...)
 	env := []string{"PATH=" + filepath.Dir(s.m.nvcc.Path) + ":" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + filepath.Join(dir, "tmp"), "LANG=C"}
 	var log bytes.Buffer
-	b, err := s.m.cache.Build(ctx, sandbox.Runner{Policy: pol, Self: s.self}, comp, args, dir, env, &log)
+	b, err := s.m.cache.Build(ctx, s.runner(pol), comp, args, dir, env, &log)
 	took := time.Since(start)
 	if err != nil {
 		return &grade.Built{Err: err, Took: took}
@@ -529,7 +572,7 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 	env := append(slices.Clip(base), "LD_PRELOAD="+lib, "LESSONS_STATS="+statsFile)
 	var out bytes.Buffer
 	const maxOut = 1 << 20
-	res, err := sandbox.Runner{Policy: pol, Self: s.self}.Run(ctx, runner.Spec{
+	res, err := s.runner(pol).Run(ctx, runner.Spec{
 		Argv: append([]string{prog}, t.Spec.Args...), Dir: dir, Env: env, Timeout: t.Spec.TimeLimit(), MaxOutput: maxOut,
 	}, &out)
 	if err != nil {
@@ -550,7 +593,7 @@ func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, devi
 	}
 	pol.Read = append(pol.Read, toolRoot(s.m.nvcc.Path))
 	pol.Write = append(pol.Write, "/proc")
-	san := sanitize(ctx, s.m, sandbox.Runner{Policy: pol, Self: s.self}, t.Spec, res, prog, dir, base, unable)
+	san := sanitize(ctx, s.m, s.runner(pol), t.Spec, res, prog, dir, base, unable)
 	return &grade.Ran{Results: judgeRun(t.Spec, res, out.String(), statsFile, maxOut, san), Output: out.String(), Took: res.Duration}, nil
 }
 

@@ -16,6 +16,7 @@ import (
 func newSandbox(ios *IOStreams) *cobra.Command {
 	pol := sandbox.Policy{Limits: sandbox.DefaultLimits}
 	var uid int
+	var noCgroup bool
 	cmd := &cobra.Command{
 		Use:   "sandbox [flags] -- PROGRAM [ARG...]",
 		Short: "(instructors) Run a program in the sandbox that grade runs student code in",
@@ -41,8 +42,16 @@ program trips on.`,
 			}
 			rep := sandbox.Probe()
 			rep.Root = rep.Root && uid != 0
+			r := sandbox.Runner{Policy: pol}
+			if !noCgroup {
+				if r.Cgroups, err = sandbox.OpenCgroups(); err != nil {
+					fmt.Fprintf(ios.ErrOut, "sandbox: %v\n", err)
+				}
+				defer r.Cgroups.Close()
+				rep.Cgroup, rep.CPUs = r.Cgroups != nil, pol.CPUs
+			}
 			fmt.Fprintf(ios.ErrOut, "sandbox: %s\n", rep)
-			res, err := sandbox.Runner{Policy: pol}.Run(context.Background(), runner.Spec{Argv: args, Dir: dir, Env: os.Environ()}, ios.Out)
+			res, err := r.Run(context.Background(), runner.Spec{Argv: args, Dir: dir, Env: os.Environ()}, ios.Out)
 			if err != nil {
 				return err
 			}
@@ -57,5 +66,7 @@ program trips on.`,
 	cmd.Flags().BoolVar(&pol.Network, "net", false, "allow the network")
 	cmd.Flags().IntVar(&uid, "uid", 0, "run as this user (root only)")
 	cmd.Flags().Uint64Var(&pol.Memory, "memory", pol.Memory, "data memory limit in bytes")
+	cmd.Flags().Float64Var(&pol.CPUs, "cpus", pol.CPUs, "cores it may keep busy (with a cgroup)")
+	cmd.Flags().BoolVar(&noCgroup, "no-cgroup", false, "no cgroup of its own")
 	return cmd
 }

@@ -84,6 +84,8 @@ type Options struct {
 	// Done is called after each task is recorded (or skipped), from one
 	// goroutine at a time.
 	Done func(a *gradebook.Attempt, skipped bool)
+	// Trace, when set, records each build and run.
+	Trace *Trace
 }
 
 // Summary counts what a grade run did.
@@ -300,7 +302,9 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 					continue // stopped: nothing half-built is recorded
 				}
 				e.once.Do(func() {
+					began := time.Now()
 					e.b = tc.Build(ctx, t, slot)
+					opts.Trace.span("build", tracePIDBuilds, slot, t, began, map[string]string{"outcome": buildOutcome(e.b)})
 					mu.Lock()
 					sum.Builds++
 					mu.Unlock()
@@ -345,7 +349,13 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 					if ctx.Err() != nil {
 						continue // drain: nothing half-judged is recorded
 					}
+					began := time.Now()
 					ran, err := tc.Run(ctx, r.t, r.b, dev, slot)
+					args := map[string]string{"device": dev}
+					if ran != nil {
+						args["program_ms"] = fmt.Sprint(ran.Took.Milliseconds())
+					}
+					opts.Trace.span("run", tracePIDRuns, slot, r.t, began, args)
 					if ctx.Err() != nil {
 						continue
 					}
@@ -369,6 +379,16 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 		return sum, fmt.Errorf("gradebook %s: %w", book.Path, recErr)
 	}
 	return sum, ctx.Err()
+}
+
+func buildOutcome(b *Built) string {
+	switch {
+	case b.Err != nil:
+		return "tool failed: " + b.Err.Error()
+	case b.Failed != nil:
+		return "does not compile"
+	}
+	return "built"
 }
 
 // maxOutput is how much of a program's output the gradebook keeps.

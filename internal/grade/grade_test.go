@@ -2,6 +2,7 @@ package grade
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -207,5 +208,56 @@ func TestCanceledRunsAreNotRecorded(t *testing.T) {
 func TestNoStudents(t *testing.T) {
 	if _, err := Students(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no student folders") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestTrace(t *testing.T) {
+	dir := t.TempDir()
+	ts := class(t, dir, map[string]string{
+		"alice/block_pool.cu":     "pass A",
+		"alice/async_pipeline.cu": "syntax error",
+		"bob/block_pool.cu":       "pass A", // built once: one build span
+	})
+	book, err := gradebook.Open(filepath.Join(t.TempDir(), "gradebook.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer book.Close()
+	tr := NewTrace()
+	if _, err := Grade(context.Background(), book, ts, newFake(), Options{Jobs: 2, PerDevice: 2, Trace: tr}); err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := tr.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		TraceEvents []struct {
+			Name, Cat, Ph string
+			TS, Dur       int64
+			PID, TID      int
+			Args          map[string]string
+		}
+	}
+	if err := json.Unmarshal([]byte(buf.String()), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, buf.String())
+	}
+	count := map[string]int{}
+	for _, e := range got.TraceEvents {
+		count[e.Cat+" "+e.Ph]++
+		if e.Ph == "X" && (e.Dur <= 0 || e.TS < 0 || e.Args["exercise"] == "") {
+			t.Errorf("a span without its time or task: %+v", e)
+		}
+		if e.Cat == "build" && e.Args["exercise"] == "async-pipeline" && e.Args["outcome"] != "does not compile" {
+			t.Errorf("the failed build's outcome: %+v", e)
+		}
+		if e.Cat == "run" && (e.Args["device"] != "0" || e.Args["program_ms"] == "") {
+			t.Errorf("a run without its device or program time: %+v", e)
+		}
+	}
+	// One build of the block-pool file both hand in, one of alice's
+	// async-pipeline file; both block-pool files run; two row names.
+	if count["build X"] != 2 || count["run X"] != 2 || count[" M"] != 2 {
+		t.Errorf("spans: %v", count)
 	}
 }

@@ -42,7 +42,10 @@ type Result struct {
 	// stopped for it.
 	Truncated bool
 	Canceled  bool
-	Duration  time.Duration
+	// OutOfMemory is set by a sandbox whose memory limit the program
+	// passed (it was killed for it).
+	OutOfMemory bool
+	Duration    time.Duration
 }
 
 // OK reports whether the program exited 0 on its own.
@@ -59,6 +62,8 @@ func (r *Result) Reason(timeout time.Duration, maxOutput int64) string {
 		return fmt.Sprintf("printed more than %d bytes and was stopped", maxOutput)
 	case r.Canceled:
 		return "interrupted"
+	case r.OutOfMemory:
+		return "used more memory than its limit and was killed"
 	case r.Signal != 0:
 		return fmt.Sprintf("killed by signal %d (%s)", int(r.Signal), r.Signal)
 	case r.ExitCode != 0:

@@ -54,6 +54,9 @@ type Limits struct {
 	FileSize uint64 `json:"file_size,omitempty"`
 	// Files is how many files the program may have open (RLIMIT_NOFILE).
 	Files uint64 `json:"files,omitempty"`
+	// CPUs is how many cores the program and its children together may
+	// keep busy (cgroup cpu.max; with a Runner's Cgroups only).
+	CPUs float64 `json:"cpus,omitempty"`
 }
 
 // DefaultLimits suit a CUDA exercise: generous for a real program, small
@@ -64,6 +67,7 @@ var DefaultLimits = Limits{
 	Procs:    256,
 	FileSize: 64 << 20,
 	Files:    1024,
+	CPUs:     2,
 }
 
 // Policy is what one sandboxed program may do.
@@ -84,6 +88,9 @@ type Policy struct {
 	GID int `json:"gid,omitempty"`
 	// Network is allowed when set; by default the program has none.
 	Network bool `json:"network,omitempty"`
+	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
+	// it), so that it yields the cores to work that others wait on.
+	Nice int `json:"nice,omitempty"`
 	// Landlock caps the Landlock ABI used (1 to 6; 0 is the best the
 	// kernel has, -1 none), to find which restriction a program trips on.
 	Landlock int `json:"landlock,omitempty"`
@@ -108,6 +115,10 @@ type Report struct {
 	Landlock int  // the Landlock ABI version, 0 when there is none
 	Root     bool // programs run as users of their own, and the process limit is theirs
 	NetNS    bool // programs get a network namespace of their own
+	// Cgroup is set when each program gets a control group of its own
+	// (its caller opened Cgroups); CPUs are its cores.
+	Cgroup bool
+	CPUs   float64
 }
 
 func (r Report) String() string {
@@ -124,6 +135,11 @@ func (r Report) String() string {
 	}
 	if r.NetNS {
 		parts = append(parts, "no network (a namespace of its own)")
+	}
+	if r.Cgroup {
+		parts = append(parts, fmt.Sprintf("a cgroup of its own (%g cores, memory and processes counted with its children's; all killed at the end)", r.CPUs))
+	} else {
+		parts = append(parts, "no cgroup of its own (needs cgroup v2 that this user may write: a runaway program slows the others)")
 	}
 	parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
 	return strings.Join(parts, "; ")
@@ -161,6 +177,10 @@ type Runner struct {
 	Policy Policy
 	// Self is the binary that runs Helper; "" is this one.
 	Self string
+	// Cgroups, when set, gives the program a control group of its own
+	// with the policy's CPUs, Memory and Procs; every process in it is
+	// killed when the program ends.
+	Cgroups *Cgroups
 }
 
 var _ runner.Runner = Runner{}
@@ -196,11 +216,20 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	}
 	spec.Env = append(env[:len(env):len(env)], envPolicy+"="+string(data))
 	spec.Argv = append([]string{self, prog}, spec.Argv[1:]...)
+	var cg *cgroup
+	if r.Cgroups != nil {
+		if cg, err = r.Cgroups.group(p); err != nil {
+			return nil, err
+		}
+	}
 	spec.Prepare = func(cmd *exec.Cmd) {
 		a := cmd.SysProcAttr
 		if a == nil {
 			a = &syscall.SysProcAttr{}
 			cmd.SysProcAttr = a
+		}
+		if cg != nil {
+			a.UseCgroupFD, a.CgroupFD = true, cg.fd
 		}
 		a.Cloneflags |= netFlagsFor(p)
 		if os.Geteuid() == 0 && p.UID != 0 {
@@ -209,6 +238,12 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		a.Pdeathsig = syscall.SIGKILL
 	}
 	res, err := runner.Exec{}.Run(ctx, spec, out)
+	if cg != nil {
+		if res != nil && res.Signal == syscall.SIGKILL && !res.TimedOut && !res.Truncated && !res.Canceled {
+			res.OutOfMemory = cg.outOfMemory()
+		}
+		cg.close() // every process in it, whatever group or session it moved to
+	}
 	if os.Geteuid() == 0 && p.UID != 0 {
 		// A process that left the group (setsid) is still the worker's
 		// user's: none outlives the run.
@@ -319,6 +354,12 @@ func enter(data string) error {
 	}
 	if err := setLimits(p.Limits); err != nil {
 		return err
+	}
+	if p.Nice > 0 {
+		// Before the program: it and its children inherit it.
+		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, min(p.Nice, 19)); err != nil {
+			return fmt.Errorf("lowering the priority: %w", err)
+		}
 	}
 	if err := restrictFiles(p); err != nil {
 		return err

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
@@ -49,7 +51,30 @@ func misbehave(mode string, args []string) int {
 	case "escape": // a child that leaves the process group and lives on
 		cmd := exec.Command("/bin/sleep", "60")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		fmt.Println("escape:", cmd.Start())
+		err := cmd.Start()
+		fmt.Println("escape:", err)
+		if err == nil {
+			fmt.Println("child:", cmd.Process.Pid)
+		}
+	case "cgroup": // the limits of its own cgroup
+		own, err := ownCgroup()
+		fmt.Println("cgroup:", own, err)
+		for _, f := range []string{"cpu.max", "pids.max", "memory.max"} {
+			data, err := os.ReadFile(filepath.Join(cgroupRoot, own, f))
+			fmt.Printf("%s: %s %v\n", f, strings.TrimSpace(string(data)), err)
+		}
+	case "shm": // touch args[0] MiB of shared memory, which RLIMIT_DATA does not count
+		var n int
+		fmt.Sscan(args[0], &n)
+		mem, err := unix.Mmap(-1, 0, n<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+		if err != nil {
+			fmt.Println("shm:", err)
+			return 1
+		}
+		for i := 0; i < len(mem); i += 4096 {
+			mem[i] = 1
+		}
+		fmt.Printf("shm: touched %d MiB\n", n)
 	case "forkescape": // sleepers in sessions of their own, holding stdout, until refused; then spin
 		for i := 0; i < 2000; i++ {
 			cmd := exec.Command("/bin/sleep", "60")
@@ -88,6 +113,10 @@ func misbehave(mode string, args []string) int {
 		fmt.Println("connect:", err)
 	case "env":
 		fmt.Println("env:", os.Getenv(envPolicy) == "", os.Getuid())
+	case "nice": // the priority of this process and of a child
+		self, _ := unix.Getpriority(unix.PRIO_PROCESS, 0)
+		out, err := exec.Command("/bin/sh", "-c", "cut -d' ' -f19 /proc/$$/stat").Output()
+		fmt.Printf("nice: %d %s %v\n", 20-self, strings.TrimSpace(string(out)), err)
 	}
 	return 0
 }
@@ -97,6 +126,23 @@ func misbehave(mode string, args []string) int {
 type fixture struct {
 	dir, other, self string
 	pol              Policy
+	cgroups          *Cgroups
+}
+
+// withCgroups gives the fixture's programs cgroups, or skips the test
+// where this machine lets the test make none.
+func (f *fixture) withCgroups(t *testing.T) {
+	t.Helper()
+	c, err := OpenCgroups()
+	if err != nil {
+		t.Skipf("no cgroups here: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("the grade run's cgroup stays: %v", err)
+		}
+	})
+	f.cgroups = c
 }
 
 func setup(t *testing.T) *fixture {
@@ -135,7 +181,7 @@ func setup(t *testing.T) *fixture {
 func (f *fixture) run(t *testing.T, mode string, timeout time.Duration, args ...string) (string, *runner.Result) {
 	t.Helper()
 	var out bytes.Buffer
-	res, err := Runner{Policy: f.pol, Self: f.self}.Run(context.Background(), runner.Spec{
+	res, err := Runner{Policy: f.pol, Self: f.self, Cgroups: f.cgroups}.Run(context.Background(), runner.Spec{
 		Argv: append([]string{f.self}, args...), Dir: f.dir, Timeout: timeout, MaxOutput: 1 << 16,
 		Env: []string{"SANDBOX_TEST_MODE=" + mode, "PATH=/usr/bin:/bin"},
 	}, &out)
@@ -244,6 +290,71 @@ func TestCPULimit(t *testing.T) {
 	}
 	if res.Signal.String() != "CPU time limit exceeded" && res.Signal.String() != "killed" {
 		t.Errorf("signal %v", res.Signal)
+	}
+}
+
+func TestNice(t *testing.T) {
+	f := setup(t)
+	f.pol.Nice = 12
+	out, res := f.run(t, "nice", 10*time.Second)
+	if !res.OK() || !strings.Contains(out, "nice: 12 12 <nil>") {
+		t.Fatalf("the program and its child should run at nice 12: %q %+v", out, res)
+	}
+}
+
+func TestCgroupLimits(t *testing.T) {
+	f := setup(t)
+	f.withCgroups(t)
+	f.pol.CPUs, f.pol.Procs, f.pol.Memory = 1.5, 40, 1<<30
+	out, res := f.run(t, "cgroup", 10*time.Second)
+	for _, want := range []string{"cpu.max: 150000 100000 <nil>", "pids.max: 40 <nil>", "memory.max: 1073741824"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the program's cgroup should say %q:\n%s%+v", want, out, res)
+		}
+	}
+	if !strings.Contains(out, "/lessons-") {
+		t.Errorf("the program should run in a group of the sandbox's: %s", out)
+	}
+}
+
+func TestCgroupStopsForkBombOfRoot(t *testing.T) {
+	// pids.max holds where RLIMIT_NPROC does not: for root, or for a user
+	// with other processes.
+	f := setup(t)
+	f.withCgroups(t)
+	f.pol.UID, f.pol.GID, f.pol.Procs = 0, 0, 30
+	out, res := f.run(t, "fork", 20*time.Second)
+	var n int
+	if _, err := fmt.Sscanf(out, "fork: refused after %d", &n); err != nil || n >= 30 {
+		t.Fatalf("the fork bomb should be refused before 30 processes: %q %+v", out, res)
+	}
+}
+
+func TestCgroupMemory(t *testing.T) {
+	f := setup(t)
+	f.withCgroups(t)
+	f.pol.Memory = 1 << 30 // RLIMIT_DATA too: the Go runtime wants some
+	out, res := f.run(t, "shm", 20*time.Second, "2048")
+	if strings.Contains(out, "touched") || !res.OutOfMemory || res.Reason(0, 0) != "used more memory than its limit and was killed" {
+		t.Fatalf("2 GiB of shared memory under a 1 GiB limit: %q %+v", out, res)
+	}
+}
+
+func TestCgroupKillsEscapees(t *testing.T) {
+	f := setup(t)
+	f.withCgroups(t)
+	f.pol.UID, f.pol.GID = 0, 0 // no user of its own: only the cgroup finds the child
+	out, _ := f.run(t, "escape", 10*time.Second)
+	var pid int
+	if i := strings.Index(out, "child: "); i < 0 {
+		t.Fatalf("no child: %q", out)
+	} else {
+		fmt.Sscan(out[i+len("child: "):], &pid)
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if i := bytes.LastIndexByte(stat, ')'); err == nil && i > 0 && i+2 < len(stat) && stat[i+2] != 'Z' {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the child %d that left the process group outlived the run: %s", pid, stat)
 	}
 }
 
