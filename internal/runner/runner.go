@@ -31,6 +31,11 @@ type Spec struct {
 	// Prepare, when set, may change the command just before it starts
 	// (a sandbox sets its namespaces and user there).
 	Prepare func(*exec.Cmd)
+	// Stop, when set, kills every process of the program at once, those
+	// that left its process group included (a sandbox's cgroup). It is
+	// called when the program is stopped for time, output or
+	// cancellation, before its group is.
+	Stop func()
 }
 
 // Result is how a run ended.
@@ -134,13 +139,13 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	case err = <-done:
 	case <-timeout:
 		res.TimedOut = true
-		err = killGroup(pgid, done)
+		err = stop(spec, pgid, done)
 	case <-over:
 		res.Truncated = true
-		err = killGroup(pgid, done)
+		err = stop(spec, pgid, done)
 	case <-ctx.Done():
 		res.Canceled = true
-		err = killGroup(pgid, done)
+		err = stop(spec, pgid, done)
 	}
 	// Children left in the group (a shell's background jobs) go too.
 	if !spec.SameGroup {
@@ -167,6 +172,15 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 		return res, err
 	}
 	return res, nil
+}
+
+// stop stops a program that must end now: all of it at once where the
+// spec can, then its process group.
+func stop(spec Spec, pgid int, done <-chan error) error {
+	if spec.Stop != nil {
+		spec.Stop()
+	}
+	return killGroup(pgid, done)
 }
 
 // killGroup stops the whole process group: SIGTERM, then SIGKILL if it is

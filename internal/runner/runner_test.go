@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,41 @@ func TestTimeoutKillsTheWholeGroup(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond)
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("a child of the timed-out program lived on")
+	}
+}
+
+// TestStopReachesWhatLeftTheGroup: a child in a session of its own
+// escapes the group kill; Stop (a sandbox's cgroup) is what reaches it,
+// and it is called for each way a program is stopped, and only then.
+func TestStopReachesWhatLeftTheGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	script := "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 30' & sleep 30"
+	var stopped []string
+	stop := func(why string) func() {
+		return func() {
+			stopped = append(stopped, why)
+			data, _ := os.ReadFile(pidFile)
+			var pid int
+			fmt.Sscan(string(data), &pid)
+			if pid > 0 {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	res, _ := run(t, Spec{Argv: []string{"sh", "-c", script}, Timeout: 300 * time.Millisecond, Stop: stop("timeout")})
+	if !res.TimedOut {
+		t.Fatalf("res = %+v, want a timeout", res)
+	}
+	res, _ = run(t, Spec{Argv: []string{"sh", "-c", "yes"}, MaxOutput: 100, Stop: stop("output")})
+	if !res.Truncated {
+		t.Fatalf("res = %+v, want truncated", res)
+	}
+	res, _ = run(t, Spec{Argv: []string{"true"}, Stop: stop("ended by itself")})
+	if !res.OK() {
+		t.Fatalf("res = %+v", res)
+	}
+	if strings.Join(stopped, ",") != "timeout,output" {
+		t.Errorf("Stop called for %v, want timeout and output", stopped)
 	}
 }
 

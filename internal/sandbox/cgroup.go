@@ -219,26 +219,35 @@ func (g *cgroup) outOfMemory() bool {
 	return false
 }
 
+// kill sends SIGKILL to every process in the group: at once with
+// cgroup.kill (Linux 5.14), new forks included; before it, to each process
+// cgroup.procs lists. It reports whether cgroup.kill did it.
+func (g *cgroup) kill() bool {
+	if os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0) == nil {
+		return true
+	}
+	procs, _ := os.ReadFile(filepath.Join(g.dir, "cgroup.procs"))
+	for _, f := range strings.Fields(string(procs)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	return false
+}
+
 // close kills every process left in the group and removes it.
 func (g *cgroup) close() {
 	if g.fd >= 0 {
 		unix.Close(g.fd)
 		g.fd = -1
 	}
-	// cgroup.kill (Linux 5.14) kills them all at once, new forks
-	// included; before it, kill what cgroup.procs lists until it is empty.
-	kill := os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0)
-	for range 200 {
-		if os.Remove(g.dir) == nil {
+	all := g.kill()
+	for range 500 {
+		if err := os.Remove(g.dir); err == nil || errors.Is(err, os.ErrNotExist) {
 			return
 		}
-		if kill != nil {
-			procs, _ := os.ReadFile(filepath.Join(g.dir, "cgroup.procs"))
-			for _, f := range strings.Fields(string(procs)) {
-				if pid, err := strconv.Atoi(f); err == nil {
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
+		if !all {
+			g.kill() // without cgroup.kill: the forks made since
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -221,6 +221,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		if cg, err = r.Cgroups.group(p); err != nil {
 			return nil, err
 		}
+		spec.Stop = func() { cg.kill() }
 	}
 	spec.Prepare = func(cmd *exec.Cmd) {
 		a := cmd.SysProcAttr
