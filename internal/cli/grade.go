@@ -210,7 +210,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	}
 	rep := sandbox.Probe()
 	rep.Root = rep.Root && tc.users
-	rep.Cgroup, rep.CPUs = tc.cgroups != nil, sandbox.DefaultLimits.CPUs
+	rep.Cgroup, rep.CPUs, rep.NoCgroup = tc.cgroups != nil, sandbox.DefaultLimits.CPUs, tc.noCgroup
 	fmt.Fprintf(o.io.ErrOut, "Grading %d students on %d exercises: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each.\nSandbox: %s.\n",
 		len(students), len(exercises), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), rep)
 	var trace *grade.Trace
@@ -439,7 +439,8 @@ type sandboxed struct {
 	// cgroups, where the machine lets this process make them, give each
 	// build and run a group of its own (cores, memory, processes); nil
 	// otherwise, or when $LESSONS_SANDBOX_CGROUPS=off.
-	cgroups *sandbox.Cgroups
+	cgroups  *sandbox.Cgroups
+	noCgroup string // why there are none
 }
 
 func newSandboxed(m *machine, root string) (*sandboxed, error) {
@@ -464,8 +465,12 @@ func newSandboxed(m *machine, root string) (*sandboxed, error) {
 	if err := copyFile(exe, s.self, 0o755); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	s.noCgroup = "LESSONS_SANDBOX_CGROUPS=off"
 	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
-		s.cgroups, _ = sandbox.OpenCgroups() // none: the rlimits still hold
+		var err error
+		if s.cgroups, err = sandbox.OpenCgroups(); err != nil {
+			s.noCgroup = err.Error() // the rlimits still hold
+		}
 	}
 	return s, nil
 }

@@ -43,9 +43,10 @@ program trips on.`,
 			rep := sandbox.Probe()
 			rep.Root = rep.Root && uid != 0
 			r := sandbox.Runner{Policy: pol}
+			rep.NoCgroup = "--no-cgroup"
 			if !noCgroup {
 				if r.Cgroups, err = sandbox.OpenCgroups(); err != nil {
-					fmt.Fprintf(ios.ErrOut, "sandbox: %v\n", err)
+					rep.NoCgroup = err.Error()
 				}
 				defer r.Cgroups.Close()
 				rep.Cgroup, rep.CPUs = r.Cgroups != nil, pol.CPUs

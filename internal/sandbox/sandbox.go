@@ -119,6 +119,8 @@ type Report struct {
 	// (its caller opened Cgroups); CPUs are its cores.
 	Cgroup bool
 	CPUs   float64
+	// NoCgroup says why there is none, when there is none.
+	NoCgroup string
 }
 
 func (r Report) String() string {
@@ -139,7 +141,11 @@ func (r Report) String() string {
 	if r.Cgroup {
 		parts = append(parts, fmt.Sprintf("a cgroup of its own (%g cores, memory and processes counted with its children's; all killed at the end)", r.CPUs))
 	} else {
-		parts = append(parts, "no cgroup of its own (needs cgroup v2 that this user may write: a runaway program slows the others)")
+		why := r.NoCgroup
+		if why == "" {
+			why = "it needs cgroup v2 that this user may write"
+		}
+		parts = append(parts, fmt.Sprintf("no cgroup of its own (%s), so a runaway program slows the others", why))
 	}
 	parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
 	return strings.Join(parts, "; ")
