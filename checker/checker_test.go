@@ -322,10 +322,23 @@ func TestSpecErrors(t *testing.T) {
 		"group to itself": {"[[check]]\nregex = 'a ([0-9]+) b ([0-9]+)'\nequal_to_group = 1\n", "s.toml:3: regex \"a ([0-9]+) b ([0-9]+)\" captures 2 groups; equal_to_group 1 is not another one"},
 		"group missing":   {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to_group = 2\n", "s.toml:3: regex \"a ([0-9]+)\" captures 1 groups; equal_to_group 2 is not another one"},
 		"group no regex":  {"[[check]]\nstat = \"free_calls\"\nequal_to_group = 2\n", "s.toml:3: check 1 has equal_to_group but no regex"},
+		"timed not bool":  {"timed = \"yes\"\n[[check]]\nexit = 0\n", "s.toml:1:"},
 	} {
 		_, err := ParseSpec("s.toml", []byte(tc.spec))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error = %v\nwant it to contain %s", name, err, tc.want)
+		}
+	}
+}
+
+func TestSpecTimed(t *testing.T) {
+	for data, want := range map[string]bool{
+		"timed = true\n[[check]]\nexit = 0\n": true,
+		"[[check]]\nexit = 0\n":               false,
+	} {
+		s, err := ParseSpec("s.toml", []byte(data))
+		if err != nil || s.Timed != want {
+			t.Errorf("%q: timed %v, %v; want %v", data, s != nil && s.Timed, err, want)
 		}
 	}
 }

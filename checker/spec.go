@@ -24,8 +24,12 @@ type Spec struct {
 	// Files are the exercise's other files (headers, more .cu files),
 	// named from the folder of the student's file. Every .cu, .cpp, .cc
 	// and .c among them is compiled with it.
-	Files  []string `toml:"files"`
-	Checks []Check  `toml:"check"`
+	Files []string `toml:"files"`
+	// Timed says that a check compares timings: when a class is graded
+	// or the course verified with several runs at once on a GPU, this
+	// exercise's runs have their GPU to themselves.
+	Timed  bool    `toml:"timed"`
+	Checks []Check `toml:"check"`
 
 	// FilesLine is the line of files, for errors about them.
 	FilesLine int `toml:"-"`
@@ -106,7 +110,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, files and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint"); err != nil {
+	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, files, timed and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint"); err != nil {
 		return nil, err
 	}
 	s.File = file

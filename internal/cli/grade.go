@@ -56,7 +56,9 @@ what was graded on an unchanged file and spec (--regrade grades it again).
 
 Builds run on every core at a lower priority (a file handed in by several
 students is built once); runs are queued per GPU, one at a time on each by
-default. --trace writes when each build and run began and ended.
+default. --per-gpu N runs N at once, except for exercises whose spec says
+timed = true (a check compares timings): their runs have the GPU to
+themselves. --trace writes when each build and run began and ended.
 
 Student code is untrusted: each build and run happens in a scratch folder
 holding only that student's file, with limits on time, CPU, memory,
@@ -81,7 +83,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 	cmd.PersistentFlags().StringVar(&o.book, "gradebook", "gradebook.db", "the gradebook `FILE` (SQLite)")
 	cmd.Flags().BoolVar(&o.regrade, "regrade", false, "grade again what was already graded on the same file and spec")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
-	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 1, "runs at once on each GPU (more only when no check times anything)")
+	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 1, "runs at once on each GPU (a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&o.queues, "gpu-queues", 0, gpuQueuesHelp)
 	cmd.Flags().StringVar(&o.trace, "trace", "", "write when each build and run began and ended to `FILE` (JSON for ui.perfetto.dev or chrome://tracing)")
 

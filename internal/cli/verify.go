@@ -32,7 +32,8 @@ fails at least one check, and every lesson's runnable cells run.
 
 Builds run in parallel on all cores; each item's run starts as soon as its
 build is done, queued on the GPU one at a time (--per-gpu for more: the
-course's timing cells print their figures but no check bounds them).
+course's timing cells print their figures but no check bounds them; an
+exercise whose spec says timed = true still runs with the GPU to itself).
 --compile-only does the build
 half, which needs nvcc but no GPU (CI runs it). Prints a table and exits 1 on
 any surprise.`,
@@ -64,6 +65,8 @@ type item struct {
 	// build and run are the two halves; run is nil in compile-only mode.
 	build func(ctx context.Context) error
 	run   func(ctx context.Context) error
+	// alone: the run has the GPU to itself (its spec is timed).
+	alone bool
 }
 
 func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queues int) error {
@@ -93,19 +96,27 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queue
 		return err
 	}
 	// Builds on every core; each built item goes to the GPU's queue, where
-	// perGPU workers run them in the order their builds finished.
+	// perGPU workers run them in the order their builds finished; a timed
+	// exercise's run waits for the GPU to itself.
 	built := make(chan *item, len(items))
 	var runners sync.WaitGroup
+	var gpu sync.RWMutex
 	for range perGPU {
 		runners.Add(1)
 		go func() {
 			defer runners.Done()
 			for it := range built {
+				lock, unlock := gpu.RLock, gpu.RUnlock
+				if it.alone {
+					lock, unlock = gpu.Lock, gpu.Unlock
+				}
+				lock()
 				t := time.Now()
 				if err := it.run(ctx); err != nil {
 					it.got = err.Error()
 				}
 				it.took += time.Since(t)
+				unlock()
 			}
 		}()
 	}
@@ -200,7 +211,7 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 			name, file string
 			pass       bool
 		}{{"solution", x.Solution, true}, {"exercise", x.Student, false}} {
-			it := &item{kind: side.name, name: x.ID}
+			it := &item{kind: side.name, name: x.ID, alone: spec.Timed}
 			ws := filepath.Join(root, side.name, x.ID)
 			var prog string
 			it.want = "fails a check"

@@ -337,10 +337,13 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 		close(runQ)
 	}()
 
-	// Runs: a queue per GPU, PerDevice at a time on each.
+	// Runs: a queue per GPU, PerDevice at a time on each. A timed
+	// exercise's run has its GPU to itself: it waits for the runs going on
+	// there to end, and the others wait for it.
 	var rwg sync.WaitGroup
 	slot := 0
 	for _, dev := range opts.Devices {
+		var gpu sync.RWMutex
 		for k := 0; k < opts.PerDevice; k++ {
 			rwg.Add(1)
 			go func(dev string, slot int) {
@@ -349,8 +352,14 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 					if ctx.Err() != nil {
 						continue // drain: nothing half-judged is recorded
 					}
+					lock, unlock := gpu.RLock, gpu.RUnlock
+					if r.t.Spec.Timed {
+						lock, unlock = gpu.Lock, gpu.Unlock
+					}
+					lock()
 					began := time.Now()
 					ran, err := tc.Run(ctx, r.t, r.b, dev, slot)
+					unlock()
 					args := map[string]string{"device": dev}
 					if ran != nil {
 						args["program_ms"] = fmt.Sprint(ran.Took.Milliseconds())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,12 +25,14 @@ type fake struct {
 	builds   map[string]int
 	busy     map[string]int // runs going on per device
 	maxBusy  map[string]int
+	timed    map[string]bool // a timed run going on per device
+	shared   int             // runs that overlapped a timed run on its device
 	runs     atomic.Int32
 	toolFail bool
 }
 
 func newFake() *fake {
-	return &fake{builds: map[string]int{}, busy: map[string]int{}, maxBusy: map[string]int{}}
+	return &fake{builds: map[string]int{}, busy: map[string]int{}, maxBusy: map[string]int{}, timed: map[string]bool{}}
 }
 
 func (f *fake) Build(ctx context.Context, t *Task, slot int) *Built {
@@ -51,8 +54,21 @@ func (f *fake) Run(ctx context.Context, t *Task, b *Built, dev string, slot int)
 	f.mu.Lock()
 	f.busy[dev]++
 	f.maxBusy[dev] = max(f.maxBusy[dev], f.busy[dev])
+	if f.timed[dev] || (t.Spec.Timed && f.busy[dev] > 1) {
+		f.shared++
+	}
+	if t.Spec.Timed {
+		f.timed[dev] = true
+	}
 	f.mu.Unlock()
-	defer func() { f.mu.Lock(); f.busy[dev]--; f.mu.Unlock() }()
+	defer func() {
+		f.mu.Lock()
+		f.busy[dev]--
+		if t.Spec.Timed {
+			f.timed[dev] = false
+		}
+		f.mu.Unlock()
+	}()
 	f.runs.Add(1)
 	time.Sleep(3 * time.Millisecond)
 	pass := strings.Contains(string(t.Source), "pass")
@@ -259,5 +275,40 @@ func TestTrace(t *testing.T) {
 	// async-pipeline file; both block-pool files run; two row names.
 	if count["build X"] != 2 || count["run X"] != 2 || count[" M"] != 2 {
 		t.Errorf("spans: %v", count)
+	}
+}
+
+// TestTimedRunsAlone: with several runs at once per GPU, a timed
+// exercise's run never shares its GPU, and the others still run side by
+// side.
+func TestTimedRunsAlone(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 12 {
+		files[fmt.Sprintf("s%02d/block_pool.cu", i)] = fmt.Sprintf("pass %d", i)
+		files[fmt.Sprintf("s%02d/async_pipeline.cu", i)] = fmt.Sprintf("pass timed %d", i)
+	}
+	ts := class(t, dir, files)
+	timed := &checker.Spec{Points: 10, Timed: true}
+	for _, task := range ts {
+		if task.Exercise.ID == "async-pipeline" {
+			task.Spec = timed
+		}
+	}
+	book, err := gradebook.Open(filepath.Join(t.TempDir(), "gradebook.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer book.Close()
+	f := newFake()
+	sum, err := Grade(context.Background(), book, ts, f, Options{Jobs: 4, Devices: []string{"0", "1"}, PerDevice: 4})
+	if err != nil || sum.Passed != 24 {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	if f.shared != 0 {
+		t.Errorf("%d runs shared a GPU with a timed run", f.shared)
+	}
+	if f.maxBusy["0"] < 2 && f.maxBusy["1"] < 2 {
+		t.Errorf("the untimed runs never ran side by side: %v", f.maxBusy)
 	}
 }
