@@ -213,8 +213,18 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	rep := sandbox.Probe()
 	rep.Root = rep.Root && tc.users
 	rep.Cgroup, rep.CPUs, rep.NoCgroup = tc.cgroups != nil, sandbox.DefaultLimits.CPUs, tc.noCgroup
-	fmt.Fprintf(o.io.ErrOut, "Grading %d students on %d exercises: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each.\nSandbox: %s.\n",
-		len(students), len(exercises), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), rep)
+	var timed []string
+	for _, t := range tasks {
+		if t.Spec.Timed && !slices.Contains(timed, t.Exercise.ID) {
+			timed = append(timed, t.Exercise.ID)
+		}
+	}
+	alone := ""
+	if len(timed) > 0 && o.perGPU > 1 {
+		alone = fmt.Sprintf(" (timed, so alone on theirs: %s)", strings.Join(timed, ", "))
+	}
+	fmt.Fprintf(o.io.ErrOut, "Grading %d students on %d exercises: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s.\nSandbox: %s.\n",
+		len(students), len(exercises), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), alone, rep)
 	var trace *grade.Trace
 	if o.trace != "" {
 		trace = grade.NewTrace()
