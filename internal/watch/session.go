@@ -118,11 +118,29 @@ func (s *Session) exercise(ctx context.Context, id string, w Watcher, batches <-
 			ch <- verdict{p, err}
 		}(done)
 	}
+	// h and l pressed while a check prints are shown after its verdict,
+	// never in the middle of its output.
+	var pending []byte
+	show := func(k byte) {
+		switch k {
+		case 'h':
+			s.Hint(id)
+		case 'l':
+			s.List(id)
+		}
+	}
+	flush := func() {
+		for _, k := range pending {
+			show(k)
+		}
+		pending = nil
+	}
 	defer func() {
 		cancel()
 		if done != nil {
 			<-done
 		}
+		flush()
 	}()
 	showing := false // the lesson is on screen
 	start()
@@ -149,6 +167,7 @@ func (s *Session) exercise(ctx context.Context, id string, w Watcher, batches <-
 			if v.err != nil && ctx.Err() == nil {
 				fmt.Fprintf(s.Out, "lessons: %v\n", v.err)
 			}
+			flush()
 			if !v.passed {
 				continue
 			}
@@ -179,14 +198,29 @@ func (s *Session) exercise(ctx context.Context, id string, w Watcher, batches <-
 				showing = false
 				start()
 			case 'v':
-				if s.Lesson != nil {
-					showing = true
-					s.Lesson(id)
+				if s.Lesson == nil {
+					continue
 				}
-			case 'h':
-				s.Hint(id)
-			case 'l':
-				s.List(id)
+				stopped := done != nil
+				if stopped {
+					// The lesson takes the screen: the check's output
+					// would run through it.
+					cancel()
+					<-done
+					done = nil
+				}
+				showing = true
+				s.Lesson(id)
+				if stopped {
+					fmt.Fprintln(s.Out, "The check was stopped to show the lesson: save the file or press r to check again.")
+				}
+				flush()
+			case 'h', 'l':
+				if done != nil {
+					pending = append(pending, k)
+					continue
+				}
+				show(k)
 			}
 		}
 	}

@@ -284,3 +284,56 @@ func TestFormatterBurstGivesOneVerdict(t *testing.T) {
 		t.Errorf("checks = %v, overlaps = %d; want the first, the save's (cancelled) and the burst's", h.checks, h.overlaps)
 	}
 }
+
+// TestKeysWaitForTheCheck: a hint asked for while a check prints comes
+// after its verdict, not in the middle of its output.
+func TestKeysWaitForTheCheck(t *testing.T) {
+	var h *harness
+	h = newHarness([]string{"a"}, func(ctx context.Context, id string, n int) bool {
+		h.out.Write([]byte("check output begins\n"))
+		h.keys <- 'h'
+		time.Sleep(100 * time.Millisecond) // the key is read while the check runs
+		h.out.Write([]byte("check output ends\n"))
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			h.keys <- 'q'
+		}()
+		return false
+	})
+	if err := h.run(t, "a"); err != nil {
+		t.Fatal(err)
+	}
+	out := h.out.String()
+	if !strings.Contains(out, "check output begins\ncheck output ends\nhint for a\n") {
+		t.Errorf("the hint should follow the check's output:\n%s", out)
+	}
+}
+
+// TestViewStopsTheCheck: v while a check runs stops it, shows the lesson,
+// and says how to check again; nothing is checked until then.
+func TestViewStopsTheCheck(t *testing.T) {
+	var h *harness
+	h = newHarness([]string{"a"}, func(ctx context.Context, id string, n int) bool {
+		if n == 0 {
+			h.keys <- 'v'
+			<-ctx.Done()
+			h.out.Write([]byte("check stopped\n"))
+			return false
+		}
+		return true
+	})
+	h.s.Lesson = func(id string) {
+		h.out.Write([]byte("lesson of " + id + "\n"))
+		go func() { h.keys <- 'r' }()
+	}
+	if err := h.run(t, "a"); err != nil {
+		t.Fatal(err)
+	}
+	out := h.out.String()
+	if !strings.Contains(out, "check stopped\nlesson of a\nThe check was stopped to show the lesson: save the file or press r to check again.\n") {
+		t.Errorf("out:\n%s", out)
+	}
+	if strings.Join(h.checks, " ") != "a a" || h.overlaps != 0 {
+		t.Errorf("checks = %v (overlaps %d), want a stopped, then a again (r)", h.checks, h.overlaps)
+	}
+}
