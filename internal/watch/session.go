@@ -212,7 +212,7 @@ func (s *Session) exercise(ctx context.Context, id string, w Watcher, batches <-
 				showing = true
 				s.Lesson(id)
 				if stopped {
-					fmt.Fprintln(s.Out, "The check was stopped to show the lesson: save the file or press r to check again.")
+					fmt.Fprintln(s.Out, "The check that was running was stopped; save the file or press r to check again.")
 				}
 				flush()
 			case 'h', 'l':

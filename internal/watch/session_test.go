@@ -330,7 +330,7 @@ func TestViewStopsTheCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := h.out.String()
-	if !strings.Contains(out, "check stopped\nlesson of a\nThe check was stopped to show the lesson: save the file or press r to check again.\n") {
+	if !strings.Contains(out, "check stopped\nlesson of a\nThe check that was running was stopped; save the file or press r to check again.\n") {
 		t.Errorf("out:\n%s", out)
 	}
 	if strings.Join(h.checks, " ") != "a a" || h.overlaps != 0 {
