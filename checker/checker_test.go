@@ -323,6 +323,8 @@ func TestSpecErrors(t *testing.T) {
 		"group missing":   {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to_group = 2\n", "s.toml:3: regex \"a ([0-9]+)\" captures 1 groups; equal_to_group 2 is not another one"},
 		"group no regex":  {"[[check]]\nstat = \"free_calls\"\nequal_to_group = 2\n", "s.toml:3: check 1 has equal_to_group but no regex"},
 		"timed not bool":  {"timed = \"yes\"\n[[check]]\nexit = 0\n", "s.toml:1:"},
+		"points disagree": {"points = 10\n[[check]]\nexit = 0\npoints = 3\n[[check]]\ncontains = \"x\"\npoints = 4\n", "s.toml:1: points = 10, but the checks' points add up to 7"},
+		"negative points": {"[[check]]\nexit = 0\npoints = -1\n", "s.toml:3: check 1 has -1 points"},
 	} {
 		_, err := ParseSpec("s.toml", []byte(tc.spec))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -340,6 +342,43 @@ func TestSpecTimed(t *testing.T) {
 		if err != nil || s.Timed != want {
 			t.Errorf("%q: timed %v, %v; want %v", data, s != nil && s.Timed, err, want)
 		}
+	}
+}
+
+func TestScore(t *testing.T) {
+	partial, err := ParseSpec("s.toml", []byte("[[check]]\nexit = 0\npoints = 2\n[[check]]\ncontains = \"done\"\npoints = 3\n[[check]]\nnot_contains = \"error\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := ParseSpec("s.toml", []byte("points = 10\n[[check]]\nexit = 0\n[[check]]\ncontains = \"done\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !partial.Partial() || partial.Points != 5 || whole.Partial() {
+		t.Fatalf("partial %v (points %d), whole %v", partial.Partial(), partial.Points, whole.Partial())
+	}
+	for _, tc := range []struct {
+		name       string
+		run        Run
+		part, full int
+	}{
+		{"every check", Run{Output: "done\n"}, 5, 10},
+		{"the exit only", Run{Output: "half\n"}, 2, 0},
+		{"a check without points fails", Run{Output: "done, error\n"}, 5, 10},
+		{"nothing", Run{Output: "error\n", ExitCode: 1}, 0, 0},
+		// A program stopped at its limit earns nothing, whatever it printed.
+		{"did not end", Run{Output: "done\n", Ended: "timed out after 10s and was stopped"}, 0, 0},
+	} {
+		if got := partial.Score(partial.Judge(&tc.run)); got != tc.part {
+			t.Errorf("%s: partial credit %d, want %d", tc.name, got, tc.part)
+		}
+		if got := whole.Score(whole.Judge(&tc.run)); got != tc.full {
+			t.Errorf("%s: all or nothing %d, want %d", tc.name, got, tc.full)
+		}
+	}
+	compile := []Result{{Name: "compiles", Want: "the file to compile", Got: "compile error"}}
+	if partial.Score(compile) != 0 || whole.Score(compile) != 0 || partial.Score(nil) != 0 {
+		t.Error("a file that does not compile scores nothing")
 	}
 }
 

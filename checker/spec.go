@@ -83,6 +83,10 @@ type Check struct {
 	// Message says, in the student's words, what a failure means.
 	Message string `toml:"message"`
 	Hint    string `toml:"hint"`
+	// Points are what the check earns when it passes, for partial credit:
+	// a spec with points on its checks scores the sum of those that
+	// passed (see Score).
+	Points int `toml:"points"`
 
 	Line int `toml:"-"`
 	re   *regexp.Regexp
@@ -110,7 +114,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, files, timed and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint"); err != nil {
+	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, files, timed and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint, points"); err != nil {
 		return nil, err
 	}
 	s.File = file
@@ -201,7 +205,57 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			}
 		}
 	}
+	sum := 0
+	for i, c := range s.Checks {
+		if c.Points < 0 {
+			bad(course.LineOf(data, "check", i, "points"), "a check earns 0 or more points", "check %d has %d points", i+1, c.Points)
+		}
+		sum += c.Points
+	}
+	if sum > 0 {
+		if s.Points != 0 && s.Points != sum {
+			bad(course.LineOf(data, "", 0, "points"), fmt.Sprintf("make points %d, the checks' sum, or leave it out", sum), "points = %d, but the checks' points add up to %d", s.Points, sum)
+		}
+		s.Points = sum
+	}
 	return &s, errs.Err()
+}
+
+// Partial reports whether the spec gives partial credit: points on its
+// checks.
+func (s *Spec) Partial() bool {
+	for _, c := range s.Checks {
+		if c.Points > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Score is what a judged run earns. With points on the checks, the points
+// of every check that passed, but none when the program did not compile or
+// did not end by itself (the results with no check of the spec's); else
+// all of the spec's points when every check passed, and none otherwise.
+func (s *Spec) Score(rs []Result) int {
+	if len(rs) == 0 {
+		return 0
+	}
+	if !s.Partial() {
+		if Passed(rs) {
+			return s.Points
+		}
+		return 0
+	}
+	score := 0
+	for _, r := range rs {
+		switch {
+		case r.Check == nil && !r.Pass:
+			return 0
+		case r.Check != nil && r.Pass:
+			score += r.Check.Points
+		}
+	}
+	return score
 }
 
 // compiled are the extensions nvcc compiles; other files (headers) are

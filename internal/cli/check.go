@@ -271,6 +271,9 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 		}
 	}
 	if !checker.Passed(res) {
+		if spec.Partial() {
+			fmt.Fprintf(out, "\n%d of %d points so far.\n", spec.Score(res), spec.Points)
+		}
 		if x.Hint != "" {
 			hints = append(hints, x.Hint)
 		}

@@ -47,7 +47,8 @@ func newGrade(ios *IOStreams, g *globals) *cobra.Command {
 student's exercise files named as in exercises/ (alice/block_pool.cu or
 alice/day068/block_pool.cu). Every student is graded on every exercise (or
 on those named) with the checks of lessons check: all of an exercise's
-points when every check passes, none otherwise. A missing file is a missing
+points when every check passes, none otherwise (or, when its checks have
+points of their own, those of the checks passed). A missing file is a missing
 submission.
 
 Grades go into an SQLite gradebook as they are made. A run that is stopped
@@ -294,6 +295,8 @@ func printSheet(w io.Writer, s *gradebook.Sheet) {
 				fmt.Fprint(tw, "\tmissing")
 			case a.Status == gradebook.Error:
 				fmt.Fprintf(tw, "\t? %s", clip(a.Reason, 40))
+			case a.Points > 0: // partial credit
+				fmt.Fprintf(tw, "\t✗ %d %s", a.Points, clip(a.Reason, 40))
 			default:
 				fmt.Fprintf(tw, "\t✗ %s", clip(a.Reason, 40))
 			}

@@ -412,8 +412,9 @@ func attempt(t *Task, status, reason string) *gradebook.Attempt {
 	return a
 }
 
-// judged turns check results into an attempt: all the points when every
-// check passes, none otherwise.
+// judged turns check results into an attempt: passed when every check
+// passes, with the points the spec's Score gives (all or nothing, or the
+// points of the checks that passed).
 func judged(t *Task, res []checker.Result, output string) *gradebook.Attempt {
 	status := gradebook.Failed
 	if checker.Passed(res) && len(res) > 0 {
@@ -426,6 +427,9 @@ func judged(t *Task, res []checker.Result, output string) *gradebook.Attempt {
 	a.Output = output
 	for _, r := range res {
 		c := gradebook.Check{Name: r.Name, Passed: r.Pass}
+		if r.Check != nil {
+			c.Points = r.Check.Points
+		}
 		if r.Skipped {
 			c.Got = r.Got // why it could not be made here
 		}
@@ -440,8 +444,6 @@ func judged(t *Task, res []checker.Result, output string) *gradebook.Attempt {
 		}
 		a.Checks = append(a.Checks, c)
 	}
-	if status == gradebook.Passed {
-		a.Points = t.Spec.Points
-	}
+	a.Points = t.Spec.Score(res)
 	return a
 }

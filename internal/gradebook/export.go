@@ -93,6 +93,7 @@ type jsonCheck struct {
 	Expected string `json:"expected,omitempty"`
 	Got      string `json:"got,omitempty"`
 	Hint     string `json:"hint,omitempty"`
+	Points   int    `json:"points,omitempty"`
 }
 
 type jsonGrade struct {
@@ -170,15 +171,22 @@ func (s *Sheet) Feedback(student string) string {
 		fmt.Fprintf(&b, "%s: %d of %d points.\n\n", strings.ToUpper(a.Status[:1])+a.Status[1:], a.Points, a.MaxPoints)
 		var hints []string
 		for _, c := range a.Checks {
+			pts := ""
+			switch {
+			case c.Points > 0 && c.Passed:
+				pts = fmt.Sprintf(" — %d points", c.Points)
+			case c.Points > 0:
+				pts = fmt.Sprintf(" — 0 of %d points", c.Points)
+			}
 			if c.Passed && c.Got != "" {
-				fmt.Fprintf(&b, "- – %s (%s)\n", mdText(c.Name), mdText(c.Got))
+				fmt.Fprintf(&b, "- – %s (%s)%s\n", mdText(c.Name), mdText(c.Got), pts)
 				continue
 			}
 			if c.Passed {
-				fmt.Fprintf(&b, "- ✓ %s\n", mdText(c.Name))
+				fmt.Fprintf(&b, "- ✓ %s%s\n", mdText(c.Name), pts)
 				continue
 			}
-			fmt.Fprintf(&b, "- ✗ %s  \n  expected: %s  \n  got: %s\n", mdText(c.Name), mdText(c.Expected), mdText(c.Got))
+			fmt.Fprintf(&b, "- ✗ %s%s  \n  expected: %s  \n  got: %s\n", mdText(c.Name), pts, mdText(c.Expected), mdText(c.Got))
 			if c.Hint != "" {
 				hints = append(hints, c.Hint)
 			}

@@ -49,6 +49,7 @@ type Check struct {
 	Expected string
 	Got      string
 	Hint     string
+	Points   int // what the check earns when it passes (partial credit); 0 when it earns none of its own
 }
 
 // Exercise is an exercise as the gradebook knows it.
@@ -102,14 +103,23 @@ CREATE TABLE IF NOT EXISTS checks (
 	expected TEXT NOT NULL,
 	got      TEXT NOT NULL,
 	hint     TEXT NOT NULL,
+	points   INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (attempt, position)
 );
 -- A student's grade for an exercise is their latest attempt.
 CREATE VIEW IF NOT EXISTS grades AS
 	SELECT a.* FROM attempts a
 	WHERE a.id = (SELECT max(b.id) FROM attempts b WHERE b.student = a.student AND b.exercise = a.exercise);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '2');
 `
+
+// migrations bring a gradebook of an older schema (the key) to the next.
+var migrations = map[string]string{
+	// 2: each check's points, for partial credit.
+	"1": `ALTER TABLE checks ADD COLUMN points INTEGER NOT NULL DEFAULT 0; UPDATE meta SET value = '2' WHERE key = 'schema';`,
+}
+
+const schemaVersion = "2"
 
 // Open opens the gradebook at path, creating it when it is not there.
 func Open(path string) (*Book, error) {
@@ -127,9 +137,24 @@ func Open(path string) (*Book, error) {
 		return nil, fmt.Errorf("gradebook %s: %w (is it a lessons gradebook?)", path, err)
 	}
 	var v string
-	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v); err != nil || v != "1" {
+	for {
+		if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("gradebook %s: %w (is it a lessons gradebook?)", path, err)
+		}
+		m, ok := migrations[v]
+		if !ok {
+			break
+		}
+		if _, err := db.Exec("BEGIN; " + m + " COMMIT;"); err != nil {
+			db.Exec("ROLLBACK")
+			db.Close()
+			return nil, fmt.Errorf("gradebook %s: bringing schema %s up to date: %w", path, v, err)
+		}
+	}
+	if v != schemaVersion {
 		db.Close()
-		return nil, fmt.Errorf("gradebook %s: schema %q, this lessons reads schema 1", path, v)
+		return nil, fmt.Errorf("gradebook %s: schema %q, this lessons reads schema %s: a newer lessons wrote it", path, v, schemaVersion)
 	}
 	return &Book{db: db, Path: path}, nil
 }
@@ -212,8 +237,8 @@ func (b *Book) Record(a *Attempt) error {
 		return err
 	}
 	for i, c := range a.Checks {
-		if _, err := tx.Exec(`INSERT INTO checks (attempt, position, name, passed, expected, got, hint) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			a.ID, i, c.Name, c.Passed, c.Expected, c.Got, c.Hint); err != nil {
+		if _, err := tx.Exec(`INSERT INTO checks (attempt, position, name, passed, expected, got, hint, points) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, i, c.Name, c.Passed, c.Expected, c.Got, c.Hint, c.Points); err != nil {
 			return err
 		}
 	}
@@ -281,7 +306,7 @@ func (b *Book) Grades() (map[string]map[string]*Attempt, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	crows, err := b.db.Query(`SELECT c.attempt, c.name, c.passed, c.expected, c.got, c.hint FROM checks c JOIN grades g ON g.id = c.attempt ORDER BY c.attempt, c.position`)
+	crows, err := b.db.Query(`SELECT c.attempt, c.name, c.passed, c.expected, c.got, c.hint, c.points FROM checks c JOIN grades g ON g.id = c.attempt ORDER BY c.attempt, c.position`)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +314,7 @@ func (b *Book) Grades() (map[string]map[string]*Attempt, error) {
 	for crows.Next() {
 		var id int64
 		var c Check
-		if err := crows.Scan(&id, &c.Name, &c.Passed, &c.Expected, &c.Got, &c.Hint); err != nil {
+		if err := crows.Scan(&id, &c.Name, &c.Passed, &c.Expected, &c.Got, &c.Hint, &c.Points); err != nil {
 			return nil, err
 		}
 		if a := byID[id]; a != nil {

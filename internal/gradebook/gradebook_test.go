@@ -3,6 +3,7 @@ package gradebook
 import (
 	"bufio"
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -215,5 +216,115 @@ func TestSurvivesKill(t *testing.T) {
 		if len(xs["block-pool"].Checks) != 2 {
 			t.Errorf("%s: an attempt without its checks: a half-written attempt survived", s)
 		}
+	}
+}
+
+// schemaV1 is the gradebook's first schema, as lessons wrote it before
+// checks had points.
+const schemaV1 = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS students (
+	id         TEXT PRIMARY KEY,
+	first_seen TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS exercises (
+	id       TEXT PRIMARY KEY,
+	points   INTEGER NOT NULL,
+	position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS attempts (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	student     TEXT NOT NULL REFERENCES students(id),
+	exercise    TEXT NOT NULL REFERENCES exercises(id),
+	status      TEXT NOT NULL CHECK (status IN ('passed', 'failed', 'missing', 'error')),
+	points      INTEGER NOT NULL,
+	max_points  INTEGER NOT NULL,
+	source_hash TEXT NOT NULL,
+	spec_hash   TEXT NOT NULL,
+	reason      TEXT NOT NULL,
+	output      TEXT NOT NULL,
+	build_ms    INTEGER NOT NULL,
+	run_ms      INTEGER NOT NULL,
+	graded_at   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS attempts_by_pair ON attempts (student, exercise, id);
+CREATE TABLE IF NOT EXISTS checks (
+	attempt  INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
+	position INTEGER NOT NULL,
+	name     TEXT NOT NULL,
+	passed   INTEGER NOT NULL,
+	expected TEXT NOT NULL,
+	got      TEXT NOT NULL,
+	hint     TEXT NOT NULL,
+	PRIMARY KEY (attempt, position)
+);
+-- A student's grade for an exercise is their latest attempt.
+CREATE VIEW IF NOT EXISTS grades AS
+	SELECT a.* FROM attempts a
+	WHERE a.id = (SELECT max(b.id) FROM attempts b WHERE b.student = a.student AND b.exercise = a.exercise);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
+`
+
+// TestMigratesSchema1: a gradebook written before partial credit opens,
+// keeps its grades, and takes checks with points.
+func TestMigratesSchema1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{schemaV1,
+		`INSERT INTO students VALUES ('ann', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO exercises VALUES ('block-pool', 10, 0)`,
+		`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at)
+			VALUES ('ann', 'block-pool', 'passed', 10, 10, 'h', 's', '', '', 1, 2, '2026-01-01T00:00:00Z')`,
+		`INSERT INTO checks VALUES (1, 0, 'runs to the end', 1, '', '', '')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	db.Close()
+	b, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	g, err := b.Grades()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := g["ann"]["block-pool"]; a == nil || a.Points != 10 || len(a.Checks) != 1 || a.Checks[0].Points != 0 {
+		t.Fatalf("ann's grade after the migration: %+v", a)
+	}
+	a := attempt("bob", "block-pool", Failed)
+	a.Points, a.Checks = 3, []Check{{Name: "prints done", Passed: true, Points: 3}, {Name: "exits 0", Points: 7}}
+	if err := b.Record(a); err != nil {
+		t.Fatal(err)
+	}
+	g, _ = b.Grades()
+	if c := g["bob"]["block-pool"].Checks; len(c) != 2 || c[0].Points != 3 || c[1].Points != 7 {
+		t.Errorf("checks with points: %+v", c)
+	}
+	var v string
+	b.db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v)
+	if v != schemaVersion {
+		t.Errorf("schema %s after the migration, want %s", v, schemaVersion)
+	}
+}
+
+func TestNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.db")
+	b, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.db.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema'`)
+	b.Close()
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), `schema "99", this lessons reads schema 2: a newer lessons wrote it`) {
+		t.Errorf("a gradebook of a newer schema: %v", err)
 	}
 }
