@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -352,6 +353,9 @@ func Helper() {
 }
 
 func enter(data string) error {
+	// The priority is the calling thread's, and the program keeps that of
+	// the thread that calls exec: both on one thread.
+	runtime.LockOSThread()
 	var p Policy
 	if err := json.Unmarshal([]byte(data), &p); err != nil {
 		return fmt.Errorf("bad policy: %w", err)
