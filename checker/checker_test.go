@@ -322,8 +322,10 @@ func TestSpecErrors(t *testing.T) {
 		"group to itself": {"[[check]]\nregex = 'a ([0-9]+) b ([0-9]+)'\nequal_to_group = 1\n", "s.toml:3: regex \"a ([0-9]+) b ([0-9]+)\" captures 2 groups; equal_to_group 1 is not another one"},
 		"group missing":   {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to_group = 2\n", "s.toml:3: regex \"a ([0-9]+)\" captures 1 groups; equal_to_group 2 is not another one"},
 		"group no regex":  {"[[check]]\nstat = \"free_calls\"\nequal_to_group = 2\n", "s.toml:3: check 1 has equal_to_group but no regex"},
-		"timed not bool":  {"timed = \"yes\"\n[[check]]\nexit = 0\n", "s.toml:1:"},
+		"timed not bool":  {"timed = \"yes\"\n[[check]]\nexit = 0\n", "s.toml:1: timed is a TOML string here, but must be true or false"},
 		"points disagree": {"points = 10\n[[check]]\nexit = 0\npoints = 3\n[[check]]\ncontains = \"x\"\npoints = 4\n", "s.toml:1: points = 10, but the checks' points add up to 7"},
+		"points word":     {"[[check]]\nexit = 0\npoints = \"three\"\n", "s.toml:3: points is a TOML string here, but must be a whole number"},
+		"bound word":      {"[[check]]\nstat = \"free_calls\"\nat_least = \"12\"\n", "s.toml:3: at_least is a TOML string here, but must be a number"},
 		"negative points": {"[[check]]\nexit = 0\npoints = -1\n", "s.toml:3: check 1 has -1 points"},
 	} {
 		_, err := ParseSpec("s.toml", []byte(tc.spec))

@@ -74,9 +74,36 @@ func DecodeTOML(file string, data []byte, v any, keys string) error {
 		return es
 	case errors.As(err, &derr):
 		row, _ := derr.Position()
+		if m := typeErrRE.FindStringSubmatch(derr.Error()); m != nil && len(derr.Key()) > 0 {
+			key := derr.Key()[len(derr.Key())-1]
+			want := goTypeWords(m[2])
+			return &lesson.Error{File: file, Line: row, Msg: fmt.Sprintf("%s is a TOML %s here, but must be %s", key, m[1], want), Fix: fmt.Sprintf("write %s as %s", key, want)}
+		}
 		return &lesson.Error{File: file, Line: row, Msg: "cannot read " + filepath.Base(file) + ": " + derr.Error(), Fix: "fix the TOML syntax at that line"}
 	}
 	return &lesson.Error{File: file, Msg: err.Error()}
+}
+
+// typeErrRE is go-toml's message for a value of the wrong type: the
+// TOML type, then the Go type it should have had.
+var typeErrRE = regexp.MustCompile(`cannot decode TOML (\w+) into struct field .* of type (\S+)$`)
+
+// goTypeWords says a Go type as a course author writes its value.
+func goTypeWords(t string) string {
+	t = strings.TrimPrefix(t, "*")
+	switch {
+	case t == "bool":
+		return "true or false"
+	case t == "string":
+		return `a string in quotes, e.g. "10s"`
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "[]string":
+		return `a list of strings, e.g. ["a", "b"]`
+	}
+	return "a " + t
 }
 
 var tableRE = regexp.MustCompile(`^\s*\[\[\s*([A-Za-z0-9_-]+)\s*\]\]`)
