@@ -2,8 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,6 +34,59 @@ func waitFor(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("%s did not appear (with %q) within 20 s", args[0], strings.Join(args[1:], ""))
+}
+
+// httpget URL REGEXP... fetches URL until its body matches every REGEXP,
+// for up to 20 s (the server may still be starting, or rebuilding after
+// a save). With !, the server must answer and the body match none.
+func httpGet(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: httpget URL REGEXP...")
+	}
+	var res []*regexp.Regexp
+	for _, a := range args[1:] {
+		res = append(res, regexp.MustCompile(a))
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	deadline := time.Now().Add(20 * time.Second)
+	last := ""
+	for time.Now().Before(deadline) {
+		r, err := client.Get(args[0])
+		if err != nil {
+			last = err.Error()
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		last = fmt.Sprintf("%s\n%s", r.Status, body)
+		matched := 0
+		for _, re := range res {
+			if re.Match(body) {
+				matched++
+			}
+		}
+		switch {
+		case neg && matched == 0:
+			return
+		case neg:
+			ts.Fatalf("%s matches what it must not:\n%s", args[0], last)
+		case matched == len(res):
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not match %q within 20 s; last:\n%s", args[0], args[1:], last)
+}
+
+// freePort is a TCP port nothing listens on now.
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
 }
 
 func fakeStats() {
@@ -84,10 +141,16 @@ func TestScript(t *testing.T) {
 			// this folder has no nvcc.
 			env.Setenv("BINDIR", filepath.SplitList(env.Getenv("PATH"))[0])
 			env.Setenv("LESSONS_CACHE", filepath.Join(env.WorkDir, "cache"))
+			port, err := freePort()
+			if err != nil {
+				return err
+			}
+			env.Setenv("PORT", port)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfor": waitFor,
+			"httpget": httpGet,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "seeds" {

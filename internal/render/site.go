@@ -7,9 +7,11 @@ import (
 	"html"
 	"html/template"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
@@ -159,6 +161,26 @@ type link struct {
 // lesson, and style.css. Every link is relative and nothing is fetched, so
 // the site works from file://.
 func Export(c *course.Course, dir string) error {
+	site, err := Site(c)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(site)) {
+		if err := writeFile(filepath.Join(dir, name), site[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Site renders the course as the files of a static site, by name:
+// index.html, a page per lesson (day068-memory-pools.html) and style.css.
+// A lesson that does not parse fails it with every error, file and line.
+func Site(c *course.Course) (map[string][]byte, error) {
+	site := map[string][]byte{}
 	lessons := make([]*lesson.Lesson, len(c.Lessons))
 	links := make([]link, len(c.Lessons))
 	var errs lesson.Errors
@@ -169,29 +191,24 @@ func Export(c *course.Course, dir string) error {
 				errs = append(errs, es...)
 				continue
 			}
-			return err
+			return nil, err
 		}
 		lessons[i] = l
 		links[i] = link{Day: e.Day, Title: withoutDay(l.Title), Href: e.Name() + ".html", Exercises: e.Exercises}
 	}
 	if err := errs.Err(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	css, _ := assets.ReadFile("assets/style.css")
 	var chromaCSS bytes.Buffer
 	if err := codeFormatter.WriteCSS(&chromaCSS, styles.Get("github")); err != nil {
-		return err
+		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, "style.css"), append(css, chromaCSS.Bytes()...)); err != nil {
-		return err
-	}
+	site["style.css"] = append(css, chromaCSS.Bytes()...)
 	for i, l := range lessons {
 		var body bytes.Buffer
 		if err := PageHTML(&body, l); err != nil {
-			return fmt.Errorf("render %s: %w", l.Path, err)
+			return nil, fmt.Errorf("render %s: %w", l.Path, err)
 		}
 		data := map[string]any{
 			"Course": c.Title, "Title": l.Title, "Body": template.HTML(body.String()),
@@ -205,17 +222,16 @@ func Export(c *course.Course, dir string) error {
 		}
 		var page bytes.Buffer
 		if err := pageTmpl.Execute(&page, data); err != nil {
-			return err
+			return nil, err
 		}
-		if err := writeFile(filepath.Join(dir, links[i].Href), page.Bytes()); err != nil {
-			return err
-		}
+		site[links[i].Href] = page.Bytes()
 	}
 	var index bytes.Buffer
 	if err := indexTmpl.Execute(&index, map[string]any{"Course": c.Title, "Lessons": links}); err != nil {
-		return err
+		return nil, err
 	}
-	return writeFile(filepath.Join(dir, "index.html"), index.Bytes())
+	site["index.html"] = index.Bytes()
+	return site, nil
 }
 
 // writeFile replaces a file whole: a reader never sees half a page.

@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/serve"
+	"github.com/cudalessons/lessons/internal/watch"
+)
+
+func newServe(ios *IOStreams, g *globals) *cobra.Command {
+	var addr string
+	var poll bool
+	debounce := 200 * time.Millisecond
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the course's site, reloaded in the browser on every save",
+		Long: `Serve the course as the site lessons export writes, rendered from the files
+as they are now. Every open page reloads by itself when a lesson, the
+course.toml or a spec is saved; a lesson that does not parse shows its
+errors, with file and line, until it is fixed. It listens on this machine
+only unless --addr says otherwise.`,
+		Example: "  lessons serve\n  lessons serve --addr 127.0.0.1:8080\n  lessons serve --addr :3000       # other machines too",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return serveRun(ios, g, addr, poll, debounce)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:3000", "the `HOST:PORT` to listen on")
+	cmd.Flags().BoolVar(&poll, "poll", false, "poll the files instead of using file system events")
+	cmd.Flags().DurationVar(&debounce, "debounce", debounce, "how long a burst of saves lasts")
+	return cmd
+}
+
+func serveRun(ios *IOStreams, g *globals, addr string, poll bool, debounce time.Duration) error {
+	c, err := g.course()
+	if err != nil {
+		return err
+	}
+	root := c.Root
+	build := func() (map[string][]byte, error) {
+		c, err := course.Load(root)
+		if err != nil {
+			return nil, err
+		}
+		return render.Site(c)
+	}
+	srv := serve.New(build)
+	if err := srv.Err(); err != nil {
+		fmt.Fprintf(ios.ErrOut, "lessons: %v\n(the pages show this until it is fixed)\n", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w; choose another with --addr HOST:PORT", addr, err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(ios.Out, "Serving %s at http://%s/ (pages reload on every save; Ctrl-C stops)\n", c.Title, ln.Addr())
+
+	// Watch what the site is made of. A course.toml saved can name other
+	// files: the watch starts again on the new list before the rebuild, so
+	// that no save between the two is missed.
+	manifest := filepath.Join(root, "course.toml")
+	w, batches, err := watchSite(root, poll, debounce)
+	for err == nil && ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case err = <-served:
+		case werr := <-w.Errors():
+			fmt.Fprintf(ios.ErrOut, "watch: %v\n", werr)
+		case batch := <-batches:
+			if slices.Contains(batch, manifest) {
+				stopWatch(w, batches)
+				if w, batches, err = watchSite(root, poll, debounce); err != nil {
+					break
+				}
+			}
+			if berr := srv.Rebuild(); berr != nil {
+				fmt.Fprintf(ios.ErrOut, "lessons: %v\n", berr)
+			} else {
+				fmt.Fprintf(ios.Out, "rebuilt after a change to %s; %d page(s) told to reload\n", relList(root, batch), srv.Watchers())
+			}
+		}
+	}
+	if w != nil {
+		stopWatch(w, batches)
+	}
+	hs.Close()
+	if err == nil {
+		err = <-served
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// watchSite watches the files the site is made of, in batches.
+func watchSite(root string, poll bool, debounce time.Duration) (watch.Watcher, <-chan []string, error) {
+	w, err := watch.New(siteFiles(root), poll, 200*time.Millisecond)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, watch.Debounce(w.Events(), debounce), nil
+}
+
+// stopWatch closes a watch and waits for its batches to end.
+func stopWatch(w watch.Watcher, batches <-chan []string) {
+	w.Close()
+	for range batches {
+	}
+}
+
+// siteFiles are the files the site is made of: course.toml, the lessons
+// and the exercises' specs (their hints and points are on the pages). A
+// course.toml that does not load leaves course.toml and what the lessons
+// folder holds.
+func siteFiles(root string) []string {
+	files := []string{filepath.Join(root, "course.toml")}
+	c, err := course.Load(root)
+	if err != nil {
+		md, _ := filepath.Glob(filepath.Join(root, "lessons", "*.md"))
+		return append(files, md...)
+	}
+	for _, e := range c.Lessons {
+		files = append(files, c.Path(e.File))
+	}
+	for _, x := range c.Exercises {
+		files = append(files, c.Path(x.Spec()))
+	}
+	slices.Sort(files)
+	return slices.Compact(files)
+}
+
+// relList names changed files from the course's folder.
+func relList(root string, files []string) string {
+	out := ""
+	for i, f := range files {
+		if r, err := filepath.Rel(root, f); err == nil {
+			f = r
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += f
+	}
+	return out
+}

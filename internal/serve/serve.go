@@ -1,0 +1,156 @@
+// Package serve serves a course's site over HTTP while it is being written
+// or read, and makes every open page reload when the site is rebuilt (a
+// lesson saved), through server-sent events: the browser's EventSource
+// keeps one request open and reconnects by itself, so no library is needed
+// on either side.
+package serve
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+)
+
+// ReloadPath is where pages listen for reloads.
+const ReloadPath = "/_lessons/reload"
+
+// reloadScript goes at the end of every page served.
+const reloadScript = `<script>new EventSource("` + ReloadPath + `").onmessage = function () { location.reload(); };</script>`
+
+// Server serves the site that Build renders, as of the last Rebuild.
+type Server struct {
+	build func() (map[string][]byte, error)
+
+	mu   sync.Mutex
+	site map[string][]byte
+	err  error // why the last build failed; the site is then an error page
+	subs map[chan struct{}]struct{}
+}
+
+// New renders the site once and serves it.
+func New(build func() (map[string][]byte, error)) *Server {
+	s := &Server{build: build, subs: map[chan struct{}]struct{}{}}
+	s.Rebuild()
+	return s
+}
+
+// Rebuild renders the site again and tells every open page to reload. A
+// build that fails keeps serving: each page then shows the error, and
+// reloads when a later build works.
+func (s *Server) Rebuild() error {
+	site, err := s.build()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.site, s.err = site, err
+	for ch := range s.subs {
+		select {
+		case ch <- struct{}{}:
+		default: // a reload is already on its way to that page
+		}
+	}
+	return err
+}
+
+// Err is why the last build failed, or nil.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Watchers is how many pages listen for reloads.
+func (s *Server) Watchers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.subs)
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "only GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	if r.URL.Path == ReloadPath {
+		s.events(w, r)
+		return
+	}
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	s.mu.Lock()
+	site, err := s.site, s.err
+	s.mu.Unlock()
+	w.Header().Set("Cache-Control", "no-store")
+	if err != nil {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>The course does not build</title></head>\n<body><h1>The course does not build</h1>\n<p>Fix this and save: the page reloads by itself.</p>\n<pre>%s</pre>\n%s\n</body></html>\n", html.EscapeString(err.Error()), reloadScript)
+		return
+	}
+	data, ok := site[name]
+	if !ok {
+		http.Error(w, fmt.Sprintf("%s is not a page of this course; the contents are at /", name), http.StatusNotFound)
+		return
+	}
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", ctype)
+	if strings.HasSuffix(name, ".html") {
+		data = withReload(data)
+	}
+	w.Write(data)
+}
+
+// withReload puts the reload script at the end of a page's body.
+func withReload(page []byte) []byte {
+	i := bytes.LastIndex(page, []byte("</body>"))
+	if i < 0 {
+		return append(page[:len(page):len(page)], reloadScript...)
+	}
+	out := make([]byte, 0, len(page)+len(reloadScript)+1)
+	out = append(out, page[:i]...)
+	out = append(out, reloadScript...)
+	out = append(out, '\n')
+	return append(out, page[i:]...)
+}
+
+// events holds a page's request open and sends "reload" after each
+// rebuild, until the page goes away.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+		return
+	}
+	ch := make(chan struct{}, 1)
+	s.mu.Lock()
+	s.subs[ch] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.subs, ch)
+		s.mu.Unlock()
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	fmt.Fprint(w, ": listening for rebuilds\n\n")
+	flusher.Flush()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-ch:
+			fmt.Fprint(w, "data: reload\n\n")
+			flusher.Flush()
+		}
+	}
+}
