@@ -296,3 +296,17 @@ func BenchmarkExportCourse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadAndSite is what lessons serve does on each save: load the
+// course and render its whole site in memory.
+func BenchmarkLoadAndSite(b *testing.B) {
+	for b.Loop() {
+		c, err := course.Load("../..")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Site(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
