@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 func newDoctor(io *IOStreams, g *globals) *cobra.Command {
@@ -17,7 +19,8 @@ func newDoctor(io *IOStreams, g *globals) *cobra.Command {
 		Short: "Say what this machine has for the course: GPU, driver, nvcc, cache",
 		Long: `Say what this machine has for running the course: each GPU (name, compute
 capability, memory), the driver, nvcc (path and version), compute-sanitizer,
-and the compile cache; and for each missing piece, what to do. Exits 1 when
+what the grading sandbox can use here, and the compile cache; and for each
+missing piece, what to do. Exits 1 when
 something that running lessons needs is missing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return doctorRun(io) },
@@ -56,6 +59,7 @@ func doctorRun(io *IOStreams) error {
 	} else {
 		fmt.Fprintf(tw, "compute-sanitizer\tnot found (optional: checks for memory errors and leaks; it comes with the CUDA toolkit)\n")
 	}
+	fmt.Fprintf(tw, "grading sandbox\t%s\n", sandboxSummary())
 	if c, err := buildcache.Default(); err != nil {
 		fmt.Fprintf(tw, "cache\t%v\n", err)
 	} else {
@@ -70,6 +74,32 @@ func doctorRun(io *IOStreams) error {
 		return errSilent
 	}
 	return nil
+}
+
+// sandboxSummary says in a line what lessons grade's sandbox has here.
+func sandboxSummary() string {
+	rep := sandbox.Probe()
+	var parts []string
+	if rep.Landlock > 0 {
+		parts = append(parts, fmt.Sprintf("Landlock v%d", rep.Landlock))
+	} else {
+		parts = append(parts, "no Landlock (students' programs could read other files)")
+	}
+	if rep.Root {
+		parts = append(parts, "a user per worker")
+	} else {
+		parts = append(parts, "the grader's user (grade as root for a user per worker)")
+	}
+	if rep.NetNS {
+		parts = append(parts, "no network")
+	}
+	if c, err := sandbox.OpenCgroups(); err != nil {
+		parts = append(parts, fmt.Sprintf("no cgroups (%v)", err))
+	} else {
+		c.Close()
+		parts = append(parts, "cgroups (cores, memory, processes)")
+	}
+	return strings.Join(parts, "; ")
 }
 
 func newCache(io *IOStreams) *cobra.Command {
