@@ -257,15 +257,22 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 	}
 	var hints []string
 	for _, r := range res {
+		pts := "" // with partial credit, what each check is worth
+		if r.Check != nil && r.Check.Points > 0 {
+			pts = fmt.Sprintf(" (%d points)", r.Check.Points)
+			if !r.Pass {
+				pts = fmt.Sprintf(" (0 of %d points)", r.Check.Points)
+			}
+		}
 		if r.Skipped {
-			fmt.Fprintf(out, "  %s %s (%s)\n", style(ios, "33", "–"), r.Name, r.Got)
+			fmt.Fprintf(out, "  %s %s (%s)%s\n", style(ios, "33", "–"), r.Name, r.Got, pts)
 			continue
 		}
 		if r.Pass {
-			fmt.Fprintf(out, "  %s %s\n", style(ios, "32", "✓"), r.Name)
+			fmt.Fprintf(out, "  %s %s%s\n", style(ios, "32", "✓"), r.Name, pts)
 			continue
 		}
-		fmt.Fprintf(out, "  %s %s\n      expected: %s\n      got:      %s\n", style(ios, "31", "✗"), r.Name, r.Want, r.Got)
+		fmt.Fprintf(out, "  %s %s%s\n      expected: %s\n      got:      %s\n", style(ios, "31", "✗"), r.Name, pts, r.Want, r.Got)
 		if r.Check != nil && r.Check.Hint != "" {
 			hints = append(hints, r.Check.Hint)
 		}
