@@ -174,9 +174,9 @@ func (s *Sheet) Feedback(student string) string {
 			pts := ""
 			switch {
 			case c.Points > 0 && c.Passed:
-				pts = fmt.Sprintf(" — %d points", c.Points)
+				pts = " — " + pointsText(c.Points)
 			case c.Points > 0:
-				pts = fmt.Sprintf(" — 0 of %d points", c.Points)
+				pts = " — 0 of " + pointsText(c.Points)
 			}
 			if c.Passed && c.Got != "" {
 				fmt.Fprintf(&b, "- – %s (%s)%s\n", mdText(c.Name), mdText(c.Got), pts)
@@ -196,6 +196,14 @@ func (s *Sheet) Feedback(student string) string {
 		}
 	}
 	return b.String()
+}
+
+// pointsText is "1 point" or "N points".
+func pointsText(n int) string {
+	if n == 1 {
+		return "1 point"
+	}
+	return fmt.Sprintf("%d points", n)
 }
 
 // mdText keeps text that came from a program or a spec from being read as
