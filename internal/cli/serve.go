@@ -29,8 +29,8 @@ func newServe(ios *IOStreams, g *globals) *cobra.Command {
 		Use:   "serve",
 		Short: "Serve the course's site, reloaded in the browser on every save",
 		Long: `Serve the course as the site lessons export writes, rendered from the files
-as they are now. Every open page reloads by itself when a lesson, the
-course.toml or a spec is saved; a lesson that does not parse shows its
+as they are now. Every open page reloads by itself when a lesson or the
+course.toml is saved; a lesson that does not parse shows its
 errors, with file and line, until it is fixed. It listens on this machine
 only unless --addr says otherwise.`,
 		Example: "  lessons serve\n  lessons serve --addr 127.0.0.1:8080\n  lessons serve --addr :3000       # other machines too",
@@ -127,10 +127,9 @@ func stopWatch(w watch.Watcher, batches <-chan []string) {
 	}
 }
 
-// siteFiles are the files the site is made of: course.toml, the lessons
-// and the exercises' specs (their hints and points are on the pages). A
-// course.toml that does not load leaves course.toml and what the lessons
-// folder holds.
+// siteFiles are the files the site is made of: course.toml (the order,
+// the exercises and their hints) and the lessons. A course.toml that does
+// not load leaves course.toml and what the lessons folder holds.
 func siteFiles(root string) []string {
 	files := []string{filepath.Join(root, "course.toml")}
 	c, err := course.Load(root)
@@ -140,9 +139,6 @@ func siteFiles(root string) []string {
 	}
 	for _, e := range c.Lessons {
 		files = append(files, c.Path(e.File))
-	}
-	for _, x := range c.Exercises {
-		files = append(files, c.Path(x.Spec()))
 	}
 	slices.Sort(files)
 	return slices.Compact(files)
