@@ -221,8 +221,12 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		}
 	}
 	alone := ""
-	if len(timed) > 0 && o.perGPU > 1 {
+	switch {
+	case len(timed) > 0 && o.perGPU > 1:
 		alone = fmt.Sprintf(" (timed, so alone on theirs: %s)", strings.Join(timed, ", "))
+	case len(timed) == 0 && o.perGPU <= 1:
+		// One at a time keeps the GPU quiet for timing checks; none here.
+		alone = " (no exercise here is timed: --per-gpu 8 runs 8 at once)"
 	}
 	fmt.Fprintf(o.io.ErrOut, "Grading %d students on %d exercises: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s.\nSandbox: %s.\n",
 		len(students), len(exercises), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), alone, rep)
