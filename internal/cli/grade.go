@@ -228,8 +228,8 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		// One at a time keeps the GPU quiet for timing checks; none here.
 		alone = " (no exercise here is timed: --per-gpu 8 runs 8 at once)"
 	}
-	fmt.Fprintf(o.io.ErrOut, "Grading %d students on %d exercises: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s.\nSandbox: %s.\n",
-		len(students), len(exercises), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), alone, rep)
+	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s.\nSandbox: %s.\n",
+		count(len(students), "student"), count(len(exercises), "exercise"), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), alone, rep)
 	var trace *grade.Trace
 	if o.trace != "" {
 		trace = grade.NewTrace()
@@ -308,6 +308,14 @@ func printSheet(w io.Writer, s *gradebook.Sheet) {
 		fmt.Fprintf(tw, "\t%d/%d\n", s.Total(st), s.Max)
 	}
 	tw.Flush()
+}
+
+// count is "1 student" or "N students".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func clip(s string, n int) string {
