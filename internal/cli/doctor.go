@@ -16,7 +16,7 @@ import (
 func newDoctor(io *IOStreams, g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Say what this machine has for the course: GPU, driver, nvcc, cache",
+		Short: "Say what this machine has for the course: GPU, driver, nvcc, grading sandbox, cache",
 		Long: `Say what this machine has for running the course: each GPU (name, compute
 capability, memory), the driver, nvcc (path and version), compute-sanitizer,
 what the grading sandbox can use here, and the compile cache; and for each
