@@ -47,18 +47,20 @@ func OpenCgroups() (*Cgroups, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoCgroups, err)
 	}
-	name := fmt.Sprintf("lessons-%d", os.Getpid())
+	name := fmt.Sprintf("%s%d-%d", groupPrefix(), os.Getpid(), opened.Add(1))
 	var tried []string
 	for dir := filepath.Dir(own); ; dir = filepath.Dir(dir) {
 		full := filepath.Join(cgroupRoot, dir)
 		if ctl, err := os.ReadFile(filepath.Join(full, "cgroup.subtree_control")); err == nil && hasControllers(ctl, "cpu", "pids") {
 			removeStale(full)
 			c := &Cgroups{dir: filepath.Join(full, name)}
-			err := c.setup()
+			err := os.Mkdir(c.dir, 0o755)
 			if err == nil {
-				return c, nil
+				if err = c.setup(); err == nil {
+					return c, nil
+				}
+				c.Close()
 			}
-			c.Close()
 			tried = append(tried, fmt.Sprintf("%s: %v", full, err))
 		}
 		if dir == "/" || dir == "." {
@@ -71,12 +73,25 @@ func OpenCgroups() (*Cgroups, error) {
 	return nil, ErrNoCgroups
 }
 
+// groupPrefix starts the names of this pid namespace's graders' groups:
+// "lessons-" and the namespace's inode, so that a grader only ever takes
+// for stale the groups of pids it can see.
+func groupPrefix() string {
+	ns, err := os.Readlink("/proc/self/ns/pid") // pid:[4026531836]
+	if err != nil {
+		return "lessons-"
+	}
+	return "lessons-" + strings.Trim(strings.TrimPrefix(ns, "pid:"), "[]") + "-"
+}
+
 // removeStale removes the groups that a grader killed with SIGKILL left
 // in parent, and kills the programs still in them.
 func removeStale(parent string) {
-	stale, _ := filepath.Glob(filepath.Join(parent, "lessons-*"))
+	prefix := groupPrefix()
+	stale, _ := filepath.Glob(filepath.Join(parent, prefix+"*"))
 	for _, dir := range stale {
-		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "lessons-"))
+		rest := strings.TrimPrefix(filepath.Base(dir), prefix) // PID or PID-N
+		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
 		if err != nil || syscall.Kill(pid, 0) != syscall.ESRCH {
 			continue // not ours, or its grader is still running
 		}
@@ -121,12 +136,12 @@ func hasControllers(list []byte, want ...string) bool {
 	return true
 }
 
-// setup makes the group, hands its controllers down to the programs'
+// opened numbers the groups this process makes.
+var opened atomic.Int64
+
+// setup hands the new group's controllers down to the programs'
 // groups, and starts a program in one to see that it works.
 func (c *Cgroups) setup() error {
-	if err := os.Mkdir(c.dir, 0o755); err != nil {
-		return err
-	}
 	avail, err := os.ReadFile(filepath.Join(c.dir, "cgroup.controllers"))
 	if err != nil {
 		return err

@@ -442,3 +442,55 @@ func TestForkBombWithEscapes(t *testing.T) {
 		t.Errorf("processes %v outlived the run", pids)
 	}
 }
+
+// TestCgroupStaleRemoved: the groups a grader killed with SIGKILL left,
+// with a program still running in one, are removed (and the program
+// killed) by the next grader; groups of another pid namespace are left.
+func TestCgroupStaleRemoved(t *testing.T) {
+	f := setup(t)
+	f.withCgroups(t)
+	parent := filepath.Dir(f.cgroups.dir)
+	dead := 4194000
+	for syscall.Kill(dead, 0) != syscall.ESRCH {
+		dead--
+	}
+	stale := filepath.Join(parent, fmt.Sprintf("%s%d", groupPrefix(), dead))
+	foreign := filepath.Join(parent, fmt.Sprintf("lessons-1-%d", dead))
+	for _, d := range []string{stale, filepath.Join(stale, "1"), foreign} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.Remove(filepath.Join(stale, "1")); os.Remove(stale); os.Remove(foreign) })
+	fd, err := unix.Open(filepath.Join(stale, "1"), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleeper := exec.Command("/bin/sleep", "60")
+	sleeper.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	err = sleeper.Start()
+	unix.Close(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- sleeper.Wait() }()
+
+	next, err := OpenCgroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale group %s is still there (%v)", stale, err)
+	}
+	if _, err := os.Stat(foreign); err != nil {
+		t.Errorf("another namespace's group was removed: %v", err)
+	}
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
+		sleeper.Process.Kill()
+		t.Error("the program in the stale group is still running")
+	}
+}
