@@ -100,24 +100,37 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	if max <= 0 {
 		max = defaultMaxOutput
 	}
-	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
-	cmd.Dir = spec.Dir
-	cmd.Env = spec.Env
-	cmd.Stdin = spec.Stdin
-	if !spec.SameGroup {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	}
-	// A child that leaves the group can keep the output pipe open after
-	// the program is gone: stop waiting for it soon after.
-	cmd.WaitDelay = time.Second
-	if spec.Prepare != nil {
-		spec.Prepare(cmd)
-	}
 	over := make(chan struct{})
 	w := &capped{w: out, left: max, over: over}
-	cmd.Stdout, cmd.Stderr = w, w
+	command := func() *exec.Cmd {
+		cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+		cmd.Dir = spec.Dir
+		cmd.Env = spec.Env
+		cmd.Stdin = spec.Stdin
+		if !spec.SameGroup {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		}
+		// A child that leaves the group can keep the output pipe open
+		// after the program is gone: stop waiting for it soon after.
+		cmd.WaitDelay = time.Second
+		if spec.Prepare != nil {
+			spec.Prepare(cmd)
+		}
+		cmd.Stdout, cmd.Stderr = w, w
+		return cmd
+	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	cmd := command()
+	err := cmd.Start()
+	// A program just written can be "busy" for a moment: another
+	// goroutine's fork took a copy of the writer's descriptor before it
+	// was closed (golang.org/issue/22315). Builds and runs overlap here.
+	for wait := 5 * time.Millisecond; errors.Is(err, syscall.ETXTBSY) && wait < time.Second; wait *= 2 {
+		time.Sleep(wait)
+		cmd = command()
+		err = cmd.Start()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", spec.Argv[0], err)
 	}
 	pgid := cmd.Process.Pid
@@ -134,7 +147,6 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 		timeout = t.C
 	}
 	res := &Result{}
-	var err error
 	select {
 	case err = <-done:
 	case <-timeout:
