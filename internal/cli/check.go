@@ -259,9 +259,9 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 	for _, r := range res {
 		pts := "" // with partial credit, what each check is worth
 		if r.Check != nil && r.Check.Points > 0 {
-			pts = " (" + pointsText(r.Check.Points) + ")"
+			pts = " (" + count(r.Check.Points, "point") + ")"
 			if !r.Pass {
-				pts = " (0 of " + pointsText(r.Check.Points) + ")"
+				pts = " (0 of " + count(r.Check.Points, "point") + ")"
 			}
 		}
 		if r.Skipped {
@@ -299,14 +299,6 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 	}
 	fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, spec.Points, len(progress.Passed), len(c.Exercises))
 	return true, nil
-}
-
-// pointsText is "1 point" or "N points".
-func pointsText(n int) string {
-	if n == 1 {
-		return "1 point"
-	}
-	return fmt.Sprintf("%d points", n)
 }
 
 func style(io *IOStreams, sgr, s string) string {

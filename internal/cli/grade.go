@@ -310,7 +310,7 @@ func printSheet(w io.Writer, s *gradebook.Sheet) {
 	tw.Flush()
 }
 
-// count is "1 student" or "N students".
+// count is "1 student" or "N students" (of any noun with a plain plural).
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/notebook"
 )
 
@@ -100,23 +101,19 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queue
 	// exercise's run waits for the GPU to itself.
 	built := make(chan *item, len(items))
 	var runners sync.WaitGroup
-	var gpu sync.RWMutex
+	var gpu grade.GPU
 	for range perGPU {
 		runners.Add(1)
 		go func() {
 			defer runners.Done()
 			for it := range built {
-				lock, unlock := gpu.RLock, gpu.RUnlock
-				if it.alone {
-					lock, unlock = gpu.Lock, gpu.Unlock
-				}
-				lock()
-				t := time.Now()
-				if err := it.run(ctx); err != nil {
-					it.got = err.Error()
-				}
-				it.took += time.Since(t)
-				unlock()
+				gpu.Use(it.alone, func() {
+					t := time.Now()
+					if err := it.run(ctx); err != nil {
+						it.got = err.Error()
+					}
+					it.took += time.Since(t)
+				})
 			}
 		}()
 	}

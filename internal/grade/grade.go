@@ -343,7 +343,7 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 	var rwg sync.WaitGroup
 	slot := 0
 	for _, dev := range opts.Devices {
-		var gpu sync.RWMutex
+		var gpu GPU
 		for k := 0; k < opts.PerDevice; k++ {
 			rwg.Add(1)
 			go func(dev string, slot int) {
@@ -352,14 +352,13 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 					if ctx.Err() != nil {
 						continue // drain: nothing half-judged is recorded
 					}
-					lock, unlock := gpu.RLock, gpu.RUnlock
-					if r.t.Spec.Timed {
-						lock, unlock = gpu.Lock, gpu.Unlock
-					}
-					lock()
-					began := time.Now()
-					ran, err := tc.Run(ctx, r.t, r.b, dev, slot)
-					unlock()
+					var ran *Ran
+					var err error
+					var began time.Time // once the GPU is ours
+					gpu.Use(r.t.Spec.Timed, func() {
+						began = time.Now()
+						ran, err = tc.Run(ctx, r.t, r.b, dev, slot)
+					})
 					args := map[string]string{"device": dev}
 					if ran != nil {
 						args["program_ms"] = fmt.Sprint(ran.Took.Milliseconds())
@@ -398,6 +397,22 @@ func buildOutcome(b *Built) string {
 		return "does not compile"
 	}
 	return "built"
+}
+
+// GPU lets the runs on one GPU share it, except a timed exercise's run,
+// which waits for the GPU to itself (and the others wait for it).
+type GPU struct{ mu sync.RWMutex }
+
+// Use runs run on the GPU: alone, or beside the other runs.
+func (g *GPU) Use(alone bool, run func()) {
+	if alone {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+	} else {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+	}
+	run()
 }
 
 // maxOutput is how much of a program's output the gradebook keeps.

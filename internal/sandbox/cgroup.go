@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -125,11 +126,7 @@ func ownCgroup() (string, error) {
 func hasControllers(list []byte, want ...string) bool {
 	have := strings.Fields(string(list))
 	for _, w := range want {
-		found := false
-		for _, h := range have {
-			found = found || h == w
-		}
-		if !found {
+		if !slices.Contains(have, w) {
 			return false
 		}
 	}
