@@ -304,7 +304,7 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 				e.once.Do(func() {
 					began := time.Now()
 					e.b = tc.Build(ctx, t, slot)
-					opts.Trace.span("build", tracePIDBuilds, slot, t, began, map[string]string{"outcome": buildOutcome(e.b)})
+					opts.Trace.span("build", tracePIDBuilds, slot, t, began, time.Now(), map[string]string{"outcome": buildOutcome(e.b)})
 					mu.Lock()
 					sum.Builds++
 					mu.Unlock()
@@ -354,16 +354,17 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 					}
 					var ran *Ran
 					var err error
-					var began time.Time // once the GPU is ours
+					var began, ended time.Time // while the GPU is ours
 					gpu.Use(r.t.Spec.Timed, func() {
 						began = time.Now()
 						ran, err = tc.Run(ctx, r.t, r.b, dev, slot)
+						ended = time.Now()
 					})
 					args := map[string]string{"device": dev}
 					if ran != nil {
 						args["program_ms"] = fmt.Sprint(ran.Took.Milliseconds())
 					}
-					opts.Trace.span("run", tracePIDRuns, slot, r.t, began, args)
+					opts.Trace.span("run", tracePIDRuns, slot, r.t, began, ended, args)
 					if ctx.Err() != nil {
 						continue
 					}

@@ -301,12 +301,29 @@ func TestTimedRunsAlone(t *testing.T) {
 	}
 	defer book.Close()
 	f := newFake()
-	sum, err := Grade(context.Background(), book, ts, f, Options{Jobs: 4, Devices: []string{"0", "1"}, PerDevice: 4})
+	tr := NewTrace()
+	sum, err := Grade(context.Background(), book, ts, f, Options{Jobs: 4, Devices: []string{"0", "1"}, PerDevice: 4, Trace: tr})
 	if err != nil || sum.Passed != 24 {
 		t.Fatalf("%+v %v", sum, err)
 	}
 	if f.shared != 0 {
 		t.Errorf("%d runs shared a GPU with a timed run", f.shared)
+	}
+	// The trace shows the same: a timed run's span overlaps no other run
+	// on its device (it spans exactly the time the GPU was its own).
+	var runs []traceEvent
+	for _, e := range tr.events {
+		if e.Cat == "run" {
+			runs = append(runs, e)
+		}
+	}
+	for i, a := range runs {
+		for j, b := range runs {
+			if i != j && a.Args["exercise"] == "async-pipeline" && a.Args["device"] == b.Args["device"] &&
+				b.TS < a.TS+a.Dur && a.TS < b.TS+b.Dur {
+				t.Errorf("the trace has %s beside the timed %s on device %s", b.Name, a.Name, a.Args["device"])
+			}
+		}
 	}
 	if f.maxBusy["0"] < 2 && f.maxBusy["1"] < 2 {
 		t.Errorf("the untimed runs never ran side by side: %v", f.maxBusy)

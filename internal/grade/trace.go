@@ -37,12 +37,11 @@ const (
 // NewTrace starts a trace now.
 func NewTrace() *Trace { return &Trace{start: time.Now()} }
 
-// span records one build or run of t on slot, from began to now.
-func (tr *Trace) span(cat string, pid, slot int, t *Task, began time.Time, args map[string]string) {
+// span records one build or run of t on slot, from began to end.
+func (tr *Trace) span(cat string, pid, slot int, t *Task, began, end time.Time, args map[string]string) {
 	if tr == nil {
 		return
 	}
-	end := time.Now()
 	if args == nil {
 		args = map[string]string{}
 	}
