@@ -3,6 +3,13 @@
 // lesson saved), through server-sent events: the browser's EventSource
 // keeps one request open and reconnects by itself, so no library is needed
 // on either side.
+//
+// With a Notebook and a Checker it is also the page's notebook: the page
+// runs cells (their output streamed back as it comes), edits the
+// workspace's copy of file cells, and checks exercises. Because a page can
+// then run code, every request passes guard first: the Host must be this
+// server's (no DNS rebinding), and whatever runs or changes anything needs
+// the server's token and a matching Origin.
 package serve
 
 import (
@@ -30,14 +37,43 @@ type Server struct {
 	site map[string][]byte
 	err  error // why the last build failed; the site is then an error page
 	subs map[chan struct{}]struct{}
+
+	guard guard
+	nb    *Notebook // nil: a read-only site
+	check Checker   // nil: no Check in the page
+	feed  feed      // verdicts pushed to the pages
+	// checking holds a lock for each exercise being checked.
+	checking sync.Map
 }
 
-// New renders the site once and serves it.
+// New renders the site once and serves it, to this machine's names only
+// (see AllowHost) and with a fresh random token.
 func New(build func() (map[string][]byte, error)) *Server {
-	s := &Server{build: build, subs: map[chan struct{}]struct{}{}}
+	s := &Server{build: build, subs: map[chan struct{}]struct{}{}, guard: newGuard()}
+	s.feed.subs = map[chan []byte]struct{}{}
 	s.Rebuild()
 	return s
 }
+
+// Token is the secret a page carries to run or change anything.
+func (s *Server) Token() string { return s.guard.token }
+
+// SetToken replaces the random token (scripts that drive the server).
+func (s *Server) SetToken(t string) { s.guard.token = t }
+
+// AllowHost accepts host (a name the server is reached by, as in --addr)
+// in the Host header, beside localhost and IP addresses.
+func (s *Server) AllowHost(host string) { s.guard.hosts[strings.ToLower(host)] = true }
+
+// RequireTokenForPages makes every page need ?token= too: for a server
+// that other machines can reach.
+func (s *Server) RequireTokenForPages() { s.guard.pages = true }
+
+// SetNotebook lets pages run their lesson's cells through nb.
+func (s *Server) SetNotebook(nb *Notebook) { s.nb = nb }
+
+// SetChecker lets pages check exercises through c.
+func (s *Server) SetChecker(c Checker) { s.check = c }
 
 // Rebuild renders the site again and tells every open page to reload. A
 // build that fails keeps serving: each page then shows the error, and
@@ -71,6 +107,14 @@ func (s *Server) Watchers() int {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if msg, code := s.guard.host(r); msg != "" {
+		http.Error(w, msg, code)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, apiPrefix) || strings.HasPrefix(r.URL.Path, assetPrefix) {
+		s.api(w, r)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "only GET and HEAD", http.StatusMethodNotAllowed)
@@ -78,6 +122,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == ReloadPath {
 		s.events(w, r)
+		return
+	}
+	if msg, code := s.guard.page(r); msg != "" {
+		http.Error(w, msg, code)
 		return
 	}
 	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
@@ -105,20 +153,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", ctype)
 	if strings.HasSuffix(name, ".html") {
-		data = withReload(data)
+		data = s.withScripts(data)
 	}
 	w.Write(data)
 }
 
-// withReload puts the reload script at the end of a page's body.
-func withReload(page []byte) []byte {
+// withScripts puts the reload script, and the notebook's when there is
+// one, at the end of a page's body.
+func (s *Server) withScripts(page []byte) []byte {
+	script := reloadScript
+	if s.nb != nil || s.check != nil {
+		script += s.notebookScripts()
+	}
+	return withScript(page, script)
+}
+
+func withScript(page []byte, script string) []byte {
 	i := bytes.LastIndex(page, []byte("</body>"))
 	if i < 0 {
-		return append(page[:len(page):len(page)], reloadScript...)
+		return append(page[:len(page):len(page)], script...)
 	}
-	out := make([]byte, 0, len(page)+len(reloadScript)+1)
+	out := make([]byte, 0, len(page)+len(script)+1)
 	out = append(out, page[:i]...)
-	out = append(out, reloadScript...)
+	out = append(out, script...)
 	out = append(out, '\n')
 	return append(out, page[i:]...)
 }
