@@ -98,14 +98,21 @@
     c.editor = ta;
     ta.focus();
   }
+  // save sends the editor's text, after any edit still on its way; the
+  // promise ends when the workspace has it.
   function save(c) {
-    if (!c.editor) return Promise.resolve();
-    var text = c.editor.value + "\n";
-    if (text === c.state.text) return Promise.resolve();
-    c.state.text = text;
-    c.state.edited = true;
-    c.badge.hidden = false;
-    return post("edit", { cell: c.state.cell, text: text });
+    if (c.editor) {
+      var text = c.editor.value + "\n";
+      if (text !== c.state.text) {
+        c.state.text = text;
+        c.state.edited = true;
+        c.badge.hidden = false;
+        c.saving = (c.saving || Promise.resolve()).then(function () {
+          return post("edit", { cell: c.state.cell, text: text });
+        });
+      }
+    }
+    return c.saving || Promise.resolve();
   }
   function closeEditor(c) {
     if (!c.editor) return;
@@ -125,7 +132,9 @@
   // the end event.
   function runCell(n) {
     var c = cells[n];
-    var ready = c.editor ? save(c) : Promise.resolve();
+    // Every edit open goes to the workspace first: the cell may build
+    // another cell's file.
+    var ready = Promise.all(Object.keys(cells).map(function (k) { return save(cells[k]); }));
     if (c.editor) closeEditor(c);
     Object.keys(cells).forEach(function (k) { unmark(cells[k]); });
     c.out.textContent = "";
