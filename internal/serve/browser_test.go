@@ -132,6 +132,19 @@ func TestNotebookInTheBrowser(t *testing.T) {
 		t.Errorf("the long cell's process %d runs on after Stop", pid)
 	}
 
+	// Leaving the page stops its cell.
+	os.Remove(pidFile)
+	p.click(`.cell[data-cell="4"] button.run`)
+	p.wait("the long cell running", out(4)+`.includes("long")`)
+	data, _ = os.ReadFile(pidFile)
+	pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+	p.do("leave the page", chromedp.Navigate("about:blank"))
+	if pid == 0 || !gone(pid) {
+		t.Errorf("the long cell's process %d runs on after its page went away", pid)
+	}
+	p.do("come back", chromedp.Navigate(c.http.URL+"/day001-a.html"))
+	p.wait("the exercises", `!!document.querySelector('.exercise[data-exercise="pipe"] button.check')`)
+
 	// Check shows every check; a save re-checks and the verdict arrives.
 	p.click(`.exercise[data-exercise="pipe"] button.check`)
 	p.wait("the verdict", `!!document.querySelector('.exercise[data-exercise="pipe"] .verdict .checks')`)

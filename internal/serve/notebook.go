@@ -246,15 +246,26 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 	if err != nil {
 		return nil, err
 	}
-	nb.stop(func(r *run) bool { return r.page != "" && r.page == out.page && r.ws == ws && r.cell == n })
+	// The page's run of this cell, if any, is stopped: the new run takes
+	// its place in the same step, so that two Runs at once leave one.
 	ctx, cancel := context.WithCancel(ctx)
 	r := &run{page: out.page, ws: ws, cell: n, cancel: cancel, done: make(chan struct{})}
 	nb.mu.Lock()
 	if nb.runs == nil {
 		nb.runs = map[*run]struct{}{}
 	}
+	var old []*run
+	for o := range nb.runs {
+		if o.page != "" && o.page == r.page && o.ws == ws && o.cell == n {
+			o.cancel()
+			old = append(old, o)
+		}
+	}
 	nb.runs[r] = struct{}{}
 	nb.mu.Unlock()
+	for _, o := range old {
+		<-o.done
+	}
 	defer func() {
 		cancel()
 		nb.mu.Lock()
