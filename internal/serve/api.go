@@ -24,9 +24,9 @@ var assets embed.FS
 
 // notebookScripts are the notebook's script and style, and the token the
 // page carries.
-func (s *Server) notebookScripts() string {
-	return fmt.Sprintf(`<meta name="lessons-token" content="%s"><link rel="stylesheet" href="%snotebook.css"><script src="%snotebook.js"></script>`,
-		html.EscapeString(s.guard.token), assetPrefix, assetPrefix)
+func (s *Server) notebookScripts(gen int) string {
+	return fmt.Sprintf(`<meta name="lessons-token" content="%s"><meta name="lessons-build" content="%d"><link rel="stylesheet" href="%snotebook.css"><script src="%snotebook.js"></script>`,
+		html.EscapeString(s.guard.token), gen, assetPrefix, assetPrefix)
 }
 
 // Checker checks exercises for the page, as lessons check does.
@@ -87,13 +87,16 @@ type feed struct {
 // Push sends a verdict to every page that listens.
 func (s *Server) Push(v *Verdict) {
 	data, _ := json.Marshal(v)
-	msg := []byte("event: verdict\ndata: " + string(data) + "\n\n")
-	s.feed.mu.Lock()
-	defer s.feed.mu.Unlock()
-	for ch := range s.feed.subs {
+	s.feed.send([]byte("event: verdict\ndata: " + string(data) + "\n\n"))
+}
+
+func (f *feed) send(msg []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for ch := range f.subs {
 		select {
 		case ch <- msg:
-		default: // a page that does not read loses verdicts, not the others
+		default: // a page that does not read loses messages, not the others
 		}
 	}
 }
@@ -233,14 +236,14 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session strin
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	enc := json.NewEncoder(w)
 	send := func(evs []Event) bool {
+		// A page that stops reading is dropped after a while; its run
+		// with it. Other pages never wait for it.
+		rc.SetWriteDeadline(time.Now().Add(time.Minute))
 		for _, e := range evs {
 			if enc.Encode(e) != nil {
 				return false
 			}
 		}
-		// A page that stops reading is dropped after a while; its run
-		// with it. Other pages never wait for it.
-		rc.SetWriteDeadline(time.Now().Add(time.Minute))
 		return rc.Flush() == nil
 	}
 	for {
@@ -262,7 +265,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session strin
 	}
 }
 
-// verdicts streams pushed verdicts to a page as server-sent events.
+// verdicts streams pushed verdicts and reloads to a page as server-sent
+// events.
 func (s *Server) verdicts(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	ch := make(chan []byte, 16)
@@ -275,7 +279,12 @@ func (s *Server) verdicts(w http.ResponseWriter, r *http.Request) {
 		s.feed.mu.Unlock()
 	}()
 	w.Header().Set("Content-Type", "text/event-stream")
-	io.WriteString(w, ": verdicts\n\n")
+	// The build the page should show: one that was hidden while the site
+	// was rebuilt reloads when it listens again.
+	s.mu.Lock()
+	gen := s.gen
+	s.mu.Unlock()
+	fmt.Fprintf(w, "event: hello\ndata: %d\n\n", gen)
 	if rc.Flush() != nil {
 		return
 	}

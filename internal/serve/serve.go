@@ -36,6 +36,7 @@ type Server struct {
 	mu   sync.Mutex
 	site map[string][]byte
 	err  error // why the last build failed; the site is then an error page
+	gen  int   // how many builds: a page of an older one reloads
 	subs map[chan struct{}]struct{}
 
 	guard guard
@@ -83,12 +84,14 @@ func (s *Server) Rebuild() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.site, s.err = site, err
+	s.gen++
 	for ch := range s.subs {
 		select {
 		case ch <- struct{}{}:
 		default: // a reload is already on its way to that page
 		}
 	}
+	s.feed.send([]byte(fmt.Sprintf("event: reload\ndata: %d\n\n", s.gen)))
 	return err
 }
 
@@ -102,8 +105,11 @@ func (s *Server) Err() error {
 // Watchers is how many pages listen for reloads.
 func (s *Server) Watchers() int {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.subs)
+	n := len(s.subs)
+	s.mu.Unlock()
+	s.feed.mu.Lock()
+	defer s.feed.mu.Unlock()
+	return n + len(s.feed.subs)
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +139,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		name = "index.html"
 	}
 	s.mu.Lock()
-	site, err := s.site, s.err
+	site, err, gen := s.site, s.err, s.gen
 	s.mu.Unlock()
 	w.Header().Set("Cache-Control", "no-store")
 	if err != nil {
@@ -153,19 +159,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", ctype)
 	if strings.HasSuffix(name, ".html") {
-		data = s.withScripts(data)
+		data = s.withScripts(data, gen)
 	}
 	w.Write(data)
 }
 
-// withScripts puts the reload script, and the notebook's when there is
-// one, at the end of a page's body.
-func (s *Server) withScripts(page []byte) []byte {
-	script := reloadScript
+// withScripts puts the reload script, or the notebook's when there is
+// one (it listens for reloads and verdicts on one stream: a browser keeps
+// only six connections to a server open), at the end of a page's body.
+func (s *Server) withScripts(page []byte, gen int) []byte {
 	if s.nb != nil || s.check != nil {
-		script += s.notebookScripts()
+		return withScript(page, s.notebookScripts(gen))
 	}
-	return withScript(page, script)
+	return withScript(page, reloadScript)
 }
 
 func withScript(page []byte, script string) []byte {

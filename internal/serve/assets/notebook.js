@@ -304,9 +304,25 @@
     });
     sec.appendChild(ul);
     (document.querySelector("main") || document.body).appendChild(sec);
-    var es = new EventSource(api + "events?token=" + encodeURIComponent(token));
+  }
+
+  // One stream brings reloads and verdicts. A browser keeps six
+  // connections to a server, for every tab together: a hidden page closes
+  // its stream, and on coming back reloads if the site was rebuilt.
+  var build = (document.querySelector('meta[name="lessons-build"]') || {}).content;
+  var es = null;
+  function listen() {
+    if (es || document.visibilityState === "hidden") return;
+    es = new EventSource(api + "events?token=" + encodeURIComponent(token));
+    es.addEventListener("hello", function (m) { if (m.data !== build) location.reload(); });
+    es.addEventListener("reload", function () { location.reload(); });
     es.addEventListener("verdict", function (m) { showVerdict(JSON.parse(m.data)); });
   }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden" && es) { es.close(); es = null; }
+    listen();
+  });
+  listen();
 
   if (document.querySelector(".cell[data-cell]")) {
     get("cells").then(function (s) { if (Array.isArray(s)) setup(s); });
