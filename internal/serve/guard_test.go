@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -200,4 +201,43 @@ func TestSavingAnExerciseFilePushesItsVerdict(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no verdict within 10 s of the save")
 	}
+}
+
+// FuzzGuard: whatever Host and Origin a request carries, it passes only
+// with the token, from an Origin whose host is the Host, and a Host that
+// is an IP address, localhost or a name the server was given.
+func FuzzGuard(f *testing.F) {
+	f.Add("127.0.0.1:3000", "http://127.0.0.1:3000", true)
+	f.Add("evil.example:3000", "http://evil.example:3000", true)
+	f.Add("localhost", "http://localhost", false)
+	f.Add("[::1]:80", "https://[::1]:80", true)
+	f.Add("lab.example", "null", true)
+	f.Fuzz(func(t *testing.T, host, origin string, withToken bool) {
+		g := newGuard()
+		g.hosts["lab.example"] = true
+		r, err := http.NewRequest("POST", "http://x/_lessons/api/run", nil)
+		if err != nil {
+			t.Skip()
+		}
+		r.Host = host
+		r.Header.Set("Origin", origin)
+		if withToken {
+			r.Header.Set(TokenHeader, g.token)
+		}
+		hostMsg, _ := g.host(r)
+		writeMsg, _ := g.write(r)
+		if writeMsg == "" && (!withToken || origin == "" || !strings.HasSuffix(origin, "://"+host)) {
+			t.Errorf("Host %q, Origin %q, token %v: may write", host, origin, withToken)
+		}
+		if hostMsg == "" {
+			name := strings.ToLower(host)
+			if h, _, err := net.SplitHostPort(host); err == nil {
+				name = strings.ToLower(h)
+			}
+			name = strings.Trim(name, "[]")
+			if net.ParseIP(name) == nil && name != "localhost" && name != "lab.example" {
+				t.Errorf("Host %q passes", host)
+			}
+		}
+	})
 }
