@@ -84,8 +84,8 @@ type feed struct {
 	subs map[chan []byte]struct{}
 }
 
-// Push sends a verdict to every page that listens.
-func (s *Server) Push(v *Verdict) {
+// push sends a verdict to every page that listens.
+func (s *Server) push(v *Verdict) {
 	data, _ := json.Marshal(v)
 	s.feed.send([]byte("event: verdict\ndata: " + string(data) + "\n\n"))
 }
@@ -101,8 +101,8 @@ func (f *feed) send(msg []byte) {
 	}
 }
 
-// CheckAndPush checks an exercise and pushes its verdict to every page.
-func (s *Server) CheckAndPush(ctx context.Context, id, trigger string) (*Verdict, error) {
+// checkAndPush checks an exercise and pushes its verdict to every page.
+func (s *Server) checkAndPush(ctx context.Context, id, trigger string) (*Verdict, error) {
 	// Two checks of one exercise would share its folder: one at a time.
 	l, _ := s.checking.LoadOrStore(id, &sync.Mutex{})
 	l.(*sync.Mutex).Lock()
@@ -113,7 +113,7 @@ func (s *Server) CheckAndPush(ctx context.Context, id, trigger string) (*Verdict
 	}
 	v.Trigger = trigger
 	if ctx.Err() == nil {
-		s.Push(v)
+		s.push(v)
 	}
 	return v, nil
 }
@@ -199,7 +199,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		text, err := s.nb.reset(req.Page, req.Cell)
 		reply(w, map[string]string{"text": text}, err)
 	case op == "check" && r.Method == http.MethodPost:
-		v, err := s.CheckAndPush(r.Context(), req.Exercise, "page")
+		v, err := s.checkAndPush(r.Context(), req.Exercise, "page")
 		reply(w, v, err)
 	default:
 		http.Error(w, "serve: no such request: "+r.Method+" "+r.URL.Path, http.StatusNotFound)
@@ -221,7 +221,7 @@ func reply(w http.ResponseWriter, v any, err error) {
 func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session string, cell int) {
 	rc := http.NewResponseController(w)
 	out := newStream(session)
-	ended := make(chan *Event, 1)
+	ended := make(chan *event, 1)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	var startErr error
@@ -235,7 +235,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session strin
 	}()
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	enc := json.NewEncoder(w)
-	send := func(evs []Event) bool {
+	send := func(evs []event) bool {
 		// A page that stops reading is dropped after a while; its run
 		// with it. Other pages never wait for it.
 		rc.SetWriteDeadline(time.Now().Add(time.Minute))

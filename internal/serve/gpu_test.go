@@ -114,7 +114,7 @@ func TestPageOnGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cells []CellState
+	var cells []cellState
 	json.NewDecoder(res.Body).Decode(&cells)
 	res.Body.Close()
 	if len(cells) == 0 {
@@ -190,7 +190,7 @@ func BenchmarkFirstOutput(b *testing.B) {
 		sc := bufio.NewScanner(res.Body)
 		text := ""
 		for sc.Scan() {
-			var e Event
+			var e event
 			json.Unmarshal(sc.Bytes(), &e)
 			text += e.Text
 			if strings.Contains(text, "\n") {

@@ -69,8 +69,8 @@ func edited(l *lesson.Lesson, ws string) *lesson.Lesson {
 	return &c
 }
 
-// CellState is a runnable cell as the page shows it.
-type CellState struct {
+// cellState is a runnable cell as the page shows it.
+type cellState struct {
 	Cell   int    `json:"cell"`
 	Kind   string `json:"kind"`
 	Name   string `json:"name,omitempty"`
@@ -78,18 +78,18 @@ type CellState struct {
 	Edited bool   `json:"edited"`
 }
 
-func (nb *Notebook) cells(page string) ([]CellState, error) {
+func (nb *Notebook) cells(page string) ([]cellState, error) {
 	l, ws, err := nb.Lesson(page)
 	if err != nil {
 		return nil, err
 	}
 	e := edited(l, ws)
-	var out []CellState
+	var out []cellState
 	for i, c := range e.Cells {
 		if !c.Runnable() {
 			continue
 		}
-		out = append(out, CellState{Cell: c.Number, Kind: c.Kind.String(), Name: c.Name, Text: c.Text, Edited: c.Text != l.Cells[i].Text})
+		out = append(out, cellState{Cell: c.Number, Kind: c.Kind.String(), Name: c.Name, Text: c.Text, Edited: c.Text != l.Cells[i].Text})
 	}
 	return out, nil
 }
@@ -200,15 +200,15 @@ func (nb *Notebook) stop(match func(*run) bool) int {
 	return len(stopped)
 }
 
-// Running is how many cells run now, for every page together.
-func (nb *Notebook) Running() int {
+// running is how many cells run now, for every page together.
+func (nb *Notebook) running() int {
 	nb.mu.Lock()
 	defer nb.mu.Unlock()
 	return len(nb.runs)
 }
 
-// Event is one line of a run's stream.
-type Event struct {
+// event is one line of a run's stream.
+type event struct {
 	Event string `json:"event"` // "start", "output", "end"
 	Cell  int    `json:"cell"`
 	Text  string `json:"text,omitempty"`
@@ -228,7 +228,7 @@ type Event struct {
 // start runs cell n of page for that page (one that runs it already is
 // stopped first), sending its output to out as it comes; the returned
 // function waits for the end and gives the last event.
-func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) (*Event, error) {
+func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) (*event, error) {
 	l, ws, err := nb.Lesson(page)
 	if err != nil {
 		return nil, err
@@ -285,14 +285,14 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 	defer os.Remove(log.Name())
 	env.Vars = append(append([]string(nil), env.Vars...), "LESSONS_BUILD_LOG="+log.Name())
 	e := edited(l, ws)
-	out.send(Event{Event: "start", Cell: n})
+	out.send(event{Event: "start", Cell: n})
 	start := time.Now()
 	outcomes, err := notebook.Run(ctx, e, env, notebook.Options{
 		Workspace: ws, Timeout: nb.Timeout, MaxOutput: nb.MaxOutput, Cell: n,
 		CompileOnly: nb.CompileOnly, Plain: true,
 	}, out)
 	out.flushText()
-	end := &Event{Event: "end", Cell: n, Status: "failed", MS: time.Since(start).Milliseconds()}
+	end := &event{Event: "end", Cell: n, Status: "failed", MS: time.Since(start).Milliseconds()}
 	switch {
 	case err != nil && ctx.Err() != nil, len(outcomes) == 1 && !outcomes[0].OK && ctx.Err() != nil:
 		end.Status, end.Reason = "stopped", "stopped"
@@ -348,7 +348,7 @@ type stream struct {
 	page string
 
 	mu     sync.Mutex
-	events []Event
+	events []event
 	text   []byte // output not yet made an event
 	last   []byte // the last 64 KiB of output, for the compile error
 	wake   chan struct{}
@@ -375,7 +375,7 @@ func (s *stream) poke() {
 	}
 }
 
-func (s *stream) send(e Event) {
+func (s *stream) send(e event) {
 	s.mu.Lock()
 	s.events = append(s.events, e)
 	s.mu.Unlock()
@@ -387,7 +387,7 @@ func (s *stream) send(e Event) {
 func (s *stream) flushText() {
 	s.mu.Lock()
 	if len(s.text) > 0 {
-		s.events = append(s.events, Event{Event: "output", Text: string(s.text)})
+		s.events = append(s.events, event{Event: "output", Text: string(s.text)})
 		s.text = nil
 	}
 	s.mu.Unlock()
@@ -396,7 +396,7 @@ func (s *stream) flushText() {
 
 // take returns the events ready, the output written so far as one (up to
 // its last whole UTF-8 character).
-func (s *stream) take() []Event {
+func (s *stream) take() []event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.text) > 0 {
@@ -410,7 +410,7 @@ func (s *stream) take() []Event {
 			}
 		}
 		if cut > 0 {
-			s.events = append(s.events, Event{Event: "output", Text: string(s.text[:cut])})
+			s.events = append(s.events, event{Event: "output", Text: string(s.text[:cut])})
 			s.text = append([]byte(nil), s.text[cut:]...)
 		}
 	}

@@ -140,18 +140,18 @@ func (c *course) postWith(ctx context.Context, op string, body map[string]any, t
 }
 
 // events reads a run's stream to its end.
-func events(t *testing.T, res *http.Response) ([]Event, string) {
+func events(t *testing.T, res *http.Response) ([]event, string) {
 	t.Helper()
 	defer res.Body.Close()
 	if res.StatusCode != 200 {
 		body, _ := io.ReadAll(res.Body)
 		t.Fatalf("run: %s: %s", res.Status, body)
 	}
-	var evs []Event
+	var evs []event
 	var out strings.Builder
 	sc := bufio.NewScanner(res.Body)
 	for sc.Scan() {
-		var e Event
+		var e event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("a line of the stream is not an event: %q", sc.Text())
 		}
@@ -161,9 +161,9 @@ func events(t *testing.T, res *http.Response) ([]Event, string) {
 	return evs, out.String()
 }
 
-func last(evs []Event) Event {
+func last(evs []event) event {
 	if len(evs) == 0 {
-		return Event{}
+		return event{}
 	}
 	return evs[len(evs)-1]
 }
@@ -192,7 +192,7 @@ func TestOutputStreamsWhileTheCellRuns(t *testing.T) {
 	sc := bufio.NewScanner(res.Body)
 	var seen strings.Builder
 	for !strings.Contains(seen.String(), "first") && sc.Scan() {
-		var e Event
+		var e event
 		json.Unmarshal(sc.Bytes(), &e)
 		if e.Event == "end" {
 			t.Fatalf("the cell ended before it was let go: %+v", e)
@@ -203,9 +203,9 @@ func TestOutputStreamsWhileTheCellRuns(t *testing.T) {
 		t.Fatalf("no first line: %q", seen.String())
 	}
 	os.WriteFile(filepath.Join(c.workspace("day001-a"), "go"), nil, 0o644)
-	var end Event
+	var end event
 	for sc.Scan() {
-		var e Event
+		var e event
 		json.Unmarshal(sc.Bytes(), &e)
 		seen.WriteString(e.Text)
 		end = e
@@ -254,7 +254,7 @@ func TestEditGoesToTheWorkspaceAndMarksTheCompileError(t *testing.T) {
 	res.Body.Close()
 }
 
-func (c *course) cells(page string) []CellState {
+func (c *course) cells(page string) []cellState {
 	c.t.Helper()
 	req, _ := http.NewRequest("GET", c.http.URL+apiPrefix+"cells?page="+page, nil)
 	req.Header.Set(TokenHeader, c.srv.Token())
@@ -263,7 +263,7 @@ func (c *course) cells(page string) []CellState {
 		c.t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var cells []CellState
+	var cells []cellState
 	if err := json.NewDecoder(res.Body).Decode(&cells); err != nil {
 		c.t.Fatal(err)
 	}
@@ -327,10 +327,10 @@ func TestClosingThePageEndsTheCellsProcess(t *testing.T) {
 	if !gone(pid) {
 		t.Errorf("process %d still runs after its page went away", pid)
 	}
-	for i := 0; c.srv.nb.Running() != 0 && i < 300; i++ {
+	for i := 0; c.srv.nb.running() != 0 && i < 300; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := c.srv.nb.Running(); n != 0 {
+	if n := c.srv.nb.running(); n != 0 {
 		t.Errorf("%d runs left", n)
 	}
 }

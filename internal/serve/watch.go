@@ -64,7 +64,7 @@ func (s *Server) WatchExercises(ctx context.Context, poll bool, debounce time.Du
 					cctx, cancel := context.WithCancel(ctx)
 					running[id] = cancel
 					go func() {
-						v, _ := s.CheckAndPush(cctx, id, "save")
+						v, _ := s.checkAndPush(cctx, id, "save")
 						if cctx.Err() == nil {
 							logf("checked %s after a save: %s", id, verdictWord(v))
 						}
