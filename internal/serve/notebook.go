@@ -29,6 +29,10 @@ type Notebook struct {
 
 	mu   sync.Mutex
 	runs map[*run]struct{}
+	// turns has one slot for each workspace: its cells run one at a
+	// time, as in one notebook kernel, so that two pages never build or
+	// run the same files at once.
+	turns map[string]chan struct{}
 }
 
 // run is one cell running for one page.
@@ -200,6 +204,18 @@ func (nb *Notebook) stop(match func(*run) bool) int {
 	return len(stopped)
 }
 
+func (nb *Notebook) turn(ws string) chan struct{} {
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	if nb.turns == nil {
+		nb.turns = map[string]chan struct{}{}
+	}
+	if nb.turns[ws] == nil {
+		nb.turns[ws] = make(chan struct{}, 1)
+	}
+	return nb.turns[ws]
+}
+
 // running is how many cells run now, for every page together.
 func (nb *Notebook) running() int {
 	nb.mu.Lock()
@@ -274,6 +290,18 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 		close(r.done)
 	}()
 
+	turn := nb.turn(ws)
+	select {
+	case turn <- struct{}{}:
+	default:
+		out.send(event{Event: "waiting", Cell: n, Text: "another cell of this lesson is running"})
+		select {
+		case turn <- struct{}{}:
+		case <-ctx.Done():
+			return &event{Event: "end", Cell: n, Status: "stopped", Reason: "stopped before it started"}, nil
+		}
+	}
+	defer func() { <-turn }()
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return nil, err
 	}

@@ -402,3 +402,31 @@ func TestTenPagesAndOneThatStopsReading(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Two pages of one lesson share its workspace, as lessons run does: their
+// cells take turns, the second told that it waits, and both run.
+func TestPagesOfOneLessonTakeTurns(t *testing.T) {
+	c := newCourse(t, map[string]string{"day001-a": dayOne})
+	first := c.post("run", map[string]any{"page": "day001-a", "session": "p1", "cell": 3})
+	sc := bufio.NewScanner(first.Body)
+	for sc.Scan() && !strings.Contains(sc.Text(), "first") {
+	}
+	done := make(chan []event)
+	go func() {
+		evs, _ := events(t, c.post("run", map[string]any{"page": "day001-a", "session": "p2", "cell": 2}))
+		done <- evs
+	}()
+	select {
+	case evs := <-done:
+		t.Fatalf("the second page ran beside the first: %+v", evs)
+	case <-time.After(300 * time.Millisecond):
+	}
+	os.WriteFile(filepath.Join(c.workspace("day001-a"), "go"), nil, 0o644)
+	for sc.Scan() {
+	}
+	first.Body.Close()
+	evs := <-done
+	if evs[0].Event != "waiting" || last(evs).Status != "ok" {
+		t.Errorf("the second page's events: %+v", evs)
+	}
+}

@@ -155,6 +155,8 @@
           while ((i = buf.indexOf("\n")) >= 0) {
             var ev = JSON.parse(buf.slice(0, i));
             buf = buf.slice(i + 1);
+            if (ev.event === "waiting") setStatus(c, "running", "waiting: " + ev.text + "…");
+            if (ev.event === "start") setStatus(c, "running", "running…");
             if (ev.event === "output") c.out.appendChild(document.createTextNode(ev.text));
             if (ev.event === "end") end = ev;
           }
