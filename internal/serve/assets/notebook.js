@@ -52,16 +52,20 @@
     var code = c.el.querySelector("pre code") || c.el.querySelector("pre");
     code.textContent = "";
     text.replace(/\n$/, "").split("\n").forEach(function (line) {
-      var s = el("span", "line", line + "\n");
+      var s = el("span", "line");
+      s.appendChild(el("span", "cl", line + "\n"));
       code.appendChild(s);
     });
   }
   function unmark(c) {
     c.el.querySelectorAll(".error-line").forEach(function (l) { l.classList.remove("error-line"); });
+    c.markedBy = 0;
   }
-  function markLine(n, line, reason) {
+  // markLine marks line of cell n, for the run of cell by.
+  function markLine(n, line, reason, by) {
     var c = cells[n];
     if (!c) return;
+    c.markedBy = by;
     closeEditor(c);
     var lines = c.el.querySelectorAll("pre .line");
     var l = lines[line - 1];
@@ -136,7 +140,11 @@
     // another cell's file.
     var ready = Promise.all(Object.keys(cells).map(function (k) { return save(cells[k]); }));
     if (c.editor) closeEditor(c);
-    Object.keys(cells).forEach(function (k) { unmark(cells[k]); });
+    // A mark goes when the cell marked, or the cell whose run marked it,
+    // runs again.
+    Object.keys(cells).forEach(function (k) {
+      if (Number(k) === n || cells[k].markedBy === n) unmark(cells[k]);
+    });
     c.out.textContent = "";
     c.out.hidden = false;
     setStatus(c, "running", "running…");
@@ -172,7 +180,7 @@
       else if (end.status === "skipped") setStatus(c, "skipped", "– skipped: " + end.reason);
       else if (end.status === "stopped") setStatus(c, "stopped", "■ stopped · " + t);
       else setStatus(c, "failed", "✗ " + end.reason + " · " + t + cache);
-      if (end.errorCell) markLine(end.errorCell, end.errorLine, end.reason);
+      if (end.errorCell) markLine(end.errorCell, end.errorLine, end.reason, n);
       return end;
     }).catch(function (err) {
       setStatus(c, "failed", "✗ " + err.message);
