@@ -55,14 +55,14 @@ const dayOne = "# Day 1: A\n\n" +
 // course is a served course for tests: lessons by page, workspaces in a
 // folder of the test's.
 type course struct {
-	t       *testing.T
+	t       testing.TB
 	root    string
 	lessons map[string]string // page -> markdown
 	srv     *Server
 	http    *httptest.Server
 }
 
-func newCourse(t *testing.T, lessons map[string]string) *course {
+func newCourse(t testing.TB, lessons map[string]string) *course {
 	t.Helper()
 	c := &course{t: t, root: t.TempDir(), lessons: lessons}
 	bin := t.TempDir()
@@ -140,7 +140,7 @@ func (c *course) postWith(ctx context.Context, op string, body map[string]any, t
 }
 
 // events reads a run's stream to its end.
-func events(t *testing.T, res *http.Response) ([]event, string) {
+func events(t testing.TB, res *http.Response) ([]event, string) {
 	t.Helper()
 	defer res.Body.Close()
 	if res.StatusCode != 200 {
@@ -429,4 +429,47 @@ func TestPagesOfOneLessonTakeTurns(t *testing.T) {
 	if evs[0].Event != "waiting" || last(evs).Status != "ok" {
 		t.Errorf("the second page's events: %+v", evs)
 	}
+}
+
+// BenchmarkRunToFirstLine is what the page's protocol adds to a cell's
+// first line, without a GPU: a cell that prints at once, from the request
+// sent until its first output line arrives, against the same cell through
+// notebook.Run in the process (the page's server does that and streams).
+func BenchmarkRunToFirstLine(b *testing.B) {
+	c := newCourse(b, map[string]string{"day001-a": "# Day 1: A\n\n```sh run\necho first line; sleep 0.05\n```\n"})
+	b.Run("page", func(b *testing.B) {
+		for b.Loop() {
+			res := c.post("run", map[string]any{"page": "day001-a", "session": "b", "cell": 1})
+			sc := bufio.NewScanner(res.Body)
+			for sc.Scan() && !strings.Contains(sc.Text(), `first line\n`) {
+			}
+			b.StopTimer()
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			b.StartTimer()
+		}
+	})
+	b.Run("notebook", func(b *testing.B) {
+		l, ws, _ := c.lesson("day001-a")
+		for b.Loop() {
+			w := &firstLine{seen: make(chan struct{})}
+			go notebook.Run(context.Background(), l, notebook.Env{Runner: runner.Exec{}}, notebook.Options{Workspace: ws, Cell: 1, Plain: true}, w)
+			<-w.seen
+			b.StopTimer()
+			time.Sleep(60 * time.Millisecond)
+			b.StartTimer()
+		}
+	})
+}
+
+type firstLine struct {
+	once sync.Once
+	seen chan struct{}
+}
+
+func (f *firstLine) Write(p []byte) (int, error) {
+	if bytes.IndexByte(p, '\n') >= 0 {
+		f.once.Do(func() { close(f.seen) })
+	}
+	return len(p), nil
 }
