@@ -274,7 +274,10 @@
       li.appendChild(el("span", "check-name", name));
       if (!r.pass || r.skipped) {
         if (r.want) li.appendChild(el("div", "want", "expected: " + r.want));
-        if (r.got) li.appendChild(el("blockquote", "got", r.got));
+        if (r.got) {
+          li.appendChild(el("div", "want", r.skipped ? "skipped:" : "seen:"));
+          li.appendChild(el("blockquote", "got", r.got));
+        }
       }
       ul.appendChild(li);
     });
