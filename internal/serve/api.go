@@ -221,17 +221,16 @@ func reply(w http.ResponseWriter, v any, err error) {
 func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session string, cell int) {
 	rc := http.NewResponseController(w)
 	out := newStream(session)
-	ended := make(chan *event, 1)
+	type result struct {
+		end *event
+		err error
+	}
+	ended := make(chan result, 1)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	var startErr error
 	go func() {
 		e, err := s.nb.start(ctx, page, cell, out)
-		if err != nil {
-			startErr = err
-			e = nil
-		}
-		ended <- e
+		ended <- result{e, err}
 	}()
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	enc := json.NewEncoder(w)
@@ -252,14 +251,12 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session strin
 			if !send(out.take()) {
 				cancel()
 			}
-		case e := <-ended:
-			if e == nil {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
-				json.NewEncoder(w).Encode(map[string]string{"error": startErr.Error()})
+		case r := <-ended:
+			if r.err != nil {
+				reply(w, nil, r.err)
 				return
 			}
-			send(append(out.take(), *e))
+			send(append(out.take(), *r.end))
 			return
 		}
 	}

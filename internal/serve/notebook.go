@@ -241,9 +241,10 @@ type event struct {
 	ErrorLine int `json:"errorLine,omitempty"`
 }
 
-// start runs cell n of page for that page (one that runs it already is
-// stopped first), sending its output to out as it comes; the returned
-// function waits for the end and gives the last event.
+// start runs cell n of page for the open page out is for (its run of the
+// cell, if any, is stopped first), sending its output to out as it comes,
+// and returns the last event. An error means the cell could not be
+// started: no such lesson or cell, no workspace.
 func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) (*event, error) {
 	l, ws, err := nb.Lesson(page)
 	if err != nil {

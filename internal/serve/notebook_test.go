@@ -473,3 +473,22 @@ func (f *firstLine) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// A cell or lesson that is not there is a clear error, not a stream.
+func TestRunOfNoSuchCell(t *testing.T) {
+	c := newCourse(t, map[string]string{"day001-a": dayOne})
+	for body, want := range map[string]string{
+		`{"page":"day001-a","cell":99}`:  "day001-a has no runnable cell [99]",
+		`{"page":"day009-x","cell":1}`:   "day009-x is not a lesson of this course",
+		`{"page":"day001-a","cell":"x"}`: "the request is not JSON",
+	} {
+		var m map[string]any
+		json.Unmarshal([]byte(body), &m)
+		res := c.postWith(context.Background(), "run", m, c.srv.Token(), c.http.URL)
+		data, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 400 || !strings.Contains(string(data), want) {
+			t.Errorf("run %s: %s %s, want 400 %q", body, res.Status, data, want)
+		}
+	}
+}
