@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/cudalessons/lessons/internal/exercise"
 	"context"
 	"fmt"
 	"io"
@@ -90,7 +91,7 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queue
 	if !compileOnly {
 		// The statistics library builds beside the course; the first run
 		// of an exercise waits for it if it is not done.
-		go statsLibrary(ctx, m)
+		go m.toolkit().StatsLibrary(ctx)
 	}
 	items, err := verifyItems(c, m, root, compileOnly)
 	if err != nil {
@@ -200,7 +201,7 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 		items = append(items, it)
 	}
 	for _, x := range c.Exercises {
-		spec, err := loadSpec(c, x)
+		spec, err := exercise.LoadSpec(c, x)
 		if err != nil {
 			return nil, err
 		}
@@ -211,6 +212,10 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 			it := &item{kind: side.name, name: x.ID, alone: spec.Timed}
 			ws := filepath.Join(root, side.name, x.ID)
 			var prog string
+			job := &exercise.Job{ID: x.ID, Spec: spec, Dir: ws, Env: m.runEnv(),
+				// A solution's folder holds the files students complete;
+				// the others are the exercise's own.
+				Files: exercise.Files(x, spec, c.Path(side.file), filepath.Dir(c.Path(side.file)), filepath.Dir(c.Path(x.Student)))}
 			it.want = "fails a check"
 			if side.pass {
 				it.want = "passes every check"
@@ -219,26 +224,24 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 				it.want = "compiles"
 			}
 			it.build = func(ctx context.Context) error {
-				// A solution's folder holds the files students complete;
-				// the others are the exercise's own.
-				files := exerciseFiles(x, spec, c.Path(side.file), filepath.Dir(c.Path(side.file)), filepath.Dir(c.Path(x.Student)))
-				p, failed, err := buildExercise(ctx, m, spec, files, ws, io.Discard)
+				b, err := exercise.Build(ctx, m.toolkit(), exercise.Plain{}, job, 0)
 				if err != nil {
 					return err
 				}
-				if failed != nil {
-					return fmt.Errorf("%s", failed[0].Got)
+				if b.Failed != nil {
+					return fmt.Errorf("%s", b.Failed[0].Got)
 				}
-				prog = p
+				prog = b.Prog
 				return nil
 			}
 			if !compileOnly {
 				pass := side.pass
 				it.run = func(ctx context.Context) error {
-					res, err := runExercise(ctx, m, spec, prog, ws, false, io.Discard)
+					v, err := exercise.Run(ctx, m.toolkit(), exercise.Plain{}, job, prog, "", 0)
 					if err != nil {
 						return err
 					}
+					res := v.Results
 					switch {
 					case pass && !checker.Passed(res):
 						return fmt.Errorf("fails: %s", firstFailure(res))

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/ui"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -95,7 +97,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		Files: func(id string) []string {
 			x := byID[id]
 			files := []string{c.Path(x.Student), c.Path(x.Spec())}
-			if spec, err := loadSpec(c, x); err == nil {
+			if spec, err := exercise.LoadSpec(c, x); err == nil {
 				for _, f := range spec.Files {
 					files = append(files, filepath.Join(filepath.Dir(c.Path(x.Student)), f))
 				}
@@ -124,10 +126,10 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		},
 		Header: func(id string) {
 			if ios.IsTTY() {
-				fmt.Fprint(ios.Out, "\x1b[2J\x1b[H")
+				fmt.Fprint(ios.Out, ui.ClearScreen)
 			}
 			passed := len(loadProgress(c).Passed)
-			fmt.Fprintf(ios.Out, "%s  %s %d/%d exercises\n", c.Title, bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
+			fmt.Fprintf(ios.Out, "%s  %s %d/%d exercises\n", c.Title, ui.Bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
 			fmt.Fprintf(ios.Out, "Watching %s: save to check. h hint · v lesson · n next · r re-run · l list · q quit\n\n", byID[id].Student)
 		},
 		LessonFiles: func(id string) []string {
@@ -143,7 +145,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 				return
 			}
 			if ios.IsTTY() {
-				fmt.Fprint(ios.Out, "\x1b[2J\x1b[H")
+				fmt.Fprint(ios.Out, ui.ClearScreen)
 			}
 			l, err := c.Parse(e)
 			if err != nil {
@@ -169,14 +171,6 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		return nil // Ctrl-C: a normal way to leave
 	}
 	return err
-}
-
-func bar(done, total, width int) string {
-	if total == 0 {
-		return ""
-	}
-	n := done * width / total
-	return "[" + strings.Repeat("█", n) + strings.Repeat("░", width-n) + "]"
 }
 
 // readKeys delivers key presses: single keys from a terminal (in cbreak

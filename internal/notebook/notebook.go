@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/ui"
 	"io"
 	"os"
 	"path/filepath"
@@ -172,10 +173,7 @@ func lastNumber(l *lesson.Lesson) int {
 }
 
 func (o Options) style(sgr, s string) string {
-	if !o.Color {
-		return s
-	}
-	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+	return ui.Style(o.Color, sgr, s)
 }
 
 func runCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, out io.Writer, quiet bool) Outcome {
