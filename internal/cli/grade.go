@@ -57,10 +57,12 @@ Grades go into an SQLite gradebook as they are made. A run that is stopped
 what was graded on an unchanged file and spec (--regrade grades it again).
 
 Builds run on every core at a lower priority (a file handed in by several
-students is built once); runs are queued per GPU, one at a time on each by
-default. --per-gpu N runs N at once, except for exercises whose spec says
-timed = true (a check compares timings): their runs have the GPU to
-themselves. --trace writes when each build and run began and ended.
+students is built once); runs are queued per GPU,
+several at once on each by default (up to 8), with 2 hardware queues for each
+program, which start CUDA faster; an exercise whose spec says timed = true
+(a check compares timings) has the GPU to itself and CUDA's 8 queues. The
+first line says what was chosen; --per-gpu and --gpu-queues set it.
+--trace writes when each build and run began and ended.
 
 Student code is untrusted: each build and run happens in a scratch folder
 holding only that student's file, with limits on time, CPU, memory,
@@ -80,12 +82,17 @@ children), so that a runaway program cannot slow the rest of the class.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return gradeRun(o, args[0], args[1:]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("per-gpu") && (o.perGPU < 1 || o.perGPU > exercise.MaxSlots) {
+				return usagef("--per-gpu is 1 to %d, not %d", exercise.MaxSlots, o.perGPU)
+			}
+			return gradeRun(o, args[0], args[1:])
+		},
 	}
 	cmd.PersistentFlags().StringVar(&o.book, "gradebook", "gradebook.db", "the gradebook `FILE` (SQLite)")
 	cmd.Flags().BoolVar(&o.regrade, "regrade", false, "grade again what was already graded on the same file and spec")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
-	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 1, "runs at once on each GPU (a timed exercise's run still has its GPU to itself)")
+	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 8; a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&o.queues, "gpu-queues", 0, gpuQueuesHelp)
 	cmd.Flags().StringVar(&o.trace, "trace", "", "write when each build and run began and ended to `FILE` (JSON for ui.perfetto.dev or chrome://tracing)")
 
@@ -183,10 +190,13 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err != nil {
 		return err
 	}
-	m.queues = o.queues
-	if _, err := m.toolkit().StatsLibrary(ctx); err != nil {
-		return err
-	}
+	// The statistics library builds beside the class's files; the first
+	// run waits for it.
+	libErr := make(chan error, 1)
+	go func() {
+		_, err := m.toolkit().StatsLibrary(ctx)
+		libErr <- err
+	}()
 	book, err := openBook(bookPath, false)
 	if err != nil {
 		return err
@@ -205,37 +215,50 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		return err
 	}
 	defer sb.Close()
-	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: m.runEnv(), TimedEnv: m.runEnv()}
-	devices := gpuDevices(len(m.info.Devices))
-	// Each worker has users of its own in a stride of 64.
-	o.jobs = min(max(o.jobs, 1), 64)
-	if len(devices)*max(o.perGPU, 1) > 64 {
-		return usagef("%d GPUs × --per-gpu %d is more than 64 runs at once", len(devices), o.perGPU)
-	}
-	rep := sb.Report()
 	var timed []string
+	timedTasks := 0
 	for _, t := range tasks {
-		if t.Spec.Timed && !slices.Contains(timed, t.Exercise.ID) {
-			timed = append(timed, t.Exercise.ID)
+		if t.Spec.Timed {
+			timedTasks++
+			if !slices.Contains(timed, t.Exercise.ID) {
+				timed = append(timed, t.Exercise.ID)
+			}
 		}
 	}
+	kept := ""
+	if timedTasks > 0 {
+		kept = "the timed"
+	}
+	choice := grade.Choose(o.perGPU, o.queues, len(tasks)-timedTasks, timedTasks, kept)
+	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: queuesEnv(choice.Queues), TimedEnv: queuesEnv(choice.TimedQueues)}
+	devices := gpuDevices(len(m.info.Devices))
+	// Each worker has users of its own in a stride of 64.
+	o.jobs = min(max(o.jobs, 1), exercise.MaxSlots)
+	if len(devices)*choice.PerDevice > exercise.MaxSlots {
+		if o.perGPU == 0 {
+			choice.PerDevice = max(1, exercise.MaxSlots/len(devices))
+		} else {
+			return usagef("%d GPUs × --per-gpu %d is more than %d runs at once", len(devices), o.perGPU, exercise.MaxSlots)
+		}
+	}
+	rep := sb.Report()
 	alone := ""
 	switch {
-	case len(timed) > 0 && o.perGPU > 1:
+	case len(timed) > 0 && choice.PerDevice > 1:
 		alone = fmt.Sprintf(" (timed, so alone on theirs: %s)", strings.Join(timed, ", "))
-	case len(timed) == 0 && o.perGPU <= 1:
+	case len(timed) == 0 && o.perGPU == 1:
 		// One at a time keeps the GPU quiet for timing checks; none here.
-		alone = " (no exercise here is timed: --per-gpu 8 runs 8 at once)"
+		alone = " (no exercise here is timed: without --per-gpu several run at once)"
 	}
-	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s.\nSandbox: %s.\n",
-		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), alone, rep)
+	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\n",
+		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), o.jobs, len(devices), strings.Join(devices, ","), choice.PerDevice, alone, chosen(choice), rep)
 	var trace *grade.Trace
 	if o.trace != "" {
 		trace = grade.NewTrace()
 	}
 	bar := newProgress(o.io.ErrOut, len(tasks))
 	sum, err := grade.Grade(ctx, book, tasks, tc, grade.Options{
-		Jobs: o.jobs, Devices: devices, PerDevice: o.perGPU, Regrade: o.regrade,
+		Jobs: o.jobs, Devices: devices, PerDevice: choice.PerDevice, Regrade: o.regrade,
 		Done: bar.done, Trace: trace,
 	})
 	bar.finish()
@@ -246,6 +269,13 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	}
 	if err != nil && sum == nil {
 		return err
+	}
+	select {
+	case lerr := <-libErr:
+		if lerr != nil && ctx.Err() == nil {
+			return lerr // every run failed for it: say why once
+		}
+	default:
 	}
 	sheet, serr := book.Sheet()
 	if serr == nil {
