@@ -4,18 +4,25 @@
 package atomicfile
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 )
 
 // Write writes data to name with perm, atomically.
 func Write(name string, data []byte, perm os.FileMode) error {
+	return WriteFrom(name, bytes.NewReader(data), perm)
+}
+
+// WriteFrom writes what r holds to name with perm, atomically.
+func WriteFrom(name string, r io.Reader, perm os.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	_, err = io.Copy(f, r)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -3,10 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/cudalessons/lessons/internal/exercise"
-	"github.com/cudalessons/lessons/internal/ui"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,6 +18,8 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // CheckOptions are the inputs of lessons check.
@@ -88,15 +90,26 @@ type Progress struct {
 
 func progressFile(c *course.Course) string { return filepath.Join(c.Root, ".lessons", "progress.json") }
 
-func loadProgress(c *course.Course) *Progress {
+// loadProgress reads the progress; none yet is an empty one. A file that
+// cannot be read is an error, never taken for an empty one: the next
+// pass would write over what the student had passed.
+func loadProgress(c *course.Course) (*Progress, error) {
 	p := &Progress{Passed: map[string]time.Time{}}
-	if data, err := os.ReadFile(progressFile(c)); err == nil {
-		_ = json.Unmarshal(data, p)
+	data, err := os.ReadFile(progressFile(c))
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(data, p)
+	}
+	if err != nil {
+		rel := strings.TrimPrefix(progressFile(c), c.Root+string(filepath.Separator))
+		return nil, fmt.Errorf("read %s: %v\n\tfix the file (JSON: {\"passed\": {\"ID\": \"time\"}}) or remove it to start over; lessons leaves it as it is", rel, err)
 	}
 	if p.Passed == nil {
 		p.Passed = map[string]time.Time{}
 	}
-	return p
+	return p, nil
 }
 
 func (p *Progress) save(c *course.Course) error {
@@ -116,7 +129,10 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	progress := loadProgress(c)
+	progress, err := loadProgress(c)
+	if err != nil {
+		return err
+	}
 	var x *course.Exercise
 	if opts.Exercise != "" {
 		if x, err = c.Exercise(opts.Exercise); err != nil {
@@ -245,7 +261,10 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 	if !save {
 		return true, nil
 	}
-	progress := loadProgress(c)
+	progress, err := loadProgress(c)
+	if err != nil {
+		return true, err
+	}
 	progress.Passed[x.ID] = time.Now().UTC()
 	if err := progress.save(c); err != nil {
 		return true, err

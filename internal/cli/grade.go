@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/cudalessons/lessons/internal/ui"
 	"io"
 	"os"
 	"os/signal"
@@ -23,6 +22,7 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/ui"
 	"github.com/cudalessons/lessons/kernels"
 )
 

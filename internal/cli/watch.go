@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/cudalessons/lessons/internal/exercise"
-	"github.com/cudalessons/lessons/internal/ui"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,7 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/ui"
 	"github.com/cudalessons/lessons/internal/watch"
 )
 
@@ -69,7 +69,18 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	for _, x := range c.Exercises {
 		byID[x.ID] = x
 	}
-	next := func(after string) (string, bool) { return nextUnpassed(c, loadProgress(c), after) }
+	if _, err := loadProgress(c); err != nil {
+		return err
+	}
+	// Read again at each use: a pass changes it. A file spoilt since
+	// counts as empty here, and a pass will not write over it.
+	progress := func() *Progress {
+		if p, err := loadProgress(c); err == nil {
+			return p
+		}
+		return &Progress{Passed: map[string]time.Time{}}
+	}
+	next := func(after string) (string, bool) { return nextUnpassed(c, progress(), after) }
 	if start == "" {
 		id, ok := next("")
 		if !ok {
@@ -111,7 +122,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 			}
 		},
 		List: func(id string) {
-			passed := loadProgress(c).Passed
+			passed := progress().Passed
 			for _, x := range c.Exercises {
 				mark := " "
 				if _, ok := passed[x.ID]; ok {
@@ -128,7 +139,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 			if ios.IsTTY() {
 				fmt.Fprint(ios.Out, ui.ClearScreen)
 			}
-			passed := len(loadProgress(c).Passed)
+			passed := len(progress().Passed)
 			fmt.Fprintf(ios.Out, "%s  %s %d/%d exercises\n", c.Title, ui.Bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
 			fmt.Fprintf(ios.Out, "Watching %s: save to check. h hint · v lesson · n next · r re-run · l list · q quit\n\n", byID[id].Student)
 		},

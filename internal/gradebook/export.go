@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/cudalessons/lessons/internal/ui"
 	"html"
 	"io"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Sheet is the gradebook as a table: one row per student, one column per

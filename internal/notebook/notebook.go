@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/cudalessons/lessons/internal/ui"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,8 +16,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Env is what a run uses of the machine.
@@ -286,11 +287,7 @@ func writeFile(path, text string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		return false, err
-	}
-	return true, os.Rename(tmp, path)
+	return true, atomicfile.Write(path, []byte(text), 0o644)
 }
 
 var (

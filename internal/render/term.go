@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"github.com/cudalessons/lessons/internal/ui"
 	"io"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/mermaid"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // TermOptions say how to draw for a terminal.
