@@ -32,7 +32,7 @@ type CheckOptions struct {
 	File string
 }
 
-func newCheck(io *IOStreams, g *globals) *cobra.Command {
+func newCheck(io *IOStreams, g *globals, runF func(*CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{IO: io, g: g}
 	cmd := &cobra.Command{
 		Use:   "check [EXERCISE]",
@@ -54,6 +54,9 @@ no GPU, a bad spec).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Exercise = args[0]
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return checkRun(opts)
 		},

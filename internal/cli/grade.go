@@ -39,7 +39,7 @@ type gradeOptions struct {
 	trace     string
 }
 
-func newGrade(ios *IOStreams, g *globals) *cobra.Command {
+func newGrade(ios *IOStreams, g *globals, runF func(*gradeOptions, string, []string) error) *cobra.Command {
 	o := &gradeOptions{io: ios, g: g}
 	cmd := &cobra.Command{
 		Use:   "grade SUBMISSIONS [EXERCISE...]",
@@ -85,6 +85,9 @@ children), so that a runaway program cannot slow the rest of the class.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("per-gpu") && (o.perGPU < 1 || o.perGPU > exercise.MaxSlots) {
 				return usagef("--per-gpu is 1 to %d, not %d", exercise.MaxSlots, o.perGPU)
+			}
+			if runF != nil {
+				return runF(o, args[0], args[1:])
 			}
 			return gradeRun(o, args[0], args[1:])
 		},
