@@ -124,31 +124,44 @@ type Report struct {
 	NoCgroup string
 }
 
-func (r Report) String() string {
+func (r Report) String() string { return r.words(false) }
+
+// Brief says the same in fewer words (for lessons doctor).
+func (r Report) Brief() string { return r.words(true) }
+
+func (r Report) words(brief bool) string {
+	say := func(long, short string) string {
+		if brief {
+			return short
+		}
+		return long
+	}
 	var parts []string
 	if r.Landlock > 0 {
-		parts = append(parts, fmt.Sprintf("Landlock v%d (files outside the scratch folder are neither readable nor writable; no TCP)", r.Landlock))
+		parts = append(parts, fmt.Sprintf("Landlock v%d", r.Landlock)+say(" (files outside the scratch folder are neither readable nor writable; no TCP)", ""))
 	} else {
-		parts = append(parts, "no Landlock (student code can read what the grader's user can read)")
+		parts = append(parts, "no Landlock "+say("(student code can read what the grader's user can read)", "(students' programs could read other files)"))
 	}
 	if r.Root {
-		parts = append(parts, "a user of its own per worker")
+		parts = append(parts, say("a user of its own per worker", "a user per worker"))
 	} else {
-		parts = append(parts, "the grader's own user (run as root to give each worker a user of its own)")
+		parts = append(parts, say("the grader's own user (run as root to give each worker a user of its own)", "the grader's user (grade as root for a user per worker)"))
 	}
 	if r.NetNS {
-		parts = append(parts, "no network (a namespace of its own)")
+		parts = append(parts, "no network"+say(" (a namespace of its own)", ""))
 	}
 	if r.Cgroup {
-		parts = append(parts, fmt.Sprintf("a cgroup of its own (%g cores, memory and processes counted with its children's; all killed at the end)", r.CPUs))
+		parts = append(parts, say(fmt.Sprintf("a cgroup of its own (%g cores, memory and processes counted with its children's; all killed at the end)", r.CPUs), "cgroups (cores, memory, processes)"))
 	} else {
 		why := r.NoCgroup
 		if why == "" {
 			why = "it needs cgroup v2 that this user may write"
 		}
-		parts = append(parts, fmt.Sprintf("no cgroup of its own (%s), so a runaway program slows the others", why))
+		parts = append(parts, say(fmt.Sprintf("no cgroup of its own (%s), so a runaway program slows the others", why), fmt.Sprintf("no cgroups (%s)", why)))
 	}
-	parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
+	if !brief {
+		parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
+	}
 	return strings.Join(parts, "; ")
 }
 
