@@ -58,7 +58,7 @@ what was graded on an unchanged file and spec (--regrade grades it again).
 
 Builds run on every core at a lower priority (a file handed in by several
 students is built once); runs are queued per GPU,
-several at once on each by default (up to 8), with 2 hardware queues for each
+several at once on each by default (up to 16), with 2 hardware queues for each
 program, which start CUDA faster; an exercise whose spec says timed = true
 (a check compares timings) has the GPU to itself and CUDA's 8 queues. The
 first line says what was chosen; --per-gpu and --gpu-queues set it.
@@ -95,7 +95,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 	cmd.PersistentFlags().StringVar(&o.book, "gradebook", "gradebook.db", "the gradebook `FILE` (SQLite)")
 	cmd.Flags().BoolVar(&o.regrade, "regrade", false, "grade again what was already graded on the same file and spec")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
-	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 8; a timed exercise's run still has its GPU to itself)")
+	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 16; a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&o.queues, "gpu-queues", 0, gpuQueuesHelp)
 	cmd.Flags().StringVar(&o.trace, "trace", "", "write when each build and run began and ended to `FILE` (JSON for ui.perfetto.dev or chrome://tracing)")
 

@@ -42,6 +42,13 @@ const (
 	MaxSlots = 64
 )
 
+// RunCPUs are the cores of an untimed exercise's run (a cgroup's
+// cpu.max), where builds and timed runs get sandbox.DefaultLimits' 2: a
+// CUDA exercise's host side is one thread, and a runaway one (a fork bomb,
+// a spinning loop) then takes one core from the builds for its whole time
+// limit, not two.
+const RunCPUs = 1
+
 // NewSandbox makes a sandbox in root, a folder of the grader's.
 func NewSandbox(root string) (*Sandbox, error) {
 	os.Chmod(root, 0o711) // workers' users reach their own folders, and list nothing
@@ -83,7 +90,7 @@ func (s *Sandbox) Close() { s.cgroups.Close() }
 func (s *Sandbox) Report() sandbox.Report {
 	rep := sandbox.Probe()
 	rep.Root = rep.Root && s.users
-	rep.Cgroup, rep.CPUs, rep.NoCgroup = s.cgroups != nil, sandbox.DefaultLimits.CPUs, s.noCgroup
+	rep.Cgroup, rep.CPUs, rep.BuildCPUs, rep.NoCgroup = s.cgroups != nil, RunCPUs, sandbox.DefaultLimits.CPUs, s.noCgroup
 	return rep
 }
 
@@ -158,6 +165,9 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
+	}
+	if !j.Spec.Timed {
+		pol.CPUs = RunCPUs
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C"}
 	if device != "" {

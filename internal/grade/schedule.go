@@ -136,10 +136,12 @@ func (g *GPU) Use(alone bool, run func()) {
 }
 
 // AutoPerDevice is how many runs share a GPU when no flag says: CUDA
-// process starts overlap best about 8 at once on an H100 (GPU.md), and
-// each start is host work, so no more than half the cores; a timed
-// item still has its GPU to itself.
-func AutoPerDevice() int { return min(8, max(2, runtime.NumCPU()/2)) }
+// starts about 10 processes a second on an H100 with 8 or 16 at once (and
+// fewer with fewer), so 16, that a run waiting for its time limit (a
+// student's endless loop) leaves the others most of the slots; but no
+// more than the cores, since each start is host work. A timed item still
+// has its GPU to itself.
+func AutoPerDevice() int { return min(16, max(2, runtime.NumCPU())) }
 
 // AutoQueues is the hardware queues (CUDA_DEVICE_MAX_CONNECTIONS) of an
 // untimed item's program when no flag says: with 2, CUDA starts about 10

@@ -117,9 +117,11 @@ type Report struct {
 	Root     bool // programs run as users of their own, and the process limit is theirs
 	NetNS    bool // programs get a network namespace of their own
 	// Cgroup is set when each program gets a control group of its own
-	// (its caller opened Cgroups); CPUs are its cores.
-	Cgroup bool
-	CPUs   float64
+	// (its caller opened Cgroups); CPUs are its cores (BuildCPUs, when
+	// set, a build's).
+	Cgroup    bool
+	CPUs      float64
+	BuildCPUs float64
 	// NoCgroup says why there is none, when there is none.
 	NoCgroup string
 }
@@ -151,7 +153,11 @@ func (r Report) words(brief bool) string {
 		parts = append(parts, "no network"+say(" (a namespace of its own)", ""))
 	}
 	if r.Cgroup {
-		parts = append(parts, say(fmt.Sprintf("a cgroup of its own (%g cores, memory and processes counted with its children's; all killed at the end)", r.CPUs), "cgroups (cores, memory, processes)"))
+		cores := cores(r.CPUs)
+		if r.BuildCPUs > 0 && r.BuildCPUs != r.CPUs {
+			cores += " (a build " + fmt.Sprint(r.BuildCPUs) + ")"
+		}
+		parts = append(parts, say(fmt.Sprintf("a cgroup of its own (%s, memory and processes counted with its children's; all killed at the end)", cores), "cgroups (cores, memory, processes)"))
 	} else {
 		why := r.NoCgroup
 		if why == "" {
@@ -163,6 +169,13 @@ func (r Report) words(brief bool) string {
 		parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
 	}
 	return strings.Join(parts, "; ")
+}
+
+func cores(n float64) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%g cores", n)
 }
 
 // Probe says what this machine supports.
