@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
@@ -48,6 +49,14 @@ const (
 // a spinning loop) then takes one core from the builds for its whole time
 // limit, not two.
 const RunCPUs = 1
+
+// RunYield is how long an untimed exercise's run keeps its full share of
+// the CPU: an exercise runs in well under a second, and one still running
+// after this is most often looping until its time limit, while the
+// builds it takes cores from hold up the rest of the class. It keeps
+// running (sandbox.Policy.Yield); $LESSONS_SANDBOX_YIELD=off turns this
+// off.
+const RunYield = 2 * time.Second
 
 // NewSandbox makes a sandbox in root, a folder of the grader's.
 func NewSandbox(root string) (*Sandbox, error) {
@@ -168,6 +177,9 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 	}
 	if !j.Spec.Timed {
 		pol.CPUs = RunCPUs
+		if os.Getenv("LESSONS_SANDBOX_YIELD") != "off" {
+			pol.Yield = RunYield
+		}
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C"}
 	if device != "" {

@@ -92,6 +92,12 @@ type Policy struct {
 	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
 	// it), so that it yields the cores to work that others wait on.
 	Nice int `json:"nice,omitempty"`
+	// Yield, with a cgroup, is how long the program runs with its full
+	// share of the CPU; after it, its cgroup's cpu.weight drops to
+	// YieldWeight, so that a program still running (most often an endless
+	// loop, waiting for its time limit) yields the cores to others that
+	// need them, and still has them when nobody else does. 0 never.
+	Yield time.Duration `json:"yield,omitempty"`
 	// Landlock caps the Landlock ABI used (1 to 6; 0 is the best the
 	// kernel has, -1 none), to find which restriction a program trips on.
 	Landlock int `json:"landlock,omitempty"`
@@ -270,6 +276,10 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 			a.Credential = &syscall.Credential{Uid: uint32(p.UID), Gid: uint32(p.GID), NoSetGroups: false, Groups: []uint32{}}
 		}
 		a.Pdeathsig = syscall.SIGKILL
+	}
+	if cg != nil && p.Yield > 0 {
+		t := time.AfterFunc(p.Yield, cg.yield)
+		defer t.Stop()
 	}
 	res, err := runner.Exec{}.Run(ctx, spec, out)
 	if cg != nil {
