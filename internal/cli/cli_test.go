@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/internal/gradebook"
 )
 
 // execute runs cmd with args, as the root would, and returns its error.
@@ -190,5 +192,24 @@ func TestIOStreamsTest(t *testing.T) {
 	ios.Out.Write([]byte("x"))
 	if out.String() != "x" {
 		t.Error("Out is not the buffer")
+	}
+}
+
+// Progress is a bar on a terminal and a line per file elsewhere.
+func TestProgress(t *testing.T) {
+	ios, _, _, errOut := Test()
+	p := newProgress(ios, 2)
+	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, false)
+	p.done(&gradebook.Attempt{Student: "bob", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, true)
+	p.finish()
+	if got := errOut.String(); got != "[1/2] alice pipe: passed 10/10\n[2/2] bob pipe: unchanged, passed 10/10\n" {
+		t.Errorf("lines: %q", got)
+	}
+	ios, _, _, errOut = Test()
+	ios.SetStderrTTY(true)
+	p = newProgress(ios, 2)
+	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed}, false)
+	if got := errOut.String(); !strings.HasPrefix(got, "\r[███████████████░░░░░░░░░░░░░░░] 1/2 ") {
+		t.Errorf("bar: %q", got)
 	}
 }

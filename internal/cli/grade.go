@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/exercise"
@@ -259,7 +258,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if o.trace != "" {
 		trace = grade.NewTrace()
 	}
-	bar := newProgress(o.io.ErrOut, len(tasks))
+	bar := newProgress(o.io, len(tasks))
 	sum, err := grade.Grade(ctx, book, tasks, tc, grade.Options{
 		Jobs: o.jobs, Devices: devices, PerDevice: choice.PerDevice, Regrade: o.regrade,
 		Done: bar.done, Trace: trace,
@@ -360,12 +359,8 @@ type progress struct {
 	start time.Time
 }
 
-func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total, start: time.Now()}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.tty = true
-	}
-	return p
+func newProgress(ios *IOStreams, total int) *progress {
+	return &progress{w: ios.ErrOut, tty: ios.IsStderrTTY(), total: total, start: time.Now()}
 }
 
 func (p *progress) done(a *gradebook.Attempt, skipped bool) {
