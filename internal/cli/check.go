@@ -155,7 +155,9 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	src, dirs := c.Path(x.Student), []string{filepath.Dir(c.Path(x.Student))}
+	// With --file, the exercise's other files are read from beside the
+	// file named, else from the exercise's folder (exercise.NewJob).
+	src := c.Path(x.Student)
 	if opts.File != "" {
 		if src, err = filepath.Abs(opts.File); err != nil {
 			return err
@@ -163,10 +165,8 @@ func checkRun(opts *CheckOptions) error {
 		if _, err := os.Stat(src); err != nil {
 			return fmt.Errorf("%s: %w", opts.File, err)
 		}
-		// The exercise's other files: beside the file named, else the exercise's.
-		dirs = append([]string{filepath.Dir(src)}, dirs...)
 	}
-	passed, err := checkOne(ctx, opts.IO, c, m, x, src, dirs, opts.Verbose, opts.File == "")
+	passed, err := checkOne(ctx, opts.IO, c, m, x, src, opts.Verbose, opts.File == "")
 	if err != nil {
 		return err
 	}
@@ -199,27 +199,16 @@ func (m *machine) toolkit() *exercise.Toolkit {
 	return m.tk
 }
 
-// specOf is exercise.LoadSpec for check and watch, where a spec that
-// cannot be read means the exercise cannot be checked (exit 2).
-func specOf(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
-	spec, err := exercise.LoadSpec(c, x)
-	if err != nil {
-		return nil, toolMissing(err)
-	}
-	return spec, nil
-}
-
 // checkOne checks src against exercise x, prints each check and the hints
 // of the failed ones, and saves the progress when it passes and save is set.
-func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine, x *course.Exercise, src string, dirs []string, verbose, save bool) (bool, error) {
-	spec, err := specOf(c, x)
+func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+	job, err := exercise.NewJob(c, x, src)
 	if err != nil {
 		return false, err
 	}
+	spec := job.Spec
 	out := ios.Out
-	ws := filepath.Join(c.Root, ".lessons", "check", x.ID)
 	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
-	job := &exercise.Job{ID: x.ID, Spec: spec, Files: exercise.Files(x, spec, src, dirs...), Dir: ws, Env: m.runEnv()}
 	res, err := checkJob(ctx, m.toolkit(), job, verbose, out)
 	if err != nil {
 		return false, err

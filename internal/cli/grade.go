@@ -22,7 +22,6 @@ import (
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/ui"
-	"github.com/cudalessons/lessons/kernels"
 )
 
 type gradeOptions struct {
@@ -163,28 +162,9 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 			exercises = append(exercises, x)
 		}
 	}
-	// Every spec is read before anything runs: a bad one stops the run.
-	var tasks []*grade.Task
-	var bookXs []gradebook.Exercise
-	for i, x := range exercises {
-		spec, err := specOf(c, x)
-		if err != nil {
-			return err
-		}
-		raw, _ := os.ReadFile(c.Path(x.Spec()))
-		specHash := grade.Hash(raw, kernels.AllocStats)
-		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
-		for _, s := range students {
-			t := &grade.Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
-			file := grade.SubmittedFile(subs, s, x)
-			if err := grade.Load(t, file); err != nil {
-				return err
-			}
-			if err := grade.LoadFiles(t, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
-				return err
-			}
-			tasks = append(tasks, t)
-		}
+	tasks, bookXs, err := grade.Tasks(c, subs, students, exercises)
+	if err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/course"
 )
 
 // fakeNVCC is an nvcc that builds a shell script from the source's
@@ -197,5 +198,50 @@ func TestSanitizerPath(t *testing.T) {
 	t.Setenv("LESSONS_SANITIZER", "none")
 	if got := SanitizerPath(nvcc); got != "" {
 		t.Errorf("LESSONS_SANITIZER=none: %q", got)
+	}
+}
+
+// NewJob reads the spec beside the exercise and takes the exercise's
+// other files from beside the file checked, else from the exercise.
+func TestNewJob(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{
+		"course.toml":         "title = \"T\"\n[[lesson]]\nfile = \"lessons/day001-a.md\"\n[[exercise]]\nid = \"a\"\nlesson = \"1\"\nstudent = \"exercises/a.cu\"\nsolution = \"solutions/a.cu\"\n",
+		"lessons/day001-a.md": "# A\n",
+		"exercises/a.cu":      "x",
+		"exercises/a.toml":    "files = [\"h.h\", \"g.h\"]\n[[check]]\nexit = 0\n",
+		"exercises/h.h":       "h",
+		"exercises/g.h":       "g",
+		"solutions/a.cu":      "x",
+		"mine/a.cu":           "mine",
+		"mine/g.h":            "my g",
+	} {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	c, err := course.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := c.Exercise("a")
+	j, err := NewJob(c, x, filepath.Join(root, "mine", "a.cu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a.cu=mine/a.cu", "h.h=exercises/h.h", "g.h=mine/g.h"}
+	for i, f := range j.Files {
+		rel, _ := filepath.Rel(root, f.Path)
+		if got := f.Name + "=" + rel; i >= len(want) || got != want[i] {
+			t.Errorf("file %d: %s, want %v", i, got, want)
+		}
+	}
+	if j.Dir != filepath.Join(root, ".lessons", "check", "a") {
+		t.Errorf("workspace %s", j.Dir)
+	}
+	os.Remove(filepath.Join(root, "exercises", "a.toml"))
+	var te *ToolError
+	if _, err := NewJob(c, x, filepath.Join(root, "exercises", "a.cu")); !errors.As(err, &te) || !strings.Contains(err.Error(), "has no checks") {
+		t.Errorf("without a spec: %v", err)
 	}
 }

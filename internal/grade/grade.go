@@ -20,7 +20,9 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/kernels"
 )
 
 // MaxSource is the largest file a student may hand in for an exercise.
@@ -134,6 +136,36 @@ func SubmittedFile(dir, student string, x *course.Exercise) string {
 		return full
 	}
 	return filepath.Join(dir, student, filepath.Base(rel))
+}
+
+// Tasks are the tasks of grading students (folders of subs) on
+// exercises of course c, with the gradebook's exercises. Every spec is
+// read first: a bad one (a *exercise.ToolError) stops the grade before
+// anything runs.
+func Tasks(c *course.Course, subs string, students []string, exercises []*course.Exercise) ([]*Task, []gradebook.Exercise, error) {
+	var tasks []*Task
+	var bookXs []gradebook.Exercise
+	for i, x := range exercises {
+		spec, err := exercise.LoadSpec(c, x)
+		if err != nil {
+			return nil, nil, &exercise.ToolError{Err: err}
+		}
+		raw, _ := os.ReadFile(c.Path(x.Spec()))
+		specHash := Hash(raw, kernels.AllocStats)
+		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
+		for _, s := range students {
+			t := &Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
+			file := SubmittedFile(subs, s, x)
+			if err := Load(t, file); err != nil {
+				return nil, nil, err
+			}
+			if err := LoadFiles(t, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
+				return nil, nil, err
+			}
+			tasks = append(tasks, t)
+		}
+	}
+	return tasks, bookXs, nil
 }
 
 // Load reads a student's file for a task. A missing file leaves Source
@@ -268,6 +300,19 @@ func RunAttempt(t *Task, b *Built, ran *Ran, err error) *gradebook.Attempt {
 	}
 	a.BuildMS = b.Took.Milliseconds()
 	return a
+}
+
+// GradeOne builds and runs one task with tc, on device and slot, and
+// returns its attempt, without the gradebook: what an executor of a
+// grade elsewhere (a cluster's job) does for each task that Plan left to
+// grade. Merge the attempts with book.Record.
+func GradeOne(ctx context.Context, tc Toolchain, t *Task, device string, slot int) *gradebook.Attempt {
+	b := tc.Build(ctx, t, slot)
+	if a := b.Attempt(t); a != nil {
+		return a
+	}
+	ran, err := tc.Run(ctx, t, b, device, slot)
+	return RunAttempt(t, b, ran, err)
 }
 
 // Items are the scheduler's items of tasks to grade with tc: the tasks
