@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,6 +16,7 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -66,65 +64,13 @@ no GPU, a bad spec).`,
 	return cmd
 }
 
-// nextUnpassed is the first exercise after the one named after (from the
-// start when after is ""), wrapping around, that is not passed; ok is false
-// when every other exercise is passed.
+// Progress is what the student has passed (package progress).
+type Progress = progress.Progress
+
+func loadProgress(c *course.Course) (*Progress, error) { return progress.Load(c) }
+
 func nextUnpassed(c *course.Course, p *Progress, after string) (string, bool) {
-	at := -1
-	for i, x := range c.Exercises {
-		if x.ID == after {
-			at = i
-		}
-	}
-	n := len(c.Exercises)
-	for k := 1; k <= n; k++ {
-		x := c.Exercises[(at+k+n)%n]
-		if _, done := p.Passed[x.ID]; !done && x.ID != after {
-			return x.ID, true
-		}
-	}
-	return "", false
-}
-
-// Progress is what the student has passed, kept in .lessons/progress.json.
-type Progress struct {
-	Passed map[string]time.Time `json:"passed"`
-}
-
-func progressFile(c *course.Course) string { return filepath.Join(c.Root, ".lessons", "progress.json") }
-
-// loadProgress reads the progress; none yet is an empty one. A file that
-// cannot be read is an error, never taken for an empty one: the next
-// pass would write over what the student had passed.
-func loadProgress(c *course.Course) (*Progress, error) {
-	p := &Progress{Passed: map[string]time.Time{}}
-	data, err := os.ReadFile(progressFile(c))
-	if errors.Is(err, fs.ErrNotExist) {
-		return p, nil
-	}
-	if err == nil {
-		err = json.Unmarshal(data, p)
-	}
-	if err != nil {
-		rel := strings.TrimPrefix(progressFile(c), c.Root+string(filepath.Separator))
-		return nil, fmt.Errorf("read %s: %v\n\tfix the file (JSON: {\"passed\": {\"ID\": \"time\"}}) or remove it to start over; lessons leaves it as it is", rel, err)
-	}
-	if p.Passed == nil {
-		p.Passed = map[string]time.Time{}
-	}
-	return p, nil
-}
-
-func (p *Progress) save(c *course.Course) error {
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return err
-	}
-	file := progressFile(c)
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	return writeAtomic(file, data)
+	return p.Next(c, after)
 }
 
 func checkRun(opts *CheckOptions) error {
@@ -258,7 +204,7 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 		return true, err
 	}
 	progress.Passed[x.ID] = time.Now().UTC()
-	if err := progress.save(c); err != nil {
+	if err := progress.Save(c); err != nil {
 		return true, err
 	}
 	fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, spec.Points, len(progress.Passed), len(c.Exercises))

@@ -157,29 +157,6 @@ func TestCorruptProgress(t *testing.T) {
 	}
 }
 
-func TestNextUnpassed(t *testing.T) {
-	dir := tinyCourse(t)
-	c, err := (&globals{courseDir: dir}).course()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := loadProgress(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if id, ok := nextUnpassed(c, p, ""); !ok || id != "pipe" {
-		t.Errorf("nothing passed: %q, %v", id, ok)
-	}
-	p.Passed["pipe"] = p.Passed["x"]
-	if err := p.save(c); err != nil {
-		t.Fatal(err)
-	}
-	p, _ = loadProgress(c)
-	if _, ok := nextUnpassed(c, p, ""); ok {
-		t.Error("everything passed, yet an exercise is next")
-	}
-}
-
 func TestIOStreamsTest(t *testing.T) {
 	ios, _, out, _ := Test()
 	if ios.IsTTY() || ios.Color() {

@@ -329,9 +329,9 @@ func clip(s string, n int) string {
 	return s
 }
 
-// progress draws done/total, rate and time left on a terminal, and a line
+// gradeProgress draws done/total, rate and time left on a terminal, and a line
 // per graded file elsewhere.
-type progress struct {
+type gradeProgress struct {
 	w     io.Writer
 	tty   bool
 	total int
@@ -339,11 +339,11 @@ type progress struct {
 	start time.Time
 }
 
-func newProgress(ios *IOStreams, total int) *progress {
-	return &progress{w: ios.ErrOut, tty: ios.IsStderrTTY(), total: total, start: time.Now()}
+func newProgress(ios *IOStreams, total int) *gradeProgress {
+	return &gradeProgress{w: ios.ErrOut, tty: ios.IsStderrTTY(), total: total, start: time.Now()}
 }
 
-func (p *progress) done(a *gradebook.Attempt, skipped bool) {
+func (p *gradeProgress) done(a *gradebook.Attempt, skipped bool) {
 	p.n++
 	el := time.Since(p.start)
 	rate := float64(p.n) / el.Seconds()
@@ -359,7 +359,7 @@ func (p *progress) done(a *gradebook.Attempt, skipped bool) {
 	fmt.Fprintf(p.w, "[%d/%d] %s %s: %s %d/%d\n", p.n, p.total, a.Student, a.Exercise, what, a.Points, a.MaxPoints)
 }
 
-func (p *progress) finish() {
+func (p *gradeProgress) finish() {
 	if p.tty {
 		fmt.Fprintln(p.w)
 	}
