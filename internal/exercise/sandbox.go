@@ -43,20 +43,20 @@ const (
 	MaxSlots = 64
 )
 
-// RunCPUs are the cores of an untimed exercise's run (a cgroup's
+// runCPUs are the cores of an untimed exercise's run (a cgroup's
 // cpu.max), where builds and timed runs get sandbox.DefaultLimits' 2: a
 // CUDA exercise's host side is one thread, and a runaway one (a fork bomb,
 // a spinning loop) then takes one core from the builds for its whole time
 // limit, not two.
-const RunCPUs = 1
+const runCPUs = 1
 
-// RunYield is how long an untimed exercise's run keeps its full share of
+// runYield is how long an untimed exercise's run keeps its full share of
 // the CPU: an exercise runs in well under a second, and one still running
 // after this is most often looping until its time limit, while the
 // builds it takes cores from hold up the rest of the class. It keeps
 // running (sandbox.Policy.Yield); $LESSONS_SANDBOX_YIELD=off turns this
 // off.
-const RunYield = 2 * time.Second
+const runYield = 2 * time.Second
 
 // NewSandbox makes a sandbox in root, a folder of the grader's.
 func NewSandbox(root string) (*Sandbox, error) {
@@ -99,7 +99,7 @@ func (s *Sandbox) Close() { s.cgroups.Close() }
 func (s *Sandbox) Report() sandbox.Report {
 	rep := sandbox.Probe()
 	rep.Root = rep.Root && s.users
-	rep.Cgroup, rep.CPUs, rep.BuildCPUs, rep.NoCgroup = s.cgroups != nil, RunCPUs, sandbox.DefaultLimits.CPUs, s.noCgroup
+	rep.Cgroup, rep.CPUs, rep.BuildCPUs, rep.NoCgroup = s.cgroups != nil, runCPUs, sandbox.DefaultLimits.CPUs, s.noCgroup
 	return rep
 }
 
@@ -176,9 +176,9 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 		return nil, err
 	}
 	if !j.Spec.Timed {
-		pol.CPUs = RunCPUs
+		pol.CPUs = runCPUs
 		if os.Getenv("LESSONS_SANDBOX_YIELD") != "off" {
-			pol.Yield = RunYield
+			pol.Yield = runYield
 		}
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C"}

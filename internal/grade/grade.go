@@ -315,10 +315,10 @@ func GradeOne(ctx context.Context, tc Toolchain, t *Task, device string, slot in
 	return RunAttempt(t, b, ran, err)
 }
 
-// Items are the scheduler's items of tasks to grade with tc: the tasks
+// scheduleItems are the scheduler's items of tasks to grade with tc: the tasks
 // of one file (of one exercise) share a build. Each graded task goes to
 // sink, from any goroutine.
-func Items(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (items []*Item, builds func() int) {
+func scheduleItems(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (out []*Item, builds func() int) {
 	type shared struct {
 		once sync.Once
 		b    *Built
@@ -332,7 +332,7 @@ func Items(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (items []
 			e = &shared{}
 			byKey[t.Key()] = e
 		}
-		items = append(items, &Item{
+		out = append(out, &Item{
 			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed,
 			Args: map[string]string{"student": t.Student, "exercise": t.Exercise.ID},
 			Build: func(ctx context.Context, slot int) (bool, string) {
@@ -366,7 +366,7 @@ func Items(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (items []
 			},
 		})
 	}
-	return items, func() int { mu.Lock(); defer mu.Unlock(); return n }
+	return out, func() int { mu.Lock(); defer mu.Unlock(); return n }
 }
 
 // Grade grades every task with tc and records each in book: the tasks
@@ -407,7 +407,7 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 	for _, s := range settled {
 		record(s.Attempt, s.Skipped)
 	}
-	items, builds := Items(todo, tc, func(a *gradebook.Attempt) { record(a, false) })
+	items, builds := scheduleItems(todo, tc, func(a *gradebook.Attempt) { record(a, false) })
 	Schedule(ctx, items, Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: opts.PerDevice, Trace: opts.Trace})
 	sum.Builds = builds()
 	sum.Took = time.Since(start)

@@ -10,7 +10,7 @@ import (
 )
 
 func TestChoose(t *testing.T) {
-	auto := AutoPerDevice()
+	auto := autoPerDevice()
 	for _, c := range []struct {
 		name                              string
 		perDevice, queues, untimed, timed int
