@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -188,5 +189,21 @@ func TestProgress(t *testing.T) {
 	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed}, false)
 	if got := errOut.String(); !strings.HasPrefix(got, "\r[███████████████░░░░░░░░░░░░░░░] 1/2 ") {
 		t.Errorf("bar: %q", got)
+	}
+}
+
+func TestWatchFlags(t *testing.T) {
+	ios, _, _, _ := Test()
+	var got *WatchOptions
+	cmd := newWatch(ios, &globals{}, func(o *WatchOptions) error { got = o; return nil })
+	if err := execute(cmd, "pipe", "--poll", "--wait", "--debounce", "50ms"); err != nil {
+		t.Fatal(err)
+	}
+	if got.Exercise != "pipe" || !got.Poll || !got.Wait || got.Debounce != 50*time.Millisecond {
+		t.Errorf("options: %+v", got)
+	}
+	cmd = newWatch(ios, &globals{}, func(o *WatchOptions) error { got = o; return nil })
+	if err := execute(cmd); err != nil || got.Exercise != "" || got.Debounce != 200*time.Millisecond {
+		t.Errorf("defaults: %+v, %v", got, err)
 	}
 }
