@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -109,7 +111,10 @@ func checkRun(opts *CheckOptions) error {
 			return err
 		}
 		if _, err := os.Stat(src); err != nil {
-			return fmt.Errorf("%s: %w", opts.File, err)
+			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+				err = pe.Err // the path is said once
+			}
+			return usagef("check --file %s: %v", opts.File, err)
 		}
 	}
 	passed, err := checkOne(ctx, opts.IO, c, m, x, src, opts.Verbose, opts.File == "")

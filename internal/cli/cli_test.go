@@ -207,3 +207,18 @@ func TestWatchFlags(t *testing.T) {
 		t.Errorf("defaults: %+v, %v", got, err)
 	}
 }
+
+// A --file that is not there is a usage error that names it once.
+func TestCheckFileMissing(t *testing.T) {
+	dir := tinyCourse(t)
+	t.Setenv("LESSONS_GPU", "Fake GPU,9.0,85899345920")
+	fake := t.TempDir()
+	os.WriteFile(filepath.Join(fake, "nvcc"), []byte("#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n"), 0o755)
+	t.Setenv("PATH", fake)
+	t.Setenv("LESSONS_CACHE", t.TempDir())
+	ios, _, _, errOut := Test()
+	code := Run(ios, []string{"--course", dir, "check", "pipe", "--file", "/nope/mine.cu"})
+	if want := "lessons: check --file /nope/mine.cu: no such file or directory\n"; code != 2 || !strings.HasPrefix(errOut.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
+	}
+}
