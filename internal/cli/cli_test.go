@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/course/coursetest"
 	"github.com/cudalessons/lessons/internal/gradebook"
 )
 
@@ -115,25 +116,8 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// tinyCourse writes a course of one lesson and one exercise.
-func tinyCourse(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"course.toml":            "title = \"Tiny\"\n[[lesson]]\nfile = \"lessons/day001-pipe.md\"\n[[exercise]]\nid = \"pipe\"\nlesson = \"1\"\nstudent = \"exercises/pipe.cu\"\nsolution = \"solutions/pipe.cu\"\n",
-		"lessons/day001-pipe.md": "# Pipe\n",
-		"exercises/pipe.cu":      "int main() {}\n",
-		"exercises/pipe.toml":    "[[check]]\nexit = 0\n",
-		"solutions/pipe.cu":      "int main() {}\n",
-	} {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+// tinyCourse writes a course of one lesson and one exercise, pipe.
+func tinyCourse(t *testing.T) string { return coursetest.Tiny(t, []string{"pipe"}, nil) }
 
 // A progress file that cannot be read stops check and list with its name,
 // and is left as it is (it used to be taken for none, then overwritten

@@ -5,10 +5,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,12 +44,7 @@ Keys: h hint, v the exercise's lesson (re-rendered when its markdown is
 saved), n next exercise, r re-run, l list, q quit (and Ctrl-C). When
 stdin is not a terminal, type the key and Enter.`,
 		Example: "  lessons watch\n  lessons watch async-pipeline --wait\n  lessons watch --poll          # on file systems that send no events",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("watch takes at most one exercise")
-			}
-			return nil
-		},
+		Args:    atMostOneExercise("watch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Exercise = args[0]
@@ -103,7 +96,7 @@ func watchRun(opts *WatchOptions) error {
 	} else if _, err := c.Exercise(start); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupted()
 	defer stop()
 	m, err := checkMachine(ctx)
 	if err != nil {
