@@ -14,8 +14,10 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/serve"
 )
 
@@ -94,8 +96,8 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 	return ""
 }
 
-// pageChecker is the page's Check: the same build, run and judgement as
-// lessons check, given back as a structured verdict.
+// pageChecker is the page's Check: lessons check's job through the
+// exercise pipeline, given back as a structured verdict.
 type pageChecker struct {
 	root string
 	m    *machine
@@ -109,7 +111,11 @@ func (p *pageChecker) Exercises(page string) ([]serve.Exercise, error) {
 	if err != nil {
 		return nil, err
 	}
-	passed := loadProgress(c).Passed
+	prog, err := progress.Load(c)
+	if err != nil {
+		return nil, err
+	}
+	passed := prog.Passed
 	var out []serve.Exercise
 	for _, e := range c.Lessons {
 		if e.Name() != page {
@@ -131,7 +137,7 @@ func (p *pageChecker) Files() map[string][]string {
 	out := map[string][]string{}
 	for _, x := range c.Exercises {
 		files := []string{c.Path(x.Student), c.Path(x.Spec())}
-		if spec, err := loadSpec(c, x); err == nil {
+		if spec, err := exercise.LoadSpec(c, x); err == nil {
 			for _, f := range spec.Files {
 				files = append(files, filepath.Join(filepath.Dir(c.Path(x.Student)), f))
 			}
@@ -153,21 +159,23 @@ func (p *pageChecker) Check(ctx context.Context, id string) (*serve.Verdict, err
 	if p.m.gpuErr != nil {
 		return nil, fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", p.m.gpuErr)
 	}
-	spec, err := specOf(c, x)
+	job, err := exercise.NewJob(c, x, c.Path(x.Student))
 	if err != nil {
 		return nil, err
 	}
-	var out bytes.Buffer
-	ws := filepath.Join(c.Root, ".lessons", "check", x.ID)
-	src := c.Path(x.Student)
-	res, err := judgeExercise(ctx, p.m, spec, exerciseFiles(x, spec, src, filepath.Dir(src)), ws, true, &out)
+	job.Env = p.m.runEnv()
+	spec := job.Spec
+	var log bytes.Buffer
+	ev, err := exercise.Check(ctx, p.m.toolkit(), exercise.Plain{}, job, &log)
 	if err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	v := &serve.Verdict{Exercise: id, Passed: checker.Passed(res), Score: spec.Score(res), Points: spec.Points, Output: strings.TrimRight(out.String(), "\n")}
+	res := ev.Results
+	out := log.String() + ev.Output
+	v := &serve.Verdict{Exercise: id, Passed: checker.Passed(res), Score: spec.Score(res), Points: spec.Points, Output: strings.TrimRight(out, "\n")}
 	for _, r := range res {
 		cr := serve.CheckResult{Name: r.Name, Pass: r.Pass, Skipped: r.Skipped, Want: r.Want, Got: r.Got}
 		if r.Check != nil {
@@ -187,7 +195,10 @@ func (p *pageChecker) Check(ctx context.Context, id string) (*serve.Verdict, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	progress := loadProgress(c)
-	progress.Passed[x.ID] = time.Now().UTC()
-	return v, progress.save(c)
+	prog, err := progress.Load(c)
+	if err != nil {
+		return v, err
+	}
+	prog.Passed[x.ID] = time.Now().UTC()
+	return v, prog.Save(c)
 }
