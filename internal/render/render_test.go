@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/cudalessons/lessons/internal/course"
@@ -95,7 +96,74 @@ func TestGoldenTerm(t *testing.T) {
 			l := parse(t, path)
 			golden(t, name+".plain.golden", renderTerm(t, l, false))
 			golden(t, name+".color.golden", renderTerm(t, l, true))
+			golden(t, name+".120.golden", renderTermWidth(t, l, 120))
 		})
+	}
+}
+
+// TestTermFits checks every rendering at 60, 80 and 120 columns: no line
+// is wider than the terminal, and no line of prose holds one word that the
+// line before had room for (a stranded word).
+func TestTermFits(t *testing.T) {
+	for name, path := range documents(t) {
+		l := parse(t, path)
+		for _, width := range []int{60, 80, 120} {
+			lines := strings.Split(renderTermWidth(t, l, width), "\n")
+			for i, line := range lines {
+				if w := ansi.StringWidth(line); w > width {
+					t.Errorf("%s at %d columns: line %d is %d wide: %q", name, width, i+1, w, line)
+				}
+				if i == 0 || strings.ContainsAny(line+lines[i-1], "│↪─┌└╭╰╱╲▼") {
+					continue // code, diagrams and their captions keep their own lines
+				}
+				words := strings.Fields(line)
+				prev := strings.TrimRight(lines[i-1], " ")
+				if p := strings.TrimSpace(prev); strings.HasPrefix(p, "#") || strings.HasSuffix(p, ")") {
+					continue // a code block inside a list item: glamour draws it without a gutter
+				}
+				if len(words) == 1 && len(strings.Fields(prev)) > 0 &&
+					ansi.StringWidth(prev)+1+ansi.StringWidth(words[0]) <= width &&
+					indent(line) >= indent(prev) && indent(line) > 0 {
+					t.Errorf("%s at %d columns: line %d strands %q:\n%s\n%s", name, width, i+1, words[0], prev, line)
+				}
+			}
+		}
+	}
+}
+
+func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+
+func renderTermWidth(t testing.TB, l *lesson.Lesson, width int) string {
+	t.Helper()
+	r, err := NewTerm(TermOptions{Width: width})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.Render(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"  a b c d", 6, "  a b\n  c d"},
+		{"  • one two three", 9, "  • one\n    two\n    three"},
+		{"  see https://x.org/a-b-c-d-e-f now", 30, "  see\n  https://x.org/a-b-c-d-e-f\n  now"},
+		{"  see https://x.org/a-b-c-d-e-f", 14, "  see\n  https://x.or\n  g/a-b-c-d-e-\n  f"},
+		{"  one" + hardBreak + "two", 9, "  one\n  two"},
+	} {
+		if got := wrap(tc.in, tc.width); got != tc.want {
+			t.Errorf("wrap(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := unbreak("a  \nb\nc\n"); got != "a"+hardBreak+"b c\n" {
+		t.Errorf("unbreak = %q", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/chroma/v2/formatters"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/mermaid"
@@ -39,7 +40,9 @@ func NewTerm(opt TermOptions) (*Term, error) {
 	if opt.Color {
 		style = "dark"
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(opt.Width-4),
+	// glamour wraps no prose itself (it strands words after inline code
+	// and bold, and drops list indentation); wrap does it afterwards.
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(0),
 		glamour.WithChromaFormatter(opt.formatter()))
 	if err != nil {
 		return nil, err
@@ -61,10 +64,11 @@ func (t *Term) Render(w io.Writer, l *lesson.Lesson) error {
 func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 	switch c.Kind {
 	case lesson.Markdown:
-		out, err := t.prose.Render(c.Text)
+		out, err := t.prose.Render(unbreak(c.Text))
 		if err != nil {
 			return fmt.Errorf("render line %d: %w", c.Line, err)
 		}
+		out = wrap(out, t.opt.Width)
 		if !t.opt.Color {
 			out = trimLines(out)
 		}
@@ -78,8 +82,14 @@ func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 }
 
 func (t *Term) label(c *lesson.Cell) string {
-	if c.Number > 0 {
+	switch {
+	case c.Kind == lesson.Command && strings.Contains(c.Text, "\n"):
+		// the commands are the body; the label only numbers them
+		return fmt.Sprintf("[%d] commands", c.Number)
+	case c.Number > 0:
 		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
+	case c.Lang == "text" || c.Lang == "plain" || c.Lang == "txt":
+		return ""
 	}
 	return c.Lang
 }
@@ -87,11 +97,17 @@ func (t *Term) label(c *lesson.Cell) string {
 func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 	var b strings.Builder
 	if lbl := t.label(c); lbl != "" {
-		b.WriteString("  ")
-		b.WriteString(t.style("1;36", lbl))
+		// a long command wraps under itself, past its number
+		hang := 2 + strings.Index(lbl, " ") + 1
+		b.WriteString(strings.Join(wrapLine("  "+t.style("1;36", lbl), t.opt.Width, hang), "\n"))
 		b.WriteByte('\n')
 	}
 	body := strings.TrimRight(c.Text, "\n")
+	if c.Kind == lesson.Command && !strings.Contains(body, "\n") {
+		// a one-line command is its label: shown once
+		_, err := io.WriteString(w, b.String()+"\n")
+		return err
+	}
 	if t.opt.Color {
 		var hl strings.Builder
 		it, err := lexer(c.Lang).Tokenise(nil, body)
@@ -102,13 +118,22 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 			body = hl.String()
 		}
 	}
-	bar := t.style("2", "│")
+	// A line wider than the terminal is wrapped at its width, and each
+	// piece after the first has ↪ in the gutter instead of │.
+	bar, more := t.style("2", "│"), t.style("2", "↪")
+	room := max(t.opt.Width-4, 8)
 	for _, line := range strings.Split(body, "\n") {
-		b.WriteString("  ")
-		b.WriteString(bar)
-		b.WriteByte(' ')
-		b.WriteString(line)
-		b.WriteByte('\n')
+		for i, piece := range strings.Split(ansi.Hardwrap(line, room, true), "\n") {
+			b.WriteString("  ")
+			if i == 0 {
+				b.WriteString(bar)
+			} else {
+				b.WriteString(more)
+			}
+			b.WriteByte(' ')
+			b.WriteString(piece)
+			b.WriteByte('\n')
+		}
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
@@ -122,7 +147,15 @@ func (t *Term) diagram(w io.Writer, c *lesson.Cell) error {
 		return t.code(w, c)
 	}
 	var b strings.Builder
-	for _, line := range strings.Split(strings.TrimRight(g.Layout(t.opt.Width-4).Text(), "\n"), "\n") {
+	drawn := strings.TrimRight(g.Layout(t.opt.Width-4).Text(), "\n")
+	for _, line := range strings.Split(drawn, "\n") {
+		if ansi.StringWidth(line) > t.opt.Width-2 {
+			// Even drawn as narrow as it goes, it would break at the
+			// terminal's edge: its edges, in words, say the same.
+			return t.edgeList(w, g)
+		}
+	}
+	for _, line := range strings.Split(drawn, "\n") {
 		b.WriteString("  ")
 		b.WriteString(t.style("36", line))
 		b.WriteByte('\n')
@@ -154,3 +187,21 @@ func (o TermOptions) formatter() string {
 	}
 	return "terminal256"
 }
+
+// edgeList writes a diagram as the list of its edges, by node labels.
+func (t *Term) edgeList(w io.Writer, g *mermaid.Graph) error {
+	var b strings.Builder
+	b.WriteString("  " + t.style("2", "(diagram too wide for this terminal; its edges:)") + "\n")
+	for _, e := range g.Edges {
+		line := fmt.Sprintf("• %s → %s", oneLine(g.Nodes[e.From].Label), oneLine(g.Nodes[e.To].Label))
+		if e.Label != "" {
+			line += " (" + e.Label + ")"
+		}
+		b.WriteString(wrap("  "+line, t.opt.Width) + "\n")
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
