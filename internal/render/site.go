@@ -194,7 +194,7 @@ func Site(c *course.Course) (map[string][]byte, error) {
 			return nil, err
 		}
 		lessons[i] = l
-		links[i] = link{Day: e.Day, Title: withoutDay(l.Title), Href: e.Name() + ".html", Exercises: e.Exercises}
+		links[i] = link{Day: e.Day, Title: WithoutDay(l.Title), Href: e.Name() + ".html", Exercises: e.Exercises}
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -257,5 +257,6 @@ func writeFile(name string, data []byte) error {
 
 var dayPrefixRE = regexp.MustCompile(`^(?i:day)\s*\d+\s*[:.–—-]\s*`)
 
-// withoutDay drops a leading "Day 70: " from a title: the links say the day.
-func withoutDay(title string) string { return dayPrefixRE.ReplaceAllString(title, "") }
+// WithoutDay drops a leading "Day 70: " from a title: the links and
+// lists that show it say the day already.
+func WithoutDay(title string) string { return dayPrefixRE.ReplaceAllString(title, "") }
