@@ -306,11 +306,17 @@ func TestExport(t *testing.T) {
 		if !bytes.Contains(index, []byte(`href="`+e.Name()+`.html"`)) {
 			t.Errorf("index does not link %s", e.Name())
 		}
-		// Nothing is fetched: no scripts, and no src or stylesheet href
-		// that leaves the site (the SVG namespace is a name, not a fetch).
-		for _, bad := range []string{"<script", `src="http`, `rel="stylesheet" href="http`} {
+		// Nothing is fetched from outside: no src or stylesheet href that
+		// leaves the site (the SVG namespace is a name, not a fetch), and
+		// every script the page loads is a file of the site.
+		for _, bad := range []string{`src="http`, `src="//`, `rel="stylesheet" href="http`, "<script>"} {
 			if bytes.Contains(page, []byte(bad)) {
 				t.Errorf("%s.html holds %q: the site must work offline", e.Name(), bad)
+			}
+		}
+		for _, m := range regexp.MustCompile(`<script src="([^"]+)"`).FindAllSubmatch(page, -1) {
+			if _, err := os.Stat(filepath.Join(dir, string(m[1]))); err != nil {
+				t.Errorf("%s.html loads %s, which export did not write", e.Name(), m[1])
 			}
 		}
 		if !bytes.Contains(page, []byte(`href="style.css"`)) || !bytes.Contains(page, []byte(`href="index.html"`)) {
