@@ -354,8 +354,11 @@ func siteCSS() ([]byte, error) {
 	if err := codeFormatter.WriteCSS(&dark, darkStyle); err != nil {
 		return nil, err
 	}
-	scoped := cssRuleRE.ReplaceAllString(dark.String(), `$1html[data-theme="dark"] $2`)
-	return slices.Concat(css, light.Bytes(), []byte(scoped)), nil
+	// Each theme's rules apply only in it: a class that one style colors
+	// and the other leaves alone must not keep the first's color.
+	lightCSS := cssRuleRE.ReplaceAllString(light.String(), `${1}html:not([data-theme="dark"]) ${2}`)
+	darkCSS := cssRuleRE.ReplaceAllString(dark.String(), `${1}html[data-theme="dark"] ${2}`)
+	return slices.Concat(css, []byte(lightCSS), []byte(darkCSS)), nil
 }
 
 var (
