@@ -178,7 +178,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	m, err := checkMachine(ctx)
+	m, err := checkMachine(ctx, "grade")
 	if err != nil {
 		return err
 	}

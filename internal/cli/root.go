@@ -38,12 +38,14 @@ func Run(io *IOStreams, args []string) int {
 	var coded *codeError
 	switch {
 	case errors.As(err, &coded):
-		fmt.Fprintf(io.ErrOut, "lessons: %v\n", coded.err)
+		if coded.err != errSilentCode {
+			fmt.Fprintf(io.ErrOut, "lessons: %v\n", coded.err)
+		}
 		return coded.code
 	case errors.As(err, &usage):
 		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.err)
 		if cmd != nil {
-			fmt.Fprintf(io.ErrOut, "Run 'lessons %s --help' for usage.\n", strings.TrimPrefix(cmd.CommandPath(), "lessons "))
+			fmt.Fprintf(io.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return exitUsage
 	case errors.Is(err, errSilent):
@@ -56,7 +58,9 @@ func Run(io *IOStreams, args []string) int {
 		return exitError
 	}
 	if isFlagError(err) {
-		fmt.Fprintf(io.ErrOut, "lessons: %v\nRun 'lessons %s --help' for usage.\n", err, strings.TrimPrefix(cmd.CommandPath(), "lessons "))
+		// CommandPath is "lessons" for the root (an unknown command), so
+		// the advice is never "lessons lessons --help".
+		fmt.Fprintf(io.ErrOut, "lessons: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 		return exitUsage
 	}
 	fmt.Fprintf(io.ErrOut, "lessons: %v\n", err)

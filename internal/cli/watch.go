@@ -80,7 +80,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	m, err := checkMachine(ctx)
+	m, err := checkMachine(ctx, "watch")
 	if err != nil {
 		return err
 	}

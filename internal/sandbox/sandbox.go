@@ -122,6 +122,9 @@ type Report struct {
 	CPUs   float64
 	// NoCgroup says why there is none, when there is none.
 	NoCgroup string
+	// As, when set, names the one user the program runs as (lessons
+	// sandbox run by root without --uid), instead of advice about users.
+	As string
 }
 
 func (r Report) String() string {
@@ -131,9 +134,12 @@ func (r Report) String() string {
 	} else {
 		parts = append(parts, "no Landlock (student code can read what the grader's user can read)")
 	}
-	if r.Root {
+	switch {
+	case r.As != "":
+		parts = append(parts, "runs as "+r.As)
+	case r.Root:
 		parts = append(parts, "a user of its own per worker")
-	} else {
+	default:
 		parts = append(parts, "the grader's own user (run as root to give each worker a user of its own)")
 	}
 	if r.NetNS {
