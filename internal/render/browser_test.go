@@ -141,6 +141,12 @@ func TestBrowserThemeContrast(t *testing.T) {
 func TestBrowserNarrow(t *testing.T) {
 	c, page := exported(t)
 	ctx := browsertest.New(t, browsertest.Options{Width: 400, Height: 800})
+	// A headless window may be kept wider than asked (500 px at least on
+	// some builds): the viewport is set to 400 px itself.
+	do(t, ctx, chromedp.EmulateViewport(400, 800))
+	if w := js[int](t, ctx, `window.innerWidth`); w != 400 {
+		t.Fatalf("the page is %d px wide, want 400", w)
+	}
 	for _, name := range append([]string{"index.html"}, names(c)...) {
 		do(t, ctx, chromedp.Navigate(page(name)))
 		over := js[[]string](t, ctx, `(() => {

@@ -47,9 +47,13 @@ func parse(t testing.TB, path string) *lesson.Lesson {
 	return l
 }
 
-func renderTerm(t testing.TB, l *lesson.Lesson, color bool) string {
+func renderTerm(t testing.TB, l *lesson.Lesson, color bool, width ...int) string {
 	t.Helper()
-	r, err := NewTerm(TermOptions{Width: 80, Color: color, TrueColor: true})
+	w := 80
+	if len(width) > 0 {
+		w = width[0]
+	}
+	r, err := NewTerm(TermOptions{Width: w, Color: color, TrueColor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +112,11 @@ func TestTermFits(t *testing.T) {
 	for name, path := range documents(t) {
 		l := parse(t, path)
 		for _, width := range []int{60, 80, 120} {
+			for i, line := range strings.Split(renderTerm(t, l, true, width), "\n") {
+				if w := ansi.StringWidth(line); w > width {
+					t.Errorf("%s in color at %d columns: line %d is %d wide: %q", name, width, i+1, w, line)
+				}
+			}
 			lines := strings.Split(renderTermWidth(t, l, width), "\n")
 			for i, line := range lines {
 				if w := ansi.StringWidth(line); w > width {

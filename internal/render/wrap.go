@@ -107,7 +107,7 @@ func wrapLine(line string, width, hang int) []string {
 	}
 	for _, tok := range words {
 		tw := ansi.StringWidth(tok)
-		if n > 0 && tw > 0 && w+1+tw > width {
+		if n > 0 && w+1+tw > width {
 			lines = append(lines, strings.TrimRight(cur.String(), " "))
 			cur.Reset()
 			cur.WriteString(strings.Repeat(" ", hang))
