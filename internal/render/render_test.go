@@ -339,6 +339,39 @@ func TestExport(t *testing.T) {
 	if !bytes.Contains(first, []byte("<svg")) {
 		t.Error("day 68's diagram is not drawn as SVG")
 	}
+	// Hints are markdown: day 70's names its events in backticks.
+	day70, _ := os.ReadFile(filepath.Join(dir, c.Lessons[1].Name()+".html"))
+	if !bytes.Contains(day70, []byte("Two events: <code>ready</code>")) || bytes.Contains(day70, []byte("Two events: `ready`")) {
+		t.Error("day 70's hint is not rendered as markdown")
+	}
+}
+
+// TestTermWideDiagram: a diagram that cannot be drawn within the terminal
+// is shown as its edges, by the labels the reader sees, never cut.
+func TestTermWideDiagram(t *testing.T) {
+	l, err := lesson.Parse("wide.md", []byte("# Wide\n\n```mermaid\nflowchart TD\nA[supercalifragilisticexpialidocious] -->|yes| B[antidisestablishmentarianism]\nA --> C[floccinaucinihilipilification]\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := renderTermWidth(t, l, 30)
+	for _, want := range []string{"its edges:", "• supercalifragilisticexpial", "antidisestablishmentariani", "(yes)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if ansi.StringWidth(line) > 30 {
+			t.Errorf("line wider than 30: %q", line)
+		}
+	}
+	// Day 87's chart fits in 80 columns: drawn, its labels on its edges,
+	// its loop-back under it.
+	day87 := renderTermWidth(t, parse(t, "../../lessons/day087-device-allocator.md"), 80)
+	for _, want := range []string{"── yes ──", "── no ──", "↺ Reset the offset to 0 between rounds → Kernel thread"} {
+		if !strings.Contains(day87, want) {
+			t.Errorf("day 87 at 80 columns lacks %q", want)
+		}
+	}
 }
 
 func BenchmarkRenderLesson(b *testing.B) {

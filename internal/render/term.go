@@ -147,15 +147,23 @@ func (t *Term) diagram(w io.Writer, c *lesson.Cell) error {
 		return t.code(w, c)
 	}
 	var b strings.Builder
-	drawn := strings.TrimRight(g.Layout(t.opt.Width-4).Text(), "\n")
-	for _, line := range strings.Split(drawn, "\n") {
-		if ansi.StringWidth(line) > t.opt.Width-2 {
+	drawn := strings.Split(strings.TrimRight(g.Layout(t.opt.Width-4).Text(), "\n"), "\n")
+	for _, line := range drawn {
+		if strings.ContainsAny(line, boxRunes) && ansi.StringWidth(line) > t.opt.Width-2 {
 			// Even drawn as narrow as it goes, it would break at the
 			// terminal's edge: its edges, in words, say the same.
 			return t.edgeList(w, g)
 		}
 	}
-	for _, line := range strings.Split(drawn, "\n") {
+	for _, line := range drawn {
+		if !strings.ContainsAny(line, boxRunes) {
+			// a caption under the drawing (a loop-back, a label with no
+			// room on its edge) wraps like prose
+			for _, l := range wrapLine("  "+line, t.opt.Width, 6) {
+				b.WriteString(t.style("36", l) + "\n")
+			}
+			continue
+		}
 		b.WriteString("  ")
 		b.WriteString(t.style("36", line))
 		b.WriteByte('\n')
@@ -164,6 +172,9 @@ func (t *Term) diagram(w io.Writer, c *lesson.Cell) error {
 	_, err = io.WriteString(w, b.String())
 	return err
 }
+
+// boxRunes are what a diagram's drawing is made of; its captions have none.
+const boxRunes = "│─┌┐└┘├┤┬┴┼╭╮╰╯╱╲▼┊"
 
 func (t *Term) style(sgr, s string) string {
 	if !t.opt.Color || s == "" {
@@ -191,17 +202,13 @@ func (o TermOptions) formatter() string {
 // edgeList writes a diagram as the list of its edges, by node labels.
 func (t *Term) edgeList(w io.Writer, g *mermaid.Graph) error {
 	var b strings.Builder
-	b.WriteString("  " + t.style("2", "(diagram too wide for this terminal; its edges:)") + "\n")
-	for _, e := range g.Edges {
-		line := fmt.Sprintf("• %s → %s", oneLine(g.Nodes[e.From].Label), oneLine(g.Nodes[e.To].Label))
-		if e.Label != "" {
-			line += " (" + e.Label + ")"
-		}
-		b.WriteString(wrap("  "+line, t.opt.Width) + "\n")
+	for _, line := range strings.Split(wrap("  (diagram too wide for this terminal; its edges:)", t.opt.Width), "\n") {
+		b.WriteString(t.style("2", line) + "\n")
+	}
+	for _, e := range g.EdgeTexts() {
+		b.WriteString(wrap("  • "+e, t.opt.Width) + "\n")
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
