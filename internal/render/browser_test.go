@@ -3,7 +3,11 @@ package render
 import (
 	"context"
 	"fmt"
+	"mime"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,6 +87,38 @@ func TestBrowserSidebarAndSearch(t *testing.T) {
 	}
 }
 
+// TestBrowserSearchServed: the same search works over HTTP, as lessons
+// serve gives the site (the files of Site, served as they are).
+func TestBrowserSearchServed(t *testing.T) {
+	c, err := course.Load("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := Site(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/")
+		b, ok := site[name]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", mime.TypeByExtension(path.Ext(name)))
+		w.Write(b)
+	}))
+	defer srv.Close()
+	ctx := browsertest.New(t, browsertest.Options{})
+	do(t, ctx, chromedp.Navigate(srv.URL+"/index.html"),
+		chromedp.SendKeys(chromedp.CSS("#search"), "do_deallocate"),
+		chromedp.WaitVisible(chromedp.CSS("#search-results li")))
+	hits := js[[]string](t, ctx, `[...document.querySelectorAll("#search-results li a")].map(a => a.getAttribute("href"))`)
+	if len(hits) == 0 || !strings.HasPrefix(hits[0], "day076-") {
+		t.Errorf("served search for do_deallocate found %v", hits)
+	}
+}
+
 func TestBrowserCopy(t *testing.T) {
 	_, page := exported(t)
 	ctx := browsertest.New(t, browsertest.Options{})
@@ -131,6 +167,11 @@ func TestBrowserThemeContrast(t *testing.T) {
 		}](t, ctx, contrastJS)
 		if set != theme {
 			t.Errorf("the theme chosen (%s) is not remembered: the page has %q", theme, set)
+		}
+		// The switch flips it, and the next page keeps the flip.
+		do(t, ctx, chromedp.Click(chromedp.CSS("#theme-toggle")), chromedp.Navigate(page("index.html")))
+		if got := js[string](t, ctx, `document.documentElement.getAttribute("data-theme")`); got == theme {
+			t.Errorf("after the switch from %s the next page is still %s", theme, got)
 		}
 		if worst.Ratio < 4.5 {
 			t.Errorf("%s theme: code %q has contrast %.2f:1 to its background, want at least 4.5:1", theme, worst.Text, worst.Ratio)

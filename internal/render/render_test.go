@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark/ast"
@@ -425,4 +426,33 @@ func BenchmarkLoadAndSite(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzWrap: prose of any shape wraps within the width (a word wider than
+// the line is cut), loses no visible character and keeps its line breaks.
+func FuzzWrap(f *testing.F) {
+	f.Add("  • a list item with `code` and **bold** and https://x.org/a-b", 20)
+	f.Add("para\nsoft  \nhard\\\nbreak\n\n> quote\n> more\n", 10)
+	f.Fuzz(func(t *testing.T, md string, width int) {
+		if width < 12 || width > 200 || !utf8.ValidString(md) || strings.ContainsAny(md, "\t\r\x1b"+hardBreak) {
+			return
+		}
+		for _, r := range md {
+			if unicode.IsControl(r) && r != '\n' || ansi.StringWidth(string(r)) != 1 && r != '\n' {
+				return
+			}
+		}
+		_ = unbreak(md)
+		in := strings.TrimRight(md, " \n")
+		got := wrap(in, width)
+		for _, line := range strings.Split(got, "\n") {
+			if w := ansi.StringWidth(line); w > width && strings.TrimLeft(line, " ") != "" && len(line)-len(strings.TrimLeft(line, " ")) < width-1 {
+				t.Fatalf("line %q is %d wide, more than %d", line, w, width)
+			}
+		}
+		squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		if squash(got) != squash(in) {
+			t.Fatalf("wrap lost or added text:\n%q\n%q", in, got)
+		}
+	})
 }
