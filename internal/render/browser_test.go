@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/cudalessons/lessons/internal/browsertest"
@@ -253,4 +255,36 @@ func names(c *course.Course) []string {
 		out = append(out, e.Name()+".html")
 	}
 	return out
+}
+
+// emulateMedia sets the CSS media type ("print", or "" for the screen) and
+// the system's color scheme the page sees.
+func emulateMedia(media, scheme string) chromedp.Action[chromedp.Void] {
+	p := emulation.SetEmulatedMediaParams{Media: media, Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, p)
+		return err
+	})
+}
+
+// TestBrowserPrintAndSystemTheme: with no choice stored, the page follows
+// the system's scheme; printed, it shows the lesson without the sidebar,
+// the header, the copy buttons or the prev/next links.
+func TestBrowserPrintAndSystemTheme(t *testing.T) {
+	_, page := exported(t)
+	ctx := browsertest.New(t, browsertest.Options{})
+	for _, scheme := range []string{"dark", "light"} {
+		do(t, ctx, emulateMedia("", scheme), chromedp.Navigate(page("day087-device-allocator.html")))
+		if got := js[string](t, ctx, `document.documentElement.getAttribute("data-theme")`); got != scheme {
+			t.Errorf("system scheme %s: the page is %s", scheme, got)
+		}
+	}
+	do(t, ctx, emulateMedia("print", "light"))
+	hidden := js[[]string](t, ctx, `["header.top", "#sidebar", "nav.bottom", "button.copy"].filter(s => { const el = document.querySelector(s); return !el || getComputedStyle(el).display !== "none"; })`)
+	if len(hidden) > 0 {
+		t.Errorf("printed, these still show: %v", hidden)
+	}
+	if js[string](t, ctx, `getComputedStyle(document.querySelector("main")).display`) == "none" {
+		t.Error("printed, the lesson itself is hidden")
+	}
 }
