@@ -456,3 +456,18 @@ func FuzzWrap(f *testing.F) {
 		}
 	})
 }
+
+// TestTermNarrowTable: a table wider than the terminal is fitted by
+// glamour (long cells cut with …), never word-wrapped out of its columns.
+func TestTermNarrowTable(t *testing.T) {
+	got := renderTermWidth(t, parse(t, "../../lessons/day070-stream-ordered.md"), 60)
+	var header string
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "run |") {
+			header = line
+		}
+	}
+	if !strings.Contains(header, "| speedup") || ansi.StringWidth(header) > 60 {
+		t.Errorf("day 70's table at 60 columns: header %q, in:\n%s", header, got)
+	}
+}

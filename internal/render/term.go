@@ -27,8 +27,9 @@ type TermOptions struct {
 
 // Term draws lessons for a terminal. One Term can draw many lessons.
 type Term struct {
-	opt   TermOptions
-	prose *glamour.TermRenderer
+	opt    TermOptions
+	prose  *glamour.TermRenderer
+	tables *glamour.TermRenderer
 }
 
 // NewTerm makes a terminal renderer.
@@ -47,7 +48,14 @@ func NewTerm(opt TermOptions) (*Term, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Term{opt: opt, prose: r}, nil
+	// Tables are glamour's to fit: a table too wide is drawn again by a
+	// renderer that wraps at the terminal's width, and taken from there.
+	tables, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(opt.Width-4),
+		glamour.WithChromaFormatter(opt.formatter()))
+	if err != nil {
+		return nil, err
+	}
+	return &Term{opt: opt, prose: r, tables: tables}, nil
 }
 
 // Render writes the whole lesson.
@@ -64,11 +72,24 @@ func (t *Term) Render(w io.Writer, l *lesson.Lesson) error {
 func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 	switch c.Kind {
 	case lesson.Markdown:
-		out, err := t.prose.Render(unbreak(c.Text))
+		src := unbreak(c.Text)
+		out, err := t.prose.Render(src)
 		if err != nil {
 			return fmt.Errorf("render line %d: %w", c.Line, err)
 		}
-		out = wrap(out, t.opt.Width)
+		lines := strings.Split(out, "\n")
+		blocks := tableBlocks(lines)
+		if tooWide(lines, blocks, t.opt.Width) {
+			fitted, err := t.tables.Render(src)
+			if err != nil {
+				return fmt.Errorf("render line %d: %w", c.Line, err)
+			}
+			flines := strings.Split(fitted, "\n")
+			if fblocks := tableBlocks(flines); len(fblocks) == len(blocks) {
+				lines, blocks = spliceTables(lines, blocks, flines, fblocks)
+			}
+		}
+		out = wrapOutside(lines, blocks, t.opt.Width)
 		if !t.opt.Color {
 			out = trimLines(out)
 		}

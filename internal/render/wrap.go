@@ -125,3 +125,70 @@ func wrapLine(line string, width, hang int) []string {
 	}
 	return append(lines, cur.String())
 }
+
+// tableSepRE matches the line under a table's header as glamour draws it.
+var tableSepRE = regexp.MustCompile(`^\s*-+(\|-+)+\s*$`)
+
+// tableBlocks finds the tables in rendered prose, as [first, end) line
+// ranges: a separator line, the header line above it, and the lines with
+// a column bar below it.
+func tableBlocks(lines []string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(lines); i++ {
+		if !tableSepRE.MatchString(ansi.Strip(lines[i])) {
+			continue
+		}
+		start, end := i, i+1
+		for start > 0 && strings.Contains(ansi.Strip(lines[start-1]), "|") {
+			start--
+		}
+		for end < len(lines) && strings.Contains(ansi.Strip(lines[end]), "|") {
+			end++
+		}
+		out = append(out, [2]int{start, end})
+		i = end - 1
+	}
+	return out
+}
+
+// tooWide reports whether a table's line is wider than width.
+func tooWide(lines []string, blocks [][2]int, width int) bool {
+	for _, b := range blocks {
+		for _, l := range lines[b[0]:b[1]] {
+			if ansi.StringWidth(strings.TrimRight(l, " ")) > width {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// spliceTables puts the tables of one rendering (fitted to the width) in
+// place of those of another, table by table.
+func spliceTables(lines []string, blocks [][2]int, from []string, fblocks [][2]int) ([]string, [][2]int) {
+	var out []string
+	var nb [][2]int
+	last := 0
+	for i, b := range blocks {
+		out = append(out, lines[last:b[0]]...)
+		start := len(out)
+		out = append(out, from[fblocks[i][0]:fblocks[i][1]]...)
+		nb = append(nb, [2]int{start, len(out)})
+		last = b[1]
+	}
+	return append(out, lines[last:]...), nb
+}
+
+// wrapOutside wraps every line but those of tables, which keep their
+// columns.
+func wrapOutside(lines []string, blocks [][2]int, width int) string {
+	var out []string
+	last := 0
+	for _, b := range blocks {
+		out = append(out, wrap(strings.Join(lines[last:b[0]], "\n"), width))
+		out = append(out, lines[b[0]:b[1]]...)
+		last = b[1]
+	}
+	out = append(out, wrap(strings.Join(lines[last:], "\n"), width))
+	return strings.Join(out, "\n")
+}
