@@ -16,7 +16,8 @@ const (
 // network: boxes, labels, and every edge with its arrowhead, loop-backs
 // included (routed round the right of the chart). id must be unique in
 // the page: the arrowhead marker and the accessible name use it, and two
-// diagrams on one page must not share them. The name is a title naming
+// diagrams on one page must not share them. It shrinks with its page to
+// 70% of its size (text of 10 px), and scrolls in its figure below that. The name is a title naming
 // the chart's steps; its description lists every edge in words.
 func (L *Layout) SVG(id string) string {
 	var b strings.Builder
@@ -26,7 +27,7 @@ func (L *Layout) SVG(id string) string {
 	}
 	w := float64(L.Width+lanes) * cellW
 	h := float64(L.Height) * cellH
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="mermaid-svg" viewBox="0 0 %.1f %.1f" width="%.0f" height="%.0f" role="img" aria-labelledby="%s-title %s-desc">`, w, h, w, h, id, id)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="mermaid-svg" viewBox="0 0 %.1f %.1f" width="%.0f" height="%.0f" style="min-width:%.0fpx" role="img" aria-labelledby="%s-title %s-desc">`, w, h, w, h, 0.7*w, id, id)
 	fmt.Fprintf(&b, `<title id="%s-title">%s</title><desc id="%s-desc">%s</desc>`, id, html.EscapeString(L.Name()), id, html.EscapeString(strings.Join(L.g.EdgeTexts(), "; ")))
 	fmt.Fprintf(&b, `<defs><marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/></marker></defs>`, id)
 	cx := func(x int) float64 { return float64(x)*cellW + cellW/2 }
