@@ -39,7 +39,9 @@ func Run(io *IOStreams, args []string) int {
 	var coded *codeError
 	switch {
 	case errors.As(err, &coded):
-		fmt.Fprintf(io.ErrOut, "lessons: %v\n", coded.err)
+		if coded.err != errSilentCode {
+			fmt.Fprintf(io.ErrOut, "lessons: %v\n", coded.err)
+		}
 		return coded.code
 	case errors.As(err, &usage):
 		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.err)
