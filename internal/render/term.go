@@ -59,6 +59,9 @@ func (t *Term) Render(w io.Writer, l *lesson.Lesson) error {
 
 // Cell writes one cell.
 func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
+	if c.From != nil {
+		return t.notebookCell(w, c)
+	}
 	switch c.Kind {
 	case lesson.Markdown:
 		out, err := t.prose.Render(c.Text)
