@@ -149,6 +149,13 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 		if len(nc.Metadata) > 0 && string(nc.Metadata) != "{}" {
 			from.Metadata = nc.Metadata
 		}
+		var meta lessonsMeta
+		_ = json.Unmarshal(nc.Metadata, &meta)
+		if meta.Lessons.Generated != "" {
+			// Added by the writer (setup, build, exercise): not the lesson's.
+			off += int64(len(raw))
+			continue
+		}
 		var cells []Cell
 		switch nc.Type {
 		case "markdown":
@@ -158,11 +165,6 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 				cells[k].Attachments = atts
 			}
 		case "code":
-			var meta lessonsMeta
-			_ = json.Unmarshal(nc.Metadata, &meta)
-			if meta.Lessons.Generated != "" {
-				continue
-			}
 			c, err := codeCell(file, string(nc.Source), line, lang)
 			if err != nil {
 				errs = append(errs, err)
