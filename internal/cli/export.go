@@ -11,8 +11,8 @@ import (
 
 // ExportOptions are the inputs of lessons export.
 type ExportOptions struct {
-	IO   *IOStreams
-	g    *globals
+	IO    *IOStreams
+	g     *globals
 	HTML  string
 	Ipynb string
 }
