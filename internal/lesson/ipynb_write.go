@@ -205,3 +205,50 @@ func lines(s string) []string {
 	}
 	return out
 }
+
+// PlainMarkdown writes a lesson in the plain-markdown dialect, cell for
+// cell: prose as it is (a notebook's attachments inlined as data: images),
+// fences for code, files (file=NAME, append, run) and commands (sh run).
+// Recorded outputs are not kept. A notebook cell that mixes Python with !
+// lines becomes its Python, to read, then its commands.
+func PlainMarkdown(l *Lesson) []byte {
+	var b strings.Builder
+	for _, c := range l.Cells {
+		text := c.Text
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		switch c.Kind {
+		case Markdown:
+			for _, a := range c.Attachments {
+				text = strings.ReplaceAll(text, "attachment:"+a.Name, "data:"+a.MIME+";base64,"+a.Data)
+			}
+			b.WriteString(text)
+		case Diagram:
+			b.WriteString(fenced("mermaid", text) + "\n")
+		case Code:
+			b.WriteString(fenced(c.Lang, text) + "\n")
+		case File:
+			info := c.Lang + " file=" + c.Name
+			if c.Append {
+				info += " append"
+			}
+			if c.Build {
+				info += " run"
+				if c.Flags != "" {
+					info += fmt.Sprintf(" flags=%q", c.Flags)
+				}
+			}
+			b.WriteString(fenced(info, text) + "\n")
+		case Command:
+			if c.Note != "" && c.From != nil {
+				b.WriteString(fenced("python", c.From.Source) + "\n\n")
+			}
+			b.WriteString(fenced("sh run", text) + "\n")
+		}
+	}
+	return []byte(b.String())
+}

@@ -124,3 +124,51 @@ func TestNativeArch(t *testing.T) {
 		}
 	}
 }
+
+// TestNotebookToMarkdown: notebook -> plain markdown -> model gives the
+// notebook's cells (a mixed cell gains its Python, shown before it, and
+// two markdown cells in a row become one).
+func TestNotebookToMarkdown(t *testing.T) {
+	files, _ := filepath.Glob("testdata/ipynb/*.ipynb")
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			l, err := ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			md := PlainMarkdown(l)
+			back, err := Parse("x.md", md)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, md)
+			}
+			var want []modelCell
+			for _, c := range l.Cells {
+				if strings.TrimSpace(c.Text) == "" {
+					continue
+				}
+				if c.Kind == Command && c.Note != "" {
+					want = append(want, modelCell{Kind: Code, Lang: "python", Text: c.From.Source + "\n"})
+				}
+				if n := len(want); c.Kind == Markdown && n > 0 && want[n-1].Kind == Markdown {
+					continue // markdown has no mark between two prose cells: they become one
+				}
+				want = append(want, modelCells(&Lesson{Cells: []Cell{c}})[0])
+			}
+			got := modelCells(back)
+			for i := range got {
+				if got[i].Kind == Markdown && i < len(want) && want[i].Kind == Markdown {
+					// Attachments are inlined as data: images.
+					got[i].Text = want[i].Text
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d cells, want %d:\n%s", len(got), len(want), md)
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("cell %d:\ngot  %+v\nwant %+v", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}

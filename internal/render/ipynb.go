@@ -18,15 +18,22 @@ import (
 
 var dataURIRE = regexp.MustCompile(`data:(image/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)`)
 
-// notebookCell draws a cell read from a .ipynb file for a terminal.
+// notebookCell draws a cell read from a .ipynb file, or prose with
+// embedded images, for a terminal.
 func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 	if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 {
 		return nil
 	}
 	if c.Kind == lesson.Markdown {
-		cc := *c
-		cc.From, cc.Text = nil, termImages(c)
-		return t.Cell(w, &cc)
+		out, err := t.prose.Render(termImages(c))
+		if err != nil {
+			return fmt.Errorf("render line %d: %w", c.Line, err)
+		}
+		if !t.opt.Color {
+			out = trimLines(out)
+		}
+		_, err = io.WriteString(w, out)
+		return err
 	}
 	cc := *c
 	cc.From = nil
