@@ -119,11 +119,35 @@ func FuzzParseIpynb(f *testing.F) {
 		if l == nil && err == nil {
 			t.Fatal("no lesson and no error")
 		}
-		if l != nil {
-			for _, c := range l.Cells {
-				if c.From == nil {
-					t.Fatal("a cell with no notebook source")
-				}
+		if l == nil || err != nil {
+			return
+		}
+		for _, c := range l.Cells {
+			if c.From == nil {
+				t.Fatal("a cell with no notebook source")
+			}
+		}
+		// What reads without error writes back and reads again the same.
+		out, err := NewNotebook(l, IpynbOptions{Setup: true}).Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseIpynb("f.ipynb", out)
+		if err != nil {
+			t.Fatalf("the notebook written does not read back: %v", err)
+		}
+		got, want := modelCells(back), modelCells(l)
+		if len(got) != len(want) {
+			t.Fatalf("%d cells read back, %d before", len(got), len(want))
+		}
+		for i := range want {
+			if want[i].Kind == Code {
+				// The notebook is written with a Python kernel: code to
+				// read takes its language.
+				got[i].Lang, want[i].Lang = "", ""
+			}
+			if got[i] != want[i] {
+				t.Fatalf("cell %d read back as %+v, was %+v", i, got[i], want[i])
 			}
 		}
 	})

@@ -96,7 +96,7 @@ func fenced(lang, text string) string {
 	for strings.Contains(text, fence) {
 		fence += "`"
 	}
-	if !strings.HasSuffix(text, "\n") {
+	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
 	return fence + lang + "\n" + text + fence

@@ -172,3 +172,40 @@ func TestNotebookToMarkdown(t *testing.T) {
 		})
 	}
 }
+
+// FuzzMarkdownThroughNotebook: any markdown lesson that parses without
+// error reads back from its notebook as the same cells.
+func FuzzMarkdownThroughNotebook(f *testing.F) {
+	files, _ := filepath.Glob("../../lessons/*.md")
+	for _, file := range files {
+		b, _ := os.ReadFile(file)
+		f.Add(b)
+	}
+	f.Add([]byte("# T\n\n```cuda file=a.cu run flags=\"-lcuda\"\nint main(){}\n```\n\n```sh run\nnvcc a.cu\n./a\n```\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if !IsText(src) {
+			return // ParseFile refuses it: not a text lesson
+		}
+		l, err := Parse("f.md", src)
+		if err != nil || len(l.Warnings) > 0 {
+			return
+		}
+		out, err := NewNotebook(l, IpynbOptions{}).Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseIpynb("f.ipynb", out)
+		if err != nil {
+			t.Fatalf("the notebook does not read back: %v", err)
+		}
+		got, want := modelCells(back), modelCells(l)
+		if len(got) != len(want) {
+			t.Fatalf("%d cells through a notebook, %d before:\n%s", len(got), len(want), out)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("cell %d read back as %+v, was %+v", i, got[i], want[i])
+			}
+		}
+	})
+}
