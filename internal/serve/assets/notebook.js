@@ -173,6 +173,7 @@
       }
       return pump();
     }).then(function (end) {
+      c.out.hidden = c.out.textContent === "";
       if (!end) { setStatus(c, "failed", "✗ the run ended without a result"); return { status: "failed" }; }
       var t = (end.ms / 1000).toFixed(2) + " s";
       var cache = end.builds > 0 && end.hits === end.builds ? " · from the cache" : "";
