@@ -1,0 +1,798 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/slurm"
+)
+
+// slurmFlags are grade's options for a cluster.
+type slurmFlags struct {
+	on, dryRun, detach, noPreflight, wait bool
+	dir                                   string
+	opts                                  slurm.Options
+	poll                                  time.Duration
+	task                                  int // the worker's array index, when not from Slurm
+	cmd                                   *cobra.Command
+}
+
+// slurmExec is the seam to Slurm's commands; tests replace it.
+var slurmExec slurm.Exec = slurm.Command
+
+func addSlurm(cmd *cobra.Command, o *gradeOptions) {
+	f := &o.slurm
+	f.cmd = cmd
+	fl := cmd.Flags()
+	fl.BoolVar(&f.on, "slurm", false, "grade as Slurm job arrays: builds on CPU nodes, runs on GPU nodes, merged here (see the README's \"Grading on a cluster\")")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "with --slurm: print the split and the job scripts, submit nothing")
+	fl.BoolVar(&f.detach, "detach", false, "with --slurm: return once submitted; lessons grade collect merges later")
+	fl.BoolVar(&f.noPreflight, "no-preflight", false, "with --slurm: skip the check that the nodes see the course, the submissions, the cache, nvcc and a GPU")
+	fl.StringVar(&f.opts.RunPartition, "partition", "", "with --slurm: the GPU `PARTITION` of the run tasks")
+	fl.StringVar(&f.opts.BuildPartition, "build-partition", "", "with --slurm: the CPU `PARTITION` of the build tasks")
+	fl.StringVar(&f.opts.Account, "account", "", "with --slurm: the Slurm account to charge")
+	fl.StringVar(&f.opts.QOS, "qos", "", "with --slurm: the Slurm QOS")
+	fl.StringVar(&f.opts.Time, "time", "", "with --slurm: each task's time limit (30:00, 2:00:00; default 1:00:00)")
+	fl.IntVar(&f.opts.ItemsPerTask, "items-per-task", 0, "with --slurm: (student, exercise) runs per run task (default 20)")
+	fl.IntVar(&f.opts.BuildsPerTask, "builds-per-task", 0, "with --slurm: distinct files per build task (default 40)")
+	fl.IntVar(&f.opts.Throttle, "throttle", 0, "with --slurm: tasks of an array at once (the array's %N; default no limit)")
+	fl.StringVar(&f.opts.Gres, "gres", "", "with --slurm: what a run task asks for (default gpu:1)")
+	fl.StringArrayVar(&f.opts.Extra, "sbatch-arg", nil, "with --slurm: one more sbatch option for every task, e.g. --sbatch-arg=--constraint=h100 (repeatable)")
+	fl.StringVar(&f.dir, "slurm-dir", "", "with --slurm: the job `FOLDER` on the shared filesystem (default: the gradebook's path + .slurm)")
+	fl.DurationVar(&f.poll, "poll", 5*time.Second, "with --slurm: how often to look at the results and the queue")
+
+	collect := &cobra.Command{
+		Use:   "collect",
+		Short: "Merge the results of a grade --slurm into the gradebook; retry what was lost",
+		Long: `collect merges into the gradebook what the Slurm tasks of lessons grade
+--slurm (or --detach) have graded so far. Once a round's tasks have all
+ended, the items a killed task left unfinished are submitted again, once;
+those a retry also leaves are recorded as could not be graded, with how
+the task ended. --wait waits until every task has ended.`,
+		Example: "  lessons grade collect\n  lessons grade collect --wait",
+		Args:    noArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return gradeCollect(o) },
+	}
+	collect.Flags().BoolVar(&f.wait, "wait", false, "wait for the tasks to end (and for the retries they need)")
+	collect.Flags().StringVar(&f.dir, "slurm-dir", "", "the job `FOLDER` (default: the gradebook's path + .slurm)")
+	collect.Flags().DurationVar(&f.poll, "poll", 5*time.Second, "how often to look, with --wait")
+
+	worker := &cobra.Command{
+		Use:    "worker build|run|preflight PLAN",
+		Short:  "What a Slurm task of grade --slurm runs on its node",
+		Hidden: true,
+		Args:   cobra.ExactArgs(2),
+		RunE:   func(cmd *cobra.Command, args []string) error { return gradeWorker(o, args[0], args[1]) },
+	}
+	worker.Flags().IntVar(&f.task, "task", -1, "the array index (default $SLURM_ARRAY_TASK_ID)")
+	cmd.AddCommand(collect, worker)
+}
+
+// slurmOptions are the course's [grade.slurm] with the flags given on top.
+func slurmOptions(f *slurmFlags, d course.SlurmDefaults) (slurm.Options, error) {
+	o := slurm.Options{BuildPartition: d.BuildPartition, RunPartition: d.Partition, Account: d.Account, QOS: d.QOS,
+		Time: d.Time, ItemsPerTask: d.ItemsPerTask, BuildsPerTask: d.BuildsPerTask, Throttle: d.Throttle, Gres: d.Gres, Extra: d.SbatchArgs}
+	set := func(name string) bool { return f.cmd != nil && f.cmd.Flags().Changed(name) }
+	if set("partition") {
+		o.RunPartition = f.opts.RunPartition
+	}
+	if set("build-partition") {
+		o.BuildPartition = f.opts.BuildPartition
+	}
+	if set("account") {
+		o.Account = f.opts.Account
+	}
+	if set("qos") {
+		o.QOS = f.opts.QOS
+	}
+	if set("time") {
+		o.Time = f.opts.Time
+	}
+	if set("items-per-task") {
+		o.ItemsPerTask = f.opts.ItemsPerTask
+	}
+	if set("builds-per-task") {
+		o.BuildsPerTask = f.opts.BuildsPerTask
+	}
+	if set("throttle") {
+		o.Throttle = f.opts.Throttle
+	}
+	if set("gres") {
+		o.Gres = f.opts.Gres
+	}
+	if set("sbatch-arg") {
+		o.Extra = append(o.Extra, f.opts.Extra...)
+	}
+	if err := o.Check(); err != nil {
+		return o, usagef("grade --slurm: %v (flags, or [grade.slurm] in course.toml)", err)
+	}
+	return o.Defaults(), nil
+}
+
+func slurmDir(f *slurmFlags, bookPath string) (string, error) {
+	if f.dir != "" {
+		return filepath.Abs(f.dir)
+	}
+	return bookPath + ".slurm", nil
+}
+
+// sandboxEnv are the settings of the sandbox that the tasks keep.
+func sandboxEnv() []string {
+	var env []string
+	for _, k := range []string{"LESSONS_SANDBOX_USERS", "LESSONS_SANDBOX_READ", "LESSONS_SANDBOX_CGROUPS", "LESSONS_GPU", "LESSONS_CACHE_MAX"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+func gradeSlurm(o *gradeOptions, dir string, only []string) error {
+	cl, err := loadClass(o, dir, only)
+	if err != nil {
+		return err
+	}
+	opts, err := slurmOptions(&o.slurm, cl.course.Slurm)
+	if err != nil {
+		return err
+	}
+	jobDir, err := slurmDir(&o.slurm, cl.bookPath)
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(jobDir, cl.subs+string(filepath.Separator)) {
+		return usagef("the job folder %s is inside the submissions: put it elsewhere with --slurm-dir", jobDir)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cache, err := cacheDir()
+	if err != nil {
+		return err
+	}
+	d := &slurm.Driver{Dir: jobDir, Cluster: slurm.Cluster{Exec: slurmExec}}
+	prev, had, err := slurm.Load(jobDir)
+	if err != nil {
+		return err
+	}
+	d.State = &slurm.State{Course: cl.course.Root, Submissions: cl.subs, Exe: exe, Cache: cache, Env: sandboxEnv(), Options: opts}
+	if had {
+		d.State.Rounds = prev.Rounds
+	}
+	ctx := context.Background()
+
+	var book *gradebook.Book
+	if !o.slurm.dryRun {
+		if err := os.MkdirAll(jobDir, 0o755); err != nil {
+			return err
+		}
+		if book, err = openBook(cl.bookPath, false); err != nil {
+			return err
+		}
+		defer book.Close()
+		if err := book.SetExercises(cl.bookXs); err != nil {
+			return err
+		}
+		// What earlier rounds finished is merged first: a rerun resumes
+		// from it, and never submits an item whose tasks still run.
+		if len(d.Open()) > 0 {
+			if _, err := d.Step(ctx, book); err != nil {
+				return err
+			}
+		}
+	}
+	running := map[string]bool{}
+	for _, r := range d.Open() {
+		p, err := slurm.ReadPlan(r.Plan)
+		if err != nil {
+			return err
+		}
+		for _, it := range p.Items() {
+			running[it.Student+"\x00"+it.Exercise] = true
+		}
+	}
+
+	// Items for the cluster; the rest (unchanged, missing, a bad file)
+	// is recorded here, as a local grade records it.
+	var items []slurm.Item
+	var local []*grade.Task
+	for _, t := range cl.tasks {
+		if book != nil {
+			prev, ok, err := book.Latest(t.Student, t.Exercise.ID)
+			if err != nil {
+				return err
+			}
+			hash := t.SourceHash
+			if t.Source == nil {
+				hash = ""
+			}
+			if !slurm.NeedsGrading(prev, ok, hash, t.SpecHash, o.regrade) || running[t.Student+"\x00"+t.Exercise.ID] {
+				local = append(local, t)
+				continue
+			}
+		}
+		if t.Source == nil || t.Problem != "" {
+			local = append(local, t)
+			continue
+		}
+		items = append(items, slurm.Item{Student: t.Student, Exercise: t.Exercise.ID, SourceHash: t.SourceHash, SpecHash: t.SpecHash, MaxPoints: t.Spec.Points})
+	}
+
+	if o.slurm.dryRun {
+		return slurmDryRun(o.io.Out, d, items)
+	}
+	lsum := &grade.Summary{}
+	if len(local) > 0 {
+		// Nothing here is built or run: grade.Grade records these at once.
+		var runningLocal []*grade.Task
+		for _, t := range local {
+			if !running[t.Student+"\x00"+t.Exercise.ID] {
+				runningLocal = append(runningLocal, t)
+			}
+		}
+		if lsum, err = grade.Grade(ctx, book, runningLocal, noToolchain{}, grade.Options{Regrade: o.regrade}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s through Slurm: %s to grade, %d unchanged since the last run, %d missing or not gradable",
+		count(len(cl.students), "student"), count(len(cl.exercises), "exercise"), count(len(items), "item"), lsum.Skipped, lsum.Missing+lsum.Failed)
+	if len(running) > 0 {
+		fmt.Fprintf(o.io.ErrOut, ", %d still with the tasks of an earlier submission", len(running))
+	}
+	fmt.Fprintln(o.io.ErrOut, ".")
+	if len(items) == 0 && len(d.Open()) == 0 {
+		fmt.Fprintln(o.io.ErrOut, "Nothing to submit.")
+		return slurmFinish(o, book, nil)
+	}
+	if len(items) > 0 {
+		if !o.slurm.noPreflight {
+			if err := slurmPreflight(ctx, o, d, opts); err != nil {
+				return err
+			}
+		}
+		r, err := d.Submit(ctx, items, false)
+		if err != nil {
+			return err
+		}
+		p, _ := slurm.ReadPlan(r.Plan)
+		if r.BuildJob != "" {
+			fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %d build tasks (%d distinct files) on %s.\n", r.BuildJob, len(p.Builds), len(slurm.Builds(items)), partitionName(opts.BuildPartition))
+		}
+		fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %d run tasks (%s, up to %d each) on %s, after the builds.\n", r.RunJob, len(p.Runs), count(len(items), "item"), opts.ItemsPerTask, partitionName(opts.RunPartition))
+	}
+	if o.slurm.detach {
+		fmt.Fprintf(o.io.ErrOut, "Detached: results gather in %s; merge them with lessons grade collect --gradebook %s (--wait to wait for them).\n", d.Results(), o.book)
+		return nil
+	}
+	return slurmWait(o, d, book)
+}
+
+func partitionName(p string) string {
+	if p == "" {
+		return "the default partition"
+	}
+	return "partition " + p
+}
+
+// cacheDir is the compile cache's folder, absolute: the nodes share it.
+func cacheDir() (string, error) {
+	c, err := buildcache.Default()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(c.Dir)
+}
+
+// noToolchain is for tasks that need no build or run (missing files,
+// unchanged ones): grade.Grade records them without calling it.
+type noToolchain struct{}
+
+func (noToolchain) Build(context.Context, *grade.Task, int) *grade.Built {
+	return &grade.Built{Err: errors.New("nothing is built on the submitting node")}
+}
+
+func (noToolchain) Run(context.Context, *grade.Task, *grade.Built, string, int) (*grade.Ran, error) {
+	return nil, errors.New("nothing is run on the submitting node")
+}
+
+func slurmDryRun(w io.Writer, d *slurm.Driver, items []slurm.Item) error {
+	if len(items) == 0 {
+		fmt.Fprintln(w, "Nothing to submit: every item is graded on its current file and spec, or has no file.")
+		return nil
+	}
+	r, p, scripts := d.Prepare(items, false)
+	o := d.State.Options
+	fmt.Fprintf(w, "# %s, %d distinct files\n", count(len(items), "item"), len(slurm.Builds(items)))
+	if len(p.Builds) > 0 {
+		fmt.Fprintf(w, "# build array: %d tasks of up to %d files\n", len(p.Builds), o.BuildsPerTask)
+		for i, b := range p.Builds {
+			fmt.Fprintf(w, "#   build %d: %s\n", i, buildList(b))
+		}
+	}
+	fmt.Fprintf(w, "# run array: %d tasks of up to %d items\n", len(p.Runs), o.ItemsPerTask)
+	for i, run := range p.Runs {
+		fmt.Fprintf(w, "#   run %d: %s\n", i, itemList(run))
+	}
+	fmt.Fprintf(w, "\n$ sbatch --parsable %s/build-%d.sh\n%s", d.Dir, r.N, scripts[slurm.StageBuild])
+	fmt.Fprintf(w, "\n$ sbatch --parsable --dependency=afterany:BUILD_JOB %s/run-%d.sh\n%s", d.Dir, r.N, scripts[slurm.StageRun])
+	return nil
+}
+
+func buildList(bs []slurm.Build) string {
+	var s []string
+	for _, b := range bs {
+		s = append(s, b.Exercise+" of "+b.Student)
+	}
+	return clip(strings.Join(s, ", "), 200)
+}
+
+func itemList(its []slurm.Item) string {
+	var s []string
+	for _, it := range its {
+		s = append(s, it.Student+" "+it.Exercise)
+	}
+	return clip(strings.Join(s, ", "), 200)
+}
+
+// slurmWait follows the rounds until each is closed, merging as results
+// come. Ctrl-C asks whether to cancel the tasks or leave them running.
+func slurmWait(o *gradeOptions, d *slurm.Driver, book *gradebook.Book) error {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	ctx := context.Background()
+	start := time.Now()
+	last := ""
+	for {
+		pr, err := d.Step(ctx, book)
+		if err != nil {
+			return err
+		}
+		for _, a := range pr.Merged {
+			fmt.Fprintf(o.io.ErrOut, "%s %s: %s %d/%d\n", a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints)
+		}
+		for _, r := range pr.Submitted {
+			p, _ := slurm.ReadPlan(r.Plan)
+			fmt.Fprintf(o.io.ErrOut, "Retrying %s that a killed task left: job %s, %d run tasks.\n", count(len(p.Items()), "item"), r.RunJob, len(p.Runs))
+		}
+		if pr.Finished {
+			return slurmFinish(o, book, pr)
+		}
+		line := progressLine(pr, time.Since(start))
+		if line != last {
+			fmt.Fprintln(o.io.ErrOut, line)
+			last = line
+		}
+		select {
+		case <-time.After(o.slurm.poll):
+		case <-sig:
+			return slurmInterrupted(o, d)
+		}
+	}
+}
+
+func progressLine(pr *slurm.Progress, el time.Duration) string {
+	left := ""
+	if pr.Done > 0 && pr.Done < pr.Items {
+		rate := float64(pr.Done) / el.Seconds()
+		left = fmt.Sprintf(", about %s left", (time.Duration(float64(pr.Items-pr.Done)/rate) * time.Second).Round(time.Second))
+	}
+	return fmt.Sprintf("[%d/%d] tasks: %d pending, %d running, %d failed%s", pr.Done, pr.Items, pr.Pending, pr.Running, pr.Failed, left)
+}
+
+func slurmInterrupted(o *gradeOptions, d *slurm.Driver) error {
+	leave := fmt.Errorf("stopped waiting; the tasks go on: lessons grade collect --gradebook %s merges what they grade", o.book)
+	f, ok := o.io.In.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return leave
+	}
+	fmt.Fprint(o.io.ErrOut, "\nCancel the Slurm jobs (scancel)? [y/N] ")
+	ans, _ := bufio.NewReader(o.io.In).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(ans)); a != "y" && a != "yes" {
+		return leave
+	}
+	if err := d.Cancel(context.Background()); err != nil {
+		return err
+	}
+	return fmt.Errorf("cancelled; what was graded is merged or waits in %s: run the same command again to go on", d.Dir)
+}
+
+// slurmFinish prints the gradebook as a local grade does.
+func slurmFinish(o *gradeOptions, book *gradebook.Book, pr *slurm.Progress) error {
+	sheet, err := book.Sheet()
+	if err != nil {
+		return err
+	}
+	printSheet(o.io.Out, sheet)
+	errs := 0
+	for _, st := range sheet.Students {
+		for _, a := range sheet.Grades[st] {
+			if a.Status == gradebook.Error {
+				errs++
+			}
+		}
+	}
+	fmt.Fprintf(o.io.Out, "\nGradebook: %s (lessons grade export, lessons grade feedback)\n", o.book)
+	if errs > 0 {
+		return fmt.Errorf("%d could not be graded (see the table); run the same command again to retry them", errs)
+	}
+	return nil
+}
+
+func gradeCollect(o *gradeOptions) error {
+	bookPath, _ := filepath.Abs(o.book)
+	jobDir, err := slurmDir(&o.slurm, bookPath)
+	if err != nil {
+		return err
+	}
+	st, ok, err := slurm.Load(jobDir)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return usagef("nothing was submitted from %s: grade with lessons grade SUBMISSIONS --slurm first (or name the folder with --slurm-dir)", jobDir)
+	}
+	book, err := openBook(bookPath, true)
+	if err != nil {
+		return err
+	}
+	defer book.Close()
+	d := &slurm.Driver{Dir: jobDir, Cluster: slurm.Cluster{Exec: slurmExec}, State: st}
+	if len(d.Open()) == 0 {
+		fmt.Fprintln(o.io.ErrOut, "Every round is merged; nothing to collect.")
+		return slurmFinish(o, book, nil)
+	}
+	if o.slurm.wait {
+		return slurmWait(o, d, book)
+	}
+	pr, err := d.Step(context.Background(), book)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.io.ErrOut, "Merged %d.\n", len(pr.Merged))
+	if pr.Finished {
+		return slurmFinish(o, book, pr)
+	}
+	fmt.Fprintln(o.io.ErrOut, progressLine(pr, 0))
+	fmt.Fprintln(o.io.ErrOut, "Tasks are still going: collect again later, or with --wait.")
+	return nil
+}
+
+// slurmPreflight runs the worker's preflight on a node of each partition
+// (sbatch --wait) before the arrays are submitted: hundreds of tasks that
+// all fail on a missing path help nobody.
+func slurmPreflight(ctx context.Context, o *gradeOptions, d *slurm.Driver, opts slurm.Options) error {
+	if err := os.MkdirAll(filepath.Join(d.Dir, "logs"), 0o755); err != nil {
+		return err
+	}
+	want, err := courseHash(d.State.Course)
+	if err != nil {
+		return err
+	}
+	cl := slurm.Cluster{Exec: slurmExec}
+	for _, stage := range []string{slurm.StageBuild, slurm.StageRun} {
+		job := slurm.Job{Name: "preflight-" + stage, GPU: stage == slurm.StageRun, Tasks: 1, Dir: d.Dir, Exe: d.State.Exe,
+			Course: d.State.Course, Cache: d.State.Cache, Env: d.State.Env,
+			Args: []string{"preflight", want + "|" + d.State.Submissions + "|" + stage, "--task=0"}}
+		o2 := opts
+		o2.Throttle, o2.Time = 0, "5:00"
+		script := slurm.Script(job, o2)
+		path := filepath.Join(d.Dir, "preflight-"+stage+".sh")
+		if err := slurm.WriteAtomic(path, []byte(script)); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.io.ErrOut, "Preflight on %s (sbatch --wait)...\n", partitionName(map[string]string{slurm.StageBuild: opts.BuildPartition, slurm.StageRun: opts.RunPartition}[stage]))
+		id, err := cl.Submit(ctx, path, "--wait")
+		logs, _ := filepath.Glob(filepath.Join(d.Dir, "logs", "preflight-"+stage+"-*"))
+		sort.Strings(logs)
+		var log []byte
+		if id != "" || len(logs) > 0 {
+			if len(logs) > 0 {
+				log, _ = os.ReadFile(logs[len(logs)-1])
+			}
+		}
+		if err != nil {
+			return toolMissing(fmt.Errorf("preflight of the %s nodes failed: %v\n%s(skip it with --no-preflight)", stage, err, log))
+		}
+		for _, l := range logs {
+			os.Remove(l)
+		}
+	}
+	return nil
+}
+
+// courseHash is a hash of course.toml: the nodes must see the same.
+func courseHash(root string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(root, course.ManifestName))
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:8]), nil
+}
+
+// taskIndex is the worker's index in its array.
+func taskIndex(f *slurmFlags) (int, error) {
+	if f.task >= 0 {
+		return f.task, nil
+	}
+	v := os.Getenv("SLURM_ARRAY_TASK_ID")
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, usagef("grade worker: no SLURM_ARRAY_TASK_ID (%q) and no --task: it runs inside a Slurm array", v)
+	}
+	return n, nil
+}
+
+func gradeWorker(o *gradeOptions, stage, arg string) error {
+	idx, err := taskIndex(&o.slurm)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	host, _ := os.Hostname()
+	switch stage {
+	case "preflight":
+		return workerPreflight(ctx, o, arg, host)
+	case slurm.StageBuild, slurm.StageRun:
+	default:
+		return usagef("grade worker: stage %q is build, run or preflight", stage)
+	}
+	p, err := slurm.ReadPlan(arg)
+	if err != nil {
+		return err
+	}
+	var items []slurm.Item
+	if stage == slurm.StageBuild {
+		if idx >= len(p.Builds) {
+			return fmt.Errorf("grade worker: build task %d of %d", idx, len(p.Builds))
+		}
+		for _, b := range p.Builds[idx] {
+			items = append(items, slurm.Item{Student: b.Student, Exercise: b.Exercise, SourceHash: b.SourceHash})
+		}
+	} else {
+		if idx >= len(p.Runs) {
+			return fmt.Errorf("grade worker: run task %d of %d", idx, len(p.Runs))
+		}
+		// A task started again (requeued) skips what it had finished.
+		for _, it := range p.Runs[idx] {
+			_, done, err := slurm.ReadResult(p.Results, it)
+			if err != nil {
+				return err
+			}
+			if !done {
+				items = append(items, it)
+			}
+		}
+	}
+	fmt.Printf("lessons grade worker: %s task %d on %s: %s\n", stage, idx, host, count(len(items), "item"))
+	if len(items) == 0 {
+		return nil
+	}
+	tasks, err := workerTasks(o, p, items)
+	if err != nil {
+		return err
+	}
+	var m *machine
+	if stage == slurm.StageBuild {
+		m, err = findMachine(ctx, "")
+		if err != nil {
+			return toolMissing(fmt.Errorf("a build task needs nvcc: %w", err))
+		}
+	} else {
+		if m, err = checkMachine(ctx); err != nil {
+			return err
+		}
+		if _, err := statsLibrary(ctx, m); err != nil {
+			return err
+		}
+	}
+	scratch, err := os.MkdirTemp("", "lessons-task-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	os.Chmod(scratch, 0o711)
+	tc, err := newSandboxed(m, scratch)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	if stage == slurm.StageBuild {
+		return workerBuild(ctx, tc, tasks)
+	}
+	return workerRun(ctx, tc, p, idx, items, tasks, scratch, host)
+}
+
+// workerTasks are the grade tasks of items, read as a local grade reads
+// them (the student's file now; a file changed since the submission is
+// graded as it is, and its result says so by its hash).
+func workerTasks(o *gradeOptions, p *slurm.Plan, items []slurm.Item) ([]*grade.Task, error) {
+	var only []string
+	for _, it := range items {
+		if !slicesContains(only, it.Exercise) {
+			only = append(only, it.Exercise)
+		}
+	}
+	o.g.courseDir = p.Course
+	o.book = filepath.Join(os.TempDir(), "unused.db")
+	cl, err := loadClass(o, p.Submissions, only)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, it := range items {
+		want[it.Student+"\x00"+it.Exercise] = true
+	}
+	var tasks []*grade.Task
+	for _, t := range cl.tasks {
+		if want[t.Student+"\x00"+t.Exercise.ID] {
+			tasks = append(tasks, t)
+		}
+	}
+	return tasks, nil
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// workerBuild builds a share of the distinct files into the shared
+// cache, on the task's cores. A file that does not compile is the
+// student's business (the run task records it); a tool that fails fails
+// the task, which the run tasks then make up for.
+func workerBuild(ctx context.Context, tc *sandboxed, tasks []*grade.Task) error {
+	jobs := runtime.NumCPU()
+	if n, err := strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK")); err == nil && n > 0 {
+		jobs = n
+	}
+	jobs = min(max(jobs, 1), 64)
+	q := make(chan *grade.Task)
+	var mu sync.Mutex
+	var failed []string
+	var wg sync.WaitGroup
+	for slot := 0; slot < jobs; slot++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range q {
+				b := tc.Build(ctx, t, slot)
+				mu.Lock()
+				fmt.Printf("%s %s: %s in %s\n", t.Student, t.Exercise.ID, buildWord(b), b.Took.Round(time.Millisecond))
+				if b.Err != nil {
+					failed = append(failed, fmt.Sprintf("%s %s: %v", t.Student, t.Exercise.ID, b.Err))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, t := range tasks {
+		q <- t
+	}
+	close(q)
+	wg.Wait()
+	if len(failed) > 0 {
+		return fmt.Errorf("%d builds failed (the run tasks build them again):\n%s", len(failed), strings.Join(failed, "\n"))
+	}
+	return ctx.Err()
+}
+
+func buildWord(b *grade.Built) string {
+	switch {
+	case b.Err != nil:
+		return "the tool failed"
+	case b.Failed != nil:
+		return "does not compile"
+	}
+	return "built"
+}
+
+// workerRun grades a share of the items on this task's GPU, with the
+// local grade's pipeline, into a gradebook of its own on the node's disk;
+// each attempt becomes a result file on the shared filesystem as it is
+// made. The class's gradebook is written only by the submitting node.
+func workerRun(ctx context.Context, tc *sandboxed, p *slurm.Plan, idx int, items []slurm.Item, tasks []*grade.Task, scratch, host string) error {
+	scratchBook, err := gradebook.Open(filepath.Join(scratch, "task.db"))
+	if err != nil {
+		return err
+	}
+	defer scratchBook.Close()
+	byPair := map[string]slurm.Item{}
+	for _, it := range items {
+		byPair[it.Student+"\x00"+it.Exercise] = it
+	}
+	taskID := fmt.Sprintf("%s_%d", os.Getenv("SLURM_ARRAY_JOB_ID"), idx)
+	var werr error
+	sum, err := grade.Grade(ctx, scratchBook, tasks, tc, grade.Options{
+		Jobs: 1, Devices: gpuDevices(1), PerDevice: 1, Regrade: true,
+		Done: func(a *gradebook.Attempt, skipped bool) {
+			r := &slurm.Result{Item: byPair[a.Student+"\x00"+a.Exercise], Attempt: a, Task: taskID, Node: host}
+			if err := slurm.WriteResult(p.Results, r); err != nil && werr == nil {
+				werr = err
+			}
+			fmt.Printf("%s %s: %s %d/%d\n", a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints)
+		},
+	})
+	if werr != nil {
+		return werr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Printf("lessons grade worker: %d graded in %s on GPU %s\n", sum.Passed+sum.Failed+sum.Missing+sum.Errors, sum.Took.Round(time.Millisecond), strings.Join(gpuDevices(1), ","))
+	return nil
+}
+
+// workerPreflight checks, on a compute node, what its tasks will need.
+func workerPreflight(ctx context.Context, o *gradeOptions, arg, host string) error {
+	parts := strings.SplitN(arg, "|", 3)
+	if len(parts) != 3 {
+		return usagef("grade worker preflight: %q is not HASH|SUBMISSIONS|STAGE", arg)
+	}
+	want, subs, stage := parts[0], parts[1], parts[2]
+	var bad []string
+	root := o.g.courseDir
+	if got, err := courseHash(root); err != nil {
+		bad = append(bad, fmt.Sprintf("the course: %v", err))
+	} else if got != want {
+		bad = append(bad, fmt.Sprintf("the course at %s is not the one submitted from (course.toml differs)", root))
+	}
+	if st, err := os.Stat(subs); err != nil || !st.IsDir() {
+		bad = append(bad, fmt.Sprintf("the submissions %s are not here", subs))
+	}
+	cache, err := cacheDir()
+	if err == nil {
+		err = os.MkdirAll(cache, 0o755)
+	}
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(cache, ".preflight-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+	if err != nil {
+		bad = append(bad, fmt.Sprintf("the compile cache %s cannot be written: %v", cache, err))
+	}
+	m, err := findMachine(ctx, "")
+	if err != nil {
+		bad = append(bad, fmt.Sprintf("nvcc: %v", err))
+	}
+	if stage == slurm.StageRun && m != nil && m.gpuErr != nil {
+		bad = append(bad, fmt.Sprintf("a GPU: %v (CUDA_VISIBLE_DEVICES=%q)", m.gpuErr, os.Getenv("CUDA_VISIBLE_DEVICES")))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("preflight on %s (%s): %s", host, stage, strings.Join(bad, "; "))
+	}
+	fmt.Printf("preflight on %s (%s): the course, the submissions, the cache, nvcc%s: all here\n", host, stage, map[bool]string{true: " and a GPU", false: ""}[stage == slurm.StageRun])
+	return nil
+}
