@@ -219,7 +219,6 @@ func (d *Driver) Step(ctx context.Context, book Book) (*Progress, error) {
 			}
 			pr.Retried += len(m.Missing)
 			pr.Submitted = append(pr.Submitted, nr)
-			pr.Items += len(m.Missing)
 		} else {
 			for _, it := range m.Missing {
 				a := &gradebook.Attempt{Student: it.Student, Exercise: it.Exercise, Status: gradebook.Error, MaxPoints: it.MaxPoints,
