@@ -279,9 +279,9 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 		}
 		p, _ := slurm.ReadPlan(r.Plan)
 		if r.BuildJob != "" {
-			fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %d build tasks (%d distinct files) on %s.\n", r.BuildJob, len(p.Builds), len(slurm.Builds(items)), partitionName(opts.BuildPartition))
+			fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %s (%s) on %s.\n", r.BuildJob, count(len(p.Builds), "build task"), count(len(slurm.Builds(items)), "distinct file"), partitionName(opts.BuildPartition))
 		}
-		fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %d run tasks (%s, up to %d each) on %s, after the builds.\n", r.RunJob, len(p.Runs), count(len(items), "item"), opts.ItemsPerTask, partitionName(opts.RunPartition))
+		fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %s (%s, up to %d each) on %s, after the builds.\n", r.RunJob, count(len(p.Runs), "run task"), count(len(items), "item"), opts.ItemsPerTask, partitionName(opts.RunPartition))
 	}
 	if o.slurm.detach {
 		fmt.Fprintf(o.io.ErrOut, "Detached: results gather in %s; merge them with lessons grade collect --gradebook %s (--wait to wait for them).\n", d.Results(), o.book)
@@ -376,7 +376,7 @@ func slurmWait(o *gradeOptions, d *slurm.Driver, book *gradebook.Book) error {
 		}
 		for _, r := range pr.Submitted {
 			p, _ := slurm.ReadPlan(r.Plan)
-			fmt.Fprintf(o.io.ErrOut, "Retrying %s that a killed task left: job %s, %d run tasks.\n", count(len(p.Items()), "item"), r.RunJob, len(p.Runs))
+			fmt.Fprintf(o.io.ErrOut, "Retrying %s that a killed task left: job %s, %s.\n", count(len(p.Items()), "item"), r.RunJob, count(len(p.Runs), "run task"))
 		}
 		if pr.Finished {
 			return slurmFinish(o, book, pr)
