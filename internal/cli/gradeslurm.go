@@ -325,14 +325,14 @@ func slurmDryRun(w io.Writer, d *slurm.Driver, items []slurm.Item) error {
 	}
 	r, p, scripts := d.Prepare(items, false)
 	o := d.State.Options
-	fmt.Fprintf(w, "# %s, %d distinct files\n", count(len(items), "item"), len(slurm.Builds(items)))
+	fmt.Fprintf(w, "# %s, %s\n", count(len(items), "item"), count(len(slurm.Builds(items)), "distinct file"))
 	if len(p.Builds) > 0 {
-		fmt.Fprintf(w, "# build array: %d tasks of up to %d files\n", len(p.Builds), o.BuildsPerTask)
+		fmt.Fprintf(w, "# build array: %s of up to %d files\n", count(len(p.Builds), "task"), o.BuildsPerTask)
 		for i, b := range p.Builds {
 			fmt.Fprintf(w, "#   build %d: %s\n", i, buildList(b))
 		}
 	}
-	fmt.Fprintf(w, "# run array: %d tasks of up to %d items\n", len(p.Runs), o.ItemsPerTask)
+	fmt.Fprintf(w, "# run array: %s of up to %d items\n", count(len(p.Runs), "task"), o.ItemsPerTask)
 	for i, run := range p.Runs {
 		fmt.Fprintf(w, "#   run %d: %s\n", i, itemList(run))
 	}
