@@ -154,10 +154,16 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkQueues(o.queues); err != nil {
+		return err
+	}
 	opts, err := slurmOptions(&o.slurm, cl.course.Slurm)
 	if err != nil {
 		return err
 	}
+	// --per-gpu and --gpu-queues mean on each task's GPU what they mean
+	// on a local one.
+	opts.PerGPU, opts.Queues = max(o.perGPU, 1), o.queues
 	jobDir, err := slurmDir(&o.slurm, cl.bookPath)
 	if err != nil {
 		return err
@@ -607,6 +613,7 @@ func gradeWorker(o *gradeOptions, stage, arg string) error {
 		if m, err = checkMachine(ctx); err != nil {
 			return err
 		}
+		m.queues = p.Queues
 		if _, err := statsLibrary(ctx, m); err != nil {
 			return err
 		}
@@ -671,11 +678,7 @@ func slicesContains(xs []string, x string) bool {
 // student's business (the run task records it); a tool that fails fails
 // the task, which the run tasks then make up for.
 func workerBuild(ctx context.Context, tc *sandboxed, tasks []*grade.Task) error {
-	jobs := runtime.NumCPU()
-	if n, err := strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK")); err == nil && n > 0 {
-		jobs = n
-	}
-	jobs = min(max(jobs, 1), 64)
+	jobs := taskCPUs()
 	q := make(chan *grade.Task)
 	var mu sync.Mutex
 	var failed []string
@@ -706,6 +709,15 @@ func workerBuild(ctx context.Context, tc *sandboxed, tasks []*grade.Task) error 
 	return ctx.Err()
 }
 
+// taskCPUs are the cores Slurm gave the task: its builds at once.
+func taskCPUs() int {
+	n, err := strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK"))
+	if err != nil || n < 1 {
+		n = runtime.NumCPU()
+	}
+	return min(max(n, 1), 64)
+}
+
 func buildWord(b *grade.Built) string {
 	switch {
 	case b.Err != nil:
@@ -733,7 +745,7 @@ func workerRun(ctx context.Context, tc *sandboxed, p *slurm.Plan, idx int, items
 	taskID := fmt.Sprintf("%s_%d", os.Getenv("SLURM_ARRAY_JOB_ID"), idx)
 	var werr error
 	sum, err := grade.Grade(ctx, scratchBook, tasks, tc, grade.Options{
-		Jobs: 1, Devices: gpuDevices(1), PerDevice: 1, Regrade: true,
+		Jobs: taskCPUs(), Devices: gpuDevices(1), PerDevice: max(p.PerGPU, 1), Regrade: true,
 		Done: func(a *gradebook.Attempt, skipped bool) {
 			r := &slurm.Result{Item: byPair[a.Student+"\x00"+a.Exercise], Attempt: a, Task: taskID, Node: host}
 			if err := slurm.WriteResult(p.Results, r); err != nil && werr == nil {

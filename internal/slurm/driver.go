@@ -110,6 +110,7 @@ func (d *Driver) Prepare(items []Item, retry bool) (*Round, *Plan, map[string]st
 	// Each round has a results folder of its own: a task started again
 	// skips what its round has finished, and --regrade starts afresh.
 	p.Course, p.Submissions, p.Results = st.Course, st.Submissions, filepath.Join(d.Results(), fmt.Sprint(n))
+	p.PerGPU, p.Queues = o.PerGPU, o.Queues
 	r := &Round{N: n, Plan: filepath.Join(d.Dir, fmt.Sprintf("plan-%d.json", n)), Retry: retry}
 	scripts := map[string]string{}
 	job := Job{Dir: d.Dir, Exe: st.Exe, Course: st.Course, Cache: st.Cache, Env: st.Env}

@@ -42,6 +42,8 @@ type Plan struct {
 	Results     string    `json:"results"`
 	Builds      [][]Build `json:"builds"` // per build task; none in a retry round
 	Runs        [][]Item  `json:"runs"`   // per run task
+	PerGPU      int       `json:"per_gpu"` // runs at once on a task's GPU
+	Queues      int       `json:"queues,omitempty"`
 }
 
 // Split cuts xs into parts of at most per, in order.
