@@ -95,7 +95,12 @@ func (c Cluster) Tasks(ctx context.Context, jobs ...string) ([]Task, error) {
 	out, err := c.Exec(ctx, "squeue", "-h", "-r", "-t", "all", "-j", strings.Join(jobs, ","), "-o", "%i|%T|%r")
 	if err != nil {
 		// squeue fails on ids it no longer knows ("Invalid job id"):
-		// the accounting knows them.
+		// the accounting knows them. Any other failure (the controller
+		// does not answer) says nothing about the tasks: taking them for
+		// ended would submit their items twice.
+		if !forgotten(err) {
+			return nil, fmt.Errorf("ask Slurm about jobs %s: %w", strings.Join(jobs, ","), err)
+		}
 		out = nil
 	}
 	tasks := parseQueue(out)
@@ -137,7 +142,10 @@ func (c Cluster) accounting(ctx context.Context, jobs []string) ([]Task, error) 
 	for _, j := range jobs {
 		out, err := c.Exec(ctx, "scontrol", "-o", "show", "job", j)
 		if err != nil {
-			continue // forgotten: its tasks count as missing
+			if forgotten(err) {
+				continue // its tasks count as ended, with nothing to say
+			}
+			return nil, fmt.Errorf("ask Slurm how job %s ended: %w", j, err)
 		}
 		tasks = append(tasks, parseScontrol(out)...)
 	}
@@ -223,3 +231,6 @@ func splitTaskID(s string) (string, int, bool) {
 	}
 	return job, n, true
 }
+
+// forgotten is whether Slurm's answer is that it knows no such job.
+func forgotten(err error) bool { return strings.Contains(err.Error(), "Invalid job id") }

@@ -218,8 +218,13 @@ func TestStepRetriesOnce(t *testing.T) {
 	if n, _ := book.Attempts(); n != 2 {
 		t.Errorf("%d attempts, want 2", n)
 	}
-	// Task 1 finishes; task 0's second item is retried, alone.
+	// Task 1 finishes; task 0's second item is retried, alone. A
+	// controller that does not answer first says nothing: no retry yet.
 	result(t, p, p.Runs[1][1], gradebook.Passed, 10)
+	s.on("squeue", "", fmt.Errorf("slurm_load_jobs error: Unable to contact slurm controller (connect failure)"))
+	if _, err := d.Step(ctx, book); err == nil || !strings.Contains(err.Error(), "Unable to contact") {
+		t.Fatalf("got %v, want the controller's failure", err)
+	}
 	s.on("squeue", "", fmt.Errorf("slurm_load_jobs error: Invalid job id specified"))
 	s.on("sacct", "", fmt.Errorf("sacct: Slurm accounting storage is disabled"))
 	s.on("scontrol -o show job 7", "JobId=7 ArrayJobId=7 ArrayTaskId=0 JobState=COMPLETED Reason=None\n", nil)
@@ -228,7 +233,7 @@ func TestStepRetriesOnce(t *testing.T) {
 	if pr, err = d.Step(ctx, book); err != nil {
 		t.Fatal(err)
 	}
-	if len(pr.Submitted) != 1 || pr.Retried != 1 || len(pr.Merged) != 1 {
+	if n, _ := book.Attempts(); len(pr.Submitted) != 1 || pr.Retried != 1 || n != 3 {
 		t.Fatalf("progress %+v", pr)
 	}
 	rp, _ := ReadPlan(pr.Submitted[0].Plan)
