@@ -375,7 +375,7 @@ func slurmWait(o *gradeOptions, d *slurm.Driver, book *gradebook.Book) error {
 	for {
 		pr, err := d.Step(ctx, book)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w; the tasks go on: lessons grade collect --gradebook %s merges what they grade", err, o.book)
 		}
 		for _, a := range pr.Merged {
 			fmt.Fprintf(o.io.ErrOut, "%s %s: %s %d/%d\n", a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints)

@@ -294,3 +294,37 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMerge merges the results of a class of 300 x 7 into a new
+// gradebook: what the submitting node does besides waiting.
+func BenchmarkMerge(b *testing.B) {
+	dir := b.TempDir()
+	var its []Item
+	for s := range 300 {
+		for x := range 7 {
+			it := Item{Student: fmt.Sprintf("s%03d", s), Exercise: fmt.Sprintf("x%d", x), SourceHash: fmt.Sprintf("%064d", s*7+x), SpecHash: "spec", MaxPoints: 10}
+			its = append(its, it)
+			a := &gradebook.Attempt{Student: it.Student, Exercise: it.Exercise, Status: gradebook.Passed, Points: 10, MaxPoints: 10, SourceHash: it.SourceHash, SpecHash: "spec",
+				Output: strings.Repeat("12 iterations\n", 20), GradedAt: time.Now().UTC(), Checks: []gradebook.Check{{Name: "exits", Passed: true}, {Name: "prints", Passed: true}, {Name: "stat", Passed: true}}}
+			if err := WriteResult(dir, &Result{Item: it, Attempt: a}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		book, err := gradebook.Open(filepath.Join(b.TempDir(), "gb.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		m, err := Merge(book, dir, its)
+		if err != nil || len(m.New) != len(its) {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		book.Close()
+		b.StartTimer()
+	}
+}
