@@ -40,8 +40,8 @@ type Plan struct {
 	Course      string    `json:"course"`
 	Submissions string    `json:"submissions"`
 	Results     string    `json:"results"`
-	Builds      [][]Build `json:"builds"` // per build task; none in a retry round
-	Runs        [][]Item  `json:"runs"`   // per run task
+	Builds      [][]Build `json:"builds"`  // per build task; none in a retry round
+	Runs        [][]Item  `json:"runs"`    // per run task
 	PerGPU      int       `json:"per_gpu"` // runs at once on a task's GPU
 	Queues      int       `json:"queues,omitempty"`
 }
