@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -498,36 +497,78 @@ func slurmPreflight(ctx context.Context, o *gradeOptions, d *slurm.Driver, opts 
 	if err != nil {
 		return err
 	}
+	// Both preflights are submitted at once and followed like the arrays.
 	cl := slurm.Cluster{Exec: slurmExec}
+	parts := map[string]string{slurm.StageBuild: opts.BuildPartition, slurm.StageRun: opts.RunPartition}
+	jobs := map[string]string{}
+	var ids []string
 	for _, stage := range []string{slurm.StageBuild, slurm.StageRun} {
 		job := slurm.Job{Name: "preflight-" + stage, GPU: stage == slurm.StageRun, Tasks: 1, Dir: d.Dir, Exe: d.State.Exe,
 			Course: d.State.Course, Cache: d.State.Cache, Env: d.State.Env,
 			Args: []string{"preflight", want + "|" + d.State.Submissions + "|" + stage, "--task=0"}}
 		o2 := opts
 		o2.Throttle, o2.Time = 0, "5:00"
-		script := slurm.Script(job, o2)
 		path := filepath.Join(d.Dir, "preflight-"+stage+".sh")
-		if err := slurm.WriteAtomic(path, []byte(script)); err != nil {
+		if err := slurm.WriteAtomic(path, []byte(slurm.Script(job, o2))); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.io.ErrOut, "Preflight on %s (sbatch --wait)...\n", partitionName(map[string]string{slurm.StageBuild: opts.BuildPartition, slurm.StageRun: opts.RunPartition}[stage]))
-		id, err := cl.Submit(ctx, path, "--wait")
-		logs, _ := filepath.Glob(filepath.Join(d.Dir, "logs", "preflight-"+stage+"-*"))
-		sort.Strings(logs)
-		var log []byte
-		if id != "" || len(logs) > 0 {
-			if len(logs) > 0 {
-				log, _ = os.ReadFile(logs[len(logs)-1])
+		id, err := cl.Submit(ctx, path)
+		if err != nil {
+			cl.Cancel(ctx, ids...)
+			return toolMissing(fmt.Errorf("preflight: %w", err))
+		}
+		jobs[stage] = id
+		ids = append(ids, id)
+	}
+	fmt.Fprintf(o.io.ErrOut, "Preflight: jobs %s on %s and %s...\n", strings.Join(ids, " and "), partitionName(parts[slurm.StageBuild]), partitionName(parts[slurm.StageRun]))
+	said := time.Now()
+	for {
+		tasks, err := cl.Tasks(ctx, ids...)
+		if err != nil {
+			cl.Cancel(ctx, ids...)
+			return err
+		}
+		ended := len(tasks) == len(ids)
+		var waiting []string
+		for _, t := range tasks {
+			if !t.Ended() {
+				ended = false
+				waiting = append(waiting, fmt.Sprintf("job %s %s (%s)", t.Job, strings.ToLower(t.State), t.Reason))
 			}
 		}
-		if err != nil {
-			return toolMissing(fmt.Errorf("preflight of the %s nodes failed: %v\n%s(skip it with --no-preflight)", stage, err, log))
+		if ended {
+			var bad []string
+			for _, t := range tasks {
+				if t.State == "COMPLETED" {
+					continue
+				}
+				stage := slurm.StageBuild
+				if t.Job == jobs[slurm.StageRun] {
+					stage = slurm.StageRun
+				}
+				log, _ := os.ReadFile(filepath.Join(d.Dir, "logs", fmt.Sprintf("preflight-%s-%s_0.log", stage, t.Job)))
+				why := strings.TrimSpace(strings.ReplaceAll(string(log), "lessons: ", ""))
+				if why == "" {
+					why = "its task ended " + strings.ToLower(t.State)
+				}
+				bad = append(bad, fmt.Sprintf("the %s nodes (%s): %s", stage, partitionName(parts[stage]), why))
+			}
+			if len(bad) > 0 {
+				return toolMissing(fmt.Errorf("preflight failed on %s\n(fix it, or skip the preflight with --no-preflight)", strings.Join(bad, "\n")))
+			}
+			for _, id := range ids {
+				for _, stage := range []string{slurm.StageBuild, slurm.StageRun} {
+					os.Remove(filepath.Join(d.Dir, "logs", fmt.Sprintf("preflight-%s-%s_0.log", stage, id)))
+				}
+			}
+			return nil
 		}
-		for _, l := range logs {
-			os.Remove(l)
+		if time.Since(said) > 30*time.Second {
+			fmt.Fprintf(o.io.ErrOut, "Preflight: waiting for %s (Ctrl-C, then --no-preflight, to skip it)\n", strings.Join(waiting, ", "))
+			said = time.Now()
 		}
+		time.Sleep(500 * time.Millisecond)
 	}
-	return nil
 }
 
 // courseHash is a hash of course.toml: the nodes must see the same.
