@@ -12,6 +12,8 @@
 set -euo pipefail
 lessons=$(realpath "${1:?usage: bench/slurm-overhead.sh LESSONS [STUDENTS] [REPEATS]}")
 n=${2:-40} reps=${3:-3}
+# SLURM_FLAGS: more flags of grade --slurm (the class's course.toml says 4 items a task).
+flags=${SLURM_FLAGS:---items-per-task 20}
 here=$(cd "$(dirname "$0")/.." && pwd)
 w=$(mktemp -d /tmp/lessons-slurm-bench.XXXXXX)
 "$here/scripts/tiny-class.sh" "$w" "$n" 0
@@ -24,11 +26,11 @@ fresh() { rm -rf ../cache ../gb.db* ../local.db*; export LESSONS_CACHE="$w/cache
 echo "rep local preflight submit slurm total"
 for r in $(seq 1 "$reps"); do
   fresh; t0=$(now); "$lessons" grade ../subs --gradebook ../local.db >/dev/null 2>&1; t1=$(now)
-  fresh; t2=$(now); "$lessons" grade ../subs --slurm --detach --gradebook ../gb.db >/dev/null 2>&1; t3=$(now)
+  fresh; t2=$(now); "$lessons" grade ../subs --slurm $flags --detach --gradebook ../gb.db >/dev/null 2>&1; t3=$(now)
   scancel $(sed -n 's/.*"\(build\|run\)_job": "\([0-9]*\)".*/\2/p' ../gb.db.slurm/state.json) 2>/dev/null || true; sleep 1
-  fresh; t4=$(now); "$lessons" grade ../subs --slurm --detach --no-preflight --gradebook ../gb.db >/dev/null 2>&1; t5=$(now)
+  fresh; t4=$(now); "$lessons" grade ../subs --slurm $flags --detach --no-preflight --gradebook ../gb.db >/dev/null 2>&1; t5=$(now)
   "$lessons" grade collect --wait --poll 1s --gradebook ../gb.db >/dev/null 2>&1; t6=$(now)
-  fresh; t7=$(now); "$lessons" grade ../subs --slurm --poll 1s --gradebook ../gb.db >/dev/null 2>&1; t8=$(now)
+  fresh; t7=$(now); "$lessons" grade ../subs --slurm $flags --poll 1s --gradebook ../gb.db >/dev/null 2>&1; t8=$(now)
   l=$(secs $t0 $t1) s=$(secs $t4 $t5) p=$(awk -v a="$(secs $t2 $t3)" -v b="$s" 'BEGIN { printf "%.2f", a - b }') c=$(secs $t5 $t6) t=$(secs $t7 $t8)
   echo "$r $l $p $s $c $t"
 done | tee "$w/rows"
