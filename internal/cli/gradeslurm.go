@@ -224,7 +224,12 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 	// is recorded here, as a local grade records it.
 	var items []slurm.Item
 	var local []*grade.Task
+	waiting := 0 // items whose tasks still run
 	for _, t := range cl.tasks {
+		if running[t.Student+"\x00"+t.Exercise.ID] {
+			waiting++
+			continue
+		}
 		if book != nil {
 			prev, ok, err := book.Latest(t.Student, t.Exercise.ID)
 			if err != nil {
@@ -234,7 +239,7 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 			if t.Source == nil {
 				hash = ""
 			}
-			if !slurm.NeedsGrading(prev, ok, hash, t.SpecHash, o.regrade) || running[t.Student+"\x00"+t.Exercise.ID] {
+			if !slurm.NeedsGrading(prev, ok, hash, t.SpecHash, o.regrade) {
 				local = append(local, t)
 				continue
 			}
@@ -252,20 +257,14 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 	lsum := &grade.Summary{}
 	if len(local) > 0 {
 		// Nothing here is built or run: grade.Grade records these at once.
-		var runningLocal []*grade.Task
-		for _, t := range local {
-			if !running[t.Student+"\x00"+t.Exercise.ID] {
-				runningLocal = append(runningLocal, t)
-			}
-		}
-		if lsum, err = grade.Grade(ctx, book, runningLocal, noToolchain{}, grade.Options{Regrade: o.regrade}); err != nil {
+		if lsum, err = grade.Grade(ctx, book, local, noToolchain{}, grade.Options{Regrade: o.regrade}); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s through Slurm: %s to grade, %d unchanged since the last run, %d missing or not gradable",
 		count(len(cl.students), "student"), count(len(cl.exercises), "exercise"), count(len(items), "item"), lsum.Skipped, lsum.Missing+lsum.Failed)
-	if len(running) > 0 {
-		fmt.Fprintf(o.io.ErrOut, ", %d still with the tasks of an earlier submission", len(running))
+	if waiting > 0 {
+		fmt.Fprintf(o.io.ErrOut, ", %d still with the tasks of an earlier submission", waiting)
 	}
 	fmt.Fprintln(o.io.ErrOut, ".")
 	if len(items) == 0 && len(d.Open()) == 0 {
