@@ -31,7 +31,7 @@ import (
 // slurmFlags are grade's options for a cluster.
 type slurmFlags struct {
 	on, dryRun, detach, noPreflight, wait bool
-	dir                                   string
+	dir, exe                              string
 	opts                                  slurm.Options
 	poll                                  time.Duration
 	task                                  int // the worker's array index, when not from Slurm
@@ -61,6 +61,7 @@ func addSlurm(cmd *cobra.Command, o *gradeOptions) {
 	fl.StringArrayVar(&f.opts.Extra, "sbatch-arg", nil, "with --slurm: one more sbatch option for every task, e.g. --sbatch-arg=--constraint=h100 (repeatable)")
 	fl.StringVar(&f.dir, "slurm-dir", "", "with --slurm: the job `FOLDER` on the shared filesystem (default: the gradebook's path + .slurm)")
 	fl.DurationVar(&f.poll, "poll", 5*time.Second, "with --slurm: how often to look at the results and the queue")
+	fl.StringVar(&f.exe, "lessons-binary", "", "with --slurm: the lessons `BINARY` as the nodes see it (default: this one)")
 
 	collect := &cobra.Command{
 		Use:   "collect",
@@ -170,8 +171,13 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 	if strings.HasPrefix(jobDir, cl.subs+string(filepath.Separator)) {
 		return usagef("the job folder %s is inside the submissions: put it elsewhere with --slurm-dir", jobDir)
 	}
-	exe, err := os.Executable()
-	if err != nil {
+	exe := o.slurm.exe
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
 		return err
 	}
 	cache, err := cacheDir()

@@ -164,7 +164,11 @@ func parseQueue(out []byte) []Task {
 		if !ok {
 			continue
 		}
-		tasks = append(tasks, Task{Job: job, Index: idx, State: f[1], Reason: f[2]})
+		t := Task{Job: job, Index: idx, State: f[1]}
+		if f[2] != "None" {
+			t.Reason = f[2]
+		}
+		tasks = append(tasks, t)
 	}
 	return tasks
 }

@@ -224,7 +224,7 @@ func (d *Driver) Step(ctx context.Context, book Book) (*Progress, error) {
 			for _, it := range m.Missing {
 				a := &gradebook.Attempt{Student: it.Student, Exercise: it.Exercise, Status: gradebook.Error, MaxPoints: it.MaxPoints,
 					SourceHash: it.SourceHash, SpecHash: it.SpecHash, GradedAt: time.Now().UTC(),
-					Reason: "could not be graded on the cluster: " + why(p, r, it, byTask)}
+					Reason: "could not be graded on the cluster: " + why(d.Dir, p, r, it, byTask)}
 				if err := book.Record(a); err != nil {
 					return pr, err
 				}
@@ -242,7 +242,7 @@ func (d *Driver) Step(ctx context.Context, book Book) (*Progress, error) {
 }
 
 // why says how the task that had it ended, for an item with no result.
-func why(p *Plan, r *Round, it Item, tasks map[string]Task) string {
+func why(dir string, p *Plan, r *Round, it Item, tasks map[string]Task) string {
 	for i, run := range p.Runs {
 		for _, x := range run {
 			if x != it {
@@ -252,22 +252,22 @@ func why(p *Plan, r *Round, it Item, tasks map[string]Task) string {
 			t, ok := tasks[id]
 			switch {
 			case !ok:
-				return fmt.Sprintf("task %s is gone from Slurm's records and wrote no result (see %s)", id, logName(r, i, p))
+				return fmt.Sprintf("task %s is gone from Slurm's records and wrote no result (see %s)", id, logName(dir, r, i))
 			case t.State == "COMPLETED":
-				return fmt.Sprintf("task %s ended without writing its result (see %s)", id, logName(r, i, p))
+				return fmt.Sprintf("task %s ended without writing its result (see %s)", id, logName(dir, r, i))
 			}
 			reason := t.State
 			if t.Reason != "" {
 				reason += " " + t.Reason
 			}
-			return fmt.Sprintf("task %s (a retry) ended %s (see %s)", id, strings.ToLower(reason), logName(r, i, p))
+			return fmt.Sprintf("task %s (a retry) ended %s (see %s)", id, strings.ToLower(reason), logName(dir, r, i))
 		}
 	}
 	return "no task had it"
 }
 
-func logName(r *Round, i int, p *Plan) string {
-	return filepath.Join("logs", fmt.Sprintf("run-%s_%d.log", r.RunJob, i))
+func logName(dir string, r *Round, i int) string {
+	return filepath.Join(dir, "logs", fmt.Sprintf("run-%s_%d.log", r.RunJob, i))
 }
 
 // Cancel cancels the jobs of the open rounds.
