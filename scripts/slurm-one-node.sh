@@ -56,11 +56,17 @@ gpus=()
 for f in /dev/nvidia[0-9]*; do [ -e "$f" ] && gpus+=("$f"); done
 if [ ${#gpus[@]} = 0 ]; then
   for i in 0 1 2 3; do
-    [ -e /dev/lessons-gpu$i ] || mknod /dev/lessons-gpu$i c 1 3
-    chmod 666 /dev/lessons-gpu$i
-    gpus+=(/dev/lessons-gpu$i)
+    # Where device files cannot be made (a container without CAP_MKNOD)
+    # the gres has no files: Slurm still counts it, without setting
+    # CUDA_VISIBLE_DEVICES.
+    if [ -e /dev/lessons-gpu$i ] || mknod /dev/lessons-gpu$i c 1 3 2>/dev/null; then
+      chmod 666 /dev/lessons-gpu$i
+      gpus+=(/dev/lessons-gpu$i)
+    fi
   done
 fi
+ngpus=${#gpus[@]}
+[ "$ngpus" != 0 ] || ngpus=4
 
 cat >/etc/slurm/slurm.conf <<EOF
 # Written by scripts/slurm-one-node.sh: one node, builds on "cpu", runs on "gpu".
@@ -96,26 +102,27 @@ SlurmctldTimeout=30
 SlurmdTimeout=30
 InactiveLimit=0
 KillWait=2
-NodeName=$host CPUs=$cpus RealMemory=$mem Gres=gpu:${#gpus[@]} State=UNKNOWN
+NodeName=$host CPUs=$cpus RealMemory=$mem Gres=gpu:$ngpus State=UNKNOWN
 PartitionName=cpu Nodes=$host Default=YES MaxTime=INFINITE State=UP
 PartitionName=gpu Nodes=$host MaxTime=INFINITE State=UP
 EOF
 {
   echo "# Written by scripts/slurm-one-node.sh"
   for g in "${gpus[@]}"; do echo "NodeName=$host Name=gpu File=$g"; done
+  [ ${#gpus[@]} != 0 ] || echo "NodeName=$host Name=gpu Count=$ngpus"
 } >/etc/slurm/gres.conf
 # Debian's client looks in /etc/slurm; some builds look in /etc/slurm-llnl.
 [ -e /etc/slurm-llnl ] || ln -s /etc/slurm /etc/slurm-llnl
 
-pkill_pidfile() { [ -f "$1" ] && kill "$(cat "$1")" 2>/dev/null; rm -f "$1"; sleep 0.5; }
-pkill_pidfile "$run/slurmd.pid" || true
-pkill_pidfile "$run/slurmctld.pid" || true
+stop_pidfile() { [ -f "$1" ] && kill "$(cat "$1")" 2>/dev/null; rm -f "$1"; sleep 0.5; }
+stop_pidfile "$run/slurmd.pid" || true
+stop_pidfile "$run/slurmctld.pid" || true
 slurmctld -i
 slurmd
 for i in $(seq 1 60); do
   if sinfo -h -o '%T' 2>/dev/null | grep -q -E '^(idle|mixed|allocated)'; then
     sinfo
-    echo "slurm-one-node: up (partitions cpu and gpu on $host, ${#gpus[@]} gpu(s), $cpus cpus)"
+    echo "slurm-one-node: up (partitions cpu and gpu on $host, $ngpus gpu(s), $cpus cpus)"
     exit 0
   fi
   # A node that was down comes back once slurmd has registered.
