@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
@@ -191,7 +192,7 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 	}
 	d.State = &slurm.State{Course: cl.course.Root, Submissions: cl.subs, Exe: exe, Cache: cache, Env: sandboxEnv(), Options: opts}
 	if had {
-		d.State.Rounds = prev.Rounds
+		d.State.Rounds, d.State.Capability = prev.Rounds, prev.Capability
 	}
 	ctx := context.Background()
 
@@ -332,6 +333,11 @@ func slurmDryRun(w io.Writer, d *slurm.Driver, items []slurm.Item) error {
 	if len(items) == 0 {
 		fmt.Fprintln(w, "Nothing to submit: every item is graded on its current file and spec, or has no file.")
 		return nil
+	}
+	if d.State.Capability == "" {
+		// The preflight gives the run nodes' GPU, which the builds are
+		// made for; shown as they will be once it has.
+		d.State.Capability = "?"
 	}
 	r, p, scripts := d.Prepare(items, false)
 	o := d.State.Options
@@ -561,6 +567,14 @@ func slurmPreflight(ctx context.Context, o *gradeOptions, d *slurm.Driver, opts 
 			if len(bad) > 0 {
 				return toolMissing(fmt.Errorf("preflight failed on %s\n(fix it, or skip the preflight with --no-preflight)", strings.Join(bad, "\n")))
 			}
+			runLog := filepath.Join(d.Dir, "logs", fmt.Sprintf("preflight-%s-%s_0.log", slurm.StageRun, jobs[slurm.StageRun]))
+			log, _ := os.ReadFile(runLog)
+			for _, line := range strings.Split(string(log), "\n") {
+				if c, ok := strings.CutPrefix(line, capabilityLine); ok {
+					d.State.Capability, _, _ = strings.Cut(c, " ")
+					fmt.Fprintf(o.io.ErrOut, "Preflight: the run nodes have what they need; their GPU: %s; builds are made for it.\n", c)
+				}
+			}
 			for _, id := range ids {
 				for _, stage := range []string{slurm.StageBuild, slurm.StageRun} {
 					os.Remove(filepath.Join(d.Dir, "logs", fmt.Sprintf("preflight-%s-%s_0.log", stage, id)))
@@ -575,6 +589,10 @@ func slurmPreflight(ctx context.Context, o *gradeOptions, d *slurm.Driver, opts 
 		time.Sleep(500 * time.Millisecond)
 	}
 }
+
+// capabilityLine starts the preflight's line that gives the run nodes'
+// GPU, "compute capability: 9.0 (NVIDIA H100 80GB HBM3)".
+const capabilityLine = "compute capability: "
 
 // courseHash is a hash of course.toml: the nodes must see the same.
 func courseHash(root string) (string, error) {
@@ -655,11 +673,21 @@ func gradeWorker(o *gradeOptions, stage, arg string) error {
 		if err != nil {
 			return toolMissing(fmt.Errorf("a build task needs nvcc: %w", err))
 		}
+		// A CPU node builds for the run nodes' GPU, as a run node would.
+		var dev gpu.Device
+		if _, err := fmt.Sscanf(p.Capability, "%d.%d", &dev.Major, &dev.Minor); err != nil {
+			return fmt.Errorf("grade worker: the plan names no GPU to build for (%q)", p.Capability)
+		}
+		dev.Name = "the run nodes' GPU"
+		m.info, m.gpuErr = &gpu.Info{Devices: []gpu.Device{dev}}, nil
 	} else {
 		if m, err = checkMachine(ctx); err != nil {
 			return err
 		}
 		m.queues = p.Queues
+		if p.Capability != "" && m.arch() != "sm_"+strings.ReplaceAll(p.Capability, ".", "") {
+			fmt.Printf("lessons grade worker: this node's GPU is %s, the build tasks built for %s: building here\n", m.arch(), p.Capability)
+		}
 		if _, err := statsLibrary(ctx, m); err != nil {
 			return err
 		}
@@ -852,5 +880,9 @@ func workerPreflight(ctx context.Context, o *gradeOptions, arg, host string) err
 		return fmt.Errorf("preflight on %s (%s): %s", host, stage, strings.Join(bad, "; "))
 	}
 	fmt.Printf("preflight on %s (%s): the course, the submissions, the cache, nvcc%s: all here\n", host, stage, map[bool]string{true: " and a GPU", false: ""}[stage == slurm.StageRun])
+	if stage == slurm.StageRun {
+		d := m.info.Devices[0]
+		fmt.Printf("%s%d.%d (%s)\n", capabilityLine, d.Major, d.Minor, d.Name)
+	}
 	return nil
 }

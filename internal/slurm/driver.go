@@ -23,7 +23,12 @@ type State struct {
 	Cache       string   `json:"cache"`
 	Env         []string `json:"env,omitempty"`
 	Options     Options  `json:"options"`
-	Rounds      []*Round `json:"rounds"`
+	// Capability is the run nodes' GPU's compute capability (9.0), as
+	// the preflight found it: builds on CPU nodes are made for it, so
+	// that the run tasks find them in the cache. Unknown (no preflight),
+	// there is no build array: the run tasks build.
+	Capability string   `json:"capability,omitempty"`
+	Rounds     []*Round `json:"rounds"`
 }
 
 // Round is one submission: a build array and a run array, or (a retry)
@@ -106,7 +111,8 @@ func (d *Driver) Prepare(items []Item, retry bool) (*Round, *Plan, map[string]st
 	st := d.State
 	o := st.Options.Defaults()
 	n := len(st.Rounds)
-	p := NewPlan(n, items, o.ItemsPerTask, o.BuildsPerTask, retry)
+	p := NewPlan(n, items, o.ItemsPerTask, o.BuildsPerTask, retry || st.Capability == "")
+	p.Capability = st.Capability
 	// Each round has a results folder of its own: a task started again
 	// skips what its round has finished, and --regrade starts afresh.
 	p.Course, p.Submissions, p.Results = st.Course, st.Submissions, filepath.Join(d.Results(), fmt.Sprint(n))

@@ -40,9 +40,10 @@ type Plan struct {
 	Course      string    `json:"course"`
 	Submissions string    `json:"submissions"`
 	Results     string    `json:"results"`
-	Builds      [][]Build `json:"builds"`  // per build task; none in a retry round
-	Runs        [][]Item  `json:"runs"`    // per run task
-	PerGPU      int       `json:"per_gpu"` // runs at once on a task's GPU
+	Builds      [][]Build `json:"builds"`               // per build task; none in a retry round
+	Runs        [][]Item  `json:"runs"`                 // per run task
+	PerGPU      int       `json:"per_gpu"`              // runs at once on a task's GPU
+	Capability  string    `json:"capability,omitempty"` // the GPU the builds are for
 	Queues      int       `json:"queues,omitempty"`
 }
 

@@ -128,7 +128,7 @@ func TestOptionsCheck(t *testing.T) {
 
 func newDriver(t *testing.T, s *stubs) *Driver {
 	dir := t.TempDir()
-	return &Driver{Dir: dir, Cluster: Cluster{Exec: s.exec}, State: &State{Course: "/c", Submissions: "/s", Exe: "/lessons", Cache: "/cache", Options: Options{ItemsPerTask: 2}}}
+	return &Driver{Dir: dir, Cluster: Cluster{Exec: s.exec}, State: &State{Course: "/c", Submissions: "/s", Exe: "/lessons", Cache: "/cache", Options: Options{ItemsPerTask: 2}, Capability: "9.0"}}
 }
 
 func openBook(t *testing.T) *gradebook.Book {
@@ -162,6 +162,13 @@ func TestSubmitDependency(t *testing.T) {
 	if r, err = d.Submit(context.Background(), items(1), true); err != nil || r.BuildJob != "" || r.RunJob != "43" {
 		t.Fatalf("retry: %+v %v", r, err)
 	}
+	// The run nodes' GPU unknown (no preflight): the run tasks build.
+	d.State.Capability = ""
+	s.on("sbatch --parsable "+filepath.Join(d.Dir, "run-2.sh"), "46\n", nil)
+	if r, err = d.Submit(context.Background(), items(1), false); err != nil || r.BuildJob != "" {
+		t.Fatalf("no capability: %+v %v", r, err)
+	}
+	d.State.Capability = "9.0"
 	// A run array that cannot be submitted takes its builds with it.
 	s.on("sbatch --parsable", "44\n", nil)
 	s.on("sbatch --parsable --dependency=afterany:44", "", fmt.Errorf("sbatch: error: invalid partition"))
