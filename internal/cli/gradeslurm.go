@@ -390,6 +390,9 @@ func slurmWait(o *gradeOptions, d *slurm.Driver, book *gradebook.Book) error {
 		for _, a := range pr.Merged {
 			fmt.Fprintf(o.io.ErrOut, "%s %s: %s %d/%d\n", a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints)
 		}
+		for _, b := range pr.BuildsFailed {
+			fmt.Fprintf(o.io.ErrOut, "%s: its run tasks built those files themselves.\n", b)
+		}
 		for _, r := range pr.Submitted {
 			p, _ := slurm.ReadPlan(r.Plan)
 			fmt.Fprintf(o.io.ErrOut, "Retrying %s that a killed task left: job %s, %s.\n", count(len(p.Items()), "item"), r.RunJob, count(len(p.Runs), "run task"))

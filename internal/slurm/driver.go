@@ -175,7 +175,10 @@ type Progress struct {
 	Merged                   []*gradebook.Attempt
 	Retried, NotGraded       int
 	Submitted                []*Round // retry rounds submitted by this step
-	Finished                 bool     // every round is closed
+	// BuildsFailed are the build tasks of the rounds closed by this step
+	// that did not complete: their files were built by the run tasks.
+	BuildsFailed []string
+	Finished     bool // every round is closed
 }
 
 // Step merges what the open rounds have finished, and closes each round
@@ -218,6 +221,12 @@ func (d *Driver) Step(ctx context.Context, book Book) (*Progress, error) {
 		}
 		if !ended {
 			continue
+		}
+		for _, t := range tasks {
+			if t.Job == r.BuildJob && t.State != "COMPLETED" {
+				pr.BuildsFailed = append(pr.BuildsFailed, fmt.Sprintf("build task %s ended %s (see %s)", t.ID(), strings.ToLower(strings.TrimSpace(t.State+" "+t.Reason)),
+					filepath.Join(d.Dir, "logs", fmt.Sprintf("build-%s.log", t.ID()))))
+			}
 		}
 		if len(m.Missing) > 0 && !r.Retry {
 			nr, err := d.Submit(ctx, m.Missing, true)

@@ -234,11 +234,14 @@ func TestStepRetriesOnce(t *testing.T) {
 	}
 	s.on("squeue", "", fmt.Errorf("slurm_load_jobs error: Invalid job id specified"))
 	s.on("sacct", "", fmt.Errorf("sacct: Slurm accounting storage is disabled"))
-	s.on("scontrol -o show job 7", "JobId=7 ArrayJobId=7 ArrayTaskId=0 JobState=COMPLETED Reason=None\n", nil)
+	s.on("scontrol -o show job 7", "JobId=7 ArrayJobId=7 ArrayTaskId=0 JobState=FAILED Reason=NonZeroExitCode\n", nil)
 	s.on("scontrol -o show job 8", "JobId=9 ArrayJobId=8 ArrayTaskId=0 JobState=CANCELLED Reason=None\nJobId=8 ArrayJobId=8 ArrayTaskId=1 JobState=COMPLETED Reason=None\n", nil)
 	s.on("sbatch --parsable "+filepath.Join(d.Dir, "run-1.sh"), "10", nil)
 	if pr, err = d.Step(ctx, book); err != nil {
 		t.Fatal(err)
+	}
+	if len(pr.BuildsFailed) != 1 || !strings.Contains(pr.BuildsFailed[0], "build task 7_0 ended failed nonzeroexitcode (see "+filepath.Join(d.Dir, "logs", "build-7_0.log")+")") {
+		t.Errorf("failed builds %q", pr.BuildsFailed)
 	}
 	if n, _ := book.Attempts(); len(pr.Submitted) != 1 || pr.Retried != 1 || n != 3 {
 		t.Fatalf("progress %+v", pr)
