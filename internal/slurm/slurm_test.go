@@ -338,3 +338,29 @@ func BenchmarkMerge(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// FuzzScript: whatever options pass Check (they come from flags and
+// course.toml), the job script keeps one #SBATCH line per option and its
+// command line as written: nothing a user typed becomes a command.
+func FuzzScript(f *testing.F) {
+	f.Add("gpu", "cs101", "normal", "30:00", "--constraint=h100", "/shared/my course")
+	f.Add("a\nb", "x'y", "$(reboot)", "1-00:00:00", "--x=1\nrm -rf /", "/c;d")
+	f.Fuzz(func(t *testing.T, part, account, qos, tm, extra, course string) {
+		o := Options{RunPartition: part, Account: account, QOS: qos, Time: tm, Extra: []string{extra}}
+		if o.Check() != nil || strings.Contains(course, "\n") {
+			return // a folder's newline stays inside its quotes, on two lines
+		}
+		j := Job{Name: StageRun, GPU: true, Tasks: 3, Dir: "/jobs", Args: []string{"run", "/jobs/plan-0.json"}, Exe: "/bin/lessons", Course: course, Cache: "/cache"}
+		s := Script(j, o.Defaults())
+		lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+		last := lines[len(lines)-1]
+		if want := "exec /bin/lessons --course " + quote(course) + " grade worker run /jobs/plan-0.json"; last != want {
+			t.Fatalf("last line %q, want %q", last, want)
+		}
+		for _, l := range lines {
+			if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "set ") && !strings.HasPrefix(l, "cd ") && !strings.HasPrefix(l, "export ") && !strings.HasPrefix(l, "exec ") {
+				t.Fatalf("a line of its own: %q in\n%s", l, s)
+			}
+		}
+	})
+}
