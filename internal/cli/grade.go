@@ -123,7 +123,7 @@ func openBook(path string, mustExist bool) (*gradebook.Book, error) {
 }
 
 func gradeRun(o *gradeOptions, dir string, only []string) error {
-	if o.slurm.on {
+	if o.slurm.on || o.slurm.given() != "" {
 		return gradeSlurm(o, dir, only)
 	}
 	if err := checkQueues(o.queues); err != nil {

@@ -150,7 +150,21 @@ func sandboxEnv() []string {
 	return env
 }
 
+// given is a flag of --slurm given without it, or "".
+func (f *slurmFlags) given() string {
+	for _, name := range []string{"dry-run", "detach", "no-preflight", "partition", "build-partition", "account", "qos", "time",
+		"items-per-task", "builds-per-task", "throttle", "gres", "sbatch-arg", "slurm-dir", "poll", "lessons-binary"} {
+		if f.cmd != nil && f.cmd.Flags().Changed(name) {
+			return name
+		}
+	}
+	return ""
+}
+
 func gradeSlurm(o *gradeOptions, dir string, only []string) error {
+	if !o.slurm.on {
+		return usagef("--%s is an option of grade --slurm: add --slurm, or leave it out for a grade on this machine", o.slurm.given())
+	}
 	cl, err := loadClass(o, dir, only)
 	if err != nil {
 		return err
