@@ -433,7 +433,11 @@ func progressLine(pr *slurm.Progress, el time.Duration) string {
 		rate := float64(pr.Done) / el.Seconds()
 		left = fmt.Sprintf(", about %s left", (time.Duration(float64(pr.Items-pr.Done)/rate) * time.Second).Round(time.Second))
 	}
-	return fmt.Sprintf("[%d/%d] tasks: %d pending, %d running, %d failed%s", pr.Done, pr.Items, pr.Pending, pr.Running, pr.Failed, left)
+	what := ""
+	if pr.Retrying {
+		what = " retried"
+	}
+	return fmt.Sprintf("[%d/%d%s] tasks: %d pending, %d running, %d failed%s", pr.Done, pr.Items, what, pr.Pending, pr.Running, pr.Failed, left)
 }
 
 func slurmInterrupted(o *gradeOptions, d *slurm.Driver) error {

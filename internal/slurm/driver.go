@@ -179,6 +179,7 @@ type Progress struct {
 	// that did not complete: their files were built by the run tasks.
 	BuildsFailed []string
 	Finished     bool // every round is closed
+	Retrying     bool // the open rounds are all retries
 }
 
 // Step merges what the open rounds have finished, and closes each round
@@ -253,6 +254,10 @@ func (d *Driver) Step(ctx context.Context, book Book) (*Progress, error) {
 		}
 	}
 	pr.Finished = len(d.Open()) == 0
+	pr.Retrying = !pr.Finished
+	for _, r := range d.Open() {
+		pr.Retrying = pr.Retrying && r.Retry
+	}
 	return pr, nil
 }
 
