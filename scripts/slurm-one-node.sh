@@ -14,6 +14,13 @@
 # CUDA_VISIBLE_DEVICES; with NVIDIA GPUs it offers the real /dev/nvidiaN.
 # CPUS (default 8) is how many tasks may run at once: more than the cores,
 # since a stand-in toolchain's tasks mostly wait.
+#
+# On a machine without network or apt, SLURM_DEBS=DIR names a folder of
+# the .deb files (apt-get download slurmctld slurmd slurm-client
+# slurm-wlm-basic-plugins munge libmunge2 liblua5.1-0 libhwloc15
+# libjson-c5 liblz4-1 libnuma1 libyaml-0-2 on Debian 12): they are
+# unpacked into /opt/lessons-slurm and run from there. Then source the
+# file /opt/lessons-slurm/env for PATH and LD_LIBRARY_PATH.
 set -euo pipefail
 
 if [ "$(id -u)" != 0 ]; then
@@ -29,12 +36,32 @@ if [ "${1:-}" = stop ]; then
   exit 0
 fi
 
-if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
+plugins=""
+if [ -n "${SLURM_DEBS:-}" ]; then
+  prefix=/opt/lessons-slurm
+  mkdir -p "$prefix"
+  for f in "$SLURM_DEBS"/*.deb; do dpkg -x "$f" "$prefix"; done
+  # The names Debian's alternatives give; slurmd starts slurmstepd from
+  # /usr/sbin, where its build put it.
+  for b in slurmctld slurmd slurmstepd; do
+    ln -sf "$b-wlm" "$prefix/usr/sbin/$b"
+    [ -e "/usr/sbin/$b" ] || ln -s "$prefix/usr/sbin/$b-wlm" "/usr/sbin/$b"
+  done
+  {
+    echo "export PATH=$prefix/usr/sbin:$prefix/usr/bin:\$PATH"
+    echo "export LD_LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+  } >"$prefix/env"
+  # shellcheck disable=SC1091
+  . "$prefix/env"
+  plugins="PluginDir=$prefix/usr/lib/x86_64-linux-gnu/slurm-wlm"
+elif ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends munge slurmctld slurmd slurm-client >/dev/null
 fi
 
 host=$(hostname -s)
+# slurmctld must find its own host by name.
+getent hosts "$host" >/dev/null || echo "127.0.0.1 $host" >>/etc/hosts
 cpus=${CPUS:-8}
 mem=$(awk '/MemTotal/ {print int($2/1024/2)}' /proc/meminfo)
 mkdir -p "$run" /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/munge /var/lib/munge /var/log/munge
@@ -47,8 +74,12 @@ fi
 chown munge:munge /etc/munge/munge.key 2>/dev/null || true
 chmod 400 /etc/munge/munge.key
 if ! munge -n </dev/null >/dev/null 2>&1; then
-  runuser -u munge -- munged --force
-  pgrep -u munge -x munged | head -1 >"$run/munged.pid"
+  if id munge >/dev/null 2>&1; then
+    runuser -u munge -- "$(command -v munged)" --force
+  else
+    munged --force # no munge user (unpacked .debs): as root
+  fi
+  cat /run/munge/munged.pid >"$run/munged.pid" 2>/dev/null || true
 fi
 
 # GPUs: the real ones, else four stand-ins.
@@ -72,6 +103,7 @@ cat >/etc/slurm/slurm.conf <<EOF
 # Written by scripts/slurm-one-node.sh: one node, builds on "cpu", runs on "gpu".
 ClusterName=lessons
 SlurmctldHost=$host
+$plugins
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
