@@ -64,7 +64,7 @@ host=$(hostname -s)
 getent hosts "$host" >/dev/null || echo "127.0.0.1 $host" >>/etc/hosts
 cpus=${CPUS:-8}
 mem=$(awk '/MemTotal/ {print int($2/1024/2)}' /proc/meminfo)
-mkdir -p "$run" /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/munge /var/lib/munge /var/log/munge
+mkdir -p "$run" /etc/slurm /etc/munge /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/munge /var/lib/munge /var/log/munge
 chown munge:munge /run/munge /var/lib/munge /var/log/munge 2>/dev/null || true
 
 # munge: a key, then the daemon (the one key of a one-node cluster).
