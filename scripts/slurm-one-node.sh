@@ -49,7 +49,7 @@ if [ -n "${SLURM_DEBS:-}" ]; then
   done
   {
     echo "export PATH=$prefix/usr/sbin:$prefix/usr/bin:\$PATH"
-    echo "export LD_LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+    echo "export LD_LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu:$prefix/usr/lib/x86_64-linux-gnu/slurm-wlm:$prefix/lib/x86_64-linux-gnu\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
   } >"$prefix/env"
   # shellcheck disable=SC1091
   . "$prefix/env"
