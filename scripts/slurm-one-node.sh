@@ -17,7 +17,7 @@
 #
 # On a machine without network or apt, SLURM_DEBS=DIR names a folder of
 # the .deb files (apt-get download slurmctld slurmd slurm-client
-# slurm-wlm-basic-plugins munge libmunge2 liblua5.1-0 libhwloc15
+# slurm-wlm-basic-plugins munge libmunge2 liblua5.1-0 libhwloc15 libdbus-1-3
 # libjson-c5 liblz4-1 libnuma1 libyaml-0-2 on Debian 12): they are
 # unpacked into /opt/lessons-slurm and run from there. Then source the
 # file /opt/lessons-slurm/env for PATH and LD_LIBRARY_PATH.
