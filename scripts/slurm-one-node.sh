@@ -143,6 +143,13 @@ EOF
   for g in "${gpus[@]}"; do echo "NodeName=$host Name=gpu File=$g"; done
   [ ${#gpus[@]} != 0 ] || echo "NodeName=$host Name=gpu Count=$ngpus"
 } >/etc/slurm/gres.conf
+# Where cgroup v2 is mounted slurmd sets up its cgroups even with task/none;
+# without systemd (a container) it must do so itself, not through dbus.
+cat >/etc/slurm/cgroup.conf <<EOF
+# Written by scripts/slurm-one-node.sh
+IgnoreSystemd=yes
+IgnoreSystemdOnFailure=yes
+EOF
 # Debian's client looks in /etc/slurm; some builds look in /etc/slurm-llnl.
 [ -e /etc/slurm-llnl ] || ln -s /etc/slurm /etc/slurm-llnl
 
