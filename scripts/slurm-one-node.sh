@@ -145,6 +145,9 @@ EOF
 } >/etc/slurm/gres.conf
 # Where cgroup v2 is mounted slurmd sets up its cgroups even with task/none;
 # without systemd (a container) it must do so itself, not through dbus.
+if [ -f /sys/fs/cgroup/cgroup.controllers ] && [ ! -d /run/systemd/system ]; then
+  mkdir -p /sys/fs/cgroup/system.slice 2>/dev/null || true
+fi
 cat >/etc/slurm/cgroup.conf <<EOF
 # Written by scripts/slurm-one-node.sh
 IgnoreSystemd=yes
