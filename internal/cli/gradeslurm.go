@@ -842,6 +842,9 @@ func workerRun(ctx context.Context, tc *sandboxed, p *slurm.Plan, idx int, items
 	sum, err := grade.Grade(ctx, scratchBook, tasks, tc, grade.Options{
 		Jobs: taskCPUs(), Devices: gpuDevices(1), PerDevice: max(p.PerGPU, 1), Regrade: true,
 		Done: func(a *gradebook.Attempt, skipped bool) {
+			if cancelledWith(ctx, a) {
+				return
+			}
 			r := &slurm.Result{Item: byPair[a.Student+"\x00"+a.Exercise], Attempt: a, Task: taskID, Node: host}
 			if err := slurm.WriteResult(p.Results, r); err != nil && werr == nil {
 				werr = err
@@ -857,6 +860,31 @@ func workerRun(ctx context.Context, tc *sandboxed, p *slurm.Plan, idx int, items
 	}
 	fmt.Printf("lessons grade worker: %d graded in %s on GPU %s\n", sum.Passed+sum.Failed+sum.Missing+sum.Errors, sum.Took.Round(time.Millisecond), strings.Join(gpuDevices(1), ","))
 	return nil
+}
+
+// cancelledWith is whether a's program was killed by the signal that
+// cancels the task: Slurm signals every process of a task at once (scancel,
+// a time limit, a preemption), so the program may die of it before this
+// process hears of it, and its "killed by signal 15" is no verdict on
+// the student's code. Such an attempt waits a moment for the task's own
+// signal; it is kept only if none comes.
+func cancelledWith(ctx context.Context, a *gradebook.Attempt) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	killed := false
+	for _, c := range a.Checks {
+		killed = killed || strings.Contains(c.Got, "killed by signal")
+	}
+	if !killed {
+		return false
+	}
+	select {
+	case <-ctx.Done():
+		return true
+	case <-time.After(2 * time.Second):
+		return false
+	}
 }
 
 // workerPreflight checks, on a compute node, what its tasks will need.
