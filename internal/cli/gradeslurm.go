@@ -229,6 +229,13 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 				return err
 			}
 		}
+	} else if _, err := os.Stat(cl.bookPath); err == nil {
+		// A dry run shows what a rerun would submit: only what the
+		// gradebook has not graded on the same file and spec.
+		if book, err = openBook(cl.bookPath, true); err != nil {
+			return err
+		}
+		defer book.Close()
 	}
 	running := map[string]bool{}
 	for _, r := range d.Open() {
