@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
@@ -48,13 +48,16 @@ func doctorRun(io *IOStreams) error {
 		fmt.Fprintf(tw, "driver\tCUDA %s\n", info.DriverVersion())
 	}
 	nvcc, err := gpu.NVCC(context.Background(), "")
+	nvccPath := ""
 	if err != nil {
 		missing++
 		fmt.Fprintf(tw, "nvcc\tnot found\n\t→ %v\n", err)
 	} else {
+		nvccPath = nvcc.Path
 		fmt.Fprintf(tw, "nvcc\t%s (%s)\n", nvcc.Path, nvcc.Version)
 	}
-	if p, err := gpu.Find("compute-sanitizer", ""); err == nil {
+	// The one that check and grade would use.
+	if p := exercise.SanitizerPath(nvccPath); p != "" {
 		fmt.Fprintf(tw, "compute-sanitizer\t%s\n", p)
 	} else {
 		fmt.Fprintf(tw, "compute-sanitizer\tnot found (optional: checks for memory errors and leaks; it comes with the CUDA toolkit)\n")
@@ -79,27 +82,13 @@ func doctorRun(io *IOStreams) error {
 // sandboxSummary says in a line what lessons grade's sandbox has here.
 func sandboxSummary() string {
 	rep := sandbox.Probe()
-	var parts []string
-	if rep.Landlock > 0 {
-		parts = append(parts, fmt.Sprintf("Landlock v%d", rep.Landlock))
-	} else {
-		parts = append(parts, "no Landlock (students' programs could read other files)")
-	}
-	if rep.Root {
-		parts = append(parts, "a user per worker")
-	} else {
-		parts = append(parts, "the grader's user (grade as root for a user per worker)")
-	}
-	if rep.NetNS {
-		parts = append(parts, "no network")
-	}
 	if c, err := sandbox.OpenCgroups(); err != nil {
-		parts = append(parts, fmt.Sprintf("no cgroups (%v)", err))
+		rep.NoCgroup = err.Error()
 	} else {
 		c.Close()
-		parts = append(parts, "cgroups (cores, memory, processes)")
+		rep.Cgroup = true
 	}
-	return strings.Join(parts, "; ")
+	return rep.Brief()
 }
 
 func newCache(io *IOStreams) *cobra.Command {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,9 +23,11 @@ import (
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/slurm"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // slurmFlags are grade's options for a cluster.
@@ -177,8 +178,8 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 		return err
 	}
 	// --per-gpu and --gpu-queues mean on each task's GPU what they mean
-	// on a local one.
-	opts.PerGPU, opts.Queues = max(o.perGPU, 1), o.queues
+	// on a local one (0: chosen from what the task runs).
+	opts.PerGPU, opts.Queues = o.perGPU, o.queues
 	jobDir, err := slurmDir(&o.slurm, cl.bookPath)
 	if err != nil {
 		return err
@@ -249,48 +250,49 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 	}
 
 	// Items for the cluster; the rest (unchanged, missing, a bad file)
-	// is recorded here, as a local grade records it.
-	var items []slurm.Item
-	var local []*grade.Task
+	// is settled here, by a local grade's resume rule.
+	var mine []*grade.Task
 	waiting := 0 // items whose tasks still run
 	for _, t := range cl.tasks {
 		if running[t.Student+"\x00"+t.Exercise.ID] {
 			waiting++
 			continue
 		}
-		if book != nil {
-			prev, ok, err := book.Latest(t.Student, t.Exercise.ID)
-			if err != nil {
-				return err
-			}
-			hash := t.SourceHash
-			if t.Source == nil {
-				hash = ""
-			}
-			if !slurm.NeedsGrading(prev, ok, hash, t.SpecHash, o.regrade) {
-				local = append(local, t)
-				continue
+		mine = append(mine, t)
+	}
+	todo, settled := mine, []grade.Settled(nil)
+	if book != nil {
+		if todo, settled, err = grade.Plan(book, mine, o.regrade); err != nil {
+			return err
+		}
+	} else {
+		todo = nil
+		for _, t := range mine {
+			if t.Source != nil && t.Problem == "" {
+				todo = append(todo, t)
 			}
 		}
-		if t.Source == nil || t.Problem != "" {
-			local = append(local, t)
-			continue
-		}
+	}
+	var items []slurm.Item
+	for _, t := range todo {
 		items = append(items, slurm.Item{Student: t.Student, Exercise: t.Exercise.ID, SourceHash: t.SourceHash, SpecHash: t.SpecHash, MaxPoints: t.Spec.Points})
 	}
-
 	if o.slurm.dryRun {
 		return slurmDryRun(o.io.Out, d, items)
 	}
-	lsum := &grade.Summary{}
-	if len(local) > 0 {
-		// Nothing here is built or run: grade.Grade records these at once.
-		if lsum, err = grade.Grade(ctx, book, local, noToolchain{}, grade.Options{Regrade: o.regrade}); err != nil {
+	skipped, recorded := 0, 0
+	for _, st := range settled {
+		if st.Skipped {
+			skipped++
+			continue
+		}
+		if err := book.Record(st.Attempt); err != nil {
 			return err
 		}
+		recorded++
 	}
 	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s through Slurm: %s to grade, %d unchanged since the last run, %d missing or not gradable",
-		count(len(cl.students), "student"), count(len(cl.exercises), "exercise"), count(len(items), "item"), lsum.Skipped, lsum.Missing+lsum.Failed)
+		ui.Count(len(cl.students), "student"), ui.Count(len(cl.exercises), "exercise"), ui.Count(len(items), "item"), skipped, recorded)
 	if waiting > 0 {
 		fmt.Fprintf(o.io.ErrOut, ", %d still with the tasks of an earlier submission", waiting)
 	}
@@ -311,9 +313,9 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 		}
 		p, _ := slurm.ReadPlan(r.Plan)
 		if r.BuildJob != "" {
-			fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %s (%s) on %s.\n", r.BuildJob, count(len(p.Builds), "build task"), count(len(slurm.Builds(items)), "distinct file"), partitionName(opts.BuildPartition))
+			fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %s (%s) on %s.\n", r.BuildJob, ui.Count(len(p.Builds), "build task"), ui.Count(len(slurm.Builds(items)), "distinct file"), partitionName(opts.BuildPartition))
 		}
-		fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %s (%s, up to %d each) on %s, after the builds.\n", r.RunJob, count(len(p.Runs), "run task"), count(len(items), "item"), opts.ItemsPerTask, partitionName(opts.RunPartition))
+		fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %s (%s, up to %d each) on %s, after the builds.\n", r.RunJob, ui.Count(len(p.Runs), "run task"), ui.Count(len(items), "item"), opts.ItemsPerTask, partitionName(opts.RunPartition))
 	}
 	if o.slurm.detach {
 		fmt.Fprintf(o.io.ErrOut, "Detached: results gather in %s; merge them with lessons grade collect --gradebook %s (--wait to wait for them).\n", d.Results(), o.book)
@@ -338,18 +340,6 @@ func cacheDir() (string, error) {
 	return filepath.Abs(c.Dir)
 }
 
-// noToolchain is for tasks that need no build or run (missing files,
-// unchanged ones): grade.Grade records them without calling it.
-type noToolchain struct{}
-
-func (noToolchain) Build(context.Context, *grade.Task, int) *grade.Built {
-	return &grade.Built{Err: errors.New("nothing is built on the submitting node")}
-}
-
-func (noToolchain) Run(context.Context, *grade.Task, *grade.Built, string, int) (*grade.Ran, error) {
-	return nil, errors.New("nothing is run on the submitting node")
-}
-
 func slurmDryRun(w io.Writer, d *slurm.Driver, items []slurm.Item) error {
 	if len(items) == 0 {
 		fmt.Fprintln(w, "Nothing to submit: every item is graded on its current file and spec, or has no file.")
@@ -362,14 +352,14 @@ func slurmDryRun(w io.Writer, d *slurm.Driver, items []slurm.Item) error {
 	}
 	r, p, scripts := d.Prepare(items, false)
 	o := d.State.Options
-	fmt.Fprintf(w, "# %s, %s\n", count(len(items), "item"), count(len(slurm.Builds(items)), "distinct file"))
+	fmt.Fprintf(w, "# %s, %s\n", ui.Count(len(items), "item"), ui.Count(len(slurm.Builds(items)), "distinct file"))
 	if len(p.Builds) > 0 {
-		fmt.Fprintf(w, "# build array: %s of up to %d files\n", count(len(p.Builds), "task"), o.BuildsPerTask)
+		fmt.Fprintf(w, "# build array: %s of up to %d files\n", ui.Count(len(p.Builds), "task"), o.BuildsPerTask)
 		for i, b := range p.Builds {
 			fmt.Fprintf(w, "#   build %d: %s\n", i, buildList(b))
 		}
 	}
-	fmt.Fprintf(w, "# run array: %s of up to %d items\n", count(len(p.Runs), "task"), o.ItemsPerTask)
+	fmt.Fprintf(w, "# run array: %s of up to %d items\n", ui.Count(len(p.Runs), "task"), o.ItemsPerTask)
 	for i, run := range p.Runs {
 		fmt.Fprintf(w, "#   run %d: %s\n", i, itemList(run))
 	}
@@ -416,7 +406,7 @@ func slurmWait(o *gradeOptions, d *slurm.Driver, book *gradebook.Book) error {
 		}
 		for _, r := range pr.Submitted {
 			p, _ := slurm.ReadPlan(r.Plan)
-			fmt.Fprintf(o.io.ErrOut, "Retrying %s that a killed task left: job %s, %s.\n", count(len(p.Items()), "item"), r.RunJob, count(len(p.Runs), "run task"))
+			fmt.Fprintf(o.io.ErrOut, "Retrying %s that a killed task left: job %s, %s.\n", ui.Count(len(p.Items()), "item"), r.RunJob, ui.Count(len(p.Runs), "run task"))
 		}
 		if pr.Finished {
 			return slurmFinish(o, book, pr)
@@ -687,7 +677,7 @@ func gradeWorker(o *gradeOptions, stage, arg string) error {
 			}
 		}
 	}
-	fmt.Printf("lessons grade worker: %s task %d on %s: %s\n", stage, idx, host, count(len(items), "item"))
+	fmt.Printf("lessons grade worker: %s task %d on %s: %s\n", stage, idx, host, ui.Count(len(items), "item"))
 	if len(items) == 0 {
 		return nil
 	}
@@ -709,14 +699,13 @@ func gradeWorker(o *gradeOptions, stage, arg string) error {
 		dev.Name = "the run nodes' GPU"
 		m.info, m.gpuErr = &gpu.Info{Devices: []gpu.Device{dev}}, nil
 	} else {
-		if m, err = checkMachine(ctx); err != nil {
+		if m, err = checkMachine(ctx, "grade worker"); err != nil {
 			return err
 		}
-		m.queues = p.Queues
 		if p.Capability != "" && m.arch() != "sm_"+strings.ReplaceAll(p.Capability, ".", "") {
 			fmt.Printf("lessons grade worker: this node's GPU is %s, the build tasks built for %s: building here\n", m.arch(), p.Capability)
 		}
-		if _, err := statsLibrary(ctx, m); err != nil {
+		if _, err := m.toolkit().StatsLibrary(ctx); err != nil {
 			return err
 		}
 	}
@@ -725,16 +714,29 @@ func gradeWorker(o *gradeOptions, stage, arg string) error {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	os.Chmod(scratch, 0o711)
-	tc, err := newSandboxed(m, scratch)
+	sb, err := exercise.NewSandbox(scratch)
 	if err != nil {
 		return err
 	}
-	defer tc.Close()
+	defer sb.Close()
 	if stage == slurm.StageBuild {
-		return workerBuild(ctx, tc, tasks)
+		return workerBuild(ctx, grade.Pipeline{Toolkit: m.toolkit(), Runner: sb}, tasks)
 	}
-	return workerRun(ctx, tc, p, idx, items, tasks, scratch, host)
+	// --per-gpu and --gpu-queues, or their choice from what this task
+	// runs, as a local grade makes it.
+	timed := 0
+	for _, t := range tasks {
+		if t.Spec.Timed {
+			timed++
+		}
+	}
+	kept := ""
+	if timed > 0 {
+		kept = "the timed"
+	}
+	choice := grade.Choose(p.PerGPU, p.Queues, len(tasks)-timed, timed, kept)
+	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: queuesEnv(choice.Queues), TimedEnv: queuesEnv(choice.TimedQueues)}
+	return workerRun(ctx, tc, p, idx, items, tasks, host, choice.PerDevice)
 }
 
 // workerTasks are the grade tasks of items, read as a local grade reads
@@ -779,7 +781,7 @@ func slicesContains(xs []string, x string) bool {
 // cache, on the task's cores. A file that does not compile is the
 // student's business (the run task records it); a tool that fails fails
 // the task, which the run tasks then make up for.
-func workerBuild(ctx context.Context, tc *sandboxed, tasks []*grade.Task) error {
+func workerBuild(ctx context.Context, tc grade.Toolchain, tasks []*grade.Task) error {
 	jobs := taskCPUs()
 	q := make(chan *grade.Task)
 	var mu sync.Mutex
@@ -831,41 +833,56 @@ func buildWord(b *grade.Built) string {
 }
 
 // workerRun grades a share of the items on this task's GPU, with the
-// local grade's pipeline, into a gradebook of its own on the node's disk;
-// each attempt becomes a result file on the shared filesystem as it is
-// made. The class's gradebook is written only by the submitting node.
-func workerRun(ctx context.Context, tc *sandboxed, p *slurm.Plan, idx int, items []slurm.Item, tasks []*grade.Task, scratch, host string) error {
-	scratchBook, err := gradebook.Open(filepath.Join(scratch, "task.db"))
-	if err != nil {
-		return err
-	}
-	defer scratchBook.Close()
+// local grade's pipeline and scheduler; each attempt becomes a result
+// file on the shared filesystem as it is made. The class's gradebook is
+// written only by the submitting node.
+func workerRun(ctx context.Context, tc grade.Toolchain, p *slurm.Plan, idx int, items []slurm.Item, tasks []*grade.Task, host string, perGPU int) error {
 	byPair := map[string]slurm.Item{}
 	for _, it := range items {
 		byPair[it.Student+"\x00"+it.Exercise] = it
 	}
 	taskID := fmt.Sprintf("%s_%d", os.Getenv("SLURM_ARRAY_JOB_ID"), idx)
+	start := time.Now()
+	var mu sync.Mutex // the sink is called from any goroutine
 	var werr error
-	sum, err := grade.Grade(ctx, scratchBook, tasks, tc, grade.Options{
-		Jobs: taskCPUs(), Devices: gpuDevices(1), PerDevice: max(p.PerGPU, 1), Regrade: true,
-		Done: func(a *gradebook.Attempt, skipped bool) {
-			if cancelledWith(ctx, a) {
-				return
-			}
-			r := &slurm.Result{Item: byPair[a.Student+"\x00"+a.Exercise], Attempt: a, Task: taskID, Node: host}
-			if err := slurm.WriteResult(p.Results, r); err != nil && werr == nil {
-				werr = err
-			}
-			fmt.Printf("%s %s: %s %d/%d\n", a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints)
-		},
-	})
+	n := 0
+	sink := func(a *gradebook.Attempt) {
+		r := &slurm.Result{Item: byPair[a.Student+"\x00"+a.Exercise], Attempt: a, Task: taskID, Node: host}
+		err := slurm.WriteResult(p.Results, r)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && werr == nil {
+			werr = err
+		}
+		n++
+		fmt.Printf("%s %s: %s %d/%d\n", a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints)
+	}
+	// Each item is built (from the shared cache, where the build tasks
+	// put it) and run on a run slot: GradeOne, scheduled as a local
+	// grade's runs are (per GPU, a timed exercise's alone).
+	var gitems []*grade.Item
+	for _, t := range tasks {
+		gitems = append(gitems, &grade.Item{
+			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed,
+			Build: func(context.Context, int) (bool, string) { return true, "" },
+			Run: func(ctx context.Context, device string, slot int) time.Duration {
+				a := grade.GradeOne(ctx, tc, t, device, slot)
+				if cancelledWith(ctx, a) {
+					return 0 // stopped half way: the task is started again, or retried
+				}
+				sink(a)
+				return time.Duration(a.RunMS) * time.Millisecond
+			},
+		})
+	}
+	grade.Schedule(ctx, gitems, grade.Slots{Jobs: 1, Devices: gpuDevices(1), PerDevice: perGPU})
 	if werr != nil {
 		return werr
 	}
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	fmt.Printf("lessons grade worker: %d graded in %s on GPU %s\n", sum.Passed+sum.Failed+sum.Missing+sum.Errors, sum.Took.Round(time.Millisecond), strings.Join(gpuDevices(1), ","))
+	fmt.Printf("lessons grade worker: %d graded in %s on GPU %s\n", n, time.Since(start).Round(time.Millisecond), strings.Join(gpuDevices(1), ","))
 	return nil
 }
 

@@ -5,23 +5,32 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/ui"
 	"github.com/cudalessons/lessons/internal/watch"
 )
 
-func newWatch(ios *IOStreams, g *globals) *cobra.Command {
-	var poll, wait bool
-	var debounce time.Duration
+// WatchOptions are the inputs of lessons watch.
+type WatchOptions struct {
+	IO *IOStreams
+	g  *globals
+	// Exercise is the one to start with; "" for the first not passed.
+	Exercise   string
+	Poll, Wait bool
+	Debounce   time.Duration
+}
+
+func newWatch(ios *IOStreams, g *globals, runF func(*WatchOptions) error) *cobra.Command {
+	opts := &WatchOptions{IO: ios, g: g}
 	cmd := &cobra.Command{
 		Use:   "watch [EXERCISE]",
 		Short: "Re-check the exercise on every save",
@@ -35,28 +44,26 @@ Keys: h hint, v the exercise's lesson (re-rendered when its markdown is
 saved), n next exercise, r re-run, l list, q quit (and Ctrl-C). When
 stdin is not a terminal, type the key and Enter.`,
 		Example: "  lessons watch\n  lessons watch async-pipeline --wait\n  lessons watch --poll          # on file systems that send no events",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("watch takes at most one exercise")
-			}
-			return nil
-		},
+		Args:    atMostOneExercise("watch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			start := ""
 			if len(args) == 1 {
-				start = args[0]
+				opts.Exercise = args[0]
 			}
-			return watchRun(ios, g, start, poll, wait, debounce)
+			if runF != nil {
+				return runF(opts)
+			}
+			return watchRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&poll, "poll", false, "poll the files instead of using file system events")
-	cmd.Flags().BoolVar(&wait, "wait", false, "after a pass, wait for n before the next exercise")
-	cmd.Flags().DurationVar(&debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts (a check starts 30 ms after the first save; saves within this of each other check once more at the end)")
+	cmd.Flags().BoolVar(&opts.Poll, "poll", false, "poll the files instead of using file system events")
+	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "after a pass, wait for n before the next exercise")
+	cmd.Flags().DurationVar(&opts.Debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts (a check starts 30 ms after the first save; saves within this of each other check once more at the end)")
 	return cmd
 }
 
-func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounce time.Duration) error {
-	c, err := g.course()
+func watchRun(opts *WatchOptions) error {
+	ios, start, poll := opts.IO, opts.Exercise, opts.Poll
+	c, err := opts.g.course()
 	if err != nil {
 		return err
 	}
@@ -67,7 +74,18 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	for _, x := range c.Exercises {
 		byID[x.ID] = x
 	}
-	next := func(after string) (string, bool) { return nextUnpassed(c, loadProgress(c), after) }
+	if _, err := loadProgress(c); err != nil {
+		return err
+	}
+	// Read again at each use: a pass changes it. A file spoilt since
+	// counts as empty here, and a pass will not write over it.
+	progress := func() *Progress {
+		if p, err := loadProgress(c); err == nil {
+			return p
+		}
+		return &Progress{Passed: map[string]time.Time{}}
+	}
+	next := func(after string) (string, bool) { return nextUnpassed(c, progress(), after) }
 	if start == "" {
 		id, ok := next("")
 		if !ok {
@@ -78,9 +96,9 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	} else if _, err := c.Exercise(start); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupted()
 	defer stop()
-	m, err := checkMachine(ctx)
+	m, err := checkMachine(ctx, "watch")
 	if err != nil {
 		return err
 	}
@@ -89,13 +107,13 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	s := &watch.Session{
 		Check: func(ctx context.Context, id string) (bool, error) {
 			x := byID[id]
-			return checkOne(ctx, ios, c, m, x, c.Path(x.Student), []string{filepath.Dir(c.Path(x.Student))}, false, true)
+			return checkOne(ctx, ios, c, m, x, c.Path(x.Student), false, true)
 		},
 		Next: next,
 		Files: func(id string) []string {
 			x := byID[id]
 			files := []string{c.Path(x.Student), c.Path(x.Spec())}
-			if spec, err := loadSpec(c, x); err == nil {
+			if spec, err := exercise.LoadSpec(c, x); err == nil {
 				for _, f := range spec.Files {
 					files = append(files, filepath.Join(filepath.Dir(c.Path(x.Student)), f))
 				}
@@ -109,7 +127,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 			}
 		},
 		List: func(id string) {
-			passed := loadProgress(c).Passed
+			passed := progress().Passed
 			for _, x := range c.Exercises {
 				mark := " "
 				if _, ok := passed[x.ID]; ok {
@@ -124,10 +142,10 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		},
 		Header: func(id string) {
 			if ios.IsTTY() {
-				fmt.Fprint(ios.Out, "\x1b[2J\x1b[H")
+				fmt.Fprint(ios.Out, ui.ClearScreen)
 			}
-			passed := len(loadProgress(c).Passed)
-			fmt.Fprintf(ios.Out, "%s  %s %d/%d exercises\n", c.Title, bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
+			passed := len(progress().Passed)
+			fmt.Fprintf(ios.Out, "%s  %s %d/%d exercises\n", c.Title, ui.Bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
 			fmt.Fprintf(ios.Out, "Watching %s: save to check. h hint · v lesson · n next · r re-run · l list · q quit\n\n", byID[id].Student)
 		},
 		LessonFiles: func(id string) []string {
@@ -143,7 +161,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 				return
 			}
 			if ios.IsTTY() {
-				fmt.Fprint(ios.Out, "\x1b[2J\x1b[H")
+				fmt.Fprint(ios.Out, ui.ClearScreen)
 			}
 			l, err := c.Parse(e)
 			if err != nil {
@@ -161,22 +179,14 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		},
 		Keys:     keys,
 		Out:      ios.Out,
-		Debounce: debounce,
-		Wait:     wait,
+		Debounce: opts.Debounce,
+		Wait:     opts.Wait,
 	}
 	err = s.Run(ctx, start)
 	if ctx.Err() != nil {
 		return nil // Ctrl-C: a normal way to leave
 	}
 	return err
-}
-
-func bar(done, total, width int) string {
-	if total == 0 {
-		return ""
-	}
-	n := done * width / total
-	return "[" + strings.Repeat("█", n) + strings.Repeat("░", width-n) + "]"
 }
 
 // readKeys delivers key presses: single keys from a terminal (in cbreak

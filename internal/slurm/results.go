@@ -106,10 +106,3 @@ func Merge(book Book, dir string, items []Item) (*Merged, error) {
 	}
 	return m, nil
 }
-
-// NeedsGrading is the resume rule of a local grade: an item is graded
-// again unless its latest attempt was on the same file and spec and the
-// grader could judge it.
-func NeedsGrading(prev *gradebook.Attempt, ok bool, sourceHash, specHash string, regrade bool) bool {
-	return !ok || regrade || prev.SourceHash != sourceHash || prev.SpecHash != specHash || prev.Status == gradebook.Error
-}

@@ -18,7 +18,7 @@ type Options struct {
 	BuildCPUs      int      // cores of a build task (its parallel builds)
 	Throttle       int      // tasks of an array at once (the array's %N); 0 for no limit
 	Gres           string   // what a run task asks for (gpu:1)
-	PerGPU         int      // runs at once on a run task's GPU (a timed exercise's still alone)
+	PerGPU         int      // runs at once on a run task's GPU (a timed exercise's still alone); 0 to choose
 	Queues         int      // CUDA_DEVICE_MAX_CONNECTIONS of each run (0: CUDA's default)
 	Extra          []string // more sbatch arguments, each as one #SBATCH line
 }
@@ -34,7 +34,6 @@ func (o Options) Defaults() Options {
 	if o.BuildCPUs <= 0 {
 		o.BuildCPUs = 4
 	}
-	o.PerGPU = max(o.PerGPU, 1)
 	if o.Gres == "" {
 		o.Gres = "gpu:1"
 	}
@@ -104,7 +103,13 @@ func Script(j Job, o Options) string {
 		line("#SBATCH --cpus-per-task=%d", o.BuildCPUs)
 	} else {
 		part = o.RunPartition
-		line("#SBATCH --cpus-per-task=%d", max(2, o.PerGPU))
+		// A run's host side (CUDA's start) needs a core; more runs at
+		// once, more cores.
+		cpus := 4
+		if o.PerGPU > 0 {
+			cpus = max(2, o.PerGPU)
+		}
+		line("#SBATCH --cpus-per-task=%d", cpus)
 		line("#SBATCH --gres=%s", o.Gres)
 	}
 	if part != "" {

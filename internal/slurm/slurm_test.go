@@ -276,23 +276,6 @@ func TestMergeRefusesAStrangeFile(t *testing.T) {
 	}
 }
 
-func TestNeedsGrading(t *testing.T) {
-	prev := &gradebook.Attempt{SourceHash: "a", SpecHash: "b", Status: gradebook.Failed}
-	for _, c := range []struct {
-		ok      bool
-		src     string
-		regrade bool
-		status  string
-		want    bool
-	}{{false, "a", false, gradebook.Failed, true}, {true, "a", false, gradebook.Failed, false}, {true, "x", false, gradebook.Failed, true},
-		{true, "a", true, gradebook.Failed, true}, {true, "a", false, gradebook.Error, true}} {
-		prev.Status = c.status
-		if got := NeedsGrading(prev, c.ok, c.src, "b", c.regrade); got != c.want {
-			t.Errorf("%+v: %v", c, got)
-		}
-	}
-}
-
 func FuzzParse(f *testing.F) {
 	f.Add("12_3|RUNNING|None\n12_[4-9%2]|PENDING|JobArrayTaskLimit\nJobId=1 ArrayJobId=1 ArrayTaskId=0 JobState=CANCELLED Reason=None")
 	f.Add("12_3|CANCELLED by 0|None")
