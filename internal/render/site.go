@@ -38,6 +38,9 @@ var codeFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.Prev
 // PageHTML renders a lesson's body as HTML from its AST: prose by goldmark,
 // cells with their labels and highlighting, diagrams as inline SVG.
 func PageHTML(w io.Writer, l *lesson.Lesson) error {
+	if l.Doc == nil {
+		return cellsHTML(w, l)
+	}
 	// The GFM parts (tables, strikethrough, task lists) bring their own
 	// node renderers, which a renderer built by hand must register.
 	r := renderer.NewRenderer(renderer.WithNodeRenderers(

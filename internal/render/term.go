@@ -71,6 +71,9 @@ func (t *Term) Render(w io.Writer, l *lesson.Lesson) error {
 
 // Cell writes one cell.
 func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
+	if c.From != nil || c.Kind == lesson.Markdown && strings.Contains(c.Text, "data:image/") {
+		return t.notebookCell(w, c)
+	}
 	switch c.Kind {
 	case lesson.Markdown:
 		src := unbreak(c.Text)
