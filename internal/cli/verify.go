@@ -75,6 +75,9 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queue
 	if err != nil {
 		return err
 	}
+	if err := checkGenerated(c); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := filepath.Join(c.Root, ".lessons", "verify")

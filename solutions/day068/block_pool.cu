@@ -28,16 +28,24 @@ public:
     // Returns a free block, or nullptr when none is left.
     void* allocate() {
         // TODO(1): take a block off the free list and return it.
+        // BEGIN SOLUTION
         if (free_.empty()) return nullptr;
         void* block = free_.back();
         free_.pop_back();
         return block;
+        // STUB
+        // return nullptr;
+        // END SOLUTION
     }
 
     // Gives a block back to the pool.
     void deallocate(void* block) {
         // TODO(2): put the block back on the free list.
+        // BEGIN SOLUTION
         free_.push_back(static_cast<char*>(block));
+        // STUB
+        // (void)block;
+        // END SOLUTION
     }
 
     size_t available() const { return free_.size(); }

@@ -24,9 +24,14 @@ int main() {
         float* d = nullptr;
         // TODO: allocate d (bytes) on stream with cudaMallocAsync, launch
         // scale on stream, and free d on stream with cudaFreeAsync.
+        // BEGIN SOLUTION
         CHECK(cudaMallocAsync(&d, bytes, stream));
         scale<<<(n + 255) / 256, 256, 0, stream>>>(d, n, 2.0f);
         CHECK(cudaFreeAsync(d, stream));
+        // STUB
+        // (void)d;
+        // (void)stream;
+        // END SOLUTION
     }
     CHECK(cudaGetLastError());
     for (int i = 0; i < streams; i++) CHECK(cudaStreamSynchronize(s[i]));

@@ -38,14 +38,20 @@ int main() {
         // TODO 1: the consumer must not read buf before the producer has
         // allocated and filled it: record `ready` on the producer and make
         // the consumer wait for it.
+        // BEGIN SOLUTION
         CHECK(cudaEventRecord(ready, producer));
         CHECK(cudaStreamWaitEvent(consumer, ready, 0));
+        // STUB
+        // END SOLUTION
         sum<<<256, 256, 0, consumer>>>(buf, n, sums + r);
         // TODO 2: the producer must not free buf while the consumer may
         // still read it: record `done` on the consumer and make the
         // producer wait for it.
+        // BEGIN SOLUTION
         CHECK(cudaEventRecord(done, consumer));
         CHECK(cudaStreamWaitEvent(producer, done, 0));
+        // STUB
+        // END SOLUTION
         CHECK(cudaFreeAsync(buf, producer));
     }
     CHECK(cudaGetLastError());

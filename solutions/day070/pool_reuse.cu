@@ -27,8 +27,11 @@ int main() {
     CHECK(cudaMemPoolCreate(&pool, &props));
     // TODO 1: a new pool gives its memory back to the driver at every
     // synchronisation. Let it keep up to 64 MiB: set its release threshold.
+    // BEGIN SOLUTION
     uint64_t threshold = 64 * MiB;
     CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    // STUB
+    // END SOLUTION
 
     cudaStream_t s;
     CHECK(cudaStreamCreate(&s));
@@ -47,7 +50,10 @@ int main() {
            attr(pool, cudaMemPoolAttrUsedMemHigh) / MiB);
     // TODO 2: the work is done: hand everything the pool keeps back to the
     // driver with cudaMemPoolTrimTo.
+    // BEGIN SOLUTION
     CHECK(cudaMemPoolTrimTo(pool, 0));
+    // STUB
+    // END SOLUTION
     printf("after the trim: reserved %" PRIu64 " MiB\n", attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB);
     CHECK(cudaStreamDestroy(s));
     CHECK(cudaMemPoolDestroy(pool));

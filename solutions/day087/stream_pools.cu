@@ -1,4 +1,8 @@
 // Day 87 exercise: per-stream device pools carved from one arena.
+// BEGIN SOLUTION
+// STUB
+// // Complete the two TODOs in StreamPools; lessons check says when it is done.
+// END SOLUTION
 //
 // Four streams each run eight rounds of a kernel whose 1024 threads take a
 // 256-byte block from a bump pool on the device. Each stream has a pool of
@@ -58,14 +62,29 @@ public:
         CHECK(cudaMalloc(&offsets_, n * sizeof(unsigned long long)));
         CHECK(cudaMemset(offsets_, 0, n * sizeof(unsigned long long)));
         for (int i = 0; i < n; i++) {
+            // BEGIN SOLUTION
             // Stream i owns bytes [i*slice, (i+1)*slice) of the arena.
             pools_.push_back(DevicePool{arena_ + i * slice, slice, offsets_ + i});
+            // STUB
+            // // TODO 1: give stream i a slice of its own: bytes [i*slice,
+            // // (i+1)*slice) of the arena. As given, every pool starts at the
+            // // arena's first byte, so the streams hand out the same blocks.
+            // pools_.push_back(DevicePool{arena_, slice, offsets_ + i});
+            // END SOLUTION
         }
     }
     // reset empties pool i once the work already queued on s is done, and
     // before what is queued after: in stream order, with no wait on the host.
     void reset(int i, cudaStream_t s) {
+        // BEGIN SOLUTION
         CHECK(cudaMemsetAsync(pools_[i].offset, 0, sizeof(unsigned long long), s));
+        // STUB
+        // // TODO 2: reset the offset in stream s's order (cudaMemsetAsync on
+        // // s). As given, it stops the whole device and the host each time.
+        // (void)s;
+        // CHECK(cudaDeviceSynchronize());
+        // CHECK(cudaMemset(pools_[i].offset, 0, sizeof(unsigned long long)));
+        // END SOLUTION
     }
     DevicePool pool(int i) const { return pools_[i]; }
     void destroy() {
