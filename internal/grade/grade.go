@@ -445,6 +445,7 @@ func judged(t *Task, res []checker.Result, output string) *gradebook.Attempt {
 		c := gradebook.Check{Name: r.Name, Passed: r.Pass}
 		if r.Check != nil {
 			c.Points = r.Check.Points
+			c.Hidden = r.Check.Hidden || r.Check.Run != ""
 		}
 		if r.Skipped {
 			c.Got = r.Got // why it could not be made here

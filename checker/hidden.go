@@ -1,0 +1,160 @@
+package checker
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cudalessons/lessons/internal/course"
+)
+
+// HiddenRun is another run of the program, with its own arguments and
+// environment, judged by the checks that name it (run = NAME). Hidden
+// runs happen in grade and verify only: a program that prints what the
+// public run expects cannot pass inputs it never saw.
+type HiddenRun struct {
+	Name string            `toml:"name"`
+	Args []string          `toml:"args"`
+	Env  map[string]string `toml:"env"`
+}
+
+// Equivalent is a mutant the author accepts as no mistake (it behaves
+// as the solution does), with why: lessons verify --mutants does not
+// count it as a survivor.
+type Equivalent struct {
+	Mutant string `toml:"mutant"`
+	Reason string `toml:"reason"`
+}
+
+var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// reservedEnv are the variables the pipeline sets itself.
+func reservedEnv(k string) bool {
+	return k == "LD_PRELOAD" || k == "CUDA_VISIBLE_DEVICES" || strings.HasPrefix(k, "LESSONS_")
+}
+
+func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string, args ...any)) {
+	checkEnv := func(env map[string]string, line int) {
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			switch {
+			case !envKeyRE.MatchString(k):
+				bad(line, "name variables with letters, digits and _", "environment variable %q is not a name", k)
+			case reservedEnv(k):
+				bad(line, "choose another name: lessons sets LD_PRELOAD, CUDA_VISIBLE_DEVICES and LESSONS_* itself", "environment variable %s is the runner's", k)
+			}
+		}
+	}
+	checkEnv(s.Env, course.LineOf(data, "", 0, "env"))
+	names := map[string]int{}
+	for i, h := range s.HiddenRuns {
+		line := course.LineOf(data, "hidden_run", i, "")
+		switch {
+		case h.Name == "":
+			bad(line, `add name = "..."; checks name the run with run = "..."`, "hidden run %d has no name", i+1)
+		case names[h.Name] > 0:
+			bad(line, "give each hidden run its own name", "hidden run %q is named twice (first at line %d)", h.Name, names[h.Name])
+		}
+		names[h.Name] = line
+		checkEnv(h.Env, line)
+		used := false
+		for _, c := range s.Checks {
+			used = used || c.Run == h.Name
+		}
+		if h.Name != "" && !used {
+			bad(line, fmt.Sprintf("add checks with run = %q, or remove the run", h.Name), "hidden run %q has no checks", h.Name)
+		}
+	}
+	for i, c := range s.Checks {
+		if c.Run != "" && names[c.Run] == 0 {
+			bad(course.LineOf(data, "check", i, "run"), "name a [[hidden_run]] of this spec, or remove run", "check %d judges run %q, which is not a hidden run of this spec", i+1, c.Run)
+		}
+	}
+	public := 0
+	for _, c := range s.Checks {
+		if c.Run == "" && !c.Hidden {
+			public++
+		}
+	}
+	if len(s.Checks) > 0 && public == 0 {
+		bad(1, "leave at least one check visible, so that lessons check can say something", "every check is hidden")
+	}
+	seen := map[string]bool{}
+	for i, e := range s.EquivalentMutants {
+		line := course.LineOf(data, "equivalent_mutants", i, "")
+		switch {
+		case e.Mutant == "":
+			bad(line, `add mutant = "..." as lessons verify --mutants names it`, "equivalent mutant %d names no mutant", i+1)
+		case strings.TrimSpace(e.Reason) == "":
+			bad(line, "say why the mutant behaves as the solution does: reason = \"...\"", "equivalent mutant %s has no reason", e.Mutant)
+		case seen[e.Mutant]:
+			bad(line, "list each mutant once", "equivalent mutant %s is listed twice", e.Mutant)
+		}
+		seen[e.Mutant] = true
+	}
+}
+
+// Hidden counts the checks that check and watch do not run: hidden
+// checks and the checks of hidden runs.
+func (s *Spec) Hidden() int {
+	n := 0
+	for _, c := range s.Checks {
+		if c.Hidden || c.Run != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Public is the spec as check and watch judge it: the public run's
+// checks that are not hidden, and no hidden runs.
+func (s *Spec) Public() *Spec {
+	p := *s
+	p.HiddenRuns, p.run = nil, ""
+	p.Checks = nil
+	for _, c := range s.Checks {
+		if c.Run == "" && !c.Hidden {
+			p.Checks = append(p.Checks, c)
+		}
+	}
+	return &p
+}
+
+// ForRun is the spec of one run: "" the public run (with its hidden
+// checks), else the hidden run of that name, with its arguments and
+// environment, judging the checks that name it. It is nil when the spec
+// has no hidden run of that name.
+func (s *Spec) ForRun(name string) *Spec {
+	p := *s
+	p.run = name
+	if name == "" {
+		return &p
+	}
+	for _, h := range s.HiddenRuns {
+		if h.Name == name {
+			p.Args, p.Env = h.Args, h.Env
+			return &p
+		}
+	}
+	return nil
+}
+
+// Runs are the names of the runs grade and verify make: "" (the public
+// run), then each hidden run's.
+func (s *Spec) Runs() []string {
+	out := []string{""}
+	for _, h := range s.HiddenRuns {
+		out = append(out, h.Name)
+	}
+	return out
+}
+
+// Environ is the run's environment as KEY=VALUE, sorted.
+func (s *Spec) Environ() []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		out = append(out, k+"="+s.Env[k])
+	}
+	return out
+}
