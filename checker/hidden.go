@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/lesson"
 )
 
 // HiddenRun is another run of the program, with its own arguments and
@@ -157,4 +158,54 @@ func (s *Spec) Environ() []string {
 		out = append(out, k+"="+s.Env[k])
 	}
 	return out
+}
+
+// ParseSecret reads an exercise's secret spec: the hidden runs, hidden
+// checks and accepted mutants an instructor keeps beside the solution
+// (solutions/x.toml for solutions/x.cu), where students do not see them.
+// Its checks are hidden; how to build and run the program stays in the
+// exercise's spec.
+func ParseSecret(file string, data []byte) (*Spec, error) {
+	s, err := ParseSpec(file, data)
+	es := lesson.AsErrors(err)
+	if err != nil && es == nil {
+		return nil, err
+	}
+	var keep lesson.Errors
+	for _, e := range es {
+		if e.Msg != "the spec has no checks" && e.Msg != "every check is hidden" {
+			keep = append(keep, e)
+		}
+	}
+	if s == nil {
+		return nil, keep.Err()
+	}
+	if s.Points != 0 || s.Timeout != "" || len(s.Flags) > 0 || len(s.Args) > 0 || len(s.Files) > 0 || s.Timed || len(s.Env) > 0 {
+		keep = append(keep, &lesson.Error{File: file, Line: 1, Msg: "a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables", Fix: "move points, timeout, flags, args, env, files and timed to the exercise's spec"})
+	}
+	for i := range s.Checks {
+		if s.Checks[i].Points != 0 {
+			keep = append(keep, &lesson.Error{File: file, Line: s.Checks[i].Line, Msg: "a secret check earns no points of its own", Fix: "give it points in the exercise's spec with hidden = true, or leave points out"})
+		}
+		s.Checks[i].Hidden = true
+	}
+	return s, keep.Err()
+}
+
+// AddSecret adds a secret spec's checks, hidden runs and accepted mutants
+// to the spec.
+func (s *Spec) AddSecret(secret *Spec) error {
+	var errs lesson.Errors
+	for _, h := range secret.HiddenRuns {
+		if s.ForRun(h.Name) != nil {
+			errs = append(errs, &lesson.Error{File: secret.File, Line: 1, Msg: fmt.Sprintf("hidden run %q is also in %s", h.Name, s.File), Fix: "name it once"})
+		}
+	}
+	if errs != nil {
+		return errs
+	}
+	s.Checks = append(s.Checks, secret.Checks...)
+	s.HiddenRuns = append(s.HiddenRuns, secret.HiddenRuns...)
+	s.EquivalentMutants = append(s.EquivalentMutants, secret.EquivalentMutants...)
+	return nil
 }

@@ -76,3 +76,34 @@ func TestHiddenErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSecret(t *testing.T) {
+	pub, err := ParseSpec("x.toml", []byte("args = [\"12\"]\n[[check]]\ncontains = \"12 iterations\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := ParseSecret("s.toml", []byte("[[check]]\nstat = \"device_syncs\"\nequals = 0\n[[hidden_run]]\nname = \"big\"\nargs = [\"40\"]\n[[check]]\nrun = \"big\"\ncontains = \"40 iterations\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.AddSecret(secret); err != nil {
+		t.Fatal(err)
+	}
+	if pub.Hidden() != 2 || len(pub.Public().Checks) != 1 || pub.ForRun("big") == nil || pub.Args[0] != "12" {
+		t.Errorf("after the secret: hidden %d, public %d", pub.Hidden(), len(pub.Public().Checks))
+	}
+	if err := pub.AddSecret(secret); err == nil || !strings.Contains(err.Error(), `hidden run "big" is also in x.toml`) {
+		t.Errorf("twice: %v", err)
+	}
+	if _, err := ParseSecret("s.toml", []byte("[[equivalent_mutants]]\nmutant = \"m\"\nreason = \"r\"\n")); err != nil {
+		t.Errorf("a secret of accepted mutants only: %v", err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"timeout = \"5s\"\n[[check]]\nexit = 0\n", "s.toml:1: a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables"},
+		{"[[check]]\nexit = 0\npoints = 3\n", "s.toml:1: a secret check earns no points of its own"},
+	} {
+		if _, err := ParseSecret("s.toml", []byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}

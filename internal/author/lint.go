@@ -68,6 +68,7 @@ func Lint(c *course.Course, loadErr error) (errs, warnings lesson.Errors) {
 			add(err)
 		}
 		if spec != nil {
+			add(AddSecret(c, x, spec))
 			dir := filepath.Dir(c.Path(x.Student))
 			for _, f := range spec.Files {
 				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
