@@ -7,8 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/course"
-	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/diag"
 )
 
 // HiddenRun is another run of the program, with its own arguments and
@@ -47,10 +46,10 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 			}
 		}
 	}
-	checkEnv(s.Env, course.LineOf(data, "", 0, "env"))
+	checkEnv(s.Env, diag.LineOf(data, "", 0, "env"))
 	names := map[string]int{}
 	for i, h := range s.HiddenRuns {
-		line := course.LineOf(data, "hidden_run", i, "")
+		line := diag.LineOf(data, "hidden_run", i, "")
 		switch {
 		case h.Name == "":
 			bad(line, `add name = "..."; checks name the run with run = "..."`, "hidden run %d has no name", i+1)
@@ -69,7 +68,7 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 	}
 	for i, c := range s.Checks {
 		if c.Run != "" && names[c.Run] == 0 {
-			bad(course.LineOf(data, "check", i, "run"), "name a [[hidden_run]] of this spec, or remove run", "check %d judges run %q, which is not a hidden run of this spec", i+1, c.Run)
+			bad(diag.LineOf(data, "check", i, "run"), "name a [[hidden_run]] of this spec, or remove run", "check %d judges run %q, which is not a hidden run of this spec", i+1, c.Run)
 		}
 	}
 	public := 0
@@ -83,7 +82,7 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 	}
 	seen := map[string]bool{}
 	for i, e := range s.EquivalentMutants {
-		line := course.LineOf(data, "equivalent_mutants", i, "")
+		line := diag.LineOf(data, "equivalent_mutants", i, "")
 		switch {
 		case e.Mutant == "":
 			bad(line, `add mutant = "..." as lessons verify --mutants names it`, "equivalent mutant %d names no mutant", i+1)
@@ -167,11 +166,11 @@ func (s *Spec) Environ() []string {
 // exercise's spec.
 func ParseSecret(file string, data []byte) (*Spec, error) {
 	s, err := ParseSpec(file, data)
-	es := lesson.AsErrors(err)
+	es := diag.AsErrors(err)
 	if err != nil && es == nil {
 		return nil, err
 	}
-	var keep lesson.Errors
+	var keep diag.Errors
 	for _, e := range es {
 		if e.Msg != "the spec has no checks" && e.Msg != "every check is hidden" {
 			keep = append(keep, e)
@@ -181,11 +180,11 @@ func ParseSecret(file string, data []byte) (*Spec, error) {
 		return nil, keep.Err()
 	}
 	if s.Points != 0 || s.Timeout != "" || len(s.Flags) > 0 || len(s.Args) > 0 || len(s.Files) > 0 || s.Timed || len(s.Env) > 0 {
-		keep = append(keep, &lesson.Error{File: file, Line: 1, Msg: "a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables", Fix: "move points, timeout, flags, args, env, files and timed to the exercise's spec"})
+		keep = append(keep, &diag.Error{File: file, Line: 1, Msg: "a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables", Fix: "move points, timeout, flags, args, env, files and timed to the exercise's spec"})
 	}
 	for i := range s.Checks {
 		if s.Checks[i].Points != 0 {
-			keep = append(keep, &lesson.Error{File: file, Line: s.Checks[i].Line, Msg: "a secret check earns no points of its own", Fix: "give it points in the exercise's spec with hidden = true, or leave points out"})
+			keep = append(keep, &diag.Error{File: file, Line: s.Checks[i].Line, Msg: "a secret check earns no points of its own", Fix: "give it points in the exercise's spec with hidden = true, or leave points out"})
 		}
 		s.Checks[i].Hidden = true
 	}
@@ -195,10 +194,10 @@ func ParseSecret(file string, data []byte) (*Spec, error) {
 // AddSecret adds a secret spec's checks, hidden runs and accepted mutants
 // to the spec.
 func (s *Spec) AddSecret(secret *Spec) error {
-	var errs lesson.Errors
+	var errs diag.Errors
 	for _, h := range secret.HiddenRuns {
 		if s.ForRun(h.Name) != nil {
-			errs = append(errs, &lesson.Error{File: secret.File, Line: 1, Msg: fmt.Sprintf("hidden run %q is also in %s", h.Name, s.File), Fix: "name it once"})
+			errs = append(errs, &diag.Error{File: secret.File, Line: 1, Msg: fmt.Sprintf("hidden run %q is also in %s", h.Name, s.File), Fix: "name it once"})
 		}
 	}
 	if errs != nil {

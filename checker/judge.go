@@ -16,6 +16,10 @@ type Run struct {
 	// ("timed out after 30s", "killed by signal 11"); "" otherwise.
 	Ended string
 	Stats *Stats
+	// StatsErr says why a record that was written could not be read
+	// ("not built with -cudart shared", a record of another version); ""
+	// when there was none, or it was read.
+	StatsErr string
 	// Sanitizers are the runs under compute-sanitizer, by tool; a
 	// sanitizer check whose tool has no report is skipped.
 	Sanitizers map[string]*SanitizerReport
@@ -111,6 +115,9 @@ func judge(c *Check, r *Run) Result {
 		res.Name = describe(c.Stat) + ": " + want
 		if r.Stats == nil {
 			res.Want, res.Got = res.Name, "no statistics were recorded: the program did not call CUDA, or crashed before it did"
+			if r.StatsErr != "" {
+				res.Got = r.StatsErr
+			}
 			break
 		}
 		v, _ := r.Stats.Value(c.Stat)
@@ -189,12 +196,18 @@ func bounds(c *Check, v float64, st *Stats, group *float64) (bool, string) {
 		want = append(want, equalsWords(*c.Equals, c.Within))
 	}
 	if c.EqualTo != "" {
-		other := math.NaN()
+		w := "equal to " + c.EqualTo
+		other, known := math.NaN(), false
 		if st != nil {
-			other, _ = st.Value(c.EqualTo)
+			other, known = st.Value(c.EqualTo)
 		}
-		ok = ok && near(v, other, c.Within)
-		want = append(want, fmt.Sprintf("equal to %s (%s)", c.EqualTo, num(other)))
+		if known {
+			// Without a record there is no value to name: "equal to
+			// malloc_async_calls", never "(NaN)".
+			w += " (" + num(other) + ")"
+		}
+		ok = ok && known && near(v, other, c.Within)
+		want = append(want, w)
 	}
 	if group != nil {
 		ok = ok && near(v, *group, c.Within)

@@ -9,8 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/course"
-	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/diag"
 )
 
 // Spec is an exercise's spec: how to build and run it, and its checks.
@@ -126,23 +125,23 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := course.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, timed, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
+	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, timed, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
 		return nil, err
 	}
 	s.File = file
-	var errs lesson.Errors
+	var errs diag.Errors
 	bad := func(line int, fix, format string, args ...any) {
-		errs = append(errs, &lesson.Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Fix: fix})
+		errs = append(errs, &diag.Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Fix: fix})
 	}
 	if s.Timeout != "" {
 		d, err := time.ParseDuration(s.Timeout)
 		if err != nil || d <= 0 {
-			bad(course.LineOf(data, "", 0, "timeout"), `write a duration such as "20s" or "2m"`, "timeout %q is not a duration", s.Timeout)
+			bad(diag.LineOf(data, "", 0, "timeout"), `write a duration such as "20s" or "2m"`, "timeout %q is not a duration", s.Timeout)
 		}
 		s.timeout = d
 	}
 	if len(s.Files) > 0 {
-		s.FilesLine = course.LineOf(data, "", 0, "files")
+		s.FilesLine = diag.LineOf(data, "", 0, "files")
 	}
 	seen := map[string]bool{}
 	for _, f := range s.Files {
@@ -160,7 +159,7 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 	}
 	for i := range s.Checks {
 		c := &s.Checks[i]
-		c.Line = course.LineOf(data, "check", i, "")
+		c.Line = diag.LineOf(data, "check", i, "")
 		kinds := 0
 		for _, set := range []bool{c.Contains != "", c.NotContains != "", c.Regex != "", c.Exit != nil, c.Stat != "", c.Sanitizer != ""} {
 			if set {
@@ -176,7 +175,7 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 		case c.Regex != "":
 			re, err := regexp.Compile(c.Regex)
 			if err != nil {
-				bad(course.LineOf(data, "check", i, "regex"), "fix the regular expression (Go syntax)", "regex %q does not compile: %v", c.Regex, err)
+				bad(diag.LineOf(data, "check", i, "regex"), "fix the regular expression (Go syntax)", "regex %q does not compile: %v", c.Regex, err)
 				continue
 			}
 			c.re = re
@@ -184,21 +183,21 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 				c.Group = 1
 			}
 			if hasBounds && (c.Group < 1 || c.Group > re.NumSubexp()) {
-				bad(course.LineOf(data, "check", i, "regex"), "capture the number with ( ), e.g. `Speedup: ([0-9.]+)x`", "regex %q captures %d groups; bounds need group %d", c.Regex, re.NumSubexp(), c.Group)
+				bad(diag.LineOf(data, "check", i, "regex"), "capture the number with ( ), e.g. `Speedup: ([0-9.]+)x`", "regex %q captures %d groups; bounds need group %d", c.Regex, re.NumSubexp(), c.Group)
 			}
 			if g := c.EqualToGroup; g != 0 && (g < 1 || g > re.NumSubexp() || g == c.Group) {
-				bad(course.LineOf(data, "check", i, "equal_to_group"), "equal_to_group names another ( ) group of the same regex, e.g. `sum ([0-9]+) \\(expected ([0-9]+)\\)` with equal_to_group = 2", "regex %q captures %d groups; equal_to_group %d is not another one", c.Regex, re.NumSubexp(), g)
+				bad(diag.LineOf(data, "check", i, "equal_to_group"), "equal_to_group names another ( ) group of the same regex, e.g. `sum ([0-9]+) \\(expected ([0-9]+)\\)` with equal_to_group = 2", "regex %q captures %d groups; equal_to_group %d is not another one", c.Regex, re.NumSubexp(), g)
 			}
 		case c.Stat != "":
 			if _, ok := (&Stats{}).Value(c.Stat); !ok {
-				bad(course.LineOf(data, "check", i, "stat"), "statistics are: "+strings.Join(StatNames(), ", "), "unknown statistic %q", c.Stat)
+				bad(diag.LineOf(data, "check", i, "stat"), "statistics are: "+strings.Join(StatNames(), ", "), "unknown statistic %q", c.Stat)
 			}
 			if !hasBounds {
 				bad(c.Line, "add at_least, at_most, equals or equal_to", "check of %s has no bound", c.Stat)
 			}
 		case c.Sanitizer != "":
 			if !slices.Contains(Sanitizers, c.Sanitizer) {
-				bad(course.LineOf(data, "check", i, "sanitizer"), "compute-sanitizer's tools are: "+strings.Join(Sanitizers, ", "), "unknown sanitizer tool %q", c.Sanitizer)
+				bad(diag.LineOf(data, "check", i, "sanitizer"), "compute-sanitizer's tools are: "+strings.Join(Sanitizers, ", "), "unknown sanitizer tool %q", c.Sanitizer)
 			}
 			if hasBounds {
 				bad(c.Line, "a sanitizer check passes when the tool reports no error: drop the bounds", "check %d has bounds on a sanitizer run", i+1)
@@ -209,11 +208,11 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			}
 		}
 		if c.EqualToGroup != 0 && c.Regex == "" {
-			bad(course.LineOf(data, "check", i, "equal_to_group"), "equal_to_group goes with regex checks", "check %d has equal_to_group but no regex", i+1)
+			bad(diag.LineOf(data, "check", i, "equal_to_group"), "equal_to_group goes with regex checks", "check %d has equal_to_group but no regex", i+1)
 		}
 		if c.EqualTo != "" {
 			if _, ok := (&Stats{}).Value(c.EqualTo); !ok {
-				bad(course.LineOf(data, "check", i, "equal_to"), "statistics are: "+strings.Join(StatNames(), ", "), "unknown statistic %q", c.EqualTo)
+				bad(diag.LineOf(data, "check", i, "equal_to"), "statistics are: "+strings.Join(StatNames(), ", "), "unknown statistic %q", c.EqualTo)
 			}
 		}
 	}
@@ -221,13 +220,13 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 	sum := 0
 	for i, c := range s.Checks {
 		if c.Points < 0 {
-			bad(course.LineOf(data, "check", i, "points"), "a check earns 0 or more points", "check %d has %d points", i+1, c.Points)
+			bad(diag.LineOf(data, "check", i, "points"), "a check earns 0 or more points", "check %d has %d points", i+1, c.Points)
 		}
 		sum += c.Points
 	}
 	if sum > 0 {
 		if s.Points != 0 && s.Points != sum {
-			bad(course.LineOf(data, "", 0, "points"), fmt.Sprintf("make points %d, the checks' sum, or leave it out", sum), "points = %d, but the checks' points add up to %d", s.Points, sum)
+			bad(diag.LineOf(data, "", 0, "points"), fmt.Sprintf("make points %d, the checks' sum, or leave it out", sum), "points = %d, but the checks' points add up to %d", s.Points, sum)
 		}
 		s.Points = sum
 	}

@@ -94,6 +94,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/cudalessons/lessons/internal/atomicfile"
 )
 
 // Device is one GPU as the driver reports it.
@@ -244,10 +246,7 @@ func (c Cached) Probe(withFree bool) (*Info, error) {
 	saved.Key, saved.Info = key, info
 	if data, err := json.Marshal(saved); err == nil {
 		_ = os.MkdirAll(filepath.Dir(c.File), 0o755)
-		tmp := c.File + ".tmp"
-		if os.WriteFile(tmp, data, 0o644) == nil {
-			_ = os.Rename(tmp, c.File)
-		}
+		_ = atomicfile.Write(c.File, data, 0o644)
 	}
 	return info, nil
 }

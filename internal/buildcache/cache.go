@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/atomicfile"
 )
 
 // DefaultMaxBytes bounds the cache unless $LESSONS_CACHE_MAX says otherwise.
@@ -140,24 +142,9 @@ func (c *Cache) Put(key, out string, log []byte) error {
 	return c.Evict()
 }
 
-// copyTo writes src to dst through a temporary file and a rename.
+// copyTo writes src to dst whole or not at all.
 func copyTo(dst string, src io.Reader, perm fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-"+filepath.Base(dst)+"-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, src); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), perm); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	return atomicfile.WriteFrom(dst, src, perm)
 }
 
 // Stats describe the cache.

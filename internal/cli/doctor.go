@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
@@ -48,13 +49,16 @@ func doctorRun(io *IOStreams) error {
 		fmt.Fprintf(tw, "driver\tCUDA %s\n", info.DriverVersion())
 	}
 	nvcc, err := gpu.NVCC(context.Background(), "")
+	nvccPath := ""
 	if err != nil {
 		missing++
 		fmt.Fprintf(tw, "nvcc\tnot found\n\t→ %v\n", err)
 	} else {
+		nvccPath = nvcc.Path
 		fmt.Fprintf(tw, "nvcc\t%s (%s)\n", nvcc.Path, nvcc.Version)
 	}
-	if p, err := gpu.Find("compute-sanitizer", ""); err == nil {
+	// The one that check and grade would use.
+	if p := exercise.SanitizerPath(nvccPath); p != "" {
 		fmt.Fprintf(tw, "compute-sanitizer\t%s\n", p)
 	} else {
 		fmt.Fprintf(tw, "compute-sanitizer\tnot found (optional: checks for memory errors and leaks; it comes with the CUDA toolkit)\n")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 func newGenerate(io *IOStreams, g *globals) *cobra.Command {
@@ -55,7 +56,7 @@ student file is out of date (lessons lint and lessons verify check the same).`,
 					fmt.Fprintf(io.Out, "kept by hand %s (%s has no // BEGIN SOLUTION)\n", f.Student, f.Solution)
 				}
 			}
-			fmt.Fprintf(io.Out, "%s, %d %s, %d up to date\n", count(len(files), "exercise"), written, map[bool]string{true: "out of date", false: "written"}[check], current)
+			fmt.Fprintf(io.Out, "%s, %d %s, %d up to date\n", ui.Count(len(files), "exercise"), written, map[bool]string{true: "out of date", false: "written"}[check], current)
 			if refused > 0 || (check && written > 0) {
 				return errSilent
 			}

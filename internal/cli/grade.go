@@ -18,10 +18,11 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
-	"github.com/cudalessons/lessons/internal/runner"
-	"github.com/cudalessons/lessons/internal/sandbox"
+	"github.com/cudalessons/lessons/internal/ui"
 	"github.com/cudalessons/lessons/kernels"
 )
 
@@ -57,10 +58,12 @@ Grades go into an SQLite gradebook as they are made. A run that is stopped
 what was graded on an unchanged file and spec (--regrade grades it again).
 
 Builds run on every core at a lower priority (a file handed in by several
-students is built once); runs are queued per GPU, one at a time on each by
-default. --per-gpu N runs N at once, except for exercises whose spec says
-timed = true (a check compares timings): their runs have the GPU to
-themselves. --trace writes when each build and run began and ended.
+students is built once); runs are queued per GPU,
+several at once on each by default (up to 8), with 2 hardware queues for each
+program, which start CUDA faster; an exercise whose spec says timed = true
+(a check compares timings) has the GPU to itself and CUDA's 8 queues. The
+first line says what was chosen; --per-gpu and --gpu-queues set it.
+--trace writes when each build and run began and ended.
 
 Student code is untrusted: each build and run happens in a scratch folder
 holding only that student's file, with limits on time, CPU, memory,
@@ -80,12 +83,17 @@ children), so that a runaway program cannot slow the rest of the class.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return gradeRun(o, args[0], args[1:]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("per-gpu") && (o.perGPU < 1 || o.perGPU > exercise.MaxSlots) {
+				return usagef("--per-gpu is 1 to %d, not %d", exercise.MaxSlots, o.perGPU)
+			}
+			return gradeRun(o, args[0], args[1:])
+		},
 	}
 	cmd.PersistentFlags().StringVar(&o.book, "gradebook", "gradebook.db", "the gradebook `FILE` (SQLite)")
 	cmd.Flags().BoolVar(&o.regrade, "regrade", false, "grade again what was already graded on the same file and spec")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
-	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 1, "runs at once on each GPU (a timed exercise's run still has its GPU to itself)")
+	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 8; a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&o.queues, "gpu-queues", 0, gpuQueuesHelp)
 	cmd.Flags().StringVar(&o.trace, "trace", "", "write when each build and run began and ended to `FILE` (JSON for ui.perfetto.dev or chrome://tracing)")
 
@@ -184,10 +192,13 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err != nil {
 		return err
 	}
-	m.queues = o.queues
-	if _, err := statsLibrary(ctx, m); err != nil {
-		return err
-	}
+	// The statistics library builds beside the class's files; the first
+	// run waits for it.
+	libErr := make(chan error, 1)
+	go func() {
+		_, err := m.toolkit().StatsLibrary(ctx)
+		libErr <- err
+	}()
 	book, err := openBook(bookPath, false)
 	if err != nil {
 		return err
@@ -201,44 +212,55 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	os.Chmod(scratch, 0o711) // workers' users reach their own folders, and list nothing
-	tc, err := newSandboxed(m, scratch)
+	sb, err := exercise.NewSandbox(scratch)
 	if err != nil {
 		return err
 	}
-	defer tc.Close()
-	devices := gpuDevices(len(m.info.Devices))
-	// Each worker has users of its own in a stride of 64.
-	o.jobs = min(max(o.jobs, 1), 64)
-	if len(devices)*max(o.perGPU, 1) > 64 {
-		return usagef("%d GPUs × --per-gpu %d is more than 64 runs at once", len(devices), o.perGPU)
-	}
-	rep := sandbox.Probe()
-	rep.Root = rep.Root && tc.users
-	rep.Cgroup, rep.CPUs, rep.NoCgroup = tc.cgroups != nil, sandbox.DefaultLimits.CPUs, tc.noCgroup
+	defer sb.Close()
 	var timed []string
+	timedTasks := 0
 	for _, t := range tasks {
-		if t.Spec.Timed && !slices.Contains(timed, t.Exercise.ID) {
-			timed = append(timed, t.Exercise.ID)
+		if t.Spec.Timed {
+			timedTasks++
+			if !slices.Contains(timed, t.Exercise.ID) {
+				timed = append(timed, t.Exercise.ID)
+			}
 		}
 	}
+	kept := ""
+	if timedTasks > 0 {
+		kept = "the timed"
+	}
+	choice := grade.Choose(o.perGPU, o.queues, len(tasks)-timedTasks, timedTasks, kept)
+	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: queuesEnv(choice.Queues), TimedEnv: queuesEnv(choice.TimedQueues)}
+	devices := gpuDevices(len(m.info.Devices))
+	// Each worker has users of its own in a stride of 64.
+	o.jobs = min(max(o.jobs, 1), exercise.MaxSlots)
+	if len(devices)*choice.PerDevice > exercise.MaxSlots {
+		if o.perGPU == 0 {
+			choice.PerDevice = max(1, exercise.MaxSlots/len(devices))
+		} else {
+			return usagef("%d GPUs × --per-gpu %d is more than %d runs at once", len(devices), o.perGPU, exercise.MaxSlots)
+		}
+	}
+	rep := sb.Report()
 	alone := ""
 	switch {
-	case len(timed) > 0 && o.perGPU > 1:
+	case len(timed) > 0 && choice.PerDevice > 1:
 		alone = fmt.Sprintf(" (timed, so alone on theirs: %s)", strings.Join(timed, ", "))
-	case len(timed) == 0 && o.perGPU <= 1:
+	case len(timed) == 0 && o.perGPU == 1:
 		// One at a time keeps the GPU quiet for timing checks; none here.
-		alone = " (no exercise here is timed: --per-gpu 8 runs 8 at once)"
+		alone = " (no exercise here is timed: without --per-gpu several run at once)"
 	}
-	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s.\nSandbox: %s.\n",
-		count(len(students), "student"), count(len(exercises), "exercise"), o.jobs, len(devices), strings.Join(devices, ","), max(o.perGPU, 1), alone, rep)
+	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\n",
+		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), o.jobs, len(devices), strings.Join(devices, ","), choice.PerDevice, alone, chosen(choice), rep)
 	var trace *grade.Trace
 	if o.trace != "" {
 		trace = grade.NewTrace()
 	}
 	bar := newProgress(o.io.ErrOut, len(tasks))
 	sum, err := grade.Grade(ctx, book, tasks, tc, grade.Options{
-		Jobs: o.jobs, Devices: devices, PerDevice: o.perGPU, Regrade: o.regrade,
+		Jobs: o.jobs, Devices: devices, PerDevice: choice.PerDevice, Regrade: o.regrade,
 		Done: bar.done, Trace: trace,
 	})
 	bar.finish()
@@ -249,6 +271,13 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	}
 	if err != nil && sum == nil {
 		return err
+	}
+	select {
+	case lerr := <-libErr:
+		if lerr != nil && ctx.Err() == nil {
+			return lerr // every run failed for it: say why once
+		}
+	default:
 	}
 	sheet, serr := book.Sheet()
 	if serr == nil {
@@ -312,14 +341,6 @@ func printSheet(w io.Writer, s *gradebook.Sheet) {
 	tw.Flush()
 }
 
-// count is "1 student" or "N students" (of any noun with a plain plural).
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 func clip(s string, n int) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	if r := []rune(s); len(r) > n {
@@ -352,9 +373,7 @@ func (p *progress) done(a *gradebook.Attempt, skipped bool) {
 	rate := float64(p.n) / el.Seconds()
 	left := time.Duration(float64(p.total-p.n) / max(rate, 1e-9) * float64(time.Second))
 	if p.tty {
-		const width = 30
-		fill := width * p.n / max(p.total, 1)
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d  %.1f/s  %s left ", strings.Repeat("█", fill), strings.Repeat("░", width-fill), p.n, p.total, rate, left.Round(time.Second))
+		fmt.Fprintf(p.w, "\r%s %d/%d  %.1f/s  %s left ", ui.Bar(p.n, p.total, 30), p.n, p.total, rate, left.Round(time.Second))
 		return
 	}
 	what := a.Status
@@ -449,196 +468,4 @@ func writeTrace(name string, tr *grade.Trace) error {
 }
 
 // writeAtomic writes a file whole or not at all.
-func writeAtomic(name string, data []byte) error {
-	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, name)
-}
-
-// sandboxed builds and runs students' files in the sandbox: each in a
-// scratch folder of its own that holds only that file (and, for a run, the
-// program and the statistics library), as a user of its own per worker
-// when the grader is root.
-type sandboxed struct {
-	m    *machine
-	root string
-	self string   // a copy of this binary that every worker's user can run
-	read []string // further folders they may read ($LESSONS_SANDBOX_READ)
-	// users is off when $LESSONS_SANDBOX_USERS=off: workers keep the
-	// grader's user (for a toolkit that other users cannot reach).
-	users bool
-	// cgroups, where the machine lets this process make them, give each
-	// build and run a group of its own (cores, memory, processes); nil
-	// otherwise, or when $LESSONS_SANDBOX_CGROUPS=off.
-	cgroups  *sandbox.Cgroups
-	noCgroup string // why there are none
-}
-
-func newSandboxed(m *machine, root string) (*sandboxed, error) {
-	s := &sandboxed{m: m, root: root, self: filepath.Join(root, "lessons-sandbox"), users: os.Getenv("LESSONS_SANDBOX_USERS") != "off"}
-	for _, p := range filepath.SplitList(os.Getenv("LESSONS_SANDBOX_READ")) {
-		if p != "" {
-			s.read = append(s.read, p)
-		}
-	}
-	for _, d := range []string{"build", "run"} {
-		// Traversable by the workers' users, listable by none; each
-		// worker's own folder in it is its alone (0700).
-		if err := os.Mkdir(filepath.Join(root, d), 0o711); err != nil {
-			return nil, err
-		}
-		os.Chmod(filepath.Join(root, d), 0o711)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	if err := copyFile(exe, s.self, 0o755); err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	s.noCgroup = "LESSONS_SANDBOX_CGROUPS=off"
-	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
-		var err error
-		if s.cgroups, err = sandbox.OpenCgroups(); err != nil {
-			s.noCgroup = err.Error() // the rlimits still hold
-		}
-	}
-	return s, nil
-}
-
-// Close removes what the sandbox made outside its folder.
-func (s *sandboxed) Close() { s.cgroups.Close() }
-
-// runner is the sandbox of one build or run.
-func (s *sandboxed) runner(pol sandbox.Policy) sandbox.Runner {
-	return sandbox.Runner{Policy: pol, Self: s.self, Cgroups: s.cgroups}
-}
-
-// policy is the sandbox of one build or run. Its user is the first of
-// the worker's range with no process left, zombies included (they count
-// against the process limit until reaped): each worker owns the users
-// base+slot, base+slot+64, base+slot+128, ...
-func (s *sandboxed) policy(dir string, base, slot int) (sandbox.Policy, error) {
-	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: dir, Read: s.read}
-	if s.users {
-		uid := base + slot
-		for k := 0; k < 7 && sandbox.Busy(uid); k++ {
-			uid += 64
-		}
-		pol.UID, pol.GID = uid, uid
-	}
-	return pol, sandbox.Own(dir, pol.UID, pol.GID)
-}
-
-// Users of the sandboxed workers, when the grader runs as root.
-const (
-	buildUID = 61000 // to 61447
-	runUID   = 61500 // to 61947
-)
-
-func (s *sandboxed) Build(ctx context.Context, t *grade.Task, slot int) *grade.Built {
-	start := time.Now()
-	dir := filepath.Join(s.root, "build", fmt.Sprintf("%s-%s", t.Exercise.ID, t.SourceHash[:12]))
-	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o700); err != nil {
-		return &grade.Built{Err: err}
-	}
-	if err := os.WriteFile(filepath.Join(dir, t.SourceName), t.Source, 0o644); err != nil {
-		return &grade.Built{Err: err}
-	}
-	for _, f := range t.Files {
-		// The spec's names stay inside dir (ParseSpec refuses others).
-		if err := writeInto(dir, f.Name, f.Data); err != nil {
-			return &grade.Built{Err: err}
-		}
-	}
-	pol, err := s.policy(dir, buildUID, slot)
-	if err != nil {
-		return &grade.Built{Err: err}
-	}
-	pol.Read = append(pol.Read, toolRoot(s.m.nvcc.Path))
-	pol.CPU, pol.Memory, pol.FileSize = 600, 16<<30, 1<<30 // nvcc's front end is hungry
-	// Runs wait on builds and on the host work of starting CUDA: builds
-	// yield the cores to the runs' processes.
-	pol.Nice = 10
-	comp := s.m.compiler()
-	args := append([]string{"-cudart", "shared"}, t.Spec.Flags...)
-	args = append(args, "-o", "prog")
-	args = append(args, t.Spec.Sources(t.SourceName)...)
-	env := []string{"PATH=" + filepath.Dir(s.m.nvcc.Path) + ":" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + filepath.Join(dir, "tmp"), "LANG=C"}
-	var log bytes.Buffer
-	b, err := s.m.cache.Build(ctx, s.runner(pol), comp, args, dir, env, &log)
-	took := time.Since(start)
-	if err != nil {
-		return &grade.Built{Err: err, Took: took}
-	}
-	if b.Hit || b.Run.OK() {
-		return &grade.Built{Prog: filepath.Join(dir, "prog"), Took: took}
-	}
-	if bytes.Contains(log.Bytes(), []byte("lessons sandbox:")) {
-		return &grade.Built{Err: fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(log.String())), Took: took}
-	}
-	return &grade.Built{Failed: compileFailure(log.String(), b.Run), Took: took}
-}
-
-// toolRoot is the folder of a toolkit: /usr/local/cuda for its bin/nvcc.
-func toolRoot(nvcc string) string { return filepath.Dir(filepath.Dir(nvcc)) }
-
-func (s *sandboxed) Run(ctx context.Context, t *grade.Task, b *grade.Built, device string, slot int) (*grade.Ran, error) {
-	dir := filepath.Join(s.root, "run", fmt.Sprint(slot))
-	os.RemoveAll(dir)
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	prog := filepath.Join(dir, "prog")
-	lib := filepath.Join(dir, "liballocstats.so")
-	if err := copyFile(b.Prog, prog, 0o755); err != nil {
-		return nil, err
-	}
-	if err := copyFile(s.m.lib, lib, 0o644); err != nil {
-		return nil, err
-	}
-	pol, err := s.policy(dir, runUID, slot)
-	if err != nil {
-		return nil, err
-	}
-	statsFile := filepath.Join(dir, "stats.bin")
-	base := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C",
-		"CUDA_VISIBLE_DEVICES=" + device}, s.m.runEnv()...)
-	env := append(slices.Clip(base), "LD_PRELOAD="+lib, "LESSONS_STATS="+statsFile)
-	var out bytes.Buffer
-	const maxOut = 1 << 20
-	res, err := s.runner(pol).Run(ctx, runner.Spec{
-		Argv: append([]string{prog}, t.Spec.Args...), Dir: dir, Env: env, Timeout: t.Spec.TimeLimit(), MaxOutput: maxOut,
-	}, &out)
-	if err != nil {
-		return nil, err
-	}
-	if res.ExitCode == 125 && bytes.HasPrefix(out.Bytes(), []byte("lessons sandbox:")) {
-		return nil, fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(out.String()))
-	}
-	// compute-sanitizer reads its own folder of the toolkit, keeps files
-	// in TMPDIR (the run's folder), and writes to /proc (measured on the
-	// H100: with /proc read-only it stops at "Target application
-	// terminated before first instrumented API call"). A worker's own user
-	// limits that to this run's processes; as the grader's own user it
-	// would reach the grader's: not allowed.
-	unable := ""
-	if pol.UID == 0 {
-		unable = "compute-sanitizer runs only when each worker has a user of its own (grade as root)"
-	}
-	pol.Read = append(pol.Read, toolRoot(s.m.nvcc.Path))
-	pol.Write = append(pol.Write, "/proc")
-	san := sanitize(ctx, s.m, s.runner(pol), t.Spec, res, prog, dir, base, unable)
-	return &grade.Ran{Results: judgeRun(t.Spec, res, out.String(), statsFile, maxOut, san), Output: out.String(), Took: res.Duration}, nil
-}
-
-func copyFile(from, to string, mode os.FileMode) error {
-	data, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(to, data, mode)
-}
+func writeAtomic(name string, data []byte) error { return atomicfile.Write(name, data, 0o644) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 func newLint(io *IOStreams, g *globals) *cobra.Command {
@@ -37,10 +38,10 @@ CI runs it before it installs nvcc.`,
 				for _, e := range errs {
 					fmt.Fprintln(io.ErrOut, e)
 				}
-				fmt.Fprintf(io.ErrOut, "lessons: lint: %s\n", count(len(errs), "problem"))
+				fmt.Fprintf(io.ErrOut, "lessons: lint: %s\n", ui.Count(len(errs), "problem"))
 				return errSilent
 			}
-			fmt.Fprintf(io.Out, "%s, %s: no problems\n", count(len(c.Lessons), "lesson"), count(len(c.Exercises), "exercise"))
+			fmt.Fprintf(io.Out, "%s, %s: no problems\n", ui.Count(len(c.Lessons), "lesson"), ui.Count(len(c.Exercises), "exercise"))
 			return nil
 		},
 	}

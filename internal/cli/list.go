@@ -40,7 +40,10 @@ func listRun(opts *ListOptions) error {
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DAY\tLESSON\tTITLE\tEXERCISES")
 	var errs lesson.Errors
-	progress := loadProgress(c)
+	progress, err := loadProgress(c)
+	if err != nil {
+		return err
+	}
 	for _, e := range c.Lessons {
 		l, err := c.Parse(e)
 		title := e.Title

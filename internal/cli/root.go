@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
@@ -43,21 +44,22 @@ func Run(io *IOStreams, args []string) int {
 	case errors.As(err, &usage):
 		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.err)
 		if cmd != nil {
-			fmt.Fprintf(io.ErrOut, "Run 'lessons %s --help' for usage.\n", strings.TrimPrefix(cmd.CommandPath(), "lessons "))
+			fmt.Fprintf(io.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return exitUsage
 	case errors.Is(err, errSilent):
 		return exitError
+	}
+	var tool *exercise.ToolError
+	if errors.As(err, &tool) {
+		fmt.Fprintf(io.ErrOut, "lessons: %v\n", err)
+		return exitUsage
 	}
 	if es := lesson.AsErrors(err); es != nil {
 		for _, e := range es {
 			fmt.Fprintln(io.ErrOut, e)
 		}
 		return exitError
-	}
-	if isFlagError(err) {
-		fmt.Fprintf(io.ErrOut, "lessons: %v\nRun 'lessons %s --help' for usage.\n", err, strings.TrimPrefix(cmd.CommandPath(), "lessons "))
-		return exitUsage
 	}
 	fmt.Fprintf(io.ErrOut, "lessons: %v\n", err)
 	return exitError
@@ -72,11 +74,17 @@ func (u *usageError) Error() string { return u.err.Error() }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
 
-func isFlagError(err error) bool {
-	s := err.Error()
-	return strings.HasPrefix(s, "unknown flag") || strings.HasPrefix(s, "unknown shorthand") ||
-		strings.Contains(s, "flag needs an argument") || strings.HasPrefix(s, "invalid argument") ||
-		strings.HasPrefix(s, "unknown command") || strings.Contains(s, "required flag")
+// unknownCommand is the root's argument check: with no subcommand of
+// that name, cobra hands the words to the root itself.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usagef("%s", msg)
 }
 
 // globals are the flags every command shares.
@@ -126,15 +134,20 @@ class with lessons grade.`,
   lessons verify                    (authors) every solution passes, every exercise fails, every cell runs
   lessons grade submissions/        (instructors) grade a class into gradebook.db; then grade export, grade feedback
   lessons doctor                    what this machine has: GPU, driver, nvcc, grading sandbox, cache`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		SilenceUsage:               true,
+		SilenceErrors:              true,
+		Args:                       unknownCommand,
+		SuggestionsMinimumDistance: 2,
+		RunE:                       func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	root.PersistentFlags().StringVar(&g.courseDir, "course", "", "the course folder (default: the folder holding course.toml, here or above; or $LESSONS_COURSE)")
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g), newRun(io, g, nil), newCheck(io, g), newWatch(io, g), newVerify(io, g), newGenerate(io, g), newLint(io, g), newGrade(io, g), newSandbox(io), newDoctor(io, g), newCache(io))
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g), newRun(io, g, nil), newCheck(io, g), newWatch(io, g), newVerify(io, g, nil), newGrade(io, g), newSandbox(io), newDoctor(io, g), newCache(io))
+	// Authoring: one source for exercises, and what can be checked without a GPU.
+	root.AddCommand(newGenerate(io, g), newLint(io, g))
 	return root
 }
 

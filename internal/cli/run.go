@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/runner"
@@ -100,9 +100,7 @@ type machine struct {
 	// gets (CUDA_DEVICE_MAX_CONNECTIONS).
 	queues int
 
-	libOnce sync.Once // the statistics library, built once
-	lib     string
-	libErr  error
+	tk *exercise.Toolkit // built on first use: the statistics library once
 }
 
 // arch is the architecture of the first GPU, or "" without one.

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -17,13 +16,25 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
-func newVerify(io *IOStreams, g *globals) *cobra.Command {
-	var compileOnly bool
-	var jobs, perGPU, queues int
+// VerifyOptions are the inputs of lessons verify.
+type VerifyOptions struct {
+	IO          *IOStreams
+	g           *globals
+	CompileOnly bool
+	Jobs        int
+	// PerGPU and Queues are 0 when no flag gives them: chosen from what
+	// the course runs.
+	PerGPU, Queues int
+}
+
+func newVerify(io *IOStreams, g *globals, runF func(*VerifyOptions) error) *cobra.Command {
+	opts := &VerifyOptions{IO: io, g: g}
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Prove the course works: solutions pass, untouched exercises fail, lessons run",
@@ -32,28 +43,33 @@ every solution passes all its checks, every untouched exercise compiles and
 fails at least one check, and every lesson's runnable cells run.
 
 Builds run in parallel on all cores; each item's run starts as soon as its
-build is done, queued on the GPU one at a time (--per-gpu for more: the
-course's timing cells print their figures but no check bounds them; an
-exercise whose spec says timed = true still runs with the GPU to itself).
---compile-only does the build
+build is done. Without flags, runs share the GPU (up to 8 at once) and the
+programs of untimed exercises get 2 hardware queues, which start CUDA
+faster; an exercise whose spec says timed = true runs with the GPU to
+itself and CUDA's 8 queues, and lessons keep CUDA's 8 queues so that what
+they print about streams is what a student sees. The first line says what
+was chosen; --per-gpu and --gpu-queues set it. --compile-only does the build
 half, which needs nvcc but no GPU (CI runs it). Prints a table and exits 1 on
 any surprise.`,
-		Example: "  lessons verify\n  lessons verify --compile-only",
+		Example: "  lessons verify\n  lessons verify --compile-only\n  lessons verify --per-gpu 1      # one run at a time",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if perGPU < 1 || perGPU > 64 {
-				return usagef("--per-gpu is 1 to 64, not %d", perGPU)
+			if cmd.Flags().Changed("per-gpu") && (opts.PerGPU < 1 || opts.PerGPU > 64) {
+				return usagef("--per-gpu is 1 to 64, not %d", opts.PerGPU)
 			}
-			if err := checkQueues(queues); err != nil {
+			if err := checkQueues(opts.Queues); err != nil {
 				return err
 			}
-			return verifyRun(io, g, compileOnly, jobs, perGPU, queues)
+			if runF != nil {
+				return runF(opts)
+			}
+			return verifyRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&compileOnly, "compile-only", false, "only build every lesson cell, exercise and solution")
-	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
-	cmd.Flags().IntVar(&perGPU, "per-gpu", 1, "runs at once on the GPU")
-	cmd.Flags().IntVar(&queues, "gpu-queues", 0, gpuQueuesHelp)
+	cmd.Flags().BoolVar(&opts.CompileOnly, "compile-only", false, "only build every lesson cell, exercise and solution")
+	cmd.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
+	cmd.Flags().IntVar(&opts.PerGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 8; a timed exercise's run still has its GPU to itself)")
+	cmd.Flags().IntVar(&opts.Queues, "gpu-queues", 0, gpuQueuesHelp)
 	return cmd
 }
 
@@ -65,13 +81,23 @@ type item struct {
 	took             time.Duration
 	// build and run are the two halves; run is nil in compile-only mode.
 	build func(ctx context.Context) error
-	run   func(ctx context.Context) error
+	run   func(ctx context.Context, device string) error
 	// alone: the run has the GPU to itself (its spec is timed).
 	alone bool
 }
 
-func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queues int) error {
-	c, err := g.course()
+// queuesEnv is the environment that gives a program n hardware queues
+// (none for 0: CUDA's default).
+func queuesEnv(n int) []string {
+	if n > 0 {
+		return []string{fmt.Sprintf("CUDA_DEVICE_MAX_CONNECTIONS=%d", n)}
+	}
+	return nil
+}
+
+func verifyRun(opts *VerifyOptions) error {
+	ios := opts.IO
+	c, err := opts.g.course()
 	if err != nil {
 		return err
 	}
@@ -85,62 +111,65 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queue
 	if err != nil {
 		return toolMissing(fmt.Errorf("lessons verify needs nvcc: %w", err))
 	}
-	if m.gpuErr != nil && !compileOnly {
+	if m.gpuErr != nil && !opts.CompileOnly {
 		return toolMissing(fmt.Errorf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.gpuErr))
 	}
-	m.queues = queues
 	start := time.Now()
-	if !compileOnly {
+	if !opts.CompileOnly {
 		// The statistics library builds beside the course; the first run
 		// of an exercise waits for it if it is not done.
-		go statsLibrary(ctx, m)
+		go m.toolkit().StatsLibrary(ctx)
 	}
-	items, err := verifyItems(c, m, root, compileOnly)
+	timed, untimed := 0, 0
+	for _, x := range c.Exercises {
+		if spec, err := exercise.LoadSpec(c, x); err == nil && spec.Timed {
+			timed += 2
+		} else {
+			untimed += 2
+		}
+	}
+	kept := "the lessons"
+	if timed > 0 {
+		kept = "the timed and the lessons"
+	}
+	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed, timed, kept)
+	// Lessons keep CUDA's queues unless a flag says: what they print
+	// about streams and timings is what a student sees.
+	m.queues = choice.TimedQueues
+	items, err := verifyItems(c, m, root, opts.CompileOnly, choice)
 	if err != nil {
 		return err
 	}
-	// Builds on every core; each built item goes to the GPU's queue, where
-	// perGPU workers run them in the order their builds finished; a timed
-	// exercise's run waits for the GPU to itself.
-	built := make(chan *item, len(items))
-	var runners sync.WaitGroup
-	var gpu grade.GPU
-	for range perGPU {
-		runners.Add(1)
-		go func() {
-			defer runners.Done()
-			for it := range built {
-				gpu.Use(it.alone, func() {
-					t := time.Now()
-					if err := it.run(ctx); err != nil {
-						it.got = err.Error()
-					}
-					it.took += time.Since(t)
-				})
-			}
-		}()
+	devices := []string{"0"} // compile-only: no runs
+	if !opts.CompileOnly {
+		devices = gpuDevices(len(m.info.Devices))
+		fmt.Fprintf(ios.ErrOut, "Verifying %s: builds on %d cores, runs on %d GPU(s), %d at a time on each%s.\n",
+			ui.Count(len(items), "item"), max(opts.Jobs, 1), len(devices), choice.PerDevice, chosen(choice))
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(jobs, 1))
+	var sched []*grade.Item
 	for _, it := range items {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			t := time.Now()
-			if err := it.build(ctx); err != nil {
-				it.got = err.Error()
+		s := &grade.Item{Name: it.kind + " " + it.name, Timed: it.alone,
+			Build: func(ctx context.Context, slot int) (bool, string) {
+				t := time.Now()
+				if err := it.build(ctx); err != nil {
+					it.got = err.Error()
+				}
+				it.took = time.Since(t)
+				return it.got == "", "built"
+			}}
+		if it.run != nil {
+			s.Run = func(ctx context.Context, device string, slot int) time.Duration {
+				t := time.Now()
+				if err := it.run(ctx, device); err != nil {
+					it.got = err.Error()
+				}
+				it.took += time.Since(t)
+				return 0
 			}
-			it.took = time.Since(t)
-			<-sem
-			if it.got == "" && it.run != nil {
-				built <- it
-			}
-		}()
+		}
+		sched = append(sched, s)
 	}
-	wg.Wait()
-	close(built)
-	runners.Wait()
+	grade.Schedule(ctx, sched, grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice})
 	surprises := 0
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tEXPECTED\tRESULT\tTIME")
@@ -157,7 +186,7 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queue
 	}
 	tw.Flush()
 	mode := "built and ran"
-	if compileOnly {
+	if opts.CompileOnly {
 		mode = "built"
 	}
 	fmt.Fprintf(ios.Out, "\n%d items %s in %s: %d as expected, %d surprises\n", len(items), mode, time.Since(start).Round(10*time.Millisecond), len(items)-surprises, surprises)
@@ -167,9 +196,17 @@ func verifyRun(ios *IOStreams, g *globals, compileOnly bool, jobs, perGPU, queue
 	return nil
 }
 
+// chosen says, for a start line, what was chosen without a flag and why.
+func chosen(c grade.Choice) string {
+	if c.Why == "" {
+		return ""
+	}
+	return " (chosen: " + c.Why + "; --per-gpu and --gpu-queues override)"
+}
+
 // verifyItems lists what to verify: each lesson, each solution, each
 // untouched exercise.
-func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([]*item, error) {
+func verifyItems(c *course.Course, m *machine, root string, compileOnly bool, choice grade.Choice) ([]*item, error) {
 	var items []*item
 	for _, e := range c.Lessons {
 		l, err := c.Parse(e)
@@ -198,22 +235,30 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 		}
 		it.build = func(ctx context.Context) error { return cells(ctx, true) }
 		if !compileOnly {
-			it.run = func(ctx context.Context) error { return cells(ctx, false) }
+			it.run = func(ctx context.Context, device string) error { return cells(ctx, false) }
 		}
 		items = append(items, it)
 	}
+	tk := m.toolkit()
 	for _, x := range c.Exercises {
-		spec, err := loadSpec(c, x)
+		spec, err := exercise.LoadSpec(c, x)
 		if err != nil {
 			return nil, err
+		}
+		queues := choice.Queues
+		if spec.Timed {
+			queues = choice.TimedQueues
 		}
 		for _, side := range []struct {
 			name, file string
 			pass       bool
 		}{{"solution", x.Solution, true}, {"exercise", x.Student, false}} {
 			it := &item{kind: side.name, name: x.ID, alone: spec.Timed}
-			ws := filepath.Join(root, side.name, x.ID)
 			var prog string
+			job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(root, side.name, x.ID), Env: queuesEnv(queues),
+				// A solution's folder holds the files students complete;
+				// the others are the exercise's own.
+				Files: exercise.Files(x, spec, c.Path(side.file), filepath.Dir(c.Path(side.file)), filepath.Dir(c.Path(x.Student)))}
 			it.want = "fails a check"
 			if side.pass {
 				it.want = "passes every check"
@@ -222,26 +267,24 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool) ([
 				it.want = "compiles"
 			}
 			it.build = func(ctx context.Context) error {
-				// A solution's folder holds the files students complete;
-				// the others are the exercise's own.
-				files := exerciseFiles(x, spec, c.Path(side.file), filepath.Dir(c.Path(side.file)), filepath.Dir(c.Path(x.Student)))
-				p, failed, err := buildExercise(ctx, m, spec, files, ws, io.Discard)
+				b, err := exercise.Build(ctx, tk, exercise.Plain{}, job, 0)
 				if err != nil {
 					return err
 				}
-				if failed != nil {
-					return fmt.Errorf("%s", failed[0].Got)
+				if b.Failed != nil {
+					return fmt.Errorf("%s", b.Failed[0].Got)
 				}
-				prog = p
+				prog = b.Prog
 				return nil
 			}
 			if !compileOnly {
 				pass := side.pass
-				it.run = func(ctx context.Context) error {
-					res, err := runExercise(ctx, m, spec, prog, ws, false, io.Discard)
+				it.run = func(ctx context.Context, device string) error {
+					v, err := exercise.Run(ctx, tk, exercise.Plain{}, job, prog, device, 0)
 					if err != nil {
 						return err
 					}
+					res := v.Results
 					switch {
 					case pass && !checker.Passed(res):
 						return fmt.Errorf("fails: %s", firstFailure(res))

@@ -15,7 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/ui"
 	"github.com/cudalessons/lessons/internal/watch"
 )
 
@@ -67,7 +69,18 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	for _, x := range c.Exercises {
 		byID[x.ID] = x
 	}
-	next := func(after string) (string, bool) { return nextUnpassed(c, loadProgress(c), after) }
+	if _, err := loadProgress(c); err != nil {
+		return err
+	}
+	// Read again at each use: a pass changes it. A file spoilt since
+	// counts as empty here, and a pass will not write over it.
+	progress := func() *Progress {
+		if p, err := loadProgress(c); err == nil {
+			return p
+		}
+		return &Progress{Passed: map[string]time.Time{}}
+	}
+	next := func(after string) (string, bool) { return nextUnpassed(c, progress(), after) }
 	if start == "" {
 		id, ok := next("")
 		if !ok {
@@ -95,7 +108,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		Files: func(id string) []string {
 			x := byID[id]
 			files := []string{c.Path(x.Student), c.Path(x.Spec())}
-			if spec, err := loadSpec(c, x); err == nil {
+			if spec, err := exercise.LoadSpec(c, x); err == nil {
 				for _, f := range spec.Files {
 					files = append(files, filepath.Join(filepath.Dir(c.Path(x.Student)), f))
 				}
@@ -109,7 +122,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 			}
 		},
 		List: func(id string) {
-			passed := loadProgress(c).Passed
+			passed := progress().Passed
 			for _, x := range c.Exercises {
 				mark := " "
 				if _, ok := passed[x.ID]; ok {
@@ -124,10 +137,10 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		},
 		Header: func(id string) {
 			if ios.IsTTY() {
-				fmt.Fprint(ios.Out, "\x1b[2J\x1b[H")
+				fmt.Fprint(ios.Out, ui.ClearScreen)
 			}
-			passed := len(loadProgress(c).Passed)
-			fmt.Fprintf(ios.Out, "%s  %s %d/%d exercises\n", c.Title, bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
+			passed := len(progress().Passed)
+			fmt.Fprintf(ios.Out, "%s  %s %d/%d exercises\n", c.Title, ui.Bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
 			fmt.Fprintf(ios.Out, "Watching %s: save to check. h hint · v lesson · n next · r re-run · l list · q quit\n\n", byID[id].Student)
 		},
 		LessonFiles: func(id string) []string {
@@ -143,7 +156,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 				return
 			}
 			if ios.IsTTY() {
-				fmt.Fprint(ios.Out, "\x1b[2J\x1b[H")
+				fmt.Fprint(ios.Out, ui.ClearScreen)
 			}
 			l, err := c.Parse(e)
 			if err != nil {
@@ -169,14 +182,6 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		return nil // Ctrl-C: a normal way to leave
 	}
 	return err
-}
-
-func bar(done, total, width int) string {
-	if total == 0 {
-		return ""
-	}
-	n := done * width / total
-	return "[" + strings.Repeat("█", n) + strings.Repeat("░", width-n) + "]"
 }
 
 // readKeys delivers key presses: single keys from a terminal (in cbreak

@@ -203,19 +203,132 @@ func LoadFiles(t *Task, submitted, given string) error {
 	return nil
 }
 
-// Grade grades every task and records each in book.
+// Settled is a task whose grade is known without building it: graded
+// before on the same file and spec (Skipped), no file handed in, or a
+// file that cannot be graded.
+type Settled struct {
+	Attempt *gradebook.Attempt
+	Skipped bool
+}
+
+// Plan splits tasks into those to build and run (todo) and those already
+// settled, by the resume rule: a task graded before on the same file and
+// spec is skipped unless regrade, except when a tool failed then.
+func Plan(book *gradebook.Book, tasks []*Task, regrade bool) (todo []*Task, settled []Settled, err error) {
+	for _, t := range tasks {
+		prev, ok, err := book.Latest(t.Student, t.Exercise.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		hash := t.SourceHash
+		if t.Source == nil {
+			hash = ""
+		}
+		switch {
+		case ok && !regrade && prev.SourceHash == hash && prev.SpecHash == t.SpecHash && prev.Status != gradebook.Error:
+			settled = append(settled, Settled{prev, true})
+		case t.Source == nil:
+			settled = append(settled, Settled{Attempt: attempt(t, gradebook.Missing, "no file handed in")})
+		case t.Problem != "":
+			a := attempt(t, gradebook.Failed, t.Problem)
+			a.Checks = []gradebook.Check{{Name: "a file to grade", Expected: t.SourceName, Got: t.Problem}}
+			settled = append(settled, Settled{Attempt: a})
+		default:
+			todo = append(todo, t)
+		}
+	}
+	return todo, settled, nil
+}
+
+// Built is the attempt of a task whose build did not give a program to
+// run (it does not compile, or the tool failed), or nil.
+func (b *Built) Attempt(t *Task) *gradebook.Attempt {
+	var a *gradebook.Attempt
+	switch {
+	case b.Err != nil:
+		a = attempt(t, gradebook.Error, b.Err.Error())
+	case b.Failed != nil:
+		a = judged(t, b.Failed, "")
+	default:
+		return nil
+	}
+	a.BuildMS = b.Took.Milliseconds()
+	return a
+}
+
+// RunAttempt is the attempt of a task built as b and run: ran, or the
+// error of a run that a tool (not the program) failed.
+func RunAttempt(t *Task, b *Built, ran *Ran, err error) *gradebook.Attempt {
+	var a *gradebook.Attempt
+	if err != nil {
+		a = attempt(t, gradebook.Error, err.Error())
+	} else {
+		a = judged(t, ran.Results, ran.Output)
+		a.RunMS = ran.Took.Milliseconds()
+	}
+	a.BuildMS = b.Took.Milliseconds()
+	return a
+}
+
+// Items are the scheduler's items of tasks to grade with tc: the tasks
+// of one file (of one exercise) share a build. Each graded task goes to
+// sink, from any goroutine.
+func Items(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (items []*Item, builds func() int) {
+	type shared struct {
+		once sync.Once
+		b    *Built
+	}
+	var mu sync.Mutex
+	byKey := map[string]*shared{}
+	n := 0
+	for _, t := range tasks {
+		e := byKey[t.Key()]
+		if e == nil {
+			e = &shared{}
+			byKey[t.Key()] = e
+		}
+		items = append(items, &Item{
+			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed,
+			Args: map[string]string{"student": t.Student, "exercise": t.Exercise.ID},
+			Build: func(ctx context.Context, slot int) (bool, string) {
+				outcome := "" // shared: built by another item
+				e.once.Do(func() {
+					e.b = tc.Build(ctx, t, slot)
+					outcome = buildOutcome(e.b)
+					mu.Lock()
+					n++
+					mu.Unlock()
+				})
+				if ctx.Err() != nil {
+					return false, outcome // nothing half-built is recorded
+				}
+				if a := e.b.Attempt(t); a != nil {
+					sink(a)
+					return false, outcome
+				}
+				return true, outcome
+			},
+			Run: func(ctx context.Context, device string, slot int) time.Duration {
+				ran, err := tc.Run(ctx, t, e.b, device, slot)
+				if ctx.Err() != nil {
+					return 0 // stopped half way: its verdict means nothing
+				}
+				sink(RunAttempt(t, e.b, ran, err))
+				if ran != nil {
+					return max(ran.Took, time.Nanosecond)
+				}
+				return 0
+			},
+		})
+	}
+	return items, func() int { mu.Lock(); defer mu.Unlock(); return n }
+}
+
+// Grade grades every task with tc and records each in book: the tasks
+// Plan settles at once, the others built and run by Schedule.
 func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchain, opts Options) (*Summary, error) {
 	start := time.Now()
 	sum := &Summary{Tasks: len(tasks)}
-	if opts.Jobs < 1 {
-		opts.Jobs = 1
-	}
-	if opts.PerDevice < 1 {
-		opts.PerDevice = 1
-	}
-	if len(opts.Devices) == 0 {
-		opts.Devices = []string{"0"}
-	}
 	var mu sync.Mutex // guards sum, the book's writes and Done
 	var recErr error
 	record := func(a *gradebook.Attempt, skipped bool) {
@@ -242,147 +355,16 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 			opts.Done(a, skipped)
 		}
 	}
-
-	// What needs grading; the rest is recorded or skipped at once.
-	var todo []*Task
-	for _, t := range tasks {
-		prev, ok, err := book.Latest(t.Student, t.Exercise.ID)
-		if err != nil {
-			return nil, err
-		}
-		hash := t.SourceHash
-		if t.Source == nil {
-			hash = ""
-		}
-		if ok && !opts.Regrade && prev.SourceHash == hash && prev.SpecHash == t.SpecHash && prev.Status != gradebook.Error {
-			record(prev, true)
-			continue
-		}
-		if t.Source == nil {
-			record(attempt(t, gradebook.Missing, "no file handed in"), false)
-			continue
-		}
-		if t.Problem != "" {
-			a := attempt(t, gradebook.Failed, t.Problem)
-			a.Checks = []gradebook.Check{{Name: "a file to grade", Expected: t.SourceName, Got: t.Problem}}
-			record(a, false)
-			continue
-		}
-		todo = append(todo, t)
+	todo, settled, err := Plan(book, tasks, opts.Regrade)
+	if err != nil {
+		return nil, err
 	}
-
-	// Builds on every core; a file handed in by several students is built
-	// once.
-	type built struct {
-		once sync.Once
-		b    *Built
+	for _, s := range settled {
+		record(s.Attempt, s.Skipped)
 	}
-	var bmu sync.Mutex
-	builds := map[string]*built{}
-	buildQ := make(chan *Task)
-	type ready struct {
-		t *Task
-		b *Built
-	}
-	runQ := make(chan ready, len(todo))
-	var bwg sync.WaitGroup
-	for slot := 0; slot < opts.Jobs; slot++ {
-		bwg.Add(1)
-		go func() {
-			defer bwg.Done()
-			for t := range buildQ {
-				bmu.Lock()
-				e := builds[t.Key()]
-				if e == nil {
-					e = &built{}
-					builds[t.Key()] = e
-				}
-				bmu.Unlock()
-				if ctx.Err() != nil {
-					continue // stopped: nothing half-built is recorded
-				}
-				e.once.Do(func() {
-					began := time.Now()
-					e.b = tc.Build(ctx, t, slot)
-					opts.Trace.span("build", tracePIDBuilds, slot, t, began, time.Now(), map[string]string{"outcome": buildOutcome(e.b)})
-					mu.Lock()
-					sum.Builds++
-					mu.Unlock()
-				})
-				switch b := e.b; {
-				case ctx.Err() != nil:
-				case b.Err != nil:
-					a := attempt(t, gradebook.Error, b.Err.Error())
-					a.BuildMS = b.Took.Milliseconds()
-					record(a, false)
-				case b.Failed != nil:
-					a := judged(t, b.Failed, "")
-					a.BuildMS = b.Took.Milliseconds()
-					record(a, false)
-				default:
-					runQ <- ready{t, b}
-				}
-			}
-		}()
-	}
-	go func() {
-		for _, t := range todo {
-			select {
-			case buildQ <- t:
-			case <-ctx.Done():
-			}
-		}
-		close(buildQ)
-		bwg.Wait()
-		close(runQ)
-	}()
-
-	// Runs: a queue per GPU, PerDevice at a time on each. A timed
-	// exercise's run has its GPU to itself: it waits for the runs going on
-	// there to end, and the others wait for it.
-	var rwg sync.WaitGroup
-	slot := 0
-	for _, dev := range opts.Devices {
-		var gpu GPU
-		for k := 0; k < opts.PerDevice; k++ {
-			rwg.Add(1)
-			go func(dev string, slot int) {
-				defer rwg.Done()
-				for r := range runQ {
-					if ctx.Err() != nil {
-						continue // drain: nothing half-judged is recorded
-					}
-					var ran *Ran
-					var err error
-					var began, ended time.Time // while the GPU is ours
-					gpu.Use(r.t.Spec.Timed, func() {
-						began = time.Now()
-						ran, err = tc.Run(ctx, r.t, r.b, dev, slot)
-						ended = time.Now()
-					})
-					args := map[string]string{"device": dev}
-					if ran != nil {
-						args["program_ms"] = fmt.Sprint(ran.Took.Milliseconds())
-					}
-					opts.Trace.span("run", tracePIDRuns, slot, r.t, began, ended, args)
-					if ctx.Err() != nil {
-						continue
-					}
-					var a *gradebook.Attempt
-					if err != nil {
-						a = attempt(r.t, gradebook.Error, err.Error())
-					} else {
-						a = judged(r.t, ran.Results, ran.Output)
-						a.RunMS = ran.Took.Milliseconds()
-					}
-					a.BuildMS = r.b.Took.Milliseconds()
-					record(a, false)
-				}
-			}(dev, slot)
-			slot++
-		}
-	}
-	rwg.Wait()
+	items, builds := Items(todo, tc, func(a *gradebook.Attempt) { record(a, false) })
+	Schedule(ctx, items, Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: opts.PerDevice, Trace: opts.Trace})
+	sum.Builds = builds()
 	sum.Took = time.Since(start)
 	if recErr != nil {
 		return sum, fmt.Errorf("gradebook %s: %w", book.Path, recErr)
@@ -398,22 +380,6 @@ func buildOutcome(b *Built) string {
 		return "does not compile"
 	}
 	return "built"
-}
-
-// GPU lets the runs on one GPU share it, except a timed exercise's run,
-// which waits for the GPU to itself (and the others wait for it).
-type GPU struct{ mu sync.RWMutex }
-
-// Use runs run on the GPU: alone, or beside the other runs.
-func (g *GPU) Use(alone bool, run func()) {
-	if alone {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-	} else {
-		g.mu.RLock()
-		defer g.mu.RUnlock()
-	}
-	run()
 }
 
 // maxOutput is how much of a program's output the gradebook keeps.

@@ -37,19 +37,16 @@ const (
 // NewTrace starts a trace now.
 func NewTrace() *Trace { return &Trace{start: time.Now()} }
 
-// span records one build or run of t on slot, from began to end.
-func (tr *Trace) span(cat string, pid, slot int, t *Task, began, end time.Time, args map[string]string) {
+// span records one build or run of the item named name on slot, from
+// began to end.
+func (tr *Trace) span(cat string, pid, slot int, name string, began, end time.Time, args map[string]string) {
 	if tr == nil {
 		return
 	}
-	if args == nil {
-		args = map[string]string{}
-	}
-	args["student"], args["exercise"] = t.Student, t.Exercise.ID
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.events = append(tr.events, traceEvent{
-		Name: t.Student + " " + t.Exercise.ID, Cat: cat, Ph: "X", PID: pid, TID: slot,
+		Name: name, Cat: cat, Ph: "X", PID: pid, TID: slot,
 		TS: began.Sub(tr.start).Microseconds(), Dur: max(end.Sub(began).Microseconds(), 1), Args: args,
 	})
 }

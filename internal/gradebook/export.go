@@ -13,6 +13,8 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Sheet is the gradebook as a table: one row per student, one column per
@@ -190,9 +192,9 @@ func (s *Sheet) Feedback(student string) string {
 			pts := ""
 			switch {
 			case c.Points > 0 && c.Passed:
-				pts = " — " + pointsText(c.Points)
+				pts = " — " + ui.Count(c.Points, "point")
 			case c.Points > 0:
-				pts = " — 0 of " + pointsText(c.Points)
+				pts = " — 0 of " + ui.Count(c.Points, "point")
 			}
 			if c.Passed && c.Got != "" {
 				fmt.Fprintf(&b, "- – %s (%s)%s\n", mdText(c.Name), mdText(c.Got), pts)
@@ -215,14 +217,6 @@ func (s *Sheet) Feedback(student string) string {
 		}
 	}
 	return b.String()
-}
-
-// pointsText is "1 point" or "N points".
-func pointsText(n int) string {
-	if n == 1 {
-		return "1 point"
-	}
-	return fmt.Sprintf("%d points", n)
 }
 
 // mdText keeps text that came from a program or a spec from being read as

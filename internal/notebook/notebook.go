@@ -16,8 +16,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Env is what a run uses of the machine.
@@ -172,10 +174,7 @@ func lastNumber(l *lesson.Lesson) int {
 }
 
 func (o Options) style(sgr, s string) string {
-	if !o.Color {
-		return s
-	}
-	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+	return ui.Style(o.Color, sgr, s)
 }
 
 func runCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, out io.Writer, quiet bool) Outcome {
@@ -288,11 +287,7 @@ func writeFile(path, text string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		return false, err
-	}
-	return true, os.Rename(tmp, path)
+	return true, atomicfile.Write(path, []byte(text), 0o644)
 }
 
 var (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/mermaid"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // TermOptions say how to draw for a terminal.
@@ -133,10 +134,7 @@ func (t *Term) diagram(w io.Writer, c *lesson.Cell) error {
 }
 
 func (t *Term) style(sgr, s string) string {
-	if !t.opt.Color || s == "" {
-		return s
-	}
-	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+	return ui.Style(t.opt.Color, sgr, s)
 }
 
 // trimLines drops the padding glamour puts at the end of every line.

@@ -13,6 +13,11 @@ import (
 	"time"
 )
 
+// MaxJudgedOutput is how much a judged program (an exercise, a student's
+// file) or compute-sanitizer may print before it is stopped: enough for
+// any exercise's report, little enough to keep a class's in memory.
+const MaxJudgedOutput = 1 << 20
+
 // Spec says what to run and within which limits.
 type Spec struct {
 	Argv []string

@@ -1,0 +1,46 @@
+package atomicfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/iotest"
+)
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "f.json")
+	if err := Write(name, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(name, []byte("two"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil || string(data) != "two" {
+		t.Fatalf("read back %q, %v", data, err)
+	}
+	if st, _ := os.Stat(name); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+}
+
+// A write that fails half way leaves the old file, and no temporary one.
+func TestWriteFromFailureKeepsOld(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "f")
+	if err := Write(name, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	if err := WriteFrom(name, iotest.ErrReader(boom), 0o644); !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if data, _ := os.ReadFile(name); string(data) != "old" {
+		t.Errorf("the old file became %q", data)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+}

@@ -1,0 +1,58 @@
+package exercise
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/diag"
+	"github.com/cudalessons/lessons/internal/course"
+)
+
+// LoadSpec loads an exercise's checks, from the .toml beside its file,
+// and makes sure that its files are there and that something compiles.
+func LoadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
+	spec, err := checker.LoadSpec(c.Path(x.Spec()))
+	if os.IsNotExist(err) {
+		return nil, fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, x.Spec())
+	}
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(c.Path(x.Student))
+	var errs diag.Errors
+	for _, f := range spec.Files {
+		if !isFile(filepath.Join(dir, f)) {
+			errs = append(errs, &diag.Error{File: spec.File, Line: spec.FilesLine,
+				Msg: fmt.Sprintf("%s names %s, which is not in %s", x.ID, f, filepath.Dir(x.Student)),
+				Fix: "put the file beside " + filepath.Base(x.Student) + " or take it out of files"})
+		}
+	}
+	if len(spec.Sources(filepath.Base(x.Student))) == 0 {
+		errs = append(errs, &diag.Error{File: spec.File, Line: max(spec.FilesLine, 1),
+			Msg: fmt.Sprintf("%s has nothing to compile: %s is not a .cu, .cpp or .c file and files names none", x.ID, filepath.Base(x.Student)),
+			Fix: "name the .cu file that holds main() in files"})
+	}
+	return spec, errs.Err()
+}
+
+// Files are the files of a build of exercise x: main (the student's file,
+// a solution, or a file named by check --file) under the name of the
+// exercise's file, then each of the spec's files, read from the first of
+// dirs that holds it.
+func Files(x *course.Exercise, spec *checker.Spec, main string, dirs ...string) []File {
+	files := []File{{Name: filepath.Base(x.Student), Path: main}}
+	for _, f := range spec.Files {
+		name := filepath.Clean(f)
+		p := filepath.Join(dirs[len(dirs)-1], name)
+		for _, d := range dirs {
+			if isFile(filepath.Join(d, name)) {
+				p = filepath.Join(d, name)
+				break
+			}
+		}
+		files = append(files, File{Name: name, Path: p})
+	}
+	return files
+}

@@ -1,0 +1,262 @@
+// Package exercise is the exercise pipeline: the files of an exercise, its
+// build (with the shared CUDA runtime, so that the statistics library sees
+// its calls), a run with that library preloaded, the runs under
+// compute-sanitizer, and the verdict of its checks. Every command that
+// judges an exercise goes through it: check, watch and verify with the
+// Plain runner, grade with the Sandbox.
+package exercise
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+// MaxOutput is how much a judged program (or compute-sanitizer) may print
+// before it is stopped.
+const MaxOutput = runner.MaxJudgedOutput
+
+// File is one file of a build of an exercise: its name in the build (as the
+// exercise names it) and its contents, from Data when set, else read from
+// Path.
+type File struct {
+	Name string
+	Path string
+	Data []byte
+}
+
+func (f File) read() ([]byte, error) {
+	if f.Data != nil {
+		return f.Data, nil
+	}
+	return os.ReadFile(f.Path)
+}
+
+// Job is one file of an exercise to judge.
+type Job struct {
+	// ID names the exercise (in folders and errors).
+	ID   string
+	Spec *checker.Spec
+	// Files are what is built: the main file (the student's, a solution,
+	// a file handed in) first, under the exercise's name for it, then
+	// the spec's other files.
+	Files []File
+	// Dir is the workspace of a Plain run: the program, the statistics
+	// record and the sanitizers' logs are kept there. The Sandbox uses
+	// folders of its own.
+	Dir string
+	// Hash tells builds of different files apart in the Sandbox's
+	// folders (a hash of the files); it may be empty for Plain.
+	Hash string
+	// Env is added to the environment of the program's runs
+	// (CUDA_DEVICE_MAX_CONNECTIONS).
+	Env []string
+}
+
+// Built is a build's outcome.
+type Built struct {
+	// Prog is the program, when it built.
+	Prog string
+	// Failed is the failed "compiles" check, when it did not.
+	Failed []checker.Result
+	// Log is what the compiler printed.
+	Log  string
+	Took time.Duration
+}
+
+// Verdict is a judged run.
+type Verdict struct {
+	Results []checker.Result
+	// Output is what the program printed (stdout and stderr).
+	Output string
+	// Took is how long the program ran (the sanitizers' runs not counted).
+	Took time.Duration
+}
+
+// Passed reports whether every check passed.
+func (v *Verdict) Passed() bool { return checker.Passed(v.Results) && len(v.Results) > 0 }
+
+// Runner is where a job's build and runs happen. Plain runs them as the
+// user, in the job's workspace; Sandbox in the grading sandbox.
+type Runner interface {
+	// build prepares the folder of a build of j: the files written (or,
+	// for a lone file that can be built where it is, its path), and
+	// says how nvcc is run there.
+	build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*buildPlace, error)
+	// run prepares the folder of a run of prog.
+	run(ctx context.Context, tk *Toolkit, j *Job, prog, device string, slot int) (*runPlace, error)
+}
+
+// buildPlace is where and how one build happens.
+type buildPlace struct {
+	dir     string
+	sources []string // nvcc's inputs, relative to dir or absolute
+	prog    string   // the program nvcc writes
+	env     []string // nil: the grader's own
+	runner  runner.Runner
+	// failed recognises a failure of the place itself (the sandbox could
+	// not start nvcc) in the compiler's log.
+	failed func(log []byte) error
+	done   func()
+}
+
+// runPlace is where and how one run happens.
+type runPlace struct {
+	dir, prog, lib string
+	env            []string // the program's environment, without the preload
+	runner         runner.Runner
+	// sanitizer runs compute-sanitizer; unable, when set, says why it
+	// cannot run here.
+	sanitizer runner.Runner
+	unable    string
+	// failed recognises a failure of the place in what the program printed.
+	failed func(res *runner.Result, out []byte) error
+	done   func()
+}
+
+// Build builds j's files with the shared runtime, through the compile
+// cache. A compile error is a failed "compiles" check, not an error: an
+// error means a tool or the machine failed.
+func Build(ctx context.Context, tk *Toolkit, r Runner, j *Job, slot int) (*Built, error) {
+	start := time.Now()
+	p, err := r.build(ctx, tk, j, slot)
+	if err != nil {
+		return nil, fmt.Errorf("build %s: %w", j.ID, err)
+	}
+	if p.done != nil {
+		defer p.done()
+	}
+	args := append([]string{"-cudart", "shared"}, j.Spec.Flags...)
+	args = append(args, "-o", p.prog)
+	args = append(args, p.sources...)
+	var log bytes.Buffer
+	b, err := tk.Cache.Build(ctx, p.runner, tk.compiler(), args, p.dir, p.env, &log)
+	took := time.Since(start)
+	if err != nil {
+		return nil, fmt.Errorf("build %s: %w", j.ID, err)
+	}
+	prog := p.prog
+	if !filepath.IsAbs(prog) {
+		prog = filepath.Join(p.dir, prog)
+	}
+	out := &Built{Log: log.String(), Took: took}
+	if b.Hit || b.Run.OK() {
+		out.Prog = prog
+		return out, nil
+	}
+	if p.failed != nil {
+		if err := p.failed(log.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	out.Failed = CompileFailure(log.String(), b.Run)
+	return out, nil
+}
+
+// CompileFailure is the failed "compiles" check of a build that failed:
+// the compiler's first error at its place, or how nvcc ended.
+func CompileFailure(log string, run *runner.Result) []checker.Result {
+	got := "nvcc failed: " + run.Reason(0, 0)
+	if loc, msg := notebook.FirstCompileError(log); msg != "" {
+		got = fmt.Sprintf("compile error at %s: %s", loc, msg)
+	}
+	return []checker.Result{{Name: "compiles", Want: "the file to compile", Got: got}}
+}
+
+// Run runs a built program with the statistics library preloaded, then
+// under each compute-sanitizer tool the spec asks for, and judges the
+// runs. device, when set, is the GPU (CUDA_VISIBLE_DEVICES) it runs on.
+func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string, slot int) (*Verdict, error) {
+	lib, err := tk.StatsLibrary(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.run(ctx, tk, j, prog, device, slot)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", j.ID, err)
+	}
+	if p.done != nil {
+		defer p.done()
+	}
+	if p.lib != "" {
+		if err := copyFile(lib, p.lib, 0o644); err != nil {
+			return nil, fmt.Errorf("run %s: %w", j.ID, err)
+		}
+		lib = p.lib
+	}
+	statsFile := filepath.Join(p.dir, "stats.bin")
+	os.Remove(statsFile)
+	env := append(append([]string{}, p.env...), "LD_PRELOAD="+lib, "LESSONS_STATS="+statsFile)
+	var out bytes.Buffer
+	res, err := p.runner.Run(ctx, runner.Spec{
+		Argv: append([]string{p.prog}, j.Spec.Args...), Dir: p.dir, Env: env,
+		Timeout: j.Spec.TimeLimit(), MaxOutput: MaxOutput,
+	}, &out)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", j.ID, err)
+	}
+	if p.failed != nil {
+		if err := p.failed(res, out.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	// The sanitizers run without the statistics library: both intercept
+	// CUDA's calls.
+	san := sanitize(ctx, tk, p, j.Spec, res)
+	return &Verdict{Results: judge(j.Spec, res, out.String(), statsFile, san), Output: out.String(), Took: res.Duration}, nil
+}
+
+// Check builds j and judges a run of it: the whole pipeline for one file.
+// The compiler's log goes to log when the build fails.
+func Check(ctx context.Context, tk *Toolkit, r Runner, j *Job, log io.Writer) (*Verdict, error) {
+	b, err := Build(ctx, tk, r, j, 0)
+	if err != nil {
+		return nil, err
+	}
+	if b.Failed != nil {
+		if log != nil {
+			io.WriteString(log, b.Log)
+		}
+		return &Verdict{Results: b.Failed}, nil
+	}
+	return Run(ctx, tk, r, j, b.Prog, "", 0)
+}
+
+// judge judges a finished run of a program: its output, how it ended, and
+// the statistics record the preloaded library left in statsFile.
+func judge(spec *checker.Spec, res *runner.Result, output, statsFile string, san map[string]*checker.SanitizerReport) []checker.Result {
+	run := &checker.Run{Output: output, ExitCode: res.ExitCode, Sanitizers: san}
+	if ended(res) {
+		run.Ended = res.Reason(spec.TimeLimit(), MaxOutput)
+	}
+	var err error
+	run.Stats, err = checker.ReadStats(statsFile)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		// Why there is no record ("not built with -cudart shared", a
+		// record of another version) says more than its absence.
+		run.StatsErr = err.Error()
+	}
+	return spec.Judge(run)
+}
+
+// ended tells whether a run was stopped instead of ending by itself.
+func ended(res *runner.Result) bool {
+	return res.Signal != 0 || res.TimedOut || res.Truncated || res.Canceled
+}
+
+func copyFile(from, to string, mode os.FileMode) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, mode)
+}

@@ -1,0 +1,191 @@
+package exercise
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
+)
+
+// Sandbox builds and runs untrusted files (a class's): each in a scratch
+// folder of its own that holds only that job's files (and, for a run, the
+// program and the statistics library), as a user of its own per slot when
+// the grader is root, in a cgroup of its own where the machine allows.
+type Sandbox struct {
+	root string
+	self string   // a copy of this binary that every worker's user can run
+	read []string // further folders they may read ($LESSONS_SANDBOX_READ)
+	// users is off when $LESSONS_SANDBOX_USERS=off: workers keep the
+	// grader's user (for a toolkit that other users cannot reach).
+	users bool
+	// cgroups, where the machine lets this process make them, give each
+	// build and run a group of its own (cores, memory, processes); nil
+	// otherwise, or when $LESSONS_SANDBOX_CGROUPS=off.
+	cgroups  *sandbox.Cgroups
+	noCgroup string // why there are none
+}
+
+var _ Runner = (*Sandbox)(nil)
+
+// Users of the sandboxed workers, when the grader runs as root; each slot
+// owns the users base+slot, base+slot+64, ...
+const (
+	buildUID = 61000 // to 61447
+	runUID   = 61500 // to 61947
+	// MaxSlots is how many builds, and how many runs, may share a Sandbox.
+	MaxSlots = 64
+)
+
+// NewSandbox makes a sandbox in root, a folder of the grader's.
+func NewSandbox(root string) (*Sandbox, error) {
+	os.Chmod(root, 0o711) // workers' users reach their own folders, and list nothing
+	s := &Sandbox{root: root, self: filepath.Join(root, "lessons-sandbox"), users: os.Getenv("LESSONS_SANDBOX_USERS") != "off"}
+	for _, p := range filepath.SplitList(os.Getenv("LESSONS_SANDBOX_READ")) {
+		if p != "" {
+			s.read = append(s.read, p)
+		}
+	}
+	for _, d := range []string{"build", "run"} {
+		// Traversable by the workers' users, listable by none; each
+		// worker's own folder in it is its alone (0700).
+		if err := os.Mkdir(filepath.Join(root, d), 0o711); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		os.Chmod(filepath.Join(root, d), 0o711)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if err := copyFile(exe, s.self, 0o755); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	s.noCgroup = "LESSONS_SANDBOX_CGROUPS=off"
+	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
+		var err error
+		if s.cgroups, err = sandbox.OpenCgroups(); err != nil {
+			s.noCgroup = err.Error() // the rlimits still hold
+		}
+	}
+	return s, nil
+}
+
+// Close removes what the sandbox made outside its folder.
+func (s *Sandbox) Close() { s.cgroups.Close() }
+
+// Report says which protections this sandbox gives here.
+func (s *Sandbox) Report() sandbox.Report {
+	rep := sandbox.Probe()
+	rep.Root = rep.Root && s.users
+	rep.Cgroup, rep.CPUs, rep.NoCgroup = s.cgroups != nil, sandbox.DefaultLimits.CPUs, s.noCgroup
+	return rep
+}
+
+func (s *Sandbox) runner(pol sandbox.Policy) sandbox.Runner {
+	return sandbox.Runner{Policy: pol, Self: s.self, Cgroups: s.cgroups}
+}
+
+// policy is the sandbox of one build or run. Its user is the first of
+// the slot's range with no process left, zombies included (they count
+// against the process limit until reaped).
+func (s *Sandbox) policy(dir string, base, slot int) (sandbox.Policy, error) {
+	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: dir, Read: s.read}
+	if s.users {
+		uid := base + slot%MaxSlots
+		for k := 0; k < 7 && sandbox.Busy(uid); k++ {
+			uid += MaxSlots
+		}
+		pol.UID, pol.GID = uid, uid
+	}
+	return pol, sandbox.Own(dir, pol.UID, pol.GID)
+}
+
+// toolRoot is the folder of a toolkit: /usr/local/cuda for its bin/nvcc.
+func toolRoot(nvcc string) string { return filepath.Dir(filepath.Dir(nvcc)) }
+
+func (s *Sandbox) build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*buildPlace, error) {
+	hash := j.Hash
+	if len(hash) > 12 {
+		hash = hash[:12]
+	}
+	dir := filepath.Join(s.root, "build", fmt.Sprintf("%s-%s", j.ID, hash))
+	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		return nil, err
+	}
+	// The spec's names stay inside dir (ParseSpec refuses others).
+	if err := writeFiles(dir, j.Files); err != nil {
+		return nil, err
+	}
+	pol, err := s.policy(dir, buildUID, slot)
+	if err != nil {
+		return nil, err
+	}
+	pol.Read = append(pol.Read, toolRoot(tk.NVCC.Path))
+	pol.CPU, pol.Memory, pol.FileSize = 600, 16<<30, 1<<30 // nvcc's front end is hungry
+	// Runs wait on builds and on the host work of starting CUDA: builds
+	// yield the cores to the runs' processes.
+	pol.Nice = 10
+	env := []string{"PATH=" + filepath.Dir(tk.NVCC.Path) + ":" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + filepath.Join(dir, "tmp"), "LANG=C"}
+	return &buildPlace{
+		dir: dir, prog: "prog", sources: j.Spec.Sources(j.Files[0].Name), env: env, runner: s.runner(pol),
+		failed: func(log []byte) error {
+			if bytes.Contains(log, []byte("lessons sandbox:")) {
+				return fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(string(log)))
+			}
+			return nil
+		},
+	}, nil
+}
+
+func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device string, slot int) (*runPlace, error) {
+	dir := filepath.Join(s.root, "run", fmt.Sprint(slot))
+	os.RemoveAll(dir)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, err
+	}
+	prog := filepath.Join(dir, "prog")
+	if err := copyFile(built, prog, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	pol, err := s.policy(dir, runUID, slot)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C"}
+	if device != "" {
+		env = append(env, "CUDA_VISIBLE_DEVICES="+device)
+	}
+	env = append(env, j.Env...)
+	p := &runPlace{
+		dir: dir, prog: prog, lib: filepath.Join(dir, "liballocstats.so"), env: env, runner: s.runner(pol),
+		failed: func(res *runner.Result, out []byte) error {
+			if res.ExitCode == 125 && bytes.HasPrefix(out, []byte("lessons sandbox:")) {
+				return fmt.Errorf("the sandbox failed: %s", strings.TrimSpace(string(out)))
+			}
+			return nil
+		},
+		done: func() { os.RemoveAll(dir) },
+	}
+	// compute-sanitizer reads its own folder of the toolkit, keeps files
+	// in TMPDIR (the run's folder), and writes to /proc (measured on the
+	// H100: with /proc read-only it stops at "Target application
+	// terminated before first instrumented API call"). A worker's own user
+	// limits that to this run's processes; as the grader's own user it
+	// would reach the grader's: not allowed.
+	if pol.UID == 0 {
+		p.unable = "compute-sanitizer runs only when each worker has a user of its own (grade as root)"
+	}
+	spol := pol
+	spol.Read = append(slices.Clip(pol.Read), toolRoot(tk.NVCC.Path))
+	spol.Write = append(slices.Clip(pol.Write), "/proc")
+	p.sanitizer = s.runner(spol)
+	return p, nil
+}

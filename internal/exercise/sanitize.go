@@ -1,0 +1,74 @@
+package exercise
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+// sanitize runs the program under each compute-sanitizer tool the spec
+// asks for, in p, and reads each tool's log. main is how the plain run
+// ended: a run that did not end by itself is not run again.
+func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec, main *runner.Result) map[string]*checker.SanitizerReport {
+	tools := spec.SanitizerTools()
+	if len(tools) == 0 {
+		return nil
+	}
+	out := map[string]*checker.SanitizerReport{}
+	cs := tk.Sanitizer
+	for _, tool := range tools {
+		rep := &checker.SanitizerReport{Tool: tool}
+		out[tool] = rep
+		switch {
+		case cs == "":
+			rep.Skipped = "compute-sanitizer is not installed (it comes with the CUDA toolkit)"
+			continue
+		case p.unable != "":
+			rep.Skipped = p.unable
+			continue
+		case ended(main):
+			rep.Skipped = "the program did not end by itself"
+			continue
+		}
+		logFile := filepath.Join(p.dir, "sanitizer-"+tool+".log")
+		os.Remove(logFile)
+		argv := []string{cs, "--tool", tool, "--log-file", logFile, "--print-limit", "20"}
+		if tool == "memcheck" {
+			argv = append(argv, "--leak-check", "full")
+		}
+		argv = append(append(argv, p.prog), spec.Args...)
+		// A sanitizer slows the program down several times.
+		limit := 4 * spec.TimeLimit()
+		var printed bytes.Buffer
+		res, err := p.sanitizer.Run(ctx, runner.Spec{Argv: argv, Dir: p.dir, Env: p.env, Timeout: limit, MaxOutput: MaxOutput}, &printed)
+		if err != nil {
+			rep.Skipped = "compute-sanitizer could not start: " + err.Error()
+			continue
+		}
+		log, err := os.ReadFile(logFile)
+		if err != nil {
+			// No log: what it printed (its own errors start "=========").
+			log = printed.Bytes()
+		}
+		*rep = *checker.ParseSanitizer(tool, log)
+		switch {
+		case ended(res):
+			rep.Ended = res.Reason(limit, MaxOutput)
+		case !rep.Summary:
+			// It ended by itself without a summary: the tool, not the
+			// program, failed ("Unable to find injection library").
+			rep.Skipped = "compute-sanitizer did not work here"
+			if rep.First != "" {
+				rep.Skipped += ": " + strings.TrimPrefix(rep.First, "Error: ")
+			} else {
+				rep.Skipped += " (" + res.Reason(limit, MaxOutput) + ")"
+			}
+		}
+	}
+	return out
+}

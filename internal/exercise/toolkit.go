@@ -1,0 +1,123 @@
+package exercise
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+
+	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/kernels"
+)
+
+// Toolkit is what builds and judges exercises: nvcc, the compile cache,
+// compute-sanitizer, and the statistics library built with them.
+type Toolkit struct {
+	// NVCC is nvcc as the cache builds with it (Arch: the GPU's, or "").
+	NVCC  buildcache.Compiler
+	Cache *buildcache.Cache
+	// Sanitizer is compute-sanitizer's path, "" when there is none.
+	Sanitizer string
+
+	mu  sync.Mutex
+	lib string // the statistics library, once built
+}
+
+// NewToolkit is the toolkit of nvcc (built for arch, "" for nvcc's
+// default) and cache, with the compute-sanitizer that SanitizerPath finds.
+func NewToolkit(nvcc buildcache.Compiler, cache *buildcache.Cache) *Toolkit {
+	return &Toolkit{NVCC: nvcc, Cache: cache, Sanitizer: SanitizerPath(nvcc.Path)}
+}
+
+func (tk *Toolkit) compiler() buildcache.Compiler { return tk.NVCC }
+
+// ToolError is a failure of the machine or its tools, not of the file
+// judged: the command cannot do its job here (exit status 2).
+type ToolError struct{ Err error }
+
+func (e *ToolError) Error() string { return e.Err.Error() }
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// SanitizerPath is $LESSONS_SANITIZER ("none" or "off" for none), else
+// compute-sanitizer beside nvcc, else on the PATH, else in the toolkit's
+// usual folders; "" when there is none.
+func SanitizerPath(nvcc string) string {
+	switch p := os.Getenv("LESSONS_SANITIZER"); p {
+	case "none", "off":
+		return ""
+	case "":
+	default:
+		return p
+	}
+	if nvcc != "" {
+		if p := filepath.Join(filepath.Dir(nvcc), "compute-sanitizer"); isFile(p) {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("compute-sanitizer"); err == nil {
+		return p
+	}
+	for _, dir := range []string{os.Getenv("CUDA_HOME"), "/usr/local/cuda"} {
+		if p := filepath.Join(dir, "bin", "compute-sanitizer"); dir != "" && isFile(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// StatsLibrary builds kernels/allocstats.cu through the cache for the
+// host alone (no -arch) and returns the library's path. It is built once;
+// a build that failed, or was stopped with its caller's ctx, is tried
+// again by the next caller.
+func (tk *Toolkit) StatsLibrary(ctx context.Context) (string, error) {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	if tk.lib != "" {
+		return tk.lib, nil
+	}
+	lib, err := tk.buildStatsLibrary(ctx)
+	if err != nil {
+		return "", err
+	}
+	tk.lib = lib
+	return lib, nil
+}
+
+func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
+	comp := tk.NVCC
+	comp.Arch = ""
+	dir := filepath.Join(tk.Cache.Dir, "kernels")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	src := filepath.Join(dir, "allocstats.cu")
+	if old, err := os.ReadFile(src); err != nil || !bytes.Equal(old, kernels.AllocStats) {
+		if err := atomicfile.Write(src, kernels.AllocStats, 0o644); err != nil {
+			return "", err
+		}
+	}
+	lib := filepath.Join(dir, "liballocstats.so")
+	var log bytes.Buffer
+	b, err := tk.Cache.Build(ctx, runner.Exec{}, comp,
+		[]string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", lib, src}, dir, nil, &log)
+	if err != nil {
+		return "", err
+	}
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if !b.Hit && !b.Run.OK() {
+		return "", &ToolError{fmt.Errorf("building the statistics library failed:\n%s", log.String())}
+	}
+	return lib, nil
+}

@@ -1,0 +1,54 @@
+package grade
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/exercise"
+)
+
+// Pipeline is the Toolchain of a real grade: each task built and run by
+// the exercise pipeline, in Runner (the sandbox).
+type Pipeline struct {
+	Toolkit *exercise.Toolkit
+	Runner  exercise.Runner
+	// Env is added to the environment of an untimed exercise's runs,
+	// TimedEnv to a timed one's (CUDA_DEVICE_MAX_CONNECTIONS: fewer
+	// hardware queues start CUDA faster, but may change timings).
+	Env, TimedEnv []string
+}
+
+var _ Toolchain = Pipeline{}
+
+// Job is the exercise pipeline's job of a task.
+func (p Pipeline) Job(t *Task) *exercise.Job {
+	files := []exercise.File{{Name: t.SourceName, Data: t.Source}}
+	for _, f := range t.Files {
+		files = append(files, exercise.File{Name: f.Name, Data: f.Data})
+	}
+	env := p.Env
+	if t.Spec.Timed {
+		env = p.TimedEnv
+	}
+	return &exercise.Job{ID: t.Exercise.ID, Spec: t.Spec, Files: files, Hash: t.SourceHash, Env: slices.Clip(env)}
+}
+
+// Build builds a task's files.
+func (p Pipeline) Build(ctx context.Context, t *Task, slot int) *Built {
+	start := time.Now()
+	b, err := exercise.Build(ctx, p.Toolkit, p.Runner, p.Job(t), slot)
+	if err != nil {
+		return &Built{Err: err, Took: time.Since(start)}
+	}
+	return &Built{Prog: b.Prog, Failed: b.Failed, Took: b.Took}
+}
+
+// Run runs a task's program on device and judges it.
+func (p Pipeline) Run(ctx context.Context, t *Task, b *Built, device string, slot int) (*Ran, error) {
+	v, err := exercise.Run(ctx, p.Toolkit, p.Runner, p.Job(t), b.Prog, device, slot)
+	if err != nil {
+		return nil, err
+	}
+	return &Ran{Results: v.Results, Output: v.Output, Took: v.Took}, nil
+}

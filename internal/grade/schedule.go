@@ -1,0 +1,193 @@
+package grade
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Item is one build and run of a batch: a student's file (grade), a
+// solution, an exercise or a lesson (verify).
+type Item struct {
+	// Name and Args label the item's spans in the trace.
+	Name string
+	Args map[string]string
+	// Timed items' runs have their GPU to themselves.
+	Timed bool
+	// Build builds the item on a build slot and says whether there is a
+	// run to make (false: it did not build, or it was judged already),
+	// and, for the trace, what came of it ("": it built nothing, as an
+	// item whose build another item shared; no span is drawn).
+	Build func(ctx context.Context, slot int) (run bool, outcome string)
+	// Run runs the built item on a GPU (as CUDA_VISIBLE_DEVICES names
+	// it), on a run slot of its own; it returns how long the program
+	// itself ran, for the trace (0: unknown).
+	Run func(ctx context.Context, device string, slot int) time.Duration
+}
+
+// Slots are how a batch shares the machine.
+type Slots struct {
+	Jobs      int      // builds at once
+	Devices   []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
+	PerDevice int      // runs at once on each GPU
+	Trace     *Trace   // when set, records each build and run
+}
+
+// Schedule builds every item on Jobs slots and runs each, as soon as its
+// own build is done, on the first free run slot: PerDevice on each
+// device, where a timed item's run waits for its GPU to itself (and the
+// others wait for it). Once ctx is done nothing more is started.
+func Schedule(ctx context.Context, items []*Item, s Slots) {
+	s.Jobs = max(s.Jobs, 1)
+	s.PerDevice = max(s.PerDevice, 1)
+	if len(s.Devices) == 0 {
+		s.Devices = []string{"0"}
+	}
+	buildQ := make(chan *Item)
+	runQ := make(chan *Item, len(items))
+	var bwg sync.WaitGroup
+	for slot := range s.Jobs {
+		bwg.Add(1)
+		go func() {
+			defer bwg.Done()
+			for it := range buildQ {
+				if ctx.Err() != nil {
+					continue // stopped: drain
+				}
+				began := time.Now()
+				run, outcome := it.Build(ctx, slot)
+				if outcome != "" {
+					s.Trace.span("build", tracePIDBuilds, slot, it.Name, began, time.Now(), withArgs(it.Args, "outcome", outcome))
+				}
+				if run && it.Run != nil && ctx.Err() == nil {
+					runQ <- it
+				}
+			}
+		}()
+	}
+	go func() {
+		for _, it := range items {
+			select {
+			case buildQ <- it:
+			case <-ctx.Done():
+			}
+		}
+		close(buildQ)
+		bwg.Wait()
+		close(runQ)
+	}()
+	var rwg sync.WaitGroup
+	slot := 0
+	for _, dev := range s.Devices {
+		gpu := new(GPU)
+		for range s.PerDevice {
+			rwg.Add(1)
+			go func(dev string, slot int) {
+				defer rwg.Done()
+				for it := range runQ {
+					if ctx.Err() != nil {
+						continue // drain: nothing half-judged is recorded
+					}
+					var began, ended time.Time // while the GPU is ours
+					var took time.Duration
+					gpu.Use(it.Timed, func() {
+						began = time.Now()
+						took = it.Run(ctx, dev, slot)
+						ended = time.Now()
+					})
+					args := withArgs(it.Args, "device", dev)
+					if took > 0 {
+						args["program_ms"] = fmt.Sprint(took.Milliseconds())
+					}
+					s.Trace.span("run", tracePIDRuns, slot, it.Name, began, ended, args)
+				}
+			}(dev, slot)
+			slot++
+		}
+	}
+	rwg.Wait()
+}
+
+func withArgs(args map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for k, v := range args {
+		out[k] = v
+	}
+	return out
+}
+
+// GPU lets the runs on one GPU share it, except a timed item's run,
+// which waits for the GPU to itself (and the others wait for it).
+type GPU struct{ mu sync.RWMutex }
+
+// Use runs run on the GPU: alone, or beside the other runs.
+func (g *GPU) Use(alone bool, run func()) {
+	if alone {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+	} else {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+	}
+	run()
+}
+
+// AutoPerDevice is how many runs share a GPU when no flag says: CUDA
+// process starts overlap best about 8 at once on an H100 (GPU.md), and
+// each start is host work, so no more than half the cores; a timed
+// item still has its GPU to itself.
+func AutoPerDevice() int { return min(8, max(2, runtime.NumCPU()/2)) }
+
+// AutoQueues is the hardware queues (CUDA_DEVICE_MAX_CONNECTIONS) of an
+// untimed item's program when no flag says: with 2, CUDA starts about 10
+// processes a second on an H100 against 3.5 with CUDA's default of 8.
+// Streams beyond 2 share a queue, which changes timings, not results, so
+// a timed item keeps CUDA's default.
+const AutoQueues = 2
+
+// Choice is how a batch runs on the GPUs, and why.
+type Choice struct {
+	PerDevice int
+	// Queues and TimedQueues are the hardware queues of untimed and timed
+	// items' programs; 0 leaves CUDA's default (8).
+	Queues, TimedQueues int
+	Why                 string
+}
+
+// Choose picks runs per GPU and hardware queues for a batch of untimed
+// and timed items: perDevice and queues as given when above 0 (the
+// flags), else from what the batch runs. kept names, for Why, what keeps
+// CUDA's queues ("the timed ones"), "" for nothing.
+func Choose(perDevice, queues, untimed, timed int, kept string) Choice {
+	items := untimed + timed
+	c := Choice{PerDevice: perDevice, Queues: queues, TimedQueues: queues}
+	var why []string
+	if perDevice <= 0 {
+		c.PerDevice = 1
+		if items > timed {
+			c.PerDevice = AutoPerDevice()
+			why = append(why, fmt.Sprintf("%d at a time (untimed runs share a GPU; CUDA starts overlap)", c.PerDevice))
+		} else {
+			why = append(why, "1 at a time (every run is timed)")
+		}
+	}
+	if timed > 0 && c.PerDevice > 1 {
+		why = append(why, "timed exercises alone on their GPU")
+	}
+	if queues <= 0 {
+		c.TimedQueues = 0
+		if items > timed {
+			c.Queues = AutoQueues
+			q := fmt.Sprintf("%d hardware queues (CUDA starts faster)", AutoQueues)
+			if kept != "" {
+				q = fmt.Sprintf("%d hardware queues for the untimed (CUDA starts faster), CUDA's 8 for %s", AutoQueues, kept)
+			}
+			why = append(why, q)
+		}
+	}
+	c.Why = strings.Join(why, "; ")
+	return c
+}
