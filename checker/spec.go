@@ -51,7 +51,7 @@ var Sanitizers = []string{"memcheck", "racecheck", "initcheck", "synccheck"}
 func (s *Spec) SanitizerTools() []string {
 	var tools []string
 	for _, c := range s.Checks {
-		if c.Sanitizer != "" && !slices.Contains(tools, c.Sanitizer) {
+		if c.Sanitizer != "" && c.Run == s.run && !slices.Contains(tools, c.Sanitizer) {
 			tools = append(tools, c.Sanitizer)
 		}
 	}

@@ -216,7 +216,8 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 	out := ios.Out
 	ws := filepath.Join(c.Root, ".lessons", "check", x.ID)
 	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
-	job := &exercise.Job{ID: x.ID, Spec: spec, Files: exercise.Files(x, spec, src, dirs...), Dir: ws, Env: m.runEnv()}
+	// Hidden checks and hidden runs wait for grade.
+	job := &exercise.Job{ID: x.ID, Spec: spec.Public(), Files: exercise.Files(x, spec, src, dirs...), Dir: ws, Env: m.runEnv()}
 	res, err := checkJob(ctx, m.toolkit(), job, verbose, out)
 	if err != nil {
 		return false, err
@@ -245,6 +246,9 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 		if r.Check != nil && r.Check.Hint != "" {
 			hints = append(hints, r.Check.Hint)
 		}
+	}
+	if n := spec.Hidden(); n > 0 {
+		fmt.Fprintf(out, "\n%s also %s when the exercise is graded.\n", ui.Count(n, "hidden check"), map[bool]string{true: "runs", false: "run"}[n == 1])
 	}
 	if !checker.Passed(res) {
 		if spec.Partial() {
