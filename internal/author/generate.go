@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
@@ -199,8 +200,8 @@ func writeSums(file string, sums map[string]string) error {
 	return writeAtomic(file, b.Bytes())
 }
 
-// writeAtomic writes data to file through a temporary file in the same
-// folder renamed over it, so a reader never sees half a file.
+// writeAtomic writes data to file whole or not at all, keeping the
+// mode of the file it replaces.
 func writeAtomic(file string, data []byte) error {
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(file); err == nil {
@@ -209,21 +210,5 @@ func writeAtomic(file string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
+	return atomicfile.Write(file, data, mode)
 }
