@@ -7,7 +7,8 @@
 # sandbox. Needs a GPU, nvcc and python3.
 # Usage: bench/class.sh LESSONS_BINARY COURSE_DIR [STUDENTS_PER_KIND]
 # MODE=grade or MODE=serial does one half (each fits a 10-minute session);
-# GRADE_FLAGS are passed to lessons grade (e.g. --per-gpu 4).
+# GRADE_FLAGS are passed to lessons grade (e.g. --per-gpu 4); WARM=0 skips
+# the warm --regrade.
 set -euo pipefail
 bin=$(realpath "$1"); course=$(realpath "$2"); per=${3:-4}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -78,9 +79,11 @@ cold=$(calc "$t1 - $t0")
 # 2. again, nothing changed: everything is skipped.
 t0=$(now); "$bin" --course "$course" grade "$subs" block-pool async-pipeline vmm-growable --gradebook "$book" >"$work/grade-resume.txt" 2>/dev/null || true; t1=$(now)
 resume=$(calc "$t1 - $t0")
-# 3. warm: --regrade with the compile cache full.
+# 3. warm: --regrade with the compile cache full (WARM=0 skips it).
+if [ "${WARM:-1}" = 1 ]; then
 t0=$(now); "$bin" --course "$course" grade "$subs" block-pool async-pipeline vmm-growable --gradebook "$book" --regrade ${GRADE_FLAGS:-} >"$work/grade-warm.txt" 2>/dev/null || true; t1=$(now)
 warm=$(calc "$t1 - $t0")
+fi
 "$bin" --course "$course" grade export --gradebook "$book" --csv "$work/grades.csv" --json "$work/grades.json" 2>/dev/null
 "$bin" --course "$course" grade feedback --gradebook "$book" --out "$work/feedback" >/dev/null
 

@@ -486,3 +486,37 @@ func FuzzDecodeStats(f *testing.F) {
 		_ = s.RaceNote("unordered_uses") + s.RaceNote("unordered_frees")
 	})
 }
+
+// Without a record there is no number to compare with: the words say so,
+// never "equal to malloc_async_calls (NaN)"; a record that could not be
+// read says why.
+func TestEqualToWithoutRecord(t *testing.T) {
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"free_async_calls\"\nequal_to = \"malloc_async_calls\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []*Run{{}, {StatsErr: "the statistics record is short: not built with -cudart shared"}} {
+		res := spec.Judge(run)
+		if len(res) != 1 || res[0].Pass {
+			t.Fatalf("results: %+v", res)
+		}
+		for _, s := range []string{res[0].Name, res[0].Want, res[0].Got} {
+			if strings.Contains(s, "NaN") {
+				t.Errorf("NaN in %q", s)
+			}
+		}
+		if !strings.Contains(res[0].Name, "equal to malloc_async_calls") {
+			t.Errorf("name %q", res[0].Name)
+		}
+		if run.StatsErr != "" && res[0].Got != run.StatsErr {
+			t.Errorf("got %q, want the record's error", res[0].Got)
+		}
+	}
+	// With a record, the other statistic's value is named.
+	s := &Stats{}
+	s.Set("malloc_async_calls", 12)
+	res := spec.Judge(&Run{Stats: s})
+	if res[0].Pass || !strings.Contains(res[0].Want, "equal to malloc_async_calls (12)") {
+		t.Errorf("with a record: %+v", res[0])
+	}
+}

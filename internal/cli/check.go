@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,6 +16,7 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -32,7 +30,7 @@ type CheckOptions struct {
 	File string
 }
 
-func newCheck(io *IOStreams, g *globals) *cobra.Command {
+func newCheck(io *IOStreams, g *globals, runF func(*CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{IO: io, g: g}
 	cmd := &cobra.Command{
 		Use:   "check [EXERCISE]",
@@ -55,6 +53,9 @@ no GPU, a bad spec).`,
 			if len(args) == 1 {
 				opts.Exercise = args[0]
 			}
+			if runF != nil {
+				return runF(opts)
+			}
 			return checkRun(opts)
 		},
 	}
@@ -63,65 +64,13 @@ no GPU, a bad spec).`,
 	return cmd
 }
 
-// nextUnpassed is the first exercise after the one named after (from the
-// start when after is ""), wrapping around, that is not passed; ok is false
-// when every other exercise is passed.
+// Progress is what the student has passed (package progress).
+type Progress = progress.Progress
+
+func loadProgress(c *course.Course) (*Progress, error) { return progress.Load(c) }
+
 func nextUnpassed(c *course.Course, p *Progress, after string) (string, bool) {
-	at := -1
-	for i, x := range c.Exercises {
-		if x.ID == after {
-			at = i
-		}
-	}
-	n := len(c.Exercises)
-	for k := 1; k <= n; k++ {
-		x := c.Exercises[(at+k+n)%n]
-		if _, done := p.Passed[x.ID]; !done && x.ID != after {
-			return x.ID, true
-		}
-	}
-	return "", false
-}
-
-// Progress is what the student has passed, kept in .lessons/progress.json.
-type Progress struct {
-	Passed map[string]time.Time `json:"passed"`
-}
-
-func progressFile(c *course.Course) string { return filepath.Join(c.Root, ".lessons", "progress.json") }
-
-// loadProgress reads the progress; none yet is an empty one. A file that
-// cannot be read is an error, never taken for an empty one: the next
-// pass would write over what the student had passed.
-func loadProgress(c *course.Course) (*Progress, error) {
-	p := &Progress{Passed: map[string]time.Time{}}
-	data, err := os.ReadFile(progressFile(c))
-	if errors.Is(err, fs.ErrNotExist) {
-		return p, nil
-	}
-	if err == nil {
-		err = json.Unmarshal(data, p)
-	}
-	if err != nil {
-		rel := strings.TrimPrefix(progressFile(c), c.Root+string(filepath.Separator))
-		return nil, fmt.Errorf("read %s: %v\n\tfix the file (JSON: {\"passed\": {\"ID\": \"time\"}}) or remove it to start over; lessons leaves it as it is", rel, err)
-	}
-	if p.Passed == nil {
-		p.Passed = map[string]time.Time{}
-	}
-	return p, nil
-}
-
-func (p *Progress) save(c *course.Course) error {
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return err
-	}
-	file := progressFile(c)
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	return writeAtomic(file, data)
+	return p.Next(c, after)
 }
 
 func checkRun(opts *CheckOptions) error {
@@ -152,7 +101,9 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	src, dirs := c.Path(x.Student), []string{filepath.Dir(c.Path(x.Student))}
+	// With --file, the exercise's other files are read from beside the
+	// file named, else from the exercise's folder (exercise.NewJob).
+	src := c.Path(x.Student)
 	if opts.File != "" {
 		if src, err = filepath.Abs(opts.File); err != nil {
 			return err
@@ -160,10 +111,8 @@ func checkRun(opts *CheckOptions) error {
 		if _, err := os.Stat(src); err != nil {
 			return fmt.Errorf("%s: %w", opts.File, err)
 		}
-		// The exercise's other files: beside the file named, else the exercise's.
-		dirs = append([]string{filepath.Dir(src)}, dirs...)
 	}
-	passed, err := checkOne(ctx, opts.IO, c, m, x, src, dirs, opts.Verbose, opts.File == "")
+	passed, err := checkOne(ctx, opts.IO, c, m, x, src, opts.Verbose, opts.File == "")
 	if err != nil {
 		return err
 	}
@@ -196,28 +145,18 @@ func (m *machine) toolkit() *exercise.Toolkit {
 	return m.tk
 }
 
-// specOf is exercise.LoadSpec for check and watch, where a spec that
-// cannot be read means the exercise cannot be checked (exit 2).
-func specOf(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
-	spec, err := exercise.LoadSpec(c, x)
-	if err != nil {
-		return nil, toolMissing(err)
-	}
-	return spec, nil
-}
-
 // checkOne checks src against exercise x, prints each check and the hints
 // of the failed ones, and saves the progress when it passes and save is set.
-func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine, x *course.Exercise, src string, dirs []string, verbose, save bool) (bool, error) {
-	spec, err := specOf(c, x)
+func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+	job, err := exercise.NewJob(c, x, src)
 	if err != nil {
 		return false, err
 	}
+	spec := job.Spec
 	out := ios.Out
-	ws := filepath.Join(c.Root, ".lessons", "check", x.ID)
 	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
 	// Hidden checks and hidden runs wait for grade.
-	job := &exercise.Job{ID: x.ID, Spec: spec.Public(), Files: exercise.Files(x, spec, src, dirs...), Dir: ws, Env: m.runEnv()}
+	job.Spec = spec.Public()
 	res, err := checkJob(ctx, m.toolkit(), job, verbose, out)
 	if err != nil {
 		return false, err
@@ -270,7 +209,7 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 		return true, err
 	}
 	progress.Passed[x.ID] = time.Now().UTC()
-	if err := progress.save(c); err != nil {
+	if err := progress.Save(c); err != nil {
 		return true, err
 	}
 	fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, spec.Points, len(progress.Passed), len(c.Exercises))

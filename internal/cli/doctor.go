@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -83,27 +82,13 @@ func doctorRun(io *IOStreams) error {
 // sandboxSummary says in a line what lessons grade's sandbox has here.
 func sandboxSummary() string {
 	rep := sandbox.Probe()
-	var parts []string
-	if rep.Landlock > 0 {
-		parts = append(parts, fmt.Sprintf("Landlock v%d", rep.Landlock))
-	} else {
-		parts = append(parts, "no Landlock (students' programs could read other files)")
-	}
-	if rep.Root {
-		parts = append(parts, "a user per worker")
-	} else {
-		parts = append(parts, "the grader's user (grade as root for a user per worker)")
-	}
-	if rep.NetNS {
-		parts = append(parts, "no network")
-	}
 	if c, err := sandbox.OpenCgroups(); err != nil {
-		parts = append(parts, fmt.Sprintf("no cgroups (%v)", err))
+		rep.NoCgroup = err.Error()
 	} else {
 		c.Close()
-		parts = append(parts, "cgroups (cores, memory, processes)")
+		rep.Cgroup = true
 	}
-	return strings.Join(parts, "; ")
+	return rep.Brief()
 }
 
 func newCache(io *IOStreams) *cobra.Command {

@@ -16,14 +16,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/ui"
-	"github.com/cudalessons/lessons/kernels"
 )
 
 type gradeOptions struct {
@@ -40,7 +38,7 @@ type gradeOptions struct {
 	hidden    string // grade feedback --hidden
 }
 
-func newGrade(ios *IOStreams, g *globals) *cobra.Command {
+func newGrade(ios *IOStreams, g *globals, runF func(*gradeOptions, string, []string) error) *cobra.Command {
 	o := &gradeOptions{io: ios, g: g}
 	cmd := &cobra.Command{
 		Use:   "grade SUBMISSIONS [EXERCISE...]",
@@ -59,7 +57,7 @@ what was graded on an unchanged file and spec (--regrade grades it again).
 
 Builds run on every core at a lower priority (a file handed in by several
 students is built once); runs are queued per GPU,
-several at once on each by default (up to 8), with 2 hardware queues for each
+several at once on each by default (up to 16), with 2 hardware queues for each
 program, which start CUDA faster; an exercise whose spec says timed = true
 (a check compares timings) has the GPU to itself and CUDA's 8 queues. The
 first line says what was chosen; --per-gpu and --gpu-queues set it.
@@ -87,13 +85,16 @@ children), so that a runaway program cannot slow the rest of the class.`,
 			if cmd.Flags().Changed("per-gpu") && (o.perGPU < 1 || o.perGPU > exercise.MaxSlots) {
 				return usagef("--per-gpu is 1 to %d, not %d", exercise.MaxSlots, o.perGPU)
 			}
+			if runF != nil {
+				return runF(o, args[0], args[1:])
+			}
 			return gradeRun(o, args[0], args[1:])
 		},
 	}
 	cmd.PersistentFlags().StringVar(&o.book, "gradebook", "gradebook.db", "the gradebook `FILE` (SQLite)")
 	cmd.Flags().BoolVar(&o.regrade, "regrade", false, "grade again what was already graded on the same file and spec")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
-	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 8; a timed exercise's run still has its GPU to itself)")
+	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 16; a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&o.queues, "gpu-queues", 0, gpuQueuesHelp)
 	cmd.Flags().StringVar(&o.trace, "trace", "", "write when each build and run began and ended to `FILE` (JSON for ui.perfetto.dev or chrome://tracing)")
 
@@ -163,28 +164,9 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 			exercises = append(exercises, x)
 		}
 	}
-	// Every spec is read before anything runs: a bad one stops the run.
-	var tasks []*grade.Task
-	var bookXs []gradebook.Exercise
-	for i, x := range exercises {
-		spec, err := specOf(c, x)
-		if err != nil {
-			return err
-		}
-		raw, _ := os.ReadFile(c.Path(x.Spec()))
-		specHash := grade.Hash(raw, kernels.AllocStats)
-		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
-		for _, s := range students {
-			t := &grade.Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
-			file := grade.SubmittedFile(subs, s, x)
-			if err := grade.Load(t, file); err != nil {
-				return err
-			}
-			if err := grade.LoadFiles(t, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
-				return err
-			}
-			tasks = append(tasks, t)
-		}
+	tasks, bookXs, err := grade.Tasks(c, subs, students, exercises)
+	if err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -258,7 +240,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if o.trace != "" {
 		trace = grade.NewTrace()
 	}
-	bar := newProgress(o.io.ErrOut, len(tasks))
+	bar := newProgress(o.io, len(tasks))
 	sum, err := grade.Grade(ctx, book, tasks, tc, grade.Options{
 		Jobs: o.jobs, Devices: devices, PerDevice: choice.PerDevice, Regrade: o.regrade,
 		Done: bar.done, Trace: trace,
@@ -349,9 +331,9 @@ func clip(s string, n int) string {
 	return s
 }
 
-// progress draws done/total, rate and time left on a terminal, and a line
+// gradeProgress draws done/total, rate and time left on a terminal, and a line
 // per graded file elsewhere.
-type progress struct {
+type gradeProgress struct {
 	w     io.Writer
 	tty   bool
 	total int
@@ -359,15 +341,11 @@ type progress struct {
 	start time.Time
 }
 
-func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total, start: time.Now()}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.tty = true
-	}
-	return p
+func newProgress(ios *IOStreams, total int) *gradeProgress {
+	return &gradeProgress{w: ios.ErrOut, tty: ios.IsStderrTTY(), total: total, start: time.Now()}
 }
 
-func (p *progress) done(a *gradebook.Attempt, skipped bool) {
+func (p *gradeProgress) done(a *gradebook.Attempt, skipped bool) {
 	p.n++
 	el := time.Since(p.start)
 	rate := float64(p.n) / el.Seconds()
@@ -383,7 +361,7 @@ func (p *progress) done(a *gradebook.Attempt, skipped bool) {
 	fmt.Fprintf(p.w, "[%d/%d] %s %s: %s %d/%d\n", p.n, p.total, a.Student, a.Exercise, what, a.Points, a.MaxPoints)
 }
 
-func (p *progress) finish() {
+func (p *gradeProgress) finish() {
 	if p.tty {
 		fmt.Fprintln(p.w)
 	}

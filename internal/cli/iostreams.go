@@ -17,6 +17,7 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	outTTY  bool
+	errTTY  bool
 	noColor bool
 	width   int
 }
@@ -26,6 +27,7 @@ func System() *IOStreams {
 	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	fd := int(os.Stdout.Fd())
 	s.outTTY = term.IsTerminal(fd)
+	s.errTTY = term.IsTerminal(int(os.Stderr.Fd()))
 	if w, _, err := term.GetSize(fd); err == nil && w > 0 {
 		s.width = w
 	}
@@ -44,6 +46,12 @@ func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 
 // SetTTY says whether stdout is a terminal (for tests).
 func (s *IOStreams) SetTTY(tty bool) { s.outTTY = tty }
+
+// SetStderrTTY says whether stderr is a terminal (for tests).
+func (s *IOStreams) SetStderrTTY(tty bool) { s.errTTY = tty }
+
+// IsStderrTTY reports whether stderr is a terminal, where progress is drawn.
+func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
 
 // IsTTY reports whether stdout is a terminal.
 func (s *IOStreams) IsTTY() bool { return s.outTTY }

@@ -46,7 +46,7 @@ every solution passes all its checks, every untouched exercise compiles and
 fails at least one check, and every lesson's runnable cells run.
 
 Builds run in parallel on all cores; each item's run starts as soon as its
-build is done. Without flags, runs share the GPU (up to 8 at once) and the
+build is done. Without flags, runs share the GPU (up to 16 at once) and the
 programs of untimed exercises get 2 hardware queues, which start CUDA
 faster; an exercise whose spec says timed = true runs with the GPU to
 itself and CUDA's 8 queues, and lessons keep CUDA's 8 queues so that what
@@ -75,7 +75,7 @@ any surprise.`,
 	cmd.Flags().BoolVar(&opts.CompileOnly, "compile-only", false, "only build every lesson cell, exercise and solution")
 	cmd.Flags().BoolVar(&opts.Mutants, "mutants", false, "test the specs: every mutant of every solution's regions must fail a check; lists the survivors")
 	cmd.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
-	cmd.Flags().IntVar(&opts.PerGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 8; a timed exercise's run still has its GPU to itself)")
+	cmd.Flags().IntVar(&opts.PerGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 16; a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&opts.Queues, "gpu-queues", 0, gpuQueuesHelp)
 	return cmd
 }

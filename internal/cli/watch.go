@@ -102,7 +102,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	s := &watch.Session{
 		Check: func(ctx context.Context, id string) (bool, error) {
 			x := byID[id]
-			return checkOne(ctx, ios, c, m, x, c.Path(x.Student), []string{filepath.Dir(c.Path(x.Student))}, false, true)
+			return checkOne(ctx, ios, c, m, x, c.Path(x.Student), false, true)
 		},
 		Next: next,
 		Files: func(id string) []string {

@@ -43,6 +43,22 @@ func LoadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
 	return spec, errs.Err()
 }
 
+// NewJob is the job of checking main (the student's file, or a file in
+// its place) against exercise x of course c, in the exercise's workspace
+// (.lessons/check/ID): its spec, and its other files from main's folder,
+// else the exercise's. A spec that cannot be read is a *ToolError: the
+// exercise cannot be checked.
+func NewJob(c *course.Course, x *course.Exercise, main string) (*Job, error) {
+	spec, err := LoadSpec(c, x)
+	if err != nil {
+		return nil, &ToolError{Err: err}
+	}
+	return &Job{
+		ID: x.ID, Spec: spec, Dir: filepath.Join(c.Root, ".lessons", "check", x.ID),
+		Files: Files(x, spec, main, filepath.Dir(main), filepath.Dir(c.Path(x.Student))),
+	}, nil
+}
+
 // Files are the files of a build of exercise x: main (the student's file,
 // a solution, or a file named by check --file) under the name of the
 // exercise's file, then each of the spec's files, read from the first of

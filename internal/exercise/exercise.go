@@ -21,9 +21,9 @@ import (
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
-// MaxOutput is how much a judged program (or compute-sanitizer) may print
+// maxOutput is how much a judged program (or compute-sanitizer) may print
 // before it is stopped.
-const MaxOutput = runner.MaxJudgedOutput
+const maxOutput = runner.MaxJudgedOutput
 
 // File is one file of a build of an exercise: its name in the build (as the
 // exercise names it) and its contents, from Data when set, else read from
@@ -158,13 +158,13 @@ func Build(ctx context.Context, tk *Toolkit, r Runner, j *Job, slot int) (*Built
 			return nil, err
 		}
 	}
-	out.Failed = CompileFailure(log.String(), b.Run)
+	out.Failed = compileFailure(log.String(), b.Run)
 	return out, nil
 }
 
-// CompileFailure is the failed "compiles" check of a build that failed:
+// compileFailure is the failed "compiles" check of a build that failed:
 // the compiler's first error at its place, or how nvcc ended.
-func CompileFailure(log string, run *runner.Result) []checker.Result {
+func compileFailure(log string, run *runner.Result) []checker.Result {
 	got := "nvcc failed: " + run.Reason(0, 0)
 	if loc, msg := notebook.FirstCompileError(log); msg != "" {
 		got = fmt.Sprintf("compile error at %s: %s", loc, msg)
@@ -202,7 +202,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	var out bytes.Buffer
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append([]string{p.prog}, j.Spec.Args...), Dir: p.dir, Env: env,
-		Timeout: j.Spec.TimeLimit(), MaxOutput: MaxOutput,
+		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput,
 	}, &out)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
@@ -239,7 +239,7 @@ func Check(ctx context.Context, tk *Toolkit, r Runner, j *Job, log io.Writer) (*
 func judge(spec *checker.Spec, res *runner.Result, output, statsFile string, san map[string]*checker.SanitizerReport) []checker.Result {
 	run := &checker.Run{Output: output, ExitCode: res.ExitCode, Sanitizers: san}
 	if ended(res) {
-		run.Ended = res.Reason(spec.TimeLimit(), MaxOutput)
+		run.Ended = res.Reason(spec.TimeLimit(), maxOutput)
 	}
 	var err error
 	run.Stats, err = checker.ReadStats(statsFile)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
@@ -41,6 +42,21 @@ const (
 	// MaxSlots is how many builds, and how many runs, may share a Sandbox.
 	MaxSlots = 64
 )
+
+// runCPUs are the cores of an untimed exercise's run (a cgroup's
+// cpu.max), where builds and timed runs get sandbox.DefaultLimits' 2: a
+// CUDA exercise's host side is one thread, and a runaway one (a fork bomb,
+// a spinning loop) then takes one core from the builds for its whole time
+// limit, not two.
+const runCPUs = 1
+
+// runYield is how long an untimed exercise's run keeps its full share of
+// the CPU: an exercise runs in well under a second, and one still running
+// after this is most often looping until its time limit, while the
+// builds it takes cores from hold up the rest of the class. It keeps
+// running (sandbox.Policy.Yield); $LESSONS_SANDBOX_YIELD=off turns this
+// off.
+const runYield = 2 * time.Second
 
 // NewSandbox makes a sandbox in root, a folder of the grader's.
 func NewSandbox(root string) (*Sandbox, error) {
@@ -83,7 +99,7 @@ func (s *Sandbox) Close() { s.cgroups.Close() }
 func (s *Sandbox) Report() sandbox.Report {
 	rep := sandbox.Probe()
 	rep.Root = rep.Root && s.users
-	rep.Cgroup, rep.CPUs, rep.NoCgroup = s.cgroups != nil, sandbox.DefaultLimits.CPUs, s.noCgroup
+	rep.Cgroup, rep.CPUs, rep.BuildCPUs, rep.NoCgroup = s.cgroups != nil, runCPUs, sandbox.DefaultLimits.CPUs, s.noCgroup
 	return rep
 }
 
@@ -158,6 +174,12 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
+	}
+	if !j.Spec.Timed {
+		pol.CPUs = runCPUs
+		if os.Getenv("LESSONS_SANDBOX_YIELD") != "off" {
+			pol.Yield = runYield
+		}
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C"}
 	if device != "" {

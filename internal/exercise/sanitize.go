@@ -45,7 +45,7 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 		// A sanitizer slows the program down several times.
 		limit := 4 * spec.TimeLimit()
 		var printed bytes.Buffer
-		res, err := p.sanitizer.Run(ctx, runner.Spec{Argv: argv, Dir: p.dir, Env: p.env, Timeout: limit, MaxOutput: MaxOutput}, &printed)
+		res, err := p.sanitizer.Run(ctx, runner.Spec{Argv: argv, Dir: p.dir, Env: p.env, Timeout: limit, MaxOutput: maxOutput}, &printed)
 		if err != nil {
 			rep.Skipped = "compute-sanitizer could not start: " + err.Error()
 			continue
@@ -58,7 +58,7 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 		*rep = *checker.ParseSanitizer(tool, log)
 		switch {
 		case ended(res):
-			rep.Ended = res.Reason(limit, MaxOutput)
+			rep.Ended = res.Reason(limit, maxOutput)
 		case !rep.Summary:
 			// It ended by itself without a summary: the tool, not the
 			// program, failed ("Unable to find injection library").
@@ -66,7 +66,7 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			if rep.First != "" {
 				rep.Skipped += ": " + strings.TrimPrefix(rep.First, "Error: ")
 			} else {
-				rep.Skipped += " (" + res.Reason(limit, MaxOutput) + ")"
+				rep.Skipped += " (" + res.Reason(limit, maxOutput) + ")"
 			}
 		}
 	}

@@ -20,7 +20,9 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/kernels"
 )
 
 // MaxSource is the largest file a student may hand in for an exercise.
@@ -134,6 +136,36 @@ func SubmittedFile(dir, student string, x *course.Exercise) string {
 		return full
 	}
 	return filepath.Join(dir, student, filepath.Base(rel))
+}
+
+// Tasks are the tasks of grading students (folders of subs) on
+// exercises of course c, with the gradebook's exercises. Every spec is
+// read first: a bad one (a *exercise.ToolError) stops the grade before
+// anything runs.
+func Tasks(c *course.Course, subs string, students []string, exercises []*course.Exercise) ([]*Task, []gradebook.Exercise, error) {
+	var tasks []*Task
+	var bookXs []gradebook.Exercise
+	for i, x := range exercises {
+		spec, err := exercise.LoadSpec(c, x)
+		if err != nil {
+			return nil, nil, &exercise.ToolError{Err: err}
+		}
+		raw, _ := os.ReadFile(c.Path(x.Spec()))
+		specHash := Hash(raw, kernels.AllocStats)
+		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
+		for _, s := range students {
+			t := &Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
+			file := SubmittedFile(subs, s, x)
+			if err := Load(t, file); err != nil {
+				return nil, nil, err
+			}
+			if err := LoadFiles(t, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
+				return nil, nil, err
+			}
+			tasks = append(tasks, t)
+		}
+	}
+	return tasks, bookXs, nil
 }
 
 // Load reads a student's file for a task. A missing file leaves Source
@@ -270,10 +302,23 @@ func RunAttempt(t *Task, b *Built, ran *Ran, err error) *gradebook.Attempt {
 	return a
 }
 
-// Items are the scheduler's items of tasks to grade with tc: the tasks
+// GradeOne builds and runs one task with tc, on device and slot, and
+// returns its attempt, without the gradebook: what an executor of a
+// grade elsewhere (a cluster's job) does for each task that Plan left to
+// grade. Merge the attempts with book.Record.
+func GradeOne(ctx context.Context, tc Toolchain, t *Task, device string, slot int) *gradebook.Attempt {
+	b := tc.Build(ctx, t, slot)
+	if a := b.Attempt(t); a != nil {
+		return a
+	}
+	ran, err := tc.Run(ctx, t, b, device, slot)
+	return RunAttempt(t, b, ran, err)
+}
+
+// scheduleItems are the scheduler's items of tasks to grade with tc: the tasks
 // of one file (of one exercise) share a build. Each graded task goes to
 // sink, from any goroutine.
-func Items(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (items []*Item, builds func() int) {
+func scheduleItems(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (out []*Item, builds func() int) {
 	type shared struct {
 		once sync.Once
 		b    *Built
@@ -287,7 +332,7 @@ func Items(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (items []
 			e = &shared{}
 			byKey[t.Key()] = e
 		}
-		items = append(items, &Item{
+		out = append(out, &Item{
 			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed,
 			Args: map[string]string{"student": t.Student, "exercise": t.Exercise.ID},
 			Build: func(ctx context.Context, slot int) (bool, string) {
@@ -321,7 +366,7 @@ func Items(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (items []
 			},
 		})
 	}
-	return items, func() int { mu.Lock(); defer mu.Unlock(); return n }
+	return out, func() int { mu.Lock(); defer mu.Unlock(); return n }
 }
 
 // Grade grades every task with tc and records each in book: the tasks
@@ -362,7 +407,7 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 	for _, s := range settled {
 		record(s.Attempt, s.Skipped)
 	}
-	items, builds := Items(todo, tc, func(a *gradebook.Attempt) { record(a, false) })
+	items, builds := scheduleItems(todo, tc, func(a *gradebook.Attempt) { record(a, false) })
 	Schedule(ctx, items, Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: opts.PerDevice, Trace: opts.Trace})
 	sum.Builds = builds()
 	sum.Took = time.Since(start)

@@ -329,3 +329,42 @@ func TestTimedRunsAlone(t *testing.T) {
 		t.Errorf("the untimed runs never ran side by side: %v", f.maxBusy)
 	}
 }
+
+// GradeOne grades a task without a gradebook, as an executor elsewhere
+// would; Plan settles what needs no build.
+func TestGradeOneAndPlan(t *testing.T) {
+	dir := t.TempDir()
+	ts := class(t, dir, map[string]string{
+		"alice/block_pool.cu":     "pass A",
+		"alice/async_pipeline.cu": "syntax error",
+	})
+	book, err := gradebook.Open(filepath.Join(t.TempDir(), "gradebook.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer book.Close()
+	todo, settled, err := Plan(book, ts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(todo) != 2 || len(settled) != 0 {
+		t.Fatalf("todo %d, settled %d; want 2 and 0", len(todo), len(settled))
+	}
+	f := newFake()
+	var got []string
+	for _, task := range todo {
+		a := GradeOne(context.Background(), f, task, "0", 0)
+		got = append(got, a.Exercise+" "+a.Status)
+		if err := book.Record(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(got, ", ") != "block-pool passed, async-pipeline failed" {
+		t.Errorf("attempts: %v", got)
+	}
+	// Recorded, they are skipped by the next plan.
+	todo, settled, err = Plan(book, ts, false)
+	if err != nil || len(todo) != 0 || len(settled) != 2 || !settled[0].Skipped {
+		t.Errorf("after recording: todo %d, settled %+v, %v", len(todo), settled, err)
+	}
+}

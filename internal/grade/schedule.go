@@ -135,18 +135,20 @@ func (g *GPU) Use(alone bool, run func()) {
 	run()
 }
 
-// AutoPerDevice is how many runs share a GPU when no flag says: CUDA
-// process starts overlap best about 8 at once on an H100 (GPU.md), and
-// each start is host work, so no more than half the cores; a timed
-// item still has its GPU to itself.
-func AutoPerDevice() int { return min(8, max(2, runtime.NumCPU()/2)) }
+// autoPerDevice is how many runs share a GPU when no flag says: CUDA
+// starts about 10 processes a second on an H100 with 8 or 16 at once (and
+// fewer with fewer), so 16, that a run waiting for its time limit (a
+// student's endless loop) leaves the others most of the slots; but no
+// more than the cores, since each start is host work. A timed item still
+// has its GPU to itself.
+func autoPerDevice() int { return min(16, max(2, runtime.NumCPU())) }
 
-// AutoQueues is the hardware queues (CUDA_DEVICE_MAX_CONNECTIONS) of an
+// autoQueues is the hardware queues (CUDA_DEVICE_MAX_CONNECTIONS) of an
 // untimed item's program when no flag says: with 2, CUDA starts about 10
 // processes a second on an H100 against 3.5 with CUDA's default of 8.
 // Streams beyond 2 share a queue, which changes timings, not results, so
 // a timed item keeps CUDA's default.
-const AutoQueues = 2
+const autoQueues = 2
 
 // Choice is how a batch runs on the GPUs, and why.
 type Choice struct {
@@ -168,7 +170,7 @@ func Choose(perDevice, queues, untimed, timed int, kept string) Choice {
 	if perDevice <= 0 {
 		c.PerDevice = 1
 		if items > timed {
-			c.PerDevice = AutoPerDevice()
+			c.PerDevice = autoPerDevice()
 			why = append(why, fmt.Sprintf("%d at a time (untimed runs share a GPU; CUDA starts overlap)", c.PerDevice))
 		} else {
 			why = append(why, "1 at a time (every run is timed)")
@@ -180,10 +182,10 @@ func Choose(perDevice, queues, untimed, timed int, kept string) Choice {
 	if queues <= 0 {
 		c.TimedQueues = 0
 		if items > timed {
-			c.Queues = AutoQueues
-			q := fmt.Sprintf("%d hardware queues (CUDA starts faster)", AutoQueues)
+			c.Queues = autoQueues
+			q := fmt.Sprintf("%d hardware queues (CUDA starts faster)", autoQueues)
 			if kept != "" {
-				q = fmt.Sprintf("%d hardware queues for the untimed (CUDA starts faster), CUDA's 8 for %s", AutoQueues, kept)
+				q = fmt.Sprintf("%d hardware queues for the untimed (CUDA starts faster), CUDA's 8 for %s", autoQueues, kept)
 			}
 			why = append(why, q)
 		}

@@ -218,6 +218,15 @@ func (c *Cgroups) group(p Policy) (*cgroup, error) {
 	return g, nil
 }
 
+// YieldWeight is the cpu.weight of a program past its Policy.Yield: a
+// fifth of the default 100.
+const YieldWeight = 20
+
+// yield lowers the group's share of the CPU to YieldWeight.
+func (g *cgroup) yield() {
+	_ = os.WriteFile(filepath.Join(g.dir, "cpu.weight"), []byte(strconv.Itoa(YieldWeight)), 0)
+}
+
 // outOfMemory reports whether the kernel killed a process of the group
 // for passing memory.max.
 func (g *cgroup) outOfMemory() bool {

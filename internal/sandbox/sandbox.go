@@ -92,6 +92,12 @@ type Policy struct {
 	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
 	// it), so that it yields the cores to work that others wait on.
 	Nice int `json:"nice,omitempty"`
+	// Yield, with a cgroup, is how long the program runs with its full
+	// share of the CPU; after it, its cgroup's cpu.weight drops to
+	// YieldWeight, so that a program still running (most often an endless
+	// loop, waiting for its time limit) yields the cores to others that
+	// need them, and still has them when nobody else does. 0 never.
+	Yield time.Duration `json:"yield,omitempty"`
 	// Landlock caps the Landlock ABI used (1 to 6; 0 is the best the
 	// kernel has, -1 none), to find which restriction a program trips on.
 	Landlock int `json:"landlock,omitempty"`
@@ -117,39 +123,65 @@ type Report struct {
 	Root     bool // programs run as users of their own, and the process limit is theirs
 	NetNS    bool // programs get a network namespace of their own
 	// Cgroup is set when each program gets a control group of its own
-	// (its caller opened Cgroups); CPUs are its cores.
-	Cgroup bool
-	CPUs   float64
+	// (its caller opened Cgroups); CPUs are its cores (BuildCPUs, when
+	// set, a build's).
+	Cgroup    bool
+	CPUs      float64
+	BuildCPUs float64
 	// NoCgroup says why there is none, when there is none.
 	NoCgroup string
 }
 
-func (r Report) String() string {
+func (r Report) String() string { return r.words(false) }
+
+// Brief says the same in fewer words (for lessons doctor).
+func (r Report) Brief() string { return r.words(true) }
+
+func (r Report) words(brief bool) string {
+	say := func(long, short string) string {
+		if brief {
+			return short
+		}
+		return long
+	}
 	var parts []string
 	if r.Landlock > 0 {
-		parts = append(parts, fmt.Sprintf("Landlock v%d (files outside the scratch folder are neither readable nor writable; no TCP)", r.Landlock))
+		parts = append(parts, fmt.Sprintf("Landlock v%d", r.Landlock)+say(" (files outside the scratch folder are neither readable nor writable; no TCP)", ""))
 	} else {
-		parts = append(parts, "no Landlock (student code can read what the grader's user can read)")
+		parts = append(parts, "no Landlock "+say("(student code can read what the grader's user can read)", "(students' programs could read other files)"))
 	}
 	if r.Root {
-		parts = append(parts, "a user of its own per worker")
+		parts = append(parts, say("a user of its own per worker", "a user per worker"))
 	} else {
-		parts = append(parts, "the grader's own user (run as root to give each worker a user of its own)")
+		parts = append(parts, say("the grader's own user (run as root to give each worker a user of its own)", "the grader's user (grade as root for a user per worker)"))
 	}
 	if r.NetNS {
-		parts = append(parts, "no network (a namespace of its own)")
+		parts = append(parts, "no network"+say(" (a namespace of its own)", ""))
 	}
 	if r.Cgroup {
-		parts = append(parts, fmt.Sprintf("a cgroup of its own (%g cores, memory and processes counted with its children's; all killed at the end)", r.CPUs))
+		cores := cores(r.CPUs)
+		if r.BuildCPUs > 0 && r.BuildCPUs != r.CPUs {
+			cores += " (a build " + fmt.Sprint(r.BuildCPUs) + ")"
+		}
+		parts = append(parts, say(fmt.Sprintf("a cgroup of its own (%s, memory and processes counted with its children's; all killed at the end)", cores), "cgroups (cores, memory, processes)"))
 	} else {
 		why := r.NoCgroup
 		if why == "" {
 			why = "it needs cgroup v2 that this user may write"
 		}
-		parts = append(parts, fmt.Sprintf("no cgroup of its own (%s), so a runaway program slows the others", why))
+		parts = append(parts, say(fmt.Sprintf("no cgroup of its own (%s), so a runaway program slows the others", why), fmt.Sprintf("no cgroups (%s)", why)))
 	}
-	parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
+	if !brief {
+		parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
+	}
 	return strings.Join(parts, "; ")
+}
+
+func cores(n float64) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%g cores", n)
 }
 
 // Probe says what this machine supports.
@@ -244,6 +276,10 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 			a.Credential = &syscall.Credential{Uid: uint32(p.UID), Gid: uint32(p.GID), NoSetGroups: false, Groups: []uint32{}}
 		}
 		a.Pdeathsig = syscall.SIGKILL
+	}
+	if cg != nil && p.Yield > 0 {
+		t := time.AfterFunc(p.Yield, cg.yield)
+		defer t.Stop()
 	}
 	res, err := runner.Exec{}.Run(ctx, spec, out)
 	if cg != nil {

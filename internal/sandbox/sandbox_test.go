@@ -63,6 +63,16 @@ func misbehave(mode string, args []string) int {
 			data, err := os.ReadFile(filepath.Join(cgroupRoot, own, f))
 			fmt.Printf("%s: %s %v\n", f, strings.TrimSpace(string(data)), err)
 		}
+	case "weight": // its cgroup's cpu.weight now, and after args[0]
+		own, _ := ownCgroup()
+		read := func() string {
+			data, err := os.ReadFile(filepath.Join(cgroupRoot, own, "cpu.weight"))
+			return fmt.Sprint(strings.TrimSpace(string(data)), " ", err)
+		}
+		fmt.Println("weight at start:", read())
+		d, _ := time.ParseDuration(args[0])
+		time.Sleep(d)
+		fmt.Println("weight later:", read())
 	case "shm": // touch args[0] MiB of shared memory, which RLIMIT_DATA does not count
 		var n int
 		fmt.Sscan(args[0], &n)
@@ -320,6 +330,18 @@ func TestCgroupLimits(t *testing.T) {
 	}
 	if !strings.Contains(out, "/lessons-") {
 		t.Errorf("the program should run in a group of the sandbox's: %s", out)
+	}
+}
+
+// A program still running after Policy.Yield gets a fifth of the CPU
+// weight: it yields the cores to others, and keeps running.
+func TestCgroupYield(t *testing.T) {
+	f := setup(t)
+	f.withCgroups(t)
+	f.pol.Yield = 200 * time.Millisecond
+	out, res := f.run(t, "weight", 10*time.Second, "1s")
+	if !res.OK() || !strings.Contains(out, "weight at start: 100 <nil>") || !strings.Contains(out, "weight later: 20 <nil>") {
+		t.Fatalf("the weight should drop from 100 to 20: %q %+v", out, res)
 	}
 }
 

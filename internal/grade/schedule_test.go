@@ -1,0 +1,120 @@
+package grade
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestChoose(t *testing.T) {
+	auto := autoPerDevice()
+	for _, c := range []struct {
+		name                              string
+		perDevice, queues, untimed, timed int
+		kept                              string
+		wantPer, wantQueues, wantTimedQ   int
+		why                               []string
+	}{
+		{"nothing timed", 0, 0, 10, 0, "", auto, 2, 0, []string{"at a time (untimed runs share a GPU", "2 hardware queues (CUDA starts faster)"}},
+		{"some timed", 0, 0, 10, 3, "the timed", auto, 2, 0, []string{"timed exercises alone on their GPU", "CUDA's 8 for the timed"}},
+		{"all timed", 0, 0, 0, 4, "the timed", 1, 0, 0, []string{"1 at a time (every run is timed)"}},
+		{"flags", 3, 4, 10, 1, "the timed", 3, 4, 4, []string{"timed exercises alone"}},
+		{"flags, nothing timed", 1, 8, 10, 0, "", 1, 8, 8, nil},
+	} {
+		got := Choose(c.perDevice, c.queues, c.untimed, c.timed, c.kept)
+		if got.PerDevice != c.wantPer || got.Queues != c.wantQueues || got.TimedQueues != c.wantTimedQ {
+			t.Errorf("%s: %+v", c.name, got)
+		}
+		for _, w := range c.why {
+			if !strings.Contains(got.Why, w) {
+				t.Errorf("%s: why %q lacks %q", c.name, got.Why, w)
+			}
+		}
+		if c.why == nil && got.Why != "" {
+			t.Errorf("%s: nothing chosen, yet %q", c.name, got.Why)
+		}
+	}
+}
+
+// Schedule runs an item only after its own build, never one whose build
+// says there is nothing to run, at most PerDevice at once on each device,
+// and a timed item alone.
+func TestSchedule(t *testing.T) {
+	var mu sync.Mutex
+	built := map[string]bool{}
+	busy, maxBusy, shared := map[string]int{}, 0, 0
+	timedOn := map[string]bool{}
+	var ran atomic.Int32
+	var items []*Item
+	for i := range 24 {
+		name := string(rune('a' + i))
+		timed := i%6 == 0
+		items = append(items, &Item{Name: name, Timed: timed,
+			Build: func(ctx context.Context, slot int) (bool, string) {
+				time.Sleep(time.Millisecond)
+				mu.Lock()
+				built[name] = true
+				mu.Unlock()
+				return i%5 != 4, "built" // every fifth does not compile
+			},
+			Run: func(ctx context.Context, dev string, slot int) time.Duration {
+				mu.Lock()
+				if !built[name] {
+					t.Errorf("%s ran before its build", name)
+				}
+				busy[dev]++
+				maxBusy = max(maxBusy, busy[dev])
+				if timedOn[dev] || (timed && busy[dev] > 1) {
+					shared++
+				}
+				timedOn[dev] = timedOn[dev] || timed
+				mu.Unlock()
+				time.Sleep(2 * time.Millisecond)
+				mu.Lock()
+				busy[dev]--
+				if timed {
+					timedOn[dev] = false
+				}
+				mu.Unlock()
+				ran.Add(1)
+				return time.Millisecond
+			}})
+	}
+	tr := NewTrace()
+	Schedule(context.Background(), items, Slots{Jobs: 4, Devices: []string{"0", "1"}, PerDevice: 3, Trace: tr})
+	if got := ran.Load(); got != 24-4 {
+		t.Errorf("%d runs, want 20 (4 did not build)", got)
+	}
+	if maxBusy > 3 {
+		t.Errorf("%d runs at once on a device, want at most 3", maxBusy)
+	}
+	if shared > 0 {
+		t.Errorf("a timed run shared its GPU %d times", shared)
+	}
+}
+
+// Once the context is done, nothing more is built or run.
+func TestScheduleStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var builds atomic.Int32
+	var items []*Item
+	for range 50 {
+		items = append(items, &Item{
+			Build: func(ctx context.Context, slot int) (bool, string) {
+				if builds.Add(1) == 3 {
+					cancel()
+				}
+				return true, "built"
+			},
+			Run: func(ctx context.Context, dev string, slot int) time.Duration { return 0 },
+		})
+	}
+	Schedule(ctx, items, Slots{Jobs: 1})
+	if n := builds.Load(); n != 3 {
+		t.Errorf("%d builds after the stop at the third", n)
+	}
+}

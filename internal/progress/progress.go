@@ -1,0 +1,79 @@
+// Package progress keeps what a student has passed, in the course's
+// .lessons/progress.json, and says which exercise comes next.
+package progress
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/course"
+)
+
+// Progress is what the student has passed, and when.
+type Progress struct {
+	Passed map[string]time.Time `json:"passed"`
+}
+
+// File is where course c keeps its progress.
+func File(c *course.Course) string { return filepath.Join(c.Root, ".lessons", "progress.json") }
+
+// Load reads the progress; none yet is an empty one. A file that cannot
+// be read is an error, never taken for an empty one: the next pass would
+// write over what the student had passed.
+func Load(c *course.Course) (*Progress, error) {
+	p := &Progress{Passed: map[string]time.Time{}}
+	data, err := os.ReadFile(File(c))
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(data, p)
+	}
+	if err != nil {
+		rel := strings.TrimPrefix(File(c), c.Root+string(filepath.Separator))
+		return nil, fmt.Errorf("read %s: %v\n\tfix the file (JSON: {\"passed\": {\"ID\": \"time\"}}) or remove it to start over; lessons leaves it as it is", rel, err)
+	}
+	if p.Passed == nil {
+		p.Passed = map[string]time.Time{}
+	}
+	return p, nil
+}
+
+// Save writes the progress whole.
+func (p *Progress) Save(c *course.Course) error {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(File(c)), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(File(c), data, 0o644)
+}
+
+// Next is the first exercise of c after the one named after (from the
+// start when after is ""), wrapping around, that is not passed; ok is
+// false when every other exercise is passed.
+func (p *Progress) Next(c *course.Course, after string) (id string, ok bool) {
+	at := -1
+	for i, x := range c.Exercises {
+		if x.ID == after {
+			at = i
+		}
+	}
+	n := len(c.Exercises)
+	for k := 1; k <= n; k++ {
+		x := c.Exercises[(at+k+n)%n]
+		if _, done := p.Passed[x.ID]; !done && x.ID != after {
+			return x.ID, true
+		}
+	}
+	return "", false
+}
