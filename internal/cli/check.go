@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -43,12 +45,7 @@ Without EXERCISE, the first exercise not yet passed. Exits 0 when every check
 passes, 1 when one fails, 2 when the exercise could not be checked (no nvcc,
 no GPU, a bad spec).`,
 		Example: "  lessons check\n  lessons check async-pipeline\n  lessons check async-pipeline -v   # show the program's output too",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("check takes at most one exercise")
-			}
-			return nil
-		},
+		Args:    atMostOneExercise("check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Exercise = args[0]
@@ -95,7 +92,7 @@ func checkRun(opts *CheckOptions) error {
 		}
 		x, _ = c.Exercise(id)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupted()
 	defer stop()
 	m, err := checkMachine(ctx)
 	if err != nil {
@@ -109,7 +106,10 @@ func checkRun(opts *CheckOptions) error {
 			return err
 		}
 		if _, err := os.Stat(src); err != nil {
-			return fmt.Errorf("%s: %w", opts.File, err)
+			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+				err = pe.Err // the path is said once
+			}
+			return usagef("check --file %s: %v", opts.File, err)
 		}
 	}
 	passed, err := checkOne(ctx, opts.IO, c, m, x, src, opts.Verbose, opts.File == "")
@@ -123,6 +123,22 @@ func checkRun(opts *CheckOptions) error {
 		return errSilent
 	}
 	return nil
+}
+
+// atMostOneExercise is the argument check of check and watch.
+func atMostOneExercise(command string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 1 {
+			return usagef("%s takes at most one exercise", command)
+		}
+		return nil
+	}
+}
+
+// interrupted is a context that Ctrl-C (or SIGTERM) cancels, so that a
+// command stops its programs and says what it kept.
+func interrupted() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // checkMachine finds nvcc and the GPU that a check needs.

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/course/coursetest"
 	"github.com/cudalessons/lessons/internal/gradebook"
 )
 
@@ -114,25 +116,8 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// tinyCourse writes a course of one lesson and one exercise.
-func tinyCourse(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"course.toml":            "title = \"Tiny\"\n[[lesson]]\nfile = \"lessons/day001-pipe.md\"\n[[exercise]]\nid = \"pipe\"\nlesson = \"1\"\nstudent = \"exercises/pipe.cu\"\nsolution = \"solutions/pipe.cu\"\n",
-		"lessons/day001-pipe.md": "# Pipe\n",
-		"exercises/pipe.cu":      "int main() {}\n",
-		"exercises/pipe.toml":    "[[check]]\nexit = 0\n",
-		"solutions/pipe.cu":      "int main() {}\n",
-	} {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+// tinyCourse writes a course of one lesson and one exercise, pipe.
+func tinyCourse(t *testing.T) string { return coursetest.Tiny(t, []string{"pipe"}, nil) }
 
 // A progress file that cannot be read stops check and list with its name,
 // and is left as it is (it used to be taken for none, then overwritten
@@ -188,5 +173,36 @@ func TestProgress(t *testing.T) {
 	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed}, false)
 	if got := errOut.String(); !strings.HasPrefix(got, "\r[███████████████░░░░░░░░░░░░░░░] 1/2 ") {
 		t.Errorf("bar: %q", got)
+	}
+}
+
+func TestWatchFlags(t *testing.T) {
+	ios, _, _, _ := Test()
+	var got *WatchOptions
+	cmd := newWatch(ios, &globals{}, func(o *WatchOptions) error { got = o; return nil })
+	if err := execute(cmd, "pipe", "--poll", "--wait", "--debounce", "50ms"); err != nil {
+		t.Fatal(err)
+	}
+	if got.Exercise != "pipe" || !got.Poll || !got.Wait || got.Debounce != 50*time.Millisecond {
+		t.Errorf("options: %+v", got)
+	}
+	cmd = newWatch(ios, &globals{}, func(o *WatchOptions) error { got = o; return nil })
+	if err := execute(cmd); err != nil || got.Exercise != "" || got.Debounce != 200*time.Millisecond {
+		t.Errorf("defaults: %+v, %v", got, err)
+	}
+}
+
+// A --file that is not there is a usage error that names it once.
+func TestCheckFileMissing(t *testing.T) {
+	dir := tinyCourse(t)
+	t.Setenv("LESSONS_GPU", "Fake GPU,9.0,85899345920")
+	fake := t.TempDir()
+	os.WriteFile(filepath.Join(fake, "nvcc"), []byte("#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n"), 0o755)
+	t.Setenv("PATH", fake)
+	t.Setenv("LESSONS_CACHE", t.TempDir())
+	ios, _, _, errOut := Test()
+	code := Run(ios, []string{"--course", dir, "check", "pipe", "--file", "/nope/mine.cu"})
+	if want := "lessons: check --file /nope/mine.cu: no such file or directory\n"; code != 2 || !strings.HasPrefix(errOut.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
 	}
 }

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -111,7 +108,7 @@ func verifyRun(opts *VerifyOptions) error {
 	if err := checkGenerated(c); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupted()
 	defer stop()
 	root := filepath.Join(c.Root, ".lessons", "verify")
 	m, err := findMachine(ctx, "")

@@ -5,10 +5,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,9 +19,18 @@ import (
 	"github.com/cudalessons/lessons/internal/watch"
 )
 
-func newWatch(ios *IOStreams, g *globals) *cobra.Command {
-	var poll, wait bool
-	var debounce time.Duration
+// WatchOptions are the inputs of lessons watch.
+type WatchOptions struct {
+	IO *IOStreams
+	g  *globals
+	// Exercise is the one to start with; "" for the first not passed.
+	Exercise   string
+	Poll, Wait bool
+	Debounce   time.Duration
+}
+
+func newWatch(ios *IOStreams, g *globals, runF func(*WatchOptions) error) *cobra.Command {
+	opts := &WatchOptions{IO: ios, g: g}
 	cmd := &cobra.Command{
 		Use:   "watch [EXERCISE]",
 		Short: "Re-check the exercise on every save",
@@ -37,28 +44,26 @@ Keys: h hint, v the exercise's lesson (re-rendered when its markdown is
 saved), n next exercise, r re-run, l list, q quit (and Ctrl-C). When
 stdin is not a terminal, type the key and Enter.`,
 		Example: "  lessons watch\n  lessons watch async-pipeline --wait\n  lessons watch --poll          # on file systems that send no events",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("watch takes at most one exercise")
-			}
-			return nil
-		},
+		Args:    atMostOneExercise("watch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			start := ""
 			if len(args) == 1 {
-				start = args[0]
+				opts.Exercise = args[0]
 			}
-			return watchRun(ios, g, start, poll, wait, debounce)
+			if runF != nil {
+				return runF(opts)
+			}
+			return watchRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&poll, "poll", false, "poll the files instead of using file system events")
-	cmd.Flags().BoolVar(&wait, "wait", false, "after a pass, wait for n before the next exercise")
-	cmd.Flags().DurationVar(&debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts (a check starts 30 ms after the first save; saves within this of each other check once more at the end)")
+	cmd.Flags().BoolVar(&opts.Poll, "poll", false, "poll the files instead of using file system events")
+	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "after a pass, wait for n before the next exercise")
+	cmd.Flags().DurationVar(&opts.Debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts (a check starts 30 ms after the first save; saves within this of each other check once more at the end)")
 	return cmd
 }
 
-func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounce time.Duration) error {
-	c, err := g.course()
+func watchRun(opts *WatchOptions) error {
+	ios, start, poll := opts.IO, opts.Exercise, opts.Poll
+	c, err := opts.g.course()
 	if err != nil {
 		return err
 	}
@@ -91,7 +96,7 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 	} else if _, err := c.Exercise(start); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupted()
 	defer stop()
 	m, err := checkMachine(ctx)
 	if err != nil {
@@ -174,8 +179,8 @@ func watchRun(ios *IOStreams, g *globals, start string, poll, wait bool, debounc
 		},
 		Keys:     keys,
 		Out:      ios.Out,
-		Debounce: debounce,
-		Wait:     wait,
+		Debounce: opts.Debounce,
+		Wait:     opts.Wait,
 	}
 	err = s.Run(ctx, start)
 	if ctx.Err() != nil {

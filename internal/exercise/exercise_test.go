@@ -12,6 +12,7 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/course/coursetest"
 )
 
 // fakeNVCC is an nvcc that builds a shell script from the source's
@@ -204,22 +205,13 @@ func TestSanitizerPath(t *testing.T) {
 // NewJob reads the spec beside the exercise and takes the exercise's
 // other files from beside the file checked, else from the exercise.
 func TestNewJob(t *testing.T) {
-	root := t.TempDir()
-	for name, text := range map[string]string{
-		"course.toml":         "title = \"T\"\n[[lesson]]\nfile = \"lessons/day001-a.md\"\n[[exercise]]\nid = \"a\"\nlesson = \"1\"\nstudent = \"exercises/a.cu\"\nsolution = \"solutions/a.cu\"\n",
-		"lessons/day001-a.md": "# A\n",
-		"exercises/a.cu":      "x",
-		"exercises/a.toml":    "files = [\"h.h\", \"g.h\"]\n[[check]]\nexit = 0\n",
-		"exercises/h.h":       "h",
-		"exercises/g.h":       "g",
-		"solutions/a.cu":      "x",
-		"mine/a.cu":           "mine",
-		"mine/g.h":            "my g",
-	} {
-		p := filepath.Join(root, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(text), 0o644)
-	}
+	root := coursetest.Tiny(t, []string{"a"}, map[string]string{
+		"exercises/a.toml": "files = [\"h.h\", \"g.h\"]\n[[check]]\nexit = 0\n",
+		"exercises/h.h":    "h",
+		"exercises/g.h":    "g",
+		"mine/a.cu":        "mine",
+		"mine/g.h":         "my g",
+	})
 	c, err := course.Load(root)
 	if err != nil {
 		t.Fatal(err)

@@ -8,24 +8,12 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/course/coursetest"
 )
 
 func tiny(t *testing.T) *course.Course {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
-		"course.toml":         "title = \"T\"\n[[lesson]]\nfile = \"lessons/day001-a.md\"\n[[exercise]]\nid = \"a\"\nlesson = \"1\"\nstudent = \"exercises/a.cu\"\nsolution = \"solutions/a.cu\"\n[[exercise]]\nid = \"b\"\nlesson = \"1\"\nstudent = \"exercises/b.cu\"\nsolution = \"solutions/b.cu\"\n",
-		"lessons/day001-a.md": "# A\n",
-	}
-	for _, f := range []string{"exercises/a.cu", "solutions/a.cu", "exercises/b.cu", "solutions/b.cu"} {
-		files[f] = "x"
-	}
-	for name, text := range files {
-		p := filepath.Join(root, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(text), 0o644)
-	}
-	c, err := course.Load(root)
+	c, err := course.Load(coursetest.Tiny(t, []string{"a", "b"}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
