@@ -14,7 +14,9 @@ import (
 type Error struct {
 	File string
 	Line int
-	Msg  string
+	// Col is the 1-based column, where one is known (JSON errors).
+	Col int
+	Msg string
 	// Fix says what the author should do; it may be empty.
 	Fix string
 }
@@ -25,6 +27,9 @@ func (e *Error) Error() string {
 		b.WriteString(e.File)
 		if e.Line > 0 {
 			fmt.Fprintf(&b, ":%d", e.Line)
+			if e.Col > 0 {
+				fmt.Fprintf(&b, ":%d", e.Col)
+			}
 		}
 		b.WriteString(": ")
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // Lint checks what can be checked of a loaded course without nvcc or a
-// GPU: every lesson parses and says something, every exercise has a spec
+// GPU: every lesson parses (an empty one does not), every exercise has a spec
 // that parses (keys, statistics, regexes, bounds) and whose files exist,
 // every solution's markers parse, and every student file is what its
 // solution generates. It returns every problem found, each with its file
@@ -48,16 +48,6 @@ func Lint(c *course.Course, loadErr error) (errs, warnings lesson.Errors) {
 			continue
 		}
 		warnings = append(warnings, l.Warnings...)
-		empty := true
-		for _, cell := range l.Cells {
-			if cell.Kind != lesson.Markdown || strings.TrimSpace(cell.Text) != "" {
-				empty = false
-				break
-			}
-		}
-		if err == nil && empty {
-			errs = append(errs, &lesson.Error{File: e.File, Line: 1, Msg: "the lesson is empty", Fix: "write the lesson, or take it out of " + course.ManifestName})
-		}
 	}
 	for _, x := range c.Exercises {
 		spec, err := checker.LoadSpec(c.Path(x.Spec()))

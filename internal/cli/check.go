@@ -94,7 +94,7 @@ func checkRun(opts *CheckOptions) error {
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	m, err := checkMachine(ctx)
+	m, err := checkMachine(ctx, "check")
 	if err != nil {
 		return err
 	}
@@ -142,13 +142,15 @@ func interrupted() (context.Context, context.CancelFunc) {
 }
 
 // checkMachine finds nvcc and the GPU that a check needs.
-func checkMachine(ctx context.Context) (*machine, error) {
+// checkMachine finds nvcc and a GPU for the command named cmd (check,
+// watch, grade), which its errors name.
+func checkMachine(ctx context.Context, cmd string) (*machine, error) {
 	m, err := findMachine(ctx, "")
 	if err != nil {
-		return nil, toolMissing(fmt.Errorf("lessons check needs nvcc to build the exercise: %w", err))
+		return nil, toolMissing(fmt.Errorf("lessons %s needs nvcc to build the exercise: %w", cmd, err))
 	}
 	if m.gpuErr != nil {
-		return nil, toolMissing(fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", m.gpuErr))
+		return nil, toolMissing(fmt.Errorf("lessons %s runs the exercise, which needs a GPU: %v", cmd, m.gpuErr))
 	}
 	return m, nil
 }

@@ -167,7 +167,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	m, err := checkMachine(ctx)
+	m, err := checkMachine(ctx, "grade")
 	if err != nil {
 		return err
 	}

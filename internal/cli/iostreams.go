@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 
 	"golang.org/x/term"
 )
@@ -20,6 +22,7 @@ type IOStreams struct {
 	errTTY  bool
 	noColor bool
 	width   int
+	height  int
 }
 
 // System returns the process's streams, with what the terminal says of itself.
@@ -28,8 +31,8 @@ func System() *IOStreams {
 	fd := int(os.Stdout.Fd())
 	s.outTTY = term.IsTerminal(fd)
 	s.errTTY = term.IsTerminal(int(os.Stderr.Fd()))
-	if w, _, err := term.GetSize(fd); err == nil && w > 0 {
-		s.width = w
+	if w, h, err := term.GetSize(fd); err == nil && w > 0 {
+		s.width, s.height = w, h
 	}
 	_, s.noColor = os.LookupEnv("NO_COLOR")
 	if os.Getenv("TERM") == "dumb" {
@@ -41,7 +44,7 @@ func System() *IOStreams {
 // Test returns streams over buffers: not a terminal, 80 columns.
 func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
-	return &IOStreams{In: in, Out: out, ErrOut: errOut, width: 80}, in, out, errOut
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, width: 80, height: 24}, in, out, errOut
 }
 
 // SetTTY says whether stdout is a terminal (for tests).
@@ -74,4 +77,38 @@ func (s *IOStreams) Width() int {
 		return n
 	}
 	return 80
+}
+
+// Page writes text to stdout through a pager, as git does: only when stdout
+// is a terminal and the text is longer than the screen, with $PAGER
+// (run by the shell, so it may carry flags), else less -R. An empty $PAGER
+// or cat means no pager; a pager that cannot start leaves the text
+// written directly.
+func (s *IOStreams) Page(text string) error {
+	pager, set := os.LookupEnv("PAGER")
+	if !set {
+		pager = "less -R"
+	}
+	if !s.outTTY || s.height <= 0 || strings.Count(text, "\n") < s.height ||
+		strings.TrimSpace(pager) == "" || strings.TrimSpace(pager) == "cat" {
+		_, err := io.WriteString(s.Out, text)
+		return err
+	}
+	cmd := exec.Command("sh", "-c", pager)
+	cmd.Stdin, cmd.Stdout = strings.NewReader(text), s.Out
+	if _, ok := os.LookupEnv("LESS"); !ok {
+		// quit at once when it fits after all; keep colors
+		cmd.Env = append(os.Environ(), "LESS=FRX")
+	}
+	if err := cmd.Start(); err != nil {
+		_, err := io.WriteString(s.Out, text)
+		return err
+	}
+	// A reader who quits the pager early is not an error; a pager the
+	// shell could not find (127) is, and the text is written directly.
+	if err := cmd.Wait(); err != nil && cmd.ProcessState.ExitCode() == 127 {
+		_, err := io.WriteString(s.Out, text)
+		return err
+	}
+	return nil
 }

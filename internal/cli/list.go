@@ -2,12 +2,16 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mattn/go-runewidth"
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/mermaid"
+	"github.com/cudalessons/lessons/internal/render"
 )
 
 // ListOptions are the inputs of lessons list.
@@ -37,19 +41,24 @@ func listRun(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DAY\tLESSON\tTITLE\tEXERCISES")
+	type row struct {
+		day, slug, title string
+		ids              []string
+	}
+	var rows []row
 	var errs lesson.Errors
 	progress, err := loadProgress(c)
 	if err != nil {
 		return err
 	}
+	slugW, idW := len("LESSON"), len("EXERCISES")
 	for _, e := range c.Lessons {
 		l, err := c.Parse(e)
 		title := e.Title
 		if l != nil {
 			title = l.Title
 		}
+		title = render.WithoutDay(title)
 		if err != nil {
 			es := lesson.AsErrors(err)
 			if es == nil {
@@ -66,14 +75,43 @@ func listRun(opts *ListOptions) error {
 				ids = append(ids, x.ID)
 			}
 		}
-		ex := "-"
-		if len(ids) > 0 {
-			ex = strings.Join(ids, ", ")
+		if len(ids) == 0 {
+			ids = []string{"-"}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", e.Day, e.Slug, title, ex)
+		for _, id := range ids {
+			idW = max(idW, runewidth.StringWidth(id))
+		}
+		slugW = max(slugW, len(e.Slug))
+		rows = append(rows, row{strconv.Itoa(e.Day), e.Slug, title, ids})
+	}
+	// Within 80 columns: the title wraps in the room the other columns
+	// leave, and the exercises stand one to a line.
+	titleW := max(80-5-(slugW+2)-(idW+2), 20)
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DAY\tLESSON\tTITLE\tEXERCISES")
+	for _, r := range rows {
+		lines := mermaid.Wrap(r.title, titleW)
+		for i := 0; i < max(len(lines), len(r.ids)); i++ {
+			day, slug, title, id := "", "", "", ""
+			if i == 0 {
+				day, slug = r.day, r.slug
+			}
+			if i < len(lines) {
+				title = lines[i]
+			}
+			if i < len(r.ids) {
+				id = r.ids[i]
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", day, slug, title, id)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		// a row with no exercise would end in the title column's padding
+		fmt.Fprint(opts.IO.Out, strings.TrimRight(line, " \n")+line[len(strings.TrimRight(line, "\n")):])
 	}
 	fmt.Fprintf(opts.IO.Out, "\n%s: %d lessons, %d exercises, %d passed\n", c.Title, len(c.Lessons), len(c.Exercises), len(progress.Passed))
 	return errs.Err()

@@ -39,7 +39,9 @@ func Run(io *IOStreams, args []string) int {
 	var coded *codeError
 	switch {
 	case errors.As(err, &coded):
-		fmt.Fprintf(io.ErrOut, "lessons: %v\n", coded.err)
+		if coded.err != errSilentCode {
+			fmt.Fprintf(io.ErrOut, "lessons: %v\n", coded.err)
+		}
 		return coded.code
 	case errors.As(err, &usage):
 		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.err)
@@ -145,7 +147,7 @@ class with lessons grade.`,
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io), newDoctor(io, g), newCache(io))
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io), newDoctor(io, g), newCache(io), newImport(io, nil))
 	// Authoring: one source for exercises, and what can be checked without a GPU.
 	root.AddCommand(newGenerate(io, g), newLint(io, g))
 	return root

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -22,8 +23,9 @@ func newSandbox(ios *IOStreams) *cobra.Command {
 		Short: "(instructors) Run a program in the sandbox that grade runs student code in",
 		Long: `Run PROGRAM in the sandbox of lessons grade, in the current folder (the one
 folder it may write), to see what a program may do there.
---landlock caps the Landlock ABI (1-6; -1 none) to find which restriction a
-program trips on.`,
+--landlock caps the Landlock ABI (1 up to what this kernel has, which
+lessons doctor reports; -1 none) to find which restriction a program trips
+on. The program's exit status is the command's.`,
 		Example: "  lessons sandbox -- ./prog\n  lessons sandbox --landlock 5 -- ./prog",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -41,7 +43,11 @@ program trips on.`,
 				pol.UID, pol.GID = uid, uid
 			}
 			rep := sandbox.Probe()
-			rep.Root = rep.Root && uid != 0
+			if rep.Root && uid == 0 {
+				// root without --uid runs the program as root: advice to run
+				// as root would say nothing
+				rep.Root, rep.As = false, "root (--uid N runs it as user N)"
+			}
 			r := sandbox.Runner{Policy: pol}
 			rep.NoCgroup = "--no-cgroup"
 			if !noCgroup {
@@ -56,8 +62,13 @@ program trips on.`,
 			if err != nil {
 				return err
 			}
+			if res.ExitCode > 0 && !res.TimedOut && !res.Truncated && !res.Canceled && res.Signal == 0 {
+				// the program's own verdict, passed on as it is, as env
+				// and time do; it has said what it had to say
+				return &codeError{code: res.ExitCode, err: errSilentCode}
+			}
 			if !res.OK() {
-				return fmt.Errorf("%s", res.Reason(0, 0))
+				return fmt.Errorf("sandbox: %s: %s", args[0], res.Reason(0, 0))
 			}
 			return nil
 		},
@@ -71,3 +82,6 @@ program trips on.`,
 	cmd.Flags().BoolVar(&noCgroup, "no-cgroup", false, "no cgroup of its own")
 	return cmd
 }
+
+// errSilentCode is the error of a command whose exit status says it all.
+var errSilentCode = errors.New("")

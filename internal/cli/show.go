@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,11 +18,12 @@ import (
 
 // ShowOptions are the inputs of lessons show.
 type ShowOptions struct {
-	IO     *IOStreams
-	g      *globals
-	Lesson string
-	Plain  bool
-	Width  int
+	IO      *IOStreams
+	g       *globals
+	Lesson  string
+	Plain   bool
+	Width   int
+	NoPager bool
 }
 
 func newShow(io *IOStreams, g *globals, runF func(*ShowOptions) error) *cobra.Command {
@@ -35,7 +37,8 @@ notebook cells numbered as they run, and diagrams drawn as boxes and arrows.
 LESSON is a day (87), dayNNN (day087), a slug or a unique part of one
 (stream-ordered), or the path of any markdown file or notebook export.
 Output is plain when stdout is not a terminal, with --plain, or when
-NO_COLOR is set.`,
+NO_COLOR is set. On a terminal, a lesson longer than the screen goes
+through $PAGER (less -R when unset; PAGER=cat or --no-pager for none).`,
 		Example: "  lessons show 87\n  lessons show day068\n  lessons show stream-ordered\n  lessons show ../shared/seeds/002_742c26890dfac7c0.txt | less",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -53,6 +56,7 @@ NO_COLOR is set.`,
 	}
 	cmd.Flags().BoolVar(&opts.Plain, "plain", false, "no colors or styles")
 	cmd.Flags().IntVar(&opts.Width, "width", 0, "wrap at this many columns (default: the terminal's width)")
+	cmd.Flags().BoolVar(&opts.NoPager, "no-pager", false, "write straight to the terminal, without $PAGER")
 	return cmd
 }
 
@@ -70,7 +74,15 @@ func showRun(opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	return t.Render(opts.IO.Out, l)
+	var out strings.Builder
+	if err := t.Render(&out, l); err != nil {
+		return err
+	}
+	if opts.NoPager {
+		_, err = io.WriteString(opts.IO.Out, out.String())
+		return err
+	}
+	return opts.IO.Page(out.String())
 }
 
 // resolve finds a lesson by path, or in the course by day or slug.

@@ -98,7 +98,7 @@ func watchRun(opts *WatchOptions) error {
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	m, err := checkMachine(ctx)
+	m, err := checkMachine(ctx, "watch")
 	if err != nil {
 		return err
 	}

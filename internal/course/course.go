@@ -103,7 +103,7 @@ func Load(root string) (*Course, error) {
 			bad("lesson", i, "", `add file = "lessons/dayNNN-slug.md"`, "lesson %d names no file", i+1)
 			continue
 		case match == nil:
-			bad("lesson", i, "file", "rename it dayNNN-slug.md, e.g. day087-stream-ordered.md", "lesson file %s is not named dayNNN-slug.md", ml.File)
+			bad("lesson", i, "file", "rename it dayNNN-slug.md (or .ipynb), e.g. day087-stream-ordered.md", "lesson file %s is not named dayNNN-slug.md or dayNNN-slug.ipynb", ml.File)
 			continue
 		}
 		e := &Entry{File: filepath.ToSlash(ml.File), Title: ml.Title, Slug: match[2]}

@@ -65,8 +65,56 @@ type Cell struct {
 	// notebook numbers its cells; 0 for the others.
 	Number int
 	// Node is the AST node the cell came from; nil for Markdown cells,
-	// which span several nodes.
+	// which span several nodes, and for the cells of a .ipynb lesson.
 	Node ast.Node
+	// Append says a File cell adds to its file (%%writefile -a, or a fence
+	// with the word append) instead of replacing it.
+	Append bool
+	// Note is a line about the cell that readers and runs should see, e.g.
+	// that the Python lines of a mixed notebook cell are not run.
+	Note string
+	// Outputs are the outputs recorded in a .ipynb lesson, shown as such;
+	// a run shows fresh ones.
+	Outputs []Output
+	// Attachments are the files a .ipynb markdown cell carries, referred to
+	// as attachment:NAME in its text.
+	Attachments []Attachment
+	// From is the notebook cell a cell of a .ipynb lesson was read from; the
+	// cells split from one notebook cell (prose, then a diagram) share it.
+	From *NotebookSource
+}
+
+// Output is one recorded output of a notebook code cell.
+type Output struct {
+	// Type is the nbformat output_type: stream, execute_result,
+	// display_data or error.
+	Type string
+	// Name is the stream (stdout, stderr) or the error's name.
+	Name string
+	// Text is the stream's text, the text/plain of a result, or an error's
+	// traceback without its terminal colors.
+	Text string
+	// MIME and Data are an image output: its type and base64 data.
+	MIME string
+	Data string
+}
+
+// Attachment is a file attached to a notebook markdown cell.
+type Attachment struct {
+	Name string
+	MIME string
+	Data string // base64, as stored
+}
+
+// NotebookSource is a notebook cell as written, kept so that a notebook
+// written back from the lesson keeps each cell's type, order and source.
+type NotebookSource struct {
+	Type     string // markdown, code or raw
+	ID       string
+	Source   string
+	Metadata []byte // raw JSON; nil when the cell has none
+	// Attachments is the cell's raw attachments object, if any.
+	Attachments []byte
 }
 
 // Runnable reports whether the cell does something when a lesson runs.
@@ -80,11 +128,16 @@ const (
 	Plain Dialect = iota
 	// Notebook is a notebook export with In [ ]: markers.
 	Notebook
+	// Ipynb is a Jupyter notebook file (nbformat 4 JSON).
+	Ipynb
 )
 
 func (d Dialect) String() string {
-	if d == Notebook {
+	switch d {
+	case Notebook:
 		return "notebook"
+	case Ipynb:
+		return "ipynb"
 	}
 	return "markdown"
 }
@@ -98,7 +151,8 @@ type Lesson struct {
 	Title   string
 	Dialect Dialect
 	Cells   []Cell
-	// Source is the document as read; Doc is its goldmark AST.
+	// Source is the document as read; Doc is its goldmark AST (nil for a
+	// .ipynb lesson, whose markdown cells are parsed one by one).
 	Source []byte
 	Doc    ast.Node
 	// Warnings are problems that did not stop the parse.

@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -24,13 +25,49 @@ var md = goldmark.New(
 	goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 )
 
-// ParseFile reads and parses the lesson at path.
+// ParseFile reads and parses the lesson at path: a .ipynb notebook, or
+// markdown in either dialect. A file that is not text, or holds no lesson,
+// is an error: a lesson is expected there.
 func ParseFile(file string) (*Lesson, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(file, src)
+	if !IsText(src) {
+		return nil, &Error{File: file, Msg: file + " is not a text lesson (it holds binary data)",
+			Fix: "name a markdown lesson (.md) or a Jupyter notebook (.ipynb)"}
+	}
+	var l *Lesson
+	if IsIpynb(file, src) {
+		l, err = ParseIpynb(file, src)
+	} else {
+		l, err = Parse(file, src)
+	}
+	if err == nil && l.Empty() {
+		return l, &Error{File: file, Msg: "the lesson is empty", Fix: "write the lesson's text and cells in it, or remove it from the course"}
+	}
+	return l, err
+}
+
+// IsText reports whether src can be a lesson: UTF-8 without NUL bytes.
+// Looking at the first 8 KiB (then the rest only for UTF-8) refuses a
+// large binary at once.
+func IsText(src []byte) bool {
+	head := src[:min(len(src), 8<<10)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	return utf8.Valid(src) && bytes.IndexByte(src, 0) < 0
+}
+
+// Empty reports whether the lesson has nothing to show or run.
+func (l *Lesson) Empty() bool {
+	for _, c := range l.Cells {
+		if strings.TrimSpace(c.Text) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // Parse parses src, read from file (used in messages). It returns the lesson
@@ -152,6 +189,7 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 		c.Kind = Diagram
 	case isFile:
 		c.Kind, c.Name, c.Build, c.Flags = File, name, run, info.Attrs["flags"]
+		_, c.Append = info.Attrs["append"]
 		c.Label = "file " + name
 		if c.Lang == "" {
 			c.Lang = LangOf(name)

@@ -120,11 +120,33 @@ func FuzzParse(f *testing.F) {
 		}
 		L := g.Layout(60)
 		_ = L.Text()
-		_ = L.SVG()
+		_ = L.SVG("d1")
 		for _, b := range L.Boxes {
 			if b.X < 0 || b.Y < 0 || b.X+b.W > L.Width || b.Y+b.H > L.Height {
 				t.Fatalf("box %+v outside %dx%d", b, L.Width, L.Height)
 			}
 		}
 	})
+}
+
+// TestSVGEveryEdge: every edge is drawn, a loop-back too, with one marker
+// and one accessible name per diagram id.
+func TestSVGEveryEdge(t *testing.T) {
+	g, err := Parse("flowchart TD\nA[start] --> B{fits?}\nB -->|yes| C[use]\nB -->|no| D[fail]\nC --> A\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := g.Layout(80).SVG("d7")
+	if n := strings.Count(svg, `<polyline class="edge"`); n != len(g.Edges) {
+		t.Errorf("%d edges drawn, want %d:\n%s", n, len(g.Edges), svg)
+	}
+	for _, want := range []string{`aria-labelledby="d7-title d7-desc"`, `<title id="d7-title">Flowchart of 4 steps: start, fits?, use, …</title>`,
+		`marker id="d7-arrow"`, `url(#d7-arrow)`, "use → start"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	if strings.Contains(svg, `id="arrow"`) {
+		t.Error("SVG has the shared id arrow")
+	}
 }

@@ -13,36 +13,25 @@ const (
 )
 
 // SVG draws the layout as an SVG element that needs no script, font or
-// network: boxes, labels, and edges with arrowheads.
-func (L *Layout) SVG() string {
+// network: boxes, labels, and every edge with its arrowhead, loop-backs
+// included (routed round the right of the chart). id must be unique in
+// the page: the arrowhead marker and the accessible name use it, and two
+// diagrams on one page must not share them. It shrinks with its page to
+// 70% of its size (text of 10 px), and scrolls in its figure below that. The name is a title naming
+// the chart's steps; its description lists every edge in words.
+func (L *Layout) SVG(id string) string {
 	var b strings.Builder
-	w := float64(L.Width) * cellW
+	lanes := 2 * len(L.Back)
+	if lanes > 0 {
+		lanes += 2
+	}
+	w := float64(L.Width+lanes) * cellW
 	h := float64(L.Height) * cellH
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="mermaid-svg" viewBox="0 0 %.1f %.1f" width="%.0f" height="%.0f" role="img">`, w, h, w, h)
-	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/></marker></defs>`)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="mermaid-svg" viewBox="0 0 %.1f %.1f" width="%.0f" height="%.0f" style="min-width:%.0fpx" role="img" aria-labelledby="%s-title %s-desc">`, w, h, w, h, 0.7*w, id, id)
+	fmt.Fprintf(&b, `<title id="%s-title">%s</title><desc id="%s-desc">%s</desc>`, id, html.EscapeString(L.Name()), id, html.EscapeString(strings.Join(L.g.EdgeTexts(), "; ")))
+	fmt.Fprintf(&b, `<defs><marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/></marker></defs>`, id)
 	cx := func(x int) float64 { return float64(x)*cellW + cellW/2 }
 	cy := func(y int) float64 { return float64(y)*cellH + cellH/2 }
-	for _, p := range L.Paths {
-		var pts []string
-		for _, pt := range p.Points {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", cx(pt.X), cy(pt.Y)))
-		}
-		attrs := `fill="none" stroke="currentColor" stroke-width="1.5"`
-		if p.Dotted {
-			attrs += ` stroke-dasharray="4 3"`
-		}
-		if p.Arrow {
-			attrs += ` marker-end="url(#arrow)"`
-		}
-		fmt.Fprintf(&b, `<polyline points="%s" %s/>`, strings.Join(pts, " "), attrs)
-	}
-	for _, p := range L.Paths {
-		if p.Label == "" {
-			continue
-		}
-		last := p.Points[len(p.Points)-2]
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="edge-label">%s</text>`, cx(last.X)+6, cy(last.Y)-4, html.EscapeString(p.Label))
-	}
 	for _, bx := range L.Boxes {
 		x, y := cx(bx.X), cy(bx.Y)
 		bw, bh := float64(bx.W-1)*cellW, float64(bx.H-1)*cellH
@@ -62,13 +51,84 @@ func (L *Layout) SVG() string {
 				x+bw/2, cy(bx.Y+1+i), html.EscapeString(line))
 		}
 	}
-	b.WriteString(`</svg>`)
-	for _, e := range L.Back {
-		fmt.Fprintf(&b, `<p class="diagram-note">↺ %s → %s`, html.EscapeString(L.g.Nodes[e.From].Label), html.EscapeString(L.g.Nodes[e.To].Label))
-		if e.Label != "" {
-			fmt.Fprintf(&b, ": %s", html.EscapeString(e.Label))
+	// Edges are drawn over the boxes, so that no shape (a diamond reaches
+	// half a cell above its row) hides an arrowhead.
+	edge := func(pts []string, e Edge) {
+		attrs := `fill="none" stroke="currentColor" stroke-width="1.5"`
+		if e.Dotted {
+			attrs += ` stroke-dasharray="4 3"`
 		}
-		b.WriteString("</p>")
+		if e.Arrow {
+			attrs += fmt.Sprintf(` marker-end="url(#%s-arrow)"`, id)
+		}
+		fmt.Fprintf(&b, `<polyline class="edge" points="%s" %s/>`, strings.Join(pts, " "), attrs)
 	}
+	for _, p := range L.Paths {
+		var pts []string
+		for i, pt := range p.Points {
+			y := cy(pt.Y)
+			// a diamond's vertices lie half a cell beyond its border rows
+			if i == len(p.Points)-1 && L.Boxes[p.To].Shape == Diamond {
+				y -= cellH / 2
+			}
+			if i == 0 && L.Boxes[p.From].Shape == Diamond {
+				y += cellH / 2
+			}
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", cx(pt.X), y))
+		}
+		edge(pts, p.Edge)
+	}
+	for i, e := range L.Back {
+		from, to := L.Boxes[e.From], L.Boxes[e.To]
+		lane := cx(L.Width + 1 + 2*i)
+		fy, ty := cy(from.Y+from.H/2), cy(to.Y+to.H/2)
+		right := func(bx Placed) float64 {
+			if bx.Shape == Diamond {
+				return cx(bx.X+bx.W-1) + cellW
+			}
+			return cx(bx.X + bx.W - 1)
+		}
+		edge([]string{
+			fmt.Sprintf("%.1f,%.1f", right(from), fy), fmt.Sprintf("%.1f,%.1f", lane, fy),
+			fmt.Sprintf("%.1f,%.1f", lane, ty), fmt.Sprintf("%.1f,%.1f", right(to)+2, ty),
+		}, e)
+		if e.Label != "" {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="edge-label" text-anchor="end">%s</text>`, lane-4, (fy+ty)/2, html.EscapeString(e.Label))
+		}
+	}
+	for _, p := range L.Paths {
+		if p.Label == "" {
+			continue
+		}
+		last := p.Points[len(p.Points)-2]
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="edge-label">%s</text>`, cx(last.X)+6, cy(last.Y)-4, html.EscapeString(p.Label))
+	}
+	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// Name names the chart for a reader who cannot see it: its first steps.
+func (L *Layout) Name() string {
+	var labels []string
+	for _, n := range L.g.Nodes {
+		labels = append(labels, strings.Join(strings.Fields(n.Label), " "))
+	}
+	if len(labels) > 3 {
+		labels = append(labels[:3], "…")
+	}
+	return fmt.Sprintf("Flowchart of %d steps: %s", len(L.g.Nodes), strings.Join(labels, ", "))
+}
+
+// EdgeTexts says each edge of the graph in words, by node labels:
+// "Kernel thread → old offset fits? (yes)".
+func (g *Graph) EdgeTexts() []string {
+	var out []string
+	for _, e := range g.Edges {
+		s := strings.Join(strings.Fields(g.Nodes[e.From].Label), " ") + " → " + strings.Join(strings.Fields(g.Nodes[e.To].Label), " ")
+		if e.Label != "" {
+			s += " (" + e.Label + ")"
+		}
+		out = append(out, s)
+	}
+	return out
 }

@@ -137,6 +137,12 @@ func (L *Layout) Text() string {
 			}
 		}
 	}
+	var unplaced []Path
+	for _, p := range L.Paths {
+		if p.Label != "" && !placeLabel(grid, p) {
+			unplaced = append(unplaced, p)
+		}
+	}
 	var out strings.Builder
 	for _, row := range grid {
 		var line strings.Builder
@@ -148,10 +154,10 @@ func (L *Layout) Text() string {
 		out.WriteString(strings.TrimRight(line.String(), " "))
 		out.WriteByte('\n')
 	}
-	for _, p := range L.Paths {
-		if p.Label != "" {
-			fmt.Fprintf(&out, "  %s → %s: %s\n", L.g.Nodes[p.From].ID, L.g.Nodes[p.To].ID, p.Label)
-		}
+	// A label with no room beside its edge is listed under the drawing,
+	// by the labels the reader sees, not the node ids of the source.
+	for _, p := range unplaced {
+		fmt.Fprintf(&out, "  %s → %s: %s\n", L.g.Nodes[p.From].Label, L.g.Nodes[p.To].Label, p.Label)
 	}
 	for _, e := range L.Back {
 		fmt.Fprintf(&out, "  ↺ %s → %s", L.g.Nodes[e.From].Label, L.g.Nodes[e.To].Label)
@@ -161,4 +167,68 @@ func (L *Layout) Text() string {
 		out.WriteByte('\n')
 	}
 	return out.String()
+}
+
+// placeLabel writes an edge's label beside the first vertical stretch of
+// the edge that has blank room to its right (or left), so the label sits
+// on its edge. It reports false when there is no such room.
+func placeLabel(grid [][]rune, p Path) bool {
+	label := []rune(p.Label)
+	n := runewidth.StringWidth(p.Label)
+	free := func(x, y, w int) bool {
+		if y < 0 || y >= len(grid) || x < 0 || x+w > len(grid[y]) {
+			return false
+		}
+		for i := x; i < x+w; i++ {
+			if grid[y][i] != ' ' {
+				return false
+			}
+		}
+		return true
+	}
+	put := func(x, y int) {
+		for _, r := range label {
+			grid[y][x] = r
+			for k := 1; k < runewidth.RuneWidth(r); k++ {
+				x++
+				grid[y][x] = 0
+			}
+			x++
+		}
+	}
+	// Best on a horizontal stretch of the edge itself: ──── yes ────┐
+	for i := 0; i+1 < len(p.Points); i++ {
+		a, b := p.Points[i], p.Points[i+1]
+		lo, hi := min(a.X, b.X)+1, max(a.X, b.X)-1
+		if a.Y != b.Y || hi-lo+1 < n+4 {
+			continue
+		}
+		x := lo + (hi-lo+1-n-2)/2
+		clear := true
+		for k := x; k < x+n+2; k++ {
+			clear = clear && grid[a.Y][k] == '─'
+		}
+		if clear {
+			grid[a.Y][x] = ' '
+			put(x+1, a.Y)
+			grid[a.Y][x+1+n] = ' '
+			return true
+		}
+	}
+	for i := 0; i+1 < len(p.Points); i++ {
+		a, b := p.Points[i], p.Points[i+1]
+		if a.X != b.X {
+			continue
+		}
+		for y := min(a.Y, b.Y) + 1; y < max(a.Y, b.Y); y++ {
+			for _, x := range []int{a.X + 2, a.X - 1 - n} {
+				// one blank column each side keeps the label off other lines
+				if free(x-1, y, n+2) {
+					put(x, y)
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

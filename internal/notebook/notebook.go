@@ -83,6 +83,7 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		return compileParallel(ctx, l, env, opt, out)
 	}
 	var outcomes []Outcome
+	files := map[string]string{}
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if !c.Runnable() {
@@ -98,7 +99,7 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		if err := ctx.Err(); err != nil {
 			return outcomes, err
 		}
-		o := runCell(ctx, c, env, opt, out, quiet)
+		o := runCell(ctx, c, fileText(files, c), env, opt, out, quiet)
 		if quiet {
 			continue
 		}
@@ -133,13 +134,16 @@ func rewritesFile(l *lesson.Lesson) bool {
 // steps run side by side, each cell's output kept and written in order.
 func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Writer) ([]Outcome, error) {
 	var cells []*lesson.Cell
+	var texts []string
+	files := map[string]string{}
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if !c.Runnable() {
 			continue
 		}
+		texts = append(texts, fileText(files, c))
 		if c.Kind == lesson.File {
-			if _, err := writeFile(filepath.Join(opt.Workspace, c.Name), c.Text); err != nil {
+			if _, err := writeFile(filepath.Join(opt.Workspace, c.Name), texts[len(texts)-1]); err != nil {
 				return nil, err
 			}
 		}
@@ -155,7 +159,7 @@ func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			outcomes[i] = runCell(ctx, c, env, opt, &logs[i], false)
+			outcomes[i] = runCell(ctx, c, texts[i], env, opt, &logs[i], false)
 		}()
 	}
 	wg.Wait()
@@ -177,7 +181,24 @@ func (o Options) style(sgr, s string) string {
 	return ui.Style(o.Color, sgr, s)
 }
 
-func runCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, out io.Writer, quiet bool) Outcome {
+// fileText is what a File cell's file holds once the cell has run: its
+// text, or for an appending cell (%%writefile -a) what the lesson wrote to
+// the file so far and then its text. A rerun writes the same file again
+// instead of appending twice.
+func fileText(files map[string]string, c *lesson.Cell) string {
+	if c.Kind != lesson.File {
+		return c.Text
+	}
+	name := filepath.Clean(c.Name)
+	text := c.Text
+	if c.Append {
+		text = files[name] + text
+	}
+	files[name] = text
+	return text
+}
+
+func runCell(ctx context.Context, c *lesson.Cell, text string, env Env, opt Options, out io.Writer, quiet bool) Outcome {
 	o := Outcome{Cell: c}
 	start := time.Now()
 	if !quiet {
@@ -186,12 +207,15 @@ func runCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, out io.W
 			label = "!" + strings.TrimPrefix(label, "$ ")
 		}
 		fmt.Fprintf(out, "%s\n", opt.style("1;36", fmt.Sprintf("[%d] %s", c.Number, label)))
+		if c.Note != "" {
+			fmt.Fprintf(out, "%s\n", opt.style("33", "("+c.Note+")"))
+		}
 	}
 	var tail tailBuffer
 	w := io.MultiWriter(out, &tail)
 	switch {
 	case c.Kind == lesson.File:
-		changed, err := writeFile(filepath.Join(opt.Workspace, c.Name), c.Text)
+		changed, err := writeFile(filepath.Join(opt.Workspace, c.Name), text)
 		switch {
 		case err != nil:
 			o.Reason = err.Error()
@@ -203,7 +227,10 @@ func runCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, out io.W
 			if !changed {
 				note = "unchanged"
 			}
-			fmt.Fprintf(out, "%s %s (%d lines)\n", note, c.Name, strings.Count(c.Text, "\n"))
+			if c.Append {
+				note += " (appended to)"
+			}
+			fmt.Fprintf(out, "%s %s (%d lines)\n", note, c.Name, strings.Count(text, "\n"))
 		}
 		if o.OK && c.Build && !quiet {
 			bin := strings.TrimSuffix(c.Name, filepath.Ext(c.Name))

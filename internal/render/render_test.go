@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/cudalessons/lessons/internal/course"
@@ -46,9 +48,13 @@ func parse(t testing.TB, path string) *lesson.Lesson {
 	return l
 }
 
-func renderTerm(t testing.TB, l *lesson.Lesson, color bool) string {
+func renderTerm(t testing.TB, l *lesson.Lesson, color bool, width ...int) string {
 	t.Helper()
-	r, err := NewTerm(TermOptions{Width: 80, Color: color, TrueColor: true})
+	w := 80
+	if len(width) > 0 {
+		w = width[0]
+	}
+	r, err := NewTerm(TermOptions{Width: w, Color: color, TrueColor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +101,79 @@ func TestGoldenTerm(t *testing.T) {
 			l := parse(t, path)
 			golden(t, name+".plain.golden", renderTerm(t, l, false))
 			golden(t, name+".color.golden", renderTerm(t, l, true))
+			golden(t, name+".120.golden", renderTermWidth(t, l, 120))
 		})
+	}
+}
+
+// TestTermFits checks every rendering at 60, 80 and 120 columns: no line
+// is wider than the terminal, and no line of prose holds one word that the
+// line before had room for (a stranded word).
+func TestTermFits(t *testing.T) {
+	for name, path := range documents(t) {
+		l := parse(t, path)
+		for _, width := range []int{60, 80, 120} {
+			for i, line := range strings.Split(renderTerm(t, l, true, width), "\n") {
+				if w := ansi.StringWidth(line); w > width {
+					t.Errorf("%s in color at %d columns: line %d is %d wide: %q", name, width, i+1, w, line)
+				}
+			}
+			lines := strings.Split(renderTermWidth(t, l, width), "\n")
+			for i, line := range lines {
+				if w := ansi.StringWidth(line); w > width {
+					t.Errorf("%s at %d columns: line %d is %d wide: %q", name, width, i+1, w, line)
+				}
+				if i == 0 || strings.ContainsAny(line+lines[i-1], "│↪─┌└╭╰╱╲▼") {
+					continue // code, diagrams and their captions keep their own lines
+				}
+				words := strings.Fields(line)
+				prev := strings.TrimRight(lines[i-1], " ")
+				if p := strings.TrimSpace(prev); strings.HasPrefix(p, "#") || strings.HasSuffix(p, ")") {
+					continue // a code block inside a list item: glamour draws it without a gutter
+				}
+				if len(words) == 1 && len(strings.Fields(prev)) > 0 &&
+					ansi.StringWidth(prev)+1+ansi.StringWidth(words[0]) <= width &&
+					indent(line) >= indent(prev) && indent(line) > 0 {
+					t.Errorf("%s at %d columns: line %d strands %q:\n%s\n%s", name, width, i+1, words[0], prev, line)
+				}
+			}
+		}
+	}
+}
+
+func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+
+func renderTermWidth(t testing.TB, l *lesson.Lesson, width int) string {
+	t.Helper()
+	r, err := NewTerm(TermOptions{Width: width})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.Render(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"  a b c d", 6, "  a b\n  c d"},
+		{"  • one two three", 9, "  • one\n    two\n    three"},
+		{"  see https://x.org/a-b-c-d-e-f now", 30, "  see\n  https://x.org/a-b-c-d-e-f\n  now"},
+		{"  see https://x.org/a-b-c-d-e-f", 14, "  see\n  https://x.or\n  g/a-b-c-d-e-\n  f"},
+		{"  one" + hardBreak + "two", 9, "  one\n  two"},
+	} {
+		if got := wrap(tc.in, tc.width); got != tc.want {
+			t.Errorf("wrap(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := unbreak("a  \nb\nc\n"); got != "a"+hardBreak+"b c\n" {
+		t.Errorf("unbreak = %q", got)
 	}
 }
 
@@ -238,11 +316,17 @@ func TestExport(t *testing.T) {
 		if !bytes.Contains(index, []byte(`href="`+e.Name()+`.html"`)) {
 			t.Errorf("index does not link %s", e.Name())
 		}
-		// Nothing is fetched: no scripts, and no src or stylesheet href
-		// that leaves the site (the SVG namespace is a name, not a fetch).
-		for _, bad := range []string{"<script", `src="http`, `rel="stylesheet" href="http`} {
+		// Nothing is fetched from outside: no src or stylesheet href that
+		// leaves the site (the SVG namespace is a name, not a fetch), and
+		// every script the page loads is a file of the site.
+		for _, bad := range []string{`src="http`, `src="//`, `rel="stylesheet" href="http`, "<script>"} {
 			if bytes.Contains(page, []byte(bad)) {
 				t.Errorf("%s.html holds %q: the site must work offline", e.Name(), bad)
+			}
+		}
+		for _, m := range regexp.MustCompile(`<script src="([^"]+)"`).FindAllSubmatch(page, -1) {
+			if _, err := os.Stat(filepath.Join(dir, string(m[1]))); err != nil {
+				t.Errorf("%s.html loads %s, which export did not write", e.Name(), m[1])
 			}
 		}
 		if !bytes.Contains(page, []byte(`href="style.css"`)) || !bytes.Contains(page, []byte(`href="index.html"`)) {
@@ -255,6 +339,39 @@ func TestExport(t *testing.T) {
 	}
 	if !bytes.Contains(first, []byte("<svg")) {
 		t.Error("day 68's diagram is not drawn as SVG")
+	}
+	// Hints are markdown: day 70's names its events in backticks.
+	day70, _ := os.ReadFile(filepath.Join(dir, c.Lessons[1].Name()+".html"))
+	if !bytes.Contains(day70, []byte("Two events: <code>ready</code>")) || bytes.Contains(day70, []byte("Two events: `ready`")) {
+		t.Error("day 70's hint is not rendered as markdown")
+	}
+}
+
+// TestTermWideDiagram: a diagram that cannot be drawn within the terminal
+// is shown as its edges, by the labels the reader sees, never cut.
+func TestTermWideDiagram(t *testing.T) {
+	l, err := lesson.Parse("wide.md", []byte("# Wide\n\n```mermaid\nflowchart TD\nA[supercalifragilisticexpialidocious] -->|yes| B[antidisestablishmentarianism]\nA --> C[floccinaucinihilipilification]\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := renderTermWidth(t, l, 30)
+	for _, want := range []string{"its edges:", "• supercalifragilisticexpial", "antidisestablishmentariani", "(yes)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if ansi.StringWidth(line) > 30 {
+			t.Errorf("line wider than 30: %q", line)
+		}
+	}
+	// Day 87's chart fits in 80 columns: drawn, its labels on its edges,
+	// its loop-back under it.
+	day87 := renderTermWidth(t, parse(t, "../../lessons/day087-device-allocator.md"), 80)
+	for _, want := range []string{"── yes ──", "── no ──", "↺ Reset the offset to 0 between rounds → Kernel thread"} {
+		if !strings.Contains(day87, want) {
+			t.Errorf("day 87 at 80 columns lacks %q", want)
+		}
 	}
 }
 
@@ -308,5 +425,49 @@ func BenchmarkLoadAndSite(b *testing.B) {
 		if _, err := Site(c); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// FuzzWrap: prose of any shape wraps within the width (a word wider than
+// the line is cut), loses no visible character and keeps its line breaks.
+func FuzzWrap(f *testing.F) {
+	f.Add("  • a list item with `code` and **bold** and https://x.org/a-b", 20)
+	f.Add("para\nsoft  \nhard\\\nbreak\n\n> quote\n> more\n", 10)
+	f.Fuzz(func(t *testing.T, md string, width int) {
+		if width < 12 || width > 200 || !utf8.ValidString(md) || strings.ContainsAny(md, "\t\r\x1b"+hardBreak) {
+			return
+		}
+		for _, r := range md {
+			if unicode.IsControl(r) && r != '\n' || ansi.StringWidth(string(r)) != 1 && r != '\n' {
+				return
+			}
+		}
+		_ = unbreak(md)
+		in := strings.TrimRight(md, " \n")
+		got := wrap(in, width)
+		for _, line := range strings.Split(got, "\n") {
+			if w := ansi.StringWidth(line); w > width && strings.TrimLeft(line, " ") != "" && len(line)-len(strings.TrimLeft(line, " ")) < width-1 {
+				t.Fatalf("line %q is %d wide, more than %d", line, w, width)
+			}
+		}
+		squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		if squash(got) != squash(in) {
+			t.Fatalf("wrap lost or added text:\n%q\n%q", in, got)
+		}
+	})
+}
+
+// TestTermNarrowTable: a table wider than the terminal is fitted by
+// glamour (long cells cut with …), never word-wrapped out of its columns.
+func TestTermNarrowTable(t *testing.T) {
+	got := renderTermWidth(t, parse(t, "../../lessons/day070-stream-ordered.md"), 60)
+	var header string
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "run |") {
+			header = line
+		}
+	}
+	if !strings.Contains(header, "| speedup") || ansi.StringWidth(header) > 60 {
+		t.Errorf("day 70's table at 60 columns: header %q, in:\n%s", header, got)
 	}
 }

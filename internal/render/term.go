@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/chroma/v2/formatters"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/mermaid"
@@ -27,8 +28,9 @@ type TermOptions struct {
 
 // Term draws lessons for a terminal. One Term can draw many lessons.
 type Term struct {
-	opt   TermOptions
-	prose *glamour.TermRenderer
+	opt    TermOptions
+	prose  *glamour.TermRenderer
+	tables *glamour.TermRenderer
 }
 
 // NewTerm makes a terminal renderer.
@@ -40,12 +42,21 @@ func NewTerm(opt TermOptions) (*Term, error) {
 	if opt.Color {
 		style = "dark"
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(opt.Width-4),
+	// glamour wraps no prose itself (it strands words after inline code
+	// and bold, and drops list indentation); wrap does it afterwards.
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(0),
 		glamour.WithChromaFormatter(opt.formatter()))
 	if err != nil {
 		return nil, err
 	}
-	return &Term{opt: opt, prose: r}, nil
+	// Tables are glamour's to fit: a table too wide is drawn again by a
+	// renderer that wraps at the terminal's width, and taken from there.
+	tables, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(opt.Width-4),
+		glamour.WithChromaFormatter(opt.formatter()))
+	if err != nil {
+		return nil, err
+	}
+	return &Term{opt: opt, prose: r, tables: tables}, nil
 }
 
 // Render writes the whole lesson.
@@ -60,12 +71,29 @@ func (t *Term) Render(w io.Writer, l *lesson.Lesson) error {
 
 // Cell writes one cell.
 func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
+	if c.From != nil || c.Kind == lesson.Markdown && strings.Contains(c.Text, "data:image/") {
+		return t.notebookCell(w, c)
+	}
 	switch c.Kind {
 	case lesson.Markdown:
-		out, err := t.prose.Render(c.Text)
+		src := unbreak(c.Text)
+		out, err := t.prose.Render(src)
 		if err != nil {
 			return fmt.Errorf("render line %d: %w", c.Line, err)
 		}
+		lines := strings.Split(out, "\n")
+		blocks := tableBlocks(lines)
+		if tooWide(lines, blocks, t.opt.Width) {
+			fitted, err := t.tables.Render(src)
+			if err != nil {
+				return fmt.Errorf("render line %d: %w", c.Line, err)
+			}
+			flines := strings.Split(fitted, "\n")
+			if fblocks := tableBlocks(flines); len(fblocks) == len(blocks) {
+				lines, blocks = spliceTables(lines, blocks, flines, fblocks)
+			}
+		}
+		out = wrapOutside(lines, blocks, t.opt.Width)
 		if !t.opt.Color {
 			out = trimLines(out)
 		}
@@ -79,8 +107,14 @@ func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 }
 
 func (t *Term) label(c *lesson.Cell) string {
-	if c.Number > 0 {
+	switch {
+	case c.Kind == lesson.Command && strings.Contains(c.Text, "\n"):
+		// the commands are the body; the label only numbers them
+		return fmt.Sprintf("[%d] commands", c.Number)
+	case c.Number > 0:
 		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
+	case c.Lang == "text" || c.Lang == "plain" || c.Lang == "txt":
+		return ""
 	}
 	return c.Lang
 }
@@ -88,11 +122,18 @@ func (t *Term) label(c *lesson.Cell) string {
 func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 	var b strings.Builder
 	if lbl := t.label(c); lbl != "" {
-		b.WriteString("  ")
-		b.WriteString(t.style("1;36", lbl))
+		// a long command wraps under itself, past its number
+		hang := 2 + strings.Index(lbl, " ") + 1
+		b.WriteString(strings.Join(wrapLine("  "+t.style("1;36", lbl), t.opt.Width, hang), "\n"))
 		b.WriteByte('\n')
 	}
 	body := strings.TrimRight(c.Text, "\n")
+	if c.Kind == lesson.Command && !strings.Contains(body, "\n") && strings.Contains(c.Label, body) {
+		// a one-line command is its label: shown once (not a %%sh cell's,
+		// whose label is the magic)
+		_, err := io.WriteString(w, b.String()+"\n")
+		return err
+	}
 	if t.opt.Color {
 		var hl strings.Builder
 		it, err := lexer(c.Lang).Tokenise(nil, body)
@@ -103,13 +144,22 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 			body = hl.String()
 		}
 	}
-	bar := t.style("2", "│")
+	// A line wider than the terminal is wrapped at its width, and each
+	// piece after the first has ↪ in the gutter instead of │.
+	bar, more := t.style("2", "│"), t.style("2", "↪")
+	room := max(t.opt.Width-4, 8)
 	for _, line := range strings.Split(body, "\n") {
-		b.WriteString("  ")
-		b.WriteString(bar)
-		b.WriteByte(' ')
-		b.WriteString(line)
-		b.WriteByte('\n')
+		for i, piece := range strings.Split(ansi.Hardwrap(line, room, true), "\n") {
+			b.WriteString("  ")
+			if i == 0 {
+				b.WriteString(bar)
+			} else {
+				b.WriteString(more)
+			}
+			b.WriteByte(' ')
+			b.WriteString(piece)
+			b.WriteByte('\n')
+		}
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
@@ -123,7 +173,23 @@ func (t *Term) diagram(w io.Writer, c *lesson.Cell) error {
 		return t.code(w, c)
 	}
 	var b strings.Builder
-	for _, line := range strings.Split(strings.TrimRight(g.Layout(t.opt.Width-4).Text(), "\n"), "\n") {
+	drawn := strings.Split(strings.TrimRight(g.Layout(t.opt.Width-4).Text(), "\n"), "\n")
+	for _, line := range drawn {
+		if strings.ContainsAny(line, boxRunes) && ansi.StringWidth(line) > t.opt.Width-2 {
+			// Even drawn as narrow as it goes, it would break at the
+			// terminal's edge: its edges, in words, say the same.
+			return t.edgeList(w, g)
+		}
+	}
+	for _, line := range drawn {
+		if !strings.ContainsAny(line, boxRunes) {
+			// a caption under the drawing (a loop-back, a label with no
+			// room on its edge) wraps like prose
+			for _, l := range wrapLine("  "+line, t.opt.Width, 6) {
+				b.WriteString(t.style("36", l) + "\n")
+			}
+			continue
+		}
 		b.WriteString("  ")
 		b.WriteString(t.style("36", line))
 		b.WriteByte('\n')
@@ -132,6 +198,9 @@ func (t *Term) diagram(w io.Writer, c *lesson.Cell) error {
 	_, err = io.WriteString(w, b.String())
 	return err
 }
+
+// boxRunes are what a diagram's drawing is made of; its captions have none.
+const boxRunes = "│─┌┐└┘├┤┬┴┼╭╮╰╯╱╲▼┊"
 
 func (t *Term) style(sgr, s string) string {
 	return ui.Style(t.opt.Color, sgr, s)
@@ -151,4 +220,18 @@ func (o TermOptions) formatter() string {
 		return "terminal16m"
 	}
 	return "terminal256"
+}
+
+// edgeList writes a diagram as the list of its edges, by node labels.
+func (t *Term) edgeList(w io.Writer, g *mermaid.Graph) error {
+	var b strings.Builder
+	for _, line := range strings.Split(wrap("  (diagram too wide for this terminal; its edges:)", t.opt.Width), "\n") {
+		b.WriteString(t.style("2", line) + "\n")
+	}
+	for _, e := range g.EdgeTexts() {
+		b.WriteString(wrap("  • "+e, t.opt.Width) + "\n")
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
 }

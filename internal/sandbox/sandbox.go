@@ -130,6 +130,9 @@ type Report struct {
 	BuildCPUs float64
 	// NoCgroup says why there is none, when there is none.
 	NoCgroup string
+	// As, when set, names the one user the program runs as (lessons
+	// sandbox run by root without --uid), instead of advice about users.
+	As string
 }
 
 func (r Report) String() string { return r.words(false) }
@@ -150,9 +153,12 @@ func (r Report) words(brief bool) string {
 	} else {
 		parts = append(parts, "no Landlock "+say("(student code can read what the grader's user can read)", "(students' programs could read other files)"))
 	}
-	if r.Root {
+	switch {
+	case r.As != "":
+		parts = append(parts, "runs as "+r.As)
+	case r.Root:
 		parts = append(parts, say("a user of its own per worker", "a user per worker"))
-	} else {
+	default:
 		parts = append(parts, say("the grader's own user (run as root to give each worker a user of its own)", "the grader's user (grade as root for a user per worker)"))
 	}
 	if r.NetNS {

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// exportIpynb writes every lesson of c as a notebook in dir that runs top
+// to bottom in Jupyter and Colab, each lesson's exercises after it.
+func exportIpynb(c *course.Course, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var errs lesson.Errors
+	var wrote []string
+	for _, e := range c.Lessons {
+		l, err := c.Parse(e)
+		if err != nil {
+			if es := lesson.AsErrors(err); es != nil {
+				errs = append(errs, es...)
+				continue
+			}
+			return nil, err
+		}
+		nb := lesson.NewNotebook(l, lesson.IpynbOptions{Setup: true})
+		for _, x := range e.Exercises {
+			if err := exerciseCells(c, x, nb); err != nil {
+				return nil, fmt.Errorf("export %s: exercise %s: %w", e.File, x.ID, err)
+			}
+		}
+		b, err := nb.Bytes()
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %w", e.File, err)
+		}
+		name := filepath.Join(dir, e.Name()+".ipynb")
+		if err := replaceFile(name, b); err != nil {
+			return nil, err
+		}
+		wrote = append(wrote, name)
+	}
+	return wrote, errs.Err()
+}
+
+// exerciseCells adds an exercise: what to do, its files as %%writefile
+// cells, a cell that builds and runs it, and a cell that checks its
+// output where the spec's checks are all about output and exit status;
+// checks of statistics or sanitizers need lessons, and a line says so.
+func exerciseCells(c *course.Course, x *course.Exercise, nb *lesson.NotebookWriter) error {
+	spec, err := checker.LoadSpec(c.Path(x.Spec()))
+	if err != nil {
+		return err
+	}
+	student := path.Base(x.Student)
+	intro := fmt.Sprintf("## Exercise: %s\n\nComplete the TODOs of `%s` in the cell below, then run it and the cells after it.", x.ID, student)
+	if x.Hint != "" {
+		intro += "\n\nHint: " + x.Hint
+	}
+	gen := map[string]any{"generated": "exercise"}
+	nb.Markdown(intro, gen)
+	files := append([]string{student}, spec.Files...)
+	var sources []string
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(c.Path(x.Student)), filepath.FromSlash(f)))
+		if err != nil {
+			return err
+		}
+		nb.Code("%%writefile "+f+"\n"+strings.TrimSuffix(string(data), "\n"), gen)
+		switch strings.ToLower(path.Ext(f)) {
+		case ".cu", ".cpp", ".cc", ".c":
+			sources = append(sources, f)
+		}
+	}
+	bin := strings.ReplaceAll(x.ID, "-", "_")
+	args := strings.Join(spec.Args, " ")
+	build := strings.Join(strings.Fields(fmt.Sprintf("nvcc -arch=native -o %s %s %s", bin, strings.Join(sources, " "), strings.Join(spec.Flags, " "))), " ")
+	if check := checkCell(spec, bin, args); check != "" {
+		nb.Code("!"+build, gen)
+		nb.Code(check, gen)
+		return nil
+	}
+	nb.Code("!"+strings.TrimSpace(build+" && ./"+bin+" "+args), gen)
+	nb.Markdown(fmt.Sprintf("The checks of `%s` look at what the program allocates and frees, which takes the course's tools: in a checkout of the course, run `lessons check %s`.", x.ID, x.ID), gen)
+	return nil
+}
+
+// checkCell is Python that runs the program and applies the spec's
+// checks, when each is one Python can apply (output and exit status);
+// otherwise "".
+func checkCell(spec *checker.Spec, bin, args string) string {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	var b strings.Builder
+	b.WriteString("# The exercise's checks (from its spec), on the program's output.\nimport re, subprocess\n")
+	fmt.Fprintf(&b, "run = subprocess.run(%s, shell=True, capture_output=True, text=True)\nout = run.stdout + run.stderr\nprint(out)\nfailed = []\n", q(strings.TrimSpace("./"+bin+" "+args)))
+	for _, ch := range spec.Checks {
+		name := q(ch.Name)
+		switch {
+		case ch.Stat != "" || ch.Sanitizer != "" || ch.AtLeast != nil || ch.AtMost != nil || ch.Equals != nil || ch.EqualTo != "" || ch.EqualToGroup != 0:
+			return ""
+		case ch.Contains != "":
+			fmt.Fprintf(&b, "if %s not in out: failed.append(%s)\n", q(ch.Contains), name)
+		case ch.NotContains != "":
+			fmt.Fprintf(&b, "if %s in out: failed.append(%s)\n", q(ch.NotContains), name)
+		case ch.Regex != "":
+			fmt.Fprintf(&b, "if not re.search(%s, out, re.M): failed.append(%s)\n", q(ch.Regex), name)
+		case ch.Exit != nil:
+			fmt.Fprintf(&b, "if run.returncode != %d: failed.append(%s)\n", *ch.Exit, name)
+		default:
+			return ""
+		}
+	}
+	fmt.Fprintf(&b, "print(\"failed: \" + \", \".join(failed) if failed else \"all %d checks pass\")", len(spec.Checks))
+	return b.String()
+}
+
+// replaceFile replaces a file whole: a reader never sees half a notebook.
+func replaceFile(name string, data []byte) error {
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, name)
+}

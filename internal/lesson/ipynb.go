@@ -1,0 +1,383 @@
+package lesson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/yuin/goldmark/text"
+)
+
+// A .ipynb lesson is read straight into the model, cell for cell: this is
+// the third reader, beside the two markdown dialects, not a converter in
+// front of them. Markdown cells are parsed as markdown (their mermaid and
+// other fences become cells of their own); code cells are classified the
+// way Jupyter runs them.
+
+// ipynbCell is a cell of an nbformat 4 notebook, as stored.
+type ipynbCell struct {
+	Type        string          `json:"cell_type"`
+	ID          string          `json:"id"`
+	Source      multiline       `json:"source"`
+	Metadata    json.RawMessage `json:"metadata"`
+	Attachments json.RawMessage `json:"attachments"`
+	Outputs     []ipynbOutput   `json:"outputs"`
+}
+
+type ipynbOutput struct {
+	Type      string                     `json:"output_type"`
+	Name      string                     `json:"name"`
+	Text      multiline                  `json:"text"`
+	Data      map[string]json.RawMessage `json:"data"`
+	Ename     string                     `json:"ename"`
+	Evalue    string                     `json:"evalue"`
+	Traceback []string                   `json:"traceback"`
+}
+
+// multiline is nbformat's text: a string, or a list of strings to join.
+type multiline string
+
+func (m *multiline) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*m = multiline(s)
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return errors.New("is neither a string nor a list of strings")
+	}
+	*m = multiline(strings.Join(list, ""))
+	return nil
+}
+
+// lessonsMeta is what a notebook written by lessons says of a cell in its
+// metadata, so that reading it back gives the lesson it was written from.
+type lessonsMeta struct {
+	Lessons struct {
+		// Generated marks a cell the writer adds (the setup cell, a build
+		// cell, an exercise's cells): not part of the lesson.
+		Generated string `json:"generated"`
+		// Build and Flags are a File cell's build-and-run.
+		Build bool   `json:"build"`
+		Flags string `json:"flags"`
+	} `json:"lessons"`
+}
+
+// IsIpynb reports whether a file name or its content look like a notebook.
+func IsIpynb(file string, src []byte) bool {
+	if strings.EqualFold(path.Ext(file), ".ipynb") {
+		return true
+	}
+	t := bytes.TrimLeft(src, " \t\r\n\ufeff")
+	return len(t) > 0 && t[0] == '{' && bytes.Contains(src[:min(len(src), 4096)], []byte(`"cells"`))
+}
+
+// ParseIpynb reads an nbformat 4 notebook. Like Parse, it returns the
+// lesson with what could be read and an Errors value naming each problem;
+// a notebook that is not valid JSON, or of another nbformat, gives only an
+// error.
+func ParseIpynb(file string, src []byte) (*Lesson, error) {
+	lines := newLineIndex(src)
+	at := func(off int64, fix, format string, args ...any) error {
+		line := lines.line(int(off))
+		col := int(off) - lines[line-1] + 1
+		return Errors{{File: file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...), Fix: fix}}
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(src, &top); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, at(max(se.Offset-1, 0), "fix the JSON there, or save the notebook again from Jupyter", "invalid JSON: %s", se.Error())
+		case errors.As(err, &te):
+			return nil, at(int64(len(src)-len(bytes.TrimLeft(src, " \t\r\n"))), "a notebook is a JSON object with cells, metadata and nbformat", "not a notebook: the file is a JSON %s", te.Value)
+		}
+		return nil, &Error{File: file, Msg: "invalid JSON: " + err.Error()}
+	}
+	var major, minor int
+	if raw, ok := top["nbformat"]; !ok || json.Unmarshal(raw, &major) != nil {
+		return nil, &Error{File: file, Line: 1, Msg: "not a Jupyter notebook: it has no nbformat number",
+			Fix: "lessons reads nbformat 4 notebooks (.ipynb files saved by Jupyter 4.0 or later, or Colab)"}
+	}
+	_ = json.Unmarshal(top["nbformat_minor"], &minor)
+	if major != 4 {
+		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("this is an nbformat %d notebook; lessons reads nbformat 4 (4.0 to 4.5)", major),
+			Fix: "convert it: jupyter nbconvert --to notebook --nbformat 4 " + path.Base(file)}
+	}
+	cellsRaw, ok := top["cells"]
+	if !ok {
+		return nil, &Error{File: file, Line: 1, Msg: "the notebook has no cells list", Fix: `an nbformat 4 notebook has "cells": [...]`}
+	}
+	base := int64(bytes.Index(src, cellsRaw))
+	var raws []json.RawMessage
+	if err := json.Unmarshal(cellsRaw, &raws); err != nil {
+		return nil, at(base, `write "cells": [ {...}, ... ]`, "cells is not a list")
+	}
+	l := &Lesson{Path: file, Source: src, Dialect: Ipynb}
+	lang := kernelLanguage(top["metadata"])
+	var errs Errors
+	off := base
+	for i, raw := range raws {
+		// Each raw cell is a sub-slice of src: its offset gives its line.
+		if j := bytes.Index(src[off:], raw); j >= 0 {
+			off += int64(j)
+		}
+		line := lines.line(int(off))
+		var nc ipynbCell
+		if err := json.Unmarshal(raw, &nc); err != nil {
+			var te *json.UnmarshalTypeError
+			msg := err.Error()
+			pos := off
+			if errors.As(err, &te) {
+				msg = fmt.Sprintf("%s is a JSON %s, not what nbformat 4 has there", te.Field, te.Value)
+				pos += te.Offset
+			} else if strings.Contains(msg, "neither") {
+				msg = "a source or text " + strings.TrimPrefix(msg[strings.LastIndex(msg, ":")+1:], " ")
+			}
+			errs = append(errs, at(pos, "save the notebook again from Jupyter", "cell %d: %s", i+1, msg).(Errors)...)
+			continue
+		}
+		from := &NotebookSource{Type: nc.Type, ID: nc.ID, Source: string(nc.Source), Attachments: nc.Attachments}
+		if len(nc.Metadata) > 0 && string(nc.Metadata) != "{}" {
+			from.Metadata = nc.Metadata
+		}
+		var meta lessonsMeta
+		_ = json.Unmarshal(nc.Metadata, &meta)
+		if meta.Lessons.Generated != "" {
+			// Added by the writer (setup, build, exercise): not the lesson's.
+			off += int64(len(raw))
+			continue
+		}
+		var cells []Cell
+		switch nc.Type {
+		case "markdown":
+			cells = markdownCells(string(nc.Source), line)
+			atts := attachments(nc.Attachments)
+			for k := range cells {
+				cells[k].Attachments = atts
+			}
+		case "code":
+			c, err := codeCell(file, string(nc.Source), line, lang)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			c.Outputs = outputs(nc.Outputs)
+			if c.Kind == File {
+				c.Build, c.Flags = meta.Lessons.Build, meta.Lessons.Flags
+			}
+			cells = []Cell{c}
+		case "raw":
+			cells = []Cell{{Kind: Code, Lang: "text", Line: line, Text: textOf(string(nc.Source))}}
+		default:
+			errs = append(errs, &Error{File: file, Line: line, Msg: fmt.Sprintf("cell %d has cell_type %q", i+1, nc.Type), Fix: "nbformat 4 cells are markdown, code or raw"})
+			continue
+		}
+		for k := range cells {
+			cells[k].From = from
+		}
+		l.Cells = append(l.Cells, cells...)
+		off += int64(len(raw))
+	}
+	number(l)
+	for _, c := range l.Cells {
+		if c.Kind == Markdown && l.Title == "" {
+			b := []byte(c.Text)
+			l.Title = title(md.Parser().Parse(text.NewReader(b)), b)
+		}
+	}
+	if l.Title == "" {
+		l.Title = strings.TrimSuffix(path.Base(file), path.Ext(file))
+	}
+	_ = minor
+	return l, errs.Err()
+}
+
+// kernelLanguage is the notebook's language (python for most), from its
+// kernelspec or language_info.
+func kernelLanguage(meta json.RawMessage) string {
+	var m struct {
+		Kernelspec   struct{ Language string } `json:"kernelspec"`
+		LanguageInfo struct{ Name string }     `json:"language_info"`
+	}
+	_ = json.Unmarshal(meta, &m)
+	switch {
+	case m.Kernelspec.Language != "":
+		return strings.ToLower(m.Kernelspec.Language)
+	case m.LanguageInfo.Name != "":
+		return strings.ToLower(m.LanguageInfo.Name)
+	}
+	return "python"
+}
+
+// textOf is a cell's text as the model holds it: ending in one newline,
+// or empty.
+func textOf(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s
+}
+
+// markdownCells parses a markdown cell's source into prose, diagram and
+// code cells. Fences in a notebook's markdown never run: a fence that
+// names a file or says run is shown as code.
+func markdownCells(src string, line int) []Cell {
+	if strings.TrimSpace(src) == "" {
+		return []Cell{{Kind: Markdown, Line: line}}
+	}
+	sub, _ := Parse("", []byte(src))
+	cells := sub.Cells
+	for k := range cells {
+		c := &cells[k]
+		c.Line, c.Node, c.Number = line, nil, 0
+		if c.Kind == File || c.Kind == Command {
+			c.Kind, c.Name, c.Build, c.Flags, c.Label, c.Append = Code, "", false, "", "", false
+		}
+		if c.Kind == Command || c.Kind == Code && c.Lang == "" {
+			c.Label = ""
+		}
+	}
+	if len(cells) == 0 {
+		cells = []Cell{{Kind: Markdown, Line: line, Text: textOf(src)}}
+	}
+	return cells
+}
+
+var writefileRE = regexp.MustCompile(`^%%(?:writefile|file)((?:\s+-{1,2}[a-z]+)*)\s+(\S.*?)\s*$`)
+
+// codeCell classifies a code cell the way Jupyter runs it.
+func codeCell(file, src string, line int, lang string) (Cell, *Error) {
+	c := Cell{Kind: Code, Line: line, Lang: lang, Text: textOf(src)}
+	if c.Text == "" {
+		return c, nil
+	}
+	first, rest, _ := strings.Cut(src, "\n")
+	first = strings.TrimRight(first, " \t\r")
+	c.Label = first
+	switch {
+	case strings.HasPrefix(first, "%%writefile") || strings.HasPrefix(first, "%%file"):
+		m := writefileRE.FindStringSubmatch(first)
+		if m == nil {
+			return c, &Error{File: file, Line: line, Msg: first + " names no file", Fix: "write the file's name after it: %%writefile pool.cu"}
+		}
+		c.Kind, c.Name, c.Text = File, unquote(m[2]), textOf(rest)
+		c.Append = strings.Contains(m[1], "-a")
+		c.Lang = LangOf(c.Name)
+		if clean := path.Clean(c.Name); path.IsAbs(c.Name) || clean == ".." || strings.HasPrefix(clean, "../") {
+			return c, &Error{File: file, Line: line, Msg: fmt.Sprintf("file name %q leaves the lesson's workspace", c.Name), Fix: "name a file inside the lesson's workspace, such as pool.cu"}
+		}
+	case first == "%%bash" || first == "%%sh" || first == "%%script bash" || first == "%%script sh":
+		c.Kind, c.Lang, c.Text = Command, "sh", strings.TrimRight(rest, " \t\r\n")
+		if c.Text == "" {
+			c.Kind, c.Lang, c.Text = Code, "sh", textOf(rest)
+		}
+	case strings.HasPrefix(first, "%%"):
+		magic := strings.Fields(first)[0]
+		if magic == "%%cu" || magic == "%%cuda" {
+			c.Lang, c.Text = "cuda", textOf(rest)
+		}
+		c.Note = "a " + magic + " cell: shown, not run (lessons runs %%writefile, %%bash, %%sh, %%script bash and ! lines)"
+	default:
+		cmds, python := shellLines(src)
+		if len(cmds) == 0 {
+			c.Label = ""
+			return c, nil
+		}
+		c.Kind, c.Lang, c.Text, c.Label = Command, "sh", strings.Join(cmds, "\n"), "!"+firstLine(cmds[0])
+		switch python {
+		case 0:
+		case 1:
+			c.Note = "1 Python line of this cell was not run; only its ! lines are"
+		default:
+			c.Note = fmt.Sprintf("%d Python lines of this cell were not run; only its ! lines are", python)
+		}
+	}
+	return c, nil
+}
+
+// shellLines returns the commands of a code cell's ! lines (a line ending
+// in a backslash goes on into the next) and counts its Python lines, blank
+// lines and comments aside. An indented ! line is inside Python (a loop,
+// an if) and counts as Python.
+func shellLines(src string) (cmds []string, python int) {
+	lines := strings.Split(strings.TrimRight(src, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], "\r")
+		switch {
+		case strings.HasPrefix(l, "!"):
+			cmd := strings.TrimPrefix(strings.TrimPrefix(l, "!"), "!")
+			for strings.HasSuffix(cmd, "\\") && i+1 < len(lines) {
+				i++
+				cmd += "\n" + strings.TrimRight(lines[i], "\r")
+			}
+			cmds = append(cmds, cmd)
+		case strings.TrimSpace(l) == "", strings.HasPrefix(strings.TrimSpace(l), "#"):
+		default:
+			python++
+		}
+	}
+	return cmds, python
+}
+
+var ansiRE = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+func outputs(outs []ipynbOutput) []Output {
+	var res []Output
+	for _, o := range outs {
+		out := Output{Type: o.Type, Name: o.Name}
+		switch o.Type {
+		case "stream":
+			out.Text = string(o.Text)
+		case "error":
+			out.Name = o.Ename
+			out.Text = ansiRE.ReplaceAllString(strings.Join(o.Traceback, "\n"), "")
+			if out.Text == "" {
+				out.Text = o.Ename + ": " + o.Evalue
+			}
+		case "execute_result", "display_data":
+			for _, mime := range slices.Sorted(maps.Keys(o.Data)) {
+				if strings.HasPrefix(mime, "image/") && out.MIME == "" {
+					var data multiline
+					if json.Unmarshal(o.Data[mime], &data) == nil {
+						out.MIME, out.Data = mime, strings.TrimSpace(string(data))
+					}
+				}
+			}
+			if raw, ok := o.Data["text/plain"]; ok && out.MIME == "" {
+				var t multiline
+				_ = json.Unmarshal(raw, &t)
+				out.Text = string(t)
+			}
+		default:
+			continue
+		}
+		res = append(res, out)
+	}
+	return res
+}
+
+func attachments(raw json.RawMessage) []Attachment {
+	var m map[string]map[string]multiline
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var res []Attachment
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		for _, mime := range slices.Sorted(maps.Keys(m[name])) {
+			res = append(res, Attachment{Name: name, MIME: mime, Data: strings.TrimSpace(string(m[name][mime]))})
+			break
+		}
+	}
+	return res
+}

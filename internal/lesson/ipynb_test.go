@@ -1,0 +1,154 @@
+package lesson
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// dumpIpynb is dump with what only notebooks have: appends, notes,
+// recorded outputs and attachments.
+func dumpIpynb(l *Lesson, err error) string {
+	var b strings.Builder
+	b.WriteString(dump(l, nil))
+	for i, c := range l.Cells {
+		if c.Append || c.Note != "" || c.Build || len(c.Outputs) > 0 || len(c.Attachments) > 0 {
+			fmt.Fprintf(&b, "cell %d:", i)
+			if c.Append {
+				b.WriteString(" append")
+			}
+			if c.Build {
+				fmt.Fprintf(&b, " build flags=%q", c.Flags)
+			}
+			if c.Note != "" {
+				fmt.Fprintf(&b, " note=%q", c.Note)
+			}
+			for _, o := range c.Outputs {
+				fmt.Fprintf(&b, " out(%s %s %q %s %d)", o.Type, o.Name, o.Text, o.MIME, len(o.Data))
+			}
+			for _, a := range c.Attachments {
+				fmt.Fprintf(&b, " attach(%s %s %d)", a.Name, a.MIME, len(a.Data))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	for _, e := range AsErrors(err) {
+		fmt.Fprintf(&b, "error: %s\n", strings.ReplaceAll(e.Error(), "\n\t", " / "))
+	}
+	return b.String()
+}
+
+// TestIpynbFixtures reads each testdata/ipynb/*.ipynb and compares the
+// model with its .cells golden file (refresh with -update).
+func TestIpynbFixtures(t *testing.T) {
+	files, _ := filepath.Glob("testdata/ipynb/*.ipynb")
+	if len(files) < 2 {
+		t.Fatal("no notebook fixtures")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			l, err := ParseFile(file)
+			if l == nil {
+				t.Fatal(err)
+			}
+			got := dumpIpynb(l, err)
+			golden := strings.TrimSuffix(file, ".ipynb") + ".cells"
+			if *update {
+				os.WriteFile(golden, []byte(got), 0o644)
+			}
+			want, _ := os.ReadFile(golden)
+			if got != string(want) {
+				t.Errorf("cells of %s differ from %s:\n%s", file, golden, got)
+			}
+		})
+	}
+}
+
+func TestIpynbBadInput(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"syntax", "{\n \"cells\": [\n  {\"cell_type\": \"code\",,}\n ]\n}", `x.ipynb:3:24: invalid JSON: invalid character ',' looking for beginning of object key string`},
+		{"truncated", "{\n \"cells\": [", `x.ipynb:2:11: invalid JSON: unexpected end of JSON input`},
+		{"array", "[1, 2]", `x.ipynb:1:1: not a notebook: the file is a JSON array`},
+		{"nbformat3", `{"nbformat": 3, "nbformat_minor": 0, "worksheets": []}`, "this is an nbformat 3 notebook; lessons reads nbformat 4 (4.0 to 4.5)\n\tconvert it: jupyter nbconvert --to notebook --nbformat 4 x.ipynb"},
+		{"nonbformat", `{"cells": []}`, "not a Jupyter notebook: it has no nbformat number"},
+		{"source number", "{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {},\n\"cells\": [\n {\"cell_type\": \"code\", \"source\": 5}\n]}", "x.ipynb:3:2: cell 1: a source or text is neither a string nor a list of strings"},
+		{"cell type", `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "heading", "source": "x"}]}`, `cell 1 has cell_type "heading"`},
+		{"writefile", `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "source": "%%writefile\nx"}]}`, `%%writefile names no file`},
+		{"escape", `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "source": "%%writefile ../x.cu\nx"}]}`, `leaves the lesson's workspace`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseIpynb("x.ipynb", []byte(tc.src))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v\nwant it to hold %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseFileRefuses(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "a.out")
+	os.WriteFile(bin, append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 1<<20)...), 0o644)
+	latin1 := filepath.Join(dir, "old.md")
+	os.WriteFile(latin1, []byte("# caf\xe9\n"), 0o644)
+	empty := filepath.Join(dir, "empty.md")
+	os.WriteFile(empty, []byte("\n  \n"), 0o644)
+	emptyNB := filepath.Join(dir, "empty.ipynb")
+	os.WriteFile(emptyNB, []byte(`{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "markdown", "source": ""}]}`), 0o644)
+	for file, want := range map[string]string{
+		bin: "a.out is not a text lesson", latin1: "old.md is not a text lesson",
+		empty: "the lesson is empty", emptyNB: "the lesson is empty",
+	} {
+		if _, err := ParseFile(file); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseFile(%s) = %v, want %q", filepath.Base(file), err, want)
+		}
+	}
+}
+
+func FuzzParseIpynb(f *testing.F) {
+	files, _ := filepath.Glob("testdata/ipynb/*.ipynb")
+	for _, file := range files {
+		b, _ := os.ReadFile(file)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["!a \\", "b"]}]}`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		l, err := ParseIpynb("f.ipynb", src)
+		if l == nil && err == nil {
+			t.Fatal("no lesson and no error")
+		}
+		if l == nil || err != nil {
+			return
+		}
+		for _, c := range l.Cells {
+			if c.From == nil {
+				t.Fatal("a cell with no notebook source")
+			}
+		}
+		// What reads without error writes back and reads again the same.
+		out, err := NewNotebook(l, IpynbOptions{Setup: true}).Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseIpynb("f.ipynb", out)
+		if err != nil {
+			t.Fatalf("the notebook written does not read back: %v", err)
+		}
+		got, want := modelCells(back), modelCells(l)
+		if len(got) != len(want) {
+			t.Fatalf("%d cells read back, %d before", len(got), len(want))
+		}
+		for i := range want {
+			if want[i].Kind == Code {
+				// The notebook is written with a Python kernel: code to
+				// read takes its language.
+				got[i].Lang, want[i].Lang = "", ""
+			}
+			if got[i] != want[i] {
+				t.Fatalf("cell %d read back as %+v, was %+v", i, got[i], want[i])
+			}
+		}
+	})
+}

@@ -1,0 +1,254 @@
+package lesson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// IpynbOptions say what a notebook written from a lesson holds besides
+// the lesson's own cells.
+type IpynbOptions struct {
+	// Setup puts first a cell that shows nvcc and the GPU.
+	Setup bool
+}
+
+// NotebookWriter builds an nbformat 4 notebook from a lesson's cells.
+// Cells the writer adds on its own (the setup cell, a build-and-run cell,
+// an exercise's cells) say so in their metadata, so that reading the
+// notebook back gives the lesson it came from.
+type NotebookWriter struct {
+	cells []map[string]any
+}
+
+// NewNotebook writes l's cells. A cell read from a notebook is written
+// back as it was (type, source, id, metadata, attachments; not its
+// outputs); the others are made from the model: prose and code to read
+// as markdown, files as %%writefile, commands as ! or %%bash cells, a
+// program the tool builds as %%writefile plus its build-and-run cell.
+func NewNotebook(l *Lesson, opt IpynbOptions) *NotebookWriter {
+	nb := &NotebookWriter{}
+	if opt.Setup {
+		nb.Code("# What this notebook runs on: nvcc and the GPU.\n"+
+			"# In Colab, pick a GPU first: Runtime > Change runtime type > GPU.\n"+
+			"!nvcc --version | tail -n 2\n"+
+			"!nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv",
+			map[string]any{"generated": "setup"})
+	}
+	var last *NotebookSource
+	for i := range l.Cells {
+		c := &l.Cells[i]
+		if c.From != nil {
+			if c.From != last {
+				nb.raw(c.From)
+				last = c.From
+			}
+		} else {
+			nb.model(c)
+		}
+		if c.Kind == File && c.Build {
+			bin := strings.TrimSuffix(path.Base(c.Name), path.Ext(c.Name))
+			nb.Code(strings.Join(strings.Fields(fmt.Sprintf("!nvcc -arch=native -o %s %s %s", bin, c.Name, c.Flags)), " ")+" && ./"+bin,
+				map[string]any{"generated": "build"})
+		}
+	}
+	return nb
+}
+
+func (nb *NotebookWriter) model(c *Cell) {
+	switch c.Kind {
+	case Markdown:
+		nb.Markdown(strings.TrimSuffix(c.Text, "\n"), nil)
+	case Diagram:
+		nb.Markdown(fenced("mermaid", c.Text), nil)
+	case Code:
+		nb.Markdown(fenced(c.Lang, c.Text), nil)
+	case File:
+		flag := ""
+		if c.Append {
+			flag = "-a "
+		}
+		var meta map[string]any
+		if c.Build {
+			meta = map[string]any{"build": true}
+			if c.Flags != "" {
+				meta["flags"] = c.Flags
+			}
+		}
+		nb.Code("%%writefile "+flag+c.Name+"\n"+strings.TrimSuffix(c.Text, "\n"), meta)
+	case Command:
+		text := strings.TrimRight(c.Text, "\n")
+		if strings.Contains(text, "\n") {
+			nb.Code("%%bash\n"+NativeArch(text), nil)
+		} else {
+			nb.Code("!"+NativeArch(text), nil)
+		}
+	}
+}
+
+// fenced is a markdown fence around text, longer than any run of
+// backticks inside it.
+func fenced(lang, text string) string {
+	fence := "```"
+	for strings.Contains(text, fence) {
+		fence += "`"
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return fence + lang + "\n" + text + fence
+}
+
+var (
+	nvccRE    = regexp.MustCompile(`(^|[\s;&|(])nvcc([ \t])`)
+	hasArchRE = regexp.MustCompile(`(^|\s)(-arch|--gpu-architecture|-gencode|--generate-code|-code|--gpu-code)\b`)
+)
+
+// NativeArch makes the nvcc calls of a command that names no architecture
+// build for the GPU they run on (-arch=native, in nvcc since 11.5): a
+// notebook runs on whatever GPU Colab or a JupyterHub gives it.
+func NativeArch(cmd string) string {
+	if hasArchRE.MatchString(cmd) || strings.Contains(cmd, "nvcc --version") {
+		return cmd
+	}
+	return nvccRE.ReplaceAllString(cmd, "${1}nvcc -arch=native${2}")
+}
+
+func (nb *NotebookWriter) raw(from *NotebookSource) {
+	cell := map[string]any{"cell_type": from.Type, "metadata": json.RawMessage(`{}`), "source": lines(from.Source)}
+	if from.ID != "" {
+		cell["id"] = from.ID
+	}
+	if len(from.Metadata) > 0 {
+		cell["metadata"] = json.RawMessage(from.Metadata)
+	}
+	if len(from.Attachments) > 0 && from.Type == "markdown" {
+		cell["attachments"] = json.RawMessage(from.Attachments)
+	}
+	if from.Type == "code" {
+		cell["execution_count"] = nil
+		cell["outputs"] = []any{}
+	}
+	nb.add(cell)
+}
+
+// Markdown adds a markdown cell; lessonsMeta as for Code.
+func (nb *NotebookWriter) Markdown(src string, lessonsMeta map[string]any) {
+	meta := map[string]any{}
+	if lessonsMeta != nil {
+		meta["lessons"] = lessonsMeta
+	}
+	nb.add(map[string]any{"cell_type": "markdown", "metadata": meta, "source": lines(src)})
+}
+
+// Code adds a code cell; lessonsMeta, when not nil, goes into its
+// metadata under "lessons" (generated: what the writer added it for).
+func (nb *NotebookWriter) Code(src string, lessonsMeta map[string]any) {
+	meta := map[string]any{}
+	if lessonsMeta != nil {
+		meta["lessons"] = lessonsMeta
+	}
+	nb.add(map[string]any{"cell_type": "code", "execution_count": nil, "metadata": meta, "outputs": []any{}, "source": lines(src)})
+}
+
+func (nb *NotebookWriter) add(cell map[string]any) {
+	if _, ok := cell["id"]; !ok {
+		// nbformat 4.5 wants an id on every cell, unique in the notebook.
+		cell["id"] = fmt.Sprintf("cell-%d", len(nb.cells)+1)
+	}
+	nb.cells = append(nb.cells, cell)
+}
+
+// Bytes is the notebook as Jupyter writes it: keys sorted, one space of
+// indent, sources as lists of lines.
+func (nb *NotebookWriter) Bytes() ([]byte, error) {
+	ids := map[any]bool{}
+	for i, c := range nb.cells {
+		if ids[c["id"]] {
+			c["id"] = fmt.Sprintf("cell-%d-%d", i+1, len(ids))
+		}
+		ids[c["id"]] = true
+	}
+	doc := map[string]any{
+		"cells": nb.cells,
+		"metadata": map[string]any{
+			"accelerator":   "GPU",
+			"colab":         map[string]any{"provenance": []any{}, "gpuType": "T4"},
+			"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
+			"language_info": map[string]any{"name": "python"},
+		},
+		"nbformat":       4,
+		"nbformat_minor": 5,
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // Jupyter writes <, > and & as they are
+	enc.SetIndent("", " ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// lines splits a source into nbformat's list of lines, each but the last
+// ending in a newline.
+func lines(s string) []string {
+	out := strings.SplitAfter(s, "\n")
+	if out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// PlainMarkdown writes a lesson in the plain-markdown dialect, cell for
+// cell: prose as it is (a notebook's attachments inlined as data: images),
+// fences for code, files (file=NAME, append, run) and commands (sh run).
+// Recorded outputs are not kept. A notebook cell that mixes Python with !
+// lines becomes its Python, to read, then its commands.
+func PlainMarkdown(l *Lesson) []byte {
+	var b strings.Builder
+	for _, c := range l.Cells {
+		text := c.Text
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		switch c.Kind {
+		case Markdown:
+			for _, a := range c.Attachments {
+				text = strings.ReplaceAll(text, "attachment:"+a.Name, "data:"+a.MIME+";base64,"+a.Data)
+			}
+			b.WriteString(text)
+		case Diagram:
+			b.WriteString(fenced("mermaid", text) + "\n")
+		case Code:
+			b.WriteString(fenced(c.Lang, text) + "\n")
+		case File:
+			info := c.Lang + " file=" + c.Name
+			if c.Append {
+				info += " append"
+			}
+			if c.Build {
+				info += " run"
+				if c.Flags != "" {
+					info += fmt.Sprintf(" flags=%q", c.Flags)
+				}
+			}
+			b.WriteString(fenced(info, text) + "\n")
+		case Command:
+			if c.Note != "" && c.From != nil {
+				b.WriteString(fenced("python", c.From.Source) + "\n\n")
+			}
+			b.WriteString(fenced("sh run", text) + "\n")
+		}
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,157 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// What a .ipynb lesson has that markdown has not: recorded outputs,
+// attachments and embedded images, notes on cells. A .ipynb lesson has no
+// document AST (each markdown cell is its own document), so its page is
+// drawn cell by cell.
+
+var dataURIRE = regexp.MustCompile(`data:(image/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)`)
+
+// notebookCell draws a cell read from a .ipynb file, or prose with
+// embedded images, for a terminal.
+func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
+	if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 {
+		return nil
+	}
+	if c.Kind == lesson.Markdown {
+		out, err := t.prose.Render(termImages(c))
+		if err != nil {
+			return fmt.Errorf("render line %d: %w", c.Line, err)
+		}
+		if !t.opt.Color {
+			out = trimLines(out)
+		}
+		_, err = io.WriteString(w, out)
+		return err
+	}
+	cc := *c
+	cc.From = nil
+	if err := t.Cell(w, &cc); err != nil {
+		return err
+	}
+	var b strings.Builder
+	if c.Note != "" {
+		fmt.Fprintf(&b, "  %s\n", t.style("33", "("+c.Note+")"))
+	}
+	for _, o := range c.Outputs {
+		b.WriteString("  " + t.style("2", outputLabel(o)) + "\n")
+		if o.MIME != "" {
+			fmt.Fprintf(&b, "  %s %s\n", t.style("2", "┆"), imageName(o.MIME, o.Data, "shown in the site"))
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimRight(o.Text, "\n"), "\n") {
+			fmt.Fprintf(&b, "  %s %s\n", t.style("2", "┆"), line)
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func outputLabel(o lesson.Output) string {
+	switch {
+	case o.Type == "stream" && o.Name == "stderr":
+		return "recorded output (stderr):"
+	case o.Type == "error":
+		return "recorded error (" + o.Name + "):"
+	case o.Type == "execute_result":
+		return "recorded result:"
+	}
+	return "recorded output:"
+}
+
+// imageName says what an image is, for a terminal: its type and size.
+func imageName(mime, b64, where string) string {
+	size := len(strings.Join(strings.Fields(b64), "")) * 3 / 4
+	return fmt.Sprintf("[%s, %s, %s]", mime, byteSize(size), where)
+}
+
+func byteSize(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f KB", float64(n)/1024)
+}
+
+// termImages names a markdown cell's attachments and embedded images in
+// its text, instead of printing pages of base64.
+func termImages(c *lesson.Cell) string {
+	s := dataURIRE.ReplaceAllStringFunc(c.Text, func(m string) string {
+		sub := dataURIRE.FindStringSubmatch(m)
+		return "embedded " + imageName(sub[1], sub[2], "shown in the site")
+	})
+	for _, a := range c.Attachments {
+		ref := "attachment:" + a.Name
+		if strings.Contains(s, ref) {
+			s = strings.ReplaceAll(s, ref, ref+" "+imageName(a.MIME, a.Data, "shown in the site"))
+		}
+	}
+	return s
+}
+
+// cellsHTML is PageHTML for a lesson with no document AST: a .ipynb.
+func cellsHTML(w io.Writer, l *lesson.Lesson) error {
+	diagrams := 0
+	for i := range l.Cells {
+		c := &l.Cells[i]
+		if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 {
+			continue
+		}
+		if c.Kind == lesson.Markdown {
+			text := c.Text
+			for _, a := range c.Attachments {
+				text = strings.ReplaceAll(text, "attachment:"+a.Name, "data:"+a.MIME+";base64,"+a.Data)
+			}
+			var b bytes.Buffer
+			if err := lesson.Goldmark().Convert([]byte(text), &b); err != nil {
+				return err
+			}
+			if _, err := w.Write(b.Bytes()); err != nil {
+				return err
+			}
+			continue
+		}
+		if c.Kind == lesson.Diagram {
+			diagrams++
+		}
+		if err := writeCell(w, c, fmt.Sprintf("diagram-%d", diagrams)); err != nil {
+			return err
+		}
+		if err := outputsHTML(w, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outputsHTML writes a cell's note and recorded outputs, marked as recorded.
+func outputsHTML(w io.Writer, c *lesson.Cell) error {
+	if c.Note != "" {
+		fmt.Fprintf(w, "<p class=\"cell-note\">%s</p>\n", html.EscapeString(c.Note))
+	}
+	for _, o := range c.Outputs {
+		fmt.Fprintf(w, "<div class=\"output recorded output-%s\"><div class=\"cell-label\">%s</div>", html.EscapeString(o.Type), html.EscapeString(strings.TrimSuffix(outputLabel(o), ":")))
+		if o.MIME != "" {
+			fmt.Fprintf(w, "<img alt=\"recorded %s\" src=\"data:%s;base64,%s\">", html.EscapeString(o.MIME), html.EscapeString(o.MIME), html.EscapeString(strings.Join(strings.Fields(o.Data), "")))
+		} else {
+			fmt.Fprintf(w, "<pre>%s</pre>", html.EscapeString(strings.TrimRight(o.Text, "\n")))
+		}
+		if _, err := io.WriteString(w, "</div>\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

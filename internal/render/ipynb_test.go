@@ -1,0 +1,113 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// TestGoldenIpynb renders the notebook fixtures of the lesson package for
+// the terminal and the site: recorded outputs marked as recorded, images
+// named in the terminal and shown in the page, notes on mixed cells.
+func TestGoldenIpynb(t *testing.T) {
+	files, _ := filepath.Glob("../lesson/testdata/ipynb/*.ipynb")
+	if len(files) == 0 {
+		t.Fatal("no notebook fixtures")
+	}
+	for _, file := range files {
+		name := "ipynb-" + strings.TrimSuffix(filepath.Base(file), ".ipynb")
+		t.Run(name, func(t *testing.T) {
+			l, err := lesson.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := renderTerm(t, l, false)
+			golden(t, name+".plain.golden", plain)
+			page := renderHTML(t, l)
+			golden(t, name+".html.golden", page)
+			wantTerm := []string{"[image/png, 72 bytes"}
+			wantPage := []string{`<img src="data:image/png;base64,iVBOR`}
+			if strings.Contains(name, "colab") {
+				wantTerm = append(wantTerm, "recorded output:", "recorded result:", "recorded error (ModuleNotFoundError):", "2 Python lines of this cell were not run")
+				wantPage = append(wantPage, `class="output recorded`, `<img alt="recorded image/png" src="data:image/png;base64,iVBOR`)
+			}
+			for _, want := range wantTerm {
+				if !strings.Contains(plain, want) {
+					t.Errorf("the terminal rendering lacks %q", want)
+				}
+			}
+			for _, want := range wantPage {
+				if !strings.Contains(page, want) {
+					t.Errorf("the page lacks %q", want)
+				}
+			}
+			if strings.Contains(plain, "base64,") {
+				t.Error("the terminal rendering prints base64")
+			}
+		})
+	}
+}
+
+// notebook100 is a notebook of 100 cells in the shapes of a CUDA course:
+// prose, a diagram now and then, %%writefile cells of 30 lines, ! build
+// cells with recorded output.
+func notebook100() []byte {
+	var cells []string
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	prog := "#include <cstdio>\n" + strings.Repeat("__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n", 28) + "int main() { printf(\"ok\\n\"); }\n"
+	for i := 0; len(cells) < 100; i++ {
+		md := fmt.Sprintf("## Step %d\n\nA paragraph with **bold**, `code` and a [link](https://example.com) about step %d.\n\n- one\n- two\n", i, i)
+		if i%5 == 0 {
+			md += "\n```mermaid\ngraph LR\n  A[host] --> B[device]\n  B --> C[result]\n```\n"
+		}
+		cells = append(cells,
+			fmt.Sprintf(`{"cell_type": "markdown", "metadata": {}, "source": %s}`, q(md)),
+			fmt.Sprintf(`{"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [{"output_type": "stream", "name": "stdout", "text": "Writing k%d.cu\n"}], "source": %s}`, i, q(fmt.Sprintf("%%%%writefile k%d.cu\n", i)+prog)),
+			fmt.Sprintf(`{"cell_type": "code", "metadata": {}, "execution_count": 2, "outputs": [{"output_type": "stream", "name": "stdout", "text": "ok\n"}], "source": %s}`, q(fmt.Sprintf("!nvcc k%d.cu -o k%d && ./k%d", i, i, i))),
+			fmt.Sprintf(`{"cell_type": "code", "metadata": {}, "execution_count": 3, "outputs": [{"output_type": "execute_result", "data": {"text/plain": "2.5"}, "metadata": {}}], "source": "x = %d\nx / 4"}`, i),
+		)
+	}
+	return []byte(`{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [` + strings.Join(cells[:100], ",\n") + "]}")
+}
+
+// BenchmarkIpynb100 reads a 100-cell notebook (read), and reads and
+// renders it: for a terminal, as lessons show does (term), and as a page
+// of the site (html).
+func BenchmarkIpynb100(b *testing.B) {
+	src := notebook100()
+	term, err := NewTerm(TermOptions{Width: 100, Color: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	read := func(b *testing.B) *lesson.Lesson {
+		l, err := lesson.ParseIpynb("bench.ipynb", src)
+		if err != nil || len(l.Cells) < 100 {
+			b.Fatal(err)
+		}
+		return l
+	}
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			read(b)
+		}
+	})
+	b.Run("term", func(b *testing.B) {
+		for b.Loop() {
+			if err := term.Render(io.Discard, read(b)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("html", func(b *testing.B) {
+		for b.Loop() {
+			if err := PageHTML(io.Discard, read(b)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

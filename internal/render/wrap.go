@@ -1,0 +1,194 @@
+package render
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+// hardBreak stands for a forced line break (two spaces or a backslash at
+// the end of a line) between unbreak and wrap: glamour, asked not to wrap,
+// would print soft and hard breaks alike.
+const hardBreak = "\uE000"
+
+// unbreak joins the lines of every paragraph and list item of a markdown
+// text (soft breaks become spaces) and marks its forced breaks, so that
+// each logical line reaches wrap whole.
+func unbreak(md string) string {
+	src := []byte(md)
+	doc := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser().Parse(text.NewReader(src))
+	type edit struct {
+		from, to int
+		with     string
+	}
+	var edits []edit
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		t, ok := n.(*ast.Text)
+		if !entering || !ok || (!t.SoftLineBreak() && !t.HardLineBreak()) {
+			return ast.WalkContinue, nil
+		}
+		i := t.Segment.Stop
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\\') {
+			i++
+		}
+		if i >= len(src) || src[i] != '\n' {
+			return ast.WalkContinue, nil
+		}
+		i++
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '>') {
+			i++
+		}
+		with := " "
+		if t.HardLineBreak() {
+			with = hardBreak
+		}
+		edits = append(edits, edit{t.Segment.Stop, i, with})
+		return ast.WalkContinue, nil
+	})
+	slices.SortFunc(edits, func(a, b edit) int { return b.from - a.from })
+	for _, e := range edits {
+		src = slices.Concat(src[:e.from], []byte(e.with), src[e.to:])
+	}
+	return string(src)
+}
+
+// bulletRE matches what starts a line of rendered prose that its wrapped
+// lines hang under: indentation, then a bullet, a number or a quote bar.
+var bulletRE = regexp.MustCompile(`^ *(?:(?:•|[-*+]|\d+[.)]|\|) )?`)
+
+// wrap breaks every line of rendered prose wider than width at spaces,
+// greedily, so no word is left alone on a line that the line before had
+// room for; continuation lines keep the indentation of the text after a
+// list's bullet. A word is never broken (a URL stays whole, hyphens and
+// all) unless it alone is wider than the line.
+func wrap(s string, width int) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		hang := ansi.StringWidth(bulletRE.FindString(ansi.Strip(line)))
+		for i, part := range strings.Split(line, hardBreak) {
+			if i > 0 {
+				part = strings.Repeat(" ", hang) + strings.TrimLeft(part, " ")
+			}
+			out = append(out, wrapLine(part, width, hang)...)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func wrapLine(line string, width, hang int) []string {
+	if ansi.StringWidth(line) <= width {
+		return []string{line}
+	}
+	toks := strings.Split(line, " ")
+	lead := 0 // leading empty tokens: the line's indentation
+	for lead < len(toks) && ansi.Strip(toks[lead]) == "" {
+		lead++
+	}
+	var lines []string
+	var cur strings.Builder
+	if lead > 0 {
+		cur.WriteString(strings.Join(toks[:lead], " ") + " ")
+	}
+	w, n := lead, 0 // columns and words in cur
+	var words []string
+	for _, tok := range toks[lead:] {
+		// Only a word wider than the whole line is cut, at the line's width.
+		if room := width - max(hang, lead); ansi.StringWidth(tok) > room && room > 0 {
+			words = append(words, strings.Split(ansi.Hardwrap(tok, room, true), "\n")...)
+		} else {
+			words = append(words, tok)
+		}
+	}
+	for _, tok := range words {
+		tw := ansi.StringWidth(tok)
+		if n > 0 && w+1+tw > width {
+			lines = append(lines, strings.TrimRight(cur.String(), " "))
+			cur.Reset()
+			cur.WriteString(strings.Repeat(" ", hang))
+			w, n = hang, 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			w++
+		}
+		cur.WriteString(tok)
+		w += tw
+		if tw > 0 {
+			n++
+		}
+	}
+	return append(lines, cur.String())
+}
+
+// tableSepRE matches the line under a table's header as glamour draws it.
+var tableSepRE = regexp.MustCompile(`^\s*-+(\|-+)+\s*$`)
+
+// tableBlocks finds the tables in rendered prose, as [first, end) line
+// ranges: a separator line, the header line above it, and the lines with
+// a column bar below it.
+func tableBlocks(lines []string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(lines); i++ {
+		if !tableSepRE.MatchString(ansi.Strip(lines[i])) {
+			continue
+		}
+		start, end := i, i+1
+		for start > 0 && strings.Contains(ansi.Strip(lines[start-1]), "|") {
+			start--
+		}
+		for end < len(lines) && strings.Contains(ansi.Strip(lines[end]), "|") {
+			end++
+		}
+		out = append(out, [2]int{start, end})
+		i = end - 1
+	}
+	return out
+}
+
+// tooWide reports whether a table's line is wider than width.
+func tooWide(lines []string, blocks [][2]int, width int) bool {
+	for _, b := range blocks {
+		for _, l := range lines[b[0]:b[1]] {
+			if ansi.StringWidth(strings.TrimRight(l, " ")) > width {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// spliceTables puts the tables of one rendering (fitted to the width) in
+// place of those of another, table by table.
+func spliceTables(lines []string, blocks [][2]int, from []string, fblocks [][2]int) ([]string, [][2]int) {
+	var out []string
+	var nb [][2]int
+	last := 0
+	for i, b := range blocks {
+		out = append(out, lines[last:b[0]]...)
+		start := len(out)
+		out = append(out, from[fblocks[i][0]:fblocks[i][1]]...)
+		nb = append(nb, [2]int{start, len(out)})
+		last = b[1]
+	}
+	return append(out, lines[last:]...), nb
+}
+
+// wrapOutside wraps every line but those of tables, which keep their
+// columns.
+func wrapOutside(lines []string, blocks [][2]int, width int) string {
+	var out []string
+	last := 0
+	for _, b := range blocks {
+		out = append(out, wrap(strings.Join(lines[last:b[0]], "\n"), width))
+		out = append(out, lines[b[0]:b[1]]...)
+		last = b[1]
+	}
+	out = append(out, wrap(strings.Join(lines[last:], "\n"), width))
+	return strings.Join(out, "\n")
+}
