@@ -51,7 +51,7 @@ they print about streams is what a student sees. The first line says what
 was chosen; --per-gpu and --gpu-queues set it. --compile-only does the build
 half, which needs nvcc but no GPU (CI runs it). Prints a table and exits 1 on
 any surprise.`,
-		Example: "  lessons verify\n  lessons verify --compile-only\n  lessons verify --per-gpu 1      # one run at a time",
+		Example: "  lessons verify\n  lessons verify --compile-only\n  lessons verify --per-gpu 1      # one run at a time\n  lessons verify --mutants        # every mutant of every solution must fail a check",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("per-gpu") && (opts.PerGPU < 1 || opts.PerGPU > 64) {
