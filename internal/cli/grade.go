@@ -33,6 +33,7 @@ type gradeOptions struct {
 	out       string
 	csv, json string
 	trace     string
+	hidden    string // grade feedback --hidden
 	slurm     slurmFlags
 }
 
@@ -113,6 +114,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 		RunE:    func(cmd *cobra.Command, args []string) error { return gradeFeedback(o) },
 	}
 	feedback.Flags().StringVar(&o.out, "out", "feedback", "the `FOLDER` for STUDENT.md and STUDENT.html")
+	feedback.Flags().StringVar(&o.hidden, "hidden", "summary", "what students see of hidden checks: show (each), summary (how many passed) or none")
 	cmd.AddCommand(export, feedback)
 	addSlurm(cmd, o)
 	return cmd
@@ -432,10 +434,14 @@ func gradeExport(o *gradeOptions) error {
 }
 
 func gradeFeedback(o *gradeOptions) error {
+	if !slices.Contains(gradebook.HiddenModes, o.hidden) {
+		return usagef("--hidden is show, summary or none, not %q", o.hidden)
+	}
 	s, err := openSheet(o.book)
 	if err != nil {
 		return err
 	}
+	s.Hidden = o.hidden
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
