@@ -128,8 +128,9 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 		b.WriteByte('\n')
 	}
 	body := strings.TrimRight(c.Text, "\n")
-	if c.Kind == lesson.Command && !strings.Contains(body, "\n") {
-		// a one-line command is its label: shown once
+	if c.Kind == lesson.Command && !strings.Contains(body, "\n") && strings.Contains(c.Label, body) {
+		// a one-line command is its label: shown once (not a %%sh cell's,
+		// whose label is the magic)
 		_, err := io.WriteString(w, b.String()+"\n")
 		return err
 	}
