@@ -47,7 +47,9 @@ func (s *Spec) Judge(r *Run) []Result {
 		out = append(out, Result{Name: "ends by itself", Want: "the program to finish on its own within " + s.TimeLimit().String(), Got: r.Ended})
 	}
 	for i := range s.Checks {
-		out = append(out, judge(&s.Checks[i], r))
+		if s.Checks[i].Run == s.run {
+			out = append(out, judge(&s.Checks[i], r))
+		}
 	}
 	return out
 }

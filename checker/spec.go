@@ -29,10 +29,18 @@ type Spec struct {
 	// exercise's runs have their GPU to themselves.
 	Timed  bool    `toml:"timed"`
 	Checks []Check `toml:"check"`
+	// Env is added to the program's environment (see hidden.go for the
+	// hidden runs, and the mutants an author accepts).
+	Env               map[string]string `toml:"env"`
+	HiddenRuns        []HiddenRun       `toml:"hidden_run"`
+	EquivalentMutants []Equivalent      `toml:"equivalent_mutants"`
 
 	// FilesLine is the line of files, for errors about them.
 	FilesLine int `toml:"-"`
 	timeout   time.Duration
+	// run is the run this spec judges: "" for the public one, or a
+	// hidden run's name (see ForRun).
+	run string
 }
 
 // Sanitizers are the tools of compute-sanitizer a check can ask for.
@@ -43,7 +51,7 @@ var Sanitizers = []string{"memcheck", "racecheck", "initcheck", "synccheck"}
 func (s *Spec) SanitizerTools() []string {
 	var tools []string
 	for _, c := range s.Checks {
-		if c.Sanitizer != "" && !slices.Contains(tools, c.Sanitizer) {
+		if c.Sanitizer != "" && c.Run == s.run && !slices.Contains(tools, c.Sanitizer) {
 			tools = append(tools, c.Sanitizer)
 		}
 	}
@@ -86,6 +94,10 @@ type Check struct {
 	// a spec with points on its checks scores the sum of those that
 	// passed (see Score).
 	Points int `toml:"points"`
+	// Hidden checks run in grade and verify, never in check or watch;
+	// Run names the hidden run a check judges (its checks are hidden).
+	Hidden bool   `toml:"hidden"`
+	Run    string `toml:"run"`
 
 	Line int `toml:"-"`
 	re   *regexp.Regexp
@@ -113,7 +125,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, files, timed and [[check]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint, points"); err != nil {
+	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, timed, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
 		return nil, err
 	}
 	s.File = file
@@ -204,6 +216,7 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			}
 		}
 	}
+	s.validateHidden(data, bad)
 	sum := 0
 	for i, c := range s.Checks {
 		if c.Points < 0 {

@@ -79,6 +79,46 @@ func httpGet(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("%s did not match %q within 20 s; last:\n%s", args[0], args[1:], last)
 }
 
+// httppost URL TOKEN JSON REGEXP... posts JSON as the served page does
+// (TOKEN in X-Lessons-Token, "-" for none; the Origin of URL) and checks
+// that the answer is 200 and its body matches every REGEXP. With !, the
+// answer must be 403.
+func httpPost(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: httppost URL TOKEN JSON REGEXP...")
+	}
+	req, err := http.NewRequest("POST", args[0], strings.NewReader(args[2]))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if args[1] != "-" {
+		req.Header.Set("X-Lessons-Token", args[1])
+	}
+	if u := req.URL; u != nil {
+		req.Header.Set("Origin", u.Scheme+"://"+u.Host)
+	}
+	res, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	switch {
+	case neg && res.StatusCode != http.StatusForbidden:
+		ts.Fatalf("%s: %s, want 403 Forbidden\n%s", args[0], res.Status, body)
+	case neg:
+		return
+	case res.StatusCode != 200:
+		ts.Fatalf("%s: %s\n%s", args[0], res.Status, body)
+	}
+	for _, a := range args[3:] {
+		if !regexp.MustCompile(a).Match(body) {
+			ts.Fatalf("%s: the answer does not match %q:\n%s", args[0], a, body)
+		}
+	}
+	ts.Logf("%s", body)
+}
+
 // freePort is a TCP port nothing listens on now.
 func freePort() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -149,8 +189,9 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor": waitFor,
-			"httpget": httpGet,
+			"waitfor":  waitFor,
+			"httpget":  httpGet,
+			"httppost": httpPost,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "seeds" {

@@ -1,6 +1,7 @@
 // A fixed-size block pool: one cudaMalloc cut into equal blocks, with the
 // free blocks kept on a stack.
 #include <cstdio>
+#include <cstdlib>
 #include <cstddef>
 #include <vector>
 #include <cuda_runtime.h>
@@ -51,9 +52,22 @@ __global__ void stamp(int* block, int words, int value) {
     if (i < words) block[i] = value;
 }
 
-int main() {
+// arg is the program's argument i as a number from 1 to hi, or def when
+// it is not given; the course's checks run it with other inputs too.
+static int arg(int argc, char** argv, int i, int def, int hi) {
+    if (argc <= i) return def;
+    int v = atoi(argv[i]);
+    if (v < 1 || v > hi) {
+        fprintf(stderr, "argument %d is %s: give a number from 1 to %d\n", i, argv[i], hi);
+        exit(2);
+    }
+    return v;
+}
+
+// Usage: block_pool [BLOCKS] (16 by default).
+int main(int argc, char** argv) {
     const size_t blockBytes = 64 << 10;   // 64 KiB blocks
-    const int blocks = 16;
+    const int blocks = arg(argc, argv, 1, 16, 1024);
     BlockPool pool;
     CHECK(pool.init(blockBytes, blocks));
     printf("pool of %d blocks of %zu bytes\n", blocks, blockBytes);

@@ -1,6 +1,7 @@
 // A pool of our own, kept warm across synchronisations by its release
 // threshold, then trimmed. The pool's attributes measure the reuse.
 #include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <cinttypes>
 #include <cuda_runtime.h>
@@ -14,8 +15,21 @@ static uint64_t attr(cudaMemPool_t pool, cudaMemPoolAttr a) {
     return v;
 }
 
-int main() {
-    const int device = 0, rounds = 8;
+// arg is the program's argument i as a number from 1 to hi, or def when
+// it is not given; the course's checks run it with other inputs too.
+static int arg(int argc, char** argv, int i, int def, int hi) {
+    if (argc <= i) return def;
+    int v = atoi(argv[i]);
+    if (v < 1 || v > hi) {
+        fprintf(stderr, "argument %d is %s: give a number from 1 to %d\n", i, argv[i], hi);
+        exit(2);
+    }
+    return v;
+}
+
+// Usage: pool_reuse [ROUNDS] (8 by default).
+int main(int argc, char** argv) {
+    const int device = 0, rounds = arg(argc, argv, 1, 8, 1000);
     const size_t bytes = 32u << 20;
     const uint64_t MiB = 1 << 20;
     CHECK(cudaSetDevice(device));

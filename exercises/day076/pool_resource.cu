@@ -2,6 +2,7 @@
 // every round after the first reuses the block the other stream freed.
 #include "memory_resource.h"
 #include "pool_resource.h"
+#include <cstdlib>
 
 __global__ void fill(float* x, int n, float v) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) x[i] = v;
@@ -13,8 +14,21 @@ __global__ void sum(const float* x, int n, float* out) {
     atomicAdd(out, acc);
 }
 
-int main() {
-    const int rounds = 8, n = 1 << 22;
+// arg is the program's argument i as a number from 1 to hi, or def when
+// it is not given; the course's checks run it with other inputs too.
+static int arg(int argc, char** argv, int i, int def, int hi) {
+    if (argc <= i) return def;
+    int v = atoi(argv[i]);
+    if (v < 1 || v > hi) {
+        fprintf(stderr, "argument %d is %s: give a number from 1 to %d\n", i, argv[i], hi);
+        exit(2);
+    }
+    return v;
+}
+
+// Usage: pool_resource [ROUNDS] (8 by default).
+int main(int argc, char** argv) {
+    const int rounds = arg(argc, argv, 1, 8, 64), n = 1 << 22;
     const size_t bytes = n * sizeof(float);
     cudaStream_t s[2];
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -38,8 +52,8 @@ int main() {
     }   // the pool gives its chunk back to the async resource here
     CHECK(cudaDeviceSynchronize());
 
-    float got[rounds];
-    CHECK(cudaMemcpy(got, sums, sizeof got, cudaMemcpyDeviceToHost));
+    float got[64];
+    CHECK(cudaMemcpy(got, sums, rounds * sizeof(float), cudaMemcpyDeviceToHost));
     int right = 0;
     for (int r = 0; r < rounds; r++) right += got[r] == (float)(r + 1) * n;
     printf("%d of %d rounds summed correctly\n", right, rounds);

@@ -23,7 +23,6 @@
     } while (0)
 
 constexpr int kStreams = 4;
-constexpr int kRounds = 8;
 constexpr int kThreads = 1024;
 constexpr unsigned long long kBlock = 256;
 constexpr unsigned long long kSlice = kThreads * kBlock;  // one round of one stream
@@ -86,7 +85,21 @@ private:
     std::vector<DevicePool> pools_;
 };
 
-int main() {
+// arg is the program's argument i as a number from 1 to hi, or def when
+// it is not given; the course's checks run it with other inputs too.
+static int arg(int argc, char** argv, int i, int def, int hi) {
+    if (argc <= i) return def;
+    int v = atoi(argv[i]);
+    if (v < 1 || v > hi) {
+        fprintf(stderr, "argument %d is %s: give a number from 1 to %d\n", i, argv[i], hi);
+        exit(2);
+    }
+    return v;
+}
+
+// Usage: stream_pools [ROUNDS] (8 by default).
+int main(int argc, char** argv) {
+    const int rounds = arg(argc, argv, 1, 8, 1000);
     if (cudaSetDevice(0) != cudaSuccess) {
         printf("no CUDA device\n");
         return 1;
@@ -101,7 +114,7 @@ int main() {
     cudaStream_t streams[kStreams];
     for (auto& s : streams) CHECK(cudaStreamCreate(&s));
 
-    for (int r = 0; r < kRounds; r++) {
+    for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < kStreams; i++) {
             pools.reset(i, streams[i]);
             work<<<kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), where + i * kThreads, failed);
@@ -121,7 +134,7 @@ int main() {
         if (blocks[k] < blocks[k - 1] + kBlock) overlaps++;
     }
     printf("rounds: %d on %d streams, allocations: %d, failed: %u, overlapping blocks: %d\n",
-           kRounds, kStreams, kRounds * kStreams * kThreads, nfailed, overlaps);
+           rounds, kStreams, rounds * kStreams * kThreads, nfailed, overlaps);
 
     for (auto& s : streams) CHECK(cudaStreamDestroy(s));
     CHECK(cudaFree(failed));

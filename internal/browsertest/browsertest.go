@@ -35,6 +35,9 @@ func Path() string {
 type Options struct {
 	Width, Height int           // the window; 1280x900 when zero
 	Timeout       time.Duration // the whole test's browser time; 60s when zero
+	// Flags are more Chromium switches, such as host-resolver-rules for a
+	// name that points at the test's server.
+	Flags map[string]any
 }
 
 // New starts a headless Chromium with an empty profile and returns a
@@ -68,6 +71,9 @@ func New(t testing.TB, o Options) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-sync", true),
 	)
+	for name, v := range o.Flags {
+		opts = append(opts, chromedp.Flag(name, v))
+	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	t.Cleanup(func() {

@@ -173,6 +173,8 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 	spec := job.Spec
 	out := ios.Out
 	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
+	// Hidden checks and hidden runs wait for grade.
+	job.Spec = spec.Public()
 	res, err := checkJob(ctx, m.toolkit(), job, verbose, out)
 	if err != nil {
 		return false, err
@@ -201,6 +203,9 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 		if r.Check != nil && r.Check.Hint != "" {
 			hints = append(hints, r.Check.Hint)
 		}
+	}
+	if n := spec.Hidden(); n > 0 {
+		fmt.Fprintf(out, "\n%s also %s when the exercise is graded.\n", ui.Count(n, "hidden check"), map[bool]string{true: "runs", false: "run"}[n == 1])
 	}
 	if !checker.Passed(res) {
 		if spec.Partial() {

@@ -99,7 +99,7 @@ func TestExitCodes(t *testing.T) {
 		err  string
 	}{
 		{[]string{"nope"}, 2, `unknown command "nope" for "lessons"`},
-		{[]string{"lisst"}, 2, "did you mean list?"},
+		{[]string{"lisst"}, 2, "did you mean list"},
 		{[]string{"list", "--nope"}, 2, "unknown flag: --nope"},
 		{[]string{"run", "--cell", "x", "70"}, 2, `invalid argument "x" for "--cell"`},
 		{[]string{"grade", "export", "--csv"}, 2, "flag needs an argument: --csv"},

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
@@ -32,6 +33,8 @@ type gradeOptions struct {
 	out       string
 	csv, json string
 	trace     string
+	hidden    string // grade feedback --hidden
+	slurm     slurmFlags
 }
 
 func newGrade(ios *IOStreams, g *globals, runF func(*gradeOptions, string, []string) error) *cobra.Command {
@@ -111,7 +114,9 @@ children), so that a runaway program cannot slow the rest of the class.`,
 		RunE:    func(cmd *cobra.Command, args []string) error { return gradeFeedback(o) },
 	}
 	feedback.Flags().StringVar(&o.out, "out", "feedback", "the `FOLDER` for STUDENT.md and STUDENT.html")
+	feedback.Flags().StringVar(&o.hidden, "hidden", "summary", "what students see of hidden checks: show (each), summary (how many passed) or none")
 	cmd.AddCommand(export, feedback)
+	addSlurm(cmd, o)
 	return cmd
 }
 
@@ -126,43 +131,17 @@ func openBook(path string, mustExist bool) (*gradebook.Book, error) {
 }
 
 func gradeRun(o *gradeOptions, dir string, only []string) error {
+	if o.slurm.on || o.slurm.given() != "" {
+		return gradeSlurm(o, dir, only)
+	}
 	if err := checkQueues(o.queues); err != nil {
 		return err
 	}
-	c, err := o.g.course()
+	cl, err := loadClass(o, dir, only)
 	if err != nil {
 		return err
 	}
-	subs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	if st, err := os.Stat(subs); err != nil || !st.IsDir() {
-		return usagef("%s is not a folder of submissions", dir)
-	}
-	students, err := grade.Students(subs)
-	if err != nil {
-		return err
-	}
-	bookPath, _ := filepath.Abs(o.book)
-	if strings.HasPrefix(bookPath, subs+string(filepath.Separator)) {
-		return usagef("the gradebook %s is inside the submissions: students could reach it; put it elsewhere with --gradebook", o.book)
-	}
-	exercises := c.Exercises
-	if len(only) > 0 {
-		exercises = nil
-		for _, id := range only {
-			x, err := c.Exercise(id)
-			if err != nil {
-				return err
-			}
-			exercises = append(exercises, x)
-		}
-	}
-	tasks, bookXs, err := grade.Tasks(c, subs, students, exercises)
-	if err != nil {
-		return err
-	}
+	students, exercises, tasks, bookXs, bookPath := cl.students, cl.exercises, cl.tasks, cl.bookXs, cl.bookPath
 	ctx, stop := interrupted()
 	defer stop()
 	m, err := checkMachine(ctx, "grade")
@@ -272,6 +251,57 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		return fmt.Errorf("%d could not be graded (see the table); run again to retry them", sum.Errors)
 	}
 	return nil
+}
+
+// class is a grade's class: its students, its exercises, and a task
+// for each pair, every file read and every spec checked.
+type class struct {
+	course    *course.Course
+	subs      string // the submissions, absolute
+	students  []string
+	exercises []*course.Exercise
+	tasks     []*grade.Task
+	bookXs    []gradebook.Exercise
+	bookPath  string
+}
+
+// loadClass reads the class of a grade (locally, or on a cluster).
+func loadClass(o *gradeOptions, dir string, only []string) (*class, error) {
+	c, err := o.g.course()
+	if err != nil {
+		return nil, err
+	}
+	subs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(subs); err != nil || !st.IsDir() {
+		return nil, usagef("%s is not a folder of submissions", dir)
+	}
+	students, err := grade.Students(subs)
+	if err != nil {
+		return nil, err
+	}
+	bookPath, _ := filepath.Abs(o.book)
+	if strings.HasPrefix(bookPath, subs+string(filepath.Separator)) {
+		return nil, usagef("the gradebook %s is inside the submissions: students could reach it; put it elsewhere with --gradebook", o.book)
+	}
+	exercises := c.Exercises
+	if len(only) > 0 {
+		exercises = nil
+		for _, id := range only {
+			x, err := c.Exercise(id)
+			if err != nil {
+				return nil, err
+			}
+			exercises = append(exercises, x)
+		}
+	}
+	tasks, bookXs, err := grade.Tasks(c, subs, students, exercises)
+	if err != nil {
+		return nil, err
+	}
+	return &class{course: c, subs: subs, students: students, exercises: exercises, tasks: tasks, bookXs: bookXs, bookPath: bookPath}, nil
 }
 
 // gpuDevices names the GPUs for CUDA_VISIBLE_DEVICES: those already
@@ -404,10 +434,14 @@ func gradeExport(o *gradeOptions) error {
 }
 
 func gradeFeedback(o *gradeOptions) error {
+	if !slices.Contains(gradebook.HiddenModes, o.hidden) {
+		return usagef("--hidden is show, summary or none, not %q", o.hidden)
+	}
 	s, err := openSheet(o.book)
 	if err != nil {
 		return err
 	}
+	s.Hidden = o.hidden
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}

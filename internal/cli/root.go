@@ -134,6 +134,8 @@ class with lessons grade.`,
   lessons check                     am I done? checks the first exercise not yet passed
   lessons watch                     re-check on every save, move on when it passes
   lessons verify                    (authors) every solution passes, every exercise fails, every cell runs
+  lessons generate                  (authors) the students' files from the solutions' regions
+  lessons lint                      (authors) the course, lessons, specs and markers, without nvcc or a GPU
   lessons grade submissions/        (instructors) grade a class into gradebook.db; then grade export, grade feedback
   lessons doctor                    what this machine has: GPU, driver, nvcc, grading sandbox, cache`,
 		SilenceUsage:               true,
@@ -148,6 +150,8 @@ class with lessons grade.`,
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io), newDoctor(io, g), newCache(io), newImport(io, nil))
+	// Authoring: one source for exercises, and what can be checked without a GPU.
+	root.AddCommand(newGenerate(io, g), newLint(io, g))
 	return root
 }
 

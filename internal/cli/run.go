@@ -327,6 +327,7 @@ func NVCCMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
 		return 2
 	}
+	logBuild(res.Hit)
 	if res.Hit || res.Run.OK() {
 		return 0
 	}
@@ -334,6 +335,26 @@ func NVCCMain(args []string) int {
 		return res.Run.ExitCode
 	}
 	return 1
+}
+
+// logBuild appends "hit" or "miss" to $LESSONS_BUILD_LOG when it is set:
+// the page tells by it that a cell's builds came from the cache, which the
+// cache's counters cannot say while other cells build beside it.
+func logBuild(hit bool) {
+	file := os.Getenv("LESSONS_BUILD_LOG")
+	if file == "" {
+		return
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	word := "miss\n"
+	if hit {
+		word = "hit\n"
+	}
+	f.WriteString(word)
 }
 
 // sameGroup runs nvcc in the wrapper's own process group, which the cell's

@@ -24,6 +24,7 @@ import (
 func newServe(ios *IOStreams, g *globals) *cobra.Command {
 	var addr string
 	var poll bool
+	var timeout time.Duration
 	debounce := 200 * time.Millisecond
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -32,20 +33,30 @@ func newServe(ios *IOStreams, g *globals) *cobra.Command {
 as they are now. Every open page reloads by itself when a lesson or the
 course.toml is saved; a lesson that does not parse shows its
 errors, with file and line, until it is fixed. It listens on this machine
-only unless --addr says otherwise.`,
+only unless --addr says otherwise.
+
+Each page is also the lesson's notebook: Run under every cell (the same
+runner, workspace, compile cache and limits as lessons run), Run all, Stop,
+Restart, file cells edited in the page (the workspace's copy, never the
+lesson), and the lesson's exercises with Check; saving an exercise's file
+in any editor checks it again and shows the verdict in every open page.
+Whatever runs or changes something needs the token in the page; on an
+address other machines can reach, the pages need it too: open the URL
+printed, with its ?token=.`,
 		Example: "  lessons serve\n  lessons serve --addr 127.0.0.1:8080\n  lessons serve --addr :3000       # other machines too",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return serveRun(ios, g, addr, poll, debounce)
+			return serveRun(ios, g, addr, poll, debounce, timeout)
 		},
 	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "time limit of each cell run from a page")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:3000", "the `HOST:PORT` to listen on")
 	cmd.Flags().BoolVar(&poll, "poll", false, "poll the files instead of using file system events")
 	cmd.Flags().DurationVar(&debounce, "debounce", debounce, "how long a burst of saves lasts")
 	return cmd
 }
 
-func serveRun(ios *IOStreams, g *globals, addr string, poll bool, debounce time.Duration) error {
+func serveRun(ios *IOStreams, g *globals, addr string, poll bool, debounce, timeout time.Duration) error {
 	c, err := g.course()
 	if err != nil {
 		return err
@@ -66,12 +77,25 @@ func serveRun(ios *IOStreams, g *globals, addr string, poll bool, debounce time.
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w; choose another with --addr HOST:PORT", addr, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	url, err := guardServer(srv, addr, ln)
+	if err != nil {
+		return err
+	}
+	if note := attachNotebook(ctx, srv, root, timeout); note != "" {
+		fmt.Fprintf(ios.ErrOut, "lessons: %s\n", note)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	fmt.Fprintf(ios.Out, "Serving %s at http://%s/ (pages reload on every save; Ctrl-C stops)\n", c.Title, ln.Addr())
+	go func() {
+		err := srv.WatchExercises(ctx, poll, debounce, func(f string, a ...any) { fmt.Fprintf(ios.Out, f+"\n", a...) })
+		if err != nil {
+			fmt.Fprintf(ios.ErrOut, "lessons: exercises are not re-checked on save: %v\n", err)
+		}
+	}()
+	fmt.Fprintf(ios.Out, "Serving %s at %s (pages reload on every save; Ctrl-C stops)\n", c.Title, url)
 
 	// Watch what the site is made of. A course.toml saved can name other
 	// files: the watch starts again on the new list before the rebuild, so

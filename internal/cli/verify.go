@@ -24,7 +24,10 @@ type VerifyOptions struct {
 	IO          *IOStreams
 	g           *globals
 	CompileOnly bool
-	Jobs        int
+	// Mutants tests the specs instead: every mutant of every solution
+	// must fail a check (mutants.go).
+	Mutants bool
+	Jobs    int
 	// PerGPU and Queues are 0 when no flag gives them: chosen from what
 	// the course runs.
 	PerGPU, Queues int
@@ -48,11 +51,14 @@ they print about streams is what a student sees. The first line says what
 was chosen; --per-gpu and --gpu-queues set it. --compile-only does the build
 half, which needs nvcc but no GPU (CI runs it). Prints a table and exits 1 on
 any surprise.`,
-		Example: "  lessons verify\n  lessons verify --compile-only\n  lessons verify --per-gpu 1      # one run at a time",
+		Example: "  lessons verify\n  lessons verify --compile-only\n  lessons verify --per-gpu 1      # one run at a time\n  lessons verify --mutants        # every mutant of every solution must fail a check",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("per-gpu") && (opts.PerGPU < 1 || opts.PerGPU > 64) {
 				return usagef("--per-gpu is 1 to 64, not %d", opts.PerGPU)
+			}
+			if opts.Mutants && opts.CompileOnly {
+				return usagef("--mutants runs every mutant on the GPU; it does not go with --compile-only")
 			}
 			if err := checkQueues(opts.Queues); err != nil {
 				return err
@@ -64,6 +70,7 @@ any surprise.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.CompileOnly, "compile-only", false, "only build every lesson cell, exercise and solution")
+	cmd.Flags().BoolVar(&opts.Mutants, "mutants", false, "test the specs: every mutant of every solution's regions must fail a check; lists the survivors")
 	cmd.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
 	cmd.Flags().IntVar(&opts.PerGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 16; a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&opts.Queues, "gpu-queues", 0, gpuQueuesHelp)
@@ -98,6 +105,9 @@ func verifyRun(opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkGenerated(c); err != nil {
+		return err
+	}
 	ctx, stop := interrupted()
 	defer stop()
 	root := filepath.Join(c.Root, ".lessons", "verify")
@@ -107,6 +117,9 @@ func verifyRun(opts *VerifyOptions) error {
 	}
 	if m.gpuErr != nil && !opts.CompileOnly {
 		return toolMissing(fmt.Errorf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.gpuErr))
+	}
+	if opts.Mutants {
+		return verifyMutants(ctx, opts, c, m)
 	}
 	start := time.Now()
 	if !opts.CompileOnly {
@@ -274,7 +287,7 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool, ch
 			if !compileOnly {
 				pass := side.pass
 				it.run = func(ctx context.Context, device string) error {
-					v, err := exercise.Run(ctx, tk, exercise.Plain{}, job, prog, device, 0)
+					v, err := exercise.RunAll(ctx, tk, exercise.Plain{}, job, prog, device, 0)
 					if err != nil {
 						return err
 					}

@@ -20,6 +20,8 @@ type Course struct {
 	Title     string
 	Lessons   []*Entry
 	Exercises []*Exercise
+	// Slurm are the defaults of lessons grade --slurm.
+	Slurm SlurmDefaults
 }
 
 // Entry is a lesson of the course, before its document is parsed.
@@ -86,7 +88,7 @@ func Load(root string) (*Course, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Course{Root: root, Title: m.Title}
+	c := &Course{Root: root, Title: m.Title, Slurm: m.Grade.Slurm}
 	var errs lesson.Errors
 	bad := func(table string, i int, key, fix, format string, args ...any) {
 		errs = append(errs, &lesson.Error{File: mpath, Line: LineOf(data, table, i, key), Msg: fmt.Sprintf(format, args...), Fix: fix})

@@ -12,6 +12,27 @@ type Manifest struct {
 	Title     string             `toml:"title"`
 	Lessons   []ManifestLesson   `toml:"lesson"`
 	Exercises []ManifestExercise `toml:"exercise"`
+	Grade     ManifestGrade      `toml:"grade"`
+}
+
+// ManifestGrade is the [grade] table: defaults of lessons grade.
+type ManifestGrade struct {
+	Slurm SlurmDefaults `toml:"slurm"`
+}
+
+// SlurmDefaults is [grade.slurm]: where lessons grade --slurm sends its
+// tasks on this course's cluster. Flags override each.
+type SlurmDefaults struct {
+	Partition      string   `toml:"partition"`       // of the run tasks (GPU nodes)
+	BuildPartition string   `toml:"build_partition"` // of the build tasks (CPU nodes)
+	Account        string   `toml:"account"`
+	QOS            string   `toml:"qos"`
+	Time           string   `toml:"time"` // per task
+	ItemsPerTask   int      `toml:"items_per_task"`
+	BuildsPerTask  int      `toml:"builds_per_task"`
+	Throttle       int      `toml:"throttle"`
+	Gres           string   `toml:"gres"`
+	SbatchArgs     []string `toml:"sbatch_args"`
 }
 
 // ManifestLesson is one [[lesson]] table.
@@ -36,7 +57,7 @@ type ManifestExercise struct {
 // name the file and line.
 func ParseManifest(file string, data []byte) (*Manifest, error) {
 	var m Manifest
-	if err := DecodeTOML(file, data, &m, "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint"); err != nil {
+	if err := DecodeTOML(file, data, &m, "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint, and [grade.slurm] partition/build_partition/account/qos/time/items_per_task/builds_per_task/throttle/gres/sbatch_args"); err != nil {
 		return nil, err
 	}
 	return &m, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/diag"
+	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/course"
 )
 
@@ -18,6 +19,11 @@ func LoadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
 		return nil, fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, x.Spec())
 	}
 	if err != nil {
+		return nil, err
+	}
+	// The secret spec beside the solution (hidden runs and checks) is
+	// there for grade and verify; check and watch judge spec.Public().
+	if err := author.AddSecret(c, x, spec); err != nil {
 		return nil, err
 	}
 	dir := filepath.Dir(c.Path(x.Student))

@@ -187,6 +187,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if p.done != nil {
 		defer p.done()
 	}
+	// The spec's environment (its run's, for a hidden run) reaches the
+	// program and its sanitizer runs alike.
+	p.env = append(p.env[:len(p.env):len(p.env)], j.Spec.Environ()...)
 	if p.lib != "" {
 		if err := copyFile(lib, p.lib, 0o644); err != nil {
 			return nil, fmt.Errorf("run %s: %w", j.ID, err)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/gradebook"
@@ -151,7 +152,9 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 			return nil, nil, &exercise.ToolError{Err: err}
 		}
 		raw, _ := os.ReadFile(c.Path(x.Spec()))
-		specHash := Hash(raw, kernels.AllocStats)
+		// The secret spec judges too: a change to it grades again.
+		secret, _ := os.ReadFile(c.Path(author.SecretFile(x)))
+		specHash := Hash(raw, kernels.AllocStats, secret)
 		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
 		for _, s := range students {
 			t := &Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
@@ -456,6 +459,7 @@ func judged(t *Task, res []checker.Result, output string) *gradebook.Attempt {
 		c := gradebook.Check{Name: r.Name, Passed: r.Pass}
 		if r.Check != nil {
 			c.Points = r.Check.Points
+			c.Hidden = r.Check.Hidden || r.Check.Run != ""
 		}
 		if r.Skipped {
 			c.Got = r.Got // why it could not be made here

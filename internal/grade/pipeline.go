@@ -46,7 +46,7 @@ func (p Pipeline) Build(ctx context.Context, t *Task, slot int) *Built {
 
 // Run runs a task's program on device and judges it.
 func (p Pipeline) Run(ctx context.Context, t *Task, b *Built, device string, slot int) (*Ran, error) {
-	v, err := exercise.Run(ctx, p.Toolkit, p.Runner, p.Job(t), b.Prog, device, slot)
+	v, err := exercise.RunAll(ctx, p.Toolkit, p.Runner, p.Job(t), b.Prog, device, slot)
 	if err != nil {
 		return nil, err
 	}

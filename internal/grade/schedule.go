@@ -139,9 +139,21 @@ func (g *GPU) Use(alone bool, run func()) {
 // starts about 10 processes a second on an H100 with 8 or 16 at once (and
 // fewer with fewer), so 16, that a run waiting for its time limit (a
 // student's endless loop) leaves the others most of the slots; but no
-// more than the cores, since each start is host work. A timed item still
-// has its GPU to itself.
-func autoPerDevice() int { return min(16, max(2, runtime.NumCPU())) }
+// more than the cores, since each start is host work, and on a machine of
+// fewer than minSharedCores one at a time: there a run beside another (or
+// beside a student's loop) would have no core of its own, and the builds
+// none left. A timed item still has its GPU to itself.
+func autoPerDevice() int { return perDeviceFor(runtime.NumCPU()) }
+
+// minSharedCores is the fewest cores on which runs share a GPU by default.
+const minSharedCores = 4
+
+func perDeviceFor(cores int) int {
+	if cores < minSharedCores {
+		return 1
+	}
+	return min(16, cores)
+}
 
 // autoQueues is the hardware queues (CUDA_DEVICE_MAX_CONNECTIONS) of an
 // untimed item's program when no flag says: with 2, CUDA starts about 10
@@ -169,10 +181,13 @@ func Choose(perDevice, queues, untimed, timed int, kept string) Choice {
 	var why []string
 	if perDevice <= 0 {
 		c.PerDevice = 1
-		if items > timed {
-			c.PerDevice = autoPerDevice()
-			why = append(why, fmt.Sprintf("%d at a time (untimed runs share a GPU; CUDA starts overlap)", c.PerDevice))
-		} else {
+		switch n := autoPerDevice(); {
+		case items > timed && n > 1:
+			c.PerDevice = n
+			why = append(why, fmt.Sprintf("%d at a time (untimed runs share a GPU; CUDA starts overlap)", n))
+		case items > timed:
+			why = append(why, fmt.Sprintf("1 at a time (%d cores: a run beside another would have no core of its own)", runtime.NumCPU()))
+		default:
 			why = append(why, "1 at a time (every run is timed)")
 		}
 	}

@@ -18,8 +18,8 @@ func TestChoose(t *testing.T) {
 		wantPer, wantQueues, wantTimedQ   int
 		why                               []string
 	}{
-		{"nothing timed", 0, 0, 10, 0, "", auto, 2, 0, []string{"at a time (untimed runs share a GPU", "2 hardware queues (CUDA starts faster)"}},
-		{"some timed", 0, 0, 10, 3, "the timed", auto, 2, 0, []string{"timed exercises alone on their GPU", "CUDA's 8 for the timed"}},
+		{"nothing timed", 0, 0, 10, 0, "", auto, 2, 0, []string{" at a time (", "2 hardware queues (CUDA starts faster)"}},
+		{"some timed", 0, 0, 10, 3, "the timed", auto, 2, 0, []string{"CUDA's 8 for the timed"}},
 		{"all timed", 0, 0, 0, 4, "the timed", 1, 0, 0, []string{"1 at a time (every run is timed)"}},
 		{"flags", 3, 4, 10, 1, "the timed", 3, 4, 4, []string{"timed exercises alone"}},
 		{"flags, nothing timed", 1, 8, 10, 0, "", 1, 8, 8, nil},
@@ -35,6 +35,15 @@ func TestChoose(t *testing.T) {
 		}
 		if c.why == nil && got.Why != "" {
 			t.Errorf("%s: nothing chosen, yet %q", c.name, got.Why)
+		}
+	}
+}
+
+// Runs share a GPU on machines of 4 cores or more, up to 16.
+func TestPerDeviceFor(t *testing.T) {
+	for cores, want := range map[int]int{1: 1, 2: 1, 3: 1, 4: 4, 16: 16, 128: 16} {
+		if got := perDeviceFor(cores); got != want {
+			t.Errorf("%d cores: %d at a time, want %d", cores, got, want)
 		}
 	}
 }

@@ -24,7 +24,14 @@ type Sheet struct {
 	Students  []string
 	Grades    map[string]map[string]*Attempt
 	Max       int // the most points a student can have
+	// Hidden is what a student's feedback says of hidden checks: "show"
+	// (each, like the others), "summary" (how many passed, "" is this)
+	// or "none" (nothing).
+	Hidden string
 }
+
+// HiddenModes are the values of Sheet.Hidden.
+var HiddenModes = []string{"show", "summary", "none"}
 
 // Sheet reads the whole gradebook.
 func (b *Book) Sheet() (*Sheet, error) {
@@ -96,6 +103,7 @@ type jsonCheck struct {
 	Got      string `json:"got,omitempty"`
 	Hint     string `json:"hint,omitempty"`
 	Points   int    `json:"points,omitempty"`
+	Hidden   bool   `json:"hidden,omitempty"`
 }
 
 type jsonGrade struct {
@@ -172,7 +180,15 @@ func (s *Sheet) Feedback(student string) string {
 		}
 		fmt.Fprintf(&b, "%s: %d of %d points.\n\n", strings.ToUpper(a.Status[:1])+a.Status[1:], a.Points, a.MaxPoints)
 		var hints []string
+		hidden, hiddenPassed := 0, 0
 		for _, c := range a.Checks {
+			if c.Hidden && s.Hidden != "show" {
+				hidden++
+				if c.Passed {
+					hiddenPassed++
+				}
+				continue
+			}
 			pts := ""
 			switch {
 			case c.Points > 0 && c.Passed:
@@ -192,6 +208,9 @@ func (s *Sheet) Feedback(student string) string {
 			if c.Hint != "" {
 				hints = append(hints, c.Hint)
 			}
+		}
+		if hidden > 0 && s.Hidden != "none" {
+			fmt.Fprintf(&b, "- %d of %d hidden %s passed (they run when graded, not in lessons check)\n", hiddenPassed, hidden, map[bool]string{true: "check", false: "checks"}[hidden == 1])
 		}
 		for _, h := range hints {
 			fmt.Fprintf(&b, "\n> Hint: %s\n", mdText(h))

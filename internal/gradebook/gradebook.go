@@ -50,6 +50,9 @@ type Check struct {
 	Got      string
 	Hint     string
 	Points   int // what the check earns when it passes (partial credit); 0 when it earns none of its own
+	// Hidden checks are graded but not run by lessons check; what a
+	// student's feedback says of them is the instructor's choice.
+	Hidden bool
 }
 
 // Exercise is an exercise as the gradebook knows it.
@@ -104,22 +107,25 @@ CREATE TABLE IF NOT EXISTS checks (
 	got      TEXT NOT NULL,
 	hint     TEXT NOT NULL,
 	points   INTEGER NOT NULL DEFAULT 0,
+	hidden   INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (attempt, position)
 );
 -- A student's grade for an exercise is their latest attempt.
 CREATE VIEW IF NOT EXISTS grades AS
 	SELECT a.* FROM attempts a
 	WHERE a.id = (SELECT max(b.id) FROM attempts b WHERE b.student = a.student AND b.exercise = a.exercise);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '2');
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '3');
 `
 
 // migrations bring a gradebook of an older schema (the key) to the next.
 var migrations = map[string]string{
 	// 2: each check's points, for partial credit.
 	"1": `ALTER TABLE checks ADD COLUMN points INTEGER NOT NULL DEFAULT 0; UPDATE meta SET value = '2' WHERE key = 'schema';`,
+	// 3: hidden checks.
+	"2": `ALTER TABLE checks ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0; UPDATE meta SET value = '3' WHERE key = 'schema';`,
 }
 
-const schemaVersion = "2"
+const schemaVersion = "3"
 
 // Open opens the gradebook at path, creating it when it is not there.
 func Open(path string) (*Book, error) {
@@ -237,8 +243,8 @@ func (b *Book) Record(a *Attempt) error {
 		return err
 	}
 	for i, c := range a.Checks {
-		if _, err := tx.Exec(`INSERT INTO checks (attempt, position, name, passed, expected, got, hint, points) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			a.ID, i, c.Name, c.Passed, c.Expected, c.Got, c.Hint, c.Points); err != nil {
+		if _, err := tx.Exec(`INSERT INTO checks (attempt, position, name, passed, expected, got, hint, points, hidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, i, c.Name, c.Passed, c.Expected, c.Got, c.Hint, c.Points, c.Hidden); err != nil {
 			return err
 		}
 	}
@@ -306,7 +312,7 @@ func (b *Book) Grades() (map[string]map[string]*Attempt, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	crows, err := b.db.Query(`SELECT c.attempt, c.name, c.passed, c.expected, c.got, c.hint, c.points FROM checks c JOIN grades g ON g.id = c.attempt ORDER BY c.attempt, c.position`)
+	crows, err := b.db.Query(`SELECT c.attempt, c.name, c.passed, c.expected, c.got, c.hint, c.points, c.hidden FROM checks c JOIN grades g ON g.id = c.attempt ORDER BY c.attempt, c.position`)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +320,7 @@ func (b *Book) Grades() (map[string]map[string]*Attempt, error) {
 	for crows.Next() {
 		var id int64
 		var c Check
-		if err := crows.Scan(&id, &c.Name, &c.Passed, &c.Expected, &c.Got, &c.Hint, &c.Points); err != nil {
+		if err := crows.Scan(&id, &c.Name, &c.Passed, &c.Expected, &c.Got, &c.Hint, &c.Points, &c.Hidden); err != nil {
 			return nil, err
 		}
 		if a := byID[id]; a != nil {

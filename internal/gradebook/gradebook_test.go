@@ -324,7 +324,56 @@ func TestNewerSchema(t *testing.T) {
 	}
 	b.db.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema'`)
 	b.Close()
-	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), `schema "99", this lessons reads schema 2: a newer lessons wrote it`) {
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), `schema "99", this lessons reads schema 3: a newer lessons wrote it`) {
 		t.Errorf("a gradebook of a newer schema: %v", err)
+	}
+}
+
+// TestHiddenChecks: the gradebook keeps hidden checks; a student's
+// feedback shows them, sums them up or leaves them out as asked, and the
+// instructor's export always has them.
+func TestHiddenChecks(t *testing.T) {
+	b := open(t)
+	a := attempt("ann", "block-pool", Failed)
+	a.Checks = []Check{
+		{Name: "prints done", Passed: true},
+		{Name: "[big] prints \"40 iterations\"", Expected: "the output to contain \"40 iterations\"", Got: "it does not", Hidden: true},
+		{Name: "[big] exits with status 0", Passed: true, Hidden: true},
+	}
+	if err := b.Record(a); err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.Sheet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Grades["ann"]["block-pool"].Checks; len(c) != 3 || !c[1].Hidden || c[0].Hidden {
+		t.Fatalf("checks read back: %+v", c)
+	}
+	for _, tc := range []struct {
+		mode      string
+		want, not []string
+	}{
+		{"show", []string{"40 iterations", "✓ prints done"}, []string{"hidden checks passed"}},
+		{"summary", []string{"1 of 2 hidden checks passed", "✓ prints done"}, []string{"40 iterations", "[big]"}},
+		{"", []string{"1 of 2 hidden checks passed"}, []string{"40 iterations"}},
+		{"none", []string{"✓ prints done"}, []string{"40 iterations", "hidden"}},
+	} {
+		s.Hidden = tc.mode
+		fb := s.Feedback("ann")
+		for _, w := range tc.want {
+			if !strings.Contains(fb, w) {
+				t.Errorf("--hidden %q: feedback lacks %q:\n%s", tc.mode, w, fb)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(fb, w) || strings.Contains(fb, mdText(w)) {
+				t.Errorf("--hidden %q: feedback has %q:\n%s", tc.mode, w, fb)
+			}
+		}
+	}
+	var js bytes.Buffer
+	if err := s.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"hidden": true`) {
+		t.Errorf("the export has no hidden checks: %v\n%s", err, js.String())
 	}
 }

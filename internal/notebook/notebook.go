@@ -51,6 +51,10 @@ type Options struct {
 	// compiled one cell at a time.
 	Parallel int
 	Color    bool
+	// Plain leaves out the cell's label line, its status line and the
+	// "stopped at" advice: a caller that shows them itself (the page)
+	// gets the programs' output alone.
+	Plain bool
 }
 
 // Outcome is how one cell went.
@@ -104,7 +108,7 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 			continue
 		}
 		outcomes = append(outcomes, o)
-		if !o.OK && !o.Skipped && !opt.KeepGoing {
+		if !o.OK && !o.Skipped && !opt.KeepGoing && !opt.Plain {
 			fmt.Fprintf(out, "\nstopped at cell [%d] (line %d of %s): %s\n", c.Number, c.Line, l.Path, o.Reason)
 			fmt.Fprintf(out, "run the rest with --keep-going, or this cell alone with --cell %d\n", c.Number)
 			break
@@ -201,7 +205,7 @@ func fileText(files map[string]string, c *lesson.Cell) string {
 func runCell(ctx context.Context, c *lesson.Cell, text string, env Env, opt Options, out io.Writer, quiet bool) Outcome {
 	o := Outcome{Cell: c}
 	start := time.Now()
-	if !quiet {
+	if !quiet && !opt.Plain {
 		label := c.Label
 		if c.Kind == lesson.Command && !strings.HasPrefix(label, "!") && !strings.HasPrefix(label, "%%") {
 			label = "!" + strings.TrimPrefix(label, "$ ")
@@ -241,7 +245,7 @@ func runCell(ctx context.Context, c *lesson.Cell, text string, env Env, opt Opti
 		o = command(ctx, c, env, opt, c.Text, w, &tail)
 	}
 	o.Duration = time.Since(start)
-	if !quiet {
+	if !quiet && !opt.Plain {
 		mark := opt.style("32", "✓")
 		switch {
 		case o.Skipped:

@@ -1,9 +1,14 @@
 package notebook
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/runner"
 )
 
 func TestFirstCompileErrorOnRecordedNVCC(t *testing.T) {
@@ -68,4 +73,21 @@ func FuzzCompileSteps(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Plain gives the programs' output alone: no label, no status line, no
+// advice, for a caller that shows those itself.
+func TestPlainIsTheOutputAlone(t *testing.T) {
+	l, err := lesson.Parse("p.md", []byte("# P\n\n```sh run\necho one\n```\n\n```sh run\necho two; exit 3\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	outcomes, err := Run(context.Background(), l, Env{Runner: runner.Exec{}}, Options{Workspace: t.TempDir(), Cell: 2, Plain: true}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "two\n" || len(outcomes) != 1 || outcomes[0].OK || outcomes[0].Reason != "exit status 3" {
+		t.Errorf("output %q, outcomes %+v", out.String(), outcomes)
+	}
 }

@@ -131,7 +131,7 @@ func writeCell(w io.Writer, c *lesson.Cell, id string) error {
 		}
 		fmt.Fprintf(w, "<p class=\"diagram-note\">This diagram cannot be drawn (%s); its source:</p>\n", html.EscapeString(err.Error()))
 	}
-	fmt.Fprintf(w, "<div class=\"cell cell-%s\">", c.Kind)
+	fmt.Fprintf(w, "<div class=\"cell cell-%s\"%s>", c.Kind, cellData(c))
 	if c.Number > 0 {
 		fmt.Fprintf(w, "<div class=\"cell-label\"><span class=\"n\">[%d]</span> %s</div>", c.Number, html.EscapeString(c.Label))
 	} else if c.Lang != "" && c.Kind != lesson.Diagram {
@@ -147,6 +147,19 @@ func writeCell(w io.Writer, c *lesson.Cell, id string) error {
 	}
 	_, err = io.WriteString(w, "</code></pre></div>\n")
 	return err
+}
+
+// cellData marks a runnable cell for the served page's notebook, which
+// runs it by its number.
+func cellData(c *lesson.Cell) string {
+	if !c.Runnable() || c.Number == 0 {
+		return ""
+	}
+	d := fmt.Sprintf(" data-cell=\"%d\"", c.Number)
+	if c.Kind == lesson.File {
+		d += fmt.Sprintf(" data-file=\"%s\"", html.EscapeString(c.Name))
+	}
+	return d
 }
 
 // The pages share a layout: a sidebar with every lesson and its sections

@@ -36,7 +36,10 @@ private:
             // TODO 2: the block was freed on another stream, whose work may
             // still be using it: make `stream` wait for the event recorded
             // when it was freed.
+            // BEGIN SOLUTION
             CHECK(cudaStreamWaitEvent(stream, f.freed, 0));
+            // STUB
+            // END SOLUTION
         }
         events_.push_back(f.freed);
         blocks_.push_back(f.p);
@@ -48,7 +51,10 @@ private:
             if (blocks_[i] == p) { e = events_[i]; blocks_.erase(blocks_.begin() + i); events_.erase(events_.begin() + i); break; }
         // TODO 1: the block is free once the work queued on `stream` so far
         // is done: record its event on `stream`.
+        // BEGIN SOLUTION
         CHECK(cudaEventRecord(e, stream));
+        // STUB
+        // END SOLUTION
         free_.push_back(Free{static_cast<char*>(p), stream, e});
     }
 

@@ -1,4 +1,8 @@
 // Day 87 exercise: per-stream device pools carved from one arena.
+// BEGIN SOLUTION
+// STUB
+// // Complete the two TODOs in StreamPools; lessons check says when it is done.
+// END SOLUTION
 //
 // Four streams each run eight rounds of a kernel whose 1024 threads take a
 // 256-byte block from a bump pool on the device. Each stream has a pool of
@@ -22,7 +26,6 @@
     } while (0)
 
 constexpr int kStreams = 4;
-constexpr int kRounds = 8;
 constexpr int kThreads = 1024;
 constexpr unsigned long long kBlock = 256;
 constexpr unsigned long long kSlice = kThreads * kBlock;  // one round of one stream
@@ -58,14 +61,29 @@ public:
         CHECK(cudaMalloc(&offsets_, n * sizeof(unsigned long long)));
         CHECK(cudaMemset(offsets_, 0, n * sizeof(unsigned long long)));
         for (int i = 0; i < n; i++) {
+            // BEGIN SOLUTION
             // Stream i owns bytes [i*slice, (i+1)*slice) of the arena.
             pools_.push_back(DevicePool{arena_ + i * slice, slice, offsets_ + i});
+            // STUB
+            // // TODO 1: give stream i a slice of its own: bytes [i*slice,
+            // // (i+1)*slice) of the arena. As given, every pool starts at the
+            // // arena's first byte, so the streams hand out the same blocks.
+            // pools_.push_back(DevicePool{arena_, slice, offsets_ + i});
+            // END SOLUTION
         }
     }
     // reset empties pool i once the work already queued on s is done, and
     // before what is queued after: in stream order, with no wait on the host.
     void reset(int i, cudaStream_t s) {
+        // BEGIN SOLUTION
         CHECK(cudaMemsetAsync(pools_[i].offset, 0, sizeof(unsigned long long), s));
+        // STUB
+        // // TODO 2: reset the offset in stream s's order (cudaMemsetAsync on
+        // // s). As given, it stops the whole device and the host each time.
+        // (void)s;
+        // CHECK(cudaDeviceSynchronize());
+        // CHECK(cudaMemset(pools_[i].offset, 0, sizeof(unsigned long long)));
+        // END SOLUTION
     }
     DevicePool pool(int i) const { return pools_[i]; }
     void destroy() {
@@ -79,7 +97,21 @@ private:
     std::vector<DevicePool> pools_;
 };
 
-int main() {
+// arg is the program's argument i as a number from 1 to hi, or def when
+// it is not given; the course's checks run it with other inputs too.
+static int arg(int argc, char** argv, int i, int def, int hi) {
+    if (argc <= i) return def;
+    int v = atoi(argv[i]);
+    if (v < 1 || v > hi) {
+        fprintf(stderr, "argument %d is %s: give a number from 1 to %d\n", i, argv[i], hi);
+        exit(2);
+    }
+    return v;
+}
+
+// Usage: stream_pools [ROUNDS] (8 by default).
+int main(int argc, char** argv) {
+    const int rounds = arg(argc, argv, 1, 8, 1000);
     if (cudaSetDevice(0) != cudaSuccess) {
         printf("no CUDA device\n");
         return 1;
@@ -94,7 +126,7 @@ int main() {
     cudaStream_t streams[kStreams];
     for (auto& s : streams) CHECK(cudaStreamCreate(&s));
 
-    for (int r = 0; r < kRounds; r++) {
+    for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < kStreams; i++) {
             pools.reset(i, streams[i]);
             work<<<kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), where + i * kThreads, failed);
@@ -114,7 +146,7 @@ int main() {
         if (blocks[k] < blocks[k - 1] + kBlock) overlaps++;
     }
     printf("rounds: %d on %d streams, allocations: %d, failed: %u, overlapping blocks: %d\n",
-           kRounds, kStreams, kRounds * kStreams * kThreads, nfailed, overlaps);
+           rounds, kStreams, rounds * kStreams * kThreads, nfailed, overlaps);
 
     for (auto& s : streams) CHECK(cudaStreamDestroy(s));
     CHECK(cudaFree(failed));

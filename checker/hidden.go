@@ -1,0 +1,210 @@
+package checker
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cudalessons/lessons/diag"
+)
+
+// HiddenRun is another run of the program, with its own arguments and
+// environment, judged by the checks that name it (run = NAME). Hidden
+// runs happen in grade and verify only: a program that prints what the
+// public run expects cannot pass inputs it never saw.
+type HiddenRun struct {
+	Name string            `toml:"name"`
+	Args []string          `toml:"args"`
+	Env  map[string]string `toml:"env"`
+}
+
+// Equivalent is a mutant the author accepts as no mistake (it behaves
+// as the solution does), with why: lessons verify --mutants does not
+// count it as a survivor.
+type Equivalent struct {
+	Mutant string `toml:"mutant"`
+	Reason string `toml:"reason"`
+}
+
+var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// reservedEnv are the variables the pipeline sets itself.
+func reservedEnv(k string) bool {
+	return k == "LD_PRELOAD" || k == "CUDA_VISIBLE_DEVICES" || strings.HasPrefix(k, "LESSONS_")
+}
+
+func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string, args ...any)) {
+	checkEnv := func(env map[string]string, line int) {
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			switch {
+			case !envKeyRE.MatchString(k):
+				bad(line, "name variables with letters, digits and _", "environment variable %q is not a name", k)
+			case reservedEnv(k):
+				bad(line, "choose another name: lessons sets LD_PRELOAD, CUDA_VISIBLE_DEVICES and LESSONS_* itself", "environment variable %s is the runner's", k)
+			}
+		}
+	}
+	checkEnv(s.Env, diag.LineOf(data, "", 0, "env"))
+	names := map[string]int{}
+	for i, h := range s.HiddenRuns {
+		line := diag.LineOf(data, "hidden_run", i, "")
+		switch {
+		case h.Name == "":
+			bad(line, `add name = "..."; checks name the run with run = "..."`, "hidden run %d has no name", i+1)
+		case names[h.Name] > 0:
+			bad(line, "give each hidden run its own name", "hidden run %q is named twice (first at line %d)", h.Name, names[h.Name])
+		}
+		names[h.Name] = line
+		checkEnv(h.Env, line)
+		used := false
+		for _, c := range s.Checks {
+			used = used || c.Run == h.Name
+		}
+		if h.Name != "" && !used {
+			bad(line, fmt.Sprintf("add checks with run = %q, or remove the run", h.Name), "hidden run %q has no checks", h.Name)
+		}
+	}
+	for i, c := range s.Checks {
+		if c.Run != "" && names[c.Run] == 0 {
+			bad(diag.LineOf(data, "check", i, "run"), "name a [[hidden_run]] of this spec, or remove run", "check %d judges run %q, which is not a hidden run of this spec", i+1, c.Run)
+		}
+	}
+	public := 0
+	for _, c := range s.Checks {
+		if c.Run == "" && !c.Hidden {
+			public++
+		}
+	}
+	if len(s.Checks) > 0 && public == 0 {
+		bad(1, "leave at least one check visible, so that lessons check can say something", "every check is hidden")
+	}
+	seen := map[string]bool{}
+	for i, e := range s.EquivalentMutants {
+		line := diag.LineOf(data, "equivalent_mutants", i, "")
+		switch {
+		case e.Mutant == "":
+			bad(line, `add mutant = "..." as lessons verify --mutants names it`, "equivalent mutant %d names no mutant", i+1)
+		case strings.TrimSpace(e.Reason) == "":
+			bad(line, "say why the mutant behaves as the solution does: reason = \"...\"", "equivalent mutant %s has no reason", e.Mutant)
+		case seen[e.Mutant]:
+			bad(line, "list each mutant once", "equivalent mutant %s is listed twice", e.Mutant)
+		}
+		seen[e.Mutant] = true
+	}
+}
+
+// Hidden counts the checks that check and watch do not run: hidden
+// checks and the checks of hidden runs.
+func (s *Spec) Hidden() int {
+	n := 0
+	for _, c := range s.Checks {
+		if c.Hidden || c.Run != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Public is the spec as check and watch judge it: the public run's
+// checks that are not hidden, and no hidden runs.
+func (s *Spec) Public() *Spec {
+	p := *s
+	p.HiddenRuns, p.run = nil, ""
+	p.Checks = nil
+	for _, c := range s.Checks {
+		if c.Run == "" && !c.Hidden {
+			p.Checks = append(p.Checks, c)
+		}
+	}
+	return &p
+}
+
+// ForRun is the spec of one run: "" the public run (with its hidden
+// checks), else the hidden run of that name, with its arguments and
+// environment, judging the checks that name it. It is nil when the spec
+// has no hidden run of that name.
+func (s *Spec) ForRun(name string) *Spec {
+	p := *s
+	p.run = name
+	if name == "" {
+		return &p
+	}
+	for _, h := range s.HiddenRuns {
+		if h.Name == name {
+			p.Args, p.Env = h.Args, h.Env
+			return &p
+		}
+	}
+	return nil
+}
+
+// Runs are the names of the runs grade and verify make: "" (the public
+// run), then each hidden run's.
+func (s *Spec) Runs() []string {
+	out := []string{""}
+	for _, h := range s.HiddenRuns {
+		out = append(out, h.Name)
+	}
+	return out
+}
+
+// Environ is the run's environment as KEY=VALUE, sorted.
+func (s *Spec) Environ() []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		out = append(out, k+"="+s.Env[k])
+	}
+	return out
+}
+
+// ParseSecret reads an exercise's secret spec: the hidden runs, hidden
+// checks and accepted mutants an instructor keeps beside the solution
+// (solutions/x.toml for solutions/x.cu), where students do not see them.
+// Its checks are hidden; how to build and run the program stays in the
+// exercise's spec.
+func ParseSecret(file string, data []byte) (*Spec, error) {
+	s, err := ParseSpec(file, data)
+	es := diag.AsErrors(err)
+	if err != nil && es == nil {
+		return nil, err
+	}
+	var keep diag.Errors
+	for _, e := range es {
+		if e.Msg != "the spec has no checks" && e.Msg != "every check is hidden" {
+			keep = append(keep, e)
+		}
+	}
+	if s == nil {
+		return nil, keep.Err()
+	}
+	if s.Points != 0 || s.Timeout != "" || len(s.Flags) > 0 || len(s.Args) > 0 || len(s.Files) > 0 || s.Timed || len(s.Env) > 0 {
+		keep = append(keep, &diag.Error{File: file, Line: 1, Msg: "a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables", Fix: "move points, timeout, flags, args, env, files and timed to the exercise's spec"})
+	}
+	for i := range s.Checks {
+		if s.Checks[i].Points != 0 {
+			keep = append(keep, &diag.Error{File: file, Line: s.Checks[i].Line, Msg: "a secret check earns no points of its own", Fix: "give it points in the exercise's spec with hidden = true, or leave points out"})
+		}
+		s.Checks[i].Hidden = true
+	}
+	return s, keep.Err()
+}
+
+// AddSecret adds a secret spec's checks, hidden runs and accepted mutants
+// to the spec.
+func (s *Spec) AddSecret(secret *Spec) error {
+	var errs diag.Errors
+	for _, h := range secret.HiddenRuns {
+		if s.ForRun(h.Name) != nil {
+			errs = append(errs, &diag.Error{File: secret.File, Line: 1, Msg: fmt.Sprintf("hidden run %q is also in %s", h.Name, s.File), Fix: "name it once"})
+		}
+	}
+	if errs != nil {
+		return errs
+	}
+	s.Checks = append(s.Checks, secret.Checks...)
+	s.HiddenRuns = append(s.HiddenRuns, secret.HiddenRuns...)
+	s.EquivalentMutants = append(s.EquivalentMutants, secret.EquivalentMutants...)
+	return nil
+}

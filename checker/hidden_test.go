@@ -1,0 +1,109 @@
+package checker
+
+import (
+	"strings"
+	"testing"
+)
+
+const hiddenSpec = `args = ["12"]
+env = { STREAMS = "4" }
+
+[[check]]
+contains = "12 iterations"
+
+[[check]]
+stat = "malloc_calls"
+equals = 0
+hidden = true
+
+[[hidden_run]]
+name = "big"
+args = ["40"]
+env = { STREAMS = "5" }
+
+[[check]]
+run = "big"
+contains = "40 iterations on 5 streams"
+
+[[equivalent_mutants]]
+mutant = "async-pipeline:sync-twin@27"
+reason = "the pool's threshold makes both the same here"
+`
+
+func TestHiddenRuns(t *testing.T) {
+	s, err := ParseSpec("x.toml", []byte(hiddenSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Hidden() != 2 || len(s.Public().Checks) != 1 || len(s.Public().HiddenRuns) != 0 {
+		t.Fatalf("hidden %d, public %+v", s.Hidden(), s.Public().Checks)
+	}
+	if got := strings.Join(s.Runs(), ","); got != ",big" {
+		t.Errorf("runs = %q", got)
+	}
+	big := s.ForRun("big")
+	if big.Args[0] != "40" || strings.Join(big.Environ(), " ") != "STREAMS=5" || s.ForRun("nope") != nil {
+		t.Fatalf("ForRun: %+v", big)
+	}
+	out := &Run{Output: "40 iterations on 5 streams", Stats: &Stats{}}
+	rs := big.Judge(out)
+	if len(rs) != 1 || !rs[0].Pass || rs[0].Check.Run != "big" {
+		t.Errorf("the hidden run judges %+v", rs)
+	}
+	if rs := s.ForRun("").Judge(out); len(rs) != 2 {
+		t.Errorf("the public run (graded) judges %d checks, want 2", len(rs))
+	}
+	if rs := s.Public().Judge(out); len(rs) != 1 {
+		t.Errorf("lessons check judges %d checks, want 1", len(rs))
+	}
+	if len(s.EquivalentMutants) != 1 {
+		t.Errorf("equivalent mutants: %+v", s.EquivalentMutants)
+	}
+}
+
+func TestHiddenErrors(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"[[check]]\nexit = 0\nrun = \"big\"\n", "x.toml:3: check 1 judges run \"big\", which is not a hidden run of this spec"},
+		{"[[check]]\nexit = 0\n[[hidden_run]]\nname = \"big\"\n", "x.toml:3: hidden run \"big\" has no checks"},
+		{"[[check]]\nexit = 0\n[[hidden_run]]\nargs = [\"1\"]\n", "x.toml:3: hidden run 1 has no name"},
+		{"env = { LD_PRELOAD = \"x\" }\n[[check]]\nexit = 0\n", "x.toml:1: environment variable LD_PRELOAD is the runner's"},
+		{"[[check]]\nexit = 0\nhidden = true\n", "every check is hidden"},
+		{"[[check]]\nexit = 0\n[[equivalent_mutants]]\nmutant = \"m\"\n", "x.toml:3: equivalent mutant m has no reason"},
+	} {
+		_, err := ParseSpec("x.toml", []byte(tc.spec))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}
+
+func TestSecret(t *testing.T) {
+	pub, err := ParseSpec("x.toml", []byte("args = [\"12\"]\n[[check]]\ncontains = \"12 iterations\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := ParseSecret("s.toml", []byte("[[check]]\nstat = \"device_syncs\"\nequals = 0\n[[hidden_run]]\nname = \"big\"\nargs = [\"40\"]\n[[check]]\nrun = \"big\"\ncontains = \"40 iterations\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.AddSecret(secret); err != nil {
+		t.Fatal(err)
+	}
+	if pub.Hidden() != 2 || len(pub.Public().Checks) != 1 || pub.ForRun("big") == nil || pub.Args[0] != "12" {
+		t.Errorf("after the secret: hidden %d, public %d", pub.Hidden(), len(pub.Public().Checks))
+	}
+	if err := pub.AddSecret(secret); err == nil || !strings.Contains(err.Error(), `hidden run "big" is also in x.toml`) {
+		t.Errorf("twice: %v", err)
+	}
+	if _, err := ParseSecret("s.toml", []byte("[[equivalent_mutants]]\nmutant = \"m\"\nreason = \"r\"\n")); err != nil {
+		t.Errorf("a secret of accepted mutants only: %v", err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"timeout = \"5s\"\n[[check]]\nexit = 0\n", "s.toml:1: a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables"},
+		{"[[check]]\nexit = 0\npoints = 3\n", "s.toml:1: a secret check earns no points of its own"},
+	} {
+		if _, err := ParseSecret("s.toml", []byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}

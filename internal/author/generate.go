@@ -1,0 +1,214 @@
+package author
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// SumFile is the record, at the course's root, of what lessons generate
+// last wrote to each student file: a student file whose content is not
+// that is one someone edited by hand.
+const SumFile = "generated.sum"
+
+// State is what generating one exercise's student file did or would do.
+type State int
+
+const (
+	// UpToDate: the student file is what its solution generates.
+	UpToDate State = iota
+	// Written: the file was (or, on a dry run, would be) written.
+	Written
+	// Edited: the file differs from what lessons generate last wrote,
+	// so it was edited by hand and is left alone (without --force).
+	Edited
+	// Unknown: the file exists, differs, and lessons generate never
+	// wrote it; it is left alone (without --force).
+	Unknown
+	// Unmarked: the solution has no markers; the student file is kept
+	// by hand.
+	Unmarked
+)
+
+// File is one student file and what generating it did.
+type File struct {
+	Exercise string
+	Solution string // from the course root
+	Student  string // from the course root
+	State    State
+	// Why says, for Edited and Unknown, what was found.
+	Why string
+}
+
+// Options are how Generate runs.
+type Options struct {
+	// DryRun writes nothing: the states say what a run would do.
+	DryRun bool
+	// Force overwrites hand-edited student files.
+	Force bool
+}
+
+// Generate writes each exercise's student file from its solution, when
+// the solution has markers and the file is not what it generates. Each
+// file is written whole or not at all (a temporary file renamed over
+// it); a file edited by hand since it was generated is left alone unless
+// opts.Force. Errors in markers are returned with file and line, and
+// nothing is written then.
+func Generate(c *course.Course, opts Options) ([]File, error) {
+	sums, err := readSums(c.Path(SumFile))
+	if err != nil {
+		return nil, err
+	}
+	type job struct {
+		f    File
+		want []byte
+	}
+	var jobs []job
+	var errs lesson.Errors
+	for _, x := range c.Exercises {
+		data, err := os.ReadFile(c.Path(x.Solution))
+		if err != nil {
+			return nil, fmt.Errorf("generate %s: %w", x.ID, err)
+		}
+		f := File{Exercise: x.ID, Solution: x.Solution, Student: x.Student}
+		if !HasMarkers(data) {
+			f.State = Unmarked
+			jobs = append(jobs, job{f: f})
+			continue
+		}
+		src, err := Parse(c.Path(x.Solution), data)
+		if err != nil {
+			errs = append(errs, lesson.AsErrors(err)...)
+			continue
+		}
+		jobs = append(jobs, job{f: f, want: src.Student()})
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	var out []File
+	changed := false
+	for _, j := range jobs {
+		f := j.f
+		if f.State == Unmarked {
+			out = append(out, f)
+			continue
+		}
+		have, err := os.ReadFile(c.Path(f.Student))
+		missing := errors.Is(err, fs.ErrNotExist)
+		if err != nil && !missing {
+			return out, fmt.Errorf("generate %s: %w", f.Student, err)
+		}
+		want := sum(j.want)
+		switch {
+		case !missing && bytes.Equal(have, j.want):
+			f.State = UpToDate
+		case missing || sums[f.Student] == sum(have) || opts.Force:
+			f.State = Written
+		case sums[f.Student] == "":
+			f.State, f.Why = Unknown, fmt.Sprintf("%s has no line for it, so lessons generate did not write what is there", SumFile)
+		default:
+			f.State, f.Why = Edited, fmt.Sprintf("its content is not what lessons generate last wrote from %s (%s)", f.Solution, SumFile)
+		}
+		if f.State == Written && !opts.DryRun {
+			if err := writeAtomic(c.Path(f.Student), j.want); err != nil {
+				return out, fmt.Errorf("generate %s: %w", f.Student, err)
+			}
+		}
+		if (f.State == Written || f.State == UpToDate) && sums[f.Student] != want {
+			sums[f.Student] = want
+			changed = true
+		}
+		out = append(out, f)
+	}
+	if changed && !opts.DryRun {
+		if err := writeSums(c.Path(SumFile), sums); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// Stale are the exercises whose student file is not what their solution
+// generates, each with what to do, for lint and verify.
+func Stale(c *course.Course) ([]string, error) {
+	fs, err := Generate(c, Options{DryRun: true, Force: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range fs {
+		if f.State == Written {
+			out = append(out, fmt.Sprintf("%s is out of date with %s: run lessons generate", f.Student, f.Solution))
+		}
+	}
+	return out, nil
+}
+
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+func readSums(file string) (map[string]string, error) {
+	sums := map[string]string{}
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return sums, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		l := strings.TrimSpace(sc.Text())
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		h, path, ok := strings.Cut(l, "  ")
+		if !ok || len(h) != 64 {
+			return nil, fmt.Errorf("%s:%d: not a line of sha256 and path; remove the file and run lessons generate --force", file, n)
+		}
+		sums[strings.TrimSpace(path)] = h
+	}
+	return sums, nil
+}
+
+func writeSums(file string, sums map[string]string) error {
+	var paths []string
+	for p := range sums {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b bytes.Buffer
+	b.WriteString("# What lessons generate last wrote to each student file (sha256).\n# A student file that differs was edited by hand; lessons generate leaves it alone without --force.\n")
+	for _, p := range paths {
+		fmt.Fprintf(&b, "%s  %s\n", sums[p], p)
+	}
+	return writeAtomic(file, b.Bytes())
+}
+
+// writeAtomic writes data to file whole or not at all, keeping the
+// mode of the file it replaces.
+func writeAtomic(file string, data []byte) error {
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(file); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(file, data, mode)
+}

@@ -1,0 +1,85 @@
+package author
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// Lint checks what can be checked of a loaded course without nvcc or a
+// GPU: every lesson parses (an empty one does not), every exercise has a spec
+// that parses (keys, statistics, regexes, bounds) and whose files exist,
+// every solution's markers parse, and every student file is what its
+// solution generates. It returns every problem found, each with its file
+// and line, and the lessons' warnings apart.
+// loadErr is what course.Load said of the course, reported with the rest.
+func Lint(c *course.Course, loadErr error) (errs, warnings lesson.Errors) {
+	rel := func(e *lesson.Error) *lesson.Error {
+		if r, err := filepath.Rel(c.Root, e.File); err == nil && !strings.HasPrefix(r, "..") {
+			e.File = filepath.ToSlash(r)
+		}
+		return e
+	}
+	add := func(err error) {
+		if err == nil {
+			return
+		}
+		es := lesson.AsErrors(err)
+		if es == nil {
+			es = lesson.Errors{{Msg: err.Error()}}
+		}
+		for _, e := range es {
+			errs = append(errs, rel(e))
+		}
+	}
+	add(loadErr)
+	for _, e := range c.Lessons {
+		if _, err := os.Stat(c.Path(e.File)); err != nil {
+			continue // course.Load has said so
+		}
+		l, err := c.Parse(e)
+		add(err)
+		if l == nil {
+			continue
+		}
+		warnings = append(warnings, l.Warnings...)
+	}
+	for _, x := range c.Exercises {
+		spec, err := checker.LoadSpec(c.Path(x.Spec()))
+		switch {
+		case os.IsNotExist(err):
+			errs = append(errs, &lesson.Error{File: x.Student, Line: 1, Msg: fmt.Sprintf("exercise %s has no spec %s", x.ID, x.Spec()), Fix: "write its checks in " + x.Spec()})
+		case err != nil:
+			add(err)
+		}
+		if spec != nil {
+			add(AddSecret(c, x, spec))
+			dir := filepath.Dir(c.Path(x.Student))
+			for _, f := range spec.Files {
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
+					errs = append(errs, &lesson.Error{File: x.Spec(), Line: spec.FilesLine, Msg: fmt.Sprintf("file %q does not exist beside %s", f, x.Student), Fix: "create it, or fix its name (it is relative to the exercise's folder)"})
+				}
+			}
+		}
+		if data, err := os.ReadFile(c.Path(x.Solution)); err == nil && Marked(x.Solution) {
+			if _, err := Parse(c.Path(x.Solution), data); err != nil {
+				add(err)
+				continue
+			}
+		}
+	}
+	if len(errs) == 0 {
+		stale, err := Stale(c)
+		add(err)
+		for _, s := range stale {
+			file, _, _ := strings.Cut(s, " ")
+			errs = append(errs, &lesson.Error{File: file, Line: 1, Msg: strings.TrimPrefix(s, file+" ")})
+		}
+	}
+	return errs, warnings
+}

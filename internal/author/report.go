@@ -1,0 +1,132 @@
+package author
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Outcome is what the checks made of one mutant.
+type Outcome struct {
+	Exercise string
+	Mutant   Mutant
+	// KilledBy is the first check the mutant failed ("compiles" when it
+	// does not build); "" when it passed every check: a survivor.
+	KilledBy string
+	// Passed are the checks the mutant passed.
+	Passed []string
+	// Equivalent is the spec's reason when it lists the mutant as
+	// equivalent to the solution.
+	Equivalent string
+	// Err is a failure of the machine or a tool, not of the mutant.
+	Err error
+}
+
+// Survived reports whether the mutant passed every check and the spec
+// does not accept it as equivalent.
+func (o *Outcome) Survived() bool { return o.Err == nil && o.KilledBy == "" && o.Equivalent == "" }
+
+// Report is the outcomes of every mutant of a course.
+type Report struct {
+	Outcomes []Outcome
+	Took     time.Duration
+	// Order is the exercises in course order.
+	Order []string
+}
+
+// Survivors counts the surviving mutants.
+func (r *Report) Survivors() int {
+	n := 0
+	for i := range r.Outcomes {
+		if r.Outcomes[i].Survived() {
+			n++
+		}
+	}
+	return n
+}
+
+// Errors counts the mutants that could not be judged.
+func (r *Report) Errors() int {
+	n := 0
+	for i := range r.Outcomes {
+		if r.Outcomes[i].Err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Write prints one line per exercise (mutants, killed, equivalent,
+// surviving), then each survivor with its exercise, its diff and the
+// checks it passed, and each mutant that could not be judged.
+func (r *Report) Write(w io.Writer) {
+	type row struct{ mutants, killed, equivalent, survived, errs int }
+	rows := map[string]*row{}
+	for _, x := range r.Order {
+		rows[x] = &row{}
+	}
+	for i := range r.Outcomes {
+		o := &r.Outcomes[i]
+		rw := rows[o.Exercise]
+		if rw == nil {
+			rw = &row{}
+			rows[o.Exercise] = rw
+			r.Order = append(r.Order, o.Exercise)
+		}
+		rw.mutants++
+		switch {
+		case o.Err != nil:
+			rw.errs++
+		case o.KilledBy != "":
+			rw.killed++
+		case o.Equivalent != "":
+			rw.equivalent++
+		default:
+			rw.survived++
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXERCISE\tMUTANTS\tKILLED\tEQUIVALENT\tSURVIVING")
+	var total row
+	for _, x := range r.Order {
+		rw := rows[x]
+		mark := "✓"
+		if rw.survived+rw.errs > 0 {
+			mark = "✗"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s %d\n", x, rw.mutants, rw.killed, rw.equivalent, mark, rw.survived)
+		total.mutants += rw.mutants
+		total.killed += rw.killed
+		total.equivalent += rw.equivalent
+		total.survived += rw.survived
+		total.errs += rw.errs
+	}
+	tw.Flush()
+	for i := range r.Outcomes {
+		o := &r.Outcomes[i]
+		switch {
+		case o.Survived():
+			fmt.Fprintf(w, "\nsurvivor %s %s: passed every check (%s)\n", o.Exercise, o.Mutant.ID, strings.Join(o.Passed, "; "))
+			fmt.Fprintf(w, "%s", indent(o.Mutant.Diff))
+			fmt.Fprintf(w, "  kill it with a check (or a hidden run) it fails, or accept it in the spec:\n  [[equivalent_mutants]]\n  mutant = %q\n  reason = \"...\"\n", o.Mutant.ID)
+		case o.Err != nil:
+			fmt.Fprintf(w, "\nnot judged %s %s: %v\n", o.Exercise, o.Mutant.ID, o.Err)
+		}
+	}
+	fmt.Fprintf(w, "\n%d mutants of %d exercises in %s: %d killed, %d equivalent, %d surviving", total.mutants, len(r.Order), r.Took.Round(10*time.Millisecond), total.killed, total.equivalent, total.survived)
+	if total.errs > 0 {
+		fmt.Fprintf(w, ", %d not judged", total.errs)
+	}
+	fmt.Fprintln(w)
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString("    " + l)
+	}
+	b.WriteString("\n")
+	return b.String()
+}

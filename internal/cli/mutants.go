@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/author"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/ui"
+)
+
+// mutantTarget is one exercise whose solution is mutated.
+type mutantTarget struct {
+	x    *course.Exercise
+	spec *checker.Spec
+	src  *author.Source
+	// files are the solution's build files; the mutant replaces the first.
+	files []exercise.File
+	// recorded is what the solution printed (its public run).
+	recorded string
+	err      error
+}
+
+// verifyMutants is lessons verify --mutants: each solution runs once to
+// record what it prints, then every mutant of its solution regions is
+// built and judged like a student's file, by every check hidden or not,
+// on the same scheduler as verify. A mutant that passes every check
+// survives, unless the spec accepts it as equivalent.
+func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m *machine) error {
+	ios := opts.IO
+	start := time.Now()
+	root := filepath.Join(c.Root, ".lessons", "mutants")
+	go m.toolkit().StatsLibrary(ctx)
+	var targets []*mutantTarget
+	for _, x := range c.Exercises {
+		if !author.Marked(x.Solution) {
+			continue
+		}
+		data, err := os.ReadFile(c.Path(x.Solution))
+		if err != nil {
+			return err
+		}
+		if !author.HasMarkers(data) {
+			fmt.Fprintf(ios.ErrOut, "lessons: %s: %s has no solution regions, so no mutants\n", x.ID, x.Solution)
+			continue
+		}
+		src, err := author.Parse(c.Path(x.Solution), data)
+		if err != nil {
+			return err
+		}
+		spec, err := exercise.LoadSpec(c, x)
+		if err != nil {
+			return err
+		}
+		files := exercise.Files(x, spec, c.Path(x.Solution), filepath.Dir(c.Path(x.Solution)), filepath.Dir(c.Path(x.Student)))
+		targets = append(targets, &mutantTarget{x: x, spec: spec, src: src, files: files})
+	}
+	timed, untimed := 0, 0
+	for _, t := range targets {
+		if t.spec.Timed {
+			timed++
+		} else {
+			untimed++
+		}
+	}
+	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed*20, timed*20, "the timed")
+	devices := gpuDevices(len(m.info.Devices))
+	slots := grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice}
+	env := func(spec *checker.Spec) []string {
+		if spec.Timed {
+			return queuesEnv(choice.TimedQueues)
+		}
+		return queuesEnv(choice.Queues)
+	}
+	tk := m.toolkit()
+
+	// First the solutions, for what they print.
+	var items []*grade.Item
+	for _, t := range targets {
+		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: t.files, Dir: filepath.Join(root, t.x.ID, "solution"), Env: env(t.spec)}
+		var prog string
+		items = append(items, &grade.Item{Name: "solution " + t.x.ID, Timed: t.spec.Timed,
+			Build: func(ctx context.Context, slot int) (bool, string) {
+				b, err := exercise.Build(ctx, tk, exercise.Plain{}, job, slot)
+				switch {
+				case err != nil:
+					t.err = err
+				case b.Failed != nil:
+					t.err = fmt.Errorf("the solution does not compile: %s", b.Failed[0].Got)
+				default:
+					prog = b.Prog
+				}
+				return t.err == nil, "built"
+			},
+			Run: func(ctx context.Context, device string, slot int) time.Duration {
+				v, err := exercise.RunAll(ctx, tk, exercise.Plain{}, job, prog, device, slot)
+				switch {
+				case err != nil:
+					t.err = err
+				case !checker.Passed(v.Results):
+					t.err = fmt.Errorf("the solution fails %s: run lessons verify", firstFailure(v.Results))
+				default:
+					t.recorded = v.Output
+				}
+				return 0
+			}})
+	}
+	grade.Schedule(ctx, items, slots)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+
+	// Then every mutant of every solution that passed.
+	report := &author.Report{}
+	var mu sync.Mutex
+	items = nil
+	count := 0
+	for _, t := range targets {
+		report.Order = append(report.Order, t.x.ID)
+		if t.err != nil {
+			report.Outcomes = append(report.Outcomes, author.Outcome{Exercise: t.x.ID, Mutant: author.Mutant{ID: "(solution)"}, Err: t.err})
+			continue
+		}
+		equivalent := map[string]string{}
+		for _, e := range t.spec.EquivalentMutants {
+			equivalent[e.Mutant] = e.Reason
+		}
+		mutants := author.Mutants(t.src, t.recorded)
+		seen := map[string]bool{}
+		for _, mt := range mutants {
+			seen[mt.ID] = true
+		}
+		for _, e := range t.spec.EquivalentMutants {
+			if !seen[e.Mutant] {
+				report.Outcomes = append(report.Outcomes, author.Outcome{Exercise: t.x.ID, Mutant: author.Mutant{ID: e.Mutant},
+					Err: fmt.Errorf("equivalent_mutants names %s, which is no mutant of %s now: remove it from the spec", e.Mutant, t.x.Solution)})
+			}
+		}
+		for _, mt := range mutants {
+			count++
+			o := &author.Outcome{Exercise: t.x.ID, Mutant: mt, Equivalent: equivalent[mt.ID]}
+			files := append([]exercise.File{{Name: t.files[0].Name, Data: mt.Data}}, t.files[1:]...)
+			job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: env(t.spec),
+				Dir: filepath.Join(root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID))}
+			var prog string
+			done := func() {
+				mu.Lock()
+				report.Outcomes = append(report.Outcomes, *o)
+				mu.Unlock()
+			}
+			items = append(items, &grade.Item{Name: "mutant " + job.ID, Timed: t.spec.Timed,
+				Build: func(ctx context.Context, slot int) (bool, string) {
+					b, err := exercise.Build(ctx, tk, exercise.Plain{}, job, slot)
+					switch {
+					case err != nil:
+						o.Err = err
+					case b.Failed != nil:
+						o.KilledBy = "compiles"
+					default:
+						prog = b.Prog
+						return true, "built"
+					}
+					done()
+					return false, "does not compile"
+				},
+				Run: func(ctx context.Context, device string, slot int) time.Duration {
+					defer done()
+					v, err := exercise.RunAll(ctx, tk, exercise.Plain{}, job, prog, device, slot)
+					if err != nil {
+						o.Err = err
+						return 0
+					}
+					for _, r := range v.Results {
+						switch {
+						case r.Pass:
+							o.Passed = append(o.Passed, r.Name)
+						case o.KilledBy == "":
+							o.KilledBy = r.Name
+						}
+					}
+					return v.Took
+				}})
+		}
+	}
+	fmt.Fprintf(ios.ErrOut, "Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.\n",
+		ui.Count(len(targets), "solution"), ui.Count(count, "mutant"), max(opts.Jobs, 1), len(devices), choice.PerDevice)
+	grade.Schedule(ctx, items, slots)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	report.Took = time.Since(start)
+	sortOutcomes(report, targets)
+	report.Write(ios.Out)
+	if report.Survivors() > 0 || report.Errors() > 0 {
+		return errSilent
+	}
+	return nil
+}
+
+// sortOutcomes puts the outcomes in course order, each exercise's in the
+// order its mutants were made, whatever order they finished in.
+func sortOutcomes(r *author.Report, targets []*mutantTarget) {
+	rank := map[string]int{}
+	for i, t := range targets {
+		rank[t.x.ID] = i * 1_000_000
+		if t.err == nil {
+			for j, mt := range author.Mutants(t.src, t.recorded) {
+				rank[t.x.ID+" "+mt.ID] = i*1_000_000 + j + 1
+			}
+		}
+	}
+	key := func(o author.Outcome) int {
+		if k, ok := rank[o.Exercise+" "+o.Mutant.ID]; ok {
+			return k
+		}
+		return rank[o.Exercise]
+	}
+	outs := r.Outcomes
+	for i := 1; i < len(outs); i++ {
+		for j := i; j > 0 && key(outs[j]) < key(outs[j-1]); j-- {
+			outs[j], outs[j-1] = outs[j-1], outs[j]
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/serve"
+)
+
+// guardServer sets who may reach srv on ln and returns the URL to open.
+// On loopback the pages open without the token (it is in each page, for
+// what runs); on an address other machines can reach, as with Jupyter,
+// the pages need it too, and the URL carries it.
+func guardServer(srv *serve.Server, addr string, ln net.Listener) (string, error) {
+	if t := os.Getenv("LESSONS_SERVE_TOKEN"); t != "" {
+		srv.SetToken(t)
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("serve --addr %s: %w", addr, err)
+	}
+	if host != "" && net.ParseIP(host) == nil {
+		srv.AllowHost(host)
+	}
+	ip := net.ParseIP(host)
+	shown := ln.Addr().String()
+	if ip != nil && ip.IsLoopback() || host == "localhost" {
+		return "http://" + shown + "/", nil
+	}
+	srv.RequireTokenForPages()
+	if host == "" || ip != nil && ip.IsUnspecified() {
+		if name, err := os.Hostname(); err == nil {
+			srv.AllowHost(name)
+			_, port, _ := net.SplitHostPort(shown)
+			shown = net.JoinHostPort(name, port)
+		}
+	}
+	return "http://" + shown + "/?token=" + srv.Token(), nil
+}
+
+// attachNotebook lets the pages run cells and check exercises; it says
+// why not when the machine cannot (no nvcc).
+func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout time.Duration) string {
+	m, err := findMachine(ctx, "")
+	if err != nil {
+		return fmt.Sprintf("the pages cannot run cells or check exercises: %v", err)
+	}
+	lessonOf := func(page string) (*lesson.Lesson, string, error) {
+		c, err := course.Load(root)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, e := range c.Lessons {
+			if e.Name() == page {
+				l, err := c.Parse(e)
+				if err != nil {
+					return nil, "", err
+				}
+				ws, err := workspaceFor(c, l)
+				return l, ws, err
+			}
+		}
+		return nil, "", fmt.Errorf("%s is not a lesson of this course", page)
+	}
+	arch := m.arch()
+	srv.SetNotebook(&serve.Notebook{
+		Lesson: lessonOf,
+		Env: func(ws string) (notebook.Env, error) {
+			if err := makeWrapper(wrapperDir(ws)); err != nil {
+				return notebook.Env{}, err
+			}
+			comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: arch}
+			return m.notebookEnv(comp, ws), nil
+		},
+		Timeout:     timeout,
+		CompileOnly: m.gpuErr != nil,
+	})
+	srv.SetChecker(&pageChecker{root: root, m: m})
+	if m.gpuErr != nil {
+		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check says it needs a GPU", m.gpuErr)
+	}
+	return ""
+}
+
+// pageChecker is the page's Check: lessons check's job through the
+// exercise pipeline, given back as a structured verdict.
+type pageChecker struct {
+	root string
+	m    *machine
+	mu   sync.Mutex // progress.json: one writer
+}
+
+var _ serve.Checker = (*pageChecker)(nil)
+
+func (p *pageChecker) Exercises(page string) ([]serve.Exercise, error) {
+	c, err := course.Load(p.root)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := progress.Load(c)
+	if err != nil {
+		return nil, err
+	}
+	passed := prog.Passed
+	var out []serve.Exercise
+	for _, e := range c.Lessons {
+		if e.Name() != page {
+			continue
+		}
+		for _, x := range e.Exercises {
+			_, ok := passed[x.ID]
+			out = append(out, serve.Exercise{ID: x.ID, Student: x.Student, Passed: ok, Hint: x.Hint})
+		}
+	}
+	return out, nil
+}
+
+func (p *pageChecker) Files() map[string][]string {
+	c, err := course.Load(p.root)
+	if err != nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for _, x := range c.Exercises {
+		files := []string{c.Path(x.Student), c.Path(x.Spec())}
+		if spec, err := exercise.LoadSpec(c, x); err == nil {
+			for _, f := range spec.Files {
+				files = append(files, filepath.Join(filepath.Dir(c.Path(x.Student)), f))
+			}
+		}
+		out[x.ID] = files
+	}
+	return out
+}
+
+func (p *pageChecker) Check(ctx context.Context, id string) (*serve.Verdict, error) {
+	c, err := course.Load(p.root)
+	if err != nil {
+		return nil, err
+	}
+	x, err := c.Exercise(id)
+	if err != nil {
+		return nil, err
+	}
+	if p.m.gpuErr != nil {
+		return nil, fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", p.m.gpuErr)
+	}
+	job, err := exercise.NewJob(c, x, c.Path(x.Student))
+	if err != nil {
+		return nil, err
+	}
+	job.Env = p.m.runEnv()
+	spec := job.Spec
+	var log bytes.Buffer
+	ev, err := exercise.Check(ctx, p.m.toolkit(), exercise.Plain{}, job, &log)
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	res := ev.Results
+	out := log.String() + ev.Output
+	v := &serve.Verdict{Exercise: id, Passed: checker.Passed(res), Score: spec.Score(res), Points: spec.Points, Output: strings.TrimRight(out, "\n")}
+	for _, r := range res {
+		cr := serve.CheckResult{Name: r.Name, Pass: r.Pass, Skipped: r.Skipped, Want: r.Want, Got: r.Got}
+		if r.Check != nil {
+			cr.Points = r.Check.Points
+			if !r.Pass && r.Check.Hint != "" {
+				cr.Hint = r.Check.Hint
+				v.Hints = append(v.Hints, r.Check.Hint)
+			}
+		}
+		v.Checks = append(v.Checks, cr)
+	}
+	if !v.Passed {
+		if x.Hint != "" {
+			v.Hints = append(v.Hints, x.Hint)
+		}
+		return v, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	prog, err := progress.Load(c)
+	if err != nil {
+		return v, err
+	}
+	prog.Passed[x.ID] = time.Now().UTC()
+	return v, prog.Save(c)
+}

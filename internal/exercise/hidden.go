@@ -1,0 +1,40 @@
+package exercise
+
+import (
+	"context"
+
+	"github.com/cudalessons/lessons/checker"
+)
+
+// RunAll runs a built program once for each run of its spec, the public
+// run and then each hidden run with its own arguments and environment,
+// and judges each by its checks: what grade and verify do (check and
+// watch run only spec.Public()). The verdict has the public run's output
+// and every run's results; a hidden run's are named after the run and
+// are all hidden, its failure to end by itself included.
+func RunAll(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string, slot int) (*Verdict, error) {
+	one := func(spec *checker.Spec) (*Verdict, error) {
+		jj := *j
+		jj.Spec = spec
+		return Run(ctx, tk, r, &jj, prog, device, slot)
+	}
+	v, err := one(j.Spec.ForRun(""))
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range j.Spec.HiddenRuns {
+		hv, err := one(j.Spec.ForRun(h.Name))
+		if err != nil {
+			return nil, err
+		}
+		for _, res := range hv.Results {
+			res.Name = "[" + h.Name + "] " + res.Name
+			if res.Check == nil {
+				res.Check = &checker.Check{Name: res.Name, Hidden: true, Run: h.Name}
+			}
+			v.Results = append(v.Results, res)
+		}
+		v.Took += hv.Took
+	}
+	return v, nil
+}

@@ -1,0 +1,345 @@
+// The notebook of a served lesson page: Run under each runnable cell, Run
+// all, Stop and Restart, file cells edited in place (kept in the
+// workspace, never in the lesson), and the lesson's exercises with Check.
+// Every request carries the server's token in a header (never a cookie).
+(function () {
+  "use strict";
+  var meta = document.querySelector('meta[name="lessons-token"]');
+  if (!meta) return;
+  var token = meta.content;
+  var page = decodeURIComponent(location.pathname.replace(/^.*\//, "").replace(/\.html$/, ""));
+  var session = Math.random().toString(36).slice(2) + Date.now().toString(36);
+  var api = "/_lessons/api/";
+  var cells = {}; // number -> {el, state, out, status, editor}
+  var stopping = false;
+
+  // Links keep the token where pages need it.
+  var q = new URLSearchParams(location.search).get("token");
+  if (q) {
+    document.querySelectorAll("a[href]").forEach(function (a) {
+      var u = new URL(a.href, location.href);
+      if (u.origin === location.origin) { u.searchParams.set("token", q); a.href = u.toString(); }
+    });
+  }
+
+  function post(op, body) {
+    body.page = page; body.session = session;
+    return fetch(api + op, {
+      method: "POST", headers: { "Content-Type": "application/json", "X-Lessons-Token": token },
+      body: JSON.stringify(body)
+    });
+  }
+  function get(op) {
+    return fetch(api + op + "?page=" + encodeURIComponent(page), { headers: { "X-Lessons-Token": token } })
+      .then(function (r) { return r.json(); });
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function button(label, cls, fn) {
+    var b = el("button", cls, label);
+    b.type = "button";
+    b.addEventListener("click", fn);
+    return b;
+  }
+
+  // The code of a cell shown with one span a line, so that a line can be
+  // marked.
+  function showCode(c, text) {
+    var code = c.el.querySelector("pre code") || c.el.querySelector("pre");
+    code.textContent = "";
+    text.replace(/\n$/, "").split("\n").forEach(function (line) {
+      var s = el("span", "line");
+      s.appendChild(el("span", "cl", line + "\n"));
+      code.appendChild(s);
+    });
+  }
+  function unmark(c) {
+    c.el.querySelectorAll(".error-line").forEach(function (l) { l.classList.remove("error-line"); });
+    c.markedBy = 0;
+  }
+  // markLine marks line of cell n, for the run of cell by.
+  function markLine(n, line, reason, by) {
+    var c = cells[n];
+    if (!c) return;
+    c.markedBy = by;
+    closeEditor(c);
+    var lines = c.el.querySelectorAll("pre .line");
+    var l = lines[line - 1];
+    if (l) { l.classList.add("error-line"); l.title = reason; }
+  }
+
+  function openEditor(c) {
+    if (c.editor) return;
+    var pre = c.el.querySelector("pre");
+    var ta = el("textarea", "cell-editor");
+    ta.value = c.state.text.replace(/\n$/, "");
+    ta.spellcheck = false;
+    ta.rows = Math.min(40, ta.value.split("\n").length + 1);
+    var timer = null;
+    ta.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { save(c); }, 300);
+    });
+    ta.addEventListener("keydown", function (e) {
+      if (e.key === "Tab" && !e.shiftKey) {
+        e.preventDefault();
+        var s = ta.selectionStart;
+        ta.setRangeText("    ", s, ta.selectionEnd, "end");
+        ta.dispatchEvent(new Event("input"));
+      } else if (e.key === "Enter" && (e.ctrlKey || e.shiftKey)) {
+        e.preventDefault();
+        runCell(c.state.cell);
+      } else if (e.key === "Escape") {
+        closeEditor(c);
+      }
+    });
+    pre.style.display = "none";
+    pre.parentNode.insertBefore(ta, pre.nextSibling);
+    c.editor = ta;
+    ta.focus();
+  }
+  // save sends the editor's text, after any edit still on its way; the
+  // promise ends when the workspace has it.
+  function save(c) {
+    if (c.editor) {
+      var text = c.editor.value + "\n";
+      if (text !== c.state.text) {
+        c.state.text = text;
+        c.state.edited = true;
+        c.badge.hidden = false;
+        c.saving = (c.saving || Promise.resolve()).then(function () {
+          return post("edit", { cell: c.state.cell, text: text });
+        });
+      }
+    }
+    return c.saving || Promise.resolve();
+  }
+  function closeEditor(c) {
+    if (!c.editor) return;
+    save(c);
+    showCode(c, c.state.text);
+    c.el.querySelector("pre").style.display = "";
+    c.editor.remove();
+    c.editor = null;
+  }
+
+  function setStatus(c, cls, text) {
+    c.status.className = "cell-status " + cls;
+    c.status.textContent = text;
+  }
+
+  // runCell runs a cell and shows its output as it comes; it resolves to
+  // the end event.
+  function runCell(n) {
+    var c = cells[n];
+    // Every edit open goes to the workspace first: the cell may build
+    // another cell's file.
+    var ready = Promise.all(Object.keys(cells).map(function (k) { return save(cells[k]); }));
+    if (c.editor) closeEditor(c);
+    // A mark goes when the cell marked, or the cell whose run marked it,
+    // runs again.
+    Object.keys(cells).forEach(function (k) {
+      if (Number(k) === n || cells[k].markedBy === n) unmark(cells[k]);
+    });
+    c.out.textContent = "";
+    c.out.hidden = false;
+    setStatus(c, "running", "running…");
+    var t0 = performance.now();
+    return ready.then(function () { return post("run", { cell: n }); }).then(function (res) {
+      if (!res.ok) return res.json().then(function (e) { throw new Error(e.error || res.statusText); });
+      var reader = res.body.getReader();
+      var dec = new TextDecoder();
+      var buf = "";
+      var end = null;
+      function pump() {
+        return reader.read().then(function (r) {
+          if (r.done) return end;
+          buf += dec.decode(r.value, { stream: true });
+          var i;
+          while ((i = buf.indexOf("\n")) >= 0) {
+            var ev = JSON.parse(buf.slice(0, i));
+            buf = buf.slice(i + 1);
+            if (ev.event === "waiting") setStatus(c, "running", "waiting: " + ev.text + "…");
+            if (ev.event === "start") setStatus(c, "running", "running…");
+            if (ev.event === "output") c.out.appendChild(document.createTextNode(ev.text));
+            if (ev.event === "end") end = ev;
+          }
+          return pump();
+        });
+      }
+      return pump();
+    }).then(function (end) {
+      if (!end) { setStatus(c, "failed", "✗ the run ended without a result"); return { status: "failed" }; }
+      var t = (end.ms / 1000).toFixed(2) + " s";
+      var cache = end.builds > 0 && end.hits === end.builds ? " · from the cache" : "";
+      if (end.status === "ok") setStatus(c, "ok", "✓ ok · " + t + cache);
+      else if (end.status === "skipped") setStatus(c, "skipped", "– skipped: " + end.reason);
+      else if (end.status === "stopped") setStatus(c, "stopped", "■ stopped · " + t);
+      else setStatus(c, "failed", "✗ " + end.reason + " · " + t + cache);
+      if (end.errorCell) markLine(end.errorCell, end.errorLine, end.reason, n);
+      return end;
+    }).catch(function (err) {
+      setStatus(c, "failed", "✗ " + err.message);
+      return { status: "failed" };
+    });
+  }
+
+  function runAll() {
+    stopping = false;
+    var nums = Object.keys(cells).map(Number).sort(function (a, b) { return a - b; });
+    var i = 0;
+    function next() {
+      if (i >= nums.length || stopping) return;
+      return runCell(nums[i++]).then(function (end) {
+        if (end.status === "ok" || end.status === "skipped") return next();
+      });
+    }
+    return next();
+  }
+
+  function setup(states) {
+    var bar = el("div", "notebook-bar");
+    bar.appendChild(button("Run all", "run-all", runAll));
+    bar.appendChild(button("Stop", "stop", function () { stopping = true; post("stop", {}); }));
+    bar.appendChild(button("Restart", "restart", function () {
+      stopping = true;
+      post("restart", {}).then(function () {
+        Object.keys(cells).forEach(function (k) {
+          var c = cells[k];
+          c.out.textContent = ""; c.out.hidden = true; setStatus(c, "", "");
+        });
+      });
+    }));
+    var main = document.querySelector("main") || document.body;
+    main.insertBefore(bar, main.firstChild);
+    states.forEach(function (st) {
+      var node = document.querySelector('.cell[data-cell="' + st.cell + '"]');
+      if (!node) return;
+      var c = { el: node, state: st };
+      cells[st.cell] = c;
+      var tools = el("div", "cell-tools");
+      tools.appendChild(button("Run", "run", function () { runCell(st.cell); }));
+      c.status = el("span", "cell-status");
+      if (st.kind === "file") {
+        tools.appendChild(button("Edit", "edit", function () { openEditor(c); }));
+        tools.appendChild(button("Reset cell", "reset", function () {
+          post("reset", { cell: st.cell }).then(function (r) { return r.json(); }).then(function (r) {
+            if (c.editor) { c.editor.remove(); c.editor = null; c.el.querySelector("pre").style.display = ""; }
+            st.text = r.text; st.edited = false; c.badge.hidden = true;
+            showCode(c, st.text);
+          });
+        }));
+        c.badge = el("span", "edited", "edited");
+        c.badge.hidden = !st.edited;
+        tools.appendChild(c.badge);
+        node.querySelector("pre").addEventListener("dblclick", function () { openEditor(c); });
+        if (st.edited) showCode(c, st.text);
+      }
+      tools.appendChild(c.status);
+      c.out = el("pre", "cell-output");
+      c.out.hidden = true;
+      node.appendChild(tools);
+      node.appendChild(c.out);
+    });
+  }
+
+  // Exercises: listed with their status, checked from the page, and
+  // updated when a verdict is pushed (a save in any editor).
+  var exercises = {};
+  function showVerdict(v) {
+    var x = exercises[v.exercise];
+    if (!x) return;
+    x.verdict.textContent = "";
+    x.verdict.hidden = false;
+    if (v.error) {
+      x.verdict.appendChild(el("p", "verdict-error", "Not checked: " + v.error));
+      return;
+    }
+    x.mark.textContent = v.passed ? "✓" : "○";
+    x.li.classList.toggle("passed", v.passed);
+    var head = v.passed ? "Passed" : "Not yet passed";
+    if (v.points) head += " · " + v.score + " of " + v.points + " points";
+    if (v.trigger === "save") head += " (checked after a save)";
+    x.verdict.appendChild(el("p", "verdict-head " + (v.passed ? "ok" : "failed"), head));
+    var ul = el("ul", "checks");
+    (v.checks || []).forEach(function (r) {
+      var li = el("li", r.skipped ? "skipped" : r.pass ? "pass" : "fail");
+      var mark = r.skipped ? "–" : r.pass ? "✓" : "✗";
+      var name = mark + " " + r.name;
+      if (r.points) name += " (" + (r.pass ? r.points : "0 of " + r.points) + " points)";
+      li.appendChild(el("span", "check-name", name));
+      if (!r.pass || r.skipped) {
+        if (r.want) li.appendChild(el("div", "want", "expected: " + r.want));
+        if (r.got) {
+          li.appendChild(el("div", "want", r.skipped ? "skipped:" : "seen:"));
+          li.appendChild(el("blockquote", "got", r.got));
+        }
+      }
+      ul.appendChild(li);
+    });
+    x.verdict.appendChild(ul);
+    (v.hints || []).forEach(function (h) { x.verdict.appendChild(el("p", "hint", "hint: " + h)); });
+    if (v.output) {
+      var d = el("details"); d.appendChild(el("summary", null, "output"));
+      d.appendChild(el("pre", null, v.output)); x.verdict.appendChild(d);
+    }
+  }
+  function setupExercises(list) {
+    if (!list || !list.length) return;
+    var sec = el("section", "notebook-exercises");
+    sec.appendChild(el("h2", null, "Check your exercises"));
+    var ul = el("ul");
+    list.forEach(function (x) {
+      var li = el("li", "exercise" + (x.passed ? " passed" : ""));
+      li.dataset.exercise = x.id;
+      var mark = el("span", "mark", x.passed ? "✓" : "○");
+      li.appendChild(mark);
+      li.appendChild(el("strong", null, " " + x.id + " "));
+      li.appendChild(el("code", null, x.student));
+      var verdict = el("div", "verdict");
+      verdict.hidden = true;
+      var b = button("Check", "check", function () {
+        b.disabled = true;
+        verdict.hidden = false;
+        verdict.textContent = "checking…";
+        post("check", { exercise: x.id }).then(function (r) { return r.json(); })
+          .then(showVerdict, function (e) { verdict.textContent = "✗ " + e.message; })
+          .then(function () { b.disabled = false; });
+      });
+      li.appendChild(b);
+      li.appendChild(verdict);
+      exercises[x.id] = { li: li, mark: mark, verdict: verdict };
+      ul.appendChild(li);
+    });
+    sec.appendChild(ul);
+    (document.querySelector("main") || document.body).appendChild(sec);
+  }
+
+  // One stream brings reloads and verdicts. A browser keeps six
+  // connections to a server, for every tab together: a hidden page closes
+  // its stream, and on coming back reloads if the site was rebuilt.
+  var build = (document.querySelector('meta[name="lessons-build"]') || {}).content;
+  var es = null;
+  function listen() {
+    if (es || document.visibilityState === "hidden") return;
+    es = new EventSource(api + "events?token=" + encodeURIComponent(token));
+    es.addEventListener("hello", function (m) { if (m.data !== build) location.reload(); });
+    es.addEventListener("reload", function () { location.reload(); });
+    es.addEventListener("verdict", function (m) { showVerdict(JSON.parse(m.data)); });
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden" && es) { es.close(); es = null; }
+    listen();
+  });
+  listen();
+
+  if (document.querySelector(".cell[data-cell]")) {
+    get("cells").then(function (s) { if (Array.isArray(s)) setup(s); });
+  }
+  get("exercises").then(function (l) { if (Array.isArray(l)) setupExercises(l); }, function () {});
+  window.lessonsNotebook = { runCell: runCell, runAll: runAll, session: session };
+})();

@@ -1,0 +1,455 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/notebook"
+)
+
+// Notebook runs a page's cells with the same runner, workspace, limits
+// and compile cache as lessons run.
+type Notebook struct {
+	// Lesson finds the lesson of a page ("day070-pools") and the
+	// workspace it runs in.
+	Lesson func(page string) (*lesson.Lesson, string, error)
+	// Env is the runner and the nvcc wrapper for a workspace.
+	Env         func(ws string) (notebook.Env, error)
+	Timeout     time.Duration
+	MaxOutput   int64
+	CompileOnly bool
+
+	mu   sync.Mutex
+	runs map[*run]struct{}
+	// turns has one slot for each workspace: its cells run one at a
+	// time, as in one notebook kernel, so that two pages never build or
+	// run the same files at once.
+	turns map[string]chan struct{}
+}
+
+// run is one cell running for one page.
+type run struct {
+	page, ws string
+	cell     int
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// editsDir keeps the page's edits of file cells, in the workspace: a
+// Restart leaves it, Reset cell removes one.
+const editsDir = ".lessons-edits"
+
+func editFile(ws string, c *lesson.Cell) string {
+	return filepath.Join(ws, editsDir, fmt.Sprintf("%d-%s", c.Number, strings.ReplaceAll(filepath.Clean(c.Name), string(filepath.Separator), "_")))
+}
+
+// inside tells whether name stays inside ws.
+func inside(ws, name string) bool {
+	rel, err := filepath.Rel(ws, filepath.Join(ws, name))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(name)
+}
+
+// edited is the lesson with the page's edits in place of its file cells'
+// text; the lesson itself is not changed.
+func edited(l *lesson.Lesson, ws string) *lesson.Lesson {
+	c := *l
+	c.Cells = append([]lesson.Cell(nil), l.Cells...)
+	for i := range c.Cells {
+		if c.Cells[i].Kind != lesson.File {
+			continue
+		}
+		if data, err := os.ReadFile(editFile(ws, &c.Cells[i])); err == nil {
+			c.Cells[i].Text = string(data)
+		}
+	}
+	return &c
+}
+
+// cellState is a runnable cell as the page shows it.
+type cellState struct {
+	Cell   int    `json:"cell"`
+	Kind   string `json:"kind"`
+	Name   string `json:"name,omitempty"`
+	Text   string `json:"text"`
+	Edited bool   `json:"edited"`
+}
+
+func (nb *Notebook) cells(page string) ([]cellState, error) {
+	l, ws, err := nb.Lesson(page)
+	if err != nil {
+		return nil, err
+	}
+	e := edited(l, ws)
+	var out []cellState
+	for i, c := range e.Cells {
+		if !c.Runnable() {
+			continue
+		}
+		out = append(out, cellState{Cell: c.Number, Kind: c.Kind.String(), Name: c.Name, Text: c.Text, Edited: c.Text != l.Cells[i].Text})
+	}
+	return out, nil
+}
+
+func fileCell(l *lesson.Lesson, n int) (*lesson.Cell, error) {
+	for i := range l.Cells {
+		if c := &l.Cells[i]; c.Number == n && c.Runnable() {
+			if c.Kind != lesson.File {
+				return nil, fmt.Errorf("cell [%d] of %s is a command, not a file: only file cells are edited", n, l.Path)
+			}
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("%s has no cell [%d]", l.Path, n)
+}
+
+// edit keeps text as the page's version of file cell n, and writes it to
+// the workspace's copy of the file. The lesson's file is not touched.
+func (nb *Notebook) edit(page string, n int, text string) error {
+	l, ws, err := nb.Lesson(page)
+	if err != nil {
+		return err
+	}
+	c, err := fileCell(l, n)
+	if err != nil {
+		return err
+	}
+	if !inside(ws, c.Name) {
+		return fmt.Errorf("cell [%d] writes %s, outside its workspace", n, c.Name)
+	}
+	if err := writeAtomic(editFile(ws, c), text); err != nil {
+		return fmt.Errorf("edit cell [%d]: %w", n, err)
+	}
+	return writeAtomic(filepath.Join(ws, c.Name), text)
+}
+
+// reset forgets the page's version of file cell n and puts the lesson's
+// text back in the workspace.
+func (nb *Notebook) reset(page string, n int) (string, error) {
+	l, ws, err := nb.Lesson(page)
+	if err != nil {
+		return "", err
+	}
+	c, err := fileCell(l, n)
+	if err != nil {
+		return "", err
+	}
+	if !inside(ws, c.Name) {
+		return "", fmt.Errorf("cell [%d] writes %s, outside its workspace", n, c.Name)
+	}
+	if err := os.Remove(editFile(ws, c)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	return c.Text, writeAtomic(filepath.Join(ws, c.Name), c.Text)
+}
+
+func writeAtomic(path, text string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// restart stops every run in the page's workspace and empties it, but
+// for the page's edits and the nvcc wrapper.
+func (nb *Notebook) restart(page string) error {
+	_, ws, err := nb.Lesson(page)
+	if err != nil {
+		return err
+	}
+	nb.stop(func(r *run) bool { return r.ws == ws })
+	entries, err := os.ReadDir(ws)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == editsDir || e.Name() == ".lessons-bin" {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(ws, e.Name())); err != nil {
+			return fmt.Errorf("restart %s: %w", page, err)
+		}
+	}
+	return nil
+}
+
+// stop cancels the runs that match and waits for them to end.
+func (nb *Notebook) stop(match func(*run) bool) int {
+	nb.mu.Lock()
+	var stopped []*run
+	for r := range nb.runs {
+		if match(r) {
+			r.cancel()
+			stopped = append(stopped, r)
+		}
+	}
+	nb.mu.Unlock()
+	for _, r := range stopped {
+		<-r.done
+	}
+	return len(stopped)
+}
+
+func (nb *Notebook) turn(ws string) chan struct{} {
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	if nb.turns == nil {
+		nb.turns = map[string]chan struct{}{}
+	}
+	if nb.turns[ws] == nil {
+		nb.turns[ws] = make(chan struct{}, 1)
+	}
+	return nb.turns[ws]
+}
+
+// running is how many cells run now, for every page together.
+func (nb *Notebook) running() int {
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	return len(nb.runs)
+}
+
+// event is one line of a run's stream.
+type event struct {
+	Event string `json:"event"` // "start", "output", "end"
+	Cell  int    `json:"cell"`
+	Text  string `json:"text,omitempty"`
+	// At the end:
+	Status string `json:"status,omitempty"` // "ok", "failed", "skipped", "stopped"
+	Reason string `json:"reason,omitempty"`
+	MS     int64  `json:"ms,omitempty"`
+	// Builds and Hits count the cell's nvcc builds and those the cache
+	// served.
+	Builds int `json:"builds,omitempty"`
+	Hits   int `json:"hits,omitempty"`
+	// ErrorCell and ErrorLine place a compile error in a file cell.
+	ErrorCell int `json:"errorCell,omitempty"`
+	ErrorLine int `json:"errorLine,omitempty"`
+}
+
+// start runs cell n of page for the open page out is for (its run of the
+// cell, if any, is stopped first), sending its output to out as it comes,
+// and returns the last event. An error means the cell could not be
+// started: no such lesson or cell, no workspace.
+func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) (*event, error) {
+	l, ws, err := nb.Lesson(page)
+	if err != nil {
+		return nil, err
+	}
+	var cell *lesson.Cell
+	for i := range l.Cells {
+		if l.Cells[i].Number == n && l.Cells[i].Runnable() {
+			cell = &l.Cells[i]
+		}
+	}
+	if cell == nil {
+		return nil, fmt.Errorf("%s has no runnable cell [%d]", page, n)
+	}
+	env, err := nb.Env(ws)
+	if err != nil {
+		return nil, err
+	}
+	// The page's run of this cell, if any, is stopped: the new run takes
+	// its place in the same step, so that two Runs at once leave one.
+	ctx, cancel := context.WithCancel(ctx)
+	r := &run{page: out.page, ws: ws, cell: n, cancel: cancel, done: make(chan struct{})}
+	nb.mu.Lock()
+	if nb.runs == nil {
+		nb.runs = map[*run]struct{}{}
+	}
+	var old []*run
+	for o := range nb.runs {
+		if o.page != "" && o.page == r.page && o.ws == ws && o.cell == n {
+			o.cancel()
+			old = append(old, o)
+		}
+	}
+	nb.runs[r] = struct{}{}
+	nb.mu.Unlock()
+	for _, o := range old {
+		<-o.done
+	}
+	defer func() {
+		cancel()
+		nb.mu.Lock()
+		delete(nb.runs, r)
+		nb.mu.Unlock()
+		close(r.done)
+	}()
+
+	turn := nb.turn(ws)
+	select {
+	case turn <- struct{}{}:
+	default:
+		out.send(event{Event: "waiting", Cell: n, Text: "another cell of this lesson is running"})
+		select {
+		case turn <- struct{}{}:
+		case <-ctx.Done():
+			return &event{Event: "end", Cell: n, Status: "stopped", Reason: "stopped before it started"}, nil
+		}
+	}
+	defer func() { <-turn }()
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return nil, err
+	}
+	log, err := os.CreateTemp("", "lessons-builds-*")
+	if err != nil {
+		return nil, err
+	}
+	log.Close()
+	defer os.Remove(log.Name())
+	env.Vars = append(append([]string(nil), env.Vars...), "LESSONS_BUILD_LOG="+log.Name())
+	e := edited(l, ws)
+	out.send(event{Event: "start", Cell: n})
+	start := time.Now()
+	outcomes, err := notebook.Run(ctx, e, env, notebook.Options{
+		Workspace: ws, Timeout: nb.Timeout, MaxOutput: nb.MaxOutput, Cell: n,
+		CompileOnly: nb.CompileOnly, Plain: true,
+	}, out)
+	out.flushText()
+	end := &event{Event: "end", Cell: n, Status: "failed", MS: time.Since(start).Milliseconds()}
+	switch {
+	case err != nil && ctx.Err() != nil, len(outcomes) == 1 && !outcomes[0].OK && ctx.Err() != nil:
+		end.Status, end.Reason = "stopped", "stopped"
+	case err != nil:
+		end.Reason = err.Error()
+	case len(outcomes) != 1:
+		end.Reason = "the cell did not run"
+	case outcomes[0].Skipped:
+		end.Status, end.Reason = "skipped", outcomes[0].Reason
+	case outcomes[0].OK:
+		end.Status = "ok"
+	default:
+		end.Reason = outcomes[0].Reason
+		end.ErrorCell, end.ErrorLine = errorPlace(e, n, out.tail())
+	}
+	if data, err := os.ReadFile(log.Name()); err == nil {
+		end.Builds = strings.Count(string(data), "\n")
+		end.Hits = strings.Count(string(data), "hit\n")
+	}
+	return end, nil
+}
+
+// errorPlace finds the file cell, at or before cell n, that wrote the
+// file of the compiler's first error, and the error's line.
+func errorPlace(l *lesson.Lesson, n int, output string) (int, int) {
+	loc, msg := notebook.FirstCompileError(output)
+	if msg == "" {
+		return 0, 0
+	}
+	i := strings.LastIndexByte(loc, ':')
+	file := filepath.Clean(loc[:i])
+	var line int
+	fmt.Sscanf(loc[i+1:], "%d", &line)
+	best := 0
+	for _, c := range l.Cells {
+		if c.Number > n {
+			break
+		}
+		if c.Kind == lesson.File && c.Runnable() && (filepath.Clean(c.Name) == file || filepath.Base(c.Name) == filepath.Base(file)) {
+			best = c.Number
+		}
+	}
+	if best == 0 {
+		return 0, 0
+	}
+	return best, line
+}
+
+// stream is a run's output on its way to one page: the runner writes into
+// it and never waits for the page, which reads at its own pace (its size
+// is bounded by the run's output cap).
+type stream struct {
+	page string
+
+	mu     sync.Mutex
+	events []event
+	text   []byte // output not yet made an event
+	last   []byte // the last 64 KiB of output, for the compile error
+	wake   chan struct{}
+}
+
+func newStream(page string) *stream { return &stream{page: page, wake: make(chan struct{}, 1)} }
+
+func (s *stream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	s.text = append(s.text, p...)
+	s.last = append(s.last, p...)
+	if len(s.last) > 128<<10 {
+		s.last = append([]byte(nil), s.last[len(s.last)-64<<10:]...)
+	}
+	s.mu.Unlock()
+	s.poke()
+	return len(p), nil
+}
+
+func (s *stream) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *stream) send(e event) {
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+	s.poke()
+}
+
+// flushText makes every byte written an output event, a partial UTF-8
+// character included.
+func (s *stream) flushText() {
+	s.mu.Lock()
+	if len(s.text) > 0 {
+		s.events = append(s.events, event{Event: "output", Text: string(s.text)})
+		s.text = nil
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+// take returns the events ready, the output written so far as one (up to
+// its last whole UTF-8 character).
+func (s *stream) take() []event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.text) > 0 {
+		cut := len(s.text)
+		for k := 1; k <= 3 && k <= len(s.text); k++ {
+			if b := s.text[len(s.text)-k]; utf8.RuneStart(b) {
+				if !utf8.FullRune(s.text[len(s.text)-k:]) {
+					cut = len(s.text) - k
+				}
+				break
+			}
+		}
+		if cut > 0 {
+			s.events = append(s.events, event{Event: "output", Text: string(s.text[:cut])})
+			s.text = append([]byte(nil), s.text[cut:]...)
+		}
+	}
+	ev := s.events
+	s.events = nil
+	return ev
+}
+
+func (s *stream) tail() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.last)
+}
