@@ -82,7 +82,7 @@ func httpGet(ts *testscript.TestScript, neg bool, args []string) {
 // httppost URL TOKEN JSON REGEXP... posts JSON as the served page does
 // (TOKEN in X-Lessons-Token, "-" for none; the Origin of URL) and checks
 // that the answer is 200 and its body matches every REGEXP. With !, the
-// answer must be 403.
+// answer must be 403. The body is the command's stdout.
 func httpPost(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 3 {
 		ts.Fatalf("usage: httppost URL TOKEN JSON REGEXP...")
@@ -116,7 +116,7 @@ func httpPost(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s: the answer does not match %q:\n%s", args[0], a, body)
 		}
 	}
-	ts.Logf("%s", body)
+	ts.Stdout().Write(body) // for stdout and ! stdout after it
 }
 
 // freePort is a TCP port nothing listens on now.

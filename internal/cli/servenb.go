@@ -165,6 +165,9 @@ func (p *pageChecker) Check(ctx context.Context, id string) (*serve.Verdict, err
 	}
 	job.Env = p.m.runEnv()
 	spec := job.Spec
+	// As in lessons check: hidden checks and hidden runs wait for grade,
+	// and the page says only how many there are.
+	job.Spec = spec.Public()
 	var log bytes.Buffer
 	ev, err := exercise.Check(ctx, p.m.toolkit(), exercise.Plain{}, job, &log)
 	if err != nil {
@@ -175,7 +178,7 @@ func (p *pageChecker) Check(ctx context.Context, id string) (*serve.Verdict, err
 	}
 	res := ev.Results
 	out := log.String() + ev.Output
-	v := &serve.Verdict{Exercise: id, Passed: checker.Passed(res), Score: spec.Score(res), Points: spec.Points, Output: strings.TrimRight(out, "\n")}
+	v := &serve.Verdict{Exercise: id, Passed: checker.Passed(res), Score: spec.Score(res), Points: spec.Points, Hidden: spec.Hidden(), Output: strings.TrimRight(out, "\n")}
 	for _, r := range res {
 		cr := serve.CheckResult{Name: r.Name, Pass: r.Pass, Skipped: r.Skipped, Want: r.Want, Got: r.Got}
 		if r.Check != nil {

@@ -80,6 +80,9 @@ type Verdict struct {
 	Output string
 	// Took is how long the program ran (the sanitizers' runs not counted).
 	Took time.Duration
+	// stopped says why the run was stopped at a limit (its time, its
+	// output), when it was.
+	stopped string
 }
 
 // Passed reports whether every check passed.
@@ -215,7 +218,11 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	// The sanitizers run without the statistics library: both intercept
 	// CUDA's calls.
 	san := sanitize(ctx, tk, p, j.Spec, res)
-	return &Verdict{Results: judge(j.Spec, res, out.String(), statsFile, san), Output: out.String(), Took: res.Duration}, nil
+	v := &Verdict{Results: judge(j.Spec, res, out.String(), statsFile, san), Output: out.String(), Took: res.Duration}
+	if res.TimedOut || res.Truncated {
+		v.stopped = res.Reason(j.Spec.TimeLimit(), maxOutput)
+	}
+	return v, nil
 }
 
 // Check builds j and judges a run of it: the whole pipeline for one file.

@@ -23,9 +23,23 @@ func RunAll(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device str
 		return nil, err
 	}
 	for _, h := range j.Spec.HiddenRuns {
-		hv, err := one(j.Spec.ForRun(h.Name))
-		if err != nil {
-			return nil, err
+		var hv *Verdict
+		if v.stopped != "" {
+			// A program stopped at its limit on the public run scores
+			// nothing whatever its hidden runs do: they are not run
+			// (a class's endless loops would otherwise cost their time
+			// limit once more for each hidden run), and their checks fail.
+			hv = &Verdict{Results: j.Spec.ForRun(h.Name).Judge(&checker.Run{Ended: v.stopped})}
+			for i := range hv.Results {
+				hv.Results[i].Pass = false
+				hv.Results[i].Got = "not run: on the public run the program " + v.stopped
+			}
+		} else {
+			var err error
+			hv, err = one(j.Spec.ForRun(h.Name))
+			if err != nil {
+				return nil, err
+			}
 		}
 		for _, res := range hv.Results {
 			res.Name = "[" + h.Name + "] " + res.Name

@@ -57,6 +57,9 @@ type Verdict struct {
 	Points   int           `json:"points"`
 	Checks   []CheckResult `json:"checks"`
 	Hints    []string      `json:"hints,omitempty"`
+	// Hidden is how many more checks run when the exercise is graded
+	// (never what they are).
+	Hidden int `json:"hidden,omitempty"`
 	// Error says why the exercise could not be checked (no GPU, a bad
 	// spec); Checks is then empty.
 	Error string `json:"error,omitempty"`

@@ -283,6 +283,7 @@
       ul.appendChild(li);
     });
     x.verdict.appendChild(ul);
+    if (v.hidden) x.verdict.appendChild(el("p", "hidden-checks", v.hidden + (v.hidden === 1 ? " hidden check also runs" : " hidden checks also run") + " when the exercise is graded."));
     (v.hints || []).forEach(function (h) { x.verdict.appendChild(el("p", "hint", "hint: " + h)); });
     if (v.output) {
       var d = el("details"); d.appendChild(el("summary", null, "output"));
