@@ -163,12 +163,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err := book.SetExercises(bookXs); err != nil {
 		return err
 	}
-	scratch, err := os.MkdirTemp("", "lessons-grade-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	sb, err := exercise.NewSandbox(scratch)
+	sb, err := exercise.TempSandbox("lessons-grade-")
 	if err != nil {
 		return err
 	}

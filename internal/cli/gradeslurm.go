@@ -709,12 +709,7 @@ func gradeWorker(o *gradeOptions, stage, arg string) error {
 			return err
 		}
 	}
-	scratch, err := os.MkdirTemp("", "lessons-task-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	sb, err := exercise.NewSandbox(scratch)
+	sb, err := exercise.TempSandbox("lessons-task-")
 	if err != nil {
 		return err
 	}

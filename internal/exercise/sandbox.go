@@ -30,6 +30,7 @@ type Sandbox struct {
 	// otherwise, or when $LESSONS_SANDBOX_CGROUPS=off.
 	cgroups  *sandbox.Cgroups
 	noCgroup string // why there are none
+	temp     bool   // root was made by TempSandbox: Close removes it
 }
 
 var _ Runner = (*Sandbox)(nil)
@@ -93,7 +94,28 @@ func NewSandbox(root string) (*Sandbox, error) {
 }
 
 // Close removes what the sandbox made outside its folder.
-func (s *Sandbox) Close() { s.cgroups.Close() }
+func (s *Sandbox) Close() {
+	s.cgroups.Close()
+	if s.temp {
+		os.RemoveAll(s.root)
+	}
+}
+
+// TempSandbox makes a sandbox in a new temporary folder named after
+// prefix, which Close removes.
+func TempSandbox(prefix string) (*Sandbox, error) {
+	root, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	s, err := NewSandbox(root)
+	if err != nil {
+		os.RemoveAll(root)
+		return nil, err
+	}
+	s.temp = true
+	return s, nil
+}
 
 // Report says which protections this sandbox gives here.
 func (s *Sandbox) Report() sandbox.Report {
