@@ -249,7 +249,10 @@ func judge(spec *checker.Spec, res *runner.Result, output, statsFile string, san
 		run.Ended = res.Reason(spec.TimeLimit(), maxOutput)
 	}
 	var err error
-	run.Stats, err = checker.ReadStats(statsFile)
+	var data []byte
+	if data, err = readRunFile(statsFile); err == nil {
+		run.Stats, err = checker.DecodeStats(data)
+	}
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		// Why there is no record ("not built with -cudart shared", a
 		// record of another version) says more than its absence.

@@ -50,7 +50,7 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			rep.Skipped = "compute-sanitizer could not start: " + err.Error()
 			continue
 		}
-		log, err := os.ReadFile(logFile)
+		log, err := readRunFile(logFile)
 		if err != nil {
 			// No log: what it printed (its own errors start "=========").
 			log = printed.Bytes()
