@@ -141,7 +141,6 @@ func interrupted() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// checkMachine finds nvcc and the GPU that a check needs.
 // checkMachine finds nvcc and a GPU for the command named cmd (check,
 // watch, grade), which its errors name.
 func checkMachine(ctx context.Context, cmd string) (*machine, error) {
@@ -206,6 +205,11 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 	}
 	if n := spec.Hidden(); n > 0 {
 		fmt.Fprintf(out, "\n%s also %s when the exercise is graded.\n", ui.Count(n, "hidden check"), map[bool]string{true: "runs", false: "run"}[n == 1])
+	}
+	if len(res) == 0 {
+		// Every check of the spec is hidden: nothing here says done.
+		fmt.Fprintf(out, "No check of %s runs before grading: lessons check cannot say whether it is done.\n", x.ID)
+		return false, nil
 	}
 	if !checker.Passed(res) {
 		if spec.Partial() {

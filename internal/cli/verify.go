@@ -177,6 +177,10 @@ func verifyRun(opts *VerifyOptions) error {
 		sched = append(sched, s)
 	}
 	grade.Schedule(ctx, sched, grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice})
+	if ctx.Err() != nil {
+		// Stopped half way: items never built or run would read as ok.
+		return ctx.Err()
+	}
 	surprises := 0
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tEXPECTED\tRESULT\tTIME")
