@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/atomicfile"
 	"os"
 	"path"
 	"path/filepath"
@@ -41,7 +42,10 @@ func exportIpynb(c *course.Course, dir string) ([]string, error) {
 			return nil, fmt.Errorf("export %s: %w", e.File, err)
 		}
 		name := filepath.Join(dir, e.Name()+".ipynb")
-		if err := replaceFile(name, b); err != nil {
+		if err := refuseLesson(c, name); err != nil {
+			return nil, err
+		}
+		if err := atomicfile.Write(name, b, 0o644); err != nil {
 			return nil, err
 		}
 		wrote = append(wrote, name)
@@ -58,6 +62,8 @@ func exerciseCells(c *course.Course, x *course.Exercise, nb *lesson.NotebookWrit
 	if err != nil {
 		return err
 	}
+	// A notebook is handed to students: hidden checks stay out of it.
+	spec = spec.Public()
 	student := path.Base(x.Student)
 	intro := fmt.Sprintf("## Exercise: %s\n\nComplete the TODOs of `%s` in the cell below, then run it and the cells after it.", x.ID, student)
 	if x.Hint != "" {
@@ -120,11 +126,18 @@ func checkCell(spec *checker.Spec, bin, args string) string {
 	return b.String()
 }
 
-// replaceFile replaces a file whole: a reader never sees half a notebook.
-func replaceFile(name string, data []byte) error {
-	tmp := name + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+// refuseLesson refuses to write name over one of the course's own lesson
+// files (export --ipynb lessons, in a course of notebooks), which would
+// replace what the author wrote with its export.
+func refuseLesson(c *course.Course, name string) error {
+	abs, err := filepath.Abs(name)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, name)
+	for _, e := range c.Lessons {
+		if p, err := filepath.Abs(c.Path(e.File)); err == nil && p == abs {
+			return fmt.Errorf("export --ipynb: %s is the course's lesson %s; export to another folder", name, e.File)
+		}
+	}
+	return nil
 }

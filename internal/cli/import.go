@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -200,7 +201,7 @@ func importRun(opts *ImportOptions) error {
 		return err
 	}
 	for _, o := range outs {
-		if err := replaceFile(filepath.Join(opts.Dir, o.rel), o.data); err != nil {
+		if err := atomicfile.Write(filepath.Join(opts.Dir, o.rel), o.data, 0o644); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 		if o.from != "" {
