@@ -137,6 +137,16 @@ func TestPagesNeedTheTokenWhenAsked(t *testing.T) {
 	if code, _, _ := get(t, c.http.URL+"/day001-a.html?token="+c.srv.Token()); code != 200 {
 		t.Errorf("a page with the token: %d", code)
 	}
+	if code, _, _ := get(t, c.http.URL+"/?token=x"); code != http.StatusForbidden {
+		t.Errorf("the index with a wrong token: %d, want 403", code)
+	}
+	// What the page loads without a token, its style and scripts, hold
+	// no token and are not refused (this course has none: not found).
+	for _, p := range []string{"/style.css", "/lessons.js", "/search-index.js"} {
+		if code, _, _ := get(t, c.http.URL+p); code == http.StatusForbidden {
+			t.Errorf("%s: 403; a page loads it without the token", p)
+		}
+	}
 }
 
 // fakeChecker passes an exercise whose file says "solved".

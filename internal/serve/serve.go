@@ -130,13 +130,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.events(w, r)
 		return
 	}
-	if msg, code := s.guard.page(r); msg != "" {
-		http.Error(w, msg, code)
-		return
-	}
 	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
 	if name == "" {
 		name = "index.html"
+	}
+	// Pages carry the token (in a meta tag), so they need it where pages
+	// are guarded; the site's styles and scripts do not, and a browser
+	// loads them without it.
+	if strings.HasSuffix(name, ".html") {
+		if msg, code := s.guard.page(r); msg != "" {
+			http.Error(w, msg, code)
+			return
+		}
 	}
 	s.mu.Lock()
 	site, err, gen := s.site, s.err, s.gen

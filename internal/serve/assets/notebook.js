@@ -13,13 +13,19 @@
   var cells = {}; // number -> {el, state, out, status, editor}
   var stopping = false;
 
-  // Links keep the token where pages need it.
+  // Links keep the token where pages need it: those of the page, and
+  // those written later (search results), when they are followed.
   var q = new URLSearchParams(location.search).get("token");
   if (q) {
-    document.querySelectorAll("a[href]").forEach(function (a) {
+    var keep = function (a) {
       var u = new URL(a.href, location.href);
-      if (u.origin === location.origin) { u.searchParams.set("token", q); a.href = u.toString(); }
-    });
+      if (u.origin === location.origin && u.searchParams.get("token") !== q) { u.searchParams.set("token", q); a.href = u.toString(); }
+    };
+    document.querySelectorAll("a[href]").forEach(keep);
+    document.addEventListener("click", function (e) {
+      var a = e.target.closest && e.target.closest("a[href]");
+      if (a) keep(a);
+    }, true);
   }
 
   function post(op, body) {
