@@ -855,13 +855,29 @@ func workerRun(ctx context.Context, tc grade.Toolchain, p *slurm.Plan, idx int, 
 	// Each item is built (from the shared cache, where the build tasks
 	// put it) and run on a run slot: GradeOne, scheduled as a local
 	// grade's runs are (per GPU, a timed exercise's alone).
+	// Identical files (the untouched stub, handed in by many) share one
+	// build folder in the sandbox: their items take turns, so that two
+	// builds never write one folder at once.
+	var keyMu sync.Mutex
+	keyLocks := map[string]*sync.Mutex{}
+	lockKey := func(key string) *sync.Mutex {
+		keyMu.Lock()
+		defer keyMu.Unlock()
+		if keyLocks[key] == nil {
+			keyLocks[key] = new(sync.Mutex)
+		}
+		return keyLocks[key]
+	}
 	var gitems []*grade.Item
 	for _, t := range tasks {
 		gitems = append(gitems, &grade.Item{
 			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed,
 			Build: func(context.Context, int) (bool, string) { return true, "" },
 			Run: func(ctx context.Context, device string, slot int) time.Duration {
+				l := lockKey(t.Key())
+				l.Lock()
 				a := grade.GradeOne(ctx, tc, t, device, slot)
+				l.Unlock()
 				if cancelledWith(ctx, a) {
 					return 0 // stopped half way: the task is started again, or retried
 				}
