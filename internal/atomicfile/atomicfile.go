@@ -1,6 +1,8 @@
 // Package atomicfile writes files whole or not at all: into a temporary
-// file beside the target, then renamed over it, so that a reader (or a
-// run killed half way) never sees half a file.
+// file beside the target, synced, then renamed over it, and the rename
+// synced, so that a reader (on this machine or, over a shared
+// filesystem, another), a run killed half way or a machine that dies
+// right after sees the old file or the new one, never half a file.
 package atomicfile
 
 import (
@@ -23,6 +25,9 @@ func WriteFrom(name string, r io.Reader, perm os.FileMode) error {
 	}
 	tmp := f.Name()
 	_, err = io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -34,6 +39,11 @@ func WriteFrom(name string, r io.Reader, perm os.FileMode) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		return err
 	}
-	return err
+	if d, err := os.Open(filepath.Dir(name)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
 }

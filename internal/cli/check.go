@@ -242,19 +242,11 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 // compiler's log when the build fails, and the program's output when
 // verbose.
 func checkJob(ctx context.Context, tk *exercise.Toolkit, job *exercise.Job, verbose bool, out io.Writer) ([]checker.Result, error) {
-	b, err := exercise.Build(ctx, tk, exercise.Plain{}, job, 0)
+	v, err := exercise.Check(ctx, tk, exercise.Plain{}, job, out)
 	if err != nil {
 		return nil, err
 	}
-	if b.Failed != nil {
-		io.WriteString(out, b.Log)
-		return b.Failed, nil
-	}
-	v, err := exercise.Run(ctx, tk, exercise.Plain{}, job, b.Prog, "", 0)
-	if err != nil {
-		return nil, err
-	}
-	if verbose {
+	if verbose && v.Output != "" {
 		io.WriteString(out, v.Output)
 		fmt.Fprintln(out)
 	}

@@ -3,11 +3,12 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"html"
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cudalessons/lessons/internal/lesson"
 )

@@ -13,7 +13,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/cudalessons/lessons/internal/atomicfile"
 )
 
 // Item is one student's file for one exercise, to be built and run.
@@ -114,37 +115,7 @@ func WritePlan(path string, p *Plan) error {
 	return WriteAtomic(path, data)
 }
 
-// WriteAtomic writes a file whole or not at all, and durably: the data
-// and the rename are synced, so a node that dies right after leaves
-// either the old file or the new one on the shared filesystem, and a
-// reader on another node never sees half a file.
-func WriteAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
+// WriteAtomic writes a file whole or not at all, and durably, so that a
+// node that dies right after leaves the old file or the new one on the
+// shared filesystem, and a reader on another node never sees half a file.
+func WriteAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
