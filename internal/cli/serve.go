@@ -86,6 +86,16 @@ func serveRun(ios *IOStreams, g *globals, addr string, poll bool, debounce, time
 	if note := attachNotebook(ctx, srv, root, timeout); note != "" {
 		fmt.Fprintf(ios.ErrOut, "lessons: %s\n", note)
 	}
+	// Watch what the site is made of, before the first page is served, so
+	// that no save after a page was read is missed. A course.toml saved
+	// can name other files: the watch starts again on the new list before
+	// the rebuild, so that no save between the two is missed.
+	manifest := filepath.Join(root, "course.toml")
+	w, batches, err := watchSite(root, poll, debounce)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
@@ -97,11 +107,6 @@ func serveRun(ios *IOStreams, g *globals, addr string, poll bool, debounce, time
 	}()
 	fmt.Fprintf(ios.Out, "Serving %s at %s (pages reload on every save; Ctrl-C stops)\n", c.Title, url)
 
-	// Watch what the site is made of. A course.toml saved can name other
-	// files: the watch starts again on the new list before the rebuild, so
-	// that no save between the two is missed.
-	manifest := filepath.Join(root, "course.toml")
-	w, batches, err := watchSite(root, poll, debounce)
 	for err == nil && ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
