@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -30,6 +31,11 @@ type Spec struct {
 	MaxOutput int64
 	// Stdin is the program's input; nil means none.
 	Stdin io.Reader
+	// ExtraFiles are open files the program inherits as descriptors 3,
+	// 4, ... (exec.Cmd's ExtraFiles): the statistics record's channel. A
+	// sandbox passes exactly these through and closes every other
+	// descriptor above 2.
+	ExtraFiles []*os.File
 	// SameGroup keeps the program in the caller's process group, for a
 	// helper (such as the nvcc wrapper) whose caller is already limited.
 	SameGroup bool
@@ -112,6 +118,7 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 		cmd.Dir = spec.Dir
 		cmd.Env = spec.Env
 		cmd.Stdin = spec.Stdin
+		cmd.ExtraFiles = spec.ExtraFiles
 		if !spec.SameGroup {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		}
