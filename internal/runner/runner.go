@@ -42,6 +42,9 @@ type Spec struct {
 	// Prepare, when set, may change the command just before it starts
 	// (a sandbox sets its namespaces and user there).
 	Prepare func(*exec.Cmd)
+	// Started, when set, is told the program's process id as soon as it
+	// has started (a watcher of the GPU's view of that process).
+	Started func(pid int)
 	// Stop, when set, kills every process of the program at once, those
 	// that left its process group included (a sandbox's cgroup). It is
 	// called when the program is stopped for time, output or
@@ -144,6 +147,9 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", spec.Argv[0], err)
+	}
+	if spec.Started != nil {
+		spec.Started(cmd.Process.Pid)
 	}
 	pgid := cmd.Process.Pid
 	if spec.SameGroup {
