@@ -97,3 +97,33 @@ func failedWith(v *Verdict, want string) bool {
 	}
 	return false
 }
+
+// What inspect finds in programs built by nvcc, without running them.
+func TestInspect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("needs nvcc")
+	}
+	for file, want := range map[string]string{
+		"../../solutions/day070/async_pipeline.cu": "",
+		"testdata/hostile/static_runtime.cu":       "its own CUDA runtime",
+		"testdata/hostile/per_thread_stream.cu":    "per-thread default stream",
+		"testdata/hostile/ifunc_key.cu":            "IFUNC",
+		"testdata/hostile/preinit_key.cu":          ".preinit_array",
+	} {
+		args := []string{"-cudart", "shared"}
+		if file == "testdata/hostile/static_runtime.cu" {
+			args = append(args, "-cudart", "static")
+		}
+		prog := filepath.Join(t.TempDir(), "prog")
+		if out, err := exec.Command(nvcc, append(args, "-o", prog, file)...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", file, err, out)
+		}
+		if got := inspect(prog); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", file, got, want)
+		}
+	}
+}
