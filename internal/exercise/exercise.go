@@ -49,9 +49,9 @@ type Job struct {
 	// a file handed in) first, under the exercise's name for it, then
 	// the spec's other files.
 	Files []File
-	// Dir is the workspace of a Plain run: the program, the statistics
-	// record and the sanitizers' logs are kept there. The Sandbox uses
-	// folders of its own.
+	// Dir is the workspace of a Plain run: the program and the
+	// sanitizers' logs are kept there (the statistics record comes over
+	// a pipe). The Sandbox uses folders of its own.
 	Dir string
 	// Hash tells builds of different files apart in the Sandbox's
 	// folders (a hash of the files); it may be empty for Plain.
