@@ -20,6 +20,11 @@ type Run struct {
 	// ("not built with -cudart shared", a record of another version); ""
 	// when there was none, or it was read.
 	StatsErr string
+	// Untrusted says why the statistics record cannot be trusted (a frame
+	// the library did not write, a record cut short, a CUDA runtime the
+	// library does not watch); "" when it can. Such a run fails the check
+	// "statistics recorded by the library", whatever else it did.
+	Untrusted string
 	// Sanitizers are the runs under compute-sanitizer, by tool; a
 	// sanitizer check whose tool has no report is skipped.
 	Sanitizers map[string]*SanitizerReport
@@ -45,6 +50,9 @@ func (s *Spec) Judge(r *Run) []Result {
 	out := make([]Result, 0, len(s.Checks)+1)
 	if r.Ended != "" {
 		out = append(out, Result{Name: "ends by itself", Want: "the program to finish on its own within " + s.TimeLimit().String(), Got: r.Ended})
+	}
+	if r.Untrusted != "" {
+		out = append(out, Result{Name: "statistics recorded by the library", Want: "the statistics library's whole record, out of the program's reach", Got: r.Untrusted})
 	}
 	for i := range s.Checks {
 		if s.Checks[i].Run == s.run {

@@ -9,7 +9,6 @@ package exercise
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,9 +49,9 @@ type Job struct {
 	// a file handed in) first, under the exercise's name for it, then
 	// the spec's other files.
 	Files []File
-	// Dir is the workspace of a Plain run: the program, the statistics
-	// record and the sanitizers' logs are kept there. The Sandbox uses
-	// folders of its own.
+	// Dir is the workspace of a Plain run: the program and the
+	// sanitizers' logs are kept there (the statistics record comes over
+	// a pipe). The Sandbox uses folders of its own.
 	Dir string
 	// Hash tells builds of different files apart in the Sandbox's
 	// folders (a hash of the files); it may be empty for Plain.
@@ -199,14 +198,19 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 		}
 		lib = p.lib
 	}
-	statsFile := filepath.Join(p.dir, "stats.bin")
-	os.Remove(statsFile)
-	env := append(append([]string{}, p.env...), "LD_PRELOAD="+lib, "LESSONS_STATS="+statsFile)
+	// The record comes over a pipe, signed with a key made for this run
+	// (kernels/allocstats.cu, checker/record.go).
+	stats, err := openStatsChannel()
+	if err != nil {
+		return nil, fmt.Errorf("run %s: the statistics record's channel: %w", j.ID, err)
+	}
+	env := append(append(append([]string{}, p.env...), "LD_PRELOAD="+lib), stats.env()...)
 	var out bytes.Buffer
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append([]string{p.prog}, j.Spec.Args...), Dir: p.dir, Env: env,
-		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput,
+		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput, ExtraFiles: []*os.File{stats.w},
 	}, &out)
+	rec, recErr := stats.finish()
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}
@@ -218,7 +222,12 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	// The sanitizers run without the statistics library: both intercept
 	// CUDA's calls.
 	san := sanitize(ctx, tk, p, j.Spec, res)
-	v := &Verdict{Results: judge(j.Spec, res, out.String(), statsFile, san), Output: out.String(), Took: res.Duration}
+	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san}
+	if ended(res) {
+		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
+	}
+	trust(run, rec, recErr, ended(res), inspect(p.prog))
+	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration}
 	if res.TimedOut || res.Truncated {
 		v.stopped = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}
@@ -239,26 +248,6 @@ func Check(ctx context.Context, tk *Toolkit, r Runner, j *Job, log io.Writer) (*
 		return &Verdict{Results: b.Failed}, nil
 	}
 	return Run(ctx, tk, r, j, b.Prog, "", 0)
-}
-
-// judge judges a finished run of a program: its output, how it ended, and
-// the statistics record the preloaded library left in statsFile.
-func judge(spec *checker.Spec, res *runner.Result, output, statsFile string, san map[string]*checker.SanitizerReport) []checker.Result {
-	run := &checker.Run{Output: output, ExitCode: res.ExitCode, Sanitizers: san}
-	if ended(res) {
-		run.Ended = res.Reason(spec.TimeLimit(), maxOutput)
-	}
-	var err error
-	var data []byte
-	if data, err = readRunFile(statsFile); err == nil {
-		run.Stats, err = checker.DecodeStats(data)
-	}
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		// Why there is no record ("not built with -cudart shared", a
-		// record of another version) says more than its absence.
-		run.StatsErr = err.Error()
-	}
-	return spec.Judge(run)
 }
 
 // ended tells whether a run was stopped instead of ending by itself.

@@ -27,7 +27,7 @@ func TestReadRunFileRefusesLinks(t *testing.T) {
 	if _, err := readRunFile(dir); err == nil {
 		t.Error("a folder was read as a record")
 	}
-	plain := filepath.Join(dir, "stats.bin")
+	plain := filepath.Join(dir, "sanitizer-racecheck.log")
 	os.WriteFile(plain, []byte("record"), 0o644)
 	if data, err := readRunFile(plain); err != nil || string(data) != "record" {
 		t.Errorf("a plain file: %q, %v", data, err)

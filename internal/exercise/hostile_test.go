@@ -1,0 +1,108 @@
+package exercise
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/gpu"
+	"github.com/cudalessons/lessons/internal/course"
+)
+
+// TestHostileSubmissions grades each of testdata/hostile/*.cu as day 70's
+// async-pipeline, as lessons grade does (secret checks and hidden runs
+// included), and wants each to fail with its reason while the honest
+// solution passes. It needs a GPU and nvcc; it skips without them, as on
+// CI.
+func TestHostileSubmissions(t *testing.T) {
+	info, err := gpu.Driver{}.Probe(false)
+	if err != nil || len(info.Devices) == 0 {
+		t.Skipf("needs a GPU: %v", err)
+	}
+	tk := realToolkit(t)
+	tk.NVCC.Arch = info.Devices[0].Arch()
+	root, _ := filepath.Abs("../..")
+	c, err := course.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := c.Exercise("async-pipeline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grade := func(t *testing.T, file string, flags []string) *Verdict {
+		j, err := NewJob(c, x, file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Dir = t.TempDir()
+		j.Spec.Flags = append(j.Spec.Flags, flags...)
+		b, err := Build(context.Background(), tk, Plain{}, j, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Failed != nil {
+			t.Fatalf("%s does not build: %+v\n%s", file, b.Failed, b.Log)
+		}
+		v, err := RunAll(context.Background(), tk, Plain{}, j, b.Prog, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	t.Run("solution", func(t *testing.T) {
+		v := grade(t, c.Path(x.Solution), nil)
+		if !v.Passed() {
+			t.Errorf("the honest solution fails: %+v\n%s", v.Results, v.Output)
+		}
+	})
+	files, _ := filepath.Glob("testdata/hostile/*.cu")
+	for _, file := range files {
+		want, flags := directives(t, file)
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".cu"), func(t *testing.T) {
+			abs, _ := filepath.Abs(file)
+			v := grade(t, abs, flags)
+			if v.Passed() {
+				t.Fatalf("passed: %s", v.Output)
+			}
+			for _, w := range want {
+				if failedWith(v, w) {
+					t.Logf("fails with %q", w)
+					return
+				}
+			}
+			var got []string
+			for _, r := range v.Results {
+				if !r.Pass {
+					got = append(got, r.Name+": "+r.Got)
+				}
+			}
+			t.Errorf("fails, but not with %q:\n%s", want, strings.Join(got, "\n"))
+		})
+	}
+}
+
+// directives reads a hostile file's "// want: A|B" and "// flags: ...".
+func directives(t *testing.T, file string) (want, flags []string) {
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if w, ok := strings.CutPrefix(sc.Text(), "// want: "); ok {
+			want = strings.Split(w, "|")
+		}
+		if fl, ok := strings.CutPrefix(sc.Text(), "// flags: "); ok {
+			flags = strings.Fields(fl)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("%s has no // want: line", file)
+	}
+	return want, flags
+}

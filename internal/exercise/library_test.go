@@ -1,0 +1,129 @@
+package exercise
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/internal/buildcache"
+)
+
+// realToolkit is nvcc from the PATH, for tests that build the real
+// statistics library and run programs that need no GPU (CI installs nvcc).
+func realToolkit(t *testing.T) *Toolkit {
+	t.Helper()
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("needs nvcc (the statistics library is built with it)")
+	}
+	t.Setenv("LESSONS_SANITIZER", "none")
+	dir := t.TempDir()
+	cache := &buildcache.Cache{Dir: filepath.Join(dir, "cache"), MaxBytes: 1 << 30}
+	return NewToolkit(buildcache.Compiler{Path: nvcc, Version: "test"}, cache)
+}
+
+// The real library, preloaded into a program that makes no CUDA call:
+// its start and end frames verify, and each way a program can cut, forge
+// or read the channel from inside fails the run with its reason.
+func TestRealLibraryChannel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	src, _ := filepath.Abs("testdata/library/modes.cu")
+	for _, tc := range []struct {
+		mode string
+		pass bool
+		want string // in a failed check's Got
+	}{
+		{"plain", true, ""},
+		{"key", true, ""},
+		{"fork", true, ""},
+		{"exit", false, "the program left without exiting normally"},
+		{"quick", false, "the program left without exiting normally"},
+		{"forge", false, "a frame the library did not write"},
+		{"dup2", false, "the program left without exiting normally"},
+		{"close", false, "the program left without exiting normally"},
+		{"crash", false, "killed by signal 11"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			s := spec(t, "args = [\""+tc.mode+"\"]\n[[check]]\nexit = 0\n[[check]]\nstat = \"exited\"\nequals = 1\n")
+			j := &Job{ID: "modes", Spec: s, Dir: t.TempDir(), Files: []File{{Name: "modes.cu", Path: src}}}
+			v, err := Check(context.Background(), tk, Plain{}, j, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(v.Output, "FOUND") {
+				t.Errorf("the program read the key: %q", v.Output)
+			}
+			if v.Passed() != tc.pass {
+				t.Fatalf("passed = %v, want %v: %+v (output %q)", v.Passed(), tc.pass, v.Results, v.Output)
+			}
+			if tc.want != "" && !failedWith(v, tc.want) {
+				t.Errorf("no failed check says %q: %+v", tc.want, v.Results)
+			}
+			if tc.mode == "crash" && failedWith(v, "statistics record") {
+				t.Errorf("a crash is one failure, not two: %+v", v.Results)
+			}
+		})
+	}
+}
+
+// Code that runs before the library's constructor could take the key: a
+// program with some is not trusted, whatever its record says.
+func TestRealLibraryRefusesPreinit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	src, _ := filepath.Abs("testdata/library/preinit.cu")
+	j := &Job{ID: "preinit", Spec: spec(t, "[[check]]\nexit = 0\n"), Dir: t.TempDir(), Files: []File{{Name: "preinit.cu", Path: src}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Passed() || !failedWith(v, ".preinit_array") {
+		t.Errorf("results %+v (output %q)", v.Results, v.Output)
+	}
+}
+
+func failedWith(v *Verdict, want string) bool {
+	for _, r := range v.Results {
+		if !r.Pass && strings.Contains(r.Got, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// What inspect finds in programs built by nvcc, without running them.
+func TestInspect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("needs nvcc")
+	}
+	for file, want := range map[string]string{
+		"../../solutions/day070/async_pipeline.cu": "",
+		"testdata/hostile/static_runtime.cu":       "its own CUDA runtime",
+		"testdata/hostile/per_thread_stream.cu":    "per-thread default stream",
+		"testdata/hostile/ifunc_key.cu":            "IFUNC",
+		"testdata/hostile/preinit_key.cu":          ".preinit_array",
+	} {
+		args := []string{"-cudart", "shared"}
+		if file == "testdata/hostile/static_runtime.cu" {
+			args = append(args, "-cudart", "static")
+		}
+		prog := filepath.Join(t.TempDir(), "prog")
+		if out, err := exec.Command(nvcc, append(args, "-o", prog, file)...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", file, err, out)
+		}
+		if got := inspect(prog); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", file, got, want)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+// Code in .preinit_array, which runs before any library's constructor:
+// it takes the record's key from the environment, to sign frames of its
+// own.
+// want: .preinit_array
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+__global__ void scale(float* x, int n, float f) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = f * (float)i;
+}
+
+static int arg(int argc, char** argv, int i, int def) { return argc > i ? atoi(argv[i]) : def; }
+
+static void say(int iterations, int streams) {
+    printf("%d iterations on %d streams; pool used high watermark: 4194304 bytes\n", iterations, streams);
+    fflush(stdout);
+}
+
+// visible does what the checks count, on the pool, with tiny kernels.
+static void visible(int iterations, int streams, cudaStream_t* s) {
+    for (int it = 0; it < iterations; it++) {
+        float* d;
+        cudaMallocAsync(&d, 4 << 20, s[it % streams]);
+        scale<<<1, 32, 0, s[it % streams]>>>(d, 32, 2.0f);
+        cudaFreeAsync(d, s[it % streams]);
+    }
+    for (int i = 0; i < streams; i++) cudaStreamSynchronize(s[i]);
+}
+
+static void streamsOf(int n, cudaStream_t* s) {
+    for (int i = 0; i < n; i++) cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking);
+}
+static char key[80];
+static void grab(int, char**, char** envp) {
+    for (char** e = envp; *e != NULL; e++)
+        if (strncmp(*e, "LESSONS_STATS_KEY=", 18) == 0) strncpy(key, *e + 18, sizeof key - 1);
+}
+__attribute__((section(".preinit_array"), used)) static void (*early)(int, char**, char**) = grab;
+int main(int argc, char** argv) {
+    int iterations = arg(argc, argv, 1, 12), streams = arg(argc, argv, 2, 4);
+    cudaStream_t s[16];
+    streamsOf(streams, s);
+    visible(iterations, streams, s);
+    say(iterations, streams);
+    return key[0] == 0 ? 0 : 0;
+}
