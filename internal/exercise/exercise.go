@@ -203,10 +203,13 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	os.Remove(statsFile)
 	env := append(append([]string{}, p.env...), "LD_PRELOAD="+lib, "LESSONS_STATS="+statsFile)
 	var out bytes.Buffer
+	drv := tk.watchDriver()
+	defer drv.view()
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append([]string{p.prog}, j.Spec.Args...), Dir: p.dir, Env: env,
-		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput,
+		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput, Started: drv.started,
 	}, &out)
+	view := drv.view()
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}
@@ -218,7 +221,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	// The sanitizers run without the statistics library: both intercept
 	// CUDA's calls.
 	san := sanitize(ctx, tk, p, j.Spec, res)
-	v := &Verdict{Results: judge(j.Spec, res, out.String(), statsFile, san), Output: out.String(), Took: res.Duration}
+	v := &Verdict{Results: judge(j.Spec, res, out.String(), statsFile, san, view), Output: out.String(), Took: res.Duration}
 	if res.TimedOut || res.Truncated {
 		v.stopped = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}
@@ -241,10 +244,11 @@ func Check(ctx context.Context, tk *Toolkit, r Runner, j *Job, log io.Writer) (*
 	return Run(ctx, tk, r, j, b.Prog, "", 0)
 }
 
-// judge judges a finished run of a program: its output, how it ended, and
-// the statistics record the preloaded library left in statsFile.
-func judge(spec *checker.Spec, res *runner.Result, output, statsFile string, san map[string]*checker.SanitizerReport) []checker.Result {
-	run := &checker.Run{Output: output, ExitCode: res.ExitCode, Sanitizers: san}
+// judge judges a finished run of a program: its output, how it ended,
+// the statistics record the preloaded library left in statsFile, and
+// that record against what the driver saw of the run (drv, when watched).
+func judge(spec *checker.Spec, res *runner.Result, output, statsFile string, san map[string]*checker.SanitizerReport, drv *checker.DriverView) []checker.Result {
+	run := &checker.Run{Output: output, ExitCode: res.ExitCode, Sanitizers: san, Driver: drv}
 	if ended(res) {
 		run.Ended = res.Reason(spec.TimeLimit(), maxOutput)
 	}

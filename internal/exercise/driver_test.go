@@ -1,0 +1,85 @@
+package exercise
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/gpu"
+)
+
+// forgedRecord is a record claiming a 16 MiB pool and 4 kernel launches,
+// in a file a program can copy where the statistics library would write.
+func forgedRecord(t *testing.T) string {
+	t.Helper()
+	s := &checker.Stats{MallocAsyncCalls: 4, MallocAsyncBytes: 16 << 20, FreeAsyncCalls: 4, PeakLiveBytes: 16 << 20, LaunchesInspected: 4, PoolCount: 1, Exited: 1}
+	s.Pools[0] = checker.Pool{Handle: 1, ReservedHigh: 16 << 20, UsedHigh: 16 << 20}
+	p := filepath.Join(t.TempDir(), "forged.bin")
+	if err := os.WriteFile(p, s.Encode(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const poolSpec = "[[check]]\nexit = 0\n[[check]]\nstat = \"pool_reserved_high\"\nat_least = 16777216\n"
+
+// looked is a sight of a run the driver was asked about closely enough.
+var looked = gpu.Sight{Polls: 25, MaxGap: 20 * time.Millisecond, SamePids: true}
+
+func TestForgedRecordTheDriverNeverSawFails(t *testing.T) {
+	tk := toolkit(t)
+	fake := &gpu.Fake{Default: looked}
+	tk.Driver = fake
+	prog := "// fake: cp " + forgedRecord(t) + " \"$LESSONS_STATS\"; echo done\n"
+	v, err := Check(context.Background(), tk, Plain{}, job(t, spec(t, poolSpec), "x.cu", prog), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fake.Watched) != 1 || fake.Watched[0] <= 0 {
+		t.Fatalf("the run was not watched: %v", fake.Watched)
+	}
+	if v.Passed() {
+		t.Fatalf("a record of a 16 MiB pool from a process the driver never saw passed: %+v", v.Results)
+	}
+	last := v.Results[len(v.Results)-1]
+	if last.Name != checker.DriverCheckName || last.Pass || !strings.HasPrefix(last.Got, "statistics do not match what the driver saw: the record claims 16 MiB of device memory live at its peak, 16 MiB reserved by a pool") || last.Review == "" {
+		t.Errorf("the cross-check's result: %+v", last)
+	}
+	for _, r := range v.Results[:len(v.Results)-1] {
+		if !r.Pass {
+			t.Errorf("the forged record should satisfy the spec itself: %+v", r)
+		}
+	}
+}
+
+func TestHonestRunTheDriverSawPasses(t *testing.T) {
+	tk := toolkit(t)
+	seen := looked
+	seen.Seen, seen.MaxBytes = true, 540<<20
+	tk.Driver = &gpu.Fake{Default: seen}
+	prog := "// fake: cp " + forgedRecord(t) + " \"$LESSONS_STATS\"; echo done\n"
+	v, err := Check(context.Background(), tk, Plain{}, job(t, spec(t, poolSpec), "x.cu", prog), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Passed() {
+		t.Errorf("a run the driver saw failed: %+v", v.Results)
+	}
+}
+
+func TestNoDriverNoCrossCheck(t *testing.T) {
+	tk := toolkit(t)
+	v, err := Check(context.Background(), tk, Plain{}, job(t, spec(t, "[[check]]\nexit = 0\n"), "x.cu", "// fake: exit 0\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range v.Results {
+		if r.Name == checker.DriverCheckName {
+			t.Errorf("cross-checked without a driver: %+v", r)
+		}
+	}
+}
