@@ -108,6 +108,14 @@ func DriverSampler() (*Sampler, error) {
 	return driverSampler, driverErr
 }
 
+// SamePids tells whether the driver's process ids are known to be those
+// this process sees (see Sight.SamePids).
+func (s *Sampler) SamePids() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.samePids
+}
+
 // Watch implements Watcher.
 func (s *Sampler) Watch(pid int) func() Sight {
 	w := &watch{root: pid, pgid: pid, known: map[int]bool{pid: true}}

@@ -1,6 +1,9 @@
 package exercise
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/gpu"
 )
@@ -36,4 +39,33 @@ func (d *driverWatch) view() *checker.DriverView {
 	}
 	s := d.stop()
 	return &checker.DriverView{Pid: d.pid, Seen: s.Seen, MaxBytes: s.MaxBytes, Polls: s.Polls, MaxGap: s.MaxGap, SamePids: s.SamePids}
+}
+
+// DriverCheck is the watcher for the cross-check of statistics records
+// against the driver on this machine, or nil and why there is none: no
+// NVML (no NVIDIA driver, as on CI), or LESSONS_DRIVER_CHECK=off.
+func DriverCheck() (gpu.Watcher, string) {
+	switch os.Getenv("LESSONS_DRIVER_CHECK") {
+	case "off", "none", "0":
+		return nil, "turned off by LESSONS_DRIVER_CHECK=off"
+	}
+	s, err := gpu.DriverSampler()
+	if err != nil {
+		return nil, err.Error()
+	}
+	return s, ""
+}
+
+// DriverCheckSummary says in a line whether runs' statistics are
+// cross-checked against the driver here, and why not.
+func DriverCheckSummary() string {
+	w, why := DriverCheck()
+	if w == nil {
+		return "off (" + why + "): statistics records are not compared with what the driver sees"
+	}
+	s := fmt.Sprintf("on: NVML's running-process list, read every %s during each run (read only: no setting of the GPU changes)", gpu.PollEvery)
+	if sm, ok := w.(*gpu.Sampler); ok && !sm.SamePids() {
+		s += "; lessons is not in the first pid namespace, so an absence counts only once the driver has listed one of its runs"
+	}
+	return s
 }
