@@ -160,7 +160,7 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 		secret, _ := os.ReadFile(c.Path(author.SecretFile(x)))
 		specHash := Hash(raw, kernels.AllocStats, secret)
 		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
-		reference := Reference(c, x, spec)
+		reference := author.Reference(c, x, spec)
 		for _, s := range students {
 			t := &Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
 			file := SubmittedFile(subs, s, x)

@@ -1,29 +1,6 @@
 package grade
 
-import (
-	"os"
-	"path/filepath"
-
-	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/internal/course"
-	"github.com/cudalessons/lessons/internal/suspect"
-)
-
-// Reference are the sources that say what exercise x needs: its solution
-// and the other files the exercise gives. What they name is no finding.
-func Reference(c *course.Course, x *course.Exercise, spec *checker.Spec) [][]byte {
-	var out [][]byte
-	if data, err := os.ReadFile(c.Path(x.Solution)); err == nil {
-		out = append(out, data)
-	}
-	dir := filepath.Dir(c.Path(x.Student))
-	for _, f := range spec.Files {
-		if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f))); err == nil {
-			out = append(out, data)
-		}
-	}
-	return out
-}
+import "github.com/cudalessons/lessons/internal/suspect"
 
 // Suspect says, one line a finding, what the task's files name that
 // reaches around the statistics library and the reference does not: a
