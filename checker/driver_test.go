@@ -31,7 +31,7 @@ func TestCrossCheckHonestRunsAreNeverFlagged(t *testing.T) {
 		{"no CUDA at all, never seen", &Stats{}, closeLook(false, 0)},
 		{"no record, never seen", nil, closeLook(false, 0)},
 		{"only failed calls, never seen", &Stats{MallocCalls: 3, FailedAllocs: 3, KernelLaunches: 2}, closeLook(false, 0)},
-		{"never seen, too few looks", poolRecord(16), &DriverView{Pid: 1, Polls: 2, MaxGap: 10 * time.Millisecond, SamePids: true}},
+		{"never seen, no look answered", poolRecord(16), &DriverView{Pid: 1, MaxGap: 10 * time.Millisecond, SamePids: true}},
 		{"never seen, looks too far apart", poolRecord(16), &DriverView{Pid: 1, Polls: 40, MaxGap: 300 * time.Millisecond, SamePids: true}},
 		{"never seen, the driver speaks of other pids", poolRecord(16), &DriverView{Pid: 1, Polls: 40, MaxGap: 20 * time.Millisecond}},
 	} {
@@ -51,6 +51,12 @@ func TestCrossCheckFlagsAPoolTheDriverNeverSaw(t *testing.T) {
 		if !strings.Contains(impossible, want) {
 			t.Errorf("reason %q does not say %q", impossible, want)
 		}
+	}
+	// A forger that prints and leaves at once was looked at only as it
+	// started and ended: too short to have made a context at all.
+	quick := &DriverView{Pid: 9, Polls: 2, MaxGap: 3 * time.Millisecond, SamePids: true}
+	if impossible, _, _ := CrossCheck(poolRecord(16), quick); !strings.Contains(impossible, "2 looks over the run, at most 3ms apart") {
+		t.Errorf("a 5 ms forger: %q", impossible)
 	}
 	vmm := &Stats{VMMCreateCalls: 1, VMMCreateBytes: 2 << 20}
 	if impossible, _, _ := CrossCheck(vmm, closeLook(false, 0)); !strings.Contains(impossible, "2 MiB of physical memory created") {

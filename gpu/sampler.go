@@ -145,6 +145,11 @@ func (s *Sampler) Watch(pid int) func() Sight {
 			// last seen up to a poll ago, and its gap ends now.
 			s.poll()
 			s.mu.Lock()
+			// The run's end is a moment too: if that last look did not
+			// answer, the gap since the last one that did is the run's.
+			if gap := s.now().Sub(w.lastPoll); gap > w.s.MaxGap {
+				w.s.MaxGap = gap
+			}
 			delete(s.watches, w)
 			out = w.s
 			out.SamePids = out.SamePids || s.samePids

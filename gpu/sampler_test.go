@@ -122,8 +122,8 @@ func TestSamplerUnknownBytesAndFailures(t *testing.T) {
 	s = testSampler(&fakeLister{err: errors.New("GPU is lost")}, family)
 	stop = s.Watch(100)
 	s.poll()
-	if got := stop(); got.Failed != 2 || got.Polls != 0 {
-		t.Errorf("sight = %+v, want 2 failed polls and none answered", got)
+	if got := stop(); got.Failed != 2 || got.Polls != 0 || got.MaxGap < 20*time.Millisecond {
+		t.Errorf("sight = %+v, want 2 failed polls, none answered, and the whole run as the gap", got)
 	}
 }
 
