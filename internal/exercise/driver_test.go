@@ -27,8 +27,8 @@ func forgedRecord(t *testing.T) string {
 
 const poolSpec = "[[check]]\nexit = 0\n[[check]]\nstat = \"pool_reserved_high\"\nat_least = 16777216\n"
 
-// looked is the driver's sight of a forger that prints and leaves at once,
-// as on the H100: looked at as it started and as it ended, never listed.
+// looked is the driver's sight of a forger that prints and leaves at once:
+// looked at as it started and as it ended, a few ms apart, never listed.
 var looked = gpu.Sight{Polls: 2, MaxGap: 4 * time.Millisecond, SamePids: true}
 
 func TestForgedRecordTheDriverNeverSawFails(t *testing.T) {
