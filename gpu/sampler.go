@@ -187,8 +187,12 @@ func (s *Sampler) poll() {
 		return
 	}
 	s.mu.Unlock()
+	// The list is of some moment between start and end: the gap between
+	// two lists is at most from the start of one to the end of the next,
+	// which is what is counted, so a driver slow to answer widens it.
+	start := s.now()
 	procs, err := s.lister.Processes()
-	now := s.now()
+	end := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -200,10 +204,10 @@ func (s *Sampler) poll() {
 	bytes := map[*watch]uint64{}
 	for w := range s.watches {
 		w.s.Polls++
-		if gap := now.Sub(w.lastPoll); gap > w.s.MaxGap {
+		if gap := end.Sub(w.lastPoll); gap > w.s.MaxGap {
 			w.s.MaxGap = gap
 		}
-		w.lastPoll = now
+		w.lastPoll = start
 	}
 	for _, p := range procs {
 		for w := range s.watches {
