@@ -40,7 +40,8 @@ type Sight struct {
 type Watcher interface {
 	// Watch starts following the run whose first process is pid. The
 	// function it returns stops that and says what was seen; it must be
-	// called once the run is over.
+	// called once the run is over. It is nil when the driver cannot be
+	// watched here (no NVML): then nothing is known either way.
 	Watch(pid int) func() Sight
 }
 
@@ -114,6 +115,36 @@ func (s *Sampler) SamePids() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.samePids
+}
+
+// Background is a Watcher of this process's DriverSampler, opened in the
+// background from its making (nvmlInit can take a while where the GPU is
+// not kept initialised), so that a command's first build overlaps it.
+type Background struct {
+	done chan struct{}
+	s    *Sampler
+}
+
+var _ Watcher = (*Background)(nil)
+
+// NewBackground starts opening the DriverSampler.
+func NewBackground() *Background {
+	b := &Background{done: make(chan struct{})}
+	go func() {
+		b.s, _ = DriverSampler()
+		close(b.done)
+	}()
+	return b
+}
+
+// Watch implements Watcher: it waits for NVML to be open, and is nil
+// where it could not be.
+func (b *Background) Watch(pid int) func() Sight {
+	<-b.done
+	if b.s == nil {
+		return nil
+	}
+	return b.s.Watch(pid)
 }
 
 // Watch implements Watcher.
@@ -309,6 +340,8 @@ type Fake struct {
 	// Default.
 	Sights  map[int]Sight
 	Default Sight
+	// Off: no driver here; every watch is nil.
+	Off bool
 	// Watched lists the pids watched, in order.
 	Watched []int
 }
@@ -320,6 +353,9 @@ func (f *Fake) Watch(pid int) func() Sight {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.Watched = append(f.Watched, pid)
+	if f.Off {
+		return nil
+	}
 	s, ok := f.Sights[pid]
 	if !ok {
 		s = f.Default

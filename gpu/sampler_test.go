@@ -146,3 +146,12 @@ func TestReadProc(t *testing.T) {
 		t.Errorf("readProc(self) = %+v", self)
 	}
 }
+
+func TestBackgroundWithoutNVML(t *testing.T) {
+	if _, err := DriverSampler(); err == nil {
+		t.Skip("NVML is here")
+	}
+	if stop := NewBackground().Watch(os.Getpid()); stop != nil {
+		t.Error("a watch without NVML is not nil")
+	}
+}

@@ -32,7 +32,7 @@ func (d *driverWatch) started(pid int) {
 }
 
 // view ends the watch and says what the driver saw; nil when the run was
-// not watched. It may be called more than once.
+// not watched (no driver here). It may be called more than once.
 func (d *driverWatch) view() *checker.DriverView {
 	if d == nil || d.stop == nil {
 		return nil
@@ -41,12 +41,30 @@ func (d *driverWatch) view() *checker.DriverView {
 	return &checker.DriverView{Pid: d.pid, Seen: s.Seen, MaxBytes: s.MaxBytes, Polls: s.Polls, MaxGap: s.MaxGap, SamePids: s.SamePids}
 }
 
+// DriverWatcher is the Toolkit's Driver for a command that judges runs:
+// this machine's driver, opened in the background, or nil when
+// LESSONS_DRIVER_CHECK=off. Where there is no NVML, its watches are nil
+// and runs are judged as without it.
+func DriverWatcher() gpu.Watcher {
+	if driverCheckOff() {
+		return nil
+	}
+	return gpu.NewBackground()
+}
+
+func driverCheckOff() bool {
+	switch os.Getenv("LESSONS_DRIVER_CHECK") {
+	case "off", "none", "0":
+		return true
+	}
+	return false
+}
+
 // DriverCheck is the watcher for the cross-check of statistics records
 // against the driver on this machine, or nil and why there is none: no
 // NVML (no NVIDIA driver, as on CI), or LESSONS_DRIVER_CHECK=off.
 func DriverCheck() (gpu.Watcher, string) {
-	switch os.Getenv("LESSONS_DRIVER_CHECK") {
-	case "off", "none", "0":
+	if driverCheckOff() {
 		return nil, "turned off by LESSONS_DRIVER_CHECK=off"
 	}
 	s, err := gpu.DriverSampler()
