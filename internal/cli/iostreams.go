@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // IOStreams is all the terminal I/O of a command: tests give it buffers and
@@ -94,19 +95,7 @@ func (s *IOStreams) Page(text string) error {
 		_, err := io.WriteString(s.Out, text)
 		return err
 	}
-	cmd := exec.Command("sh", "-c", pager)
-	cmd.Stdin, cmd.Stdout = strings.NewReader(text), s.Out
-	if _, ok := os.LookupEnv("LESS"); !ok {
-		// quit at once when it fits after all; keep colors
-		cmd.Env = append(os.Environ(), "LESS=FRX")
-	}
-	if err := cmd.Start(); err != nil {
-		_, err := io.WriteString(s.Out, text)
-		return err
-	}
-	// A reader who quits the pager early is not an error; a pager the
-	// shell could not find (127) is, and the text is written directly.
-	if err := cmd.Wait(); err != nil && cmd.ProcessState.ExitCode() == 127 {
+	if !ui.Page(pager, text, s.Out) {
 		_, err := io.WriteString(s.Out, text)
 		return err
 	}

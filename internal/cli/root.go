@@ -132,6 +132,7 @@ class with lessons grade.`,
   lessons serve                     the same site at http://127.0.0.1:3000/, reloaded on every save
   lessons run 70                    run day 70's cells like a notebook, on the GPU
   lessons check                     am I done? checks the first exercise not yet passed
+  lessons hint                      the next hint of that exercise, one level at a time
   lessons watch                     re-check on every save, move on when it passes
   lessons verify                    (authors) every solution passes, every exercise fails, every cell runs
   lessons generate                  (authors) the students' files from the solutions' regions
@@ -149,7 +150,7 @@ class with lessons grade.`,
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io), newDoctor(io, g), newCache(io), newImport(io, nil))
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io), newDoctor(io, g), newCache(io), newImport(io, nil), newHint(io, g, nil))
 	// Authoring: one source for exercises, and what can be checked without a GPU.
 	root.AddCommand(newGenerate(io, g), newLint(io, g))
 	return root

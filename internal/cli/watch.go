@@ -122,8 +122,14 @@ func watchRun(opts *WatchOptions) error {
 		},
 		Watch: func(files []string) (watch.Watcher, error) { return watch.New(files, poll, 100*time.Millisecond) },
 		Hint: func(id string) {
-			if h := byID[id].Hint; h != "" {
-				fmt.Fprintf(ios.Out, "hint: %s\n", h)
+			p, err := loadProgress(c)
+			if err != nil {
+				fmt.Fprintln(ios.ErrOut, err)
+				return
+			}
+			if shown, more := p.RevealHint(byID[id]); len(shown) > 0 {
+				p.Save(c)
+				fmt.Fprint(ios.Out, hintText(byID[id], shown, more))
 			}
 		},
 		List: func(id string) {

@@ -43,7 +43,10 @@ type Exercise struct {
 	Lesson   *Entry
 	Student  string // from the course root
 	Solution string // from the course root
-	Hint     string
+	// Hint is the first of Hints, or "".
+	Hint string
+	// Hints are the exercise's hints in the order a student sees them.
+	Hints []string
 }
 
 // Spec is the path of the exercise's checks: its student file with the
@@ -130,7 +133,21 @@ func Load(root string) (*Course, error) {
 			continue
 		}
 		ids[me.ID] = i
-		x := &Exercise{ID: me.ID, Student: filepath.ToSlash(me.Student), Solution: filepath.ToSlash(me.Solution), Hint: me.Hint}
+		x := &Exercise{ID: me.ID, Student: filepath.ToSlash(me.Student), Solution: filepath.ToSlash(me.Solution), Hints: me.Hints}
+		if me.Hint != "" {
+			if len(me.Hints) > 0 {
+				bad("exercise", i, "hints", "keep hints (a list, shown one at a time) and remove hint", "exercise %s has both hint and hints", me.ID)
+			}
+			x.Hints = []string{me.Hint}
+		}
+		for k, h := range x.Hints {
+			if strings.TrimSpace(h) == "" {
+				bad("exercise", i, "hints", "remove the empty hint or write it", "exercise %s: hint %d is empty", me.ID, k+1)
+			}
+		}
+		if len(x.Hints) > 0 {
+			x.Hint = x.Hints[0]
+		}
 		if e, err := c.FindEntry(me.Lesson); err != nil {
 			bad("exercise", i, "lesson", "name a lesson of this manifest by day, dayNNN or slug", "exercise %s: %v", me.ID, err)
 		} else {

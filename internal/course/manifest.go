@@ -51,13 +51,17 @@ type ManifestExercise struct {
 	Student  string `toml:"student"`
 	Solution string `toml:"solution"`
 	Hint     string `toml:"hint"`
+	// Hints are hints in levels, shown one more at a time by lessons
+	// hint (what to think about, which API, then the shape); instead of
+	// Hint.
+	Hints []string `toml:"hints"`
 }
 
 // ParseManifest decodes a manifest, rejecting keys it does not know. Errors
 // name the file and line.
 func ParseManifest(file string, data []byte) (*Manifest, error) {
 	var m Manifest
-	if err := DecodeTOML(file, data, &m, "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint, and [grade.slurm] partition/build_partition/account/qos/time/items_per_task/builds_per_task/throttle/gres/sbatch_args"); err != nil {
+	if err := DecodeTOML(file, data, &m, "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint/hints, and [grade.slurm] partition/build_partition/account/qos/time/items_per_task/builds_per_task/throttle/gres/sbatch_args"); err != nil {
 		return nil, err
 	}
 	return &m, nil

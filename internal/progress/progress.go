@@ -19,6 +19,9 @@ import (
 // Progress is what the student has passed, and when.
 type Progress struct {
 	Passed map[string]time.Time `json:"passed"`
+	// Hints is how many of each exercise's hints the student has asked
+	// for (lessons hint shows one more each time).
+	Hints map[string]int `json:"hints,omitempty"`
 }
 
 // File is where course c keeps its progress.
@@ -76,4 +79,18 @@ func (p *Progress) Next(c *course.Course, after string) (id string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// RevealHint counts one more of x's hints as asked for and returns those
+// asked for so far, with whether more are left. It does not save.
+func (p *Progress) RevealHint(x *course.Exercise) (shown []string, more bool) {
+	if len(x.Hints) == 0 {
+		return nil, false
+	}
+	if p.Hints == nil {
+		p.Hints = map[string]int{}
+	}
+	n := min(p.Hints[x.ID]+1, len(x.Hints))
+	p.Hints[x.ID] = n
+	return x.Hints[:n], n < len(x.Hints)
 }

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/internal/course"
+)
+
+// HintOptions are the inputs of lessons hint.
+type HintOptions struct {
+	IO       *IOStreams
+	g        *globals
+	Exercise string
+}
+
+func newHint(io *IOStreams, g *globals, runF func(*HintOptions) error) *cobra.Command {
+	opts := &HintOptions{IO: io, g: g}
+	return &cobra.Command{
+		Use:   "hint [EXERCISE]",
+		Short: "Show the next hint of an exercise",
+		Long: `Show the hints of an exercise asked for so far, and one more: an exercise's
+hints go from what to think about, to which API, to the shape of the code.
+Without EXERCISE, the first exercise not yet passed (the one lessons check
+would check). What was asked for is kept in .lessons/progress.json.`,
+		Example: "  lessons hint\n  lessons hint async-pipeline",
+		Args:    atMostOneExercise("hint"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Exercise = args[0]
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return hintRun(opts)
+		},
+	}
+}
+
+func hintRun(opts *HintOptions) error {
+	c, err := opts.g.course()
+	if err != nil {
+		return err
+	}
+	p, err := loadProgress(c)
+	if err != nil {
+		return err
+	}
+	id := opts.Exercise
+	if id == "" {
+		var ok bool
+		if id, ok = nextUnpassed(c, p, ""); !ok {
+			fmt.Fprintf(opts.IO.Out, "Every exercise of %s is passed: ask for one's hints with lessons hint ID.\n", c.Title)
+			return nil
+		}
+	}
+	x, err := c.Exercise(id)
+	if err != nil {
+		return err
+	}
+	shown, more := p.RevealHint(x)
+	if len(shown) == 0 {
+		fmt.Fprintf(opts.IO.Out, "%s has no hints. %s\n", x.ID, lessonPointer(x))
+		return nil
+	}
+	if err := p.Save(c); err != nil {
+		return err
+	}
+	fmt.Fprint(opts.IO.Out, hintText(x, shown, more))
+	return nil
+}
+
+// hintText is the hints of x shown so far, numbered, and what comes next.
+func hintText(x *course.Exercise, shown []string, more bool) string {
+	var b strings.Builder
+	for i, h := range shown {
+		fmt.Fprintf(&b, "Hint %d of %d for %s:\n", i+1, len(x.Hints), x.ID)
+		for _, line := range strings.Split(strings.TrimSpace(h), "\n") {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
+	if more {
+		fmt.Fprintf(&b, "\nlessons hint %s again for the next.\n", x.ID)
+	} else {
+		fmt.Fprintf(&b, "\nThat is every hint. %s\n", lessonPointer(x))
+	}
+	return b.String()
+}
+
+func lessonPointer(x *course.Exercise) string {
+	if x.Lesson == nil {
+		return ""
+	}
+	return fmt.Sprintf("The lesson: lessons show %d.", x.Lesson.Day)
+}
