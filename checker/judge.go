@@ -28,6 +28,9 @@ type Run struct {
 	// Sanitizers are the runs under compute-sanitizer, by tool; a
 	// sanitizer check whose tool has no report is skipped.
 	Sanitizers map[string]*SanitizerReport
+	// Driver is what the GPU's driver saw of the run, when it was
+	// watched (NVML is there): the record is cross-checked against it.
+	Driver *DriverView
 }
 
 // Result is one check's verdict.
@@ -40,6 +43,9 @@ type Result struct {
 	// Name is what was checked, Got what happened and Want what was
 	// expected, in words.
 	Name, Got, Want string
+	// Review, when set, is what an instructor should look at, passed or
+	// not: a record the driver contradicts, memory it did not account for.
+	Review string
 }
 
 // Judge applies every check of the spec to a run. A run that did not end
@@ -58,6 +64,9 @@ func (s *Spec) Judge(r *Run) []Result {
 		if s.Checks[i].Run == s.run {
 			out = append(out, judge(&s.Checks[i], r))
 		}
+	}
+	if r.Driver != nil {
+		out = append(out, judgeDriver(r))
 	}
 	return out
 }

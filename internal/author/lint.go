@@ -15,7 +15,8 @@ import (
 // GPU: every lesson parses (an empty one does not), every exercise has a spec
 // that parses (keys, statistics, regexes, bounds) and whose files exist,
 // every solution's markers parse, and every student file is what its
-// solution generates. It returns every problem found, each with its file
+// solution generates. Warnings include what the sources name around the
+// statistics library (package suspect). It returns every problem found, each with its file
 // and line, and the lessons' warnings apart.
 // loadErr is what course.Load said of the course, reported with the rest.
 func Lint(c *course.Course, loadErr error) (errs, warnings lesson.Errors) {
@@ -57,6 +58,7 @@ func Lint(c *course.Course, loadErr error) (errs, warnings lesson.Errors) {
 		case err != nil:
 			add(err)
 		}
+		warnings = append(warnings, suspectWarnings(c, x, spec)...)
 		if spec != nil {
 			add(AddSecret(c, x, spec))
 			dir := filepath.Dir(c.Path(x.Student))

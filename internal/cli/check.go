@@ -158,6 +158,7 @@ func checkMachine(ctx context.Context, cmd string) (*machine, error) {
 func (m *machine) toolkit() *exercise.Toolkit {
 	if m.tk == nil {
 		m.tk = exercise.NewToolkit(m.compiler(), m.cache)
+		m.tk.Driver = exercise.DriverWatcher()
 	}
 	return m.tk
 }

@@ -63,6 +63,7 @@ func doctorRun(io *IOStreams) error {
 		fmt.Fprintf(tw, "compute-sanitizer\tnot found (optional: checks for memory errors and leaks; it comes with the CUDA toolkit)\n")
 	}
 	fmt.Fprintf(tw, "grading sandbox\t%s\n", sandboxSummary())
+	fmt.Fprintf(tw, "driver cross-check\t%s\n", exercise.DriverCheckSummary())
 	if c, err := buildcache.Default(); err != nil {
 		fmt.Fprintf(tw, "cache\t%v\n", err)
 	} else {

@@ -203,8 +203,8 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		// One at a time keeps the GPU quiet for timing checks; none here.
 		alone = " (no exercise here is timed: without --per-gpu several run at once)"
 	}
-	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\n",
-		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), o.jobs, len(devices), strings.Join(devices, ","), choice.PerDevice, alone, chosen(choice), rep)
+	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\nDriver cross-check: %s.\n",
+		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), o.jobs, len(devices), strings.Join(devices, ","), choice.PerDevice, alone, chosen(choice), rep, exercise.DriverCheckSummary())
 	var trace *grade.Trace
 	if o.trace != "" {
 		trace = grade.NewTrace()
@@ -233,6 +233,9 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	sheet, serr := book.Sheet()
 	if serr == nil {
 		printSheet(o.io.Out, sheet)
+		if n := len(sheet.Marked()); n > 0 {
+			fmt.Fprintf(o.io.Out, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
+		}
 	}
 	fmt.Fprintf(o.io.Out, "\n%d graded in %s: %d passed, %d failed, %d missing, %d could not be graded; %d unchanged since the last run (skipped); %d builds.\nGradebook: %s (lessons grade export, lessons grade feedback)\n",
 		sum.Passed+sum.Failed+sum.Missing+sum.Errors, sum.Took.Round(10*time.Millisecond), sum.Passed, sum.Failed, sum.Missing, sum.Errors, sum.Skipped, sum.Builds, o.book)

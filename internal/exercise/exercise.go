@@ -206,11 +206,15 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	env := append(append(append([]string{}, p.env...), "LD_PRELOAD="+lib), stats.env()...)
 	var out bytes.Buffer
+	drv := tk.watchDriver()
+	defer drv.view()
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append([]string{p.prog}, j.Spec.Args...), Dir: p.dir, Env: env,
 		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput, ExtraFiles: []*os.File{stats.w},
+		Started: drv.started,
 	}, &out)
 	rec, recErr := stats.finish()
+	view := drv.view()
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}
@@ -222,7 +226,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	// The sanitizers run without the statistics library: both intercept
 	// CUDA's calls.
 	san := sanitize(ctx, tk, p, j.Spec, res)
-	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san}
+	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view}
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/runner"
@@ -23,6 +24,10 @@ type Toolkit struct {
 	Cache *buildcache.Cache
 	// Sanitizer is compute-sanitizer's path, "" when there is none.
 	Sanitizer string
+	// Driver, when set, watches what the GPU's driver sees of each run,
+	// to cross-check the statistics record (gpu.DriverSampler where NVML
+	// is there); nil: no cross-check.
+	Driver gpu.Watcher
 
 	mu  sync.Mutex
 	lib string // the statistics library, once built

@@ -44,6 +44,10 @@ type Task struct {
 	// Files are the spec's other files: the student's copies where they
 	// handed them in, else the exercise's own. SourceHash covers them.
 	Files []File
+	// Findings are what the files name that reaches around the
+	// statistics library and the exercise's solution does not use
+	// (suspect.Unexplained), in words: the grade is marked for review.
+	Findings []string
 }
 
 // File is one more file of a multi-file exercise.
@@ -156,6 +160,7 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 		secret, _ := os.ReadFile(c.Path(author.SecretFile(x)))
 		specHash := Hash(raw, kernels.AllocStats, secret)
 		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
+		reference := author.Reference(c, x, spec)
 		for _, s := range students {
 			t := &Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
 			file := SubmittedFile(subs, s, x)
@@ -165,6 +170,7 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 			if err := LoadFiles(t, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
 				return nil, nil, err
 			}
+			t.Findings = Suspect(t, reference)
 			tasks = append(tasks, t)
 		}
 	}
@@ -439,6 +445,9 @@ func attempt(t *Task, status, reason string) *gradebook.Attempt {
 	if t.Source != nil {
 		a.SourceHash = t.SourceHash
 	}
+	for _, f := range t.Findings {
+		a.MarkForReview(f)
+	}
 	return a
 }
 
@@ -464,6 +473,7 @@ func judged(t *Task, res []checker.Result, output string) *gradebook.Attempt {
 		if r.Skipped {
 			c.Got = r.Got // why it could not be made here
 		}
+		a.MarkForReview(r.Review)
 		if !r.Pass {
 			c.Expected, c.Got = r.Want, r.Got
 			if r.Check != nil {

@@ -57,6 +57,20 @@ func (b *Book) Sheet() (*Sheet, error) {
 	return s, nil
 }
 
+// Marked lists the attempts marked for review, by student then exercise
+// in the sheet's order.
+func (s *Sheet) Marked() []*Attempt {
+	var out []*Attempt
+	for _, st := range s.Students {
+		for _, x := range s.Exercises {
+			if a := s.Grades[st][x.ID]; a != nil && a.Review != "" {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
 // Total is a student's points over every exercise.
 func (s *Sheet) Total(student string) int {
 	t := 0
@@ -75,6 +89,10 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 		head = append(head, x.ID)
 	}
 	head = append(head, "total")
+	marked := s.Marked()
+	if len(marked) > 0 {
+		head = append(head, "review") // only then: a sheet read before keeps its columns
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -88,6 +106,15 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 			}
 		}
 		row = append(row, strconv.Itoa(s.Total(st)))
+		if len(marked) > 0 {
+			var ids []string
+			for _, x := range s.Exercises {
+				if a := s.Grades[st][x.ID]; a != nil && a.Review != "" {
+					ids = append(ids, x.ID)
+				}
+			}
+			row = append(row, strings.Join(ids, " "))
+		}
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -111,6 +138,7 @@ type jsonGrade struct {
 	Points     int         `json:"points"`
 	MaxPoints  int         `json:"max_points"`
 	Reason     string      `json:"reason,omitempty"`
+	Review     []string    `json:"review,omitempty"`
 	SourceHash string      `json:"source_sha256,omitempty"`
 	BuildMS    int64       `json:"build_ms"`
 	RunMS      int64       `json:"run_ms"`
@@ -135,7 +163,7 @@ func (s *Sheet) WriteJSON(w io.Writer) error {
 		js := &jsonStudent{ID: st, Total: s.Total(st), Exercises: map[string]*jsonGrade{}}
 		for id, a := range s.Grades[st] {
 			g := &jsonGrade{Status: a.Status, Points: a.Points, MaxPoints: a.MaxPoints, Reason: a.Reason, SourceHash: a.SourceHash,
-				BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
+				Review: a.ReviewLines(), BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
 			for _, c := range a.Checks {
 				g.Checks = append(g.Checks, jsonCheck(c))
 			}
@@ -179,6 +207,13 @@ func (s *Sheet) Feedback(student string) string {
 			continue
 		}
 		fmt.Fprintf(&b, "%s: %d of %d points.\n\n", strings.ToUpper(a.Status[:1])+a.Status[1:], a.Points, a.MaxPoints)
+		if lines := a.ReviewLines(); len(lines) > 0 {
+			b.WriteString("**Marked for the instructor's review:**\n\n")
+			for _, l := range lines {
+				fmt.Fprintf(&b, "- %s\n", mdText(l))
+			}
+			b.WriteString("\n")
+		}
 		var hints []string
 		hidden, hiddenPassed := 0, 0
 		for _, c := range a.Checks {

@@ -11,6 +11,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -35,11 +37,39 @@ type Attempt struct {
 	SourceHash string // sha256 of the student's file, "" when missing
 	SpecHash   string // sha256 of the exercise's spec (and of what judges it)
 	Reason     string // the first failure, in words; "" when passed
-	Output     string // what the program printed (capped)
-	BuildMS    int64
-	RunMS      int64
-	GradedAt   time.Time
-	Checks     []Check
+	// Review is what an instructor should look at before trusting the
+	// grade, one finding a line: a record the GPU's driver contradicts,
+	// a source that names what reaches around the statistics library.
+	// "" when nothing is marked.
+	Review   string
+	Output   string // what the program printed (capped)
+	BuildMS  int64
+	RunMS    int64
+	GradedAt time.Time
+	Checks   []Check
+}
+
+// ReviewLines are Review's findings, one each.
+func (a *Attempt) ReviewLines() []string {
+	var out []string
+	for _, l := range strings.Split(a.Review, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// MarkForReview adds a finding to the attempt's Review, once.
+func (a *Attempt) MarkForReview(finding string) {
+	finding = strings.Join(strings.Fields(finding), " ")
+	if finding == "" || slices.Contains(a.ReviewLines(), finding) {
+		return
+	}
+	if a.Review != "" {
+		a.Review += "\n"
+	}
+	a.Review += finding
 }
 
 // Check is one check's result within an attempt.
@@ -123,9 +153,11 @@ var migrations = map[string]string{
 	"1": `ALTER TABLE checks ADD COLUMN points INTEGER NOT NULL DEFAULT 0; UPDATE meta SET value = '2' WHERE key = 'schema';`,
 	// 3: hidden checks.
 	"2": `ALTER TABLE checks ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0; UPDATE meta SET value = '3' WHERE key = 'schema';`,
+	// 4: attempts marked for an instructor's review.
+	"3": `ALTER TABLE attempts ADD COLUMN review TEXT NOT NULL DEFAULT ''; UPDATE meta SET value = '4' WHERE key = 'schema';`,
 }
 
-const schemaVersion = "3"
+const schemaVersion = "4"
 
 // Open opens the gradebook at path, creating it when it is not there.
 func Open(path string) (*Book, error) {
@@ -199,12 +231,12 @@ func (b *Book) Latest(student, exercise string) (a *Attempt, ok bool, err error)
 	return a, err == nil, err
 }
 
-const attemptCols = `id, student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at`
+const attemptCols = `id, student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review`
 
 func scanAttempt(rows *sql.Rows) (*Attempt, error) {
 	a := &Attempt{}
 	var at string
-	err := rows.Scan(&a.ID, &a.Student, &a.Exercise, &a.Status, &a.Points, &a.MaxPoints, &a.SourceHash, &a.SpecHash, &a.Reason, &a.Output, &a.BuildMS, &a.RunMS, &at)
+	err := rows.Scan(&a.ID, &a.Student, &a.Exercise, &a.Status, &a.Points, &a.MaxPoints, &a.SourceHash, &a.SpecHash, &a.Reason, &a.Output, &a.BuildMS, &a.RunMS, &at, &a.Review)
 	if err != nil {
 		return nil, err
 	}
@@ -233,9 +265,9 @@ func (b *Book) Record(a *Attempt) error {
 	if _, err := tx.Exec(`INSERT OR IGNORE INTO exercises (id, points, position) VALUES (?, ?, (SELECT count(*) FROM exercises))`, a.Exercise, a.MaxPoints); err != nil {
 		return err
 	}
-	res, err := tx.Exec(`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints, a.SourceHash, a.SpecHash, a.Reason, a.Output, a.BuildMS, a.RunMS, a.GradedAt.Format(time.RFC3339Nano))
+	res, err := tx.Exec(`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints, a.SourceHash, a.SpecHash, a.Reason, a.Output, a.BuildMS, a.RunMS, a.GradedAt.Format(time.RFC3339Nano), a.Review)
 	if err != nil {
 		return err
 	}

@@ -301,6 +301,7 @@ func TestMigratesSchema1(t *testing.T) {
 		t.Fatalf("ann's grade after the migration: %+v", a)
 	}
 	a := attempt("bob", "block-pool", Failed)
+	a.MarkForReview("statistics do not match what the driver saw")
 	a.Points, a.Checks = 3, []Check{{Name: "prints done", Passed: true, Points: 3}, {Name: "exits 0", Points: 7}}
 	if err := b.Record(a); err != nil {
 		t.Fatal(err)
@@ -308,6 +309,9 @@ func TestMigratesSchema1(t *testing.T) {
 	g, _ = b.Grades()
 	if c := g["bob"]["block-pool"].Checks; len(c) != 2 || c[0].Points != 3 || c[1].Points != 7 {
 		t.Errorf("checks with points: %+v", c)
+	}
+	if g["bob"]["block-pool"].Review == "" || g["ann"]["block-pool"].Review != "" {
+		t.Errorf("review marks after the migration: bob %q, ann %q", g["bob"]["block-pool"].Review, g["ann"]["block-pool"].Review)
 	}
 	var v string
 	b.db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v)
@@ -324,7 +328,7 @@ func TestNewerSchema(t *testing.T) {
 	}
 	b.db.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema'`)
 	b.Close()
-	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), `schema "99", this lessons reads schema 3: a newer lessons wrote it`) {
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), `schema "99", this lessons reads schema 4: a newer lessons wrote it`) {
 		t.Errorf("a gradebook of a newer schema: %v", err)
 	}
 }

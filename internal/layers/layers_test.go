@@ -20,7 +20,7 @@ const module = "github.com/cudalessons/lessons/"
 // imports put it, here and in the README.
 var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect"},
 	{"checker", "gpu", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook"},
 	{"internal/course", "internal/notebook", "internal/slurm"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve"},

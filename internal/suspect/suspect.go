@@ -1,0 +1,179 @@
+// Package suspect finds, in a CUDA or C++ source, what can reach around
+// the statistics library or the grader's view of a run: the library's
+// environment, dynamic loading (dlsym of the real runtime), /proc/self,
+// an exit that skips the exit handlers, a static runtime, the driver
+// API's own allocations, raw system calls. None of it is wrong in itself,
+// so a finding is for an instructor to look at, never a failure; and what
+// the exercise's own solution uses is not a finding at all.
+package suspect
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Kind is a family of things a source can name.
+type Kind struct {
+	Name string
+	// Why says what it can do to the grade, in words.
+	Why string
+	re  *regexp.Regexp
+}
+
+// Kinds are what Scan looks for, in the order it reports them.
+var Kinds = []*Kind{
+	{Name: "the statistics library's environment", re: regexp.MustCompile(`\bLESSONS_[A-Z0-9_]*`),
+		Why: "a program that reads LESSONS_STATS can find and rewrite its own statistics record"},
+	{Name: "dynamic loading", re: regexp.MustCompile(`\b(dlopen|dlmopen|dlsym|dlvsym|dladdr|dlinfo|RTLD_NEXT|RTLD_DEFAULT|LD_PRELOAD)\b|dlfcn\.h|\blibcudart\.so|\blibcuda\.so`),
+		Why: "dlsym of the real runtime calls CUDA around the statistics library, which then counts nothing"},
+	{Name: "/proc", re: regexp.MustCompile(`/proc/`),
+		Why: "/proc/self/maps and /proc/self/mem reach the statistics library's memory"},
+	{Name: "an exit without exit handlers", re: regexp.MustCompile(`\b(_exit|_Exit|quick_exit|exit_group|SYS_exit|SYS_exit_group|__NR_exit|__NR_exit_group)\b`),
+		Why: "it skips the exit handler that writes the statistics record's last figures"},
+	{Name: "code run at exit", re: regexp.MustCompile(`\b(atexit|at_quick_exit|on_exit)\b|__attribute__\s*\(\(\s*(destructor|constructor)`),
+		Why: "code of the program's own that runs after main can rewrite the record"},
+	{Name: "the static CUDA runtime", re: regexp.MustCompile(`\bcudart_static\b|-cudart\s*=?\s*static\b`),
+		Why: "a static runtime is not the one the statistics library intercepts"},
+	{Name: "the driver API's allocations", re: regexp.MustCompile(`\bcu(MemAlloc\w*|MemCreate|MemMap|MemAddressReserve|MemPoolCreate|MemHostAlloc|GetProcAddress\w*)\b|\bcudaGetDriverEntryPoint\w*`),
+		Why: "memory taken through the driver API, or a function found by address, passes the runtime the statistics library counts"},
+	{Name: "raw system calls", re: regexp.MustCompile(`\b(syscall|mprotect|ptrace|process_vm_writev)\s*\(`),
+		Why: "a system call of its own, or a page made writable, can patch the statistics library in memory"},
+	{Name: "a process of its own", re: regexp.MustCompile(`\b(fork|vfork|execve|execv|execvp|execl|execlp|posix_spawn|system|popen|clone)\s*\(`),
+		Why: "a second program started by it runs without the statistics library's record of the first"},
+}
+
+// Finding is one thing a source names, at its first place.
+type Finding struct {
+	Kind *Kind
+	Line int
+	// Text is what was found ("_exit", "/proc/").
+	Text string
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("line %d names %s (%s): %s", f.Line, strings.TrimSpace(f.Text), f.Kind.Name, f.Kind.Why)
+}
+
+// Scan lists, for each kind, the first place src names it. Comments do
+// not count; string literals do, adjacent ones joined as the compiler
+// joins them ("LESSONS_" "STATS").
+func Scan(src []byte) []Finding {
+	code, lines := flatten(string(src))
+	var out []Finding
+	for _, k := range Kinds {
+		if loc := k.re.FindStringIndex(code); loc != nil {
+			out = append(out, Finding{Kind: k, Line: lines[loc[0]], Text: code[loc[0]:loc[1]]})
+		}
+	}
+	return out
+}
+
+// Unexplained are the findings of src whose kind none of the reference
+// sources (the exercise's solution and the files it gives) names: what a
+// submission reaches for that the exercise does not need.
+func Unexplained(src []byte, reference ...[]byte) []Finding {
+	var known []*Kind
+	for _, r := range reference {
+		for _, f := range Scan(r) {
+			known = append(known, f.Kind)
+		}
+	}
+	var out []Finding
+	for _, f := range Scan(src) {
+		if !slices.Contains(known, f.Kind) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// flatten is src without its comments, with adjacent string literals
+// joined into one, and, for each byte of what it returns, the line of
+// src it came from.
+func flatten(src string) (string, []int) {
+	var b strings.Builder
+	var lines []int
+	line := 1
+	emit := func(c byte, at int) {
+		b.WriteByte(c)
+		lines = append(lines, at)
+	}
+	// open is the index in b of the closing quote of the last string
+	// literal, while only spaces and comments have followed it.
+	open := -1
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		between := true // only space or a comment: a literal may go on after it
+		switch {
+		case c == '\n':
+			line++
+			emit(' ', line)
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			i-- // the newline is counted above
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			i += 2
+			for i < len(src) && !(src[i] == '*' && i+1 < len(src) && src[i+1] == '/') {
+				if src[i] == '\n' {
+					line++
+				}
+				i++
+			}
+			i++
+			emit(' ', line)
+		case c == '"':
+			start := line
+			if open >= 0 {
+				// "abc" "def": drop the quote that closed "abc" and what
+				// followed it, and go on inside the same literal.
+				s := b.String()[:open]
+				b.Reset()
+				b.WriteString(s)
+				lines = lines[:open]
+			} else {
+				emit('"', start)
+			}
+			for i++; i < len(src) && src[i] != '"' && src[i] != '\n'; i++ {
+				if src[i] == '\\' && i+1 < len(src) && src[i+1] != '\n' {
+					emit(src[i], line)
+					i++
+				}
+				emit(src[i], line)
+			}
+			if i < len(src) && src[i] == '\n' {
+				line++
+			}
+			open = b.Len()
+			emit('"', line)
+			continue
+		case c == '\'':
+			// A character literal: '"' must not open a string.
+			between = false
+			emit(c, line)
+			for i++; i < len(src) && src[i] != '\'' && src[i] != '\n'; i++ {
+				if src[i] == '\\' && i+1 < len(src) {
+					emit(src[i], line)
+					i++
+				}
+				emit(src[i], line)
+			}
+			if i < len(src) {
+				if src[i] == '\n' {
+					line++
+				}
+				emit(' ', line)
+			}
+		default:
+			between = c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
+			emit(c, line)
+		}
+		if !between {
+			open = -1
+		}
+	}
+	return b.String(), lines
+}

@@ -1,0 +1,76 @@
+package suspect
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestScan(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string // "kind@line"
+	}{
+		{"honest", "#include <cstdio>\nint main() {\n  cudaMalloc(&p, 16);\n  exit(0);\n}\n", nil},
+		{"the record's path", "int main() {\n  const char* f = getenv(\"LESSONS_STATS\");\n}\n", []string{"the statistics library's environment@2"}},
+		{"joined literals", "const char* f = getenv(\"LESSONS_\"\n   /* hide */ \"STATS\");\n", []string{"the statistics library's environment@1"}},
+		{"a comment is not a use", "// do not call _exit or dlsym here\n/* LESSONS_STATS\n /proc/self */ int x;\n", nil},
+		{"a quote in a character", "char q = '\"'; _exit(0); // \"\n", []string{"an exit without exit handlers@1"}},
+		{"dlsym around the library", "#include <dlfcn.h>\nvoid* h = dlopen(\"libcudart.so\", RTLD_NOW);\nauto f = dlsym(h, \"cudaMalloc\");\n", []string{"dynamic loading@1"}},
+		{"proc self", "\nint fd = open(\"/proc/self/mem\", O_RDWR);\n", []string{"/proc@2"}},
+		{"quick exits", "\n\nquick_exit(0);\n_Exit(1);\n", []string{"an exit without exit handlers@3"}},
+		{"not an exit", "void my_exit(); int _exited; my_exit();\n", nil},
+		{"a destructor", "__attribute__((destructor)) static void fix() {}\n", []string{"code run at exit@1"}},
+		{"static runtime", "#pragma comment(lib, \"cudart_static\")\n", []string{"the static CUDA runtime@1"}},
+		{"driver allocation", "CUdeviceptr d;\ncuMemAlloc_v2(&d, 1 << 24);\n", []string{"the driver API's allocations@2"}},
+		{"entry point", "cudaGetDriverEntryPointByVersion(\"cuMemAlloc\", &f, 12000, 0, &q);\n", []string{"the driver API's allocations@1"}},
+		{"patching", "mprotect(page, 4096, PROT_WRITE);\n", []string{"raw system calls@1"}},
+		{"a child", "if (fork() == 0) work();\n", []string{"a process of its own@1"}},
+		{"several", "_exit(0);\n/* x */ dlsym(RTLD_NEXT, \"cudaFree\");\n", []string{"dynamic loading@2", "an exit without exit handlers@1"}},
+		{"unterminated", "\"LESSONS_STATS", []string{"the statistics library's environment@1"}},
+	} {
+		var got []string
+		for _, f := range Scan([]byte(tc.src)) {
+			got = append(got, fmt.Sprintf("%s@%d", f.Kind.Name, f.Line))
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestUnexplained(t *testing.T) {
+	solution := []byte("CUmemGenericAllocationHandle h;\ncuMemCreate(&h, size, &prop, 0);\ncuMemMap(ptr, size, 0, h, 0);\n")
+	student := []byte("cuMemCreate(&h, size, &prop, 0);\n_exit(0);\n")
+	got := Unexplained(student, solution)
+	if len(got) != 1 || got[0].Kind.Name != "an exit without exit handlers" || got[0].Line != 2 {
+		t.Fatalf("Unexplained = %v", got)
+	}
+	if s := got[0].String(); !strings.Contains(s, "line 2 names _exit") || !strings.Contains(s, "exit handler") {
+		t.Errorf("String() = %q", s)
+	}
+	if got := Unexplained(solution, solution); len(got) != 0 {
+		t.Errorf("a solution explains itself: %v", got)
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{"_exit(0);", "\"LESSONS_\" \"STATS\"", "/* /proc/ */ '\"' \"a\\\"b\"", "// x\n\"", "'", "\"\\", "/*", "a/b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		lines := strings.Count(src, "\n") + 1
+		for _, x := range Scan([]byte(src)) {
+			if x.Line < 1 || x.Line > lines {
+				t.Fatalf("finding at line %d of %d: %v", x.Line, lines, x)
+			}
+		}
+		if u := Unexplained([]byte(src), []byte(src)); len(u) != 0 {
+			t.Fatalf("a source does not explain itself: %v", u)
+		}
+		code, at := flatten(src)
+		if len(at) != len(code) {
+			t.Fatalf("%d lines for %d bytes", len(at), len(code))
+		}
+	})
+}
