@@ -24,8 +24,8 @@ type mutantTarget struct {
 	src  *author.Source
 	// files are the solution's build files; the mutant replaces the first.
 	files []exercise.File
-	// recorded is what the solution printed (its public run).
-	recorded string
+	// recorded are the solution's runs and what it printed on each.
+	recorded []author.RecordedRun
 	err      error
 }
 
@@ -108,7 +108,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 				case !checker.Passed(v.Results):
 					t.err = fmt.Errorf("the solution fails %s: run lessons verify", firstFailure(v.Results))
 				default:
-					t.recorded = v.Output
+					t.recorded = author.Recorded(t.spec, v.Outputs)
 				}
 				return 0
 			}})
@@ -173,7 +173,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 				},
 				Run: func(ctx context.Context, device string, slot int) time.Duration {
 					defer done()
-					v, err := exercise.RunAll(ctx, tk, exercise.Plain{}, job, prog, device, slot)
+					v, err := exercise.Kill(ctx, tk, exercise.Plain{}, job, prog, device, slot)
 					if err != nil {
 						o.Err = err
 						return 0
