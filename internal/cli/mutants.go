@@ -199,6 +199,9 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 	report.Took = time.Since(start)
 	sortOutcomes(report, targets)
 	report.Write(ios.Out)
+	if err := writeKills(filepath.Join(root, "kills.tsv"), report); err != nil {
+		return err
+	}
 	if report.Survivors() > 0 || report.Errors() > 0 {
 		return errSilent
 	}
@@ -229,4 +232,17 @@ func sortOutcomes(r *author.Report, targets []*mutantTarget) {
 			outs[j], outs[j-1] = outs[j-1], outs[j]
 		}
 	}
+}
+
+// writeKills keeps which check killed each mutant beside the mutants.
+func writeKills(file string, r *author.Report) error {
+	var b strings.Builder
+	if err := r.WriteKills(&b); err != nil {
+		return err
+	}
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w (the mutants' report is above)", file, err)
+	}
+	return nil
 }
