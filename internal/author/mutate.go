@@ -316,10 +316,12 @@ var launchRE = regexp.MustCompile(`<<<([^,>]+),([^,>]+),([^,>]+),([^>]+)>>>`)
 var streamDeclRE = regexp.MustCompile(`\bcudaStream_t\s*&?\s*([^;=(){}]+)`)
 
 // streamDecl is a stream in the source: its expression (an array's first
-// element for an array) and the line it is declared on.
+// element for an array), the line it is declared on, and the function
+// whose body or parameters hold it ("" outside functions).
 type streamDecl struct {
 	expr string
 	line int
+	fn   string
 }
 
 // streamsDeclared are the streams the source declares.
@@ -338,9 +340,13 @@ func (m *mutator) streamsDeclared() []streamDecl {
 				if arr != "" || strings.Contains(d, "[") {
 					name += "[0]"
 				}
-				if !seen[name] {
-					seen[name] = true
-					out = append(out, streamDecl{name, i + 1})
+				fn := enclosingFunc(m.src.Lines, i+1)
+				if mm := funcHeadRE.FindStringSubmatch(strings.TrimRight(stripComment(l), " \t\r\n")); mm != nil && !controlWords[mm[1]] {
+					fn = mm[1] // a parameter
+				}
+				if !seen[name+"\x00"+fn] {
+					seen[name+"\x00"+fn] = true
+					out = append(out, streamDecl{name, i + 1, fn})
 				}
 			}
 		}
@@ -364,17 +370,19 @@ func streamSpots(l string) [][2]int {
 }
 
 // otherStream replaces each stream argument of line n by the default
-// stream and by each other stream declared before it (or a member,
-// named with a trailing _).
+// stream and by each other stream in scope: declared before it in its
+// function or outside functions, or a member (named with a trailing _).
 func (m *mutator) otherStream(n int) {
 	full := m.src.Lines[n-1]
 	spots := streamSpots(stripComment(full))
 	decls := m.streamsDeclared()
+	fn := enclosingFunc(m.src.Lines, n)
 	for k, sp := range spots {
 		cur := strings.TrimSpace(full[sp[0]:sp[1]])
 		alts := []string{"0"}
 		for _, d := range decls {
-			if d.expr != cur && (d.line <= n || strings.HasSuffix(d.expr, "_")) {
+			inScope := (d.line <= n && (d.fn == fn || d.fn == "")) || strings.HasSuffix(d.expr, "_")
+			if d.expr != cur && inScope && !slices.Contains(alts, d.expr) {
 				alts = append(alts, d.expr)
 			}
 		}
@@ -527,6 +535,18 @@ func (m *mutator) allocated() []string {
 	return out
 }
 
+// pointee is the type a pointer variable is declared to point to
+// ("float" for float* x), or "" when no declaration is found.
+func (m *mutator) pointee(name string) string {
+	re := regexp.MustCompile(`([A-Za-z_][\w:]*)\s*\*\s*` + regexp.QuoteMeta(name) + `\b`)
+	for _, l := range m.src.Lines {
+		if mm := re.FindStringSubmatch(stripComment(l)); mm != nil {
+			return mm[1]
+		}
+	}
+	return ""
+}
+
 // wrongBuffer gives each launch of line n, for each argument that is a
 // buffer the source allocates, another buffer: in a loop, the one this
 // argument had the first time round (kept in a static); and each other
@@ -559,7 +579,7 @@ func (m *mutator) wrongBuffer(r Region, n int, inLoop bool) {
 			})
 		}
 		for _, other := range bufs {
-			if other == name {
+			if other == name || m.pointee(other) != m.pointee(name) {
 				continue
 			}
 			repl := with(other)
