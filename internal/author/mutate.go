@@ -96,11 +96,17 @@ var launchStmtRE = regexp.MustCompile(`\b\w+\s*<<<([^>]*)>>>\s*\(`)
 
 // Mutants are the mutants of a parsed solution, identical programs made
 // once (the first operator's). runs are the solution's recorded runs;
-// without them there is no replay mutant.
-func Mutants(src *Source, runs []RecordedRun) []Mutant {
+// without them there is no replay mutant. others are the exercise's
+// other files, read (never mutated) for the loops that call the
+// functions of the solution's regions.
+func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 	m := &mutator{src: src, base: src.Solution(), loops: loopsOf(src.Lines), seen: map[string]bool{}}
 	m.seen[string(m.base)] = true
-	m.calledInLoop = calledInLoop(src.Lines, m.loops)
+	files := [][]string{src.Lines}
+	for _, o := range others {
+		files = append(files, splitLines(o))
+	}
+	m.calledInLoop = calledInLoop(files)
 	for _, r := range src.Regions {
 		first, last := r.SolutionLines()
 		inLoop := m.calledInLoop[enclosingFunc(src.Lines, r.Begin)]
@@ -778,21 +784,48 @@ func enclosingFunc(lines []string, n int) string {
 	return ""
 }
 
-// calledInLoop are the functions called in a loop of the source: on a
-// line inside a loop's braces, or on a loop's own line (a body without
-// braces).
-func calledInLoop(lines []string, loops []int) map[string]bool {
+// oneLineFuncRE is a function defined on one line: its name and body.
+var oneLineFuncRE = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?(?:final\s*)?\{(.*)\}\s*;?\s*$`)
+
+var callNameRE = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
+
+// calledInLoop are the functions that run in a loop of the files: called
+// on a line inside a loop's braces or on a loop's own line (a body
+// without braces), or called by a function that runs in a loop.
+func calledInLoop(files [][]string) map[string]bool {
 	out := map[string]bool{}
-	callRE := regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
+	calls := map[string][]string{} // function -> the functions it calls
 	loopLineRE := regexp.MustCompile(`^\s*(?:for|while)\s*\(`)
-	for i, l := range lines {
-		code := stripComment(l)
-		if loops[i] == 0 && !loopLineRE.MatchString(code) {
-			continue
+	for _, lines := range files {
+		loops := loopsOf(lines)
+		for i, l := range lines {
+			code := stripComment(l)
+			caller := enclosingFunc(lines, i+1)
+			body := code
+			if mm := oneLineFuncRE.FindStringSubmatch(code); mm != nil && !controlWords[mm[1]] {
+				caller, body = mm[1], mm[2]
+			}
+			inLoop := loops[i] != 0 || loopLineRE.MatchString(code)
+			for _, mm := range callNameRE.FindAllStringSubmatch(body, -1) {
+				if controlWords[mm[1]] {
+					continue
+				}
+				if inLoop {
+					out[mm[1]] = true
+				}
+				if caller != "" {
+					calls[caller] = append(calls[caller], mm[1])
+				}
+			}
 		}
-		for _, mm := range callRE.FindAllStringSubmatch(code, -1) {
-			if !controlWords[mm[1]] {
-				out[mm[1]] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for f := range out {
+			for _, g := range calls[f] {
+				if !out[g] {
+					out[g], changed = true, true
+				}
 			}
 		}
 	}

@@ -243,3 +243,30 @@ func FuzzMutants(f *testing.F) {
 		}
 	})
 }
+
+// TestHostWaitInFunctionCalledInLoop: a region of a function that another
+// file calls in a loop, through a function of a third, gets host waits;
+// without those files it runs in no loop, and gets none.
+func TestHostWaitInFunctionCalledInLoop(t *testing.T) {
+	res := []byte("struct P {\n    void do_free(void* p, cudaStream_t s) {\n        // BEGIN SOLUTION\n        cudaEventRecord(e_, s);\n        // END SOLUTION\n    }\n    cudaEvent_t e_;\n};\n")
+	iface := []byte("struct R {\n    void free(void* p, cudaStream_t s) { do_free(p, s); }\n};\n")
+	main := []byte("int main() {\n    for (int r = 0; r < 8; r++) {\n        pool.free(x, s);\n    }\n}\n")
+	src, err := Parse("p.h", res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(ms []Mutant) (n int) {
+		for _, m := range ms {
+			if m.Op == "host-wait" {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(Mutants(src, nil)); n != 0 {
+		t.Errorf("%d host waits without the files that call it in a loop", n)
+	}
+	if n := count(Mutants(src, nil, iface, main)); n != 3 {
+		t.Errorf("%d host waits, want 3 (device, stream s, an event on s)", n)
+	}
+}

@@ -26,6 +26,9 @@ type mutantTarget struct {
 	files []exercise.File
 	// recorded are the solution's runs and what it printed on each.
 	recorded []author.RecordedRun
+	// others are the exercise's other files, for the loops around the
+	// regions' functions.
+	others [][]byte
 	err      error
 }
 
@@ -61,7 +64,13 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 			return err
 		}
 		files := exercise.Files(x, spec, c.Path(x.Solution), filepath.Dir(c.Path(x.Solution)), filepath.Dir(c.Path(x.Student)))
-		targets = append(targets, &mutantTarget{x: x, spec: spec, src: src, files: files})
+		var others [][]byte
+		for _, f := range files[1:] {
+			if data, err := os.ReadFile(f.Path); err == nil {
+				others = append(others, data)
+			}
+		}
+		targets = append(targets, &mutantTarget{x: x, spec: spec, src: src, files: files, others: others})
 	}
 	timed, untimed := 0, 0
 	for _, t := range targets {
@@ -133,7 +142,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 		for _, e := range t.spec.EquivalentMutants {
 			equivalent[e.Mutant] = e.Reason
 		}
-		mutants := author.Mutants(t.src, t.recorded)
+		mutants := author.Mutants(t.src, t.recorded, t.others...)
 		seen := map[string]bool{}
 		for _, mt := range mutants {
 			seen[mt.ID] = true
@@ -215,7 +224,7 @@ func sortOutcomes(r *author.Report, targets []*mutantTarget) {
 	for i, t := range targets {
 		rank[t.x.ID] = i * 1_000_000
 		if t.err == nil {
-			for j, mt := range author.Mutants(t.src, t.recorded) {
+			for j, mt := range author.Mutants(t.src, t.recorded, t.others...) {
 				rank[t.x.ID+" "+mt.ID] = i*1_000_000 + j + 1
 			}
 		}
