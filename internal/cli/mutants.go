@@ -29,7 +29,7 @@ type mutantTarget struct {
 	// others are the exercise's other files, for the loops around the
 	// regions' functions.
 	others [][]byte
-	err      error
+	err    error
 }
 
 // verifyMutants is lessons verify --mutants: each solution runs once to
