@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
@@ -250,7 +251,7 @@ func writeKills(file string, r *author.Report) error {
 		return err
 	}
 	os.MkdirAll(filepath.Dir(file), 0o755)
-	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+	if err := atomicfile.Write(file, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w (the mutants' report is above)", file, err)
 	}
 	return nil
