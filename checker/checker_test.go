@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -53,9 +54,17 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if strings.Join(cNames, " ") != strings.Join(goNames, " ") {
 		t.Errorf("layouts differ\nC:  %v\nGo: %v", cNames, goNames)
 	}
+	// The recorded runs are of version 2: their size is what Stats has
+	// before the fields of version 3.
 	rec, _ := os.ReadFile("testdata/runs/async_solution.bin")
-	if binary.Size(st) != len(rec) {
-		t.Errorf("Stats is %d bytes, the library wrote %d", binary.Size(st), len(rec))
+	if len(rec) < 16 || binary.LittleEndian.Uint64(rec[8:]) != 2 {
+		t.Fatalf("testdata/runs/async_solution.bin is not a version 2 record")
+	}
+	if v2Size != len(rec) {
+		t.Errorf("Stats up to version 2 is %d bytes, the library wrote %d", v2Size, len(rec))
+	}
+	if got, want := binary.Size(st)-v2Size, 8*8; got != want {
+		t.Errorf("version 3 adds %d bytes, want %d (eight figures)", got, want)
 	}
 }
 
@@ -265,6 +274,63 @@ func TestPoolFiguresAgreeWithCUDA(t *testing.T) {
 	}
 }
 
+// TestVersion3Statistics: the figures of version 3 are read by name from
+// a record of version 3, are 0 in a record of version 2 (the runs recorded
+// on the H100 before them), and a version 3 record cut at version 2's
+// size is short.
+func TestVersion3Statistics(t *testing.T) {
+	names := []string{"sync_memsets", "sync_memcpys", "waits_between_async_allocs", "async_stream_syncs",
+		"default_stream_ops", "kernel_allocs_used", "kernel_addresses_used", "event_pairs"}
+	var s Stats
+	for i, n := range names {
+		if err := s.Set(n, uint64(10+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		if v, ok := got.Value(n); !ok || v != float64(10+i) {
+			t.Errorf("%s = %v, %v; want %d", n, v, ok, 10+i)
+		}
+		if !slices.Contains(StatNames(), n) {
+			t.Errorf("StatNames lacks %s", n)
+		}
+		if describe(n) == strings.ReplaceAll(n, "_", " ") {
+			t.Errorf("%s has no words of its own", n)
+		}
+	}
+	if got.SyncMemsets != 10 || got.EventPairs != 17 {
+		t.Errorf("fields: %+v", got)
+	}
+	if _, err := DecodeStats(s.Encode()[:v2Size]); err == nil {
+		t.Error("a version 3 record cut at version 2's size decoded")
+	}
+	v2, err := ReadStats("testdata/runs/stream_pools_solution.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if v, _ := v2.Value(n); v != 0 {
+			t.Errorf("%s = %v in a version 2 record", n, v)
+		}
+	}
+	if v2.MallocCalls != 4 {
+		t.Errorf("the version 2 record reads malloc_calls %d", v2.MallocCalls)
+	}
+	// A spec may bound them, and a failed check says what they count.
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"sync_memsets\"\nequals = 2\n[[check]]\nstat = \"event_pairs\"\nat_least = 7\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := spec.Judge(&Run{Stats: &Stats{SyncMemsets: 3, EventPairs: 7}})
+	if len(res) != 2 || res[0].Pass || !res[1].Pass || !strings.Contains(res[0].Got, "cudaMemset") {
+		t.Errorf("results: %+v", res)
+	}
+}
+
 // TestVersion1Records: records written before the race figures existed
 // still decode, with those figures 0.
 func TestVersion1Records(t *testing.T) {
@@ -281,7 +347,7 @@ func TestVersion1Records(t *testing.T) {
 	if _, err := DecodeStats(data[:v1Size-1]); err == nil {
 		t.Error("a short version 1 record decoded")
 	}
-	binary.LittleEndian.PutUint64(data[8:], 3)
+	binary.LittleEndian.PutUint64(data[8:], 4)
 	if _, err := DecodeStats(data); err == nil {
 		t.Error("a record of an unknown version decoded")
 	}

@@ -52,11 +52,18 @@ type Stats struct {
 	UnorderedUses, UnorderedFrees uint64 `stat:"unordered_uses,unordered_frees"`
 	LaunchesInspected, BufferUses uint64 `stat:"launches_inspected,buffer_uses"`
 	UseRace, FreeRace             [192]byte
+	// Version 3: what tells a program that does the work from one that
+	// only prints it, or waits where it must not.
+	SyncMemsets, SyncMemcpys                  uint64 `stat:"sync_memsets,sync_memcpys"`
+	WaitsBetweenAsyncAllocs, AsyncStreamSyncs uint64 `stat:"waits_between_async_allocs,async_stream_syncs"`
+	DefaultStreamOps                          uint64 `stat:"default_stream_ops"`
+	KernelAllocsUsed, KernelAddressesUsed     uint64 `stat:"kernel_allocs_used,kernel_addresses_used"`
+	EventPairs                                uint64 `stat:"event_pairs"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 2
+	statsVersion = 3
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -64,6 +71,10 @@ const (
 // with those figures 0. (Stats holds only uint64s and byte arrays after
 // them, so Go lays it out without padding, as the record is.)
 var v1Size = int(unsafe.Offsetof(Stats{}.UnorderedUses))
+
+// v2Size is the size of a version 2 record: everything before the
+// figures of version 3, which decode as 0 from older records.
+var v2Size = int(unsafe.Offsetof(Stats{}.SyncMemsets))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses or unordered_frees), or "".
@@ -101,8 +112,11 @@ func DecodeStats(data []byte) (*Stats, error) {
 		return nil, fmt.Errorf("the statistics record is not one this version reads (magic %#x, version %d)", magic, version)
 	}
 	need := binary.Size(s)
-	if version == 1 {
+	switch version {
+	case 1:
 		need = v1Size
+	case 2:
+		need = v2Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

@@ -52,6 +52,7 @@
 #include <cxxabi.h>
 #include <stdio.h>
 #include <map>
+#include <set>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -96,6 +97,15 @@ struct Record {
     uint64_t buffer_uses;              // pointers into live allocations passed to kernels and copies
     char use_race[192];                // the first unordered use, in words
     char free_race[192];               // the first unordered free, in words
+    // version 3
+    uint64_t sync_memsets;             // cudaMemset calls: on the default stream, ordered with every blocking stream
+    uint64_t sync_memcpys;             // cudaMemcpy calls: the host waits for the copy
+    uint64_t waits_between_async_allocs;  // host waits (device, stream, event syncs, cudaMemcpy) after one stream-ordered allocation and before the next
+    uint64_t async_stream_syncs;       // cudaStreamSynchronize of a stream that has allocated with cudaMallocAsync
+    uint64_t default_stream_ops;       // launches, async allocations, frees, memsets, copies and event records on the default stream
+    uint64_t kernel_allocs_used;       // distinct allocations that kernels were passed a pointer into
+    uint64_t kernel_addresses_used;    // distinct addresses inside live allocations passed to kernels (a pool's blocks)
+    uint64_t event_pairs;              // cudaStreamWaitEvent on an event last recorded on another stream
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -110,7 +120,10 @@ typedef std::unordered_map<cudaStream_t, uint64_t> Clock;
 Record scratch;                        // used when no file is given
 Record* rec = nullptr;
 std::mutex mu;
-struct Alloc { size_t bytes; cudaStream_t stream; bool async; uint64_t seq; std::vector<Use> uses; };
+struct Alloc {
+    size_t bytes; cudaStream_t stream; bool async; uint64_t seq; std::vector<Use> uses;
+    std::set<uintptr_t> kernelAddrs;   // addresses in it passed to kernels
+};
 std::map<uintptr_t, Alloc>* live;
 std::unordered_map<cudaStream_t, bool>* streams;
 std::unordered_map<cudaStream_t, Clock>* clocks;    // per stream
@@ -123,6 +136,10 @@ Clock* host;                                        // what the host has waited 
 // (offset, size), looked up once.
 struct Kernel { std::string name; std::vector<std::pair<size_t, size_t>> params; bool known; };
 std::unordered_map<const void*, Kernel>* kernels;
+typedef std::unordered_map<cudaEvent_t, cudaStream_t> RecordedOn;
+RecordedOn* recordedOn;               // the stream of each event's last record
+uint64_t pendingWaits = 0;            // host waits since the last stream-ordered allocation
+bool asyncAllocated = false;          // a stream-ordered allocation was made
 thread_local int inLaunch = 0;        // inside __cudaLaunchKernel: its cudaLaunchKernel is the same launch
 std::once_flag exit_hook;
 
@@ -499,7 +516,7 @@ Record* record() {
     rec = &scratch;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 2;
+    rec->version = 3;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -605,6 +622,7 @@ void join(Clock& into, const Clock& from) {
 uint64_t enqueue(cudaStream_t s) {
     s = norm(s);
     number(s);
+    if (s == nullptr) rec->default_stream_ops++;
     Clock& c = (*clocks)[s];
     join(c, *host);
     if (s == nullptr) {
@@ -631,6 +649,20 @@ bool ordered(cudaStream_t s, cudaStream_t from, uint64_t seq) {
 }
 
 void hostWaits(const Clock& c) { join(*host, c); }
+
+// hostWaited notes a host wait (a synchronisation, a synchronous copy):
+// one that falls between two stream-ordered allocations is counted at the
+// second.
+void hostWaited() {
+    if (asyncAllocated) pendingWaits++;
+}
+
+// asyncAlloc notes a stream-ordered allocation.
+void asyncAlloc() {
+    rec->waits_between_async_allocs += pendingWaits;
+    pendingWaits = 0;
+    asyncAllocated = true;
+}
 
 void hostWaitsAll() {
     for (auto& kv : *clocks) join(*host, kv.second);
@@ -781,6 +813,8 @@ void launched(const void* key, void* handle, bool byKernel, void** args, cudaStr
             memcpy(&v, value + w, sizeof v);
             Alloc* x = find(v, &base);
             if (x == nullptr) continue;
+            if (x->kernelAddrs.empty()) rec->kernel_allocs_used++;
+            if (x->kernelAddrs.insert(v).second) rec->kernel_addresses_used++;
             use(x, base, v, s, seq, k->name);
         }
     }
@@ -819,6 +853,7 @@ HOOK(cudaError_t, cudaMallocAsync, (void** p, size_t n, cudaStream_t s), (p, n, 
     if (r == cudaSuccess) {
         rec->malloc_async_bytes += n;
         added(*p, n, s, true);
+        asyncAlloc();
         if (!(*streams)[s]) { (*streams)[s] = true; rec->async_streams++; }
     } else rec->failed_allocs++;
 })
@@ -826,7 +861,7 @@ HOOK(cudaError_t, cudaFreeAsync, (void* p, cudaStream_t s), (p, s), { rec->free_
 HOOK(cudaError_t, cudaMallocFromPoolAsync, (void** p, size_t n, cudaMemPool_t pool, cudaStream_t s), (p, n, pool, s), {
     rec->malloc_from_pool_calls++;
     notePool(pool);
-    if (r == cudaSuccess) { rec->malloc_from_pool_bytes += n; added(*p, n, s, true); } else rec->failed_allocs++;
+    if (r == cudaSuccess) { rec->malloc_from_pool_bytes += n; added(*p, n, s, true); asyncAlloc(); } else rec->failed_allocs++;
 })
 HOOK(cudaError_t, cudaMallocManaged, (void** p, size_t n, unsigned int f), (p, n, f), {
     rec->malloc_managed_calls++;
@@ -849,21 +884,30 @@ HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr 
         a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
 })
 HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), { rec->pool_trims++; notePool(pool); })
-HOOK(cudaError_t, cudaDeviceSynchronize, (void), (), { rec->device_syncs++; if (r == cudaSuccess) hostWaitsAll(); })
+HOOK(cudaError_t, cudaDeviceSynchronize, (void), (), { rec->device_syncs++; hostWaited(); if (r == cudaSuccess) hostWaitsAll(); })
 HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
     rec->stream_syncs++;
+    hostWaited();
+    auto a = streams->find(s);
+    if (a != streams->end() && a->second) rec->async_stream_syncs++;
     if (r == cudaSuccess) hostWaitsFor(s);
 })
 HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { if (r == cudaSuccess) hostWaitsFor(s); })
-HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), { rec->event_syncs++; if (r == cudaSuccess) hostWaits((*events)[e]); })
+HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), { rec->event_syncs++; hostWaited(); if (r == cudaSuccess) hostWaits((*events)[e]); })
 HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { if (r == cudaSuccess) hostWaits((*events)[e]); })
 HOOK(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), {
     rec->event_records++;
     enqueue(s);
     (*events)[e] = (*clocks)[norm(s)];
+    if (recordedOn == nullptr) recordedOn = new RecordedOn();
+    if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
 })
 HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned int f), (s, e, f), {
     rec->stream_wait_events++;
+    if (recordedOn != nullptr) {
+        auto on = recordedOn->find(e);
+        if (r == cudaSuccess && on != recordedOn->end() && on->second != norm(s)) rec->event_pairs++;
+    }
     join((*clocks)[norm(s)], (*events)[e]);
 })
 HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
@@ -872,8 +916,12 @@ HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), 
 HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f, int prio), (s, f, prio), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
 })
-HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKind k), (d, src, n, k), { hostWaitsAll(); })
-HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), { hostWaitsAll(); })
+HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKind k), (d, src, n, k), {
+    rec->sync_memcpys++;
+    hostWaited();
+    hostWaitsAll();
+})
+HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), { rec->sync_memsets++; hostWaitsAll(); })
 HOOK(cudaError_t, cudaMemcpyAsync, (void* d, const void* src, size_t n, cudaMemcpyKind k, cudaStream_t s), (d, src, n, k, s), {
     copied("cudaMemcpyAsync", d, src, s);
 })

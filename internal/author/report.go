@@ -3,6 +3,7 @@ package author
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -104,6 +105,7 @@ func (r *Report) Write(w io.Writer) {
 		total.errs += rw.errs
 	}
 	tw.Flush()
+	r.writeOperators(w)
 	for i := range r.Outcomes {
 		o := &r.Outcomes[i]
 		switch {
@@ -129,4 +131,85 @@ func indent(s string) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// writeOperators prints one line per operator: how many mutants it made
+// in each exercise, and what became of them (killed by not compiling
+// apart, since those cost least and say least).
+func (r *Report) writeOperators(w io.Writer) {
+	type row struct {
+		per                                            map[string]int
+		mutants, killed, unbuilt, equivalent, survived int
+	}
+	rows := map[string]*row{}
+	for i := range r.Outcomes {
+		o := &r.Outcomes[i]
+		if o.Mutant.Op == "" {
+			continue
+		}
+		rw := rows[o.Mutant.Op]
+		if rw == nil {
+			rw = &row{per: map[string]int{}}
+			rows[o.Mutant.Op] = rw
+		}
+		rw.per[o.Exercise]++
+		rw.mutants++
+		switch {
+		case o.Err != nil:
+		case o.KilledBy == "compiles":
+			rw.unbuilt++
+		case o.KilledBy != "":
+			rw.killed++
+		case o.Equivalent != "":
+			rw.equivalent++
+		default:
+			rw.survived++
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "OPERATOR")
+	for _, x := range r.Order {
+		fmt.Fprintf(tw, "\t%s", x)
+	}
+	fmt.Fprintln(tw, "\tMUTANTS\tKILLED\tNOT BUILT\tEQUIVALENT\tSURVIVING")
+	for _, op := range append(slices.Clone(Operators), "") {
+		rw := rows[op]
+		if op == "" || rw == nil {
+			continue
+		}
+		fmt.Fprint(tw, op)
+		for _, x := range r.Order {
+			fmt.Fprintf(tw, "\t%d", rw.per[x])
+		}
+		fmt.Fprintf(tw, "\t%d\t%d\t%d\t%d\t%d\n", rw.mutants, rw.killed, rw.unbuilt, rw.equivalent, rw.survived)
+	}
+	tw.Flush()
+}
+
+// WriteKills writes, one line per mutant, tab-separated: its exercise,
+// its id, and the check that killed it ("equivalent: REASON",
+// "survived" or "not judged: ERROR" otherwise), so that an author sees
+// which check kills which mistake.
+func (r *Report) WriteKills(w io.Writer) error {
+	for i := range r.Outcomes {
+		o := &r.Outcomes[i]
+		what := o.KilledBy
+		switch {
+		case o.Err != nil:
+			what = "not judged: " + o.Err.Error()
+		case o.KilledBy != "":
+		case o.Equivalent != "":
+			what = "equivalent: " + o.Equivalent
+		default:
+			what = "survived"
+		}
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\n", o.Exercise, o.Mutant.ID, strings.NewReplacer("\t", " ", "\n", " ").Replace(what)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
@@ -24,9 +25,12 @@ type mutantTarget struct {
 	src  *author.Source
 	// files are the solution's build files; the mutant replaces the first.
 	files []exercise.File
-	// recorded is what the solution printed (its public run).
-	recorded string
-	err      error
+	// recorded are the solution's runs and what it printed on each.
+	recorded []author.RecordedRun
+	// others are the exercise's other files, for the loops around the
+	// regions' functions.
+	others [][]byte
+	err    error
 }
 
 // verifyMutants is lessons verify --mutants: each solution runs once to
@@ -61,7 +65,13 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 			return err
 		}
 		files := exercise.Files(x, spec, c.Path(x.Solution), filepath.Dir(c.Path(x.Solution)), filepath.Dir(c.Path(x.Student)))
-		targets = append(targets, &mutantTarget{x: x, spec: spec, src: src, files: files})
+		var others [][]byte
+		for _, f := range files[1:] {
+			if data, err := os.ReadFile(f.Path); err == nil {
+				others = append(others, data)
+			}
+		}
+		targets = append(targets, &mutantTarget{x: x, spec: spec, src: src, files: files, others: others})
 	}
 	timed, untimed := 0, 0
 	for _, t := range targets {
@@ -108,7 +118,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 				case !checker.Passed(v.Results):
 					t.err = fmt.Errorf("the solution fails %s: run lessons verify", firstFailure(v.Results))
 				default:
-					t.recorded = v.Output
+					t.recorded = author.Recorded(t.spec, v.Outputs)
 				}
 				return 0
 			}})
@@ -133,7 +143,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 		for _, e := range t.spec.EquivalentMutants {
 			equivalent[e.Mutant] = e.Reason
 		}
-		mutants := author.Mutants(t.src, t.recorded)
+		mutants := author.Mutants(t.src, t.recorded, t.others...)
 		seen := map[string]bool{}
 		for _, mt := range mutants {
 			seen[mt.ID] = true
@@ -173,7 +183,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 				},
 				Run: func(ctx context.Context, device string, slot int) time.Duration {
 					defer done()
-					v, err := exercise.RunAll(ctx, tk, exercise.Plain{}, job, prog, device, slot)
+					v, err := exercise.Kill(ctx, tk, exercise.Plain{}, job, prog, device, slot)
 					if err != nil {
 						o.Err = err
 						return 0
@@ -199,6 +209,9 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 	report.Took = time.Since(start)
 	sortOutcomes(report, targets)
 	report.Write(ios.Out)
+	if err := writeKills(filepath.Join(root, "kills.tsv"), report); err != nil {
+		return err
+	}
 	if report.Survivors() > 0 || report.Errors() > 0 {
 		return errSilent
 	}
@@ -212,7 +225,7 @@ func sortOutcomes(r *author.Report, targets []*mutantTarget) {
 	for i, t := range targets {
 		rank[t.x.ID] = i * 1_000_000
 		if t.err == nil {
-			for j, mt := range author.Mutants(t.src, t.recorded) {
+			for j, mt := range author.Mutants(t.src, t.recorded, t.others...) {
 				rank[t.x.ID+" "+mt.ID] = i*1_000_000 + j + 1
 			}
 		}
@@ -229,4 +242,17 @@ func sortOutcomes(r *author.Report, targets []*mutantTarget) {
 			outs[j], outs[j-1] = outs[j-1], outs[j]
 		}
 	}
+}
+
+// writeKills keeps which check killed each mutant beside the mutants.
+func writeKills(file string, r *author.Report) error {
+	var b strings.Builder
+	if err := r.WriteKills(&b); err != nil {
+		return err
+	}
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	if err := atomicfile.Write(file, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w (the mutants' report is above)", file, err)
+	}
+	return nil
 }

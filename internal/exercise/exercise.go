@@ -77,6 +77,9 @@ type Verdict struct {
 	Results []checker.Result
 	// Output is what the program printed (stdout and stderr).
 	Output string
+	// Outputs are what each run printed, by run name ("" the public
+	// run), for RunAll's verdicts.
+	Outputs map[string]string
 	// Took is how long the program ran (the sanitizers' runs not counted).
 	Took time.Duration
 	// stopped says why the run was stopped at a limit (its time, its

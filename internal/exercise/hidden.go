@@ -22,6 +22,7 @@ func RunAll(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device str
 	if err != nil {
 		return nil, err
 	}
+	v.Outputs = map[string]string{"": v.Output}
 	for _, h := range j.Spec.HiddenRuns {
 		var hv *Verdict
 		if v.stopped != "" {
@@ -40,6 +41,7 @@ func RunAll(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device str
 			if err != nil {
 				return nil, err
 			}
+			v.Outputs[h.Name] = hv.Output
 		}
 		for _, res := range hv.Results {
 			res.Name = "[" + h.Name + "] " + res.Name

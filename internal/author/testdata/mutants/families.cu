@@ -1,0 +1,39 @@
+// Every operator at several sites: two loops, a function called in a
+// loop, two buffers, events, memsets and copies in stream order.
+#include <cuda_runtime.h>
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return 1; } while (0)
+
+__global__ void fill(float* x, int n) {}
+__global__ void add(float* x, const float* y, int n) {}
+
+void reset(int* counter, cudaStream_t s) {
+    // BEGIN SOLUTION
+    cudaMemsetAsync(counter, 0, sizeof(int), s);
+    // END SOLUTION
+}
+
+int main() {
+    cudaStream_t a, b;
+    cudaEvent_t ready;
+    float* keep = nullptr;
+    int* counter = nullptr;
+    CHECK(cudaMalloc(&keep, 4096));
+    CHECK(cudaMalloc(&counter, sizeof(int)));
+    for (int i = 0; i < 4; i++) {
+        float* x = nullptr;
+        // BEGIN SOLUTION
+        CHECK(cudaMallocAsync(&x, 4096, a));
+        fill<<<4, 256, 0, a>>>(x, 1024);
+        CHECK(cudaEventRecord(ready, a));
+        CHECK(cudaStreamWaitEvent(b, ready, 0));
+        add<<<4, 256, 0, b>>>(keep, x, 1024);
+        CHECK(cudaMemcpyAsync(keep, x, 4096, cudaMemcpyDeviceToDevice, b));
+        CHECK(cudaFreeAsync(x, b));
+        // STUB
+        // (void)x;
+        // END SOLUTION
+        reset(counter, a);
+    }
+    CHECK(cudaStreamSynchronize(b));
+    return 0;
+}

@@ -1,0 +1,67 @@
+package exercise
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/checker"
+)
+
+// TestKillStopsAtFirstFailure: a mutant that fails its public run is not
+// run again for the hidden run; one that passes it is; one that passes
+// both has every result. RunAll keeps what each run printed.
+func TestKillStopsAtFirstFailure(t *testing.T) {
+	tk := toolkit(t)
+	log := filepath.Join(t.TempDir(), "runs")
+	text := fmt.Sprintf("env = { LOG = %q }\n[[check]]\ncontains = \"12 iterations\"\n[[hidden_run]]\nname = \"more\"\nargs = [\"20\"]\nenv = { LOG = %q }\n[[check]]\nrun = \"more\"\ncontains = \"20 iterations\"\n", log, log)
+	s := spec(t, text)
+	for _, c := range []struct {
+		name, prog string
+		runs       int
+		killedBy   string
+	}{
+		{"fails the public run", `// fake: echo run >> "$LOG"; echo 3 iterations`, 1, "prints \"12 iterations\""},
+		{"fails the hidden run", `// fake: echo run >> "$LOG"; echo 12 iterations`, 2, "[more] prints \"20 iterations\""},
+		{"passes", `// fake: echo run >> "$LOG"; echo "${1:-12} iterations"`, 2, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(log)
+			j := job(t, s, "x.cu", c.prog+"\n")
+			b, err := Build(context.Background(), tk, Plain{}, j, 0)
+			if err != nil || b.Failed != nil {
+				t.Fatalf("build: %v %+v", err, b)
+			}
+			v, err := Kill(context.Background(), tk, Plain{}, j, b.Prog, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(log)
+			if got := strings.Count(string(data), "run"); got != c.runs {
+				t.Errorf("%d runs, want %d", got, c.runs)
+			}
+			killed := ""
+			for _, r := range v.Results {
+				if !r.Pass && killed == "" {
+					killed = r.Name
+				}
+			}
+			if killed != c.killedBy {
+				t.Errorf("killed by %q, want %q (%+v)", killed, c.killedBy, v.Results)
+			}
+			if c.killedBy == "" && !checker.Passed(v.Results) {
+				t.Errorf("results: %+v", v.Results)
+			}
+			all, err := RunAll(context.Background(), tk, Plain{}, j, b.Prog, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.killedBy == "" && (!strings.HasSuffix(all.Outputs[""], "\n12 iterations\n") || !strings.HasSuffix(all.Outputs["more"], "\n20 iterations\n")) {
+				t.Errorf("RunAll's outputs: %q", all.Outputs)
+			}
+		})
+	}
+}
