@@ -43,6 +43,11 @@ kinds=(
   "crash_context   $(sol $BP) $here/class/crash_context.cu $(sol $GR) passed failed passed"
   "mem_hog         $(sol $BP) $here/class/mem_hog.cu $(sol $GR) passed failed passed"
 )
+# Forgers of the statistics record (internal/exercise/testdata/hostile):
+# each prints what a correct program prints and goes around the library.
+for h in forge_file forge_fd dup2_fd exit_early dlsym_runtime driver_entry dlmopen_runtime preinit_key; do
+  kinds+=("$h $(sol $BP) $course/internal/exercise/testdata/hostile/$h.cu $(sol $GR) passed failed passed")
+done
 mkdir -p "$subs"
 : > "$work/expected.tsv"
 n=0
