@@ -117,12 +117,30 @@ func TempSandbox(prefix string) (*Sandbox, error) {
 	return s, nil
 }
 
-// Report says which protections this sandbox gives here.
+// Report says which protections this sandbox gives here: what a probe
+// started in a run's sandbox (its user, namespaces, cgroup, Landlock and
+// filter) found, not what the kernel merely offers.
 func (s *Sandbox) Report() sandbox.Report {
-	rep := sandbox.Probe()
-	rep.Root = rep.Root && s.users
-	rep.Cgroup, rep.CPUs, rep.BuildCPUs, rep.NoCgroup = s.cgroups != nil, runCPUs, sandbox.DefaultLimits.CPUs, s.noCgroup
+	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Read: s.read}
+	pol.CPUs = runCPUs
+	pol.UID, pol.GID = s.user(runUID, 0)
+	rep := s.runner(pol).Verify(context.Background())
+	rep.BuildCPUs = sandbox.DefaultLimits.CPUs
+	if s.cgroups == nil {
+		rep.NoCgroup = s.noCgroup
+	}
 	return rep
+}
+
+// Probe makes a sandbox in a temporary folder, reports what a probe
+// found in it, and removes it (for lessons doctor).
+func Probe() sandbox.Report {
+	s, err := TempSandbox("lessons-probe-")
+	if err != nil {
+		return sandbox.Report{Failed: err.Error()}
+	}
+	defer s.Close()
+	return s.Report()
 }
 
 func (s *Sandbox) runner(pol sandbox.Policy) sandbox.Runner {
@@ -134,14 +152,21 @@ func (s *Sandbox) runner(pol sandbox.Policy) sandbox.Runner {
 // against the process limit until reaped).
 func (s *Sandbox) policy(dir string, base, slot int) (sandbox.Policy, error) {
 	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: dir, Read: s.read}
-	if s.users {
-		uid := base + slot%MaxSlots
-		for k := 0; k < 7 && sandbox.Busy(uid); k++ {
-			uid += MaxSlots
-		}
-		pol.UID, pol.GID = uid, uid
-	}
+	pol.UID, pol.GID = s.user(base, slot)
 	return pol, sandbox.Own(dir, pol.UID, pol.GID)
+}
+
+// user is the user (uid, gid) of a slot's next build or run: 0 when
+// workers keep the grader's user.
+func (s *Sandbox) user(base, slot int) (int, int) {
+	if !s.users {
+		return 0, 0
+	}
+	uid := base + slot%MaxSlots
+	for k := 0; k < 7 && sandbox.Busy(uid); k++ {
+		uid += MaxSlots
+	}
+	return uid, uid
 }
 
 // toolRoot is the folder of a toolkit: /usr/local/cuda for its bin/nvcc.
