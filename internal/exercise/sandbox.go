@@ -169,8 +169,16 @@ func (s *Sandbox) user(base, slot int) (int, int) {
 	return uid, uid
 }
 
-// toolRoot is the folder of a toolkit: /usr/local/cuda for its bin/nvcc.
-func toolRoot(nvcc string) string { return filepath.Dir(filepath.Dir(nvcc)) }
+// toolRoot is the folder of a toolkit: /usr/local/cuda for its bin/nvcc,
+// found from nvcc's real path. Reached through a link (a course's bin/nvcc
+// on the PATH), the folder above the link's would be the course, whose
+// solutions and secret specs a build could then #include.
+func toolRoot(nvcc string) string {
+	if real, err := filepath.EvalSymlinks(nvcc); err == nil {
+		nvcc = real
+	}
+	return filepath.Dir(filepath.Dir(nvcc))
+}
 
 func (s *Sandbox) build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*buildPlace, error) {
 	hash := j.Hash
@@ -252,9 +260,35 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 	if pol.UID == 0 {
 		p.unable = "compute-sanitizer runs only when each worker has a user of its own (grade as root)"
 	}
+	//
+	// Its log goes to a folder beside the run's that its target cannot
+	// reach: compute-sanitizer starts this binary again for it, which
+	// enters a second layer (the run's folder only, no ptrace, the log's
+	// descriptor closed) before it becomes the program. In the run's own
+	// folder, a program could replace the log with "ERROR SUMMARY: 0
+	// errors".
+	logs := dir + ".logs"
+	os.RemoveAll(logs)
+	if err := os.Mkdir(logs, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := sandbox.Own(logs, pol.UID, pol.GID); err != nil {
+		os.RemoveAll(dir)
+		os.RemoveAll(logs)
+		return nil, err
+	}
+	p.done = func() { os.RemoveAll(dir); os.RemoveAll(logs) }
+	tools := []string{toolRoot(tk.NVCC.Path)}
+	if tk.Sanitizer != "" {
+		tools = append(tools, toolRoot(tk.Sanitizer))
+	}
+	inner := sandbox.Policy{Dir: dir, Read: append(slices.Clip(pol.Read), tools...), Landlock: pol.Landlock, KeepFDs: sandbox.AllFDs, Hide: []string{logs}}
 	spol := pol
-	spol.Read = append(slices.Clip(pol.Read), toolRoot(tk.NVCC.Path))
-	spol.Write = append(slices.Clip(pol.Write), "/proc")
+	spol.Read = append(slices.Clip(pol.Read), append(tools, s.self)...)
+	spol.Write = append(slices.Clip(pol.Write), "/proc", logs)
+	spol.Inner = &inner
 	p.sanitizer = s.runner(spol)
+	p.logs, p.target = logs, []string{s.self}
 	return p, nil
 }

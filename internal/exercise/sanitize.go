@@ -35,13 +35,22 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			rep.Skipped = "the program did not end by itself"
 			continue
 		}
-		logFile := filepath.Join(p.dir, "sanitizer-"+tool+".log")
+		logDir := p.dir
+		if p.logs != "" {
+			logDir = p.logs
+		}
+		logFile := filepath.Join(logDir, "sanitizer-"+tool+".log")
 		os.Remove(logFile)
 		argv := []string{cs, "--tool", tool, "--log-file", logFile, "--print-limit", "20"}
 		if tool == "memcheck" {
 			argv = append(argv, "--leak-check", "full")
 		}
-		argv = append(append(argv, p.prog), spec.Args...)
+		if p.target != nil {
+			// The target is the helper, which becomes the program: the
+			// same process, after an exec.
+			argv = append(argv, "--target-processes", "all")
+		}
+		argv = append(append(append(argv, p.target...), p.prog), spec.Args...)
 		// A sanitizer slows the program down several times.
 		limit := 4 * spec.TimeLimit()
 		var printed bytes.Buffer
@@ -56,6 +65,11 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			log = printed.Bytes()
 		}
 		*rep = *checker.ParseSanitizer(tool, log)
+		if err != nil && p.logs != "" {
+			// The program printed some of that: none of it is the tool's
+			// verdict.
+			rep.Summary, rep.Errors, rep.LeakedBytes = false, 0, 0
+		}
 		switch {
 		case ended(res):
 			rep.Ended = res.Reason(limit, maxOutput)

@@ -432,8 +432,9 @@ func closeInherited(p Policy) error {
 			}
 		}
 	}
+	hide := realPaths(p.Hide)
 	for _, fd := range openFDs() {
-		if fd <= 2 {
+		if fd <= 2 || len(hide) == 0 {
 			continue
 		}
 		target, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
@@ -441,7 +442,7 @@ func closeInherited(p Policy) error {
 			continue
 		}
 		target = strings.TrimSuffix(target, " (deleted)")
-		for _, h := range p.Hide {
+		for _, h := range hide {
 			if target == h || strings.HasPrefix(target, h+"/") {
 				if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
 					return fmt.Errorf("closing descriptor %d (%s): %w", fd, target, err)

@@ -24,7 +24,13 @@ import (
 // it in its sandbox).
 func TestMain(m *testing.M) {
 	Helper()
+	if req := os.Getenv("SANDBOX_TEST_GRADER"); req != "" {
+		os.Exit(grader(req))
+	}
 	if mode := os.Getenv("SANDBOX_TEST_MODE"); mode != "" {
+		if code, ok := attack(mode, os.Args[1:]); ok {
+			os.Exit(code)
+		}
 		os.Exit(misbehave(mode, os.Args[1:]))
 	}
 	os.Exit(m.Run())
