@@ -411,3 +411,30 @@ func TestClaimsAreTrue(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackHiddenDescriptor: under a tool (AllFDs: the tool's own
+// descriptors to its target stay), a descriptor on a hidden file (the
+// tool's log, opened without O_CLOEXEC) is still closed.
+func TestAttackHiddenDescriptor(t *testing.T) {
+	f := setup(t)
+	logs := filepath.Join(f.other, "logs")
+	os.Mkdir(logs, 0o755)
+	hidden, err := unix.Open(filepath.Join(logs, "sanitizer.log"), unix.O_WRONLY|unix.O_CREAT, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(hidden)
+	kept, err := unix.Open(filepath.Join(f.other, "solution.cu"), unix.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(kept)
+	f.pol.KeepFDs, f.pol.Hide = AllFDs, []string{logs}
+	out, _ := f.run(t, "fds", 10*time.Second)
+	if strings.Contains(out, "sanitizer.log") {
+		t.Errorf("the hidden log reached the program: %s", out)
+	}
+	if !strings.Contains(out, "solution.cu") {
+		t.Errorf("with AllFDs the other descriptors stay: %s", out)
+	}
+}
