@@ -1,6 +1,7 @@
 package exercise
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -147,4 +148,151 @@ func TestBuildThroughLinkedNVCC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// plantedCU writes one int past the end of its allocation (memcheck's to
+// find), then tries every way to forge compute-sanitizer's log: by path,
+// through the tool's descriptors in /proc, through a descriptor it was
+// left. It says what it did; "WROTE" is a door open.
+const plantedCU = `#include <cstdio>
+#include <cstring>
+#include <cerrno>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+__global__ void fill(int *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) a[i] = i; // PLANTED: i == n is one past the end
+}
+
+static const char forged[] = "========= ERROR SUMMARY: 0 errors\n";
+
+static void tryWrite(const char *how, const char *path, int fd) {
+  if (fd < 0) { printf("forge %s %s: %s\n", how, path, strerror(errno)); return; }
+  ssize_t w = write(fd, forged, sizeof forged - 1);
+  printf("forge %s %s: %s\n", how, path, w > 0 ? "WROTE" : strerror(errno));
+  close(fd);
+}
+
+static void forge() {
+  DIR *d = opendir("/proc");
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    char p[512], buf[8192];
+    snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+    int fd = open(p, O_RDONLY);
+    if (fd < 0) continue;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) continue;
+    buf[n] = 0;
+    for (char *s = buf; s < buf + n; s += strlen(s) + 1) {
+      if (strcmp(s, "--log-file") != 0 || s + strlen(s) + 1 >= buf + n) continue;
+      const char *log = s + strlen(s) + 1;
+      unlink(log);
+      tryWrite("by path", log, open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+      for (int k = 0; k < 256; k++) {
+        char t[512];
+        snprintf(p, sizeof p, "/proc/%s/fd/%d", e->d_name, k);
+        ssize_t m = readlink(p, t, sizeof t - 1);
+        if (m <= 0) continue;
+        t[m] = 0;
+        if (strstr(t, ".log")) tryWrite("through", p, open(p, O_WRONLY));
+      }
+    }
+  }
+  if (d) closedir(d);
+  for (int fd = 3; fd < 256; fd++) {
+    char p[64], t[512];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    ssize_t m = readlink(p, t, sizeof t - 1);
+    if (m <= 0) continue;
+    t[m] = 0;
+    if (strstr(t, ".log")) tryWrite("by inherited descriptor", t, dup(fd));
+  }
+}
+
+int main() {
+  const int n = 256;
+  int *a;
+  cudaMalloc(&a, n * sizeof(int));
+  fill<<<1, n + 32>>>(a, n);
+  cudaDeviceSynchronize();
+  cudaFree(a);
+  forge();
+  printf("done\n");
+  return 0;
+}
+`
+
+const cleanCU = `#include <cstdio>
+__global__ void fill(int *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = i;
+}
+int main() {
+  const int n = 256;
+  int *a, h[n];
+  cudaMalloc(&a, n * sizeof(int));
+  fill<<<1, n>>>(a, n);
+  cudaMemcpy(h, a, sizeof h, cudaMemcpyDeviceToHost);
+  cudaFree(a);
+  printf("sum %d\n", [&] { int s = 0; for (int i = 0; i < n; i++) s += h[i]; return s; }());
+  return 0;
+}
+`
+
+// TestSanitizerOnGPU: on a GPU, compute-sanitizer still instruments a
+// program started through the sandbox's helper (an exec between the tool
+// and the program): memcheck finds the planted error, a clean program is
+// clean, and the program cannot write the tool's log.
+// LESSONS_TEST_NVCC=/usr/local/cuda/bin/nvcc, as root.
+func TestSanitizerOnGPU(t *testing.T) {
+	nvcc := os.Getenv("LESSONS_TEST_NVCC")
+	if nvcc == "" || os.Geteuid() != 0 {
+		t.Skip("needs a GPU and its toolkit: LESSONS_TEST_NVCC=/path/to/nvcc, as root")
+	}
+	cs := SanitizerPath(nvcc)
+	if cs == "" {
+		t.Skip("no compute-sanitizer beside " + nvcc)
+	}
+	base := t.TempDir()
+	tk := NewToolkit(buildcache.Compiler{Path: nvcc, Version: "test", Arch: os.Getenv("LESSONS_TEST_ARCH")}, &buildcache.Cache{Dir: filepath.Join(base, "cache"), MaxBytes: 1 << 30})
+	s, err := TempSandbox("exercise-gpu-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t.Logf("sandbox: %s", s.Report())
+	var printed bytes.Buffer
+	sanitizerPrinted = func(tool string, out []byte) { printed.Write(out) }
+	defer func() { sanitizerPrinted = nil }()
+	sp := spec(t, "[[check]]\nsanitizer = \"memcheck\"\n")
+
+	for _, targets := range []string{"all", "application-only"} {
+		sanitizerTargets = targets
+		printed.Reset()
+		v, err := Check(context.Background(), tk, s, job(t, sp, "x.cu", plantedCU), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("--target-processes %s, planted: %+v\nthe run under the tool printed:\n%s", targets, v.Results, printed.String())
+		if len(v.Results) != 1 || v.Results[0].Pass || !strings.Contains(v.Results[0].Got, "Invalid __global__ write") {
+			t.Errorf("--target-processes %s: memcheck should find the planted write: %+v", targets, v.Results)
+		}
+		if strings.Contains(printed.String(), "WROTE") || !strings.Contains(printed.String(), "forge by path") {
+			t.Errorf("--target-processes %s: the program should have found the log and failed to write it", targets)
+		}
+		printed.Reset()
+		v, err = Check(context.Background(), tk, s, job(t, sp, "x.cu", cleanCU), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("--target-processes %s, clean: %+v %q", targets, v.Results, v.Output)
+		if !v.Passed() || v.Results[0].Skipped {
+			t.Errorf("--target-processes %s: a clean program should pass memcheck, not skip it: %+v\n%s", targets, v.Results, printed.String())
+		}
+	}
+	sanitizerTargets = "all"
 }

@@ -11,6 +11,14 @@ import (
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
+// sanitizerPrinted, when set (by a test), is given what each run under a
+// tool printed: the program's own words among the tool's.
+var sanitizerPrinted func(tool string, printed []byte)
+
+// sanitizerTargets is compute-sanitizer's --target-processes when the
+// program is started through the sandbox's helper.
+var sanitizerTargets = "all"
+
 // sanitize runs the program under each compute-sanitizer tool the spec
 // asks for, in p, and reads each tool's log. main is how the plain run
 // ended: a run that did not end by itself is not run again.
@@ -48,7 +56,7 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 		if p.target != nil {
 			// The target is the helper, which becomes the program: the
 			// same process, after an exec.
-			argv = append(argv, "--target-processes", "all")
+			argv = append(argv, "--target-processes", sanitizerTargets)
 		}
 		argv = append(append(append(argv, p.target...), p.prog), spec.Args...)
 		// A sanitizer slows the program down several times.
@@ -58,6 +66,9 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 		if err != nil {
 			rep.Skipped = "compute-sanitizer could not start: " + err.Error()
 			continue
+		}
+		if sanitizerPrinted != nil {
+			sanitizerPrinted(tool, printed.Bytes())
 		}
 		log, err := readRunFile(logFile)
 		if err != nil {
