@@ -78,6 +78,7 @@ on. The program's exit status is the command's.`,
 	cmd.Flags().IntVar(&pol.Landlock, "landlock", 0, "the highest Landlock ABI to use (-1: none)")
 	cmd.Flags().StringSliceVar(&pol.Write, "write", nil, "further folders it may write")
 	cmd.Flags().BoolVar(&pol.Network, "net", false, "allow the network")
+	cmd.Flags().BoolVar(&pol.UnixSockets, "unix-sockets", false, "allow AF_UNIX sockets where Landlock cannot refuse those outside the folder")
 	cmd.Flags().IntVar(&uid, "uid", 0, "run as this user (root only)")
 	cmd.Flags().Uint64Var(&pol.Memory, "memory", pol.Memory, "data memory limit in bytes")
 	cmd.Flags().Float64Var(&pol.CPUs, "cpus", pol.CPUs, "cores it may keep busy (with a cgroup)")

@@ -52,6 +52,20 @@ func attack(mode string, args []string) (int, bool) {
 			}
 			fmt.Printf("unix %s: %v\n", addr, err)
 		}
+	case "unixgram": // send a datagram, unconnected, to the socket args[0]
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+		if err == nil {
+			err = unix.Sendto(fd, []byte("pwned"), 0, &unix.SockaddrUnix{Name: args[0]})
+			unix.Close(fd)
+		}
+		fmt.Println("unixgram:", err)
+	case "mps": // what the CUDA driver does at start: look for an MPS server
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		fmt.Println("mps socket:", err)
+		if err == nil {
+			fmt.Println("mps connect:", unix.Connect(fd, &unix.SockaddrUnix{Name: args[0]}))
+			unix.Close(fd)
+		}
 	case "udp": // send a datagram to args[0]
 		c, err := net.Dial("udp", args[0])
 		if err == nil {
@@ -303,6 +317,48 @@ func TestAttackUnixSockets(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAttackUnixDatagram: a program sends no datagram to a Unix socket
+// outside its folder, where no connect is needed.
+func TestAttackUnixDatagram(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			dir := t.TempDir()
+			os.Chmod(dir, 0o777)
+			path := filepath.Join(dir, "log")
+			pc, err := net.ListenPacket("unixgram", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pc.Close()
+			os.Chmod(path, 0o666)
+			out := f.gradeAs(t, v.grader, nil, false, "unixgram", path)
+			if got, err := queued(pc); err != nil || got || strings.Contains(out, "unixgram: <nil>") {
+				t.Errorf("a datagram came from the sandbox (%v):\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestCUDALooksForMPS: the CUDA driver makes a Unix stream socket at
+// start and connects to the MPS server's, where none is, to find ENOENT
+// (it stops with "no CUDA-capable device" if the socket is refused): the
+// sandbox lets it make the socket, and answers the connect as a machine
+// without MPS does.
+func TestCUDALooksForMPS(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			out := f.gradeAs(t, v.grader, nil, false, "mps", filepath.Join(t.TempDir(), "nvidia-mps", "control"))
+			if !strings.Contains(out, "mps socket: <nil>") || !strings.Contains(out, "mps connect: no such file or directory") {
+				t.Errorf("the driver's look for MPS should find none, as on a machine without it:\n%s", out)
+			}
+		})
 	}
 }
 

@@ -109,6 +109,10 @@ type Policy struct {
 	// Landlock caps the Landlock ABI used (1 to 11; 0 is the best the
 	// kernel has, -1 none), to find which restriction a program trips on.
 	Landlock int `json:"landlock,omitempty"`
+	// UnixSockets lets the program make AF_UNIX sockets where Landlock
+	// cannot refuse pathname ones (before ABI 9), to find which
+	// restriction a program trips on; by default it may not.
+	UnixSockets bool `json:"unix_sockets,omitempty"`
 	// KeepFDs is how many descriptors from 3 on the program keeps: Runner
 	// sets it to the number of its Spec's ExtraFiles. Every other
 	// descriptor above 2 is closed when the program starts, so that
@@ -390,8 +394,12 @@ func enter(data string) error {
 		return err
 	}
 	// Landlock refuses pathname sockets outside the folders from ABI 9 on
-	// (abstract ones from 6): before that, no AF_UNIX socket at all.
-	f := filter{unixSockets: abi < 9, trace: p.Inner == nil}
+	// (abstract ones from 6): before that, the filter keeps the program
+	// from every socket server.
+	f := filter{trace: p.Inner == nil}
+	if abi < 9 && !p.UnixSockets {
+		f.unixSockets, f.unixAll = !p.Network, p.Network
+	}
 	if err := f.install(); err != nil {
 		return err
 	}
@@ -524,6 +532,14 @@ func realPaths(paths []string) []string {
 	return out
 }
 
+// mpsPipes is the folder of the CUDA MPS server's sockets.
+func mpsPipes() string {
+	if d := os.Getenv("CUDA_MPS_PIPE_DIRECTORY"); d != "" {
+		return d
+	}
+	return "/tmp/nvidia-mps"
+}
+
 // landlockConfigs are the ABIs a Policy's Landlock may cap at.
 var landlockConfigs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
 
@@ -582,6 +598,11 @@ func restrictFiles(p Policy) (int, error) {
 	}
 	if len(rofiles) > 0 {
 		rules = append(rules, landlock.ROFiles(rofiles...))
+	}
+	if mps := realPaths([]string{mpsPipes()}); abi >= 9 && len(mps) > 0 {
+		// An MPS server shares the GPU: where one runs, CUDA programs
+		// must reach it.
+		rules = append(rules, landlock.RODirs(mps...).WithResolveUnix())
 	}
 	cfg := landlockConfigs[abi-1]
 	if p.Network {

@@ -12,11 +12,20 @@ import (
 // filter says which system calls a sandboxed program is refused (EPERM),
 // beyond what Landlock covers.
 type filter struct {
-	// unixSockets refuses socket(AF_UNIX): where Landlock cannot tell
-	// pathname sockets apart (before ABI 9), that is the only way to keep
-	// a program from connecting to a server outside its folder (a user's
-	// session bus, docker.sock). socketpair stays: it reaches nothing.
+	// unixSockets keeps a program from every Unix socket server where
+	// Landlock cannot tell pathname sockets apart (before ABI 9): a
+	// user's session bus, docker.sock. connect fails with ENOENT, whatever
+	// the socket (the program has no network to connect to), and an
+	// AF_UNIX datagram socket, which could send without connecting, is
+	// never made. Stream sockets may still be made: the CUDA driver makes
+	// one to look for an MPS server (/tmp/nvidia-mps/control), and stops
+	// with "no CUDA-capable device" when socket fails, where a connect
+	// that finds nothing (ENOENT) is what it sees on any machine without
+	// MPS. socketpair stays: it reaches nothing.
 	unixSockets bool
+	// unixAll refuses every AF_UNIX socket instead (EPERM), for a
+	// program that has the network, whose connects must go through.
+	unixAll bool
 	// trace refuses ptrace and process_vm_readv/writev: for a program
 	// that shares a user with its observer (compute-sanitizer).
 	trace bool
@@ -82,8 +91,11 @@ func (f filter) program() ([]unix.SockFilter, error) {
 	add(insn{code: jeq, k: unix.SYS_IOCTL, jt: "ioctl"})
 	// io_uring makes sockets and connects without the calls below.
 	add(insn{code: jeq, k: unix.SYS_IO_URING_SETUP, jt: "deny"})
-	if f.unixSockets {
+	if f.unixSockets || f.unixAll {
 		add(insn{code: jeq, k: unix.SYS_SOCKET, jt: "socket"})
+	}
+	if f.unixSockets {
+		add(insn{code: jeq, k: unix.SYS_CONNECT, jt: "noent"})
 	}
 	if f.trace {
 		for _, nr := range []uint32{unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV} {
@@ -98,11 +110,19 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		add(insn{code: jeq, k: req, jt: "deny"})
 	}
 	add(insn{code: ret, k: allow})
-	if f.unixSockets {
+	if f.unixSockets || f.unixAll {
 		add(insn{code: ld, k: offArgs + 8*0, label: "socket"})
-		add(insn{code: jeq, k: unix.AF_UNIX, jt: "deny"})
-		add(insn{code: ret, k: allow})
+		add(insn{code: jeq, k: unix.AF_UNIX, jf: "allow"})
+		if f.unixAll {
+			add(insn{code: ret, k: deny})
+		}
+		// The type's low bits; SOCK_NONBLOCK and SOCK_CLOEXEC above them.
+		add(insn{code: ld, k: offArgs + 8*1})
+		add(insn{code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, k: 0xf})
+		add(insn{code: jeq, k: unix.SOCK_DGRAM, jt: "deny"})
+		add(insn{code: ret, k: allow, label: "allow"})
 	}
+	add(insn{code: ret, k: uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOENT)), label: "noent"})
 	add(insn{code: ret, k: deny, label: "deny"})
 	add(insn{code: ret, k: kill, label: "kill"})
 
