@@ -413,7 +413,7 @@ func enter(data string) error {
 		}
 		os.Setenv(envPolicy, string(inner))
 	}
-	if err := syscall.Exec(os.Args[1], os.Args[1:], os.Environ()); err != nil {
+	if err := execve(os.Args[1], os.Args[1:], os.Environ()); err != nil {
 		return fmt.Errorf("starting %s: %w", os.Args[1], err)
 	}
 	return nil
