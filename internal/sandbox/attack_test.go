@@ -66,6 +66,12 @@ func attack(mode string, args []string) (int, bool) {
 			fmt.Println("mps connect:", unix.Connect(fd, &unix.SockaddrUnix{Name: args[0]}))
 			unix.Close(fd)
 		}
+	case "open": // open args[0] to read, without waiting on it
+		f, err := os.OpenFile(args[0], os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+		if err == nil {
+			f.Close()
+		}
+		fmt.Println("open:", err)
 	case "udp": // send a datagram to args[0]
 		c, err := net.Dial("udp", args[0])
 		if err == nil {
@@ -260,6 +266,36 @@ func TestAttackTerminal(t *testing.T) {
 			out = f.gradeAs(t, v.grader, tty, true, "tty")
 			if !strings.Contains(out, "TIOCSTI stdin: operation not permitted") {
 				t.Errorf("TIOCSTI on a terminal should be refused (EPERM):\n%s", out)
+			}
+		})
+	}
+}
+
+// TestAttackTerminalByName: a program does not open the grader's
+// terminal by its name either (/dev/pts/N), to read the keys typed there
+// or write to it.
+func TestAttackTerminalByName(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			tty, master := pty(t)
+			n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+			if err != nil {
+				t.Skip(err)
+			}
+			name := fmt.Sprintf("/dev/pts/%d", n)
+			if st, err := os.Stat(name); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+				t.Skipf("%s is not this terminal here", name)
+			}
+			if v.grader {
+				// The grader's terminal is its user's: only the sandbox stands
+				// between the program, of that user too, and the keys.
+				os.Chown(name, nobody, nobody)
+			}
+			out := f.gradeAs(t, v.grader, tty, false, "open", name)
+			if !strings.Contains(out, "permission denied") {
+				t.Errorf("the program opened the grader's terminal %s:\n%s", name, out)
 			}
 		})
 	}

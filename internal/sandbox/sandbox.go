@@ -138,8 +138,14 @@ const AllFDs = -1
 
 // SystemRead are the folders every program may read: the system's
 // programs and libraries, its settings, and the kernel's views. The user's
-// home, /tmp, /root, /srv, /mnt and /work are left out.
-var SystemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/dev", "/run/nvidia-persistenced"}
+// home, /tmp, /root, /srv, /mnt and /work are left out, and so is /dev
+// but for devRead and the devices it may write: a terminal (/dev/pts/N)
+// it could open to read would hand it the keys typed there.
+var SystemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/run/nvidia-persistenced"}
+
+// devRead are the folders of /dev a program may read: MIG's capability
+// devices, and POSIX shared memory's folder.
+var devRead = []string{"/dev/nvidia-caps", "/dev/shm"}
 
 // deviceRW are the device files a program may write: the GPU's, and the
 // harmless ones.
@@ -587,7 +593,9 @@ func restrictFiles(p Policy) (int, error) {
 		return 0, fmt.Errorf("landlock: the folder %s is not there", p.Dir)
 	}
 	rules := []landlock.Rule{
-		landlock.RODirs(ro...),
+		landlock.RODirs(append(ro, realPaths(devRead)...)...),
+		// /dev listed (the driver looks for its devices), not opened.
+		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
 		// Its own folders' sockets it may reach (ABI 9 on); no others.
 		landlock.RWDirs(rw...).WithResolveUnix(),
 		// Its own /proc entry (resolved now, and exec keeps the pid): the
