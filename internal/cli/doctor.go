@@ -10,7 +10,6 @@ import (
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/exercise"
-	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 func newDoctor(io *IOStreams, g *globals) *cobra.Command {
@@ -80,17 +79,9 @@ func doctorRun(io *IOStreams) error {
 	return nil
 }
 
-// sandboxSummary says in a line what lessons grade's sandbox has here.
-func sandboxSummary() string {
-	rep := sandbox.Probe()
-	if c, err := sandbox.OpenCgroups(); err != nil {
-		rep.NoCgroup = err.Error()
-	} else {
-		c.Close()
-		rep.Cgroup = true
-	}
-	return rep.Brief()
-}
+// sandboxSummary says in a line what lessons grade's sandbox gave a probe
+// started in it here.
+func sandboxSummary() string { return exercise.Probe().Brief() }
 
 func newCache(io *IOStreams) *cobra.Command {
 	cmd := &cobra.Command{

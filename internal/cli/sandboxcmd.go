@@ -42,20 +42,22 @@ on. The program's exit status is the command's.`,
 			if uid != 0 {
 				pol.UID, pol.GID = uid, uid
 			}
-			rep := sandbox.Probe()
-			if rep.Root && uid == 0 {
-				// root without --uid runs the program as root: advice to run
-				// as root would say nothing
-				rep.Root, rep.As = false, "root (--uid N runs it as user N)"
-			}
 			r := sandbox.Runner{Policy: pol}
-			rep.NoCgroup = "--no-cgroup"
+			noGroup := "--no-cgroup"
 			if !noCgroup {
 				if r.Cgroups, err = sandbox.OpenCgroups(); err != nil {
-					rep.NoCgroup = err.Error()
+					noGroup = err.Error()
 				}
 				defer r.Cgroups.Close()
-				rep.Cgroup, rep.CPUs = r.Cgroups != nil, pol.CPUs
+			}
+			rep := r.Verify(context.Background())
+			if r.Cgroups == nil {
+				rep.NoCgroup = noGroup
+			}
+			if os.Geteuid() == 0 && uid == 0 {
+				// root without --uid runs the program as root: advice to run
+				// as root would say nothing
+				rep.As = "root (--uid N runs it as user N)"
 			}
 			fmt.Fprintf(ios.ErrOut, "sandbox: %s\n", rep)
 			res, err := r.Run(context.Background(), runner.Spec{Argv: args, Dir: dir, Env: os.Environ()}, ios.Out)
@@ -76,6 +78,7 @@ on. The program's exit status is the command's.`,
 	cmd.Flags().IntVar(&pol.Landlock, "landlock", 0, "the highest Landlock ABI to use (-1: none)")
 	cmd.Flags().StringSliceVar(&pol.Write, "write", nil, "further folders it may write")
 	cmd.Flags().BoolVar(&pol.Network, "net", false, "allow the network")
+	cmd.Flags().BoolVar(&pol.UnixSockets, "unix-sockets", false, "allow AF_UNIX sockets where Landlock cannot refuse those outside the folder")
 	cmd.Flags().IntVar(&uid, "uid", 0, "run as this user (root only)")
 	cmd.Flags().Uint64Var(&pol.Memory, "memory", pol.Memory, "data memory limit in bytes")
 	cmd.Flags().Float64Var(&pol.CPUs, "cpus", pol.CPUs, "cores it may keep busy (with a cgroup)")

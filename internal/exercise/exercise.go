@@ -123,6 +123,11 @@ type runPlace struct {
 	// cannot run here.
 	sanitizer runner.Runner
 	unable    string
+	// logs, when set, is where compute-sanitizer writes its logs, out of
+	// the program's reach, and target what it starts the program through
+	// (the sandbox's helper); the log is then the only word taken.
+	logs   string
+	target []string
 	// failed recognises a failure of the place in what the program printed.
 	failed func(res *runner.Result, out []byte) error
 	done   func()

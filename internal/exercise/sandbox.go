@@ -117,12 +117,30 @@ func TempSandbox(prefix string) (*Sandbox, error) {
 	return s, nil
 }
 
-// Report says which protections this sandbox gives here.
+// Report says which protections this sandbox gives here: what a probe
+// started in a run's sandbox (its user, namespaces, cgroup, Landlock and
+// filter) found, not what the kernel merely offers.
 func (s *Sandbox) Report() sandbox.Report {
-	rep := sandbox.Probe()
-	rep.Root = rep.Root && s.users
-	rep.Cgroup, rep.CPUs, rep.BuildCPUs, rep.NoCgroup = s.cgroups != nil, runCPUs, sandbox.DefaultLimits.CPUs, s.noCgroup
+	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Read: s.read}
+	pol.CPUs = runCPUs
+	pol.UID, pol.GID = s.user(runUID, 0)
+	rep := s.runner(pol).Verify(context.Background())
+	rep.BuildCPUs = sandbox.DefaultLimits.CPUs
+	if s.cgroups == nil {
+		rep.NoCgroup = s.noCgroup
+	}
 	return rep
+}
+
+// Probe makes a sandbox in a temporary folder, reports what a probe
+// found in it, and removes it (for lessons doctor).
+func Probe() sandbox.Report {
+	s, err := TempSandbox("lessons-probe-")
+	if err != nil {
+		return sandbox.Report{Failed: err.Error()}
+	}
+	defer s.Close()
+	return s.Report()
 }
 
 func (s *Sandbox) runner(pol sandbox.Policy) sandbox.Runner {
@@ -134,18 +152,33 @@ func (s *Sandbox) runner(pol sandbox.Policy) sandbox.Runner {
 // against the process limit until reaped).
 func (s *Sandbox) policy(dir string, base, slot int) (sandbox.Policy, error) {
 	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: dir, Read: s.read}
-	if s.users {
-		uid := base + slot%MaxSlots
-		for k := 0; k < 7 && sandbox.Busy(uid); k++ {
-			uid += MaxSlots
-		}
-		pol.UID, pol.GID = uid, uid
-	}
+	pol.UID, pol.GID = s.user(base, slot)
 	return pol, sandbox.Own(dir, pol.UID, pol.GID)
 }
 
-// toolRoot is the folder of a toolkit: /usr/local/cuda for its bin/nvcc.
-func toolRoot(nvcc string) string { return filepath.Dir(filepath.Dir(nvcc)) }
+// user is the user (uid, gid) of a slot's next build or run: 0 when
+// workers keep the grader's user.
+func (s *Sandbox) user(base, slot int) (int, int) {
+	if !s.users {
+		return 0, 0
+	}
+	uid := base + slot%MaxSlots
+	for k := 0; k < 7 && sandbox.Busy(uid); k++ {
+		uid += MaxSlots
+	}
+	return uid, uid
+}
+
+// toolRoot is the folder of a toolkit: /usr/local/cuda for its bin/nvcc,
+// found from nvcc's real path. Reached through a link (a course's bin/nvcc
+// on the PATH), the folder above the link's would be the course, whose
+// solutions and secret specs a build could then #include.
+func toolRoot(nvcc string) string {
+	if real, err := filepath.EvalSymlinks(nvcc); err == nil {
+		nvcc = real
+	}
+	return filepath.Dir(filepath.Dir(nvcc))
+}
 
 func (s *Sandbox) build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*buildPlace, error) {
 	hash := j.Hash
@@ -227,9 +260,38 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 	if pol.UID == 0 {
 		p.unable = "compute-sanitizer runs only when each worker has a user of its own (grade as root)"
 	}
+	//
+	// Its log goes to a folder beside the run's that its target cannot
+	// reach: compute-sanitizer starts this binary again for it, which
+	// enters a second layer (the run's folder only, no ptrace, the log's
+	// descriptor closed) before it becomes the program. In the run's own
+	// folder, a program could replace the log with "ERROR SUMMARY: 0
+	// errors".
+	logs := dir + ".logs"
+	os.RemoveAll(logs)
+	if err := os.Mkdir(logs, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := sandbox.Own(logs, pol.UID, pol.GID); err != nil {
+		os.RemoveAll(dir)
+		os.RemoveAll(logs)
+		return nil, err
+	}
+	p.done = func() { os.RemoveAll(dir); os.RemoveAll(logs) }
+	tools := []string{toolRoot(tk.NVCC.Path)}
+	if tk.Sanitizer != "" {
+		tools = append(tools, toolRoot(tk.Sanitizer))
+	}
+	inner := sandbox.Policy{Dir: dir, Read: append(slices.Clip(pol.Read), tools...), Landlock: pol.Landlock, KeepFDs: sandbox.AllFDs, Hide: []string{logs}}
 	spol := pol
-	spol.Read = append(slices.Clip(pol.Read), toolRoot(tk.NVCC.Path))
-	spol.Write = append(slices.Clip(pol.Write), "/proc")
+	spol.Read = append(slices.Clip(pol.Read), append(tools, s.self)...)
+	spol.Write = append(slices.Clip(pol.Write), "/proc", logs)
+	spol.Inner = &inner
+	// The tool is NVIDIA's, not the student's: its sockets are its own
+	// business; the target's layer refuses them.
+	spol.UnixSockets = true
 	p.sanitizer = s.runner(spol)
+	p.logs, p.target = logs, []string{s.self}
 	return p, nil
 }

@@ -11,6 +11,10 @@ import (
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
+// sanitizerPrinted, when set (by a test), is given what each run under a
+// tool printed: the program's own words among the tool's.
+var sanitizerPrinted func(tool string, printed []byte)
+
 // sanitize runs the program under each compute-sanitizer tool the spec
 // asks for, in p, and reads each tool's log. main is how the plain run
 // ended: a run that did not end by itself is not run again.
@@ -35,13 +39,23 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			rep.Skipped = "the program did not end by itself"
 			continue
 		}
-		logFile := filepath.Join(p.dir, "sanitizer-"+tool+".log")
+		logDir := p.dir
+		if p.logs != "" {
+			logDir = p.logs
+		}
+		logFile := filepath.Join(logDir, "sanitizer-"+tool+".log")
 		os.Remove(logFile)
 		argv := []string{cs, "--tool", tool, "--log-file", logFile, "--print-limit", "20"}
 		if tool == "memcheck" {
 			argv = append(argv, "--leak-check", "full")
 		}
-		argv = append(append(argv, p.prog), spec.Args...)
+		if p.target != nil {
+			// The target is the helper, which becomes the program by an
+			// exec: the tool follows it there only with "all" (measured on
+			// the H100: with application-only it found no CUDA call).
+			argv = append(argv, "--target-processes", "all")
+		}
+		argv = append(append(append(argv, p.target...), p.prog), spec.Args...)
 		// A sanitizer slows the program down several times.
 		limit := 4 * spec.TimeLimit()
 		var printed bytes.Buffer
@@ -50,12 +64,20 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			rep.Skipped = "compute-sanitizer could not start: " + err.Error()
 			continue
 		}
+		if sanitizerPrinted != nil {
+			sanitizerPrinted(tool, printed.Bytes())
+		}
 		log, err := readRunFile(logFile)
 		if err != nil {
 			// No log: what it printed (its own errors start "=========").
 			log = printed.Bytes()
 		}
 		*rep = *checker.ParseSanitizer(tool, log)
+		if err != nil && p.logs != "" {
+			// The program printed some of that: none of it is the tool's
+			// verdict.
+			rep.Summary, rep.Errors, rep.LeakedBytes = false, 0, 0
+		}
 		switch {
 		case ended(res):
 			rep.Ended = res.Reason(limit, maxOutput)

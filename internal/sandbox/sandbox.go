@@ -1,15 +1,23 @@
 // Package sandbox runs untrusted programs (a student's build and run, when an
 // instructor grades a class) inside limits: CPU time, memory, processes,
 // file size and open files (rlimits); no writes outside one folder and no
-// reads outside the system's own folders and that one (Landlock); no
-// network (a new network namespace where the OS allows it, and Landlock's
-// TCP rules); and, when the tool runs as root, a user of its own, so that
-// the process limit counts that program's processes alone.
+// reads outside the system's own folders and that one (Landlock, on the
+// folders' real paths); no network (a network namespace of its own: as
+// root a plain one, as a user inside a user namespace of its own, and
+// Landlock's TCP and UDP rules); no terminal (a session of its own,
+// /dev/tty out of reach, the terminal ioctls that type into one refused by
+// seccomp); no Unix-domain socket outside its folder (Landlock's scopes
+// and, where the kernel cannot tell pathname sockets apart, no AF_UNIX
+// socket at all); none of the grader's descriptors; and, when the tool
+// runs as root, a user of its own, so that the process limit counts that
+// program's processes alone.
 //
 // A sandboxed program is started through this very binary: the child first
-// runs Helper, which applies the rlimits and Landlock to itself and then
-// replaces itself with the program. Every binary that starts sandboxed
-// programs must call Helper first thing in main (or TestMain).
+// runs Helper, which applies the rlimits, Landlock and the system call
+// filter to itself and then replaces itself with the program. Every binary
+// that starts sandboxed programs must call Helper first thing in main (or
+// TestMain). What a Report claims comes from a probe run in that sandbox
+// (Runner.Verify), never from what the kernel merely offers.
 package sandbox
 
 import (
@@ -98,124 +106,57 @@ type Policy struct {
 	// loop, waiting for its time limit) yields the cores to others that
 	// need them, and still has them when nobody else does. 0 never.
 	Yield time.Duration `json:"yield,omitempty"`
-	// Landlock caps the Landlock ABI used (1 to 6; 0 is the best the
+	// Landlock caps the Landlock ABI used (1 to 11; 0 is the best the
 	// kernel has, -1 none), to find which restriction a program trips on.
 	Landlock int `json:"landlock,omitempty"`
+	// UnixSockets lets the program make AF_UNIX sockets where Landlock
+	// cannot refuse pathname ones (before ABI 9), to find which
+	// restriction a program trips on; by default it may not.
+	UnixSockets bool `json:"unix_sockets,omitempty"`
+	// KeepFDs is how many descriptors from 3 on the program keeps: Runner
+	// sets it to the number of its Spec's ExtraFiles. Every other
+	// descriptor above 2 is closed when the program starts, so that
+	// nothing the grader holds open (a library's device file, a database)
+	// leaks in. AllFDs keeps every one.
+	KeepFDs int `json:"keep_fds,omitempty"`
+	// Hide are files and folders whose open descriptors the program never
+	// inherits, AllFDs or not (compute-sanitizer opens its log without
+	// O_CLOEXEC, and its target would inherit it).
+	Hide []string `json:"hide,omitempty"`
+	// Inner, when set, makes the program a tool that starts this binary
+	// again for its target (compute-sanitizer: TOOL ... SELF PROG ARGS):
+	// the target enters Inner, a second layer under this one, before it
+	// becomes PROG. The tool itself may trace its target; a program
+	// without Inner may trace nothing (ptrace, process_vm_readv/writev).
+	Inner *Policy `json:"inner,omitempty"`
 }
+
+// AllFDs, as a Policy's KeepFDs, keeps every inherited descriptor: for
+// an Inner policy, whose program inherits the tool's own (its pipes to
+// its target), the grader's being closed already.
+const AllFDs = -1
 
 // SystemRead are the folders every program may read: the system's
 // programs and libraries, its settings, and the kernel's views. The user's
-// home, /tmp, /root, /srv, /mnt and /work are left out.
-var SystemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/dev", "/run/nvidia-persistenced"}
+// home, /tmp, /root, /srv, /mnt and /work are left out, and so is /dev
+// but for devRead and the devices it may write: a terminal (/dev/pts/N)
+// it could open to read would hand it the keys typed there.
+var SystemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/run/nvidia-persistenced"}
+
+// devRead are the folders of /dev a program may read: MIG's capability
+// devices, and POSIX shared memory's folder.
+var devRead = []string{"/dev/nvidia-caps", "/dev/shm"}
 
 // deviceRW are the device files a program may write: the GPU's, and the
 // harmless ones.
-var deviceRW = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+// Not /dev/tty: a program has no terminal of its own, and the grader's
+// is the instructor's shell.
+var deviceRW = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
 const envPolicy = "LESSONS_SANDBOX_POLICY"
 
 // exitHelper is the status of a helper that could not set the sandbox up.
 const exitHelper = 125
-
-// Report says which protections this machine gives.
-type Report struct {
-	Landlock int  // the Landlock ABI version, 0 when there is none
-	Root     bool // programs run as users of their own, and the process limit is theirs
-	NetNS    bool // programs get a network namespace of their own
-	// Cgroup is set when each program gets a control group of its own
-	// (its caller opened Cgroups); CPUs are its cores (BuildCPUs, when
-	// set, a build's).
-	Cgroup    bool
-	CPUs      float64
-	BuildCPUs float64
-	// NoCgroup says why there is none, when there is none.
-	NoCgroup string
-	// As, when set, names the one user the program runs as (lessons
-	// sandbox run by root without --uid), instead of advice about users.
-	As string
-}
-
-func (r Report) String() string { return r.words(false) }
-
-// Brief says the same in fewer words (for lessons doctor).
-func (r Report) Brief() string { return r.words(true) }
-
-func (r Report) words(brief bool) string {
-	say := func(long, short string) string {
-		if brief {
-			return short
-		}
-		return long
-	}
-	var parts []string
-	if r.Landlock > 0 {
-		parts = append(parts, fmt.Sprintf("Landlock v%d", r.Landlock)+say(" (files outside the scratch folder are neither readable nor writable; no TCP)", ""))
-	} else {
-		parts = append(parts, "no Landlock "+say("(student code can read what the grader's user can read)", "(students' programs could read other files)"))
-	}
-	switch {
-	case r.As != "":
-		parts = append(parts, "runs as "+r.As)
-	case r.Root:
-		parts = append(parts, say("a user of its own per worker", "a user per worker"))
-	default:
-		parts = append(parts, say("the grader's own user (run as root to give each worker a user of its own)", "the grader's user (grade as root for a user per worker)"))
-	}
-	if r.NetNS {
-		parts = append(parts, "no network"+say(" (a namespace of its own)", ""))
-	}
-	if r.Cgroup {
-		cores := cores(r.CPUs)
-		if r.BuildCPUs > 0 && r.BuildCPUs != r.CPUs {
-			cores += " (a build " + fmt.Sprint(r.BuildCPUs) + ")"
-		}
-		parts = append(parts, say(fmt.Sprintf("a cgroup of its own (%s, memory and processes counted with its children's; all killed at the end)", cores), "cgroups (cores, memory, processes)"))
-	} else {
-		why := r.NoCgroup
-		if why == "" {
-			why = "it needs cgroup v2 that this user may write"
-		}
-		parts = append(parts, say(fmt.Sprintf("no cgroup of its own (%s), so a runaway program slows the others", why), fmt.Sprintf("no cgroups (%s)", why)))
-	}
-	if !brief {
-		parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
-	}
-	return strings.Join(parts, "; ")
-}
-
-func cores(n float64) string {
-	if n == 1 {
-		return "1 core"
-	}
-	return fmt.Sprintf("%g cores", n)
-}
-
-// Probe says what this machine supports.
-func Probe() Report {
-	r := Report{Root: os.Geteuid() == 0}
-	if v, err := llsys.LandlockGetABIVersion(); err == nil {
-		r.Landlock = v
-	}
-	r.NetNS = netnsOK()
-	return r
-}
-
-// canNetNS tries a child in a network namespace of its own.
-func canNetNS() bool {
-	cmd := exec.Command("/bin/true")
-	if _, err := os.Stat(cmd.Path); err != nil {
-		return false
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: netFlags()}
-	return cmd.Run() == nil
-}
-
-func netFlags() uintptr {
-	if os.Geteuid() == 0 {
-		return syscall.CLONE_NEWNET
-	}
-	return 0 // a user namespace would change the user the GPU driver sees; Landlock's TCP rules stay
-}
 
 // Runner is a runner.Runner that starts every program inside a policy.
 type Runner struct {
@@ -243,6 +184,9 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	p := r.Policy
 	if p.Dir == "" {
 		p.Dir = spec.Dir
+	}
+	if p.KeepFDs != AllFDs {
+		p.KeepFDs = len(spec.ExtraFiles)
 	}
 	data, err := json.Marshal(p)
 	if err != nil {
@@ -277,7 +221,15 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		if cg != nil {
 			a.UseCgroupFD, a.CgroupFD = true, cg.fd
 		}
-		a.Cloneflags |= netFlagsFor(p)
+		// A session of its own, with no controlling terminal: the
+		// grader's terminal is the instructor's shell, and a program that
+		// kept it could type into it (TIOCSTI) or write fake results there.
+		// The session's id is the program's pid, so its process group is
+		// still the one the runner kills.
+		a.Setsid, a.Setpgid, a.Setctty = true, false, false
+		if !p.Network && netnsOK() {
+			withNetNS(a)
+		}
 		if os.Geteuid() == 0 && p.UID != 0 {
 			a.Credential = &syscall.Credential{Uid: uint32(p.UID), Gid: uint32(p.GID), NoSetGroups: false, Groups: []uint32{}}
 		}
@@ -350,11 +302,33 @@ func tasksOf(uid int, zombies bool) []int {
 	return pids
 }
 
-func netFlagsFor(p Policy) uintptr {
-	if p.Network || !netnsOK() {
-		return 0
+// withNetNS gives the program a network namespace of its own: as root a
+// plain one; as a user, inside a user namespace of its own that maps the
+// user to itself alone, so that the files it opens (the GPU's device
+// files) and the processes it counts are still that user's.
+func withNetNS(a *syscall.SysProcAttr) {
+	if os.Geteuid() == 0 {
+		a.Cloneflags |= syscall.CLONE_NEWNET
+		return
 	}
-	return netFlags()
+	uid, gid := os.Geteuid(), os.Getegid()
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+}
+
+// canNetNS tries a child in a network namespace of its own, made as
+// withNetNS makes it: a kernel or a container may refuse (user namespaces
+// turned off, or without the capabilities in them that AppArmor takes).
+func canNetNS() bool {
+	cmd := exec.Command("/bin/true")
+	if _, err := os.Stat(cmd.Path); err != nil {
+		return false
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	withNetNS(cmd.SysProcAttr)
+	return cmd.Run() == nil
 }
 
 // netnsOK is canNetNS, tried once per process.
@@ -381,8 +355,15 @@ func lookPath(prog string, env []string) (string, error) {
 }
 
 // Helper turns this process into a sandboxed program when it was started
-// by a Runner, and returns at once otherwise. Call it first thing in main.
+// by a Runner (or into a probe of the sandbox, for Runner.Verify), and
+// returns at once otherwise. Call it first thing in main.
 func Helper() {
+	if data, ok := os.LookupEnv(envProbe); ok {
+		if _, helper := os.LookupEnv(envPolicy); !helper {
+			// The sandbox's program: the helper has been and gone.
+			os.Exit(probe(data))
+		}
+	}
 	data, ok := os.LookupEnv(envPolicy)
 	if !ok {
 		return
@@ -414,11 +395,88 @@ func enter(data string) error {
 			return fmt.Errorf("lowering the priority: %w", err)
 		}
 	}
-	if err := restrictFiles(p); err != nil {
+	abi, err := restrictFiles(p)
+	if err != nil {
 		return err
 	}
-	env := os.Environ()
-	return syscall.Exec(os.Args[1], os.Args[1:], env)
+	// Landlock refuses pathname sockets outside the folders from ABI 9 on
+	// (abstract ones from 6): before that, the filter keeps the program
+	// from every socket server.
+	f := filter{trace: p.Inner == nil}
+	if abi < 9 && !p.UnixSockets {
+		f.unixSockets, f.unixAll = !p.Network, p.Network
+	}
+	if err := f.install(); err != nil {
+		return err
+	}
+	if err := closeInherited(p); err != nil {
+		return err
+	}
+	if p.Inner != nil {
+		inner, err := json.Marshal(p.Inner)
+		if err != nil {
+			return err
+		}
+		os.Setenv(envPolicy, string(inner))
+	}
+	if err := execve(os.Args[1], os.Args[1:], os.Environ()); err != nil {
+		return fmt.Errorf("starting %s: %w", os.Args[1], err)
+	}
+	return nil
+}
+
+// closeRangeCloexec is CLOSE_RANGE_CLOEXEC (Linux 5.11).
+const closeRangeCloexec = 1 << 2
+
+// closeInherited marks every descriptor above 2 but the policy's KeepFDs
+// (from 3 on) close-on-exec, and those of p.Hide whatever KeepFDs says:
+// they close when the program starts. Marked, not closed: the Go
+// runtime of this helper still uses its own until the exec.
+func closeInherited(p Policy) error {
+	if p.KeepFDs != AllFDs {
+		first := uint(3 + max(p.KeepFDs, 0))
+		if err := unix.CloseRange(first, ^uint(0), closeRangeCloexec); err != nil {
+			// Before 5.11: one by one.
+			for _, fd := range openFDs() {
+				if uint(fd) >= first {
+					if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && err != unix.EBADF {
+						return fmt.Errorf("closing descriptor %d: %w", fd, err)
+					}
+				}
+			}
+		}
+	}
+	hide := realPaths(p.Hide)
+	for _, fd := range openFDs() {
+		if fd <= 2 || len(hide) == 0 {
+			continue
+		}
+		target, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+		if err != nil {
+			continue
+		}
+		target = strings.TrimSuffix(target, " (deleted)")
+		for _, h := range hide {
+			if target == h || strings.HasPrefix(target, h+"/") {
+				if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
+					return fmt.Errorf("closing descriptor %d (%s): %w", fd, target, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// openFDs lists this process's open descriptors.
+func openFDs() []int {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	var fds []int
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
 }
 
 func setLimits(l Limits) error {
@@ -465,14 +523,46 @@ func processesOf(uid int) int {
 	return n
 }
 
+// realPaths resolves each path's links (a folder allowed by a link's
+// name would open where the link points, and a link beside it could be
+// anything); paths that do not exist are left out.
+func realPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			if r, err = filepath.Abs(r); err == nil {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// mpsPipes is the folder of the CUDA MPS server's sockets.
+func mpsPipes() string {
+	if d := os.Getenv("CUDA_MPS_PIPE_DIRECTORY"); d != "" {
+		return d
+	}
+	return "/tmp/nvidia-mps"
+}
+
+// landlockConfigs are the ABIs a Policy's Landlock may cap at.
+var landlockConfigs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+
 // restrictFiles applies Landlock, where the kernel has it: read and
 // execute in the system's folders and p.Read, everything in p.Dir, write
-// to a few device files (the GPU's among them), no TCP, no signals or
-// abstract sockets out of the sandbox.
-func restrictFiles(p Policy) error {
-	if _, err := llsys.LandlockGetABIVersion(); err != nil || p.Landlock < 0 {
-		return nil // no Landlock: the other limits still hold
+// to a few device files (the GPU's among them), no TCP or UDP, no
+// signals, abstract sockets or pathname sockets out of the sandbox. It
+// returns the ABI in force (0 for none).
+func restrictFiles(p Policy) (int, error) {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || p.Landlock < 0 {
+		return 0, nil // no Landlock: the other limits still hold
 	}
+	if p.Landlock > 0 && p.Landlock < abi {
+		abi = p.Landlock
+	}
+	abi = min(abi, len(landlockConfigs))
 	var devs []string
 	for _, d := range deviceRW {
 		if _, err := os.Stat(d); err == nil {
@@ -487,7 +577,7 @@ func restrictFiles(p Policy) error {
 		}
 	}
 	var ro, rofiles []string
-	for _, r := range append(append([]string{}, SystemRead...), p.Read...) {
+	for _, r := range realPaths(append(append([]string{}, SystemRead...), p.Read...)) {
 		st, err := os.Stat(r)
 		if err != nil {
 			continue
@@ -498,30 +588,38 @@ func restrictFiles(p Policy) error {
 			rofiles = append(rofiles, r)
 		}
 	}
+	rw := realPaths(append([]string{p.Dir}, p.Write...))
+	if len(rw) == 0 {
+		return 0, fmt.Errorf("landlock: the folder %s is not there", p.Dir)
+	}
 	rules := []landlock.Rule{
-		landlock.RODirs(ro...),
-		landlock.RWDirs(append([]string{p.Dir}, p.Write...)...),
+		landlock.RODirs(append(ro, realPaths(devRead)...)...),
+		// /dev listed (the driver looks for its devices), not opened.
+		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
+		// Its own folders' sockets it may reach (ABI 9 on); no others.
+		landlock.RWDirs(rw...).WithResolveUnix(),
 		// Its own /proc entry (resolved now, and exec keeps the pid): the
 		// CUDA driver writes there, and fails with "OS call failed" if it
 		// cannot.
 		landlock.RWDirs("/proc/self"),
-		landlock.RWFiles(devs...).WithIoctlDev(),
+		landlock.RWFiles(realPaths(devs)...).WithIoctlDev(),
 	}
 	if len(rofiles) > 0 {
 		rules = append(rules, landlock.ROFiles(rofiles...))
 	}
-	cfg := landlock.V6
-	if p.Landlock > 0 && p.Landlock < 6 {
-		cfg = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5}[p.Landlock-1]
+	if mps := realPaths([]string{mpsPipes()}); abi >= 9 && len(mps) > 0 {
+		// An MPS server shares the GPU: where one runs, CUDA programs
+		// must reach it.
+		rules = append(rules, landlock.RODirs(mps...).WithResolveUnix())
 	}
-	cfg = cfg.BestEffort()
+	cfg := landlockConfigs[abi-1]
 	if p.Network {
-		return cfg.RestrictPaths(rules...)
+		cfg.HandledAccessNet = 0 // files and scopes still
 	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("landlock: %w", err)
+	if err := cfg.BestEffort().Restrict(rules...); err != nil {
+		return 0, fmt.Errorf("landlock: %w", err)
 	}
-	return nil
+	return abi, nil
 }
 
 // Own hands dir and everything in it to uid:gid, so that a program running

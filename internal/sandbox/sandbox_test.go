@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 
 	"github.com/cudalessons/lessons/internal/runner"
@@ -23,7 +24,13 @@ import (
 // it in its sandbox).
 func TestMain(m *testing.M) {
 	Helper()
+	if req := os.Getenv("SANDBOX_TEST_GRADER"); req != "" {
+		os.Exit(grader(req))
+	}
 	if mode := os.Getenv("SANDBOX_TEST_MODE"); mode != "" {
+		if code, ok := attack(mode, os.Args[1:]); ok {
+			os.Exit(code)
+		}
 		os.Exit(misbehave(mode, os.Args[1:]))
 	}
 	os.Exit(m.Run())
@@ -208,7 +215,7 @@ func (f *fixture) run(t *testing.T, mode string, timeout time.Duration, args ...
 }
 
 func needLandlock(t *testing.T) {
-	if Probe().Landlock == 0 {
+	if v, err := llsys.LandlockGetABIVersion(); err != nil || v == 0 {
 		t.Skip("this kernel has no Landlock")
 	}
 }
@@ -421,11 +428,10 @@ func TestNoNetwork(t *testing.T) {
 			c.Close()
 		}
 	}()
-	r := Probe()
-	if r.Landlock < 4 && !r.NetNS {
+	f := setup(t)
+	if v, _ := llsys.LandlockGetABIVersion(); v < 4 && !netnsOK() {
 		t.Skip("neither Landlock's TCP rules nor network namespaces here")
 	}
-	f := setup(t)
 	out, _ := f.run(t, "connect", 10*time.Second, ln.Addr().String())
 	if strings.Contains(out, "connect: <nil>") {
 		t.Errorf("a sandboxed program reached a local server: %q", out)
@@ -438,7 +444,7 @@ func TestNoNetwork(t *testing.T) {
 }
 
 func TestReport(t *testing.T) {
-	s := Probe().String()
+	s := Report{}.String()
 	if !strings.Contains(s, "limits on CPU time") {
 		t.Error(s)
 	}

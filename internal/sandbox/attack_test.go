@@ -1,0 +1,532 @@
+package sandbox
+
+// The attack suite: one test per door of the sandbox and per variation of
+// it (the program as root or as a user; the grader as root or as a user,
+// a re-exec of this test binary as nobody). Each asserts what an attacker
+// got, not how the sandbox is built.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+// nobody is the user the user-mode variants grade as.
+const nobody = 65534
+
+// attack is an untrusted program's attack; it prints what it got.
+func attack(mode string, args []string) (int, bool) {
+	switch mode {
+	case "tty": // the grader's terminal: write to it, type into it
+		f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		fmt.Println("open /dev/tty:", err)
+		if err == nil {
+			_, err = f.WriteString("alice: 10 of 10\n")
+			fmt.Println("write /dev/tty:", err)
+			fmt.Println("TIOCSTI /dev/tty:", tiocsti(f.Fd()))
+		}
+		fmt.Println("TIOCSTI stdin:", tiocsti(0))
+		sid, _ := unix.Getsid(0)
+		fmt.Println("own session:", sid == os.Getpid())
+	case "unix": // connect to a pathname socket args[0] and an abstract one args[1]
+		for _, addr := range []string{args[0], "@" + args[1]} {
+			c, err := net.DialTimeout("unix", addr, 2*time.Second)
+			if err == nil {
+				c.Write([]byte("pwned\n"))
+				c.Close()
+			}
+			fmt.Printf("unix %s: %v\n", addr, err)
+		}
+	case "unixgram": // send a datagram, unconnected, to the socket args[0]
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+		if err == nil {
+			err = unix.Sendto(fd, []byte("pwned"), 0, &unix.SockaddrUnix{Name: args[0]})
+			unix.Close(fd)
+		}
+		fmt.Println("unixgram:", err)
+	case "mps": // what the CUDA driver does at start: look for an MPS server
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		fmt.Println("mps socket:", err)
+		if err == nil {
+			fmt.Println("mps connect:", unix.Connect(fd, &unix.SockaddrUnix{Name: args[0]}))
+			unix.Close(fd)
+		}
+	case "open": // open args[0] to read, without waiting on it
+		f, err := os.OpenFile(args[0], os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+		if err == nil {
+			f.Close()
+		}
+		fmt.Println("open:", err)
+	case "udp": // send a datagram to args[0]
+		c, err := net.Dial("udp", args[0])
+		if err == nil {
+			_, err = c.Write([]byte("pwned"))
+			c.Close()
+		}
+		fmt.Println("udp:", err)
+	case "fds": // the descriptors it was left, and what they are
+		var open []string
+		for fd := 3; fd < 256; fd++ {
+			if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
+				target, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+				if strings.HasPrefix(target, "/sys/fs/cgroup/") {
+					continue // this Go program's own runtime reads its CPU quota there
+				}
+				open = append(open, fmt.Sprintf("%d=%s", fd, target))
+			}
+		}
+		fmt.Println("fds:", strings.Join(open, " "))
+	case "trace": // ptrace a process of its own user (its own child; the sanitizer's, under it)
+		child := exec.Command("/bin/sleep", "10")
+		if err := child.Start(); err != nil {
+			fmt.Println("ptrace: no child:", err)
+			break
+		}
+		defer child.Process.Kill()
+		_, _, errno := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, uintptr(child.Process.Pid), 0, 0, 0, 0)
+		fmt.Println("ptrace:", errno)
+	default:
+		return 0, false
+	}
+	return 0, true
+}
+
+// tiocsti types one character into the terminal fd; "<nil>" when it did.
+func tiocsti(fd uintptr) string {
+	c := byte('#')
+	_, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
+	if errno == 0 {
+		return "<nil>"
+	}
+	return errno.Error()
+}
+
+// graderRequest is what a re-exec of this binary as a grader does.
+type graderRequest struct {
+	Policy Policy
+	Self   string
+	Mode   string
+	Args   []string
+	Verify bool
+	// Stdin, when set, gives the program descriptor 0 of the grader as
+	// its input (a terminal).
+	Stdin bool
+}
+
+// grader runs req, as lessons grade would, and prints what came back.
+func grader(data string) int {
+	var req graderRequest
+	if err := json.Unmarshal([]byte(data), &req); err != nil {
+		fmt.Println("grader:", err)
+		return 2
+	}
+	r := Runner{Policy: req.Policy, Self: req.Self}
+	if req.Verify {
+		out, _ := json.Marshal(r.Verify(context.Background()))
+		fmt.Println(string(out))
+		return 0
+	}
+	spec := runner.Spec{
+		Argv: append([]string{req.Self}, req.Args...), Dir: req.Policy.Dir, Timeout: 20 * time.Second, MaxOutput: 1 << 16,
+		Env: []string{"SANDBOX_TEST_MODE=" + req.Mode, "PATH=/usr/bin:/bin"},
+	}
+	if req.Stdin {
+		spec.Stdin = os.Stdin
+	}
+	res, err := r.Run(context.Background(), spec, os.Stdout)
+	if err != nil {
+		fmt.Println("grader:", err)
+		return 2
+	}
+	fmt.Println("grader: the program ended:", res.Reason(0, 0))
+	return 0
+}
+
+// gradeAs runs the fixture's program in mode as a grader would: this
+// binary again, as root or as nobody (asUser), with a terminal of its own
+// when tty is set (the program's standard input too, with stdin).
+func (f *fixture) gradeAs(t *testing.T, asUser bool, tty *os.File, stdin bool, mode string, args ...string) string {
+	t.Helper()
+	return f.grader(t, asUser, tty, graderRequest{Policy: f.policyFor(t, asUser), Self: f.self, Mode: mode, Args: args, Stdin: stdin})
+}
+
+func (f *fixture) policyFor(t *testing.T, asUser bool) Policy {
+	p := f.pol
+	if asUser {
+		// A grader that is not root runs programs as itself.
+		p.UID, p.GID = 0, 0
+		if err := os.Chown(f.dir, nobody, nobody); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+func (f *fixture) grader(t *testing.T, asUser bool, tty *os.File, req graderRequest) string {
+	t.Helper()
+	if asUser && os.Geteuid() != 0 {
+		t.Skip("the user variant drops from root to nobody")
+	}
+	data, _ := json.Marshal(req)
+	cmd := exec.Command(f.self)
+	cmd.Env = []string{"SANDBOX_TEST_GRADER=" + string(data), "PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if asUser {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}
+	}
+	if tty != nil {
+		cmd.Stdin = tty
+		cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Ctty = true, true, 0
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the grader: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// pty opens a pseudo-terminal: the grader's terminal, the instructor's
+// shell in real life. It returns the terminal and its master side.
+func pty(t *testing.T) (tty, master *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Skipf("unlocking the pseudo-terminal: %v", err)
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_IOCTL, m.Fd(), unix.TIOCGPTPEER, uintptr(unix.O_RDWR|unix.O_NOCTTY))
+	if errno != 0 {
+		t.Skipf("opening the pseudo-terminal's peer: %v", errno)
+	}
+	s := os.NewFile(fd, "pty")
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return s, m
+}
+
+func legacyTIOCSTI() string {
+	data, err := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti")
+	if err != nil {
+		return "absent"
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// variants are the program's user (root: one that may use TIOCSTI
+// whatever dev.tty.legacy_tiocsti says) and the grader's.
+var variants = []struct {
+	name                string
+	programRoot, grader bool // grader: as nobody
+}{
+	{"program as root", true, false},
+	{"program as a user of its own", false, false},
+	{"grader as a user", false, true},
+}
+
+func (f *fixture) variant(t *testing.T, programRoot bool) {
+	if programRoot {
+		f.pol.UID, f.pol.GID = 0, 0
+	}
+}
+
+// TestAttackTerminal: a program neither reaches the grader's terminal
+// (/dev/tty) nor types into one it was handed (TIOCSTI on its input), as
+// root (whom dev.tty.legacy_tiocsti=0 does not stop) or as a user.
+func TestAttackTerminal(t *testing.T) {
+	t.Logf("dev.tty.legacy_tiocsti = %s", legacyTIOCSTI())
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			tty, _ := pty(t)
+			out := f.gradeAs(t, v.grader, tty, false, "tty")
+			if !strings.Contains(out, "open /dev/tty: open /dev/tty:") || strings.Contains(out, "write /dev/tty: <nil>") {
+				t.Errorf("the program reached the grader's terminal:\n%s", out)
+			}
+			if !strings.Contains(out, "own session: true") {
+				t.Errorf("the program should have a session of its own:\n%s", out)
+			}
+			// Handed a terminal as its input, it still cannot type into it.
+			out = f.gradeAs(t, v.grader, tty, true, "tty")
+			if !strings.Contains(out, "TIOCSTI stdin: operation not permitted") {
+				t.Errorf("TIOCSTI on a terminal should be refused (EPERM):\n%s", out)
+			}
+		})
+	}
+}
+
+// TestAttackTerminalByName: a program does not open the grader's
+// terminal by its name either (/dev/pts/N), to read the keys typed there
+// or write to it.
+func TestAttackTerminalByName(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			tty, master := pty(t)
+			n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+			if err != nil {
+				t.Skip(err)
+			}
+			name := fmt.Sprintf("/dev/pts/%d", n)
+			if st, err := os.Stat(name); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+				t.Skipf("%s is not this terminal here", name)
+			}
+			if v.grader {
+				// The grader's terminal is its user's: only the sandbox stands
+				// between the program, of that user too, and the keys.
+				os.Chown(name, nobody, nobody)
+			}
+			out := f.gradeAs(t, v.grader, tty, false, "open", name)
+			if !strings.Contains(out, "permission denied") {
+				t.Errorf("the program opened the grader's terminal %s:\n%s", name, out)
+			}
+		})
+	}
+}
+
+// listenUnix makes a pathname socket in a folder outside the sandbox
+// (0777, the socket 0666: only the sandbox stands in the way) and an
+// abstract one, accepting and counting what comes.
+func listenUnix(t *testing.T) (path, abstract string, got chan string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sandbox-sock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o777)
+	path = filepath.Join(dir, "bus")
+	abstract = fmt.Sprintf("sandbox-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	got = make(chan string, 16)
+	for _, addr := range []string{path, "@" + abstract} {
+		l, err := net.Listen("unix", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				got <- addr
+				c.Close()
+			}
+		}()
+	}
+	os.Chmod(path, 0o666)
+	return path, abstract, got
+}
+
+// TestAttackUnixSockets: a program reaches no Unix socket outside its
+// folder, pathname or abstract, as root or as a user, and on a kernel
+// whose Landlock has no scopes (capped at ABI 5, before Linux 6.12).
+func TestAttackUnixSockets(t *testing.T) {
+	for _, v := range variants {
+		for _, abi := range []int{0, 5} {
+			t.Run(fmt.Sprintf("%s, Landlock %d", v.name, abi), func(t *testing.T) {
+				f := setup(t)
+				f.variant(t, v.programRoot)
+				f.pol.Landlock = abi
+				path, abstract, got := listenUnix(t)
+				out := f.gradeAs(t, v.grader, nil, false, "unix", path, abstract)
+				if strings.Contains(out, ": <nil>") || len(got) > 0 {
+					t.Errorf("a socket outside the sandbox took a connection:\n%s", out)
+				}
+			})
+		}
+	}
+}
+
+// TestAttackUnixDatagram: a program sends no datagram to a Unix socket
+// outside its folder, where no connect is needed.
+func TestAttackUnixDatagram(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			dir := t.TempDir()
+			os.Chmod(dir, 0o777)
+			path := filepath.Join(dir, "log")
+			pc, err := net.ListenPacket("unixgram", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pc.Close()
+			os.Chmod(path, 0o666)
+			out := f.gradeAs(t, v.grader, nil, false, "unixgram", path)
+			if got, err := queued(pc); err != nil || got || strings.Contains(out, "unixgram: <nil>") {
+				t.Errorf("a datagram came from the sandbox (%v):\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestCUDALooksForMPS: the CUDA driver makes a Unix stream socket at
+// start and connects to the MPS server's, where none is, to find ENOENT
+// (it stops with "no CUDA-capable device" if the socket is refused): the
+// sandbox lets it make the socket, and answers the connect as a machine
+// without MPS does.
+func TestCUDALooksForMPS(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			out := f.gradeAs(t, v.grader, nil, false, "mps", filepath.Join(t.TempDir(), "nvidia-mps", "control"))
+			if !strings.Contains(out, "mps socket: <nil>") || !strings.Contains(out, "mps connect: no such file or directory") {
+				t.Errorf("the driver's look for MPS should find none, as on a machine without it:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestAttackNetworkAsUser: graded by a user, a program sends no datagram
+// to the grader's loopback (it did, while the start line said "no
+// network").
+func TestAttackNetworkAsUser(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+			if err != nil {
+				t.Skip(err)
+			}
+			defer pc.Close()
+			out := f.gradeAs(t, v.grader, nil, false, "udp", pc.LocalAddr().String())
+			if got, err := queued(pc); err != nil || got {
+				t.Errorf("a datagram came from the sandbox (%v):\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestAttackInheritedFiles: a program inherits the ExtraFiles it is
+// given and nothing else the grader holds open, even without O_CLOEXEC.
+func TestAttackInheritedFiles(t *testing.T) {
+	f := setup(t)
+	secret := filepath.Join(f.other, "gradebook.db")
+	os.WriteFile(secret, []byte("grades\n"), 0o600)
+	leak, err := unix.Open(secret, unix.O_RDONLY, 0) // no O_CLOEXEC, as a C library might
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(leak)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	var out bytes.Buffer
+	_, err = Runner{Policy: f.pol, Self: f.self}.Run(context.Background(), runner.Spec{
+		Argv: []string{f.self}, Dir: f.dir, Timeout: 10 * time.Second, ExtraFiles: []*os.File{w},
+		Env: []string{"SANDBOX_TEST_MODE=fds", "PATH=/usr/bin:/bin"},
+	}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := out.String()
+	if strings.Contains(line, "gradebook.db") {
+		t.Errorf("the grader's open file reached the program: %s", line)
+	}
+	if !strings.Contains(line, "fds: 3=pipe:") || strings.Contains(line, " 4=") {
+		t.Errorf("the program should have exactly its one extra file, as 3: %s", line)
+	}
+}
+
+// TestAttackPtrace: a program traces no process, not even its own child
+// (under compute-sanitizer, the tool shares its user).
+func TestAttackPtrace(t *testing.T) {
+	f := setup(t)
+	out, _ := f.run(t, "trace", 10*time.Second)
+	if !strings.Contains(out, "ptrace: operation not permitted") {
+		t.Errorf("ptrace should be refused: %s", out)
+	}
+}
+
+// TestClaimsAreTrue: what Verify claims holds against the attacks, as
+// root and as a user, and what it does not see it does not claim.
+func TestClaimsAreTrue(t *testing.T) {
+	for _, asUser := range []bool{false, true} {
+		t.Run(fmt.Sprintf("grader as a user: %v", asUser), func(t *testing.T) {
+			f := setup(t)
+			pol := f.policyFor(t, asUser)
+			var rep Report
+			out := f.grader(t, asUser, nil, graderRequest{Policy: pol, Self: f.self, Verify: true})
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if rep.Failed != "" {
+				t.Fatalf("the probe failed: %s", rep.Failed)
+			}
+			if !rep.Terminal || !rep.Sockets {
+				t.Errorf("no terminal and no sockets should be verified: %+v", rep)
+			}
+			if v, _ := llsys.LandlockGetABIVersion(); v > 0 && rep.Landlock != v {
+				t.Errorf("Landlock v%d is in force, the report says %d", v, rep.Landlock)
+			}
+			if netnsOK() != rep.NetNS {
+				t.Errorf("network namespaces work here (%v), the report says %v", netnsOK(), rep.NetNS)
+			}
+			if want := !asUser && os.Geteuid() == 0; rep.Root != want {
+				t.Errorf("a user of its own: got %v, want %v (%+v)", rep.Root, want, rep)
+			}
+			// What is let through is not claimed.
+			pol.Network, pol.Landlock = true, -1
+			out = f.grader(t, asUser, nil, graderRequest{Policy: pol, Self: f.self, Verify: true})
+			rep = Report{}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if rep.NetNS || rep.Landlock != 0 {
+				t.Errorf("with the network allowed and no Landlock: %+v", rep)
+			}
+		})
+	}
+}
+
+// TestAttackHiddenDescriptor: under a tool (AllFDs: the tool's own
+// descriptors to its target stay), a descriptor on a hidden file (the
+// tool's log, opened without O_CLOEXEC) is still closed.
+func TestAttackHiddenDescriptor(t *testing.T) {
+	f := setup(t)
+	logs := filepath.Join(f.other, "logs")
+	os.Mkdir(logs, 0o755)
+	hidden, err := unix.Open(filepath.Join(logs, "sanitizer.log"), unix.O_WRONLY|unix.O_CREAT, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(hidden)
+	kept, err := unix.Open(filepath.Join(f.other, "solution.cu"), unix.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(kept)
+	f.pol.KeepFDs, f.pol.Hide = AllFDs, []string{logs}
+	out, _ := f.run(t, "fds", 10*time.Second)
+	if strings.Contains(out, "sanitizer.log") {
+		t.Errorf("the hidden log reached the program: %s", out)
+	}
+	if !strings.Contains(out, "solution.cu") {
+		t.Errorf("with AllFDs the other descriptors stay: %s", out)
+	}
+}

@@ -1,0 +1,374 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+// envProbe, set to a probeTargets, makes Helper a probe of the sandbox it
+// runs in: it tries each door and prints what opened (Runner.Verify).
+const envProbe = "LESSONS_SANDBOX_PROBE"
+
+// Report says which protections a sandbox gave a probe started in it, as
+// a student's program is started: each field is what the probe found, not
+// what the kernel offers.
+type Report struct {
+	// Landlock is the ABI in force, 0 when a file outside the sandbox's
+	// folders was readable.
+	Landlock int
+	// Root: the program ran as a user other than the grader's (a user of
+	// its own per worker), so the process limit is its own.
+	Root bool
+	// UID is the user the probe ran as.
+	UID int
+	// NetNS: the probe was in a network namespace of its own, and a TCP
+	// listener and a UDP socket of the grader's on 127.0.0.1 were out of
+	// its reach.
+	NetNS bool
+	// Terminal: no terminal reached: a session of its own, /dev/tty not
+	// opened, and TIOCSTI refused by the filter (EPERM, not ENOTTY).
+	Terminal bool
+	// Sockets: a pathname and an abstract Unix socket of the grader's,
+	// both 0666 outside the sandbox, refused a connection.
+	Sockets bool
+	// Cgroup is set when the probe ran in a control group of the
+	// sandbox's; CPUs are its cores (BuildCPUs, when set, a build's).
+	Cgroup    bool
+	CPUs      float64
+	BuildCPUs float64
+	// NoCgroup says why there is none, when there is none.
+	NoCgroup string
+	// As, when set, names the one user the program runs as (lessons
+	// sandbox run by root without --uid), instead of advice about users.
+	As string
+	// Failed says why the probe could not run; nothing is claimed then.
+	Failed string
+}
+
+func (r Report) String() string { return r.words(false) }
+
+// Brief says the same in fewer words (for lessons doctor).
+func (r Report) Brief() string { return r.words(true) }
+
+func (r Report) words(brief bool) string {
+	say := func(long, short string) string {
+		if brief {
+			return short
+		}
+		return long
+	}
+	if r.Failed != "" {
+		return "nothing verified: the probe of the sandbox failed (" + r.Failed + ")"
+	}
+	var parts []string
+	if r.Landlock > 0 {
+		parts = append(parts, fmt.Sprintf("Landlock v%d", r.Landlock)+say(" (files outside the scratch folder are neither readable nor writable)", ""))
+	} else {
+		parts = append(parts, "no Landlock "+say("(student code can read what the grader's user can read)", "(students' programs could read other files)"))
+	}
+	switch {
+	case r.As != "":
+		parts = append(parts, "runs as "+r.As)
+	case r.Root:
+		parts = append(parts, say("a user of its own per worker", "a user per worker"))
+	default:
+		parts = append(parts, say("the grader's own user (run as root to give each worker a user of its own)", "the grader's user (grade as root for a user per worker)"))
+	}
+	if r.NetNS {
+		parts = append(parts, "no network"+say(" (a namespace of its own)", ""))
+	} else {
+		parts = append(parts, "the network reachable"+say(" (no network namespace here)", ""))
+	}
+	if r.Terminal {
+		parts = append(parts, "no terminal")
+	} else {
+		parts = append(parts, "the grader's terminal reachable")
+	}
+	if r.Sockets {
+		parts = append(parts, "no Unix sockets outside its folder")
+	} else {
+		parts = append(parts, "Unix sockets outside its folder reachable")
+	}
+	if r.Cgroup {
+		cores := cores(r.CPUs)
+		if r.BuildCPUs > 0 && r.BuildCPUs != r.CPUs {
+			cores += " (a build " + fmt.Sprint(r.BuildCPUs) + ")"
+		}
+		parts = append(parts, say(fmt.Sprintf("a cgroup of its own (%s, memory and processes counted with its children's; all killed at the end)", cores), "cgroups (cores, memory, processes)"))
+	} else {
+		why := r.NoCgroup
+		if why == "" {
+			why = "it needs cgroup v2 that this user may write"
+		}
+		parts = append(parts, say(fmt.Sprintf("no cgroup of its own (%s), so a runaway program slows the others", why), fmt.Sprintf("no cgroups (%s)", why)))
+	}
+	if !brief {
+		parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func cores(n float64) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%g cores", n)
+}
+
+// probeTargets are the grader's doors that the probe knocks on.
+type probeTargets struct {
+	File     string `json:"file"`     // readable by anyone, outside the sandbox's folders
+	Socket   string `json:"socket"`   // a listening pathname socket, 0666, outside
+	Abstract string `json:"abstract"` // a listening abstract socket's name
+	TCP      string `json:"tcp"`      // a listener on 127.0.0.1
+	UDP      string `json:"udp"`      // a UDP socket on 127.0.0.1
+	NetNS    string `json:"netns"`    // the grader's network namespace
+}
+
+// probeFound is what the probe reached; true is a door open.
+type probeFound struct {
+	UID       int    `json:"uid"`
+	Landlock  int    `json:"landlock"` // the kernel's ABI
+	File      bool   `json:"file"`
+	SameNetNS bool   `json:"same_netns"`
+	TCP       bool   `json:"tcp"`
+	Session   bool   `json:"session"` // a session of its own
+	TTY       bool   `json:"tty"`
+	TIOCSTI   string `json:"tiocsti"` // the ioctl's error, "" if it went through
+	Socket    bool   `json:"socket"`
+	Abstract  bool   `json:"abstract"`
+	Cgroup    string `json:"cgroup"`
+}
+
+const probeMark = "lessons-sandbox-probe: "
+
+// probe is the probe's side, run in the sandbox as its program.
+func probe(data string) int {
+	var t probeTargets
+	if err := json.Unmarshal([]byte(data), &t); err != nil {
+		fmt.Fprintln(os.Stderr, "lessons sandbox probe:", err)
+		return exitHelper
+	}
+	f := probeFound{UID: os.Getuid()}
+	f.Landlock, _ = llsys.LandlockGetABIVersion()
+	_, err := os.ReadFile(t.File)
+	f.File = err == nil
+	ns, _ := os.Readlink("/proc/self/ns/net")
+	f.SameNetNS = ns == t.NetNS
+	dial := func(network, addr string) bool {
+		c, err := net.DialTimeout(network, addr, 2*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}
+	f.TCP = dial("tcp", t.TCP)
+	if c, err := net.Dial("udp", t.UDP); err == nil {
+		c.Write([]byte("probe")) // the grader looks for it once the probe has ended
+		c.Close()
+	}
+	sid, _ := unix.Getsid(0)
+	f.Session = sid == os.Getpid()
+	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+		f.TTY = true
+		tty.Close()
+	}
+	// On /dev/null the kernel answers ENOTTY; EPERM is the filter's.
+	if null, err := os.Open("/dev/null"); err == nil {
+		c := byte('x')
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, null.Fd(), unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
+		if errno != 0 {
+			f.TIOCSTI = errno.Error()
+		}
+		null.Close()
+	}
+	f.Socket = dial("unix", t.Socket)
+	f.Abstract = dial("unix", "@"+t.Abstract)
+	if cg, err := os.ReadFile("/proc/self/cgroup"); err == nil {
+		for _, line := range strings.Split(string(cg), "\n") {
+			if p, ok := strings.CutPrefix(line, "0::"); ok {
+				f.Cgroup = p
+			}
+		}
+	}
+	out, _ := json.Marshal(f)
+	fmt.Println(probeMark + string(out))
+	return 0
+}
+
+// Verify starts a probe in the sandbox that r gives its programs (its
+// policy, its user, its namespaces and cgroup), with doors of the
+// grader's open outside it, and reports which of them the probe could
+// not reach. The policy's Dir is made and removed here.
+func (r Runner) Verify(ctx context.Context) Report {
+	rep, err := r.verify(ctx)
+	if err != nil {
+		return Report{Failed: err.Error()}
+	}
+	return rep
+}
+
+func (r Runner) verify(ctx context.Context) (Report, error) {
+	self := r.Self
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return Report{}, err
+		}
+	}
+	base, err := os.MkdirTemp("", "lessons-probe-")
+	if err != nil {
+		return Report{}, err
+	}
+	defer os.RemoveAll(base)
+	os.Chmod(base, 0o755) // only Landlock stands between the probe and these
+	outside := filepath.Join(base, "outside")
+	if err := os.Mkdir(outside, 0o777); err != nil {
+		return Report{}, err
+	}
+	os.Chmod(outside, 0o777)
+	var t probeTargets
+	t.File = filepath.Join(outside, "secret")
+	if err := os.WriteFile(t.File, []byte("secret\n"), 0o644); err != nil {
+		return Report{}, err
+	}
+	t.Socket = filepath.Join(outside, "sock")
+	ul, err := net.Listen("unix", t.Socket)
+	if err != nil {
+		return Report{}, err
+	}
+	defer ul.Close()
+	os.Chmod(t.Socket, 0o666)
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	t.Abstract = "lessons-probe-" + hex.EncodeToString(rnd[:])
+	al, err := net.Listen("unix", "@"+t.Abstract)
+	if err != nil {
+		return Report{}, err
+	}
+	defer al.Close()
+	tl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Report{}, err
+	}
+	defer tl.Close()
+	t.TCP = tl.Addr().String()
+	uc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		return Report{}, err
+	}
+	defer uc.Close()
+	t.UDP = uc.LocalAddr().String()
+	t.NetNS, _ = os.Readlink("/proc/self/ns/net")
+	for _, l := range []net.Listener{ul, al, tl} {
+		go func() { // accept, so that a connect is not left waiting
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+	}
+
+	p := r.Policy
+	p.Dir = filepath.Join(base, "scratch")
+	if err := os.Mkdir(p.Dir, 0o700); err != nil {
+		return Report{}, err
+	}
+	if err := Own(p.Dir, p.UID, p.GID); err != nil {
+		return Report{}, err
+	}
+	p.Inner = nil
+	p.Read = append(p.Read[:len(p.Read):len(p.Read)], self) // the probe is this binary
+	data, _ := json.Marshal(t)
+	run := r
+	run.Policy = p
+	var out bytes.Buffer
+	res, err := run.Run(ctx, runner.Spec{
+		Argv: []string{self}, Dir: p.Dir, Timeout: 30 * time.Second, MaxOutput: 1 << 16,
+		Env: []string{envProbe + "=" + string(data), "PATH=/usr/bin:/bin"},
+	}, &out)
+	if err != nil {
+		return Report{}, err
+	}
+	var f probeFound
+	line := ""
+	for _, l := range strings.Split(out.String(), "\n") {
+		if s, ok := strings.CutPrefix(l, probeMark); ok {
+			line = s
+		}
+	}
+	if line == "" {
+		return Report{}, fmt.Errorf("the probe printed no findings (%s): %s", res.Reason(30*time.Second, 1<<16), strings.TrimSpace(out.String()))
+	}
+	if err := json.Unmarshal([]byte(line), &f); err != nil {
+		return Report{}, fmt.Errorf("the probe's findings: %w", err)
+	}
+	udp, err := queued(uc)
+	if err != nil {
+		return Report{}, fmt.Errorf("reading the probe's datagram: %w", err)
+	}
+
+	rep := Report{UID: f.UID}
+	if !f.File {
+		rep.Landlock = f.Landlock
+		if r.Policy.Landlock > 0 {
+			rep.Landlock = min(rep.Landlock, r.Policy.Landlock)
+		}
+	}
+	rep.Root = f.UID != os.Getuid() && f.UID != 0
+	rep.NetNS = !f.SameNetNS && !f.TCP && !udp
+	rep.Terminal = f.Session && !f.TTY && f.TIOCSTI == unix.EPERM.Error()
+	rep.Sockets = !f.Socket && !f.Abstract
+	rep.Cgroup = r.Cgroups != nil && strings.Contains(f.Cgroup, "/lessons-")
+	if rep.Cgroup {
+		rep.CPUs = r.Policy.CPUs
+	}
+	if r.Cgroups != nil && !rep.Cgroup {
+		rep.NoCgroup = "the probe ran in " + f.Cgroup + ", not in a group of the sandbox's"
+	}
+	return rep, nil
+}
+
+// queued reports whether a datagram waits in c's queue. Loopback
+// delivers one before sendto returns: once the sender has ended, it is
+// there now or it never came.
+func queued(c net.PacketConn) (bool, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false, errors.New("not a socket")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false, err
+	}
+	var got bool
+	var rerr error
+	err = rc.Control(func(fd uintptr) {
+		_, _, rerr = unix.Recvfrom(int(fd), make([]byte, 16), unix.MSG_DONTWAIT)
+		got = rerr == nil
+	})
+	if err == nil && rerr != nil && rerr != unix.EAGAIN {
+		err = rerr
+	}
+	return got, err
+}

@@ -1,0 +1,173 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// filter says which system calls a sandboxed program is refused (EPERM),
+// beyond what Landlock covers.
+type filter struct {
+	// unixSockets keeps a program from every Unix socket server where
+	// Landlock cannot tell pathname sockets apart (before ABI 9): a
+	// user's session bus, docker.sock. connect fails with ENOENT, whatever
+	// the socket (the program has no network to connect to), and an
+	// AF_UNIX datagram socket, which could send without connecting, is
+	// never made. Stream sockets may still be made: the CUDA driver makes
+	// one to look for an MPS server (/tmp/nvidia-mps/control), and stops
+	// with "no CUDA-capable device" when socket fails, where a connect
+	// that finds nothing (ENOENT) is what it sees on any machine without
+	// MPS. socketpair stays: it reaches nothing.
+	unixSockets bool
+	// unixAll refuses every AF_UNIX socket instead (EPERM), for a
+	// program that has the network, whose connects must go through.
+	unixAll bool
+	// trace refuses ptrace and process_vm_readv/writev: for a program
+	// that shares a user with its observer (compute-sanitizer).
+	trace bool
+}
+
+// ttyIoctls put bytes into a terminal's input (TIOCSTI, and TIOCLINUX's
+// paste), take a terminal (TIOCSCTTY), redirect the console (TIOCCONS) or
+// change a terminal's line discipline (TIOCSETD). A program has no
+// terminal, and may not get one.
+var ttyIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSCTTY, unix.TIOCCONS, unix.TIOCSETD}
+
+// auditArch is the AUDIT_ARCH of this binary's system calls; a program
+// that makes calls of another (32-bit int 0x80 on x86-64) is killed.
+func auditArch() (uint32, error) {
+	switch runtime.GOARCH {
+	case "amd64":
+		return unix.AUDIT_ARCH_X86_64, nil
+	case "arm64":
+		return unix.AUDIT_ARCH_AARCH64, nil
+	}
+	return 0, fmt.Errorf("no system call filter for %s", runtime.GOARCH)
+}
+
+// Offsets in struct seccomp_data.
+const (
+	offNr   = 0
+	offArch = 4
+	offArgs = 16 // args[i] at 16+8i; the low 32 bits first (little-endian)
+)
+
+// program is the filter as classic BPF.
+func (f filter) program() ([]unix.SockFilter, error) {
+	arch, err := auditArch()
+	if err != nil {
+		return nil, err
+	}
+	const (
+		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		ret = unix.BPF_RET | unix.BPF_K
+	)
+	allow := uint32(unix.SECCOMP_RET_ALLOW)
+	deny := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	kill := uint32(unix.SECCOMP_RET_KILL_PROCESS)
+
+	// Built as labelled blocks; jumps are resolved at the end.
+	type insn struct {
+		code     uint16
+		k        uint32
+		jt, jf   string // labels; "" is the next instruction
+		label    string
+		retLabel bool
+	}
+	var p []insn
+	add := func(i insn) { p = append(p, i) }
+	add(insn{code: ld, k: offArch})
+	add(insn{code: jeq, k: arch, jf: "kill"})
+	add(insn{code: ld, k: offNr})
+	if runtime.GOARCH == "amd64" {
+		add(insn{code: jge, k: 0x40000000, jt: "deny"}) // x32's numbers
+	}
+	add(insn{code: jeq, k: unix.SYS_IOCTL, jt: "ioctl"})
+	// io_uring makes sockets and connects without the calls below.
+	add(insn{code: jeq, k: unix.SYS_IO_URING_SETUP, jt: "deny"})
+	if f.unixSockets || f.unixAll {
+		add(insn{code: jeq, k: unix.SYS_SOCKET, jt: "socket"})
+	}
+	if f.unixSockets {
+		add(insn{code: jeq, k: unix.SYS_CONNECT, jt: "noent"})
+	}
+	if f.trace {
+		for _, nr := range []uint32{unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV} {
+			add(insn{code: jeq, k: nr, jt: "deny"})
+		}
+	}
+	add(insn{code: ret, k: allow})
+	// ioctl's request is an unsigned int: its low 32 bits are what the
+	// kernel reads, whatever the high ones hold.
+	add(insn{code: ld, k: offArgs + 8*1, label: "ioctl"})
+	for _, req := range ttyIoctls {
+		add(insn{code: jeq, k: req, jt: "deny"})
+	}
+	add(insn{code: ret, k: allow})
+	if f.unixSockets || f.unixAll {
+		add(insn{code: ld, k: offArgs + 8*0, label: "socket"})
+		add(insn{code: jeq, k: unix.AF_UNIX, jf: "allow"})
+		if f.unixAll {
+			add(insn{code: ret, k: deny})
+		}
+		// The type's low bits; SOCK_NONBLOCK and SOCK_CLOEXEC above them.
+		add(insn{code: ld, k: offArgs + 8*1})
+		add(insn{code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, k: 0xf})
+		add(insn{code: jeq, k: unix.SOCK_DGRAM, jt: "deny"})
+		add(insn{code: ret, k: allow, label: "allow"})
+	}
+	add(insn{code: ret, k: uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOENT)), label: "noent"})
+	add(insn{code: ret, k: deny, label: "deny"})
+	add(insn{code: ret, k: kill, label: "kill"})
+
+	at := map[string]int{}
+	for i, in := range p {
+		if in.label != "" {
+			at[in.label] = i
+		}
+	}
+	out := make([]unix.SockFilter, len(p))
+	for i, in := range p {
+		s := unix.SockFilter{Code: in.code, K: in.k}
+		for _, j := range []struct {
+			label string
+			to    *uint8
+		}{{in.jt, &s.Jt}, {in.jf, &s.Jf}} {
+			if j.label == "" {
+				continue
+			}
+			off := at[j.label] - i - 1
+			if off < 0 || off > 255 {
+				return nil, errors.New("seccomp: a jump out of reach")
+			}
+			*j.to = uint8(off)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// install applies the filter to every thread of this process (and so to
+// the program it becomes). It needs no_new_privs, which it sets.
+func (f filter) install() error {
+	prog, err := f.program()
+	if err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("seccomp: no_new_privs: %w", err)
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+	runtime.KeepAlive(prog)
+	if errno != 0 {
+		return fmt.Errorf("seccomp: installing the filter: %w", errno)
+	}
+	return nil
+}
