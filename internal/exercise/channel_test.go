@@ -11,11 +11,13 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // TestMain lets this test binary stand in for the statistics library in a
 // program built by the fake nvcc: `"$LESSONS_TEST_BIN" fakelib STEP...`.
 func TestMain(m *testing.M) {
+	sandbox.Helper()
 	if len(os.Args) > 1 && os.Args[1] == "fakelib" {
 		os.Exit(fakeLib(os.Args[2:]))
 	}

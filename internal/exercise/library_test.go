@@ -127,3 +127,35 @@ func TestInspect(t *testing.T) {
 		}
 	}
 }
+
+// The same channel through the grading sandbox (a user of its own when
+// root, Landlock, rlimits, a cgroup): an honest program's record ends,
+// one that leaves by _exit does not.
+func TestRealLibraryChannelSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	src, _ := filepath.Abs("testdata/library/modes.cu")
+	sb, err := TempSandbox("lessons-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	for _, tc := range []struct {
+		mode string
+		pass bool
+	}{{"plain", true}, {"fork", true}, {"exit", false}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			s := spec(t, "args = [\""+tc.mode+"\"]\n[[check]]\nexit = 0\n[[check]]\nstat = \"exited\"\nequals = 1\n")
+			j := &Job{ID: "modes", Spec: s, Hash: tc.mode, Files: []File{{Name: "modes.cu", Path: src}}}
+			v, err := Check(context.Background(), tk, sb, j, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Passed() != tc.pass {
+				t.Fatalf("passed = %v, want %v: %+v (output %q)", v.Passed(), tc.pass, v.Results, v.Output)
+			}
+		})
+	}
+}

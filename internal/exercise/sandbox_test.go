@@ -9,15 +9,9 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/buildcache"
-	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // The test binary is the sandbox's helper too (NewSandbox copies it).
-func TestMain(m *testing.M) {
-	sandbox.Helper()
-	os.Exit(m.Run())
-}
-
 // fakeSanitizer is a compute-sanitizer that finds one error in whatever
 // it runs. Like the real one, it opens its log at the start without
 // O_CLOEXEC (strace: openat(..., O_WRONLY|O_CREAT|O_TRUNC) = 3) and

@@ -31,6 +31,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,7 +204,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	if env == nil {
 		env = os.Environ()
 	}
-	spec.Env = append(env[:len(env):len(env)], envPolicy+"="+string(data))
+	spec.Env = append(hideLoaderEnv(env), envPolicy+"="+string(data))
 	spec.Argv = append([]string{self, prog}, spec.Argv[1:]...)
 	var cg *cgroup
 	if r.Cgroups != nil {
@@ -419,6 +420,7 @@ func enter(data string) error {
 		}
 		os.Setenv(envPolicy, string(inner))
 	}
+	restoreLoaderEnv()
 	if err := execve(os.Args[1], os.Args[1:], os.Environ()); err != nil {
 		return fmt.Errorf("starting %s: %w", os.Args[1], err)
 	}
@@ -634,4 +636,35 @@ func Own(dir string, uid, gid int) error {
 		}
 		return os.Lchown(path, uid, gid)
 	})
+}
+
+// loaderVars are the dynamic loader's variables that load code into a
+// process. The helper is a program too: what they name is meant for the
+// sandboxed program alone, so they travel to it under other names and are
+// set again just before the exec. (The statistics library, preloaded into
+// the helper, would take the run's channel and key and send its frames
+// from the helper, leaving the program none.)
+var loaderVars = []string{"LD_PRELOAD", "LD_AUDIT"}
+
+const loaderCarry = "LESSONS_SANDBOX_"
+
+func hideLoaderEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(loaderVars, name) {
+			kv = loaderCarry + kv
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func restoreLoaderEnv() {
+	for _, name := range loaderVars {
+		if v, ok := os.LookupEnv(loaderCarry + name); ok {
+			os.Unsetenv(loaderCarry + name)
+			os.Setenv(name, v)
+		}
+	}
 }
