@@ -81,6 +81,17 @@ func Arrange(src, out string, ts []Target, opts Options) (*Class, error) {
 	subs, more := split(files, cl.Layout)
 	notes = append(notes, more...)
 	people, taken := join(subs, cl.Layout, opts.Roster)
+	// What was refused or ignored before the files were split is still
+	// someone's.
+	keyOf := map[*submission]string{}
+	for k, s := range taken {
+		keyOf[s] = k
+	}
+	for i, n := range notes {
+		if s := subs[group(n.File, cl.Layout)]; n.Student == "" && s != nil {
+			notes[i].Student = keyOf[s]
+		}
+	}
 	keys := make([]string, 0, len(people))
 	for k := range people {
 		keys = append(keys, k)

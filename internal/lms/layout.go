@@ -60,10 +60,11 @@ var (
 	revRE    = regexp.MustCompile(`^(.+)-([0-9]+)(\.[^.]*)?$`)
 )
 
-// junk is an archiver's own file, never a student's.
+// junk is an archiver's own file, or a hidden one at the top (.git/),
+// never a student's.
 func junk(p string) bool {
 	base := path.Base(p)
-	return strings.HasPrefix(p, "__MACOSX/") || strings.Contains(p, "/__MACOSX/") ||
+	return strings.HasPrefix(p, "__MACOSX/") || strings.HasPrefix(p, ".") || strings.Contains(p, "/__MACOSX/") ||
 		base == ".DS_Store" || base == "Thumbs.db" || base == "desktop.ini" || strings.HasPrefix(base, "._")
 }
 
@@ -124,6 +125,27 @@ func unwrap(files []File) []File {
 	return out
 }
 
+// group is the key split files the student of download path p under,
+// or "" when p names no student.
+func group(p string, layout Layout) string {
+	first, _, nested := strings.Cut(p, "/")
+	switch layout {
+	case Canvas:
+		if m := canvasRE.FindStringSubmatch(first); m != nil {
+			return m[1] + "_" + m[3]
+		}
+	case Moodle:
+		if m := moodleRE.FindStringSubmatch(first); m != nil {
+			return m[2]
+		}
+	default:
+		if nested {
+			return first
+		}
+	}
+	return ""
+}
+
 // split groups files by student, as layout names them; what names no
 // student, or is an archiver's, goes to the notes.
 func split(files []File, layout Layout) (map[string]*submission, []Note) {
@@ -150,7 +172,7 @@ func split(files []File, layout Layout) (map[string]*submission, []Note) {
 				notes = append(notes, Note{Kind: Stray, File: f.Path, Why: "not named as Canvas names a student's file (name_userid_submissionid_file)"})
 				continue
 			}
-			s := get(m[1] + "_" + m[3])
+			s := get(group(f.Path, layout))
 			s.name, s.lmsID, s.late = m[1], m[3], s.late || m[2] != ""
 			s.handle = m[1] + "_" + m[3] + "_" + m[4]
 			c := cand{path: f.Path, data: f.Data}
@@ -170,7 +192,7 @@ func split(files []File, layout Layout) (map[string]*submission, []Note) {
 				notes = append(notes, Note{Kind: Stray, File: f.Path, Why: "not named as Moodle names a student's files (Full Name_id_assignsubmission_file_)"})
 				continue
 			}
-			s := get(m[2])
+			s := get(group(f.Path, layout))
 			s.name, s.lmsID, s.handle = m[1], m[2], m[1]+"_"+m[2]
 			rel := m[5]
 			if nested {
@@ -186,7 +208,7 @@ func split(files []File, layout Layout) (map[string]*submission, []Note) {
 				notes = append(notes, Note{Kind: Stray, File: f.Path, Why: "not in a student's folder"})
 				continue
 			}
-			s := get(first)
+			s := get(group(f.Path, layout))
 			s.name = first
 			s.files = append(s.files, cand{path: f.Path, rel: rest, data: f.Data})
 		}
