@@ -206,12 +206,19 @@ func join(subs map[string]*submission, layout Layout, roster []gradebook.Person)
 			people[p.ID], taken[p.ID] = p, s
 			continue
 		}
-		key := ownKey(s, layout)
-		if _, dup := people[key]; dup || key == "" {
-			key = Key(key + "-" + s.lmsID)
-			for n := 2; people[key].ID != ""; n++ {
-				key = Key(fmt.Sprintf("%s-%d", ownKey(s, layout), n))
+		base := ownKey(s, layout)
+		if base == "" {
+			base = "student" // a name of nothing a folder name can hold
+		}
+		key := base
+		if _, dup := people[key]; dup && s.lmsID != "" {
+			key = Key(base + "-" + s.lmsID)
+		}
+		for n := 2; ; n++ {
+			if _, dup := people[key]; !dup {
+				break
 			}
+			key = fmt.Sprintf("%s-%d", base, n)
 		}
 		people[key] = gradebook.Person{ID: key, Name: s.name, LMSID: s.lmsID, LMS: lmsName(layout), Handle: s.handle}
 		taken[key] = s

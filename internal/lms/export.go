@@ -52,13 +52,19 @@ func (e *Export) columns() []column {
 			if len(s.Grades[st]) == 0 {
 				return ""
 			}
+			for _, a := range s.Grades[st] {
+				if a.Status == gradebook.Error {
+					return "" // not a total until it is graded
+				}
+			}
 			return strconv.Itoa(s.Total(st))
 		}}}
 	}
 	var cols []column
 	for _, x := range s.Exercises {
 		cols = append(cols, column{head: x.ID, max: x.Points, points: func(st string) string {
-			if a := s.Grades[st][x.ID]; a != nil {
+			// A file the grader could not judge has no grade yet, not 0.
+			if a := s.Grades[st][x.ID]; a != nil && a.Status != gradebook.Error {
 				return strconv.Itoa(a.Points)
 			}
 			return ""
@@ -163,7 +169,7 @@ type gsResults struct {
 // them by), else ID/results.json.
 func (e *Export) GradescopeName(st string) string {
 	p := e.person(st)
-	if p.Email != "" && Key(p.Email) == p.Email {
+	if safeName(p.Email) {
 		return p.Email + "/results.json"
 	}
 	return st + "/results.json"
@@ -257,9 +263,9 @@ func Unknown(lms string, ids []string) string {
 		return ""
 	}
 	sort.Strings(ids)
-	need := "an ID number or an email"
+	need := "ID number or email"
 	if lms == string(Canvas) {
-		need = "a Canvas ID or an SIS id"
+		need = "Canvas ID or SIS id"
 	}
 	return fmt.Sprintf("%d students have no %s, so %s will not find their rows: %s; give a roster with --roster (id,name,email,lms_id,section)",
 		len(ids), need, layoutTitle(Layout(lms)), strings.Join(ids, ", "))
@@ -271,4 +277,10 @@ func (e *Export) Write(system string, w io.Writer) (unknown []string, err error)
 		return e.WriteCanvas(w)
 	}
 	return e.WriteMoodle(w)
+}
+
+// safeName says whether s can name a file as it is: no separator, not
+// hidden, not . or ..
+func safeName(s string) bool {
+	return s != "" && !strings.ContainsAny(s, "/\\\x00") && !strings.HasPrefix(s, ".")
 }
