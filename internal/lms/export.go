@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Columns says what a gradebook import holds: a column per exercise,
@@ -267,8 +268,8 @@ func Unknown(lms string, ids []string) string {
 	if lms == string(Canvas) {
 		need = "Canvas ID or SIS id"
 	}
-	return fmt.Sprintf("%d students have no %s, so %s will not find their rows: %s; give a roster with --roster (id,name,email,lms_id,section)",
-		len(ids), need, layoutTitle(Layout(lms)), strings.Join(ids, ", "))
+	return fmt.Sprintf("no %s for %s, so %s will not find their rows: %s; give a roster with --roster (id,name,email,lms_id,section)",
+		need, ui.Count(len(ids), "student"), layoutTitle(Layout(lms)), strings.Join(ids, ", "))
 }
 
 // Write writes the import CSV of system ("canvas" or "moodle").
