@@ -92,48 +92,36 @@ func addLMSFlags(grade, export, feedback *cobra.Command, o *gradeOptions) {
 // exportLMS writes the LMS formats asked for, and says whom an LMS will
 // not find.
 func exportLMS(o *gradeOptions, s *gradebook.Sheet, write func(string, func(io.Writer) error) error) error {
-	f := &o.lms
-	if !slices.Contains([]string{"exercises", "total"}, f.columns) {
-		return usagef("--columns is exercises or total, not %q", f.columns)
+	if !slices.Contains([]string{"exercises", "total"}, o.lms.columns) {
+		return usagef("--columns is exercises or total, not %q", o.lms.columns)
 	}
 	people, err := lmsPeople(o)
 	if err != nil {
 		return err
 	}
-	e := &lms.Export{Sheet: s, People: people, Columns: lms.Columns(f.columns), Assignment: f.assignment}
-	for _, x := range [][2]string{{"canvas", f.canvas}, {"moodle", f.moodle}} {
-		system, name := x[0], x[1]
-		var unknown []string
-		if err := write(name, func(w io.Writer) (err error) { unknown, err = e.Write(system, w); return err }); err != nil {
-			return err
-		}
-		if msg := lms.Unknown(system, unknown); msg != "" {
-			fmt.Fprintf(o.io.ErrOut, "lessons: warning: %s\n", msg)
-		}
+	e := &lms.Export{Sheet: s, People: people, Columns: lms.Columns(o.lms.columns), Assignment: o.lms.assignment}
+	warnings, err := e.WriteAll(lms.Outputs{Canvas: o.lms.canvas, Moodle: o.lms.moodle, Gradescope: o.lms.gradescope},
+		func(name string, data []byte) error {
+			return write(name, func(w io.Writer) error { _, err := w.Write(data); return err })
+		})
+	for _, w := range warnings {
+		fmt.Fprintf(o.io.ErrOut, "lessons: warning: %s\n", w)
 	}
-	if f.gradescope != "" {
-		n, err := e.WriteGradescopeDir(f.gradescope, writeAtomic)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(o.io.ErrOut, "wrote %d results.json under %s\n", n, f.gradescope)
-	}
-	return nil
+	return err
 }
 
 // lmsPeople is who the students are: what grade learnt, with --roster.
 func lmsPeople(o *gradeOptions) (map[string]gradebook.Person, error) {
+	roster, err := o.lms.readRoster()
+	if err != nil {
+		return nil, err
+	}
 	book, err := openBook(o.book, true)
 	if err != nil {
 		return nil, err
 	}
 	defer book.Close()
-	known, err := book.People()
-	if err != nil {
-		return nil, err
-	}
-	roster, err := o.lms.readRoster()
-	return lms.Merge(known, roster), err
+	return lms.People(book, roster)
 }
 
 func (f *lmsFlags) any() bool { return f.canvas != "" || f.moodle != "" || f.gradescope != "" }

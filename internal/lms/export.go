@@ -1,6 +1,7 @@
 package lms
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -284,4 +285,47 @@ func (e *Export) Write(system string, w io.Writer) (unknown []string, err error)
 // hidden, not . or ..
 func safeName(s string) bool {
 	return s != "" && !strings.ContainsAny(s, "/\\\x00") && !strings.HasPrefix(s, ".")
+}
+
+// Outputs are where each format goes; "" writes none.
+type Outputs struct {
+	Canvas, Moodle string // files
+	Gradescope     string // a folder
+}
+
+// WriteAll writes each format out names with write; warnings say whom
+// an LMS will not find in what was written.
+func (e *Export) WriteAll(out Outputs, write func(name string, data []byte) error) (warnings []string, err error) {
+	for _, x := range [][2]string{{string(Canvas), out.Canvas}, {string(Moodle), out.Moodle}} {
+		if x[1] == "" {
+			continue
+		}
+		var b bytes.Buffer
+		unknown, err := e.Write(x[0], &b)
+		if err != nil {
+			return nil, err
+		}
+		if err := write(x[1], b.Bytes()); err != nil {
+			return nil, err
+		}
+		if msg := Unknown(x[0], unknown); msg != "" {
+			warnings = append(warnings, msg)
+		}
+	}
+	if out.Gradescope != "" {
+		if _, err := e.WriteGradescopeDir(out.Gradescope, write); err != nil {
+			return nil, err
+		}
+	}
+	return warnings, nil
+}
+
+// People is who the students of book are: what grade learnt, with
+// roster (which may be nil) merged in.
+func People(book *gradebook.Book, roster []gradebook.Person) (map[string]gradebook.Person, error) {
+	known, err := book.People()
+	if err != nil {
+		return nil, err
+	}
+	return Merge(known, roster), nil
 }
