@@ -28,7 +28,10 @@ type Limits struct {
 
 // DefaultLimits are far above a class of source files (300 students
 // with a few files each is a few MB) and far below a full disk.
-var DefaultLimits = Limits{Entries: 50000, Total: 512 << 20, PerEntry: 16 << 20, Ratio: 200, Depth: 2}
+// One file is at most 4 MiB: grade takes sources of 1 MiB, and a
+// student's zip of them fits; a larger file (a report, a video) is listed
+// as refused and never read.
+var DefaultLimits = Limits{Entries: 50000, Total: 512 << 20, PerEntry: 4 << 20, Ratio: 200, Depth: 2}
 
 // File is one file of a class's download.
 type File struct {
@@ -68,7 +71,7 @@ func (e *ZipError) Unwrap() error { return e.Err }
 type unpacker struct {
 	lim     Limits
 	archive string // the outermost archive or folder, for errors
-	entries int
+	count   int
 	total   int64
 	files   []File
 	refused []Note
@@ -78,12 +81,18 @@ type unpacker struct {
 // place up to lim.Depth; what it refuses to unpack (links, paths that
 // leave the folder, files over a limit, zips too deep) is in the notes.
 func ReadZip(name string, lim Limits) ([]File, []Note, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, nil, err
-	}
 	u := &unpacker{lim: lim, archive: name}
-	if err := u.zip(data, "", 0); err != nil {
+	// Read in place: a class's download may be larger than memory.
+	zr, err := zip.OpenReader(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, nil, err
+		}
+		return nil, nil, &ZipError{Archive: name, Err: err}
+	}
+	defer zr.Close()
+	if err := u.entries(&zr.Reader, "", 0); err != nil {
 		return nil, nil, err
 	}
 	return u.files, u.refused, nil
@@ -142,6 +151,10 @@ func (u *unpacker) zip(data []byte, prefix string, depth int) error {
 	if err != nil {
 		return &ZipError{Archive: u.where(prefix), Err: err}
 	}
+	return u.entries(zr, prefix, depth)
+}
+
+func (u *unpacker) entries(zr *zip.Reader, prefix string, depth int) error {
 	for _, f := range zr.File {
 		name := entryName(f)
 		p, why := safePath(name)
@@ -194,8 +207,8 @@ func (u *unpacker) where(prefix string) string {
 // add reads one file (at most PerEntry bytes, within the totals) and
 // opens it when it is a zip.
 func (u *unpacker) add(p string, r io.Reader, depth int) error {
-	u.entries++
-	if u.entries > u.lim.Entries {
+	u.count++
+	if u.count > u.lim.Entries {
 		return &LimitError{Archive: u.archive, Entry: p, What: fmt.Sprintf("more than %d files", u.lim.Entries)}
 	}
 	data, err := io.ReadAll(io.LimitReader(r, u.lim.PerEntry+1))
