@@ -199,6 +199,7 @@ func TestArrangeFolders(t *testing.T) {
 		entry{name: "submissions/bob/pool.cu", data: "// bob's pool\n" + poolDone},
 		entry{name: "submissions/Zoë K/block_pool.cu", data: "// zoë\n" + poolStub},
 		entry{name: "submissions/.DS_Store", data: "junk"},
+		entry{name: "submissions/dave.zip", data: string(zipOf(t, entry{name: "async_pipeline.cu", data: "// dave, zipped\n" + pipeDone}))},
 	)
 	cl, got := arranged(t, src, roster[:1])
 	if cl.Layout != Folders {

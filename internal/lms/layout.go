@@ -209,7 +209,11 @@ func split(files []File, layout Layout) (map[string]*submission, []Note) {
 				continue
 			}
 			s := get(group(f.Path, layout))
+			// A zip of zips, one a student: alice.zip is alice.
 			s.name = first
+			if ext := path.Ext(first); strings.EqualFold(ext, ".zip") && len(first) > len(ext) {
+				s.name = strings.TrimSuffix(first, ext)
+			}
 			s.files = append(s.files, cand{path: f.Path, rel: rest, data: f.Data})
 		}
 	}
