@@ -17,6 +17,7 @@ type lmsFlags struct {
 	roster                     string
 	canvas, moodle, gradescope string
 	columns, assignment        string
+	outOf                      int
 	names                      bool // grade feedback --lms
 }
 
@@ -86,6 +87,7 @@ func addLMSFlags(grade, export, feedback *cobra.Command, o *gradeOptions) {
 	f.StringVar(&o.lms.gradescope, "gradescope", "", "write Gradescope's results.json of each student under `FOLDER`")
 	f.StringVar(&o.lms.columns, "columns", "exercises", "what --canvas and --moodle hold: a column per exercise (exercises) or the total (total)")
 	f.StringVar(&o.lms.assignment, "assignment", "", "the heading of the total's column (Canvas: \"Name (id)\" as its export heads it)")
+	f.IntVar(&o.lms.outOf, "out-of", 0, "with --columns total: the total scaled to `N` points, the assignment's")
 	feedback.Flags().BoolVar(&o.lms.names, "lms", false, "name each page as the LMS the class came from attaches it (into a zip when --out ends in .zip)")
 }
 
@@ -95,11 +97,14 @@ func exportLMS(o *gradeOptions, s *gradebook.Sheet, write func(string, func(io.W
 	if !slices.Contains([]string{"exercises", "total"}, o.lms.columns) {
 		return usagef("--columns is exercises or total, not %q", o.lms.columns)
 	}
+	if o.lms.outOf != 0 && (o.lms.columns != "total" || o.lms.outOf < 0) {
+		return usagef("--out-of scales the total: give it a number of points, with --columns total")
+	}
 	people, err := lmsPeople(o)
 	if err != nil {
 		return err
 	}
-	e := &lms.Export{Sheet: s, People: people, Columns: lms.Columns(o.lms.columns), Assignment: o.lms.assignment}
+	e := &lms.Export{Sheet: s, People: people, Columns: lms.Columns(o.lms.columns), Assignment: o.lms.assignment, OutOf: o.lms.outOf}
 	warnings, err := e.WriteAll(lms.Outputs{Canvas: o.lms.canvas, Moodle: o.lms.moodle, Gradescope: o.lms.gradescope},
 		func(name string, data []byte) error {
 			return write(name, func(w io.Writer) error { _, err := w.Write(data); return err })

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,9 @@ type Export struct {
 	// Canvas matches an existing assignment by "Name (id)" as its own
 	// export heads it; another name makes a new assignment.
 	Assignment string
+	// OutOf scales Total to the assignment's points (Canvas's points
+	// possible), when more than 0: 11 of 15 out of 100 is 73.33.
+	OutOf int
 }
 
 // column is one graded column: its heading, its most points, and each
@@ -43,6 +47,15 @@ type column struct {
 	points func(student string) string
 }
 
+// scaled is points of most as out of outOf, to two decimals.
+func scaled(points, most, outOf int) string {
+	if outOf <= 0 || most == 0 {
+		return strconv.Itoa(points)
+	}
+	v := math.Round(float64(points)*float64(outOf)/float64(most)*100) / 100
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
 func (e *Export) columns() []column {
 	s := e.Sheet
 	if e.Columns == Total {
@@ -50,7 +63,11 @@ func (e *Export) columns() []column {
 		if name == "" {
 			name = "lessons"
 		}
-		return []column{{head: name, max: s.Max, points: func(st string) string {
+		most := s.Max
+		if e.OutOf > 0 {
+			most = e.OutOf
+		}
+		return []column{{head: name, max: most, points: func(st string) string {
 			if len(s.Grades[st]) == 0 {
 				return ""
 			}
@@ -59,7 +76,7 @@ func (e *Export) columns() []column {
 					return "" // not a total until it is graded
 				}
 			}
-			return strconv.Itoa(s.Total(st))
+			return scaled(s.Total(st), s.Max, e.OutOf)
 		}}}
 	}
 	var cols []column

@@ -57,6 +57,7 @@ func TestWriteCanvas(t *testing.T) {
 	}{
 		{"canvas_exercises.csv", Export{Sheet: sheet(), People: people, Columns: PerExercise}, []string{"zed"}},
 		{"canvas_total.csv", Export{Sheet: sheet(), People: people, Columns: Total, Assignment: "Memory allocators (4711)"}, []string{"zed"}},
+		{"canvas_out_of.csv", Export{Sheet: sheet(), People: people, Columns: Total, OutOf: 100}, []string{"zed"}},
 	} {
 		var b bytes.Buffer
 		unknown, err := tc.e.WriteCanvas(&b)
