@@ -1,9 +1,12 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -35,6 +38,40 @@ func waitFor(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("%s did not appear (with %q) within 20 s", args[0], strings.Join(args[1:], ""))
+}
+
+// zip OUT DIR writes the files under DIR into the zip OUT, named by
+// their paths from DIR, as an LMS's download of a class is.
+func zipCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: zip OUT DIR")
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	dir := ts.MkAbs(args[1])
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		w, err := zw.Create(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	})
+	if err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		err = os.WriteFile(ts.MkAbs(args[0]), buf.Bytes(), 0o644)
+	}
+	ts.Check(err)
 }
 
 // httpget URL REGEXP... fetches URL until its body matches every REGEXP,
@@ -208,6 +245,7 @@ func TestScript(t *testing.T) {
 			"waitfor":  waitFor,
 			"httpget":  httpGet,
 			"httppost": httpPost,
+			"zip":      zipCmd,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "seeds" {

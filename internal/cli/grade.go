@@ -19,6 +19,7 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/lms"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -34,6 +35,7 @@ type gradeOptions struct {
 	csv, json string
 	trace     string
 	hidden    string // grade feedback --hidden
+	lms       lmsFlags
 	slurm     slurmFlags
 }
 
@@ -48,7 +50,10 @@ alice/day068/block_pool.cu). Every student is graded on every exercise (or
 on those named) with the checks of lessons check: all of an exercise's
 points when every check passes, none otherwise (or, when its checks have
 points of their own, those of the checks passed). A missing file is a missing
-submission.
+submission. SUBMISSIONS may also be an LMS's download, a zip or a folder
+(Canvas, Moodle, a folder per student): each file is matched to its
+exercise by name and content, and what is not matched is listed; a
+--roster CSV names the students (lessons grade unpack shows the result).
 
 Grades go into an SQLite gradebook as they are made. A run that is stopped
 (even killed) loses nothing finished, and run again it resumes: it skips
@@ -72,7 +77,9 @@ children), so that a runaway program cannot slow the rest of the class.`,
 		Example: `  lessons grade submissions/                     grade everyone on every exercise
   lessons grade submissions/ async-pipeline      one exercise
   lessons grade submissions/ --regrade           grade again what is already graded
+  lessons grade canvas.zip --roster roster.csv   a Canvas download, students named by the roster
   lessons grade export                           grades.csv and grades.json
+  lessons grade export --canvas canvas.csv       Canvas's gradebook import (also --moodle, --gradescope)
   lessons grade feedback --out feedback/         one markdown and one HTML page per student`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -99,10 +106,18 @@ children), so that a runaway program cannot slow the rest of the class.`,
 
 	export := &cobra.Command{
 		Use:     "export",
-		Short:   "Write the gradebook as CSV (a row per student, a column per exercise, a total) and JSON",
-		Example: "  lessons grade export\n  lessons grade export --csv - | column -ts,",
+		Short:   "Write the gradebook as CSV (a row per student, a column per exercise, a total) and JSON, or as an LMS imports it",
+		Example: "  lessons grade export\n  lessons grade export --csv - | column -ts,\n  lessons grade export --canvas canvas.csv --moodle moodle.csv --gradescope gradescope/",
 		Args:    noArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return gradeExport(o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.lms.any() && !cmd.Flags().Changed("csv") {
+				o.csv = "" // only what was asked for
+			}
+			if o.lms.any() && !cmd.Flags().Changed("json") {
+				o.json = ""
+			}
+			return gradeExport(o)
+		},
 	}
 	export.Flags().StringVar(&o.csv, "csv", "grades.csv", "where the CSV goes (- for stdout, \"\" for none)")
 	export.Flags().StringVar(&o.json, "json", "grades.json", "where the JSON goes (- for stdout, \"\" for none)")
@@ -116,6 +131,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 	feedback.Flags().StringVar(&o.out, "out", "feedback", "the `FOLDER` for STUDENT.md and STUDENT.html")
 	feedback.Flags().StringVar(&o.hidden, "hidden", "summary", "what students see of hidden checks: show (each), summary (how many passed) or none")
 	cmd.AddCommand(export, feedback)
+	addLMSFlags(cmd, export, feedback, o)
 	addSlurm(cmd, o)
 	return cmd
 }
@@ -131,6 +147,12 @@ func openBook(path string, mustExist bool) (*gradebook.Book, error) {
 }
 
 func gradeRun(o *gradeOptions, dir string, only []string) error {
+	subs, err := openSubmissions(o, dir)
+	if err != nil {
+		return err
+	}
+	defer subs.Close()
+	dir = subs.Dir
 	if o.slurm.on || o.slurm.given() != "" {
 		return gradeSlurm(o, dir, only)
 	}
@@ -161,6 +183,9 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	}
 	defer book.Close()
 	if err := book.SetExercises(bookXs); err != nil {
+		return err
+	}
+	if err := book.SetPeople(subs.People); err != nil {
 		return err
 	}
 	sb, err := exercise.TempSandbox("lessons-grade-")
@@ -405,7 +430,7 @@ func gradeExport(o *gradeOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.csv == "" && o.json == "" {
+	if o.csv == "" && o.json == "" && !o.lms.any() {
 		return usagef("nothing to write: give --csv or --json a file")
 	}
 	write := func(name string, f func(io.Writer) error) error {
@@ -428,7 +453,10 @@ func gradeExport(o *gradeOptions) error {
 	if err := write(o.csv, s.WriteCSV); err != nil {
 		return err
 	}
-	return write(o.json, s.WriteJSON)
+	if err := write(o.json, s.WriteJSON); err != nil {
+		return err
+	}
+	return exportLMS(o, s, write)
 }
 
 func gradeFeedback(o *gradeOptions) error {
@@ -440,6 +468,17 @@ func gradeFeedback(o *gradeOptions) error {
 		return err
 	}
 	s.Hidden = o.hidden
+	if o.lms.names {
+		people, err := lmsPeople(o)
+		if err != nil {
+			return err
+		}
+		n, err := lms.WriteFeedback(s, people, o.out, writeAtomic)
+		if err == nil {
+			fmt.Fprintf(o.io.Out, "wrote feedback for %d students in %s, named as their LMS attaches it\n", n, o.out)
+		}
+		return err
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}

@@ -381,3 +381,36 @@ func TestHiddenChecks(t *testing.T) {
 		t.Errorf("the export has no hidden checks: %v\n%s", err, js.String())
 	}
 }
+
+func TestPeople(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gb.db")
+	b, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A gradebook that never had people has none, and reading makes no table.
+	if ps, err := b.People(); err != nil || len(ps) != 0 {
+		t.Fatalf("people of a new gradebook: %v, %v", ps, err)
+	}
+	jsmith := Person{ID: "jsmith", Name: "John Smith", Email: "j@u", LMSID: "1001", SISID: "S-1", Login: "js", Section: "A", LMS: "canvas", Handle: "smithjohn_1001_5001"}
+	if err := b.SetPeople([]Person{jsmith, {ID: "jdoe"}}); err != nil {
+		t.Fatal(err)
+	}
+	jsmith.Email = "new@u"
+	if err := b.SetPeople([]Person{jsmith}); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	b, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ps, err := b.People()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || ps["jsmith"] != jsmith || ps["jdoe"].ID != "jdoe" {
+		t.Errorf("people read back: %+v", ps)
+	}
+}

@@ -23,7 +23,7 @@ var floors = [][]string{
 		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect"},
 	{"checker", "gpu", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook"},
 	{"internal/course", "internal/notebook", "internal/slurm"},
-	{"internal/author", "internal/progress", "internal/render", "internal/serve"},
+	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms"},
 	{"internal/exercise"},
 	{"internal/grade"},
 	{"internal/cli"},

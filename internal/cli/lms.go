@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/lms"
+)
+
+// lmsFlags are grade's flags for classes that come from an LMS and
+// grades that go back to one.
+type lmsFlags struct {
+	roster                     string
+	canvas, moodle, gradescope string
+	columns, assignment        string
+	outOf                      int
+	names                      bool // grade feedback --lms
+}
+
+func (f *lmsFlags) readRoster() ([]gradebook.Person, error) {
+	if f.roster == "" {
+		return nil, nil
+	}
+	return lms.LoadRoster(f.roster)
+}
+
+// openSubmissions reads SUBMISSIONS: an LMS's download (a zip, or a
+// folder it named) is arranged into a temporary folder per student, and
+// what could not be matched is said.
+func openSubmissions(o *gradeOptions, dir string) (*lms.Submissions, error) {
+	if (o.slurm.on || o.slurm.given() != "") && lms.IsDownload(dir) {
+		return nil, usagef("a cluster's nodes need the submissions on shared storage: unpack %s there first (lessons grade unpack %s --out DIR) and grade DIR", dir, dir)
+	}
+	roster, err := o.lms.readRoster()
+	if err != nil {
+		return nil, err
+	}
+	c, err := o.g.course()
+	if err != nil {
+		return nil, err
+	}
+	subs, err := lms.Open(dir, c, roster)
+	if err == nil && (subs.Unpacked() || roster != nil) {
+		subs.WriteReport(o.io.ErrOut)
+	}
+	return subs, err
+}
+
+// addLMSFlags adds grade unpack, --roster and the LMS formats.
+func addLMSFlags(grade, export, feedback *cobra.Command, o *gradeOptions) {
+	var out string
+	unpack := &cobra.Command{
+		Use:   "unpack DOWNLOAD --out DIR",
+		Short: "Arrange an LMS's download of the submissions (Canvas, Moodle, a zip) into a folder per student",
+		Example: `  lessons grade unpack submissions.zip --out class/ --roster roster.csv
+  lessons grade class/ --roster class/roster.csv`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			roster, err := o.lms.readRoster()
+			if err != nil {
+				return err
+			}
+			c, err := o.g.course()
+			if err != nil {
+				return err
+			}
+			cl, err := lms.Unpack(args[0], out, c, roster, writeAtomic)
+			if err != nil {
+				return err
+			}
+			cl.WriteReport(o.io.ErrOut)
+			fmt.Fprintf(o.io.Out, "unpacked %d students into %s, with roster.csv (who each is in the LMS)\n", len(cl.People), out)
+			return nil
+		},
+	}
+	unpack.Flags().StringVar(&out, "out", "", "the `FOLDER` for a folder per student (new or empty)")
+	unpack.MarkFlagRequired("out")
+	grade.AddCommand(unpack)
+	grade.PersistentFlags().StringVar(&o.lms.roster, "roster", "", "a roster `CSV` (id,name,email,lms_id,section) that names the students")
+	f := export.Flags()
+	f.StringVar(&o.lms.canvas, "canvas", "", "write Canvas's gradebook import CSV to `FILE`")
+	f.StringVar(&o.lms.moodle, "moodle", "", "write Moodle's grade import CSV to `FILE`")
+	f.StringVar(&o.lms.gradescope, "gradescope", "", "write Gradescope's results.json of each student under `FOLDER`")
+	f.StringVar(&o.lms.columns, "columns", "exercises", "what --canvas and --moodle hold: a column per exercise (exercises) or the total (total)")
+	f.StringVar(&o.lms.assignment, "assignment", "", "the heading of the total's column (Canvas: \"Name (id)\" as its export heads it)")
+	f.IntVar(&o.lms.outOf, "out-of", 0, "with --columns total: the total scaled to `N` points, the assignment's")
+	feedback.Flags().BoolVar(&o.lms.names, "lms", false, "name each page as the LMS the class came from attaches it (into a zip when --out ends in .zip)")
+}
+
+// exportLMS writes the LMS formats asked for, and says whom an LMS will
+// not find.
+func exportLMS(o *gradeOptions, s *gradebook.Sheet, write func(string, func(io.Writer) error) error) error {
+	if !slices.Contains([]string{"exercises", "total"}, o.lms.columns) {
+		return usagef("--columns is exercises or total, not %q", o.lms.columns)
+	}
+	if o.lms.outOf != 0 && (o.lms.columns != "total" || o.lms.outOf < 0) {
+		return usagef("--out-of scales the total: give it a number of points, with --columns total")
+	}
+	people, err := lmsPeople(o)
+	if err != nil {
+		return err
+	}
+	e := &lms.Export{Sheet: s, People: people, Columns: lms.Columns(o.lms.columns), Assignment: o.lms.assignment, OutOf: o.lms.outOf}
+	warnings, err := e.WriteAll(lms.Outputs{Canvas: o.lms.canvas, Moodle: o.lms.moodle, Gradescope: o.lms.gradescope},
+		func(name string, data []byte) error {
+			return write(name, func(w io.Writer) error { _, err := w.Write(data); return err })
+		})
+	for _, w := range warnings {
+		fmt.Fprintf(o.io.ErrOut, "lessons: warning: %s\n", w)
+	}
+	return err
+}
+
+// lmsPeople is who the students are: what grade learnt, with --roster.
+func lmsPeople(o *gradeOptions) (map[string]gradebook.Person, error) {
+	roster, err := o.lms.readRoster()
+	if err != nil {
+		return nil, err
+	}
+	book, err := openBook(o.book, true)
+	if err != nil {
+		return nil, err
+	}
+	defer book.Close()
+	return lms.People(book, roster)
+}
+
+func (f *lmsFlags) any() bool { return f.canvas != "" || f.moodle != "" || f.gradescope != "" }

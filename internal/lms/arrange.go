@@ -1,0 +1,301 @@
+package lms
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cudalessons/lessons/internal/gradebook"
+)
+
+// Class is a download arranged as grade reads a class: a folder per
+// student, each exercise's file where grade looks for it.
+type Class struct {
+	Dir    string
+	Layout Layout
+	// People are the students, by folder name: the roster's, with what
+	// the download said of them (their LMS id, how it named their files).
+	People   []gradebook.Person
+	Files    int      // files kept for grading
+	ByOther  int      // of those, matched by a loose name or by content
+	Notes    []Note   // files not kept, and why
+	Missing  []string // on the roster with no file: an empty folder, graded missing
+	Late     []string // handed in late, as the LMS flagged it
+	Unlisted []string // handed in, not on the roster (when one was given)
+}
+
+// Options steer Arrange.
+type Options struct {
+	Roster []gradebook.Person
+	Limits Limits // DefaultLimits when zero
+}
+
+// IsDownload says whether src is something Arrange must turn into the
+// folder-per-student layout: a zip, or a folder named as an LMS names
+// its downloads. A folder per student, as grade reads today, is not.
+func IsDownload(src string) bool {
+	st, err := os.Stat(src)
+	if err != nil {
+		return false
+	}
+	if !st.IsDir() {
+		return strings.EqualFold(filepath.Ext(src), ".zip")
+	}
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		return false
+	}
+	var files []File
+	for _, e := range ents {
+		files = append(files, File{Path: e.Name()})
+	}
+	return detect(files) != Folders
+}
+
+// Arrange reads the download src (a zip, or a folder) and writes its
+// students' files into out, a folder per student, each file where grade
+// looks for its exercise's. Students are named by the roster's id when
+// the roster has them, else by the name the LMS gives them.
+func Arrange(src, out string, ts []Target, opts Options) (*Class, error) {
+	lim := opts.Limits
+	if lim == (Limits{}) {
+		lim = DefaultLimits
+	}
+	var files []File
+	var notes []Note
+	var err error
+	if st, serr := os.Stat(src); serr == nil && st.IsDir() {
+		files, notes, err = ReadFolder(src, lim)
+	} else {
+		files, notes, err = ReadZip(src, lim)
+	}
+	if err != nil {
+		return nil, err
+	}
+	files = unwrap(files)
+	cl := &Class{Dir: out, Layout: detect(files)}
+	subs, more := split(files, cl.Layout)
+	notes = append(notes, more...)
+	people, taken := join(subs, cl.Layout, opts.Roster)
+	// What was refused or ignored before the files were split is still
+	// someone's.
+	keyOf := map[*submission]string{}
+	for k, s := range taken {
+		keyOf[s] = k
+	}
+	for i, n := range notes {
+		if s := subs[group(n.File, cl.Layout)]; n.Student == "" && s != nil {
+			notes[i].Student = keyOf[s]
+		}
+	}
+	keys := make([]string, 0, len(people))
+	for k := range people {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		p := people[key]
+		cl.People = append(cl.People, p)
+		dir := filepath.Join(out, key)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("arrange %s: %w", src, err)
+		}
+		s := taken[key]
+		if s == nil {
+			cl.Missing = append(cl.Missing, key)
+			continue
+		}
+		if opts.Roster != nil && !onRoster(opts.Roster, key) {
+			cl.Unlisted = append(cl.Unlisted, key)
+		}
+		if s.late {
+			cl.Late = append(cl.Late, key)
+		}
+		kept, left := assign(key, s.files, ts)
+		notes = append(notes, left...)
+		for _, k := range kept {
+			dest := filepath.Join(dir, filepath.FromSlash(k.dest))
+			if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+				return nil, fmt.Errorf("arrange %s: %w", src, err)
+			}
+			if err := os.WriteFile(dest, k.c.data, 0o644); err != nil {
+				return nil, fmt.Errorf("arrange %s: %w", src, err)
+			}
+			cl.Files++
+			if k.by < byName {
+				cl.ByOther++
+			}
+		}
+	}
+	sort.SliceStable(notes, func(i, j int) bool {
+		if notes[i].Student != notes[j].Student {
+			return notes[i].Student < notes[j].Student
+		}
+		return notes[i].File < notes[j].File
+	})
+	cl.Notes = notes
+	return cl, nil
+}
+
+func onRoster(r []gradebook.Person, id string) bool {
+	for _, p := range r {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// join names each submission: the roster's student it is (by LMS id,
+// by folder name, id or email, then by name when only one student has
+// it), else a name of its own from the LMS's. Every roster student is
+// in people; taken says whose files are whose.
+func join(subs map[string]*submission, layout Layout, roster []gradebook.Person) (people map[string]gradebook.Person, taken map[string]*submission) {
+	people, taken = map[string]gradebook.Person{}, map[string]*submission{}
+	byLMS, byID, byName := map[string]int{}, map[string]int{}, map[string][]int{}
+	for i, p := range roster {
+		people[p.ID] = p
+		if p.LMSID != "" {
+			byLMS[p.LMSID] = i
+		}
+		byID[strings.ToLower(p.ID)] = i
+		if p.Email != "" {
+			byID[strings.ToLower(p.Email)] = i
+		}
+		if p.Login != "" {
+			byID[strings.ToLower(p.Login)] = i
+		}
+		for _, k := range nameKeys(p.Name) {
+			if k != "" && !containsInt(byName[k], i) {
+				byName[k] = append(byName[k], i)
+			}
+		}
+	}
+	order := make([]string, 0, len(subs))
+	for k := range subs {
+		order = append(order, k)
+	}
+	sort.Strings(order)
+	for _, k := range order {
+		s := subs[k]
+		i, ok := -1, false
+		if s.lmsID != "" {
+			i, ok = byLMS[s.lmsID]
+		}
+		if !ok && layout == Folders {
+			i, ok = byID[strings.ToLower(s.name)]
+		}
+		if !ok {
+			if c := byName[nameKeys(s.name)[0]]; len(c) == 1 {
+				i, ok = c[0], true
+			}
+		}
+		if ok && taken[roster[i].ID] == nil {
+			p := roster[i]
+			if p.LMSID == "" && layout == Canvas {
+				p.LMSID = s.lmsID
+			}
+			if p.Name == "" {
+				p.Name = s.name
+			}
+			p.LMS, p.Handle = lmsName(layout), s.handle
+			people[p.ID], taken[p.ID] = p, s
+			continue
+		}
+		base := ownKey(s, layout)
+		if base == "" {
+			base = "student" // a name of nothing a folder name can hold
+		}
+		key := base
+		if _, dup := people[key]; dup && s.lmsID != "" {
+			key = Key(base + "-" + s.lmsID)
+		}
+		for n := 2; ; n++ {
+			if _, dup := people[key]; !dup {
+				break
+			}
+			key = fmt.Sprintf("%s-%d", base, n)
+		}
+		people[key] = gradebook.Person{ID: key, Name: s.name, LMSID: s.lmsID, LMS: lmsName(layout), Handle: s.handle}
+		taken[key] = s
+	}
+	return people, taken
+}
+
+func lmsName(l Layout) string {
+	if l == Folders {
+		return ""
+	}
+	return string(l)
+}
+
+// ownKey is a student's folder name from what the LMS calls them.
+func ownKey(s *submission, layout Layout) string {
+	if layout == Moodle {
+		return Key(strings.ToLower(strings.Join(strings.Fields(s.name), "-")))
+	}
+	return Key(s.name)
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteReport says what Arrange did: how many students and files, and
+// every file not kept with why, every student missing, late or not on
+// the roster.
+func (c *Class) WriteReport(w io.Writer) error {
+	handedIn := len(c.People) - len(c.Missing)
+	fmt.Fprintf(w, "%s download: %d students handed in %d files for grading", layoutTitle(c.Layout), handedIn, c.Files)
+	if c.ByOther > 0 {
+		fmt.Fprintf(w, " (%d matched to their exercise by content or a changed name)", c.ByOther)
+	}
+	fmt.Fprintf(w, "; %d not graded.\n", len(c.Notes))
+	for _, n := range c.Notes {
+		who := n.Student
+		if who == "" {
+			who = "-"
+		}
+		fmt.Fprintf(w, "  %-10s %s: %s: %s\n", n.Kind, who, n.File, n.Why)
+	}
+	list := func(what string, ids []string) {
+		if len(ids) > 0 {
+			fmt.Fprintf(w, "%s (%d): %s\n", what, len(ids), strings.Join(ids, ", "))
+		}
+	}
+	list("Missing, on the roster with no file", c.Missing)
+	list("Late, as the LMS flagged it", c.Late)
+	list("Not on the roster", c.Unlisted)
+	return nil
+}
+
+func layoutTitle(l Layout) string {
+	switch l {
+	case Canvas:
+		return "Canvas"
+	case Moodle:
+		return "Moodle"
+	}
+	return "Folder-per-student"
+}
+
+// WriteRoster writes people as a roster CSV that ReadRoster reads back,
+// with the LMS's naming of each student kept.
+func WriteRoster(w io.Writer, people []gradebook.Person) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"id", "name", "email", "lms_id", "section", "sis_id", "login", "lms", "handle"})
+	for _, p := range people {
+		cw.Write([]string{p.ID, p.Name, p.Email, p.LMSID, p.Section, p.SISID, p.Login, p.LMS, p.Handle})
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,339 @@
+package lms
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits bound what reading an archive may unpack. The sizes count the
+// bytes actually inflated, never the sizes an archive claims.
+type Limits struct {
+	Entries  int   // files, those of nested zips included
+	Total    int64 // bytes of every file together
+	PerEntry int64 // bytes of one file; a larger one is refused
+	Ratio    int64 // inflated to compressed, for entries over 64 KiB; a larger one is refused
+	Depth    int   // zips inside the zip (1: a student's zip inside the class's)
+}
+
+// DefaultLimits are far above a class of source files (300 students
+// with a few files each is a few MB) and far below a full disk.
+// One file is at most 4 MiB: grade takes sources of 1 MiB, and a
+// student's zip of them fits; a larger file (a report, a video) is listed
+// as refused and never read.
+var DefaultLimits = Limits{Entries: 50000, Total: 512 << 20, PerEntry: 4 << 20, Ratio: 200, Depth: 2}
+
+// File is one file of a class's download.
+type File struct {
+	// Path is where it was, with slashes; a nested zip's files are under
+	// the zip's own path ("smithjohn_1_2_day070.zip/day070/pool.cu").
+	Path string
+	Data []byte
+}
+
+// LimitError is an archive over one of the Limits: reading stopped.
+type LimitError struct {
+	Archive, Entry string
+	What           string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("unpack %s: at %s: %s: is it a zip bomb? unpack it by hand, or ask for the files again", e.Archive, e.Entry, e.What)
+}
+
+// ZipError is an archive that cannot be read, naming the entry.
+type ZipError struct {
+	Archive, Entry string
+	Err            error
+}
+
+func (e *ZipError) Error() string {
+	if e.Entry == "" {
+		return fmt.Sprintf("unpack %s: %v: is it a zip? download it again", e.Archive, e.Err)
+	}
+	return fmt.Sprintf("unpack %s: entry %q: %v: the archive is damaged; download it again", e.Archive, e.Entry, e.Err)
+}
+
+func (e *ZipError) Unwrap() error { return e.Err }
+
+// unpacker reads files under one budget of Limits, noting what it
+// refuses.
+type unpacker struct {
+	lim     Limits
+	archive string // the outermost archive or folder, for errors
+	count   int
+	total   int64
+	files   []File
+	refused []Note
+}
+
+// ReadZip reads the files of the zip at name, nested zips opened in
+// place up to lim.Depth; what it refuses to unpack (links, paths that
+// leave the folder, files over a limit, zips too deep) is in the notes.
+func ReadZip(name string, lim Limits) ([]File, []Note, error) {
+	u := &unpacker{lim: lim, archive: name}
+	// Read in place: a class's download may be larger than memory.
+	zr, err := zip.OpenReader(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, nil, err
+		}
+		return nil, nil, &ZipError{Archive: name, Err: err}
+	}
+	defer zr.Close()
+	if err := u.entries(&zr.Reader, "", 0); err != nil {
+		return nil, nil, err
+	}
+	return u.files, u.refused, nil
+}
+
+// ReadFolder reads the files under dir (a download unpacked by hand):
+// links and odd files are refused, zips opened as in ReadZip.
+func ReadFolder(dir string, lim Limits) ([]File, []Note, error) {
+	u := &unpacker{lim: lim, archive: dir}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case p == dir:
+			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			u.refuse(rel, "a link, not a file: hand in the file itself")
+			return nil
+		case d.IsDir():
+			return nil
+		case !d.Type().IsRegular():
+			u.refuse(rel, "not a regular file")
+			return nil
+		}
+		st, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if st.Size() > u.lim.PerEntry {
+			u.refuse(rel, fmt.Sprintf("%d bytes, over the limit of %d", st.Size(), u.lim.PerEntry))
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return u.add(rel, f, 0)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return u.files, u.refused, nil
+}
+
+func (u *unpacker) refuse(p, why string) {
+	u.refused = append(u.refused, Note{Kind: Refused, File: p, Why: why})
+}
+
+// zip reads an archive whose files go under prefix, depth zips deep.
+func (u *unpacker) zip(data []byte, prefix string, depth int) error {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return &ZipError{Archive: u.where(prefix), Err: err}
+	}
+	return u.entries(zr, prefix, depth)
+}
+
+func (u *unpacker) entries(zr *zip.Reader, prefix string, depth int) error {
+	for _, f := range zr.File {
+		name := entryName(f)
+		p, why := safePath(name)
+		full := prefix + p
+		if why != "" {
+			u.refuse(prefix+name, why)
+			continue
+		}
+		mode := f.Mode()
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			u.refuse(full, "a link in the archive: hand in the file itself")
+			continue
+		case mode.IsDir() || strings.HasSuffix(name, "/"):
+			continue
+		case !mode.IsRegular():
+			u.refuse(full, "not a regular file")
+			continue
+		case f.UncompressedSize64 > uint64(u.lim.PerEntry):
+			u.refuse(full, fmt.Sprintf("%d bytes, over the limit of %d", f.UncompressedSize64, u.lim.PerEntry))
+			continue
+		case f.UncompressedSize64 > 64<<10 && f.UncompressedSize64 > uint64(u.lim.Ratio)*max(f.CompressedSize64, 1):
+			u.refuse(full, fmt.Sprintf("compressed %d to 1, over the limit of %d to 1", f.UncompressedSize64/max(f.CompressedSize64, 1), u.lim.Ratio))
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return &ZipError{Archive: u.where(prefix), Entry: name, Err: err}
+		}
+		err = u.add(full, rc, depth)
+		rc.Close()
+		if err != nil {
+			var ze *ZipError
+			if errors.As(err, &ze) && ze.Entry == "" {
+				ze.Entry = name
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (u *unpacker) where(prefix string) string {
+	if prefix == "" {
+		return u.archive
+	}
+	return u.archive + " › " + strings.TrimSuffix(prefix, "/")
+}
+
+// add reads one file (at most PerEntry bytes, within the totals) and
+// opens it when it is a zip.
+func (u *unpacker) add(p string, r io.Reader, depth int) error {
+	u.count++
+	if u.count > u.lim.Entries {
+		return &LimitError{Archive: u.archive, Entry: p, What: fmt.Sprintf("more than %d files", u.lim.Entries)}
+	}
+	data, err := io.ReadAll(io.LimitReader(r, u.lim.PerEntry+1))
+	if err != nil {
+		return &ZipError{Archive: u.archive, Entry: p, Err: err}
+	}
+	if int64(len(data)) > u.lim.PerEntry {
+		// The header understated it.
+		u.refuse(p, fmt.Sprintf("over the limit of %d bytes", u.lim.PerEntry))
+		return nil
+	}
+	u.total += int64(len(data))
+	if u.total > u.lim.Total {
+		return &LimitError{Archive: u.archive, Entry: p, What: fmt.Sprintf("more than %d bytes in all", u.lim.Total)}
+	}
+	if !isZip(p, data) {
+		u.files = append(u.files, File{Path: p, Data: data})
+		return nil
+	}
+	if depth >= u.lim.Depth {
+		u.refuse(p, fmt.Sprintf("a zip inside %d zips: unpack it and hand in the files", depth+1))
+		return nil
+	}
+	// A student's damaged zip is theirs, not the class's: note it.
+	before := len(u.files)
+	if err := u.zip(data, p+"/", depth+1); err != nil {
+		var ze *ZipError
+		if errors.As(err, &ze) {
+			u.files = u.files[:before]
+			u.refuse(p, "a damaged zip: "+err.Error())
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+func isZip(p string, data []byte) bool {
+	return strings.EqualFold(path.Ext(p), ".zip") && bytes.HasPrefix(data, []byte("PK\x03\x04"))
+}
+
+// safePath is name as a relative slash path that stays in its folder,
+// or why it is refused.
+func safePath(name string) (string, string) {
+	n := strings.ReplaceAll(name, `\`, "/")
+	switch {
+	case strings.ContainsRune(n, 0):
+		return "", "a name with a NUL byte"
+	case strings.HasPrefix(n, "/"):
+		return "", "an absolute path: it would leave the folder"
+	case len(n) >= 2 && n[1] == ':':
+		return "", "a drive letter: it would leave the folder"
+	}
+	var parts []string
+	for _, part := range strings.Split(n, "/") {
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			return "", "a path with ..: it would leave the folder"
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return "", "an empty name"
+	}
+	p := strings.Join(parts, "/")
+	if strings.HasSuffix(n, "/") {
+		p += "/"
+	}
+	return p, ""
+}
+
+// entryName is an entry's name in UTF-8: the Info-ZIP Unicode path when
+// the archive has one for this name, the name as is when it is UTF-8
+// (flagged or not: many tools write UTF-8 without the flag), else the
+// name read as code page 437, the zip format's own default.
+func entryName(f *zip.File) string {
+	if u, ok := unicodePath(f.Extra, f.Name); ok {
+		return u
+	}
+	if !f.NonUTF8 || utf8.ValidString(f.Name) {
+		return f.Name
+	}
+	return decodeCP437(f.Name)
+}
+
+// unicodePath reads the Info-ZIP Unicode Path extra field (0x7075),
+// valid when its CRC is that of the name it stands for.
+func unicodePath(extra []byte, raw string) (string, bool) {
+	for len(extra) >= 4 {
+		tag := binary.LittleEndian.Uint16(extra)
+		size := int(binary.LittleEndian.Uint16(extra[2:]))
+		extra = extra[4:]
+		if size > len(extra) {
+			return "", false
+		}
+		field := extra[:size]
+		extra = extra[size:]
+		if tag != 0x7075 || len(field) < 5 || field[0] != 1 {
+			continue
+		}
+		if binary.LittleEndian.Uint32(field[1:]) != crc32.ChecksumIEEE([]byte(raw)) {
+			continue
+		}
+		if name := string(field[5:]); utf8.ValidString(name) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// cp437 is the upper half of code page 437.
+const cp437 = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0"
+
+var cp437Runes = []rune(cp437)
+
+func decodeCP437(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x80 {
+			b.WriteByte(c)
+		} else {
+			b.WriteRune(cp437Runes[c-0x80])
+		}
+	}
+	return b.String()
+}
