@@ -19,6 +19,7 @@ import (
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/serve"
+	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // guardServer sets who may reach srv on ln and returns the URL to open.
@@ -70,7 +71,7 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 				if err != nil {
 					return nil, "", err
 				}
-				ws, err := workspaceFor(c, l)
+				ws, err := workspace.For(c, l)
 				return l, ws, err
 			}
 		}
@@ -80,7 +81,7 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 	srv.SetNotebook(&serve.Notebook{
 		Lesson: lessonOf,
 		Env: func(ws string) (notebook.Env, error) {
-			if err := makeWrapper(wrapperDir(ws)); err != nil {
+			if err := workspace.MakeWrapper(ws); err != nil {
 				return notebook.Env{}, err
 			}
 			comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: arch}

@@ -17,6 +17,7 @@ import (
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/ui"
+	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // VerifyOptions are the inputs of lessons verify.
@@ -227,7 +228,7 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool, ch
 		it := &item{kind: "lesson", name: e.Name(), want: "every cell runs"}
 		ws := filepath.Join(root, "lessons", e.Name())
 		cells := func(ctx context.Context, compile bool) error {
-			if err := makeWrapper(wrapperDir(ws)); err != nil {
+			if err := workspace.MakeWrapper(ws); err != nil {
 				return err
 			}
 			outcomes, err := notebook.Run(ctx, l, m.notebookEnv(m.compiler(), ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
