@@ -54,7 +54,7 @@ func NewJob(c *course.Course, x *course.Exercise, main string) (*Job, error) {
 		return nil, &ToolError{Err: err}
 	}
 	return &Job{
-		ID: x.ID, Spec: spec, Dir: filepath.Join(c.Root, ".lessons", "check", x.ID),
+		ID: x.ID, Spec: spec, Dir: filepath.Join(c.Root, ".lessons", "check", x.ID), Root: c.Root,
 		Files: Files(x, spec, main, filepath.Dir(main), filepath.Dir(c.Path(x.Student))),
 	}, nil
 }

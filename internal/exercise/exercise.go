@@ -54,6 +54,11 @@ type Job struct {
 	// record and the sanitizers' logs are kept there. The Sandbox uses
 	// folders of its own.
 	Dir string
+	// Root, when set, is the folder Dir lies in (the course's): Dir is
+	// then made with no link on its way from Root, since a course can
+	// commit .lessons/check/ID as a link to a folder the build would
+	// empty and write into.
+	Root string
 	// Hash tells builds of different files apart in the Sandbox's
 	// folders (a hash of the files); it may be empty for Plain.
 	Hash string
