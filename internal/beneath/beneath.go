@@ -33,6 +33,8 @@ type Error struct {
 	Root string
 	Name string
 	Why  string
+	// At is the part of Name that is a link, where that is why.
+	At string
 }
 
 func (e *Error) Error() string {
@@ -163,7 +165,7 @@ func Dir(root, name string) (string, error) {
 			return "", wrap("make folder", root, name, err)
 		}
 		if st.Mode()&fs.ModeSymlink != 0 {
-			return "", &Error{Op: "make folder", Root: root, Name: name, Why: cur + " is a link (lessons makes none there: remove it)"}
+			return "", &Error{Op: "make folder", Root: root, Name: name, At: cur, Why: cur + " is a link (lessons makes none there: remove it)"}
 		}
 		if !st.IsDir() {
 			return "", &Error{Op: "make folder", Root: root, Name: name, Why: cur + " is not a folder (remove it)"}
@@ -189,7 +191,7 @@ func NoLinks(root, name string) error {
 			return wrap("read", root, name, err)
 		}
 		if st.Mode()&fs.ModeSymlink != 0 {
-			return &Error{Op: "read", Root: root, Name: name, Why: cur + " is a link"}
+			return &Error{Op: "read", Root: root, Name: name, At: cur, Why: cur + " is a link"}
 		}
 	}
 	return nil
