@@ -63,3 +63,38 @@ func TestCheckFolderLinkedOutRefused(t *testing.T) {
 		}
 	}
 }
+
+// A spec, or a file it names, committed as a link out of the course
+// (absolute or relative) is refused, never read or built.
+func TestSpecLinksOutRefused(t *testing.T) {
+	for _, at := range []string{"exercises/h.h", "exercises/a.toml", "solutions/a.toml"} {
+		for _, kind := range []string{"absolute", "relative"} {
+			t.Run(kind+"/"+at, func(t *testing.T) {
+				root := coursetest.Tiny(t, []string{"a"}, map[string]string{
+					"exercises/a.toml": "files = [\"h.h\"]\n[[check]]\nexit = 0\n",
+				})
+				outside := t.TempDir()
+				secret := filepath.Join(outside, "id_rsa")
+				os.WriteFile(secret, []byte("files = [\"x\"]\nSECRET"), 0o644)
+				link := filepath.Join(root, at)
+				os.Remove(link)
+				target := secret
+				if kind == "relative" {
+					target, _ = filepath.Rel(filepath.Dir(link), secret)
+				}
+				if err := os.Symlink(target, link); err != nil {
+					t.Fatal(err)
+				}
+				c, err := course.Load(root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x, _ := c.Exercise("a")
+				_, err = LoadSpec(c, x)
+				if err == nil || !strings.Contains(err.Error(), "leads out of the folder") || strings.Contains(err.Error(), "SECRET") {
+					t.Errorf("LoadSpec: %v", err)
+				}
+			})
+		}
+	}
+}
