@@ -159,3 +159,25 @@ func TestWriteFileAtomicAndMode(t *testing.T) {
 		t.Errorf("temporary files left: %v", entries)
 	}
 }
+
+// FuzzWriteFile: whatever name a course gives, a write lands inside the
+// root or is refused; nothing outside changes, through a link out that
+// the root holds (l) or otherwise.
+func FuzzWriteFile(f *testing.F) {
+	for _, s := range []string{"a/b/x", "../outside/victim", "l/victim", "a/../l/x", "/tmp/x", "a/./b/../../../x", "l", ".", "a//b"} {
+		f.Add(s)
+	}
+	base := f.TempDir()
+	root, outside := filepath.Join(base, "course"), filepath.Join(base, "outside")
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	os.MkdirAll(outside, 0o755)
+	os.WriteFile(filepath.Join(outside, "victim"), []byte("keep"), 0o644)
+	os.Symlink(outside, filepath.Join(root, "l"))
+	f.Fuzz(func(t *testing.T, name string) {
+		err := WriteFile(root, name, []byte("x"), 0o644)
+		untouched(t, outside)
+		if err == nil && Local(name) != nil {
+			t.Errorf("%q is not local, yet written", name)
+		}
+	})
+}

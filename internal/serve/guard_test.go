@@ -229,6 +229,9 @@ func FuzzGuard(f *testing.F) {
 		}
 		hostMsg, _ := g.host(r)
 		writeMsg, _ := g.write(r)
+		if anyMsg, _ := g.any(r); anyMsg == "" && !withToken {
+			t.Errorf("Host %q, Origin %q: passes without the token", host, origin)
+		}
 		if writeMsg == "" && (!withToken || origin == "" || !strings.HasSuffix(origin, "://"+host)) {
 			t.Errorf("Host %q, Origin %q, token %v: may write", host, origin, withToken)
 		}
