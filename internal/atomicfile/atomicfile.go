@@ -7,7 +7,10 @@ package atomicfile
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -19,29 +22,54 @@ func Write(name string, data []byte, perm os.FileMode) error {
 
 // WriteFrom writes what r holds to name with perm, atomically.
 func WriteFrom(name string, r io.Reader, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
+	root, err := os.OpenRoot(filepath.Dir(name))
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
+	defer root.Close()
+	err = WriteIn(root, filepath.Base(name), r, perm)
+	if pe, ok := err.(*fs.PathError); ok {
+		pe.Path = filepath.Join(filepath.Dir(name), pe.Path)
+	}
+	return err
+}
+
+// WriteIn writes what r holds to name beneath root with perm, atomically.
+// Every step goes through root, so that a name (or a link on its way)
+// that leads out of root is refused rather than followed: the one write
+// for files whose names come from a course or a lesson.
+func WriteIn(root *os.Root, name string, r io.Reader, perm os.FileMode) error {
+	dir, base := filepath.Split(name)
+	b := make([]byte, 6)
+	rand.Read(b)
+	tmp := filepath.Join(dir, "."+base+"."+hex.EncodeToString(b)+".tmp")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
 	_, err = io.Copy(f, r)
 	if err == nil {
 		err = f.Sync()
+	}
+	if err == nil {
+		// Through the descriptor, not the name: a name can be swapped
+		// for a link between two calls.
+		err = f.Chmod(perm)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, perm)
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
+		err = root.Rename(tmp, name)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		root.Remove(tmp)
 		return err
 	}
-	if d, err := os.Open(filepath.Dir(name)); err == nil {
+	if dir == "" {
+		dir = "."
+	}
+	if d, err := root.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}

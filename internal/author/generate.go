@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
@@ -78,7 +78,7 @@ func Generate(c *course.Course, opts Options) ([]File, error) {
 	var jobs []job
 	var errs lesson.Errors
 	for _, x := range c.Exercises {
-		data, err := os.ReadFile(c.Path(x.Solution))
+		data, err := beneath.ReadFile(c.Root, x.Solution)
 		if err != nil {
 			return nil, fmt.Errorf("generate %s: %w", x.ID, err)
 		}
@@ -106,7 +106,7 @@ func Generate(c *course.Course, opts Options) ([]File, error) {
 			out = append(out, f)
 			continue
 		}
-		have, err := os.ReadFile(c.Path(f.Student))
+		have, err := beneath.ReadFile(c.Root, f.Student)
 		missing := errors.Is(err, fs.ErrNotExist)
 		if err != nil && !missing {
 			return out, fmt.Errorf("generate %s: %w", f.Student, err)
@@ -123,7 +123,7 @@ func Generate(c *course.Course, opts Options) ([]File, error) {
 			f.State, f.Why = Edited, fmt.Sprintf("its content is not what lessons generate last wrote from %s (%s)", f.Solution, SumFile)
 		}
 		if f.State == Written && !opts.DryRun {
-			if err := writeAtomic(c.Path(f.Student), j.want); err != nil {
+			if err := writeIn(c.Root, f.Student, j.want); err != nil {
 				return out, fmt.Errorf("generate %s: %w", f.Student, err)
 			}
 		}
@@ -181,7 +181,11 @@ func readSums(file string) (map[string]string, error) {
 		if !ok || len(h) != 64 {
 			return nil, fmt.Errorf("%s:%d: not a line of sha256 and path; remove the file and run lessons generate --force", file, n)
 		}
-		sums[strings.TrimSpace(path)] = h
+		path = strings.TrimSpace(path)
+		if err := beneath.Local(path); err != nil {
+			return nil, fmt.Errorf("%s:%d: %s is not a file of the course: %v; remove the line", file, n, path, err)
+		}
+		sums[path] = h
 	}
 	return sums, nil
 }
@@ -197,18 +201,17 @@ func writeSums(file string, sums map[string]string) error {
 	for _, p := range paths {
 		fmt.Fprintf(&b, "%s  %s\n", sums[p], p)
 	}
-	return writeAtomic(file, b.Bytes())
+	return writeIn(filepath.Dir(file), filepath.Base(file), b.Bytes())
 }
 
-// writeAtomic writes data to file whole or not at all, keeping the
-// mode of the file it replaces.
-func writeAtomic(file string, data []byte) error {
+// writeIn writes data to name beneath root whole or not at all, keeping
+// the mode of the file it replaces. A name, or a link on its way, that
+// leads out of the course is refused: a course can name a student file
+// "../../.bashrc" and record its sum in generated.sum.
+func writeIn(root, name string, data []byte) error {
 	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(file); err == nil {
+	if st, err := beneath.Stat(root, name); err == nil {
 		mode = st.Mode().Perm()
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.Write(file, data, mode)
+	return beneath.WriteFile(root, name, data, mode)
 }

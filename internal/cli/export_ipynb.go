@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
@@ -45,7 +45,7 @@ func exportIpynb(c *course.Course, dir string) ([]string, error) {
 		if err := refuseLesson(c, name); err != nil {
 			return nil, err
 		}
-		if err := atomicfile.Write(name, b, 0o644); err != nil {
+		if err := beneath.WriteFile(dir, filepath.Base(name), b, 0o644); err != nil {
 			return nil, err
 		}
 		wrote = append(wrote, name)

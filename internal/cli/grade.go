@@ -348,7 +348,7 @@ func printSheet(w io.Writer, s *gradebook.Sheet) {
 	}
 	fmt.Fprintf(tw, "\tTOTAL\n")
 	for _, st := range s.Students {
-		fmt.Fprint(tw, st)
+		fmt.Fprint(tw, ui.Printable(st))
 		for _, x := range s.Exercises {
 			a := s.Grades[st][x.ID]
 			switch {
@@ -372,7 +372,7 @@ func printSheet(w io.Writer, s *gradebook.Sheet) {
 }
 
 func clip(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(ui.Printable(s), "\n", " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
@@ -201,7 +201,7 @@ func importRun(opts *ImportOptions) error {
 		return err
 	}
 	for _, o := range outs {
-		if err := atomicfile.Write(filepath.Join(opts.Dir, o.rel), o.data, 0o644); err != nil {
+		if err := beneath.WriteFile(opts.Dir, o.rel, o.data, 0o644); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 		if o.from != "" {

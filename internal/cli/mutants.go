@@ -95,7 +95,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 	// First the solutions, for what they print.
 	var items []*grade.Item
 	for _, t := range targets {
-		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: t.files, Dir: filepath.Join(root, t.x.ID, "solution"), Env: env(t.spec)}
+		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: t.files, Dir: filepath.Join(root, t.x.ID, "solution"), Root: c.Root, Env: env(t.spec)}
 		var prog string
 		items = append(items, &grade.Item{Name: "solution " + t.x.ID, Timed: t.spec.Timed,
 			Build: func(ctx context.Context, slot int) (bool, string) {
@@ -159,7 +159,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 			o := &author.Outcome{Exercise: t.x.ID, Mutant: mt, Equivalent: equivalent[mt.ID]}
 			files := append([]exercise.File{{Name: t.files[0].Name, Data: mt.Data}}, t.files[1:]...)
 			job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: env(t.spec),
-				Dir: filepath.Join(root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID))}
+				Dir: filepath.Join(root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID)), Root: c.Root}
 			var prog string
 			done := func() {
 				mu.Lock()

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,11 +17,10 @@ import (
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
-	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
-	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // RunOptions are the inputs of lessons run.
@@ -111,14 +108,11 @@ func (m *machine) arch() string {
 	return m.info.Devices[0].Arch()
 }
 
-// wrapperDir is where a workspace keeps its nvcc wrapper.
-func wrapperDir(ws string) string { return filepath.Join(ws, ".lessons-bin") }
-
 // notebookEnv is what notebook.Run needs to build with comp through the
 // cache, nvcc in cells included (through the wrapper in ws).
 func (m *machine) notebookEnv(comp buildcache.Compiler, ws string) notebook.Env {
 	return notebook.Env{
-		Runner: runner.Exec{}, Wrapper: wrapperDir(ws),
+		Runner: runner.Exec{}, Wrapper: workspace.WrapperDir(ws),
 		Vars: append([]string{
 			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version,
 			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.cache.Dir,
@@ -206,14 +200,14 @@ func runRun(opts *RunOptions) error {
 	printWarnings(opts.IO, l.Warnings)
 	ws := opts.Workspace
 	if ws == "" {
-		if ws, err = workspaceFor(c, l); err != nil {
+		if ws, err = workspace.For(c, l); err != nil {
 			return err
 		}
 	}
 	ws, _ = filepath.Abs(ws)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	m, err := findMachine(ctx, wrapperDir(ws))
+	m, err := findMachine(ctx, workspace.WrapperDir(ws))
 	if err != nil {
 		return toolMissing(fmt.Errorf("lessons run needs nvcc to build the lesson's programs: %w", err))
 	}
@@ -225,7 +219,7 @@ func runRun(opts *RunOptions) error {
 	if arch == "" && m.gpuErr == nil {
 		arch = m.info.Devices[0].Arch()
 	}
-	if err := makeWrapper(wrapperDir(ws)); err != nil {
+	if err := workspace.MakeWrapper(ws); err != nil {
 		return err
 	}
 	comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: arch}
@@ -265,40 +259,6 @@ func runRun(opts *RunOptions) error {
 		return errSilent
 	}
 	return nil
-}
-
-// workspaceFor is .lessons/work/NAME in the course, or a folder in the cache
-// for a lesson read by path.
-func workspaceFor(c *course.Course, l *lesson.Lesson) (string, error) {
-	if c != nil {
-		return filepath.Join(c.Root, ".lessons", "work", strings.TrimSuffix(filepath.Base(l.Path), filepath.Ext(l.Path))), nil
-	}
-	cache, err := buildcache.Default()
-	if err != nil {
-		return "", err
-	}
-	abs, _ := filepath.Abs(l.Path)
-	sum := sha256.Sum256([]byte(abs))
-	name := strings.TrimSuffix(filepath.Base(l.Path), filepath.Ext(l.Path))
-	return filepath.Join(cache.Dir, "work", name+"-"+hex.EncodeToString(sum[:4])), nil
-}
-
-// makeWrapper puts an nvcc in dir that is this program, so that nvcc in a
-// cell builds through the cache.
-func makeWrapper(dir string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	link := filepath.Join(dir, "nvcc")
-	if cur, err := os.Readlink(link); err == nil && cur == self {
-		return nil
-	}
-	os.Remove(link)
-	return os.Symlink(self, link)
 }
 
 // NVCCMain is the nvcc wrapper: what this program does when it is run as

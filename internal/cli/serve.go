@@ -40,9 +40,9 @@ runner, workspace, compile cache and limits as lessons run), Run all, Stop,
 Restart, file cells edited in the page (the workspace's copy, never the
 lesson), and the lesson's exercises with Check; saving an exercise's file
 in any editor checks it again and shows the verdict in every open page.
-Whatever runs or changes something needs the token in the page; on an
-address other machines can reach, the pages need it too: open the URL
-printed, with its ?token=.`,
+Every request needs the server's token, on this machine too: open the URL
+printed, with its ?token= (the pages keep it in their links). No other
+site may frame the pages or load their scripts.`,
 		Example: "  lessons serve\n  lessons serve --addr 127.0.0.1:8080\n  lessons serve --addr :3000       # other machines too",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,12 +20,12 @@ import (
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/serve"
+	"github.com/cudalessons/lessons/internal/workspace"
 )
 
-// guardServer sets who may reach srv on ln and returns the URL to open.
-// On loopback the pages open without the token (it is in each page, for
-// what runs); on an address other machines can reach, as with Jupyter,
-// the pages need it too, and the URL carries it.
+// guardServer sets who may reach srv on ln and returns the URL to open,
+// which carries the token (?token=) as Jupyter's does: every request
+// needs it, on loopback too.
 func guardServer(srv *serve.Server, addr string, ln net.Listener) (string, error) {
 	if t := os.Getenv("LESSONS_SERVE_TOKEN"); t != "" {
 		srv.SetToken(t)
@@ -38,10 +39,6 @@ func guardServer(srv *serve.Server, addr string, ln net.Listener) (string, error
 	}
 	ip := net.ParseIP(host)
 	shown := ln.Addr().String()
-	if ip != nil && ip.IsLoopback() || host == "localhost" {
-		return "http://" + shown + "/", nil
-	}
-	srv.RequireTokenForPages()
 	if host == "" || ip != nil && ip.IsUnspecified() {
 		if name, err := os.Hostname(); err == nil {
 			srv.AllowHost(name)
@@ -49,7 +46,7 @@ func guardServer(srv *serve.Server, addr string, ln net.Listener) (string, error
 			shown = net.JoinHostPort(name, port)
 		}
 	}
-	return "http://" + shown + "/?token=" + srv.Token(), nil
+	return "http://" + shown + "/?token=" + url.QueryEscape(srv.Token()), nil
 }
 
 // attachNotebook lets the pages run cells and check exercises; it says
@@ -70,7 +67,7 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 				if err != nil {
 					return nil, "", err
 				}
-				ws, err := workspaceFor(c, l)
+				ws, err := workspace.For(c, l)
 				return l, ws, err
 			}
 		}
@@ -80,7 +77,7 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 	srv.SetNotebook(&serve.Notebook{
 		Lesson: lessonOf,
 		Env: func(ws string) (notebook.Env, error) {
-			if err := makeWrapper(wrapperDir(ws)); err != nil {
+			if err := workspace.MakeWrapper(ws); err != nil {
 				return notebook.Env{}, err
 			}
 			comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: arch}

@@ -12,11 +12,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/ui"
+	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // VerifyOptions are the inputs of lessons verify.
@@ -227,7 +229,10 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool, ch
 		it := &item{kind: "lesson", name: e.Name(), want: "every cell runs"}
 		ws := filepath.Join(root, "lessons", e.Name())
 		cells := func(ctx context.Context, compile bool) error {
-			if err := makeWrapper(wrapperDir(ws)); err != nil {
+			if _, err := beneath.Dir(c.Root, filepath.Join(".lessons", "verify", "lessons", e.Name())); err != nil {
+				return err
+			}
+			if err := workspace.MakeWrapper(ws); err != nil {
 				return err
 			}
 			outcomes, err := notebook.Run(ctx, l, m.notebookEnv(m.compiler(), ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
@@ -266,7 +271,7 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool, ch
 		}{{"solution", x.Solution, true}, {"exercise", x.Student, false}} {
 			it := &item{kind: side.name, name: x.ID, alone: spec.Timed}
 			var prog string
-			job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(root, side.name, x.ID), Env: queuesEnv(queues),
+			job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(root, side.name, x.ID), Root: c.Root, Env: queuesEnv(queues),
 				// A solution's folder holds the files students complete;
 				// the others are the exercise's own.
 				Files: exercise.Files(x, spec, c.Path(side.file), filepath.Dir(c.Path(side.file)), filepath.Dir(c.Path(x.Student)))}

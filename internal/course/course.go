@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
@@ -113,6 +114,10 @@ func Load(root string) (*Course, error) {
 		}
 		e := &Entry{File: filepath.ToSlash(ml.File), Title: ml.Title, Slug: match[2]}
 		e.Day, _ = strconv.Atoi(match[1])
+		if why := inside(root, ml.File); why != "" {
+			bad("lesson", i, "file", "name a file inside the course's folder, from "+ManifestName, "lesson file %s %s", ml.File, why)
+			continue
+		}
 		if !exists(root, ml.File) {
 			bad("lesson", i, "file", "create the file, or fix the path (it is relative to "+ManifestName+")", "lesson file %s does not exist", ml.File)
 		}
@@ -133,6 +138,12 @@ func Load(root string) (*Course, error) {
 			continue
 		}
 		ids[me.ID] = i
+		if !idRE.MatchString(me.ID) {
+			// The id names the exercise's folder (.lessons/check/ID) and
+			// its line in progress.json and the gradebook.
+			bad("exercise", i, "id", "use letters, digits, - and _ (e.g. id = \"block-pool\")", "exercise id %q is not a plain name: it is used as a folder's name", me.ID)
+			continue
+		}
 		x := &Exercise{ID: me.ID, Student: filepath.ToSlash(me.Student), Solution: filepath.ToSlash(me.Solution), Hints: me.Hints}
 		if me.Hint != "" {
 			if len(me.Hints) > 0 {
@@ -158,6 +169,8 @@ func Load(root string) (*Course, error) {
 			switch {
 			case f.path == "":
 				bad("exercise", i, "", fmt.Sprintf("add %s = \"...\"", f.key), "exercise %s names no %s file", me.ID, f.key)
+			case inside(root, f.path) != "":
+				bad("exercise", i, f.key, "name a file inside the course's folder, from "+ManifestName, "exercise %s: %s file %s %s", me.ID, f.key, f.path, inside(root, f.path))
 			case !exists(root, f.path):
 				bad("exercise", i, f.key, "create the file, or fix the path (it is relative to "+ManifestName+")", "exercise %s: %s file %s does not exist", me.ID, f.key, f.path)
 			}
@@ -167,8 +180,28 @@ func Load(root string) (*Course, error) {
 	return c, errs.Err()
 }
 
+// idRE is what an exercise id may be: a plain name, never a path.
+var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
+
+// inside says why rel, a path the manifest names, does not stay inside
+// the course at root ("" when it does): a course is someone else's
+// repository, and lessons writes student files and reads solutions by
+// these names.
+func inside(root, rel string) string {
+	if err := beneath.Local(rel); err != nil {
+		return "is not inside the course: " + err.Error()
+	}
+	var be *beneath.Error
+	if _, err := beneath.Stat(root, rel); errors.As(err, &be) {
+		return "is not inside the course: " + be.Why
+	}
+	return ""
+}
+
+// exists tells whether rel is a file inside the course, links followed
+// only while they stay in it.
 func exists(root, rel string) bool {
-	st, err := os.Stat(filepath.Join(root, rel))
+	st, err := beneath.Stat(root, rel)
 	return err == nil && !st.IsDir()
 }
 

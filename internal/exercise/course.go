@@ -1,19 +1,31 @@
 package exercise
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/diag"
 	"github.com/cudalessons/lessons/internal/author"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 )
 
 // LoadSpec loads an exercise's checks, from the .toml beside its file,
 // and makes sure that its files are there and that something compiles.
 func LoadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
+	// The spec, the secret spec and the files the spec names are the
+	// course's: a link among them that leads out of it is refused, not
+	// read (a header linked to ~/.ssh would be compiled, and quoted in
+	// the compiler's errors).
+	for _, f := range []string{x.Spec(), author.SecretFile(x)} {
+		if err := outside(c, f); err != nil {
+			return nil, err
+		}
+	}
 	spec, err := checker.LoadSpec(c.Path(x.Spec()))
 	if os.IsNotExist(err) {
 		return nil, fmt.Errorf("exercise %s has no checks: write %s beside its file", x.ID, x.Spec())
@@ -29,6 +41,11 @@ func LoadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
 	dir := filepath.Dir(c.Path(x.Student))
 	var errs diag.Errors
 	for _, f := range spec.Files {
+		if err := outside(c, path.Join(path.Dir(x.Student), filepath.ToSlash(f))); err != nil {
+			errs = append(errs, &diag.Error{File: spec.File, Line: spec.FilesLine, Msg: fmt.Sprintf("%s names %s: %v", x.ID, f, err),
+				Fix: "put the file itself beside " + filepath.Base(x.Student)})
+			continue
+		}
 		if !isFile(filepath.Join(dir, f)) {
 			errs = append(errs, &diag.Error{File: spec.File, Line: spec.FilesLine,
 				Msg: fmt.Sprintf("%s names %s, which is not in %s", x.ID, f, filepath.Dir(x.Student)),
@@ -43,6 +60,16 @@ func LoadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
 	return spec, errs.Err()
 }
 
+// outside says why rel, a file of course c, leads out of it; nil when it
+// does not, or is not there.
+func outside(c *course.Course, rel string) error {
+	var be *beneath.Error
+	if _, err := beneath.Stat(c.Root, rel); errors.As(err, &be) {
+		return be
+	}
+	return nil
+}
+
 // NewJob is the job of checking main (the student's file, or a file in
 // its place) against exercise x of course c, in the exercise's workspace
 // (.lessons/check/ID): its spec, and its other files from main's folder,
@@ -54,7 +81,7 @@ func NewJob(c *course.Course, x *course.Exercise, main string) (*Job, error) {
 		return nil, &ToolError{Err: err}
 	}
 	return &Job{
-		ID: x.ID, Spec: spec, Dir: filepath.Join(c.Root, ".lessons", "check", x.ID),
+		ID: x.ID, Spec: spec, Dir: filepath.Join(c.Root, ".lessons", "check", x.ID), Root: c.Root,
 		Files: Files(x, spec, main, filepath.Dir(main), filepath.Dir(c.Path(x.Student))),
 	}, nil
 }

@@ -53,6 +53,11 @@ type Job struct {
 	// sanitizers' logs are kept there (the statistics record comes over
 	// a pipe). The Sandbox uses folders of its own.
 	Dir string
+	// Root, when set, is the folder Dir lies in (the course's): Dir is
+	// then made with no link on its way from Root, since a course can
+	// commit .lessons/check/ID as a link to a folder the build would
+	// empty and write into.
+	Root string
 	// Hash tells builds of different files apart in the Sandbox's
 	// folders (a hash of the files); it may be empty for Plain.
 	Hash string

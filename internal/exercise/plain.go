@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
@@ -18,7 +19,7 @@ var _ Runner = Plain{}
 // it; the files of a multi-file exercise are copied into Dir/src first,
 // under the names the exercise gives them.
 func (Plain) build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*buildPlace, error) {
-	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+	if err := makeDir(j); err != nil {
 		return nil, err
 	}
 	p := &buildPlace{dir: j.Dir, prog: filepath.Join(j.Dir, "prog"), runner: runner.Exec{}}
@@ -27,7 +28,9 @@ func (Plain) build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*buildPl
 		return p, nil
 	}
 	p.dir = filepath.Join(j.Dir, "src")
-	os.RemoveAll(p.dir)
+	if err := beneath.RemoveAll(j.Dir, "src"); err != nil {
+		return nil, err
+	}
 	if err := writeFiles(p.dir, j.Files); err != nil {
 		return nil, err
 	}
@@ -43,18 +46,32 @@ func (Plain) run(ctx context.Context, tk *Toolkit, j *Job, prog, device string, 
 	return &runPlace{dir: j.Dir, prog: prog, env: env, runner: runner.Exec{}, sanitizer: runner.Exec{}}, nil
 }
 
-// writeFiles writes files into dir under their names, making folders.
+// makeDir makes the job's folder: beneath its Root, with no link on the
+// way, when it has one.
+func makeDir(j *Job) error {
+	if j.Root == "" {
+		return os.MkdirAll(j.Dir, 0o755)
+	}
+	rel, err := filepath.Rel(j.Root, j.Dir)
+	if err != nil {
+		return err
+	}
+	_, err = beneath.Dir(j.Root, rel)
+	return err
+}
+
+// writeFiles writes files into dir under their names, making folders,
+// never through a link out of dir.
 func writeFiles(dir string, files []File) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	for _, f := range files {
 		data, err := f.read()
 		if err != nil {
 			return err
 		}
-		p := filepath.Join(dir, f.Name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+		if err := beneath.WriteFile(dir, f.Name, data, 0o644); err != nil {
 			return err
 		}
 	}

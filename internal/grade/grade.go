@@ -10,16 +10,20 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/author"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/gradebook"
@@ -120,7 +124,9 @@ func Students(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+		// A student folder that is a link is listed, so that its
+		// grade says why it is not followed (Load).
+		if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && !strings.HasPrefix(e.Name(), ".") {
 			out = append(out, e.Name())
 		}
 	}
@@ -164,10 +170,10 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 		for _, s := range students {
 			t := &Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
 			file := SubmittedFile(subs, s, x)
-			if err := Load(t, file); err != nil {
+			if err := Load(t, subs, file); err != nil {
 				return nil, nil, err
 			}
-			if err := LoadFiles(t, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
+			if err := LoadFiles(t, subs, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
 				return nil, nil, err
 			}
 			t.Findings = Suspect(t, reference)
@@ -177,18 +183,32 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 	return tasks, bookXs, nil
 }
 
-// Load reads a student's file for a task. A missing file leaves Source
-// nil; a link or a file too large is a Problem, never followed or read.
-func Load(t *Task, path string) error {
+// Load reads a student's file for a task, at path in the class folder
+// subs. A missing file leaves Source nil; a file too large, or a link
+// anywhere on its way from subs (the file, the student's folder, a
+// folder between: day001 -> ../alice would hand in another's work), is
+// a Problem, never followed or read.
+func Load(t *Task, subs, path string) error {
 	t.SourceName = filepath.Base(path)
-	st, err := os.Lstat(path)
+	rel, err := filepath.Rel(subs, path)
+	if err != nil {
+		return err
+	}
+	err = beneath.NoLinks(subs, rel)
+	var be *beneath.Error
+	var st fs.FileInfo
+	if err == nil {
+		st, err = os.Lstat(path)
+	}
 	switch {
-	case os.IsNotExist(err):
+	case errors.As(err, &be) && be.At == rel:
+		t.Problem = fmt.Sprintf("%s is a link, not a file: hand in the file itself", t.SourceName)
+	case errors.As(err, &be):
+		t.Problem = fmt.Sprintf("%s is a link, not a folder (for %s): hand in folders and files themselves, never links", filepath.ToSlash(be.At), t.SourceName)
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return nil
 	case err != nil:
 		return err
-	case st.Mode()&os.ModeSymlink != 0:
-		t.Problem = fmt.Sprintf("%s is a link, not a file: hand in the file itself", t.SourceName)
 	case !st.Mode().IsRegular():
 		t.Problem = fmt.Sprintf("%s is not a regular file", t.SourceName)
 	case st.Size() > MaxSource:
@@ -199,7 +219,8 @@ func Load(t *Task, path string) error {
 		t.SourceHash = Hash([]byte(t.Problem))
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	// Read beneath subs: nothing on the way can have become a link out.
+	data, err := beneath.ReadFile(subs, rel)
 	if err != nil {
 		return err
 	}
@@ -210,9 +231,9 @@ func Load(t *Task, path string) error {
 
 // LoadFiles reads the spec's other files of a task whose main file was
 // handed in: each from the student's folder (beside their main file) when
-// it is there, else from given, the exercise's folder. A link, or a file
-// too large, is the task's Problem.
-func LoadFiles(t *Task, submitted, given string) error {
+// it is there, else from given, the exercise's folder. A link on the way
+// from subs, or a file too large, is the task's Problem.
+func LoadFiles(t *Task, subs, submitted, given string) error {
 	if t.Source == nil || t.Problem != "" || len(t.Spec.Files) == 0 {
 		return nil
 	}
@@ -221,7 +242,7 @@ func LoadFiles(t *Task, submitted, given string) error {
 	for _, name := range t.Spec.Files {
 		name = filepath.Clean(name)
 		var f Task
-		if err := Load(&f, filepath.Join(submitted, name)); err != nil {
+		if err := Load(&f, subs, filepath.Join(submitted, name)); err != nil {
 			return err
 		}
 		if f.Problem != "" {

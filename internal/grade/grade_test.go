@@ -104,7 +104,7 @@ func tasks(t *testing.T, dir string) []*Task {
 	for _, s := range students {
 		for _, x := range exercises {
 			task := &Task{Student: s, Exercise: x, Spec: &checker.Spec{Points: 10}, SpecHash: "spec-v1"}
-			if err := Load(task, SubmittedFile(dir, s, x)); err != nil {
+			if err := Load(task, dir, SubmittedFile(dir, s, x)); err != nil {
 				t.Fatal(err)
 			}
 			out = append(out, task)

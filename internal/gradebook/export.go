@@ -181,7 +181,7 @@ func (s *Sheet) WriteJSON(w io.Writer) error {
 // points.
 func (s *Sheet) Feedback(student string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Feedback for %s\n\n", student)
+	fmt.Fprintf(&b, "# Feedback for %s\n\n", mdText(student))
 	fmt.Fprintf(&b, "**Total: %d of %d points.**\n\n", s.Total(student), s.Max)
 	b.WriteString("| Exercise | Result | Points |\n|---|---|---|\n")
 	for _, x := range s.Exercises {
@@ -255,8 +255,11 @@ func (s *Sheet) Feedback(student string) string {
 }
 
 // mdText keeps text that came from a program or a spec from being read as
-// markdown.
+// markdown, and from carrying escape sequences or control bytes (a
+// student's compiler errors and output reach an editor, a terminal's
+// cat, or the page).
 func mdText(s string) string {
+	s = ui.Printable(s)
 	r := strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "]", "\\]", "<", "&lt;", ">", "&gt;", "|", "\\|", "#", "\\#", "\n", " ")
 	return r.Replace(s)
 }
@@ -273,7 +276,7 @@ func (s *Sheet) FeedbackHTML(student string) ([]byte, error) {
 <html lang="en"><head><meta charset="utf-8"><title>Feedback for %s</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .6rem}blockquote{border-left:4px solid #e0a800;margin:0;padding:.2rem 1rem;background:#fff8e1}</style>
 </head><body>
-`, html.EscapeString(student))
+`, html.EscapeString(ui.Printable(student)))
 	page.Write(body.Bytes())
 	page.WriteString("</body></html>\n")
 	return page.Bytes(), nil

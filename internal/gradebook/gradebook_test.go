@@ -414,3 +414,36 @@ func TestPeople(t *testing.T) {
 		t.Errorf("people read back: %+v", ps)
 	}
 }
+
+// A student's compiler errors and output reach STUDENT.md and its page
+// without escape sequences or control bytes (an OSC 52 sequence would
+// set the clipboard of whoever cats the file; \r would hide a line).
+func TestFeedbackWithoutControlBytes(t *testing.T) {
+	b := open(t)
+	b.SetExercises([]Exercise{{"block-pool", 10, 0}})
+	evil := "\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\x1b[31mred\x1b[0m\rfake ✓ 10/10\x00\x08\x7f\u009b"
+	fail := attempt("trudy\x1b[8m", "block-pool", Failed)
+	fail.Reason = evil
+	fail.Checks[1].Got = evil
+	fail.Checks[1].Hint = evil
+	b.Record(fail)
+	err := attempt("trudy\x1b[8m", "block-pool", Error)
+	err.Reason = evil
+	s, e := b.Sheet()
+	if e != nil {
+		t.Fatal(e)
+	}
+	md := s.Feedback("trudy\x1b[8m")
+	page, _ := s.FeedbackHTML("trudy\x1b[8m")
+	for name, out := range map[string]string{"STUDENT.md": md, "STUDENT.html": string(page)} {
+		for _, r := range out {
+			if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)) {
+				t.Errorf("%s holds control character %U:\n%q", name, r, out)
+				break
+			}
+		}
+		if !strings.Contains(out, "red") || !strings.Contains(out, "fake ✓ 10/10") {
+			t.Errorf("%s lost the text around the escapes:\n%q", name, out)
+		}
+	}
+}

@@ -21,9 +21,9 @@ const module = "github.com/cudalessons/lessons/"
 var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
 		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect"},
-	{"checker", "gpu", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook"},
+	{"checker", "gpu", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath"},
 	{"internal/course", "internal/notebook", "internal/slurm"},
-	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms"},
+	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
 	{"internal/exercise"},
 	{"internal/grade"},
 	{"internal/cli"},

@@ -84,6 +84,9 @@ func IsIpynb(file string, src []byte) bool {
 // a notebook that is not valid JSON, or of another nbformat, gives only an
 // error.
 func ParseIpynb(file string, src []byte) (*Lesson, error) {
+	if err := checkSize(file, src, MaxIpynbBytes); err != nil {
+		return nil, err
+	}
 	lines := newLineIndex(src)
 	at := func(off int64, fix, format string, args ...any) error {
 		line := lines.line(int(off))
@@ -159,6 +162,11 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 		var cells []Cell
 		switch nc.Type {
 		case "markdown":
+			if n, d := tooDeep([]byte(nc.Source)); n > 0 {
+				errs = append(errs, nestingError(file, line, d, fmt.Sprintf(" in cell %d (its line %d)", i+1, n)))
+				off += int64(len(raw))
+				continue
+			}
 			cells = markdownCells(string(nc.Source), line)
 			atts := attachments(nc.Attachments)
 			for k := range cells {

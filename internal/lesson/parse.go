@@ -74,6 +74,9 @@ func (l *Lesson) Empty() bool {
 // and, when the document has errors, an Errors value naming each with its
 // line; the lesson is still returned for what could be read.
 func Parse(file string, src []byte) (*Lesson, error) {
+	if err := checkMarkdown(file, src); err != nil {
+		return &Lesson{Path: file, Source: src, Doc: ast.NewDocument(), Title: strings.TrimSuffix(path.Base(file), path.Ext(file))}, err
+	}
 	doc := md.Parser().Parse(text.NewReader(src))
 	p := &parse{file: file, src: src, lines: newLineIndex(src)}
 	l := &Lesson{Path: file, Source: src, Doc: doc}

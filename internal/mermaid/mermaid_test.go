@@ -2,6 +2,7 @@ package mermaid
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,10 +114,14 @@ func FuzzParse(f *testing.F) {
 		f.Add(string(src))
 	}
 	f.Add("graph LR\nA-->B-->A\nA & B --> C")
+	f.Add("graph TD\nA & B & C & D & E & F & G & H & I & J --> K & L & M & N & O & P & Q & R & S & T & U")
 	f.Fuzz(func(t *testing.T, src string) {
 		g, err := Parse(src)
 		if err != nil {
 			return
+		}
+		if len(g.Nodes) > MaxNodes || len(g.Edges) > MaxEdges {
+			t.Fatalf("%d nodes and %d edges let through", len(g.Nodes), len(g.Edges))
 		}
 		L := g.Layout(60)
 		_ = L.Text()
@@ -148,5 +153,34 @@ func TestSVGEveryEdge(t *testing.T) {
 	}
 	if strings.Contains(svg, `id="arrow"`) {
 		t.Error("SVG has the shared id arrow")
+	}
+}
+
+// A chart past the caps is refused at the line that passes them, with
+// why; one at the caps is drawn.
+func TestCaps(t *testing.T) {
+	chain := func(n int) string {
+		var b strings.Builder
+		b.WriteString("graph TD\n")
+		for i := 1; i < n; i++ {
+			fmt.Fprintf(&b, "N%d --> N%d\n", i-1, i)
+		}
+		return b.String()
+	}
+	if _, err := Parse(chain(MaxNodes)); err != nil {
+		t.Errorf("%d nodes: %v", MaxNodes, err)
+	}
+	_, err := Parse(chain(320))
+	if err == nil || err.Error() != fmt.Sprintf("diagram line %d: the chart has more than 100 nodes, the most lessons draws: split it into smaller charts", MaxNodes+1) {
+		t.Errorf("320 nodes: %v", err)
+	}
+	// A group to a group makes every pair an edge: 15 by 15 is 225.
+	var a, b []string
+	for i := 0; i < 15; i++ {
+		a, b = append(a, fmt.Sprint("A", i)), append(b, fmt.Sprint("B", i))
+	}
+	_, err = Parse("graph TD\n" + strings.Join(a, " & ") + " --> " + strings.Join(b, " & ") + "\n")
+	if err == nil || !strings.Contains(err.Error(), "diagram line 2: the chart has more than 200 edges") {
+		t.Errorf("225 edges: %v", err)
 	}
 }

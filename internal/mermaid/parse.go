@@ -45,6 +45,16 @@ type Graph struct {
 	ids       map[string]int
 }
 
+// The most a chart may have. Laying a chart out costs more than its size
+// (a long edge becomes a box in every row it crosses, and rows are
+// reordered against each other), and a course is someone else's: a
+// 320-node chart took 14.6 s. A chart past these is not drawn; the page
+// says why and shows its source.
+const (
+	MaxNodes = 100
+	MaxEdges = 200
+)
+
 // Error is a line of a chart that could not be read.
 type Error struct {
 	Line int // 1-based, within the chart
@@ -121,6 +131,9 @@ func (g *Graph) statement(line string) error {
 		if err != nil {
 			return err
 		}
+		if len(g.Edges)+len(prev)*len(next) > MaxEdges {
+			return fmt.Errorf("the chart has more than %d edges, the most lessons draws: split it into smaller charts", MaxEdges)
+		}
 		for _, a := range prev {
 			for _, b := range next {
 				g.Edges = append(g.Edges, Edge{From: a, To: b, Label: label, Dotted: dotted, Arrow: arrow})
@@ -161,6 +174,9 @@ func (g *Graph) node(s *scanner) (int, error) {
 	}
 	i, seen := g.ids[id]
 	if !seen {
+		if len(g.Nodes) == MaxNodes {
+			return 0, fmt.Errorf("the chart has more than %d nodes, the most lessons draws: split it into smaller charts", MaxNodes)
+		}
 		i = len(g.Nodes)
 		g.ids[id] = i
 		g.Nodes = append(g.Nodes, Node{ID: id, Label: id})

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/ui"
@@ -147,7 +147,7 @@ func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options
 		}
 		texts = append(texts, fileText(files, c))
 		if c.Kind == lesson.File {
-			if _, err := writeFile(filepath.Join(opt.Workspace, c.Name), texts[len(texts)-1]); err != nil {
+			if _, err := writeFile(opt.Workspace, c.Name, texts[len(texts)-1]); err != nil {
 				return nil, err
 			}
 		}
@@ -219,7 +219,7 @@ func runCell(ctx context.Context, c *lesson.Cell, text string, env Env, opt Opti
 	w := io.MultiWriter(out, &tail)
 	switch {
 	case c.Kind == lesson.File:
-		changed, err := writeFile(filepath.Join(opt.Workspace, c.Name), text)
+		changed, err := writeFile(opt.Workspace, c.Name, text)
 		switch {
 		case err != nil:
 			o.Reason = err.Error()
@@ -310,15 +310,14 @@ func command(ctx context.Context, c *lesson.Cell, env Env, opt Options, script s
 
 // writeFile writes a cell's file unless it already holds the same text, so
 // that an unchanged file keeps its time and a student's look at it stays
-// true. It reports whether it wrote.
-func writeFile(path, text string) (bool, error) {
-	if old, err := os.ReadFile(path); err == nil && string(old) == text {
+// true. It reports whether it wrote. The file is reached through
+// beneath: a link in the workspace (a course can commit one) that leads
+// out of it is refused, not written through.
+func writeFile(ws, name, text string) (bool, error) {
+	if old, err := beneath.ReadFile(ws, name); err == nil && string(old) == text {
 		return false, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
-	}
-	return true, atomicfile.Write(path, []byte(text), 0o644)
+	return true, beneath.WriteFile(ws, name, []byte(text), 0o644)
 }
 
 var (

@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 )
 
@@ -25,14 +24,16 @@ type Progress struct {
 }
 
 // File is where course c keeps its progress.
-func File(c *course.Course) string { return filepath.Join(c.Root, ".lessons", "progress.json") }
+func File(c *course.Course) string { return filepath.Join(c.Root, fileName) }
+
+const fileName = ".lessons/progress.json"
 
 // Load reads the progress; none yet is an empty one. A file that cannot
 // be read is an error, never taken for an empty one: the next pass would
 // write over what the student had passed.
 func Load(c *course.Course) (*Progress, error) {
 	p := &Progress{Passed: map[string]time.Time{}}
-	data, err := os.ReadFile(File(c))
+	data, err := beneath.ReadFile(c.Root, fileName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, nil
 	}
@@ -55,10 +56,12 @@ func (p *Progress) Save(c *course.Course) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(File(c)), 0o755); err != nil {
+	// A course that commits .lessons as a link would have the progress
+	// written wherever it points.
+	if _, err := beneath.Dir(c.Root, ".lessons"); err != nil {
 		return err
 	}
-	return atomicfile.Write(File(c), data, 0o644)
+	return beneath.WriteFile(c.Root, fileName, data, 0o644)
 }
 
 // Next is the first exercise of c after the one named after (from the

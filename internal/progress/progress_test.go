@@ -53,3 +53,41 @@ func TestSpoiltFileIsAnError(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A course that commits .lessons, or progress.json, as a link out: the
+// progress is neither read from nor written to where it points.
+func TestProgressLinkedOutRefused(t *testing.T) {
+	for _, at := range []string{".lessons", ".lessons/progress.json"} {
+		for _, kind := range []string{"absolute", "relative"} {
+			t.Run(kind+"/"+at, func(t *testing.T) {
+				c := tiny(t)
+				outside := t.TempDir()
+				victim := filepath.Join(outside, "progress.json")
+				os.WriteFile(victim, []byte(`{"passed": {"a": "2020-01-01T00:00:00Z"}}`), 0o644)
+				link := filepath.Join(c.Root, at)
+				os.MkdirAll(filepath.Dir(link), 0o755)
+				target := outside
+				if at == ".lessons/progress.json" {
+					target = victim
+				}
+				if kind == "relative" {
+					target, _ = filepath.Rel(filepath.Dir(link), target)
+				}
+				if err := os.Symlink(target, link); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Load(c); err == nil {
+					t.Errorf("Load read through the link")
+				}
+				p := &Progress{Passed: map[string]time.Time{"b": time.Now()}}
+				err := p.Save(c)
+				if data, _ := os.ReadFile(victim); !strings.Contains(string(data), "2020") {
+					t.Errorf("written through the link: %s", data)
+				}
+				if at == ".lessons" && err == nil {
+					t.Errorf("Save through a linked .lessons: no error")
+				}
+			})
+		}
+	}
+}

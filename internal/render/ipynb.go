@@ -8,9 +8,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // What a .ipynb lesson has that markdown has not: recorded outputs,
@@ -52,7 +51,7 @@ func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 			fmt.Fprintf(&b, "  %s %s\n", t.style("2", "┆"), imageName(o.MIME, o.Data, "shown in the site"))
 			continue
 		}
-		for _, line := range strings.Split(strings.TrimRight(printable(o.Text), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(ui.Printable(o.Text), "\n"), "\n") {
 			fmt.Fprintf(&b, "  %s %s\n", t.style("2", "┆"), line)
 		}
 	}
@@ -156,18 +155,4 @@ func outputsHTML(w io.Writer, c *lesson.Cell) error {
 		}
 	}
 	return nil
-}
-
-// printable is text from a file the reader did not write (a notebook's
-// recorded output) made safe for a terminal: escape sequences (colours,
-// but also a window title or the clipboard, OSC 52) are dropped, and any
-// other control character but a tab or a newline is shown as �.
-func printable(s string) string {
-	s = ansi.Strip(s)
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' || (r >= 0x20 && r != 0x7f && (r < 0x80 || r > 0x9f)) {
-			return r
-		}
-		return '\uFFFD'
-	}, s)
 }

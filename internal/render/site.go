@@ -10,7 +10,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,7 +23,7 @@ import (
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/mermaid"
@@ -250,7 +249,9 @@ func Export(c *course.Course, dir string) error {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(site)) {
-		if err := writeFile(filepath.Join(dir, name), site[name]); err != nil {
+		// Names come from the course's files: beneath keeps them, and
+		// any link the target folder holds, inside dir.
+		if err := beneath.WriteFile(dir, name, site[name], 0o644); err != nil {
 			return err
 		}
 	}
@@ -463,9 +464,6 @@ func markdownHTML(md string) (template.HTML, error) {
 	}
 	return template.HTML(b.String()), nil
 }
-
-// writeFile replaces a file whole: a reader never sees half a page.
-func writeFile(name string, data []byte) error { return atomicfile.Write(name, data, 0o644) }
 
 var dayPrefixRE = regexp.MustCompile(`^(?i:day)\s*\d+\s*[:.–—-]\s*`)
 

@@ -127,7 +127,7 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 		b.WriteString(strings.Join(wrapLine("  "+t.style("1;36", lbl), t.opt.Width, hang), "\n"))
 		b.WriteByte('\n')
 	}
-	body := strings.TrimRight(printable(c.Text), "\n")
+	body := strings.TrimRight(ui.Printable(c.Text), "\n")
 	if c.Kind == lesson.Command && !strings.Contains(body, "\n") && strings.Contains(c.Label, body) {
 		// a one-line command is its label: shown once (not a %%sh cell's,
 		// whose label is the magic)

@@ -25,8 +25,8 @@ var assets embed.FS
 // notebookScripts are the notebook's script and style, and the token the
 // page carries.
 func (s *Server) notebookScripts(gen int) string {
-	return fmt.Sprintf(`<meta name="lessons-token" content="%s"><meta name="lessons-build" content="%d"><link rel="stylesheet" href="%snotebook.css"><script src="%snotebook.js"></script>`,
-		html.EscapeString(s.guard.token), gen, assetPrefix, assetPrefix)
+	return fmt.Sprintf(`<meta name="lessons-token" content="%s"><meta name="lessons-build" content="%d"><link rel="stylesheet" href="%snotebook.css"><script>`+keepToken+`</script><script src="%snotebook.js"></script>`,
+		html.EscapeString(s.guard.token), gen, assetPrefix, jsString(s.guard.token), assetPrefix)
 }
 
 // Checker checks exercises for the page, as lessons check does.
@@ -268,6 +268,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session strin
 // verdicts streams pushed verdicts and reloads to a page as server-sent
 // events.
 func (s *Server) verdicts(w http.ResponseWriter, r *http.Request) {
+	if !s.openStream(w) {
+		return
+	}
+	defer s.closeStream()
 	rc := http.NewResponseController(w)
 	ch := make(chan []byte, 16)
 	s.feed.mu.Lock()

@@ -15,12 +15,19 @@ import (
 // sites make, never a header.
 const TokenHeader = "X-Lessons-Token"
 
-// guard is what a request must show: the server's Host, and to run or
-// change anything, the token and an Origin that is this server.
+// guard is what a request must show: the server's Host and the token,
+// for every request (a page, a script, a stream), and to run or change
+// anything, the token in a header and an Origin that is this server.
+//
+// Pages need the token on loopback too, as Jupyter's do: any user of
+// the machine can reach 127.0.0.1, and a page carries what runs code.
+// The token travels in the URL (?token=, kept by every link of the page),
+// not in a cookie: a cookie is scoped to a host, never to a port, so the
+// browser would hand it to every other server on 127.0.0.1, another
+// user's included.
 type guard struct {
 	token string
 	hosts map[string]bool // names beside localhost and IP addresses
-	pages bool            // pages need the token too
 }
 
 func newGuard() guard {
@@ -47,12 +54,25 @@ func (g *guard) host(r *http.Request) (string, int) {
 	return "serve: Host " + r.Host + " is not this server (open it by its address or localhost)", http.StatusForbidden
 }
 
-// page refuses a page without the token when pages need it.
-func (g *guard) page(r *http.Request) (string, int) {
-	if !g.pages || g.tokenOK(r.URL.Query().Get("token")) {
-		return "", 0
+// any refuses a request without the token, in ?token= or the header,
+// and a request that another site's page makes for a script, a style or
+// a stream (the browser says so in Sec-Fetch-Site): a <script> tag of
+// another site could otherwise read the lesson data a script holds.
+// Following a link (a navigation) from elsewhere is fine: the link must
+// carry the token, which only this server's pages and its printed URL do.
+func (g *guard) any(r *http.Request) (string, int) {
+	site, mode := r.Header.Get("Sec-Fetch-Site"), r.Header.Get("Sec-Fetch-Mode")
+	if site != "" && site != "same-origin" && site != "none" && mode != "navigate" {
+		return "serve: a page of another site (Sec-Fetch-Site: " + site + ") may not load this", http.StatusForbidden
 	}
-	return "serve: open the address lessons serve printed, with its ?token=", http.StatusForbidden
+	t := r.Header.Get(TokenHeader)
+	if t == "" {
+		t = r.URL.Query().Get("token")
+	}
+	if !g.tokenOK(t) {
+		return "serve: open the address lessons serve printed, with its ?token=", http.StatusForbidden
+	}
+	return "", 0
 }
 
 // write refuses a request that runs or changes something without the

@@ -69,7 +69,7 @@ func TestRebindingHostIsRefused(t *testing.T) {
 	// localhost and a name the server was told are fine.
 	c.srv.AllowHost("lab.example")
 	for _, host := range []string{"localhost", "LOCALHOST:99", "lab.example:8080", "[::1]:3000", "10.0.0.7"} {
-		req, _ := http.NewRequest("GET", c.http.URL+"/day001-a.html", nil)
+		req, _ := http.NewRequest("GET", withToken(c.http.URL+"/day001-a.html"), nil)
 		req.Host = host
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -85,7 +85,7 @@ func TestRebindingHostIsRefused(t *testing.T) {
 func TestReadsNeedTheToken(t *testing.T) {
 	c := newCourse(t, map[string]string{"day001-a": dayOne})
 	for _, path := range []string{apiPrefix + "cells?page=day001-a", apiPrefix + "events", apiPrefix + "cells?page=day001-a&token=nope"} {
-		code, _, _ := get(t, c.http.URL+path)
+		code, _, _ := bare(t, c.http.URL+path)
 		if code != http.StatusForbidden {
 			t.Errorf("GET %s: %d, want 403", path, code)
 		}
@@ -123,28 +123,21 @@ func TestPathEscapes(t *testing.T) {
 	}
 }
 
-// On an address other machines reach, the pages need the token too.
-func TestPagesNeedTheTokenWhenAsked(t *testing.T) {
+// Every request needs the token, on loopback too: pages, the site's
+// style and scripts (the search index holds every lesson's text), the
+// notebook's assets and the streams.
+func TestEverythingNeedsTheToken(t *testing.T) {
 	c := newCourse(t, map[string]string{"day001-a": dayOne})
 	code, _, body := get(t, c.http.URL+"/day001-a.html")
 	if code != 200 || !strings.Contains(body, `<meta name="lessons-token" content="`+c.srv.Token()+`">`) {
 		t.Fatalf("the page does not carry the token: %d", code)
 	}
-	c.srv.RequireTokenForPages()
-	if code, _, _ := get(t, c.http.URL+"/day001-a.html"); code != http.StatusForbidden {
-		t.Errorf("a page without the token: %d, want 403", code)
-	}
-	if code, _, _ := get(t, c.http.URL+"/day001-a.html?token="+c.srv.Token()); code != 200 {
-		t.Errorf("a page with the token: %d", code)
-	}
-	if code, _, _ := get(t, c.http.URL+"/?token=x"); code != http.StatusForbidden {
-		t.Errorf("the index with a wrong token: %d, want 403", code)
-	}
-	// What the page loads without a token, its style and scripts, hold
-	// no token and are not refused (this course has none: not found).
-	for _, p := range []string{"/style.css", "/lessons.js", "/search-index.js"} {
-		if code, _, _ := get(t, c.http.URL+p); code == http.StatusForbidden {
-			t.Errorf("%s: 403; a page loads it without the token", p)
+	for _, p := range []string{"/", "/day001-a.html", "/style.css", "/lessons.js", "/search-index.js", "/_lessons/assets/notebook.js", "/_lessons/assets/notebook.css", ReloadPath, apiPrefix + "events"} {
+		if code, _, _ := bare(t, c.http.URL+p); code != http.StatusForbidden {
+			t.Errorf("%s without the token: %d, want 403", p, code)
+		}
+		if code, _, _ := bare(t, c.http.URL+p+"?token=x"); code != http.StatusForbidden {
+			t.Errorf("%s with a wrong token: %d, want 403", p, code)
 		}
 	}
 }
@@ -236,6 +229,9 @@ func FuzzGuard(f *testing.F) {
 		}
 		hostMsg, _ := g.host(r)
 		writeMsg, _ := g.write(r)
+		if anyMsg, _ := g.any(r); anyMsg == "" && !withToken {
+			t.Errorf("Host %q, Origin %q: passes without the token", host, origin)
+		}
 		if writeMsg == "" && (!withToken || origin == "" || !strings.HasSuffix(origin, "://"+host)) {
 			t.Errorf("Host %q, Origin %q, token %v: may write", host, origin, withToken)
 		}

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 )
@@ -48,15 +48,14 @@ type run struct {
 // Restart leaves it, Reset cell removes one.
 const editsDir = ".lessons-edits"
 
-func editFile(ws string, c *lesson.Cell) string {
-	return filepath.Join(ws, editsDir, fmt.Sprintf("%d-%s", c.Number, strings.ReplaceAll(filepath.Clean(c.Name), string(filepath.Separator), "_")))
+// editFile is where, in the workspace, the page's version of cell c is kept.
+func editFile(c *lesson.Cell) string {
+	return filepath.Join(editsDir, fmt.Sprintf("%d-%s", c.Number, strings.ReplaceAll(filepath.Clean(c.Name), string(filepath.Separator), "_")))
 }
 
-// inside tells whether name stays inside ws.
-func inside(ws, name string) bool {
-	rel, err := filepath.Rel(ws, filepath.Join(ws, name))
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(name)
-}
+// inside tells whether name stays inside ws, by its look; the writes go
+// through beneath, which also refuses links out of the workspace.
+func inside(name string) bool { return beneath.Local(name) == nil }
 
 // edited is the lesson with the page's edits in place of its file cells'
 // text; the lesson itself is not changed.
@@ -67,7 +66,7 @@ func edited(l *lesson.Lesson, ws string) *lesson.Lesson {
 		if c.Cells[i].Kind != lesson.File {
 			continue
 		}
-		if data, err := os.ReadFile(editFile(ws, &c.Cells[i])); err == nil {
+		if data, err := beneath.ReadFile(ws, editFile(&c.Cells[i])); err == nil {
 			c.Cells[i].Text = string(data)
 		}
 	}
@@ -122,13 +121,13 @@ func (nb *Notebook) edit(page string, n int, text string) error {
 	if err != nil {
 		return err
 	}
-	if !inside(ws, c.Name) {
+	if !inside(c.Name) {
 		return fmt.Errorf("cell [%d] writes %s, outside its workspace", n, c.Name)
 	}
-	if err := writeAtomic(editFile(ws, c), text); err != nil {
+	if err := writeText(ws, editFile(c), text); err != nil {
 		return fmt.Errorf("edit cell [%d]: %w", n, err)
 	}
-	return writeAtomic(filepath.Join(ws, c.Name), text)
+	return writeText(ws, c.Name, text)
 }
 
 // reset forgets the page's version of file cell n and puts the lesson's
@@ -142,20 +141,22 @@ func (nb *Notebook) reset(page string, n int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !inside(ws, c.Name) {
+	if !inside(c.Name) {
 		return "", fmt.Errorf("cell [%d] writes %s, outside its workspace", n, c.Name)
 	}
-	if err := os.Remove(editFile(ws, c)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := beneath.Remove(ws, editFile(c)); err != nil {
 		return "", err
 	}
-	return c.Text, writeAtomic(filepath.Join(ws, c.Name), c.Text)
+	return c.Text, writeText(ws, c.Name, c.Text)
 }
 
-func writeAtomic(path, text string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// writeText writes a file of the workspace ws, never through a link that
+// leads out of it (a course can commit its workspace with one).
+func writeText(ws, name, text string) error {
+	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, []byte(text), 0o644)
+	return beneath.WriteFile(ws, name, []byte(text), 0o644)
 }
 
 // restart stops every run in the page's workspace and empties it, but
@@ -177,7 +178,7 @@ func (nb *Notebook) restart(page string) error {
 		if e.Name() == editsDir || e.Name() == ".lessons-bin" {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(ws, e.Name())); err != nil {
+		if err := beneath.RemoveAll(ws, e.Name()); err != nil {
 			return fmt.Errorf("restart %s: %w", page, err)
 		}
 	}

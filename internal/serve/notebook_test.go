@@ -69,7 +69,7 @@ func newCourse(t testing.TB, lessons map[string]string) *course {
 	if err := os.WriteFile(filepath.Join(bin, "nvcc"), []byte(fakeNVCC), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c.srv = New(c.build)
+	c.srv = newServer(c.build)
 	c.srv.SetNotebook(&Notebook{
 		Lesson: c.lesson,
 		Env: func(ws string) (notebook.Env, error) {

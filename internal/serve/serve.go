@@ -14,11 +14,14 @@ package serve
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -26,8 +29,20 @@ import (
 // ReloadPath is where pages listen for reloads.
 const ReloadPath = "/_lessons/reload"
 
+// MaxStreams is how many pages may listen at once (for reloads and
+// verdicts), by default: each holds a request open, and past this a
+// server would hold whatever a script on the machine opens.
+const MaxStreams = 64
+
+// keepToken is the start of the script of every page: a link written
+// after the page was served (a search result) gets the token when it is
+// followed, as the server gave it to the page's own links.
+const keepToken = `(function () { var q = %s; document.addEventListener("click", function (e) { var a = e.target.closest && e.target.closest("a[href]"); if (!a) return; var u = new URL(a.href, location.href); if (u.origin === location.origin && u.searchParams.get("token") !== q) { u.searchParams.set("token", q); a.href = u.toString(); } }, true); })();`
+
 // reloadScript goes at the end of every page served.
-const reloadScript = `<script>new EventSource("` + ReloadPath + `").onmessage = function () { location.reload(); };</script>`
+func (s *Server) reloadScript() string {
+	return "<script>" + fmt.Sprintf(keepToken, jsString(s.guard.token)) + `new EventSource("` + ReloadPath + "?token=" + url.QueryEscape(s.guard.token) + `").onmessage = function () { location.reload(); };</script>`
+}
 
 // Server serves the site that Build renders, as of the last Rebuild.
 type Server struct {
@@ -38,6 +53,8 @@ type Server struct {
 	err  error // why the last build failed; the site is then an error page
 	gen  int   // how many builds: a page of an older one reloads
 	subs map[chan struct{}]struct{}
+	// streams is how many pages listen, of at most maxStreams.
+	streams, maxStreams int
 
 	guard guard
 	nb    *Notebook // nil: a read-only site
@@ -50,7 +67,7 @@ type Server struct {
 // New renders the site once and serves it, to this machine's names only
 // (see AllowHost) and with a fresh random token.
 func New(build func() (map[string][]byte, error)) *Server {
-	s := &Server{build: build, subs: map[chan struct{}]struct{}{}, guard: newGuard()}
+	s := &Server{build: build, subs: map[chan struct{}]struct{}{}, guard: newGuard(), maxStreams: MaxStreams}
 	s.feed.subs = map[chan []byte]struct{}{}
 	s.Rebuild()
 	return s
@@ -66,9 +83,28 @@ func (s *Server) SetToken(t string) { s.guard.token = t }
 // in the Host header, beside localhost and IP addresses.
 func (s *Server) AllowHost(host string) { s.guard.hosts[strings.ToLower(host)] = true }
 
-// RequireTokenForPages makes every page need ?token= too: for a server
-// that other machines can reach.
-func (s *Server) RequireTokenForPages() { s.guard.pages = true }
+// SetMaxStreams sets how many pages may listen at once (MaxStreams by
+// default); past it a page is answered 503.
+func (s *Server) SetMaxStreams(n int) { s.maxStreams = n }
+
+// openStream takes a stream's place, or says why there is none.
+func (s *Server) openStream(w http.ResponseWriter) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streams >= s.maxStreams {
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, fmt.Sprintf("serve: %d pages already listen for reloads, the most this server keeps open: close some of its tabs (or scripts) and reload", s.maxStreams), http.StatusServiceUnavailable)
+		return false
+	}
+	s.streams++
+	return true
+}
+
+func (s *Server) closeStream() {
+	s.mu.Lock()
+	s.streams--
+	s.mu.Unlock()
+}
 
 // SetNotebook lets pages run their lesson's cells through nb.
 func (s *Server) SetNotebook(nb *Notebook) { s.nb = nb }
@@ -113,7 +149,21 @@ func (s *Server) Watchers() int {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	// No page of another site may frame this one (a click on a framed
+	// Run all runs cells) or load what it serves (a <script> of another
+	// site reading the lessons' search index); and the token in the URL
+	// is never sent to another site as a Referer.
+	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
 	if msg, code := s.guard.host(r); msg != "" {
+		http.Error(w, msg, code)
+		return
+	}
+	if msg, code := s.guard.any(r); msg != "" {
 		http.Error(w, msg, code)
 		return
 	}
@@ -134,15 +184,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = "index.html"
 	}
-	// Pages carry the token (in a meta tag), so they need it where pages
-	// are guarded; the site's styles and scripts do not, and a browser
-	// loads them without it.
-	if strings.HasSuffix(name, ".html") {
-		if msg, code := s.guard.page(r); msg != "" {
-			http.Error(w, msg, code)
-			return
-		}
-	}
 	s.mu.Lock()
 	site, err, gen := s.site, s.err, s.gen
 	s.mu.Unlock()
@@ -150,7 +191,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusInternalServerError)
-		fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>The course does not build</title></head>\n<body><h1>The course does not build</h1>\n<p>Fix this and save: the page reloads by itself.</p>\n<pre>%s</pre>\n%s\n</body></html>\n", html.EscapeString(err.Error()), reloadScript)
+		fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>The course does not build</title></head>\n<body><h1>The course does not build</h1>\n<p>Fix this and save: the page reloads by itself.</p>\n<pre>%s</pre>\n%s\n</body></html>\n", html.EscapeString(err.Error()), s.reloadScript())
 		return
 	}
 	data, ok := site[name]
@@ -164,7 +205,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", ctype)
 	if strings.HasSuffix(name, ".html") {
-		data = s.withScripts(data, gen)
+		data = s.withToken(s.withScripts(data, gen))
 	}
 	w.Write(data)
 }
@@ -176,7 +217,47 @@ func (s *Server) withScripts(page []byte, gen int) []byte {
 	if s.nb != nil || s.check != nil {
 		return withScript(page, s.notebookScripts(gen))
 	}
-	return withScript(page, reloadScript)
+	return withScript(page, s.reloadScript())
+}
+
+// jsString is s as a JavaScript string that is safe inside <script>.
+func jsString(s string) string {
+	b, _ := json.Marshal(s) // escapes <, > and & too
+	return string(b)
+}
+
+// attrURL is a link or a source in a page: href="..." or src="...".
+var attrURL = regexp.MustCompile(`\b(href|src)="([^"]*)"`)
+
+// withToken puts the token in every URL of page that leads to this
+// server (style.css, search-index.js, day002-b.html, /_lessons/...), so
+// that its scripts and styles load and its links open, while any other
+// request without the token is refused.
+func (s *Server) withToken(page []byte) []byte {
+	tok := html.EscapeString(url.QueryEscape(s.guard.token))
+	return attrURL.ReplaceAllFunc(page, func(m []byte) []byte {
+		sub := attrURL.FindSubmatch(m)
+		u := string(sub[2])
+		if u == "" || strings.HasPrefix(u, "#") || strings.HasPrefix(u, "//") || scheme(u) {
+			return m
+		}
+		frag := ""
+		if i := strings.IndexByte(u, '#'); i >= 0 {
+			u, frag = u[:i], u[i:]
+		}
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&amp;"
+		}
+		return []byte(string(sub[1]) + `="` + u + sep + "token=" + tok + frag + `"`)
+	})
+}
+
+// scheme tells whether u names a scheme (https:, mailto:, data:): a
+// colon before any / ? or #.
+func scheme(u string) bool {
+	i := strings.IndexAny(u, ":/?#")
+	return i > 0 && u[i] == ':'
 }
 
 func withScript(page []byte, script string) []byte {
@@ -199,6 +280,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
 		return
 	}
+	if !s.openStream(w) {
+		return
+	}
+	defer s.closeStream()
 	ch := make(chan struct{}, 1)
 	s.mu.Lock()
 	s.subs[ch] = struct{}{}

@@ -31,9 +31,36 @@ func (s *site) set(pages map[string][]byte, err error) {
 	s.mu.Unlock()
 }
 
-func get(t *testing.T, url string) (int, string, string) {
+// testToken is the token of the tests' servers.
+const testToken = "test-token-5b2a9c"
+
+func newServer(build func() (map[string][]byte, error)) *Server {
+	s := New(build)
+	s.SetToken(testToken)
+	return s
+}
+
+// withToken adds the test token to a URL of a test server.
+func withToken(u string) string {
+	if strings.Contains(u, "?") {
+		return u + "&token=" + testToken
+	}
+	return u + "?token=" + testToken
+}
+
+// get gets u with the token, as a page of the server would.
+func get(t *testing.T, u string) (int, string, string) {
 	t.Helper()
-	res, err := http.Get(url)
+	if !strings.Contains(u, "token=") {
+		u = withToken(u)
+	}
+	return bare(t, u)
+}
+
+// bare gets u as it is, without adding the token.
+func bare(t *testing.T, u string) (int, string, string) {
+	t.Helper()
+	res, err := http.Get(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +78,14 @@ func TestPages(t *testing.T) {
 		"day002-b.html":   []byte("no body tag"),
 		"plain/inner.txt": []byte("x"),
 	}}
-	srv := httptest.NewServer(New(s.build))
+	srv := httptest.NewServer(newServer(s.build))
 	defer srv.Close()
 
 	code, ctype, body := get(t, srv.URL+"/")
 	if code != 200 || !strings.HasPrefix(ctype, "text/html") || !strings.Contains(body, "Contents") {
 		t.Errorf("/: %d %s %q", code, ctype, body)
 	}
-	if !strings.Contains(body, `new EventSource("/_lessons/reload")`+".onmessage = function () { location.reload(); };</script>\n</body>") {
+	if !strings.Contains(body, `new EventSource("/_lessons/reload?token=`+testToken+`")`+".onmessage = function () { location.reload(); };</script>\n</body>") {
 		t.Errorf("the reload script should end the body: %q", body)
 	}
 	if _, _, body := get(t, srv.URL+"/day002-b.html"); !strings.HasSuffix(body, "location.reload(); };</script>") {
@@ -72,7 +99,7 @@ func TestPages(t *testing.T) {
 			t.Errorf("%s: %d %q", p, code, body)
 		}
 	}
-	res, err := http.Post(srv.URL+"/", "text/plain", strings.NewReader("x"))
+	res, err := http.Post(withToken(srv.URL+"/"), "text/plain", strings.NewReader("x"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +114,11 @@ func TestPages(t *testing.T) {
 // good build.
 func TestReload(t *testing.T) {
 	s := &site{pages: map[string][]byte{"index.html": []byte("<body>one</body>")}}
-	server := New(s.build)
+	server := newServer(s.build)
 	srv := httptest.NewServer(server)
 	defer srv.Close()
 
-	res, err := http.Get(srv.URL + ReloadPath)
+	res, err := http.Get(withToken(srv.URL + ReloadPath))
 	if err != nil {
 		t.Fatal(err)
 	}

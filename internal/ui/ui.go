@@ -6,6 +6,8 @@ package ui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // ClearScreen clears a terminal and puts the cursor at its top left.
@@ -35,4 +37,20 @@ func Count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Printable is text the reader did not write (a notebook's recorded
+// output, a student's compiler errors and program output in a grade or
+// its feedback) made safe for a terminal, an editor or a page: escape
+// sequences (colours, but also a window title or the clipboard, OSC 52)
+// are dropped, and any other control character but a tab or a newline
+// is shown as U+FFFD.
+func Printable(s string) string {
+	s = ansi.Strip(s)
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || (r >= 0x20 && r != 0x7f && (r < 0x80 || r > 0x9f)) {
+			return r
+		}
+		return '\uFFFD'
+	}, s)
 }

@@ -35,3 +35,19 @@ func TestCount(t *testing.T) {
 		t.Error(got)
 	}
 }
+
+// Text from a file the reader did not write reaches a terminal without
+// its escape sequences: a hostile notebook or program output cannot set
+// the window's title or the clipboard (OSC 52) of whoever reads it.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"ok\x1b]52;c;cHduZWQ=\x07 done": "ok done",
+		"\x1b]0;pwned\x07title":         "title",
+		"red \x1b[31mtext\x1b[0m plain": "red text plain",
+		"bell\x07 and \x00nul\ttab":     "bell\uFFFD and \uFFFDnul\ttab",
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -13,20 +13,8 @@
   var cells = {}; // number -> {el, state, out, status, editor}
   var stopping = false;
 
-  // Links keep the token where pages need it: those of the page, and
-  // those written later (search results), when they are followed.
-  var q = new URLSearchParams(location.search).get("token");
-  if (q) {
-    var keep = function (a) {
-      var u = new URL(a.href, location.href);
-      if (u.origin === location.origin && u.searchParams.get("token") !== q) { u.searchParams.set("token", q); a.href = u.toString(); }
-    };
-    document.querySelectorAll("a[href]").forEach(keep);
-    document.addEventListener("click", function (e) {
-      var a = e.target.closest && e.target.closest("a[href]");
-      if (a) keep(a);
-    }, true);
-  }
+  // Links keep the token through the page's first script (serve.go's
+  // keepToken), which also runs where no notebook is attached.
 
   function post(op, body) {
     body.page = page; body.session = session;

@@ -1,0 +1,84 @@
+package grade
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/checker"
+)
+
+// A link anywhere on the way from the class folder to a handed-in file
+// (the student's folder, a folder between, the file, a spec's other
+// file), relative or absolute, to another student or to the course's
+// solutions: never followed; the task's Problem says which part is a
+// link, and what is there is never read.
+func TestSubmissionLinksRefused(t *testing.T) {
+	base := t.TempDir()
+	solutions := filepath.Join(base, "course", "solutions")
+	os.MkdirAll(filepath.Join(solutions, "day068"), 0o755)
+	os.WriteFile(filepath.Join(solutions, "day068", "block_pool.cu"), []byte("pass SOLUTION"), 0o644)
+	os.WriteFile(filepath.Join(solutions, "block_pool.cu"), []byte("pass SOLUTION"), 0o644)
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"folder relative to another student", map[string]string{"trudy/day068": "->../alice/day068"}, "trudy/day068 is a link, not a folder"},
+		{"folder absolute to the solutions", map[string]string{"trudy/day068": "->" + filepath.Join(solutions, "day068")}, "trudy/day068 is a link, not a folder"},
+		{"folder relative to the solutions", map[string]string{"trudy/day068": "->../../course/solutions/day068"}, "trudy/day068 is a link, not a folder"},
+		{"student folder", map[string]string{"trudy": "->alice"}, "trudy is a link, not a folder"},
+		{"student folder absolute", map[string]string{"trudy": "->" + solutions}, "trudy is a link, not a folder"},
+		{"file relative", map[string]string{"trudy/block_pool.cu": "->../alice/day068/block_pool.cu"}, "block_pool.cu is a link, not a file"},
+		{"file absolute", map[string]string{"trudy/day068/block_pool.cu": "->" + filepath.Join(solutions, "block_pool.cu")}, "block_pool.cu is a link, not a file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "subs")
+			files := map[string]string{"alice/day068/block_pool.cu": "pass ALICE"}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			// Links relative to the solutions need the course beside subs.
+			os.Symlink(filepath.Join(base, "course"), filepath.Join(filepath.Dir(dir), "course"))
+			ts := class(t, dir, files)
+			var trudy *Task
+			for _, task := range ts {
+				if task.Student == "trudy" && task.Exercise.ID == "block-pool" {
+					trudy = task
+				}
+			}
+			if trudy == nil {
+				t.Fatalf("trudy is not in the class: %v", ts)
+			}
+			if !strings.Contains(trudy.Problem, tc.want) {
+				t.Errorf("problem %q, want %q", trudy.Problem, tc.want)
+			}
+			if strings.Contains(string(trudy.Source), "pass") {
+				t.Errorf("the linked file was read: %q", trudy.Source)
+			}
+		})
+	}
+}
+
+// A spec's other file, handed in through a linked folder, is refused as
+// the main file is.
+func TestSubmissionOtherFileLinkRefused(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "alice", "inc"), 0o755)
+	os.WriteFile(filepath.Join(dir, "alice", "inc", "h.h"), []byte("alice's"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "trudy"), 0o755)
+	os.WriteFile(filepath.Join(dir, "trudy", "block_pool.cu"), []byte("mine"), 0o644)
+	os.Symlink("../alice/inc", filepath.Join(dir, "trudy", "inc"))
+	task := &Task{Student: "trudy", Exercise: exercises[0], Spec: &checker.Spec{Files: []string{"inc/h.h"}}}
+	file := SubmittedFile(dir, "trudy", exercises[0])
+	if err := Load(task, dir, file); err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadFiles(task, dir, filepath.Dir(file), t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(task.Problem, "trudy/inc is a link") {
+		t.Errorf("problem %q", task.Problem)
+	}
+}

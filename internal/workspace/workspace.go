@@ -1,0 +1,72 @@
+// Package workspace is where a lesson's cells run: .lessons/work/NAME in
+// the course (or a folder in the cache for a lesson read by path), with
+// the nvcc wrapper that builds cells through the compile cache.
+//
+// A course is someone else's repository and may commit .lessons/work/NAME
+// as a link to a folder elsewhere; Run would then write there and Restart
+// empty it. The workspace is made through beneath.Dir, which refuses a
+// link anywhere on its way from the course's root.
+package workspace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudalessons/lessons/internal/beneath"
+	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/lesson"
+)
+
+// For is the workspace of lesson l, made if it is not there: in course c
+// when c is not nil, else in the cache under the lesson's name and a hash
+// of its path.
+func For(c *course.Course, l *lesson.Lesson) (string, error) {
+	name := strings.TrimSuffix(filepath.Base(l.Path), filepath.Ext(l.Path))
+	if c != nil {
+		return beneath.Dir(c.Root, filepath.Join(".lessons", "work", name))
+	}
+	cache, err := buildcache.Default()
+	if err != nil {
+		return "", err
+	}
+	abs, _ := filepath.Abs(l.Path)
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(cache.Dir, "work", name+"-"+hex.EncodeToString(sum[:4])), nil
+}
+
+// WrapperName is the folder in a workspace that holds its nvcc wrapper.
+const WrapperName = ".lessons-bin"
+
+// WrapperDir is where workspace ws keeps its nvcc wrapper.
+func WrapperDir(ws string) string { return filepath.Join(ws, WrapperName) }
+
+// MakeWrapper puts an nvcc in ws's wrapper folder that is this program,
+// so that nvcc in a cell builds through the cache. The folder may not be
+// a link: the wrapper would land wherever it points.
+func MakeWrapper(ws string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return err
+	}
+	dir, err := beneath.Dir(ws, WrapperName)
+	if err != nil {
+		return err
+	}
+	link := filepath.Join(dir, "nvcc")
+	if cur, err := os.Readlink(link); err == nil && cur == self {
+		return nil
+	}
+	if err := os.Remove(link); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Symlink(self, link)
+}
