@@ -23,6 +23,7 @@ ex() { echo "$course/exercises/$1"; }
 BP=day068/block_pool.cu; AP=day070/async_pipeline.cu; GR=day072/growable.cu
 variants=$course/checker/testdata/variants
 victim=$subs/s00-correct/async_pipeline.cu
+sock=/tmp/lessons-bench.sock
 
 # kind: the three files (or - for none) and the expected statuses.
 kinds=(
@@ -42,6 +43,9 @@ kinds=(
   "read_others     $(sol $BP) $here/class/read_others.cu $(sol $GR) passed failed passed"
   "crash_context   $(sol $BP) $here/class/crash_context.cu $(sol $GR) passed failed passed"
   "mem_hog         $(sol $BP) $here/class/mem_hog.cu $(sol $GR) passed failed passed"
+  "tty_inject      $(sol $BP) $here/class/tty_inject.cu $(sol $GR) passed failed passed"
+  "unix_socket     $(sol $BP) $here/class/unix_socket.cu $(sol $GR) passed failed passed"
+  "include_secret  $(sol $BP) $here/class/include_secret.cu $(sol $GR) passed failed passed"
 )
 # Forgers of the statistics record (internal/exercise/testdata/hostile):
 # each prints what a correct program prints and goes around the library.
@@ -50,6 +54,7 @@ for h in forge_file forge_fd dup2_fd exit_early dlsym_runtime driver_entry dlmop
 done
 mkdir -p "$subs"
 : > "$work/expected.tsv"
+for line in "${kinds[@]}"; do read -r kind _ <<<"$line"; echo "$kind"; done > "$work/kinds.txt"
 n=0
 for k in $(seq 0 $((per - 1))); do
   for line in "${kinds[@]}"; do
@@ -61,7 +66,7 @@ for k in $(seq 0 $((per - 1))); do
       if [ "$1" = COMPILE_ERROR ]; then
         sed 's/cudaStreamSynchronize(/cudaStreamSynchronize(;/' "$(sol $AP)" > "$subs/$name/$2"
       else
-        sed -e "s|@CLASSMATE@|$victim|; s|@GRADEBOOK@|$book|; s|@SOLUTION@|$(sol $AP)|" "$1" > "$subs/$name/$2"
+        sed -e "s|@CLASSMATE@|$victim|; s|@GRADEBOOK@|$book|; s|@SOLUTION@|$(sol $AP)|; s|@SECRET@|$course/solutions/day070/async_pipeline.toml|; s|@SOCKET@|$sock|" "$1" > "$subs/$name/$2"
       fi
       echo "// handed in by $name" >> "$subs/$name/$2"
     }
@@ -79,6 +84,36 @@ cold=0 resume=0 warm=0 serial=0
 if [ "$mode" != serial ]; then
 # 1. lessons grade, cold: an empty compile cache and a new gradebook.
 "$bin" cache clean >/dev/null
+# Listeners the sandboxed programs must not reach: a Unix socket any user
+# may connect to, one in the abstract namespace, UDP on the loopback.
+rm -f "$sock"
+python3 - "$sock" "$work/listener.txt" <<'PY' &
+import os, signal, socket, sys, threading
+path, report = sys.argv[1:3]
+n = {"unix": 0, "abstract": 0, "udp": 0}
+def serve(s, kind):
+    while True:
+        try:
+            if kind == "udp":
+                s.recvfrom(16)
+            else:
+                s.accept()[0].close()
+            n[kind] += 1
+        except OSError:
+            return
+u = socket.socket(socket.AF_UNIX); u.bind(path); os.chmod(path, 0o666); u.listen(64)
+a = socket.socket(socket.AF_UNIX); a.bind("\0lessons-bench"); a.listen(64)
+d = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); d.bind(("127.0.0.1", 47123))
+for s, k in ((u, "unix"), (a, "abstract"), (d, "udp")):
+    threading.Thread(target=serve, args=(s, k), daemon=True).start()
+def done(*_):
+    open(report, "w").write(" ".join(f"{k}={v}" for k, v in n.items()) + "\n")
+    sys.exit(0)
+signal.signal(signal.SIGTERM, done)
+signal.pause()
+PY
+listener=$!
+sleep 0.5
 t0=$(now); "$bin" --course "$course" grade "$subs" block-pool async-pipeline vmm-growable --gradebook "$book" ${GRADE_FLAGS:-} >"$work/grade-cold.txt" 2>"$work/grade-cold.err" || echo "grade exited $?"; t1=$(now)
 cold=$(calc "$t1 - $t0")
 # 2. again, nothing changed: everything is skipped.
@@ -135,17 +170,22 @@ for line in open(f"{work}/expected.tsv"):
 print(f"grades checked: {n}, as generated: {n - bad}, mismatches: {bad}")
 for st in sorted({s for s, _ in got}):
     kind = st.split("-", 1)[1]
-    if st.startswith(("s00", "s01", "s02", "s03", "s04", "s05", "s06", "s07", "s08", "s09", "s10", "s11", "s12", "s13", "s14", "s15")):
+    if int(st[1:st.index("-")]) < len(open(f"{work}/kinds.txt").read().split()):
         print(f"  {kind:15} async-pipeline: {got[(st, 'async-pipeline')]:7} {reason[(st, 'async-pipeline')][:110]}")
 db = sqlite3.connect(f"{work}/gradebook.db")
 print("gradebook integrity:", db.execute("PRAGMA integrity_check").fetchone()[0])
-for (out,) in db.execute("SELECT output FROM grades WHERE exercise = 'async-pipeline' AND (student LIKE 's12-%' OR student LIKE 's13-%')"):
+for (out,) in db.execute("SELECT output FROM grades WHERE exercise = 'async-pipeline' AND (student LIKE 's12-%' OR student LIKE 's13-%' OR student LIKE 's16-%' OR student LIKE 's17-%' OR student LIKE 's18-%')"):
     print("  hostile output:", out.strip().replace("\n", " | ")[:400])
 leaks = db.execute("SELECT count(*) FROM grades WHERE output GLOB '*: GOT *' OR output GLOB '*: DONE*'").fetchone()[0]
 print("hostile reads or writes that succeeded:", leaks)
 print("classmate's file unchanged:", hashlib.sha256(open(victim, "rb").read()).hexdigest() == victim_sum)
 print("file written in /tmp:", os.path.exists("/tmp/lessons-pwned"))
+secret = [out for (out,) in db.execute("SELECT output FROM grades WHERE student LIKE '%-include_secret' AND (output LIKE '%hidden_run%' OR output LIKE '%20 on 3%')")]
+print("secret spec quoted to a student:", len(secret))
 PY
+kill "$listener" 2>/dev/null; wait "$listener" 2>/dev/null
+echo "reached outside the sandbox (connections, packets): $(cat "$work/listener.txt" 2>/dev/null || echo 'listener gone')"
+rm -f "$sock"
 fi
 # Zombies (killed, waiting for init to reap them) are counted apart.
 echo "leftover processes of the workers' users: $(ps -eo uid=,stat= | awk '$1>=61000 && $1<62000 && $2 !~ /^Z/' | wc -l) running, $(ps -eo uid=,stat= | awk '$1>=61000 && $1<62000 && $2 ~ /^Z/' | wc -l) zombies"
