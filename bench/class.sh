@@ -46,6 +46,7 @@ kinds=(
   "tty_inject      $(sol $BP) $here/class/tty_inject.cu $(sol $GR) passed failed passed"
   "unix_socket     $(sol $BP) $here/class/unix_socket.cu $(sol $GR) passed failed passed"
   "include_secret  $(sol $BP) $here/class/include_secret.cu $(sol $GR) passed failed passed"
+  "linked_folder   $(sol $BP) -                                $(sol $GR) passed failed passed"
 )
 # Forgers of the statistics record (internal/exercise/testdata/hostile):
 # each prints what a correct program prints and goes around the library.
@@ -71,6 +72,8 @@ for k in $(seq 0 $((per - 1))); do
       echo "// handed in by $name" >> "$subs/$name/$2"
     }
     put "$bp" block_pool.cu; put "$ap" async_pipeline.cu; put "$gr" growable.cu
+    # A folder that is a link to a classmate's: never followed.
+    [ "$kind" = linked_folder ] && ln -s ../s00-correct "$subs/$name/day070"
     printf '%s\tblock-pool\t%s\n%s\tasync-pipeline\t%s\n%s\tvmm-growable\t%s\n' "$name" "$ebp" "$name" "$eap" "$name" "$egr" >> "$work/expected.tsv"
   done
 done
