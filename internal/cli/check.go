@@ -18,6 +18,7 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -144,20 +145,17 @@ func interrupted() (context.Context, context.CancelFunc) {
 // checkMachine finds nvcc and a GPU for the command named cmd (check,
 // watch, grade), which its errors name.
 func checkMachine(ctx context.Context, cmd string) (*machine, error) {
-	m, err := findMachine(ctx, "")
+	m, err := hw.Need(ctx, cmd)
 	if err != nil {
-		return nil, toolMissing(fmt.Errorf("lessons %s needs nvcc to build the exercise: %w", cmd, err))
+		return nil, err
 	}
-	if m.gpuErr != nil {
-		return nil, toolMissing(fmt.Errorf("lessons %s runs the exercise, which needs a GPU: %v", cmd, m.gpuErr))
-	}
-	return m, nil
+	return &machine{Machine: m}, nil
 }
 
 // toolkit is the exercise pipeline's toolkit on this machine.
 func (m *machine) toolkit() *exercise.Toolkit {
 	if m.tk == nil {
-		m.tk = exercise.NewToolkit(m.compiler(), m.cache)
+		m.tk = exercise.NewToolkit(m.Compiler(), m.Cache)
 	}
 	return m.tk
 }

@@ -18,7 +18,7 @@ import (
 func execute(cmd *cobra.Command, args ...string) error {
 	cmd.SetArgs(args)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{Err: err} })
 	return cmd.Execute()
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
-	"github.com/cudalessons/lessons/internal/exercise"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
@@ -32,7 +32,7 @@ func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 func doctorRun(io *IOStreams) error {
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	missing := 0
-	info, err := prober().Probe(true)
+	info, err := hw.Prober().Probe(true)
 	switch {
 	case err != nil:
 		missing++
@@ -57,7 +57,7 @@ func doctorRun(io *IOStreams) error {
 		fmt.Fprintf(tw, "nvcc\t%s (%s)\n", nvcc.Path, nvcc.Version)
 	}
 	// The one that check and grade would use.
-	if p := exercise.SanitizerPath(nvccPath); p != "" {
+	if p := hw.SanitizerPath(nvccPath); p != "" {
 		fmt.Fprintf(tw, "compute-sanitizer\t%s\n", p)
 	} else {
 		fmt.Fprintf(tw, "compute-sanitizer\tnot found (optional: checks for memory errors and leaks; it comes with the CUDA toolkit)\n")

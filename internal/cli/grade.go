@@ -19,6 +19,7 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -134,7 +135,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if o.slurm.on || o.slurm.given() != "" {
 		return gradeSlurm(o, dir, only)
 	}
-	if err := checkQueues(o.queues); err != nil {
+	if err := hw.CheckQueues(o.queues); err != nil {
 		return err
 	}
 	cl, err := loadClass(o, dir, only)
@@ -183,8 +184,8 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		kept = "the timed"
 	}
 	choice := grade.Choose(o.perGPU, o.queues, len(tasks)-timedTasks, timedTasks, kept)
-	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: queuesEnv(choice.Queues), TimedEnv: queuesEnv(choice.TimedQueues)}
-	devices := gpuDevices(len(m.info.Devices))
+	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: hw.QueuesEnv(choice.Queues), TimedEnv: hw.QueuesEnv(choice.TimedQueues)}
+	devices := hw.Devices(len(m.Info.Devices))
 	// Each worker has users of its own in a stride of 64.
 	o.jobs = min(max(o.jobs, 1), exercise.MaxSlots)
 	if len(devices)*choice.PerDevice > exercise.MaxSlots {
@@ -297,19 +298,6 @@ func loadClass(o *gradeOptions, dir string, only []string) (*class, error) {
 		return nil, err
 	}
 	return &class{course: c, subs: subs, students: students, exercises: exercises, tasks: tasks, bookXs: bookXs, bookPath: bookPath}, nil
-}
-
-// gpuDevices names the GPUs for CUDA_VISIBLE_DEVICES: those already
-// visible when it is set, else 0..n-1.
-func gpuDevices(n int) []string {
-	if v := os.Getenv("CUDA_VISIBLE_DEVICES"); v != "" {
-		return strings.Split(v, ",")
-	}
-	out := make([]string, max(n, 1))
-	for i := range out {
-		out[i] = fmt.Sprint(i)
-	}
-	return out
 }
 
 func printSheet(w io.Writer, s *gradebook.Sheet) {

@@ -26,6 +26,7 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/slurm"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -170,7 +171,7 @@ func gradeSlurm(o *gradeOptions, dir string, only []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkQueues(o.queues); err != nil {
+	if err := hw.CheckQueues(o.queues); err != nil {
 		return err
 	}
 	opts, err := slurmOptions(&o.slurm, cl.course.Slurm)
@@ -697,13 +698,13 @@ func gradeWorker(o *gradeOptions, stage, arg string) error {
 			return fmt.Errorf("grade worker: the plan names no GPU to build for (%q)", p.Capability)
 		}
 		dev.Name = "the run nodes' GPU"
-		m.info, m.gpuErr = &gpu.Info{Devices: []gpu.Device{dev}}, nil
+		m.Info, m.GPUErr = &gpu.Info{Devices: []gpu.Device{dev}}, nil
 	} else {
 		if m, err = checkMachine(ctx, "grade worker"); err != nil {
 			return err
 		}
-		if p.Capability != "" && m.arch() != "sm_"+strings.ReplaceAll(p.Capability, ".", "") {
-			fmt.Printf("lessons grade worker: this node's GPU is %s, the build tasks built for %s: building here\n", m.arch(), p.Capability)
+		if p.Capability != "" && m.Arch() != "sm_"+strings.ReplaceAll(p.Capability, ".", "") {
+			fmt.Printf("lessons grade worker: this node's GPU is %s, the build tasks built for %s: building here\n", m.Arch(), p.Capability)
 		}
 		if _, err := m.toolkit().StatsLibrary(ctx); err != nil {
 			return err
@@ -730,7 +731,7 @@ func gradeWorker(o *gradeOptions, stage, arg string) error {
 		kept = "the timed"
 	}
 	choice := grade.Choose(p.PerGPU, p.Queues, len(tasks)-timed, timed, kept)
-	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: queuesEnv(choice.Queues), TimedEnv: queuesEnv(choice.TimedQueues)}
+	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: hw.QueuesEnv(choice.Queues), TimedEnv: hw.QueuesEnv(choice.TimedQueues)}
 	return workerRun(ctx, tc, p, idx, items, tasks, host, choice.PerDevice)
 }
 
@@ -886,14 +887,14 @@ func workerRun(ctx context.Context, tc grade.Toolchain, p *slurm.Plan, idx int, 
 			},
 		})
 	}
-	grade.Schedule(ctx, gitems, grade.Slots{Jobs: 1, Devices: gpuDevices(1), PerDevice: perGPU})
+	grade.Schedule(ctx, gitems, grade.Slots{Jobs: 1, Devices: hw.Devices(1), PerDevice: perGPU})
 	if werr != nil {
 		return werr
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	fmt.Printf("lessons grade worker: %d graded in %s on GPU %s\n", n, time.Since(start).Round(time.Millisecond), strings.Join(gpuDevices(1), ","))
+	fmt.Printf("lessons grade worker: %d graded in %s on GPU %s\n", n, time.Since(start).Round(time.Millisecond), strings.Join(hw.Devices(1), ","))
 	return nil
 }
 
@@ -957,15 +958,15 @@ func workerPreflight(ctx context.Context, o *gradeOptions, arg, host string) err
 	if err != nil {
 		bad = append(bad, fmt.Sprintf("nvcc: %v", err))
 	}
-	if stage == slurm.StageRun && m != nil && m.gpuErr != nil {
-		bad = append(bad, fmt.Sprintf("a GPU: %v (CUDA_VISIBLE_DEVICES=%q)", m.gpuErr, os.Getenv("CUDA_VISIBLE_DEVICES")))
+	if stage == slurm.StageRun && m != nil && m.GPUErr != nil {
+		bad = append(bad, fmt.Sprintf("a GPU: %v (CUDA_VISIBLE_DEVICES=%q)", m.GPUErr, os.Getenv("CUDA_VISIBLE_DEVICES")))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("preflight on %s (%s): %s", host, stage, strings.Join(bad, "; "))
 	}
 	fmt.Printf("preflight on %s (%s): the course, the submissions, the cache, nvcc%s: all here\n", host, stage, map[bool]string{true: " and a GPU", false: ""}[stage == slurm.StageRun])
 	if stage == slurm.StageRun {
-		d := m.info.Devices[0]
+		d := m.Info.Devices[0]
 		fmt.Printf("%s%d.%d (%s)\n", capabilityLine, d.Major, d.Minor, d.Name)
 	}
 	return nil

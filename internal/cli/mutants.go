@@ -14,6 +14,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -72,13 +73,13 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 		}
 	}
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed*20, timed*20, "the timed")
-	devices := gpuDevices(len(m.info.Devices))
+	devices := hw.Devices(len(m.Info.Devices))
 	slots := grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice}
 	env := func(spec *checker.Spec) []string {
 		if spec.Timed {
-			return queuesEnv(choice.TimedQueues)
+			return hw.QueuesEnv(choice.TimedQueues)
 		}
-		return queuesEnv(choice.Queues)
+		return hw.QueuesEnv(choice.Queues)
 	}
 	tk := m.toolkit()
 

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/course"
-	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
@@ -44,7 +44,7 @@ func Run(io *IOStreams, args []string) int {
 		}
 		return coded.code
 	case errors.As(err, &usage):
-		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.err)
+		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.Err)
 		if cmd != nil {
 			fmt.Fprintf(io.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
@@ -52,7 +52,7 @@ func Run(io *IOStreams, args []string) int {
 	case errors.Is(err, errSilent):
 		return exitError
 	}
-	var tool *exercise.ToolError
+	var tool *failure.Tool
 	if errors.As(err, &tool) {
 		fmt.Fprintf(io.ErrOut, "lessons: %v\n", err)
 		return exitUsage
@@ -70,11 +70,9 @@ func Run(io *IOStreams, args []string) int {
 // errSilent is returned by a command that has already said what went wrong.
 var errSilent = errors.New("silent")
 
-type usageError struct{ err error }
+type usageError = failure.Usage
 
-func (u *usageError) Error() string { return u.err.Error() }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+func usagef(format string, args ...any) error { return failure.Usagef(format, args...) }
 
 // unknownCommand is the root's argument check: with no subcommand of
 // that name, cobra hands the words to the root itself.
@@ -148,7 +146,7 @@ class with lessons grade.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{Err: err} })
 	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io), newDoctor(io, g), newCache(io), newImport(io, nil))
 	// Authoring: one source for exercises, and what can be checked without a GPU.
 	root.AddCommand(newGenerate(io, g), newLint(io, g))

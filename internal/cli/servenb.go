@@ -76,22 +76,22 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 		}
 		return nil, "", fmt.Errorf("%s is not a lesson of this course", page)
 	}
-	arch := m.arch()
+	arch := m.Arch()
 	srv.SetNotebook(&serve.Notebook{
 		Lesson: lessonOf,
 		Env: func(ws string) (notebook.Env, error) {
 			if err := makeWrapper(wrapperDir(ws)); err != nil {
 				return notebook.Env{}, err
 			}
-			comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: arch}
+			comp := buildcache.Compiler{Path: m.NVCC.Path, Version: m.NVCC.Version, Arch: arch}
 			return m.notebookEnv(comp, ws), nil
 		},
 		Timeout:     timeout,
-		CompileOnly: m.gpuErr != nil,
+		CompileOnly: m.GPUErr != nil,
 	})
 	srv.SetChecker(&pageChecker{root: root, m: m})
-	if m.gpuErr != nil {
-		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check says it needs a GPU", m.gpuErr)
+	if m.GPUErr != nil {
+		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check says it needs a GPU", m.GPUErr)
 	}
 	return ""
 }
@@ -156,14 +156,14 @@ func (p *pageChecker) Check(ctx context.Context, id string) (*serve.Verdict, err
 	if err != nil {
 		return nil, err
 	}
-	if p.m.gpuErr != nil {
-		return nil, fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", p.m.gpuErr)
+	if p.m.GPUErr != nil {
+		return nil, fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", p.m.GPUErr)
 	}
 	job, err := exercise.NewJob(c, x, c.Path(x.Student))
 	if err != nil {
 		return nil, err
 	}
-	job.Env = p.m.runEnv()
+	job.Env = p.m.RunEnv()
 	spec := job.Spec
 	// As in lessons check: hidden checks and hidden runs wait for grade,
 	// and the page says only how many there are.

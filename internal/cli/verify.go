@@ -15,6 +15,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -60,7 +61,7 @@ any surprise.`,
 			if opts.Mutants && opts.CompileOnly {
 				return usagef("--mutants runs every mutant on the GPU; it does not go with --compile-only")
 			}
-			if err := checkQueues(opts.Queues); err != nil {
+			if err := hw.CheckQueues(opts.Queues); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -90,15 +91,6 @@ type item struct {
 	alone bool
 }
 
-// queuesEnv is the environment that gives a program n hardware queues
-// (none for 0: CUDA's default).
-func queuesEnv(n int) []string {
-	if n > 0 {
-		return []string{fmt.Sprintf("CUDA_DEVICE_MAX_CONNECTIONS=%d", n)}
-	}
-	return nil
-}
-
 func verifyRun(opts *VerifyOptions) error {
 	ios := opts.IO
 	c, err := opts.g.course()
@@ -115,8 +107,8 @@ func verifyRun(opts *VerifyOptions) error {
 	if err != nil {
 		return toolMissing(fmt.Errorf("lessons verify needs nvcc: %w", err))
 	}
-	if m.gpuErr != nil && !opts.CompileOnly {
-		return toolMissing(fmt.Errorf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.gpuErr))
+	if m.GPUErr != nil && !opts.CompileOnly {
+		return toolMissing(fmt.Errorf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.GPUErr))
 	}
 	if opts.Mutants {
 		return verifyMutants(ctx, opts, c, m)
@@ -142,14 +134,14 @@ func verifyRun(opts *VerifyOptions) error {
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed, timed, kept)
 	// Lessons keep CUDA's queues unless a flag says: what they print
 	// about streams and timings is what a student sees.
-	m.queues = choice.TimedQueues
+	m.Queues = choice.TimedQueues
 	items, err := verifyItems(c, m, root, opts.CompileOnly, choice)
 	if err != nil {
 		return err
 	}
 	devices := []string{"0"} // compile-only: no runs
 	if !opts.CompileOnly {
-		devices = gpuDevices(len(m.info.Devices))
+		devices = hw.Devices(len(m.Info.Devices))
 		fmt.Fprintf(ios.ErrOut, "Verifying %s: builds on %d cores, runs on %d GPU(s), %d at a time on each%s.\n",
 			ui.Count(len(items), "item"), max(opts.Jobs, 1), len(devices), choice.PerDevice, chosen(choice))
 	}
@@ -230,7 +222,7 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool, ch
 			if err := makeWrapper(wrapperDir(ws)); err != nil {
 				return err
 			}
-			outcomes, err := notebook.Run(ctx, l, m.notebookEnv(m.compiler(), ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
+			outcomes, err := notebook.Run(ctx, l, m.notebookEnv(m.Compiler(), ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
 			if err != nil {
 				return err
 			}
@@ -266,7 +258,7 @@ func verifyItems(c *course.Course, m *machine, root string, compileOnly bool, ch
 		}{{"solution", x.Solution, true}, {"exercise", x.Student, false}} {
 			it := &item{kind: side.name, name: x.ID, alone: spec.Timed}
 			var prog string
-			job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(root, side.name, x.ID), Env: queuesEnv(queues),
+			job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(root, side.name, x.ID), Env: hw.QueuesEnv(queues),
 				// A solution's folder holds the files students complete;
 				// the others are the exercise's own.
 				Files: exercise.Files(x, spec, c.Path(side.file), filepath.Dir(c.Path(side.file)), filepath.Dir(c.Path(x.Student)))}

@@ -20,9 +20,9 @@ const module = "github.com/cudalessons/lessons/"
 // imports put it, here and in the README.
 var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/failure"},
 	{"checker", "gpu", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook"},
-	{"internal/course", "internal/notebook", "internal/slurm"},
+	{"internal/course", "internal/notebook", "internal/slurm", "internal/machine"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve"},
 	{"internal/exercise"},
 	{"internal/grade"},
