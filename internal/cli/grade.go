@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
-	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
@@ -142,7 +141,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err != nil {
 		return err
 	}
-	students, exercises, tasks, bookXs, bookPath := cl.students, cl.exercises, cl.tasks, cl.bookXs, cl.bookPath
+	students, exercises, tasks, bookXs, bookPath := cl.Students, cl.Exercises, cl.Tasks, cl.BookExercises, cl.BookPath
 	ctx, stop := interrupted()
 	defer stop()
 	m, err := checkMachine(ctx, "grade")
@@ -169,22 +168,9 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		return err
 	}
 	defer sb.Close()
-	var timed []string
-	timedTasks := 0
-	for _, t := range tasks {
-		if t.Spec.Timed {
-			timedTasks++
-			if !slices.Contains(timed, t.Exercise.ID) {
-				timed = append(timed, t.Exercise.ID)
-			}
-		}
-	}
-	kept := ""
-	if timedTasks > 0 {
-		kept = "the timed"
-	}
-	choice := grade.Choose(o.perGPU, o.queues, len(tasks)-timedTasks, timedTasks, kept)
-	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: hw.QueuesEnv(choice.Queues), TimedEnv: hw.QueuesEnv(choice.TimedQueues)}
+	timed, _ := grade.Timed(tasks)
+	choice := grade.ChooseFor(o.perGPU, o.queues, tasks)
+	tc := choice.Pipeline(m.toolkit(), sb)
 	devices := hw.Devices(len(m.Info.Devices))
 	// Each worker has users of its own in a stride of 64.
 	o.jobs = min(max(o.jobs, 1), exercise.MaxSlots)
@@ -249,55 +235,13 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	return nil
 }
 
-// class is a grade's class: its students, its exercises, and a task
-// for each pair, every file read and every spec checked.
-type class struct {
-	course    *course.Course
-	subs      string // the submissions, absolute
-	students  []string
-	exercises []*course.Exercise
-	tasks     []*grade.Task
-	bookXs    []gradebook.Exercise
-	bookPath  string
-}
-
-// loadClass reads the class of a grade (locally, or on a cluster).
-func loadClass(o *gradeOptions, dir string, only []string) (*class, error) {
+// loadClass reads the class of a grade from the submissions in dir.
+func loadClass(o *gradeOptions, dir string, only []string) (*grade.Class, error) {
 	c, err := o.g.course()
 	if err != nil {
 		return nil, err
 	}
-	subs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := os.Stat(subs); err != nil || !st.IsDir() {
-		return nil, usagef("%s is not a folder of submissions", dir)
-	}
-	students, err := grade.Students(subs)
-	if err != nil {
-		return nil, err
-	}
-	bookPath, _ := filepath.Abs(o.book)
-	if strings.HasPrefix(bookPath, subs+string(filepath.Separator)) {
-		return nil, usagef("the gradebook %s is inside the submissions: students could reach it; put it elsewhere with --gradebook", o.book)
-	}
-	exercises := c.Exercises
-	if len(only) > 0 {
-		exercises = nil
-		for _, id := range only {
-			x, err := c.Exercise(id)
-			if err != nil {
-				return nil, err
-			}
-			exercises = append(exercises, x)
-		}
-	}
-	tasks, bookXs, err := grade.Tasks(c, subs, students, exercises)
-	if err != nil {
-		return nil, err
-	}
-	return &class{course: c, subs: subs, students: students, exercises: exercises, tasks: tasks, bookXs: bookXs, bookPath: bookPath}, nil
+	return grade.LoadClass(c, dir, o.book, only)
 }
 
 func printSheet(w io.Writer, s *gradebook.Sheet) {
@@ -319,24 +263,16 @@ func printSheet(w io.Writer, s *gradebook.Sheet) {
 			case a.Status == gradebook.Missing:
 				fmt.Fprint(tw, "\tmissing")
 			case a.Status == gradebook.Error:
-				fmt.Fprintf(tw, "\t? %s", clip(a.Reason, 40))
+				fmt.Fprintf(tw, "\t? %s", ui.Clip(a.Reason, 40))
 			case a.Points > 0: // partial credit
-				fmt.Fprintf(tw, "\t✗ %d %s", a.Points, clip(a.Reason, 40))
+				fmt.Fprintf(tw, "\t✗ %d %s", a.Points, ui.Clip(a.Reason, 40))
 			default:
-				fmt.Fprintf(tw, "\t✗ %s", clip(a.Reason, 40))
+				fmt.Fprintf(tw, "\t✗ %s", ui.Clip(a.Reason, 40))
 			}
 		}
 		fmt.Fprintf(tw, "\t%d/%d\n", s.Total(st), s.Max)
 	}
 	tw.Flush()
-}
-
-func clip(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // gradeProgress draws done/total, rate and time left on a terminal, and a line
