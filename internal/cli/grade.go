@@ -144,17 +144,11 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	students, exercises, tasks, bookXs, bookPath := cl.Students, cl.Exercises, cl.Tasks, cl.BookExercises, cl.BookPath
 	ctx, stop := interrupted()
 	defer stop()
-	m, err := checkMachine(ctx, "grade")
+	l, err := grade.NewLocal(ctx, tasks, o.jobs, o.perGPU, o.queues)
 	if err != nil {
 		return err
 	}
-	// The statistics library builds beside the class's files; the first
-	// run waits for it.
-	libErr := make(chan error, 1)
-	go func() {
-		_, err := m.toolkit().StatsLibrary(ctx)
-		libErr <- err
-	}()
+	defer l.Close()
 	book, err := openBook(bookPath, false)
 	if err != nil {
 		return err
@@ -163,44 +157,25 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err := book.SetExercises(bookXs); err != nil {
 		return err
 	}
-	sb, err := exercise.TempSandbox("lessons-grade-")
-	if err != nil {
-		return err
-	}
-	defer sb.Close()
-	timed, _ := grade.Timed(tasks)
-	choice := grade.ChooseFor(o.perGPU, o.queues, tasks)
-	tc := choice.Pipeline(m.toolkit(), sb)
-	devices := hw.Devices(len(m.Info.Devices))
-	// Each worker has users of its own in a stride of 64.
-	o.jobs = min(max(o.jobs, 1), exercise.MaxSlots)
-	if len(devices)*choice.PerDevice > exercise.MaxSlots {
-		if o.perGPU == 0 {
-			choice.PerDevice = max(1, exercise.MaxSlots/len(devices))
-		} else {
-			return usagef("%d GPUs × --per-gpu %d is more than %d runs at once", len(devices), o.perGPU, exercise.MaxSlots)
-		}
-	}
-	rep := sb.Report()
+	choice, devices := l.Choice, l.Devices
 	alone := ""
 	switch {
-	case len(timed) > 0 && choice.PerDevice > 1:
-		alone = fmt.Sprintf(" (timed, so alone on theirs: %s)", strings.Join(timed, ", "))
-	case len(timed) == 0 && o.perGPU == 1:
+	case len(l.Timed) > 0 && choice.PerDevice > 1:
+		alone = fmt.Sprintf(" (timed, so alone on theirs: %s)", strings.Join(l.Timed, ", "))
+	case len(l.Timed) == 0 && o.perGPU == 1:
 		// One at a time keeps the GPU quiet for timing checks; none here.
 		alone = " (no exercise here is timed: without --per-gpu several run at once)"
 	}
 	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\n",
-		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), o.jobs, len(devices), strings.Join(devices, ","), choice.PerDevice, alone, chosen(choice), rep)
+		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), l.Jobs, len(devices), strings.Join(devices, ","), choice.PerDevice, alone, chosen(choice), l.Sandbox.Report())
 	var trace *grade.Trace
 	if o.trace != "" {
 		trace = grade.NewTrace()
 	}
 	bar := newProgress(o.io, len(tasks))
-	sum, err := grade.Grade(ctx, book, tasks, tc, grade.Options{
-		Jobs: o.jobs, Devices: devices, PerDevice: choice.PerDevice, Regrade: o.regrade,
-		Done: bar.done, Trace: trace,
-	})
+	gopts := l.Options()
+	gopts.Regrade, gopts.Done, gopts.Trace = o.regrade, bar.done, trace
+	sum, err := grade.Grade(ctx, book, tasks, l.Toolchain, gopts)
 	bar.finish()
 	if trace != nil {
 		if terr := writeTrace(o.trace, trace); terr != nil {
@@ -210,12 +185,8 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err != nil && sum == nil {
 		return err
 	}
-	select {
-	case lerr := <-libErr:
-		if lerr != nil && ctx.Err() == nil {
-			return lerr // every run failed for it: say why once
-		}
-	default:
+	if lerr := l.LibraryErr(); lerr != nil && ctx.Err() == nil {
+		return lerr // every run failed for it: say why once
 	}
 	sheet, serr := book.Sheet()
 	if serr == nil {
