@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -190,7 +189,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	}
 	sheet, serr := book.Sheet()
 	if serr == nil {
-		printSheet(o.io.Out, sheet)
+		sheet.WriteTable(o.io.Out)
 	}
 	fmt.Fprintf(o.io.Out, "\n%d graded in %s: %d passed, %d failed, %d missing, %d could not be graded; %d unchanged since the last run (skipped); %d builds.\nGradebook: %s (lessons grade export, lessons grade feedback)\n",
 		sum.Passed+sum.Failed+sum.Missing+sum.Errors, sum.Took.Round(10*time.Millisecond), sum.Passed, sum.Failed, sum.Missing, sum.Errors, sum.Skipped, sum.Builds, o.book)
@@ -213,37 +212,6 @@ func loadClass(o *gradeOptions, dir string, only []string) (*grade.Class, error)
 		return nil, err
 	}
 	return grade.LoadClass(c, dir, o.book, only)
-}
-
-func printSheet(w io.Writer, s *gradebook.Sheet) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "STUDENT")
-	for _, x := range s.Exercises {
-		fmt.Fprintf(tw, "\t%s", x.ID)
-	}
-	fmt.Fprintf(tw, "\tTOTAL\n")
-	for _, st := range s.Students {
-		fmt.Fprint(tw, st)
-		for _, x := range s.Exercises {
-			a := s.Grades[st][x.ID]
-			switch {
-			case a == nil:
-				fmt.Fprint(tw, "\t-")
-			case a.Status == gradebook.Passed:
-				fmt.Fprintf(tw, "\t✓ %d", a.Points)
-			case a.Status == gradebook.Missing:
-				fmt.Fprint(tw, "\tmissing")
-			case a.Status == gradebook.Error:
-				fmt.Fprintf(tw, "\t? %s", ui.Clip(a.Reason, 40))
-			case a.Points > 0: // partial credit
-				fmt.Fprintf(tw, "\t✗ %d %s", a.Points, ui.Clip(a.Reason, 40))
-			default:
-				fmt.Fprintf(tw, "\t✗ %s", ui.Clip(a.Reason, 40))
-			}
-		}
-		fmt.Fprintf(tw, "\t%d/%d\n", s.Total(st), s.Max)
-	}
-	tw.Flush()
 }
 
 // gradeProgress draws done/total, rate and time left on a terminal, and a line

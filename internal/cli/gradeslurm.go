@@ -282,7 +282,7 @@ func slurmWait(o *gradeOptions, d *cluster.Driver, book *gradebook.Book) error {
 			p, _ := cluster.ReadPlan(r.Plan)
 			fmt.Fprintf(o.io.ErrOut, "Retrying %s that a killed task left: job %s, %s.\n", ui.Count(len(p.Items()), "item"), r.RunJob, ui.Count(len(p.Runs), "run task"))
 		}
-		if line := progressLine(pr, time.Since(start)); !pr.Finished && line != last {
+		if line := pr.Line(time.Since(start)); !pr.Finished && line != last {
 			fmt.Fprintln(o.io.ErrOut, line)
 			last = line
 		}
@@ -294,19 +294,6 @@ func slurmWait(o *gradeOptions, d *cluster.Driver, book *gradebook.Book) error {
 		return fmt.Errorf("%w; the tasks go on: lessons grade collect --gradebook %s merges what they grade", err, o.book)
 	}
 	return slurmFinish(o, book, pr)
-}
-
-func progressLine(pr *cluster.Progress, el time.Duration) string {
-	left := ""
-	if pr.Done > 0 && pr.Done < pr.Items {
-		rate := float64(pr.Done) / el.Seconds()
-		left = fmt.Sprintf(", about %s left", (time.Duration(float64(pr.Items-pr.Done)/rate) * time.Second).Round(time.Second))
-	}
-	what := ""
-	if pr.Retrying {
-		what = " retried"
-	}
-	return fmt.Sprintf("[%d/%d%s] tasks: %d pending, %d running, %d failed%s", pr.Done, pr.Items, what, pr.Pending, pr.Running, pr.Failed, left)
 }
 
 func slurmInterrupted(o *gradeOptions, d *cluster.Driver) error {
@@ -332,15 +319,8 @@ func slurmFinish(o *gradeOptions, book *gradebook.Book, pr *cluster.Progress) er
 	if err != nil {
 		return err
 	}
-	printSheet(o.io.Out, sheet)
-	errs := 0
-	for _, st := range sheet.Students {
-		for _, a := range sheet.Grades[st] {
-			if a.Status == gradebook.Error {
-				errs++
-			}
-		}
-	}
+	sheet.WriteTable(o.io.Out)
+	errs := sheet.Count(gradebook.Error)
 	fmt.Fprintf(o.io.Out, "\nGradebook: %s (lessons grade export, lessons grade feedback)\n", o.book)
 	if errs > 0 {
 		return fmt.Errorf("%d could not be graded (see the table); run the same command again to retry them", errs)
@@ -382,7 +362,7 @@ func gradeCollect(o *gradeOptions) error {
 	if pr.Finished {
 		return slurmFinish(o, book, pr)
 	}
-	fmt.Fprintln(o.io.ErrOut, progressLine(pr, 0))
+	fmt.Fprintln(o.io.ErrOut, pr.Line(0))
 	fmt.Fprintln(o.io.ErrOut, "Tasks are still going: collect again later, or with --wait.")
 	return nil
 }

@@ -77,18 +77,6 @@ process group, with its output capped.`,
 	return cmd
 }
 
-// codeError carries an exit code other than 1.
-type codeError struct {
-	code int
-	err  error
-}
-
-func (e *codeError) Error() string { return e.err.Error() }
-func (e *codeError) Unwrap() error { return e.err }
-
-// toolMissing is a problem with the machine, not the lesson: exit 2.
-func toolMissing(err error) error { return &failure.Tool{Err: err} }
-
 // machine is what a command found of this machine, with the exercise
 // pipeline's toolkit made on first use (the statistics library once).
 type machine struct {
@@ -140,7 +128,7 @@ func runRun(opts *RunOptions) error {
 	defer stop()
 	m, err := findMachine(ctx, wrapperDir(ws))
 	if err != nil {
-		return toolMissing(fmt.Errorf("lessons run needs nvcc to build the lesson's programs: %w", err))
+		return failure.Toolf("lessons run needs nvcc to build the lesson's programs: %w", err)
 	}
 	compileOnly := opts.CompileOnly
 	arch := opts.Arch

@@ -21,11 +21,17 @@ import (
 	"github.com/cudalessons/lessons/internal/watch"
 )
 
-func newServe(ios *IOStreams, g *globals) *cobra.Command {
-	var addr string
-	var poll bool
-	var timeout time.Duration
-	debounce := 200 * time.Millisecond
+// ServeOptions are the inputs of lessons serve.
+type ServeOptions struct {
+	IO                *IOStreams
+	g                 *globals
+	Addr              string
+	Poll              bool
+	Debounce, Timeout time.Duration
+}
+
+func newServe(ios *IOStreams, g *globals, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{IO: ios, g: g}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the course's site, reloaded in the browser on every save",
@@ -46,17 +52,21 @@ printed, with its ?token=.`,
 		Example: "  lessons serve\n  lessons serve --addr 127.0.0.1:8080\n  lessons serve --addr :3000       # other machines too",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return serveRun(ios, g, addr, poll, debounce, timeout)
+			if runF != nil {
+				return runF(opts)
+			}
+			return serveRun(opts)
 		},
 	}
-	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "time limit of each cell run from a page")
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:3000", "the `HOST:PORT` to listen on")
-	cmd.Flags().BoolVar(&poll, "poll", false, "poll the files instead of using file system events")
-	cmd.Flags().DurationVar(&debounce, "debounce", debounce, "how long a burst of saves lasts")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 2*time.Minute, "time limit of each cell run from a page")
+	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:3000", "the `HOST:PORT` to listen on")
+	cmd.Flags().BoolVar(&opts.Poll, "poll", false, "poll the files instead of using file system events")
+	cmd.Flags().DurationVar(&opts.Debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts")
 	return cmd
 }
 
-func serveRun(ios *IOStreams, g *globals, addr string, poll bool, debounce, timeout time.Duration) error {
+func serveRun(opts *ServeOptions) error {
+	ios, g, addr, poll, debounce, timeout := opts.IO, opts.g, opts.Addr, opts.Poll, opts.Debounce, opts.Timeout
 	c, err := g.course()
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
@@ -105,10 +106,10 @@ func verifyRun(opts *VerifyOptions) error {
 	root := filepath.Join(c.Root, ".lessons", "verify")
 	m, err := findMachine(ctx, "")
 	if err != nil {
-		return toolMissing(fmt.Errorf("lessons verify needs nvcc: %w", err))
+		return failure.Toolf("lessons verify needs nvcc: %w", err)
 	}
 	if m.GPUErr != nil && !opts.CompileOnly {
-		return toolMissing(fmt.Errorf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.GPUErr))
+		return failure.Toolf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.GPUErr)
 	}
 	if opts.Mutants {
 		return verifyMutants(ctx, opts, c, m)

@@ -25,3 +25,12 @@ func (e *Tool) Unwrap() error { return e.Err }
 
 // Toolf is a Tool error with a formatted message.
 func Toolf(format string, args ...any) error { return &Tool{fmt.Errorf(format, args...)} }
+
+// Silent is a failure the command has already told, in its own words:
+// exit status 1, or Code when above 0 (a program's own status, passed on).
+type Silent struct{ Code int }
+
+func (e *Silent) Error() string { return fmt.Sprintf("exit status %d", e.Status()) }
+
+// Status is the exit status it gives.
+func (e *Silent) Status() int { return max(e.Code, 1) }

@@ -299,3 +299,18 @@ func (d *Driver) Cancel(ctx context.Context) error {
 	}
 	return d.Cluster.Cancel(ctx, jobs...)
 }
+
+// Line is the progress in a line, with the time left at the rate of el
+// so far (0: none said).
+func (pr *Progress) Line(el time.Duration) string {
+	left := ""
+	if pr.Done > 0 && pr.Done < pr.Items {
+		rate := float64(pr.Done) / el.Seconds()
+		left = fmt.Sprintf(", about %s left", (time.Duration(float64(pr.Items-pr.Done)/rate) * time.Second).Round(time.Second))
+	}
+	what := ""
+	if pr.Retrying {
+		what = " retried"
+	}
+	return fmt.Sprintf("[%d/%d%s] tasks: %d pending, %d running, %d failed%s", pr.Done, pr.Items, what, pr.Pending, pr.Running, pr.Failed, left)
+}

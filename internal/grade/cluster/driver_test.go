@@ -272,3 +272,13 @@ func BenchmarkMerge(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+func TestProgressLine(t *testing.T) {
+	pr := &Progress{Items: 10, Done: 5, Pending: 1, Running: 2, Retrying: true}
+	if got := pr.Line(10 * time.Second); got != "[5/10 retried] tasks: 1 pending, 2 running, 0 failed, about 10s left" {
+		t.Errorf("line %q", got)
+	}
+	if got := (&Progress{Items: 3}).Line(0); got != "[0/3] tasks: 0 pending, 0 running, 0 failed" {
+		t.Errorf("line %q", got)
+	}
+}

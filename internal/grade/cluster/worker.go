@@ -254,8 +254,10 @@ func (w *Worker) run(ctx context.Context, tc grade.Toolchain, p *Plan, items []I
 		n++
 		fmt.Fprintf(w.Log, "%s %s: %s %d/%d\n", a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints)
 	}
+	// One build at a time: the build tasks have filled the shared cache,
+	// and the task's cores are its runs'.
 	devices := machine.Devices(1)
-	grade.Schedule(ctx, grade.Items(tasks, tc, grade.Sinks{Graded: sink}), grade.Slots{Jobs: TaskCPUs(), Devices: devices, PerDevice: perGPU})
+	grade.Schedule(ctx, grade.Items(tasks, tc, grade.Sinks{Graded: sink}), grade.Slots{Jobs: 1, Devices: devices, PerDevice: perGPU})
 	if werr != nil {
 		return werr
 	}

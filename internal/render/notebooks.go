@@ -1,4 +1,4 @@
-package cli
+package render
 
 import (
 	"encoding/json"
@@ -14,9 +14,10 @@ import (
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
-// exportIpynb writes every lesson of c as a notebook in dir that runs top
-// to bottom in Jupyter and Colab, each lesson's exercises after it.
-func exportIpynb(c *course.Course, dir string) ([]string, error) {
+// Notebooks writes every lesson of c as a notebook in dir that runs top
+// to bottom in Jupyter and Colab, each lesson's exercises after it, and
+// returns the files written (lessons export --ipynb).
+func Notebooks(c *course.Course, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
