@@ -16,6 +16,7 @@ import (
 	"github.com/cudalessons/lessons/internal/grade"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
+	"github.com/cudalessons/lessons/internal/verify"
 )
 
 // mutantTarget is one exercise whose solution is mutated.
@@ -107,7 +108,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 				case err != nil:
 					t.err = err
 				case !checker.Passed(v.Results):
-					t.err = fmt.Errorf("the solution fails %s: run lessons verify", firstFailure(v.Results))
+					t.err = fmt.Errorf("the solution fails %s: run lessons verify", verify.FirstFailure(v.Results))
 				default:
 					t.recorded = v.Output
 				}

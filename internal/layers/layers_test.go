@@ -26,7 +26,7 @@ var floors = [][]string{
 	{"internal/author", "internal/progress", "internal/render", "internal/serve"},
 	{"internal/exercise"},
 	{"internal/grade"},
-	{"internal/grade/cluster"},
+	{"internal/grade/cluster", "internal/verify"},
 	{"internal/cli"},
 	{"cmd/lessons"},
 }
@@ -34,7 +34,7 @@ var floors = [][]string{
 // cliCeiling is the most lines of non-test Go the command layer may have.
 // It only goes down: the goal is 2,000 (issue 25); lower it as code moves
 // out, never raise it.
-const cliCeiling = 3600
+const cliCeiling = 3440
 
 // packages reads the module's packages (folders with non-test Go files)
 // and what each imports from the module and from the standard library.
