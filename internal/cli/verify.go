@@ -95,7 +95,16 @@ func verifyRun(opts *VerifyOptions) error {
 		return failure.Toolf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.GPUErr)
 	}
 	if opts.Mutants {
-		return verifyMutants(ctx, opts, c, m)
+		report, err := verify.Mutants(ctx, c, verify.MutantOptions{Toolkit: m.toolkit(), PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs,
+			Devices: hw.Devices(len(m.Info.Devices)), Note: func(s string) { fmt.Fprintln(ios.ErrOut, s) }})
+		if err != nil {
+			return err
+		}
+		report.Write(ios.Out)
+		if report.Survivors() > 0 || report.Errors() > 0 {
+			return errSilent
+		}
+		return nil
 	}
 	start := time.Now()
 	if !opts.CompileOnly {
