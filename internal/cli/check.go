@@ -11,13 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -144,20 +143,17 @@ func interrupted() (context.Context, context.CancelFunc) {
 // checkMachine finds nvcc and a GPU for the command named cmd (check,
 // watch, grade), which its errors name.
 func checkMachine(ctx context.Context, cmd string) (*machine, error) {
-	m, err := findMachine(ctx, "")
+	m, err := hw.Need(ctx, cmd)
 	if err != nil {
-		return nil, toolMissing(fmt.Errorf("lessons %s needs nvcc to build the exercise: %w", cmd, err))
+		return nil, err
 	}
-	if m.gpuErr != nil {
-		return nil, toolMissing(fmt.Errorf("lessons %s runs the exercise, which needs a GPU: %v", cmd, m.gpuErr))
-	}
-	return m, nil
+	return &machine{Machine: m}, nil
 }
 
 // toolkit is the exercise pipeline's toolkit on this machine.
 func (m *machine) toolkit() *exercise.Toolkit {
 	if m.tk == nil {
-		m.tk = exercise.NewToolkit(m.compiler(), m.cache)
+		m.tk = exercise.NewToolkit(m.Compiler(), m.Cache)
 		m.tk.Driver = exercise.DriverWatcher()
 	}
 	return m.tk
@@ -166,24 +162,21 @@ func (m *machine) toolkit() *exercise.Toolkit {
 // checkOne checks src against exercise x, prints each check and the hints
 // of the failed ones, and saves the progress when it passes and save is set.
 func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine, x *course.Exercise, src string, verbose, save bool) (bool, error) {
-	job, err := exercise.NewJob(c, x, src)
+	st, err := exercise.NewStudent(c, x, src, m.RunEnv())
 	if err != nil {
 		return false, err
 	}
-	spec := job.Spec
-	out := ios.Out
+	spec, out := st.Spec, ios.Out
 	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
-	// Hidden checks and hidden runs wait for grade.
-	job.Spec = spec.Public()
-	res, err := checkJob(ctx, m.toolkit(), job, verbose, out)
-	if err != nil {
+	if err := st.Check(ctx, m.toolkit()); err != nil {
 		return false, err
 	}
-	if ctx.Err() != nil {
-		return false, ctx.Err() // stopped half way: its verdict means nothing
+	io.WriteString(out, st.Log)
+	if verbose && st.Output != "" {
+		io.WriteString(out, st.Output)
+		fmt.Fprintln(out)
 	}
-	var hints []string
-	for _, r := range res {
+	for _, r := range st.Results {
 		pts := "" // with partial credit, what each check is worth
 		if r.Check != nil && r.Check.Points > 0 {
 			pts = " (" + ui.Count(r.Check.Points, "point") + ")"
@@ -191,65 +184,39 @@ func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine,
 				pts = " (0 of " + ui.Count(r.Check.Points, "point") + ")"
 			}
 		}
-		if r.Skipped {
+		switch {
+		case r.Skipped:
 			fmt.Fprintf(out, "  %s %s (%s)%s\n", ui.Style(ios.Color(), "33", "–"), r.Name, r.Got, pts)
-			continue
-		}
-		if r.Pass {
+		case r.Pass:
 			fmt.Fprintf(out, "  %s %s%s\n", ui.Style(ios.Color(), "32", "✓"), r.Name, pts)
-			continue
-		}
-		fmt.Fprintf(out, "  %s %s%s\n      expected: %s\n      got:      %s\n", ui.Style(ios.Color(), "31", "✗"), r.Name, pts, r.Want, r.Got)
-		if r.Check != nil && r.Check.Hint != "" {
-			hints = append(hints, r.Check.Hint)
+		default:
+			fmt.Fprintf(out, "  %s %s%s\n      expected: %s\n      got:      %s\n", ui.Style(ios.Color(), "31", "✗"), r.Name, pts, r.Want, r.Got)
 		}
 	}
 	if n := spec.Hidden(); n > 0 {
 		fmt.Fprintf(out, "\n%s also %s when the exercise is graded.\n", ui.Count(n, "hidden check"), map[bool]string{true: "runs", false: "run"}[n == 1])
 	}
-	if len(res) == 0 {
+	if len(st.Results) == 0 {
 		// Every check of the spec is hidden: nothing here says done.
 		fmt.Fprintf(out, "No check of %s runs before grading: lessons check cannot say whether it is done.\n", x.ID)
 		return false, nil
 	}
-	if !checker.Passed(res) {
+	if !st.Passed() {
 		if spec.Partial() {
-			fmt.Fprintf(out, "\n%d of %d points so far.\n", spec.Score(res), spec.Points)
+			fmt.Fprintf(out, "\n%d of %d points so far.\n", st.Score(), spec.Points)
 		}
-		if x.Hint != "" {
-			hints = append(hints, x.Hint)
-		}
-		if len(hints) > 0 {
-			fmt.Fprintf(out, "\nhint: %s\n", strings.Join(hints, "\n      "))
+		if len(st.Hints) > 0 {
+			fmt.Fprintf(out, "\nhint: %s\n", strings.Join(st.Hints, "\n      "))
 		}
 		return false, nil
 	}
 	if !save {
 		return true, nil
 	}
-	progress, err := loadProgress(c)
+	progress, err := st.Record(c)
 	if err != nil {
-		return true, err
-	}
-	progress.Passed[x.ID] = time.Now().UTC()
-	if err := progress.Save(c); err != nil {
 		return true, err
 	}
 	fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, spec.Points, len(progress.Passed), len(c.Exercises))
 	return true, nil
-}
-
-// checkJob builds and judges one job with the plain runner; out gets the
-// compiler's log when the build fails, and the program's output when
-// verbose.
-func checkJob(ctx context.Context, tk *exercise.Toolkit, job *exercise.Job, verbose bool, out io.Writer) ([]checker.Result, error) {
-	v, err := exercise.Check(ctx, tk, exercise.Plain{}, job, out)
-	if err != nil {
-		return nil, err
-	}
-	if verbose && v.Output != "" {
-		io.WriteString(out, v.Output)
-		fmt.Fprintln(out)
-	}
-	return v.Results, nil
 }

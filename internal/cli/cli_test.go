@@ -1,93 +1,25 @@
 package cli
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"errors"
+	"fmt"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
-	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/failure"
 )
 
 // execute runs cmd with args, as the root would, and returns its error.
 func execute(cmd *cobra.Command, args ...string) error {
 	cmd.SetArgs(args)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{Err: err} })
 	return cmd.Execute()
-}
-
-func TestCheckFlags(t *testing.T) {
-	ios, _, _, _ := Test()
-	var got *CheckOptions
-	cmd := newCheck(ios, &globals{}, func(o *CheckOptions) error { got = o; return nil })
-	if err := execute(cmd, "async-pipeline", "-v", "--file", "mine.cu"); err != nil {
-		t.Fatal(err)
-	}
-	if got.Exercise != "async-pipeline" || !got.Verbose || got.File != "mine.cu" {
-		t.Errorf("options: %+v", got)
-	}
-	var usage *usageError
-	if err := execute(newCheck(ios, &globals{}, func(*CheckOptions) error { return nil }), "a", "b"); !errors.As(err, &usage) {
-		t.Errorf("two exercises: %v, want a usage error", err)
-	}
-}
-
-func TestVerifyFlags(t *testing.T) {
-	ios, _, _, _ := Test()
-	for _, c := range []struct {
-		args           []string
-		perGPU, queues int
-		usage          string
-	}{
-		{args: nil}, // both chosen from the course
-		{args: []string{"--per-gpu", "3", "--gpu-queues", "2"}, perGPU: 3, queues: 2},
-		{args: []string{"--per-gpu", "0"}, usage: "--per-gpu is 1 to 64, not 0"},
-		{args: []string{"--gpu-queues", "33"}, usage: "--gpu-queues is 1 to 32"},
-	} {
-		var got *VerifyOptions
-		err := execute(newVerify(ios, &globals{}, func(o *VerifyOptions) error { got = o; return nil }), c.args...)
-		if c.usage != "" {
-			var usage *usageError
-			if !errors.As(err, &usage) || !strings.Contains(err.Error(), c.usage) {
-				t.Errorf("%v: err = %v, want a usage error %q", c.args, err, c.usage)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%v: %v", c.args, err)
-		}
-		if got.PerGPU != c.perGPU || got.Queues != c.queues {
-			t.Errorf("%v: per GPU %d, queues %d; want %d, %d", c.args, got.PerGPU, got.Queues, c.perGPU, c.queues)
-		}
-	}
-}
-
-func TestGradeFlags(t *testing.T) {
-	ios, _, _, _ := Test()
-	var got *gradeOptions
-	var dir string
-	var only []string
-	cmd := newGrade(ios, &globals{}, func(o *gradeOptions, d string, x []string) error { got, dir, only = o, d, x; return nil })
-	if err := execute(cmd, "subs", "pipe", "--regrade", "--per-gpu", "4", "-j", "3", "--gradebook", "b.db"); err != nil {
-		t.Fatal(err)
-	}
-	if dir != "subs" || len(only) != 1 || only[0] != "pipe" || !got.regrade || got.perGPU != 4 || got.jobs != 3 || got.book != "b.db" {
-		t.Errorf("options: %+v, %q, %q", got, dir, only)
-	}
-	cmd = newGrade(ios, &globals{}, func(o *gradeOptions, d string, x []string) error { got = o; return nil })
-	if err := execute(cmd, "subs"); err != nil || got.perGPU != 0 || got.queues != 0 {
-		t.Errorf("defaults: %+v, %v (0: chosen from the class)", got, err)
-	}
-	var usage *usageError
-	if err := execute(newGrade(ios, &globals{}, nil), "subs", "--per-gpu", "65"); !errors.As(err, &usage) {
-		t.Errorf("--per-gpu 65: %v", err)
-	}
 }
 
 // Exit codes come from the errors' types: a usage error (unknown command,
@@ -157,52 +89,23 @@ func TestIOStreamsTest(t *testing.T) {
 	}
 }
 
-// Progress is a bar on a terminal and a line per file elsewhere.
-func TestProgress(t *testing.T) {
-	ios, _, _, errOut := Test()
-	p := newProgress(ios, 2)
-	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, false)
-	p.done(&gradebook.Attempt{Student: "bob", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, true)
-	p.finish()
-	if got := errOut.String(); got != "[1/2] alice pipe: passed 10/10\n[2/2] bob pipe: unchanged, passed 10/10\n" {
-		t.Errorf("lines: %q", got)
-	}
-	ios, _, _, errOut = Test()
-	ios.SetStderrTTY(true)
-	p = newProgress(ios, 2)
-	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed}, false)
-	if got := errOut.String(); !strings.HasPrefix(got, "\r[███████████████░░░░░░░░░░░░░░░] 1/2 ") {
-		t.Errorf("bar: %q", got)
-	}
-}
-
-func TestWatchFlags(t *testing.T) {
-	ios, _, _, _ := Test()
-	var got *WatchOptions
-	cmd := newWatch(ios, &globals{}, func(o *WatchOptions) error { got = o; return nil })
-	if err := execute(cmd, "pipe", "--poll", "--wait", "--debounce", "50ms"); err != nil {
-		t.Fatal(err)
-	}
-	if got.Exercise != "pipe" || !got.Poll || !got.Wait || got.Debounce != 50*time.Millisecond {
-		t.Errorf("options: %+v", got)
-	}
-	cmd = newWatch(ios, &globals{}, func(o *WatchOptions) error { got = o; return nil })
-	if err := execute(cmd); err != nil || got.Exercise != "" || got.Debounce != 200*time.Millisecond {
-		t.Errorf("defaults: %+v, %v", got, err)
-	}
-}
-
-// A --file that is not there is a usage error that names it once.
-func TestCheckFileMissing(t *testing.T) {
-	dir := tinyCourse(t)
-	t.Setenv("LESSONS_GPU", "Fake GPU,9.0,85899345920")
-	fake := t.TempDir()
-	os.WriteFile(filepath.Join(fake, "nvcc"), []byte("#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n"), 0o755)
-	t.Setenv("PATH", fake)
-	t.Setenv("LESSONS_CACHE", t.TempDir())
-	ios, _, _, errOut := Test()
-	code := Run(ios, []string{"--course", dir, "check", "pipe", "--file", "/nope/mine.cu"})
-	if want := "lessons: check --file /nope/mine.cu: no such file or directory\n"; code != 2 || !strings.HasPrefix(errOut.String(), want) {
-		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
+// TestExitOfEachKind: each kind of failure has its status, told once.
+func TestExitOfEachKind(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		code   int
+		stderr string
+	}{
+		{nil, 0, ""},
+		{errSilent, 1, ""},
+		{&failure.Silent{Code: 3}, 3, ""},
+		{fmt.Errorf("grade: %w", failure.Toolf("no nvcc")), 2, "lessons: grade: no nvcc\n"},
+		{failure.Usagef("--per-gpu is 1 to 64"), 2, "lessons: --per-gpu is 1 to 64\nRun 'lessons --help' for usage.\n"},
+		{errors.New("a failing check"), 1, "lessons: a failing check\n"},
+	} {
+		ios, _, _, errOut := Test()
+		if code := exit(ios, &cobra.Command{Use: "lessons"}, c.err); code != c.code || errOut.String() != c.stderr {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.err, code, errOut.String(), c.code, c.stderr)
+		}
 	}
 }

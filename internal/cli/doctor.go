@@ -10,9 +10,16 @@ import (
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/exercise"
+	hw "github.com/cudalessons/lessons/internal/machine"
 )
 
-func newDoctor(io *IOStreams, g *globals) *cobra.Command {
+// DoctorOptions are the inputs of lessons doctor.
+type DoctorOptions struct {
+	IO *IOStreams
+}
+
+func newDoctor(io *IOStreams, runF func(*DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{IO: io}
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Say what this machine has for the course: GPU, driver, nvcc, grading sandbox, cache",
@@ -22,16 +29,22 @@ what the grading sandbox can use here, and the compile cache; and for each
 missing piece, what to do. Exits 1 when
 something that running lessons needs is missing.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return doctorRun(io) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return doctorRun(opts)
+		},
 	}
 }
 
 func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
-func doctorRun(io *IOStreams) error {
+func doctorRun(opts *DoctorOptions) error {
+	io := opts.IO
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	missing := 0
-	info, err := prober().Probe(true)
+	info, err := hw.Prober().Probe(true)
 	switch {
 	case err != nil:
 		missing++
@@ -56,7 +69,7 @@ func doctorRun(io *IOStreams) error {
 		fmt.Fprintf(tw, "nvcc\t%s (%s)\n", nvcc.Path, nvcc.Version)
 	}
 	// The one that check and grade would use.
-	if p := exercise.SanitizerPath(nvccPath); p != "" {
+	if p := hw.SanitizerPath(nvccPath); p != "" {
 		fmt.Fprintf(tw, "compute-sanitizer\t%s\n", p)
 	} else {
 		fmt.Fprintf(tw, "compute-sanitizer\tnot found (optional: checks for memory errors and leaks; it comes with the CUDA toolkit)\n")
@@ -83,7 +96,14 @@ func doctorRun(io *IOStreams) error {
 // started in it here.
 func sandboxSummary() string { return exercise.Probe().Brief() }
 
-func newCache(io *IOStreams) *cobra.Command {
+// CacheOptions are the inputs of lessons cache.
+type CacheOptions struct {
+	IO    *IOStreams
+	Clean bool // lessons cache clean
+}
+
+func newCache(io *IOStreams, runF func(*CacheOptions) error) *cobra.Command {
+	opts := &CacheOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:     "cache [clean]",
 		Short:   "Show or clean the compile cache",
@@ -95,29 +115,38 @@ func newCache(io *IOStreams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := buildcache.Default()
-			if err != nil {
-				return err
+			opts.Clean = len(args) == 1
+			if runF != nil {
+				return runF(opts)
 			}
-			if len(args) == 1 {
-				if err := c.Clean(); err != nil {
-					return err
-				}
-				fmt.Fprintf(io.Out, "emptied %s\n", c.Dir)
-				return nil
-			}
-			s, err := c.Stats()
-			if err != nil {
-				return err
-			}
-			rate := 0.0
-			if s.Hits+s.Misses > 0 {
-				rate = 100 * float64(s.Hits) / float64(s.Hits+s.Misses)
-			}
-			fmt.Fprintf(io.Out, "%s\n%d builds, %.1f MiB (bound %.0f MiB, set with LESSONS_CACHE_MAX)\n%d hits, %d misses (%.0f%% hit rate)\n",
-				c.Dir, s.Entries, float64(s.Bytes)/(1<<20), float64(c.MaxBytes)/(1<<20), s.Hits, s.Misses, rate)
-			return nil
+			return cacheRun(opts)
 		},
 	}
 	return cmd
+}
+
+func cacheRun(opts *CacheOptions) error {
+	io := opts.IO
+	c, err := buildcache.Default()
+	if err != nil {
+		return err
+	}
+	if opts.Clean {
+		if err := c.Clean(); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.Out, "emptied %s\n", c.Dir)
+		return nil
+	}
+	s, err := c.Stats()
+	if err != nil {
+		return err
+	}
+	rate := 0.0
+	if s.Hits+s.Misses > 0 {
+		rate = 100 * float64(s.Hits) / float64(s.Hits+s.Misses)
+	}
+	fmt.Fprintf(io.Out, "%s\n%d builds, %.1f MiB (bound %.0f MiB, set with LESSONS_CACHE_MAX)\n%d hits, %d misses (%.0f%% hit rate)\n",
+		c.Dir, s.Entries, float64(s.Bytes)/(1<<20), float64(c.MaxBytes)/(1<<20), s.Hits, s.Misses, rate)
+	return nil
 }

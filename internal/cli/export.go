@@ -55,7 +55,7 @@ func exportRun(opts *ExportOptions) error {
 		return err
 	}
 	if opts.Ipynb != "" {
-		wrote, err := exportIpynb(c, opts.Ipynb)
+		wrote, err := render.Notebooks(c, opts.Ipynb)
 		if err != nil {
 			return err
 		}

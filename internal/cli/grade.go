@@ -9,17 +9,16 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
-	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lms"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -156,27 +155,21 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if o.slurm.on || o.slurm.given() != "" {
 		return gradeSlurm(o, dir, only)
 	}
-	if err := checkQueues(o.queues); err != nil {
+	if err := hw.CheckQueues(o.queues); err != nil {
 		return err
 	}
 	cl, err := loadClass(o, dir, only)
 	if err != nil {
 		return err
 	}
-	students, exercises, tasks, bookXs, bookPath := cl.students, cl.exercises, cl.tasks, cl.bookXs, cl.bookPath
+	students, exercises, tasks, bookXs, bookPath := cl.Students, cl.Exercises, cl.Tasks, cl.BookExercises, cl.BookPath
 	ctx, stop := interrupted()
 	defer stop()
-	m, err := checkMachine(ctx, "grade")
+	l, err := grade.NewLocal(ctx, tasks, o.jobs, o.perGPU, o.queues)
 	if err != nil {
 		return err
 	}
-	// The statistics library builds beside the class's files; the first
-	// run waits for it.
-	libErr := make(chan error, 1)
-	go func() {
-		_, err := m.toolkit().StatsLibrary(ctx)
-		libErr <- err
-	}()
+	defer l.Close()
 	book, err := openBook(bookPath, false)
 	if err != nil {
 		return err
@@ -188,57 +181,25 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err := book.SetPeople(subs.People); err != nil {
 		return err
 	}
-	sb, err := exercise.TempSandbox("lessons-grade-")
-	if err != nil {
-		return err
-	}
-	defer sb.Close()
-	var timed []string
-	timedTasks := 0
-	for _, t := range tasks {
-		if t.Spec.Timed {
-			timedTasks++
-			if !slices.Contains(timed, t.Exercise.ID) {
-				timed = append(timed, t.Exercise.ID)
-			}
-		}
-	}
-	kept := ""
-	if timedTasks > 0 {
-		kept = "the timed"
-	}
-	choice := grade.Choose(o.perGPU, o.queues, len(tasks)-timedTasks, timedTasks, kept)
-	tc := grade.Pipeline{Toolkit: m.toolkit(), Runner: sb, Env: queuesEnv(choice.Queues), TimedEnv: queuesEnv(choice.TimedQueues)}
-	devices := gpuDevices(len(m.info.Devices))
-	// Each worker has users of its own in a stride of 64.
-	o.jobs = min(max(o.jobs, 1), exercise.MaxSlots)
-	if len(devices)*choice.PerDevice > exercise.MaxSlots {
-		if o.perGPU == 0 {
-			choice.PerDevice = max(1, exercise.MaxSlots/len(devices))
-		} else {
-			return usagef("%d GPUs × --per-gpu %d is more than %d runs at once", len(devices), o.perGPU, exercise.MaxSlots)
-		}
-	}
-	rep := sb.Report()
+	choice, devices := l.Choice, l.Devices
 	alone := ""
 	switch {
-	case len(timed) > 0 && choice.PerDevice > 1:
-		alone = fmt.Sprintf(" (timed, so alone on theirs: %s)", strings.Join(timed, ", "))
-	case len(timed) == 0 && o.perGPU == 1:
+	case len(l.Timed) > 0 && choice.PerDevice > 1:
+		alone = fmt.Sprintf(" (timed, so alone on theirs: %s)", strings.Join(l.Timed, ", "))
+	case len(l.Timed) == 0 && o.perGPU == 1:
 		// One at a time keeps the GPU quiet for timing checks; none here.
 		alone = " (no exercise here is timed: without --per-gpu several run at once)"
 	}
 	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\nDriver cross-check: %s.\n",
-		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), o.jobs, len(devices), strings.Join(devices, ","), choice.PerDevice, alone, chosen(choice), rep, exercise.DriverCheckSummary())
+		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), l.Jobs, len(devices), strings.Join(devices, ","), choice.PerDevice, alone, chosen(choice), l.Sandbox.Report(), exercise.DriverCheckSummary())
 	var trace *grade.Trace
 	if o.trace != "" {
 		trace = grade.NewTrace()
 	}
 	bar := newProgress(o.io, len(tasks))
-	sum, err := grade.Grade(ctx, book, tasks, tc, grade.Options{
-		Jobs: o.jobs, Devices: devices, PerDevice: choice.PerDevice, Regrade: o.regrade,
-		Done: bar.done, Trace: trace,
-	})
+	gopts := l.Options()
+	gopts.Regrade, gopts.Done, gopts.Trace = o.regrade, bar.done, trace
+	sum, err := grade.Grade(ctx, book, tasks, l.Toolchain, gopts)
 	bar.finish()
 	if trace != nil {
 		if terr := writeTrace(o.trace, trace); terr != nil {
@@ -248,16 +209,12 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err != nil && sum == nil {
 		return err
 	}
-	select {
-	case lerr := <-libErr:
-		if lerr != nil && ctx.Err() == nil {
-			return lerr // every run failed for it: say why once
-		}
-	default:
+	if lerr := l.LibraryErr(); lerr != nil && ctx.Err() == nil {
+		return lerr // every run failed for it: say why once
 	}
 	sheet, serr := book.Sheet()
 	if serr == nil {
-		printSheet(o.io.Out, sheet)
+		sheet.WriteTable(o.io.Out)
 		if n := len(sheet.Marked()); n > 0 {
 			fmt.Fprintf(o.io.Out, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
 		}
@@ -276,107 +233,13 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	return nil
 }
 
-// class is a grade's class: its students, its exercises, and a task
-// for each pair, every file read and every spec checked.
-type class struct {
-	course    *course.Course
-	subs      string // the submissions, absolute
-	students  []string
-	exercises []*course.Exercise
-	tasks     []*grade.Task
-	bookXs    []gradebook.Exercise
-	bookPath  string
-}
-
-// loadClass reads the class of a grade (locally, or on a cluster).
-func loadClass(o *gradeOptions, dir string, only []string) (*class, error) {
+// loadClass reads the class of a grade from the submissions in dir.
+func loadClass(o *gradeOptions, dir string, only []string) (*grade.Class, error) {
 	c, err := o.g.course()
 	if err != nil {
 		return nil, err
 	}
-	subs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := os.Stat(subs); err != nil || !st.IsDir() {
-		return nil, usagef("%s is not a folder of submissions", dir)
-	}
-	students, err := grade.Students(subs)
-	if err != nil {
-		return nil, err
-	}
-	bookPath, _ := filepath.Abs(o.book)
-	if strings.HasPrefix(bookPath, subs+string(filepath.Separator)) {
-		return nil, usagef("the gradebook %s is inside the submissions: students could reach it; put it elsewhere with --gradebook", o.book)
-	}
-	exercises := c.Exercises
-	if len(only) > 0 {
-		exercises = nil
-		for _, id := range only {
-			x, err := c.Exercise(id)
-			if err != nil {
-				return nil, err
-			}
-			exercises = append(exercises, x)
-		}
-	}
-	tasks, bookXs, err := grade.Tasks(c, subs, students, exercises)
-	if err != nil {
-		return nil, err
-	}
-	return &class{course: c, subs: subs, students: students, exercises: exercises, tasks: tasks, bookXs: bookXs, bookPath: bookPath}, nil
-}
-
-// gpuDevices names the GPUs for CUDA_VISIBLE_DEVICES: those already
-// visible when it is set, else 0..n-1.
-func gpuDevices(n int) []string {
-	if v := os.Getenv("CUDA_VISIBLE_DEVICES"); v != "" {
-		return strings.Split(v, ",")
-	}
-	out := make([]string, max(n, 1))
-	for i := range out {
-		out[i] = fmt.Sprint(i)
-	}
-	return out
-}
-
-func printSheet(w io.Writer, s *gradebook.Sheet) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "STUDENT")
-	for _, x := range s.Exercises {
-		fmt.Fprintf(tw, "\t%s", x.ID)
-	}
-	fmt.Fprintf(tw, "\tTOTAL\n")
-	for _, st := range s.Students {
-		fmt.Fprint(tw, ui.Printable(st))
-		for _, x := range s.Exercises {
-			a := s.Grades[st][x.ID]
-			switch {
-			case a == nil:
-				fmt.Fprint(tw, "\t-")
-			case a.Status == gradebook.Passed:
-				fmt.Fprintf(tw, "\t✓ %d", a.Points)
-			case a.Status == gradebook.Missing:
-				fmt.Fprint(tw, "\tmissing")
-			case a.Status == gradebook.Error:
-				fmt.Fprintf(tw, "\t? %s", clip(a.Reason, 40))
-			case a.Points > 0: // partial credit
-				fmt.Fprintf(tw, "\t✗ %d %s", a.Points, clip(a.Reason, 40))
-			default:
-				fmt.Fprintf(tw, "\t✗ %s", clip(a.Reason, 40))
-			}
-		}
-		fmt.Fprintf(tw, "\t%d/%d\n", s.Total(st), s.Max)
-	}
-	tw.Flush()
-}
-
-func clip(s string, n int) string {
-	s = strings.ReplaceAll(ui.Printable(s), "\n", " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return grade.LoadClass(c, dir, o.book, only)
 }
 
 // gradeProgress draws done/total, rate and time left on a terminal, and a line

@@ -1,19 +1,10 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
@@ -67,148 +58,17 @@ unless --force is given; each file written is named.`,
 	return cmd
 }
 
-// imported is a notebook on its way into the course.
-type imported struct {
-	src  string
-	day  int
-	slug string
-	l    *lesson.Lesson
-	data []byte
-}
-
-var (
-	dayInNameRE = regexp.MustCompile(`(?i)^(?:.*?day[\s_-]*)?0*(\d{1,4})(?:[\s_.-]+|$)`)
-	slugRE      = regexp.MustCompile(`[^a-z0-9]+`)
-)
-
 func importRun(opts *ImportOptions) error {
-	var files []string
-	for _, s := range opts.Sources {
-		st, err := os.Stat(s)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("import %s: no such file or folder", s)
-		case err != nil:
-			return fmt.Errorf("import %s: %w", s, err)
-		case st.IsDir():
-			in, _ := filepath.Glob(filepath.Join(s, "*.ipynb"))
-			if len(in) == 0 {
-				return fmt.Errorf("import %s: the folder holds no .ipynb notebook", s)
+	err := course.Import(course.ImportOptions{Sources: opts.Sources, To: opts.To, Dir: opts.Dir, Title: opts.Title, Force: opts.Force,
+		Wrote: func(path, from string, lessons int) {
+			if from != "" {
+				fmt.Fprintf(opts.IO.Out, "wrote %s (from %s)\n", path, from)
+			} else {
+				fmt.Fprintf(opts.IO.Out, "wrote %s (%d lessons)\n", path, lessons)
 			}
-			slices.Sort(in)
-			files = append(files, in...)
-		default:
-			files = append(files, s)
-		}
-	}
-	var nbs []*imported
-	var errs lesson.Errors
-	days := map[int]bool{}
-	byDay := true
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("import %s: %w", f, err)
-		}
-		if !lesson.IsText(data) {
-			errs = append(errs, &lesson.Error{File: f, Msg: f + " is not a text lesson (it holds binary data)", Fix: "import Jupyter notebooks (.ipynb)"})
-			continue
-		}
-		if !lesson.IsIpynb(f, data) {
-			errs = append(errs, &lesson.Error{File: f, Msg: "not a Jupyter notebook", Fix: "import .ipynb files; a markdown lesson goes into course.toml as it is"})
-			continue
-		}
-		l, err := lesson.ParseIpynb(f, data)
-		if err == nil && l.Empty() {
-			err = &lesson.Error{File: f, Msg: "the notebook is empty", Fix: "leave it out, or write the lesson in it first"}
-		}
-		if err != nil {
-			errs = append(errs, lesson.AsErrors(err)...)
-			continue
-		}
-		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
-		nb := &imported{src: f, l: l, data: data}
-		rest := name
-		if m := dayInNameRE.FindStringSubmatchIndex(name); m != nil {
-			nb.day, _ = strconv.Atoi(name[m[2]:m[3]])
-			rest = name[:m[0]] + name[m[1]:]
-		}
-		if nb.day == 0 || days[nb.day] {
-			byDay = false
-		}
-		days[nb.day] = true
-		nb.slug = strings.Trim(slugRE.ReplaceAllString(strings.ToLower(rest), "-"), "-")
-		if nb.slug == "" {
-			nb.slug = strings.Trim(slugRE.ReplaceAllString(strings.ToLower(l.Title), "-"), "-")
-		}
-		if nb.slug == "" {
-			nb.slug = "lesson"
-		}
-		if len(nb.slug) > 48 {
-			nb.slug = strings.Trim(nb.slug[:48], "-")
-		}
-		nbs = append(nbs, nb)
-	}
-	if err := errs.Err(); err != nil {
+		}})
+	if lesson.AsErrors(err) != nil {
 		fmt.Fprintln(opts.IO.ErrOut, "import: nothing written; fix these and run it again:")
-		return err
 	}
-	if byDay {
-		slices.SortStableFunc(nbs, func(a, b *imported) int { return a.day - b.day })
-	} else {
-		for i, nb := range nbs {
-			nb.day = i + 1
-		}
-	}
-	ext := ".ipynb"
-	if opts.To == "md" {
-		ext = ".md"
-	}
-	type out struct {
-		rel  string
-		data []byte
-		from string
-	}
-	var outs []out
-	var manifest strings.Builder
-	title := opts.Title
-	if title == "" {
-		title = nbs[0].l.Title
-	}
-	fmt.Fprintf(&manifest, "# Made by lessons import from %d notebooks.\ntitle = %q\n", len(nbs), title)
-	for _, nb := range nbs {
-		rel := fmt.Sprintf("lessons/day%03d-%s%s", nb.day, nb.slug, ext)
-		data := nb.data
-		if opts.To == "md" {
-			data = lesson.PlainMarkdown(nb.l)
-		}
-		outs = append(outs, out{rel, data, nb.src})
-		fmt.Fprintf(&manifest, "\n[[lesson]]\nfile = %q\n", rel)
-	}
-	outs = append(outs, out{course.ManifestName, []byte(manifest.String()), ""})
-	if !opts.Force {
-		var exist []string
-		for _, o := range outs {
-			if _, err := os.Lstat(filepath.Join(opts.Dir, o.rel)); err == nil {
-				exist = append(exist, filepath.Join(opts.Dir, o.rel))
-			}
-		}
-		if len(exist) > 0 {
-			return fmt.Errorf("import: nothing written: %s already exist%s\n\tchoose another --dir, or overwrite with --force", strings.Join(exist, ", "), map[bool]string{true: "s", false: ""}[len(exist) == 1])
-		}
-	}
-	if err := os.MkdirAll(filepath.Join(opts.Dir, "lessons"), 0o755); err != nil {
-		return err
-	}
-	for _, o := range outs {
-		if err := beneath.WriteFile(opts.Dir, o.rel, o.data, 0o644); err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		if o.from != "" {
-			fmt.Fprintf(opts.IO.Out, "wrote %s (from %s)\n", filepath.Join(opts.Dir, o.rel), o.from)
-		} else {
-			fmt.Fprintf(opts.IO.Out, "wrote %s (%d lessons)\n", filepath.Join(opts.Dir, o.rel), len(nbs))
-		}
-	}
-	return nil
+	return err
 }

@@ -10,7 +10,14 @@ import (
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
-func newLint(io *IOStreams, g *globals) *cobra.Command {
+// LintOptions are the inputs of lessons lint.
+type LintOptions struct {
+	IO *IOStreams
+	g  *globals
+}
+
+func newLint(io *IOStreams, g *globals, runF func(*LintOptions) error) *cobra.Command {
+	opts := &LintOptions{IO: io, g: g}
 	return &cobra.Command{
 		Use:   "lint",
 		Short: "(authors) Check the course, its lessons, specs and markers, without nvcc or a GPU",
@@ -25,24 +32,32 @@ CI runs it before it installs nvcc.`,
 		Example: "  lessons lint",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.course()
-			if c == nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			if err != nil && lesson.AsErrors(err) == nil {
-				return err
-			}
-			errs, warnings := author.Lint(c, err)
-			printWarnings(io, warnings)
-			if len(errs) > 0 {
-				for _, e := range errs {
-					fmt.Fprintln(io.ErrOut, e)
-				}
-				fmt.Fprintf(io.ErrOut, "lessons: lint: %s\n", ui.Count(len(errs), "problem"))
-				return errSilent
-			}
-			fmt.Fprintf(io.Out, "%s, %s: no problems\n", ui.Count(len(c.Lessons), "lesson"), ui.Count(len(c.Exercises), "exercise"))
-			return nil
+			return lintRun(opts)
 		},
 	}
+}
+
+func lintRun(opts *LintOptions) error {
+	io := opts.IO
+	c, err := opts.g.course()
+	if c == nil {
+		return err
+	}
+	if err != nil && lesson.AsErrors(err) == nil {
+		return err
+	}
+	errs, warnings := author.Lint(c, err)
+	printWarnings(io, warnings)
+	if len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintln(io.ErrOut, e)
+		}
+		fmt.Fprintf(io.ErrOut, "lessons: lint: %s\n", ui.Count(len(errs), "problem"))
+		return errSilent
+	}
+	fmt.Fprintf(io.Out, "%s, %s: no problems\n", ui.Count(len(c.Lessons), "lesson"), ui.Count(len(c.Exercises), "exercise"))
+	return nil
 }

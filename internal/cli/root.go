@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/course"
-	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
@@ -32,28 +32,28 @@ func Run(io *IOStreams, args []string) int {
 	root := NewRoot(io)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
-	if err == nil {
-		return exitOK
-	}
-	var usage *usageError
-	var coded *codeError
+	return exit(io, cmd, err)
+}
+
+// exit tells err as its kind is told and gives its exit status: the one
+// place where failures become statuses. A usage error points at the
+// command's help; a failure already told is not told again.
+func exit(io *IOStreams, cmd *cobra.Command, err error) int {
+	var usage *failure.Usage
+	var tool *failure.Tool
+	var silent *failure.Silent
 	switch {
-	case errors.As(err, &coded):
-		if coded.err != errSilentCode {
-			fmt.Fprintf(io.ErrOut, "lessons: %v\n", coded.err)
-		}
-		return coded.code
+	case err == nil:
+		return exitOK
+	case errors.As(err, &silent):
+		return silent.Status()
 	case errors.As(err, &usage):
-		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.err)
+		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.Err)
 		if cmd != nil {
 			fmt.Fprintf(io.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return exitUsage
-	case errors.Is(err, errSilent):
-		return exitError
-	}
-	var tool *exercise.ToolError
-	if errors.As(err, &tool) {
+	case errors.As(err, &tool):
 		fmt.Fprintf(io.ErrOut, "lessons: %v\n", err)
 		return exitUsage
 	}
@@ -68,13 +68,11 @@ func Run(io *IOStreams, args []string) int {
 }
 
 // errSilent is returned by a command that has already said what went wrong.
-var errSilent = errors.New("silent")
+var errSilent = &failure.Silent{}
 
-type usageError struct{ err error }
+type usageError = failure.Usage
 
-func (u *usageError) Error() string { return u.err.Error() }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+func usagef(format string, args ...any) error { return failure.Usagef(format, args...) }
 
 // unknownCommand is the root's argument check: with no subcommand of
 // that name, cobra hands the words to the root itself.
@@ -149,10 +147,10 @@ class with lessons grade.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io), newDoctor(io, g), newCache(io), newImport(io, nil), newHint(io, g, nil))
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{Err: err} })
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g, nil), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io, nil), newDoctor(io, nil), newCache(io, nil), newImport(io, nil), newHint(io, g, nil))
 	// Authoring: one source for exercises, and what can be checked without a GPU.
-	root.AddCommand(newGenerate(io, g), newLint(io, g))
+	root.AddCommand(newGenerate(io, g, nil), newLint(io, g, nil))
 	return root
 }
 

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -18,6 +15,8 @@ import (
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/workspace"
@@ -74,38 +73,20 @@ process group, with its output capped.`,
 	return cmd
 }
 
-// codeError carries an exit code other than 1.
-type codeError struct {
-	code int
-	err  error
-}
-
-func (e *codeError) Error() string { return e.err.Error() }
-func (e *codeError) Unwrap() error { return e.err }
-
-// toolMissing is a problem with the machine, not the lesson: exit 2.
-func toolMissing(err error) error { return &codeError{code: exitUsage, err: err} }
-
-// machine is what a run finds of the GPU, nvcc and the cache.
+// machine is what a command found of this machine, with the exercise
+// pipeline's toolkit made on first use (the statistics library once).
 type machine struct {
-	nvcc   *gpu.Tool
-	info   *gpu.Info
-	gpuErr error
-	cache  *buildcache.Cache
-
-	// queues, when above 0, is the hardware work queues each program
-	// gets (CUDA_DEVICE_MAX_CONNECTIONS).
-	queues int
-
-	tk *exercise.Toolkit // built on first use: the statistics library once
+	*hw.Machine
+	tk *exercise.Toolkit
 }
 
-// arch is the architecture of the first GPU, or "" without one.
-func (m *machine) arch() string {
-	if m.gpuErr != nil || m.info == nil || len(m.info.Devices) == 0 {
-		return ""
+// findMachine is hw.Find, keeping the machine found without nvcc.
+func findMachine(ctx context.Context, wrapperDir string) (*machine, error) {
+	m, err := hw.Find(ctx, wrapperDir)
+	if m == nil {
+		return nil, err
 	}
-	return m.info.Devices[0].Arch()
+	return &machine{Machine: m}, err
 }
 
 // notebookEnv is what notebook.Run needs to build with comp through the
@@ -115,82 +96,13 @@ func (m *machine) notebookEnv(comp buildcache.Compiler, ws string) notebook.Env 
 		Runner: runner.Exec{}, Wrapper: workspace.WrapperDir(ws),
 		Vars: append([]string{
 			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version,
-			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.cache.Dir,
-		}, m.runEnv()...),
+			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.Cache.Dir,
+		}, m.RunEnv()...),
 	}
-}
-
-// runEnv is what the machine adds to the environment of a program run.
-func (m *machine) runEnv() []string {
-	if m.queues > 0 {
-		return []string{fmt.Sprintf("CUDA_DEVICE_MAX_CONNECTIONS=%d", m.queues)}
-	}
-	return nil
 }
 
 // gpuQueuesHelp explains --gpu-queues, which verify and grade share.
 const gpuQueuesHelp = "hardware work queues of each program run (CUDA_DEVICE_MAX_CONNECTIONS, 1 to 32; 0 leaves CUDA's 8): fewer start a CUDA process faster, but streams beyond N share a queue, so kernels that could overlap may run in turn (results stay, timings change)"
-
-func checkQueues(n int) error {
-	if n < 0 || n > 32 {
-		return usagef("--gpu-queues is 1 to 32 (or 0 for CUDA's default), not %d", n)
-	}
-	return nil
-}
-
-// compiler is nvcc as the cache builds with it, for the GPU found.
-func (m *machine) compiler() buildcache.Compiler {
-	return buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: m.arch()}
-}
-
-func findMachine(ctx context.Context, wrapperDir string) (*machine, error) {
-	m := &machine{}
-	var err error
-	if m.cache, err = buildcache.Default(); err != nil {
-		return nil, toolMissing(err)
-	}
-	p := prober()
-	if _, real := p.(gpu.Driver); real {
-		p = gpu.Cached{Prober: p, File: filepath.Join(m.cache.Dir, "gpu.json")}
-	}
-	m.info, m.gpuErr = p.Probe(false)
-	if m.gpuErr == nil && len(m.info.Devices) == 0 {
-		m.gpuErr = errors.New("the driver lists no GPU")
-	}
-	m.nvcc, err = gpu.NVCC(ctx, wrapperDir)
-	if err != nil {
-		return m, err
-	}
-	return m, nil
-}
-
-// prober is the GPU seam: the driver, or $LESSONS_GPU for tests and for
-// forcing a machine without one (LESSONS_GPU=none).
-func prober() gpu.Prober {
-	if v, ok := os.LookupEnv("LESSONS_GPU"); ok {
-		return fakeGPU(v)
-	}
-	return gpu.Driver{}
-}
-
-// fakeGPU is "none", or "NAME,MAJOR.MINOR,TOTAL_BYTES".
-type fakeGPU string
-
-func (f fakeGPU) Probe(bool) (*gpu.Info, error) {
-	if f == "none" || f == "" {
-		return nil, errors.New("no GPU (LESSONS_GPU=none)")
-	}
-	parts := strings.Split(string(f), ",")
-	d := gpu.Device{Name: parts[0], Major: 9}
-	if len(parts) > 1 {
-		fmt.Sscanf(parts[1], "%d.%d", &d.Major, &d.Minor)
-	}
-	if len(parts) > 2 {
-		d.TotalBytes, _ = strconv.ParseUint(parts[2], 10, 64)
-		d.FreeBytes = d.TotalBytes
-	}
-	return &gpu.Info{Driver: 13000, Devices: []gpu.Device{d}}, nil
-}
 
 func runRun(opts *RunOptions) error {
 	l, c, err := opts.g.resolveWithCourse(opts.Lesson)
@@ -209,29 +121,29 @@ func runRun(opts *RunOptions) error {
 	defer stop()
 	m, err := findMachine(ctx, workspace.WrapperDir(ws))
 	if err != nil {
-		return toolMissing(fmt.Errorf("lessons run needs nvcc to build the lesson's programs: %w", err))
+		return failure.Toolf("lessons run needs nvcc to build the lesson's programs: %w", err)
 	}
 	compileOnly := opts.CompileOnly
 	arch := opts.Arch
 	out := opts.IO.Out
-	noGPU := m.gpuErr != nil && !compileOnly
+	noGPU := m.GPUErr != nil && !compileOnly
 	compileOnly = compileOnly || noGPU
-	if arch == "" && m.gpuErr == nil {
-		arch = m.info.Devices[0].Arch()
+	if arch == "" && m.GPUErr == nil {
+		arch = m.Info.Devices[0].Arch()
 	}
 	if err := workspace.MakeWrapper(ws); err != nil {
 		return err
 	}
-	comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: arch}
-	fmt.Fprintf(out, "%s\nworkspace %s\nnvcc %s (%s)", l.Title, ws, m.nvcc.Version, m.nvcc.Path)
-	if m.gpuErr == nil {
-		fmt.Fprintf(out, ", GPU %s (%s)", m.info.Devices[0].Name, m.info.Devices[0].Arch())
+	comp := buildcache.Compiler{Path: m.NVCC.Path, Version: m.NVCC.Version, Arch: arch}
+	fmt.Fprintf(out, "%s\nworkspace %s\nnvcc %s (%s)", l.Title, ws, m.NVCC.Version, m.NVCC.Path)
+	if m.GPUErr == nil {
+		fmt.Fprintf(out, ", GPU %s (%s)", m.Info.Devices[0].Name, m.Info.Devices[0].Arch())
 	}
 	fmt.Fprint(out, "\n\n")
 	if noGPU {
-		fmt.Fprintf(out, "No GPU found (%v).\nCompiling every cell; running them needs a GPU.\n\n", m.gpuErr)
+		fmt.Fprintf(out, "No GPU found (%v).\nCompiling every cell; running them needs a GPU.\n\n", m.GPUErr)
 	}
-	before, _ := m.cache.Stats()
+	before, _ := m.Cache.Stats()
 	start := time.Now()
 	outcomes, err := notebook.Run(ctx, l, m.notebookEnv(comp, ws), notebook.Options{
 		Workspace: ws, Timeout: opts.Timeout, KeepGoing: opts.KeepGoing, Cell: opts.Cell,
@@ -240,7 +152,7 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	after, _ := m.cache.Stats()
+	after, _ := m.Cache.Stats()
 	var ok, failed, skipped int
 	for _, o := range outcomes {
 		switch {

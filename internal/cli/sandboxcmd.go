@@ -2,22 +2,21 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // newSandbox is lessons sandbox: run a command in the sandbox that grade
 // uses, to see what a program may do there.
-func newSandbox(ios *IOStreams) *cobra.Command {
-	pol := sandbox.Policy{Limits: sandbox.DefaultLimits}
-	var uid int
-	var noCgroup bool
+func newSandbox(ios *IOStreams, runF func(*SandboxOptions) error) *cobra.Command {
+	opts := &SandboxOptions{IO: ios, Policy: sandbox.Policy{Limits: sandbox.DefaultLimits}}
+	pol := &opts.Policy
 	cmd := &cobra.Command{
 		Use:   "sandbox [flags] -- PROGRAM [ARG...]",
 		Short: "(instructors) Run a program in the sandbox that grade runs student code in",
@@ -34,57 +33,72 @@ on. The program's exit status is the command's.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := os.Getwd()
-			if err != nil {
-				return err
+			opts.Args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			pol.Dir = dir
-			if uid != 0 {
-				pol.UID, pol.GID = uid, uid
-			}
-			r := sandbox.Runner{Policy: pol}
-			noGroup := "--no-cgroup"
-			if !noCgroup {
-				if r.Cgroups, err = sandbox.OpenCgroups(); err != nil {
-					noGroup = err.Error()
-				}
-				defer r.Cgroups.Close()
-			}
-			rep := r.Verify(context.Background())
-			if r.Cgroups == nil {
-				rep.NoCgroup = noGroup
-			}
-			if os.Geteuid() == 0 && uid == 0 {
-				// root without --uid runs the program as root: advice to run
-				// as root would say nothing
-				rep.As = "root (--uid N runs it as user N)"
-			}
-			fmt.Fprintf(ios.ErrOut, "sandbox: %s\n", rep)
-			res, err := r.Run(context.Background(), runner.Spec{Argv: args, Dir: dir, Env: os.Environ()}, ios.Out)
-			if err != nil {
-				return err
-			}
-			if res.ExitCode > 0 && !res.TimedOut && !res.Truncated && !res.Canceled && res.Signal == 0 {
-				// the program's own verdict, passed on as it is, as env
-				// and time do; it has said what it had to say
-				return &codeError{code: res.ExitCode, err: errSilentCode}
-			}
-			if !res.OK() {
-				return fmt.Errorf("sandbox: %s: %s", args[0], res.Reason(0, 0))
-			}
-			return nil
+			return sandboxRun(opts)
 		},
 	}
 	cmd.Flags().IntVar(&pol.Landlock, "landlock", 0, "the highest Landlock ABI to use (-1: none)")
 	cmd.Flags().StringSliceVar(&pol.Write, "write", nil, "further folders it may write")
 	cmd.Flags().BoolVar(&pol.Network, "net", false, "allow the network")
 	cmd.Flags().BoolVar(&pol.UnixSockets, "unix-sockets", false, "allow AF_UNIX sockets where Landlock cannot refuse those outside the folder")
-	cmd.Flags().IntVar(&uid, "uid", 0, "run as this user (root only)")
+	cmd.Flags().IntVar(&opts.UID, "uid", 0, "run as this user (root only)")
 	cmd.Flags().Uint64Var(&pol.Memory, "memory", pol.Memory, "data memory limit in bytes")
 	cmd.Flags().Float64Var(&pol.CPUs, "cpus", pol.CPUs, "cores it may keep busy (with a cgroup)")
-	cmd.Flags().BoolVar(&noCgroup, "no-cgroup", false, "no cgroup of its own")
+	cmd.Flags().BoolVar(&opts.NoCgroup, "no-cgroup", false, "no cgroup of its own")
 	return cmd
 }
 
-// errSilentCode is the error of a command whose exit status says it all.
-var errSilentCode = errors.New("")
+// SandboxOptions are the inputs of lessons sandbox.
+type SandboxOptions struct {
+	IO       *IOStreams
+	Policy   sandbox.Policy
+	UID      int
+	NoCgroup bool
+	Args     []string // the program and its arguments
+}
+
+func sandboxRun(opts *SandboxOptions) error {
+	ios, pol, uid, noCgroup, args := opts.IO, opts.Policy, opts.UID, opts.NoCgroup, opts.Args
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	pol.Dir = dir
+	if uid != 0 {
+		pol.UID, pol.GID = uid, uid
+	}
+	r := sandbox.Runner{Policy: pol}
+	noGroup := "--no-cgroup"
+	if !noCgroup {
+		if r.Cgroups, err = sandbox.OpenCgroups(); err != nil {
+			noGroup = err.Error()
+		}
+		defer r.Cgroups.Close()
+	}
+	rep := r.Verify(context.Background())
+	if r.Cgroups == nil {
+		rep.NoCgroup = noGroup
+	}
+	if os.Geteuid() == 0 && uid == 0 {
+		// root without --uid runs the program as root: advice to run
+		// as root would say nothing
+		rep.As = "root (--uid N runs it as user N)"
+	}
+	fmt.Fprintf(ios.ErrOut, "sandbox: %s\n", rep)
+	res, err := r.Run(context.Background(), runner.Spec{Argv: args, Dir: dir, Env: os.Environ()}, ios.Out)
+	if err != nil {
+		return err
+	}
+	if res.ExitCode > 0 && !res.TimedOut && !res.Truncated && !res.Canceled && res.Signal == 0 {
+		// the program's own verdict, passed on as it is, as env
+		// and time do; it has said what it had to say
+		return &failure.Silent{Code: res.ExitCode}
+	}
+	if !res.OK() {
+		return fmt.Errorf("sandbox: %s: %s", args[0], res.Reason(0, 0))
+	}
+	return nil
+}

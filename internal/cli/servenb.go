@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
@@ -73,22 +69,22 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 		}
 		return nil, "", fmt.Errorf("%s is not a lesson of this course", page)
 	}
-	arch := m.arch()
+	arch := m.Arch()
 	srv.SetNotebook(&serve.Notebook{
 		Lesson: lessonOf,
 		Env: func(ws string) (notebook.Env, error) {
 			if err := workspace.MakeWrapper(ws); err != nil {
 				return notebook.Env{}, err
 			}
-			comp := buildcache.Compiler{Path: m.nvcc.Path, Version: m.nvcc.Version, Arch: arch}
+			comp := buildcache.Compiler{Path: m.NVCC.Path, Version: m.NVCC.Version, Arch: arch}
 			return m.notebookEnv(comp, ws), nil
 		},
 		Timeout:     timeout,
-		CompileOnly: m.gpuErr != nil,
+		CompileOnly: m.GPUErr != nil,
 	})
 	srv.SetChecker(&pageChecker{root: root, m: m})
-	if m.gpuErr != nil {
-		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check says it needs a GPU", m.gpuErr)
+	if m.GPUErr != nil {
+		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check says it needs a GPU", m.GPUErr)
 	}
 	return ""
 }
@@ -98,7 +94,6 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 type pageChecker struct {
 	root string
 	m    *machine
-	mu   sync.Mutex // progress.json: one writer
 }
 
 var _ serve.Checker = (*pageChecker)(nil)
@@ -133,13 +128,7 @@ func (p *pageChecker) Files() map[string][]string {
 	}
 	out := map[string][]string{}
 	for _, x := range c.Exercises {
-		files := []string{c.Path(x.Student), c.Path(x.Spec())}
-		if spec, err := exercise.LoadSpec(c, x); err == nil {
-			for _, f := range spec.Files {
-				files = append(files, filepath.Join(filepath.Dir(c.Path(x.Student)), f))
-			}
-		}
-		out[x.ID] = files
+		out[x.ID] = exercise.WatchedFiles(c, x)
 	}
 	return out
 }
@@ -153,52 +142,33 @@ func (p *pageChecker) Check(ctx context.Context, id string) (*serve.Verdict, err
 	if err != nil {
 		return nil, err
 	}
-	if p.m.gpuErr != nil {
-		return nil, fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", p.m.gpuErr)
+	if p.m.GPUErr != nil {
+		return nil, fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", p.m.GPUErr)
 	}
-	job, err := exercise.NewJob(c, x, c.Path(x.Student))
+	st, err := exercise.NewStudent(c, x, c.Path(x.Student), p.m.RunEnv())
 	if err != nil {
 		return nil, err
 	}
-	job.Env = p.m.runEnv()
-	spec := job.Spec
-	// As in lessons check: hidden checks and hidden runs wait for grade,
-	// and the page says only how many there are.
-	job.Spec = spec.Public()
-	var log bytes.Buffer
-	ev, err := exercise.Check(ctx, p.m.toolkit(), exercise.Plain{}, job, &log)
-	if err != nil {
+	if err := st.Check(ctx, p.m.toolkit()); err != nil {
 		return nil, err
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	res := ev.Results
-	out := log.String() + ev.Output
-	v := &serve.Verdict{Exercise: id, Passed: checker.Passed(res), Score: spec.Score(res), Points: spec.Points, Hidden: spec.Hidden(), Output: strings.TrimRight(out, "\n")}
-	for _, r := range res {
+	// As in lessons check: the page says only how many hidden checks
+	// there are.
+	v := &serve.Verdict{Exercise: id, Passed: st.Passed(), Score: st.Score(), Points: st.Spec.Points, Hidden: st.Spec.Hidden(),
+		Hints: st.Hints, Output: strings.TrimRight(st.Log+st.Output, "\n")}
+	for _, r := range st.Results {
 		cr := serve.CheckResult{Name: r.Name, Pass: r.Pass, Skipped: r.Skipped, Want: r.Want, Got: r.Got}
 		if r.Check != nil {
 			cr.Points = r.Check.Points
-			if !r.Pass && r.Check.Hint != "" {
+			if !r.Pass {
 				cr.Hint = r.Check.Hint
-				v.Hints = append(v.Hints, r.Check.Hint)
 			}
 		}
 		v.Checks = append(v.Checks, cr)
 	}
 	if !v.Passed {
-		if x.Hint != "" {
-			v.Hints = append(v.Hints, x.Hint)
-		}
 		return v, nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	prog, err := progress.Load(c)
-	if err != nil {
-		return v, err
-	}
-	prog.Passed[x.ID] = time.Now().UTC()
-	return v, prog.Save(c)
+	_, err = st.Record(c)
+	return v, err
 }

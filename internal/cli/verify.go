@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"runtime"
 	"text/tabwriter"
@@ -11,13 +9,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/internal/beneath"
-	"github.com/cudalessons/lessons/internal/course"
-	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
+	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/ui"
+	"github.com/cudalessons/lessons/internal/verify"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -62,7 +59,7 @@ any surprise.`,
 			if opts.Mutants && opts.CompileOnly {
 				return usagef("--mutants runs every mutant on the GPU; it does not go with --compile-only")
 			}
-			if err := checkQueues(opts.Queues); err != nil {
+			if err := hw.CheckQueues(opts.Queues); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -79,28 +76,6 @@ any surprise.`,
 	return cmd
 }
 
-// item is one line of the verify table.
-type item struct {
-	kind, name, want string
-	ok               bool
-	got              string
-	took             time.Duration
-	// build and run are the two halves; run is nil in compile-only mode.
-	build func(ctx context.Context) error
-	run   func(ctx context.Context, device string) error
-	// alone: the run has the GPU to itself (its spec is timed).
-	alone bool
-}
-
-// queuesEnv is the environment that gives a program n hardware queues
-// (none for 0: CUDA's default).
-func queuesEnv(n int) []string {
-	if n > 0 {
-		return []string{fmt.Sprintf("CUDA_DEVICE_MAX_CONNECTIONS=%d", n)}
-	}
-	return nil
-}
-
 func verifyRun(opts *VerifyOptions) error {
 	ios := opts.IO
 	c, err := opts.g.course()
@@ -115,13 +90,22 @@ func verifyRun(opts *VerifyOptions) error {
 	root := filepath.Join(c.Root, ".lessons", "verify")
 	m, err := findMachine(ctx, "")
 	if err != nil {
-		return toolMissing(fmt.Errorf("lessons verify needs nvcc: %w", err))
+		return failure.Toolf("lessons verify needs nvcc: %w", err)
 	}
-	if m.gpuErr != nil && !opts.CompileOnly {
-		return toolMissing(fmt.Errorf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.gpuErr))
+	if m.GPUErr != nil && !opts.CompileOnly {
+		return failure.Toolf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.GPUErr)
 	}
 	if opts.Mutants {
-		return verifyMutants(ctx, opts, c, m)
+		report, err := verify.Mutants(ctx, c, verify.MutantOptions{Toolkit: m.toolkit(), PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs,
+			Devices: hw.Devices(len(m.Info.Devices)), Note: func(s string) { fmt.Fprintln(ios.ErrOut, s) }})
+		if err != nil {
+			return err
+		}
+		report.Write(ios.Out)
+		if report.Survivors() > 0 || report.Errors() > 0 {
+			return errSilent
+		}
+		return nil
 	}
 	start := time.Now()
 	if !opts.CompileOnly {
@@ -129,73 +113,39 @@ func verifyRun(opts *VerifyOptions) error {
 		// of an exercise waits for it if it is not done.
 		go m.toolkit().StatsLibrary(ctx)
 	}
-	timed, untimed := 0, 0
-	for _, x := range c.Exercises {
-		if spec, err := exercise.LoadSpec(c, x); err == nil && spec.Timed {
-			timed += 2
-		} else {
-			untimed += 2
-		}
-	}
-	kept := "the lessons"
-	if timed > 0 {
-		kept = "the timed and the lessons"
-	}
-	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed, timed, kept)
+	choice := verify.Choose(c, opts.PerGPU, opts.Queues)
 	// Lessons keep CUDA's queues unless a flag says: what they print
 	// about streams and timings is what a student sees.
-	m.queues = choice.TimedQueues
-	items, err := verifyItems(c, m, root, opts.CompileOnly, choice)
+	m.Queues = choice.TimedQueues
+	items, err := verify.Items(c, verify.Options{Root: root, CompileOnly: opts.CompileOnly, Toolkit: m.toolkit(), Choice: choice,
+		LessonEnv: func(ws string) (notebook.Env, error) {
+			if err := workspace.MakeWrapper(ws); err != nil {
+				return notebook.Env{}, err
+			}
+			return m.notebookEnv(m.Compiler(), ws), nil
+		}})
 	if err != nil {
 		return err
 	}
 	devices := []string{"0"} // compile-only: no runs
 	if !opts.CompileOnly {
-		devices = gpuDevices(len(m.info.Devices))
+		devices = hw.Devices(len(m.Info.Devices))
 		fmt.Fprintf(ios.ErrOut, "Verifying %s: builds on %d cores, runs on %d GPU(s), %d at a time on each%s.\n",
 			ui.Count(len(items), "item"), max(opts.Jobs, 1), len(devices), choice.PerDevice, chosen(choice))
 	}
-	var sched []*grade.Item
-	for _, it := range items {
-		s := &grade.Item{Name: it.kind + " " + it.name, Timed: it.alone,
-			Build: func(ctx context.Context, slot int) (bool, string) {
-				t := time.Now()
-				if err := it.build(ctx); err != nil {
-					it.got = err.Error()
-				}
-				it.took = time.Since(t)
-				return it.got == "", "built"
-			}}
-		if it.run != nil {
-			s.Run = func(ctx context.Context, device string, slot int) time.Duration {
-				t := time.Now()
-				if err := it.run(ctx, device); err != nil {
-					it.got = err.Error()
-				}
-				it.took += time.Since(t)
-				return 0
-			}
-		}
-		sched = append(sched, s)
-	}
-	grade.Schedule(ctx, sched, grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice})
-	if ctx.Err() != nil {
-		// Stopped half way: items never built or run would read as ok.
-		return ctx.Err()
+	if err := verify.Run(ctx, items, grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice}); err != nil {
+		return err
 	}
 	surprises := 0
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tEXPECTED\tRESULT\tTIME")
 	for _, it := range items {
-		if it.got == "" {
-			it.got, it.ok = "ok", true
-		}
 		mark := "✓"
-		if !it.ok {
+		if !it.OK {
 			mark = "✗"
 			surprises++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", it.kind, it.name, it.want, mark, it.got, it.took.Round(10*time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", it.Kind, it.Name, it.Want, mark, it.Got, it.Took.Round(10*time.Millisecond))
 	}
 	tw.Flush()
 	mode := "built and ran"
@@ -215,117 +165,4 @@ func chosen(c grade.Choice) string {
 		return ""
 	}
 	return " (chosen: " + c.Why + "; --per-gpu and --gpu-queues override)"
-}
-
-// verifyItems lists what to verify: each lesson, each solution, each
-// untouched exercise.
-func verifyItems(c *course.Course, m *machine, root string, compileOnly bool, choice grade.Choice) ([]*item, error) {
-	var items []*item
-	for _, e := range c.Lessons {
-		l, err := c.Parse(e)
-		if err != nil {
-			return nil, err
-		}
-		it := &item{kind: "lesson", name: e.Name(), want: "every cell runs"}
-		ws := filepath.Join(root, "lessons", e.Name())
-		cells := func(ctx context.Context, compile bool) error {
-			if _, err := beneath.Dir(c.Root, filepath.Join(".lessons", "verify", "lessons", e.Name())); err != nil {
-				return err
-			}
-			if err := workspace.MakeWrapper(ws); err != nil {
-				return err
-			}
-			outcomes, err := notebook.Run(ctx, l, m.notebookEnv(m.compiler(), ws), notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
-			if err != nil {
-				return err
-			}
-			for _, o := range outcomes {
-				if !o.OK && !o.Skipped {
-					return fmt.Errorf("cell [%d] (line %d): %s", o.Cell.Number, o.Cell.Line, o.Reason)
-				}
-			}
-			return nil
-		}
-		if compileOnly {
-			it.want = "every cell compiles"
-		}
-		it.build = func(ctx context.Context) error { return cells(ctx, true) }
-		if !compileOnly {
-			it.run = func(ctx context.Context, device string) error { return cells(ctx, false) }
-		}
-		items = append(items, it)
-	}
-	tk := m.toolkit()
-	for _, x := range c.Exercises {
-		spec, err := exercise.LoadSpec(c, x)
-		if err != nil {
-			return nil, err
-		}
-		queues := choice.Queues
-		if spec.Timed {
-			queues = choice.TimedQueues
-		}
-		for _, side := range []struct {
-			name, file string
-			pass       bool
-		}{{"solution", x.Solution, true}, {"exercise", x.Student, false}} {
-			it := &item{kind: side.name, name: x.ID, alone: spec.Timed}
-			var prog string
-			job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(root, side.name, x.ID), Root: c.Root, Env: queuesEnv(queues),
-				// A solution's folder holds the files students complete;
-				// the others are the exercise's own.
-				Files: exercise.Files(x, spec, c.Path(side.file), filepath.Dir(c.Path(side.file)), filepath.Dir(c.Path(x.Student)))}
-			it.want = "fails a check"
-			if side.pass {
-				it.want = "passes every check"
-			}
-			if compileOnly {
-				it.want = "compiles"
-			}
-			it.build = func(ctx context.Context) error {
-				b, err := exercise.Build(ctx, tk, exercise.Plain{}, job, 0)
-				if err != nil {
-					return err
-				}
-				if b.Failed != nil {
-					return fmt.Errorf("%s", b.Failed[0].Got)
-				}
-				prog = b.Prog
-				return nil
-			}
-			if !compileOnly {
-				pass := side.pass
-				it.run = func(ctx context.Context, device string) error {
-					v, err := exercise.RunAll(ctx, tk, exercise.Plain{}, job, prog, device, 0)
-					if err != nil {
-						return err
-					}
-					res := v.Results
-					switch {
-					case pass && !checker.Passed(res):
-						return fmt.Errorf("fails: %s", firstFailure(res))
-					case !pass && checker.Passed(res):
-						return fmt.Errorf("passes every check as given: the checks do not tell it from a solution")
-					case !pass && spec.Partial():
-						// Points a stub earns as given are points for nothing.
-						it.got, it.ok = fmt.Sprintf("ok: %s; as given it scores %d of %d points", firstFailure(res), spec.Score(res), spec.Points), true
-					case !pass:
-						it.got, it.ok = "ok: "+firstFailure(res), true
-					}
-					return nil
-				}
-			}
-			items = append(items, it)
-		}
-	}
-	return items, nil
-}
-
-func firstFailure(res []checker.Result) string {
-	for _, r := range res {
-		if !r.Pass {
-			return r.Name + " (" + r.Got + ")"
-		}
-	}
-	return ""
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -109,17 +108,8 @@ func watchRun(opts *WatchOptions) error {
 			x := byID[id]
 			return checkOne(ctx, ios, c, m, x, c.Path(x.Student), false, true)
 		},
-		Next: next,
-		Files: func(id string) []string {
-			x := byID[id]
-			files := []string{c.Path(x.Student), c.Path(x.Spec())}
-			if spec, err := exercise.LoadSpec(c, x); err == nil {
-				for _, f := range spec.Files {
-					files = append(files, filepath.Join(filepath.Dir(c.Path(x.Student)), f))
-				}
-			}
-			return files
-		},
+		Next:  next,
+		Files: func(id string) []string { return exercise.WatchedFiles(c, byID[id]) },
 		Watch: func(files []string) (watch.Watcher, error) { return watch.New(files, poll, 100*time.Millisecond) },
 		Hint: func(id string) {
 			p, err := loadProgress(c)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/slurm"
 )
 
 // Course is a loaded, validated course.
@@ -22,7 +23,7 @@ type Course struct {
 	Lessons   []*Entry
 	Exercises []*Exercise
 	// Slurm are the defaults of lessons grade --slurm.
-	Slurm SlurmDefaults
+	Slurm slurm.Options
 }
 
 // Entry is a lesson of the course, before its document is parsed.

@@ -2,7 +2,10 @@
 // orders and the exercises it names, and finds a lesson by day, slug or path.
 package course
 
-import "github.com/cudalessons/lessons/diag"
+import (
+	"github.com/cudalessons/lessons/diag"
+	"github.com/cudalessons/lessons/internal/slurm"
+)
 
 // ManifestName is the manifest's file name at a course's root.
 const ManifestName = "course.toml"
@@ -17,22 +20,7 @@ type Manifest struct {
 
 // ManifestGrade is the [grade] table: defaults of lessons grade.
 type ManifestGrade struct {
-	Slurm SlurmDefaults `toml:"slurm"`
-}
-
-// SlurmDefaults is [grade.slurm]: where lessons grade --slurm sends its
-// tasks on this course's cluster. Flags override each.
-type SlurmDefaults struct {
-	Partition      string   `toml:"partition"`       // of the run tasks (GPU nodes)
-	BuildPartition string   `toml:"build_partition"` // of the build tasks (CPU nodes)
-	Account        string   `toml:"account"`
-	QOS            string   `toml:"qos"`
-	Time           string   `toml:"time"` // per task
-	ItemsPerTask   int      `toml:"items_per_task"`
-	BuildsPerTask  int      `toml:"builds_per_task"`
-	Throttle       int      `toml:"throttle"`
-	Gres           string   `toml:"gres"`
-	SbatchArgs     []string `toml:"sbatch_args"`
+	Slurm slurm.Options `toml:"slurm"` // where lessons grade --slurm sends its tasks; flags override each
 }
 
 // ManifestLesson is one [[lesson]] table.

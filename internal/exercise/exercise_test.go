@@ -181,27 +181,6 @@ func TestStatsLibraryToolError(t *testing.T) {
 	}
 }
 
-func TestSanitizerPath(t *testing.T) {
-	dir := t.TempDir()
-	nvcc := filepath.Join(dir, "nvcc")
-	cs := filepath.Join(dir, "compute-sanitizer")
-	os.WriteFile(cs, []byte("#!/bin/sh\n"), 0o755)
-	t.Setenv("PATH", t.TempDir())
-	t.Setenv("CUDA_HOME", "")
-	t.Setenv("LESSONS_SANITIZER", "")
-	if got := SanitizerPath(nvcc); got != cs {
-		t.Errorf("beside nvcc: %q, want %q", got, cs)
-	}
-	t.Setenv("LESSONS_SANITIZER", "/opt/cs")
-	if got := SanitizerPath(nvcc); got != "/opt/cs" {
-		t.Errorf("LESSONS_SANITIZER: %q", got)
-	}
-	t.Setenv("LESSONS_SANITIZER", "none")
-	if got := SanitizerPath(nvcc); got != "" {
-		t.Errorf("LESSONS_SANITIZER=none: %q", got)
-	}
-}
-
 // NewJob reads the spec beside the exercise and takes the exercise's
 // other files from beside the file checked, else from the exercise.
 func TestNewJob(t *testing.T) {

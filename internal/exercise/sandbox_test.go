@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/machine"
 )
 
 // The test binary is the sandbox's helper too (NewSandbox copies it).
@@ -247,7 +248,7 @@ func TestSanitizerOnGPU(t *testing.T) {
 	if nvcc == "" || os.Geteuid() != 0 {
 		t.Skip("needs a GPU and its toolkit: LESSONS_TEST_NVCC=/path/to/nvcc, as root")
 	}
-	cs := SanitizerPath(nvcc)
+	cs := machine.SanitizerPath(nvcc)
 	if cs == "" {
 		t.Skip("no compute-sanitizer beside " + nvcc)
 	}

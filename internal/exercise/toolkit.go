@@ -5,13 +5,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/kernels"
 )
@@ -34,46 +35,16 @@ type Toolkit struct {
 }
 
 // NewToolkit is the toolkit of nvcc (built for arch, "" for nvcc's
-// default) and cache, with the compute-sanitizer that SanitizerPath finds.
+// default) and cache, with the compute-sanitizer that machine.SanitizerPath finds.
 func NewToolkit(nvcc buildcache.Compiler, cache *buildcache.Cache) *Toolkit {
-	return &Toolkit{NVCC: nvcc, Cache: cache, Sanitizer: SanitizerPath(nvcc.Path)}
+	return &Toolkit{NVCC: nvcc, Cache: cache, Sanitizer: machine.SanitizerPath(nvcc.Path)}
 }
 
 func (tk *Toolkit) compiler() buildcache.Compiler { return tk.NVCC }
 
 // ToolError is a failure of the machine or its tools, not of the file
 // judged: the command cannot do its job here (exit status 2).
-type ToolError struct{ Err error }
-
-func (e *ToolError) Error() string { return e.Err.Error() }
-func (e *ToolError) Unwrap() error { return e.Err }
-
-// SanitizerPath is $LESSONS_SANITIZER ("none" or "off" for none), else
-// compute-sanitizer beside nvcc, else on the PATH, else in the toolkit's
-// usual folders; "" when there is none.
-func SanitizerPath(nvcc string) string {
-	switch p := os.Getenv("LESSONS_SANITIZER"); p {
-	case "none", "off":
-		return ""
-	case "":
-	default:
-		return p
-	}
-	if nvcc != "" {
-		if p := filepath.Join(filepath.Dir(nvcc), "compute-sanitizer"); isFile(p) {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("compute-sanitizer"); err == nil {
-		return p
-	}
-	for _, dir := range []string{os.Getenv("CUDA_HOME"), "/usr/local/cuda"} {
-		if p := filepath.Join(dir, "bin", "compute-sanitizer"); dir != "" && isFile(p) {
-			return p
-		}
-	}
-	return ""
-}
+type ToolError = failure.Tool
 
 func isFile(p string) bool {
 	st, err := os.Stat(p)
@@ -122,7 +93,7 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 		return "", ctx.Err()
 	}
 	if !b.Hit && !b.Run.OK() {
-		return "", &ToolError{fmt.Errorf("building the statistics library failed:\n%s", log.String())}
+		return "", &ToolError{Err: fmt.Errorf("building the statistics library failed:\n%s", log.String())}
 	}
 	return lib, nil
 }

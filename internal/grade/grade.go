@@ -345,24 +345,34 @@ func GradeOne(ctx context.Context, tc Toolchain, t *Task, device string, slot in
 	return RunAttempt(t, b, ran, err)
 }
 
-// scheduleItems are the scheduler's items of tasks to grade with tc: the tasks
-// of one file (of one exercise) share a build. Each graded task goes to
-// sink, from any goroutine.
-func scheduleItems(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (out []*Item, builds func() int) {
+// Sinks are where the items that Items makes report, each from any
+// goroutine.
+type Sinks struct {
+	// Built is told of each build made (not of one another item shared).
+	Built func(t *Task, b *Built)
+	// Graded gets each graded task's attempt. Without it the items only
+	// build (a cluster's build task, into the shared cache).
+	Graded func(*gradebook.Attempt)
+}
+
+// Items are the scheduler's items of tasks to grade with tc, the one way
+// a grade's items are made, here and on a cluster's node: the tasks of
+// one file (of one exercise) share a build, so that no two builds write
+// one build folder at once.
+func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 	type shared struct {
 		once sync.Once
 		b    *Built
 	}
-	var mu sync.Mutex
 	byKey := map[string]*shared{}
-	n := 0
+	var out []*Item
 	for _, t := range tasks {
 		e := byKey[t.Key()]
 		if e == nil {
 			e = &shared{}
 			byKey[t.Key()] = e
 		}
-		out = append(out, &Item{
+		it := &Item{
 			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed,
 			Args: map[string]string{"student": t.Student, "exercise": t.Exercise.ID},
 			Build: func(ctx context.Context, slot int) (bool, string) {
@@ -370,33 +380,36 @@ func scheduleItems(tasks []*Task, tc Toolchain, sink func(*gradebook.Attempt)) (
 				e.once.Do(func() {
 					e.b = tc.Build(ctx, t, slot)
 					outcome = buildOutcome(e.b)
-					mu.Lock()
-					n++
-					mu.Unlock()
+					if sinks.Built != nil {
+						sinks.Built(t, e.b)
+					}
 				})
-				if ctx.Err() != nil {
+				if ctx.Err() != nil || sinks.Graded == nil {
 					return false, outcome // nothing half-built is recorded
 				}
 				if a := e.b.Attempt(t); a != nil {
-					sink(a)
+					sinks.Graded(a)
 					return false, outcome
 				}
 				return true, outcome
 			},
-			Run: func(ctx context.Context, device string, slot int) time.Duration {
+		}
+		if sinks.Graded != nil {
+			it.Run = func(ctx context.Context, device string, slot int) time.Duration {
 				ran, err := tc.Run(ctx, t, e.b, device, slot)
 				if ctx.Err() != nil {
 					return 0 // stopped half way: its verdict means nothing
 				}
-				sink(RunAttempt(t, e.b, ran, err))
+				sinks.Graded(RunAttempt(t, e.b, ran, err))
 				if ran != nil {
 					return max(ran.Took, time.Nanosecond)
 				}
 				return 0
-			},
-		})
+			}
+		}
+		out = append(out, it)
 	}
-	return out, func() int { mu.Lock(); defer mu.Unlock(); return n }
+	return out
 }
 
 // Grade grades every task with tc and records each in book: the tasks
@@ -437,9 +450,11 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 	for _, s := range settled {
 		record(s.Attempt, s.Skipped)
 	}
-	items, builds := scheduleItems(todo, tc, func(a *gradebook.Attempt) { record(a, false) })
+	items := Items(todo, tc, Sinks{
+		Built:  func(*Task, *Built) { mu.Lock(); sum.Builds++; mu.Unlock() },
+		Graded: func(a *gradebook.Attempt) { record(a, false) },
+	})
 	Schedule(ctx, items, Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: opts.PerDevice, Trace: opts.Trace})
-	sum.Builds = builds()
 	sum.Took = time.Since(start)
 	if recErr != nil {
 		return sum, fmt.Errorf("gradebook %s: %w", book.Path, recErr)

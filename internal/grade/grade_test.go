@@ -368,3 +368,52 @@ func TestGradeOneAndPlan(t *testing.T) {
 		t.Errorf("after recording: todo %d, settled %+v, %v", len(todo), settled, err)
 	}
 }
+
+// TestItemsBuildOnly: items with no Graded sink build each distinct file
+// once, tell Built of each build made, and run nothing (a cluster's build
+// task).
+func TestItemsBuildOnly(t *testing.T) {
+	dir := t.TempDir()
+	ts := class(t, dir, map[string]string{
+		"alice/block_pool.cu": "pass", "bob/block_pool.cu": "pass", "carol/block_pool.cu": "syntax error",
+	})
+	var todo []*Task
+	for _, x := range ts {
+		if x.Source != nil {
+			todo = append(todo, x)
+		}
+	}
+	f := newFake()
+	var mu sync.Mutex
+	built := map[string]bool{}
+	items := Items(todo, f, Sinks{Built: func(t *Task, b *Built) {
+		mu.Lock()
+		defer mu.Unlock()
+		built[t.Student+" "+buildOutcome(b)] = true
+	}})
+	for _, it := range items {
+		if it.Run != nil {
+			t.Fatalf("%s: a build-only item has a run", it.Name)
+		}
+	}
+	Schedule(context.Background(), items, Slots{Jobs: 2})
+	if len(built) != 2 || !built["carol does not compile"] || (!built["alice built"] && !built["bob built"]) {
+		t.Errorf("builds told: %v; want alice's (or bob's, the same file) and carol's", built)
+	}
+	if f.runs.Load() != 0 || f.builds["pass"] != 1 {
+		t.Errorf("%d runs, %d builds of the shared file; want none and 1", f.runs.Load(), f.builds["pass"])
+	}
+}
+
+func TestChooseFor(t *testing.T) {
+	timed := &Task{Exercise: &course.Exercise{ID: "t"}, Spec: &checker.Spec{Timed: true}}
+	untimed := &Task{Exercise: &course.Exercise{ID: "u"}, Spec: &checker.Spec{}}
+	c := ChooseFor(0, 0, []*Task{timed, untimed})
+	if c.TimedQueues != 0 || c.Queues != autoQueues || !strings.Contains(c.Why, "CUDA's 8 for the timed") {
+		t.Errorf("choice %+v", c)
+	}
+	p := c.Pipeline(nil, nil)
+	if len(p.Env) != 1 || p.TimedEnv != nil {
+		t.Errorf("pipeline env %q, timed %q", p.Env, p.TimedEnv)
+	}
+}

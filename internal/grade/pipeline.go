@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/machine"
 )
 
 // Pipeline is the Toolchain of a real grade: each task built and run by
@@ -51,4 +52,10 @@ func (p Pipeline) Run(ctx context.Context, t *Task, b *Built, device string, slo
 		return nil, err
 	}
 	return &Ran{Results: v.Results, Output: v.Output, Took: v.Took}, nil
+}
+
+// Pipeline is the Toolchain of a grade with this choice: tk's tools in
+// runner, each program with the hardware queues chosen for it.
+func (c Choice) Pipeline(tk *exercise.Toolkit, runner exercise.Runner) Pipeline {
+	return Pipeline{Toolkit: tk, Runner: runner, Env: machine.QueuesEnv(c.Queues), TimedEnv: machine.QueuesEnv(c.TimedQueues)}
 }

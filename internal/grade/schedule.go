@@ -208,3 +208,14 @@ func Choose(perDevice, queues, untimed, timed int, kept string) Choice {
 	c.Why = strings.Join(why, "; ")
 	return c
 }
+
+// ChooseFor is Choose for a grade's tasks, the timed among them keeping
+// CUDA's queues.
+func ChooseFor(perDevice, queues int, tasks []*Task) Choice {
+	_, timed := Timed(tasks)
+	kept := ""
+	if timed > 0 {
+		kept = "the timed"
+	}
+	return Choose(perDevice, queues, len(tasks)-timed, timed, kept)
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/yuin/goldmark"
@@ -280,4 +281,51 @@ func (s *Sheet) FeedbackHTML(student string) ([]byte, error) {
 	page.Write(body.Bytes())
 	page.WriteString("</body></html>\n")
 	return page.Bytes(), nil
+}
+
+// WriteTable writes the sheet as a table for a terminal: a row per
+// student, a column per exercise (✓ and the points, ✗ and why, missing,
+// ? for what could not be graded) and the total.
+func (s *Sheet) WriteTable(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "STUDENT")
+	for _, x := range s.Exercises {
+		fmt.Fprintf(tw, "\t%s", x.ID)
+	}
+	fmt.Fprintf(tw, "\tTOTAL\n")
+	for _, st := range s.Students {
+		fmt.Fprint(tw, ui.Printable(st))
+		for _, x := range s.Exercises {
+			a := s.Grades[st][x.ID]
+			switch {
+			case a == nil:
+				fmt.Fprint(tw, "\t-")
+			case a.Status == Passed:
+				fmt.Fprintf(tw, "\t✓ %d", a.Points)
+			case a.Status == Missing:
+				fmt.Fprint(tw, "\tmissing")
+			case a.Status == Error:
+				fmt.Fprintf(tw, "\t? %s", ui.Clip(a.Reason, 40))
+			case a.Points > 0: // partial credit
+				fmt.Fprintf(tw, "\t✗ %d %s", a.Points, ui.Clip(a.Reason, 40))
+			default:
+				fmt.Fprintf(tw, "\t✗ %s", ui.Clip(a.Reason, 40))
+			}
+		}
+		fmt.Fprintf(tw, "\t%d/%d\n", s.Total(st), s.Max)
+	}
+	tw.Flush()
+}
+
+// Count is how many of the sheet's grades have status.
+func (s *Sheet) Count(status string) int {
+	n := 0
+	for _, st := range s.Students {
+		for _, a := range s.Grades[st] {
+			if a.Status == status {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -447,3 +447,25 @@ func TestFeedbackWithoutControlBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteTable(t *testing.T) {
+	s := &Sheet{
+		Exercises: []Exercise{{ID: "pipe", Points: 10}, {ID: "alloc", Points: 5}},
+		Students:  []string{"alice", "bob"},
+		Grades: map[string]map[string]*Attempt{
+			"alice": {"pipe": {Status: Passed, Points: 10}, "alloc": {Status: Error, Reason: "nvcc vanished"}},
+			"bob":   {"pipe": {Status: Failed, Points: 3, Reason: "prints: it does not\nat all"}},
+		},
+		Max: 15,
+	}
+	var b bytes.Buffer
+	s.WriteTable(&b)
+	for _, want := range []string{"STUDENT  pipe", "alice    ✓ 10", "? nvcc vanished", "bob      ✗ 3 prints: it does not at all", "-  "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if s.Count(Error) != 1 || s.Count(Passed) != 1 {
+		t.Errorf("count: %d errors, %d passed", s.Count(Error), s.Count(Passed))
+	}
+}

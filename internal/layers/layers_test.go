@@ -20,12 +20,13 @@ const module = "github.com/cudalessons/lessons/"
 // imports put it, here and in the README.
 var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect"},
-	{"checker", "gpu", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath"},
-	{"internal/course", "internal/notebook", "internal/slurm"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect", "internal/failure"},
+	{"checker", "gpu", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
+	{"internal/course", "internal/notebook", "internal/machine"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
 	{"internal/exercise"},
 	{"internal/grade"},
+	{"internal/grade/cluster", "internal/verify"},
 	{"internal/cli"},
 	{"cmd/lessons"},
 }
@@ -33,7 +34,7 @@ var floors = [][]string{
 // cliCeiling is the most lines of non-test Go the command layer may have.
 // It only goes down: the goal is 2,000 (issue 25); lower it as code moves
 // out, never raise it.
-const cliCeiling = 4900
+const cliCeiling = 3250
 
 // packages reads the module's packages (folders with non-test Go files)
 // and what each imports from the module and from the standard library.

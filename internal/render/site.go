@@ -258,16 +258,11 @@ func Export(c *course.Course, dir string) error {
 	return nil
 }
 
-// Site renders the course as the files of a static site, by name:
-// index.html, a page per lesson (day068-memory-pools.html), style.css,
-// theme.js, lessons.js and search-index.js. A lesson that does not parse
-// fails it with every error, file and line.
-func Site(c *course.Course) (map[string][]byte, error) {
-	site := map[string][]byte{}
-	lessons := make([]*lesson.Lesson, len(c.Lessons))
-	links := make([]link, len(c.Lessons))
+// parseAll parses every lesson of c in order and gives each to each. A
+// lesson that does not parse is left out and its errors, with file and
+// line, are returned together; any other failure stops it.
+func parseAll(c *course.Course, each func(i int, e *course.Entry, l *lesson.Lesson) error) (lesson.Errors, error) {
 	var errs lesson.Errors
-	var index []section
 	for i, e := range c.Lessons {
 		l, err := c.Parse(e)
 		if err != nil {
@@ -277,6 +272,23 @@ func Site(c *course.Course) (map[string][]byte, error) {
 			}
 			return nil, err
 		}
+		if err := each(i, e, l); err != nil {
+			return nil, err
+		}
+	}
+	return errs, nil
+}
+
+// Site renders the course as the files of a static site, by name:
+// index.html, a page per lesson (day068-memory-pools.html), style.css,
+// theme.js, lessons.js and search-index.js. A lesson that does not parse
+// fails it with every error, file and line.
+func Site(c *course.Course) (map[string][]byte, error) {
+	site := map[string][]byte{}
+	lessons := make([]*lesson.Lesson, len(c.Lessons))
+	links := make([]link, len(c.Lessons))
+	var index []section
+	errs, err := parseAll(c, func(i int, e *course.Entry, l *lesson.Lesson) error {
 		lessons[i] = l
 		href := e.Name() + ".html"
 		secs := sections(l)
@@ -297,6 +309,10 @@ func Site(c *course.Course) (map[string][]byte, error) {
 			}
 			index = append(index, section{Title: title, Href: u, Text: sec.Text})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err

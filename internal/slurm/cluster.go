@@ -1,3 +1,8 @@
+// Package slurm is Slurm as lessons sees it: its commands (sbatch,
+// squeue, sacct, scontrol, scancel) behind one seam, Exec, so that
+// everything above is tested without a cluster, the options of a grade's
+// tasks, and their job scripts. What is submitted, and why, is
+// internal/grade/cluster's.
 package slurm
 
 import (

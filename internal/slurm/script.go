@@ -7,20 +7,22 @@ import (
 )
 
 // Options are the cluster's side of a grade: where and how the tasks run.
-// Defaults come from course.toml's [grade.slurm], flags override them.
+// course.toml's [grade.slurm] gives them (the keys are the toml tags;
+// the others come only from flags), and flags override them.
 type Options struct {
-	BuildPartition string   // the CPU partition of the build tasks ("" the cluster's default)
-	RunPartition   string   // the GPU partition of the run tasks
-	Account, QOS   string   // --account, --qos
-	Time           string   // each task's time limit, in Slurm's words (30:00, 1-00:00:00)
-	ItemsPerTask   int      // (student, exercise) runs per run task
-	BuildsPerTask  int      // distinct files per build task
-	BuildCPUs      int      // cores of a build task (its parallel builds)
-	Throttle       int      // tasks of an array at once (the array's %N); 0 for no limit
-	Gres           string   // what a run task asks for (gpu:1)
-	PerGPU         int      // runs at once on a run task's GPU (a timed exercise's still alone); 0 to choose
-	Queues         int      // CUDA_DEVICE_MAX_CONNECTIONS of each run (0: CUDA's default)
-	Extra          []string // more sbatch arguments, each as one #SBATCH line
+	BuildPartition string   `toml:"build_partition"` // the CPU partition of the build tasks ("" the cluster's default)
+	RunPartition   string   `toml:"partition"`       // the GPU partition of the run tasks
+	Account        string   `toml:"account"`         // --account
+	QOS            string   `toml:"qos"`             // --qos
+	Time           string   `toml:"time"`            // each task's time limit, in Slurm's words (30:00, 1-00:00:00)
+	ItemsPerTask   int      `toml:"items_per_task"`  // (student, exercise) runs per run task
+	BuildsPerTask  int      `toml:"builds_per_task"` // distinct files per build task
+	BuildCPUs      int      `toml:"-"`               // cores of a build task (its parallel builds)
+	Throttle       int      `toml:"throttle"`        // tasks of an array at once (the array's %N); 0 for no limit
+	Gres           string   `toml:"gres"`            // what a run task asks for (gpu:1)
+	PerGPU         int      `toml:"-"`               // runs at once on a run task's GPU (a timed exercise's still alone); 0 to choose
+	Queues         int      `toml:"-"`               // CUDA_DEVICE_MAX_CONNECTIONS of each run (0: CUDA's default)
+	Extra          []string `toml:"sbatch_args"`     // more sbatch arguments, each as one #SBATCH line
 }
 
 // Defaults fill what o leaves empty.

@@ -54,3 +54,13 @@ func Printable(s string) string {
 		return '\uFFFD'
 	}, s)
 }
+
+// Clip is s on one line, printable (see Printable), cut to n characters
+// with an ellipsis.
+func Clip(s string, n int) string {
+	s = strings.ReplaceAll(Printable(s), "\n", " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -38,6 +38,9 @@ type Session struct {
 	// Debounce is how long a burst of saves lasts (about 200 ms); see the
 	// package's Debounce.
 	Debounce time.Duration
+	// Batch turns the watcher's events into batches of saves; nil is
+	// Debounce with the Debounce above. Tests give each event a batch.
+	Batch func(events <-chan string) <-chan []string
 	// Wait, when set, waits for a key after a pass instead of moving on.
 	Wait bool
 }
@@ -57,7 +60,12 @@ func (s *Session) Run(ctx context.Context, start string) error {
 		if err != nil {
 			return err
 		}
-		batches := Debounce(w.Events(), s.Debounce)
+		var batches <-chan []string
+		if s.Batch != nil {
+			batches = s.Batch(w.Events())
+		} else {
+			batches = Debounce(w.Events(), s.Debounce)
+		}
 		next, quit, err := s.exercise(ctx, cur, w, batches, &keys)
 		w.Close()
 		if err != nil || quit {

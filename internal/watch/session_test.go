@@ -33,11 +33,17 @@ type harness struct {
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// onWrite, when set, is told of each write: a test answers what the
+	// session says as a person would.
+	onWrite func(string)
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.onWrite != nil {
+		b.onWrite(string(p))
+	}
 	return b.b.Write(p)
 }
 func (b *syncBuffer) String() string {
@@ -87,6 +93,18 @@ func newHarness(order []string, check func(ctx context.Context, id string, n int
 		Keys:     h.keys,
 		Out:      h.out,
 		Debounce: 30 * time.Millisecond,
+		// Each event is a batch: the session is driven by events alone,
+		// and Debounce is tested with a fake clock on its own.
+		Batch: func(events <-chan string) <-chan []string {
+			out := make(chan []string)
+			go func() {
+				defer close(out)
+				for e := range events {
+					out <- []string{e}
+				}
+			}()
+			return out
+		},
 	}
 	return h
 }
@@ -98,7 +116,7 @@ func (h *harness) run(t *testing.T, start string) error {
 	select {
 	case err := <-errc:
 		return err
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a session that hangs, not a slow one
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		t.Fatalf("the session did not end; checks so far: %v", h.checks)
@@ -131,21 +149,25 @@ func TestStaleCheckIsCancelledAndRestarted(t *testing.T) {
 	}
 }
 
+// TestBurstGivesOneCheck: the events of a burst of saves, debounced,
+// check the exercise once.
 func TestBurstGivesOneCheck(t *testing.T) {
+	clk := newFakeClock()
 	var h *harness
 	h = newHarness([]string{"a"}, func(ctx context.Context, id string, n int) bool {
 		if n == 0 {
 			go func() {
-				time.Sleep(50 * time.Millisecond)
 				for i := 0; i < 5; i++ {
 					h.w.ev <- "a.cu"
-					time.Sleep(5 * time.Millisecond)
 				}
+				clk.waitTimers(5)
+				clk.advance(Settle)
 			}()
 			return false
 		}
 		return true
 	})
+	h.s.Batch = func(events <-chan string) <-chan []string { return DebounceClock(events, h.s.Debounce, clk) }
 	if err := h.run(t, "a"); err != nil {
 		t.Fatal(err)
 	}
@@ -173,9 +195,7 @@ func TestKeys(t *testing.T) {
 	h.keys <- 'l'
 	h.keys <- 'n'
 	go func() {
-		time.Sleep(200 * time.Millisecond)
 		h.keys <- 'r'
-		time.Sleep(100 * time.Millisecond)
 		h.keys <- 'q'
 	}()
 	if err := h.run(t, "a"); err != nil {
@@ -193,10 +213,11 @@ func TestKeys(t *testing.T) {
 func TestWaitAfterPass(t *testing.T) {
 	h := newHarness([]string{"a", "b"}, func(ctx context.Context, id string, n int) bool { return true })
 	h.s.Wait = true
-	go func() {
-		time.Sleep(150 * time.Millisecond)
-		h.keys <- 'n'
-	}()
+	h.out.onWrite = func(s string) {
+		if strings.Contains(s, "Press n") {
+			h.keys <- 'n'
+		}
+	}
 	if err := h.run(t, "a"); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +246,6 @@ func TestLessonOnScreenIsRerendered(t *testing.T) {
 		case 1:
 			go func() {
 				h.w.ev <- "day1.md" // not on screen: nothing
-				time.Sleep(100 * time.Millisecond)
 				h.w.ev <- "a.cu"
 			}()
 			return false
@@ -259,9 +279,8 @@ func TestFormatterBurstGivesOneVerdict(t *testing.T) {
 		switch n {
 		case 0:
 			go func() {
-				h.w.ev <- "a.cu" // the save
-				time.Sleep(100 * time.Millisecond)
-				h.w.ev <- "a.cu" // the formatter
+				h.w.ev <- "a.cu" // the save's first batch
+				h.w.ev <- "a.cu" // the burst's last (a formatter's rewrite)
 			}()
 			return false
 		case 1:
@@ -271,7 +290,6 @@ func TestFormatterBurstGivesOneVerdict(t *testing.T) {
 		}
 		return true
 	})
-	h.s.Debounce = 200 * time.Millisecond
 	if err := h.run(t, "a"); err != nil {
 		t.Fatal(err)
 	}
@@ -291,15 +309,13 @@ func TestKeysWaitForTheCheck(t *testing.T) {
 	var h *harness
 	h = newHarness([]string{"a"}, func(ctx context.Context, id string, n int) bool {
 		h.out.Write([]byte("check output begins\n"))
-		h.keys <- 'h'
-		time.Sleep(100 * time.Millisecond) // the key is read while the check runs
+		h.keys <- 'h' // taken by the session while the check runs
 		h.out.Write([]byte("check output ends\n"))
-		go func() {
-			time.Sleep(100 * time.Millisecond)
-			h.keys <- 'q'
-		}()
+		go func() { h.keys <- 'q' }()
 		return false
 	})
+	h.keys = make(chan byte)
+	h.s.Keys = h.keys
 	if err := h.run(t, "a"); err != nil {
 		t.Fatal(err)
 	}

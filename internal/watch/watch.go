@@ -157,6 +157,17 @@ func NewPoll(files []string, interval time.Duration) Watcher {
 	if interval <= 0 {
 		interval = 100 * time.Millisecond
 	}
+	t := time.NewTicker(interval)
+	p := newPoll(files, t.C)
+	go func() {
+		<-p.done
+		t.Stop()
+	}()
+	return p
+}
+
+// newPoll looks at files at each tick.
+func newPoll(files []string, ticks <-chan time.Time) *poll {
 	p := &poll{files: interest(files), events: make(chan string, 64), errs: make(chan error), done: make(chan struct{})}
 	last := map[string]stamp{}
 	for abs := range p.files {
@@ -164,13 +175,11 @@ func NewPoll(files []string, interval time.Duration) Watcher {
 	}
 	go func() {
 		defer close(p.events)
-		t := time.NewTicker(interval)
-		defer t.Stop()
 		for {
 			select {
 			case <-p.done:
 				return
-			case <-t.C:
+			case <-ticks:
 			}
 			for abs, name := range p.files {
 				now := stat(abs)
@@ -211,6 +220,21 @@ const Settle = 30 * time.Millisecond
 // again on the last, so one verdict is shown per burst. The output closes
 // when in does.
 func Debounce(in <-chan string, d time.Duration) <-chan []string {
+	return DebounceClock(in, d, realClock{})
+}
+
+// Clock makes the timers of DebounceClock: the real one, or in tests a
+// fake one that moves only when the test says.
+type Clock interface {
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// DebounceClock is Debounce with the timers of clock.
+func DebounceClock(in <-chan string, d time.Duration, clock Clock) <-chan []string {
 	settle := min(Settle, d)
 	out := make(chan []string)
 	go func() {
@@ -237,14 +261,14 @@ func Debounce(in <-chan string, d time.Duration) <-chan []string {
 					pending = append(pending, name)
 				}
 				if inBurst {
-					trailing = time.After(d)
+					trailing = clock.After(d)
 				} else {
-					leading = time.After(settle)
+					leading = clock.After(settle)
 				}
 			case <-leading:
 				leading = nil
 				emit()
-				inBurst, trailing = true, time.After(max(d-settle, 0))
+				inBurst, trailing = true, clock.After(max(d-settle, 0))
 			case <-trailing:
 				trailing = nil
 				emit()

@@ -1,54 +1,71 @@
 package watch
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// saves are the ways editors write a file.
-var saves = map[string]func(t *testing.T, path string){
-	"in place": func(t *testing.T, path string) {
+// saves are the ways editors write a file. body differs from save to
+// save in its length: a poll watcher that looks at a file rewritten within
+// one tick of the file system's clock sees only its size and identity
+// change.
+var saves = map[string]func(t *testing.T, path, body string){
+	"in place": func(t *testing.T, path, body string) {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.WriteString("int main() { return 1; }\n")
+		f.WriteString(body)
 		f.Close()
 	},
-	"temp then rename": func(t *testing.T, path string) {
+	"temp then rename": func(t *testing.T, path, body string) {
 		tmp := path + ".swp"
-		os.WriteFile(tmp, []byte("int main() { return 2; }\n"), 0o644)
+		os.WriteFile(tmp, []byte(body), 0o644)
 		if err := os.Rename(tmp, path); err != nil {
 			t.Fatal(err)
 		}
 	},
-	"delete and create": func(t *testing.T, path string) {
+	"delete and create": func(t *testing.T, path, body string) {
 		os.Remove(path)
-		time.Sleep(20 * time.Millisecond)
-		os.WriteFile(path, []byte("int main() { return 3; }\n"), 0o644)
+		os.WriteFile(path, []byte(body), 0o644)
 	},
-	"burst": func(t *testing.T, path string) {
+	"burst": func(t *testing.T, path, body string) {
 		for i := 0; i < 10; i++ {
-			os.WriteFile(path, []byte{byte('a' + i), '\n'}, 0o644)
-			time.Sleep(5 * time.Millisecond)
+			os.WriteFile(path, []byte(body[:len(body)-i]), 0o644)
 		}
+		os.WriteFile(path, []byte(body), 0o644)
 	},
+}
+
+// A watcher under test, and how to make it look now: a poll watcher looks
+// at each tick the test gives (the second tick is taken only once the
+// first look is over), fsnotify needs nothing.
+type watcher struct {
+	Watcher
+	look func()
 }
 
 // watchers gives a way to start each kind of watcher: each test starts one
 // at a time, so that no watcher sees another's events.
-func watchers(t *testing.T, files []string) map[string]func() Watcher {
-	ws := map[string]func() Watcher{"poll": func() Watcher { return NewPoll(files, 20*time.Millisecond) }}
+func watchers(t *testing.T, files []string) map[string]func() watcher {
+	ws := map[string]func() watcher{"poll": func() watcher {
+		ticks := make(chan time.Time)
+		return watcher{newPoll(files, ticks), func() { ticks <- time.Time{}; ticks <- time.Time{} }}
+	}}
 	if w, err := NewNotify(files); err == nil {
 		w.Close()
-		ws["fsnotify"] = func() Watcher {
+		ws["fsnotify"] = func() watcher {
 			w, err := NewNotify(files)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return w
+			return watcher{w, func() {}}
 		}
 	} else {
 		t.Logf("fsnotify not available here: %v", err)
@@ -56,34 +73,61 @@ func watchers(t *testing.T, files []string) map[string]func() Watcher {
 	return ws
 }
 
-// TestSaves checks that every way of saving gives exactly one debounced
-// batch naming the file, with each watcher.
+// upTo reads w's events until one names marker, written last, and what
+// else has come with it: fsnotify reports the changes of one folder in
+// order, and a poll watcher's look is over before look returns, so every
+// event of what was written before the marker has come by then.
+func upTo(t *testing.T, w watcher, marker string) []string {
+	t.Helper()
+	w.look()
+	var got []string
+	for {
+		select {
+		case name := <-w.Events():
+			got = append(got, name)
+			if name != marker {
+				continue
+			}
+			for { // what else the same look found (a poll's, in any order)
+				select {
+				case name := <-w.Events():
+					got = append(got, name)
+				default:
+					return got
+				}
+			}
+		case <-time.After(10 * time.Second): // a watcher that has lost the event, not a slow one
+			t.Fatalf("the change of %s never came; events: %v", marker, got)
+		}
+	}
+}
+
+// TestSaves checks that every way of saving is seen, by each watcher, as
+// changes of the file saved and of no other.
 func TestSaves(t *testing.T) {
 	for save, do := range saves {
 		t.Run(save, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "ex.cu")
+			marker := filepath.Join(dir, "marker")
 			other := filepath.Join(dir, "other.cu")
 			os.WriteFile(path, []byte("int main() {}\n"), 0o644)
 			os.WriteFile(other, []byte("x\n"), 0o644)
-			for kind, start := range watchers(t, []string{path}) {
+			round := 0
+			for kind, start := range watchers(t, []string{path, marker}) {
 				w := start()
-				batches := Debounce(w.Events(), 150*time.Millisecond)
-				time.Sleep(50 * time.Millisecond)
 				os.WriteFile(other, []byte("y\n"), 0o644) // not watched
-				do(t, path)
-				select {
-				case b := <-batches:
-					if len(b) != 1 || b[0] != path {
-						t.Errorf("%s: batch = %v", kind, b)
-					}
-				case <-time.After(3 * time.Second):
-					t.Errorf("%s: no event for a %s save", kind, save)
+				round++
+				do(t, path, fmt.Sprintf("int main() { return %d; }%s\n", round, strings.Repeat(" ", 20*round)))
+				os.WriteFile(marker, []byte(kind+"\n"), 0o644)
+				got := upTo(t, w, marker)
+				if !slices.Contains(got, path) {
+					t.Errorf("%s: no event for a %s save: %v", kind, save, got)
 				}
-				select {
-				case b := <-batches:
-					t.Errorf("%s: a second batch %v for one save", kind, b)
-				case <-time.After(400 * time.Millisecond):
+				for _, name := range got {
+					if name != path && name != marker {
+						t.Errorf("%s: an event for %s", kind, name)
+					}
 				}
 				w.Close()
 			}
@@ -94,18 +138,83 @@ func TestSaves(t *testing.T) {
 func TestNewFileIsSeen(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "later.cu")
-	for kind, start := range watchers(t, []string{path}) {
+	marker := filepath.Join(dir, "marker")
+	for kind, start := range watchers(t, []string{path, marker}) {
 		w := start()
-		batches := Debounce(w.Events(), 100*time.Millisecond)
-		time.Sleep(50 * time.Millisecond)
 		os.WriteFile(path, []byte("new\n"), 0o644)
-		select {
-		case <-batches:
-		case <-time.After(3 * time.Second):
-			t.Errorf("%s: a file created after the start is not seen", kind)
+		os.WriteFile(marker, []byte(kind+"\n"), 0o644)
+		if got := upTo(t, w, marker); !slices.Contains(got, path) {
+			t.Errorf("%s: a file created after the start is not seen: %v", kind, got)
 		}
 		w.Close()
 		os.Remove(path)
+		os.Remove(marker)
+	}
+}
+
+// fakeClock moves only when the test says. Its timers are counted as
+// they are made, so that a test knows Debounce has taken in an event (it
+// makes a timer for each) before it moves the clock.
+type fakeClock struct {
+	mu     sync.Mutex
+	made   *sync.Cond
+	n      int
+	now    time.Duration
+	timers []fakeTimer
+}
+
+type fakeTimer struct {
+	at time.Duration
+	ch chan time.Time
+}
+
+func newFakeClock() *fakeClock {
+	c := &fakeClock{}
+	c.made = sync.NewCond(&c.mu)
+	return c
+}
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	c.timers = append(c.timers, fakeTimer{c.now + d, ch})
+	c.n++
+	c.made.Broadcast()
+	return ch
+}
+
+// waitTimers waits until n timers have been made in all.
+func (c *fakeClock) waitTimers(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.n < n {
+		c.made.Wait()
+	}
+}
+
+// advance moves the clock by d and fires the timers due.
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now += d
+	left := c.timers[:0]
+	for _, t := range c.timers {
+		if t.at <= c.now {
+			t.ch <- time.Time{}
+		} else {
+			left = append(left, t)
+		}
+	}
+	c.timers = left
+}
+
+func noBatch(t *testing.T, out <-chan []string, when string) {
+	t.Helper()
+	select {
+	case b := <-out:
+		t.Errorf("a batch %v %s", b, when)
+	default:
 	}
 }
 
@@ -113,24 +222,29 @@ func TestNewFileIsSeen(t *testing.T) {
 // the whole quiet period; a rewrite within the quiet period (a formatter)
 // makes one more batch at the end of the burst, and no more.
 func TestDebounceStartsAtOnce(t *testing.T) {
+	clk := newFakeClock()
 	in := make(chan string)
-	out := Debounce(in, 300*time.Millisecond)
-	start := time.Now()
+	d := 300 * time.Millisecond
+	out := DebounceClock(in, d, clk)
 	in <- "a"
-	in <- "a"
-	<-out
-	if d := time.Since(start); d >= 300*time.Millisecond {
-		t.Errorf("the first batch came after %v, not at once", d)
+	in <- "a" // the same save's second event
+	clk.waitTimers(2)
+	clk.advance(Settle - time.Millisecond)
+	noBatch(t, out, "before the save's events settled")
+	clk.advance(time.Millisecond)
+	if b := <-out; !slices.Equal(b, []string{"a"}) {
+		t.Errorf("the save's batch = %v", b)
 	}
-	time.Sleep(50 * time.Millisecond)
+	clk.waitTimers(3) // the quiet period
+	clk.advance(50 * time.Millisecond)
 	in <- "a" // the formatter
 	in <- "b"
-	start = time.Now()
-	if b := <-out; len(b) != 2 || b[0] != "a" || b[1] != "b" {
+	clk.waitTimers(5)
+	clk.advance(d - time.Millisecond)
+	noBatch(t, out, "before the burst's quiet period ended")
+	clk.advance(time.Millisecond)
+	if b := <-out; !slices.Equal(b, []string{"a", "b"}) {
 		t.Errorf("the burst's last batch = %v", b)
-	}
-	if d := time.Since(start); d < 250*time.Millisecond {
-		t.Errorf("the burst's last batch came %v after its last event, before the quiet period", d)
 	}
 	close(in)
 	if b, ok := <-out; ok {
@@ -138,23 +252,29 @@ func TestDebounceStartsAtOnce(t *testing.T) {
 	}
 }
 
+// TestDebounce: events that come within Settle of each other (a save's,
+// or a quick burst) are one batch, each file once; events after a quiet
+// period are the next.
 func TestDebounce(t *testing.T) {
+	clk := newFakeClock()
 	in := make(chan string)
-	out := Debounce(in, 50*time.Millisecond)
-	go func() {
-		for _, n := range []string{"a", "b", "a", "a"} {
-			in <- n
-			time.Sleep(10 * time.Millisecond)
-		}
-		time.Sleep(150 * time.Millisecond)
-		in <- "c"
-		close(in)
-	}()
-	first := <-out
-	if len(first) != 2 || first[0] != "a" || first[1] != "b" {
+	out := DebounceClock(in, 50*time.Millisecond, clk)
+	for i, n := range []string{"a", "b", "a", "a"} {
+		in <- n
+		clk.waitTimers(i + 1)
+		clk.advance(10 * time.Millisecond)
+	}
+	clk.advance(Settle)
+	if first := <-out; !slices.Equal(first, []string{"a", "b"}) {
 		t.Errorf("first batch = %v", first)
 	}
-	if second := <-out; len(second) != 1 || second[0] != "c" {
+	clk.waitTimers(5)
+	clk.advance(time.Second)
+	noBatch(t, out, "after a quiet burst")
+	in <- "c"
+	clk.waitTimers(6)
+	close(in)
+	if second := <-out; !slices.Equal(second, []string{"c"}) {
 		t.Errorf("second batch = %v", second)
 	}
 	if _, ok := <-out; ok {

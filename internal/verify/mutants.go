@@ -1,4 +1,4 @@
-package cli
+package verify
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -33,16 +34,28 @@ type mutantTarget struct {
 	err    error
 }
 
-// verifyMutants is lessons verify --mutants: each solution runs once to
-// record what it prints, then every mutant of its solution regions is
-// built and judged like a student's file, by every check hidden or not,
-// on the same scheduler as verify. A mutant that passes every check
-// survives, unless the spec accepts it as equivalent.
-func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m *machine) error {
-	ios := opts.IO
+// MutantOptions say how to test a course's specs with mutants.
+type MutantOptions struct {
+	Toolkit *exercise.Toolkit
+	// PerGPU and Queues as the flags give them (0: chosen), Jobs builds at
+	// once, on Devices.
+	PerGPU, Queues, Jobs int
+	Devices              []string
+	// Note is told of a solution with no regions to mutate, and of what
+	// is about to run.
+	Note func(string)
+}
+
+// Mutants is lessons verify --mutants: each solution runs once to record
+// what it prints, then every mutant of its solution regions is built and
+// judged like a student's file, by every check hidden or not, on grade's
+// scheduler. A mutant that passes every check survives, unless the spec
+// accepts it as equivalent. Stopped half way (ctx), it returns ctx's
+// error.
+func Mutants(ctx context.Context, c *course.Course, opts MutantOptions) (*author.Report, error) {
 	start := time.Now()
 	root := filepath.Join(c.Root, ".lessons", "mutants")
-	go m.toolkit().StatsLibrary(ctx)
+	go opts.Toolkit.StatsLibrary(ctx)
 	var targets []*mutantTarget
 	for _, x := range c.Exercises {
 		if !author.Marked(x.Solution) {
@@ -50,19 +63,19 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 		}
 		data, err := os.ReadFile(c.Path(x.Solution))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !author.HasMarkers(data) {
-			fmt.Fprintf(ios.ErrOut, "lessons: %s: %s has no solution regions, so no mutants\n", x.ID, x.Solution)
+			opts.Note(fmt.Sprintf("lessons: %s: %s has no solution regions, so no mutants", x.ID, x.Solution))
 			continue
 		}
 		src, err := author.Parse(c.Path(x.Solution), data)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		spec, err := exercise.LoadSpec(c, x)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		files := exercise.Files(x, spec, c.Path(x.Solution), filepath.Dir(c.Path(x.Solution)), filepath.Dir(c.Path(x.Student)))
 		var others [][]byte
@@ -82,15 +95,15 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 		}
 	}
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed*20, timed*20, "the timed")
-	devices := gpuDevices(len(m.info.Devices))
+	devices := opts.Devices
 	slots := grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice}
 	env := func(spec *checker.Spec) []string {
 		if spec.Timed {
-			return queuesEnv(choice.TimedQueues)
+			return machine.QueuesEnv(choice.TimedQueues)
 		}
-		return queuesEnv(choice.Queues)
+		return machine.QueuesEnv(choice.Queues)
 	}
-	tk := m.toolkit()
+	tk := opts.Toolkit
 
 	// First the solutions, for what they print.
 	var items []*grade.Item
@@ -116,7 +129,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 				case err != nil:
 					t.err = err
 				case !checker.Passed(v.Results):
-					t.err = fmt.Errorf("the solution fails %s: run lessons verify", firstFailure(v.Results))
+					t.err = fmt.Errorf("the solution fails %s: run lessons verify", FirstFailure(v.Results))
 				default:
 					t.recorded = author.Recorded(t.spec, v.Outputs)
 				}
@@ -125,7 +138,7 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 	}
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 
 	// Then every mutant of every solution that passed.
@@ -200,22 +213,18 @@ func verifyMutants(ctx context.Context, opts *VerifyOptions, c *course.Course, m
 				}})
 		}
 	}
-	fmt.Fprintf(ios.ErrOut, "Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.\n",
-		ui.Count(len(targets), "solution"), ui.Count(count, "mutant"), max(opts.Jobs, 1), len(devices), choice.PerDevice)
+	opts.Note(fmt.Sprintf("Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.",
+		ui.Count(len(targets), "solution"), ui.Count(count, "mutant"), max(opts.Jobs, 1), len(devices), choice.PerDevice))
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 	report.Took = time.Since(start)
 	sortOutcomes(report, targets)
-	report.Write(ios.Out)
 	if err := writeKills(filepath.Join(root, "kills.tsv"), report); err != nil {
-		return err
+		return nil, err
 	}
-	if report.Survivors() > 0 || report.Errors() > 0 {
-		return errSilent
-	}
-	return nil
+	return report, nil
 }
 
 // sortOutcomes puts the outcomes in course order, each exercise's in the

@@ -1,4 +1,4 @@
-package slurm
+package cluster
 
 import (
 	"context"
@@ -12,17 +12,18 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/slurm"
 )
 
 // State is the job folder's record of what was submitted: enough for
 // lessons grade collect to merge, retry and finish without the course.
 type State struct {
-	Course      string   `json:"course"`
-	Submissions string   `json:"submissions"`
-	Exe         string   `json:"exe"`
-	Cache       string   `json:"cache"`
-	Env         []string `json:"env,omitempty"`
-	Options     Options  `json:"options"`
+	Course      string        `json:"course"`
+	Submissions string        `json:"submissions"`
+	Exe         string        `json:"exe"`
+	Cache       string        `json:"cache"`
+	Env         []string      `json:"env,omitempty"`
+	Options     slurm.Options `json:"options"`
 	// Capability is the run nodes' GPU's compute capability (9.0), as
 	// the preflight found it: builds on CPU nodes are made for it, so
 	// that the run tasks find them in the cache. Unknown (no preflight),
@@ -57,7 +58,7 @@ type Driver struct {
 	Dir     string // the job folder, on the shared filesystem
 	Cluster interface {
 		Submit(ctx context.Context, script string, args ...string) (string, error)
-		Tasks(ctx context.Context, jobs ...string) ([]Task, error)
+		Tasks(ctx context.Context, jobs ...string) ([]slurm.Task, error)
 		Cancel(ctx context.Context, jobs ...string) error
 	}
 	State *State
@@ -119,13 +120,13 @@ func (d *Driver) Prepare(items []Item, retry bool) (*Round, *Plan, map[string]st
 	p.PerGPU, p.Queues = o.PerGPU, o.Queues
 	r := &Round{N: n, Plan: filepath.Join(d.Dir, fmt.Sprintf("plan-%d.json", n)), Retry: retry}
 	scripts := map[string]string{}
-	job := Job{Dir: d.Dir, Exe: st.Exe, Course: st.Course, Cache: st.Cache, Env: st.Env}
+	job := slurm.Job{Dir: d.Dir, Exe: st.Exe, Course: st.Course, Cache: st.Cache, Env: st.Env}
 	if len(p.Builds) > 0 {
-		job.Name, job.Tasks, job.Args = StageBuild, len(p.Builds), []string{StageBuild, r.Plan}
-		scripts[StageBuild] = Script(job, o)
+		job.Name, job.Tasks, job.Args = slurm.StageBuild, len(p.Builds), []string{slurm.StageBuild, r.Plan}
+		scripts[slurm.StageBuild] = slurm.Script(job, o)
 	}
-	job.Name, job.GPU, job.Tasks, job.Args = StageRun, true, len(p.Runs), []string{StageRun, r.Plan}
-	scripts[StageRun] = Script(job, o)
+	job.Name, job.GPU, job.Tasks, job.Args = slurm.StageRun, true, len(p.Runs), []string{slurm.StageRun, r.Plan}
+	scripts[slurm.StageRun] = slurm.Script(job, o)
 	return r, p, scripts
 }
 
@@ -144,7 +145,7 @@ func (d *Driver) Submit(ctx context.Context, items []Item, retry bool) (*Round, 
 		return nil, err
 	}
 	var dep []string
-	if s, ok := scripts[StageBuild]; ok {
+	if s, ok := scripts[slurm.StageBuild]; ok {
 		path := filepath.Join(d.Dir, fmt.Sprintf("build-%d.sh", r.N))
 		if err := WriteAtomic(path, []byte(s)); err != nil {
 			return nil, err
@@ -155,7 +156,7 @@ func (d *Driver) Submit(ctx context.Context, items []Item, retry bool) (*Round, 
 		dep = []string{"--dependency=afterany:" + r.BuildJob}
 	}
 	path := filepath.Join(d.Dir, fmt.Sprintf("run-%d.sh", r.N))
-	if err := WriteAtomic(path, []byte(scripts[StageRun])); err != nil {
+	if err := WriteAtomic(path, []byte(scripts[slurm.StageRun])); err != nil {
 		return nil, err
 	}
 	if r.RunJob, err = d.Cluster.Submit(ctx, path, dep...); err != nil {
@@ -206,7 +207,7 @@ func (d *Driver) Step(ctx context.Context, book Book) (*Progress, error) {
 			return pr, err
 		}
 		ended := true
-		byTask := map[string]Task{}
+		byTask := map[string]slurm.Task{}
 		for _, t := range tasks {
 			byTask[t.ID()] = t
 			switch {
@@ -262,7 +263,7 @@ func (d *Driver) Step(ctx context.Context, book Book) (*Progress, error) {
 }
 
 // why says how the task that had it ended, for an item with no result.
-func why(dir string, p *Plan, r *Round, it Item, tasks map[string]Task) string {
+func why(dir string, p *Plan, r *Round, it Item, tasks map[string]slurm.Task) string {
 	for i, run := range p.Runs {
 		for _, x := range run {
 			if x != it {
@@ -297,4 +298,19 @@ func (d *Driver) Cancel(ctx context.Context) error {
 		jobs = append(jobs, r.Jobs()...)
 	}
 	return d.Cluster.Cancel(ctx, jobs...)
+}
+
+// Line is the progress in a line, with the time left at the rate of el
+// so far (0: none said).
+func (pr *Progress) Line(el time.Duration) string {
+	left := ""
+	if pr.Done > 0 && pr.Done < pr.Items {
+		rate := float64(pr.Done) / el.Seconds()
+		left = fmt.Sprintf(", about %s left", (time.Duration(float64(pr.Items-pr.Done)/rate) * time.Second).Round(time.Second))
+	}
+	what := ""
+	if pr.Retrying {
+		what = " retried"
+	}
+	return fmt.Sprintf("[%d/%d%s] tasks: %d pending, %d running, %d failed%s", pr.Done, pr.Items, what, pr.Pending, pr.Running, pr.Failed, left)
 }

@@ -1,13 +1,12 @@
-// Package slurm grades a class on a Slurm cluster: a plan of builds and
-// runs split into two job arrays (builds on CPU nodes into the shared,
-// content-addressed compile cache; runs on GPU nodes after them), one
-// result file per graded item on the shared filesystem, and the merge of
-// those files into the gradebook by the node that submitted the jobs.
-// SQLite is never written by the compute nodes.
-//
-// Slurm's commands (sbatch, squeue, sacct, scontrol, scancel) sit behind
-// one seam, Exec, so that everything here is tested without a cluster.
-package slurm
+// Package cluster is the second executor of a grade's plan: on a Slurm
+// cluster, as job arrays (builds on CPU nodes into the shared,
+// content-addressed compile cache; runs on GPU nodes after them), with a
+// preflight of the nodes first, the node worker that runs each task
+// through grade's one scheduler, one result file per graded item on the
+// shared filesystem, and the merge of those files into the gradebook by
+// the node that submitted the jobs. SQLite is never written by the
+// compute nodes. Slurm's own commands and job scripts are internal/slurm's.
+package cluster
 
 import (
 	"encoding/json"

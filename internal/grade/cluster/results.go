@@ -1,4 +1,4 @@
-package slurm
+package cluster
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package cli
+package render
 
 import (
 	"encoding/json"
@@ -14,41 +14,37 @@ import (
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
-// exportIpynb writes every lesson of c as a notebook in dir that runs top
-// to bottom in Jupyter and Colab, each lesson's exercises after it.
-func exportIpynb(c *course.Course, dir string) ([]string, error) {
+// Notebooks writes every lesson of c as a notebook in dir that runs top
+// to bottom in Jupyter and Colab, each lesson's exercises after it, and
+// returns the files written (lessons export --ipynb).
+func Notebooks(c *course.Course, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var errs lesson.Errors
 	var wrote []string
-	for _, e := range c.Lessons {
-		l, err := c.Parse(e)
-		if err != nil {
-			if es := lesson.AsErrors(err); es != nil {
-				errs = append(errs, es...)
-				continue
-			}
-			return nil, err
-		}
+	errs, err := parseAll(c, func(_ int, e *course.Entry, l *lesson.Lesson) error {
 		nb := lesson.NewNotebook(l, lesson.IpynbOptions{Setup: true})
 		for _, x := range e.Exercises {
 			if err := exerciseCells(c, x, nb); err != nil {
-				return nil, fmt.Errorf("export %s: exercise %s: %w", e.File, x.ID, err)
+				return fmt.Errorf("export %s: exercise %s: %w", e.File, x.ID, err)
 			}
 		}
 		b, err := nb.Bytes()
 		if err != nil {
-			return nil, fmt.Errorf("export %s: %w", e.File, err)
+			return fmt.Errorf("export %s: %w", e.File, err)
 		}
 		name := filepath.Join(dir, e.Name()+".ipynb")
 		if err := refuseLesson(c, name); err != nil {
-			return nil, err
+			return err
 		}
 		if err := beneath.WriteFile(dir, filepath.Base(name), b, 0o644); err != nil {
-			return nil, err
+			return err
 		}
 		wrote = append(wrote, name)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return wrote, errs.Err()
 }

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/internal/gradebook"
+)
+
+func TestGradeFlags(t *testing.T) {
+	ios, _, _, _ := Test()
+	var got *gradeOptions
+	var dir string
+	var only []string
+	cmd := newGrade(ios, &globals{}, func(o *gradeOptions, d string, x []string) error { got, dir, only = o, d, x; return nil })
+	if err := execute(cmd, "subs", "pipe", "--regrade", "--per-gpu", "4", "-j", "3", "--gradebook", "b.db"); err != nil {
+		t.Fatal(err)
+	}
+	if dir != "subs" || len(only) != 1 || only[0] != "pipe" || !got.regrade || got.perGPU != 4 || got.jobs != 3 || got.book != "b.db" {
+		t.Errorf("options: %+v, %q, %q", got, dir, only)
+	}
+	cmd = newGrade(ios, &globals{}, func(o *gradeOptions, d string, x []string) error { got = o; return nil })
+	if err := execute(cmd, "subs"); err != nil || got.perGPU != 0 || got.queues != 0 {
+		t.Errorf("defaults: %+v, %v (0: chosen from the class)", got, err)
+	}
+	var usage *usageError
+	if err := execute(newGrade(ios, &globals{}, nil), "subs", "--per-gpu", "65"); !errors.As(err, &usage) {
+		t.Errorf("--per-gpu 65: %v", err)
+	}
+}
+
+// Progress is a bar on a terminal and a line per file elsewhere.
+func TestProgress(t *testing.T) {
+	ios, _, _, errOut := Test()
+	p := newProgress(ios, 2)
+	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, false)
+	p.done(&gradebook.Attempt{Student: "bob", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, true)
+	p.finish()
+	if got := errOut.String(); got != "[1/2] alice pipe: passed 10/10\n[2/2] bob pipe: unchanged, passed 10/10\n" {
+		t.Errorf("lines: %q", got)
+	}
+	ios, _, _, errOut = Test()
+	ios.SetStderrTTY(true)
+	p = newProgress(ios, 2)
+	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed}, false)
+	if got := errOut.String(); !strings.HasPrefix(got, "\r[███████████████░░░░░░░░░░░░░░░] 1/2 ") {
+		t.Errorf("bar: %q", got)
+	}
+}

@@ -1,0 +1,71 @@
+package exercise
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/course/coursetest"
+)
+
+// TestStudent: the verdict that check, watch and the page each render:
+// hidden checks left out (and counted), the failed checks' hints then the
+// exercise's, the environment given to the run, a pass recorded.
+func TestStudent(t *testing.T) {
+	tk := toolkit(t)
+	root := coursetest.Tiny(t, []string{"a"}, map[string]string{
+		"exercises/a.toml": "[[check]]\ncontains = \"Q=2\"\nhint = \"two queues\"\n[[check]]\nexit = 0\nhidden = true\n",
+		"exercises/a.cu":   "// fake: echo Q=$CUDA_DEVICE_MAX_CONNECTIONS\n",
+	})
+	c, err := course.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := c.Exercise("a")
+	x.Hint = "read day 1"
+	for _, env := range [][]string{nil, {"CUDA_DEVICE_MAX_CONNECTIONS=2"}} {
+		st, err := NewStudent(c, x, c.Path(x.Student), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Check(context.Background(), tk); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Results) != 1 || st.Spec.Hidden() != 1 {
+			t.Fatalf("results %+v, hidden %d: want the public check alone", st.Results, st.Spec.Hidden())
+		}
+		if env == nil {
+			if st.Passed() || !slices.Equal(st.Hints, []string{"two queues", "read day 1"}) {
+				t.Errorf("without the queues: passed %v, hints %q", st.Passed(), st.Hints)
+			}
+			continue
+		}
+		if !st.Passed() || len(st.Hints) != 0 {
+			t.Fatalf("with the queues: passed %v (%q), hints %q", st.Passed(), st.Output, st.Hints)
+		}
+		p, err := st.Record(c)
+		if err != nil || p.Passed["a"].IsZero() {
+			t.Errorf("recorded: %+v, %v", p, err)
+		}
+	}
+}
+
+func TestWatchedFiles(t *testing.T) {
+	root := coursetest.Tiny(t, []string{"a"}, map[string]string{
+		"exercises/a.toml": "files = [\"h.h\"]\n[[check]]\nexit = 0\n",
+		"exercises/h.h":    "h",
+	})
+	c, _ := course.Load(root)
+	x, _ := c.Exercise("a")
+	var got []string
+	for _, f := range WatchedFiles(c, x) {
+		rel, _ := filepath.Rel(root, f)
+		got = append(got, rel)
+	}
+	if strings.Join(got, " ") != "exercises/a.cu exercises/a.toml exercises/h.h" {
+		t.Errorf("watched %q", got)
+	}
+}

@@ -1,0 +1,228 @@
+// Package verify proves a course works, as its author must before
+// students get it: every solution passes all its checks, every untouched
+// exercise compiles and fails at least one, and every lesson's runnable
+// cells run. Its items are built and run by grade's one scheduler.
+package verify
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/beneath"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/notebook"
+)
+
+// Item is one line of the verify table: a lesson, a solution or an
+// untouched exercise, what is expected of it and what came.
+type Item struct {
+	Kind, Name, Want string
+	OK               bool
+	Got              string // "" until something is said: ok
+	Took             time.Duration
+	// build and run are the two halves; run is nil in compile-only mode.
+	build func(ctx context.Context) error
+	run   func(ctx context.Context, device string) error
+	// alone: the run has the GPU to itself (its spec is timed).
+	alone bool
+}
+
+// Options say how to verify.
+type Options struct {
+	Root        string // the course's verify folder (.lessons/verify)
+	CompileOnly bool
+	Toolkit     *exercise.Toolkit
+	Choice      grade.Choice
+	// LessonEnv is what the cells of a lesson run with in workspace ws:
+	// nvcc through the cache, in cells too (the workspace's wrapper).
+	LessonEnv func(ws string) (notebook.Env, error)
+}
+
+// Choose picks runs per GPU and hardware queues for verifying c, as the
+// flags say when above 0: each exercise is two items (its solution and
+// itself); lessons keep CUDA's queues, so that what they print about
+// streams and timings is what a student sees.
+func Choose(c *course.Course, perGPU, queues int) grade.Choice {
+	timed, untimed := 0, 0
+	for _, x := range c.Exercises {
+		if spec, err := exercise.LoadSpec(c, x); err == nil && spec.Timed {
+			timed += 2
+		} else {
+			untimed += 2
+		}
+	}
+	kept := "the lessons"
+	if timed > 0 {
+		kept = "the timed and the lessons"
+	}
+	return grade.Choose(perGPU, queues, untimed, timed, kept)
+}
+
+// Items lists what to verify: each lesson, each solution, each untouched
+// exercise.
+func Items(c *course.Course, o Options) ([]*Item, error) {
+	var items []*Item
+	for _, e := range c.Lessons {
+		l, err := c.Parse(e)
+		if err != nil {
+			return nil, err
+		}
+		it := &Item{Kind: "lesson", Name: e.Name(), Want: "every cell runs"}
+		ws := filepath.Join(o.Root, "lessons", e.Name())
+		cells := func(ctx context.Context, compile bool) error {
+			// No link on the workspace's way out of the course.
+			if _, err := beneath.Dir(c.Root, filepath.Join(".lessons", "verify", "lessons", e.Name())); err != nil {
+				return err
+			}
+			env, err := o.LessonEnv(ws)
+			if err != nil {
+				return err
+			}
+			outcomes, err := notebook.Run(ctx, l, env, notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
+			if err != nil {
+				return err
+			}
+			for _, oc := range outcomes {
+				if !oc.OK && !oc.Skipped {
+					return fmt.Errorf("cell [%d] (line %d): %s", oc.Cell.Number, oc.Cell.Line, oc.Reason)
+				}
+			}
+			return nil
+		}
+		if o.CompileOnly {
+			it.Want = "every cell compiles"
+		}
+		it.build = func(ctx context.Context) error { return cells(ctx, true) }
+		if !o.CompileOnly {
+			it.run = func(ctx context.Context, device string) error { return cells(ctx, false) }
+		}
+		items = append(items, it)
+	}
+	for _, x := range c.Exercises {
+		spec, err := exercise.LoadSpec(c, x)
+		if err != nil {
+			return nil, err
+		}
+		for _, side := range []struct {
+			name, file string
+			pass       bool
+		}{{"solution", x.Solution, true}, {"exercise", x.Student, false}} {
+			items = append(items, exerciseItem(c, x, spec, o, side.name, side.file, side.pass))
+		}
+	}
+	return items, nil
+}
+
+// exerciseItem is the item of one side of exercise x: its solution
+// (pass) or its student file as given.
+func exerciseItem(c *course.Course, x *course.Exercise, spec *checker.Spec, o Options, kind, file string, pass bool) *Item {
+	queues := o.Choice.Queues
+	if spec.Timed {
+		queues = o.Choice.TimedQueues
+	}
+	it := &Item{Kind: kind, Name: x.ID, alone: spec.Timed, Want: "fails a check"}
+	var prog string
+	job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(o.Root, kind, x.ID), Root: c.Root, Env: machine.QueuesEnv(queues),
+		// A solution's folder holds the files students complete; the
+		// others are the exercise's own.
+		Files: exercise.Files(x, spec, c.Path(file), filepath.Dir(c.Path(file)), filepath.Dir(c.Path(x.Student)))}
+	if pass {
+		it.Want = "passes every check"
+	}
+	if o.CompileOnly {
+		it.Want = "compiles"
+	}
+	it.build = func(ctx context.Context) error {
+		b, err := exercise.Build(ctx, o.Toolkit, exercise.Plain{}, job, 0)
+		if err != nil {
+			return err
+		}
+		if b.Failed != nil {
+			return fmt.Errorf("%s", b.Failed[0].Got)
+		}
+		prog = b.Prog
+		return nil
+	}
+	if o.CompileOnly {
+		return it
+	}
+	it.run = func(ctx context.Context, device string) error {
+		v, err := exercise.RunAll(ctx, o.Toolkit, exercise.Plain{}, job, prog, device, 0)
+		if err != nil {
+			return err
+		}
+		res := v.Results
+		switch {
+		case pass && !checker.Passed(res):
+			return fmt.Errorf("fails: %s", FirstFailure(res))
+		case !pass && checker.Passed(res):
+			return fmt.Errorf("passes every check as given: the checks do not tell it from a solution")
+		case !pass && spec.Partial():
+			// Points a stub earns as given are points for nothing.
+			it.Got, it.OK = fmt.Sprintf("ok: %s; as given it scores %d of %d points", FirstFailure(res), spec.Score(res), spec.Points), true
+		case !pass:
+			it.Got, it.OK = "ok: "+FirstFailure(res), true
+		}
+		return nil
+	}
+	return it
+}
+
+// Run builds and runs items on slots, each run as soon as its build is
+// done; each item's Got says what went wrong, "ok" when nothing did.
+// Stopped half way (ctx), it returns ctx's error: items never built or
+// run would read as ok.
+func Run(ctx context.Context, items []*Item, slots grade.Slots) error {
+	var sched []*grade.Item
+	for _, it := range items {
+		s := &grade.Item{Name: it.Kind + " " + it.Name, Timed: it.alone,
+			Build: func(ctx context.Context, slot int) (bool, string) {
+				t := time.Now()
+				if err := it.build(ctx); err != nil {
+					it.Got = err.Error()
+				}
+				it.Took = time.Since(t)
+				return it.Got == "", "built"
+			}}
+		if it.run != nil {
+			s.Run = func(ctx context.Context, device string, slot int) time.Duration {
+				t := time.Now()
+				if err := it.run(ctx, device); err != nil {
+					it.Got = err.Error()
+				}
+				it.Took += time.Since(t)
+				return 0
+			}
+		}
+		sched = append(sched, s)
+	}
+	grade.Schedule(ctx, sched, slots)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for _, it := range items {
+		if it.Got == "" {
+			it.Got, it.OK = "ok", true
+		}
+	}
+	return nil
+}
+
+// FirstFailure names the first check of res that failed, with what was
+// seen.
+func FirstFailure(res []checker.Result) string {
+	for _, r := range res {
+		if !r.Pass {
+			return r.Name + " (" + r.Got + ")"
+		}
+	}
+	return ""
+}
