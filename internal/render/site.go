@@ -22,6 +22,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
+	gmtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
@@ -394,25 +395,43 @@ type heading struct {
 }
 
 // sections splits a lesson at its headings, with the words of each part
-// (prose and code) for search.
+// (prose and code) for search. A lesson without a document AST (a .ipynb,
+// whose markdown cells are documents of their own) is split cell by cell,
+// each markdown cell parsed as its page draws it, so the ids match.
 func sections(l *lesson.Lesson) []heading {
 	out := []heading{{Level: 1, Title: l.Title}}
 	var text strings.Builder
 	flush := func() { out[len(out)-1].Text = strings.Join(strings.Fields(text.String()), " "); text.Reset() }
-	for n := l.Doc.FirstChild(); n != nil; n = n.NextSibling() {
-		if h, ok := n.(*ast.Heading); ok {
-			flush()
-			id, _ := h.AttributeString("id")
-			idb, _ := id.([]byte)
-			title := plainText(h, l.Source)
-			if h.Level == 1 && len(out) == 1 {
-				out[0].ID = string(idb)
+	walk := func(doc ast.Node, src []byte) {
+		for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+			if h, ok := n.(*ast.Heading); ok {
+				flush()
+				id, _ := h.AttributeString("id")
+				idb, _ := id.([]byte)
+				title := plainText(h, src)
+				if h.Level == 1 && len(out) == 1 {
+					out[0].ID = string(idb)
+					continue
+				}
+				out = append(out, heading{Level: h.Level, ID: string(idb), Title: title})
 				continue
 			}
-			out = append(out, heading{Level: h.Level, ID: string(idb), Title: title})
+			text.WriteString(plainText(n, src) + " ")
+		}
+	}
+	if l.Doc != nil {
+		walk(l.Doc, l.Source)
+		flush()
+		return out
+	}
+	for i := range l.Cells {
+		c := &l.Cells[i]
+		if c.Kind != lesson.Markdown {
+			text.WriteString(c.Text + " ")
 			continue
 		}
-		text.WriteString(plainText(n, l.Source) + " ")
+		src := []byte(c.Text)
+		walk(lesson.Goldmark().Parser().Parse(gmtext.NewReader(src)), src)
 	}
 	flush()
 	return out
