@@ -322,7 +322,7 @@ func NVCCMain(args []string) int {
 	}
 	dir, _ := os.Getwd()
 	comp := buildcache.Compiler{Path: real, Version: version, Arch: os.Getenv("LESSONS_ARCH")}
-	res, err := cache.Build(context.Background(), sameGroup{}, comp, args, dir, nil, os.Stderr)
+	res, err := cache.BuildStreams(context.Background(), sameGroup{}, comp, args, dir, nil, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
 		return 2

@@ -79,8 +79,21 @@ func (nb *NotebookWriter) model(c *Cell) {
 			}
 		}
 		nb.Code("%%writefile "+flag+c.Name+"\n"+strings.TrimSuffix(c.Text, "\n"), meta)
+	case Python:
+		nb.Code(strings.TrimSuffix(c.Text, "\n"), nil)
 	case Command:
 		text := strings.TrimRight(c.Text, "\n")
+		if c.Bang {
+			var lines []string
+			for _, l := range strings.Split(text, "\n") {
+				if !strings.HasPrefix(strings.TrimSpace(l), "#") {
+					l = "!" + NativeArch(l)
+				}
+				lines = append(lines, l)
+			}
+			nb.Code(strings.Join(lines, "\n"), nil)
+			return
+		}
 		if strings.Contains(text, "\n") {
 			nb.Code("%%bash\n"+NativeArch(text), nil)
 		} else {
@@ -209,8 +222,8 @@ func lines(s string) []string {
 // PlainMarkdown writes a lesson in the plain-markdown dialect, cell for
 // cell: prose as it is (a notebook's attachments inlined as data: images),
 // fences for code, files (file=NAME, append, run) and commands (sh run).
-// Recorded outputs are not kept. A notebook cell that mixes Python with !
-// lines becomes its Python, to read, then its commands.
+// Recorded outputs are not kept. A notebook's Python cells become python
+// run fences, which run in the lesson's Python session as they did.
 func PlainMarkdown(l *Lesson) []byte {
 	var b strings.Builder
 	for _, c := range l.Cells {
@@ -243,10 +256,9 @@ func PlainMarkdown(l *Lesson) []byte {
 				}
 			}
 			b.WriteString(fenced(info, text) + "\n")
+		case Python:
+			b.WriteString(fenced("python run", text) + "\n")
 		case Command:
-			if c.Note != "" && c.From != nil {
-				b.WriteString(fenced("python", c.From.Source) + "\n\n")
-			}
 			b.WriteString(fenced("sh run", text) + "\n")
 		}
 	}

@@ -198,6 +198,8 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 		if strings.TrimSpace(body) == "" {
 			p.errorf(start, "put the file's contents between the fences, or remove file="+name, "file cell %s is empty", name)
 		}
+	case run && (info.Lang == "python" || info.Lang == "py" || info.Lang == "python3"):
+		c.Kind, c.Lang = Python, "python"
 	case run && (IsShell(info.Lang) || info.Lang == ""):
 		c.Kind = Command
 		c.Text = strings.TrimRight(body, "\n")
@@ -243,14 +245,10 @@ func (p *parse) notebook(n *NotebookCell) (*Cell, int, int) {
 	case first == "%%bash" || first == "%%sh" || strings.HasPrefix(first, "%%script bash") || strings.HasPrefix(first, "%%script sh"):
 		c.Kind, c.Lang, c.Text = Command, "sh", strings.TrimRight(rest, "\n")
 	case allShell(body):
-		c.Kind, c.Lang = Command, "sh"
-		var cmds []string
-		for _, l := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
-			cmds = append(cmds, strings.TrimPrefix(l, "!"))
-		}
-		c.Text = strings.Join(cmds, "\n")
+		c.Kind, c.Lang, c.Bang = Command, "sh", true
+		c.Text = bangText(body)
 	default:
-		c.Kind, c.Lang, c.Text = Code, "python", body
+		c.Kind, c.Lang, c.Text = Python, "python", body
 	}
 	return c, start, end
 }
