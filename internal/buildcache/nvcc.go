@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudalessons/lessons/internal/runner"
 )
@@ -168,13 +169,10 @@ func (c *Cache) Build(ctx context.Context, r runner.Runner, comp Compiler, args 
 // build printed to errOut: nvcc's messages about a build are on stderr.
 func (c *Cache) BuildStreams(ctx context.Context, r runner.Runner, comp Compiler, args []string, dir string, env []string, out, errOut io.Writer) (*Result, error) {
 	apart := errOut
-	spec := func(argv []string, log *bytes.Buffer) runner.Spec {
+	spec := func(argv []string, _ *bytes.Buffer) runner.Spec {
 		s := runner.Spec{Argv: argv, Dir: dir, Env: env}
 		if apart != nil {
 			s.Stderr = apart
-			if log != nil {
-				s.Stderr = io.MultiWriter(apart, log)
-			}
 		}
 		return s
 	}
@@ -203,7 +201,13 @@ func (c *Cache) BuildStreams(ctx context.Context, r runner.Runner, comp Compiler
 		return &Result{Hit: true}, nil
 	}
 	var log bytes.Buffer
-	res, err := r.Run(ctx, spec(argv, &log), io.MultiWriter(out, &log))
+	// Both streams go into one log, from two copying goroutines.
+	logw := &lockedWriter{w: &log}
+	s := spec(argv, nil)
+	if s.Stderr != nil {
+		s.Stderr = io.MultiWriter(apart, logw)
+	}
+	res, err := r.Run(ctx, s, io.MultiWriter(out, logw))
 	if err != nil {
 		return nil, err
 	}
@@ -214,4 +218,15 @@ func (c *Cache) BuildStreams(ctx context.Context, r runner.Runner, comp Compiler
 		}
 	}
 	return &Result{Run: res}, nil
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
