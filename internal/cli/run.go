@@ -37,6 +37,7 @@ type RunOptions struct {
 	Timeout     time.Duration
 	Workspace   string
 	Arch        string
+	Strict      bool
 }
 
 func newRun(io *IOStreams, g *globals, runF func(*RunOptions) error) *cobra.Command {
@@ -74,6 +75,7 @@ process group, with its output capped.`,
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 2*time.Minute, "time limit of each cell")
 	cmd.Flags().StringVar(&opts.Workspace, "workspace", "", "run in `DIR` (default: .lessons/work/LESSON in the course)")
 	cmd.Flags().StringVar(&opts.Arch, "arch", "", "build for this architecture, e.g. sm_90 (default: the GPU's)")
+	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "fail when a cell could not run here (a Python cell without Python)")
 	return cmd
 }
 
@@ -117,13 +119,13 @@ func wrapperDir(ws string) string { return filepath.Join(ws, ".lessons-bin") }
 // notebookEnv is what notebook.Run needs to build with comp through the
 // cache, nvcc in cells included (through the wrapper in ws).
 func (m *machine) notebookEnv(comp buildcache.Compiler, ws string) notebook.Env {
-	return notebook.Env{
+	return notebook.WithPython(context.Background(), notebook.Env{
 		Runner: runner.Exec{}, Wrapper: wrapperDir(ws),
 		Vars: append([]string{
 			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version,
 			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.cache.Dir,
 		}, m.runEnv()...),
-	}
+	})
 }
 
 // runEnv is what the machine adds to the environment of a program run.
@@ -233,13 +235,18 @@ func runRun(opts *RunOptions) error {
 	if m.gpuErr == nil {
 		fmt.Fprintf(out, ", GPU %s (%s)", m.info.Devices[0].Name, m.info.Devices[0].Arch())
 	}
-	fmt.Fprint(out, "\n\n")
+	fmt.Fprint(out, "\n")
+	env := m.notebookEnv(comp, ws)
+	if hasPython(l) {
+		fmt.Fprintf(out, "Python cells: %s\n", env.PythonWay)
+	}
+	fmt.Fprint(out, "\n")
 	if noGPU {
 		fmt.Fprintf(out, "No GPU found (%v).\nCompiling every cell; running them needs a GPU.\n\n", m.gpuErr)
 	}
 	before, _ := m.cache.Stats()
 	start := time.Now()
-	outcomes, err := notebook.Run(ctx, l, m.notebookEnv(comp, ws), notebook.Options{
+	outcomes, err := notebook.Run(ctx, l, env, notebook.Options{
 		Workspace: ws, Timeout: opts.Timeout, KeepGoing: opts.KeepGoing, Cell: opts.Cell,
 		CompileOnly: compileOnly, Color: opts.IO.Color(),
 	}, out)
@@ -247,24 +254,23 @@ func runRun(opts *RunOptions) error {
 		return err
 	}
 	after, _ := m.cache.Stats()
-	var ok, failed, skipped int
-	for _, o := range outcomes {
-		switch {
-		case o.Skipped:
-			skipped++
-		case o.OK:
-			ok++
-		default:
-			failed++
-		}
-	}
 	builds := (after.Hits + after.Misses) - (before.Hits + before.Misses)
-	fmt.Fprintf(out, "%d cells: %d ok, %d failed, %d skipped in %s; %d of %d builds from the cache\n",
-		len(outcomes), ok, failed, skipped, time.Since(start).Round(time.Millisecond), after.Hits-before.Hits, builds)
-	if failed > 0 {
+	fmt.Fprintf(out, "%d cells: %s in %s; %d of %d builds from the cache\n",
+		len(outcomes), notebook.Summary(outcomes), time.Since(start).Round(time.Millisecond), after.Hits-before.Hits, builds)
+	n := notebook.Count(outcomes)
+	if n.Failed > 0 || opts.Strict && n.NotRun > 0 {
 		return errSilent
 	}
 	return nil
+}
+
+func hasPython(l *lesson.Lesson) bool {
+	for _, c := range l.Cells {
+		if c.Kind == lesson.Python {
+			return true
+		}
+	}
+	return false
 }
 
 // workspaceFor is .lessons/work/NAME in the course, or a folder in the cache

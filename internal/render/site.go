@@ -133,7 +133,9 @@ func writeCell(w io.Writer, c *lesson.Cell, id string) error {
 		fmt.Fprintf(w, "<p class=\"diagram-note\">This diagram cannot be drawn (%s); its source:</p>\n", html.EscapeString(err.Error()))
 	}
 	fmt.Fprintf(w, "<div class=\"cell cell-%s\"%s>", c.Kind, cellData(c))
-	if c.Number > 0 {
+	if c.Kind == lesson.Python {
+		fmt.Fprintf(w, "<div class=\"cell-label\" title=\"runs in the lesson's Python session, in order with the other cells\"><span class=\"n\">[%d]</span> python</div>", c.Number)
+	} else if c.Number > 0 {
 		fmt.Fprintf(w, "<div class=\"cell-label\"><span class=\"n\">[%d]</span> %s</div>", c.Number, html.EscapeString(c.Label))
 	} else if c.Lang != "" && c.Kind != lesson.Diagram {
 		fmt.Fprintf(w, "<div class=\"cell-label\">%s</div>", html.EscapeString(c.Lang))
