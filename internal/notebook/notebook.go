@@ -392,7 +392,7 @@ func (st *state) python(ctx context.Context, c *lesson.Cell, w io.Writer) Outcom
 			st.pyErr = errors.New("no Python")
 		}
 	case st.py == nil && st.pyErr == nil:
-		st.py, st.pyErr = st.env.StartPython(ctx, st.opt.Workspace, cellEnv(st.env))
+		st.py, st.pyErr = st.env.StartPython(ctx, st.opt.Workspace, CellEnv(st.env))
 		st.own = st.pyErr == nil
 	}
 	if st.pyErr != nil {
@@ -440,9 +440,9 @@ func imageExt(mime string) string {
 	return ".img"
 }
 
-// cellEnv is the environment of a cell's commands: the nvcc wrapper first
+// CellEnv is the environment of a cell's commands: the nvcc wrapper first
 // on the PATH, and the run's variables.
-func cellEnv(env Env) []string {
+func CellEnv(env Env) []string {
 	vars := os.Environ()
 	if env.Wrapper != "" {
 		vars = append(vars, "PATH="+env.Wrapper+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -472,7 +472,7 @@ func command(ctx context.Context, c *lesson.Cell, env Env, opt Options, script s
 	if strings.Contains(strings.TrimSpace(script), "\n") {
 		script = "set -e\n" + script
 	}
-	env2 := cellEnv(env)
+	env2 := CellEnv(env)
 	res, err := env.Runner.Run(ctx, runner.Spec{
 		Argv: []string{shell, "-c", script}, Dir: opt.Workspace, Env: env2,
 		Timeout: opt.Timeout, MaxOutput: opt.MaxOutput,
