@@ -285,9 +285,12 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 	case strings.HasPrefix(first, "%%"):
 		magic := strings.Fields(first)[0]
 		switch {
-		case magic == "%%cu" || magic == "%%cuda":
-			c.Lang, c.Text = "cuda", textOf(rest)
-			c.Note = "a " + magic + " cell: shown, not run (lessons runs %%writefile, %%bash, %%sh, %%script bash and ! lines)"
+		case IsCUDAMagic(first):
+			m, err := ParseCUDAMagic(first)
+			c.Kind, c.Lang, c.Text, c.CUDA = Command, "cuda", textOf(rest), m
+			if err != nil {
+				return c, &Error{File: file, Line: line, Msg: err.Error(), Fix: "write the magic line as nvcc4jupyter reads it: %%cuda_group_save -n NAME.cu -g GROUP"}
+			}
 		case lang == "python":
 			// IPython's own cell magics (%%time, %%capture, ...): the
 			// Python session runs them or says why not.

@@ -83,6 +83,10 @@ func (nb *NotebookWriter) model(c *Cell) {
 		nb.Code(strings.TrimSuffix(c.Text, "\n"), nil)
 	case Command:
 		text := strings.TrimRight(c.Text, "\n")
+		if c.CUDA != nil {
+			nb.Code(c.Label+"\n"+text, nil)
+			return
+		}
 		if c.Bang {
 			var lines []string
 			for _, l := range strings.Split(text, "\n") {
@@ -259,8 +263,33 @@ func PlainMarkdown(l *Lesson) []byte {
 		case Python:
 			b.WriteString(fenced("python run", text) + "\n")
 		case Command:
+			if c.CUDA != nil {
+				b.WriteString(cudaMarkdown(&c) + "\n")
+				continue
+			}
 			b.WriteString(fenced("sh run", text) + "\n")
 		}
 	}
 	return []byte(b.String())
+}
+
+// cudaMarkdown is an nvcc4jupyter cell in the markdown dialect: %%cuda a
+// program the tool builds and runs, a group's file a file of its folder,
+// a group's run the nvcc that builds them together.
+func cudaMarkdown(c *Cell) string {
+	m := c.CUDA
+	flags := ""
+	if m.CompilerArgs != "" {
+		flags = fmt.Sprintf(" flags=%q", m.CompilerArgs)
+	}
+	switch m.Op {
+	case "cuda":
+		return fenced(fmt.Sprintf("cuda file=cuda_cell_%d.cu run%s", c.Number, flags), c.Text)
+	case "cuda_group_save":
+		return fenced("cuda file="+m.Group+"/"+m.Name, c.Text)
+	case "cuda_group_run":
+		build := strings.Join(strings.Fields(fmt.Sprintf("nvcc %s %s/*.cu -o %s/%s.out", m.CompilerArgs, m.Group, m.Group, m.Group)), " ")
+		return fenced("sh run", fmt.Sprintf("%s && ./%s/%s.out", build, m.Group, m.Group))
+	}
+	return fenced("sh run", "rm -rf "+m.Group)
 }

@@ -72,6 +72,9 @@ type Cell struct {
 	// next (the cell fails all the same). Its Text keeps the cell's
 	// comment lines, which a shell skips.
 	Bang bool
+	// CUDA is an nvcc4jupyter cell (%%cuda and its group magics), a
+	// Command cell whose Text is its code and Label its magic line.
+	CUDA *CUDAMagic
 	// Number counts the runnable cells (File, Command and Python) from 1, the way a
 	// notebook numbers its cells; 0 for the others.
 	Number int

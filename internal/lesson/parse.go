@@ -63,7 +63,7 @@ func IsText(src []byte) bool {
 // Empty reports whether the lesson has nothing to show or run.
 func (l *Lesson) Empty() bool {
 	for _, c := range l.Cells {
-		if strings.TrimSpace(c.Text) != "" {
+		if strings.TrimSpace(c.Text) != "" || c.CUDA != nil {
 			return false
 		}
 	}
@@ -244,6 +244,12 @@ func (p *parse) notebook(n *NotebookCell) (*Cell, int, int) {
 		}
 	case first == "%%bash" || first == "%%sh" || strings.HasPrefix(first, "%%script bash") || strings.HasPrefix(first, "%%script sh"):
 		c.Kind, c.Lang, c.Text = Command, "sh", strings.TrimRight(rest, "\n")
+	case IsCUDAMagic(first):
+		m, err := ParseCUDAMagic(first)
+		c.Kind, c.Lang, c.Text, c.CUDA = Command, "cuda", rest, m
+		if err != nil {
+			p.errorf(start, "write the magic line as nvcc4jupyter reads it: %%cuda_group_save -n NAME.cu -g GROUP", "%s", err.Error())
+		}
 	case allShell(body):
 		c.Kind, c.Lang, c.Bang = Command, "sh", true
 		c.Text = bangText(body)

@@ -355,6 +355,8 @@ func (st *state) runCell(ctx context.Context, c *lesson.Cell, text string, out i
 			build := strings.TrimSpace(fmt.Sprintf("nvcc -o %s %s %s", bin, c.Name, c.Flags))
 			o = command(ctx, c, env, opt, build+" && ./"+bin, w, &tail)
 		}
+	case c.CUDA != nil:
+		o = cudaCell(ctx, c, env, opt, w, &tail)
 	case c.Bang:
 		o = bang(ctx, c, env, opt, w, &tail)
 	default:

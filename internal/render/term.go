@@ -111,6 +111,8 @@ func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 
 func (t *Term) label(c *lesson.Cell) string {
 	switch {
+	case c.CUDA != nil:
+		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
 	case c.Kind == lesson.Command && strings.Contains(c.Text, "\n"):
 		// the commands are the body; the label only numbers them
 		return fmt.Sprintf("[%d] commands", c.Number)
