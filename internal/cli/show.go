@@ -129,6 +129,9 @@ func looksLikePath(q string) bool {
 	if strings.ContainsRune(q, filepath.Separator) || strings.ContainsRune(q, '/') {
 		return true
 	}
+	if st, err := os.Stat(q); err == nil && !st.IsDir() && filepath.Ext(q) != "" {
+		return true // a file here (go.mod), not a day or a slug
+	}
 	switch strings.ToLower(filepath.Ext(q)) {
 	case ".md", ".markdown", ".txt", ".ipynb":
 		return true

@@ -33,6 +33,10 @@ func ParseFile(file string) (*Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ext := strings.ToLower(path.Ext(file)); !lessonExts[ext] && !IsIpynb(file, src) {
+		return nil, &Error{File: file, Msg: fileKind(ext) + ", not a lesson",
+			Fix: "name a lesson: a day of the course (lessons list), a markdown lesson (.md), a notebook export (.txt) or a Jupyter notebook (.ipynb); an exercise's file is checked with lessons check ID"}
+	}
 	if !IsText(src) {
 		return nil, &Error{File: file, Msg: file + " is not a text lesson (it holds binary data)",
 			Fix: "name a markdown lesson (.md) or a Jupyter notebook (.ipynb)"}
@@ -47,6 +51,31 @@ func ParseFile(file string) (*Lesson, error) {
 		return l, &Error{File: file, Msg: "the lesson is empty", Fix: "write the lesson's text and cells in it, or remove it from the course"}
 	}
 	return l, err
+}
+
+// lessonExts are the extensions a lesson file may have; a file with none
+// is read as markdown too.
+var lessonExts = map[string]bool{".md": true, ".markdown": true, ".txt": true, ".ipynb": true, "": true}
+
+// fileKind says what a file that is not a lesson is, by its extension.
+func fileKind(ext string) string {
+	switch ext {
+	case ".cu", ".cuh":
+		return "CUDA source"
+	case ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp":
+		return "C/C++ source"
+	case ".go":
+		return "Go source"
+	case ".py":
+		return "Python source"
+	case ".toml":
+		return "a TOML file"
+	case ".json":
+		return "JSON"
+	case ".mod", ".sum":
+		return "a Go module file"
+	}
+	return "a " + ext + " file"
 }
 
 // IsText reports whether src can be a lesson: UTF-8 without NUL bytes.
