@@ -33,13 +33,13 @@ func ParseFile(file string) (*Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ext := strings.ToLower(path.Ext(file)); !lessonExts[ext] && !IsIpynb(file, src) {
-		return nil, &Error{File: file, Msg: fileKind(ext) + ", not a lesson",
-			Fix: "name a lesson: a day of the course (lessons list), a markdown lesson (.md), a notebook export (.txt) or a Jupyter notebook (.ipynb); an exercise's file is checked with lessons check ID"}
-	}
 	if !IsText(src) {
 		return nil, &Error{File: file, Msg: file + " is not a text lesson (it holds binary data)",
 			Fix: "name a markdown lesson (.md) or a Jupyter notebook (.ipynb)"}
+	}
+	if ext := strings.ToLower(path.Ext(file)); !lessonExts[ext] && !IsIpynb(file, src) {
+		return nil, &Error{File: file, Msg: fileKind(ext) + ", not a lesson",
+			Fix: "name a lesson: a day of the course (lessons list), a markdown lesson (.md), a notebook export (.txt) or a Jupyter notebook (.ipynb); an exercise's file is checked with lessons check ID"}
 	}
 	var l *Lesson
 	if IsIpynb(file, src) {
