@@ -200,8 +200,6 @@ def display_result(value):
                 return
         except Exception:
             pass
-    if type(value).__module__.startswith("matplotlib"):
-        return  # the figure itself is shown after the cell
     text = repr(value)
     print(text)
     frame({"result": {"text/plain": text}})
