@@ -2,7 +2,14 @@
 // orders and the exercises it names, and finds a lesson by day, slug or path.
 package course
 
-import "github.com/cudalessons/lessons/diag"
+import (
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cudalessons/lessons/diag"
+)
 
 // ManifestName is the manifest's file name at a course's root.
 const ManifestName = "course.toml"
@@ -73,4 +80,20 @@ func DecodeTOML(file string, data []byte, v any, keys string) error {
 // (diag.LineOf).
 func LineOf(data []byte, table string, index int, key string) int {
 	return diag.LineOf(data, table, index, key)
+}
+
+// TitleFromFolder is a course title made from the name of the folder it
+// came from: "cuda-course_2024" becomes "Cuda course 2024".
+func TitleFromFolder(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	words := strings.Fields(strings.NewReplacer("-", " ", "_", " ", ".", " ").Replace(filepath.Base(abs)))
+	t := strings.Join(words, " ")
+	if t == "" || t == string(filepath.Separator) {
+		return "Course"
+	}
+	r, size := utf8.DecodeRuneInString(t)
+	return string(unicode.ToUpper(r)) + t[size:]
 }

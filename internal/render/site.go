@@ -488,7 +488,9 @@ func markdownHTML(md string) (template.HTML, error) {
 // writeFile replaces a file whole: a reader never sees half a page.
 func writeFile(name string, data []byte) error { return atomicfile.Write(name, data, 0o644) }
 
-var dayPrefixRE = regexp.MustCompile(`^(?i:day)\s*\d+\s*[:.–—-]\s*`)
+// A leading emoji or other symbols before the day ("🚀 Day 1: ...") go
+// with it.
+var dayPrefixRE = regexp.MustCompile(`^[^\p{L}\p{N}]*(?i:day)\s*\d+\s*[:.–—-]\s*`)
 
 // WithoutDay drops a leading "Day 70: " from a title: the links and
 // lists that show it say the day already.
