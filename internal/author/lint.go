@@ -2,9 +2,9 @@ package author
 
 import (
 	"fmt"
-	"regexp"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/cudalessons/lessons/checker"
