@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/jupyter"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
@@ -45,9 +46,17 @@ type Env struct {
 	PythonWay string
 }
 
-// WithPython finds python3 and sets env to run Python cells with it
-// through lessons' driver, or says why they cannot run.
+// WithPython sets env to run Python cells in the Jupyter kernel python3
+// where one is installed, else in python3 through lessons' driver, or
+// says why they cannot run.
 func WithPython(ctx context.Context, env Env) Env {
+	if spec, err := jupyter.FindSpec("python3"); err == nil {
+		env.PythonWay = spec.Way()
+		env.StartPython = func(ctx context.Context, dir string, vars []string) (PythonSession, error) {
+			return jupyter.Start(ctx, spec, dir, vars)
+		}
+		return env
+	}
 	interp, err := python.Find(ctx)
 	if err != nil {
 		env.NoPython = "no Python: " + err.Error()

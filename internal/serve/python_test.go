@@ -22,7 +22,7 @@ func TestPythonSessionOfAPage(t *testing.T) {
 	}
 	t.Cleanup(func() { c.srv.nb.endSession(c.workspace("day001-a")) })
 	evs, out := events(t, c.post("run", map[string]any{"page": "day001-a", "session": "p1", "cell": 1}))
-	if end := last(evs); end.Status != "ok" || !strings.Contains(out, "no Jupyter kernel") {
+	if end := last(evs); end.Status != "ok" || !strings.Contains(out, "Jupyter kernel") {
 		t.Fatalf("cell 1: %+v %q", end, out)
 	}
 	evs, out = events(t, c.post("run", map[string]any{"page": "day001-a", "session": "p1", "cell": 2}))
