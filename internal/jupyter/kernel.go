@@ -443,6 +443,9 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 			res.Canceled, done = true, nil
 			interrupt()
 		case <-kill:
+			k.mu.Lock()
+			k.dead = errors.New("the Jupyter kernel was killed: a cell did not stop when interrupted")
+			k.mu.Unlock()
 			k.kill()
 			return res, errors.New("the Jupyter kernel was killed: a cell did not stop when interrupted")
 		case <-k.exited:
@@ -471,6 +474,13 @@ func str(v any) string {
 func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// Alive reports whether the kernel still runs.
+func (k *Kernel) Alive() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.dead == nil
 }
 
 // Close shuts the kernel down (shutdown_request on control), and kills

@@ -69,3 +69,24 @@ func TestKernel(t *testing.T) {
 		t.Errorf("after the interrupt: %v %q", ok, out)
 	}
 }
+
+// BenchmarkCell is what a trivial cell costs through the kernel: the
+// messaging round trip lessons adds over the kernel's own execution.
+func BenchmarkCell(b *testing.B) {
+	spec, err := FindSpec("python3")
+	if err != nil {
+		b.Skip(err)
+	}
+	k, err := Start(context.Background(), spec, b.TempDir(), os.Environ())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer k.Close()
+	var out strings.Builder
+	for i := 0; b.Loop(); i++ {
+		out.Reset()
+		if res, err := k.Run(context.Background(), i, "x = 1", &out, 0); err != nil || !res.OK {
+			b.Fatal(err, res)
+		}
+	}
+}

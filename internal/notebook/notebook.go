@@ -116,6 +116,9 @@ func Summary(outcomes []Outcome) string {
 // driver in plain python3 (package python), or a Jupyter kernel.
 type PythonSession interface {
 	Run(ctx context.Context, n int, code string, out io.Writer, timeout time.Duration) (*python.Result, error)
+	// Alive reports whether the session can run more cells (it is not
+	// after a kill at a time limit).
+	Alive() bool
 	Close() error
 }
 

@@ -315,6 +315,13 @@ func output(typ string, data map[string]string) lesson.Output {
 	return o
 }
 
+// Alive reports whether the process still runs cells.
+func (s *Session) Alive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dead == nil
+}
+
 // Close ends the session: the driver's input is closed, and the process
 // group killed if it has not ended a few seconds later.
 func (s *Session) Close() error {

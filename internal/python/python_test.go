@@ -88,3 +88,24 @@ func TestTimeLimit(t *testing.T) {
 		t.Errorf("after the interrupt: %+v %q", res, out)
 	}
 }
+
+// BenchmarkCell is what a trivial cell costs through the driver: the
+// round trip lessons adds over Python's own execution.
+func BenchmarkCell(b *testing.B) {
+	interp, err := Find(context.Background())
+	if err != nil {
+		b.Skip(err)
+	}
+	s, err := Start(context.Background(), interp, b.TempDir(), os.Environ())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var out strings.Builder
+	for i := 0; b.Loop(); i++ {
+		out.Reset()
+		if res, err := s.Run(context.Background(), i, "x = 1", &out, 0); err != nil || !res.OK {
+			b.Fatal(err, res)
+		}
+	}
+}

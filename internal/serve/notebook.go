@@ -45,8 +45,11 @@ func (nb *Notebook) session(ctx context.Context, ws string, env notebook.Env) (s
 	nb.mu.Lock()
 	s = nb.python[ws]
 	nb.mu.Unlock()
-	if s != nil {
+	if s != nil && s.Alive() {
 		return s, false, nil
+	}
+	if s != nil {
+		nb.endSession(ws) // killed at a time limit: a new one, as a kernel restarts
 	}
 	if env.StartPython == nil {
 		return nil, false, nil // the run says why not
