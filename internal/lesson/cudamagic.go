@@ -3,6 +3,7 @@ package lesson
 import (
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // CUDAMagic is a cell of nvcc4jupyter, the CUDA extension courses on Colab
@@ -33,6 +34,9 @@ func IsCUDAMagic(first string) bool {
 // ParseCUDAMagic reads an nvcc4jupyter magic line, as its argparse does.
 func ParseCUDAMagic(line string) (*CUDAMagic, error) {
 	args := SplitArgs(line)
+	if len(args) == 0 || cudaMagics[args[0]] == "" {
+		return &CUDAMagic{Op: "cuda"}, fmt.Errorf("%q is not a magic of nvcc4jupyter", line)
+	}
 	m := &CUDAMagic{Op: cudaMagics[args[0]]}
 	value := func(i *int, a string) (string, error) {
 		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
@@ -97,7 +101,7 @@ func SplitArgs(s string) []string {
 			cur.WriteRune(r)
 		case r == '"' || r == '\'':
 			quote, in = r, true
-		case r == ' ' || r == '\t':
+		case unicode.IsSpace(r):
 			if in {
 				out = append(out, cur.String())
 				cur.Reset()

@@ -224,6 +224,9 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 			c.Lang = LangOf(name)
 		}
 		p.checkFileName(start, name)
+		if strings.TrimSpace(name) == "" {
+			p.errorf(start, "write the file's name: ```cuda file=pool.cu", "file= names no file")
+		}
 		if strings.TrimSpace(body) == "" {
 			p.errorf(start, "put the file's contents between the fences, or remove file="+name, "file cell %s is empty", name)
 		}
