@@ -237,7 +237,7 @@ func runRun(opts *RunOptions) error {
 	}
 	fmt.Fprint(out, "\n")
 	env := m.notebookEnv(comp, ws)
-	if hasPython(l) {
+	if l.HasPython() {
 		fmt.Fprintf(out, "Python cells: %s\n", env.PythonWay)
 	}
 	fmt.Fprint(out, "\n")
@@ -262,15 +262,6 @@ func runRun(opts *RunOptions) error {
 		return errSilent
 	}
 	return nil
-}
-
-func hasPython(l *lesson.Lesson) bool {
-	for _, c := range l.Cells {
-		if c.Kind == lesson.Python {
-			return true
-		}
-	}
-	return false
 }
 
 // workspaceFor is .lessons/work/NAME in the course, or a folder in the cache

@@ -73,7 +73,7 @@ func showRun(opts *ShowOptions) error {
 		width = min(opts.IO.Width(), 120)
 	}
 	topt := render.TermOptions{Width: width, Color: opts.IO.Color() && !opts.Plain, TrueColor: opts.IO.TrueColor()}
-	if hasPython(l) {
+	if l.HasPython() {
 		topt.PythonWay = notebook.WithPython(context.Background(), notebook.Env{}).PythonWay
 	}
 	t, err := render.NewTerm(topt)

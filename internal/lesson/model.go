@@ -193,3 +193,14 @@ func (l *Lesson) CellOf(n ast.Node) *Cell {
 	}
 	return nil
 }
+
+// HasPython reports whether the lesson has Python cells, which need a
+// Python session to run.
+func (l *Lesson) HasPython() bool {
+	for _, c := range l.Cells {
+		if c.Kind == Python {
+			return true
+		}
+	}
+	return false
+}
