@@ -237,6 +237,9 @@ func runRun(opts *RunOptions) error {
 	}
 	fmt.Fprint(out, "\n")
 	env := m.notebookEnv(comp, ws)
+	if l.Kernel != "" && l.Kernel != "python3" {
+		env = notebook.WithKernel(ctx, env, l.Kernel)
+	}
 	if l.HasPython() {
 		fmt.Fprintf(out, "Python cells: %s\n", env.PythonWay)
 	}

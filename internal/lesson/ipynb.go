@@ -123,6 +123,7 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	}
 	l := &Lesson{Path: file, Source: src, Dialect: Ipynb}
 	lang := kernelLanguage(top["metadata"])
+	l.Kernel = kernelName(top["metadata"])
 	var errs Errors
 	off := base
 	for i, raw := range raws {
@@ -198,6 +199,16 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	}
 	_ = minor
 	return l, errs.Err()
+}
+
+// kernelName is the kernelspec the notebook names (python3 for most), or
+// "" when it names none.
+func kernelName(meta json.RawMessage) string {
+	var m struct {
+		Kernelspec struct{ Name string } `json:"kernelspec"`
+	}
+	_ = json.Unmarshal(meta, &m)
+	return m.Kernelspec.Name
 }
 
 // kernelLanguage is the notebook's language (python for most), from its

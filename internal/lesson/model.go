@@ -171,6 +171,9 @@ type Lesson struct {
 	Doc    ast.Node
 	// Warnings are problems that did not stop the parse.
 	Warnings []*Error
+	// Kernel is the Jupyter kernel a .ipynb lesson names in its
+	// kernelspec (python3 for most); "" for the others.
+	Kernel string
 }
 
 // Files returns the File cells in order.

@@ -49,8 +49,21 @@ type Env struct {
 // WithPython sets env to run Python cells in the Jupyter kernel python3
 // where one is installed, else in python3 through lessons' driver, or
 // says why they cannot run.
-func WithPython(ctx context.Context, env Env) Env {
-	if spec, err := jupyter.FindSpec("python3"); err == nil {
+func WithPython(ctx context.Context, env Env) Env { return WithKernel(ctx, env, "python3") }
+
+// WithKernel is WithPython for the kernel a notebook names: where it is
+// not installed, Python cells run as WithPython runs them, and the way
+// says which kernel the notebook wanted.
+func WithKernel(ctx context.Context, env Env, name string) Env {
+	spec, err := jupyter.FindSpec(name)
+	if err != nil && name != "python3" {
+		env = WithPython(ctx, env)
+		if !strings.Contains(err.Error(), "LESSONS_KERNEL=none") {
+			env.PythonWay += " (the notebook names the kernel " + name + ", not installed here)"
+		}
+		return env
+	}
+	if err == nil {
 		env.PythonWay = spec.Way()
 		env.StartPython = func(ctx context.Context, dir string, vars []string) (PythonSession, error) {
 			return jupyter.Start(ctx, spec, dir, vars)
