@@ -1,17 +1,25 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cudalessons/lessons/internal/cli"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
+	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/serve"
 )
 
@@ -24,7 +32,8 @@ var dialectLessons = map[string]string{
   {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["%%writefile hello.cu\n", "// fake: echo hello from the GPU\n", "int main() {}\n"]},
   {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["# build it\n", "!nvcc -o hello hello.cu && ./hello"]},
   {"cell_type": "markdown", "metadata": {}, "source": "## Python"},
-  {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [{"output_type": "stream", "name": "stdout", "text": ["42\n"]}], "source": "x = 6 * 7\nprint(x)"}
+  {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [{"output_type": "stream", "name": "stdout", "text": ["42\n"]}], "source": "x = 6 * 7\nprint(x)"},
+  {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "assert x == 42, 'the state of the cell before'"}
  ],
  "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
  "nbformat": 4, "nbformat_minor": 5
@@ -129,8 +138,50 @@ func walk(t *testing.T, dir string, n int) {
 	if err := srv.Err(); err != nil {
 		t.Fatalf("serve: %v", err)
 	}
+	wsBase := t.TempDir()
+	nb := &serve.Notebook{
+		Lesson: func(page string) (*lesson.Lesson, string, error) {
+			e, err := c.FindEntry(page)
+			if err != nil {
+				return nil, "", err
+			}
+			l, err := c.Parse(e)
+			return l, filepath.Join(wsBase, page), err
+		},
+		Env: func(ws string) (notebook.Env, error) {
+			return notebook.WithPython(context.Background(), notebook.Env{Runner: runner.Exec{}}), nil
+		},
+		Timeout: time.Minute,
+	}
+	srv.SetNotebook(nb)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
+	defer func() {
+		for _, e := range c.Lessons {
+			res := post(t, hs.URL, srv.Token(), "restart", map[string]any{"page": e.Name(), "session": "walk"})
+			res.Body.Close()
+		}
+	}()
+	// The page's Run: every runnable cell of every lesson, in order, as
+	// Run all does.
+	for _, e := range c.Lessons {
+		l, err := c.Parse(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cell := range l.Cells {
+			if !cell.Runnable() {
+				continue
+			}
+			res := post(t, hs.URL, srv.Token(), "run", map[string]any{"page": e.Name(), "session": "walk", "cell": cell.Number})
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			lines := strings.Split(strings.TrimSpace(string(body)), "\n")
+			if !strings.Contains(lines[len(lines)-1], `"status":"ok"`) {
+				t.Errorf("the page's Run of %s cell [%d]: %s", e.Name(), cell.Number, body)
+			}
+		}
+	}
 	pages := []string{"index.html"}
 	for _, e := range c.Lessons {
 		pages = append(pages, e.Name()+".html")
@@ -172,3 +223,18 @@ done
 { echo '#!/bin/sh'; sed -n 's|^// fake: ||p' "$src"; } > "$out"
 chmod +x "$out"
 `
+
+// post sends a request to the served page's API as the page does.
+func post(t *testing.T, url, token, op string, body map[string]any) *http.Response {
+	t.Helper()
+	data, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", url+"/_lessons/api/"+op, bytes.NewReader(data))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(serve.TokenHeader, token)
+	req.Header.Set("Origin", url)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
