@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -174,7 +175,9 @@ func Start(ctx context.Context, spec *Spec, dir string, env []string) (*Kernel, 
 		argv[i] = strings.ReplaceAll(a, "{connection_file}", k.conn)
 	}
 	k.cmd = exec.Command(argv[0], argv[1:]...)
-	k.cmd.Dir, k.cmd.Env = dir, append(env, "MPLBACKEND=module://matplotlib_inline.backend_inline")
+	// JPY_PARENT_PID: the kernel ends itself if lessons dies without
+	// shutting it down (its own process group gets no Ctrl-C).
+	k.cmd.Dir, k.cmd.Env = dir, append(slices.Clip(env), "MPLBACKEND=module://matplotlib_inline.backend_inline", fmt.Sprintf("JPY_PARENT_PID=%d", os.Getpid()))
 	k.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var startErr strings.Builder
 	k.cmd.Stdout, k.cmd.Stderr = io.Discard, &limited{w: &startErr, left: 4096}

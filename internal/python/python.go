@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -105,7 +106,7 @@ func Start(ctx context.Context, interp *Interpreter, dir string, env []string) (
 	s := &Session{interp: interp, req: reqW, nonce: hex.EncodeToString(nb[:]), frames: make(chan frame, 64), exited: make(chan struct{})}
 	s.cmd = exec.Command(interp.Path, "-u", "-c", driverSource)
 	s.cmd.Dir = dir
-	s.cmd.Env = append(env, "LESSONS_PY_NONCE="+s.nonce, "LESSONS_PY_FD=3", "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1")
+	s.cmd.Env = append(slices.Clip(env), "LESSONS_PY_NONCE="+s.nonce, "LESSONS_PY_FD=3", "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1")
 	s.cmd.Stdout, s.cmd.Stderr = outW, outW
 	s.cmd.ExtraFiles = []*os.File{reqR}
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
