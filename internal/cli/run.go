@@ -47,7 +47,11 @@ func newRun(io *IOStreams, g *globals, runF func(*RunOptions) error) *cobra.Comm
 		Short: "Run a lesson's cells like a notebook",
 		Long: `Run a lesson's cells in order, like a notebook, in a workspace kept for the
 lesson: %%writefile and file cells write their files, ! and "sh run" cells
-run in a shell, and each cell's output appears under it as it comes.
+run in a shell (each ! line alone, as IPython runs them), %%cuda cells build
+and run, Python cells run in one session (the notebook's Jupyter kernel
+where one is installed, else python3 through lessons' own driver; without
+Python they are listed as not run, and --strict fails on them), and each
+cell's output appears under it as it comes.
 
 nvcc goes through a compile cache (also for nvcc inside ! cells), so an
 unchanged lesson costs only its programs' run time. Builds target the GPU
