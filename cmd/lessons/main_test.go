@@ -21,6 +21,7 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/cli"
+	"github.com/cudalessons/lessons/internal/jupyter"
 	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
@@ -250,6 +251,10 @@ func TestScript(t *testing.T) {
 		Condition: func(cond string) (bool, error) {
 			if cond == "seeds" {
 				return haveSeeds, nil
+			}
+			if cond == "kernel" {
+				_, err := jupyter.FindSpec("python3")
+				return err == nil, nil
 			}
 			return false, nil
 		},

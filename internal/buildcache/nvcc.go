@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudalessons/lessons/internal/runner"
 )
@@ -159,16 +160,35 @@ type Result struct {
 // Build runs an nvcc command line in dir through the cache, printing what
 // the compiler prints (replayed on a hit) to out.
 func (c *Cache) Build(ctx context.Context, r runner.Runner, comp Compiler, args []string, dir string, env []string, out io.Writer) (*Result, error) {
+	return c.BuildStreams(ctx, r, comp, args, dir, env, out, nil)
+}
+
+// BuildStreams is Build with nvcc's standard error apart from its output
+// (nil: both to out), as the nvcc wrapper in a cell needs: `nvcc
+// --version | tail -1` pipes only the output. A hit replays what the
+// build printed to errOut: nvcc's messages about a build are on stderr.
+func (c *Cache) BuildStreams(ctx context.Context, r runner.Runner, comp Compiler, args []string, dir string, env []string, out, errOut io.Writer) (*Result, error) {
+	apart := errOut
+	spec := func(argv []string, _ *bytes.Buffer) runner.Spec {
+		s := runner.Spec{Argv: argv, Dir: dir, Env: env}
+		if apart != nil {
+			s.Stderr = apart
+		}
+		return s
+	}
+	if errOut == nil {
+		errOut = out
+	}
 	cmd := Parse(args, comp.Arch)
 	argv := append([]string{comp.Path}, cmd.Args...)
 	if !cmd.Cacheable {
-		res, err := r.Run(ctx, runner.Spec{Argv: argv, Dir: dir, Env: env}, out)
+		res, err := r.Run(ctx, spec(argv, nil), out)
 		return &Result{Run: res}, err
 	}
 	key, err := Key(comp, cmd, dir)
 	if err != nil {
 		// A missing source: let nvcc say so in its own words.
-		res, err := r.Run(ctx, runner.Spec{Argv: argv, Dir: dir, Env: env}, out)
+		res, err := r.Run(ctx, spec(argv, nil), out)
 		return &Result{Run: res}, err
 	}
 	outPath := cmd.Output
@@ -177,19 +197,36 @@ func (c *Cache) Build(ctx context.Context, r runner.Runner, comp Compiler, args 
 	}
 	if log, ok, err := c.Get(key, outPath); err == nil && ok {
 		c.Note(true)
-		out.Write(log)
+		errOut.Write(log)
 		return &Result{Hit: true}, nil
 	}
 	var log bytes.Buffer
-	res, err := r.Run(ctx, runner.Spec{Argv: argv, Dir: dir, Env: env}, io.MultiWriter(out, &log))
+	// Both streams go into one log, from two copying goroutines.
+	logw := &lockedWriter{w: &log}
+	s := spec(argv, nil)
+	if s.Stderr != nil {
+		s.Stderr = io.MultiWriter(apart, logw)
+	}
+	res, err := r.Run(ctx, s, io.MultiWriter(out, logw))
 	if err != nil {
 		return nil, err
 	}
 	c.Note(false)
 	if res.OK() {
 		if err := c.Put(key, outPath, log.Bytes()); err != nil {
-			fmt.Fprintf(out, "lessons: could not keep the build in the cache: %v\n", err)
+			fmt.Fprintf(errOut, "lessons: could not keep the build in the cache: %v\n", err)
 		}
 	}
 	return &Result{Run: res}, nil
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -53,7 +53,7 @@ unless --force is given; each file written is named.`,
 	}
 	cmd.Flags().StringVar(&opts.To, "to", "ipynb", "keep the notebooks (ipynb) or convert them to markdown (md)")
 	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "make the course in `DIR`")
-	cmd.Flags().StringVar(&opts.Title, "title", "", "the course's title (default: the first lesson's)")
+	cmd.Flags().StringVar(&opts.Title, "title", "", "the course's title (default: from the notebooks' folder name)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite files that exist")
 	return cmd
 }

@@ -86,16 +86,27 @@ func listRun(opts *ListOptions) error {
 	}
 	// Within 80 columns: the title wraps in the room the other columns
 	// leave, and the exercises stand one to a line.
+	slugW = min(slugW, max(80-5-(idW+2)-20-2, 12)) // a longer slug wraps at its dashes
 	titleW := max(80-5-(slugW+2)-(idW+2), 20)
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DAY\tLESSON\tTITLE\tEXERCISES")
 	for _, r := range rows {
 		lines := mermaid.Wrap(r.title, titleW)
-		for i := 0; i < max(len(lines), len(r.ids)); i++ {
+		slugs := []string{r.slug}
+		if len(r.slug) > slugW {
+			slugs = mermaid.Wrap(strings.ReplaceAll(r.slug, "-", "- "), slugW+1)
+			for i := range slugs {
+				slugs[i] = strings.ReplaceAll(slugs[i], "- ", "-")
+			}
+		}
+		for i := 0; i < max(len(lines), len(r.ids), len(slugs)); i++ {
 			day, slug, title, id := "", "", "", ""
 			if i == 0 {
-				day, slug = r.day, r.slug
+				day = r.day
+			}
+			if i < len(slugs) {
+				slug = slugs[i]
 			}
 			if i < len(lines) {
 				title = lines[i]

@@ -33,6 +33,7 @@ type RunOptions struct {
 	Timeout     time.Duration
 	Workspace   string
 	Arch        string
+	Strict      bool
 }
 
 func newRun(io *IOStreams, g *globals, runF func(*RunOptions) error) *cobra.Command {
@@ -42,7 +43,11 @@ func newRun(io *IOStreams, g *globals, runF func(*RunOptions) error) *cobra.Comm
 		Short: "Run a lesson's cells like a notebook",
 		Long: `Run a lesson's cells in order, like a notebook, in a workspace kept for the
 lesson: %%writefile and file cells write their files, ! and "sh run" cells
-run in a shell, and each cell's output appears under it as it comes.
+run in a shell (each ! line alone, as IPython runs them), %%cuda cells build
+and run, Python cells run in one session (the notebook's Jupyter kernel
+where one is installed, else python3 through lessons' own driver; without
+Python they are listed as not run, and --strict fails on them), and each
+cell's output appears under it as it comes.
 
 nvcc goes through a compile cache (also for nvcc inside ! cells), so an
 unchanged lesson costs only its programs' run time. Builds target the GPU
@@ -70,6 +75,7 @@ process group, with its output capped.`,
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 2*time.Minute, "time limit of each cell")
 	cmd.Flags().StringVar(&opts.Workspace, "workspace", "", "run in `DIR` (default: .lessons/work/LESSON in the course)")
 	cmd.Flags().StringVar(&opts.Arch, "arch", "", "build for this architecture, e.g. sm_90 (default: the GPU's)")
+	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "fail when a cell could not run here (a Python cell without Python)")
 	return cmd
 }
 
@@ -92,13 +98,13 @@ func findMachine(ctx context.Context, wrapperDir string) (*machine, error) {
 // notebookEnv is what notebook.Run needs to build with comp through the
 // cache, nvcc in cells included (through the wrapper in ws).
 func (m *machine) notebookEnv(comp buildcache.Compiler, ws string) notebook.Env {
-	return notebook.Env{
+	return notebook.WithPython(context.Background(), notebook.Env{
 		Runner: runner.Exec{}, Wrapper: workspace.WrapperDir(ws),
 		Vars: append([]string{
 			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version,
 			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.Cache.Dir,
 		}, m.RunEnv()...),
-	}
+	})
 }
 
 // gpuQueuesHelp explains --gpu-queues, which verify and grade share.
@@ -139,13 +145,21 @@ func runRun(opts *RunOptions) error {
 	if m.GPUErr == nil {
 		fmt.Fprintf(out, ", GPU %s (%s)", m.Info.Devices[0].Name, m.Info.Devices[0].Arch())
 	}
-	fmt.Fprint(out, "\n\n")
+	fmt.Fprint(out, "\n")
+	env := m.notebookEnv(comp, ws)
+	if l.Kernel != "" && l.Kernel != "python3" {
+		env = notebook.WithKernel(ctx, env, l.Kernel)
+	}
+	if l.HasPython() {
+		fmt.Fprintf(out, "Python cells: %s\n", env.PythonWay)
+	}
+	fmt.Fprint(out, "\n")
 	if noGPU {
 		fmt.Fprintf(out, "No GPU found (%v).\nCompiling every cell; running them needs a GPU.\n\n", m.GPUErr)
 	}
 	before, _ := m.Cache.Stats()
 	start := time.Now()
-	outcomes, err := notebook.Run(ctx, l, m.notebookEnv(comp, ws), notebook.Options{
+	outcomes, err := notebook.Run(ctx, l, env, notebook.Options{
 		Workspace: ws, Timeout: opts.Timeout, KeepGoing: opts.KeepGoing, Cell: opts.Cell,
 		CompileOnly: compileOnly, Color: opts.IO.Color(),
 	}, out)
@@ -153,21 +167,11 @@ func runRun(opts *RunOptions) error {
 		return err
 	}
 	after, _ := m.Cache.Stats()
-	var ok, failed, skipped int
-	for _, o := range outcomes {
-		switch {
-		case o.Skipped:
-			skipped++
-		case o.OK:
-			ok++
-		default:
-			failed++
-		}
-	}
 	builds := (after.Hits + after.Misses) - (before.Hits + before.Misses)
-	fmt.Fprintf(out, "%d cells: %d ok, %d failed, %d skipped in %s; %d of %d builds from the cache\n",
-		len(outcomes), ok, failed, skipped, time.Since(start).Round(time.Millisecond), after.Hits-before.Hits, builds)
-	if failed > 0 {
+	fmt.Fprintf(out, "%d cells: %s in %s; %d of %d builds from the cache\n",
+		len(outcomes), notebook.Summary(outcomes), time.Since(start).Round(time.Millisecond), after.Hits-before.Hits, builds)
+	n := notebook.Count(outcomes)
+	if n.Failed > 0 || opts.Strict && n.NotRun > 0 {
 		return errSilent
 	}
 	return nil
@@ -194,7 +198,7 @@ func NVCCMain(args []string) int {
 	}
 	dir, _ := os.Getwd()
 	comp := buildcache.Compiler{Path: real, Version: version, Arch: os.Getenv("LESSONS_ARCH")}
-	res, err := cache.Build(context.Background(), sameGroup{}, comp, args, dir, nil, os.Stderr)
+	res, err := cache.BuildStreams(context.Background(), sameGroup{}, comp, args, dir, nil, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
 		return 2

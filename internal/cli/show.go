@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
 )
 
@@ -70,7 +72,11 @@ func showRun(opts *ShowOptions) error {
 	if width <= 0 {
 		width = min(opts.IO.Width(), 120)
 	}
-	t, err := render.NewTerm(render.TermOptions{Width: width, Color: opts.IO.Color() && !opts.Plain, TrueColor: opts.IO.TrueColor()})
+	topt := render.TermOptions{Width: width, Color: opts.IO.Color() && !opts.Plain, TrueColor: opts.IO.TrueColor()}
+	if l.HasPython() {
+		topt.PythonWay = notebook.WithPython(context.Background(), notebook.Env{}).PythonWay
+	}
+	t, err := render.NewTerm(topt)
 	if err != nil {
 		return err
 	}
@@ -122,6 +128,9 @@ func (g *globals) resolveWithCourse(q string) (*lesson.Lesson, *course.Course, e
 func looksLikePath(q string) bool {
 	if strings.ContainsRune(q, filepath.Separator) || strings.ContainsRune(q, '/') {
 		return true
+	}
+	if st, err := os.Stat(q); err == nil && !st.IsDir() && filepath.Ext(q) != "" {
+		return true // a file here (go.mod), not a day or a slug
 	}
 	switch strings.ToLower(filepath.Ext(q)) {
 	case ".md", ".markdown", ".txt", ".ipynb":

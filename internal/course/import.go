@@ -109,9 +109,7 @@ func Import(opts ImportOptions) error {
 		if nb.slug == "" {
 			nb.slug = "lesson"
 		}
-		if len(nb.slug) > 48 {
-			nb.slug = strings.Trim(nb.slug[:48], "-")
-		}
+		nb.slug = shortSlug(nb.slug, 28)
 		nbs = append(nbs, nb)
 	}
 	if err := errs.Err(); err != nil {
@@ -137,7 +135,12 @@ func Import(opts ImportOptions) error {
 	var manifest strings.Builder
 	title := opts.Title
 	if title == "" {
-		title = nbs[0].l.Title
+		// The folder the notebooks came from names the course; the
+		// first notebook's heading names only its lesson.
+		title = TitleFromFolder(filepath.Dir(nbs[0].src))
+		if st, err := os.Stat(opts.Sources[0]); err == nil && st.IsDir() {
+			title = TitleFromFolder(opts.Sources[0])
+		}
 	}
 	fmt.Fprintf(&manifest, "# Made by lessons import from %d notebooks.\ntitle = %q\n", len(nbs), title)
 	for _, nb := range nbs {
@@ -173,4 +176,17 @@ func Import(opts ImportOptions) error {
 		}
 	}
 	return nil
+}
+
+// shortSlug cuts a slug to at most n characters at a dash, so that lessons
+// list fits in 80 columns and the name is still words.
+func shortSlug(slug string, n int) string {
+	if len(slug) <= n {
+		return slug
+	}
+	cut := strings.LastIndexByte(slug[:n+1], '-')
+	if cut < n/2 {
+		cut = n
+	}
+	return strings.Trim(slug[:cut], "-")
 }

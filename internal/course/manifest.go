@@ -3,6 +3,11 @@
 package course
 
 import (
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
 	"github.com/cudalessons/lessons/diag"
 	"github.com/cudalessons/lessons/internal/slurm"
 )
@@ -65,4 +70,20 @@ func DecodeTOML(file string, data []byte, v any, keys string) error {
 // (diag.LineOf).
 func LineOf(data []byte, table string, index int, key string) int {
 	return diag.LineOf(data, table, index, key)
+}
+
+// TitleFromFolder is a course title made from the name of the folder it
+// came from: "cuda-course_2024" becomes "Cuda course 2024".
+func TitleFromFolder(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	words := strings.Fields(strings.NewReplacer("-", " ", "_", " ", ".", " ").Replace(filepath.Base(abs)))
+	t := strings.Join(words, " ")
+	if t == "" || t == string(filepath.Separator) {
+		return "Course"
+	}
+	r, size := utf8.DecodeRuneInString(t)
+	return string(unicode.ToUpper(r)) + t[size:]
 }

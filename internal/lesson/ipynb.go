@@ -126,6 +126,7 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	}
 	l := &Lesson{Path: file, Source: src, Dialect: Ipynb}
 	lang := kernelLanguage(top["metadata"])
+	l.Kernel = kernelName(top["metadata"])
 	var errs Errors
 	off := base
 	for i, raw := range raws {
@@ -206,6 +207,16 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	}
 	_ = minor
 	return l, errs.Err()
+}
+
+// kernelName is the kernelspec the notebook names (python3 for most), or
+// "" when it names none.
+func kernelName(meta json.RawMessage) string {
+	var m struct {
+		Kernelspec struct{ Name string } `json:"kernelspec"`
+	}
+	_ = json.Unmarshal(meta, &m)
+	return m.Kernelspec.Name
 }
 
 // kernelLanguage is the notebook's language (python for most), from its
@@ -292,26 +303,68 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 		}
 	case strings.HasPrefix(first, "%%"):
 		magic := strings.Fields(first)[0]
-		if magic == "%%cu" || magic == "%%cuda" {
-			c.Lang, c.Text = "cuda", textOf(rest)
+		switch {
+		case IsCUDAMagic(first):
+			m, err := ParseCUDAMagic(first)
+			c.Kind, c.Lang, c.Text, c.CUDA = Command, "cuda", textOf(rest), m
+			if err != nil {
+				return c, &Error{File: file, Line: line, Msg: err.Error(), Fix: "write the magic line as nvcc4jupyter reads it: %%cuda_group_save -n NAME.cu -g GROUP"}
+			}
+		case lang == "python":
+			// IPython's own cell magics (%%time, %%capture, ...): the
+			// Python session runs them or says why not.
+			c.Kind = Python
+		default:
+			c.Note = "a " + magic + " cell: shown, not run (lessons runs %%writefile, %%bash, %%sh, %%script bash and ! lines)"
 		}
-		c.Note = "a " + magic + " cell: shown, not run (lessons runs %%writefile, %%bash, %%sh, %%script bash and ! lines)"
 	default:
 		cmds, python := shellLines(src)
-		if len(cmds) == 0 {
-			c.Label = ""
-			return c, nil
-		}
-		c.Kind, c.Lang, c.Text, c.Label = Command, "sh", strings.Join(cmds, "\n"), "!"+firstLine(cmds[0])
-		switch python {
-		case 0:
-		case 1:
-			c.Note = "1 Python line of this cell was not run; only its ! lines are"
+		switch {
+		case len(cmds) > 0 && python == 0:
+			c.Kind, c.Lang, c.Bang = Command, "sh", true
+			c.Text, c.Label = bangText(src), "!"+firstLine(cmds[0])
+		case lang == "python":
+			c.Kind = Python
 		default:
-			c.Note = fmt.Sprintf("%d Python lines of this cell were not run; only its ! lines are", python)
+			c.Label = ""
+			c.Note = "a " + lang + " cell: shown, not run (lessons runs Python notebooks' cells)"
 		}
 	}
 	return c, nil
+}
+
+// bangText is a cell of ! lines as a Command cell holds it: the commands
+// without their !, and its comments, which a shell skips.
+func bangText(src string) string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(src, "\n"), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		out = append(out, strings.TrimPrefix(strings.TrimPrefix(l, "!"), "!"))
+	}
+	return strings.Join(out, "\n")
+}
+
+// BangLines splits a ! cell's text into the commands IPython runs one by
+// one: a line ending in a backslash goes on into the next; comments are
+// left out.
+func BangLines(text string) []string {
+	var cmds []string
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		for strings.HasSuffix(l, "\\") && i+1 < len(lines) {
+			i++
+			l += "\n" + lines[i]
+		}
+		cmds = append(cmds, l)
+	}
+	return cmds
 }
 
 // shellLines returns the commands of a code cell's ! lines (a line ending

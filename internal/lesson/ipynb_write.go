@@ -79,8 +79,25 @@ func (nb *NotebookWriter) model(c *Cell) {
 			}
 		}
 		nb.Code("%%writefile "+flag+c.Name+"\n"+strings.TrimSuffix(c.Text, "\n"), meta)
+	case Python:
+		nb.Code(strings.TrimSuffix(c.Text, "\n"), nil)
 	case Command:
 		text := strings.TrimRight(c.Text, "\n")
+		if c.CUDA != nil {
+			nb.Code(c.Label+"\n"+text, nil)
+			return
+		}
+		if c.Bang {
+			var lines []string
+			for _, l := range strings.Split(text, "\n") {
+				if !strings.HasPrefix(strings.TrimSpace(l), "#") {
+					l = "!" + NativeArch(l)
+				}
+				lines = append(lines, l)
+			}
+			nb.Code(strings.Join(lines, "\n"), nil)
+			return
+		}
 		if strings.Contains(text, "\n") {
 			nb.Code("%%bash\n"+NativeArch(text), nil)
 		} else {
@@ -209,8 +226,8 @@ func lines(s string) []string {
 // PlainMarkdown writes a lesson in the plain-markdown dialect, cell for
 // cell: prose as it is (a notebook's attachments inlined as data: images),
 // fences for code, files (file=NAME, append, run) and commands (sh run).
-// Recorded outputs are not kept. A notebook cell that mixes Python with !
-// lines becomes its Python, to read, then its commands.
+// Recorded outputs are not kept. A notebook's Python cells become python
+// run fences, which run in the lesson's Python session as they did.
 func PlainMarkdown(l *Lesson) []byte {
 	var b strings.Builder
 	for _, c := range l.Cells {
@@ -243,12 +260,36 @@ func PlainMarkdown(l *Lesson) []byte {
 				}
 			}
 			b.WriteString(fenced(info, text) + "\n")
+		case Python:
+			b.WriteString(fenced("python run", text) + "\n")
 		case Command:
-			if c.Note != "" && c.From != nil {
-				b.WriteString(fenced("python", c.From.Source) + "\n\n")
+			if c.CUDA != nil {
+				b.WriteString(cudaMarkdown(&c) + "\n")
+				continue
 			}
 			b.WriteString(fenced("sh run", text) + "\n")
 		}
 	}
 	return []byte(b.String())
+}
+
+// cudaMarkdown is an nvcc4jupyter cell in the markdown dialect: %%cuda a
+// program the tool builds and runs, a group's file a file of its folder,
+// a group's run the nvcc that builds them together.
+func cudaMarkdown(c *Cell) string {
+	m := c.CUDA
+	flags := ""
+	if m.CompilerArgs != "" {
+		flags = fmt.Sprintf(" flags=%q", m.CompilerArgs)
+	}
+	switch m.Op {
+	case "cuda":
+		return fenced(fmt.Sprintf("cuda file=cuda_cell_%d.cu run%s", c.Number, flags), c.Text)
+	case "cuda_group_save":
+		return fenced("cuda file="+m.Group+"/"+m.Name, c.Text)
+	case "cuda_group_run":
+		build := strings.Join(strings.Fields(fmt.Sprintf("nvcc %s %s/*.cu -o %s/%s.out", m.CompilerArgs, m.Group, m.Group, m.Group)), " ")
+		return fenced("sh run", fmt.Sprintf("%s && ./%s/%s.out", build, m.Group, m.Group))
+	}
+	return fenced("sh run", "rm -rf "+m.Group)
 }

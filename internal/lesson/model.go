@@ -28,9 +28,15 @@ const (
 	Command
 	// Diagram is a mermaid diagram.
 	Diagram
+	// Python is a notebook's Python cell, run in the lesson's Python
+	// session (a Jupyter kernel or lessons' own driver), in order with the
+	// other runnable cells: a code cell of a Python notebook that is not a
+	// magic or all ! lines (IPython's ! and % lines inside it included),
+	// or a fence that says python run.
+	Python
 )
 
-var kindNames = [...]string{"markdown", "code", "file", "command", "diagram"}
+var kindNames = [...]string{"markdown", "code", "file", "command", "diagram", "python"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -61,7 +67,15 @@ type Cell struct {
 	Build bool
 	// Flags are extra nvcc flags for a Build cell (flags="-lcuda").
 	Flags string
-	// Number counts the runnable cells (File and Command) from 1, the way a
+	// Bang says a Command cell is IPython ! lines: each runs alone in its
+	// own shell, as IPython runs them, and a failing one does not stop the
+	// next (the cell fails all the same). Its Text keeps the cell's
+	// comment lines, which a shell skips.
+	Bang bool
+	// CUDA is an nvcc4jupyter cell (%%cuda and its group magics), a
+	// Command cell whose Text is its code and Label its magic line.
+	CUDA *CUDAMagic
+	// Number counts the runnable cells (File, Command and Python) from 1, the way a
 	// notebook numbers its cells; 0 for the others.
 	Number int
 	// Node is the AST node the cell came from; nil for Markdown cells,
@@ -118,7 +132,7 @@ type NotebookSource struct {
 }
 
 // Runnable reports whether the cell does something when a lesson runs.
-func (c *Cell) Runnable() bool { return c.Kind == File || c.Kind == Command }
+func (c *Cell) Runnable() bool { return c.Kind == File || c.Kind == Command || c.Kind == Python }
 
 // Dialect says how a lesson was written.
 type Dialect int
@@ -157,6 +171,9 @@ type Lesson struct {
 	Doc    ast.Node
 	// Warnings are problems that did not stop the parse.
 	Warnings []*Error
+	// Kernel is the Jupyter kernel a .ipynb lesson names in its
+	// kernelspec (python3 for most); "" for the others.
+	Kernel string
 }
 
 // Files returns the File cells in order.
@@ -178,4 +195,15 @@ func (l *Lesson) CellOf(n ast.Node) *Cell {
 		}
 	}
 	return nil
+}
+
+// HasPython reports whether the lesson has Python cells, which need a
+// Python session to run.
+func (l *Lesson) HasPython() bool {
+	for _, c := range l.Cells {
+		if c.Kind == Python {
+			return true
+		}
+	}
+	return false
 }

@@ -37,6 +37,10 @@ func ParseFile(file string) (*Lesson, error) {
 		return nil, &Error{File: file, Msg: file + " is not a text lesson (it holds binary data)",
 			Fix: "name a markdown lesson (.md) or a Jupyter notebook (.ipynb)"}
 	}
+	if ext := strings.ToLower(path.Ext(file)); !lessonExts[ext] && !IsIpynb(file, src) {
+		return nil, &Error{File: file, Msg: fileKind(ext) + ", not a lesson",
+			Fix: "name a lesson: a day of the course (lessons list), a markdown lesson (.md), a notebook export (.txt) or a Jupyter notebook (.ipynb); an exercise's file is checked with lessons check ID"}
+	}
 	var l *Lesson
 	if IsIpynb(file, src) {
 		l, err = ParseIpynb(file, src)
@@ -47,6 +51,31 @@ func ParseFile(file string) (*Lesson, error) {
 		return l, &Error{File: file, Msg: "the lesson is empty", Fix: "write the lesson's text and cells in it, or remove it from the course"}
 	}
 	return l, err
+}
+
+// lessonExts are the extensions a lesson file may have; a file with none
+// is read as markdown too.
+var lessonExts = map[string]bool{".md": true, ".markdown": true, ".txt": true, ".ipynb": true, "": true}
+
+// fileKind says what a file that is not a lesson is, by its extension.
+func fileKind(ext string) string {
+	switch ext {
+	case ".cu", ".cuh":
+		return "CUDA source"
+	case ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp":
+		return "C/C++ source"
+	case ".go":
+		return "Go source"
+	case ".py":
+		return "Python source"
+	case ".toml":
+		return "a TOML file"
+	case ".json":
+		return "JSON"
+	case ".mod", ".sum":
+		return "a Go module file"
+	}
+	return "a " + ext + " file"
 }
 
 // IsText reports whether src can be a lesson: UTF-8 without NUL bytes.
@@ -63,7 +92,7 @@ func IsText(src []byte) bool {
 // Empty reports whether the lesson has nothing to show or run.
 func (l *Lesson) Empty() bool {
 	for _, c := range l.Cells {
-		if strings.TrimSpace(c.Text) != "" {
+		if strings.TrimSpace(c.Text) != "" || c.CUDA != nil {
 			return false
 		}
 	}
@@ -198,9 +227,14 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 			c.Lang = LangOf(name)
 		}
 		p.checkFileName(start, name)
+		if strings.TrimSpace(name) == "" {
+			p.errorf(start, "write the file's name: ```cuda file=pool.cu", "file= names no file")
+		}
 		if strings.TrimSpace(body) == "" {
 			p.errorf(start, "put the file's contents between the fences, or remove file="+name, "file cell %s is empty", name)
 		}
+	case run && (info.Lang == "python" || info.Lang == "py" || info.Lang == "python3"):
+		c.Kind, c.Lang = Python, "python"
 	case run && (IsShell(info.Lang) || info.Lang == ""):
 		c.Kind = Command
 		c.Text = strings.TrimRight(body, "\n")
@@ -245,15 +279,17 @@ func (p *parse) notebook(n *NotebookCell) (*Cell, int, int) {
 		}
 	case first == "%%bash" || first == "%%sh" || strings.HasPrefix(first, "%%script bash") || strings.HasPrefix(first, "%%script sh"):
 		c.Kind, c.Lang, c.Text = Command, "sh", strings.TrimRight(rest, "\n")
-	case allShell(body):
-		c.Kind, c.Lang = Command, "sh"
-		var cmds []string
-		for _, l := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
-			cmds = append(cmds, strings.TrimPrefix(l, "!"))
+	case IsCUDAMagic(first):
+		m, err := ParseCUDAMagic(first)
+		c.Kind, c.Lang, c.Text, c.CUDA = Command, "cuda", rest, m
+		if err != nil {
+			p.errorf(start, "write the magic line as nvcc4jupyter reads it: %%cuda_group_save -n NAME.cu -g GROUP", "%s", err.Error())
 		}
-		c.Text = strings.Join(cmds, "\n")
+	case allShell(body):
+		c.Kind, c.Lang, c.Bang = Command, "sh", true
+		c.Text = bangText(body)
 	default:
-		c.Kind, c.Lang, c.Text = Code, "python", body
+		c.Kind, c.Lang, c.Text = Python, "python", body
 	}
 	return c, start, end
 }

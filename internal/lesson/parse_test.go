@@ -270,3 +270,17 @@ func TestNoEmptyNotebookNodes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCUDAMagic feeds nvcc4jupyter's magic lines to their parser: it
+// never panics, and names it accepts stay plain names.
+func FuzzCUDAMagic(f *testing.F) {
+	for _, s := range []string{"%%cuda", "%%cu -p", `%%cuda -c "-O3 -lcublas" --profiler-args=--set=full`, "%%cuda_group_save -n a.cu -g g", "%%cuda_group_run -g", "%%cuda\u00a0x", `%%cuda -c "`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		m, err := ParseCUDAMagic(line)
+		if err == nil && (strings.ContainsAny(m.Name+m.Group, "/\\\x00") || m.Op == "") {
+			t.Fatalf("%q gave %+v", line, m)
+		}
+	})
+}

@@ -7,9 +7,12 @@ package notebook
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,7 +20,9 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/beneath"
+	"github.com/cudalessons/lessons/internal/jupyter"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -31,6 +36,103 @@ type Env struct {
 	Wrapper string
 	// Vars are added to the environment of command cells.
 	Vars []string
+	// StartPython starts the session a lesson run's Python cells run in,
+	// at its first Python cell; nil when the machine has no Python, and
+	// NoPython then says why (each Python cell is listed as not run).
+	StartPython func(ctx context.Context, dir string, env []string) (PythonSession, error)
+	NoPython    string
+	// PythonWay says how Python cells run, for run, show and the page:
+	// "Python 3.12, no Jupyter kernel: IPython's magics are not available".
+	PythonWay string
+}
+
+// WithPython sets env to run Python cells in the Jupyter kernel python3
+// where one is installed, else in python3 through lessons' driver, or
+// says why they cannot run.
+func WithPython(ctx context.Context, env Env) Env { return WithKernel(ctx, env, "python3") }
+
+// WithKernel is WithPython for the kernel a notebook names: where it is
+// not installed, Python cells run as WithPython runs them, and the way
+// says which kernel the notebook wanted.
+func WithKernel(ctx context.Context, env Env, name string) Env {
+	spec, err := jupyter.FindSpec(name)
+	if err != nil && name != "python3" {
+		env = WithPython(ctx, env)
+		if !strings.Contains(err.Error(), "LESSONS_KERNEL=none") {
+			env.PythonWay += " (the notebook names the kernel " + name + ", not installed here)"
+		}
+		return env
+	}
+	if err == nil {
+		env.PythonWay = spec.Way()
+		env.StartPython = func(ctx context.Context, dir string, vars []string) (PythonSession, error) {
+			return jupyter.Start(ctx, spec, dir, vars)
+		}
+		return env
+	}
+	interp, err := python.Find(ctx)
+	if err != nil {
+		env.NoPython = "no Python: " + err.Error()
+		env.PythonWay = "not run: " + env.NoPython
+		return env
+	}
+	env.PythonWay = interp.Way()
+	env.StartPython = func(ctx context.Context, dir string, vars []string) (PythonSession, error) {
+		return python.Start(ctx, interp, dir, vars)
+	}
+	return env
+}
+
+// Counts are how a run's cells went, for its summary line.
+type Counts struct{ OK, Failed, Skipped, NotRun int }
+
+// Count counts outcomes.
+func Count(outcomes []Outcome) Counts {
+	var n Counts
+	for _, o := range outcomes {
+		switch {
+		case o.NotRun:
+			n.NotRun++
+		case o.Skipped:
+			n.Skipped++
+		case o.OK:
+			n.OK++
+		default:
+			n.Failed++
+		}
+	}
+	return n
+}
+
+// Summary is the counts in words: "6 ok, 0 failed, 0 skipped, 11 not run
+// (no Python)", with why the first cell not run was not.
+func Summary(outcomes []Outcome) string {
+	n := Count(outcomes)
+	s := fmt.Sprintf("%d ok, %d failed, %d skipped", n.OK, n.Failed, n.Skipped)
+	if n.NotRun > 0 {
+		why := ""
+		for _, o := range outcomes {
+			if o.NotRun {
+				why = o.Reason
+				if i := strings.Index(why, ":"); i > 0 {
+					why = why[:i]
+				}
+				break
+			}
+		}
+		s += fmt.Sprintf(", %d not run (%s)", n.NotRun, why)
+	}
+	return s
+}
+
+// PythonSession runs Python cells in order in one namespace: lessons'
+// driver in plain python3 (package python), or a Jupyter kernel.
+type PythonSession interface {
+	Run(ctx context.Context, n int, code string, out io.Writer, timeout time.Duration) (*python.Result, error)
+	// Alive reports whether the session can run more cells (it is not
+	// after a kill at a time limit).
+	Alive() bool
+	Close() error
 }
 
 // Options say how to run.
@@ -51,6 +153,10 @@ type Options struct {
 	// compiled one cell at a time.
 	Parallel int
 	Color    bool
+	// Python, when set, is the session Python cells run in, kept by the
+	// caller from run to run (the page); otherwise a run starts its own at
+	// its first Python cell and ends it with the run.
+	Python PythonSession
 	// Plain leaves out the cell's label line, its status line and the
 	// "stopped at" advice: a caller that shows them itself (the page)
 	// gets the programs' output alone.
@@ -59,13 +165,18 @@ type Options struct {
 
 // Outcome is how one cell went.
 type Outcome struct {
-	Cell     *lesson.Cell
-	OK       bool
-	Skipped  bool
+	Cell    *lesson.Cell
+	OK      bool
+	Skipped bool
+	// NotRun is a cell that would run, but not on this machine (a Python
+	// cell where there is no Python): --strict and verify fail on it.
+	NotRun   bool
 	Reason   string // why it failed, in words
 	Duration time.Duration
 	Hits     int // builds served by the cache
 	Builds   int
+	// Outputs are a Python cell's images and results.
+	Outputs []lesson.Output
 }
 
 // Run runs the lesson's cells and returns how each went. It stops at the
@@ -88,6 +199,8 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 	}
 	var outcomes []Outcome
 	files := map[string]string{}
+	st := &state{env: env, opt: opt}
+	defer st.close()
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if !c.Runnable() {
@@ -103,12 +216,12 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		if err := ctx.Err(); err != nil {
 			return outcomes, err
 		}
-		o := runCell(ctx, c, fileText(files, c), env, opt, out, quiet)
+		o := st.runCell(ctx, c, fileText(files, c), out, quiet)
 		if quiet {
 			continue
 		}
 		outcomes = append(outcomes, o)
-		if !o.OK && !o.Skipped && !opt.KeepGoing && !opt.Plain {
+		if !o.OK && !o.Skipped && !o.NotRun && !opt.KeepGoing && !opt.Plain {
 			fmt.Fprintf(out, "\nstopped at cell [%d] (line %d of %s): %s\n", c.Number, c.Line, l.Path, o.Reason)
 			fmt.Fprintf(out, "run the rest with --keep-going, or this cell alone with --cell %d\n", c.Number)
 			break
@@ -163,7 +276,8 @@ func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			outcomes[i] = runCell(ctx, c, texts[i], env, opt, &logs[i], false)
+			st := &state{env: env, opt: opt}
+			outcomes[i] = st.runCell(ctx, c, texts[i], &logs[i], false)
 		}()
 	}
 	wg.Wait()
@@ -202,13 +316,33 @@ func fileText(files map[string]string, c *lesson.Cell) string {
 	return text
 }
 
-func runCell(ctx context.Context, c *lesson.Cell, text string, env Env, opt Options, out io.Writer, quiet bool) Outcome {
+// state is what a run keeps from cell to cell: the Python session.
+type state struct {
+	env    Env
+	opt    Options
+	py     PythonSession
+	own    bool  // the run started py and ends it
+	pyErr  error // the session could not start
+	images int
+}
+
+func (st *state) close() {
+	if st.own && st.py != nil {
+		st.py.Close()
+	}
+}
+
+func (st *state) runCell(ctx context.Context, c *lesson.Cell, text string, out io.Writer, quiet bool) Outcome {
+	env, opt := st.env, st.opt
 	o := Outcome{Cell: c}
 	start := time.Now()
 	if !quiet && !opt.Plain {
 		label := c.Label
 		if c.Kind == lesson.Command && !strings.HasPrefix(label, "!") && !strings.HasPrefix(label, "%%") {
 			label = "!" + strings.TrimPrefix(label, "$ ")
+		}
+		if c.Kind == lesson.Python {
+			label = "python: " + label
 		}
 		fmt.Fprintf(out, "%s\n", opt.style("1;36", fmt.Sprintf("[%d] %s", c.Number, label)))
 		if c.Note != "" {
@@ -218,6 +352,11 @@ func runCell(ctx context.Context, c *lesson.Cell, text string, env Env, opt Opti
 	var tail tailBuffer
 	w := io.MultiWriter(out, &tail)
 	switch {
+	case c.Kind == lesson.Python:
+		if quiet {
+			return Outcome{Cell: c, Skipped: true}
+		}
+		o = st.python(ctx, c, w)
 	case c.Kind == lesson.File:
 		changed, err := writeFile(opt.Workspace, c.Name, text)
 		switch {
@@ -241,6 +380,10 @@ func runCell(ctx context.Context, c *lesson.Cell, text string, env Env, opt Opti
 			build := strings.TrimSpace(fmt.Sprintf("nvcc -o %s %s %s", bin, c.Name, c.Flags))
 			o = command(ctx, c, env, opt, build+" && ./"+bin, w, &tail)
 		}
+	case c.CUDA != nil:
+		o = cudaCell(ctx, c, env, opt, w, &tail)
+	case c.Bang:
+		o = bang(ctx, c, env, opt, w, &tail)
 	default:
 		o = command(ctx, c, env, opt, c.Text, w, &tail)
 	}
@@ -250,12 +393,88 @@ func runCell(ctx context.Context, c *lesson.Cell, text string, env Env, opt Opti
 		switch {
 		case o.Skipped:
 			mark = opt.style("33", "–")
+		case o.NotRun:
+			mark = opt.style("33", "– not run: "+o.Reason)
 		case !o.OK:
 			mark = opt.style("31", "✗ "+o.Reason)
 		}
 		fmt.Fprintf(out, "%s %s\n\n", mark, opt.style("2", o.Duration.Round(time.Millisecond).String()))
 	}
 	return o
+}
+
+// python runs a Python cell in the run's session, started at the first.
+func (st *state) python(ctx context.Context, c *lesson.Cell, w io.Writer) Outcome {
+	o := Outcome{Cell: c}
+	switch {
+	case st.opt.CompileOnly:
+		o.Skipped, o.Reason = true, "compile only: Python cells run where there is a GPU"
+		fmt.Fprintf(w, "(skipped: %s)\n", o.Reason)
+		return o
+	case st.opt.Python != nil:
+		st.py = st.opt.Python
+	case st.py == nil && st.pyErr == nil && st.env.StartPython == nil:
+		st.pyErr = errors.New(st.env.NoPython)
+		if st.env.NoPython == "" {
+			st.pyErr = errors.New("no Python")
+		}
+	case st.py == nil && st.pyErr == nil:
+		st.py, st.pyErr = st.env.StartPython(ctx, st.opt.Workspace, CellEnv(st.env))
+		st.own = st.pyErr == nil
+	}
+	if st.pyErr != nil {
+		o.NotRun, o.Reason = true, st.pyErr.Error()
+		return o
+	}
+	res, err := st.py.Run(ctx, c.Number, c.Text, w, st.opt.Timeout)
+	if err != nil {
+		o.Reason = err.Error()
+		return o
+	}
+	o.OK, o.Outputs = res.OK, res.Outputs
+	if !o.OK {
+		o.Reason = res.Reason(st.opt.Timeout)
+		if res.TimedOut {
+			o.Reason += " (raise the limit with --timeout)"
+		}
+	}
+	for _, out := range res.Outputs {
+		if out.MIME == "" {
+			continue
+		}
+		st.images++
+		name := fmt.Sprintf(".lessons-out/cell%d-%d%s", c.Number, st.images, imageExt(out.MIME))
+		where := name
+		if data, err := base64.StdEncoding.DecodeString(out.Data); err != nil {
+			where = "not saved: " + err.Error()
+		} else if _, err := writeFile(st.opt.Workspace, name, string(data)); err != nil {
+			where = "not saved: " + err.Error()
+		}
+		fmt.Fprintf(w, "[%s, %d bytes of base64: %s]\n", out.MIME, len(out.Data), where)
+	}
+	return o
+}
+
+func imageExt(mime string) string {
+	switch mime {
+	case "image/png":
+		return ".png"
+	case "image/jpeg":
+		return ".jpg"
+	case "image/svg+xml":
+		return ".svg"
+	}
+	return ".img"
+}
+
+// CellEnv is the environment of a cell's commands: the nvcc wrapper first
+// on the PATH, and the run's variables.
+func CellEnv(env Env) []string {
+	vars := os.Environ()
+	if env.Wrapper != "" {
+		vars = append(vars, "PATH="+env.Wrapper+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+	return append(vars, env.Vars...)
 }
 
 // command runs a command cell: in compile-only mode only its nvcc steps.
@@ -280,11 +499,7 @@ func command(ctx context.Context, c *lesson.Cell, env Env, opt Options, script s
 	if strings.Contains(strings.TrimSpace(script), "\n") {
 		script = "set -e\n" + script
 	}
-	env2 := os.Environ()
-	if env.Wrapper != "" {
-		env2 = append(env2, "PATH="+env.Wrapper+string(os.PathListSeparator)+os.Getenv("PATH"))
-	}
-	env2 = append(env2, env.Vars...)
+	env2 := CellEnv(env)
 	res, err := env.Runner.Run(ctx, runner.Spec{
 		Argv: []string{shell, "-c", script}, Dir: opt.Workspace, Env: env2,
 		Timeout: opt.Timeout, MaxOutput: opt.MaxOutput,
@@ -401,3 +616,95 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *tailBuffer) String() string { return t.b.String() }
+
+// bang runs a cell of ! lines as IPython does: each line alone in its own
+// shell, and a failing line does not stop the next (the cell fails all
+// the same, with the first failure's reason). Without a GPU, a line runs
+// whole when it needs none (ls, rm, pip, nvidia-smi where it is
+// installed), and only its nvcc steps when it runs a program.
+func bang(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Writer, tail *tailBuffer) Outcome {
+	o := Outcome{Cell: c, OK: true}
+	ran := 0
+	one := opt
+	one.CompileOnly = false
+	lines := lesson.BangLines(c.Text)
+	for _, line := range lines {
+		if ctx.Err() != nil {
+			o.OK, o.Reason = false, "interrupted"
+			return o
+		}
+		script := line
+		if opt.CompileOnly {
+			var why string
+			if script, why = offline(line); script == "" {
+				fmt.Fprintf(w, "(skipped !%s: %s)\n", firstLine(line), why)
+				continue
+			}
+			if script != line {
+				fmt.Fprintf(w, "(compile only: %s)\n", script)
+			}
+		}
+		ran++
+		lo := command(ctx, c, env, one, script, w, tail)
+		if !lo.OK && o.OK {
+			o.OK, o.Reason = false, lo.Reason
+			if len(lines) > 1 {
+				o.Reason = "!" + firstLine(line) + ": " + lo.Reason
+			}
+		}
+	}
+	if ran == 0 && opt.CompileOnly {
+		o.Skipped, o.Reason = true, "nothing to compile; running needs a GPU"
+	}
+	return o
+}
+
+// offline is what of a ! line runs without a GPU: the line itself when
+// nothing in it needs one, else its nvcc steps; "" and why when nothing.
+func offline(line string) (string, string) {
+	parts := splitShell(line)
+	gpu := false
+	for _, p := range parts {
+		gpu = gpu || needsGPU(p)
+	}
+	if !gpu {
+		return line, ""
+	}
+	steps, _ := compileSteps(line)
+	if len(steps) == 0 {
+		return "", "running needs a GPU"
+	}
+	return strings.Join(steps, " && "), ""
+}
+
+// gpuTools run programs on the GPU, or are Python (whose scripts may).
+var gpuTools = map[string]bool{"ncu": true, "nsys": true, "nvprof": true, "compute-sanitizer": true, "cuda-memcheck": true, "cuda-gdb": true, "python": true, "python3": true}
+
+// needsGPU tells whether a step of a shell line runs something on the GPU:
+// a program of the workspace (./prog, build/prog), a profiler or
+// sanitizer, or nvidia-smi where there is no driver to ask.
+func needsGPU(step string) bool {
+	f := strings.Fields(step)
+	for len(f) > 0 && (strings.Contains(f[0], "=") || f[0] == "time" || f[0] == "(" || f[0] == "{") {
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return false
+	}
+	prog := strings.TrimPrefix(f[0], "(")
+	switch {
+	case gpuTools[filepath.Base(prog)]:
+		return true
+	case prog == "nvidia-smi":
+		_, err := exec.LookPath("nvidia-smi")
+		return err != nil
+	case strings.Contains(prog, "/") && !filepath.IsAbs(prog):
+		return true
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

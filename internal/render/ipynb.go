@@ -22,7 +22,7 @@ var dataURIRE = regexp.MustCompile(`data:(image/[a-z0-9.+-]+);base64,([A-Za-z0-9
 // notebookCell draws a cell read from a .ipynb file, or prose with
 // embedded images, for a terminal.
 func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
-	if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 {
+	if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 && c.CUDA == nil {
 		return nil
 	}
 	if c.Kind == lesson.Markdown {
@@ -108,7 +108,7 @@ func cellsHTML(w io.Writer, l *lesson.Lesson) error {
 	diagrams := 0
 	for i := range l.Cells {
 		c := &l.Cells[i]
-		if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 {
+		if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 && c.CUDA == nil {
 			continue
 		}
 		if c.Kind == lesson.Markdown {

@@ -33,7 +33,7 @@ func TestGoldenIpynb(t *testing.T) {
 			wantTerm := []string{"[image/png, 72 bytes"}
 			wantPage := []string{`<img src="data:image/png;base64,iVBOR`}
 			if strings.Contains(name, "colab") {
-				wantTerm = append(wantTerm, "recorded output:", "recorded result:", "recorded error (ModuleNotFoundError):", "2 Python lines of this cell were not run")
+				wantTerm = append(wantTerm, "recorded output:", "recorded result:", "recorded error (ModuleNotFoundError):", "[5] python\n  │ !./pinned\n  │ import time", "  │ # build and run\n  │ !nvcc")
 				wantPage = append(wantPage, `class="output recorded`, `<img alt="recorded image/png" src="data:image/png;base64,iVBOR`)
 			}
 			for _, want := range wantTerm {

@@ -21,6 +21,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
+	gmtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/cudalessons/lessons/internal/beneath"
@@ -131,7 +132,9 @@ func writeCell(w io.Writer, c *lesson.Cell, id string) error {
 		fmt.Fprintf(w, "<p class=\"diagram-note\">This diagram cannot be drawn (%s); its source:</p>\n", html.EscapeString(err.Error()))
 	}
 	fmt.Fprintf(w, "<div class=\"cell cell-%s\"%s>", c.Kind, cellData(c))
-	if c.Number > 0 {
+	if c.Kind == lesson.Python {
+		fmt.Fprintf(w, "<div class=\"cell-label\" title=\"runs in the lesson's Python session, in order with the other cells\"><span class=\"n\">[%d]</span> python</div>", c.Number)
+	} else if c.Number > 0 {
 		fmt.Fprintf(w, "<div class=\"cell-label\"><span class=\"n\">[%d]</span> %s</div>", c.Number, html.EscapeString(c.Label))
 	} else if c.Lang != "" && c.Kind != lesson.Diagram {
 		fmt.Fprintf(w, "<div class=\"cell-label\">%s</div>", html.EscapeString(c.Lang))
@@ -411,25 +414,43 @@ type heading struct {
 }
 
 // sections splits a lesson at its headings, with the words of each part
-// (prose and code) for search.
+// (prose and code) for search. A lesson without a document AST (a .ipynb,
+// whose markdown cells are documents of their own) is split cell by cell,
+// each markdown cell parsed as its page draws it, so the ids match.
 func sections(l *lesson.Lesson) []heading {
 	out := []heading{{Level: 1, Title: l.Title}}
 	var text strings.Builder
 	flush := func() { out[len(out)-1].Text = strings.Join(strings.Fields(text.String()), " "); text.Reset() }
-	for n := l.Doc.FirstChild(); n != nil; n = n.NextSibling() {
-		if h, ok := n.(*ast.Heading); ok {
-			flush()
-			id, _ := h.AttributeString("id")
-			idb, _ := id.([]byte)
-			title := plainText(h, l.Source)
-			if h.Level == 1 && len(out) == 1 {
-				out[0].ID = string(idb)
+	walk := func(doc ast.Node, src []byte) {
+		for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+			if h, ok := n.(*ast.Heading); ok {
+				flush()
+				id, _ := h.AttributeString("id")
+				idb, _ := id.([]byte)
+				title := plainText(h, src)
+				if h.Level == 1 && len(out) == 1 {
+					out[0].ID = string(idb)
+					continue
+				}
+				out = append(out, heading{Level: h.Level, ID: string(idb), Title: title})
 				continue
 			}
-			out = append(out, heading{Level: h.Level, ID: string(idb), Title: title})
+			text.WriteString(plainText(n, src) + " ")
+		}
+	}
+	if l.Doc != nil {
+		walk(l.Doc, l.Source)
+		flush()
+		return out
+	}
+	for i := range l.Cells {
+		c := &l.Cells[i]
+		if c.Kind != lesson.Markdown {
+			text.WriteString(c.Text + " ")
 			continue
 		}
-		text.WriteString(plainText(n, l.Source) + " ")
+		src := []byte(c.Text)
+		walk(lesson.Goldmark().Parser().Parse(gmtext.NewReader(src)), src)
 	}
 	flush()
 	return out
@@ -481,7 +502,9 @@ func markdownHTML(md string) (template.HTML, error) {
 	return template.HTML(b.String()), nil
 }
 
-var dayPrefixRE = regexp.MustCompile(`^(?i:day)\s*\d+\s*[:.–—-]\s*`)
+// A leading emoji or other symbols before the day ("🚀 Day 1: ...") go
+// with it.
+var dayPrefixRE = regexp.MustCompile(`^[^\p{L}\p{N}]*(?i:day)\s*\d+\s*[:.–—-]\s*`)
 
 // WithoutDay drops a leading "Day 70: " from a title: the links and
 // lists that show it say the day already.

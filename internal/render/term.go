@@ -24,6 +24,9 @@ type TermOptions struct {
 	// TrueColor uses 24-bit colors for code, where the terminal has them
 	// ($COLORTERM). The 256-color palette is matched to the nearest entry.
 	TrueColor bool
+	// PythonWay, when set, says under each Python cell how it runs on
+	// this machine ("Python 3.12, no Jupyter kernel: ...").
+	PythonWay string
 }
 
 // Term draws lessons for a terminal. One Term can draw many lessons.
@@ -108,9 +111,13 @@ func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 
 func (t *Term) label(c *lesson.Cell) string {
 	switch {
+	case c.CUDA != nil:
+		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
 	case c.Kind == lesson.Command && strings.Contains(c.Text, "\n"):
 		// the commands are the body; the label only numbers them
 		return fmt.Sprintf("[%d] commands", c.Number)
+	case c.Kind == lesson.Python:
+		return fmt.Sprintf("[%d] python", c.Number)
 	case c.Number > 0:
 		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
 	case c.Lang == "text" || c.Lang == "plain" || c.Lang == "txt":
@@ -128,6 +135,16 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 		b.WriteByte('\n')
 	}
 	body := strings.TrimRight(ui.Printable(c.Text), "\n")
+	if c.Bang && strings.Contains(body, "\n") {
+		// shown as the notebook has it: each command a ! line
+		lines := strings.Split(body, "\n")
+		for i, l := range lines {
+			if !strings.HasPrefix(strings.TrimSpace(l), "#") && (i == 0 || !strings.HasSuffix(lines[i-1], "\\")) {
+				lines[i] = "!" + l
+			}
+		}
+		body = strings.Join(lines, "\n")
+	}
 	if c.Kind == lesson.Command && !strings.Contains(body, "\n") && strings.Contains(c.Label, body) {
 		// a one-line command is its label: shown once (not a %%sh cell's,
 		// whose label is the magic)
@@ -160,6 +177,9 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 			b.WriteString(piece)
 			b.WriteByte('\n')
 		}
+	}
+	if c.Kind == lesson.Python && t.opt.PythonWay != "" {
+		b.WriteString("  " + t.style("2", "runs in "+t.opt.PythonWay) + "\n")
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())

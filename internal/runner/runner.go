@@ -31,6 +31,10 @@ type Spec struct {
 	MaxOutput int64
 	// Stdin is the program's input; nil means none.
 	Stdin io.Reader
+	// Stderr, when set, gets the program's standard error apart from its
+	// output (the nvcc wrapper keeps nvcc's two streams apart, as a shell
+	// pipe in a cell expects); MaxOutput counts both.
+	Stderr io.Writer
 	// ExtraFiles are open files the program inherits as descriptors 3,
 	// 4, ... (exec.Cmd's ExtraFiles): the statistics record's channel. A
 	// sandbox passes exactly these through and closes every other
@@ -132,6 +136,9 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 			spec.Prepare(cmd)
 		}
 		cmd.Stdout, cmd.Stderr = w, w
+		if spec.Stderr != nil {
+			cmd.Stderr = cappedTo{w, spec.Stderr}
+		}
 		return cmd
 	}
 	start := time.Now()
@@ -236,7 +243,17 @@ type capped struct {
 	over chan struct{}
 }
 
-func (c *capped) Write(p []byte) (int, error) {
+func (c *capped) Write(p []byte) (int, error) { return c.writeTo(c.w, p) }
+
+// cappedTo writes to its own writer within the budget of a capped.
+type cappedTo struct {
+	c *capped
+	w io.Writer
+}
+
+func (t cappedTo) Write(p []byte) (int, error) { return t.c.writeTo(t.w, p) }
+
+func (c *capped) writeTo(w io.Writer, p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cut {
@@ -249,7 +266,7 @@ func (c *capped) Write(p []byte) (int, error) {
 		close(c.over)
 	}
 	c.left -= int64(len(p))
-	if _, err := c.w.Write(p); err != nil {
+	if _, err := w.Write(p); err != nil {
 		return 0, err
 	}
 	return n, nil

@@ -34,6 +34,50 @@ type Notebook struct {
 	// time, as in one notebook kernel, so that two pages never build or
 	// run the same files at once.
 	turns map[string]chan struct{}
+	// python is the Python session of each workspace, kept from cell to
+	// cell as a notebook's kernel is; Restart ends it.
+	python map[string]notebook.PythonSession
+}
+
+// session is the workspace's Python session, started at its first
+// Python cell; started says it is new, for the page to say how it runs.
+func (nb *Notebook) session(ctx context.Context, ws string, env notebook.Env) (s notebook.PythonSession, started bool, err error) {
+	nb.mu.Lock()
+	s = nb.python[ws]
+	nb.mu.Unlock()
+	if s != nil && s.Alive() {
+		return s, false, nil
+	}
+	if s != nil {
+		nb.endSession(ws) // killed at a time limit: a new one, as a kernel restarts
+	}
+	if env.StartPython == nil {
+		return nil, false, nil // the run says why not
+	}
+	// The session outlives this request: only Restart or the server's
+	// end stops it.
+	s, err = env.StartPython(context.WithoutCancel(ctx), ws, notebook.CellEnv(env))
+	if err != nil {
+		return nil, false, err
+	}
+	nb.mu.Lock()
+	if nb.python == nil {
+		nb.python = map[string]notebook.PythonSession{}
+	}
+	nb.python[ws] = s
+	nb.mu.Unlock()
+	return s, true, nil
+}
+
+// endSession ends the workspace's Python session, if it has one.
+func (nb *Notebook) endSession(ws string) {
+	nb.mu.Lock()
+	s := nb.python[ws]
+	delete(nb.python, ws)
+	nb.mu.Unlock()
+	if s != nil {
+		s.Close()
+	}
 }
 
 // run is one cell running for one page.
@@ -167,6 +211,7 @@ func (nb *Notebook) restart(page string) error {
 		return err
 	}
 	nb.stop(func(r *run) bool { return r.ws == ws })
+	nb.endSession(ws)
 	entries, err := os.ReadDir(ws)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -314,11 +359,27 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 	e := edited(l, ws)
 	out.send(event{Event: "start", Cell: n})
 	start := time.Now()
+	var py notebook.PythonSession
+	if cell.Kind == lesson.Python && !nb.CompileOnly {
+		var started bool
+		if py, started, err = nb.session(ctx, ws, env); err != nil {
+			env.StartPython, env.NoPython = nil, err.Error()
+		} else if started {
+			fmt.Fprintf(out, "(%s)\n", env.PythonWay)
+		}
+	}
 	outcomes, err := notebook.Run(ctx, e, env, notebook.Options{
 		Workspace: ws, Timeout: nb.Timeout, MaxOutput: nb.MaxOutput, Cell: n,
-		CompileOnly: nb.CompileOnly, Plain: true,
+		CompileOnly: nb.CompileOnly, Plain: true, Python: py,
 	}, out)
 	out.flushText()
+	if len(outcomes) == 1 {
+		for _, o := range outcomes[0].Outputs {
+			if o.MIME != "" {
+				out.send(event{Event: "image", Cell: n, Text: "data:" + o.MIME + ";base64," + o.Data})
+			}
+		}
+	}
 	end := &event{Event: "end", Cell: n, Status: "failed", MS: time.Since(start).Milliseconds()}
 	switch {
 	case err != nil && ctx.Err() != nil, len(outcomes) == 1 && !outcomes[0].OK && ctx.Err() != nil:
@@ -329,6 +390,8 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 		end.Reason = "the cell did not run"
 	case outcomes[0].Skipped:
 		end.Status, end.Reason = "skipped", outcomes[0].Reason
+	case outcomes[0].NotRun:
+		end.Status, end.Reason = "skipped", "not run: "+outcomes[0].Reason
 	case outcomes[0].OK:
 		end.Status = "ok"
 	default:

@@ -160,6 +160,12 @@
             if (ev.event === "waiting") setStatus(c, "running", "waiting: " + ev.text + "…");
             if (ev.event === "start") setStatus(c, "running", "running…");
             if (ev.event === "output") c.out.appendChild(document.createTextNode(ev.text));
+            if (ev.event === "image" && /^data:image\/(png|jpeg|gif);base64,[A-Za-z0-9+\/=]*$/.test(ev.text)) {
+              const img = document.createElement("img");
+              img.src = ev.text;
+              img.alt = "an image cell [" + ev.cell + "] showed";
+              c.out.appendChild(img);
+            }
             if (ev.event === "end") end = ev;
           }
           return pump();

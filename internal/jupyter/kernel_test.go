@@ -1,0 +1,92 @@
+package jupyter
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// start starts the python3 kernel installed here (Debian's
+// python3-ipykernel in CI), or skips.
+func start(t *testing.T) *Kernel {
+	t.Helper()
+	spec, err := FindSpec("python3")
+	if err != nil {
+		t.Skip(err)
+	}
+	k, err := Start(context.Background(), spec, t.TempDir(), os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+// The real kernel keeps state from cell to cell, streams what a cell
+// prints, shows a last value, an image and an error with its traceback,
+// runs IPython's own ! and % lines, and is interrupted at a time limit
+// without losing its state.
+func TestKernel(t *testing.T) {
+	k := start(t)
+	run := func(n int, code string, timeout time.Duration) (string, bool, string, int) {
+		t.Helper()
+		var out strings.Builder
+		res, err := k.Run(context.Background(), n, code, &out, timeout)
+		if err != nil {
+			t.Fatalf("cell [%d]: %v", n, err)
+		}
+		images := 0
+		for _, o := range res.Outputs {
+			if o.MIME != "" {
+				images++
+			}
+		}
+		return out.String(), res.OK && !res.TimedOut, res.Ename, images
+	}
+	if out, ok, _, _ := run(1, "x = 6 * 7\nprint('x is', x)", 0); !ok || out != "x is 42\n" {
+		t.Errorf("cell 1: %v %q", ok, out)
+	}
+	if out, ok, _, _ := run(2, "x + 1", 0); !ok || out != "43\n" {
+		t.Errorf("cell 2: %v %q", ok, out)
+	}
+	if out, ok, _, _ := run(3, "!echo from the shell {x}\n%env LESSONS_X=1\nimport os; print(os.environ['LESSONS_X'])", 0); !ok || !strings.Contains(out, "from the shell 42") || !strings.Contains(out, "\n1\n") {
+		t.Errorf("cell 3: %v %q", ok, out)
+	}
+	out, ok, ename, _ := run(4, "def f():\n    return 1 / 0\nf()", 0)
+	if ok || ename != "ZeroDivisionError" || !strings.Contains(out, "return 1 / 0") {
+		t.Errorf("cell 4: %v %s %q", ok, ename, out)
+	}
+	if _, ok, _, images := run(5, "from IPython.display import Image, display\ndisplay(Image(data=bytes.fromhex('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3b1f5e00000000049454e44ae426082')))", 0); !ok || images != 1 {
+		t.Errorf("cell 5: %v, %d images", ok, images)
+	}
+	out, ok, ename, _ = run(6, "import time\nprint('start', flush=True)\nwhile True: time.sleep(0.01)", 500*time.Millisecond)
+	if ok || ename != "KeyboardInterrupt" || !strings.Contains(out, "start") {
+		t.Errorf("cell 6: %v %s %q", ok, ename, out)
+	}
+	if out, ok, _, _ := run(7, "print(x)", 0); !ok || out != "42\n" {
+		t.Errorf("after the interrupt: %v %q", ok, out)
+	}
+}
+
+// BenchmarkCell is what a trivial cell costs through the kernel: the
+// messaging round trip lessons adds over the kernel's own execution.
+func BenchmarkCell(b *testing.B) {
+	spec, err := FindSpec("python3")
+	if err != nil {
+		b.Skip(err)
+	}
+	k, err := Start(context.Background(), spec, b.TempDir(), os.Environ())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer k.Close()
+	var out strings.Builder
+	for i := 0; b.Loop(); i++ {
+		out.Reset()
+		if res, err := k.Run(context.Background(), i, "x = 1", &out, 0); err != nil || !res.OK {
+			b.Fatal(err, res)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package lesson
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// CUDAMagic is a cell of nvcc4jupyter, the CUDA extension courses on Colab
+// load: %%cuda (or the older %%cu) compiles and runs the cell as one
+// program; %%cuda_group_save keeps it as a file of a group, which
+// %%cuda_group_run compiles together and runs, and %%cuda_group_delete
+// forgets.
+type CUDAMagic struct {
+	// Op is cuda, cuda_group_save, cuda_group_run or cuda_group_delete.
+	Op string
+	// Name is the file a group_save writes; Group its group.
+	Name, Group string
+	// CompilerArgs go to nvcc (-c/--compiler-args); ProfilerArgs to the
+	// profiler that --profile runs the program under.
+	CompilerArgs, ProfilerArgs string
+	Profile, Timeit            bool
+}
+
+// cudaMagics are the cell magics of nvcc4jupyter.
+var cudaMagics = map[string]string{"%%cu": "cuda", "%%cuda": "cuda", "%%cuda_group_save": "cuda_group_save", "%%cuda_group_run": "cuda_group_run", "%%cuda_group_delete": "cuda_group_delete"}
+
+// IsCUDAMagic reports whether a cell's first line is one of nvcc4jupyter's.
+func IsCUDAMagic(first string) bool {
+	f := strings.Fields(first)
+	return len(f) > 0 && cudaMagics[f[0]] != ""
+}
+
+// ParseCUDAMagic reads an nvcc4jupyter magic line, as its argparse does.
+func ParseCUDAMagic(line string) (*CUDAMagic, error) {
+	args := SplitArgs(line)
+	if len(args) == 0 || cudaMagics[args[0]] == "" {
+		return &CUDAMagic{Op: "cuda"}, fmt.Errorf("%q is not a magic of nvcc4jupyter", line)
+	}
+	m := &CUDAMagic{Op: cudaMagics[args[0]]}
+	value := func(i *int, a string) (string, error) {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
+			return v, nil
+		}
+		if *i+1 >= len(args) {
+			return "", fmt.Errorf("%s needs a value", a)
+		}
+		*i++
+		return args[*i], nil
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		name, _, _ := strings.Cut(a, "=")
+		var err error
+		switch name {
+		case "-n", "--name":
+			m.Name, err = value(&i, a)
+		case "-g", "--group":
+			m.Group, err = value(&i, a)
+		case "-c", "--compiler-args":
+			m.CompilerArgs, err = value(&i, a)
+		case "--profiler-args":
+			m.ProfilerArgs, err = value(&i, a)
+		case "-p", "--profile":
+			m.Profile = true
+		case "-t", "--timeit":
+			m.Timeit = true
+		default:
+			return m, fmt.Errorf("%s: unknown argument %s (nvcc4jupyter takes -n NAME, -g GROUP, -c ARGS, -p, -t, --profiler-args ARGS)", args[0], a)
+		}
+		if err != nil {
+			return m, fmt.Errorf("%s: %v", args[0], err)
+		}
+	}
+	switch {
+	case m.Op == "cuda_group_save" && (m.Name == "" || m.Group == ""):
+		return m, fmt.Errorf("%%%%cuda_group_save needs -n NAME and -g GROUP")
+	case (m.Op == "cuda_group_run" || m.Op == "cuda_group_delete") && m.Group == "":
+		return m, fmt.Errorf("%%%%%s needs -g GROUP", m.Op)
+	}
+	for _, p := range []string{m.Name, m.Group} {
+		if strings.ContainsAny(p, "/\\\x00") || p == ".." || p == "." {
+			return m, fmt.Errorf("%q is not a plain file or group name", p)
+		}
+	}
+	return m, nil
+}
+
+// SplitArgs splits a command line as a shell would its words: spaces
+// apart, quotes ('...' and "...") kept together and removed.
+func SplitArgs(s string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote rune
+	in := false
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, in = r, true
+		case unicode.IsSpace(r):
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}

@@ -1,0 +1,249 @@
+# The lessons Python driver: runs a lesson's Python cells, in order, in one
+# namespace, the way a notebook kernel would, with plain python3 and no
+# IPython. It reads one JSON request a line on stdin ({"n": N, "code": ...})
+# and writes the cell's output to stdout and stderr as it comes; after each
+# cell, and for each figure or value shown, it writes a frame on stdout:
+# "\x1e" NONCE JSON "\n", which the Go side takes out of the stream.
+import ast, base64, io, json, os, re, shlex, signal, subprocess, sys, traceback
+
+NONCE = os.environ.get("LESSONS_PY_NONCE", "")
+_out = sys.stdout
+ns = {"__name__": "__main__", "__builtins__": __builtins__}
+
+
+def frame(obj):
+    flush()
+    _out.write("\x1e" + NONCE + json.dumps(obj) + "\n")
+    _out.flush()
+
+
+def flush():
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:
+            pass
+    try:  # what C code printed (a CUDA kernel's printf, say) comes first
+        import ctypes
+        ctypes.CDLL(None).fflush(None)
+    except Exception:
+        pass
+
+
+def sh(cmd, capture=False):
+    """A ! line: run through the shell, as IPython's system() does."""
+    flush()
+    cmd = expand(cmd, sys._getframe(1))
+    if capture:
+        r = subprocess.run(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, executable="/bin/bash" if os.path.exists("/bin/bash") else None)
+        return r.stdout.splitlines()
+    r = subprocess.run(cmd, shell=True, executable="/bin/bash" if os.path.exists("/bin/bash") else None)
+    ns["_exit_code"] = r.returncode
+    if r.returncode != 0:
+        # IPython goes on after a failing ! line; the cell is marked all the same
+        failed_lines.append((cmd, r.returncode))
+    return None
+
+
+failed_lines = []
+
+
+def expand(cmd, fr):
+    """{expr} and $name in a ! line, from the cell's namespace, as IPython does."""
+    scope = dict(ns)
+    scope.update(fr.f_locals)
+
+    def brace(m):
+        try:
+            return str(eval(m.group(1), ns, scope))
+        except Exception:
+            return m.group(0)
+
+    def dollar(m):
+        if m.group(1) in scope:
+            return str(scope[m.group(1)])
+        return m.group(0)
+
+    cmd = re.sub(r"(?<!\{)\{([^{}]+)\}(?!\})", brace, cmd)
+    return re.sub(r"(?<!\$)\$([A-Za-z_][A-Za-z0-9_]*)", dollar, cmd)
+
+
+def magic(line):
+    """A % line: the few that mean something without IPython."""
+    name, _, arg = line.partition(" ")
+    arg = arg.strip()
+    if name in ("matplotlib", "config", "load_ext", "reload_ext", "autoreload"):
+        return
+    if name == "cd":
+        os.chdir(os.path.expanduser(arg or "~"))
+        print(os.getcwd())
+        return
+    if name == "env" and "=" in arg:
+        k, _, v = arg.replace(" ", "", 1).partition("=")
+        os.environ[k.strip()] = v.strip()
+        return
+    if name in ("pip", "conda"):
+        return sh(shlex.quote(sys.executable) + " -m pip " + arg if name == "pip" else "conda " + arg)
+    if name == "pwd":
+        return os.getcwd()
+    raise NotAvailable("%" + name)
+
+
+class NotAvailable(Exception):
+    pass
+
+
+_BANG = re.compile(r"^(\s*)(?:([A-Za-z_][\w, ]*?)\s*=\s*)?!!?(.*)$")
+_MAGIC = re.compile(r"^(\s*)%(?!%)(.*)$")
+
+
+def transform(src):
+    """IPython's ! and % lines made Python: sh(...) and magic(...) calls."""
+    out, lines, i = [], src.split("\n"), 0
+    while i < len(lines):
+        line = lines[i]
+        m = _BANG.match(line)
+        if m and not line.lstrip().startswith("!=") :
+            indent, target, cmd = m.groups()
+            while cmd.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                cmd = cmd[:-1] + lines[i]
+            if target:
+                out.append("%s%s = __lessons_sh__(%r, True)" % (indent, target, cmd))
+            else:
+                out.append("%s__lessons_sh__(%r)" % (indent, cmd))
+        else:
+            m = _MAGIC.match(line)
+            if m:
+                out.append("%s__lessons_magic__(%r)" % (m.group(1), m.group(2)))
+            else:
+                out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+def show_figures():
+    """Every open matplotlib figure, as PNG, as the inline backend shows them."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return
+    for num in plt.get_fignums():
+        buf = io.BytesIO()
+        try:
+            plt.figure(num).savefig(buf, format="png", bbox_inches="tight")
+        except Exception as e:
+            print("(the figure could not be drawn: %s)" % e, file=sys.stderr)
+            continue
+        frame({"display": {"image/png": base64.b64encode(buf.getvalue()).decode(), "text/plain": "<Figure %d>" % num}})
+    plt.close("all")
+
+
+def display(*objs, **kw):
+    for o in objs:
+        png = getattr(o, "_repr_png_", None)
+        data = {"text/plain": repr(o)}
+        if png is not None:
+            try:
+                b = png()
+                if b:
+                    data["image/png"] = base64.b64encode(b).decode()
+            except Exception:
+                pass
+        if "image/png" not in data:
+            print(repr(o))
+            continue
+        frame({"display": data})
+
+
+def run(n, code):
+    del failed_lines[:]
+    cell_magic = None
+    if code.startswith("%%"):
+        first, _, code = code.partition("\n")
+        cell_magic = first[2:].split()[0] if first[2:].split() else ""
+        if cell_magic not in ("time", "capture"):
+            raise NotAvailable("%%" + cell_magic)
+    src = transform(code)
+    name = "<cell [%d]>" % n
+    import linecache
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    tree = ast.parse(src, name)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    import time
+    t0 = time.time()
+    saved = sys.stdout
+    if cell_magic == "capture":
+        sys.stdout = io.StringIO()
+    try:
+        exec(compile(tree, name, "exec"), ns)
+        if last is not None:
+            value = eval(compile(last, name, "eval"), ns)
+            if value is not None:
+                ns["_"] = value
+                display_result(value)
+    finally:
+        sys.stdout = saved
+        if cell_magic == "time":
+            print("Wall time: %.3f s" % (time.time() - t0))
+    show_figures()
+
+
+def display_result(value):
+    png = getattr(value, "_repr_png_", None)
+    if png is not None and not isinstance(value, type):
+        try:
+            b = png()
+            if b:
+                frame({"result": {"image/png": base64.b64encode(b).decode(), "text/plain": repr(value)}})
+                return
+        except Exception:
+            pass
+    text = repr(value)
+    print(text)
+    frame({"result": {"text/plain": text}})
+
+
+def main():
+    ns["__lessons_sh__"] = sh
+    ns["__lessons_magic__"] = magic
+    ns["display"] = display
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    frame({"ready": sys.version.split()[0]})
+    requests = os.fdopen(int(os.environ.get("LESSONS_PY_FD", "0")), "r")
+    for line in requests:
+        try:
+            req = json.loads(line)
+        except ValueError:
+            continue
+        n = req.get("n", 0)
+        status = {"done": n, "ok": True}
+        try:
+            run(n, req.get("code", ""))
+            if failed_lines:
+                cmd, rc = failed_lines[-1]
+                status.update(ok=False, ename="ShellError", evalue="!%s exited with status %d" % (cmd, rc))
+        except KeyboardInterrupt:
+            flush()
+            print("KeyboardInterrupt", file=sys.stderr)
+            status.update(ok=False, ename="KeyboardInterrupt", evalue="interrupted")
+        except NotAvailable as e:
+            msg = "%s needs IPython: this is Python %s with no Jupyter kernel, where IPython's magics are not available" % (e, sys.version.split()[0])
+            print("UsageError: " + msg, file=sys.stderr)
+            status.update(ok=False, ename="UsageError", evalue=msg)
+        except BaseException as e:
+            if isinstance(e, SystemExit) and not e.code:
+                pass
+            else:
+                tb = traceback.format_exception(type(e), e, e.__traceback__)
+                # the driver's own frames are not the lesson's
+                tb = [t for t in tb if "lessons_driver.py" not in t and "<string>" not in t]
+                sys.stderr.write("".join(tb))
+                status.update(ok=False, ename=type(e).__name__, evalue=str(e))
+        frame(status)
+
+
+if __name__ == "__main__":
+    main()
