@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
@@ -195,6 +196,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if err != nil {
 		return nil, err
 	}
+	// The program is read as it was built, before it runs: the copy it
+	// runs from is in its own folder, and it could put another file there.
+	found := inspect(prog)
 	p, err := r.run(ctx, tk, j, prog, device, slot)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
@@ -237,13 +241,19 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 		}
 	}
 	// The sanitizers run without the statistics library: both intercept
-	// CUDA's calls.
+	// CUDA's calls. They run the program as it was built, copied afresh:
+	// the run could have replaced the copy in its folder.
+	if p.prog != prog {
+		if err := replaceFile(prog, p.prog); err != nil {
+			p.unable = "the program's copy could not be made again for compute-sanitizer: " + err.Error()
+		}
+	}
 	san := sanitize(ctx, tk, p, j.Spec, res)
 	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view}
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}
-	trust(run, rec, recErr, ended(res), inspect(p.prog))
+	trust(run, rec, recErr, ended(res), found)
 	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration}
 	if res.TimedOut || res.Truncated {
 		v.stopped = res.Reason(j.Spec.TimeLimit(), maxOutput)
@@ -278,4 +288,26 @@ func copyFile(from, to string, mode os.FileMode) error {
 		return err
 	}
 	return os.WriteFile(to, data, mode)
+}
+
+// replaceFile puts a fresh copy of from at to, whatever is at to now (a
+// link, another file, a folder): it is removed, never followed, and the
+// copy is made anew.
+func replaceFile(from, to string) error {
+	if err := os.RemoveAll(to); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

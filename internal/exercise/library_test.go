@@ -159,3 +159,32 @@ func TestRealLibraryChannelSandbox(t *testing.T) {
 		})
 	}
 }
+
+// A program that swaps its own file during the run is judged by the file
+// that was built: the grader reads the program before it runs (it read
+// the copy in the run's folder after, and found /bin/true there), in the
+// plain runner and the grading sandbox alike.
+func TestRealLibraryRefusesSelfSwap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	src, _ := filepath.Abs("testdata/library/preinit_swap.cu")
+	sb, err := TempSandbox("lessons-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	for name, r := range map[string]Runner{"plain": Plain{}, "sandbox": sb} {
+		t.Run(name, func(t *testing.T) {
+			j := &Job{ID: "swap", Spec: spec(t, "[[check]]\nexit = 0\n"), Dir: t.TempDir(), Hash: name, Files: []File{{Name: "swap.cu", Path: src}}}
+			v, err := Check(context.Background(), tk, r, j, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Passed() || !failedWith(v, ".preinit_array") {
+				t.Errorf("a program that swapped itself: %+v (output %q)", v.Results, v.Output)
+			}
+		})
+	}
+}
