@@ -115,7 +115,7 @@ func (p *pageChecker) Exercises(page string) ([]serve.Exercise, error) {
 		}
 		for _, x := range e.Exercises {
 			_, ok := passed[x.ID]
-			out = append(out, serve.Exercise{ID: x.ID, Student: x.Student, Passed: ok, Hint: x.Hint})
+			out = append(out, serve.Exercise{ID: x.ID, Student: x.Student, Passed: ok, Hint: x.Hint()})
 		}
 	}
 	return out, nil

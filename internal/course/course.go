@@ -45,10 +45,16 @@ type Exercise struct {
 	Lesson   *Entry
 	Student  string // from the course root
 	Solution string // from the course root
-	// Hint is the first of Hints, or "".
-	Hint string
 	// Hints are the exercise's hints in the order a student sees them.
 	Hints []string
+}
+
+// Hint is the first of the exercise's hints (what to think about), or "".
+func (x *Exercise) Hint() string {
+	if len(x.Hints) == 0 {
+		return ""
+	}
+	return x.Hints[0]
 }
 
 // Spec is the path of the exercise's checks: its student file with the
@@ -156,9 +162,6 @@ func Load(root string) (*Course, error) {
 			if strings.TrimSpace(h) == "" {
 				bad("exercise", i, "hints", "remove the empty hint or write it", "exercise %s: hint %d is empty", me.ID, k+1)
 			}
-		}
-		if len(x.Hints) > 0 {
-			x.Hint = x.Hints[0]
 		}
 		if e, err := c.FindEntry(me.Lesson); err != nil {
 			bad("exercise", i, "lesson", "name a lesson of this manifest by day, dayNNN or slug", "exercise %s: %v", me.ID, err)

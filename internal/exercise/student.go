@@ -68,8 +68,8 @@ func (s *Student) Check(ctx context.Context, tk *Toolkit) error {
 			s.Hints = append(s.Hints, r.Check.Hint)
 		}
 	}
-	if !s.Passed() && s.Exercise.Hint != "" {
-		s.Hints = append(s.Hints, s.Exercise.Hint)
+	if !s.Passed() && s.Exercise.Hint() != "" {
+		s.Hints = append(s.Hints, s.Exercise.Hint())
 	}
 	return nil
 }

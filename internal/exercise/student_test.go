@@ -25,7 +25,7 @@ func TestStudent(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, _ := c.Exercise("a")
-	x.Hint = "read day 1"
+	x.Hints = []string{"read day 1"}
 	for _, env := range [][]string{nil, {"CUDA_DEVICE_MAX_CONNECTIONS=2"}} {
 		st, err := NewStudent(c, x, c.Path(x.Student), env)
 		if err != nil {

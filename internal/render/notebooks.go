@@ -62,8 +62,8 @@ func exerciseCells(c *course.Course, x *course.Exercise, nb *lesson.NotebookWrit
 	spec = spec.Public()
 	student := path.Base(x.Student)
 	intro := fmt.Sprintf("## Exercise: %s\n\nComplete the TODOs of `%s` in the cell below, then run it and the cells after it.", x.ID, student)
-	if x.Hint != "" {
-		intro += "\n\nHint: " + x.Hint
+	if x.Hint() != "" {
+		intro += "\n\nHint: " + x.Hint()
 	}
 	gen := map[string]any{"generated": "exercise"}
 	nb.Markdown(intro, gen)

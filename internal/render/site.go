@@ -349,7 +349,7 @@ func Site(c *course.Course) (map[string][]byte, error) {
 		}
 		var hints []hint
 		for _, x := range c.Lessons[i].Exercises {
-			h, err := markdownHTML(x.Hint)
+			h, err := markdownHTML(x.Hint())
 			if err != nil {
 				return nil, fmt.Errorf("render the hint of %s: %w", x.ID, err)
 			}
