@@ -244,7 +244,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	// CUDA's calls. They run the program as it was built, copied afresh:
 	// the run could have replaced the copy in its folder.
 	if p.prog != prog {
-		if err := replaceFile(prog, p.prog); err != nil {
+		if err := copyFile(prog, p.prog, 0o755); err != nil {
 			p.unable = "the program's copy could not be made again for compute-sanitizer: " + err.Error()
 		}
 	}
@@ -282,18 +282,10 @@ func ended(res *runner.Result) bool {
 	return res.Signal != 0 || res.TimedOut || res.Truncated || res.Canceled
 }
 
+// copyFile puts a fresh copy of from at to with mode, whatever is at to
+// now (a link, another file, a folder a run left in its own folder): it is
+// removed, never followed, and the copy is made anew.
 func copyFile(from, to string, mode os.FileMode) error {
-	data, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(to, data, mode)
-}
-
-// replaceFile puts a fresh copy of from at to, whatever is at to now (a
-// link, another file, a folder): it is removed, never followed, and the
-// copy is made anew.
-func replaceFile(from, to string) error {
 	if err := os.RemoveAll(to); err != nil {
 		return err
 	}
@@ -301,7 +293,7 @@ func replaceFile(from, to string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o755)
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
 	if err != nil {
 		return err
 	}
