@@ -65,3 +65,14 @@ func rewrite(t *testing.T, file string, edit func(string) string) {
 		t.Fatal(err)
 	}
 }
+
+// A count in progress.json edited below zero is none asked for yet, never
+// a crash.
+func TestHintCountBelowZero(t *testing.T) {
+	dir := coursetest.Tiny(t, []string{"pipe"}, map[string]string{".lessons/progress.json": `{"passed": {}, "hints": {"pipe": -5}}`})
+	rewrite(t, dir+"/course.toml", func(s string) string { return s + "hints = [\"one\", \"two\"]\n" })
+	ios, _, out, errOut := Test()
+	if code := Run(ios, []string{"--course", dir, "hint"}); code != 0 || !strings.Contains(out.String(), "Hint 1 of 2") || strings.Contains(out.String(), "Hint 2") {
+		t.Errorf("exit %d: %q %q", code, out, errOut)
+	}
+}

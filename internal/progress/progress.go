@@ -93,7 +93,7 @@ func (p *Progress) RevealHint(x *course.Exercise) (shown []string, more bool) {
 	if p.Hints == nil {
 		p.Hints = map[string]int{}
 	}
-	n := min(p.Hints[x.ID]+1, len(x.Hints))
+	n := min(max(p.Hints[x.ID], 0)+1, len(x.Hints)) // a hand-edited count below 0 is none
 	p.Hints[x.ID] = n
 	return x.Hints[:n], n < len(x.Hints)
 }
