@@ -55,7 +55,7 @@ func WithPython(ctx context.Context, env Env) Env { return WithKernel(ctx, env, 
 // not installed, Python cells run as WithPython runs them, and the way
 // says which kernel the notebook wanted.
 func WithKernel(ctx context.Context, env Env, name string) Env {
-	spec, err := jupyter.FindSpec(name)
+	spec, err := findSpec(name)
 	if err != nil && name != "python3" {
 		env = WithPython(ctx, env)
 		if !strings.Contains(err.Error(), "LESSONS_KERNEL=none") {
@@ -70,7 +70,7 @@ func WithKernel(ctx context.Context, env Env, name string) Env {
 		}
 		return env
 	}
-	interp, err := python.Find(ctx)
+	interp, err := findPython()
 	if err != nil {
 		env.NoPython = "no Python: " + err.Error()
 		env.PythonWay = "not run: " + env.NoPython
@@ -81,6 +81,19 @@ func WithKernel(ctx context.Context, env Env, name string) Env {
 		return python.Start(ctx, interp, dir, vars)
 	}
 	return env
+}
+
+// What this machine has for Python cells is looked for once per process
+// (kernelspecs on disk, python3 asked its version): every lesson run,
+// every cell of the page and every lesson of verify asks again.
+var (
+	specs      sync.Map // kernel name -> func() (*jupyter.Spec, error)
+	findPython = sync.OnceValues(func() (*python.Interpreter, error) { return python.Find(context.Background()) })
+)
+
+func findSpec(name string) (*jupyter.Spec, error) {
+	f, _ := specs.LoadOrStore(name, sync.OnceValues(func() (*jupyter.Spec, error) { return jupyter.FindSpec(name) }))
+	return f.(func() (*jupyter.Spec, error))()
 }
 
 // Counts are how a run's cells went, for its summary line.
