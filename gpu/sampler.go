@@ -3,6 +3,7 @@ package gpu
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,7 +246,7 @@ func (s *Sampler) poll() {
 			if !s.belongs(w, p.Pid) {
 				continue
 			}
-			if !containsInt(w.s.Pids, p.Pid) {
+			if !slices.Contains(w.s.Pids, p.Pid) {
 				w.s.Pids = append(w.s.Pids, p.Pid)
 			}
 			w.s.Seen = true
@@ -284,16 +285,12 @@ func (s *Sampler) belongs(w *watch, pid int) bool {
 		}
 		p = info.ppid
 	}
-	// Not remembered as foreign: a process can join the run's family
-	// later only by being its child, which a new pid would be.
-	return false
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
+	// Remembered as foreign once its whole line of parents was read: a
+	// process joins the run's family only by being born into it (a new
+	// pid), and cannot join its group from another session. Every poll
+	// would read the other runs' /proc entries again otherwise.
+	if p <= 1 {
+		w.known[pid] = false
 	}
 	return false
 }
