@@ -100,6 +100,9 @@ func exportLMS(o *gradeOptions, s *gradebook.Sheet, write func(string, func(io.W
 	if o.lms.outOf != 0 && (o.lms.columns != "total" || o.lms.outOf < 0) {
 		return usagef("--out-of scales the total: give it a number of points, with --columns total")
 	}
+	if o.lms.canvas == "" && o.lms.moodle == "" && o.lms.gradescope == "" {
+		return nil // no LMS format asked for: nothing to read or write
+	}
 	people, err := lmsPeople(o)
 	if err != nil {
 		return err

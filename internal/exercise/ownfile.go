@@ -8,13 +8,12 @@ import (
 	"syscall"
 )
 
-// maxRecord bounds what is read back from a run's folder: the statistics
-// record and a sanitizer's log are small, and a program may have made them
-// anything.
+// maxRecord bounds what is read back from a run's folder: a sanitizer's
+// log is small, and a program may have made it anything.
 const maxRecord = 16 << 20
 
-// readRunFile reads a file the run left in its folder (the statistics
-// record, a sanitizer's log). The folder belongs to the program, which a
+// readRunFile reads a file the run left in its folder (a sanitizer's log,
+// where the grader could not keep it out of the run's reach). The folder belongs to the program, which a
 // grade does not trust: a link there could point the grader at a file
 // the program itself may not read (a solution's secret spec), so links
 // and anything but a plain file are refused, and at most maxRecord bytes

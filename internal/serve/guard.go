@@ -65,11 +65,7 @@ func (g *guard) any(r *http.Request) (string, int) {
 	if site != "" && site != "same-origin" && site != "none" && mode != "navigate" {
 		return "serve: a page of another site (Sec-Fetch-Site: " + site + ") may not load this", http.StatusForbidden
 	}
-	t := r.Header.Get(TokenHeader)
-	if t == "" {
-		t = r.URL.Query().Get("token")
-	}
-	if !g.tokenOK(t) {
+	if !g.tokenOK(requestToken(r)) {
 		return "serve: open the address lessons serve printed, with its ?token=", http.StatusForbidden
 	}
 	return "", 0
@@ -93,14 +89,19 @@ func (g *guard) write(r *http.Request) (string, int) {
 // without the token; EventSource cannot send headers, so it may come as
 // ?token=.
 func (g *guard) read(r *http.Request) (string, int) {
-	t := r.Header.Get(TokenHeader)
-	if t == "" {
-		t = r.URL.Query().Get("token")
-	}
-	if !g.tokenOK(t) {
+	if !g.tokenOK(requestToken(r)) {
 		return "serve: this request needs the server's token", http.StatusForbidden
 	}
 	return "", 0
+}
+
+// requestToken is the token a request carries, in the header or, where
+// the browser cannot send one (a page's address, EventSource), ?token=.
+func requestToken(r *http.Request) string {
+	if t := r.Header.Get(TokenHeader); t != "" {
+		return t
+	}
+	return r.URL.Query().Get("token")
 }
 
 func (g *guard) tokenOK(t string) bool {
