@@ -146,19 +146,19 @@ func openBook(path string, mustExist bool) (*gradebook.Book, error) {
 }
 
 func gradeRun(o *gradeOptions, dir string, only []string) error {
-	subs, err := openSubmissions(o, dir)
+	subs, c, err := openSubmissions(o, dir)
 	if err != nil {
 		return err
 	}
 	defer subs.Close()
 	dir = subs.Dir
 	if o.slurm.on || o.slurm.given() != "" {
-		return gradeSlurm(o, dir, only)
+		return gradeSlurm(o, c, dir, only)
 	}
 	if err := hw.CheckQueues(o.queues); err != nil {
 		return err
 	}
-	cl, err := loadClass(o, dir, only)
+	cl, err := grade.LoadClass(c, dir, o.book, only)
 	if err != nil {
 		return err
 	}
@@ -231,15 +231,6 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		return fmt.Errorf("%d could not be graded (see the table); run again to retry them", sum.Errors)
 	}
 	return nil
-}
-
-// loadClass reads the class of a grade from the submissions in dir.
-func loadClass(o *gradeOptions, dir string, only []string) (*grade.Class, error) {
-	c, err := o.g.course()
-	if err != nil {
-		return nil, err
-	}
-	return grade.LoadClass(c, dir, o.book, only)
 }
 
 // gradeProgress draws done/total, rate and time left on a terminal, and a line

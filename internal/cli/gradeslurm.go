@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/grade/cluster"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	hw "github.com/cudalessons/lessons/internal/machine"
@@ -140,11 +142,11 @@ func (f *slurmFlags) given() string {
 	return ""
 }
 
-func gradeSlurm(o *gradeOptions, dir string, only []string) error {
+func gradeSlurm(o *gradeOptions, c *course.Course, dir string, only []string) error {
 	if !o.slurm.on {
 		return usagef("--%s is an option of grade --slurm: add --slurm, or leave it out for a grade on this machine", o.slurm.given())
 	}
-	cl, err := loadClass(o, dir, only)
+	cl, err := grade.LoadClass(c, dir, o.book, only)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lms"
 )
@@ -30,24 +31,25 @@ func (f *lmsFlags) readRoster() ([]gradebook.Person, error) {
 
 // openSubmissions reads SUBMISSIONS: an LMS's download (a zip, or a
 // folder it named) is arranged into a temporary folder per student, and
-// what could not be matched is said.
-func openSubmissions(o *gradeOptions, dir string) (*lms.Submissions, error) {
+// what could not be matched is said. The course is loaded here, once for
+// the whole grade.
+func openSubmissions(o *gradeOptions, dir string) (*lms.Submissions, *course.Course, error) {
 	if (o.slurm.on || o.slurm.given() != "") && lms.IsDownload(dir) {
-		return nil, usagef("a cluster's nodes need the submissions on shared storage: unpack %s there first (lessons grade unpack %s --out DIR) and grade DIR", dir, dir)
+		return nil, nil, usagef("a cluster's nodes need the submissions on shared storage: unpack %s there first (lessons grade unpack %s --out DIR) and grade DIR", dir, dir)
 	}
 	roster, err := o.lms.readRoster()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := o.g.course()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	subs, err := lms.Open(dir, c, roster)
 	if err == nil && (subs.Unpacked() || roster != nil) {
 		subs.WriteReport(o.io.ErrOut)
 	}
-	return subs, err
+	return subs, c, err
 }
 
 // addLMSFlags adds grade unpack, --roster and the LMS formats.
