@@ -27,6 +27,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/suspect"
 	"github.com/cudalessons/lessons/kernels"
 )
 
@@ -166,7 +167,7 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 		secret, _ := os.ReadFile(c.Path(author.SecretFile(x)))
 		specHash := Hash(raw, kernels.AllocStats, secret)
 		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
-		reference := author.Reference(c, x, spec)
+		known := suspect.Known(author.Reference(c, x, spec)...)
 		for _, s := range students {
 			t := &Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
 			file := SubmittedFile(subs, s, x)
@@ -176,7 +177,7 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 			if err := LoadFiles(t, subs, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
 				return nil, nil, err
 			}
-			t.Findings = Suspect(t, reference)
+			t.Findings = Suspect(t, known)
 			tasks = append(tasks, t)
 		}
 	}

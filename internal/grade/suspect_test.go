@@ -2,6 +2,7 @@ package grade
 
 import (
 	"context"
+	"github.com/cudalessons/lessons/internal/suspect"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func TestGradeMarksForReview(t *testing.T) {
 	})
 	solution := []byte("int main() { cudaMalloc(&p, n); exit(0); }")
 	for _, task := range ts {
-		task.Findings = Suspect(task, [][]byte{solution})
+		task.Findings = Suspect(task, suspect.Known(solution))
 	}
 	book, err := gradebook.Open(filepath.Join(t.TempDir(), "gb.db"))
 	if err != nil {

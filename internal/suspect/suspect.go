@@ -74,12 +74,23 @@ func Scan(src []byte) []Finding {
 // sources (the exercise's solution and the files it gives) names: what a
 // submission reaches for that the exercise does not need.
 func Unexplained(src []byte, reference ...[]byte) []Finding {
+	return UnexplainedBy(src, Known(reference...))
+}
+
+// Known is the kinds of finding the reference sources name: scanned once
+// for a class, where every student's file is held against them.
+func Known(reference ...[]byte) []*Kind {
 	var known []*Kind
 	for _, r := range reference {
 		for _, f := range Scan(r) {
 			known = append(known, f.Kind)
 		}
 	}
+	return known
+}
+
+// UnexplainedBy is Unexplained with the reference's kinds already known.
+func UnexplainedBy(src []byte, known []*Kind) []Finding {
 	var out []Finding
 	for _, f := range Scan(src) {
 		if !slices.Contains(known, f.Kind) {
