@@ -2,13 +2,13 @@ package grade
 
 import (
 	"context"
-	"github.com/cudalessons/lessons/internal/suspect"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/suspect"
 )
 
 // driverFake passes every run, except that a file saying "forged" gets
