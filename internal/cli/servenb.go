@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/lesson"
@@ -69,15 +68,13 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 		}
 		return nil, "", fmt.Errorf("%s is not a lesson of this course", page)
 	}
-	arch := m.Arch()
 	srv.SetNotebook(&serve.Notebook{
 		Lesson: lessonOf,
 		Env: func(ws string) (notebook.Env, error) {
 			if err := workspace.MakeWrapper(ws); err != nil {
 				return notebook.Env{}, err
 			}
-			comp := buildcache.Compiler{Path: m.NVCC.Path, Version: m.NVCC.Version, Arch: arch}
-			return m.notebookEnv(comp, ws), nil
+			return m.notebookEnv(m.Compiler(), ws), nil
 		},
 		Timeout:     timeout,
 		CompileOnly: m.GPUErr != nil,
