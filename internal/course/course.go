@@ -121,11 +121,12 @@ func Load(root string) (*Course, error) {
 		}
 		e := &Entry{File: filepath.ToSlash(ml.File), Title: ml.Title, Slug: match[2]}
 		e.Day, _ = strconv.Atoi(match[1])
-		if why := inside(root, ml.File); why != "" {
+		why, isFile := locate(root, ml.File)
+		if why != "" {
 			bad("lesson", i, "file", "name a file inside the course's folder, from "+ManifestName, "lesson file %s %s", ml.File, why)
 			continue
 		}
-		if !exists(root, ml.File) {
+		if !isFile {
 			bad("lesson", i, "file", "create the file, or fix the path (it is relative to "+ManifestName+")", "lesson file %s does not exist", ml.File)
 		}
 		if j, dup := days[e.Day]; dup {
@@ -170,12 +171,15 @@ func Load(root string) (*Course, error) {
 			e.Exercises = append(e.Exercises, x)
 		}
 		for _, f := range []struct{ key, path string }{{"student", me.Student}, {"solution", me.Solution}} {
-			switch {
-			case f.path == "":
+			if f.path == "" {
 				bad("exercise", i, "", fmt.Sprintf("add %s = \"...\"", f.key), "exercise %s names no %s file", me.ID, f.key)
-			case inside(root, f.path) != "":
-				bad("exercise", i, f.key, "name a file inside the course's folder, from "+ManifestName, "exercise %s: %s file %s %s", me.ID, f.key, f.path, inside(root, f.path))
-			case !exists(root, f.path):
+				continue
+			}
+			why, isFile := locate(root, f.path)
+			switch {
+			case why != "":
+				bad("exercise", i, f.key, "name a file inside the course's folder, from "+ManifestName, "exercise %s: %s file %s %s", me.ID, f.key, f.path, why)
+			case !isFile:
 				bad("exercise", i, f.key, "create the file, or fix the path (it is relative to "+ManifestName+")", "exercise %s: %s file %s does not exist", me.ID, f.key, f.path)
 			}
 		}
@@ -187,26 +191,21 @@ func Load(root string) (*Course, error) {
 // idRE is what an exercise id may be: a plain name, never a path.
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
 
-// inside says why rel, a path the manifest names, does not stay inside
-// the course at root ("" when it does): a course is someone else's
+// locate says why rel, a path the manifest names, does not stay inside
+// the course at root ("" when it does), and whether it is a file there,
+// links followed only while they stay in it: a course is someone else's
 // repository, and lessons writes student files and reads solutions by
 // these names.
-func inside(root, rel string) string {
+func locate(root, rel string) (why string, isFile bool) {
 	if err := beneath.Local(rel); err != nil {
-		return "is not inside the course: " + err.Error()
+		return "is not inside the course: " + err.Error(), false
 	}
-	var be *beneath.Error
-	if _, err := beneath.Stat(root, rel); errors.As(err, &be) {
-		return "is not inside the course: " + be.Why
-	}
-	return ""
-}
-
-// exists tells whether rel is a file inside the course, links followed
-// only while they stay in it.
-func exists(root, rel string) bool {
 	st, err := beneath.Stat(root, rel)
-	return err == nil && !st.IsDir()
+	var be *beneath.Error
+	if errors.As(err, &be) {
+		return "is not inside the course: " + be.Why, false
+	}
+	return "", err == nil && !st.IsDir()
 }
 
 // Path is the absolute path of a file of the course.
