@@ -367,6 +367,27 @@ func BangLines(text string) []string {
 	return cmds
 }
 
+// BangSource is a ! cell's text as a notebook holds it: each command
+// marked with !, except the lines that go on a command ended by a
+// backslash, and comments; each line but a comment is passed through f
+// (NativeArch for export), which may be nil.
+func BangSource(text string, f func(string) string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		if f != nil {
+			l = f(l)
+		}
+		if i == 0 || !strings.HasSuffix(lines[i-1], "\\") {
+			l = "!" + l
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
+}
+
 // shellLines returns the commands of a code cell's ! lines (a line ending
 // in a backslash goes on into the next) and counts its Python lines, blank
 // lines and comments aside. An indented ! line is inside Python (a loop,

@@ -88,14 +88,7 @@ func (nb *NotebookWriter) model(c *Cell) {
 			return
 		}
 		if c.Bang {
-			var lines []string
-			for _, l := range strings.Split(text, "\n") {
-				if !strings.HasPrefix(strings.TrimSpace(l), "#") {
-					l = "!" + NativeArch(l)
-				}
-				lines = append(lines, l)
-			}
-			nb.Code(strings.Join(lines, "\n"), nil)
+			nb.Code(BangSource(text, NativeArch), nil)
 			return
 		}
 		if strings.Contains(text, "\n") {

@@ -209,3 +209,27 @@ func FuzzMarkdownThroughNotebook(f *testing.F) {
 		}
 	})
 }
+
+// A ! command that goes on past a backslash is one command: IPython
+// reads the next line as its own, without a !. Written back, the
+// notebook keeps it so (it put a ! on the continuation, which IPython
+// would run as a command of its own).
+func TestBangContinuationRoundTrip(t *testing.T) {
+	src := []byte(`{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+ {"cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [],
+  "source": ["# build\n", "!nvcc -o x \\\n", "    x.cu\n", "!./x"]}]}`)
+	l, err := ParseIpynb("cont.ipynb", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := NewNotebook(l, IpynbOptions{}).Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := nbCells(t, out), nbCells(t, src); !reflect.DeepEqual(got, want) {
+		t.Errorf("cells changed:\ngot  %q\nwant %q", got, want)
+	}
+	if got := BangSource("nvcc -o x \\\n  x.cu\n# done\n./x", strings.ToUpper); got != "!NVCC -O X \\\n  X.CU\n# done\n!./X" {
+		t.Errorf("BangSource: %q", got)
+	}
+}

@@ -136,14 +136,7 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 	}
 	body := strings.TrimRight(ui.Printable(c.Text), "\n")
 	if c.Bang && strings.Contains(body, "\n") {
-		// shown as the notebook has it: each command a ! line
-		lines := strings.Split(body, "\n")
-		for i, l := range lines {
-			if !strings.HasPrefix(strings.TrimSpace(l), "#") && (i == 0 || !strings.HasSuffix(lines[i-1], "\\")) {
-				lines[i] = "!" + l
-			}
-		}
-		body = strings.Join(lines, "\n")
+		body = lesson.BangSource(body, nil) // shown as the notebook has it: each command a ! line
 	}
 	if c.Kind == lesson.Command && !strings.Contains(body, "\n") && strings.Contains(c.Label, body) {
 		// a one-line command is its label: shown once (not a %%sh cell's,
