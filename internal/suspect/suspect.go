@@ -136,6 +136,33 @@ func flatten(src string) (string, []int) {
 			}
 			i++
 			emit(' ', line)
+		case c == '"' && rawString(src, i):
+			// R"d(...)d": nothing inside ends it but )d", quotes and
+			// backslashes included (a plain string's end would leave the
+			// code after it inside a string, unseen).
+			open = -1
+			j := strings.IndexByte(src[i+1:], '(')
+			if j < 0 || j > 16 {
+				emit(c, line)
+				break
+			}
+			end := ")" + src[i+1:i+1+j] + "\""
+			k := strings.Index(src[i+2+j:], end)
+			if k < 0 {
+				k = len(src) - (i + 2 + j)
+			}
+			emit('"', line)
+			for _, r := range []byte(src[i+2+j : i+2+j+k]) {
+				if r == '\n' {
+					line++
+					r = ' '
+				}
+				emit(r, line)
+			}
+			i += 1 + j + k + len(end)
+			open = b.Len()
+			emit('"', line)
+			continue
 		case c == '"':
 			start := line
 			if open >= 0 {
@@ -187,4 +214,24 @@ func flatten(src string) (string, []int) {
 		}
 	}
 	return b.String(), lines
+}
+
+// rawString tells whether the quote at src[i] opens a raw string literal:
+// R, or u8R, uR, UR, LR, right before it, not the end of a longer name.
+func rawString(src string, i int) bool {
+	if i == 0 || src[i-1] != 'R' {
+		return false
+	}
+	j := i - 1
+	for _, p := range []string{"u8", "u", "U", "L"} {
+		if strings.HasSuffix(src[:j], p) {
+			j -= len(p)
+			break
+		}
+	}
+	if j == 0 {
+		return true
+	}
+	c := src[j-1]
+	return !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
 }

@@ -28,6 +28,9 @@ func TestScan(t *testing.T) {
 		{"a child", "if (fork() == 0) work();\n", []string{"a process of its own@1"}},
 		{"several", "_exit(0);\n/* x */ dlsym(RTLD_NEXT, \"cudaFree\");\n", []string{"dynamic loading@2", "an exit without exit handlers@1"}},
 		{"unterminated", "\"LESSONS_STATS", []string{"the statistics library's environment@1"}},
+		{"a raw string that would open a comment", "const char* s = R\"(\" /*)\"; _exit(0); // */\n", []string{"an exit without exit handlers@1"}},
+		{"a raw string with a delimiter", "auto s = u8R\"x(/* \" )\" )x\"; _exit(0);\n", []string{"an exit without exit handlers@1"}},
+		{"a name ending in R is no raw string", "int fooR = 1; auto s = fooR\"x\"; _exit(0);\n", []string{"an exit without exit handlers@1"}},
 	} {
 		var got []string
 		for _, f := range Scan([]byte(tc.src)) {
