@@ -3,13 +3,19 @@ package exercise
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Student is a student's verdict on an exercise, made once for every
@@ -100,4 +106,64 @@ func WatchedFiles(c *course.Course, x *course.Exercise) []string {
 		}
 	}
 	return files
+}
+
+// Judge is a student's verdict on exercise x of course c for src, the
+// file judged: the one function that lessons check, lessons watch and
+// the page's Check call, each rendering what it gives. It runs the
+// program, so m without a GPU is a *failure.Tool.
+func Judge(ctx context.Context, c *course.Course, x *course.Exercise, src string, m *machine.Machine, tk *Toolkit) (*Student, error) {
+	if m.GPUErr != nil {
+		return nil, failure.Toolf("lessons check runs the exercise, which needs a GPU: %v", m.GPUErr)
+	}
+	st, err := NewStudent(c, x, src, m.RunEnv())
+	if err != nil {
+		return nil, err
+	}
+	return st, st.Check(ctx, tk)
+}
+
+// WriteText writes the verdict as lessons check and watch show it: the
+// compiler's log, the program's output when verbose, each check with
+// what was expected and seen, how many hidden checks wait for grade,
+// the points so far and the hints of a file that does not pass yet.
+func (s *Student) WriteText(out io.Writer, color, verbose bool) {
+	io.WriteString(out, s.Log)
+	if verbose && s.Output != "" {
+		io.WriteString(out, s.Output)
+		fmt.Fprintln(out)
+	}
+	for _, r := range s.Results {
+		pts := "" // with partial credit, what each check is worth
+		if r.Check != nil && r.Check.Points > 0 {
+			pts = " (" + ui.Count(r.Check.Points, "point") + ")"
+			if !r.Pass {
+				pts = " (0 of " + ui.Count(r.Check.Points, "point") + ")"
+			}
+		}
+		switch {
+		case r.Skipped:
+			fmt.Fprintf(out, "  %s %s (%s)%s\n", ui.Style(color, "33", "–"), r.Name, r.Got, pts)
+		case r.Pass:
+			fmt.Fprintf(out, "  %s %s%s\n", ui.Style(color, "32", "✓"), r.Name, pts)
+		default:
+			fmt.Fprintf(out, "  %s %s%s\n      expected: %s\n      got:      %s\n", ui.Style(color, "31", "✗"), r.Name, pts, r.Want, r.Got)
+		}
+	}
+	if n := s.Spec.Hidden(); n > 0 {
+		fmt.Fprintf(out, "\n%s also %s when the exercise is graded.\n", ui.Count(n, "hidden check"), map[bool]string{true: "runs", false: "run"}[n == 1])
+	}
+	if len(s.Results) == 0 {
+		// Every check of the spec is hidden: nothing here says done.
+		fmt.Fprintf(out, "No check of %s runs before grading: lessons check cannot say whether it is done.\n", s.Exercise.ID)
+		return
+	}
+	if !s.Passed() {
+		if s.Spec.Partial() {
+			fmt.Fprintf(out, "\n%d of %d points so far.\n", s.Score(), s.Spec.Points)
+		}
+		if len(s.Hints) > 0 {
+			fmt.Fprintf(out, "\nhint: %s\n", strings.Join(s.Hints, "\n      "))
+		}
+	}
 }

@@ -40,6 +40,15 @@ func NewToolkit(nvcc buildcache.Compiler, cache *buildcache.Cache) *Toolkit {
 	return &Toolkit{NVCC: nvcc, Cache: cache, Sanitizer: machine.SanitizerPath(nvcc.Path)}
 }
 
+// ToolkitFor is the toolkit of machine m, nvcc building for its GPU,
+// with the driver's view of each run to cross-check the statistics
+// record: what check, watch, the page, verify and a grade judge with.
+func ToolkitFor(m *machine.Machine) *Toolkit {
+	tk := NewToolkit(m.Compiler(), m.Cache)
+	tk.Driver = DriverWatcher()
+	return tk
+}
+
 func (tk *Toolkit) compiler() buildcache.Compiler { return tk.NVCC }
 
 // ToolError is a failure of the machine or its tools, not of the file

@@ -30,8 +30,7 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	if err != nil {
 		return nil, err
 	}
-	tk := exercise.NewToolkit(m.Compiler(), m.Cache)
-	tk.Driver = exercise.DriverWatcher()
+	tk := exercise.ToolkitFor(m)
 	l := &Local{lib: make(chan error, 1), Devices: machine.Devices(len(m.Info.Devices))}
 	l.Timed, _ = Timed(tasks)
 	l.Choice = ChooseFor(perGPU, queues, tasks)
