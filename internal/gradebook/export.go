@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +17,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
+	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -328,4 +331,26 @@ func (s *Sheet) Count(status string) int {
 		}
 	}
 	return n
+}
+
+// WriteFeedback writes each student's feedback into dir, STUDENT.md and
+// STUDENT.html, each whole or not at all, and returns how many students
+// it wrote for.
+func (s *Sheet) WriteFeedback(dir string) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	for _, st := range s.Students {
+		if err := atomicfile.Write(filepath.Join(dir, st+".md"), []byte(s.Feedback(st)), 0o644); err != nil {
+			return 0, err
+		}
+		page, err := s.FeedbackHTML(st)
+		if err != nil {
+			return 0, err
+		}
+		if err := atomicfile.Write(filepath.Join(dir, st+".html"), page, 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return len(s.Students), nil
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"text/tabwriter"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
@@ -225,4 +226,23 @@ func FirstFailure(res []checker.Result) string {
 		}
 	}
 	return ""
+}
+
+// WriteTable writes the verify table of items, a line each with what was
+// expected and what came, then the sum of them, and returns how many
+// were surprises. built says what was done: "built", or "built and ran".
+func WriteTable(w io.Writer, items []*Item, built string, took time.Duration) (surprises int) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tNAME\tEXPECTED\tRESULT\tTIME")
+	for _, it := range items {
+		mark := "✓"
+		if !it.OK {
+			mark = "✗"
+			surprises++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", it.Kind, it.Name, it.Want, mark, it.Got, it.Took.Round(10*time.Millisecond))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d items %s in %s: %d as expected, %d surprises\n", len(items), built, took.Round(10*time.Millisecond), len(items)-surprises, surprises)
+	return surprises
 }

@@ -1,0 +1,38 @@
+package grade
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/internal/gradebook"
+)
+
+// Progress is a bar on a terminal and a line per file elsewhere.
+func TestProgress(t *testing.T) {
+	var out bytes.Buffer
+	p := NewProgress(&out, false, 2)
+	p.Done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, false)
+	p.Done(&gradebook.Attempt{Student: "bob", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, true)
+	p.Finish()
+	if got := out.String(); got != "[1/2] alice pipe: passed 10/10\n[2/2] bob pipe: unchanged, passed 10/10\n" {
+		t.Errorf("lines: %q", got)
+	}
+	out.Reset()
+	p = NewProgress(&out, true, 2)
+	p.Done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed}, false)
+	if got := out.String(); !strings.HasPrefix(got, "\r[███████████████░░░░░░░░░░░░░░░] 1/2 ") {
+		t.Errorf("bar: %q", got)
+	}
+}
+
+func TestSummaryLine(t *testing.T) {
+	s := &Summary{Passed: 3, Failed: 1, Missing: 1, Errors: 0, Skipped: 2, Builds: 4}
+	want := "5 graded in 0s: 3 passed, 1 failed, 1 missing, 0 could not be graded; 2 unchanged since the last run (skipped); 4 builds.\nGradebook: gb.db (lessons grade export, lessons grade feedback)\n"
+	if got := s.Line("gb.db"); got != want {
+		t.Errorf("Line:\n got %q\nwant %q", got, want)
+	}
+	if got := (Choice{Why: "1 at a time"}).Chosen(); got != " (chosen: 1 at a time; --per-gpu and --gpu-queues override)" {
+		t.Errorf("Chosen: %q", got)
+	}
+}
