@@ -2,7 +2,9 @@ package slurm
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -10,19 +12,50 @@ import (
 // course.toml's [grade.slurm] gives them (the keys are the toml tags;
 // the others come only from flags), and flags override them.
 type Options struct {
-	BuildPartition string   `toml:"build_partition"` // the CPU partition of the build tasks ("" the cluster's default)
-	RunPartition   string   `toml:"partition"`       // the GPU partition of the run tasks
-	Account        string   `toml:"account"`         // --account
-	QOS            string   `toml:"qos"`             // --qos
-	Time           string   `toml:"time"`            // each task's time limit, in Slurm's words (30:00, 1-00:00:00)
-	ItemsPerTask   int      `toml:"items_per_task"`  // (student, exercise) runs per run task
-	BuildsPerTask  int      `toml:"builds_per_task"` // distinct files per build task
-	BuildCPUs      int      `toml:"-"`               // cores of a build task (its parallel builds)
-	Throttle       int      `toml:"throttle"`        // tasks of an array at once (the array's %N); 0 for no limit
-	Gres           string   `toml:"gres"`            // what a run task asks for (gpu:1)
-	PerGPU         int      `toml:"-"`               // runs at once on a run task's GPU (a timed exercise's still alone); 0 to choose
-	Queues         int      `toml:"-"`               // CUDA_DEVICE_MAX_CONNECTIONS of each run (0: CUDA's default)
-	Extra          []string `toml:"sbatch_args"`     // more sbatch arguments, each as one #SBATCH line
+	BuildPartition string   `toml:"build_partition" flag:"build-partition"` // the CPU partition of the build tasks ("" the cluster's default)
+	RunPartition   string   `toml:"partition" flag:"partition"`             // the GPU partition of the run tasks
+	Account        string   `toml:"account" flag:"account"`                 // --account
+	QOS            string   `toml:"qos" flag:"qos"`                         // --qos
+	Time           string   `toml:"time" flag:"time"`                       // each task's time limit, in Slurm's words (30:00, 1-00:00:00)
+	ItemsPerTask   int      `toml:"items_per_task" flag:"items-per-task"`   // (student, exercise) runs per run task
+	BuildsPerTask  int      `toml:"builds_per_task" flag:"builds-per-task"` // distinct files per build task
+	BuildCPUs      int      `toml:"-"`                                      // cores of a build task (its parallel builds)
+	Throttle       int      `toml:"throttle" flag:"throttle"`               // tasks of an array at once (the array's %N); 0 for no limit
+	Gres           string   `toml:"gres" flag:"gres"`                       // what a run task asks for (gpu:1)
+	PerGPU         int      `toml:"-"`                                      // runs at once on a run task's GPU (a timed exercise's still alone); 0 to choose
+	Queues         int      `toml:"-"`                                      // CUDA_DEVICE_MAX_CONNECTIONS of each run (0: CUDA's default)
+	Extra          []string `toml:"sbatch_args" flag:"sbatch-arg"`          // more sbatch arguments, each as one #SBATCH line
+}
+
+// Flags are the names of the flags that set options (the flag tags):
+// a grade's flags override the course's [grade.slurm] by them.
+func Flags() []string {
+	var names []string
+	t := reflect.TypeFor[Options]()
+	for i := range t.NumField() {
+		if name := t.Field(i).Tag.Get("flag"); name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// Override is o with each option whose flag changed says is given taken
+// from given instead; sbatch arguments given are added to o's.
+func (o Options) Override(given Options, changed func(flag string) bool) Options {
+	o.Extra = slices.Clone(o.Extra)
+	ov, gv := reflect.ValueOf(&o).Elem(), reflect.ValueOf(given)
+	for i := range ov.NumField() {
+		name := ov.Type().Field(i).Tag.Get("flag")
+		switch {
+		case name == "" || !changed(name):
+		case ov.Field(i).Kind() == reflect.Slice:
+			ov.Field(i).Set(reflect.AppendSlice(ov.Field(i), gv.Field(i)))
+		default:
+			ov.Field(i).Set(gv.Field(i))
+		}
+	}
+	return o
 }
 
 // Defaults fill what o leaves empty.

@@ -1,6 +1,8 @@
 package slurm
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,4 +81,27 @@ func FuzzScript(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestOverride(t *testing.T) {
+	course := Options{RunPartition: "gpu", Account: "cs101", ItemsPerTask: 10, Extra: []string{"--constraint=h100"}}
+	flags := Options{RunPartition: "", Account: "other", Throttle: 4, Extra: []string{"--mem=8G"}}
+	changed := map[string]bool{"partition": true, "throttle": true, "sbatch-arg": true}
+	got := course.Override(flags, func(name string) bool { return changed[name] })
+	want := Options{RunPartition: "", Account: "cs101", ItemsPerTask: 10, Throttle: 4, Extra: []string{"--constraint=h100", "--mem=8G"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Override:\n got %+v\nwant %+v", got, want)
+	}
+	if len(course.Extra) != 1 {
+		t.Errorf("Override changed the course's sbatch arguments: %q", course.Extra)
+	}
+	names := Flags()
+	for _, name := range []string{"partition", "build-partition", "account", "qos", "time", "items-per-task", "builds-per-task", "throttle", "gres", "sbatch-arg"} {
+		if !slices.Contains(names, name) {
+			t.Errorf("Flags() = %q: no %s", names, name)
+		}
+	}
+	if len(names) != 10 {
+		t.Errorf("Flags() = %q: want the 10 options a flag sets", names)
+	}
 }
