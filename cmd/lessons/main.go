@@ -10,12 +10,13 @@ import (
 
 	"github.com/cudalessons/lessons/internal/cli"
 	"github.com/cudalessons/lessons/internal/sandbox"
+	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 func main() {
 	sandbox.Helper() // a sandboxed child: set its limits, then become the program
 	if filepath.Base(os.Args[0]) == "nvcc" {
-		os.Exit(cli.NVCCMain(os.Args[1:]))
+		os.Exit(workspace.NVCCMain(os.Args[1:]))
 	}
 	os.Exit(cli.Main())
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/cudalessons/lessons/internal/cli"
 	"github.com/cudalessons/lessons/internal/jupyter"
 	"github.com/cudalessons/lessons/internal/sandbox"
+	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // waitfor FILE [TEXT] waits up to 20 s for FILE to exist (and hold TEXT).
@@ -210,7 +211,7 @@ func TestMain(m *testing.M) {
 	sandbox.Helper()
 	testscript.Main(m, map[string]func(){
 		"lessons": func() { os.Exit(cli.Main()) },
-		"nvcc":    func() { os.Exit(cli.NVCCMain(os.Args[1:])) },
+		"nvcc":    func() { os.Exit(workspace.NVCCMain(os.Args[1:])) },
 		// fakestats NAME=VALUE... sends a statistics record over the
 		// run's channel (descriptor 3), as the preloaded library would.
 		"fakestats": fakeStats,

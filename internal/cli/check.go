@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -18,7 +17,6 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
-	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // CheckOptions are the inputs of lessons check.
@@ -93,7 +91,7 @@ func checkRun(opts *CheckOptions) error {
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	m, err := checkMachine(ctx, "check")
+	m, tk, err := checkMachine(ctx, "check")
 	if err != nil {
 		return err
 	}
@@ -111,7 +109,7 @@ func checkRun(opts *CheckOptions) error {
 			return usagef("check --file %s: %v", opts.File, err)
 		}
 	}
-	passed, err := checkOne(ctx, opts.IO, c, m, x, src, opts.Verbose, opts.File == "")
+	passed, err := checkOne(ctx, opts.IO, c, m, tk, x, src, opts.Verbose, opts.File == "")
 	if err != nil {
 		return err
 	}
@@ -141,82 +139,31 @@ func interrupted() (context.Context, context.CancelFunc) {
 }
 
 // checkMachine finds nvcc and a GPU for the command named cmd (check,
-// watch, grade), which its errors name.
-func checkMachine(ctx context.Context, cmd string) (*machine, error) {
+// watch), which its errors name, and the toolkit that judges with them.
+func checkMachine(ctx context.Context, cmd string) (*hw.Machine, *exercise.Toolkit, error) {
 	m, err := hw.Need(ctx, cmd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &machine{Machine: m}, nil
+	return m, exercise.ToolkitFor(m), nil
 }
 
-// toolkit is the exercise pipeline's toolkit on this machine.
-func (m *machine) toolkit() *exercise.Toolkit {
-	if m.tk == nil {
-		m.tk = exercise.NewToolkit(m.Compiler(), m.Cache)
-		m.tk.Driver = exercise.DriverWatcher()
-	}
-	return m.tk
-}
-
-// checkOne checks src against exercise x, prints each check and the hints
-// of the failed ones, and saves the progress when it passes and save is set.
-func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *machine, x *course.Exercise, src string, verbose, save bool) (bool, error) {
-	st, err := exercise.NewStudent(c, x, src, m.RunEnv())
+// checkOne checks src against exercise x, prints the verdict, and saves
+// the progress when it passes and save is set.
+func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *hw.Machine, tk *exercise.Toolkit, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+	fmt.Fprintf(ios.Out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
+	st, err := exercise.Judge(ctx, c, x, src, m, tk)
 	if err != nil {
 		return false, err
 	}
-	spec, out := st.Spec, ios.Out
-	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
-	if err := st.Check(ctx, m.toolkit()); err != nil {
-		return false, err
-	}
-	io.WriteString(out, st.Log)
-	if verbose && st.Output != "" {
-		io.WriteString(out, st.Output)
-		fmt.Fprintln(out)
-	}
-	for _, r := range st.Results {
-		pts := "" // with partial credit, what each check is worth
-		if r.Check != nil && r.Check.Points > 0 {
-			pts = " (" + ui.Count(r.Check.Points, "point") + ")"
-			if !r.Pass {
-				pts = " (0 of " + ui.Count(r.Check.Points, "point") + ")"
-			}
-		}
-		switch {
-		case r.Skipped:
-			fmt.Fprintf(out, "  %s %s (%s)%s\n", ui.Style(ios.Color(), "33", "–"), r.Name, r.Got, pts)
-		case r.Pass:
-			fmt.Fprintf(out, "  %s %s%s\n", ui.Style(ios.Color(), "32", "✓"), r.Name, pts)
-		default:
-			fmt.Fprintf(out, "  %s %s%s\n      expected: %s\n      got:      %s\n", ui.Style(ios.Color(), "31", "✗"), r.Name, pts, r.Want, r.Got)
-		}
-	}
-	if n := spec.Hidden(); n > 0 {
-		fmt.Fprintf(out, "\n%s also %s when the exercise is graded.\n", ui.Count(n, "hidden check"), map[bool]string{true: "runs", false: "run"}[n == 1])
-	}
-	if len(st.Results) == 0 {
-		// Every check of the spec is hidden: nothing here says done.
-		fmt.Fprintf(out, "No check of %s runs before grading: lessons check cannot say whether it is done.\n", x.ID)
-		return false, nil
-	}
-	if !st.Passed() {
-		if spec.Partial() {
-			fmt.Fprintf(out, "\n%d of %d points so far.\n", st.Score(), spec.Points)
-		}
-		if len(st.Hints) > 0 {
-			fmt.Fprintf(out, "\nhint: %s\n", strings.Join(st.Hints, "\n      "))
-		}
-		return false, nil
-	}
-	if !save {
-		return true, nil
+	st.WriteText(ios.Out, ios.Color(), verbose)
+	if !st.Passed() || !save {
+		return st.Passed(), nil
 	}
 	progress, err := st.Record(c)
 	if err != nil {
 		return true, err
 	}
-	fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, spec.Points, len(progress.Passed), len(c.Exercises))
+	fmt.Fprintf(ios.Out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(progress.Passed), len(c.Exercises))
 	return true, nil
 }

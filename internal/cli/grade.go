@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -162,47 +159,36 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	if err != nil {
 		return err
 	}
-	students, exercises, tasks, bookXs, bookPath := cl.Students, cl.Exercises, cl.Tasks, cl.BookExercises, cl.BookPath
 	ctx, stop := interrupted()
 	defer stop()
-	l, err := grade.NewLocal(ctx, tasks, o.jobs, o.perGPU, o.queues)
+	l, err := grade.NewLocal(ctx, cl.Tasks, o.jobs, o.perGPU, o.queues)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	book, err := openBook(bookPath, false)
+	book, err := openBook(cl.BookPath, false)
 	if err != nil {
 		return err
 	}
 	defer book.Close()
-	if err := book.SetExercises(bookXs); err != nil {
+	if err := book.SetExercises(cl.BookExercises); err != nil {
 		return err
 	}
 	if err := book.SetPeople(subs.People); err != nil {
 		return err
 	}
-	choice, devices := l.Choice, l.Devices
-	alone := ""
-	switch {
-	case len(l.Timed) > 0 && choice.PerDevice > 1:
-		alone = fmt.Sprintf(" (timed, so alone on theirs: %s)", strings.Join(l.Timed, ", "))
-	case len(l.Timed) == 0 && o.perGPU == 1:
-		// One at a time keeps the GPU quiet for timing checks; none here.
-		alone = " (no exercise here is timed: without --per-gpu several run at once)"
-	}
-	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\nDriver cross-check: %s.\n",
-		ui.Count(len(students), "student"), ui.Count(len(exercises), "exercise"), l.Jobs, len(devices), strings.Join(devices, ","), choice.PerDevice, alone, chosen(choice), l.Sandbox.Report(), exercise.DriverCheckSummary())
+	fmt.Fprint(o.io.ErrOut, l.Start(cl, o.perGPU))
 	var trace *grade.Trace
 	if o.trace != "" {
 		trace = grade.NewTrace()
 	}
-	bar := newProgress(o.io, len(tasks))
+	bar := grade.NewProgress(o.io.ErrOut, o.io.IsStderrTTY(), len(cl.Tasks))
 	gopts := l.Options()
-	gopts.Regrade, gopts.Done, gopts.Trace = o.regrade, bar.done, trace
-	sum, err := grade.Grade(ctx, book, tasks, l.Toolchain, gopts)
-	bar.finish()
+	gopts.Regrade, gopts.Done, gopts.Trace = o.regrade, bar.Done, trace
+	sum, err := grade.Grade(ctx, book, cl.Tasks, l.Toolchain, gopts)
+	bar.Finish()
 	if trace != nil {
-		if terr := writeTrace(o.trace, trace); terr != nil {
+		if terr := trace.WriteFile(o.trace); terr != nil {
 			fmt.Fprintf(o.io.ErrOut, "lessons: the trace: %v\n", terr)
 		}
 	}
@@ -219,8 +205,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 			fmt.Fprintf(o.io.Out, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
 		}
 	}
-	fmt.Fprintf(o.io.Out, "\n%d graded in %s: %d passed, %d failed, %d missing, %d could not be graded; %d unchanged since the last run (skipped); %d builds.\nGradebook: %s (lessons grade export, lessons grade feedback)\n",
-		sum.Passed+sum.Failed+sum.Missing+sum.Errors, sum.Took.Round(10*time.Millisecond), sum.Passed, sum.Failed, sum.Missing, sum.Errors, sum.Skipped, sum.Builds, o.book)
+	fmt.Fprint(o.io.Out, "\n"+sum.Line(o.book))
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("stopped: what was graded is in %s; run the same command again to go on", o.book)
@@ -231,42 +216,6 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		return fmt.Errorf("%d could not be graded (see the table); run again to retry them", sum.Errors)
 	}
 	return nil
-}
-
-// gradeProgress draws done/total, rate and time left on a terminal, and a line
-// per graded file elsewhere.
-type gradeProgress struct {
-	w     io.Writer
-	tty   bool
-	total int
-	n     int
-	start time.Time
-}
-
-func newProgress(ios *IOStreams, total int) *gradeProgress {
-	return &gradeProgress{w: ios.ErrOut, tty: ios.IsStderrTTY(), total: total, start: time.Now()}
-}
-
-func (p *gradeProgress) done(a *gradebook.Attempt, skipped bool) {
-	p.n++
-	el := time.Since(p.start)
-	rate := float64(p.n) / el.Seconds()
-	left := time.Duration(float64(p.total-p.n) / max(rate, 1e-9) * float64(time.Second))
-	if p.tty {
-		fmt.Fprintf(p.w, "\r%s %d/%d  %.1f/s  %s left ", ui.Bar(p.n, p.total, 30), p.n, p.total, rate, left.Round(time.Second))
-		return
-	}
-	what := a.Status
-	if skipped {
-		what = "unchanged, " + a.Status
-	}
-	fmt.Fprintf(p.w, "[%d/%d] %s %s: %s %d/%d\n", p.n, p.total, a.Student, a.Exercise, what, a.Points, a.MaxPoints)
-}
-
-func (p *gradeProgress) finish() {
-	if p.tty {
-		fmt.Fprintln(p.w)
-	}
 }
 
 // openSheet reads a gradebook that must already exist.
@@ -333,32 +282,12 @@ func gradeFeedback(o *gradeOptions) error {
 		}
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	n, err := s.WriteFeedback(o.out)
+	if err != nil {
 		return err
 	}
-	for _, st := range s.Students {
-		if err := writeAtomic(filepath.Join(o.out, st+".md"), []byte(s.Feedback(st))); err != nil {
-			return err
-		}
-		page, err := s.FeedbackHTML(st)
-		if err != nil {
-			return err
-		}
-		if err := writeAtomic(filepath.Join(o.out, st+".html"), page); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(o.io.Out, "wrote feedback for %d students in %s (STUDENT.md and STUDENT.html)\n", len(s.Students), o.out)
+	fmt.Fprintf(o.io.Out, "wrote feedback for %d students in %s (STUDENT.md and STUDENT.html)\n", n, o.out)
 	return nil
-}
-
-// writeTrace writes a grade run's trace whole, or not at all.
-func writeTrace(name string, tr *grade.Trace) error {
-	var buf bytes.Buffer
-	if err := tr.WriteJSON(&buf); err != nil {
-		return err
-	}
-	return writeAtomic(name, buf.Bytes())
 }
 
 // writeAtomic writes a file whole or not at all.

@@ -2,10 +2,7 @@ package cli
 
 import (
 	"errors"
-	"strings"
 	"testing"
-
-	"github.com/cudalessons/lessons/internal/gradebook"
 )
 
 func TestGradeFlags(t *testing.T) {
@@ -27,24 +24,5 @@ func TestGradeFlags(t *testing.T) {
 	var usage *usageError
 	if err := execute(newGrade(ios, &globals{}, nil), "subs", "--per-gpu", "65"); !errors.As(err, &usage) {
 		t.Errorf("--per-gpu 65: %v", err)
-	}
-}
-
-// Progress is a bar on a terminal and a line per file elsewhere.
-func TestProgress(t *testing.T) {
-	ios, _, _, errOut := Test()
-	p := newProgress(ios, 2)
-	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, false)
-	p.done(&gradebook.Attempt{Student: "bob", Exercise: "pipe", Status: gradebook.Passed, Points: 10, MaxPoints: 10}, true)
-	p.finish()
-	if got := errOut.String(); got != "[1/2] alice pipe: passed 10/10\n[2/2] bob pipe: unchanged, passed 10/10\n" {
-		t.Errorf("lines: %q", got)
-	}
-	ios, _, _, errOut = Test()
-	ios.SetStderrTTY(true)
-	p = newProgress(ios, 2)
-	p.done(&gradebook.Attempt{Student: "alice", Exercise: "pipe", Status: gradebook.Passed}, false)
-	if got := errOut.String(); !strings.HasPrefix(got, "\r[███████████████░░░░░░░░░░░░░░░] 1/2 ") {
-		t.Errorf("bar: %q", got)
 	}
 }

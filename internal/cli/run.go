@@ -1,24 +1,12 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/gpu"
-	"github.com/cudalessons/lessons/internal/buildcache"
-	"github.com/cudalessons/lessons/internal/exercise"
-	"github.com/cudalessons/lessons/internal/failure"
-	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
-	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -79,34 +67,6 @@ process group, with its output capped.`,
 	return cmd
 }
 
-// machine is what a command found of this machine, with the exercise
-// pipeline's toolkit made on first use (the statistics library once).
-type machine struct {
-	*hw.Machine
-	tk *exercise.Toolkit
-}
-
-// findMachine is hw.Find, keeping the machine found without nvcc.
-func findMachine(ctx context.Context, wrapperDir string) (*machine, error) {
-	m, err := hw.Find(ctx, wrapperDir)
-	if m == nil {
-		return nil, err
-	}
-	return &machine{Machine: m}, err
-}
-
-// notebookEnv is what notebook.Run needs to build with comp through the
-// cache, nvcc in cells included (through the wrapper in ws).
-func (m *machine) notebookEnv(comp buildcache.Compiler, ws string) notebook.Env {
-	return notebook.WithPython(context.Background(), notebook.Env{
-		Runner: runner.Exec{}, Wrapper: workspace.WrapperDir(ws),
-		Vars: append([]string{
-			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version,
-			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.Cache.Dir,
-		}, m.RunEnv()...),
-	})
-}
-
 // gpuQueuesHelp explains --gpu-queues, which verify and grade share.
 const gpuQueuesHelp = "hardware work queues of each program run (CUDA_DEVICE_MAX_CONNECTIONS, 1 to 32; 0 leaves CUDA's 8): fewer start a CUDA process faster, but streams beyond N share a queue, so kernels that could overlap may run in turn (results stay, timings change)"
 
@@ -116,128 +76,21 @@ func runRun(opts *RunOptions) error {
 		return err
 	}
 	printWarnings(opts.IO, l.Warnings)
-	ws := opts.Workspace
-	if ws == "" {
-		if ws, err = workspace.For(c, l); err != nil {
-			return err
-		}
-	}
-	ws, _ = filepath.Abs(ws)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupted()
 	defer stop()
-	m, err := findMachine(ctx, workspace.WrapperDir(ws))
-	if err != nil {
-		return failure.Toolf("lessons run needs nvcc to build the lesson's programs: %w", err)
-	}
-	compileOnly := opts.CompileOnly
-	arch := opts.Arch
-	out := opts.IO.Out
-	noGPU := m.GPUErr != nil && !compileOnly
-	compileOnly = compileOnly || noGPU
-	if arch == "" && m.GPUErr == nil {
-		arch = m.Info.Devices[0].Arch()
-	}
-	if err := workspace.MakeWrapper(ws); err != nil {
-		return err
-	}
-	comp := buildcache.Compiler{Path: m.NVCC.Path, Version: m.NVCC.Version, Arch: arch}
-	fmt.Fprintf(out, "%s\nworkspace %s\nnvcc %s (%s)", l.Title, ws, m.NVCC.Version, m.NVCC.Path)
-	if m.GPUErr == nil {
-		fmt.Fprintf(out, ", GPU %s (%s)", m.Info.Devices[0].Name, m.Info.Devices[0].Arch())
-	}
-	fmt.Fprint(out, "\n")
-	env := m.notebookEnv(comp, ws)
-	if l.Kernel != "" && l.Kernel != "python3" {
-		env = notebook.WithKernel(ctx, env, l.Kernel)
-	}
-	if l.HasPython() {
-		fmt.Fprintf(out, "Python cells: %s\n", env.PythonWay)
-	}
-	fmt.Fprint(out, "\n")
-	if noGPU {
-		fmt.Fprintf(out, "No GPU found (%v).\nCompiling every cell; running them needs a GPU.\n\n", m.GPUErr)
-	}
-	before, _ := m.Cache.Stats()
-	start := time.Now()
-	outcomes, err := notebook.Run(ctx, l, env, notebook.Options{
-		Workspace: ws, Timeout: opts.Timeout, KeepGoing: opts.KeepGoing, Cell: opts.Cell,
-		CompileOnly: compileOnly, Color: opts.IO.Color(),
-	}, out)
+	r, err := workspace.Prepare(ctx, c, l, opts.Workspace, opts.Arch)
 	if err != nil {
 		return err
 	}
-	after, _ := m.Cache.Stats()
-	builds := (after.Hits + after.Misses) - (before.Hits + before.Misses)
-	fmt.Fprintf(out, "%d cells: %s in %s; %d of %d builds from the cache\n",
-		len(outcomes), notebook.Summary(outcomes), time.Since(start).Round(time.Millisecond), after.Hits-before.Hits, builds)
-	n := notebook.Count(outcomes)
-	if n.Failed > 0 || opts.Strict && n.NotRun > 0 {
+	fmt.Fprint(opts.IO.Out, r.Header(opts.CompileOnly))
+	outcomes, summary, err := r.Cells(ctx, notebook.Options{Timeout: opts.Timeout, KeepGoing: opts.KeepGoing, Cell: opts.Cell,
+		CompileOnly: opts.CompileOnly, Color: opts.IO.Color()}, opts.IO.Out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(opts.IO.Out, summary)
+	if n := notebook.Count(outcomes); n.Failed > 0 || opts.Strict && n.NotRun > 0 {
 		return errSilent
 	}
 	return nil
-}
-
-// NVCCMain is the nvcc wrapper: what this program does when it is run as
-// nvcc from a cell. It builds through the cache with the real nvcc.
-func NVCCMain(args []string) int {
-	real := os.Getenv("LESSONS_REAL_NVCC")
-	version := os.Getenv("LESSONS_NVCC_VERSION")
-	if real == "" || version == "" {
-		self, _ := os.Executable()
-		t, err := gpu.NVCC(context.Background(), filepath.Dir(self))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
-			return 127
-		}
-		real, version = t.Path, t.Version
-	}
-	cache, err := buildcache.Default()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
-		return 2
-	}
-	dir, _ := os.Getwd()
-	comp := buildcache.Compiler{Path: real, Version: version, Arch: os.Getenv("LESSONS_ARCH")}
-	res, err := cache.BuildStreams(context.Background(), sameGroup{}, comp, args, dir, nil, os.Stdout, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
-		return 2
-	}
-	logBuild(res.Hit)
-	if res.Hit || res.Run.OK() {
-		return 0
-	}
-	if res.Run.ExitCode > 0 {
-		return res.Run.ExitCode
-	}
-	return 1
-}
-
-// logBuild appends "hit" or "miss" to $LESSONS_BUILD_LOG when it is set:
-// the page tells by it that a cell's builds came from the cache, which the
-// cache's counters cannot say while other cells build beside it.
-func logBuild(hit bool) {
-	file := os.Getenv("LESSONS_BUILD_LOG")
-	if file == "" {
-		return
-	}
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	word := "miss\n"
-	if hit {
-		word = "hit\n"
-	}
-	f.WriteString(word)
-}
-
-// sameGroup runs nvcc in the wrapper's own process group, which the cell's
-// runner kills whole on a timeout.
-type sameGroup struct{}
-
-func (sameGroup) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
-	spec.SameGroup = true
-	return runner.Exec{}.Run(ctx, spec, out)
 }

@@ -1,19 +1,13 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/page"
 	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/serve"
 )
@@ -63,62 +57,40 @@ site may frame the pages or load their scripts.`,
 }
 
 func serveRun(opts *ServeOptions) error {
-	ios, g, addr, poll, debounce, timeout := opts.IO, opts.g, opts.Addr, opts.Poll, opts.Debounce, opts.Timeout
-	c, err := g.course()
+	ios := opts.IO
+	c, err := opts.g.course()
 	if err != nil {
 		return err
 	}
 	root := c.Root
-	build := func() (map[string][]byte, error) {
+	srv := serve.New(func() (map[string][]byte, error) {
 		c, err := course.Load(root)
 		if err != nil {
 			return nil, err
 		}
 		return render.Site(c)
-	}
-	srv := serve.New(build)
+	})
 	if err := srv.Err(); err != nil {
 		fmt.Fprintf(ios.ErrOut, "lessons: %v\n(the pages show this until it is fixed)\n", err)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w; choose another with --addr HOST:PORT", addr, err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	url, err := guardServer(srv, addr, ln)
+	ln, url, err := srv.Listen(opts.Addr)
 	if err != nil {
 		return err
 	}
-	if note := attachNotebook(ctx, srv, root, timeout); note != "" {
+	ctx, stop := interrupted()
+	defer stop()
+	if note := page.Attach(ctx, srv, root, opts.Timeout); note != "" {
 		fmt.Fprintf(ios.ErrOut, "lessons: %s\n", note)
 	}
 	// Watch what the site is made of before the first page is served.
-	sw, err := serve.WatchSite(root, poll, debounce)
+	sw, err := serve.WatchSite(root, opts.Poll, opts.Debounce)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln); cancel() }()
-	go func() {
-		err := srv.WatchExercises(ctx, poll, debounce, func(f string, a ...any) { fmt.Fprintf(ios.Out, f+"\n", a...) })
-		if err != nil {
-			fmt.Fprintf(ios.ErrOut, "lessons: exercises are not re-checked on save: %v\n", err)
-		}
-	}()
-	fmt.Fprintf(ios.Out, "Serving %s at %s (pages reload on every save; Ctrl-C stops)\n", c.Title, url)
-	werr := sw.Run(ctx, srv, func(f string, a ...any) { fmt.Fprintf(ios.Out, f+"\n", a...) }, func(f string, a ...any) { fmt.Fprintf(ios.ErrOut, f+"\n", a...) })
-	hs.Close()
-	err = <-served
-	if werr != nil {
-		return werr
-	}
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
+	say := func(f string, a ...any) { fmt.Fprintf(ios.Out, f+"\n", a...) }
+	warn := func(f string, a ...any) { fmt.Fprintf(ios.ErrOut, f+"\n", a...) }
+	return srv.Serve(ctx, ln, sw, func() {
+		say("Serving %s at %s (pages reload on every save; Ctrl-C stops)", c.Title, url)
+	}, say, warn)
 }

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	hw "github.com/cudalessons/lessons/internal/machine"
@@ -88,15 +88,16 @@ func verifyRun(opts *VerifyOptions) error {
 	ctx, stop := interrupted()
 	defer stop()
 	root := filepath.Join(c.Root, ".lessons", "verify")
-	m, err := findMachine(ctx, "")
+	m, err := hw.Find(ctx, "")
 	if err != nil {
 		return failure.Toolf("lessons verify needs nvcc: %w", err)
 	}
 	if m.GPUErr != nil && !opts.CompileOnly {
 		return failure.Toolf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.GPUErr)
 	}
+	tk := exercise.ToolkitFor(m)
 	if opts.Mutants {
-		report, err := verify.Mutants(ctx, c, verify.MutantOptions{Toolkit: m.toolkit(), PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs,
+		report, err := verify.Mutants(ctx, c, verify.MutantOptions{Toolkit: tk, PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs,
 			Devices: hw.Devices(len(m.Info.Devices)), Note: func(s string) { fmt.Fprintln(ios.ErrOut, s) }})
 		if err != nil {
 			return err
@@ -111,19 +112,14 @@ func verifyRun(opts *VerifyOptions) error {
 	if !opts.CompileOnly {
 		// The statistics library builds beside the course; the first run
 		// of an exercise waits for it if it is not done.
-		go m.toolkit().StatsLibrary(ctx)
+		go tk.StatsLibrary(ctx)
 	}
 	choice := verify.Choose(c, opts.PerGPU, opts.Queues)
 	// Lessons keep CUDA's queues unless a flag says: what they print
 	// about streams and timings is what a student sees.
 	m.Queues = choice.TimedQueues
-	items, err := verify.Items(c, verify.Options{Root: root, CompileOnly: opts.CompileOnly, Toolkit: m.toolkit(), Choice: choice,
-		LessonEnv: func(ws string) (notebook.Env, error) {
-			if err := workspace.MakeWrapper(ws); err != nil {
-				return notebook.Env{}, err
-			}
-			return m.notebookEnv(m.Compiler(), ws), nil
-		}})
+	items, err := verify.Items(c, verify.Options{Root: root, CompileOnly: opts.CompileOnly, Toolkit: tk, Choice: choice,
+		LessonEnv: func(ws string) (notebook.Env, error) { return workspace.Env(m, m.Compiler(), ws) }})
 	if err != nil {
 		return err
 	}
@@ -131,38 +127,17 @@ func verifyRun(opts *VerifyOptions) error {
 	if !opts.CompileOnly {
 		devices = hw.Devices(len(m.Info.Devices))
 		fmt.Fprintf(ios.ErrOut, "Verifying %s: builds on %d cores, runs on %d GPU(s), %d at a time on each%s.\n",
-			ui.Count(len(items), "item"), max(opts.Jobs, 1), len(devices), choice.PerDevice, chosen(choice))
+			ui.Count(len(items), "item"), max(opts.Jobs, 1), len(devices), choice.PerDevice, choice.Chosen())
 	}
 	if err := verify.Run(ctx, items, grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice}); err != nil {
 		return err
 	}
-	surprises := 0
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAME\tEXPECTED\tRESULT\tTIME")
-	for _, it := range items {
-		mark := "✓"
-		if !it.OK {
-			mark = "✗"
-			surprises++
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", it.Kind, it.Name, it.Want, mark, it.Got, it.Took.Round(10*time.Millisecond))
-	}
-	tw.Flush()
-	mode := "built and ran"
+	built := "built and ran"
 	if opts.CompileOnly {
-		mode = "built"
+		built = "built"
 	}
-	fmt.Fprintf(ios.Out, "\n%d items %s in %s: %d as expected, %d surprises\n", len(items), mode, time.Since(start).Round(10*time.Millisecond), len(items)-surprises, surprises)
-	if surprises > 0 {
+	if verify.WriteTable(ios.Out, items, built, time.Since(start)) > 0 {
 		return errSilent
 	}
 	return nil
-}
-
-// chosen says, for a start line, what was chosen without a flag and why.
-func chosen(c grade.Choice) string {
-	if c.Why == "" {
-		return ""
-	}
-	return " (chosen: " + c.Why + "; --per-gpu and --gpu-queues override)"
 }

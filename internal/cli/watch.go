@@ -97,7 +97,7 @@ func watchRun(opts *WatchOptions) error {
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	m, err := checkMachine(ctx, "watch")
+	m, tk, err := checkMachine(ctx, "watch")
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func watchRun(opts *WatchOptions) error {
 	s := &watch.Session{
 		Check: func(ctx context.Context, id string) (bool, error) {
 			x := byID[id]
-			return checkOne(ctx, ios, c, m, x, c.Path(x.Student), false, true)
+			return checkOne(ctx, ios, c, m, tk, x, c.Path(x.Student), false, true)
 		},
 		Next:  next,
 		Files: func(id string) []string { return exercise.WatchedFiles(c, byID[id]) },

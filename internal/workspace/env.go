@@ -1,0 +1,27 @@
+package workspace
+
+import (
+	"context"
+
+	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+// Env is what notebook.Run needs to run cells in workspace ws on machine
+// m, nvcc in cells included: it makes ws's nvcc wrapper, whose variables
+// tell it to build with comp through m's cache. lessons run, verify's
+// lessons and the page's cells all run with it.
+func Env(m *machine.Machine, comp buildcache.Compiler, ws string) (notebook.Env, error) {
+	if err := MakeWrapper(ws); err != nil {
+		return notebook.Env{}, err
+	}
+	return notebook.WithPython(context.Background(), notebook.Env{
+		Runner: runner.Exec{}, Wrapper: WrapperDir(ws),
+		Vars: append([]string{
+			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version,
+			"LESSONS_ARCH=" + comp.Arch, "LESSONS_CACHE=" + m.Cache.Dir,
+		}, m.RunEnv()...),
+	}), nil
+}

@@ -1,0 +1,80 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/cudalessons/lessons/gpu"
+	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/runner"
+)
+
+// NVCCMain is the nvcc wrapper: what the lessons program does when a
+// cell runs it as nvcc (the link MakeWrapper puts first on the cell's
+// PATH). It builds through the cache with the real nvcc that Env's
+// variables name, and returns nvcc's exit status.
+func NVCCMain(args []string) int {
+	real := os.Getenv("LESSONS_REAL_NVCC")
+	version := os.Getenv("LESSONS_NVCC_VERSION")
+	if real == "" || version == "" {
+		self, _ := os.Executable()
+		t, err := gpu.NVCC(context.Background(), filepath.Dir(self))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
+			return 127
+		}
+		real, version = t.Path, t.Version
+	}
+	cache, err := buildcache.Default()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
+		return 2
+	}
+	dir, _ := os.Getwd()
+	comp := buildcache.Compiler{Path: real, Version: version, Arch: os.Getenv("LESSONS_ARCH")}
+	res, err := cache.BuildStreams(context.Background(), sameGroup{}, comp, args, dir, nil, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
+		return 2
+	}
+	logBuild(res.Hit)
+	if res.Hit || res.Run.OK() {
+		return 0
+	}
+	if res.Run.ExitCode > 0 {
+		return res.Run.ExitCode
+	}
+	return 1
+}
+
+// logBuild appends "hit" or "miss" to $LESSONS_BUILD_LOG when it is set:
+// the page tells by it that a cell's builds came from the cache, which the
+// cache's counters cannot say while other cells build beside it.
+func logBuild(hit bool) {
+	file := os.Getenv("LESSONS_BUILD_LOG")
+	if file == "" {
+		return
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	word := "miss\n"
+	if hit {
+		word = "hit\n"
+	}
+	f.WriteString(word)
+}
+
+// sameGroup runs nvcc in the wrapper's own process group, which the cell's
+// runner kills whole on a timeout.
+type sameGroup struct{}
+
+func (sameGroup) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
+	spec.SameGroup = true
+	return runner.Exec{}.Run(ctx, spec, out)
+}

@@ -1,0 +1,96 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/notebook"
+)
+
+// Run is a lesson's run made ready (lessons run): its workspace, the
+// machine found, and the environment its cells run in.
+type Run struct {
+	Lesson   *lesson.Lesson
+	Dir      string // the workspace, absolute
+	Machine  *machine.Machine
+	Compiler buildcache.Compiler
+	Env      notebook.Env
+}
+
+// Prepare readies lesson l (of course c, nil for a lesson read by path)
+// to run in dir ("" for its workspace, For), built for arch ("" for the
+// GPU's). Without nvcc it is a *failure.Tool; without a GPU the machine's
+// GPUErr says why, and the cells can only be compiled.
+func Prepare(ctx context.Context, c *course.Course, l *lesson.Lesson, dir, arch string) (*Run, error) {
+	var err error
+	if dir == "" {
+		if dir, err = For(c, l); err != nil {
+			return nil, err
+		}
+	}
+	dir, _ = filepath.Abs(dir)
+	m, err := machine.Find(ctx, WrapperDir(dir))
+	if err != nil {
+		return nil, failure.Toolf("lessons run needs nvcc to build the lesson's programs: %w", err)
+	}
+	if arch == "" {
+		arch = m.Arch()
+	}
+	r := &Run{Lesson: l, Dir: dir, Machine: m, Compiler: buildcache.Compiler{Path: m.NVCC.Path, Version: m.NVCC.Version, Arch: arch}}
+	if r.Env, err = Env(m, r.Compiler, dir); err != nil {
+		return nil, err
+	}
+	if l.Kernel != "" && l.Kernel != "python3" {
+		r.Env = notebook.WithKernel(ctx, r.Env, l.Kernel)
+	}
+	return r, nil
+}
+
+// Header is what a run says before its first cell: the lesson, the
+// workspace, nvcc and the GPU, how Python cells run, and that cells are
+// only compiled when there is no GPU though running was asked for.
+func (r *Run) Header(compileOnly bool) string {
+	var b strings.Builder
+	m := r.Machine
+	fmt.Fprintf(&b, "%s\nworkspace %s\nnvcc %s (%s)", r.Lesson.Title, r.Dir, m.NVCC.Version, m.NVCC.Path)
+	if m.GPUErr == nil {
+		fmt.Fprintf(&b, ", GPU %s (%s)", m.Info.Devices[0].Name, m.Info.Devices[0].Arch())
+	}
+	b.WriteString("\n")
+	if r.Lesson.HasPython() {
+		fmt.Fprintf(&b, "Python cells: %s\n", r.Env.PythonWay)
+	}
+	b.WriteString("\n")
+	if m.GPUErr != nil && !compileOnly {
+		fmt.Fprintf(&b, "No GPU found (%v).\nCompiling every cell; running them needs a GPU.\n\n", m.GPUErr)
+	}
+	return b.String()
+}
+
+// Cells runs the lesson's cells as opt says (only compiled without a
+// GPU), their output to out, and returns how each ended and a line that
+// sums them up with the builds the cache gave.
+func (r *Run) Cells(ctx context.Context, opt notebook.Options, out io.Writer) ([]notebook.Outcome, string, error) {
+	opt.Workspace = r.Dir
+	opt.CompileOnly = opt.CompileOnly || r.Machine.GPUErr != nil
+	cache := r.Machine.Cache
+	before, _ := cache.Stats()
+	start := time.Now()
+	outcomes, err := notebook.Run(ctx, r.Lesson, r.Env, opt, out)
+	if err != nil {
+		return nil, "", err
+	}
+	after, _ := cache.Stats()
+	builds := (after.Hits + after.Misses) - (before.Hits + before.Misses)
+	return outcomes, fmt.Sprintf("%d cells: %s in %s; %d of %d builds from the cache\n",
+		len(outcomes), notebook.Summary(outcomes), time.Since(start).Round(time.Millisecond), after.Hits-before.Hits, builds), nil
+}
