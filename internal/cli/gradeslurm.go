@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/cudalessons/lessons/internal/gradebook"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/slurm"
-	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // slurmFlags are grade's options for a cluster.
@@ -84,46 +82,7 @@ the task ended. --wait waits until every task has ended.`,
 	cmd.AddCommand(collect, worker)
 }
 
-// slurmOptions are the course's [grade.slurm] with the flags given on top.
-func slurmOptions(f *slurmFlags, o slurm.Options) (slurm.Options, error) {
-	o.Extra = slices.Clone(o.Extra)
-	set := func(name string) bool { return f.cmd != nil && f.cmd.Flags().Changed(name) }
-	if set("partition") {
-		o.RunPartition = f.opts.RunPartition
-	}
-	if set("build-partition") {
-		o.BuildPartition = f.opts.BuildPartition
-	}
-	if set("account") {
-		o.Account = f.opts.Account
-	}
-	if set("qos") {
-		o.QOS = f.opts.QOS
-	}
-	if set("time") {
-		o.Time = f.opts.Time
-	}
-	if set("items-per-task") {
-		o.ItemsPerTask = f.opts.ItemsPerTask
-	}
-	if set("builds-per-task") {
-		o.BuildsPerTask = f.opts.BuildsPerTask
-	}
-	if set("throttle") {
-		o.Throttle = f.opts.Throttle
-	}
-	if set("gres") {
-		o.Gres = f.opts.Gres
-	}
-	if set("sbatch-arg") {
-		o.Extra = append(o.Extra, f.opts.Extra...)
-	}
-	if err := o.Check(); err != nil {
-		return o, usagef("grade --slurm: %v (flags, or [grade.slurm] in course.toml)", err)
-	}
-	return o.Defaults(), nil
-}
-
+// slurmDir is the job folder: --slurm-dir, or beside the gradebook.
 func slurmDir(f *slurmFlags, bookPath string) (string, error) {
 	if f.dir != "" {
 		return filepath.Abs(f.dir)
@@ -133,8 +92,7 @@ func slurmDir(f *slurmFlags, bookPath string) (string, error) {
 
 // given is a flag of --slurm given without it, or "".
 func (f *slurmFlags) given() string {
-	for _, name := range []string{"dry-run", "detach", "no-preflight", "partition", "build-partition", "account", "qos", "time",
-		"items-per-task", "builds-per-task", "throttle", "gres", "sbatch-arg", "slurm-dir", "poll", "lessons-binary"} {
+	for _, name := range append([]string{"dry-run", "detach", "no-preflight", "slurm-dir", "poll", "lessons-binary"}, slurm.Flags()...) {
 		if f.cmd != nil && f.cmd.Flags().Changed(name) {
 			return name
 		}
@@ -153,10 +111,12 @@ func gradeSlurm(o *gradeOptions, c *course.Course, dir string, only []string) er
 	if err := hw.CheckQueues(o.queues); err != nil {
 		return err
 	}
-	opts, err := slurmOptions(&o.slurm, cl.Course.Slurm)
-	if err != nil {
-		return err
+	// The course's [grade.slurm], with the flags given on top.
+	opts := cl.Course.Slurm.Override(o.slurm.opts, o.slurm.cmd.Flags().Changed)
+	if err := opts.Check(); err != nil {
+		return usagef("grade --slurm: %v (flags, or [grade.slurm] in course.toml)", err)
 	}
+	opts = opts.Defaults()
 	// --per-gpu and --gpu-queues mean on each task's GPU what they mean
 	// on a local one (0: chosen from what the task runs).
 	opts.PerGPU, opts.Queues = o.perGPU, o.queues
@@ -164,100 +124,37 @@ func gradeSlurm(o *gradeOptions, c *course.Course, dir string, only []string) er
 	if err != nil {
 		return err
 	}
-	if strings.HasPrefix(jobDir, cl.Submissions+string(filepath.Separator)) {
-		return usagef("the job folder %s is inside the submissions: put it elsewhere with --slurm-dir", jobDir)
-	}
-	exe := o.slurm.exe
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return err
-		}
-	}
-	if exe, err = filepath.Abs(exe); err != nil {
-		return err
-	}
-	cache, err := cluster.CacheDir()
+	note := func(s string) { fmt.Fprintln(o.io.ErrOut, s) }
+	g := &cluster.Grade{Class: cl, Dir: jobDir, Exe: o.slurm.exe, Options: opts, Exec: slurmExec, Regrade: o.regrade, NoPreflight: o.slurm.noPreflight, Note: note}
+	d, err := g.Driver()
 	if err != nil {
 		return err
 	}
-	d, err := cluster.NewDriver(jobDir, slurmExec, &cluster.State{Course: cl.Course.Root, Submissions: cl.Submissions, Exe: exe, Cache: cache, Env: cluster.SandboxEnv(), Options: opts})
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-
-	var book *gradebook.Book
-	if !o.slurm.dryRun {
-		if err := os.MkdirAll(jobDir, 0o755); err != nil {
-			return err
-		}
-		if book, err = openBook(cl.BookPath, false); err != nil {
-			return err
-		}
-		defer book.Close()
-		if err := book.SetExercises(cl.BookExercises); err != nil {
-			return err
-		}
-		// What earlier rounds finished is merged first: a rerun resumes
-		// from it, and never submits an item whose tasks still run.
-		if len(d.Open()) > 0 {
-			if _, err := d.Step(ctx, book); err != nil {
-				return err
-			}
-		}
-	} else if _, err := os.Stat(cl.BookPath); err == nil {
-		// A dry run shows what a rerun would submit: only what the
-		// gradebook has not graded on the same file and spec.
-		if book, err = openBook(cl.BookPath, true); err != nil {
-			return err
-		}
-		defer book.Close()
-	}
-	sub, err := cluster.Prepare(d, book, cl.Tasks, o.regrade)
-	if err != nil {
-		return err
-	}
-	items := sub.Items
 	if o.slurm.dryRun {
-		fmt.Fprint(o.io.Out, d.DryRun(items))
-		return nil
-	}
-	skipped, recorded := 0, 0
-	for _, st := range sub.Settled {
-		if st.Skipped {
-			skipped++
-			continue
-		}
-		if err := book.Record(st.Attempt); err != nil {
-			return err
-		}
-		recorded++
-	}
-	fmt.Fprintf(o.io.ErrOut, "Grading %s on %s through Slurm: %s to grade, %d unchanged since the last run, %d missing or not gradable",
-		ui.Count(len(cl.Students), "student"), ui.Count(len(cl.Exercises), "exercise"), ui.Count(len(items), "item"), skipped, recorded)
-	if sub.Waiting > 0 {
-		fmt.Fprintf(o.io.ErrOut, ", %d still with the tasks of an earlier submission", sub.Waiting)
-	}
-	fmt.Fprintln(o.io.ErrOut, ".")
-	if len(items) == 0 && len(d.Open()) == 0 {
-		fmt.Fprintln(o.io.ErrOut, "Nothing to submit.")
-		return slurmFinish(o, book, nil)
-	}
-	if len(items) > 0 {
-		if !o.slurm.noPreflight {
-			if err := cluster.Preflight(ctx, d, func(s string) { fmt.Fprintln(o.io.ErrOut, s) }); err != nil {
+		var book *gradebook.Book
+		if _, err := os.Stat(cl.BookPath); err == nil {
+			if book, err = openBook(cl.BookPath, true); err != nil {
 				return err
 			}
+			defer book.Close()
 		}
-		r, err := d.Submit(ctx, items, false)
+		plan, err := g.DryRun(d, book)
+		fmt.Fprint(o.io.Out, plan)
+		return err
+	}
+	book, err := openBook(cl.BookPath, false)
+	if err != nil {
+		return err
+	}
+	defer book.Close()
+	if err := book.SetExercises(cl.BookExercises); err != nil {
+		return err
+	}
+	if d, err = g.Submit(context.Background(), d, book); err != nil || d == nil {
 		if err != nil {
 			return err
 		}
-		p, _ := cluster.ReadPlan(r.Plan)
-		if r.BuildJob != "" {
-			fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %s (%s) on %s.\n", r.BuildJob, ui.Count(len(p.Builds), "build task"), ui.Count(len(cluster.Builds(items)), "distinct file"), cluster.PartitionName(opts.BuildPartition))
-		}
-		fmt.Fprintf(o.io.ErrOut, "Submitted job %s: %s (%s, up to %d each) on %s, after the builds.\n", r.RunJob, ui.Count(len(p.Runs), "run task"), ui.Count(len(items), "item"), opts.ItemsPerTask, cluster.PartitionName(opts.RunPartition))
+		return slurmFinish(o, book)
 	}
 	if o.slurm.detach {
 		fmt.Fprintf(o.io.ErrOut, "Detached: results gather in %s; merge them with lessons grade collect --gradebook %s (--wait to wait for them).\n", d.Results(), o.book)
@@ -271,42 +168,19 @@ func gradeSlurm(o *gradeOptions, c *course.Course, dir string, only []string) er
 func slurmWait(o *gradeOptions, d *cluster.Driver, book *gradebook.Book) error {
 	ctx, stop := interrupted()
 	defer stop()
-	start := time.Now()
-	last := ""
-	pr, err := cluster.Follow(ctx, d, book, o.slurm.poll, func(pr *cluster.Progress) {
-		for _, a := range pr.Merged {
-			fmt.Fprintf(o.io.ErrOut, "%s %s: %s %d/%d\n", a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints)
-		}
-		for _, b := range pr.BuildsFailed {
-			fmt.Fprintf(o.io.ErrOut, "%s: its run tasks built those files themselves.\n", b)
-		}
-		for _, r := range pr.Submitted {
-			p, _ := cluster.ReadPlan(r.Plan)
-			fmt.Fprintf(o.io.ErrOut, "Retrying %s that a killed task left: job %s, %s.\n", ui.Count(len(p.Items()), "item"), r.RunJob, ui.Count(len(p.Runs), "run task"))
-		}
-		if line := pr.Line(time.Since(start)); !pr.Finished && line != last {
-			fmt.Fprintln(o.io.ErrOut, line)
-			last = line
-		}
-	})
+	_, err := cluster.Wait(ctx, d, book, o.slurm.poll, func(s string) { fmt.Fprintln(o.io.ErrOut, s) })
 	switch {
 	case ctx.Err() != nil:
 		return slurmInterrupted(o, d)
 	case err != nil:
 		return fmt.Errorf("%w; the tasks go on: lessons grade collect --gradebook %s merges what they grade", err, o.book)
 	}
-	return slurmFinish(o, book, pr)
+	return slurmFinish(o, book)
 }
 
 func slurmInterrupted(o *gradeOptions, d *cluster.Driver) error {
 	leave := fmt.Errorf("stopped waiting; the tasks go on: lessons grade collect --gradebook %s merges what they grade", o.book)
-	f, ok := o.io.In.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return leave
-	}
-	fmt.Fprint(o.io.ErrOut, "\nCancel the Slurm jobs (scancel)? [y/N] ")
-	ans, _ := bufio.NewReader(o.io.In).ReadString('\n')
-	if a := strings.ToLower(strings.TrimSpace(ans)); a != "y" && a != "yes" {
+	if !confirm(o.io, "\nCancel the Slurm jobs (scancel)?") {
 		return leave
 	}
 	if err := d.Cancel(context.Background()); err != nil {
@@ -315,16 +189,28 @@ func slurmInterrupted(o *gradeOptions, d *cluster.Driver) error {
 	return fmt.Errorf("cancelled; what was graded is merged or waits in %s: run the same command again to go on", d.Dir)
 }
 
+// confirm asks a y/N question on a terminal; anything but y or yes, or
+// stdin that is not a terminal, is no.
+func confirm(ios *IOStreams, question string) bool {
+	f, ok := ios.In.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false
+	}
+	fmt.Fprint(ios.ErrOut, question+" [y/N] ")
+	ans, _ := bufio.NewReader(ios.In).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(ans))
+	return a == "y" || a == "yes"
+}
+
 // slurmFinish prints the gradebook as a local grade does.
-func slurmFinish(o *gradeOptions, book *gradebook.Book, pr *cluster.Progress) error {
+func slurmFinish(o *gradeOptions, book *gradebook.Book) error {
 	sheet, err := book.Sheet()
 	if err != nil {
 		return err
 	}
 	sheet.WriteTable(o.io.Out)
-	errs := sheet.Count(gradebook.Error)
 	fmt.Fprintf(o.io.Out, "\nGradebook: %s (lessons grade export, lessons grade feedback)\n", o.book)
-	if errs > 0 {
+	if errs := sheet.Count(gradebook.Error); errs > 0 {
 		return fmt.Errorf("%d could not be graded (see the table); run the same command again to retry them", errs)
 	}
 	return nil
@@ -336,7 +222,7 @@ func gradeCollect(o *gradeOptions) error {
 	if err != nil {
 		return err
 	}
-	st, ok, err := cluster.Load(jobDir)
+	d, ok, err := cluster.Reopen(jobDir, slurmExec)
 	if err != nil {
 		return err
 	}
@@ -348,10 +234,9 @@ func gradeCollect(o *gradeOptions) error {
 		return err
 	}
 	defer book.Close()
-	d := &cluster.Driver{Dir: jobDir, Cluster: slurm.Cluster{Exec: slurmExec}, State: st}
 	if len(d.Open()) == 0 {
 		fmt.Fprintln(o.io.ErrOut, "Every round is merged; nothing to collect.")
-		return slurmFinish(o, book, nil)
+		return slurmFinish(o, book)
 	}
 	if o.slurm.wait {
 		return slurmWait(o, d, book)
@@ -362,7 +247,7 @@ func gradeCollect(o *gradeOptions) error {
 	}
 	fmt.Fprintf(o.io.ErrOut, "Merged %d.\n", len(pr.Merged))
 	if pr.Finished {
-		return slurmFinish(o, book, pr)
+		return slurmFinish(o, book)
 	}
 	fmt.Fprintln(o.io.ErrOut, pr.Line(0))
 	fmt.Fprintln(o.io.ErrOut, "Tasks are still going: collect again later, or with --wait.")
