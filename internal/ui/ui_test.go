@@ -1,6 +1,9 @@
 package ui
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestStyle(t *testing.T) {
 	if got := Style(true, "31", "x"); got != "\x1b[31mx\x1b[0m" {
@@ -49,5 +52,18 @@ func TestPrintable(t *testing.T) {
 		if got := Printable(in); got != want {
 			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Off a terminal, a key is the first letter of each line that has one.
+func TestReadKeysLines(t *testing.T) {
+	keys, restore := ReadKeys(strings.NewReader("h\n\n  next\nq\n"))
+	defer restore()
+	var got []byte
+	for k := range keys {
+		got = append(got, k)
+	}
+	if string(got) != "hnq" {
+		t.Errorf("keys = %q, want \"hnq\"", got)
 	}
 }
