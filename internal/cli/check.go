@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -17,6 +16,7 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/study"
 )
 
 // CheckOptions are the inputs of lessons check.
@@ -58,21 +58,12 @@ no GPU, a bad spec).`,
 	return cmd
 }
 
-// Progress is what the student has passed (package progress).
-type Progress = progress.Progress
-
-func loadProgress(c *course.Course) (*Progress, error) { return progress.Load(c) }
-
-func nextUnpassed(c *course.Course, p *Progress, after string) (string, bool) {
-	return p.Next(c, after)
-}
-
 func checkRun(opts *CheckOptions) error {
 	c, err := opts.g.course()
 	if err != nil {
 		return err
 	}
-	progress, err := loadProgress(c)
+	p, err := progress.Load(c)
 	if err != nil {
 		return err
 	}
@@ -82,7 +73,7 @@ func checkRun(opts *CheckOptions) error {
 			return err
 		}
 	} else {
-		id, ok := nextUnpassed(c, progress, "")
+		id, ok := p.Next(c, "")
 		if !ok {
 			fmt.Fprintf(opts.IO.Out, "Every exercise of %s is passed. Check one again with lessons check ID.\n", c.Title)
 			return nil
@@ -91,7 +82,7 @@ func checkRun(opts *CheckOptions) error {
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	m, tk, err := checkMachine(ctx, "check")
+	k, err := checker(ctx, "check")
 	if err != nil {
 		return err
 	}
@@ -109,7 +100,7 @@ func checkRun(opts *CheckOptions) error {
 			return usagef("check --file %s: %v", opts.File, err)
 		}
 	}
-	passed, err := checkOne(ctx, opts.IO, c, m, tk, x, src, opts.Verbose, opts.File == "")
+	passed, err := k.Check(ctx, terminal(opts.IO), c, x, src, opts.Verbose, opts.File == "")
 	if err != nil {
 		return err
 	}
@@ -138,32 +129,17 @@ func interrupted() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// checkMachine finds nvcc and a GPU for the command named cmd (check,
+// checker finds nvcc and a GPU for the command named cmd (check,
 // watch), which its errors name, and the toolkit that judges with them.
-func checkMachine(ctx context.Context, cmd string) (*hw.Machine, *exercise.Toolkit, error) {
+func checker(ctx context.Context, cmd string) (study.Checker, error) {
 	m, err := hw.Need(ctx, cmd)
 	if err != nil {
-		return nil, nil, err
+		return study.Checker{}, err
 	}
-	return m, exercise.ToolkitFor(m), nil
+	return study.Checker{Machine: m, Toolkit: exercise.ToolkitFor(m)}, nil
 }
 
-// checkOne checks src against exercise x, prints the verdict, and saves
-// the progress when it passes and save is set.
-func checkOne(ctx context.Context, ios *IOStreams, c *course.Course, m *hw.Machine, tk *exercise.Toolkit, x *course.Exercise, src string, verbose, save bool) (bool, error) {
-	fmt.Fprintf(ios.Out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
-	st, err := exercise.Judge(ctx, c, x, src, m, tk)
-	if err != nil {
-		return false, err
-	}
-	st.WriteText(ios.Out, ios.Color(), verbose)
-	if !st.Passed() || !save {
-		return st.Passed(), nil
-	}
-	progress, err := st.Record(c)
-	if err != nil {
-		return true, err
-	}
-	fmt.Fprintf(ios.Out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(progress.Passed), len(c.Exercises))
-	return true, nil
+// terminal is what study's screens need of the streams.
+func terminal(ios *IOStreams) study.Terminal {
+	return study.Terminal{Out: ios.Out, ErrOut: ios.ErrOut, TTY: ios.IsTTY(), Color: ios.Color(), TrueColor: ios.TrueColor(), Width: ios.Width()}
 }

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/study"
 )
 
 // HintOptions are the inputs of lessons hint.
@@ -44,14 +44,14 @@ func hintRun(opts *HintOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadProgress(c)
+	p, err := progress.Load(c)
 	if err != nil {
 		return err
 	}
 	id := opts.Exercise
 	if id == "" {
 		var ok bool
-		if id, ok = nextUnpassed(c, p, ""); !ok {
+		if id, ok = p.Next(c, ""); !ok {
 			fmt.Fprintf(opts.IO.Out, "Every exercise of %s is passed: ask for one's hints with lessons hint ID.\n", c.Title)
 			return nil
 		}
@@ -62,36 +62,12 @@ func hintRun(opts *HintOptions) error {
 	}
 	shown, more := p.RevealHint(x)
 	if len(shown) == 0 {
-		fmt.Fprintf(opts.IO.Out, "%s has no hints. %s\n", x.ID, lessonPointer(x))
+		fmt.Fprintf(opts.IO.Out, "%s has no hints. %s\n", x.ID, study.LessonPointer(x))
 		return nil
 	}
 	if err := p.Save(c); err != nil {
 		return err
 	}
-	fmt.Fprint(opts.IO.Out, hintText(x, shown, more))
+	fmt.Fprint(opts.IO.Out, study.HintText(x, shown, more))
 	return nil
-}
-
-// hintText is the hints of x shown so far, numbered, and what comes next.
-func hintText(x *course.Exercise, shown []string, more bool) string {
-	var b strings.Builder
-	for i, h := range shown {
-		fmt.Fprintf(&b, "Hint %d of %d for %s:\n", i+1, len(x.Hints), x.ID)
-		for _, line := range strings.Split(strings.TrimSpace(h), "\n") {
-			fmt.Fprintf(&b, "  %s\n", line)
-		}
-	}
-	if more {
-		fmt.Fprintf(&b, "\nlessons hint %s again for the next.\n", x.ID)
-	} else {
-		fmt.Fprintf(&b, "\nThat is every hint. %s\n", lessonPointer(x))
-	}
-	return b.String()
-}
-
-func lessonPointer(x *course.Exercise) string {
-	if x.Lesson == nil {
-		return ""
-	}
-	return fmt.Sprintf("The lesson: lessons show %d.", x.Lesson.Day)
 }

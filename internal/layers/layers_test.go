@@ -27,7 +27,7 @@ var floors = [][]string{
 	{"internal/notebook"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
 	{"internal/exercise"},
-	{"internal/grade", "internal/page"},
+	{"internal/grade", "internal/page", "internal/study"},
 	{"internal/grade/cluster", "internal/verify"},
 	{"internal/cli"},
 	{"cmd/lessons"},

@@ -1,0 +1,90 @@
+// Package study is a student's side of a course in the terminal: the
+// verdict of lessons check as it is printed, the hints, the table of
+// lessons and exercises, and the screens of lessons watch. The command
+// layer only finds the course and the machine and hands them here.
+package study
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/progress"
+)
+
+// Terminal is where a command's screens go and what they may use there.
+type Terminal struct {
+	Out, ErrOut      io.Writer
+	TTY              bool // Out is a terminal: watch clears it between screens
+	Color, TrueColor bool
+	Width            int
+}
+
+// Checker checks exercises on a machine with its toolkit.
+type Checker struct {
+	Machine *machine.Machine
+	Toolkit *exercise.Toolkit
+}
+
+// Check checks src against exercise x of course c and prints the verdict
+// to t (the program's output too when verbose); a pass is saved in the
+// course's progress when save is set.
+func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+	out := t.Out
+	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
+	st, err := exercise.Judge(ctx, c, x, src, k.Machine, k.Toolkit)
+	if err != nil {
+		return false, err
+	}
+	st.WriteText(out, t.Color, verbose)
+	if !st.Passed() || !save {
+		return st.Passed(), nil
+	}
+	p, err := st.Record(c)
+	if err != nil {
+		return true, err
+	}
+	fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(p.Passed), len(c.Exercises))
+	return true, nil
+}
+
+// Progress is the course's progress as it is now: a pass changes it. A
+// file spoilt since it was first read counts as empty here, and a pass
+// will not write over it.
+func Progress(c *course.Course) *progress.Progress {
+	if p, err := progress.Load(c); err == nil {
+		return p
+	}
+	return &progress.Progress{Passed: map[string]time.Time{}}
+}
+
+// HintText is the hints of x shown so far, numbered, and what comes next.
+func HintText(x *course.Exercise, shown []string, more bool) string {
+	var b strings.Builder
+	for i, h := range shown {
+		fmt.Fprintf(&b, "Hint %d of %d for %s:\n", i+1, len(x.Hints), x.ID)
+		for _, line := range strings.Split(strings.TrimSpace(h), "\n") {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
+	if more {
+		fmt.Fprintf(&b, "\nlessons hint %s again for the next.\n", x.ID)
+	} else {
+		fmt.Fprintf(&b, "\nThat is every hint. %s\n", LessonPointer(x))
+	}
+	return b.String()
+}
+
+// LessonPointer says how to read x's lesson, "" when it has none.
+func LessonPointer(x *course.Exercise) string {
+	if x.Lesson == nil {
+		return ""
+	}
+	return fmt.Sprintf("The lesson: lessons show %d.", x.Lesson.Day)
+}
