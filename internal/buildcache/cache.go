@@ -260,3 +260,18 @@ func (c *Cache) Clean() error {
 	}
 	return os.RemoveAll(filepath.Join(c.Dir, "stats"))
 }
+
+// Report is lessons cache's account of c: where it is, its builds and
+// bytes against its bound, and its hits and misses.
+func (c *Cache) Report() (string, error) {
+	s, err := c.Stats()
+	if err != nil {
+		return "", err
+	}
+	rate := 0.0
+	if s.Hits+s.Misses > 0 {
+		rate = 100 * float64(s.Hits) / float64(s.Hits+s.Misses)
+	}
+	return fmt.Sprintf("%s\n%d builds, %.1f MiB (bound %.0f MiB, set with LESSONS_CACHE_MAX)\n%d hits, %d misses (%.0f%% hit rate)\n",
+		c.Dir, s.Entries, float64(s.Bytes)/(1<<20), float64(c.MaxBytes)/(1<<20), s.Hits, s.Misses, rate), nil
+}
