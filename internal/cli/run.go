@@ -71,7 +71,7 @@ process group, with its output capped.`,
 const gpuQueuesHelp = "hardware work queues of each program run (CUDA_DEVICE_MAX_CONNECTIONS, 1 to 32; 0 leaves CUDA's 8): fewer start a CUDA process faster, but streams beyond N share a queue, so kernels that could overlap may run in turn (results stay, timings change)"
 
 func runRun(opts *RunOptions) error {
-	l, c, err := opts.g.resolveWithCourse(opts.Lesson)
+	l, c, err := opts.g.resolve(opts.Lesson)
 	if err != nil {
 		return err
 	}

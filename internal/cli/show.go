@@ -2,12 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -63,7 +58,7 @@ through $PAGER (less -R when unset; PAGER=cat or --no-pager for none).`,
 }
 
 func showRun(opts *ShowOptions) error {
-	l, err := opts.g.resolve(opts.Lesson)
+	l, _, err := opts.g.resolve(opts.Lesson)
 	if err != nil {
 		return err
 	}
@@ -91,50 +86,8 @@ func showRun(opts *ShowOptions) error {
 	return opts.IO.Page(out.String())
 }
 
-// resolve finds a lesson by path, or in the course by day or slug.
-func (g *globals) resolve(q string) (*lesson.Lesson, error) {
-	l, _, err := g.resolveWithCourse(q)
-	return l, err
-}
-
-// resolveWithCourse is resolve that also returns the course, when the
-// lesson came from one.
-func (g *globals) resolveWithCourse(q string) (*lesson.Lesson, *course.Course, error) {
-	if looksLikePath(q) {
-		st, err := os.Stat(q)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, nil, fmt.Errorf("%s: no such file", q)
-		case err != nil:
-			return nil, nil, err
-		case st.IsDir():
-			return nil, nil, fmt.Errorf("%s is a folder: name a lesson file in it", q)
-		}
-		l, err := lesson.ParseFile(q)
-		return l, nil, err
-	}
-	c, err := g.course()
-	if err != nil {
-		return nil, nil, err
-	}
-	e, err := c.FindEntry(q)
-	if err != nil {
-		return nil, nil, err
-	}
-	l, err := c.Parse(e)
-	return l, c, err
-}
-
-func looksLikePath(q string) bool {
-	if strings.ContainsRune(q, filepath.Separator) || strings.ContainsRune(q, '/') {
-		return true
-	}
-	if st, err := os.Stat(q); err == nil && !st.IsDir() && filepath.Ext(q) != "" {
-		return true // a file here (go.mod), not a day or a slug
-	}
-	switch strings.ToLower(filepath.Ext(q)) {
-	case ".md", ".markdown", ".txt", ".ipynb":
-		return true
-	}
-	return false
+// resolve finds a lesson by path, or in the course by day or slug, and
+// gives the course too when the lesson came from one.
+func (g *globals) resolve(q string) (*lesson.Lesson, *course.Course, error) {
+	return course.Lookup(q, g.course)
 }
