@@ -16,6 +16,7 @@ import (
 	"github.com/cudalessons/lessons/internal/cli"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
@@ -64,7 +65,7 @@ func dialectCourse(t *testing.T, kinds ...string) string {
 // lessonsRun runs the command line in process and returns its exit code
 // and output.
 func lessonsRun(args ...string) (int, string, string) {
-	ios, _, out, errOut := cli.Test()
+	ios, _, out, errOut := iostreams.Test()
 	code := cli.Run(ios, args)
 	return code, out.String(), errOut.String()
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/study"
@@ -21,7 +22,7 @@ import (
 
 // CheckOptions are the inputs of lessons check.
 type CheckOptions struct {
-	IO       *IOStreams
+	IO       *iostreams.IOStreams
 	g        *globals
 	Exercise string
 	Verbose  bool
@@ -29,7 +30,7 @@ type CheckOptions struct {
 	File string
 }
 
-func newCheck(io *IOStreams, g *globals, runF func(*CheckOptions) error) *cobra.Command {
+func newCheck(io *iostreams.IOStreams, g *globals, runF func(*CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{IO: io, g: g}
 	cmd := &cobra.Command{
 		Use:   "check [EXERCISE]",
@@ -140,6 +141,6 @@ func checker(ctx context.Context, cmd string) (study.Checker, error) {
 }
 
 // terminal is what study's screens need of the streams.
-func terminal(ios *IOStreams) study.Terminal {
+func terminal(ios *iostreams.IOStreams) study.Terminal {
 	return study.Terminal{Out: ios.Out, ErrOut: ios.ErrOut, TTY: ios.IsTTY(), Color: ios.Color(), TrueColor: ios.TrueColor(), Width: ios.Width()}
 }

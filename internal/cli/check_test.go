@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 func TestCheckFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *CheckOptions
 	cmd := newCheck(ios, &globals{}, func(o *CheckOptions) error { got = o; return nil })
 	if err := execute(cmd, "async-pipeline", "-v", "--file", "mine.cu"); err != nil {
@@ -32,7 +34,7 @@ func TestCheckFileMissing(t *testing.T) {
 	os.WriteFile(filepath.Join(fake, "nvcc"), []byte("#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n"), 0o755)
 	t.Setenv("PATH", fake)
 	t.Setenv("LESSONS_CACHE", t.TempDir())
-	ios, _, _, errOut := Test()
+	ios, _, _, errOut := iostreams.Test()
 	code := Run(ios, []string{"--course", dir, "check", "pipe", "--file", "/nope/mine.cu"})
 	if want := "lessons: check --file /nope/mine.cu: no such file or directory\n"; code != 2 || !strings.HasPrefix(errOut.String(), want) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
 	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 // execute runs cmd with args, as the root would, and returns its error.
@@ -38,7 +39,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"check", "a", "b"}, 2, "check takes at most one exercise"},
 		{[]string{"--help"}, 0, ""},
 	} {
-		ios, _, _, errOut := Test()
+		ios, _, _, errOut := iostreams.Test()
 		if code := Run(ios, c.args); code != c.code || !strings.Contains(errOut.String(), c.err) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errOut.String(), c.code, c.err)
 		}
@@ -63,7 +64,7 @@ func TestCorruptProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"check"}, {"check", "pipe"}, {"list"}} {
-		ios, _, _, errOut := Test()
+		ios, _, _, errOut := iostreams.Test()
 		code := Run(ios, append([]string{"--course", dir}, args...))
 		if code != 1 || !strings.Contains(errOut.String(), "read .lessons/progress.json") || !strings.Contains(errOut.String(), "remove it to start over") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut.String())
@@ -75,7 +76,7 @@ func TestCorruptProgress(t *testing.T) {
 }
 
 func TestIOStreamsTest(t *testing.T) {
-	ios, _, out, _ := Test()
+	ios, _, out, _ := iostreams.Test()
 	if ios.IsTTY() || ios.Color() {
 		t.Error("test streams are not a terminal")
 	}
@@ -103,7 +104,7 @@ func TestExitOfEachKind(t *testing.T) {
 		{failure.Usagef("--per-gpu is 1 to 64"), 2, "lessons: --per-gpu is 1 to 64\nRun 'lessons --help' for usage.\n"},
 		{errors.New("a failing check"), 1, "lessons: a failing check\n"},
 	} {
-		ios, _, _, errOut := Test()
+		ios, _, _, errOut := iostreams.Test()
 		if code := exit(ios, &cobra.Command{Use: "lessons"}, c.err); code != c.code || errOut.String() != c.stderr {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.err, code, errOut.String(), c.code, c.stderr)
 		}

@@ -7,15 +7,16 @@ import (
 
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	hw "github.com/cudalessons/lessons/internal/machine"
 )
 
 // DoctorOptions are the inputs of lessons doctor.
 type DoctorOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 }
 
-func newDoctor(io *IOStreams, runF func(*DoctorOptions) error) *cobra.Command {
+func newDoctor(io *iostreams.IOStreams, runF func(*DoctorOptions) error) *cobra.Command {
 	opts := &DoctorOptions{IO: io}
 	return &cobra.Command{
 		Use:   "doctor",
@@ -51,11 +52,11 @@ func doctorRun(opts *DoctorOptions) error {
 
 // CacheOptions are the inputs of lessons cache.
 type CacheOptions struct {
-	IO    *IOStreams
+	IO    *iostreams.IOStreams
 	Clean bool // lessons cache clean
 }
 
-func newCache(io *IOStreams, runF func(*CacheOptions) error) *cobra.Command {
+func newCache(io *iostreams.IOStreams, runF func(*CacheOptions) error) *cobra.Command {
 	opts := &CacheOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:     "cache [clean]",

@@ -1,9 +1,13 @@
 package cli
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cudalessons/lessons/internal/iostreams"
+)
 
 func TestDoctorFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	ran := false
 	if err := execute(newDoctor(ios, func(o *DoctorOptions) error { ran = o.IO == ios; return nil })); err != nil || !ran {
 		t.Errorf("doctor: ran %v, %v", ran, err)
@@ -12,7 +16,7 @@ func TestDoctorFlags(t *testing.T) {
 }
 
 func TestCacheFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *CacheOptions
 	cmd := newCache(ios, func(o *CacheOptions) error { got = o; return nil })
 	if err := execute(cmd); err != nil || got.Clean {
@@ -29,7 +33,7 @@ func TestCacheFlags(t *testing.T) {
 func TestCacheShowsAndCleans(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("LESSONS_CACHE", dir)
-	ios, _, out, _ := Test()
+	ios, _, out, _ := iostreams.Test()
 	if err := execute(newCache(ios, nil)); err != nil || !contains(out.String(), dir, "0 builds") {
 		t.Errorf("cache: %q, %v", out.String(), err)
 	}

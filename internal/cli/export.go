@@ -6,18 +6,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/render"
 )
 
 // ExportOptions are the inputs of lessons export.
 type ExportOptions struct {
-	IO    *IOStreams
+	IO    *iostreams.IOStreams
 	g     *globals
 	HTML  string
 	Ipynb string
 }
 
-func newExport(io *IOStreams, g *globals, runF func(*ExportOptions) error) *cobra.Command {
+func newExport(io *iostreams.IOStreams, g *globals, runF func(*ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{IO: io, g: g}
 	cmd := &cobra.Command{
 		Use:   "export (--html DIR | --ipynb DIR)",

@@ -8,17 +8,18 @@ import (
 
 	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // GenerateOptions are the inputs of lessons generate.
 type GenerateOptions struct {
-	IO           *IOStreams
+	IO           *iostreams.IOStreams
 	g            *globals
 	Force, Check bool
 }
 
-func newGenerate(io *IOStreams, g *globals, runF func(*GenerateOptions) error) *cobra.Command {
+func newGenerate(io *iostreams.IOStreams, g *globals, runF func(*GenerateOptions) error) *cobra.Command {
 	opts := &GenerateOptions{IO: io, g: g}
 	cmd := &cobra.Command{
 		Use:   "generate",

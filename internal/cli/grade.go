@@ -14,13 +14,14 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lms"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
 type gradeOptions struct {
-	io        *IOStreams
+	io        *iostreams.IOStreams
 	g         *globals
 	book      string
 	regrade   bool
@@ -35,7 +36,7 @@ type gradeOptions struct {
 	slurm     slurmFlags
 }
 
-func newGrade(ios *IOStreams, g *globals, runF func(*gradeOptions, string, []string) error) *cobra.Command {
+func newGrade(ios *iostreams.IOStreams, g *globals, runF func(*gradeOptions, string, []string) error) *cobra.Command {
 	o := &gradeOptions{io: ios, g: g}
 	cmd := &cobra.Command{
 		Use:   "grade SUBMISSIONS [EXERCISE...]",

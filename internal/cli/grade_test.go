@@ -3,10 +3,12 @@ package cli
 import (
 	"errors"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 func TestGradeFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *gradeOptions
 	var dir string
 	var only []string

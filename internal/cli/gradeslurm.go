@@ -16,6 +16,7 @@ import (
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/grade/cluster"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/slurm"
 )
@@ -191,7 +192,7 @@ func slurmInterrupted(o *gradeOptions, d *cluster.Driver) error {
 
 // confirm asks a y/N question on a terminal; anything but y or yes, or
 // stdin that is not a terminal, is no.
-func confirm(ios *IOStreams, question string) bool {
+func confirm(ios *iostreams.IOStreams, question string) bool {
 	f, ok := ios.In.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return false

@@ -5,18 +5,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/study"
 )
 
 // HintOptions are the inputs of lessons hint.
 type HintOptions struct {
-	IO       *IOStreams
+	IO       *iostreams.IOStreams
 	g        *globals
 	Exercise string
 }
 
-func newHint(io *IOStreams, g *globals, runF func(*HintOptions) error) *cobra.Command {
+func newHint(io *iostreams.IOStreams, g *globals, runF func(*HintOptions) error) *cobra.Command {
 	opts := &HintOptions{IO: io, g: g}
 	return &cobra.Command{
 		Use:   "hint [EXERCISE]",

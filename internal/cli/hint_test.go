@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/course/coursetest"
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 // lessons hint shows one more level each time, keeps what was asked for,
@@ -24,7 +25,7 @@ hints = ["Think about which stream owns each buffer.", "cudaMallocAsync and cuda
 		{"Hint 3 of 3", "That is every hint."},
 	}
 	for i, w := range want {
-		ios, _, out, errOut := Test()
+		ios, _, out, errOut := iostreams.Test()
 		if code := Run(ios, []string{"--course", dir, "hint"}); code != 0 {
 			t.Fatalf("hint %d: exit %d: %s", i+1, code, errOut)
 		}
@@ -33,11 +34,11 @@ hints = ["Think about which stream owns each buffer.", "cudaMallocAsync and cuda
 			t.Errorf("hint %d:\n%s\nwant %q and %q", i+1, got, w.shown, w.tail)
 		}
 	}
-	ios, _, out, _ := Test()
+	ios, _, out, _ := iostreams.Test()
 	if code := Run(ios, []string{"--course", dir, "hint", "bare"}); code != 0 || !strings.Contains(out.String(), "bare has no hints. The lesson: lessons show 1.") {
 		t.Errorf("bare: exit %d: %q", code, out)
 	}
-	ios, _, _, errOut := Test()
+	ios, _, _, errOut := iostreams.Test()
 	if code := Run(ios, []string{"--course", dir, "hint", "nope"}); code == 0 || !strings.Contains(errOut.String(), `no exercise "nope"`) {
 		t.Errorf("nope: exit %d: %q", code, errOut)
 	}
@@ -49,7 +50,7 @@ func TestHintAndHintsRefused(t *testing.T) {
 	rewrite(t, dir+"/course.toml", func(s string) string {
 		return s + "hint = \"one\"\nhints = [\"two\"]\n"
 	})
-	ios, _, _, errOut := Test()
+	ios, _, _, errOut := iostreams.Test()
 	if code := Run(ios, []string{"--course", dir, "hint"}); code == 0 || !strings.Contains(errOut.String(), "both hint and hints") {
 		t.Errorf("exit %d: %q", code, errOut)
 	}
@@ -71,7 +72,7 @@ func rewrite(t *testing.T, file string, edit func(string) string) {
 func TestHintCountBelowZero(t *testing.T) {
 	dir := coursetest.Tiny(t, []string{"pipe"}, map[string]string{".lessons/progress.json": `{"passed": {}, "hints": {"pipe": -5}}`})
 	rewrite(t, dir+"/course.toml", func(s string) string { return s + "hints = [\"one\", \"two\"]\n" })
-	ios, _, out, errOut := Test()
+	ios, _, out, errOut := iostreams.Test()
 	if code := Run(ios, []string{"--course", dir, "hint"}); code != 0 || !strings.Contains(out.String(), "Hint 1 of 2") || strings.Contains(out.String(), "Hint 2") {
 		t.Errorf("exit %d: %q %q", code, out, errOut)
 	}

@@ -6,12 +6,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
 // ImportOptions are the inputs of lessons import.
 type ImportOptions struct {
-	IO      *IOStreams
+	IO      *iostreams.IOStreams
 	Sources []string
 	To      string
 	Dir     string
@@ -19,7 +20,7 @@ type ImportOptions struct {
 	Force   bool
 }
 
-func newImport(io *IOStreams, runF func(*ImportOptions) error) *cobra.Command {
+func newImport(io *iostreams.IOStreams, runF func(*ImportOptions) error) *cobra.Command {
 	opts := &ImportOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "import NOTEBOOK_OR_FOLDER... [--to md] [--force]",

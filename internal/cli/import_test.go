@@ -3,10 +3,12 @@ package cli
 import (
 	"slices"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 func TestImportFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *ImportOptions
 	cmd := newImport(ios, func(o *ImportOptions) error { got = o; return nil })
 	if err := execute(cmd, "a.ipynb", "nb/", "--to", "md", "--dir", "c", "--title", "T", "--force"); err != nil {

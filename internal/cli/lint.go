@@ -6,17 +6,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/author"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // LintOptions are the inputs of lessons lint.
 type LintOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 	g  *globals
 }
 
-func newLint(io *IOStreams, g *globals, runF func(*LintOptions) error) *cobra.Command {
+func newLint(io *iostreams.IOStreams, g *globals, runF func(*LintOptions) error) *cobra.Command {
 	opts := &LintOptions{IO: io, g: g}
 	return &cobra.Command{
 		Use:   "lint",

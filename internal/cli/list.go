@@ -5,17 +5,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/study"
 )
 
 // ListOptions are the inputs of lessons list.
 type ListOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 	g  *globals
 }
 
-func newList(io *IOStreams, g *globals, runF func(*ListOptions) error) *cobra.Command {
+func newList(io *iostreams.IOStreams, g *globals, runF func(*ListOptions) error) *cobra.Command {
 	opts := &ListOptions{IO: io, g: g}
 	return &cobra.Command{
 		Use:     "list",

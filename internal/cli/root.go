@@ -12,6 +12,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
@@ -24,11 +25,11 @@ const (
 
 // Main runs the command line and returns the exit code.
 func Main() int {
-	return Run(System(), os.Args[1:])
+	return Run(iostreams.System(), os.Args[1:])
 }
 
 // Run runs the command line with args on the given streams.
-func Run(io *IOStreams, args []string) int {
+func Run(io *iostreams.IOStreams, args []string) int {
 	root := NewRoot(io)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
@@ -38,7 +39,7 @@ func Run(io *IOStreams, args []string) int {
 // exit tells err as its kind is told and gives its exit status: the one
 // place where failures become statuses. A usage error points at the
 // command's help; a failure already told is not told again.
-func exit(io *IOStreams, cmd *cobra.Command, err error) int {
+func exit(io *iostreams.IOStreams, cmd *cobra.Command, err error) int {
 	var usage *failure.Usage
 	var tool *failure.Tool
 	var silent *failure.Silent
@@ -110,7 +111,7 @@ func (g *globals) course() (*course.Course, error) {
 }
 
 // NewRoot builds the command tree.
-func NewRoot(io *IOStreams) *cobra.Command {
+func NewRoot(io *iostreams.IOStreams) *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "lessons",
@@ -154,7 +155,7 @@ class with lessons grade.`,
 	return root
 }
 
-func printWarnings(io *IOStreams, ws []*lesson.Error) {
+func printWarnings(io *iostreams.IOStreams, ws []*lesson.Error) {
 	for _, w := range ws {
 		fmt.Fprintf(io.ErrOut, "warning: %v\n", w)
 	}

@@ -6,13 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // RunOptions are the inputs of lessons run.
 type RunOptions struct {
-	IO          *IOStreams
+	IO          *iostreams.IOStreams
 	g           *globals
 	Lesson      string
 	Cell        int
@@ -24,7 +25,7 @@ type RunOptions struct {
 	Strict      bool
 }
 
-func newRun(io *IOStreams, g *globals, runF func(*RunOptions) error) *cobra.Command {
+func newRun(io *iostreams.IOStreams, g *globals, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: io, g: g}
 	cmd := &cobra.Command{
 		Use:   "run LESSON",

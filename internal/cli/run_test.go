@@ -3,10 +3,12 @@ package cli
 import (
 	"testing"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 func TestRunFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *RunOptions
 	cmd := newRun(ios, &globals{}, func(o *RunOptions) error { got = o; return nil })
 	if err := execute(cmd, "70", "--cell", "3", "--keep-going", "--compile-only", "--timeout", "5s", "--workspace", "ws", "--arch", "sm_80"); err != nil {

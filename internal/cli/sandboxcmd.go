@@ -8,13 +8,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // newSandbox is lessons sandbox: run a command in the sandbox that grade
 // uses, to see what a program may do there.
-func newSandbox(ios *IOStreams, runF func(*SandboxOptions) error) *cobra.Command {
+func newSandbox(ios *iostreams.IOStreams, runF func(*SandboxOptions) error) *cobra.Command {
 	opts := &SandboxOptions{IO: ios, Policy: sandbox.Policy{Limits: sandbox.DefaultLimits}}
 	pol := &opts.Policy
 	cmd := &cobra.Command{
@@ -53,7 +54,7 @@ on. The program's exit status is the command's.`,
 
 // SandboxOptions are the inputs of lessons sandbox.
 type SandboxOptions struct {
-	IO       *IOStreams
+	IO       *iostreams.IOStreams
 	Policy   sandbox.Policy
 	UID      int
 	NoCgroup bool

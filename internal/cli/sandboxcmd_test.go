@@ -3,10 +3,12 @@ package cli
 import (
 	"slices"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 func TestSandboxFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *SandboxOptions
 	cmd := newSandbox(ios, func(o *SandboxOptions) error { got = o; return nil })
 	if err := execute(cmd, "--landlock", "3", "--uid", "1001", "--no-cgroup", "--net", "--", "./prog", "-x"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/page"
 	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/serve"
@@ -14,14 +15,14 @@ import (
 
 // ServeOptions are the inputs of lessons serve.
 type ServeOptions struct {
-	IO                *IOStreams
+	IO                *iostreams.IOStreams
 	g                 *globals
 	Addr              string
 	Poll              bool
 	Debounce, Timeout time.Duration
 }
 
-func newServe(ios *IOStreams, g *globals, runF func(*ServeOptions) error) *cobra.Command {
+func newServe(ios *iostreams.IOStreams, g *globals, runF func(*ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{IO: ios, g: g}
 	cmd := &cobra.Command{
 		Use:   "serve",

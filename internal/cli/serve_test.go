@@ -3,10 +3,12 @@ package cli
 import (
 	"testing"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 func TestServeFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *ServeOptions
 	cmd := newServe(ios, &globals{}, func(o *ServeOptions) error { got = o; return nil })
 	if err := execute(cmd); err != nil || got.Addr != "127.0.0.1:3000" || got.Debounce != 200*time.Millisecond || got.Timeout != 2*time.Minute || got.Poll {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
@@ -15,7 +16,7 @@ import (
 
 // ShowOptions are the inputs of lessons show.
 type ShowOptions struct {
-	IO      *IOStreams
+	IO      *iostreams.IOStreams
 	g       *globals
 	Lesson  string
 	Plain   bool
@@ -23,7 +24,7 @@ type ShowOptions struct {
 	NoPager bool
 }
 
-func newShow(io *IOStreams, g *globals, runF func(*ShowOptions) error) *cobra.Command {
+func newShow(io *iostreams.IOStreams, g *globals, runF func(*ShowOptions) error) *cobra.Command {
 	opts := &ShowOptions{IO: io, g: g}
 	cmd := &cobra.Command{
 		Use:   "show LESSON",

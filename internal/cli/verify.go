@@ -11,6 +11,7 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/iostreams"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/ui"
@@ -20,7 +21,7 @@ import (
 
 // VerifyOptions are the inputs of lessons verify.
 type VerifyOptions struct {
-	IO          *IOStreams
+	IO          *iostreams.IOStreams
 	g           *globals
 	CompileOnly bool
 	// Mutants tests the specs instead: every mutant of every solution
@@ -32,7 +33,7 @@ type VerifyOptions struct {
 	PerGPU, Queues int
 }
 
-func newVerify(io *IOStreams, g *globals, runF func(*VerifyOptions) error) *cobra.Command {
+func newVerify(io *iostreams.IOStreams, g *globals, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: io, g: g}
 	cmd := &cobra.Command{
 		Use:   "verify",

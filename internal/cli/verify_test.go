@@ -4,10 +4,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 func TestVerifyFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	for _, c := range []struct {
 		args           []string
 		perGPU, queues int

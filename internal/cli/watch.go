@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/study"
 	"github.com/cudalessons/lessons/internal/ui"
@@ -13,7 +14,7 @@ import (
 
 // WatchOptions are the inputs of lessons watch.
 type WatchOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 	g  *globals
 	// Exercise is the one to start with; "" for the first not passed.
 	Exercise   string
@@ -21,7 +22,7 @@ type WatchOptions struct {
 	Debounce   time.Duration
 }
 
-func newWatch(ios *IOStreams, g *globals, runF func(*WatchOptions) error) *cobra.Command {
+func newWatch(ios *iostreams.IOStreams, g *globals, runF func(*WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{IO: ios, g: g}
 	cmd := &cobra.Command{
 		Use:   "watch [EXERCISE]",

@@ -3,10 +3,12 @@ package cli
 import (
 	"testing"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
 func TestWatchFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *WatchOptions
 	cmd := newWatch(ios, &globals{}, func(o *WatchOptions) error { got = o; return nil })
 	if err := execute(cmd, "pipe", "--poll", "--wait", "--debounce", "50ms"); err != nil {

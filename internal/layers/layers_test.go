@@ -21,7 +21,7 @@ const module = "github.com/cudalessons/lessons/"
 var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
 		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect", "internal/failure"},
-	{"checker", "gpu", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
+	{"checker", "gpu", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
 	{"internal/course", "internal/machine", "internal/python"},
 	{"internal/jupyter"},
 	{"internal/notebook"},

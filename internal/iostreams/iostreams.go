@@ -1,4 +1,7 @@
-package cli
+// Package iostreams is all the terminal I/O of a command, as gh's is:
+// the streams, whether each is a terminal, its width and colors, and the
+// pager; tests give it buffers and say whether it is a terminal.
+package iostreams
 
 import (
 	"bytes"
