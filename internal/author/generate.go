@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // SumFile is the record, at the course's root, of what lessons generate
@@ -214,4 +216,47 @@ func writeIn(root, name string, data []byte) error {
 		mode = st.Mode().Perm()
 	}
 	return beneath.WriteFile(root, name, data, mode)
+}
+
+// WriteGenerated tells what Generate did with each file: what it wrote
+// (or, with dryRun, what is out of date) and kept to out, what it
+// refused to overwrite and why to errOut, then a line that counts them.
+// It returns whether the run failed: a file refused, or one out of date
+// in a dry run.
+func WriteGenerated(out, errOut io.Writer, files []File, dryRun bool) (failed bool) {
+	refused, written, current := 0, 0, 0
+	for _, f := range files {
+		switch f.State {
+		case UpToDate:
+			current++
+		case Written:
+			written++
+			if dryRun {
+				fmt.Fprintf(out, "out of date  %s (from %s)\n", f.Student, f.Solution)
+			} else {
+				fmt.Fprintf(out, "wrote        %s (from %s)\n", f.Student, f.Solution)
+			}
+		case Edited, Unknown:
+			refused++
+			fmt.Fprintf(errOut, "lessons: generate %s: not overwritten: %s; move the change into %s, or pass --force to overwrite it\n", f.Student, f.Why, f.Solution)
+		case Unmarked:
+			fmt.Fprintf(out, "kept by hand %s (%s has no // BEGIN SOLUTION)\n", f.Student, f.Solution)
+		}
+	}
+	fmt.Fprintf(out, "%s, %d %s, %d up to date\n", ui.Count(len(files), "exercise"), written, map[bool]string{true: "out of date", false: "written"}[dryRun], current)
+	return refused > 0 || (dryRun && written > 0)
+}
+
+// CheckGenerated fails when a student file is not what its solution's
+// markers generate: the course would ship an exercise its author did not
+// mean.
+func CheckGenerated(c *course.Course) error {
+	stale, err := Stale(c)
+	if err != nil {
+		return err
+	}
+	if len(stale) > 0 {
+		return fmt.Errorf("%s", strings.Join(stale, "\nlessons: "))
+	}
+	return nil
 }

@@ -1,15 +1,10 @@
 package cli
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/author"
-	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/iostreams"
-	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // GenerateOptions are the inputs of lessons generate.
@@ -49,51 +44,16 @@ student file is out of date (lessons lint and lessons verify check the same).`,
 }
 
 func generateRun(opts *GenerateOptions) error {
-	io, check := opts.IO, opts.Check
 	c, err := opts.g.course()
 	if err != nil {
 		return err
 	}
-	files, err := author.Generate(c, author.Options{DryRun: check, Force: opts.Force})
+	files, err := author.Generate(c, author.Options{DryRun: opts.Check, Force: opts.Force})
 	if err != nil {
 		return err
 	}
-	refused, written, current := 0, 0, 0
-	for _, f := range files {
-		switch f.State {
-		case author.UpToDate:
-			current++
-		case author.Written:
-			written++
-			if check {
-				fmt.Fprintf(io.Out, "out of date  %s (from %s)\n", f.Student, f.Solution)
-			} else {
-				fmt.Fprintf(io.Out, "wrote        %s (from %s)\n", f.Student, f.Solution)
-			}
-		case author.Edited, author.Unknown:
-			refused++
-			fmt.Fprintf(io.ErrOut, "lessons: generate %s: not overwritten: %s; move the change into %s, or pass --force to overwrite it\n", f.Student, f.Why, f.Solution)
-		case author.Unmarked:
-			fmt.Fprintf(io.Out, "kept by hand %s (%s has no // BEGIN SOLUTION)\n", f.Student, f.Solution)
-		}
-	}
-	fmt.Fprintf(io.Out, "%s, %d %s, %d up to date\n", ui.Count(len(files), "exercise"), written, map[bool]string{true: "out of date", false: "written"}[check], current)
-	if refused > 0 || (check && written > 0) {
+	if author.WriteGenerated(opts.IO.Out, opts.IO.ErrOut, files, opts.Check) {
 		return errSilent
-	}
-	return nil
-}
-
-// checkGenerated fails when a student file is not what its solution's
-// markers generate: the course would ship an exercise its author did not
-// mean.
-func checkGenerated(c *course.Course) error {
-	stale, err := author.Stale(c)
-	if err != nil {
-		return err
-	}
-	if len(stale) > 0 {
-		return fmt.Errorf("%s", strings.Join(stale, "\nlessons: "))
 	}
 	return nil
 }

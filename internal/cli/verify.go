@@ -2,21 +2,15 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/exercise"
-	"github.com/cudalessons/lessons/internal/failure"
-	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	hw "github.com/cudalessons/lessons/internal/machine"
-	"github.com/cudalessons/lessons/internal/notebook"
-	"github.com/cudalessons/lessons/internal/ui"
 	"github.com/cudalessons/lessons/internal/verify"
-	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // VerifyOptions are the inputs of lessons verify.
@@ -83,23 +77,19 @@ func verifyRun(opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkGenerated(c); err != nil {
+	if err := author.CheckGenerated(c); err != nil {
 		return err
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	root := filepath.Join(c.Root, ".lessons", "verify")
-	m, err := hw.Find(ctx, "")
+	m, tk, err := verify.Machine(ctx, opts.CompileOnly)
 	if err != nil {
-		return failure.Toolf("lessons verify needs nvcc: %w", err)
+		return err
 	}
-	if m.GPUErr != nil && !opts.CompileOnly {
-		return failure.Toolf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.GPUErr)
-	}
-	tk := exercise.ToolkitFor(m)
+	note := func(s string) { fmt.Fprintln(ios.ErrOut, s) }
 	if opts.Mutants {
 		report, err := verify.Mutants(ctx, c, verify.MutantOptions{Toolkit: tk, PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs,
-			Devices: hw.Devices(len(m.Info.Devices)), Note: func(s string) { fmt.Fprintln(ios.ErrOut, s) }})
+			Devices: hw.Devices(len(m.Info.Devices)), Note: note})
 		if err != nil {
 			return err
 		}
@@ -110,27 +100,8 @@ func verifyRun(opts *VerifyOptions) error {
 		return nil
 	}
 	start := time.Now()
-	if !opts.CompileOnly {
-		// The statistics library builds beside the course; the first run
-		// of an exercise waits for it if it is not done.
-		go tk.StatsLibrary(ctx)
-	}
-	choice := verify.Choose(c, opts.PerGPU, opts.Queues)
-	// Lessons keep CUDA's queues unless a flag says: what they print
-	// about streams and timings is what a student sees.
-	m.Queues = choice.TimedQueues
-	items, err := verify.Items(c, verify.Options{Root: root, CompileOnly: opts.CompileOnly, Toolkit: tk, Choice: choice,
-		LessonEnv: func(ws string) (notebook.Env, error) { return workspace.Env(m, m.Compiler(), ws) }})
+	items, err := verify.Course(ctx, c, m, tk, verify.CourseOptions{CompileOnly: opts.CompileOnly, Jobs: opts.Jobs, PerGPU: opts.PerGPU, Queues: opts.Queues, Note: note})
 	if err != nil {
-		return err
-	}
-	devices := []string{"0"} // compile-only: no runs
-	if !opts.CompileOnly {
-		devices = hw.Devices(len(m.Info.Devices))
-		fmt.Fprintf(ios.ErrOut, "Verifying %s: builds on %d cores, runs on %d GPU(s), %d at a time on each%s.\n",
-			ui.Count(len(items), "item"), max(opts.Jobs, 1), len(devices), choice.PerDevice, choice.Chosen())
-	}
-	if err := verify.Run(ctx, items, grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice}); err != nil {
 		return err
 	}
 	built := "built and ran"
