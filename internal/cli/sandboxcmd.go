@@ -3,13 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/iostreams"
-	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
@@ -62,44 +60,13 @@ type SandboxOptions struct {
 }
 
 func sandboxRun(opts *SandboxOptions) error {
-	ios, pol, uid, noCgroup, args := opts.IO, opts.Policy, opts.UID, opts.NoCgroup, opts.Args
-	dir, err := os.Getwd()
+	tried, err := sandbox.Try(context.Background(), opts.Policy, opts.UID, opts.NoCgroup, opts.Args, opts.IO.Out,
+		func(r sandbox.Report) { fmt.Fprintf(opts.IO.ErrOut, "sandbox: %s\n", r) })
 	if err != nil {
 		return err
 	}
-	pol.Dir = dir
-	if uid != 0 {
-		pol.UID, pol.GID = uid, uid
-	}
-	r := sandbox.Runner{Policy: pol}
-	noGroup := "--no-cgroup"
-	if !noCgroup {
-		if r.Cgroups, err = sandbox.OpenCgroups(); err != nil {
-			noGroup = err.Error()
-		}
-		defer r.Cgroups.Close()
-	}
-	rep := r.Verify(context.Background())
-	if r.Cgroups == nil {
-		rep.NoCgroup = noGroup
-	}
-	if os.Geteuid() == 0 && uid == 0 {
-		// root without --uid runs the program as root: advice to run
-		// as root would say nothing
-		rep.As = "root (--uid N runs it as user N)"
-	}
-	fmt.Fprintf(ios.ErrOut, "sandbox: %s\n", rep)
-	res, err := r.Run(context.Background(), runner.Spec{Argv: args, Dir: dir, Env: os.Environ()}, ios.Out)
-	if err != nil {
-		return err
-	}
-	if res.ExitCode > 0 && !res.TimedOut && !res.Truncated && !res.Canceled && res.Signal == 0 {
-		// the program's own verdict, passed on as it is, as env
-		// and time do; it has said what it had to say
-		return &failure.Silent{Code: res.ExitCode}
-	}
-	if !res.OK() {
-		return fmt.Errorf("sandbox: %s: %s", args[0], res.Reason(0, 0))
+	if tried.Code > 0 {
+		return &failure.Silent{Code: tried.Code}
 	}
 	return nil
 }
