@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
@@ -20,7 +21,7 @@ func TestCheckFlags(t *testing.T) {
 	if got.Exercise != "async-pipeline" || !got.Verbose || got.File != "mine.cu" {
 		t.Errorf("options: %+v", got)
 	}
-	var usage *usageError
+	var usage *failure.Usage
 	if err := execute(newCheck(ios, &globals{}, func(*CheckOptions) error { return nil }), "a", "b"); !errors.As(err, &usage) {
 		t.Errorf("two exercises: %v, want a usage error", err)
 	}

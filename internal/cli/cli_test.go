@@ -19,7 +19,7 @@ import (
 func execute(cmd *cobra.Command, args ...string) error {
 	cmd.SetArgs(args)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{Err: err} })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &failure.Usage{Err: err} })
 	return cmd.Execute()
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
@@ -23,7 +24,7 @@ func TestGradeFlags(t *testing.T) {
 	if err := execute(cmd, "subs"); err != nil || got.perGPU != 0 || got.queues != 0 {
 		t.Errorf("defaults: %+v, %v (0: chosen from the class)", got, err)
 	}
-	var usage *usageError
+	var usage *failure.Usage
 	if err := execute(newGrade(ios, &globals{}, nil), "subs", "--per-gpu", "65"); !errors.As(err, &usage) {
 		t.Errorf("--per-gpu 65: %v", err)
 	}

@@ -16,13 +16,6 @@ import (
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // the command ran and something was wrong (a bad lesson, a failing check)
-	exitUsage = 2 // the command could not run as asked (bad flags, missing tools)
-)
-
 // Main runs the command line and returns the exit code.
 func Main() int {
 	return Run(iostreams.System(), os.Args[1:])
@@ -36,42 +29,32 @@ func Run(io *iostreams.IOStreams, args []string) int {
 	return exit(io, cmd, err)
 }
 
-// exit tells err as its kind is told and gives its exit status: the one
-// place where failures become statuses. A usage error points at the
-// command's help; a failure already told is not told again.
+// exit tells err as its kind is told and gives its exit status, which
+// failure.Status chooses: a usage error points at the command's help; a
+// failure already told is not told again.
 func exit(io *iostreams.IOStreams, cmd *cobra.Command, err error) int {
 	var usage *failure.Usage
-	var tool *failure.Tool
 	var silent *failure.Silent
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &silent):
-		return silent.Status()
+	var tool *failure.Tool
+	switch es := lesson.AsErrors(err); {
+	case err == nil, errors.As(err, &silent):
 	case errors.As(err, &usage):
 		fmt.Fprintf(io.ErrOut, "lessons: %v\n", usage.Err)
 		if cmd != nil {
 			fmt.Fprintf(io.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
-		return exitUsage
-	case errors.As(err, &tool):
-		fmt.Fprintf(io.ErrOut, "lessons: %v\n", err)
-		return exitUsage
-	}
-	if es := lesson.AsErrors(err); es != nil {
+	case es != nil && !errors.As(err, &tool):
 		for _, e := range es {
 			fmt.Fprintln(io.ErrOut, e)
 		}
-		return exitError
+	default:
+		fmt.Fprintf(io.ErrOut, "lessons: %v\n", err)
 	}
-	fmt.Fprintf(io.ErrOut, "lessons: %v\n", err)
-	return exitError
+	return failure.Status(err)
 }
 
 // errSilent is returned by a command that has already said what went wrong.
 var errSilent = &failure.Silent{}
-
-type usageError = failure.Usage
 
 func usagef(format string, args ...any) error { return failure.Usagef(format, args...) }
 
@@ -148,7 +131,7 @@ class with lessons grade.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{Err: err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &failure.Usage{Err: err} })
 	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g, nil), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io, nil), newDoctor(io, nil), newCache(io, nil), newImport(io, nil), newHint(io, g, nil))
 	// Authoring: one source for exercises, and what can be checked without a GPU.
 	root.AddCommand(newGenerate(io, g, nil), newLint(io, g, nil))

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
@@ -23,7 +24,7 @@ func TestVerifyFlags(t *testing.T) {
 		var got *VerifyOptions
 		err := execute(newVerify(ios, &globals{}, func(o *VerifyOptions) error { got = o; return nil }), c.args...)
 		if c.usage != "" {
-			var usage *usageError
+			var usage *failure.Usage
 			if !errors.As(err, &usage) || !strings.Contains(err.Error(), c.usage) {
 				t.Errorf("%v: err = %v, want a usage error %q", c.args, err, c.usage)
 			}

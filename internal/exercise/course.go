@@ -12,6 +12,7 @@ import (
 	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/failure"
 )
 
 // LoadSpec loads an exercise's checks, from the .toml beside its file,
@@ -73,12 +74,12 @@ func outside(c *course.Course, rel string) error {
 // NewJob is the job of checking main (the student's file, or a file in
 // its place) against exercise x of course c, in the exercise's workspace
 // (.lessons/check/ID): its spec, and its other files from main's folder,
-// else the exercise's. A spec that cannot be read is a *ToolError: the
+// else the exercise's. A spec that cannot be read is a *failure.Tool: the
 // exercise cannot be checked.
 func NewJob(c *course.Course, x *course.Exercise, main string) (*Job, error) {
 	spec, err := LoadSpec(c, x)
 	if err != nil {
-		return nil, &ToolError{Err: err}
+		return nil, &failure.Tool{Err: err}
 	}
 	return &Job{
 		ID: x.ID, Spec: spec, Dir: filepath.Join(c.Root, ".lessons", "check", x.ID), Root: c.Root,

@@ -13,6 +13,7 @@ import (
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
+	"github.com/cudalessons/lessons/internal/failure"
 )
 
 // fakeNVCC is an nvcc that builds a shell script from the source's
@@ -165,15 +166,15 @@ func TestStatsLibraryAfterCancel(t *testing.T) {
 	}
 }
 
-// A library that does not build is a ToolError (exit 2), and is tried
+// A library that does not build is a *failure.Tool (exit 2), and is tried
 // again once the tool works.
 func TestStatsLibraryToolError(t *testing.T) {
 	tk := toolkit(t)
 	t.Setenv("FAKE_NVCC_FAIL", "1")
 	_, err := tk.StatsLibrary(context.Background())
-	var te *ToolError
+	var te *failure.Tool
 	if err == nil || !errors.As(err, &te) || !strings.Contains(err.Error(), "nvcc: broken") {
-		t.Fatalf("err = %v, want a ToolError with nvcc's words", err)
+		t.Fatalf("err = %v, want a *failure.Tool with nvcc's words", err)
 	}
 	os.Unsetenv("FAKE_NVCC_FAIL")
 	if _, err := tk.StatsLibrary(context.Background()); err != nil {
@@ -211,7 +212,7 @@ func TestNewJob(t *testing.T) {
 		t.Errorf("workspace %s", j.Dir)
 	}
 	os.Remove(filepath.Join(root, "exercises", "a.toml"))
-	var te *ToolError
+	var te *failure.Tool
 	if _, err := NewJob(c, x, filepath.Join(root, "exercises", "a.cu")); !errors.As(err, &te) || !strings.Contains(err.Error(), "has no checks") {
 		t.Errorf("without a spec: %v", err)
 	}

@@ -51,10 +51,6 @@ func ToolkitFor(m *machine.Machine) *Toolkit {
 
 func (tk *Toolkit) compiler() buildcache.Compiler { return tk.NVCC }
 
-// ToolError is a failure of the machine or its tools, not of the file
-// judged: the command cannot do its job here (exit status 2).
-type ToolError = failure.Tool
-
 func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
@@ -102,7 +98,7 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 		return "", ctx.Err()
 	}
 	if !b.Hit && !b.Run.OK() {
-		return "", &ToolError{Err: fmt.Errorf("building the statistics library failed:\n%s", log.String())}
+		return "", &failure.Tool{Err: fmt.Errorf("building the statistics library failed:\n%s", log.String())}
 	}
 	return lib, nil
 }

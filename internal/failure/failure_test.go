@@ -20,3 +20,22 @@ func TestKinds(t *testing.T) {
 		t.Error("silent: 1 unless a program's own status is passed on")
 	}
 }
+
+// Each kind of failure has its status, wrapped or not.
+func TestStatus(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{errors.New("a failing check"), StatusFailed},
+		{&Silent{}, StatusFailed},
+		{fmt.Errorf("sandbox: %w", &Silent{Code: 3}), 3},
+		{fmt.Errorf("grade: %w", Toolf("no nvcc")), StatusCannot},
+		{Usagef("--per-gpu is 1 to 64"), StatusCannot},
+	} {
+		if got := Status(c.err); got != c.want {
+			t.Errorf("Status(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/suspect"
 	"github.com/cudalessons/lessons/kernels"
@@ -152,7 +153,7 @@ func SubmittedFile(dir, student string, x *course.Exercise) string {
 
 // Tasks are the tasks of grading students (folders of subs) on
 // exercises of course c, with the gradebook's exercises. Every spec is
-// read first: a bad one (a *exercise.ToolError) stops the grade before
+// read first: a bad one (a *failure.Tool) stops the grade before
 // anything runs.
 func Tasks(c *course.Course, subs string, students []string, exercises []*course.Exercise) ([]*Task, []gradebook.Exercise, error) {
 	var tasks []*Task
@@ -160,7 +161,7 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 	for i, x := range exercises {
 		spec, err := exercise.LoadSpec(c, x)
 		if err != nil {
-			return nil, nil, &exercise.ToolError{Err: err}
+			return nil, nil, &failure.Tool{Err: err}
 		}
 		raw, _ := os.ReadFile(c.Path(x.Spec()))
 		// The secret spec judges too: a change to it grades again.
