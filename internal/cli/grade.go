@@ -36,8 +36,20 @@ type gradeOptions struct {
 	slurm     slurmFlags
 }
 
-func newGrade(ios *iostreams.IOStreams, g *globals, runF func(*gradeOptions, string, []string) error) *cobra.Command {
+// gradeRunE makes the RunE of grade's command name (grade itself is ""),
+// which runs f, or the test's runF in its place.
+type gradeRunE func(name string, f func(*gradeOptions, []string) error) func(*cobra.Command, []string) error
+
+func newGrade(ios *iostreams.IOStreams, g *globals, runF func(o *gradeOptions, name string, args []string) error) *cobra.Command {
 	o := &gradeOptions{io: ios, g: g}
+	run := func(name string, f func(*gradeOptions, []string) error) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(o, name, args)
+			}
+			return f(o, args)
+		}
+	}
 	cmd := &cobra.Command{
 		Use:   "grade SUBMISSIONS [EXERCISE...]",
 		Short: "(instructors) Grade a class into a gradebook",
@@ -88,10 +100,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 			if cmd.Flags().Changed("per-gpu") && (o.perGPU < 1 || o.perGPU > exercise.MaxSlots) {
 				return usagef("--per-gpu is 1 to %d, not %d", exercise.MaxSlots, o.perGPU)
 			}
-			if runF != nil {
-				return runF(o, args[0], args[1:])
-			}
-			return gradeRun(o, args[0], args[1:])
+			return run("", gradeRun)(cmd, args)
 		},
 	}
 	cmd.PersistentFlags().StringVar(&o.book, "gradebook", "gradebook.db", "the gradebook `FILE` (SQLite)")
@@ -113,7 +122,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 			if o.lms.any() && !cmd.Flags().Changed("json") {
 				o.json = ""
 			}
-			return gradeExport(o)
+			return run("export", gradeExport)(cmd, args)
 		},
 	}
 	export.Flags().StringVar(&o.csv, "csv", "grades.csv", "where the CSV goes (- for stdout, \"\" for none)")
@@ -123,13 +132,13 @@ children), so that a runaway program cannot slow the rest of the class.`,
 		Short:   "Write each student's feedback: every exercise, every check, expected and seen, points",
 		Example: "  lessons grade feedback --out feedback/",
 		Args:    noArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return gradeFeedback(o) },
+		RunE:    run("feedback", gradeFeedback),
 	}
 	feedback.Flags().StringVar(&o.out, "out", "feedback", "the `FOLDER` for STUDENT.md and STUDENT.html")
 	feedback.Flags().StringVar(&o.hidden, "hidden", "summary", "what students see of hidden checks: show (each), summary (how many passed) or none")
 	cmd.AddCommand(export, feedback)
-	addLMSFlags(cmd, export, feedback, o)
-	addSlurm(cmd, o)
+	addLMSFlags(cmd, export, feedback, o, run)
+	addSlurm(cmd, o, run)
 	return cmd
 }
 
@@ -143,7 +152,8 @@ func openBook(path string, mustExist bool) (*gradebook.Book, error) {
 	return gradebook.Open(path)
 }
 
-func gradeRun(o *gradeOptions, dir string, only []string) error {
+func gradeRun(o *gradeOptions, args []string) error {
+	dir, only := args[0], args[1:]
 	subs, c, err := openSubmissions(o, dir)
 	if err != nil {
 		return err
@@ -179,25 +189,11 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 		return err
 	}
 	fmt.Fprint(o.io.ErrOut, l.Start(cl, o.perGPU))
-	var trace *grade.Trace
-	if o.trace != "" {
-		trace = grade.NewTrace()
-	}
 	bar := grade.NewProgress(o.io.ErrOut, o.io.IsStderrTTY(), len(cl.Tasks))
-	gopts := l.Options()
-	gopts.Regrade, gopts.Done, gopts.Trace = o.regrade, bar.Done, trace
-	sum, err := grade.Grade(ctx, book, cl.Tasks, l.Toolchain, gopts)
+	sum, err := l.Run(ctx, book, cl.Tasks, o.regrade, o.trace, bar.Done, func(s string) { fmt.Fprintln(o.io.ErrOut, s) })
 	bar.Finish()
-	if trace != nil {
-		if terr := trace.WriteFile(o.trace); terr != nil {
-			fmt.Fprintf(o.io.ErrOut, "lessons: the trace: %v\n", terr)
-		}
-	}
-	if err != nil && sum == nil {
+	if sum == nil {
 		return err
-	}
-	if lerr := l.LibraryErr(); lerr != nil && ctx.Err() == nil {
-		return lerr // every run failed for it: say why once
 	}
 	sheet, serr := book.Sheet()
 	if serr == nil {
@@ -229,7 +225,7 @@ func openSheet(path string) (*gradebook.Sheet, error) {
 	return book.Sheet()
 }
 
-func gradeExport(o *gradeOptions) error {
+func gradeExport(o *gradeOptions, _ []string) error {
 	s, err := openSheet(o.book)
 	if err != nil {
 		return err
@@ -263,7 +259,7 @@ func gradeExport(o *gradeOptions) error {
 	return exportLMS(o, s, write)
 }
 
-func gradeFeedback(o *gradeOptions) error {
+func gradeFeedback(o *gradeOptions, _ []string) error {
 	if !slices.Contains(gradebook.HiddenModes, o.hidden) {
 		return usagef("--hidden is show, summary or none, not %q", o.hidden)
 	}

@@ -34,7 +34,7 @@ type slurmFlags struct {
 // slurmExec is the seam to Slurm's commands; tests replace it.
 var slurmExec slurm.Exec = slurm.Command
 
-func addSlurm(cmd *cobra.Command, o *gradeOptions) {
+func addSlurm(cmd *cobra.Command, o *gradeOptions, run gradeRunE) {
 	f := &o.slurm
 	f.cmd = cmd
 	fl := cmd.Flags()
@@ -66,7 +66,7 @@ those a retry also leaves are recorded as could not be graded, with how
 the task ended. --wait waits until every task has ended.`,
 		Example: "  lessons grade collect\n  lessons grade collect --wait",
 		Args:    noArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return gradeCollect(o) },
+		RunE:    run("collect", gradeCollect),
 	}
 	collect.Flags().BoolVar(&f.wait, "wait", false, "wait for the tasks to end (and for the retries they need)")
 	collect.Flags().StringVar(&f.dir, "slurm-dir", "", "the job `FOLDER` (default: the gradebook's path + .slurm)")
@@ -77,7 +77,7 @@ the task ended. --wait waits until every task has ended.`,
 		Short:  "What a Slurm task of grade --slurm runs on its node",
 		Hidden: true,
 		Args:   cobra.ExactArgs(2),
-		RunE:   func(cmd *cobra.Command, args []string) error { return gradeWorker(o, args[0], args[1]) },
+		RunE:   run("worker", gradeWorker),
 	}
 	worker.Flags().IntVar(&f.task, "task", -1, "the array index (default $SLURM_ARRAY_TASK_ID)")
 	cmd.AddCommand(collect, worker)
@@ -217,7 +217,7 @@ func slurmFinish(o *gradeOptions, book *gradebook.Book) error {
 	return nil
 }
 
-func gradeCollect(o *gradeOptions) error {
+func gradeCollect(o *gradeOptions, _ []string) error {
 	bookPath, _ := filepath.Abs(o.book)
 	jobDir, err := slurmDir(&o.slurm, bookPath)
 	if err != nil {
@@ -255,7 +255,8 @@ func gradeCollect(o *gradeOptions) error {
 	return nil
 }
 
-func gradeWorker(o *gradeOptions, stage, arg string) error {
+func gradeWorker(o *gradeOptions, args []string) error {
+	stage, arg := args[0], args[1]
 	idx, err := cluster.TaskIndex(o.slurm.task)
 	if err != nil {
 		return err

@@ -19,7 +19,8 @@ type lmsFlags struct {
 	canvas, moodle, gradescope string
 	columns, assignment        string
 	outOf                      int
-	names                      bool // grade feedback --lms
+	names                      bool   // grade feedback --lms
+	unpackTo                   string // grade unpack --out
 }
 
 func (f *lmsFlags) readRoster() ([]gradebook.Person, error) {
@@ -53,33 +54,16 @@ func openSubmissions(o *gradeOptions, dir string) (*lms.Submissions, *course.Cou
 }
 
 // addLMSFlags adds grade unpack, --roster and the LMS formats.
-func addLMSFlags(grade, export, feedback *cobra.Command, o *gradeOptions) {
-	var out string
+func addLMSFlags(grade, export, feedback *cobra.Command, o *gradeOptions, run gradeRunE) {
 	unpack := &cobra.Command{
 		Use:   "unpack DOWNLOAD --out DIR",
 		Short: "Arrange an LMS's download of the submissions (Canvas, Moodle, a zip) into a folder per student",
 		Example: `  lessons grade unpack submissions.zip --out class/ --roster roster.csv
   lessons grade class/ --roster class/roster.csv`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			roster, err := o.lms.readRoster()
-			if err != nil {
-				return err
-			}
-			c, err := o.g.course()
-			if err != nil {
-				return err
-			}
-			cl, err := lms.Unpack(args[0], out, c, roster, writeAtomic)
-			if err != nil {
-				return err
-			}
-			cl.WriteReport(o.io.ErrOut)
-			fmt.Fprintf(o.io.Out, "unpacked %d students into %s, with roster.csv (who each is in the LMS)\n", len(cl.People), out)
-			return nil
-		},
+		RunE: run("unpack", gradeUnpack),
 	}
-	unpack.Flags().StringVar(&out, "out", "", "the `FOLDER` for a folder per student (new or empty)")
+	unpack.Flags().StringVar(&o.lms.unpackTo, "out", "", "the `FOLDER` for a folder per student (new or empty)")
 	unpack.MarkFlagRequired("out")
 	grade.AddCommand(unpack)
 	grade.PersistentFlags().StringVar(&o.lms.roster, "roster", "", "a roster `CSV` (id,name,email,lms_id,section) that names the students")
@@ -91,6 +75,24 @@ func addLMSFlags(grade, export, feedback *cobra.Command, o *gradeOptions) {
 	f.StringVar(&o.lms.assignment, "assignment", "", "the heading of the total's column (Canvas: \"Name (id)\" as its export heads it)")
 	f.IntVar(&o.lms.outOf, "out-of", 0, "with --columns total: the total scaled to `N` points, the assignment's")
 	feedback.Flags().BoolVar(&o.lms.names, "lms", false, "name each page as the LMS the class came from attaches it (into a zip when --out ends in .zip)")
+}
+
+func gradeUnpack(o *gradeOptions, args []string) error {
+	roster, err := o.lms.readRoster()
+	if err != nil {
+		return err
+	}
+	c, err := o.g.course()
+	if err != nil {
+		return err
+	}
+	cl, err := lms.Unpack(args[0], o.lms.unpackTo, c, roster, writeAtomic)
+	if err != nil {
+		return err
+	}
+	cl.WriteReport(o.io.ErrOut)
+	fmt.Fprintf(o.io.Out, "unpacked %d students into %s, with roster.csv (who each is in the LMS)\n", len(cl.People), o.lms.unpackTo)
+	return nil
 }
 
 // exportLMS writes the LMS formats asked for, and says whom an LMS will

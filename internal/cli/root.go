@@ -76,22 +76,8 @@ type globals struct {
 	courseDir string
 }
 
-// course finds and loads the course: --course, $LESSONS_COURSE, or the
-// folder holding course.toml at or above the current one.
-func (g *globals) course() (*course.Course, error) {
-	dir := g.courseDir
-	if dir == "" {
-		dir = os.Getenv("LESSONS_COURSE")
-	}
-	if dir == "" {
-		found, err := course.Find(".")
-		if err != nil {
-			return nil, err
-		}
-		dir = found
-	}
-	return course.Load(dir)
-}
+// course finds and loads the course (course.Open).
+func (g *globals) course() (*course.Course, error) { return course.Open(g.courseDir) }
 
 // NewRoot builds the command tree.
 func NewRoot(io *iostreams.IOStreams) *cobra.Command {

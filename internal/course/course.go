@@ -81,6 +81,23 @@ func Find(dir string) (string, error) {
 	}
 }
 
+// Open loads the course a command works on: the one in dir (--course)
+// when it is not "", else in $LESSONS_COURSE, else the one whose
+// course.toml is in the current folder or above it.
+func Open(dir string) (*Course, error) {
+	if dir == "" {
+		dir = os.Getenv("LESSONS_COURSE")
+	}
+	if dir == "" {
+		found, err := Find(".")
+		if err != nil {
+			return nil, err
+		}
+		dir = found
+	}
+	return Load(dir)
+}
+
 // Load reads and validates the course at root. Every problem found is
 // reported, each with its file and line.
 func Load(root string) (*Course, error) {

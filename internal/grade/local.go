@@ -2,9 +2,11 @@ package grade
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/machine"
 )
 
@@ -72,3 +74,30 @@ func (l *Local) LibraryErr() error {
 
 // Close removes the sandbox's scratch folders.
 func (l *Local) Close() { l.Sandbox.Close() }
+
+// Run grades tasks into book (again those already graded on the same
+// file and spec when regrade is set), done told of each file, and writes
+// the trace of its builds and runs to traceFile when that is not "" (a
+// trace that cannot be written is told to warn). The summary is nil when
+// nothing was graded, or when the statistics library did not build (every
+// run would fail for it: the error says why, once).
+func (l *Local) Run(ctx context.Context, book *gradebook.Book, tasks []*Task, regrade bool, traceFile string, done func(*gradebook.Attempt, bool), warn func(string)) (*Summary, error) {
+	opts := l.Options()
+	opts.Regrade, opts.Done = regrade, done
+	if traceFile != "" {
+		opts.Trace = NewTrace()
+	}
+	sum, err := Grade(ctx, book, tasks, l.Toolchain, opts)
+	if opts.Trace != nil {
+		if terr := opts.Trace.WriteFile(traceFile); terr != nil {
+			warn(fmt.Sprintf("lessons: the trace: %v", terr))
+		}
+	}
+	if sum == nil {
+		return nil, err
+	}
+	if lerr := l.LibraryErr(); lerr != nil && ctx.Err() == nil {
+		return nil, lerr
+	}
+	return sum, err
+}
