@@ -20,6 +20,16 @@ func Write(name string, data []byte, perm os.FileMode) error {
 	return WriteFrom(name, bytes.NewReader(data), perm)
 }
 
+// WriteWith writes to name with perm, atomically, what f writes; nothing
+// when f fails.
+func WriteWith(name string, f func(io.Writer) error, perm os.FileMode) error {
+	var buf bytes.Buffer
+	if err := f(&buf); err != nil {
+		return err
+	}
+	return Write(name, buf.Bytes(), perm)
+}
+
 // WriteFrom writes what r holds to name with perm, atomically.
 func WriteFrom(name string, r io.Reader, perm os.FileMode) error {
 	root, err := os.OpenRoot(filepath.Dir(name))

@@ -2,17 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	hw "github.com/cudalessons/lessons/internal/machine"
@@ -68,18 +64,12 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	var x *course.Exercise
-	if opts.Exercise != "" {
-		if x, err = c.Exercise(opts.Exercise); err != nil {
-			return err
-		}
-	} else {
-		id, ok := p.Next(c, "")
-		if !ok {
+	x, ok, err := study.Pick(c, p, opts.Exercise)
+	if err != nil || !ok {
+		if err == nil {
 			fmt.Fprintf(opts.IO.Out, "Every exercise of %s is passed. Check one again with lessons check ID.\n", c.Title)
-			return nil
 		}
-		x, _ = c.Exercise(id)
+		return err
 	}
 	ctx, stop := interrupted()
 	defer stop()
@@ -87,19 +77,9 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	// With --file, the exercise's other files are read from beside the
-	// file named, else from the exercise's folder (exercise.NewJob).
-	src := c.Path(x.Student)
-	if opts.File != "" {
-		if src, err = filepath.Abs(opts.File); err != nil {
-			return err
-		}
-		if _, err := os.Stat(src); err != nil {
-			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-				err = pe.Err // the path is said once
-			}
-			return usagef("check --file %s: %v", opts.File, err)
-		}
+	src, err := exercise.Source(c, x, opts.File)
+	if err != nil {
+		return err
 	}
 	passed, err := k.Check(ctx, terminal(opts.IO), c, x, src, opts.Verbose, opts.File == "")
 	if err != nil {

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 
@@ -17,7 +15,6 @@ import (
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lms"
 	hw "github.com/cudalessons/lessons/internal/machine"
-	"github.com/cudalessons/lessons/internal/ui"
 )
 
 type gradeOptions struct {
@@ -145,9 +142,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 // openBook opens the gradebook; reading commands need it to exist.
 func openBook(path string, mustExist bool) (*gradebook.Book, error) {
 	if mustExist {
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("no gradebook at %s: grade a class first (lessons grade SUBMISSIONS) or name it with --gradebook", path)
-		}
+		return gradebook.OpenExisting(path)
 	}
 	return gradebook.Open(path)
 }
@@ -195,12 +190,8 @@ func gradeRun(o *gradeOptions, args []string) error {
 	if sum == nil {
 		return err
 	}
-	sheet, serr := book.Sheet()
-	if serr == nil {
-		sheet.WriteTable(o.io.Out)
-		if n := len(sheet.Marked()); n > 0 {
-			fmt.Fprintf(o.io.Out, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
-		}
+	if sheet, serr := book.Sheet(); serr == nil {
+		sheet.WriteSummary(o.io.Out)
 	}
 	fmt.Fprint(o.io.Out, "\n"+sum.Line(o.book))
 	if err != nil {
@@ -215,18 +206,8 @@ func gradeRun(o *gradeOptions, args []string) error {
 	return nil
 }
 
-// openSheet reads a gradebook that must already exist.
-func openSheet(path string) (*gradebook.Sheet, error) {
-	book, err := openBook(path, true)
-	if err != nil {
-		return nil, err
-	}
-	defer book.Close()
-	return book.Sheet()
-}
-
 func gradeExport(o *gradeOptions, _ []string) error {
-	s, err := openSheet(o.book)
+	s, err := gradebook.ReadSheet(o.book)
 	if err != nil {
 		return err
 	}
@@ -240,11 +221,7 @@ func gradeExport(o *gradeOptions, _ []string) error {
 		if name == "-" {
 			return f(o.io.Out)
 		}
-		var buf bytes.Buffer
-		if err := f(&buf); err != nil {
-			return err
-		}
-		if err := writeAtomic(name, buf.Bytes()); err != nil {
+		if err := atomicfile.WriteWith(name, f, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.io.ErrOut, "wrote %s\n", name)
@@ -263,7 +240,7 @@ func gradeFeedback(o *gradeOptions, _ []string) error {
 	if !slices.Contains(gradebook.HiddenModes, o.hidden) {
 		return usagef("--hidden is show, summary or none, not %q", o.hidden)
 	}
-	s, err := openSheet(o.book)
+	s, err := gradebook.ReadSheet(o.book)
 	if err != nil {
 		return err
 	}

@@ -49,26 +49,14 @@ func hintRun(opts *HintOptions) error {
 	if err != nil {
 		return err
 	}
-	id := opts.Exercise
-	if id == "" {
-		var ok bool
-		if id, ok = p.Next(c, ""); !ok {
+	x, ok, err := study.Pick(c, p, opts.Exercise)
+	if err != nil || !ok {
+		if err == nil {
 			fmt.Fprintf(opts.IO.Out, "Every exercise of %s is passed: ask for one's hints with lessons hint ID.\n", c.Title)
-			return nil
 		}
-	}
-	x, err := c.Exercise(id)
-	if err != nil {
 		return err
 	}
-	shown, more := p.RevealHint(x)
-	if len(shown) == 0 {
-		fmt.Fprintf(opts.IO.Out, "%s has no hints. %s\n", x.ID, study.LessonPointer(x))
-		return nil
-	}
-	if err := p.Save(c); err != nil {
-		return err
-	}
-	fmt.Fprint(opts.IO.Out, study.HintText(x, shown, more))
-	return nil
+	text, err := study.Hint(c, p, x)
+	fmt.Fprint(opts.IO.Out, text)
+	return err
 }

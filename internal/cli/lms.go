@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -98,20 +97,15 @@ func gradeUnpack(o *gradeOptions, args []string) error {
 // exportLMS writes the LMS formats asked for, and says whom an LMS will
 // not find.
 func exportLMS(o *gradeOptions, s *gradebook.Sheet, write func(string, func(io.Writer) error) error) error {
-	if !slices.Contains([]string{"exercises", "total"}, o.lms.columns) {
-		return usagef("--columns is exercises or total, not %q", o.lms.columns)
-	}
-	if o.lms.outOf != 0 && (o.lms.columns != "total" || o.lms.outOf < 0) {
-		return usagef("--out-of scales the total: give it a number of points, with --columns total")
-	}
-	if o.lms.canvas == "" && o.lms.moodle == "" && o.lms.gradescope == "" {
-		return nil // no LMS format asked for: nothing to read or write
+	e := &lms.Export{Sheet: s, Columns: lms.Columns(o.lms.columns), Assignment: o.lms.assignment, OutOf: o.lms.outOf}
+	if err := e.Check(); err != nil || !o.lms.any() {
+		return err // no LMS format asked for: nothing to read or write
 	}
 	people, err := lmsPeople(o)
 	if err != nil {
 		return err
 	}
-	e := &lms.Export{Sheet: s, People: people, Columns: lms.Columns(o.lms.columns), Assignment: o.lms.assignment, OutOf: o.lms.outOf}
+	e.People = people
 	warnings, err := e.WriteAll(lms.Outputs{Canvas: o.lms.canvas, Moodle: o.lms.moodle, Gradescope: o.lms.gradescope},
 		func(name string, data []byte) error {
 			return write(name, func(w io.Writer) error { _, err := w.Write(data); return err })

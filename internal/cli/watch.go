@@ -55,7 +55,7 @@ stdin is not a terminal, type the key and Enter.`,
 }
 
 func watchRun(opts *WatchOptions) error {
-	ios, start := opts.IO, opts.Exercise
+	ios := opts.IO
 	c, err := opts.g.course()
 	if err != nil {
 		return err
@@ -63,17 +63,15 @@ func watchRun(opts *WatchOptions) error {
 	if len(c.Exercises) == 0 {
 		return fmt.Errorf("%s has no exercises to watch", c.Title)
 	}
-	if _, err := progress.Load(c); err != nil {
+	p, err := progress.Load(c)
+	if err != nil {
 		return err
 	}
-	if start == "" {
-		id, ok := study.Progress(c).Next(c, "")
-		if !ok {
+	x, ok, err := study.Pick(c, p, opts.Exercise)
+	if err != nil || !ok {
+		if err == nil {
 			fmt.Fprintf(ios.Out, "Every exercise of %s is passed. Watch one again with lessons watch ID.\n", c.Title)
-			return nil
 		}
-		start = id
-	} else if _, err := c.Exercise(start); err != nil {
 		return err
 	}
 	ctx, stop := interrupted()
@@ -86,7 +84,7 @@ func watchRun(opts *WatchOptions) error {
 	defer restore()
 	s := study.Watch(c, terminal(ios), k, opts.Poll)
 	s.Keys, s.Debounce, s.Wait = keys, opts.Debounce, opts.Wait
-	err = s.Run(ctx, start)
+	err = s.Run(ctx, x.ID)
 	if ctx.Err() != nil {
 		return nil // Ctrl-C: a normal way to leave
 	}

@@ -3,8 +3,11 @@ package exercise
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -166,4 +169,25 @@ func (s *Student) WriteText(out io.Writer, color, verbose bool) {
 			fmt.Fprintf(out, "\nhint: %s\n", strings.Join(s.Hints, "\n      "))
 		}
 	}
+}
+
+// Source is the file a check of exercise x judges: file when it is not
+// "" (check --file; the exercise's other files are then read from beside
+// it, NewJob), else the student's file in course c. A file named that is
+// not there is a *failure.Usage.
+func Source(c *course.Course, x *course.Exercise, file string) (string, error) {
+	if file == "" {
+		return c.Path(x.Student), nil
+	}
+	src, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(src); err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // the path is said once
+		}
+		return "", failure.Usagef("check --file %s: %v", file, err)
+	}
+	return src, nil
 }

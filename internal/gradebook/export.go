@@ -354,3 +354,12 @@ func (s *Sheet) WriteFeedback(dir string) (int, error) {
 	}
 	return len(s.Students), nil
 }
+
+// WriteSummary is the table a grade ends with, then how many grades are
+// marked for review when some are.
+func (s *Sheet) WriteSummary(w io.Writer) {
+	s.WriteTable(w)
+	if n := len(s.Marked()); n > 0 {
+		fmt.Fprintf(w, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -158,6 +159,25 @@ var migrations = map[string]string{
 }
 
 const schemaVersion = "4"
+
+// OpenExisting opens the gradebook at path for a command that reads it:
+// one that is not there is an error that says how to make it.
+func OpenExisting(path string) (*Book, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no gradebook at %s: grade a class first (lessons grade SUBMISSIONS) or name it with --gradebook", path)
+	}
+	return Open(path)
+}
+
+// ReadSheet reads the sheet of the gradebook at path, which must exist.
+func ReadSheet(path string) (*Sheet, error) {
+	b, err := OpenExisting(path)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return b.Sheet()
+}
 
 // Open opens the gradebook at path, creating it when it is not there.
 func Open(path string) (*Book, error) {

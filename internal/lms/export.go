@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -37,6 +38,18 @@ type Export struct {
 	// OutOf scales Total to the assignment's points (Canvas's points
 	// possible), when more than 0: 11 of 15 out of 100 is 73.33.
 	OutOf int
+}
+
+// Check says what is wrong with the columns and the scale asked for
+// (--columns, --out-of), as a *failure.Usage.
+func (e *Export) Check() error {
+	if e.Columns != PerExercise && e.Columns != Total {
+		return failure.Usagef("--columns is exercises or total, not %q", e.Columns)
+	}
+	if e.OutOf != 0 && (e.Columns != Total || e.OutOf < 0) {
+		return failure.Usagef("--out-of scales the total: give it a number of points, with --columns total")
+	}
+	return nil
 }
 
 // column is one graded column: its heading, its most points, and each

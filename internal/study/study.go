@@ -88,3 +88,29 @@ func LessonPointer(x *course.Exercise) string {
 	}
 	return fmt.Sprintf("The lesson: lessons show %d.", x.Lesson.Day)
 }
+
+// Pick is the exercise a student's command works on: the one id names,
+// or, when id is "", the first that p has not passed; ok is false when
+// every exercise is passed.
+func Pick(c *course.Course, p *progress.Progress, id string) (x *course.Exercise, ok bool, err error) {
+	if id == "" {
+		if id, ok = p.Next(c, ""); !ok {
+			return nil, false, nil
+		}
+	}
+	x, err = c.Exercise(id)
+	return x, err == nil, err
+}
+
+// Hint reveals the next hint of x in p, saves it in c's progress, and
+// gives the hints shown so far (or says that x has none).
+func Hint(c *course.Course, p *progress.Progress, x *course.Exercise) (string, error) {
+	shown, more := p.RevealHint(x)
+	if len(shown) == 0 {
+		return fmt.Sprintf("%s has no hints. %s\n", x.ID, LessonPointer(x)), nil
+	}
+	if err := p.Save(c); err != nil {
+		return "", err
+	}
+	return HintText(x, shown, more), nil
+}
