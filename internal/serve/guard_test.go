@@ -181,8 +181,21 @@ func TestSavingAnExerciseFilePushesItsVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	time.Sleep(300 * time.Millisecond) // the poller's first look
-	os.WriteFile(file, []byte("// solved\n"), 0o644)
+	// The watcher starts beside the test: a save before its first look
+	// is not a change to it. Save again, longer each time, until the
+	// verdict comes, rather than guess how long its start takes.
+	saved := make(chan struct{})
+	defer close(saved)
+	go func() {
+		for i := 0; ; i++ {
+			os.WriteFile(file, []byte("// solved"+strings.Repeat(" ", i)+"\n"), 0o644)
+			select {
+			case <-saved:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
 	got := make(chan string, 1)
 	go func() {
 		buf := make([]byte, 64<<10)

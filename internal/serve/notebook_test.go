@@ -277,26 +277,34 @@ func (c *course) startLong(ctx context.Context, session string) (*http.Response,
 	pidFile := filepath.Join(c.workspace("day001-a"), "long.pid")
 	os.Remove(pidFile)
 	res := c.postWith(ctx, "run", map[string]any{"page": "day001-a", "session": session, "cell": 4}, c.srv.Token(), c.http.URL)
-	for i := 0; i < 500; i++ {
-		if data, err := os.ReadFile(pidFile); err == nil && len(data) > 0 && data[len(data)-1] == '\n' {
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-			return res, pid
+	pid := 0
+	started := eventually(func() bool {
+		data, err := os.ReadFile(pidFile)
+		if err != nil || len(data) == 0 || data[len(data)-1] != '\n' {
+			return false
 		}
-		time.Sleep(10 * time.Millisecond)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		return true
+	})
+	if !started {
+		c.t.Fatal("the long cell did not start")
 	}
-	c.t.Fatal("the long cell did not start")
-	return nil, 0
+	return res, pid
 }
 
-func gone(pid int) bool {
-	for i := 0; i < 300; i++ {
-		if syscall.Kill(pid, 0) != nil {
+// eventually is whether cond comes true within 30 s, looked at every
+// 10 ms: long enough for a loaded machine, so that only a condition that
+// never comes true fails a test.
+func eventually(cond func() bool) bool {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
 			return true
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	return false
+	return cond()
 }
+
+func gone(pid int) bool { return eventually(func() bool { return syscall.Kill(pid, 0) != nil }) }
 
 func TestStopEndsTheCellsProcess(t *testing.T) {
 	c := newCourse(t, map[string]string{"day001-a": dayOne})
@@ -327,9 +335,7 @@ func TestClosingThePageEndsTheCellsProcess(t *testing.T) {
 	if !gone(pid) {
 		t.Errorf("process %d still runs after its page went away", pid)
 	}
-	for i := 0; c.srv.nb.running() != 0 && i < 300; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually(func() bool { return c.srv.nb.running() == 0 })
 	if n := c.srv.nb.running(); n != 0 {
 		t.Errorf("%d runs left", n)
 	}
@@ -411,23 +417,33 @@ func TestPagesOfOneLessonTakeTurns(t *testing.T) {
 	sc := bufio.NewScanner(first.Body)
 	for sc.Scan() && !strings.Contains(sc.Text(), "first") {
 	}
-	done := make(chan []event)
-	go func() {
-		evs, _ := events(t, c.post("run", map[string]any{"page": "day001-a", "session": "p2", "cell": 2}))
-		done <- evs
-	}()
-	select {
-	case evs := <-done:
-		t.Fatalf("the second page ran beside the first: %+v", evs)
-	case <-time.After(300 * time.Millisecond):
+	// The second page's first event says that it waits; it runs only
+	// once the first cell, still running, is let go.
+	second := c.post("run", map[string]any{"page": "day001-a", "session": "p2", "cell": 2})
+	defer second.Body.Close()
+	sc2 := bufio.NewScanner(second.Body)
+	next := func() (ev event, ok bool) {
+		if !sc2.Scan() {
+			return ev, false
+		}
+		if err := json.Unmarshal(sc2.Bytes(), &ev); err != nil {
+			t.Fatalf("a line of the stream is not an event: %q", sc2.Text())
+		}
+		return ev, true
+	}
+	if ev, _ := next(); ev.Event != "waiting" {
+		t.Fatalf("the second page's first event: %+v; want waiting", ev)
 	}
 	os.WriteFile(filepath.Join(c.workspace("day001-a"), "go"), nil, 0o644)
 	for sc.Scan() {
 	}
 	first.Body.Close()
-	evs := <-done
-	if evs[0].Event != "waiting" || last(evs).Status != "ok" {
-		t.Errorf("the second page's events: %+v", evs)
+	var evs []event
+	for ev, ok := next(); ok; ev, ok = next() {
+		evs = append(evs, ev)
+	}
+	if len(evs) == 0 || evs[0].Event != "start" || last(evs).Status != "ok" {
+		t.Errorf("the second page's events after waiting: %+v", evs)
 	}
 }
 
