@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	hw "github.com/cudalessons/lessons/internal/machine"
@@ -56,19 +57,8 @@ no GPU, a bad spec).`,
 }
 
 func checkRun(opts *CheckOptions) error {
-	c, err := opts.g.course()
-	if err != nil {
-		return err
-	}
-	p, err := progress.Load(c)
-	if err != nil {
-		return err
-	}
-	x, ok, err := study.Pick(c, p, opts.Exercise)
-	if err != nil || !ok {
-		if err == nil {
-			fmt.Fprintf(opts.IO.Out, "Every exercise of %s is passed. Check one again with lessons check ID.\n", c.Title)
-		}
+	c, _, x, err := opts.g.exercise(opts.IO, opts.Exercise, "Every exercise of %s is passed. Check one again with lessons check ID.\n")
+	if x == nil {
 		return err
 	}
 	ctx, stop := interrupted()
@@ -108,6 +98,25 @@ func atMostOneExercise(command string) cobra.PositionalArgs {
 // command stops its programs and says what it kept.
 func interrupted() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// exercise is the course, its progress and the exercise that a
+// student's command works on (study.Pick); x is nil when every exercise
+// is passed, which done (its %s the course's title) says.
+func (g *globals) exercise(ios *iostreams.IOStreams, id, done string) (*course.Course, *progress.Progress, *course.Exercise, error) {
+	c, err := g.course()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p, err := progress.Load(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	x, ok, err := study.Pick(c, p, id)
+	if err == nil && !ok {
+		fmt.Fprintf(ios.Out, done, c.Title)
+	}
+	return c, p, x, err
 }
 
 // checker finds nvcc and a GPU for the command named cmd (check,

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/iostreams"
-	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/study"
 )
 
@@ -41,19 +40,8 @@ would check). What was asked for is kept in .lessons/progress.json.`,
 }
 
 func hintRun(opts *HintOptions) error {
-	c, err := opts.g.course()
-	if err != nil {
-		return err
-	}
-	p, err := progress.Load(c)
-	if err != nil {
-		return err
-	}
-	x, ok, err := study.Pick(c, p, opts.Exercise)
-	if err != nil || !ok {
-		if err == nil {
-			fmt.Fprintf(opts.IO.Out, "Every exercise of %s is passed: ask for one's hints with lessons hint ID.\n", c.Title)
-		}
+	c, p, x, err := opts.g.exercise(opts.IO, opts.Exercise, "Every exercise of %s is passed: ask for one's hints with lessons hint ID.\n")
+	if x == nil {
 		return err
 	}
 	text, err := study.Hint(c, p, x)
