@@ -1,0 +1,83 @@
+package study
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/course/coursetest"
+	"github.com/cudalessons/lessons/internal/progress"
+)
+
+func tiny(t *testing.T) *course.Course {
+	t.Helper()
+	c, err := course.Load(coursetest.Tiny(t, []string{"pipe", "pool"}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Pick gives the exercise named, else the first not passed, else none.
+func TestPick(t *testing.T) {
+	c := tiny(t)
+	p := &progress.Progress{Passed: map[string]time.Time{}}
+	if x, ok, err := Pick(c, p, ""); err != nil || !ok || x.ID != "pipe" {
+		t.Errorf("first: %v %v %v", x, ok, err)
+	}
+	p.Passed["pipe"] = time.Now()
+	if x, ok, err := Pick(c, p, ""); err != nil || !ok || x.ID != "pool" {
+		t.Errorf("after pipe: %v %v %v", x, ok, err)
+	}
+	if x, ok, err := Pick(c, p, "pipe"); err != nil || !ok || x.ID != "pipe" {
+		t.Errorf("named, though passed: %v %v %v", x, ok, err)
+	}
+	p.Passed["pool"] = time.Now()
+	if x, ok, err := Pick(c, p, ""); err != nil || ok || x != nil {
+		t.Errorf("all passed: %v %v %v", x, ok, err)
+	}
+	if _, ok, err := Pick(c, p, "nope"); err == nil || ok || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown: %v %v", ok, err)
+	}
+}
+
+// Hint reveals one more hint each time and keeps the count in the
+// course's progress; an exercise without hints says where to read.
+func TestHint(t *testing.T) {
+	c := tiny(t)
+	x, _ := c.Exercise("pipe")
+	x.Hints = []string{"Which stream owns it?", "cudaFreeAsync."}
+	for i, want := range []string{"Hint 1 of 2 for pipe:\n  Which stream owns it?\n\nlessons hint pipe again for the next.\n", "Hint 1 of 2 for pipe:\n  Which stream owns it?\nHint 2 of 2 for pipe:\n  cudaFreeAsync.\n\nThat is every hint."} {
+		p, err := progress.Load(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := Hint(c, p, x)
+		if err != nil || !strings.HasPrefix(text, want) {
+			t.Errorf("hint %d: %q, %v; want %q", i+1, text, err, want)
+		}
+	}
+	bare, _ := c.Exercise("pool")
+	p, _ := progress.Load(c)
+	if text, err := Hint(c, p, bare); err != nil || text != "pool has no hints. The lesson: lessons show 1.\n" {
+		t.Errorf("no hints: %q, %v", text, err)
+	}
+}
+
+// WriteList ticks what is passed and counts it all.
+func TestWriteList(t *testing.T) {
+	c := tiny(t)
+	var out bytes.Buffer
+	p := &progress.Progress{Passed: map[string]time.Time{"pool": time.Now()}}
+	if err := WriteList(&out, c, p); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"DAY  LESSON  TITLE  EXERCISES\n", "1    a       A      pipe\n", "                   pool ✓\n", "\nTiny: 1 lessons, 2 exercises, 1 passed\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("list:\n%s\nwant %q", got, want)
+		}
+	}
+}
