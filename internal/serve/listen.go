@@ -53,7 +53,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, sw *SiteWatch, star
 	defer cancel()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln); cancel() }()
+	watched := make(chan struct{})
 	go func() {
+		defer close(watched)
 		if err := s.WatchExercises(ctx, sw.poll, sw.debounce, logf); err != nil {
 			errf("lessons: exercises are not re-checked on save: %v", err)
 		}
@@ -62,6 +64,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, sw *SiteWatch, star
 	werr := sw.Run(ctx, s, logf, errf)
 	hs.Close()
 	err := <-served
+	cancel()
+	<-watched // a verdict given as the server stops is told
 	if werr != nil {
 		return werr
 	}

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/cudalessons/lessons/internal/watch"
@@ -37,6 +38,10 @@ func (s *Server) WatchExercises(ctx context.Context, poll bool, debounce time.Du
 	defer w.Close()
 	batches := watch.Debounce(w.Events(), debounce)
 	running := map[string]context.CancelFunc{}
+	// The checks under way end (and say so) before this returns: a
+	// server that stops right after a verdict still tells it.
+	var checks sync.WaitGroup
+	defer checks.Wait()
 	for {
 		select {
 		case <-ctx.Done():
@@ -63,9 +68,14 @@ func (s *Server) WatchExercises(ctx context.Context, poll bool, debounce time.Du
 					}
 					cctx, cancel := context.WithCancel(ctx)
 					running[id] = cancel
+					checks.Add(1)
 					go func() {
+						defer checks.Done()
 						v, _ := s.checkAndPush(cctx, id, "save")
-						if cctx.Err() == nil {
+						// A check cut short (by a newer save, or the
+						// server stopping) is no verdict; one that
+						// ended is told.
+						if cctx.Err() == nil || v.Error == "" {
 							logf("checked %s after a save: %s", id, verdictWord(v))
 						}
 					}()
