@@ -1,0 +1,69 @@
+// streams: kernels on four streams, run in the ways the timing statistics
+// must tell apart (checker/testdata/timing/record.sh records each):
+//   concurrent  four streams, no waits: the kernels overlap
+//   serial      a cudaStreamSynchronize after each launch
+//   one         every kernel on one stream
+//   default     every kernel on the legacy default stream
+//   graph       the concurrent work captured into a graph and launched,
+//               then one plain launch (the capture must still work)
+//   reset       concurrent, then cudaDeviceReset before exit
+#include <cstdio>
+#include <cstring>
+#include <cuda_runtime.h>
+
+#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); return 1; } } while (0)
+
+// spin keeps one block busy for about `cycles` clock cycles.
+__global__ void spin(long long cycles, int* out) {
+    long long start = clock64();
+    while (clock64() - start < cycles) {}
+    if (threadIdx.x == 0) atomicAdd(out, 1);
+}
+
+int main(int argc, char** argv) {
+    const char* mode = argc > 1 ? argv[1] : "concurrent";
+    const int S = 4, K = 4;
+    const long long cycles = 2000000;  // about 1 ms at 1.98 GHz
+    cudaStream_t s[S];
+    for (int i = 0; i < S; i++) CHECK(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking));
+    int* out;
+    CHECK(cudaMalloc(&out, sizeof(int)));
+    CHECK(cudaMemset(out, 0, sizeof(int)));
+    int expect = S * K;
+    if (strcmp(mode, "graph") == 0) {
+        cudaEvent_t fork, join[S];
+        CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+        for (int i = 0; i < S; i++) CHECK(cudaEventCreateWithFlags(&join[i], cudaEventDisableTiming));
+        CHECK(cudaStreamBeginCapture(s[0], cudaStreamCaptureModeGlobal));
+        CHECK(cudaEventRecord(fork, s[0]));
+        for (int i = 1; i < S; i++) CHECK(cudaStreamWaitEvent(s[i], fork, 0));
+        for (int k = 0; k < K; k++)
+            for (int i = 0; i < S; i++) spin<<<1, 32, 0, s[i]>>>(cycles, out);
+        for (int i = 1; i < S; i++) { CHECK(cudaEventRecord(join[i], s[i])); CHECK(cudaStreamWaitEvent(s[0], join[i], 0)); }
+        cudaGraph_t g;
+        CHECK(cudaStreamEndCapture(s[0], &g));
+        cudaGraphExec_t x;
+        CHECK(cudaGraphInstantiateWithFlags(&x, g, 0));
+        CHECK(cudaGraphLaunch(x, s[0]));
+        spin<<<1, 32, 0, s[1]>>>(cycles, out);
+        expect += 1;
+    } else {
+        for (int k = 0; k < K; k++)
+            for (int i = 0; i < S; i++) {
+                cudaStream_t st = s[i];
+                if (strcmp(mode, "one") == 0) st = s[0];
+                if (strcmp(mode, "default") == 0) st = 0;
+                spin<<<1, 32, 0, st>>>(cycles, out);
+                CHECK(cudaGetLastError());
+                if (strcmp(mode, "serial") == 0) CHECK(cudaStreamSynchronize(st));
+            }
+    }
+    CHECK(cudaDeviceSynchronize());
+    int got = 0;
+    CHECK(cudaMemcpy(&got, out, sizeof(int), cudaMemcpyDeviceToHost));
+    printf("%s: %d kernels ran, %d expected\n", mode, got, expect);
+    CHECK(cudaFree(out));
+    for (int i = 0; i < S; i++) CHECK(cudaStreamDestroy(s[i]));
+    if (strcmp(mode, "reset") == 0) CHECK(cudaDeviceReset());
+    return got == expect ? 0 : 1;
+}
