@@ -66,9 +66,27 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 			bad(line, fmt.Sprintf("add checks with run = %q, or remove the run", h.Name), "hidden run %q has no checks", h.Name)
 		}
 	}
+	order := map[string]int{}
+	for i, h := range s.HiddenRuns {
+		if _, ok := order[h.Name]; !ok {
+			order[h.Name] = i + 1
+		}
+	}
 	for i, c := range s.Checks {
 		if c.Run != "" && names[c.Run] == 0 {
 			bad(diag.LineOf(data, "check", i, "run"), "name a [[hidden_run]] of this spec, or remove run", "check %d judges run %q, which is not a hidden run of this spec", i+1, c.Run)
+		}
+		if c.RelativeTo == "" {
+			continue
+		}
+		line := diag.LineOf(data, "check", i, "relative_to")
+		switch {
+		case c.Stat == "":
+			bad(line, "relative_to goes with stat checks: the same statistic of both runs is compared", "check %d has relative_to but no stat", i+1)
+		case names[c.RelativeTo] == 0:
+			bad(line, "name a [[hidden_run]] of this spec: the baseline run", "check %d is relative to run %q, which is not a hidden run of this spec", i+1, c.RelativeTo)
+		case c.Run == "" || order[c.Run] <= order[c.RelativeTo]:
+			bad(line, fmt.Sprintf("give the check run = \"NAME\" of a [[hidden_run]] listed after %q: runs are made in order, the baseline first", c.RelativeTo), "check %d is relative to run %q, which is not made before the run it judges", i+1, c.RelativeTo)
 		}
 	}
 	public := 0

@@ -82,6 +82,12 @@ type Check struct {
 	Within float64 `toml:"within"`
 	// EqualTo names another statistic the value must equal.
 	EqualTo string `toml:"equal_to"`
+	// RelativeTo names a hidden run made before this check's run (a
+	// baseline): the stat compared with the bounds is then this run's
+	// value divided by the same statistic of that run, so that at_most =
+	// 1.2 on kernel_span_ms says "at most 20% slower than the baseline",
+	// both measured by the statistics library.
+	RelativeTo string `toml:"relative_to"`
 	// EqualToGroup is another group of the same regex match that the
 	// value must equal (within Within): `sum ([0-9.]+) \(expected ([0-9.]+)\)`
 	// with equal_to_group = 2.
@@ -125,7 +131,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, timed, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
+	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, timed, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, relative_to, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
 		return nil, err
 	}
 	s.File = file

@@ -1,0 +1,121 @@
+package checker
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestTimingStatistics: the kernels' times are read by name in
+// milliseconds from a version 4 record's nanoseconds, are listed and have
+// words, and are 0 in a record of version 3 (cut at its size).
+func TestTimingStatistics(t *testing.T) {
+	s := Stats{KernelsTimed: 16, MaxConcurrentStreams: 4, KernelSpanNs: 4_250_000, KernelBusyNs: 16_000_000,
+		StreamKernelNsMax: 4_000_000, KernelOverlapNs: 3_500_000}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"kernels_timed": 16, "max_concurrent_streams": 4, "kernel_span_ms": 4.25,
+		"kernel_busy_ms": 16, "stream_kernel_ms_max": 4, "kernel_overlap_ms": 3.5}
+	for n, w := range want {
+		if v, ok := got.Value(n); !ok || v != w {
+			t.Errorf("%s = %v, %v; want %v", n, v, ok, w)
+		}
+		if !slices.Contains(StatNames(), n) {
+			t.Errorf("StatNames lacks %s", n)
+		}
+		if describe(n) == strings.ReplaceAll(n, "_", " ") {
+			t.Errorf("%s has no words of its own", n)
+		}
+	}
+	v3 := s.Encode()[:v3Size]
+	v3[8] = 3
+	old, err := DecodeStats(v3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range want {
+		if v, _ := old.Value(n); v != 0 {
+			t.Errorf("%s = %v in a version 3 record", n, v)
+		}
+	}
+	if _, err := DecodeStats(s.Encode()[:v3Size]); err == nil {
+		t.Error("a version 4 record cut at version 3's size decoded")
+	}
+}
+
+const relativeSpec = `timed = true
+
+[[check]]
+exit = 0
+
+[[hidden_run]]
+name = "baseline"
+args = ["--baseline"]
+
+[[hidden_run]]
+name = "timed"
+
+[[check]]
+run = "baseline"
+stat = "kernels_timed"
+at_least = 1
+
+[[check]]
+run = "timed"
+stat = "kernel_span_ms"
+relative_to = "baseline"
+at_most = 1.2
+`
+
+func TestRelativeTo(t *testing.T) {
+	s, err := ParseSpec("x.toml", []byte(relativeSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	timed := s.ForRun("timed")
+	base := &Stats{KernelSpanNs: 10_000_000}
+	for _, tc := range []struct {
+		span   uint64
+		before map[string]*Stats
+		pass   bool
+		got    string
+	}{
+		{11_000_000, map[string]*Stats{"baseline": base}, true, "1.1 times run baseline's (11 here, 10 there)"},
+		{13_000_000, map[string]*Stats{"baseline": base}, false, "1.3 times run baseline's (13 here, 10 there)"},
+		{1_000_000, map[string]*Stats{"baseline": {}}, false, "is 0 in run baseline"},
+		{1_000_000, map[string]*Stats{"baseline": nil}, false, "run baseline, the baseline, recorded no statistics"},
+		{1_000_000, nil, false, "recorded no statistics"},
+	} {
+		rs := timed.Judge(&Run{Stats: &Stats{KernelSpanNs: tc.span}, Before: tc.before})
+		if len(rs) != 1 {
+			t.Fatalf("judged %d checks", len(rs))
+		}
+		r := rs[0]
+		if r.Pass != tc.pass || !strings.Contains(r.Got, tc.got) {
+			t.Errorf("span %d: pass %v, got %q; want %v, %q", tc.span, r.Pass, r.Got, tc.pass, tc.got)
+		}
+		if !strings.Contains(r.Name, "as a multiple of run baseline's: at most 1.2") {
+			t.Errorf("name %q", r.Name)
+		}
+	}
+}
+
+func TestRelativeToErrors(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"[[check]]\nexit = 0\n[[hidden_run]]\nname = \"b\"\n[[check]]\nrun = \"b\"\nstat = \"kernel_span_ms\"\nrelative_to = \"b\"\nat_most = 1\n",
+			`x.toml:8: check 2 is relative to run "b", which is not made before the run it judges`},
+		{"[[check]]\nstat = \"kernel_span_ms\"\nrelative_to = \"b\"\nat_most = 1\n[[hidden_run]]\nname = \"b\"\n[[check]]\nrun = \"b\"\nexit = 0\n",
+			`check 1 is relative to run "b", which is not made before the run it judges`},
+		{"[[check]]\nexit = 0\n[[hidden_run]]\nname = \"a\"\n[[check]]\nrun = \"a\"\nstat = \"kernel_span_ms\"\nrelative_to = \"nope\"\nat_most = 1\n",
+			`check 2 is relative to run "nope", which is not a hidden run of this spec`},
+		{"[[check]]\nexit = 0\n[[hidden_run]]\nname = \"a\"\n[[hidden_run]]\nname = \"b\"\n[[check]]\nrun = \"a\"\nexit = 0\n[[check]]\nrun = \"b\"\nexit = 0\nrelative_to = \"a\"\n",
+			"check 3 has relative_to but no stat"},
+	} {
+		_, err := ParseSpec("x.toml", []byte(tc.spec))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("spec\n%s\nerror %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}
