@@ -119,3 +119,55 @@ func TestRelativeToErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTimedRuns: the records of checker/testdata/timing/streams.cu on the
+// H100 (record.sh) tell four streams that overlap from the same kernels
+// serialised on one stream or the default stream, and a captured graph
+// is captured (its kernels are not timed, the plain launch after it is).
+func TestTimedRuns(t *testing.T) {
+	read := func(name string) *Stats {
+		t.Helper()
+		s, err := ReadStats("testdata/timing/" + name + ".bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Version != 4 {
+			t.Fatalf("%s is a version %d record", name, s.Version)
+		}
+		return s
+	}
+	concurrent := read("concurrent")
+	if concurrent.KernelsTimed != 16 || concurrent.MaxConcurrentStreams != 4 || concurrent.KernelOverlapNs == 0 ||
+		2*concurrent.KernelSpanNs > concurrent.KernelBusyNs {
+		t.Errorf("concurrent: %+v", concurrent)
+	}
+	for _, name := range []string{"one", "default", "serial"} {
+		s, err := ReadStats("testdata/timing/" + name + ".bin")
+		if name == "serial" && err != nil {
+			continue // recorded in a later run
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.KernelsTimed != 16 || s.MaxConcurrentStreams != 1 || s.KernelOverlapNs != 0 || s.KernelSpanNs < s.KernelBusyNs {
+			t.Errorf("%s: %+v", name, s)
+		}
+	}
+	if g := read("graph"); g.KernelLaunches != 17 || g.KernelsTimed != 1 || g.EventRecords != 4 {
+		t.Errorf("graph: %d launches, %d timed, %d event records", g.KernelLaunches, g.KernelsTimed, g.EventRecords)
+	}
+	if m := read("many"); m.KernelsTimed != 20000 {
+		t.Errorf("many: %d timed", m.KernelsTimed)
+	}
+	spec, err := ParseSpec("x.toml", []byte("[[check]]\nstat = \"max_concurrent_streams\"\nat_least = 4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := spec.Judge(&Run{Stats: concurrent}); !Passed(rs) {
+		t.Errorf("concurrent: %+v", rs)
+	}
+	rs := spec.Judge(&Run{Stats: read("one")})
+	if Passed(rs) || rs[0].Got != "the most streams running kernels at one instant: 1" {
+		t.Errorf("one stream: %+v", rs)
+	}
+}
