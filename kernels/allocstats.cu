@@ -884,9 +884,10 @@ struct KeepLastError {
     }
 };
 
-// Relaxed: while the library calls the runtime, this thread's capture mode
-// is relaxed, so that its calls never fail or invalidate a graph that
-// another thread captures in the global mode.
+// Relaxed: while the library creates and reads its events, this thread's
+// capture mode is relaxed, so that those calls never fail or invalidate a
+// graph that another thread captures in the global mode (recording an
+// event into a stream that is not capturing is allowed in any mode).
 struct Relaxed {
     cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
     Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
@@ -900,6 +901,7 @@ cudaEvent_t takeEvent() {
         return e;
     }
     static auto create = (cudaError_t(*)(cudaEvent_t*, unsigned int))real("cudaEventCreateWithFlags");
+    Relaxed relaxed;
     cudaEvent_t e = nullptr;
     return create(&e, cudaEventDefault) == cudaSuccess ? e : nullptr;
 }
@@ -950,7 +952,6 @@ Timed startTiming(cudaStream_t s) {
     KeepLastError keep;
     cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
     if (isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone) return t;
-    Relaxed relaxed;
     if (pending->size() >= kMaxPending) harvest(false);
     if (pending->size() >= kMaxPending) return t;
     if (origin == nullptr) {
