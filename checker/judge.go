@@ -330,6 +330,7 @@ var phrases = map[string]string{
 	"kernel_busy_ms":             "milliseconds of kernel time, added up over every kernel",
 	"stream_kernel_ms_max":       "milliseconds of kernel time on the busiest stream",
 	"kernel_overlap_ms":          "milliseconds during which kernels of two streams or more ran at once",
+	"kernel_concurrency":         "kernels running at once on average (kernel time over the span)",
 }
 
 func describe(stat string) string {

@@ -167,6 +167,15 @@ func (s *Stats) Value(name string) (float64, bool) {
 	if f, ok := timeStats[name]; ok {
 		return float64(f(s)) / 1e6, true
 	}
+	if name == "kernel_concurrency" {
+		// How many kernels ran at once on average over the span: 1 when
+		// they ran one after another, near the streams' number when they
+		// overlapped throughout.
+		if s.KernelSpanNs == 0 {
+			return 0, true
+		}
+		return float64(s.KernelBusyNs) / float64(s.KernelSpanNs), true
+	}
 	i, ok := statIndex()[name]
 	if !ok {
 		return 0, false
@@ -196,6 +205,7 @@ func StatNames() []string {
 	for n := range timeStats {
 		names = append(names, n)
 	}
+	names = append(names, "kernel_concurrency")
 	sort.Strings(names)
 	return names
 }

@@ -911,14 +911,15 @@ void giveBack(cudaEvent_t e) {
 }
 
 // harvest reads the pending pairs that have completed into spans; with
-// wait, it waits (up to a few seconds in all) for the rest. mu is held.
+// wait, it waits for the rest, up to 2 s in all (kernels a program left
+// running at its exit, and did not wait for, are not timed). mu is held.
 void harvest(bool wait) {
     static auto query = (EventQueryFn)real("cudaEventQuery");
     static auto elapsed = (ElapsedFn)real("cudaEventElapsedTime");
     if (pending->empty()) return;
     KeepLastError keep;
     Relaxed relaxed;
-    uint64_t deadline = nowNanos() + 5000000000u;
+    uint64_t deadline = nowNanos() + 2000000000u;
     std::vector<Timed> left;
     for (auto& t : *pending) {
         cudaError_t q = query(t.end);
