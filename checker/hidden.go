@@ -197,8 +197,8 @@ func ParseSecret(file string, data []byte) (*Spec, error) {
 	if s == nil {
 		return nil, keep.Err()
 	}
-	if s.Points != 0 || s.Timeout != "" || len(s.Flags) > 0 || len(s.Args) > 0 || len(s.Files) > 0 || s.Timed || len(s.Env) > 0 {
-		keep = append(keep, &diag.Error{File: file, Line: 1, Msg: "a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables", Fix: "move points, timeout, flags, args, env, files and timed to the exercise's spec"})
+	if s.Points != 0 || s.Timeout != "" || len(s.Flags) > 0 || len(s.Args) > 0 || len(s.Files) > 0 || len(s.Fixed) > 0 || s.Timed || len(s.Env) > 0 {
+		keep = append(keep, &diag.Error{File: file, Line: 1, Msg: "a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables", Fix: "move points, timeout, flags, args, env, files, fixed and timed to the exercise's spec"})
 	}
 	for i := range s.Checks {
 		if s.Checks[i].Points != 0 {

@@ -176,3 +176,22 @@ func TestTimedRuns(t *testing.T) {
 		t.Errorf("one stream: %+v", rs)
 	}
 }
+
+// TestFixedFiles: fixed names files of the spec's files (a harness a grade
+// always takes from the exercise), and nothing else.
+func TestFixedFiles(t *testing.T) {
+	s, err := ParseSpec("x.toml", []byte("files = [\"bench.cu\", \"pool.h\"]\nfixed = [\"./bench.cu\"]\n[[check]]\nexit = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.IsFixed("bench.cu") || s.IsFixed("pool.h") {
+		t.Errorf("fixed: %v", s.Fixed)
+	}
+	_, err = ParseSpec("x.toml", []byte("files = [\"pool.h\"]\nfixed = [\"bench.cu\"]\n[[check]]\nexit = 0\n"))
+	if err == nil || !strings.Contains(err.Error(), `x.toml:2: fixed file "bench.cu" is not one of the spec's files`) {
+		t.Errorf("error %v", err)
+	}
+	if _, err := ParseSecret("s.toml", []byte("fixed = [\"bench.cu\"]\n")); err == nil {
+		t.Error("a secret spec with fixed files was accepted")
+	}
+}
