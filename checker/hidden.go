@@ -87,6 +87,8 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 			bad(line, "name a [[hidden_run]] of this spec: the baseline run", "check %d is relative to run %q, which is not a hidden run of this spec", i+1, c.RelativeTo)
 		case c.Run == "" || order[c.Run] <= order[c.RelativeTo]:
 			bad(line, fmt.Sprintf("give the check run = \"NAME\" of a [[hidden_run]] listed after %q: runs are made in order, the baseline first", c.RelativeTo), "check %d is relative to run %q, which is not made before the run it judges", i+1, c.RelativeTo)
+		case !s.Timed && comparesTimes(c):
+			bad(line, "add timed = true at the top of the spec: runs that share the GPU with others time nothing comparable", untimedMsg, i+1, c.Stat)
 		}
 	}
 	public := 0
@@ -111,6 +113,15 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 		}
 		seen[e.Mutant] = true
 	}
+}
+
+const untimedMsg = "check %d compares %s between runs, but the spec is not timed"
+
+// comparesTimes reports whether c compares a time (kernel_span_ms, ...,
+// kernel_concurrency) with a baseline run's.
+func comparesTimes(c Check) bool {
+	_, isTime := timeStats[c.Stat]
+	return c.RelativeTo != "" && (isTime || c.Stat == "kernel_concurrency")
 }
 
 // Hidden counts the checks that check and watch do not run: hidden
@@ -190,7 +201,7 @@ func ParseSecret(file string, data []byte) (*Spec, error) {
 	}
 	var keep diag.Errors
 	for _, e := range es {
-		if e.Msg != "the spec has no checks" && e.Msg != "every check is hidden" {
+		if e.Msg != "the spec has no checks" && e.Msg != "every check is hidden" && !strings.HasSuffix(e.Msg, "but the spec is not timed") {
 			keep = append(keep, e)
 		}
 	}
@@ -216,6 +227,15 @@ func (s *Spec) AddSecret(secret *Spec) error {
 	for _, h := range secret.HiddenRuns {
 		if s.ForRun(h.Name) != nil {
 			errs = append(errs, &diag.Error{File: secret.File, Line: 1, Msg: fmt.Sprintf("hidden run %q is also in %s", h.Name, s.File), Fix: "name it once"})
+		}
+	}
+	if errs != nil {
+		return errs
+	}
+	for _, c := range secret.Checks {
+		if !s.Timed && comparesTimes(c) {
+			errs = append(errs, &diag.Error{File: secret.File, Line: c.Line, Msg: fmt.Sprintf("check compares %s with run %s's, but %s is not timed", c.Stat, c.RelativeTo, s.File),
+				Fix: "add timed = true at the top of " + s.File + ": runs that share the GPU with others time nothing comparable"})
 		}
 	}
 	if errs != nil {

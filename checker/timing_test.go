@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -98,6 +99,39 @@ func TestRelativeTo(t *testing.T) {
 		}
 		if !strings.Contains(r.Name, "as a multiple of run baseline's: at most 1.2") {
 			t.Errorf("name %q", r.Name)
+		}
+	}
+}
+
+// TestRelativeTimesNeedTimed: a spec that compares times between runs
+// must be timed (its runs alone on the GPU); a secret spec's such checks
+// are refused when added to a spec that is not.
+func TestRelativeTimesNeedTimed(t *testing.T) {
+	runs := "[[hidden_run]]\nname = \"a\"\n[[hidden_run]]\nname = \"b\"\n[[check]]\nrun = \"a\"\nexit = 0\n"
+	kernels := "[[check]]\nrun = \"b\"\nstat = \"kernels_timed\"\nrelative_to = \"a\"\nequals = 1\n"
+	span := "[[check]]\nrun = \"b\"\nstat = \"kernel_span_ms\"\nrelative_to = \"a\"\nat_most = 1.1\n"
+	if _, err := ParseSpec("x.toml", []byte("[[check]]\nexit = 0\n"+runs+kernels)); err != nil {
+		t.Errorf("a count compared between runs needs no timed: %v", err)
+	}
+	_, err := ParseSpec("x.toml", []byte("[[check]]\nexit = 0\n"+runs+span))
+	if err == nil || !strings.Contains(err.Error(), "check 3 compares kernel_span_ms between runs, but the spec is not timed") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := ParseSpec("x.toml", []byte("timed = true\n[[check]]\nexit = 0\n"+runs+span)); err != nil {
+		t.Error(err)
+	}
+	secret, err := ParseSecret("s.toml", []byte(runs+span))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, timed := range []bool{false, true} {
+		s, err := ParseSpec("x.toml", []byte(fmt.Sprintf("timed = %v\n[[check]]\nexit = 0\n", timed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.AddSecret(secret)
+		if timed != (err == nil) || !timed && !strings.Contains(err.Error(), "check compares kernel_span_ms with run a's, but x.toml is not timed") {
+			t.Errorf("timed %v: %v", timed, err)
 		}
 	}
 }

@@ -18,7 +18,8 @@ func TestRelativeToBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("LESSONS_TEST_BIN", self)
-	s := spec(t, `[[check]]
+	s := spec(t, `timed = true
+[[check]]
 exit = 0
 [[hidden_run]]
 name = "baseline"
