@@ -52,6 +52,7 @@
 #include <cxxabi.h>
 #include <stdio.h>
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 #include <mutex>
@@ -154,8 +155,11 @@ std::once_flag exit_hook;
 // Kernels timed (see "Timing kernels on the GPU" below).
 struct Timed { cudaStream_t stream; cudaEvent_t start, end; };
 struct Span { cudaStream_t stream; double start, end; };
-const size_t kMaxPending = 1024, kMaxSpans = 1 << 20;
-std::vector<Timed>* pending;
+// Pairs are read once kReadAt are pending (the oldest first, while they
+// have completed: a GPU far behind its host costs one query a launch); a
+// launch finding kMaxPending pending is not timed.
+const size_t kReadAt = 256, kMaxPending = 1 << 16, kMaxSpans = 1 << 20;
+std::deque<Timed>* pending;
 std::vector<cudaEvent_t>* spare;
 std::vector<Span>* spans;
 cudaEvent_t origin;
@@ -545,7 +549,7 @@ Record* record() {
     nonblocking = new std::unordered_set<cudaStream_t>();
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
-    pending = new std::vector<Timed>();
+    pending = new std::deque<Timed>();
     spare = new std::vector<cudaEvent_t>();
     spans = new std::vector<Span>();
     return rec;
@@ -910,8 +914,9 @@ void giveBack(cudaEvent_t e) {
     if (e != nullptr) spare->push_back(e);
 }
 
-// harvest reads the pending pairs that have completed into spans; with
-// wait, it waits for the rest, up to 2 s in all (kernels a program left
+// harvest reads the pending pairs that have completed into spans, the
+// oldest first. Without wait it stops at the first that has not completed;
+// with wait it waits for each, up to 2 s in all (kernels a program left
 // running at its exit, and did not wait for, are not timed). mu is held.
 void harvest(bool wait) {
     static auto query = (EventQueryFn)real("cudaEventQuery");
@@ -920,14 +925,26 @@ void harvest(bool wait) {
     KeepLastError keep;
     Relaxed relaxed;
     uint64_t deadline = nowNanos() + 2000000000u;
-    std::vector<Timed> left;
-    for (auto& t : *pending) {
+    // Every span is timed from the origin: nothing is read before it has
+    // completed (its stream may be behind the others').
+    cudaError_t o = query(origin);
+    while (wait && o == cudaErrorNotReady && nowNanos() < deadline) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, nullptr);
+        o = query(origin);
+    }
+    if (o == cudaErrorNotReady) return;
+    std::deque<Timed> left;
+    while (!pending->empty()) {
+        Timed t = pending->front();
         cudaError_t q = query(t.end);
         while (wait && q == cudaErrorNotReady && nowNanos() < deadline) {
             struct timespec ts = {0, 100000};
             nanosleep(&ts, nullptr);
             q = query(t.end);
         }
+        if (q == cudaErrorNotReady && !wait) break;
+        pending->pop_front();
         if (q == cudaErrorNotReady) { left.push_back(t); continue; }
         float a = 0, b = 0;
         if (q == cudaSuccess && elapsed(&a, origin, t.start) == cudaSuccess && elapsed(&b, origin, t.end) == cudaSuccess &&
@@ -936,7 +953,7 @@ void harvest(bool wait) {
         giveBack(t.start);
         giveBack(t.end);
     }
-    pending->swap(left);
+    if (wait) pending->swap(left);
     if (spans->size() >= kMaxSpans) timingOver = true;
 }
 
@@ -953,7 +970,7 @@ Timed startTiming(cudaStream_t s) {
     KeepLastError keep;
     cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
     if (isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone) return t;
-    if (pending->size() >= kMaxPending) harvest(false);
+    if (pending->size() >= kReadAt) harvest(false);
     if (pending->size() >= kMaxPending) return t;
     if (origin == nullptr) {
         origin = takeEvent();

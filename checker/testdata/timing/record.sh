@@ -13,7 +13,7 @@ work=$(mktemp -d)
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" -x c++ -shared -Xcompiler -fPIC -cudart none -o "$work/liballocstats.so" "$root/kernels/allocstats.cu"
 "$nvcc" -arch=sm_90 -cudart shared -o "$work/streams" "$here/streams.cu"
-for mode in concurrent serial one default graph reset many; do
+for mode in concurrent serial one default graph reset many backlog; do
   "$rec" "$work/liballocstats.so" "$out/$mode.bin" "$work/streams" "$mode"
 done
 rm -rf "$work"

@@ -11,6 +11,8 @@
 //   reset       concurrent, then cudaDeviceReset before exit
 //   many        20000 short kernels over the four streams, the launch
 //               loop's host time printed (the timing's cost per launch)
+//   backlog     4096 kernels of 0.2 ms over the four streams: the host
+//               gets thousands of launches ahead of the GPU
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -58,13 +60,16 @@ int main(int argc, char** argv) {
         CHECK(cudaGraphLaunch(x, s[0]));
         spin<<<1, 32, 0, s[1]>>>(cycles, out);
         expect += 2;
-    } else if (strcmp(mode, "many") == 0) {
-        const int N = 20000;
+    } else if (strcmp(mode, "many") == 0 || strcmp(mode, "backlog") == 0) {
+        const bool many = strcmp(mode, "many") == 0;
+        const int N = many ? 20000 : 4096;
         auto t0 = std::chrono::steady_clock::now();
-        for (int k = 0; k < N; k++) spin<<<1, 32, 0, s[k % S]>>>(0, out);
-        CHECK(cudaDeviceSynchronize());
+        for (int k = 0; k < N; k++) spin<<<1, 32, 0, s[k % S]>>>(many ? 0 : 2 * cycles / 10, out);
+        // many: until the GPU is done; backlog: the launches alone.
+        if (many) CHECK(cudaDeviceSynchronize());
         double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-        printf("many: %d launches in %.0f us, %.2f us each\n", N, us, us / N);
+        CHECK(cudaDeviceSynchronize());
+        printf("%s: %d launches in %.0f us, %.2f us each\n", mode, N, us, us / N);
         expect = N;
     } else {
         for (int k = 0; k < K; k++)
