@@ -198,6 +198,10 @@ func TestTimedRuns(t *testing.T) {
 	if m := read("many"); m.KernelsTimed != 20000 {
 		t.Errorf("many: %d timed", m.KernelsTimed)
 	}
+	// Thousands of launches ahead of the GPU: every one timed still.
+	if b := read("backlog"); b.KernelsTimed != 4096 || b.MaxConcurrentStreams != 4 {
+		t.Errorf("backlog: %d timed, %d streams at once", b.KernelsTimed, b.MaxConcurrentStreams)
+	}
 	spec, err := ParseSpec("x.toml", []byte("[[check]]\nstat = \"max_concurrent_streams\"\nat_least = 4\n"))
 	if err != nil {
 		t.Fatal(err)
