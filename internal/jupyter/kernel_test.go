@@ -2,6 +2,7 @@ package jupyter
 
 import (
 	"context"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -67,6 +68,24 @@ func TestKernel(t *testing.T) {
 	}
 	if out, ok, _, _ := run(7, "print(x)", 0); !ok || out != "42\n" {
 		t.Errorf("after the interrupt: %v %q", ok, out)
+	}
+}
+
+// A cell that ignores the interrupt gets the kernel killed a grace
+// later, as the driver's process is; the kernel then runs no more cells.
+func TestDeafCellKilled(t *testing.T) {
+	k := start(t)
+	k.proc.SetGrace(100 * time.Millisecond)
+	cell := "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('deaf', flush=True)\nwhile True: time.sleep(0.01)"
+	res, err := k.Run(context.Background(), 1, cell, io.Discard, 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "a cell did not stop when interrupted") || res == nil || !res.TimedOut || res.OK {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if k.Alive() {
+		t.Error("the kernel is alive after the kill")
+	}
+	if _, err := k.Run(context.Background(), 2, "print(1)", io.Discard, 0); err == nil {
+		t.Error("a cell ran after the kill")
 	}
 }
 
