@@ -22,6 +22,9 @@ type IpynbOptions struct {
 // notebook back gives the lesson it came from.
 type NotebookWriter struct {
 	cells []map[string]any
+	// kernelspec and languageInfo are the lesson's own, when it was read
+	// from a notebook that names them.
+	kernelspec, languageInfo json.RawMessage
 }
 
 // NewNotebook writes l's cells. A cell read from a notebook is written
@@ -30,7 +33,7 @@ type NotebookWriter struct {
 // as markdown, files as %%writefile, commands as ! or %%bash cells, a
 // program the tool builds as %%writefile plus its build-and-run cell.
 func NewNotebook(l *Lesson, opt IpynbOptions) *NotebookWriter {
-	nb := &NotebookWriter{}
+	nb := &NotebookWriter{kernelspec: l.Kernelspec, languageInfo: l.LanguageInfo}
 	if opt.Setup {
 		nb.Code("# What this notebook runs on: nvcc and the GPU.\n"+
 			"# In Colab, pick a GPU first: Runtime > Change runtime type > GPU.\n"+
@@ -71,12 +74,18 @@ func (nb *NotebookWriter) model(c *Cell) {
 		if c.Append {
 			flag = "-a "
 		}
-		var meta map[string]any
+		meta := map[string]any{}
 		if c.Build {
-			meta = map[string]any{"build": true}
+			meta["build"] = true
 			if c.Flags != "" {
 				meta["flags"] = c.Flags
 			}
+		}
+		if c.Lang != "" && c.Lang != LangOf(c.Name) {
+			meta["lang"] = c.Lang
+		}
+		if len(meta) == 0 {
+			meta = nil
 		}
 		nb.Code("%%writefile "+flag+c.Name+"\n"+strings.TrimSuffix(c.Text, "\n"), meta)
 	case Python:
@@ -182,14 +191,21 @@ func (nb *NotebookWriter) Bytes() ([]byte, error) {
 		}
 		ids[c["id"]] = true
 	}
+	meta := map[string]any{
+		"accelerator":   "GPU",
+		"colab":         map[string]any{"provenance": []any{}, "gpuType": "T4"},
+		"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
+		"language_info": map[string]any{"name": "python"},
+	}
+	if len(nb.kernelspec) > 0 {
+		meta["kernelspec"] = nb.kernelspec
+	}
+	if len(nb.languageInfo) > 0 {
+		meta["language_info"] = nb.languageInfo
+	}
 	doc := map[string]any{
-		"cells": nb.cells,
-		"metadata": map[string]any{
-			"accelerator":   "GPU",
-			"colab":         map[string]any{"provenance": []any{}, "gpuType": "T4"},
-			"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
-			"language_info": map[string]any{"name": "python"},
-		},
+		"cells":    nb.cells,
+		"metadata": meta,
 		"nbformat":       4,
 		"nbformat_minor": 5,
 	}
