@@ -39,6 +39,9 @@ type Spec struct {
 	Argv        []string `json:"argv"`
 	DisplayName string   `json:"display_name"`
 	Language    string   `json:"language"`
+	// Env is added to the kernel's environment, as Jupyter adds it
+	// (without its ${VAR} expansion).
+	Env map[string]string `json:"env"`
 }
 
 // kernelDirs are where Jupyter looks for kernelspecs, in its order.
@@ -173,6 +176,9 @@ func Start(ctx context.Context, spec *Spec, dir string, env []string) (*Kernel, 
 	// JPY_PARENT_PID: the kernel ends itself if lessons dies without
 	// shutting it down (its own process group gets no Ctrl-C).
 	cmd.Dir, cmd.Env = dir, append(slices.Clip(env), "MPLBACKEND=module://matplotlib_inline.backend_inline", fmt.Sprintf("JPY_PARENT_PID=%d", os.Getpid()))
+	for k, v := range spec.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	var startErr strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &limited{w: &startErr, left: 4096}
 	if k.proc, err = python.StartProcess(cmd, "the Jupyter kernel"); err != nil {

@@ -204,8 +204,8 @@ func (nb *NotebookWriter) Bytes() ([]byte, error) {
 		meta["language_info"] = nb.languageInfo
 	}
 	doc := map[string]any{
-		"cells":    nb.cells,
-		"metadata": meta,
+		"cells":          nb.cells,
+		"metadata":       meta,
 		"nbformat":       4,
 		"nbformat_minor": 5,
 	}

@@ -44,6 +44,9 @@ type Env struct {
 	// PythonWay says how Python cells run, for run, show and the page:
 	// "Python 3.12, no Jupyter kernel: IPython's magics are not available".
 	PythonWay string
+	// kernel is the kernel WithKernel looked for; "" when the caller set
+	// StartPython itself, which ForLesson then leaves alone.
+	kernel string
 }
 
 // WithPython sets env to run Python cells in the Jupyter kernel python3
@@ -55,9 +58,14 @@ func WithPython(ctx context.Context, env Env) Env { return WithKernel(ctx, env, 
 // not installed, Python cells run as WithPython runs them, and the way
 // says which kernel the notebook wanted.
 func WithKernel(ctx context.Context, env Env, name string) Env {
+	if name == "" {
+		name = "python3"
+	}
+	env.kernel, env.StartPython, env.NoPython = name, nil, ""
 	spec, err := findSpec(name)
 	if err != nil && name != "python3" {
 		env = WithPython(ctx, env)
+		env.kernel = name
 		if !strings.Contains(err.Error(), "LESSONS_KERNEL=none") {
 			env.PythonWay += " (the notebook names the kernel " + name + ", not installed here)"
 		}
@@ -81,6 +89,21 @@ func WithKernel(ctx context.Context, env Env, name string) Env {
 		return python.Start(ctx, interp, dir, vars)
 	}
 	return env
+}
+
+// ForLesson is env for l's Python cells: the kernel its notebook names
+// (its kernelspec; python3 for a notebook that names none and for
+// markdown lessons), where env was made by WithPython or WithKernel. An
+// env whose StartPython the caller set itself is kept as it is.
+func ForLesson(ctx context.Context, env Env, l *lesson.Lesson) Env {
+	want := l.Kernel
+	if want == "" {
+		want = "python3"
+	}
+	if env.kernel == "" || env.kernel == want {
+		return env
+	}
+	return WithKernel(ctx, env, want)
 }
 
 // What this machine has for Python cells is looked for once per process
@@ -207,6 +230,7 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 	if err := os.MkdirAll(opt.Workspace, 0o755); err != nil {
 		return nil, err
 	}
+	env = ForLesson(ctx, env, l)
 	if opt.CompileOnly && opt.Parallel > 1 && opt.Cell == 0 && !rewritesFile(l) {
 		return compileParallel(ctx, l, env, opt, out)
 	}
