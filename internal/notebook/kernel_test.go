@@ -9,6 +9,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/jupyter"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
@@ -85,5 +86,42 @@ func TestRunWithAKernelNotInstalled(t *testing.T) {
 	// A notebook that names none is python3's.
 	if got := ForLesson(context.Background(), env, notebookNaming(t, "")).PythonWay; !strings.HasPrefix(got, "the Jupyter kernel python3") {
 		t.Errorf("no kernelspec: %q", got)
+	}
+}
+
+// run --cell N of a Python cell runs the Python cells above it first, in
+// the same session, for their state (as Jupyter's Run All Above), and
+// says how each went; their output is left out, and the commands above
+// are not run.
+func TestCellRunsThePythonAbove(t *testing.T) {
+	interp, err := python.Find(context.Background())
+	if err != nil {
+		t.Skip(err)
+	}
+	env := Env{Runner: runner.Exec{}, StartPython: func(ctx context.Context, dir string, vars []string) (PythonSession, error) {
+		return python.Start(ctx, interp, dir, vars)
+	}}
+	l, err := lesson.Parse("p.md", []byte("# P\n\n```python run\nx = 41\nprint('above')\n```\n\n```sh run\necho shell > ran\n```\n\n"+
+		"```python run\ny = undefined\n```\n\n```python run\nprint(x + 1)\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	var out strings.Builder
+	oc, err := Run(context.Background(), l, env, Options{Workspace: ws, Cell: 4}, &out)
+	if err != nil || len(oc) != 1 || !oc[0].OK {
+		t.Fatalf("%v %+v\n%s", err, oc, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{"(the Python cells above ran first, for their state: [1] ok, [3] failed: NameError: name 'undefined' is not defined)\n", "\n42\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "above\n") {
+		t.Errorf("the output of a cell above is shown:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+		t.Error("the shell cell above ran")
 	}
 }

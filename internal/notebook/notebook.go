@@ -238,6 +238,8 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 	files := map[string]string{}
 	st := &state{env: env, opt: opt}
 	defer st.close()
+	replay := opt.Cell != 0 && opt.Python == nil && !opt.CompileOnly && env.StartPython != nil && pythonCell(l, opt.Cell)
+	var before []string // how the Python cells before cell opt.Cell went
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if !c.Runnable() {
@@ -246,12 +248,22 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		if opt.Cell != 0 && c.Number > opt.Cell {
 			break
 		}
-		quiet := opt.Cell != 0 && c.Number != opt.Cell
-		if quiet && c.Kind != lesson.File {
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return outcomes, err
+		}
+		quiet := opt.Cell != 0 && c.Number != opt.Cell
+		switch {
+		case quiet && c.Kind == lesson.Python && replay:
+			// --cell N of a Python cell: a fresh session would lack what
+			// the cells above set, so they run first, as Jupyter's "Run
+			// All Above" would (only the Python cells: the files are
+			// written, and commands and programs are not run again).
+			before = append(before, st.replayed(ctx, c))
+			continue
+		case quiet && c.Kind != lesson.File:
+			continue
+		case !quiet && len(before) > 0 && !opt.Plain:
+			fmt.Fprintf(out, "%s\n", opt.style("2", "(the Python cells above ran first, for their state: "+strings.Join(before, ", ")+")"))
 		}
 		o := st.runCell(ctx, c, fileText(files, c), out, quiet)
 		if quiet {
@@ -265,6 +277,29 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		}
 	}
 	return outcomes, nil
+}
+
+// pythonCell tells whether cell n of l is a Python cell.
+func pythonCell(l *lesson.Lesson, n int) bool {
+	for _, c := range l.Cells {
+		if c.Number == n && c.Runnable() {
+			return c.Kind == lesson.Python
+		}
+	}
+	return false
+}
+
+// replayed runs Python cell c for its state alone, its output left out,
+// and says in a word how it went: "[3] ok", "[4] failed: NameError: ...".
+func (st *state) replayed(ctx context.Context, c *lesson.Cell) string {
+	o := st.python(ctx, c, io.Discard)
+	switch {
+	case o.OK:
+		return fmt.Sprintf("[%d] ok", c.Number)
+	case o.NotRun || o.Skipped:
+		return fmt.Sprintf("[%d] not run", c.Number)
+	}
+	return fmt.Sprintf("[%d] failed: %s", c.Number, o.Reason)
 }
 
 // rewritesFile tells whether two file cells write the same file, so that
