@@ -368,6 +368,7 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 		return nil, err
 	}
 	res := &python.Result{OK: true}
+	var busy string // the date of the kernel's status busy
 	w := k.proc.Watch(ctx, timeout)
 	defer w.Stop()
 	ended := func() (*python.Result, error) {
@@ -418,7 +419,11 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 				// as the driver's is.
 				fmt.Fprintln(out, ansi.Strip(strings.Join(tb, "\n")))
 			case "status":
+				if m.Content["execution_state"] == "busy" {
+					busy = m.Header.Date
+				}
 				if m.Content["execution_state"] == "idle" {
+					res.Busy = span(busy, m.Header.Date)
 					res.TimedOut, res.Canceled = w.TimedOut, w.Canceled
 					res.OK = res.OK && !w.Stopped()
 					return res, nil
@@ -435,6 +440,17 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 			return ended()
 		}
 	}
+}
+
+// span is the time from one message's date to another's; 0 where either
+// does not read.
+func span(from, to string) time.Duration {
+	a, err1 := time.Parse(time.RFC3339Nano, from)
+	b, err2 := time.Parse(time.RFC3339Nano, to)
+	if err1 != nil || err2 != nil || b.Before(a) {
+		return 0
+	}
+	return b.Sub(a)
 }
 
 func str(v any) string {

@@ -87,9 +87,9 @@ func (nb *NotebookWriter) model(c *Cell) {
 		if len(meta) == 0 {
 			meta = nil
 		}
-		nb.Code("%%writefile "+flag+c.Name+"\n"+strings.TrimSuffix(c.Text, "\n"), meta)
+		nb.Code("%%writefile "+flag+c.Name+"\n"+codeBody(c.Text), meta)
 	case Python:
-		nb.Code(strings.TrimSuffix(c.Text, "\n"), nil)
+		nb.Code(codeBody(c.Text), nil)
 	case Command:
 		text := strings.TrimRight(c.Text, "\n")
 		if c.CUDA != nil {
@@ -106,6 +106,17 @@ func (nb *NotebookWriter) model(c *Cell) {
 			nb.Code("!"+NativeArch(text), nil)
 		}
 	}
+}
+
+// codeBody is a code cell's text as its notebook source: without the
+// newline IPython adds to a source that does not end in one, so that
+// what IPython runs (and writes, for %%writefile) is the text, blank
+// lines at its end included.
+func codeBody(text string) string {
+	if strings.HasSuffix(text, "\n\n") {
+		return text
+	}
+	return strings.TrimSuffix(text, "\n")
 }
 
 // fenced is a markdown fence around text, longer than any run of

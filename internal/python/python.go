@@ -204,6 +204,10 @@ type Result struct {
 	// Outputs are the cell's images and results, as a notebook records
 	// them; its text went to the writer.
 	Outputs []lesson.Output
+	// Busy is how long a Jupyter kernel says it worked on the cell (from
+	// its status busy to its status idle, by their own dates): what
+	// lessons adds is the rest of the cell's time. 0 for the driver.
+	Busy time.Duration
 }
 
 // Reason says in words why the cell failed.
