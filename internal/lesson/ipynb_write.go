@@ -77,9 +77,9 @@ func (nb *NotebookWriter) model(c *Cell) {
 		meta := map[string]any{}
 		if c.Build {
 			meta["build"] = true
-			if c.Flags != "" {
-				meta["flags"] = c.Flags
-			}
+		}
+		if c.Flags != "" { // kept without run too: the lesson said them
+			meta["flags"] = c.Flags
 		}
 		if c.Lang != "" && c.Lang != LangOf(c.Name) {
 			meta["lang"] = c.Lang
