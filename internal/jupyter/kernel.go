@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -58,12 +59,20 @@ func kernelDirs() []string {
 	return append(dirs, "/usr/local/share/jupyter/kernels", "/usr/share/jupyter/kernels")
 }
 
+// specNameRE is what jupyter_client accepts as a kernelspec's name.
+var specNameRE = regexp.MustCompile(`^(?i)[a-z0-9._-]+$`)
+
 // FindSpec finds the kernelspec called name (python3 for most
 // notebooks) whose program is there. LESSONS_KERNEL=none finds none, so
 // Python cells go through lessons' own driver.
 func FindSpec(name string) (*Spec, error) {
 	if os.Getenv("LESSONS_KERNEL") == "none" {
 		return nil, errors.New("LESSONS_KERNEL=none")
+	}
+	// The name comes from a notebook: only what Jupyter allows a
+	// kernelspec's folder to be called, never a path out of its folders.
+	if !specNameRE.MatchString(name) {
+		return nil, fmt.Errorf("%q is not a Jupyter kernel's name (letters, digits, . _ and - only)", name)
 	}
 	for _, d := range kernelDirs() {
 		dir := filepath.Join(d, name)

@@ -120,3 +120,17 @@ func BenchmarkCell(b *testing.B) {
 	b.ReportMetric(kernel, "busy-us/op")
 	b.ReportMetric(per-kernel, "lessons-us/op")
 }
+
+// A kernel's name comes from a notebook: one that is a path is refused
+// before any file is read.
+func TestFindSpecRefusesPaths(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(dir+"/kernels/ok", 0o755)
+	os.WriteFile(dir+"/evil.json", []byte(`{"argv": ["/bin/true"]}`), 0o644)
+	t.Setenv("JUPYTER_PATH", dir)
+	for _, name := range []string{"../../evil", "/tmp", "a/b", ""} {
+		if _, err := FindSpec(name); err == nil || !strings.Contains(err.Error(), "not a Jupyter kernel's name") {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+}
