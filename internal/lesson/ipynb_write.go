@@ -208,11 +208,17 @@ func (nb *NotebookWriter) Bytes() ([]byte, error) {
 		"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
 		"language_info": map[string]any{"name": "python"},
 	}
-	if len(nb.kernelspec) > 0 {
-		meta["kernelspec"] = nb.kernelspec
-	}
-	if len(nb.languageInfo) > 0 {
-		meta["language_info"] = nb.languageInfo
+	if len(nb.kernelspec) > 0 || len(nb.languageInfo) > 0 {
+		// The notebook's own, as it had them (one without the other
+		// too): a default beside them could name another language.
+		delete(meta, "kernelspec")
+		delete(meta, "language_info")
+		if len(nb.kernelspec) > 0 {
+			meta["kernelspec"] = nb.kernelspec
+		}
+		if len(nb.languageInfo) > 0 {
+			meta["language_info"] = nb.languageInfo
+		}
 	}
 	doc := map[string]any{
 		"cells":          nb.cells,
