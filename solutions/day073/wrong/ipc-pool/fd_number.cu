@@ -18,9 +18,18 @@
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); return 1; } } while (0)
 
-__global__ void fill(int* x, int n, int v) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] = v;
+__device__ unsigned long long now_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// A slow producer: each thread waits ns nanoseconds, then writes its
+// strided share of x. A reader not ordered after it sees the old contents.
+__global__ void fill(int* x, int n, int v, unsigned long long ns) {
+    unsigned long long t0 = now_ns();
+    while (now_ns() - t0 < ns) {}
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) x[i] = v;
 }
 
 // Adds x into *out; each thread a strided share.
@@ -105,22 +114,34 @@ static int importer(int sock, int rounds, int n) {
     if (!recv_all(sock, &fd, sizeof fd)) { fprintf(stderr, "importer: no descriptor came\n"); return 1; }
     CHECK(cudaMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0));
     close(fd);
+    unsigned long long* got = nullptr;   // pinned: the copy into it is really asynchronous
+    CHECK(cudaMallocHost(&got, sizeof *got));
     for (int r = 0; r < rounds; r++) {
-        unsigned long long got = 0;
-        // TODO 5: receive the block's export data, import the block, sum
-        // it into *total (zeroed first) with the sum kernel on s, copy the
-        // sum into got, and free the import: all before replying.
         cudaMemPoolPtrExportData data;
-        if (!recv_all(sock, &data, sizeof data)) { fprintf(stderr, "importer: no block came\n"); return 1; }
+        if (!recv_all(sock, &data, sizeof data)) { fprintf(stderr, "importer: no block came in round %d\n", r); return 1; }
         int* block = nullptr;
+        // TODO 5: import the block the parent exported.
         CHECK(cudaMemPoolImportPointer((void**)&block, pool, &data));
         CHECK(cudaMemsetAsync(total, 0, sizeof *total, s));
         sum<<<128, 256, 0, s>>>(block, n, total);
-        CHECK(cudaMemcpyAsync(&got, total, sizeof got, cudaMemcpyDeviceToHost, s));
+        CHECK(cudaMemcpyAsync(got, total, sizeof *got, cudaMemcpyDeviceToHost, s));
+        // The parent frees the block as soon as it has the reply: the
+        // import is freed first, and the free (and the copy into *got)
+        // are done before the reply goes.
         CHECK(cudaFreeAsync(block, s));
         CHECK(cudaStreamSynchronize(s));
-        if (!send_all(sock, &got, sizeof got)) return 1;
+        if (!send_all(sock, got, sizeof *got)) return 1;
     }
+    // The parent says when it has freed its last block; then nothing of
+    // the pool should be in use any more, in either process.
+    char done = 0;
+    if (!recv_all(sock, &done, 1)) { fprintf(stderr, "importer: the parent did not finish\n"); return 1; }
+    size_t open = 0;
+    cudaError_t e = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &open);
+    if (e == cudaSuccess) printf("child: the imported pool has %zu bytes in use at the end\n", open);
+    else printf("child: the imported pool cannot say what is in use (%s)\n", cudaGetErrorString(e));
+    fflush(stdout);
+    CHECK(cudaFreeHost(got));
     CHECK(cudaFree(total));
     CHECK(cudaStreamDestroy(s));
     return 0;
@@ -128,7 +149,7 @@ static int importer(int sock, int rounds, int n) {
 
 // ---- The parent: owns the pool and allocates ----
 
-static int exporter(int sock, int rounds, int n, int* right) {
+static int exporter(int sock, int rounds, int n, int* right, cudaMemPool_t* pool_out) {
     const size_t bytes = (size_t)n * sizeof(int);
     CHECK(cudaSetDevice(0));
     int types = 0;
@@ -155,7 +176,7 @@ static int exporter(int sock, int rounds, int n, int* right) {
     for (int r = 0; r < rounds; r++) {
         int* block = nullptr;
         CHECK(cudaMallocFromPoolAsync((void**)&block, bytes, pool, s));
-        fill<<<(n + 255) / 256, 256, 0, s>>>(block, n, r + 1);
+        fill<<<264, 256, 0, s>>>(block, n, r + 1, 20 * 1000 * 1000ull);   // 20 ms
         // TODO 2: the child must not read the block before it is
         // allocated and filled: make sure of that, then send the child the
         // block's export data.
@@ -171,7 +192,9 @@ static int exporter(int sock, int rounds, int n, int* right) {
         CHECK(cudaFreeAsync(block, s));
     }
     CHECK(cudaStreamSynchronize(s));
-    CHECK(cudaMemPoolDestroy(pool));
+    char done = 1;
+    if (!send_all(sock, &done, 1)) return 1;
+    *pool_out = pool;
     CHECK(cudaStreamDestroy(s));
     return 0;
 }
@@ -207,10 +230,13 @@ int main(int argc, char** argv) {
     }
     close(sv[1]);
     int right = 0;
-    int rc = exporter(sv[0], rounds, n, &right);
+    cudaMemPool_t pool = nullptr;
+    int rc = exporter(sv[0], rounds, n, &right, &pool);
     close(sv[0]);
     int status = 0;
     waitpid(child, &status, 0);
+    // The pool goes once the child, which imported it, is gone.
+    if (pool != nullptr && cudaMemPoolDestroy(pool) != cudaSuccess) rc = 1;
     bool childOK = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     printf("the child %s\n", childOK ? "ended cleanly" : "failed");
     printf("%d of %d rounds summed correctly by the child\n", right, rounds);
