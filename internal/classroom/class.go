@@ -197,7 +197,12 @@ func (c *Class) siteMap() (map[string][]byte, error) {
 
 // studentDir is a student's folder, made the first time.
 func (c *Class) studentDir(id string) (string, error) {
-	return beneath.Dir(c.studentsDir, id)
+	dir, err := beneath.Dir(c.studentsDir, id)
+	if err == nil {
+		// Reached by the runs' users (their workspaces), listed by none.
+		err = os.Chmod(dir, 0o711)
+	}
+	return dir, err
 }
 
 // page is the student's own notebook server: serve's page, with their
@@ -222,6 +227,17 @@ func (c *Class) page(id string) (*serve.Server, string) {
 			if err != nil {
 				return env, err
 			}
+			// The cells' builds are cached in the workspace: the shared
+			// cache is outside what a sandboxed cell may write, and a
+			// student's entry there would be another's binary.
+			env.Vars = withVar(env.Vars, "LESSONS_CACHE", filepath.Join(ws, ".lessons-cache"))
+			// nvcc's and the program's temporary files: the one folder
+			// a cell may write.
+			tmp, err := beneath.Dir(ws, ".tmp")
+			if err != nil {
+				return env, err
+			}
+			env.Vars = withVar(withVar(env.Vars, "TMPDIR", tmp), "HOME", ws)
 			env.Runner = queued{c: c, student: id, inner: func(slot int) runner.Runner { return c.cfg.Cells(ws, slot) }}
 			// Python cells would run outside the sandbox, in a session
 			// kept across cells: the class runs none.
@@ -277,7 +293,7 @@ func (c *Class) readCopy(id string, x *course.Exercise) ([]byte, error) {
 		if data, err = os.ReadFile(c.course.Path(x.Student)); err != nil {
 			return nil, fmt.Errorf("the course's %s: %w", x.Student, err)
 		}
-		return data, beneath.WriteFile(dir, fileName(x), data, 0o644)
+		return data, beneath.WriteFile(dir, fileName(x), data, 0o600)
 	}
 	return data, err
 }
@@ -292,7 +308,7 @@ func (c *Class) writeCopy(id string, x *course.Exercise, text string) error {
 	if err != nil {
 		return err
 	}
-	return beneath.WriteFile(dir, fileName(x), []byte(text), 0o644)
+	return beneath.WriteFile(dir, fileName(x), []byte(text), 0o600)
 }
 
 // touch notes what a student did last, for the instructor's view.
@@ -358,9 +374,6 @@ func (s *studentChecker) Check(ctx context.Context, id string) (*serve.Verdict, 
 	if _, err := s.c.readCopy(s.id, x); err != nil {
 		return nil, err
 	}
-	if err := s.c.audit.Log(s.id, "", "check", id); err != nil {
-		return nil, err
-	}
 	a, err := s.c.grade(ctx, s.id, x, false)
 	if err != nil {
 		return nil, err
@@ -380,4 +393,15 @@ func remoteIP(addr string) string {
 		return h
 	}
 	return addr
+}
+
+// withVar is vars with name set to value, in place of what it was.
+func withVar(vars []string, name, value string) []string {
+	out := make([]string, 0, len(vars)+1)
+	for _, v := range vars {
+		if !strings.HasPrefix(v, name+"=") {
+			out = append(out, v)
+		}
+	}
+	return append(out, name+"="+value)
 }

@@ -28,7 +28,8 @@ var floors = [][]string{
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
 	{"internal/exercise"},
 	{"internal/grade"},
-	{"internal/grade/cluster", "internal/verify"},
+	{"internal/grade/cluster", "internal/verify", "internal/classroom"},
+	{"internal/classroom/classcmd"},
 	{"internal/cli"},
 	{"cmd/lessons"},
 }
