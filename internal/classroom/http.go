@@ -102,7 +102,9 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	// Not no-referrer: under it a form's POST says Origin: null, and the
+	// sign-in form would be refused as another site's.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	if r.TLS != nil {
 		h.Set("Strict-Transport-Security", "max-age=31536000")
