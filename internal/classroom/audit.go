@@ -1,9 +1,11 @@
 package classroom
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -52,3 +54,46 @@ func (a *Audit) Log(who, from, action, detail string) error {
 
 // Close closes the log.
 func (a *Audit) Close() error { return a.f.Close() }
+
+// Unfinished are the submissions the log shows started and never
+// ended (graded, or stopped): those of a server that was killed. Each
+// is "who exercise".
+func Unfinished(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	open := map[string]bool{}
+	var order []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var e Entry
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue // a line cut by the kill
+		}
+		ex, _, _ := strings.Cut(e.Detail, " ")
+		ex = strings.TrimSuffix(ex, ":")
+		key := e.Who + " " + ex
+		switch e.Action {
+		case "submit":
+			if !open[key] {
+				order = append(order, key)
+			}
+			open[key] = true
+		case "submitted", "submit stopped":
+			open[key] = false
+		}
+	}
+	var out []string
+	for _, k := range order {
+		if open[k] {
+			out = append(out, k)
+		}
+	}
+	return out, sc.Err()
+}

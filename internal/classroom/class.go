@@ -90,6 +90,9 @@ type Class struct {
 	activity map[string]*activity
 	// submitting holds a lock for each student's exercise being submitted.
 	submitting sync.Map
+	// Stopped are the submissions ("who exercise") that a server killed
+	// before this one never graded.
+	Stopped []string
 }
 
 type activity struct {
@@ -139,6 +142,18 @@ func Open(cfg Config) (*Class, error) {
 	c.keys = NewKeys(c.private, cfg.Clock)
 	if c.audit, err = OpenAudit(filepath.Join(c.private, "audit.log"), cfg.Clock); err != nil {
 		return nil, err
+	}
+	// Submissions a killed server never graded are reported stopped, to
+	// the student's history (the audit log) and the instructor's view.
+	stopped, err := Unfinished(filepath.Join(c.private, "audit.log"))
+	if err != nil {
+		c.audit.Close()
+		return nil, err
+	}
+	for _, k := range stopped {
+		who, x, _ := strings.Cut(k, " ")
+		c.audit.Log(who, "", "submit stopped", x+": the server stopped before it was graded; submit again")
+		c.Stopped = append(c.Stopped, k)
 	}
 	if c.book, err = gradebook.Open(filepath.Join(c.private, "gradebook.db")); err != nil {
 		c.audit.Close()

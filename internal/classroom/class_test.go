@@ -353,3 +353,17 @@ func TestProxyHeaderTrustedOnlyFromTheProxy(t *testing.T) {
 		t.Fatalf("the header from elsewhere: %d %s", code, body)
 	}
 }
+
+func TestUnfinishedSubmissions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	os.WriteFile(path, []byte(`{"who":"ann","action":"submit","detail":"pool"}
+{"who":"bob","action":"submit","detail":"pool"}
+{"who":"ann","action":"submitted","detail":"pool #3 passed 10/10"}
+{"who":"cy","action":"submit","detail":"pool"}
+{"who":"cy","action":"submit stopped","detail":"pool: context canceled"}
+{"who":"dee","action":"sub`), 0o600)
+	left, err := Unfinished(path)
+	if err != nil || len(left) != 1 || left[0] != "bob pool" {
+		t.Fatalf("unfinished: %v %v", left, err)
+	}
+}

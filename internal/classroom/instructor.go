@@ -15,6 +15,8 @@ type ClassState struct {
 	Exercises []string       `json:"exercises"`
 	Students  []StudentState `json:"students"`
 	Queue     QueueState     `json:"queue"`
+	// Stopped are submissions a killed server never graded ("who exercise").
+	Stopped []string `json:"stopped,omitempty"`
 }
 
 // StudentState is one student's row of the instructor's view.
@@ -37,7 +39,7 @@ func (c *Class) State() (*ClassState, error) {
 		return nil, err
 	}
 	q := c.queue.State()
-	st := &ClassState{Queue: q}
+	st := &ClassState{Queue: q, Stopped: c.Stopped}
 	for _, x := range c.course.Exercises {
 		st.Exercises = append(st.Exercises, x.ID)
 	}

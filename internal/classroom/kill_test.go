@@ -198,6 +198,11 @@ func TestKillNineLosesNothing(t *testing.T) {
 	wg.Wait()
 
 	second := startChild(t, courseDir, classDir)
+	// What was being graded when the first was killed is reported
+	// stopped by the second.
+	if left, err := Unfinished(filepath.Join(classDir, PrivateDir, "audit.log")); err != nil || len(left) > 0 {
+		t.Errorf("submissions neither graded nor reported stopped after the restart: %v %v", left, err)
+	}
 	book, err := gradebook.Open(filepath.Join(classDir, PrivateDir, "gradebook.db"))
 	if err != nil {
 		t.Fatal(err)
