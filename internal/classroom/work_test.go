@@ -2,6 +2,7 @@ package classroom
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -172,5 +173,13 @@ func TestSubmitToken(t *testing.T) {
 	}
 	if code, _ := cli.do("GET", "/day001-hello.html", nil, map[string]string{"Authorization": "Bearer " + tok}); code != http.StatusForbidden {
 		t.Fatalf("a page with the token: %d", code)
+	}
+	// lessons submit's client.
+	res, err := Submit(context.Background(), http.DefaultClient, tc.srv.URL, tok, "pool", "DONE only")
+	if err != nil || res.Status != "failed" || !strings.Contains(res.Feedback, "hidden check") {
+		t.Fatalf("Submit: %+v %v", res, err)
+	}
+	if _, err := Submit(context.Background(), http.DefaultClient, tc.srv.URL, "forged", "pool", "x"); err == nil || !strings.Contains(err.Error(), "not valid") {
+		t.Fatalf("Submit with a forged token: %v", err)
 	}
 }

@@ -33,6 +33,13 @@
   var who = el("span", "class-who", "");
   var queue = el("span", "class-queue", "");
   bar.appendChild(who); bar.appendChild(document.createTextNode(" · ")); bar.appendChild(queue);
+  var tokenOut = el("code", "class-token", "");
+  bar.appendChild(button("Token for lessons submit", "class-token-button", function () {
+    post("token", {}).then(function (r) {
+      tokenOut.textContent = " LESSONS_CLASS_SERVER=" + location.origin + " LESSONS_CLASS_TOKEN=" + r.token + " lessons submit EXERCISE FILE ";
+    }, function (e) { tokenOut.textContent = " ✗ " + e.message; });
+  }));
+  bar.appendChild(tokenOut);
   bar.appendChild(button("Sign out", "class-signout", function () {
     post("../signout", {}).then(function () { location.href = "/"; });
   }));
