@@ -50,8 +50,10 @@ type fakeTools struct {
 	mu     sync.Mutex
 	builds int
 	runs   int
-	// hold, when set, is waited on by each run (a run that is slow).
-	hold chan struct{}
+	// hold, when set, is waited on by each run (a run that is slow),
+	// and started is told of each run as it starts.
+	hold    chan struct{}
+	started chan string
 }
 
 func (f *fakeTools) Build(ctx context.Context, t *grade.Task, slot int) *grade.Built {
@@ -67,8 +69,11 @@ func (f *fakeTools) Build(ctx context.Context, t *grade.Task, slot int) *grade.B
 func (f *fakeTools) Run(ctx context.Context, t *grade.Task, b *grade.Built, dev string, slot int) (*grade.Ran, error) {
 	f.mu.Lock()
 	f.runs++
-	hold := f.hold
+	hold, started := f.hold, f.started
 	f.mu.Unlock()
+	if started != nil {
+		started <- t.Student
+	}
 	if hold != nil {
 		select {
 		case <-hold:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -181,5 +182,48 @@ func TestSubmitToken(t *testing.T) {
 	}
 	if _, err := Submit(context.Background(), http.DefaultClient, tc.srv.URL, "forged", "pool", "x"); err == nil || !strings.Contains(err.Error(), "not valid") {
 		t.Fatalf("Submit with a forged token: %v", err)
+	}
+}
+
+// With the one slot taken by ann's check, bob's cell waits in the queue
+// and is told its place, in its output and in the page's queue request,
+// and runs when the slot is free.
+func TestARunWaitsItsTurnAndSaysWhere(t *testing.T) {
+	tc := newTestClass(t, func(c *Config) { c.PerDevice = 1 })
+	tc.tools.hold, tc.tools.started = make(chan struct{}), make(chan string, 1)
+	ann, bob := tc.browser(), tc.browser()
+	ann.signin(tc.invite("ann"))
+	bob.signin(tc.invite("bob"))
+	checked := make(chan int)
+	go func() {
+		code, _ := ann.post("/_lessons/api/check", map[string]any{"exercise": "pool"})
+		checked <- code
+	}()
+	if who := <-tc.tools.started; who != "ann" {
+		t.Fatalf("%s's run started", who)
+	}
+	type ran struct{ out, status string }
+	done := make(chan ran)
+	go func() {
+		out, status := bob.runCell("day001-hello", 1)
+		done <- ran{out, status}
+	}()
+	// bob's run is in the queue once the queue says so.
+	for {
+		if st := tc.class.Queue().State(); st.Waiting["bob"] == 1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	if _, body := bob.get("/_class/api/queue"); !strings.Contains(body, `"place":1`) {
+		t.Errorf("bob's place: %s", body)
+	}
+	close(tc.tools.hold)
+	r := <-done
+	if !strings.HasPrefix(r.out, "(queue: place 1 of 1") || !strings.HasSuffix(r.out, "hello from the class\n") || strings.TrimSpace(r.status) != "ok" {
+		t.Errorf("bob's run: %q %q", r.out, r.status)
+	}
+	if code := <-checked; code != 200 {
+		t.Errorf("ann's check: %d", code)
 	}
 }
