@@ -372,3 +372,36 @@ func TestUnfinishedSubmissions(t *testing.T) {
 		t.Fatalf("unfinished: %v %v", left, err)
 	}
 }
+
+// A student taken off the roster is signed out by the restart that reads
+// it; a proxy that sends its own Host keeps the page's Origin good.
+func TestRosterAndProxyHost(t *testing.T) {
+	tc := newTestClass(t, func(c *Config) { c.Hosts = []string{"gpu.uni.example"} })
+	bob := tc.browser()
+	bob.signin(tc.invite("bob"))
+	bob.origin = "https://gpu.uni.example"
+	if code, _ := bob.post("/_class/api/file", map[string]any{"exercise": "pool", "text": "x"}); code != 200 {
+		t.Fatalf("a save with the public Origin through a proxy: %d", code)
+	}
+	if code, _ := bob.post("/_lessons/api/restart", map[string]any{"page": "day001-hello"}); code != 200 {
+		t.Fatalf("a page's request with the public Origin through a proxy: %d", code)
+	}
+	bob.origin = "https://gpu.uni.example.evil.example"
+	if code, _ := bob.post("/_class/api/file", map[string]any{"exercise": "pool", "text": "x"}); code != http.StatusForbidden {
+		t.Fatalf("a look-alike Origin: %d", code)
+	}
+	cfg := tc.class.cfg
+	cfg.Roster = cfg.Roster[:1] // ann only
+	tc.class.Close()
+	again, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	srv := httptest.NewServer(again)
+	defer srv.Close()
+	bob.base = srv.URL
+	if code, body := bob.get("/_class/api/me"); code != http.StatusForbidden || !strings.Contains(body, "not on this class's roster") {
+		t.Fatalf("bob after leaving the roster: %d %s", code, body)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func (c *Class) identify(r *http.Request) (person, string, int) {
 	}
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		if g, ok := c.keys.Session(tok); ok && g.Kind == "api" {
-			return person{ID: g.Who, Role: g.Role, Via: "api"}, "", 0
+			return c.onRoster(person{ID: g.Who, Role: g.Role, Via: "api"})
 		}
 		return person{}, "class: the token is not valid (expired, or replaced): get a new one from the page", http.StatusUnauthorized
 	}
@@ -70,7 +71,16 @@ func (c *Class) identify(r *http.Request) (person, string, int) {
 	if !ok || g.Kind != "cookie" {
 		return person{}, "class: your sign-in has ended: open your sign-in link again, or ask the instructor for a new one", http.StatusUnauthorized
 	}
-	return person{ID: g.Who, Role: g.Role, Via: "cookie"}, "", 0
+	return c.onRoster(person{ID: g.Who, Role: g.Role, Via: "cookie"})
+}
+
+// onRoster refuses a session of a student the roster no longer names
+// (taken off it, and the server restarted).
+func (c *Class) onRoster(p person) (person, string, int) {
+	if _, ok := c.roster[p.ID]; p.Role == RoleStudent && !ok {
+		return person{}, "class: " + p.ID + " is not on this class's roster any more: ask the instructor", http.StatusForbidden
+	}
+	return p, "", 0
 }
 
 // crossSite refuses what a page of another site makes the browser send
@@ -78,7 +88,7 @@ func (c *Class) identify(r *http.Request) (person, string, int) {
 // holds where a browser is older or the proxy signs in): a request that
 // changes anything must carry this server's Origin, and no script, style
 // or stream may be loaded from elsewhere.
-func crossSite(r *http.Request, p person) string {
+func (c *Class) crossSite(r *http.Request, p person) string {
 	if p.Via == "api" {
 		return "" // a bearer token is never sent by a browser on its own
 	}
@@ -91,7 +101,7 @@ func crossSite(r *http.Request, p person) string {
 	}
 	o := r.Header.Get("Origin")
 	u, err := url.Parse(o)
-	if o == "" || err != nil || u.Host != r.Host {
+	if o == "" || err != nil || (u.Host != r.Host && !slices.Contains(c.cfg.Hosts, strings.ToLower(u.Hostname()))) {
 		return "class: Origin " + o + " is not this server: a page of another site may not change anything here"
 	}
 	return ""
@@ -132,7 +142,7 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msg, code)
 		return
 	}
-	if msg := crossSite(r, p); msg != "" {
+	if msg := c.crossSite(r, p); msg != "" {
 		c.audit.Log(p.ID, from, "refused", msg)
 		http.Error(w, msg, http.StatusForbidden)
 		return
@@ -155,6 +165,12 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	srv, tok := c.page(p.ID)
 	r2 := r.Clone(r.Context())
 	r2.Header.Set(serve.TokenHeader, tok)
+	// The Origin was checked above, against the names the class is
+	// reached by too: a proxy that sends its own Host (127.0.0.1:3000)
+	// must not make the page's own check refuse it.
+	if r.Header.Get("Origin") != "" {
+		r2.Header.Set("Origin", "http://"+r.Host)
+	}
 	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/_lessons/api/") {
 		c.audit.Log(p.ID, from, strings.TrimPrefix(r.URL.Path, "/_lessons/api/"), "")
 		c.touch(p.ID, strings.TrimPrefix(r.URL.Path, "/_lessons/api/"))
@@ -185,7 +201,7 @@ func (c *Class) signin(w http.ResponseWriter, r *http.Request, from string) {
 <p>This link works once; it signs this browser in for %d days.</p></body></html>
 `, html.EscapeString(c.course.Title), html.EscapeString(c.course.Title), classPrefix, html.EscapeString(link), int(SessionLife/(24*time.Hour)))
 	case http.MethodPost:
-		if msg := crossSite(r, person{}); msg != "" {
+		if msg := c.crossSite(r, person{}); msg != "" {
 			c.audit.Log("-", from, "signin refused", msg)
 			http.Error(w, msg, http.StatusForbidden)
 			return
