@@ -84,6 +84,10 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		return fmt.Errorf("serve --class runs the students' code in grade's sandbox on the GPUs: %w", err)
 	}
 	defer local.Close()
+	// No tasks to choose from: untimed exercises get grade's fewer
+	// hardware queues (CUDA starts faster), timed ones CUDA's own.
+	choice := grade.Choose(perGPU, 0, 1, 1, "the timed")
+	local.Toolchain = choice.Pipeline(local.Toolchain.Toolkit, local.Toolchain.Runner)
 	comp := m.Compiler()
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
