@@ -100,7 +100,7 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 				"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
 			}, m.RunEnv()...)}, nil
 		},
-		Cells:     classroom.SandboxCells([]string{filepath.Dir(filepath.Dir(comp.Path))}, nil),
+		Cells:     classroom.SandboxCells(toolRoots(comp.Path), nil),
 		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, Timeout: timeout, CompileOnly: m.GPUErr != nil,
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, Instructors: f.instructors,
@@ -201,4 +201,14 @@ gives it, under "Token for lessons submit"), and print the feedback.`,
 	}
 	cmd.Flags().StringVar(&server, "server", "", "the class server's `URL`")
 	return cmd
+}
+
+// toolRoots are the toolkit's folder (/usr/local/cuda for its bin/nvcc),
+// as named and as the links lead, for the cells' sandbox to read.
+func toolRoots(nvcc string) []string {
+	out := []string{filepath.Dir(filepath.Dir(nvcc))}
+	if real, err := filepath.EvalSymlinks(nvcc); err == nil {
+		out = append(out, filepath.Dir(filepath.Dir(real)))
+	}
+	return out
 }
