@@ -149,6 +149,9 @@ func TestInstructorViewAndExport(t *testing.T) {
 	if code != 200 || len(st.Students) != 2 || st.Students[0].Submitted["pool"] != "passed 10/10" || st.Students[0].What != "submit pool" {
 		t.Fatalf("state: %d %s", code, body)
 	}
+	if code, v := prof.post("/_class/api/submit", map[string]any{"exercise": "pool", "text": "DONE HIDDEN"}); code == 200 {
+		t.Fatalf("the instructor's submission was graded: %v", v)
+	}
 	code, csv := prof.get("/_class/export.csv")
 	if code != 200 || !strings.Contains(csv, "ann") || !strings.Contains(csv, "10") {
 		t.Fatalf("export: %d %s", code, csv)
