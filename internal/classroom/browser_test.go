@@ -2,6 +2,11 @@ package classroom
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +107,52 @@ func TestClassInTheBrowser(t *testing.T) {
 	eve.wait("refused", `document.body.innerText.includes("not valid")`)
 	eve.run("the lesson", chromedp.Navigate(tc.srv.URL+"/day001-hello.html"))
 	eve.wait("no page", `document.body.innerText.includes("Sign in") && !document.querySelector(".cell")`)
+}
+
+// A page of another site, opened by a signed-in student, tries to save
+// into their exercise, submit it, and read it: by a form's POST (a
+// navigation, which carries the cookie when the sites share a host) and by
+// fetch with the credentials. Every attempt is refused, and the file is
+// as the student left it.
+func TestCrossSitePageInTheBrowser(t *testing.T) {
+	tc := newTestClass(t, nil)
+	link := tc.invite("ann")
+	p := &tab{t: t, ctx: browsertest.New(t, browsertest.Options{})}
+	p.run("open the link", chromedp.Navigate(tc.srv.URL+"/_class/signin?link="+link))
+	p.run("sign in", chromedp.Click(chromedp.CSS("#signin")))
+	p.wait("signed in", `location.pathname === "/"`)
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/form" {
+			fmt.Fprintf(w, `<!doctype html><title>form</title><form id="f" method="post" action="%s/_class/api/submit" enctype="text/plain"><input name='{"exercise":"pool","text":"pwned","x":"' value='"}'></form><script>document.getElementById("f").submit()</script>`, tc.srv.URL)
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><title>evil</title><script>
+var u = %q;
+Promise.all([
+  fetch(u + "/_class/api/file", {method: "POST", credentials: "include", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body: JSON.stringify({exercise: "pool", text: "pwned"})}).then(function () { return "sent"; }, function () { return "refused"; }),
+  fetch(u + "/_class/api/file?exercise=pool", {credentials: "include"}).then(function (r) { return r.text(); }).then(function (t) { return "read: " + t; }, function () { return "refused"; })
+]).then(function (r) { document.title = r.join(" | "); });
+</script>`, tc.srv.URL)
+	}))
+	defer evil.Close()
+	p.run("the other site's scripts", chromedp.Navigate(evil.URL))
+	p.wait("its fetches", `document.title !== "evil"`)
+	title := p.eval("document.title")
+	t.Logf("the other site's fetches: %s", title)
+	if strings.Contains(title, "TODO") || strings.Contains(title, "read: {") {
+		t.Errorf("the other site read the file: %s", title)
+	}
+	p.run("the other site's form", chromedp.Navigate(evil.URL+"/form"))
+	p.wait("the form's answer", `document.title !== "form"`)
+	p.run("back", chromedp.Navigate(tc.srv.URL+"/_class/api/file?exercise=pool"))
+	if body := p.eval("document.body.innerText"); strings.Contains(body, "pwned") || !strings.Contains(body, "TODO") {
+		t.Fatalf("the student's file after the other site's page: %s", body)
+	}
+	if n, _, _ := tc.class.Book().Latest("ann", "pool"); n != nil {
+		t.Fatalf("the other site's form submitted: %+v", n)
+	}
+	log, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "audit.log"))
+	if !strings.Contains(string(log), `"action":"refused"`) {
+		t.Errorf("no refusal in the audit log:\n%s", log)
+	}
 }
