@@ -405,3 +405,29 @@ func TestRosterAndProxyHost(t *testing.T) {
 		t.Fatalf("bob after leaving the roster: %d %s", code, body)
 	}
 }
+
+// No made-up cookie, bearer token or proxy header signs anyone in.
+func FuzzMadeUpCredentialsRefused(f *testing.F) {
+	f.Add("", "", "")
+	f.Add(strings.Repeat("a", 64), "Bearer "+strings.Repeat("0", 64), "ann")
+	f.Add("x;y", "Bearer", "ann@uni.example")
+	clock := newClock()
+	cfg := testConfig(f, &fakeTools{}, clock.now)
+	cls, err := Open(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { cls.Close() })
+	if _, err := cls.Keys().Open("ann", RoleStudent, "cookie"); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, cookie, auth, proxied string) {
+		r := httptest.NewRequest("GET", "/_class/api/me", nil)
+		r.AddCookie(&http.Cookie{Name: CookieName, Value: cookie})
+		r.Header.Set("Authorization", auth)
+		r.Header.Set("X-Remote-User", proxied)
+		if p, _, code := cls.identify(r); code == 0 {
+			t.Fatalf("signed in as %+v", p)
+		}
+	})
+}
