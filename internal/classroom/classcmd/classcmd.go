@@ -24,6 +24,7 @@ import (
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -89,6 +90,15 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	choice := grade.Choose(perGPU, 0, 1, 1, "the timed")
 	local.Toolchain = choice.Pipeline(local.Toolchain.Toolkit, local.Toolchain.Runner)
 	comp := m.Compiler()
+	// The cells' runs get cgroups of their own where this process may make
+	// them (cores, memory, processes; every process killed at the end), as
+	// grade's do; without, the rlimits hold.
+	var cg *sandbox.Cgroups
+	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
+		if cg, err = sandbox.OpenCgroups(); err == nil {
+			defer cg.Close()
+		}
+	}
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
 		Site: func() (map[string][]byte, error) { return render.Site(c) },
@@ -100,7 +110,7 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 				"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
 			}, m.RunEnv()...)}, nil
 		},
-		Cells:     classroom.SandboxCells(toolRoots(comp.Path), nil),
+		Cells:     classroom.SandboxCells(toolRoots(comp.Path), cg),
 		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, Timeout: timeout, CompileOnly: m.GPUErr != nil,
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, Instructors: f.instructors,
