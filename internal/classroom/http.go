@@ -172,8 +172,12 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r2.Header.Set("Origin", "http://"+r.Host)
 	}
 	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/_lessons/api/") {
-		c.audit.Log(p.ID, from, strings.TrimPrefix(r.URL.Path, "/_lessons/api/"), "")
-		c.touch(p.ID, strings.TrimPrefix(r.URL.Path, "/_lessons/api/"))
+		op := strings.TrimPrefix(r.URL.Path, "/_lessons/api/")
+		if err := c.audit.Log(p.ID, from, op, ""); err != nil {
+			http.Error(w, "class: "+err.Error()+": nothing is done unrecorded; tell the instructor", http.StatusInternalServerError)
+			return
+		}
+		c.touch(p.ID, op)
 	}
 	srv.ServeHTTP(w, r2)
 }
