@@ -1,6 +1,7 @@
 package classroom
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -173,7 +174,25 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/_lessons/api/") {
 		op := strings.TrimPrefix(r.URL.Path, "/_lessons/api/")
-		if err := c.audit.Log(p.ID, from, op, ""); err != nil {
+		// The log says which page, cell or exercise: the body is read
+		// here and handed on as it was.
+		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+		if err != nil {
+			http.Error(w, "class: the request's body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r2.Body = io.NopCloser(bytes.NewReader(body))
+		var what struct {
+			Page     string `json:"page"`
+			Cell     int    `json:"cell"`
+			Exercise string `json:"exercise"`
+		}
+		json.Unmarshal(body, &what)
+		detail := strings.TrimSpace(fmt.Sprintf("%s %s", what.Page, what.Exercise))
+		if what.Cell != 0 {
+			detail += fmt.Sprintf(" [%d]", what.Cell)
+		}
+		if err := c.audit.Log(p.ID, from, op, detail); err != nil {
 			http.Error(w, "class: "+err.Error()+": nothing is done unrecorded; tell the instructor", http.StatusInternalServerError)
 			return
 		}

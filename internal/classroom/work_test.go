@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -65,6 +67,12 @@ func TestEditRunCheckSubmit(t *testing.T) {
 	_, hist := ann.get("/_class/api/history?exercise=pool")
 	if strings.Count(hist, `"status"`) != 2 {
 		t.Fatalf("history: %s", hist)
+	}
+	log, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "audit.log"))
+	for _, want := range []string{`"action":"run","detail":"day001-hello [1]"`, `"action":"check","detail":"pool"`, `"action":"save","detail":"pool"`, `"action":"submitted","detail":"pool #2 passed 10/10"`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the audit log lacks %s:\n%s", want, log)
+		}
 	}
 	a, ok, err := tc.class.Book().Latest("ann", "pool")
 	if err != nil || !ok || a.Status != "passed" {
