@@ -90,6 +90,7 @@ type Class struct {
 	activity map[string]*activity
 	// submitting holds a lock for each student's exercise being submitted.
 	submitting sync.Map
+	countsMu   sync.Mutex
 	// Stopped are the submissions ("who exercise") that a server killed
 	// before this one never graded.
 	Stopped []string

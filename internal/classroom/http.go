@@ -325,11 +325,7 @@ func (c *Class) classAPI(w http.ResponseWriter, r *http.Request, p person, from,
 		reply(w, res, err)
 	case op == "api/history" && r.Method == http.MethodGet:
 		as, err := c.book.History(p.ID, req.Exercise)
-		var out []map[string]any
-		for _, a := range as {
-			out = append(out, map[string]any{"id": a.ID, "status": a.Status, "points": a.Points, "max": a.MaxPoints, "at": a.GradedAt})
-		}
-		reply(w, out, err)
+		reply(w, historyOf(as), err)
 	case op == "api/queue" && r.Method == http.MethodGet:
 		place, waiting, running, est := c.queue.Mine(p.ID)
 		reply(w, map[string]any{"place": place, "waiting": waiting, "running": running, "estimateMS": est.Milliseconds()}, nil)
@@ -405,4 +401,13 @@ func (c *Class) submit(r *http.Request, p person, from, id string, text *string)
 	sheet := &gradebook.Sheet{Exercises: []gradebook.Exercise{{ID: x.ID, Points: a.MaxPoints}}, Students: []string{p.ID},
 		Grades: map[string]map[string]*gradebook.Attempt{p.ID: {x.ID: a}}, Max: a.MaxPoints, Hidden: c.cfg.Hidden}
 	return &SubmitResult{Attempt: a.ID, Status: a.Status, Points: a.Points, Max: a.MaxPoints, Feedback: sheet.Feedback(p.ID)}, nil
+}
+
+// historyOf is a student's submissions of an exercise as the pages list them.
+func historyOf(as []*gradebook.Attempt) []map[string]any {
+	out := []map[string]any{}
+	for _, a := range as {
+		out = append(out, map[string]any{"id": a.ID, "status": a.Status, "points": a.Points, "max": a.MaxPoints, "at": a.GradedAt})
+	}
+	return out
 }

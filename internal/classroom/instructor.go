@@ -1,12 +1,17 @@
 package classroom
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/gradebook"
 )
 
 // ClassState is the instructor's view of the class: every student and
@@ -34,7 +39,17 @@ type StudentState struct {
 
 // State is the class as the instructor's view shows it.
 func (c *Class) State() (*ClassState, error) {
-	grades, err := c.book.Grades()
+	sheet, err := c.Sheet()
+	grades := map[string]map[string]*gradebook.Attempt{}
+	switch {
+	case err == nil:
+		grades = sheet.Grades
+	case !errors.Is(err, gradebook.ErrNoGrades):
+		return nil, err
+	}
+	c.countsMu.Lock()
+	counts, err := c.loadCounts()
+	c.countsMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +76,9 @@ func (c *Class) State() (*ClassState, error) {
 		}
 		for x, a := range grades[id] {
 			s.Submitted[x] = fmt.Sprintf("%s %d/%d", a.Status, a.Points, a.MaxPoints)
+			if counts[countKey(id, x)] == a.ID {
+				s.Submitted[x] += fmt.Sprintf(" (#%d chosen)", a.ID)
+			}
 		}
 		st.Students = append(st.Students, s)
 	}
@@ -74,7 +92,7 @@ func (c *Class) instructor(w http.ResponseWriter, r *http.Request, p person, fro
 		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>%s: the class</title>
 <style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%%}.passed{background:#dfd}.failed{background:#fdd}</style></head>
 <body><h1>%s: the class</h1><p><a href="%sexport.csv">export CSV</a> · <a href="%sexport.json">export JSON</a></p>
-<div id="queue"></div><table id="class"></table><h2>A student's file</h2><form id="look"><input name="student" placeholder="student id"> <input name="exercise" placeholder="exercise id"> <button>Show</button></form><pre id="file"></pre>
+<div id="queue"></div><table id="class"></table><h2>Which submission counts</h2><form id="count"><input name="student" placeholder="student id"> <input name="exercise" placeholder="exercise id"> <input name="attempt" placeholder="submission # (0: the latest)"> <button>Count it</button></form><pre id="history"></pre><h2>A student's file</h2><form id="look"><input name="student" placeholder="student id"> <input name="exercise" placeholder="exercise id"> <button>Show</button></form><pre id="file"></pre>
 <script src="%sinstructor.js"></script></body></html>
 `, html.EscapeString(c.course.Title), html.EscapeString(c.course.Title), classPrefix, classPrefix, assetPath)
 	case "instructor/state":
@@ -95,13 +113,29 @@ func (c *Class) instructor(w http.ResponseWriter, r *http.Request, p person, fro
 		c.audit.Log(p.ID, from, "read file", student+" "+x.ID)
 		data, err := c.readCopy(student, x)
 		reply(w, map[string]string{"student": student, "exercise": x.ID, "text": string(data)}, err)
+	case "instructor/history":
+		q := r.URL.Query()
+		as, err := c.book.History(q.Get("student"), q.Get("exercise"))
+		reply(w, historyOf(as), err)
+	case "instructor/count":
+		var req struct {
+			Student, Exercise string
+			Attempt           int64
+		}
+		err := json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&req)
+		if err == nil {
+			err = c.audit.Log(p.ID, from, "count", fmt.Sprintf("%s %s #%d", req.Student, req.Exercise, req.Attempt))
+		}
+		if err == nil {
+			err = c.Count(req.Student, req.Exercise, req.Attempt)
+		}
+		reply(w, map[string]bool{"counted": true}, err)
 	case "export.csv", "export.json":
-		sheet, err := c.book.Sheet()
+		sheet, err := c.Sheet()
 		if err != nil {
 			reply(w, nil, err)
 			return
 		}
-		sheet.Hidden = c.cfg.Hidden
 		c.audit.Log(p.ID, from, "export", op)
 		if strings.HasSuffix(op, ".csv") {
 			w.Header().Set("Content-Type", "text/csv; charset=utf-8")

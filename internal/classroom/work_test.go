@@ -164,6 +164,26 @@ func TestInstructorViewAndExport(t *testing.T) {
 	if code != 200 || !strings.Contains(csv, "ann") || !strings.Contains(csv, "10") {
 		t.Fatalf("export: %d %s", code, csv)
 	}
+	// A later submission that fails; the instructor counts the first.
+	ann.post("/_class/api/submit", map[string]any{"exercise": "pool", "text": "nothing"})
+	if _, csv := prof.get("/_class/export.json"); !strings.Contains(csv, `"failed"`) {
+		t.Fatalf("the latest should count: %s", csv)
+	}
+	if code, v := prof.post("/_class/instructor/count", map[string]any{"student": "ann", "exercise": "pool", "attempt": 99}); code == 200 {
+		t.Fatalf("a submission that is not ann's: %v", v)
+	}
+	if code, v := prof.post("/_class/instructor/count", map[string]any{"student": "ann", "exercise": "pool", "attempt": 1}); code != 200 {
+		t.Fatalf("count #1: %d %v", code, v)
+	}
+	if _, js := prof.get("/_class/export.json"); strings.Contains(js, `"failed"`) || !strings.Contains(js, `"passed"`) {
+		t.Fatalf("the chosen submission should count: %s", js)
+	}
+	if _, body := prof.get("/_class/instructor/state"); !strings.Contains(body, "passed 10/10 (#1 chosen)") {
+		t.Fatalf("state after the choice: %s", body)
+	}
+	if code, _ := ann.post("/_class/instructor/count", map[string]any{"student": "ann", "exercise": "pool", "attempt": 2}); code != http.StatusForbidden {
+		t.Fatalf("a student choosing: %d", code)
+	}
 }
 
 // lessons submit's token: a bearer token from the page, good for the

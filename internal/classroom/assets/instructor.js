@@ -39,3 +39,23 @@
       .then(function (r) { return r.json(); }).then(function (j) { document.getElementById("file").textContent = j.text || j.error; });
   });
 })();
+// Which submission counts: the student's history, and the choice.
+(function () {
+  "use strict";
+  var form = document.getElementById("count"), out = document.getElementById("history");
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var f = new FormData(form);
+    fetch("/_class/instructor/count", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ student: f.get("student"), exercise: f.get("exercise"), attempt: Number(f.get("attempt") || 0) }) })
+      .then(function (r) { return r.json(); })
+      .then(function (j) { out.textContent = j.error ? "✗ " + j.error : "counted"; });
+  });
+  form.querySelector('[name="exercise"]').addEventListener("change", function () {
+    var f = new FormData(form);
+    fetch("/_class/instructor/history?student=" + encodeURIComponent(f.get("student")) + "&exercise=" + encodeURIComponent(f.get("exercise")))
+      .then(function (r) { return r.json(); }).then(function (h) {
+        out.textContent = Array.isArray(h) ? h.map(function (a) { return "#" + a.id + " " + a.status + " " + a.points + "/" + a.max + " " + a.at; }).join("\n") : h.error;
+      });
+  });
+})();
