@@ -247,7 +247,7 @@ func (c *Class) signin(w http.ResponseWriter, r *http.Request, from string) {
 			return
 		}
 		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: sess, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-			Secure: r.TLS != nil, MaxAge: int(SessionLife.Seconds())})
+			Secure: c.overTLS(r), MaxAge: int(SessionLife.Seconds())})
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 	default:
 		http.Error(w, "only GET and POST", http.StatusMethodNotAllowed)
@@ -410,4 +410,15 @@ func historyOf(as []*gradebook.Attempt) []map[string]any {
 		out = append(out, map[string]any{"id": a.ID, "status": a.Status, "points": a.Points, "max": a.MaxPoints, "at": a.GradedAt})
 	}
 	return out
+}
+
+// overTLS tells whether the browser reached the server over TLS: this
+// server's own, or the proxy's (X-Forwarded-Proto: https, believed from
+// the proxy's address only).
+func (c *Class) overTLS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	ip := net.ParseIP(remoteIP(r.RemoteAddr))
+	return c.cfg.ProxyAddr != "" && ip != nil && ip.Equal(net.ParseIP(c.cfg.ProxyAddr)) && r.Header.Get("X-Forwarded-Proto") == "https"
 }

@@ -58,3 +58,27 @@ func TestSecureCookieOverTLS(t *testing.T) {
 		t.Error("no HSTS over TLS")
 	}
 }
+
+// Behind a proxy that speaks TLS (X-Forwarded-Proto: https from its
+// address) the cookie is Secure too; the header from elsewhere is not
+// believed.
+func TestSecureCookieBehindTheProxy(t *testing.T) {
+	for _, tc := range []struct {
+		proxy  string
+		secure bool
+	}{{"127.0.0.1", true}, {"10.9.8.7", false}} {
+		cls := newTestClass(t, func(c *Config) { c.ProxyAddr = tc.proxy })
+		req, _ := http.NewRequest("POST", cls.srv.URL+"/_class/signin", strings.NewReader(url.Values{"link": {cls.invite("ann")}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", cls.srv.URL)
+		req.Header.Set("X-Forwarded-Proto", "https")
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if set := res.Header.Get("Set-Cookie"); strings.Contains(set, "Secure") != tc.secure {
+			t.Errorf("proxy at %s: Set-Cookie %q", tc.proxy, set)
+		}
+	}
+}
