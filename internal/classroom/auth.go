@@ -46,6 +46,11 @@ type Keys struct {
 	dir   string
 	clock func() time.Time
 	mu    sync.Mutex
+
+	cacheMu    sync.Mutex
+	cached     map[string]*grant // sessions.json as last read
+	cachedAt   time.Time
+	cachedSize int64
 }
 
 // NewKeys keeps keys in dir (the class's private folder).
@@ -149,20 +154,32 @@ func (k *Keys) Open(who, role, kind string) (string, error) {
 	})
 }
 
-// Session is who a session's secret stands for, if it is live.
+// Session is who a session's secret stands for, if it is live. Every
+// request asks: the file is read again only when it changed (a sign-in,
+// a sign-out), as its size and time say.
 func (k *Keys) Session(s string) (grant, bool) {
 	if s == "" {
 		return grant{}, false
 	}
-	var g grant
-	ok := false
-	k.locked("sessions.json", func(m map[string]*grant) (bool, error) {
-		if found := m[hashOf(s)]; found != nil && !k.clock().After(found.Expires) {
-			g, ok = *found, true
-		}
-		return false, nil
-	})
-	return g, ok
+	path := filepath.Join(k.dir, "sessions.json")
+	st, err := os.Stat(path)
+	if err != nil {
+		return grant{}, false
+	}
+	k.cacheMu.Lock()
+	defer k.cacheMu.Unlock()
+	if k.cached == nil || !st.ModTime().Equal(k.cachedAt) || st.Size() != k.cachedSize {
+		k.cached = nil
+		k.locked("sessions.json", func(m map[string]*grant) (bool, error) {
+			k.cached = m
+			return false, nil
+		})
+		k.cachedAt, k.cachedSize = st.ModTime(), st.Size()
+	}
+	if found := k.cached[hashOf(s)]; found != nil && !k.clock().After(found.Expires) {
+		return *found, true
+	}
+	return grant{}, false
 }
 
 // Close ends a session.

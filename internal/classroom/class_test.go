@@ -243,6 +243,14 @@ func TestSignInWithALinkOnce(t *testing.T) {
 	if tc.browser().signin(old) != http.StatusUnauthorized || tc.browser().signin(fresh) != http.StatusSeeOther {
 		t.Fatal("an older link of bob's still works, or the fresh one does not")
 	}
+	// Signed out, the old cookie is nothing.
+	sess := ann.client.Jar.Cookies(u)[0]
+	if code, _ := ann.post("/_class/signout", map[string]any{}); code != 200 {
+		t.Fatalf("sign-out: %d", code)
+	}
+	if code, _ := ann.do("GET", "/_class/api/me", nil, map[string]string{"Cookie": CookieName + "=" + sess.Value}); code != http.StatusUnauthorized {
+		t.Fatalf("the cookie after sign-out: %d", code)
+	}
 	log, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "audit.log"))
 	if !strings.Contains(string(log), `"action":"signin"`) || !strings.Contains(string(log), `"action":"signin failed"`) {
 		t.Errorf("audit log:\n%s", log)
