@@ -360,6 +360,17 @@ func TestProxyHeaderTrustedOnlyFromTheProxy(t *testing.T) {
 	if code, _ := b.do("POST", "/_class/signin", strings.NewReader("link=x"), nil); code != http.StatusNotFound {
 		t.Fatalf("links in proxy mode: %d", code)
 	}
+	// lessons submit's token, got through the proxy, works without it.
+	var v map[string]any
+	code, body := b.do("POST", "/_class/api/token", nil, map[string]string{"X-Remote-User": "ann"})
+	json.Unmarshal([]byte(body), &v)
+	tok, _ := v["token"].(string)
+	if code != 200 || tok == "" {
+		t.Fatalf("a token through the proxy: %d %s", code, body)
+	}
+	if code, body := b.do("GET", "/_class/api/me", nil, map[string]string{"Authorization": "Bearer " + tok}); code != 200 || !strings.Contains(body, `"id":"ann"`) {
+		t.Fatalf("the token without the proxy's header: %d %s", code, body)
+	}
 
 	other := newTestClass(t, func(c *Config) { c.ProxyHeader, c.ProxyAddr = "X-Remote-User", "10.9.8.7" })
 	if code, body := other.browser().do("GET", "/_class/api/me", nil, map[string]string{"X-Remote-User": "ann"}); code != http.StatusForbidden || !strings.Contains(body, "only from the proxy") {
