@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/classroom/classcmd"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/serve"
@@ -25,6 +26,7 @@ type ServeOptions struct {
 	Addr              string
 	Poll              bool
 	Debounce, Timeout time.Duration
+	Class             *classcmd.Flags
 }
 
 func newServe(ios *IOStreams, g *globals, runF func(*ServeOptions) error) *cobra.Command {
@@ -59,6 +61,7 @@ site may frame the pages or load their scripts.`,
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:3000", "the `HOST:PORT` to listen on")
 	cmd.Flags().BoolVar(&opts.Poll, "poll", false, "poll the files instead of using file system events")
 	cmd.Flags().DurationVar(&opts.Debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts")
+	opts.Class = classcmd.AddFlags(cmd)
 	return cmd
 }
 
@@ -67,6 +70,11 @@ func serveRun(opts *ServeOptions) error {
 	c, err := g.course()
 	if err != nil {
 		return err
+	}
+	if opts.Class.On() {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return opts.Class.Serve(ctx, ios.Out, c, addr, timeout)
 	}
 	root := c.Root
 	build := func() (map[string][]byte, error) {

@@ -19,7 +19,7 @@ const module = "github.com/cudalessons/lessons/"
 // only packages on a lower floor. A new package goes on the floor its
 // imports put it, here and in the README.
 var floors = [][]string{
-	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
+	{"diag", "kernels", "bench/classload", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
 		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect", "internal/failure"},
 	{"checker", "gpu", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
 	{"internal/course", "internal/machine", "internal/python"},
@@ -28,7 +28,8 @@ var floors = [][]string{
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
 	{"internal/exercise"},
 	{"internal/grade"},
-	{"internal/grade/cluster", "internal/verify"},
+	{"internal/grade/cluster", "internal/verify", "internal/classroom"},
+	{"internal/classroom/classcmd"},
 	{"internal/cli"},
 	{"cmd/lessons"},
 }
