@@ -136,6 +136,8 @@ type graderRequest struct {
 	// Stdin, when set, gives the program descriptor 0 of the grader as
 	// its input (a terminal).
 	Stdin bool
+	// Env is set in the grader's environment.
+	Env []string
 }
 
 // grader runs req, as lessons grade would, and prints what came back.
@@ -144,6 +146,10 @@ func grader(data string) int {
 	if err := json.Unmarshal([]byte(data), &req); err != nil {
 		fmt.Println("grader:", err)
 		return 2
+	}
+	for _, kv := range req.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
 	}
 	r := Runner{Policy: req.Policy, Self: req.Self}
 	if req.Verify {
@@ -500,6 +506,12 @@ func TestClaimsAreTrue(t *testing.T) {
 			if want := !asUser && os.Geteuid() == 0; rep.Root != want {
 				t.Errorf("a user of its own: got %v, want %v (%+v)", rep.Root, want, rep)
 			}
+			// A user of its own per worker (root), or a pid namespace per
+			// run (a grader that is not root, where user namespaces work):
+			// nothing outlives a run either way.
+			if want := asUser && netnsOK() && countsPerUserNS(); rep.PIDNS != want || rep.Ends != (want || !asUser) {
+				t.Errorf("a pid namespace per run: got %v (ends: %v), want %v: %+v", rep.PIDNS, rep.Ends, want, rep)
+			}
 			// What is let through is not claimed.
 			pol.Network, pol.Landlock = true, -1
 			out = f.grader(t, asUser, nil, graderRequest{Policy: pol, Self: f.self, Verify: true})
@@ -511,6 +523,26 @@ func TestClaimsAreTrue(t *testing.T) {
 				t.Errorf("with the network allowed and no Landlock: %+v", rep)
 			}
 		})
+	}
+}
+
+// TestClaimsWithoutPIDNS: a grader that is not root and gives its runs
+// no pid namespace ($LESSONS_SANDBOX_PIDNS=off) claims neither a process
+// limit per run nor that nothing outlives a run: the probe's process,
+// left in a session of its own, outlives it.
+func TestClaimsWithoutPIDNS(t *testing.T) {
+	f := setup(t)
+	pol := f.policyFor(t, true)
+	out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Verify: true})
+	var rep Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Failed != "" || rep.PIDNS || rep.Ends {
+		t.Errorf("without a pid namespace: %+v", rep)
+	}
+	if s := rep.String(); !strings.Contains(s, "can outlive it") || strings.Contains(s, "per run") {
+		t.Errorf("the report claims what was not verified: %s", s)
 	}
 }
 
@@ -573,5 +605,35 @@ func TestAttackOutliveRun(t *testing.T) {
 				t.Errorf("a process the program started outlived its run (read: %d, %v):\n%s", n, err, out)
 			}
 		})
+	}
+}
+
+// TestForkBombCountedPerRun: under a grader that is not root, a program's
+// process limit counts its run's processes, not the grader's user's
+// elsewhere (40 sleepers of that user outside the run), and the processes
+// it started are gone when it ends.
+func TestForkBombCountedPerRun(t *testing.T) {
+	f := setup(t)
+	f.pol.Procs = 20
+	pol := f.policyFor(t, true)
+	if os.Geteuid() != 0 {
+		t.Skip("the user variant drops from root to nobody")
+	}
+	for range 40 {
+		s := exec.Command("/bin/sleep", "30")
+		s.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}}
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Process.Kill(); s.Wait() })
+	}
+	before := len(pidsOf(nobody))
+	out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Mode: "fork"})
+	var n int
+	if _, err := fmt.Sscanf(out[strings.Index(out, "fork: "):], "fork: refused after %d", &n); err != nil || n >= 40 || n < 5 {
+		t.Errorf("the run should start its own 20 processes or so, whatever the user has elsewhere (%v):\n%s", err, out)
+	}
+	if after := len(pidsOf(nobody)); after > before {
+		t.Errorf("%d processes of the grader's user outlived the run", after-before)
 	}
 }
