@@ -249,15 +249,32 @@ func probe(data string) int {
 	return 0
 }
 
-// countedPerRun starts a child under a process limit of the run's
-// processes (threads included) and two more (the child, and a thread this
-// runtime may start meanwhile), and reports whether it started. In a pid
-// namespace of the run's, the run's processes are all /proc lists;
-// otherwise those of this user. Where the kernel counts every process of
-// the grader's user instead (before Linux 5.14, or outside a user
-// namespace of the run's), the grader's own threads (at least two) make
-// the count pass the limit.
+// envProbeFork makes Helper the probe's second process, which tries a
+// fork under a process limit of the run's own (countedPerRun).
+const envProbeFork = "LESSONS_SANDBOX_PROBE_FORK"
+
+// countedPerRun reports whether a child started under a process limit of
+// the run's processes (threads included) and two more (the child, and a
+// thread a runtime may start meanwhile). In a pid namespace of the run's
+// own, the run's processes are all that /proc lists; otherwise those of
+// this user. Where the kernel counts every process of the grader's user
+// instead (before Linux 5.14, or outside a user namespace of the run's),
+// the grader's own threads (at least two) pass the limit. It is tried in
+// a second process: a Go runtime that cannot start a thread stops, and
+// only that process may stop for it.
 func countedPerRun(ownPIDNS bool) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	cmd := exec.Command(self)
+	cmd.Env = []string{envProbeFork + "=" + strconv.FormatBool(ownPIDNS)}
+	out, err := cmd.Output()
+	return err == nil && strings.TrimSpace(string(out)) == "started"
+}
+
+// probeFork is the probe's second process (countedPerRun).
+func probeFork(ownPIDNS bool) int {
 	n := 0
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -266,30 +283,33 @@ func countedPerRun(ownPIDNS bool) bool {
 		}
 		if !ownPIDNS {
 			st, err := os.Stat(filepath.Join("/proc", e.Name()))
-			if s, ok := st.Sys().(*syscall.Stat_t); err != nil || !ok || int(s.Uid) != os.Getuid() {
+			if err != nil {
+				continue
+			}
+			if s, ok := st.Sys().(*syscall.Stat_t); !ok || int(s.Uid) != os.Getuid() {
 				continue
 			}
 		}
 		tasks, _ := os.ReadDir(filepath.Join("/proc", e.Name(), "task"))
 		n += max(len(tasks), 1)
 	}
-	var old unix.Rlimit
-	if n == 0 || unix.Getrlimit(unix.RLIMIT_NPROC, &old) != nil || old.Cur != unix.RLIM_INFINITY && old.Cur < uint64(n+2) {
-		return false
+	var lim unix.Rlimit
+	if n == 0 || unix.Getrlimit(unix.RLIMIT_NPROC, &lim) != nil || lim.Cur != unix.RLIM_INFINITY && lim.Cur < uint64(n+2) {
+		return 1
 	}
-	lim := old
 	lim.Cur = uint64(n + 2)
 	if unix.Setrlimit(unix.RLIMIT_NPROC, &lim) != nil {
-		return false
+		return 1
 	}
 	pid, err := syscall.ForkExec("/bin/true", []string{"true"}, &syscall.ProcAttr{})
-	unix.Setrlimit(unix.RLIMIT_NPROC, &old)
 	if err != nil {
-		return false
+		fmt.Println("refused:", err)
+		return 1
 	}
 	var ws syscall.WaitStatus
 	syscall.Wait4(pid, &ws, 0, nil)
-	return true
+	fmt.Println("started")
+	return 0
 }
 
 // Verify starts a probe in the sandbox that r gives its programs (its

@@ -404,6 +404,9 @@ func Helper() {
 		}
 		os.Exit(0)
 	}
+	if own, ok := os.LookupEnv(envProbeFork); ok {
+		os.Exit(probeFork(own == "true"))
+	}
 	if data, ok := os.LookupEnv(envProbe); ok {
 		if _, helper := os.LookupEnv(envPolicy); !helper {
 			// The sandbox's program: the helper has been and gone.
