@@ -4,7 +4,7 @@ package sandbox
 // a run, and its programs all count against its one user's process limit:
 // a fork bomb's daemons (setsid, a double fork) outlived their run and
 // held that limit, and the rest of the class could not start (measured on
-// the H100, issue 23). So each of its runs gets a pid namespace of its
+// an H200, issue 23). So each of its runs gets a pid namespace of its
 // own, inside the user namespace it has for its network: the helper is
 // the namespace's first process (its init) and starts the program under
 // it; when the program ends, the init ends, and the kernel kills every
