@@ -180,6 +180,7 @@ type probeFound struct {
 	OwnPIDNS  bool   `json:"own_pidns"`
 	Counted   bool   `json:"counted"` // a child started under a limit of the run's processes + 2
 	Left      string `json:"left"`    // starting the process left behind: its error
+	LeftPID   int    `json:"left_pid"`
 }
 
 const probeMark = "lessons-sandbox-probe: "
@@ -242,6 +243,8 @@ func probe(data string) int {
 		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := child.Start(); err != nil {
 			f.Left = err.Error()
+		} else {
+			f.LeftPID = child.Process.Pid
 		}
 	}
 	out, _ := json.Marshal(f)
@@ -445,6 +448,9 @@ func (r Runner) verify(ctx context.Context) (Report, error) {
 
 	rep := Report{UID: f.UID}
 	rep.Ends = f.Left == "" && n == 0 && errors.Is(rerr, io.EOF)
+	if !rep.Ends && f.LeftPID > 0 && !f.OwnPIDNS {
+		syscall.Kill(f.LeftPID, syscall.SIGKILL) // what the sandbox did not end
+	}
 	rep.PIDNS = f.OwnPIDNS && f.Counted
 	if !f.File {
 		rep.Landlock = f.Landlock
