@@ -172,7 +172,7 @@ func initRun(p Policy) error {
 		files = append(files, uintptr(fd))
 	}
 	inner := p
-	inner.PIDNS, inner.StatusFD = false, 0
+	inner.PIDNS, inner.StatusFD, inner.OwnProc = false, 0, true
 	data, err := json.Marshal(inner)
 	if err != nil {
 		return err

@@ -135,6 +135,9 @@ type Policy struct {
 	// under it, and writes how the program ended to StatusFD (pidns.go).
 	PIDNS    bool `json:"pidns,omitempty"`
 	StatusFD int  `json:"status_fd,omitempty"`
+	// OwnProc is the init's word to the program's helper: the /proc it
+	// sees is the namespace's, showing the run's processes alone.
+	OwnProc bool `json:"own_proc,omitempty"`
 }
 
 // AllFDs, as a Policy's KeepFDs, keeps every inherited descriptor: for
@@ -198,6 +201,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	// nothing the program starts outlives it, and its process limit is
 	// its own (pidns.go).
 	var status *os.File
+	p.OwnProc = false // only an init says so
 	if p.PIDNS = os.Geteuid() != 0 && usePIDNS(self); p.PIDNS {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -651,10 +655,9 @@ func restrictFiles(p Policy) (int, error) {
 		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
 		// Its own folders' sockets it may reach (ABI 9 on); no others.
 		landlock.RWDirs(rw...).WithResolveUnix(),
-		// Its own /proc entry (resolved now, and exec keeps the pid): the
-		// CUDA driver writes there, and fails with "OS call failed" if it
-		// cannot.
-		landlock.RWDirs("/proc/self"),
+		// Its own /proc entries: the CUDA driver writes there (it names
+		// its threads), and fails with "OS call failed" if it cannot.
+		landlock.RWDirs(procWritable(p)),
 		landlock.RWFiles(realPaths(devs)...).WithIoctlDev(),
 	}
 	if len(rofiles) > 0 {
@@ -673,6 +676,21 @@ func restrictFiles(p Policy) (int, error) {
 		return 0, fmt.Errorf("landlock: %w", err)
 	}
 	return abi, nil
+}
+
+// procWritable is the part of /proc the program may write. Where the
+// program runs under a user of its own (a root grader's worker user) or
+// in a pid namespace whose /proc shows only its own processes, that is
+// all of /proc: nothing there it can write belongs to anyone else (the
+// kernel's own files are root's), and a child it forks (a second CUDA
+// process, as day 73's pool shared between processes) finds its own
+// entry writable too. Otherwise only the entry of its own pid (resolved
+// now; exec keeps the pid): a child of it cannot start CUDA then.
+func procWritable(p Policy) string {
+	if p.OwnProc || (p.UID != 0 && os.Geteuid() == p.UID) {
+		return "/proc"
+	}
+	return "/proc/self"
 }
 
 // Own hands dir and everything in it to uid:gid, so that a program running
