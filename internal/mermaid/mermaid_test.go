@@ -184,3 +184,25 @@ func TestCaps(t *testing.T) {
 		t.Errorf("225 edges: %v", err)
 	}
 }
+
+// TestChainCompact: a chain of steps with straight, unlabelled edges has
+// one row between its boxes, for the arrow (day 70's seven steps took 39
+// rows with three).
+func TestChainCompact(t *testing.T) {
+	g, err := Parse("flowchart TD\nA[one] --> B[two]\nB --> C[three]\nC --> D[four]\nD --> E[five]\nE --> F[six]\nF --> G[seven]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.TrimRight(g.Layout(76).Text(), "\n")
+	if rows := strings.Count(text, "\n") + 1; rows != 7*3+6 {
+		t.Errorf("%d rows, want %d:\n%s", rows, 7*3+6, text)
+	}
+	if n := strings.Count(text, "▼"); n != 6 {
+		t.Errorf("%d arrows, want 6:\n%s", n, text)
+	}
+	// A labelled edge keeps its room.
+	g, _ = Parse("flowchart TD\nA[one] -->|go| B[two]\n")
+	if text := g.Layout(76).Text(); !strings.Contains(text, "go") {
+		t.Errorf("label lost:\n%s", text)
+	}
+}
