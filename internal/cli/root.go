@@ -13,6 +13,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Exit codes.
@@ -148,6 +149,16 @@ class with lessons grade.`,
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{Err: err} })
+	// Help wraps to the terminal, each line under its column.
+	cobraHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		var b strings.Builder
+		c.SetOut(&b)
+		cobraHelp(c, args)
+		c.SetOut(nil)
+		root.SetOut(io.Out)
+		fmt.Fprint(io.Out, ui.Fit(b.String(), io.Width()))
+	})
 	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g, nil), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io, nil), newDoctor(io, nil), newCache(io, nil), newImport(io, nil), newHint(io, g, nil))
 	// Authoring: one source for exercises, and what can be checked without a GPU.
 	root.AddCommand(newGenerate(io, g, nil), newLint(io, g, nil))
