@@ -41,7 +41,7 @@ func TestOutputFits(t *testing.T) {
 		for _, args := range [][]string{{"help"}, {"help", "verify"}, {"list"}} {
 			t.Run(fmt.Sprintf("%s/%d", strings.Join(args, "-"), width), func(t *testing.T) {
 				ios, _, out, errOut := Test()
-				ios.SetWidth(width)
+				ios.width = width
 				root := NewRoot(ios)
 				dir := "../.." // the course's own help
 				if args[0] == "list" {

@@ -85,9 +85,7 @@ func listRun(opts *ListOptions) error {
 		slugW = max(slugW, len(e.Slug))
 		rows = append(rows, row{strconv.Itoa(e.Day), e.Slug, title, ids})
 	}
-	// Within the terminal (80 columns at most: a title reads best short):
-	// the title wraps in the room the other columns leave, and the
-	// exercises stand one to a line.
+	// At most 80 wide: titles wrap in the room left, exercises one a line.
 	width := min(opts.IO.Width(), 80)
 	slugW = min(slugW, max(width-5-(idW+2)-20-2, 12)) // a longer slug wraps at its dashes
 	titleW := max(width-5-(slugW+2)-(idW+2), 20)

@@ -149,14 +149,12 @@ class with lessons grade.`,
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{Err: err} })
-	// Help wraps to the terminal, each line under its column.
-	cobraHelp := root.HelpFunc()
+	help := root.HelpFunc() // wrapped to the terminal, under its columns
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		var b strings.Builder
 		c.SetOut(&b)
-		cobraHelp(c, args)
-		c.SetOut(nil)
-		root.SetOut(io.Out)
+		help(c, args)
+		c.SetOut(io.Out)
 		fmt.Fprint(io.Out, ui.Fit(b.String(), io.Width()))
 	})
 	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g, nil), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io, nil), newDoctor(io, nil), newCache(io, nil), newImport(io, nil), newHint(io, g, nil))

@@ -23,6 +23,9 @@ func Fit(text string, width int) string {
 	return strings.Join(out, "\n")
 }
 
+// listMarks start an item whose lines hang under its text.
+var listMarks = map[string]bool{"•": true, "-": true, "–": true, "*": true, "✓": true, "✗": true, "→": true}
+
 func fitLine(line string, width int) []string {
 	line = strings.TrimRight(line, " ")
 	if ansi.StringWidth(line) <= width {
@@ -30,7 +33,9 @@ func fitLine(line string, width int) []string {
 	}
 	indent := len(line) - len(strings.TrimLeft(line, " "))
 	hang := indent
-	if gap := strings.Index(line[indent:], "  "); gap >= 0 {
+	if mark, _, _ := strings.Cut(line[indent:], " "); listMarks[mark] {
+		hang = indent + ansi.StringWidth(mark) + 1 // under the item's text
+	} else if gap := strings.Index(line[indent:], "  "); gap >= 0 {
 		rest := line[indent+gap:]
 		hang = ansi.StringWidth(line[:indent+gap]) + len(rest) - len(strings.TrimLeft(rest, " "))
 	}
