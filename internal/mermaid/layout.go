@@ -277,7 +277,7 @@ func (lg *layered) place(back []Edge) *Layout {
 			a, b := chain[k], chain[k+1]
 			l := lg.layer[a]
 			from := Point{center(a), y[a] + lg.h[a] - 1}
-			bus := rowTop(rowH, gaps, l) + rowH[l] + 1
+			bus := rowTop(rowH, gaps, l) + rowH[l] + gaps[l]/2 // the middle row of the gap
 			to := Point{center(b), y[b]}
 			if k == 0 {
 				p.Points = append(p.Points, from)
@@ -301,9 +301,10 @@ func rowTop(rowH, gaps []int, l int) int {
 }
 
 // gaps gives the rows between each layer and the next: one, for the
-// arrow alone, where every edge between them goes straight down and has
-// no label (a chain of steps reads as a column, not a page of arrows);
-// else room to leave, turn and arrive.
+// arrow alone, where every edge between them goes straight down between
+// boxes and has no label (a chain of steps reads as a column, not a page
+// of arrows); else room to leave, turn and arrive (a diamond's point
+// would meet the arrow).
 func (lg *layered) gaps(center func(int) int) []int {
 	gaps := make([]int, len(lg.rows))
 	for l := range gaps {
@@ -312,7 +313,7 @@ func (lg *layered) gaps(center func(int) int) []int {
 	for i, chain := range lg.chains {
 		for k := 0; k+1 < len(chain); k++ {
 			a, b := chain[k], chain[k+1]
-			if center(a) != center(b) || lg.edges[i].Label != "" {
+			if center(a) != center(b) || lg.edges[i].Label != "" || lg.diamond(a) || lg.diamond(b) {
 				gaps[lg.layer[a]] = gapRows
 			}
 		}
@@ -341,3 +342,5 @@ func Wrap(s string, width int) []string {
 	}
 	return lines
 }
+
+func (lg *layered) diamond(v int) bool { return lg.real(v) && lg.g.Nodes[v].Shape == Diamond }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -199,6 +200,13 @@ func TestChainCompact(t *testing.T) {
 	}
 	if n := strings.Count(text, "▼"); n != 6 {
 		t.Errorf("%d arrows, want 6:\n%s", n, text)
+	}
+	// Each edge's last stretch has a length, so its arrowhead points down.
+	for _, m := range regexp.MustCompile(`points="([^"]+)"`).FindAllStringSubmatch(g.Layout(76).SVG("c"), -1) {
+		pts := strings.Fields(m[1])
+		if len(pts) < 2 || pts[len(pts)-1] == pts[len(pts)-2] {
+			t.Errorf("an edge ends in a stretch of no length: %s", m[1])
+		}
 	}
 	// A labelled edge keeps its room.
 	g, _ = Parse("flowchart TD\nA[one] -->|go| B[two]\n")
