@@ -225,7 +225,7 @@ var layoutTmpl = template.Must(template.New("layout").Parse(`<!doctype html>
 {{- if .Exercises}}
 <section class="exercises"><h2 id="exercises">Exercises<a class="anchor" href="#exercises" aria-label="Link to this section">#</a></h2><ul>
 {{- range .Exercises}}
-<li><strong>{{.ID}}</strong>: edit <code>{{.Student}}</code>, then run <code>lessons check {{.ID}}</code>{{if .Hint}}<details><summary>Hint</summary>{{.Hint}}</details>{{end}}</li>
+<li data-exercise="{{.ID}}"><strong class="exercise-id">{{.ID}}</strong>: edit <code>{{.Student}}</code>, then run <code>lessons check {{.ID}}</code>{{if .Hint}}<details><summary>Hint</summary>{{.Hint}}</details>{{end}}</li>
 {{- end}}
 </ul></section>
 {{- end}}
