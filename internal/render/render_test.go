@@ -588,3 +588,28 @@ func TestWrapGluesPunctuation(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWrapCode: a line of code wraps into pieces no wider than the room
+// that put together are the line.
+func FuzzWrapCode(f *testing.F) {
+	f.Add("    fprintf(stderr, \"%s:%d: %s\\n\", __FILE__, __LINE__, cudaGetErrorString(e_)); return 1; } } while (0)", 40)
+	f.Fuzz(func(t *testing.T, line string, room int) {
+		if room < 8 || room > 200 || !utf8.ValidString(line) || strings.ContainsAny(line, "\n\x1b") {
+			return
+		}
+		for _, r := range line {
+			if unicode.IsControl(r) || ansi.StringWidth(string(r)) != 1 {
+				return
+			}
+		}
+		pieces := wrapCode(line, room)
+		for _, p := range pieces {
+			if w := ansi.StringWidth(p); w > room {
+				t.Fatalf("piece %q is %d wide, more than %d", p, w, room)
+			}
+		}
+		if got := strings.Join(pieces, ""); got != line {
+			t.Fatalf("pieces %q do not make %q", pieces, line)
+		}
+	})
+}

@@ -32,6 +32,10 @@ func fitLine(line string, width int) []string {
 		return []string{line}
 	}
 	indent := len(line) - len(strings.TrimLeft(line, " "))
+	if indent > width/2 { // deep on a narrow terminal: less deep
+		indent = width / 4
+		line = strings.Repeat(" ", indent) + strings.TrimLeft(line, " ")
+	}
 	hang := indent
 	if mark, _, _ := strings.Cut(line[indent:], " "); listMarks[mark] {
 		hang = indent + ansi.StringWidth(mark) + 1 // under the item's text
@@ -109,6 +113,9 @@ const minLast = 24
 // Write draws the table in width columns.
 func (t Table) Write(w io.Writer, width int) error {
 	n := len(t.Header)
+	if n == 0 {
+		return nil
+	}
 	widths := make([]int, n)
 	for _, r := range append([][]string{t.Header}, t.Rows...) {
 		for i := range min(len(r), n) {
@@ -120,7 +127,7 @@ func (t Table) Write(w io.Writer, width int) error {
 		lead += widths[i] + 2
 	}
 	var b strings.Builder
-	if n == 0 || lead+min(widths[n-1], minLast) > width {
+	if lead+min(widths[n-1], minLast) > width {
 		t.list(&b, width)
 	} else {
 		for _, r := range append([][]string{t.Header}, t.Rows...) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -126,4 +127,31 @@ func TestTable(t *testing.T) {
 			})
 		}
 	}
+}
+
+// FuzzFit: any text fits any width of 20 or more, and keeps every
+// character it showed, in order.
+func FuzzFit(f *testing.F) {
+	f.Add("  lessons serve     the same site at http://127.0.0.1:3000/, reloaded on every save", 30)
+	f.Add("GPU                 none: cuInit\n                    → lessons can still compile", 20)
+	f.Fuzz(func(t *testing.T, text string, width int) {
+		if width < 20 || width > 200 || !utf8.ValidString(text) {
+			return
+		}
+		for _, r := range text {
+			if r != '\n' && (r < ' ' || ansi.StringWidth(string(r)) != 1) {
+				return
+			}
+		}
+		got := Fit(text, width)
+		for _, l := range strings.Split(got, "\n") {
+			if w := ansi.StringWidth(l); w > width {
+				t.Fatalf("line %q is %d wide, more than %d", l, w, width)
+			}
+		}
+		squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		if squash(got) != squash(text) {
+			t.Fatalf("text lost or added:\n%q\n%q", text, got)
+		}
+	})
 }
