@@ -106,6 +106,19 @@ func lessonIndex(c *course.Course, x *course.Exercise) int {
 	return 0
 }
 
+// Error is the report, for a caller that shows a check that could not be
+// judged as an error (the page's Check): an Offline is no verdict.
+func (o *Offline) Error() string { return o.Text() }
+
+// WithoutGPU is CheckOffline's report as an error, or its error.
+func WithoutGPU(ctx context.Context, c *course.Course, x *course.Exercise, src string, miss *machine.Missing) error {
+	o, err := CheckOffline(ctx, c, x, src, miss)
+	if err != nil {
+		return err
+	}
+	return o
+}
+
 // Text is the report for a terminal: each thing done here, and each
 // thing the student can do next.
 func (o *Offline) Text() string {

@@ -86,6 +86,14 @@ type Missing struct {
 
 func (e *Missing) Error() string { return e.msg }
 
+// Missing says what m lacks to run a program: its GPU, or nil.
+func (m *Machine) Missing() *Missing {
+	if m.GPUErr == nil {
+		return nil
+	}
+	return &Missing{Machine: m, NoGPU: m.GPUErr, msg: fmt.Sprintf("running needs a GPU: %v", m.GPUErr)}
+}
+
 func (e *Missing) Unwrap() error {
 	if e.NoNVCC != nil {
 		return e.NoNVCC
