@@ -313,3 +313,24 @@ func (s *Spec) Sources(main string) []string {
 	}
 	return out
 }
+
+// OutputOnly reports whether the check reads nothing but the program's
+// output and exit status: one a notebook's cell can apply, in Colab or
+// any Jupyter, with no statistics library and no sanitizer.
+func (c *Check) OutputOnly() bool {
+	switch {
+	case c.Stat != "" || c.Sanitizer != "" || c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != "" || c.EqualToGroup != 0:
+		return false
+	}
+	return c.Contains != "" || c.NotContains != "" || c.Regex != "" || c.Exit != nil
+}
+
+// OutputOnly reports whether every check of the spec is OutputOnly.
+func (s *Spec) OutputOnly() bool {
+	for i := range s.Checks {
+		if !s.Checks[i].OutputOnly() {
+			return false
+		}
+	}
+	return true
+}

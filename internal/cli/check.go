@@ -16,6 +16,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/ui"
@@ -93,10 +94,6 @@ func checkRun(opts *CheckOptions) error {
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	m, err := checkMachine(ctx, "check")
-	if err != nil {
-		return err
-	}
 	// With --file, the exercise's other files are read from beside the
 	// file named, else from the exercise's folder (exercise.NewJob).
 	src := c.Path(x.Student)
@@ -110,6 +107,18 @@ func checkRun(opts *CheckOptions) error {
 			}
 			return usagef("check --file %s: %v", opts.File, err)
 		}
+	}
+	m, err := checkMachine(ctx, "check")
+	if miss := (*hw.Missing)(nil); errors.As(err, &miss) && miss.NoGPU != nil {
+		off, err := exercise.CheckOffline(ctx, c, x, src, miss)
+		if err == nil {
+			fmt.Fprint(opts.IO.Out, ui.Fit(off.Text(), opts.IO.Width()))
+			err = &failure.Silent{Code: 2} // not judged
+		}
+		return err
+	}
+	if err != nil {
+		return err
 	}
 	passed, err := checkOne(ctx, opts.IO, c, m, x, src, opts.Verbose, opts.File == "")
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/exercise"
 	hw "github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // DoctorOptions are the inputs of lessons doctor.
@@ -42,7 +44,8 @@ func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 func doctorRun(opts *DoctorOptions) error {
 	io := opts.IO
-	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	var report strings.Builder
+	tw := tabwriter.NewWriter(&report, 0, 4, 2, ' ', 0)
 	missing := 0
 	info, err := hw.Prober().Probe(true)
 	switch {
@@ -86,6 +89,7 @@ func doctorRun(opts *DoctorOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprint(io.Out, ui.Fit(report.String(), io.Width()))
 	if missing > 0 {
 		return errSilent
 	}

@@ -214,7 +214,7 @@ func gradeRun(o *gradeOptions, dir string, only []string) error {
 	}
 	sheet, serr := book.Sheet()
 	if serr == nil {
-		sheet.WriteTable(o.io.Out)
+		sheet.WriteTable(o.io.Out, o.io.Width())
 		if n := len(sheet.Marked()); n > 0 {
 			fmt.Fprintf(o.io.Out, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
 		}

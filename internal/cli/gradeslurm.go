@@ -321,7 +321,7 @@ func slurmFinish(o *gradeOptions, book *gradebook.Book, pr *cluster.Progress) er
 	if err != nil {
 		return err
 	}
-	sheet.WriteTable(o.io.Out)
+	sheet.WriteTable(o.io.Out, o.io.Width())
 	errs := sheet.Count(gradebook.Error)
 	fmt.Fprintf(o.io.Out, "\nGradebook: %s (lessons grade export, lessons grade feedback)\n", o.book)
 	if errs > 0 {

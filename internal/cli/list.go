@@ -12,6 +12,7 @@ import (
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/mermaid"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // ListOptions are the inputs of lessons list.
@@ -84,10 +85,10 @@ func listRun(opts *ListOptions) error {
 		slugW = max(slugW, len(e.Slug))
 		rows = append(rows, row{strconv.Itoa(e.Day), e.Slug, title, ids})
 	}
-	// Within 80 columns: the title wraps in the room the other columns
-	// leave, and the exercises stand one to a line.
-	slugW = min(slugW, max(80-5-(idW+2)-20-2, 12)) // a longer slug wraps at its dashes
-	titleW := max(80-5-(slugW+2)-(idW+2), 20)
+	// At most 80 wide: titles wrap in the room left, exercises one a line.
+	width := min(opts.IO.Width(), 80)
+	slugW = min(slugW, max(width-5-(idW+2)-20-2, 12)) // a longer slug wraps at its dashes
+	titleW := max(width-5-(slugW+2)-(idW+2), 20)
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DAY\tLESSON\tTITLE\tEXERCISES")
@@ -124,7 +125,7 @@ func listRun(opts *ListOptions) error {
 		// a row with no exercise would end in the title column's padding
 		fmt.Fprint(opts.IO.Out, strings.TrimRight(line, " \n")+line[len(strings.TrimRight(line, "\n")):])
 	}
-	fmt.Fprintf(opts.IO.Out, "\n%s: %d lessons, %d exercises, %d passed\n", c.Title, len(c.Lessons), len(c.Exercises), len(progress.Passed))
+	fmt.Fprintf(opts.IO.Out, "\n%s\n", ui.Fit(fmt.Sprintf("%s: %d lessons, %d exercises, %d passed", c.Title, len(c.Lessons), len(c.Exercises), len(progress.Passed)), width))
 	return errs.Err()
 }
 

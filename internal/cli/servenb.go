@@ -81,7 +81,7 @@ func attachNotebook(ctx context.Context, srv *serve.Server, root string, timeout
 	})
 	srv.SetChecker(&pageChecker{root: root, m: m})
 	if m.GPUErr != nil {
-		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check says it needs a GPU", m.GPUErr)
+		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check builds and reads the file and says where to run it", m.GPUErr)
 	}
 	return ""
 }
@@ -139,8 +139,8 @@ func (p *pageChecker) Check(ctx context.Context, id string) (*serve.Verdict, err
 	if err != nil {
 		return nil, err
 	}
-	if p.m.GPUErr != nil {
-		return nil, fmt.Errorf("lessons check runs the exercise, which needs a GPU: %v", p.m.GPUErr)
+	if p.m.GPUErr != nil { // what can be done without one, in words
+		return nil, exercise.WithoutGPU(ctx, c, x, c.Path(x.Student), p.m.Missing())
 	}
 	st, err := exercise.NewStudent(c, x, c.Path(x.Student), p.m.RunEnv())
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -136,23 +135,13 @@ func verifyRun(opts *VerifyOptions) error {
 	if err := verify.Run(ctx, items, grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice}); err != nil {
 		return err
 	}
-	surprises := 0
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAME\tEXPECTED\tRESULT\tTIME")
-	for _, it := range items {
-		mark := "✓"
-		if !it.OK {
-			mark = "✗"
-			surprises++
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", it.Kind, it.Name, it.Want, mark, it.Got, it.Took.Round(10*time.Millisecond))
-	}
-	tw.Flush()
+	table, surprises := verify.Table(items)
+	table.Write(ios.Out, ios.Width())
 	mode := "built and ran"
 	if opts.CompileOnly {
 		mode = "built"
 	}
-	fmt.Fprintf(ios.Out, "\n%d items %s in %s: %d as expected, %d surprises\n", len(items), mode, time.Since(start).Round(10*time.Millisecond), len(items)-surprises, surprises)
+	fmt.Fprintf(ios.Out, "\n%d items %s in %s: %d as expected, %d surprises\n", len(items), mode, verify.Seconds(time.Since(start)), len(items)-surprises, surprises)
 	if surprises > 0 {
 		return errSilent
 	}
