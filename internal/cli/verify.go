@@ -25,10 +25,8 @@ type VerifyOptions struct {
 	CompileOnly bool
 	// Mutants tests the specs instead: every mutant of every solution
 	// must fail a check (mutants.go).
-	Mutants bool
-	// Wrong judges the wrong-answer sets (verify.Wrong).
-	Wrong bool
-	Jobs  int
+	Mutants, Wrong bool // Wrong: verify.Wrong
+	Jobs           int
 	// PerGPU and Queues are 0 when no flag gives them: chosen from what
 	// the course runs.
 	PerGPU, Queues int
@@ -58,14 +56,8 @@ any surprise.`,
 			if cmd.Flags().Changed("per-gpu") && (opts.PerGPU < 1 || opts.PerGPU > 64) {
 				return usagef("--per-gpu is 1 to 64, not %d", opts.PerGPU)
 			}
-			if opts.Mutants && opts.CompileOnly {
-				return usagef("--mutants runs every mutant on the GPU; it does not go with --compile-only")
-			}
-			if opts.Wrong && opts.CompileOnly {
-				return usagef("--wrong runs every wrong answer on the GPU; it does not go with --compile-only")
-			}
-			if opts.Mutants && opts.Wrong {
-				return usagef("--mutants and --wrong are two runs: give one")
+			if opts.Mutants && (opts.Wrong || opts.CompileOnly) || opts.Wrong && opts.CompileOnly {
+				return usagef("--mutants and --wrong are runs of their own on the GPU: give one, which does not go with --compile-only")
 			}
 			if err := hw.CheckQueues(opts.Queues); err != nil {
 				return err
@@ -123,10 +115,7 @@ func verifyRun(opts *VerifyOptions) error {
 			return err
 		}
 		report.Write(ios.Out)
-		if report.Bad() > 0 {
-			return errSilent
-		}
-		return nil
+		return report.Err()
 	}
 	start := time.Now()
 	if !opts.CompileOnly {

@@ -16,6 +16,7 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
@@ -71,6 +72,15 @@ func (r *WrongReport) Bad() int {
 		}
 	}
 	return n
+}
+
+// Err is the exit of a report already written: 1 when a wrong answer
+// was not as expected.
+func (r *WrongReport) Err() error {
+	if r.Bad() > 0 {
+		return &failure.Silent{}
+	}
+	return nil
 }
 
 // WrongOptions say where wrong answers run, as MutantOptions do.
