@@ -32,10 +32,18 @@ func WrongDir(c *course.Course, x *course.Exercise) string {
 	return filepath.Join(filepath.Dir(c.Path(x.Solution)), "wrong", x.ID)
 }
 
+// RightDir is the folder of exercise x's correct alternatives to its
+// solution, which must pass: solutions/dayNNN/right/<exercise-id>/.
+func RightDir(c *course.Course, x *course.Exercise) string {
+	return filepath.Join(filepath.Dir(c.Path(x.Solution)), "right", x.ID)
+}
+
 // WrongAnswer is one program of a wrong-answer set: a mistake a student
-// would make, and the text its failure must show.
+// would make, and the text its failure must show. With Right set it is a
+// correct alternative instead, which must pass every check.
 type WrongAnswer struct {
 	Exercise string
+	Right    bool
 	// Name is the file's name in its folder; Path its path from the
 	// course's root.
 	Name, Path string
@@ -47,10 +55,17 @@ type WrongAnswer struct {
 	Matched string
 	Err     error
 	Took    time.Duration
+	judged  bool
 }
 
-// OK says whether the wrong answer failed, with its expected text.
-func (w *WrongAnswer) OK() bool { return w.Err == nil && w.Matched != "" }
+// OK says whether the wrong answer failed, with its expected text (a
+// correct alternative: passed).
+func (w *WrongAnswer) OK() bool {
+	if w.Right {
+		return w.Err == nil && w.judged && len(w.Failed) == 0
+	}
+	return w.Err == nil && w.Matched != ""
+}
 
 // WrongReport is lessons verify --wrong's outcome: every wrong answer of
 // every exercise, in course order, and the exercises that have none.
@@ -109,8 +124,8 @@ func ParseExpect(file string, data []byte) (string, error) {
 // WrongDir replaces the exercise's file and is built and judged as grade
 // judges a student's (every check, hidden ones and hidden runs
 // included); each must fail, and one of its failures must contain the
-// text its first line expects. Stopped half way (ctx), it returns ctx's
-// error.
+// text its first line expects. Every program under RightDir, a correct
+// alternative, must pass. Stopped half way (ctx), it returns ctx's error.
 func Wrong(ctx context.Context, c *course.Course, opts WrongOptions) (*WrongReport, error) {
 	start := time.Now()
 	root := filepath.Join(c.Root, ".lessons", "wrong")
@@ -124,46 +139,57 @@ func Wrong(ctx context.Context, c *course.Course, opts WrongOptions) (*WrongRepo
 	timed, untimed := 0, 0
 	for _, x := range c.Exercises {
 		report.Order = append(report.Order, x.ID)
-		dir := WrongDir(c, x)
-		entries, err := os.ReadDir(dir)
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read the wrong answers of %s: %w", x.ID, err)
-		}
 		spec, err := exercise.LoadSpec(c, x)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range entries {
-			if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-				continue
+		for _, right := range []bool{false, true} {
+			dir := WrongDir(c, x)
+			if right {
+				dir = RightDir(c, x)
 			}
-			p := filepath.Join(dir, e.Name())
-			rel, _ := filepath.Rel(c.Root, p)
-			w := &WrongAnswer{Exercise: x.ID, Name: e.Name(), Path: filepath.ToSlash(rel)}
-			report.Answers = append(report.Answers, w)
-			report.Counts[x.ID]++
-			data, err := os.ReadFile(p)
-			if err == nil {
-				w.Expect, err = ParseExpect(w.Path, data)
+			entries, err := os.ReadDir(dir)
+			if os.IsNotExist(err) {
+				continue
 			}
 			if err != nil {
-				w.Err = err
-				continue
+				return nil, fmt.Errorf("read the wrong answers of %s: %w", x.ID, err)
 			}
-			// The wrong answer stands in for the student's file; the
-			// exercise's other files are its own, as in a grade.
-			files := exercise.Files(x, spec, p, filepath.Dir(c.Path(x.Student)))
-			if spec.Timed {
-				timed++
-			} else {
-				untimed++
+			for _, e := range entries {
+				if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+					continue
+				}
+				p := filepath.Join(dir, e.Name())
+				rel, _ := filepath.Rel(c.Root, p)
+				w := &WrongAnswer{Exercise: x.ID, Name: e.Name(), Path: filepath.ToSlash(rel), Right: right}
+				report.Answers = append(report.Answers, w)
+				if !right {
+					report.Counts[x.ID]++
+					data, err := os.ReadFile(p)
+					if err == nil {
+						w.Expect, err = ParseExpect(w.Path, data)
+					}
+					if err != nil {
+						w.Err = err
+						continue
+					}
+				}
+				// The program stands in for the student's file; the
+				// exercise's other files are its own, as in a grade.
+				files := exercise.Files(x, spec, p, filepath.Dir(c.Path(x.Student)))
+				if spec.Timed {
+					timed++
+				} else {
+					untimed++
+				}
+				kind := "wrong"
+				if right {
+					kind = "right"
+				}
+				job := &exercise.Job{ID: x.ID + " " + e.Name(), Spec: spec, Files: files, Root: c.Root,
+					Dir: filepath.Join(root, x.ID, kind, strings.TrimSuffix(e.Name(), filepath.Ext(e.Name())))}
+				targets = append(targets, target{w, job})
 			}
-			job := &exercise.Job{ID: x.ID + " " + e.Name(), Spec: spec, Files: files, Root: c.Root,
-				Dir: filepath.Join(root, x.ID, strings.TrimSuffix(e.Name(), filepath.Ext(e.Name())))}
-			targets = append(targets, target{w, job})
 		}
 	}
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed, timed, "the timed")
@@ -212,8 +238,8 @@ func Wrong(ctx context.Context, c *course.Course, opts WrongOptions) (*WrongRepo
 			}})
 	}
 	if opts.Note != nil {
-		opts.Note(fmt.Sprintf("Judging %s of %d exercises as grade would, %d at a time on each GPU.",
-			ui.Count(len(report.Answers), "wrong answer"), len(report.Counts), choice.PerDevice))
+		opts.Note(fmt.Sprintf("Judging %s (wrong answers and correct alternatives) as grade would, %d at a time on each GPU.",
+			ui.Count(len(report.Answers), "program"), choice.PerDevice))
 	}
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {
@@ -226,6 +252,7 @@ func Wrong(ctx context.Context, c *course.Course, opts WrongOptions) (*WrongRepo
 // judge keeps w's failed checks and the first that holds its expected
 // text.
 func (w *WrongAnswer) judge(res []checker.Result) {
+	w.judged = true
 	for _, r := range res {
 		if r.Pass {
 			continue
@@ -238,7 +265,7 @@ func (w *WrongAnswer) judge(res []checker.Result) {
 			text += " (got " + r.Got + ")"
 		}
 		w.Failed = append(w.Failed, text)
-		if w.Matched == "" && strings.Contains(strings.ToLower(text), strings.ToLower(w.Expect)) {
+		if w.Matched == "" && !w.Right && strings.Contains(strings.ToLower(text), strings.ToLower(w.Expect)) {
 			w.Matched = text
 		}
 	}
@@ -250,7 +277,11 @@ func (r *WrongReport) Write(out io.Writer) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXERCISE\tWRONG ANSWER\tRESULT")
 	for _, w := range r.Answers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", w.Exercise, w.Name, w.result())
+		name := w.Name
+		if w.Right {
+			name += " (right)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", w.Exercise, name, w.result())
 	}
 	tw.Flush()
 	fmt.Fprintln(out)
@@ -258,7 +289,7 @@ func (r *WrongReport) Write(out io.Writer) {
 	fmt.Fprintln(tw, "EXERCISE\tWRONG ANSWERS\tAS EXPECTED")
 	ok := map[string]int{}
 	for _, w := range r.Answers {
-		if w.OK() {
+		if w.OK() && !w.Right {
 			ok[w.Exercise]++
 		}
 	}
@@ -273,8 +304,14 @@ func (r *WrongReport) Write(out io.Writer) {
 		}
 	}
 	sort.Strings(none)
-	fmt.Fprintf(out, "\n%s judged in %s: %d failed as expected, %d did not\n", ui.Count(len(r.Answers), "wrong answer"),
-		r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad(), r.Bad())
+	rights := 0
+	for _, w := range r.Answers {
+		if w.Right {
+			rights++
+		}
+	}
+	fmt.Fprintf(out, "\n%s and %s judged in %s: %d as expected, %d not\n", ui.Count(len(r.Answers)-rights, "wrong answer"),
+		ui.Count(rights, "correct alternative"), r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad(), r.Bad())
 	if len(none) > 0 {
 		fmt.Fprintf(out, "no wrong answers yet: %s (add them under solutions/dayNNN/wrong/<exercise-id>/)\n", strings.Join(none, ", "))
 	}
@@ -285,6 +322,10 @@ func (w *WrongAnswer) result() string {
 	switch {
 	case w.Err != nil:
 		return "✗ not judged: " + w.Err.Error()
+	case w.Right && len(w.Failed) > 0:
+		return "✗ a correct alternative fails: " + strings.Join(w.Failed, "; ")
+	case w.Right:
+		return "✓ passes every check"
 	case len(w.Failed) == 0:
 		return fmt.Sprintf("✗ passes every check: the checks do not tell this mistake from a solution (it expects %q)", w.Expect)
 	case w.Matched == "":
