@@ -66,6 +66,9 @@ public:
                 CU(cuMemSetAccess(moved + offset, c.bytes, &access_, 1));
                 offset += c.bytes;
             }
+            // Work queued earlier may still use the old addresses: it must
+            // end before they are unmapped.
+            if (cudaDeviceSynchronize() != cudaSuccess) return false;
             offset = 0;
             for (const Chunk& c : chunks_) {
                 CU(cuMemUnmap(base_ + offset, c.bytes));

@@ -65,6 +65,9 @@ public:
                 CU(cuMemMap(moved + offset, c.bytes, 0, c.handle, 0));
                 offset += c.bytes;
             }
+            // Work queued earlier may still use the old addresses: it must
+            // end before they are unmapped.
+            if (cudaDeviceSynchronize() != cudaSuccess) return false;
             offset = 0;
             for (const Chunk& c : chunks_) {
                 CU(cuMemUnmap(base_ + offset, c.bytes));

@@ -70,10 +70,7 @@ private:
         upstream_->deallocate(stream, p, block_);
         return;
         auto it = std::find_if(handed_.begin(), handed_.end(), [p](const Free& h) { return h.p == p; });
-        if (it == handed_.end()) {
-            fprintf(stderr, "deallocate of %p, which this pool did not hand out\n", p);
-            return;
-        }
+        if (it == handed_.end()) return;   // not this pool's: nothing to give back
         Free f = *it;
         handed_.erase(it);
         CHECK(cudaEventRecord(f.freed, stream));
