@@ -28,6 +28,17 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
     return v;
 }
 
+// pinned says whether p is page-locked host memory that the runtime knows
+// (cudaMallocHost, cudaHostAlloc or cudaHostRegister).
+static bool pinned(const void* p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
 // Usage: async_pipeline [ITERATIONS [STREAMS]] (12 iterations on 4 streams
 // by default). Each iteration copies its slice of the input to the GPU,
 // scales it by 2 into a buffer of its own, and copies the result back.
@@ -45,6 +56,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMallocHost(&in, iterations * bytes));
     CHECK(cudaMallocHost(&out, iterations * bytes));
     for (size_t i = 0; i < (size_t)iterations * n; i++) in[i] = (float)(i % 1000);
+    printf("host buffers pinned: %s\n", pinned(in) && pinned(out) ? "yes" : "no");
 
     for (int it = 0; it < iterations; it++) {
         cudaStream_t stream = 0;
@@ -82,6 +94,7 @@ int main(int argc, char** argv) {
     // TODO 3: give the host's memory back.
     CHECK(cudaFreeHost(in));
     CHECK(cudaFreeHost(out));
+    printf("host buffers given back: %s\n", !pinned(in) && !pinned(out) ? "yes" : "no");
     for (int i = 0; i < streams; i++) CHECK(cudaStreamDestroy(s[i]));
     return right == iterations ? 0 : 1;
 }
