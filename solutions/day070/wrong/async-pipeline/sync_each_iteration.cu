@@ -11,9 +11,13 @@
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); return 1; } } while (0)
 
+// scale stands for real work: each of its few blocks spins about 0.2 ms
+// first, so that one stream's kernel outlasts the next stream's copy in
+// and the streams' kernels can run side by side.
 __global__ void scale(const float* in, float* out, int n, float factor) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = factor * in[i];
+    long long t0 = clock64();
+    while (clock64() - t0 < 400000) {}
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = factor * in[i];
 }
 
 // arg is the program's argument i as a number from 1 to hi, or def when
@@ -71,7 +75,7 @@ int main(int argc, char** argv) {
         CHECK(cudaMallocAsync(&d_in, bytes, stream));
         CHECK(cudaMallocAsync(&d_out, bytes, stream));
         CHECK(cudaMemcpyAsync(d_in, src, bytes, cudaMemcpyHostToDevice, stream));
-        scale<<<(n + 255) / 256, 256, 0, stream>>>(d_in, d_out, n, 2.0f);
+        scale<<<64, 256, 0, stream>>>(d_in, d_out, n, 2.0f);
         CHECK(cudaMemcpyAsync(dst, d_out, bytes, cudaMemcpyDeviceToHost, stream));
         CHECK(cudaFreeAsync(d_in, stream));
         CHECK(cudaFreeAsync(d_out, stream));

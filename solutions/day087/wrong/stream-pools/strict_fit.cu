@@ -55,7 +55,12 @@ __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
     return nullptr;
 }
 
+// work takes a block per thread and fills it; each of its blocks first
+// spins about 50 us, as real work would take, so that the streams' kernels
+// can run side by side.
 __global__ void work(DevicePool p, char** where, unsigned int* failed) {
+    long long t0 = clock64();
+    while (clock64() - t0 < 100000) {}
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     char* b = pool_alloc(p, kBlock);
     where[t] = b;
