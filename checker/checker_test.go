@@ -63,8 +63,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if v2Size != len(rec) {
 		t.Errorf("Stats up to version 2 is %d bytes, the library wrote %d", v2Size, len(rec))
 	}
-	if got, want := binary.Size(st)-v2Size, 8*8; got != want {
+	if got, want := v3Size-v2Size, 8*8; got != want {
 		t.Errorf("version 3 adds %d bytes, want %d (eight figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v3Size, 6*8; got != want {
+		t.Errorf("version 4 adds %d bytes, want %d (six figures)", got, want)
 	}
 }
 
