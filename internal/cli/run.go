@@ -147,9 +147,7 @@ func runRun(opts *RunOptions) error {
 	}
 	fmt.Fprint(out, "\n")
 	env := m.notebookEnv(comp, ws)
-	if l.Kernel != "" && l.Kernel != "python3" {
-		env = notebook.WithKernel(ctx, env, l.Kernel)
-	}
+	env = notebook.ForLesson(ctx, env, l)
 	if l.HasPython() {
 		fmt.Fprintf(out, "Python cells: %s\n", env.PythonWay)
 	}

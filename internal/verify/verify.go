@@ -27,6 +27,7 @@ type Item struct {
 	Kind, Name, Want string
 	OK               bool
 	Got              string // "" until something is said: ok
+	note             string // what "ok" says more (how Python cells ran)
 	Took             time.Duration
 	// build and run are the two halves; run is nil in compile-only mode.
 	build func(ctx context.Context) error
@@ -85,6 +86,10 @@ func Items(c *course.Course, o Options) ([]*Item, error) {
 			env, err := o.LessonEnv(ws)
 			if err != nil {
 				return err
+			}
+			env = notebook.ForLesson(ctx, env, l)
+			if l.HasPython() && !compile {
+				it.note = "; its Python cells ran in " + env.PythonWay
 			}
 			outcomes, err := notebook.Run(ctx, l, env, notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
 			if err != nil {
@@ -210,7 +215,7 @@ func Run(ctx context.Context, items []*Item, slots grade.Slots) error {
 	}
 	for _, it := range items {
 		if it.Got == "" {
-			it.Got, it.OK = "ok", true
+			it.Got, it.OK = "ok"+it.note, true
 		}
 	}
 	return nil
