@@ -373,7 +373,7 @@ func TestExport(t *testing.T) {
 	}
 	// Hints are markdown: day 70's names its events in backticks.
 	day70, _ := os.ReadFile(filepath.Join(dir, c.Lessons[1].Name()+".html"))
-	if !bytes.Contains(day70, []byte("Two events: <code>ready</code>")) || bytes.Contains(day70, []byte("Two events: `ready`")) {
+	if !bytes.Contains(day70, []byte("<code>fill</code> before <code>sum</code>")) || bytes.Contains(day70, []byte("`fill` before `sum`")) {
 		t.Error("day 70's hint is not rendered as markdown")
 	}
 }
