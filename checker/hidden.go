@@ -66,9 +66,29 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 			bad(line, fmt.Sprintf("add checks with run = %q, or remove the run", h.Name), "hidden run %q has no checks", h.Name)
 		}
 	}
+	order := map[string]int{}
+	for i, h := range s.HiddenRuns {
+		if _, ok := order[h.Name]; !ok {
+			order[h.Name] = i + 1
+		}
+	}
 	for i, c := range s.Checks {
 		if c.Run != "" && names[c.Run] == 0 {
 			bad(diag.LineOf(data, "check", i, "run"), "name a [[hidden_run]] of this spec, or remove run", "check %d judges run %q, which is not a hidden run of this spec", i+1, c.Run)
+		}
+		if c.RelativeTo == "" {
+			continue
+		}
+		line := diag.LineOf(data, "check", i, "relative_to")
+		switch {
+		case c.Stat == "":
+			bad(line, "relative_to goes with stat checks: the same statistic of both runs is compared", "check %d has relative_to but no stat", i+1)
+		case names[c.RelativeTo] == 0:
+			bad(line, "name a [[hidden_run]] of this spec: the baseline run", "check %d is relative to run %q, which is not a hidden run of this spec", i+1, c.RelativeTo)
+		case c.Run == "" || order[c.Run] <= order[c.RelativeTo]:
+			bad(line, fmt.Sprintf("give the check run = \"NAME\" of a [[hidden_run]] listed after %q: runs are made in order, the baseline first", c.RelativeTo), "check %d is relative to run %q, which is not made before the run it judges", i+1, c.RelativeTo)
+		case !s.Timed && comparesTimes(c):
+			bad(line, "add timed = true at the top of the spec: runs that share the GPU with others time nothing comparable", untimedMsg, i+1, c.Stat)
 		}
 	}
 	public := 0
@@ -93,6 +113,15 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 		}
 		seen[e.Mutant] = true
 	}
+}
+
+const untimedMsg = "check %d compares %s between runs, but the spec is not timed"
+
+// comparesTimes reports whether c compares a time (kernel_span_ms, ...,
+// kernel_concurrency) with a baseline run's.
+func comparesTimes(c Check) bool {
+	_, isTime := timeStats[c.Stat]
+	return c.RelativeTo != "" && (isTime || c.Stat == "kernel_concurrency")
 }
 
 // Hidden counts the checks that check and watch do not run: hidden
@@ -172,15 +201,15 @@ func ParseSecret(file string, data []byte) (*Spec, error) {
 	}
 	var keep diag.Errors
 	for _, e := range es {
-		if e.Msg != "the spec has no checks" && e.Msg != "every check is hidden" {
+		if e.Msg != "the spec has no checks" && e.Msg != "every check is hidden" && !strings.HasSuffix(e.Msg, "but the spec is not timed") {
 			keep = append(keep, e)
 		}
 	}
 	if s == nil {
 		return nil, keep.Err()
 	}
-	if s.Points != 0 || s.Timeout != "" || len(s.Flags) > 0 || len(s.Args) > 0 || len(s.Files) > 0 || s.Timed || len(s.Env) > 0 {
-		keep = append(keep, &diag.Error{File: file, Line: 1, Msg: "a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables", Fix: "move points, timeout, flags, args, env, files and timed to the exercise's spec"})
+	if s.Points != 0 || s.Timeout != "" || len(s.Flags) > 0 || len(s.Args) > 0 || len(s.Files) > 0 || len(s.Fixed) > 0 || s.Timed || len(s.Env) > 0 {
+		keep = append(keep, &diag.Error{File: file, Line: 1, Msg: "a secret spec has only [[check]], [[hidden_run]] and [[equivalent_mutants]] tables", Fix: "move points, timeout, flags, args, env, files, fixed and timed to the exercise's spec"})
 	}
 	for i := range s.Checks {
 		if s.Checks[i].Points != 0 {
@@ -198,6 +227,15 @@ func (s *Spec) AddSecret(secret *Spec) error {
 	for _, h := range secret.HiddenRuns {
 		if s.ForRun(h.Name) != nil {
 			errs = append(errs, &diag.Error{File: secret.File, Line: 1, Msg: fmt.Sprintf("hidden run %q is also in %s", h.Name, s.File), Fix: "name it once"})
+		}
+	}
+	if errs != nil {
+		return errs
+	}
+	for _, c := range secret.Checks {
+		if !s.Timed && comparesTimes(c) {
+			errs = append(errs, &diag.Error{File: secret.File, Line: c.Line, Msg: fmt.Sprintf("check compares %s with run %s's, but %s is not timed", c.Stat, c.RelativeTo, s.File),
+				Fix: "add timed = true at the top of " + s.File + ": runs that share the GPU with others time nothing comparable"})
 		}
 	}
 	if errs != nil {

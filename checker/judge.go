@@ -31,6 +31,10 @@ type Run struct {
 	// Driver is what the GPU's driver saw of the run, when it was
 	// watched (NVML is there): the record is cross-checked against it.
 	Driver *DriverView
+	// Before are the records of the runs made before this one, by run
+	// name ("" the public run; nil where a run recorded none): the
+	// baselines of relative_to checks.
+	Before map[string]*Stats
 }
 
 // Result is one check's verdict.
@@ -130,6 +134,9 @@ func judge(c *Check, r *Run) Result {
 	case c.Stat != "":
 		_, want := bounds(c, 0, r.Stats, nil)
 		res.Name = describe(c.Stat) + ": " + want
+		if c.RelativeTo != "" {
+			res.Name = fmt.Sprintf("%s, as a multiple of run %s's: %s", describe(c.Stat), c.RelativeTo, want)
+		}
 		if r.Stats == nil {
 			res.Want, res.Got = res.Name, "no statistics were recorded: the program did not call CUDA, or crashed before it did"
 			if r.StatsErr != "" {
@@ -138,6 +145,10 @@ func judge(c *Check, r *Run) Result {
 			break
 		}
 		v, _ := r.Stats.Value(c.Stat)
+		if c.RelativeTo != "" {
+			judgeRelative(c, r, v, &res)
+			break
+		}
 		res.Pass, res.Want = bounds(c, v, r.Stats, nil)
 		res.Got = sayValue(c.Stat, v)
 		if note := r.Stats.RaceNote(c.Stat); !res.Pass && note != "" {
@@ -153,6 +164,24 @@ func judge(c *Check, r *Run) Result {
 		res.Want = c.Message
 	}
 	return res
+}
+
+// judgeRelative bounds v divided by the same statistic of the baseline
+// run c names.
+func judgeRelative(c *Check, r *Run, v float64, res *Result) {
+	base := r.Before[c.RelativeTo]
+	if base == nil {
+		res.Want, res.Got = res.Name, fmt.Sprintf("run %s, the baseline, recorded no statistics", c.RelativeTo)
+		return
+	}
+	b, _ := base.Value(c.Stat)
+	if b == 0 {
+		res.Want, res.Got = res.Name, fmt.Sprintf("%s is 0 in run %s, the baseline: there is nothing to compare with", describe(c.Stat), c.RelativeTo)
+		return
+	}
+	ratio := v / b
+	res.Pass, res.Want = bounds(c, ratio, r.Stats, nil)
+	res.Got = fmt.Sprintf("%.3g times run %s's (%s here, %s there)", ratio, c.RelativeTo, num(v), num(b))
 }
 
 func judgeSanitizer(c *Check, r *Run, res *Result) {
@@ -295,6 +324,13 @@ var phrases = map[string]string{
 	"kernel_allocs_used":         "distinct allocations passed to kernels",
 	"kernel_addresses_used":      "distinct addresses inside allocations passed to kernels",
 	"event_pairs":                "waits for an event recorded on another stream",
+	"kernels_timed":              "kernel launches timed on the GPU",
+	"max_concurrent_streams":     "the most streams running kernels at one instant",
+	"kernel_span_ms":             "milliseconds from the first kernel's start to the last one's end",
+	"kernel_busy_ms":             "milliseconds of kernel time, added up over every kernel",
+	"stream_kernel_ms_max":       "milliseconds of kernel time on the busiest stream",
+	"kernel_overlap_ms":          "milliseconds during which kernels of two streams or more ran at once",
+	"kernel_concurrency":         "kernels running at once on average (kernel time over the span)",
 }
 
 func describe(stat string) string {

@@ -24,6 +24,10 @@ type Spec struct {
 	// named from the folder of the student's file. Every .cu, .cpp, .cc
 	// and .c among them is compiled with it.
 	Files []string `toml:"files"`
+	// Fixed names files among Files that are always the exercise's own:
+	// a grade ignores a student's copy (a timed exercise's harness, with
+	// the baseline it is measured against).
+	Fixed []string `toml:"fixed"`
 	// Timed says that a check compares timings: when a class is graded
 	// or the course verified with several runs at once on a GPU, this
 	// exercise's runs have their GPU to themselves.
@@ -82,6 +86,12 @@ type Check struct {
 	Within float64 `toml:"within"`
 	// EqualTo names another statistic the value must equal.
 	EqualTo string `toml:"equal_to"`
+	// RelativeTo names a hidden run made before this check's run (a
+	// baseline): the stat compared with the bounds is then this run's
+	// value divided by the same statistic of that run, so that at_most =
+	// 1.2 on kernel_span_ms says "at most 20% slower than the baseline",
+	// both measured by the statistics library.
+	RelativeTo string `toml:"relative_to"`
 	// EqualToGroup is another group of the same regex match that the
 	// value must equal (within Within): `sum ([0-9.]+) \(expected ([0-9.]+)\)`
 	// with equal_to_group = 2.
@@ -125,7 +135,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, timed, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
+	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, fixed, timed, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, relative_to, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
 		return nil, err
 	}
 	s.File = file
@@ -153,6 +163,11 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			bad(s.FilesLine, "name each file once", "file %q is named twice", f)
 		}
 		seen[clean] = true
+	}
+	for _, f := range s.Fixed {
+		if !seen[filepath.ToSlash(filepath.Clean(f))] {
+			bad(diag.LineOf(data, "", 0, "fixed"), "name files of files = [...] in fixed", "fixed file %q is not one of the spec's files", f)
+		}
 	}
 	if len(s.Checks) == 0 {
 		bad(1, "add [[check]] tables: what the output must contain, the exit status, bounds on statistics", "the spec has no checks")
@@ -270,6 +285,18 @@ func (s *Spec) Score(rs []Result) int {
 	return score
 }
 
+// IsFixed reports whether file, one of the spec's files, is fixed: always
+// the exercise's own.
+func (s *Spec) IsFixed(file string) bool {
+	clean := filepath.ToSlash(filepath.Clean(file))
+	for _, f := range s.Fixed {
+		if filepath.ToSlash(filepath.Clean(f)) == clean {
+			return true
+		}
+	}
+	return false
+}
+
 // compiled are the extensions nvcc compiles; other files (headers) are
 // only there to be included.
 var compiled = map[string]bool{".cu": true, ".cpp": true, ".cc": true, ".cxx": true, ".c": true}
@@ -285,4 +312,25 @@ func (s *Spec) Sources(main string) []string {
 		}
 	}
 	return out
+}
+
+// OutputOnly reports whether the check reads nothing but the program's
+// output and exit status: one a notebook's cell can apply, in Colab or
+// any Jupyter, with no statistics library and no sanitizer.
+func (c *Check) OutputOnly() bool {
+	switch {
+	case c.Stat != "" || c.Sanitizer != "" || c.AtLeast != nil || c.AtMost != nil || c.Equals != nil || c.EqualTo != "" || c.EqualToGroup != 0:
+		return false
+	}
+	return c.Contains != "" || c.NotContains != "" || c.Regex != "" || c.Exit != nil
+}
+
+// OutputOnly reports whether every check of the spec is OutputOnly.
+func (s *Spec) OutputOnly() bool {
+	for i := range s.Checks {
+		if !s.Checks[i].OutputOnly() {
+			return false
+		}
+	}
+	return true
 }

@@ -59,11 +59,17 @@ type Stats struct {
 	DefaultStreamOps                          uint64 `stat:"default_stream_ops"`
 	KernelAllocsUsed, KernelAddressesUsed     uint64 `stat:"kernel_allocs_used,kernel_addresses_used"`
 	EventPairs                                uint64 `stat:"event_pairs"`
+	// Version 4: kernels timed on the GPU by the library's own events
+	// around each launch (not in a stream capture). The times are in
+	// nanoseconds here; specs read them in milliseconds (Value).
+	KernelsTimed, MaxConcurrentStreams uint64 `stat:"kernels_timed,max_concurrent_streams"`
+	KernelSpanNs, KernelBusyNs         uint64
+	StreamKernelNsMax, KernelOverlapNs uint64
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 3
+	statsVersion = 4
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -75,6 +81,10 @@ var v1Size = int(unsafe.Offsetof(Stats{}.UnorderedUses))
 // v2Size is the size of a version 2 record: everything before the
 // figures of version 3, which decode as 0 from older records.
 var v2Size = int(unsafe.Offsetof(Stats{}.SyncMemsets))
+
+// v3Size is the size of a version 3 record: everything before the
+// kernels' times.
+var v3Size = int(unsafe.Offsetof(Stats{}.KernelsTimed))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses or unordered_frees), or "".
@@ -117,6 +127,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v1Size
 	case 2:
 		need = v2Size
+	case 3:
+		need = v3Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
@@ -132,7 +144,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 // Value returns a statistic by name, and whether the name exists. Besides
 // the record's own fields there are pool figures, taken at exit over every
 // pool the program used: pool_used_high, pool_reserved_high (the largest),
-// pool_used_current and pool_reserved_current (summed).
+// pool_used_current and pool_reserved_current (summed); and the kernels'
+// times in milliseconds (timeStats).
 func (s *Stats) Value(name string) (float64, bool) {
 	switch name {
 	case "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current":
@@ -151,11 +164,35 @@ func (s *Stats) Value(name string) (float64, bool) {
 		}
 		return float64(v), true
 	}
+	if f, ok := timeStats[name]; ok {
+		return float64(f(s)) / 1e6, true
+	}
+	if name == "kernel_concurrency" {
+		// How many kernels ran at once on average over the span: 1 when
+		// they ran one after another, near the streams' number when they
+		// overlapped throughout.
+		if s.KernelSpanNs == 0 {
+			return 0, true
+		}
+		return float64(s.KernelBusyNs) / float64(s.KernelSpanNs), true
+	}
 	i, ok := statIndex()[name]
 	if !ok {
 		return 0, false
 	}
 	return float64(reflect.ValueOf(s).Elem().Field(i).Uint()), true
+}
+
+// timeStats are the kernels' times, in milliseconds from the record's
+// nanoseconds: kernel_span_ms from the first timed kernel's start to the
+// last one's end, kernel_busy_ms their times added up, stream_kernel_ms_max
+// the largest such sum on one stream, kernel_overlap_ms the time during
+// which kernels of two streams or more ran at once.
+var timeStats = map[string]func(*Stats) uint64{
+	"kernel_span_ms":       func(s *Stats) uint64 { return s.KernelSpanNs },
+	"kernel_busy_ms":       func(s *Stats) uint64 { return s.KernelBusyNs },
+	"stream_kernel_ms_max": func(s *Stats) uint64 { return s.StreamKernelNsMax },
+	"kernel_overlap_ms":    func(s *Stats) uint64 { return s.KernelOverlapNs },
 }
 
 // StatNames lists every statistic a spec may name.
@@ -165,6 +202,10 @@ func StatNames() []string {
 		names = append(names, n)
 	}
 	names = append(names, "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current")
+	for n := range timeStats {
+		names = append(names, n)
+	}
+	names = append(names, "kernel_concurrency")
 	sort.Strings(names)
 	return names
 }

@@ -51,6 +51,8 @@
 #include <unistd.h>
 #include <cxxabi.h>
 #include <stdio.h>
+#include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 #include <mutex>
@@ -106,6 +108,13 @@ struct Record {
     uint64_t kernel_allocs_used;       // distinct allocations that kernels were passed a pointer into
     uint64_t kernel_addresses_used;    // distinct addresses inside live allocations passed to kernels (a pool's blocks)
     uint64_t event_pairs;              // cudaStreamWaitEvent on an event last recorded on another stream
+    // version 4: kernels timed on the GPU with the library's own events
+    uint64_t kernels_timed;            // launches whose start and end the library's events timed
+    uint64_t max_concurrent_streams;   // most streams with a timed kernel running at one instant
+    uint64_t kernel_span_ns;           // the first timed kernel's start to the last one's end
+    uint64_t kernel_busy_ns;           // the timed kernels' times, added up
+    uint64_t stream_kernel_ns_max;     // the largest of those sums on one stream
+    uint64_t kernel_overlap_ns;        // time during which kernels of two streams or more ran
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -142,6 +151,21 @@ uint64_t pendingWaits = 0;            // host waits since the last stream-ordere
 bool asyncAllocated = false;          // a stream-ordered allocation was made
 thread_local int inLaunch = 0;        // inside __cudaLaunchKernel: its cudaLaunchKernel is the same launch
 std::once_flag exit_hook;
+
+// Kernels timed (see "Timing kernels on the GPU" below).
+struct Timed { cudaStream_t stream; cudaEvent_t start, end; };
+struct Span { cudaStream_t stream; double start, end; };
+// Pairs are read once kReadAt are pending (the oldest first, while they
+// have completed: a GPU far behind its host costs one query a launch); a
+// launch finding kMaxPending pending is not timed.
+const size_t kReadAt = 256, kMaxPending = 1 << 16, kMaxSpans = 1 << 20;
+std::deque<Timed>* pending;
+std::vector<cudaEvent_t>* spare;
+std::vector<Span>* spans;
+cudaEvent_t origin;
+bool timingOver;                       // after cudaDeviceReset, or spans full
+void harvest(bool wait);
+void summarise();
 
 // ---- Looking symbols up without our own dlsym ----
 //
@@ -516,7 +540,7 @@ Record* record() {
     rec = &scratch;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 3;
+    rec->version = 4;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -525,6 +549,9 @@ Record* record() {
     nonblocking = new std::unordered_set<cudaStream_t>();
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
+    pending = new std::deque<Timed>();
+    spare = new std::vector<cudaEvent_t>();
+    spans = new std::vector<Span>();
     return rec;
 }
 
@@ -550,6 +577,7 @@ void snapshot(Pool* slot) {
 
 void atExit() {
     std::lock_guard<std::mutex> g(mu);
+    summarise();
     for (uint64_t i = 0; i < rec->pool_count; i++) snapshot(&rec->pools[i]);
     rec->leaked_allocs = rec->live_allocs;
     rec->leaked_bytes = rec->live_bytes;
@@ -828,6 +856,192 @@ void copied(const char* what, const void* a, const void* b, cudaStream_t s) {
     if (Alloc* y = b != nullptr ? find((uintptr_t)b, &base) : nullptr) use(y, base, (uintptr_t)b, s, seq, what);
 }
 
+// ---- Timing kernels on the GPU ----
+//
+// Each launch on a stream that is not being captured into a graph is
+// bracketed by two events of the library's own (recorded through the
+// runtime's real functions, so that the program's counts of event records
+// and waits do not see them): the start event completes when the stream
+// reaches the kernel, the end event when the kernel is done. An event
+// recorded on a stream orders nothing new (the stream already runs its work
+// in order), so the program's streams run as they would without them.
+// Pairs are read as they complete (when many are pending, and at exit or
+// before cudaDeviceReset), as spans on one clock: milliseconds from the
+// first timed launch. At exit the spans give the span, the busy time, the
+// most streams running kernels at one instant and the time they overlapped.
+
+typedef cudaError_t (*EventRecordFn)(cudaEvent_t, cudaStream_t);
+typedef cudaError_t (*EventQueryFn)(cudaEvent_t);
+typedef cudaError_t (*ElapsedFn)(float*, cudaEvent_t, cudaEvent_t);
+typedef cudaError_t (*ErrFn)(void);
+
+// KeepLastError: the library's own calls leave the program's last error
+// (cudaGetLastError) as it found it, when they fail where the program's
+// would not have.
+struct KeepLastError {
+    cudaError_t before;
+    KeepLastError() { static auto peek = (ErrFn)real("cudaPeekAtLastError"); before = peek(); }
+    ~KeepLastError() {
+        static auto peek = (ErrFn)real("cudaPeekAtLastError");
+        static auto get = (ErrFn)real("cudaGetLastError");
+        if (before == cudaSuccess && peek() != cudaSuccess) get();
+    }
+};
+
+// Relaxed: while the library creates and reads its events, this thread's
+// capture mode is relaxed, so that those calls never fail or invalidate a
+// graph that another thread captures in the global mode (recording an
+// event into a stream that is not capturing is allowed in any mode).
+struct Relaxed {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
+    ~Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
+};
+
+cudaEvent_t takeEvent() {
+    if (!spare->empty()) {
+        cudaEvent_t e = spare->back();
+        spare->pop_back();
+        return e;
+    }
+    static auto create = (cudaError_t(*)(cudaEvent_t*, unsigned int))real("cudaEventCreateWithFlags");
+    Relaxed relaxed;
+    cudaEvent_t e = nullptr;
+    return create(&e, cudaEventDefault) == cudaSuccess ? e : nullptr;
+}
+
+void giveBack(cudaEvent_t e) {
+    if (e != nullptr) spare->push_back(e);
+}
+
+// harvest reads the pending pairs that have completed into spans, the
+// oldest first. Without wait it stops at the first that has not completed;
+// with wait it waits for each, up to 2 s in all (kernels a program left
+// running at its exit, and did not wait for, are not timed). mu is held.
+void harvest(bool wait) {
+    static auto query = (EventQueryFn)real("cudaEventQuery");
+    static auto elapsed = (ElapsedFn)real("cudaEventElapsedTime");
+    if (pending->empty()) return;
+    KeepLastError keep;
+    Relaxed relaxed;
+    uint64_t deadline = nowNanos() + 2000000000u;
+    // Every span is timed from the origin: nothing is read before it has
+    // completed (its stream may be behind the others').
+    cudaError_t o = query(origin);
+    while (wait && o == cudaErrorNotReady && nowNanos() < deadline) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, nullptr);
+        o = query(origin);
+    }
+    if (o == cudaErrorNotReady) return;
+    std::deque<Timed> left;
+    while (!pending->empty()) {
+        Timed t = pending->front();
+        cudaError_t q = query(t.end);
+        while (wait && q == cudaErrorNotReady && nowNanos() < deadline) {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, nullptr);
+            q = query(t.end);
+        }
+        if (q == cudaErrorNotReady && !wait) break;
+        pending->pop_front();
+        if (q == cudaErrorNotReady) { left.push_back(t); continue; }
+        float a = 0, b = 0;
+        if (q == cudaSuccess && elapsed(&a, origin, t.start) == cudaSuccess && elapsed(&b, origin, t.end) == cudaSuccess &&
+            spans->size() < kMaxSpans)
+            spans->push_back(Span{t.stream, a, b});
+        giveBack(t.start);
+        giveBack(t.end);
+    }
+    if (wait) pending->swap(left);
+    if (spans->size() >= kMaxSpans) timingOver = true;
+}
+
+// startTiming records the start event of a launch about to be made on
+// stream s, unless s is capturing (a graph's kernels run when the graph is
+// launched; an event recorded into a capture would become a node of it).
+Timed startTiming(cudaStream_t s) {
+    static auto recordEv = (EventRecordFn)real("cudaEventRecord");
+    static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
+    std::lock_guard<std::mutex> g(mu);
+    record();
+    Timed t{s, nullptr, nullptr};
+    if (timingOver) return t;
+    KeepLastError keep;
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    if (isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone) return t;
+    if (pending->size() >= kReadAt) harvest(false);
+    if (pending->size() >= kMaxPending) return t;
+    if (origin == nullptr) {
+        origin = takeEvent();
+        if (origin == nullptr || recordEv(origin, s) != cudaSuccess) { origin = nullptr; return t; }
+    }
+    t.start = takeEvent();
+    t.end = takeEvent();
+    if (t.start == nullptr || t.end == nullptr || recordEv(t.start, s) != cudaSuccess) {
+        giveBack(t.start);
+        giveBack(t.end);
+        t.start = t.end = nullptr;
+    }
+    return t;
+}
+
+// endTiming records the end event of a launch; mu is held.
+void endTiming(const Timed& t, bool launched) {
+    static auto recordEv = (EventRecordFn)real("cudaEventRecord");
+    if (t.start == nullptr) return;
+    KeepLastError keep;
+    if (!launched || recordEv(t.end, t.stream) != cudaSuccess) {
+        giveBack(t.start);
+        giveBack(t.end);
+        return;
+    }
+    pending->push_back(t);
+}
+
+// summarise turns the spans into the record's figures; mu is held.
+void summarise() {
+    harvest(true);
+    if (spans->empty()) return;
+    double first = (*spans)[0].start, last = (*spans)[0].end, busy = 0;
+    std::unordered_map<cudaStream_t, double> perStream;
+    // The spans' ends and starts in time order, an end before a start at
+    // the same instant (kernels that only touch do not overlap).
+    struct Edge { double t; int delta; cudaStream_t s; };
+    std::vector<Edge> edges;
+    edges.reserve(2 * spans->size());
+    for (auto& sp : *spans) {
+        double end = sp.end < sp.start ? sp.start : sp.end;
+        first = sp.start < first ? sp.start : first;
+        last = end > last ? end : last;
+        busy += end - sp.start;
+        perStream[norm(sp.stream)] += end - sp.start;
+        edges.push_back(Edge{sp.start, +1, norm(sp.stream)});
+        edges.push_back(Edge{end, -1, norm(sp.stream)});
+    }
+    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
+    std::unordered_map<cudaStream_t, int> running;
+    uint64_t streamsNow = 0, most = 0;
+    double overlap = 0, prev = edges.empty() ? 0 : edges[0].t;
+    for (auto& e : edges) {
+        if (streamsNow >= 2) overlap += e.t - prev;
+        prev = e.t;
+        int& n = running[e.s];
+        if (e.delta > 0 && n++ == 0) streamsNow++;
+        if (e.delta < 0 && --n == 0) streamsNow--;
+        if (streamsNow > most) most = streamsNow;
+    }
+    double streamMax = 0;
+    for (auto& kv : perStream) streamMax = kv.second > streamMax ? kv.second : streamMax;
+    auto ns = [](double ms) { return ms <= 0 ? (uint64_t)0 : (uint64_t)(ms * 1e6 + 0.5); };
+    rec->kernels_timed = spans->size();
+    rec->max_concurrent_streams = most;
+    rec->kernel_span_ns = ns(last - first);
+    rec->kernel_busy_ns = ns(busy);
+    rec->stream_kernel_ns_max = ns(streamMax);
+    rec->kernel_overlap_ns = ns(overlap);
+}
+
 }  // namespace
 
 #define HOOK(ret, name, params, args, body)                       \
@@ -916,6 +1130,20 @@ HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), 
 HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f, int prio), (s, f, prio), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
 })
+// cudaDeviceReset destroys the library's events with the context: the
+// kernels timed so far are read first, and no more are timed.
+extern "C" cudaError_t cudaDeviceReset(void) {
+    static auto fn = (cudaError_t(*)(void))real("cudaDeviceReset");
+    {
+        std::lock_guard<std::mutex> g(mu);
+        record();
+        harvest(true);
+        timingOver = true;
+        pending->clear();
+        spare->clear();
+    }
+    return fn();
+}
 HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKind k), (d, src, n, k), {
     rec->sync_memcpys++;
     hostWaited();
@@ -950,6 +1178,7 @@ extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
 // calls go through cudaLaunchKernel with the host stub's address.
 extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
+    Timed t = startTiming(s);
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
     inLaunch--;
@@ -957,6 +1186,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
         std::lock_guard<std::mutex> lock(mu);
         record();
         launched(kernel, (void*)kernel, true, a, s, r == cudaSuccess);
+        endTiming(t, r == cudaSuccess);
     }
     after();
     return r;
@@ -964,11 +1194,13 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
 
 extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
+    if (inLaunch > 0) return fn(f, g, b, a, sh, s);
+    Timed t = startTiming(s);
     cudaError_t r = fn(f, g, b, a, sh, s);
-    if (inLaunch > 0) return r;
     {
         std::lock_guard<std::mutex> lock(mu);
         record();
+        endTiming(t, r == cudaSuccess);
         static auto byStub = (cudaError_t(*)(void**, const void*))real("cudaGetFuncBySymbol");
         void* fun = nullptr;
         if (kernels->find(f) == kernels->end() && byStub(&fun, f) != cudaSuccess) fun = nullptr;

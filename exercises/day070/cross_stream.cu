@@ -1,5 +1,5 @@
 // One buffer, two streams: the producer allocates and fills it, the
-// consumer sums it, and the producer frees it. Events order the three.
+// consumer sums it, and one of them frees it. Events order the three.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -53,10 +53,10 @@ int main(int argc, char** argv) {
         // allocated and filled it: record `ready` on the producer and make
         // the consumer wait for it.
         sum<<<256, 256, 0, consumer>>>(buf, n, sums + r);
-        // TODO 2: the producer must not free buf while the consumer may
-        // still read it: record `done` on the consumer and make the
-        // producer wait for it.
-        CHECK(cudaFreeAsync(buf, producer));
+        // TODO 2: free buf with cudaFreeAsync, in an order where no kernel
+        // can still be reading it. Either stream may free it, as long as
+        // the freeing stream is ordered after sum (the Guide frees on the
+        // stream that used it last).
     }
     CHECK(cudaGetLastError());
     CHECK(cudaStreamSynchronize(producer));

@@ -1,7 +1,10 @@
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
-// as the buffer grows. The pointer never changes, so nothing is copied.
+// as the buffer grows. Within the reservation the pointer never changes;
+// past it, the same memory is mapped into a larger reservation, and still
+// nothing is copied.
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 #include <cuda.h>
@@ -34,30 +37,40 @@ public:
         return true;
     }
 
-    // Makes the first bytes of the buffer usable, keeping what is there.
+    // round is n rounded up to a whole number of granularity units: the
+    // only sizes cuMemCreate, cuMemMap and cuMemAddressReserve accept.
+    size_t round(size_t n) const {
+        // TODO 1: round n up to a multiple of granularity_.
+        return n;
+    }
+
+    // grow makes the first bytes of the buffer usable, keeping what is
+    // there. Past the reservation the buffer moves to a larger one: its
+    // memory is mapped again at the new addresses, never copied, and
+    // data() changes.
     bool grow(size_t bytes) {
         size_t want = round(bytes);
         if (want <= mapped_) return true;
-        if (want > reserved_) return false;
-        // TODO: make a physical allocation of (want - mapped_) bytes with
-        // cuMemCreate, map it at base_ + mapped_ with cuMemMap, allow reads
-        // and writes with cuMemSetAccess, and keep the handle in chunks_ so
-        // that release() can give it back. Then mapped_ = want.
+        if (want > reserved_) {
+            // TODO 2: reserve a larger range, map every chunk at the same
+            // offset in it and open it, then unmap the old range and give
+            // its addresses back.
+            return false;
+        }
+        // TODO 3: make the memory from mapped_ to want: a physical
+        // allocation, mapped right after what is mapped and opened for
+        // reads and writes, its handle kept in chunks_ for release().
         return false;
     }
 
-    // Unmaps and frees every chunk, then the addresses.
-    void release() {
-        size_t offset = 0;
-        for (const Chunk& c : chunks_) {
-            cuMemUnmap(base_ + offset, c.bytes);
-            cuMemRelease(c.handle);
-            offset += c.bytes;
-        }
-        chunks_.clear();
-        if (base_ != 0) cuMemAddressFree(base_, reserved_);
+    // release gives everything back: each chunk's mapping and memory, then
+    // the addresses. It says whether the driver accepted each step.
+    bool release() {
+        // TODO 4: tear down in an order the driver accepts.
+        return false;
         base_ = 0;
-        mapped_ = 0;
+        mapped_ = reserved_ = 0;
+        return true;
     }
 
     int* data() const { return reinterpret_cast<int*>(base_); }
@@ -65,7 +78,6 @@ public:
     size_t granularity() const { return granularity_; }
 
 private:
-    size_t round(size_t n) const { return (n + granularity_ - 1) / granularity_ * granularity_; }
     struct Chunk {
         CUmemGenericAllocationHandle handle;
         size_t bytes;
@@ -94,16 +106,29 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
     return v;
 }
 
-// Usage: growable [MIB] (grows to 100 MiB by default).
+// free_again says whether the bytes at addr are free addresses: a new
+// reservation asked to start there gets them (and gives them back).
+static bool free_again(CUdeviceptr addr, size_t bytes) {
+    CUdeviceptr got = 0;
+    if (cuMemAddressReserve(&got, bytes, 0, addr, 0) != CUDA_SUCCESS) return false;
+    cuMemAddressFree(got, bytes);
+    return got == addr;
+}
+
+// Usage: growable [MIB [RESERVE_MIB]] (grows to 100 MiB in a 64 MiB
+// reservation by default).
 int main(int argc, char** argv) {
-    // cudaFree(0) creates the context that the driver calls below use.
-    if (cudaFree(0) != cudaSuccess) {
+    // Since CUDA 12, cudaSetDevice makes the device's primary context
+    // current, and the driver calls below use it.
+    if (cuInit(0) != CUDA_SUCCESS || cudaSetDevice(0) != cudaSuccess) {
         printf("no CUDA device\n");
         return 1;
     }
-    GrowableBuffer buf;
-    if (!buf.reserve(1ull << 30)) return 1;
     const size_t small = 1u << 20, large = (size_t)arg(argc, argv, 1, 100, 1000) << 20;
+    const size_t reservation = (size_t)arg(argc, argv, 2, 64, 1000) << 20;
+    GrowableBuffer buf;
+    if (!buf.reserve(reservation)) return 1;
+    const size_t g = buf.granularity(), reserved = (reservation + g - 1) / g * g;
     if (!buf.grow(small)) {
         printf("grow to %zu bytes failed\n", small);
         return 1;
@@ -116,7 +141,7 @@ int main(int argc, char** argv) {
         printf("grow to %zu bytes failed\n", large);
         return 1;
     }
-    printf("grow(%zu MiB): %zu bytes mapped\n", large >> 20, buf.mapped());
+    printf("grow(%zu MiB) in a %zu MiB reservation: %zu bytes mapped\n", large >> 20, reservation >> 20, buf.mapped());
     size_t n2 = large / sizeof(int);
     fill<<<(unsigned)((n2 - n1 + 255) / 256), 256>>>(buf.data() + n1, n2 - n1, 2);
     if (cudaDeviceSynchronize() != cudaSuccess) {
@@ -126,8 +151,15 @@ int main(int argc, char** argv) {
     int first = 0, last = 0;
     cudaMemcpy(&first, buf.data(), sizeof first, cudaMemcpyDeviceToHost);
     cudaMemcpy(&last, buf.data() + n2 - 1, sizeof last, cudaMemcpyDeviceToHost);
-    printf("same address after growing: %s\n", before == buf.data() ? "yes" : "no");
+    printf("moved to a larger reservation: %s\n", before == buf.data() ? "no" : "yes");
     printf("old data kept: %d, new region: %d\n", first, last);
-    buf.release();
-    return (first == 1 && last == 2) ? 0 : 1;
+    int* after = buf.data();
+    size_t mapped = buf.mapped();
+    bool released = buf.release();
+    printf("release: %s\n", released ? "ok" : "failed");
+    // Addresses given back can be reserved again where they were: ask the
+    // driver for each range the buffer had, at its old start.
+    bool back = free_again((CUdeviceptr)before, reserved) && free_again((CUdeviceptr)after, mapped);
+    printf("every reservation given back: %s\n", back ? "yes" : "no");
+    return (first == 1 && last == 2 && released && back) ? 0 : 1;
 }

@@ -41,11 +41,11 @@ int main(int argc, char** argv) {
         pool_resource pool(&device, bytes, 1, s[0]);   // one block: every round reuses it
         for (int r = 0; r < rounds; r++) {
             cudaStream_t st = s[r % 2];
-            float* x = static_cast<float*>(pool.allocate(bytes, st));
+            float* x = static_cast<float*>(pool.allocate(st, bytes));
             if (x == nullptr) { fprintf(stderr, "round %d: the pool is empty\n", r); return 1; }
             fill<<<128, 256, 0, st>>>(x, n, (float)(r + 1));
             sum<<<128, 256, 0, st>>>(x, n, sums + r);
-            pool.deallocate(x, bytes, st);             // in stream order: after sum
+            pool.deallocate(st, x, bytes);             // in stream order: after sum
         }
         printf("%d rounds on 2 streams, %d reuses of a block freed on the other stream\n", rounds, pool.reuses_across_streams);
         for (auto& st : s) CHECK(cudaStreamSynchronize(st));

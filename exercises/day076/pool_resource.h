@@ -1,17 +1,20 @@
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
+#include <algorithm>
 #include <vector>
 #include "memory_resource.h"
 
 // A pool over an upstream resource: one chunk taken up front, cut into
 // blocks of a fixed size. A freed block remembers the stream it was freed
 // on and an event recorded there, so that another stream can reuse it
-// only after that stream's work on it is done.
+// only after that stream's work on it is done. Like RMM's pools, it is
+// stream-safe whatever its upstream: the ordering of the blocks is its
+// own job, not the upstream's.
 class pool_resource : public memory_resource {
 public:
     pool_resource(memory_resource* upstream, size_t block, int blocks, cudaStream_t stream)
         : upstream_(upstream), block_(block), size_(block * blocks), stream_(stream) {
-        chunk_ = static_cast<char*>(upstream_->allocate(size_, stream_));
+        chunk_ = static_cast<char*>(upstream_->allocate(stream_, size_));
         CHECK(cudaStreamSynchronize(stream_));   // the chunk is ready for every stream
         for (int i = blocks - 1; i >= 0; i--) {
             Free f{chunk_ + i * block_, stream_, nullptr};
@@ -21,33 +24,37 @@ public:
     }
     ~pool_resource() override {
         for (Free& f : free_) cudaEventDestroy(f.freed);
-        upstream_->deallocate(chunk_, size_, stream_);
+        upstream_->deallocate(stream_, chunk_, size_);
     }
     int reuses_across_streams = 0;
+
 private:
+    // A free block: where it is, the stream that freed it, and the event
+    // recorded on that stream when it did.
     struct Free { char* p; cudaStream_t stream; cudaEvent_t freed; };
 
+    // do_allocate hands out a free block for work on `stream`, or nullptr
+    // when the request is larger than a block or no block is free. The
+    // host must never wait here: a block freed on another stream is made
+    // safe for `stream` on the GPU. Count such a reuse in
+    // reuses_across_streams, and keep what do_deallocate needs to know
+    // about the block in handed_.
     void* do_allocate(size_t bytes, cudaStream_t stream) override {
-        if (bytes > block_ || free_.empty()) return nullptr;
-        Free f = free_.back();
-        free_.pop_back();
-        if (f.stream != stream) {
-            reuses_across_streams++;
-            // TODO 2: the block was freed on another stream, whose work may
-            // still be using it: make `stream` wait for the event recorded
-            // when it was freed.
-        }
-        events_.push_back(f.freed);
-        blocks_.push_back(f.p);
-        return f.p;
+        // TODO 1: take a block off free_; when it was freed on another
+        // stream, order `stream` after the work that freed it.
+        (void)bytes;
+        (void)stream;
+        return nullptr;
     }
-    void do_deallocate(void* p, size_t, cudaStream_t stream) override {
-        cudaEvent_t e = nullptr;
-        for (size_t i = 0; i < blocks_.size(); i++)
-            if (blocks_[i] == p) { e = events_[i]; blocks_.erase(blocks_.begin() + i); events_.erase(events_.begin() + i); break; }
-        // TODO 1: the block is free once the work queued on `stream` so far
-        // is done: record its event on `stream`.
-        free_.push_back(Free{static_cast<char*>(p), stream, e});
+
+    // do_deallocate gives block p back, freed once the work queued on
+    // `stream` so far is done; the host does not wait for that work.
+    void do_deallocate(void* p, size_t, cudaStream_t stream) noexcept override {
+        // TODO 2: find p among the blocks handed out, and put it back on
+        // free_ with what a later do_allocate on another stream must wait
+        // for.
+        (void)p;
+        (void)stream;
     }
 
     memory_resource* upstream_;
@@ -55,6 +62,5 @@ private:
     cudaStream_t stream_;
     char* chunk_;
     std::vector<Free> free_;
-    std::vector<char*> blocks_;        // blocks handed out, with their events
-    std::vector<cudaEvent_t> events_;
+    std::vector<Free> handed_;   // blocks handed out, with their events
 };

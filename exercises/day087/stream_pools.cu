@@ -1,11 +1,14 @@
 // Day 87 exercise: per-stream device pools carved from one arena.
-// Complete the two TODOs in StreamPools; lessons check says when it is done.
+// Complete the three TODOs; lessons check says when it is done.
 //
-// Four streams each run eight rounds of a kernel whose 1024 threads take a
-// 256-byte block from a bump pool on the device. Each stream has a pool of
-// its own (a slice of one cudaMalloc), reset to empty at the start of every
-// round in that stream's order. It prints:
+// Four non-blocking streams each run rounds of a kernel whose 1024 threads
+// take a 256-byte block from a bump pool on the device. Each stream has a
+// pool of its own (a slice of one cudaMalloc), reset to empty at the start
+// of every round in that stream's order. A last round asks each pool for
+// twice what it holds: half the requests must fail, and no pool's offset
+// may pass its capacity. It prints:
 //   rounds: 8 on 4 streams, allocations: 32768, failed: 0, overlapping blocks: 0
+//   overflow: 4096 of 8192 requests failed, offsets within capacity: yes
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -35,12 +38,23 @@ struct DevicePool {
     unsigned long long* offset;
 };
 
+// pool_alloc hands out `bytes` of pool p, or nullptr when they do not fit.
+// The offset only ever moves to a value within the capacity, so it always
+// says how much of the pool is in use, however many threads ask at once.
 __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
+    // TODO 3: as given, every thread adds before it checks, so a full pool's
+    // offset runs past its capacity. Move the offset only when the request
+    // fits: read it, and retry until no other thread moved it in between.
     unsigned long long at = atomicAdd(p.offset, bytes);
     return at + bytes <= p.capacity ? p.base + at : nullptr;
 }
 
+// work takes a block per thread and fills it; each of its blocks first
+// spins about 50 us, as real work would take, so that the streams' kernels
+// can run side by side.
 __global__ void work(DevicePool p, char** where, unsigned int* failed) {
+    long long t0 = clock64();
+    while (clock64() - t0 < 100000) {}
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     char* b = pool_alloc(p, kBlock);
     where[t] = b;
@@ -49,6 +63,11 @@ __global__ void work(DevicePool p, char** where, unsigned int* failed) {
         return;
     }
     for (unsigned long long i = 0; i < kBlock; i += 4) *(int*)(b + i) = t;
+}
+
+// overflow asks for a block per thread and counts the requests that fail.
+__global__ void overflow(DevicePool p, unsigned int* failed) {
+    if (pool_alloc(p, kBlock) == nullptr) atomicAdd(failed, 1u);
 }
 
 class StreamPools {
@@ -74,6 +93,7 @@ public:
         CHECK(cudaMemset(pools_[i].offset, 0, sizeof(unsigned long long)));
     }
     DevicePool pool(int i) const { return pools_[i]; }
+    unsigned long long* offsets() const { return offsets_; }
     void destroy() {
         CHECK(cudaFree(offsets_));
         CHECK(cudaFree(arena_));
@@ -109,10 +129,13 @@ int main(int argc, char** argv) {
     char** where;
     unsigned int* failed;
     CHECK(cudaMalloc(&where, kStreams * kThreads * sizeof(char*)));
-    CHECK(cudaMalloc(&failed, sizeof(unsigned int)));
-    CHECK(cudaMemset(failed, 0, sizeof(unsigned int)));
+    CHECK(cudaMalloc(&failed, 2 * sizeof(unsigned int)));   // the rounds', the overflow's
+    CHECK(cudaMemset(failed, 0, 2 * sizeof(unsigned int)));
     cudaStream_t streams[kStreams];
-    for (auto& s : streams) CHECK(cudaStreamCreate(&s));
+    // Non-blocking: nothing orders these streams with the legacy default
+    // stream, so only what is queued on a pool's own stream is ordered
+    // with its kernels.
+    for (auto& s : streams) CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < kStreams; i++) {
@@ -136,9 +159,23 @@ int main(int argc, char** argv) {
     printf("rounds: %d on %d streams, allocations: %d, failed: %u, overlapping blocks: %d\n",
            rounds, kStreams, rounds * kStreams * kThreads, nfailed, overlaps);
 
+    // The overflow round: twice what each pool holds.
+    unsigned int* over = failed + 1;
+    for (int i = 0; i < kStreams; i++) {
+        pools.reset(i, streams[i]);
+        overflow<<<2 * kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), over);
+    }
+    CHECK(cudaDeviceSynchronize());
+    unsigned long long offs[kStreams];
+    unsigned int nover = 0;
+    CHECK(cudaMemcpy(offs, pools.offsets(), sizeof offs, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&nover, over, sizeof nover, cudaMemcpyDeviceToHost));
+    bool within = true;
+    for (int i = 0; i < kStreams; i++) within = within && offs[i] <= kSlice;
+    printf("overflow: %u of %d requests failed, offsets within capacity: %s\n", nover, 2 * kStreams * kThreads, within ? "yes" : "no");
     for (auto& s : streams) CHECK(cudaStreamDestroy(s));
     CHECK(cudaFree(failed));
     CHECK(cudaFree(where));
     pools.destroy();
-    return nfailed == 0 && overlaps == 0 ? 0 : 1;
+    return nfailed == 0 && overlaps == 0 && within && nover == (unsigned)(kStreams * kThreads) ? 0 : 1;
 }

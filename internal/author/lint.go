@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/cudalessons/lessons/checker"
@@ -86,42 +85,4 @@ func Lint(c *course.Course, loadErr error) (errs, warnings lesson.Errors) {
 		}
 	}
 	return errs, warnings
-}
-
-// checkRefRE finds "lessons check X" in a lesson's text: a command it tells
-// students to run.
-var checkRefRE = regexp.MustCompile("lessons\\s+check\\s+([A-Za-z0-9_][A-Za-z0-9_.-]*)")
-
-// checkRefs warns about each lesson line that tells students to run
-// lessons check for an exercise the course does not have: a student would
-// learn it only by trying (an imported course's notebooks name the
-// exercises of the course they came from).
-func checkRefs(c *course.Course, file string, l *lesson.Lesson) lesson.Errors {
-	ids := map[string]bool{}
-	for _, x := range c.Exercises {
-		ids[x.ID] = true
-	}
-	var out lesson.Errors
-	seen := map[string]bool{}
-	for _, cell := range l.Cells {
-		for i, line := range strings.Split(cell.Text, "\n") {
-			for _, m := range checkRefRE.FindAllStringSubmatch(line, -1) {
-				id := strings.TrimRight(m[1], ".-")
-				if ids[id] || seen[id] || strings.HasPrefix(id, "-") {
-					continue
-				}
-				seen[id] = true
-				at := cell.Line
-				if l.Dialect != lesson.Ipynb {
-					at += i
-				}
-				fix := "add the exercise to course.toml, or change the lesson's words"
-				if len(c.Exercises) == 0 {
-					fix = "this course has no exercises: add it to course.toml (lessons generate writes the student file), or change the lesson's words"
-				}
-				out = append(out, &lesson.Error{File: file, Line: at, Msg: fmt.Sprintf("the lesson says to run lessons check %s, but the course has no exercise %s", id, id), Fix: fix})
-			}
-		}
-	}
-	return out
 }

@@ -36,6 +36,7 @@ var Operators = []string{
 	"host-wait",     // a host wait (device, stream, event, memcpy, memset) after a statement that runs in a loop
 	"sync-twin",     // a stream-ordered call replaced by its synchronous twin
 	"delete-launch", // a kernel launch left out
+	"serialise",     // every launch on a stream of the regions waited for at once: the streams never overlap
 	"wrong-buffer",  // a launch given another buffer than the one allocated for it
 	"hoist-alloc",   // an allocation moved out of its loop
 	"delete-call",   // a call of the allocator, stream, event, pool or VMM API left out
@@ -128,6 +129,7 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 			m.offByOne(n)
 		}
 	}
+	m.serialise()
 	m.noWork()
 	if len(runs) > 0 {
 		m.replay(runs)
@@ -654,6 +656,61 @@ func (m *mutator) offByOne(n int) {
 		})
 		return
 	}
+}
+
+// serialise is the solution with a cudaStreamSynchronize of each launch's
+// stream right after every kernel launch of its regions that names a
+// stream (not 0): what a student who does not trust stream order writes,
+// and the streams' kernels never run at once (max_concurrent_streams 1).
+// Launches on the default stream are left alone: they overlap nothing
+// anyway.
+func (m *mutator) serialise() {
+	first := 0
+	m.add("serialise", 0, "", func(lines []string) []string {
+		for _, r := range m.src.Regions {
+			a, b := r.SolutionLines()
+			for n := a; n <= b; n++ {
+				l := lines[n-1]
+				stream := launchStream(stripComment(l))
+				if stream == "" || !statement(l) || jump(l) {
+					continue
+				}
+				if lineEnding(l) == "" {
+					l += "\n"
+				}
+				lines[n-1] = l + leading(l) + "cudaStreamSynchronize(" + stream + ");" + eolOf(l)
+				if first == 0 {
+					first = n
+				}
+			}
+		}
+		if first == 0 {
+			return nil
+		}
+		return lines
+	})
+	if k := len(m.out) - 1; k >= 0 && m.out[k].Op == "serialise" {
+		m.out[k].ID, m.out[k].Line = "serialise", first
+	}
+}
+
+// launchStream is the stream a launch statement names (its fourth
+// <<< >>> argument), or "" for none or the default stream.
+func launchStream(code string) string {
+	mm := launchStmtRE.FindStringSubmatch(code)
+	if mm == nil {
+		return ""
+	}
+	args, _, _ := splitArgs("("+mm[1]+")", 0)
+	if len(args) < 4 {
+		return ""
+	}
+	s := strings.TrimSpace(args[3])
+	switch s {
+	case "", "0", "NULL", "nullptr", "cudaStreamLegacy", "cudaStreamPerThread":
+		return ""
+	}
+	return s
 }
 
 // noWork is the solution with every kernel launch of its regions left

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -63,11 +64,14 @@ func checkRun(opts *CheckOptions) error {
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	k, err := checker(ctx, "check")
+	src, err := exercise.Source(c, x, opts.File)
 	if err != nil {
 		return err
 	}
-	src, err := exercise.Source(c, x, opts.File)
+	k, err := checker(ctx, "check")
+	if miss := (*hw.Missing)(nil); errors.As(err, &miss) && miss.NoGPU != nil {
+		return study.Offline(ctx, terminal(opts.IO), c, x, src, miss)
+	}
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ something that running lessons needs is missing.`,
 }
 
 func doctorRun(opts *DoctorOptions) error {
-	missing, err := hw.Doctor(opts.IO.Out, [][2]string{
+	missing, err := hw.Doctor(opts.IO.Out, opts.IO.Width(), [][2]string{
 		{"grading sandbox", exercise.Probe().Brief()},
 		{"driver cross-check", exercise.DriverCheckSummary()},
 	})

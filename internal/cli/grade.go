@@ -191,7 +191,7 @@ func gradeRun(o *gradeOptions, args []string) error {
 		return err
 	}
 	if sheet, serr := book.Sheet(); serr == nil {
-		sheet.WriteSummary(o.io.Out)
+		sheet.WriteSummary(o.io.Out, o.io.Width())
 	}
 	fmt.Fprint(o.io.Out, "\n"+sum.Line(o.book))
 	if err != nil {

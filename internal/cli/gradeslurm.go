@@ -132,13 +132,11 @@ func gradeSlurm(o *gradeOptions, c *course.Course, dir string, only []string) er
 		return err
 	}
 	if o.slurm.dryRun {
-		var book *gradebook.Book
-		if _, err := os.Stat(cl.BookPath); err == nil {
-			if book, err = openBook(cl.BookPath, true); err != nil {
-				return err
-			}
-			defer book.Close()
+		book, err := gradebook.OpenIfThere(cl.BookPath)
+		if err != nil {
+			return err
 		}
+		defer book.Close()
 		plan, err := g.DryRun(d, book)
 		fmt.Fprint(o.io.Out, plan)
 		return err
@@ -209,7 +207,7 @@ func slurmFinish(o *gradeOptions, book *gradebook.Book) error {
 	if err != nil {
 		return err
 	}
-	sheet.WriteTable(o.io.Out)
+	sheet.WriteTable(o.io.Out, o.io.Width())
 	fmt.Fprintf(o.io.Out, "\nGradebook: %s (lessons grade export, lessons grade feedback)\n", o.book)
 	if errs := sheet.Count(gradebook.Error); errs > 0 {
 		return fmt.Errorf("%d could not be graded (see the table); run the same command again to retry them", errs)
@@ -235,24 +233,14 @@ func gradeCollect(o *gradeOptions, _ []string) error {
 		return err
 	}
 	defer book.Close()
-	if len(d.Open()) == 0 {
-		fmt.Fprintln(o.io.ErrOut, "Every round is merged; nothing to collect.")
-		return slurmFinish(o, book)
-	}
-	if o.slurm.wait {
+	if o.slurm.wait && len(d.Open()) > 0 {
 		return slurmWait(o, d, book)
 	}
-	pr, err := d.Step(context.Background(), book)
-	if err != nil {
+	finished, err := cluster.Collect(context.Background(), d, book, func(s string) { fmt.Fprintln(o.io.ErrOut, s) })
+	if err != nil || !finished {
 		return err
 	}
-	fmt.Fprintf(o.io.ErrOut, "Merged %d.\n", len(pr.Merged))
-	if pr.Finished {
-		return slurmFinish(o, book)
-	}
-	fmt.Fprintln(o.io.ErrOut, pr.Line(0))
-	fmt.Fprintln(o.io.ErrOut, "Tasks are still going: collect again later, or with --wait.")
-	return nil
+	return slurmFinish(o, book)
 }
 
 func gradeWorker(o *gradeOptions, args []string) error {

@@ -10,10 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/classroom/classcmd"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Main runs the command line and returns the exit code.
@@ -92,21 +94,21 @@ like a notebook, and check their exercises. Course authors keep lessons,
 exercises and solutions in one folder with a course.toml, preview it with
 lessons serve, and export the course as a static site. Instructors grade a
 class with lessons grade.`,
-		Example: `  lessons list                      the course's days, titles and exercises
-  lessons show 87                   read day 87 in the terminal
-  lessons show stream-ordered       the same, by slug (or a unique part of it)
-  lessons show notes/draft.md       any markdown or notebook export, by path
-  lessons export --html site        the whole course as a site; open site/index.html
-  lessons serve                     the same site at http://127.0.0.1:3000/, reloaded on every save
-  lessons run 70                    run day 70's cells like a notebook, on the GPU
-  lessons check                     am I done? checks the first exercise not yet passed
-  lessons hint                      the next hint of that exercise, one level at a time
-  lessons watch                     re-check on every save, move on when it passes
-  lessons verify                    (authors) every solution passes, every exercise fails, every cell runs
-  lessons generate                  (authors) the students' files from the solutions' regions
-  lessons lint                      (authors) the course, lessons, specs and markers, without nvcc or a GPU
-  lessons grade submissions/        (instructors) grade a class into gradebook.db; then grade export, grade feedback
-  lessons doctor                    what this machine has: GPU, driver, nvcc, grading sandbox, cache`,
+		Example: `  lessons list                  the course's days, titles and exercises
+  lessons show 87               read day 87 in the terminal
+  lessons show stream-ordered   the same, by slug (or a unique part of it)
+  lessons show notes/draft.md   any markdown or notebook export, by path
+  lessons export --html site    the whole course as a site; open site/index.html
+  lessons serve                 the same site at http://127.0.0.1:3000/, reloaded on every save
+  lessons run 70                run day 70's cells like a notebook, on the GPU
+  lessons check                 am I done? checks the first exercise not yet passed
+  lessons hint                  the next hint of that exercise, one level at a time
+  lessons watch                 re-check on every save, move on when it passes
+  lessons verify                (authors) every solution passes, every exercise fails, every cell runs
+  lessons generate              (authors) the students' files from the solutions' regions
+  lessons lint                  (authors) the course, lessons, specs and markers, without nvcc or a GPU
+  lessons grade submissions/    (instructors) grade a class into gradebook.db; then grade export, grade feedback
+  lessons doctor                what this machine has: GPU, driver, nvcc, grading sandbox, cache`,
 		SilenceUsage:               true,
 		SilenceErrors:              true,
 		Args:                       unknownCommand,
@@ -118,7 +120,15 @@ class with lessons grade.`,
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &failure.Usage{Err: err} })
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g, nil), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io, nil), newDoctor(io, nil), newCache(io, nil), newImport(io, nil), newHint(io, g, nil))
+	help := root.HelpFunc() // wrapped to the terminal, under its columns
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		var b strings.Builder
+		c.SetOut(&b)
+		help(c, args)
+		c.SetOut(io.Out)
+		fmt.Fprint(io.Out, ui.Fit(b.String(), io.Width()))
+	})
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g, nil), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io, nil), newDoctor(io, nil), newCache(io, nil), newImport(io, nil), newHint(io, g, nil), classcmd.Invite(io.Out), classcmd.Submit(io.Out))
 	// Authoring: one source for exercises, and what can be checked without a GPU.
 	root.AddCommand(newGenerate(io, g, nil), newLint(io, g, nil))
 	return root

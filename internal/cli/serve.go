@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/classroom/classcmd"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/page"
@@ -20,6 +21,7 @@ type ServeOptions struct {
 	Addr              string
 	Poll              bool
 	Debounce, Timeout time.Duration
+	Class             *classcmd.Flags
 }
 
 func newServe(ios *iostreams.IOStreams, g *globals, runF func(*ServeOptions) error) *cobra.Command {
@@ -54,6 +56,7 @@ site may frame the pages or load their scripts.`,
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:3000", "the `HOST:PORT` to listen on")
 	cmd.Flags().BoolVar(&opts.Poll, "poll", false, "poll the files instead of using file system events")
 	cmd.Flags().DurationVar(&opts.Debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts")
+	opts.Class = classcmd.AddFlags(cmd)
 	return cmd
 }
 
@@ -62,6 +65,11 @@ func serveRun(opts *ServeOptions) error {
 	c, err := opts.g.course()
 	if err != nil {
 		return err
+	}
+	ctx, stop := interrupted()
+	defer stop()
+	if opts.Class.On() {
+		return opts.Class.Serve(ctx, ios.Out, c, opts.Addr, opts.Timeout)
 	}
 	root := c.Root
 	srv := serve.New(func() (map[string][]byte, error) {
@@ -78,8 +86,6 @@ func serveRun(opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := interrupted()
-	defer stop()
 	if note := page.Attach(ctx, srv, root, opts.Timeout); note != "" {
 		fmt.Fprintf(ios.ErrOut, "lessons: %s\n", note)
 	}

@@ -70,7 +70,7 @@ func showRun(opts *ShowOptions) error {
 	}
 	topt := render.TermOptions{Width: width, Color: opts.IO.Color() && !opts.Plain, TrueColor: opts.IO.TrueColor()}
 	if l.HasPython() {
-		topt.PythonWay = notebook.WithPython(context.Background(), notebook.Env{}).PythonWay
+		topt.PythonWay = notebook.WithKernel(context.Background(), notebook.Env{}, l.Kernel).PythonWay
 	}
 	t, err := render.NewTerm(topt)
 	if err != nil {

@@ -20,8 +20,8 @@ type VerifyOptions struct {
 	CompileOnly bool
 	// Mutants tests the specs instead: every mutant of every solution
 	// must fail a check (mutants.go).
-	Mutants bool
-	Jobs    int
+	Mutants, Wrong bool // Wrong: verify.Wrong
+	Jobs           int
 	// PerGPU and Queues are 0 when no flag gives them: chosen from what
 	// the course runs.
 	PerGPU, Queues int
@@ -45,14 +45,14 @@ they print about streams is what a student sees. The first line says what
 was chosen; --per-gpu and --gpu-queues set it. --compile-only does the build
 half, which needs nvcc but no GPU (CI runs it). Prints a table and exits 1 on
 any surprise.`,
-		Example: "  lessons verify\n  lessons verify --compile-only\n  lessons verify --per-gpu 1      # one run at a time\n  lessons verify --mutants        # every mutant of every solution must fail a check",
+		Example: "  lessons verify\n  lessons verify --compile-only\n  lessons verify --per-gpu 1      # one run at a time\n  lessons verify --mutants        # every mutant of every solution must fail a check\n  lessons verify --wrong          # every wrong answer must fail with the text it expects",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("per-gpu") && (opts.PerGPU < 1 || opts.PerGPU > 64) {
 				return usagef("--per-gpu is 1 to 64, not %d", opts.PerGPU)
 			}
-			if opts.Mutants && opts.CompileOnly {
-				return usagef("--mutants runs every mutant on the GPU; it does not go with --compile-only")
+			if opts.Mutants && (opts.Wrong || opts.CompileOnly) || opts.Wrong && opts.CompileOnly {
+				return usagef("--mutants and --wrong are runs of their own on the GPU: give one, which does not go with --compile-only")
 			}
 			if err := hw.CheckQueues(opts.Queues); err != nil {
 				return err
@@ -65,6 +65,7 @@ any surprise.`,
 	}
 	cmd.Flags().BoolVar(&opts.CompileOnly, "compile-only", false, "only build every lesson cell, exercise and solution")
 	cmd.Flags().BoolVar(&opts.Mutants, "mutants", false, "test the specs: every mutant of every solution's regions must fail a check; lists the survivors")
+	cmd.Flags().BoolVar(&opts.Wrong, "wrong", false, "judge each wrong answer (solutions/dayNNN/wrong/<exercise>/) as grade would: each must fail with the text its first line expects")
 	cmd.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
 	cmd.Flags().IntVar(&opts.PerGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 16; a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&opts.Queues, "gpu-queues", 0, gpuQueuesHelp)
@@ -99,6 +100,15 @@ func verifyRun(opts *VerifyOptions) error {
 		}
 		return nil
 	}
+	if opts.Wrong {
+		report, err := verify.Wrong(ctx, c, verify.WrongOptions{Toolkit: tk, PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs,
+			Devices: hw.Devices(len(m.Info.Devices)), Note: note})
+		if err != nil {
+			return err
+		}
+		report.Write(ios.Out)
+		return report.Err()
+	}
 	start := time.Now()
 	items, err := verify.Course(ctx, c, m, tk, verify.CourseOptions{CompileOnly: opts.CompileOnly, Jobs: opts.Jobs, PerGPU: opts.PerGPU, Queues: opts.Queues, Note: note})
 	if err != nil {
@@ -108,7 +118,7 @@ func verifyRun(opts *VerifyOptions) error {
 	if opts.CompileOnly {
 		built = "built"
 	}
-	if verify.WriteTable(ios.Out, items, built, time.Since(start)) > 0 {
+	if verify.WriteTable(ios.Out, ios.Width(), items, built, time.Since(start)) > 0 {
 		return errSilent
 	}
 	return nil

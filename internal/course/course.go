@@ -24,6 +24,9 @@ type Course struct {
 	Exercises []*Exercise
 	// Slurm are the defaults of lessons grade --slurm.
 	Slurm slurm.Options
+	// ClassServer is the URL of the class's server with GPUs ([class]
+	// server), "" when the course names none.
+	ClassServer string
 }
 
 // Entry is a lesson of the course, before its document is parsed.
@@ -116,7 +119,7 @@ func Load(root string) (*Course, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Course{Root: root, Title: m.Title, Slurm: m.Grade.Slurm}
+	c := &Course{Root: root, Title: m.Title, Slurm: m.Grade.Slurm, ClassServer: m.Class.Server}
 	var errs lesson.Errors
 	bad := func(table string, i int, key, fix, format string, args ...any) {
 		errs = append(errs, &lesson.Error{File: mpath, Line: LineOf(data, table, i, key), Msg: fmt.Sprintf(format, args...), Fix: fix})

@@ -21,6 +21,14 @@ type Manifest struct {
 	Lessons   []ManifestLesson   `toml:"lesson"`
 	Exercises []ManifestExercise `toml:"exercise"`
 	Grade     ManifestGrade      `toml:"grade"`
+	Class     ManifestClass      `toml:"class"`
+}
+
+// ManifestClass is the [class] table: where the class runs the course.
+type ManifestClass struct {
+	// Server is the URL of the class's server with GPUs, which lessons
+	// check names to a student on a machine without one.
+	Server string `toml:"server"`
 }
 
 // ManifestGrade is the [grade] table: defaults of lessons grade.
@@ -54,7 +62,7 @@ type ManifestExercise struct {
 // name the file and line.
 func ParseManifest(file string, data []byte) (*Manifest, error) {
 	var m Manifest
-	if err := DecodeTOML(file, data, &m, "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint/hints, and [grade.slurm] partition/build_partition/account/qos/time/items_per_task/builds_per_task/throttle/gres/sbatch_args"); err != nil {
+	if err := DecodeTOML(file, data, &m, "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint/hints, and [grade.slurm] partition/build_partition/account/qos/time/items_per_task/builds_per_task/throttle/gres/sbatch_args, and [class] server"); err != nil {
 		return nil, err
 	}
 	return &m, nil

@@ -84,6 +84,12 @@ func fakeLib(steps []string) int {
 		case "kill":
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {}
+		default:
+			// spanMS: the kernels took MS milliseconds from first to last.
+			if ms, ok := strings.CutPrefix(step, "span"); ok {
+				n, _ := strconv.Atoi(ms)
+				s.KernelSpanNs = uint64(n) * 1_000_000
+			}
 		}
 	}
 	return 0

@@ -90,12 +90,17 @@ func NewJob(c *course.Course, x *course.Exercise, main string) (*Job, error) {
 // Files are the files of a build of exercise x: main (the student's file,
 // a solution, or a file named by check --file) under the name of the
 // exercise's file, then each of the spec's files, read from the first of
-// dirs that holds it.
+// dirs that holds it; a fixed file always from the last of dirs (the
+// exercise's folder).
 func Files(x *course.Exercise, spec *checker.Spec, main string, dirs ...string) []File {
 	files := []File{{Name: filepath.Base(x.Student), Path: main}}
 	for _, f := range spec.Files {
 		name := filepath.Clean(f)
 		p := filepath.Join(dirs[len(dirs)-1], name)
+		if spec.IsFixed(f) {
+			files = append(files, File{Name: name, Path: p})
+			continue
+		}
 		for _, d := range dirs {
 			if isFile(filepath.Join(d, name)) {
 				p = filepath.Join(d, name)

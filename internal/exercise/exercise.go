@@ -65,6 +65,9 @@ type Job struct {
 	// Env is added to the environment of the program's runs
 	// (CUDA_DEVICE_MAX_CONNECTIONS).
 	Env []string
+	// Before are the records of the runs made before this one, by run
+	// name: RunAll and Kill set them, for the spec's relative_to checks.
+	Before map[string]*checker.Stats
 }
 
 // Built is a build's outcome.
@@ -91,6 +94,8 @@ type Verdict struct {
 	// stopped says why the run was stopped at a limit (its time, its
 	// output), when it was.
 	stopped string
+	// stats is the run's record, when it had one it could trust.
+	stats *checker.Stats
 }
 
 // Passed reports whether every check passed.
@@ -254,7 +259,11 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}
 	trust(run, rec, recErr, ended(res), found)
+	run.Before = j.Before
 	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration}
+	if run.Untrusted == "" {
+		v.stats = run.Stats
+	}
 	if res.TimedOut || res.Truncated {
 		v.stopped = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}

@@ -13,15 +13,17 @@ import (
 // and every run's results; a hidden run's are named after the run and
 // are all hidden, its failure to end by itself included.
 func RunAll(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string, slot int) (*Verdict, error) {
+	before := map[string]*checker.Stats{}
 	one := func(spec *checker.Spec) (*Verdict, error) {
 		jj := *j
-		jj.Spec = spec
+		jj.Spec, jj.Before = spec, before
 		return Run(ctx, tk, r, &jj, prog, device, slot)
 	}
 	v, err := one(j.Spec.ForRun(""))
 	if err != nil {
 		return nil, err
 	}
+	before[""] = v.stats
 	v.Outputs = map[string]string{"": v.Output}
 	for _, h := range j.Spec.HiddenRuns {
 		var hv *Verdict
@@ -41,6 +43,7 @@ func RunAll(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device str
 			if err != nil {
 				return nil, err
 			}
+			before[h.Name] = hv.stats
 			v.Outputs[h.Name] = hv.Output
 		}
 		for _, res := range hv.Results {

@@ -14,12 +14,16 @@ import (
 // results up to the one that failed (all of them for a survivor).
 func Kill(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string, slot int) (*Verdict, error) {
 	total := &Verdict{}
+	before := map[string]*checker.Stats{}
 	judgeRun := func(name string, spec *checker.Spec) (bool, error) {
 		jj := *j
-		jj.Spec = spec
+		jj.Spec, jj.Before = spec, before
 		v, err := Run(ctx, tk, r, &jj, prog, device, slot)
 		if err != nil {
 			return false, err
+		}
+		if _, seen := before[name]; !seen {
+			before[name] = v.stats
 		}
 		total.Took += v.Took
 		if name == "" && total.Output == "" {

@@ -114,10 +114,11 @@ func WatchedFiles(c *course.Course, x *course.Exercise) []string {
 // Judge is a student's verdict on exercise x of course c for src, the
 // file judged: the one function that lessons check, lessons watch and
 // the page's Check call, each rendering what it gives. It runs the
-// program, so m without a GPU is a *failure.Tool.
+// program: on m without a GPU, the error is the *Offline report of what
+// could be done here (WithoutGPU).
 func Judge(ctx context.Context, c *course.Course, x *course.Exercise, src string, m *machine.Machine, tk *Toolkit) (*Student, error) {
 	if m.GPUErr != nil {
-		return nil, failure.Toolf("lessons check runs the exercise, which needs a GPU: %v", m.GPUErr)
+		return nil, WithoutGPU(ctx, c, x, src, m.Missing())
 	}
 	st, err := NewStudent(c, x, src, m.RunEnv())
 	if err != nil {

@@ -69,3 +69,30 @@ func TestWatchedFiles(t *testing.T) {
 		t.Errorf("watched %q", got)
 	}
 }
+
+// A fixed file is read from the exercise's folder even where the folder
+// of the file checked holds a copy (check --file of a file elsewhere).
+func TestFixedFilesFromTheExercise(t *testing.T) {
+	root := coursetest.Tiny(t, []string{"a"}, map[string]string{
+		"exercises/a.toml":   "files = [\"bench.cu\", \"h.h\"]\nfixed = [\"bench.cu\"]\n[[check]]\nexit = 0\n",
+		"exercises/bench.cu": "harness",
+		"exercises/h.h":      "h",
+		"mine/a.cu":          "mine",
+		"mine/bench.cu":      "my harness",
+		"mine/h.h":           "my h",
+	})
+	c, _ := course.Load(root)
+	x, _ := c.Exercise("a")
+	j, err := NewJob(c, x, filepath.Join(root, "mine", "a.cu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range j.Files {
+		rel, _ := filepath.Rel(root, f.Path)
+		got = append(got, rel)
+	}
+	if strings.Join(got, " ") != "mine/a.cu exercises/bench.cu mine/h.h" {
+		t.Errorf("files %q", got)
+	}
+}

@@ -233,8 +233,9 @@ func Load(t *Task, subs, path string) error {
 
 // LoadFiles reads the spec's other files of a task whose main file was
 // handed in: each from the student's folder (beside their main file) when
-// it is there, else from given, the exercise's folder. A link on the way
-// from subs, or a file too large, is the task's Problem.
+// it is there, else from given, the exercise's folder; a fixed file
+// always from given. A link on the way from subs, or a file too large, is
+// the task's Problem.
 func LoadFiles(t *Task, subs, submitted, given string) error {
 	if t.Source == nil || t.Problem != "" || len(t.Spec.Files) == 0 {
 		return nil
@@ -242,10 +243,13 @@ func LoadFiles(t *Task, subs, submitted, given string) error {
 	h := sha256.New()
 	h.Write([]byte(t.SourceHash))
 	for _, name := range t.Spec.Files {
+		fixed := t.Spec.IsFixed(name)
 		name = filepath.Clean(name)
 		var f Task
-		if err := Load(&f, subs, filepath.Join(submitted, name)); err != nil {
-			return err
+		if !fixed {
+			if err := Load(&f, subs, filepath.Join(submitted, name)); err != nil {
+				return err
+			}
 		}
 		if f.Problem != "" {
 			t.Problem = f.Problem

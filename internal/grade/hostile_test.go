@@ -82,3 +82,26 @@ func TestSubmissionOtherFileLinkRefused(t *testing.T) {
 		t.Errorf("problem %q", task.Problem)
 	}
 }
+
+// A fixed file of the spec (a timed exercise's harness) is the exercise's
+// own, whatever the student handed in beside their file.
+func TestFixedFileIsTheExercises(t *testing.T) {
+	dir, given := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "trudy"), 0o755)
+	os.WriteFile(filepath.Join(dir, "trudy", "block_pool.cu"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(dir, "trudy", "bench.cu"), []byte("a slow baseline"), 0o644)
+	os.WriteFile(filepath.Join(dir, "trudy", "pool.h"), []byte("my pool"), 0o644)
+	os.WriteFile(filepath.Join(given, "bench.cu"), []byte("the harness"), 0o644)
+	os.WriteFile(filepath.Join(given, "pool.h"), []byte("the stub"), 0o644)
+	task := &Task{Student: "trudy", Exercise: exercises[0], Spec: &checker.Spec{Files: []string{"bench.cu", "pool.h"}, Fixed: []string{"bench.cu"}}}
+	file := SubmittedFile(dir, "trudy", exercises[0])
+	if err := Load(task, dir, file); err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadFiles(task, dir, filepath.Dir(file), given); err != nil {
+		t.Fatal(err)
+	}
+	if task.Problem != "" || len(task.Files) != 2 || string(task.Files[0].Data) != "the harness" || string(task.Files[1].Data) != "my pool" {
+		t.Errorf("problem %q, files %+v", task.Problem, task.Files)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/yuin/goldmark"
@@ -286,38 +285,38 @@ func (s *Sheet) FeedbackHTML(student string) ([]byte, error) {
 	return page.Bytes(), nil
 }
 
-// WriteTable writes the sheet as a table for a terminal: a row per
-// student, a column per exercise (✓ and the points, ✗ and why, missing,
-// ? for what could not be graded) and the total.
-func (s *Sheet) WriteTable(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "STUDENT")
+// WriteTable writes the sheet as a table for a terminal of width columns:
+// a row per student, a column per exercise (✓ and the points, ✗ and why,
+// missing, ? for what could not be graded) and the total; a record per
+// student where the columns would not fit.
+func (s *Sheet) WriteTable(w io.Writer, width int) error {
+	t := ui.Table{Header: []string{"STUDENT"}}
 	for _, x := range s.Exercises {
-		fmt.Fprintf(tw, "\t%s", x.ID)
+		t.Header = append(t.Header, x.ID)
 	}
-	fmt.Fprintf(tw, "\tTOTAL\n")
+	t.Header = append(t.Header, "TOTAL")
 	for _, st := range s.Students {
-		fmt.Fprint(tw, ui.Printable(st))
+		row := []string{ui.Printable(st)}
 		for _, x := range s.Exercises {
 			a := s.Grades[st][x.ID]
 			switch {
 			case a == nil:
-				fmt.Fprint(tw, "\t-")
+				row = append(row, "-")
 			case a.Status == Passed:
-				fmt.Fprintf(tw, "\t✓ %d", a.Points)
+				row = append(row, fmt.Sprintf("✓ %d", a.Points))
 			case a.Status == Missing:
-				fmt.Fprint(tw, "\tmissing")
+				row = append(row, "missing")
 			case a.Status == Error:
-				fmt.Fprintf(tw, "\t? %s", ui.Clip(a.Reason, 40))
+				row = append(row, "? "+ui.Clip(a.Reason, 40))
 			case a.Points > 0: // partial credit
-				fmt.Fprintf(tw, "\t✗ %d %s", a.Points, ui.Clip(a.Reason, 40))
+				row = append(row, fmt.Sprintf("✗ %d %s", a.Points, ui.Clip(a.Reason, 40)))
 			default:
-				fmt.Fprintf(tw, "\t✗ %s", ui.Clip(a.Reason, 40))
+				row = append(row, "✗ "+ui.Clip(a.Reason, 40))
 			}
 		}
-		fmt.Fprintf(tw, "\t%d/%d\n", s.Total(st), s.Max)
+		t.Rows = append(t.Rows, append(row, fmt.Sprintf("%d/%d", s.Total(st), s.Max)))
 	}
-	tw.Flush()
+	return t.Write(w, width)
 }
 
 // Count is how many of the sheet's grades have status.
@@ -355,10 +354,10 @@ func (s *Sheet) WriteFeedback(dir string) (int, error) {
 	return len(s.Students), nil
 }
 
-// WriteSummary is the table a grade ends with, then how many grades are
-// marked for review when some are.
-func (s *Sheet) WriteSummary(w io.Writer) {
-	s.WriteTable(w)
+// WriteSummary is the table a grade ends with (width columns wide),
+// then how many grades are marked for review when some are.
+func (s *Sheet) WriteSummary(w io.Writer, width int) {
+	s.WriteTable(w, width)
 	if n := len(s.Marked()); n > 0 {
 		fmt.Fprintf(w, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
 	}

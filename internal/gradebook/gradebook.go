@@ -169,6 +169,15 @@ func OpenExisting(path string) (*Book, error) {
 	return Open(path)
 }
 
+// OpenIfThere opens the gradebook at path when there is one there, and
+// is nil (which Close accepts) when there is none: what a dry run reads.
+func OpenIfThere(path string) (*Book, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	return Open(path)
+}
+
 // ReadSheet reads the sheet of the gradebook at path, which must exist.
 func ReadSheet(path string) (*Sheet, error) {
 	b, err := OpenExisting(path)
@@ -218,7 +227,12 @@ func Open(path string) (*Book, error) {
 }
 
 // Close closes the gradebook.
-func (b *Book) Close() error { return b.db.Close() }
+func (b *Book) Close() error {
+	if b == nil {
+		return nil // OpenIfThere's none
+	}
+	return b.db.Close()
+}
 
 // SetExercises records the exercises, their points and their order.
 func (b *Book) SetExercises(xs []Exercise) error {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestMain(m *testing.M) {
@@ -459,7 +462,9 @@ func TestWriteTable(t *testing.T) {
 		Max: 15,
 	}
 	var b bytes.Buffer
-	s.WriteTable(&b)
+	if err := s.WriteTable(&b, 80); err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"STUDENT  pipe", "alice    ✓ 10", "? nvcc vanished", "bob      ✗ 3 prints: it does not at all", "-  "} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
@@ -467,5 +472,57 @@ func TestWriteTable(t *testing.T) {
 	}
 	if s.Count(Error) != 1 || s.Count(Passed) != 1 {
 		t.Errorf("count: %d errors, %d passed", s.Count(Error), s.Count(Passed))
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestWriteTableFits: a class's table of seven exercises fits 60, 80 and
+// 120 columns, as columns where they fit, else a record per student (it
+// was 350 columns wide).
+func TestWriteTableFits(t *testing.T) {
+	s := &Sheet{Students: []string{"alice", "bob", "carol"}, Grades: map[string]map[string]*Attempt{}}
+	ids := []string{"block-pool", "async-pipeline", "pool-reuse", "cross-stream", "growable", "tracking-resource", "device-bump"}
+	for _, id := range ids {
+		s.Exercises = append(s.Exercises, Exercise{ID: id, Points: 10})
+		s.Max += 10
+	}
+	for i, st := range s.Students {
+		s.Grades[st] = map[string]*Attempt{}
+		for k, id := range ids {
+			switch (i + k) % 4 {
+			case 0:
+				s.Grades[st][id] = &Attempt{Status: Passed, Points: 10}
+			case 1:
+				s.Grades[st][id] = &Attempt{Status: Failed, Points: 3, Reason: "the pool's used high watermark was 0 bytes, want at least 4194304"}
+			case 2:
+				s.Grades[st][id] = &Attempt{Status: Missing}
+			}
+		}
+	}
+	for _, width := range []int{60, 80, 120} {
+		var b bytes.Buffer
+		if err := s.WriteTable(&b, width); err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(b.String(), "\n") {
+			if w := ansi.StringWidth(l); w > width {
+				t.Errorf("at %d columns: line %d is %d wide: %q", width, i+1, w, l)
+			}
+		}
+		path := filepath.Join("testdata", fmt.Sprintf("table.%d.golden", width))
+		if *update {
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (go test ./internal/gradebook -update creates it)", err)
+		}
+		if b.String() != string(want) {
+			t.Errorf("%s differs (-update to accept); got:\n%s", path, b.String())
+		}
 	}
 }

@@ -54,6 +54,9 @@ func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 // SetTTY says whether stdout is a terminal (for tests).
 func (s *IOStreams) SetTTY(tty bool) { s.outTTY = tty }
 
+// SetWidth says how wide the terminal is (for tests).
+func (s *IOStreams) SetWidth(w int) { s.width = w }
+
 // SetStderrTTY says whether stderr is a terminal (for tests).
 func (s *IOStreams) SetStderrTTY(tty bool) { s.errTTY = tty }
 

@@ -21,10 +21,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -41,6 +40,9 @@ type Spec struct {
 	Argv        []string `json:"argv"`
 	DisplayName string   `json:"display_name"`
 	Language    string   `json:"language"`
+	// Env is added to the kernel's environment, as Jupyter adds it
+	// (without its ${VAR} expansion).
+	Env map[string]string `json:"env"`
 }
 
 // kernelDirs are where Jupyter looks for kernelspecs, in its order.
@@ -57,12 +59,20 @@ func kernelDirs() []string {
 	return append(dirs, "/usr/local/share/jupyter/kernels", "/usr/share/jupyter/kernels")
 }
 
+// specNameRE is what jupyter_client accepts as a kernelspec's name.
+var specNameRE = regexp.MustCompile(`^(?i)[a-z0-9._-]+$`)
+
 // FindSpec finds the kernelspec called name (python3 for most
 // notebooks) whose program is there. LESSONS_KERNEL=none finds none, so
 // Python cells go through lessons' own driver.
 func FindSpec(name string) (*Spec, error) {
 	if os.Getenv("LESSONS_KERNEL") == "none" {
 		return nil, errors.New("LESSONS_KERNEL=none")
+	}
+	// The name comes from a notebook: only what Jupyter allows a
+	// kernelspec's folder to be called, never a path out of its folders.
+	if !specNameRE.MatchString(name) {
+		return nil, fmt.Errorf("%q is not a Jupyter kernel's name (letters, digits, . _ and - only)", name)
 	}
 	for _, d := range kernelDirs() {
 		dir := filepath.Join(d, name)
@@ -95,18 +105,15 @@ func (s *Spec) Way() string {
 // Kernel is a running kernel and the client's sockets.
 type Kernel struct {
 	spec    *Spec
-	cmd     *exec.Cmd
+	proc    *python.Process
 	key     []byte
 	session string
 	shell   zmq4.Socket
 	control zmq4.Socket
 	iopub   zmq4.Socket
 	conn    string // the connection file
-	exited  chan struct{}
 	iomsgs  chan *message
 	replies chan *message
-	mu      sync.Mutex
-	dead    error
 }
 
 type header struct {
@@ -156,7 +163,7 @@ func Start(ctx context.Context, spec *Spec, dir string, env []string) (*Kernel, 
 	if err != nil {
 		return nil, err
 	}
-	k := &Kernel{spec: spec, key: []byte(randomHex(16)), session: randomHex(8), exited: make(chan struct{}), iomsgs: make(chan *message, 256), replies: make(chan *message, 64)}
+	k := &Kernel{spec: spec, key: []byte(randomHex(16)), session: randomHex(8), iomsgs: make(chan *message, 256), replies: make(chan *message, 64)}
 	conn := map[string]any{
 		"transport": "tcp", "ip": "127.0.0.1", "key": string(k.key), "signature_scheme": "hmac-sha256",
 		"shell_port": ports[0], "iopub_port": ports[1], "stdin_port": ports[2], "control_port": ports[3], "hb_port": ports[4],
@@ -174,26 +181,19 @@ func Start(ctx context.Context, spec *Spec, dir string, env []string) (*Kernel, 
 	for i, a := range spec.Argv {
 		argv[i] = strings.ReplaceAll(a, "{connection_file}", k.conn)
 	}
-	k.cmd = exec.Command(argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	// JPY_PARENT_PID: the kernel ends itself if lessons dies without
 	// shutting it down (its own process group gets no Ctrl-C).
-	k.cmd.Dir, k.cmd.Env = dir, append(slices.Clip(env), "MPLBACKEND=module://matplotlib_inline.backend_inline", fmt.Sprintf("JPY_PARENT_PID=%d", os.Getpid()))
-	k.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Dir, cmd.Env = dir, append(slices.Clip(env), "MPLBACKEND=module://matplotlib_inline.backend_inline", fmt.Sprintf("JPY_PARENT_PID=%d", os.Getpid()))
+	for k, v := range spec.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	var startErr strings.Builder
-	k.cmd.Stdout, k.cmd.Stderr = io.Discard, &limited{w: &startErr, left: 4096}
-	if err := k.cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = io.Discard, &limited{w: &startErr, left: 4096}
+	if k.proc, err = python.StartProcess(cmd, "the Jupyter kernel"); err != nil {
 		os.Remove(k.conn)
 		return nil, fmt.Errorf("start the Jupyter kernel %s (%s): %w", spec.Name, argv[0], err)
 	}
-	go func() {
-		err := k.cmd.Wait()
-		k.mu.Lock()
-		if k.dead == nil {
-			k.dead = fmt.Errorf("the Jupyter kernel ended (%v)", err)
-		}
-		k.mu.Unlock()
-		close(k.exited)
-	}()
 	// The sockets live as long as the kernel, not as the request that
 	// started it.
 	sctx := context.Background()
@@ -366,11 +366,8 @@ func (k *Kernel) reply(ctx context.Context, id string, wait time.Duration) (*mes
 // the kernel is interrupted (SIGINT, its interrupt_mode signal), and
 // killed if the cell does not stop within a few seconds.
 func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, timeout time.Duration) (*python.Result, error) {
-	k.mu.Lock()
-	dead := k.dead
-	k.mu.Unlock()
-	if dead != nil {
-		return nil, dead
+	if err := k.proc.Err(); err != nil {
+		return nil, err
 	}
 	id, err := k.send(k.shell, "execute_request", map[string]any{
 		"code": code, "silent": false, "store_history": true, "user_expressions": map[string]any{},
@@ -380,21 +377,20 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 		return nil, err
 	}
 	res := &python.Result{OK: true}
-	var limit, kill <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		limit = t.C
-	}
-	done := ctx.Done()
-	interrupt := func() {
-		_ = syscall.Kill(-k.cmd.Process.Pid, syscall.SIGINT)
-		kill = time.After(5 * time.Second)
+	var busy string // the date of the kernel's status busy
+	w := k.proc.Watch(ctx, timeout)
+	defer w.Stop()
+	ended := func() (*python.Result, error) {
+		res.OK, res.TimedOut, res.Canceled = false, w.TimedOut, w.Canceled
+		return res, k.proc.Err()
 	}
 	for {
 		select {
 		case m, ok := <-k.iomsgs:
 			if !ok {
+				if k.proc.Err() != nil {
+					return ended() // the kernel's end closed it
+				}
 				return res, errors.New("the Jupyter kernel's iopub channel closed")
 			}
 			if m.Parent.MsgID != id {
@@ -432,32 +428,38 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 				// as the driver's is.
 				fmt.Fprintln(out, ansi.Strip(strings.Join(tb, "\n")))
 			case "status":
+				if m.Content["execution_state"] == "busy" {
+					busy = m.Header.Date
+				}
 				if m.Content["execution_state"] == "idle" {
-					if res.TimedOut || res.Canceled {
-						res.OK = false
-					}
+					res.Busy = span(busy, m.Header.Date)
+					res.TimedOut, res.Canceled = w.TimedOut, w.Canceled
+					res.OK = res.OK && !w.Stopped()
 					return res, nil
 				}
 			}
-		case <-limit:
-			res.TimedOut, limit = true, nil
-			interrupt()
-		case <-done:
-			res.Canceled, done = true, nil
-			interrupt()
-		case <-kill:
-			k.mu.Lock()
-			k.dead = errors.New("the Jupyter kernel was killed: a cell did not stop when interrupted")
-			k.mu.Unlock()
-			k.kill()
-			return res, errors.New("the Jupyter kernel was killed: a cell did not stop when interrupted")
-		case <-k.exited:
-			k.mu.Lock()
-			err := k.dead
-			k.mu.Unlock()
-			return res, err
+		case <-w.Limit:
+			w.Expire()
+		case <-w.Done:
+			w.Cancel()
+		case <-w.Kill:
+			w.KillNow()
+		case <-k.proc.Exited():
+			// nothing more comes for this cell
+			return ended()
 		}
 	}
+}
+
+// span is the time from one message's date to another's; 0 where either
+// does not read.
+func span(from, to string) time.Duration {
+	a, err1 := time.Parse(time.RFC3339Nano, from)
+	b, err2 := time.Parse(time.RFC3339Nano, to)
+	if err1 != nil || err2 != nil || b.Before(a) {
+		return 0
+	}
+	return b.Sub(a)
 }
 
 func str(v any) string {
@@ -480,31 +482,24 @@ func asList(v any) []any {
 }
 
 // Alive reports whether the kernel still runs.
-func (k *Kernel) Alive() bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.dead == nil
-}
+func (k *Kernel) Alive() bool { return k.proc.Alive() }
 
 // Close shuts the kernel down (shutdown_request on control), and kills
-// it if it has not ended a few seconds later.
+// it if it has not ended within the grace.
 func (k *Kernel) Close() error {
 	if _, err := k.send(k.control, "shutdown_request", map[string]any{"restart": false}); err == nil {
-		select {
-		case <-k.exited:
-		case <-time.After(5 * time.Second):
-		}
+		k.proc.End()
 	}
 	k.kill()
 	return nil
 }
 
+// kill kills the kernel if it still runs, and closes the client's side.
 func (k *Kernel) kill() {
 	select {
-	case <-k.exited:
+	case <-k.proc.Exited():
 	default:
-		_ = syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL)
-		<-k.exited
+		k.proc.Kill("it was shut down")
 	}
 	k.shell.Close()
 	k.control.Close()

@@ -67,6 +67,9 @@ type lessonsMeta struct {
 		// Build and Flags are a File cell's build-and-run.
 		Build bool   `json:"build"`
 		Flags string `json:"flags"`
+		// Lang is a File cell's language where its name's extension
+		// says another (a markdown fence ```cuda file=kernel.txt).
+		Lang string `json:"lang"`
 	} `json:"lessons"`
 }
 
@@ -125,8 +128,9 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 		return nil, at(base, `write "cells": [ {...}, ... ]`, "cells is not a list")
 	}
 	l := &Lesson{Path: file, Source: src, Dialect: Ipynb}
-	lang := kernelLanguage(top["metadata"])
-	l.Kernel = kernelName(top["metadata"])
+	meta := readNotebookMeta(top["metadata"])
+	lang := meta.Language
+	l.Kernel, l.Kernelspec, l.LanguageInfo = meta.Name, meta.kernelspec, meta.languageInfo
 	var errs Errors
 	off := base
 	for i, raw := range raws {
@@ -181,6 +185,9 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 			c.Outputs = outputs(nc.Outputs)
 			if c.Kind == File {
 				c.Build, c.Flags = meta.Lessons.Build, meta.Lessons.Flags
+				if meta.Lessons.Lang != "" {
+					c.Lang = meta.Lessons.Lang
+				}
 			}
 			cells = []Cell{c}
 		case "raw":
@@ -209,31 +216,36 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	return l, errs.Err()
 }
 
-// kernelName is the kernelspec the notebook names (python3 for most), or
-// "" when it names none.
-func kernelName(meta json.RawMessage) string {
-	var m struct {
-		Kernelspec struct{ Name string } `json:"kernelspec"`
-	}
-	_ = json.Unmarshal(meta, &m)
-	return m.Kernelspec.Name
+// notebookMeta is what lessons reads of a notebook's metadata. Keys
+// are matched exactly, as Jupyter matches them (encoding/json would take
+// "Kernelspec" for "kernelspec").
+type notebookMeta struct {
+	kernelspec, languageInfo json.RawMessage
+	// Name and Language are the kernelspec's name (python3 for most,
+	// "" when it names none) and the notebook's language (python when it
+	// says none).
+	Name, Language string
 }
 
-// kernelLanguage is the notebook's language (python for most), from its
-// kernelspec or language_info.
-func kernelLanguage(meta json.RawMessage) string {
-	var m struct {
-		Kernelspec   struct{ Language string } `json:"kernelspec"`
-		LanguageInfo struct{ Name string }     `json:"language_info"`
+func readNotebookMeta(raw json.RawMessage) notebookMeta {
+	var top map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &top)
+	m := notebookMeta{kernelspec: top["kernelspec"], languageInfo: top["language_info"], Language: "python"}
+	field := func(obj json.RawMessage, key string) string {
+		var o map[string]json.RawMessage
+		var s string
+		if json.Unmarshal(obj, &o) == nil {
+			_ = json.Unmarshal(o[key], &s)
+		}
+		return s
 	}
-	_ = json.Unmarshal(meta, &m)
-	switch {
-	case m.Kernelspec.Language != "":
-		return strings.ToLower(m.Kernelspec.Language)
-	case m.LanguageInfo.Name != "":
-		return strings.ToLower(m.LanguageInfo.Name)
+	m.Name = field(m.kernelspec, "name")
+	if lang := field(m.kernelspec, "language"); lang != "" {
+		m.Language = strings.ToLower(lang)
+	} else if lang := field(m.languageInfo, "name"); lang != "" {
+		m.Language = strings.ToLower(lang)
 	}
-	return "python"
+	return m
 }
 
 // textOf is a cell's text as the model holds it: ending in one newline,

@@ -22,6 +22,9 @@ type IpynbOptions struct {
 // notebook back gives the lesson it came from.
 type NotebookWriter struct {
 	cells []map[string]any
+	// kernelspec and languageInfo are the lesson's own, when it was read
+	// from a notebook that names them.
+	kernelspec, languageInfo json.RawMessage
 }
 
 // NewNotebook writes l's cells. A cell read from a notebook is written
@@ -30,7 +33,7 @@ type NotebookWriter struct {
 // as markdown, files as %%writefile, commands as ! or %%bash cells, a
 // program the tool builds as %%writefile plus its build-and-run cell.
 func NewNotebook(l *Lesson, opt IpynbOptions) *NotebookWriter {
-	nb := &NotebookWriter{}
+	nb := &NotebookWriter{kernelspec: l.Kernelspec, languageInfo: l.LanguageInfo}
 	if opt.Setup {
 		nb.Code("# What this notebook runs on: nvcc and the GPU.\n"+
 			"# In Colab, pick a GPU first: Runtime > Change runtime type > GPU.\n"+
@@ -71,16 +74,22 @@ func (nb *NotebookWriter) model(c *Cell) {
 		if c.Append {
 			flag = "-a "
 		}
-		var meta map[string]any
+		meta := map[string]any{}
 		if c.Build {
-			meta = map[string]any{"build": true}
-			if c.Flags != "" {
-				meta["flags"] = c.Flags
-			}
+			meta["build"] = true
 		}
-		nb.Code("%%writefile "+flag+c.Name+"\n"+strings.TrimSuffix(c.Text, "\n"), meta)
+		if c.Flags != "" { // kept without run too: the lesson said them
+			meta["flags"] = c.Flags
+		}
+		if c.Lang != "" && c.Lang != LangOf(c.Name) {
+			meta["lang"] = c.Lang
+		}
+		if len(meta) == 0 {
+			meta = nil
+		}
+		nb.Code("%%writefile "+flag+c.Name+"\n"+codeBody(c.Text), meta)
 	case Python:
-		nb.Code(strings.TrimSuffix(c.Text, "\n"), nil)
+		nb.Code(codeBody(c.Text), nil)
 	case Command:
 		text := strings.TrimRight(c.Text, "\n")
 		if c.CUDA != nil {
@@ -97,6 +106,17 @@ func (nb *NotebookWriter) model(c *Cell) {
 			nb.Code("!"+NativeArch(text), nil)
 		}
 	}
+}
+
+// codeBody is a code cell's text as its notebook source: without the
+// newline IPython adds to a source that does not end in one, so that
+// what IPython runs (and writes, for %%writefile) is the text, blank
+// lines at its end included.
+func codeBody(text string) string {
+	if strings.HasSuffix(text, "\n\n") {
+		return text
+	}
+	return strings.TrimSuffix(text, "\n")
 }
 
 // fenced is a markdown fence around text, longer than any run of
@@ -182,14 +202,27 @@ func (nb *NotebookWriter) Bytes() ([]byte, error) {
 		}
 		ids[c["id"]] = true
 	}
+	meta := map[string]any{
+		"accelerator":   "GPU",
+		"colab":         map[string]any{"provenance": []any{}, "gpuType": "T4"},
+		"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
+		"language_info": map[string]any{"name": "python"},
+	}
+	if len(nb.kernelspec) > 0 || len(nb.languageInfo) > 0 {
+		// The notebook's own, as it had them (one without the other
+		// too): a default beside them could name another language.
+		delete(meta, "kernelspec")
+		delete(meta, "language_info")
+		if len(nb.kernelspec) > 0 {
+			meta["kernelspec"] = nb.kernelspec
+		}
+		if len(nb.languageInfo) > 0 {
+			meta["language_info"] = nb.languageInfo
+		}
+	}
 	doc := map[string]any{
-		"cells": nb.cells,
-		"metadata": map[string]any{
-			"accelerator":   "GPU",
-			"colab":         map[string]any{"provenance": []any{}, "gpuType": "T4"},
-			"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
-			"language_info": map[string]any{"name": "python"},
-		},
+		"cells":          nb.cells,
+		"metadata":       meta,
 		"nbformat":       4,
 		"nbformat_minor": 5,
 	}

@@ -8,6 +8,8 @@
 package lesson
 
 import (
+	"encoding/json"
+
 	"github.com/yuin/goldmark/ast"
 )
 
@@ -174,6 +176,10 @@ type Lesson struct {
 	// Kernel is the Jupyter kernel a .ipynb lesson names in its
 	// kernelspec (python3 for most); "" for the others.
 	Kernel string
+	// Kernelspec and LanguageInfo are a .ipynb lesson's own, as read
+	// from its metadata: a notebook written from the lesson keeps them,
+	// so that its cells read back in the same language.
+	Kernelspec, LanguageInfo json.RawMessage
 }
 
 // Files returns the File cells in order.

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/gradebook"
 )
 
@@ -100,8 +101,12 @@ func Arrange(src, out string, ts []Target, opts Options) (*Class, error) {
 	for _, key := range keys {
 		p := people[key]
 		cl.People = append(cl.People, p)
-		dir := filepath.Join(out, key)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// The key and the file names come from the download: every
+		// write goes through beneath, so no name reaches outside out.
+		if err := beneath.Local(key); err != nil {
+			return nil, fmt.Errorf("arrange %s: student %q: %w", src, key, err)
+		}
+		if err := os.MkdirAll(filepath.Join(out, key), 0o755); err != nil {
 			return nil, fmt.Errorf("arrange %s: %w", src, err)
 		}
 		s := taken[key]
@@ -118,11 +123,7 @@ func Arrange(src, out string, ts []Target, opts Options) (*Class, error) {
 		kept, left := assign(key, s.files, ts)
 		notes = append(notes, left...)
 		for _, k := range kept {
-			dest := filepath.Join(dir, filepath.FromSlash(k.dest))
-			if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-				return nil, fmt.Errorf("arrange %s: %w", src, err)
-			}
-			if err := os.WriteFile(dest, k.c.data, 0o644); err != nil {
+			if err := beneath.WriteFile(out, key+"/"+k.dest, k.c.data, 0o644); err != nil {
 				return nil, fmt.Errorf("arrange %s: %w", src, err)
 			}
 			cl.Files++

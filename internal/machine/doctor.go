@@ -4,19 +4,22 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Doctor writes lessons doctor's table of what this machine has for the
-// course: each GPU and the driver, nvcc, compute-sanitizer, the rows of
+// course, fit to width columns: each GPU and the driver, nvcc, compute-sanitizer, the rows of
 // extra (a name and what it is here), then the compile cache; for each
 // piece missing, what to do. It returns how many pieces that running
 // lessons needs are missing.
-func Doctor(w io.Writer, extra [][2]string) (missing int, err error) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+func Doctor(w io.Writer, width int, extra [][2]string) (missing int, err error) {
+	var report strings.Builder
+	tw := tabwriter.NewWriter(&report, 0, 4, 2, ' ', 0)
 	info, err := Prober().Probe(true)
 	switch {
 	case err != nil:
@@ -57,7 +60,11 @@ func Doctor(w io.Writer, extra [][2]string) (missing int, err error) {
 		fmt.Fprintf(tw, "cache\t%s: %d builds, %.1f MiB of %.0f MiB; %d hits, %d misses\n",
 			c.Dir, s.Entries, float64(s.Bytes)/(1<<20), float64(c.MaxBytes)/(1<<20), s.Hits, s.Misses)
 	}
-	return missing, tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return missing, err
+	}
+	_, err = io.WriteString(w, ui.Fit(report.String(), width))
+	return missing, err
 }
 
 func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }

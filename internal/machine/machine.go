@@ -58,15 +58,47 @@ func Find(ctx context.Context, wrapperDir string) (*Machine, error) {
 
 // Need finds nvcc and a GPU for the command named cmd (check, watch,
 // grade), which its errors name: a *failure.Tool when either is missing.
+// The *failure.Tool wraps a *Missing, which says what was found.
 func Need(ctx context.Context, cmd string) (*Machine, error) {
 	m, err := Find(ctx, "")
 	if err != nil {
-		return nil, failure.Toolf("lessons %s needs nvcc to build the exercise: %w", cmd, err)
+		miss := &Missing{Machine: m, NoNVCC: err, msg: fmt.Sprintf("lessons %s needs nvcc to build the exercise: %v", cmd, err)}
+		if m != nil {
+			miss.NoGPU = m.GPUErr
+		}
+		return nil, &failure.Tool{Err: miss}
 	}
 	if m.GPUErr != nil {
-		return nil, failure.Toolf("lessons %s runs the exercise, which needs a GPU: %v", cmd, m.GPUErr)
+		return nil, &failure.Tool{Err: &Missing{Machine: m, NoGPU: m.GPUErr,
+			msg: fmt.Sprintf("lessons %s runs the exercise, which needs a GPU: %v", cmd, m.GPUErr)}}
 	}
 	return m, nil
+}
+
+// Missing is what Need did not find: nvcc (NoNVCC) or a GPU (NoGPU),
+// with the machine found so far (nil when not even the cache was), so a
+// command can still do what needs less.
+type Missing struct {
+	Machine       *Machine
+	NoNVCC, NoGPU error
+	msg           string
+}
+
+func (e *Missing) Error() string { return e.msg }
+
+// Missing says what m lacks to run a program: its GPU, or nil.
+func (m *Machine) Missing() *Missing {
+	if m.GPUErr == nil {
+		return nil
+	}
+	return &Missing{Machine: m, NoGPU: m.GPUErr, msg: fmt.Sprintf("running needs a GPU: %v", m.GPUErr)}
+}
+
+func (e *Missing) Unwrap() error {
+	if e.NoNVCC != nil {
+		return e.NoNVCC
+	}
+	return e.NoGPU
 }
 
 // Arch is the architecture of the first GPU, or "" without one.

@@ -37,7 +37,7 @@ type Path struct {
 
 const (
 	gapX    = 3 // columns between boxes in a row
-	gapRows = 3 // rows between layers: leave, turn, arrive
+	gapRows = 3 // rows between layers: leave, turn, arrive (one where all go straight)
 	minWrap = 8
 )
 
@@ -240,7 +240,6 @@ func (lg *layered) place(back []Edge) *Layout {
 	L := &Layout{Width: lg.widest() | 1, Back: back, g: lg.g}
 	x := make([]int, len(lg.layer))
 	y := make([]int, len(lg.layer))
-	top := 0
 	rowH := make([]int, len(lg.rows))
 	for l, row := range lg.rows {
 		for _, v := range row {
@@ -248,27 +247,37 @@ func (lg *layered) place(back []Edge) *Layout {
 		}
 		cx := (L.Width - lg.rowWidth(row)) / 2
 		for _, v := range row {
-			x[v], y[v] = cx, top
+			x[v] = cx
 			if !lg.real(v) {
 				lg.h[v] = rowH[l]
 			}
 			cx += lg.w[v] + gapX
 		}
-		top += rowH[l] + gapRows
 	}
-	L.Height = max(top-gapRows, 0)
+	center := func(v int) int { return x[v] + lg.w[v]/2 }
+	gaps := lg.gaps(center)
+	top := 0
+	for l, row := range lg.rows {
+		for _, v := range row {
+			y[v] = top
+		}
+		top += rowH[l] + gaps[l]
+	}
+	L.Height = top
+	if len(gaps) > 0 {
+		L.Height -= gaps[len(gaps)-1]
+	}
 	L.Boxes = make([]Placed, len(lg.g.Nodes))
 	for v := range lg.g.Nodes {
 		L.Boxes[v] = Placed{Node: lg.g.Nodes[v], X: x[v], Y: y[v], W: lg.w[v], H: lg.h[v], Lines: lg.lines[v]}
 	}
-	center := func(v int) int { return x[v] + lg.w[v]/2 }
 	for i, chain := range lg.chains {
 		p := Path{Edge: lg.edges[i]}
 		for k := 0; k+1 < len(chain); k++ {
 			a, b := chain[k], chain[k+1]
 			l := lg.layer[a]
 			from := Point{center(a), y[a] + lg.h[a] - 1}
-			bus := rowTop(rowH, l) + rowH[l] + 1
+			bus := rowTop(rowH, gaps, l) + rowH[l] + gaps[l]/2 // the middle row of the gap
 			to := Point{center(b), y[b]}
 			if k == 0 {
 				p.Points = append(p.Points, from)
@@ -283,12 +292,33 @@ func (lg *layered) place(back []Edge) *Layout {
 	return L
 }
 
-func rowTop(rowH []int, l int) int {
+func rowTop(rowH, gaps []int, l int) int {
 	t := 0
 	for i := 0; i < l; i++ {
-		t += rowH[i] + gapRows
+		t += rowH[i] + gaps[i]
 	}
 	return t
+}
+
+// gaps gives the rows between each layer and the next: one, for the
+// arrow alone, where every edge between them goes straight down between
+// boxes and has no label (a chain of steps reads as a column, not a page
+// of arrows); else room to leave, turn and arrive (a diamond's point
+// would meet the arrow).
+func (lg *layered) gaps(center func(int) int) []int {
+	gaps := make([]int, len(lg.rows))
+	for l := range gaps {
+		gaps[l] = 1
+	}
+	for i, chain := range lg.chains {
+		for k := 0; k+1 < len(chain); k++ {
+			a, b := chain[k], chain[k+1]
+			if center(a) != center(b) || lg.edges[i].Label != "" || lg.diamond(a) || lg.diamond(b) {
+				gaps[lg.layer[a]] = gapRows
+			}
+		}
+	}
+	return gaps
 }
 
 // Wrap breaks s into lines of at most width columns, at spaces; a word
@@ -312,3 +342,5 @@ func Wrap(s string, width int) []string {
 	}
 	return lines
 }
+
+func (lg *layered) diamond(v int) bool { return lg.real(v) && lg.g.Nodes[v].Shape == Diamond }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -182,5 +183,34 @@ func TestCaps(t *testing.T) {
 	_, err = Parse("graph TD\n" + strings.Join(a, " & ") + " --> " + strings.Join(b, " & ") + "\n")
 	if err == nil || !strings.Contains(err.Error(), "diagram line 2: the chart has more than 200 edges") {
 		t.Errorf("225 edges: %v", err)
+	}
+}
+
+// TestChainCompact: a chain of steps with straight, unlabelled edges has
+// one row between its boxes, for the arrow (day 70's seven steps took 39
+// rows with three).
+func TestChainCompact(t *testing.T) {
+	g, err := Parse("flowchart TD\nA[one] --> B[two]\nB --> C[three]\nC --> D[four]\nD --> E[five]\nE --> F[six]\nF --> G[seven]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.TrimRight(g.Layout(76).Text(), "\n")
+	if rows := strings.Count(text, "\n") + 1; rows != 7*3+6 {
+		t.Errorf("%d rows, want %d:\n%s", rows, 7*3+6, text)
+	}
+	if n := strings.Count(text, "▼"); n != 6 {
+		t.Errorf("%d arrows, want 6:\n%s", n, text)
+	}
+	// Each edge's last stretch has a length, so its arrowhead points down.
+	for _, m := range regexp.MustCompile(`points="([^"]+)"`).FindAllStringSubmatch(g.Layout(76).SVG("c"), -1) {
+		pts := strings.Fields(m[1])
+		if len(pts) < 2 || pts[len(pts)-1] == pts[len(pts)-2] {
+			t.Errorf("an edge ends in a stretch of no length: %s", m[1])
+		}
+	}
+	// A labelled edge keeps its room.
+	g, _ = Parse("flowchart TD\nA[one] -->|go| B[two]\n")
+	if text := g.Layout(76).Text(); !strings.Contains(text, "go") {
+		t.Errorf("label lost:\n%s", text)
 	}
 }

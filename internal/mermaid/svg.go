@@ -3,6 +3,7 @@ package mermaid
 import (
 	"fmt"
 	"html"
+	"math"
 	"strings"
 )
 
@@ -12,22 +13,32 @@ const (
 	cellH = 18.0
 )
 
+// MinScale is the least an SVG of a diagram shrinks with its page: its
+// 14 px text stays at 10 px or more. Below that it scrolls in its figure.
+const MinScale = 10.0 / 14
+
+// PixelWidth is the width of the layout's SVG at full size, in CSS pixels.
+func (L *Layout) PixelWidth() float64 {
+	lanes := 2 * len(L.Back)
+	if lanes > 0 {
+		lanes += 2
+	}
+	return float64(L.Width+lanes) * cellW
+}
+
 // SVG draws the layout as an SVG element that needs no script, font or
 // network: boxes, labels, and every edge with its arrowhead, loop-backs
 // included (routed round the right of the chart). id must be unique in
 // the page: the arrowhead marker and the accessible name use it, and two
 // diagrams on one page must not share them. It shrinks with its page to
-// 70% of its size (text of 10 px), and scrolls in its figure below that. The name is a title naming
-// the chart's steps; its description lists every edge in words.
+// MinScale of its size, and scrolls in its figure below that. The name is
+// a title naming the chart's steps; its description lists every edge in
+// words.
 func (L *Layout) SVG(id string) string {
 	var b strings.Builder
-	lanes := 2 * len(L.Back)
-	if lanes > 0 {
-		lanes += 2
-	}
-	w := float64(L.Width+lanes) * cellW
+	w := L.PixelWidth()
 	h := float64(L.Height) * cellH
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="mermaid-svg" viewBox="0 0 %.1f %.1f" width="%.0f" height="%.0f" style="min-width:%.0fpx" role="img" aria-labelledby="%s-title %s-desc">`, w, h, w, h, 0.7*w, id, id)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="mermaid-svg" viewBox="0 0 %.1f %.1f" width="%.0f" height="%.0f" style="min-width:%.0fpx" role="img" aria-labelledby="%s-title %s-desc">`, w, h, w, h, math.Ceil(MinScale*w), id, id)
 	fmt.Fprintf(&b, `<title id="%s-title">%s</title><desc id="%s-desc">%s</desc>`, id, html.EscapeString(L.Name()), id, html.EscapeString(strings.Join(L.g.EdgeTexts(), "; ")))
 	fmt.Fprintf(&b, `<defs><marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/></marker></defs>`, id)
 	cx := func(x int) float64 { return float64(x)*cellW + cellW/2 }

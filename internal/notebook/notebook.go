@@ -44,6 +44,9 @@ type Env struct {
 	// PythonWay says how Python cells run, for run, show and the page:
 	// "Python 3.12, no Jupyter kernel: IPython's magics are not available".
 	PythonWay string
+	// kernel is the kernel WithKernel looked for; "" when the caller set
+	// StartPython itself, which ForLesson then leaves alone.
+	kernel string
 }
 
 // WithPython sets env to run Python cells in the Jupyter kernel python3
@@ -55,9 +58,14 @@ func WithPython(ctx context.Context, env Env) Env { return WithKernel(ctx, env, 
 // not installed, Python cells run as WithPython runs them, and the way
 // says which kernel the notebook wanted.
 func WithKernel(ctx context.Context, env Env, name string) Env {
+	if name == "" {
+		name = "python3"
+	}
+	env.kernel, env.StartPython, env.NoPython = name, nil, ""
 	spec, err := findSpec(name)
 	if err != nil && name != "python3" {
 		env = WithPython(ctx, env)
+		env.kernel = name
 		if !strings.Contains(err.Error(), "LESSONS_KERNEL=none") {
 			env.PythonWay += " (the notebook names the kernel " + name + ", not installed here)"
 		}
@@ -81,6 +89,21 @@ func WithKernel(ctx context.Context, env Env, name string) Env {
 		return python.Start(ctx, interp, dir, vars)
 	}
 	return env
+}
+
+// ForLesson is env for l's Python cells: the kernel its notebook names
+// (its kernelspec; python3 for a notebook that names none and for
+// markdown lessons), where env was made by WithPython or WithKernel. An
+// env whose StartPython the caller set itself is kept as it is.
+func ForLesson(ctx context.Context, env Env, l *lesson.Lesson) Env {
+	want := l.Kernel
+	if want == "" {
+		want = "python3"
+	}
+	if env.kernel == "" || env.kernel == want {
+		return env
+	}
+	return WithKernel(ctx, env, want)
 }
 
 // What this machine has for Python cells is looked for once per process
@@ -207,6 +230,7 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 	if err := os.MkdirAll(opt.Workspace, 0o755); err != nil {
 		return nil, err
 	}
+	env = ForLesson(ctx, env, l)
 	if opt.CompileOnly && opt.Parallel > 1 && opt.Cell == 0 && !rewritesFile(l) {
 		return compileParallel(ctx, l, env, opt, out)
 	}
@@ -214,6 +238,8 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 	files := map[string]string{}
 	st := &state{env: env, opt: opt}
 	defer st.close()
+	replay := opt.Cell != 0 && opt.Python == nil && !opt.CompileOnly && env.StartPython != nil && pythonCell(l, opt.Cell)
+	var before []string // how the Python cells before cell opt.Cell went
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if !c.Runnable() {
@@ -222,12 +248,22 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		if opt.Cell != 0 && c.Number > opt.Cell {
 			break
 		}
-		quiet := opt.Cell != 0 && c.Number != opt.Cell
-		if quiet && c.Kind != lesson.File {
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return outcomes, err
+		}
+		quiet := opt.Cell != 0 && c.Number != opt.Cell
+		switch {
+		case quiet && c.Kind == lesson.Python && replay:
+			// --cell N of a Python cell: a fresh session would lack what
+			// the cells above set, so they run first, as Jupyter's "Run
+			// All Above" would (only the Python cells: the files are
+			// written, and commands and programs are not run again).
+			before = append(before, st.replayed(ctx, c))
+			continue
+		case quiet && c.Kind != lesson.File:
+			continue
+		case !quiet && len(before) > 0 && !opt.Plain:
+			fmt.Fprintf(out, "%s\n", opt.style("2", "(the Python cells above ran first, for their state: "+strings.Join(before, ", ")+")"))
 		}
 		o := st.runCell(ctx, c, fileText(files, c), out, quiet)
 		if quiet {
@@ -241,6 +277,29 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		}
 	}
 	return outcomes, nil
+}
+
+// pythonCell tells whether cell n of l is a Python cell.
+func pythonCell(l *lesson.Lesson, n int) bool {
+	for _, c := range l.Cells {
+		if c.Number == n && c.Runnable() {
+			return c.Kind == lesson.Python
+		}
+	}
+	return false
+}
+
+// replayed runs Python cell c for its state alone, its output left out,
+// and says in a word how it went: "[3] ok", "[4] failed: NameError: ...".
+func (st *state) replayed(ctx context.Context, c *lesson.Cell) string {
+	o := st.python(ctx, c, io.Discard)
+	switch {
+	case o.OK:
+		return fmt.Sprintf("[%d] ok", c.Number)
+	case o.NotRun || o.Skipped:
+		return fmt.Sprintf("[%d] not run", c.Number)
+	}
+	return fmt.Sprintf("[%d] failed: %s", c.Number, o.Reason)
 }
 
 // rewritesFile tells whether two file cells write the same file, so that

@@ -36,7 +36,7 @@ func Attach(ctx context.Context, srv *serve.Server, root string, timeout time.Du
 	})
 	srv.SetChecker(&Checker{Root: root, Machine: m, Toolkit: exercise.ToolkitFor(m)})
 	if m.GPUErr != nil {
-		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check says it needs a GPU", m.GPUErr)
+		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check builds and reads the file and says where to run it", m.GPUErr)
 	}
 	return ""
 }

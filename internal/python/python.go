@@ -22,7 +22,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/cudalessons/lessons/internal/lesson"
@@ -65,15 +64,13 @@ func (i *Interpreter) Way() string {
 // Session is one python3 process running one lesson's cells.
 type Session struct {
 	interp *Interpreter
-	cmd    *exec.Cmd
+	proc   *Process
 	req    *os.File
 	nonce  string
 	frames chan frame
-	exited chan struct{}
 
 	mu   sync.Mutex
 	sink io.Writer // where the running cell's output goes
-	dead error
 }
 
 // frame is what the driver says between the cells' output.
@@ -103,14 +100,13 @@ func Start(ctx context.Context, interp *Interpreter, dir string, env []string) (
 	}
 	var nb [8]byte
 	rand.Read(nb[:])
-	s := &Session{interp: interp, req: reqW, nonce: hex.EncodeToString(nb[:]), frames: make(chan frame, 64), exited: make(chan struct{})}
-	s.cmd = exec.Command(interp.Path, "-u", "-c", driverSource)
-	s.cmd.Dir = dir
-	s.cmd.Env = append(slices.Clip(env), "LESSONS_PY_NONCE="+s.nonce, "LESSONS_PY_FD=3", "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1")
-	s.cmd.Stdout, s.cmd.Stderr = outW, outW
-	s.cmd.ExtraFiles = []*os.File{reqR}
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	s := &Session{interp: interp, req: reqW, nonce: hex.EncodeToString(nb[:]), frames: make(chan frame, 64)}
+	cmd := exec.Command(interp.Path, "-u", "-c", driverSource)
+	cmd.Dir = dir
+	cmd.Env = append(slices.Clip(env), "LESSONS_PY_NONCE="+s.nonce, "LESSONS_PY_FD=3", "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1")
+	cmd.Stdout, cmd.Stderr = outW, outW
+	cmd.ExtraFiles = []*os.File{reqR}
+	if s.proc, err = StartProcess(cmd, "the Python process"); err != nil {
 		reqR.Close()
 		reqW.Close()
 		outR.Close()
@@ -120,15 +116,6 @@ func Start(ctx context.Context, interp *Interpreter, dir string, env []string) (
 	reqR.Close()
 	outW.Close()
 	go s.read(outR)
-	go func() {
-		err := s.cmd.Wait()
-		s.mu.Lock()
-		if s.dead == nil {
-			s.dead = fmt.Errorf("the Python process ended (%v)", err)
-		}
-		s.mu.Unlock()
-		close(s.exited)
-	}()
 	var startup bytes.Buffer
 	s.setSink(&startup)
 	select {
@@ -137,7 +124,7 @@ func Start(ctx context.Context, interp *Interpreter, dir string, env []string) (
 			s.Close()
 			return nil, fmt.Errorf("start the Python driver: it said %+v first", f)
 		}
-	case <-s.exited:
+	case <-s.proc.Exited():
 		return nil, fmt.Errorf("start the Python driver with %s: it ended at once: %s", interp.Path, strings.TrimSpace(startup.String()))
 	case <-time.After(30 * time.Second):
 		s.Close()
@@ -217,6 +204,10 @@ type Result struct {
 	// Outputs are the cell's images and results, as a notebook records
 	// them; its text went to the writer.
 	Outputs []lesson.Output
+	// Busy is how long a Jupyter kernel says it worked on the cell (from
+	// its status busy to its status idle, by their own dates): what
+	// lessons adds is the rest of the cell's time. 0 for the driver.
+	Busy time.Duration
 }
 
 // Reason says in words why the cell failed.
@@ -234,20 +225,13 @@ func (r *Result) Reason(timeout time.Duration) string {
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
-// grace is how long an interrupted cell has to stop before the process
-// is killed.
-var grace = 3 * time.Second
-
 // Run runs cell n's code in the session, its output to out as it comes.
 // At the time limit or when ctx ends it interrupts the cell (SIGINT to the
 // process group, as Jupyter's interrupt does) and kills the process if the
-// cell does not stop within a few seconds; the session is then over.
+// cell does not stop within the grace; the session is then over.
 func (s *Session) Run(ctx context.Context, n int, code string, out io.Writer, timeout time.Duration) (*Result, error) {
-	s.mu.Lock()
-	dead := s.dead
-	s.mu.Unlock()
-	if dead != nil {
-		return nil, dead
+	if err := s.proc.Err(); err != nil {
+		return nil, err
 	}
 	s.setSink(out)
 	defer s.setSink(nil)
@@ -255,53 +239,33 @@ func (s *Session) Run(ctx context.Context, n int, code string, out io.Writer, ti
 	if _, err := s.req.Write(append(req, '\n')); err != nil {
 		return nil, fmt.Errorf("send cell [%d] to Python: %w", n, err)
 	}
-	var limit <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		limit = t.C
-	}
+	w := s.proc.Watch(ctx, timeout)
+	defer w.Stop()
 	res := &Result{}
-	var kill <-chan time.Time
-	interrupt := func() {
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGINT)
-		kill = time.After(grace)
-	}
-	done := ctx.Done()
 	for {
 		select {
 		case f, ok := <-s.frames:
 			if !ok {
-				<-s.exited
-				s.mu.Lock()
-				err := s.dead
-				s.mu.Unlock()
-				return res, err
+				<-s.proc.Exited()
+				res.TimedOut, res.Canceled = w.TimedOut, w.Canceled
+				return res, s.proc.Err()
 			}
 			switch {
 			case f.Done != nil && *f.Done == n:
-				res.OK, res.Ename, res.Evalue = f.OK, f.Ename, f.Evalue
-				if res.TimedOut || res.Canceled {
-					res.OK = false
-				}
+				res.OK, res.Ename, res.Evalue = f.OK && !w.Stopped(), f.Ename, f.Evalue
+				res.TimedOut, res.Canceled = w.TimedOut, w.Canceled
 				return res, nil
 			case f.Display != nil:
 				res.Outputs = append(res.Outputs, output("display_data", f.Display))
 			case f.Result != nil:
 				res.Outputs = append(res.Outputs, output("execute_result", f.Result))
 			}
-		case <-limit:
-			res.TimedOut, limit = true, nil
-			interrupt()
-		case <-done:
-			res.Canceled, done = true, nil
-			interrupt()
-		case <-kill:
-			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			s.mu.Lock()
-			s.dead = errors.New("the Python process was killed: a cell did not stop when interrupted")
-			s.mu.Unlock()
-			kill = nil
+		case <-w.Limit:
+			w.Expire()
+		case <-w.Done:
+			w.Cancel()
+		case <-w.Kill:
+			w.KillNow()
 		}
 	}
 }
@@ -317,21 +281,12 @@ func output(typ string, data map[string]string) lesson.Output {
 }
 
 // Alive reports whether the process still runs cells.
-func (s *Session) Alive() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dead == nil
-}
+func (s *Session) Alive() bool { return s.proc.Alive() }
 
 // Close ends the session: the driver's input is closed, and the process
-// group killed if it has not ended a few seconds later.
+// group killed if it has not ended within the grace.
 func (s *Session) Close() error {
 	s.req.Close()
-	select {
-	case <-s.exited:
-	case <-time.After(grace):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-		<-s.exited
-	}
+	s.proc.End()
 	return nil
 }

@@ -2,6 +2,7 @@ package python
 
 import (
 	"context"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -88,6 +89,26 @@ func TestTimeLimit(t *testing.T) {
 		t.Errorf("after the interrupt: %+v %q", res, out)
 	}
 }
+
+// A cell that ignores the interrupt is killed with its process a grace
+// later; the session is then over, and says so.
+func TestDeafCellKilled(t *testing.T) {
+	s := start(t)
+	s.proc.SetGrace(100 * time.Millisecond)
+	res, err := s.Run(context.Background(), 1, deafCell, io.Discard, 200*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "a cell did not stop when interrupted") || res == nil || !res.TimedOut || res.OK {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if s.Alive() {
+		t.Error("the session is alive after the kill")
+	}
+	if _, err := s.Run(context.Background(), 2, "print(1)", io.Discard, 0); err == nil {
+		t.Error("a cell ran after the kill")
+	}
+}
+
+// deafCell ignores SIGINT, as a cell stuck in C code does.
+const deafCell = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('deaf', flush=True)\nwhile True: time.sleep(0.01)"
 
 // BenchmarkCell is what a trivial cell costs through the driver: the
 // round trip lessons adds over Python's own execution.

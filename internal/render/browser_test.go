@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -215,7 +216,7 @@ func TestBrowserDiagrams(t *testing.T) {
 		svgs := js[[]struct {
 			Name  string `json:"name"`
 			Edges int    `json:"edges"`
-		}](t, ctx, `[...document.querySelectorAll("svg")].map(s => ({
+		}](t, ctx, `[...document.querySelectorAll("svg:not(.narrow)")].map(s => ({
   name: (s.getAttribute("aria-labelledby") || "").split(" ").map(id => (document.getElementById(id) || {}).textContent || "").join(" ").trim() || s.getAttribute("aria-label") || "",
   edges: s.querySelectorAll("polyline.edge").length}))`)
 		dup := js[int](t, ctx, `(() => { const seen = {}; let d = 0; for (const el of document.querySelectorAll("[id]")) { if (seen[el.id]) d++; seen[el.id] = 1; } return d; })()`)
@@ -286,5 +287,76 @@ func TestBrowserPrintAndSystemTheme(t *testing.T) {
 	}
 	if js[string](t, ctx, `getComputedStyle(document.querySelector("main")).display`) == "none" {
 		t.Error("printed, the lesson itself is hidden")
+	}
+}
+
+// shot saves a screenshot of sel where $LESSONS_SCREENSHOTS names a
+// folder, to be looked at; the tests check what the eye would (sizes,
+// contrast, overflow) from the page itself.
+func shot(t *testing.T, ctx context.Context, sel, name string) {
+	t.Helper()
+	dir := os.Getenv("LESSONS_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	buf, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// diagramsJS measures every diagram shown: its text's size on the screen
+// (14 px in the SVG, scaled as the SVG is) and whether its figure must
+// scroll to show it whole.
+const diagramsJS = `[...document.querySelectorAll("figure.diagram")].map(f => {
+  const s = [...f.querySelectorAll("svg")].find(s => getComputedStyle(s).display !== "none");
+  if (!s) return { id: f.id, shown: 0 };
+  const r = s.getBoundingClientRect(), fr = f.getBoundingClientRect();
+  return { id: f.id, shown: 1, narrow: s.classList.contains("narrow") ? 1 : 0,
+    px: 14 * r.width / s.viewBox.baseVal.width, cut: f.scrollWidth > f.clientWidth + 1 || r.right > fr.right + 1 ? 1 : 0 };
+})`
+
+type shownDiagram struct {
+	ID     string  `json:"id"`
+	Shown  int     `json:"shown"`
+	Narrow int     `json:"narrow"`
+	Px     float64 `json:"px"`
+	Cut    int     `json:"cut"`
+}
+
+// TestBrowserDiagramsNarrow: on a 400 px screen every diagram's text is
+// 10 px or more and nothing of it is cut off at its figure's edge (day
+// 76's was 7 px, its right-hand box cut); where the wide drawing would
+// shrink past that, the narrow one is shown. On a wide screen the wide one.
+func TestBrowserDiagramsNarrow(t *testing.T) {
+	c, page := exported(t)
+	for _, width := range []int{400, 1280} {
+		ctx := browsertest.New(t, browsertest.Options{Width: width, Height: 900})
+		do(t, ctx, chromedp.EmulateViewport(int64(width), 900))
+		for _, name := range names(c) {
+			do(t, ctx, chromedp.Navigate(page(name)))
+			ds := js[[]shownDiagram](t, ctx, diagramsJS)
+			for _, d := range ds {
+				if d.Shown == 0 {
+					t.Errorf("%s at %d px: %s shows no drawing", name, width, d.ID)
+					continue
+				}
+				if d.Px < 10 {
+					t.Errorf("%s at %d px: %s's text is %.1f px, under 10", name, width, d.ID, d.Px)
+				}
+				if d.Cut == 1 {
+					t.Errorf("%s at %d px: %s is cut off at its figure's edge", name, width, d.ID)
+				}
+				if width == 1280 && d.Narrow == 1 {
+					t.Errorf("%s at %d px: %s shows its narrow drawing", name, width, d.ID)
+				}
+			}
+			if len(ds) > 0 {
+				shot(t, ctx, "figure.diagram", fmt.Sprintf("%s-%d", strings.TrimSuffix(name, ".html"), width))
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -102,6 +103,7 @@ func TestGoldenTerm(t *testing.T) {
 			golden(t, name+".plain.golden", renderTerm(t, l, false))
 			golden(t, name+".color.golden", renderTerm(t, l, true))
 			golden(t, name+".120.golden", renderTermWidth(t, l, 120))
+			golden(t, name+".60.golden", renderTermWidth(t, l, 60))
 		})
 	}
 }
@@ -113,9 +115,22 @@ func TestTermFits(t *testing.T) {
 	for name, path := range documents(t) {
 		l := parse(t, path)
 		for _, width := range []int{60, 80, 120} {
-			for i, line := range strings.Split(renderTerm(t, l, true, width), "\n") {
+			color := strings.Split(renderTerm(t, l, true, width), "\n")
+			for i, line := range color {
 				if w := ansi.StringWidth(line); w > width {
 					t.Errorf("%s in color at %d columns: line %d is %d wide: %q", name, width, i+1, w, line)
+				}
+				words := strings.Fields(ansi.Strip(line))
+				if len(words) > 1 && !strings.ContainsAny(line, boxRunes+"↪↺|") && (punctOnly(words[0]) && !listMarkRE.MatchString(words[0]) && !strings.HasPrefix(words[0], "#") || punctOnly(words[len(words)-1])) {
+					t.Errorf("%s in color at %d columns: line %d starts or ends with punctuation alone: %q", name, width, i+1, ansi.Strip(line))
+				}
+				// A paragraph's lines all start at its margin, one that
+				// starts with inline code too.
+				if i > 0 && i+1 < len(color) && strings.TrimSpace(ansi.Strip(color[i-1])) == "" && len(words) > 0 && !strings.ContainsAny(line, boxRunes+"↪↺|") && !strings.HasPrefix(words[0], "[") {
+					next := ansi.Strip(color[i+1])
+					if first := ansi.Strip(line); strings.TrimSpace(next) != "" && !listMarkRE.MatchString(words[0]) && indent(first) != indent(next) && !strings.ContainsAny(next, boxRunes+"↪↺|") {
+						t.Errorf("%s in color at %d columns: line %d is indented %d, the next %d:\n%s\n%s", name, width, i+1, indent(first), indent(next), first, next)
+					}
 				}
 			}
 			lines := strings.Split(renderTermWidth(t, l, width), "\n")
@@ -123,11 +138,27 @@ func TestTermFits(t *testing.T) {
 				if w := ansi.StringWidth(line); w > width {
 					t.Errorf("%s at %d columns: line %d is %d wide: %q", name, width, i+1, w, line)
 				}
+				if piece, ok := strings.CutPrefix(line, "  ↪ "); ok && i > 0 {
+					// code wraps between tokens: not inside a name, and
+					// a piece does not start with closing punctuation
+					prev := []rune(strings.TrimRight(lines[i-1], "\n"))
+					first := []rune(piece)
+					if len(first) > 0 && len(prev) > 0 && (identRune(prev[len(prev)-1]) && identRune(first[0]) || strings.ContainsRune(")]};,.", first[0])) {
+						t.Errorf("%s at %d columns: code line %d breaks inside a token:\n%s\n%s", name, width, i+1, lines[i-1], line)
+					}
+				}
 				if i == 0 || strings.ContainsAny(line+lines[i-1], "│↪─┌└╭╰╱╲▼") {
 					continue // code, diagrams and their captions keep their own lines
 				}
 				words := strings.Fields(line)
 				prev := strings.TrimRight(lines[i-1], " ")
+				if len(words) > 1 && (punctOnly(words[0]) && !listMarkRE.MatchString(words[0]) && !strings.HasPrefix(words[0], "#") || punctOnly(words[len(words)-1])) && !strings.Contains(line, "|") {
+					t.Errorf("%s at %d columns: line %d starts or ends with punctuation alone: %q", name, width, i+1, line)
+				}
+				if measure := min(width, Measure); ansi.StringWidth(line) > measure && !strings.Contains(line, "|") {
+					t.Errorf("%s at %d columns: line %d of prose is %d wide, past the measure of %d: %q", name, width, i+1, ansi.StringWidth(line), measure, line)
+				}
+				width := min(width, Measure) // prose wraps at the measure
 				if p := strings.TrimSpace(prev); strings.HasPrefix(p, "#") || strings.HasSuffix(p, ")") {
 					continue // a code block inside a list item: glamour draws it without a gutter
 				}
@@ -342,7 +373,7 @@ func TestExport(t *testing.T) {
 	}
 	// Hints are markdown: day 70's names its events in backticks.
 	day70, _ := os.ReadFile(filepath.Join(dir, c.Lessons[1].Name()+".html"))
-	if !bytes.Contains(day70, []byte("Two events: <code>ready</code>")) || bytes.Contains(day70, []byte("Two events: `ready`")) {
+	if !bytes.Contains(day70, []byte("<code>fill</code> before <code>sum</code>")) || bytes.Contains(day70, []byte("`fill` before `sum`")) {
 		t.Error("day 70's hint is not rendered as markdown")
 	}
 }
@@ -470,4 +501,115 @@ func TestTermNarrowTable(t *testing.T) {
 	if !strings.Contains(header, "| speedup") || ansi.StringWidth(header) > 60 {
 		t.Errorf("day 70's table at 60 columns: header %q, in:\n%s", header, got)
 	}
+}
+
+// listMarkRE matches a list's bullet or number, or a quote's bar.
+var listMarkRE = regexp.MustCompile(`^(?:•|[-*+]|\d+[.)]|\|)$`)
+
+// TestTermMargins: a paragraph that starts with inline code has the margin
+// of any other, in color too; a list item whose code span crosses a line
+// of the source keeps its hanging indent; a code block that is not a cell
+// shows no language on a line of its own.
+func TestTermMargins(t *testing.T) {
+	src := "# M\n\n`cudaMalloc` and `cudaFree` start this paragraph, which goes on long enough to wrap twice at forty columns.\n\n" +
+		"1. **First.** A long item whose code span `an illegal\n   memory access was encountered` crosses a line of the source, and goes on.\n\n" +
+		"```cpp\nint x = 0;\n```\n"
+	l, err := lesson.Parse("m.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, color := range []bool{false, true} {
+		out := ansi.Strip(renderTerm(t, l, color, 40))
+		lines := strings.Split(out, "\n")
+		for i, line := range lines {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			if strings.Contains(line, "start") || strings.Contains(line, "twice") {
+				if indent(line) != 2 {
+					t.Errorf("color %v: the paragraph's line %q is indented %d, not 2", color, line, indent(line))
+				}
+			}
+			if strings.Contains(line, "memory access") || strings.Contains(line, "goes on.") {
+				if indent(line) != 5 {
+					t.Errorf("color %v: the list item's line %q is indented %d, not 5:\n%s", color, line, indent(line), out)
+				}
+			}
+			if strings.TrimSpace(line) == "cpp" {
+				t.Errorf("color %v: line %d shows the code block's language alone:\n%s", color, i+1, out)
+			}
+		}
+	}
+}
+
+// TestWrapCode: code wraps at a token boundary near the edge, never in a
+// name; a run with no boundary in the piece's second half is cut.
+func TestWrapCode(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		room int
+		want []string
+	}{
+		{"// The same loop: cudaMalloc/cudaFree, then cudaMallocAsync/cudaFreeAsync,", 72,
+			[]string{"// The same loop: cudaMalloc/cudaFree, then ", "cudaMallocAsync/cudaFreeAsync,"}},
+		{"fprintf(stderr, x, cudaGetErrorString(e_)); return 1;", 40,
+			[]string{"fprintf(stderr, x, cudaGetErrorString(", "e_)); return 1;"}},
+		{"\tCU(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));", 76,
+			[]string{"\tCU(cuDeviceGetAttribute(&vmm, ", "CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));"}},
+		{"std::chrono::steady_clock::now", 20, []string{"std::chrono::", "steady_clock::now"}},
+		{"abcdefghijklmnopqrstuvwxyz", 10, []string{"abcdefghij", "klmnopqrst", "uvwxyz"}},
+		{"short", 10, []string{"short"}},
+	} {
+		if got := wrapCode(tc.in, tc.room); !slices.Equal(got, tc.want) {
+			t.Errorf("wrapCode(%q, %d) = %q, want %q", tc.in, tc.room, got, tc.want)
+		}
+	}
+	colored := "\x1b[31mcudaMallocAsync\x1b[0m(&p, \x1b[32mbytes\x1b[0m, stream);"
+	got := wrapCode(colored, 20)
+	if len(got) != 2 || ansi.Strip(got[0]) != "cudaMallocAsync(&p, " || ansi.Strip(got[1]) != "bytes, stream);" {
+		t.Errorf("colored: %q", got)
+	}
+}
+
+// TestWrapGluesPunctuation: a slash, a dash or a period alone never
+// starts or ends a line of prose.
+func TestWrapGluesPunctuation(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"  allocate from cudaMallocAsync / cudaFreeAsync", 40, "  allocate from\n  cudaMallocAsync / cudaFreeAsync"},
+		{"  allocate from it: cudaMallocAsync / cudaFreeAsync", 40, "  allocate from it:\n  cudaMallocAsync / cudaFreeAsync"},
+		{"  make a chunk of want - have bytes", 20, "  make a chunk of\n  want - have bytes"},
+	} {
+		if got := wrap(tc.in, tc.width); got != tc.want {
+			t.Errorf("wrap(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
+		}
+	}
+}
+
+// FuzzWrapCode: a line of code wraps into pieces no wider than the room
+// that put together are the line.
+func FuzzWrapCode(f *testing.F) {
+	f.Add("    fprintf(stderr, \"%s:%d: %s\\n\", __FILE__, __LINE__, cudaGetErrorString(e_)); return 1; } } while (0)", 40)
+	f.Fuzz(func(t *testing.T, line string, room int) {
+		if room < 8 || room > 200 || !utf8.ValidString(line) || strings.ContainsAny(line, "\n\x1b") {
+			return
+		}
+		for _, r := range line {
+			if unicode.IsControl(r) || ansi.StringWidth(string(r)) != 1 {
+				return
+			}
+		}
+		pieces := wrapCode(line, room)
+		for _, p := range pieces {
+			if w := ansi.StringWidth(p); w > room {
+				t.Fatalf("piece %q is %d wide, more than %d", p, w, room)
+			}
+		}
+		if got := strings.Join(pieces, ""); got != line {
+			t.Fatalf("pieces %q do not make %q", pieces, line)
+		}
+	})
 }

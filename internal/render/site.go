@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -116,6 +117,31 @@ func (r *cellHTML) render(w util.BufWriter, src []byte, n ast.Node, entering boo
 	return ast.WalkSkipChildren, writeCell(w, c, fmt.Sprintf("diagram-%d", r.diagrams))
 }
 
+// Diagram widths, in columns: as drawn on a page, and on a phone's
+// (38 columns of 8.5 px fit a figure on a 400 px screen).
+const (
+	diagramWide   = 96
+	diagramNarrow = 38
+)
+
+// diagramSVGs draws g for a page, and again narrower where its boxes can
+// be set closer (labels wrapped shorter, boxes stacked): a figure too
+// narrow for the wide one at MinScale shows the narrow one instead (a
+// container query), so that on a phone its text stays 10 px or more and
+// nothing is cut off at the figure's edge.
+func diagramSVGs(g *mermaid.Graph, id string) string {
+	wide, narrow := g.Layout(diagramWide), g.Layout(diagramNarrow)
+	svg := wide.SVG(id)
+	if narrow.Width >= wide.Width {
+		return svg
+	}
+	// The figure's padding is 1rem on each side (style.css).
+	return fmt.Sprintf(`<style>@container (max-width: %.0fpx) { #%s > .wide { display:none } #%s > .narrow { display:inline } }</style>`,
+		math.Ceil(mermaid.MinScale*wide.PixelWidth()), id, id) +
+		strings.Replace(svg, `class="mermaid-svg"`, `class="mermaid-svg wide"`, 1) +
+		strings.Replace(narrow.SVG(id+"-narrow"), `class="mermaid-svg"`, `class="mermaid-svg narrow"`, 1)
+}
+
 // writeCell writes a cell; id names a diagram uniquely in its page.
 func writeCell(w io.Writer, c *lesson.Cell, id string) error {
 	if c.Kind == lesson.Diagram {
@@ -126,7 +152,7 @@ func writeCell(w io.Writer, c *lesson.Cell, id string) error {
 				words.WriteString("<li>" + html.EscapeString(e) + "</li>")
 			}
 			_, err = fmt.Fprintf(w, "<figure class=\"diagram\" id=\"%s\">%s<figcaption><details><summary>The diagram in words</summary><ul>%s</ul></details></figcaption></figure>\n",
-				id, g.Layout(96).SVG(id), words.String())
+				id, diagramSVGs(g, id), words.String())
 			return err
 		}
 		fmt.Fprintf(w, "<p class=\"diagram-note\">This diagram cannot be drawn (%s); its source:</p>\n", html.EscapeString(err.Error()))
@@ -199,7 +225,7 @@ var layoutTmpl = template.Must(template.New("layout").Parse(`<!doctype html>
 {{- if .Exercises}}
 <section class="exercises"><h2 id="exercises">Exercises<a class="anchor" href="#exercises" aria-label="Link to this section">#</a></h2><ul>
 {{- range .Exercises}}
-<li><strong>{{.ID}}</strong>: edit <code>{{.Student}}</code>, then run <code>lessons check {{.ID}}</code>{{if .Hint}}<details><summary>Hint</summary>{{.Hint}}</details>{{end}}</li>
+<li data-exercise="{{.ID}}"><strong class="exercise-id">{{.ID}}</strong>: edit <code>{{.Student}}</code>, then run <code>lessons check {{.ID}}</code>{{if .Hint}}<details><summary>Hint</summary>{{.Hint}}</details>{{end}}</li>
 {{- end}}
 </ul></section>
 {{- end}}

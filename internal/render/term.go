@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/chroma/v2/formatters"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/charmbracelet/glamour"
+	glamstyles "github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cudalessons/lessons/internal/lesson"
@@ -41,20 +42,24 @@ func NewTerm(opt TermOptions) (*Term, error) {
 	if opt.Width <= 0 {
 		opt.Width = 80
 	}
-	style := "notty"
+	style := glamstyles.NoTTYStyleConfig
 	if opt.Color {
-		style = "dark"
+		style = glamstyles.DarkStyleConfig
+		// Inline code is set off by its background: the padding spaces
+		// glamour puts round it would indent a paragraph that starts with
+		// code, and leave the comma after it alone at a line's start.
+		style.Code.Prefix, style.Code.Suffix = "", ""
 	}
 	// glamour wraps no prose itself (it strands words after inline code
 	// and bold, and drops list indentation); wrap does it afterwards.
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(0),
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(0),
 		glamour.WithChromaFormatter(opt.formatter()))
 	if err != nil {
 		return nil, err
 	}
 	// Tables are glamour's to fit: a table too wide is drawn again by a
 	// renderer that wraps at the terminal's width, and taken from there.
-	tables, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(opt.Width-4),
+	tables, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(opt.Width-4),
 		glamour.WithChromaFormatter(opt.formatter()))
 	if err != nil {
 		return nil, err
@@ -96,7 +101,7 @@ func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 				lines, blocks = spliceTables(lines, blocks, flines, fblocks)
 			}
 		}
-		out = wrapOutside(lines, blocks, t.opt.Width)
+		out = wrapOutside(lines, blocks, t.measure())
 		if !t.opt.Color {
 			out = trimLines(out)
 		}
@@ -109,6 +114,14 @@ func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 	}
 }
 
+// Measure is the widest prose line drawn, whatever the terminal's width:
+// lines much longer than about 80 characters are hard to read (a book's
+// measure; glow and mdBook cap theirs too). Code and tables use the
+// whole width.
+const Measure = 80
+
+func (t *Term) measure() int { return min(t.opt.Width, Measure) }
+
 func (t *Term) label(c *lesson.Cell) string {
 	switch {
 	case c.CUDA != nil:
@@ -120,10 +133,11 @@ func (t *Term) label(c *lesson.Cell) string {
 		return fmt.Sprintf("[%d] python", c.Number)
 	case c.Number > 0:
 		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
-	case c.Lang == "text" || c.Lang == "plain" || c.Lang == "txt":
-		return ""
 	}
-	return c.Lang
+	// A block that is not a cell is an example to read: its gutter and
+	// colors set it off, and a language on a line of its own would read
+	// as part of the prose.
+	return ""
 }
 
 func (t *Term) code(w io.Writer, c *lesson.Cell) error {
@@ -154,12 +168,13 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 			body = hl.String()
 		}
 	}
-	// A line wider than the terminal is wrapped at its width, and each
-	// piece after the first has ↪ in the gutter instead of │.
+	// A line wider than the terminal is wrapped near its width, between
+	// tokens, and each piece after the first has ↪ in the gutter instead
+	// of │.
 	bar, more := t.style("2", "│"), t.style("2", "↪")
 	room := max(t.opt.Width-4, 8)
 	for _, line := range strings.Split(body, "\n") {
-		for i, piece := range strings.Split(ansi.Hardwrap(line, room, true), "\n") {
+		for i, piece := range wrapCode(line, room) {
 			b.WriteString("  ")
 			if i == 0 {
 				b.WriteString(bar)

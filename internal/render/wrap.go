@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
@@ -29,6 +30,22 @@ func unbreak(md string) string {
 	}
 	var edits []edit
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if cs, ok := n.(*ast.CodeSpan); ok && entering {
+			// A code span's line break is a space (CommonMark): joined
+			// here, or the line after it would lose its list indentation.
+			for c := cs.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					if i := t.Segment.Stop - 1; i >= 0 && i < len(src) && src[i] == '\n' {
+						j := i + 1
+						for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '>') {
+							j++
+						}
+						edits = append(edits, edit{i, j, " "})
+					}
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
 		t, ok := n.(*ast.Text)
 		if !entering || !ok || (!t.SoftLineBreak() && !t.HardLineBreak()) {
 			return ast.WalkContinue, nil
@@ -97,7 +114,7 @@ func wrapLine(line string, width, hang int) []string {
 	}
 	w, n := lead, 0 // columns and words in cur
 	var words []string
-	for _, tok := range toks[lead:] {
+	for _, tok := range glue(toks[lead:], width-max(hang, lead)) {
 		// Only a word wider than the whole line is cut, at the line's width.
 		if room := width - max(hang, lead); ansi.StringWidth(tok) > room && room > 0 {
 			words = append(words, strings.Split(ansi.Hardwrap(tok, room, true), "\n")...)
@@ -191,4 +208,41 @@ func wrapOutside(lines []string, blocks [][2]int, width int) string {
 	}
 	out = append(out, wrap(strings.Join(lines[last:], "\n"), width))
 	return strings.Join(out, "\n")
+}
+
+// glue joins a token of punctuation alone (a slash, a dash, an arrow, a
+// period after a code span) to the words each side of it, so that no line
+// starts or ends with it; a group wider than room stays apart.
+func glue(toks []string, room int) []string {
+	var out []string
+	for i := 0; i < len(toks); i++ {
+		group := toks[i]
+		j := i
+		for j+1 < len(toks) && (punctOnly(toks[j]) || punctOnly(toks[j+1])) {
+			j++
+			group += " " + toks[j]
+		}
+		if j > i && ansi.StringWidth(group) <= room {
+			out = append(out, group)
+			i = j
+			continue
+		}
+		out = append(out, toks[i])
+	}
+	return out
+}
+
+// punctOnly reports whether a token shows something, but no letter or
+// digit.
+func punctOnly(tok string) bool {
+	s := ansi.Strip(tok)
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -26,8 +26,19 @@ import (
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
-// nobody is the user the user-mode variants grade as.
+// nobody is the user the user-mode variants grade as, when the tests run
+// as root.
 const nobody = 65534
+
+// graderUser is the user of the user-mode variants' grader: nobody, or
+// the user the tests run as when it is not root (they run as a grader
+// that is not root then, without dropping to anyone).
+func graderUser() int {
+	if os.Geteuid() == 0 {
+		return nobody
+	}
+	return os.Geteuid()
+}
 
 // attack is an untrusted program's attack; it prints what it got.
 func attack(mode string, args []string) (int, bool) {
@@ -136,6 +147,8 @@ type graderRequest struct {
 	// Stdin, when set, gives the program descriptor 0 of the grader as
 	// its input (a terminal).
 	Stdin bool
+	// Env is set in the grader's environment.
+	Env []string
 }
 
 // grader runs req, as lessons grade would, and prints what came back.
@@ -144,6 +157,10 @@ func grader(data string) int {
 	if err := json.Unmarshal([]byte(data), &req); err != nil {
 		fmt.Println("grader:", err)
 		return 2
+	}
+	for _, kv := range req.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
 	}
 	r := Runner{Policy: req.Policy, Self: req.Self}
 	if req.Verify {
@@ -180,7 +197,7 @@ func (f *fixture) policyFor(t *testing.T, asUser bool) Policy {
 	if asUser {
 		// A grader that is not root runs programs as itself.
 		p.UID, p.GID = 0, 0
-		if err := os.Chown(f.dir, nobody, nobody); err != nil {
+		if err := os.Chown(f.dir, graderUser(), graderUser()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,14 +206,11 @@ func (f *fixture) policyFor(t *testing.T, asUser bool) Policy {
 
 func (f *fixture) grader(t *testing.T, asUser bool, tty *os.File, req graderRequest) string {
 	t.Helper()
-	if asUser && os.Geteuid() != 0 {
-		t.Skip("the user variant drops from root to nobody")
-	}
 	data, _ := json.Marshal(req)
 	cmd := exec.Command(f.self)
 	cmd.Env = []string{"SANDBOX_TEST_GRADER=" + string(data), "PATH=/usr/bin:/bin"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	if asUser {
+	if asUser && os.Geteuid() == 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}
 	}
 	if tty != nil {
@@ -301,7 +315,7 @@ func TestAttackTerminalByName(t *testing.T) {
 			if v.grader {
 				// The grader's terminal is its user's: only the sandbox stands
 				// between the program, of that user too, and the keys.
-				os.Chown(name, nobody, nobody)
+				os.Chown(name, graderUser(), graderUser())
 			}
 			out := f.gradeAs(t, v.grader, tty, false, "open", name)
 			if !strings.Contains(out, "permission denied") {
@@ -500,6 +514,13 @@ func TestClaimsAreTrue(t *testing.T) {
 			if want := !asUser && os.Geteuid() == 0; rep.Root != want {
 				t.Errorf("a user of its own: got %v, want %v (%+v)", rep.Root, want, rep)
 			}
+			// A user of its own per worker (root), or a pid namespace per
+			// run (a grader that is not root, where user namespaces work):
+			// nothing outlives a run either way.
+			root := !asUser && os.Geteuid() == 0
+			if want := !root && netnsOK() && countsPerUserNS(); rep.PIDNS != want || rep.Ends != (want || root) {
+				t.Errorf("a pid namespace per run: got %v (ends: %v), want %v: %+v", rep.PIDNS, rep.Ends, want, rep)
+			}
 			// What is let through is not claimed.
 			pol.Network, pol.Landlock = true, -1
 			out = f.grader(t, asUser, nil, graderRequest{Policy: pol, Self: f.self, Verify: true})
@@ -511,6 +532,26 @@ func TestClaimsAreTrue(t *testing.T) {
 				t.Errorf("with the network allowed and no Landlock: %+v", rep)
 			}
 		})
+	}
+}
+
+// TestClaimsWithoutPIDNS: a grader that is not root and gives its runs
+// no pid namespace ($LESSONS_SANDBOX_PIDNS=off) claims neither a process
+// limit per run nor that nothing outlives a run: the probe's process,
+// left in a session of its own, outlives it.
+func TestClaimsWithoutPIDNS(t *testing.T) {
+	f := setup(t)
+	pol := f.policyFor(t, true)
+	out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Verify: true, Env: []string{"LESSONS_SANDBOX_PIDNS=off"}})
+	var rep Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Failed != "" || rep.PIDNS || rep.Ends {
+		t.Errorf("without a pid namespace: %+v", rep)
+	}
+	if s := rep.String(); !strings.Contains(s, "can outlive it") || strings.Contains(s, "per run") {
+		t.Errorf("the report claims what was not verified: %s", s)
 	}
 }
 
@@ -552,17 +593,11 @@ func TestAttackOutliveRun(t *testing.T) {
 			continue // root's programs are root's: only a cgroup stops them
 		}
 		t.Run(v.name, func(t *testing.T) {
-			if v.grader {
-				// Known gap (issue 23): a grader that is not root has no
-				// user per worker to kill, and most often no cgroup. A pid
-				// namespace would end the run's processes with it, but
-				// Landlock's all-threads restriction (psx) hangs in one
-				// whose /proc is the host's; the helper must restrict its
-				// one thread (it execs from it) or mount a /proc first.
-				t.Skip("known gap: under a grader that is not root, a program's own session can outlive its run")
-			}
 			f := setup(t)
 			f.variant(t, v.programRoot)
+			if v.grader {
+				f.needUserPIDNS(t)
+			}
 			fifo := filepath.Join(f.dir, "held")
 			if err := unix.Mkfifo(fifo, 0o666); err != nil {
 				t.Skip(err)
@@ -582,5 +617,51 @@ func TestAttackOutliveRun(t *testing.T) {
 				t.Errorf("a process the program started outlived its run (read: %d, %v):\n%s", n, err, out)
 			}
 		})
+	}
+}
+
+// TestForkBombCountedPerRun: under a grader that is not root, a program's
+// process limit counts its run's processes, not the grader's user's
+// elsewhere (40 sleepers of that user outside the run), and the processes
+// it started are gone when it ends.
+func TestForkBombCountedPerRun(t *testing.T) {
+	f := setup(t)
+	f.needUserPIDNS(t)
+	f.pol.Procs = 20
+	pol := f.policyFor(t, true)
+	for range 40 {
+		s := exec.Command("/bin/sleep", "30")
+		if os.Geteuid() == 0 {
+			s.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}}
+		}
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Process.Kill(); s.Wait() })
+	}
+	before := len(pidsOf(graderUser()))
+	out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Mode: "fork"})
+	var n int
+	if _, err := fmt.Sscanf(out[strings.Index(out, "fork: "):], "fork: refused after %d", &n); err != nil || n >= 40 || n < 5 {
+		t.Errorf("the run should start its own 20 processes or so, whatever the user has elsewhere (%v):\n%s", err, out)
+	}
+	if after := len(pidsOf(graderUser())); after > before {
+		t.Errorf("%d processes of the grader's user outlived the run", after-before)
+	}
+}
+
+// needUserPIDNS skips a test of what a pid namespace per run gives where
+// a grader that is not root gets none (user namespaces refused to it, or
+// Linux before 5.14): its probe then says that processes can outlive a
+// run (TestClaimsAreTrue holds it to that).
+func (f *fixture) needUserPIDNS(t *testing.T) {
+	t.Helper()
+	var rep Report
+	out := f.grader(t, true, nil, graderRequest{Policy: f.policyFor(t, true), Self: f.self, Verify: true})
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !rep.PIDNS {
+		t.Skipf("a grader that is not root gets no pid namespace here: %s", rep)
 	}
 }

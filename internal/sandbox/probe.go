@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -48,6 +51,14 @@ type Report struct {
 	// Sockets: a pathname and an abstract Unix socket of the grader's,
 	// both 0666 outside the sandbox, refused a connection.
 	Sockets bool
+	// PIDNS: the probe ran in a pid namespace of its own (a grader that
+	// is not root gives each run one), and its process limit counted the
+	// run's processes alone: a child started under a limit of the run's
+	// processes and one more went through (the grader's user has more).
+	PIDNS bool
+	// Ends: a process the probe left behind, in a session of its own,
+	// was gone when the run ended.
+	Ends bool
 	// Cgroup is set when the probe ran in a control group of the
 	// sandbox's; CPUs are its cores (BuildCPUs, when set, a build's).
 	Cgroup    bool
@@ -88,8 +99,15 @@ func (r Report) words(brief bool) string {
 		parts = append(parts, "runs as "+r.As)
 	case r.Root:
 		parts = append(parts, say("a user of its own per worker", "a user per worker"))
+	case r.PIDNS:
+		parts = append(parts, say("the grader's own user, with a process limit per run (a pid namespace of its own; run as root to give each worker a user of its own)", "the grader's user, processes counted per run"))
 	default:
 		parts = append(parts, say("the grader's own user (run as root to give each worker a user of its own)", "the grader's user (grade as root for a user per worker)"))
+	}
+	if r.Ends {
+		parts = append(parts, say("nothing it starts outlives it", "nothing outlives a run"))
+	} else {
+		parts = append(parts, say("a process it starts in a session of its own can outlive it", "processes can outlive a run"))
 	}
 	if r.NetNS {
 		parts = append(parts, "no network"+say(" (a namespace of its own)", ""))
@@ -140,6 +158,10 @@ type probeTargets struct {
 	TCP      string `json:"tcp"`      // a listener on 127.0.0.1
 	UDP      string `json:"udp"`      // a UDP socket on 127.0.0.1
 	NetNS    string `json:"netns"`    // the grader's network namespace
+	PIDNS    string `json:"pidns"`    // the grader's pid namespace
+	// Held, when set, is a descriptor of the grader's pipe (3) that a
+	// process the probe leaves behind holds.
+	Held bool `json:"held"`
 }
 
 // probeFound is what the probe reached; true is a door open.
@@ -155,6 +177,10 @@ type probeFound struct {
 	Socket    bool   `json:"socket"`
 	Abstract  bool   `json:"abstract"`
 	Cgroup    string `json:"cgroup"`
+	OwnPIDNS  bool   `json:"own_pidns"`
+	Counted   bool   `json:"counted"` // a child started under a limit of the run's processes + 2
+	Left      string `json:"left"`    // starting the process left behind: its error
+	LeftPID   int    `json:"left_pid"`
 }
 
 const probeMark = "lessons-sandbox-probe: "
@@ -208,8 +234,84 @@ func probe(data string) int {
 			}
 		}
 	}
+	ns, _ = os.Readlink("/proc/self/ns/pid")
+	f.OwnPIDNS = ns != "" && ns != t.PIDNS
+	f.Counted = countedPerRun(f.OwnPIDNS)
+	if t.Held {
+		child := exec.Command("/bin/sleep", "10")
+		child.ExtraFiles = []*os.File{os.NewFile(3, "held")}
+		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := child.Start(); err != nil {
+			f.Left = err.Error()
+		} else {
+			f.LeftPID = child.Process.Pid
+		}
+	}
 	out, _ := json.Marshal(f)
 	fmt.Println(probeMark + string(out))
+	return 0
+}
+
+// envProbeFork makes Helper the probe's second process, which tries a
+// fork under a process limit of the run's own (countedPerRun).
+const envProbeFork = "LESSONS_SANDBOX_PROBE_FORK"
+
+// countedPerRun reports whether a child started under a process limit of
+// the run's processes (threads included) and two more (the child, and a
+// thread a runtime may start meanwhile). In a pid namespace of the run's
+// own, the run's processes are all that /proc lists; otherwise those of
+// this user. Where the kernel counts every process of the grader's user
+// instead (before Linux 5.14, or outside a user namespace of the run's),
+// the grader's own threads (at least two) pass the limit. It is tried in
+// a second process: a Go runtime that cannot start a thread stops, and
+// only that process may stop for it.
+func countedPerRun(ownPIDNS bool) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	cmd := exec.Command(self)
+	cmd.Env = []string{envProbeFork + "=" + strconv.FormatBool(ownPIDNS)}
+	out, err := cmd.Output()
+	return err == nil && strings.TrimSpace(string(out)) == "started"
+}
+
+// probeFork is the probe's second process (countedPerRun).
+func probeFork(ownPIDNS bool) int {
+	n := 0
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		if !ownPIDNS {
+			st, err := os.Stat(filepath.Join("/proc", e.Name()))
+			if err != nil {
+				continue
+			}
+			if s, ok := st.Sys().(*syscall.Stat_t); !ok || int(s.Uid) != os.Getuid() {
+				continue
+			}
+		}
+		tasks, _ := os.ReadDir(filepath.Join("/proc", e.Name(), "task"))
+		n += max(len(tasks), 1)
+	}
+	var lim unix.Rlimit
+	if n == 0 || unix.Getrlimit(unix.RLIMIT_NPROC, &lim) != nil || lim.Cur != unix.RLIM_INFINITY && lim.Cur < uint64(n+2) {
+		return 1
+	}
+	lim.Cur = uint64(n + 2)
+	if unix.Setrlimit(unix.RLIMIT_NPROC, &lim) != nil {
+		return 1
+	}
+	pid, err := syscall.ForkExec("/bin/true", []string{"true"}, &syscall.ProcAttr{})
+	if err != nil {
+		fmt.Println("refused:", err)
+		return 1
+	}
+	var ws syscall.WaitStatus
+	syscall.Wait4(pid, &ws, 0, nil)
+	fmt.Println("started")
 	return 0
 }
 
@@ -277,6 +379,16 @@ func (r Runner) verify(ctx context.Context) (Report, error) {
 	defer uc.Close()
 	t.UDP = uc.LocalAddr().String()
 	t.NetNS, _ = os.Readlink("/proc/self/ns/net")
+	t.PIDNS, _ = os.Readlink("/proc/self/ns/pid")
+	// The probe leaves a process holding this pipe's write end: the
+	// read end sees the end of the file once no process holds it.
+	held, hold, err := os.Pipe()
+	if err != nil {
+		return Report{}, err
+	}
+	defer held.Close()
+	defer hold.Close()
+	t.Held = true
 	for _, l := range []net.Listener{ul, al, tl} {
 		go func() { // accept, so that a connect is not left waiting
 			for {
@@ -305,7 +417,9 @@ func (r Runner) verify(ctx context.Context) (Report, error) {
 	var out bytes.Buffer
 	res, err := run.Run(ctx, runner.Spec{
 		Argv: []string{self}, Dir: p.Dir, Timeout: 30 * time.Second, MaxOutput: 1 << 16,
-		Env: []string{envProbe + "=" + string(data), "PATH=/usr/bin:/bin"},
+		Env:        []string{envProbe + "=" + string(data), "PATH=/usr/bin:/bin"},
+		ExtraFiles: []*os.File{hold},
+		Started:    func(int) { hold.Close() },
 	}, &out)
 	if err != nil {
 		return Report{}, err
@@ -328,7 +442,16 @@ func (r Runner) verify(ctx context.Context) (Report, error) {
 		return Report{}, fmt.Errorf("reading the probe's datagram: %w", err)
 	}
 
+	// Every process of the run has ended by now, or never will.
+	held.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	n, rerr := held.Read(make([]byte, 1))
+
 	rep := Report{UID: f.UID}
+	rep.Ends = f.Left == "" && n == 0 && errors.Is(rerr, io.EOF)
+	if !rep.Ends && f.LeftPID > 0 && !f.OwnPIDNS {
+		syscall.Kill(f.LeftPID, syscall.SIGKILL) // what the sandbox did not end
+	}
+	rep.PIDNS = f.OwnPIDNS && f.Counted
 	if !f.File {
 		rep.Landlock = f.Landlock
 		if r.Policy.Landlock > 0 {

@@ -130,6 +130,14 @@ type Policy struct {
 	// becomes PROG. The tool itself may trace its target; a program
 	// without Inner may trace nothing (ptrace, process_vm_readv/writev).
 	Inner *Policy `json:"inner,omitempty"`
+	// PIDNS and StatusFD are the Runner's: the helper starts as the
+	// first process of a pid namespace of its own, runs the program
+	// under it, and writes how the program ended to StatusFD (pidns.go).
+	PIDNS    bool `json:"pidns,omitempty"`
+	StatusFD int  `json:"status_fd,omitempty"`
+	// OwnProc is the init's word to the program's helper: the /proc it
+	// sees is the namespace's, showing the run's processes alone.
+	OwnProc bool `json:"own_proc,omitempty"`
 }
 
 // AllFDs, as a Policy's KeepFDs, keeps every inherited descriptor: for
@@ -189,6 +197,29 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	if p.KeepFDs != AllFDs {
 		p.KeepFDs = len(spec.ExtraFiles)
 	}
+	// A grader that is not root: a pid namespace per run, so that
+	// nothing the program starts outlives it, and its process limit is
+	// its own (pidns.go).
+	var status *os.File
+	p.OwnProc = false // only an init says so
+	if p.PIDNS = os.Geteuid() != 0 && usePIDNS(self); p.PIDNS {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		defer r.Close()
+		status = r
+		p.StatusFD = 3 + len(spec.ExtraFiles)
+		spec.ExtraFiles = append(slices.Clip(spec.ExtraFiles), w)
+		started := spec.Started
+		spec.Started = func(pid int) {
+			w.Close() // the init's copy is the one left
+			if started != nil {
+				started(pid)
+			}
+		}
+		defer w.Close() // never started
+	}
 	data, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
@@ -231,6 +262,9 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		if !p.Network && netnsOK() {
 			withNetNS(a)
 		}
+		if p.PIDNS {
+			withPIDNS(a)
+		}
 		if os.Geteuid() == 0 && p.UID != 0 {
 			a.Credential = &syscall.Credential{Uid: uint32(p.UID), Gid: uint32(p.GID), NoSetGroups: false, Groups: []uint32{}}
 		}
@@ -241,6 +275,9 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		defer t.Stop()
 	}
 	res, err := runner.Exec{}.Run(ctx, spec, out)
+	if err == nil {
+		readStatus(status, res)
+	}
 	if cg != nil {
 		if res != nil && res.Signal == syscall.SIGKILL && !res.TimedOut && !res.Truncated && !res.Canceled {
 			res.OutOfMemory = cg.outOfMemory()
@@ -308,12 +345,17 @@ func tasksOf(uid int, zombies bool) []int {
 // user to itself alone, so that the files it opens (the GPU's device
 // files) and the processes it counts are still that user's.
 func withNetNS(a *syscall.SysProcAttr) {
-	if os.Geteuid() == 0 {
-		a.Cloneflags |= syscall.CLONE_NEWNET
-		return
+	if os.Geteuid() != 0 {
+		withUserNS(a)
 	}
+	a.Cloneflags |= syscall.CLONE_NEWNET
+}
+
+// withUserNS gives the program a user namespace of its own that maps the
+// grader's user to itself alone.
+func withUserNS(a *syscall.SysProcAttr) {
 	uid, gid := os.Geteuid(), os.Getegid()
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+	a.Cloneflags |= syscall.CLONE_NEWUSER
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	a.GidMappingsEnableSetgroups = false
@@ -359,6 +401,16 @@ func lookPath(prog string, env []string) (string, error) {
 // by a Runner (or into a probe of the sandbox, for Runner.Verify), and
 // returns at once otherwise. Call it first thing in main.
 func Helper() {
+	if _, ok := os.LookupEnv(envPIDNSTry); ok {
+		if err := mountProc(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if own, ok := os.LookupEnv(envProbeFork); ok {
+		os.Exit(probeFork(own == "true"))
+	}
 	if data, ok := os.LookupEnv(envProbe); ok {
 		if _, helper := os.LookupEnv(envPolicy); !helper {
 			// The sandbox's program: the helper has been and gone.
@@ -386,6 +438,9 @@ func enter(data string) error {
 	}
 	if len(os.Args) < 2 {
 		return errors.New("no program to run")
+	}
+	if p.PIDNS {
+		return initRun(p)
 	}
 	if err := setLimits(p.Limits); err != nil {
 		return err
@@ -600,10 +655,9 @@ func restrictFiles(p Policy) (int, error) {
 		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
 		// Its own folders' sockets it may reach (ABI 9 on); no others.
 		landlock.RWDirs(rw...).WithResolveUnix(),
-		// Its own /proc entry (resolved now, and exec keeps the pid): the
-		// CUDA driver writes there, and fails with "OS call failed" if it
-		// cannot.
-		landlock.RWDirs("/proc/self"),
+		// Its own /proc entries: the CUDA driver writes there (it names
+		// its threads), and fails with "OS call failed" if it cannot.
+		landlock.RWDirs(procWritable(p)),
 		landlock.RWFiles(realPaths(devs)...).WithIoctlDev(),
 	}
 	if len(rofiles) > 0 {
@@ -622,6 +676,21 @@ func restrictFiles(p Policy) (int, error) {
 		return 0, fmt.Errorf("landlock: %w", err)
 	}
 	return abi, nil
+}
+
+// procWritable is the part of /proc the program may write. Where the
+// program runs under a user of its own (a root grader's worker user) or
+// in a pid namespace whose /proc shows only its own processes, that is
+// all of /proc: nothing there it can write belongs to anyone else (the
+// kernel's own files are root's), and a child it forks (a second CUDA
+// process, as day 73's pool shared between processes) finds its own
+// entry writable too. Otherwise only the entry of its own pid (resolved
+// now; exec keeps the pid): a child of it cannot start CUDA then.
+func procWritable(p Policy) string {
+	if p.OwnProc || (p.UID != 0 && os.Geteuid() == p.UID) {
+		return "/proc"
+	}
+	return "/proc/self"
 }
 
 // Own hands dir and everything in it to uid:gid, so that a program running

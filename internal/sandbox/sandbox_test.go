@@ -130,6 +130,9 @@ func misbehave(mode string, args []string) int {
 		fmt.Println("connect:", err)
 	case "env":
 		fmt.Println("env:", os.Getenv(envPolicy) == "", os.Getuid())
+	case "childproc": // a forked child names itself through its own /proc entry, as the CUDA driver does
+		err := exec.Command("/bin/sh", "-c", "printf child > /proc/self/comm").Run()
+		fmt.Println("childproc:", err)
 	case "nice": // the priority of this process and of a child
 		self, _ := unix.Getpriority(unix.PRIO_PROCESS, 0)
 		out, err := exec.Command("/bin/sh", "-c", "cut -d' ' -f19 /proc/$$/stat").Output()
@@ -263,6 +266,23 @@ func TestReadsOtherStudentsDenied(t *testing.T) {
 	out, _ = f.run(t, "read", 10*time.Second, "/etc/hostname")
 	if strings.Contains(out, "permission denied") {
 		t.Errorf("the system's files should stay readable: %q", out)
+	}
+}
+
+// A child of the program writes its own /proc entry (the CUDA driver names
+// its threads there, and a forked process that starts CUDA fails without
+// it: day 73's pool shared between two processes).
+func TestChildWritesItsProc(t *testing.T) {
+	needLandlock(t)
+	f := setup(t)
+	if os.Geteuid() != 0 {
+		if !usePIDNS(f.self) {
+			t.Skip("a grader that is not root gets no pid namespace here: a child's /proc entry stays closed to it")
+		}
+	}
+	out, res := f.run(t, "childproc", 10*time.Second)
+	if !strings.Contains(out, "childproc: <nil>") {
+		t.Errorf("a forked child could not write its /proc entry: %q %+v", out, res)
 	}
 }
 

@@ -306,6 +306,7 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 	if err != nil {
 		return nil, err
 	}
+	env = notebook.ForLesson(ctx, env, l)
 	// The page's run of this cell, if any, is stopped: the new run takes
 	// its place in the same step, so that two Runs at once leave one.
 	ctx, cancel := context.WithCancel(ctx)

@@ -2,9 +2,14 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/internal/jupyter"
+	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
@@ -34,5 +39,38 @@ func TestPythonSessionOfAPage(t *testing.T) {
 	evs, out = events(t, c.post("run", map[string]any{"page": "day001-a", "session": "p1", "cell": 2}))
 	if end := last(evs); end.Status != "failed" || !strings.Contains(out, "NameError") {
 		t.Errorf("after Restart: %+v %q", end, out)
+	}
+}
+
+// The page runs a notebook's Python cells in the kernel its kernelspec
+// names, and says so before the session's first cell.
+func TestPageUsesTheNotebooksKernel(t *testing.T) {
+	base, err := jupyter.FindSpec("python3")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	kdir := filepath.Join(dir, "kernels", "lessons-page-kernel")
+	os.MkdirAll(kdir, 0o755)
+	argv, _ := json.Marshal(base.Argv)
+	spec := `{"argv": ` + string(argv) + `, "display_name": "Page kernel", "language": "python", "env": {"LESSONS_WHICH": "page"}}`
+	if err := os.WriteFile(filepath.Join(kdir, "kernel.json"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("JUPYTER_PATH", dir)
+	c := newCourse(t, map[string]string{"day001-k": ""})
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "lessons-page-kernel", "language": "python"}}, "cells": [
+ {"cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [], "source": "import os\nprint('in', os.environ.get('LESSONS_WHICH'))"}]}`
+	c.srv.nb.Lesson = func(page string) (*lesson.Lesson, string, error) {
+		l, err := lesson.ParseIpynb(page+".ipynb", []byte(src))
+		return l, c.workspace(page), err
+	}
+	c.srv.nb.Env = func(ws string) (notebook.Env, error) {
+		return notebook.WithPython(context.Background(), notebook.Env{Runner: runner.Exec{}}), nil
+	}
+	t.Cleanup(func() { c.srv.nb.endSession(c.workspace("day001-k")) })
+	evs, out := events(t, c.post("run", map[string]any{"page": "day001-k", "session": "p1", "cell": 1}))
+	if end := last(evs); end.Status != "ok" || out != "(the Jupyter kernel lessons-page-kernel: Page kernel)\nin page\n" {
+		t.Fatalf("%+v %q", end, out)
 	}
 }

@@ -62,6 +62,9 @@ type Server struct {
 	feed  feed      // verdicts pushed to the pages
 	// checking holds a lock for each exercise being checked.
 	checking sync.Map
+	// pageScript is more script for every page (the class's Submit, its
+	// queue), after the notebook's.
+	pageScript string
 }
 
 // New renders the site once and serves it, to this machine's names only
@@ -108,6 +111,12 @@ func (s *Server) closeStream() {
 
 // SetNotebook lets pages run their lesson's cells through nb.
 func (s *Server) SetNotebook(nb *Notebook) { s.nb = nb }
+
+// SetPageScript adds the script at src (a path of this server) to
+// every page, after the notebook's own: the class mode's additions.
+func (s *Server) SetPageScript(src string) {
+	s.pageScript = `<script src="` + html.EscapeString(src) + `"></script>`
+}
 
 // SetChecker lets pages check exercises through c.
 func (s *Server) SetChecker(c Checker) { s.check = c }
@@ -215,9 +224,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // only six connections to a server open), at the end of a page's body.
 func (s *Server) withScripts(page []byte, gen int) []byte {
 	if s.nb != nil || s.check != nil {
-		return withScript(page, s.notebookScripts(gen))
+		return withScript(page, s.notebookScripts(gen)+s.pageScript)
 	}
-	return withScript(page, s.reloadScript())
+	return withScript(page, s.reloadScript()+s.pageScript)
 }
 
 // jsString is s as a JavaScript string that is safe inside <script>.

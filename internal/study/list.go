@@ -14,13 +14,15 @@ import (
 	"github.com/cudalessons/lessons/internal/mermaid"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
-// WriteList writes lessons list's table of course c, within 80 columns:
+// WriteList writes lessons list's table of course c, within width
+// columns (80 at the most):
 // a row per lesson with its day, slug, title and exercises (those p has
 // passed ticked), then a line that counts them. A lesson that does not
 // parse is listed, marked, and its errors returned.
-func WriteList(w io.Writer, c *course.Course, p *progress.Progress) error {
+func WriteList(w io.Writer, width int, c *course.Course, p *progress.Progress) error {
 	type row struct {
 		day, slug, title string
 		ids              []string
@@ -60,10 +62,10 @@ func WriteList(w io.Writer, c *course.Course, p *progress.Progress) error {
 		slugW = max(slugW, len(e.Slug))
 		rows = append(rows, row{strconv.Itoa(e.Day), e.Slug, title, ids})
 	}
-	// Within 80 columns: the title wraps in the room the other columns
-	// leave, and the exercises stand one to a line.
-	slugW = min(slugW, max(80-5-(idW+2)-20-2, 12)) // a longer slug wraps at its dashes
-	titleW := max(80-5-(slugW+2)-(idW+2), 20)
+	// At most 80 wide: titles wrap in the room left, exercises one a line.
+	width = min(width, 80)
+	slugW = min(slugW, max(width-5-(idW+2)-20-2, 12)) // a longer slug wraps at its dashes
+	titleW := max(width-5-(slugW+2)-(idW+2), 20)
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DAY\tLESSON\tTITLE\tEXERCISES")
@@ -100,6 +102,6 @@ func WriteList(w io.Writer, c *course.Course, p *progress.Progress) error {
 		// a row with no exercise would end in the title column's padding
 		fmt.Fprint(w, strings.TrimRight(line, " \n")+line[len(strings.TrimRight(line, "\n")):])
 	}
-	fmt.Fprintf(w, "\n%s: %d lessons, %d exercises, %d passed\n", c.Title, len(c.Lessons), len(c.Exercises), len(p.Passed))
+	fmt.Fprintf(w, "\n%s\n", ui.Fit(fmt.Sprintf("%s: %d lessons, %d exercises, %d passed", c.Title, len(c.Lessons), len(c.Exercises), len(p.Passed)), width))
 	return errs.Err()
 }

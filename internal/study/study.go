@@ -14,8 +14,10 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Terminal is where a command's screens go and what they may use there.
@@ -52,6 +54,18 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 	}
 	fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(p.Passed), len(c.Exercises))
 	return true, nil
+}
+
+// Offline is check's answer on a machine without a GPU (miss says so):
+// the file built and read, what a grade would mark, and where to run it.
+// The exercise is not judged: a *failure.Silent of StatusCannot.
+func Offline(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, miss *machine.Missing) error {
+	off, err := exercise.CheckOffline(ctx, c, x, src, miss)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(t.Out, ui.Fit(off.Text(), t.Width))
+	return &failure.Silent{Code: failure.StatusCannot}
 }
 
 // Progress is the course's progress as it is now: a pass changes it. A

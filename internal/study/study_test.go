@@ -71,7 +71,7 @@ func TestWriteList(t *testing.T) {
 	c := tiny(t)
 	var out bytes.Buffer
 	p := &progress.Progress{Passed: map[string]time.Time{"pool": time.Now()}}
-	if err := WriteList(&out, c, p); err != nil {
+	if err := WriteList(&out, 80, c, p); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()

@@ -10,7 +10,6 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
-	"text/tabwriter"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
@@ -28,6 +27,7 @@ type Item struct {
 	Kind, Name, Want string
 	OK               bool
 	Got              string // "" until something is said: ok
+	note             string // what "ok" says more (how Python cells ran)
 	Took             time.Duration
 	// build and run are the two halves; run is nil in compile-only mode.
 	build func(ctx context.Context) error
@@ -86,6 +86,10 @@ func Items(c *course.Course, o Options) ([]*Item, error) {
 			env, err := o.LessonEnv(ws)
 			if err != nil {
 				return err
+			}
+			env = notebook.ForLesson(ctx, env, l)
+			if l.HasPython() && !compile {
+				it.note = "; its Python cells ran in " + env.PythonWay
 			}
 			outcomes, err := notebook.Run(ctx, l, env, notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
 			if err != nil {
@@ -211,7 +215,7 @@ func Run(ctx context.Context, items []*Item, slots grade.Slots) error {
 	}
 	for _, it := range items {
 		if it.Got == "" {
-			it.Got, it.OK = "ok", true
+			it.Got, it.OK = "ok"+it.note, true
 		}
 	}
 	return nil
@@ -228,21 +232,13 @@ func FirstFailure(res []checker.Result) string {
 	return ""
 }
 
-// WriteTable writes the verify table of items, a line each with what was
-// expected and what came, then the sum of them, and returns how many
-// were surprises. built says what was done: "built", or "built and ran".
-func WriteTable(w io.Writer, items []*Item, built string, took time.Duration) (surprises int) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAME\tEXPECTED\tRESULT\tTIME")
-	for _, it := range items {
-		mark := "✓"
-		if !it.OK {
-			mark = "✗"
-			surprises++
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\n", it.Kind, it.Name, it.Want, mark, it.Got, it.Took.Round(10*time.Millisecond))
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%d items %s in %s: %d as expected, %d surprises\n", len(items), built, took.Round(10*time.Millisecond), len(items)-surprises, surprises)
+// WriteTable writes the verify table of items (width columns wide), a
+// line each with what was expected and what came, then the sum of them,
+// and returns how many were surprises. built says what was done: "built",
+// or "built and ran".
+func WriteTable(w io.Writer, width int, items []*Item, built string, took time.Duration) (surprises int) {
+	table, surprises := Table(items)
+	table.Write(w, width)
+	fmt.Fprintf(w, "\n%d items %s in %s: %d as expected, %d surprises\n", len(items), built, Seconds(took), len(items)-surprises, surprises)
 	return surprises
 }

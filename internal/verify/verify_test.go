@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
@@ -43,4 +44,47 @@ func TestFirstFailure(t *testing.T) {
 	if got := FirstFailure(res); got != "prints (nothing)" {
 		t.Errorf("first failure %q", got)
 	}
+}
+
+// TestParseExpect: the first line names the text; anything else says
+// what the line must be, with the file and line.
+func TestParseExpect(t *testing.T) {
+	got, err := ParseExpect("w.cu", []byte("// expect:  waits for the whole device \nint main() {}\n"))
+	if err != nil || got != "waits for the whole device" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	for _, bad := range []string{"", "int main() {}\n// expect: x", "// expect:   \n"} {
+		if _, err := ParseExpect("w.cu", []byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "w.cu:1: ") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// TestWrongJudge: the expected text is looked for, whatever its case,
+// in each failed check as a student reads it; passed checks do not count.
+func TestWrongJudge(t *testing.T) {
+	w := &WrongAnswer{Expect: "Whole Device"}
+	w.judge([]checker.Result{
+		{Name: "prints the sum", Pass: true, Want: "the whole device"},
+		{Name: "calls of cudaDeviceSynchronize: exactly 1", Want: "nothing waits for the whole device", Got: "3"},
+	})
+	if !w.OK() || w.Matched != "calls of cudaDeviceSynchronize: exactly 1: nothing waits for the whole device (got 3)" {
+		t.Errorf("%+v", w)
+	}
+	w = &WrongAnswer{Expect: "leak"}
+	w.judge([]checker.Result{{Name: "exits with status 0", Got: "1"}})
+	if w.OK() || !strings.Contains(w.result(), `no failure says "leak"`) {
+		t.Errorf("%+v: %s", w, w.result())
+	}
+}
+
+func FuzzParseExpect(f *testing.F) {
+	f.Add([]byte("// expect: x\n"))
+	f.Add([]byte("\xff// expect"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ParseExpect("w.cu", data)
+		if err == nil && (got == "" || strings.Contains(got, "\n")) {
+			t.Errorf("%q gave %q", data, got)
+		}
+	})
 }

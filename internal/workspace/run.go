@@ -49,9 +49,7 @@ func Prepare(ctx context.Context, c *course.Course, l *lesson.Lesson, dir, arch 
 	if r.Env, err = Env(m, r.Compiler, dir); err != nil {
 		return nil, err
 	}
-	if l.Kernel != "" && l.Kernel != "python3" {
-		r.Env = notebook.WithKernel(ctx, r.Env, l.Kernel)
-	}
+	r.Env = notebook.ForLesson(ctx, r.Env, l)
 	return r, nil
 }
 

@@ -1,8 +1,10 @@
-// A fixed-size block pool: one cudaMalloc cut into equal blocks, with the
-// free blocks kept on a stack.
+// A fixed-size block pool: one cudaMalloc cut into equal, aligned blocks,
+// with the free blocks kept on a stack, and frees checked.
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 #include <cuda_runtime.h>
 
@@ -16,36 +18,66 @@
         }                                                                  \
     } while (0)
 
+// Every block starts on this boundary, as cudaMalloc's own allocations do
+// (it aligns to at least 256 bytes): a kernel may then read any block with
+// aligned vector loads.
+constexpr size_t kAlign = 256;
+
 class BlockPool {
 public:
+    // init makes one cudaMalloc for `blocks` blocks of at least blockBytes
+    // each, every block aligned to kAlign, and puts them all on the free
+    // list.
     cudaError_t init(size_t blockBytes, size_t blocks) {
-        blockBytes_ = blockBytes;
-        cudaError_t err = cudaMalloc(&base_, blockBytes * blocks);
+        // TODO 1: choose the distance between two blocks (stride_), make the
+        // one cudaMalloc, and fill free_ (and whatever deallocate() needs
+        // to tell a free block from a used one).
+        // BEGIN SOLUTION
+        stride_ = (blockBytes + kAlign - 1) / kAlign * kAlign;
+        cudaError_t err = cudaMalloc(&base_, stride_ * blocks);
         if (err != cudaSuccess) return err;
-        for (size_t i = blocks; i > 0; i--) free_.push_back(base_ + (i - 1) * blockBytes);
+        count_ = blocks;
+        isFree_.assign(blocks, true);
+        for (size_t i = blocks; i > 0; i--) free_.push_back(base_ + (i - 1) * stride_);
         return cudaSuccess;
+        // STUB
+        // (void)blockBytes;
+        // (void)blocks;
+        // return cudaErrorNotYetImplemented;
+        // END SOLUTION
     }
 
-    // Returns a free block, or nullptr when none is left.
+    // allocate returns a free block, or nullptr when none is left.
     void* allocate() {
-        // TODO(1): take a block off the free list and return it.
+        // TODO 2: take a block off the free list.
         // BEGIN SOLUTION
         if (free_.empty()) return nullptr;
-        void* block = free_.back();
+        char* block = free_.back();
         free_.pop_back();
+        isFree_[(block - base_) / stride_] = false;
         return block;
         // STUB
         // return nullptr;
         // END SOLUTION
     }
 
-    // Gives a block back to the pool.
-    void deallocate(void* block) {
-        // TODO(2): put the block back on the free list.
+    // deallocate gives a block back. It refuses (returns false) a pointer
+    // that is not the start of one of the pool's blocks, and a block that
+    // is already free: a double free would put one block on the list
+    // twice, and two later allocations would share it.
+    bool deallocate(void* block) {
+        // TODO 3: check the pointer, then put the block back.
         // BEGIN SOLUTION
-        free_.push_back(static_cast<char*>(block));
+        char* p = static_cast<char*>(block);
+        if (p < base_ || p >= base_ + stride_ * count_ || (p - base_) % stride_ != 0) return false;
+        size_t i = (p - base_) / stride_;
+        if (isFree_[i]) return false;
+        isFree_[i] = true;
+        free_.push_back(p);
+        return true;
         // STUB
         // (void)block;
+        // return false;
         // END SOLUTION
     }
 
@@ -54,13 +86,18 @@ public:
 
 private:
     char* base_ = nullptr;
-    size_t blockBytes_ = 0;
+    size_t stride_ = 0;
     std::vector<char*> free_;
+    // BEGIN SOLUTION
+    size_t count_ = 0;
+    std::vector<bool> isFree_;   // by block index
+    // STUB
+    // // TODO 0: what else the pool needs to know to refuse a bad free.
+    // END SOLUTION
 };
 
 __global__ void stamp(int* block, int words, int value) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < words) block[i] = value;
+    for (int i = threadIdx.x; i < words; i += blockDim.x) block[i] = value;
 }
 
 // arg is the program's argument i as a number from 1 to hi, or def when
@@ -77,28 +114,47 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
 
 // Usage: block_pool [BLOCKS] (16 by default).
 int main(int argc, char** argv) {
-    const size_t blockBytes = 64 << 10;   // 64 KiB blocks
+    const size_t blockBytes = 1000;        // not a multiple of the alignment
     const int blocks = arg(argc, argv, 1, 16, 1024);
     BlockPool pool;
     CHECK(pool.init(blockBytes, blocks));
     printf("pool of %d blocks of %zu bytes\n", blocks, blockBytes);
 
-    std::vector<void*> taken;
+    std::vector<char*> taken;
     for (int i = 0; i < blocks; i++) {
-        void* b = pool.allocate();
+        char* b = static_cast<char*>(pool.allocate());
         if (b == nullptr) {
             printf("allocate %d returned nullptr\n", i);
             return 1;
         }
-        stamp<<<(int)(blockBytes / sizeof(int) + 255) / 256, 256>>>((int*)b, (int)(blockBytes / sizeof(int)), i);
+        stamp<<<1, 256>>>((int*)b, (int)(blockBytes / sizeof(int)), i);
         taken.push_back(b);
     }
     CHECK(cudaGetLastError());
+    printf("allocate on an empty pool: %s\n", pool.allocate() == nullptr ? "nullptr" : "a block");
+    // The kernels must be done with the blocks before any goes back: the
+    // free list is the host's, and a block on it can be handed out again
+    // at once.
     CHECK(cudaDeviceSynchronize());
     printf("available after taking %d: %zu\n", blocks, pool.available());
 
-    for (int i = 0; i < blocks / 2; i++) pool.deallocate(taken[i]);
-    printf("available after giving back %d: %zu\n", blocks / 2, pool.available());
+    std::vector<char*> sorted = taken;
+    std::sort(sorted.begin(), sorted.end());
+    bool aligned = true, apart = true;
+    for (size_t k = 0; k < sorted.size(); k++) {
+        aligned = aligned && (uintptr_t)sorted[k] % kAlign == 0;
+        if (k > 0) apart = apart && sorted[k] >= sorted[k - 1] + blockBytes;
+    }
+    printf("blocks aligned to %zu bytes: %s, overlapping: %s\n", kAlign, aligned ? "yes" : "no", apart ? "no" : "yes");
+
+    bool gaveBack = true;
+    for (int i = 0; i < blocks / 2; i++) gaveBack = pool.deallocate(taken[i]) && gaveBack;
+    printf("available after giving back %d: %zu%s\n", blocks / 2, pool.available(), gaveBack ? "" : " (a deallocate refused a good block)");
+    printf("double free refused: %s\n", pool.deallocate(taken[0]) ? "no" : "yes");
+    printf("pointer inside a block refused: %s\n", pool.deallocate(taken[blocks - 1] + 4) ? "no" : "yes");
+    int outside = 0;
+    printf("pointer outside the pool refused: %s\n", pool.deallocate(&outside) ? "no" : "yes");
+    printf("available after the refusals: %zu\n", pool.available());
 
     for (int i = 0; i < blocks / 2; i++) {
         if (pool.allocate() == nullptr) {

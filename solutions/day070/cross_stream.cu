@@ -1,5 +1,5 @@
 // One buffer, two streams: the producer allocates and fills it, the
-// consumer sums it, and the producer frees it. Events order the three.
+// consumer sums it, and one of them frees it. Events order the three.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -58,15 +58,16 @@ int main(int argc, char** argv) {
         // STUB
         // END SOLUTION
         sum<<<256, 256, 0, consumer>>>(buf, n, sums + r);
-        // TODO 2: the producer must not free buf while the consumer may
-        // still read it: record `done` on the consumer and make the
-        // producer wait for it.
+        // TODO 2: free buf with cudaFreeAsync, in an order where no kernel
+        // can still be reading it. Either stream may free it, as long as
+        // the freeing stream is ordered after sum (the Guide frees on the
+        // stream that used it last).
         // BEGIN SOLUTION
         CHECK(cudaEventRecord(done, consumer));
         CHECK(cudaStreamWaitEvent(producer, done, 0));
+        CHECK(cudaFreeAsync(buf, producer));
         // STUB
         // END SOLUTION
-        CHECK(cudaFreeAsync(buf, producer));
     }
     CHECK(cudaGetLastError());
     CHECK(cudaStreamSynchronize(producer));

@@ -158,3 +158,23 @@ func Wait(ctx context.Context, d *Driver, book *gradebook.Book, poll time.Durati
 		}
 	})
 }
+
+// Collect merges into book what the open rounds of d have finished, once
+// (lessons grade collect without --wait), telling note how many it merged
+// and where the rounds stand; finished is whether every round is closed.
+func Collect(ctx context.Context, d *Driver, book *gradebook.Book, note func(string)) (finished bool, err error) {
+	if len(d.Open()) == 0 {
+		note("Every round is merged; nothing to collect.")
+		return true, nil
+	}
+	pr, err := d.Step(ctx, book)
+	if err != nil {
+		return false, err
+	}
+	note(fmt.Sprintf("Merged %d.", len(pr.Merged)))
+	if !pr.Finished {
+		note(pr.Line(0))
+		note("Tasks are still going: collect again later, or with --wait.")
+	}
+	return pr.Finished, nil
+}

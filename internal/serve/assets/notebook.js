@@ -72,6 +72,7 @@
     var ta = el("textarea", "cell-editor");
     ta.value = c.state.text.replace(/\n$/, "");
     ta.spellcheck = false;
+    ta.wrap = "off"; // code is not soft-wrapped: a long line scrolls
     ta.rows = Math.min(40, ta.value.split("\n").length + 1);
     var timer = null;
     ta.addEventListener("input", function () {
@@ -290,18 +291,36 @@
       d.appendChild(el("pre", null, v.output)); x.verdict.appendChild(d);
     }
   }
+  // setupExercises puts Check on the page's exercises: on the lesson's own
+  // list of them (the site's box, with each one's file and hint) where
+  // the page has one, so they are listed once; else in a list of its own.
   function setupExercises(list) {
     if (!list || !list.length) return;
-    var sec = el("section", "notebook-exercises");
-    sec.appendChild(el("h2", null, "Check your exercises"));
-    var ul = el("ul");
+    var sec = document.querySelector("section.exercises");
+    var ul = sec && sec.querySelector("ul");
+    if (!ul) {
+      sec = el("section", "exercises");
+      sec.appendChild(el("h2", null, "Exercises"));
+      ul = el("ul");
+      sec.appendChild(ul);
+      (document.querySelector("main") || document.body).appendChild(sec);
+    }
+    sec.classList.add("notebook-exercises");
     list.forEach(function (x) {
-      var li = el("li", "exercise" + (x.passed ? " passed" : ""));
-      li.dataset.exercise = x.id;
+      var li = null;
+      ul.querySelectorAll("li[data-exercise]").forEach(function (l) { if (l.dataset.exercise === x.id) li = l; });
+      if (!li) {
+        li = el("li");
+        li.dataset.exercise = x.id;
+        li.appendChild(el("strong", "exercise-id", x.id));
+        li.appendChild(document.createTextNode(": edit "));
+        li.appendChild(el("code", null, x.student));
+        ul.appendChild(li);
+      }
+      li.classList.add("exercise");
+      if (x.passed) li.classList.add("passed");
       var mark = el("span", "mark", x.passed ? "✓" : "○");
-      li.appendChild(mark);
-      li.appendChild(el("strong", null, " " + x.id + " "));
-      li.appendChild(el("code", null, x.student));
+      li.insertBefore(mark, li.firstChild);
       var verdict = el("div", "verdict");
       verdict.hidden = true;
       var b = button("Check", "check", function () {
@@ -312,13 +331,11 @@
           .then(showVerdict, function (e) { verdict.textContent = "✗ " + e.message; })
           .then(function () { b.disabled = false; });
       });
-      li.appendChild(b);
-      li.appendChild(verdict);
+      var details = li.querySelector("details");
+      li.insertBefore(b, details);
+      li.insertBefore(verdict, details);
       exercises[x.id] = { li: li, mark: mark, verdict: verdict };
-      ul.appendChild(li);
     });
-    sec.appendChild(ul);
-    (document.querySelector("main") || document.body).appendChild(sec);
   }
 
   // One stream brings reloads and verdicts. A browser keeps six

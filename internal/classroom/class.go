@@ -1,0 +1,423 @@
+package classroom
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/beneath"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/serve"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Config is a class server's setup.
+type Config struct {
+	Course *course.Course
+	// Dir is the class's folder: the students' copies (students/ID/),
+	// and, in .class/ (the server's alone), the keys, the audit log and
+	// the gradebook.
+	Dir    string
+	Roster []Student
+	// Site renders the course's pages (once: every student's server
+	// shares them).
+	Site func() (map[string][]byte, error)
+	// Env is a lesson workspace's notebook environment (the nvcc
+	// wrapper, the cache); its Runner is replaced by the class's.
+	Env func(ws string) (notebook.Env, error)
+	// Cells is the runner of a cell's command on a run slot: the sandbox.
+	Cells func(ws string, slot int) runner.Runner
+	// Toolchain builds and runs the exercises (grade's, in the sandbox).
+	Toolchain   grade.Toolchain
+	Jobs        int      // builds at once
+	Devices     []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
+	PerDevice   int      // runs at once on each
+	MaxQueued   int      // a student's runs queued or running at once; 0: no limit
+	GPUPerHour  time.Duration
+	Timeout     time.Duration // a cell's time limit
+	MaxOutput   int64
+	CompileOnly bool
+	// Hosts are the names the server is reached by (beside IP addresses
+	// and localhost).
+	Hosts []string
+	// ProxyHeader, when set, is the header that names the signed-in
+	// person, trusted only on requests from ProxyAddr (an IP address).
+	ProxyHeader, ProxyAddr string
+	// Instructors are who the proxy's header names as an instructor.
+	Instructors []string
+	// Hidden is what feedback says of hidden checks (gradebook.HiddenModes).
+	Hidden string
+	Clock  func() time.Time
+}
+
+// Class is a running class server (an http.Handler).
+type Class struct {
+	cfg         Config
+	course      *course.Course
+	studentsDir string
+	private     string
+	keys        *Keys
+	audit       *Audit
+	book        *gradebook.Book
+	queue       *Queue
+	builds      *builds
+	limiter     *Limiter
+	roster      map[string]Student
+	byEmail     map[string]string
+
+	siteOnce sync.Once
+	site     map[string][]byte
+	siteErr  error
+
+	mu       sync.Mutex
+	pages    map[string]*serve.Server
+	tokens   map[string]string // each page's serve token
+	activity map[string]*activity
+	// submitting holds a lock for each student's exercise being submitted.
+	submitting sync.Map
+	countsMu   sync.Mutex
+	// Stopped are the submissions ("who exercise") that a server killed
+	// before this one never graded.
+	Stopped []string
+}
+
+type activity struct {
+	Last   time.Time         `json:"last"`
+	What   string            `json:"what"`
+	Checks map[string]string `json:"checks"` // exercise -> the last check's status
+}
+
+// PrivateDir is the class's own folder under Dir.
+const PrivateDir = ".class"
+
+// Open opens the class in cfg.Dir, making its folders the first time.
+func Open(cfg Config) (*Class, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Hidden == "" {
+		cfg.Hidden = "summary"
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	c := &Class{cfg: cfg, course: cfg.Course, studentsDir: filepath.Join(dir, "students"), private: filepath.Join(dir, PrivateDir),
+		roster: map[string]Student{}, byEmail: map[string]string{}, pages: map[string]*serve.Server{}, tokens: map[string]string{}, activity: map[string]*activity{}}
+	if rel, err := filepath.Rel(c.course.Root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("class folder %s is inside the course %s: students' runs could then reach its solutions; put it elsewhere", dir, c.course.Root)
+	}
+	for _, d := range []struct {
+		path string
+		mode os.FileMode
+	}{{dir, 0o711}, {c.private, 0o700}, {c.studentsDir, 0o711}} {
+		if err := os.MkdirAll(d.path, d.mode); err != nil {
+			return nil, fmt.Errorf("class folder: %w", err)
+		}
+		if st, err := os.Lstat(d.path); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("class folder %s is not a folder (a link?): remove it", d.path)
+		}
+		os.Chmod(d.path, d.mode)
+	}
+	for _, s := range cfg.Roster {
+		c.roster[s.ID] = s
+		if s.Email != "" {
+			c.byEmail[strings.ToLower(s.Email)] = s.ID
+		}
+	}
+	c.keys = NewKeys(c.private, cfg.Clock)
+	if c.audit, err = OpenAudit(filepath.Join(c.private, "audit.log"), cfg.Clock); err != nil {
+		return nil, err
+	}
+	// Submissions a killed server never graded are reported stopped, to
+	// the student's history (the audit log) and the instructor's view.
+	stopped, err := Unfinished(filepath.Join(c.private, "audit.log"))
+	if err != nil {
+		c.audit.Close()
+		return nil, err
+	}
+	for _, k := range stopped {
+		who, x, _ := strings.Cut(k, " ")
+		c.audit.Log(who, "", "submit stopped", x+": the server stopped before it was graded; submit again")
+		c.Stopped = append(c.Stopped, k)
+	}
+	if c.book, err = gradebook.Open(filepath.Join(c.private, "gradebook.db")); err != nil {
+		c.audit.Close()
+		return nil, err
+	}
+	if err := c.setBook(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.queue = NewQueue(cfg.Devices, cfg.PerDevice, cfg.Clock)
+	c.queue.MaxQueued, c.queue.Budget = cfg.MaxQueued, cfg.GPUPerHour
+	c.builds = newBuilds(cfg.Jobs)
+	c.limiter = NewLimiter(10, 6*time.Second, cfg.Clock)
+	return c, nil
+}
+
+// setBook writes the course's exercises and the roster into the
+// gradebook, so that its export lists every student and exercise.
+func (c *Class) setBook() error {
+	var xs []gradebook.Exercise
+	for i, x := range c.course.Exercises {
+		spec, err := exercise.LoadSpec(c.course, x)
+		if err != nil {
+			return err
+		}
+		xs = append(xs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
+	}
+	if err := c.book.SetExercises(xs); err != nil {
+		return err
+	}
+	var ps []gradebook.Person
+	for _, s := range c.cfg.Roster {
+		ps = append(ps, gradebook.Person{ID: s.ID, Name: s.Name, Email: s.Email})
+	}
+	return c.book.SetPeople(ps)
+}
+
+// Close closes the gradebook and the audit log.
+func (c *Class) Close() error {
+	return errors.Join(c.book.Close(), c.audit.Close())
+}
+
+// Keys are the class's sign-in links and sessions.
+func (c *Class) Keys() *Keys { return c.keys }
+
+// Book is the class's gradebook.
+func (c *Class) Book() *gradebook.Book { return c.book }
+
+// Queue is the class's run queue.
+func (c *Class) Queue() *Queue { return c.queue }
+
+func (c *Class) siteMap() (map[string][]byte, error) {
+	c.siteOnce.Do(func() { c.site, c.siteErr = c.cfg.Site() })
+	return c.site, c.siteErr
+}
+
+// studentDir is a student's folder, made the first time.
+func (c *Class) studentDir(id string) (string, error) {
+	dir, err := beneath.Dir(c.studentsDir, id)
+	if err == nil {
+		// Reached by the runs' users (their workspaces), listed by none.
+		err = os.Chmod(dir, 0o711)
+	}
+	return dir, err
+}
+
+// page is the student's own notebook server: serve's page, with their
+// workspaces and exercises, reached only through the class's sign-in.
+func (c *Class) page(id string) (*serve.Server, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.pages[id]; s != nil {
+		return s, c.tokens[id]
+	}
+	s := serve.New(c.siteMap)
+	tok := secret()
+	s.SetToken(tok)
+	for _, h := range c.cfg.Hosts {
+		s.AllowHost(h)
+	}
+	s.SetMaxStreams(4)
+	s.SetNotebook(&serve.Notebook{
+		Lesson: func(page string) (*lesson.Lesson, string, error) { return c.lesson(id, page) },
+		Env: func(ws string) (notebook.Env, error) {
+			env, err := c.cfg.Env(ws)
+			if err != nil {
+				return env, err
+			}
+			// The cells' builds are cached in the workspace: the shared
+			// cache is outside what a sandboxed cell may write, and a
+			// student's entry there would be another's binary.
+			env.Vars = withVar(env.Vars, "LESSONS_CACHE", filepath.Join(ws, ".lessons-cache"))
+			// nvcc's and the program's temporary files: the one folder
+			// a cell may write.
+			tmp, err := beneath.Dir(ws, ".tmp")
+			if err != nil {
+				return env, err
+			}
+			env.Vars = withVar(withVar(env.Vars, "TMPDIR", tmp), "HOME", ws)
+			env.Runner = queued{c: c, student: id, inner: func(slot int) runner.Runner { return c.cfg.Cells(ws, slot) }}
+			// Python cells would run outside the sandbox, in a session
+			// kept across cells: the class runs none.
+			env.StartPython, env.NoPython = nil, "the class server runs no Python cells (they would run outside the sandbox)"
+			return env, nil
+		},
+		Timeout: c.cfg.Timeout, MaxOutput: c.cfg.MaxOutput, CompileOnly: c.cfg.CompileOnly,
+	})
+	s.SetChecker(&studentChecker{c: c, id: id})
+	s.SetPageScript(assetPath + "class.js")
+	c.pages[id], c.tokens[id] = s, tok
+	return s, tok
+}
+
+// lesson is a lesson of the course, with student id's workspace for it.
+func (c *Class) lesson(id, page string) (*lesson.Lesson, string, error) {
+	for _, e := range c.course.Lessons {
+		if e.Name() != page {
+			continue
+		}
+		l, err := c.course.Parse(e)
+		if err != nil {
+			return nil, "", err
+		}
+		dir, err := c.studentDir(id)
+		if err != nil {
+			return nil, "", err
+		}
+		ws, err := beneath.Dir(dir, filepath.Join(".work", e.Name()))
+		return l, ws, err
+	}
+	return nil, "", fmt.Errorf("%s is not a lesson of this course", page)
+}
+
+// exercise finds an exercise of the course by id.
+func (c *Class) exercise(id string) (*course.Exercise, error) { return c.course.Exercise(id) }
+
+// fileName is where, in the student's folder, their copy of x is: as
+// lessons grade reads a class (grade.SubmittedFile).
+func fileName(x *course.Exercise) string {
+	return strings.TrimPrefix(filepath.ToSlash(x.Student), "exercises/")
+}
+
+// readCopy is the student's copy of x, made from the course's the first
+// time.
+func (c *Class) readCopy(id string, x *course.Exercise) ([]byte, error) {
+	dir, err := c.studentDir(id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := beneath.ReadFile(dir, fileName(x))
+	if errors.Is(err, os.ErrNotExist) {
+		if data, err = os.ReadFile(c.course.Path(x.Student)); err != nil {
+			return nil, fmt.Errorf("the course's %s: %w", x.Student, err)
+		}
+		return data, beneath.WriteFile(dir, fileName(x), data, 0o600)
+	}
+	return data, err
+}
+
+// writeCopy replaces the student's copy of x, synced and renamed into
+// place before it returns: an edit acknowledged is on disk.
+func (c *Class) writeCopy(id string, x *course.Exercise, text string) error {
+	if len(text) > grade.MaxSource {
+		return fmt.Errorf("the file is %d bytes, over the limit of %d", len(text), grade.MaxSource)
+	}
+	dir, err := c.studentDir(id)
+	if err != nil {
+		return err
+	}
+	return beneath.WriteFile(dir, fileName(x), []byte(text), 0o600)
+}
+
+// touch notes what a student did last, for the instructor's view.
+func (c *Class) touch(id, what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.activity[id]
+	if a == nil {
+		a = &activity{Checks: map[string]string{}}
+		c.activity[id] = a
+	}
+	a.Last, a.What = c.cfg.Clock(), what
+}
+
+func (c *Class) noteCheck(id, x, status string) {
+	c.noteStatus(id, "check "+x, x, status)
+}
+
+func (c *Class) noteStatus(id, what, x, status string) {
+	c.touch(id, what)
+	c.mu.Lock()
+	c.activity[id].Checks[x] = status
+	c.mu.Unlock()
+}
+
+// studentChecker is the page's Check for one student: their copy,
+// through the class's queue and the grading sandbox, the hidden checks
+// left out as lessons check leaves them.
+type studentChecker struct {
+	c  *Class
+	id string
+}
+
+var _ serve.Checker = (*studentChecker)(nil)
+
+func (s *studentChecker) Exercises(page string) ([]serve.Exercise, error) {
+	var out []serve.Exercise
+	for _, e := range s.c.course.Lessons {
+		if e.Name() != page {
+			continue
+		}
+		for _, x := range e.Exercises {
+			a, ok, err := s.c.book.Latest(s.id, x.ID)
+			if err != nil {
+				return nil, err
+			}
+			s.c.mu.Lock()
+			checked := s.c.activity[s.id] != nil && s.c.activity[s.id].Checks[x.ID] == gradebook.Passed
+			s.c.mu.Unlock()
+			out = append(out, serve.Exercise{ID: x.ID, Student: fileName(x), Passed: checked || ok && a.Status == gradebook.Passed, Hint: x.Hint()})
+		}
+	}
+	return out, nil
+}
+
+func (s *studentChecker) Files() map[string][]string { return nil }
+
+func (s *studentChecker) Check(ctx context.Context, id string) (*serve.Verdict, error) {
+	x, err := s.c.exercise(id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.c.readCopy(s.id, x); err != nil {
+		return nil, err
+	}
+	a, err := s.c.grade(ctx, s.id, x, false)
+	if err != nil {
+		return nil, err
+	}
+	spec, _ := exercise.LoadSpec(s.c.course, x)
+	hidden := 0
+	if spec != nil {
+		hidden = spec.Hidden()
+	}
+	s.c.noteCheck(s.id, id, a.Status)
+	return verdict(x, a, hidden), nil
+}
+
+// remoteIP is the address a request came from, without its port.
+func remoteIP(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
+}
+
+// withVar is vars with name set to value, in place of what it was.
+func withVar(vars []string, name, value string) []string {
+	out := make([]string, 0, len(vars)+1)
+	for _, v := range vars {
+		if !strings.HasPrefix(v, name+"=") {
+			out = append(out, v)
+		}
+	}
+	return append(out, name+"="+value)
+}

@@ -1,0 +1,224 @@
+// Package classcmd is the class mode's commands (serve --class's flags,
+// invite, submit), kept out of internal/cli so that cli only wires them
+// in: the class server put together from the machine, grade's sandbox
+// and the classroom package.
+package classcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/internal/classroom"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
+	"github.com/cudalessons/lessons/internal/workspace"
+)
+
+// Flags are serve's flags of the class mode (serve --class).
+type Flags struct {
+	dir, roster, cert, key  string
+	proxyHeader, proxyAddr  string
+	instructors, hosts      []string
+	maxQueued, perGPU, jobs int
+	gpuPerHour              time.Duration
+}
+
+// AddFlags adds the class mode's flags to serve.
+func AddFlags(cmd *cobra.Command) *Flags {
+	f := &Flags{}
+	fl := cmd.Flags()
+	fl.StringVar(&f.dir, "class", "", "serve a class: the `DIR` of its students' copies, keys, audit log and gradebook (the README's class section)")
+	fl.StringVar(&f.roster, "roster", "", "the class's roster, a CSV `FILE` of id,name,email")
+	fl.StringVar(&f.cert, "tls-cert", "", "serve the class over TLS with this certificate `FILE` (and --tls-key)")
+	fl.StringVar(&f.key, "tls-key", "", "the TLS certificate's key `FILE`")
+	fl.StringVar(&f.proxyHeader, "proxy-header", "", "sign students in by this `HEADER` of an authenticating proxy (X-Forwarded-User), trusted from --proxy-addr only")
+	fl.StringVar(&f.proxyAddr, "proxy-addr", "127.0.0.1", "the proxy's `IP` address")
+	fl.StringSliceVar(&f.instructors, "instructor", nil, "who the proxy's header names as the instructor (repeatable)")
+	fl.StringSliceVar(&f.hosts, "host", nil, "a `NAME` the class is reached by (the proxy's or the certificate's)")
+	fl.IntVar(&f.maxQueued, "max-queued", 4, "a student's runs queued or running at once")
+	fl.DurationVar(&f.gpuPerHour, "gpu-per-hour", 10*time.Minute, "a student's GPU time in any hour (0: no limit)")
+	fl.IntVar(&f.perGPU, "per-gpu", 0, "runs at once on each GPU (0: as grade chooses)")
+	fl.IntVar(&f.jobs, "jobs", 0, "builds at once (0: the cores)")
+	return f
+}
+
+// On tells whether serve was asked for the class mode.
+func (f *Flags) On() bool { return f.dir != "" }
+
+// Serve is lessons serve --class: the class server on addr until ctx
+// ends (Ctrl-C).
+func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr string, timeout time.Duration) error {
+	roster, err := readRoster(f.roster)
+	if err != nil {
+		return err
+	}
+	ln, err := classroom.Listen(addr, f.cert, f.key)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	m, err := machine.Find(ctx, "")
+	if err != nil {
+		return err
+	}
+	perGPU := grade.Choose(f.perGPU, 0, 1, 0, "").PerDevice
+	jobs := f.jobs
+	if jobs == 0 {
+		jobs = runtime.NumCPU()
+	}
+	local, err := grade.NewLocal(ctx, nil, jobs, perGPU, 0)
+	if err != nil {
+		return fmt.Errorf("serve --class runs the students' code in grade's sandbox on the GPUs: %w", err)
+	}
+	defer local.Close()
+	// No tasks to choose from: untimed exercises get grade's fewer
+	// hardware queues (CUDA starts faster), timed ones CUDA's own.
+	choice := grade.Choose(perGPU, 0, 1, 1, "the timed")
+	local.Toolchain = choice.Pipeline(local.Toolchain.Toolkit, local.Toolchain.Runner)
+	comp := m.Compiler()
+	// The cells' runs get cgroups of their own where this process may make
+	// them (cores, memory, processes; every process killed at the end), as
+	// grade's do; without, the rlimits hold.
+	var cg *sandbox.Cgroups
+	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
+		if cg, err = sandbox.OpenCgroups(); err == nil {
+			defer cg.Close()
+		}
+	}
+	cls, err := classroom.Open(classroom.Config{
+		Course: c, Dir: f.dir, Roster: roster,
+		Site: func() (map[string][]byte, error) { return render.Site(c) },
+		Env: func(ws string) (notebook.Env, error) {
+			if err := workspace.MakeWrapper(ws); err != nil {
+				return notebook.Env{}, err
+			}
+			return notebook.Env{Runner: runner.Exec{}, Wrapper: workspace.WrapperDir(ws), Vars: append([]string{
+				"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
+			}, m.RunEnv()...)}, nil
+		},
+		Cells:     classroom.SandboxCells(toolRoots(comp.Path), cg),
+		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
+		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, Timeout: timeout, CompileOnly: m.GPUErr != nil,
+		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, Instructors: f.instructors,
+	})
+	if err != nil {
+		return err
+	}
+	defer cls.Close()
+	hs := &http.Server{Handler: cls, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); hs.Close() }()
+	fmt.Fprintf(out, "Serving the class of %s (%d students) at %s; %d GPU(s), %d runs at once on each; lessons invite makes the sign-in links\n",
+		c.Title, len(roster), ln.Addr(), len(local.Devices), local.Choice.PerDevice)
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func readRoster(file string) ([]classroom.Student, error) {
+	if file == "" {
+		return nil, errors.New("the class needs --roster FILE (a CSV of id,name,email)")
+	}
+	fh, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("roster: %w", err)
+	}
+	defer fh.Close()
+	return classroom.ParseRoster(file, fh)
+}
+
+// Invite is lessons invite.
+func Invite(out io.Writer) *cobra.Command {
+	var dir, roster, base string
+	var instructor bool
+	cmd := &cobra.Command{
+		Use:   "invite [STUDENT...]",
+		Short: "Make the class's single-use sign-in links (serve --class)",
+		Long: `Make a fresh sign-in link for every student of the roster (or those
+named), or with --instructor the instructor's, and print them as CSV
+(id,name,email,link) for a mail merge. Each link works once and replaces
+the ones made before for the same person; it may be made while the
+server runs.`,
+		Example: "  lessons invite --class /srv/class --roster roster.csv --url https://gpu.uni.example > links.csv\n  lessons invite --class /srv/class --url https://gpu.uni.example --instructor",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var people []classroom.Student
+			if !instructor {
+				var err error
+				if people, err = readRoster(roster); err != nil {
+					return err
+				}
+			}
+			links, err := classroom.Invite(dir, base, people, args, instructor)
+			if err != nil {
+				return err
+			}
+			return classroom.WriteLinks(out, links)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "class", "", "the class's `DIR`, as serve --class names it")
+	cmd.Flags().StringVar(&roster, "roster", "", "the roster, a CSV `FILE` of id,name,email")
+	cmd.Flags().StringVar(&base, "url", "", "the class server's `URL` as students open it")
+	cmd.Flags().BoolVar(&instructor, "instructor", false, "the instructor's link")
+	cmd.MarkFlagRequired("class")
+	cmd.MarkFlagRequired("url")
+	return cmd
+}
+
+// Submit is lessons submit.
+func Submit(out io.Writer) *cobra.Command {
+	var server string
+	cmd := &cobra.Command{
+		Use:   "submit EXERCISE FILE",
+		Short: "Hand in a file to the class server, graded as lessons grade grades",
+		Long: `Hand in FILE as your exercise to the class server (--server, or
+$LESSONS_CLASS_SERVER) with your token ($LESSONS_CLASS_TOKEN: the page
+gives it, under "Token for lessons submit"), and print the feedback.`,
+		Example: "  LESSONS_CLASS_TOKEN=... lessons submit --server https://gpu.uni.example block-pool block_pool.cu",
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if server == "" {
+				server = os.Getenv("LESSONS_CLASS_SERVER")
+			}
+			tok := os.Getenv("LESSONS_CLASS_TOKEN")
+			if server == "" || tok == "" {
+				return errors.New("submit needs the server (--server or $LESSONS_CLASS_SERVER) and your token ($LESSONS_CLASS_TOKEN, from the page's \"Token for lessons submit\")")
+			}
+			data, err := os.ReadFile(args[1])
+			if err != nil {
+				return fmt.Errorf("submit: %w", err)
+			}
+			res, err := classroom.Submit(cmd.Context(), http.DefaultClient, server, tok, args[0], string(data))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "Submitted #%d: %s, %d of %d points\n\n%s", res.Attempt, res.Status, res.Points, res.Max, res.Feedback)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&server, "server", "", "the class server's `URL`")
+	return cmd
+}
+
+// toolRoots are the toolkit's folder (/usr/local/cuda for its bin/nvcc),
+// as named and as the links lead, for the cells' sandbox to read.
+func toolRoots(nvcc string) []string {
+	out := []string{filepath.Dir(filepath.Dir(nvcc))}
+	if real, err := filepath.EvalSymlinks(nvcc); err == nil {
+		out = append(out, filepath.Dir(filepath.Dir(real)))
+	}
+	return out
+}

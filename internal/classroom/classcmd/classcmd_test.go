@@ -1,0 +1,59 @@
+package classcmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+func TestInviteWritesALinkEach(t *testing.T) {
+	dir := t.TempDir()
+	roster := filepath.Join(dir, "roster.csv")
+	os.WriteFile(roster, []byte("id,name,email\nann,Ann,ann@uni.example\nbob,Bob,\n"), 0o644)
+	var out bytes.Buffer
+	cmd := Invite(&out)
+	cmd.SetArgs([]string{"--class", filepath.Join(dir, "class"), "--roster", roster, "--url", "https://gpu.uni.example/"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "ann,Ann,ann@uni.example,https://gpu.uni.example/_class/signin?link=") {
+		t.Fatalf("links:\n%s", out.String())
+	}
+	if st, err := os.Stat(filepath.Join(dir, "class", ".class")); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("the class's private folder: %v %v", st, err)
+	}
+	cmd = Invite(&out)
+	cmd.SetArgs([]string{"--class", filepath.Join(dir, "class"), "--roster", roster, "--url", "gpu.uni.example"})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "https://") {
+		t.Fatalf("a URL without its scheme: %v", err)
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	cmd := &cobra.Command{Use: "serve", RunE: func(*cobra.Command, []string) error { return nil }}
+	f := AddFlags(cmd)
+	cmd.SetArgs([]string{"--class", "/srv/class", "--roster", "r.csv", "--max-queued", "2", "--gpu-per-hour", "5m", "--instructor", "a@x", "--instructor", "b@x"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !f.On() || f.maxQueued != 2 || f.gpuPerHour.Minutes() != 5 || len(f.instructors) != 2 {
+		t.Fatalf("flags: %+v", f)
+	}
+}
+
+func TestSubmitNeedsServerAndToken(t *testing.T) {
+	t.Setenv("LESSONS_CLASS_SERVER", "")
+	t.Setenv("LESSONS_CLASS_TOKEN", "")
+	cmd := Submit(&bytes.Buffer{})
+	cmd.SetArgs([]string{"pool", "pool.cu"})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "LESSONS_CLASS_TOKEN") {
+		t.Fatalf("submit without a token: %v", err)
+	}
+}

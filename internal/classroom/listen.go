@@ -1,0 +1,93 @@
+package classroom
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+
+	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
+)
+
+// ListenError is an address the class server will not listen on as
+// asked, with what to do instead.
+type ListenError struct{ Addr, Why string }
+
+func (e *ListenError) Error() string {
+	return fmt.Sprintf("serve --class --addr %s: %s", e.Addr, e.Why)
+}
+
+// Listen opens the class server's listener: TLS with the certificate
+// and key given, or plain HTTP on a loopback address only (behind the
+// instructor's proxy, which speaks TLS to the browsers). Anything else
+// would send the students' sessions in the clear.
+func Listen(addr, certFile, keyFile string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, &ListenError{addr, err.Error() + ": give HOST:PORT"}
+	}
+	if (certFile == "") != (keyFile == "") {
+		return nil, &ListenError{addr, "give both --tls-cert and --tls-key, or neither"}
+	}
+	if certFile == "" {
+		ip := net.ParseIP(host)
+		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return nil, &ListenError{addr, "plain HTTP would carry the students' sessions in the clear: give --tls-cert and --tls-key, or listen on 127.0.0.1 behind a proxy that speaks TLS (--proxy-header for its sign-in)"}
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, &ListenError{addr, err.Error() + ": choose another port"}
+		}
+		return ln, nil
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, &ListenError{addr, fmt.Sprintf("the certificate %s and key %s: %v", certFile, keyFile, err)}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, &ListenError{addr, err.Error() + ": choose another port"}
+	}
+	return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
+}
+
+// cellUID is the first user of the cells' runs when the server runs as
+// root: one for each run slot, apart from grade's users (61000 on).
+const cellUID = 62000
+
+// SandboxCells is the runner of a student's cells: the grading sandbox
+// (no network, Landlock, limits), writing only the student's workspace,
+// reading the system, the toolkit in read and this program (the nvcc
+// wrapper), as a user of the slot's own when the server runs as root.
+func SandboxCells(read []string, cgroups *sandbox.Cgroups) func(ws string, slot int) runner.Runner {
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			read = append(read, real)
+		}
+		read = append(read, exe)
+	}
+	return func(ws string, slot int) runner.Runner {
+		pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: ws, Read: read}
+		if os.Geteuid() == 0 && os.Getenv("LESSONS_SANDBOX_USERS") != "off" {
+			pol.UID, pol.GID = cellUID+slot, cellUID+slot
+		}
+		return ownedRunner{pol: pol, inner: sandbox.Runner{Policy: pol, Cgroups: cgroups}}
+	}
+}
+
+// ownedRunner hands the workspace to the slot's user before a run.
+type ownedRunner struct {
+	pol   sandbox.Policy
+	inner sandbox.Runner
+}
+
+func (r ownedRunner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
+	if err := sandbox.Own(r.pol.Dir, r.pol.UID, r.pol.GID); err != nil {
+		return nil, fmt.Errorf("class: hand the workspace to the run's user: %w", err)
+	}
+	return r.inner.Run(ctx, spec, out)
+}

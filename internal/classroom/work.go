@@ -1,0 +1,162 @@
+package classroom
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/serve"
+)
+
+// builds shares one build among every task of the same exercise and
+// files, the class's copies of an untouched stub included: thirty
+// identical files build once (and the toolkit's content-addressed cache
+// keeps it across restarts). A build that failed for the tool is built
+// again next time.
+type builds struct {
+	mu    sync.Mutex
+	byKey map[string]*buildOnce
+	slots chan int // build slots: the sandbox's build users
+}
+
+type buildOnce struct {
+	once sync.Once
+	b    *grade.Built
+}
+
+func newBuilds(jobs int) *builds {
+	b := &builds{byKey: map[string]*buildOnce{}, slots: make(chan int, max(jobs, 1))}
+	for i := range max(jobs, 1) {
+		b.slots <- i
+	}
+	return b
+}
+
+func (bs *builds) build(ctx context.Context, tc grade.Toolchain, t *grade.Task) (*grade.Built, error) {
+	bs.mu.Lock()
+	e := bs.byKey[t.Key()]
+	if e == nil {
+		e = &buildOnce{}
+		bs.byKey[t.Key()] = e
+	}
+	bs.mu.Unlock()
+	var err error
+	e.once.Do(func() {
+		select {
+		case slot := <-bs.slots:
+			defer func() { bs.slots <- slot }()
+			e.b = tc.Build(ctx, t, slot)
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	})
+	if e.b == nil || e.b.Err != nil || err != nil {
+		bs.mu.Lock()
+		if bs.byKey[t.Key()] == e {
+			delete(bs.byKey, t.Key())
+		}
+		bs.mu.Unlock()
+	}
+	if e.b == nil {
+		if err == nil {
+			err = fmt.Errorf("the build of %s was stopped", t.Exercise.ID)
+		}
+		return nil, err
+	}
+	return e.b, nil
+}
+
+// grade builds and runs student's copy of exercise x as lessons grade
+// does (hidden checks and runs included when hidden), the run waiting
+// its turn in the queue. The attempt is not recorded here.
+func (c *Class) grade(ctx context.Context, student string, x *course.Exercise, hidden bool) (*gradebook.Attempt, error) {
+	tasks, _, err := grade.Tasks(c.course, c.studentsDir, []string{student}, []*course.Exercise{x})
+	if err != nil {
+		return nil, err
+	}
+	t := tasks[0]
+	if !hidden {
+		t.Spec = t.Spec.Public()
+	}
+	_, settled, err := grade.Plan(c.book, tasks, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(settled) > 0 {
+		return settled[0].Attempt, nil
+	}
+	b, err := c.builds.build(ctx, c.cfg.Toolchain, t)
+	if err != nil {
+		return nil, err
+	}
+	if a := b.Attempt(t); a != nil {
+		return a, nil
+	}
+	tk, err := c.queue.Enqueue(student, t.Spec.Timed)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := tk.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ran *grade.Ran
+	var runErr error
+	start := c.cfg.Clock()
+	tk.Use(dev, func() { ran, runErr = c.cfg.Toolchain.Run(ctx, t, b, dev, tk.Slot()) })
+	tk.Done(c.cfg.Clock().Sub(start))
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return grade.RunAttempt(t, b, ran, runErr), nil
+}
+
+// verdict is a check's attempt as the page shows it: as lessons check
+// shows a verdict, the hidden checks only counted.
+func verdict(x *course.Exercise, a *gradebook.Attempt, hidden int) *serve.Verdict {
+	v := &serve.Verdict{Exercise: x.ID, Passed: a.Status == gradebook.Passed, Score: a.Points, Points: a.MaxPoints, Hidden: hidden, Output: a.Output}
+	if a.Status == gradebook.Error || a.Status == gradebook.Missing {
+		v.Error = a.Reason
+	}
+	for _, ch := range a.Checks {
+		if ch.Hidden {
+			continue
+		}
+		v.Checks = append(v.Checks, serve.CheckResult{Name: ch.Name, Pass: ch.Passed, Want: ch.Expected, Got: ch.Got, Points: ch.Points, Hint: ch.Hint})
+	}
+	return v
+}
+
+// queued is a cell's runner in the class: each command waits for its
+// turn in the queue (the page is told its place), then runs in inner,
+// the sandbox, on the GPU the queue gave.
+type queued struct {
+	c       *Class
+	student string
+	inner   func(slot int) runner.Runner
+}
+
+func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
+	tk, err := r.c.queue.Enqueue(r.student, false)
+	if err != nil {
+		return nil, err
+	}
+	if p, of := r.c.queue.Place(tk); p > 0 {
+		fmt.Fprintf(out, "(queue: place %d of %d, about %s)\n", p, of, r.c.queue.Estimate(p).Round(100*time.Millisecond))
+	}
+	dev, err := tk.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	start := r.c.cfg.Clock()
+	defer func() { tk.Done(r.c.cfg.Clock().Sub(start)) }()
+	spec.Env = append(append([]string(nil), spec.Env...), "CUDA_VISIBLE_DEVICES="+dev)
+	r.c.touch(r.student, "run")
+	return r.inner(tk.Slot()).Run(ctx, spec, out)
+}

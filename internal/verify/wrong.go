@@ -1,0 +1,336 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/ui"
+)
+
+// ExpectPrefix starts the first line of a wrong answer: the comment
+// `// expect: TEXT` names a piece of the failure a student should read.
+const ExpectPrefix = "// expect:"
+
+// WrongDir is the folder of exercise x's wrong answers, beside its
+// solution: solutions/dayNNN/wrong/<exercise-id>/.
+func WrongDir(c *course.Course, x *course.Exercise) string {
+	return filepath.Join(filepath.Dir(c.Path(x.Solution)), "wrong", x.ID)
+}
+
+// RightDir is the folder of exercise x's correct alternatives to its
+// solution, which must pass: solutions/dayNNN/right/<exercise-id>/.
+func RightDir(c *course.Course, x *course.Exercise) string {
+	return filepath.Join(filepath.Dir(c.Path(x.Solution)), "right", x.ID)
+}
+
+// WrongAnswer is one program of a wrong-answer set: a mistake a student
+// would make, and the text its failure must show. With Right set it is a
+// correct alternative instead, which must pass every check.
+type WrongAnswer struct {
+	Exercise string
+	Right    bool
+	// Name is the file's name in its folder; Path its path from the
+	// course's root.
+	Name, Path string
+	Expect     string
+	// Failed are the checks it failed, each as a student reads it
+	// (name: want; got); a build that failed is one, "compiles".
+	Failed []string
+	// Matched is the failure that holds Expect; "" when none does.
+	Matched string
+	Err     error
+	Took    time.Duration
+	judged  bool
+}
+
+// OK says whether the wrong answer failed, with its expected text (a
+// correct alternative: passed).
+func (w *WrongAnswer) OK() bool {
+	if w.Right {
+		return w.Err == nil && w.judged && len(w.Failed) == 0
+	}
+	return w.Err == nil && w.Matched != ""
+}
+
+// WrongReport is lessons verify --wrong's outcome: every wrong answer of
+// every exercise, in course order, and the exercises that have none.
+type WrongReport struct {
+	Answers []*WrongAnswer
+	// Order is the course's exercises; Counts their wrong answers.
+	Order  []string
+	Counts map[string]int
+	Took   time.Duration
+}
+
+// Bad counts the wrong answers that passed, failed without their
+// expected text, or could not be judged.
+func (r *WrongReport) Bad() int {
+	n := 0
+	for _, w := range r.Answers {
+		if !w.OK() {
+			n++
+		}
+	}
+	return n
+}
+
+// Err is the exit of a report already written: 1 when a wrong answer
+// was not as expected.
+func (r *WrongReport) Err() error {
+	if r.Bad() > 0 {
+		return &failure.Silent{}
+	}
+	return nil
+}
+
+// WrongOptions say where wrong answers run, as MutantOptions do.
+type WrongOptions struct {
+	Toolkit              *exercise.Toolkit
+	PerGPU, Queues, Jobs int
+	Devices              []string
+	Note                 func(string)
+}
+
+// ParseExpect reads the expected text from a wrong answer's first line.
+func ParseExpect(file string, data []byte) (string, error) {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	s := strings.TrimSpace(string(line))
+	if !strings.HasPrefix(s, ExpectPrefix) {
+		return "", fmt.Errorf("%s:1: a wrong answer's first line is %q followed by a piece of the failure it must show, not %q", file, ExpectPrefix+" TEXT", s)
+	}
+	want := strings.TrimSpace(strings.TrimPrefix(s, ExpectPrefix))
+	if want == "" {
+		return "", fmt.Errorf("%s:1: %s names no text: write the piece of the failure message a student should read", file, ExpectPrefix)
+	}
+	return want, nil
+}
+
+// Wrong is lessons verify --wrong: every program under each exercise's
+// WrongDir replaces the exercise's file and is built and judged as grade
+// judges a student's (every check, hidden ones and hidden runs
+// included); each must fail, and one of its failures must contain the
+// text its first line expects. Every program under RightDir, a correct
+// alternative, must pass. Stopped half way (ctx), it returns ctx's error.
+func Wrong(ctx context.Context, c *course.Course, opts WrongOptions) (*WrongReport, error) {
+	start := time.Now()
+	root := filepath.Join(c.Root, ".lessons", "wrong")
+	go opts.Toolkit.StatsLibrary(ctx)
+	report := &WrongReport{Counts: map[string]int{}}
+	type target struct {
+		w   *WrongAnswer
+		job *exercise.Job
+	}
+	var targets []target
+	timed, untimed := 0, 0
+	for _, x := range c.Exercises {
+		report.Order = append(report.Order, x.ID)
+		spec, err := exercise.LoadSpec(c, x)
+		if err != nil {
+			return nil, err
+		}
+		for _, right := range []bool{false, true} {
+			dir := WrongDir(c, x)
+			if right {
+				dir = RightDir(c, x)
+			}
+			entries, err := os.ReadDir(dir)
+			if os.IsNotExist(err) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read the wrong answers of %s: %w", x.ID, err)
+			}
+			for _, e := range entries {
+				if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+					continue
+				}
+				p := filepath.Join(dir, e.Name())
+				rel, _ := filepath.Rel(c.Root, p)
+				w := &WrongAnswer{Exercise: x.ID, Name: e.Name(), Path: filepath.ToSlash(rel), Right: right}
+				report.Answers = append(report.Answers, w)
+				if !right {
+					report.Counts[x.ID]++
+					data, err := os.ReadFile(p)
+					if err == nil {
+						w.Expect, err = ParseExpect(w.Path, data)
+					}
+					if err != nil {
+						w.Err = err
+						continue
+					}
+				}
+				// The program stands in for the student's file; the
+				// exercise's other files are its own, as in a grade.
+				files := exercise.Files(x, spec, p, filepath.Dir(c.Path(x.Student)))
+				if spec.Timed {
+					timed++
+				} else {
+					untimed++
+				}
+				kind := "wrong"
+				if right {
+					kind = "right"
+				}
+				job := &exercise.Job{ID: x.ID + " " + e.Name(), Spec: spec, Files: files, Root: c.Root,
+					Dir: filepath.Join(root, x.ID, kind, strings.TrimSuffix(e.Name(), filepath.Ext(e.Name())))}
+				targets = append(targets, target{w, job})
+			}
+		}
+	}
+	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed, timed, "the timed")
+	slots := grade.Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: choice.PerDevice}
+	tk := opts.Toolkit
+	var mu sync.Mutex
+	var items []*grade.Item
+	for _, t := range targets {
+		w, job := t.w, t.job
+		if job.Spec.Timed {
+			job.Env = machine.QueuesEnv(choice.TimedQueues)
+		} else {
+			job.Env = machine.QueuesEnv(choice.Queues)
+		}
+		var prog string
+		var began time.Time
+		items = append(items, &grade.Item{Name: "wrong " + job.ID, Timed: job.Spec.Timed,
+			Build: func(ctx context.Context, slot int) (bool, string) {
+				began = time.Now()
+				b, err := exercise.Build(ctx, tk, exercise.Plain{}, job, slot)
+				switch {
+				case err != nil:
+					w.Err = err
+				case b.Failed != nil:
+					mu.Lock()
+					w.judge(b.Failed)
+					mu.Unlock()
+				default:
+					prog = b.Prog
+					return true, "built"
+				}
+				w.Took = time.Since(began)
+				return false, "does not compile"
+			},
+			Run: func(ctx context.Context, device string, slot int) time.Duration {
+				v, err := exercise.RunAll(ctx, tk, exercise.Plain{}, job, prog, device, slot)
+				mu.Lock()
+				defer mu.Unlock()
+				w.Took = time.Since(began)
+				if err != nil {
+					w.Err = err
+					return 0
+				}
+				w.judge(v.Results)
+				return v.Took
+			}})
+	}
+	if opts.Note != nil {
+		opts.Note(fmt.Sprintf("Judging %s (wrong answers and correct alternatives) as grade would, %d at a time on each GPU.",
+			ui.Count(len(report.Answers), "program"), choice.PerDevice))
+	}
+	grade.Schedule(ctx, items, slots)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	report.Took = time.Since(start)
+	return report, nil
+}
+
+// judge keeps w's failed checks and the first that holds its expected
+// text.
+func (w *WrongAnswer) judge(res []checker.Result) {
+	w.judged = true
+	for _, r := range res {
+		if r.Pass {
+			continue
+		}
+		text := r.Name
+		if r.Want != "" && !strings.Contains(r.Name, r.Want) {
+			text += ": " + r.Want
+		}
+		if r.Got != "" {
+			text += " (got " + r.Got + ")"
+		}
+		w.Failed = append(w.Failed, text)
+		if w.Matched == "" && !w.Right && strings.Contains(strings.ToLower(text), strings.ToLower(w.Expect)) {
+			w.Matched = text
+		}
+	}
+}
+
+// Write prints one line per wrong answer, then the count per exercise
+// and a summary line.
+func (r *WrongReport) Write(out io.Writer) {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXERCISE\tWRONG ANSWER\tRESULT")
+	for _, w := range r.Answers {
+		name := w.Name
+		if w.Right {
+			name += " (right)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", w.Exercise, name, w.result())
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+	tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXERCISE\tWRONG ANSWERS\tAS EXPECTED")
+	ok := map[string]int{}
+	for _, w := range r.Answers {
+		if w.OK() && !w.Right {
+			ok[w.Exercise]++
+		}
+	}
+	for _, id := range r.Order {
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", id, r.Counts[id], ok[id])
+	}
+	tw.Flush()
+	none := []string{}
+	for _, id := range r.Order {
+		if r.Counts[id] == 0 {
+			none = append(none, id)
+		}
+	}
+	sort.Strings(none)
+	rights := 0
+	for _, w := range r.Answers {
+		if w.Right {
+			rights++
+		}
+	}
+	fmt.Fprintf(out, "\n%s and %s judged in %s: %d as expected, %d not\n", ui.Count(len(r.Answers)-rights, "wrong answer"),
+		ui.Count(rights, "correct alternative"), r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad(), r.Bad())
+	if len(none) > 0 {
+		fmt.Fprintf(out, "no wrong answers yet: %s (add them under solutions/dayNNN/wrong/<exercise-id>/)\n", strings.Join(none, ", "))
+	}
+}
+
+// result is a wrong answer's line of the table.
+func (w *WrongAnswer) result() string {
+	switch {
+	case w.Err != nil:
+		return "✗ not judged: " + w.Err.Error()
+	case w.Right && len(w.Failed) > 0:
+		return "✗ a correct alternative fails: " + strings.Join(w.Failed, "; ")
+	case w.Right:
+		return "✓ passes every check"
+	case len(w.Failed) == 0:
+		return fmt.Sprintf("✗ passes every check: the checks do not tell this mistake from a solution (it expects %q)", w.Expect)
+	case w.Matched == "":
+		return fmt.Sprintf("✗ fails, but no failure says %q; it failed: %s", w.Expect, strings.Join(w.Failed, "; "))
+	default:
+		return "✓ " + w.Matched
+	}
+}
