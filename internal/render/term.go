@@ -84,24 +84,11 @@ func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 	}
 	switch c.Kind {
 	case lesson.Markdown:
-		src := unbreak(c.Text)
-		out, err := t.prose.Render(src)
+		lines, _, err := t.markdown(c)
 		if err != nil {
-			return fmt.Errorf("render line %d: %w", c.Line, err)
+			return err
 		}
-		lines := strings.Split(out, "\n")
-		blocks := tableBlocks(lines)
-		if tooWide(lines, blocks, t.opt.Width) {
-			fitted, err := t.tables.Render(src)
-			if err != nil {
-				return fmt.Errorf("render line %d: %w", c.Line, err)
-			}
-			flines := strings.Split(fitted, "\n")
-			if fblocks := tableBlocks(flines); len(fblocks) == len(blocks) {
-				lines, blocks = spliceTables(lines, blocks, flines, fblocks)
-			}
-		}
-		out = wrapOutside(lines, blocks, t.measure())
+		out := strings.Join(lines, "\n")
 		if !t.opt.Color {
 			out = trimLines(out)
 		}
@@ -112,6 +99,32 @@ func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 	default:
 		return t.code(w, c)
 	}
+}
+
+// markdown draws a markdown cell: glamour draws it whole, unwrapped;
+// its prose is wrapped at the measure, its tables fitted to the width,
+// and its code blocks keep their lines. It returns the lines and what
+// each is.
+func (t *Term) markdown(c *lesson.Cell) ([]string, []lineKind, error) {
+	src := unbreak(c.Text)
+	out, err := t.prose.Render(src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render line %d: %w", c.Line, err)
+	}
+	lines := strings.Split(out, "\n")
+	blocks := tableBlocks(lines)
+	if tooWide(lines, blocks, t.opt.Width) {
+		fitted, err := t.tables.Render(src)
+		if err != nil {
+			return nil, nil, fmt.Errorf("render line %d: %w", c.Line, err)
+		}
+		flines := strings.Split(fitted, "\n")
+		if fblocks := tableBlocks(flines); len(fblocks) == len(blocks) {
+			lines, blocks = spliceTables(lines, blocks, flines, fblocks)
+		}
+	}
+	lines, kinds := wrapOutside(lines, blocks, codeBlocks(lines, src), t.measure(), t.opt.Width)
+	return lines, kinds, nil
 }
 
 // Measure is the widest prose line drawn, whatever the terminal's width:

@@ -143,27 +143,75 @@ func wrapLine(line string, width, hang int) []string {
 	return append(lines, cur.String())
 }
 
-// tableSepRE matches the line under a table's header as glamour draws it.
-var tableSepRE = regexp.MustCompile(`^\s*-+(\|-+)+\s*$`)
+// tableSepRE matches the line under a table's header as glamour draws it,
+// plain (-|-) or in color (─┼─).
+var tableSepRE = regexp.MustCompile(`^\s*(?:-+(?:\|-+)+|─+(?:┼─+)+)\s*$`)
 
 // tableBlocks finds the tables in rendered prose, as [first, end) line
 // ranges: a separator line, the header line above it, and the lines with
 // a column bar below it.
 func tableBlocks(lines []string) [][2]int {
+	bar := func(l string) bool { return strings.ContainsAny(ansi.Strip(l), "|│") }
 	var out [][2]int
 	for i := 0; i < len(lines); i++ {
 		if !tableSepRE.MatchString(ansi.Strip(lines[i])) {
 			continue
 		}
 		start, end := i, i+1
-		for start > 0 && strings.Contains(ansi.Strip(lines[start-1]), "|") {
+		for start > 0 && bar(lines[start-1]) {
 			start--
 		}
-		for end < len(lines) && strings.Contains(ansi.Strip(lines[end]), "|") {
+		for end < len(lines) && bar(lines[end]) {
 			end++
 		}
 		out = append(out, [2]int{start, end})
 		i = end - 1
+	}
+	return out
+}
+
+// codeBlocks finds the code blocks of markdown source md in its rendering
+// (a markdown cell keeps those of a list item or a quote, which glamour
+// draws with no gutter), as [first, end) line ranges: each is the first
+// run of lines, after the one before, that shows the block's lines in
+// order.
+func codeBlocks(lines []string, md string) [][2]int {
+	src := []byte(md)
+	doc := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser().Parse(text.NewReader(src))
+	var blocks [][]string
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			if entering && n.Lines().Len() > 0 {
+				var code []string
+				for i := 0; i < n.Lines().Len(); i++ {
+					seg := n.Lines().At(i)
+					code = append(code, squashSpace(string(seg.Value(src))))
+				}
+				blocks = append(blocks, code)
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	shows := func(at int, code []string) bool {
+		for k, c := range code {
+			if at+k >= len(lines) || squashSpace(ansi.Strip(lines[at+k])) != c {
+				return false
+			}
+		}
+		return true
+	}
+	var out [][2]int
+	from := 0
+	for _, code := range blocks {
+		for at := from; at+len(code) <= len(lines); at++ {
+			if shows(at, code) {
+				out = append(out, [2]int{at, at + len(code)})
+				from = at + len(code)
+				break
+			}
+		}
 	}
 	return out
 }
@@ -196,18 +244,77 @@ func spliceTables(lines []string, blocks [][2]int, from []string, fblocks [][2]i
 	return append(out, lines[last:]...), nb
 }
 
-// wrapOutside wraps every line but those of tables, which keep their
-// columns.
-func wrapOutside(lines []string, blocks [][2]int, width int) string {
-	var out []string
-	last := 0
-	for _, b := range blocks {
-		out = append(out, wrap(strings.Join(lines[last:b[0]], "\n"), width))
-		out = append(out, lines[b[0]:b[1]]...)
-		last = b[1]
+// squashSpace is s with each run of white space one space, and none at
+// its ends: glamour indents a code block and may pad or expand its tabs.
+func squashSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// A lineKind says what a line of a markdown cell's rendering is, and so
+// how it was wrapped.
+type lineKind byte
+
+const (
+	proseLine lineKind = iota // wrapped at the measure, at spaces
+	tableLine                 // fitted by glamour, kept
+	codeLine                  // a code block's: wrapped at the width, between tokens
+)
+
+// wrapOutside wraps the lines of prose at measure. The lines of tables
+// keep their columns, and those of code blocks their line breaks: one
+// wider than the terminal is wrapped as code is, between tokens. It
+// returns the lines and what each is.
+func wrapOutside(lines []string, tables, code [][2]int, measure, width int) ([]string, []lineKind) {
+	kind := make([]lineKind, len(lines))
+	for _, b := range tables {
+		for i := b[0]; i < b[1]; i++ {
+			kind[i] = tableLine
+		}
 	}
-	out = append(out, wrap(strings.Join(lines[last:], "\n"), width))
-	return strings.Join(out, "\n")
+	for _, b := range code {
+		for i := b[0]; i < b[1]; i++ {
+			kind[i] = codeLine
+		}
+	}
+	var out []string
+	var kinds []lineKind
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && kind[j] == kind[i] {
+			j++
+		}
+		n := len(out)
+		switch kind[i] {
+		case proseLine:
+			out = append(out, strings.Split(wrap(strings.Join(lines[i:j], "\n"), measure), "\n")...)
+		case codeLine:
+			for _, l := range lines[i:j] {
+				out = append(out, fitCode(l, width)...)
+			}
+		default:
+			out = append(out, lines[i:j]...)
+		}
+		for range out[n:] {
+			kinds = append(kinds, kind[i])
+		}
+		i = j
+	}
+	return out, kinds
+}
+
+// fitCode wraps a line of a code block that glamour drew (indented, with
+// no gutter) when it is wider than width: each piece after the first has
+// ↪ before it, under the line's first column.
+func fitCode(line string, width int) []string {
+	plain := strings.TrimRight(ansi.Strip(line), " ")
+	if ansi.StringWidth(plain) <= width {
+		return []string{line}
+	}
+	ind := ansi.StringWidth(plain) - ansi.StringWidth(strings.TrimLeft(plain, " "))
+	pieces := wrapCode(ansi.Cut(line, ind, ansi.StringWidth(plain)), max(width-ind-2, 8))
+	out := []string{ansi.Cut(line, 0, ind) + pieces[0]}
+	for _, p := range pieces[1:] {
+		out = append(out, strings.Repeat(" ", ind)+"↪ "+p)
+	}
+	return out
 }
 
 // glue joins a token of punctuation alone (a slash, a dash, an arrow, a

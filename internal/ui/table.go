@@ -23,6 +23,30 @@ func Fit(text string, width int) string {
 	return strings.Join(out, "\n")
 }
 
+// Reflow joins the lines of each paragraph of text that starts at the
+// left margin (help's prose, written wrapped at about 78 columns), so that
+// Fit wraps it as one paragraph on a narrower terminal instead of leaving
+// a short line after each long one. Indented lines (usage, flags,
+// examples), blank lines and a line ending in ':' (a heading) are kept.
+func Reflow(text string) string {
+	lines := strings.Split(text, "\n")
+	var out []string
+	prose := func(l string) bool {
+		mark, _, _ := strings.Cut(l, " ")
+		return l != "" && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") && !strings.HasSuffix(l, ":") && !listMarks[mark]
+	}
+	item := func(l string) bool { mark, _, _ := strings.Cut(l, " "); return listMarks[mark] }
+	for i, l := range lines {
+		// A list item's own continuation lines join it too.
+		if i > 0 && prose(l) && len(out) > 0 && (prose(out[len(out)-1]) || item(out[len(out)-1])) {
+			out[len(out)-1] += " " + l
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
 // listMarks start an item whose lines hang under its text.
 var listMarks = map[string]bool{"•": true, "-": true, "–": true, "*": true, "✓": true, "✗": true, "→": true}
 

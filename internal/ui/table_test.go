@@ -155,3 +155,11 @@ func FuzzFit(f *testing.F) {
 		}
 	})
 }
+
+func TestReflow(t *testing.T) {
+	in := "Verify the whole course,\nas its author must.\n\nUsage:\n  lessons verify\n- one item\n  indented\n- two\nwrapped on\nFlags:\n"
+	want := "Verify the whole course, as its author must.\n\nUsage:\n  lessons verify\n- one item\n  indented\n- two wrapped on\nFlags:\n"
+	if got := Reflow(in); got != want {
+		t.Errorf("Reflow:\n%q\nwant\n%q", got, want)
+	}
+}
