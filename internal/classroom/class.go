@@ -20,6 +20,7 @@ import (
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/serve"
 )
 
@@ -60,6 +61,10 @@ type Config struct {
 	ProxyHeader, ProxyAddr string
 	// Instructors are who the proxy's header names as an instructor.
 	Instructors []string
+	// RunsRead are the folders every sandboxed run may read (nil:
+	// sandbox.SystemRead): the class's folder and the course must lie
+	// outside them.
+	RunsRead []string
 	// Hidden is what feedback says of hidden checks (gradebook.HiddenModes).
 	Hidden string
 	Clock  func() time.Time
@@ -90,6 +95,8 @@ type Class struct {
 	activity map[string]*activity
 	// submitting holds a lock for each student's exercise being submitted.
 	submitting sync.Map
+	// building holds each student's one build at a time.
+	building sync.Map
 	countsMu   sync.Mutex
 	// Stopped are the submissions ("who exercise") that a server killed
 	// before this one never graded.
@@ -134,6 +141,9 @@ func Open(cfg Config) (*Class, error) {
 		}
 		os.Chmod(d.path, d.mode)
 	}
+	if err := outsideRuns(cfg.RunsRead, dir, c.course.Root); err != nil {
+		return nil, err
+	}
 	for _, s := range cfg.Roster {
 		c.roster[s.ID] = s
 		if s.Email != "" {
@@ -169,6 +179,33 @@ func Open(cfg Config) (*Class, error) {
 	c.builds = newBuilds(cfg.Jobs)
 	c.limiter = NewLimiter(10, 6*time.Second, cfg.Clock)
 	return c, nil
+}
+
+// outsideRuns refuses a class folder or a course that every student's
+// run may read (Landlock's read rules): a class under /opt would show
+// each student's workspace and copies to the others, and to a server
+// that is not root, the gradebook and the audit log; a course there, its
+// solutions. Paths are compared as the links lead, as Landlock's are.
+func outsideRuns(read []string, class, course string) error {
+	if read == nil {
+		read = sandbox.SystemRead
+	}
+	for _, d := range []struct{ what, path string }{{"class folder", class}, {"course", course}} {
+		real, err := filepath.EvalSymlinks(d.path)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", d.what, d.path, err)
+		}
+		for _, r := range read {
+			rr, err := filepath.EvalSymlinks(r)
+			if err != nil {
+				continue
+			}
+			if rel, err := filepath.Rel(rr, real); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				return fmt.Errorf("%s %s is inside %s, which every student's run may read: their files, the gradebook and the solutions would be open to all; put it elsewhere (/srv)", d.what, d.path, r)
+			}
+		}
+	}
+	return nil
 }
 
 // setBook writes the course's exercises and the roster into the

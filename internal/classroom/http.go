@@ -176,6 +176,12 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/_lessons/api/") {
 		op := strings.TrimPrefix(r.URL.Path, "/_lessons/api/")
+		// The op names the audit log's action: one the page cannot do
+		// ("submitted", "signin") would be a line in the server's name.
+		if !pageOps[op] {
+			http.Error(w, "class: no such request: "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+			return
+		}
 		// The log says which page, cell or exercise: the body is read
 		// here and handed on as it was.
 		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
@@ -202,6 +208,9 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	srv.ServeHTTP(w, r2)
 }
+
+// pageOps are what a page may post to its notebook server (serve's API).
+var pageOps = map[string]bool{"run": true, "stop": true, "restart": true, "edit": true, "reset": true, "check": true}
 
 func (c *Class) page401(w http.ResponseWriter, msg string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -91,7 +91,17 @@ func (c *Class) grade(ctx context.Context, student string, x *course.Exercise, h
 	if len(settled) > 0 {
 		return settled[0].Attempt, nil
 	}
+	// One build of a student's at a time: the build slots are the
+	// class's, and a student checking every exercise at once would
+	// take them all while the others' builds wait.
+	mine, _ := c.building.LoadOrStore(student, make(chan struct{}, 1))
+	select {
+	case mine.(chan struct{}) <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	b, err := c.builds.build(ctx, c.cfg.Toolchain, t)
+	<-mine.(chan struct{})
 	if err != nil {
 		return nil, err
 	}

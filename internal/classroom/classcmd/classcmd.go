@@ -111,6 +111,7 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 			}, m.RunEnv()...)}, nil
 		},
 		Cells:     classroom.SandboxCells(toolRoots(comp.Path), cg),
+		RunsRead:  append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...),
 		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, Timeout: timeout, CompileOnly: m.GPUErr != nil,
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, Instructors: f.instructors,

@@ -1,0 +1,177 @@
+package classroom
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/grade"
+)
+
+// A student's page may post only what its notebook does: a made-up op
+// under /_lessons/api/ named the audit log's action, so a student wrote
+// lines in the server's name ("submitted ... passed 10/10", "read
+// file"), and a forged "submit" came back after a restart as a
+// submission the server stopped.
+func TestPageCannotForgeAuditLines(t *testing.T) {
+	tc := newTestClass(t, nil)
+	ann := tc.browser()
+	ann.signin(tc.invite("ann"))
+	for _, op := range []string{"submitted", "submit", "signin", "read%20file", "save"} {
+		if code, _ := ann.post("/_lessons/api/"+op, map[string]any{"exercise": "pool #9 passed 10/10", "page": "bob"}); code != http.StatusNotFound {
+			t.Errorf("POST /_lessons/api/%s: %d, want 404", op, code)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "audit.log"))
+	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+		var e Entry
+		json.Unmarshal([]byte(line), &e)
+		if e.Who == "ann" && e.Action != "signin" {
+			t.Errorf("a line ann's page wrote: %s", line)
+		}
+	}
+	left, _ := Unfinished(filepath.Join(tc.dir, PrivateDir, "audit.log"))
+	if len(left) != 0 {
+		t.Errorf("submissions the restart would report stopped: %v", left)
+	}
+}
+
+// Each token asked for rewrote sessions.json with one more line, which
+// every request of the class then read again: a loop of token requests
+// grew it without end. A new token replaces the last (the page says so),
+// and sign-ins past MaxBrowsers end the oldest.
+func TestSessionsStayTheSizeOfTheClass(t *testing.T) {
+	tc := newTestClass(t, nil)
+	ann := tc.browser()
+	ann.signin(tc.invite("ann"))
+	var first, last string
+	for i := range 50 {
+		code, v := ann.post("/_class/api/token", map[string]any{})
+		if code != 200 {
+			t.Fatalf("token %d: %d", i, code)
+		}
+		if i == 0 {
+			first = v["token"].(string)
+		}
+		last = v["token"].(string)
+	}
+	for i := range MaxBrowsers + 3 {
+		tc.clock.add(time.Second)
+		if _, err := tc.class.Keys().Open("ann", RoleStudent, "cookie"); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "sessions.json"))
+	var m map[string]*grant
+	json.Unmarshal(data, &m)
+	if len(m) != MaxBrowsers+1 {
+		t.Errorf("sessions.json holds %d sessions of ann's, want %d cookies and 1 token", len(m), MaxBrowsers)
+	}
+	b := tc.browser()
+	if code, _ := b.do("GET", "/_class/api/me", nil, map[string]string{"Authorization": "Bearer " + first}); code != http.StatusUnauthorized {
+		t.Errorf("the first token, replaced: %d, want 401", code)
+	}
+	if code, _ := b.do("GET", "/_class/api/me", nil, map[string]string{"Authorization": "Bearer " + last}); code != 200 {
+		t.Errorf("the last token: %d", code)
+	}
+	// The browser that signed in first was signed out by the ninth.
+	if code, _ := ann.get("/_class/api/me"); code != http.StatusUnauthorized {
+		t.Errorf("the oldest browser after %d more sign-ins: %d, want 401", MaxBrowsers+3, code)
+	}
+}
+
+// A class folder (or a course) where every run may read (/opt is in
+// sandbox.SystemRead) showed each student's workspace and copies to the
+// others' runs, and to a server not run as root the gradebook and audit
+// log: seen with the real binary, a class in /opt/ca-class and bob's cell
+// cat-ing ann's files.
+func TestClassWhereRunsReadIsRefused(t *testing.T) {
+	readable := t.TempDir()
+	_, err := Open(func() Config {
+		cfg := testConfig(t, &fakeTools{}, newClock().now)
+		cfg.Dir = filepath.Join(readable, "class")
+		cfg.RunsRead = []string{"/no/such/folder", readable}
+		return cfg
+	}())
+	if err == nil || !strings.Contains(err.Error(), "every student's run may read") {
+		t.Fatalf("a class folder runs may read: %v", err)
+	}
+	cfg := testConfig(t, &fakeTools{}, newClock().now)
+	cfg.RunsRead = []string{cfg.Course.Root}
+	link := filepath.Join(t.TempDir(), "course")
+	os.Symlink(cfg.Course.Root, link)
+	cfg.Course.Root = link // as the links lead
+	if _, err := Open(cfg); err == nil || !strings.Contains(err.Error(), "course") {
+		t.Fatalf("a course runs may read, through a link: %v", err)
+	}
+}
+
+// heldBuilds is a toolchain whose builds wait until released, telling
+// whose build started.
+type heldBuilds struct {
+	fakeTools
+	release chan struct{}
+	start   chan string
+}
+
+func (h *heldBuilds) Build(ctx context.Context, t *grade.Task, slot int) *grade.Built {
+	h.start <- t.Student
+	<-h.release
+	return h.fakeTools.Build(ctx, t, slot)
+}
+
+// A student who checks every exercise at once took every build slot, and
+// the class's builds waited behind theirs: one build of a student's runs
+// at a time.
+func TestOneStudentsBuildsLeaveSlotsToOthers(t *testing.T) {
+	tools := &heldBuilds{release: make(chan struct{}), start: make(chan string, 16)}
+	files := map[string]string{}
+	for k, v := range testCourse {
+		files[k] = v
+	}
+	for _, x := range []string{"pool2", "pool3"} {
+		files["course.toml"] += "\n[[exercise]]\nid = \"" + x + "\"\nlesson = \"day001\"\nstudent = \"exercises/day001/" + x + ".cu\"\nsolution = \"solutions/day001/" + x + ".cu\"\n"
+		files["exercises/day001/"+x+".cu"] = "// " + x + "\n"
+		files["exercises/day001/"+x+".toml"] = "points = 1\n\n[[check]]\nname = \"ok\"\ncontains = \"DONE\"\n"
+		files["solutions/day001/"+x+".cu"] = "DONE\n"
+	}
+	tc := newTestClass(t, func(c *Config) {
+		root := t.TempDir()
+		writeTree(t, root, files)
+		var err error
+		if c.Course, err = course.Load(root); err != nil {
+			t.Fatal(err)
+		}
+		c.Toolchain, c.Jobs = tools, 2
+	})
+	ann, bob := tc.browser(), tc.browser()
+	ann.signin(tc.invite("ann"))
+	bob.signin(tc.invite("bob"))
+	// bob's own file: an untouched stub would share ann's build.
+	bob.post("/_class/api/file", map[string]any{"exercise": "pool", "text": "bob's pool\n"})
+	var wg sync.WaitGroup
+	check := func(b *browser, x string) {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.post("/_lessons/api/check", map[string]any{"exercise": x}) }()
+	}
+	check(ann, "pool")
+	if who := <-tools.start; who != "ann" {
+		t.Fatalf("first build: %s", who)
+	}
+	check(ann, "pool2")
+	check(ann, "pool3")
+	check(bob, "pool")
+	second := <-tools.start
+	close(tools.release)
+	wg.Wait()
+	if second != "bob" {
+		t.Fatalf("the second build slot went to %s while bob's build waited", second)
+	}
+}
