@@ -3,6 +3,7 @@ package classroom
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -173,5 +174,60 @@ func TestOneStudentsBuildsLeaveSlotsToOthers(t *testing.T) {
 	wg.Wait()
 	if second != "bob" {
 		t.Fatalf("the second build slot went to %s while bob's build waited", second)
+	}
+}
+
+// The Origin's host was compared without its port: a page on another
+// port of the class's host (a student's web server on the GPU machine:
+// same-site, so the proxy's sign-on cookie goes with its form posts)
+// passed for this server.
+func TestOriginOnAnotherPortIsRefused(t *testing.T) {
+	tc := newTestClass(t, func(c *Config) { c.Hosts = []string{"gpu.uni.example", "lab.uni.example:8443"} })
+	bob := tc.browser()
+	bob.signin(tc.invite("bob"))
+	for origin, want := range map[string]int{
+		"https://gpu.uni.example":      200,
+		"https://lab.uni.example:8443": 200,
+		"http://gpu.uni.example:8080":  http.StatusForbidden,
+		"https://gpu.uni.example:8443": http.StatusForbidden,
+		"https://lab.uni.example":      http.StatusForbidden,
+		"ftp://gpu.uni.example":        http.StatusForbidden,
+	} {
+		bob.origin = origin
+		if code, _ := bob.post("/_class/api/file", map[string]any{"exercise": "pool", "text": "x"}); code != want {
+			t.Errorf("a save with Origin %s: %d, want %d", origin, code, want)
+		}
+	}
+}
+
+// A cell could fill the class's disk: the sandbox caps each file's size,
+// not how many a run writes, nor how many runs. Past the class's limit a
+// student's cells are refused, saying how to free the space.
+func TestCellsStopAtTheDiskLimit(t *testing.T) {
+	tc := newTestClass(t, func(c *Config) { c.DiskPerStudent = 1 << 20 })
+	ann, bob := tc.browser(), tc.browser()
+	ann.signin(tc.invite("ann"))
+	bob.signin(tc.invite("bob"))
+	if out, status := ann.runCell("day001-hello", 1); strings.TrimSpace(status) != "ok" {
+		t.Fatalf("a first run: %q %q", out, status)
+	}
+	// What a cell of ann's wrote into her workspace.
+	ws := filepath.Join(tc.dir, "students", "ann", ".work", "day001-hello")
+	for i := range 3 {
+		if err := os.WriteFile(filepath.Join(ws, fmt.Sprintf("fill%d", i)), make([]byte, 512<<10), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, status := ann.runCell("day001-hello", 1); !strings.Contains(status, "over this class's limit of 1 MiB") {
+		t.Fatalf("a run over the limit: %q", status)
+	}
+	if _, status := bob.runCell("day001-hello", 1); strings.TrimSpace(status) != "ok" {
+		t.Fatalf("bob's run beside ann's full folder: %q", status)
+	}
+	if code, _ := ann.post("/_lessons/api/restart", map[string]any{"page": "day001-hello"}); code != 200 {
+		t.Fatalf("restart: %d", code)
+	}
+	if _, status := ann.runCell("day001-hello", 1); strings.TrimSpace(status) != "ok" {
+		t.Fatalf("a run after Restart emptied the workspace: %q", status)
 	}
 }

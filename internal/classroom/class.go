@@ -44,15 +44,19 @@ type Config struct {
 	// Cells is the runner of a cell's command on a run slot: the sandbox.
 	Cells func(ws string, slot int) runner.Runner
 	// Toolchain builds and runs the exercises (grade's, in the sandbox).
-	Toolchain   grade.Toolchain
-	Jobs        int      // builds at once
-	Devices     []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
-	PerDevice   int      // runs at once on each
-	MaxQueued   int      // a student's runs queued or running at once; 0: no limit
-	GPUPerHour  time.Duration
-	Timeout     time.Duration // a cell's time limit
-	MaxOutput   int64
-	CompileOnly bool
+	Toolchain  grade.Toolchain
+	Jobs       int      // builds at once
+	Devices    []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
+	PerDevice  int      // runs at once on each
+	MaxQueued  int      // a student's runs queued or running at once; 0: no limit
+	GPUPerHour time.Duration
+	// DiskPerStudent is the most a student's folder may hold (their
+	// copies, workspaces and cells' builds) for a cell to start; 0: no
+	// limit.
+	DiskPerStudent int64
+	Timeout        time.Duration // a cell's time limit
+	MaxOutput      int64
+	CompileOnly    bool
 	// Hosts are the names the server is reached by (beside IP addresses
 	// and localhost).
 	Hosts []string
@@ -97,7 +101,7 @@ type Class struct {
 	submitting sync.Map
 	// building holds each student's one build at a time.
 	building sync.Map
-	countsMu   sync.Mutex
+	countsMu sync.Mutex
 	// Stopped are the submissions ("who exercise") that a server killed
 	// before this one never graded.
 	Stopped []string
@@ -270,6 +274,9 @@ func (c *Class) page(id string) (*serve.Server, string) {
 	tok := secret()
 	s.SetToken(tok)
 	for _, h := range c.cfg.Hosts {
+		if name, _, err := net.SplitHostPort(h); err == nil {
+			h = name // the page's guard takes names; the port is the class's to check
+		}
 		s.AllowHost(h)
 	}
 	s.SetMaxStreams(4)

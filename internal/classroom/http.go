@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -104,10 +103,28 @@ func (c *Class) crossSite(r *http.Request, p person) string {
 	}
 	o := r.Header.Get("Origin")
 	u, err := url.Parse(o)
-	if o == "" || err != nil || (u.Host != r.Host && !slices.Contains(c.cfg.Hosts, strings.ToLower(u.Hostname()))) {
+	if o == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || (u.Host != r.Host && !c.namedHost(u)) {
 		return "class: Origin " + o + " is not this server: a page of another site may not change anything here"
 	}
 	return ""
+}
+
+// namedHost tells whether an Origin is one of the names the class is
+// reached by (--host), port and all: a page on another port of the same
+// host (a student's web server on the GPU machine) is same-site, so the
+// proxy's sign-on cookie goes with its posts, but it is not this server.
+func (c *Class) namedHost(u *url.URL) bool {
+	for _, h := range c.cfg.Hosts {
+		h = strings.ToLower(h)
+		if _, _, err := net.SplitHostPort(h); err == nil {
+			if strings.ToLower(u.Host) == h {
+				return true
+			}
+		} else if strings.ToLower(u.Hostname()) == h && u.Port() == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -271,7 +288,8 @@ func reply(w http.ResponseWriter, v any, err error) {
 		code := http.StatusBadRequest
 		var full *QueueFullError
 		var budget *BudgetError
-		if errors.As(err, &full) || errors.As(err, &budget) {
+		var disk *DiskError
+		if errors.As(err, &full) || errors.As(err, &budget) || errors.As(err, &disk) {
 			code = http.StatusTooManyRequests
 		}
 		w.WriteHeader(code)
