@@ -231,3 +231,48 @@ func TestCellsStopAtTheDiskLimit(t *testing.T) {
 		t.Fatalf("a run after Restart emptied the workspace: %q", status)
 	}
 }
+
+// A cell that makes its workspace's edits folder a link (to another
+// student's workspace) is refused every write through it; Restart kept
+// the link, so the student's page could edit no file cell again.
+func TestRestartDropsALinkedEditsFolder(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range testCourse {
+		files[k] = v
+	}
+	files["lessons/day001-hello.md"] = "# Day 1: Hello\n\n```sh file=x.sh\necho hello\n```\n\n```sh run\nsh x.sh\n```\n"
+	tc := newTestClass(t, func(c *Config) {
+		root := t.TempDir()
+		writeTree(t, root, files)
+		var err error
+		if c.Course, err = course.Load(root); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ann := tc.browser()
+	ann.signin(tc.invite("ann"))
+	ann.runCell("day001-hello", 2)
+	bobs := filepath.Join(tc.dir, "students", "bob", ".work", "day001-hello")
+	os.MkdirAll(bobs, 0o755)
+	ws := filepath.Join(tc.dir, "students", "ann", ".work", "day001-hello")
+	os.RemoveAll(filepath.Join(ws, ".lessons-edits"))
+	if err := os.Symlink(bobs, filepath.Join(ws, ".lessons-edits")); err != nil {
+		t.Fatal(err)
+	}
+	edit := func() int {
+		code, _ := ann.post("/_lessons/api/edit", map[string]any{"page": "day001-hello", "cell": 1, "text": "echo mine\n"})
+		return code
+	}
+	if edit() == 200 {
+		t.Fatal("an edit through a link to bob's workspace was written")
+	}
+	if entries, _ := os.ReadDir(bobs); len(entries) != 0 {
+		t.Fatalf("bob's workspace: %v", entries)
+	}
+	if code, _ := ann.post("/_lessons/api/restart", map[string]any{"page": "day001-hello"}); code != 200 {
+		t.Fatalf("restart: %d", code)
+	}
+	if code := edit(); code != 200 {
+		t.Fatalf("an edit after Restart: %d", code)
+	}
+}

@@ -124,6 +124,11 @@ func Open(cfg Config) (*Class, error) {
 	if cfg.Hidden == "" {
 		cfg.Hidden = "summary"
 	}
+	if cfg.MaxOutput == 0 {
+		// The runner's own cap, named: a page told "printed more than 0
+		// bytes" when a cell's flood was cut.
+		cfg.MaxOutput = 8 << 20
+	}
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
 		return nil, err
