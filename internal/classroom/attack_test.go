@@ -312,3 +312,29 @@ func TestWorkspaceClosedToOtherRunsUsers(t *testing.T) {
 		t.Errorf("the workspace after the run: uid %d, %s; want the server's, closed", o, st.Mode().Perm())
 	}
 }
+
+// A proxy that adds its header to the one the browser sent (rather than
+// replacing it) passes two: the first, which Header.Get reads, was the
+// browser's, so anyone could name themselves the instructor.
+func TestProxyHeaderSentTwiceIsRefused(t *testing.T) {
+	tc := newTestClass(t, func(c *Config) {
+		c.ProxyHeader, c.ProxyAddr, c.Instructors = "X-Remote-User", "127.0.0.1", []string{"prof"}
+	})
+	for _, values := range [][]string{{"prof", "ann"}, {"prof, ann"}} {
+		req, _ := http.NewRequest("GET", tc.srv.URL+"/_class/instructor/state", nil)
+		req.Header["X-Remote-User"] = values
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("the header as %q: %d, want 400", values, res.StatusCode)
+		}
+	}
+	// Which submission counts is changed by a POST only.
+	b := tc.browser()
+	if code, _ := b.do("GET", "/_class/instructor/count", nil, map[string]string{"X-Remote-User": "prof"}); code != http.StatusMethodNotAllowed {
+		t.Errorf("a GET of instructor/count: %d, want 405", code)
+	}
+}

@@ -52,6 +52,12 @@ func (c *Class) identify(r *http.Request) (person, string, int) {
 		if name == "" {
 			return person{}, "class: the proxy sent no " + c.cfg.ProxyHeader + ": sign in through it", http.StatusUnauthorized
 		}
+		// A proxy that adds its header to the browser's rather than
+		// replacing it would pass the browser's first, and Get reads the
+		// first: whoever the browser named.
+		if n := len(r.Header.Values(c.cfg.ProxyHeader)); n > 1 || strings.Contains(name, ",") {
+			return person{}, fmt.Sprintf("class: %s came %d times (or as a list): the proxy must replace the browser's %s, not add to it; fix its configuration", c.cfg.ProxyHeader, n, c.cfg.ProxyHeader), http.StatusBadRequest
+		}
 		for _, in := range c.cfg.Instructors {
 			if strings.EqualFold(in, name) {
 				return person{ID: RoleInstructor, Role: RoleInstructor, Via: "proxy"}, "", 0
