@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -138,16 +139,35 @@ func (k *Keys) Redeem(link string) (session string, g grant, err error) {
 	return session, g, err
 }
 
+// MaxBrowsers is how many browsers one person may be signed in from at
+// once: past it, a sign-in ends their oldest session.
+const MaxBrowsers = 8
+
 // Open starts a session for who, kept on disk (a restart keeps people
-// signed in); kind is "cookie" or "api" (lessons submit's token).
+// signed in); kind is "cookie" or "api" (lessons submit's token). A new
+// token replaces the person's last, and a sign-in past MaxBrowsers ends
+// their oldest: the file, read again by every request after a change,
+// stays the size of the class, whatever one person asks for.
 func (k *Keys) Open(who, role, kind string) (string, error) {
 	s := secret()
 	now := k.clock()
 	return s, k.locked("sessions.json", func(m map[string]*grant) (bool, error) {
+		var theirs []string
 		for h, g := range m {
-			if now.After(g.Expires) {
+			switch {
+			case now.After(g.Expires):
 				delete(m, h)
+			case g.Who == who && g.Kind == kind:
+				theirs = append(theirs, h)
 			}
+		}
+		keep := MaxBrowsers - 1
+		if kind == "api" {
+			keep = 0
+		}
+		sort.Slice(theirs, func(i, j int) bool { return m[theirs[i]].Made.After(m[theirs[j]].Made) })
+		for _, h := range theirs[min(keep, len(theirs)):] {
+			delete(m, h)
 		}
 		m[hashOf(s)] = &grant{Who: who, Role: role, Made: now, Expires: now.Add(SessionLife), Kind: kind}
 		return true, nil

@@ -156,3 +156,31 @@ Promise.all([
 		t.Errorf("no refusal in the audit log:\n%s", log)
 	}
 }
+
+// The instructor's view shows what students wrote (their files, their
+// rows): a file that is markup and script is shown as text, and runs
+// nothing in the instructor's page.
+func TestHostileFileInTheInstructorsView(t *testing.T) {
+	tc := newTestClass(t, nil)
+	ann := tc.browser()
+	ann.signin(tc.invite("ann"))
+	hostile := `</pre><img src=x onerror="window.pwned=1"><script>window.pwned=2</script>"; alert(3); //`
+	if code, _ := ann.post("/_class/api/file", map[string]any{"exercise": "pool", "text": hostile}); code != 200 {
+		t.Fatalf("save: %d", code)
+	}
+	ann.post("/_lessons/api/check", map[string]any{"exercise": "pool"})
+	prof := &tab{t: t, ctx: browsertest.New(t, browsertest.Options{Timeout: 60 * time.Second})}
+	prof.run("the instructor's link", chromedp.Navigate(tc.srv.URL+"/_class/signin?link="+tc.invite(RoleInstructor)))
+	prof.run("sign in", chromedp.Click(chromedp.CSS("#signin")))
+	prof.wait("ann's row", `document.querySelector('tr[data-student="ann"]')?.textContent.includes("checked")`)
+	prof.run("student", chromedp.SendKeys(chromedp.CSS(`#look [name="student"]`), "ann"))
+	prof.run("exercise", chromedp.SendKeys(chromedp.CSS(`#look [name="exercise"]`), "pool"))
+	prof.run("show", chromedp.Click(chromedp.CSS(`#look button`)))
+	prof.wait("the file", `document.getElementById("file").textContent.includes("onerror")`)
+	if got := prof.eval(`document.getElementById("file").textContent`); got != hostile {
+		t.Errorf("the file as shown: %q", got)
+	}
+	if n := prof.eval(`String(document.querySelectorAll("img").length) + String(window.pwned)`); n != "0undefined" {
+		t.Errorf("the student's markup ran in the instructor's page: %s", n)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/serve"
 )
 
@@ -43,15 +44,19 @@ type Config struct {
 	// Cells is the runner of a cell's command on a run slot: the sandbox.
 	Cells func(ws string, slot int) runner.Runner
 	// Toolchain builds and runs the exercises (grade's, in the sandbox).
-	Toolchain   grade.Toolchain
-	Jobs        int      // builds at once
-	Devices     []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
-	PerDevice   int      // runs at once on each
-	MaxQueued   int      // a student's runs queued or running at once; 0: no limit
-	GPUPerHour  time.Duration
-	Timeout     time.Duration // a cell's time limit
-	MaxOutput   int64
-	CompileOnly bool
+	Toolchain  grade.Toolchain
+	Jobs       int      // builds at once
+	Devices    []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
+	PerDevice  int      // runs at once on each
+	MaxQueued  int      // a student's runs queued or running at once; 0: no limit
+	GPUPerHour time.Duration
+	// DiskPerStudent is the most a student's folder may hold (their
+	// copies, workspaces and cells' builds) for a cell to start; 0: no
+	// limit.
+	DiskPerStudent int64
+	Timeout        time.Duration // a cell's time limit
+	MaxOutput      int64
+	CompileOnly    bool
 	// Hosts are the names the server is reached by (beside IP addresses
 	// and localhost).
 	Hosts []string
@@ -60,6 +65,10 @@ type Config struct {
 	ProxyHeader, ProxyAddr string
 	// Instructors are who the proxy's header names as an instructor.
 	Instructors []string
+	// RunsRead are the folders every sandboxed run may read (nil:
+	// sandbox.SystemRead): the class's folder and the course must lie
+	// outside them.
+	RunsRead []string
 	// Hidden is what feedback says of hidden checks (gradebook.HiddenModes).
 	Hidden string
 	Clock  func() time.Time
@@ -90,7 +99,9 @@ type Class struct {
 	activity map[string]*activity
 	// submitting holds a lock for each student's exercise being submitted.
 	submitting sync.Map
-	countsMu   sync.Mutex
+	// building holds each student's one build at a time.
+	building sync.Map
+	countsMu sync.Mutex
 	// Stopped are the submissions ("who exercise") that a server killed
 	// before this one never graded.
 	Stopped []string
@@ -113,6 +124,11 @@ func Open(cfg Config) (*Class, error) {
 	if cfg.Hidden == "" {
 		cfg.Hidden = "summary"
 	}
+	if cfg.MaxOutput == 0 {
+		// The runner's own cap, named: a page told "printed more than 0
+		// bytes" when a cell's flood was cut.
+		cfg.MaxOutput = 8 << 20
+	}
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
 		return nil, err
@@ -133,6 +149,9 @@ func Open(cfg Config) (*Class, error) {
 			return nil, fmt.Errorf("class folder %s is not a folder (a link?): remove it", d.path)
 		}
 		os.Chmod(d.path, d.mode)
+	}
+	if err := outsideRuns(cfg.RunsRead, dir, c.course.Root); err != nil {
+		return nil, err
 	}
 	for _, s := range cfg.Roster {
 		c.roster[s.ID] = s
@@ -169,6 +188,33 @@ func Open(cfg Config) (*Class, error) {
 	c.builds = newBuilds(cfg.Jobs)
 	c.limiter = NewLimiter(10, 6*time.Second, cfg.Clock)
 	return c, nil
+}
+
+// outsideRuns refuses a class folder or a course that every student's
+// run may read (Landlock's read rules): a class under /opt would show
+// each student's workspace and copies to the others, and to a server
+// that is not root, the gradebook and the audit log; a course there, its
+// solutions. Paths are compared as the links lead, as Landlock's are.
+func outsideRuns(read []string, class, course string) error {
+	if read == nil {
+		read = sandbox.SystemRead
+	}
+	for _, d := range []struct{ what, path string }{{"class folder", class}, {"course", course}} {
+		real, err := filepath.EvalSymlinks(d.path)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", d.what, d.path, err)
+		}
+		for _, r := range read {
+			rr, err := filepath.EvalSymlinks(r)
+			if err != nil {
+				continue
+			}
+			if rel, err := filepath.Rel(rr, real); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				return fmt.Errorf("%s %s is inside %s, which every student's run may read: their files, the gradebook and the solutions would be open to all; put it elsewhere (/srv)", d.what, d.path, r)
+			}
+		}
+	}
+	return nil
 }
 
 // setBook writes the course's exercises and the roster into the
@@ -233,6 +279,9 @@ func (c *Class) page(id string) (*serve.Server, string) {
 	tok := secret()
 	s.SetToken(tok)
 	for _, h := range c.cfg.Hosts {
+		if name, _, err := net.SplitHostPort(h); err == nil {
+			h = name // the page's guard takes names; the port is the class's to check
+		}
 		s.AllowHost(h)
 	}
 	s.SetMaxStreams(4)

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -52,6 +51,12 @@ func (c *Class) identify(r *http.Request) (person, string, int) {
 		}
 		if name == "" {
 			return person{}, "class: the proxy sent no " + c.cfg.ProxyHeader + ": sign in through it", http.StatusUnauthorized
+		}
+		// A proxy that adds its header to the browser's rather than
+		// replacing it would pass the browser's first, and Get reads the
+		// first: whoever the browser named.
+		if n := len(r.Header.Values(c.cfg.ProxyHeader)); n > 1 || strings.Contains(name, ",") {
+			return person{}, fmt.Sprintf("class: %s came %d times (or as a list): the proxy must replace the browser's %s, not add to it; fix its configuration", c.cfg.ProxyHeader, n, c.cfg.ProxyHeader), http.StatusBadRequest
 		}
 		for _, in := range c.cfg.Instructors {
 			if strings.EqualFold(in, name) {
@@ -104,10 +109,28 @@ func (c *Class) crossSite(r *http.Request, p person) string {
 	}
 	o := r.Header.Get("Origin")
 	u, err := url.Parse(o)
-	if o == "" || err != nil || (u.Host != r.Host && !slices.Contains(c.cfg.Hosts, strings.ToLower(u.Hostname()))) {
+	if o == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || (u.Host != r.Host && !c.namedHost(u)) {
 		return "class: Origin " + o + " is not this server: a page of another site may not change anything here"
 	}
 	return ""
+}
+
+// namedHost tells whether an Origin is one of the names the class is
+// reached by (--host), port and all: a page on another port of the same
+// host (a student's web server on the GPU machine) is same-site, so the
+// proxy's sign-on cookie goes with its posts, but it is not this server.
+func (c *Class) namedHost(u *url.URL) bool {
+	for _, h := range c.cfg.Hosts {
+		h = strings.ToLower(h)
+		if _, _, err := net.SplitHostPort(h); err == nil {
+			if strings.ToLower(u.Host) == h {
+				return true
+			}
+		} else if strings.ToLower(u.Hostname()) == h && u.Port() == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -176,6 +199,12 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/_lessons/api/") {
 		op := strings.TrimPrefix(r.URL.Path, "/_lessons/api/")
+		// The op names the audit log's action: one the page cannot do
+		// ("submitted", "signin") would be a line in the server's name.
+		if !pageOps[op] {
+			http.Error(w, "class: no such request: "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+			return
+		}
 		// The log says which page, cell or exercise: the body is read
 		// here and handed on as it was.
 		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
@@ -202,6 +231,9 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	srv.ServeHTTP(w, r2)
 }
+
+// pageOps are what a page may post to its notebook server (serve's API).
+var pageOps = map[string]bool{"run": true, "stop": true, "restart": true, "edit": true, "reset": true, "check": true}
 
 func (c *Class) page401(w http.ResponseWriter, msg string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -262,7 +294,8 @@ func reply(w http.ResponseWriter, v any, err error) {
 		code := http.StatusBadRequest
 		var full *QueueFullError
 		var budget *BudgetError
-		if errors.As(err, &full) || errors.As(err, &budget) {
+		var disk *DiskError
+		if errors.As(err, &full) || errors.As(err, &budget) || errors.As(err, &disk) {
 			code = http.StatusTooManyRequests
 		}
 		w.WriteHeader(code)

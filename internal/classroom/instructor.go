@@ -118,6 +118,10 @@ func (c *Class) instructor(w http.ResponseWriter, r *http.Request, p person, fro
 		as, err := c.book.History(q.Get("student"), q.Get("exercise"))
 		reply(w, historyOf(as), err)
 	case "instructor/count":
+		if r.Method != http.MethodPost {
+			http.Error(w, "class: POST which submission counts", http.StatusMethodNotAllowed)
+			return
+		}
 		var req struct {
 			Student, Exercise string
 			Attempt           int64

@@ -79,15 +79,29 @@ func SandboxCells(read []string, cgroups *sandbox.Cgroups) func(ws string, slot 
 	}
 }
 
-// ownedRunner hands the workspace to the slot's user before a run.
+// ownedRunner hands the workspace to the slot's user for a run, and
+// takes it back after. A slot's user runs every student's cells in turn:
+// where the kernel has no Landlock (RHEL 8's 4.18), a workspace left to
+// that user, 0755 as made, was open to the next student's run on the
+// slot, and to every other slot's user while it ran. Closed (0700) to all
+// but its run's user, and the server's between runs, it is not.
 type ownedRunner struct {
 	pol   sandbox.Policy
-	inner sandbox.Runner
+	inner runner.Runner
 }
 
 func (r ownedRunner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
 	if err := sandbox.Own(r.pol.Dir, r.pol.UID, r.pol.GID); err != nil {
 		return nil, fmt.Errorf("class: hand the workspace to the run's user: %w", err)
 	}
-	return r.inner.Run(ctx, spec, out)
+	if err := os.Chmod(r.pol.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("class: close the workspace to other users: %w", err)
+	}
+	res, err := r.inner.Run(ctx, spec, out)
+	if os.Geteuid() == 0 && r.pol.UID != 0 {
+		if e := os.Lchown(r.pol.Dir, 0, 0); e != nil && err == nil {
+			err = fmt.Errorf("class: take the workspace back from the run's user: %w", e)
+		}
+	}
+	return res, err
 }

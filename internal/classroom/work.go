@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -91,7 +93,17 @@ func (c *Class) grade(ctx context.Context, student string, x *course.Exercise, h
 	if len(settled) > 0 {
 		return settled[0].Attempt, nil
 	}
+	// One build of a student's at a time: the build slots are the
+	// class's, and a student checking every exercise at once would
+	// take them all while the others' builds wait.
+	mine, _ := c.building.LoadOrStore(student, make(chan struct{}, 1))
+	select {
+	case mine.(chan struct{}) <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	b, err := c.builds.build(ctx, c.cfg.Toolchain, t)
+	<-mine.(chan struct{})
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +155,9 @@ type queued struct {
 }
 
 func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
+	if err := r.c.checkDisk(r.student); err != nil {
+		return nil, err
+	}
 	tk, err := r.c.queue.Enqueue(r.student, false)
 	if err != nil {
 		return nil, err
@@ -159,4 +174,43 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	spec.Env = append(append([]string(nil), spec.Env...), "CUDA_VISIBLE_DEVICES="+dev)
 	r.c.touch(r.student, "run")
 	return r.inner(tk.Slot()).Run(ctx, spec, out)
+}
+
+// DiskError is a cell refused because its student's folder holds more
+// than the class allows: a cell writes up to the sandbox's file size in
+// each of as many files as its time allows, and the class's disk is
+// everyone's.
+type DiskError struct{ Used, Limit int64 }
+
+func (e *DiskError) Error() string {
+	return fmt.Sprintf("class: your files take %d MiB, over this class's limit of %d MiB a student: Restart a lesson's page to empty its workspace (your exercise files are kept), then run again",
+		e.Used>>20, e.Limit>>20)
+}
+
+// checkDisk refuses a run while the student's folder is over the limit.
+func (c *Class) checkDisk(student string) error {
+	if c.cfg.DiskPerStudent <= 0 {
+		return nil
+	}
+	dir, err := c.studentDir(student)
+	if err != nil {
+		return err
+	}
+	var used int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // a folder of the run's user that went: count the rest
+		}
+		if info, err := d.Info(); err == nil {
+			used += info.Size()
+		}
+		if used > c.cfg.DiskPerStudent {
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if used > c.cfg.DiskPerStudent {
+		return &DiskError{Used: used, Limit: c.cfg.DiskPerStudent}
+	}
+	return nil
 }

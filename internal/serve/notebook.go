@@ -220,7 +220,10 @@ func (nb *Notebook) restart(page string) error {
 		return err
 	}
 	for _, e := range entries {
-		if e.Name() == editsDir || e.Name() == ".lessons-bin" {
+		// Kept only as folders: a cell that made one a link (to another
+		// student's workspace) left every edit of the page refused, and
+		// Restart is how a student starts over.
+		if (e.Name() == editsDir || e.Name() == ".lessons-bin") && e.IsDir() {
 			continue
 		}
 		if err := beneath.RemoveAll(ws, e.Name()); err != nil {

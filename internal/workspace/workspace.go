@@ -57,16 +57,28 @@ func MakeWrapper(ws string) error {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return err
 	}
-	dir, err := beneath.Dir(ws, WrapperName)
+	if _, err := beneath.Dir(ws, WrapperName); err != nil {
+		return err
+	}
+	// Through the folder as opened, not its path again: a class's cell of
+	// the same workspace, still running, could swap the folder for a link
+	// between the check and the write, and the server (root) would then
+	// remove and link "nvcc" wherever it leads.
+	root, err := os.OpenRoot(ws)
 	if err != nil {
 		return err
 	}
-	link := filepath.Join(dir, "nvcc")
-	if cur, err := os.Readlink(link); err == nil && cur == self {
-		return nil
-	}
-	if err := os.Remove(link); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	defer root.Close()
+	bin, err := root.OpenRoot(WrapperName)
+	if err != nil {
 		return err
 	}
-	return os.Symlink(self, link)
+	defer bin.Close()
+	if cur, err := bin.Readlink("nvcc"); err == nil && cur == self {
+		return nil
+	}
+	if err := bin.Remove("nvcc"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return bin.Symlink(self, "nvcc")
 }

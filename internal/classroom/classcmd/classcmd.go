@@ -34,6 +34,7 @@ type Flags struct {
 	proxyHeader, proxyAddr  string
 	instructors, hosts      []string
 	maxQueued, perGPU, jobs int
+	diskMiB                 int64
 	gpuPerHour              time.Duration
 }
 
@@ -49,6 +50,7 @@ func AddFlags(cmd *cobra.Command) *Flags {
 	fl.StringVar(&f.proxyAddr, "proxy-addr", "127.0.0.1", "the proxy's `IP` address")
 	fl.StringSliceVar(&f.instructors, "instructor", nil, "who the proxy's header names as the instructor (repeatable)")
 	fl.StringSliceVar(&f.hosts, "host", nil, "a `NAME` the class is reached by (the proxy's or the certificate's)")
+	fl.Int64Var(&f.diskMiB, "disk-per-student", 2048, "the `MIB` a student's folder may hold for their cells to run (0: no limit)")
 	fl.IntVar(&f.maxQueued, "max-queued", 4, "a student's runs queued or running at once")
 	fl.DurationVar(&f.gpuPerHour, "gpu-per-hour", 10*time.Minute, "a student's GPU time in any hour (0: no limit)")
 	fl.IntVar(&f.perGPU, "per-gpu", 0, "runs at once on each GPU (0: as grade chooses)")
@@ -111,8 +113,9 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 			}, m.RunEnv()...)}, nil
 		},
 		Cells:     classroom.SandboxCells(toolRoots(comp.Path), cg),
+		RunsRead:  append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...),
 		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
-		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, Timeout: timeout, CompileOnly: m.GPUErr != nil,
+		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, Instructors: f.instructors,
 	})
 	if err != nil {
