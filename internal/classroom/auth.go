@@ -210,8 +210,10 @@ func (k *Keys) Close(s string) error {
 	})
 }
 
-// Limiter limits sign-in attempts from one address: Burst at once, then
-// one every Every.
+// Limiter limits failed sign-in attempts from one address: Burst at
+// once, then one every Every. A sign-in that succeeds costs nothing, so a
+// class behind one address (a NAT, a proxy, a lab) signs in whole; a
+// guesser is held up.
 type Limiter struct {
 	Burst int
 	Every time.Duration
@@ -226,15 +228,13 @@ type bucket struct {
 	at     time.Time
 }
 
-// NewLimiter limits to burst attempts, then one every every.
+// NewLimiter limits to burst failed attempts, then one every every.
 func NewLimiter(burst int, every time.Duration, clock func() time.Time) *Limiter {
 	return &Limiter{Burst: burst, Every: every, clock: clock, seen: map[string]*bucket{}}
 }
 
-// Allow takes one attempt from addr's bucket, or says how long to wait.
-func (l *Limiter) Allow(addr string) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// bucket is addr's bucket, refilled to now; mu is held.
+func (l *Limiter) bucket(addr string) *bucket {
 	now := l.clock()
 	b := l.seen[addr]
 	if b == nil {
@@ -250,9 +250,22 @@ func (l *Limiter) Allow(addr string) (bool, time.Duration) {
 	}
 	b.tokens = min(float64(l.Burst), b.tokens+float64(now.Sub(b.at))/float64(l.Every))
 	b.at = now
-	if b.tokens < 1 {
+	return b
+}
+
+// Allow says whether addr may try to sign in now, or how long to wait.
+func (l *Limiter) Allow(addr string) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.bucket(addr); b.tokens < 1 {
 		return false, time.Duration((1 - b.tokens) * float64(l.Every))
 	}
-	b.tokens--
 	return true, 0
+}
+
+// Failed takes one attempt from addr's bucket: a sign-in that failed.
+func (l *Limiter) Failed(addr string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.bucket(addr).tokens--
 }

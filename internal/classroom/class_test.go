@@ -343,6 +343,18 @@ func TestSignInIsRateLimited(t *testing.T) {
 	}
 }
 
+// Sign-ins that succeed cost nothing: a whole class behind one address
+// (a lab's NAT, a proxy) signs in at once.
+func TestClassBehindOneAddressSignsIn(t *testing.T) {
+	tc := newTestClass(t, nil)
+	for i := range 30 {
+		b := tc.browser()
+		if code := b.signin(tc.invite("ann")); code != http.StatusSeeOther {
+			t.Fatalf("sign-in %d from the same address: %d, want a sign-in", i+1, code)
+		}
+	}
+}
+
 func TestProxyHeaderTrustedOnlyFromTheProxy(t *testing.T) {
 	tc := newTestClass(t, func(c *Config) {
 		c.ProxyHeader, c.ProxyAddr, c.Instructors = "X-Remote-User", "127.0.0.1", []string{"prof"}

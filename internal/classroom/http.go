@@ -272,6 +272,7 @@ func (c *Class) signin(w http.ResponseWriter, r *http.Request, from string) {
 		r.Body = http.MaxBytesReader(w, r.Body, 4096)
 		sess, g, err := c.keys.Redeem(r.FormValue("link"))
 		if err != nil {
+			c.limiter.Failed(from)
 			c.audit.Log("-", from, "signin failed", "")
 			c.page401(w, err.Error())
 			return
