@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,7 +12,6 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/iostreams"
-	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/study"
 )
@@ -68,10 +66,7 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	k, err := checker(ctx, "check")
-	if miss := (*hw.Missing)(nil); errors.As(err, &miss) && miss.NoGPU != nil {
-		return study.Offline(ctx, terminal(opts.IO), c, x, src, miss)
-	}
+	k, err := study.NewChecker(ctx, terminal(opts.IO), "check", c, x, src)
 	if err != nil {
 		return err
 	}
@@ -121,16 +116,6 @@ func (g *globals) exercise(ios *iostreams.IOStreams, id, done string) (*course.C
 		fmt.Fprintf(ios.Out, done, c.Title)
 	}
 	return c, p, x, err
-}
-
-// checker finds nvcc and a GPU for the command named cmd (check,
-// watch), which its errors name, and the toolkit that judges with them.
-func checker(ctx context.Context, cmd string) (study.Checker, error) {
-	m, err := hw.Need(ctx, cmd)
-	if err != nil {
-		return study.Checker{}, err
-	}
-	return study.Checker{Machine: m, Toolkit: exercise.ToolkitFor(m)}, nil
 }
 
 // terminal is what study's screens need of the streams.

@@ -76,7 +76,7 @@ func watchRun(opts *WatchOptions) error {
 	}
 	ctx, stop := interrupted()
 	defer stop()
-	k, err := checker(ctx, "watch")
+	k, err := study.NewChecker(ctx, terminal(ios), "watch", c, x, c.Path(x.Student))
 	if err != nil {
 		return err
 	}

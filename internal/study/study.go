@@ -6,6 +6,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -32,6 +33,21 @@ type Terminal struct {
 type Checker struct {
 	Machine *machine.Machine
 	Toolkit *exercise.Toolkit
+}
+
+// NewChecker finds nvcc and a GPU for the command named cmd (check,
+// watch), which its errors name. Without a GPU it does what can be done
+// without one for src, the file of exercise x (Offline: it builds, the
+// TODOs left, where to run it), prints it to t, and returns its error.
+func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x *course.Exercise, src string) (Checker, error) {
+	m, err := machine.Need(ctx, cmd)
+	if miss := (*machine.Missing)(nil); errors.As(err, &miss) && miss.NoGPU != nil {
+		return Checker{}, Offline(ctx, t, c, x, src, miss)
+	}
+	if err != nil {
+		return Checker{}, err
+	}
+	return Checker{Machine: m, Toolkit: exercise.ToolkitFor(m)}, nil
 }
 
 // Check checks src against exercise x of course c and prints the verdict
