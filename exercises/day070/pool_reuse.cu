@@ -1,5 +1,6 @@
-// A pool of our own, kept warm across synchronisations by its release
-// threshold, then trimmed. The pool's attributes measure the reuse.
+// A pool of our own and its policy across two phases of different sizes:
+// keep what a phase's rounds need across synchronisations, give back the
+// rest at the phase boundary, and report the pool's high-water marks.
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
@@ -9,29 +10,78 @@
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); return 1; } } while (0)
 
+static const uint64_t MiB = 1 << 20;
+
 static uint64_t attr(cudaMemPool_t pool, cudaMemPoolAttr a) {
     uint64_t v = 0;
     cudaMemPoolGetAttribute(pool, a, &v);
     return v;
 }
 
-// arg is the program's argument i as a number from 1 to hi, or def when
+// arg is the program's argument i as a number from lo to hi, or def when
 // it is not given; the course's checks run it with other inputs too.
-static int arg(int argc, char** argv, int i, int def, int hi) {
+static int arg(int argc, char** argv, int i, int def, int lo, int hi) {
     if (argc <= i) return def;
     int v = atoi(argv[i]);
-    if (v < 1 || v > hi) {
-        fprintf(stderr, "argument %d is %s: give a number from 1 to %d\n", i, argv[i], hi);
+    if (v < lo || v > hi) {
+        fprintf(stderr, "argument %d is %s: give a number from %d to %d\n", i, argv[i], lo, hi);
         exit(2);
     }
     return v;
 }
 
-// Usage: pool_reuse [ROUNDS] (8 by default).
+// A phase's round holds `buffers` buffers of `bytes` each live at once.
+struct Phase {
+    const char* name;
+    int buffers;
+    size_t bytes;
+};
+
+// run_round is one round of a phase: allocate its buffers from the pool
+// on s, clear them, free them, and wait for the stream.
+static int run_round(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, int r) {
+    void* p[8] = {};
+    for (int b = 0; b < ph.buffers; b++) CHECK(cudaMallocFromPoolAsync(&p[b], ph.bytes, pool, s));
+    for (int b = 0; b < ph.buffers; b++) CHECK(cudaMemsetAsync(p[b], r + b, ph.bytes, s));
+    for (int b = 0; b < ph.buffers; b++) CHECK(cudaFreeAsync(p[b], s));
+    CHECK(cudaStreamSynchronize(s));
+    return 0;
+}
+
+// TODO 1: measure_peak sets *peak to the bytes the pool reserves for one
+// round of the phase, measured with the pool's own attributes (a
+// high-water mark counts since it was last reset, and from what the pool
+// already holds). Run the round with run_round.
+static int measure_peak(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, uint64_t* peak) {
+    *peak = 0;
+    return 0;
+}
+
+// TODO 2: enter_phase sets the pool's policy for a phase whose rounds
+// reserve peak bytes: the pool keeps that much across synchronisations
+// and no more, and what it holds beyond it goes back to the driver now,
+// before the phase's first round. From here on the pool's high-water
+// marks must count this phase alone.
+static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
+    return 0;
+}
+
+// TODO 3: report prints, for the phase just run, the pool's used and
+// reserved high-water marks and its release threshold, in MiB, as
+//   phase NAME: used high U MiB, reserved high R MiB, threshold T MiB
+static int report(cudaMemPool_t pool, const char* name) {
+    return 0;
+}
+
+// TODO 4: the work is done: the pool gives back everything it keeps.
+static int finish(cudaMemPool_t pool) {
+    return 0;
+}
+
+// Usage: pool_reuse [ROUNDS] [WIDE] (6 rounds a phase, and 4 buffers of
+// 32 MiB at once in the wide phase, by default).
 int main(int argc, char** argv) {
-    const int device = 0, rounds = arg(argc, argv, 1, 8, 1000);
-    const size_t bytes = 32u << 20;
-    const uint64_t MiB = 1 << 20;
+    const int device = 0, rounds = arg(argc, argv, 1, 6, 1, 1000), wide = arg(argc, argv, 2, 4, 2, 8);
     CHECK(cudaSetDevice(device));
     cudaMemPoolProps props = {};
     props.allocType = cudaMemAllocationTypePinned;
@@ -39,26 +89,31 @@ int main(int argc, char** argv) {
     props.location.id = device;
     cudaMemPool_t pool;
     CHECK(cudaMemPoolCreate(&pool, &props));
-    // TODO 1: a new pool gives its memory back to the driver at every
-    // synchronisation. Let it keep up to 64 MiB: set its release threshold.
-
     cudaStream_t s;
     CHECK(cudaStreamCreate(&s));
-    int reused = 0;
-    for (int r = 0; r < rounds; r++) {
-        if (attr(pool, cudaMemPoolAttrReservedMemCurrent) >= bytes) reused++;
-        void* p = nullptr;
-        CHECK(cudaMallocFromPoolAsync(&p, bytes, pool, s));
-        CHECK(cudaMemsetAsync(p, r, bytes, s));
-        CHECK(cudaFreeAsync(p, s));
-        CHECK(cudaStreamSynchronize(s));
+
+    const Phase phases[2] = {{"wide", wide, 32 * MiB}, {"narrow", 1, 32 * MiB}};
+    uint64_t peaks[2];
+    for (int i = 0; i < 2; i++) {
+        if (measure_peak(pool, s, phases[i], &peaks[i])) return 1;
+        printf("measured %s: one round reserves %" PRIu64 " MiB\n", phases[i].name, peaks[i] / MiB);
     }
-    printf("%d of %d rounds found %zu MiB already reserved\n", reused, rounds, bytes / MiB);
-    printf("after the loop: reserved %" PRIu64 " MiB (high %" PRIu64 " MiB), used high %" PRIu64 " MiB\n",
-           attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB, attr(pool, cudaMemPoolAttrReservedMemHigh) / MiB,
-           attr(pool, cudaMemPoolAttrUsedMemHigh) / MiB);
-    // TODO 2: the work is done: hand everything the pool keeps back to the
-    // driver with cudaMemPoolTrimTo.
+    for (int i = 0; i < 2; i++) {
+        const Phase& ph = phases[i];
+        const uint64_t need = ph.buffers * ph.bytes;
+        if (enter_phase(pool, peaks[i])) return 1;
+        printf("entering %s: reserved %" PRIu64 " MiB, its rounds reserve %" PRIu64 " MiB\n", ph.name,
+               attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB, peaks[i] / MiB);
+        int reused = 0;
+        for (int r = 0; r < rounds; r++) {
+            if (attr(pool, cudaMemPoolAttrReservedMemCurrent) >= need) reused++;
+            if (run_round(pool, s, ph, r)) return 1;
+        }
+        printf("%s: %d of %d rounds found their %" PRIu64 " MiB already reserved\n", ph.name, reused, rounds,
+               need / MiB);
+        if (report(pool, ph.name)) return 1;
+    }
+    if (finish(pool)) return 1;
     printf("after the trim: reserved %" PRIu64 " MiB\n", attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB);
     CHECK(cudaStreamDestroy(s));
     CHECK(cudaMemPoolDestroy(pool));
