@@ -88,9 +88,17 @@ func verifyRun(opts *VerifyOptions) error {
 		return err
 	}
 	note := func(s string) { fmt.Fprintln(ios.ErrOut, s) }
-	if opts.Mutants {
-		report, err := verify.Mutants(ctx, c, verify.MutantOptions{Toolkit: tk, PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs,
-			Devices: hw.Devices(len(m.Info.Devices)), Note: note})
+	if opts.Mutants || opts.Wrong { // never with --compile-only: there is a GPU
+		ro := verify.RunOptions{Toolkit: tk, PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs, Devices: hw.Devices(len(m.Info.Devices)), Note: note}
+		if opts.Wrong {
+			report, err := verify.Wrong(ctx, c, ro)
+			if err != nil {
+				return err
+			}
+			report.Write(ios.Out)
+			return report.Err()
+		}
+		report, err := verify.Mutants(ctx, c, ro)
 		if err != nil {
 			return err
 		}
@@ -99,15 +107,6 @@ func verifyRun(opts *VerifyOptions) error {
 			return errSilent
 		}
 		return nil
-	}
-	if opts.Wrong {
-		report, err := verify.Wrong(ctx, c, verify.WrongOptions{Toolkit: tk, PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs,
-			Devices: hw.Devices(len(m.Info.Devices)), Note: note})
-		if err != nil {
-			return err
-		}
-		report.Write(ios.Out)
-		return report.Err()
 	}
 	start := time.Now()
 	items, err := verify.Course(ctx, c, m, tk, verify.CourseOptions{CompileOnly: opts.CompileOnly, Jobs: opts.Jobs, PerGPU: opts.PerGPU, Queues: opts.Queues, Note: note})

@@ -54,8 +54,17 @@ func (p Pipeline) Run(ctx context.Context, t *Task, b *Built, device string, slo
 	return &Ran{Results: v.Results, Output: v.Output, Took: v.Took}, nil
 }
 
+// Env is the environment of a program run with this choice: the hardware
+// queues chosen for a timed program, or for an untimed one.
+func (c Choice) Env(timed bool) []string {
+	if timed {
+		return machine.QueuesEnv(c.TimedQueues)
+	}
+	return machine.QueuesEnv(c.Queues)
+}
+
 // Pipeline is the Toolchain of a grade with this choice: tk's tools in
 // runner, each program with the hardware queues chosen for it.
 func (c Choice) Pipeline(tk *exercise.Toolkit, runner exercise.Runner) Pipeline {
-	return Pipeline{Toolkit: tk, Runner: runner, Env: machine.QueuesEnv(c.Queues), TimedEnv: machine.QueuesEnv(c.TimedQueues)}
+	return Pipeline{Toolkit: tk, Runner: runner, Env: c.Env(false), TimedEnv: c.Env(true)}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
-	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -34,8 +33,8 @@ type mutantTarget struct {
 	err    error
 }
 
-// MutantOptions say how to test a course's specs with mutants.
-type MutantOptions struct {
+// RunOptions say where the runs of verify --mutants and --wrong go.
+type RunOptions struct {
 	Toolkit *exercise.Toolkit
 	// PerGPU and Queues as the flags give them (0: chosen), Jobs builds at
 	// once, on Devices.
@@ -52,7 +51,7 @@ type MutantOptions struct {
 // scheduler. A mutant that passes every check survives, unless the spec
 // accepts it as equivalent. Stopped half way (ctx), it returns ctx's
 // error.
-func Mutants(ctx context.Context, c *course.Course, opts MutantOptions) (*author.Report, error) {
+func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Report, error) {
 	start := time.Now()
 	root := filepath.Join(c.Root, ".lessons", "mutants")
 	go opts.Toolkit.StatsLibrary(ctx)
@@ -97,18 +96,12 @@ func Mutants(ctx context.Context, c *course.Course, opts MutantOptions) (*author
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed*20, timed*20, "the timed")
 	devices := opts.Devices
 	slots := grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice}
-	env := func(spec *checker.Spec) []string {
-		if spec.Timed {
-			return machine.QueuesEnv(choice.TimedQueues)
-		}
-		return machine.QueuesEnv(choice.Queues)
-	}
 	tk := opts.Toolkit
 
 	// First the solutions, for what they print.
 	var items []*grade.Item
 	for _, t := range targets {
-		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: t.files, Dir: filepath.Join(root, t.x.ID, "solution"), Root: c.Root, Env: env(t.spec)}
+		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: t.files, Dir: filepath.Join(root, t.x.ID, "solution"), Root: c.Root, Env: choice.Env(t.spec.Timed)}
 		var prog string
 		items = append(items, &grade.Item{Name: "solution " + t.x.ID, Timed: t.spec.Timed,
 			Build: func(ctx context.Context, slot int) (bool, string) {
@@ -171,7 +164,7 @@ func Mutants(ctx context.Context, c *course.Course, opts MutantOptions) (*author
 			count++
 			o := &author.Outcome{Exercise: t.x.ID, Mutant: mt, Equivalent: equivalent[mt.ID]}
 			files := append([]exercise.File{{Name: t.files[0].Name, Data: mt.Data}}, t.files[1:]...)
-			job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: env(t.spec),
+			job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: choice.Env(t.spec.Timed),
 				Dir: filepath.Join(root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID)), Root: c.Root}
 			var prog string
 			done := func() {

@@ -17,7 +17,6 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
-	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
 )
 
@@ -129,13 +128,9 @@ func Items(c *course.Course, o Options) ([]*Item, error) {
 // exerciseItem is the item of one side of exercise x: its solution
 // (pass) or its student file as given.
 func exerciseItem(c *course.Course, x *course.Exercise, spec *checker.Spec, o Options, kind, file string, pass bool) *Item {
-	queues := o.Choice.Queues
-	if spec.Timed {
-		queues = o.Choice.TimedQueues
-	}
 	it := &Item{Kind: kind, Name: x.ID, alone: spec.Timed, Want: "fails a check"}
 	var prog string
-	job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(o.Root, kind, x.ID), Root: c.Root, Env: machine.QueuesEnv(queues),
+	job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(o.Root, kind, x.ID), Root: c.Root, Env: o.Choice.Env(spec.Timed),
 		// A solution's folder holds the files students complete; the
 		// others are the exercise's own.
 		Files: exercise.Files(x, spec, c.Path(file), filepath.Dir(c.Path(file)), filepath.Dir(c.Path(x.Student)))}

@@ -18,7 +18,6 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
-	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -98,14 +97,6 @@ func (r *WrongReport) Err() error {
 	return nil
 }
 
-// WrongOptions say where wrong answers run, as MutantOptions do.
-type WrongOptions struct {
-	Toolkit              *exercise.Toolkit
-	PerGPU, Queues, Jobs int
-	Devices              []string
-	Note                 func(string)
-}
-
 // ParseExpect reads the expected text from a wrong answer's first line.
 func ParseExpect(file string, data []byte) (string, error) {
 	line, _, _ := bytes.Cut(data, []byte("\n"))
@@ -126,7 +117,7 @@ func ParseExpect(file string, data []byte) (string, error) {
 // included); each must fail, and one of its failures must contain the
 // text its first line expects. Every program under RightDir, a correct
 // alternative, must pass. Stopped half way (ctx), it returns ctx's error.
-func Wrong(ctx context.Context, c *course.Course, opts WrongOptions) (*WrongReport, error) {
+func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport, error) {
 	start := time.Now()
 	root := filepath.Join(c.Root, ".lessons", "wrong")
 	go opts.Toolkit.StatsLibrary(ctx)
@@ -199,11 +190,7 @@ func Wrong(ctx context.Context, c *course.Course, opts WrongOptions) (*WrongRepo
 	var items []*grade.Item
 	for _, t := range targets {
 		w, job := t.w, t.job
-		if job.Spec.Timed {
-			job.Env = machine.QueuesEnv(choice.TimedQueues)
-		} else {
-			job.Env = machine.QueuesEnv(choice.Queues)
-		}
+		job.Env = choice.Env(job.Spec.Timed)
 		var prog string
 		var began time.Time
 		items = append(items, &grade.Item{Name: "wrong " + job.ID, Timed: job.Spec.Timed,
