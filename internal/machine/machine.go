@@ -161,7 +161,7 @@ type fakeGPU string
 
 func (f fakeGPU) Probe(bool) (*gpu.Info, error) {
 	if f == "none" || f == "" {
-		return nil, errors.New("no GPU (LESSONS_GPU=none)")
+		return nil, errors.New("LESSONS_GPU=none")
 	}
 	parts := strings.Split(string(f), ",")
 	d := gpu.Device{Name: parts[0], Major: 9}
