@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -72,6 +73,9 @@ type Config struct {
 	// Hidden is what feedback says of hidden checks (gradebook.HiddenModes).
 	Hidden string
 	Clock  func() time.Time
+	// Trace, when set, gets a line for each run given a slot, with when
+	// each of its phases began (Trace; $LESSONS_TRACE).
+	Trace io.Writer
 }
 
 // Class is a running class server (an http.Handler).
@@ -85,6 +89,7 @@ type Class struct {
 	book        *gradebook.Book
 	queue       *Queue
 	builds      *builds
+	trace       *Trace
 	limiter     *Limiter
 	roster      map[string]Student
 	byEmail     map[string]string
@@ -186,6 +191,9 @@ func Open(cfg Config) (*Class, error) {
 	c.queue = NewQueue(cfg.Devices, cfg.PerDevice, cfg.Clock)
 	c.queue.MaxQueued, c.queue.Budget = cfg.MaxQueued, cfg.GPUPerHour
 	c.builds = newBuilds(cfg.Jobs)
+	if cfg.Trace != nil {
+		c.trace = NewTrace(cfg.Trace, cfg.Clock())
+	}
 	c.limiter = NewLimiter(10, 6*time.Second, cfg.Clock)
 	return c, nil
 }

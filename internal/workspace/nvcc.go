@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
@@ -17,6 +18,7 @@ import (
 // PATH). It builds through the cache with the real nvcc that Env's
 // variables name, and returns nvcc's exit status.
 func NVCCMain(args []string) int {
+	began := time.Now()
 	real := os.Getenv("LESSONS_REAL_NVCC")
 	version := os.Getenv("LESSONS_NVCC_VERSION")
 	if real == "" || version == "" {
@@ -41,6 +43,7 @@ func NVCCMain(args []string) int {
 		return 2
 	}
 	logBuild(res.Hit)
+	noteTimes(began, res.Hit)
 	if res.Hit || res.Run.OK() {
 		return 0
 	}
@@ -68,6 +71,26 @@ func logBuild(hit bool) {
 		word = "hit\n"
 	}
 	f.WriteString(word)
+}
+
+// noteTimes appends when the wrapper began and ended, and whether the
+// build was a hit, to $LESSONS_TRACE_NVCC when it is set: the class
+// server's trace of where a cell's time goes (classroom.Trace).
+func noteTimes(began time.Time, hit bool) {
+	file := os.Getenv("LESSONS_TRACE_NVCC")
+	if file == "" {
+		return
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	word := "miss"
+	if hit {
+		word = "hit"
+	}
+	fmt.Fprintf(f, "%d %d %s\n", began.UnixNano(), time.Now().UnixNano(), word)
 }
 
 // sameGroup runs nvcc in the wrapper's own process group, which the cell's
