@@ -49,5 +49,7 @@ for conf in "${confs[@]}"; do
 	echo "--- audit: $(wc -l < $D/class/.class/audit.log) lines; actions:"; grep -o '"action":"[a-z ]*"' $D/class/.class/audit.log | sort | uniq -c
 	cp $D/class/.class/audit.log $OUT/audit$k.log 2>/dev/null
 	cp $D/trace.jsonl $OUT/trace$k.jsonl 2>/dev/null
+	cp $D/gpupids.txt $OUT/gpupids$k.txt 2>/dev/null
+	echo "--- shared cache: $(find $D/class/cache -name out 2>/dev/null | wc -l) builds; left in builds/: $(ls $D/class/builds 2>/dev/null | wc -l)"
 done
 true

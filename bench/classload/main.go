@@ -221,6 +221,7 @@ func run(o options) error {
 	// Each student's first run builds their cell (the cache is their
 	// own): left out of the figures, and the lone runs after it.
 	var wg sync.WaitGroup
+	firstFrom := time.Now()
 	for _, s := range students {
 		wg.Add(1)
 		go func(s *student) {
@@ -307,6 +308,8 @@ func run(o options) error {
 					lone = append(lone, s)
 				}
 			}
+			fmt.Printf("each student's first run (the cell's build) took %.1f s for the class:\n", loneFrom.Sub(firstFrom).Seconds())
+			reportTrace(os.Stdout, spans, float64(firstFrom.UnixMilli()), float64(loneFrom.UnixMilli()), o.slots)
 			if len(lone) > 0 {
 				fmt.Println("the lone runs:")
 				reportTrace(os.Stdout, lone, float64(loneFrom.UnixMilli()), from, o.slots)

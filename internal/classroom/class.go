@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/beneath"
+	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
@@ -73,6 +74,13 @@ type Config struct {
 	// Hidden is what feedback says of hidden checks (gradebook.HiddenModes).
 	Hidden string
 	Clock  func() time.Time
+	// SharedCache, when set, is where the server builds the cells' plain
+	// nvcc steps before they queue, for every student's cells to read
+	// (prebuild.go; buildcache's shared.go): in the class's folder, with
+	// Compiler the nvcc of the cells. Nil: each student's cells build in
+	// their own cache, on their run slot.
+	SharedCache *buildcache.Cache
+	Compiler    buildcache.Compiler
 	// Trace, when set, gets a line for each run given a slot, with when
 	// each of its phases began (Trace; $LESSONS_TRACE).
 	Trace io.Writer
@@ -90,6 +98,7 @@ type Class struct {
 	queue       *Queue
 	builds      *builds
 	trace       *Trace
+	cells       *cellBuilds
 	limiter     *Limiter
 	roster      map[string]Student
 	byEmail     map[string]string
@@ -191,6 +200,12 @@ func Open(cfg Config) (*Class, error) {
 	c.queue = NewQueue(cfg.Devices, cfg.PerDevice, cfg.Clock)
 	c.queue.MaxQueued, c.queue.Budget = cfg.MaxQueued, cfg.GPUPerHour
 	c.builds = newBuilds(cfg.Jobs)
+	if cfg.SharedCache != nil {
+		if c.cells, err = newCellBuilds(cfg.SharedCache, cfg.Compiler, filepath.Join(dir, "builds"), cfg.Jobs, len(c.queue.slots)); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	if cfg.Trace != nil {
 		c.trace = NewTrace(cfg.Trace, cfg.Clock())
 	}

@@ -174,7 +174,11 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		return nil, err
 	}
 	clock := r.c.cfg.Clock
-	sp := r.c.trace.begin("cell", r.student, clock())
+	sp := r.c.trace.begin("cell", r.student, time.Time{})
+	// The cell's builds first, outside the queue: a slot held by nvcc
+	// starts no CUDA process.
+	r.c.prebuild(ctx, spec.Dir, spec, sp)
+	sp.mark(atQueued, clock())
 	tk, err := r.c.queue.Enqueue(r.student, false)
 	if err != nil {
 		return nil, err

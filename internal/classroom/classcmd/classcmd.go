@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/classroom"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
@@ -110,6 +111,10 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	if err != nil {
 		return err
 	}
+	shared, sharedVars, read, err := sharedCache(f.dir)
+	if err != nil {
+		return err
+	}
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
 		Site: func() (map[string][]byte, error) { return render.Site(c) },
@@ -119,9 +124,10 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 			}
 			return notebook.Env{Runner: runner.Exec{}, Wrapper: workspace.WrapperDir(ws), Vars: append([]string{
 				"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
-			}, machine.QueuesEnv(choice.Queues)...)}, nil
+			}, append(sharedVars, machine.QueuesEnv(choice.Queues)...)...)}, nil
 		},
-		Cells:     classroom.SandboxCells(toolRoots(comp.Path), cg),
+		Cells:       classroom.SandboxCells(append(toolRoots(comp.Path), read...), cg),
+		SharedCache: shared, Compiler: comp,
 		RunsRead:  append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...),
 		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
@@ -143,6 +149,29 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		return err
 	}
 	return nil
+}
+
+// sharedCache is the class's shared cache of the cells' builds
+// (classroom's prebuild.go), the cells' variable that names it, and the
+// folder for the cells to read: only where the server is root and the
+// cells run as users of their own, whom its folders' modes (entered, not
+// listed) keep from listing other students' builds. Elsewhere, none:
+// each student's cells build in their own cache.
+func sharedCache(classDir string) (*buildcache.Cache, []string, []string, error) {
+	if os.Geteuid() != 0 || os.Getenv("LESSONS_SANDBOX_USERS") == "off" {
+		return nil, nil, nil, nil
+	}
+	dir, err := filepath.Abs(filepath.Join(classDir, "cache"))
+	if err == nil {
+		err = os.MkdirAll(dir, 0o711)
+	}
+	if err == nil {
+		err = os.Chmod(dir, 0o711)
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the class's build cache: %w", err)
+	}
+	return &buildcache.Cache{Dir: dir, MaxBytes: buildcache.DefaultMaxBytes, Shared: true}, []string{"LESSONS_SHARED_CACHE=" + dir}, []string{dir}, nil
 }
 
 // openTrace opens $LESSONS_TRACE, when it is set, for the class's
