@@ -315,9 +315,11 @@ func (c *Class) page(id string) (*serve.Server, string) {
 			if err != nil {
 				return env, err
 			}
-			// The cells' builds are cached in the workspace: the shared
-			// cache is outside what a sandboxed cell may write, and a
-			// student's entry there would be another's binary.
+			// The cells' own builds are cached in the workspace: the
+			// toolkit's cache is outside what a sandboxed cell may write,
+			// and a student's entry there would be another's binary. (The
+			// class's shared cache, which the server alone writes, is
+			// looked in first: prebuild.go.)
 			env.Vars = withVar(env.Vars, "LESSONS_CACHE", filepath.Join(ws, ".lessons-cache"))
 			// nvcc's and the program's temporary files: the one folder
 			// a cell may write.
