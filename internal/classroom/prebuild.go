@@ -77,10 +77,12 @@ func nvccSteps(spec runner.Spec) [][]string {
 	return out
 }
 
-// prebuild builds the plain nvcc steps of a cell run in ws into the
-// shared cache, each unless it is there. Nothing here fails the cell: a
-// step not built here is built by the cell, as it would have been.
-func (c *Class) prebuild(ctx context.Context, ws string, spec runner.Spec, sp *span) {
+// prebuild builds the plain nvcc steps of student's cell run in ws into
+// the shared cache, each unless it is there. Nothing here fails the
+// cell: a step not built here is built by the cell, as it would have
+// been. A student's builds go one at a time, their checks' included:
+// the build slots are the class's.
+func (c *Class) prebuild(ctx context.Context, student, ws string, spec runner.Spec, sp *span) {
 	b := c.cells
 	if b == nil {
 		return
@@ -91,9 +93,16 @@ func (c *Class) prebuild(ctx context.Context, ws string, spec runner.Spec, sp *s
 		if err != nil || b.cache.Has(key) {
 			continue
 		}
+		mine, _ := c.building.LoadOrStore(student, make(chan struct{}, 1))
+		select {
+		case mine.(chan struct{}) <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
 		sp.mark(atBuildStart, c.cfg.Clock())
 		b.build(ctx, c.cfg.Cells, key, cmd, files, spec)
 		sp.mark(atBuildEnd, c.cfg.Clock())
+		<-mine.(chan struct{})
 	}
 }
 

@@ -2,6 +2,8 @@ package classroom
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +72,7 @@ func TestPrebuildSharesIdenticalBuilds(t *testing.T) {
 	const step = "nvcc -o hello hello.cu && ./hello"
 	stub := map[string]string{"hello.cu": "#include \"util.h\"\nint main() {}\n", "util.h": "// v1\n"}
 	for range 3 {
-		c.prebuild(context.Background(), workspace(t, stub), cellSpec("", step), nil)
+		c.prebuild(context.Background(), "ann", workspace(t, stub), cellSpec("", step), nil)
 	}
 	if n := calls(); n != 1 {
 		t.Fatalf("three identical copies built %d times, want 1", n)
@@ -88,7 +90,7 @@ func TestPrebuildSharesIdenticalBuilds(t *testing.T) {
 		t.Fatalf("the wrapper's look-up: ok %v, %q, log %q", ok, data, log)
 	}
 	changed := map[string]string{"hello.cu": stub["hello.cu"], "util.h": "// v2\n"}
-	c.prebuild(context.Background(), workspace(t, changed), cellSpec("", step), nil)
+	c.prebuild(context.Background(), "ann", workspace(t, changed), cellSpec("", step), nil)
 	if n := calls(); n != 2 {
 		t.Fatalf("a changed header: %d builds, want 2", n)
 	}
@@ -112,7 +114,7 @@ func TestPrebuildSharesIdenticalBuilds(t *testing.T) {
 		{linked, step},
 		{fifo, step},
 	} {
-		c.prebuild(context.Background(), w.ws, cellSpec(w.ws, w.step), nil)
+		c.prebuild(context.Background(), "ann", w.ws, cellSpec(w.ws, w.step), nil)
 		if _, err := os.Stat(filepath.Join(w.ws, "hello")); err == nil {
 			t.Errorf("%s: the prebuild wrote into the workspace", w.step)
 		}
@@ -122,7 +124,7 @@ func TestPrebuildSharesIdenticalBuilds(t *testing.T) {
 	if n := calls(); n != 3 {
 		t.Errorf("%d builds, want 3", n)
 	}
-	c.prebuild(context.Background(), workspace(t, map[string]string{"hello.cu": "error\n"}), cellSpec("", step), nil)
+	c.prebuild(context.Background(), "ann", workspace(t, map[string]string{"hello.cu": "error\n"}), cellSpec("", step), nil)
 	if n := calls(); n != 3 {
 		t.Errorf("a failed build was tried again: %d builds", n)
 	}
@@ -144,5 +146,24 @@ func TestNvccSteps(t *testing.T) {
 		if g := strings.Join(got, "|"); g != want {
 			t.Errorf("%q: %q, want %q", script, g, want)
 		}
+	}
+}
+
+// A cell the queue would refuse (its student has as many runs as the
+// class allows) is refused before its build: a refused run costs none.
+func TestRefusedCellBuildsNothing(t *testing.T) {
+	comp, calls := countingNVCC(t)
+	cache := &buildcache.Cache{Dir: t.TempDir(), MaxBytes: 1 << 20, Shared: true}
+	tc := newTestClass(t, func(c *Config) { c.SharedCache, c.Compiler, c.MaxQueued = cache, comp, 1 })
+	held, err := tc.class.queue.Enqueue("ann", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Done(0)
+	ws := workspace(t, map[string]string{"hello.cu": "int main() {}\n"})
+	r := queued{c: tc.class, student: "ann", inner: func(int) runner.Runner { return runner.Exec{} }}
+	_, err = r.Run(context.Background(), cellSpec(ws, "nvcc -o hello hello.cu"), io.Discard)
+	if qf := (*QueueFullError)(nil); !errors.As(err, &qf) || calls() != 0 {
+		t.Fatalf("a cell past the limit: %v, %d builds", err, calls())
 	}
 }

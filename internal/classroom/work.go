@@ -175,9 +175,12 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	}
 	clock := r.c.cfg.Clock
 	sp := r.c.trace.begin("cell", r.student, time.Time{})
-	// The cell's builds first, outside the queue: a slot held by nvcc
-	// starts no CUDA process.
-	r.c.prebuild(ctx, spec.Dir, spec, sp)
+	// The cell's builds first, outside the queue (a slot held by nvcc
+	// starts no CUDA process), unless the queue would refuse the run.
+	if err := r.c.queue.refuse(r.student); err != nil {
+		return nil, err
+	}
+	r.c.prebuild(ctx, r.student, spec.Dir, spec, sp)
 	sp.mark(atQueued, clock())
 	tk, err := r.c.queue.Enqueue(r.student, false)
 	if err != nil {
