@@ -2,8 +2,10 @@ package buildcache
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -65,4 +67,38 @@ func TestSharedKey(t *testing.T) {
 			t.Errorf("%q: %v, want it not shared", args, err)
 		}
 	}
+}
+
+// Whatever a cell's command line and source say, a shared build's files
+// and its output stay inside its folder.
+func FuzzSharedKey(f *testing.F) {
+	f.Add("-o a a.cu", "#include \"u.h\"\n#include <cstdio>\n")
+	f.Add("-arch sm_90 -O3 -o a a.cu -lcuda", "#include \"../x.h\"\n")
+	f.Add("-o ../a a.cu", "#include </etc/passwd>\n")
+	f.Add("-Dx=1 -gencode=arch=compute_90,code=sm_90 a.cu -o a", "#  include \"sub/../u.h\"\n")
+	comp := Compiler{Path: "/usr/bin/nvcc", Version: "13.0", Arch: "sm_90"}
+	f.Fuzz(func(t *testing.T, line, source string) {
+		cmd := Parse(strings.Fields(line), comp.Arch)
+		read := func(name string) ([]byte, error) {
+			if !filepath.IsLocal(name) {
+				t.Fatalf("read %q, outside the folder", name)
+			}
+			if strings.HasSuffix(name, ".h") && name != "u.h" {
+				return nil, fs.ErrNotExist
+			}
+			return []byte(source), nil
+		}
+		_, files, err := SharedKey(comp, cmd, nil, read)
+		if err != nil {
+			return
+		}
+		if !filepath.IsLocal(cmd.Output) {
+			t.Errorf("output %q outside the folder", cmd.Output)
+		}
+		for name := range files {
+			if !filepath.IsLocal(name) {
+				t.Errorf("file %q outside the folder", name)
+			}
+		}
+	})
 }
