@@ -52,4 +52,8 @@ for conf in "${confs[@]}"; do
 	cp $D/gpupids.txt $OUT/gpupids$k.txt 2>/dev/null
 	echo "--- shared cache: $(find $D/class/cache -name out 2>/dev/null | wc -l) builds; left in builds/: $(ls $D/class/builds 2>/dev/null | wc -l)"
 done
+# The figures of each load last, for a caller that reads the tail
+# (bench/integration.sh).
+echo "=== summary"
+grep -h "^lone run\|^runs:\|^Run to first\|^CUDA processes\|^errors" $OUT/classload*.txt
 true
