@@ -1,26 +1,59 @@
 #!/bin/bash
 # The class server's load test on the GPU machine (BENCHMARKS.md): N
 # students for DUR, with lessons and classload built beside this script
-# and the course in tree/ (git archive HEAD),
-# against lessons run's own time of the same cell.
+# and the course in tree/ (git archive HEAD), against lessons run's own
+# time of the same cell. CONFIGS runs the load once for each set of
+# serve flags, separated by ';' (e.g. "--gpu-queues 8;--gpu-queues 2").
+# Each load prints, beside the students' figures, the server's trace
+# (LESSONS_TRACE: where a slot's time goes) and the CUDA processes the
+# driver listed (nvidia-smi sampled), against the floor of about 10 CUDA
+# starts a second.
 set -u
 C=$(cd "$(dirname "$0")" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
-N=${N:-8}; DUR=${DUR:-25s}; OUT=${OUT:-/tmp}
+N=${N:-8}; DUR=${DUR:-25s}; OUT=${OUT:-/tmp}; CONFIGS=${CONFIGS:-}
+SLOTS=${SLOTS:-$(( $(nproc) < 16 ? $(nproc) : 16 ))}
 W=/tmp/classbench; rm -rf $W; mkdir -p $W
 { echo id,name,email; for i in $(seq 1 $N); do echo "s$i,Student $i,"; done; } > $W/roster.csv
-nvidia-smi -L 2>/dev/null | head -2; nproc
+nvidia-smi -L 2>/dev/null | head -2; nproc; cat /proc/sys/kernel/pid_max
 cd $C/tree
 TIMEFORMAT='%R s'
 echo "lessons run 68 --cell 2 (first: builds; then 3 from the cache):"
 for i in 1 2 3 4; do { time $C/lessons run 68 --cell 2 > $W/run$i.log 2>&1 ; } 2>&1; done
 tail -3 $W/run4.log
-$C/lessons invite --class $W/class --roster $W/roster.csv --url http://127.0.0.1:3977 > $W/links.csv || exit 1
-$C/lessons serve --class $W/class --roster $W/roster.csv --addr 127.0.0.1:3977 --max-queued 4 --gpu-per-hour 0 > $W/serve.log 2>&1 &
-SP=$!
-for i in $(seq 100); do (echo > /dev/tcp/127.0.0.1/3977) 2>/dev/null && break; sleep 0.1; done
-$C/classload -url http://127.0.0.1:3977 -links $W/links.csv -students $N -duration $DUR -think 1s -lone 5 -check-every 4 -submit-every 8 2>&1 | tee $OUT/classload.txt | head -40
-kill $SP; wait $SP 2>/dev/null
-echo "--- serve log"; tail -5 $W/serve.log
-echo "--- audit: $(wc -l < $W/class/.class/audit.log) lines; actions:"; grep -o '"action":"[a-z ]*"' $W/class/.class/audit.log | sort | uniq -c
-cp $W/class/.class/audit.log $OUT/ 2>/dev/null; true
+# sample samples the driver's list of compute processes until killed:
+# lines "UNIX_NS PID", and "UNIX_NS -" at each sample's end.
+sample() {
+	while :; do
+		t=$(date +%s%N)
+		nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | sed "s/^/$t /"
+		echo "$t -"
+		sleep 0.05
+	done
+}
+k=0
+IFS=';' read -ra confs <<< "$CONFIGS"
+[ ${#confs[@]} -eq 0 ] && confs=("")
+for conf in "${confs[@]}"; do
+	k=$((k+1)); D=$W/load$k; mkdir -p $D
+	echo "=== load $k: serve --class ... $conf"
+	$C/lessons invite --class $D/class --roster $W/roster.csv --url http://127.0.0.1:3977 > $D/links.csv || exit 1
+	LESSONS_TRACE=$D/trace.jsonl $C/lessons serve --class $D/class --roster $W/roster.csv --addr 127.0.0.1:3977 --max-queued 4 --gpu-per-hour 0 $conf > $D/serve.log 2>&1 &
+	SP=$!
+	for i in $(seq 100); do (echo > /dev/tcp/127.0.0.1/3977) 2>/dev/null && break; sleep 0.1; done
+	sample > $D/gpupids.txt & SM=$!
+	$C/classload -url http://127.0.0.1:3977 -links $D/links.csv -students $N -duration $DUR -think 1s -lone 5 -check-every 4 -submit-every 8 \
+		-trace $D/trace.jsonl -gpu-pids $D/gpupids.txt -slots $SLOTS 2>&1 | tee $OUT/classload$k.txt
+	kill $SM; kill $SP; wait $SP 2>/dev/null
+	echo "--- serve log"; tail -3 $D/serve.log
+	echo "--- audit: $(wc -l < $D/class/.class/audit.log) lines; actions:"; grep -o '"action":"[a-z ]*"' $D/class/.class/audit.log | sort | uniq -c
+	cp $D/class/.class/audit.log $OUT/audit$k.log 2>/dev/null
+	cp $D/trace.jsonl $OUT/trace$k.jsonl 2>/dev/null
+	cp $D/gpupids.txt $OUT/gpupids$k.txt 2>/dev/null
+	echo "--- shared cache: $(find $D/class/cache -name out 2>/dev/null | wc -l) builds; left in builds/: $(ls $D/class/builds 2>/dev/null | wc -l)"
+done
+# The figures of each load last, for a caller that reads the tail
+# (bench/integration.sh).
+echo "=== summary"
+grep -h "^lone run\|^runs:\|^Run to first\|^CUDA processes\|^errors" $OUT/classload*.txt
+true

@@ -35,6 +35,9 @@ type options struct {
 	duration, think             time.Duration
 	checkEvery, submitEvery     int
 	lone                        int
+	trace, gpuPIDs              string
+	slots                       int
+	floor                       float64
 }
 
 type sample struct {
@@ -74,6 +77,10 @@ func main() {
 	flag.IntVar(&o.checkEvery, "check-every", 4, "a check every this many runs (0: none)")
 	flag.IntVar(&o.submitEvery, "submit-every", 8, "a submission every this many runs (0: none)")
 	flag.IntVar(&o.lone, "lone", 5, "runs of one student on the idle server first, for the lone run's wait")
+	flag.StringVar(&o.trace, "trace", "", "the server's trace ($LESSONS_TRACE) to sum up for the load's window")
+	flag.StringVar(&o.gpuPIDs, "gpu-pids", "", "a file of lines \"UNIX_NS PID\" sampled from nvidia-smi --query-compute-apps during the load: the CUDA processes started are counted from it")
+	flag.IntVar(&o.slots, "slots", 16, "the server's run slots, for how busy the trace says they were")
+	flag.Float64Var(&o.floor, "floor", 10, "CUDA process starts a second the GPU can make (../shared/GPU.md)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "classload:", err)
@@ -214,6 +221,7 @@ func run(o options) error {
 	// Each student's first run builds their cell (the cache is their
 	// own): left out of the figures, and the lone runs after it.
 	var wg sync.WaitGroup
+	firstFrom := time.Now()
 	for _, s := range students {
 		wg.Add(1)
 		go func(s *student) {
@@ -224,6 +232,7 @@ func run(o options) error {
 		}(s)
 	}
 	wg.Wait()
+	loneFrom := time.Now()
 	for range o.lone {
 		smp, err := students[0].runCell(ctx, o)
 		if err != nil {
@@ -271,7 +280,42 @@ func run(o options) error {
 		}(s, int64(k))
 	}
 	wg.Wait()
-	report(os.Stdout, o, r, time.Since(start))
+	// The window's end: when the last student's last action ended (the
+	// load's deadline is when they stop starting new ones).
+	end := time.Now()
+	report(os.Stdout, o, r, end.Sub(start))
+	from, to := float64(start.UnixMilli()), float64(end.UnixMilli())
+	if o.gpuPIDs != "" {
+		n, samples, err := countGPUProcesses(o.gpuPIDs, from, to)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "classload:", err)
+		} else {
+			secs := end.Sub(start).Seconds()
+			fmt.Printf("CUDA processes started (the driver's list, %d samples): %d in %.1f s = %.2f a second, %.2f of the floor of %.0f a second\n",
+				samples, n, secs, float64(n)/secs, float64(n)/secs/o.floor, o.floor)
+		}
+	}
+	if o.trace != "" {
+		spans, err := readTrace(o.trace)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "classload:", err)
+		} else {
+			reportTrace(os.Stdout, spans, from, to, o.slots)
+			// The lone runs, on the idle server.
+			var lone []span
+			for _, s := range spans {
+				if s.Kind == "cell" && s.Granted >= float64(loneFrom.UnixMilli()) && s.Granted < from {
+					lone = append(lone, s)
+				}
+			}
+			fmt.Printf("each student's first run (the cell's build) took %.1f s for the class:\n", loneFrom.Sub(firstFrom).Seconds())
+			reportTrace(os.Stdout, spans, float64(firstFrom.UnixMilli()), float64(loneFrom.UnixMilli()), o.slots)
+			if len(lone) > 0 {
+				fmt.Println("the lone runs:")
+				reportTrace(os.Stdout, lone, float64(loneFrom.UnixMilli()), from, o.slots)
+			}
+		}
+	}
 	if len(r.errors) > 0 {
 		return fmt.Errorf("%d errors", len(r.errors))
 	}

@@ -29,6 +29,10 @@ const DefaultMaxBytes = 2 << 30
 type Cache struct {
 	Dir      string
 	MaxBytes int64
+	// Shared makes its folders enterable by every user but listable by
+	// none (0711) and its files readable (shared.go): a shared cache
+	// that one user writes and others read by key.
+	Shared bool
 }
 
 // Default is the cache in $LESSONS_CACHE, else $XDG_CACHE_HOME/lessons or
@@ -132,6 +136,11 @@ func (c *Cache) Put(key, out string, log []byte) error {
 	if err := os.WriteFile(filepath.Join(tmp, logName), log, 0o644); err != nil {
 		return err
 	}
+	if c.Shared {
+		if err := c.openUp(tmp, final); err != nil {
+			return err
+		}
+	}
 	if err := os.Rename(tmp, final); err != nil {
 		// Another process stored the same key first: theirs is as good.
 		if _, statErr := os.Stat(filepath.Join(final, outName)); statErr == nil {
@@ -140,6 +149,20 @@ func (c *Cache) Put(key, out string, log []byte) error {
 		return err
 	}
 	return c.Evict()
+}
+
+// openUp lets every user enter the folders on the way to an entry and
+// the entry tmp about to become final, and read its files.
+func (c *Cache) openUp(tmp, final string) error {
+	for _, d := range []string{c.Dir, filepath.Join(c.Dir, "nvcc"), filepath.Dir(final), tmp} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(filepath.Join(tmp, outName), 0o755); err != nil {
+		return err
+	}
+	return os.Chmod(filepath.Join(tmp, logName), 0o644)
 }
 
 // copyTo writes src to dst whole or not at all.

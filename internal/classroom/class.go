@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/beneath"
+	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
@@ -72,6 +74,16 @@ type Config struct {
 	// Hidden is what feedback says of hidden checks (gradebook.HiddenModes).
 	Hidden string
 	Clock  func() time.Time
+	// SharedCache, when set, is where the server builds the cells' plain
+	// nvcc steps before they queue, for every student's cells to read
+	// (prebuild.go; buildcache's shared.go): in the class's folder, with
+	// Compiler the nvcc of the cells. Nil: each student's cells build in
+	// their own cache, on their run slot.
+	SharedCache *buildcache.Cache
+	Compiler    buildcache.Compiler
+	// Trace, when set, gets a line for each run given a slot, with when
+	// each of its phases began (Trace; $LESSONS_TRACE).
+	Trace io.Writer
 }
 
 // Class is a running class server (an http.Handler).
@@ -85,6 +97,8 @@ type Class struct {
 	book        *gradebook.Book
 	queue       *Queue
 	builds      *builds
+	trace       *Trace
+	cells       *cellBuilds
 	limiter     *Limiter
 	roster      map[string]Student
 	byEmail     map[string]string
@@ -186,6 +200,15 @@ func Open(cfg Config) (*Class, error) {
 	c.queue = NewQueue(cfg.Devices, cfg.PerDevice, cfg.Clock)
 	c.queue.MaxQueued, c.queue.Budget = cfg.MaxQueued, cfg.GPUPerHour
 	c.builds = newBuilds(cfg.Jobs)
+	if cfg.SharedCache != nil {
+		if c.cells, err = newCellBuilds(cfg.SharedCache, cfg.Compiler, filepath.Join(dir, "builds"), cfg.Jobs, len(c.queue.slots)); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	if cfg.Trace != nil {
+		c.trace = NewTrace(cfg.Trace, cfg.Clock())
+	}
 	c.limiter = NewLimiter(10, 6*time.Second, cfg.Clock)
 	return c, nil
 }
@@ -292,9 +315,11 @@ func (c *Class) page(id string) (*serve.Server, string) {
 			if err != nil {
 				return env, err
 			}
-			// The cells' builds are cached in the workspace: the shared
-			// cache is outside what a sandboxed cell may write, and a
-			// student's entry there would be another's binary.
+			// The cells' own builds are cached in the workspace: the
+			// toolkit's cache is outside what a sandboxed cell may write,
+			// and a student's entry there would be another's binary. (The
+			// class's shared cache, which the server alone writes, is
+			// looked in first: prebuild.go.)
 			env.Vars = withVar(env.Vars, "LESSONS_CACHE", filepath.Join(ws, ".lessons-cache"))
 			// nvcc's and the program's temporary files: the one folder
 			// a cell may write.

@@ -114,13 +114,8 @@ func (q *Queue) Enqueue(student string, timed bool) (*Ticket, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.clock()
-	if q.MaxQueued > 0 && len(q.waiting[student])+q.running[student] >= q.MaxQueued {
-		return nil, &QueueFullError{Max: q.MaxQueued}
-	}
-	if q.Budget > 0 {
-		if used, oldest := q.usedLocked(student, now); used >= q.Budget {
-			return nil, &BudgetError{Used: used, Budget: q.Budget, Wait: oldest.Add(time.Hour).Sub(now)}
-		}
+	if err := q.refuseLocked(student, now); err != nil {
+		return nil, err
 	}
 	t := &Ticket{Student: student, Timed: timed, Queued: now, q: q, granted: make(chan int, 1), slot: -1}
 	if _, ok := q.waiting[student]; !ok && q.running[student] == 0 && !q.inRing(student) {
@@ -129,6 +124,27 @@ func (q *Queue) Enqueue(student string, timed bool) (*Ticket, error) {
 	q.waiting[student] = append(q.waiting[student], t)
 	q.dispatchLocked()
 	return t, nil
+}
+
+// refuse says why a run of student's would be refused now, nil when it
+// would queue: a cell asks before it builds, so that a refused run
+// costs no build.
+func (q *Queue) refuse(student string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.refuseLocked(student, q.clock())
+}
+
+func (q *Queue) refuseLocked(student string, now time.Time) error {
+	if q.MaxQueued > 0 && len(q.waiting[student])+q.running[student] >= q.MaxQueued {
+		return &QueueFullError{Max: q.MaxQueued}
+	}
+	if q.Budget > 0 {
+		if used, oldest := q.usedLocked(student, now); used >= q.Budget {
+			return &BudgetError{Used: used, Budget: q.Budget, Wait: oldest.Add(time.Hour).Sub(now)}
+		}
+	}
+	return nil
 }
 
 func (q *Queue) inRing(student string) bool {

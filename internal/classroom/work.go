@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,20 +97,28 @@ func (c *Class) grade(ctx context.Context, student string, x *course.Exercise, h
 	// One build of a student's at a time: the build slots are the
 	// class's, and a student checking every exercise at once would
 	// take them all while the others' builds wait.
+	kind := "check"
+	if hidden {
+		kind = "submit"
+	}
+	sp := c.trace.begin(kind, student, time.Time{})
 	mine, _ := c.building.LoadOrStore(student, make(chan struct{}, 1))
 	select {
 	case mine.(chan struct{}) <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	sp.mark(atBuildStart, c.cfg.Clock())
 	b, err := c.builds.build(ctx, c.cfg.Toolchain, t)
 	<-mine.(chan struct{})
+	sp.mark(atBuildEnd, c.cfg.Clock())
 	if err != nil {
 		return nil, err
 	}
 	if a := b.Attempt(t); a != nil {
 		return a, nil
 	}
+	sp.mark(atQueued, c.cfg.Clock())
 	tk, err := c.queue.Enqueue(student, t.Spec.Timed)
 	if err != nil {
 		return nil, err
@@ -118,11 +127,17 @@ func (c *Class) grade(ctx context.Context, student string, x *course.Exercise, h
 	if err != nil {
 		return nil, err
 	}
+	sp.grant(dev, tk.Slot(), c.cfg.Clock())
 	var ran *grade.Ran
 	var runErr error
 	start := c.cfg.Clock()
-	tk.Use(dev, func() { ran, runErr = c.cfg.Toolchain.Run(ctx, t, b, dev, tk.Slot()) })
+	tk.Use(dev, func() {
+		sp.mark(atSpawned, c.cfg.Clock())
+		ran, runErr = c.cfg.Toolchain.Run(ctx, t, b, dev, tk.Slot())
+		sp.mark(atExited, c.cfg.Clock())
+	})
 	tk.Done(c.cfg.Clock().Sub(start))
+	sp.end(c.cfg.Clock())
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -158,6 +173,15 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	if err := r.c.checkDisk(r.student); err != nil {
 		return nil, err
 	}
+	clock := r.c.cfg.Clock
+	sp := r.c.trace.begin("cell", r.student, time.Time{})
+	// The cell's builds first, outside the queue (a slot held by nvcc
+	// starts no CUDA process), unless the queue would refuse the run.
+	if err := r.c.queue.refuse(r.student); err != nil {
+		return nil, err
+	}
+	r.c.prebuild(ctx, r.student, spec.Dir, spec, sp)
+	sp.mark(atQueued, clock())
 	tk, err := r.c.queue.Enqueue(r.student, false)
 	if err != nil {
 		return nil, err
@@ -169,11 +193,45 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	if err != nil {
 		return nil, err
 	}
-	start := r.c.cfg.Clock()
-	defer func() { tk.Done(r.c.cfg.Clock().Sub(start)) }()
+	sp.grant(dev, tk.Slot(), clock())
+	start := clock()
+	defer func() {
+		tk.Done(clock().Sub(start))
+		sp.end(clock())
+	}()
 	spec.Env = append(append([]string(nil), spec.Env...), "CUDA_VISIBLE_DEVICES="+dev)
+	tmp := ""
+	if sp != nil {
+		tmp = envValue(spec.Env, "TMPDIR")
+		if tmp != "" {
+			spec.Env = append(spec.Env, "LESSONS_TRACE_NVCC="+filepath.Join(tmp, nvccNote))
+		}
+		out = firstWriter{w: out, s: sp, clock: clock}
+		started := spec.Started
+		spec.Started = func(pid int) {
+			sp.mark(atSpawned, clock())
+			if started != nil {
+				started(pid)
+			}
+		}
+	}
 	r.c.touch(r.student, "run")
-	return r.inner(tk.Slot()).Run(ctx, spec, out)
+	res, err := r.inner(tk.Slot()).Run(ctx, spec, out)
+	sp.mark(atExited, clock())
+	if tmp != "" {
+		sp.readNvccNote(tmp)
+	}
+	return res, err
+}
+
+// envValue is name's value in env ("" when unset).
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // DiskError is a cell refused because its student's folder holds more

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
@@ -17,6 +18,7 @@ import (
 // PATH). It builds through the cache with the real nvcc that Env's
 // variables name, and returns nvcc's exit status.
 func NVCCMain(args []string) int {
+	began := time.Now()
 	real := os.Getenv("LESSONS_REAL_NVCC")
 	version := os.Getenv("LESSONS_NVCC_VERSION")
 	if real == "" || version == "" {
@@ -35,12 +37,24 @@ func NVCCMain(args []string) int {
 	}
 	dir, _ := os.Getwd()
 	comp := buildcache.Compiler{Path: real, Version: version, Arch: os.Getenv("LESSONS_ARCH")}
+	// The class server's shared cache: read only, its builds the
+	// server's own (buildcache's shared.go).
+	if sharedDir := os.Getenv("LESSONS_SHARED_CACHE"); sharedDir != "" {
+		shared := &buildcache.Cache{Dir: sharedDir}
+		if log, ok := shared.GetShared(comp, args, dir, os.Environ()); ok {
+			os.Stderr.Write(log)
+			logBuild(true)
+			noteTimes(began, true)
+			return 0
+		}
+	}
 	res, err := cache.BuildStreams(context.Background(), sameGroup{}, comp, args, dir, nil, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
 		return 2
 	}
 	logBuild(res.Hit)
+	noteTimes(began, res.Hit)
 	if res.Hit || res.Run.OK() {
 		return 0
 	}
@@ -68,6 +82,26 @@ func logBuild(hit bool) {
 		word = "hit\n"
 	}
 	f.WriteString(word)
+}
+
+// noteTimes appends when the wrapper began and ended, and whether the
+// build was a hit, to $LESSONS_TRACE_NVCC when it is set: the class
+// server's trace of where a cell's time goes (classroom.Trace).
+func noteTimes(began time.Time, hit bool) {
+	file := os.Getenv("LESSONS_TRACE_NVCC")
+	if file == "" {
+		return
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	word := "miss"
+	if hit {
+		word = "hit"
+	}
+	fmt.Fprintf(f, "%d %d %s\n", began.UnixNano(), time.Now().UnixNano(), word)
 }
 
 // sameGroup runs nvcc in the wrapper's own process group, which the cell's

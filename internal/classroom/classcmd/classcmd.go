@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/classroom"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
@@ -34,6 +35,7 @@ type Flags struct {
 	proxyHeader, proxyAddr  string
 	instructors, hosts      []string
 	maxQueued, perGPU, jobs int
+	queues                  int
 	diskMiB                 int64
 	gpuPerHour              time.Duration
 }
@@ -55,6 +57,7 @@ func AddFlags(cmd *cobra.Command) *Flags {
 	fl.DurationVar(&f.gpuPerHour, "gpu-per-hour", 10*time.Minute, "a student's GPU time in any hour (0: no limit)")
 	fl.IntVar(&f.perGPU, "per-gpu", 0, "runs at once on each GPU (0: as grade chooses)")
 	fl.IntVar(&f.jobs, "jobs", 0, "builds at once (0: the cores)")
+	fl.IntVar(&f.queues, "gpu-queues", 0, "hardware work queues of each cell's and untimed exercise's program (CUDA_DEVICE_MAX_CONNECTIONS, 1 to 32; 0: 2, with which CUDA starts processes about 2.5 times as fast; 8 is CUDA's own)")
 	return f
 }
 
@@ -64,6 +67,9 @@ func (f *Flags) On() bool { return f.dir != "" }
 // Serve is lessons serve --class: the class server on addr until ctx
 // ends (Ctrl-C).
 func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr string, timeout time.Duration) error {
+	if err := machine.CheckQueues(f.queues); err != nil {
+		return err
+	}
 	roster, err := readRoster(f.roster)
 	if err != nil {
 		return err
@@ -89,7 +95,7 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	defer local.Close()
 	// No tasks to choose from: untimed exercises get grade's fewer
 	// hardware queues (CUDA starts faster), timed ones CUDA's own.
-	choice := grade.Choose(perGPU, 0, 1, 1, "the timed")
+	choice := grade.Choose(perGPU, f.queues, 1, 1, "the timed")
 	local.Toolchain = choice.Pipeline(local.Toolchain.Toolkit, local.Toolchain.Runner)
 	comp := m.Compiler()
 	// The cells' runs get cgroups of their own where this process may make
@@ -101,6 +107,14 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 			defer cg.Close()
 		}
 	}
+	trace, err := openTrace()
+	if err != nil {
+		return err
+	}
+	shared, sharedVars, read, err := sharedCache(f.dir)
+	if err != nil {
+		return err
+	}
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
 		Site: func() (map[string][]byte, error) { return render.Site(c) },
@@ -110,18 +124,23 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 			}
 			return notebook.Env{Runner: runner.Exec{}, Wrapper: workspace.WrapperDir(ws), Vars: append([]string{
 				"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
-			}, m.RunEnv()...)}, nil
+			}, append(sharedVars, machine.QueuesEnv(choice.Queues)...)...)}, nil
 		},
-		Cells:     classroom.SandboxCells(toolRoots(comp.Path), cg),
+		Cells:       classroom.SandboxCells(append(toolRoots(comp.Path), read...), cg),
+		SharedCache: shared, Compiler: comp,
 		RunsRead:  append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...),
 		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
+		Trace: traceWriter(trace),
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, Instructors: f.instructors,
 	})
 	if err != nil {
 		return err
 	}
 	defer cls.Close()
+	if trace != nil {
+		defer trace.Close()
+	}
 	hs := &http.Server{Handler: cls, ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); hs.Close() }()
 	fmt.Fprintf(out, "Serving the class of %s (%d students) at %s; %d GPU(s), %d runs at once on each; lessons invite makes the sign-in links\n",
@@ -130,6 +149,52 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		return err
 	}
 	return nil
+}
+
+// sharedCache is the class's shared cache of the cells' builds
+// (classroom's prebuild.go), the cells' variable that names it, and the
+// folder for the cells to read: only where the server is root and the
+// cells run as users of their own, whom its folders' modes (entered, not
+// listed) keep from listing other students' builds. Elsewhere, none:
+// each student's cells build in their own cache.
+func sharedCache(classDir string) (*buildcache.Cache, []string, []string, error) {
+	if os.Geteuid() != 0 || os.Getenv("LESSONS_SANDBOX_USERS") == "off" {
+		return nil, nil, nil, nil
+	}
+	dir, err := filepath.Abs(filepath.Join(classDir, "cache"))
+	if err == nil {
+		err = os.MkdirAll(dir, 0o711)
+	}
+	if err == nil {
+		err = os.Chmod(dir, 0o711)
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the class's build cache: %w", err)
+	}
+	return &buildcache.Cache{Dir: dir, MaxBytes: buildcache.DefaultMaxBytes, Shared: true}, []string{"LESSONS_SHARED_CACHE=" + dir}, []string{dir}, nil
+}
+
+// openTrace opens $LESSONS_TRACE, when it is set, for the class's
+// trace of each run's phases (classroom.Trace), appending.
+func openTrace() (*os.File, error) {
+	file := os.Getenv("LESSONS_TRACE")
+	if file == "" {
+		return nil, nil
+	}
+	fh, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("LESSONS_TRACE: %w (name a file the server may write, or unset it)", err)
+	}
+	return fh, nil
+}
+
+// traceWriter is fh as the class's trace, nil when there is none (a nil
+// *os.File in an io.Writer would not be nil).
+func traceWriter(fh *os.File) io.Writer {
+	if fh == nil {
+		return nil
+	}
+	return fh
 }
 
 func readRoster(file string) ([]classroom.Student, error) {
