@@ -231,11 +231,7 @@ func (c *Class) setBook() error {
 	if err := c.book.SetExercises(xs); err != nil {
 		return err
 	}
-	var ps []gradebook.Person
-	for _, s := range c.cfg.Roster {
-		ps = append(ps, gradebook.Person{ID: s.ID, Name: s.Name, Email: s.Email})
-	}
-	return c.book.SetPeople(ps)
+	return c.book.SetPeople(c.cfg.Roster)
 }
 
 // Close closes the gradebook and the audit log.

@@ -23,6 +23,7 @@ import (
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/roster"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/workspace"
@@ -43,7 +44,7 @@ func AddFlags(cmd *cobra.Command) *Flags {
 	f := &Flags{}
 	fl := cmd.Flags()
 	fl.StringVar(&f.dir, "class", "", "serve a class: the `DIR` of its students' copies, keys, audit log and gradebook (the README's class section)")
-	fl.StringVar(&f.roster, "roster", "", "the class's roster, a CSV `FILE` of id,name,email")
+	fl.StringVar(&f.roster, "roster", "", "the class's roster, a CSV `FILE` of id,name,email (or grade unpack's roster.csv)")
 	fl.StringVar(&f.cert, "tls-cert", "", "serve the class over TLS with this certificate `FILE` (and --tls-key)")
 	fl.StringVar(&f.key, "tls-key", "", "the TLS certificate's key `FILE`")
 	fl.StringVar(&f.proxyHeader, "proxy-header", "", "sign students in by this `HEADER` of an authenticating proxy (X-Forwarded-User), trusted from --proxy-addr only")
@@ -134,14 +135,9 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 
 func readRoster(file string) ([]classroom.Student, error) {
 	if file == "" {
-		return nil, errors.New("the class needs --roster FILE (a CSV of id,name,email)")
+		return nil, errors.New("the class needs --roster FILE (a CSV of id,name,email, or the roster.csv that grade unpack writes)")
 	}
-	fh, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("roster: %w", err)
-	}
-	defer fh.Close()
-	return classroom.ParseRoster(file, fh)
+	return roster.Load(file)
 }
 
 // Invite is lessons invite.
