@@ -32,5 +32,5 @@ if [ -n "$CL" ]; then
   N=${N:-60} DUR=${DUR:-300s} OUT=$OUT bash "$d/gpu.sh" > "$OUT/classload-all.txt" 2>&1; tail -12 "$OUT/classload-all.txt"
   # kill -9 in the middle of a shorter load, restarted, checked: nothing
   # acknowledged lost (classload -verify).
-  N=20 DUR=40s KILL=1 OUT=$OUT bash "$d/gpu.sh" > "$OUT/classload-kill-all.txt" 2>&1; grep -E '^(kill -9|restarted|classload rc|verify|  lost|audit)' "$OUT/classload-kill-all.txt"
+  N=20 DUR=40s KILL=1 OUT=$OUT bash "$d/gpu.sh" > "$OUT/classload-kill-all.txt" 2>&1; grep -E '^(kill -9|at the kill|restarted|classload rc|verify|  lost|audit)' "$OUT/classload-kill-all.txt"
 fi

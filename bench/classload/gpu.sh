@@ -7,7 +7,8 @@
 # acknowledged recorded, the server killed with kill -9 half-way through
 # the load and restarted at once (the students go on, their sessions
 # kept), then classload -verify: the files and the gradebook hold every
-# acknowledged save and submission.
+# acknowledged save and submission, at the kill (before the restart) and
+# at the end.
 set -u
 C=$(cd "$(dirname "$0")" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
@@ -42,6 +43,9 @@ else
   sleep $(( ${DUR%s} / 2 ))
   echo "kill -9 at $(grep -c '"kind":"saved"' $W/acked.jsonl) saves and $(grep -c '"kind":"submitted"' $W/acked.jsonl) submissions acknowledged; $(pgrep -c -P $SP) children of the server"
   kill -9 $SP; wait $SP 2>/dev/null
+  # The files and the gradebook as the kill left them, before the
+  # restart and the students' next saves.
+  echo "at the kill: $($C/classload -verify -record $W/acked.jsonl -class $W/class 2>&1)"
   t0=$EPOCHREALTIME; serve
   echo "restarted in $(awk "BEGIN{printf \"%.1f s\", $EPOCHREALTIME-$t0}")"
   wait $LP; echo "classload rc=$?"; head -12 $OUT/classload-kill.txt

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -88,7 +89,18 @@ func verify(w io.Writer, record, class string) error {
 		exerciseOf     map[int64]string
 	}
 	st := map[string]*state{}
-	sc := bufio.NewScanner(fh)
+	data, err := io.ReadAll(fh)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	// The load may still be writing (a verify at the kill, the students
+	// going on): its last line, not yet ended, is not read.
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data = data[:i+1]
+	} else {
+		data = nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		var e entry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
