@@ -61,8 +61,14 @@ type Config struct {
 	// and localhost).
 	Hosts []string
 	// ProxyHeader, when set, is the header that names the signed-in
-	// person, trusted only on requests from ProxyAddr (an IP address).
-	ProxyHeader, ProxyAddr string
+	// person, trusted only on requests from the proxy: over a Unix
+	// socket, or from ProxyAddr (an IP address); and, where ProxySecret
+	// is set, with it as ProxySecretHeader.
+	ProxyHeader, ProxyAddr, ProxySecret string
+	// Served is the address the class is served on (the listener's):
+	// Open refuses a header that this machine's users could forge on it.
+	// nil: not checked.
+	Served net.Addr
 	// Instructors are who the proxy's header names as an instructor.
 	Instructors []string
 	// RunsRead are the folders every sandboxed run may read (nil:
@@ -128,6 +134,9 @@ func Open(cfg Config) (*Class, error) {
 		// The runner's own cap, named: a page told "printed more than 0
 		// bytes" when a cell's flood was cut.
 		cfg.MaxOutput = 8 << 20
+	}
+	if err := checkProxyTrust(cfg); err != nil {
+		return nil, err
 	}
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {

@@ -33,6 +33,7 @@ import (
 type Flags struct {
 	dir, roster, cert, key  string
 	proxyHeader, proxyAddr  string
+	proxySecret, group      string
 	instructors, hosts      []string
 	maxQueued, perGPU, jobs int
 	diskMiB                 int64
@@ -49,6 +50,8 @@ func AddFlags(cmd *cobra.Command) *Flags {
 	fl.StringVar(&f.key, "tls-key", "", "the TLS certificate's key `FILE`")
 	fl.StringVar(&f.proxyHeader, "proxy-header", "", "sign students in by this `HEADER` of an authenticating proxy (X-Forwarded-User), trusted from --proxy-addr only")
 	fl.StringVar(&f.proxyAddr, "proxy-addr", "127.0.0.1", "the proxy's `IP` address")
+	fl.StringVar(&f.proxySecret, "proxy-secret-file", "", "a `FILE` with the secret the proxy sends as X-Lessons-Proxy-Secret (a proxy on this machine over TCP needs it, or --addr unix:PATH)")
+	fl.StringVar(&f.group, "socket-group", "", "with --addr unix:PATH, the `GROUP` (the proxy's) that may open the socket")
 	fl.StringSliceVar(&f.instructors, "instructor", nil, "who the proxy's header names as the instructor (repeatable)")
 	fl.StringSliceVar(&f.hosts, "host", nil, "a `NAME` the class is reached by (the proxy's or the certificate's)")
 	fl.Int64Var(&f.diskMiB, "disk-per-student", 2048, "the `MIB` a student's folder may hold for their cells to run (0: no limit)")
@@ -69,7 +72,13 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	if err != nil {
 		return err
 	}
-	ln, err := classroom.Listen(addr, f.cert, f.key)
+	var secret string
+	if f.proxySecret != "" {
+		if secret, err = classroom.ReadSecret(f.proxySecret); err != nil {
+			return err
+		}
+	}
+	ln, err := classroom.Listen(addr, f.cert, f.key, f.group)
 	if err != nil {
 		return err
 	}
@@ -117,7 +126,7 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		RunsRead:  append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...),
 		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
-		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, Instructors: f.instructors,
+		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, ProxySecret: secret, Served: ln.Addr(), Instructors: f.instructors,
 	})
 	if err != nil {
 		return err
