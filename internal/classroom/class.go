@@ -19,6 +19,7 @@ import (
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/serve"
@@ -75,6 +76,12 @@ type Config struct {
 	// sandbox.SystemRead): the class's folder and the course must lie
 	// outside them.
 	RunsRead []string
+	// Python is the python3 that students' Python cells run with: in the
+	// sandbox, through the queue, a run each cell (python.Replayed: the
+	// cells above that ran run again first, for their state). nil: they
+	// are not run, and each says so, with NoPython's why.
+	Python   *python.Interpreter
+	NoPython string
 	// Hidden is what feedback says of hidden checks (gradebook.HiddenModes).
 	Hidden string
 	Clock  func() time.Time
@@ -309,9 +316,7 @@ func (c *Class) page(id string) (*serve.Server, string) {
 			}
 			env.Vars = withVar(withVar(env.Vars, "TMPDIR", tmp), "HOME", ws)
 			env.Runner = queued{c: c, student: id, inner: func(slot int) runner.Runner { return c.cfg.Cells(ws, slot) }}
-			// Python cells would run outside the sandbox, in a session
-			// kept across cells: the class runs none.
-			env.StartPython, env.NoPython = nil, "the class server runs no Python cells (they would run outside the sandbox)"
+			c.pythonEnv(&env)
 			return env, nil
 		},
 		Timeout: c.cfg.Timeout, MaxOutput: c.cfg.MaxOutput, CompileOnly: c.cfg.CompileOnly,

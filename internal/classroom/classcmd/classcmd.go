@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,7 @@ import (
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/roster"
 	"github.com/cudalessons/lessons/internal/runner"
@@ -111,6 +113,8 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 			defer cg.Close()
 		}
 	}
+	runsRead := append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...)
+	py, noPy := sandboxPython(ctx, runsRead)
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
 		Site: func() (map[string][]byte, error) { return render.Site(c) },
@@ -122,8 +126,8 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 				"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
 			}, m.RunEnv()...)}, nil
 		},
-		Cells:     classroom.SandboxCells(toolRoots(comp.Path), cg),
-		RunsRead:  append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...),
+		Cells:    classroom.SandboxCells(toolRoots(comp.Path), cg),
+		RunsRead: runsRead, Python: py, NoPython: noPy,
 		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, ProxySecret: secret, Served: ln.Addr(), Instructors: f.instructors,
@@ -219,6 +223,27 @@ gives it, under "Token for lessons submit"), and print the feedback.`,
 	}
 	cmd.Flags().StringVar(&server, "server", "", "the class server's `URL`")
 	return cmd
+}
+
+// sandboxPython is the python3 the students' Python cells run with, or
+// why there is none: it must lie where every sandboxed run may read (a
+// pyenv's under /root does not), found by its real path.
+func sandboxPython(ctx context.Context, read []string) (*python.Interpreter, string) {
+	interp, err := python.Find(ctx)
+	if err != nil {
+		return nil, "the class server found " + err.Error() + ": install python3 (under /usr) for Python cells, which run in the sandbox"
+	}
+	real, err := filepath.EvalSymlinks(interp.Path)
+	if err != nil {
+		return nil, "python3: " + err.Error()
+	}
+	for _, r := range read {
+		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			interp.Path = real
+			return interp, ""
+		}
+	}
+	return nil, fmt.Sprintf("the class server's python3 (%s) is outside what the sandbox may read (%s): put a python3 under /usr first on the server's PATH", real, strings.Join(read, ", "))
 }
 
 // toolRoots are the toolkit's folder (/usr/local/cuda for its bin/nvcc),
