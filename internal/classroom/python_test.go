@@ -33,7 +33,7 @@ func (r countingRunner) Run(ctx context.Context, spec runner.Spec, out io.Writer
 func withPythonLesson(t *testing.T, cfg *Config) {
 	root := cfg.Course.Root
 	writeTree(t, root, map[string]string{
-		"course.toml": strings.Replace(testCourse["course.toml"], "[[exercise]]", "[[lesson]]\nfile = \"lessons/day002-py.md\"\n\n[[exercise]]", 1),
+		"course.toml":          strings.Replace(testCourse["course.toml"], "[[exercise]]", "[[lesson]]\nfile = \"lessons/day002-py.md\"\n\n[[exercise]]", 1),
 		"lessons/day002-py.md": "# Day 2: Python\n\n```python run\nx = 6 * 7\nprint('set', x)\n```\n\n```python run\nprint('x is', x)\n```\n",
 	})
 	c, err := course.Load(root)
