@@ -211,15 +211,27 @@ func join(subs map[string]*submission, layout Layout, listed []gradebook.Person)
 		if base == "" {
 			base = "student" // a name of nothing a folder name can hold
 		}
+		// A folder name is taken whatever its case (a Mac's disk, and the
+		// roster.csv written back, which roster.Read reads so), and none
+		// is the class server's instructor.
+		used := func(k string) bool {
+			for id := range people {
+				if strings.EqualFold(id, k) {
+					return true
+				}
+			}
+			return !roster.ValidID(k)
+		}
 		key := base
-		if _, dup := people[key]; dup && s.lmsID != "" {
+		if used(key) && s.lmsID != "" {
 			key = roster.Key(base + "-" + s.lmsID)
 		}
-		for n := 2; ; n++ {
-			if _, dup := people[key]; !dup {
-				break
-			}
-			key = fmt.Sprintf("%s-%d", base, n)
+		short := base // room for the number, within Key's 64 bytes
+		if len(short) > 56 {
+			short = strings.Trim(short[:56], "-.")
+		}
+		for n := 2; used(key); n++ {
+			key = fmt.Sprintf("%s-%d", short, n)
 		}
 		people[key] = gradebook.Person{ID: key, Name: s.name, LMSID: s.lmsID, LMS: lmsName(layout), Handle: s.handle}
 		taken[key] = s

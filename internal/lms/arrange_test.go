@@ -290,6 +290,27 @@ func TestArrangeSameNames(t *testing.T) {
 	}
 }
 
+// Folders named alike but for their case, one named as the class
+// server's instructor, and two long names alike get folders of their
+// own, each a roster id (roster.csv reads back).
+func TestArrangeFolderNamesAreRosterIDs(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	src := writeZip(t,
+		entry{name: "submissions/Ann/async_pipeline.cu", data: pipeDone},
+		entry{name: "submissions/ann/async_pipeline.cu", data: pipeStub},
+		entry{name: "submissions/instructor/async_pipeline.cu", data: pipeStub},
+		entry{name: "submissions/" + long + "x/async_pipeline.cu", data: pipeStub},
+		entry{name: "submissions/" + long + "y/async_pipeline.cu", data: pipeStub},
+	)
+	cl, _ := arranged(t, src, nil)
+	var b bytes.Buffer
+	roster.Write(&b, cl.People)
+	back, err := roster.Read(&b, "roster.csv")
+	if err != nil || len(back) != 5 {
+		t.Fatalf("roster.csv of %+v: %v", cl.People, err)
+	}
+}
+
 func TestUnpack(t *testing.T) {
 	src := writeZip(t, entry{name: "smithjohn_1001_5001_async_pipeline.cu", data: pipeDone})
 	out := filepath.Join(t.TempDir(), "class")
