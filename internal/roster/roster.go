@@ -77,7 +77,10 @@ func header(rec []string) (map[string]int, bool) {
 	return col, len(col) > 0
 }
 
-// Read reads a roster CSV from r; file names it in errors. Ids are
+// Read reads a roster CSV from r; file names it in errors. Its first row
+// is a header when a cell names a column and none holds an '@' (a
+// student's row without a header has their email); else every row is
+// id,name,email. Ids are
 // folder names (letters, digits, '.', '-', '_', at most 64 bytes, as Key
 // makes them), unique whatever their case, never Reserved; an email, where
 // given, is an address. A roster with no student is an error.
