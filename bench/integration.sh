@@ -5,7 +5,8 @@
 # Usage: bench/integration.sh LESSONS_BINARY [CLASSLOAD_BINARY]
 # Run from the course's folder (a `git archive` of main); logs go under
 # $OUT (default /tmp/integration). CLASSLOAD_BINARY (go build
-# ./bench/classload) adds N=${N:-60} students for ${DUR:-300s}.
+# ./bench/classload) adds N=${N:-60} students for ${DUR:-300s}, then
+# 20 students for 40 s with the server killed (kill -9) half-way.
 set -uo pipefail
 L=$(realpath "$1"); CL=${2:+$(realpath "$2")}; T=$(pwd)
 OUT=${OUT:-/tmp/integration}; mkdir -p "$OUT"
@@ -29,4 +30,7 @@ if [ -n "$CL" ]; then
   d=$(mktemp -d); ln -s "$L" "$d/lessons"; ln -s "$CL" "$d/classload"; ln -s "$T" "$d/tree"
   cp bench/classload/gpu.sh "$d/gpu.sh"
   N=${N:-60} DUR=${DUR:-300s} OUT=$OUT bash "$d/gpu.sh" > "$OUT/classload-all.txt" 2>&1; tail -12 "$OUT/classload-all.txt"
+  # kill -9 in the middle of a shorter load, restarted, checked: nothing
+  # acknowledged lost (classload -verify).
+  N=20 DUR=40s KILL=1 OUT=$OUT bash "$d/gpu.sh" > "$OUT/classload-kill-all.txt" 2>&1; grep -E '^(kill -9|at the kill|restarted|classload rc|verify|  lost|audit)' "$OUT/classload-kill-all.txt"
 fi

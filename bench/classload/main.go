@@ -4,10 +4,15 @@
 // between, for a while; then it prints the wait from Run to the first
 // line of the program's output (median, 95th percentile, the longest,
 // the longest of each student against the mean), the runs a second, and
-// every error.
+// every error. With -record it saves the exercise's file with a numbered
+// marker every few runs and writes down each save and submission the
+// server acknowledged; -verify then checks a class folder against that
+// record, after the server was killed with kill -9 in the middle and
+// restarted (bench/classload/gpu.sh, KILL=1).
 //
 //	lessons invite --class DIR --roster roster.csv --url http://127.0.0.1:3000 > links.csv
-//	classload -url http://127.0.0.1:3000 -links links.csv -students 8 -duration 60s
+//	classload -url http://127.0.0.1:3000 -links links.csv -students 8 -duration 60s -record acked.jsonl
+//	classload -verify -record acked.jsonl -class DIR
 package main
 
 import (
@@ -16,6 +21,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,6 +44,9 @@ type options struct {
 	trace, gpuPIDs              string
 	slots                       int
 	floor                       float64
+	saveEvery                   int
+	record, class               string
+	verify                      bool
 }
 
 type sample struct {
@@ -76,12 +85,23 @@ func main() {
 	flag.DurationVar(&o.think, "think", 2*time.Second, "the mean think time between a student's actions")
 	flag.IntVar(&o.checkEvery, "check-every", 4, "a check every this many runs (0: none)")
 	flag.IntVar(&o.submitEvery, "submit-every", 8, "a submission every this many runs (0: none)")
+	flag.IntVar(&o.saveEvery, "save-every", 2, "with -record, a save of the exercise's file every this many runs")
 	flag.IntVar(&o.lone, "lone", 5, "runs of one student on the idle server first, for the lone run's wait")
 	flag.StringVar(&o.trace, "trace", "", "the server's trace ($LESSONS_TRACE) to sum up for the load's window")
 	flag.StringVar(&o.gpuPIDs, "gpu-pids", "", "a file of lines \"UNIX_NS PID\" sampled from nvidia-smi --query-compute-apps during the load: the CUDA processes started are counted from it")
 	flag.IntVar(&o.slots, "slots", 16, "the server's run slots, for how busy the trace says they were")
 	flag.Float64Var(&o.floor, "floor", 10, "CUDA process starts a second the GPU can make (../shared/GPU.md)")
+	flag.StringVar(&o.record, "record", "", "write each save and submission the server acknowledged to this `FILE` (JSON lines), for -verify")
+	flag.BoolVar(&o.verify, "verify", false, "check the class folder (-class) against -record: nothing acknowledged lost")
+	flag.StringVar(&o.class, "class", "", "the class's `DIR` (serve --class's), for -verify")
 	flag.Parse()
+	if o.verify {
+		if err := verify(os.Stdout, o.record, o.class); err != nil {
+			fmt.Fprintln(os.Stderr, "classload:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "classload:", err)
 		os.Exit(1)
@@ -115,6 +135,10 @@ type student struct {
 	id, base string
 	cookie   *http.Cookie
 	client   *http.Client
+	// file and text are the exercise's copy as the first read gave
+	// them, and saves how many times it was saved since.
+	file, text string
+	saves      int
 }
 
 func signin(base, id, link string) (*student, error) {
@@ -186,21 +210,57 @@ func (s *student) runCell(ctx context.Context, o options) (sample, error) {
 	if smp.wait == 0 {
 		smp.wait = time.Since(start)
 	}
-	return smp, sc.Err()
+	if err := sc.Err(); err != nil {
+		return smp, err
+	}
+	if smp.status == "" {
+		return smp, errors.New("run: the stream ended before the run did (the server stopped?)")
+	}
+	return smp, nil
 }
 
-func (s *student) timed(ctx context.Context, path string, body map[string]any) (time.Duration, error) {
+func (s *student) timed(ctx context.Context, path string, body map[string]any) (time.Duration, []byte, error) {
 	start := time.Now()
 	res, err := s.post(ctx, path, body)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	if res.StatusCode != 200 {
-		return 0, fmt.Errorf("%s: %s %s", path, res.Status, strings.TrimSpace(string(b)))
+		return 0, nil, fmt.Errorf("%s: %s %s", path, res.Status, strings.TrimSpace(string(b)))
 	}
-	return time.Since(start), nil
+	return time.Since(start), b, nil
+}
+
+// readFile reads the student's copy of the exercise, the text each save
+// adds its marker to.
+func (s *student) readFile(ctx context.Context, o options) error {
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.base+"/_class/api/file?exercise="+url.QueryEscape(o.exercise), nil)
+	req.AddCookie(s.cookie)
+	res, err := s.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	var f struct{ Name, Text, Error string }
+	if err := json.NewDecoder(res.Body).Decode(&f); err != nil || res.StatusCode != 200 {
+		return fmt.Errorf("read %s: %s %v %s", o.exercise, res.Status, err, f.Error)
+	}
+	s.file, s.text = f.Name, f.Text
+	return nil
+}
+
+// save saves the copy with the next marker: recorded as sent before, and
+// as saved once the server answers.
+func (s *student) save(ctx context.Context, o options, rec *recorder) error {
+	s.saves++
+	rec.add(entry{Student: s.id, Kind: "sent", Exercise: o.exercise, File: s.file, N: s.saves})
+	if _, _, err := s.timed(ctx, "/_class/api/file", map[string]any{"exercise": o.exercise, "text": s.text + marker(s.id, s.saves)}); err != nil {
+		return err
+	}
+	rec.add(entry{Student: s.id, Kind: "saved", Exercise: o.exercise, N: s.saves})
+	return nil
 }
 
 func run(o options) error {
@@ -218,6 +278,18 @@ func run(o options) error {
 	}
 	r := &result{}
 	ctx := context.Background()
+	rec, err := openRecorder(o.record)
+	if err != nil {
+		return err
+	}
+	defer rec.close()
+	if rec != nil {
+		for _, s := range students {
+			if err := s.readFile(ctx, o); err != nil {
+				return fmt.Errorf("%s: %w", s.id, err)
+			}
+		}
+	}
 	// Each student's first run builds their cell (the cache is their
 	// own): left out of the figures, and the lone runs after it.
 	var wg sync.WaitGroup
@@ -258,8 +330,13 @@ func run(o options) error {
 					r.runs = append(r.runs, smp)
 					r.mu.Unlock()
 				}
+				if rec != nil && o.saveEvery > 0 && i%o.saveEvery == 0 {
+					if err := s.save(ctx, o, rec); err != nil {
+						r.errorf("%s save: %v", s.id, err)
+					}
+				}
 				if o.checkEvery > 0 && i%o.checkEvery == 0 {
-					if d, err := s.timed(ctx, "/_lessons/api/check", map[string]any{"exercise": o.exercise}); err != nil {
+					if d, _, err := s.timed(ctx, "/_lessons/api/check", map[string]any{"exercise": o.exercise}); err != nil {
 						r.errorf("%s check: %v", s.id, err)
 					} else {
 						r.mu.Lock()
@@ -268,9 +345,12 @@ func run(o options) error {
 					}
 				}
 				if o.submitEvery > 0 && i%o.submitEvery == 0 {
-					if d, err := s.timed(ctx, "/_class/api/submit", map[string]any{"exercise": o.exercise}); err != nil {
+					if d, body, err := s.timed(ctx, "/_class/api/submit", map[string]any{"exercise": o.exercise}); err != nil {
 						r.errorf("%s submit: %v", s.id, err)
 					} else {
+						var res struct{ Attempt int64 }
+						json.Unmarshal(body, &res)
+						rec.add(entry{Student: s.id, Kind: "submitted", Exercise: o.exercise, Attempt: res.Attempt})
 						r.mu.Lock()
 						r.submits = append(r.submits, d)
 						r.mu.Unlock()

@@ -21,6 +21,7 @@ import (
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/serve"
@@ -63,14 +64,26 @@ type Config struct {
 	// and localhost).
 	Hosts []string
 	// ProxyHeader, when set, is the header that names the signed-in
-	// person, trusted only on requests from ProxyAddr (an IP address).
-	ProxyHeader, ProxyAddr string
+	// person, trusted only on requests from the proxy: over a Unix
+	// socket, or from ProxyAddr (an IP address); and, where ProxySecret
+	// is set, with it as ProxySecretHeader.
+	ProxyHeader, ProxyAddr, ProxySecret string
+	// Served is the address the class is served on (the listener's):
+	// Open refuses a header that this machine's users could forge on it.
+	// nil: not checked.
+	Served net.Addr
 	// Instructors are who the proxy's header names as an instructor.
 	Instructors []string
 	// RunsRead are the folders every sandboxed run may read (nil:
 	// sandbox.SystemRead): the class's folder and the course must lie
 	// outside them.
 	RunsRead []string
+	// Python is the python3 that students' Python cells run with: in the
+	// sandbox, through the queue, a run each cell (python.Replayed: the
+	// cells above that ran run again first, for their state). nil: they
+	// are not run, and each says so, with NoPython's why.
+	Python   *python.Interpreter
+	NoPython string
 	// Hidden is what feedback says of hidden checks (gradebook.HiddenModes).
 	Hidden string
 	Clock  func() time.Time
@@ -142,6 +155,9 @@ func Open(cfg Config) (*Class, error) {
 		// The runner's own cap, named: a page told "printed more than 0
 		// bytes" when a cell's flood was cut.
 		cfg.MaxOutput = 8 << 20
+	}
+	if err := checkProxyTrust(cfg); err != nil {
+		return nil, err
 	}
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
@@ -254,11 +270,7 @@ func (c *Class) setBook() error {
 	if err := c.book.SetExercises(xs); err != nil {
 		return err
 	}
-	var ps []gradebook.Person
-	for _, s := range c.cfg.Roster {
-		ps = append(ps, gradebook.Person{ID: s.ID, Name: s.Name, Email: s.Email})
-	}
-	return c.book.SetPeople(ps)
+	return c.book.SetPeople(c.cfg.Roster)
 }
 
 // Close closes the gradebook and the audit log.
@@ -329,9 +341,7 @@ func (c *Class) page(id string) (*serve.Server, string) {
 			}
 			env.Vars = withVar(withVar(env.Vars, "TMPDIR", tmp), "HOME", ws)
 			env.Runner = queued{c: c, student: id, inner: func(slot int) runner.Runner { return c.cfg.Cells(ws, slot) }}
-			// Python cells would run outside the sandbox, in a session
-			// kept across cells: the class runs none.
-			env.StartPython, env.NoPython = nil, "the class server runs no Python cells (they would run outside the sandbox)"
+			c.pythonEnv(&env)
 			return env, nil
 		},
 		Timeout: c.cfg.Timeout, MaxOutput: c.cfg.MaxOutput, CompileOnly: c.cfg.CompileOnly,

@@ -43,9 +43,9 @@ func (c *Class) identify(r *http.Request) (person, string, int) {
 	}
 	if c.cfg.ProxyHeader != "" {
 		name := r.Header.Get(c.cfg.ProxyHeader)
-		if ip := net.ParseIP(remoteIP(r.RemoteAddr)); ip == nil || !ip.Equal(net.ParseIP(c.cfg.ProxyAddr)) {
+		if ok, why := c.fromProxy(r); !ok {
 			if name != "" {
-				return person{}, fmt.Sprintf("class: %s is trusted only from the proxy at %s", c.cfg.ProxyHeader, c.cfg.ProxyAddr), http.StatusForbidden
+				return person{}, why, http.StatusForbidden
 			}
 			return person{}, "class: this server is reached through the class's sign-in proxy", http.StatusForbidden
 		}
@@ -450,11 +450,11 @@ func historyOf(as []*gradebook.Attempt) []map[string]any {
 
 // overTLS tells whether the browser reached the server over TLS: this
 // server's own, or the proxy's (X-Forwarded-Proto: https, believed from
-// the proxy's address only).
+// the proxy only).
 func (c *Class) overTLS(r *http.Request) bool {
 	if r.TLS != nil {
 		return true
 	}
-	ip := net.ParseIP(remoteIP(r.RemoteAddr))
-	return c.cfg.ProxyAddr != "" && ip != nil && ip.Equal(net.ParseIP(c.cfg.ProxyAddr)) && r.Header.Get("X-Forwarded-Proto") == "https"
+	ok, _ := c.fromProxy(r)
+	return ok && r.Header.Get("X-Forwarded-Proto") == "https"
 }

@@ -24,12 +24,15 @@ import (
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // TestMain doubles as the class server that TestKillNineLosesNothing
 // kills: with LESSONS_CLASS_CHILD set, it serves the class in
-// $LESSONS_CLASS_DIR and prints its address.
+// $LESSONS_CLASS_DIR and prints its address; and as the sandbox's helper
+// (TestPythonInTheSandbox's cells).
 func TestMain(m *testing.M) {
+	sandbox.Helper()
 	if os.Getenv("LESSONS_CLASS_CHILD") != "" {
 		childServer()
 		return

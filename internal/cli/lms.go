@@ -9,6 +9,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lms"
+	"github.com/cudalessons/lessons/internal/roster"
 )
 
 // lmsFlags are grade's flags for classes that come from an LMS and
@@ -23,10 +24,7 @@ type lmsFlags struct {
 }
 
 func (f *lmsFlags) readRoster() ([]gradebook.Person, error) {
-	if f.roster == "" {
-		return nil, nil
-	}
-	return lms.LoadRoster(f.roster)
+	return roster.Load(f.roster)
 }
 
 // openSubmissions reads SUBMISSIONS: an LMS's download (a zip, or a

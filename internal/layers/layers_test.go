@@ -20,10 +20,10 @@ const module = "github.com/cudalessons/lessons/"
 // only packages on a lower floor. A new package goes on the floor its
 // imports put it, here and in the README.
 var floors = [][]string{
-	{"diag", "kernels", "bench/classload", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
+	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
 		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect", "internal/failure"},
 	{"checker", "gpu", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
-	{"internal/course", "internal/machine", "internal/python"},
+	{"internal/course", "internal/machine", "internal/python", "internal/roster", "bench/classload"},
 	{"internal/jupyter"},
 	{"internal/notebook"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},

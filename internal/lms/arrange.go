@@ -1,7 +1,6 @@
 package lms
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/roster"
 )
 
 // Class is a download arranged as grade reads a class: a folder per
@@ -155,10 +155,10 @@ func onRoster(r []gradebook.Person, id string) bool {
 // by folder name, id or email, then by name when only one student has
 // it), else a name of its own from the LMS's. Every roster student is
 // in people; taken says whose files are whose.
-func join(subs map[string]*submission, layout Layout, roster []gradebook.Person) (people map[string]gradebook.Person, taken map[string]*submission) {
+func join(subs map[string]*submission, layout Layout, listed []gradebook.Person) (people map[string]gradebook.Person, taken map[string]*submission) {
 	people, taken = map[string]gradebook.Person{}, map[string]*submission{}
 	byLMS, byID, byName := map[string]int{}, map[string]int{}, map[string][]int{}
-	for i, p := range roster {
+	for i, p := range listed {
 		people[p.ID] = p
 		if p.LMSID != "" {
 			byLMS[p.LMSID] = i
@@ -195,8 +195,8 @@ func join(subs map[string]*submission, layout Layout, roster []gradebook.Person)
 				i, ok = c[0], true
 			}
 		}
-		if ok && taken[roster[i].ID] == nil {
-			p := roster[i]
+		if ok && taken[listed[i].ID] == nil {
+			p := listed[i]
 			if p.LMSID == "" && layout == Canvas {
 				p.LMSID = s.lmsID
 			}
@@ -211,15 +211,27 @@ func join(subs map[string]*submission, layout Layout, roster []gradebook.Person)
 		if base == "" {
 			base = "student" // a name of nothing a folder name can hold
 		}
-		key := base
-		if _, dup := people[key]; dup && s.lmsID != "" {
-			key = Key(base + "-" + s.lmsID)
-		}
-		for n := 2; ; n++ {
-			if _, dup := people[key]; !dup {
-				break
+		// A folder name is taken whatever its case (a Mac's disk, and the
+		// roster.csv written back, which roster.Read reads so), and none
+		// is the class server's instructor.
+		used := func(k string) bool {
+			for id := range people {
+				if strings.EqualFold(id, k) {
+					return true
+				}
 			}
-			key = fmt.Sprintf("%s-%d", base, n)
+			return !roster.ValidID(k)
+		}
+		key := base
+		if used(key) && s.lmsID != "" {
+			key = roster.Key(base + "-" + s.lmsID)
+		}
+		short := base // room for the number, within Key's 64 bytes
+		if len(short) > 56 {
+			short = strings.Trim(short[:56], "-.")
+		}
+		for n := 2; used(key); n++ {
+			key = fmt.Sprintf("%s-%d", short, n)
 		}
 		people[key] = gradebook.Person{ID: key, Name: s.name, LMSID: s.lmsID, LMS: lmsName(layout), Handle: s.handle}
 		taken[key] = s
@@ -237,9 +249,9 @@ func lmsName(l Layout) string {
 // ownKey is a student's folder name from what the LMS calls them.
 func ownKey(s *submission, layout Layout) string {
 	if layout == Moodle {
-		return Key(strings.ToLower(strings.Join(strings.Fields(s.name), "-")))
+		return roster.Key(strings.ToLower(strings.Join(strings.Fields(s.name), "-")))
 	}
-	return Key(s.name)
+	return roster.Key(s.name)
 }
 
 func containsInt(xs []int, x int) bool {
@@ -287,16 +299,4 @@ func layoutTitle(l Layout) string {
 		return "Moodle"
 	}
 	return "Folder-per-student"
-}
-
-// WriteRoster writes people as a roster CSV that ReadRoster reads back,
-// with the LMS's naming of each student kept.
-func WriteRoster(w io.Writer, people []gradebook.Person) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"id", "name", "email", "lms_id", "section", "sis_id", "login", "lms", "handle"})
-	for _, p := range people {
-		cw.Write([]string{p.ID, p.Name, p.Email, p.LMSID, p.Section, p.SISID, p.Login, p.LMS, p.Handle})
-	}
-	cw.Flush()
-	return cw.Error()
 }

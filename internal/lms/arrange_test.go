@@ -13,6 +13,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/roster"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -108,7 +109,7 @@ solution = "solutions/day076/pool_resource.h"
 	return c
 }
 
-var roster = []gradebook.Person{
+var listed = []gradebook.Person{
 	{ID: "jsmith", Name: "John Smith", Email: "jsmith@uni.edu", Section: "A"},
 	{ID: "jdoe", Name: "Doe, Jane", Email: "jdoe@uni.edu", LMSID: "1002", Section: "B"},
 	{ID: "alopez", Name: "Ana López", Email: "alopez@uni.edu", Section: "A"},
@@ -146,7 +147,7 @@ func arranged(t *testing.T, src string, r []gradebook.Person) (*Class, []byte) {
 	b.WriteString("# report\n")
 	cl.WriteReport(&b)
 	b.WriteString("# roster\n")
-	WriteRoster(&b, cl.People)
+	roster.Write(&b, cl.People)
 	return cl, b.Bytes()
 }
 
@@ -168,7 +169,7 @@ func TestArrangeCanvas(t *testing.T) {
 		entry{name: "ruizmarta_1004_5004_link.cu", data: "/etc/passwd", mode: fs.ModeSymlink | 0o777},
 		entry{name: "README.txt", data: "not a student's\n"},
 	)
-	cl, got := arranged(t, src, roster)
+	cl, got := arranged(t, src, listed)
 	if cl.Layout != Canvas {
 		t.Errorf("layout %s, want canvas", cl.Layout)
 	}
@@ -201,7 +202,7 @@ func TestArrangeFolders(t *testing.T) {
 		entry{name: "submissions/.DS_Store", data: "junk"},
 		entry{name: "submissions/dave.zip", data: string(zipOf(t, entry{name: "async_pipeline.cu", data: "// dave, zipped\n" + pipeDone}))},
 	)
-	cl, got := arranged(t, src, roster[:1])
+	cl, got := arranged(t, src, listed[:1])
 	if cl.Layout != Folders {
 		t.Errorf("layout %s, want folders", cl.Layout)
 	}
@@ -255,7 +256,7 @@ func TestOpenPlainFolder(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "jsmith"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "zed"), 0o755)
-	subs, err := Open(dir, testCourse(t), roster)
+	subs, err := Open(dir, testCourse(t), listed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,14 +290,35 @@ func TestArrangeSameNames(t *testing.T) {
 	}
 }
 
+// Folders named alike but for their case, one named as the class
+// server's instructor, and two long names alike get folders of their
+// own, each a roster id (roster.csv reads back).
+func TestArrangeFolderNamesAreRosterIDs(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	src := writeZip(t,
+		entry{name: "submissions/Ann/async_pipeline.cu", data: pipeDone},
+		entry{name: "submissions/ann/async_pipeline.cu", data: pipeStub},
+		entry{name: "submissions/instructor/async_pipeline.cu", data: pipeStub},
+		entry{name: "submissions/" + long + "x/async_pipeline.cu", data: pipeStub},
+		entry{name: "submissions/" + long + "y/async_pipeline.cu", data: pipeStub},
+	)
+	cl, _ := arranged(t, src, nil)
+	var b bytes.Buffer
+	roster.Write(&b, cl.People)
+	back, err := roster.Read(&b, "roster.csv")
+	if err != nil || len(back) != 5 {
+		t.Fatalf("roster.csv of %+v: %v", cl.People, err)
+	}
+}
+
 func TestUnpack(t *testing.T) {
 	src := writeZip(t, entry{name: "smithjohn_1001_5001_async_pipeline.cu", data: pipeDone})
 	out := filepath.Join(t.TempDir(), "class")
 	write := func(name string, data []byte) error { return os.WriteFile(name, data, 0o644) }
-	if _, err := Unpack(src, out, testCourse(t), roster, write); err != nil {
+	if _, err := Unpack(src, out, testCourse(t), listed, write); err != nil {
 		t.Fatal(err)
 	}
-	r, err := LoadRoster(filepath.Join(out, "roster.csv"))
+	r, err := roster.Load(filepath.Join(out, "roster.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +329,7 @@ func TestUnpack(t *testing.T) {
 	if p := got["jsmith"]; p.LMSID != "1001" || p.Handle != "smithjohn_1001_5001" || p.LMS != "canvas" || p.Email != "jsmith@uni.edu" {
 		t.Errorf("roster.csv read back: %+v", p)
 	}
-	if _, err := Unpack(src, out, testCourse(t), roster, write); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Unpack(src, out, testCourse(t), listed, write); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("unpack into a full folder: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/roster"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -276,7 +277,7 @@ func checksText(a *gradebook.Attempt, hidden string) string {
 func FeedbackName(p gradebook.Person, ext string) string {
 	switch {
 	case p.LMS == string(Canvas) && p.Handle != "":
-		return Key(p.Handle) + "_feedback" + ext
+		return roster.Key(p.Handle) + "_feedback" + ext
 	case p.LMS == string(Moodle) && p.Handle != "":
 		// The handle is the LMS's own (a name with spaces): keep it, with
 		// only what would leave the folder taken out.

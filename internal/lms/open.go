@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/roster"
 )
 
 // Submissions is a class's submissions as grade reads them: Dir holds a
@@ -165,7 +166,7 @@ func WriteFeedback(s *gradebook.Sheet, people map[string]gradebook.Person, out s
 // Unpack arranges the download src into out, a new or empty folder, for
 // grading course c, with the students as roster.csv beside their folders
 // (what grade --roster and grade export --roster read back).
-func Unpack(src, out string, c *course.Course, roster []gradebook.Person, write func(name string, data []byte) error) (*Class, error) {
+func Unpack(src, out string, c *course.Course, listed []gradebook.Person, write func(name string, data []byte) error) (*Class, error) {
 	if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("unpack into %s: the folder is not empty: name a new one", out)
 	}
@@ -176,12 +177,12 @@ func Unpack(src, out string, c *course.Course, roster []gradebook.Person, write 
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	cl, err := Arrange(src, out, ts, Options{Roster: roster})
+	cl, err := Arrange(src, out, ts, Options{Roster: listed})
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := WriteRoster(&buf, cl.People); err != nil {
+	if err := roster.Write(&buf, cl.People); err != nil {
 		return nil, err
 	}
 	return cl, write(filepath.Join(out, "roster.csv"), buf.Bytes())

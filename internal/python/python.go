@@ -156,42 +156,61 @@ func (s *Session) write(p []byte) {
 func (s *Session) read(r io.ReadCloser) {
 	defer close(s.frames)
 	defer r.Close()
-	marker := []byte("\x1e" + s.nonce)
-	var pending []byte
+	sp := &splitter{marker: []byte("\x1e" + s.nonce), text: s.write, frame: func(f frame) { s.frames <- f }}
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
-		pending = append(pending, buf[:n]...)
-		for {
-			i := bytes.Index(pending, marker)
-			if i < 0 {
-				break
-			}
-			end := bytes.IndexByte(pending[i:], '\n')
-			if end < 0 {
-				break
-			}
-			s.write(pending[:i])
-			var f frame
-			if json.Unmarshal(pending[i+len(marker):i+end], &f) == nil {
-				s.frames <- f
-			}
-			pending = pending[i+end+1:]
-		}
-		// Hold back only what could be the start of a frame.
-		keep := 0
-		if i := bytes.Index(pending, marker); i >= 0 {
-			keep = len(pending) - i
-		} else if j := bytes.LastIndexByte(pending, '\x1e'); j >= 0 && bytes.HasPrefix(marker, pending[j:]) {
-			keep = len(pending) - j
-		}
-		s.write(pending[:len(pending)-keep])
-		pending = append([]byte(nil), pending[len(pending)-keep:]...)
+		sp.Write(buf[:n])
 		if err != nil {
-			s.write(pending)
+			sp.Flush()
 			return
 		}
 	}
+}
+
+// splitter takes the driver's frames out of its output stream: the text
+// between them goes to text, each frame to frame.
+type splitter struct {
+	marker  []byte
+	pending []byte
+	text    func([]byte)
+	frame   func(frame)
+}
+
+func (sp *splitter) Write(p []byte) (int, error) {
+	sp.pending = append(sp.pending, p...)
+	for {
+		i := bytes.Index(sp.pending, sp.marker)
+		if i < 0 {
+			break
+		}
+		end := bytes.IndexByte(sp.pending[i:], '\n')
+		if end < 0 {
+			break
+		}
+		sp.text(sp.pending[:i])
+		var f frame
+		if json.Unmarshal(sp.pending[i+len(sp.marker):i+end], &f) == nil {
+			sp.frame(f)
+		}
+		sp.pending = sp.pending[i+end+1:]
+	}
+	// Hold back only what could be the start of a frame.
+	keep := 0
+	if i := bytes.Index(sp.pending, sp.marker); i >= 0 {
+		keep = len(sp.pending) - i
+	} else if j := bytes.LastIndexByte(sp.pending, '\x1e'); j >= 0 && bytes.HasPrefix(sp.marker, sp.pending[j:]) {
+		keep = len(sp.pending) - j
+	}
+	sp.text(sp.pending[:len(sp.pending)-keep])
+	sp.pending = append([]byte(nil), sp.pending[len(sp.pending)-keep:]...)
+	return len(p), nil
+}
+
+// Flush gives what is held back as text: the stream ended.
+func (sp *splitter) Flush() {
+	sp.text(sp.pending)
+	sp.pending = nil
 }
 
 // Result is how one cell went.

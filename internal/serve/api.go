@@ -25,9 +25,13 @@ var assets embed.FS
 // notebookScripts are the notebook's script and style, and the token the
 // page carries.
 func (s *Server) notebookScripts(gen int) string {
-	return fmt.Sprintf(`<meta name="lessons-token" content="%s"><meta name="lessons-build" content="%d"><link rel="stylesheet" href="%snotebook.css"><script>`+keepToken+`</script><script src="%snotebook.js"></script>`,
-		html.EscapeString(s.guard.token), gen, assetPrefix, jsString(s.guard.token), assetPrefix)
+	return fmt.Sprintf(`<meta name="lessons-token" content="%s"><meta name="lessons-build" content="%d"><link rel="stylesheet" href="%snotebook.css"><script>`+keepToken+`</script>%s<script src="%snotebook.js"></script>`,
+		html.EscapeString(s.guard.token), gen, assetPrefix, jsString(s.guard.token), domScript, assetPrefix)
 }
+
+// domScript is the page's DOM helpers (assets/dom.js), the one copy that
+// the notebook's script and a page script (the class's) both use.
+const domScript = `<script src="` + assetPrefix + `dom.js"></script>`
 
 // Checker checks exercises for the page, as lessons check does.
 type Checker interface {

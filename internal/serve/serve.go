@@ -226,7 +226,10 @@ func (s *Server) withScripts(page []byte, gen int) []byte {
 	if s.nb != nil || s.check != nil {
 		return withScript(page, s.notebookScripts(gen)+s.pageScript)
 	}
-	return withScript(page, s.reloadScript()+s.pageScript)
+	if s.pageScript != "" {
+		return withScript(page, s.reloadScript()+domScript+s.pageScript)
+	}
+	return withScript(page, s.reloadScript())
 }
 
 // jsString is s as a JavaScript string that is safe inside <script>.

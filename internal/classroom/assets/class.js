@@ -6,26 +6,13 @@
 (function () {
   "use strict";
   var api = "/_class/api/";
+  // The page's helpers, serve's dom.js, loaded before this script.
+  var el = window.lessonsDOM.el, button = window.lessonsDOM.button, json = window.lessonsDOM.json;
   function post(op, body) {
-    return fetch(api + op, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
-      .then(function (r) { return r.json().then(function (j) { if (!r.ok) throw new Error(j.error || r.statusText); return j; }); });
+    return fetch(api + op, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }).then(json);
   }
   function get(op, q) {
-    return fetch(api + op + (q ? "?" + q : "")).then(function (r) {
-      return r.json().then(function (j) { if (!r.ok) throw new Error(j.error || r.statusText); return j; });
-    });
-  }
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text != null) e.textContent = text;
-    return e;
-  }
-  function button(label, cls, fn) {
-    var b = el("button", cls, label);
-    b.type = "button";
-    b.addEventListener("click", fn);
-    return b;
+    return fetch(api + op + (q ? "?" + q : "")).then(json);
   }
 
   var bar = el("div", "class-bar");

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +24,9 @@ import (
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/roster"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/workspace"
@@ -33,6 +36,7 @@ import (
 type Flags struct {
 	dir, roster, cert, key  string
 	proxyHeader, proxyAddr  string
+	proxySecret, group      string
 	instructors, hosts      []string
 	maxQueued, perGPU, jobs int
 	queues                  int
@@ -45,11 +49,13 @@ func AddFlags(cmd *cobra.Command) *Flags {
 	f := &Flags{}
 	fl := cmd.Flags()
 	fl.StringVar(&f.dir, "class", "", "serve a class: the `DIR` of its students' copies, keys, audit log and gradebook (the README's class section)")
-	fl.StringVar(&f.roster, "roster", "", "the class's roster, a CSV `FILE` of id,name,email")
+	fl.StringVar(&f.roster, "roster", "", "the class's roster, a CSV `FILE` of id,name,email (or grade unpack's roster.csv)")
 	fl.StringVar(&f.cert, "tls-cert", "", "serve the class over TLS with this certificate `FILE` (and --tls-key)")
 	fl.StringVar(&f.key, "tls-key", "", "the TLS certificate's key `FILE`")
 	fl.StringVar(&f.proxyHeader, "proxy-header", "", "sign students in by this `HEADER` of an authenticating proxy (X-Forwarded-User), trusted from --proxy-addr only")
 	fl.StringVar(&f.proxyAddr, "proxy-addr", "127.0.0.1", "the proxy's `IP` address")
+	fl.StringVar(&f.proxySecret, "proxy-secret-file", "", "a `FILE` with the secret the proxy sends as X-Lessons-Proxy-Secret (a proxy on this machine over TCP needs it, or --addr unix:PATH)")
+	fl.StringVar(&f.group, "socket-group", "", "with --addr unix:PATH, the `GROUP` (the proxy's) that may open the socket")
 	fl.StringSliceVar(&f.instructors, "instructor", nil, "who the proxy's header names as the instructor (repeatable)")
 	fl.StringSliceVar(&f.hosts, "host", nil, "a `NAME` the class is reached by (the proxy's or the certificate's)")
 	fl.Int64Var(&f.diskMiB, "disk-per-student", 2048, "the `MIB` a student's folder may hold for their cells to run (0: no limit)")
@@ -74,7 +80,13 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	if err != nil {
 		return err
 	}
-	ln, err := classroom.Listen(addr, f.cert, f.key)
+	var secret string
+	if f.proxySecret != "" {
+		if secret, err = classroom.ReadSecret(f.proxySecret); err != nil {
+			return err
+		}
+	}
+	ln, err := classroom.Listen(addr, f.cert, f.key, f.group)
 	if err != nil {
 		return err
 	}
@@ -115,6 +127,8 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	if err != nil {
 		return err
 	}
+	runsRead := append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...)
+	py, noPy := sandboxPython(ctx, runsRead)
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
 		Site: func() (map[string][]byte, error) { return render.Site(c) },
@@ -128,11 +142,11 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		},
 		Cells:       classroom.SandboxCells(append(toolRoots(comp.Path), read...), cg),
 		SharedCache: shared, Compiler: comp,
-		RunsRead:  append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...),
+		RunsRead: runsRead, Python: py, NoPython: noPy,
 		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
 		Trace: traceWriter(trace),
-		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, Instructors: f.instructors,
+		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, ProxySecret: secret, Served: ln.Addr(), Instructors: f.instructors,
 	})
 	if err != nil {
 		return err
@@ -199,14 +213,9 @@ func traceWriter(fh *os.File) io.Writer {
 
 func readRoster(file string) ([]classroom.Student, error) {
 	if file == "" {
-		return nil, errors.New("the class needs --roster FILE (a CSV of id,name,email)")
+		return nil, errors.New("the class needs --roster FILE (a CSV of id,name,email, or the roster.csv that grade unpack writes)")
 	}
-	fh, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("roster: %w", err)
-	}
-	defer fh.Close()
-	return classroom.ParseRoster(file, fh)
+	return roster.Load(file)
 }
 
 // Invite is lessons invite.
@@ -279,6 +288,27 @@ gives it, under "Token for lessons submit"), and print the feedback.`,
 	}
 	cmd.Flags().StringVar(&server, "server", "", "the class server's `URL`")
 	return cmd
+}
+
+// sandboxPython is the python3 the students' Python cells run with, or
+// why there is none: it must lie where every sandboxed run may read (a
+// pyenv's under /root does not), found by its real path.
+func sandboxPython(ctx context.Context, read []string) (*python.Interpreter, string) {
+	interp, err := python.Find(ctx)
+	if err != nil {
+		return nil, "the class server found " + err.Error() + ": install python3 (under /usr) for Python cells, which run in the sandbox"
+	}
+	real, err := filepath.EvalSymlinks(interp.Path)
+	if err != nil {
+		return nil, "python3: " + err.Error()
+	}
+	for _, r := range read {
+		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			interp.Path = real
+			return interp, ""
+		}
+	}
+	return nil, fmt.Sprintf("the class server's python3 (%s) is outside what the sandbox may read (%s): put a python3 under /usr first on the server's PATH", real, strings.Join(read, ", "))
 }
 
 // toolRoots are the toolkit's folder (/usr/local/cuda for its bin/nvcc),

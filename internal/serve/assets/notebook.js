@@ -27,18 +27,7 @@
     return fetch(api + op + "?page=" + encodeURIComponent(page), { headers: { "X-Lessons-Token": token } })
       .then(function (r) { return r.json(); });
   }
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text != null) e.textContent = text;
-    return e;
-  }
-  function button(label, cls, fn) {
-    var b = el("button", cls, label);
-    b.type = "button";
-    b.addEventListener("click", fn);
-    return b;
-  }
+  var el = window.lessonsDOM.el, button = window.lessonsDOM.button;
 
   // The code of a cell shown with one span a line, so that a line can be
   // marked.

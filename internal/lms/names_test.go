@@ -1,63 +1,11 @@
 package lms
 
 import (
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/roster"
 )
-
-func TestReadRoster(t *testing.T) {
-	in := "\ufeffStudent ID,Full Name,Email Address,Canvas User ID,Section,SIS User ID,SIS Login ID,Notes\n" +
-		"jsmith,John Smith,jsmith@uni.edu,1001,A,S-1,jsmith,likes pools\n" +
-		",,,,,,,\n" +
-		"jdoe,\"Doe, Jane\",jdoe@uni.edu,,B\n"
-	r, err := ReadRoster(strings.NewReader(in), "roster.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r) != 2 {
-		t.Fatalf("%d people: %+v", len(r), r)
-	}
-	if p := r[0]; p.ID != "jsmith" || p.Name != "John Smith" || p.Email != "jsmith@uni.edu" || p.LMSID != "1001" || p.Section != "A" || p.SISID != "S-1" || p.Login != "jsmith" {
-		t.Errorf("first: %+v", p)
-	}
-	if p := r[1]; p.Name != "Doe, Jane" || p.LMSID != "" {
-		t.Errorf("second: %+v", p)
-	}
-}
-
-func TestReadRosterErrors(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                                 "roster.csv:1: empty",
-		"name,email\nJohn,j@u\n":           "roster.csv:1: no id column",
-		"id,name\njsmith,John\n,Nobody\n":  "roster.csv:3: no id",
-		"id,name\njsmith,John\njsmith,J\n": "roster.csv:3: id \"jsmith\" is on line 2 too",
-		"id,name\n../etc,John\n":           "roster.csv:2: id \"../etc\" has characters",
-		"id,name\na,\"unclosed\n":          "roster.csv:2: extraneous or missing \" in quoted-field",
-	} {
-		_, err := ReadRoster(strings.NewReader(in), "roster.csv")
-		var re *RosterError
-		if !errors.As(err, &re) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: err = %v, want a RosterError with %q", in, err, want)
-		}
-	}
-}
-
-func TestKey(t *testing.T) {
-	for in, want := range map[string]string{
-		"alice":            "alice",
-		"Zoë K":            "Zoe-K",
-		"../../etc":        "etc",
-		".hidden":          "hidden",
-		"a/b\\c":           "a-b-c",
-		"José María López": "Jose-Maria-Lopez",
-		"":                 "",
-	} {
-		if got := Key(in); got != want {
-			t.Errorf("Key(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 func TestNameKeys(t *testing.T) {
 	for in, want := range map[string]string{
@@ -103,9 +51,9 @@ func FuzzMatch(f *testing.F) {
 		files := []File{{Path: name, Data: data}, {Path: name + "/again.cu", Data: data}}
 		layout := detect(files)
 		subs, _ := split(files, layout)
-		people, taken := join(subs, layout, roster)
+		people, taken := join(subs, layout, listed)
 		for key, s := range taken {
-			if key == "" || key != Key(key) || strings.HasPrefix(key, ".") || strings.ContainsAny(key, `/\`) {
+			if !roster.ValidID(key) || strings.HasPrefix(key, ".") || strings.ContainsAny(key, `/\`) {
 				t.Errorf("%q gives the folder %q", name, key)
 			}
 			if _, ok := people[key]; !ok {
