@@ -307,9 +307,9 @@ func TestExport(t *testing.T) {
 	if !bytes.Contains(first, []byte("<svg")) {
 		t.Error("day 68's diagram is not drawn as SVG")
 	}
-	// Hints are markdown: day 70's names its events in backticks.
+	// Hints are markdown: day 70's cross-stream names a kernel in backticks.
 	day70, _ := os.ReadFile(filepath.Join(dir, c.Lessons[1].Name()+".html"))
-	if !bytes.Contains(day70, []byte("<code>fill</code> before <code>sum</code>")) || bytes.Contains(day70, []byte("`fill` before `sum`")) {
+	if !bytes.Contains(day70, []byte("<code>generate</code> of the next chunk")) || bytes.Contains(day70, []byte("`generate` of the next chunk")) {
 		t.Error("day 70's hint is not rendered as markdown")
 	}
 }
