@@ -49,6 +49,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <cxxabi.h>
 #include <stdio.h>
 #include <algorithm>
@@ -115,6 +116,16 @@ struct Record {
     uint64_t kernel_busy_ns;           // the timed kernels' times, added up
     uint64_t stream_kernel_ns_max;     // the largest of those sums on one stream
     uint64_t kernel_overlap_ns;        // time during which kernels of two streams or more ran
+    // version 5: pinned host memory, address ranges freed, graphs, processes
+    uint64_t host_alloc_calls;         // cudaHostAlloc, cuMemHostAlloc (counted in malloc_host_calls too)
+    uint64_t host_leaked_allocs, host_leaked_bytes;  // pinned host memory not freed at exit
+    uint64_t vmm_address_free_calls, vmm_address_free_bytes;  // cuMemAddressFree (bytes of those that succeeded)
+    uint64_t vmm_free_while_mapped;    // cuMemAddressFree of a range that still had mappings in it
+    uint64_t vmm_failed_calls;         // VMM calls (reserve, create, map, set access, unmap, release, address free) that failed
+    uint64_t graph_launches;           // cudaGraphLaunch calls that succeeded
+    uint64_t graph_kernel_nodes;       // kernel nodes of the graphs launched, counted at each launch
+    uint64_t graphs_timed;             // graph launches timed as one span on their stream (in the kernel figures)
+    uint64_t forks;                    // fork() calls of this process (each child's record comes on its own)
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -147,14 +158,17 @@ struct Kernel { std::string name; std::vector<std::pair<size_t, size_t>> params;
 std::unordered_map<const void*, Kernel>* kernels;
 typedef std::unordered_map<cudaEvent_t, cudaStream_t> RecordedOn;
 RecordedOn* recordedOn;               // the stream of each event's last record
+std::map<uintptr_t, size_t>* hostLive;  // pinned host allocations not yet freed
+std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
+std::unordered_map<cudaGraphExec_t, uint64_t>* graphKernels;  // kernel nodes of each instantiated graph
 uint64_t pendingWaits = 0;            // host waits since the last stream-ordered allocation
 bool asyncAllocated = false;          // a stream-ordered allocation was made
 thread_local int inLaunch = 0;        // inside __cudaLaunchKernel: its cudaLaunchKernel is the same launch
 std::once_flag exit_hook;
 
 // Kernels timed (see "Timing kernels on the GPU" below).
-struct Timed { cudaStream_t stream; cudaEvent_t start, end; };
-struct Span { cudaStream_t stream; double start, end; };
+struct Timed { cudaStream_t stream; cudaEvent_t start, end; bool graph; };
+struct Span { cudaStream_t stream; double start, end; bool graph; };
 // Pairs are read once kReadAt are pending (the oldest first, while they
 // have completed: a GPU far behind its host costs one query a launch); a
 // launch finding kMaxPending pending is not timed.
@@ -360,13 +374,17 @@ struct Guard {
     uint64_t redirected;               // look-ups of a hooked name answered with the hook
     uint64_t runtime_copies, driver_copies;  // libcudart, libcuda mapped at the end
     uint64_t namespaces;               // link namespaces at the end (dlmopen)
+    // version 2: the process that sent the frame. The library follows the
+    // program's fork()ed children: each sends a record of its own on the
+    // same channel, numbered from 0 (checker.Channel merges them).
+    uint64_t pid, parent_pid;
 };
 
 enum { kFrameStart = 1, kFrameSnapshot = 2, kFrameEnd = 3 };
 const size_t kFrameHeader = 24, kFrameMax = 4096;  // PIPE_BUF: a write of a frame is never split
 static_assert(kFrameHeader + sizeof(Record) + sizeof(Guard) + 32 <= kFrameMax, "a frame must fit in PIPE_BUF");
 
-Guard guard = {1, 0, 0, 0, 0, 0, 0, 0};
+Guard guard = {2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 int chanFd = -1;
 dev_t chanDev;
 ino_t chanIno;
@@ -374,15 +392,17 @@ pid_t chanPid;
 uint8_t chanKey[32];
 uint64_t chanSeq;
 bool chanEnded;
+bool chanStarted;                      // this process's start frame is out
+bool quiet;                            // a forked child that has not called CUDA yet: it sends nothing
 uint64_t lastPulse;
 
-// sendFrame writes the record as it is now; mu is held (or no other
+// writeFrame writes the record as it is now; mu is held (or no other
 // thread runs yet). A descriptor that is no longer the pipe (the program
-// closed it, or put another file there) gets nothing, and a forked child
-// of the program sends nothing: its frames would repeat the parent's
-// numbers.
-void sendFrame(uint16_t kind) {
-    if (chanFd < 0 || chanEnded || getpid() != chanPid) return;
+// closed it, or put another file there) gets nothing. A child made by
+// fork() numbers its own frames (atfork below); one made any other way
+// (a raw clone) keeps its parent's pid in chanPid and sends nothing, as
+// its frames would repeat the parent's numbers.
+void writeFrame(uint16_t kind) {
     struct stat st;
     if (fstat(chanFd, &st) != 0 || st.st_dev != chanDev || st.st_ino != chanIno) {
         chanFd = -1;
@@ -409,7 +429,18 @@ void sendFrame(uint16_t kind) {
         off += (size_t)w;
     }
     chanSeq++;
+    if (kind == kFrameStart) chanStarted = true;
     if (kind == kFrameEnd) chanEnded = true;
+}
+
+// sendFrame sends a frame of this process, after its start frame (a
+// forked child's goes out with its first frame). A child that never called
+// CUDA sends nothing, so that one that ends with _exit leaves no record
+// cut short.
+void sendFrame(uint16_t kind) {
+    if (chanFd < 0 || chanEnded || getpid() != chanPid || quiet) return;
+    if (!chanStarted) writeFrame(kFrameStart);
+    if (kind != kFrameStart && chanFd >= 0) writeFrame(kind);
 }
 
 uint64_t nowNanos() {
@@ -536,11 +567,12 @@ void* real(const char* name) {
 }
 
 Record* record() {
+    quiet = false;
     if (rec != nullptr) return rec;
     rec = &scratch;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 4;
+    rec->version = 5;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -552,6 +584,9 @@ Record* record() {
     pending = new std::deque<Timed>();
     spare = new std::vector<cudaEvent_t>();
     spans = new std::vector<Span>();
+    hostLive = new std::map<uintptr_t, size_t>();
+    mapped = new std::map<uintptr_t, size_t>();
+    graphKernels = new std::unordered_map<cudaGraphExec_t, uint64_t>();
     return rec;
 }
 
@@ -575,12 +610,21 @@ void snapshot(Pool* slot) {
     get(p, cudaMemPoolAttrReleaseThreshold, &slot->release_threshold);
 }
 
-void atExit() {
-    std::lock_guard<std::mutex> g(mu);
-    summarise();
-    for (uint64_t i = 0; i < rec->pool_count; i++) snapshot(&rec->pools[i]);
+// leaks notes what was never freed, at exit; mu is held.
+void leaks() {
     rec->leaked_allocs = rec->live_allocs;
     rec->leaked_bytes = rec->live_bytes;
+    rec->host_leaked_allocs = hostLive->size();
+    rec->host_leaked_bytes = 0;
+    for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
+}
+
+void atExit() {
+    std::lock_guard<std::mutex> g(mu);
+    if (quiet) return;
+    summarise();
+    for (uint64_t i = 0; i < rec->pool_count; i++) snapshot(&rec->pools[i]);
+    leaks();
     rec->exited = 1;
     countCopies();
     sendFrame(kFrameEnd);
@@ -590,12 +634,48 @@ void atExit() {
 // call (atExit, registered later, runs first and ends it otherwise).
 void atExitPlain() {
     std::lock_guard<std::mutex> g(mu);
-    if (chanEnded) return;
-    rec->leaked_allocs = rec->live_allocs;
-    rec->leaked_bytes = rec->live_bytes;
+    if (chanEnded || quiet) return;
+    leaks();
     rec->exited = 1;
     countCopies();
     sendFrame(kFrameEnd);
+}
+
+// Children made by fork(). The child is a process of its own with a
+// record of its own that starts from zero (a CUDA context does not cross a
+// fork: what the parent had is not the child's), numbered from 0 on the
+// same channel, with its pid and its parent's in the guard. Its start
+// frame waits for its first CUDA call. The lock is held across the fork so
+// that the child's copy of the state is whole.
+void forkPrepare() { mu.lock(); }
+
+void forkParent() {
+    rec->forks++;
+    mu.unlock();
+}
+
+void forkChild() {
+    guard.parent_pid = guard.pid;
+    guard.pid = (uint64_t)getpid();
+    guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
+    memset(rec, 0, sizeof(Record));
+    rec->magic = kMagic;
+    rec->version = 5;
+    live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
+    nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphKernels->clear();
+    if (recordedOn != nullptr) recordedOn->clear();
+    // The parent's events belong to its context: dropped, never destroyed.
+    pending->clear(); spare->clear(); spans->clear();
+    origin = nullptr;
+    timingOver = false;
+    pendingWaits = 0;
+    asyncAllocated = false;
+    chanPid = getpid();
+    chanSeq = 0;
+    chanStarted = chanEnded = false;
+    quiet = true;
+    lastPulse = nowNanos();
+    mu.unlock();
 }
 
 // start runs before the program's main (and its constructors): the
@@ -603,10 +683,12 @@ void atExitPlain() {
 __attribute__((constructor)) void start() {
     std::lock_guard<std::mutex> g(mu);
     record();
+    guard.pid = (uint64_t)getpid();
     openChannel();
     lastPulse = nowNanos();
     sendFrame(kFrameStart);
     atexit(atExitPlain);
+    pthread_atfork(forkPrepare, forkParent, forkChild);
 }
 
 // after runs once the runtime has answered its first call: an exit hook
@@ -949,7 +1031,7 @@ void harvest(bool wait) {
         float a = 0, b = 0;
         if (q == cudaSuccess && elapsed(&a, origin, t.start) == cudaSuccess && elapsed(&b, origin, t.end) == cudaSuccess &&
             spans->size() < kMaxSpans)
-            spans->push_back(Span{t.stream, a, b});
+            spans->push_back(Span{t.stream, a, b, t.graph});
         giveBack(t.start);
         giveBack(t.end);
     }
@@ -960,12 +1042,12 @@ void harvest(bool wait) {
 // startTiming records the start event of a launch about to be made on
 // stream s, unless s is capturing (a graph's kernels run when the graph is
 // launched; an event recorded into a capture would become a node of it).
-Timed startTiming(cudaStream_t s) {
+Timed startTiming(cudaStream_t s, bool graph) {
     static auto recordEv = (EventRecordFn)real("cudaEventRecord");
     static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
     std::lock_guard<std::mutex> g(mu);
     record();
-    Timed t{s, nullptr, nullptr};
+    Timed t{s, nullptr, nullptr, graph};
     if (timingOver) return t;
     KeepLastError keep;
     cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
@@ -1034,7 +1116,10 @@ void summarise() {
     double streamMax = 0;
     for (auto& kv : perStream) streamMax = kv.second > streamMax ? kv.second : streamMax;
     auto ns = [](double ms) { return ms <= 0 ? (uint64_t)0 : (uint64_t)(ms * 1e6 + 0.5); };
-    rec->kernels_timed = spans->size();
+    uint64_t graphs = 0;
+    for (auto& sp : *spans) graphs += sp.graph ? 1 : 0;
+    rec->kernels_timed = spans->size() - graphs;
+    rec->graphs_timed = graphs;
     rec->max_concurrent_streams = most;
     rec->kernel_span_ns = ns(last - first);
     rec->kernel_busy_ns = ns(busy);
@@ -1083,9 +1168,15 @@ HOOK(cudaError_t, cudaMallocManaged, (void** p, size_t n, unsigned int f), (p, n
 })
 HOOK(cudaError_t, cudaMallocHost, (void** p, size_t n), (p, n), {
     rec->malloc_host_calls++;
-    if (r == cudaSuccess) rec->malloc_host_bytes += n;
+    if (r == cudaSuccess) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
 })
-HOOK(cudaError_t, cudaFreeHost, (void* p), (p), { rec->free_host_calls++; })
+// cudaHostAlloc is cudaMallocHost with flags (portable, mapped, write-combined).
+HOOK(cudaError_t, cudaHostAlloc, (void** p, size_t n, unsigned int f), (p, n, f), {
+    rec->malloc_host_calls++;
+    rec->host_alloc_calls++;
+    if (r == cudaSuccess) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaFreeHost, (void* p), (p), { rec->free_host_calls++; if (r == cudaSuccess) hostLive->erase((uintptr_t)p); })
 HOOK(cudaError_t, cudaMemPoolCreate, (cudaMemPool_t* pool, const cudaMemPoolProps* props), (pool, props), {
     rec->pools_created++;
     if (r == cudaSuccess) notePool(*pool);
@@ -1178,7 +1269,7 @@ extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
 // calls go through cudaLaunchKernel with the host stub's address.
 extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
-    Timed t = startTiming(s);
+    Timed t = startTiming(s, false);
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
     inLaunch--;
@@ -1195,7 +1286,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
 extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
     if (inLaunch > 0) return fn(f, g, b, a, sh, s);
-    Timed t = startTiming(s);
+    Timed t = startTiming(s, false);
     cudaError_t r = fn(f, g, b, a, sh, s);
     {
         std::lock_guard<std::mutex> lock(mu);
@@ -1209,21 +1300,151 @@ extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a,
     after();
     return r;
 }
+namespace {
+// mappedIn says whether a mapping lies in [p, p+n); mu is held.
+bool mappedIn(uintptr_t p, size_t n) {
+    auto it = mapped->lower_bound(p);
+    if (it != mapped->end() && it->first < p + n) return true;
+    if (it == mapped->begin()) return false;
+    --it;
+    return it->first + it->second > p;
+}
+
+void unmapped(uintptr_t p, size_t n) {
+    for (auto it = mapped->lower_bound(p); it != mapped->end() && it->first < p + n;) it = mapped->erase(it);
+}
+
+void vmmResult(CUresult r) {
+    if (r != CUDA_SUCCESS) rec->vmm_failed_calls++;
+}
+}  // namespace
+
 HOOK(CUresult, cuMemAddressReserve, (CUdeviceptr* p, size_t n, size_t al, CUdeviceptr addr, unsigned long long f), (p, n, al, addr, f), {
     rec->vmm_reserve_calls++;
+    vmmResult(r);
     if (r == CUDA_SUCCESS) rec->vmm_reserve_bytes += n;
 })
 HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CUmemAllocationProp* prop, unsigned long long f), (h, n, prop, f), {
     rec->vmm_create_calls++;
+    vmmResult(r);
     if (r == CUDA_SUCCESS) rec->vmm_create_bytes += n;
 })
 HOOK(CUresult, cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long f), (p, n, off, h, f), {
     rec->vmm_map_calls++;
-    if (r == CUDA_SUCCESS) rec->vmm_map_bytes += n;
+    vmmResult(r);
+    if (r == CUDA_SUCCESS) { rec->vmm_map_bytes += n; (*mapped)[(uintptr_t)p] = n; }
 })
-HOOK(CUresult, cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc* d, size_t c), (p, n, d, c), { rec->vmm_set_access_calls++; })
-HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), { rec->vmm_unmap_calls++; })
-HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), { rec->vmm_release_calls++; })
+HOOK(CUresult, cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc* d, size_t c), (p, n, d, c), { rec->vmm_set_access_calls++; vmmResult(r); })
+HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), {
+    rec->vmm_unmap_calls++;
+    vmmResult(r);
+    if (r == CUDA_SUCCESS) unmapped((uintptr_t)p, n);
+})
+HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), { rec->vmm_release_calls++; vmmResult(r); })
+// cuMemAddressFree of a range that still has mappings in it fails
+// (CUDA_ERROR_INVALID_VALUE on the H100, driver 580): unmap first.
+HOOK(CUresult, cuMemAddressFree, (CUdeviceptr p, size_t n), (p, n), {
+    rec->vmm_address_free_calls++;
+    vmmResult(r);
+    if (mappedIn((uintptr_t)p, n)) rec->vmm_free_while_mapped++;
+    if (r == CUDA_SUCCESS) { rec->vmm_address_free_bytes += n; unmapped((uintptr_t)p, n); }
+})
+
+// ---- Graphs ----
+//
+// A graph launch is timed as one span on the stream it was launched into
+// (the graph's kernels are that stream's work, whatever branches they run
+// on inside it), counted in graphs_timed and in the kernel figures; the
+// kernel nodes of each graph are counted when it is instantiated, and
+// added up at each launch (graph_kernel_nodes). An update of an
+// instantiated graph (cudaGraphExecUpdate) is not followed.
+namespace {
+uint64_t kernelNodes(cudaGraph_t g, int depth) {
+    static auto getNodes = (cudaError_t(*)(cudaGraph_t, cudaGraphNode_t*, size_t*))real("cudaGraphGetNodes");
+    static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
+    static auto getChild = (cudaError_t(*)(cudaGraphNode_t, cudaGraph_t*))real("cudaGraphChildGraphNodeGetGraph");
+    size_t n = 0;
+    if (g == nullptr || depth > 8 || getNodes(g, nullptr, &n) != cudaSuccess || n == 0) return 0;
+    std::vector<cudaGraphNode_t> nodes(n);
+    if (getNodes(g, nodes.data(), &n) != cudaSuccess) return 0;
+    uint64_t k = 0;
+    for (size_t i = 0; i < n && i < nodes.size(); i++) {
+        cudaGraphNodeType t;
+        if (getType(nodes[i], &t) != cudaSuccess) continue;
+        cudaGraph_t child = nullptr;
+        if (t == cudaGraphNodeTypeKernel) k++;
+        else if (t == cudaGraphNodeTypeGraph && getChild(nodes[i], &child) == cudaSuccess) k += kernelNodes(child, depth + 1);
+    }
+    return k;
+}
+
+// instantiated notes the kernel nodes of a graph made executable.
+void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
+    if (r != cudaSuccess || e == nullptr) return;
+    uint64_t k;
+    {
+        KeepLastError keep;
+        k = kernelNodes(g, 0);
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    record();
+    (*graphKernels)[*e] = k;
+}
+}  // namespace
+
+// Declared with plain types and named by asm labels: cudaGraphInstantiate
+// took five arguments before CUDA 12 and three since.
+#if CUDART_VERSION >= 12000
+extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long f) __asm__("cudaGraphInstantiate");
+extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long f) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long))real("cudaGraphInstantiate");
+    cudaError_t r = fn(e, g, f);
+    instantiated(r, e, g);
+    return r;
+}
+extern "C" cudaError_t lessonsGraphInstantiateParams(cudaGraphExec_t* e, cudaGraph_t g, void* params) __asm__("cudaGraphInstantiateWithParams");
+extern "C" cudaError_t lessonsGraphInstantiateParams(cudaGraphExec_t* e, cudaGraph_t g, void* params) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t*, cudaGraph_t, void*))real("cudaGraphInstantiateWithParams");
+    cudaError_t r = fn(e, g, params);
+    instantiated(r, e, g);
+    return r;
+}
+#else
+extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, cudaGraphNode_t* en, char* log, size_t n) __asm__("cudaGraphInstantiate");
+extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, cudaGraphNode_t* en, char* log, size_t n) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t*, cudaGraph_t, cudaGraphNode_t*, char*, size_t))real("cudaGraphInstantiate");
+    cudaError_t r = fn(e, g, en, log, n);
+    instantiated(r, e, g);
+    return r;
+}
+#endif
+extern "C" cudaError_t lessonsGraphInstantiateFlags(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long f) __asm__("cudaGraphInstantiateWithFlags");
+extern "C" cudaError_t lessonsGraphInstantiateFlags(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long f) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long))real("cudaGraphInstantiateWithFlags");
+    cudaError_t r = fn(e, g, f);
+    instantiated(r, e, g);
+    return r;
+}
+HOOK(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t e), (e), { graphKernels->erase(e); })
+
+extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) __asm__("cudaGraphLaunch");
+extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaStream_t))real("cudaGraphLaunch");
+    Timed t = startTiming(s, true);
+    cudaError_t r = fn(e, s);
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        record();
+        if (r == cudaSuccess) {
+            rec->graph_launches++;
+            auto k = graphKernels->find(e);
+            if (k != graphKernels->end()) rec->graph_kernel_nodes += k->second;
+        }
+        endTiming(t, r == cudaSuccess);
+    }
+    after();
+    return r;
+}
 
 // ---- Calls around the library ----
 
@@ -1274,9 +1495,19 @@ DHOOK(CUresult, cuMemAllocManaged, (CUdeviceptr* p, size_t n, unsigned int f), (
 DHOOK(CUresult, cuMemAllocHost_v2, (void** p, size_t n), (p, n), {
     rec->malloc_host_calls++;
     driverAlloc(n);
-    if (r == CUDA_SUCCESS) rec->malloc_host_bytes += n;
+    if (r == CUDA_SUCCESS) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
 })
-DHOOK(CUresult, cuMemFreeHost, (void* p), (p), { rec->free_host_calls++; guard.driver_free_calls++; })
+DHOOK(CUresult, cuMemHostAlloc, (void** p, size_t n, unsigned int f), (p, n, f), {
+    rec->malloc_host_calls++;
+    rec->host_alloc_calls++;
+    driverAlloc(n);
+    if (r == CUDA_SUCCESS) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
+})
+DHOOK(CUresult, cuMemFreeHost, (void* p), (p), {
+    rec->free_host_calls++;
+    guard.driver_free_calls++;
+    if (r == CUDA_SUCCESS) hostLive->erase((uintptr_t)p);
+})
 DHOOK(CUresult, cuMemAllocAsync, (CUdeviceptr* p, size_t n, CUstream s), (p, n, s), {
     rec->malloc_async_calls++;
     driverAlloc(n);
