@@ -940,8 +940,9 @@ void copied(const char* what, const void* a, const void* b, cudaStream_t s) {
 
 // ---- Timing kernels on the GPU ----
 //
-// Each launch on a stream that is not being captured into a graph is
-// bracketed by two events of the library's own (recorded through the
+// Each launch (and each cudaGraphLaunch, as one span) on a stream that
+// is not being captured into a graph is bracketed by two events of the
+// library's own (recorded through the
 // runtime's real functions, so that the program's counts of event records
 // and waits do not see them): the start event completes when the stream
 // reaches the kernel, the end event when the kernel is done. An event
