@@ -123,7 +123,7 @@ func TestChannelRejectsChildren(t *testing.T) {
 		}, "of child process 101 has a frame after its end-of-run frame", false, false},
 		{"the program's frame after its end, a child still running", func(root, a *proc) [][]byte {
 			return [][]byte{root.frame(FrameStart, &Stats{}), a.frame(FrameStart, &Stats{}), root.frame(FrameEnd, &Stats{Exited: 1}), root.frame(FrameSnapshot, &Stats{}), a.frame(FrameEnd, &Stats{})}
-		}, "has a frame after its end-of-run frame", false, false},
+		}, "bytes after the library's end-of-run frame", false, false},
 		{"bytes after every end", func(root, a *proc) [][]byte {
 			return [][]byte{root.frame(FrameStart, &Stats{}), a.frame(FrameStart, &Stats{}), root.frame(FrameEnd, &Stats{Exited: 1}), a.frame(FrameEnd, &Stats{}), {0}}
 		}, "bytes after the library's end-of-run frame", false, false},
@@ -139,6 +139,17 @@ func TestChannelRejectsChildren(t *testing.T) {
 				t.Errorf("the program's record should be kept: %+v", got)
 			}
 		})
+	}
+}
+
+// TestChannelChildStartsLate: a child the program left running may call
+// CUDA after the program's end; its record is taken.
+func TestChannelChildStartsLate(t *testing.T) {
+	root, a := &proc{t: t, pid: 100}, &proc{t: t, pid: 101, parent: 100}
+	got, err := VerifyFrames(join(root.frame(FrameStart, &Stats{}), root.frame(FrameEnd, &Stats{Forks: 1, Exited: 1}),
+		a.frame(FrameStart, &Stats{}), a.frame(FrameEnd, &Stats{MallocCalls: 1, Exited: 1})), testKey)
+	if err != nil || got.Children == nil || got.Children.MallocCalls != 1 {
+		t.Fatalf("%+v, %v", got, err)
 	}
 }
 

@@ -160,10 +160,6 @@ func (c *Channel) Write(p []byte) (int, error) {
 	if c.err != nil {
 		return n, nil
 	}
-	if len(p) > 0 && c.allEnded() {
-		c.fail(false, afterEnd)
-		return n, nil
-	}
 	c.buf = append(c.buf, p...)
 	for c.err == nil {
 		size, ok := c.frameSize()
@@ -172,9 +168,6 @@ func (c *Channel) Write(p []byte) (int, error) {
 		}
 		c.frame(c.buf[:size])
 		c.buf = c.buf[size:]
-		if len(c.buf) > 0 && c.allEnded() {
-			c.fail(false, afterEnd)
-		}
 	}
 	if c.err != nil {
 		c.buf = nil
@@ -182,7 +175,8 @@ func (c *Channel) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// allEnded says whether every process that started has sent its end.
+// allEnded says whether every process that started has sent its end
+// (a child may still start after: one the program left running).
 func (c *Channel) allEnded() bool {
 	if c.root == nil {
 		return false
@@ -220,6 +214,10 @@ func (c *Channel) frameSize() (int, bool) {
 }
 
 func (c *Channel) foreign(why string) {
+	if c.allEnded() {
+		c.fail(false, afterEnd)
+		return
+	}
 	c.fail(false, fmt.Sprintf("the statistics record has a frame the library did not write (frame %d %s): the program wrote to the record's channel", c.frames, why))
 }
 
@@ -251,6 +249,9 @@ func (c *Channel) frame(f []byte) {
 		who = fmt.Sprintf(" of child process %d", p.pid)
 	}
 	switch {
+	case p.ended && p == c.root:
+		c.fail(false, afterEnd)
+		return
 	case p.ended:
 		c.fail(false, fmt.Sprintf("the statistics record%s has a frame after its end-of-run frame: something else wrote to the record's channel", who))
 		return
@@ -361,7 +362,11 @@ func (c *Channel) Close() (*Received, error) {
 			}
 		}
 		if c.err == nil && len(c.buf) > 0 {
-			c.fail(true, "the statistics record was cut short in the middle of a frame of a child process")
+			if c.allEnded() {
+				c.fail(false, afterEnd)
+			} else {
+				c.fail(true, "the statistics record was cut short in the middle of a frame of a child process")
+			}
 		}
 	}
 	var last Received
