@@ -350,6 +350,7 @@ var phrases = map[string]string{
 	"graph_kernel_nodes":         "kernel nodes of the graphs launched",
 	"graphs_timed":               "graph launches timed on the GPU",
 	"forks":                      "child processes forked",
+	"execs":                      "programs started by exec, posix_spawn, system or popen (not followed)",
 }
 
 // scoped is the record a statistic's name reads (the program's own

@@ -350,6 +350,8 @@ func (c *Channel) Close() (*Received, error) {
 			c.fail(true, "the statistics record was cut short in the middle of a frame: the program left without exiting normally (_exit, a crash or a kill), and the library's end-of-run record is missing")
 		case c.root == nil:
 			return nil, nil
+		case c.root.stats != nil && c.root.stats.Execs > 0:
+			c.fail(true, "the statistics record was cut short: the program replaced itself with another program (exec), whose CUDA calls the library cannot follow, and the library's end-of-run record is missing")
 		default:
 			c.fail(true, "the statistics record was cut short: the program left without exiting normally (_exit, a crash or a kill), and the library's end-of-run record is missing")
 		}

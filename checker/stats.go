@@ -76,6 +76,7 @@ type Stats struct {
 	GraphLaunches, GraphKernelNodes     uint64 `stat:"graph_launches,graph_kernel_nodes"`
 	GraphsTimed                         uint64 `stat:"graphs_timed"`
 	Forks                               uint64 `stat:"forks"`
+	Execs                               uint64 `stat:"execs"`
 }
 
 const (

@@ -92,6 +92,23 @@ int main(int argc, char** argv) {
         int status;
         waitpid(pid, &status, 0);
     }
+    if (strcmp(mode, "forkexec") == 0) {
+        // A child that becomes another program: its record ends at the
+        // exec, saying so (the program it becomes is not followed).
+        pid_t pid = fork();
+        if (pid == 0) {
+            execl("/bin/true", "true", (char*)NULL);
+            _exit(127);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+    }
+    if (strcmp(mode, "system") == 0 && system("true") != 0) printf("system failed\n");
+    if (strcmp(mode, "selfexec") == 0) {
+        // The program replaces itself: its record is cut short.
+        execl("/bin/true", "true", (char*)NULL);
+        return 1;
+    }
     if (strcmp(mode, "crash") == 0) raise(SIGSEGV);
     printf("%d pipes\n", n);
     return 0;
