@@ -59,6 +59,7 @@
 #include <map>
 #include <set>
 #include <mutex>
+#include <atomic>
 #include <unordered_map>
 #include <unordered_set>
 #include <string>
@@ -142,7 +143,23 @@ typedef std::unordered_map<cudaStream_t, uint64_t> Clock;
 
 Record scratch;                        // used when no file is given
 Record* rec = nullptr;
-std::mutex mu;
+// Lock is the library's one mutex, knowing which thread holds it: a fork
+// or an exec from inside the library's own locked calls (the driver may
+// start a helper while the runtime initialises) must not wait for it.
+struct Lock {
+    std::mutex m;
+    std::atomic<uintptr_t> owner{0};
+    void lock() {
+        m.lock();
+        owner.store((uintptr_t)pthread_self());
+    }
+    void unlock() {
+        owner.store(0);
+        m.unlock();
+    }
+    bool mine() const { return owner.load() == (uintptr_t)pthread_self(); }
+};
+Lock mu;
 struct Alloc {
     size_t bytes; cudaStream_t stream; bool async; uint64_t seq; std::vector<Use> uses;
     std::set<uintptr_t> kernelAddrs;   // addresses in it passed to kernels
@@ -623,7 +640,7 @@ void leaks() {
 }
 
 void atExit() {
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<Lock> g(mu);
     if (quiet) return;
     summarise();
     for (uint64_t i = 0; i < rec->pool_count; i++) snapshot(&rec->pools[i]);
@@ -636,7 +653,7 @@ void atExit() {
 // atExitPlain ends the record of a program that never answered a CUDA
 // call (atExit, registered later, runs first and ends it otherwise).
 void atExitPlain() {
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<Lock> g(mu);
     if (chanEnded || quiet) return;
     leaks();
     rec->exited = 1;
@@ -650,14 +667,27 @@ void atExitPlain() {
 // same channel, with its pid and its parent's in the guard. Its start
 // frame waits for its first CUDA call. The lock is held across the fork so
 // that the child's copy of the state is whole.
-void forkPrepare() { mu.lock(); }
+// A fork from inside the library's own locked calls (the driver starting
+// a helper) is not the program's: its child is left silent, and nothing
+// waits for the lock the forking thread holds.
+bool forkInside;
+
+void forkPrepare() {
+    forkInside = mu.mine();
+    if (!forkInside) mu.lock();
+}
 
 void forkParent() {
+    if (forkInside) return;
     rec->forks++;
     mu.unlock();
 }
 
 void forkChild() {
+    if (forkInside) {
+        chanFd = -1;
+        return;
+    }
     guard.parent_pid = guard.pid;
     guard.pid = (uint64_t)getpid();
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
@@ -684,7 +714,7 @@ void forkChild() {
 // start runs before the program's main (and its constructors): the
 // channel is taken from the environment before the program can read it.
 __attribute__((constructor)) void start() {
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)getpid();
     openChannel();
@@ -705,7 +735,7 @@ void after() {
         auto getDev = (cudaError_t(*)(int*))real("cudaGetDevice");
         if (getDev(&dev) == cudaSuccess && getPool(&pool, dev) == cudaSuccess) notePool(pool);
     });
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<Lock> g(mu);
     pulse();
 }
 
@@ -1049,7 +1079,7 @@ void harvest(bool wait) {
 Timed startTiming(cudaStream_t s, bool graph) {
     static auto recordEv = (EventRecordFn)real("cudaEventRecord");
     static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<Lock> g(mu);
     record();
     Timed t{s, nullptr, nullptr, graph};
     if (timingOver) return t;
@@ -1138,7 +1168,7 @@ void summarise() {
         static auto fn = (ret(*) params)real(#name);              \
         ret r = fn args;                                          \
         {                                                         \
-            std::lock_guard<std::mutex> g(mu);                    \
+            std::lock_guard<Lock> g(mu);                    \
             record();                                             \
             body                                                  \
         }                                                         \
@@ -1230,7 +1260,7 @@ HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f
 extern "C" cudaError_t cudaDeviceReset(void) {
     static auto fn = (cudaError_t(*)(void))real("cudaDeviceReset");
     {
-        std::lock_guard<std::mutex> g(mu);
+        std::lock_guard<Lock> g(mu);
         record();
         harvest(true);
         timingOver = true;
@@ -1256,7 +1286,7 @@ HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (
 extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
     static auto fn = (cudaError_t(*)(cudaMemPool_t))real("cudaMemPoolDestroy");
     {
-        std::lock_guard<std::mutex> g(mu);
+        std::lock_guard<Lock> g(mu);
         record();
         notePool(pool);
         for (uint64_t i = 0; i < rec->pool_count; i++)
@@ -1278,7 +1308,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
     cudaError_t r = fn(kernel, g, b, a, sh, s);
     inLaunch--;
     {
-        std::lock_guard<std::mutex> lock(mu);
+        std::lock_guard<Lock> lock(mu);
         record();
         launched(kernel, (void*)kernel, true, a, s, r == cudaSuccess);
         endTiming(t, r == cudaSuccess);
@@ -1293,7 +1323,7 @@ extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a,
     Timed t = startTiming(s, false);
     cudaError_t r = fn(f, g, b, a, sh, s);
     {
-        std::lock_guard<std::mutex> lock(mu);
+        std::lock_guard<Lock> lock(mu);
         record();
         endTiming(t, r == cudaSuccess);
         static auto byStub = (cudaError_t(*)(void**, const void*))real("cudaGetFuncBySymbol");
@@ -1390,7 +1420,7 @@ void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
         KeepLastError keep;
         k = kernelNodes(g, 0);
     }
-    std::lock_guard<std::mutex> lock(mu);
+    std::lock_guard<Lock> lock(mu);
     record();
     (*graphKernels)[*e] = k;
 }
@@ -1437,7 +1467,7 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
     Timed t = startTiming(s, true);
     cudaError_t r = fn(e, s);
     {
-        std::lock_guard<std::mutex> lock(mu);
+        std::lock_guard<Lock> lock(mu);
         record();
         if (r == cudaSuccess) {
             rec->graph_launches++;
@@ -1457,7 +1487,7 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
 // count as their runtime twins do, and in the guard.
 namespace {
 void pulseOnly() {
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<Lock> g(mu);
     pulse();
 }
 void driverAlloc(size_t n) {
@@ -1472,7 +1502,7 @@ void driverAlloc(size_t n) {
         if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;           \
         ret r = fn args;                                          \
         {                                                         \
-            std::lock_guard<std::mutex> g(mu);                    \
+            std::lock_guard<Lock> g(mu);                    \
             record();                                             \
             body                                                  \
         }                                                         \
@@ -1547,7 +1577,7 @@ void* answer(const char* name, void* found, const void* caller) {
     if (found == nullptr || nvidiaCaller(caller)) return found;
     void* hook = hookFor(name);
     if (hook == nullptr || hook == found) return found;
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<Lock> g(mu);
     guard.redirected++;
     return hook;
 }
@@ -1562,7 +1592,7 @@ void redirectEntry(const char* symbol, void** pfn) {
     if (hook == nullptr) hook = hookFor(symbol);
     if (hook == nullptr || hook == *pfn) return;
     *pfn = hook;
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<Lock> g(mu);
     guard.redirected++;
 }
 }  // namespace
@@ -1635,7 +1665,8 @@ extern "C" cudaError_t lessonsGetEntryByVersion(const char* symbol, void** pfn, 
 // record is then cut short, as any program's that does not exit is.
 namespace {
 void execing(bool replaces) {
-    std::lock_guard<std::mutex> g(mu);
+    if (mu.mine() || chanFd < 0) return;   // the driver's helper, or a silent child
+    std::lock_guard<Lock> g(mu);
     record();
     rec->execs++;
     if (!replaces) {
