@@ -66,8 +66,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v3Size-v2Size, 8*8; got != want {
 		t.Errorf("version 3 adds %d bytes, want %d (eight figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v3Size, 6*8; got != want {
+	if got, want := v4Size-v3Size, 6*8; got != want {
 		t.Errorf("version 4 adds %d bytes, want %d (six figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v4Size, 12*8; got != want {
+		t.Errorf("version 5 adds %d bytes, want %d (twelve figures)", got, want)
 	}
 }
 

@@ -83,6 +83,8 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 		switch {
 		case c.Stat == "":
 			bad(line, "relative_to goes with stat checks: the same statistic of both runs is compared", "check %d has relative_to but no stat", i+1)
+		case func() bool { sc, _ := splitScope(c.Stat); return sc != "" }():
+			bad(line, "compare the program's own figures (a stat without children. or all.): a baseline is one process's", "check %d compares %s of several processes with a baseline run", i+1, c.Stat)
 		case names[c.RelativeTo] == 0:
 			bad(line, "name a [[hidden_run]] of this spec: the baseline run", "check %d is relative to run %q, which is not a hidden run of this spec", i+1, c.RelativeTo)
 		case c.Run == "" || order[c.Run] <= order[c.RelativeTo]:

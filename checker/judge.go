@@ -16,6 +16,10 @@ type Run struct {
 	// ("timed out after 30s", "killed by signal 11"); "" otherwise.
 	Ended string
 	Stats *Stats
+	// Children is the record of the child processes the program forked
+	// that called CUDA, merged (nil when there were none): what a check
+	// of a "children." or "all." statistic reads.
+	Children *Stats
 	// StatsErr says why a record that was written could not be read
 	// ("not built with -cudart shared", a record of another version); ""
 	// when there was none, or it was read.
@@ -129,10 +133,10 @@ func judge(c *Check, r *Run) Result {
 			}
 			other = &o
 		}
-		res.Pass, res.Want = bounds(c, v, r.Stats, other)
+		res.Pass, res.Want = bounds(c, v, r, other)
 		res.Got = fmt.Sprintf("%g (from %q)", v, strings.TrimSpace(m[0]))
 	case c.Stat != "":
-		_, want := bounds(c, 0, r.Stats, nil)
+		_, want := bounds(c, 0, r, nil)
 		res.Name = describe(c.Stat) + ": " + want
 		if c.RelativeTo != "" {
 			res.Name = fmt.Sprintf("%s, as a multiple of run %s's: %s", describe(c.Stat), c.RelativeTo, want)
@@ -144,14 +148,15 @@ func judge(c *Check, r *Run) Result {
 			}
 			break
 		}
-		v, _ := r.Stats.Value(c.Stat)
+		st, name := r.scoped(c.Stat)
+		v, _ := st.Value(name)
 		if c.RelativeTo != "" {
 			judgeRelative(c, r, v, &res)
 			break
 		}
-		res.Pass, res.Want = bounds(c, v, r.Stats, nil)
-		res.Got = sayValue(c.Stat, v)
-		if note := r.Stats.RaceNote(c.Stat); !res.Pass && note != "" {
+		res.Pass, res.Want = bounds(c, v, r, nil)
+		res.Got = sayValue(name, v)
+		if note := st.RaceNote(name); !res.Pass && note != "" {
 			res.Got += "; the first: " + note
 		}
 	case c.Sanitizer != "":
@@ -180,7 +185,7 @@ func judgeRelative(c *Check, r *Run, v float64, res *Result) {
 		return
 	}
 	ratio := v / b
-	res.Pass, res.Want = bounds(c, ratio, r.Stats, nil)
+	res.Pass, res.Want = bounds(c, ratio, r, nil)
 	res.Got = fmt.Sprintf("%.3g times run %s's (%s here, %s there)", ratio, c.RelativeTo, num(v), num(b))
 }
 
@@ -226,7 +231,7 @@ func hasBounds(c *Check) bool {
 
 // bounds checks v against every bound of c and says what was wanted;
 // group is the number equal_to_group captured, or nil.
-func bounds(c *Check, v float64, st *Stats, group *float64) (bool, string) {
+func bounds(c *Check, v float64, r *Run, group *float64) (bool, string) {
 	ok := true
 	var want []string
 	if c.AtLeast != nil {
@@ -244,8 +249,9 @@ func bounds(c *Check, v float64, st *Stats, group *float64) (bool, string) {
 	if c.EqualTo != "" {
 		w := "equal to " + c.EqualTo
 		other, known := math.NaN(), false
-		if st != nil {
-			other, known = st.Value(c.EqualTo)
+		if r != nil && r.Stats != nil {
+			st, name := r.scoped(c.EqualTo)
+			other, known = st.Value(name)
 		}
 		if known {
 			// Without a record there is no value to name: "equal to
@@ -331,9 +337,46 @@ var phrases = map[string]string{
 	"stream_kernel_ms_max":       "milliseconds of kernel time on the busiest stream",
 	"kernel_overlap_ms":          "milliseconds during which kernels of two streams or more ran at once",
 	"kernel_concurrency":         "kernels running at once on average (kernel time over the span)",
+	"malloc_host_calls":          "pinned host allocations (cudaMallocHost, cudaHostAlloc)",
+	"free_host_calls":            "calls of cudaFreeHost",
+	"host_alloc_calls":           "calls of cudaHostAlloc",
+	"host_leaked_allocs":         "pinned host allocations never freed",
+	"host_leaked_bytes":          "bytes of pinned host memory never freed",
+	"vmm_address_free_calls":     "calls of cuMemAddressFree",
+	"vmm_address_free_bytes":     "bytes of address ranges freed with cuMemAddressFree",
+	"vmm_free_while_mapped":      "address ranges freed (cuMemAddressFree) while still mapped",
+	"vmm_failed_calls":           "virtual memory calls that failed",
+	"graph_launches":             "calls of cudaGraphLaunch",
+	"graph_kernel_nodes":         "kernel nodes of the graphs launched",
+	"graphs_timed":               "graph launches timed on the GPU",
+	"forks":                      "child processes forked",
+	"execs":                      "programs started by exec, posix_spawn, system or popen (not followed)",
+}
+
+// scoped is the record a statistic's name reads (the program's own
+// process, its children's merged, or all of them merged; r.Stats is not
+// nil) and the name without its scope.
+func (r *Run) scoped(stat string) (*Stats, string) {
+	scope, name := splitScope(stat)
+	switch scope {
+	case ScopeChildren:
+		if r.Children == nil {
+			return &Stats{}, name
+		}
+		return r.Children, name
+	case ScopeAll:
+		return MergeStats(r.Stats, r.Children), name
+	}
+	return r.Stats, name
 }
 
 func describe(stat string) string {
+	switch scope, name := splitScope(stat); scope {
+	case ScopeChildren:
+		return describe(name) + ", in the child processes the program forked"
+	case ScopeAll:
+		return describe(name) + ", in the program and the child processes it forked"
+	}
 	if p, ok := phrases[stat]; ok {
 		return p
 	}

@@ -66,9 +66,19 @@ type Guard struct {
 	// Namespaces is how many link namespaces held objects at the end
 	// (more than one: dlmopen).
 	Namespaces uint64
+	// Pid is the process that sent the frame, ParentPid the process that
+	// forked it (version 2; 0 in frames of version 1, all of which are
+	// the program's own process). The library follows the program's
+	// fork()ed children: each numbers its own frames from 0 on the same
+	// channel, and Channel keeps a record per process.
+	Pid, ParentPid uint64
 }
 
-const guardVersion = 1
+const guardVersion = 2
+
+// MaxProcesses is how many processes (the program and the children it
+// forked that called CUDA) one channel may carry.
+const MaxProcesses = 64
 
 // ChannelError says why a record sent over the channel cannot be
 // trusted, in words an instructor can read.
@@ -84,25 +94,57 @@ func (e *ChannelError) Error() string { return e.Reason }
 
 // Received is a record that came over the channel and verified.
 type Received struct {
-	// Stats is the last record the library sent (nil when it sent none).
+	// Stats is the last record the program's own process sent (nil when
+	// it sent none).
 	Stats *Stats
 	Guard Guard
-	// Frames is how many frames verified.
+	// Frames is how many frames verified, of every process.
 	Frames int
+	// Children is the records of the child processes the program forked
+	// (those that called CUDA), merged (MergeStats); nil when there were
+	// none. ChildGuards are their guards, in the order they started.
+	Children    *Stats
+	ChildGuards []Guard
+}
+
+// Problem says, in words, why a guard of any process makes the record
+// untrustworthy, or "".
+func (r *Received) Problem() string {
+	if p := r.Guard.Problem(); p != "" {
+		return p
+	}
+	for _, g := range r.ChildGuards {
+		if p := g.Problem(); p != "" {
+			return fmt.Sprintf("in child process %d: %s", g.Pid, p)
+		}
+	}
+	return ""
+}
+
+// process is what the channel knows of one process's frames.
+type process struct {
+	pid, parent uint64
+	seq         uint64
+	ended       bool
+	stats       *Stats
+	guard       Guard
 }
 
 // Channel verifies the frames of one run as they come: Write them in,
-// then Close. It keeps only the last frame's record, so a long run's
-// snapshots cost no memory.
+// then Close. It keeps only each process's last record, so a long run's
+// snapshots cost no memory. The first frame is the program's own start;
+// a child forked by a process of the run starts with a start frame of
+// its own (its pid and its parent's in the guard), and each process's
+// frames are in sequence from 0 and end with one end frame. The program's
+// children may end after it.
 type Channel struct {
 	key    []byte
 	buf    []byte
-	seq    uint64
-	ended  bool
 	err    *ChannelError
-	last   Received
-	record []byte
-	extra  int // bytes that came after the end, or after an error
+	frames int
+	root   *process
+	procs  map[uint64]*process
+	order  []*process
 }
 
 // NewChannel is a verifier of frames signed with key.
@@ -115,14 +157,11 @@ func NewChannel(key []byte) *Channel {
 // wrong is Close's error.
 func (c *Channel) Write(p []byte) (int, error) {
 	n := len(p)
-	if c.err != nil || c.ended {
-		if c.ended && c.err == nil && len(p) > 0 {
-			c.fail(false, "the statistics record has bytes after the library's end-of-run frame: something else wrote to the record's channel")
-		}
+	if c.err != nil {
 		return n, nil
 	}
 	c.buf = append(c.buf, p...)
-	for c.err == nil && !c.ended {
+	for c.err == nil {
 		size, ok := c.frameSize()
 		if !ok || len(c.buf) < size {
 			break
@@ -130,14 +169,27 @@ func (c *Channel) Write(p []byte) (int, error) {
 		c.frame(c.buf[:size])
 		c.buf = c.buf[size:]
 	}
-	if c.ended && c.err == nil && len(c.buf) > 0 {
-		c.fail(false, "the statistics record has bytes after the library's end-of-run frame: something else wrote to the record's channel")
-	}
-	if c.err != nil || c.ended {
+	if c.err != nil {
 		c.buf = nil
 	}
 	return n, nil
 }
+
+// allEnded says whether every process that started has sent its end
+// (a child may still start after: one the program left running).
+func (c *Channel) allEnded() bool {
+	if c.root == nil {
+		return false
+	}
+	for _, p := range c.order {
+		if !p.ended {
+			return false
+		}
+	}
+	return true
+}
+
+const afterEnd = "the statistics record has bytes after the library's end-of-run frame: something else wrote to the record's channel"
 
 // frameSize is the size of the frame at the start of buf, once its header
 // is there; a header that cannot start a frame fails the channel.
@@ -162,7 +214,11 @@ func (c *Channel) frameSize() (int, bool) {
 }
 
 func (c *Channel) foreign(why string) {
-	c.fail(false, fmt.Sprintf("the statistics record has a frame the library did not write (frame %d %s): the program wrote to the record's channel", c.seq, why))
+	if c.allEnded() {
+		c.fail(false, afterEnd)
+		return
+	}
+	c.fail(false, fmt.Sprintf("the statistics record has a frame the library did not write (frame %d %s): the program wrote to the record's channel", c.frames, why))
 }
 
 func (c *Channel) fail(cut bool, reason string) {
@@ -182,43 +238,86 @@ func (c *Channel) frame(f []byte) {
 	kind := binary.LittleEndian.Uint16(f[4:])
 	seq := binary.LittleEndian.Uint64(f[8:])
 	rl := int(binary.LittleEndian.Uint32(f[16:]))
-	if seq != c.seq {
-		what := "replayed or reordered"
-		if seq > c.seq {
-			what = "missing"
-		}
-		c.fail(false, fmt.Sprintf("the statistics record is out of sequence: frame %d came where frame %d was due (frames %s): something read from or wrote to the record's channel", seq, c.seq, what))
+	rec, gb := f[frameHeader:frameHeader+rl], f[frameHeader+rl:len(f)-frameMAC]
+	guard := decodeGuard(gb)
+	p := c.process(kind, seq, guard)
+	if p == nil {
 		return
+	}
+	who := ""
+	if p != c.root {
+		who = fmt.Sprintf(" of child process %d", p.pid)
 	}
 	switch {
+	case p.ended && p == c.root:
+		c.fail(false, afterEnd)
+		return
+	case p.ended:
+		c.fail(false, fmt.Sprintf("the statistics record%s has a frame after its end-of-run frame: something else wrote to the record's channel", who))
+		return
+	case seq != p.seq:
+		what := "replayed or reordered"
+		if seq > p.seq {
+			what = "missing"
+		}
+		c.fail(false, fmt.Sprintf("the statistics record%s is out of sequence: frame %d came where frame %d was due (frames %s): something read from or wrote to the record's channel", who, seq, p.seq, what))
+		return
 	case seq == 0 && kind != FrameStart:
-		c.fail(false, "the statistics record does not begin with the library's start frame")
+		c.fail(false, "the statistics record"+who+" does not begin with the library's start frame")
 		return
 	case seq > 0 && kind == FrameStart:
-		c.fail(false, fmt.Sprintf("the statistics record has a second start frame (frame %d): two programs wrote to one channel", seq))
+		c.fail(false, fmt.Sprintf("the statistics record%s has a second start frame (frame %d): two programs wrote to one channel", who, seq))
 		return
 	case kind != FrameStart && kind != FrameSnapshot && kind != FrameEnd:
-		c.fail(false, fmt.Sprintf("the statistics record has a frame of unknown kind %d (frame %d)", kind, seq))
+		c.fail(false, fmt.Sprintf("the statistics record%s has a frame of unknown kind %d (frame %d)", who, kind, seq))
 		return
 	}
-	rec, guard := f[frameHeader:frameHeader+rl], f[frameHeader+rl:len(f)-frameMAC]
 	st, err := DecodeStats(rec)
 	if err != nil {
-		c.fail(false, fmt.Sprintf("the statistics record's frame %d cannot be read: %v", seq, err))
+		c.fail(false, fmt.Sprintf("the statistics record%s's frame %d cannot be read: %v", who, seq, err))
 		return
 	}
-	c.last.Stats = st
-	c.last.Guard = decodeGuard(guard)
-	c.last.Frames++
-	c.seq++
+	p.stats, p.guard = st, guard
+	p.seq++
+	c.frames++
 	if kind == FrameEnd {
-		c.ended = true
+		p.ended = true
 	}
+}
+
+// process finds the process a frame is from, or starts a child: a start
+// frame of a process not seen yet, forked by one of the run's (a pid is
+// never taken twice). The first frame of the channel is the program's own.
+func (c *Channel) process(kind uint16, seq uint64, g Guard) *process {
+	if c.root == nil {
+		c.root = &process{pid: g.Pid}
+		c.procs = map[uint64]*process{g.Pid: c.root}
+		c.order = []*process{c.root}
+		return c.root
+	}
+	if p := c.procs[g.Pid]; p != nil {
+		return p
+	}
+	switch {
+	case kind != FrameStart || seq != 0:
+		c.fail(false, fmt.Sprintf("the statistics record has frame %d of process %d, which never started: something read from or wrote to the record's channel", seq, g.Pid))
+		return nil
+	case c.procs[g.ParentPid] == nil:
+		c.fail(false, fmt.Sprintf("the statistics record has a child process %d whose parent %d is not one of the run's processes", g.Pid, g.ParentPid))
+		return nil
+	case len(c.order) >= MaxProcesses:
+		c.fail(false, fmt.Sprintf("the program forked more than %d processes that called CUDA: the statistics record follows at most %d", MaxProcesses-1, MaxProcesses-1))
+		return nil
+	}
+	p := &process{pid: g.Pid, parent: g.ParentPid}
+	c.procs[g.Pid] = p
+	c.order = append(c.order, p)
+	return p
 }
 
 func decodeGuard(b []byte) Guard {
 	var g Guard
-	words := []*uint64{&g.Version, &g.DriverAllocCalls, &g.DriverAllocBytes, &g.DriverFreeCalls, &g.Redirected, &g.RuntimeCopies, &g.DriverCopies, &g.Namespaces}
+	words := []*uint64{&g.Version, &g.DriverAllocCalls, &g.DriverAllocBytes, &g.DriverFreeCalls, &g.Redirected, &g.RuntimeCopies, &g.DriverCopies, &g.Namespaces, &g.Pid, &g.ParentPid}
 	for i, w := range words {
 		if 8*i+8 <= len(b) {
 			*w = binary.LittleEndian.Uint64(b[8*i:])
@@ -228,7 +327,7 @@ func decodeGuard(b []byte) Guard {
 }
 
 func (g *Guard) encode() []byte {
-	words := []uint64{g.Version, g.DriverAllocCalls, g.DriverAllocBytes, g.DriverFreeCalls, g.Redirected, g.RuntimeCopies, g.DriverCopies, g.Namespaces}
+	words := []uint64{g.Version, g.DriverAllocCalls, g.DriverAllocBytes, g.DriverFreeCalls, g.Redirected, g.RuntimeCopies, g.DriverCopies, g.Namespaces, g.Pid, g.ParentPid}
 	b := make([]byte, 8*len(words))
 	for i, w := range words {
 		binary.LittleEndian.PutUint64(b[8*i:], w)
@@ -243,21 +342,47 @@ func (g *Guard) encode() []byte {
 // build); else why the record cannot be trusted (a *ChannelError), with
 // what verified so far (a crashed program's last snapshot).
 func (c *Channel) Close() (*Received, error) {
-	if c.err == nil && !c.ended {
+	if c.err == nil && (c.root == nil || !c.root.ended) {
 		switch {
-		case len(c.buf) > 0 && c.seq == 0 && len(c.buf) < frameHeader:
+		case len(c.buf) > 0 && c.frames == 0 && len(c.buf) < frameHeader:
 			c.foreign("is cut off")
 		case len(c.buf) > 0:
 			c.fail(true, "the statistics record was cut short in the middle of a frame: the program left without exiting normally (_exit, a crash or a kill), and the library's end-of-run record is missing")
-		case c.seq == 0:
+		case c.root == nil:
 			return nil, nil
+		case c.root.stats != nil && c.root.stats.Execs > 0:
+			c.fail(true, "the statistics record was cut short: the program replaced itself with another program (exec), whose CUDA calls the library cannot follow, and the library's end-of-run record is missing")
 		default:
 			c.fail(true, "the statistics record was cut short: the program left without exiting normally (_exit, a crash or a kill), and the library's end-of-run record is missing")
 		}
 	}
-	last := c.last
+	if c.err == nil {
+		for _, p := range c.order[1:] {
+			if !p.ended {
+				c.fail(true, fmt.Sprintf("the statistics record of child process %d (forked by process %d) was cut short: the child called CUDA and then left without exiting normally (_exit, a crash or a kill) or outlived the program, and its end-of-run record is missing", p.pid, p.parent))
+				break
+			}
+		}
+		if c.err == nil && len(c.buf) > 0 {
+			if c.allEnded() {
+				c.fail(false, afterEnd)
+			} else {
+				c.fail(true, "the statistics record was cut short in the middle of a frame of a child process")
+			}
+		}
+	}
+	var last Received
+	if c.root != nil && c.root.stats != nil {
+		last = Received{Stats: c.root.stats, Guard: c.root.guard, Frames: c.frames}
+		for _, p := range c.order[1:] {
+			if p.stats != nil {
+				last.Children = MergeStats(last.Children, p.stats)
+				last.ChildGuards = append(last.ChildGuards, p.guard)
+			}
+		}
+	}
 	if c.err != nil {
-		if last.Frames == 0 {
+		if last.Stats == nil {
 			return nil, c.err
 		}
 		return &last, c.err

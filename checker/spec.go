@@ -204,8 +204,8 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 				bad(diag.LineOf(data, "check", i, "equal_to_group"), "equal_to_group names another ( ) group of the same regex, e.g. `sum ([0-9]+) \\(expected ([0-9]+)\\)` with equal_to_group = 2", "regex %q captures %d groups; equal_to_group %d is not another one", c.Regex, re.NumSubexp(), g)
 			}
 		case c.Stat != "":
-			if _, ok := (&Stats{}).Value(c.Stat); !ok {
-				bad(diag.LineOf(data, "check", i, "stat"), "statistics are: "+strings.Join(StatNames(), ", "), "unknown statistic %q", c.Stat)
+			if !KnownStat(c.Stat) {
+				bad(diag.LineOf(data, "check", i, "stat"), statsHint(), "unknown statistic %q", c.Stat)
 			}
 			if !hasBounds {
 				bad(c.Line, "add at_least, at_most, equals or equal_to", "check of %s has no bound", c.Stat)
@@ -226,8 +226,8 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			bad(diag.LineOf(data, "check", i, "equal_to_group"), "equal_to_group goes with regex checks", "check %d has equal_to_group but no regex", i+1)
 		}
 		if c.EqualTo != "" {
-			if _, ok := (&Stats{}).Value(c.EqualTo); !ok {
-				bad(diag.LineOf(data, "check", i, "equal_to"), "statistics are: "+strings.Join(StatNames(), ", "), "unknown statistic %q", c.EqualTo)
+			if !KnownStat(c.EqualTo) {
+				bad(diag.LineOf(data, "check", i, "equal_to"), statsHint(), "unknown statistic %q", c.EqualTo)
 			}
 		}
 	}
@@ -333,4 +333,9 @@ func (s *Spec) OutputOnly() bool {
 		}
 	}
 	return true
+}
+
+// statsHint lists the statistics a spec may name, for an error's hint.
+func statsHint() string {
+	return "statistics are: " + strings.Join(StatNames(), ", ") + " (each of the program's own process; children.NAME reads the child processes it forked, all.NAME every process)"
 }

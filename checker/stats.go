@@ -65,11 +65,23 @@ type Stats struct {
 	KernelsTimed, MaxConcurrentStreams uint64 `stat:"kernels_timed,max_concurrent_streams"`
 	KernelSpanNs, KernelBusyNs         uint64
 	StreamKernelNsMax, KernelOverlapNs uint64
+	// Version 5: pinned host memory by any call, address ranges freed,
+	// graphs launched (timed as one span on their stream each, in the
+	// kernel figures above), and the process's fork() calls (each child
+	// sends a record of its own: Channel, MergeStats).
+	HostAllocCalls                      uint64 `stat:"host_alloc_calls"`
+	HostLeakedAllocs, HostLeakedBytes   uint64 `stat:"host_leaked_allocs,host_leaked_bytes"`
+	VMMAddressFreeCalls, VMMAddressFree uint64 `stat:"vmm_address_free_calls,vmm_address_free_bytes"`
+	VMMFreeWhileMapped, VMMFailedCalls  uint64 `stat:"vmm_free_while_mapped,vmm_failed_calls"`
+	GraphLaunches, GraphKernelNodes     uint64 `stat:"graph_launches,graph_kernel_nodes"`
+	GraphsTimed                         uint64 `stat:"graphs_timed"`
+	Forks                               uint64 `stat:"forks"`
+	Execs                               uint64 `stat:"execs"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 4
+	statsVersion = 5
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -85,6 +97,10 @@ var v2Size = int(unsafe.Offsetof(Stats{}.SyncMemsets))
 // v3Size is the size of a version 3 record: everything before the
 // kernels' times.
 var v3Size = int(unsafe.Offsetof(Stats{}.KernelsTimed))
+
+// v4Size is the size of a version 4 record: everything before the
+// figures of version 5.
+var v4Size = int(unsafe.Offsetof(Stats{}.HostAllocCalls))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses or unordered_frees), or "".
@@ -129,6 +145,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v2Size
 	case 3:
 		need = v3Size
+	case 4:
+		need = v4Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
@@ -264,3 +282,92 @@ func (s *Stats) Set(name string, v uint64) error {
 }
 
 func reflectType() reflect.Type { return reflect.TypeOf(Stats{}) }
+
+// mergeMax are the figures that are a most over the processes, not a sum:
+// each process's kernels are timed on a clock of its own, so a span or an
+// overlap across processes is not measured, only each process's.
+var mergeMax = map[string]bool{
+	"PeakLiveBytes": true, "MaxConcurrentStreams": true, "KernelSpanNs": true,
+	"StreamKernelNsMax": true, "ReleaseThreshold": true,
+}
+
+// MergeStats is the record of two processes of one run taken together:
+// counts, bytes and times added up; the peak of live bytes, the most
+// streams running at once, the span, the busiest stream and the release
+// threshold the larger of the two; exited only when both did; the pools
+// of both (up to the record's eight); the first race of a (else b's).
+// Either may be nil.
+func MergeStats(a, b *Stats) *Stats {
+	switch {
+	case a == nil && b == nil:
+		return nil
+	case a == nil:
+		c := *b
+		return &c
+	case b == nil:
+		c := *a
+		return &c
+	}
+	m := *a
+	mv, bv := reflect.ValueOf(&m).Elem(), reflect.ValueOf(b).Elem()
+	t := mv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Type.Kind() != reflect.Uint64 {
+			continue
+		}
+		x, y := mv.Field(i).Uint(), bv.Field(i).Uint()
+		switch f.Name {
+		case "Magic", "PoolCount":
+		case "Version", "Exited":
+			mv.Field(i).SetUint(min(x, y))
+		default:
+			if mergeMax[f.Name] {
+				mv.Field(i).SetUint(max(x, y))
+			} else {
+				mv.Field(i).SetUint(x + y)
+			}
+		}
+	}
+	for _, p := range b.Pools[:min(int(b.PoolCount), len(b.Pools))] {
+		if int(m.PoolCount) < len(m.Pools) {
+			m.Pools[m.PoolCount] = p
+			m.PoolCount++
+		}
+	}
+	if m.UseRace[0] == 0 {
+		m.UseRace = b.UseRace
+	}
+	if m.FreeRace[0] == 0 {
+		m.FreeRace = b.FreeRace
+	}
+	return &m
+}
+
+// Scopes of a statistic's name: "children.malloc_calls" reads the child
+// processes the program forked, merged (MergeStats); "all.malloc_calls"
+// the program and its children merged; a name without a scope the
+// program's own process.
+const (
+	ScopeChildren = "children."
+	ScopeAll      = "all."
+)
+
+// splitScope is a statistic's scope ("", ScopeChildren or ScopeAll) and
+// its name without it.
+func splitScope(name string) (scope, stat string) {
+	for _, s := range []string{ScopeChildren, ScopeAll} {
+		if len(name) > len(s) && name[:len(s)] == s {
+			return s, name[len(s):]
+		}
+	}
+	return "", name
+}
+
+// KnownStat says whether name is a statistic a spec may name, with or
+// without a scope.
+func KnownStat(name string) bool {
+	_, n := splitScope(name)
+	_, ok := (&Stats{}).Value(n)
+	return ok
+}

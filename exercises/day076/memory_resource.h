@@ -1,69 +1,175 @@
-// The interface of a memory resource, mirroring the one of RAPIDS RMM
-// (rmm::mr::device_memory_resource, RMM 25.x and 26.x) in plain CUDA C++,
-// and the resource over the device's stream-ordered allocator. This is a
-// mirror, not RMM: the course builds without it. Current RMM takes the
-// stream first, allocate(stream, bytes, alignment), and has
-// allocate_sync for callers without a stream; its older
-// allocate(bytes, stream) is deprecated, and RMM is moving these
-// resources onto CCCL's cuda::mr concepts (cuda::mr::resource and
-// cuda::mr::async_resource), whose calls have the same shape.
+// The interface of a memory resource as RAPIDS RMM has it since 26.06,
+// written again in plain CUDA C++17: a mirror, not RMM (the course builds
+// and runs without RMM or CCCL, which the GPU machine does not have).
+//
+// RMM 26.06 removed its base class (device_memory_resource, with the
+// virtual do_allocate/do_deallocate) and the old allocate(bytes, stream):
+// a resource is now any type with the calls of CCCL's cuda::mr resource
+// concept, and code that allocates takes a type-erased handle to one.
+// What RMM and CCCL call them, and what this file calls them:
+//
+//   cuda::stream_ref                                  mr::stream_ref
+//   cuda::mr::device_accessible (a property)          mr::device_accessible
+//   cuda::mr::resource_with<T, device_accessible>     mr::is_resource<T>
+//   cuda::mr::resource_ref<device_accessible>         mr::resource_ref
+//     (rmm::device_async_resource_ref)                  (non-owning)
+//   cuda::mr::any_resource<device_accessible>         mr::any_resource
+//                                                       (owning, shared)
+//   rmm::mr::cuda_async_memory_resource               mr::async_resource
+//
+// A resource has four calls: allocate(stream, bytes, alignment) and
+// deallocate(stream, p, bytes, alignment), in stream order; and
+// allocate_sync(bytes, alignment) and deallocate_sync(p, bytes,
+// alignment) for callers without a stream. It compares with ==, and says
+// that its memory is the device's with a get_property friend.
 #pragma once
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <type_traits>
+#include <utility>
 #include <cuda_runtime.h>
 
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
-// RMM's default alignment: every allocation is aligned to 256 bytes.
-constexpr std::size_t kAllocationAlignment = 256;
+namespace mr {
 
-// Every resource allocates and frees in stream order: the memory may be
-// used by work queued on `stream` after allocate, and is free for others
-// once the work queued on `stream` before deallocate is done.
-class memory_resource {
+// RMM's default alignment: every allocation is aligned to 256 bytes.
+constexpr std::size_t default_alignment = 256;
+
+// check_alignment stops the program on an alignment RMM refuses: a power
+// of two, at most 256 (larger ones need RMM's aligned adaptor).
+inline void check_alignment(std::size_t alignment) {
+    if (alignment == 0 || alignment > default_alignment || (alignment & (alignment - 1)) != 0) {
+        fprintf(stderr, "alignment %zu: it must be a power of two, at most %zu\n", alignment, default_alignment);
+        exit(1);
+    }
+}
+
+// stream_ref names a stream without owning it.
+class stream_ref {
 public:
-    virtual ~memory_resource() = default;
-    void* allocate(cudaStream_t stream, std::size_t bytes, std::size_t alignment = kAllocationAlignment) {
-        check(alignment);
-        return do_allocate(bytes, stream);
+    stream_ref(cudaStream_t s) : s_(s) {}
+    cudaStream_t get() const { return s_; }
+    void sync() const { CHECK(cudaStreamSynchronize(s_)); }
+    bool operator==(stream_ref o) const { return s_ == o.s_; }
+    bool operator!=(stream_ref o) const { return s_ != o.s_; }
+
+private:
+    cudaStream_t s_;
+};
+
+// device_accessible: the property of memory that kernels can use.
+struct device_accessible {};
+
+// is_resource<T> says whether T has a resource's calls, with memory the
+// device can use: the concept, as a C++17 trait.
+template <class T, class = void>
+struct is_resource : std::false_type {};
+template <class T>
+struct is_resource<T, std::void_t<
+    decltype(static_cast<void*>(std::declval<T&>().allocate(std::declval<stream_ref>(), std::size_t{}, std::size_t{}))),
+    decltype(std::declval<T&>().deallocate(std::declval<stream_ref>(), static_cast<void*>(nullptr), std::size_t{}, std::size_t{})),
+    decltype(static_cast<void*>(std::declval<T&>().allocate_sync(std::size_t{}, std::size_t{}))),
+    decltype(std::declval<T&>().deallocate_sync(static_cast<void*>(nullptr), std::size_t{}, std::size_t{})),
+    decltype(bool(std::declval<const T&>() == std::declval<const T&>())),
+    decltype(get_property(std::declval<const T&>(), device_accessible{}))>> : std::true_type {};
+
+namespace detail {
+// calls is how a handle reaches the resource behind it.
+struct calls {
+    void* (*allocate)(void*, stream_ref, std::size_t, std::size_t);
+    void (*deallocate)(void*, stream_ref, void*, std::size_t, std::size_t);
+    void* (*allocate_sync)(void*, std::size_t, std::size_t);
+    void (*deallocate_sync)(void*, void*, std::size_t, std::size_t);
+};
+
+template <class T>
+const calls* calls_of() {
+    static const calls c{
+        [](void* r, stream_ref s, std::size_t n, std::size_t a) { return static_cast<T*>(r)->allocate(s, n, a); },
+        [](void* r, stream_ref s, void* p, std::size_t n, std::size_t a) { static_cast<T*>(r)->deallocate(s, p, n, a); },
+        [](void* r, std::size_t n, std::size_t a) { return static_cast<T*>(r)->allocate_sync(n, a); },
+        [](void* r, void* p, std::size_t n, std::size_t a) { static_cast<T*>(r)->deallocate_sync(p, n, a); },
+    };
+    return &c;
+}
+
+template <class T, class Self>
+using if_resource = std::enable_if_t<!std::is_same<std::decay_t<T>, Self>::value && is_resource<std::decay_t<T>>::value, int>;
+}  // namespace detail
+
+// resource_ref is what code that allocates takes: any resource, not
+// owned (the resource must outlive it). It is a resource itself.
+class resource_ref {
+public:
+    template <class T, detail::if_resource<T, resource_ref> = 0>
+    resource_ref(T& r) : r_(&r), c_(detail::calls_of<T>()) {}
+    void* allocate(stream_ref s, std::size_t bytes, std::size_t alignment = default_alignment) const { return c_->allocate(r_, s, bytes, alignment); }
+    void deallocate(stream_ref s, void* p, std::size_t bytes, std::size_t alignment = default_alignment) const noexcept { c_->deallocate(r_, s, p, bytes, alignment); }
+    void* allocate_sync(std::size_t bytes, std::size_t alignment = default_alignment) const { return c_->allocate_sync(r_, bytes, alignment); }
+    void deallocate_sync(void* p, std::size_t bytes, std::size_t alignment = default_alignment) const noexcept { c_->deallocate_sync(r_, p, bytes, alignment); }
+    bool operator==(const resource_ref& o) const { return r_ == o.r_; }
+    bool operator!=(const resource_ref& o) const { return r_ != o.r_; }
+    friend void get_property(const resource_ref&, device_accessible) {}
+
+private:
+    void* r_;
+    const detail::calls* c_;
+};
+
+// any_resource owns a copy of a resource, as a pool owns its upstream:
+// copies of the any_resource share that one copy (RMM's resources share
+// their state the same way since 26.06).
+class any_resource {
+public:
+    template <class T, detail::if_resource<T, any_resource> = 0>
+    any_resource(T r) : r_(std::make_shared<T>(std::move(r))), c_(detail::calls_of<T>()) {}
+    void* allocate(stream_ref s, std::size_t bytes, std::size_t alignment = default_alignment) { return c_->allocate(r_.get(), s, bytes, alignment); }
+    void deallocate(stream_ref s, void* p, std::size_t bytes, std::size_t alignment = default_alignment) noexcept { c_->deallocate(r_.get(), s, p, bytes, alignment); }
+    void* allocate_sync(std::size_t bytes, std::size_t alignment = default_alignment) { return c_->allocate_sync(r_.get(), bytes, alignment); }
+    void deallocate_sync(void* p, std::size_t bytes, std::size_t alignment = default_alignment) noexcept { c_->deallocate_sync(r_.get(), p, bytes, alignment); }
+    bool operator==(const any_resource& o) const { return r_ == o.r_; }
+    bool operator!=(const any_resource& o) const { return r_ != o.r_; }
+    friend void get_property(const any_resource&, device_accessible) {}
+
+private:
+    std::shared_ptr<void> r_;
+    const detail::calls* c_;
+};
+
+// async_resource is the device's own stream-ordered allocator
+// (cudaMallocAsync and cudaFreeAsync from the device's default pool).
+class async_resource {
+public:
+    void* allocate(stream_ref s, std::size_t bytes, std::size_t alignment = default_alignment) {
+        check_alignment(alignment);
+        void* p = nullptr;
+        CHECK(cudaMallocAsync(&p, bytes, s.get()));
+        return p;
     }
-    void deallocate(cudaStream_t stream, void* p, std::size_t bytes, std::size_t alignment = kAllocationAlignment) noexcept {
-        (void)alignment;
-        do_deallocate(p, bytes, stream);
-    }
-    // The _sync pair is for callers without a stream: as in RMM, it uses
-    // the default stream and waits for it, so the memory is ready when it
-    // returns.
-    void* allocate_sync(std::size_t bytes, std::size_t alignment = kAllocationAlignment) {
-        check(alignment);
-        void* p = do_allocate(bytes, cudaStream_t{});
+    void deallocate(stream_ref s, void* p, std::size_t, std::size_t = default_alignment) noexcept { CHECK(cudaFreeAsync(p, s.get())); }
+    // The sync pair uses the default stream and waits for it, so the
+    // memory is ready when allocate_sync returns; deallocate_sync wants
+    // the work on the memory done before it is called.
+    void* allocate_sync(std::size_t bytes, std::size_t alignment = default_alignment) {
+        void* p = allocate(stream_ref{cudaStream_t{}}, bytes, alignment);
         CHECK(cudaStreamSynchronize(cudaStream_t{}));
         return p;
     }
-    void deallocate_sync(void* p, std::size_t bytes, std::size_t alignment = kAllocationAlignment) noexcept {
-        (void)alignment;
-        do_deallocate(p, bytes, cudaStream_t{});
+    void deallocate_sync(void* p, std::size_t bytes, std::size_t alignment = default_alignment) noexcept {
+        deallocate(stream_ref{cudaStream_t{}}, p, bytes, alignment);
     }
-
-private:
-    static void check(std::size_t alignment) {
-        if (alignment == 0 || alignment > kAllocationAlignment || (alignment & (alignment - 1)) != 0) {
-            fprintf(stderr, "alignment %zu: it must be a power of two, at most %zu\n", alignment, kAllocationAlignment);
-            exit(1);
-        }
-    }
-    virtual void* do_allocate(std::size_t bytes, cudaStream_t stream) = 0;
-    virtual void do_deallocate(void* p, std::size_t bytes, cudaStream_t stream) noexcept = 0;
+    // Every async_resource draws on the same pool: memory from one may be
+    // given back to another.
+    bool operator==(const async_resource&) const { return true; }
+    bool operator!=(const async_resource&) const { return false; }
+    friend void get_property(const async_resource&, device_accessible) {}
 };
 
-// The device's own stream-ordered allocator: RMM's cuda_async_memory_resource.
-class async_resource : public memory_resource {
-    void* do_allocate(std::size_t bytes, cudaStream_t stream) override {
-        void* p = nullptr;
-        CHECK(cudaMallocAsync(&p, bytes, stream));
-        return p;
-    }
-    void do_deallocate(void* p, std::size_t, cudaStream_t stream) noexcept override { CHECK(cudaFreeAsync(p, stream)); }
-};
+static_assert(is_resource<async_resource>::value, "async_resource has a resource's calls");
+static_assert(is_resource<resource_ref>::value && is_resource<any_resource>::value, "the handles are resources too");
+
+}  // namespace mr

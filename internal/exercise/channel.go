@@ -66,8 +66,8 @@ func (c *statsChannel) finish() (*checker.Received, error) {
 // ended by itself (_exit) is untrusted; a forged one is thrown away.
 func trust(run *checker.Run, rec *checker.Received, err error, stopped bool, found string) {
 	if rec != nil {
-		run.Stats = rec.Stats
-		if p := rec.Guard.Problem(); p != "" {
+		run.Stats, run.Children = rec.Stats, rec.Children
+		if p := rec.Problem(); p != "" {
 			run.Untrusted = p
 		}
 	}
@@ -79,7 +79,7 @@ func trust(run *checker.Run, rec *checker.Received, err error, stopped bool, fou
 			run.Untrusted = ce.Reason
 		}
 	default:
-		run.Stats, run.StatsErr, run.Untrusted = nil, err.Error(), err.Error()
+		run.Stats, run.Children, run.StatsErr, run.Untrusted = nil, nil, err.Error(), err.Error()
 	}
 	if found != "" {
 		run.Untrusted = found

@@ -34,22 +34,33 @@ func TestRealLibraryChannel(t *testing.T) {
 	tk := realToolkit(t)
 	src, _ := filepath.Abs("testdata/library/modes.cu")
 	for _, tc := range []struct {
-		mode string
-		pass bool
-		want string // in a failed check's Got
+		mode   string
+		pass   bool
+		want   string // in a failed check's Got
+		checks string // more checks
 	}{
-		{"plain", true, ""},
-		{"key", true, ""},
-		{"fork", true, ""},
-		{"exit", false, "the program left without exiting normally"},
-		{"quick", false, "the program left without exiting normally"},
-		{"forge", false, "a frame the library did not write"},
-		{"dup2", false, "the program left without exiting normally"},
-		{"close", false, "the program left without exiting normally"},
-		{"crash", false, "killed by signal 11"},
+		{"plain", true, "", ""},
+		{"key", true, "", ""},
+		{"fork", true, "", "[[check]]\nstat = \"forks\"\nequals = 1\n[[check]]\nstat = \"children.exited\"\nequals = 0\n"},
+		{"forkquiet", true, "", "[[check]]\nstat = \"forks\"\nequals = 1\n"},
+		// The child's record comes beside the program's: its calls are the
+		// child's, not the program's.
+		{"forkcuda", true, "", "[[check]]\nstat = \"malloc_calls\"\nequals = 0\n[[check]]\nstat = \"children.malloc_calls\"\nequals = 1\n" +
+			"[[check]]\nstat = \"all.failed_allocs\"\nequals = 1\n[[check]]\nstat = \"children.exited\"\nequals = 1\n"},
+		{"forkcuda_exit", false, "child process", ""},
+		// Programs started by exec are counted, not followed.
+		{"forkexec", true, "", "[[check]]\nstat = \"children.execs\"\nequals = 1\n[[check]]\nstat = \"children.exited\"\nequals = 0\n[[check]]\nstat = \"execs\"\nequals = 0\n"},
+		{"system", true, "", "[[check]]\nstat = \"execs\"\nequals = 1\n"},
+		{"selfexec", false, "replaced itself with another program (exec)", ""},
+		{"exit", false, "the program left without exiting normally", ""},
+		{"quick", false, "the program left without exiting normally", ""},
+		{"forge", false, "a frame the library did not write", ""},
+		{"dup2", false, "the program left without exiting normally", ""},
+		{"close", false, "the program left without exiting normally", ""},
+		{"crash", false, "killed by signal 11", ""},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			s := spec(t, "args = [\""+tc.mode+"\"]\n[[check]]\nexit = 0\n[[check]]\nstat = \"exited\"\nequals = 1\n")
+			s := spec(t, "args = [\""+tc.mode+"\"]\n[[check]]\nexit = 0\n[[check]]\nstat = \"exited\"\nequals = 1\n"+tc.checks)
 			j := &Job{ID: "modes", Spec: s, Dir: t.TempDir(), Files: []File{{Name: "modes.cu", Path: src}}}
 			v, err := Check(context.Background(), tk, Plain{}, j, nil)
 			if err != nil {

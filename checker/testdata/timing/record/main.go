@@ -5,7 +5,9 @@
 //	go build -o rec ./checker/testdata/timing/record
 //	rec LIB OUT.bin PROG [ARGS...]
 //
-// record.sh beside it uses it to record the timing fixtures on a GPU.
+// record.sh beside it uses it to record the timing fixtures on a GPU, and
+// ../record5/probe.cu is the probe of record version 5. The records of
+// the children the program forked follow on a line of their own.
 package main
 
 import (
@@ -54,13 +56,21 @@ func main() {
 	if err := os.WriteFile(out, got.Stats.Encode(), 0o644); err != nil {
 		fail(err)
 	}
+	fmt.Printf("%s (exit %v, %.3f s):%s\n", out, runErr, took.Seconds(), line(got.Stats))
+	if got.Children != nil {
+		fmt.Printf("%s, %d child processes:%s\n", out, len(got.ChildGuards), line(got.Children))
+	}
+}
+
+// line is every statistic of s that is not 0, as name=value.
+func line(s *checker.Stats) string {
 	var b strings.Builder
 	for _, n := range checker.StatNames() {
-		if v, _ := got.Stats.Value(n); v != 0 {
+		if v, _ := s.Value(n); v != 0 {
 			fmt.Fprintf(&b, " %s=%g", n, v)
 		}
 	}
-	fmt.Printf("%s (exit %v, %.3f s):%s\n", out, runErr, took.Seconds(), b.String())
+	return b.String()
 }
 
 func fail(err error) {

@@ -1,4 +1,5 @@
-// A program that does no CUDA work, run with the real statistics library
+// A program that does no CUDA work (its forked children call cudaMalloc,
+// which fails without a GPU), run with the real statistics library
 // on a machine without a GPU: each mode tries one way to cut, forge or
 // read the record's channel (internal/exercise/library_test.go).
 #include <dirent.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cuda_runtime.h>
 
 // pipes lists the descriptors of this process that are pipes: the
 // record's channel, wherever the library put it.
@@ -67,6 +69,45 @@ int main(int argc, char** argv) {
         if (pid == 0) exit(0);
         int status;
         waitpid(pid, &status, 0);
+    }
+    if (strcmp(mode, "forkquiet") == 0) {
+        // A child that never calls CUDA and leaves by _exit (as children
+        // often do after fork) sends nothing at all: no record cut short.
+        pid_t pid = fork();
+        if (pid == 0) _exit(0);
+        int status;
+        waitpid(pid, &status, 0);
+    }
+    if (strcmp(mode, "forkcuda") == 0 || strcmp(mode, "forkcuda_exit") == 0) {
+        // A child that calls CUDA (which fails here, without a GPU, and is
+        // counted all the same) sends a record of its own; one that then
+        // leaves by _exit cuts its record short.
+        pid_t pid = fork();
+        if (pid == 0) {
+            void* p = NULL;
+            cudaMalloc(&p, 1 << 20);
+            if (strcmp(mode, "forkcuda_exit") == 0) _exit(0);
+            exit(0);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+    }
+    if (strcmp(mode, "forkexec") == 0) {
+        // A child that becomes another program: its record ends at the
+        // exec, saying so (the program it becomes is not followed).
+        pid_t pid = fork();
+        if (pid == 0) {
+            execl("/bin/true", "true", (char*)NULL);
+            _exit(127);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+    }
+    if (strcmp(mode, "system") == 0 && system("true") != 0) printf("system failed\n");
+    if (strcmp(mode, "selfexec") == 0) {
+        // The program replaces itself: its record is cut short.
+        execl("/bin/true", "true", (char*)NULL);
+        return 1;
     }
     if (strcmp(mode, "crash") == 0) raise(SIGSEGV);
     printf("%d pipes\n", n);

@@ -1,0 +1,241 @@
+package checker
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// proc makes the frames of one process as the library writes them: a
+// start, snapshots, and an end when end is set, each with the process's
+// pid and its parent's in the guard.
+type proc struct {
+	t           testing.TB
+	pid, parent uint64
+	seq         uint64
+}
+
+func (p *proc) frame(kind int, s *Stats) []byte {
+	p.t.Helper()
+	f, err := EncodeFrame(testKey, p.seq, kind, s, &Guard{RuntimeCopies: 1, DriverCopies: 1, Namespaces: 1, Pid: p.pid, ParentPid: p.parent})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.seq++
+	return f
+}
+
+// TestChannelFollowsChildren: a child forked by the program sends frames
+// of its own, interleaved with the program's and ending after it; the
+// program's record is the one judged by plain names, the children's is
+// merged beside it.
+func TestChannelFollowsChildren(t *testing.T) {
+	root := &proc{t: t, pid: 100}
+	a := &proc{t: t, pid: 101, parent: 100}
+	b := &proc{t: t, pid: 102, parent: 101} // a grandchild
+	data := join(
+		root.frame(FrameStart, &Stats{}),
+		a.frame(FrameStart, &Stats{}),
+		root.frame(FrameSnapshot, &Stats{PoolsCreated: 1}),
+		a.frame(FrameSnapshot, &Stats{FreeCalls: 1}),
+		b.frame(FrameStart, &Stats{}),
+		b.frame(FrameEnd, &Stats{MallocCalls: 2, PeakLiveBytes: 10, Exited: 1, KernelSpanNs: 5}),
+		root.frame(FrameEnd, &Stats{PoolsCreated: 1, MallocFromPoolCalls: 5, Forks: 1, Exited: 1}),
+		a.frame(FrameEnd, &Stats{FreeCalls: 5, MallocCalls: 1, PeakLiveBytes: 30, Exited: 1, KernelSpanNs: 3, Forks: 1}),
+	)
+	c := NewChannel(testKey)
+	for _, x := range data { // a byte at a time, as a pipe may hand them over
+		c.Write([]byte{x})
+	}
+	got, err := c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Stats.MallocFromPoolCalls != 5 || got.Stats.FreeCalls != 0 || got.Frames != 8 || len(got.ChildGuards) != 2 {
+		t.Fatalf("received %+v", got)
+	}
+	ch := got.Children
+	if ch == nil || ch.FreeCalls != 5 || ch.MallocCalls != 3 || ch.PeakLiveBytes != 30 || ch.KernelSpanNs != 5 || ch.Exited != 1 || ch.Forks != 1 {
+		t.Errorf("children merged: %+v", ch)
+	}
+	// The judge reads them by scope.
+	spec, err := ParseSpec("s.toml", []byte(`
+[[check]]
+stat = "free_calls"
+equals = 0
+[[check]]
+stat = "children.free_calls"
+equals = 5
+[[check]]
+stat = "all.malloc_calls"
+equals = 3
+[[check]]
+stat = "children.malloc_calls"
+equal_to = "all.malloc_calls"
+[[check]]
+stat = "all.forks"
+equals = 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := spec.Judge(&Run{Stats: got.Stats, Children: got.Children})
+	for _, r := range res {
+		if !r.Pass {
+			t.Errorf("%s: got %s, want %s", r.Name, r.Got, r.Want)
+		}
+	}
+	if !strings.Contains(res[1].Name, "in the child processes") {
+		t.Errorf("a children. check reads %q", res[1].Name)
+	}
+	// Without children, children.NAME is 0 and all.NAME the program's.
+	res = spec.Judge(&Run{Stats: &Stats{MallocCalls: 3, Forks: 0}})
+	if res[1].Pass || !res[2].Pass || res[3].Pass || res[4].Pass {
+		t.Errorf("without children: %+v", res)
+	}
+}
+
+func TestChannelRejectsChildren(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		make  func(root, a *proc) [][]byte
+		want  string
+		cut   bool
+		stats bool
+	}{
+		{"a child cut short (_exit after CUDA)", func(root, a *proc) [][]byte {
+			return [][]byte{root.frame(FrameStart, &Stats{}), a.frame(FrameStart, &Stats{}), a.frame(FrameSnapshot, &Stats{}), root.frame(FrameEnd, &Stats{Exited: 1})}
+		}, "child process 101 (forked by process 100) was cut short", true, true},
+		{"a child's frame before its start", func(root, a *proc) [][]byte {
+			a.seq = 1
+			return [][]byte{root.frame(FrameStart, &Stats{}), a.frame(FrameSnapshot, &Stats{}), root.frame(FrameEnd, &Stats{Exited: 1})}
+		}, "frame 1 of process 101, which never started", false, false},
+		{"a child of a stranger", func(root, a *proc) [][]byte {
+			a.parent = 7
+			return [][]byte{root.frame(FrameStart, &Stats{}), a.frame(FrameStart, &Stats{}), a.frame(FrameEnd, &Stats{}), root.frame(FrameEnd, &Stats{Exited: 1})}
+		}, "whose parent 7 is not one of the run's processes", false, false},
+		{"a child's replayed frame", func(root, a *proc) [][]byte {
+			s := a.frame(FrameStart, &Stats{})
+			return [][]byte{root.frame(FrameStart, &Stats{}), s, a.frame(FrameSnapshot, &Stats{}), s, root.frame(FrameEnd, &Stats{Exited: 1})}
+		}, "of child process 101 is out of sequence", false, false},
+		{"a child's frame after its end", func(root, a *proc) [][]byte {
+			return [][]byte{root.frame(FrameStart, &Stats{}), a.frame(FrameStart, &Stats{}), a.frame(FrameEnd, &Stats{}), a.frame(FrameSnapshot, &Stats{}), root.frame(FrameEnd, &Stats{Exited: 1})}
+		}, "of child process 101 has a frame after its end-of-run frame", false, false},
+		{"the program's frame after its end, a child still running", func(root, a *proc) [][]byte {
+			return [][]byte{root.frame(FrameStart, &Stats{}), a.frame(FrameStart, &Stats{}), root.frame(FrameEnd, &Stats{Exited: 1}), root.frame(FrameSnapshot, &Stats{}), a.frame(FrameEnd, &Stats{})}
+		}, "bytes after the library's end-of-run frame", false, false},
+		{"bytes after every end", func(root, a *proc) [][]byte {
+			return [][]byte{root.frame(FrameStart, &Stats{}), a.frame(FrameStart, &Stats{}), root.frame(FrameEnd, &Stats{Exited: 1}), a.frame(FrameEnd, &Stats{}), {0}}
+		}, "bytes after the library's end-of-run frame", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, a := &proc{t: t, pid: 100}, &proc{t: t, pid: 101, parent: 100}
+			got, err := VerifyFrames(join(tc.make(root, a)...), testKey)
+			var ce *ChannelError
+			if !errors.As(err, &ce) || !strings.Contains(ce.Reason, tc.want) || ce.CutShort != tc.cut {
+				t.Fatalf("err = %v (%+v), want %q (cut short %v)", err, ce, tc.want, tc.cut)
+			}
+			if tc.stats && (got == nil || got.Stats == nil) {
+				t.Errorf("the program's record should be kept: %+v", got)
+			}
+		})
+	}
+}
+
+// TestChannelChildStartsLate: a child the program left running may call
+// CUDA after the program's end; its record is taken.
+func TestChannelChildStartsLate(t *testing.T) {
+	root, a := &proc{t: t, pid: 100}, &proc{t: t, pid: 101, parent: 100}
+	got, err := VerifyFrames(join(root.frame(FrameStart, &Stats{}), root.frame(FrameEnd, &Stats{Forks: 1, Exited: 1}),
+		a.frame(FrameStart, &Stats{}), a.frame(FrameEnd, &Stats{MallocCalls: 1, Exited: 1})), testKey)
+	if err != nil || got.Children == nil || got.Children.MallocCalls != 1 {
+		t.Fatalf("%+v, %v", got, err)
+	}
+}
+
+// TestChannelLimitsProcesses: a fork bomb's records are refused past
+// MaxProcesses, not kept.
+func TestChannelLimitsProcesses(t *testing.T) {
+	root := &proc{t: t, pid: 1}
+	fs := [][]byte{root.frame(FrameStart, &Stats{})}
+	for i := 0; i < MaxProcesses; i++ {
+		fs = append(fs, (&proc{t: t, pid: uint64(10 + i), parent: 1}).frame(FrameStart, &Stats{}))
+	}
+	_, err := VerifyFrames(join(fs...), testKey)
+	if err == nil || !strings.Contains(err.Error(), "forked more than 63 processes") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestChildGuardProblem: a child that loaded a private runtime makes the
+// run's record untrustworthy too.
+func TestChildGuardProblem(t *testing.T) {
+	r := Received{Guard: Guard{RuntimeCopies: 1}, ChildGuards: []Guard{{Pid: 9, RuntimeCopies: 2}}}
+	if p := r.Problem(); !strings.Contains(p, "in child process 9") || !strings.Contains(p, "2 copies of the CUDA runtime") {
+		t.Errorf("problem %q", p)
+	}
+}
+
+func TestMergeStats(t *testing.T) {
+	a := &Stats{MallocCalls: 2, PeakLiveBytes: 5, Exited: 1, MaxConcurrentStreams: 4, KernelBusyNs: 10, PoolCount: 1, Version: 5}
+	a.Pools[0].Handle = 1
+	b := &Stats{MallocCalls: 3, PeakLiveBytes: 7, Exited: 0, MaxConcurrentStreams: 2, KernelBusyNs: 5, PoolCount: 1, Version: 5}
+	b.Pools[0].Handle = 2
+	copy(b.UseRace[:], "kernel k on stream 2 ...")
+	m := MergeStats(a, b)
+	if m.MallocCalls != 5 || m.PeakLiveBytes != 7 || m.Exited != 0 || m.MaxConcurrentStreams != 4 || m.KernelBusyNs != 15 ||
+		m.PoolCount != 2 || m.Pools[1].Handle != 2 || m.RaceNote("unordered_uses") != "kernel k on stream 2 ..." || m.Version != 5 {
+		t.Errorf("merged %+v", m)
+	}
+	if a.MallocCalls != 2 || MergeStats(nil, nil) != nil || MergeStats(nil, b).MallocCalls != 3 {
+		t.Error("MergeStats changed its input or mishandled nil")
+	}
+}
+
+// TestScopedStatsInSpecs: a scope goes before any statistic; an unknown
+// name under it is refused, and so is a scope compared with a baseline.
+func TestScopedStatsInSpecs(t *testing.T) {
+	if _, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"children.nope\"\nequals = 1\n")); err == nil || !strings.Contains(err.Error(), "unknown statistic") {
+		t.Errorf("children.nope: %v", err)
+	}
+	if _, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"kernels_timed\"\nequal_to = \"all.nope\"\n")); err == nil {
+		t.Error("equal_to all.nope accepted")
+	}
+	spec := `[[hidden_run]]
+name = "base"
+[[hidden_run]]
+name = "pool"
+[[check]]
+run = "pool"
+stat = "all.malloc_calls"
+relative_to = "base"
+equals = 1
+`
+	if _, err := ParseSpec("s.toml", []byte(spec)); err == nil || !strings.Contains(err.Error(), "several processes") {
+		t.Errorf("a scoped relative check: %v", err)
+	}
+}
+
+// TestProbeRecord: the record of checker/testdata/record5/probe.cu on the
+// H100 (the program's own process; probe.txt has the run's lines, the
+// child's included) has every figure of version 5 the probe expects.
+func TestProbeRecord(t *testing.T) {
+	s, err := ReadStats("testdata/record5/probe.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"host_alloc_calls": 2, "malloc_host_calls": 3, "free_host_calls": 2, "host_leaked_allocs": 1, "host_leaked_bytes": 3 << 20,
+		"vmm_address_free_calls": 2, "vmm_free_while_mapped": 1, "vmm_failed_calls": 1, "vmm_address_free_bytes": 4 << 20,
+		"graph_launches": 3, "graph_kernel_nodes": 12, "graphs_timed": 3, "kernels_timed": 1, "max_concurrent_streams": 2, "forks": 1, "execs": 1,
+	}
+	for n, w := range want {
+		if v, _ := s.Value(n); v != w {
+			t.Errorf("%s = %v, want %v", n, v, w)
+		}
+	}
+	// The graph ran beside the 5 ms kernel on the other stream.
+	if v, _ := s.Value("kernel_overlap_ms"); v < 4 {
+		t.Errorf("kernel_overlap_ms = %v, want about 5", v)
+	}
+}
