@@ -55,6 +55,7 @@ type Queue struct {
 type slot struct {
 	device string
 	busy   *Ticket
+	off    bool // its device left (a worker node's GPU: queue_devices.go)
 }
 
 type use struct {
@@ -144,7 +145,7 @@ func (q *Queue) inRing(student string) bool {
 // time around the ring.
 func (q *Queue) dispatchLocked() {
 	for i := range q.slots {
-		if q.slots[i].busy != nil {
+		if q.slots[i].busy != nil || q.slots[i].off {
 			continue
 		}
 		t := q.nextLocked()
