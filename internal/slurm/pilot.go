@@ -74,6 +74,6 @@ func PilotScript(p Pilot, o Options) string {
 		role = "gpu"
 	}
 	// Not exec: the trap removes the scratch when the worker ends.
-	line(`%s class-worker --url %s --role %s --dir "$dir"`, quote(p.Exe), quote(p.URL), role)
+	line(`%s pilot --url %s --role %s --dir "$dir"`, quote(p.Exe), quote(p.URL), role)
 	return b.String()
 }

@@ -112,7 +112,7 @@ func TestPilotScript(t *testing.T) {
 	for _, want := range []string{"#SBATCH --job-name=lessons-class-gpu2\n", "#SBATCH --array=0-0\n", "#SBATCH --gres=gpu:4\n", "#SBATCH --partition=gpu\n", "#SBATCH --cpus-per-task=16\n",
 		"#SBATCH --account=cs101\n", "#SBATCH --time=8:00:00\n", "#SBATCH --constraint=h100\n", "#SBATCH --output=/srv/class/.class/slurm/logs/pilot-gpu2-%A.log\n",
 		"export LESSONS_PILOT_SECRET=s3cret\n", "export LESSONS_SANDBOX_READ=/opt/cuda\n",
-		"/opt/lessons class-worker --url https://gpu.uni.example --role gpu --dir \"$dir\"\n"} {
+		"/opt/lessons pilot --url https://gpu.uni.example --role gpu --dir \"$dir\"\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("pilot script lacks %q:\n%s", want, s)
 		}

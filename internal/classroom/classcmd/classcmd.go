@@ -21,11 +21,8 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/machine"
-	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
-	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
-	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // Flags are serve's flags of the class mode (serve --class).
@@ -36,6 +33,7 @@ type Flags struct {
 	maxQueued, perGPU, jobs int
 	diskMiB                 int64
 	gpuPerHour              time.Duration
+	slurm                   slurmFlags
 }
 
 // AddFlags adds the class mode's flags to serve.
@@ -55,6 +53,7 @@ func AddFlags(cmd *cobra.Command) *Flags {
 	fl.DurationVar(&f.gpuPerHour, "gpu-per-hour", 10*time.Minute, "a student's GPU time in any hour (0: no limit)")
 	fl.IntVar(&f.perGPU, "per-gpu", 0, "runs at once on each GPU (0: as grade chooses)")
 	fl.IntVar(&f.jobs, "jobs", 0, "builds at once (0: the cores)")
+	f.slurm.add(fl)
 	return f
 }
 
@@ -101,20 +100,23 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 			defer cg.Close()
 		}
 	}
+	var tc grade.Toolchain = local.Toolchain
+	cells := classroom.SandboxCells(toolRoots(comp.Path), cg)
+	var nodes *pilots
+	if f.slurm.on() {
+		// Runs on the nodes' GPUs, builds on the build nodes (slurm.go).
+		if nodes, err = f.slurm.prepare(c.Root, f.dir, local.Choice.PerDevice); err != nil {
+			return err
+		}
+		tc, cells = nodes.remote.Toolchain(tc), nodes.remote.Cells(cells)
+	}
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
-		Site: func() (map[string][]byte, error) { return render.Site(c) },
-		Env: func(ws string) (notebook.Env, error) {
-			if err := workspace.MakeWrapper(ws); err != nil {
-				return notebook.Env{}, err
-			}
-			return notebook.Env{Runner: runner.Exec{}, Wrapper: workspace.WrapperDir(ws), Vars: append([]string{
-				"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
-			}, m.RunEnv()...)}, nil
-		},
-		Cells:     classroom.SandboxCells(toolRoots(comp.Path), cg),
+		Site:      func() (map[string][]byte, error) { return render.Site(c) },
+		Env:       cellEnv(m, comp),
+		Cells:     cells,
 		RunsRead:  append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...),
-		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
+		Toolchain: tc, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, Instructors: f.instructors,
 	})
@@ -122,7 +124,16 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		return err
 	}
 	defer cls.Close()
-	hs := &http.Server{Handler: cls, ReadHeaderTimeout: 10 * time.Second}
+	var handler http.Handler = cls
+	if nodes != nil {
+		h, stop, err := nodes.start(ctx, cls, f.dir, []string{capabilityVar + "=" + capability(m)}, out)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		handler = h
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); hs.Close() }()
 	fmt.Fprintf(out, "Serving the class of %s (%d students) at %s; %d GPU(s), %d runs at once on each; lessons invite makes the sign-in links\n",
 		c.Title, len(roster), ln.Addr(), len(local.Devices), local.Choice.PerDevice)
