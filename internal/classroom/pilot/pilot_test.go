@@ -30,7 +30,7 @@ func (f *fakeExec) Cell(ctx context.Context, job *Job, ws string, out io.Writer)
 	if f.started != nil {
 		f.started <- job
 	}
-	if f.block {
+	if f.block || len(job.Argv) > 0 && job.Argv[0] == "block" {
 		<-ctx.Done()
 		return Exit{Code: -1, Canceled: true}, nil
 	}
