@@ -126,7 +126,7 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	defer cls.Close()
 	var handler http.Handler = cls
 	if nodes != nil {
-		h, stop, err := nodes.start(ctx, cls, f.dir, []string{capabilityVar + "=" + capability(m)}, out)
+		h, stop, err := nodes.start(ctx, cls, f.dir, local.Devices, []string{capabilityVar + "=" + capability(m)}, out)
 		if err != nil {
 			return err
 		}

@@ -84,11 +84,10 @@ func (s *slurmFlags) prepare(courseRoot, classDir string, per int) (*pilots, err
 
 // start submits the pilots; the handler serves their workers beside the
 // class. stop cancels them.
-func (p *pilots) start(ctx context.Context, cls *classroom.Class, classDir string, env []string, out io.Writer) (http.Handler, func(), error) {
+func (p *pilots) start(ctx context.Context, cls *classroom.Class, classDir string, local, env []string, out io.Writer) (http.Handler, func(), error) {
 	p.queue = cls.Queue()
 	if p.s.only {
-		p.queue.DropDevice("0")
-		for _, d := range machine.Devices(0) {
+		for _, d := range append([]string{"0"}, local...) {
 			p.queue.DropDevice(d)
 		}
 	}

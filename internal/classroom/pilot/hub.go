@@ -373,6 +373,8 @@ func (h *Hub) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	what, id, _ := strings.Cut(rest, "/")
 	switch {
+	case what == "beat" && r.Method == http.MethodPost:
+		rw.WriteHeader(http.StatusNoContent) // who() renewed the lease
 	case what == "next" && r.Method == http.MethodPost:
 		h.next(rw, r, w)
 	case what == "blob" && r.Method == http.MethodGet:

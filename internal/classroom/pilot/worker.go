@@ -50,6 +50,10 @@ type Worker struct {
 	course map[string]string // unpacked courses by hash
 }
 
+// Beat is how often a worker tells the server it is alive: well within
+// the hub's lease (90 s by default).
+const Beat = 20 * time.Second
+
 // GoneError is the server's word that this worker is not (or no longer)
 // one of its pilots: the worker stops.
 type GoneError struct{ Status int }
@@ -86,8 +90,28 @@ func (w *Worker) Run(ctx context.Context) error {
 	if w.Role == RoleBuild {
 		devs = []string{""}
 	}
-	errc := make(chan error, len(devs)*max(wl.Per, 1))
+	errc := make(chan error, len(devs)*max(wl.Per, 1)+1)
 	var wg sync.WaitGroup
+	// A beat renews the lease while every slot is busy with a long run
+	// (an exercise's run streams nothing until it ends).
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(Beat)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := w.post(ctx, "beat", struct{}{}, nil); errors.As(err, new(*GoneError)) {
+					errc <- err
+					cancel()
+					return
+				}
+			}
+		}
+	}()
 	for _, d := range devs {
 		for slot := range max(wl.Per, 1) {
 			wg.Add(1)
