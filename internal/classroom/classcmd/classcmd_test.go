@@ -57,3 +57,29 @@ func TestSubmitNeedsServerAndToken(t *testing.T) {
 		t.Fatalf("submit without a token: %v", err)
 	}
 }
+
+func TestSlurmFlags(t *testing.T) {
+	cmd := &cobra.Command{Use: "serve", RunE: func(*cobra.Command, []string) error { return nil }}
+	f := AddFlags(cmd)
+	cmd.SetArgs([]string{"--class", "/srv/class", "--slurm-nodes", "4", "--slurm-gpus-per-node", "4", "--slurm-build-nodes", "1",
+		"--slurm-partition", "gpu", "--slurm-sbatch-arg=--constraint=h100", "--slurm-only"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	s := f.slurm
+	if !s.on() || s.nodes != 4 || s.gpusPerNode != 4 || s.builders != 1 || s.opts.RunPartition != "gpu" || !s.only || s.opts.Extra[0] != "--constraint=h100" {
+		t.Fatalf("flags: %+v", s)
+	}
+	if _, err := s.prepare("/course", "/srv/class", 2); err == nil || !strings.Contains(err.Error(), "--slurm-url") {
+		t.Errorf("no --slurm-url: %v", err)
+	}
+	s.url, s.opts.RunPartition = "https://login1.uni.example:8443", "gpu;reboot"
+	if _, err := s.prepare("/course", "/srv/class", 2); err == nil || !strings.Contains(err.Error(), "no spaces, quotes or shell characters") {
+		t.Errorf("a partition with a shell in it: %v", err)
+	}
+	s.opts.RunPartition = "gpu"
+	p, err := s.prepare("/course", "/srv/class", 2)
+	if err != nil || p.remote.Progs != "/srv/class/.class/progs" {
+		t.Errorf("prepare: %+v %v", p, err)
+	}
+}

@@ -47,7 +47,8 @@ type Worker struct {
 	Flush time.Duration
 
 	mu     sync.Mutex
-	course map[string]string // unpacked courses by hash
+	course map[string]string      // unpacked courses by hash
+	wsLock map[string]*sync.Mutex // a workspace's runs, one at a time
 }
 
 // Beat is how often a worker tells the server it is alive: well within
@@ -73,7 +74,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	if w.Flush <= 0 {
 		w.Flush = 200 * time.Millisecond
 	}
-	w.course = map[string]string{}
+	w.course, w.wsLock = map[string]string{}, map[string]*sync.Mutex{}
 	for _, d := range []string{"blobs", "ws", "course", "jobs"} {
 		if _, err := beneath.Dir(w.Dir, d); err != nil {
 			return err
@@ -205,6 +206,17 @@ func (w *Worker) cell(ctx context.Context, job *Job, cancel func()) (*Result, er
 	if err := CheckName(job.Workspace); err != nil || strings.Contains(job.Workspace, "/") {
 		return nil, fmt.Errorf("pilot: workspace name %q", job.Workspace)
 	}
+	// Two runs of one workspace (a student's two sessions of a page) on
+	// this node would sync and diff the same copy: one at a time.
+	w.mu.Lock()
+	l := w.wsLock[job.Workspace]
+	if l == nil {
+		l = new(sync.Mutex)
+		w.wsLock[job.Workspace] = l
+	}
+	w.mu.Unlock()
+	l.Lock()
+	defer l.Unlock()
 	ws, err := beneath.Dir(filepath.Join(w.Dir, "ws"), job.Workspace)
 	if err != nil {
 		return nil, err
