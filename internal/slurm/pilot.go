@@ -21,9 +21,11 @@ type Pilot struct {
 	Env    []string
 }
 
-// SecretVar carries a pilot's secret into its worker: the environment
-// of a process is its own user's to read, its command line everyone's.
-const SecretVar = "LESSONS_PILOT_SECRET"
+// SecretFile is where, in its scratch folder, a pilot's worker finds its
+// secret: read once and removed. Not its command line (ps shows that to
+// every user) nor its environment (/proc keeps the first one for the
+// process's life, and the runs' sandbox would inherit it).
+const SecretFile = "secret"
 
 // PilotScript is a pilot's batch script. The secret is in it: write it
 // where only its owner reads it (Slurm keeps a job's script for the
@@ -64,7 +66,7 @@ func PilotScript(p Pilot, o Options) string {
 	line(`dir="${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/lessons-pilot-${SLURM_JOB_ID}"`)
 	line(`mkdir -p "$dir" && chmod 700 "$dir" && cd "$dir"`)
 	line(`trap 'rm -rf "$dir"' EXIT`)
-	line("export %s=%s", SecretVar, quote(p.Secret))
+	line(`(umask 077 && printf '%%s' %s >"$dir/%s")`, quote(p.Secret), SecretFile)
 	for _, e := range p.Env {
 		k, v, _ := strings.Cut(e, "=")
 		line("export %s=%s", k, quote(v))
@@ -74,6 +76,6 @@ func PilotScript(p Pilot, o Options) string {
 		role = "gpu"
 	}
 	// Not exec: the trap removes the scratch when the worker ends.
-	line(`%s pilot --url %s --role %s --dir "$dir"`, quote(p.Exe), quote(p.URL), role)
+	line(`%s pilot --url %s --role %s --dir "$dir" --secret-file "$dir/%s"`, quote(p.Exe), quote(p.URL), role, SecretFile)
 	return b.String()
 }

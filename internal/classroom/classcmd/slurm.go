@@ -140,21 +140,20 @@ const capabilityVar = "LESSONS_PILOT_CAPABILITY"
 
 // Worker is lessons pilot: a pilot job's worker on its node.
 func Worker(out io.Writer) *cobra.Command {
-	var url, role, dir string
+	var url, role, dir, secretFile string
 	cmd := &cobra.Command{
 		Use:    "pilot",
 		Short:  "(Slurm) A class server's pilot on a node: takes the class's runs or builds",
 		Hidden: true,
 		Long: `The worker a class server's pilot job runs on a node (serve --class
---slurm-nodes): it connects to --url with its job's secret ($` + slurm.SecretVar + `),
+--slurm-nodes): it connects to --url with its job's secret (--secret-file, read and removed),
 takes runs for this node's GPUs (CUDA_VISIBLE_DEVICES as Slurm sets it) or
 builds, runs each in the grading sandbox and sends the results back.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			secret := os.Getenv(slurm.SecretVar)
-			if secret == "" {
-				return fmt.Errorf("pilot: no $%s: it runs in the pilot job serve --class submits", slurm.SecretVar)
+			secret, err := pilot.ReadSecret(secretFile)
+			if err != nil {
+				return err
 			}
-			os.Unsetenv(slurm.SecretVar) // not for the runs
 			node, gpus, cleanup, err := nodeExec(cmd.Context(), role)
 			if err != nil {
 				return err
@@ -168,8 +167,10 @@ builds, runs each in the grading sandbox and sends the results back.`,
 	cmd.Flags().StringVar(&url, "url", "", "the class server's `URL`")
 	cmd.Flags().StringVar(&role, "role", pilot.RoleGPU, "gpu (runs) or build")
 	cmd.Flags().StringVar(&dir, "dir", "", "this node's scratch `DIR` (the files' cache, the workspaces)")
+	cmd.Flags().StringVar(&secretFile, "secret-file", "", "the `FILE` of the job's secret (removed once read)")
 	cmd.MarkFlagRequired("url")
 	cmd.MarkFlagRequired("dir")
+	cmd.MarkFlagRequired("secret-file")
 	return cmd
 }
 

@@ -63,7 +63,7 @@ func TestFleetSubmitsAndReplacesPilots(t *testing.T) {
 		t.Fatalf("jobs %v", got)
 	}
 	script, _ := os.ReadFile(filepath.Join(dir, "gpu1.sh"))
-	secret := regexp.MustCompile(`LESSONS_PILOT_SECRET=([0-9a-f]+)`).FindSubmatch(script)
+	secret := regexp.MustCompile(`printf '%s' ([0-9a-f]+) >`).FindSubmatch(script)
 	if secret == nil || !strings.Contains(string(script), "--gres=gpu:4") {
 		t.Fatalf("gpu1's script:\n%s", script)
 	}

@@ -25,14 +25,19 @@ const workerVar = "LESSONS_PILOT_TEST_WORKER"
 func TestMain(m *testing.M) {
 	if os.Getenv(workerVar) != "" && len(os.Args) > 1 && os.Args[1] == "pilot" {
 		fs := flag.NewFlagSet("pilot", flag.ExitOnError)
-		url, role, dir := fs.String("url", "", ""), fs.String("role", RoleGPU, ""), fs.String("dir", "", "")
+		url, role, dir, secretFile := fs.String("url", "", ""), fs.String("role", RoleGPU, ""), fs.String("dir", "", ""), fs.String("secret-file", "", "")
 		fs.Parse(os.Args[2:])
+		secret, err := ReadSecret(*secretFile)
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
 		gpus := strings.Split(os.Getenv("CUDA_VISIBLE_DEVICES"), ",")
 		if gpus[0] == "" {
 			gpus = []string{"0"}
 		}
 		host, _ := os.Hostname()
-		w := &Worker{URL: *url, Secret: os.Getenv(slurm.SecretVar), Role: *role, GPUs: gpus, Host: host, Dir: *dir, Exec: &fakeExec{}, Log: os.Stdout}
+		w := &Worker{URL: *url, Secret: secret, Role: *role, GPUs: gpus, Host: host, Dir: *dir, Exec: &fakeExec{}, Log: os.Stdout}
 		if err := w.Run(context.Background()); err != nil {
 			fmt.Println(err)
 			os.Exit(1)

@@ -51,6 +51,24 @@ type Worker struct {
 	wsLock map[string]*sync.Mutex // a workspace's runs, one at a time
 }
 
+// ReadSecret reads a pilot's secret from file (its job script wrote it
+// there, readable by its user alone) and removes the file, so that no
+// run on the node finds it later.
+func ReadSecret(file string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("pilot: the job's secret: %w (the pilot runs in the job serve --class submits)", err)
+	}
+	if err := os.Remove(file); err != nil {
+		return "", fmt.Errorf("pilot: remove the job's secret once read: %w", err)
+	}
+	s := strings.TrimSpace(string(data))
+	if s == "" {
+		return "", fmt.Errorf("pilot: the job's secret in %s is empty", file)
+	}
+	return s, nil
+}
+
 // Beat is how often a worker tells the server it is alive: well within
 // the hub's lease (90 s by default).
 const Beat = 20 * time.Second
