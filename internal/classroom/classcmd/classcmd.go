@@ -83,6 +83,9 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	}
 	local, err := grade.NewLocal(ctx, nil, jobs, perGPU, 0)
 	if err != nil {
+		local, err = f.slurm.gpuless(m, jobs, perGPU, err) // every run on the nodes (slurm.go)
+	}
+	if err != nil {
 		return fmt.Errorf("serve --class runs the students' code in grade's sandbox on the GPUs: %w", err)
 	}
 	defer local.Close()

@@ -2,12 +2,16 @@ package classcmd
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cudalessons/lessons/gpu"
+	"github.com/cudalessons/lessons/internal/machine"
 )
 
 func TestInviteWritesALinkEach(t *testing.T) {
@@ -81,5 +85,30 @@ func TestSlurmFlags(t *testing.T) {
 	p, err := s.prepare("/course", "/srv/class", 2)
 	if err != nil || p.remote.Progs != "/srv/class/.class/progs" {
 		t.Errorf("prepare: %+v %v", p, err)
+	}
+}
+
+// A server without a GPU serves a class whose runs are all on the nodes,
+// building for the nodes' GPU; without --slurm-only, or the GPU's
+// capability, it says what to give.
+func TestServerWithoutAGPU(t *testing.T) {
+	noGPU := errors.New("grade needs a GPU")
+	s := slurmFlags{nodes: 2}
+	m := &machine.Machine{NVCC: &gpu.Tool{Path: "/usr/bin/nvcc", Version: "13.0"}, GPUErr: errors.New("no GPU (LESSONS_GPU=none)")}
+	if _, err := s.gpuless(m, 4, 1, noGPU); err != noGPU {
+		t.Errorf("without --slurm-only: %v", err)
+	}
+	s.only = true
+	if _, err := s.gpuless(m, 4, 1, noGPU); err == nil || !strings.Contains(err.Error(), "--slurm-gpu-capability 9.0") {
+		t.Errorf("without the capability: %v", err)
+	}
+	s.capability = "9.0"
+	l, err := s.gpuless(m, 4, 1, noGPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if m.GPUErr != nil || m.Arch() != "sm_90" || len(l.Devices) != 0 || l.Jobs != 4 {
+		t.Errorf("the server's machine %v %q, devices %q, jobs %d", m.GPUErr, m.Arch(), l.Devices, l.Jobs)
 	}
 }

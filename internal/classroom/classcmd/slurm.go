@@ -33,7 +33,8 @@ import (
 type slurmFlags struct {
 	nodes, gpusPerNode, nodeCPUs int
 	builders, buildCPUs          int
-	url, exe                     string
+	url, exe, capability         string
+	env                          []string
 	only                         bool
 	opts                         slurm.Options
 }
@@ -47,12 +48,14 @@ func (s *slurmFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&s.url, "slurm-url", "", "the class server's `URL` as the nodes reach it (https://login1.uni.example:8443)")
 	fl.StringVar(&s.exe, "slurm-exe", "", "the lessons binary as the nodes see it (default: this one's path)")
 	fl.BoolVar(&s.only, "slurm-only", false, "run nothing on this machine's GPU: every run waits for a node")
+	fl.StringVar(&s.capability, "slurm-gpu-capability", "", "the nodes' GPUs' compute `X.Y` (9.0 for an H100), for a server without a GPU (with --slurm-only): it builds for them")
+	fl.StringArrayVar(&s.env, "slurm-env", nil, "`NAME=VALUE` set in each pilot job (LESSONS_SANDBOX_READ=/opt/cuda), repeatable")
 	fl.StringVar(&s.opts.RunPartition, "slurm-partition", "", "the GPU nodes' `PARTITION`")
 	fl.StringVar(&s.opts.BuildPartition, "slurm-build-partition", "", "the build nodes' `PARTITION`")
 	fl.StringVar(&s.opts.Account, "slurm-account", "", "sbatch --account")
 	fl.StringVar(&s.opts.QOS, "slurm-qos", "", "sbatch --qos")
 	fl.StringVar(&s.opts.Time, "slurm-time", "8:00:00", "each pilot's time limit (Slurm's words); a pilot that ends is submitted again")
-	fl.StringSliceVar(&s.opts.Extra, "slurm-sbatch-arg", nil, "more sbatch arguments for the pilots (--constraint=h100), repeatable")
+	fl.StringArrayVar(&s.opts.Extra, "slurm-sbatch-arg", nil, "more sbatch arguments for the pilots (--constraint=h100), repeatable")
 }
 
 func (s *slurmFlags) on() bool { return s.nodes > 0 || s.builders > 0 }
@@ -73,6 +76,11 @@ func (s *slurmFlags) prepare(courseRoot, classDir string, per int) (*pilots, err
 	}
 	if !strings.HasPrefix(s.url, "https://") && !strings.HasPrefix(s.url, "http://") {
 		return nil, errors.New("serve --class --slurm-nodes needs --slurm-url, the server's URL as the nodes reach it (https://login1.uni.example:8443)")
+	}
+	for _, e := range s.env {
+		if k, _, ok := strings.Cut(e, "="); !ok || k == "" || strings.ContainsAny(k, " \t\n'\"$`\\;=") {
+			return nil, fmt.Errorf("serve --class --slurm-env %q: give NAME=VALUE", e)
+		}
 	}
 	p := &pilots{s: s}
 	p.hub = pilot.NewHub(pilot.Config{Per: per, Builds: s.buildCPUs,
@@ -100,7 +108,7 @@ func (p *pilots) start(ctx context.Context, cls *classroom.Class, classDir strin
 	}
 	f := &pilot.Fleet{Hub: p.hub, Cluster: slurm.Cluster{Exec: slurm.Command}, Options: p.s.opts,
 		Nodes: p.s.nodes, GPUsPerNode: p.s.gpusPerNode, NodeCPUs: p.s.nodeCPUs, Builders: p.s.builders, BuildCPUs: p.s.buildCPUs,
-		Dir: filepath.Join(classDir, classroom.PrivateDir, "slurm"), Exe: exe, URL: strings.TrimSuffix(p.s.url, "/"), Env: env, Log: out}
+		Dir: filepath.Join(classDir, classroom.PrivateDir, "slurm"), Exe: exe, URL: strings.TrimSuffix(p.s.url, "/"), Env: append(env, p.s.env...), Log: out}
 	if err := f.Start(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -240,4 +248,27 @@ func capability(m *machine.Machine) string {
 	}
 	d := m.Info.Devices[0]
 	return fmt.Sprintf("%d.%d", d.Major, d.Minor)
+}
+
+// gpuless is the class's toolchain on a server without a GPU whose runs
+// are all on the nodes (--slurm-only): it builds, when no build node is
+// connected, for the nodes' GPU (--slurm-gpu-capability), and runs
+// nothing. noGPU is why NewLocal refused this machine.
+func (s *slurmFlags) gpuless(m *machine.Machine, jobs, perGPU int, noGPU error) (*grade.Local, error) {
+	if !s.on() || !s.only || m.GPUErr == nil {
+		return nil, noGPU
+	}
+	var dev gpu.Device
+	if _, err := fmt.Sscanf(s.capability, "%d.%d", &dev.Major, &dev.Minor); err != nil {
+		return nil, fmt.Errorf("this machine has no GPU (%v): with every run on the nodes (--slurm-only) it builds for theirs; give their compute capability, --slurm-gpu-capability 9.0 for an H100", m.GPUErr)
+	}
+	dev.Name = "the nodes' GPU"
+	m.Info, m.GPUErr = &gpu.Info{Devices: []gpu.Device{dev}}, nil
+	sb, err := exercise.TempSandbox("lessons-class-")
+	if err != nil {
+		return nil, err
+	}
+	choice := grade.Choose(perGPU, 0, 1, 1, "the timed")
+	return &grade.Local{Toolchain: choice.Pipeline(exercise.NewToolkit(m.Compiler(), m.Cache), sb), Sandbox: sb, Choice: choice,
+		Jobs: min(max(jobs, 1), exercise.MaxSlots)}, nil
 }
