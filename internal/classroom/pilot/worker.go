@@ -215,8 +215,26 @@ func (w *Worker) do(ctx context.Context, job *Job) *Result {
 		err = fmt.Errorf("pilot: a job of kind %q (this worker is older than the server?)", job.Kind)
 	}
 	if err != nil {
-		return &Result{Err: err.Error()}
+		res = &Result{Err: err.Error()}
 	}
+	// The node's log names the run, never the student (a cell's
+	// workspace is a hash).
+	what := job.Kind
+	if job.Kind != KindCell {
+		what += " " + job.Exercise
+	}
+	how := fmt.Sprintf("exit %d", res.Exit.Code)
+	switch {
+	case res.Err != "":
+		how = "failed: " + res.Err
+	case job.Kind == KindBuild && len(res.Prog) == 0:
+		how = "did not compile"
+	case job.Kind == KindBuild:
+		how = fmt.Sprintf("built, %d KiB", len(res.Prog)>>10)
+	case job.Kind == KindRun:
+		how = fmt.Sprintf("%d checks", len(res.Results))
+	}
+	fmt.Fprintf(w.Log, "pilot: %s %s on GPU %q slot %d: %s in %s\n", job.ID, what, job.Device, job.Slot, how, res.Took.Round(time.Millisecond))
 	return res
 }
 
