@@ -41,4 +41,16 @@ func (q *Queue) DropDevice(device string) {
 	}
 }
 
+// onLocked is how many slots runs may be given (those of GPUs that left
+// are not).
+func (q *Queue) onLocked() int {
+	n := 0
+	for _, s := range q.slots {
+		if !s.off {
+			n++
+		}
+	}
+	return n
+}
+
 func sigOf(n int) syscall.Signal { return syscall.Signal(n) }

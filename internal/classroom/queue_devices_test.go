@@ -21,8 +21,14 @@ func TestQueueTakesAndDropsANodesGPUs(t *testing.T) {
 	if !granted(b) {
 		t.Fatal("the node's second slot was not given")
 	}
+	if st := q.State(); st.Slots != 2 || len(st.Busy) != 1 || st.Busy["gpu0/0"] != 2 {
+		t.Errorf("state with the node's GPU: %+v", st)
+	}
 	q.DropDevice("gpu0/0")
 	a.Done(0)
+	if st := q.State(); st.Slots != 0 || st.Busy["gpu0/0"] != 1 {
+		t.Errorf("state after it left, one of its runs still ending: %+v", st)
+	}
 	cc := mustQueue(t, q, "cat")
 	if granted(cc) {
 		t.Fatal("a run was given a slot of a GPU that left")
