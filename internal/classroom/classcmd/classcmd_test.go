@@ -82,6 +82,9 @@ func TestSlurmFlags(t *testing.T) {
 		t.Errorf("a partition with a shell in it: %v", err)
 	}
 	s.opts.RunPartition = "gpu"
+	if s.nodePerGPU(0) != 4 || s.nodePerGPU(2) != 2 {
+		t.Errorf("runs at once on a node's GPU: %d (16 cores, 4 GPUs), %d (--per-gpu 2)", s.nodePerGPU(0), s.nodePerGPU(2))
+	}
 	p, err := s.prepare("/course", "/srv/class", 2)
 	if err != nil || p.remote.Progs != "/srv/class/.class/progs" {
 		t.Errorf("prepare: %+v %v", p, err)

@@ -42,7 +42,7 @@ type slurmFlags struct {
 func (s *slurmFlags) add(fl *pflag.FlagSet) {
 	fl.IntVar(&s.nodes, "slurm-nodes", 0, "send runs to `N` GPU nodes through Slurm: a pilot job on each, connecting back to --slurm-url (the README's \"Beyond one machine\")")
 	fl.IntVar(&s.gpusPerNode, "slurm-gpus-per-node", 4, "the GPUs each GPU node's pilot asks for (gres gpu:N)")
-	fl.IntVar(&s.nodeCPUs, "slurm-cpus-per-node", 16, "the cores each GPU node's pilot asks for")
+	fl.IntVar(&s.nodeCPUs, "slurm-cpus-per-node", 16, "the cores each GPU node's pilot asks for (and, without --per-gpu, its runs at once on each GPU: from 4 cores a GPU, one a core)")
 	fl.IntVar(&s.builders, "slurm-build-nodes", 0, "build on `N` CPU nodes (pilot jobs) instead of here")
 	fl.IntVar(&s.buildCPUs, "slurm-build-cpus", 16, "the cores each build node's pilot asks for (its builds at once)")
 	fl.StringVar(&s.url, "slurm-url", "", "the class server's `URL` as the nodes reach it (https://login1.uni.example:8443)")
@@ -70,7 +70,21 @@ type pilots struct {
 	queue  *classroom.Queue
 }
 
-func (s *slurmFlags) prepare(courseRoot, classDir string, per int) (*pilots, error) {
+// nodePerGPU is how many runs at once a node's GPU takes: --per-gpu, or
+// as grade chooses for one GPU from the node's cores for each (runs
+// share a GPU from 4 cores a GPU up).
+func (s *slurmFlags) nodePerGPU(perGPU int) int {
+	if perGPU > 0 {
+		return perGPU
+	}
+	if c := s.nodeCPUs / max(s.gpusPerNode, 1); c >= 4 {
+		return min(16, c)
+	}
+	return 1
+}
+
+func (s *slurmFlags) prepare(courseRoot, classDir string, perGPU int) (*pilots, error) {
+	per := s.nodePerGPU(perGPU)
 	if err := s.opts.Check(); err != nil {
 		return nil, fmt.Errorf("serve --class --slurm-*: %w", err)
 	}
