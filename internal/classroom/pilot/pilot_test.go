@@ -24,6 +24,7 @@ type fakeExec struct {
 	mu      sync.Mutex
 	started chan *Job // told of each cell as it starts, when set
 	block   bool      // a cell waits for its ctx to end
+	stopped chan *Job // told of each blocked cell as its ctx ends, when set
 }
 
 func (f *fakeExec) Cell(ctx context.Context, job *Job, ws string, out io.Writer) (Exit, error) {
@@ -32,6 +33,9 @@ func (f *fakeExec) Cell(ctx context.Context, job *Job, ws string, out io.Writer)
 	}
 	if f.block || len(job.Argv) > 0 && job.Argv[0] == "block" {
 		<-ctx.Done()
+		if f.stopped != nil {
+			f.stopped <- job
+		}
 		return Exit{Code: -1, Canceled: true}, nil
 	}
 	src, err := os.ReadFile(filepath.Join(ws, "a.cu"))
@@ -199,7 +203,7 @@ func TestWorkersAreAuthenticatedAndSeeOnlyTheirRuns(t *testing.T) {
 	if c := get("", "blob/"+strings.Repeat("0", 64)); c != http.StatusUnauthorized {
 		t.Errorf("no secret: %d", c)
 	}
-	ex := &fakeExec{started: make(chan *Job, 1), block: true}
+	ex := &fakeExec{started: make(chan *Job, 1), block: true, stopped: make(chan *Job, 1)}
 	r.worker(t, "gpu0", RoleGPU, []string{"0"}, ex)
 	<-r.joined
 	other := r.hub.Admit("gpu1")
@@ -227,6 +231,9 @@ func TestWorkersAreAuthenticatedAndSeeOnlyTheirRuns(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Do after cancel: %v", err)
+	}
+	if j := <-ex.stopped; j.Workspace != "w" {
+		t.Errorf("stopped %+v", j)
 	}
 }
 
