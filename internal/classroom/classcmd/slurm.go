@@ -160,8 +160,8 @@ func cellEnv(m *machine.Machine, comp buildcache.Compiler) func(ws string) (note
 // server's, as the run nodes' have).
 const capabilityVar = "LESSONS_PILOT_CAPABILITY"
 
-// Worker is lessons pilot: a pilot job's worker on its node.
-func Worker(out io.Writer) *cobra.Command {
+// Pilot is lessons pilot: a pilot job's worker on its node.
+func Pilot(out io.Writer) *cobra.Command {
 	var url, role, dir, secretFile string
 	cmd := &cobra.Command{
 		Use:    "pilot",

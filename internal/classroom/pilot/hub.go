@@ -45,7 +45,6 @@ type Hub struct {
 	devices map[string]*worker // the queue's device names -> worker
 	builds  []*call            // builds not yet taken by a build worker
 	wake    chan struct{}      // closed and replaced when builds arrive
-	calls   map[string]*call
 	seq     int
 }
 
@@ -110,7 +109,7 @@ func NewHub(cfg Config) *Hub {
 			*f = func([]string) {}
 		}
 	}
-	return &Hub{cfg: cfg, admit: map[string]string{}, workers: map[string]*worker{}, devices: map[string]*worker{}, calls: map[string]*call{}, wake: make(chan struct{})}
+	return &Hub{cfg: cfg, admit: map[string]string{}, workers: map[string]*worker{}, devices: map[string]*worker{}, wake: make(chan struct{})}
 }
 
 // Admit makes the secret of pilot job name (a GPU node's, "gpu3", or a
@@ -211,11 +210,9 @@ func (h *Hub) Do(ctx context.Context, device string, job *Job, blobs map[string]
 		close(w.wake)
 		w.wake = make(chan struct{})
 	}
-	h.calls[job.ID] = c
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
-		delete(h.calls, job.ID)
 		h.dropQueuedLocked(c)
 		h.mu.Unlock()
 	}()
