@@ -61,6 +61,7 @@ type worker struct {
 type call struct {
 	job    *Job
 	blobs  map[string][]byte
+	outMu  sync.Mutex
 	out    io.Writer
 	outMax int64
 	outN   int64
@@ -513,6 +514,7 @@ func (h *Hub) output(rw http.ResponseWriter, r *http.Request, w *worker, id stri
 		http.Error(rw, "pilot: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	c.outMu.Lock()
 	if c.outMax > 0 {
 		room := max(c.outMax+(64<<10)-c.outN, 0)
 		data = data[:min(int64(len(data)), room)]
@@ -521,6 +523,7 @@ func (h *Hub) output(rw http.ResponseWriter, r *http.Request, w *worker, id stri
 	if len(data) > 0 {
 		c.out.Write(data)
 	}
+	c.outMu.Unlock()
 	writeJSON(rw, outAck{Stop: c.ctx.Err() != nil})
 }
 

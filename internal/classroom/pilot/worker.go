@@ -261,10 +261,11 @@ func (w *Worker) cell(ctx context.Context, job *Job, cancel func()) (*Result, er
 		return nil, err
 	}
 	out := &stream{w: w, ctx: ctx, id: job.ID, stop: cancel}
-	done := make(chan struct{})
-	go out.pump(done)
+	done, pumped := make(chan struct{}), make(chan struct{})
+	go func() { out.pump(done); close(pumped) }()
 	exit, err := w.Exec.Cell(ctx, job, ws, out)
 	close(done)
+	<-pumped // its last chunk sent: the rest follows it, in order
 	out.flush()
 	if err != nil {
 		return nil, err
