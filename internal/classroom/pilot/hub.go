@@ -216,6 +216,11 @@ func (h *Hub) Do(ctx context.Context, device string, job *Job, blobs map[string]
 		h.mu.Lock()
 		h.dropQueuedLocked(c)
 		h.mu.Unlock()
+		// A chunk on its way as Do returns goes nowhere: the caller's
+		// writer (a page's response) is done with.
+		c.outMu.Lock()
+		c.out = io.Discard
+		c.outMu.Unlock()
 	}()
 	select {
 	case r := <-c.done:
