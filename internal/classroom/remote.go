@@ -23,8 +23,11 @@ import (
 type Remote struct {
 	Hub *pilot.Hub
 	// Course is the course's root, sent to the nodes (as a tar.gz, by
-	// its hash) for their exercises' specs.
-	Course string
+	// its hash) for their exercises' specs; Solutions (from the root)
+	// go empty: the secret specs beside them are needed there, their
+	// text is not.
+	Course    string
+	Solutions []string
 	// Progs is the folder where programs built on a node are kept (the
 	// class's own, by hash).
 	Progs string
@@ -56,7 +59,7 @@ func Leave(q *Queue) func([]string) {
 
 func (r *Remote) course() ([]byte, string, error) {
 	r.once.Do(func() {
-		r.tgz, r.tgzError = pilot.Tar(r.Course)
+		r.tgz, r.tgzError = pilot.Tar(r.Course, r.Solutions)
 		r.tgzHash = pilot.Hash(r.tgz)
 	})
 	return r.tgz, r.tgzHash, r.tgzError

@@ -53,7 +53,7 @@ func newRemoteClass(t *testing.T) *remoteRig {
 	tc := newTestClass(t, func(cfg *Config) {
 		// The cell tells where it ran and leaves a file behind.
 		writeTree(t, cfg.Course.Root, map[string]string{"lessons/day001-hello.md": "# Day 1: Hello\n\n```sh run\necho hello from $LESSONS_NODE on GPU $CUDA_VISIBLE_DEVICES; echo made > made.txt\n```\n"})
-		r := &Remote{Hub: rr.hub, Course: cfg.Course.Root, Progs: filepath.Join(cfg.Dir, PrivateDir, "progs")}
+		r := &Remote{Hub: rr.hub, Course: cfg.Course.Root, Solutions: []string{"solutions/day001/pool.cu"}, Progs: filepath.Join(cfg.Dir, PrivateDir, "progs")}
 		cfg.Toolchain = r.Toolchain(cfg.Toolchain)
 		cfg.Cells = r.Cells(cfg.Cells)
 	})

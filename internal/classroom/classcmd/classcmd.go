@@ -108,7 +108,11 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	var nodes *pilots
 	if f.slurm.on() {
 		// Runs on the nodes' GPUs, builds on the build nodes (slurm.go).
-		if nodes, err = f.slurm.prepare(c.Root, f.dir, f.perGPU); err != nil {
+		var solutions []string
+		for _, x := range c.Exercises {
+			solutions = append(solutions, x.Solution)
+		}
+		if nodes, err = f.slurm.prepare(c.Root, solutions, f.dir, f.perGPU); err != nil {
 			return err
 		}
 		tc, cells = nodes.remote.Toolchain(tc), nodes.remote.Cells(cells)

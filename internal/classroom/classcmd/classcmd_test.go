@@ -74,18 +74,18 @@ func TestSlurmFlags(t *testing.T) {
 	if !s.on() || s.nodes != 4 || s.gpusPerNode != 4 || s.builders != 1 || s.opts.RunPartition != "gpu" || !s.only || s.opts.Extra[0] != "--constraint=h100" {
 		t.Fatalf("flags: %+v", s)
 	}
-	if _, err := s.prepare("/course", "/srv/class", 2); err == nil || !strings.Contains(err.Error(), "--slurm-url") {
+	if _, err := s.prepare("/course", nil, "/srv/class", 2); err == nil || !strings.Contains(err.Error(), "--slurm-url") {
 		t.Errorf("no --slurm-url: %v", err)
 	}
 	s.url, s.opts.RunPartition = "https://login1.uni.example:8443", "gpu;reboot"
-	if _, err := s.prepare("/course", "/srv/class", 2); err == nil || !strings.Contains(err.Error(), "no spaces, quotes or shell characters") {
+	if _, err := s.prepare("/course", nil, "/srv/class", 2); err == nil || !strings.Contains(err.Error(), "no spaces, quotes or shell characters") {
 		t.Errorf("a partition with a shell in it: %v", err)
 	}
 	s.opts.RunPartition = "gpu"
 	if s.nodePerGPU(0) != 4 || s.nodePerGPU(2) != 2 {
 		t.Errorf("runs at once on a node's GPU: %d (16 cores, 4 GPUs), %d (--per-gpu 2)", s.nodePerGPU(0), s.nodePerGPU(2))
 	}
-	p, err := s.prepare("/course", "/srv/class", 2)
+	p, err := s.prepare("/course", nil, "/srv/class", 2)
 	if err != nil || p.remote.Progs != "/srv/class/.class/progs" {
 		t.Errorf("prepare: %+v %v", p, err)
 	}

@@ -83,7 +83,7 @@ func (s *slurmFlags) nodePerGPU(perGPU int) int {
 	return 1
 }
 
-func (s *slurmFlags) prepare(courseRoot, classDir string, perGPU int) (*pilots, error) {
+func (s *slurmFlags) prepare(courseRoot string, solutions []string, classDir string, perGPU int) (*pilots, error) {
 	per := s.nodePerGPU(perGPU)
 	if err := s.opts.Check(); err != nil {
 		return nil, fmt.Errorf("serve --class --slurm-*: %w", err)
@@ -100,7 +100,7 @@ func (s *slurmFlags) prepare(courseRoot, classDir string, perGPU int) (*pilots, 
 	p.hub = pilot.NewHub(pilot.Config{Per: per, Builds: s.buildCPUs,
 		Join:  func(d []string) { classroom.Join(p.queue, per)(d) },
 		Leave: func(d []string) { classroom.Leave(p.queue)(d) }})
-	p.remote = &classroom.Remote{Hub: p.hub, Course: courseRoot, Progs: filepath.Join(classDir, classroom.PrivateDir, "progs")}
+	p.remote = &classroom.Remote{Hub: p.hub, Course: courseRoot, Solutions: solutions, Progs: filepath.Join(classDir, classroom.PrivateDir, "progs")}
 	return p, nil
 }
 

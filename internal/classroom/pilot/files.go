@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -162,8 +163,10 @@ func Apply(dir string, changed []FileData, removed []string) error {
 }
 
 // Tar is dir (the course) as a tar.gz: its regular files, folders whose
-// names start with a dot left out (.git, the course's own caches).
-func Tar(dir string) ([]byte, error) {
+// names start with a dot left out (.git, the course's own caches), and
+// the files blank names (slash-separated, from dir) empty: a node needs
+// the solutions to exist (the course names them), not their text.
+func Tar(dir string, blank []string) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
@@ -184,6 +187,9 @@ func Tar(dir string) ([]byte, error) {
 		info, err := d.Info()
 		if err != nil {
 			return err
+		}
+		if slices.Contains(blank, filepath.ToSlash(rel)) {
+			return tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: int64(info.Mode().Perm()), Typeflag: tar.TypeReg})
 		}
 		if err := tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: int64(info.Mode().Perm()), Size: info.Size(), Typeflag: tar.TypeReg}); err != nil {
 			return err

@@ -153,11 +153,23 @@ func TestBuildThenRun(t *testing.T) {
 	}
 	course := t.TempDir()
 	os.WriteFile(filepath.Join(course, "spec.toml"), []byte("points=1"), 0o644)
+	os.MkdirAll(filepath.Join(course, "solutions"), 0o755)
+	os.WriteFile(filepath.Join(course, "solutions", "pool.cu"), []byte("the answer"), 0o644)
 	os.MkdirAll(filepath.Join(course, ".git"), 0o755)
 	os.WriteFile(filepath.Join(course, ".git", "HEAD"), []byte("not sent"), 0o644)
-	tgz, err := Tar(course)
+	tgz, err := Tar(course, []string{"solutions/pool.cu"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	unpacked := t.TempDir()
+	if err := Untar(tgz, unpacked); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(unpacked, "solutions", "pool.cu")); err != nil || len(b) != 0 {
+		t.Errorf("the solution went to the node as %q (%v), want it there and empty", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(unpacked, ".git")); err == nil {
+		t.Error("the course's .git went to the node")
 	}
 	src := []byte("kernel")
 	blobs := map[string][]byte{Hash(tgz): tgz, Hash(src): src}
