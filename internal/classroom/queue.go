@@ -55,6 +55,7 @@ type Queue struct {
 type slot struct {
 	device string
 	busy   *Ticket
+	off    bool // its device left (a worker node's GPU: queue_devices.go)
 }
 
 type use struct {
@@ -160,7 +161,7 @@ func (q *Queue) inRing(student string) bool {
 // time around the ring.
 func (q *Queue) dispatchLocked() {
 	for i := range q.slots {
-		if q.slots[i].busy != nil {
+		if q.slots[i].busy != nil || q.slots[i].off {
 			continue
 		}
 		t := q.nextLocked()
@@ -234,7 +235,7 @@ func (q *Queue) Estimate(place int) time.Duration {
 	if place <= 0 {
 		return 0
 	}
-	return time.Duration(place) * q.mean / time.Duration(len(q.slots))
+	return time.Duration(place) * q.mean / time.Duration(max(q.onLocked(), 1))
 }
 
 // Wait waits for the ticket's slot and returns its device; a ctx that
@@ -310,10 +311,12 @@ func (q *Queue) State() QueueState {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.clock()
-	st := QueueState{Slots: len(q.slots), Busy: map[string]int{}, Waiting: map[string]int{}, Running: map[string]int{}, GPUHour: map[string]time.Duration{},
+	st := QueueState{Slots: q.onLocked(), Busy: map[string]int{}, Waiting: map[string]int{}, Running: map[string]int{}, GPUHour: map[string]time.Duration{},
 		Started: q.Started, MeanRun: q.mean, Budget: q.Budget, MaxQueue: q.MaxQueued}
 	for _, s := range q.slots {
-		st.Busy[s.device] += 0
+		if !s.off {
+			st.Busy[s.device] += 0
+		}
 		if s.busy != nil {
 			st.Busy[s.device]++
 		}

@@ -23,7 +23,7 @@ var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
 		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect", "internal/failure"},
 	{"checker", "gpu", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
-	{"internal/course", "internal/machine", "internal/python", "internal/roster", "bench/classload"},
+	{"internal/course", "internal/machine", "internal/python", "internal/roster", "bench/classload", "internal/classroom/pilot"},
 	{"internal/jupyter"},
 	{"internal/notebook"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},

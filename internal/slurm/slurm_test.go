@@ -105,3 +105,23 @@ func TestOverride(t *testing.T) {
 		t.Errorf("Flags() = %q: want the 10 options a flag sets", names)
 	}
 }
+
+func TestPilotScript(t *testing.T) {
+	o := Options{RunPartition: "gpu", BuildPartition: "cpu", Account: "cs101", Time: "8:00:00", Extra: []string{"--constraint=h100"}}
+	s := PilotScript(Pilot{Name: "gpu2", GPUs: 4, CPUs: 16, Dir: "/srv/class/.class/slurm", Exe: "/opt/lessons", URL: "https://gpu.uni.example", Secret: "s3cret", Env: []string{"LESSONS_SANDBOX_READ=/opt/cuda"}}, o)
+	for _, want := range []string{"#SBATCH --job-name=lessons-class-gpu2\n", "#SBATCH --array=0-0\n", "#SBATCH --gres=gpu:4\n", "#SBATCH --partition=gpu\n", "#SBATCH --cpus-per-task=16\n",
+		"#SBATCH --account=cs101\n", "#SBATCH --time=8:00:00\n", "#SBATCH --constraint=h100\n", "#SBATCH --output=/srv/class/.class/slurm/logs/pilot-gpu2-%A.log\n",
+		"(umask 077 && printf '%s' s3cret >\"$dir/secret\")\n", "export LESSONS_SANDBOX_READ=/opt/cuda\n",
+		"/opt/lessons pilot --url https://gpu.uni.example --role gpu --dir \"$dir\" --secret-file \"$dir/secret\"\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("pilot script lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "--requeue") {
+		t.Error("a pilot is requeued by Slurm: the server submits a new one (with a new secret)")
+	}
+	s = PilotScript(Pilot{Name: "build0", CPUs: 8, Dir: "/d", Exe: "/opt/lessons", URL: "https://x", Secret: "s"}, o)
+	if strings.Contains(s, "--gres") || !strings.Contains(s, "#SBATCH --partition=cpu\n") || !strings.Contains(s, "--role build") {
+		t.Errorf("build pilot:\n%s", s)
+	}
+}

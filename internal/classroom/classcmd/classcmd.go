@@ -23,13 +23,10 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/machine"
-	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/roster"
-	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
-	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // Flags are serve's flags of the class mode (serve --class).
@@ -42,6 +39,7 @@ type Flags struct {
 	queues                  int
 	diskMiB                 int64
 	gpuPerHour              time.Duration
+	slurm                   slurmFlags
 }
 
 // AddFlags adds the class mode's flags to serve.
@@ -64,6 +62,7 @@ func AddFlags(cmd *cobra.Command) *Flags {
 	fl.IntVar(&f.perGPU, "per-gpu", 0, "runs at once on each GPU (0: as grade chooses)")
 	fl.IntVar(&f.jobs, "jobs", 0, "builds at once (0: the cores)")
 	fl.IntVar(&f.queues, "gpu-queues", 0, "hardware work queues of each cell's and untimed exercise's program (CUDA_DEVICE_MAX_CONNECTIONS, 1 to 32; 0: 2, with which CUDA starts processes about 2.5 times as fast; 8 is CUDA's own)")
+	f.slurm.add(fl)
 	return f
 }
 
@@ -102,6 +101,9 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	}
 	local, err := grade.NewLocal(ctx, nil, jobs, perGPU, 0)
 	if err != nil {
+		local, err = f.slurm.gpuless(m, jobs, perGPU, err) // every run on the nodes (slurm.go)
+	}
+	if err != nil {
 		return fmt.Errorf("serve --class runs the students' code in grade's sandbox on the GPUs: %w", err)
 	}
 	defer local.Close()
@@ -129,21 +131,31 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	}
 	runsRead := append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...)
 	py, noPy := sandboxPython(ctx, runsRead)
+	var tc grade.Toolchain = local.Toolchain
+	cells := classroom.SandboxCells(append(toolRoots(comp.Path), read...), cg)
+	var nodes *pilots
+	if f.slurm.on() {
+		// Runs on the nodes' GPUs, builds on the build nodes (slurm.go).
+		var solutions []string
+		for _, x := range c.Exercises {
+			solutions = append(solutions, x.Solution)
+		}
+		if nodes, err = f.slurm.prepare(c.Root, solutions, f.dir, f.perGPU); err != nil {
+			return err
+		}
+		tc, cells = nodes.remote.Toolchain(tc), nodes.remote.Cells(cells)
+		// The cells build on the nodes, in each student's cache there:
+		// the server's shared cache is not theirs to read.
+		shared, sharedVars = nil, nil
+	}
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
-		Site: func() (map[string][]byte, error) { return render.Site(c) },
-		Env: func(ws string) (notebook.Env, error) {
-			if err := workspace.MakeWrapper(ws); err != nil {
-				return notebook.Env{}, err
-			}
-			return notebook.Env{Runner: runner.Exec{}, Wrapper: workspace.WrapperDir(ws), Vars: append([]string{
-				"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
-			}, append(sharedVars, machine.QueuesEnv(choice.Queues)...)...)}, nil
-		},
-		Cells:       classroom.SandboxCells(append(toolRoots(comp.Path), read...), cg),
+		Site:        func() (map[string][]byte, error) { return render.Site(c) },
+		Env:         cellEnv(comp, append(sharedVars, machine.QueuesEnv(choice.Queues)...)),
+		Cells:       cells,
 		SharedCache: shared, Compiler: comp,
 		RunsRead: runsRead, Python: py, NoPython: noPy,
-		Toolchain: local.Toolchain, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
+		Toolchain: tc, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
 		Trace: traceWriter(trace),
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, ProxySecret: secret, Served: ln.Addr(), Instructors: f.instructors,
@@ -155,7 +167,16 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	if trace != nil {
 		defer trace.Close()
 	}
-	hs := &http.Server{Handler: cls, ReadHeaderTimeout: 10 * time.Second}
+	var handler http.Handler = cls
+	if nodes != nil {
+		h, stop, err := nodes.start(ctx, cls, f.dir, local.Devices, []string{capabilityVar + "=" + capability(m)}, out)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		handler = h
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); hs.Close() }()
 	fmt.Fprintf(out, "Serving the class of %s (%d students) at %s; %d GPU(s), %d runs at once on each; lessons invite makes the sign-in links\n",
 		c.Title, len(roster), ln.Addr(), len(local.Devices), local.Choice.PerDevice)
