@@ -10,8 +10,8 @@ server on a cluster"). Change a figure with NAME=VALUE:
 The model: each student runs a cell every `think` seconds (on average, as a
 Poisson stream), checks every 4th time and submits every 8th (as the load
 test's students did). A GPU serves the class's runs at the rate measured on
-the H100 with its queue full (cells 4.75 a second; a check's or submission's
-program is one CUDA start of the 7.1 a second the GPU made in all), so the
+the H100 with its queue full (9.48 cells a second, each one CUDA start; a
+check's or submission's program is one CUDA start at the same rate), so the
 cluster is an M/M/c queue of c = nodes x gpus servers (Erlang C): the mean
 wait for a slot, plus a lone run's own time to its first line, plus what a
 pilot adds to a run. Against it: the same class on one H100 server, and a
@@ -23,11 +23,13 @@ import sys
 
 p = dict(
     students=300, nodes=4, gpus=4, build_nodes=1, build_cores=16,
-    # H100, 60 students for 5 minutes with the queue full: 1442 cells in
-    # 303.7 s, and about 2162 CUDA starts in all (checks, submissions).
-    cell_rate=1442 / 303.7, start_rate=2162 / 303.7,
+    # H100, 60 students for 5 minutes with the queue full (2 hardware
+    # queues, the shared build cache): 2886 cells in 304.6 s, each one CUDA
+    # start (the driver's list; the load's checks and submissions of the
+    # untouched stub start none), so a check's program starts at that rate.
+    cell_rate=2886 / 304.6, start_rate=2886 / 304.6,
     # H100, a lone run on the idle class server: Run to first line, s.
-    lone_s=0.294,
+    lone_s=0.265,
     # What a pilot adds to a run (server's snapshot, the hops to the node
     # and back, the node's sync and diff), s: bench/class-slurm.sh on the
     # one-node cluster (BENCHMARKS.md).
