@@ -179,6 +179,9 @@ func Build(ctx context.Context, tk *Toolkit, r Runner, j *Job, slot int) (*Built
 			return nil, err
 		}
 	}
+	if err := diskFull(p.dir, log.String()); err != nil {
+		return nil, fmt.Errorf("build %s: %w", j.ID, err)
+	}
 	out.Failed = compileFailure(log.String(), b.Run)
 	return out, nil
 }
