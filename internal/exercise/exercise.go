@@ -206,7 +206,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	// The program is read as it was built, before it runs: the copy it
 	// runs from is in its own folder, and it could put another file there.
-	found := inspect(prog)
+	found := inspect(prog, lib)
 	p, err := r.run(ctx, tk, j, prog, device, slot)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
