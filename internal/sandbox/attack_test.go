@@ -126,6 +126,19 @@ func attack(mode string, args []string) (int, bool) {
 			}
 		}
 		fmt.Println("cmdlines: read", seen)
+	case "sysv": // leave a System V shared memory segment and a message queue (key args[0]) behind, for a classmate's run
+		var key int
+		fmt.Sscan(args[0], &key)
+		id, err := unix.SysvShmGet(key, 1<<20, unix.IPC_CREAT|0o666)
+		if err == nil {
+			var mem []byte
+			if mem, err = unix.SysvShmAttach(id, 0, 0); err == nil {
+				copy(mem, "hidden run args: 4096 17")
+				unix.SysvShmDetach(mem)
+			}
+		}
+		_, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), unix.IPC_CREAT|0o666, 0)
+		fmt.Println("sysv:", err, errno)
 	case "trace": // ptrace a process of its own user (its own child; the sanitizer's, under it)
 		child := exec.Command("/bin/sleep", "10")
 		if err := child.Start(); err != nil {
@@ -519,6 +532,33 @@ func TestAttackOtherRunsArguments(t *testing.T) {
 			}
 			if strings.Contains(out, "cmdline of") {
 				t.Errorf("the program read another run's command line:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestAttackSysVIPC: a run leaves no System V shared memory or message
+// queue behind. They are no files (Landlock does not see them) and they
+// outlive their process: a classmate's run (or the student's next cell,
+// after a hidden run) read what one left there, and each segment held
+// its memory after the run, counted by no limit.
+func TestAttackSysVIPC(t *testing.T) {
+	for i, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			key := 0x4c450000 + os.Getpid()%4096*8 + i
+			out := f.gradeAs(t, v.grader, nil, false, "sysv", fmt.Sprint(key))
+			if !strings.Contains(out, "sysv: <nil> errno 0") {
+				t.Fatalf("the program could not make its segment and queue (the attack did not run):\n%s", out)
+			}
+			if id, err := unix.SysvShmGet(key, 0, 0); err == nil {
+				unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+				t.Errorf("a shared memory segment of the run outlived it")
+			}
+			if id, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), 0, 0); errno == 0 {
+				unix.Syscall(unix.SYS_MSGCTL, id, unix.IPC_RMID, 0)
+				t.Errorf("a message queue of the run outlived it")
 			}
 		})
 	}

@@ -273,6 +273,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		if p.HideProc {
 			withHiddenProc(a)
 		}
+		withIPCNS(a)
 		if os.Geteuid() == 0 && p.UID != 0 {
 			a.Credential = &syscall.Credential{Uid: uint32(p.UID), Gid: uint32(p.GID), NoSetGroups: false, Groups: []uint32{}}
 		}
@@ -357,6 +358,24 @@ func withNetNS(a *syscall.SysProcAttr) {
 		withUserNS(a)
 	}
 	a.Cloneflags |= syscall.CLONE_NEWNET
+}
+
+// withIPCNS gives the program an IPC namespace of its own, which ends
+// with its last process: System V shared memory and message queues, and
+// POSIX ones, are no files (Landlock does not see them) and outlive the
+// process that made them, so a run could leave a classmate's run (or its
+// student's next cell, after a hidden run) what it read, and hold their
+// memory after it ended, counted by no limit of its own. As a user, it is
+// made inside a user namespace (the run's, or one made for it where user
+// namespaces work).
+func withIPCNS(a *syscall.SysProcAttr) {
+	if os.Geteuid() != 0 && a.Cloneflags&syscall.CLONE_NEWUSER == 0 {
+		if !netnsOK() {
+			return
+		}
+		withUserNS(a)
+	}
+	a.Cloneflags |= syscall.CLONE_NEWIPC
 }
 
 // withUserNS gives the program a user namespace of its own that maps the
