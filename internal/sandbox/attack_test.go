@@ -139,6 +139,14 @@ func attack(mode string, args []string) (int, bool) {
 		}
 		_, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), unix.IPC_CREAT|0o666, 0)
 		fmt.Println("sysv:", err, errno)
+	case "keyring": // leave a key in its user's keyring, which outlives the run; or read one left there
+		id, err := unix.AddKey("user", "lessons-attack", []byte("hidden run args: 4096 17"), unix.KEY_SPEC_USER_KEYRING)
+		fmt.Println("add_key:", err)
+		if err == nil {
+			unix.KeyctlInt(unix.KEYCTL_INVALIDATE, id, 0, 0, 0)
+		}
+		_, err = unix.RequestKey("user", "lessons-attack", "", unix.KEY_SPEC_USER_KEYRING)
+		fmt.Println("request_key:", err)
 	case "trace": // ptrace a process of its own user (its own child; the sanitizer's, under it)
 		child := exec.Command("/bin/sleep", "10")
 		if err := child.Start(); err != nil {
@@ -559,6 +567,23 @@ func TestAttackSysVIPC(t *testing.T) {
 			if id, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), 0, 0); errno == 0 {
 				unix.Syscall(unix.SYS_MSGCTL, id, unix.IPC_RMID, 0)
 				t.Errorf("a message queue of the run outlived it")
+			}
+		})
+	}
+}
+
+// TestAttackKeyring: a run may not use the kernel's keyrings. Its
+// user's keyring outlives it (as root, the worker's user is the next
+// student's; as a user, the grader's own), so a key left there reached
+// the next run of that user.
+func TestAttackKeyring(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			out := f.gradeAs(t, v.grader, nil, false, "keyring")
+			if !strings.Contains(out, "add_key: operation not permitted") || !strings.Contains(out, "request_key: operation not permitted") {
+				t.Errorf("the run reached its user's keyring:\n%s", out)
 			}
 		})
 	}
