@@ -47,7 +47,8 @@ func inspect(prog, lib string) string {
 // program first, then in the preloaded library, then in the rest, so
 // the library's own calls (memcpy as it copies the record into a frame,
 // getenv as it reads its key, write as it sends) would run the program's
-// code. C++ names are left out: a template the program instantiated
+// code; a variable it defines under the name of one the library reads
+// would be read instead. C++ names are left out: a template the program instantiated
 // (std::string's) is the standard library's own code, and a program's
 // operator new sees no more than the library's memory, which a program
 // can search anyway (the README's known limit).
@@ -69,9 +70,20 @@ func interposed(f *elf.File, lib string) string {
 	}
 	exports, _ := f.DynamicSymbols()
 	for _, s := range exports {
-		t := elf.ST_TYPE(s.Info)
-		if s.Section != elf.SHN_UNDEF && (t == elf.STT_FUNC || t == elf.STT_GNU_IFUNC) && wanted[s.Name] {
+		if s.Section == elf.SHN_UNDEF || !wanted[s.Name] {
+			continue
+		}
+		switch elf.ST_TYPE(s.Info) {
+		case elf.STT_FUNC, elf.STT_GNU_IFUNC:
 			return s.Name
+		case elf.STT_OBJECT:
+			// A variable of the C library the program uses (stderr) is
+			// copied into it, with the library's version; one of its own
+			// (_r_debug, which the library reads to count link maps) has
+			// none.
+			if s.Version == "" {
+				return s.Name
+			}
 		}
 	}
 	return ""

@@ -199,13 +199,15 @@ func TestRealLibraryRefusesInterposers(t *testing.T) {
 		t.Skip("builds with nvcc")
 	}
 	tk := realToolkit(t)
-	src, _ := filepath.Abs("testdata/library/interpose.cu")
-	j := &Job{ID: "interpose", Spec: spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"pools_created\"\nequals = 1\n"), Dir: t.TempDir(), Files: []File{{Name: "interpose.cu", Path: src}}}
-	v, err := Check(context.Background(), tk, Plain{}, j, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Passed() || !failedWith(v, "memcpy") {
-		t.Errorf("a program that defines memcpy passed a check of its record: %+v (output %q)", v.Results, v.Output)
+	for file, name := range map[string]string{"interpose.cu": "memcpy", "interpose_var.cu": "_r_debug"} {
+		src, _ := filepath.Abs("testdata/library/" + file)
+		j := &Job{ID: "interpose", Spec: spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"pools_created\"\nequals = 1\n"), Dir: t.TempDir(), Files: []File{{Name: file, Path: src}}}
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Passed() || !failedWith(v, name) {
+			t.Errorf("a program that defines %s passed a check of its record: %+v (output %q)", name, v.Results, v.Output)
+		}
 	}
 }
