@@ -201,6 +201,9 @@ func judgeSanitizer(c *Check, r *Run, res *Result) {
 		res.Pass, res.Skipped, res.Got = true, true, "skipped: the run was not made under compute-sanitizer"
 	case rep.Skipped != "":
 		res.Pass, res.Skipped, res.Got = true, true, "skipped: "+rep.Skipped
+		if rep.Unfinished {
+			res.Review = "compute-sanitizer --tool " + c.Sanitizer + " ended without a summary on this program (" + rep.Skipped + "): a program can stop the tool it runs under, and the check was not made"
+		}
 	case !rep.Summary:
 		res.Got = "compute-sanitizer did not finish"
 		if rep.Ended != "" {

@@ -26,6 +26,10 @@ type SanitizerReport struct {
 	First string
 	// Ended says how the run under the tool ended when not by itself.
 	Ended string
+	// Unfinished is set, with Skipped, when the tool started on the
+	// program and ended by itself without a summary: it may not work
+	// here, or the program stopped it.
+	Unfinished bool
 }
 
 var (

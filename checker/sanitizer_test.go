@@ -103,3 +103,23 @@ func FuzzParseSanitizer(f *testing.F) {
 		}
 	})
 }
+
+// A tool that started on the program and ended by itself without a
+// summary is skipped (it may not work here), but the grade is marked for
+// review: a program can stop the tool it runs under, and the check was
+// not made. A tool that is not there is skipped with no mark.
+func TestSanitizerUnfinishedIsMarked(t *testing.T) {
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nsanitizer = \"memcheck\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &Run{Sanitizers: map[string]*SanitizerReport{"memcheck": {Skipped: "compute-sanitizer did not work here (exit status 1)", Unfinished: true}}}
+	r := spec.Judge(run)[0]
+	if !r.Pass || !r.Skipped || !strings.Contains(r.Review, "without a summary") {
+		t.Errorf("an unfinished tool: %+v", r)
+	}
+	run = &Run{Sanitizers: map[string]*SanitizerReport{"memcheck": {Skipped: "compute-sanitizer is not installed"}}}
+	if r := spec.Judge(run)[0]; r.Review != "" {
+		t.Errorf("a tool that is not there is no finding: %+v", r)
+	}
+}

@@ -179,6 +179,9 @@ func Build(ctx context.Context, tk *Toolkit, r Runner, j *Job, slot int) (*Built
 			return nil, err
 		}
 	}
+	if err := diskFull(p.dir, log.String()); err != nil {
+		return nil, fmt.Errorf("build %s: %w", j.ID, err)
+	}
 	out.Failed = compileFailure(log.String(), b.Run)
 	return out, nil
 }
@@ -203,7 +206,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	// The program is read as it was built, before it runs: the copy it
 	// runs from is in its own folder, and it could put another file there.
-	found := inspect(prog)
+	found := inspect(prog, lib)
 	p, err := r.run(ctx, tk, j, prog, device, slot)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
@@ -247,7 +250,15 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	// The sanitizers run without the statistics library: both intercept
 	// CUDA's calls. They run the program as it was built, copied afresh:
-	// the run could have replaced the copy in its folder.
+	// the run could have replaced the copy in its folder. In the
+	// sandbox, in a folder emptied of what the run left: the tool keeps
+	// files there (its TMPDIR), and one whose place was taken would end
+	// without a summary, read as the tool not working here.
+	if p.logs != "" && len(j.Spec.SanitizerTools()) > 0 && !ended(res) {
+		if err := emptyFolder(p.dir); err != nil {
+			return nil, fmt.Errorf("run %s: emptying the run's folder for compute-sanitizer: %w", j.ID, err)
+		}
+	}
 	if p.prog != prog {
 		if err := copyFile(prog, p.prog, 0o755); err != nil {
 			p.unable = "the program's copy could not be made again for compute-sanitizer: " + err.Error()
@@ -289,6 +300,20 @@ func Check(ctx context.Context, tk *Toolkit, r Runner, j *Job, log io.Writer) (*
 // ended tells whether a run was stopped instead of ending by itself.
 func ended(res *runner.Result) bool {
 	return res.Signal != 0 || res.TimedOut || res.Truncated || res.Canceled
+}
+
+// emptyFolder removes everything in dir, never following a link.
+func emptyFolder(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyFile puts a fresh copy of from at to with mode, whatever is at to

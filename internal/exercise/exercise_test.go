@@ -21,7 +21,7 @@ import (
 // for -shared (a preload of it is ignored, with a warning).
 const fakeNVCC = `#!/bin/sh
 if [ "$1" = "--version" ]; then echo "Cuda compilation tools, release 13.0, V13.0.88"; exit 0; fi
-if [ -n "$FAKE_NVCC_FAIL" ]; then echo "nvcc: broken" >&2; exit 1; fi
+if [ -n "$FAKE_NVCC_FAIL" ]; then echo "${FAKE_NVCC_SAY:-nvcc: broken}" >&2; exit 1; fi
 out=""; srcs=""; shared=""
 while [ $# -gt 0 ]; do
   case "$1" in

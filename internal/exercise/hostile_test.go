@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/course"
 )
@@ -105,4 +107,54 @@ func directives(t *testing.T, file string) (want, flags []string) {
 		t.Fatalf("%s has no // want: line", file)
 	}
 	return want, flags
+}
+
+// TestDiskFilledByAnotherIsNoCompileError: a classmate's run that fills
+// the disk (files of the size limit, one after another) made the builds
+// beside it fail, and each was graded as the student's compile error,
+// kept on the next grade run. A build that fails for want of disk is the
+// machine's: an error, graded again.
+func TestDiskFilledByAnotherIsNoCompileError(t *testing.T) {
+	s := spec(t, "[[check]]\nexit = 0\n")
+	t.Run("nvcc says so", func(t *testing.T) {
+		tk := toolkit(t)
+		t.Setenv("FAKE_NVCC_SAY", "/usr/include/x86_64-linux-gnu/bits/types.h:56: error while writing generated C++ file: No space left on device")
+		t.Setenv("FAKE_NVCC_FAIL", "1")
+		b, err := Build(context.Background(), tk, Plain{}, job(t, s, "x.cu", "// fake: echo hi\n"), 0)
+		if err == nil {
+			t.Fatalf("a build that found no space was judged the file's: %+v", b.Failed)
+		}
+		if !strings.Contains(err.Error(), "space") {
+			t.Errorf("the error should say the disk was full: %v", err)
+		}
+	})
+	t.Run("the disk is full", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("mounts a small file system: needs root")
+		}
+		small := t.TempDir()
+		if err := unix.Mount("tmpfs", small, "tmpfs", 0, "size=4m"); err != nil {
+			t.Skipf("no tmpfs here: %v", err)
+		}
+		defer unix.Unmount(small, unix.MNT_DETACH)
+		tk := toolkit(t)
+		j := job(t, s, "x.cu", "// fake: echo hi\n")
+		j.Dir = filepath.Join(small, "ws")
+		fill, _ := os.Create(filepath.Join(small, "classmate"))
+		fill.Write(make([]byte, 4<<20))
+		fill.Close()
+		t.Setenv("FAKE_NVCC_FAIL", "1") // nvcc fails and says nothing of why
+		b, err := Build(context.Background(), tk, Plain{}, j, 0)
+		if err == nil {
+			t.Fatalf("a build on a full disk was judged the file's: %+v", b.Failed)
+		}
+	})
+	t.Run("a compile error is still one", func(t *testing.T) {
+		tk := toolkit(t)
+		t.Setenv("FAKE_NVCC_FAIL", "1")
+		b, err := Build(context.Background(), tk, Plain{}, job(t, s, "x.cu", "// fake: echo hi\n"), 0)
+		if err != nil || b.Failed == nil {
+			t.Errorf("nvcc failing with room to spare is the file's: %v %+v", err, b)
+		}
+	})
 }

@@ -133,7 +133,7 @@ func TestInspect(t *testing.T) {
 		if out, err := exec.Command(nvcc, append(args, "-o", prog, file)...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", file, err, out)
 		}
-		if got := inspect(prog); (want == "") != (got == "") || !strings.Contains(got, want) {
+		if got := inspect(prog, ""); (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", file, got, want)
 		}
 	}
@@ -197,5 +197,28 @@ func TestRealLibraryRefusesSelfSwap(t *testing.T) {
 				t.Errorf("a program that swapped itself: %+v (output %q)", v.Results, v.Output)
 			}
 		})
+	}
+}
+
+// TestRealLibraryRefusesInterposers: a program that defines a function
+// the statistics library calls (memcpy, as the record is copied into its
+// frame) is called in the library's stead, and could change the record
+// before it is signed: such a program is not trusted, whatever its record
+// says.
+func TestRealLibraryRefusesInterposers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	for file, name := range map[string]string{"interpose.cu": "memcpy", "interpose_var.cu": "_r_debug"} {
+		src, _ := filepath.Abs("testdata/library/" + file)
+		j := &Job{ID: "interpose", Spec: spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"pools_created\"\nequals = 1\n"), Dir: t.TempDir(), Files: []File{{Name: file, Path: src}}}
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Passed() || !failedWith(v, name) {
+			t.Errorf("a program that defines %s passed a check of its record: %+v (output %q)", name, v.Results, v.Output)
+		}
 	}
 }

@@ -286,3 +286,21 @@ func TestSanitizerOnGPU(t *testing.T) {
 		t.Errorf("a clean program should pass memcheck, not skip it: %+v\n%s", v.Results, printed.String())
 	}
 }
+
+// A program's run leaves nothing in its folder for compute-sanitizer's
+// run of it: the tool keeps files in the run's folder (its TMPDIR), and
+// one that finds its place taken ends without a summary, which reads as
+// the tool not working here, a skipped check that passes.
+func TestSanitizerGetsAFreshFolder(t *testing.T) {
+	blocked := strings.Replace(fakeSanitizer, "exec 3>\"$log\"", "if [ -e .cs-pipe ]; then echo \"Error: the tool's pipe is taken\" >&2; exit 1; fi\nexec 3>\"$log\"", 1)
+	tk, s, base := sandboxToolkit(t, fakeNVCC)
+	os.WriteFile(filepath.Join(base, "cuda", "bin", "compute-sanitizer"), []byte(blocked), 0o755)
+	src := "// fake: [ -e .cs-pipe ] || mkdir .cs-pipe\n// fake: exit 0\n"
+	v, err := Check(context.Background(), tk, s, job(t, spec(t, "[[check]]\nsanitizer = \"memcheck\"\n"), "x.cu", src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Results) != 1 || v.Results[0].Pass {
+		t.Errorf("what the run left stopped the tool, and the check passed: %+v", v.Results)
+	}
+}

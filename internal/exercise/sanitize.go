@@ -84,7 +84,7 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 		case !rep.Summary:
 			// It ended by itself without a summary: the tool, not the
 			// program, failed ("Unable to find injection library").
-			rep.Skipped = "compute-sanitizer did not work here"
+			rep.Skipped, rep.Unfinished = "compute-sanitizer did not work here", true
 			if rep.First != "" {
 				rep.Skipped += ": " + strings.TrimPrefix(rep.First, "Error: ")
 			} else {

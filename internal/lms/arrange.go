@@ -11,6 +11,7 @@ import (
 	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/roster"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Class is a download arranged as grade reads a class: a folder per
@@ -278,17 +279,24 @@ func (c *Class) WriteReport(w io.Writer) error {
 		if who == "" {
 			who = "-"
 		}
-		fmt.Fprintf(w, "  %-10s %s: %s: %s\n", n.Kind, who, n.File, n.Why)
+		fmt.Fprintf(w, "  %-10s %s: %s: %s\n", n.Kind, text(who), text(n.File), text(n.Why))
 	}
 	list := func(what string, ids []string) {
 		if len(ids) > 0 {
-			fmt.Fprintf(w, "%s (%d): %s\n", what, len(ids), strings.Join(ids, ", "))
+			fmt.Fprintf(w, "%s (%d): %s\n", what, len(ids), text(strings.Join(ids, ", ")))
 		}
 	}
 	list("Missing, on the roster with no file", c.Missing)
 	list("Late, as the LMS flagged it", c.Late)
 	list("Not on the roster", c.Unlisted)
 	return nil
+}
+
+// text is a name from the download (what a student uploaded, what they
+// call themselves) as it may be printed: on one line, with no escape
+// sequence or other control character.
+func text(s string) string {
+	return strings.ReplaceAll(ui.Printable(s), "\n", "\uFFFD")
 }
 
 func layoutTitle(l Layout) string {

@@ -333,3 +333,27 @@ func TestUnpack(t *testing.T) {
 		t.Errorf("unpack into a full folder: %v", err)
 	}
 }
+
+// TestReportPrintsNamesAsText: the names of a download's files and
+// students are the students' (what they uploaded, what they call
+// themselves): the report prints each on its line, with no escape
+// sequence (a terminal's title, its clipboard) and no line of its own.
+func TestReportPrintsNamesAsText(t *testing.T) {
+	c := &Class{
+		Notes:   []Note{{Kind: Stray, File: "notes\x1b]52;c;cm0gLXJmIH4K\x07\nalice: all passed.txt", Why: "not in a student's folder"}},
+		Missing: []string{"bob\x1b[2J"},
+	}
+	var b strings.Builder
+	if err := c.WriteReport(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, 0x07) {
+		t.Errorf("the report holds control characters: %q", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "alice") {
+			t.Errorf("a file's name printed a line of its own: %q", out)
+		}
+	}
+}

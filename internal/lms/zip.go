@@ -48,7 +48,7 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("unpack %s: at %s: %s: is it a zip bomb? unpack it by hand, or ask for the files again", e.Archive, e.Entry, e.What)
+	return fmt.Sprintf("unpack %s: at %q: %s: is it a zip bomb? unpack it by hand, or ask for the files again", e.Archive, e.Entry, e.What)
 }
 
 // ZipError is an archive that cannot be read, naming the entry.

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/runner"
 )
 
 // Grace is how long an interrupted cell, or a session asked to end, has
@@ -37,6 +39,7 @@ func StartProcess(cmd *exec.Cmd, what string) (*Process, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	runner.CloseOnExec()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

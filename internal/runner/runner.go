@@ -143,6 +143,7 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	}
 	start := time.Now()
 	cmd := command()
+	CloseOnExec()
 	err := cmd.Start()
 	// A program just written can be "busy" for a moment: another
 	// goroutine's fork took a copy of the writer's descriptor before it

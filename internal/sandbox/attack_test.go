@@ -112,6 +112,41 @@ func attack(mode string, args []string) (int, bool) {
 		child.ExtraFiles = []*os.File{w}
 		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		fmt.Println("outlive: child", child.Start())
+	case "cmdlines": // the command lines of other processes holding args[0]+args[1] (another run's hidden arguments)
+		ents, _ := os.ReadDir("/proc")
+		seen := 0
+		for _, e := range ents {
+			data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err != nil || e.Name() == fmt.Sprint(os.Getpid()) {
+				continue
+			}
+			seen++
+			if bytes.Contains(data, []byte(args[0]+args[1])) {
+				fmt.Printf("cmdline of %s: %q\n", e.Name(), bytes.ReplaceAll(data, []byte{0}, []byte{' '}))
+			}
+		}
+		fmt.Println("cmdlines: read", seen)
+	case "sysv": // leave a System V shared memory segment and a message queue (key args[0]) behind, for a classmate's run
+		var key int
+		fmt.Sscan(args[0], &key)
+		id, err := unix.SysvShmGet(key, 1<<20, unix.IPC_CREAT|0o666)
+		if err == nil {
+			var mem []byte
+			if mem, err = unix.SysvShmAttach(id, 0, 0); err == nil {
+				copy(mem, "hidden run args: 4096 17")
+				unix.SysvShmDetach(mem)
+			}
+		}
+		_, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), unix.IPC_CREAT|0o666, 0)
+		fmt.Println("sysv:", err, errno)
+	case "keyring": // leave a key in its user's keyring, which outlives the run; or read one left there
+		id, err := unix.AddKey("user", "lessons-attack", []byte("hidden run args: 4096 17"), unix.KEY_SPEC_USER_KEYRING)
+		fmt.Println("add_key:", err)
+		if err == nil {
+			unix.KeyctlInt(unix.KEYCTL_INVALIDATE, id, 0, 0, 0)
+		}
+		_, err = unix.RequestKey("user", "lessons-attack", "", unix.KEY_SPEC_USER_KEYRING)
+		fmt.Println("request_key:", err)
 	case "trace": // ptrace a process of its own user (its own child; the sanitizer's, under it)
 		child := exec.Command("/bin/sleep", "10")
 		if err := child.Start(); err != nil {
@@ -477,6 +512,83 @@ func TestAttackInheritedFiles(t *testing.T) {
 	}
 }
 
+// TestAttackOtherRunsArguments: a program reads no other run's command
+// line, where a classmate's hidden run shows the arguments the spec keeps
+// from students (and the grader's own), whichever user the other run is.
+func TestAttackOtherRunsArguments(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the classmate's run is another user's: needs root")
+	}
+	for _, v := range variants {
+		if v.programRoot {
+			continue // root's programs are root's
+		}
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			if v.grader {
+				f.needUserPIDNS(t)
+			}
+			classmate := exec.Command("/bin/sh", "-c", "sleep 60; :", "hidden-run-args-42")
+			classmate.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 61800, Gid: 61800, Groups: []uint32{}}}
+			if err := classmate.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { classmate.Process.Kill(); classmate.Wait() }()
+			out := f.gradeAs(t, v.grader, nil, false, "cmdlines", "hidden-run-", "args")
+			if !strings.Contains(out, "cmdlines: read") {
+				t.Fatalf("the program did not run:\n%s", out)
+			}
+			if strings.Contains(out, "cmdline of") {
+				t.Errorf("the program read another run's command line:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestAttackSysVIPC: a run leaves no System V shared memory or message
+// queue behind. They are no files (Landlock does not see them) and they
+// outlive their process: a classmate's run (or the student's next cell,
+// after a hidden run) read what one left there, and each segment held
+// its memory after the run, counted by no limit.
+func TestAttackSysVIPC(t *testing.T) {
+	for i, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			key := 0x4c450000 + os.Getpid()%4096*8 + i
+			out := f.gradeAs(t, v.grader, nil, false, "sysv", fmt.Sprint(key))
+			if !strings.Contains(out, "sysv: <nil> errno 0") {
+				t.Fatalf("the program could not make its segment and queue (the attack did not run):\n%s", out)
+			}
+			if id, err := unix.SysvShmGet(key, 0, 0); err == nil {
+				unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+				t.Errorf("a shared memory segment of the run outlived it")
+			}
+			if id, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), 0, 0); errno == 0 {
+				unix.Syscall(unix.SYS_MSGCTL, id, unix.IPC_RMID, 0)
+				t.Errorf("a message queue of the run outlived it")
+			}
+		})
+	}
+}
+
+// TestAttackKeyring: a run may not use the kernel's keyrings. Its
+// user's keyring outlives it (as root, the worker's user is the next
+// student's; as a user, the grader's own), so a key left there reached
+// the next run of that user.
+func TestAttackKeyring(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			out := f.gradeAs(t, v.grader, nil, false, "keyring")
+			if !strings.Contains(out, "add_key: operation not permitted") || !strings.Contains(out, "request_key: operation not permitted") {
+				t.Errorf("the run reached its user's keyring:\n%s", out)
+			}
+		})
+	}
+}
+
 // TestAttackPtrace: a program traces no process, not even its own child
 // (under compute-sanitizer, the tool shares its user).
 func TestAttackPtrace(t *testing.T) {
@@ -562,18 +674,28 @@ func TestAttackHiddenDescriptor(t *testing.T) {
 	f := setup(t)
 	logs := filepath.Join(f.other, "logs")
 	os.Mkdir(logs, 0o755)
-	hidden, err := unix.Open(filepath.Join(logs, "sanitizer.log"), unix.O_WRONLY|unix.O_CREAT, 0o644)
+	// The tool's descriptors reach its target as the tool's own; here
+	// the test hands them in as the grader's ExtraFiles.
+	hidden, err := os.OpenFile(filepath.Join(logs, "sanitizer.log"), os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Close(hidden)
-	kept, err := unix.Open(filepath.Join(f.other, "solution.cu"), unix.O_RDONLY, 0)
+	defer hidden.Close()
+	kept, err := os.Open(filepath.Join(f.other, "solution.cu"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Close(kept)
+	defer kept.Close()
 	f.pol.KeepFDs, f.pol.Hide = AllFDs, []string{logs}
-	out, _ := f.run(t, "fds", 10*time.Second)
+	var b bytes.Buffer
+	_, err = Runner{Policy: f.pol, Self: f.self}.Run(context.Background(), runner.Spec{
+		Argv: []string{f.self}, Dir: f.dir, Timeout: 10 * time.Second, ExtraFiles: []*os.File{hidden, kept},
+		Env: []string{"SANDBOX_TEST_MODE=fds", "PATH=/usr/bin:/bin"},
+	}, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
 	if strings.Contains(out, "sanitizer.log") {
 		t.Errorf("the hidden log reached the program: %s", out)
 	}

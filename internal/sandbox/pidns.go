@@ -120,13 +120,13 @@ func kernelAtLeast(release string, major, minor int) bool {
 }
 
 // mountProc gives the mount namespace it runs in a /proc of its pid
-// namespace, its mounts first made private so that nothing reaches the
-// grader's.
-func mountProc() error {
+// namespace (with the options opts), its mounts first made private so
+// that nothing reaches the grader's.
+func mountProc(opts string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the run's mounts private: %w", err)
 	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, opts); err != nil {
 		return fmt.Errorf("mounting the run's /proc: %w", err)
 	}
 	return nil
@@ -140,7 +140,7 @@ func mountProc() error {
 // to p.StatusFD and exits (which ends every process of the namespace).
 // It never returns but with an error.
 func initRun(p Policy) error {
-	if err := mountProc(); err != nil {
+	if err := mountProc(""); err != nil {
 		return err
 	}
 	if err := dropCaps(); err != nil {

@@ -138,6 +138,10 @@ type Policy struct {
 	// OwnProc is the init's word to the program's helper: the /proc it
 	// sees is the namespace's, showing the run's processes alone.
 	OwnProc bool `json:"own_proc,omitempty"`
+	// HideProc is the Runner's (hideproc.go): the helper, a user of its
+	// own under a root grader, mounts a /proc that shows it its own
+	// processes alone.
+	HideProc bool `json:"hide_proc,omitempty"`
 }
 
 // AllFDs, as a Policy's KeepFDs, keeps every inherited descriptor: for
@@ -220,6 +224,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		}
 		defer w.Close() // never started
 	}
+	p.HideProc = !p.PIDNS && os.Geteuid() == 0 && p.UID != 0 && canHideProc(self, p.UID, p.GID)
 	data, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
@@ -265,6 +270,10 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		if p.PIDNS {
 			withPIDNS(a)
 		}
+		if p.HideProc {
+			withHiddenProc(a)
+		}
+		withIPCNS(a)
 		if os.Geteuid() == 0 && p.UID != 0 {
 			a.Credential = &syscall.Credential{Uid: uint32(p.UID), Gid: uint32(p.GID), NoSetGroups: false, Groups: []uint32{}}
 		}
@@ -351,6 +360,24 @@ func withNetNS(a *syscall.SysProcAttr) {
 	a.Cloneflags |= syscall.CLONE_NEWNET
 }
 
+// withIPCNS gives the program an IPC namespace of its own, which ends
+// with its last process: System V shared memory and message queues, and
+// POSIX ones, are no files (Landlock does not see them) and outlive the
+// process that made them, so a run could leave a classmate's run (or its
+// student's next cell, after a hidden run) what it read, and hold their
+// memory after it ended, counted by no limit of its own. As a user, it is
+// made inside a user namespace (the run's, or one made for it where user
+// namespaces work).
+func withIPCNS(a *syscall.SysProcAttr) {
+	if os.Geteuid() != 0 && a.Cloneflags&syscall.CLONE_NEWUSER == 0 {
+		if !netnsOK() {
+			return
+		}
+		withUserNS(a)
+	}
+	a.Cloneflags |= syscall.CLONE_NEWIPC
+}
+
 // withUserNS gives the program a user namespace of its own that maps the
 // grader's user to itself alone.
 func withUserNS(a *syscall.SysProcAttr) {
@@ -402,7 +429,14 @@ func lookPath(prog string, env []string) (string, error) {
 // returns at once otherwise. Call it first thing in main.
 func Helper() {
 	if _, ok := os.LookupEnv(envPIDNSTry); ok {
-		if err := mountProc(); err != nil {
+		if err := mountProc(""); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if _, ok := os.LookupEnv(envHideProcTry); ok {
+		if err := hideProc(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -441,6 +475,11 @@ func enter(data string) error {
 	}
 	if p.PIDNS {
 		return initRun(p)
+	}
+	if p.HideProc {
+		if err := hideProc(); err != nil {
+			return err
+		}
 	}
 	if err := setLimits(p.Limits); err != nil {
 		return err

@@ -40,6 +40,8 @@ var Kinds = []*Kind{
 		Why: "memory taken through the driver API, or a function found by address, passes the runtime the statistics library counts"},
 	{Name: "raw system calls", re: regexp.MustCompile(`\b(syscall|mprotect|ptrace|process_vm_writev)\s*\(`),
 		Why: "a system call of its own, or a page made writable, can patch the statistics library in memory"},
+	{Name: "its own environment", re: regexp.MustCompile(`\b(setenv|putenv|unsetenv|clearenv|environ|CUDA_VISIBLE_DEVICES|CUDA_INJECTION\w*)\b`),
+		Why: "a program that changes its environment before CUDA starts reaches GPUs other than the one it was given (CUDA_VISIBLE_DEVICES), and one that looks for compute-sanitizer's (CUDA_INJECTION64_PATH) can behave well only under it"},
 	{Name: "a process of its own", re: regexp.MustCompile(`\b(fork|vfork|execve|execv|execvp|execl|execlp|posix_spawn|system|popen|clone)\s*\(`),
 		Why: "a second program started by it runs without the statistics library's record of the first"},
 }

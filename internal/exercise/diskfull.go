@@ -1,0 +1,45 @@
+package exercise
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cudalessons/lessons/internal/failure"
+)
+
+// The least a build's file system must have left for a failed build to be
+// the file's: nvcc writes its intermediate files (tens of MiB for a large
+// exercise) beside the program.
+const (
+	minFreeBytes  = 256 << 20
+	minFreeInodes = 1024
+)
+
+// diskFull is the machine's error for a build that failed where its
+// folder's file system was full, or when nvcc said it found no space: a
+// classmate's run can fill the disk (files of the size limit, one after
+// another, for as long as it may run), and nvcc then fails in ways of its
+// own ("error while writing generated C++ file: No space left on
+// device", or its exit status alone). nil when neither is so.
+func diskFull(dir, log string) error {
+	var st unix.Statfs_t
+	short := ""
+	if unix.Statfs(dir, &st) == nil {
+		free := st.Bavail * uint64(st.Bsize)
+		switch {
+		case free < minFreeBytes:
+			short = fmt.Sprintf("%d MiB free", free>>20)
+		case st.Files > 0 && st.Ffree < minFreeInodes:
+			short = fmt.Sprintf("%d files free", st.Ffree)
+		}
+	}
+	if short == "" && (strings.Contains(log, "No space left on device") || strings.Contains(log, "Disk quota exceeded")) {
+		short = "no space left, nvcc said"
+	}
+	if short == "" {
+		return nil
+	}
+	return failure.Toolf("the file system of %s was full (%s): the build failed for want of room, not for the file; free space there (or set TMPDIR elsewhere) and run again", dir, short)
+}
