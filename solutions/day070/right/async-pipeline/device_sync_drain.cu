@@ -27,17 +27,18 @@ __global__ void scale(const float* in, float* out, int n, float factor) {
 }
 
 // checksum writes block b's share of the sum of values to partial[b]:
-// partial holds BLOCKS doubles. (The values are whole numbers, so the
-// doubles add up exactly.)
-__global__ void checksum(const float* values, int n, double* partial) {
-    __shared__ double block;
-    if (threadIdx.x == 0) block = 0.0;
+// partial holds BLOCKS long longs. (The values are whole numbers, so they
+// add up exactly; atomicAdd has no long long overload, but the unsigned
+// one wraps around to the same bits.)
+__global__ void checksum(const float* values, int n, long long* partial) {
+    __shared__ unsigned long long block;
+    if (threadIdx.x == 0) block = 0;
     __syncthreads();
-    double acc = 0.0;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) acc += values[i];
-    atomicAdd(&block, acc);
+    long long acc = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) acc += (long long)values[i];
+    atomicAdd(&block, (unsigned long long)acc);
     __syncthreads();
-    if (threadIdx.x == 0) partial[blockIdx.x] = block;
+    if (threadIdx.x == 0) partial[blockIdx.x] = (long long)block;
 }
 
 // arg is the program's argument i as a number from 1 to hi, or def when
@@ -78,7 +79,7 @@ public:
     void drain();
     float* input() const { return in_; }
     float* output() const { return out_; }
-    double* sums() const { return sums_; }
+    long long* sums() const { return sums_; }
 
 private:
     // TODO 1: what the pipeline keeps: the streams it was given, and the
@@ -87,18 +88,18 @@ private:
     int count_;
     float* in_ = nullptr;       // total floats, pinned
     float* out_ = nullptr;      // total floats, pinned
-    double* sums_ = nullptr;    // iterations * BLOCKS doubles, pinned
+    long long* sums_ = nullptr; // iterations * BLOCKS long longs, pinned
 };
 
 // TODO 2: keep the streams, and make the host's input and output (total
-// floats each) and sums (iterations * BLOCKS doubles) in memory the GPU can
+// floats each) and sums (iterations * BLOCKS long longs) in memory the GPU can
 // copy from and to while the host goes on.
 Pipeline::Pipeline(const cudaStream_t* streams, int count, size_t total, int iterations) {
     streams_ = streams;
     count_ = count;
     CHECK(cudaHostAlloc(&in_, total * sizeof(float), cudaHostAllocDefault));
     CHECK(cudaHostAlloc(&out_, total * sizeof(float), cudaHostAllocDefault));
-    CHECK(cudaMallocHost(&sums_, (size_t)iterations * BLOCKS * sizeof(double)));
+    CHECK(cudaMallocHost(&sums_, (size_t)iterations * BLOCKS * sizeof(long long)));
 }
 
 // TODO 3: queue iteration it on a stream of its own, spreading the
@@ -110,7 +111,7 @@ void Pipeline::submit(int it, size_t off, int n) {
     const size_t bytes = (size_t)n * sizeof(float);
     float* d_in = nullptr;
     float* d_out = nullptr;
-    double* d_partial = nullptr;
+    long long* d_partial = nullptr;
     CHECK(cudaMallocAsync(&d_in, bytes, s));
     CHECK(cudaMallocAsync(&d_out, bytes, s));
     CHECK(cudaMemcpyAsync(d_in, in_ + off, bytes, cudaMemcpyHostToDevice, s));
@@ -118,10 +119,10 @@ void Pipeline::submit(int it, size_t off, int n) {
     // scale was d_in's last reader: free it now, in s's order, and the
     // pool may hand its memory to the next allocation on s.
     CHECK(cudaFreeAsync(d_in, s));
-    CHECK(cudaMallocAsync(&d_partial, BLOCKS * sizeof(double), s));
+    CHECK(cudaMallocAsync(&d_partial, BLOCKS * sizeof(long long), s));
     checksum<<<BLOCKS, THREADS, 0, s>>>(d_out, n, d_partial);
     CHECK(cudaMemcpyAsync(out_ + off, d_out, bytes, cudaMemcpyDeviceToHost, s));
-    CHECK(cudaMemcpyAsync(sums_ + (size_t)it * BLOCKS, d_partial, BLOCKS * sizeof(double), cudaMemcpyDeviceToHost, s));
+    CHECK(cudaMemcpyAsync(sums_ + (size_t)it * BLOCKS, d_partial, BLOCKS * sizeof(long long), cudaMemcpyDeviceToHost, s));
     CHECK(cudaFreeAsync(d_out, s));
     CHECK(cudaFreeAsync(d_partial, s));
 }
@@ -149,7 +150,7 @@ int main(int argc, char** argv) {
 
     float* in = nullptr;
     float* out = nullptr;
-    double* sums = nullptr;
+    long long* sums = nullptr;
     int right = 0, summed = 0;
     {
         Pipeline p(s, streams, total, iterations);
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < total; i++) in[i] = (float)((i * 7) % 1000);
         for (int it = 0; it < iterations; it++) in[(size_t)(it + 1) * n - 1] = -ldexpf(1.0f, 2 * (it % 10));
         memset(out, 0xff, total * sizeof(float));
-        memset(sums, 0xff, (size_t)iterations * BLOCKS * sizeof(double));
+        memset(sums, 0xff, (size_t)iterations * BLOCKS * sizeof(long long));
         printf("host buffers pinned: %s\n", pinned(in) && pinned(out) && pinned(sums) ? "yes" : "no");
 
         for (int it = 0; it < iterations; it++) p.submit(it, (size_t)it * n, n);
@@ -172,10 +173,10 @@ int main(int argc, char** argv) {
         // that did not wait shows at once.
         for (int it = iterations - 1; it >= 0; it--) {
             bool ok = true;
-            double want = 0.0, got = 0.0;
+            long long want = 0, got = 0;
             for (size_t i = (size_t)it * n; i < (size_t)(it + 1) * n; i++) {
                 ok = ok && out[i] == 2.0f * in[i];
-                want += 2.0 * in[i];
+                want += (long long)(2.0f * in[i]);
             }
             for (int b = 0; b < BLOCKS; b++) got += sums[(size_t)it * BLOCKS + b];
             right += ok;
