@@ -131,6 +131,7 @@ public:
     }
 
 private:
+    // What init keeps for pool(), reset(), used() and destroy().
 };
 
 // arg is the program's argument i as a number from 1 to hi, or def when

@@ -169,6 +169,7 @@ public:
     }
 
 private:
+    // What init keeps for pool(), reset(), used() and destroy().
     // BEGIN SOLUTION
     char* arena_ = nullptr;                // n * slice_ bytes: pool i is bytes [i * slice_, (i + 1) * slice_)
     unsigned long long* offsets_ = nullptr; // n offsets, one per pool
