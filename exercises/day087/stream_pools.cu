@@ -1,17 +1,23 @@
 // Day 87 exercise: per-stream device pools carved from one arena.
-// Complete the three TODOs; lessons check says when it is done.
+// Design StreamPools and write pool_alloc (the five TODOs); lessons
+// check says when it is done.
 //
 // Four non-blocking streams each run rounds of a kernel whose 1024 threads
-// take a 256-byte block from a bump pool on the device. Each stream has a
-// pool of its own (a slice of one cudaMalloc), reset to empty at the start
-// of every round in that stream's order. A last round asks each pool for
-// twice what it holds: half the requests must fail, and no pool's offset
-// may pass its capacity. It prints:
-//   rounds: 8 on 4 streams, allocations: 32768, failed: 0, overlapping blocks: 0
+// each take a block of 16 to 512 bytes from a bump pool on the device and
+// write it, its first 16 bytes in one 16-byte store. Each stream has a pool
+// of its own (a slice of one arena), emptied at the start of every round
+// and read back at its end, both in that stream's order: the host waits
+// only to read the results. A last round asks each pool for twice what it
+// holds: half the requests must fail, and no pool's offset may pass its
+// capacity. It prints:
+//   rounds: 8 on 4 streams, allocations: 32768, failed: 0, misaligned: 0, overlapping blocks: 0
+//   pool use read in stream order: 32 of 32 rounds as expected
 //   overflow: 4096 of 8192 requests failed, offsets within capacity: yes
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <utility>
 #include <vector>
 #include <cuda_runtime.h>
 
@@ -27,11 +33,19 @@
 
 constexpr int kStreams = 4;
 constexpr int kThreads = 1024;
-constexpr unsigned long long kBlock = 256;
-constexpr unsigned long long kSlice = kThreads * kBlock;  // one round of one stream
+constexpr unsigned long long kAlign = 16;      // every block starts on a 16-byte boundary
+constexpr unsigned long long kMaxBlock = 512;  // the largest request, already a multiple of kAlign
+constexpr unsigned long long kSlice = kThreads * kMaxBlock;  // one pool: enough for any round
 
-// A bump pool on the device. The offset is unsigned long long because
-// atomicAdd has no size_t overload.
+// need is how many bytes thread t of stream i asks for in round r: 16 to
+// 512, most of them not a multiple of 16.
+__host__ __device__ unsigned long long need(int t, int r, int i) {
+    return 16 + (unsigned long long)(t * 37 + r * 11 + i * 5) % 497;
+}
+
+// A bump pool on the device: capacity bytes from base, of which the
+// first *offset are handed out. The offset is unsigned long long because
+// atomicAdd and atomicCAS have no size_t overload.
 struct DevicePool {
     char* base;
     unsigned long long capacity;
@@ -39,70 +53,85 @@ struct DevicePool {
 };
 
 // pool_alloc hands out `bytes` of pool p, or nullptr when they do not fit.
-// The offset only ever moves to a value within the capacity, so it always
-// says how much of the pool is in use, however many threads ask at once.
+// TODO 1: every block starts on a kAlign boundary and takes its size
+// rounded up to kAlign, no more. The offset only ever moves to a value
+// within the capacity, so it always says how much of the pool is in use,
+// however many threads ask at once: a full pool says no without moving it.
 __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
-    // TODO 3: as given, every thread adds before it checks, so a full pool's
-    // offset runs past its capacity. Move the offset only when the request
-    // fits: read it, and retry until no other thread moved it in between.
-    unsigned long long at = atomicAdd(p.offset, bytes);
-    return at + bytes <= p.capacity ? p.base + at : nullptr;
+    (void)p;
+    (void)bytes;
+    return nullptr;
 }
 
-// work takes a block per thread and fills it; each of its blocks first
-// spins about 50 us, as real work would take, so that the streams' kernels
-// can run side by side.
-__global__ void work(DevicePool p, char** where, unsigned int* failed) {
+// work: each thread takes its block, notes where it is, and fills it.
+// A block that does not start on a 16-byte boundary is counted, and
+// filled a byte at a time (a 16-byte store there would stop the kernel).
+// Each of its blocks first spins about 50 us, as real work would take, so
+// that the streams' kernels can run side by side.
+__global__ void work(DevicePool p, int round, int stream, char** where, unsigned int* failed, unsigned int* misaligned) {
     long long t0 = clock64();
     while (clock64() - t0 < 100000) {}
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    char* b = pool_alloc(p, kBlock);
+    unsigned long long n = need(t, round, stream);
+    char* b = pool_alloc(p, n);
     where[t] = b;
     if (b == nullptr) {
         atomicAdd(failed, 1u);
         return;
     }
-    for (unsigned long long i = 0; i < kBlock; i += 4) *(int*)(b + i) = t;
+    unsigned long long i = 0;
+    if ((unsigned long long)b % kAlign == 0) {
+        *(uint4*)b = make_uint4(t, round, stream, (unsigned)n);
+        i = kAlign;
+    } else {
+        atomicAdd(misaligned, 1u);
+    }
+    for (; i < n; i++) b[i] = (char)t;
 }
 
-// overflow asks for a block per thread and counts the requests that fail.
+// overflow asks for the largest block per thread, writes its last byte,
+// and counts the requests that fail.
 __global__ void overflow(DevicePool p, unsigned int* failed) {
-    if (pool_alloc(p, kBlock) == nullptr) atomicAdd(failed, 1u);
+    char* b = pool_alloc(p, kMaxBlock);
+    if (b == nullptr) atomicAdd(failed, 1u);
+    else b[kMaxBlock - 1] = 1;
 }
 
+// StreamPools is n device pools of slice bytes each, one per stream, all
+// carved from one arena.
 class StreamPools {
 public:
+    // TODO 2: one arena for every pool, and an offset for each. A pool's
+    // offset need not start at 0: reset() empties it before every round.
     void init(int n, unsigned long long slice) {
-        CHECK(cudaMalloc(&arena_, n * slice));
-        CHECK(cudaMalloc(&offsets_, n * sizeof(unsigned long long)));
-        CHECK(cudaMemset(offsets_, 0, n * sizeof(unsigned long long)));
-        for (int i = 0; i < n; i++) {
-            // TODO 1: give stream i a slice of its own: bytes [i*slice,
-            // (i+1)*slice) of the arena. As given, every pool starts at the
-            // arena's first byte, so the streams hand out the same blocks.
-            pools_.push_back(DevicePool{arena_, slice, offsets_ + i});
-        }
+        (void)n;
+        (void)slice;
     }
-    // reset empties pool i once the work already queued on s is done, and
-    // before what is queued after: in stream order, with no wait on the host.
+    // TODO 3: pool i, as a kernel of stream i takes it by value: its slice
+    // of the arena, no other pool's, and its offset.
+    DevicePool pool(int i) const {
+        (void)i;
+        return DevicePool{nullptr, 0, nullptr};
+    }
+    // TODO 4: reset empties pool i once the work already queued on s is
+    // done, and before what is queued after; used writes pool i's offset
+    // to *to (pinned host memory, read by main after its wait), also in
+    // s's order. Neither may wait on the host.
     void reset(int i, cudaStream_t s) {
-        // TODO 2: reset the offset in stream s's order (cudaMemsetAsync on
-        // s). As given, it stops the whole device and the host each time.
+        (void)i;
         (void)s;
-        CHECK(cudaDeviceSynchronize());
-        CHECK(cudaMemset(pools_[i].offset, 0, sizeof(unsigned long long)));
     }
-    DevicePool pool(int i) const { return pools_[i]; }
-    unsigned long long* offsets() const { return offsets_; }
+    void used(int i, cudaStream_t s, unsigned long long* to) {
+        (void)i;
+        (void)s;
+        (void)to;
+    }
+    // TODO 5: give back what init took.
     void destroy() {
-        CHECK(cudaFree(offsets_));
-        CHECK(cudaFree(arena_));
     }
 
 private:
-    char* arena_ = nullptr;
-    unsigned long long* offsets_ = nullptr;
-    std::vector<DevicePool> pools_;
+    // What init keeps for pool(), reset(), used() and destroy().
 };
 
 // arg is the program's argument i as a number from 1 to hi, or def when
@@ -127,10 +156,16 @@ int main(int argc, char** argv) {
     StreamPools pools;
     pools.init(kStreams, kSlice);
     char** where;
-    unsigned int* failed;
+    unsigned int* counts;  // failed in the rounds, misaligned, failed in the overflow
     CHECK(cudaMalloc(&where, kStreams * kThreads * sizeof(char*)));
-    CHECK(cudaMalloc(&failed, 2 * sizeof(unsigned int)));   // the rounds', the overflow's
-    CHECK(cudaMemset(failed, 0, 2 * sizeof(unsigned int)));
+    CHECK(cudaMalloc(&counts, 3 * sizeof(unsigned int)));
+    CHECK(cudaMemset(counts, 0, 3 * sizeof(unsigned int)));
+    // Pinned, so that used() can copy to it in stream order; every byte
+    // 0xff until a copy writes it.
+    unsigned long long* use;
+    const int slots = (rounds + 1) * kStreams;
+    CHECK(cudaMallocHost(&use, slots * sizeof(unsigned long long)));
+    memset(use, 0xff, slots * sizeof(unsigned long long));
     cudaStream_t streams[kStreams];
     // Non-blocking: nothing orders these streams with the legacy default
     // stream, so only what is queued on a pool's own stream is ordered
@@ -140,42 +175,60 @@ int main(int argc, char** argv) {
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < kStreams; i++) {
             pools.reset(i, streams[i]);
-            work<<<kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), where + i * kThreads, failed);
+            work<<<kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), r, i, where + i * kThreads, counts, counts + 1);
+            pools.used(i, streams[i], use + r * kStreams + i);
         }
     }
     CHECK(cudaDeviceSynchronize());
 
-    // The blocks of every stream's last round: no two may overlap.
-    std::vector<char*> blocks(kStreams * kThreads);
-    unsigned int nfailed = 0;
-    CHECK(cudaMemcpy(blocks.data(), where, blocks.size() * sizeof(char*), cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(&nfailed, failed, sizeof nfailed, cudaMemcpyDeviceToHost));
-    blocks.erase(std::remove(blocks.begin(), blocks.end(), nullptr), blocks.end());
+    // The blocks of every stream's last round, with their sizes: no two
+    // may overlap.
+    std::vector<char*> at(kStreams * kThreads);
+    unsigned int count[3] = {0, 0, 0};
+    CHECK(cudaMemcpy(at.data(), where, at.size() * sizeof(char*), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(count, counts, sizeof count, cudaMemcpyDeviceToHost));
+    std::vector<std::pair<char*, unsigned long long>> blocks;
+    for (int i = 0; i < kStreams; i++)
+        for (int t = 0; t < kThreads; t++)
+            if (at[i * kThreads + t] != nullptr) blocks.push_back({at[i * kThreads + t], need(t, rounds - 1, i)});
     std::sort(blocks.begin(), blocks.end());
     int overlaps = 0;
     for (size_t k = 1; k < blocks.size(); k++) {
-        if (blocks[k] < blocks[k - 1] + kBlock) overlaps++;
+        if (blocks[k].first < blocks[k - 1].first + blocks[k - 1].second) overlaps++;
     }
-    printf("rounds: %d on %d streams, allocations: %d, failed: %u, overlapping blocks: %d\n",
-           rounds, kStreams, rounds * kStreams * kThreads, nfailed, overlaps);
+    printf("rounds: %d on %d streams, allocations: %d, failed: %u, misaligned: %u, overlapping blocks: %d\n",
+           rounds, kStreams, rounds * kStreams * kThreads, count[0], count[1], overlaps);
+
+    // What each pool held at the end of each round: its blocks' sizes,
+    // each rounded up to 16.
+    int expected = 0;
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < kStreams; i++) {
+            unsigned long long want = 0;
+            for (int t = 0; t < kThreads; t++) want += (need(t, r, i) + kAlign - 1) / kAlign * kAlign;
+            expected += use[r * kStreams + i] == want;
+        }
+    }
+    printf("pool use read in stream order: %d of %d rounds as expected\n", expected, rounds * kStreams);
 
     // The overflow round: twice what each pool holds.
-    unsigned int* over = failed + 1;
     for (int i = 0; i < kStreams; i++) {
         pools.reset(i, streams[i]);
-        overflow<<<2 * kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), over);
+        overflow<<<2 * kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), counts + 2);
+        pools.used(i, streams[i], use + rounds * kStreams + i);
     }
     CHECK(cudaDeviceSynchronize());
-    unsigned long long offs[kStreams];
-    unsigned int nover = 0;
-    CHECK(cudaMemcpy(offs, pools.offsets(), sizeof offs, cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(&nover, over, sizeof nover, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(count, counts, sizeof count, cudaMemcpyDeviceToHost));
     bool within = true;
-    for (int i = 0; i < kStreams; i++) within = within && offs[i] <= kSlice;
-    printf("overflow: %u of %d requests failed, offsets within capacity: %s\n", nover, 2 * kStreams * kThreads, within ? "yes" : "no");
+    for (int i = 0; i < kStreams; i++) within = within && use[rounds * kStreams + i] <= kSlice;
+    printf("overflow: %u of %d requests failed, offsets within capacity: %s\n", count[2], 2 * kStreams * kThreads,
+           within ? "yes" : "no");
     for (auto& s : streams) CHECK(cudaStreamDestroy(s));
-    CHECK(cudaFree(failed));
+    CHECK(cudaFreeHost(use));
+    CHECK(cudaFree(counts));
     CHECK(cudaFree(where));
     pools.destroy();
-    return nfailed == 0 && overlaps == 0 && within && nover == (unsigned)(kStreams * kThreads) ? 0 : 1;
+    bool ok = count[0] == 0 && count[1] == 0 && overlaps == 0 && expected == rounds * kStreams && within &&
+              count[2] == (unsigned)(kStreams * kThreads);
+    return ok ? 0 : 1;
 }
