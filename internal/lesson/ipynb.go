@@ -154,6 +154,10 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 			continue
 		}
 		from := &NotebookSource{Type: nc.Type, ID: nc.ID, Source: string(nc.Source), Attachments: nc.Attachments}
+		// A notebook saved on Windows can hold CRLF inside its sources;
+		// Jupyter's editor reads them as plain line ends, and so does the
+		// model (From keeps them, for writing the notebook back).
+		nc.Source = multiline(lineEnds(string(nc.Source)))
 		if len(nc.Metadata) > 0 && string(nc.Metadata) != "{}" {
 			from.Metadata = nc.Metadata
 		}
@@ -332,7 +336,7 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 	default:
 		cmds, python := shellLines(src)
 		switch {
-		case len(cmds) > 0 && python == 0:
+		case len(cmds) > 0 && python == 0 && bangIsShell(lang):
 			c.Kind, c.Lang, c.Bang = Command, "sh", true
 			c.Text, c.Label = bangText(src), "!"+firstLine(cmds[0])
 		case lang == "python":
@@ -343,6 +347,65 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 		}
 	}
 	return c, nil
+}
+
+// bangIsShell tells whether a line that starts with ! runs a shell
+// command in a kernel of the language: in IPython and MATLAB (and Octave)
+// it does; in Julia, R or C++ it is a negation, code like any other.
+func bangIsShell(lang string) bool {
+	switch lang {
+	case "python", "matlab", "octave":
+		return true
+	}
+	return false
+}
+
+// lineEnds makes CRLF and lone CR line ends plain LF, as Jupyter's editor
+// reads a cell's source.
+func lineEnds(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// consoleText is a stream's text as Jupyter shows it: what follows a
+// carriage return writes over its line (a progress bar leaves its last
+// state), a
+// backspace takes back the character before it, and terminal colours
+// are dropped.
+func consoleText(s string) string {
+	s = ansiRE.ReplaceAllString(s, "")
+	if !strings.ContainsAny(s, "\r\b") {
+		return s
+	}
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		// what comes after a return writes over the line's start
+		var line []rune
+		for _, seg := range strings.Split(l, "\r") {
+			r := backspaced(seg)
+			if len(r) < len(line) {
+				r = append(r, line[len(r):]...)
+			}
+			line = r
+		}
+		lines[i] = string(line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// backspaced is s with each backspace taking back the rune before it.
+func backspaced(s string) []rune {
+	var r []rune
+	for _, c := range s {
+		if c != '\b' {
+			r = append(r, c)
+		} else if len(r) > 0 {
+			r = r[:len(r)-1]
+		}
+	}
+	return r
 }
 
 // bangText is a cell of ! lines as a Command cell holds it: the commands
@@ -432,7 +495,7 @@ func outputs(outs []ipynbOutput) []Output {
 		out := Output{Type: o.Type, Name: o.Name}
 		switch o.Type {
 		case "stream":
-			out.Text = string(o.Text)
+			out.Text = consoleText(string(o.Text))
 		case "error":
 			out.Name = o.Ename
 			out.Text = ansiRE.ReplaceAllString(strings.Join(o.Traceback, "\n"), "")
@@ -451,7 +514,11 @@ func outputs(outs []ipynbOutput) []Output {
 			if raw, ok := o.Data["text/plain"]; ok && out.MIME == "" {
 				var t multiline
 				_ = json.Unmarshal(raw, &t)
-				out.Text = string(t)
+				out.Text = consoleText(string(t))
+			} else if out.MIME == "" && len(o.Data) > 0 {
+				// HTML, a widget, LaTeX with no text/plain beside it:
+				// said, not shown, rather than an empty output.
+				out.Text = "(" + strings.Join(slices.Sorted(maps.Keys(o.Data)), ", ") + " output: open the notebook in Jupyter to see it)"
 			}
 		default:
 			continue

@@ -114,6 +114,7 @@ func FuzzParseIpynb(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["!a \\", "b"]}]}`))
+	f.Add([]byte("{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"code\", \"source\": \"!a\\r\\r\\n\", \"outputs\": [{\"output_type\": \"stream\", \"text\": \"\\b\\r\\u00e9\\rx\\b\\r\"}]}]}"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		l, err := ParseIpynb("f.ipynb", src)
 		if l == nil && err == nil {
@@ -151,4 +152,30 @@ func FuzzParseIpynb(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestConsoleText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain\n", "plain\n"},
+		{"a\r\nb\r\n", "a\nb\n"},
+		{"10%\r60%\r100%\n", "100%\n"},
+		{"abcdef\rXY\n", "XYcdef\n"},    // a shorter line writes over the start only, as Jupyter shows it
+		{"ab\bc\b\bd", "d"},             // backspaces
+		{"\b\béé\rx", "xé"},             // runes, not bytes
+		{"\x1b[32mok\x1b[0m\n", "ok\n"}, // colours dropped
+		{"trailing\r", "trailing"},
+	} {
+		if got := consoleText(tc.in); got != tc.want {
+			t.Errorf("consoleText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestBangIsShellByLanguage(t *testing.T) {
+	for lang, want := range map[string]Kind{"python": Command, "matlab": Command, "julia": Code, "r": Code, "c++17": Code} {
+		c, err := codeCell("x.ipynb", "!ls\n", 1, lang)
+		if err != nil || c.Kind != want {
+			t.Errorf("a ! line in a %s notebook is %v (%v), want %v", lang, c.Kind, err, want)
+		}
+	}
 }
