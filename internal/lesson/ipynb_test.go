@@ -1,6 +1,7 @@
 package lesson
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -178,4 +179,30 @@ func TestBangIsShellByLanguage(t *testing.T) {
 			t.Errorf("a ! line in a %s notebook is %v (%v), want %v", lang, c.Kind, err, want)
 		}
 	}
+}
+
+func TestCUDASetup(t *testing.T) {
+	for src, want := range map[string]bool{
+		"!pip install nvcc4jupyter": true,
+		"%load_ext nvcc4jupyter":    true,
+		"!pip install git+https://github.com/andreinechaev/nvcc4jupyter.git\n%load_ext nvcc_plugin": true,
+		"# setup\n!python -m pip install -q nvcc4jupyter":                                           true,
+		"!pip install nvcc4jupyter numpy":                                                           false, // numpy is still wanted
+		"%load_ext nvcc4jupyter\nimport numpy":                                                      false,
+		"%load_ext autoreload":                                                                      false,
+		"!nvcc --version":                                                                           false,
+	} {
+		l, err := ParseIpynb("x.ipynb", []byte(`{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": `+quoteJSON(src)+`}]}`))
+		if err != nil || len(l.Cells) != 1 {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if got := CUDASetup(&l.Cells[0]); got != want {
+			t.Errorf("CUDASetup(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

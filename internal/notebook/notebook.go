@@ -243,6 +243,12 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if !c.Runnable() {
+			if o, ok := notRun(c); ok && opt.Cell == 0 {
+				if !opt.Plain {
+					fmt.Fprintf(out, "%s\n%s\n\n", opt.style("1;36", "[-] "+o.Reason[:strings.Index(o.Reason, ":")]+fmt.Sprintf(" at line %d", c.Line)), opt.style("33", "– not run: "+o.Reason))
+				}
+				outcomes = append(outcomes, o)
+			}
 			continue
 		}
 		if opt.Cell != 0 && c.Number > opt.Cell {
@@ -277,6 +283,19 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		}
 	}
 	return outcomes, nil
+}
+
+// notRun is the outcome of a notebook's code cell that lessons does not
+// run (a cell of a Julia or C++ kernel, a cell magic it does not know),
+// so that a run counts it as not run rather than leave it out.
+func notRun(c *lesson.Cell) (Outcome, bool) {
+	if c.Kind != lesson.Code || c.Note == "" || !strings.Contains(c.Note, ":") {
+		return Outcome{}, false
+	}
+	// "a julia cell: shown, not run (lessons runs ...)" is said as
+	// "a julia cell: lessons runs ...": the mark already says not run.
+	why := strings.TrimSuffix(strings.Replace(c.Note, ": shown, not run (", ": ", 1), ")")
+	return Outcome{Cell: c, NotRun: true, Reason: why}, true
 }
 
 // pythonCell tells whether cell n of l is a Python cell.
@@ -328,6 +347,10 @@ func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if !c.Runnable() {
+			if _, ok := notRun(c); ok {
+				texts = append(texts, "")
+				cells = append(cells, c)
+			}
 			continue
 		}
 		texts = append(texts, fileText(files, c))
@@ -348,6 +371,10 @@ func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			if o, ok := notRun(c); ok {
+				outcomes[i] = o
+				return
+			}
 			st := &state{env: env, opt: opt}
 			outcomes[i] = st.runCell(ctx, c, texts[i], &logs[i], false)
 		}()
@@ -424,6 +451,11 @@ func (st *state) runCell(ctx context.Context, c *lesson.Cell, text string, out i
 	var tail tailBuffer
 	w := io.MultiWriter(out, &tail)
 	switch {
+	case lesson.CUDASetup(c):
+		o.Skipped, o.Reason = true, "lessons runs nvcc4jupyter's %%cuda cells itself: nothing to install or load"
+		if !quiet {
+			fmt.Fprintf(w, "(skipped: %s)\n", o.Reason)
+		}
 	case c.Kind == lesson.Python:
 		if quiet {
 			return Outcome{Cell: c, Skipped: true}
