@@ -86,7 +86,77 @@ def magic(line):
         return sh(shlex.quote(sys.executable) + " -m pip " + arg if name == "pip" else "conda " + arg)
     if name == "pwd":
         return os.getcwd()
+    if name == "timeit":
+        return timeit(arg)
+    if name == "time":
+        return timed(arg)
     raise NotAvailable("%" + name)
+
+
+def _format_time(t):
+    """A time as IPython's %timeit writes it: 3 significant digits and a unit."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("\u00b5s", 1e-6), ("ns", 1e-9)):
+        if t >= scale or unit == "ns":
+            return "%.3g %s" % (t / scale, unit)
+
+
+_TIMEIT_OPT = re.compile(r"^\s*-([nrp])\s*(\d+)|^\s*-([qotc])\b")
+
+
+def timeit(arg, body=None):
+    """%timeit STMT and %%timeit [SETUP] + BODY, as IPython runs them: the
+    statement in the cell's namespace, 7 runs of as many loops as take
+    0.2 s (or -n and -r), the mean and deviation of one loop."""
+    import timeit as _timeit, statistics
+    number, repeat, quiet, keep = 0, 7, False, False
+    while True:
+        m = _TIMEIT_OPT.match(arg)
+        if not m:
+            break
+        if m.group(1) == "n":
+            number = int(m.group(2))
+        elif m.group(1) == "r":
+            repeat = max(1, int(m.group(2)))
+        elif m.group(3) == "q":
+            quiet = True
+        elif m.group(3) == "o":
+            keep = True
+        arg = arg[m.end():]
+    stmt, setup = arg.strip() or "pass", "pass"
+    if body is not None:
+        stmt, setup = transform(body), transform(arg.strip()) or "pass"
+    t = _timeit.Timer(stmt, setup, globals=ns)
+    if number == 0:
+        number = 1
+        while True:  # 1, 10, 100, ... loops until a run takes 0.2 s, as IPython does
+            if t.timeit(number) >= 0.2 or number >= 10 ** 9:
+                break
+            number *= 10
+    per = [r / number for r in t.repeat(repeat=repeat, number=number)]
+    mean = statistics.mean(per)
+    dev = statistics.stdev(per) if len(per) > 1 else 0.0
+    if not quiet:
+        print("%s \u00b1 %s per loop (mean \u00b1 std. dev. of %d run%s, %s loop%s each)" % (
+            _format_time(mean), _format_time(dev), repeat, "" if repeat == 1 else "s",
+            "{:,}".format(number), "" if number == 1 else "s"))
+    if keep:
+        return per
+
+
+def timed(arg, body=None):
+    """%time STMT and %%time: the statement run once, its wall time said."""
+    import time
+    src = transform(body) if body is not None else arg
+    t0 = time.time()
+    try:
+        try:
+            code = compile(src, "<timed>", "eval")
+        except SyntaxError:
+            exec(compile(src, "<timed>", "exec"), ns)
+            return None
+        return eval(code, ns)
+    finally:
+        print("Wall time: %s" % _format_time(time.time() - t0))
 
 
 class NotAvailable(Exception):
@@ -94,7 +164,7 @@ class NotAvailable(Exception):
 
 
 _BANG = re.compile(r"^(\s*)(?:([A-Za-z_][\w, ]*?)\s*=\s*)?!!?(.*)$")
-_MAGIC = re.compile(r"^(\s*)%(?!%)(.*)$")
+_MAGIC = re.compile(r"^(\s*)(?:([A-Za-z_][\w, ]*?)\s*=\s*)?%(?!%)(.*)$")
 
 
 def transform(src):
@@ -115,7 +185,8 @@ def transform(src):
         else:
             m = _MAGIC.match(line)
             if m:
-                out.append("%s__lessons_magic__(%r)" % (m.group(1), m.group(2)))
+                target = m.group(2) + " = " if m.group(2) else ""
+                out.append("%s%s__lessons_magic__(%r)" % (m.group(1), target, m.group(3)))
             else:
                 out.append(line)
         i += 1
@@ -161,8 +232,11 @@ def run(n, code):
     if code.startswith("%%"):
         first, _, code = code.partition("\n")
         cell_magic = first[2:].split()[0] if first[2:].split() else ""
-        if cell_magic not in ("time", "capture"):
+        if cell_magic not in ("time", "capture", "timeit"):
             raise NotAvailable("%%" + cell_magic)
+        if cell_magic == "timeit":
+            timeit(first[2:].partition("timeit")[2], code)
+            return
     src = transform(code)
     name = "<cell [%d]>" % n
     import linecache

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -58,8 +59,8 @@ func TestSession(t *testing.T) {
 	if res, _ := run(t, s, 5, "print(x)", 0); !res.OK {
 		t.Errorf("after an error the session is gone: %+v", res)
 	}
-	res, out = run(t, s, 6, "%timeit x", 0)
-	if res.OK || res.Ename != "UsageError" || !strings.Contains(out, "%timeit needs IPython") {
+	res, out = run(t, s, 6, "%lsmagic", 0)
+	if res.OK || res.Ename != "UsageError" || !strings.Contains(out, "%lsmagic needs IPython") {
 		t.Errorf("a magic: %+v %q", res, out)
 	}
 	if res, out := run(t, s, 7, "!exit 3\nprint('after')", 0); res.OK || !strings.Contains(out, "after") || !strings.Contains(res.Evalue, "exited with status 3") {
@@ -128,5 +129,28 @@ func BenchmarkCell(b *testing.B) {
 		if res, err := s.Run(context.Background(), i, "x = 1", &out, 0); err != nil || !res.OK {
 			b.Fatal(err, res)
 		}
+	}
+}
+
+// %timeit and %time, which numba and CuPy notebooks measure their kernels
+// with, run without IPython as IPython runs them: the statement in the
+// cell's namespace, and its time in IPython's words.
+func TestTimeit(t *testing.T) {
+	s := start(t)
+	run(t, s, 1, "calls = []\ndef f():\n    calls.append(1)", 0)
+	res, out := run(t, s, 2, "%timeit -n 3 -r 2 f()", 0)
+	if !res.OK || !regexp.MustCompile(`^\S+ (s|ms|µs|ns) ± \S+ (s|ms|µs|ns) per loop \(mean ± std\. dev\. of 2 runs, 3 loops each\)\n$`).MatchString(out) {
+		t.Errorf("%%timeit: %+v %q", res, out)
+	}
+	if res, out := run(t, s, 3, "len(calls)", 0); !res.OK || out != "6\n" {
+		t.Errorf("the statement ran %q times, want 6 (3 loops, 2 runs)", out)
+	}
+	res, out = run(t, s, 4, "%%timeit -n1 -r1 y = 2\n!true\ncalls.append(y)", 0)
+	if !res.OK || !strings.Contains(out, "per loop (mean ± std. dev. of 1 run, 1 loop each)") {
+		t.Errorf("%%%%timeit: %+v %q", res, out)
+	}
+	res, out = run(t, s, 5, "v = %time sum(calls)\nv", 0)
+	if !res.OK || !strings.HasPrefix(out, "Wall time: ") || !strings.HasSuffix(out, "\n8\n") {
+		t.Errorf("%%time: %+v %q", res, out)
 	}
 }
