@@ -143,20 +143,33 @@ def timeit(arg, body=None):
         return per
 
 
-def timed(arg, body=None):
-    """%time STMT and %%time: the statement run once, its wall time said."""
-    import time
-    src = transform(body) if body is not None else arg
-    t0 = time.time()
-    try:
+class _Clock:
+    """The CPU and wall time of what runs inside it, said as IPython's
+    %time says them."""
+
+    def __enter__(self):
+        import time
+        self.cpu, self.wall = os.times(), time.time()
+        return self
+
+    def __exit__(self, *exc):
+        import time
+        wall, cpu = time.time() - self.wall, os.times()
+        user, sys_ = cpu.user - self.cpu.user, cpu.system - self.cpu.system
+        print("CPU times: user %s, sys: %s, total: %s\nWall time: %s" % (
+            _format_time(user), _format_time(sys_), _format_time(user + sys_), _format_time(wall)))
+        return False
+
+
+def timed(arg):
+    """%time STMT: the statement run once, its times said."""
+    with _Clock():
         try:
-            code = compile(src, "<timed>", "eval")
+            code = compile(arg, "<timed>", "eval")
         except SyntaxError:
-            exec(compile(src, "<timed>", "exec"), ns)
+            exec(compile(arg, "<timed>", "exec"), ns)
             return None
         return eval(code, ns)
-    finally:
-        print("Wall time: %s" % _format_time(time.time() - t0))
 
 
 class NotAvailable(Exception):
@@ -245,22 +258,19 @@ def run(n, code):
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
-    import time
-    t0 = time.time()
+    import contextlib
     saved = sys.stdout
     if cell_magic == "capture":
         sys.stdout = io.StringIO()
     try:
-        exec(compile(tree, name, "exec"), ns)
-        if last is not None:
-            value = eval(compile(last, name, "eval"), ns)
-            if value is not None:
-                ns["_"] = value
-                display_result(value)
+        with _Clock() if cell_magic == "time" else contextlib.nullcontext():
+            exec(compile(tree, name, "exec"), ns)
+            value = eval(compile(last, name, "eval"), ns) if last is not None else None
+        if value is not None:
+            ns["_"] = value
+            display_result(value)
     finally:
         sys.stdout = saved
-        if cell_magic == "time":
-            print("Wall time: %.3f s" % (time.time() - t0))
     show_figures()
 
 

@@ -149,8 +149,13 @@ func TestTimeit(t *testing.T) {
 	if !res.OK || !strings.Contains(out, "per loop (mean ± std. dev. of 1 run, 1 loop each)") {
 		t.Errorf("%%%%timeit: %+v %q", res, out)
 	}
+	times := regexp.MustCompile(`^CPU times: user \S+ \S+, sys: \S+ \S+, total: \S+ \S+\nWall time: \S+ (s|ms|µs|ns)\n`)
 	res, out = run(t, s, 5, "v = %time sum(calls)\nv", 0)
-	if !res.OK || !strings.HasPrefix(out, "Wall time: ") || !strings.HasSuffix(out, "\n8\n") {
+	if !res.OK || !times.MatchString(out) || !strings.HasSuffix(out, "\n8\n") {
 		t.Errorf("%%time: %+v %q", res, out)
+	}
+	res, out = run(t, s, 6, "%%time\nw = 1\nw + 1", 0)
+	if !res.OK || !times.MatchString(out) || !strings.HasSuffix(out, "\n2\n") {
+		t.Errorf("%%%%time: %+v %q", res, out)
 	}
 }
