@@ -370,7 +370,9 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 		return nil, err
 	}
 	id, err := k.send(k.shell, "execute_request", map[string]any{
-		"code": code, "silent": false, "store_history": true, "user_expressions": map[string]any{},
+		// cell 0 is lessons' own code (what a ! cell's line expands to
+		// in the notebook's namespace): it takes no number of the history
+		"code": code, "silent": false, "store_history": n > 0, "user_expressions": map[string]any{},
 		"allow_stdin": false, "stop_on_error": false, // the run decides whether to go on
 	})
 	if err != nil {

@@ -485,9 +485,13 @@ func (st *state) runCell(ctx context.Context, c *lesson.Cell, text string, out i
 			o = command(ctx, c, env, opt, build+" && ./"+bin, w, &tail)
 		}
 	case c.CUDA != nil:
-		o = cudaCell(ctx, c, env, opt, w, &tail)
+		cc, env, opt := st.ipython(ctx, c, env, opt, w)
+		o = cudaCell(ctx, cc, env, opt, w, &tail)
+		o.Cell = c
 	case c.Bang:
-		o = bang(ctx, c, env, opt, w, &tail)
+		cc, env, opt := st.ipython(ctx, c, env, opt, w)
+		o = bang(ctx, cc, env, opt, w, &tail)
+		o.Cell = c
 	default:
 		o = command(ctx, c, env, opt, c.Text, w, &tail)
 	}

@@ -51,7 +51,8 @@ failed_lines = []
 def expand(cmd, fr):
     """{expr} and $name in a ! line, from the cell's namespace, as IPython does."""
     scope = dict(ns)
-    scope.update(fr.f_locals)
+    if fr is not None:
+        scope.update(fr.f_locals)
 
     def brace(m):
         try:
@@ -292,6 +293,8 @@ def display_result(value):
 def main():
     ns["__lessons_sh__"] = sh
     ns["__lessons_magic__"] = magic
+    # what IPython's var_expand does, for the ! and %%cuda cells lessons runs itself
+    ns["__lessons_expand__"] = lambda cmd: expand(cmd, None)
     ns["display"] = display
     os.environ.setdefault("MPLBACKEND", "Agg")
     signal.signal(signal.SIGINT, signal.default_int_handler)
