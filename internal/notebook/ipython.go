@@ -63,7 +63,11 @@ func sessionOnly(k string) bool {
 // the notebook set, the folder it went to. With no session, or where the
 // session cannot say, c is run as it is.
 func (st *state) ipython(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Writer) (*lesson.Cell, Env, Options) {
-	if st.py == nil || !st.py.Alive() || (!c.Bang && c.CUDA == nil) {
+	py := st.py
+	if py == nil {
+		py = st.opt.Python // the page's session, kept from cell to cell
+	}
+	if py == nil || !py.Alive() || (!c.Bang && c.CUDA == nil) {
 		return c, env, opt
 	}
 	// IPython expands each ! line alone (a line whose {...} does not
@@ -74,7 +78,7 @@ func (st *state) ipython(ctx context.Context, c *lesson.Cell, env Env, opt Optio
 	}
 	list, _ := json.Marshal(texts)
 	var buf bytes.Buffer
-	res, err := st.py.Run(ctx, 0, fmt.Sprintf(contextCode, list), &buf, 10*time.Second)
+	res, err := py.Run(ctx, 0, fmt.Sprintf(contextCode, list), &buf, 10*time.Second)
 	if err != nil || !res.OK {
 		return c, env, opt
 	}
