@@ -48,8 +48,14 @@ def sh(cmd, capture=False):
 failed_lines = []
 
 
+class _Unexpanded(Exception):
+    pass
+
+
 def expand(cmd, fr):
-    """{expr} and $name in a ! line, from the cell's namespace, as IPython does."""
+    """{expr} and $name in a ! line, from the cell's namespace, as IPython's
+    var_expand does: all of them, or, where one does not evaluate (a
+    shell's $HOME, bash's {a,b}), none, the line left to the shell."""
     scope = dict(ns)
     if fr is not None:
         scope.update(fr.f_locals)
@@ -58,15 +64,18 @@ def expand(cmd, fr):
         try:
             return str(eval(m.group(1), ns, scope))
         except Exception:
-            return m.group(0)
+            raise _Unexpanded()
 
     def dollar(m):
         if m.group(1) in scope:
             return str(scope[m.group(1)])
-        return m.group(0)
+        raise _Unexpanded()
 
-    cmd = re.sub(r"(?<!\{)\{([^{}]+)\}(?!\})", brace, cmd)
-    return re.sub(r"(?<!\$)\$([A-Za-z_][A-Za-z0-9_]*)", dollar, cmd)
+    try:
+        out = re.sub(r"(?<!\{)\{([^{}]+)\}(?!\})", brace, cmd)
+        return re.sub(r"(?<!\$)\$([A-Za-z_][A-Za-z0-9_]*)", dollar, out)
+    except _Unexpanded:
+        return cmd
 
 
 def magic(line):

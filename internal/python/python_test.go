@@ -49,6 +49,10 @@ func TestSession(t *testing.T) {
 	if res, out := run(t, s, 3, "name = 'world'\n!echo hello {name} $x\nfiles = !echo a; echo b\nprint(files)", 0); !res.OK || out != "hello world 42\n['a', 'b']\n" {
 		t.Errorf("cell 3: %+v %q", res, out)
 	}
+	// as IPython's var_expand: where one name is the shell's, the line is
+	if res, out := run(t, s, 31, "!echo {name} $LESSONS_NOT_PYTHON", 0); !res.OK || out != "{name}\n" {
+		t.Errorf("a line with a shell variable: %+v %q", res, out)
+	}
 	res, out := run(t, s, 4, "def f():\n    return 1 / 0\nf()", 0)
 	if res.OK || res.Ename != "ZeroDivisionError" || !strings.Contains(out, "Traceback") || !strings.Contains(out, `File "<cell [4]>", line 2, in f`) || !strings.Contains(out, "return 1 / 0") {
 		t.Errorf("cell 4: %+v\n%s", res, out)
