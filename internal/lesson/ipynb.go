@@ -88,6 +88,11 @@ func IsIpynb(file string, src []byte) bool {
 // error.
 func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	if err := checkSize(file, src, MaxIpynbBytes); err != nil {
+		// what makes a notebook that large is its outputs, which a
+		// lesson does not need: they come back when it runs
+		if e, ok := err.(*Error); ok {
+			e.Fix = "clear its outputs (Jupyter: Edit > Clear All Outputs, or jupyter nbconvert --clear-output --inplace " + path.Base(file) + "), or split it into lessons of their own"
+		}
 		return nil, err
 	}
 	lines := newLineIndex(src)
