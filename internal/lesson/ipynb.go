@@ -317,7 +317,8 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 		if clean := path.Clean(c.Name); path.IsAbs(c.Name) || clean == ".." || strings.HasPrefix(clean, "../") {
 			return c, &Error{File: file, Line: line, Msg: fmt.Sprintf("file name %q leaves the lesson's workspace", c.Name), Fix: "name a file inside the lesson's workspace, such as pool.cu"}
 		}
-	case first == "%%bash" || first == "%%sh" || first == "%%script bash" || first == "%%script sh":
+	case first == "%%bash" || first == "%%sh" || first == "%%shell" || first == "%%script bash" || first == "%%script sh":
+		// %%shell is Colab's %%bash
 		c.Kind, c.Lang, c.Text = Command, "sh", strings.TrimRight(rest, " \t\r\n")
 		if c.Text == "" {
 			c.Kind, c.Lang, c.Text = Code, "sh", textOf(rest)
@@ -336,7 +337,7 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 			// Python session runs them or says why not.
 			c.Kind = Python
 		default:
-			c.Note = "a " + magic + " cell: shown, not run (lessons runs %%writefile, %%bash, %%sh, %%script bash and ! lines)"
+			c.Note = "a " + magic + " cell: shown, not run (lessons runs %%writefile, %%bash, %%sh, %%shell, %%script bash and ! lines)"
 		}
 	default:
 		cmds, python := shellLines(src)

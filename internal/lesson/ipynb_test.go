@@ -206,3 +206,12 @@ func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// Colab's %%shell is its %%bash: a command cell, not a Python cell whose
+// magic IPython outside Colab does not have.
+func TestColabShellCell(t *testing.T) {
+	c, err := codeCell("x.ipynb", "%%shell\nnvcc a.cu -o a\n./a\n", 1, "python")
+	if err != nil || c.Kind != Command || c.Text != "nvcc a.cu -o a\n./a" || c.Label != "%%shell" {
+		t.Errorf("%%%%shell: %+v %v", c, err)
+	}
+}

@@ -277,7 +277,7 @@ func (p *parse) notebook(n *NotebookCell) (*Cell, int, int) {
 		if strings.TrimSpace(rest) == "" {
 			p.errorf(start, "put the file's contents under the %%writefile line, or delete the cell", "%%%%writefile %s is empty", c.Name)
 		}
-	case first == "%%bash" || first == "%%sh" || strings.HasPrefix(first, "%%script bash") || strings.HasPrefix(first, "%%script sh"):
+	case first == "%%bash" || first == "%%sh" || first == "%%shell" || strings.HasPrefix(first, "%%script bash") || strings.HasPrefix(first, "%%script sh"):
 		c.Kind, c.Lang, c.Text = Command, "sh", strings.TrimRight(rest, "\n")
 	case IsCUDAMagic(first):
 		m, err := ParseCUDAMagic(first)
