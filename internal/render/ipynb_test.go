@@ -149,3 +149,21 @@ func TestIpynbProseAndLongOutput(t *testing.T) {
 		t.Errorf("the output is not cut:\n%s", plain)
 	}
 }
+
+// TestLongCodeLineIsCut: a cell that carries a data literal of
+// thousands of characters on one line (NVIDIA's Colab setup cell embeds
+// a base64 archive) shows its start and says how long the line is,
+// instead of screens of base64.
+func TestLongCodeLineIsCut(t *testing.T) {
+	blob := strings.Repeat("QUJD", 2000)
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": ` + q("ARCHIVE = \""+blob+"\"\nprint(len(ARCHIVE))") + `}]}`
+	l, err := lesson.ParseIpynb("setup.ipynb", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := renderTerm(t, l, false)
+	if n := strings.Count(plain, "\n"); n > 15 || !strings.Contains(plain, "… a line of 8012 characters, cut here (the cell has it whole)") || !strings.Contains(plain, "│ print(len(ARCHIVE))") {
+		t.Errorf("%d lines:\n%s", n, plain)
+	}
+}
