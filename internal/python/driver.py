@@ -216,6 +216,33 @@ def transform(src):
     return "\n".join(out)
 
 
+# IPython's script magics: the cell is the program's input
+_SCRIPTS = ("script", "python", "python2", "python3", "pypy", "perl", "ruby", "bash", "sh")
+
+
+def script(line, body):
+    """%%script PROGRAM (or %%python3, %%perl, ...): the cell fed to the
+    program on its standard input, as IPython does, its output as it comes."""
+    argv = shlex.split(line)
+    if argv[0] == "script":
+        argv = argv[1:]
+    raise_error = "--no-raise-error" not in argv
+    argv = [a for a in argv if a != "--no-raise-error"]
+    if not argv or argv[0].startswith("--"):
+        raise NotAvailable("%%script " + " ".join(argv))
+    if argv[0] in ("python", "python3"):
+        argv[0] = sys.executable  # the notebook's own Python, as its kernel's would be
+    flush()
+    try:
+        r = subprocess.run(argv, input=body.encode())
+    except OSError as e:
+        print("%%script: %s: %s" % (argv[0], e.strerror), file=sys.stderr)
+        failed_lines.append((" ".join(argv), 127))
+        return
+    if r.returncode != 0 and raise_error:
+        failed_lines.append((" ".join(argv), r.returncode))
+
+
 def show_figures():
     """Every open matplotlib figure, as PNG, as the inline backend shows them."""
     plt = sys.modules.get("matplotlib.pyplot")
@@ -255,6 +282,8 @@ def run(n, code):
     if code.startswith("%%"):
         first, _, code = code.partition("\n")
         cell_magic = first[2:].split()[0] if first[2:].split() else ""
+        if cell_magic in _SCRIPTS:
+            return script(first[2:], code)
         if cell_magic not in ("time", "capture", "timeit"):
             raise NotAvailable("%%" + cell_magic)
         if cell_magic == "timeit":

@@ -163,3 +163,19 @@ func TestTimeit(t *testing.T) {
 		t.Errorf("%%%%time: %+v %q", res, out)
 	}
 }
+
+// %%script python (and %%python3, %%perl, ...) feeds the cell to the
+// program, as IPython does: numba's tutorial runs its typing exercises
+// in a Python of their own with it.
+func TestScriptMagic(t *testing.T) {
+	s := start(t)
+	if res, out := run(t, s, 1, "%%script python\nimport sys\nprint('own process', __name__)\nsys.exit(0)", 0); !res.OK || out != "own process __main__\n" {
+		t.Errorf("%%%%script python: %+v %q", res, out)
+	}
+	if res, out := run(t, s, 2, "%%python3\nraise SystemExit(4)", 0); res.OK || !strings.Contains(res.Evalue, "exited with status 4") {
+		t.Errorf("a failing script: %+v %q", res, out)
+	}
+	if res, out := run(t, s, 3, "%%script --bg python\nprint(1)", 0); res.OK || res.Ename != "UsageError" {
+		t.Errorf("an option lessons does not do: %+v %q", res, out)
+	}
+}
