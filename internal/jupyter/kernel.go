@@ -12,6 +12,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -408,6 +409,9 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 				for _, mime := range []string{"image/png", "image/jpeg", "image/svg+xml"} {
 					if d, ok := data[mime]; ok {
 						o.MIME, o.Data = mime, strings.TrimSpace(str(d))
+						if mime == "image/svg+xml" { // sent as text, not base64
+							o.Data = base64.StdEncoding.EncodeToString([]byte(str(d)))
+						}
 						break
 					}
 				}

@@ -2,6 +2,7 @@ package lesson
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -514,6 +515,11 @@ func outputs(outs []ipynbOutput) []Output {
 					var data multiline
 					if json.Unmarshal(o.Data[mime], &data) == nil {
 						out.MIME, out.Data = mime, strings.TrimSpace(string(data))
+						if mime == "image/svg+xml" {
+							// nbformat keeps SVG as text, every other
+							// image as base64: the model holds base64
+							out.Data = base64.StdEncoding.EncodeToString([]byte(data))
+						}
 					}
 				}
 			}

@@ -1,6 +1,7 @@
 package lesson
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -213,5 +214,22 @@ func TestColabShellCell(t *testing.T) {
 	c, err := codeCell("x.ipynb", "%%shell\nnvcc a.cu -o a\n./a\n", 1, "python")
 	if err != nil || c.Kind != Command || c.Text != "nvcc a.cu -o a\n./a" || c.Label != "%%shell" {
 		t.Errorf("%%%%shell: %+v %v", c, err)
+	}
+}
+
+// An SVG figure (matplotlib's svg format) is kept as text by nbformat,
+// unlike every other image: the model holds it as base64 too, so that the
+// site's data: URL and the terminal's size are right.
+func TestSVGOutput(t *testing.T) {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>`
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "plot()", "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"image/svg+xml": ` + quoteJSON(svg) + `, "text/plain": "<Figure>"}}]}]}`
+	l, err := ParseIpynb("svg.ipynb", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := l.Cells[0].Outputs[0]
+	data, err := base64.StdEncoding.DecodeString(o.Data)
+	if o.MIME != "image/svg+xml" || err != nil || string(data) != svg {
+		t.Errorf("%s %q: %v", o.MIME, data, err)
 	}
 }
