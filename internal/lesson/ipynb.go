@@ -494,7 +494,10 @@ func shellLines(src string) (cmds []string, python int) {
 	return cmds, python
 }
 
-var ansiRE = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+// ansiRE matches a terminal's escape sequences: CSI (colours, and pip's
+// \x1b[?25l that hides the cursor), OSC (a link, a title) and the
+// short ones (a charset's \x1b(B).
+var ansiRE = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]`)
 
 func outputs(outs []ipynbOutput) []Output {
 	var res []Output

@@ -166,6 +166,8 @@ func TestConsoleText(t *testing.T) {
 		{"\b\béé\rx", "xé"},             // runes, not bytes
 		{"\x1b[32mok\x1b[0m\n", "ok\n"}, // colours dropped
 		{"trailing\r", "trailing"},
+		{"Installing ... \x1b[?25l\x1b[?25hdone\n", "Installing ... done\n"},      // pip hides and shows the cursor
+		{"\x1b]8;;https://x.org\x1b\\link\x1b]8;;\x1b\\ \x1b(Bok\n", "link ok\n"}, // a hyperlink, a charset
 	} {
 		if got := consoleText(tc.in); got != tc.want {
 			t.Errorf("consoleText(%q) = %q, want %q", tc.in, got, tc.want)
