@@ -182,6 +182,7 @@ func FuzzMarkdownThroughNotebook(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("# T\n\n```cuda file=a.cu run flags=\"-lcuda\"\nint main(){}\n```\n\n```sh run\nnvcc a.cu\n./a\n```\n"))
+	f.Add([]byte("---\njupyter:\n  jupytext:\n    x: 1\n  kernelspec:\n    language: python\n    name: python3\n---\n\n# J\n\n```python\nx = 1\n```\n\n```python\n%%writefile a.cu\nint main(){}\n```\n\n```python\n!nvcc a.cu\n```\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if !IsText(src) {
 			return // ParseFile refuses it: not a text lesson

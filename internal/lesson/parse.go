@@ -106,9 +106,15 @@ func Parse(file string, src []byte) (*Lesson, error) {
 	if err := checkMarkdown(file, src); err != nil {
 		return &Lesson{Path: file, Source: src, Doc: ast.NewDocument(), Title: strings.TrimSuffix(path.Base(file), path.Ext(file))}, err
 	}
-	doc := md.Parser().Parse(text.NewReader(src))
-	p := &parse{file: file, src: src, lines: newLineIndex(src)}
+	// Front matter is not prose; a jupytext notebook's names the kernel
+	// its code blocks run in, as the notebook's cells.
+	body, fm := blankFrontMatter(src)
+	doc := md.Parser().Parse(text.NewReader(body))
+	p := &parse{file: file, src: body, lines: newLineIndex(src)}
 	l := &Lesson{Path: file, Source: src, Doc: doc}
+	if name, lang, ok := jupytextKernel(fm); ok {
+		p.jupytext, l.Kernel = lang, name
+	}
 	prevEnd := 0
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		var c *Cell
@@ -140,8 +146,11 @@ func Parse(file string, src []byte) (*Lesson, error) {
 }
 
 type parse struct {
-	file     string
-	src      []byte
+	file string
+	src  []byte
+	// jupytext is the language of a jupytext notebook's kernel: its code
+	// blocks of that language are the notebook's code cells.
+	jupytext string
 	lines    lineIndex
 	errs     Errors
 	warnings []*Error
@@ -233,6 +242,14 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 		if strings.TrimSpace(body) == "" {
 			p.errorf(start, "put the file's contents between the fences, or remove file="+name, "file cell %s is empty", name)
 		}
+	case p.jupytext != "" && info.Lang == p.jupytext && len(info.Attrs) == 0:
+		// a jupytext code cell: classified as a notebook's cell is
+		cell, err := codeCell(p.file, body, c.Line, p.jupytext)
+		if err != nil {
+			p.errs = append(p.errs, err)
+		}
+		cell.Node = n
+		*c = cell
 	case run && (info.Lang == "python" || info.Lang == "py" || info.Lang == "python3"):
 		c.Kind, c.Lang = Python, "python"
 	case run && (IsShell(info.Lang) || info.Lang == ""):
