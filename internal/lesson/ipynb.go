@@ -258,6 +258,20 @@ func readNotebookMeta(raw json.RawMessage) notebookMeta {
 	return m
 }
 
+// language is the language of the kernel a notebook lesson names
+// (python when it names none, and for markdown lessons).
+func (l *Lesson) language() string {
+	top := map[string]json.RawMessage{}
+	if len(l.Kernelspec) > 0 {
+		top["kernelspec"] = l.Kernelspec
+	}
+	if len(l.LanguageInfo) > 0 {
+		top["language_info"] = l.LanguageInfo
+	}
+	raw, _ := json.Marshal(top)
+	return readNotebookMeta(raw).Language
+}
+
 // textOf is a cell's text as the model holds it: ending in one newline,
 // or empty.
 func textOf(s string) string {

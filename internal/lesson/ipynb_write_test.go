@@ -234,3 +234,21 @@ func TestBangContinuationRoundTrip(t *testing.T) {
 		t.Errorf("BangSource: %q", got)
 	}
 }
+
+// A notebook of another kernel gets no setup cell of ! lines when
+// exported: in Julia a ! line is a negation.
+func TestNoShellSetupForOtherKernels(t *testing.T) {
+	for file, want := range map[string]bool{"testdata/ipynb/julia-kernel.ipynb": false, "testdata/ipynb/colab-pinned.ipynb": true} {
+		l, err := ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := NewNotebook(l, IpynbOptions{Setup: true}).Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(out), `"generated": "setup"`); got != want {
+			t.Errorf("%s: a setup cell %v, want %v", file, got, want)
+		}
+	}
+}
