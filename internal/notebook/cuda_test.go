@@ -88,3 +88,20 @@ func TestOtherKernelsCellsAreNotRun(t *testing.T) {
 		}
 	}
 }
+
+// A markdown lesson whose code blocks are all examples to read (another
+// course's README) says so, rather than a bare "0 cells".
+func TestNothingToRunSaysWhy(t *testing.T) {
+	l, err := lesson.Parse("README.md", []byte("# HIP\n\n```cpp\nhipMalloc(&p, n);\n```\n\n```\n$ make\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	outcomes, err := Run(context.Background(), l, Env{Runner: runner.Exec{}}, Options{Workspace: t.TempDir()}, &out)
+	if err != nil || len(outcomes) != 0 {
+		t.Fatal(outcomes, err)
+	}
+	if want := "README.md has no cells to run: its 2 code blocks are examples to read\n(a fence runs when it says so: ```sh run, ```cuda file=x.cu run, ```python run)\n"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("%q", out.String())
+	}
+}

@@ -231,6 +231,9 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		return nil, err
 	}
 	env = ForLesson(ctx, env, l)
+	if why := nothingToRun(l); why != "" && opt.Cell == 0 && !opt.Plain {
+		fmt.Fprintf(out, "%s\n\n", opt.style("33", why))
+	}
 	if opt.CompileOnly && opt.Parallel > 1 && opt.Cell == 0 && !rewritesFile(l) {
 		return compileParallel(ctx, l, env, opt, out)
 	}
@@ -283,6 +286,26 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		}
 	}
 	return outcomes, nil
+}
+
+// nothingToRun says why a lesson with code has no cell to run: a
+// markdown lesson from another course shows its code as examples to
+// read, and a run of 0 cells would not say why.
+func nothingToRun(l *lesson.Lesson) string {
+	blocks := 0
+	for _, c := range l.Cells {
+		if c.Runnable() || c.Kind == lesson.Code && c.Note != "" {
+			return ""
+		}
+		if c.Kind == lesson.Code {
+			blocks++
+		}
+	}
+	if blocks == 0 || l.Dialect == lesson.Ipynb {
+		return ""
+	}
+	return fmt.Sprintf("%s has no cells to run: its %d code blocks are examples to read\n"+
+		"(a fence runs when it says so: ```sh run, ```cuda file=x.cu run, ```python run)", filepath.Base(l.Path), blocks)
 }
 
 // notRun is the outcome of a notebook's code cell that lessons does not
