@@ -106,12 +106,17 @@ func Parse(file string, src []byte) (*Lesson, error) {
 	if err := checkMarkdown(file, src); err != nil {
 		return &Lesson{Path: file, Source: src, Doc: ast.NewDocument(), Title: strings.TrimSuffix(path.Base(file), path.Ext(file))}, err
 	}
+	// A lesson saved on Windows ends its lines in CRLF: its commands
+	// would end in \r (./a\r: No such file). Each line stays a line.
+	if bytes.Contains(src, []byte("\r\n")) {
+		src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+	}
 	// Front matter is not prose; a jupytext notebook's names the kernel
 	// its code blocks run in, as the notebook's cells.
 	body, fm := blankFrontMatter(src)
 	doc := md.Parser().Parse(text.NewReader(body))
-	p := &parse{file: file, src: body, lines: newLineIndex(src)}
-	l := &Lesson{Path: file, Source: src, Doc: doc}
+	p := &parse{file: file, src: body, lines: newLineIndex(body)}
+	l := &Lesson{Path: file, Source: body, Doc: doc}
 	if name, lang, ok := jupytextKernel(fm); ok {
 		p.jupytext, l.Kernel = lang, name
 	}
