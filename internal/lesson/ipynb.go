@@ -120,8 +120,11 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 			Fix: "lessons reads nbformat 4 notebooks (.ipynb files saved by Jupyter 4.0 or later, or Colab)"}
 	}
 	_ = json.Unmarshal(top["nbformat_minor"], &minor)
+	if major == 3 {
+		return parseV3(file, src, top, lines)
+	}
 	if major != 4 {
-		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("this is an nbformat %d notebook; lessons reads nbformat 4 (4.0 to 4.5)", major),
+		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("this is an nbformat %d notebook; lessons reads nbformat 3 and 4", major),
 			Fix: "convert it: jupyter nbconvert --to notebook --nbformat 4 " + path.Base(file)}
 	}
 	cellsRaw, ok := top["cells"]

@@ -73,7 +73,7 @@ func TestIpynbBadInput(t *testing.T) {
 		{"syntax", "{\n \"cells\": [\n  {\"cell_type\": \"code\",,}\n ]\n}", `x.ipynb:3:24: invalid JSON: invalid character ',' looking for beginning of object key string`},
 		{"truncated", "{\n \"cells\": [", `x.ipynb:2:11: invalid JSON: unexpected end of JSON input`},
 		{"array", "[1, 2]", `x.ipynb:1:1: not a notebook: the file is a JSON array`},
-		{"nbformat3", `{"nbformat": 3, "nbformat_minor": 0, "worksheets": []}`, "this is an nbformat 3 notebook; lessons reads nbformat 4 (4.0 to 4.5)\n\tconvert it: jupyter nbconvert --to notebook --nbformat 4 x.ipynb"},
+		{"nbformat2", `{"nbformat": 2, "nbformat_minor": 0, "worksheets": []}`, "this is an nbformat 2 notebook; lessons reads nbformat 3 and 4\n\tconvert it: jupyter nbconvert --to notebook --nbformat 4 x.ipynb"},
 		{"nonbformat", `{"cells": []}`, "not a Jupyter notebook: it has no nbformat number"},
 		{"source number", "{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {},\n\"cells\": [\n {\"cell_type\": \"code\", \"source\": 5}\n]}", "x.ipynb:3:2: cell 1: a source or text is neither a string nor a list of strings"},
 		{"cell type", `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "heading", "source": "x"}]}`, `cell 1 has cell_type "heading"`},
@@ -116,6 +116,9 @@ func FuzzParseIpynb(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["!a \\", "b"]}]}`))
+	if v3, err := os.ReadFile("testdata/ipynb3/ipython2-numbapro.ipynb"); err == nil {
+		f.Add(v3)
+	}
 	f.Add([]byte("{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"code\", \"source\": \"!a\\r\\r\\n\", \"outputs\": [{\"output_type\": \"stream\", \"text\": \"\\b\\r\\u00e9\\rx\\b\\r\"}]}]}"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		l, err := ParseIpynb("f.ipynb", src)
@@ -233,5 +236,34 @@ func TestSVGOutput(t *testing.T) {
 	data, err := base64.StdEncoding.DecodeString(o.Data)
 	if o.MIME != "image/svg+xml" || err != nil || string(data) != svg {
 		t.Errorf("%s %q: %v", o.MIME, data, err)
+	}
+}
+
+// TestNbformat3: an IPython 2 notebook (nbformat 3: worksheets, heading
+// cells, input, pyout and pyerr, png beside text) reads as nbformat's
+// upgrade to 4 would give it, each cell at its line in the file; an
+// error in a cell names that line.
+func TestNbformat3(t *testing.T) {
+	file := "testdata/ipynb3/ipython2-numbapro.ipynb"
+	l, err := ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := dumpIpynb(l, err)
+	golden := strings.TrimSuffix(file, ".ipynb") + ".cells"
+	if *update {
+		os.WriteFile(golden, []byte(got), 0o644)
+	}
+	if want, _ := os.ReadFile(golden); got != string(want) {
+		t.Errorf("cells of %s differ from %s:\n%s", file, golden, got)
+	}
+	bad := "{\"nbformat\": 3, \"nbformat_minor\": 0, \"metadata\": {}, \"worksheets\": [{\"cells\": [\n" +
+		"{\"cell_type\": \"markdown\", \"source\": \"# T\"},\n\n\n" +
+		"{\"cell_type\": \"code\", \"input\": \"%%writefile\\nx\", \"outputs\": []}]}]}"
+	if _, err := ParseIpynb("old.ipynb", []byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "old.ipynb:5: %%writefile names no file") {
+		t.Errorf("an error in a v3 cell: %v", err)
+	}
+	if _, err := ParseIpynb("old.ipynb", []byte(`{"nbformat": 3, "nbformat_minor": 0, "metadata": {}}`)); err == nil || !strings.Contains(err.Error(), "has no worksheets list") {
+		t.Errorf("no worksheets: %v", err)
 	}
 }
