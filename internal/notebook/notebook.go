@@ -248,7 +248,8 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		if !c.Runnable() {
 			if o, ok := notRun(c); ok && opt.Cell == 0 {
 				if !opt.Plain {
-					fmt.Fprintf(out, "%s\n%s\n\n", opt.style("1;36", "[-] "+o.Reason[:strings.Index(o.Reason, ":")]+fmt.Sprintf(" at line %d", c.Line)), opt.style("33", "– not run: "+o.Reason))
+					what, _, _ := strings.Cut(o.Reason, ":")
+					fmt.Fprintf(out, "%s\n%s\n\n", opt.style("1;36", fmt.Sprintf("[-] %s at line %d", what, c.Line)), opt.style("33", "– not run: "+o.Reason))
 				}
 				outcomes = append(outcomes, o)
 			}
