@@ -55,7 +55,7 @@ func ParseFile(file string) (*Lesson, error) {
 
 // lessonExts are the extensions a lesson file may have; a file with none
 // is read as markdown too.
-var lessonExts = map[string]bool{".md": true, ".markdown": true, ".txt": true, ".ipynb": true, "": true}
+var lessonExts = map[string]bool{".md": true, ".markdown": true, ".qmd": true, ".txt": true, ".ipynb": true, "": true}
 
 // fileKind says what a file that is not a lesson is, by its extension.
 func fileKind(ext string) string {
@@ -247,9 +247,13 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 		if strings.TrimSpace(body) == "" {
 			p.errorf(start, "put the file's contents between the fences, or remove file="+name, "file cell %s is empty", name)
 		}
-	case p.jupytext != "" && info.Lang == p.jupytext && len(info.Attrs) == 0:
-		// a jupytext code cell: classified as a notebook's cell is
-		cell, err := codeCell(p.file, body, c.Line, p.jupytext)
+	case p.jupytext != "" && info.Lang == p.jupytext && len(info.Attrs) == 0, quartoCell(n, p.src, info):
+		// a jupytext or Quarto code cell: classified as a notebook's is
+		lang := p.jupytext
+		if lang == "" || quartoCell(n, p.src, info) {
+			lang = info.Lang
+		}
+		cell, err := codeCell(p.file, body, c.Line, lang)
 		if err != nil {
 			p.errs = append(p.errs, err)
 		}
@@ -266,6 +270,19 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 		}
 	}
 	return c, start, end
+}
+
+// quartoCell tells whether a fence is a code cell of Quarto (or R
+// Markdown): ```{python}, its language in braces with no dot (```{.cuda}
+// is pandoc's class: code to read) and no file=. Its Python runs as a
+// notebook's cell.
+func quartoCell(n *ast.FencedCodeBlock, src []byte, info Info) bool {
+	if n.Info == nil || info.Lang != "python" {
+		return false
+	}
+	raw := strings.TrimSpace(string(n.Info.Segment.Value(src)))
+	_, isFile := info.Attrs["file"]
+	return strings.HasPrefix(raw, "{") && !strings.HasPrefix(raw, "{.") && !isFile
 }
 
 // notebook turns a notebook cell into a cell, and returns its byte range.
