@@ -367,10 +367,19 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 			c.Kind = Python
 		default:
 			c.Label = ""
-			c.Note = "a " + lang + " cell: shown, not run (lessons runs Python notebooks' cells)"
+			c.Note = article(lang) + " " + lang + " cell: shown, not run (lessons runs Python notebooks' cells)"
 		}
 	}
 	return c, nil
+}
+
+// article is "an" before a language name said with a vowel first (an r
+// cell, an octave cell), else "a".
+func article(lang string) string {
+	if lang == "" || strings.ContainsRune("aeiofhlmnrsx", rune(lang[0])) && (len(lang) == 1 || strings.ContainsRune("aeiou", rune(lang[0]))) {
+		return "an"
+	}
+	return "a"
 }
 
 // bangIsShell tells whether a line that starts with ! runs a shell

@@ -267,3 +267,11 @@ func TestNbformat3(t *testing.T) {
 		t.Errorf("no worksheets: %v", err)
 	}
 }
+
+func TestArticle(t *testing.T) {
+	for lang, want := range map[string]string{"r": "an", "octave": "an", "julia": "a", "c++17": "a", "matlab": "a", "f": "an", "ocaml": "an", "scala": "a"} {
+		if got := article(lang); got != want {
+			t.Errorf("article(%q) = %q, want %q", lang, got, want)
+		}
+	}
+}
