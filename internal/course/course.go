@@ -269,14 +269,24 @@ func (c *Course) FindEntry(q string) (*Entry, error) {
 		return nil, fmt.Errorf("no lesson for day %d (%s)", d, c.days())
 	}
 	lq := strings.ToLower(strings.TrimSuffix(q, filepath.Ext(q)))
-	var partial []*Entry
+	var exact, partial []*Entry
 	for _, e := range c.Lessons {
-		if e.Slug == lq || e.Name() == lq {
+		if e.Name() == lq {
 			return e, nil
+		}
+		if e.Slug == lq {
+			exact = append(exact, e)
 		}
 		if strings.Contains(e.Slug, lq) {
 			partial = append(partial, e)
 		}
+	}
+	if len(exact) == 1 {
+		return exact[0], nil
+	}
+	if len(exact) > 1 {
+		// two days of one slug: the first is no likelier than the other
+		partial = exact
 	}
 	switch len(partial) {
 	case 1:
@@ -288,7 +298,7 @@ func (c *Course) FindEntry(q string) (*Entry, error) {
 	for _, e := range partial {
 		names = append(names, e.Name())
 	}
-	return nil, fmt.Errorf("%q matches %d lessons: %s; say which", q, len(partial), strings.Join(names, ", "))
+	return nil, fmt.Errorf("%q matches %d lessons: %s; say which, by its day (%d) or its whole name", q, len(partial), strings.Join(names, ", "), partial[0].Day)
 }
 
 func (c *Course) days() string {

@@ -82,7 +82,7 @@ func TestFindEntry(t *testing.T) {
 	}
 	for q, want := range map[string]string{
 		"99":     "no lesson for day 99 (lessons are: 68 memory-pools, 87 stream-ordered)",
-		"o":      `"o" matches 2 lessons: day068-memory-pools, day087-stream-ordered; say which`,
+		"o":      `"o" matches 2 lessons: day068-memory-pools, day087-stream-ordered; say which, by its day (68) or its whole name`,
 		"nosuch": `no lesson matches "nosuch"`,
 	} {
 		_, err := c.FindEntry(q)

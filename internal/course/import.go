@@ -115,6 +115,7 @@ func Import(opts ImportOptions) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
+	uniqueSlugs(nbs)
 	if byDay {
 		slices.SortStableFunc(nbs, func(a, b *imported) int { return a.day - b.day })
 	} else {
@@ -137,8 +138,8 @@ func Import(opts ImportOptions) error {
 	if title == "" {
 		// The folder the notebooks came from names the course; the
 		// first notebook's heading names only its lesson.
-		title = TitleFromFolder(filepath.Dir(nbs[0].src))
-		if st, err := os.Stat(opts.Sources[0]); err == nil && st.IsDir() {
+		title = TitleFromFolder(commonFolder(nbs))
+		if st, err := os.Stat(opts.Sources[0]); err == nil && st.IsDir() && len(opts.Sources) == 1 {
 			title = TitleFromFolder(opts.Sources[0])
 		}
 	}
@@ -189,4 +190,52 @@ func shortSlug(slug string, n int) string {
 		cut = n
 	}
 	return strings.Trim(slug[:cut], "-")
+}
+
+// uniqueSlugs makes the slugs of notebooks of one name from different
+// folders (notebooks/reduction.ipynb, notebooks_cupy/reduction.ipynb)
+// differ by their folder's name, else by a number: a slug names one
+// lesson (lessons show reduction).
+func uniqueSlugs(nbs []*imported) {
+	count := map[string]int{}
+	for _, nb := range nbs {
+		count[nb.slug]++
+	}
+	taken := map[string]bool{}
+	for _, nb := range nbs {
+		if count[nb.slug] == 1 {
+			taken[nb.slug] = true
+		}
+	}
+	for _, nb := range nbs {
+		if count[nb.slug] == 1 {
+			continue
+		}
+		folder := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(filepath.Base(filepath.Dir(nb.src))), "-"), "-")
+		try := shortSlug(folder+"-"+nb.slug, 28)
+		for n := 2; folder == "" || taken[try]; n++ {
+			folder = "-"
+			try = shortSlug(nb.slug, 24) + "-" + strconv.Itoa(n)
+		}
+		taken[try] = true
+		nb.slug = try
+	}
+}
+
+// commonFolder is the deepest folder that holds every notebook.
+func commonFolder(nbs []*imported) string {
+	common := filepath.Dir(nbs[0].src)
+	if abs, err := filepath.Abs(common); err == nil {
+		common = abs
+	}
+	for _, nb := range nbs[1:] {
+		dir, err := filepath.Abs(filepath.Dir(nb.src))
+		if err != nil {
+			continue
+		}
+		for common != dir && !strings.HasPrefix(dir, common+string(filepath.Separator)) && filepath.Dir(common) != common {
+			common = filepath.Dir(common)
+		}
+	}
+	return common
 }

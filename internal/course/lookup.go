@@ -48,7 +48,7 @@ func looksLikePath(q string) bool {
 		return true // a file here (go.mod), not a day or a slug
 	}
 	switch strings.ToLower(filepath.Ext(q)) {
-	case ".md", ".markdown", ".txt", ".ipynb":
+	case ".md", ".markdown", ".qmd", ".txt", ".ipynb":
 		return true
 	}
 	return false

@@ -12,6 +12,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -370,7 +371,9 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 		return nil, err
 	}
 	id, err := k.send(k.shell, "execute_request", map[string]any{
-		"code": code, "silent": false, "store_history": true, "user_expressions": map[string]any{},
+		// cell 0 is lessons' own code (what a ! cell's line expands to
+		// in the notebook's namespace): it takes no number of the history
+		"code": code, "silent": false, "store_history": n > 0, "user_expressions": map[string]any{},
 		"allow_stdin": false, "stop_on_error": false, // the run decides whether to go on
 	})
 	if err != nil {
@@ -406,6 +409,9 @@ func (k *Kernel) Run(ctx context.Context, n int, code string, out io.Writer, tim
 				for _, mime := range []string{"image/png", "image/jpeg", "image/svg+xml"} {
 					if d, ok := data[mime]; ok {
 						o.MIME, o.Data = mime, strings.TrimSpace(str(d))
+						if mime == "image/svg+xml" { // sent as text, not base64
+							o.Data = base64.StdEncoding.EncodeToString([]byte(str(d)))
+						}
 						break
 					}
 				}

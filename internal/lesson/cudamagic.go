@@ -2,6 +2,7 @@ package lesson
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -116,4 +117,48 @@ func SplitArgs(s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// CUDASetup reports whether a cell only installs or loads nvcc4jupyter
+// (`!pip install nvcc4jupyter`, `%load_ext nvcc4jupyter`, the older
+// nvcc_plugin): lessons runs the extension's cells itself, so such a
+// cell has nothing to do here, and on a machine without a network its
+// pip would fail the run at its first cell.
+func CUDASetup(c *Cell) bool {
+	if c.Kind != Command && c.Kind != Python || c.CUDA != nil {
+		return false
+	}
+	seen := false
+	for _, l := range strings.Split(c.Text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		l = strings.TrimLeft(l, "!%")
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 2 && (f[0] == "load_ext" || f[0] == "reload_ext") && (f[1] == "nvcc4jupyter" || f[1] == "nvcc_plugin"):
+		case len(f) >= 3 && slices.Contains(f, "install") && (strings.HasPrefix(f[0], "pip") || f[0] == "python" || f[0] == "python3") && pipOnly(f, "nvcc4jupyter"):
+		default:
+			return false
+		}
+		seen = true
+	}
+	return seen
+}
+
+// pipOnly tells whether a pip command installs only pkg (by name, or
+// from its git repository).
+func pipOnly(f []string, pkg string) bool {
+	found := false
+	for _, a := range f[slices.Index(f, "install")+1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case strings.Contains(a, pkg):
+			found = true
+		default:
+			return false
+		}
+	}
+	return found
 }

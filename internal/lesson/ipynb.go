@@ -2,6 +2,7 @@ package lesson
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,6 +89,11 @@ func IsIpynb(file string, src []byte) bool {
 // error.
 func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	if err := checkSize(file, src, MaxIpynbBytes); err != nil {
+		// what makes a notebook that large is its outputs, which a
+		// lesson does not need: they come back when it runs
+		if e, ok := err.(*Error); ok {
+			e.Fix = "clear its outputs (Jupyter: Edit > Clear All Outputs, or jupyter nbconvert --clear-output --inplace " + path.Base(file) + "), or split it into lessons of their own"
+		}
 		return nil, err
 	}
 	lines := newLineIndex(src)
@@ -114,8 +120,11 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 			Fix: "lessons reads nbformat 4 notebooks (.ipynb files saved by Jupyter 4.0 or later, or Colab)"}
 	}
 	_ = json.Unmarshal(top["nbformat_minor"], &minor)
+	if major == 3 {
+		return parseV3(file, src, top, lines)
+	}
 	if major != 4 {
-		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("this is an nbformat %d notebook; lessons reads nbformat 4 (4.0 to 4.5)", major),
+		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("this is an nbformat %d notebook; lessons reads nbformat 3 and 4", major),
 			Fix: "convert it: jupyter nbconvert --to notebook --nbformat 4 " + path.Base(file)}
 	}
 	cellsRaw, ok := top["cells"]
@@ -154,6 +163,10 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 			continue
 		}
 		from := &NotebookSource{Type: nc.Type, ID: nc.ID, Source: string(nc.Source), Attachments: nc.Attachments}
+		// A notebook saved on Windows can hold CRLF inside its sources;
+		// Jupyter's editor reads them as plain line ends, and so does the
+		// model (From keeps them, for writing the notebook back).
+		nc.Source = multiline(lineEnds(string(nc.Source)))
 		if len(nc.Metadata) > 0 && string(nc.Metadata) != "{}" {
 			from.Metadata = nc.Metadata
 		}
@@ -248,6 +261,20 @@ func readNotebookMeta(raw json.RawMessage) notebookMeta {
 	return m
 }
 
+// language is the language of the kernel a notebook lesson names
+// (python when it names none, and for markdown lessons).
+func (l *Lesson) language() string {
+	top := map[string]json.RawMessage{}
+	if len(l.Kernelspec) > 0 {
+		top["kernelspec"] = l.Kernelspec
+	}
+	if len(l.LanguageInfo) > 0 {
+		top["language_info"] = l.LanguageInfo
+	}
+	raw, _ := json.Marshal(top)
+	return readNotebookMeta(raw).Language
+}
+
 // textOf is a cell's text as the model holds it: ending in one newline,
 // or empty.
 func textOf(s string) string {
@@ -308,7 +335,8 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 		if clean := path.Clean(c.Name); path.IsAbs(c.Name) || clean == ".." || strings.HasPrefix(clean, "../") {
 			return c, &Error{File: file, Line: line, Msg: fmt.Sprintf("file name %q leaves the lesson's workspace", c.Name), Fix: "name a file inside the lesson's workspace, such as pool.cu"}
 		}
-	case first == "%%bash" || first == "%%sh" || first == "%%script bash" || first == "%%script sh":
+	case first == "%%bash" || first == "%%sh" || first == "%%shell" || first == "%%script bash" || first == "%%script sh":
+		// %%shell is Colab's %%bash
 		c.Kind, c.Lang, c.Text = Command, "sh", strings.TrimRight(rest, " \t\r\n")
 		if c.Text == "" {
 			c.Kind, c.Lang, c.Text = Code, "sh", textOf(rest)
@@ -327,22 +355,90 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 			// Python session runs them or says why not.
 			c.Kind = Python
 		default:
-			c.Note = "a " + magic + " cell: shown, not run (lessons runs %%writefile, %%bash, %%sh, %%script bash and ! lines)"
+			c.Note = "a " + magic + " cell: shown, not run (lessons runs %%writefile, %%bash, %%sh, %%shell, %%script bash and ! lines)"
 		}
 	default:
 		cmds, python := shellLines(src)
 		switch {
-		case len(cmds) > 0 && python == 0:
+		case len(cmds) > 0 && python == 0 && bangIsShell(lang):
 			c.Kind, c.Lang, c.Bang = Command, "sh", true
 			c.Text, c.Label = bangText(src), "!"+firstLine(cmds[0])
 		case lang == "python":
 			c.Kind = Python
 		default:
 			c.Label = ""
-			c.Note = "a " + lang + " cell: shown, not run (lessons runs Python notebooks' cells)"
+			c.Note = article(lang) + " " + lang + " cell: shown, not run (lessons runs Python notebooks' cells)"
 		}
 	}
 	return c, nil
+}
+
+// article is "an" before a language name said with a vowel first (an r
+// cell, an octave cell), else "a".
+func article(lang string) string {
+	if lang == "" || strings.ContainsRune("aeiofhlmnrsx", rune(lang[0])) && (len(lang) == 1 || strings.ContainsRune("aeiou", rune(lang[0]))) {
+		return "an"
+	}
+	return "a"
+}
+
+// bangIsShell tells whether a line that starts with ! runs a shell
+// command in a kernel of the language: in IPython and MATLAB (and Octave)
+// it does; in Julia, R or C++ it is a negation, code like any other.
+func bangIsShell(lang string) bool {
+	switch lang {
+	case "python", "matlab", "octave":
+		return true
+	}
+	return false
+}
+
+// lineEnds makes CRLF and lone CR line ends plain LF, as Jupyter's editor
+// reads a cell's source.
+func lineEnds(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// consoleText is a stream's text as Jupyter shows it: what follows a
+// carriage return writes over its line (a progress bar leaves its last
+// state), a
+// backspace takes back the character before it, and terminal colours
+// are dropped.
+func consoleText(s string) string {
+	s = ansiRE.ReplaceAllString(s, "")
+	if !strings.ContainsAny(s, "\r\b") {
+		return s
+	}
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		// what comes after a return writes over the line's start
+		var line []rune
+		for _, seg := range strings.Split(l, "\r") {
+			r := backspaced(seg)
+			if len(r) < len(line) {
+				r = append(r, line[len(r):]...)
+			}
+			line = r
+		}
+		lines[i] = string(line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// backspaced is s with each backspace taking back the rune before it.
+func backspaced(s string) []rune {
+	var r []rune
+	for _, c := range s {
+		if c != '\b' {
+			r = append(r, c)
+		} else if len(r) > 0 {
+			r = r[:len(r)-1]
+		}
+	}
+	return r
 }
 
 // bangText is a cell of ! lines as a Command cell holds it: the commands
@@ -424,7 +520,10 @@ func shellLines(src string) (cmds []string, python int) {
 	return cmds, python
 }
 
-var ansiRE = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+// ansiRE matches a terminal's escape sequences: CSI (colours, and pip's
+// \x1b[?25l that hides the cursor), OSC (a link, a title) and the
+// short ones (a charset's \x1b(B).
+var ansiRE = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]`)
 
 func outputs(outs []ipynbOutput) []Output {
 	var res []Output
@@ -432,7 +531,7 @@ func outputs(outs []ipynbOutput) []Output {
 		out := Output{Type: o.Type, Name: o.Name}
 		switch o.Type {
 		case "stream":
-			out.Text = string(o.Text)
+			out.Text = consoleText(string(o.Text))
 		case "error":
 			out.Name = o.Ename
 			out.Text = ansiRE.ReplaceAllString(strings.Join(o.Traceback, "\n"), "")
@@ -445,13 +544,22 @@ func outputs(outs []ipynbOutput) []Output {
 					var data multiline
 					if json.Unmarshal(o.Data[mime], &data) == nil {
 						out.MIME, out.Data = mime, strings.TrimSpace(string(data))
+						if mime == "image/svg+xml" {
+							// nbformat keeps SVG as text, every other
+							// image as base64: the model holds base64
+							out.Data = base64.StdEncoding.EncodeToString([]byte(data))
+						}
 					}
 				}
 			}
 			if raw, ok := o.Data["text/plain"]; ok && out.MIME == "" {
 				var t multiline
 				_ = json.Unmarshal(raw, &t)
-				out.Text = string(t)
+				out.Text = consoleText(string(t))
+			} else if out.MIME == "" && len(o.Data) > 0 {
+				// HTML, a widget, LaTeX with no text/plain beside it:
+				// said, not shown, rather than an empty output.
+				out.Text = "(" + strings.Join(slices.Sorted(maps.Keys(o.Data)), ", ") + " output: open the notebook in Jupyter to see it)"
 			}
 		default:
 			continue

@@ -1,6 +1,8 @@
 package lesson
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,7 +73,7 @@ func TestIpynbBadInput(t *testing.T) {
 		{"syntax", "{\n \"cells\": [\n  {\"cell_type\": \"code\",,}\n ]\n}", `x.ipynb:3:24: invalid JSON: invalid character ',' looking for beginning of object key string`},
 		{"truncated", "{\n \"cells\": [", `x.ipynb:2:11: invalid JSON: unexpected end of JSON input`},
 		{"array", "[1, 2]", `x.ipynb:1:1: not a notebook: the file is a JSON array`},
-		{"nbformat3", `{"nbformat": 3, "nbformat_minor": 0, "worksheets": []}`, "this is an nbformat 3 notebook; lessons reads nbformat 4 (4.0 to 4.5)\n\tconvert it: jupyter nbconvert --to notebook --nbformat 4 x.ipynb"},
+		{"nbformat2", `{"nbformat": 2, "nbformat_minor": 0, "worksheets": []}`, "this is an nbformat 2 notebook; lessons reads nbformat 3 and 4\n\tconvert it: jupyter nbconvert --to notebook --nbformat 4 x.ipynb"},
 		{"nonbformat", `{"cells": []}`, "not a Jupyter notebook: it has no nbformat number"},
 		{"source number", "{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {},\n\"cells\": [\n {\"cell_type\": \"code\", \"source\": 5}\n]}", "x.ipynb:3:2: cell 1: a source or text is neither a string nor a list of strings"},
 		{"cell type", `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "heading", "source": "x"}]}`, `cell 1 has cell_type "heading"`},
@@ -114,6 +116,10 @@ func FuzzParseIpynb(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["!a \\", "b"]}]}`))
+	if v3, err := os.ReadFile("testdata/ipynb3/ipython2-numbapro.ipynb"); err == nil {
+		f.Add(v3)
+	}
+	f.Add([]byte("{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"code\", \"source\": \"!a\\r\\r\\n\", \"outputs\": [{\"output_type\": \"stream\", \"text\": \"\\b\\r\\u00e9\\rx\\b\\r\"}]}]}"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		l, err := ParseIpynb("f.ipynb", src)
 		if l == nil && err == nil {
@@ -151,4 +157,121 @@ func FuzzParseIpynb(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestConsoleText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain\n", "plain\n"},
+		{"a\r\nb\r\n", "a\nb\n"},
+		{"10%\r60%\r100%\n", "100%\n"},
+		{"abcdef\rXY\n", "XYcdef\n"},    // a shorter line writes over the start only, as Jupyter shows it
+		{"ab\bc\b\bd", "d"},             // backspaces
+		{"\b\béé\rx", "xé"},             // runes, not bytes
+		{"\x1b[32mok\x1b[0m\n", "ok\n"}, // colours dropped
+		{"trailing\r", "trailing"},
+		{"Installing ... \x1b[?25l\x1b[?25hdone\n", "Installing ... done\n"},      // pip hides and shows the cursor
+		{"\x1b]8;;https://x.org\x1b\\link\x1b]8;;\x1b\\ \x1b(Bok\n", "link ok\n"}, // a hyperlink, a charset
+	} {
+		if got := consoleText(tc.in); got != tc.want {
+			t.Errorf("consoleText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestBangIsShellByLanguage(t *testing.T) {
+	for lang, want := range map[string]Kind{"python": Command, "matlab": Command, "julia": Code, "r": Code, "c++17": Code} {
+		c, err := codeCell("x.ipynb", "!ls\n", 1, lang)
+		if err != nil || c.Kind != want {
+			t.Errorf("a ! line in a %s notebook is %v (%v), want %v", lang, c.Kind, err, want)
+		}
+	}
+}
+
+func TestCUDASetup(t *testing.T) {
+	for src, want := range map[string]bool{
+		"!pip install nvcc4jupyter": true,
+		"%load_ext nvcc4jupyter":    true,
+		"!pip install git+https://github.com/andreinechaev/nvcc4jupyter.git\n%load_ext nvcc_plugin": true,
+		"# setup\n!python -m pip install -q nvcc4jupyter":                                           true,
+		"!pip install nvcc4jupyter numpy":                                                           false, // numpy is still wanted
+		"%load_ext nvcc4jupyter\nimport numpy":                                                      false,
+		"%load_ext autoreload":                                                                      false,
+		"!nvcc --version":                                                                           false,
+	} {
+		l, err := ParseIpynb("x.ipynb", []byte(`{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": `+quoteJSON(src)+`}]}`))
+		if err != nil || len(l.Cells) != 1 {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if got := CUDASetup(&l.Cells[0]); got != want {
+			t.Errorf("CUDASetup(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// Colab's %%shell is its %%bash: a command cell, not a Python cell whose
+// magic IPython outside Colab does not have.
+func TestColabShellCell(t *testing.T) {
+	c, err := codeCell("x.ipynb", "%%shell\nnvcc a.cu -o a\n./a\n", 1, "python")
+	if err != nil || c.Kind != Command || c.Text != "nvcc a.cu -o a\n./a" || c.Label != "%%shell" {
+		t.Errorf("%%%%shell: %+v %v", c, err)
+	}
+}
+
+// An SVG figure (matplotlib's svg format) is kept as text by nbformat,
+// unlike every other image: the model holds it as base64 too, so that the
+// site's data: URL and the terminal's size are right.
+func TestSVGOutput(t *testing.T) {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>`
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "plot()", "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"image/svg+xml": ` + quoteJSON(svg) + `, "text/plain": "<Figure>"}}]}]}`
+	l, err := ParseIpynb("svg.ipynb", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := l.Cells[0].Outputs[0]
+	data, err := base64.StdEncoding.DecodeString(o.Data)
+	if o.MIME != "image/svg+xml" || err != nil || string(data) != svg {
+		t.Errorf("%s %q: %v", o.MIME, data, err)
+	}
+}
+
+// TestNbformat3: an IPython 2 notebook (nbformat 3: worksheets, heading
+// cells, input, pyout and pyerr, png beside text) reads as nbformat's
+// upgrade to 4 would give it, each cell at its line in the file; an
+// error in a cell names that line.
+func TestNbformat3(t *testing.T) {
+	file := "testdata/ipynb3/ipython2-numbapro.ipynb"
+	l, err := ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := dumpIpynb(l, err)
+	golden := strings.TrimSuffix(file, ".ipynb") + ".cells"
+	if *update {
+		os.WriteFile(golden, []byte(got), 0o644)
+	}
+	if want, _ := os.ReadFile(golden); got != string(want) {
+		t.Errorf("cells of %s differ from %s:\n%s", file, golden, got)
+	}
+	bad := "{\"nbformat\": 3, \"nbformat_minor\": 0, \"metadata\": {}, \"worksheets\": [{\"cells\": [\n" +
+		"{\"cell_type\": \"markdown\", \"source\": \"# T\"},\n\n\n" +
+		"{\"cell_type\": \"code\", \"input\": \"%%writefile\\nx\", \"outputs\": []}]}]}"
+	if _, err := ParseIpynb("old.ipynb", []byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "old.ipynb:5: %%writefile names no file") {
+		t.Errorf("an error in a v3 cell: %v", err)
+	}
+	if _, err := ParseIpynb("old.ipynb", []byte(`{"nbformat": 3, "nbformat_minor": 0, "metadata": {}}`)); err == nil || !strings.Contains(err.Error(), "has no worksheets list") {
+		t.Errorf("no worksheets: %v", err)
+	}
+}
+
+func TestArticle(t *testing.T) {
+	for lang, want := range map[string]string{"r": "an", "octave": "an", "julia": "a", "c++17": "a", "matlab": "a", "f": "an", "ocaml": "an", "scala": "a"} {
+		if got := article(lang); got != want {
+			t.Errorf("article(%q) = %q, want %q", lang, got, want)
+		}
+	}
 }

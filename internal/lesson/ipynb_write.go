@@ -34,7 +34,8 @@ type NotebookWriter struct {
 // program the tool builds as %%writefile plus its build-and-run cell.
 func NewNotebook(l *Lesson, opt IpynbOptions) *NotebookWriter {
 	nb := &NotebookWriter{kernelspec: l.Kernelspec, languageInfo: l.LanguageInfo}
-	if opt.Setup {
+	if opt.Setup && bangIsShell(l.language()) {
+		// (a ! line would be code, or an error, in a Julia or C++ kernel)
 		nb.Code("# What this notebook runs on: nvcc and the GPU.\n"+
 			"# In Colab, pick a GPU first: Runtime > Change runtime type > GPU.\n"+
 			"!nvcc --version | tail -n 2\n"+

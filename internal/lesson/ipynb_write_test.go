@@ -182,6 +182,7 @@ func FuzzMarkdownThroughNotebook(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("# T\n\n```cuda file=a.cu run flags=\"-lcuda\"\nint main(){}\n```\n\n```sh run\nnvcc a.cu\n./a\n```\n"))
+	f.Add([]byte("---\njupyter:\n  jupytext:\n    x: 1\n  kernelspec:\n    language: python\n    name: python3\n---\n\n# J\n\n```python\nx = 1\n```\n\n```python\n%%writefile a.cu\nint main(){}\n```\n\n```python\n!nvcc a.cu\n```\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if !IsText(src) {
 			return // ParseFile refuses it: not a text lesson
@@ -231,5 +232,23 @@ func TestBangContinuationRoundTrip(t *testing.T) {
 	}
 	if got := BangSource("nvcc -o x \\\n  x.cu\n# done\n./x", strings.ToUpper); got != "!NVCC -O X \\\n  X.CU\n# done\n!./X" {
 		t.Errorf("BangSource: %q", got)
+	}
+}
+
+// A notebook of another kernel gets no setup cell of ! lines when
+// exported: in Julia a ! line is a negation.
+func TestNoShellSetupForOtherKernels(t *testing.T) {
+	for file, want := range map[string]bool{"testdata/ipynb/julia-kernel.ipynb": false, "testdata/ipynb/colab-pinned.ipynb": true} {
+		l, err := ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := NewNotebook(l, IpynbOptions{Setup: true}).Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(out), `"generated": "setup"`); got != want {
+			t.Errorf("%s: a setup cell %v, want %v", file, got, want)
+		}
 	}
 }

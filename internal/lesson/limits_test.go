@@ -73,7 +73,7 @@ func TestIpynbLimits(t *testing.T) {
 		t.Errorf("deep markdown cell: %v", err)
 	}
 	big := []byte(`{"cells": [], "x": "` + strings.Repeat("x", MaxIpynbBytes) + `"}`)
-	if _, err := ParseIpynb("n.ipynb", big); err == nil || !strings.Contains(err.Error(), "over the limit of 16777216") {
+	if _, err := ParseIpynb("n.ipynb", big); err == nil || !strings.Contains(err.Error(), "over the limit of 16777216") || !strings.Contains(err.Error(), "jupyter nbconvert --clear-output --inplace n.ipynb") {
 		t.Errorf("a notebook over the size: %v", err)
 	}
 }

@@ -55,7 +55,7 @@ func ParseFile(file string) (*Lesson, error) {
 
 // lessonExts are the extensions a lesson file may have; a file with none
 // is read as markdown too.
-var lessonExts = map[string]bool{".md": true, ".markdown": true, ".txt": true, ".ipynb": true, "": true}
+var lessonExts = map[string]bool{".md": true, ".markdown": true, ".qmd": true, ".txt": true, ".ipynb": true, "": true}
 
 // fileKind says what a file that is not a lesson is, by its extension.
 func fileKind(ext string) string {
@@ -106,9 +106,20 @@ func Parse(file string, src []byte) (*Lesson, error) {
 	if err := checkMarkdown(file, src); err != nil {
 		return &Lesson{Path: file, Source: src, Doc: ast.NewDocument(), Title: strings.TrimSuffix(path.Base(file), path.Ext(file))}, err
 	}
-	doc := md.Parser().Parse(text.NewReader(src))
-	p := &parse{file: file, src: src, lines: newLineIndex(src)}
-	l := &Lesson{Path: file, Source: src, Doc: doc}
+	// A lesson saved on Windows ends its lines in CRLF: its commands
+	// would end in \r (./a\r: No such file). Each line stays a line.
+	if bytes.Contains(src, []byte("\r\n")) {
+		src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+	}
+	// Front matter is not prose; a jupytext notebook's names the kernel
+	// its code blocks run in, as the notebook's cells.
+	body, fm := blankFrontMatter(src)
+	doc := md.Parser().Parse(text.NewReader(body))
+	p := &parse{file: file, src: body, lines: newLineIndex(body)}
+	l := &Lesson{Path: file, Source: body, Doc: doc}
+	if name, lang, ok := jupytextKernel(fm); ok {
+		p.jupytext, l.Kernel = lang, name
+	}
 	prevEnd := 0
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		var c *Cell
@@ -140,8 +151,11 @@ func Parse(file string, src []byte) (*Lesson, error) {
 }
 
 type parse struct {
-	file     string
-	src      []byte
+	file string
+	src  []byte
+	// jupytext is the language of a jupytext notebook's kernel: its code
+	// blocks of that language are the notebook's code cells.
+	jupytext string
 	lines    lineIndex
 	errs     Errors
 	warnings []*Error
@@ -233,6 +247,18 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 		if strings.TrimSpace(body) == "" {
 			p.errorf(start, "put the file's contents between the fences, or remove file="+name, "file cell %s is empty", name)
 		}
+	case p.jupytext != "" && info.Lang == p.jupytext && len(info.Attrs) == 0, quartoCell(n, p.src, info):
+		// a jupytext or Quarto code cell: classified as a notebook's is
+		lang := p.jupytext
+		if lang == "" || quartoCell(n, p.src, info) {
+			lang = info.Lang
+		}
+		cell, err := codeCell(p.file, body, c.Line, lang)
+		if err != nil {
+			p.errs = append(p.errs, err)
+		}
+		cell.Node = n
+		*c = cell
 	case run && (info.Lang == "python" || info.Lang == "py" || info.Lang == "python3"):
 		c.Kind, c.Lang = Python, "python"
 	case run && (IsShell(info.Lang) || info.Lang == ""):
@@ -244,6 +270,19 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 		}
 	}
 	return c, start, end
+}
+
+// quartoCell tells whether a fence is a code cell of Quarto (or R
+// Markdown): ```{python}, its language in braces with no dot (```{.cuda}
+// is pandoc's class: code to read) and no file=. Its Python runs as a
+// notebook's cell.
+func quartoCell(n *ast.FencedCodeBlock, src []byte, info Info) bool {
+	if n.Info == nil || info.Lang != "python" {
+		return false
+	}
+	raw := strings.TrimSpace(string(n.Info.Segment.Value(src)))
+	_, isFile := info.Attrs["file"]
+	return strings.HasPrefix(raw, "{") && !strings.HasPrefix(raw, "{.") && !isFile
 }
 
 // notebook turns a notebook cell into a cell, and returns its byte range.
@@ -277,7 +316,7 @@ func (p *parse) notebook(n *NotebookCell) (*Cell, int, int) {
 		if strings.TrimSpace(rest) == "" {
 			p.errorf(start, "put the file's contents under the %%writefile line, or delete the cell", "%%%%writefile %s is empty", c.Name)
 		}
-	case first == "%%bash" || first == "%%sh" || strings.HasPrefix(first, "%%script bash") || strings.HasPrefix(first, "%%script sh"):
+	case first == "%%bash" || first == "%%sh" || first == "%%shell" || strings.HasPrefix(first, "%%script bash") || strings.HasPrefix(first, "%%script sh"):
 		c.Kind, c.Lang, c.Text = Command, "sh", strings.TrimRight(rest, "\n")
 	case IsCUDAMagic(first):
 		m, err := ParseCUDAMagic(first)

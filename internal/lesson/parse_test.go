@@ -226,6 +226,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	}
+	f.Add([]byte("# W\r\n\r\n```sh run\r\nls\r\n```\r\n\r\nIn [ ]:\r\n!pwd\r\n"))
 	seeds, _ := filepath.Glob("../../../shared/seeds/0*.txt")
 	for _, s := range seeds {
 		data, _ := os.ReadFile(s)
@@ -283,4 +284,15 @@ func FuzzCUDAMagic(f *testing.F) {
 			t.Fatalf("%q gave %+v", line, m)
 		}
 	})
+}
+
+// A lesson saved on Windows (CRLF) reads as the same lesson saved on
+// Linux: its commands do not end in \r, its lines are where they were.
+func TestCRLFLesson(t *testing.T) {
+	unix := "---\ntitle: x\n---\n# CRLF\n\nProse.\n\n```cuda file=a.cu run\nint main() {}\n```\n\n```sh run\nnvcc -o a a.cu && ./a\necho done\n```\n\nIn [ ]:\n!ls\n"
+	want := dump(Parse("l.md", []byte(unix)))
+	got := dump(Parse("l.md", []byte(strings.ReplaceAll(unix, "\n", "\r\n"))))
+	if got != want || strings.Contains(got, "\r") {
+		t.Errorf("CRLF:\n%s\nLF:\n%s", got, want)
+	}
 }

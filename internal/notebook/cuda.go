@@ -51,22 +51,25 @@ func cudaCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Wr
 		return o
 	case "cuda_group_run":
 		dir = filepath.Join(cudaDir, "group", m.Group)
-		var files []string
-		entries, _ := os.ReadDir(filepath.Join(opt.Workspace, dir))
-		for _, e := range entries {
-			if ext := filepath.Ext(e.Name()); ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".c" {
-				files = append(files, filepath.Join(dir, e.Name()))
-			}
-		}
+		files := groupSources(opt.Workspace, dir)
 		if len(files) == 0 {
 			o.Reason = fmt.Sprintf("group %s has no source files: save them first with %%%%cuda_group_save -n NAME.cu -g %s", m.Group, m.Group)
 			return o
 		}
-		sort.Strings(files)
 		sources = strings.Join(files, " ")
 	}
+	// nvcc4jupyter builds every cell with the group "shared": its headers
+	// on the include path and its sources compiled in, whatever the group.
+	shared := filepath.Join(cudaDir, "group", sharedGroup)
+	include := "-I" + dir
+	if st, err := os.Stat(filepath.Join(opt.Workspace, shared)); err == nil && st.IsDir() && dir != shared {
+		include = "-I" + shared + " " + include
+		if more := groupSources(opt.Workspace, shared); len(more) > 0 {
+			sources += " " + strings.Join(more, " ")
+		}
+	}
 	exe := filepath.Join(dir, "cuda_exec.out")
-	build := strings.Join(strings.Fields(fmt.Sprintf("nvcc %s %s -o %s", m.CompilerArgs, sources, exe)), " ")
+	build := strings.Join(strings.Fields(fmt.Sprintf("nvcc %s %s %s -o %s", m.CompilerArgs, include, sources, exe)), " ")
 	run := "./" + exe
 	if m.Profile {
 		switch prof := profiler(); prof {
@@ -80,6 +83,22 @@ func cudaCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Wr
 		fmt.Fprintln(w, "(--timeit: the program runs once; its time is the cell's)")
 	}
 	return command(ctx, c, env, opt, build+" && "+run, w, tail)
+}
+
+// sharedGroup is the group whose files nvcc4jupyter adds to every build.
+const sharedGroup = "shared"
+
+// groupSources are the source files saved in a group's folder, in order.
+func groupSources(ws, dir string) []string {
+	var files []string
+	entries, _ := os.ReadDir(filepath.Join(ws, dir))
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".c" {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(files)
+	return files
 }
 
 // profiler is the profiler --profile runs under: Nsight Compute, as

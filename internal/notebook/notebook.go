@@ -231,6 +231,9 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		return nil, err
 	}
 	env = ForLesson(ctx, env, l)
+	if why := nothingToRun(l); why != "" && opt.Cell == 0 && !opt.Plain {
+		fmt.Fprintf(out, "%s\n\n", opt.style("33", why))
+	}
 	if opt.CompileOnly && opt.Parallel > 1 && opt.Cell == 0 && !rewritesFile(l) {
 		return compileParallel(ctx, l, env, opt, out)
 	}
@@ -243,6 +246,13 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if !c.Runnable() {
+			if o, ok := notRun(c); ok && opt.Cell == 0 {
+				if !opt.Plain {
+					what, _, _ := strings.Cut(o.Reason, ":")
+					fmt.Fprintf(out, "%s\n%s\n\n", opt.style("1;36", fmt.Sprintf("[-] %s at line %d", what, c.Line)), opt.style("33", "– not run: "+o.Reason))
+				}
+				outcomes = append(outcomes, o)
+			}
 			continue
 		}
 		if opt.Cell != 0 && c.Number > opt.Cell {
@@ -277,6 +287,39 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 		}
 	}
 	return outcomes, nil
+}
+
+// nothingToRun says why a lesson with code has no cell to run: a
+// markdown lesson from another course shows its code as examples to
+// read, and a run of 0 cells would not say why.
+func nothingToRun(l *lesson.Lesson) string {
+	blocks := 0
+	for _, c := range l.Cells {
+		if c.Runnable() || c.Kind == lesson.Code && c.Note != "" {
+			return ""
+		}
+		if c.Kind == lesson.Code {
+			blocks++
+		}
+	}
+	if blocks == 0 || l.Dialect == lesson.Ipynb {
+		return ""
+	}
+	return fmt.Sprintf("%s has no cells to run: its %d code blocks are examples to read\n"+
+		"(a fence runs when it says so: ```sh run, ```cuda file=x.cu run, ```python run)", filepath.Base(l.Path), blocks)
+}
+
+// notRun is the outcome of a notebook's code cell that lessons does not
+// run (a cell of a Julia or C++ kernel, a cell magic it does not know),
+// so that a run counts it as not run rather than leave it out.
+func notRun(c *lesson.Cell) (Outcome, bool) {
+	if c.Kind != lesson.Code || c.Note == "" || !strings.Contains(c.Note, ":") {
+		return Outcome{}, false
+	}
+	// "a julia cell: shown, not run (lessons runs ...)" is said as
+	// "a julia cell: lessons runs ...": the mark already says not run.
+	why := strings.TrimSuffix(strings.Replace(c.Note, ": shown, not run (", ": ", 1), ")")
+	return Outcome{Cell: c, NotRun: true, Reason: why}, true
 }
 
 // pythonCell tells whether cell n of l is a Python cell.
@@ -328,6 +371,10 @@ func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if !c.Runnable() {
+			if _, ok := notRun(c); ok {
+				texts = append(texts, "")
+				cells = append(cells, c)
+			}
 			continue
 		}
 		texts = append(texts, fileText(files, c))
@@ -348,6 +395,10 @@ func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			if o, ok := notRun(c); ok {
+				outcomes[i] = o
+				return
+			}
 			st := &state{env: env, opt: opt}
 			outcomes[i] = st.runCell(ctx, c, texts[i], &logs[i], false)
 		}()
@@ -424,6 +475,11 @@ func (st *state) runCell(ctx context.Context, c *lesson.Cell, text string, out i
 	var tail tailBuffer
 	w := io.MultiWriter(out, &tail)
 	switch {
+	case lesson.CUDASetup(c):
+		o.Skipped, o.Reason = true, "lessons runs nvcc4jupyter's %%cuda cells itself: nothing to install or load"
+		if !quiet {
+			fmt.Fprintf(w, "(skipped: %s)\n", o.Reason)
+		}
 	case c.Kind == lesson.Python:
 		if quiet {
 			return Outcome{Cell: c, Skipped: true}
@@ -453,9 +509,13 @@ func (st *state) runCell(ctx context.Context, c *lesson.Cell, text string, out i
 			o = command(ctx, c, env, opt, build+" && ./"+bin, w, &tail)
 		}
 	case c.CUDA != nil:
-		o = cudaCell(ctx, c, env, opt, w, &tail)
+		cc, env, opt := st.ipython(ctx, c, env, opt, w)
+		o = cudaCell(ctx, cc, env, opt, w, &tail)
+		o.Cell = c
 	case c.Bang:
-		o = bang(ctx, c, env, opt, w, &tail)
+		cc, env, opt := st.ipython(ctx, c, env, opt, w)
+		o = bang(ctx, cc, env, opt, w, &tail)
+		o.Cell = c
 	default:
 		o = command(ctx, c, env, opt, c.Text, w, &tail)
 	}

@@ -48,24 +48,34 @@ def sh(cmd, capture=False):
 failed_lines = []
 
 
+class _Unexpanded(Exception):
+    pass
+
+
 def expand(cmd, fr):
-    """{expr} and $name in a ! line, from the cell's namespace, as IPython does."""
+    """{expr} and $name in a ! line, from the cell's namespace, as IPython's
+    var_expand does: all of them, or, where one does not evaluate (a
+    shell's $HOME, bash's {a,b}), none, the line left to the shell."""
     scope = dict(ns)
-    scope.update(fr.f_locals)
+    if fr is not None:
+        scope.update(fr.f_locals)
 
     def brace(m):
         try:
             return str(eval(m.group(1), ns, scope))
         except Exception:
-            return m.group(0)
+            raise _Unexpanded()
 
     def dollar(m):
         if m.group(1) in scope:
             return str(scope[m.group(1)])
-        return m.group(0)
+        raise _Unexpanded()
 
-    cmd = re.sub(r"(?<!\{)\{([^{}]+)\}(?!\})", brace, cmd)
-    return re.sub(r"(?<!\$)\$([A-Za-z_][A-Za-z0-9_]*)", dollar, cmd)
+    try:
+        out = re.sub(r"(?<!\{)\{([^{}]+)\}(?!\})", brace, cmd)
+        return re.sub(r"(?<!\$)\$([A-Za-z_][A-Za-z0-9_]*)", dollar, out)
+    except _Unexpanded:
+        return cmd
 
 
 def magic(line):
@@ -86,7 +96,102 @@ def magic(line):
         return sh(shlex.quote(sys.executable) + " -m pip " + arg if name == "pip" else "conda " + arg)
     if name == "pwd":
         return os.getcwd()
+    if name == "timeit":
+        return timeit(arg)
+    if name == "time":
+        return timed(arg)
     raise NotAvailable("%" + name)
+
+
+def _format_time(t):
+    """A time as IPython's %timeit writes it: 3 significant digits and a unit."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("\u00b5s", 1e-6), ("ns", 1e-9)):
+        if t >= scale or unit == "ns":
+            return "%.3g %s" % (t / scale, unit)
+
+
+_TIMEIT_OPT = re.compile(r"^\s*-([nrp])\s*(\d+)|^\s*-([qotc])\b")
+
+
+def timeit(arg, body=None):
+    """%timeit STMT and %%timeit [SETUP] + BODY, as IPython runs them: the
+    statement in the cell's namespace, 7 runs of as many loops as take
+    0.2 s (or -n and -r), the mean and deviation of one loop."""
+    import timeit as _timeit, statistics
+    number, repeat, quiet, keep = 0, 7, False, False
+    while True:
+        m = _TIMEIT_OPT.match(arg)
+        if not m:
+            break
+        if m.group(1) == "n":
+            number = int(m.group(2))
+        elif m.group(1) == "r":
+            repeat = max(1, int(m.group(2)))
+        elif m.group(3) == "q":
+            quiet = True
+        elif m.group(3) == "o":
+            keep = True
+        arg = arg[m.end():]
+    stmt, setup = arg.strip() or "pass", "pass"
+    if body is not None:
+        stmt, setup = transform(body), transform(arg.strip()) or "pass"
+    t = _timeit.Timer(stmt, setup, globals=ns)
+    if number == 0:
+        number = 1
+        while True:  # 1, 10, 100, ... loops until a run takes 0.2 s, as IPython does
+            if t.timeit(number) >= 0.2 or number >= 10 ** 9:
+                break
+            number *= 10
+    per = [r / number for r in t.repeat(repeat=repeat, number=number)]
+    mean = statistics.mean(per)
+    dev = statistics.stdev(per) if len(per) > 1 else 0.0
+    if not quiet:
+        print("%s \u00b1 %s per loop (mean \u00b1 std. dev. of %d run%s, %s loop%s each)" % (
+            _format_time(mean), _format_time(dev), repeat, "" if repeat == 1 else "s",
+            "{:,}".format(number), "" if number == 1 else "s"))
+    if keep:
+        return per
+
+
+class _Clock:
+    """The CPU and wall time of what runs inside it, said as IPython's
+    %time says them."""
+
+    @staticmethod
+    def _cpu():
+        # getrusage counts in microseconds (os.times in 10 ms ticks, which
+        # said 0 ns for a CuPy cell on the H100)
+        try:
+            import resource
+            r = resource.getrusage(resource.RUSAGE_SELF)
+            return r.ru_utime, r.ru_stime
+        except Exception:
+            t = os.times()
+            return t.user, t.system
+
+    def __enter__(self):
+        import time
+        self.cpu, self.wall = self._cpu(), time.time()
+        return self
+
+    def __exit__(self, *exc):
+        import time
+        wall, cpu = time.time() - self.wall, self._cpu()
+        user, sys_ = cpu[0] - self.cpu[0], cpu[1] - self.cpu[1]
+        print("CPU times: user %s, sys: %s, total: %s\nWall time: %s" % (
+            _format_time(user), _format_time(sys_), _format_time(user + sys_), _format_time(wall)))
+        return False
+
+
+def timed(arg):
+    """%time STMT: the statement run once, its times said."""
+    with _Clock():
+        try:
+            code = compile(arg, "<timed>", "eval")
+        except SyntaxError:
+            exec(compile(arg, "<timed>", "exec"), ns)
+            return None
+        return eval(code, ns)
 
 
 class NotAvailable(Exception):
@@ -94,7 +199,7 @@ class NotAvailable(Exception):
 
 
 _BANG = re.compile(r"^(\s*)(?:([A-Za-z_][\w, ]*?)\s*=\s*)?!!?(.*)$")
-_MAGIC = re.compile(r"^(\s*)%(?!%)(.*)$")
+_MAGIC = re.compile(r"^(\s*)(?:([A-Za-z_][\w, ]*?)\s*=\s*)?%(?!%)(.*)$")
 
 
 def transform(src):
@@ -115,11 +220,39 @@ def transform(src):
         else:
             m = _MAGIC.match(line)
             if m:
-                out.append("%s__lessons_magic__(%r)" % (m.group(1), m.group(2)))
+                target = m.group(2) + " = " if m.group(2) else ""
+                out.append("%s%s__lessons_magic__(%r)" % (m.group(1), target, m.group(3)))
             else:
                 out.append(line)
         i += 1
     return "\n".join(out)
+
+
+# IPython's script magics: the cell is the program's input
+_SCRIPTS = ("script", "python", "python2", "python3", "pypy", "perl", "ruby", "bash", "sh")
+
+
+def script(line, body):
+    """%%script PROGRAM (or %%python3, %%perl, ...): the cell fed to the
+    program on its standard input, as IPython does, its output as it comes."""
+    argv = shlex.split(line)
+    if argv[0] == "script":
+        argv = argv[1:]
+    raise_error = "--no-raise-error" not in argv
+    argv = [a for a in argv if a != "--no-raise-error"]
+    if not argv or argv[0].startswith("--"):
+        raise NotAvailable("%%script " + " ".join(argv))
+    if argv[0] in ("python", "python3"):
+        argv[0] = sys.executable  # the notebook's own Python, as its kernel's would be
+    flush()
+    try:
+        r = subprocess.run(argv, input=body.encode())
+    except OSError as e:
+        print("%%script: %s: %s" % (argv[0], e.strerror), file=sys.stderr)
+        failed_lines.append((" ".join(argv), 127))
+        return
+    if r.returncode != 0 and raise_error:
+        failed_lines.append((" ".join(argv), r.returncode))
 
 
 def show_figures():
@@ -161,8 +294,13 @@ def run(n, code):
     if code.startswith("%%"):
         first, _, code = code.partition("\n")
         cell_magic = first[2:].split()[0] if first[2:].split() else ""
-        if cell_magic not in ("time", "capture"):
+        if cell_magic in _SCRIPTS:
+            return script(first[2:], code)
+        if cell_magic not in ("time", "capture", "timeit"):
             raise NotAvailable("%%" + cell_magic)
+        if cell_magic == "timeit":
+            timeit(first[2:].partition("timeit")[2], code)
+            return
     src = transform(code)
     name = "<cell [%d]>" % n
     import linecache
@@ -171,22 +309,19 @@ def run(n, code):
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
-    import time
-    t0 = time.time()
+    import contextlib
     saved = sys.stdout
     if cell_magic == "capture":
         sys.stdout = io.StringIO()
     try:
-        exec(compile(tree, name, "exec"), ns)
-        if last is not None:
-            value = eval(compile(last, name, "eval"), ns)
-            if value is not None:
-                ns["_"] = value
-                display_result(value)
+        with _Clock() if cell_magic == "time" else contextlib.nullcontext():
+            exec(compile(tree, name, "exec"), ns)
+            value = eval(compile(last, name, "eval"), ns) if last is not None else None
+        if value is not None:
+            ns["_"] = value
+            display_result(value)
     finally:
         sys.stdout = saved
-        if cell_magic == "time":
-            print("Wall time: %.3f s" % (time.time() - t0))
     show_figures()
 
 
@@ -208,6 +343,8 @@ def display_result(value):
 def main():
     ns["__lessons_sh__"] = sh
     ns["__lessons_magic__"] = magic
+    # what IPython's var_expand does, for the ! and %%cuda cells lessons runs itself
+    ns["__lessons_expand__"] = lambda cmd: expand(cmd, None)
     ns["display"] = display
     os.environ.setdefault("MPLBACKEND", "Agg")
     signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -2,9 +2,10 @@
 // Jupyter kernel: one plain python3 process per lesson run, with a small
 // driver of this package's own (driver.py, embedded), which runs the cells
 // in order in one namespace, ! lines through the shell, and streams what
-// they print. IPython's magics are not there; the few that mean something
-// without it (%cd, %env, %pip, %matplotlib, %%time, %%capture) are done by
-// the driver, the others fail the cell with why.
+// they print. IPython's magics are not there; the ones course notebooks
+// lean on (%cd, %env, %pip, %matplotlib, %time, %timeit, %%capture, the
+// script magics such as %%script python) are done by the driver, the
+// others fail the cell with why.
 package python
 
 import (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,10 @@ func TestSession(t *testing.T) {
 	if res, out := run(t, s, 3, "name = 'world'\n!echo hello {name} $x\nfiles = !echo a; echo b\nprint(files)", 0); !res.OK || out != "hello world 42\n['a', 'b']\n" {
 		t.Errorf("cell 3: %+v %q", res, out)
 	}
+	// as IPython's var_expand: where one name is the shell's, the line is
+	if res, out := run(t, s, 31, "!echo {name} $LESSONS_NOT_PYTHON", 0); !res.OK || out != "{name}\n" {
+		t.Errorf("a line with a shell variable: %+v %q", res, out)
+	}
 	res, out := run(t, s, 4, "def f():\n    return 1 / 0\nf()", 0)
 	if res.OK || res.Ename != "ZeroDivisionError" || !strings.Contains(out, "Traceback") || !strings.Contains(out, `File "<cell [4]>", line 2, in f`) || !strings.Contains(out, "return 1 / 0") {
 		t.Errorf("cell 4: %+v\n%s", res, out)
@@ -58,8 +63,8 @@ func TestSession(t *testing.T) {
 	if res, _ := run(t, s, 5, "print(x)", 0); !res.OK {
 		t.Errorf("after an error the session is gone: %+v", res)
 	}
-	res, out = run(t, s, 6, "%timeit x", 0)
-	if res.OK || res.Ename != "UsageError" || !strings.Contains(out, "%timeit needs IPython") {
+	res, out = run(t, s, 6, "%lsmagic", 0)
+	if res.OK || res.Ename != "UsageError" || !strings.Contains(out, "%lsmagic needs IPython") {
 		t.Errorf("a magic: %+v %q", res, out)
 	}
 	if res, out := run(t, s, 7, "!exit 3\nprint('after')", 0); res.OK || !strings.Contains(out, "after") || !strings.Contains(res.Evalue, "exited with status 3") {
@@ -128,5 +133,49 @@ func BenchmarkCell(b *testing.B) {
 		if res, err := s.Run(context.Background(), i, "x = 1", &out, 0); err != nil || !res.OK {
 			b.Fatal(err, res)
 		}
+	}
+}
+
+// %timeit and %time, which numba and CuPy notebooks measure their kernels
+// with, run without IPython as IPython runs them: the statement in the
+// cell's namespace, and its time in IPython's words.
+func TestTimeit(t *testing.T) {
+	s := start(t)
+	run(t, s, 1, "calls = []\ndef f():\n    calls.append(1)", 0)
+	res, out := run(t, s, 2, "%timeit -n 3 -r 2 f()", 0)
+	if !res.OK || !regexp.MustCompile(`^\S+ (s|ms|µs|ns) ± \S+ (s|ms|µs|ns) per loop \(mean ± std\. dev\. of 2 runs, 3 loops each\)\n$`).MatchString(out) {
+		t.Errorf("%%timeit: %+v %q", res, out)
+	}
+	if res, out := run(t, s, 3, "len(calls)", 0); !res.OK || out != "6\n" {
+		t.Errorf("the statement ran %q times, want 6 (3 loops, 2 runs)", out)
+	}
+	res, out = run(t, s, 4, "%%timeit -n1 -r1 y = 2\n!true\ncalls.append(y)", 0)
+	if !res.OK || !strings.Contains(out, "per loop (mean ± std. dev. of 1 run, 1 loop each)") {
+		t.Errorf("%%%%timeit: %+v %q", res, out)
+	}
+	times := regexp.MustCompile(`^CPU times: user \S+ \S+, sys: \S+ \S+, total: \S+ \S+\nWall time: \S+ (s|ms|µs|ns)\n`)
+	res, out = run(t, s, 5, "v = %time sum(calls)\nv", 0)
+	if !res.OK || !times.MatchString(out) || !strings.HasSuffix(out, "\n8\n") {
+		t.Errorf("%%time: %+v %q", res, out)
+	}
+	res, out = run(t, s, 6, "%%time\nw = 1\nw + 1", 0)
+	if !res.OK || !times.MatchString(out) || !strings.HasSuffix(out, "\n2\n") {
+		t.Errorf("%%%%time: %+v %q", res, out)
+	}
+}
+
+// %%script python (and %%python3, %%perl, ...) feeds the cell to the
+// program, as IPython does: numba's tutorial runs its typing exercises
+// in a Python of their own with it.
+func TestScriptMagic(t *testing.T) {
+	s := start(t)
+	if res, out := run(t, s, 1, "%%script python\nimport sys\nprint('own process', __name__)\nsys.exit(0)", 0); !res.OK || out != "own process __main__\n" {
+		t.Errorf("%%%%script python: %+v %q", res, out)
+	}
+	if res, out := run(t, s, 2, "%%python3\nraise SystemExit(4)", 0); res.OK || !strings.Contains(res.Evalue, "exited with status 4") {
+		t.Errorf("a failing script: %+v %q", res, out)
+	}
+	if res, out := run(t, s, 3, "%%script --bg python\nprint(1)", 0); res.OK || res.Ename != "UsageError" {
+		t.Errorf("an option lessons does not do: %+v %q", res, out)
 	}
 }

@@ -26,10 +26,15 @@ func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 		return nil
 	}
 	if c.Kind == lesson.Markdown {
-		out, err := t.prose.Render(termImages(c))
+		// wrapped at the measure as a markdown lesson's prose is: a
+		// notebook's paragraphs are often one line each
+		cc := *c
+		cc.Text = termImages(c)
+		lines, _, err := t.markdown(&cc)
 		if err != nil {
-			return fmt.Errorf("render line %d: %w", c.Line, err)
+			return err
 		}
+		out := strings.Join(lines, "\n")
 		if !t.opt.Color {
 			out = trimLines(out)
 		}
@@ -51,7 +56,15 @@ func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 			fmt.Fprintf(&b, "  %s %s\n", t.style("2", "┆"), imageName(o.MIME, o.Data, "shown in the site"))
 			continue
 		}
-		for _, line := range strings.Split(strings.TrimRight(ui.Printable(o.Text), "\n"), "\n") {
+		lines := strings.Split(strings.TrimRight(ui.Printable(o.Text), "\n"), "\n")
+		if len(lines) > maxOutputLines {
+			// a loop that printed 100,000 lines: its start and its end,
+			// as a notebook's scrolled output area shows them
+			n := len(lines) - maxOutputLines
+			cut := fmt.Sprintf("… %d lines more (all of them in the notebook, and in the site)", n)
+			lines = append(append(lines[:maxOutputLines-10:maxOutputLines-10], t.style("2", cut)), lines[len(lines)-10:]...)
+		}
+		for _, line := range lines {
 			fmt.Fprintf(&b, "  %s %s\n", t.style("2", "┆"), line)
 		}
 	}
@@ -61,6 +74,10 @@ func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// maxOutputLines is the most lines of one recorded output a terminal is
+// shown.
+const maxOutputLines = 60
 
 func outputLabel(o lesson.Output) string {
 	switch {

@@ -127,6 +127,10 @@ func (t *Term) markdown(c *lesson.Cell) ([]string, []lineKind, error) {
 	return lines, kinds, nil
 }
 
+// maxCodePieces is how many rows one line of code is wrapped into, at
+// most, in a terminal.
+const maxCodePieces = 6
+
 // Measure is the widest prose line drawn, whatever the terminal's width:
 // lines much longer than about 80 characters are hard to read (a book's
 // measure; glow and mdBook cap theirs too). Code and tables use the
@@ -187,7 +191,14 @@ func (t *Term) code(w io.Writer, c *lesson.Cell) error {
 	bar, more := t.style("2", "│"), t.style("2", "↪")
 	room := max(t.opt.Width-4, 8)
 	for _, line := range strings.Split(body, "\n") {
-		for i, piece := range wrapCode(line, room) {
+		pieces := wrapCode(line, room)
+		if len(pieces) > maxCodePieces {
+			// a data literal (a base64 archive in a setup cell) would
+			// fill screens: its start, and what is left out
+			n := ansi.StringWidth(line)
+			pieces = append(pieces[:maxCodePieces-1:maxCodePieces-1], t.style("2", fmt.Sprintf("… a line of %d characters, cut here (the cell has it whole)", n)))
+		}
+		for i, piece := range pieces {
 			b.WriteString("  ")
 			if i == 0 {
 				b.WriteString(bar)

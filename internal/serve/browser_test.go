@@ -213,3 +213,17 @@ Promise.all([a, b]).then(r => { document.title = r.join(","); });
 		t.Error("the page's own Run did not run the cell")
 	}
 }
+
+// A program's terminal escapes (a colour, pip's hidden cursor) are not
+// shown in the page as text.
+func TestOutputEscapesInTheBrowser(t *testing.T) {
+	c := newCourse(t, map[string]string{"day001-e": "# E\n\n```sh run\nprintf 'a \\033[32mgreen\\033[0m \\033[?25lb\\033[?25h\\n'\n```\n"})
+	p := &page{t: t, ctx: browsertest.New(t, browsertest.Options{Timeout: time.Minute})}
+	p.do("open the lesson", chromedp.Navigate(withToken(c.http.URL+"/day001-e.html")))
+	p.wait("Run", `!!document.querySelector('.cell[data-cell="1"] button.run')`)
+	p.click(`.cell[data-cell="1"] button.run`)
+	p.wait("ok", status(1)+`.startsWith("✓ ok")`)
+	if s := p.eval(out(1)); s != "a green b\n" {
+		t.Errorf("the output in the page: %q", s)
+	}
+}

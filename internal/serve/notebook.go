@@ -364,13 +364,20 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 	out.send(event{Event: "start", Cell: n})
 	start := time.Now()
 	var py notebook.PythonSession
-	if cell.Kind == lesson.Python && !nb.CompileOnly {
+	switch {
+	case cell.Kind == lesson.Python && !nb.CompileOnly:
 		var started bool
 		if py, started, err = nb.session(ctx, ws, env); err != nil {
 			env.StartPython, env.NoPython = nil, err.Error()
 		} else if started {
 			fmt.Fprintf(out, "(%s)\n", env.PythonWay)
 		}
+	case cell.Bang || cell.CUDA != nil:
+		// a ! line takes the notebook's Python values, where its Python
+		// cells have run (none is started for it)
+		nb.mu.Lock()
+		py = nb.python[ws]
+		nb.mu.Unlock()
 	}
 	outcomes, err := notebook.Run(ctx, e, env, notebook.Options{
 		Workspace: ws, Timeout: nb.Timeout, MaxOutput: nb.MaxOutput, Cell: n,

@@ -74,3 +74,36 @@ func TestPageUsesTheNotebooksKernel(t *testing.T) {
 		t.Fatalf("%+v %q", end, out)
 	}
 }
+
+// A page's ! cell takes the notebook's Python values from the page's
+// session, as Jupyter's kernel gives them ({name}, os.environ), where a
+// Python cell has run; none is started for it.
+func TestPageBangCellTakesPythonValues(t *testing.T) {
+	if _, err := python.Find(context.Background()); err != nil {
+		t.Skip(err)
+	}
+	c := newCourse(t, map[string]string{"day001-v": ""})
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+ {"cell_type": "code", "metadata": {}, "outputs": [], "source": "import os\nname = 'world'\nos.environ['FROM_PY'] = 'set in Python'"},
+ {"cell_type": "code", "metadata": {}, "outputs": [], "source": "!echo hello {name}\n!echo $FROM_PY"}]}`
+	c.srv.nb.Lesson = func(page string) (*lesson.Lesson, string, error) {
+		l, err := lesson.ParseIpynb(page+".ipynb", []byte(src))
+		return l, c.workspace(page), err
+	}
+	c.srv.nb.Env = func(ws string) (notebook.Env, error) {
+		return notebook.WithPython(context.Background(), notebook.Env{Runner: runner.Exec{}}), nil
+	}
+	t.Cleanup(func() { c.srv.nb.endSession(c.workspace("day001-v")) })
+	evs, out := events(t, c.post("run", map[string]any{"page": "day001-v", "session": "p1", "cell": 2}))
+	if end := last(evs); end.Status != "ok" || out != "hello {name}\n\n" { // no Python values yet: the shell's
+		t.Fatalf("before the Python cell: %+v %q", end, out)
+	}
+	evs, out = events(t, c.post("run", map[string]any{"page": "day001-v", "session": "p1", "cell": 1}))
+	if end := last(evs); end.Status != "ok" {
+		t.Fatalf("cell 1: %+v %q", end, out)
+	}
+	evs, out = events(t, c.post("run", map[string]any{"page": "day001-v", "session": "p1", "cell": 2}))
+	if end := last(evs); end.Status != "ok" || !strings.HasSuffix(out, "hello world\nset in Python\n") {
+		t.Errorf("after it: %+v %q", end, out)
+	}
+}

@@ -96,6 +96,9 @@ func Items(c *course.Course, o Options) ([]*Item, error) {
 			}
 			for _, oc := range outcomes {
 				if !oc.OK && !oc.Skipped {
+					if oc.Cell.Number == 0 { // a cell lessons does not run (a Julia kernel's)
+						return fmt.Errorf("the cell at line %d: not run: %s", oc.Cell.Line, oc.Reason)
+					}
 					return fmt.Errorf("cell [%d] (line %d): %s", oc.Cell.Number, oc.Cell.Line, oc.Reason)
 				}
 			}

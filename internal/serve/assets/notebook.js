@@ -149,7 +149,8 @@
             buf = buf.slice(i + 1);
             if (ev.event === "waiting") setStatus(c, "running", "waiting: " + ev.text + "…");
             if (ev.event === "start") setStatus(c, "running", "running…");
-            if (ev.event === "output") c.out.appendChild(document.createTextNode(ev.text));
+            // a terminal's escapes (colours, pip's cursor) are no text for a page
+            if (ev.event === "output") c.out.appendChild(document.createTextNode(ev.text.replace(/\x1b\[[0-?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -\/]*[0-~]/g, "")));
             if (ev.event === "image" && /^data:image\/(png|jpeg|gif);base64,[A-Za-z0-9+\/=]*$/.test(ev.text)) {
               const img = document.createElement("img");
               img.src = ev.text;
