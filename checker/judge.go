@@ -351,6 +351,10 @@ var phrases = map[string]string{
 	"graphs_timed":               "graph launches timed on the GPU",
 	"forks":                      "child processes forked",
 	"execs":                      "programs started by exec, posix_spawn, system or popen (not followed)",
+	"uses_after_free":            "uses of memory by kernels, copies and memsets queued after its free",
+	"events_created":             "events made (cudaEventCreate, cudaEventCreateWithFlags)",
+	"events_destroyed":           "events destroyed (cudaEventDestroy)",
+	"leaked_events":              "events never destroyed",
 }
 
 // scoped is the record a statistic's name reads (the program's own

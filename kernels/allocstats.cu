@@ -130,6 +130,12 @@ struct Record {
     uint64_t graphs_timed;             // graph launches timed as one span on their stream (in the kernel figures)
     uint64_t forks;                    // fork() calls of this process (each child's record comes on its own)
     uint64_t execs;                    // exec*, posix_spawn*, system and popen calls: programs the library does not follow
+    // version 6: memory used after its free, events made and destroyed
+    uint64_t uses_after_free;          // kernel launches, copies and memsets given a pointer into memory freed before them in host order
+    uint64_t events_created;           // cudaEventCreate, cudaEventCreateWithFlags, cuEventCreate that succeeded
+    uint64_t events_destroyed;         // cudaEventDestroy, cuEventDestroy of an event made so
+    uint64_t leaked_events;            // events made and not destroyed by exit
+    char after_free_use[192];          // the first use after free, in words
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -181,6 +187,12 @@ RecordedOn* recordedOn;               // the stream of each event's last record
 std::map<uintptr_t, size_t>* hostLive;  // pinned host allocations not yet freed
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
 std::unordered_map<cudaGraphExec_t, uint64_t>* graphKernels;  // kernel nodes of each instantiated graph
+// Memory freed and not allocated again since, in host order: its start,
+// and what freed it (a use of it now is a use after free).
+struct Freed { size_t bytes; std::string how; };
+std::map<uintptr_t, Freed>* freed;
+const size_t kMaxFreed = 1 << 16;     // freed ranges remembered; the lowest is forgotten first
+std::unordered_set<cudaEvent_t>* liveEvents;  // events the program made and has not destroyed
 uint64_t pendingWaits = 0;            // host waits since the last stream-ordered allocation
 bool asyncAllocated = false;          // a stream-ordered allocation was made
 thread_local int inLaunch = 0;        // inside __cudaLaunchKernel: its cudaLaunchKernel is the same launch
@@ -592,7 +604,7 @@ Record* record() {
     rec = &scratch;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 5;
+    rec->version = 6;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -607,6 +619,8 @@ Record* record() {
     hostLive = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
     graphKernels = new std::unordered_map<cudaGraphExec_t, uint64_t>();
+    freed = new std::map<uintptr_t, Freed>();
+    liveEvents = new std::unordered_set<cudaEvent_t>();
     return rec;
 }
 
@@ -637,6 +651,7 @@ void leaks() {
     rec->host_leaked_allocs = hostLive->size();
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
+    rec->leaked_events = liveEvents->size();
 }
 
 void atExit() {
@@ -693,9 +708,10 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 5;
+    rec->version = 6;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphKernels->clear();
+    freed->clear(); liveEvents->clear();
     if (recordedOn != nullptr) recordedOn->clear();
     // The parent's events belong to its context: dropped, never destroyed.
     pending->clear(); spare->clear(); spans->clear();
@@ -875,8 +891,41 @@ void use(Alloc* x, uintptr_t base, uintptr_t addr, cudaStream_t s, uint64_t seq,
     x->uses.push_back(Use{s, seq, addr, what});
 }
 
+// reused forgets the freed ranges that [p, p+n) overlaps: memory handed
+// out again (by any allocator, at the same address or not) is the new
+// allocation's, and using it is no use after free.
+void reused(uintptr_t p, size_t n) {
+    auto it = freed->lower_bound(p);
+    if (it != freed->begin()) {
+        auto prev = std::prev(it);
+        if (prev->first + prev->second.bytes > p) it = prev;
+    }
+    while (it != freed->end() && it->first < p + (n > 0 ? n : 1)) it = freed->erase(it);
+}
+
+// afterFree notes a use (what, on stream s, or the host's when sync) of
+// address a when it lies in memory freed earlier in host order and not
+// allocated since; it says whether it did.
+bool afterFree(uintptr_t a, cudaStream_t s, bool sync, const std::string& what) {
+    auto it = freed->upper_bound(a);
+    if (it == freed->begin()) return false;
+    --it;
+    if (a >= it->first + it->second.bytes) return false;
+    rec->uses_after_free++;
+    char on[32] = "";
+    if (!sync) snprintf(on, sizeof on, " on stream %d", number(s));
+    char b[256];
+    snprintf(b, sizeof b, "%s%s used a %s buffer that %s had freed before it was queued", what.c_str(), on,
+             sizeWords(it->second.bytes).c_str(), it->second.how.c_str());
+    noteRace(rec->after_free_use, sizeof rec->after_free_use, b);
+    return true;
+}
+
+bool capturing(cudaStream_t s);
+
 void added(void* p, size_t bytes, cudaStream_t s, bool async) {
     s = norm(s);
+    reused((uintptr_t)p, bytes);
     (*live)[(uintptr_t)p] = Alloc{bytes, s, async, async ? enqueue(s) : 0, {}};
     rec->live_allocs++;
     rec->live_bytes += bytes;
@@ -901,6 +950,12 @@ void removed(void* p, cudaStream_t s, bool async) {
         }
     } else {
         hostWaitsAll();                // cudaFree waits for the device
+    }
+    if (!async || !capturing(s)) {
+        if (freed->size() >= kMaxFreed) freed->erase(freed->begin());
+        char how[64] = "cudaFree";
+        if (async) snprintf(how, sizeof how, "cudaFreeAsync on stream %d", number(s));
+        (*freed)[it->first] = Freed{it->second.bytes, how};
     }
     rec->live_allocs--;
     rec->live_bytes -= it->second.bytes;
@@ -955,7 +1010,10 @@ void launched(const void* key, void* handle, bool byKernel, void** args, cudaStr
             uintptr_t v, base = 0;
             memcpy(&v, value + w, sizeof v);
             Alloc* x = find(v, &base);
-            if (x == nullptr) continue;
+            if (x == nullptr) {
+                afterFree(v, s, false, k->name);
+                continue;
+            }
             if (x->kernelAddrs.empty()) rec->kernel_allocs_used++;
             if (x->kernelAddrs.insert(v).second) rec->kernel_addresses_used++;
             use(x, base, v, s, seq, k->name);
@@ -963,12 +1021,16 @@ void launched(const void* key, void* handle, bool byKernel, void** args, cudaStr
     }
 }
 
-// copied notes a cudaMemcpyAsync or cudaMemsetAsync on stream s.
-void copied(const char* what, const void* a, const void* b, cudaStream_t s) {
+// copied notes a cudaMemcpyAsync or cudaMemsetAsync on stream s (ok: it
+// was queued).
+void copied(const char* what, const void* a, const void* b, cudaStream_t s, bool ok) {
     uint64_t seq = enqueue(s);
     uintptr_t base = 0;
     if (Alloc* x = find((uintptr_t)a, &base)) use(x, base, (uintptr_t)a, s, seq, what);
-    if (Alloc* y = b != nullptr ? find((uintptr_t)b, &base) : nullptr) use(y, base, (uintptr_t)b, s, seq, what);
+    else if (ok) afterFree((uintptr_t)a, s, false, what);
+    if (b == nullptr) return;
+    if (Alloc* y = find((uintptr_t)b, &base)) use(y, base, (uintptr_t)b, s, seq, what);
+    else if (ok) afterFree((uintptr_t)b, s, false, what);
 }
 
 // ---- Timing kernels on the GPU ----
@@ -1013,6 +1075,15 @@ struct Relaxed {
     Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
     ~Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
 };
+
+// capturing says whether stream s is being captured into a graph: a free
+// captured there happens when the graph runs, not in host order.
+bool capturing(cudaStream_t s) {
+    static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
+    KeepLastError keep;
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    return isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone;
+}
 
 cudaEvent_t takeEvent() {
     if (!spare->empty()) {
@@ -1249,6 +1320,24 @@ HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned 
     }
     join((*clocks)[norm(s)], (*events)[e]);
 })
+// Events the program makes and destroys (the library's own timing events
+// come from the real functions, never these hooks). A handle is counted
+// once while it lives, so a runtime that makes one event through two
+// of these calls counts it once; its clock goes with it, so that a new
+// event given the same handle starts unrecorded.
+namespace {
+void eventMade(cudaEvent_t e) {
+    if (liveEvents->insert(e).second) rec->events_created++;
+}
+void eventGone(cudaEvent_t e) {
+    if (liveEvents->erase(e) > 0) rec->events_destroyed++;
+    events->erase(e);
+    if (recordedOn != nullptr) recordedOn->erase(e);
+}
+}  // namespace
+HOOK(cudaError_t, cudaEventCreate, (cudaEvent_t* e), (e), { if (r == cudaSuccess) eventMade(*e); })
+HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e, f), { if (r == cudaSuccess) eventMade(*e); })
+HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) eventGone(e); })
 HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
 })
@@ -1273,13 +1362,18 @@ HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKin
     rec->sync_memcpys++;
     hostWaited();
     hostWaitsAll();
+    if (r == cudaSuccess && !afterFree((uintptr_t)d, nullptr, true, "cudaMemcpy")) afterFree((uintptr_t)src, nullptr, true, "cudaMemcpy");
 })
-HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), { rec->sync_memsets++; hostWaitsAll(); })
+HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), {
+    rec->sync_memsets++;
+    hostWaitsAll();
+    if (r == cudaSuccess) afterFree((uintptr_t)d, nullptr, true, "cudaMemset");
+})
 HOOK(cudaError_t, cudaMemcpyAsync, (void* d, const void* src, size_t n, cudaMemcpyKind k, cudaStream_t s), (d, src, n, k, s), {
-    copied("cudaMemcpyAsync", d, src, s);
+    copied("cudaMemcpyAsync", d, src, s, r == cudaSuccess);
 })
 HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (d, v, n, s), {
-    copied("cudaMemsetAsync", d, nullptr, s);
+    copied("cudaMemsetAsync", d, nullptr, s, r == cudaSuccess);
 })
 
 // cudaMemPoolDestroy: the pool's attributes are read just before it goes.
@@ -1356,7 +1450,7 @@ void vmmResult(CUresult r) {
 HOOK(CUresult, cuMemAddressReserve, (CUdeviceptr* p, size_t n, size_t al, CUdeviceptr addr, unsigned long long f), (p, n, al, addr, f), {
     rec->vmm_reserve_calls++;
     vmmResult(r);
-    if (r == CUDA_SUCCESS) rec->vmm_reserve_bytes += n;
+    if (r == CUDA_SUCCESS) { rec->vmm_reserve_bytes += n; reused((uintptr_t)*p, n); }
 })
 HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CUmemAllocationProp* prop, unsigned long long f), (h, n, prop, f), {
     rec->vmm_create_calls++;
@@ -1567,6 +1661,8 @@ DHOOK(CUresult, cuMemFreeAsync, (CUdeviceptr p, CUstream s), (p, s), {
     guard.driver_free_calls++;
     if (r == CUDA_SUCCESS) removed((void*)p, (cudaStream_t)s, true);
 })
+DHOOK(CUresult, cuEventCreate, (CUevent* e, unsigned int f), (e, f), { if (r == CUDA_SUCCESS) eventMade((cudaEvent_t)*e); })
+DHOOK(CUresult, cuEventDestroy_v2, (CUevent e), (e), { if (r == CUDA_SUCCESS) eventGone((cudaEvent_t)e); })
 
 // Look-ups. A program that asks for a hooked function by name (dlsym on
 // libcudart's handle, the driver's entry points) gets the hook, which
