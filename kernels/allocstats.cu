@@ -131,7 +131,7 @@ struct Record {
     uint64_t forks;                    // fork() calls of this process (each child's record comes on its own)
     uint64_t execs;                    // exec*, posix_spawn*, system and popen calls: programs the library does not follow
     // version 6: memory used after its free, events made and destroyed
-    uint64_t uses_after_free;          // kernel launches, copies and memsets given a pointer into memory freed before them in host order
+    uint64_t uses_after_free;          // pointers into memory freed before them in host order, passed to kernels, copies and memsets
     uint64_t events_created;           // cudaEventCreate, cudaEventCreateWithFlags, cuEventCreate that succeeded
     uint64_t events_destroyed;         // cudaEventDestroy, cuEventDestroy of an event made so
     uint64_t leaked_events;            // events made and not destroyed by exit
@@ -151,7 +151,11 @@ Record scratch;                        // used when no file is given
 Record* rec = nullptr;
 // Lock is the library's one mutex, knowing which thread holds it: a fork
 // or an exec from inside the library's own locked calls (the driver may
-// start a helper while the runtime initialises) must not wait for it.
+// start a helper while the runtime initialises) must not wait for it, and
+// neither must a hooked function reached from inside them (a runtime
+// whose cudaEventCreateWithFlags calls its exported cudaEventCreate, say):
+// that call is the library's, forwarded and not counted. The mutex is not
+// recursive: without this, either would wait for itself forever.
 struct Lock {
     std::mutex m;
     std::atomic<uintptr_t> owner{0};
@@ -1150,6 +1154,7 @@ void harvest(bool wait) {
 Timed startTiming(cudaStream_t s, bool graph) {
     static auto recordEv = (EventRecordFn)real("cudaEventRecord");
     static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
+    if (mu.mine()) return Timed{s, nullptr, nullptr, graph};
     std::lock_guard<Lock> g(mu);
     record();
     Timed t{s, nullptr, nullptr, graph};
@@ -1238,6 +1243,7 @@ void summarise() {
     extern "C" ret name params {                                  \
         static auto fn = (ret(*) params)real(#name);              \
         ret r = fn args;                                          \
+        if (mu.mine()) return r;                                  \
         {                                                         \
             std::lock_guard<Lock> g(mu);                    \
             record();                                             \
@@ -1348,6 +1354,7 @@ HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f
 // kernels timed so far are read first, and no more are timed.
 extern "C" cudaError_t cudaDeviceReset(void) {
     static auto fn = (cudaError_t(*)(void))real("cudaDeviceReset");
+    if (mu.mine()) return fn();
     {
         std::lock_guard<Lock> g(mu);
         record();
@@ -1379,6 +1386,7 @@ HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (
 // cudaMemPoolDestroy: the pool's attributes are read just before it goes.
 extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
     static auto fn = (cudaError_t(*)(cudaMemPool_t))real("cudaMemPoolDestroy");
+    if (mu.mine()) return fn(pool);
     {
         std::lock_guard<Lock> g(mu);
         record();
@@ -1397,6 +1405,7 @@ extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
 // calls go through cudaLaunchKernel with the host stub's address.
 extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
+    if (mu.mine()) return fn(kernel, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
@@ -1413,7 +1422,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
 
 extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
-    if (inLaunch > 0) return fn(f, g, b, a, sh, s);
+    if (inLaunch > 0 || mu.mine()) return fn(f, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     cudaError_t r = fn(f, g, b, a, sh, s);
     {
@@ -1508,7 +1517,7 @@ uint64_t kernelNodes(cudaGraph_t g, int depth) {
 
 // instantiated notes the kernel nodes of a graph made executable.
 void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
-    if (r != cudaSuccess || e == nullptr) return;
+    if (r != cudaSuccess || e == nullptr || mu.mine()) return;
     uint64_t k;
     {
         KeepLastError keep;
@@ -1558,6 +1567,7 @@ HOOK(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t e), (e), { graphKernels
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) __asm__("cudaGraphLaunch");
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaStream_t))real("cudaGraphLaunch");
+    if (mu.mine()) return fn(e, s);
     Timed t = startTiming(s, true);
     cudaError_t r = fn(e, s);
     {
@@ -1581,6 +1591,7 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
 // count as their runtime twins do, and in the guard.
 namespace {
 void pulseOnly() {
+    if (mu.mine()) return;
     std::lock_guard<Lock> g(mu);
     pulse();
 }
@@ -1595,6 +1606,7 @@ void driverAlloc(size_t n) {
         static auto fn = (ret(*) params)realDriver(#name);        \
         if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;           \
         ret r = fn args;                                          \
+        if (mu.mine()) return r;                                  \
         {                                                         \
             std::lock_guard<Lock> g(mu);                    \
             record();                                             \
@@ -1670,7 +1682,7 @@ DHOOK(CUresult, cuEventDestroy_v2, (CUevent e), (e), { if (r == CUDA_SUCCESS) ev
 // get the real ones.
 namespace {
 void* answer(const char* name, void* found, const void* caller) {
-    if (found == nullptr || nvidiaCaller(caller)) return found;
+    if (found == nullptr || mu.mine() || nvidiaCaller(caller)) return found;
     void* hook = hookFor(name);
     if (hook == nullptr || hook == found) return found;
     std::lock_guard<Lock> g(mu);
@@ -1681,7 +1693,7 @@ void* answer(const char* name, void* found, const void* caller) {
 // redirectEntry swaps a driver entry point the program asked for by its
 // base name ("cuMemAlloc") for the hook of its current version.
 void redirectEntry(const char* symbol, void** pfn) {
-    if (symbol == nullptr || pfn == nullptr || *pfn == nullptr) return;
+    if (symbol == nullptr || pfn == nullptr || *pfn == nullptr || mu.mine()) return;
     char v2[128];
     snprintf(v2, sizeof v2, "%s_v2", symbol);
     void* hook = hookFor(v2);
