@@ -69,8 +69,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v4Size-v3Size, 6*8; got != want {
 		t.Errorf("version 4 adds %d bytes, want %d (six figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v4Size, 12*8; got != want {
+	if got, want := v5Size-v4Size, 12*8; got != want {
 		t.Errorf("version 5 adds %d bytes, want %d (twelve figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v5Size, 4*8+192; got != want {
+		t.Errorf("version 6 adds %d bytes, want %d (four figures and the first use after free in words)", got, want)
 	}
 }
 
@@ -593,5 +596,55 @@ func TestEqualToWithoutRecord(t *testing.T) {
 	res := spec.Judge(&Run{Stats: s})
 	if res[0].Pass || !strings.Contains(res[0].Want, "equal to malloc_async_calls (12)") {
 		t.Errorf("with a record: %+v", res[0])
+	}
+}
+
+// TestVersion6Statistics: a use after free and the events made and
+// destroyed are read by name, quoted when a check fails, merged over
+// processes, and read as 0 from a version 5 record.
+func TestVersion6Statistics(t *testing.T) {
+	s := &Stats{UsesAfterFree: 1, EventsCreated: 4, EventsDestroyed: 3, LeakedEvents: 1}
+	copy(s.AfterFreeUse[:], "kernel square on stream 2 used a 16 MiB buffer that cudaFreeAsync on stream 1 had freed before it was queued")
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"uses_after_free": 1, "events_created": 4, "events_destroyed": 3, "leaked_events": 1}
+	for n, w := range want {
+		if v, ok := got.Value(n); !ok || v != w {
+			t.Errorf("%s = %v, %v; want %v", n, v, ok, w)
+		}
+		if describe(n) == strings.ReplaceAll(n, "_", " ") {
+			t.Errorf("%s has no words of its own", n)
+		}
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"uses_after_free\"\nequals = 0\n[[check]]\nstat = \"leaked_events\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := spec.Judge(&Run{Stats: got})
+	if res[0].Pass || !strings.Contains(res[0].Got, "; the first: kernel square on stream 2") {
+		t.Errorf("uses_after_free: %+v", res[0])
+	}
+	if res[1].Pass {
+		t.Errorf("leaked_events: %+v", res[1])
+	}
+	m := MergeStats(&Stats{EventsCreated: 1}, got)
+	if m.EventsCreated != 5 || m.RaceNote("uses_after_free") != got.RaceNote("uses_after_free") {
+		t.Errorf("merged: %d events, note %q", m.EventsCreated, m.RaceNote("uses_after_free"))
+	}
+	v5 := s.Encode()[:v5Size]
+	v5[8] = 5
+	old, err := DecodeStats(v5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range want {
+		if v, _ := old.Value(n); v != 0 {
+			t.Errorf("%s = %v in a version 5 record", n, v)
+		}
+	}
+	if _, err := DecodeStats(s.Encode()[:v5Size]); err == nil {
+		t.Error("a version 6 record cut at version 5's size decoded")
 	}
 }

@@ -354,6 +354,10 @@ var phrases = map[string]string{
 	"graphs_timed":               "graph launches timed on the GPU",
 	"forks":                      "child processes forked",
 	"execs":                      "programs started by exec, posix_spawn, system or popen (not followed)",
+	"uses_after_free":            "pointers into freed memory given to kernels, copies and memsets queued after the free",
+	"events_created":             "events made (cudaEventCreate, cudaEventCreateWithFlags)",
+	"events_destroyed":           "events destroyed (cudaEventDestroy)",
+	"leaked_events":              "events never destroyed",
 }
 
 // scoped is the record a statistic's name reads (the program's own

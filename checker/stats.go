@@ -77,11 +77,18 @@ type Stats struct {
 	GraphsTimed                         uint64 `stat:"graphs_timed"`
 	Forks                               uint64 `stat:"forks"`
 	Execs                               uint64 `stat:"execs"`
+	// Version 6: memory used after it was freed (in host order, and not
+	// allocated again since), and the events the program made and
+	// destroyed (the library's own timing events are not counted).
+	UsesAfterFree                  uint64 `stat:"uses_after_free"`
+	EventsCreated, EventsDestroyed uint64 `stat:"events_created,events_destroyed"`
+	LeakedEvents                   uint64 `stat:"leaked_events"`
+	AfterFreeUse                   [192]byte
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 5
+	statsVersion = 6
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -102,8 +109,13 @@ var v3Size = int(unsafe.Offsetof(Stats{}.KernelsTimed))
 // figures of version 5.
 var v4Size = int(unsafe.Offsetof(Stats{}.HostAllocCalls))
 
+// v5Size is the size of a version 5 record: everything before the
+// figures of version 6.
+var v5Size = int(unsafe.Offsetof(Stats{}.UsesAfterFree))
+
 // RaceNote is, in words, the first race the library saw of the kind a
-// statistic counts (unordered_uses or unordered_frees), or "".
+// statistic counts (unordered_uses, unordered_frees or uses_after_free),
+// or "".
 func (s *Stats) RaceNote(stat string) string {
 	var b []byte
 	switch stat {
@@ -111,6 +123,8 @@ func (s *Stats) RaceNote(stat string) string {
 		b = s.UseRace[:]
 	case "unordered_frees":
 		b = s.FreeRace[:]
+	case "uses_after_free":
+		b = s.AfterFreeUse[:]
 	}
 	if n := bytes.IndexByte(b, 0); n >= 0 {
 		b = b[:n]
@@ -147,6 +161,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v3Size
 	case 4:
 		need = v4Size
+	case 5:
+		need = v5Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
@@ -340,6 +356,9 @@ func MergeStats(a, b *Stats) *Stats {
 	}
 	if m.FreeRace[0] == 0 {
 		m.FreeRace = b.FreeRace
+	}
+	if m.AfterFreeUse[0] == 0 {
+		m.AfterFreeUse = b.AfterFreeUse
 	}
 	return &m
 }

@@ -130,6 +130,12 @@ struct Record {
     uint64_t graphs_timed;             // graph launches timed as one span on their stream (in the kernel figures)
     uint64_t forks;                    // fork() calls of this process (each child's record comes on its own)
     uint64_t execs;                    // exec*, posix_spawn*, system and popen calls: programs the library does not follow
+    // version 6: memory used after its free, events made and destroyed
+    uint64_t uses_after_free;          // pointers into memory freed before them in host order, passed to kernels, copies and memsets
+    uint64_t events_created;           // cudaEventCreate, cudaEventCreateWithFlags, cuEventCreate that succeeded
+    uint64_t events_destroyed;         // cudaEventDestroy, cuEventDestroy of an event made so
+    uint64_t leaked_events;            // events made and not destroyed by exit
+    char after_free_use[192];          // the first use after free, in words
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -145,7 +151,11 @@ Record scratch;                        // used when no file is given
 Record* rec = nullptr;
 // Lock is the library's one mutex, knowing which thread holds it: a fork
 // or an exec from inside the library's own locked calls (the driver may
-// start a helper while the runtime initialises) must not wait for it.
+// start a helper while the runtime initialises) must not wait for it, and
+// neither must a hooked function reached from inside them (a runtime
+// whose cudaEventCreateWithFlags calls its exported cudaEventCreate, say):
+// that call is the library's, forwarded and not counted. The mutex is not
+// recursive: without this, either would wait for itself forever.
 struct Lock {
     std::mutex m;
     std::atomic<uintptr_t> owner{0};
@@ -181,6 +191,12 @@ RecordedOn* recordedOn;               // the stream of each event's last record
 std::map<uintptr_t, size_t>* hostLive;  // pinned host allocations not yet freed
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
 std::unordered_map<cudaGraphExec_t, uint64_t>* graphKernels;  // kernel nodes of each instantiated graph
+// Memory freed and not allocated again since, in host order: its start,
+// and what freed it (a use of it now is a use after free).
+struct Freed { size_t bytes; std::string how; };
+std::map<uintptr_t, Freed>* freed;
+const size_t kMaxFreed = 1 << 16;     // freed ranges remembered; the lowest is forgotten first
+std::unordered_set<cudaEvent_t>* liveEvents;  // events the program made and has not destroyed
 uint64_t pendingWaits = 0;            // host waits since the last stream-ordered allocation
 bool asyncAllocated = false;          // a stream-ordered allocation was made
 thread_local int inLaunch = 0;        // inside __cudaLaunchKernel: its cudaLaunchKernel is the same launch
@@ -592,7 +608,7 @@ Record* record() {
     rec = &scratch;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 5;
+    rec->version = 6;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -607,6 +623,8 @@ Record* record() {
     hostLive = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
     graphKernels = new std::unordered_map<cudaGraphExec_t, uint64_t>();
+    freed = new std::map<uintptr_t, Freed>();
+    liveEvents = new std::unordered_set<cudaEvent_t>();
     return rec;
 }
 
@@ -637,6 +655,7 @@ void leaks() {
     rec->host_leaked_allocs = hostLive->size();
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
+    rec->leaked_events = liveEvents->size();
 }
 
 void atExit() {
@@ -693,9 +712,10 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 5;
+    rec->version = 6;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphKernels->clear();
+    freed->clear(); liveEvents->clear();
     if (recordedOn != nullptr) recordedOn->clear();
     // The parent's events belong to its context: dropped, never destroyed.
     pending->clear(); spare->clear(); spans->clear();
@@ -875,8 +895,41 @@ void use(Alloc* x, uintptr_t base, uintptr_t addr, cudaStream_t s, uint64_t seq,
     x->uses.push_back(Use{s, seq, addr, what});
 }
 
+// reused forgets the freed ranges that [p, p+n) overlaps: memory handed
+// out again (by any allocator, at the same address or not) is the new
+// allocation's, and using it is no use after free.
+void reused(uintptr_t p, size_t n) {
+    auto it = freed->lower_bound(p);
+    if (it != freed->begin()) {
+        auto prev = std::prev(it);
+        if (prev->first + prev->second.bytes > p) it = prev;
+    }
+    while (it != freed->end() && it->first < p + (n > 0 ? n : 1)) it = freed->erase(it);
+}
+
+// afterFree notes a use (what, on stream s, or the host's when sync) of
+// address a when it lies in memory freed earlier in host order and not
+// allocated since; it says whether it did.
+bool afterFree(uintptr_t a, cudaStream_t s, bool sync, const std::string& what) {
+    auto it = freed->upper_bound(a);
+    if (it == freed->begin()) return false;
+    --it;
+    if (a >= it->first + it->second.bytes) return false;
+    rec->uses_after_free++;
+    char on[32] = "";
+    if (!sync) snprintf(on, sizeof on, " on stream %d", number(s));
+    char b[256];
+    snprintf(b, sizeof b, "%s%s used a %s buffer that %s had freed before it was queued", what.c_str(), on,
+             sizeWords(it->second.bytes).c_str(), it->second.how.c_str());
+    noteRace(rec->after_free_use, sizeof rec->after_free_use, b);
+    return true;
+}
+
+bool capturing(cudaStream_t s);
+
 void added(void* p, size_t bytes, cudaStream_t s, bool async) {
     s = norm(s);
+    reused((uintptr_t)p, bytes);
     (*live)[(uintptr_t)p] = Alloc{bytes, s, async, async ? enqueue(s) : 0, {}};
     rec->live_allocs++;
     rec->live_bytes += bytes;
@@ -901,6 +954,12 @@ void removed(void* p, cudaStream_t s, bool async) {
         }
     } else {
         hostWaitsAll();                // cudaFree waits for the device
+    }
+    if (!async || !capturing(s)) {
+        if (freed->size() >= kMaxFreed) freed->erase(freed->begin());
+        char how[64] = "cudaFree";
+        if (async) snprintf(how, sizeof how, "cudaFreeAsync on stream %d", number(s));
+        (*freed)[it->first] = Freed{it->second.bytes, how};
     }
     rec->live_allocs--;
     rec->live_bytes -= it->second.bytes;
@@ -955,7 +1014,10 @@ void launched(const void* key, void* handle, bool byKernel, void** args, cudaStr
             uintptr_t v, base = 0;
             memcpy(&v, value + w, sizeof v);
             Alloc* x = find(v, &base);
-            if (x == nullptr) continue;
+            if (x == nullptr) {
+                afterFree(v, s, false, k->name);
+                continue;
+            }
             if (x->kernelAddrs.empty()) rec->kernel_allocs_used++;
             if (x->kernelAddrs.insert(v).second) rec->kernel_addresses_used++;
             use(x, base, v, s, seq, k->name);
@@ -963,12 +1025,16 @@ void launched(const void* key, void* handle, bool byKernel, void** args, cudaStr
     }
 }
 
-// copied notes a cudaMemcpyAsync or cudaMemsetAsync on stream s.
-void copied(const char* what, const void* a, const void* b, cudaStream_t s) {
+// copied notes a cudaMemcpyAsync or cudaMemsetAsync on stream s (ok: it
+// was queued).
+void copied(const char* what, const void* a, const void* b, cudaStream_t s, bool ok) {
     uint64_t seq = enqueue(s);
     uintptr_t base = 0;
     if (Alloc* x = find((uintptr_t)a, &base)) use(x, base, (uintptr_t)a, s, seq, what);
-    if (Alloc* y = b != nullptr ? find((uintptr_t)b, &base) : nullptr) use(y, base, (uintptr_t)b, s, seq, what);
+    else if (ok) afterFree((uintptr_t)a, s, false, what);
+    if (b == nullptr) return;
+    if (Alloc* y = find((uintptr_t)b, &base)) use(y, base, (uintptr_t)b, s, seq, what);
+    else if (ok) afterFree((uintptr_t)b, s, false, what);
 }
 
 // ---- Timing kernels on the GPU ----
@@ -1013,6 +1079,15 @@ struct Relaxed {
     Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
     ~Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
 };
+
+// capturing says whether stream s is being captured into a graph: a free
+// captured there happens when the graph runs, not in host order.
+bool capturing(cudaStream_t s) {
+    static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
+    KeepLastError keep;
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    return isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone;
+}
 
 cudaEvent_t takeEvent() {
     if (!spare->empty()) {
@@ -1079,6 +1154,7 @@ void harvest(bool wait) {
 Timed startTiming(cudaStream_t s, bool graph) {
     static auto recordEv = (EventRecordFn)real("cudaEventRecord");
     static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
+    if (mu.mine()) return Timed{s, nullptr, nullptr, graph};
     std::lock_guard<Lock> g(mu);
     record();
     Timed t{s, nullptr, nullptr, graph};
@@ -1167,6 +1243,7 @@ void summarise() {
     extern "C" ret name params {                                  \
         static auto fn = (ret(*) params)real(#name);              \
         ret r = fn args;                                          \
+        if (mu.mine()) return r;                                  \
         {                                                         \
             std::lock_guard<Lock> g(mu);                    \
             record();                                             \
@@ -1249,6 +1326,24 @@ HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned 
     }
     join((*clocks)[norm(s)], (*events)[e]);
 })
+// Events the program makes and destroys (the library's own timing events
+// come from the real functions, never these hooks). A handle is counted
+// once while it lives, so a runtime that makes one event through two
+// of these calls counts it once; its clock goes with it, so that a new
+// event given the same handle starts unrecorded.
+namespace {
+void eventMade(cudaEvent_t e) {
+    if (liveEvents->insert(e).second) rec->events_created++;
+}
+void eventGone(cudaEvent_t e) {
+    if (liveEvents->erase(e) > 0) rec->events_destroyed++;
+    events->erase(e);
+    if (recordedOn != nullptr) recordedOn->erase(e);
+}
+}  // namespace
+HOOK(cudaError_t, cudaEventCreate, (cudaEvent_t* e), (e), { if (r == cudaSuccess) eventMade(*e); })
+HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e, f), { if (r == cudaSuccess) eventMade(*e); })
+HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) eventGone(e); })
 HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
 })
@@ -1259,6 +1354,7 @@ HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f
 // kernels timed so far are read first, and no more are timed.
 extern "C" cudaError_t cudaDeviceReset(void) {
     static auto fn = (cudaError_t(*)(void))real("cudaDeviceReset");
+    if (mu.mine()) return fn();
     {
         std::lock_guard<Lock> g(mu);
         record();
@@ -1273,18 +1369,24 @@ HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKin
     rec->sync_memcpys++;
     hostWaited();
     hostWaitsAll();
+    if (r == cudaSuccess && !afterFree((uintptr_t)d, nullptr, true, "cudaMemcpy")) afterFree((uintptr_t)src, nullptr, true, "cudaMemcpy");
 })
-HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), { rec->sync_memsets++; hostWaitsAll(); })
+HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), {
+    rec->sync_memsets++;
+    hostWaitsAll();
+    if (r == cudaSuccess) afterFree((uintptr_t)d, nullptr, true, "cudaMemset");
+})
 HOOK(cudaError_t, cudaMemcpyAsync, (void* d, const void* src, size_t n, cudaMemcpyKind k, cudaStream_t s), (d, src, n, k, s), {
-    copied("cudaMemcpyAsync", d, src, s);
+    copied("cudaMemcpyAsync", d, src, s, r == cudaSuccess);
 })
 HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (d, v, n, s), {
-    copied("cudaMemsetAsync", d, nullptr, s);
+    copied("cudaMemsetAsync", d, nullptr, s, r == cudaSuccess);
 })
 
 // cudaMemPoolDestroy: the pool's attributes are read just before it goes.
 extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
     static auto fn = (cudaError_t(*)(cudaMemPool_t))real("cudaMemPoolDestroy");
+    if (mu.mine()) return fn(pool);
     {
         std::lock_guard<Lock> g(mu);
         record();
@@ -1303,6 +1405,7 @@ extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
 // calls go through cudaLaunchKernel with the host stub's address.
 extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
+    if (mu.mine()) return fn(kernel, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
@@ -1319,7 +1422,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
 
 extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
-    if (inLaunch > 0) return fn(f, g, b, a, sh, s);
+    if (inLaunch > 0 || mu.mine()) return fn(f, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     cudaError_t r = fn(f, g, b, a, sh, s);
     {
@@ -1356,7 +1459,7 @@ void vmmResult(CUresult r) {
 HOOK(CUresult, cuMemAddressReserve, (CUdeviceptr* p, size_t n, size_t al, CUdeviceptr addr, unsigned long long f), (p, n, al, addr, f), {
     rec->vmm_reserve_calls++;
     vmmResult(r);
-    if (r == CUDA_SUCCESS) rec->vmm_reserve_bytes += n;
+    if (r == CUDA_SUCCESS) { rec->vmm_reserve_bytes += n; reused((uintptr_t)*p, n); }
 })
 HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CUmemAllocationProp* prop, unsigned long long f), (h, n, prop, f), {
     rec->vmm_create_calls++;
@@ -1414,7 +1517,7 @@ uint64_t kernelNodes(cudaGraph_t g, int depth) {
 
 // instantiated notes the kernel nodes of a graph made executable.
 void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
-    if (r != cudaSuccess || e == nullptr) return;
+    if (r != cudaSuccess || e == nullptr || mu.mine()) return;
     uint64_t k;
     {
         KeepLastError keep;
@@ -1464,6 +1567,7 @@ HOOK(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t e), (e), { graphKernels
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) __asm__("cudaGraphLaunch");
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaStream_t))real("cudaGraphLaunch");
+    if (mu.mine()) return fn(e, s);
     Timed t = startTiming(s, true);
     cudaError_t r = fn(e, s);
     {
@@ -1487,6 +1591,7 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
 // count as their runtime twins do, and in the guard.
 namespace {
 void pulseOnly() {
+    if (mu.mine()) return;
     std::lock_guard<Lock> g(mu);
     pulse();
 }
@@ -1501,6 +1606,7 @@ void driverAlloc(size_t n) {
         static auto fn = (ret(*) params)realDriver(#name);        \
         if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;           \
         ret r = fn args;                                          \
+        if (mu.mine()) return r;                                  \
         {                                                         \
             std::lock_guard<Lock> g(mu);                    \
             record();                                             \
@@ -1567,6 +1673,8 @@ DHOOK(CUresult, cuMemFreeAsync, (CUdeviceptr p, CUstream s), (p, s), {
     guard.driver_free_calls++;
     if (r == CUDA_SUCCESS) removed((void*)p, (cudaStream_t)s, true);
 })
+DHOOK(CUresult, cuEventCreate, (CUevent* e, unsigned int f), (e, f), { if (r == CUDA_SUCCESS) eventMade((cudaEvent_t)*e); })
+DHOOK(CUresult, cuEventDestroy_v2, (CUevent e), (e), { if (r == CUDA_SUCCESS) eventGone((cudaEvent_t)e); })
 
 // Look-ups. A program that asks for a hooked function by name (dlsym on
 // libcudart's handle, the driver's entry points) gets the hook, which
@@ -1574,7 +1682,7 @@ DHOOK(CUresult, cuMemFreeAsync, (CUdeviceptr p, CUstream s), (p, s), {
 // get the real ones.
 namespace {
 void* answer(const char* name, void* found, const void* caller) {
-    if (found == nullptr || nvidiaCaller(caller)) return found;
+    if (found == nullptr || mu.mine() || nvidiaCaller(caller)) return found;
     void* hook = hookFor(name);
     if (hook == nullptr || hook == found) return found;
     std::lock_guard<Lock> g(mu);
@@ -1585,7 +1693,7 @@ void* answer(const char* name, void* found, const void* caller) {
 // redirectEntry swaps a driver entry point the program asked for by its
 // base name ("cuMemAlloc") for the hook of its current version.
 void redirectEntry(const char* symbol, void** pfn) {
-    if (symbol == nullptr || pfn == nullptr || *pfn == nullptr) return;
+    if (symbol == nullptr || pfn == nullptr || *pfn == nullptr || mu.mine()) return;
     char v2[128];
     snprintf(v2, sizeof v2, "%s_v2", symbol);
     void* hook = hookFor(v2);

@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -220,5 +221,60 @@ func TestRealLibraryRefusesInterposers(t *testing.T) {
 		if v.Passed() || !failedWith(v, name) {
 			t.Errorf("a program that defines %s passed a check of its record: %+v (output %q)", name, v.Results, v.Output)
 		}
+	}
+}
+
+// The real library's bookkeeping of version 6, on a machine without a
+// GPU: testdata/library/fake stands in for the runtime and the driver
+// (libcuda.so.1), and its program frees, uses after the free, allocates
+// the block again at the same address, and makes and destroys events.
+// The library's own timing events, made through the stand-in too, are
+// not the program's; the stand-in's cudaEventCreateWithFlags calls the
+// hooked cudaEventCreate, from inside the library's lock when the library
+// makes its timing events (a non-recursive lock once waited for itself
+// there: this test hung).
+func TestRealLibraryUsesAfterFreeAndEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	lib, err := tk.StatsLibrary(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-Xlinker", "-soname=libcuda.so.1",
+			"-o", filepath.Join(dir, "libcuda.so.1"), "testdata/library/fake/fakecuda.cc"},
+		{"-x", "c++", "-cudart", "none", "-o", filepath.Join(dir, "program"), "testdata/library/fake/program.cc",
+			"-L" + dir, "-l:libcuda.so.1", "-Xlinker", "-rpath=" + dir},
+	} {
+		if out, err := exec.Command(tk.NVCC.Path, args...).CombinedOutput(); err != nil {
+			t.Fatalf("nvcc %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	ch, err := openStatsChannel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(dir, "program"))
+	cmd.Env = append([]string{"LD_PRELOAD=" + lib}, ch.env()...)
+	cmd.ExtraFiles = []*os.File{ch.w}
+	out, runErr := cmd.CombinedOutput()
+	rec, err := ch.finish()
+	if runErr != nil || err != nil {
+		t.Fatalf("run: %v, record: %v (output %q)", runErr, err, out)
+	}
+	want := map[string]float64{
+		"uses_after_free": 4, "events_created": 3, "events_destroyed": 2, "leaked_events": 1,
+		"malloc_async_calls": 3, "kernel_launches": 3, "launches_inspected": 3, "exited": 1,
+	}
+	for n, w := range want {
+		if v, _ := rec.Stats.Value(n); v != w {
+			t.Errorf("%s = %v, want %v", n, v, w)
+		}
+	}
+	if note, want := rec.Stats.RaceNote("uses_after_free"), "kernel k on stream 2 used a 4 KiB buffer that cudaFreeAsync on stream 1 had freed before it was queued"; note != want {
+		t.Errorf("the first use after free: %q, want %q", note, want)
 	}
 }
