@@ -1,5 +1,5 @@
 // expect: in its stream's order
-// The mistake: put() gives the block back with cudaFree, which waits for the whole device first: the right block reaches B, but the host stalls and the pool's rules never come into play.
+// The mistake: put() gives the block back with cudaFree, not in s's order: cudaFree waits for the whole device first, and the pool's reuse rules never come into play (on the H100 the run also did not reach its end).
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A
