@@ -14,10 +14,30 @@
 
 static const uint64_t MiB = 1 << 20;
 
+// TODO 1: attr is the pool's value of attribute a, one of the uint64_t
+// ones (the marks, the threshold, what it holds now), asked of the pool;
+// 0 when the pool cannot say.
 static uint64_t attr(cudaMemPool_t pool, cudaMemPoolAttr a) {
     uint64_t v = 0;
-    cudaMemPoolGetAttribute(pool, a, &v);
+    if (cudaMemPoolGetAttribute(pool, a, &v) != cudaSuccess) return 0;
     return v;
+}
+
+// TODO 2: make_pool creates a pool of the device's own memory, apart from
+// the device's default pool, as it comes: its release threshold 0, so
+// that it holds nothing across a synchronisation until a phase says so.
+static cudaError_t make_pool(int device, cudaMemPool_t* pool) {
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    return cudaMemPoolCreate(pool, &props);
+}
+
+// TODO 3: held says whether the pool holds at least need bytes reserved
+// now, so that a round needing them takes them without asking the driver.
+static bool held(cudaMemPool_t pool, uint64_t need) {
+    return attr(pool, cudaMemPoolAttrReservedMemCurrent) >= need;
 }
 
 // arg is the program's argument i as a number from lo to hi, or def when
@@ -50,7 +70,7 @@ static int run_round(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, int r)
     return 0;
 }
 
-// TODO 1: measure_peak sets *peak to the bytes the pool reserves for one
+// TODO 4: measure_peak sets *peak to the bytes the pool reserves for one
 // round of the phase, measured with the pool's own attributes (a
 // high-water mark counts since it was last reset, and from what the pool
 // already holds). Run the round with run_round.
@@ -63,7 +83,7 @@ static int measure_peak(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, uin
     return 0;
 }
 
-// TODO 2: enter_phase sets the pool's policy for a phase whose rounds
+// TODO 5: enter_phase sets the pool's policy for a phase whose rounds
 // reserve peak bytes: the pool keeps that much across synchronisations
 // and no more, and what it holds beyond it goes back to the driver now,
 // before the phase's first round. From here on the pool's high-water
@@ -78,7 +98,7 @@ static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
     return 0;
 }
 
-// TODO 3: report prints, for the phase just run, the pool's used and
+// TODO 6: report prints, for the phase just run, the pool's used and
 // reserved high-water marks and its release threshold, in MiB, as
 //   phase NAME: used high U MiB, reserved high R MiB, threshold T MiB
 static int report(cudaMemPool_t pool, const char* name) {
@@ -91,7 +111,7 @@ static int report(cudaMemPool_t pool, const char* name) {
     return 0;
 }
 
-// TODO 4: the work is done: the pool gives back everything it keeps.
+// TODO 7: the work is done: the pool gives back everything it keeps.
 static int finish(cudaMemPool_t pool) {
     CHECK(cudaMemPoolTrimTo(pool, 0));
     return 0;
@@ -102,12 +122,8 @@ static int finish(cudaMemPool_t pool) {
 int main(int argc, char** argv) {
     const int device = 0, rounds = arg(argc, argv, 1, 6, 1, 1000), wide = arg(argc, argv, 2, 4, 2, 8);
     CHECK(cudaSetDevice(device));
-    cudaMemPoolProps props = {};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    cudaMemPool_t pool;
-    CHECK(cudaMemPoolCreate(&pool, &props));
+    cudaMemPool_t pool = nullptr;
+    CHECK(make_pool(device, &pool));
     cudaStream_t s;
     CHECK(cudaStreamCreate(&s));
 
@@ -125,7 +141,7 @@ int main(int argc, char** argv) {
                attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB, peaks[i] / MiB);
         int reused = 0;
         for (int r = 0; r < rounds; r++) {
-            if (attr(pool, cudaMemPoolAttrReservedMemCurrent) >= need) reused++;
+            if (held(pool, need)) reused++;
             if (run_round(pool, s, ph, r)) return 1;
         }
         printf("%s: %d of %d rounds found their %" PRIu64 " MiB already reserved\n", ph.name, reused, rounds,

@@ -32,23 +32,101 @@ static bool pools_supported(int device) {
     return supported != 0;
 }
 
-// make_strict_pool creates a pool of the device's memory on which a block
-// freed on one stream is reused by another only through an event the
-// allocating stream waits for.
-static cudaError_t make_strict_pool(int device, cudaMemPool_t* pool) {
-    // TODO 2: create the pool, then turn off the two reuse policies that
-    // let a block cross streams without an event of the program's.
-    cudaMemPoolProps props = {};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    (void)props;
-    cudaError_t e = cudaDeviceGetDefaultMemPool(pool, device);
-    if (e != cudaSuccess) return e;
+// A StrictPool is a pool of the device's memory of its own on which a
+// block freed on one stream reaches another stream only where the program
+// hands it over: opportunistic reuse and the dependencies the driver would
+// insert by itself are off; following the program's events stays on.
+// main makes one, checks error() after each step, and uses nothing else
+// of the pool's.
+class StrictPool {
+public:
+    explicit StrictPool(int device);
+    ~StrictPool();
+    // error is the first CUDA error any of the pool's calls met, or
+    // cudaSuccess.
+    cudaError_t error() const;
+    // get allocates bytes from the pool in s's order; nullptr (and error()
+    // says why) when it cannot.
+    void* get(size_t bytes, cudaStream_t s);
+    // put gives p back to the pool in s's order: after the work queued on
+    // s so far, which may still be using it.
+    void put(void* p, cudaStream_t s);
+    // hand orders to after everything queued on from so far, its puts
+    // included, so that to's next get may take a block from put back;
+    // the host does not wait.
+    void hand(cudaStream_t from, cudaStream_t to);
+    // policy is the pool's own value of reuse policy attr, asked of the
+    // pool (-1 when it cannot say).
+    int policy(cudaMemPoolAttr attr);
+    // reserved_high is the most memory the pool has reserved from the
+    // device at once.
+    size_t reserved_high();
+
+private:
+    // TODO 2: what the pool keeps: the pool itself, whatever hand needs,
+    // and the first error.
+    cudaMemPool_t pool_ = nullptr;
+    cudaEvent_t handed_ = nullptr; // one event serves every hand: a wait takes its latest record
+    cudaError_t error_ = cudaSuccess;
+    // note keeps e if it is the first error.
+    void note(cudaError_t e) {
+        if (error_ == cudaSuccess) error_ = e;
+    }
+};
+
+// TODO 3: create the pool on device, with the two reuse policies off that
+// let a block cross streams without an event of the program's, and what
+// hand needs. A failure is kept for error(), not printed.
+StrictPool::StrictPool(int device) {
+    note(cudaDeviceGetDefaultMemPool(&pool_, device));
     int off = 0;
-    e = cudaMemPoolSetAttribute(*pool, cudaMemPoolReuseAllowOpportunistic, &off);
-    if (e != cudaSuccess) return e;
-    return cudaMemPoolSetAttribute(*pool, cudaMemPoolReuseAllowInternalDependencies, &off);
+    note(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowOpportunistic, &off));
+    note(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowInternalDependencies, &off));
+    // The event only orders streams: without timing, recording it is cheaper.
+    note(cudaEventCreateWithFlags(&handed_, cudaEventDisableTiming));
+}
+
+// TODO 4: give back what the constructor made.
+StrictPool::~StrictPool() {
+    if (handed_ != nullptr) cudaEventDestroy(handed_);
+}
+
+// TODO 5: the first error.
+cudaError_t StrictPool::error() const {
+    return error_;
+}
+
+// TODO 6: a block from this pool, in s's order.
+void* StrictPool::get(size_t bytes, cudaStream_t s) {
+    void* p = nullptr;
+    cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, pool_, s);
+    note(e);
+    return e == cudaSuccess ? p : nullptr;
+}
+
+// TODO 7: the block back to the pool, in s's order.
+void StrictPool::put(void* p, cudaStream_t s) {
+    note(cudaFreeAsync(p, s));
+}
+
+// TODO 8: order to after what from has queued so far; the host goes on.
+void StrictPool::hand(cudaStream_t from, cudaStream_t to) {
+    note(cudaEventRecord(handed_, from));
+    note(cudaStreamWaitEvent(to, handed_, 0));
+}
+
+// TODO 9: the pool's value of attr (an int attribute), asked of the pool.
+int StrictPool::policy(cudaMemPoolAttr attr) {
+    int v = -1; // what main prints if the pool cannot say
+    note(cudaMemPoolGetAttribute(pool_, attr, &v));
+    return v;
+}
+
+// TODO 10: the most the pool has reserved at once (a size_t attribute).
+size_t StrictPool::reserved_high() {
+    size_t v = 0;
+    note(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v));
+    return v;
 }
 
 // arg is the program's argument i as a number from 1 to hi, or def when
@@ -73,61 +151,55 @@ int main(int argc, char** argv) {
         printf("device %d does not support memory pools: nothing to do\n", device);
         return 0;
     }
-    cudaMemPool_t pool = nullptr;
-    CHECK(make_strict_pool(device, &pool));
-    int policy[2] = {1, 1};
-    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolReuseAllowOpportunistic, &policy[0]));
-    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolReuseAllowInternalDependencies, &policy[1]));
-    printf("pool: opportunistic %d, internal dependencies %d\n", policy[0], policy[1]);
-
     cudaStream_t a, b;
     CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
-    cudaEvent_t freed, back;
-    CHECK(cudaEventCreateWithFlags(&freed, cudaEventDisableTiming));
-    CHECK(cudaEventCreateWithFlags(&back, cudaEventDisableTiming));
     unsigned long long* sums = nullptr;
     CHECK(cudaMalloc(&sums, rounds * sizeof(unsigned long long)));
     CHECK(cudaMemsetAsync(sums, 0, rounds * sizeof(unsigned long long), b));
 
-    int handed = 0;
-    for (int r = 0; r < rounds; r++) {
-        int* pa = nullptr;
-        CHECK(cudaMallocFromPoolAsync(&pa, bytes, pool, a));
-        fill<<<(n + 255) / 256, 256, 0, a>>>(pa, n, r + 1);
-        CHECK(cudaFreeAsync(pa, a));
-        // TODO 3: hand the block A just freed to B: B's allocation below
-        // may take it only if B is ordered after the free.
-        CHECK(cudaEventRecord(freed, a));
-        CHECK(cudaStreamWaitEvent(b, freed, 0));
-        int* pb = nullptr;
-        CHECK(cudaMallocFromPoolAsync(&pb, bytes, pool, b));
-        handed += pb == pa;
-        fill<<<(n + 255) / 256, 256, 0, b>>>(pb, n, 2 * (r + 1));
-        sum<<<128, 256, 0, b>>>(pb, n, sums + r);
-        CHECK(cudaFreeAsync(pb, b));
-        // TODO 4: hand the block back: A's allocation in the next round
-        // may take it only if A is ordered after B's free.
-        CHECK(cudaEventRecord(back, b));
-        CHECK(cudaStreamWaitEvent(a, back, 0));
-    }
-    CHECK(cudaGetLastError());
-    unsigned long long got[64];
-    CHECK(cudaMemcpyAsync(got, sums, rounds * sizeof(unsigned long long), cudaMemcpyDeviceToHost, b));
-    CHECK(cudaStreamSynchronize(b));
-    CHECK(cudaStreamSynchronize(a));
-    int right = 0;
-    for (int r = 0; r < rounds; r++) right += got[r] == 2ull * (r + 1) * n;
+    int handed = 0, right = 0;
     size_t reserved = 0;
-    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &reserved));
+    {
+        StrictPool pool(device);
+        CHECK(pool.error());
+        const int opportunistic = pool.policy(cudaMemPoolReuseAllowOpportunistic);
+        const int internal = pool.policy(cudaMemPoolReuseAllowInternalDependencies);
+        CHECK(pool.error());
+        printf("pool: opportunistic %d, internal dependencies %d\n", opportunistic, internal);
+
+        // One block travels: A fills it and gives it back, B gets it (the
+        // same bytes, if the pool handed it over), fills and sums it and
+        // gives it back, and A gets it again in the next round.
+        for (int r = 0; r < rounds; r++) {
+            int* pa = static_cast<int*>(pool.get(bytes, a));
+            CHECK(pool.error());
+            fill<<<(n + 255) / 256, 256, 0, a>>>(pa, n, r + 1);
+            pool.put(pa, a);
+            pool.hand(a, b);
+            int* pb = static_cast<int*>(pool.get(bytes, b));
+            CHECK(pool.error());
+            handed += pb == pa;
+            fill<<<(n + 255) / 256, 256, 0, b>>>(pb, n, 2 * (r + 1));
+            sum<<<128, 256, 0, b>>>(pb, n, sums + r);
+            pool.put(pb, b);
+            pool.hand(b, a);
+            CHECK(pool.error());
+        }
+        CHECK(cudaGetLastError());
+        unsigned long long got[64];
+        CHECK(cudaMemcpyAsync(got, sums, rounds * sizeof(unsigned long long), cudaMemcpyDeviceToHost, b));
+        CHECK(cudaStreamSynchronize(b));
+        CHECK(cudaStreamSynchronize(a));
+        for (int r = 0; r < rounds; r++) right += got[r] == 2ull * (r + 1) * n;
+        reserved = pool.reserved_high();
+        CHECK(pool.error());
+    }
     printf("%d of %d rounds: B reused the block A freed\n", handed, rounds);
     printf("%d of %d rounds summed correctly\n", right, rounds);
     printf("pool reserved at most %zu MiB for blocks of %d MiB\n", reserved >> 20, mib);
     CHECK(cudaFree(sums));
-    CHECK(cudaEventDestroy(freed));
-    CHECK(cudaEventDestroy(back));
     CHECK(cudaStreamDestroy(a));
     CHECK(cudaStreamDestroy(b));
-    CHECK(cudaMemPoolDestroy(pool));
     return 0;
 }
