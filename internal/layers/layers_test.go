@@ -21,8 +21,8 @@ const module = "github.com/cudalessons/lessons/"
 // imports put it, here and in the README.
 var floors = [][]string{
 	{"diag", "kernels", "bench/classload", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/suspect", "internal/failure"},
-	{"checker", "gpu", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/layers", "internal/clex", "internal/failure"},
+	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
 	{"internal/course", "internal/machine", "internal/python"},
 	{"internal/jupyter"},
 	{"internal/notebook"},
