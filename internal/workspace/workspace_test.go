@@ -12,6 +12,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/machine/machinetest"
 	"github.com/cudalessons/lessons/internal/notebook"
 )
 
@@ -66,26 +67,11 @@ func TestMakeWrapperRefusesALinkedFolder(t *testing.T) {
 	}
 }
 
-// fakeMachine puts a fake nvcc alone on the PATH, the compile cache in a
-// temporary folder and the GPU that gpu names ($LESSONS_GPU: "none" for
-// no GPU); no Jupyter kernel is looked for. It returns the fake nvcc.
-func fakeMachine(t *testing.T, gpu string) string {
-	t.Helper()
-	bin := t.TempDir()
-	nvcc := filepath.Join(bin, "nvcc")
-	os.WriteFile(nvcc, []byte("#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n"), 0o755)
-	t.Setenv("PATH", bin)
-	t.Setenv("LESSONS_CACHE", t.TempDir())
-	t.Setenv("LESSONS_GPU", gpu)
-	t.Setenv("LESSONS_KERNEL", "none")
-	return nvcc
-}
-
 // Prepare readies a lesson's run in its workspace: the machine's nvcc and
 // GPU, a compiler for the GPU's architecture (or the one asked for), and
 // cells whose nvcc is the workspace's wrapper, building through the cache.
 func TestPrepare(t *testing.T) {
-	nvcc := fakeMachine(t, "Fake H100,9.0,1024")
+	nvcc := machinetest.Fake(t, "Fake H100,9.0,1024")
 	root := t.TempDir()
 	l, err := lesson.Parse("lessons/day001-a.md", []byte("# Day 1\n\n```sh run\necho ran > ran.txt\n```\n"))
 	if err != nil {
@@ -100,7 +86,7 @@ func TestPrepare(t *testing.T) {
 	if r.Dir != ws || r.Machine.GPUErr != nil {
 		t.Fatalf("dir %q, GPU %v", r.Dir, r.Machine.GPUErr)
 	}
-	if r.Compiler.Path != nvcc || r.Compiler.Version != "12.4.131" || r.Compiler.Arch != "sm_90" {
+	if r.Compiler.Path != nvcc || r.Compiler.Version != machinetest.Version || r.Compiler.Arch != "sm_90" {
 		t.Errorf("compiler %+v", r.Compiler)
 	}
 	if r.Env.Wrapper != WrapperDir(ws) {
@@ -109,12 +95,12 @@ func TestPrepare(t *testing.T) {
 	if _, err := os.Readlink(filepath.Join(WrapperDir(ws), "nvcc")); err != nil {
 		t.Errorf("no wrapper: %v", err)
 	}
-	for _, v := range []string{"LESSONS_REAL_NVCC=" + nvcc, "LESSONS_NVCC_VERSION=12.4.131", "LESSONS_ARCH=sm_90", "LESSONS_CACHE=" + os.Getenv("LESSONS_CACHE")} {
+	for _, v := range []string{"LESSONS_REAL_NVCC=" + nvcc, "LESSONS_NVCC_VERSION=" + machinetest.Version, "LESSONS_ARCH=sm_90", "LESSONS_CACHE=" + os.Getenv("LESSONS_CACHE")} {
 		if !slices.Contains(r.Env.Vars, v) {
 			t.Errorf("cells' environment %q lacks %q", r.Env.Vars, v)
 		}
 	}
-	if h := r.Header(false); !strings.Contains(h, "Day 1\nworkspace "+ws+"\nnvcc 12.4.131 ("+nvcc+"), GPU Fake H100 (sm_90)\n") || strings.Contains(h, "No GPU") {
+	if h := r.Header(false); !strings.Contains(h, "Day 1\nworkspace "+ws+"\nnvcc "+machinetest.Version+" ("+nvcc+"), GPU Fake H100 (sm_90)\n") || strings.Contains(h, "No GPU") {
 		t.Errorf("header %q", h)
 	}
 	outcomes, sum, err := r.Cells(t.Context(), notebook.Options{}, io.Discard)
@@ -138,7 +124,7 @@ func TestPrepare(t *testing.T) {
 // so unless compiling was what was asked; without nvcc it is a tool's
 // failure that says what lessons run needs.
 func TestPrepareWithoutGPUOrNVCC(t *testing.T) {
-	fakeMachine(t, "none")
+	machinetest.Fake(t, "none")
 	l := &lesson.Lesson{Path: "lessons/day001-a.md", Title: "Day 1"}
 	r, err := Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "")
 	if err != nil {

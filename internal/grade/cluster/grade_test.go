@@ -14,6 +14,7 @@ import (
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/machine/machinetest"
 	"github.com/cudalessons/lessons/internal/slurm"
 )
 
@@ -169,11 +170,7 @@ func TestWorkerShare(t *testing.T) {
 // A build node has no GPU: it builds for the run nodes' GPU that the plan
 // names; a run node needs one ($LESSONS_GPU fakes it).
 func TestWorkerMachine(t *testing.T) {
-	bin := t.TempDir()
-	os.WriteFile(filepath.Join(bin, "nvcc"), []byte("#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n"), 0o755)
-	t.Setenv("PATH", bin)
-	t.Setenv("LESSONS_CACHE", t.TempDir())
-	t.Setenv("LESSONS_GPU", "none")
+	machinetest.Fake(t, "none")
 	var log strings.Builder
 	w := &Worker{Stage: slurm.StageBuild, Log: &log}
 	m, err := w.machine(t.Context(), &Plan{Capability: "8.0"})
