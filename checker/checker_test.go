@@ -163,7 +163,7 @@ func TestRecordedRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stats, err := ReadStats(filepath.Join("testdata/runs", name+".bin"))
+			stats, err := readStats(filepath.Join("testdata/runs", name+".bin"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +193,7 @@ func TestRecordedRuns(t *testing.T) {
 }
 
 func TestStatsAgreeWithCUDA(t *testing.T) {
-	s, err := ReadStats("testdata/runs/async_solution.bin")
+	s, err := readStats("testdata/runs/async_solution.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestStatsAgreeWithCUDA(t *testing.T) {
 }
 
 func TestVMMStatistics(t *testing.T) {
-	s, err := ReadStats("testdata/runs/vmm_solution.bin")
+	s, err := readStats("testdata/runs/vmm_solution.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestRaces(t *testing.T) {
 		"resource_solution":       {"0", "0", ""},
 		"resource_stub":           {"14", "0", "kernel fill on stream 2 used memory of a 16 MiB allocation that kernel sum on stream 1 may still be using"},
 	} {
-		s, err := ReadStats(filepath.Join("testdata/runs", name+".bin"))
+		s, err := readStats(filepath.Join("testdata/runs", name+".bin"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +268,7 @@ func TestRaces(t *testing.T) {
 // attributes, what the library read from them when the pool was
 // destroyed, and what it counted itself, agree.
 func TestPoolFiguresAgreeWithCUDA(t *testing.T) {
-	s, err := ReadStats("testdata/runs/pool_solution.bin")
+	s, err := readStats("testdata/runs/pool_solution.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestVersion3Statistics(t *testing.T) {
 	if _, err := DecodeStats(s.Encode()[:v2Size]); err == nil {
 		t.Error("a version 3 record cut at version 2's size decoded")
 	}
-	v2, err := ReadStats("testdata/runs/stream_pools_solution.bin")
+	v2, err := readStats("testdata/runs/stream_pools_solution.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestVersion1Records(t *testing.T) {
 	}
 	// A record the version 1 library wrote on the H100 (the async-pipeline
 	// solution, before the race figures).
-	s1, err := ReadStats("testdata/async_solution_v1.bin")
+	s1, err := readStats("testdata/async_solution_v1.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestVersion1Records(t *testing.T) {
 }
 
 func TestCrashKeepsWhatWasRecorded(t *testing.T) {
-	s, err := ReadStats("testdata/runs/async_crash_after_alloc.bin")
+	s, err := readStats("testdata/runs/async_crash_after_alloc.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -647,4 +647,13 @@ func TestVersion6Statistics(t *testing.T) {
 	if _, err := DecodeStats(s.Encode()[:v5Size]); err == nil {
 		t.Error("a version 6 record cut at version 5's size decoded")
 	}
+}
+
+// readStats reads a record the statistics library wrote (a fixture).
+func readStats(file string) (*Stats, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeStats(data)
 }

@@ -130,7 +130,7 @@ func TestChannelRejectsChildren(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, a := &proc{t: t, pid: 100}, &proc{t: t, pid: 101, parent: 100}
-			got, err := VerifyFrames(join(tc.make(root, a)...), testKey)
+			got, err := verifyFrames(join(tc.make(root, a)...), testKey)
 			var ce *ChannelError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Reason, tc.want) || ce.CutShort != tc.cut {
 				t.Fatalf("err = %v (%+v), want %q (cut short %v)", err, ce, tc.want, tc.cut)
@@ -146,7 +146,7 @@ func TestChannelRejectsChildren(t *testing.T) {
 // CUDA after the program's end; its record is taken.
 func TestChannelChildStartsLate(t *testing.T) {
 	root, a := &proc{t: t, pid: 100}, &proc{t: t, pid: 101, parent: 100}
-	got, err := VerifyFrames(join(root.frame(FrameStart, &Stats{}), root.frame(FrameEnd, &Stats{Forks: 1, Exited: 1}),
+	got, err := verifyFrames(join(root.frame(FrameStart, &Stats{}), root.frame(FrameEnd, &Stats{Forks: 1, Exited: 1}),
 		a.frame(FrameStart, &Stats{}), a.frame(FrameEnd, &Stats{MallocCalls: 1, Exited: 1})), testKey)
 	if err != nil || got.Children == nil || got.Children.MallocCalls != 1 {
 		t.Fatalf("%+v, %v", got, err)
@@ -161,7 +161,7 @@ func TestChannelLimitsProcesses(t *testing.T) {
 	for i := 0; i < MaxProcesses; i++ {
 		fs = append(fs, (&proc{t: t, pid: uint64(10 + i), parent: 1}).frame(FrameStart, &Stats{}))
 	}
-	_, err := VerifyFrames(join(fs...), testKey)
+	_, err := verifyFrames(join(fs...), testKey)
 	if err == nil || !strings.Contains(err.Error(), "forked more than 63 processes") {
 		t.Fatalf("err = %v", err)
 	}
@@ -220,7 +220,7 @@ equals = 1
 // H100 (the program's own process; probe.txt has the run's lines, the
 // child's included) has every figure of version 5 the probe expects.
 func TestProbeRecord(t *testing.T) {
-	s, err := ReadStats("testdata/record5/probe.bin")
+	s, err := readStats("testdata/record5/probe.bin")
 	if err != nil {
 		t.Fatal(err)
 	}

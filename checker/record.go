@@ -390,14 +390,6 @@ func (c *Channel) Close() (*Received, error) {
 	return &last, nil
 }
 
-// VerifyFrames verifies a whole channel's bytes at once (Channel does it
-// as they come).
-func VerifyFrames(data, key []byte) (*Received, error) {
-	c := NewChannel(key)
-	c.Write(data)
-	return c.Close()
-}
-
 // EncodeFrame makes a frame as the library does: tests, and stand-ins
 // for the library in a toolchain without CUDA, use it.
 func EncodeFrame(key []byte, seq uint64, kind int, s *Stats, g *Guard) ([]byte, error) {

@@ -48,7 +48,7 @@ func TestChannelAcceptsTheLibrarysFrames(t *testing.T) {
 		t.Errorf("received %+v, %+v", got.Stats, got.Guard)
 	}
 	// A program that never touched CUDA: start and end, zeros.
-	got, err = VerifyFrames(join(frames(t, testKey, 0, true)...), testKey)
+	got, err = verifyFrames(join(frames(t, testKey, 0, true)...), testKey)
 	if err != nil || got.Stats.MallocCalls != 0 || got.Frames != 2 {
 		t.Errorf("start and end alone: %+v, %v", got, err)
 	}
@@ -57,7 +57,7 @@ func TestChannelAcceptsTheLibrarysFrames(t *testing.T) {
 // Nothing at all on the channel: the library was not loaded (a fake
 // toolchain's empty library); not an error, and no record.
 func TestChannelEmpty(t *testing.T) {
-	got, err := VerifyFrames(nil, testKey)
+	got, err := verifyFrames(nil, testKey)
 	if got != nil || err != nil {
 		t.Errorf("empty: %+v, %v", got, err)
 	}
@@ -88,7 +88,7 @@ func TestChannelRejects(t *testing.T) {
 		{"short garbage", "ab", "frame the library did not write", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := VerifyFrames([]byte(tc.data), testKey)
+			got, err := verifyFrames([]byte(tc.data), testKey)
 			var ce *ChannelError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Reason, tc.want) || ce.CutShort != tc.cut {
 				t.Fatalf("err = %v (%+v), want %q (cut short %v)", err, ce, tc.want, tc.cut)
@@ -138,7 +138,7 @@ func FuzzChannel(f *testing.F) {
 			n = 0
 		}
 		mixed := join(honest[:at], data, honest[at+n:])
-		got, err := VerifyFrames(mixed, testKey)
+		got, err := verifyFrames(mixed, testKey)
 		if err == nil && got != nil && !bytes.Equal(mixed, honest) {
 			// Accepted bytes that are not the honest stream: only
 			// possible if they are another run's frames under this key,
@@ -149,4 +149,12 @@ func FuzzChannel(f *testing.F) {
 			t.Fatal("bytes accepted as an empty channel")
 		}
 	})
+}
+
+// verifyFrames verifies a whole channel's bytes at once, as Channel does
+// as they come.
+func verifyFrames(data, key []byte) (*Received, error) {
+	c := NewChannel(key)
+	c.Write(data)
+	return c.Close()
 }

@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"unsafe"
@@ -130,15 +129,6 @@ func (s *Stats) RaceNote(stat string) string {
 		b = b[:n]
 	}
 	return string(b)
-}
-
-// ReadStats reads a record written by the statistics library.
-func ReadStats(file string) (*Stats, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeStats(data)
 }
 
 // DecodeStats decodes a record.

@@ -163,7 +163,7 @@ func TestRelativeToErrors(t *testing.T) {
 func TestTimedRuns(t *testing.T) {
 	read := func(name string) *Stats {
 		t.Helper()
-		s, err := ReadStats("testdata/timing/" + name + ".bin")
+		s, err := readStats("testdata/timing/" + name + ".bin")
 		if err != nil {
 			t.Fatal(err)
 		}

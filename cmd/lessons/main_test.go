@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -210,13 +211,29 @@ func fakeStats() {
 
 func TestMain(m *testing.M) {
 	sandbox.Helper()
-	testscript.Main(m, map[string]func(){
+	testscript.Main(suite{m}, map[string]func(){
 		"lessons": func() { os.Exit(cli.Main()) },
 		"nvcc":    func() { os.Exit(workspace.NVCCMain(os.Args[1:])) },
 		// fakestats NAME=VALUE... sends a statistics record over the
 		// run's channel (descriptor 3), as the preloaded library would.
 		"fakestats": fakeStats,
 	})
+}
+
+// suite is this package's tests: they run the real command end to end,
+// each script and dialect its own programs and Jupyter kernels, and on a
+// loaded machine of two cores take longer than go test's default limit
+// of 10 minutes, which is there to catch a hang. Here every wait has a
+// deadline of its own, so with go test's default (and only then) the
+// whole may take 30.
+type suite struct{ m *testing.M }
+
+func (s suite) Run() int {
+	flag.Parse()
+	if t := flag.Lookup("test.timeout"); t != nil && t.Value.String() == (10*time.Minute).String() {
+		t.Value.Set((30 * time.Minute).String())
+	}
+	return s.m.Run()
 }
 
 // TestScript runs testdata/script/*.txtar against the real command. $COURSE

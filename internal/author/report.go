@@ -63,34 +63,23 @@ func (r *Report) Errors() int {
 // surviving), then each survivor with its exercise, its diff and the
 // checks it passed, and each mutant that could not be judged.
 func (r *Report) Write(w io.Writer) {
-	type row struct{ mutants, killed, equivalent, survived, errs int }
-	rows := map[string]*row{}
+	rows := map[string]*tally{}
 	for _, x := range r.Order {
-		rows[x] = &row{}
+		rows[x] = &tally{}
 	}
 	for i := range r.Outcomes {
 		o := &r.Outcomes[i]
 		rw := rows[o.Exercise]
 		if rw == nil {
-			rw = &row{}
+			rw = &tally{}
 			rows[o.Exercise] = rw
 			r.Order = append(r.Order, o.Exercise)
 		}
-		rw.mutants++
-		switch {
-		case o.Err != nil:
-			rw.errs++
-		case o.KilledBy != "":
-			rw.killed++
-		case o.Equivalent != "":
-			rw.equivalent++
-		default:
-			rw.survived++
-		}
+		rw.add(o)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXERCISE\tMUTANTS\tKILLED\tEQUIVALENT\tSURVIVING")
-	var total row
+	var total tally
 	for _, x := range r.Order {
 		rw := rows[x]
 		mark := "✓"
@@ -138,8 +127,8 @@ func indent(s string) string {
 // apart, since those cost least and say least).
 func (r *Report) writeOperators(w io.Writer) {
 	type row struct {
-		per                                            map[string]int
-		mutants, killed, unbuilt, equivalent, survived int
+		tally
+		per map[string]int
 	}
 	rows := map[string]*row{}
 	for i := range r.Outcomes {
@@ -153,18 +142,7 @@ func (r *Report) writeOperators(w io.Writer) {
 			rows[o.Mutant.Op] = rw
 		}
 		rw.per[o.Exercise]++
-		rw.mutants++
-		switch {
-		case o.Err != nil:
-		case o.KilledBy == "compiles":
-			rw.unbuilt++
-		case o.KilledBy != "":
-			rw.killed++
-		case o.Equivalent != "":
-			rw.equivalent++
-		default:
-			rw.survived++
-		}
+		rw.add(o)
 	}
 	if len(rows) == 0 {
 		return
@@ -185,9 +163,34 @@ func (r *Report) writeOperators(w io.Writer) {
 		for _, x := range r.Order {
 			fmt.Fprintf(tw, "\t%d", rw.per[x])
 		}
-		fmt.Fprintf(tw, "\t%d\t%d\t%d\t%d\t%d\n", rw.mutants, rw.killed, rw.unbuilt, rw.equivalent, rw.survived)
+		fmt.Fprintf(tw, "\t%d\t%d\t%d\t%d\t%d\n", rw.mutants, rw.killed-rw.unbuilt, rw.unbuilt, rw.equivalent, rw.survived)
 	}
 	tw.Flush()
+}
+
+// tally counts mutants by what came of them.
+type tally struct {
+	mutants, equivalent, survived, errs int
+	// killed counts every mutant a check killed; unbuilt those of them
+	// that did not compile.
+	killed, unbuilt int
+}
+
+func (t *tally) add(o *Outcome) {
+	t.mutants++
+	switch {
+	case o.Err != nil:
+		t.errs++
+	case o.KilledBy != "":
+		t.killed++
+		if o.KilledBy == "compiles" {
+			t.unbuilt++
+		}
+	case o.Equivalent != "":
+		t.equivalent++
+	default:
+		t.survived++
+	}
 }
 
 // WriteKills writes, one line per mutant, tab-separated: its exercise,

@@ -2,13 +2,12 @@ package cli
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/iostreams"
+	"github.com/cudalessons/lessons/internal/machine/machinetest"
 )
 
 func TestCheckFlags(t *testing.T) {
@@ -30,11 +29,7 @@ func TestCheckFlags(t *testing.T) {
 // A --file that is not there is a usage error that names it once.
 func TestCheckFileMissing(t *testing.T) {
 	dir := tinyCourse(t)
-	t.Setenv("LESSONS_GPU", "Fake GPU,9.0,85899345920")
-	fake := t.TempDir()
-	os.WriteFile(filepath.Join(fake, "nvcc"), []byte("#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n"), 0o755)
-	t.Setenv("PATH", fake)
-	t.Setenv("LESSONS_CACHE", t.TempDir())
+	machinetest.Fake(t, "Fake GPU,9.0,85899345920")
 	ios, _, _, errOut := iostreams.Test()
 	code := Run(ios, []string{"--course", dir, "check", "pipe", "--file", "/nope/mine.cu"})
 	if want := "lessons: check --file /nope/mine.cu: no such file or directory\n"; code != 2 || !strings.HasPrefix(errOut.String(), want) {

@@ -140,13 +140,6 @@ children), so that a runaway program cannot slow the rest of the class.`,
 }
 
 // openBook opens the gradebook; reading commands need it to exist.
-func openBook(path string, mustExist bool) (*gradebook.Book, error) {
-	if mustExist {
-		return gradebook.OpenExisting(path)
-	}
-	return gradebook.Open(path)
-}
-
 func gradeRun(o *gradeOptions, args []string) error {
 	dir, only := args[0], args[1:]
 	subs, c, err := openSubmissions(o, dir)
@@ -172,14 +165,11 @@ func gradeRun(o *gradeOptions, args []string) error {
 		return err
 	}
 	defer l.Close()
-	book, err := openBook(cl.BookPath, false)
+	book, err := cl.OpenBook()
 	if err != nil {
 		return err
 	}
 	defer book.Close()
-	if err := book.SetExercises(cl.BookExercises); err != nil {
-		return err
-	}
 	if err := book.SetPeople(subs.People); err != nil {
 		return err
 	}

@@ -141,14 +141,11 @@ func gradeSlurm(o *gradeOptions, c *course.Course, dir string, only []string) er
 		fmt.Fprint(o.io.Out, plan)
 		return err
 	}
-	book, err := openBook(cl.BookPath, false)
+	book, err := cl.OpenBook()
 	if err != nil {
 		return err
 	}
 	defer book.Close()
-	if err := book.SetExercises(cl.BookExercises); err != nil {
-		return err
-	}
 	if d, err = g.Submit(context.Background(), d, book); err != nil || d == nil {
 		if err != nil {
 			return err
@@ -228,7 +225,7 @@ func gradeCollect(o *gradeOptions, _ []string) error {
 	if !ok {
 		return usagef("nothing was submitted from %s: grade with lessons grade SUBMISSIONS --slurm first (or name the folder with --slurm-dir)", jobDir)
 	}
-	book, err := openBook(bookPath, true)
+	book, err := gradebook.OpenExisting(bookPath)
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func lmsPeople(o *gradeOptions) (map[string]gradebook.Person, error) {
 	if err != nil {
 		return nil, err
 	}
-	book, err := openBook(o.book, true)
+	book, err := gradebook.OpenExisting(o.book)
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,21 @@ func LoadClass(c *course.Course, dir, book string, only []string) (*Class, error
 	return &Class{Course: c, Submissions: subs, Students: students, Exercises: exercises, Tasks: tasks, BookExercises: bookXs, BookPath: bookPath}, nil
 }
 
+// OpenBook opens the class's gradebook, made when there is none, with the
+// class's exercises set: what a grade records into, here or through
+// Slurm. Close it.
+func (cl *Class) OpenBook() (*gradebook.Book, error) {
+	book, err := gradebook.Open(cl.BookPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := book.SetExercises(cl.BookExercises); err != nil {
+		book.Close()
+		return nil, err
+	}
+	return book, nil
+}
+
 // Timed are the timed exercises among tasks, in order, and how many of
 // the tasks are timed.
 func Timed(tasks []*Task) (ids []string, n int) {

@@ -73,12 +73,16 @@ type Built struct {
 	Failed []checker.Result // the failed "compiles" check, when it did not
 	Took   time.Duration
 	Err    error // the tool failed (not the student's code)
+	// shared: a copy for an item whose build another item made.
+	shared bool
 }
 
 // Ran is a run's outcome.
 type Ran struct {
 	Results []checker.Result
 	Output  string
+	// Outputs are what each run printed, by run name ("": the public run).
+	Outputs map[string]string
 	Took    time.Duration
 }
 
@@ -380,10 +384,9 @@ type Sinks struct {
 	Graded func(*gradebook.Attempt)
 }
 
-// Items are the scheduler's items of tasks to grade with tc, the one way
-// a grade's items are made, here and on a cluster's node: the tasks of
-// one file (of one exercise) share a build, so that no two builds write
-// one build folder at once.
+// Items are the scheduler's items of tasks to grade with tc, here and
+// on a cluster's node: the tasks of one file (of one exercise) share a
+// build, so that no two builds write one build folder at once.
 func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 	type shared struct {
 		once sync.Once
@@ -397,42 +400,39 @@ func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 			e = &shared{}
 			byKey[t.Key()] = e
 		}
-		it := &Item{
+		w := Work{
 			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed,
 			Args: map[string]string{"student": t.Student, "exercise": t.Exercise.ID},
-			Build: func(ctx context.Context, slot int) (bool, string) {
-				outcome := "" // shared: built by another item
+			Build: func(ctx context.Context, slot int) *Built {
+				made := false
 				e.once.Do(func() {
-					e.b = tc.Build(ctx, t, slot)
-					outcome = buildOutcome(e.b)
+					e.b, made = tc.Build(ctx, t, slot), true
 					if sinks.Built != nil {
 						sinks.Built(t, e.b)
 					}
 				})
-				if ctx.Err() != nil || sinks.Graded == nil {
-					return false, outcome // nothing half-built is recorded
+				if made {
+					return e.b
 				}
-				if a := e.b.Attempt(t); a != nil {
-					sinks.Graded(a)
-					return false, outcome
-				}
-				return true, outcome
+				b := *e.b
+				b.shared = true
+				return &b
 			},
 		}
+		var done func(Outcome)
 		if sinks.Graded != nil {
-			it.Run = func(ctx context.Context, device string, slot int) time.Duration {
-				ran, err := tc.Run(ctx, t, e.b, device, slot)
-				if ctx.Err() != nil {
-					return 0 // stopped half way: its verdict means nothing
+			w.Run = func(ctx context.Context, b *Built, device string, slot int) (*Ran, error) {
+				return tc.Run(ctx, t, b, device, slot)
+			}
+			done = func(o Outcome) {
+				if o.Ran == nil && o.RunErr == nil {
+					sinks.Graded(o.Built.Attempt(t))
+					return
 				}
-				sinks.Graded(RunAttempt(t, e.b, ran, err))
-				if ran != nil {
-					return max(ran.Took, time.Nanosecond)
-				}
-				return 0
+				sinks.Graded(RunAttempt(t, o.Built, o.Ran, o.RunErr))
 			}
 		}
-		out = append(out, it)
+		out = append(out, NewItem(w, done))
 	}
 	return out
 }
@@ -485,16 +485,6 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 		return sum, fmt.Errorf("gradebook %s: %w", book.Path, recErr)
 	}
 	return sum, ctx.Err()
-}
-
-func buildOutcome(b *Built) string {
-	switch {
-	case b.Err != nil:
-		return "tool failed: " + b.Err.Error()
-	case b.Failed != nil:
-		return "does not compile"
-	}
-	return "built"
 }
 
 // maxOutput is how much of a program's output the gradebook keeps.

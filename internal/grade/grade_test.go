@@ -279,8 +279,7 @@ func TestTrace(t *testing.T) {
 }
 
 // TestTimedRunsAlone: with several runs at once per GPU, a timed
-// exercise's run never shares its GPU, and the others still run side by
-// side.
+// exercise's run never shares its GPU.
 func TestTimedRunsAlone(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{}
@@ -325,8 +324,53 @@ func TestTimedRunsAlone(t *testing.T) {
 			}
 		}
 	}
-	if f.maxBusy["0"] < 2 && f.maxBusy["1"] < 2 {
-		t.Errorf("the untimed runs never ran side by side: %v", f.maxBusy)
+}
+
+// meeting holds each run until a second is going on at once: runs that
+// never share their GPU never meet.
+type meeting struct {
+	*fake
+	mu   sync.Mutex
+	in   int
+	once sync.Once
+	met  chan struct{}
+}
+
+func (m *meeting) Run(ctx context.Context, t *Task, b *Built, dev string, slot int) (*Ran, error) {
+	m.mu.Lock()
+	if m.in++; m.in == 2 {
+		m.once.Do(func() { close(m.met) })
+	}
+	m.mu.Unlock()
+	defer func() { m.mu.Lock(); m.in--; m.mu.Unlock() }()
+	select {
+	case <-m.met:
+	case <-time.After(30 * time.Second): // runs that never share, not a slow machine
+		return nil, errors.New("no second run came while this one ran")
+	}
+	return m.fake.Run(ctx, t, b, dev, slot)
+}
+
+// TestUntimedRunsShare: with two runs at once per GPU, untimed runs share
+// their GPU.
+func TestUntimedRunsShare(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 4 {
+		files[fmt.Sprintf("s%02d/block_pool.cu", i)] = fmt.Sprintf("pass %d", i)
+	}
+	book, err := gradebook.Open(filepath.Join(t.TempDir(), "gradebook.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer book.Close()
+	m := &meeting{fake: newFake(), met: make(chan struct{})}
+	sum, err := Grade(context.Background(), book, class(t, dir, files), m, Options{Jobs: 2, Devices: []string{"0"}, PerDevice: 2})
+	if err != nil || sum.Passed != 4 || sum.Errors != 0 {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	if m.maxBusy["0"] != 2 {
+		t.Errorf("at most %d runs at once on the GPU, want 2", m.maxBusy["0"])
 	}
 }
 

@@ -3,7 +3,6 @@ package grade
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/machine"
@@ -37,21 +36,12 @@ func (p Pipeline) Job(t *Task) *exercise.Job {
 
 // Build builds a task's files.
 func (p Pipeline) Build(ctx context.Context, t *Task, slot int) *Built {
-	start := time.Now()
-	b, err := exercise.Build(ctx, p.Toolkit, p.Runner, p.Job(t), slot)
-	if err != nil {
-		return &Built{Err: err, Took: time.Since(start)}
-	}
-	return &Built{Prog: b.Prog, Failed: b.Failed, Took: b.Took}
+	return buildJob(ctx, p.Toolkit, p.Runner, p.Job(t), slot)
 }
 
 // Run runs a task's program on device and judges it.
 func (p Pipeline) Run(ctx context.Context, t *Task, b *Built, device string, slot int) (*Ran, error) {
-	v, err := exercise.RunAll(ctx, p.Toolkit, p.Runner, p.Job(t), b.Prog, device, slot)
-	if err != nil {
-		return nil, err
-	}
-	return &Ran{Results: v.Results, Output: v.Output, Took: v.Took}, nil
+	return runJob(ctx, exercise.RunAll, p.Toolkit, p.Runner, p.Job(t), b, device, slot)
 }
 
 // Env is the environment of a program run with this choice: the hardware

@@ -195,6 +195,11 @@ func Start(ctx context.Context, spec *Spec, dir string, env []string) (*Kernel, 
 		os.Remove(k.conn)
 		return nil, fmt.Errorf("start the Jupyter kernel %s (%s): %w", spec.Name, argv[0], err)
 	}
+	if err := k.waitListening(ctx, ports[0], ports[1], ports[3]); err != nil {
+		k.proc.Kill("it did not listen")
+		os.Remove(k.conn)
+		return nil, fmt.Errorf("connect to the Jupyter kernel %s: %w; it said: %s", spec.Name, err, strings.TrimSpace(startErr.String()))
+	}
 	// The sockets live as long as the kernel, not as the request that
 	// started it.
 	sctx := context.Background()
@@ -237,6 +242,38 @@ func Start(ctx context.Context, spec *Spec, dir string, env []string) (*Kernel, 
 		}
 	}
 	return k, nil
+}
+
+// startWait is the longest a kernel may take to listen: a few seconds
+// on an idle machine, many more on a busy one.
+const startWait = 60 * time.Second
+
+// waitListening waits until the kernel listens on each of ports (the
+// sockets dial once, a few retries: a kernel that starts slowly, on a
+// busy machine, was refused), or it ends, or ctx is done.
+func (k *Kernel) waitListening(ctx context.Context, ports ...int) error {
+	deadline := time.Now().Add(startWait)
+	for _, p := range ports {
+		addr := fmt.Sprintf("127.0.0.1:%d", p)
+		for {
+			c, err := net.DialTimeout("tcp", addr, time.Second)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("it did not listen on %s within %s", addr, startWait)
+			}
+			select {
+			case <-k.proc.Exited():
+				return fmt.Errorf("it ended before it listened on %s", addr)
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return nil
 }
 
 // sawIdle waits for the iopub status idle of request id.

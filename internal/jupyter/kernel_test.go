@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,45 @@ func TestFindSpecRefusesPaths(t *testing.T) {
 		if _, err := FindSpec(name); err == nil || !strings.Contains(err.Error(), "not a Jupyter kernel's name") {
 			t.Errorf("%q: %v", name, err)
 		}
+	}
+}
+
+// A kernel is waited for until it listens, not for a count of tries: one
+// that ends first says so, with what it printed, at once; one that is
+// slow to start (a busy machine) is connected to when it listens.
+func TestStartWaitsForTheKernel(t *testing.T) {
+	broken := &Spec{Name: "broken", Argv: []string{"sh", "-c", "echo no module named ipykernel >&2; exit 1"}}
+	_, err := Start(context.Background(), broken, t.TempDir(), os.Environ())
+	if err == nil || !strings.Contains(err.Error(), "it ended before it listened") || !strings.Contains(err.Error(), "no module named ipykernel") {
+		t.Errorf("a kernel that ends: %v", err)
+	}
+	spec, err := FindSpec("python3")
+	if err != nil {
+		t.Skip(err)
+	}
+	if testing.Short() {
+		t.Skip("a kernel held back 12 s")
+	}
+	// The kernel starts only once a file appears: as late as a loaded
+	// machine would start it, past the sockets' own retries.
+	gate := filepath.Join(t.TempDir(), "go")
+	slow := *spec
+	slow.Argv = append([]string{"sh", "-c", `while [ ! -e "$0" ]; do sleep 0.05; done; exec "$@"`, gate}, spec.Argv...)
+	started := make(chan *Kernel, 1)
+	go func() {
+		k, err := Start(context.Background(), &slow, t.TempDir(), os.Environ())
+		if err != nil {
+			t.Error(err)
+		}
+		started <- k
+	}()
+	select {
+	case <-started:
+		t.Fatal("connected to a kernel that had not started")
+	case <-time.After(12 * time.Second): // longer than 200 tries of 50 ms
+	}
+	os.WriteFile(gate, nil, 0o644)
+	if k := <-started; k != nil {
+		k.Close()
 	}
 }

@@ -3,8 +3,10 @@ package lms
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -94,12 +96,7 @@ func Arrange(src, out string, ts []Target, opts Options) (*Class, error) {
 			notes[i].Student = keyOf[s]
 		}
 	}
-	keys := make([]string, 0, len(people))
-	for k := range people {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(people)) {
 		p := people[key]
 		cl.People = append(cl.People, p)
 		// The key and the file names come from the download: every
@@ -172,17 +169,12 @@ func join(subs map[string]*submission, layout Layout, listed []gradebook.Person)
 			byID[strings.ToLower(p.Login)] = i
 		}
 		for _, k := range nameKeys(p.Name) {
-			if k != "" && !containsInt(byName[k], i) {
+			if k != "" && !slices.Contains(byName[k], i) {
 				byName[k] = append(byName[k], i)
 			}
 		}
 	}
-	order := make([]string, 0, len(subs))
-	for k := range subs {
-		order = append(order, k)
-	}
-	sort.Strings(order)
-	for _, k := range order {
+	for _, k := range slices.Sorted(maps.Keys(subs)) {
 		s := subs[k]
 		i, ok := -1, false
 		if s.lmsID != "" {
@@ -253,15 +245,6 @@ func ownKey(s *submission, layout Layout) string {
 		return roster.Key(strings.ToLower(strings.Join(strings.Fields(s.name), "-")))
 	}
 	return roster.Key(s.name)
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteReport says what Arrange did: how many students and files, and

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/machine/machinetest"
 )
 
 func TestSanitizerPath(t *testing.T) {
@@ -71,11 +72,7 @@ func TestQueues(t *testing.T) {
 }
 
 func TestNeedSaysWhatIsMissing(t *testing.T) {
-	t.Setenv("LESSONS_CACHE", t.TempDir())
-	t.Setenv("LESSONS_GPU", "none")
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "nvcc"), []byte("#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n"), 0o755)
-	t.Setenv("PATH", dir)
+	machinetest.Fake(t, "none")
 	_, err := Need(t.Context(), "check")
 	var tool *failure.Tool
 	if !errors.As(err, &tool) {

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cudalessons/lessons/internal/clex"
 )
 
 // Kind is a family of things a source can name.
@@ -102,138 +104,57 @@ func UnexplainedBy(src []byte, known []*Kind) []Finding {
 	return out
 }
 
-// flatten is src without its comments, with adjacent string literals
-// joined into one, and, for each byte of what it returns, the line of
-// src it came from.
+// flatten is src without its comments (each one blank), with adjacent
+// string literals joined into one, and, for each byte of what it
+// returns, the line of src it came from.
 func flatten(src string) (string, []int) {
-	var b strings.Builder
+	var b []byte
 	var lines []int
 	line := 1
-	emit := func(c byte, at int) {
-		b.WriteByte(c)
-		lines = append(lines, at)
+	emit := func(s string) {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c == '\n' {
+				line++
+				c = ' '
+			}
+			b = append(b, c)
+			lines = append(lines, line)
+		}
 	}
 	// open is the index in b of the closing quote of the last string
-	// literal, while only spaces and comments have followed it.
+	// literal, while only blanks and comments have followed it.
 	open := -1
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		between := true // only space or a comment: a literal may go on after it
-		switch {
-		case c == '\n':
-			line++
-			emit(' ', line)
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			i-- // the newline is counted above
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			i += 2
-			for i < len(src) && !(src[i] == '*' && i+1 < len(src) && src[i+1] == '/') {
-				if src[i] == '\n' {
-					line++
-				}
-				i++
-			}
-			i++
-			emit(' ', line)
-		case c == '"' && rawString(src, i):
-			// R"d(...)d": nothing inside ends it but )d", quotes and
-			// backslashes included (a plain string's end would leave the
-			// code after it inside a string, unseen).
+	code := func(s string) {
+		if strings.TrimSpace(s) != "" {
 			open = -1
-			j := strings.IndexByte(src[i+1:], '(')
-			if j < 0 || j > 16 {
-				emit(c, line)
-				break
-			}
-			end := ")" + src[i+1:i+1+j] + "\""
-			k := strings.Index(src[i+2+j:], end)
-			if k < 0 {
-				k = len(src) - (i + 2 + j)
-			}
-			emit('"', line)
-			for _, r := range []byte(src[i+2+j : i+2+j+k]) {
-				if r == '\n' {
-					line++
-					r = ' '
-				}
-				emit(r, line)
-			}
-			i += 1 + j + k + len(end)
-			open = b.Len()
-			emit('"', line)
-			continue
-		case c == '"':
-			start := line
+		}
+		emit(s)
+	}
+	pos := 0
+	for _, sp := range clex.Spans(src) {
+		code(src[pos:sp.Start])
+		switch sp.Kind {
+		case clex.Comment:
+			line += strings.Count(src[sp.Start:sp.End], "\n")
+			emit(" ")
+		case clex.Char:
+			// '"' opens no string
+			open = -1
+			emit(src[sp.Start:sp.End])
+		case clex.String:
 			if open >= 0 {
-				// "abc" "def": drop the quote that closed "abc" and what
-				// followed it, and go on inside the same literal.
-				s := b.String()[:open]
-				b.Reset()
-				b.WriteString(s)
-				lines = lines[:open]
+				// "abc" "def": go on inside the same literal
+				b, lines = b[:open], lines[:open]
 			} else {
-				emit('"', start)
+				emit(`"`)
 			}
-			for i++; i < len(src) && src[i] != '"' && src[i] != '\n'; i++ {
-				if src[i] == '\\' && i+1 < len(src) && src[i+1] != '\n' {
-					emit(src[i], line)
-					i++
-				}
-				emit(src[i], line)
-			}
-			if i < len(src) && src[i] == '\n' {
-				line++
-			}
-			open = b.Len()
-			emit('"', line)
-			continue
-		case c == '\'':
-			// A character literal: '"' must not open a string.
-			between = false
-			emit(c, line)
-			for i++; i < len(src) && src[i] != '\'' && src[i] != '\n'; i++ {
-				if src[i] == '\\' && i+1 < len(src) {
-					emit(src[i], line)
-					i++
-				}
-				emit(src[i], line)
-			}
-			if i < len(src) {
-				if src[i] == '\n' {
-					line++
-				}
-				emit(' ', line)
-			}
-		default:
-			between = c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
-			emit(c, line)
+			emit(src[sp.BodyStart:sp.BodyEnd])
+			open = len(b)
+			emit(`"`)
 		}
-		if !between {
-			open = -1
-		}
+		pos = sp.End
 	}
-	return b.String(), lines
-}
-
-// rawString tells whether the quote at src[i] opens a raw string literal:
-// R, or u8R, uR, UR, LR, right before it, not the end of a longer name.
-func rawString(src string, i int) bool {
-	if i == 0 || src[i-1] != 'R' {
-		return false
-	}
-	j := i - 1
-	for _, p := range []string{"u8", "u", "U", "L"} {
-		if strings.HasSuffix(src[:j], p) {
-			j -= len(p)
-			break
-		}
-	}
-	if j == 0 {
-		return true
-	}
-	c := src[j-1]
-	return !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+	code(src[pos:])
+	return string(b), lines
 }

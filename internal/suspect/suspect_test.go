@@ -33,6 +33,9 @@ func TestScan(t *testing.T) {
 		{"unterminated", "\"LESSONS_STATS", []string{"the statistics library's environment@1"}},
 		{"a raw string that would open a comment", "const char* s = R\"(\" /*)\"; _exit(0); // */\n", []string{"an exit without exit handlers@1"}},
 		{"a raw string with a delimiter", "auto s = u8R\"x(/* \" )\" )x\"; _exit(0);\n", []string{"an exit without exit handlers@1"}},
+		{"joined in a directive", "#define KEY \"LESSONS_\" \"STATS\"\nint x;\n", []string{"the statistics library's environment@1"}},
+		{"a // in a directive's string", "#define URL \"http://x\"\n_exit(0);\n", []string{"an exit without exit handlers@2"}},
+		{"a comment going on past a backslash", "// no \\\n_exit(0);\nint y;\n", nil},
 		{"a name ending in R is no raw string", "int fooR = 1; auto s = fooR\"x\"; _exit(0);\n", []string{"an exit without exit handlers@1"}},
 	} {
 		var got []string

@@ -102,32 +102,18 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	var items []*grade.Item
 	for _, t := range targets {
 		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: t.files, Dir: filepath.Join(root, t.x.ID, "solution"), Root: c.Root, Env: choice.Env(t.spec.Timed)}
-		var prog string
-		items = append(items, &grade.Item{Name: "solution " + t.x.ID, Timed: t.spec.Timed,
-			Build: func(ctx context.Context, slot int) (bool, string) {
-				b, err := exercise.Build(ctx, tk, exercise.Plain{}, job, slot)
-				switch {
-				case err != nil:
-					t.err = err
-				case b.Failed != nil:
-					t.err = fmt.Errorf("the solution does not compile: %s", b.Failed[0].Got)
-				default:
-					prog = b.Prog
-				}
-				return t.err == nil, "built"
-			},
-			Run: func(ctx context.Context, device string, slot int) time.Duration {
-				v, err := exercise.RunAll(ctx, tk, exercise.Plain{}, job, prog, device, slot)
-				switch {
-				case err != nil:
-					t.err = err
-				case !checker.Passed(v.Results):
-					t.err = fmt.Errorf("the solution fails %s: run lessons verify", FirstFailure(v.Results))
-				default:
-					t.recorded = author.Recorded(t.spec, v.Outputs)
-				}
-				return 0
-			}})
+		items = append(items, grade.NewItem(grade.JobWork("solution "+t.x.ID, tk, exercise.Plain{}, job, exercise.RunAll), func(o grade.Outcome) {
+			switch {
+			case o.Err() != nil:
+				t.err = o.Err()
+			case o.Built.Failed != nil:
+				t.err = fmt.Errorf("the solution does not compile: %s", o.Built.Failed[0].Got)
+			case !checker.Passed(o.Ran.Results):
+				t.err = fmt.Errorf("the solution fails %s: run lessons verify", FirstFailure(o.Ran.Results))
+			default:
+				t.recorded = author.Recorded(t.spec, o.Ran.Outputs)
+			}
+		}))
 	}
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {
@@ -166,35 +152,14 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			files := append([]exercise.File{{Name: t.files[0].Name, Data: mt.Data}}, t.files[1:]...)
 			job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: choice.Env(t.spec.Timed),
 				Dir: filepath.Join(root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID)), Root: c.Root}
-			var prog string
-			done := func() {
-				mu.Lock()
-				report.Outcomes = append(report.Outcomes, *o)
-				mu.Unlock()
-			}
-			items = append(items, &grade.Item{Name: "mutant " + job.ID, Timed: t.spec.Timed,
-				Build: func(ctx context.Context, slot int) (bool, string) {
-					b, err := exercise.Build(ctx, tk, exercise.Plain{}, job, slot)
-					switch {
-					case err != nil:
-						o.Err = err
-					case b.Failed != nil:
-						o.KilledBy = "compiles"
-					default:
-						prog = b.Prog
-						return true, "built"
-					}
-					done()
-					return false, "does not compile"
-				},
-				Run: func(ctx context.Context, device string, slot int) time.Duration {
-					defer done()
-					v, err := exercise.Kill(ctx, tk, exercise.Plain{}, job, prog, device, slot)
-					if err != nil {
-						o.Err = err
-						return 0
-					}
-					for _, r := range v.Results {
+			items = append(items, grade.NewItem(grade.JobWork("mutant "+job.ID, tk, exercise.Plain{}, job, exercise.Kill), func(oc grade.Outcome) {
+				switch {
+				case oc.Err() != nil:
+					o.Err = oc.Err()
+				case oc.Built.Failed != nil:
+					o.KilledBy = "compiles"
+				default:
+					for _, r := range oc.Ran.Results {
 						switch {
 						case r.Pass:
 							o.Passed = append(o.Passed, r.Name)
@@ -202,8 +167,11 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 							o.KilledBy = r.Name
 						}
 					}
-					return v.Took
-				}})
+				}
+				mu.Lock()
+				report.Outcomes = append(report.Outcomes, *o)
+				mu.Unlock()
+			}))
 		}
 	}
 	opts.Note(fmt.Sprintf("Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.",

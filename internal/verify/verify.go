@@ -28,11 +28,28 @@ type Item struct {
 	Got              string // "" until something is said: ok
 	note             string // what "ok" says more (how Python cells ran)
 	Took             time.Duration
-	// build and run are the two halves; run is nil in compile-only mode.
-	build func(ctx context.Context) error
-	run   func(ctx context.Context, device string) error
-	// alone: the run has the GPU to itself (its spec is timed).
-	alone bool
+	// work is the item's build and run (no run in compile-only mode);
+	// judge says what went wrong with what came of it (nil: the tool's
+	// failure, if any).
+	work  grade.Work
+	judge func(grade.Outcome) error
+}
+
+// steps are the work of an item whose build and run say only what went
+// wrong (a lesson's cells).
+func steps(build func(ctx context.Context) error, run func(ctx context.Context, device string) error) grade.Work {
+	w := grade.Work{Build: func(ctx context.Context, slot int) *grade.Built {
+		return &grade.Built{Err: build(ctx)}
+	}}
+	if run != nil {
+		w.Run = func(ctx context.Context, b *grade.Built, device string, slot int) (*grade.Ran, error) {
+			if err := run(ctx, device); err != nil {
+				return nil, err
+			}
+			return &grade.Ran{}, nil
+		}
+	}
+	return w
 }
 
 // Options say how to verify.
@@ -107,10 +124,11 @@ func Items(c *course.Course, o Options) ([]*Item, error) {
 		if o.CompileOnly {
 			it.Want = "every cell compiles"
 		}
-		it.build = func(ctx context.Context) error { return cells(ctx, true) }
+		var run func(ctx context.Context, device string) error
 		if !o.CompileOnly {
-			it.run = func(ctx context.Context, device string) error { return cells(ctx, false) }
+			run = func(ctx context.Context, device string) error { return cells(ctx, false) }
 		}
+		it.work = steps(func(ctx context.Context) error { return cells(ctx, true) }, run)
 		items = append(items, it)
 	}
 	for _, x := range c.Exercises {
@@ -131,8 +149,7 @@ func Items(c *course.Course, o Options) ([]*Item, error) {
 // exerciseItem is the item of one side of exercise x: its solution
 // (pass) or its student file as given.
 func exerciseItem(c *course.Course, x *course.Exercise, spec *checker.Spec, o Options, kind, file string, pass bool) *Item {
-	it := &Item{Kind: kind, Name: x.ID, alone: spec.Timed, Want: "fails a check"}
-	var prog string
+	it := &Item{Kind: kind, Name: x.ID, Want: "fails a check"}
 	job := &exercise.Job{ID: x.ID, Spec: spec, Dir: filepath.Join(o.Root, kind, x.ID), Root: c.Root, Env: o.Choice.Env(spec.Timed),
 		// A solution's folder holds the files students complete; the
 		// others are the exercise's own.
@@ -140,29 +157,21 @@ func exerciseItem(c *course.Course, x *course.Exercise, spec *checker.Spec, o Op
 	if pass {
 		it.Want = "passes every check"
 	}
+	var judge grade.Judge = exercise.RunAll
 	if o.CompileOnly {
-		it.Want = "compiles"
+		it.Want, judge = "compiles", nil
 	}
-	it.build = func(ctx context.Context) error {
-		b, err := exercise.Build(ctx, o.Toolkit, exercise.Plain{}, job, 0)
-		if err != nil {
-			return err
+	it.work = grade.JobWork("", o.Toolkit, exercise.Plain{}, job, judge)
+	it.judge = func(oc grade.Outcome) error {
+		switch {
+		case oc.Err() != nil:
+			return oc.Err()
+		case oc.Built.Failed != nil:
+			return fmt.Errorf("%s", oc.Built.Failed[0].Got)
+		case oc.Ran == nil:
+			return nil // compile only
 		}
-		if b.Failed != nil {
-			return fmt.Errorf("%s", b.Failed[0].Got)
-		}
-		prog = b.Prog
-		return nil
-	}
-	if o.CompileOnly {
-		return it
-	}
-	it.run = func(ctx context.Context, device string) error {
-		v, err := exercise.RunAll(ctx, o.Toolkit, exercise.Plain{}, job, prog, device, 0)
-		if err != nil {
-			return err
-		}
-		res := v.Results
+		res := oc.Ran.Results
 		switch {
 		case pass && !checker.Passed(res):
 			return fmt.Errorf("fails: %s", FirstFailure(res))
@@ -186,26 +195,18 @@ func exerciseItem(c *course.Course, x *course.Exercise, spec *checker.Spec, o Op
 func Run(ctx context.Context, items []*Item, slots grade.Slots) error {
 	var sched []*grade.Item
 	for _, it := range items {
-		s := &grade.Item{Name: it.Kind + " " + it.Name, Timed: it.alone,
-			Build: func(ctx context.Context, slot int) (bool, string) {
-				t := time.Now()
-				if err := it.build(ctx); err != nil {
-					it.Got = err.Error()
-				}
-				it.Took = time.Since(t)
-				return it.Got == "", "built"
-			}}
-		if it.run != nil {
-			s.Run = func(ctx context.Context, device string, slot int) time.Duration {
-				t := time.Now()
-				if err := it.run(ctx, device); err != nil {
-					it.Got = err.Error()
-				}
-				it.Took += time.Since(t)
-				return 0
+		w := it.work
+		w.Name = it.Kind + " " + it.Name
+		sched = append(sched, grade.NewItem(w, func(o grade.Outcome) {
+			it.Took = o.Took
+			err := o.Err()
+			if it.judge != nil {
+				err = it.judge(o)
 			}
-		}
-		sched = append(sched, s)
+			if err != nil {
+				it.Got = err.Error()
+			}
+		}))
 	}
 	grade.Schedule(ctx, sched, slots)
 	if ctx.Err() != nil {

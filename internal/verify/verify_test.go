@@ -14,12 +14,13 @@ import (
 // the item's result; an item nothing went wrong with is ok.
 func TestRun(t *testing.T) {
 	ran := map[string]bool{}
-	ok := &Item{Kind: "solution", Name: "a", build: func(context.Context) error { return nil },
-		run: func(context.Context, string) error { ran["a"] = true; return nil }}
-	broken := &Item{Kind: "exercise", Name: "b", build: func(context.Context) error { return errors.New("compile error at b.cu:3") },
-		run: func(context.Context, string) error { ran["b"] = true; return nil }}
-	fails := &Item{Kind: "solution", Name: "c", alone: true, build: func(context.Context) error { return nil },
-		run: func(context.Context, string) error { return errors.New("fails: exits (exit status 1)") }}
+	ok := &Item{Kind: "solution", Name: "a", work: steps(func(context.Context) error { return nil },
+		func(context.Context, string) error { ran["a"] = true; return nil })}
+	broken := &Item{Kind: "exercise", Name: "b", work: steps(func(context.Context) error { return errors.New("compile error at b.cu:3") },
+		func(context.Context, string) error { ran["b"] = true; return nil })}
+	fails := &Item{Kind: "solution", Name: "c", work: steps(func(context.Context) error { return nil },
+		func(context.Context, string) error { return errors.New("fails: exits (exit status 1)") })}
+	fails.work.Timed = true
 	if err := Run(context.Background(), []*Item{ok, broken, fails}, grade.Slots{Jobs: 2, PerDevice: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestRun(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := Run(ctx, []*Item{{build: func(context.Context) error { return nil }}}, grade.Slots{}); err == nil {
+	if err := Run(ctx, []*Item{{work: steps(func(context.Context) error { return nil }, nil)}}, grade.Slots{}); err == nil {
 		t.Error("a verify stopped half way gave no error")
 	}
 }

@@ -191,38 +191,16 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 	for _, t := range targets {
 		w, job := t.w, t.job
 		job.Env = choice.Env(job.Spec.Timed)
-		var prog string
-		var began time.Time
-		items = append(items, &grade.Item{Name: "wrong " + job.ID, Timed: job.Spec.Timed,
-			Build: func(ctx context.Context, slot int) (bool, string) {
-				began = time.Now()
-				b, err := exercise.Build(ctx, tk, exercise.Plain{}, job, slot)
-				switch {
-				case err != nil:
-					w.Err = err
-				case b.Failed != nil:
-					mu.Lock()
-					w.judge(b.Failed)
-					mu.Unlock()
-				default:
-					prog = b.Prog
-					return true, "built"
-				}
-				w.Took = time.Since(began)
-				return false, "does not compile"
-			},
-			Run: func(ctx context.Context, device string, slot int) time.Duration {
-				v, err := exercise.RunAll(ctx, tk, exercise.Plain{}, job, prog, device, slot)
-				mu.Lock()
-				defer mu.Unlock()
-				w.Took = time.Since(began)
-				if err != nil {
-					w.Err = err
-					return 0
-				}
-				w.judge(v.Results)
-				return v.Took
-			}})
+		items = append(items, grade.NewItem(grade.JobWork("wrong "+job.ID, tk, exercise.Plain{}, job, exercise.RunAll), func(o grade.Outcome) {
+			mu.Lock()
+			defer mu.Unlock()
+			w.Took = o.Took
+			if err := o.Err(); err != nil {
+				w.Err = err
+				return
+			}
+			w.judge(o.Results())
+		}))
 	}
 	if opts.Note != nil {
 		opts.Note(fmt.Sprintf("Judging %s (wrong answers and correct alternatives) as grade would, %d at a time on each GPU.",

@@ -1,13 +1,19 @@
 package workspace
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/machine/machinetest"
+	"github.com/cudalessons/lessons/internal/notebook"
 )
 
 // For makes .lessons/work/NAME in the course, and refuses a link anywhere
@@ -58,5 +64,86 @@ func TestMakeWrapperRefusesALinkedFolder(t *testing.T) {
 	}
 	if _, err := os.Readlink(filepath.Join(WrapperDir(ws), "nvcc")); err != nil {
 		t.Error(err)
+	}
+}
+
+// Prepare readies a lesson's run in its workspace: the machine's nvcc and
+// GPU, a compiler for the GPU's architecture (or the one asked for), and
+// cells whose nvcc is the workspace's wrapper, building through the cache.
+func TestPrepare(t *testing.T) {
+	nvcc := machinetest.Fake(t, "Fake H100,9.0,1024")
+	root := t.TempDir()
+	l, err := lesson.Parse("lessons/day001-a.md", []byte("# Day 1\n\n```sh run\necho ran > ran.txt\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &course.Course{Root: root}
+	r, err := Prepare(t.Context(), c, l, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(root, ".lessons", "work", "day001-a")
+	if r.Dir != ws || r.Machine.GPUErr != nil {
+		t.Fatalf("dir %q, GPU %v", r.Dir, r.Machine.GPUErr)
+	}
+	if r.Compiler.Path != nvcc || r.Compiler.Version != machinetest.Version || r.Compiler.Arch != "sm_90" {
+		t.Errorf("compiler %+v", r.Compiler)
+	}
+	if r.Env.Wrapper != WrapperDir(ws) {
+		t.Errorf("cells' nvcc from %q, want the wrapper in %q", r.Env.Wrapper, WrapperDir(ws))
+	}
+	if _, err := os.Readlink(filepath.Join(WrapperDir(ws), "nvcc")); err != nil {
+		t.Errorf("no wrapper: %v", err)
+	}
+	for _, v := range []string{"LESSONS_REAL_NVCC=" + nvcc, "LESSONS_NVCC_VERSION=" + machinetest.Version, "LESSONS_ARCH=sm_90", "LESSONS_CACHE=" + os.Getenv("LESSONS_CACHE")} {
+		if !slices.Contains(r.Env.Vars, v) {
+			t.Errorf("cells' environment %q lacks %q", r.Env.Vars, v)
+		}
+	}
+	if h := r.Header(false); !strings.Contains(h, "Day 1\nworkspace "+ws+"\nnvcc "+machinetest.Version+" ("+nvcc+"), GPU Fake H100 (sm_90)\n") || strings.Contains(h, "No GPU") {
+		t.Errorf("header %q", h)
+	}
+	outcomes, sum, err := r.Cells(t.Context(), notebook.Options{}, io.Discard)
+	if err != nil || len(outcomes) != 1 || !outcomes[0].OK || !strings.HasPrefix(sum, "1 cells: ") {
+		t.Fatalf("cells %+v, %q, %v", outcomes, sum, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err != nil {
+		t.Errorf("the cell did not run in the workspace: %v", err)
+	}
+
+	// A folder given (relative) is made absolute; an architecture given
+	// is built for.
+	t.Chdir(root)
+	r, err = Prepare(t.Context(), nil, l, "elsewhere", "sm_80")
+	if err != nil || r.Dir != filepath.Join(root, "elsewhere") || r.Compiler.Arch != "sm_80" {
+		t.Errorf("dir %q, arch %q, %v", r.Dir, r.Compiler.Arch, err)
+	}
+}
+
+// Without a GPU the run is prepared to compile only, and its header says
+// so unless compiling was what was asked; without nvcc it is a tool's
+// failure that says what lessons run needs.
+func TestPrepareWithoutGPUOrNVCC(t *testing.T) {
+	machinetest.Fake(t, "none")
+	l := &lesson.Lesson{Path: "lessons/day001-a.md", Title: "Day 1"}
+	r, err := Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Machine.GPUErr == nil || r.Compiler.Arch != "" {
+		t.Errorf("GPU %v, arch %q", r.Machine.GPUErr, r.Compiler.Arch)
+	}
+	if h := r.Header(false); !strings.Contains(h, "No GPU found (") || !strings.Contains(h, "Compiling every cell; running them needs a GPU.") {
+		t.Errorf("header %q", h)
+	}
+	if h := r.Header(true); strings.Contains(h, "No GPU") {
+		t.Errorf("compile-only header %q", h)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	_, err = Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "")
+	var tool *failure.Tool
+	if !errors.As(err, &tool) || !strings.Contains(err.Error(), "lessons run needs nvcc") {
+		t.Errorf("without nvcc: %v", err)
 	}
 }

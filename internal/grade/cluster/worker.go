@@ -243,7 +243,7 @@ func (w *Worker) run(ctx context.Context, tc grade.Toolchain, p *Plan, items []I
 	var werr error
 	n := 0
 	sink := func(a *gradebook.Attempt) {
-		if cancelledWith(ctx, a) {
+		if cancelledWith(ctx, a, time.After(signalGrace)) {
 			return // stopped half way: the task is started again, or retried
 		}
 		r := &Result{Item: byPair[a.Student+"\x00"+a.Exercise], Attempt: a, Task: taskID, Node: w.Host}
@@ -275,8 +275,8 @@ func (w *Worker) run(ctx context.Context, tc grade.Toolchain, p *Plan, items []I
 // a time limit, a preemption), so the program may die of it before this
 // process hears of it, and its "killed by signal 15" is no verdict on
 // the student's code. Such an attempt waits a moment for the task's own
-// signal; it is kept only if none comes.
-func cancelledWith(ctx context.Context, a *gradebook.Attempt) bool {
+// signal, until grace; it is kept only if none comes.
+func cancelledWith(ctx context.Context, a *gradebook.Attempt, grace <-chan time.Time) bool {
 	if ctx.Err() != nil {
 		return true
 	}
@@ -290,10 +290,14 @@ func cancelledWith(ctx context.Context, a *gradebook.Attempt) bool {
 	select {
 	case <-ctx.Done():
 		return true
-	case <-time.After(2 * time.Second):
+	case <-grace:
 		return false
 	}
 }
+
+// signalGrace is how long a program's death by signal waits for its
+// task's own: Slurm sends both at once.
+const signalGrace = 2 * time.Second
 
 // preflight checks, on a compute node, what its tasks will need, and
 // logs the run nodes' GPU for the submitting node.

@@ -49,7 +49,9 @@ func main() {
 	data, _ := io.ReadAll(r)
 	runErr := cmd.Wait()
 	took := time.Since(t0)
-	got, err := checker.VerifyFrames(data, key)
+	c := checker.NewChannel(key)
+	c.Write(data)
+	got, err := c.Close()
 	if err != nil || got == nil || got.Stats == nil {
 		fail(fmt.Errorf("the record did not verify: %v", err))
 	}
