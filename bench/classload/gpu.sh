@@ -95,5 +95,5 @@ done
 # The figures of each load last, for a caller that reads the tail
 # (bench/integration.sh).
 echo "=== summary"
-grep -h "^lone run\|^runs:\|^Run to first\|^CUDA processes\|^errors" $OUT/classload*.txt
+grep -h "^lone run\|^runs:\|^Run to first\|^CUDA processes\|^errors" $OUT/classload[0-9]*.txt
 true
