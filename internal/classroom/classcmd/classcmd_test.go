@@ -97,7 +97,7 @@ func TestSlurmFlags(t *testing.T) {
 func TestServerWithoutAGPU(t *testing.T) {
 	noGPU := errors.New("grade needs a GPU")
 	s := slurmFlags{nodes: 2}
-	m := &machine.Machine{NVCC: &gpu.Tool{Path: "/usr/bin/nvcc", Version: "13.0"}, GPUErr: errors.New("no GPU (LESSONS_GPU=none)")}
+	m := &machine.Machine{NVCC: &gpu.Tool{Path: "/usr/bin/nvcc", Version: "13.0"}, GPUErr: errors.New("LESSONS_GPU=none")}
 	if _, err := s.gpuless(m, 4, 1, noGPU); err != noGPU {
 		t.Errorf("without --slurm-only: %v", err)
 	}
