@@ -110,4 +110,3 @@ func TestThreadTextIsBounded(t *testing.T) {
 		t.Errorf("len %d: %q", len(got), got[len(got)-40:])
 	}
 }
-
