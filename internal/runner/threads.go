@@ -58,11 +58,11 @@ func Threads(procRoot string, root int, skip string) []Thread {
 			dir := filepath.Join(procRoot, strconv.Itoa(pid), "task", e.Name())
 			t := Thread{PID: pid, TID: tid}
 			_, t.State, _ = readStat(filepath.Join(dir, "stat"))
-			t.Comm = clean(readSmall(filepath.Join(dir, "comm")))
+			t.Comm = clean(readSmall(filepath.Join(dir, "comm")), 32)
 			if pid == tid && t.Comm == skip && skip != "" {
 				break
 			}
-			if w := clean(readSmall(filepath.Join(dir, "wchan"))); w != "0" {
+			if w := clean(readSmall(filepath.Join(dir, "wchan")), 64); w != "0" {
 				t.Wchan = w
 			}
 			t.Syscall = syscallOf(readSmall(filepath.Join(dir, "syscall")))
@@ -153,16 +153,18 @@ func readSmall(path string) string {
 	return strings.TrimSpace(string(buf[:n]))
 }
 
-// clean keeps a name the program chose to printable ASCII, short.
-func clean(s string) string {
+// clean keeps a name to printable ASCII (the program chose its threads'),
+// at most max bytes: a kernel function's name may be long
+// ("poll_schedule_timeout.constprop.0").
+func clean(s string, max int) string {
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r > 0x7e {
 			return '?'
 		}
 		return r
 	}, s)
-	if len(s) > 32 {
-		s = s[:32]
+	if len(s) > max {
+		s = s[:max]
 	}
 	return s
 }

@@ -87,13 +87,13 @@ func TestThreadsFromAFakeProc(t *testing.T) {
 	task(10, 10, 1, "lessons", "S", "do_wait", "61 0x0")
 	task(10, 11, 1, "lessons", "S", "futex_wait_queue", "202 0x0")
 	task(12, 12, 10, "a) S 1 (x", "S", "futex_wait_queue", "202 0x1 0x2")
-	task(12, 13, 10, "cuda-EvtHandlr", "S", "do_sys_poll", "7 0x0")
-	task(12, 14, 10, "cuda-EvtHandlr", "S", "do_sys_poll", "7 0x0")
+	task(12, 13, 10, "cuda-EvtHandlr", "S", "poll_schedule_timeout.constprop.0", "7 0x0")
+	task(12, 14, 10, "cuda-EvtHandlr", "S", "poll_schedule_timeout.constprop.0", "7 0x0")
 	task(12, 15, 10, "allocstats\x1b[2J", "S", "pipe_write", "1 0x3")
 	task(12, 16, 10, "spin", "R", "0", "running")
 	task(99, 99, 1, "other", "S", "do_wait", "61 0x0")
 	got := ThreadText(Threads(root, 10, "lessons"))
-	want := "a) S 1 (x S in futex_wait_queue (futex), 2× cuda-EvtHandlr S in do_sys_poll (poll), allocstats?[2J S in pipe_write (write), spin R"
+	want := "a) S 1 (x S in futex_wait_queue (futex), 2× cuda-EvtHandlr S in poll_schedule_timeout.constprop.0 (poll), allocstats?[2J S in pipe_write (write), spin R"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
