@@ -54,6 +54,10 @@ type Spec struct {
 	// called when the program is stopped for time, output or
 	// cancellation, before its group is.
 	Stop func()
+	// Helper names (as /proc's comm shows it) a process of the sandbox's
+	// own between the runner and the program: left out of the threads a
+	// timed-out run lists.
+	Helper string
 }
 
 // Result is how a run ended.
@@ -69,6 +73,10 @@ type Result struct {
 	// passed (it was killed for it).
 	OutOfMemory bool
 	Duration    time.Duration
+	// Threads says, for a run stopped at its time limit, where each of
+	// its threads was just before (Thread's String, joined): diagnostic
+	// text from /proc, shown, never judged.
+	Threads string
 }
 
 // OK reports whether the program exited 0 on its own.
@@ -79,6 +87,8 @@ func (r *Result) OK() bool {
 // Reason says in words why a run failed, or "" when it did not.
 func (r *Result) Reason(timeout time.Duration, maxOutput int64) string {
 	switch {
+	case r.TimedOut && r.Threads != "":
+		return fmt.Sprintf("timed out after %s and was stopped; its threads then: %s", timeout, r.Threads)
 	case r.TimedOut:
 		return fmt.Sprintf("timed out after %s and was stopped", timeout)
 	case r.Truncated:
@@ -177,6 +187,7 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	case err = <-done:
 	case <-timeout:
 		res.TimedOut = true
+		res.Threads = ThreadText(Threads("/proc", cmd.Process.Pid, spec.Helper))
 		err = stop(spec, pgid, done)
 	case <-over:
 		res.Truncated = true

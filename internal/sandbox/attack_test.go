@@ -184,6 +184,8 @@ type graderRequest struct {
 	Stdin bool
 	// Env is set in the grader's environment.
 	Env []string
+	// Timeout is the run's limit; 0 means 20 s.
+	Timeout time.Duration
 }
 
 // grader runs req, as lessons grade would, and prints what came back.
@@ -206,6 +208,9 @@ func grader(data string) int {
 	spec := runner.Spec{
 		Argv: append([]string{req.Self}, req.Args...), Dir: req.Policy.Dir, Timeout: 20 * time.Second, MaxOutput: 1 << 16,
 		Env: []string{"SANDBOX_TEST_MODE=" + req.Mode, "PATH=/usr/bin:/bin"},
+	}
+	if req.Timeout > 0 {
+		spec.Timeout = req.Timeout
 	}
 	if req.Stdin {
 		spec.Stdin = os.Stdin
@@ -785,5 +790,29 @@ func (f *fixture) needUserPIDNS(t *testing.T) {
 	}
 	if !rep.PIDNS {
 		t.Skipf("a grader that is not root gets no pid namespace here: %s", rep)
+	}
+}
+
+// TestTimeoutSaysWhereTheThreadsWere: a run stopped at its time limit
+// says where the program's threads were, read by a root grader and by
+// one that is not (the program in a pid namespace under the grader's
+// init): the child it waits for is asleep in a known call. The program
+// is this binary, named as the sandbox's helper, and so left out.
+func TestTimeoutSaysWhereTheThreadsWere(t *testing.T) {
+	for _, v := range variants {
+		if v.programRoot {
+			continue
+		}
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			if v.grader {
+				f.needUserPIDNS(t)
+			}
+			out := f.grader(t, v.grader, nil, graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Mode: "sleepchild", Timeout: 3 * time.Second})
+			if !strings.Contains(out, "and was stopped; its threads then: sleep S in ") ||
+				!strings.Contains(out, "nanosleep)") || strings.Contains(out, "sandbox.test") {
+				t.Errorf("%s", out)
+			}
+		})
 	}
 }

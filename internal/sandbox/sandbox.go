@@ -242,6 +242,12 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	}
 	spec.Env = append(hideLoaderEnv(env), envPolicy+"="+string(data))
 	spec.Argv = append([]string{self, prog}, spec.Argv[1:]...)
+	// A run's init (pid namespace) stays this binary: its threads are not
+	// the program's. The kernel keeps 15 bytes of a name.
+	spec.Helper = filepath.Base(self)
+	if len(spec.Helper) > 15 {
+		spec.Helper = spec.Helper[:15]
+	}
 	var cg *cgroup
 	if r.Cgroups != nil {
 		if cg, err = r.Cgroups.group(p); err != nil {

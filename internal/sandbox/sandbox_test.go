@@ -106,6 +106,8 @@ func misbehave(mode string, args []string) int {
 	case "spin":
 		for {
 		}
+	case "sleepchild": // wait for a child that sleeps
+		exec.Command("/bin/sleep", "60").Run()
 	case "bigfile": // write a file of args[0] MiB
 		f, err := os.Create("big")
 		if err != nil {

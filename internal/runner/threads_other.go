@@ -1,0 +1,5 @@
+//go:build !amd64
+
+package runner
+
+var archSyscallNames = map[int]string{}
