@@ -97,6 +97,10 @@ type Config struct {
 	// Trace, when set, gets a line for each run given a slot, with when
 	// each of its phases began (Trace; $LESSONS_TRACE).
 	Trace io.Writer
+	// Workers, when set, names the machines the class's runs go to
+	// besides this one (the pilots' workers on Slurm nodes), for the
+	// instructor's view.
+	Workers func() []string
 }
 
 // Class is a running class server (an http.Handler).

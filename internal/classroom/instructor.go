@@ -22,6 +22,8 @@ type ClassState struct {
 	Queue     QueueState     `json:"queue"`
 	// Stopped are submissions a killed server never graded ("who exercise").
 	Stopped []string `json:"stopped,omitempty"`
+	// Workers are the nodes' workers connected now (Config.Workers).
+	Workers []string `json:"workers,omitempty"`
 }
 
 // StudentState is one student's row of the instructor's view.
@@ -55,6 +57,9 @@ func (c *Class) State() (*ClassState, error) {
 	}
 	q := c.queue.State()
 	st := &ClassState{Queue: q, Stopped: c.Stopped}
+	if c.cfg.Workers != nil {
+		st.Workers = c.cfg.Workers()
+	}
 	for _, x := range c.course.Exercises {
 		st.Exercises = append(st.Exercises, x.ID)
 	}

@@ -142,7 +142,9 @@ func TestStudentsAreIsolated(t *testing.T) {
 }
 
 func TestInstructorViewAndExport(t *testing.T) {
-	tc := newTestClass(t, nil)
+	tc := newTestClass(t, func(c *Config) {
+		c.Workers = func() []string { return []string{"job 7 (run on node1: 4 GPUs)"} }
+	})
 	ann := tc.browser()
 	ann.signin(tc.invite("ann"))
 	ann.post("/_class/api/submit", map[string]any{"exercise": "pool", "text": "DONE HIDDEN"})
@@ -156,6 +158,9 @@ func TestInstructorViewAndExport(t *testing.T) {
 	json.Unmarshal([]byte(body), &st)
 	if code != 200 || len(st.Students) != 2 || st.Students[0].Submitted["pool"] != "passed 10/10" || st.Students[0].What != "submit pool" {
 		t.Fatalf("state: %d %s", code, body)
+	}
+	if len(st.Workers) != 1 || st.Workers[0] != "job 7 (run on node1: 4 GPUs)" {
+		t.Errorf("the nodes' workers in the view: %q", st.Workers)
 	}
 	if code, v := prof.post("/_class/api/submit", map[string]any{"exercise": "pool", "text": "DONE HIDDEN"}); code == 200 {
 		t.Fatalf("the instructor's submission was graded: %v", v)

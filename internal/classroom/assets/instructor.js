@@ -7,7 +7,8 @@
   function show(st) {
     var q = st.queue, busy = Object.keys(q.busy).map(function (d) { return "GPU " + d + ": " + q.busy[d] + " running"; });
     var waiting = Object.values(q.waiting).reduce(function (a, b) { return a + b; }, 0);
-    queue.textContent = busy.join(", ") + " · " + waiting + " waiting · " + q.started + " runs so far · mean run " + Math.round(q.meanRunNS / 1e6) + " ms";
+    queue.textContent = busy.join(", ") + " · " + waiting + " waiting · " + q.started + " runs so far · mean run " + Math.round(q.meanRunNS / 1e6) + " ms" +
+      (st.workers && st.workers.length ? " · nodes: " + st.workers.join("; ") : "");
     table.textContent = "";
     var head = document.createElement("tr");
     ["student", "last activity"].concat(st.exercises).concat(["queue", "GPU s (hour)"]).forEach(function (h) {

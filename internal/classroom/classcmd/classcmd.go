@@ -157,7 +157,7 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		RunsRead: runsRead, Python: py, NoPython: noPy,
 		Toolchain: tc, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
-		Trace: traceWriter(trace),
+		Trace: traceWriter(trace), Workers: nodes.workers(),
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, ProxySecret: secret, Served: ln.Addr(), Instructors: f.instructors,
 	})
 	if err != nil {

@@ -70,6 +70,15 @@ type pilots struct {
 	queue  *classroom.Queue
 }
 
+// workers names the nodes' connected workers for the instructor's view
+// (none without pilots).
+func (p *pilots) workers() func() []string {
+	if p == nil {
+		return nil
+	}
+	return p.hub.Workers
+}
+
 // nodePerGPU is how many runs at once a node's GPU takes: --per-gpu, or
 // as grade chooses for one GPU from the node's cores for each (runs
 // share a GPU from 4 cores a GPU up).
