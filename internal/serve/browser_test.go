@@ -227,3 +227,18 @@ func TestOutputEscapesInTheBrowser(t *testing.T) {
 		t.Errorf("the output in the page: %q", s)
 	}
 }
+
+// A progress bar's carriage returns and backspaces act as on a terminal:
+// the page shows each line's last state, not every state on a line of its
+// own; a "\r\n" split between two writes is one line end.
+func TestOutputCarriageReturnsInTheBrowser(t *testing.T) {
+	c := newCourse(t, map[string]string{"day001-r": "# R\n\n```sh run\nprintf '10%%\\r50%%\\r100%%\\ndone\\r'; sleep 0.2; printf '\\nab\\bc\\n'\n```\n"})
+	p := &page{t: t, ctx: browsertest.New(t, browsertest.Options{Timeout: time.Minute})}
+	p.do("open the lesson", chromedp.Navigate(withToken(c.http.URL+"/day001-r.html")))
+	p.wait("Run", `!!document.querySelector('.cell[data-cell="1"] button.run')`)
+	p.click(`.cell[data-cell="1"] button.run`)
+	p.wait("ok", status(1)+`.startsWith("✓ ok")`)
+	if s := p.eval(out(1)); s != "100%\ndone\nac\n" {
+		t.Errorf("the output in the page: %q", s)
+	}
+}

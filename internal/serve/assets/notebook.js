@@ -129,7 +129,7 @@
     Object.keys(cells).forEach(function (k) {
       if (Number(k) === n || cells[k].markedBy === n) unmark(cells[k]);
     });
-    c.out.textContent = "";
+    c.out.textContent = ""; c.out.pendingCR = false;
     c.out.hidden = false;
     setStatus(c, "running", "running…");
     var t0 = performance.now();
@@ -150,7 +150,7 @@
             if (ev.event === "waiting") setStatus(c, "running", "waiting: " + ev.text + "…");
             if (ev.event === "start") setStatus(c, "running", "running…");
             // a terminal's escapes (colours, pip's cursor) are no text for a page
-            if (ev.event === "output") c.out.appendChild(document.createTextNode(ev.text.replace(/\x1b\[[0-?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -\/]*[0-~]/g, "")));
+            if (ev.event === "output") write(c.out, ev.text.replace(/\x1b\[[0-?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -\/]*[0-~]/g, ""));
             if (ev.event === "image" && /^data:image\/(png|jpeg|gif);base64,[A-Za-z0-9+\/=]*$/.test(ev.text)) {
               const img = document.createElement("img");
               img.src = ev.text;
@@ -177,6 +177,23 @@
     }).catch(function (err) {
       setStatus(c, "failed", "✗ " + err.message);
       return { status: "failed" };
+    });
+  }
+
+  // write adds a program's output as a terminal shows it: a carriage
+  // return goes back to the start of the line (a progress bar's next
+  // state replaces the last), a backspace takes back a character. A
+  // return at the end of one piece waits for the next: "\r\n" split
+  // between two pieces is one line end.
+  function write(out, text) {
+    if (out.pendingCR) { out.pendingCR = false; if (text[0] !== "\n") text = "\r" + text; }
+    if (text.endsWith("\r")) { out.pendingCR = true; text = text.slice(0, -1); }
+    text.replace(/\r\n/g, "\n").split(/(\r|\x08)/).forEach(function (part) {
+      var last = out.lastChild, node = last && last.nodeType === Node.TEXT_NODE ? last : null;
+      if (part === "\r") { if (node) node.data = node.data.slice(0, node.data.lastIndexOf("\n") + 1); return; }
+      if (part === "\x08") { if (node && node.data !== "" && !node.data.endsWith("\n")) node.data = node.data.slice(0, -1); return; }
+      if (part === "") return;
+      if (node) node.data += part; else out.appendChild(document.createTextNode(part));
     });
   }
 
