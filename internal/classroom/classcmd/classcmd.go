@@ -125,14 +125,23 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	if err != nil {
 		return err
 	}
-	shared, sharedVars, read, err := sharedCache(f.dir)
-	if err != nil {
-		return err
+	if trace != nil {
+		defer trace.Close()
 	}
-	runsRead := append(append([]string(nil), sandbox.SystemRead...), toolRoots(comp.Path)...)
+	// With pilots the cells build on the nodes, in each student's cache
+	// there: the server's shared cache is not theirs to read.
+	var shared *buildcache.Cache
+	var sharedVars, read []string
+	if !f.slurm.on() {
+		if shared, sharedVars, read, err = sharedCache(f.dir); err != nil {
+			return err
+		}
+	}
+	roots := toolRoots(comp.Path)
+	runsRead := append(append([]string(nil), sandbox.SystemRead...), roots...)
 	py, noPy := sandboxPython(ctx, runsRead)
 	var tc grade.Toolchain = local.Toolchain
-	cells := classroom.SandboxCells(append(toolRoots(comp.Path), read...), cg)
+	cells := classroom.SandboxCells(append(roots, read...), cg)
 	var nodes *pilots
 	if f.slurm.on() {
 		// Runs on the nodes' GPUs, builds on the build nodes (slurm.go).
@@ -144,9 +153,6 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 			return err
 		}
 		tc, cells = nodes.remote.Toolchain(tc), nodes.remote.Cells(cells)
-		// The cells build on the nodes, in each student's cache there:
-		// the server's shared cache is not theirs to read.
-		shared, sharedVars = nil, nil
 	}
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
@@ -164,9 +170,6 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		return err
 	}
 	defer cls.Close()
-	if trace != nil {
-		defer trace.Close()
-	}
 	var handler http.Handler = cls
 	if nodes != nil {
 		h, stop, err := nodes.start(ctx, cls, f.dir, local.Devices, []string{capabilityVar + "=" + capability(m)}, out)
