@@ -338,3 +338,20 @@ func TestProxyHeaderSentTwiceIsRefused(t *testing.T) {
 		t.Errorf("a GET of instructor/count: %d, want 405", code)
 	}
 }
+
+// A student who asks for the instructor's state by its URL is refused,
+// and learns nothing of it: not the classmates, not the cluster's nodes
+// (which the view names since it lists the pilots' workers).
+func TestStudentCannotReadTheInstructorsState(t *testing.T) {
+	tc := newTestClass(t, func(c *Config) {
+		c.Workers = func() []string { return []string{"job 7 (run on gpu-node-1: 4 GPUs)"} }
+	})
+	ann := tc.browser()
+	ann.signin(tc.invite("ann"))
+	for _, path := range []string{"/_class/instructor/state", "/_class/instructor", "/_class/export.json"} {
+		code, body := ann.get(path)
+		if code != http.StatusForbidden || strings.Contains(body, "gpu-node-1") || strings.Contains(body, "bob") {
+			t.Errorf("ann's GET %s: %d %q", path, code, body)
+		}
+	}
+}
