@@ -41,6 +41,13 @@ func (q *Queue) DropDevice(device string) {
 	}
 }
 
+// Open is how many slots runs may be given now.
+func (q *Queue) Open() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.onLocked()
+}
+
 // onLocked is how many slots runs may be given (those of GPUs that left
 // are not).
 func (q *Queue) onLocked() int {

@@ -3,6 +3,8 @@ package classroom
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -39,12 +41,35 @@ type remoteRig struct {
 	hub   *pilot.Hub
 	node  *nodeTools
 	local *fakeTools
+	// cellStarted, when set, is told of each cell as it starts on a
+	// node, and the cell waits for cellHold.
+	cellStarted chan string
+	cellHold    chan struct{}
+}
+
+// heldCells is a node's cell runner that holds each cell as rr says.
+type heldCells struct{ rr *remoteRig }
+
+func (h heldCells) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
+	if h.rr.cellStarted != nil {
+		h.rr.cellStarted <- strings.Join(spec.Argv, " ")
+		select {
+		case <-h.rr.cellHold:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return runner.Exec{}.Run(ctx, spec, out)
 }
 
 // newRemoteClass is a class whose only GPU is a worker node's (the
 // server's own "0" taken out): every run goes to the worker, every
 // build to a build worker, over HTTP, as through Slurm.
-func newRemoteClass(t *testing.T) *remoteRig {
+func newRemoteClass(t *testing.T) *remoteRig { return newRemoteClassOf(t, 1) }
+
+// newRemoteClassOf is newRemoteClass with gpus GPU nodes (gpu0, gpu1...),
+// one GPU each.
+func newRemoteClassOf(t *testing.T, gpus int) *remoteRig {
 	rr := &remoteRig{node: &nodeTools{dir: t.TempDir()}}
 	var q *Queue
 	rr.hub = pilot.NewHub(pilot.Config{Per: 2, Poll: 200 * time.Millisecond,
@@ -67,19 +92,26 @@ func newRemoteClass(t *testing.T) *remoteRig {
 		Env: func(ws string) (notebook.Env, error) {
 			return notebook.Env{Runner: runner.Exec{}, Vars: []string{"LESSONS_NODE=the-gpu-node"}}, nil
 		},
-		Cells:     func(ws string, slot int) runner.Runner { return runner.Exec{} },
+		Cells:     func(ws string, slot int) runner.Runner { return heldCells{rr} },
 		Toolchain: rr.node,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
-	for _, w := range []*pilot.Worker{
-		{URL: hs.URL, Secret: rr.hub.Admit("gpu0"), Role: pilot.RoleGPU, GPUs: []string{"0"}, Host: "gpunode", Dir: t.TempDir(), Exec: node, Flush: 10 * time.Millisecond},
-		{URL: hs.URL, Secret: rr.hub.Admit("cpu0"), Role: pilot.RoleBuild, Host: "cpunode", Dir: t.TempDir(), Exec: node, Flush: 10 * time.Millisecond},
-	} {
+	workers := []*pilot.Worker{{URL: hs.URL, Secret: rr.hub.Admit("cpu0"), Role: pilot.RoleBuild, Host: "cpunode", Dir: t.TempDir(), Exec: node, Flush: 10 * time.Millisecond}}
+	for i := range gpus {
+		name := fmt.Sprintf("gpu%d", i)
+		workers = append(workers, &pilot.Worker{URL: hs.URL, Secret: rr.hub.Admit(name), Role: pilot.RoleGPU, GPUs: []string{"0"}, Host: name + "node", Dir: t.TempDir(), Exec: node, Flush: 10 * time.Millisecond})
+	}
+	done := make(chan error, len(workers))
+	for _, w := range workers {
 		go func() { done <- w.Run(ctx) }()
 	}
-	t.Cleanup(func() { cancel(); <-done; <-done })
-	for len(rr.hub.Workers()) < 2 {
+	t.Cleanup(func() {
+		cancel()
+		for range workers {
+			<-done
+		}
+	})
+	for len(rr.hub.Workers()) < len(workers) {
 		time.Sleep(time.Millisecond) // the workers' hellos are on their way
 	}
 	return rr
@@ -147,5 +179,94 @@ func TestANodeThatGoesStopsItsRuns(t *testing.T) {
 	}
 	if _, err := rr.hub.Do(context.Background(), "gpu0/0", &pilot.Job{Kind: pilot.KindCell}, nil, nil, 0); !errors.Is(err, pilot.ErrNoWorker) {
 		t.Errorf("a run sent to the gone GPU: %v", err)
+	}
+}
+
+// A run cut off by a GPU node that left goes back in the queue and runs
+// on another node: the student's check and cell end as if the node had
+// never left, the cell's page told why it ran twice.
+func TestARunCutOffByANodeRunsAgainElsewhere(t *testing.T) {
+	rr := newRemoteClassOf(t, 2)
+	rr.node.hold = make(chan struct{})
+	rr.node.started = make(chan string, 4)
+	ann := rr.browser()
+	ann.signin(rr.invite("ann"))
+	ann.post("/_class/api/file", map[string]any{"exercise": "pool", "text": "int main() { /* DONE */ }\n"})
+	done := make(chan map[string]any, 1)
+	go func() {
+		_, v := ann.post("/_lessons/api/check", map[string]any{"exercise": "pool"})
+		done <- v
+	}()
+	<-rr.node.started
+	busy := ""
+	for d, n := range rr.class.Queue().State().Busy {
+		if n > 0 {
+			busy = d
+		}
+	}
+	name, _, _ := strings.Cut(busy, "/")
+	if name == "" {
+		t.Fatalf("no GPU runs the check: %+v", rr.class.Queue().State())
+	}
+	rr.hub.Revoke(name, "was cancelled")
+	<-rr.node.started // again, on the other node
+	close(rr.node.hold)
+	if v := <-done; v["passed"] != true {
+		t.Fatalf("the check cut off by %s's leaving: %v", name, v)
+	}
+	if st := rr.class.Queue().State(); st.Busy[busy] != 0 {
+		t.Errorf("the gone GPU still runs: %+v", st)
+	}
+
+	// A cell cut off by the second node's leaving: no GPU is left, so
+	// it is not queued again; the student is told to run it again.
+	rr.cellStarted, rr.cellHold = make(chan string, 1), make(chan struct{})
+	cell := make(chan [2]string, 1)
+	go func() {
+		out, status := ann.runCell("day001-hello", 1)
+		cell <- [2]string{out, status}
+	}()
+	<-rr.cellStarted
+	other := "gpu0"
+	if name == "gpu0" {
+		other = "gpu1"
+	}
+	rr.hub.Revoke(other, "stopped answering")
+	got := <-cell
+	if !strings.Contains(got[0]+got[1], "stopped: "+other+"'s worker stopped answering") {
+		t.Errorf("a cell cut off by the last node's leaving: %q", got)
+	}
+	close(rr.cellHold)
+}
+
+// A cell cut off by a node that left runs again, whole, on another.
+func TestACellCutOffByANodeRunsAgainElsewhere(t *testing.T) {
+	rr := newRemoteClassOf(t, 2)
+	rr.cellStarted, rr.cellHold = make(chan string, 2), make(chan struct{})
+	ann := rr.browser()
+	ann.signin(rr.invite("ann"))
+	cell := make(chan [2]string, 1)
+	go func() {
+		out, status := ann.runCell("day001-hello", 1)
+		cell <- [2]string{out, status}
+	}()
+	<-rr.cellStarted
+	busy := ""
+	for d, n := range rr.class.Queue().State().Busy {
+		if n > 0 {
+			busy = d
+		}
+	}
+	name, _, _ := strings.Cut(busy, "/")
+	rr.hub.Revoke(name, "was cancelled")
+	<-rr.cellStarted
+	close(rr.cellHold)
+	got := <-cell
+	want := "(the GPU node's worker " + name + " was cancelled: the cell runs again on another GPU)\nhello from the-gpu-node on GPU 0\n"
+	if !strings.HasSuffix(got[0], want) || strings.TrimSpace(got[1]) != "ok" {
+		t.Errorf("the cell: %q, %q; want it to end %q", got[0], got[1], want)
+	}
+	if _, err := os.Stat(filepath.Join(rr.dir, "students", "ann", ".work", "day001-hello", "made.txt")); err != nil {
+		t.Errorf("the file the second run made: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package classroom
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/classroom/pilot"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
@@ -118,30 +120,66 @@ func (c *Class) grade(ctx context.Context, student string, x *course.Exercise, h
 	if a := b.Attempt(t); a != nil {
 		return a, nil
 	}
-	sp.mark(atQueued, c.cfg.Clock())
-	tk, err := c.queue.Enqueue(student, t.Spec.Timed)
-	if err != nil {
-		return nil, err
-	}
-	dev, err := tk.Wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	sp.grant(dev, tk.Slot(), c.cfg.Clock())
 	var ran *grade.Ran
 	var runErr error
-	start := c.cfg.Clock()
-	tk.Use(dev, func() {
-		sp.mark(atSpawned, c.cfg.Clock())
-		ran, runErr = c.cfg.Toolchain.Run(ctx, t, b, dev, tk.Slot())
-		sp.mark(atExited, c.cfg.Clock())
-	})
-	tk.Done(c.cfg.Clock().Sub(start))
-	sp.end(c.cfg.Clock())
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+	for try := 0; ; try++ {
+		sp.mark(atQueued, c.cfg.Clock())
+		tk, err := c.queue.Enqueue(student, t.Spec.Timed)
+		if err != nil {
+			return nil, err
+		}
+		dev, err := tk.Wait(ctx)
+		if err != nil {
+			return nil, err
+		}
+		sp.grant(dev, tk.Slot(), c.cfg.Clock())
+		start := c.cfg.Clock()
+		tk.Use(dev, func() {
+			sp.mark(atSpawned, c.cfg.Clock())
+			ran, runErr = c.cfg.Toolchain.Run(ctx, t, b, dev, tk.Slot())
+			sp.mark(atExited, c.cfg.Clock())
+		})
+		tk.Done(c.cfg.Clock().Sub(start))
+		if ctx.Err() != nil {
+			sp.end(c.cfg.Clock())
+			return nil, ctx.Err()
+		}
+		if !c.again(try, dev, runErr) {
+			break
+		}
 	}
+	sp.end(c.cfg.Clock())
 	return grade.RunAttempt(t, b, ran, runErr), nil
+}
+
+// maxAgain is how many times a run cut off by a GPU node that left is
+// queued again before the student is told it stopped.
+const maxAgain = 2
+
+// again tells whether a run on dev that ended with err (its try-th)
+// goes back in the queue: its GPU node's worker left before it ended
+// (the node's Slurm job ended, was cancelled, stopped answering), the
+// run changed nothing here (a remote run's files come back only with
+// its result), and another GPU can take it. The gone GPU is taken out
+// of the queue now, not when the hub's callback gets to it, so that
+// the run is not given it again.
+func (c *Class) again(try int, dev string, err error) bool {
+	var stopped *pilot.StoppedError
+	gone := errors.As(err, &stopped) || errors.Is(err, pilot.ErrNoWorker) && pilot.Remote(dev)
+	if !gone || try >= maxAgain {
+		return false
+	}
+	c.queue.DropDevice(dev)
+	return c.queue.Open() > 0
+}
+
+// left says which GPU node's worker left, and why, for the page.
+func left(err error) string {
+	var stopped *pilot.StoppedError
+	if errors.As(err, &stopped) {
+		return fmt.Sprintf("the GPU node's worker %s %s", stopped.Worker, stopped.Why)
+	}
+	return "the GPU node's worker left"
 }
 
 // verdict is a check's attempt as the page shows it: as lessons check
@@ -189,16 +227,31 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	if p, of := r.c.queue.Place(tk); p > 0 {
 		fmt.Fprintf(out, "(queue: place %d of %d, about %s)\n", p, of, r.c.queue.Estimate(p).Round(100*time.Millisecond))
 	}
+	defer func() { sp.end(clock()) }()
+	for try := 0; ; try++ {
+		res, dev, err := r.once(ctx, tk, spec, out, sp)
+		if ctx.Err() != nil || !r.c.again(try, dev, err) {
+			return res, err
+		}
+		// Nothing of the cut run reached the workspace: the cell runs
+		// again whole, its output so far followed by this line.
+		fmt.Fprintf(out, "\n(%s: the cell runs again on another GPU)\n", left(err))
+		if tk, err = r.c.queue.Enqueue(r.student, false); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// once runs the cell once, on the GPU the queue gives tk.
+func (r queued) once(ctx context.Context, tk *Ticket, spec runner.Spec, out io.Writer, sp *span) (*runner.Result, string, error) {
+	clock := r.c.cfg.Clock
 	dev, err := tk.Wait(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	sp.grant(dev, tk.Slot(), clock())
 	start := clock()
-	defer func() {
-		tk.Done(clock().Sub(start))
-		sp.end(clock())
-	}()
+	defer func() { tk.Done(clock().Sub(start)) }()
 	spec.Env = append(append([]string(nil), spec.Env...), "CUDA_VISIBLE_DEVICES="+dev)
 	tmp := ""
 	if sp != nil {
@@ -221,7 +274,7 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	if tmp != "" {
 		sp.readNvccNote(tmp)
 	}
-	return res, err
+	return res, dev, err
 }
 
 // envValue is name's value in env ("" when unset).
