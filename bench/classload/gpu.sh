@@ -14,6 +14,11 @@
 # kept), then classload -verify: the files and the gradebook hold every
 # acknowledged save and submission, at the kill (before the restart) and
 # at the end.
+# PILOTS=N: one load with the server's runs on N GPU pilots and one build
+# pilot (serve --class --slurm-only), Slurm played by bench/fake-slurm on
+# this machine, every pilot given this GPU; half-way through the load the
+# first GPU pilot's job is cancelled (scancel): its runs run again on the
+# others, and the fleet submits it again.
 set -u
 C=$(cd "$(dirname "$0")" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
@@ -57,6 +62,33 @@ if [ "$KILL" = 1 ]; then
   echo "--- audit: $(wc -l < $W/class/.class/audit.log) lines; actions:"; grep -o '"action":"[a-z ]*"' $W/class/.class/audit.log | sort | uniq -c
   cp $W/class/.class/audit.log $OUT/ 2>/dev/null; true
 exit 0
+fi
+if [ "${PILOTS:-0}" -gt 0 ]; then
+  export PATH=$C/tree/bench/fake-slurm:$PATH FAKE_SLURM_DIR=$W/fake-slurm
+  $C/lessons invite --class $W/class --roster $W/roster.csv --url http://127.0.0.1:3977 > $W/links.csv || exit 1
+  LESSONS_TRACE=$W/trace.jsonl $C/lessons serve --class $W/class --roster $W/roster.csv --addr 127.0.0.1:3977 --max-queued 4 --gpu-per-hour 0 \
+    --slurm-only --slurm-nodes $PILOTS --slurm-gpus-per-node 1 --slurm-cpus-per-node 4 --slurm-build-nodes 1 --slurm-build-cpus 4 \
+    --slurm-url http://127.0.0.1:3977 --slurm-time 30 > $W/serve.log 2>&1 &
+  SP=$!
+  logs=$W/class/.class/slurm/logs
+  for i in $(seq 600); do [ "$(cat $logs/* 2>/dev/null | grep -c '^pilot: worker')" -ge $((PILOTS + 1)) ] && break; sleep 0.1; done
+  echo "pilots' workers connected: $(cat $logs/* 2>/dev/null | grep -c '^pilot: worker') of $((PILOTS + 1)) in $((i / 10)) s"
+  sample > $W/gpupids.txt & SM=$!
+  $C/classload -url http://127.0.0.1:3977 -links $W/links.csv -students $N -duration $DUR -think 1s -lone 5 -check-every 4 -submit-every 8 \
+    -trace $W/trace.jsonl -gpu-pids $W/gpupids.txt -slots $((PILOTS * 2)) > $OUT/classload-pilots.txt 2>&1 &
+  LP=$!
+  sleep $(( ${DUR%s} / 2 + 5 ))
+  job=$(sed -n 's/.*"gpu0": *"\([0-9]*\)".*/\1/p' $W/class/.class/slurm/pilots.json)
+  echo "scancel gpu0's pilot (job $job) half-way"; scancel $job
+  wait $LP; echo "classload rc=$?"
+  kill $SM; kill -INT $SP; wait $SP 2>/dev/null
+  cat $OUT/classload-pilots.txt | head -30
+  echo "--- pilot jobs submitted: $(ls $W/fake-slurm/*.pid | wc -l); still running: $(for f in $W/fake-slurm/*.pid; do kill -0 $(cat $f) 2>/dev/null && echo x; done | wc -l)"
+  echo "--- serve log"; tail -5 $W/serve.log
+  echo "--- audit actions:"; grep -o '"action":"[a-z ]*"' $W/class/.class/audit.log | sort | uniq -c
+  for f in $logs/*; do echo "--- $f"; tail -4 $f; done
+  cp $W/trace.jsonl $W/serve.log $OUT/ 2>/dev/null; cp -r $logs $OUT/pilot-logs 2>/dev/null; true
+  exit 0
 fi
 echo "lessons run 68 --cell 2 (first: builds; then 3 from the cache):"
 for i in 1 2 3 4; do { time $C/lessons run 68 --cell 2 > $W/run$i.log 2>&1 ; } 2>&1; done
