@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
@@ -164,6 +165,11 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 		err = cmd.Start()
 	}
 	if err != nil {
+		// Go says "fork/exec PROGRAM" of whatever failed between the fork
+		// and the program: entering the folder included.
+		if cmd.SysProcAttr != nil && cmd.SysProcAttr.Credential != nil && errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("run %s in %s as user %d: %w (that user may not reach the folder or the program: each folder above must let it through)", spec.Argv[0], spec.Dir, cmd.SysProcAttr.Credential.Uid, err)
+		}
 		return nil, fmt.Errorf("run %s: %w", spec.Argv[0], err)
 	}
 	if spec.Started != nil {

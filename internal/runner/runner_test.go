@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -131,5 +133,25 @@ func TestNotFound(t *testing.T) {
 	_, err := Exec{}.Run(context.Background(), Spec{Argv: []string{"/nonexistent/prog"}}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "run /nonexistent/prog") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A run as another user that may not enter its folder says so, not
+// only Go's "fork/exec PROGRAM: permission denied" (which names the
+// program whatever failed after the fork).
+func TestARunItsUserCannotReachSaysWhy(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the run starts as another user")
+	}
+	closed := filepath.Join(t.TempDir(), "closed")
+	os.Mkdir(closed, 0o700)
+	dir := filepath.Join(closed, "ws")
+	os.Mkdir(dir, 0o777)
+	spec := Spec{Argv: []string{"/bin/true"}, Dir: dir, Prepare: func(c *exec.Cmd) {
+		c.SysProcAttr.Credential = &syscall.Credential{Uid: 65534, Gid: 65534}
+	}}
+	_, err := Exec{}.Run(context.Background(), spec, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "in "+dir+" as user 65534") || !strings.Contains(err.Error(), "may not reach the folder") {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -64,7 +64,9 @@ func PilotScript(p Pilot, o Options) string {
 	line("set -euo pipefail")
 	// Node-local scratch: no shared file system is assumed.
 	line(`dir="${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/lessons-pilot-${SLURM_JOB_ID}"`)
-	line(`mkdir -p "$dir" && chmod 700 "$dir" && cd "$dir"`)
+	// Traversable, not listable: the cells' users reach their workspaces
+	// in it (the worker closes all else; the secret's file is 0600).
+	line(`mkdir -p "$dir" && chmod 711 "$dir" && cd "$dir"`)
 	line(`trap 'rm -rf "$dir"' EXIT`)
 	line(`(umask 077 && printf '%%s' %s >"$dir/%s")`, quote(p.Secret), SecretFile)
 	for _, e := range p.Env {

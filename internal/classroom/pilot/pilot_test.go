@@ -143,6 +143,35 @@ func TestCellTravelsAndComesBack(t *testing.T) {
 	}
 }
 
+// A cell runs as a user of its slot's own: it reaches its workspace
+// through the scratch folder and ws/ (traversable, not listable), and
+// nothing else of the worker's: the course with its solutions, every
+// student's files, the programs (an H100 run as root found every cell
+// refused at its workspace when the scratch folder was the worker's
+// alone).
+func TestAWorkersFoldersLetACellsUserReachOnlyItsWorkspace(t *testing.T) {
+	r := newRig(t)
+	w, _ := r.worker(t, "gpu0", RoleGPU, []string{"0"}, &fakeExec{})
+	<-r.joined // w.Dir is a fresh temporary folder: 0700, as the pilot's script once made it
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.cu"), []byte("int main() {}"), 0o644)
+	files, blobs, _ := Snapshot(ws)
+	job := &Job{Kind: KindCell, Workspace: "ann-day1", Files: files, Argv: []string{"sh"}}
+	if _, err := r.hub.Do(context.Background(), "gpu0/0", job, blobs, nil, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]os.FileMode{".": 0o711, "ws": 0o711, "ws/ann-day1": 0o700, "blobs": 0o700, "course": 0o700, "jobs": 0o700}
+	for name, mode := range want {
+		st, err := os.Stat(filepath.Join(w.Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != mode {
+			t.Errorf("%s: %v, want %v", name, st.Mode().Perm(), mode)
+		}
+	}
+}
+
 func TestBuildThenRun(t *testing.T) {
 	r := newRig(t)
 	r.worker(t, "cpu0", RoleBuild, nil, &fakeExec{})

@@ -93,10 +93,8 @@ func (w *Worker) Run(ctx context.Context) error {
 		w.Flush = 200 * time.Millisecond
 	}
 	w.course, w.wsLock = map[string]string{}, map[string]*sync.Mutex{}
-	for _, d := range []string{"blobs", "ws", "course", "jobs"} {
-		if _, err := beneath.Dir(w.Dir, d); err != nil {
-			return err
-		}
+	if err := w.prepare(); err != nil {
+		return err
 	}
 	var wl welcome
 	if err := w.post(ctx, "hello", hello{Role: w.Role, Host: w.Host, GPUs: w.GPUs}, &wl); err != nil {
@@ -257,6 +255,11 @@ func (w *Worker) cell(ctx context.Context, job *Job, cancel func()) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	// Closed before the student's files land in it (the run hands it to
+	// its own user).
+	if err := os.Chmod(ws, 0o700); err != nil {
+		return nil, fmt.Errorf("pilot: %w", err)
+	}
 	if err := w.sync(ctx, job, ws); err != nil {
 		return nil, err
 	}
@@ -275,6 +278,32 @@ func (w *Worker) cell(ctx context.Context, job *Job, cancel func()) (*Result, er
 		return nil, err
 	}
 	return &Result{Exit: exit, Changed: changed, Removed: removed, Truncated: cut, Took: exit.Duration}, nil
+}
+
+// prepare makes the worker's folders. A cell runs as a user of its slot's
+// own (the sandbox's, where the pilot is root), in its workspace under
+// ws/: the scratch folder and ws/ are traversable by those users and
+// listable by none, a workspace is its run's user's alone; what holds the
+// course (its solutions and secret checks), the files of every student
+// (blobs) and the programs is the worker's alone.
+func (w *Worker) prepare() error {
+	if err := os.Chmod(w.Dir, 0o711); err != nil {
+		return fmt.Errorf("pilot: %w", err)
+	}
+	for _, d := range []string{"blobs", "ws", "course", "jobs"} {
+		p, err := beneath.Dir(w.Dir, d)
+		if err != nil {
+			return err
+		}
+		mode := os.FileMode(0o700)
+		if d == "ws" {
+			mode = 0o711
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			return fmt.Errorf("pilot: %w", err)
+		}
+	}
+	return nil
 }
 
 // sync makes ws hold exactly the job's files (what a node kept from an
