@@ -149,7 +149,7 @@ func TestCellTravelsAndComesBack(t *testing.T) {
 // student's files, the programs (an H100 run as root found every cell
 // refused at its workspace when the scratch folder was the worker's
 // alone).
-func TestAWorkersFoldersLetACellsUserReachOnlyItsWorkspace(t *testing.T) {
+func TestAWorkersFoldersLetACellsUserReachOnlyItsWorkspaceAndItsTMPDIR(t *testing.T) {
 	r := newRig(t)
 	w, _ := r.worker(t, "gpu0", RoleGPU, []string{"0"}, &fakeExec{})
 	<-r.joined // w.Dir is a fresh temporary folder: 0700, as the pilot's script once made it
@@ -159,6 +159,14 @@ func TestAWorkersFoldersLetACellsUserReachOnlyItsWorkspace(t *testing.T) {
 	job := &Job{Kind: KindCell, Workspace: "ann-day1", Files: files, Argv: []string{"sh"}}
 	if _, err := r.hub.Do(context.Background(), "gpu0/0", job, blobs, nil, 1<<20); err != nil {
 		t.Fatal(err)
+	}
+	// The folders that do not travel are made on the node too: nvcc
+	// writes in the cell's TMPDIR, ws/.tmp (an H100 run found every
+	// cell's nvcc refused without it).
+	for _, k := range Kept {
+		if st, err := os.Stat(filepath.Join(w.Dir, "ws", "ann-day1", k)); err != nil || !st.IsDir() {
+			t.Errorf("the workspace's %s on the node: %v", k, err)
+		}
 	}
 	want := map[string]os.FileMode{".": 0o711, "ws": 0o711, "ws/ann-day1": 0o700, "blobs": 0o700, "course": 0o700, "jobs": 0o700}
 	for name, mode := range want {

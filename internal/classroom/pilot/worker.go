@@ -263,6 +263,14 @@ func (w *Worker) cell(ctx context.Context, job *Job, cancel func()) (*Result, er
 	if err := w.sync(ctx, job, ws); err != nil {
 		return nil, err
 	}
+	// The folders that never travel are made here as the server makes
+	// them in its workspaces: the cell's TMPDIR (nvcc writes there),
+	// its build cache, its nvcc wrapper.
+	for _, k := range Kept {
+		if _, err := beneath.Dir(ws, k); err != nil {
+			return nil, err
+		}
+	}
 	out := &stream{w: w, ctx: ctx, id: job.ID, stop: cancel}
 	done, pumped := make(chan struct{}), make(chan struct{})
 	go func() { out.pump(done); close(pumped) }()
