@@ -64,4 +64,3 @@ func TestWrongJudge(t *testing.T) {
 		t.Errorf("%+v: %s", w, w.result())
 	}
 }
-
