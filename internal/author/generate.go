@@ -268,7 +268,7 @@ func WriteGenerated(out, errOut io.Writer, files []File, dryRun bool) (failed bo
 	}
 	fmt.Fprintf(out, "%s, %d %s, %d up to date", ui.Count(exercises, "exercise"), written, map[bool]string{true: "out of date", false: "written"}[dryRun], current)
 	if patched > 0 {
-		fmt.Fprintf(out, "; %d wrong answers and alternatives %s as patches", patched, map[bool]string{true: "can be kept", false: "now kept"}[dryRun])
+		fmt.Fprintf(out, "; %s (wrong or right) %s as patches", ui.Count(patched, "answer"), map[bool]string{true: "can be kept", false: "now kept"}[dryRun])
 	}
 	fmt.Fprintln(out)
 	return refused > 0 || (dryRun && written > 0)

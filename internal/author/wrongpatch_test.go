@@ -157,3 +157,20 @@ func mustParse(t *testing.T, src string) *Source {
 	}
 	return s
 }
+
+// TestWriteGeneratedPatches: the answers made patches, and those kept
+// whole with why, are listed apart from the exercises and counted.
+func TestWriteGeneratedPatches(t *testing.T) {
+	var out, errOut bytes.Buffer
+	failed := WriteGenerated(&out, &errOut, []File{
+		{Exercise: "ex", Solution: "solutions/ex.cu", Student: "exercises/ex.cu", State: UpToDate},
+		{Exercise: "ex", Solution: "solutions/ex.cu", Student: "solutions/wrong/ex/a.patch", State: Patched, Why: "solutions/wrong/ex/a.cu"},
+		{Exercise: "ex", Solution: "solutions/ex.cu", Student: "solutions/wrong/ex/b.cu", State: KeptWhole, Why: "it is its solution"},
+	}, false)
+	want := "patch        solutions/wrong/ex/a.patch (was a.cu, against solutions/ex.cu)\n" +
+		"kept whole   solutions/wrong/ex/b.cu: it is its solution\n" +
+		"1 exercise, 0 written, 1 up to date; 1 answer (wrong or right) now kept as patches\n"
+	if failed || out.String() != want || errOut.Len() > 0 {
+		t.Errorf("failed %v, got\n%s", failed, out.String())
+	}
+}
