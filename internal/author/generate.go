@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,6 +43,13 @@ const (
 	// Unmarked: the solution has no markers; the student file is kept
 	// by hand.
 	Unmarked
+	// Patched (with Options.WrongPatches): the wrong answer or
+	// alternative Why, a whole program, was (or would be) rewritten as
+	// the patch Student against Solution.
+	Patched
+	// KeptWhole: the whole program Student could not be rewritten as a
+	// patch, for the reason Why.
+	KeptWhole
 )
 
 // File is one student file and what generating it did.
@@ -60,6 +68,9 @@ type Options struct {
 	DryRun bool
 	// Force overwrites hand-edited student files.
 	Force bool
+	// WrongPatches rewrites every wrong answer and correct alternative
+	// kept as a whole program as a patch against its solution (ToPatch).
+	WrongPatches bool
 }
 
 // Generate writes each exercise's student file from its solution, when
@@ -139,6 +150,10 @@ func Generate(c *course.Course, opts Options) ([]File, error) {
 		if err := writeSums(c.Path(SumFile), sums); err != nil {
 			return out, err
 		}
+	}
+	if opts.WrongPatches {
+		patched, err := patchAnswers(c, opts.DryRun)
+		return append(out, patched...), err
 	}
 	return out, nil
 }
@@ -224,8 +239,11 @@ func writeIn(root, name string, data []byte) error {
 // It returns whether the run failed: a file refused, or one out of date
 // in a dry run.
 func WriteGenerated(out, errOut io.Writer, files []File, dryRun bool) (failed bool) {
-	refused, written, current := 0, 0, 0
+	refused, written, current, exercises, patched := 0, 0, 0, 0, 0
 	for _, f := range files {
+		if f.State != Patched && f.State != KeptWhole {
+			exercises++
+		}
 		switch f.State {
 		case UpToDate:
 			current++
@@ -241,9 +259,18 @@ func WriteGenerated(out, errOut io.Writer, files []File, dryRun bool) (failed bo
 			fmt.Fprintf(errOut, "lessons: generate %s: not overwritten: %s; move the change into %s, or pass --force to overwrite it\n", f.Student, f.Why, f.Solution)
 		case Unmarked:
 			fmt.Fprintf(out, "kept by hand %s (%s has no // BEGIN SOLUTION)\n", f.Student, f.Solution)
+		case Patched:
+			patched++
+			fmt.Fprintf(out, "patch        %s (was %s, against %s)\n", f.Student, path.Base(f.Why), f.Solution)
+		case KeptWhole:
+			fmt.Fprintf(out, "kept whole   %s: %s\n", f.Student, f.Why)
 		}
 	}
-	fmt.Fprintf(out, "%s, %d %s, %d up to date\n", ui.Count(len(files), "exercise"), written, map[bool]string{true: "out of date", false: "written"}[dryRun], current)
+	fmt.Fprintf(out, "%s, %d %s, %d up to date", ui.Count(exercises, "exercise"), written, map[bool]string{true: "out of date", false: "written"}[dryRun], current)
+	if patched > 0 {
+		fmt.Fprintf(out, "; %s (wrong or right) %s as patches", ui.Count(patched, "answer"), map[bool]string{true: "can be kept", false: "now kept"}[dryRun])
+	}
+	fmt.Fprintln(out)
 	return refused > 0 || (dryRun && written > 0)
 }
 

@@ -9,13 +9,15 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/wrong"
 )
 
 // Lint checks what can be checked of a loaded course without nvcc or a
 // GPU: every lesson parses (an empty one does not), every exercise has a spec
 // that parses (keys, statistics, regexes, bounds) and whose files exist,
-// every solution's markers parse, and every student file is what its
-// solution generates. Warnings include what the sources name around the
+// every solution's markers parse, every wrong answer says what it expects
+// and every one kept as a patch still applies to its solution, and every
+// student file is what its solution generates. Warnings include what the sources name around the
 // statistics library (package suspect). It returns every problem found, each with its file
 // and line, and the lessons' warnings apart.
 // loadErr is what course.Load said of the course, reported with the rest.
@@ -71,6 +73,7 @@ func Lint(c *course.Course, loadErr error) (errs, warnings lesson.Errors) {
 				}
 			}
 		}
+		add(lintAnswers(c, x))
 		if data, err := os.ReadFile(c.Path(x.Solution)); err == nil && Marked(x.Solution) {
 			if _, err := Parse(c.Path(x.Solution), data); err != nil {
 				add(err)
@@ -87,4 +90,25 @@ func Lint(c *course.Course, loadErr error) (errs, warnings lesson.Errors) {
 		}
 	}
 	return errs, warnings
+}
+
+// lintAnswers is what package wrong says of each wrong answer and
+// alternative of x: a patch that no longer applies to the solution, a
+// wrong answer that expects nothing.
+func lintAnswers(c *course.Course, x *course.Exercise) error {
+	answers, err := wrong.List(c, x)
+	if err != nil {
+		return err
+	}
+	var errs lesson.Errors
+	for _, a := range answers {
+		if _, err := wrong.Load(c, a); err != nil {
+			if es := lesson.AsErrors(err); es != nil {
+				errs = append(errs, es...)
+			} else {
+				errs = append(errs, &lesson.Error{File: a.Path, Msg: err.Error()})
+			}
+		}
+	}
+	return errs.Err()
 }

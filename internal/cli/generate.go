@@ -9,9 +9,9 @@ import (
 
 // GenerateOptions are the inputs of lessons generate.
 type GenerateOptions struct {
-	IO           *iostreams.IOStreams
-	g            *globals
-	Force, Check bool
+	IO                         *iostreams.IOStreams
+	g                          *globals
+	Force, Check, WrongPatches bool
 }
 
 func newGenerate(io *iostreams.IOStreams, g *globals, runF func(*GenerateOptions) error) *cobra.Command {
@@ -29,7 +29,7 @@ records what was written; a student file edited by hand since is left alone
 (exit 1, saying which and why) unless --force. A solution without markers
 is kept by hand and skipped. --check writes nothing and exits 1 when a
 student file is out of date (lessons lint and lessons verify check the same).`,
-		Example: "  lessons generate\n  lessons generate --check\n  lessons generate --force",
+		Example: "  lessons generate\n  lessons generate --check\n  lessons generate --force\n  lessons generate --wrong-patches",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -40,6 +40,7 @@ student file is out of date (lessons lint and lessons verify check the same).`,
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite student files edited by hand")
 	cmd.Flags().BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when a student file is out of date")
+	cmd.Flags().BoolVar(&opts.WrongPatches, "wrong-patches", false, "also rewrite each wrong answer and correct alternative kept whole as a patch against its solution")
 	return cmd
 }
 
@@ -48,7 +49,7 @@ func generateRun(opts *GenerateOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := author.Generate(c, author.Options{DryRun: opts.Check, Force: opts.Force})
+	files, err := author.Generate(c, author.Options{DryRun: opts.Check, Force: opts.Force, WrongPatches: opts.WrongPatches})
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ var floors = [][]string{
 		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/clex", "internal/failure"},
 	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
 	{"internal/course", "internal/machine", "internal/python", "internal/roster", "bench/classload", "internal/classroom/pilot"},
-	{"internal/jupyter"},
+	{"internal/jupyter", "internal/wrong"},
 	{"internal/notebook"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
 	{"internal/exercise"},

@@ -47,20 +47,6 @@ func TestFirstFailure(t *testing.T) {
 	}
 }
 
-// TestParseExpect: the first line names the text; anything else says
-// what the line must be, with the file and line.
-func TestParseExpect(t *testing.T) {
-	got, err := ParseExpect("w.cu", []byte("// expect:  waits for the whole device \nint main() {}\n"))
-	if err != nil || got != "waits for the whole device" {
-		t.Errorf("got %q, %v", got, err)
-	}
-	for _, bad := range []string{"", "int main() {}\n// expect: x", "// expect:   \n"} {
-		if _, err := ParseExpect("w.cu", []byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "w.cu:1: ") {
-			t.Errorf("%q: %v", bad, err)
-		}
-	}
-}
-
 // TestWrongJudge: the expected text is looked for, whatever its case,
 // in each failed check as a student reads it; passed checks do not count.
 func TestWrongJudge(t *testing.T) {
@@ -77,15 +63,4 @@ func TestWrongJudge(t *testing.T) {
 	if w.OK() || !strings.Contains(w.result(), `no failure says "leak"`) {
 		t.Errorf("%+v: %s", w, w.result())
 	}
-}
-
-func FuzzParseExpect(f *testing.F) {
-	f.Add([]byte("// expect: x\n"))
-	f.Add([]byte("\xff// expect"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := ParseExpect("w.cu", data)
-		if err == nil && (got == "" || strings.Contains(got, "\n")) {
-			t.Errorf("%q gave %q", data, got)
-		}
-	})
 }

@@ -1,11 +1,9 @@
 package verify
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -19,23 +17,8 @@ import (
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/ui"
+	"github.com/cudalessons/lessons/internal/wrong"
 )
-
-// ExpectPrefix starts the first line of a wrong answer: the comment
-// `// expect: TEXT` names a piece of the failure a student should read.
-const ExpectPrefix = "// expect:"
-
-// WrongDir is the folder of exercise x's wrong answers, beside its
-// solution: solutions/dayNNN/wrong/<exercise-id>/.
-func WrongDir(c *course.Course, x *course.Exercise) string {
-	return filepath.Join(filepath.Dir(c.Path(x.Solution)), "wrong", x.ID)
-}
-
-// RightDir is the folder of exercise x's correct alternatives to its
-// solution, which must pass: solutions/dayNNN/right/<exercise-id>/.
-func RightDir(c *course.Course, x *course.Exercise) string {
-	return filepath.Join(filepath.Dir(c.Path(x.Solution)), "right", x.ID)
-}
 
 // WrongAnswer is one program of a wrong-answer set: a mistake a student
 // would make, and the text its failure must show. With Right set it is a
@@ -97,26 +80,15 @@ func (r *WrongReport) Err() error {
 	return nil
 }
 
-// ParseExpect reads the expected text from a wrong answer's first line.
-func ParseExpect(file string, data []byte) (string, error) {
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	s := strings.TrimSpace(string(line))
-	if !strings.HasPrefix(s, ExpectPrefix) {
-		return "", fmt.Errorf("%s:1: a wrong answer's first line is %q followed by a piece of the failure it must show, not %q", file, ExpectPrefix+" TEXT", s)
-	}
-	want := strings.TrimSpace(strings.TrimPrefix(s, ExpectPrefix))
-	if want == "" {
-		return "", fmt.Errorf("%s:1: %s names no text: write the piece of the failure message a student should read", file, ExpectPrefix)
-	}
-	return want, nil
-}
-
-// Wrong is lessons verify --wrong: every program under each exercise's
-// WrongDir replaces the exercise's file and is built and judged as grade
-// judges a student's (every check, hidden ones and hidden runs
-// included); each must fail, and one of its failures must contain the
-// text its first line expects. Every program under RightDir, a correct
-// alternative, must pass. Stopped half way (ctx), it returns ctx's error.
+// Wrong is lessons verify --wrong: every wrong answer of each exercise
+// (package wrong: a whole program, or a patch applied to the solution)
+// replaces the exercise's file and is built and judged as grade judges a
+// student's (every check, hidden ones and hidden runs included); each
+// must fail, and one of its failures must contain the text its first
+// line expects. Every correct alternative must pass. An answer that
+// cannot be read (a patch that no longer applies) is one not as
+// expected, with its error. Stopped half way (ctx), it returns ctx's
+// error.
 func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport, error) {
 	start := time.Now()
 	root := filepath.Join(c.Root, ".lessons", "wrong")
@@ -134,53 +106,40 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 		if err != nil {
 			return nil, err
 		}
-		for _, right := range []bool{false, true} {
-			dir := WrongDir(c, x)
-			if right {
-				dir = RightDir(c, x)
+		answers, err := wrong.List(c, x)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range answers {
+			w := &WrongAnswer{Exercise: x.ID, Name: a.Name, Path: a.Path, Right: a.Right}
+			report.Answers = append(report.Answers, w)
+			if !a.Right {
+				report.Counts[x.ID]++
 			}
-			entries, err := os.ReadDir(dir)
-			if os.IsNotExist(err) {
+			prog, err := wrong.Load(c, a)
+			if err != nil {
+				w.Err = err
 				continue
 			}
-			if err != nil {
-				return nil, fmt.Errorf("read the wrong answers of %s: %w", x.ID, err)
+			w.Expect = prog.Expect
+			// The program stands in for the student's file; the
+			// exercise's other files are its own, as in a grade.
+			files := exercise.Files(x, spec, c.Path(a.Path), filepath.Dir(c.Path(x.Student)))
+			if prog.Source != nil {
+				files[0].Data = prog.Source
 			}
-			for _, e := range entries {
-				if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-					continue
-				}
-				p := filepath.Join(dir, e.Name())
-				rel, _ := filepath.Rel(c.Root, p)
-				w := &WrongAnswer{Exercise: x.ID, Name: e.Name(), Path: filepath.ToSlash(rel), Right: right}
-				report.Answers = append(report.Answers, w)
-				if !right {
-					report.Counts[x.ID]++
-					data, err := os.ReadFile(p)
-					if err == nil {
-						w.Expect, err = ParseExpect(w.Path, data)
-					}
-					if err != nil {
-						w.Err = err
-						continue
-					}
-				}
-				// The program stands in for the student's file; the
-				// exercise's other files are its own, as in a grade.
-				files := exercise.Files(x, spec, p, filepath.Dir(c.Path(x.Student)))
-				if spec.Timed {
-					timed++
-				} else {
-					untimed++
-				}
-				kind := "wrong"
-				if right {
-					kind = "right"
-				}
-				job := &exercise.Job{ID: x.ID + " " + e.Name(), Spec: spec, Files: files, Root: c.Root,
-					Dir: filepath.Join(root, x.ID, kind, strings.TrimSuffix(e.Name(), filepath.Ext(e.Name())))}
-				targets = append(targets, target{w, job})
+			if spec.Timed {
+				timed++
+			} else {
+				untimed++
 			}
+			kind := "wrong"
+			if a.Right {
+				kind = "right"
+			}
+			job := &exercise.Job{ID: x.ID + " " + a.Name, Spec: spec, Files: files, Root: c.Root,
+				Dir: filepath.Join(root, x.ID, kind, a.Stem())}
+			targets = append(targets, target{w, job})
 		}
 	}
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed, timed, "the timed")
@@ -286,7 +245,7 @@ func (r *WrongReport) Write(out io.Writer) {
 func (w *WrongAnswer) result() string {
 	switch {
 	case w.Err != nil:
-		return "✗ not judged: " + w.Err.Error()
+		return "✗ not judged: " + strings.ReplaceAll(w.Err.Error(), "\n\t", ": ")
 	case w.Right && len(w.Failed) > 0:
 		return "✗ a correct alternative fails: " + strings.Join(w.Failed, "; ")
 	case w.Right:
