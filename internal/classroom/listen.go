@@ -121,7 +121,7 @@ func listenUnix(addr, path, group string) (net.Listener, error) {
 
 // cellUID is the first user of the cells' runs when the server runs as
 // root: one for each run slot, apart from grade's users (61000 on).
-const cellUID = 62000
+const cellUID = 62000 // to 63023: cellSlots apart, 7 alternatives
 
 // SandboxCells is the runner of a student's cells: the grading sandbox
 // (no network, Landlock, limits), writing only the student's workspace,
@@ -137,10 +137,26 @@ func SandboxCells(read []string, cgroups *sandbox.Cgroups) func(ws string, slot 
 	return func(ws string, slot int) runner.Runner {
 		pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: ws, Read: read}
 		if os.Geteuid() == 0 && os.Getenv("LESSONS_SANDBOX_USERS") != "off" {
-			pol.UID, pol.GID = cellUID+slot, cellUID+slot
+			uid := cellUser(slot)
+			pol.UID, pol.GID = uid, uid
 		}
 		return ownedRunner{pol: pol, inner: sandbox.Runner{Policy: pol, Cgroups: cgroups}}
 	}
+}
+
+// cellSlots is how many cell users a slot's range starts apart.
+const cellSlots = 128
+
+// cellUser is the user of a slot's next cell: the first of the slot's
+// range that no run holds and no process is left of. Another class
+// server or GPU pilot on this machine has slots of the same numbers, and
+// a run's end kills every process of its user.
+func cellUser(slot int) int {
+	uid := cellUID + slot%cellSlots
+	for k := 0; k < 7 && !sandbox.UserFree(uid); k++ {
+		uid += cellSlots
+	}
+	return uid
 }
 
 // ownedRunner hands the workspace to the slot's user for a run, and

@@ -149,7 +149,8 @@ func (s *Sandbox) runner(pol sandbox.Policy) sandbox.Runner {
 
 // policy is the sandbox of one build or run. Its user is the first of
 // the slot's range with no process left, zombies included (they count
-// against the process limit until reaped).
+// against the process limit until reaped), that no run holds (another
+// grader's on this machine).
 func (s *Sandbox) policy(dir string, base, slot int) (sandbox.Policy, error) {
 	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: dir, Read: s.read}
 	pol.UID, pol.GID = s.user(base, slot)
@@ -163,7 +164,7 @@ func (s *Sandbox) user(base, slot int) (int, int) {
 		return 0, 0
 	}
 	uid := base + slot%MaxSlots
-	for k := 0; k < 7 && sandbox.Busy(uid); k++ {
+	for k := 0; k < 7 && !sandbox.UserFree(uid); k++ {
 		uid += MaxSlots
 	}
 	return uid, uid

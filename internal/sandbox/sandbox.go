@@ -224,6 +224,11 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		}
 		defer w.Close() // never started
 	}
+	if os.Geteuid() == 0 && p.UID != 0 {
+		// Held until the user's processes are killed below, after the run.
+		release, _ := lockUser(p.UID, true)
+		defer release()
+	}
 	p.HideProc = !p.PIDNS && os.Geteuid() == 0 && p.UID != 0 && canHideProc(self, p.UID, p.GID)
 	data, err := json.Marshal(p)
 	if err != nil {

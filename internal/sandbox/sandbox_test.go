@@ -106,6 +106,10 @@ func misbehave(mode string, args []string) int {
 	case "spin":
 		for {
 		}
+	case "nap": // sleep args[0], then say so
+		d, _ := time.ParseDuration(args[0])
+		time.Sleep(d)
+		fmt.Println("nap: woke")
 	case "sleepchild": // wait for a child that sleeps
 		exec.Command("/bin/sleep", "60").Run()
 	case "bigfile": // write a file of args[0] MiB
@@ -543,5 +547,37 @@ func TestCgroupStaleRemoved(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		sleeper.Process.Kill()
 		t.Error("the program in the stale group is still running")
+	}
+}
+
+// Two runs as one user (two graders or class servers on one machine: two
+// GPU pilots of a node gave their cells the same users) do not kill each
+// other: a run's end kills every process of its user, so the second
+// waits for the first; choosing a user skips one a run holds.
+func TestTwoRunsOfOneUserDoNotKillEachOther(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs workers with users of their own (root)")
+	}
+	f := setup(t)
+	long := make(chan string, 1)
+	go func() {
+		out, _ := f.run(t, "nap", 20*time.Second, "1500ms")
+		long <- out
+	}()
+	// The first holds the user once it has started.
+	for deadline := time.Now().Add(10 * time.Second); len(pidsOf(f.pol.UID)) == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if UserFree(f.pol.UID) {
+		t.Error("a user a run holds is free")
+	}
+	if out, res := f.run(t, "env", 10*time.Second); !res.OK() {
+		t.Fatalf("the second run: %q %+v", out, res)
+	}
+	if out := <-long; !strings.Contains(out, "nap: woke") {
+		t.Errorf("the first run, as the second's user: %q (killed when the second ended)", out)
+	}
+	if !UserFree(f.pol.UID) {
+		t.Error("the user is still held after both runs")
 	}
 }
