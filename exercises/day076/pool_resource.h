@@ -35,7 +35,6 @@ public:
     // whatever the pool made.
     ~pool_resource() {
         // TODO 1: give back what the pool took and made.
-        // TODO: write this part
     }
 
     // allocate hands out a block of at least `bytes` for work on
@@ -96,7 +95,6 @@ private:
     // TODO 4: what else the pool keeps: its chunks, its free blocks and
     // the blocks handed out, with what allocate and deallocate need to
     // know of each.
-    // TODO: write this part
 };
 
 static_assert(mr::is_resource<pool_resource>::value, "pool_resource has a resource's calls");
