@@ -1,18 +1,144 @@
-// Eight rounds on two streams through a pool resource with one block:
-// every round after the first reuses the block the other stream freed.
+// A pool resource put through four phases on two streams, and watched
+// from outside: every block it hands out is checked against the chunks
+// its upstream gave it and the blocks still in use, and every kernel's
+// sum against what was written.
+//
+//   1. rounds side by side: each stream takes a 4 MiB block, uses it and
+//      gives it back, the streams taking turns at asking first;
+//   2. four 4 MiB blocks on one stream, given back out of order, then
+//      16 MiB on that stream: the four must have become one block again;
+//   3. the 16 MiB on the other stream (after the first one's work on
+//      it), then 4 MiB beside it: the pool must grow; both blocks are
+//      given back on the first stream, after it waited for the second;
+//   4. 20 MiB, more than a chunk: a chunk of its own.
 #include "memory_resource.h"
 #include "pool_resource.h"
+#include <cstdint>
 #include <cstdlib>
+#include <memory>
+#include <vector>
 
-__global__ void fill(float* x, int n, float v) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) x[i] = v;
+constexpr size_t MiB = size_t(1) << 20;
+
+__global__ void fill(int* x, size_t n, int v) {
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) x[i] = v;
 }
 
-__global__ void sum(const float* x, int n, float* out) {
-    float acc = 0.0f;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) acc += x[i];
+__global__ void sum(const int* x, size_t n, unsigned long long* out) {
+    unsigned long long acc = 0;
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) acc += x[i];
     atomicAdd(out, acc);
 }
+
+// chunk_source is the pool's upstream in this program, a resource made
+// to watch the pool: it cuts its chunks in order from one region, so
+// that two chunks can lie side by side (cudaMallocAsync's may or may
+// not), zeroes each chunk on the stream that asked for it (so a chunk is
+// ready in that stream's order, as a stream-ordered upstream's memory
+// is), and keeps what it handed out. Its copies share that state, as
+// RMM's resources do.
+class chunk_source {
+    struct State {
+        char* base;
+        size_t size, used = 0;
+        int taken = 0, returned = 0, bad = 0;
+        std::vector<std::pair<char*, size_t>> out;
+    };
+    std::shared_ptr<State> s_;
+    static size_t round(size_t n) { return (n + mr::default_alignment - 1) / mr::default_alignment * mr::default_alignment; }
+
+public:
+    chunk_source(void* base, size_t size) : s_(std::make_shared<State>()) {
+        s_->base = static_cast<char*>(base);
+        s_->size = size;
+    }
+    void* allocate(mr::stream_ref s, size_t bytes, size_t alignment = mr::default_alignment) {
+        mr::check_alignment(alignment);
+        const size_t n = round(bytes);
+        if (s_->used + n > s_->size) {
+            fprintf(stderr, "upstream: the pool asks for a chunk of %zu bytes after %d chunks (%zu MiB): this program needs 52 MiB of chunks at most; a pool that does not reuse what it has grows without end\n",
+                    bytes, s_->taken, s_->used / MiB);
+            exit(1);
+        }
+        char* p = s_->base + s_->used;
+        s_->used += n;
+        s_->taken++;
+        s_->out.push_back({p, n});
+        for (size_t off = 0; off < n; off += MiB) CHECK(cudaMemsetAsync(p + off, 0, std::min(MiB, n - off), s.get()));
+        return p;
+    }
+    void deallocate(mr::stream_ref, void* p, size_t bytes, size_t = mr::default_alignment) noexcept {
+        for (auto it = s_->out.begin(); it != s_->out.end(); ++it)
+            if (it->first == p && it->second == round(bytes)) {
+                s_->out.erase(it);
+                s_->returned++;
+                return;
+            }
+        s_->bad++;
+    }
+    void* allocate_sync(size_t bytes, size_t alignment = mr::default_alignment) {
+        void* p = allocate(mr::stream_ref{cudaStream_t{}}, bytes, alignment);
+        CHECK(cudaStreamSynchronize(cudaStream_t{}));
+        return p;
+    }
+    void deallocate_sync(void* p, size_t bytes, size_t alignment = mr::default_alignment) noexcept { deallocate(cudaStream_t{}, p, bytes, alignment); }
+    bool operator==(const chunk_source& o) const { return s_ == o.s_; }
+    bool operator!=(const chunk_source& o) const { return s_ != o.s_; }
+    friend void get_property(const chunk_source&, mr::device_accessible) {}
+
+    int taken() const { return s_->taken; }
+    int returned() const { return s_->returned; }
+    int bad() const { return s_->bad; }
+    // holds says whether [p, p+n) lies inside one chunk handed out.
+    bool holds(const void* p, size_t n) const {
+        const char* c = static_cast<const char*>(p);
+        for (auto& o : s_->out)
+            if (c >= o.first && c + n <= o.first + o.second) return true;
+        return false;
+    }
+};
+
+// watch is what the program sees of the pool: the blocks it holds and
+// what was wrong with the blocks it got.
+struct watch {
+    chunk_source up;
+    mr::resource_ref res;
+    std::vector<std::pair<char*, size_t>> held;
+    int handed = 0, misaligned = 0, outside = 0, overlapping = 0;
+    unsigned long long* sums;
+    std::vector<unsigned long long> want;
+
+    int* take(mr::stream_ref s, size_t bytes, const char* what) {
+        char* p = static_cast<char*>(res.allocate(s, bytes));
+        if (p == nullptr) {
+            fprintf(stderr, "%s: the pool gave no memory for %zu bytes: when no free block fits, a pool asks its upstream for another chunk\n", what, bytes);
+            exit(1);
+        }
+        handed++;
+        if (reinterpret_cast<uintptr_t>(p) % mr::default_alignment != 0) misaligned++;
+        if (!up.holds(p, bytes)) outside++;
+        for (auto& h : held)
+            if (p < h.first + h.second && h.first < p + bytes) overlapping++;
+        held.push_back({p, bytes});
+        return reinterpret_cast<int*>(p);
+    }
+    void give(mr::stream_ref s, int* p, size_t bytes) {
+        for (auto it = held.begin(); it != held.end(); ++it)
+            if (it->first == reinterpret_cast<char*>(p)) {
+                held.erase(it);
+                break;
+            }
+        res.deallocate(s, p, bytes);
+    }
+    // use fills the block with v and sums it on s; few blocks of threads,
+    // so that two streams' kernels can run side by side.
+    void use(mr::stream_ref s, int* x, size_t bytes, int v) {
+        const size_t n = bytes / sizeof(int);
+        fill<<<2, 256, 0, s.get()>>>(x, n, v);
+        sum<<<2, 256, 0, s.get()>>>(x, n, sums + want.size());
+        want.push_back((unsigned long long)v * n);
+    }
+};
 
 // arg is the program's argument i as a number from 1 to hi, or def when
 // it is not given; the course's checks run it with other inputs too.
@@ -26,46 +152,88 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
     return v;
 }
 
-// rounds runs the rounds through a resource it knows only by the
-// interface (as code that takes an RMM device_async_resource_ref does):
-// each round allocates the block, fills it with the round's number, sums
-// it and deallocates it, on the two streams in turn.
-static void rounds(mr::resource_ref res, cudaStream_t* s, int count, int n, float* sums) {
-    const size_t bytes = n * sizeof(float);
-    for (int r = 0; r < count; r++) {
-        cudaStream_t st = s[r % 2];
-        float* x = static_cast<float*>(res.allocate(st, bytes));
-        if (x == nullptr) { fprintf(stderr, "round %d: the pool is empty\n", r); exit(1); }
-        fill<<<128, 256, 0, st>>>(x, n, (float)(r + 1));
-        sum<<<128, 256, 0, st>>>(x, n, sums + r);
-        res.deallocate(st, x, bytes);                  // in stream order: after sum
-    }
-}
-
 // Usage: pool_resource [ROUNDS] (8 by default).
 int main(int argc, char** argv) {
-    const int count = arg(argc, argv, 1, 8, 64), n = 1 << 22;
-    const size_t bytes = n * sizeof(float);
+    const int rounds = arg(argc, argv, 1, 8, 64);
+    const size_t region = 128 * MiB, chunk = 16 * MiB;
     cudaStream_t s[2];
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    float* sums = nullptr;
-    CHECK(cudaMalloc(&sums, count * sizeof(float)));
-    CHECK(cudaMemset(sums, 0, count * sizeof(float)));
-
+    const int nsums = 2 * rounds + 8;
+    unsigned long long* sums = nullptr;
+    CHECK(cudaMalloc(&sums, nsums * sizeof(unsigned long long)));
+    CHECK(cudaMemset(sums, 0, nsums * sizeof(unsigned long long)));
     mr::async_resource device;
+    void* base = device.allocate(s[0], region);
+    CHECK(cudaStreamSynchronize(s[0]));   // the region is ready for both streams
+    chunk_source up(base, region);
+    int chunks[4];
+    std::vector<unsigned long long> want;   // each sum as it should be
     {
-        pool_resource pool(device, bytes, 1, s[0]);    // one block: every round reuses it
-        rounds(pool, s, count, n, sums);
-        printf("%d rounds on 2 streams, %d reuses of a block freed on the other stream\n", count, pool.reuses_across_streams);
+        pool_resource pool(up, chunk);
+        watch w{up, pool, {}, 0, 0, 0, 0, sums, {}};
+
+        // 1. Side by side, the streams taking turns at asking first; the
+        // second block is 100 bytes short of 4 MiB.
+        for (int r = 0; r < rounds; r++) {
+            const int first = r % 2;
+            int* x[2];
+            x[first] = w.take(s[first], 4 * MiB - 100 * first, "round");
+            x[1 - first] = w.take(s[1 - first], 4 * MiB - 100 * (1 - first), "round");
+            for (int k = 0; k < 2; k++) w.use(s[k], x[k], 4 * MiB - 100 * k, r + 1 + k);
+            for (int k = 0; k < 2; k++) w.give(s[k], x[k], 4 * MiB - 100 * k);
+        }
+        chunks[0] = up.taken();
+
+        // 2. Four blocks on stream 0, given back out of order, then one
+        // block of all four's size.
+        int* b[4];
+        for (int k = 0; k < 4; k++) b[k] = w.take(s[0], 4 * MiB, "four 4 MiB blocks");
+        for (int k = 0; k < 4; k++) w.use(s[0], b[k], 4 * MiB, 10 + k);
+        for (int k : {0, 2, 1, 3}) w.give(s[0], b[k], 4 * MiB);
+        int* y = w.take(s[0], 16 * MiB, "16 MiB after four 4 MiB blocks");
+        w.use(s[0], y, 16 * MiB, 20);
+        w.give(s[0], y, 16 * MiB);
+        chunks[1] = up.taken();
+
+        // 3. The 16 MiB on stream 1, then 4 MiB beside it; both given back
+        // on stream 0 once it has waited for stream 1's work.
+        y = w.take(s[1], 16 * MiB, "16 MiB on the other stream");
+        int* z = w.take(s[1], 4 * MiB, "4 MiB beside 16 MiB");
+        w.use(s[1], y, 16 * MiB, 21);
+        w.use(s[1], z, 4 * MiB, 22);
+        cudaEvent_t done;
+        CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+        CHECK(cudaEventRecord(done, s[1]));
+        CHECK(cudaStreamWaitEvent(s[0], done, 0));
+        CHECK(cudaEventDestroy(done));
+        w.give(s[0], y, 16 * MiB);
+        w.give(s[0], z, 4 * MiB);
+        chunks[2] = up.taken();
+
+        // 4. More than a chunk.
+        int* big = w.take(s[0], 20 * MiB, "20 MiB");
+        w.use(s[0], big, 20 * MiB, 23);
+        w.give(s[0], big, 20 * MiB);
+        chunks[3] = up.taken();
+
+        printf("1. %d rounds side by side on 2 streams: %d chunk(s) taken\n", rounds, chunks[0]);
+        printf("2. four 4 MiB blocks given back out of order, then 16 MiB: %d chunk(s) taken\n", chunks[1]);
+        printf("3. 16 MiB on the other stream, then 4 MiB beside it: %d chunk(s) taken\n", chunks[2]);
+        printf("4. 20 MiB, more than a chunk: %d chunk(s) taken\n", chunks[3]);
+        printf("blocks: %d handed out, %d misaligned, %d not inside one chunk, %d overlapping a block in use\n",
+               w.handed, w.misaligned, w.outside, w.overlapping);
+        want = w.want;
         for (auto& st : s) CHECK(cudaStreamSynchronize(st));
-    }   // the pool gives its chunk back to the async resource here
+    }   // the pool gives its chunks back here
+    printf("upstream: %d chunks taken, %d given back whole, %d other deallocations\n", up.taken(), up.returned(), up.bad());
+    device.deallocate(s[0], base, region);
     CHECK(cudaDeviceSynchronize());
 
-    float got[64];
-    CHECK(cudaMemcpy(got, sums, count * sizeof(float), cudaMemcpyDeviceToHost));
+    std::vector<unsigned long long> got(nsums);
+    CHECK(cudaMemcpy(got.data(), sums, nsums * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     int right = 0;
-    for (int r = 0; r < count; r++) right += got[r] == (float)(r + 1) * n;
-    printf("%d of %d rounds summed correctly\n", right, count);
+    for (size_t i = 0; i < want.size(); i++) right += got[i] == want[i];
+    printf("sums: %d of %d correct\n", right, nsums);
     CHECK(cudaFree(sums));
     for (auto& st : s) CHECK(cudaStreamDestroy(st));
     return 0;

@@ -1,15 +1,23 @@
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
+#include <utility>
 #include <vector>
 #include "memory_resource.h"
 
-// A pool over an upstream resource: one chunk taken up front, cut into
-// blocks of a fixed size. A freed block remembers the stream it was freed
-// on and an event recorded there, so that another stream can reuse it
-// only after that stream's work on it is done. Like RMM's pools, it is
-// stream-safe whatever its upstream: the ordering of the blocks is its
-// own job, not the upstream's.
+// A coalescing pool over an upstream resource, the core of RMM's
+// pool_memory_resource. It takes chunks from its upstream as it needs
+// them (chunk bytes each, or a request's own size when that is larger),
+// cuts each request's block from a free block, and on deallocate joins
+// the block with its free neighbours, so that four blocks freed one by
+// one make one large block again. A chunk is the upstream's: its memory
+// is ready in the order of the stream that asked for it, and each chunk
+// goes back to the upstream whole, once, when the pool is destroyed.
+//
+// Like RMM's pools it is stream-safe whatever its upstream: a block freed
+// on one stream is free in that stream's order, so a later allocate on
+// the same stream may take it at once, and one on another stream only
+// after that stream's work on it, without the host waiting.
 //
 // As a resource of RMM 26.06 it inherits from nothing: it has the four
 // calls, == and the device_accessible property (memory_resource.h), and
@@ -18,45 +26,36 @@
 // mr::resource_ref.
 class pool_resource {
 public:
-    pool_resource(mr::any_resource upstream, size_t block, int blocks, mr::stream_ref stream)
-        : upstream_(std::move(upstream)), block_(block), size_(block * blocks), stream_(stream) {
-        chunk_ = static_cast<char*>(upstream_.allocate(stream_, size_));
-        stream_.sync();   // the chunk is ready for every stream
-        for (int i = blocks - 1; i >= 0; i--) {
-            Free f{chunk_ + i * block_, stream_.get(), nullptr};
-            CHECK(cudaEventCreateWithFlags(&f.freed, cudaEventDisableTiming));
-            free_.push_back(f);
-        }
-    }
+    pool_resource(mr::any_resource upstream, size_t chunk) : upstream_(std::move(upstream)), chunk_(chunk) {}
     pool_resource(const pool_resource&) = delete;
     pool_resource& operator=(const pool_resource&) = delete;
-    ~pool_resource() {
-        for (Free& f : free_) cudaEventDestroy(f.freed);
-        upstream_.deallocate(stream_, chunk_, size_);
-    }
-    int reuses_across_streams = 0;
 
-    // allocate hands out a free block for work on `stream`, or nullptr
-    // when the request is larger than a block or no block is free. The
-    // host must never wait here: a block freed on another stream is made
-    // safe for `stream` on the GPU. Count such a reuse in
-    // reuses_across_streams, and keep what deallocate needs to know about
-    // the block in handed_.
+    // The program waits for its streams before the pool goes: the
+    // destructor gives every chunk back to the upstream and destroys
+    // whatever the pool made.
+    ~pool_resource() {
+        // TODO 1: give back what the pool took and made.
+    }
+
+    // allocate hands out a block of at least `bytes` for work on
+    // `stream`, starting on a multiple of 256 bytes: the best fit among
+    // the free blocks, those `stream` freed itself first; when none fits,
+    // from a new chunk. The host never waits here.
     void* allocate(mr::stream_ref stream, size_t bytes, size_t alignment = mr::default_alignment) {
-        mr::check_alignment(alignment);   // every block starts 256-aligned
-        // TODO 1: take a block off free_; when it was freed on another
-        // stream, order `stream` after the work that freed it.
+        mr::check_alignment(alignment);   // at most 256: every block starts 256-aligned
+        // TODO 2: pick a block, or grow; order `stream` after the work
+        // that freed it; keep what the block does not need free.
         (void)bytes;
         (void)stream;
         return nullptr;
     }
 
-    // deallocate gives block p back, freed once the work queued on
-    // `stream` so far is done; the host does not wait for that work.
+    // deallocate gives block p back, free once the work queued on
+    // `stream` so far is done, joined with its free neighbours where
+    // that is safe; the host does not wait for that work.
     void deallocate(mr::stream_ref stream, void* p, size_t, size_t = mr::default_alignment) noexcept {
-        // TODO 2: find p among the blocks handed out, and put it back on
-        // free_ with what a later allocate on another stream must wait
-        // for.
+        // TODO 3: find p, mark when it is free, and join it with its
+        // neighbours.
         (void)p;
         (void)stream;
     }
@@ -77,16 +76,25 @@ public:
     friend void get_property(const pool_resource&, mr::device_accessible) {}
 
 private:
-    // A free block: where it is, the stream that freed it, and the event
-    // recorded on that stream when it did.
-    struct Free { char* p; cudaStream_t stream; cudaEvent_t freed; };
-
     mr::any_resource upstream_;
-    size_t block_, size_;
-    mr::stream_ref stream_;
-    char* chunk_;
-    std::vector<Free> free_;
-    std::vector<Free> handed_;   // blocks handed out, with their events
+    size_t chunk_;
+    // One event per stream, recorded there at each free: a wait takes
+    // its latest record, which comes after every earlier free.
+    std::vector<std::pair<cudaStream_t, cudaEvent_t>> events_;
+
+    // event_of is the event of stream s, made the first time it is asked.
+    cudaEvent_t event_of(cudaStream_t s) {
+        for (const auto& e : events_)
+            if (e.first == s) return e.second;
+        cudaEvent_t ev;
+        CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+        events_.push_back({s, ev});
+        return ev;
+    }
+
+    // TODO 4: what else the pool keeps: its chunks, its free blocks and
+    // the blocks handed out, with what allocate and deallocate need to
+    // know of each.
 };
 
 static_assert(mr::is_resource<pool_resource>::value, "pool_resource has a resource's calls");
