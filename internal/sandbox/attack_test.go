@@ -139,6 +139,9 @@ func attack(mode string, args []string) (int, bool) {
 		}
 		_, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), unix.IPC_CREAT|0o666, 0)
 		fmt.Println("sysv:", err, errno)
+	case "posixshm": // leave a POSIX shared memory object (/dev/shm/args[0]) behind, as cudaIpcGetEventHandle makes one
+		err := os.WriteFile("/dev/shm/"+args[0], []byte("hidden run args: 4096 17"), 0o666)
+		fmt.Println("posixshm:", err)
 	case "keyring": // leave a key in its user's keyring, which outlives the run; or read one left there
 		id, err := unix.AddKey("user", "lessons-attack", []byte("hidden run args: 4096 17"), unix.KEY_SPEC_USER_KEYRING)
 		fmt.Println("add_key:", err)
@@ -572,6 +575,37 @@ func TestAttackSysVIPC(t *testing.T) {
 			if id, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), 0, 0); errno == 0 {
 				unix.Syscall(unix.SYS_MSGCTL, id, unix.IPC_RMID, 0)
 				t.Errorf("a message queue of the run outlived it")
+			}
+		})
+	}
+}
+
+// TestAttackPOSIXShm: a run whose user is its own (or under a grader
+// that is not root) has a /dev/shm of its own, which it may write (the
+// CUDA driver makes its events shared between processes there, Day 73's
+// ipc-pool), and nothing it leaves there outlives it; a program running
+// as root has the host's, read-only.
+func TestAttackPOSIXShm(t *testing.T) {
+	for i, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			name := fmt.Sprintf("lessons-attack-%d-%d", os.Getpid(), i)
+			out := f.gradeAs(t, v.grader, nil, false, "posixshm", name)
+			left := "/dev/shm/" + name
+			if _, err := os.Stat(left); err == nil {
+				os.Remove(left)
+				t.Errorf("a file the run wrote in /dev/shm outlived it:\n%s", out)
+			}
+			if !strings.Contains(out, "posixshm:") {
+				t.Fatalf("the attack did not run:\n%s", out)
+			}
+			if v.programRoot && !strings.Contains(out, "posixshm: open") {
+				t.Errorf("a program running as root wrote the host's /dev/shm:\n%s", out)
+			}
+			if !v.programRoot && !strings.Contains(out, "posixshm: <nil>") {
+				// Where no mount namespace can be had, the host's stays read-only.
+				t.Logf("the run could not write a /dev/shm of its own:\n%s", out)
 			}
 		})
 	}

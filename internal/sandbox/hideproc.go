@@ -31,13 +31,14 @@ func withHiddenProc(a *syscall.SysProcAttr) {
 	a.AmbientCaps = append(a.AmbientCaps, unix.CAP_SYS_ADMIN)
 }
 
-// hideProc mounts the /proc of a run whose user is its own, then drops
-// every capability.
-func hideProc() error {
+// hideProc mounts the /proc of a run whose user is its own, and its
+// /dev/shm (shm says whether it could), then drops every capability.
+func hideProc() (shm bool, err error) {
 	if err := mountProc("hidepid=2"); err != nil {
-		return err
+		return false, err
 	}
-	return dropCaps()
+	shm = mountShm()
+	return shm, dropCaps()
 }
 
 // canHideProc reports whether a helper started as uid:gid may mount its

@@ -132,6 +132,26 @@ func mountProc(opts string) error {
 	return nil
 }
 
+// mountShm gives the run's mount namespace an empty /dev/shm of its own
+// (a tmpfs of 64 MiB, the size of a file the run may write), and says
+// whether it could. POSIX shared memory (shm_open) is files there, and
+// so are the CUDA driver's events shared between processes
+// (cudaIpcGetEventHandle: Day 73's ipc-pool): a run may write its own,
+// and what it leaves goes with its namespace. The host's /dev/shm is
+// every run's, so where this fails the run keeps reading it alone.
+func mountShm() bool {
+	return unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=64m,mode=1777") == nil
+}
+
+// ownShm records that the run's /dev/shm is its own, for p and for the
+// policy of a tool's program under it (the same mount namespace).
+func (p *Policy) ownShm(own bool) {
+	p.OwnShm = own
+	if p.Inner != nil {
+		p.Inner.OwnShm = own
+	}
+}
+
 // initRun is the helper as the first process of the run's pid namespace:
 // it mounts the namespace's /proc, starts this binary again as the helper
 // of p (which restricts itself and becomes the program, in a session of
@@ -143,6 +163,7 @@ func initRun(p Policy) error {
 	if err := mountProc(""); err != nil {
 		return err
 	}
+	shm := mountShm()
 	if err := dropCaps(); err != nil {
 		return err
 	}
@@ -173,6 +194,7 @@ func initRun(p Policy) error {
 	}
 	inner := p
 	inner.PIDNS, inner.StatusFD, inner.OwnProc = false, 0, true
+	inner.ownShm(shm)
 	data, err := json.Marshal(inner)
 	if err != nil {
 		return err

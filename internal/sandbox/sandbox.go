@@ -138,6 +138,10 @@ type Policy struct {
 	// OwnProc is the init's word to the program's helper: the /proc it
 	// sees is the namespace's, showing the run's processes alone.
 	OwnProc bool `json:"own_proc,omitempty"`
+	// OwnShm is the helper's word to itself and the program's helper:
+	// the run's mount namespace has a /dev/shm of its own (mountShm),
+	// which the program may write.
+	OwnShm bool `json:"own_shm,omitempty"`
 	// HideProc is the Runner's (hideproc.go): the helper, a user of its
 	// own under a root grader, mounts a /proc that shows it its own
 	// processes alone.
@@ -205,7 +209,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	// nothing the program starts outlives it, and its process limit is
 	// its own (pidns.go).
 	var status *os.File
-	p.OwnProc = false // only an init says so
+	p.OwnProc, p.OwnShm = false, false // only the helper says so
 	if p.PIDNS = os.Geteuid() != 0 && usePIDNS(self); p.PIDNS {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -447,7 +451,7 @@ func Helper() {
 		os.Exit(0)
 	}
 	if _, ok := os.LookupEnv(envHideProcTry); ok {
-		if err := hideProc(); err != nil {
+		if _, err := hideProc(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -488,9 +492,11 @@ func enter(data string) error {
 		return initRun(p)
 	}
 	if p.HideProc {
-		if err := hideProc(); err != nil {
+		shm, err := hideProc()
+		if err != nil {
 			return err
 		}
+		p.ownShm(shm)
 	}
 	if err := setLimits(p.Limits); err != nil {
 		return err
@@ -696,6 +702,9 @@ func restrictFiles(p Policy) (int, error) {
 		}
 	}
 	rw := realPaths(append([]string{p.Dir}, p.Write...))
+	if p.OwnShm {
+		rw = append(rw, realPaths([]string{"/dev/shm"})...)
+	}
 	if len(rw) == 0 {
 		return 0, fmt.Errorf("landlock: the folder %s is not there", p.Dir)
 	}

@@ -1,11 +1,14 @@
 // expect: frees each block on the stream that allocated
-// The mistake: the parent frees the block on the legacy default stream, which the non-blocking stream that filled it is not ordered with.
-// One pool, two processes. The parent creates a pool it can export,
-// sends the pool to its child as a file descriptor over a socket pair,
-// and then, each round, allocates a block from it, fills it and sends the
-// block's export data; the child imports the pool once and each block,
-// sums the block on the GPU, frees its import and replies with the sum;
-// only then does the parent free the block.
+// The mistake: the parent frees on the default stream, which its non-blocking stream does not wait for, nor does it wait for the child's event.
+// One pool, two processes, and no host waits between them. The parent
+// makes a pool it can export and sends it to its child as a file
+// descriptor over a socket pair; each round it allocates a block from
+// the pool, fills it (slowly) and hands the block to the child, which
+// imports it, reads it on its own stream (slowly, twice) and frees its
+// import; only then may the parent free the block. The order between
+// the two processes' GPU work is kept by events they share, not by
+// either host waiting for its GPU: the socket only carries the handles,
+// the export data and a byte of answer.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,20 +27,33 @@ __device__ unsigned long long now_ns() {
     return t;
 }
 
-// A slow producer: each thread waits ns nanoseconds, then writes its
-// strided share of x. A reader not ordered after it sees the old contents.
+// A slow producer: each thread waits ns nanoseconds, then writes v into
+// its strided share of x. A reader not ordered after it sees the old
+// contents.
 __global__ void fill(int* x, int n, int v, unsigned long long ns) {
     unsigned long long t0 = now_ns();
     while (now_ns() - t0 < ns) {}
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) x[i] = v;
 }
 
-// Adds x into *out; each thread a strided share.
-__global__ void sum(const int* x, int n, unsigned long long* out) {
-    unsigned long long acc = 0;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) acc += x[i];
-    atomicAdd(out, acc);
+// A slow consumer: adds x up as it is when the kernel starts, into
+// out[0], and again ns nanoseconds later, into out[1]. A block read
+// before its fill has run shows in out[0]; a block its owner freed and
+// filled again while this kernel still used it, in out[1].
+__global__ void use(const int* x, int n, unsigned long long ns, unsigned long long* out) {
+    const volatile int* v = x;
+    const int i0 = blockIdx.x * blockDim.x + threadIdx.x, step = blockDim.x * gridDim.x;
+    unsigned long long first = 0, last = 0;
+    for (int i = i0; i < n; i += step) first += v[i];
+    unsigned long long t0 = now_ns();
+    while (now_ns() - t0 < ns) {}
+    for (int i = i0; i < n; i += step) last += v[i];
+    atomicAdd(&out[0], first);
+    atomicAdd(&out[1], last);
 }
+
+const unsigned long long kFillNs = 10 * 1000 * 1000ull;   // 10 ms
+const unsigned long long kUseNs = 30 * 1000 * 1000ull;    // 30 ms
 
 // ---- The socket: plain POSIX, given ----
 
@@ -100,56 +116,76 @@ static int recv_fd(int sock) {
     return fd;
 }
 
-// ---- The child: imports the pool and each block ----
+// ---- The child: imports the pool, the events and each block ----
 
 static int importer(int sock, int rounds, int n) {
     CHECK(cudaSetDevice(0));
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    unsigned long long* total = nullptr;
-    CHECK(cudaMalloc(&total, sizeof *total));
+    unsigned long long* sums = nullptr;   // two a round: out[0] and out[1] of use
+    CHECK(cudaMalloc(&sums, 2 * rounds * sizeof *sums));
+    CHECK(cudaMemsetAsync(sums, 0, 2 * rounds * sizeof *sums, s));
     cudaMemPool_t pool = nullptr;
-    // TODO 4: receive the pool's descriptor and import the pool.
+    // filled: the parent's GPU has filled the block handed over.
+    // freed: the child's GPU is done with the block and its import.
+    cudaEvent_t filled = nullptr, freed = nullptr;
+    // TODO 3: receive the pool's descriptor and import the pool; open
+    // the events the parent shares (or share one of your own).
+    // BEGIN SOLUTION
     int fd = recv_fd(sock);
     if (fd < 0) { fprintf(stderr, "importer: no descriptor came\n"); return 1; }
     CHECK(cudaMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0));
     close(fd);
-    unsigned long long* got = nullptr;   // pinned: the copy into it is really asynchronous
-    CHECK(cudaMallocHost(&got, sizeof *got));
+    cudaIpcEventHandle_t handles[2];
+    if (!recv_all(sock, handles, sizeof handles)) { fprintf(stderr, "importer: no events came\n"); return 1; }
+    CHECK(cudaIpcOpenEventHandle(&filled, handles[0]));
+    CHECK(cudaIpcOpenEventHandle(&freed, handles[1]));
+    // STUB
+    // END SOLUTION
     for (int r = 0; r < rounds; r++) {
         cudaMemPoolPtrExportData data;
         if (!recv_all(sock, &data, sizeof data)) { fprintf(stderr, "importer: no block came in round %d\n", r); return 1; }
         int* block = nullptr;
-        // TODO 5: import the block the parent exported.
+        // TODO 4: import the block; the kernel below must not start
+        // before the parent's fill of it is done.
+        // BEGIN SOLUTION
         CHECK(cudaMemPoolImportPointer((void**)&block, pool, &data));
-        CHECK(cudaMemsetAsync(total, 0, sizeof *total, s));
-        sum<<<128, 256, 0, s>>>(block, n, total);
-        CHECK(cudaMemcpyAsync(got, total, sizeof *got, cudaMemcpyDeviceToHost, s));
-        // The parent frees the block as soon as it has the reply: the
-        // import is freed first, and the free (and the copy into *got)
-        // are done before the reply goes.
+        CHECK(cudaStreamWaitEvent(s, filled, 0));
+        // STUB
+        // END SOLUTION
+        use<<<128, 256, 0, s>>>(block, n, kUseNs, sums + 2 * r);
+        // TODO 5: give the block back: free the import, let the parent's
+        // GPU know when that is done, and answer the parent, all without
+        // waiting here for the kernel.
+        // BEGIN SOLUTION
         CHECK(cudaFreeAsync(block, s));
-        CHECK(cudaStreamSynchronize(s));
-        if (!send_all(sock, got, sizeof *got)) return 1;
+        CHECK(cudaEventRecord(freed, s));
+        char ack = 1;
+        if (!send_all(sock, &ack, 1)) { fprintf(stderr, "importer: answering in round %d failed\n", r); return 1; }
+        // STUB
+        // END SOLUTION
     }
-    // The parent says when it has freed its last block; then nothing of
-    // the pool should be in use any more, in either process.
-    char done = 0;
-    if (!recv_all(sock, &done, 1)) { fprintf(stderr, "importer: the parent did not finish\n"); return 1; }
-    size_t open = 0;
-    cudaError_t e = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &open);
-    if (e == cudaSuccess) printf("child: the imported pool has %zu bytes in use at the end\n", open);
-    else printf("child: the imported pool cannot say what is in use (%s)\n", cudaGetErrorString(e));
-    fflush(stdout);
+    unsigned long long* got = nullptr;    // pinned: the copy into it is really asynchronous
+    CHECK(cudaMallocHost(&got, 2 * rounds * sizeof *got));
+    CHECK(cudaMemcpyAsync(got, sums, 2 * rounds * sizeof *got, cudaMemcpyDeviceToHost, s));
+    CHECK(cudaStreamSynchronize(s));      // the child's one host wait
+    // Each process destroys its own handles of the events, the child's
+    // first: the parent's go once the child has sent its sums.
+    if (filled != nullptr) CHECK(cudaEventDestroy(filled));
+    if (freed != nullptr) CHECK(cudaEventDestroy(freed));
+    if (!send_all(sock, got, 2 * rounds * sizeof *got)) return 1;
     CHECK(cudaFreeHost(got));
-    CHECK(cudaFree(total));
+    CHECK(cudaFree(sums));
     CHECK(cudaStreamDestroy(s));
     return 0;
 }
 
 // ---- The parent: owns the pool and allocates ----
 
-static int exporter(int sock, int rounds, int n, int* right, cudaMemPool_t* pool_out) {
+// exporter counts in before the rounds whose block the child found filled
+// when it began reading, and in after those whose block was still the same
+// when it read again.
+static int exporter(int sock, int rounds, int n, int* before, int* after, cudaMemPool_t* pool_out) {
     const size_t bytes = (size_t)n * sizeof(int);
     CHECK(cudaSetDevice(0));
     int types = 0;
@@ -161,8 +197,12 @@ static int exporter(int sock, int rounds, int n, int* right, cudaMemPool_t* pool
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     cudaMemPool_t pool = nullptr;
-    // TODO 1: create a pool on device 0 that can be exported as a POSIX
-    // file descriptor, export it, and send the descriptor to the child.
+    cudaEvent_t filled = nullptr, freed = nullptr;   // as in the child
+    // TODO 1: make a pool on device 0 that can be exported as a POSIX
+    // file descriptor, and send it to the child; make the events the two
+    // processes order their GPU work with, and send the child what it
+    // needs to open them.
+    // BEGIN SOLUTION
     cudaMemPoolProps props = {};
     props.allocType = cudaMemAllocationTypePinned;
     props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
@@ -173,27 +213,46 @@ static int exporter(int sock, int rounds, int n, int* right, cudaMemPool_t* pool
     CHECK(cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0));
     if (!send_fd(sock, fd)) { fprintf(stderr, "exporter: sending the pool failed\n"); return 1; }
     close(fd);
+    CHECK(cudaEventCreateWithFlags(&filled, cudaEventInterprocess | cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&freed, cudaEventInterprocess | cudaEventDisableTiming));
+    cudaIpcEventHandle_t handles[2];
+    CHECK(cudaIpcGetEventHandle(&handles[0], filled));
+    CHECK(cudaIpcGetEventHandle(&handles[1], freed));
+    if (!send_all(sock, handles, sizeof handles)) { fprintf(stderr, "exporter: sending the events failed\n"); return 1; }
+    // STUB
+    // END SOLUTION
     for (int r = 0; r < rounds; r++) {
         int* block = nullptr;
         CHECK(cudaMallocFromPoolAsync((void**)&block, bytes, pool, s));
-        fill<<<264, 256, 0, s>>>(block, n, r + 1, 20 * 1000 * 1000ull);   // 20 ms
-        // TODO 2: the child must not read the block before it is
-        // allocated and filled: make sure of that, then send the child the
-        // block's export data.
-        CHECK(cudaStreamSynchronize(s));
+        fill<<<264, 256, 0, s>>>(block, n, r + 1, kFillNs);
+        // TODO 2: hand the block to the child, and free it once the
+        // child's GPU is done with it and its import; the host waits
+        // for neither GPU.
+        // BEGIN SOLUTION
+        CHECK(cudaEventRecord(filled, s));
         cudaMemPoolPtrExportData data;
         CHECK(cudaMemPoolExportPointer(&data, block));
-        if (!send_all(sock, &data, sizeof data)) { fprintf(stderr, "exporter: sending the block failed\n"); return 1; }
-        unsigned long long got = 0;
-        if (!recv_all(sock, &got, sizeof got)) { fprintf(stderr, "exporter: the child did not reply in round %d\n", r); return 1; }
-        printf("round %d: the child summed %llu (expected %llu)\n", r, got, (unsigned long long)(r + 1) * n);
-        *right += got == (unsigned long long)(r + 1) * n;
-        // TODO 3: the child has freed its import: free the block.
+        if (!send_all(sock, &data, sizeof data)) { fprintf(stderr, "exporter: sending the block failed in round %d\n", r); return 1; }
+        char ack = 0;
+        if (!recv_all(sock, &ack, 1)) { fprintf(stderr, "exporter: the child did not answer in round %d\n", r); return 1; }
+        CHECK(cudaStreamWaitEvent(s, freed, 0));
         CHECK(cudaFreeAsync(block, 0));
+        // STUB
+        // END SOLUTION
     }
-    CHECK(cudaStreamSynchronize(s));
-    char done = 1;
-    if (!send_all(sock, &done, 1)) return 1;
+    // The child sends what it read once its GPU work is done.
+    unsigned long long* got = (unsigned long long*)calloc(2 * rounds, sizeof *got);
+    if (!recv_all(sock, got, 2 * rounds * sizeof *got)) { fprintf(stderr, "exporter: the child sent no sums\n"); free(got); return 1; }
+    for (int r = 0; r < rounds; r++) {
+        const unsigned long long want = (unsigned long long)(r + 1) * n;
+        printf("round %d: the child read %llu, then %llu (expected %llu)\n", r, got[2 * r], got[2 * r + 1], want);
+        *before += got[2 * r] == want;
+        *after += got[2 * r + 1] == want;
+    }
+    free(got);
+    CHECK(cudaStreamSynchronize(s));      // the parent's one host wait
+    if (filled != nullptr) CHECK(cudaEventDestroy(filled));
+    if (freed != nullptr) CHECK(cudaEventDestroy(freed));
     *pool_out = pool;
     CHECK(cudaStreamDestroy(s));
     return 0;
@@ -229,9 +288,9 @@ int main(int argc, char** argv) {
         return rc;
     }
     close(sv[1]);
-    int right = 0;
+    int before = 0, after = 0;
     cudaMemPool_t pool = nullptr;
-    int rc = exporter(sv[0], rounds, n, &right, &pool);
+    int rc = exporter(sv[0], rounds, n, &before, &after, &pool);
     close(sv[0]);
     int status = 0;
     waitpid(child, &status, 0);
@@ -239,6 +298,7 @@ int main(int argc, char** argv) {
     if (pool != nullptr && cudaMemPoolDestroy(pool) != cudaSuccess) rc = 1;
     bool childOK = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     printf("the child %s\n", childOK ? "ended cleanly" : "failed");
-    printf("%d of %d rounds summed correctly by the child\n", right, rounds);
+    printf("%d of %d rounds: the block was filled before the child read it\n", before, rounds);
+    printf("%d of %d rounds: the block stayed the child's until it read it again\n", after, rounds);
     return rc != 0 || !childOK ? 1 : 0;
 }
