@@ -166,13 +166,14 @@ Record* rec = nullptr;
 // holds a lock of the driver's), and if that thread then enters a hook, it
 // waits for mu: with mu held across the call, neither would ever go on.
 // (Twice in about a thousand graded runs on the H100 a program that ends in
-// under a second ran to its limit with its last snapshot just after its
-// first cudaMallocAsync; the library then held mu while it recorded its
-// timing events and asked the driver about a kernel's parameters.) So
-// every hook asks CUDA what it needs first, takes mu to note it, and lets
-// go; what the library asks of CUDA for itself (timing events, a kernel's
-// parameters, a pool's attributes, whether a stream is capturing) runs
-// with mu free, inside an Own (below).
+// under a second ran to its limit, its last snapshot just after its first
+// cudaMallocAsync, while the library held mu across its timing events'
+// calls and the driver's description of a kernel. That this was the cause
+// is not proven: README, "The library's lock".) So every hook asks CUDA
+// what it needs first, takes mu to note it, and lets go; what the library
+// asks of CUDA for itself (timing events, a kernel's parameters, a pool's
+// attributes, whether a stream is capturing) runs with mu free, inside an
+// Own (below).
 //
 // A hooked function reached from inside the library's own calls on the
 // same thread (a runtime whose cudaEventCreateWithFlags calls its exported
