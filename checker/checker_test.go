@@ -72,8 +72,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v5Size-v4Size, 12*8; got != want {
 		t.Errorf("version 5 adds %d bytes, want %d (twelve figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v5Size, 4*8+192; got != want {
+	if got, want := v6Size-v5Size, 4*8+192; got != want {
 		t.Errorf("version 6 adds %d bytes, want %d (four figures and the first use after free in words)", got, want)
+	}
+	if got, want := binary.Size(st)-v6Size, 7*8; got != want {
+		t.Errorf("version 7 adds %d bytes, want %d (seven figures)", got, want)
 	}
 }
 
@@ -646,6 +649,45 @@ func TestVersion6Statistics(t *testing.T) {
 	}
 	if _, err := DecodeStats(s.Encode()[:v5Size]); err == nil {
 		t.Error("a version 6 record cut at version 5's size decoded")
+	}
+}
+
+// TestVersion7Statistics: the imports, the graphs' allocations and the
+// frees of memory no hooked call allocated are read by name, merged over
+// processes (an importer is often a forked child), and read as 0 from a
+// version 6 record, which still decodes.
+func TestVersion7Statistics(t *testing.T) {
+	s := &Stats{PoolImports: 2, PoolImportBytes: 8 << 20, PoolImportFrees: 1, LeakedPoolImports: 1, GraphAllocs: 3, GraphAllocBytes: 3 << 20, UnknownFrees: 1}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"pool_imports": 2, "pool_import_bytes": 8 << 20, "pool_import_frees": 1, "leaked_pool_imports": 1,
+		"graph_allocs": 3, "graph_alloc_bytes": 3 << 20, "unknown_frees": 1}
+	for n, w := range want {
+		if v, ok := got.Value(n); !ok || v != w {
+			t.Errorf("%s = %v, %v; want %v", n, v, ok, w)
+		}
+		if describe(n) == strings.ReplaceAll(n, "_", " ") {
+			t.Errorf("%s has no words of its own", n)
+		}
+	}
+	if m := MergeStats(&Stats{PoolImportFrees: 1}, got); m.PoolImportFrees != 2 {
+		t.Errorf("merged: %d frees of imports, want 2", m.PoolImportFrees)
+	}
+	v6 := s.Encode()[:v6Size]
+	v6[8] = 6
+	old, err := DecodeStats(v6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range want {
+		if v, _ := old.Value(n); v != 0 {
+			t.Errorf("%s = %v in a version 6 record", n, v)
+		}
+	}
+	if _, err := DecodeStats(s.Encode()[:v6Size]); err == nil {
+		t.Error("a version 7 record cut at version 6's size decoded")
 	}
 }
 

@@ -358,6 +358,13 @@ var phrases = map[string]string{
 	"events_created":             "events made (cudaEventCreate, cudaEventCreateWithFlags)",
 	"events_destroyed":           "events destroyed (cudaEventDestroy)",
 	"leaked_events":              "events never destroyed",
+	"pool_imports":               "pointers imported from another process's pool",
+	"pool_import_bytes":          "bytes of the allocations imported from another process's pool",
+	"pool_import_frees":          "frees of pointers imported from another process's pool",
+	"leaked_pool_imports":        "pointers imported from another process's pool and never freed",
+	"graph_allocs":               "allocations made by the graphs' allocation nodes, at each launch",
+	"graph_alloc_bytes":          "bytes allocated by the graphs' allocation nodes, at each launch",
+	"unknown_frees":              "frees of memory that no call the library follows allocated",
 }
 
 // scoped is the record a statistic's name reads (the program's own

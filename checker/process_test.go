@@ -2,6 +2,7 @@ package checker
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -237,5 +238,50 @@ func TestProbeRecord(t *testing.T) {
 	// The graph ran beside the 5 ms kernel on the other stream.
 	if v, _ := s.Value("kernel_overlap_ms"); v < 4 {
 		t.Errorf("kernel_overlap_ms = %v, want about 5", v)
+	}
+}
+
+// TestProbeRecord7: the record of checker/testdata/record7/probe.cu on the
+// H100 (record version 7) has every figure the probe expects: the
+// exporter's pitched and 3D allocations, its graphs' allocation nodes and
+// the one use after a graph's free node in its own record; the forked
+// importer's imported block, used and freed there, in the child's line of
+// probe.txt (the record command writes the program's own record only).
+func TestProbeRecord7(t *testing.T) {
+	s, err := readStats("testdata/record7/probe.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"malloc_calls": 2, "malloc_bytes": 819200, "graph_allocs": 4, "graph_alloc_bytes": 6 << 20, "uses_after_free": 1,
+		"unknown_frees": 0, "pool_imports": 0, "leaked_allocs": 0, "malloc_async_calls": 2, "free_async_calls": 5, "forks": 1,
+	}
+	for n, w := range want {
+		if v, _ := s.Value(n); v != w {
+			t.Errorf("%s = %v, want %v", n, v, w)
+		}
+	}
+	if got, want := s.RaceNote("uses_after_free"), "a free node of a graph launched on stream 1"; !strings.Contains(got, want) {
+		t.Errorf("the use after free: %q, want it to name %q", got, want)
+	}
+	txt, err := os.ReadFile("testdata/record7/probe.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var child string
+	for _, line := range strings.Split(string(txt), "\n") {
+		if strings.Contains(line, "1 child processes:") {
+			child = line + " "
+		}
+	}
+	for _, f := range []string{"pool_imports=1 ", "pool_import_bytes=1.048576e+06 ", "pool_import_frees=1 ", "free_async_calls=1 ", "exited=1 "} {
+		if !strings.Contains(child, " "+f) {
+			t.Errorf("the child's line has no %q: %q", f, child)
+		}
+	}
+	for _, f := range []string{"unknown_frees=", "leaked_pool_imports=", "leaked_allocs="} {
+		if strings.Contains(child, " "+f) {
+			t.Errorf("the child's line has %q (want 0): %q", f, child)
+		}
 	}
 }

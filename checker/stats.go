@@ -83,11 +83,20 @@ type Stats struct {
 	EventsCreated, EventsDestroyed uint64 `stat:"events_created,events_destroyed"`
 	LeakedEvents                   uint64 `stat:"leaked_events"`
 	AfterFreeUse                   [192]byte
+	// Version 7: memory that comes by other calls than an allocation's
+	// (a pointer imported from another process's pool; a graph's
+	// allocation nodes, at each launch), and frees of memory no hooked
+	// call allocated. Pitched allocations (cudaMallocPitch, cudaMalloc3D)
+	// count in malloc_calls from this version on.
+	PoolImports, PoolImportBytes       uint64 `stat:"pool_imports,pool_import_bytes"`
+	PoolImportFrees, LeakedPoolImports uint64 `stat:"pool_import_frees,leaked_pool_imports"`
+	GraphAllocs, GraphAllocBytes       uint64 `stat:"graph_allocs,graph_alloc_bytes"`
+	UnknownFrees                       uint64 `stat:"unknown_frees"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 6
+	statsVersion = 7
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -111,6 +120,10 @@ var v4Size = int(unsafe.Offsetof(Stats{}.HostAllocCalls))
 // v5Size is the size of a version 5 record: everything before the
 // figures of version 6.
 var v5Size = int(unsafe.Offsetof(Stats{}.UsesAfterFree))
+
+// v6Size is the size of a version 6 record: everything before the
+// figures of version 7.
+var v6Size = int(unsafe.Offsetof(Stats{}.PoolImports))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees or uses_after_free),
@@ -153,6 +166,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v4Size
 	case 5:
 		need = v5Size
+	case 6:
+		need = v6Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

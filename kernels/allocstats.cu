@@ -136,6 +136,14 @@ struct Record {
     uint64_t events_destroyed;         // cudaEventDestroy, cuEventDestroy of an event made so
     uint64_t leaked_events;            // events made and not destroyed by exit
     char after_free_use[192];          // the first use after free, in words
+    // version 7: memory that comes by other calls than an allocation's, and frees of memory the library never saw allocated
+    uint64_t pool_imports;             // cudaMemPoolImportPointer, cuMemPoolImportPointer that succeeded
+    uint64_t pool_import_bytes;        // the sizes of the allocations imported
+    uint64_t pool_import_frees;        // frees of imported pointers (cudaFree, cudaFreeAsync, cuMemFree, cuMemFreeAsync)
+    uint64_t leaked_pool_imports;      // imported pointers not freed by exit
+    uint64_t graph_allocs;             // allocation nodes of the graphs launched, counted at each launch
+    uint64_t graph_alloc_bytes;        // their bytes
+    uint64_t unknown_frees;            // frees that succeeded of an address no hooked call allocated
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -149,13 +157,29 @@ typedef std::unordered_map<cudaStream_t, uint64_t> Clock;
 
 Record scratch;                        // used when no file is given
 Record* rec = nullptr;
-// Lock is the library's one mutex, knowing which thread holds it: a fork
-// or an exec from inside the library's own locked calls (the driver may
-// start a helper while the runtime initialises) must not wait for it, and
-// neither must a hooked function reached from inside them (a runtime
-// whose cudaEventCreateWithFlags calls its exported cudaEventCreate, say):
-// that call is the library's, forwarded and not counted. The mutex is not
-// recursive: without this, either would wait for itself forever.
+// Lock is the library's one mutex, knowing which thread holds it.
+//
+// The rule that keeps it from hanging a program: mu is held only over the
+// library's own bookkeeping, never across a call into CUDA (the runtime or
+// the driver). A call into the driver may wait for another thread (the
+// driver's own, or one of the program's that is inside the driver and
+// holds a lock of the driver's), and if that thread then enters a hook, it
+// waits for mu: with mu held across the call, neither would ever go on.
+// (Twice in about a thousand graded runs on the H100 a program that ends in
+// under a second ran to its limit, its last snapshot just after its first
+// cudaMallocAsync, while the library held mu across its timing events'
+// calls and the driver's description of a kernel. That this was the cause
+// is not proven: README, "The library's lock".) So every hook asks CUDA
+// what it needs first, takes mu to note it, and lets go; what the library
+// asks of CUDA for itself (timing events, a kernel's parameters, a pool's
+// attributes, whether a stream is capturing) runs with mu free, inside an
+// Own (below).
+//
+// A hooked function reached from inside the library's own calls on the
+// same thread (a runtime whose cudaEventCreateWithFlags calls its exported
+// cudaEventCreate, a driver that forks a helper or looks itself up while
+// the library asks it something) is the library's: forwarded, not counted,
+// and never waiting for mu. busy() says so.
 struct Lock {
     std::mutex m;
     std::atomic<uintptr_t> owner{0};
@@ -170,9 +194,27 @@ struct Lock {
     bool mine() const { return owner.load() == (uintptr_t)pthread_self(); }
 };
 Lock mu;
+// inside counts the library's own calls into CUDA under way on this
+// thread (Own marks one).
+thread_local int inside = 0;
+struct Own {
+    Own() { inside++; }
+    ~Own() { inside--; }
+    Own(const Own&) = delete;
+    Own& operator=(const Own&) = delete;
+};
+// busy: this thread is inside the library (its bookkeeping, or its own
+// call into CUDA): a hook reached now forwards and counts nothing.
+bool busy() { return inside > 0 || mu.mine(); }
+// Where a live allocation came from: the program's own allocation calls,
+// a pointer imported from another process's pool (its memory is the
+// exporter's: not in this process's live bytes or leaks), or a graph's
+// allocation node, allocated again at each launch of the graph.
+enum Origin { kAllocated, kImported, kGraph };
 struct Alloc {
     size_t bytes; cudaStream_t stream; bool async; uint64_t seq; std::vector<Use> uses;
     std::set<uintptr_t> kernelAddrs;   // addresses in it passed to kernels
+    Origin origin = kAllocated;
 };
 std::map<uintptr_t, Alloc>* live;
 std::unordered_map<cudaStream_t, bool>* streams;
@@ -190,7 +232,15 @@ typedef std::unordered_map<cudaEvent_t, cudaStream_t> RecordedOn;
 RecordedOn* recordedOn;               // the stream of each event's last record
 std::map<uintptr_t, size_t>* hostLive;  // pinned host allocations not yet freed
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
-std::unordered_map<cudaGraphExec_t, uint64_t>* graphKernels;  // kernel nodes of each instantiated graph
+// What an instantiated graph does each time it is launched: its kernel
+// nodes, and the memory its allocation nodes allocate and its free nodes
+// free (an address fixed for the life of the node).
+struct GraphInfo {
+    uint64_t kernels = 0;
+    std::vector<std::pair<uintptr_t, size_t>> allocs;
+    std::vector<uintptr_t> frees;
+};
+std::unordered_map<cudaGraphExec_t, GraphInfo>* graphs;
 // Memory freed and not allocated again since, in host order: its start,
 // and what freed it (a use of it now is a use after free).
 struct Freed { size_t bytes; std::string how; };
@@ -200,10 +250,10 @@ std::unordered_set<cudaEvent_t>* liveEvents;  // events the program made and has
 uint64_t pendingWaits = 0;            // host waits since the last stream-ordered allocation
 bool asyncAllocated = false;          // a stream-ordered allocation was made
 thread_local int inLaunch = 0;        // inside __cudaLaunchKernel: its cudaLaunchKernel is the same launch
-std::once_flag exit_hook;
+std::atomic<bool> exitHooked{false};
 
 // Kernels timed (see "Timing kernels on the GPU" below).
-struct Timed { cudaStream_t stream; cudaEvent_t start, end; bool graph; };
+struct Timed { cudaStream_t stream; cudaEvent_t start, end; bool graph; bool captured = false; };
 struct Span { cudaStream_t stream; double start, end; bool graph; };
 // Pairs are read once kReadAt are pending (the oldest first, while they
 // have completed: a GPU far behind its host costs one query a launch); a
@@ -212,7 +262,8 @@ const size_t kReadAt = 256, kMaxPending = 1 << 16, kMaxSpans = 1 << 20;
 std::deque<Timed>* pending;
 std::vector<cudaEvent_t>* spare;
 std::vector<Span>* spans;
-cudaEvent_t origin;
+cudaEvent_t origin;                    // the events' common start; set once recorded
+bool originClaimed;                    // a thread is making the origin (mu is not held while it does)
 bool timingOver;                       // after cudaDeviceReset, or spans full
 void harvest(bool wait);
 void summarise();
@@ -608,7 +659,7 @@ Record* record() {
     rec = &scratch;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 6;
+    rec->version = 7;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -622,7 +673,7 @@ Record* record() {
     spans = new std::vector<Span>();
     hostLive = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
-    graphKernels = new std::unordered_map<cudaGraphExec_t, uint64_t>();
+    graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
     return rec;
@@ -637,15 +688,27 @@ void notePool(cudaMemPool_t pool) {
 
 // snapshot reads a pool's attributes into its slot; a pool destroyed by
 // the program is read just before, and its handle cleared.
-void snapshot(Pool* slot) {
+// snapshot reads a pool's attributes (handle set) from CUDA; mu is not
+// held. The caller stores them in the pool's slot.
+Pool snapshot(uint64_t handle) {
     static auto get = (cudaError_t(*)(cudaMemPool_t, cudaMemPoolAttr, void*))real("cudaMemPoolGetAttribute");
-    cudaMemPool_t p = (cudaMemPool_t)(uintptr_t)slot->handle;
-    if (p == nullptr) return;
-    get(p, cudaMemPoolAttrUsedMemCurrent, &slot->used_current);
-    get(p, cudaMemPoolAttrUsedMemHigh, &slot->used_high);
-    get(p, cudaMemPoolAttrReservedMemCurrent, &slot->reserved_current);
-    get(p, cudaMemPoolAttrReservedMemHigh, &slot->reserved_high);
-    get(p, cudaMemPoolAttrReleaseThreshold, &slot->release_threshold);
+    Pool slot{handle, 0, 0, 0, 0, 0};
+    cudaMemPool_t p = (cudaMemPool_t)(uintptr_t)handle;
+    if (p == nullptr) return slot;
+    Own own;
+    get(p, cudaMemPoolAttrUsedMemCurrent, &slot.used_current);
+    get(p, cudaMemPoolAttrUsedMemHigh, &slot.used_high);
+    get(p, cudaMemPoolAttrReservedMemCurrent, &slot.reserved_current);
+    get(p, cudaMemPoolAttrReservedMemHigh, &slot.reserved_high);
+    get(p, cudaMemPoolAttrReleaseThreshold, &slot.release_threshold);
+    return slot;
+}
+
+// storePool puts a snapshot into the slot of its pool, if the pool is
+// still listed; mu is held.
+void storePool(const Pool& p) {
+    for (uint64_t i = 0; i < rec->pool_count; i++)
+        if (rec->pools[i].handle == p.handle && p.handle != 0) rec->pools[i] = p;
 }
 
 // leaks notes what was never freed, at exit; mu is held.
@@ -656,13 +719,27 @@ void leaks() {
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
     rec->leaked_events = liveEvents->size();
+    rec->leaked_pool_imports = 0;
+    for (auto& kv : *live)
+        if (kv.second.origin == kImported) rec->leaked_pool_imports++;
 }
 
+// atExit ends the record: the kernels still pending are read and the
+// pools' attributes asked for first, with mu free (see Lock).
 void atExit() {
+    std::vector<uint64_t> handles;
+    {
+        std::lock_guard<Lock> g(mu);
+        if (quiet) return;
+        for (uint64_t i = 0; i < rec->pool_count; i++) handles.push_back(rec->pools[i].handle);
+    }
+    harvest(true);
+    std::vector<Pool> pools;
+    for (uint64_t h : handles) pools.push_back(snapshot(h));
     std::lock_guard<Lock> g(mu);
     if (quiet) return;
     summarise();
-    for (uint64_t i = 0; i < rec->pool_count; i++) snapshot(&rec->pools[i]);
+    for (auto& p : pools) storePool(p);
     leaks();
     rec->exited = 1;
     countCopies();
@@ -685,14 +762,15 @@ void atExitPlain() {
 // fork: what the parent had is not the child's), numbered from 0 on the
 // same channel, with its pid and its parent's in the guard. Its start
 // frame waits for its first CUDA call. The lock is held across the fork so
-// that the child's copy of the state is whole.
-// A fork from inside the library's own locked calls (the driver starting
-// a helper) is not the program's: its child is left silent, and nothing
-// waits for the lock the forking thread holds.
+// that the child's copy of the state is whole (it is held only over
+// bookkeeping, so the fork waits for it a moment at most).
+// A fork from inside the library (the driver starting a helper while the
+// library asks it something) is not the program's: its child is left
+// silent, and nothing waits for the lock.
 bool forkInside;
 
 void forkPrepare() {
-    forkInside = mu.mine();
+    forkInside = busy();
     if (!forkInside) mu.lock();
 }
 
@@ -712,14 +790,15 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 6;
+    rec->version = 7;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphKernels->clear();
+    nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     if (recordedOn != nullptr) recordedOn->clear();
     // The parent's events belong to its context: dropped, never destroyed.
     pending->clear(); spare->clear(); spans->clear();
     origin = nullptr;
+    originClaimed = false;
     timingOver = false;
     pendingWaits = 0;
     asyncAllocated = false;
@@ -746,15 +825,26 @@ __attribute__((constructor)) void start() {
 
 // after runs once the runtime has answered its first call: an exit hook
 // registered now runs before the runtime's own teardown.
+// The first thread here registers the hook; the others go on without
+// waiting for it (a std::call_once would hold them while the first asks
+// CUDA for the device's pool: a lock across a call into CUDA).
 void after() {
-    std::call_once(exit_hook, [] {
+    if (!exitHooked.exchange(true)) {
         atexit(atExit);
-        cudaMemPool_t pool;
-        auto getPool = (cudaError_t(*)(cudaMemPool_t*, int))real("cudaDeviceGetMemPool");
+        static auto getPool = (cudaError_t(*)(cudaMemPool_t*, int))real("cudaDeviceGetMemPool");
+        static auto getDev = (cudaError_t(*)(int*))real("cudaGetDevice");
+        cudaMemPool_t pool = nullptr;
         int dev = 0;
-        auto getDev = (cudaError_t(*)(int*))real("cudaGetDevice");
-        if (getDev(&dev) == cudaSuccess && getPool(&pool, dev) == cudaSuccess) notePool(pool);
-    });
+        bool ok;
+        {
+            Own own;
+            ok = getDev(&dev) == cudaSuccess && getPool(&pool, dev) == cudaSuccess;
+        }
+        if (ok) {
+            std::lock_guard<Lock> g(mu);
+            notePool(pool);
+        }
+    }
     std::lock_guard<Lock> g(mu);
     pulse();
 }
@@ -925,21 +1015,128 @@ bool afterFree(uintptr_t a, cudaStream_t s, bool sync, const std::string& what) 
     return true;
 }
 
-bool capturing(cudaStream_t s);
+typedef cudaError_t (*EventRecordFn)(cudaEvent_t, cudaStream_t);
+typedef cudaError_t (*EventQueryFn)(cudaEvent_t);
+typedef cudaError_t (*ElapsedFn)(float*, cudaEvent_t, cudaEvent_t);
+typedef cudaError_t (*ErrFn)(void);
 
-void added(void* p, size_t bytes, cudaStream_t s, bool async) {
+// KeepLastError: the library's own calls leave the program's last error
+// (cudaGetLastError) as it found it, when they fail where the program's
+// would not have.
+struct KeepLastError {
+    cudaError_t before;
+    KeepLastError() { static auto peek = (ErrFn)real("cudaPeekAtLastError"); before = peek(); }
+    ~KeepLastError() {
+        static auto peek = (ErrFn)real("cudaPeekAtLastError");
+        static auto get = (ErrFn)real("cudaGetLastError");
+        if (before == cudaSuccess && peek() != cudaSuccess) get();
+    }
+};
+
+// Relaxed: while the library creates and reads its events, this thread's
+// capture mode is relaxed, so that those calls never fail or invalidate a
+// graph that another thread captures in the global mode (recording an
+// event into a stream that is not capturing is allowed in any mode).
+struct Relaxed {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
+    ~Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
+};
+
+// capturing says whether stream s is being captured into a graph: a free
+// captured there happens when the graph runs, not in host order.
+// mu is not held.
+bool capturing(cudaStream_t s) {
+    static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
+    Own own;
+    KeepLastError keep;
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    return isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone;
+}
+
+// rangeAt is the size of the driver's allocation that starts at p, or 0
+// (not an allocation's start, or not the driver's); mu is not held. The
+// driver's own answer leaves the runtime's last error as it was.
+size_t rangeAt(uintptr_t p) {
+    typedef CUresult (*RangeFn)(CUdeviceptr*, size_t*, CUdeviceptr);
+    static RangeFn range = nullptr;
+    if (range == nullptr) range = (RangeFn)driver("cuMemGetAddressRange_v2");
+    if (range == nullptr || p == 0) return 0;
+    Own own;
+    CUdeviceptr base = 0;
+    size_t n = 0;
+    if (range(&base, &n, (CUdeviceptr)p) != CUDA_SUCCESS || base != (CUdeviceptr)p) return 0;
+    return n;
+}
+
+// added notes memory handed out at p; mu is held. Imported memory is the
+// exporting process's: followed for its uses and its free, not counted in
+// this process's live bytes.
+void added(void* p, size_t bytes, cudaStream_t s, bool async, Origin from = kAllocated) {
     s = norm(s);
     reused((uintptr_t)p, bytes);
-    (*live)[(uintptr_t)p] = Alloc{bytes, s, async, async ? enqueue(s) : 0, {}};
+    auto old = live->find((uintptr_t)p);
+    if (old != live->end() && old->second.origin != kImported) {
+        // Handed out again without a free the library saw (an allocation
+        // node's address, say): the old one is gone.
+        rec->live_allocs--;
+        rec->live_bytes -= old->second.bytes;
+    }
+    Alloc a{bytes, s, async, async ? enqueue(s) : 0, {}};
+    a.origin = from;
+    (*live)[(uintptr_t)p] = a;
+    if (from == kImported) return;
     rec->live_allocs++;
     rec->live_bytes += bytes;
     if (rec->live_bytes > rec->peak_live_bytes) rec->peak_live_bytes = rec->live_bytes;
 }
 
-void removed(void* p, cudaStream_t s, bool async) {
+// A free as the hook sees it before it takes mu (see Lock): whether the
+// stream is being captured, and for an address the library did not see
+// allocated, the size of the driver's allocation there (0 if unknown),
+// asked before the free.
+struct FreeInfo { bool captured = false; size_t unknownBytes = 0; };
+
+size_t rangeAt(uintptr_t p);
+
+FreeInfo beforeFree(void* p, cudaStream_t s, bool async) {
+    FreeInfo f;
+    if (p == nullptr || busy()) return f;
+    bool known;
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        known = live->count((uintptr_t)p) > 0;
+    }
+    if (!known) f.unknownBytes = rangeAt((uintptr_t)p);
+    if (async) f.captured = capturing(s);
+    return f;
+}
+
+void forget(uintptr_t p, size_t bytes, const char* how) {
+    if (freed->size() >= kMaxFreed) freed->erase(freed->begin());
+    (*freed)[p] = Freed{bytes, how};
+}
+
+// removed notes a free that succeeded; mu is held. A free of an address
+// the library never saw allocated (memory from a call it does not hook)
+// is counted in unknown_frees: the ranges freed before at that address
+// are forgotten, as memory handed out again, and the range the driver
+// said is remembered, so that a later use of it is a use after free.
+void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
     s = norm(s);
+    if (p == nullptr) return;
+    char how[64] = "cudaFree";
+    if (async) snprintf(how, sizeof how, "cudaFreeAsync on stream %d", number(s));
     auto it = live->find((uintptr_t)p);
-    if (it == live->end()) return;
+    if (it == live->end()) {
+        if (info.captured) return;     // it frees when the graph runs
+        rec->unknown_frees++;
+        reused((uintptr_t)p, info.unknownBytes);
+        if (info.unknownBytes > 0) forget((uintptr_t)p, info.unknownBytes, how);
+        return;
+    }
+    if (it->second.origin == kImported) rec->pool_import_frees++;
     if (async && it->second.async && it->second.stream != s) rec->free_other_stream++;
     if (async) {
         enqueue(s);
@@ -955,14 +1152,11 @@ void removed(void* p, cudaStream_t s, bool async) {
     } else {
         hostWaitsAll();                // cudaFree waits for the device
     }
-    if (!async || !capturing(s)) {
-        if (freed->size() >= kMaxFreed) freed->erase(freed->begin());
-        char how[64] = "cudaFree";
-        if (async) snprintf(how, sizeof how, "cudaFreeAsync on stream %d", number(s));
-        (*freed)[it->first] = Freed{it->second.bytes, how};
+    if (!async || !info.captured) forget(it->first, it->second.bytes, how);
+    if (it->second.origin != kImported) {
+        rec->live_allocs--;
+        rec->live_bytes -= it->second.bytes;
     }
-    rec->live_allocs--;
-    rec->live_bytes -= it->second.bytes;
     live->erase(it);
 }
 
@@ -976,10 +1170,25 @@ std::string demangle(const char* mangled) {
 }
 
 // describeKernel asks the driver once for a kernel's name and parameters;
-// handle is a CUkernel (byKernel, CUDA 13's launches) or a CUfunction.
-Kernel* describeKernel(const void* key, void* handle, bool byKernel) {
-    auto it = kernels->find(key);
-    if (it != kernels->end()) return &it->second;
+// key is a CUkernel (byKernel, CUDA 13's launches) or a host stub, whose
+// CUfunction the runtime gives. mu is not held: the driver is asked with
+// it free (see Lock), and the answer kept under it. A kernel's entry is
+// never removed (but in a forked child, before it runs anything), so the
+// pointer stays good.
+const Kernel* describeKernel(const void* key, bool byKernel) {
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        auto it = kernels->find(key);
+        if (it != kernels->end()) return &it->second;
+    }
+    Own own;
+    void* handle = (void*)key;
+    if (!byKernel) {
+        static auto byStub = (cudaError_t(*)(void**, const void*))real("cudaGetFuncBySymbol");
+        KeepLastError keep;
+        if (byStub(&handle, key) != cudaSuccess) handle = nullptr;
+    }
     Kernel k{"a kernel", {}, false};
     typedef CUresult (*ParamInfo)(void*, size_t, size_t*, size_t*);
     typedef CUresult (*GetName)(const char**, void*);
@@ -996,15 +1205,17 @@ Kernel* describeKernel(const void* key, void* handle, bool byKernel) {
             k.params.push_back({off, size});
         }
     }
-    return &((*kernels)[key] = k);
+    std::lock_guard<Lock> g(mu);
+    return &kernels->emplace(key, k).first->second;
 }
 
-// launched notes a kernel launch on stream s: every pointer-sized word of
-// its parameters that points into a live allocation is a use of it.
-void launched(const void* key, void* handle, bool byKernel, void** args, cudaStream_t s, bool ok) {
+// launched notes a kernel launch on stream s (k: the kernel described,
+// null when the launch failed): every pointer-sized word of its
+// parameters that points into a live allocation is a use of it; mu is
+// held.
+void launched(const Kernel* k, void** args, cudaStream_t s) {
     rec->kernel_launches++;
-    if (!ok) return;
-    Kernel* k = describeKernel(key, handle, byKernel);
+    if (k == nullptr) return;
     uint64_t seq = enqueue(s);
     if (!k->known || args == nullptr) return;
     rec->launches_inspected++;
@@ -1052,55 +1263,28 @@ void copied(const char* what, const void* a, const void* b, cudaStream_t s, bool
 // first timed launch. At exit the spans give the span, the busy time, the
 // most streams running kernels at one instant and the time they overlapped.
 
-typedef cudaError_t (*EventRecordFn)(cudaEvent_t, cudaStream_t);
-typedef cudaError_t (*EventQueryFn)(cudaEvent_t);
-typedef cudaError_t (*ElapsedFn)(float*, cudaEvent_t, cudaEvent_t);
-typedef cudaError_t (*ErrFn)(void);
+// The events are made, recorded and read with mu free (see Lock): mu is
+// held only to take events from the spare ones and to hand pairs to, and
+// take them from, the pending ones.
 
-// KeepLastError: the library's own calls leave the program's last error
-// (cudaGetLastError) as it found it, when they fail where the program's
-// would not have.
-struct KeepLastError {
-    cudaError_t before;
-    KeepLastError() { static auto peek = (ErrFn)real("cudaPeekAtLastError"); before = peek(); }
-    ~KeepLastError() {
-        static auto peek = (ErrFn)real("cudaPeekAtLastError");
-        static auto get = (ErrFn)real("cudaGetLastError");
-        if (before == cudaSuccess && peek() != cudaSuccess) get();
-    }
-};
-
-// Relaxed: while the library creates and reads its events, this thread's
-// capture mode is relaxed, so that those calls never fail or invalidate a
-// graph that another thread captures in the global mode (recording an
-// event into a stream that is not capturing is allowed in any mode).
-struct Relaxed {
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
-    ~Relaxed() { static auto ex = (cudaError_t(*)(cudaStreamCaptureMode*))real("cudaThreadExchangeStreamCaptureMode"); ex(&mode); }
-};
-
-// capturing says whether stream s is being captured into a graph: a free
-// captured there happens when the graph runs, not in host order.
-bool capturing(cudaStream_t s) {
-    static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
-    KeepLastError keep;
-    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
-    return isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone;
+// takeEvent is a spare event, or null when there is none; mu is held.
+cudaEvent_t takeEvent() {
+    if (spare->empty()) return nullptr;
+    cudaEvent_t e = spare->back();
+    spare->pop_back();
+    return e;
 }
 
-cudaEvent_t takeEvent() {
-    if (!spare->empty()) {
-        cudaEvent_t e = spare->back();
-        spare->pop_back();
-        return e;
-    }
+// makeEvent makes an event of the library's; mu is not held.
+cudaEvent_t makeEvent() {
     static auto create = (cudaError_t(*)(cudaEvent_t*, unsigned int))real("cudaEventCreateWithFlags");
+    Own own;
     Relaxed relaxed;
     cudaEvent_t e = nullptr;
     return create(&e, cudaEventDefault) == cudaSuccess ? e : nullptr;
 }
 
+// giveBack keeps an event for another launch; mu is held.
 void giveBack(cudaEvent_t e) {
     if (e != nullptr) spare->push_back(e);
 }
@@ -1108,69 +1292,123 @@ void giveBack(cudaEvent_t e) {
 // harvest reads the pending pairs that have completed into spans, the
 // oldest first. Without wait it stops at the first that has not completed;
 // with wait it waits for each, up to 2 s in all (kernels a program left
-// running at its exit, and did not wait for, are not timed). mu is held.
+// running at its exit, and did not wait for, are not timed). mu is not
+// held: the pairs are taken out of pending under it, read without it, and
+// what is left goes back in front of the pending ones.
 void harvest(bool wait) {
     static auto query = (EventQueryFn)real("cudaEventQuery");
     static auto elapsed = (ElapsedFn)real("cudaEventElapsedTime");
-    if (pending->empty()) return;
-    KeepLastError keep;
-    Relaxed relaxed;
-    uint64_t deadline = nowNanos() + 2000000000u;
-    // Every span is timed from the origin: nothing is read before it has
-    // completed (its stream may be behind the others').
-    cudaError_t o = query(origin);
-    while (wait && o == cudaErrorNotReady && nowNanos() < deadline) {
-        struct timespec ts = {0, 100000};
-        nanosleep(&ts, nullptr);
-        o = query(origin);
+    std::deque<Timed> batch;
+    cudaEvent_t o;
+    {
+        std::lock_guard<Lock> g(mu);
+        if (pending->empty() || origin == nullptr) return;
+        batch.swap(*pending);
+        o = origin;
     }
-    if (o == cudaErrorNotReady) return;
     std::deque<Timed> left;
-    while (!pending->empty()) {
-        Timed t = pending->front();
-        cudaError_t q = query(t.end);
-        while (wait && q == cudaErrorNotReady && nowNanos() < deadline) {
+    std::vector<Span> got;
+    std::vector<cudaEvent_t> done;
+    {
+        Own own;
+        KeepLastError keep;
+        Relaxed relaxed;
+        uint64_t deadline = nowNanos() + 2000000000u;
+        // Every span is timed from the origin: nothing is read before it
+        // has completed (its stream may be behind the others').
+        cudaError_t q0 = query(o);
+        while (wait && q0 == cudaErrorNotReady && nowNanos() < deadline) {
             struct timespec ts = {0, 100000};
             nanosleep(&ts, nullptr);
-            q = query(t.end);
+            q0 = query(o);
         }
-        if (q == cudaErrorNotReady && !wait) break;
-        pending->pop_front();
-        if (q == cudaErrorNotReady) { left.push_back(t); continue; }
-        float a = 0, b = 0;
-        if (q == cudaSuccess && elapsed(&a, origin, t.start) == cudaSuccess && elapsed(&b, origin, t.end) == cudaSuccess &&
-            spans->size() < kMaxSpans)
-            spans->push_back(Span{t.stream, a, b, t.graph});
-        giveBack(t.start);
-        giveBack(t.end);
+        if (q0 == cudaErrorNotReady) {
+            left.swap(batch);
+        }
+        while (!batch.empty()) {
+            Timed t = batch.front();
+            cudaError_t q = query(t.end);
+            while (wait && q == cudaErrorNotReady && nowNanos() < deadline) {
+                struct timespec ts = {0, 100000};
+                nanosleep(&ts, nullptr);
+                q = query(t.end);
+            }
+            if (q == cudaErrorNotReady && !wait) break;
+            batch.pop_front();
+            if (q == cudaErrorNotReady) { left.push_back(t); continue; }
+            float a = 0, b = 0;
+            if (q == cudaSuccess && elapsed(&a, o, t.start) == cudaSuccess && elapsed(&b, o, t.end) == cudaSuccess)
+                got.push_back(Span{t.stream, a, b, t.graph});
+            done.push_back(t.start);
+            done.push_back(t.end);
+        }
+        for (auto& t : batch) left.push_back(t);
     }
-    if (wait) pending->swap(left);
+    std::lock_guard<Lock> g(mu);
+    for (auto& sp : got)
+        if (spans->size() < kMaxSpans) spans->push_back(sp);
+    for (cudaEvent_t e : done) giveBack(e);
+    for (auto& t : *pending) left.push_back(t);
+    pending->swap(left);
     if (spans->size() >= kMaxSpans) timingOver = true;
+}
+
+// harvestDue: enough pairs are pending to read them.
+bool harvestDue() {
+    std::lock_guard<Lock> g(mu);
+    record();
+    return pending->size() >= kReadAt;
 }
 
 // startTiming records the start event of a launch about to be made on
 // stream s, unless s is capturing (a graph's kernels run when the graph is
 // launched; an event recorded into a capture would become a node of it).
+// The first pair is preceded by the origin, recorded by the thread that
+// claimed it; another thread's launch before it is recorded is not timed.
+// mu is not held.
 Timed startTiming(cudaStream_t s, bool graph) {
     static auto recordEv = (EventRecordFn)real("cudaEventRecord");
     static auto isCapturing = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureStatus*))real("cudaStreamIsCapturing");
-    if (mu.mine()) return Timed{s, nullptr, nullptr, graph};
-    std::lock_guard<Lock> g(mu);
-    record();
     Timed t{s, nullptr, nullptr, graph};
-    if (timingOver) return t;
-    KeepLastError keep;
-    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
-    if (isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone) return t;
-    if (pending->size() >= kReadAt) harvest(false);
-    if (pending->size() >= kMaxPending) return t;
-    if (origin == nullptr) {
-        origin = takeEvent();
-        if (origin == nullptr || recordEv(origin, s) != cudaSuccess) { origin = nullptr; return t; }
+    if (busy()) return t;
+    {
+        Own own;
+        KeepLastError keep;
+        cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+        if (isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone) {
+            t.captured = true;
+            return t;
+        }
     }
-    t.start = takeEvent();
-    t.end = takeEvent();
-    if (t.start == nullptr || t.end == nullptr || recordEv(t.start, s) != cudaSuccess) {
+    if (harvestDue()) harvest(false);
+    bool makeOrigin = false;
+    {
+        std::lock_guard<Lock> g(mu);
+        if (timingOver || pending->size() >= kMaxPending) return t;
+        if (origin == nullptr) {
+            if (originClaimed) return t;
+            originClaimed = makeOrigin = true;
+        }
+        t.start = takeEvent();
+        t.end = takeEvent();
+    }
+    Own own;
+    KeepLastError keep;
+    bool ok = true, originOK = false;
+    cudaEvent_t o = nullptr;
+    if (makeOrigin) {
+        o = makeEvent();
+        ok = originOK = o != nullptr && recordEv(o, s) == cudaSuccess;
+    }
+    if (ok && t.start == nullptr) t.start = makeEvent();
+    if (ok && t.end == nullptr) t.end = makeEvent();
+    ok = ok && t.start != nullptr && t.end != nullptr && recordEv(t.start, s) == cudaSuccess;
+    std::lock_guard<Lock> g(mu);
+    if (makeOrigin) {
+        if (originOK) origin = o;
+        else { giveBack(o); originClaimed = false; }
+    }
+    if (!ok) {
         giveBack(t.start);
         giveBack(t.end);
         t.start = t.end = nullptr;
@@ -1178,22 +1416,29 @@ Timed startTiming(cudaStream_t s, bool graph) {
     return t;
 }
 
-// endTiming records the end event of a launch; mu is held.
+// endTiming records the end event of a launch (launched: it was made) and
+// hands the pair to the pending ones; mu is not held.
 void endTiming(const Timed& t, bool launched) {
     static auto recordEv = (EventRecordFn)real("cudaEventRecord");
     if (t.start == nullptr) return;
-    KeepLastError keep;
-    if (!launched || recordEv(t.end, t.stream) != cudaSuccess) {
-        giveBack(t.start);
-        giveBack(t.end);
+    bool ok = false;
+    if (launched) {
+        Own own;
+        KeepLastError keep;
+        ok = recordEv(t.end, t.stream) == cudaSuccess;
+    }
+    std::lock_guard<Lock> g(mu);
+    if (ok) {
+        pending->push_back(t);
         return;
     }
-    pending->push_back(t);
+    giveBack(t.start);
+    giveBack(t.end);
 }
 
-// summarise turns the spans into the record's figures; mu is held.
+// summarise turns the spans into the record's figures (harvest(true)
+// has read the pending ones); mu is held.
 void summarise() {
-    harvest(true);
     if (spans->empty()) return;
     double first = (*spans)[0].start, last = (*spans)[0].end, busy = 0;
     std::unordered_map<cudaStream_t, double> perStream;
@@ -1239,11 +1484,13 @@ void summarise() {
 
 }  // namespace
 
+// A hook forwards first, then notes the call under mu; its body must not
+// call CUDA (see Lock).
 #define HOOK(ret, name, params, args, body)                       \
     extern "C" ret name params {                                  \
         static auto fn = (ret(*) params)real(#name);              \
         ret r = fn args;                                          \
-        if (mu.mine()) return r;                                  \
+        if (busy()) return r;                                     \
         {                                                         \
             std::lock_guard<Lock> g(mu);                    \
             record();                                             \
@@ -1257,7 +1504,28 @@ HOOK(cudaError_t, cudaMalloc, (void** p, size_t n), (p, n), {
     rec->malloc_calls++;
     if (r == cudaSuccess) { rec->malloc_bytes += n; added(*p, n, nullptr, false); } else rec->failed_allocs++;
 })
-HOOK(cudaError_t, cudaFree, (void* p), (p), { rec->free_calls++; if (r == cudaSuccess) removed(p, nullptr, false); })
+// The frees ask CUDA what they need before the lock (beforeFree): a free
+// is the one call whose bookkeeping needs CUDA's answers.
+// find is real (the runtime's) or realDriver, then after or pulseOnly
+// (a driver's call asks nothing of the runtime).
+#define FREEHOOK(ret, ok, find, then, name, params, args, ptr, stream, async, body) \
+    extern "C" ret name params {                                  \
+        static auto fn = (ret(*) params)find(#name);              \
+        if (fn == nullptr) return (ret)CUDA_ERROR_NOT_FOUND;      \
+        if (busy()) return fn args;                               \
+        FreeInfo info = beforeFree((void*)(ptr), (cudaStream_t)(stream), async); \
+        ret r = fn args;                                          \
+        {                                                         \
+            std::lock_guard<Lock> g(mu);                          \
+            record();                                             \
+            body                                                  \
+            if (r == ok) removed((void*)(ptr), (cudaStream_t)(stream), async, info); \
+        }                                                         \
+        then();                                                   \
+        return r;                                                 \
+    }
+
+FREEHOOK(cudaError_t, cudaSuccess, real, after, cudaFree, (void* p), (p), p, nullptr, false, { rec->free_calls++; })
 HOOK(cudaError_t, cudaMallocAsync, (void** p, size_t n, cudaStream_t s), (p, n, s), {
     rec->malloc_async_calls++;
     if (r == cudaSuccess) {
@@ -1267,7 +1535,7 @@ HOOK(cudaError_t, cudaMallocAsync, (void** p, size_t n, cudaStream_t s), (p, n, 
         if (!(*streams)[s]) { (*streams)[s] = true; rec->async_streams++; }
     } else rec->failed_allocs++;
 })
-HOOK(cudaError_t, cudaFreeAsync, (void* p, cudaStream_t s), (p, s), { rec->free_async_calls++; if (r == cudaSuccess) removed(p, s, true); })
+FREEHOOK(cudaError_t, cudaSuccess, real, after, cudaFreeAsync, (void* p, cudaStream_t s), (p, s), p, s, true, { rec->free_async_calls++; })
 HOOK(cudaError_t, cudaMallocFromPoolAsync, (void** p, size_t n, cudaMemPool_t pool, cudaStream_t s), (p, n, pool, s), {
     rec->malloc_from_pool_calls++;
     notePool(pool);
@@ -1276,6 +1544,24 @@ HOOK(cudaError_t, cudaMallocFromPoolAsync, (void** p, size_t n, cudaMemPool_t po
 HOOK(cudaError_t, cudaMallocManaged, (void** p, size_t n, unsigned int f), (p, n, f), {
     rec->malloc_managed_calls++;
     if (r == cudaSuccess) { rec->malloc_managed_bytes += n; added(*p, n, nullptr, false); } else rec->failed_allocs++;
+})
+// Pitched allocations count as cudaMalloc does (as cuMemAllocPitch does
+// below), with the bytes the rows take: pitch times height (times depth).
+HOOK(cudaError_t, cudaMallocPitch, (void** p, size_t* pitch, size_t w, size_t h), (p, pitch, w, h), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) {
+        size_t n = *pitch * h;
+        rec->malloc_bytes += n;
+        added(*p, n, nullptr, false);
+    } else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaMalloc3D, (cudaPitchedPtr* pp, cudaExtent e), (pp, e), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) {
+        size_t n = pp->pitch * e.height * e.depth;
+        rec->malloc_bytes += n;
+        added(pp->ptr, n, nullptr, false);
+    } else rec->failed_allocs++;
 })
 HOOK(cudaError_t, cudaMallocHost, (void** p, size_t n), (p, n), {
     rec->malloc_host_calls++;
@@ -1354,11 +1640,14 @@ HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f
 // kernels timed so far are read first, and no more are timed.
 extern "C" cudaError_t cudaDeviceReset(void) {
     static auto fn = (cudaError_t(*)(void))real("cudaDeviceReset");
-    if (mu.mine()) return fn();
+    if (busy()) return fn();
     {
         std::lock_guard<Lock> g(mu);
         record();
-        harvest(true);
+    }
+    harvest(true);
+    {
+        std::lock_guard<Lock> g(mu);
         timingOver = true;
         pending->clear();
         spare->clear();
@@ -1386,14 +1675,15 @@ HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (
 // cudaMemPoolDestroy: the pool's attributes are read just before it goes.
 extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
     static auto fn = (cudaError_t(*)(cudaMemPool_t))real("cudaMemPoolDestroy");
-    if (mu.mine()) return fn(pool);
+    if (busy()) return fn(pool);
+    Pool last = snapshot((uint64_t)(uintptr_t)pool);
     {
         std::lock_guard<Lock> g(mu);
         record();
         notePool(pool);
         for (uint64_t i = 0; i < rec->pool_count; i++)
             if (rec->pools[i].handle == (uint64_t)(uintptr_t)pool) {
-                snapshot(&rec->pools[i]);
+                rec->pools[i] = last;
                 rec->pools[i].handle = 0;
             }
     }
@@ -1405,16 +1695,17 @@ extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
 // calls go through cudaLaunchKernel with the host stub's address.
 extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
-    if (mu.mine()) return fn(kernel, g, b, a, sh, s);
+    if (busy()) return fn(kernel, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
     inLaunch--;
+    endTiming(t, r == cudaSuccess);
+    const Kernel* k = r == cudaSuccess ? describeKernel(kernel, true) : nullptr;
     {
         std::lock_guard<Lock> lock(mu);
         record();
-        launched(kernel, (void*)kernel, true, a, s, r == cudaSuccess);
-        endTiming(t, r == cudaSuccess);
+        launched(k, a, s);
     }
     after();
     return r;
@@ -1422,17 +1713,15 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
 
 extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
-    if (inLaunch > 0 || mu.mine()) return fn(f, g, b, a, sh, s);
+    if (inLaunch > 0 || busy()) return fn(f, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     cudaError_t r = fn(f, g, b, a, sh, s);
+    endTiming(t, r == cudaSuccess);
+    const Kernel* k = r == cudaSuccess ? describeKernel(f, false) : nullptr;
     {
         std::lock_guard<Lock> lock(mu);
         record();
-        endTiming(t, r == cudaSuccess);
-        static auto byStub = (cudaError_t(*)(void**, const void*))real("cudaGetFuncBySymbol");
-        void* fun = nullptr;
-        if (kernels->find(f) == kernels->end() && byStub(&fun, f) != cudaSuccess) fun = nullptr;
-        launched(f, fun, false, a, s, r == cudaSuccess);
+        launched(k, a, s);
     }
     after();
     return r;
@@ -1495,37 +1784,91 @@ HOOK(CUresult, cuMemAddressFree, (CUdeviceptr p, size_t n), (p, n), {
 // kernel nodes of each graph are counted when it is instantiated, and
 // added up at each launch (graph_kernel_nodes). An update of an
 // instantiated graph (cudaGraphExecUpdate) is not followed.
+//
+// A graph's memory nodes (cudaGraphAddMemAllocNode, or cudaMallocAsync and
+// cudaFreeAsync captured into it) allocate and free at each launch, at an
+// address fixed for the life of the node: at each launch the library notes
+// the memory the graph allocates (graph_allocs, graph_alloc_bytes) and
+// leaves allocated as live on the launch's stream (unless it is still live
+// from before: the capture's cudaMallocAsync, or a launch whose memory was
+// not freed since), forgets the ranges freed before at those addresses,
+// and notes the memory its free nodes free as freed.
 namespace {
-uint64_t kernelNodes(cudaGraph_t g, int depth) {
+void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
     static auto getNodes = (cudaError_t(*)(cudaGraph_t, cudaGraphNode_t*, size_t*))real("cudaGraphGetNodes");
     static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
     static auto getChild = (cudaError_t(*)(cudaGraphNode_t, cudaGraph_t*))real("cudaGraphChildGraphNodeGetGraph");
+    static auto allocParams = (cudaError_t(*)(cudaGraphNode_t, cudaMemAllocNodeParams*))realDriver("cudaGraphMemAllocNodeGetParams");
+    static auto freeParams = (cudaError_t(*)(cudaGraphNode_t, void*))realDriver("cudaGraphMemFreeNodeGetParams");
     size_t n = 0;
-    if (g == nullptr || depth > 8 || getNodes(g, nullptr, &n) != cudaSuccess || n == 0) return 0;
+    if (g == nullptr || depth > 8 || getNodes(g, nullptr, &n) != cudaSuccess || n == 0) return;
     std::vector<cudaGraphNode_t> nodes(n);
-    if (getNodes(g, nodes.data(), &n) != cudaSuccess) return 0;
-    uint64_t k = 0;
+    if (getNodes(g, nodes.data(), &n) != cudaSuccess) return;
     for (size_t i = 0; i < n && i < nodes.size(); i++) {
         cudaGraphNodeType t;
         if (getType(nodes[i], &t) != cudaSuccess) continue;
         cudaGraph_t child = nullptr;
-        if (t == cudaGraphNodeTypeKernel) k++;
-        else if (t == cudaGraphNodeTypeGraph && getChild(nodes[i], &child) == cudaSuccess) k += kernelNodes(child, depth + 1);
+        cudaMemAllocNodeParams ap;
+        void* freedAt = nullptr;
+        if (t == cudaGraphNodeTypeKernel) gi->kernels++;
+        else if (t == cudaGraphNodeTypeGraph && getChild(nodes[i], &child) == cudaSuccess) graphNodes(child, depth + 1, gi);
+        else if (t == cudaGraphNodeTypeMemAlloc && allocParams != nullptr && allocParams(nodes[i], &ap) == cudaSuccess && ap.dptr != nullptr)
+            gi->allocs.push_back({(uintptr_t)ap.dptr, ap.bytesize});
+        else if (t == cudaGraphNodeTypeMemFree && freeParams != nullptr && freeParams(nodes[i], &freedAt) == cudaSuccess && freedAt != nullptr)
+            gi->frees.push_back((uintptr_t)freedAt);
     }
-    return k;
 }
 
-// instantiated notes the kernel nodes of a graph made executable.
+// instantiated notes what a graph made executable does at each launch.
 void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
-    if (r != cudaSuccess || e == nullptr || mu.mine()) return;
-    uint64_t k;
+    if (r != cudaSuccess || e == nullptr || busy()) return;
+    GraphInfo gi;
     {
+        Own own;
         KeepLastError keep;
-        k = kernelNodes(g, 0);
+        graphNodes(g, 0, &gi);
     }
     std::lock_guard<Lock> lock(mu);
     record();
-    (*graphKernels)[*e] = k;
+    (*graphs)[*e] = gi;
+}
+
+// graphLaunched notes the memory a launch of graph gi on stream s
+// allocates and frees (see above); mu is held.
+void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
+    // An address the graph allocates more often than it frees is left
+    // allocated (a graph may give one address to allocations whose
+    // lifetimes do not overlap).
+    std::map<uintptr_t, int> net;
+    for (auto& a : gi.allocs) net[a.first]++;
+    for (uintptr_t f : gi.frees) net[f]--;
+    std::map<uintptr_t, size_t> sizes;
+    for (auto& a : gi.allocs) {
+        rec->graph_allocs++;
+        rec->graph_alloc_bytes += a.second;
+        sizes[a.first] = a.second;
+        reused(a.first, a.second);
+        if (net[a.first] <= 0) continue;
+        auto it = live->find(a.first);
+        if (it != live->end() && it->second.bytes == a.second) continue;
+        added((void*)a.first, a.second, s, true, kGraph);
+    }
+    char how[64];
+    snprintf(how, sizeof how, "a free node of a graph launched on stream %d", number(s));
+    for (uintptr_t f : gi.frees) {
+        if (net[f] > 0) continue;
+        size_t bytes = sizes.count(f) ? sizes[f] : 0;
+        auto it = live->find(f);
+        if (it != live->end()) {
+            bytes = it->second.bytes;
+            if (it->second.origin != kImported) {
+                rec->live_allocs--;
+                rec->live_bytes -= it->second.bytes;
+            }
+            live->erase(it);
+        }
+        if (bytes > 0) forget(f, bytes, how);
+    }
 }
 }  // namespace
 
@@ -1562,23 +1905,28 @@ extern "C" cudaError_t lessonsGraphInstantiateFlags(cudaGraphExec_t* e, cudaGrap
     instantiated(r, e, g);
     return r;
 }
-HOOK(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t e), (e), { graphKernels->erase(e); })
+HOOK(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t e), (e), { graphs->erase(e); })
 
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) __asm__("cudaGraphLaunch");
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaStream_t))real("cudaGraphLaunch");
-    if (mu.mine()) return fn(e, s);
+    if (busy()) return fn(e, s);
     Timed t = startTiming(s, true);
     cudaError_t r = fn(e, s);
+    endTiming(t, r == cudaSuccess);
     {
         std::lock_guard<Lock> lock(mu);
         record();
         if (r == cudaSuccess) {
             rec->graph_launches++;
-            auto k = graphKernels->find(e);
-            if (k != graphKernels->end()) rec->graph_kernel_nodes += k->second;
+            auto g = graphs->find(e);
+            if (g != graphs->end()) {
+                rec->graph_kernel_nodes += g->second.kernels;
+                // A launch into a stream being captured runs when that
+                // graph does.
+                if (!t.captured) graphLaunched(g->second, s);
+            }
         }
-        endTiming(t, r == cudaSuccess);
     }
     after();
     return r;
@@ -1591,7 +1939,7 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
 // count as their runtime twins do, and in the guard.
 namespace {
 void pulseOnly() {
-    if (mu.mine()) return;
+    if (busy()) return;
     std::lock_guard<Lock> g(mu);
     pulse();
 }
@@ -1606,9 +1954,9 @@ void driverAlloc(size_t n) {
         static auto fn = (ret(*) params)realDriver(#name);        \
         if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;           \
         ret r = fn args;                                          \
-        if (mu.mine()) return r;                                  \
+        if (busy()) return r;                                     \
         {                                                         \
-            std::lock_guard<Lock> g(mu);                    \
+            std::lock_guard<Lock> g(mu);                          \
             record();                                             \
             body                                                  \
         }                                                         \
@@ -1663,17 +2011,50 @@ DHOOK(CUresult, cuMemAllocFromPoolAsync, (CUdeviceptr* p, size_t n, CUmemoryPool
     notePool((cudaMemPool_t)pool);
     if (r == CUDA_SUCCESS) { rec->malloc_from_pool_bytes += n; added((void*)*p, n, (cudaStream_t)s, true); } else rec->failed_allocs++;
 })
-DHOOK(CUresult, cuMemFree_v2, (CUdeviceptr p), (p), {
+FREEHOOK(CUresult, CUDA_SUCCESS, realDriver, pulseOnly, cuMemFree_v2, (CUdeviceptr p), (p), p, nullptr, false, {
     rec->free_calls++;
     guard.driver_free_calls++;
-    if (r == CUDA_SUCCESS) removed((void*)p, nullptr, false);
 })
-DHOOK(CUresult, cuMemFreeAsync, (CUdeviceptr p, CUstream s), (p, s), {
+FREEHOOK(CUresult, CUDA_SUCCESS, realDriver, pulseOnly, cuMemFreeAsync, (CUdeviceptr p, CUstream s), (p, s), p, s, true, {
     rec->free_async_calls++;
     guard.driver_free_calls++;
-    if (r == CUDA_SUCCESS) removed((void*)p, (cudaStream_t)s, true);
 })
 DHOOK(CUresult, cuEventCreate, (CUevent* e, unsigned int f), (e, f), { if (r == CUDA_SUCCESS) eventMade((cudaEvent_t)*e); })
+
+// Pointers imported from another process's pool (cudaMemPoolExportPointer
+// there): the import says no size, so the driver is asked for the
+// allocation's range (with mu free). The memory is followed as the
+// program's allocations are, for its uses and its free (pool_import_frees),
+// but it is the exporter's: not in this process's live bytes or leaks
+// (leaked_pool_imports counts those never freed here).
+namespace {
+void imported(void* p) {
+    size_t n = rangeAt((uintptr_t)p);
+    std::lock_guard<Lock> g(mu);
+    record();
+    rec->pool_imports++;
+    rec->pool_import_bytes += n;
+    added(p, n, nullptr, false, kImported);
+}
+}  // namespace
+
+extern "C" cudaError_t cudaMemPoolImportPointer(void** p, cudaMemPool_t pool, cudaMemPoolPtrExportData* data) {
+    static auto fn = (cudaError_t(*)(void**, cudaMemPool_t, cudaMemPoolPtrExportData*))real("cudaMemPoolImportPointer");
+    cudaError_t r = fn(p, pool, data);
+    if (busy()) return r;
+    if (r == cudaSuccess && p != nullptr) imported(*p);
+    after();
+    return r;
+}
+extern "C" CUresult cuMemPoolImportPointer(CUdeviceptr* p, CUmemoryPool pool, CUmemPoolPtrExportData* data) {
+    static auto fn = (CUresult(*)(CUdeviceptr*, CUmemoryPool, CUmemPoolPtrExportData*))realDriver("cuMemPoolImportPointer");
+    if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
+    CUresult r = fn(p, pool, data);
+    if (busy()) return r;
+    if (r == CUDA_SUCCESS && p != nullptr) imported((void*)*p);
+    pulseOnly();
+    return r;
+}
 DHOOK(CUresult, cuEventDestroy_v2, (CUevent e), (e), { if (r == CUDA_SUCCESS) eventGone((cudaEvent_t)e); })
 
 // Look-ups. A program that asks for a hooked function by name (dlsym on
@@ -1682,7 +2063,7 @@ DHOOK(CUresult, cuEventDestroy_v2, (CUevent e), (e), { if (r == CUDA_SUCCESS) ev
 // get the real ones.
 namespace {
 void* answer(const char* name, void* found, const void* caller) {
-    if (found == nullptr || mu.mine() || nvidiaCaller(caller)) return found;
+    if (found == nullptr || busy() || nvidiaCaller(caller)) return found;
     void* hook = hookFor(name);
     if (hook == nullptr || hook == found) return found;
     std::lock_guard<Lock> g(mu);
@@ -1691,9 +2072,13 @@ void* answer(const char* name, void* found, const void* caller) {
 }
 
 // redirectEntry swaps a driver entry point the program asked for by its
-// base name ("cuMemAlloc") for the hook of its current version.
-void redirectEntry(const char* symbol, void** pfn) {
-    if (symbol == nullptr || pfn == nullptr || *pfn == nullptr || mu.mine()) return;
+// base name ("cuMemAlloc") for the hook of its current version. As for
+// dlsym, the runtime's and the driver's own look-ups (caller: the address
+// the look-up returns to) get the real function: a hook handed to the
+// driver would be called from the driver's own threads, counting the
+// driver's calls as the program's.
+void redirectEntry(const char* symbol, void** pfn, const void* caller) {
+    if (symbol == nullptr || pfn == nullptr || *pfn == nullptr || busy() || nvidiaCaller(caller)) return;
     char v2[128];
     snprintf(v2, sizeof v2, "%s_v2", symbol);
     void* hook = hookFor(v2);
@@ -1726,7 +2111,7 @@ extern "C" CUresult lessonsGetProcAddress2(const char* symbol, void** pfn, int v
     static auto fn = (CUresult(*)(const char*, void**, int, unsigned long long, int*))realDriver("cuGetProcAddress_v2");
     if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
     CUresult r = fn(symbol, pfn, v, flags, st);
-    if (r == CUDA_SUCCESS) redirectEntry(symbol, pfn);
+    if (r == CUDA_SUCCESS) redirectEntry(symbol, pfn, __builtin_return_address(0));
     return r;
 }
 extern "C" CUresult lessonsGetProcAddress1(const char* symbol, void** pfn, int v, unsigned long long flags) __asm__("cuGetProcAddress");
@@ -1734,7 +2119,7 @@ extern "C" CUresult lessonsGetProcAddress1(const char* symbol, void** pfn, int v
     static auto fn = (CUresult(*)(const char*, void**, int, unsigned long long))realDriver("cuGetProcAddress");
     if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
     CUresult r = fn(symbol, pfn, v, flags);
-    if (r == CUDA_SUCCESS) redirectEntry(symbol, pfn);
+    if (r == CUDA_SUCCESS) redirectEntry(symbol, pfn, __builtin_return_address(0));
     return r;
 }
 #if CUDART_VERSION >= 12000
@@ -1742,7 +2127,7 @@ extern "C" cudaError_t lessonsGetEntry(const char* symbol, void** pfn, unsigned 
 extern "C" cudaError_t lessonsGetEntry(const char* symbol, void** pfn, unsigned long long flags, int* st) {
     static auto fn = (cudaError_t(*)(const char*, void**, unsigned long long, int*))real("cudaGetDriverEntryPoint");
     cudaError_t r = fn(symbol, pfn, flags, st);
-    if (r == cudaSuccess) redirectEntry(symbol, pfn);
+    if (r == cudaSuccess) redirectEntry(symbol, pfn, __builtin_return_address(0));
     return r;
 }
 #else
@@ -1750,7 +2135,7 @@ extern "C" cudaError_t lessonsGetEntry(const char* symbol, void** pfn, unsigned 
 extern "C" cudaError_t lessonsGetEntry(const char* symbol, void** pfn, unsigned long long flags) {
     static auto fn = (cudaError_t(*)(const char*, void**, unsigned long long))real("cudaGetDriverEntryPoint");
     cudaError_t r = fn(symbol, pfn, flags);
-    if (r == cudaSuccess) redirectEntry(symbol, pfn);
+    if (r == cudaSuccess) redirectEntry(symbol, pfn, __builtin_return_address(0));
     return r;
 }
 #endif
@@ -1758,7 +2143,7 @@ extern "C" cudaError_t lessonsGetEntryByVersion(const char* symbol, void** pfn, 
 extern "C" cudaError_t lessonsGetEntryByVersion(const char* symbol, void** pfn, unsigned int v, unsigned long long flags, int* st) {
     static auto fn = (cudaError_t(*)(const char*, void**, unsigned int, unsigned long long, int*))real("cudaGetDriverEntryPointByVersion");
     cudaError_t r = fn(symbol, pfn, v, flags, st);
-    if (r == cudaSuccess) redirectEntry(symbol, pfn);
+    if (r == cudaSuccess) redirectEntry(symbol, pfn, __builtin_return_address(0));
     return r;
 }
 
@@ -1773,7 +2158,7 @@ extern "C" cudaError_t lessonsGetEntryByVersion(const char* symbol, void** pfn, 
 // record is then cut short, as any program's that does not exit is.
 namespace {
 void execing(bool replaces) {
-    if (mu.mine() || chanFd < 0) return;   // the driver's helper, or a silent child
+    if (busy() || chanFd < 0) return;   // the driver's helper, or a silent child
     std::lock_guard<Lock> g(mu);
     record();
     rec->execs++;

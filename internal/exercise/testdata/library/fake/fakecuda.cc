@@ -9,8 +9,23 @@
 // reaches the hook twice (one event, counted once), and the library's own
 // call for its timing events reaches it from inside the library's lock
 // (forwarded, not counted, and not waiting for the lock it holds).
+//
+// With FAKE_DRIVER_THREAD set, the calls the library makes for itself
+// (recording and reading its timing events, asking whether a stream is
+// capturing, describing a kernel) do what a real driver may: wait for a
+// thread of the driver's own that enters a hooked function (here
+// cudaStreamQuery). A library that holds its lock across such a call never
+// returns from it.
+//
+// fakegraph.cc beside it adds graphs with memory nodes; fakeRawAlloc is
+// an allocation the library does not hook; cuGetProcAddress_v2 answers
+// "cuMemAlloc" with the fake's own function, and fakeDriverLookup asks for
+// it from inside the fake (a driver's own look-up).
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <map>
 #include <vector>
 
@@ -48,9 +63,71 @@ cudaError_t give(void* p) {
     sizes.erase(it);
     return 0;
 }
+
+extern "C" cudaError_t cudaStreamQuery(cudaStream_t);
+
+void* enterHook(void*) {
+    cudaStreamQuery(nullptr);          // through the PLT: the library's hook
+    return nullptr;
+}
+
+// waitForDriverThread: see FAKE_DRIVER_THREAD above.
+void waitForDriverThread() {
+    static bool on = getenv("FAKE_DRIVER_THREAD") != nullptr;
+    if (!on) return;
+    pthread_t t;
+    if (pthread_create(&t, nullptr, enterHook, nullptr) == 0) pthread_join(t, nullptr);
+}
+
+CUresult ownAlloc(uintptr_t* p, size_t n) { return take((void**)p, n); }
 }  // namespace
 
 extern "C" {
+// For fakegraph.cc: an address handed out (claim: taken again at a
+// launch) and given back.
+cudaError_t fakeTake(void** p, size_t n) { return take(p, n); }
+void fakeClaim(void* p, size_t n) {
+    n = (n + 255) & ~(size_t)255;
+    std::vector<void*>& f = freeBySize[n];
+    for (size_t i = 0; i < f.size(); i++)
+        if (f[i] == p) { f.erase(f.begin() + i); break; }
+    sizes[p] = n;
+}
+cudaError_t fakeGive(void* p) { return give(p); }
+cudaError_t fakeRawAlloc(void** p, size_t n) { return take(p, n); }
+CUresult cuMemGetAddressRange_v2(uintptr_t* base, size_t* n, uintptr_t p) {
+    auto it = sizes.find((void*)p);
+    if (it == sizes.end()) return 1;
+    *base = p;
+    *n = it->second;
+    return 0;
+}
+CUresult cuMemAlloc_v2(uintptr_t* p, size_t n) { return ownAlloc(p, n); }
+CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int, unsigned long long, int* st) {
+    if (st != nullptr) *st = 0;
+    if (strcmp(symbol, "cuMemAlloc") != 0) return 500;
+    *pfn = (void*)ownAlloc;
+    return 0;
+}
+// 1 when the fake's own look-up (through the PLT: the library's hook of
+// cuGetProcAddress_v2) got the fake's function, not the library's hook.
+int fakeDriverLookup() {
+    void* f = nullptr;
+    return cuGetProcAddress_v2("cuMemAlloc", &f, 12000, 0, nullptr) == 0 && f == (void*)ownAlloc;
+}
+cudaError_t cudaMemPoolImportPointer(void** p, void*, void*) { return take(p, 4096); }
+cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t w, size_t h) {
+    *pitch = (w + 255) & ~(size_t)255;
+    return take(p, *pitch * h);
+}
+struct PitchedPtr { void* ptr; size_t pitch, xsize, ysize; };
+struct Extent { size_t width, height, depth; };
+cudaError_t cudaMalloc3D(PitchedPtr* pp, Extent e) {
+    pp->pitch = (e.width + 255) & ~(size_t)255;
+    pp->xsize = e.width;
+    pp->ysize = e.height;
+    return take(&pp->ptr, pp->pitch * e.height * e.depth);
+}
 cudaError_t cudaMalloc(void** p, size_t n) { return take(p, n); }
 cudaError_t cudaFree(void* p) { return give(p); }
 cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t) { return take(p, n); }
@@ -60,12 +137,13 @@ cudaError_t cudaMemcpyAsync(void*, const void*, size_t, int, cudaStream_t) { ret
 cudaError_t cudaEventCreate(cudaEvent_t* e) { *e = (cudaEvent_t)(nextEvent += 16); return 0; }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }  // through the PLT
 cudaError_t cudaEventDestroy(cudaEvent_t) { return 0; }
-cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return 0; }
-cudaError_t cudaEventQuery(cudaEvent_t) { return 0; }
+cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { waitForDriverThread(); return 0; }
+cudaError_t cudaEventQuery(cudaEvent_t) { waitForDriverThread(); return 0; }
+cudaError_t cudaStreamQuery(cudaStream_t) { return 0; }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) { *ms = 0; return 0; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return 0; }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return 0; }
-cudaError_t cudaStreamIsCapturing(cudaStream_t, int* st) { *st = 0; return 0; }
+cudaError_t cudaStreamIsCapturing(cudaStream_t, int* st) { waitForDriverThread(); *st = 0; return 0; }
 cudaError_t cudaThreadExchangeStreamCaptureMode(int*) { return 0; }
 cudaError_t cudaPeekAtLastError(void) { return 0; }
 cudaError_t cudaGetLastError(void) { return 0; }
@@ -76,6 +154,7 @@ cudaError_t cudaLaunchKernel(const void*, ...) { return 0; }
 cudaError_t cudaGetFuncBySymbol(void** f, const void* stub) { *f = (void*)stub; return 0; }
 CUresult cuFuncGetName(const char** name, void*) { *name = "k"; return 0; }
 CUresult cuFuncGetParamInfo(void*, size_t i, size_t* off, size_t* size) {
+    waitForDriverThread();
     if (i >= 2) return 1;
     *off = 8 * i;
     *size = 8;
