@@ -1,11 +1,14 @@
-// Correct: a buffer is freed on a stream further down the pipeline, whose order already follows the
-// buffer's last read through the events it waited for (raw on reduce_, squared and partial on copy_).
-// A pipeline of chunks over four streams: the load stream generates a
-// chunk's values, the work stream squares them, the reduce stream adds the
-// squares up, and the copy stream brings the sums back to the host. Every
-// buffer comes from cudaMallocAsync on the stream of the stage that writes
-// it, is read on the next stage's stream, and is freed once nothing can
-// still read it. Events order the hand-offs; the host waits only at the end.
+// Correct: a buffer is freed on a stream further down the pipeline, whose order already follows every
+// read of it through the events it waited for (the values on reduce_ once it joined both halves, the
+// squares and the sums on copy_).
+// A pipeline of chunks over five streams: the load stream generates a
+// chunk's values; two work streams each square half of them (one buffer,
+// two readers: a fan-out); the reduce stream waits for both (a fan-in) and
+// adds the squares up; the copy stream brings the sums back to the host.
+// Every buffer comes from cudaMallocAsync on the stream of the stage that
+// writes it, is read on other streams, and is freed once nothing can still
+// read it. The pipeline's events are made once and recorded again for
+// every chunk; they order the hand-offs, and the host waits only at the end.
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
@@ -17,9 +20,13 @@
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); return 1; } } while (0)
 
 // Each kernel runs on a few blocks, so that the stages of different chunks
-// can run side by side, and spins about 0.1 ms first, standing for real
-// work, so that they have time to.
+// (and the two halves of one) can run side by side, and spins about 0.1 ms
+// first, standing for real work, so that they have time to.
 const int BLOCKS = 8, THREADS = 256;
+
+// HALVES is how many work streams share a chunk: half h squares the
+// values from h * n / 2 on.
+const int HALVES = 2;
 
 __device__ void work_a_while() {
     long long t0 = clock64();
@@ -33,7 +40,7 @@ __global__ void generate(float* raw, int n, int chunk) {
         raw[i] = (float)((i + chunk) % 5);
 }
 
-// square writes the square of each value of raw to squared.
+// square writes the square of each of the n values at raw to squared.
 __global__ void square(const float* raw, float* squared, int n) {
     work_a_while();
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
@@ -67,76 +74,108 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
     return v;
 }
 
-// EVENTS is how many events main makes for each chunk.
-const int EVENTS = 4;
-
-// A chunk on its way through the stages. main sets index, n, result and
-// event before the chunk's first stage.
+// A chunk on its way through the stages. main sets index, n and result
+// before the chunk's first stage.
 struct Chunk {
-    int index;                  // the chunk's number, from 0
-    int n;                      // how many values it has
-    float* result;              // BLOCKS floats of pinned host memory: where its partial sums come back
-    cudaEvent_t event[EVENTS];  // made by main for this chunk: use as many as your hand-offs need
+    int index;      // the chunk's number, from 0
+    int n;          // how many values it has (even)
+    float* result;  // HALVES * BLOCKS floats of pinned host memory: where its partial sums come back, half 0's first
     // TODO 1: what the chunk holds on the GPU between its stages: a
-    // buffer for each kernel's output (see the kernels above).
-    float* raw = nullptr;       // generate's values: n floats, made on the load stream
-    float* squared = nullptr;   // square's: n floats, made on the work stream
-    float* partial = nullptr;   // sum's: BLOCKS floats, made on the reduce stream
+    // buffer for each kernel's output (see the kernels above; each half
+    // has a square of its own).
+    float* raw = nullptr;               // generate's values: n floats, made on the load stream
+    float* squared[HALVES] = {};        // each half's squares: n / 2 floats, made on that half's work stream
+    float* partial = nullptr;           // the sums: HALVES * BLOCKS floats, made on the reduce stream
 };
 
-// The pipeline's four streams (non-blocking, made by main) and its stages.
-// main queues a chunk's four stages in order, then the next chunk's, and
-// waits on the host only after every chunk is queued: no stage may wait on
-// the host (no cudaStreamSynchronize, cudaEventSynchronize,
-// cudaDeviceSynchronize or cudaMemcpy), so that the stages of different
-// chunks can run at the same time.
+// The pipeline's five streams (non-blocking, made by main), its events
+// and its stages. main calls start once, then queues chunk 0's stages in
+// the order load, work 0, work 1, reduce, copy, then chunk 1's, and so
+// on; it waits on the host only after every chunk is queued, then calls
+// finish. No stage may wait on the host (no cudaStreamSynchronize,
+// cudaEventSynchronize, cudaDeviceSynchronize or cudaMemcpy), so that the
+// stages of different chunks, and the two halves of one, can run at the
+// same time. Each stage returns 0, or 1 when a CUDA call failed.
 struct Pipeline {
-    cudaStream_t load_, work_, reduce_, copy_;
+    cudaStream_t load_, work_[HALVES], reduce_, copy_;
+    // TODO 2: the events the stages record and wait for. start makes
+    // them, once; the stages record them again for every chunk (a stage
+    // makes and destroys none); finish destroys them.
+    cudaEvent_t loaded_, worked_[HALVES], summed_;
+    int start();
     int stage_load(Chunk& ch);
-    int stage_work(Chunk& ch);
+    int stage_work(Chunk& ch, int half);
     int stage_reduce(Chunk& ch);
     int stage_copy(Chunk& ch);
+    int finish();
 };
 
-// TODO 2: stage 1, on load_: the chunk's values, from generate, in a
+// TODO 3: make the pipeline's events. They only order streams: nothing
+// reads a time from them.
+int Pipeline::start() {
+    CHECK(cudaEventCreateWithFlags(&loaded_, cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&worked_[0], cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&worked_[1], cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&summed_, cudaEventDisableTiming));
+    return 0;
+}
+
+// TODO 4: stage 1, on load_: the chunk's values, from generate, in a
 // buffer of its own allocated in stream order.
 int Pipeline::stage_load(Chunk& ch) {
     CHECK(cudaMallocAsync(&ch.raw, ch.n * sizeof(float), load_));
     generate<<<BLOCKS, THREADS, 0, load_>>>(ch.raw, ch.n, ch.index);
-    CHECK(cudaEventRecord(ch.event[0], load_));
+    CHECK(cudaEventRecord(loaded_, load_));
     return 0;
 }
 
-// TODO 3: stage 2, on work_: square the values into a buffer of its own.
-// square must not read them before generate has written them, and once
-// square has read them nothing needs them any more.
-int Pipeline::stage_work(Chunk& ch) {
-    CHECK(cudaStreamWaitEvent(work_, ch.event[0], 0));
-    CHECK(cudaMallocAsync(&ch.squared, ch.n * sizeof(float), work_));
-    square<<<BLOCKS, THREADS, 0, work_>>>(ch.raw, ch.squared, ch.n);
-    CHECK(cudaEventRecord(ch.event[1], work_));
+// TODO 5: stage 2, on work_[half]: square half of the values into a
+// buffer of its own. square must not read them before generate has
+// written them. The values have two readers, one on each work stream:
+// they may be freed only where both reads are over, on a stream whose
+// order includes them both (main queues half 0 before half 1).
+int Pipeline::stage_work(Chunk& ch, int half) {
+    const int m = ch.n / HALVES;
+    CHECK(cudaStreamWaitEvent(work_[half], loaded_, 0));
+    CHECK(cudaMallocAsync(&ch.squared[half], m * sizeof(float), work_[half]));
+    square<<<BLOCKS, THREADS, 0, work_[half]>>>(ch.raw + half * m, ch.squared[half], m);
+    CHECK(cudaEventRecord(worked_[half], work_[half]));
     return 0;
 }
 
-// TODO 4: stage 3, on reduce_: sum the squares into BLOCKS partial sums,
-// in a buffer of its own; then the squares are not needed any more.
+// TODO 6: stage 3, on reduce_: sum each half's squares into BLOCKS
+// partial sums of a buffer of its own (half 0's first); then the squares
+// are not needed any more.
 int Pipeline::stage_reduce(Chunk& ch) {
-    CHECK(cudaStreamWaitEvent(reduce_, ch.event[1], 0));
+    CHECK(cudaStreamWaitEvent(reduce_, worked_[0], 0));
+    CHECK(cudaStreamWaitEvent(reduce_, worked_[1], 0));
     CHECK(cudaFreeAsync(ch.raw, reduce_));
-    CHECK(cudaMallocAsync(&ch.partial, BLOCKS * sizeof(float), reduce_));
-    sum<<<BLOCKS, THREADS, 0, reduce_>>>(ch.squared, ch.n, ch.partial);
-    CHECK(cudaEventRecord(ch.event[2], reduce_));
+    CHECK(cudaMallocAsync(&ch.partial, HALVES * BLOCKS * sizeof(float), reduce_));
+    sum<<<BLOCKS, THREADS, 0, reduce_>>>(ch.squared[0], ch.n / HALVES, ch.partial);
+    sum<<<BLOCKS, THREADS, 0, reduce_>>>(ch.squared[1], ch.n / HALVES, ch.partial + BLOCKS);
+    CHECK(cudaEventRecord(summed_, reduce_));
     return 0;
 }
 
-// TODO 5: stage 4, on copy_: the partial sums to ch.result on the host
-// (main reads them after its wait at the end); then nothing on the GPU
+// TODO 7: stage 4, on copy_: the partial sums to ch.result on the host
+// (main reads them after its waits at the end); then nothing on the GPU
 // is needed any more.
 int Pipeline::stage_copy(Chunk& ch) {
-    CHECK(cudaStreamWaitEvent(copy_, ch.event[2], 0));
-    CHECK(cudaFreeAsync(ch.squared, copy_));
-    CHECK(cudaMemcpyAsync(ch.result, ch.partial, BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));
+    CHECK(cudaStreamWaitEvent(copy_, summed_, 0));
+    CHECK(cudaMemcpyAsync(ch.result, ch.partial, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));
+    CHECK(cudaFreeAsync(ch.squared[0], copy_));
+    CHECK(cudaFreeAsync(ch.squared[1], copy_));
     CHECK(cudaFreeAsync(ch.partial, copy_));
+    return 0;
+}
+
+// TODO 8: destroy the pipeline's events. main calls finish after its
+// waits at the end; it needs no wait of its own.
+int Pipeline::finish() {
+    CHECK(cudaEventDestroy(loaded_));
+    CHECK(cudaEventDestroy(worked_[0]));
+    CHECK(cudaEventDestroy(worked_[1]));
+    CHECK(cudaEventDestroy(summed_));
     return 0;
 }
 
@@ -144,46 +183,50 @@ int Pipeline::stage_copy(Chunk& ch) {
 int main(int argc, char** argv) {
     const int chunks = arg(argc, argv, 1, 8, 64), mib = arg(argc, argv, 2, 4, 8);
     const int n = mib << 18;   // floats in mib MiB
-    Pipeline p;
+    Pipeline p{};
     CHECK(cudaStreamCreateWithFlags(&p.load_, cudaStreamNonBlocking));
-    CHECK(cudaStreamCreateWithFlags(&p.work_, cudaStreamNonBlocking));
+    for (int h = 0; h < HALVES; h++) CHECK(cudaStreamCreateWithFlags(&p.work_[h], cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&p.reduce_, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&p.copy_, cudaStreamNonBlocking));
     float* results = nullptr;
-    CHECK(cudaMallocHost(&results, chunks * BLOCKS * sizeof(float)));
-    memset(results, 0, chunks * BLOCKS * sizeof(float));
+    CHECK(cudaMallocHost(&results, chunks * HALVES * BLOCKS * sizeof(float)));
+    memset(results, 0, chunks * HALVES * BLOCKS * sizeof(float));
     static Chunk ch[64];
     for (int c = 0; c < chunks; c++) {
         ch[c].index = c;
         ch[c].n = n;
-        ch[c].result = results + c * BLOCKS;
-        for (int e = 0; e < EVENTS; e++) CHECK(cudaEventCreateWithFlags(&ch[c].event[e], cudaEventDisableTiming));
+        ch[c].result = results + c * HALVES * BLOCKS;
     }
 
+    if (p.start()) return 1;
     for (int c = 0; c < chunks; c++) {
-        if (p.stage_load(ch[c]) || p.stage_work(ch[c]) || p.stage_reduce(ch[c]) || p.stage_copy(ch[c])) return 1;
+        if (p.stage_load(ch[c]) || p.stage_work(ch[c], 0) || p.stage_work(ch[c], 1) ||
+            p.stage_reduce(ch[c]) || p.stage_copy(ch[c])) return 1;
     }
     CHECK(cudaGetLastError());
     // The host's only waits: every stage of every chunk is queued.
     CHECK(cudaStreamSynchronize(p.load_));
-    CHECK(cudaStreamSynchronize(p.work_));
+    for (int h = 0; h < HALVES; h++) CHECK(cudaStreamSynchronize(p.work_[h]));
     CHECK(cudaStreamSynchronize(p.reduce_));
     CHECK(cudaStreamSynchronize(p.copy_));
+    if (p.finish()) return 1;
 
     int right = 0;
     for (int c = 0; c < chunks; c++) {
-        uint64_t got = 0, want = 0;
-        for (int b = 0; b < BLOCKS; b++) got += (uint64_t)ch[c].result[b];
-        for (int i = 0; i < n; i++) want += (uint64_t)(((i + c) % 5) * ((i + c) % 5));
-        right += got == want;
-        printf("chunk %d: sum of squares %" PRIu64 " (expected %" PRIu64 ")\n", c, got, want);
+        uint64_t got[HALVES] = {0}, want[HALVES] = {0};
+        for (int h = 0; h < HALVES; h++) {
+            for (int b = 0; b < BLOCKS; b++) got[h] += (uint64_t)ch[c].result[h * BLOCKS + b];
+            for (int i = h * (n / HALVES); i < (h + 1) * (n / HALVES); i++)
+                want[h] += (uint64_t)(((i + c) % 5) * ((i + c) % 5));
+        }
+        right += got[0] == want[0] && got[1] == want[1];
+        printf("chunk %d: sums of squares %" PRIu64 " + %" PRIu64 " (expected %" PRIu64 " + %" PRIu64 ")\n",
+               c, got[0], got[1], want[0], want[1]);
     }
-    printf("%d of %d chunks right (%d MiB each, 4 streams)\n", right, chunks, mib);
-    for (int c = 0; c < chunks; c++)
-        for (int e = 0; e < EVENTS; e++) CHECK(cudaEventDestroy(ch[c].event[e]));
+    printf("%d of %d chunks right (%d MiB each, 5 streams)\n", right, chunks, mib);
     CHECK(cudaFreeHost(results));
     CHECK(cudaStreamDestroy(p.load_));
-    CHECK(cudaStreamDestroy(p.work_));
+    for (int h = 0; h < HALVES; h++) CHECK(cudaStreamDestroy(p.work_[h]));
     CHECK(cudaStreamDestroy(p.reduce_));
     CHECK(cudaStreamDestroy(p.copy_));
     return 0;
