@@ -217,6 +217,13 @@ int main(int argc, char** argv) {
     // stream, so only what is queued on a pool's own stream is ordered
     // with its kernels.
     for (auto& s : streams) CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    // where: every round's blocks, stream by stream; counts: each stream's
+    // failed, misaligned and failed in the overflow, zeroed in its order.
+    char** where;
+    unsigned int* counts;
+    CHECK(cudaMalloc(&where, (size_t)rounds * kStreams * kThreads * sizeof(char*)));
+    CHECK(cudaMalloc(&counts, kStreams * 3 * sizeof(unsigned int)));
+    for (int i = 0; i < kStreams; i++) CHECK(cudaMemsetAsync(counts + 3 * i, 0, 3 * sizeof(unsigned int), streams[i]));
     // cudaMalloc does not clear memory: what init gets may hold what an
     // earlier allocation of the same size left, as here (cudaFree waits for
     // the memset: it synchronizes the device).
@@ -226,13 +233,6 @@ int main(int argc, char** argv) {
     CHECK(cudaFree(used_before));
     StreamPools pools;
     pools.init(kStreams, kSlice, streams);
-    // where: every round's blocks, stream by stream; counts: each stream's
-    // failed, misaligned and failed in the overflow, zeroed in its order.
-    char** where;
-    unsigned int* counts;
-    CHECK(cudaMalloc(&where, (size_t)rounds * kStreams * kThreads * sizeof(char*)));
-    CHECK(cudaMalloc(&counts, kStreams * 3 * sizeof(unsigned int)));
-    for (int i = 0; i < kStreams; i++) CHECK(cudaMemsetAsync(counts + 3 * i, 0, 3 * sizeof(unsigned int), streams[i]));
     // Pinned, so that used() can copy to it in stream order; every byte
     // 0xff until a copy writes it.
     PoolCounters* use;
