@@ -263,7 +263,9 @@ int main(int argc, char** argv) {
     for (int i = 0; i < kStreams; i++) CHECK(cudaMemsetAsync(counts + 3 * i, 0, 3 * sizeof(unsigned int), streams[i]));
     // cudaMalloc does not clear memory: what init gets may hold what an
     // earlier allocation of the same size left, as here (cudaFree waits for
-    // the memset: it synchronizes the device).
+    // the memset: it synchronizes the device). where and counts, allocated
+    // first, keep this memory's chunk in use, so that the driver hands the
+    // freed bytes out again rather than giving the chunk back.
     PoolCounters* used_before;
     CHECK(cudaMalloc(&used_before, kStreams * sizeof(PoolCounters)));
     CHECK(cudaMemsetAsync(used_before, 0xff, kStreams * sizeof(PoolCounters), streams[0]));
