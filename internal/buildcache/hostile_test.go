@@ -44,3 +44,20 @@ func TestKeyWaitsOnNoFIFO(t *testing.T) {
 		t.Fatal("Key is still waiting on a FIFO outside the build's folder")
 	}
 }
+
+// A device reached the same way is refused as soon as it is opened: not
+// read, whether it ends (/dev/null) or never does (/dev/zero).
+func TestKeyReadsNoDevice(t *testing.T) {
+	ws := t.TempDir()
+	up := strings.Repeat("../", strings.Count(ws, "/")+2)
+	for _, dev := range []string{"/dev/zero", "/dev/urandom", "/dev/null"} {
+		if _, err := os.Stat(dev); err != nil {
+			continue
+		}
+		os.WriteFile(filepath.Join(ws, "x.cu"), []byte("#include \""+up+dev[1:]+"\"\nint main() {}\n"), 0o644)
+		_, err := Key(Compiler{Path: "nvcc", Version: "13.0.88"}, Parse([]string{"-o", "x", "x.cu"}, ""), ws)
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s should be no file to hash: %v", dev, err)
+		}
+	}
+}
