@@ -1,0 +1,30 @@
+package exercise
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// foreverNVCC is fakeNVCC that never ends on a source holding
+// "// fake-forever": what nvcc does with a template that never stops
+// growing, or an include that never ends.
+var foreverNVCC = strings.Replace(fakeNVCC, "for s in $srcs; do\n", "for s in $srcs; do\n  if grep -q '^// fake-forever' \"$s\"; then exec sleep 600; fi\n", 1)
+
+// A build that never ends is stopped at the build's time limit, and the
+// student's report says so: not "interrupted", nor a compile error
+// blamed on nothing. It used to run until the grade was stopped by hand.
+func TestBuildStoppedAtItsLimit(t *testing.T) {
+	tk, s, _ := sandboxToolkit(t, foreverNVCC)
+	// A hang's guard, not a timing: the build's own limit comes first.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	b, err := Build(ctx, tk, s, job(t, spec(t, "[[check]]\nexit = 0\n"), "x.cu", "// fake-forever\n"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Failed == nil || !strings.Contains(b.Failed[0].Got, "build was stopped after") {
+		t.Fatalf("a build that never ends should be stopped at its limit and say so: %+v", b.Failed)
+	}
+}
