@@ -17,6 +17,7 @@ var foreverNVCC = strings.Replace(fakeNVCC, "for s in $srcs; do\n", "for s in $s
 // blamed on nothing. It used to run until the grade was stopped by hand.
 func TestBuildStoppedAtItsLimit(t *testing.T) {
 	tk, s, _ := sandboxToolkit(t, foreverNVCC)
+	tk.BuildLimit = 2 * time.Second
 	// A hang's guard, not a timing: the build's own limit comes first.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -26,5 +27,8 @@ func TestBuildStoppedAtItsLimit(t *testing.T) {
 	}
 	if b.Failed == nil || !strings.Contains(b.Failed[0].Got, "build was stopped after") {
 		t.Fatalf("a build that never ends should be stopped at its limit and say so: %+v", b.Failed)
+	}
+	if !strings.Contains(b.Failed[0].Got, "after 2s") {
+		t.Errorf("the report should name the limit: %s", b.Failed[0].Got)
 	}
 }
