@@ -32,3 +32,22 @@ func TestBuildStoppedAtItsLimit(t *testing.T) {
 		t.Errorf("the report should name the limit: %s", b.Failed[0].Got)
 	}
 }
+
+// A build reads no device: an #include of /dev/urandom or /dev/zero is
+// refused at once (nvcc says the file cannot be opened), where it held a
+// build slot until the build's limit, growing its memory all along.
+func TestBuildReadsNoDevice(t *testing.T) {
+	for _, dev := range []string{"/dev/urandom", "/dev/zero"} {
+		t.Run(dev, func(t *testing.T) {
+			tk, s, _ := sandboxToolkit(t, includeNVCC)
+			tk.BuildLimit = 10 * time.Second
+			b, err := Build(context.Background(), tk, s, job(t, spec(t, "[[check]]\nexit = 0\n"), "x.cu", "// fake: echo hi\n// include: "+dev+"\n"), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Failed == nil || !strings.Contains(b.Log, "Permission denied") {
+				t.Errorf("the build should have been refused %s: %+v\n%s", dev, b.Failed, b.Log)
+			}
+		})
+	}
+}
