@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -50,4 +51,42 @@ func TestBuildReadsNoDevice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The real nvcc builds in a build's sandbox with /dev/null its only
+// device, and its #include of /dev/urandom is a compile error at once,
+// naming the file. Needs nvcc and root (a build user of its own).
+func TestRealBuildWithoutDevices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	tk := realToolkit(t)
+	if p := os.Getenv("LESSONS_TEST_NVCC"); p != "" {
+		tk.NVCC.Path = p
+	}
+	s, err := TempSandbox("exercise-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	good := "#include <cstdio>\n__global__ void k(int *a) { a[threadIdx.x] = 1; }\nint main() { printf(\"built\\n\"); return 0; }\n"
+	b, err := Build(context.Background(), tk, s, job(t, spec(t, "[[check]]\nexit = 0\n"), "x.cu", good), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Failed != nil {
+		t.Fatalf("an honest file does not build in the sandbox: %+v\n%s", b.Failed, b.Log)
+	}
+	tk.BuildLimit = time.Minute
+	b, err = Build(context.Background(), tk, s, job(t, spec(t, "[[check]]\nexit = 0\n"), "x.cu", "#include \"/dev/urandom\"\nint main() {}\n"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Failed == nil || !strings.Contains(b.Failed[0].Got, "compile error") || !strings.Contains(b.Log, "urandom") {
+		t.Errorf("an #include of /dev/urandom should be a compile error naming it: %+v\n%s", b.Failed, b.Log)
+	}
+	t.Logf("%s", b.Failed[0].Got)
 }

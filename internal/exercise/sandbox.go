@@ -199,6 +199,7 @@ func (s *Sandbox) build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*bu
 	}
 	pol.Read = append(pol.Read, toolRoot(tk.NVCC.Path))
 	pol.CPU, pol.Memory, pol.FileSize = 600, 16<<30, 1<<30 // nvcc's front end is hungry
+	pol.NoDevices = true
 	// Runs wait on builds and on the host work of starting CUDA: builds
 	// yield the cores to the runs' processes.
 	pol.Nice = 10

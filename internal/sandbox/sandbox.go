@@ -96,6 +96,10 @@ type Policy struct {
 	// the program runs as.
 	UID int `json:"uid,omitempty"`
 	GID int `json:"gid,omitempty"`
+	// NoDevices leaves the program /dev/null alone of the devices: a
+	// build needs no GPU, and an #include of /dev/urandom or /dev/zero
+	// never ends (it grows the compiler's memory until a limit stops it).
+	NoDevices bool `json:"no_devices,omitempty"`
 	// Network is allowed when set; by default the program has none.
 	Network bool `json:"network,omitempty"`
 	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
@@ -665,19 +669,7 @@ func restrictFiles(p Policy) (int, error) {
 		abi = p.Landlock
 	}
 	abi = min(abi, len(landlockConfigs))
-	var devs []string
-	for _, d := range deviceRW {
-		if _, err := os.Stat(d); err == nil {
-			devs = append(devs, d)
-		}
-	}
-	gpus, _ := filepath.Glob("/dev/nvidia*")
-	sort.Strings(gpus)
-	for _, g := range gpus {
-		if st, err := os.Stat(g); err == nil && !st.IsDir() {
-			devs = append(devs, g)
-		}
-	}
+	devs := devicesOf(p)
 	var ro, rofiles []string
 	for _, r := range realPaths(append(append([]string{}, SystemRead...), p.Read...)) {
 		st, err := os.Stat(r)
@@ -694,8 +686,12 @@ func restrictFiles(p Policy) (int, error) {
 	if len(rw) == 0 {
 		return 0, fmt.Errorf("landlock: the folder %s is not there", p.Dir)
 	}
+	dirs := devRead
+	if p.NoDevices {
+		dirs = []string{"/dev/shm"}
+	}
 	rules := []landlock.Rule{
-		landlock.RODirs(append(ro, realPaths(devRead)...)...),
+		landlock.RODirs(append(ro, realPaths(dirs)...)...),
 		// /dev listed (the driver looks for its devices), not opened.
 		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
 		// Its own folders' sockets it may reach (ABI 9 on); no others.
@@ -721,6 +717,31 @@ func restrictFiles(p Policy) (int, error) {
 		return 0, fmt.Errorf("landlock: %w", err)
 	}
 	return abi, nil
+}
+
+// devicesOf are the device files p's program may open, to read and
+// write: the harmless ones and the GPU's, or /dev/null alone.
+func devicesOf(p Policy) []string {
+	var devs []string
+	for _, d := range deviceRW {
+		if p.NoDevices && d != "/dev/null" {
+			continue
+		}
+		if _, err := os.Stat(d); err == nil {
+			devs = append(devs, d)
+		}
+	}
+	if p.NoDevices {
+		return devs
+	}
+	gpus, _ := filepath.Glob("/dev/nvidia*")
+	sort.Strings(gpus)
+	for _, g := range gpus {
+		if st, err := os.Stat(g); err == nil && !st.IsDir() {
+			devs = append(devs, g)
+		}
+	}
+	return devs
 }
 
 // procWritable is the part of /proc the program may write. Where the
