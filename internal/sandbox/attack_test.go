@@ -156,6 +156,17 @@ func attack(mode string, args []string) (int, bool) {
 		defer child.Process.Kill()
 		_, _, errno := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, uintptr(child.Process.Pid), 0, 0, 0, 0)
 		fmt.Println("ptrace:", errno)
+	case "files": // make empty files in its folder until it may make no more (at most 20,000)
+		n := 0
+		var err error
+		for ; n < 20000; n++ {
+			var f *os.File
+			if f, err = os.Create(fmt.Sprintf("f%d", n)); err != nil {
+				break
+			}
+			f.Close()
+		}
+		fmt.Printf("files: made %d (%v)\n", n, err)
 	default:
 		return 0, false
 	}
@@ -812,6 +823,42 @@ func TestTimeoutSaysWhereTheThreadsWere(t *testing.T) {
 			if !strings.Contains(out, "and was stopped; its threads then: sleep S in ") ||
 				!strings.Contains(out, "nanosleep)") || strings.Contains(out, "sandbox.test") {
 				t.Errorf("%s", out)
+			}
+		})
+	}
+}
+
+// TestAttackFileCount: a run makes only so many files (Policy.DirFiles),
+// in a file system of its own: one that made files until no inode was
+// left on the grading disk made every build and run beside it fail. What
+// it made is gone with it, and the grader's folder holds none of it.
+// As a user of its own under a root grader, and under a user grader.
+func TestAttackFileCount(t *testing.T) {
+	for _, v := range variants {
+		if v.programRoot {
+			continue // LESSONS_SANDBOX_USERS=off: README's gaps
+		}
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			if v.grader {
+				f.needUserPIDNS(t)
+			}
+			f.pol.DirFiles, f.pol.DirBytes = 500, 16<<20
+			os.WriteFile(filepath.Join(f.dir, "given"), []byte("the grader's\n"), 0o644)
+			out := f.gradeAs(t, v.grader, nil, false, "files")
+			var n int
+			i := strings.Index(out, "files: made ")
+			if i < 0 {
+				t.Fatalf("the program did not run:\n%s", out)
+			}
+			fmt.Sscanf(out[i:], "files: made %d", &n)
+			if n >= 500 || !strings.Contains(out, "no space left") {
+				t.Errorf("a run made %d files, its cap 500:\n%s", n, out)
+			}
+			t.Logf("%s", out[i:])
+			ents, _ := os.ReadDir(f.dir)
+			if len(ents) != 1 || ents[0].Name() != "given" {
+				t.Errorf("the grader's folder holds what the run made: %d entries", len(ents))
 			}
 		})
 	}

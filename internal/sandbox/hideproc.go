@@ -31,11 +31,16 @@ func withHiddenProc(a *syscall.SysProcAttr) {
 	a.AmbientCaps = append(a.AmbientCaps, unix.CAP_SYS_ADMIN)
 }
 
-// hideProc mounts the /proc of a run whose user is its own, then drops
-// every capability.
-func hideProc() error {
+// hideProc mounts the /proc of a run whose user is its own (and its
+// folder's file system, where p says so), then drops every capability.
+func hideProc(p Policy) error {
 	if err := mountProc("hidepid=2"); err != nil {
 		return err
+	}
+	if p.OwnDir {
+		if err := ownDir(p); err != nil {
+			return err
+		}
 	}
 	return dropCaps()
 }

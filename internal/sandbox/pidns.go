@@ -143,6 +143,11 @@ func initRun(p Policy) error {
 	if err := mountProc(""); err != nil {
 		return err
 	}
+	if p.OwnDir {
+		if err := ownDir(p); err != nil {
+			return err
+		}
+	}
 	if err := dropCaps(); err != nil {
 		return err
 	}

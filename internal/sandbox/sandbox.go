@@ -100,6 +100,14 @@ type Policy struct {
 	// build needs no GPU, and an #include of /dev/urandom or /dev/zero
 	// never ends (it grows the compiler's memory until a limit stops it).
 	NoDevices bool `json:"no_devices,omitempty"`
+	// DirFiles and DirBytes, when set, cap how many files (inodes, the
+	// folder itself and what the grader put there included) and bytes the
+	// program's folder may hold: it is a file system of its own
+	// (owndir.go), where the helper has a mount namespace; OwnDir says
+	// whether it has.
+	DirFiles uint64 `json:"dir_files,omitempty"`
+	DirBytes uint64 `json:"dir_bytes,omitempty"`
+	OwnDir   bool   `json:"own_dir,omitempty"`
 	// Network is allowed when set; by default the program has none.
 	Network bool `json:"network,omitempty"`
 	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
@@ -229,6 +237,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		defer w.Close() // never started
 	}
 	p.HideProc = !p.PIDNS && os.Geteuid() == 0 && p.UID != 0 && canHideProc(self, p.UID, p.GID)
+	p.OwnDir = p.DirFiles > 0 && p.DirBytes > 0 && (p.PIDNS || p.HideProc)
 	data, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
@@ -446,7 +455,7 @@ func Helper() {
 		os.Exit(0)
 	}
 	if _, ok := os.LookupEnv(envHideProcTry); ok {
-		if err := hideProc(); err != nil {
+		if err := hideProc(Policy{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -487,7 +496,7 @@ func enter(data string) error {
 		return initRun(p)
 	}
 	if p.HideProc {
-		if err := hideProc(); err != nil {
+		if err := hideProc(p); err != nil {
 			return err
 		}
 	}
