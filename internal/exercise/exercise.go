@@ -290,6 +290,11 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 			return nil, err
 		}
 	}
+	if !res.OK() {
+		if err := runDiskFull(p.dir); err != nil {
+			return nil, fmt.Errorf("run %s: %w", j.ID, err)
+		}
+	}
 	// The sanitizers run without the statistics library: both intercept
 	// CUDA's calls. They run the program as it was built, copied afresh:
 	// the run could have replaced the copy in its folder. In the

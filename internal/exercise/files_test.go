@@ -38,7 +38,7 @@ func TestRunOnFullDiskIsNoFailure(t *testing.T) {
 		t.Skip("mounts a small file system: needs root")
 	}
 	small := t.TempDir()
-	if err := unix.Mount("tmpfs", small, "tmpfs", 0, "size=16m,nr_inodes=64"); err != nil {
+	if err := unix.Mount("tmpfs", small, "tmpfs", 0, "size=1g,nr_inodes=64"); err != nil {
 		t.Skipf("no tmpfs here: %v", err)
 	}
 	defer unix.Unmount(small, unix.MNT_DETACH)
