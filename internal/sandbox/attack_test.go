@@ -156,6 +156,14 @@ func attack(mode string, args []string) (int, bool) {
 		defer child.Process.Kill()
 		_, _, errno := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, uintptr(child.Process.Pid), 0, 0, 0, 0)
 		fmt.Println("ptrace:", errno)
+	case "lsdev": // list /dev, and say what CUDA_VISIBLE_DEVICES it was given
+		ents, err := os.ReadDir("/dev")
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		fmt.Printf("dev: %s (%v)\n", strings.Join(names, " "), err)
+		fmt.Printf("visible: %s\n", os.Getenv("CUDA_VISIBLE_DEVICES"))
 	case "files": // make empty files in its folder until it may make no more (at most 20,000)
 		n := 0
 		var err error
@@ -193,8 +201,9 @@ type graderRequest struct {
 	// Stdin, when set, gives the program descriptor 0 of the grader as
 	// its input (a terminal).
 	Stdin bool
-	// Env is set in the grader's environment.
-	Env []string
+	// Env is set in the grader's environment, ProgEnv added to the
+	// program's.
+	Env, ProgEnv []string
 	// Timeout is the run's limit; 0 means 20 s.
 	Timeout time.Duration
 }
@@ -220,6 +229,7 @@ func grader(data string) int {
 		Argv: append([]string{req.Self}, req.Args...), Dir: req.Policy.Dir, Timeout: 20 * time.Second, MaxOutput: 1 << 16,
 		Env: []string{"SANDBOX_TEST_MODE=" + req.Mode, "PATH=/usr/bin:/bin"},
 	}
+	spec.Env = append(spec.Env, req.ProgEnv...)
 	if req.Timeout > 0 {
 		spec.Timeout = req.Timeout
 	}
@@ -859,6 +869,52 @@ func TestAttackFileCount(t *testing.T) {
 			ents, _ := os.ReadDir(f.dir)
 			if len(ents) != 1 || ents[0].Name() != "given" {
 				t.Errorf("the grader's folder holds what the run made: %d entries", len(ents))
+			}
+		})
+	}
+}
+
+// devAllowed are the names a run's /dev may hold: the harmless devices,
+// the links to its own descriptors, POSIX shared memory's folder, and
+// the GPU's files (those of the GPU it was given alone: nvidiaN, as the
+// driver's information names its minor).
+func devAllowed(name string) bool {
+	switch name {
+	case "null", "zero", "full", "random", "urandom", "fd", "stdin", "stdout", "stderr", "shm", "nvidia-caps":
+		return true
+	}
+	return strings.HasPrefix(name, "nvidia")
+}
+
+// TestAttackDevices: a run's /dev lists the devices it may use, not the
+// machine's (its terminals, disks, and every GPU: a program that set
+// CUDA_VISIBLE_DEVICES itself reached every GPU of the machine), as a
+// user of its own under a root grader and under a user grader.
+func TestAttackDevices(t *testing.T) {
+	for _, v := range variants {
+		if v.programRoot {
+			continue
+		}
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			if v.grader {
+				f.needUserPIDNS(t)
+			}
+			out := f.grader(t, v.grader, nil, graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Mode: "lsdev", ProgEnv: []string{"CUDA_VISIBLE_DEVICES=0"}})
+			i := strings.Index(out, "dev: ")
+			if i < 0 {
+				t.Fatalf("the program did not run:\n%s", out)
+			}
+			line, _, _ := strings.Cut(out[i+len("dev: "):], "\n")
+			names, _, _ := strings.Cut(line, " (")
+			var extra []string
+			for _, n := range strings.Fields(names) {
+				if !devAllowed(n) {
+					extra = append(extra, n)
+				}
+			}
+			if len(extra) > 0 {
+				t.Errorf("a run's /dev lists %d devices it has no use for: %s", len(extra), strings.Join(extra, " "))
 			}
 		})
 	}
