@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -156,8 +157,12 @@ func attack(mode string, args []string) (int, bool) {
 		defer child.Process.Kill()
 		_, _, errno := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, uintptr(child.Process.Pid), 0, 0, 0, 0)
 		fmt.Println("ptrace:", errno)
-	case "lsdev": // list /dev, and say what CUDA_VISIBLE_DEVICES it was given
-		ents, err := os.ReadDir("/dev")
+	case "lsdev": // list /dev (or args[0]), and say what CUDA_VISIBLE_DEVICES it was given
+		dev := "/dev"
+		if len(args) > 0 {
+			dev = args[0]
+		}
+		ents, err := os.ReadDir(dev)
 		var names []string
 		for _, e := range ents {
 			names = append(names, e.Name())
@@ -204,6 +209,9 @@ type graderRequest struct {
 	// Env is set in the grader's environment, ProgEnv added to the
 	// program's.
 	Env, ProgEnv []string
+	// DevRoot and GPUInfo, when set, stand for /dev and the driver's
+	// folder of GPUs.
+	DevRoot, GPUInfo string
 	// Timeout is the run's limit; 0 means 20 s.
 	Timeout time.Duration
 }
@@ -218,6 +226,9 @@ func grader(data string) int {
 	for _, kv := range req.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		os.Setenv(k, v)
+	}
+	if req.DevRoot != "" {
+		devRoot, gpuInfo = req.DevRoot, req.GPUInfo
 	}
 	r := Runner{Policy: req.Policy, Self: req.Self}
 	if req.Verify {
@@ -916,6 +927,68 @@ func TestAttackDevices(t *testing.T) {
 			if len(extra) > 0 {
 				t.Errorf("a run's /dev lists %d devices it has no use for: %s", len(extra), strings.Join(extra, " "))
 			}
+			t.Logf("%s", line)
 		})
+	}
+}
+
+// TestAttackOtherGPUs: on a machine of two GPUs (files that stand for
+// the driver's), a run given the second sees its device file alone of
+// the two, and its CUDA_VISIBLE_DEVICES names it by UUID, whatever it
+// sets then; given a name this cannot tell (a MIG instance), both stay.
+func TestAttackOtherGPUs(t *testing.T) {
+	fake, err := os.MkdirTemp("", "sandbox-gpus-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(fake) })
+	os.Chmod(fake, 0o755)
+	dev, info := filepath.Join(fake, "dev"), filepath.Join(fake, "gpus")
+	os.MkdirAll(filepath.Join(dev, "shm"), 0o777)
+	for _, n := range []string{"null", "zero", "urandom", "nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "tty", "sda"} {
+		os.WriteFile(filepath.Join(dev, n), nil, 0o666)
+	}
+	for i, g := range []struct{ bus, uuid string }{{"0000:1b:00.0", "GPU-aaaa1111"}, {"0000:2c:00.0", "GPU-bbbb2222"}} {
+		os.MkdirAll(filepath.Join(info, g.bus), 0o755)
+		os.WriteFile(filepath.Join(info, g.bus, "information"), []byte(fmt.Sprintf("Model: \t\t NVIDIA H200\nGPU UUID: \t %s\nBus Location: \t %s\nDevice Minor: \t %d\n", g.uuid, g.bus, i)), 0o644)
+	}
+	for _, v := range variants {
+		if v.programRoot {
+			continue
+		}
+		for _, c := range []struct{ given, see, hide, visible string }{
+			{"1", "nvidia1", "nvidia0", "GPU-bbbb2222"},
+			{"GPU-aaaa", "nvidia0", "nvidia1", "GPU-aaaa1111"},
+			{"MIG-xyz", "nvidia0 nvidia1", "", "MIG-xyz"},
+		} {
+			t.Run(v.name+"/"+c.given, func(t *testing.T) {
+				f := setup(t)
+				if v.grader {
+					f.needUserPIDNS(t)
+				}
+				f.pol.Read = append(f.pol.Read, dev)
+				out := f.grader(t, v.grader, nil, graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Mode: "lsdev", Args: []string{dev},
+					ProgEnv: []string{"CUDA_VISIBLE_DEVICES=" + c.given}, DevRoot: dev, GPUInfo: info})
+				i := strings.Index(out, "dev: ")
+				if i < 0 {
+					t.Fatalf("the program did not run:\n%s", out)
+				}
+				line, _, _ := strings.Cut(out[i+len("dev: "):], "\n")
+				names := strings.Fields(strings.Split(line, " (")[0])
+				for _, n := range strings.Fields(c.see) {
+					if !slices.Contains(names, n) {
+						t.Errorf("the run does not see %s: %s", n, line)
+					}
+				}
+				for _, n := range append(strings.Fields(c.hide), "tty", "sda") {
+					if slices.Contains(names, n) && (c.hide != "" || n != "nvidia0") {
+						t.Errorf("the run sees %s: %s", n, line)
+					}
+				}
+				if !strings.Contains(out, "visible: "+c.visible+"\n") {
+					t.Errorf("its CUDA_VISIBLE_DEVICES should be %s:\n%s", c.visible, out)
+				}
+			})
+		}
 	}
 }

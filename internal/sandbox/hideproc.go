@@ -37,10 +37,8 @@ func hideProc(p Policy) error {
 	if err := mountProc("hidepid=2"); err != nil {
 		return err
 	}
-	if p.OwnDir {
-		if err := ownDir(p); err != nil {
-			return err
-		}
+	if err := ownMounts(p); err != nil {
+		return err
 	}
 	return dropCaps()
 }

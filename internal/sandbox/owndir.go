@@ -22,6 +22,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// ownMounts makes the run's folder and /dev its own where p says so.
+func ownMounts(p Policy) error {
+	if p.OwnDir {
+		if err := ownDir(p); err != nil {
+			return err
+		}
+	}
+	if p.OwnDev && p.DevDir != "" {
+		return ownDev(p)
+	}
+	return nil
+}
+
 // ownDir mounts p.Dir's tmpfs over it, with a copy of what it held, and
 // enters it again where this process was (its working folder is in it).
 // The caller must have a mount namespace of its own and CAP_SYS_ADMIN in

@@ -143,10 +143,8 @@ func initRun(p Policy) error {
 	if err := mountProc(""); err != nil {
 		return err
 	}
-	if p.OwnDir {
-		if err := ownDir(p); err != nil {
-			return err
-		}
+	if err := ownMounts(p); err != nil {
+		return err
 	}
 	if err := dropCaps(); err != nil {
 		return err

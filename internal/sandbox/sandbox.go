@@ -32,7 +32,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,6 +107,14 @@ type Policy struct {
 	DirFiles uint64 `json:"dir_files,omitempty"`
 	DirBytes uint64 `json:"dir_bytes,omitempty"`
 	OwnDir   bool   `json:"own_dir,omitempty"`
+	// Devices are the device files the program may open, read and
+	// write, and DevDir the folder they are in (/dev): the Runner sets
+	// them from NoDevices and the GPUs the program's CUDA_VISIBLE_DEVICES
+	// names (devices.go). OwnDev says the helper makes DevDir, in its
+	// mount namespace, hold them alone.
+	Devices []string `json:"devices,omitempty"`
+	DevDir  string   `json:"dev_dir,omitempty"`
+	OwnDev  bool     `json:"own_dev,omitempty"`
 	// Network is allowed when set; by default the program has none.
 	Network bool `json:"network,omitempty"`
 	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
@@ -238,10 +245,6 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	}
 	p.HideProc = !p.PIDNS && os.Geteuid() == 0 && p.UID != 0 && canHideProc(self, p.UID, p.GID)
 	p.OwnDir = p.DirFiles > 0 && p.DirBytes > 0 && (p.PIDNS || p.HideProc)
-	data, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("sandbox: no program")
 	}
@@ -252,6 +255,21 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	env := spec.Env
 	if env == nil {
 		env = os.Environ()
+	}
+	var rename string
+	p.Devices, rename = devicesFor(p.NoDevices, lookupEnv(env, "CUDA_VISIBLE_DEVICES"))
+	p.DevDir, p.OwnDev = devRoot, p.PIDNS || p.HideProc
+	if rename != "" {
+		env = setEnv(env, "CUDA_VISIBLE_DEVICES", rename)
+	}
+	if p.Inner != nil {
+		inner := *p.Inner
+		inner.Devices, inner.DevDir = p.Devices, p.DevDir
+		p.Inner = &inner
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
 	}
 	spec.Env = append(hideLoaderEnv(env), envPolicy+"="+string(data))
 	spec.Argv = append([]string{self, prog}, spec.Argv[1:]...)
@@ -422,6 +440,27 @@ func canNetNS() bool {
 
 // netnsOK is canNetNS, tried once per process.
 var netnsOK = sync.OnceValue(canNetNS)
+
+// lookupEnv is the value env gives name (its last), "" when none.
+func lookupEnv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// setEnv is env with name set to value, every earlier value gone.
+func setEnv(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
+}
 
 // lookPath finds prog on the PATH of env (or the tool's own).
 func lookPath(prog string, env []string) (string, error) {
@@ -728,28 +767,14 @@ func restrictFiles(p Policy) (int, error) {
 	return abi, nil
 }
 
-// devicesOf are the device files p's program may open, to read and
-// write: the harmless ones and the GPU's, or /dev/null alone.
+// devicesOf are the device files p's program may open: those the Runner
+// chose, or, for a policy that none chose (an Inner one from before),
+// the harmless ones and every GPU's.
 func devicesOf(p Policy) []string {
-	var devs []string
-	for _, d := range deviceRW {
-		if p.NoDevices && d != "/dev/null" {
-			continue
-		}
-		if _, err := os.Stat(d); err == nil {
-			devs = append(devs, d)
-		}
+	if p.Devices != nil {
+		return p.Devices
 	}
-	if p.NoDevices {
-		return devs
-	}
-	gpus, _ := filepath.Glob("/dev/nvidia*")
-	sort.Strings(gpus)
-	for _, g := range gpus {
-		if st, err := os.Stat(g); err == nil && !st.IsDir() {
-			devs = append(devs, g)
-		}
-	}
+	devs, _ := devicesFor(p.NoDevices, "")
 	return devs
 }
 
