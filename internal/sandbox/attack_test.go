@@ -390,7 +390,8 @@ func TestAttackTerminalByName(t *testing.T) {
 				os.Chown(name, graderUser(), graderUser())
 			}
 			out := f.gradeAs(t, v.grader, tty, false, "open", name)
-			if !strings.Contains(out, "permission denied") {
+			// Refused by Landlock, or not there in the run's own /dev.
+			if !strings.Contains(out, "permission denied") && !strings.Contains(out, "no such file") {
 				t.Errorf("the program opened the grader's terminal %s:\n%s", name, out)
 			}
 		})
