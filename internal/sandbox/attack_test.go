@@ -169,6 +169,29 @@ func attack(mode string, args []string) (int, bool) {
 		}
 		fmt.Printf("dev: %s (%v)\n", strings.Join(names, " "), err)
 		fmt.Printf("visible: %s\n", os.Getenv("CUDA_VISIBLE_DEVICES"))
+	case "signal": // kill its parent, the grader, by args[0]: kill, tgkill, a pidfd, /proc/PID as a pidfd
+		grader := os.Getppid()
+		var err error
+		switch args[0] {
+		case "kill":
+			err = unix.Kill(grader, unix.SIGKILL)
+		case "tgkill":
+			err = unix.Tgkill(grader, grader, unix.SIGKILL)
+		case "pidfd":
+			var fd int
+			if fd, err = unix.PidfdOpen(grader, 0); err == nil {
+				err = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+			}
+		case "proc":
+			var fd int
+			if fd, err = unix.Open(fmt.Sprintf("/proc/%d", grader), unix.O_RDONLY|unix.O_DIRECTORY, 0); err == nil {
+				err = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+			}
+		case "group":
+			pgid, _ := unix.Getpgid(grader)
+			err = unix.Kill(-pgid, unix.SIGKILL)
+		}
+		fmt.Printf("signal %s %d: %v\n", args[0], grader, err)
 	case "files": // make empty files in its folder until it may make no more (at most 20,000)
 		n := 0
 		var err error
@@ -991,5 +1014,26 @@ func TestAttackOtherGPUs(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAttackSignalGrader: a program that shares its user with the grader
+// and has no pid namespace of its own (user namespaces refused, as
+// Ubuntu's AppArmor does) and no Landlock signal scope (before ABI 6)
+// could kill the grader, its parent, which died mid-grade. It may
+// signal its own process and process group alone then: not by kill,
+// tgkill, a pidfd or /proc/PID opened as one, nor the grader's group.
+func TestAttackSignalGrader(t *testing.T) {
+	needLandlock(t)
+	for _, how := range []string{"kill", "tgkill", "pidfd", "proc", "group"} {
+		t.Run(how, func(t *testing.T) {
+			f := setup(t)
+			pol := f.policyFor(t, true)
+			pol.Landlock = 5
+			out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Mode: "signal", Args: []string{how}, Env: []string{"LESSONS_SANDBOX_PIDNS=off"}})
+			if !strings.Contains(out, "grader: the program ended") || strings.Contains(out, ": <nil>") {
+				t.Errorf("the program signalled the grader:\n%s", out)
+			}
+		})
 	}
 }
