@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -190,6 +191,12 @@ func attack(mode string, args []string) (int, bool) {
 		case "group":
 			pgid, _ := unix.Getpgid(grader)
 			err = unix.Kill(-pgid, unix.SIGKILL)
+		case "own": // its own process and group, as raise and a shell's job control do
+			me := os.Getpid()
+			err = errors.Join(unix.Kill(me, 0), unix.Kill(0, 0), unix.Kill(-me, 0), unix.Tgkill(me, me, 0))
+			if err == nil {
+				err = errors.New("own signals sent")
+			}
 		}
 		fmt.Printf("signal %s %d: %v\n", args[0], grader, err)
 	case "files": // make empty files in its folder until it may make no more (at most 20,000)
@@ -1025,6 +1032,13 @@ func TestAttackOtherGPUs(t *testing.T) {
 // tgkill, a pidfd or /proc/PID opened as one, nor the grader's group.
 func TestAttackSignalGrader(t *testing.T) {
 	needLandlock(t)
+	f := setup(t)
+	pol := f.policyFor(t, true)
+	pol.Landlock = 5
+	out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Mode: "signal", Args: []string{"own"}, Env: []string{"LESSONS_SANDBOX_PIDNS=off"}})
+	if !strings.Contains(out, "own signals sent") {
+		t.Errorf("the program may signal itself and its group:\n%s", out)
+	}
 	for _, how := range []string{"kill", "tgkill", "pidfd", "proc", "group"} {
 		t.Run(how, func(t *testing.T) {
 			f := setup(t)

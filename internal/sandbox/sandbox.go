@@ -115,6 +115,11 @@ type Policy struct {
 	Devices []string `json:"devices,omitempty"`
 	DevDir  string   `json:"dev_dir,omitempty"`
 	OwnDev  bool     `json:"own_dev,omitempty"`
+	// OwnSignals, set by the Runner where the program shares its user
+	// with the grader and has no pid namespace, keeps it to signalling
+	// itself and its process group where Landlock cannot scope signals
+	// (before ABI 6): see filter.signals.
+	OwnSignals bool `json:"own_signals,omitempty"`
 	// Network is allowed when set; by default the program has none.
 	Network bool `json:"network,omitempty"`
 	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
@@ -245,6 +250,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	}
 	p.HideProc = !p.PIDNS && os.Geteuid() == 0 && p.UID != 0 && canHideProc(self, p.UID, p.GID)
 	p.OwnDir = p.DirFiles > 0 && p.DirBytes > 0 && (p.PIDNS || p.HideProc)
+	p.OwnSignals = !p.PIDNS && (os.Geteuid() != 0 || p.UID == 0)
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("sandbox: no program")
 	}
@@ -555,7 +561,7 @@ func enter(data string) error {
 	// Landlock refuses pathname sockets outside the folders from ABI 9 on
 	// (abstract ones from 6): before that, the filter keeps the program
 	// from every socket server.
-	f := filter{trace: p.Inner == nil}
+	f := filter{trace: p.Inner == nil, signals: p.OwnSignals && abi < 6, self: os.Getpid()}
 	if abi < 9 && !p.UnixSockets {
 		f.unixSockets, f.unixAll = !p.Network, p.Network
 	}

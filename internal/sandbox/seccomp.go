@@ -29,6 +29,17 @@ type filter struct {
 	// trace refuses ptrace and process_vm_readv/writev: for a program
 	// that shares a user with its observer (compute-sanitizer).
 	trace bool
+	// signals keeps a program that shares its user with the grader, with
+	// no pid namespace or Landlock signal scope between them, to itself:
+	// it may signal (kill, tgkill, tkill, rt_sigqueueinfo and
+	// rt_tgsigqueueinfo, pidfd_open) and set the limits (prlimit64) of
+	// its own process (self, or 0), its process group (-self) alone, and
+	// send no signal through a pidfd (a /proc/PID folder is one). The
+	// grader, its parent, is of its user: kill(getppid(), SIGKILL) ended
+	// the grade. A child it forks is bound by the same pid: it may not
+	// signal itself by its own (abort then ends it by SIGSEGV).
+	signals bool
+	self    int
 }
 
 // ttyIoctls put bytes into a terminal's input (TIOCSTI, and TIOCLINUX's
@@ -107,7 +118,27 @@ func (f filter) program() ([]unix.SockFilter, error) {
 			add(insn{code: jeq, k: nr, jt: "deny"})
 		}
 	}
+	if f.signals {
+		for _, nr := range []uint32{unix.SYS_KILL, unix.SYS_RT_SIGQUEUEINFO, unix.SYS_PRLIMIT64} {
+			add(insn{code: jeq, k: nr, jt: "ownGroup"})
+		}
+		for _, nr := range []uint32{unix.SYS_TGKILL, unix.SYS_TKILL, unix.SYS_RT_TGSIGQUEUEINFO, unix.SYS_PIDFD_OPEN} {
+			add(insn{code: jeq, k: nr, jt: "ownProcess"})
+		}
+		add(insn{code: jeq, k: unix.SYS_PIDFD_SEND_SIGNAL, jt: "deny"})
+	}
 	add(insn{code: ret, k: allow})
+	if f.signals {
+		// A pid is an int: its low 32 bits are what the kernel reads.
+		self := uint32(int32(f.self))
+		add(insn{code: ld, k: offArgs + 8*0, label: "ownGroup"})
+		add(insn{code: jeq, k: 0, jt: "sigAllow"})
+		add(insn{code: jeq, k: uint32(-int32(f.self)), jt: "sigAllow"})
+		add(insn{code: ld, k: offArgs + 8*0, label: "ownProcess"})
+		add(insn{code: jeq, k: self, jt: "sigAllow"})
+		add(insn{code: ret, k: deny})
+		add(insn{code: ret, k: allow, label: "sigAllow"})
+	}
 	// ioctl's request is an unsigned int: its low 32 bits are what the
 	// kernel reads, whatever the high ones hold.
 	add(insn{code: ld, k: offArgs + 8*1, label: "ioctl"})
