@@ -133,6 +133,7 @@ func TempSandbox(prefix string) (*Sandbox, error) {
 func (s *Sandbox) Report() sandbox.Report {
 	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Read: s.read}
 	pol.CPUs = runCPUs
+	pol.DirFiles, pol.DirBytes = runDirFiles, runDirBytes
 	pol.UID, pol.GID = s.user(runUID, 0)
 	rep := s.runner(pol).Verify(context.Background())
 	rep.BuildCPUs = sandbox.DefaultLimits.CPUs

@@ -674,6 +674,7 @@ func TestClaimsAreTrue(t *testing.T) {
 		t.Run(fmt.Sprintf("grader as a user: %v", asUser), func(t *testing.T) {
 			f := setup(t)
 			pol := f.policyFor(t, asUser)
+			pol.DirFiles, pol.DirBytes = 300, 1<<20
 			var rep Report
 			out := f.grader(t, asUser, nil, graderRequest{Policy: pol, Self: f.self, Verify: true})
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -684,6 +685,12 @@ func TestClaimsAreTrue(t *testing.T) {
 			}
 			if !rep.Terminal || !rep.Sockets {
 				t.Errorf("no terminal and no sockets should be verified: %+v", rep)
+			}
+			// A mount namespace for the helper: a worker's user under a
+			// root grader, a pid namespace under a user grader.
+			ns := rep.Root || rep.PIDNS
+			if !rep.Signals || rep.OwnDev != ns || (rep.DirFiles == 300) != ns {
+				t.Errorf("signals, /dev and files (a mount namespace: %v): %+v", ns, rep)
 			}
 			if v, _ := llsys.LandlockGetABIVersion(); v > 0 && rep.Landlock != v {
 				t.Errorf("Landlock v%d is in force, the report says %d", v, rep.Landlock)
@@ -732,6 +739,20 @@ func TestClaimsWithoutPIDNS(t *testing.T) {
 	}
 	if s := rep.String(); !strings.Contains(s, "can outlive it") || strings.Contains(s, "per run") {
 		t.Errorf("the report claims what was not verified: %s", s)
+	}
+	if s := rep.String(); !strings.Contains(s, "the machine's /dev") || !strings.Contains(s, "as many files in its folder as the disk holds") {
+		t.Errorf("the report claims a /dev or a folder of its own: %s", s)
+	}
+	// Before Landlock's signal scope, the filter keeps the grader out of
+	// the program's signals' reach.
+	pol.Landlock = 5
+	out = f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Verify: true, Env: []string{"LESSONS_SANDBOX_PIDNS=off"}})
+	rep = Report{}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Failed != "" || !rep.Signals {
+		t.Errorf("Landlock v5 and no pid namespace: %+v", rep)
 	}
 }
 
