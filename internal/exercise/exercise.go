@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/regular"
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
@@ -38,7 +40,7 @@ func (f File) read() ([]byte, error) {
 	if f.Data != nil {
 		return f.Data, nil
 	}
-	return os.ReadFile(f.Path)
+	return regular.ReadFile(f.Path, buildcache.MaxHashed)
 }
 
 // Job is one file of an exercise to judge.
