@@ -989,21 +989,7 @@ func TestAttackDevices(t *testing.T) {
 // the two, and its CUDA_VISIBLE_DEVICES names it by UUID, whatever it
 // sets then; given a name this cannot tell (a MIG instance), both stay.
 func TestAttackOtherGPUs(t *testing.T) {
-	fake, err := os.MkdirTemp("", "sandbox-gpus-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(fake) })
-	os.Chmod(fake, 0o755)
-	dev, info := filepath.Join(fake, "dev"), filepath.Join(fake, "gpus")
-	os.MkdirAll(filepath.Join(dev, "shm"), 0o777)
-	for _, n := range []string{"null", "zero", "urandom", "nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "tty", "sda"} {
-		os.WriteFile(filepath.Join(dev, n), nil, 0o666)
-	}
-	for i, g := range []struct{ bus, uuid string }{{"0000:1b:00.0", "GPU-aaaa1111"}, {"0000:2c:00.0", "GPU-bbbb2222"}} {
-		os.MkdirAll(filepath.Join(info, g.bus), 0o755)
-		os.WriteFile(filepath.Join(info, g.bus, "information"), []byte(fmt.Sprintf("Model: \t\t NVIDIA H200\nGPU UUID: \t %s\nBus Location: \t %s\nDevice Minor: \t %d\n", g.uuid, g.bus, i)), 0o644)
-	}
+	dev, info := fakeGPUs(t)
 	for _, v := range variants {
 		if v.programRoot {
 			continue
@@ -1012,36 +998,79 @@ func TestAttackOtherGPUs(t *testing.T) {
 			{"1", "nvidia1", "nvidia0", "GPU-bbbb2222"},
 			{"GPU-aaaa", "nvidia0", "nvidia1", "GPU-aaaa1111"},
 			{"MIG-xyz", "nvidia0 nvidia1", "", "MIG-xyz"},
+			{"", "nvidiactl", "nvidia0 nvidia1", ""}, // set, and empty: no GPU
 		} {
 			t.Run(v.name+"/"+c.given, func(t *testing.T) {
 				f := setup(t)
 				if v.grader {
 					f.needUserPIDNS(t)
 				}
-				f.pol.Read = append(f.pol.Read, dev)
-				out := f.grader(t, v.grader, nil, graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Mode: "lsdev", Args: []string{dev},
-					ProgEnv: []string{"CUDA_VISIBLE_DEVICES=" + c.given}, DevRoot: dev, GPUInfo: info})
-				i := strings.Index(out, "dev: ")
-				if i < 0 {
-					t.Fatalf("the program did not run:\n%s", out)
-				}
-				line, _, _ := strings.Cut(out[i+len("dev: "):], "\n")
-				names := strings.Fields(strings.Split(line, " (")[0])
-				for _, n := range strings.Fields(c.see) {
-					if !slices.Contains(names, n) {
-						t.Errorf("the run does not see %s: %s", n, line)
-					}
-				}
-				for _, n := range append(strings.Fields(c.hide), "tty", "sda") {
-					if slices.Contains(names, n) && (c.hide != "" || n != "nvidia0") {
-						t.Errorf("the run sees %s: %s", n, line)
-					}
-				}
-				if !strings.Contains(out, "visible: "+c.visible+"\n") {
-					t.Errorf("its CUDA_VISIBLE_DEVICES should be %s:\n%s", c.visible, out)
-				}
+				f.gpusSeen(t, v.grader, dev, info, c.given, c.see, c.hide, c.visible)
 			})
 		}
+	}
+}
+
+// TestAttackGPUsOfTheCgroup: a GPU the grader may not open (a device
+// cgroup's, as Slurm's ConstrainDevices sets; here a mode the grader's
+// user lacks) is not counted, as CUDA does not count it: index 0 is then
+// the second GPU of the bus.
+func TestAttackGPUsOfTheCgroup(t *testing.T) {
+	dev, info := fakeGPUs(t)
+	os.Chmod(filepath.Join(dev, "nvidia0"), 0)
+	f := setup(t)
+	f.needUserPIDNS(t)
+	f.gpusSeen(t, true, dev, info, "0", "nvidia1", "nvidia0", "GPU-bbbb2222")
+}
+
+// fakeGPUs makes files that stand for a /dev of two GPUs and for the
+// driver's information on them.
+func fakeGPUs(t *testing.T) (dev, info string) {
+	fake, err := os.MkdirTemp("", "sandbox-gpus-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(fake) })
+	os.Chmod(fake, 0o755)
+	dev, info = filepath.Join(fake, "dev"), filepath.Join(fake, "gpus")
+	os.MkdirAll(filepath.Join(dev, "shm"), 0o777)
+	for _, n := range []string{"null", "zero", "urandom", "nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "tty", "sda"} {
+		os.WriteFile(filepath.Join(dev, n), nil, 0o666)
+		os.Chmod(filepath.Join(dev, n), 0o666)
+	}
+	for i, g := range []struct{ bus, uuid string }{{"0000:1b:00.0", "GPU-aaaa1111"}, {"0000:2c:00.0", "GPU-bbbb2222"}} {
+		os.MkdirAll(filepath.Join(info, g.bus), 0o755)
+		os.WriteFile(filepath.Join(info, g.bus, "information"), []byte(fmt.Sprintf("Model: \t\t NVIDIA H200\nGPU UUID: \t %s\nBus Location: \t %s\nDevice Minor: \t %d\n", g.uuid, g.bus, i)), 0o644)
+	}
+	return dev, info
+}
+
+// gpusSeen runs a program given CUDA_VISIBLE_DEVICES=given on the fake
+// GPUs and wants it to see the device files see and none of hide, and
+// its CUDA_VISIBLE_DEVICES to be visible.
+func (f *fixture) gpusSeen(t *testing.T, asUser bool, dev, info, given, see, hide, visible string) {
+	t.Helper()
+	f.pol.Read = append(f.pol.Read, dev)
+	out := f.grader(t, asUser, nil, graderRequest{Policy: f.policyFor(t, asUser), Self: f.self, Mode: "lsdev", Args: []string{dev},
+		ProgEnv: []string{"CUDA_VISIBLE_DEVICES=" + given}, DevRoot: dev, GPUInfo: info})
+	i := strings.Index(out, "dev: ")
+	if i < 0 {
+		t.Fatalf("the program did not run:\n%s", out)
+	}
+	line, _, _ := strings.Cut(out[i+len("dev: "):], "\n")
+	names := strings.Fields(strings.Split(line, " (")[0])
+	for _, n := range strings.Fields(see) {
+		if !slices.Contains(names, n) {
+			t.Errorf("the run does not see %s: %s", n, line)
+		}
+	}
+	for _, n := range append(strings.Fields(hide), "tty", "sda") {
+		if slices.Contains(names, n) {
+			t.Errorf("the run sees %s: %s", n, line)
+		}
+	}
+	if !strings.Contains(out, "visible: "+visible+"\n") {
+		t.Errorf("its CUDA_VISIBLE_DEVICES should be %q:\n%s", visible, out)
 	}
 }
 

@@ -36,13 +36,14 @@ var (
 
 // gpuNode is one GPU as the driver's information file names it.
 type gpuNode struct {
-	bus, uuid string
-	minor     int
+	bus, uuid, model string
+	minor            int
 }
 
-// gpuNodes are the machine's GPUs in the order of their PCI bus, which
-// is CUDA's order for GPUs of one model (CUDA_DEVICE_ORDER=PCI_BUS_ID
-// always).
+// gpuNodes are the GPUs this process may open (a device cgroup, as
+// Slurm's ConstrainDevices sets, keeps others from it, and CUDA counts
+// only those), in the order of their PCI bus: CUDA's order for GPUs of
+// one model, and always with CUDA_DEVICE_ORDER=PCI_BUS_ID.
 func gpuNodes() []gpuNode {
 	dirs, _ := filepath.Glob(filepath.Join(gpuInfo, "*", "information"))
 	var out []gpuNode
@@ -66,10 +67,15 @@ func gpuNodes() []gpuNode {
 				n.minor, _ = strconv.Atoi(v)
 			case "Bus Location":
 				n.bus = v
+			case "Model":
+				n.model = v
 			}
 		}
 		data.Close()
-		if n.minor >= 0 && n.uuid != "" {
+		// access(2) asks the device cgroup too, and opens nothing (an
+		// open wakes a GPU without persistence mode).
+		node := filepath.Join(devRoot, "nvidia"+strconv.Itoa(n.minor))
+		if n.minor >= 0 && n.uuid != "" && unix.Access(node, unix.R_OK|unix.W_OK) == nil {
 			out = append(out, n)
 		}
 	}
@@ -79,13 +85,19 @@ func gpuNodes() []gpuNode {
 
 // givenGPUs reads a CUDA_VISIBLE_DEVICES value: the GPUs it names, by
 // index or UUID (or its prefix, as CUDA takes it). ok is false where a
-// name is none of those (MIG-..., an index past the last GPU): then
-// the caller keeps every GPU open.
-func givenGPUs(visible string, nodes []gpuNode) (given []gpuNode, ok bool) {
+// name is none of those (MIG-..., an index past the last GPU), or is an
+// index where the GPUs are of several models and CUDA's order is not
+// the bus's (pciOrder: CUDA_DEVICE_ORDER=PCI_BUS_ID): then the caller
+// keeps every GPU open.
+func givenGPUs(visible string, nodes []gpuNode, pciOrder bool) (given []gpuNode, ok bool) {
+	oneModel := true
+	for _, n := range nodes {
+		oneModel = oneModel && n.model == nodes[0].model
+	}
 	for _, name := range strings.Split(visible, ",") {
 		name = strings.TrimSpace(name)
 		if i, err := strconv.Atoi(name); err == nil {
-			if i < 0 || i >= len(nodes) {
+			if i < 0 || i >= len(nodes) || !oneModel && !pciOrder {
 				return nil, false
 			}
 			given = append(given, nodes[i])
@@ -119,9 +131,9 @@ func isGPUFile(name string) bool {
 // devicesFor are the device files a program may open, and the value its
 // CUDA_VISIBLE_DEVICES takes ("" to leave it as it is): /dev/null alone
 // for noDevices; else the harmless ones and NVIDIA's, of the GPUs that
-// visible names alone where it can tell them (visible is "" when the
-// environment names none: every GPU).
-func devicesFor(noDevices bool, visible string) (devs []string, rename string) {
+// env's CUDA_VISIBLE_DEVICES names alone where it can tell them (where it
+// names none: every GPU; set but empty: none).
+func devicesFor(noDevices bool, env []string) (devs []string, rename string) {
 	for _, d := range deviceRW {
 		if noDevices && d != "/dev/null" {
 			continue
@@ -135,8 +147,13 @@ func devicesFor(noDevices bool, visible string) (devs []string, rename string) {
 		return devs, ""
 	}
 	keep := func(string) bool { return true }
-	if visible != "" {
-		if given, ok := givenGPUs(visible, gpuNodes()); ok {
+	visible, set := lookupEnv(env, "CUDA_VISIBLE_DEVICES")
+	switch {
+	case set && strings.TrimSpace(visible) == "":
+		keep = func(name string) bool { return !isGPUFile(name) }
+	case set:
+		pciOrder, _ := lookupEnv(env, "CUDA_DEVICE_ORDER")
+		if given, ok := givenGPUs(visible, gpuNodes(), pciOrder == "PCI_BUS_ID"); ok {
 			mine := map[string]bool{}
 			var uuids []string
 			for _, g := range given {
@@ -179,17 +196,17 @@ func ownDev(p Policy) error {
 	for _, d := range p.Devices {
 		name, err := filepath.Rel(root, d)
 		if err != nil || !filepath.IsLocal(name) {
-			return fmt.Errorf("the run's /dev: %s is not in %s", d, root)
+			return &mountedError{fmt.Errorf("the run's /dev: %s is not in %s", d, root)}
 		}
 		to := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return fmt.Errorf("the run's /dev: %w", err)
+			return &mountedError{fmt.Errorf("the run's /dev: %w", err)}
 		}
 		if err := os.WriteFile(to, nil, 0o644); err != nil {
-			return fmt.Errorf("the run's /dev: %w", err)
+			return &mountedError{fmt.Errorf("the run's /dev: %w", err)}
 		}
 		if err := unix.Mount(from(name), to, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("the run's /dev: binding %s: %w", d, err)
+			return &mountedError{fmt.Errorf("the run's /dev: binding %s: %w", d, err)}
 		}
 	}
 	for _, d := range devDirs {
@@ -198,20 +215,20 @@ func ownDev(p Policy) error {
 		}
 		to := filepath.Join(root, d)
 		if err := os.Mkdir(to, 0o755); err != nil {
-			return fmt.Errorf("the run's /dev: %w", err)
+			return &mountedError{fmt.Errorf("the run's /dev: %w", err)}
 		}
 		if err := unix.Mount(from(d), to, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("the run's /dev: binding %s: %w", d, err)
+			return &mountedError{fmt.Errorf("the run's /dev: binding %s: %w", d, err)}
 		}
 	}
 	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
 		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
-			return fmt.Errorf("the run's /dev: %w", err)
+			return &mountedError{fmt.Errorf("the run's /dev: %w", err)}
 		}
 	}
 	// Nothing more is made in it.
 	if err := unix.Mount("", root, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("the run's /dev, made read-only: %w", err)
+		return &mountedError{fmt.Errorf("the run's /dev, made read-only: %w", err)}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ package sandbox
 // charged to the run's cgroup, within its memory limit.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -23,17 +24,36 @@ import (
 )
 
 // ownMounts makes the run's folder and /dev its own where p says so.
+// Where a mount is refused (a container's rules), the run goes on
+// without it, in the folder and /dev the grader gave it: Landlock still
+// keeps it to the files its policy names, and the probe of the sandbox,
+// which starts the same way, says what it found (Report.DirFiles,
+// Report.OwnDev), never what was merely asked for.
 func ownMounts(p Policy) error {
 	if p.OwnDir {
-		if err := ownDir(p); err != nil {
-			return err
-		}
+		_ = undoing(p.Dir, ownDir(p))
 	}
 	if p.OwnDev && p.DevDir != "" {
-		return ownDev(p)
+		_ = undoing(p.DevDir, ownDev(p))
 	}
 	return nil
 }
+
+// undoing takes back a mount on dir that failed half way, leaving what
+// was there before it.
+func undoing(dir string, err error) error {
+	var m *mountedError
+	if errors.As(err, &m) {
+		unix.Unmount(dir, unix.MNT_DETACH)
+	}
+	return err
+}
+
+// mountedError is an error after the mount was made.
+type mountedError struct{ err error }
+
+func (e *mountedError) Error() string { return e.err.Error() }
+func (e *mountedError) Unwrap() error { return e.err }
 
 // ownDir mounts p.Dir's tmpfs over it, with a copy of what it held, and
 // enters it again where this process was (its working folder is in it).
@@ -72,9 +92,12 @@ func ownDir(p Policy) error {
 		return nil // the grader puts no other kind there
 	})
 	if err != nil {
-		return fmt.Errorf("copying the run's folder into its own file system: %w", err)
+		return &mountedError{fmt.Errorf("copying the run's folder into its own file system: %w", err)}
 	}
-	return os.Chdir(cwd)
+	if err := os.Chdir(cwd); err != nil {
+		return &mountedError{err}
+	}
+	return nil
 }
 
 func copyInto(from *os.Root, name, to string, mode os.FileMode) error {

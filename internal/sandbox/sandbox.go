@@ -263,7 +263,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		env = os.Environ()
 	}
 	var rename string
-	p.Devices, rename = devicesFor(p.NoDevices, lookupEnv(env, "CUDA_VISIBLE_DEVICES"))
+	p.Devices, rename = devicesFor(p.NoDevices, env)
 	p.DevDir, p.OwnDev = devRoot, p.PIDNS || p.HideProc
 	if rename != "" {
 		env = setEnv(env, "CUDA_VISIBLE_DEVICES", rename)
@@ -447,14 +447,15 @@ func canNetNS() bool {
 // netnsOK is canNetNS, tried once per process.
 var netnsOK = sync.OnceValue(canNetNS)
 
-// lookupEnv is the value env gives name (its last), "" when none.
-func lookupEnv(env []string, name string) string {
+// lookupEnv is the value env gives name (its last), and whether it
+// gives one.
+func lookupEnv(env []string, name string) (string, bool) {
 	for i := len(env) - 1; i >= 0; i-- {
 		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v
+			return v, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // setEnv is env with name set to value, every earlier value gone.
@@ -780,7 +781,7 @@ func devicesOf(p Policy) []string {
 	if p.Devices != nil {
 		return p.Devices
 	}
-	devs, _ := devicesFor(p.NoDevices, "")
+	devs, _ := devicesFor(p.NoDevices, nil)
 	return devs
 }
 
