@@ -141,7 +141,7 @@ func (r Report) words(brief bool) string {
 		parts = append(parts, say("the grader within its signals' reach (grade as root, or where user namespaces or Landlock v6 are allowed)", "the grader can be signalled"))
 	}
 	if r.OwnDev {
-		parts = append(parts, say("a /dev of its own (the given GPU's device files alone)", "a /dev of its own"))
+		parts = append(parts, say("a /dev of its own (no terminal, no disk; of the GPUs' files, those of the GPUs its CUDA_VISIBLE_DEVICES names)", "a /dev of its own"))
 	} else {
 		parts = append(parts, say("the machine's /dev (every GPU's device file open to it)", "every GPU reachable"))
 	}
