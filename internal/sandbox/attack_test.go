@@ -191,6 +191,40 @@ func attack(mode string, args []string) (int, bool) {
 		case "group":
 			pgid, _ := unix.Getpgid(grader)
 			err = unix.Kill(-pgid, unix.SIGKILL)
+		case "setown": // SIGKILL to the grader when a pipe of its own has data (F_SETOWN, F_SETSIG, O_ASYNC)
+			var p [2]int
+			if err = unix.Pipe(p[:]); err == nil {
+				_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETOWN, grader)
+				if err == nil {
+					_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETSIG, int(unix.SIGKILL))
+				}
+				if err == nil {
+					_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_ASYNC)
+				}
+				if err == nil {
+					unix.Write(p[1], []byte("x"))
+				}
+			}
+		case "ioctlown": // the same through ioctl(FIOSETOWN) on a socket pair
+			var p [2]int
+			if p, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0); err == nil {
+				err = unix.IoctlSetPointerInt(p[0], 0x8901, grader) // FIOSETOWN
+				if err == nil {
+					_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETSIG, int(unix.SIGKILL))
+				}
+				if err == nil {
+					_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_ASYNC)
+				}
+				if err == nil {
+					unix.Write(p[1], []byte("x"))
+				}
+			}
+		case "environ": // the grader's environment (an LMS key, a proxy's secret)
+			var data []byte
+			data, err = os.ReadFile(fmt.Sprintf("/proc/%d/environ", grader))
+			if err == nil && bytes.Contains(data, []byte("GRADER_SECRET=")) {
+				fmt.Println("read the grader's secret")
+			}
 		case "own": // its own process and group, as raise and a shell's job control do
 			me := os.Getpid()
 			err = errors.Join(unix.Kill(me, 0), unix.Kill(0, 0), unix.Kill(-me, 0), unix.Tgkill(me, me, 0))
@@ -260,6 +294,10 @@ func grader(data string) int {
 	if req.DevRoot != "" {
 		devRoot, gpuInfo = req.DevRoot, req.GPUInfo
 	}
+	// Started by root as another user, this process is not dumpable (its
+	// /proc entries are root's); a grader started from its user's shell
+	// is.
+	unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
 	r := Runner{Policy: req.Policy, Self: req.Self}
 	if req.Verify {
 		out, _ := json.Marshal(r.Verify(context.Background()))
@@ -1089,14 +1127,29 @@ func TestAttackSignalGrader(t *testing.T) {
 	if !strings.Contains(out, "own signals sent") {
 		t.Errorf("the program may signal itself and its group:\n%s", out)
 	}
-	for _, how := range []string{"kill", "tgkill", "pidfd", "proc", "group"} {
+	for _, how := range []string{"kill", "tgkill", "pidfd", "proc", "group", "setown", "ioctlown"} {
 		t.Run(how, func(t *testing.T) {
 			f := setup(t)
 			pol := f.policyFor(t, true)
 			pol.Landlock = 5
 			out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Mode: "signal", Args: []string{how}, Env: []string{"LESSONS_SANDBOX_PIDNS=off"}})
+			t.Logf("%s", out)
 			if !strings.Contains(out, "grader: the program ended") || strings.Contains(out, ": <nil>") {
 				t.Errorf("the program signalled the grader:\n%s", out)
+			}
+		})
+	}
+	// Without Landlock at all, nor its /proc rules: the grader's /proc
+	// entries (its environment, its memory) are its user's, the program's.
+	for _, ll := range []int{5, -1} {
+		t.Run(fmt.Sprintf("environ, landlock %d", ll), func(t *testing.T) {
+			f := setup(t)
+			pol := f.policyFor(t, true)
+			pol.Landlock = ll
+			out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Mode: "signal", Args: []string{"environ"}, Env: []string{"LESSONS_SANDBOX_PIDNS=off", "GRADER_SECRET=lms-key"}})
+			t.Logf("%s", out)
+			if strings.Contains(out, "read the grader's secret") || !strings.Contains(out, "grader: the program ended") {
+				t.Errorf("the program read the grader's environment:\n%s", out)
 			}
 		})
 	}
