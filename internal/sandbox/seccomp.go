@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -32,9 +33,11 @@ type filter struct {
 	// signals keeps a program that shares its user with the grader, with
 	// no pid namespace or Landlock signal scope between them, to itself:
 	// it may signal (kill, tgkill, tkill, rt_sigqueueinfo and
-	// rt_tgsigqueueinfo, pidfd_open) and set the limits (prlimit64) of
-	// its own process (self, or 0), its process group (-self) alone, and
-	// send no signal through a pidfd (a /proc/PID folder is one). The
+	// rt_tgsigqueueinfo, pidfd_open), set the limits (prlimit64) of, and
+	// have SIGIO sent to (fcntl F_SETOWN; F_SETOWN_EX, FIOSETOWN and
+	// SIOCSPGRP refused) its own process (self, or 0) and process group
+	// (-self) alone, and send no signal through a pidfd (a /proc/PID
+	// folder is one). The
 	// grader, its parent, is of its user: kill(getppid(), SIGKILL) ended
 	// the grade. A child it forks is bound by the same pid: it may not
 	// signal itself by its own (abort then ends it by SIGSEGV).
@@ -47,6 +50,10 @@ type filter struct {
 // change a terminal's line discipline (TIOCSETD). A program has no
 // terminal, and may not get one.
 var ttyIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSCTTY, unix.TIOCCONS, unix.TIOCSETD}
+
+// ownerIoctls name who gets a socket's SIGIO and SIGURG, as F_SETOWN
+// does (FIOSETOWN, SIOCSPGRP).
+var ownerIoctls = []uint32{0x8901, 0x8902}
 
 // auditArch is the AUDIT_ARCH of this binary's system calls; a program
 // that makes calls of another (32-bit int 0x80 on x86-64) is killed.
@@ -126,6 +133,7 @@ func (f filter) program() ([]unix.SockFilter, error) {
 			add(insn{code: jeq, k: nr, jt: "ownProcess"})
 		}
 		add(insn{code: jeq, k: unix.SYS_PIDFD_SEND_SIGNAL, jt: "deny"})
+		add(insn{code: jeq, k: unix.SYS_FCNTL, jt: "fcntl"})
 	}
 	add(insn{code: ret, k: allow})
 	if f.signals {
@@ -137,12 +145,27 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		add(insn{code: ld, k: offArgs + 8*0, label: "ownProcess"})
 		add(insn{code: jeq, k: self, jt: "sigAllow"})
 		add(insn{code: ret, k: deny})
+		// F_SETOWN names who gets SIGIO (or F_SETSIG's signal, SIGKILL
+		// if it likes) when a descriptor is ready; F_SETOWN_EX does as
+		// much through a struct the filter cannot read.
+		add(insn{code: ld, k: offArgs + 8*1, label: "fcntl"})
+		add(insn{code: jeq, k: unix.F_SETOWN_EX, jt: "deny"})
+		add(insn{code: jeq, k: unix.F_SETOWN, jf: "sigAllow"})
+		add(insn{code: ld, k: offArgs + 8*2})
+		add(insn{code: jeq, k: 0, jt: "sigAllow"})
+		add(insn{code: jeq, k: self, jt: "sigAllow"})
+		add(insn{code: jeq, k: uint32(-int32(f.self)), jt: "sigAllow"})
+		add(insn{code: ret, k: deny})
 		add(insn{code: ret, k: allow, label: "sigAllow"})
 	}
 	// ioctl's request is an unsigned int: its low 32 bits are what the
 	// kernel reads, whatever the high ones hold.
 	add(insn{code: ld, k: offArgs + 8*1, label: "ioctl"})
-	for _, req := range ttyIoctls {
+	reqs := ttyIoctls
+	if f.signals {
+		reqs = append(slices.Clip(reqs), ownerIoctls...)
+	}
+	for _, req := range reqs {
 		add(insn{code: jeq, k: req, jt: "deny"})
 	}
 	add(insn{code: ret, k: allow})
