@@ -775,6 +775,9 @@ func TestClaimsWithoutPIDNS(t *testing.T) {
 	if rep.Failed != "" || rep.PIDNS || rep.Ends {
 		t.Errorf("without a pid namespace: %+v", rep)
 	}
+	if netnsOK() && !rep.NetNS {
+		t.Errorf("without a pid namespace, a network namespace still: %+v", rep)
+	}
 	if s := rep.String(); !strings.Contains(s, "can outlive it") || strings.Contains(s, "per run") {
 		t.Errorf("the report claims what was not verified: %s", s)
 	}

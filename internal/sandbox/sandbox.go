@@ -251,7 +251,7 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	p.HideProc = !p.PIDNS && os.Geteuid() == 0 && p.UID != 0 && canHideProc(self, p.UID, p.GID)
 	p.OwnDir = p.DirFiles > 0 && p.DirBytes > 0 && (p.PIDNS || p.HideProc)
 	p.OwnSignals = !p.PIDNS && (os.Geteuid() != 0 || p.UID == 0)
-	if p.OwnSignals && os.Geteuid() != 0 {
+	if p.OwnSignals && os.Geteuid() != 0 && !netnsOK() {
 		graderUndumpable()
 	}
 	if len(spec.Argv) == 0 {
@@ -349,10 +349,13 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 
 // graderUndumpable makes this process's /proc entries root's, once: a
 // program that runs as the grader's own user, with no user or pid
-// namespace between them, could otherwise read its environment (an LMS
-// key, a proxy's secret) and, without Landlock, write its memory or its
-// oom_score_adj there. The filter keeps such a program's signals to
-// itself (filter.signals).
+// namespace between them (user namespaces refused), could otherwise
+// read its environment (an LMS key, a proxy's secret) and, without
+// Landlock, write its memory or its oom_score_adj there. The filter
+// keeps such a program's signals to itself (filter.signals). Only where
+// there are no user namespaces: a child's uid_map is written through
+// its /proc entry, which a grader that is not dumpable hands to root
+// (every run then lost its network namespace).
 var graderUndumpable = sync.OnceFunc(func() {
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 })
