@@ -8,9 +8,11 @@
 // /dev/tty out of reach, the terminal ioctls that type into one refused by
 // seccomp); no Unix-domain socket outside its folder (Landlock's scopes
 // and, where the kernel cannot tell pathname sockets apart, no AF_UNIX
-// socket at all); none of the grader's descriptors; and, when the tool
-// runs as root, a user of its own, so that the process limit counts that
-// program's processes alone.
+// socket at all); none of the grader's descriptors; the device files of
+// the GPUs its CUDA_VISIBLE_DEVICES names alone, in a /dev of its own
+// (devices.go); a folder that holds only so many files (owndir.go); no
+// signal to the grader; and, when the tool runs as root, a user of its
+// own, so that the process limit counts that program's processes alone.
 //
 // A sandboxed program is started through this very binary: the child first
 // runs Helper, which applies the rlimits, Landlock and the system call
