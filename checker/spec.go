@@ -2,11 +2,13 @@ package checker
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cudalessons/lessons/diag"
@@ -121,9 +123,31 @@ func (s *Spec) TimeLimit() time.Duration {
 	return 30 * time.Second
 }
 
+// MaxSpecBytes is the largest spec read: a course's file, which may be
+// anything (a FIFO, a sparse file of terabytes).
+const MaxSpecBytes = 1 << 20
+
+// readSpec reads file if it is a regular file of at most MaxSpecBytes,
+// opened without waiting on a FIFO.
+func readSpec(file string) ([]byte, error) {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > MaxSpecBytes {
+		return nil, fmt.Errorf("read %s: not a spec (a regular file of at most %d bytes; this is %s of %d bytes)", file, MaxSpecBytes, st.Mode().Type(), st.Size())
+	}
+	return io.ReadAll(io.LimitReader(f, MaxSpecBytes))
+}
+
 // LoadSpec reads and validates a spec file.
 func LoadSpec(file string) (*Spec, error) {
-	data, err := os.ReadFile(file)
+	data, err := readSpec(file)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/regular"
 )
 
 // Error is a name that leads out of its root, or through a link where
@@ -91,14 +92,19 @@ func WriteFile(root, name string, data []byte, perm fs.FileMode) error {
 	return wrap("write", root, name, atomicfile.WriteIn(r, filepath.FromSlash(name), bytes.NewReader(data), perm))
 }
 
-// ReadFile reads name beneath root.
+// MaxRead is the largest file ReadFile reads.
+const MaxRead = 64 << 20
+
+// ReadFile reads name beneath root: a regular file of at most MaxRead
+// bytes, never waited on (what a course or a student's cell leaves in a
+// folder may be a FIFO).
 func ReadFile(root, name string) ([]byte, error) {
 	r, err := open("read", root, name)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	data, err := r.ReadFile(filepath.FromSlash(name))
+	data, err := regular.ReadFileIn(r, filepath.FromSlash(name), MaxRead)
 	return data, wrap("read", root, name, err)
 }
 

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/cudalessons/lessons/internal/runner"
 )
@@ -120,7 +121,7 @@ func Key(c Compiler, cmd Command, dir string) (string, error) {
 			return nil
 		}
 		seen[abs] = true
-		data, err := os.ReadFile(abs)
+		data, err := readSource(abs)
 		if err != nil {
 			return err
 		}
@@ -149,6 +150,39 @@ func Key(c Compiler, cmd Command, dir string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// MaxHashed is the largest file Key reads: no source or header of a
+// lesson comes near it.
+const MaxHashed = 64 << 20
+
+// readSource reads a file that a build's key hashes: a regular file of at
+// most MaxHashed bytes. Key runs in the grader, outside every sandbox,
+// and a local include may leave the folder ("../../../../dev/zero", a
+// classmate's FIFO): such a file is an error, never waited on or read to
+// its end, and the build then runs uncached, in its sandbox, where nvcc
+// says what it makes of it.
+func readSource(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("hash %s: not a regular file (%s)", name, st.Mode().Type())
+	}
+	if st.Size() > MaxHashed {
+		return nil, fmt.Errorf("hash %s: %d bytes, more than a source may have (%d)", name, st.Size(), MaxHashed)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxHashed+1))
+	if err == nil && len(data) > MaxHashed {
+		err = fmt.Errorf("hash %s: grew past %d bytes while it was read", name, MaxHashed)
+	}
+	return data, err
 }
 
 // Result is what a build through the cache did.

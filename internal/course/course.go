@@ -12,6 +12,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/regular"
 	"github.com/cudalessons/lessons/internal/slurm"
 )
 
@@ -108,7 +109,7 @@ func Load(root string) (*Course, error) {
 		root = abs
 	}
 	mpath := filepath.Join(root, ManifestName)
-	data, err := os.ReadFile(mpath)
+	data, err := regular.ReadFile(mpath, MaxManifest)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no %s in %s: pass the folder that holds the course's %s", ManifestName, root, ManifestName)

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A course is someone else's repository: every path its manifest names
@@ -80,5 +82,54 @@ func TestLinkInsideAllowed(t *testing.T) {
 	os.Symlink("real.cu", filepath.Join(root, "exercises/pool.cu"))
 	if _, err := Load(root); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A course is a folder someone else made (a tarball unpacked): a file it
+// names may be a FIFO, which a read waits on for ever (lessons serve,
+// verify and grade hung at start), or far larger than any lesson (a
+// sparse file of terabytes, read whole before its size was checked). The
+// course's files are read only if they are regular files of a sane size.
+func TestHostileCourseFilesNotWaitedOn(t *testing.T) {
+	for _, name := range []string{"course.toml", "lessons/day068-memory-pools.md"} {
+		t.Run(name, func(t *testing.T) {
+			root := goodCourse(t, good)
+			p := filepath.Join(root, name)
+			var c *Course
+			if name != "course.toml" {
+				var err error
+				if c, err = Load(root); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.Remove(p)
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skip(err)
+			}
+			t.Cleanup(func() { // a writer that closes: a reader left waiting ends
+				if f, err := os.OpenFile(p, os.O_RDWR, 0); err == nil {
+					f.Close()
+				}
+			})
+			done := make(chan error, 1)
+			go func() {
+				var err error
+				if c == nil {
+					_, err = Load(root)
+				} else {
+					e, _ := c.FindEntry("68")
+					_, err = c.Parse(e)
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+					t.Errorf("a FIFO should be refused by name: %v", err)
+				}
+			case <-time.After(20 * time.Second): // a hang's guard, not a timing
+				t.Fatalf("still reading the FIFO %s", name)
+			}
+		})
 	}
 }

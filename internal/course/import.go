@@ -13,6 +13,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/regular"
 )
 
 // imported is a notebook on its way into the course.
@@ -71,7 +72,7 @@ func Import(opts ImportOptions) error {
 	days := map[int]bool{}
 	byDay := true
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := regular.ReadFile(f, lesson.MaxIpynbBytes)
 		if err != nil {
 			return fmt.Errorf("import %s: %w", f, err)
 		}

@@ -15,6 +15,10 @@ import (
 // ManifestName is the manifest's file name at a course's root.
 const ManifestName = "course.toml"
 
+// MaxManifest is the largest course.toml read: a hundred days' manifest
+// is tens of KB.
+const MaxManifest = 4 << 20
+
 // Manifest is course.toml as written.
 type Manifest struct {
 	Title     string             `toml:"title"`

@@ -24,17 +24,7 @@ const (
 // own ("error while writing generated C++ file: No space left on
 // device", or its exit status alone). nil when neither is so.
 func diskFull(dir, log string) error {
-	var st unix.Statfs_t
-	short := ""
-	if unix.Statfs(dir, &st) == nil {
-		free := st.Bavail * uint64(st.Bsize)
-		switch {
-		case free < minFreeBytes:
-			short = fmt.Sprintf("%d MiB free", free>>20)
-		case st.Files > 0 && st.Ffree < minFreeInodes:
-			short = fmt.Sprintf("%d files free", st.Ffree)
-		}
-	}
+	short := diskShort(dir)
 	if short == "" && (strings.Contains(log, "No space left on device") || strings.Contains(log, "Disk quota exceeded")) {
 		short = "no space left, nvcc said"
 	}
@@ -42,4 +32,34 @@ func diskFull(dir, log string) error {
 		return nil
 	}
 	return failure.Toolf("the file system of %s was full (%s): the build failed for want of room, not for the file; free space there (or set TMPDIR elsewhere) and run again", dir, short)
+}
+
+// runDiskFull is the machine's error for a run that failed where its
+// folder's file system was full: a classmate's run, where runs' folders
+// are no file systems of their own, can use up its space or inodes. Only
+// what the file system says counts, never what the program printed (it
+// could print "No space left on device" to be graded again and again).
+func runDiskFull(dir string) error {
+	short := diskShort(dir)
+	if short == "" {
+		return nil
+	}
+	return failure.Toolf("the file system of %s was full (%s): the run failed where it had no room to write, which need not be the program's doing; free space there and run again", dir, short)
+}
+
+// diskShort says how dir's file system is short of room ("12 MiB
+// free", "3 files free"), or "" when it is not.
+func diskShort(dir string) string {
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) != nil {
+		return ""
+	}
+	free := st.Bavail * uint64(st.Bsize)
+	switch {
+	case free < minFreeBytes:
+		return fmt.Sprintf("%d MiB free", free>>20)
+	case st.Files > 0 && st.Ffree < minFreeInodes:
+		return fmt.Sprintf("%d files free", st.Ffree)
+	}
+	return ""
 }

@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/regular"
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
@@ -38,7 +40,7 @@ func (f File) read() ([]byte, error) {
 	if f.Data != nil {
 		return f.Data, nil
 	}
-	return os.ReadFile(f.Path)
+	return regular.ReadFile(f.Path, buildcache.MaxHashed)
 }
 
 // Job is one file of an exercise to judge.
@@ -160,7 +162,8 @@ func Build(ctx context.Context, tk *Toolkit, r Runner, j *Job, slot int) (*Built
 	args = append(args, "-o", p.prog)
 	args = append(args, p.sources...)
 	var log bytes.Buffer
-	b, err := tk.Cache.Build(ctx, p.runner, tk.compiler(), args, p.dir, p.env, &log)
+	limit := tk.buildLimit()
+	b, err := tk.Cache.Build(ctx, limited{p.runner, limit, maxOutput}, tk.compiler(), args, p.dir, p.env, &log)
 	took := time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("build %s: %w", j.ID, err)
@@ -182,18 +185,59 @@ func Build(ctx context.Context, tk *Toolkit, r Runner, j *Job, slot int) (*Built
 	if err := diskFull(p.dir, log.String()); err != nil {
 		return nil, fmt.Errorf("build %s: %w", j.ID, err)
 	}
-	out.Failed = compileFailure(log.String(), b.Run)
+	out.Failed = compileFailure(log.String(), b.Run, limit)
 	return out, nil
 }
 
 // compileFailure is the failed "compiles" check of a build that failed:
-// the compiler's first error at its place, or how nvcc ended.
-func compileFailure(log string, run *runner.Result) []checker.Result {
+// the build stopped at one of its limits, the compiler's first error at
+// its place, or how nvcc ended.
+func compileFailure(log string, run *runner.Result, limit time.Duration) []checker.Result {
 	got := "nvcc failed: " + run.Reason(0, 0)
-	if loc, msg := notebook.FirstCompileError(log); msg != "" {
-		got = fmt.Sprintf("compile error at %s: %s", loc, msg)
+	switch {
+	case run.TimedOut:
+		got = fmt.Sprintf("the build was stopped after %s, its time limit: nvcc was still at work (a template that never stops growing, or an #include of a file that never ends?)", limit)
+	case run.Truncated:
+		got = fmt.Sprintf("the build was stopped: nvcc printed more than %d bytes (an error repeated without end?)", maxOutput)
+	case run.OutOfMemory:
+		got = "the build was stopped: nvcc used more memory than a build may (a template that never stops growing?)"
+	default:
+		if loc, msg := notebook.FirstCompileError(log); msg != "" {
+			got = fmt.Sprintf("compile error at %s: %s", loc, msg)
+		}
 	}
 	return []checker.Result{{Name: "compiles", Want: "the file to compile", Got: got}}
+}
+
+// DefaultBuildLimit is the wall-clock limit of one build: a 240-line
+// exercise builds in under 2 s on the H100 (GPU.md), so this is room for a
+// machine busy with a class's builds, not for nvcc at work on something
+// that never ends.
+const DefaultBuildLimit = 2 * time.Minute
+
+func (tk *Toolkit) buildLimit() time.Duration {
+	if tk.BuildLimit > 0 {
+		return tk.BuildLimit
+	}
+	return DefaultBuildLimit
+}
+
+// limited gives every program r runs a wall-clock limit and an output cap
+// where its spec has none: a build's nvcc, which the cache starts.
+type limited struct {
+	r         runner.Runner
+	timeout   time.Duration
+	maxOutput int64
+}
+
+func (l limited) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
+	if spec.Timeout == 0 {
+		spec.Timeout = l.timeout
+	}
+	if spec.MaxOutput == 0 {
+		spec.MaxOutput = l.maxOutput
+	}
+	return l.r.Run(ctx, spec, out)
 }
 
 // Run runs a built program with the statistics library preloaded, then
@@ -246,6 +290,11 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if p.failed != nil {
 		if err := p.failed(res, out.Bytes()); err != nil {
 			return nil, err
+		}
+	}
+	if !res.OK() {
+		if err := runDiskFull(p.dir); err != nil {
+			return nil, fmt.Errorf("run %s: %w", j.ID, err)
 		}
 	}
 	// The sanitizers run without the statistics library: both intercept

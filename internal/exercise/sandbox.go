@@ -51,6 +51,16 @@ const (
 // limit, not two.
 const runCPUs = 1
 
+// runDirFiles and runDirBytes cap a run's folder (a file system of its
+// own, sandbox.Policy.DirFiles): no exercise writes more than a few files,
+// and a run that makes files until none are left fills its own folder,
+// not the disk the class's builds and runs share. The bytes are four
+// files of the size limit.
+const (
+	runDirFiles = 4096
+	runDirBytes = 4 * 64 << 20
+)
+
 // runYield is how long an untimed exercise's run keeps its full share of
 // the CPU: an exercise runs in well under a second, and one still running
 // after this is most often looping until its time limit, while the
@@ -123,6 +133,7 @@ func TempSandbox(prefix string) (*Sandbox, error) {
 func (s *Sandbox) Report() sandbox.Report {
 	pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Read: s.read}
 	pol.CPUs = runCPUs
+	pol.DirFiles, pol.DirBytes = runDirFiles, runDirBytes
 	pol.UID, pol.GID = s.user(runUID, 0)
 	rep := s.runner(pol).Verify(context.Background())
 	rep.BuildCPUs = sandbox.DefaultLimits.CPUs
@@ -200,6 +211,7 @@ func (s *Sandbox) build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*bu
 	}
 	pol.Read = append(pol.Read, toolRoot(tk.NVCC.Path))
 	pol.CPU, pol.Memory, pol.FileSize = 600, 16<<30, 1<<30 // nvcc's front end is hungry
+	pol.NoDevices = true
 	// Runs wait on builds and on the host work of starting CUDA: builds
 	// yield the cores to the runs' processes.
 	pol.Nice = 10
@@ -231,6 +243,7 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	pol.DirFiles, pol.DirBytes = runDirFiles, runDirBytes
 	if !j.Spec.Timed {
 		pol.CPUs = runCPUs
 		if os.Getenv("LESSONS_SANDBOX_YIELD") != "off" {

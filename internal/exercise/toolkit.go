@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/atomicfile"
@@ -29,6 +30,9 @@ type Toolkit struct {
 	// to cross-check the statistics record (gpu.DriverSampler where NVML
 	// is there); nil: no cross-check.
 	Driver gpu.Watcher
+	// BuildLimit is the wall-clock limit of one build of a job;
+	// 0 is DefaultBuildLimit.
+	BuildLimit time.Duration
 
 	mu  sync.Mutex
 	lib string // the statistics library, once built

@@ -30,6 +30,7 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/regular"
 	"github.com/cudalessons/lessons/internal/suspect"
 	"github.com/cudalessons/lessons/kernels"
 )
@@ -280,7 +281,7 @@ func LoadFiles(t *Task, subs, submitted, given string) error {
 			return nil
 		}
 		if f.Source == nil {
-			data, err := os.ReadFile(filepath.Join(given, name))
+			data, err := regular.ReadFile(filepath.Join(given, name), beneath.MaxRead)
 			if err != nil {
 				return fmt.Errorf("the exercise's own %s: %w", name, err)
 			}

@@ -3,7 +3,6 @@ package lesson
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/cudalessons/lessons/internal/regular"
 )
 
 // Goldmark returns the goldmark instance lessons are parsed with: GFM,
@@ -29,7 +30,7 @@ var md = goldmark.New(
 // markdown in either dialect. A file that is not text, or holds no lesson,
 // is an error: a lesson is expected there.
 func ParseFile(file string) (*Lesson, error) {
-	src, err := os.ReadFile(file)
+	src, err := regular.ReadFile(file, MaxIpynbBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -9,11 +9,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -159,6 +161,92 @@ func attack(mode string, args []string) (int, bool) {
 		defer child.Process.Kill()
 		_, _, errno := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, uintptr(child.Process.Pid), 0, 0, 0, 0)
 		fmt.Println("ptrace:", errno)
+	case "lsdev": // list /dev (or args[0]), and say what CUDA_VISIBLE_DEVICES it was given
+		dev := "/dev"
+		if len(args) > 0 {
+			dev = args[0]
+		}
+		ents, err := os.ReadDir(dev)
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		fmt.Printf("dev: %s (%v)\n", strings.Join(names, " "), err)
+		fmt.Printf("visible: %s\n", os.Getenv("CUDA_VISIBLE_DEVICES"))
+	case "signal": // kill its parent, the grader, by args[0]: kill, tgkill, a pidfd, /proc/PID as a pidfd
+		grader := os.Getppid()
+		var err error
+		switch args[0] {
+		case "kill":
+			err = unix.Kill(grader, unix.SIGKILL)
+		case "tgkill":
+			err = unix.Tgkill(grader, grader, unix.SIGKILL)
+		case "pidfd":
+			var fd int
+			if fd, err = unix.PidfdOpen(grader, 0); err == nil {
+				err = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+			}
+		case "proc":
+			var fd int
+			if fd, err = unix.Open(fmt.Sprintf("/proc/%d", grader), unix.O_RDONLY|unix.O_DIRECTORY, 0); err == nil {
+				err = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+			}
+		case "group":
+			pgid, _ := unix.Getpgid(grader)
+			err = unix.Kill(-pgid, unix.SIGKILL)
+		case "setown": // SIGKILL to the grader when a pipe of its own has data (F_SETOWN, F_SETSIG, O_ASYNC)
+			var p [2]int
+			if err = unix.Pipe(p[:]); err == nil {
+				_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETOWN, grader)
+				if err == nil {
+					_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETSIG, int(unix.SIGKILL))
+				}
+				if err == nil {
+					_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_ASYNC)
+				}
+				if err == nil {
+					unix.Write(p[1], []byte("x"))
+				}
+			}
+		case "ioctlown": // the same through ioctl(FIOSETOWN) on a socket pair
+			var p [2]int
+			if p, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0); err == nil {
+				err = unix.IoctlSetPointerInt(p[0], 0x8901, grader) // FIOSETOWN
+				if err == nil {
+					_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETSIG, int(unix.SIGKILL))
+				}
+				if err == nil {
+					_, err = unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_ASYNC)
+				}
+				if err == nil {
+					unix.Write(p[1], []byte("x"))
+				}
+			}
+		case "environ": // the grader's environment (an LMS key, a proxy's secret)
+			var data []byte
+			data, err = os.ReadFile(fmt.Sprintf("/proc/%d/environ", grader))
+			if err == nil && bytes.Contains(data, []byte("GRADER_SECRET=")) {
+				fmt.Println("read the grader's secret")
+			}
+		case "own": // its own process and group, as raise and a shell's job control do
+			me := os.Getpid()
+			err = errors.Join(unix.Kill(me, 0), unix.Kill(0, 0), unix.Kill(-me, 0), unix.Tgkill(me, me, 0))
+			if err == nil {
+				err = errors.New("own signals sent")
+			}
+		}
+		fmt.Printf("signal %s %d: %v\n", args[0], grader, err)
+	case "files": // make empty files in its folder until it may make no more (at most 20,000)
+		n := 0
+		var err error
+		for ; n < 20000; n++ {
+			var f *os.File
+			if f, err = os.Create(fmt.Sprintf("f%d", n)); err != nil {
+				break
+			}
+			f.Close()
+		}
+		fmt.Printf("files: made %d (%v)\n", n, err)
 	default:
 		return 0, false
 	}
@@ -185,8 +273,12 @@ type graderRequest struct {
 	// Stdin, when set, gives the program descriptor 0 of the grader as
 	// its input (a terminal).
 	Stdin bool
-	// Env is set in the grader's environment.
-	Env []string
+	// Env is set in the grader's environment, ProgEnv added to the
+	// program's.
+	Env, ProgEnv []string
+	// DevRoot and GPUInfo, when set, stand for /dev and the driver's
+	// folder of GPUs.
+	DevRoot, GPUInfo string
 	// Timeout is the run's limit; 0 means 20 s.
 	Timeout time.Duration
 }
@@ -202,6 +294,13 @@ func grader(data string) int {
 		k, v, _ := strings.Cut(kv, "=")
 		os.Setenv(k, v)
 	}
+	if req.DevRoot != "" {
+		devRoot, gpuInfo = req.DevRoot, req.GPUInfo
+	}
+	// Started by root as another user, this process is not dumpable (its
+	// /proc entries are root's); a grader started from its user's shell
+	// is.
+	unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
 	r := Runner{Policy: req.Policy, Self: req.Self}
 	if req.Verify {
 		out, _ := json.Marshal(r.Verify(context.Background()))
@@ -212,6 +311,7 @@ func grader(data string) int {
 		Argv: append([]string{req.Self}, req.Args...), Dir: req.Policy.Dir, Timeout: 20 * time.Second, MaxOutput: 1 << 16,
 		Env: []string{"SANDBOX_TEST_MODE=" + req.Mode, "PATH=/usr/bin:/bin"},
 	}
+	spec.Env = append(spec.Env, req.ProgEnv...)
 	if req.Timeout > 0 {
 		spec.Timeout = req.Timeout
 	}
@@ -361,7 +461,8 @@ func TestAttackTerminalByName(t *testing.T) {
 				os.Chown(name, graderUser(), graderUser())
 			}
 			out := f.gradeAs(t, v.grader, tty, false, "open", name)
-			if !strings.Contains(out, "permission denied") {
+			// Refused by Landlock, or not there in the run's own /dev.
+			if !strings.Contains(out, "permission denied") && !strings.Contains(out, "no such file") {
 				t.Errorf("the program opened the grader's terminal %s:\n%s", name, out)
 			}
 		})
@@ -645,6 +746,7 @@ func TestClaimsAreTrue(t *testing.T) {
 		t.Run(fmt.Sprintf("grader as a user: %v", asUser), func(t *testing.T) {
 			f := setup(t)
 			pol := f.policyFor(t, asUser)
+			pol.DirFiles, pol.DirBytes = 300, 1<<20
 			var rep Report
 			out := f.grader(t, asUser, nil, graderRequest{Policy: pol, Self: f.self, Verify: true})
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -655,6 +757,12 @@ func TestClaimsAreTrue(t *testing.T) {
 			}
 			if !rep.Terminal || !rep.Sockets {
 				t.Errorf("no terminal and no sockets should be verified: %+v", rep)
+			}
+			// A mount namespace for the helper: a worker's user under a
+			// root grader, a pid namespace under a user grader.
+			ns := rep.Root || rep.PIDNS
+			if !rep.Signals || rep.OwnDev != ns || (rep.DirFiles == 300) != ns {
+				t.Errorf("signals, /dev and files (a mount namespace: %v): %+v", ns, rep)
 			}
 			if v, _ := llsys.LandlockGetABIVersion(); v > 0 && rep.Landlock != v {
 				t.Errorf("Landlock v%d is in force, the report says %d", v, rep.Landlock)
@@ -701,8 +809,25 @@ func TestClaimsWithoutPIDNS(t *testing.T) {
 	if rep.Failed != "" || rep.PIDNS || rep.Ends {
 		t.Errorf("without a pid namespace: %+v", rep)
 	}
+	if netnsOK() && !rep.NetNS {
+		t.Errorf("without a pid namespace, a network namespace still: %+v", rep)
+	}
 	if s := rep.String(); !strings.Contains(s, "can outlive it") || strings.Contains(s, "per run") {
 		t.Errorf("the report claims what was not verified: %s", s)
+	}
+	if s := rep.String(); !strings.Contains(s, "the machine's /dev") || !strings.Contains(s, "as many files in its folder as the disk holds") {
+		t.Errorf("the report claims a /dev or a folder of its own: %s", s)
+	}
+	// Before Landlock's signal scope, the filter keeps the grader out of
+	// the program's signals' reach.
+	pol.Landlock = 5
+	out = f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Verify: true, Env: []string{"LESSONS_SANDBOX_PIDNS=off"}})
+	rep = Report{}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Failed != "" || !rep.Signals {
+		t.Errorf("Landlock v5 and no pid namespace: %+v", rep)
 	}
 }
 
@@ -846,6 +971,222 @@ func TestTimeoutSaysWhereTheThreadsWere(t *testing.T) {
 			if !strings.Contains(out, "and was stopped; its threads then: sleep S in ") ||
 				!strings.Contains(out, "nanosleep)") || strings.Contains(out, "sandbox.test") {
 				t.Errorf("%s", out)
+			}
+		})
+	}
+}
+
+// TestAttackFileCount: a run makes only so many files (Policy.DirFiles),
+// in a file system of its own: one that made files until no inode was
+// left on the grading disk made every build and run beside it fail. What
+// it made is gone with it, and the grader's folder holds none of it.
+// As a user of its own under a root grader, and under a user grader.
+func TestAttackFileCount(t *testing.T) {
+	for _, v := range variants {
+		if v.programRoot {
+			continue // LESSONS_SANDBOX_USERS=off: README's gaps
+		}
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			if v.grader {
+				f.needUserPIDNS(t)
+			}
+			f.pol.DirFiles, f.pol.DirBytes = 500, 16<<20
+			os.WriteFile(filepath.Join(f.dir, "given"), []byte("the grader's\n"), 0o644)
+			out := f.gradeAs(t, v.grader, nil, false, "files")
+			var n int
+			i := strings.Index(out, "files: made ")
+			if i < 0 {
+				t.Fatalf("the program did not run:\n%s", out)
+			}
+			fmt.Sscanf(out[i:], "files: made %d", &n)
+			if n >= 500 || !strings.Contains(out, "no space left") {
+				t.Errorf("a run made %d files, its cap 500:\n%s", n, out)
+			}
+			t.Logf("%s", out[i:])
+			ents, _ := os.ReadDir(f.dir)
+			if len(ents) != 1 || ents[0].Name() != "given" {
+				t.Errorf("the grader's folder holds what the run made: %d entries", len(ents))
+			}
+		})
+	}
+}
+
+// devAllowed are the names a run's /dev may hold: the harmless devices,
+// the links to its own descriptors, POSIX shared memory's folder, and
+// the GPU's files (those of the GPU it was given alone: nvidiaN, as the
+// driver's information names its minor).
+func devAllowed(name string) bool {
+	switch name {
+	case "null", "zero", "full", "random", "urandom", "fd", "stdin", "stdout", "stderr", "shm", "nvidia-caps":
+		return true
+	}
+	return strings.HasPrefix(name, "nvidia")
+}
+
+// TestAttackDevices: a run's /dev lists the devices it may use, not the
+// machine's (its terminals, disks, and every GPU: a program that set
+// CUDA_VISIBLE_DEVICES itself reached every GPU of the machine), as a
+// user of its own under a root grader and under a user grader.
+func TestAttackDevices(t *testing.T) {
+	for _, v := range variants {
+		if v.programRoot {
+			continue
+		}
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			if v.grader {
+				f.needUserPIDNS(t)
+			}
+			out := f.grader(t, v.grader, nil, graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Mode: "lsdev", ProgEnv: []string{"CUDA_VISIBLE_DEVICES=0"}})
+			i := strings.Index(out, "dev: ")
+			if i < 0 {
+				t.Fatalf("the program did not run:\n%s", out)
+			}
+			line, _, _ := strings.Cut(out[i+len("dev: "):], "\n")
+			names, _, _ := strings.Cut(line, " (")
+			var extra []string
+			for _, n := range strings.Fields(names) {
+				if !devAllowed(n) {
+					extra = append(extra, n)
+				}
+			}
+			if len(extra) > 0 {
+				t.Errorf("a run's /dev lists %d devices it has no use for: %s", len(extra), strings.Join(extra, " "))
+			}
+			t.Logf("%s", line)
+		})
+	}
+}
+
+// TestAttackOtherGPUs: on a machine of two GPUs (files that stand for
+// the driver's), a run given the second sees its device file alone of
+// the two, and its CUDA_VISIBLE_DEVICES names it by UUID, whatever it
+// sets then; given a name this cannot tell (a MIG instance), both stay.
+func TestAttackOtherGPUs(t *testing.T) {
+	dev, info := fakeGPUs(t)
+	for _, v := range variants {
+		if v.programRoot {
+			continue
+		}
+		for _, c := range []struct{ given, see, hide, visible string }{
+			{"1", "nvidia1", "nvidia0", "GPU-bbbb2222"},
+			{"GPU-aaaa", "nvidia0", "nvidia1", "GPU-aaaa1111"},
+			{"MIG-xyz", "nvidia0 nvidia1", "", "MIG-xyz"},
+			{"", "nvidiactl", "nvidia0 nvidia1", ""}, // set, and empty: no GPU
+		} {
+			t.Run(v.name+"/"+c.given, func(t *testing.T) {
+				f := setup(t)
+				if v.grader {
+					f.needUserPIDNS(t)
+				}
+				f.gpusSeen(t, v.grader, dev, info, c.given, c.see, c.hide, c.visible)
+			})
+		}
+	}
+}
+
+// TestAttackGPUsOfTheCgroup: a GPU the grader may not open (a device
+// cgroup's, as Slurm's ConstrainDevices sets; here a mode the grader's
+// user lacks) is not counted, as CUDA does not count it: index 0 is then
+// the second GPU of the bus.
+func TestAttackGPUsOfTheCgroup(t *testing.T) {
+	dev, info := fakeGPUs(t)
+	os.Chmod(filepath.Join(dev, "nvidia0"), 0)
+	f := setup(t)
+	f.needUserPIDNS(t)
+	f.gpusSeen(t, true, dev, info, "0", "nvidia1", "nvidia0", "GPU-bbbb2222")
+}
+
+// fakeGPUs makes files that stand for a /dev of two GPUs and for the
+// driver's information on them.
+func fakeGPUs(t *testing.T) (dev, info string) {
+	fake, err := os.MkdirTemp("", "sandbox-gpus-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(fake) })
+	os.Chmod(fake, 0o755)
+	dev, info = filepath.Join(fake, "dev"), filepath.Join(fake, "gpus")
+	os.MkdirAll(filepath.Join(dev, "shm"), 0o777)
+	for _, n := range []string{"null", "zero", "urandom", "nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "tty", "sda"} {
+		os.WriteFile(filepath.Join(dev, n), nil, 0o666)
+		os.Chmod(filepath.Join(dev, n), 0o666)
+	}
+	for i, g := range []struct{ bus, uuid string }{{"0000:1b:00.0", "GPU-aaaa1111"}, {"0000:2c:00.0", "GPU-bbbb2222"}} {
+		os.MkdirAll(filepath.Join(info, g.bus), 0o755)
+		os.WriteFile(filepath.Join(info, g.bus, "information"), []byte(fmt.Sprintf("Model: \t\t NVIDIA H200\nGPU UUID: \t %s\nBus Location: \t %s\nDevice Minor: \t %d\n", g.uuid, g.bus, i)), 0o644)
+	}
+	return dev, info
+}
+
+// gpusSeen runs a program given CUDA_VISIBLE_DEVICES=given on the fake
+// GPUs and wants it to see the device files see and none of hide, and
+// its CUDA_VISIBLE_DEVICES to be visible.
+func (f *fixture) gpusSeen(t *testing.T, asUser bool, dev, info, given, see, hide, visible string) {
+	t.Helper()
+	f.pol.Read = append(f.pol.Read, dev)
+	out := f.grader(t, asUser, nil, graderRequest{Policy: f.policyFor(t, asUser), Self: f.self, Mode: "lsdev", Args: []string{dev},
+		ProgEnv: []string{"CUDA_VISIBLE_DEVICES=" + given}, DevRoot: dev, GPUInfo: info})
+	i := strings.Index(out, "dev: ")
+	if i < 0 {
+		t.Fatalf("the program did not run:\n%s", out)
+	}
+	line, _, _ := strings.Cut(out[i+len("dev: "):], "\n")
+	names := strings.Fields(strings.Split(line, " (")[0])
+	for _, n := range strings.Fields(see) {
+		if !slices.Contains(names, n) {
+			t.Errorf("the run does not see %s: %s", n, line)
+		}
+	}
+	for _, n := range append(strings.Fields(hide), "tty", "sda") {
+		if slices.Contains(names, n) {
+			t.Errorf("the run sees %s: %s", n, line)
+		}
+	}
+	if !strings.Contains(out, "visible: "+visible+"\n") {
+		t.Errorf("its CUDA_VISIBLE_DEVICES should be %q:\n%s", visible, out)
+	}
+}
+
+// TestAttackSignalGrader: a program that shares its user with the grader
+// and has no pid namespace of its own (user namespaces refused, as
+// Ubuntu's AppArmor does) and no Landlock signal scope (before ABI 6)
+// could kill the grader, its parent, which died mid-grade. It may
+// signal its own process and process group alone then: not by kill,
+// tgkill, a pidfd or /proc/PID opened as one, nor the grader's group.
+func TestAttackSignalGrader(t *testing.T) {
+	needLandlock(t)
+	f := setup(t)
+	pol := f.policyFor(t, true)
+	pol.Landlock = 5
+	out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Mode: "signal", Args: []string{"own"}, Env: []string{"LESSONS_SANDBOX_PIDNS=off"}})
+	if !strings.Contains(out, "own signals sent") {
+		t.Errorf("the program may signal itself and its group:\n%s", out)
+	}
+	for _, how := range []string{"kill", "tgkill", "pidfd", "proc", "group", "setown", "ioctlown"} {
+		t.Run(how, func(t *testing.T) {
+			f := setup(t)
+			pol := f.policyFor(t, true)
+			pol.Landlock = 5
+			out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Mode: "signal", Args: []string{how}, Env: []string{"LESSONS_SANDBOX_PIDNS=off"}})
+			t.Logf("%s", out)
+			if !strings.Contains(out, "grader: the program ended") || strings.Contains(out, ": <nil>") {
+				t.Errorf("the program signalled the grader:\n%s", out)
+			}
+		})
+	}
+	// Without Landlock at all, nor its /proc rules: the grader's /proc
+	// entries (its environment, its memory) are its user's, the program's.
+	for _, ll := range []int{5, -1} {
+		t.Run(fmt.Sprintf("environ, landlock %d", ll), func(t *testing.T) {
+			f := setup(t)
+			pol := f.policyFor(t, true)
+			pol.Landlock = ll
+			out := f.grader(t, true, nil, graderRequest{Policy: pol, Self: f.self, Mode: "signal", Args: []string{"environ"}, Env: []string{"LESSONS_SANDBOX_PIDNS=off", "GRADER_SECRET=lms-key"}})
+			t.Logf("%s", out)
+			if strings.Contains(out, "read the grader's secret") || !strings.Contains(out, "grader: the program ended") {
+				t.Errorf("the program read the grader's environment:\n%s", out)
 			}
 		})
 	}

@@ -31,12 +31,17 @@ func withHiddenProc(a *syscall.SysProcAttr) {
 	a.AmbientCaps = append(a.AmbientCaps, unix.CAP_SYS_ADMIN)
 }
 
-// hideProc mounts the /proc of a run whose user is its own, and its
-// /dev/shm (shm says whether it could), then drops every capability.
-func hideProc() (shm bool, err error) {
+// hideProc mounts the /proc of a run whose user is its own (and its
+// folder's file system and /dev, where p says so), and its /dev/shm (shm
+// says whether it could), then drops every capability.
+func hideProc(p Policy) (shm bool, err error) {
 	if err := mountProc("hidepid=2"); err != nil {
 		return false, err
 	}
+	if err := ownMounts(p); err != nil {
+		return false, err
+	}
+	// After the run's own /dev: mounted on the shm folder bound there.
 	shm = mountShm()
 	return shm, dropCaps()
 }

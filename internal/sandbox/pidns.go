@@ -163,6 +163,10 @@ func initRun(p Policy) error {
 	if err := mountProc(""); err != nil {
 		return err
 	}
+	if err := ownMounts(p); err != nil {
+		return err
+	}
+	// After the run's own /dev: mounted on the shm folder bound there.
 	shm := mountShm()
 	if err := dropCaps(); err != nil {
 		return err

@@ -66,6 +66,17 @@ type Report struct {
 	BuildCPUs float64
 	// NoCgroup says why there is none, when there is none.
 	NoCgroup string
+	// Signals: a signal to the grader's process (0, which only asks
+	// whether it may) was refused.
+	Signals bool
+	// OwnDev: the probe's /dev listed only what a run may use (the
+	// harmless devices, the GPU's files, /dev/shm, links to its own
+	// descriptors): no terminal, no disk; its GPUs are then those it was
+	// given alone.
+	OwnDev bool
+	// DirFiles, when set, is how many files its folder could hold: a
+	// file system of its own of the policy's DirFiles.
+	DirFiles uint64
 	// As, when set, names the one user the program runs as (lessons
 	// sandbox run by root without --uid), instead of advice about users.
 	As string
@@ -124,6 +135,21 @@ func (r Report) words(brief bool) string {
 	} else {
 		parts = append(parts, "Unix sockets outside its folder reachable")
 	}
+	if r.Signals {
+		parts = append(parts, say("the grader out of its signals' reach", "no signals to the grader"))
+	} else {
+		parts = append(parts, say("the grader within its signals' reach (grade as root, or where user namespaces or Landlock v6 are allowed)", "the grader can be signalled"))
+	}
+	if r.OwnDev {
+		parts = append(parts, say("a /dev of its own (no terminal, no disk; of the GPUs' files, those of the GPUs its CUDA_VISIBLE_DEVICES names)", "a /dev of its own"))
+	} else {
+		parts = append(parts, say("the machine's /dev (every GPU's device file open to it)", "every GPU reachable"))
+	}
+	if r.DirFiles > 0 {
+		parts = append(parts, say(fmt.Sprintf("a folder of its own of at most %d files", r.DirFiles), "files per run capped"))
+	} else {
+		parts = append(parts, say("as many files in its folder as the disk holds", "files per run uncapped"))
+	}
 	if r.Cgroup {
 		cores := cores(r.CPUs)
 		if r.BuildCPUs > 0 && r.BuildCPUs != r.CPUs {
@@ -159,6 +185,7 @@ type probeTargets struct {
 	UDP      string `json:"udp"`      // a UDP socket on 127.0.0.1
 	NetNS    string `json:"netns"`    // the grader's network namespace
 	PIDNS    string `json:"pidns"`    // the grader's pid namespace
+	Grader   int    `json:"grader"`   // the grader's pid
 	// Held, when set, is a descriptor of the grader's pipe (3) that a
 	// process the probe leaves behind holds.
 	Held bool `json:"held"`
@@ -181,6 +208,18 @@ type probeFound struct {
 	Counted   bool   `json:"counted"` // a child started under a limit of the run's processes + 2
 	Left      string `json:"left"`    // starting the process left behind: its error
 	LeftPID   int    `json:"left_pid"`
+	Signal    bool   `json:"signal"`    // a signal 0 to the grader went through
+	Devices   string `json:"devices"`   // what /dev listed that a run has no use for
+	DirFiles  uint64 `json:"dir_files"` // its folder's inodes, where it is a tmpfs
+}
+
+// devForRuns reports whether a run has a use for name in /dev.
+func devForRuns(name string) bool {
+	switch name {
+	case "null", "zero", "full", "random", "urandom", "fd", "stdin", "stdout", "stderr", "shm", "nvidia-caps":
+		return true
+	}
+	return strings.HasPrefix(name, "nvidia")
 }
 
 const probeMark = "lessons-sandbox-probe: "
@@ -224,6 +263,22 @@ func probe(data string) int {
 			f.TIOCSTI = errno.Error()
 		}
 		null.Close()
+	}
+	f.Signal = t.Grader > 0 && unix.Kill(t.Grader, 0) == nil
+	if ents, err := os.ReadDir("/dev"); err == nil {
+		var extra []string
+		for _, e := range ents {
+			if !devForRuns(e.Name()) {
+				extra = append(extra, e.Name())
+			}
+		}
+		f.Devices = strings.Join(extra, " ")
+	} else {
+		f.Devices = err.Error()
+	}
+	var st unix.Statfs_t
+	if unix.Statfs(".", &st) == nil && st.Type == unix.TMPFS_MAGIC {
+		f.DirFiles = st.Files
 	}
 	f.Socket = dial("unix", t.Socket)
 	f.Abstract = dial("unix", "@"+t.Abstract)
@@ -380,6 +435,7 @@ func (r Runner) verify(ctx context.Context) (Report, error) {
 	t.UDP = uc.LocalAddr().String()
 	t.NetNS, _ = os.Readlink("/proc/self/ns/net")
 	t.PIDNS, _ = os.Readlink("/proc/self/ns/pid")
+	t.Grader = os.Getpid()
 	// The probe leaves a process holding this pipe's write end: the
 	// read end sees the end of the file once no process holds it.
 	held, hold, err := os.Pipe()
@@ -462,6 +518,11 @@ func (r Runner) verify(ctx context.Context) (Report, error) {
 	rep.NetNS = !f.SameNetNS && !f.TCP && !udp
 	rep.Terminal = f.Session && !f.TTY && f.TIOCSTI == unix.EPERM.Error()
 	rep.Sockets = !f.Socket && !f.Abstract
+	rep.Signals = !f.Signal
+	rep.OwnDev = f.Devices == ""
+	if f.DirFiles > 0 && f.DirFiles == r.Policy.DirFiles {
+		rep.DirFiles = f.DirFiles
+	}
 	rep.Cgroup = r.Cgroups != nil && strings.Contains(f.Cgroup, "/lessons-")
 	if rep.Cgroup {
 		rep.CPUs = r.Policy.CPUs

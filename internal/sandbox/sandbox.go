@@ -8,9 +8,11 @@
 // /dev/tty out of reach, the terminal ioctls that type into one refused by
 // seccomp); no Unix-domain socket outside its folder (Landlock's scopes
 // and, where the kernel cannot tell pathname sockets apart, no AF_UNIX
-// socket at all); none of the grader's descriptors; and, when the tool
-// runs as root, a user of its own, so that the process limit counts that
-// program's processes alone.
+// socket at all); none of the grader's descriptors; the device files of
+// the GPUs its CUDA_VISIBLE_DEVICES names alone, in a /dev of its own
+// (devices.go); a folder that holds only so many files (owndir.go); no
+// signal to the grader; and, when the tool runs as root, a user of its
+// own, so that the process limit counts that program's processes alone.
 //
 // A sandboxed program is started through this very binary: the child first
 // runs Helper, which applies the rlimits, Landlock and the system call
@@ -32,7 +34,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,6 +97,31 @@ type Policy struct {
 	// the program runs as.
 	UID int `json:"uid,omitempty"`
 	GID int `json:"gid,omitempty"`
+	// NoDevices leaves the program /dev/null alone of the devices: a
+	// build needs no GPU, and an #include of /dev/urandom or /dev/zero
+	// never ends (it grows the compiler's memory until a limit stops it).
+	NoDevices bool `json:"no_devices,omitempty"`
+	// DirFiles and DirBytes, when set, cap how many files (inodes, the
+	// folder itself and what the grader put there included) and bytes the
+	// program's folder may hold: it is a file system of its own
+	// (owndir.go), where the helper has a mount namespace; OwnDir says
+	// whether it has.
+	DirFiles uint64 `json:"dir_files,omitempty"`
+	DirBytes uint64 `json:"dir_bytes,omitempty"`
+	OwnDir   bool   `json:"own_dir,omitempty"`
+	// Devices are the device files the program may open, read and
+	// write, and DevDir the folder they are in (/dev): the Runner sets
+	// them from NoDevices and the GPUs the program's CUDA_VISIBLE_DEVICES
+	// names (devices.go). OwnDev says the helper makes DevDir, in its
+	// mount namespace, hold them alone.
+	Devices []string `json:"devices,omitempty"`
+	DevDir  string   `json:"dev_dir,omitempty"`
+	OwnDev  bool     `json:"own_dev,omitempty"`
+	// OwnSignals, set by the Runner where the program shares its user
+	// with the grader and has no pid namespace, keeps it to signalling
+	// itself and its process group where Landlock cannot scope signals
+	// (before ABI 6): see filter.signals.
+	OwnSignals bool `json:"own_signals,omitempty"`
 	// Network is allowed when set; by default the program has none.
 	Network bool `json:"network,omitempty"`
 	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
@@ -234,9 +260,10 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 		defer release()
 	}
 	p.HideProc = !p.PIDNS && os.Geteuid() == 0 && p.UID != 0 && canHideProc(self, p.UID, p.GID)
-	data, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
+	p.OwnDir = p.DirFiles > 0 && p.DirBytes > 0 && (p.PIDNS || p.HideProc)
+	p.OwnSignals = !p.PIDNS && (os.Geteuid() != 0 || p.UID == 0)
+	if p.OwnSignals && os.Geteuid() != 0 && !netnsOK() {
+		graderUndumpable()
 	}
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("sandbox: no program")
@@ -248,6 +275,21 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	env := spec.Env
 	if env == nil {
 		env = os.Environ()
+	}
+	var rename string
+	p.Devices, rename = devicesFor(p.NoDevices, env)
+	p.DevDir, p.OwnDev = devRoot, p.PIDNS || p.HideProc
+	if rename != "" {
+		env = setEnv(env, "CUDA_VISIBLE_DEVICES", rename)
+	}
+	if p.Inner != nil {
+		inner := *p.Inner
+		inner.Devices, inner.DevDir = p.Devices, p.DevDir
+		p.Inner = &inner
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
 	}
 	spec.Env = append(hideLoaderEnv(env), envPolicy+"="+string(data))
 	spec.Argv = append([]string{self, prog}, spec.Argv[1:]...)
@@ -315,6 +357,19 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	}
 	return res, err
 }
+
+// graderUndumpable makes this process's /proc entries root's, once: a
+// program that runs as the grader's own user, with no user or pid
+// namespace between them (user namespaces refused), could otherwise
+// read its environment (an LMS key, a proxy's secret) and, without
+// Landlock, write its memory or its oom_score_adj there. The filter
+// keeps such a program's signals to itself (filter.signals). Only where
+// there are no user namespaces: a child's uid_map is written through
+// its /proc entry, which a grader that is not dumpable hands to root
+// (every run then lost its network namespace).
+var graderUndumpable = sync.OnceFunc(func() {
+	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+})
 
 // killUser kills every process of uid, until none is left (a fork bomb
 // forks while it is being killed).
@@ -419,6 +474,28 @@ func canNetNS() bool {
 // netnsOK is canNetNS, tried once per process.
 var netnsOK = sync.OnceValue(canNetNS)
 
+// lookupEnv is the value env gives name (its last), and whether it
+// gives one.
+func lookupEnv(env []string, name string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// setEnv is env with name set to value, every earlier value gone.
+func setEnv(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
+}
+
 // lookPath finds prog on the PATH of env (or the tool's own).
 func lookPath(prog string, env []string) (string, error) {
 	if strings.Contains(prog, "/") {
@@ -451,7 +528,7 @@ func Helper() {
 		os.Exit(0)
 	}
 	if _, ok := os.LookupEnv(envHideProcTry); ok {
-		if _, err := hideProc(); err != nil {
+		if _, err := hideProc(Policy{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -492,7 +569,7 @@ func enter(data string) error {
 		return initRun(p)
 	}
 	if p.HideProc {
-		shm, err := hideProc()
+		shm, err := hideProc(p)
 		if err != nil {
 			return err
 		}
@@ -514,7 +591,7 @@ func enter(data string) error {
 	// Landlock refuses pathname sockets outside the folders from ABI 9 on
 	// (abstract ones from 6): before that, the filter keeps the program
 	// from every socket server.
-	f := filter{trace: p.Inner == nil}
+	f := filter{trace: p.Inner == nil, signals: p.OwnSignals && abi < 6, self: os.Getpid()}
 	if abi < 9 && !p.UnixSockets {
 		f.unixSockets, f.unixAll = !p.Network, p.Network
 	}
@@ -676,19 +753,7 @@ func restrictFiles(p Policy) (int, error) {
 		abi = p.Landlock
 	}
 	abi = min(abi, len(landlockConfigs))
-	var devs []string
-	for _, d := range deviceRW {
-		if _, err := os.Stat(d); err == nil {
-			devs = append(devs, d)
-		}
-	}
-	gpus, _ := filepath.Glob("/dev/nvidia*")
-	sort.Strings(gpus)
-	for _, g := range gpus {
-		if st, err := os.Stat(g); err == nil && !st.IsDir() {
-			devs = append(devs, g)
-		}
-	}
+	devs := devicesOf(p)
 	var ro, rofiles []string
 	for _, r := range realPaths(append(append([]string{}, SystemRead...), p.Read...)) {
 		st, err := os.Stat(r)
@@ -708,8 +773,12 @@ func restrictFiles(p Policy) (int, error) {
 	if len(rw) == 0 {
 		return 0, fmt.Errorf("landlock: the folder %s is not there", p.Dir)
 	}
+	dirs := devRead
+	if p.NoDevices {
+		dirs = []string{"/dev/shm"}
+	}
 	rules := []landlock.Rule{
-		landlock.RODirs(append(ro, realPaths(devRead)...)...),
+		landlock.RODirs(append(ro, realPaths(dirs)...)...),
 		// /dev listed (the driver looks for its devices), not opened.
 		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
 		// Its own folders' sockets it may reach (ABI 9 on); no others.
@@ -735,6 +804,17 @@ func restrictFiles(p Policy) (int, error) {
 		return 0, fmt.Errorf("landlock: %w", err)
 	}
 	return abi, nil
+}
+
+// devicesOf are the device files p's program may open: those the Runner
+// chose, or, for a policy that none chose (an Inner one from before),
+// the harmless ones and every GPU's.
+func devicesOf(p Policy) []string {
+	if p.Devices != nil {
+		return p.Devices
+	}
+	devs, _ := devicesFor(p.NoDevices, nil)
+	return devs
 }
 
 // procWritable is the part of /proc the program may write. Where the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -29,6 +30,19 @@ type filter struct {
 	// trace refuses ptrace and process_vm_readv/writev: for a program
 	// that shares a user with its observer (compute-sanitizer).
 	trace bool
+	// signals keeps a program that shares its user with the grader, with
+	// no pid namespace or Landlock signal scope between them, to itself:
+	// it may signal (kill, tgkill, tkill, rt_sigqueueinfo and
+	// rt_tgsigqueueinfo, pidfd_open), set the limits (prlimit64) of, and
+	// have SIGIO sent to (fcntl F_SETOWN; F_SETOWN_EX, FIOSETOWN and
+	// SIOCSPGRP refused) its own process (self, or 0) and process group
+	// (-self) alone, and send no signal through a pidfd (a /proc/PID
+	// folder is one). The
+	// grader, its parent, is of its user: kill(getppid(), SIGKILL) ended
+	// the grade. A child it forks is bound by the same pid: it may not
+	// signal itself by its own (abort then ends it by SIGSEGV).
+	signals bool
+	self    int
 }
 
 // ttyIoctls put bytes into a terminal's input (TIOCSTI, and TIOCLINUX's
@@ -36,6 +50,10 @@ type filter struct {
 // change a terminal's line discipline (TIOCSETD). A program has no
 // terminal, and may not get one.
 var ttyIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSCTTY, unix.TIOCCONS, unix.TIOCSETD}
+
+// ownerIoctls name who gets a socket's SIGIO and SIGURG, as F_SETOWN
+// does (FIOSETOWN, SIOCSPGRP).
+var ownerIoctls = []uint32{0x8901, 0x8902}
 
 // auditArch is the AUDIT_ARCH of this binary's system calls; a program
 // that makes calls of another (32-bit int 0x80 on x86-64) is killed.
@@ -107,11 +125,47 @@ func (f filter) program() ([]unix.SockFilter, error) {
 			add(insn{code: jeq, k: nr, jt: "deny"})
 		}
 	}
+	if f.signals {
+		for _, nr := range []uint32{unix.SYS_KILL, unix.SYS_RT_SIGQUEUEINFO, unix.SYS_PRLIMIT64} {
+			add(insn{code: jeq, k: nr, jt: "ownGroup"})
+		}
+		for _, nr := range []uint32{unix.SYS_TGKILL, unix.SYS_TKILL, unix.SYS_RT_TGSIGQUEUEINFO, unix.SYS_PIDFD_OPEN} {
+			add(insn{code: jeq, k: nr, jt: "ownProcess"})
+		}
+		add(insn{code: jeq, k: unix.SYS_PIDFD_SEND_SIGNAL, jt: "deny"})
+		add(insn{code: jeq, k: unix.SYS_FCNTL, jt: "fcntl"})
+	}
 	add(insn{code: ret, k: allow})
+	if f.signals {
+		// A pid is an int: its low 32 bits are what the kernel reads.
+		self := uint32(int32(f.self))
+		add(insn{code: ld, k: offArgs + 8*0, label: "ownGroup"})
+		add(insn{code: jeq, k: 0, jt: "sigAllow"})
+		add(insn{code: jeq, k: uint32(-int32(f.self)), jt: "sigAllow"})
+		add(insn{code: ld, k: offArgs + 8*0, label: "ownProcess"})
+		add(insn{code: jeq, k: self, jt: "sigAllow"})
+		add(insn{code: ret, k: deny})
+		// F_SETOWN names who gets SIGIO (or F_SETSIG's signal, SIGKILL
+		// if it likes) when a descriptor is ready; F_SETOWN_EX does as
+		// much through a struct the filter cannot read.
+		add(insn{code: ld, k: offArgs + 8*1, label: "fcntl"})
+		add(insn{code: jeq, k: unix.F_SETOWN_EX, jt: "deny"})
+		add(insn{code: jeq, k: unix.F_SETOWN, jf: "sigAllow"})
+		add(insn{code: ld, k: offArgs + 8*2})
+		add(insn{code: jeq, k: 0, jt: "sigAllow"})
+		add(insn{code: jeq, k: self, jt: "sigAllow"})
+		add(insn{code: jeq, k: uint32(-int32(f.self)), jt: "sigAllow"})
+		add(insn{code: ret, k: deny})
+		add(insn{code: ret, k: allow, label: "sigAllow"})
+	}
 	// ioctl's request is an unsigned int: its low 32 bits are what the
 	// kernel reads, whatever the high ones hold.
 	add(insn{code: ld, k: offArgs + 8*1, label: "ioctl"})
-	for _, req := range ttyIoctls {
+	reqs := ttyIoctls
+	if f.signals {
+		reqs = append(slices.Clip(reqs), ownerIoctls...)
+	}
+	for _, req := range reqs {
 		add(insn{code: jeq, k: req, jt: "deny"})
 	}
 	add(insn{code: ret, k: allow})

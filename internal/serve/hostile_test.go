@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	coursepkg "github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
@@ -123,5 +125,34 @@ func TestLinkInsideWorkspaceRefused(t *testing.T) {
 			body(t, "restart", c, map[string]any{"page": "day002-b", "session": "p"})
 			untouched(t, outside)
 		})
+	}
+}
+
+// A cell can make a FIFO where a file cell's edit is kept (mkfifo
+// .lessons-edits/1-hello.cu, in its own workspace): the page's every read of the cells waited on it for ever,
+// each request a goroutine and a descriptor held. The edit is read only
+// from a regular file; the FIFO is as if there were no edit.
+func TestFIFOInWorkspaceNotWaitedOn(t *testing.T) {
+	c, _ := hostile(t)
+	ws := filepath.Join(c.root, ".lessons/work/day001-a")
+	os.MkdirAll(filepath.Join(ws, editsDir), 0o755)
+	fifo := filepath.Join(ws, editFile(&lesson.Cell{Number: 1, Name: "hello.cu"}))
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
+			f.Close()
+		}
+	})
+	done := make(chan []cellState, 1)
+	go func() { done <- c.cells("day001-a") }()
+	select {
+	case cells := <-done:
+		if len(cells) == 0 || cells[0].Edited || !strings.Contains(cells[0].Text, "hello from the GPU") {
+			t.Errorf("the FIFO should read as no edit: %+v", cells)
+		}
+	case <-time.After(20 * time.Second): // a hang's guard, not a timing
+		t.Fatal("the page is still reading the FIFO in the workspace")
 	}
 }

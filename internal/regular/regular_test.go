@@ -1,0 +1,46 @@
+package regular
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small")
+	os.WriteFile(small, []byte("hello"), 0o644)
+	if data, err := ReadFile(small, 5); err != nil || string(data) != "hello" {
+		t.Errorf("a small file: %q %v", data, err)
+	}
+	var re *Error
+	if _, err := ReadFile(small, 4); !errors.As(err, &re) {
+		t.Errorf("over the limit: %v", err)
+	}
+	sparse := filepath.Join(dir, "sparse")
+	if f, err := os.Create(sparse); err == nil {
+		f.Truncate(1 << 40) // a terabyte, of which nothing is read
+		f.Close()
+	}
+	if _, err := ReadFile(sparse, 1<<20); !errors.As(err, &re) {
+		t.Errorf("a sparse terabyte: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if syscall.Mkfifo(fifo, 0o644) == nil {
+		if _, err := ReadFile(fifo, 1<<20); !errors.As(err, &re) {
+			t.Errorf("a FIFO: %v", err)
+		}
+	}
+	for _, dev := range []string{"/dev/zero", dir} {
+		if _, err := ReadFile(dev, 1<<20); !errors.As(err, &re) {
+			t.Errorf("%s: %v", dev, err)
+		}
+	}
+	root, _ := os.OpenRoot(dir)
+	defer root.Close()
+	if data, err := ReadFileIn(root, "small", 5); err != nil || string(data) != "hello" {
+		t.Errorf("through a root: %q %v", data, err)
+	}
+}
