@@ -252,9 +252,10 @@ int main(int argc, char** argv) {
     for (int i = 1; i < (int)taken.size(); i++) gaveBack = pool.deallocate(taken[i], s[streamOf[i]]) && gaveBack;
     printf("gave every block back: %s\n", gaveBack ? "yes" : "no, a deallocate refused a block the pool had handed out");
 
-    // 3. The smallest class's blocks, each held 2 ms by a kernel and given
-    // back right after its launch: while the kernels run, none of them
-    // may be handed out again.
+    // 3. The smallest class's blocks, each held 2 ms by a kernel on one of
+    // three streams and given back right after its launch: while the
+    // kernels run, none of them may be handed out again. The fourth stream
+    // stays free for the request that asks too early.
     std::vector<char*> held;
     for (int i = 0; i < blocks; i++) {
         char* p = take(pool, classes[0]);
@@ -265,8 +266,8 @@ int main(int argc, char** argv) {
         held.push_back(p);
     }
     for (int i = 0; i < blocks; i++) {
-        serve(held[i], classes[0], i % 4, 2000000);
-        if (!pool.deallocate(held[i], s[i % 4])) {
+        serve(held[i], classes[0], i % 3, 2000000);
+        if (!pool.deallocate(held[i], s[i % 3])) {
             printf("deallocate refused a block the pool had handed out\n");
             return 1;
         }
@@ -275,11 +276,10 @@ int main(int argc, char** argv) {
     char* early = static_cast<char*>(pool.allocate(classes[0]));
     printf("allocate while every block of %zu bytes is in use: %s\n", classes[0], early == nullptr ? "nullptr" : "a block");
     if (early != nullptr) {
-        // Another request on the block: if a kernel still holds it, that
-        // kernel sees its words change.
-        const int st = ((int)(std::find(held.begin(), held.end(), early) - held.begin()) % 4 + 1) % 4;
-        serve(early, classes[0], st, 2000000);
-        pool.deallocate(early, s[st]);
+        // Another request on the block, on the idle stream: if a kernel
+        // still holds the block, one of the two sees its words change.
+        serve(early, classes[0], 3, 2000000);
+        pool.deallocate(early, s[3]);
     }
 
     // 4. Requests of every class in turn, of sizes spread over the class,
