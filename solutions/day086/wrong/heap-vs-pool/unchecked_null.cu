@@ -1,4 +1,4 @@
-// expect: a list written through a null pointer
+// expect: written through a null pointer
 // build_lists() writes the list whatever take() returned, and the heap is
 // left at its default size: when it is full, malloc's null is written through.
 // Lists of different lengths, built inside kernels: thread i builds list i
