@@ -185,6 +185,13 @@ int main(int argc, char** argv) {
     const int nc = (int)classes.size();
     // classOf is the class a request of bytes belongs to.
     auto classOf = [&](size_t bytes) { return (int)(std::lower_bound(classes.begin(), classes.end(), bytes) - classes.begin()); };
+    // The pool first: the untouched file stops here, before any CUDA call.
+    BlockPool pool;
+    CHECK(pool.init(classes, blocks));
+    printf("pool of %d blocks of each class:", blocks);
+    for (size_t c : classes) printf(" %zu", c);
+    printf(" bytes\n");
+
     cudaStream_t s[4];
     for (cudaStream_t& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 
@@ -204,12 +211,6 @@ int main(int argc, char** argv) {
         hold<<<1, 128, 0, s[st]>>>((int*)p, (int)(classes[classOf(bytes)] / sizeof(int)), k + 1, ns, seen + k);
         k++;
     };
-
-    BlockPool pool;
-    CHECK(pool.init(classes, blocks));
-    printf("pool of %d blocks of each class:", blocks);
-    for (size_t c : classes) printf(" %zu", c);
-    printf(" bytes\n");
 
     // 1. Every block of every class, for requests from just above the class
     // below up to the class's own size.
