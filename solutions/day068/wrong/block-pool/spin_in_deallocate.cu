@@ -1,0 +1,325 @@
+// expect: the streams' kernels ran one after another
+// deallocate() records the event, then loops on cudaEventQuery until the
+// block's kernel is done: no synchronisation call, but the host waits all the same.
+// A block pool with size classes: one cudaMalloc cut into aligned blocks
+// of a few sizes, each request served from the smallest class that holds
+// it, bad frees refused, and a block given back handed out again only once
+// the work queued on it is done, without the host waiting for the GPU.
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                        \
+    do {                                                                   \
+        cudaError_t err_ = (call);                                         \
+        if (err_ != cudaSuccess) {                                         \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,  \
+                    cudaGetErrorString(err_));                             \
+            return 1;                                                      \
+        }                                                                  \
+    } while (0)
+
+// Every block starts on this boundary, as cudaMalloc's own allocations do
+// (it aligns to at least 256 bytes): a kernel may then read any block with
+// aligned vector loads.
+constexpr size_t kAlign = 256;
+
+// A BlockPool hands out blocks of a few sizes, its classes, all cut from
+// one cudaMalloc. Its lists live on the host: allocate() and deallocate()
+// are host bookkeeping, and neither ever waits for the GPU. main uses
+// nothing else of the pool's.
+class BlockPool {
+public:
+    // init makes the pool's one cudaMalloc, with `blocks` blocks of each
+    // class (classBytes: the classes' sizes, ascending, not necessarily
+    // multiples of kAlign), every block starting on a kAlign boundary, and
+    // the allocation no larger than that needs.
+    cudaError_t init(const std::vector<size_t>& classBytes, size_t blocks);
+    // allocate returns a block of the smallest class that holds bytes, and
+    // one that no work queued on the GPU still uses; nullptr when that
+    // class has no such block now, or no class holds bytes.
+    void* allocate(size_t bytes);
+    // deallocate gives a block back. The work queued on stream so far may
+    // still be using it: the block is not handed out again before that
+    // work is done. It returns false, and changes nothing, for a pointer
+    // that is not the start of one of the pool's blocks, or for a block
+    // that is not handed out (already given back, done or not).
+    bool deallocate(void* block, cudaStream_t stream);
+    // destroy gives back everything the pool made.
+    void destroy();
+
+private:
+    // TODO 1: what the pool keeps: its classes, where each block starts,
+    // which blocks are handed out, and, for each block given back, what
+    // tells when the work queued before its deallocate is done.
+    char* base_ = nullptr;
+    size_t blocks_ = 0;                      // of each class
+    std::vector<size_t> bytes_;              // by class
+    // Blocks are numbered class * blocks_ + i, in address order.
+    std::vector<size_t> start_;              // by block: its offset from base_
+    std::vector<bool> out_;                  // by block: handed out
+    std::vector<cudaEvent_t> done_;          // by block: recorded when it was given back
+    std::vector<std::vector<size_t>> idle_;  // by class: blocks not handed out, free once done_ says so
+};
+
+// TODO 2: lay the classes out in one cudaMalloc, each block aligned, and
+// make what will tell when a block's work is done.
+cudaError_t BlockPool::init(const std::vector<size_t>& classBytes, size_t blocks) {
+    bytes_ = classBytes;
+    blocks_ = blocks;
+    idle_.assign(classBytes.size(), {});
+    size_t total = 0;
+    for (size_t b = 0; b < classBytes.size() * blocks; b++) {
+        start_.push_back(total);
+        total += (classBytes[b / blocks] + kAlign - 1) / kAlign * kAlign;
+        out_.push_back(false);
+        idle_[b / blocks].push_back(b);
+        // The event only says when work is done: without timing it is cheaper.
+        done_.push_back(nullptr);
+        cudaError_t err = cudaEventCreateWithFlags(&done_.back(), cudaEventDisableTiming);
+        if (err != cudaSuccess) return err;
+    }
+    return cudaMalloc(&base_, total);
+}
+
+// TODO 3: a block of the right class whose work is done, or nullptr; the
+// host never waits here.
+void* BlockPool::allocate(size_t bytes) {
+    size_t c = std::lower_bound(bytes_.begin(), bytes_.end(), bytes) - bytes_.begin();
+    if (c == bytes_.size()) return nullptr;
+    // An event never recorded, or whose work is done, answers cudaSuccess;
+    // one whose work is still queued, cudaErrorNotReady. The oldest first.
+    std::vector<size_t>& idle = idle_[c];
+    for (size_t k = 0; k < idle.size(); k++) {
+        size_t b = idle[k];
+        if (cudaEventQuery(done_[b]) != cudaSuccess) continue;
+        idle.erase(idle.begin() + k);
+        out_[b] = true;
+        return base_ + start_[b];
+    }
+    return nullptr;
+}
+
+// TODO 4: check the pointer, then give the block back in stream's order.
+bool BlockPool::deallocate(void* block, cudaStream_t stream) {
+    const size_t offset = (uintptr_t)block - (uintptr_t)base_; // huge for a pointer below base_
+    auto it = std::lower_bound(start_.begin(), start_.end(), offset);
+    size_t b = it - start_.begin();
+    if (it == start_.end() || *it != offset || !out_[b]) return false;
+    if (cudaEventRecord(done_[b], stream) != cudaSuccess) return false;
+    while (cudaEventQuery(done_[b]) == cudaErrorNotReady) {}
+    out_[b] = false;
+    idle_[b / blocks_].push_back(b);
+    return true;
+}
+
+// TODO 5: give back the memory and everything else init made.
+void BlockPool::destroy() {
+    for (cudaEvent_t e : done_) cudaEventDestroy(e);
+    cudaFree(base_);
+}
+
+// hold is the work of one request: it fills its block with its tag, keeps
+// the block about ns nanoseconds, as a longer kernel would, then counts in
+// *seen the words that no longer hold the tag: another request's kernel
+// was given the same block while this one still used it.
+__global__ void hold(int* block, int words, int tag, long long ns, int* seen) {
+    __shared__ int wrong;
+    if (threadIdx.x == 0) wrong = 0;
+    for (int i = threadIdx.x; i < words; i += blockDim.x) block[i] = tag;
+    __syncthreads();
+    long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+    int mine = 0;
+    for (int i = threadIdx.x; i < words; i += blockDim.x) mine += block[i] != tag;
+    atomicAdd(&wrong, mine);
+    __syncthreads();
+    if (threadIdx.x == 0) *seen = wrong;
+}
+
+// arg is the program's argument i as a number from lo to hi, or def when
+// it is not given; the course's checks run it with other inputs too.
+static int arg(int argc, char** argv, int i, int def, int lo, int hi) {
+    if (argc <= i) return def;
+    int v = atoi(argv[i]);
+    if (v < lo || v > hi) {
+        fprintf(stderr, "argument %d is %s: give a number from %d to %d\n", i, argv[i], lo, hi);
+        exit(2);
+    }
+    return v;
+}
+
+// take asks the pool for a block of bytes until it has one, as a program
+// with nothing else to do would: a block given back comes back once its
+// work is done. It gives up (nullptr) after two seconds.
+static char* take(BlockPool& pool, size_t bytes) {
+    auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        if (void* p = pool.allocate(bytes)) return static_cast<char*>(p);
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) return nullptr;
+    }
+}
+
+// Usage: block_pool [BLOCKS] [REQUESTS] [CLASS_BYTES...] (8 blocks of each
+// class, 192 requests, and classes of 1000, 3000 and 10000 bytes by
+// default; the classes ascending).
+int main(int argc, char** argv) {
+    const int blocks = arg(argc, argv, 1, 8, 1, 64);
+    const int requests = arg(argc, argv, 2, 192, 1, 4096);
+    std::vector<size_t> classes;
+    for (int i = 3; i < argc && i < 11; i++)
+        classes.push_back(arg(argc, argv, i, 0, classes.empty() ? 4 : (int)classes.back() + 1, 1 << 20));
+    if (classes.empty()) classes = {1000, 3000, 10000};
+    const int nc = (int)classes.size();
+    // classOf is the class a request of bytes belongs to.
+    auto classOf = [&](size_t bytes) { return (int)(std::lower_bound(classes.begin(), classes.end(), bytes) - classes.begin()); };
+    // The pool first: the untouched file stops here, before any CUDA call.
+    BlockPool pool;
+    CHECK(pool.init(classes, blocks));
+    printf("pool of %d blocks of each class:", blocks);
+    for (size_t c : classes) printf(" %zu", c);
+    printf(" bytes\n");
+
+    cudaStream_t s[4];
+    for (cudaStream_t& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+
+    // Request k's kernel writes seen[k] in pinned host memory, read once,
+    // after the one wait at the end.
+    const int slots = nc * blocks + blocks + 1 + requests;
+    int* seen = nullptr;
+    CHECK(cudaMallocHost(&seen, slots * sizeof(int)));
+    std::fill(seen, seen + slots, 0);
+    std::vector<int> streamOf(slots);
+    std::vector<size_t> bytesOf(slots);
+    int k = 0;
+    // serve runs request k on block p, on stream st, for ns nanoseconds.
+    auto serve = [&](char* p, size_t bytes, int st, long long ns) {
+        streamOf[k] = st;
+        bytesOf[k] = bytes;
+        hold<<<1, 128, 0, s[st]>>>((int*)p, (int)(classes[classOf(bytes)] / sizeof(int)), k + 1, ns, seen + k);
+        k++;
+    };
+
+    // 1. Every block of every class, for requests from just above the class
+    // below up to the class's own size.
+    std::vector<char*> taken;
+    for (int c = 0; c < nc; c++) {
+        const size_t lo = c == 0 ? 1 : classes[c - 1] + 1;
+        for (int i = 0; i < blocks; i++) {
+            const size_t bytes = blocks == 1 ? classes[c] : lo + (classes[c] - lo) * i / (blocks - 1);
+            char* p = static_cast<char*>(pool.allocate(bytes));
+            if (p == nullptr) {
+                printf("allocate(%zu) returned nullptr while %d blocks of %zu bytes were free\n", bytes, blocks - i, classes[c]);
+                return 1;
+            }
+            serve(p, bytes, k % 4, 20000);
+            taken.push_back(p);
+        }
+    }
+    CHECK(cudaGetLastError());
+    printf("took every block: %d of each class\n", blocks);
+    bool none = true;
+    for (size_t c : classes) none = pool.allocate(c) == nullptr && none;
+    printf("allocate on an empty pool: %s\n", none ? "nullptr" : "a block");
+    printf("allocate(%zu), more than every class: %s\n", classes.back() + 1,
+           pool.allocate(classes.back() + 1) == nullptr ? "nullptr" : "a block");
+
+    std::vector<std::pair<char*, size_t>> sorted;
+    for (int i = 0; i < (int)taken.size(); i++) sorted.push_back({taken[i], classes[i / blocks]});
+    std::sort(sorted.begin(), sorted.end());
+    bool aligned = true, apart = true;
+    for (size_t i = 0; i < sorted.size(); i++) {
+        aligned = aligned && (uintptr_t)sorted[i].first % kAlign == 0;
+        if (i > 0) apart = apart && sorted[i].first >= sorted[i - 1].first + sorted[i - 1].second;
+    }
+    printf("blocks aligned to %zu bytes: %s, overlapping: %s\n", kAlign, aligned ? "yes" : "no", apart ? "no" : "yes");
+
+    // 2. The frees a pool must refuse, while every block but the first is
+    // still handed out; then every block back, each on the stream its
+    // request ran on.
+    bool gaveBack = pool.deallocate(taken[0], s[streamOf[0]]);
+    printf("double free refused: %s\n", pool.deallocate(taken[0], s[0]) ? "no" : "yes");
+    const size_t into = classes.back() > kAlign ? kAlign : 4;
+    printf("pointer %zu bytes into a block refused: %s\n", into, pool.deallocate(taken.back() + into, s[0]) ? "no" : "yes");
+    int outside = 0;
+    printf("pointer outside the pool refused: %s\n", pool.deallocate(&outside, s[0]) ? "no" : "yes");
+    char* past = sorted.back().first + (sorted.back().second + kAlign - 1) / kAlign * kAlign;
+    printf("pointer just past the last block refused: %s\n", pool.deallocate(past, s[0]) ? "no" : "yes");
+    for (int i = 1; i < (int)taken.size(); i++) gaveBack = pool.deallocate(taken[i], s[streamOf[i]]) && gaveBack;
+    printf("gave every block back: %s\n", gaveBack ? "yes" : "no, a deallocate refused a block the pool had handed out");
+
+    // 3. The smallest class's blocks, each held 2 ms by a kernel on one of
+    // three streams and given back right after its launch: while the
+    // kernels run, none of them may be handed out again. The fourth stream
+    // stays free for the request that asks too early.
+    std::vector<char*> held;
+    for (int i = 0; i < blocks; i++) {
+        char* p = take(pool, classes[0]);
+        if (p == nullptr) {
+            printf("no block of %zu bytes came back within 2 s: a block given back must come back once the work queued before its deallocate is done\n", classes[0]);
+            return 1;
+        }
+        held.push_back(p);
+    }
+    for (int i = 0; i < blocks; i++) {
+        serve(held[i], classes[0], i % 3, 2000000);
+        if (!pool.deallocate(held[i], s[i % 3])) {
+            printf("deallocate refused a block the pool had handed out\n");
+            return 1;
+        }
+    }
+    printf("double free while its kernel runs refused: %s\n", pool.deallocate(held[0], s[0]) ? "no" : "yes");
+    char* early = static_cast<char*>(pool.allocate(classes[0]));
+    printf("allocate while every block of %zu bytes is in use: %s\n", classes[0], early == nullptr ? "nullptr" : "a block");
+    if (early != nullptr) {
+        // Another request on the block, on the idle stream: if a kernel
+        // still holds the block, one of the two sees its words change.
+        serve(early, classes[0], 3, 2000000);
+        pool.deallocate(early, s[3]);
+    }
+
+    // 4. Requests of every class in turn, of sizes spread over the class,
+    // each on the next stream, each taking a block as soon as one of its
+    // class is free.
+    unsigned x = 12345;
+    for (int r = 0; r < requests; r++) {
+        const int c = r % nc;
+        const size_t lo = c == 0 ? 1 : classes[c - 1] + 1;
+        x = x * 1103515245u + 12345u;
+        const size_t bytes = lo + (x >> 8) % (classes[c] - lo + 1);
+        char* p = take(pool, bytes);
+        if (p == nullptr) {
+            printf("request %d: no block of %zu bytes came back within 2 s: a block given back must come back once the work queued before its deallocate is done\n", r, classes[c]);
+            return 1;
+        }
+        serve(p, bytes, r % 4, 200000);
+        if (!pool.deallocate(p, s[r % 4])) {
+            printf("request %d: deallocate refused a block the pool had handed out\n", r);
+            return 1;
+        }
+    }
+    CHECK(cudaGetLastError());
+
+    // The one wait of the program: then what every kernel saw.
+    CHECK(cudaDeviceSynchronize());
+    long long overwritten = 0;
+    int first = -1;
+    for (int i = 0; i < k; i++) {
+        overwritten += seen[i];
+        if (seen[i] != 0 && first < 0) first = i;
+    }
+    if (first >= 0)
+        printf("request %d (%zu bytes, stream %d) found %d of its words overwritten: its block was handed to another request while its kernel still used it\n",
+               first, bytesOf[first], streamOf[first], seen[first]);
+    printf("%d requests served, words overwritten while their request held them: %lld\n", k, overwritten);
+    pool.destroy();
+    CHECK(cudaFreeHost(seen));
+    for (cudaStream_t st : s) CHECK(cudaStreamDestroy(st));
+    return 0;
+}
