@@ -142,23 +142,34 @@ void BlockPool::destroy() {
     // END SOLUTION
 }
 
+// kGateNs is how long a held kernel waits for its gate at most: a pool
+// that waits in deallocate() for a kernel that waits for the host would
+// otherwise never end.
+constexpr long long kGateNs = 200000000;
+
 // hold is the work of one request: it fills its block with its tag, keeps
-// the block about ns nanoseconds, as a longer kernel would, then counts in
-// *seen the words that no longer hold the tag: another request's kernel
-// was given the same block while this one still used it.
-__global__ void hold(int* block, int words, int tag, long long ns, int* seen) {
+// the block about ns nanoseconds, as a longer kernel would, and, when gate
+// is given, until the host opens it (kGateNs at most), then counts in
+// *seen the words that no longer hold the tag (another request's kernel
+// was given the same block while this one still used it) and says in
+// *done that it is over.
+__global__ void hold(int* block, int words, int tag, long long ns, const volatile int* gate, int* seen, volatile int* done) {
     __shared__ int wrong;
     if (threadIdx.x == 0) wrong = 0;
     for (int i = threadIdx.x; i < words; i += blockDim.x) block[i] = tag;
     __syncthreads();
     long long t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns || (gate != nullptr && *gate == 0 && t - t0 < ns + kGateNs));
     int mine = 0;
     for (int i = threadIdx.x; i < words; i += blockDim.x) mine += block[i] != tag;
     atomicAdd(&wrong, mine);
     __syncthreads();
-    if (threadIdx.x == 0) *seen = wrong;
+    if (threadIdx.x == 0) {
+        *seen = wrong;
+        __threadfence_system();
+        *done = 1;
+    }
 }
 
 // arg is the program's argument i as a number from lo to hi, or def when
@@ -208,19 +219,23 @@ int main(int argc, char** argv) {
     for (cudaStream_t& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 
     // Request k's kernel writes seen[k] in pinned host memory, read once,
-    // after the one wait at the end.
+    // after the one wait at the end, and done[k] as it ends; the gate the
+    // held kernels of part 3 wait for is there too.
     const int slots = nc * blocks + blocks + 1 + requests;
     int* seen = nullptr;
-    CHECK(cudaMallocHost(&seen, slots * sizeof(int)));
-    std::fill(seen, seen + slots, 0);
+    CHECK(cudaMallocHost(&seen, (2 * slots + 1) * sizeof(int)));
+    std::fill(seen, seen + 2 * slots + 1, 0);
+    volatile int* done = seen + slots;
+    volatile int* gate = seen + 2 * slots;
     std::vector<int> streamOf(slots);
     std::vector<size_t> bytesOf(slots);
     int k = 0;
-    // serve runs request k on block p, on stream st, for ns nanoseconds.
-    auto serve = [&](char* p, size_t bytes, int st, long long ns) {
+    // serve runs request k on block p, on stream st, for ns nanoseconds
+    // (and until the gate opens, when gated).
+    auto serve = [&](char* p, size_t bytes, int st, long long ns, bool gated = false) {
         streamOf[k] = st;
         bytesOf[k] = bytes;
-        hold<<<1, 128, 0, s[st]>>>((int*)p, (int)(classes[classOf(bytes)] / sizeof(int)), k + 1, ns, seen + k);
+        hold<<<1, 128, 0, s[st]>>>((int*)p, (int)(classes[classOf(bytes)] / sizeof(int)), k + 1, ns, gated ? gate : nullptr, seen + k, done + k);
         k++;
     };
 
@@ -272,10 +287,14 @@ int main(int argc, char** argv) {
     for (int i = 1; i < (int)taken.size(); i++) gaveBack = pool.deallocate(taken[i], s[streamOf[i]]) && gaveBack;
     printf("gave every block back: %s\n", gaveBack ? "yes" : "no, a deallocate refused a block the pool had handed out");
 
-    // 3. The smallest class's blocks, each held 2 ms by a kernel on one of
-    // three streams and given back right after its launch: while the
-    // kernels run, none of them may be handed out again. The fourth stream
-    // stays free for the request that asks too early.
+    // 3. The smallest class's blocks, each held by a kernel on one of three
+    // streams until the host opens the gate (after the early request), and
+    // given back right after its launch: while the kernels run, none of
+    // them may be handed out again. The fourth stream stays free for the
+    // request that asks too early. The gate makes "while they run" true
+    // however late this process gets the CPU on a loaded machine, up to
+    // kGateNs; a block whose kernel had ended before the request may come
+    // back, and does not count.
     std::vector<char*> held;
     for (int i = 0; i < blocks; i++) {
         char* p = take(pool, classes[0]);
@@ -285,16 +304,31 @@ int main(int argc, char** argv) {
         }
         held.push_back(p);
     }
+    std::vector<int> heldK;
+    bool waited = false; // a kernel ended, its gate shut, before its deallocate() returned
     for (int i = 0; i < blocks; i++) {
-        serve(held[i], classes[0], i % 3, 2000000);
+        heldK.push_back(k);
+        serve(held[i], classes[0], i % 3, 2000000, true);
         if (!pool.deallocate(held[i], s[i % 3])) {
             printf("deallocate refused a block the pool had handed out\n");
             return 1;
         }
+        waited = waited || done[heldK[i]];
     }
+    printf("deallocate() waited for its block's kernel: %s\n", waited ? "yes" : "no");
     printf("double free while its kernel runs refused: %s\n", pool.deallocate(held[0], s[0]) ? "no" : "yes");
+    std::vector<int> ended(blocks);
+    for (int i = 0; i < blocks; i++) ended[i] = done[heldK[i]];
     char* early = static_cast<char*>(pool.allocate(classes[0]));
-    printf("allocate while every block of %zu bytes is in use: %s\n", classes[0], early == nullptr ? "nullptr" : "a block");
+    *gate = 1;
+    bool late = false; // the block's kernel had ended before the request
+    for (int i = 0; i < blocks; i++) late = late || (early == held[i] && ended[i]);
+    printf("allocate while every block of %zu bytes is in use: %s\n", classes[0],
+           early == nullptr ? "nullptr" : late ? "not asked in time (this process came late: a kernel had ended)" : "a block");
+    if (late) {
+        pool.deallocate(early, s[3]);
+        early = nullptr;
+    }
     if (early != nullptr) {
         // Another request on the block, on the idle stream: if a kernel
         // still holds the block, one of the two sees its words change.
