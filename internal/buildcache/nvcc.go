@@ -13,8 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 
+	"github.com/cudalessons/lessons/internal/regular"
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
@@ -163,26 +163,11 @@ const MaxHashed = 64 << 20
 // its end, and the build then runs uncached, in its sandbox, where nvcc
 // says what it makes of it.
 func readSource(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	data, err := regular.ReadFile(name, MaxHashed)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("hash a build's source: %w", err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("hash %s: not a regular file (%s)", name, st.Mode().Type())
-	}
-	if st.Size() > MaxHashed {
-		return nil, fmt.Errorf("hash %s: %d bytes, more than a source may have (%d)", name, st.Size(), MaxHashed)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxHashed+1))
-	if err == nil && len(data) > MaxHashed {
-		err = fmt.Errorf("hash %s: grew past %d bytes while it was read", name, MaxHashed)
-	}
-	return data, err
+	return data, nil
 }
 
 // Result is what a build through the cache did.
