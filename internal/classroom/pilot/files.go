@@ -52,7 +52,13 @@ func Snapshot(dir string) ([]File, map[string][]byte, error) {
 			return nil
 		}
 		if kept(rel) {
-			return filepath.SkipDir
+			// SkipDir on a file would skip the rest of its folder: every
+			// name after a Kept name made a file (".tmp" sorts first)
+			// would read as removed, and be removed from the server's copy.
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if !d.Type().IsRegular() {
 			return nil

@@ -346,3 +346,37 @@ func FuzzCheckName(f *testing.F) {
 		}
 	})
 }
+
+// A cell that makes a Kept name a file (".tmp", which sorts before the
+// student's files) loses nothing: the workspace's other files are not
+// read as removed (they would be removed from the server's copy), and
+// the next cell finds the folder again.
+func TestAKeptNameMadeAFileLosesNothing(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "main.cu"), []byte("int main() {}"), 0o644)
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("mine"), 0o644)
+	before, _, err := Snapshot(ws)
+	if err != nil || len(before) != 2 {
+		t.Fatalf("snapshot %v %v", before, err)
+	}
+	os.WriteFile(filepath.Join(ws, ".tmp"), []byte("a file now"), 0o644)
+	changed, removed, _, err := Diff(ws, before)
+	if err != nil || len(changed) != 0 || len(removed) != 0 {
+		t.Fatalf("after .tmp became a file: changed %v, removed %v, %v", changed, removed, err)
+	}
+
+	r := newRig(t)
+	w, _ := r.worker(t, "gpu0", RoleGPU, []string{"0"}, &fakeExec{})
+	<-r.joined
+	os.MkdirAll(filepath.Join(w.Dir, "ws", "ann-day1"), 0o700)
+	os.WriteFile(filepath.Join(w.Dir, "ws", "ann-day1", ".tmp"), []byte("left by a cell"), 0o644)
+	os.WriteFile(filepath.Join(ws, "a.cu"), []byte("int main() {}"), 0o644) // fakeExec reads it
+	files, blobs, _ := Snapshot(ws)
+	job := &Job{Kind: KindCell, Workspace: "ann-day1", Files: files, Argv: []string{"sh"}}
+	if _, err := r.hub.Do(context.Background(), "gpu0/0", job, blobs, nil, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(w.Dir, "ws", "ann-day1", ".tmp")); err != nil || !st.IsDir() {
+		t.Errorf("the node's .tmp after a cell left a file there: %v", err)
+	}
+}

@@ -267,6 +267,13 @@ func (w *Worker) cell(ctx context.Context, job *Job, cancel func()) (*Result, er
 	// them in its workspaces: the cell's TMPDIR (nvcc writes there),
 	// its build cache, its nvcc wrapper.
 	for _, k := range Kept {
+		if st, err := os.Lstat(filepath.Join(ws, k)); err == nil && !st.IsDir() {
+			// A cell before made it a file or a link: it is the node's,
+			// never sent back, and is made a folder again.
+			if err := beneath.Remove(ws, k); err != nil {
+				return nil, err
+			}
+		}
 		if _, err := beneath.Dir(ws, k); err != nil {
 			return nil, err
 		}
