@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/diag"
+
+	"golang.org/x/sys/unix"
 )
 
 // Spec is an exercise's spec: how to build and run it, and its checks.
@@ -127,22 +129,46 @@ func (s *Spec) TimeLimit() time.Duration {
 // anything (a FIFO, a sparse file of terabytes).
 const MaxSpecBytes = 1 << 20
 
-// readSpec reads file if it is a regular file of at most MaxSpecBytes,
-// opened without waiting on a FIFO.
+// readSpec reads file if it is a regular file of at most MaxSpecBytes.
+// It looks at what file is before it opens it for reading (O_PATH opens
+// nothing of the file's own: a device's driver never sees it, a FIFO
+// never waits), then reads that very file through /proc/self/fd. (The
+// module's internal/regular does the same; this package imports nothing
+// internal.)
 func readSpec(file string) ([]byte, error) {
-	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	p, err := os.OpenFile(file, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	defer p.Close()
+	st, err := p.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() || st.Size() > MaxSpecBytes {
-		return nil, fmt.Errorf("read %s: not a spec (a regular file of at most %d bytes; this is %s of %d bytes)", file, MaxSpecBytes, st.Mode().Type(), st.Size())
+		what := "a file"
+		switch m := st.Mode(); {
+		case m&os.ModeNamedPipe != 0:
+			what = "a FIFO"
+		case m&os.ModeDevice != 0:
+			what = "a device"
+		case m&os.ModeSocket != 0:
+			what = "a socket"
+		case m.IsDir():
+			what = "a folder"
+		}
+		return nil, fmt.Errorf("read %s: not a spec (a regular file of at most %d bytes; this is %s of %d bytes)", file, MaxSpecBytes, what, st.Size())
 	}
-	return io.ReadAll(io.LimitReader(f, MaxSpecBytes))
+	f, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", p.Fd()), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
+	if err == nil && len(data) > MaxSpecBytes {
+		err = fmt.Errorf("read %s: grew past %d bytes while it was read", file, MaxSpecBytes)
+	}
+	return data, err
 }
 
 // LoadSpec reads and validates a spec file.

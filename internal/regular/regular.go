@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Error is a file refused: not a regular file, or larger than allowed.
@@ -21,22 +23,44 @@ type Error struct {
 func (e *Error) Error() string { return "read " + e.File + ": " + e.Why }
 
 // ReadFile reads name if it is a regular file of at most max bytes. It
-// opens without waiting (a FIFO's open would wait for a writer), checks
-// what it opened, and reads at most max bytes of it, in case it grows.
+// looks at what name is before it opens it for reading: opening a device
+// is the device's driver's business (a watchdog's reboots the machine
+// when closed carelessly, a tape rewinds, a FIFO waits for a writer), and
+// the grader that reads a course's or a submission's files is often root.
+// It reads at most max bytes, in case the file grows.
 func ReadFile(name string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	p, err := os.OpenFile(name, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return read(f, name, max)
+	return readPath(p, name, max)
 }
 
 // ReadFileIn is ReadFile through root (os.Root: no link or .. out of it).
 func ReadFileIn(root *os.Root, name string, max int64) ([]byte, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	p, err := root.OpenFile(name, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
+	}
+	return readPath(p, name, max)
+}
+
+// readPath reads the file p, opened with O_PATH (which opens nothing of
+// the file's own: no driver sees it), once it is known to be a regular
+// file: through /proc/self/fd, which opens that very file, whatever its
+// name means by then.
+func readPath(p *os.File, name string, max int64) ([]byte, error) {
+	defer p.Close()
+	st, err := p.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &Error{File: name, Why: fmt.Sprintf("not a regular file (%s): name a file", kind(st.Mode()))}
+	}
+	f, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", p.Fd()), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	defer f.Close()
 	return read(f, name, max)

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestReadFile(t *testing.T) {
@@ -42,5 +45,27 @@ func TestReadFile(t *testing.T) {
 	defer root.Close()
 	if data, err := ReadFileIn(root, "small", 5); err != nil || string(data) != "hello" {
 		t.Errorf("through a root: %q %v", data, err)
+	}
+}
+
+// A device named where a file is expected is never opened for reading:
+// its driver sees nothing (inotify sees no open of /dev/zero), since what
+// a device's open or close does is the driver's (a watchdog's close
+// without its magic reboots the machine).
+func TestADeviceIsNotOpened(t *testing.T) {
+	in, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		t.Skip("no inotify here:", err)
+	}
+	defer unix.Close(in)
+	if _, err := unix.InotifyAddWatch(in, "/dev/zero", unix.IN_OPEN|unix.IN_CLOSE); err != nil {
+		t.Skip("cannot watch /dev/zero:", err)
+	}
+	if _, err := ReadFile("/dev/zero", 1<<20); err == nil || !strings.Contains(err.Error(), "a character device") {
+		t.Fatalf("ReadFile(/dev/zero): %v", err)
+	}
+	buf := make([]byte, 4096)
+	if n, _ := unix.Read(in, buf); n > 0 {
+		t.Errorf("/dev/zero was opened (%d bytes of inotify events)", n)
 	}
 }
