@@ -64,3 +64,31 @@ func TestRunOnFullDiskIsNoFailure(t *testing.T) {
 		t.Errorf("the error should say the file system was full: %v", err)
 	}
 }
+
+// A run that fills the file system itself (it makes files until they are
+// short, then fails) is judged, not taken for a classmate's doing and
+// graded again at every grade (review: it would fill the disk each time).
+func TestARunThatFillsItsOwnFolderIsJudged(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounts a small file system: needs root")
+	}
+	small := t.TempDir()
+	if err := unix.Mount("tmpfs", small, "tmpfs", 0, "size=1g,nr_inodes=1100"); err != nil {
+		t.Skipf("no tmpfs here: %v", err)
+	}
+	defer unix.Unmount(small, unix.MNT_DETACH)
+	tk := toolkit(t)
+	j := job(t, spec(t, "[[check]]\nexit = 0\n"), "x.cu", "// fake: i=0; while [ $i -lt 300 ]; do : > f$i; i=$((i+1)); done; exit 1\n")
+	j.Dir = filepath.Join(small, "ws")
+	b, err := Build(context.Background(), tk, Plain{}, j, 0)
+	if err != nil || b.Failed != nil {
+		t.Fatalf("build: %v %+v", err, b)
+	}
+	v, err := Run(context.Background(), tk, Plain{}, j, b.Prog, "", 0)
+	if err != nil {
+		t.Fatalf("a run that filled the file system itself was taken for the machine's error: %v", err)
+	}
+	if v.Passed() {
+		t.Errorf("a run that exited 1 passed: %+v", v.Results)
+	}
+}
