@@ -106,10 +106,14 @@ func misbehave(mode string, args []string) int {
 	case "spin":
 		for {
 		}
-	case "nap": // sleep args[0], then say so
-		d, _ := time.ParseDuration(args[0])
-		time.Sleep(d)
-		fmt.Println("nap: woke")
+	case "await": // wait (20 s at most) for the file args[0], then say so
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(args[0]); err == nil {
+				fmt.Println("await: woke")
+				return 0
+			}
+		}
+		fmt.Println("await: no file")
 	case "sleepchild": // wait for a child that sleeps
 		exec.Command("/bin/sleep", "60").Run()
 	case "bigfile": // write a file of args[0] MiB
@@ -553,29 +557,56 @@ func TestCgroupStaleRemoved(t *testing.T) {
 // Two runs as one user (two graders or class servers on one machine: two
 // GPU pilots of a node gave their cells the same users) do not kill each
 // other: a run's end kills every process of its user, so the second
-// waits for the first; choosing a user skips one a run holds.
+// waits for the first; choosing a user skips one a run holds. The first
+// run ends only when the test says so, after the second has ended or
+// has had a second to: with the lock broken the second ends first and
+// kills the first; with it, the second cannot end before the first.
 func TestTwoRunsOfOneUserDoNotKillEachOther(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs workers with users of their own (root)")
 	}
 	f := setup(t)
-	long := make(chan string, 1)
-	go func() {
-		out, _ := f.run(t, "nap", 20*time.Second, "1500ms")
-		long <- out
-	}()
-	// The first holds the user once it has started.
+	goFile := filepath.Join(f.dir, "go")
+	type ran struct {
+		out string
+		res *runner.Result
+		err error
+	}
+	run := func(mode string, args ...string) <-chan ran {
+		c := make(chan ran, 1)
+		go func() {
+			var out bytes.Buffer
+			res, err := Runner{Policy: f.pol, Self: f.self, Cgroups: f.cgroups}.Run(context.Background(), runner.Spec{
+				Argv: append([]string{f.self}, args...), Dir: f.dir, Timeout: 30 * time.Second, MaxOutput: 1 << 16,
+				Env: []string{"SANDBOX_TEST_MODE=" + mode, "PATH=/usr/bin:/bin"},
+			}, &out)
+			c <- ran{out.String(), res, err}
+		}()
+		return c
+	}
+	first := run("await", goFile)
 	for deadline := time.Now().Add(10 * time.Second); len(pidsOf(f.pol.UID)) == 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
 	if UserFree(f.pol.UID) {
 		t.Error("a user a run holds is free")
 	}
-	if out, res := f.run(t, "env", 10*time.Second); !res.OK() {
-		t.Fatalf("the second run: %q %+v", out, res)
+	second := run("env")
+	var b ran
+	select {
+	case b = <-second: // the lock is broken: the first is killed now
+	case <-time.After(time.Second): // waiting for the first, as it should
 	}
-	if out := <-long; !strings.Contains(out, "nap: woke") {
-		t.Errorf("the first run, as the second's user: %q (killed when the second ended)", out)
+	os.WriteFile(goFile, nil, 0o644)
+	a := <-first
+	if b.res == nil {
+		b = <-second
+	}
+	if a.err != nil || !strings.Contains(a.out, "await: woke") {
+		t.Errorf("the first run, as the second's user: %q %v (killed when the second ended)", a.out, a.err)
+	}
+	if b.err != nil || !b.res.OK() {
+		t.Errorf("the second run: %q %+v %v", b.out, b.res, b.err)
 	}
 	if !UserFree(f.pol.UID) {
 		t.Error("the user is still held after both runs")
