@@ -31,6 +31,14 @@ __global__ void sum(const int* x, int n, unsigned long long* total) {
     atomicAdd(total, acc);
 }
 
+// Keeps one thread busy for about `cycles` clock cycles: the harness keeps s
+// busy with it, so that what TODO 4 queues on s is still pending when the
+// host reaches the trim unless something waits for it.
+__global__ void busy(long long cycles) {
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) {}
+}
+
 static size_t graph_mem(int device, cudaGraphMemAttributeType a) {
     size_t v = 0;
     cudaDeviceGetGraphMemAttribute(device, a, &v);
@@ -209,6 +217,7 @@ int main(int argc, char** argv) {
     printf("produce total %llu (expected %llu)\n", got[1], (unsigned long long)n * launches * (launches + 1) / 2);
     printf("graph memory: used high %zu MiB, reserved %zu MiB\n",
            graph_mem(device, cudaGraphMemAttrUsedMemHigh) >> 20, graph_mem(device, cudaGraphMemAttrReservedMemCurrent) >> 20);
+    busy<<<1, 1, 0, s>>>(50000000);   // tens of milliseconds
     // TODO 4: give the graphs' memory back to the driver: the last launch's
     // `out` is still allocated, and the executable graphs still exist.
     // BEGIN SOLUTION
