@@ -1,10 +1,13 @@
-// Allocation inside a CUDA graph: two graphs captured from a stream.
-// step allocates a scratch buffer and frees it within the graph; produce
-// allocates a result that outlives each launch, read by the stream after
-// it, and is freed before the next launch by the instantiation's
-// auto-free flag. At the end the graphs' memory goes back to the driver.
+// Allocation inside a CUDA graph: two graphs captured from streams.
+// step forks s onto s2, and each branch allocates a scratch buffer, uses it
+// and frees it within the graph; produce allocates a result that outlives
+// each launch, read by the stream after it, and is freed before the next
+// launch by the instantiation's auto-free flag; its kernel's factor is
+// changed between launches in the instantiated graph itself. At the end
+// the graphs' memory goes back to the driver.
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 #include <cuda_runtime.h>
 
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
@@ -28,10 +31,84 @@ __global__ void sum(const int* x, int n, unsigned long long* total) {
     atomicAdd(total, acc);
 }
 
+// Keeps one thread busy for about `cycles` clock cycles: the harness keeps s
+// busy with it, so that what TODO 4 queues on s is still pending when the
+// host reaches the trim unless something waits for it.
+__global__ void busy(long long cycles) {
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) {}
+}
+
 static size_t graph_mem(int device, cudaGraphMemAttributeType a) {
     size_t v = 0;
     cudaDeviceGetGraphMemAttribute(device, a, &v);
     return v;
+}
+
+// The dependencies of a graph node (CUDA 13 added edge data to the call).
+static std::vector<cudaGraphNode_t> deps(cudaGraphNode_t node) {
+    size_t k = 0;
+#if CUDART_VERSION >= 13000
+    cudaGraphNodeGetDependencies(node, nullptr, nullptr, &k);
+    std::vector<cudaGraphNode_t> d(k);
+    if (k) cudaGraphNodeGetDependencies(node, d.data(), nullptr, &k);
+#else
+    cudaGraphNodeGetDependencies(node, nullptr, &k);
+    std::vector<cudaGraphNode_t> d(k);
+    if (k) cudaGraphNodeGetDependencies(node, d.data(), &k);
+#endif
+    return d;
+}
+
+// Whether a comes before b in the graph (a is b or one of its ancestors).
+static bool before(cudaGraphNode_t a, cudaGraphNode_t b) {
+    if (a == b) return true;
+    for (cudaGraphNode_t d : deps(b)) if (before(a, d)) return true;
+    return false;
+}
+
+// The nodes on the longest chain of dependencies that ends at node.
+static int chain(cudaGraphNode_t node) {
+    int longest = 0;
+    for (cudaGraphNode_t d : deps(node)) { int c = chain(d); if (c > longest) longest = c; }
+    return longest + 1;
+}
+
+// The buffer a kernel node of this file writes or reads through.
+static void* kernel_buffer(cudaGraphNode_t node) {
+    cudaKernelNodeParams p = {};
+    if (cudaGraphKernelNodeGetParams(node, &p) != cudaSuccess) return nullptr;
+    if (p.func == (void*)scale) return *(void**)p.kernelParams[1];
+    if (p.func == (void*)sum) return *(void**)p.kernelParams[0];
+    return nullptr;
+}
+
+// Prints what a graph allocates and frees, its longest chain, and its
+// kernels that use a buffer without coming before the buffer's free node.
+static void describe(const char* name, cudaGraph_t g) {
+    size_t count = 0;
+    cudaGraphGetNodes(g, nullptr, &count);
+    std::vector<cudaGraphNode_t> nodes(count);
+    if (count) cudaGraphGetNodes(g, nodes.data(), &count);
+    int allocs = 0, frees = 0, longest = 0, unordered = 0;
+    for (cudaGraphNode_t f : nodes) {
+        cudaGraphNodeType t;
+        cudaGraphNodeGetType(f, &t);
+        allocs += t == cudaGraphNodeTypeMemAlloc;
+        int c = chain(f);
+        if (c > longest) longest = c;
+        if (t != cudaGraphNodeTypeMemFree) continue;
+        frees++;
+        void* freed = nullptr;
+        cudaGraphMemFreeNodeGetParams(f, &freed);
+        for (cudaGraphNode_t k : nodes) {
+            cudaGraphNodeType kt;
+            cudaGraphNodeGetType(k, &kt);
+            if (kt == cudaGraphNodeTypeKernel && kernel_buffer(k) == freed && !before(k, f)) unordered++;
+        }
+    }
+    printf("%s graph: %d allocation nodes, %d free nodes, longest chain %d nodes, %d kernels not before their buffer's free\n",
+           name, allocs, frees, longest, unordered);
 }
 
 // arg is the program's argument i as a number from 1 to hi, or def when
@@ -52,8 +129,12 @@ int main(int argc, char** argv) {
     const int n = mib * (1 << 20) / (int)sizeof(int), blocks = (n + 255) / 256;
     const size_t bytes = (size_t)n * sizeof(int);
     CHECK(cudaSetDevice(device));
-    cudaStream_t s;
+    cudaStream_t s, s2;   // s2: step's second branch
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    cudaEvent_t fork, join;
+    CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
     int* in = nullptr;
     unsigned long long* totals = nullptr;   // [0]: step's, [1]: produce's
     CHECK(cudaMalloc(&in, bytes));
@@ -64,30 +145,45 @@ int main(int argc, char** argv) {
     cudaGraph_t step_graph = nullptr, produce_graph = nullptr;
     cudaGraphExec_t step = nullptr, produce = nullptr;
     int* out = nullptr;   // produce's result: the same address at every launch
-    // TODO 1: capture step from s: allocate a scratch buffer of `bytes`,
-    // scale `in` by 2 into it, sum it into totals[0], free it; then
-    // instantiate it.
+    cudaGraphNode_t scale_node = nullptr;   // produce's kernel
+    cudaKernelNodeParams scale_params = {};
+    int *a = nullptr, *b = nullptr;   // step's scratch buffers, one a branch
+    // TODO 1: capture step from s, forked onto s2 with the events fork and
+    // join: on each branch allocate a scratch buffer of `bytes`, scale `in`
+    // into it (by 2 on s, by 3 on s2), sum it into totals[0] and free it;
+    // then instantiate step. The two branches must not depend on each other.
+    describe("step", step_graph);
     // TODO 2: capture produce from s: allocate `out` (`bytes`) and scale
-    // `in` by 3 into it, without freeing it; instantiate it so that each
-    // launch frees what the launch before allocated.
-    // TODO 3: launch each graph `launches` times on s; after each launch of
+    // `in` into it by 1, without freeing it; instantiate it so that each
+    // launch frees what the launch before allocated. Then find produce's
+    // kernel node in produce_graph: keep it in scale_node, and its
+    // parameters in scale_params.
+    describe("produce", produce_graph);
+    // TODO 3: launch each graph `launches` times on s, without instantiating
+    // again: produce's k-th launch (from 1) scales `in` by k (change its
+    // kernel's factor in the instantiated graph); after each launch of
     // produce, sum `out` into totals[1] on s (the sum kernel above).
     CHECK(cudaGetLastError());
     unsigned long long got[2] = {0, 0};
     CHECK(cudaMemcpyAsync(got, totals, sizeof got, cudaMemcpyDeviceToHost, s));
     CHECK(cudaStreamSynchronize(s));
-    printf("step total %llu (expected %llu)\n", got[0], 2ull * n * launches);
-    printf("produce total %llu (expected %llu)\n", got[1], 3ull * n * launches);
+    printf("step total %llu (expected %llu)\n", got[0], 5ull * n * launches);
+    printf("produce total %llu (expected %llu)\n", got[1], (unsigned long long)n * launches * (launches + 1) / 2);
     printf("graph memory: used high %zu MiB, reserved %zu MiB\n",
            graph_mem(device, cudaGraphMemAttrUsedMemHigh) >> 20, graph_mem(device, cudaGraphMemAttrReservedMemCurrent) >> 20);
+    busy<<<1, 1, 0, s>>>(50000000);   // tens of milliseconds
     // TODO 4: give the graphs' memory back to the driver: the last launch's
-    // `out` is still allocated, and the graphs still exist.
-    (void)step_graph;
-    (void)produce_graph;
+    // `out` is still allocated, and the executable graphs still exist.
+    // TODO: write this part
     printf("after the trim: graph memory reserved %zu MiB, used %zu MiB\n",
            graph_mem(device, cudaGraphMemAttrReservedMemCurrent) >> 20, graph_mem(device, cudaGraphMemAttrUsedMemCurrent) >> 20);
+    CHECK(cudaGraphDestroy(step_graph));
+    CHECK(cudaGraphDestroy(produce_graph));
     CHECK(cudaFree(in));
     CHECK(cudaFree(totals));
+    CHECK(cudaEventDestroy(fork));
+    CHECK(cudaEventDestroy(join));
+    CHECK(cudaStreamDestroy(s2));
     CHECK(cudaStreamDestroy(s));
     return 0;
 }
