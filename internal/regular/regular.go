@@ -37,12 +37,17 @@ func ReadFile(name string, max int64) ([]byte, error) {
 }
 
 // ReadFileIn is ReadFile through root (os.Root: no link or .. out of it).
+// It opens for reading at once: os.Root follows links inside the root
+// itself, and an O_PATH open would hand it the link instead; a device
+// it could reach would have to be inside the root (no link leads out),
+// which only root's mknod makes.
 func ReadFileIn(root *os.Root, name string, max int64) ([]byte, error) {
-	p, err := root.OpenFile(name, unix.O_PATH|unix.O_CLOEXEC, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, err
 	}
-	return readPath(p, name, max)
+	defer f.Close()
+	return read(f, name, max)
 }
 
 // readPath reads the file p, opened with O_PATH (which opens nothing of
