@@ -575,3 +575,42 @@ func FuzzWrapCode(f *testing.F) {
 		}
 	})
 }
+
+// TestTermAmpersandsAsWritten: glamour decodes text and code spans again,
+// entities without their ";" too ("&para" of "&params" was drawn "¶"); in
+// the terminal an "&" is drawn as written, in code spans always, in prose
+// unless it begins a reference CommonMark decodes, as the page shows it.
+func TestTermAmpersandsAsWritten(t *testing.T) {
+	src := "# A\n\nCall `f(&params)`, `&copy;` and `` a && `b` `` in code; f(&params), a && b and &copy; in prose.\n\n- in a list: `g(&para)`\n\n```cpp\nh(&params);\n```\n"
+	l, err := lesson.Parse("a.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, color := range []bool{false, true} {
+		out := ansi.Strip(renderTerm(t, l, color))
+		for _, want := range []string{"f(&params)", "&copy;", "a && `b`", "a && b and ©", "g(&para)", "h(&params);"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("color %v: %q is not drawn as written in:\n%s", color, want, out)
+			}
+		}
+		if strings.Contains(out, "¶") || strings.Contains(out, ampMark) {
+			t.Errorf("color %v: an entity was decoded, or the mark left, in:\n%s", color, out)
+		}
+	}
+}
+
+// FuzzKeepAmps: marking a lesson's "&"s for glamour loses and adds
+// nothing: the marks put back give the text as written.
+func FuzzKeepAmps(f *testing.F) {
+	for _, s := range []string{"a `&b` &c; && ``x & ` y`` &#9; &#x1F; &", "```\n&para\n```\n`&para` &para", "`unclosed & ``", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.Contains(s, ampMark) {
+			return
+		}
+		if got := strings.ReplaceAll(keepAmps(s), ampMark, "&"); got != s {
+			t.Errorf("keepAmps(%q) restored is %q", s, got)
+		}
+	})
+}

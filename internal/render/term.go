@@ -107,13 +107,17 @@ func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
 // each is.
 func (t *Term) markdown(c *lesson.Cell) ([]string, []lineKind, error) {
 	src := unbreak(c.Text)
-	out, err := t.prose.Render(src)
+	out, err := t.prose.Render(keepAmps(src))
 	if err != nil {
 		return nil, nil, fmt.Errorf("render line %d: %w", c.Line, err)
 	}
+	out = strings.ReplaceAll(out, ampMark, "&")
 	lines := strings.Split(out, "\n")
 	blocks := tableBlocks(lines)
 	if tooWide(lines, blocks, t.opt.Width) {
+		// Unmarked: glamour's wrapping of a table's cells sizes a marked
+		// code span's rows wrongly (blank rows), and a table's "&" is
+		// rarely the start of an entity glamour knows.
 		fitted, err := t.tables.Render(src)
 		if err != nil {
 			return nil, nil, fmt.Errorf("render line %d: %w", c.Line, err)
@@ -286,4 +290,106 @@ func (t *Term) edgeList(w io.Writer, g *mermaid.Graph) error {
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ampMark stands for an "&" that glamour would take for the start of an
+// entity: it decodes text and code spans again with html.UnescapeString,
+// which also knows entities without their ";" (`f(&params)` came out
+// "f(¶ms)"; charmbracelet/glamour#94). A letter no lesson writes (not
+// wrap.go's hardBreak).
+const ampMark = "\ua74f"
+
+// keepAmps marks, outside fenced code blocks, every "&" of a code span,
+// and every "&" of prose that does not begin a reference CommonMark
+// decodes ("&copy;", "&#169;"), so that glamour draws them as written.
+func keepAmps(src string) string {
+	if !strings.Contains(src, "&") {
+		return src
+	}
+	var b strings.Builder
+	fence := ""
+	for _, line := range strings.SplitAfter(src, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if fence == "" && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
+			fence = trimmed[:3]
+			b.WriteString(line)
+			continue
+		}
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			b.WriteString(line)
+			continue
+		}
+		b.WriteString(markAmps(line))
+	}
+	return b.String()
+}
+
+// markAmps is keepAmps for one line of prose: a code span is a run of
+// backticks up to the next run of as many.
+func markAmps(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		if line[i] == '`' {
+			n := 0
+			for i+n < len(line) && line[i+n] == '`' {
+				n++
+			}
+			run := line[i : i+n]
+			end := -1
+			for j := i + n; j < len(line); {
+				k := strings.Index(line[j:], run)
+				if k < 0 {
+					break
+				}
+				k += j
+				m := k
+				for m < len(line) && line[m] == '`' {
+					m++
+				}
+				if m-k == n {
+					end = k
+					break
+				}
+				j = m
+			}
+			if end < 0 {
+				b.WriteString(run)
+				i += n
+				continue
+			}
+			b.WriteString(run)
+			b.WriteString(strings.ReplaceAll(line[i+n:end], "&", ampMark))
+			b.WriteString(run)
+			i = end + n
+			continue
+		}
+		if line[i] == '&' && !entityAt(line[i:]) {
+			b.WriteString(ampMark)
+			i++
+			continue
+		}
+		b.WriteByte(line[i])
+		i++
+	}
+	return b.String()
+}
+
+// entityAt tells whether s begins with a reference CommonMark decodes:
+// "&name;", "&#123;" or "&#x1F;".
+func entityAt(s string) bool {
+	j := 1
+	if j < len(s) && s[j] == '#' {
+		j++
+		if j < len(s) && (s[j] == 'x' || s[j] == 'X') {
+			j++
+		}
+	}
+	start := j
+	for j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+		j++
+	}
+	return j > start && j < len(s) && s[j] == ';'
 }
