@@ -57,9 +57,12 @@ type Config struct {
 	// copies, workspaces and cells' builds) for a cell to start; 0: no
 	// limit.
 	DiskPerStudent int64
-	Timeout        time.Duration // a cell's time limit
-	MaxOutput      int64
-	CompileOnly    bool
+	// FilesPerStudent is how many files (folders included) it may hold
+	// for a cell to start; 0: 20,000; below 0: no limit.
+	FilesPerStudent int
+	Timeout         time.Duration // a cell's time limit
+	MaxOutput       int64
+	CompileOnly     bool
 	// Hosts are the names the server is reached by (beside IP addresses
 	// and localhost).
 	Hosts []string

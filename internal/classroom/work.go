@@ -291,37 +291,57 @@ func envValue(env []string, name string) string {
 // than the class allows: a cell writes up to the sandbox's file size in
 // each of as many files as its time allows, and the class's disk is
 // everyone's.
-type DiskError struct{ Used, Limit int64 }
+type DiskError struct{ Used, Limit, Files, FileLimit int64 }
 
 func (e *DiskError) Error() string {
+	if e.FileLimit > 0 && e.Files > e.FileLimit {
+		return fmt.Sprintf("class: your folder holds %d files, over this class's limit of %d a student: Restart a lesson's page to empty its workspace (your exercise files are kept), then run again",
+			e.Files, e.FileLimit)
+	}
 	return fmt.Sprintf("class: your files take %d MiB, over this class's limit of %d MiB a student: Restart a lesson's page to empty its workspace (your exercise files are kept), then run again",
 		e.Used>>20, e.Limit>>20)
 }
 
-// checkDisk refuses a run while the student's folder is over the limit.
+// filesPerStudent is how many files a student's folder may hold for a
+// cell to start, when the class says no other number: its copies, ten
+// lessons' workspaces and their cells' builds are a few hundred; a cell
+// that makes files until the disk has no inode left fails every
+// classmate's build and run.
+const filesPerStudent = 20000
+
+// checkDisk refuses a run while the student's folder is over the limits:
+// its bytes (DiskPerStudent) or its files (FilesPerStudent).
 func (c *Class) checkDisk(student string) error {
-	if c.cfg.DiskPerStudent <= 0 {
+	if c.cfg.DiskPerStudent <= 0 && c.cfg.FilesPerStudent < 0 {
 		return nil
+	}
+	fileLimit := int64(c.cfg.FilesPerStudent)
+	if fileLimit == 0 {
+		fileLimit = filesPerStudent
 	}
 	dir, err := c.studentDir(student)
 	if err != nil {
 		return err
 	}
-	var used int64
+	var used, files int64
+	over := func() bool {
+		return c.cfg.DiskPerStudent > 0 && used > c.cfg.DiskPerStudent || fileLimit > 0 && files > fileLimit
+	}
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // a folder of the run's user that went: count the rest
 		}
+		files++
 		if info, err := d.Info(); err == nil {
 			used += info.Size()
 		}
-		if used > c.cfg.DiskPerStudent {
+		if over() {
 			return filepath.SkipAll
 		}
 		return nil
 	})
-	if used > c.cfg.DiskPerStudent {
-		return &DiskError{Used: used, Limit: c.cfg.DiskPerStudent}
+	if over() {
+		return &DiskError{Used: used, Limit: c.cfg.DiskPerStudent, Files: files, FileLimit: fileLimit}
 	}
 	return nil
 }

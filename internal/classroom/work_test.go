@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -261,5 +262,38 @@ func TestARunWaitsItsTurnAndSaysWhere(t *testing.T) {
 	}
 	if code := <-checked; code != 200 {
 		t.Errorf("ann's check: %d", code)
+	}
+}
+
+// A student whose folder is over the class's limits, of bytes or of
+// files (a cell that made files until the class's disk had no inode
+// left would fail every classmate's build and run), runs no cell until
+// they have emptied a workspace, and is told how.
+func TestAStudentOverTheFolderLimitsRunsNoCell(t *testing.T) {
+	tc := newTestClass(t, func(cfg *Config) { cfg.DiskPerStudent, cfg.FilesPerStudent = 1<<20, 200 })
+	ann := tc.browser()
+	ann.signin(tc.invite("ann"))
+	if out, status := ann.runCell("day001-hello", 1); strings.TrimSpace(status) != "ok" {
+		t.Fatalf("the first cell: %q %q", out, status)
+	}
+	ws := filepath.Join(tc.dir, "students", "ann", ".work", "day001-hello")
+	for i := range 250 {
+		os.WriteFile(filepath.Join(ws, fmt.Sprintf("f%d", i)), nil, 0o644)
+	}
+	out, status := ann.runCell("day001-hello", 1)
+	if !strings.Contains(out+status, "files, over this class's limit of 200 a student: Restart a lesson's page") {
+		t.Errorf("a cell with 250 files more: %q %q", out, status)
+	}
+	for i := range 250 {
+		os.Remove(filepath.Join(ws, fmt.Sprintf("f%d", i)))
+	}
+	os.WriteFile(filepath.Join(ws, "big"), make([]byte, 2<<20), 0o644)
+	out, status = ann.runCell("day001-hello", 1)
+	if !strings.Contains(out+status, "your files take 2 MiB, over this class's limit of 1 MiB") {
+		t.Errorf("a cell with 2 MiB more: %q %q", out, status)
+	}
+	os.Remove(filepath.Join(ws, "big"))
+	if out, status := ann.runCell("day001-hello", 1); strings.TrimSpace(status) != "ok" {
+		t.Errorf("the cell once the folder is back under: %q %q", out, status)
 	}
 }
