@@ -180,6 +180,28 @@ func Dir(root, name string) (string, error) {
 	return filepath.Join(root, filepath.FromSlash(name)), nil
 }
 
+// DirAgain is Dir for a folder that a program run inside root may have
+// replaced (a workspace's .tmp made a file or a link by a cell): a file
+// or link at name itself is removed first and the folder made again.
+// Anything above name is held to Dir's rules.
+func DirAgain(root, name string) (string, error) {
+	r, err := open("make folder", root, name)
+	if err != nil {
+		return "", err
+	}
+	st, err := r.Lstat(filepath.FromSlash(name))
+	if err == nil && !st.IsDir() {
+		err = r.Remove(filepath.FromSlash(name))
+	} else if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	r.Close()
+	if err != nil {
+		return "", wrap("make folder", root, name, err)
+	}
+	return Dir(root, name)
+}
+
 // NoLinks says which part of name beneath root is a link, or is missing:
 // for a submission's folders, where a link (day001 -> ../alice) would
 // hand in another's work.

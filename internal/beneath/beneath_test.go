@@ -181,3 +181,32 @@ func FuzzWriteFile(f *testing.F) {
 		}
 	})
 }
+
+// DirAgain makes the folder again where a file or a link (to a folder
+// outside, here) took its place, and keeps a folder that is there with
+// what it holds.
+func TestDirAgain(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(root, "file"), []byte("x"), 0o644)
+	os.Symlink(outside, filepath.Join(root, "link"))
+	os.MkdirAll(filepath.Join(root, "dir"), 0o755)
+	os.WriteFile(filepath.Join(root, "dir", "kept"), []byte("x"), 0o644)
+	for _, name := range []string{"file", "link", "dir", "new"} {
+		p, err := DirAgain(root, name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if st, err := os.Lstat(p); err != nil || !st.IsDir() {
+			t.Errorf("%s is not a folder: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "dir", "kept")); err != nil {
+		t.Errorf("the folder's file went: %v", err)
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("what the link pointed to went: %v", err)
+	}
+	if _, err := DirAgain(root, "../x"); err == nil {
+		t.Error("a name out of the root was taken")
+	}
+}

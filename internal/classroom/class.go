@@ -342,10 +342,7 @@ func (c *Class) page(id string) (*serve.Server, string) {
 			env.Vars = withVar(env.Vars, "LESSONS_CACHE", filepath.Join(ws, ".lessons-cache"))
 			// nvcc's and the program's temporary files: the one folder
 			// a cell may write.
-			if st, err := os.Lstat(filepath.Join(ws, ".tmp")); err == nil && !st.IsDir() {
-				beneath.Remove(ws, ".tmp") // a cell made it a file or a link: the folder again
-			}
-			tmp, err := beneath.Dir(ws, ".tmp")
+			tmp, err := beneath.DirAgain(ws, ".tmp")
 			if err != nil {
 				return env, err
 			}

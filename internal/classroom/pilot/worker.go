@@ -265,16 +265,10 @@ func (w *Worker) cell(ctx context.Context, job *Job, cancel func()) (*Result, er
 	}
 	// The folders that never travel are made here as the server makes
 	// them in its workspaces: the cell's TMPDIR (nvcc writes there),
-	// its build cache, its nvcc wrapper.
+	// its build cache, its nvcc wrapper; one a cell before made a file
+	// or a link (it is the node's, never sent back) is a folder again.
 	for _, k := range Kept {
-		if st, err := os.Lstat(filepath.Join(ws, k)); err == nil && !st.IsDir() {
-			// A cell before made it a file or a link: it is the node's,
-			// never sent back, and is made a folder again.
-			if err := beneath.Remove(ws, k); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := beneath.Dir(ws, k); err != nil {
+		if _, err := beneath.DirAgain(ws, k); err != nil {
 			return nil, err
 		}
 	}
