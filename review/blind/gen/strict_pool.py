@@ -94,7 +94,7 @@ E = [
 ("""size_t StrictPool::reserved_high() {
     return 0;
 }""", """size_t StrictPool::reserved_high() {
-    cuuint64_t v = 0;
+    unsigned long long v = 0; // the attribute is 64 bits wide
     if (pool_ == nullptr || !keep(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v))) return 0;
     return (size_t)v;
 }"""),

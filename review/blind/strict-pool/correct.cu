@@ -145,7 +145,7 @@ int StrictPool::policy(cudaMemPoolAttr attr) {
 
 // TODO 10: the most the pool has reserved at once (a size_t attribute).
 size_t StrictPool::reserved_high() {
-    cuuint64_t v = 0;
+    unsigned long long v = 0; // the attribute is 64 bits wide
     if (pool_ == nullptr || !keep(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v))) return 0;
     return (size_t)v;
 }
