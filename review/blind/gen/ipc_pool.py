@@ -106,7 +106,7 @@ WRONGS = [
     """        CHECK(cudaEventRecord(freed, 0));     // done with the block""")]),
  ("maker-destroys-early",
   H("an event destroyed by its maker while the other process still uses it",
-    "Once every round is queued, the parent destroys both events (it made them, and 'nothing more will be recorded'), before the child has received its last answer-less messages and destroyed its opened handles. The child's last waits and records then use events whose maker destroyed them: undefined, though it usually works.",
+    "Once every round is queued, the parent destroys both events (it made them, and 'nothing more will be recorded'), while the child still holds its opened handles and its last round's wait and record may still be pending on its GPU. Operations on those handles then concern events whose maker destroyed them: undefined, though it usually works.",
     "Day 73, 'Ordering two processes' GPU work': operations on an opened event after the process that made it has destroyed it are undefined: the process that opened an event destroys its handle first, the maker last.",
     "own"),
   [("""        CHECK(cudaFreeAsync(block, s));
