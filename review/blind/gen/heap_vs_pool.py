@@ -108,7 +108,8 @@ WRONGS = [
     "make_arena sizes the device heap for every list of every block (twice their bytes and a margin), 'in case the slices are too small'. Every list still gets memory and every sum is right, but the heap reserves several times what can spill, against the exercise's rule.",
     "Day 86, exercise: make_arena sizes the heap 'for the lists that can spill, not for every list'.",
     "own"),
-  [("""    size_t spill = 0;
+  [("""    // one largest list more (a list that does not fit wastes the rest).
+    size_t spill = 0;
     for (size_t b : blockBytes) spill += b + largest > sliceBytes ? b + largest - sliceBytes : 0;""",
     """    size_t spill = 0;
     (void)largest;
