@@ -1,6 +1,6 @@
 ID = "vmm-growable"
 SRC = "exercises/day072/growable.cu"
-NOTE = "Correct design: the move reserves max(want, twice the old reservation), maps each chunk at its offset, opens the whole mapped range with one cuMemSetAccess, waits for the device, and unmaps the old range with ONE cuMemUnmap over all its mappings; release likewise unmaps with one call. A grow whose map or access fails releases what it made. (Not submitted, but also valid: growing in place by reserving at the hint address right after the reservation, as NVIDIA's VMM blog's vector does; the lesson says that cannot be done.) Build with -lcuda."
+NOTE = "Correct design: the move reserves max(want, twice the old reservation), maps each chunk at its offset, opens the whole mapped range with one cuMemSetAccess, waits for the device, and unmaps the old range with ONE cuMemUnmap over all its mappings; release likewise unmaps with one call. A grow whose map or access fails releases what it made. (Not submitted, but also valid: growing in place by reserving at the hint address right after the reservation, as the vector of NVIDIA's blog post https://developer.nvidia.com/blog/introducing-low-level-gpu-virtual-memory-management/ does, which also unmaps all its mappings with one cuMemUnmap and opens a whole new range with one cuMemSetAccess; the lesson says growing in place cannot be done.) Build with -lcuda."
 def H(kind, mistake, why, source):
     return {"kind": kind, "mistake": mistake, "why it is wrong": why, "source": source}
 E = [
