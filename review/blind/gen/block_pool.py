@@ -1,6 +1,6 @@
 ID = "block-pool"
 SRC = "exercises/day068/block_pool.cu"
-NOTE = "Correct design: one flat table of block records (class regions laid out by arithmetic, no map), a round-robin cursor per class instead of a stack, one event per block, and an allocation trimmed to the last block's own bytes (not its stride)."
+NOTE = "Correct design: one flat table of block records (class regions laid out by arithmetic, no map), a round-robin cursor per class instead of a stack, one event per block, and an allocation trimmed to the last block's own bytes (not its stride): valid by the lesson ('no byte more than that needs'; the last block's kernel writes only its class's bytes), and a probe of the spec, whose malloc_bytes checks (read after phase 1) demand the padded total exactly (114688, 6144 in a hidden run)."
 PRIV_OLD = """    // TODO 1: what the pool keeps: its classes, where each block starts,
     // which blocks are handed out, and, for each block given back, what
     // tells when the work queued before its deallocate is done.
