@@ -186,3 +186,31 @@ func TestAnchor(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontDoorsStayShort keeps the README a front door (at most 200
+// lines, no project history: no issue numbers, test names or seed files)
+// and BENCHMARKS.md the current figures (at most 400 lines; the history
+// goes to docs/benchmarks-log.md).
+func TestFrontDoorsStayShort(t *testing.T) {
+	history := regexp.MustCompile(`(?i)\bissue \d+|\bTest[A-Z]\w+|_test\.go|\bseeds?\b [0-9]{3}`)
+	for _, f := range []struct {
+		name  string
+		lines int
+		clean bool
+	}{{"README.md", 200, true}, {"BENCHMARKS.md", 400, false}} {
+		data, err := os.ReadFile(filepath.Join(root, f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(data), "\n"); n > f.lines {
+			t.Errorf("%s has %d lines: at most %d (move the detail into the guide under docs/)", f.name, n, f.lines)
+		}
+		if f.clean {
+			for i, line := range strings.Split(string(data), "\n") {
+				if m := history.FindString(line); m != "" {
+					t.Errorf("%s:%d: %q is the project's history, not a reader's: say it in CHANGELOG.md or CONTRIBUTING.md", f.name, i+1, m)
+				}
+			}
+		}
+	}
+}
