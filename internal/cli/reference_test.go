@@ -98,8 +98,10 @@ func commandsMarkdown(root *cobra.Command) []byte {
 				flag = "`-" + f.Shorthand + "`, " + flag
 			}
 			def := ""
-			switch f.DefValue {
-			case "", "false", "[]", "0", "0s":
+			switch {
+			case f.Name == "jobs":
+				def = "the machine's cores" // runtime.NumCPU(): the page must not depend on the machine it was made on
+			case f.DefValue == "", f.DefValue == "false", f.DefValue == "[]", f.DefValue == "0", f.DefValue == "0s":
 			default:
 				def = "`" + f.DefValue + "`"
 			}
