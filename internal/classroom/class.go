@@ -347,6 +347,9 @@ func (c *Class) page(id string) (*serve.Server, string) {
 				return env, err
 			}
 			env.Vars = withVar(withVar(env.Vars, "TMPDIR", tmp), "HOME", ws)
+			// A cell starts from an environment built for it, never the
+			// server's (an LMS token, a key it was started with).
+			env.Base = runner.HostEnv(nil)
 			env.Runner = queued{c: c, student: id, inner: func(slot int) runner.Runner { return c.cfg.Cells(ws, slot) }}
 			c.pythonEnv(&env)
 			return env, nil
