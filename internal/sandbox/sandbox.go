@@ -554,6 +554,30 @@ func Helper() {
 	}
 }
 
+// lowerPriority sets this thread's nice value to nice (at most 19) where
+// it is below that, before the program: it and its children inherit it.
+// A grader already running nicer (a batch queue, nice -n 15) keeps its
+// own: raising a priority needs a privilege a grader need not have, and
+// asking for it failed every sandboxed build.
+func lowerPriority(nice int) error {
+	if nice <= 0 {
+		return nil
+	}
+	nice = min(nice, 19)
+	// The system call answers 20 - nice, so that no answer is negative.
+	raw, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
+	if err != nil {
+		return fmt.Errorf("reading the priority: %w", err)
+	}
+	if 20-raw >= nice {
+		return nil
+	}
+	if err := unix.Setpriority(unix.PRIO_PROCESS, 0, nice); err != nil {
+		return fmt.Errorf("lowering the priority to nice %d: %w", nice, err)
+	}
+	return nil
+}
+
 func enter(data string) error {
 	// The priority is the calling thread's, and the program keeps that of
 	// the thread that calls exec: both on one thread.
@@ -578,11 +602,8 @@ func enter(data string) error {
 	if err := setLimits(p.Limits); err != nil {
 		return err
 	}
-	if p.Nice > 0 {
-		// Before the program: it and its children inherit it.
-		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, min(p.Nice, 19)); err != nil {
-			return fmt.Errorf("lowering the priority: %w", err)
-		}
+	if err := lowerPriority(p.Nice); err != nil {
+		return err
 	}
 	abi, err := restrictFiles(p)
 	if err != nil {
