@@ -351,9 +351,11 @@ func TestCPULimit(t *testing.T) {
 func TestNice(t *testing.T) {
 	f := setup(t)
 	f.pol.Nice = 12
+	raw, _ := unix.Getpriority(unix.PRIO_PROCESS, 0)
+	want := max(20-raw, 12) // a grader niced further keeps its own
 	out, res := f.run(t, "nice", 10*time.Second)
-	if !res.OK() || !strings.Contains(out, "nice: 12 12 <nil>") {
-		t.Fatalf("the program and its child should run at nice 12: %q %+v", out, res)
+	if !res.OK() || !strings.Contains(out, fmt.Sprintf("nice: %d %d <nil>", want, want)) {
+		t.Fatalf("the program and its child should run at nice %d: %q %+v", want, out, res)
 	}
 }
 
