@@ -170,7 +170,7 @@ func Open(cfg Config) (*Class, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Class{cfg: cfg, course: cfg.Course, studentsDir: filepath.Join(dir, "students"), private: filepath.Join(dir, PrivateDir),
+	c := &Class{cfg: cfg, course: cfg.Course, studentsDir: StudentsDir(dir), private: filepath.Join(dir, PrivateDir),
 		roster: map[string]Student{}, byEmail: map[string]string{}, pages: map[string]*serve.Server{}, tokens: map[string]string{}, activity: map[string]*activity{}}
 	if rel, err := filepath.Rel(c.course.Root, dir); err == nil && !strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("class folder %s is inside the course %s: students' runs could then reach its solutions; put it elsewhere", dir, c.course.Root)

@@ -116,6 +116,15 @@ func attack(mode string, args []string) (int, bool) {
 		fmt.Println("socketpair vsock:", err)
 		_, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 		fmt.Println("socketpair unix:", err)
+	case "stat": // stat each of args, and list their folders
+		for _, a := range args {
+			st, err := os.Stat(a)
+			if err == nil {
+				fmt.Printf("stat %s: %d bytes\n", a, st.Size())
+			} else {
+				fmt.Printf("stat %s: %v\n", a, err)
+			}
+		}
 	case "open": // open args[0] to read, without waiting on it
 		f, err := os.OpenFile(args[0], os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 		if err == nil {
@@ -594,6 +603,42 @@ func TestAttackAddressFamilies(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAttackStatClassmate: under a veil (a class's students/), a
+// program sees its own folder alone: a classmate's folder and files are
+// not there even for stat (Landlock has no right for stat, and a class's
+// student folders are 0711: a cell read a classmate's progress in their
+// files' sizes and times), as root or as a user; its own folder is its
+// own, to read and write.
+func TestAttackStatClassmate(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			// A class's students/, beside the program's binary.
+			students := filepath.Join(filepath.Dir(f.dir), "students")
+			f.dir, f.other = filepath.Join(students, "alice"), filepath.Join(students, "bob")
+			for _, d := range []string{f.dir, f.other} {
+				os.MkdirAll(d, 0o755)
+			}
+			os.Chmod(students, 0o711)
+			f.pol.Dir, f.pol.Veil = f.dir, students
+			os.WriteFile(filepath.Join(f.dir, "mine.cu"), []byte("mine\n"), 0o644)
+			os.WriteFile(filepath.Join(f.other, "solution.cu"), []byte("bob's work\n"), 0o644)
+			theirs := filepath.Join(f.other, "solution.cu")
+			out := f.gradeAs(t, v.grader, nil, false, "stat", theirs, f.other, filepath.Join(f.dir, "mine.cu"))
+			if strings.Contains(out, "stat "+theirs+": 11 bytes") || !strings.Contains(out, "stat "+f.other+": no such file") {
+				t.Errorf("a classmate's folder is there for stat:\n%s", out)
+			}
+			if !strings.Contains(out, "mine.cu: 5 bytes") {
+				t.Errorf("the program's own folder is not there:\n%s", out)
+			}
+			if st, err := os.Stat(theirs); err != nil || st.Size() != 11 {
+				t.Errorf("the classmate's file, seen from outside: %v", err)
+			}
+		})
 	}
 }
 

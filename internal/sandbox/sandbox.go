@@ -109,6 +109,11 @@ type Policy struct {
 	DirFiles uint64 `json:"dir_files,omitempty"`
 	DirBytes uint64 `json:"dir_bytes,omitempty"`
 	OwnDir   bool   `json:"own_dir,omitempty"`
+	// Veil, when set, is a folder above Dir whose other entries the
+	// program does not see, even by stat (a class's students/, above a
+	// student's workspace): where the helper has a mount namespace, it
+	// holds the way to Dir alone (veil.go).
+	Veil string `json:"veil,omitempty"`
 	// Devices are the device files the program may open, read and
 	// write, and DevDir the folder they are in (/dev): the Runner sets
 	// them from NoDevices and the GPUs the program's CUDA_VISIBLE_DEVICES
@@ -598,6 +603,15 @@ func enter(data string) error {
 			return err
 		}
 		p.ownShm(shm)
+	} else if p.Veil != "" && os.Geteuid() == 0 {
+		// A program run as root, with no mount namespace from the
+		// Runner: this thread (it execs the program) takes one of its
+		// own for the veil alone.
+		if err := unix.Unshare(unix.CLONE_NEWNS); err == nil {
+			if unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "") == nil {
+				_ = undoing(p.Veil, veil(p))
+			}
+		}
 	}
 	if err := setLimits(p.Limits); err != nil {
 		return err

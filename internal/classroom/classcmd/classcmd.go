@@ -141,7 +141,11 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	runsRead := append(append([]string(nil), sandbox.SystemRead...), roots...)
 	py, noPy := sandboxPython(ctx, runsRead)
 	var tc grade.Toolchain = local.Toolchain
-	cells := classroom.SandboxCells(append(roots, read...), cg)
+	classDir, err := filepath.Abs(f.dir)
+	if err != nil {
+		return err
+	}
+	cells := classroom.SandboxCells(append(roots, read...), classroom.StudentsDir(classDir), cg)
 	var nodes *pilots
 	if f.slurm.on() {
 		// Runs on the nodes' GPUs, builds on the build nodes (slurm.go).
