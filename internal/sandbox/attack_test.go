@@ -125,6 +125,18 @@ func attack(mode string, args []string) (int, bool) {
 				fmt.Printf("stat %s: %v\n", a, err)
 			}
 		}
+	case "shared": // touch args[0] MiB of shared anonymous memory
+		var n int
+		fmt.Sscan(args[0], &n)
+		b, err := unix.Mmap(-1, 0, n<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+		if err == nil {
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			fmt.Printf("shared: %d MiB touched\n", n)
+		} else {
+			fmt.Println("shared:", err)
+		}
 	case "open": // open args[0] to read, without waiting on it
 		f, err := os.OpenFile(args[0], os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 		if err == nil {
@@ -637,6 +649,34 @@ func TestAttackStatClassmate(t *testing.T) {
 			}
 			if st, err := os.Stat(theirs); err != nil || st.Size() != 11 {
 				t.Errorf("the classmate's file, seen from outside: %v", err)
+			}
+		})
+	}
+}
+
+// TestMemoryClaimIsTrue (issue 38, door 7): without a cgroup a run's
+// only memory limit is RLIMIT_DATA, which counts no shared memory: a
+// program touches 320 MiB of it under a limit of 160. What the sandbox
+// says of itself there says so, at the grader's start and in doctor,
+// rather than "a runaway program slows the others" alone. (RLIMIT_AS
+// would count it, and breaks CUDA, which maps address space far beyond
+// memory; refusing shared memory by the system call filter would refuse
+// CUDA's pinned host memory, which is shared memory.)
+func TestMemoryClaimIsTrue(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			f.pol.Memory = 160 << 20 // room for the Go runtime's own
+			out := f.gradeAs(t, v.grader, nil, false, "shared", "320")
+			if !strings.Contains(out, "shared: 320 MiB touched") {
+				t.Skipf("shared memory is bounded here after all:\n%s", out)
+			}
+			rep := Report{Landlock: 7}
+			for _, s := range []string{rep.String(), rep.Brief()} {
+				if !strings.Contains(s, "memory is not bounded") {
+					t.Errorf("a run without a cgroup touched 320 MiB of shared memory under a limit of 160, and the sandbox says: %s", s)
+				}
 			}
 		})
 	}
