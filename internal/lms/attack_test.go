@@ -1,6 +1,8 @@
 package lms
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -250,4 +252,55 @@ func FuzzParseMoodle(f *testing.F) {
 			t.Errorf("%q / %q / %q read as id %q", name, id, upload, e.id)
 		}
 	})
+}
+
+// overlapZip is a zip whose copies entries all point at one stored
+// file's data (a "full overlap" bomb, after Fifield's non-recursive zip
+// bomb): each entry's ratio is that of its data, the whole inflates
+// copies times over.
+func overlapZip(t *testing.T, data string, copies int) []byte {
+	t.Helper()
+	one := zipOf(t, entry{name: "a0000.txt", data: data})
+	eocd := bytes.LastIndex(one, []byte("PK\x05\x06"))
+	cdOff := int(binary.LittleEndian.Uint32(one[eocd+16:]))
+	cd := one[cdOff:eocd]
+	out := append([]byte(nil), one[:cdOff]...)
+	for i := 0; i < copies; i++ {
+		rec := append([]byte(nil), cd...)
+		copy(rec[46:], fmt.Sprintf("a%04d.txt", i))
+		out = append(out, rec...)
+	}
+	end := append([]byte(nil), one[eocd:]...)
+	binary.LittleEndian.PutUint16(end[8:], uint16(copies))
+	binary.LittleEndian.PutUint16(end[10:], uint16(copies))
+	binary.LittleEndian.PutUint32(end[12:], uint32(len(cd)*copies))
+	binary.LittleEndian.PutUint32(end[16:], uint32(cdOff))
+	return append(out, end...)
+}
+
+// Door 3, a trick from public sources (Fifield's overlapping zip bomb):
+// a student's 2 MiB zip whose entries overlap inflates to 120 MiB, each
+// entry within the ratio limit. One student's budget of bytes refuses it,
+// listed; the class is read.
+func TestAttackOverlappingZipBomb(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 4<<20-64; i++ {
+		fmt.Fprintf(&b, "%x", i*2654435761)
+	}
+	bomb := overlapZip(t, b.String()[:4<<20-64], 30)
+	src := writeZip(t,
+		entry{name: "smithjohn_1001_5001_async_pipeline.cu", data: "// john\n" + pipeDone},
+		entry{name: "hillmallory_1004_5004_work.zip", data: string(bomb), store: true},
+	)
+	cl, out := arrangeQuiet(t, src, nil)
+	if readOr(t, filepath.Join(out, "smithjohn", "day070/async_pipeline.cu")) == "" {
+		t.Errorf("john's file was not kept")
+	}
+	refused := false
+	for _, n := range cl.Notes {
+		refused = refused || n.Kind == Refused && strings.HasPrefix(n.File, "hillmallory") && strings.Contains(n.Why, "bytes")
+	}
+	if !refused {
+		t.Errorf("the overlapping bomb was read whole: %+v", cl.Notes)
+	}
 }
