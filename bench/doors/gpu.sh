@@ -34,7 +34,7 @@ run() { echo "== $*"; "$@"; echo "== rc=$?"; }
   fi
   echo "# 2. RLIMIT_AS: the least CUDA starts under"
   for g in 1 4 16 64 256 1024; do
-    printf "AS %5d GiB: " "$g"; (ulimit -v $((g << 20)); "$W/cuda_doors" 2>&1 | grep -m1 -v ": no error" || echo "doors: ok")
+    printf "AS %5d GiB: " "$g"; (ulimit -v $((g << 20)); "$W/cuda_doors" 2>&1 | grep -v -e ": no error" -e "^Rss" -e "^Vm" | head -1)
   done
   echo "# 3. the doctor's line, and the class as root (bench/class.sh)"
   run "$L" doctor
