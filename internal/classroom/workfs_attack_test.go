@@ -21,7 +21,10 @@ func TestAttackCellFillsItsWorkspace(t *testing.T) {
 	}
 	cell := "# Day 1: Hello\n\n```sh run\n" +
 		"i=0; while [ $i -lt 3000 ] && : > f$i 2>/dev/null; do i=$((i+1)); done; echo files $i\n" +
-		"head -c 50000000 /dev/zero > big 2>/dev/null; echo bytes $(wc -c < big)\n```\n"
+		"rm -f f*; { head -c 50000000 /dev/zero > big; } 2>/dev/null || true; echo bytes $(wc -c < big)\n" +
+		// The attack of our own: the cell's TMPDIR (and build cache) are
+		// in its workspace too, under the same caps.
+		"rm -f big; { head -c 50000000 /dev/zero > \"$TMPDIR/big\"; } 2>/dev/null || true; echo tmp $(wc -c < \"$TMPDIR/big\")\n```\n"
 	tc := newTestClass(t, func(cfg *Config) {
 		writeTree(t, cfg.Course.Root, map[string]string{"lessons/day001-hello.md": cell})
 		cfg.OwnWorkFS, cfg.DiskPerStudent, cfg.FilesPerStudent = true, 24<<20, 1000
@@ -40,11 +43,20 @@ func TestAttackCellFillsItsWorkspace(t *testing.T) {
 			bytes = atoi(v)
 		}
 	}
-	if files == 0 || files >= 1100 || bytes >= 24<<20 {
+	var tmp int
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "tmp "); ok {
+			tmp = atoi(v)
+		}
+	}
+	if !strings.Contains(out, "tmp ") || tmp >= 24<<20 {
+		t.Errorf("the cell's TMPDIR took %d bytes of a workspace capped at 24 MiB:\n%s", tmp, out)
+	}
+	if files == 0 || files >= 1100 || bytes == 0 || bytes >= 24<<20 {
 		t.Errorf("the cell made %d files and a file of %d bytes in a workspace capped at 1,000 files and 24 MiB:\n%s", files, bytes, out)
 	}
 	ws := filepath.Join(tc.dir, "students", "ann", ".work", "day001-hello")
-	if _, err := os.Stat(filepath.Join(ws, "f0")); err != nil {
+	if st, err := os.Stat(filepath.Join(ws, ".tmp", "big")); err != nil || st.Size() == 0 {
 		t.Errorf("what the cell made is not in its workspace: %v", err)
 	}
 	// A classmate's cell has its own room.
