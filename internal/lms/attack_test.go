@@ -304,3 +304,34 @@ func TestAttackOverlappingZipBomb(t *testing.T) {
 		t.Errorf("the overlapping bomb was read whole: %+v", cl.Notes)
 	}
 }
+
+// Each student's budget is theirs in a zip of the class's folder too,
+// wrapped in a folder and led by an archiver's own files: a student
+// over it is refused alone.
+func TestBudgetPerStudentInAWrappedFolder(t *testing.T) {
+	es := []entry{{name: "__MACOSX/._submissions", data: "junk"}}
+	for _, who := range []string{"alice", "bob"} {
+		es = append(es, entry{name: "submissions/" + who + "/async_pipeline.cu", data: "// " + who + "\n" + pipeDone})
+	}
+	for i := 0; i < 2100; i++ {
+		es = append(es, entry{name: fmt.Sprintf("submissions/mallory/f%04d.txt", i)})
+	}
+	cl, out := arrangeQuiet(t, writeZip(t, es...), nil)
+	for _, who := range []string{"alice", "bob"} {
+		if readOr(t, filepath.Join(out, who, "day070/async_pipeline.cu")) == "" {
+			t.Errorf("%s's file was not kept", who)
+		}
+	}
+	n := 0
+	for _, note := range cl.Notes {
+		if note.Kind == Refused {
+			n++
+			if !strings.Contains(note.File, "mallory") {
+				t.Errorf("refused: %+v", note)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d refusals, want mallory's one", n)
+	}
+}

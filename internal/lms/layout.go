@@ -158,20 +158,7 @@ func detect(files []File) Layout {
 // it is in folders of its own (submissions/alice/x.cu), so that a zip of
 // the class's folder reads as the folder.
 func unwrap(files []File) []File {
-	top := ""
-	for _, f := range files {
-		if junk(f.Path) {
-			continue
-		}
-		first, rest, ok := strings.Cut(f.Path, "/")
-		if !ok || (top != "" && first != top) {
-			return files
-		}
-		top = first
-		if detect([]File{{Path: rest}}) == Folders && !strings.Contains(rest, "/") {
-			return files
-		}
-	}
+	top := wrapper(files)
 	if top == "" {
 		return files
 	}
@@ -183,6 +170,25 @@ func unwrap(files []File) []File {
 		out = append(out, f)
 	}
 	return out
+}
+
+// wrapper is the folder unwrap drops, or "".
+func wrapper(files []File) string {
+	top := ""
+	for _, f := range files {
+		if junk(f.Path) {
+			continue
+		}
+		first, rest, ok := strings.Cut(f.Path, "/")
+		if !ok || (top != "" && first != top) {
+			return ""
+		}
+		top = first
+		if detect([]File{{Path: rest}}) == Folders && !strings.Contains(rest, "/") {
+			return ""
+		}
+	}
+	return top
 }
 
 // group is the key split files the student of download path p under,

@@ -83,9 +83,10 @@ type unpacker struct {
 	total   int64
 	files   []File
 	refused []Note
-	// keyOf names whose budget a file at a path is under.
-	keyOf   func(p string) string
-	budgets map[string]*budget
+	// keyOf names whose budget a file at a path is under, topOf the
+	// top-level entry it is in.
+	keyOf, topOf func(p string) string
+	budgets      map[string]*budget
 }
 
 // budget is what one student's entries have used.
@@ -99,18 +100,17 @@ type budget struct {
 // the download's top-level names alone (what the LMS made): the student
 // that group names under the download's layout, else the top-level
 // entry itself.
-func budgetKeys(names []string) func(string) string {
+func budgetKeys(names []string) (keyOf, topOf func(string) string) {
 	files := make([]File, len(names))
 	for i, n := range names {
 		files[i] = File{Path: n}
 	}
 	prefix := ""
-	if un := unwrap(files); len(un) > 0 && len(files) > 0 && un[0].Path != files[0].Path {
-		first, _, _ := strings.Cut(files[0].Path, "/")
-		prefix = first + "/"
+	if top := wrapper(files); top != "" {
+		prefix = top + "/"
 	}
 	layout := detect(unwrap(files))
-	return func(p string) string {
+	keyOf = func(p string) string {
 		q := strings.TrimPrefix(p, prefix)
 		if k := group(q, layout); k != "" {
 			return "\x00" + k
@@ -118,6 +118,12 @@ func budgetKeys(names []string) func(string) string {
 		first, _, _ := strings.Cut(q, "/")
 		return first
 	}
+	// The top-level entry of p, as the download names it.
+	topOf = func(p string) string {
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, prefix), "/")
+		return prefix + first
+	}
+	return keyOf, topOf
 }
 
 // spend counts one file of n bytes (n < 0: not read yet) against the
@@ -156,8 +162,7 @@ func (u *unpacker) spend(p string, n int64) bool {
 	b.over = true
 	u.count -= b.count
 	u.total -= b.total
-	top, _, _ := strings.Cut(p, "/")
-	u.refused = append(u.refused, Note{Kind: Refused, File: top,
+	u.refused = append(u.refused, Note{Kind: Refused, File: u.topOf(p),
 		Why: fmt.Sprintf("one student's hand-in holds %s (at %s): none of it is graded; the rest of the class is; unpack it by hand if it is real work", why, p)})
 	kept := u.files[:0]
 	for _, f := range u.files {
@@ -199,7 +204,8 @@ func ReadZip(name string, lim Limits) ([]File, []Note, error) {
 			names = append(names, p)
 		}
 	}
-	u.keyOf, u.budgets = budgetKeys(names), map[string]*budget{}
+	u.budgets = map[string]*budget{}
+	u.keyOf, u.topOf = budgetKeys(names)
 	if err := u.entries(&zr.Reader, "", 0); err != nil {
 		return nil, nil, err
 	}
@@ -220,7 +226,7 @@ func ReadFolder(dir string, lim Limits) ([]File, []Note, error) {
 			names = append(names, n)
 		}
 	}
-	u.keyOf = budgetKeys(names)
+	u.keyOf, u.topOf = budgetKeys(names)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
