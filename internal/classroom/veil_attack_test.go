@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // Door 8 (issue 38): from a cell, stat of a classmate's exercise file
@@ -64,5 +65,40 @@ func TestAttackCellStatsAClassmate(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(students, "eve")); err == nil {
 		t.Errorf("the cell made a student's folder")
+	}
+}
+
+// The veil and a workspace's own file system together (a root server's
+// cells): the cell writes its workspace, on its own file system, and
+// sees no classmate.
+func TestVeilOverOwnWorkFS(t *testing.T) {
+	if why := sandbox.CanOwnFS(); why != "" {
+		t.Skip("no file systems of their own here: " + why)
+	}
+	t.Setenv("LESSONS_SANDBOX_USERS", "off")
+	class := t.TempDir()
+	students := StudentsDir(class)
+	work := filepath.Join(students, "ann", ".work")
+	os.MkdirAll(work, 0o755)
+	os.MkdirAll(filepath.Join(students, "bob"), 0o755)
+	if err := sandbox.OwnFS(filepath.Join(class, "ann.img"), work, 16<<20, 500); err != nil {
+		t.Fatal(err)
+	}
+	defer sandbox.UnmountOwnFS(work)
+	ws := filepath.Join(work, "day001-hello")
+	os.MkdirAll(ws, 0o755)
+	var out strings.Builder
+	res, err := SandboxCells(nil, students, nil)(ws, 0).Run(context.Background(), runner.Spec{
+		Argv: []string{"/bin/sh", "-c", `echo mine > mine.txt && cat mine.txt; stat -c '%n' "$1" 2>&1; true`, "sh", filepath.Join(students, "bob")},
+		Dir:  ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws},
+	}, &out)
+	if err != nil || !res.OK() {
+		t.Fatalf("the cell: %v %+v\n%s", err, res, out.String())
+	}
+	if !strings.Contains(out.String(), "mine\n") || !strings.Contains(out.String(), "No such file") {
+		t.Errorf("the cell on its own file system, under the veil:\n%s", out.String())
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "mine.txt")); string(data) != "mine\n" {
+		t.Errorf("what the cell wrote, seen from outside: %q", data)
 	}
 }
