@@ -13,16 +13,16 @@ import (
 // environment hands none of it on.
 var hostVars = map[string]bool{
 	"PATH": true, "LD_LIBRARY_PATH": true, "LIBRARY_PATH": true, "CPATH": true,
-	"CUDA_HOME": true, "CUDA_PATH": true, "CUDA_ROOT": true, "CUDA_CACHE_DISABLE": true,
+	"PYTHONPATH": true, "PYTHONHOME": true, "VIRTUAL_ENV": true, "CONDA_PREFIX": true, "JUPYTER_PATH": true,
 	"HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TZ": true, "TERM": true,
 	"LANG": true, "LANGUAGE": true,
 	"MODULEPATH": true, "MODULESHOME": true, "LOADEDMODULES": true, "_LMFILES_": true,
 }
 
 // hostPrefixes are families of variables that pass whole: the locale's,
-// Slurm's and sbatch's own, and lessons' settings, but for the secrets
-// among them.
-var hostPrefixes = []string{"LC_", "SLURM_", "SBATCH_", "LESSONS_"}
+// CUDA's and NVIDIA's (CUDA_HOME, CUDA_CACHE_PATH), Slurm's and sbatch's
+// own, and lessons' settings, but for the secrets among them.
+var hostPrefixes = []string{"LC_", "CUDA_", "NVIDIA_", "SLURM_", "SBATCH_", "LESSONS_"}
 
 // secretVar says whether a name is a secret whatever its family.
 func secretVar(name string) bool {
