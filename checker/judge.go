@@ -320,7 +320,7 @@ var phrases = map[string]string{
 	"kernel_launches":            "kernel launches",
 	"launches_inspected":         "kernel launches whose arguments were inspected",
 	"buffer_uses":                "uses of allocated buffers by kernels and async copies",
-	"unordered_uses":             "uses of a buffer on a stream before its allocation on another stream was ordered before them",
+	"unordered_uses":             "uses of memory on a stream not ordered after its allocation, or after another stream's use of the same bytes",
 	"unordered_frees":            "frees of a buffer that a kernel on another stream may still be using",
 	"sync_memsets":               "calls of cudaMemset (not in stream order)",
 	"sync_memcpys":               "calls of cudaMemcpy (the host waits for each)",
@@ -365,6 +365,11 @@ var phrases = map[string]string{
 	"graph_allocs":               "allocations made by the graphs' allocation nodes, at each launch",
 	"graph_alloc_bytes":          "bytes allocated by the graphs' allocation nodes, at each launch",
 	"unknown_frees":              "frees of memory that no call the library follows allocated",
+	"host_polls":                 "queries of a stream or an event asked again after it answered not ready (polling)",
+	"poll_waits":                 "polls of a stream or an event that ended in completion (host waits)",
+	"unwaited_results":           "device results copied to the host before the host waited for every stream that wrote them",
+	"pool_settings_unused":       "pool settings made on a pool no allocation came from",
+	"graph_relaunch_frees":       "graph allocations freed by the next launch of their graph",
 }
 
 // scoped is the record a statistic's name reads (the program's own
