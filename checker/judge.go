@@ -370,6 +370,7 @@ var phrases = map[string]string{
 	"unwaited_results":           "device results copied to the host before the host waited for every stream that wrote them",
 	"pool_settings_unused":       "pool settings made on a pool no allocation came from",
 	"graph_relaunch_frees":       "graph allocations freed by the next launch of their graph",
+	"vmm_unmap_bytes":            "bytes of the mappings undone with cuMemUnmap",
 }
 
 // scoped is the record a statistic's name reads (the program's own

@@ -98,12 +98,14 @@ type Stats struct {
 	// too), device results copied to the host before a wait covered every
 	// stream that wrote them (a cudaMemcpy after a non-blocking stream's
 	// kernel, an async copy to the host not waited for by exit), pool
-	// settings made on a pool no allocation came from, and a graph's
-	// allocations freed by its next launch. From this version races are
+	// settings made on a pool no allocation came from, a graph's
+	// allocations freed by its next launch, and the bytes of the mappings
+	// cuMemUnmap undid (one call may undo several). From this version races are
 	// followed on all device memory by address range (unordered_uses).
 	HostPolls, PollWaits                   uint64 `stat:"host_polls,poll_waits"`
 	UnwaitedResults                        uint64 `stat:"unwaited_results"`
 	PoolSettingsUnused, GraphRelaunchFrees uint64 `stat:"pool_settings_unused,graph_relaunch_frees"`
+	VMMUnmapBytes                          uint64 `stat:"vmm_unmap_bytes"`
 	ResultRace                             [192]byte
 }
 

@@ -150,6 +150,7 @@ struct Record {
     uint64_t unwaited_results;         // device results copied to the host before a wait covered the stream writing them
     uint64_t pool_settings_unused;     // cudaMemPoolSetAttribute calls on a pool no allocation came from
     uint64_t graph_relaunch_frees;     // a graph's allocations freed by its next launch (auto free on launch)
+    uint64_t vmm_unmap_bytes;          // bytes of the mappings cuMemUnmap undid (one call may undo several)
     char result_race[192];             // the first unwaited result, in words
 };
 
@@ -1919,8 +1920,14 @@ bool mappedIn(uintptr_t p, size_t n) {
     return it->first + it->second > p;
 }
 
-void unmapped(uintptr_t p, size_t n) {
-    for (auto it = mapped->lower_bound(p); it != mapped->end() && it->first < p + n;) it = mapped->erase(it);
+// unmapped forgets the mappings that start in [p, p+n) and returns their bytes.
+size_t unmapped(uintptr_t p, size_t n) {
+    size_t bytes = 0;
+    for (auto it = mapped->lower_bound(p); it != mapped->end() && it->first < p + n;) {
+        bytes += it->second;
+        it = mapped->erase(it);
+    }
+    return bytes;
 }
 
 void vmmResult(CUresult r) {
@@ -1947,7 +1954,7 @@ HOOK(CUresult, cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc* 
 HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), {
     rec->vmm_unmap_calls++;
     vmmResult(r);
-    if (r == CUDA_SUCCESS) unmapped((uintptr_t)p, n);
+    if (r == CUDA_SUCCESS) rec->vmm_unmap_bytes += unmapped((uintptr_t)p, n);
 })
 HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), { rec->vmm_release_calls++; vmmResult(r); })
 // cuMemAddressFree of a range that still has mappings in it fails

@@ -153,6 +153,8 @@ cudaError_t cudaMemPoolCreate(void** pool, const void*) { *pool = (void*)(nextHa
 cudaError_t cudaMemPoolSetAttribute(void*, int, void*) { return 0; }
 cudaError_t cudaDeviceSetMemPool(int, void*) { return 0; }
 cudaError_t cudaMallocFromPoolAsync(void** p, size_t n, void*, cudaStream_t) { return take(p, n); }
+CUresult cuMemMap(unsigned long long, size_t, size_t, unsigned long long, unsigned long long) { return 0; }
+CUresult cuMemUnmap(unsigned long long, size_t) { return 0; }
 cudaError_t cudaFree(void* p) { return give(p); }
 cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t) { return take(p, n); }
 cudaError_t cudaFreeAsync(void* p, cudaStream_t) { return give(p); }

@@ -4,7 +4,8 @@
 // legacy stream, used by a non-blocking stream) and on a sub-range of it,
 // a graph launched again while another stream still uses its allocation,
 // a setting on a pool nothing comes from, and results brought to the host
-// before a wait covered the stream that wrote them. Each mistake has a
+// before a wait covered the stream that wrote them; and two mappings
+// undone by one cuMemUnmap (correct: bytes, not calls). Each mistake has a
 // correct twin beside it that must not count.
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -12,6 +13,8 @@
 
 extern "C" void fakeBusy(const void* h, int n);
 extern "C" cudaError_t fakeGraphWithAlloc(cudaGraph_t* g, void** dptr, size_t n, int withFree);
+extern "C" int cuMemMap(unsigned long long p, size_t n, size_t off, unsigned long long h, unsigned long long f);
+extern "C" int cuMemUnmap(unsigned long long p, size_t n);
 
 static void kernel() {}
 
@@ -83,6 +86,11 @@ int main() {
     WANT(cudaMemPoolSetAttribute(p3, cudaMemPoolAttrReleaseThreshold, &keep) == 0);
     WANT(cudaDeviceSetMemPool(0, p3) == 0);
     WANT(cudaMallocAsync(&y, 2048, s1) == 0);
+
+    // Two mappings side by side, undone by one cuMemUnmap.
+    const unsigned long long va = 0x7f0000000000ULL;
+    WANT(cuMemMap(va, 2 << 20, 0, 1, 0) == 0 && cuMemMap(va + (2 << 20), 2 << 20, 0, 2, 0) == 0);
+    WANT(cuMemUnmap(va, 4 << 20) == 0);
 
     // Results: a host copy after a non-blocking stream's kernel, and an
     // async copy to the host that only the other stream's wait follows.
