@@ -260,8 +260,10 @@ struct Freed { size_t bytes; std::string how; };
 std::map<uintptr_t, Freed>* freed;
 const size_t kMaxFreed = 1 << 16;     // freed ranges remembered; the lowest is forgotten first
 std::unordered_set<cudaEvent_t>* liveEvents;  // events the program made and has not destroyed
-// Queries whose last answer was "not ready": (an event's?, the handle).
-std::set<std::pair<bool, const void*>>* notReady;
+// Queries whose last answer was "not ready": (an event's?, the handle),
+// and how many operations had been queued on any stream by then.
+std::map<std::pair<bool, const void*>, uint64_t>* notReady;
+uint64_t queuedOps = 0;
 // Pool settings by pool, and the pools allocations came from (null: the
 // device's current pool, devicePool, before cudaDeviceSetMemPool changed it).
 std::map<cudaMemPool_t, uint64_t>* poolSets;
@@ -703,7 +705,7 @@ Record* record() {
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
-    notReady = new std::set<std::pair<bool, const void*>>();
+    notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
     poolSets = new std::map<cudaMemPool_t, uint64_t>();
     allocPools = new std::set<cudaMemPool_t>();
     toHost = new std::vector<ToHost>();
@@ -830,6 +832,7 @@ void forkChild() {
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
     poolSetByProgram = false;
+    queuedOps = 0;
     if (recordedOn != nullptr) recordedOn->clear();
     // The parent's events belong to its context: dropped, never destroyed.
     pending->clear(); spare->clear(); spans->clear();
@@ -920,6 +923,7 @@ uint64_t enqueue(cudaStream_t s) {
 uint64_t order(cudaStream_t s) {
     s = norm(s);
     number(s);
+    queuedOps++;
     Clock& c = (*clocks)[s];
     join(c, *host);
     if (s == nullptr) {
@@ -999,12 +1003,17 @@ Alloc* find(uintptr_t a, uintptr_t* base) {
 // on another stream touch the same bytes in a way that needs an order
 // between them. Stream-ordered memory belongs to one stream at a time: any
 // two uses conflict. Other memory (cudaMalloc, managed, an arena carved by
-// the program) may be read by many streams at once: two reads do not.
+// the program) may be read by many streams at once, and two kernels given
+// the same input may both only read it: there a conflict needs a known
+// write (a memset, a copy's destination) on one side, or a kernel's use
+// against a copy reading what it may have written.
 bool conflicts(const Alloc* x, const Use& u, uintptr_t addr, uintptr_t end, UseKind k) {
     uintptr_t uend = u.end > u.addr ? u.end : u.addr + 1;
     if (end <= addr) end = addr + 1;
     if (addr >= uend || u.addr >= end) return false;
-    return x->async || u.kind != kRead || k != kRead;
+    if (x->async) return true;
+    if (u.kind == kWrite || k == kWrite) return true;
+    return u.kind != k;
 }
 
 // use notes that operation seq of stream s (what: "kernel scale") used
@@ -1392,14 +1401,17 @@ void poolSettingsAtExit() {
 }
 
 // queried notes a stream's or an event's query (r its answer). One asked
-// again after it answered not ready is a poll; a poll that ends in
-// completion is a host wait, counted as a synchronisation of its kind.
+// again after it answered not ready, with no work queued on any stream
+// in between, is a poll: the host is only waiting (a pool that asks a
+// block's event again after launching more work is not). A poll that ends
+// in completion is a host wait, counted as a synchronisation of its kind.
 void queried(bool event, const void* h, cudaError_t r) {
     auto key = std::make_pair(event, h);
-    bool again = notReady->count(key) > 0;
+    auto it = notReady->find(key);
+    bool again = it != notReady->end() && it->second == queuedOps;
     if (again) rec->host_polls++;
     if (r == cudaErrorNotReady) {
-        notReady->insert(key);
+        (*notReady)[key] = queuedOps;
         return;
     }
     notReady->erase(key);

@@ -42,6 +42,10 @@ int main() {
     fakeBusy(e, 2);
     while (cudaEventQuery(e) != cudaSuccess) {}
     WANT(cudaStreamQuery(s2) == cudaSuccess);
+    fakeBusy(s2, 1);                   // asked again after more work was queued: no poll
+    WANT(cudaStreamQuery(s2) == cudaErrorNotReady);
+    WANT(cudaEventRecord(ev, s2) == 0);
+    WANT(cudaStreamQuery(s2) == cudaSuccess);
 
     // An arena from cudaMalloc, cleared on the legacy stream.
     char* arena;
@@ -54,6 +58,8 @@ int main() {
     WANT(cudaEventRecord(ev, s2) == 0 && cudaStreamWaitEvent(nb, ev, 0) == 0);
     WANT(cudaMemcpyAsync(hostBuf[0], arena + 32768, 256, cudaMemcpyDeviceToHost, s2) == 0);
     WANT(cudaMemcpyAsync(hostBuf[1], arena + 32768, 256, cudaMemcpyDeviceToHost, nb) == 0);  // two reads: no race
+    launch(arena + 40960, s2);
+    launch(arena + 40960, nb);         // two kernels given one input of cudaMalloc: may both read, no race
     WANT(cudaDeviceSynchronize() == 0);
 
     // A graph whose allocation is freed at its next launch.
