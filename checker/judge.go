@@ -371,6 +371,7 @@ var phrases = map[string]string{
 	"pool_settings_unused":       "pool settings made on a pool no allocation came from",
 	"graph_relaunch_frees":       "graph allocations freed by the next launch of their graph",
 	"vmm_unmap_bytes":            "bytes of the mappings undone with cuMemUnmap",
+	"vmm_unmaps_unwaited":        "cuMemUnmap calls made before the host waited for the work queued on the streams",
 }
 
 // scoped is the record a statistic's name reads (the program's own

@@ -151,6 +151,7 @@ struct Record {
     uint64_t pool_settings_unused;     // cudaMemPoolSetAttribute calls on a pool no allocation came from
     uint64_t graph_relaunch_frees;     // a graph's allocations freed by its next launch (auto free on launch)
     uint64_t vmm_unmap_bytes;          // bytes of the mappings cuMemUnmap undid (one call may undo several)
+    uint64_t vmm_unmaps_unwaited;      // cuMemUnmap calls made while work queued on a stream had not been waited for
     char result_race[192];             // the first unwaited result, in words
 };
 
@@ -1942,6 +1943,19 @@ size_t unmapped(uintptr_t p, size_t n) {
     return bytes;
 }
 
+// allWaited says whether the host has waited for all the work queued on
+// every stream (kernels given addresses of a mapping are not followed:
+// any work not waited for may use the range being unmapped).
+bool allWaited() {
+    for (auto& kv : *clocks) {
+        auto own = kv.second.find(kv.first);
+        if (own == kv.second.end()) continue;
+        auto h = host->find(kv.first);
+        if (h == host->end() || h->second < own->second) return false;
+    }
+    return true;
+}
+
 void vmmResult(CUresult r) {
     if (r != CUDA_SUCCESS) rec->vmm_failed_calls++;
 }
@@ -1967,6 +1981,7 @@ HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), {
     rec->vmm_unmap_calls++;
     vmmResult(r);
     if (r == CUDA_SUCCESS) rec->vmm_unmap_bytes += unmapped((uintptr_t)p, n);
+    if (r == CUDA_SUCCESS && !allWaited()) rec->vmm_unmaps_unwaited++;
 })
 HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), { rec->vmm_release_calls++; vmmResult(r); })
 // cuMemAddressFree of a range that still has mappings in it fails
@@ -2243,6 +2258,13 @@ FREEHOOK(CUresult, CUDA_SUCCESS, realDriver, pulseOnly, cuMemFreeAsync, (CUdevic
     guard.driver_free_calls++;
 })
 DHOOK(CUresult, cuEventCreate, (CUevent* e, unsigned int f), (e, f), { if (r == CUDA_SUCCESS) eventMade((cudaEvent_t)*e); })
+// The driver's own waits count as the runtime's do.
+DHOOK(CUresult, cuCtxSynchronize, (void), (), { rec->device_syncs++; hostWaited(); if (r == CUDA_SUCCESS) hostWaitsAll(); })
+DHOOK(CUresult, cuStreamSynchronize, (CUstream s), (s), {
+    rec->stream_syncs++;
+    hostWaited();
+    if (r == CUDA_SUCCESS) hostWaitsFor((cudaStream_t)s);
+})
 // The driver's queries poll as the runtime's do (CUDA_ERROR_NOT_READY is
 // cudaErrorNotReady's number).
 DHOOK(CUresult, cuStreamQuery, (CUstream s), (s), {

@@ -96,7 +96,10 @@ int main() {
     // Two mappings side by side, undone by one cuMemUnmap.
     const unsigned long long va = 0x7f0000000000ULL;
     WANT(cuMemMap(va, 2 << 20, 0, 1, 0) == 0 && cuMemMap(va + (2 << 20), 2 << 20, 0, 2, 0) == 0);
-    WANT(cuMemUnmap(va, 4 << 20) == 0);
+    WANT(cuMemUnmap(va, 4 << 20) == 0);  // s1's allocations not waited for: unwaited
+    WANT(cudaDeviceSynchronize() == 0);
+    WANT(cuMemMap(va, 2 << 20, 0, 3, 0) == 0);
+    WANT(cuMemUnmap(va, 2 << 20) == 0);  // after a wait for every stream
 
     // Results: a host copy after a non-blocking stream's kernel, and an
     // async copy to the host that only the other stream's wait follows.
