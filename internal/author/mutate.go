@@ -42,6 +42,10 @@ var Operators = []string{
 	"delete-call",   // a call of the allocator, stream, event, pool or VMM API left out
 	"other-stream",  // a stream argument replaced by another stream in scope, or by 0
 	"off-by-one",    // a loop bound or an allocated size changed by one
+	"poll-wait",     // a stream's wait for an event replaced by the host polling the event
+	"wrong-pool",    // an allocation from the configured pool made from the device's current pool instead
+	"partial-drain", // a wait for the whole device replaced by a wait for one stream
+	"one-event",     // an event of an array (a block's, a round's, a stream's) replaced by the first one
 	"no-work",       // every launch and allocator call of the regions removed, the prints kept
 	"replay",        // a program that prints, for each run, what the solution printed, and does no CUDA work
 }
@@ -127,6 +131,10 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 			m.deleteCall(n)
 			m.otherStream(n)
 			m.offByOne(n)
+			m.pollWait(n)
+			m.wrongPool(n)
+			m.partialDrain(n)
+			m.oneEvent(n)
 		}
 	}
 	m.serialise()
