@@ -93,9 +93,9 @@ type Stats struct {
 	GraphAllocs, GraphAllocBytes       uint64 `stat:"graph_allocs,graph_alloc_bytes"`
 	UnknownFrees                       uint64 `stat:"unknown_frees"`
 	// Version 8: mistakes of a kind, in any program: the host polling a
-	// stream or an event (a query asked again after "not ready"; a poll
-	// that ends is a host wait, counted in stream_syncs or event_syncs
-	// too), device results copied to the host before a wait covered every
+	// stream or an event (a query asked again after "not ready" with no
+	// work queued in between; a poll that ends is a host wait,
+	// poll_waits), device results copied to the host before a wait covered every
 	// stream that wrote them (a cudaMemcpy after a non-blocking stream's
 	// kernel, an async copy to the host not waited for by exit), pool
 	// settings made on a pool no allocation came from, a graph's

@@ -146,7 +146,7 @@ struct Record {
     uint64_t unknown_frees;            // frees that succeeded of an address no hooked call allocated
     // version 8: polls, results read before the host waited for them, settings on pools nothing came from
     uint64_t host_polls;               // stream and event queries made again after one answered not ready
-    uint64_t poll_waits;               // polls that ended in completion (also counted as a stream or event sync)
+    uint64_t poll_waits;               // polls that ended in completion: host waits
     uint64_t unwaited_results;         // device results copied to the host before a wait covered the stream writing them
     uint64_t pool_settings_unused;     // cudaMemPoolSetAttribute calls on a pool no allocation came from
     uint64_t graph_relaunch_frees;     // a graph's allocations freed by its next launch (auto free on launch)
@@ -161,7 +161,8 @@ struct Record {
 // A use covers [addr, end): a copy's or a memset's bytes, a kernel's
 // pointer alone (what a kernel touches past it is not known). Its kind:
 // a read (a copy's source), a write (a copy's destination, a memset) or a
-// kernel's (either).
+// kernel's (either). A stream's uses are kept by address and kind: its
+// later use of a kind stands for its earlier ones of that kind.
 enum UseKind { kRead, kWrite, kKernel };
 struct Use { cudaStream_t stream; uint64_t seq; uintptr_t addr; std::string what; uintptr_t end = 0; UseKind kind = kKernel; };
 
@@ -1045,14 +1046,13 @@ void use(Alloc* x, uintptr_t base, uintptr_t addr, uintptr_t end, UseKind k, cud
         rec->unordered_uses++;
         noteRace(rec->use_race, sizeof rec->use_race, b);
     }
-    // A stream's later use stands for its earlier ones at the address
-    // (they are ordered before it), keeping the widest range and a write.
+    // A stream's later use stands for its earlier ones of the kind at the
+    // address (they are ordered before it), keeping the widest range.
     for (auto& u : x->uses)
-        if (u.stream == s && u.addr == addr) {
+        if (u.stream == s && u.addr == addr && u.kind == k) {
             u.seq = seq;
             u.what = what;
             if (end > u.end) u.end = end;
-            if (k != kRead) u.kind = u.kind == kWrite || k == kWrite ? kWrite : kKernel;
             return;
         }
     if (x->uses.size() >= 256) x->uses.erase(x->uses.begin());
@@ -1405,7 +1405,10 @@ void poolSettingsAtExit() {
 // again after it answered not ready, with no work queued on any stream
 // in between, is a poll: the host is only waiting (a pool that asks a
 // block's event again after launching more work is not). A poll that ends
-// in completion is a host wait, counted as a synchronisation of its kind.
+// in completion is a host wait: counted in poll_waits (not in the
+// synchronisations of its kind: a harness may poll by design, as a
+// program with nothing else to do would, where the student's code must
+// not wait), and between two stream-ordered allocations as any wait.
 void queried(bool event, const void* h, cudaError_t r) {
     auto key = std::make_pair(event, h);
     auto it = notReady->find(key);
@@ -1419,13 +1422,6 @@ void queried(bool event, const void* h, cudaError_t r) {
     if (!again || r != cudaSuccess) return;
     rec->poll_waits++;
     hostWaited();
-    if (event) {
-        rec->event_syncs++;
-        return;
-    }
-    rec->stream_syncs++;
-    auto a = streams->find((cudaStream_t)h);
-    if (a != streams->end() && a->second) rec->async_stream_syncs++;
 }
 
 // ---- Timing kernels on the GPU ----

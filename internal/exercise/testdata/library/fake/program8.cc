@@ -60,6 +60,12 @@ int main() {
     WANT(cudaMemcpyAsync(hostBuf[1], arena + 32768, 256, cudaMemcpyDeviceToHost, nb) == 0);  // two reads: no race
     launch(arena + 40960, s2);
     launch(arena + 40960, nb);         // two kernels given one input of cudaMalloc: may both read, no race
+    char* counter;                     // cleared on s2, then added to by kernels of s2 and nb
+    WANT(cudaMalloc((void**)&counter, 4) == 0);
+    WANT(cudaMemsetAsync(counter, 0, 4, s2) == 0);
+    WANT(cudaEventRecord(ev, s2) == 0 && cudaStreamWaitEvent(nb, ev, 0) == 0);
+    launch(counter, s2);
+    launch(counter, nb);               // after the clearing; beside s2's kernel: no race
     WANT(cudaDeviceSynchronize() == 0);
 
     // A graph whose allocation is freed at its next launch.
