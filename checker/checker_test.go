@@ -78,8 +78,8 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v7Size-v6Size, 7*8; got != want {
 		t.Errorf("version 7 adds %d bytes, want %d (seven figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v7Size, 7*8+192; got != want {
-		t.Errorf("version 8 adds %d bytes, want %d (seven figures and the first unwaited result in words)", got, want)
+	if got, want := binary.Size(st)-v7Size, 8*8+192; got != want {
+		t.Errorf("version 8 adds %d bytes, want %d (eight figures and the first unwaited result in words)", got, want)
 	}
 }
 
@@ -700,14 +700,14 @@ func TestVersion7Statistics(t *testing.T) {
 // when a check fails, merge over processes, and read as 0 from a version
 // 7 record, which still decodes.
 func TestVersion8Statistics(t *testing.T) {
-	s := &Stats{HostPolls: 120, PollWaits: 2, UnwaitedResults: 1, PoolSettingsUnused: 1, GraphRelaunchFrees: 3, VMMUnmapBytes: 4 << 20, VMMUnmapsUnwaited: 1}
+	s := &Stats{HostPolls: 120, PollWaits: 2, UnwaitedResults: 1, PoolSettingsUnused: 1, GraphRelaunchFrees: 3, VMMUnmapBytes: 4 << 20, VMMUnmapsUnwaited: 1, DevicePoolSets: 1}
 	note := "cudaMemcpyAsync brought 4 MiB to the host before the host waited for stream 2 (the program exited without waiting for it)"
 	copy(s.ResultRace[:], note)
 	got, err := DecodeStats(s.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]float64{"host_polls": 120, "poll_waits": 2, "unwaited_results": 1, "pool_settings_unused": 1, "graph_relaunch_frees": 3, "vmm_unmap_bytes": 4 << 20, "vmm_unmaps_unwaited": 1}
+	want := map[string]float64{"host_polls": 120, "poll_waits": 2, "unwaited_results": 1, "pool_settings_unused": 1, "graph_relaunch_frees": 3, "vmm_unmap_bytes": 4 << 20, "vmm_unmaps_unwaited": 1, "device_pool_sets": 1}
 	for n, w := range want {
 		if v, ok := got.Value(n); !ok || v != w {
 			t.Errorf("%s = %v, %v; want %v", n, v, ok, w)

@@ -372,6 +372,7 @@ var phrases = map[string]string{
 	"graph_relaunch_frees":       "graph allocations freed by the next launch of their graph",
 	"vmm_unmap_bytes":            "bytes of the mappings undone with cuMemUnmap",
 	"vmm_unmaps_unwaited":        "cuMemUnmap calls made before the host waited for the work queued on the streams",
+	"device_pool_sets":           "changes of the device's current pool (cudaDeviceSetMemPool)",
 }
 
 // scoped is the record a statistic's name reads (the program's own

@@ -100,13 +100,15 @@ type Stats struct {
 	// kernel, an async copy to the host not waited for by exit), pool
 	// settings made on a pool no allocation came from, a graph's
 	// allocations freed by its next launch, the bytes of the mappings
-	// cuMemUnmap undid (one call may undo several), and unmaps made while
-	// queued work was not waited for. From this version races are
+	// cuMemUnmap undid (one call may undo several), unmaps made while
+	// queued work was not waited for, and changes of the device's current
+	// pool (cudaDeviceSetMemPool: every library's pool). From this version races are
 	// followed on all device memory by address range (unordered_uses).
 	HostPolls, PollWaits                   uint64 `stat:"host_polls,poll_waits"`
 	UnwaitedResults                        uint64 `stat:"unwaited_results"`
 	PoolSettingsUnused, GraphRelaunchFrees uint64 `stat:"pool_settings_unused,graph_relaunch_frees"`
 	VMMUnmapBytes, VMMUnmapsUnwaited       uint64 `stat:"vmm_unmap_bytes,vmm_unmaps_unwaited"`
+	DevicePoolSets                         uint64 `stat:"device_pool_sets"`
 	ResultRace                             [192]byte
 }
 

@@ -152,6 +152,7 @@ struct Record {
     uint64_t graph_relaunch_frees;     // a graph's allocations freed by its next launch (auto free on launch)
     uint64_t vmm_unmap_bytes;          // bytes of the mappings cuMemUnmap undid (one call may undo several)
     uint64_t vmm_unmaps_unwaited;      // cuMemUnmap calls made while work queued on a stream had not been waited for
+    uint64_t device_pool_sets;         // cudaDeviceSetMemPool calls that succeeded: the device's current pool is every library's
     char result_race[192];             // the first unwaited result, in words
 };
 
@@ -1862,7 +1863,7 @@ HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (
     copied("cudaMemsetAsync", d, nullptr, n, cudaMemcpyDefault, s, r == cudaSuccess);
 })
 HOOK(cudaError_t, cudaDeviceSetMemPool, (int dev, cudaMemPool_t pool), (dev, pool), {
-    if (r == cudaSuccess) { currentPool = pool; poolSetByProgram = true; }
+    if (r == cudaSuccess) { currentPool = pool; poolSetByProgram = true; rec->device_pool_sets++; }
 })
 
 // cudaMemPoolDestroy: the pool's attributes are read just before it goes.

@@ -321,7 +321,7 @@ func TestRealLibraryMistakesOfAKind(t *testing.T) {
 		"host_polls": 5, "poll_waits": 2, "stream_syncs": 1, "event_syncs": 0,
 		"unordered_uses": 3, "unwaited_results": 2, "unordered_frees": 1,
 		"graph_relaunch_frees": 2, "graph_allocs": 3, "graph_launches": 3,
-		"pool_settings_unused": 1, "pools_created": 3, "pool_attr_sets": 4,
+		"pool_settings_unused": 1, "pools_created": 3, "pool_attr_sets": 4, "device_pool_sets": 1,
 		"sync_memsets": 1, "sync_memcpys": 1, "default_stream_ops": 0, "uses_after_free": 0, "exited": 1,
 		"vmm_map_calls": 3, "vmm_unmap_calls": 2, "vmm_map_bytes": 6 << 20, "vmm_unmap_bytes": 6 << 20, "vmm_unmaps_unwaited": 1,
 	})
