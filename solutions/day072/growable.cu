@@ -195,6 +195,8 @@ int main(int argc, char** argv) {
     printf("grow(%zu MiB) in a %zu MiB reservation: %zu bytes mapped\n", large >> 20, reservation >> 20, buf.mapped());
     size_t n2 = large / sizeof(int);
     fill<<<(unsigned)((n2 - n1 + 255) / 256), 256>>>(buf.data() + n1, n2 - n1, 2);
+    fill<<<1, 1>>>(buf.data(), 1, 1);  // the old part is written again at its new addresses
+
     int* middle = buf.data();
     int third = 3;
     if (then > large) {
@@ -205,6 +207,7 @@ int main(int argc, char** argv) {
         printf("grow(%zu MiB) then: %zu bytes mapped, moved again: %s\n", then >> 20, buf.mapped(), middle == buf.data() ? "no" : "yes");
         size_t n3 = then / sizeof(int);
         fill<<<(unsigned)((n3 - n2 + 255) / 256), 256>>>(buf.data() + n2, n3 - n2, 3);
+        fill<<<1, 1>>>(buf.data(), 1, 1);
         if (cudaDeviceSynchronize() != cudaSuccess) {
             printf("a kernel failed\n");
             return 1;
