@@ -1,11 +1,24 @@
 // The families of record version 8 at several sites: a stream's waits
 // for events (polled instead), allocations from a configured pool (made
 // from the device's pool instead), waits for the device (for one stream
-// instead), and events of arrays (the first one for all).
+// instead), events of arrays (the first one for all), and the statement
+// before a barrier (moved after it).
 #include <cuda_runtime.h>
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return 1; } while (0)
 
 __global__ void fill(float* x, int n) {}
+
+__global__ void take(int* out) {
+    __shared__ int used, last;
+    // BEGIN SOLUTION
+    if (threadIdx.x == 0) used = 0;
+    __syncthreads();
+    out[threadIdx.x] = atomicAdd(&used, 1);
+    if (threadIdx.x == 0) last = -1;
+    __syncthreads();
+    // END SOLUTION
+    if (last == -1) out[0] = used;
+}
 
 int main() {
     cudaStream_t s[2];
