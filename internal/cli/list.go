@@ -8,6 +8,7 @@ import (
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/study"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // ListOptions are the inputs of lessons list.
@@ -41,7 +42,9 @@ func listRun(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	return study.WriteList(opts.IO.Out, opts.IO.Width(), c, p)
+	out := ui.NewSafeWriter(opts.IO.Out) // titles are the lessons' bytes
+	defer out.Close()
+	return study.WriteList(out, opts.IO.Width(), c, p)
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {

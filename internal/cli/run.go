@@ -8,6 +8,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/ui"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -83,13 +84,17 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(opts.IO.Out, r.Header(opts.CompileOnly))
+	// Labels, names and the programs' output are the lesson's bytes: made
+	// safe for the terminal on their way to it.
+	out := ui.NewSafeWriter(opts.IO.Out)
+	defer out.Close()
+	fmt.Fprint(out, r.Header(opts.CompileOnly))
 	outcomes, summary, err := r.Cells(ctx, notebook.Options{Timeout: opts.Timeout, KeepGoing: opts.KeepGoing, Cell: opts.Cell,
-		CompileOnly: opts.CompileOnly, Color: opts.IO.Color()}, opts.IO.Out)
+		CompileOnly: opts.CompileOnly, Color: opts.IO.Color()}, out)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(opts.IO.Out, summary)
+	fmt.Fprint(out, summary)
 	if n := notebook.Count(outcomes); n.Failed > 0 || opts.Strict && n.NotRun > 0 {
 		return errSilent
 	}

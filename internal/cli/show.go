@@ -12,6 +12,7 @@ import (
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // ShowOptions are the inputs of lessons show.
@@ -80,11 +81,12 @@ func showRun(opts *ShowOptions) error {
 	if err := t.Render(&out, l); err != nil {
 		return err
 	}
+	text := ui.Safe(out.String()) // the lesson's bytes, made safe for the terminal
 	if opts.NoPager {
-		_, err = io.WriteString(opts.IO.Out, out.String())
+		_, err = io.WriteString(opts.IO.Out, text)
 		return err
 	}
-	return opts.IO.Page(out.String())
+	return opts.IO.Page(text)
 }
 
 // resolve finds a lesson by path, or in the course by day or slug, and
