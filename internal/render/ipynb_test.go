@@ -167,3 +167,31 @@ func TestLongCodeLineIsCut(t *testing.T) {
 		t.Errorf("%d lines:\n%s", n, plain)
 	}
 }
+
+// A recorded output is capped by bytes as well as lines: one line of 12
+// MB (a printed array) was shown whole, and 59 lines of 900 bytes fit
+// the 60-line cap.
+func TestLongOutputCappedByBytes(t *testing.T) {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	huge := strings.Repeat("0.125, ", 12<<20/7)
+	var wide strings.Builder
+	for i := range 59 {
+		fmt.Fprintf(&wide, "row %02d %s\n", i, strings.Repeat("x", 900))
+	}
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "print(a)", "outputs": [{"output_type": "stream", "name": "stdout", "text": ` + q("start\n"+huge+"\nend\n") + `}]},
+{"cell_type": "code", "metadata": {}, "execution_count": 2, "source": "print(b)", "outputs": [{"output_type": "stream", "name": "stdout", "text": ` + q(wide.String()) + `}]}]}`
+	l, err := lesson.ParseIpynb("big.ipynb", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := renderTerm(t, l, false)
+	if len(plain) > 2*(maxOutputBytes+4<<10) {
+		t.Errorf("%d bytes shown", len(plain))
+	}
+	for _, want := range []string{"┆ start\n", "MB more on this line", "┆ end\n", "┆ row 00 ", "┆ row 58 ", "lines more, "} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("the terminal rendering lacks %q", want)
+		}
+	}
+}
