@@ -344,7 +344,7 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 		c.Kind, c.Name, c.Text = File, unquote(m[2]), textOf(rest)
 		c.Append = strings.Contains(m[1], "-a")
 		c.Lang = LangOf(c.Name)
-		if clean := path.Clean(c.Name); path.IsAbs(c.Name) || clean == ".." || strings.HasPrefix(clean, "../") {
+		if leaves(c.Name) {
 			return c, &Error{File: file, Line: line, Msg: fmt.Sprintf("file name %q leaves the lesson's workspace", c.Name), Fix: "name a file inside the lesson's workspace, such as pool.cu"}
 		}
 	case first == "%%bash" || first == "%%sh" || first == "%%shell" || first == "%%script bash" || first == "%%script sh":

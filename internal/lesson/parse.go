@@ -349,10 +349,17 @@ func (p *parse) notebook(n *NotebookCell) (*Cell, int, int) {
 }
 
 func (p *parse) checkFileName(off int, name string) {
-	clean := path.Clean(name)
-	if path.IsAbs(name) || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsAny(name, "\\\x00") {
+	if leaves(name) {
 		p.errorf(off, "name a file inside the lesson's workspace, such as pool.cu", "file name %q leaves the lesson's workspace", name)
 	}
+}
+
+// leaves tells whether a file name a lesson gives leaves its workspace,
+// or names none: absolute, .. , the home folder (IPython's %%writefile
+// expands ~), a backslash or a NUL.
+func leaves(name string) bool {
+	clean := path.Clean(name)
+	return path.IsAbs(name) || clean == ".." || clean == "." || strings.HasPrefix(clean, "../") || strings.HasPrefix(name, "~") || strings.ContainsAny(name, "\\\x00")
 }
 
 // nestedFiles warns about file cells that are not at the top level: they
