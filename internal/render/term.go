@@ -149,6 +149,9 @@ func (t *Term) label(c *lesson.Cell) string {
 	switch {
 	case c.CUDA != nil:
 		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
+	case c.Kind == lesson.Command && strings.Contains(c.Text, "\n") && strings.HasPrefix(c.Label, "%%"):
+		// the cell's magic (%%bash, %%script bash) is its first line
+		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
 	case c.Kind == lesson.Command && strings.Contains(c.Text, "\n"):
 		// the commands are the body; the label only numbers them
 		return fmt.Sprintf("[%d] commands", c.Number)
