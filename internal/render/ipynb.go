@@ -192,7 +192,7 @@ func cellsHTML(w io.Writer, l *lesson.Lesson) error {
 				text = strings.ReplaceAll(text, "attachment:"+a.Name, "data:"+a.MIME+";base64,"+a.Data)
 			}
 			var b bytes.Buffer
-			if err := lesson.Goldmark().Convert([]byte(text), &b); err != nil {
+			if err := markdownCellHTML(&b, []byte(text)); err != nil {
 				return err
 			}
 			if _, err := w.Write(b.Bytes()); err != nil {

@@ -195,3 +195,39 @@ func TestLongOutputCappedByBytes(t *testing.T) {
 		}
 	}
 }
+
+// A notebook's raw HTML is drawn in the site as its text, escaped: a
+// <details><summary>Hints</summary> was left out whole ("raw HTML
+// omitted"), and a script or an attribute never reaches the page.
+func TestRawHTMLAsText(t *testing.T) {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	md := "Try first.\n\n<details>\n  <summary>Hints</summary>\n\n  - look at the <b>heterogeneous</b> model\n</details>\n\n<script>alert(1)</script>\n\n<img src=x onerror=\"alert(2)\">Inline <span style=\"color:red\">red</span> &amp; more."
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "markdown", "metadata": {}, "source": ` + q(md) + `}]}`
+	l, err := lesson.ParseIpynb("h.ipynb", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := PageHTML(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"Hints", "heterogeneous", "Inline", "red", "&amp; more"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	for _, bad := range []string{"<script", "alert", "onerror", "<span", "style=", "raw HTML omitted"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q:\n%s", bad, page)
+		}
+	}
+	ml, _ := lesson.Parse("h.md", []byte("# T\n\n"+md+"\n"))
+	b.Reset()
+	if err := PageHTML(&b, ml); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Hints") || strings.Contains(b.String(), "<script") {
+		t.Errorf("a markdown lesson's page:\n%s", b.String())
+	}
+}
