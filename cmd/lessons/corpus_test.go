@@ -283,9 +283,9 @@ func frontMatterLike(s string) bool {
 }
 
 var (
-	wordRE    = regexp.MustCompile(`\p{L}[\p{L}\p{N}]{2,}`)
+	wordRE = regexp.MustCompile(`\p{L}[\p{L}\p{N}]{2,}`)
 	// a fence's info string (```cpp) is not text a reader sees
-	fenceRE = regexp.MustCompile("^\\s*(```+|~~~+)")
+	fenceRE   = regexp.MustCompile("^\\s*(```+|~~~+)")
 	htmlTagRE = regexp.MustCompile(`(?s)<!--.*?-->|<[A-Za-z/!][^>]*>`)
 	urlRE     = regexp.MustCompile(`!\[[^\]]*\]|(?:https?|ftp|attachment|data|mailto):[^\s)\]"'>]*|\]\([^)]*\)|^\s*\[[^\]]+\]:\s*\S+|[\w./-]+\.(?:png|svg|gif|jpe?g|ipynb)\b`)
 	escapeRE  = regexp.MustCompile(`\\[a-z]`)

@@ -31,7 +31,7 @@ func (htmlAsText) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 
 var (
 	hiddenHTMLRE = regexp.MustCompile(`(?is)<(script|style|template)\b.*?</(script|style|template)\s*>|<!--.*?-->`)
-	htmlTagRE        = regexp.MustCompile(`(?s)<[A-Za-z/!?][^>]*>?`)
+	htmlTagRE    = regexp.MustCompile(`(?s)<[A-Za-z/!?][^>]*>?`)
 )
 
 // htmlText is the text of a piece of HTML, escaped for a page.
