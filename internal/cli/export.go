@@ -60,12 +60,7 @@ func exportRun(opts *ExportOptions) error {
 		if err != nil {
 			return err
 		}
-		for _, w := range wrote {
-			for _, ch := range w.Changes {
-				fmt.Fprintf(opts.IO.Out, "%s: %s\n", w.Path, ch)
-			}
-		}
-		fmt.Fprintf(opts.IO.Out, "wrote %d notebooks to %s (open them in Jupyter, or upload one to Colab)\n", len(wrote), opts.Ipynb)
+		fmt.Fprint(opts.IO.Out, render.Said(wrote, opts.Ipynb))
 	}
 	if opts.HTML == "" {
 		return nil

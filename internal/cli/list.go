@@ -8,7 +8,6 @@ import (
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/study"
-	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // ListOptions are the inputs of lessons list.
@@ -42,9 +41,7 @@ func listRun(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	out := ui.NewSafeWriter(opts.IO.Out) // titles are the lessons' bytes
-	defer out.Close()
-	return study.WriteList(out, opts.IO.Width(), c, p)
+	return study.WriteList(opts.IO.SafeOut(), opts.IO.Width(), c, p)
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/notebook"
-	"github.com/cudalessons/lessons/internal/ui"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -84,10 +83,7 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	// Labels, names and the programs' output are the lesson's bytes: made
-	// safe for the terminal on their way to it.
-	out := ui.NewSafeWriter(opts.IO.Out)
-	defer out.Close()
+	out := opts.IO.SafeOut() // labels, names, programs' output: the lesson's bytes
 	fmt.Fprint(out, r.Header(opts.CompileOnly))
 	outcomes, summary, err := r.Cells(ctx, notebook.Options{Timeout: opts.Timeout, KeepGoing: opts.KeepGoing, Cell: opts.Cell,
 		CompileOnly: opts.CompileOnly, Color: opts.IO.Color()}, out)

@@ -12,7 +12,6 @@ import (
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
-	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // ShowOptions are the inputs of lessons show.
@@ -81,12 +80,11 @@ func showRun(opts *ShowOptions) error {
 	if err := t.Render(&out, l); err != nil {
 		return err
 	}
-	text := ui.Safe(out.String()) // the lesson's bytes, made safe for the terminal
 	if opts.NoPager {
-		_, err = io.WriteString(opts.IO.Out, text)
+		_, err = io.WriteString(opts.IO.SafeOut(), out.String())
 		return err
 	}
-	return opts.IO.Page(text)
+	return opts.IO.Page(out.String())
 }
 
 // resolve finds a lesson by path, or in the course by day or slug, and

@@ -76,6 +76,19 @@ func Notebooks(c *course.Course, dir string) ([]Exported, error) {
 	return wrote, errs.Err()
 }
 
+// Said is what export --ipynb says of the notebooks it wrote to dir:
+// what it changed of each, and how many it wrote.
+func Said(wrote []Exported, dir string) string {
+	var b strings.Builder
+	for _, w := range wrote {
+		for _, ch := range w.Changes {
+			fmt.Fprintf(&b, "%s: %s\n", w.Path, ch)
+		}
+	}
+	fmt.Fprintf(&b, "wrote %d notebooks to %s (open them in Jupyter, or upload one to Colab)\n", len(wrote), dir)
+	return b.String()
+}
+
 // rewritten says what a notebook written from the model changes of a
 // lesson that was a notebook (nbformat 3, or one holding an earlier
 // export's cells); nothing for a markdown lesson, which it converts.
