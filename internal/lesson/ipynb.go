@@ -344,6 +344,13 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 		c.Kind, c.Name, c.Text = File, unquote(m[2]), textOf(rest)
 		c.Append = strings.Contains(m[1], "-a")
 		c.Lang = LangOf(c.Name)
+		if rel, ok := strings.CutPrefix(c.Name, "/content/"); ok && !leaves(rel) {
+			// Colab runs a notebook in /content: its file there is the
+			// workspace's (a course on Colab and Kaggle wrote
+			// %%writefile /content/test.cu, and import refused it whole)
+			c.Note = fmt.Sprintf("Colab's %s, written as %s in the lesson's workspace", c.Name, rel)
+			c.Name, c.Lang = rel, LangOf(rel)
+		}
 		if leaves(c.Name) {
 			return c, &Error{File: file, Line: line, Msg: fmt.Sprintf("file name %q leaves the lesson's workspace", c.Name), Fix: "name a file inside the lesson's workspace, such as pool.cu"}
 		}

@@ -20,3 +20,23 @@ func TestWritefileNamesStayInTheWorkspace(t *testing.T) {
 		t.Errorf("a name inside: %v", err)
 	}
 }
+
+// Colab runs a notebook in /content: a %%writefile there writes the
+// workspace's file, and says so.
+func TestColabContentIsTheWorkspace(t *testing.T) {
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%writefile /content/test.cu\nint main() {}\n"}]}`
+	l, err := ParseIpynb("c.ipynb", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := l.Cells[0]
+	if c.Kind != File || c.Name != "test.cu" || c.Lang != "cuda" || !strings.Contains(c.Note, "Colab's /content/test.cu, written as test.cu") {
+		t.Errorf("%+v", c)
+	}
+	for _, name := range []string{"/content/../x.cu", "/content/", "/contents/x.cu"} {
+		src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%writefile ` + name + `\nx\n"}]}`
+		if _, err := ParseIpynb("c.ipynb", []byte(src)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
