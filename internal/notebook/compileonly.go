@@ -234,6 +234,9 @@ func shellWords(step string) ([]string, string) {
 		}
 		cur.WriteByte(ch)
 	}
+	if quote != 0 {
+		return words, "an unterminated quote: the shell would refuse the line"
+	}
 	flush()
 	return words, ""
 }
