@@ -16,7 +16,7 @@
 #   CGO_ENABLED=1 go build -o /work/main/carry/notebooks/lessons ./cmd/lessons
 #   cp -r bench/notebooks /work/main/carry/notebooks/bench
 #   bench/notebooks/corpus/fetch.sh /work/main/carry/notebooks/corpus /work/.mirror
-#   run: cd carry/notebooks && bench/gpu-sample.sh ./lessons corpus $OUT/sample 16
+#   run: cd carry/notebooks && bench/gpu-sample.sh ./lessons corpus $OUT/sample 12
 set -u
 lessons=$(realpath "${1:?usage: gpu-sample.sh LESSONS CORPUS OUT [N]}")
 corpus=$(realpath "${2:?usage: gpu-sample.sh LESSONS CORPUS OUT [N]}")
@@ -24,7 +24,10 @@ out=$(realpath -m "${3:?usage: gpu-sample.sh LESSONS CORPUS OUT [N]}")
 n=${4:-16}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-export LESSONS_CACHE="$out/cache" NO_COLOR=1
+# a home of its own (a notebook's ! lines run by hand), and pip failing at
+# once where there is no network rather than retrying
+mkdir -p "$out/home"
+export LESSONS_CACHE="$out/cache" NO_COLOR=1 HOME="$out/home" PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 
 # notebooks that build CUDA, round-robin over their repositories
 mapfile -t sample < <(
