@@ -57,6 +57,15 @@ type Setting struct {
 
 // All is every LESSONS_* name the repository uses, by kind and then name.
 var All = sorted([]Setting{
+	// The notebook corpus's test and its GPU sample.
+	{Name: "LESSONS_CORPUS", Kind: Test, ReadBy: "cmd/lessons (TestNotebookCorpus), bench/notebooks/corpus/fetch.sh",
+		Meaning: "A folder of real course notebooks (fetched by `bench/notebooks/corpus/fetch.sh`) that TestNotebookCorpus walks through every command besides its fixtures."},
+	{Name: "LESSONS_CORPUS_REPORT", Kind: Test, ReadBy: "cmd/lessons (TestNotebookCorpus)",
+		Meaning: "A file TestNotebookCorpus writes its per-notebook counts of cells and words in and out to."},
+	{Name: "LESSONS_CORPUS_WIDTH", Kind: Test, ReadBy: "cmd/lessons (TestNotebookCorpus)",
+		Meaning: "The terminal width TestNotebookCorpus draws `show` at (default the widest)."},
+	{Name: "LESSONS_RUN", Kind: Example, ReadBy: "bench/notebooks/byhand.py (its usage line names a file LESSONS_RUN.txt)",
+		Meaning: "A placeholder in a usage line: the output of `lessons run` saved to a file."},
 	// Users.
 	{Name: "LESSONS_COURSE", Kind: User, ReadBy: "internal/course",
 		Meaning: "The course folder when `--course` is not given (before looking for `course.toml` here and above)."},
