@@ -30,6 +30,9 @@ type Toolkit struct {
 	// to cross-check the statistics record (gpu.DriverSampler where NVML
 	// is there); nil: no cross-check.
 	Driver gpu.Watcher
+	// Python is the interpreter of Python exercises; "" is python3 on
+	// the PATH.
+	Python string
 	// BuildLimit is the wall-clock limit of one build of a job;
 	// 0 is DefaultBuildLimit.
 	BuildLimit time.Duration
