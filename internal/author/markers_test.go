@@ -98,11 +98,31 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// A Python solution's markers and stubs are # comments: its student file
+// gets the stub uncommented by its first #, or a # TODO line.
+func TestPythonMarkers(t *testing.T) {
+	sol := "import cupy as cp\n\ndef run():\n    # BEGIN SOLUTION\n    pool = cp.cuda.MemoryAsyncPool()\n    # STUB\n    # pool = None  # TODO 1\n    # END SOLUTION\n    # BEGIN SOLUTION\n    return pool\n    # END SOLUTION\n"
+	src, err := Parse("x.py", []byte(sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "import cupy as cp\n\ndef run():\n    pool = None  # TODO 1\n    # TODO: write this part\n"
+	if got := string(src.Student()); got != want {
+		t.Errorf("student file:\n%s\nwant:\n%s", got, want)
+	}
+	if got := string(src.Solution()); got != "import cupy as cp\n\ndef run():\n    pool = cp.cuda.MemoryAsyncPool()\n    return pool\n" {
+		t.Errorf("solution:\n%s", got)
+	}
+	if _, err := Parse("x.py", []byte("# BEGIN SOLUTION\nx = 1\n# STUB\nx = 2\n# END SOLUTION\n")); err == nil || !strings.Contains(err.Error(), "not a # comment") {
+		t.Errorf("an uncommented stub line: %v", err)
+	}
+}
+
 func TestHasMarkers(t *testing.T) {
 	if !HasMarkers([]byte(pipeline)) || HasMarkers([]byte("int x; // solution begins here\n")) {
 		t.Error("HasMarkers is wrong")
 	}
-	if !Marked("a/b.cuh") || !Marked("x.CPP") || Marked("x.py") {
+	if !Marked("a/b.cuh") || !Marked("x.CPP") || !Marked("x.py") || Marked("x.ipynb") {
 		t.Error("Marked is wrong")
 	}
 }
