@@ -258,7 +258,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	var interp []string
 	inspected := prog
 	if isPython(j) {
-		py, err := tk.python()
+		py, err := tk.python(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", j.ID, err)
 		}

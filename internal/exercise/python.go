@@ -1,10 +1,12 @@
 package exercise
 
 import (
+	"context"
 	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // A Python exercise's main file is a .py script: nothing is built, and
@@ -22,19 +24,31 @@ func isPython(j *Job) bool {
 var ErrNoPython = errors.New("no python3 on the PATH: a Python exercise runs as python3 FILE.py (install Python 3 with the exercise's packages, e.g. CuPy or PyTorch)")
 
 // python is the interpreter a Python exercise runs with: tk.Python when
-// set, else python3 from the PATH, its real path (a shim of a version
-// manager is a script, and the interpreter is what the grader inspects).
-func (tk *Toolkit) python() (string, error) {
+// set, else python3 from the PATH as the binary it really is
+// (sys.executable): a version manager's python3 is a script that execs
+// the interpreter, and the statistics library's record ends at an exec.
+func (tk *Toolkit) python(ctx context.Context) (string, error) {
 	if tk.Python != "" {
 		return tk.Python, nil
+	}
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	if tk.py != "" {
+		return tk.py, nil
 	}
 	p, err := exec.LookPath("python3")
 	if err != nil {
 		return "", ErrNoPython
 	}
-	if abs, err := filepath.Abs(p); err == nil {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, p, "-c", "import sys; print(sys.executable)").Output()
+	if real := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(real) {
+		p = real
+	} else if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
+	tk.py = p
 	return p, nil
 }
 

@@ -39,6 +39,7 @@ type Toolkit struct {
 
 	mu  sync.Mutex
 	lib string // the statistics library, once built
+	py  string // python3 as found, once asked
 }
 
 // NewToolkit is the toolkit of nvcc (built for arch, "" for nvcc's
