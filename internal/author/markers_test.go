@@ -163,3 +163,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParsePython: a Python solution's # markers keep the same promises
+// as FuzzParse's, and its student file says TODO in a # comment.
+func FuzzParsePython(f *testing.F) {
+	f.Add("import os\n# BEGIN SOLUTION\nx = 1\n# STUB\n# x = None\n# END SOLUTION\n")
+	f.Add("# BEGIN SOLUTION\r\n    pass\r\n# END SOLUTION\r\n")
+	f.Add("# STUB\n# BEGIN SOLUTION\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		src, err := Parse("f.py", []byte(in))
+		if err != nil {
+			for _, e := range lesson.AsErrors(err) {
+				if e.Line < 1 {
+					t.Fatalf("error without a line: %v", e)
+				}
+			}
+			return
+		}
+		prev := 0
+		for _, r := range src.Regions {
+			if r.Begin <= prev || r.End <= r.Begin || r.End > len(src.Lines) || (r.Stub != 0 && (r.Stub <= r.Begin || r.Stub >= r.End)) {
+				t.Fatalf("bad region %+v after line %d of %d", r, prev, len(src.Lines))
+			}
+			prev = r.End
+		}
+		if sol := src.Solution(); len(sol) > len(in) || HasMarkers(sol) {
+			t.Fatalf("solution %q of %q", sol, in)
+		}
+		stu := src.Student()
+		if strings.Count(string(stu), "// TODO: write this part") > strings.Count(in, "// TODO: write this part") {
+			t.Fatalf("a Python student file with a C++ comment: %q", stu)
+		}
+	})
+}
