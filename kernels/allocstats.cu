@@ -1783,6 +1783,16 @@ HOOK(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), {
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
 })
+// PyTorch 2 records its events (torch.cuda.Event.record, and so
+// Stream.wait_stream) with cudaEventRecordWithFlags: the same record, and
+// without it every wait on such an event looked like no order at all.
+HOOK(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), {
+    rec->event_records++;
+    enqueue(s);
+    (*events)[e] = (*clocks)[norm(s)];
+    if (recordedOn == nullptr) recordedOn = new RecordedOn();
+    if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
+})
 HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned int f), (s, e, f), {
     rec->stream_wait_events++;
     if (recordedOn != nullptr) {

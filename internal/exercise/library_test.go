@@ -391,3 +391,33 @@ func wantStats(t *testing.T, s *checker.Stats, want map[string]float64) {
 		}
 	}
 }
+
+// An event recorded with cudaEventRecordWithFlags orders the streams as
+// one recorded with cudaEventRecord does: PyTorch 2 records every
+// torch.cuda.Event (and so Stream.wait_stream) that way, and on the H200 a
+// correct two-stream script failed unordered_uses (12) while the library
+// saw only the wait.
+func TestRealLibraryEventRecordWithFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	lib, dir := fakeRuntime(t, "eventflags.cc")
+	for _, tc := range []struct {
+		mode           string
+		records, pairs float64
+		unordered      float64
+	}{
+		{"flags", 1, 1, 0},
+		{"plain", 1, 1, 0},
+		{"", 0, 0, 1},
+	} {
+		rec, out := runOverFake(t, lib, dir, []string{"FAKE_RECORD=" + tc.mode})
+		if !strings.Contains(out, "done") {
+			t.Fatalf("%q: the program failed: %q", tc.mode, out)
+		}
+		wantStats(t, rec.Stats, map[string]float64{
+			"event_records": tc.records, "event_pairs": tc.pairs, "unordered_uses": tc.unordered,
+			"stream_wait_events": 1, "kernel_launches": 2,
+		})
+	}
+}

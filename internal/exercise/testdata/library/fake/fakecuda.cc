@@ -164,6 +164,7 @@ cudaError_t cudaEventCreate(cudaEvent_t* e) { *e = (cudaEvent_t)(nextEvent += 16
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }  // through the PLT
 cudaError_t cudaEventDestroy(cudaEvent_t) { return 0; }
 cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { waitForDriverThread(); return 0; }
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t, cudaStream_t, unsigned int) { return 0; }
 cudaError_t cudaEventQuery(cudaEvent_t e) { waitForDriverThread(); return notReady(e); }
 cudaError_t cudaStreamQuery(cudaStream_t s) { return notReady(s); }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) { *ms = 0; return 0; }
