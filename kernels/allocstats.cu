@@ -654,7 +654,14 @@ void* real(const char* name) {
 }
 
 Record* record() {
-    quiet = false;
+    if (quiet) {
+        // A forked child's first CUDA call: its start frame goes out now,
+        // not at the next pulse, so that a child that then leaves by _exit
+        // leaves a record cut short rather than none (a failing runtime,
+        // with no driver, answers within the pulse's 20 ms).
+        quiet = false;
+        sendFrame(kFrameStart);
+    }
     if (rec != nullptr) return rec;
     rec = &scratch;
     memset(rec, 0, sizeof(Record));
