@@ -78,6 +78,16 @@ func (tk *Toolkit) StatsLibrary(ctx context.Context) (string, error) {
 	return lib, nil
 }
 
+// statsLibraryArgs are nvcc's arguments for the statistics library:
+// its references to its own definitions bound inside it (-Bsymbolic),
+// every import bound at load and its table of them read-only after
+// (-z now, relro), so that nothing the program loads or defines later
+// takes their place.
+func statsLibraryArgs(lib, src string) []string {
+	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none",
+		"-Xlinker", "-Bsymbolic", "-Xlinker", "-z,now", "-Xlinker", "-z,relro", "-o", lib, src}
+}
+
 func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	comp := tk.NVCC
 	comp.Arch = ""
@@ -94,7 +104,7 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	lib := filepath.Join(dir, "liballocstats.so")
 	var log bytes.Buffer
 	b, err := tk.Cache.Build(ctx, runner.Exec{}, comp,
-		[]string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", lib, src}, dir, nil, &log)
+		statsLibraryArgs(lib, src), dir, nil, &log)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,69 @@
+package exercise
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCorpus grades each forger of testdata/corpus against corpus.toml,
+// with the real statistics library, as the tests' user (root on CI) in
+// the plain runner and as the sandbox's own user in the grading sandbox,
+// and wants each to fail with its reason while honest.cu passes. The
+// forgers make no CUDA call, so no GPU is needed: what they forge is the
+// record's, not the GPU's.
+func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	data, err := os.ReadFile("testdata/corpus/corpus.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forge, _ := filepath.Abs("testdata/corpus/forge.h")
+	runners := map[string]Runner{"plain": Plain{}}
+	if sb, err := TempSandbox("lessons-corpus-"); err == nil {
+		defer sb.Close()
+		runners["sandbox"] = sb
+	} else {
+		t.Logf("no grading sandbox here: %v", err)
+	}
+	files, _ := filepath.Glob("testdata/corpus/*.cu")
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".cu")
+		var want []string
+		if name != "honest" {
+			want, _ = directives(t, file)
+		}
+		for rn, r := range runners {
+			t.Run(name+"/"+rn, func(t *testing.T) {
+				src, _ := filepath.Abs(file)
+				j := &Job{ID: "corpus", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: name + rn,
+					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}}}
+				v, err := Check(context.Background(), tk, r, j, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if name == "honest" {
+					if !v.Passed() {
+						t.Fatalf("the honest program fails: %+v (output %q)", v.Results, v.Output)
+					}
+					return
+				}
+				if v.Passed() {
+					t.Fatalf("the forger passed: %+v (output %q)", v.Results, v.Output)
+				}
+				for _, w := range want {
+					if failedWith(v, w) {
+						return
+					}
+				}
+				t.Errorf("fails, but not with %q: %+v (output %q)", want, v.Results, v.Output)
+			})
+		}
+	}
+}
