@@ -67,3 +67,29 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusWriteExec: the honest program and the plain library's record
+// under the grading sandbox's write-exec rule (LESSONS_SANDBOX_WX=on),
+// without a GPU: the library and the loader need no code written.
+func TestCorpusWriteExec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_SANDBOX_WX", "on")
+	sb, err := TempSandbox("lessons-corpus-")
+	if err != nil {
+		t.Skipf("no grading sandbox here: %v", err)
+	}
+	defer sb.Close()
+	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
+	src, _ := filepath.Abs("testdata/corpus/honest.cu")
+	j := &Job{ID: "corpus", Spec: spec(t, string(data)), Hash: "wx", Files: []File{{Name: "honest.cu", Path: src}}}
+	v, err := Check(context.Background(), tk, sb, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Passed() {
+		t.Fatalf("the honest program fails under the write-exec rule: %+v (output %q)", v.Results, v.Output)
+	}
+}
