@@ -15,6 +15,7 @@ import (
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/witness"
 	"github.com/cudalessons/lessons/kernels"
 )
 
@@ -30,6 +31,10 @@ type Toolkit struct {
 	// to cross-check the statistics record (gpu.DriverSampler where NVML
 	// is there); nil: no cross-check.
 	Driver gpu.Watcher
+	// Witness, when set, counts each run's calls of CUDA's entry points
+	// from outside the program (uprobes, where BPF may be loaded), to
+	// compare with the statistics record; nil: no such count.
+	Witness *witness.Witness
 	// BuildLimit is the wall-clock limit of one build of a job;
 	// 0 is DefaultBuildLimit.
 	BuildLimit time.Duration

@@ -309,6 +309,11 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 			return nil, err
 		}
 		spec.Stop = func() { cg.kill() }
+		// The program starts in the sandbox's group, not the caller's.
+		if spec.Grouped != nil {
+			spec.Grouped(cg.dir)
+		}
+		spec.Cgroup, spec.Grouped = nil, nil
 	}
 	spec.Prepare = func(cmd *exec.Cmd) {
 		a := cmd.SysProcAttr

@@ -28,7 +28,7 @@ type Kind struct {
 var Kinds = []*Kind{
 	{Name: "the statistics library's environment", re: regexp.MustCompile(`\bLESSONS_[A-Z0-9_]*`),
 		Why: "a program that reads LESSONS_STATS can find and rewrite its own statistics record"},
-	{Name: "dynamic loading", re: regexp.MustCompile(`\b(dlopen|dlmopen|dlsym|dlvsym|dladdr|dlinfo|RTLD_NEXT|RTLD_DEFAULT|LD_PRELOAD)\b|dlfcn\.h|\blibcudart\.so|\blibcuda\.so`),
+	{Name: "dynamic loading", re: regexp.MustCompile(`\b(dlopen|dlmopen|dlsym|dlvsym|dladdr|dlinfo|dl_iterate_phdr|_r_debug|link_map|RTLD_NEXT|RTLD_DEFAULT|LD_PRELOAD)\b|dlfcn\.h|\blibcudart\.so|\blibcuda\.so`),
 		Why: "dlsym of the real runtime calls CUDA around the statistics library, which then counts nothing"},
 	{Name: "/proc", re: regexp.MustCompile(`/proc/`),
 		Why: "/proc/self/maps and /proc/self/mem reach the statistics library's memory"},

@@ -53,6 +53,7 @@ type Witness struct {
 	mu       sync.Mutex
 	attached map[string][]link.Link // by library file
 	missing  map[string][]string    // by library file: probes with no symbol there
+	parent   string                 // the folder of the runs' cgroups (Group)
 }
 
 // Open loads a counting program per probe. It fails where BPF cannot be
@@ -114,6 +115,9 @@ func (w *Witness) Close() error {
 		}
 	}
 	w.attached = nil
+	if w.parent != "" {
+		os.Remove(w.parent)
+	}
 	for _, p := range w.progs {
 		p.Close()
 	}
@@ -260,3 +264,7 @@ func CgroupID(dir string) (uint64, error) {
 	}
 	return id, nil
 }
+
+// Offsets is every function file defines, with the file offsets of its
+// definitions (each version, each alias): where Attach sets a probe.
+func Offsets(file string) (map[string][]uint64, error) { return entryOffsets(file) }

@@ -149,3 +149,29 @@ func TestOneAddressMissesAVersion(t *testing.T) {
 		t.Logf("a uprobe on the symbol by name alone counted %d of 100 calls", n)
 	}
 }
+
+// A run's own cgroup, made by the witness beside this process's.
+func TestGroup(t *testing.T) {
+	lib, prog := build(t)
+	w := open(t, []Probe{{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}}})
+	if err := w.Attach("libwit", lib); err != nil {
+		t.Fatal(err)
+	}
+	g, err := w.Group()
+	if err != nil {
+		t.Skipf("no cgroup here: %v", err)
+	}
+	id, err := CgroupID(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, _ := w.Start(id)
+	run(t, prog, int(g.File.Fd()), 42, 0, 0)
+	if n := watch.Counts()["allocs"]; n != 42 {
+		t.Errorf("%d calls counted, want 42", n)
+	}
+	g.Close()
+	if _, err := os.Stat(g.Dir); !os.IsNotExist(err) {
+		t.Errorf("the run's cgroup stays: %v", err)
+	}
+}
