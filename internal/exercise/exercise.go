@@ -278,7 +278,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	drv := tk.watchDriver()
 	defer drv.view()
 	wit := tk.watchWitness(prog)
-	defer wit.view()
+	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append([]string{p.prog}, j.Spec.Args...), Dir: p.dir, Env: env,
 		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput, ExtraFiles: []*os.File{stats.w},
@@ -286,7 +286,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}, &out)
 	rec, recErr := stats.finish()
 	view := drv.view()
-	kernel := wit.view()
+	kernel := wit.view(rec)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}

@@ -31,7 +31,7 @@ type Sandbox struct {
 	cgroups  *sandbox.Cgroups
 	noCgroup string // why there are none
 	temp     bool   // root was made by TempSandbox: Close removes it
-	// noWriteExec: runs may not write code ($LESSONS_SANDBOX_WX=on).
+	// noWriteExec: runs may not write code (unless $LESSONS_SANDBOX_WX=off).
 	noWriteExec bool
 }
 
@@ -95,10 +95,12 @@ func NewSandbox(root string) (*Sandbox, error) {
 	if err := copyFile(exe, s.self, 0o755); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	// $LESSONS_SANDBOX_WX=on: a run writes no code after it starts
-	// (sandbox.Policy.NoWriteExec). Off until the CUDA driver's own needs
-	// are measured on every GPU a class runs on.
-	s.noWriteExec = os.Getenv("LESSONS_SANDBOX_WX") == "on"
+	// A run writes no code after it starts (sandbox.Policy.NoWriteExec):
+	// measured on the H200 (CUDA 13.0, driver 580), every program of the
+	// course ran alike with the rule and without (VMM, IPC between
+	// processes, graphs included). $LESSONS_SANDBOX_WX=off lifts it, for a
+	// driver or toolkit that turns out to need such memory.
+	s.noWriteExec = os.Getenv("LESSONS_SANDBOX_WX") != "off"
 	s.noCgroup = "LESSONS_SANDBOX_CGROUPS=off"
 	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
 		var err error

@@ -45,6 +45,17 @@ func TestWitnessCourse(t *testing.T) {
 		t.Fatal(err)
 	}
 	var table strings.Builder
+	var sink *os.File
+	if out := os.Getenv("WITNESS_OUT"); out != "" {
+		sink, _ = os.Create(out)
+		defer sink.Close()
+	}
+	flush := func() {
+		if sink != nil {
+			sink.WriteString(table.String())
+			table.Reset()
+		}
+	}
 	row := func(kind, id, name string, v *Verdict) {
 		got, fails := "(no witness result)", []string{}
 		for _, r := range v.Results {
@@ -54,13 +65,18 @@ func TestWitnessCourse(t *testing.T) {
 				fails = append(fails, r.Name+": "+r.Got)
 			}
 		}
-		fmt.Fprintf(&table, "%s\t%s\t%s\tpassed=%v\t%s\tfails=%q\n", kind, id, name, v.Passed(), got, fails)
+		o := v.Output
+		if len(o) > 200 {
+			o = o[len(o)-200:]
+		}
+		fmt.Fprintf(&table, "%s\t%s\t%s\tpassed=%v\t%s\tfails=%q\toutput=%q\n", kind, id, name, v.Passed(), got, fails, o)
 	}
 	type item struct {
 		x    *course.Exercise
 		name string
 		file string
 		b    *Built
+		j    *Job
 	}
 	var items []*item
 	for _, x := range c.Exercises {
@@ -82,7 +98,7 @@ func TestWitnessCourse(t *testing.T) {
 	// Builds, 8 at once.
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
-	for _, it := range items {
+	for n, it := range items {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -92,6 +108,9 @@ func TestWitnessCourse(t *testing.T) {
 			if err != nil {
 				return
 			}
+			// A folder of its own: answers of one exercise share its.
+			j.Dir = filepath.Join(root, ".lessons", "witness", fmt.Sprint(n))
+			it.j = j
 			b, err := Build(context.Background(), tk, Plain{}, j, 0)
 			if err == nil && b.Failed == nil {
 				it.b = b
@@ -100,7 +119,7 @@ func TestWitnessCourse(t *testing.T) {
 	}
 	wg.Wait()
 	libs := map[string]bool{}
-	deadline := time.Now().Add(150 * time.Second)
+	deadline := time.Now().Add(80 * time.Second)
 	for _, it := range items {
 		if it.b == nil {
 			fmt.Fprintf(&table, "build\t%s\t%s\tfailed\n", it.x.ID, it.name)
@@ -115,16 +134,17 @@ func TestWitnessCourse(t *testing.T) {
 		if time.Now().After(deadline) && it.name != "solution" {
 			continue
 		}
-		j, _ := NewJob(c, it.x, it.file)
-		v, err := RunAll(context.Background(), tk, Plain{}, j, it.b.Prog, "", 0)
+		v, err := RunAll(context.Background(), tk, Plain{}, it.j, it.b.Prog, "", 0)
 		if err != nil {
 			fmt.Fprintf(&table, "run\t%s\t%s\terror %v\n", it.x.ID, it.name, err)
 			continue
 		}
 		row("plain", it.x.ID, it.name, v)
+		flush()
 	}
 	// The solutions under the sandbox, with the write-exec rule and
 	// without.
+	tk.Witness = nil
 	for _, wx := range []string{"on", "off"} {
 		t.Setenv("LESSONS_SANDBOX_WX", wx)
 		sb, err := TempSandbox("lessons-witness-")
@@ -135,9 +155,9 @@ func TestWitnessCourse(t *testing.T) {
 			if it.name != "solution" || it.b == nil {
 				continue
 			}
-			j, _ := NewJob(c, it.x, it.file)
+			j := *it.j
 			j.Hash = "wx" + wx
-			v, err := RunAll(context.Background(), tk, sb, j, it.b.Prog, "", 0)
+			v, err := RunAll(context.Background(), tk, sb, &j, it.b.Prog, "", 0)
 			if err != nil {
 				fmt.Fprintf(&table, "wx=%s\t%s\terror %v\n", wx, it.x.ID, err)
 				continue
@@ -146,10 +166,7 @@ func TestWitnessCourse(t *testing.T) {
 		}
 		sb.Close()
 	}
-	t.Log("\n" + table.String())
-	if out := os.Getenv("WITNESS_OUT"); out != "" {
-		os.WriteFile(out, []byte(table.String()), 0o644)
-	}
+	flush()
 }
 
 // symbolsOf lists, for the probes of lib, every definition of their
