@@ -54,15 +54,21 @@ func (w *Witness) Group() (*Group, error) {
 }
 
 // Close removes the group once its processes are gone (the runner has
-// killed them; the kernel lets a cgroup go a moment after).
+// killed them; the kernel lets a cgroup go a moment after), in the
+// background: the run's verdict does not wait for it.
 func (g *Group) Close() {
 	g.File.Close()
-	for i := 0; i < 50; i++ {
-		if err := os.Remove(g.Dir); err == nil || os.IsNotExist(err) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	if os.Remove(g.Dir) == nil {
+		return
 	}
+	go func() {
+		for i := 0; i < 100; i++ {
+			time.Sleep(10 * time.Millisecond)
+			if err := os.Remove(g.Dir); err == nil || os.IsNotExist(err) {
+				return
+			}
+		}
+	}()
 }
 
 // ownCgroup is the folder of this process's cgroup in the version 2

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf/link"
 )
@@ -171,7 +172,15 @@ func TestGroup(t *testing.T) {
 		t.Errorf("%d calls counted, want 42", n)
 	}
 	g.Close()
-	if _, err := os.Stat(g.Dir); !os.IsNotExist(err) {
-		t.Errorf("the run's cgroup stays: %v", err)
+	gone := false
+	for i := 0; i < 200 && !gone; i++ {
+		_, err := os.Stat(g.Dir)
+		gone = os.IsNotExist(err)
+		if !gone {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if !gone {
+		t.Errorf("the run's cgroup stays")
 	}
 }
