@@ -17,6 +17,7 @@ import (
 type Group struct {
 	Dir  string
 	File *os.File
+	w    *Witness
 }
 
 var groups atomic.Int64
@@ -50,7 +51,7 @@ func (w *Witness) Group() (*Group, error) {
 		os.Remove(dir)
 		return nil, fmt.Errorf("witness: %w", err)
 	}
-	return &Group{Dir: dir, File: f}, nil
+	return &Group{Dir: dir, File: f, w: w}, nil
 }
 
 // Close removes the group once its processes are gone (the runner has
@@ -61,7 +62,9 @@ func (g *Group) Close() {
 	if os.Remove(g.Dir) == nil {
 		return
 	}
+	g.w.removing.Add(1)
 	go func() {
+		defer g.w.removing.Done()
 		for i := 0; i < 100; i++ {
 			time.Sleep(10 * time.Millisecond)
 			if err := os.Remove(g.Dir); err == nil || os.IsNotExist(err) {

@@ -54,6 +54,7 @@ type Witness struct {
 	attached map[string][]link.Link // by library file
 	missing  map[string][]string    // by library file: probes with no symbol there
 	parent   string                 // the folder of the runs' cgroups (Group)
+	removing sync.WaitGroup         // runs' cgroups being removed
 }
 
 // Open loads a counting program per probe. It fails where BPF cannot be
@@ -107,6 +108,7 @@ func counter(m *ebpf.Map, i uint64) asm.Instructions {
 
 // Close detaches every probe and frees the programs and the map.
 func (w *Witness) Close() error {
+	w.removing.Wait()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, ls := range w.attached {
