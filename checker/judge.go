@@ -35,6 +35,10 @@ type Run struct {
 	// Driver is what the GPU's driver saw of the run, when it was
 	// watched (NVML is there): the record is cross-checked against it.
 	Driver *DriverView
+	// Witness is what the kernel counted of the run's CUDA calls from
+	// outside it, when it was watched (root, or CAP_BPF and CAP_PERFMON):
+	// the record's counts are compared with it.
+	Witness *WitnessView
 	// Before are the records of the runs made before this one, by run
 	// name ("" the public run; nil where a run recorded none): the
 	// baselines of relative_to checks.
@@ -75,6 +79,9 @@ func (s *Spec) Judge(r *Run) []Result {
 	}
 	if r.Driver != nil {
 		out = append(out, judgeDriver(r))
+	}
+	if r.Witness != nil && r.Untrusted == "" {
+		out = append(out, judgeWitness(r))
 	}
 	return out
 }

@@ -312,13 +312,16 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()
+	wit := tk.watchWitness(prog)
+	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append(append(p.interp[:len(p.interp):len(p.interp)], p.prog), j.Spec.Args...), Dir: p.dir, Env: env,
 		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput, ExtraFiles: []*os.File{stats.w},
-		Started: drv.started,
+		Started: drv.started, Cgroup: wit.cgroup(), Grouped: wit.grouped,
 	}, &out)
 	rec, recErr := stats.finish()
 	view := drv.view()
+	kernel := wit.view(rec)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}
@@ -353,7 +356,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 		}
 	}
 	san := sanitize(ctx, tk, p, j.Spec, res)
-	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view}
+	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view, Witness: kernel}
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/witness"
 	"github.com/cudalessons/lessons/kernels"
 )
 
@@ -33,6 +34,10 @@ type Toolkit struct {
 	// Python is the interpreter of Python exercises; "" is python3 on
 	// the PATH.
 	Python string
+	// Witness, when set, counts each run's calls of CUDA's entry points
+	// from outside the program (uprobes, where BPF may be loaded), to
+	// compare with the statistics record; nil: no such count.
+	Witness *witness.Witness
 	// BuildLimit is the wall-clock limit of one build of a job;
 	// 0 is DefaultBuildLimit.
 	BuildLimit time.Duration
@@ -82,6 +87,16 @@ func (tk *Toolkit) StatsLibrary(ctx context.Context) (string, error) {
 	return lib, nil
 }
 
+// statsLibraryArgs are nvcc's arguments for the statistics library:
+// its references to its own definitions bound inside it (-Bsymbolic),
+// every import bound at load and its table of them read-only after
+// (-z now, relro), so that nothing the program loads or defines later
+// takes their place.
+func statsLibraryArgs(lib, src string) []string {
+	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none",
+		"-Xlinker", "-Bsymbolic", "-Xlinker", "-z,now", "-Xlinker", "-z,relro", "-o", lib, src}
+}
+
 func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	comp := tk.NVCC
 	comp.Arch = ""
@@ -98,7 +113,7 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	lib := filepath.Join(dir, "liballocstats.so")
 	var log bytes.Buffer
 	b, err := tk.Cache.Build(ctx, runner.Exec{}, comp,
-		[]string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", lib, src}, dir, nil, &log)
+		statsLibraryArgs(lib, src), dir, nil, &log)
 	if err != nil {
 		return "", err
 	}
