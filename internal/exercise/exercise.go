@@ -274,8 +274,13 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	// The program is read as it was built, before it runs: the copy it
 	// runs from is in its own folder, and it could put another file there.
-	// A script's program is the interpreter.
-	found := inspect(inspected, lib)
+	// A script's program is the machine's interpreter, not the student's:
+	// it is not inspected (Debian's python3 defines environ, which the
+	// C runtime imports, and would be refused as an interposer).
+	found := ""
+	if interp == nil {
+		found = inspect(inspected, lib)
+	}
 	p, err := r.run(ctx, tk, j, prog, device, slot)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
