@@ -93,6 +93,11 @@ type Verdict struct {
 	Outputs map[string]string
 	// Took is how long the program ran (the sanitizers' runs not counted).
 	Took time.Duration
+	// Stalled says, for a run stopped at its time limit while one of its
+	// threads waited in the GPU's driver (runner.InDriver), why it was
+	// stopped: perhaps the machine's hang (a lock its neighbours held),
+	// not the program's, and worth a run alone. "" otherwise.
+	Stalled string
 	// stopped says why the run was stopped at a limit (its time, its
 	// output), when it was.
 	stopped string
@@ -326,6 +331,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	if res.TimedOut || res.Truncated {
 		v.stopped = res.Reason(j.Spec.TimeLimit(), maxOutput)
+	}
+	if res.TimedOut && res.InDriver {
+		v.Stalled = v.stopped
 	}
 	return v, nil
 }

@@ -85,6 +85,10 @@ type Ran struct {
 	// Outputs are what each run printed, by run name ("": the public run).
 	Outputs map[string]string
 	Took    time.Duration
+	// Stalled says why the run was stopped at its time limit while one
+	// of its threads waited in the GPU's driver ("" when it was not): the
+	// hang may be the machine's, and the item is judged on a run alone.
+	Stalled string
 }
 
 // Toolchain builds and runs tasks; tests give a fake one. slot tells
@@ -430,7 +434,11 @@ func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 					sinks.Graded(o.Built.Attempt(t))
 					return
 				}
-				sinks.Graded(RunAttempt(t, o.Built, o.Ran, o.RunErr))
+				a := RunAttempt(t, o.Built, o.Ran, o.RunErr)
+				if o.Again != "" {
+					noteAgain(a, o)
+				}
+				sinks.Graded(a)
 			}
 		}
 		out = append(out, NewItem(w, done))
@@ -486,6 +494,16 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 		return sum, fmt.Errorf("gradebook %s: %w", book.Path, recErr)
 	}
 	return sum, ctx.Err()
+}
+
+// noteAgain says on a grade judged on a second run, alone on the
+// machine, why it was made; one that stalled in the driver even alone is
+// marked for review: the driver, not the program, may be at fault.
+func noteAgain(a *gradebook.Attempt, o Outcome) {
+	a.Note = "graded on a second run, alone on the machine: the first, beside other runs, " + o.Again
+	if o.Ran != nil && o.Ran.Stalled != "" {
+		a.MarkForReview("stopped at its time limit while waiting in the GPU's driver, even alone on the machine: look at the machine's driver before trusting this grade")
+	}
 }
 
 // maxOutput is how much of a program's output the gradebook keeps.

@@ -33,6 +33,9 @@ type Outcome struct {
 	// Took is the build's time and the run's, the wait between them
 	// left out.
 	Took time.Duration
+	// Again is why the run judged was made a second time, alone on the
+	// machine: how the first ended ("" when it was run once).
+	Again string
 }
 
 // Err is the tool's failure, the build's or the run's: not the program's.
@@ -83,18 +86,26 @@ func NewItem(w Work, done func(Outcome)) *Item {
 		return true, outcome
 	}
 	if w.Run != nil {
-		it.Run = func(ctx context.Context, device string, slot int) time.Duration {
+		var first string // why the first run is made again
+		it.Run = func(ctx context.Context, device string, slot int, alone bool) (time.Duration, string) {
 			start := time.Now()
 			ran, err := w.Run(ctx, b, device, slot)
 			took += time.Since(start)
 			if ctx.Err() != nil {
-				return 0 // stopped half way: its verdict means nothing
+				return 0, "" // stopped half way: its verdict means nothing
 			}
-			tell(Outcome{Ran: ran, RunErr: err})
+			var ranTook time.Duration
 			if ran != nil {
-				return max(ran.Took, time.Nanosecond)
+				ranTook = max(ran.Took, time.Nanosecond)
 			}
-			return 0
+			// Stopped while waiting in the GPU's driver beside other
+			// runs: the hang may be the machine's. Judged on a run alone.
+			if err == nil && ran != nil && ran.Stalled != "" && !alone {
+				first = ran.Stalled
+				return ranTook, first
+			}
+			tell(Outcome{Ran: ran, RunErr: err, Again: first})
+			return ranTook, ""
 		}
 	}
 	return it
@@ -146,5 +157,5 @@ func runJob(ctx context.Context, judge Judge, tk *exercise.Toolkit, r exercise.R
 	if err != nil {
 		return nil, err
 	}
-	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took}, nil
+	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took, Stalled: v.Stalled}, nil
 }

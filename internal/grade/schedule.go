@@ -23,9 +23,11 @@ type Item struct {
 	// item whose build another item shared; no span is drawn).
 	Build func(ctx context.Context, slot int) (run bool, outcome string)
 	// Run runs the built item on a GPU (as CUDA_VISIBLE_DEVICES names
-	// it), on a run slot of its own; it returns how long the program
-	// itself ran, for the trace (0: unknown).
-	Run func(ctx context.Context, device string, slot int) time.Duration
+	// it), on a run slot of its own, alone on the machine when alone is
+	// set; it returns how long the program itself ran, for the trace (0:
+	// unknown), and again: why the run must be made once more alone
+	// ("" when it was judged). Only a run not made alone may ask.
+	Run func(ctx context.Context, device string, slot int, alone bool) (took time.Duration, again string)
 }
 
 // Slots are how a batch shares the machine.
@@ -39,7 +41,10 @@ type Slots struct {
 // Schedule builds every item on Jobs slots and runs each, as soon as its
 // own build is done, on the first free run slot: PerDevice on each
 // device, where a timed item's run waits for its GPU to itself (and the
-// others wait for it). Once ctx is done nothing more is started.
+// others wait for it). An item whose run asks to be made again (it was
+// stopped while waiting in the GPU's driver, perhaps for its neighbours)
+// runs once more after every other run has ended, alone on the machine,
+// one such run at a time. Once ctx is done nothing more is started.
 func Schedule(ctx context.Context, items []*Item, s Slots) {
 	s.Jobs = max(s.Jobs, 1)
 	s.PerDevice = max(s.PerDevice, 1)
@@ -79,6 +84,13 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 		bwg.Wait()
 		close(runQ)
 	}()
+	type retry struct {
+		it  *Item
+		dev string
+		why string
+	}
+	var again []retry
+	var againMu sync.Mutex
 	var rwg sync.WaitGroup
 	slot := 0
 	for _, dev := range s.Devices {
@@ -93,22 +105,47 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 					}
 					var began, ended time.Time // while the GPU is ours
 					var took time.Duration
+					var why string
 					gpu.Use(it.Timed, func() {
 						began = time.Now()
-						took = it.Run(ctx, dev, slot)
+						took, why = it.Run(ctx, dev, slot, false)
 						ended = time.Now()
 					})
-					args := withArgs(it.Args, "device", dev)
-					if took > 0 {
-						args["program_ms"] = fmt.Sprint(took.Milliseconds())
+					s.Trace.span("run", tracePIDRuns, slot, it.Name, began, ended, runArgs(it, dev, took, why))
+					if why != "" {
+						againMu.Lock()
+						again = append(again, retry{it, dev, why})
+						againMu.Unlock()
 					}
-					s.Trace.span("run", tracePIDRuns, slot, it.Name, began, ended, args)
 				}
 			}(dev, slot)
 			slot++
 		}
 	}
 	rwg.Wait()
+	// Every other run has ended: each run made again has the machine,
+	// every GPU and the driver's locks, to itself.
+	for _, r := range again {
+		if ctx.Err() != nil {
+			break
+		}
+		began := time.Now()
+		took, _ := r.it.Run(ctx, r.dev, 0, true)
+		args := runArgs(r.it, r.dev, took, "")
+		args["alone"] = "again, after: " + r.why
+		s.Trace.span("run", tracePIDRuns, 0, r.it.Name, began, time.Now(), args)
+	}
+}
+
+func runArgs(it *Item, dev string, took time.Duration, again string) map[string]string {
+	args := withArgs(it.Args, "device", dev)
+	if took > 0 {
+		args["program_ms"] = fmt.Sprint(took.Milliseconds())
+	}
+	if again != "" {
+		args["again"] = again
+	}
+	return args
 }
 
 func withArgs(args map[string]string, k, v string) map[string]string {

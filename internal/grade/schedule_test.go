@@ -69,7 +69,7 @@ func TestSchedule(t *testing.T) {
 				mu.Unlock()
 				return i%5 != 4, "built" // every fifth does not compile
 			},
-			Run: func(ctx context.Context, dev string, slot int) time.Duration {
+			Run: func(ctx context.Context, dev string, slot int, _ bool) (time.Duration, string) {
 				mu.Lock()
 				if !built[name] {
 					t.Errorf("%s ran before its build", name)
@@ -89,7 +89,7 @@ func TestSchedule(t *testing.T) {
 				}
 				mu.Unlock()
 				ran.Add(1)
-				return time.Millisecond
+				return time.Millisecond, ""
 			}})
 	}
 	tr := NewTrace()
@@ -119,7 +119,7 @@ func TestScheduleStops(t *testing.T) {
 				}
 				return true, "built"
 			},
-			Run: func(ctx context.Context, dev string, slot int) time.Duration { return 0 },
+			Run: func(ctx context.Context, dev string, slot int, _ bool) (time.Duration, string) { return 0, "" },
 		})
 	}
 	Schedule(ctx, items, Slots{Jobs: 1})
