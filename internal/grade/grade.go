@@ -104,6 +104,7 @@ type Options struct {
 	Jobs      int      // builds at once
 	Devices   []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
 	PerDevice int      // runs at once on each GPU
+	Machine   int      // runs at once on the machine (Slots.Machine)
 	Regrade   bool     // grade again what is already graded
 	// Done is called after each task is recorded (or skipped), from one
 	// goroutine at a time.
@@ -488,7 +489,7 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 		Built:  func(*Task, *Built) { mu.Lock(); sum.Builds++; mu.Unlock() },
 		Graded: func(a *gradebook.Attempt) { record(a, false) },
 	})
-	Schedule(ctx, items, Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: opts.PerDevice, Trace: opts.Trace})
+	Schedule(ctx, items, Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: opts.PerDevice, Machine: opts.Machine, Trace: opts.Trace})
 	sum.Took = time.Since(start)
 	if recErr != nil {
 		return sum, fmt.Errorf("gradebook %s: %w", book.Path, recErr)

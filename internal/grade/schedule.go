@@ -35,7 +35,12 @@ type Slots struct {
 	Jobs      int      // builds at once
 	Devices   []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
 	PerDevice int      // runs at once on each GPU
-	Trace     *Trace   // when set, records each build and run
+	// Machine is the most runs at once on the whole machine, over every
+	// GPU (0: PerDevice on each, no more): the driver serves all the
+	// GPUs of a machine behind one lock, so CUDA starts do not scale
+	// with the GPUs.
+	Machine int
+	Trace   *Trace // when set, records each build and run
 }
 
 // Schedule builds every item on Jobs slots and runs each, as soon as its
@@ -91,6 +96,10 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 	}
 	var again []retry
 	var againMu sync.Mutex
+	var machine chan struct{} // a token for each run at once on the machine
+	if s.Machine > 0 && s.Machine < len(s.Devices)*s.PerDevice {
+		machine = make(chan struct{}, s.Machine)
+	}
 	var rwg sync.WaitGroup
 	slot := 0
 	for _, dev := range s.Devices {
@@ -106,11 +115,17 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 					var began, ended time.Time // while the GPU is ours
 					var took time.Duration
 					var why string
+					if machine != nil {
+						machine <- struct{}{}
+					}
 					gpu.Use(it.Timed, func() {
 						began = time.Now()
 						took, why = it.Run(ctx, dev, slot, false)
 						ended = time.Now()
 					})
+					if machine != nil {
+						<-machine
+					}
 					s.Trace.span("run", tracePIDRuns, slot, it.Name, began, ended, runArgs(it, dev, took, why))
 					if why != "" {
 						againMu.Lock()
@@ -202,6 +217,9 @@ const autoQueues = 2
 // Choice is how a batch runs on the GPUs, and why.
 type Choice struct {
 	PerDevice int
+	// Machine is the most runs at once over all the GPUs (Slots.Machine;
+	// 0: no more than PerDevice on each).
+	Machine int
 	// Queues and TimedQueues are the hardware queues of untimed and timed
 	// items' programs; 0 leaves CUDA's default (8).
 	Queues, TimedQueues int
@@ -255,4 +273,43 @@ func ChooseFor(perDevice, queues int, tasks []*Task) Choice {
 		kept = "the timed"
 	}
 	return Choose(perDevice, queues, len(tasks)-timed, timed, kept)
+}
+
+// machineRuns is how many runs at once a machine keeps over all its GPUs
+// when no flag says: CUDA starts (and the other calls into the driver)
+// wait in one lock of the driver for the whole machine, not one per GPU.
+// On a machine of four H200s, 16 runs at once on each GPU, 64 in all,
+// graded no faster than 16 on one GPU (207 s against 229 s), and 122 of
+// 672 correct runs were stopped at their time limit asleep in that lock
+// (issue 44); 16 at once on one of them graded every run right.
+func machineRuns(cores int) int { return perDeviceFor(cores) }
+
+// minSpread is the fewest runs at once on each GPU of a machine whose
+// runs are spread over its GPUs: a student's endless loop holds its slot
+// until its time limit, and the others go on beside it.
+const minSpread = 2
+
+// Spread spreads the choice over n GPUs when the runs per GPU were chosen
+// (given is false: no --per-gpu): at most machineRuns at once on the
+// whole machine, as evenly as can be over its GPUs.
+func (c *Choice) Spread(n int, given bool) {
+	if !given {
+		c.spread(n, machineRuns(runtime.NumCPU()))
+	}
+}
+
+func (c *Choice) spread(n, m int) {
+	if n <= 1 || c.PerDevice <= 1 {
+		return
+	}
+	c.PerDevice = max(minSpread, min(c.PerDevice, (m+n-1)/n))
+	if c.PerDevice*n > m {
+		c.Machine = m
+	}
+	why := fmt.Sprintf("%d at a time on the machine, %d on each of its %d GPUs (the driver serves every GPU behind one lock: more at once only wait in it)", min(m, c.PerDevice*n), c.PerDevice, n)
+	if i := strings.Index(c.Why, ";"); i >= 0 {
+		c.Why = why + c.Why[i:]
+	} else {
+		c.Why = why
+	}
 }
