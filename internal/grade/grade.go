@@ -119,6 +119,13 @@ type Summary struct {
 	Passed, Failed, Missing int
 	Errors                  int
 	Took                    time.Duration
+	// Where the time went: the builds' time added up on BuildSlots, the
+	// runs' (each with its hidden and sanitizer runs) on RunSlots, the
+	// programs started (public and hidden runs), and the runs made again
+	// alone on the machine.
+	BuildWork, RunWork   time.Duration
+	BuildSlots, RunSlots int
+	Programs, RunsAgain  int
 }
 
 // Hash is the sha256 of data, in hex.
@@ -388,6 +395,8 @@ type Sinks struct {
 	// Graded gets each graded task's attempt. Without it the items only
 	// build (a cluster's build task, into the shared cache).
 	Graded func(*gradebook.Attempt)
+	// Ran, when set, is told of each judged run, before Graded.
+	Ran func(o Outcome)
 }
 
 // Items are the scheduler's items of tasks to grade with tc, here and
@@ -434,6 +443,9 @@ func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 				if o.Ran == nil && o.RunErr == nil {
 					sinks.Graded(o.Built.Attempt(t))
 					return
+				}
+				if sinks.Ran != nil {
+					sinks.Ran(o)
 				}
 				a := RunAttempt(t, o.Built, o.Ran, o.RunErr)
 				if o.Again != "" {
@@ -485,8 +497,29 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 	for _, s := range settled {
 		record(s.Attempt, s.Skipped)
 	}
+	sum.BuildSlots = max(opts.Jobs, 1)
+	sum.RunSlots = max(len(opts.Devices), 1) * max(opts.PerDevice, 1)
+	if opts.Machine > 0 {
+		sum.RunSlots = min(sum.RunSlots, opts.Machine)
+	}
 	items := Items(todo, tc, Sinks{
-		Built:  func(*Task, *Built) { mu.Lock(); sum.Builds++; mu.Unlock() },
+		Built: func(_ *Task, b *Built) {
+			mu.Lock()
+			sum.Builds++
+			sum.BuildWork += b.Took
+			mu.Unlock()
+		},
+		Ran: func(o Outcome) {
+			mu.Lock()
+			defer mu.Unlock()
+			sum.RunWork += o.RunTook
+			if o.Ran != nil {
+				sum.Programs += max(len(o.Ran.Outputs), 1)
+			}
+			if o.Again != "" {
+				sum.RunsAgain++
+			}
+		},
 		Graded: func(a *gradebook.Attempt) { record(a, false) },
 	})
 	Schedule(ctx, items, Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: opts.PerDevice, Machine: opts.Machine, Trace: opts.Trace})

@@ -36,6 +36,9 @@ type Outcome struct {
 	// Again is why the run judged was made a second time, alone on the
 	// machine: how the first ended ("" when it was run once).
 	Again string
+	// RunTook is the wall time of the item's runs (made again included),
+	// the sanitizers' and the hidden runs' with them.
+	RunTook time.Duration
 }
 
 // Err is the tool's failure, the build's or the run's: not the program's.
@@ -87,10 +90,12 @@ func NewItem(w Work, done func(Outcome)) *Item {
 	}
 	if w.Run != nil {
 		var first string // why the first run is made again
+		var runTook time.Duration
 		it.Run = func(ctx context.Context, device string, slot int, alone bool) (time.Duration, string) {
 			start := time.Now()
 			ran, err := w.Run(ctx, b, device, slot)
 			took += time.Since(start)
+			runTook += time.Since(start)
 			if ctx.Err() != nil {
 				return 0, "" // stopped half way: its verdict means nothing
 			}
@@ -104,7 +109,7 @@ func NewItem(w Work, done func(Outcome)) *Item {
 				first = ran.Stalled
 				return ranTook, first
 			}
-			tell(Outcome{Ran: ran, RunErr: err, Again: first})
+			tell(Outcome{Ran: ran, RunErr: err, Again: first, RunTook: runTook})
 			return ranTook, ""
 		}
 	}

@@ -47,6 +47,36 @@ func (s *Summary) Line(book string) string {
 		s.Passed+s.Failed+s.Missing+s.Errors, s.Took.Round(10*time.Millisecond), s.Passed, s.Failed, s.Missing, s.Errors, s.Skipped, s.Builds, book)
 }
 
+// Limit says where a grade run's time went and what limited its speed:
+// the builds' work over their slots, the runs' over theirs (each the
+// least time it could have taken), the programs started a second, and
+// the runs made again alone; "" when nothing was built or run.
+func (s *Summary) Limit() string {
+	if s.BuildWork == 0 && s.RunWork == 0 {
+		return ""
+	}
+	secs := func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+	buildFloor := s.BuildWork / time.Duration(max(s.BuildSlots, 1))
+	runFloor := s.RunWork / time.Duration(max(s.RunSlots, 1))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Time: %s of builds on %d at once (%s at least), %s of runs on %d at once (%s at least)",
+		secs(s.BuildWork), s.BuildSlots, secs(buildFloor), secs(s.RunWork), s.RunSlots, secs(runFloor))
+	if s.Took > 0 && s.Programs > 0 {
+		fmt.Fprintf(&b, ", %d programs started (%.1f a second)", s.Programs, float64(s.Programs)/s.Took.Seconds())
+	}
+	if s.RunsAgain > 0 {
+		fmt.Fprintf(&b, ", %s made again alone on the machine (stopped while waiting in the GPU's driver)", ui.Count(s.RunsAgain, "run"))
+	}
+	switch {
+	case runFloor >= buildFloor:
+		b.WriteString(": the runs set the pace (each program's CUDA start and its calls into the driver, which serves every GPU of the machine behind one lock; a student's endless loop holds its slot until its time limit)")
+	default:
+		b.WriteString(": the builds set the pace (nvcc, on the cores given by --jobs)")
+	}
+	b.WriteString(".\n")
+	return b.String()
+}
+
 // Progress draws done/total, rate and time left on a terminal, and a
 // line per graded file elsewhere: Done is Options.Done.
 type Progress struct {

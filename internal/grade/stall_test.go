@@ -120,6 +120,9 @@ func TestStalledInTheDriverRunsAgainAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sum.RunsAgain != needs+1 || !strings.Contains(sum.Limit(), "made again alone") {
+		t.Errorf("%d runs made again in the summary, want %d: %q", sum.RunsAgain, needs+1, sum.Limit())
+	}
 	if sum.Passed != needs+1 || sum.Failed != 2 {
 		t.Errorf("passed %d, failed %d: want %d and 2", sum.Passed, sum.Failed, needs+1)
 	}
