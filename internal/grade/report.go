@@ -77,6 +77,26 @@ func (s *Summary) Limit() string {
 	return b.String()
 }
 
+// Pace says, for lessons doctor, how a class would be graded on a
+// machine of gpus GPUs and cores cores when no flag says, and what
+// limits its speed.
+func Pace(gpus, cores int) string {
+	if gpus < 1 {
+		return "no GPU: lessons grade builds, but cannot run"
+	}
+	c := Choice{PerDevice: 1}
+	if per := perDeviceFor(cores); per > 1 {
+		c.PerDevice = per
+		c.spread(gpus, machineRuns(cores))
+	}
+	at := c.PerDevice * gpus
+	if c.Machine > 0 {
+		at = c.Machine
+	}
+	return fmt.Sprintf("%d builds at once (one a core; nvcc takes 1 to 2 s a file), %d runs at once (%d on each of %s); the runs set the pace of most classes: CUDA starts and calls into the driver wait in one lock for the whole machine, so more GPUs make room for long runs and timed exercises, not for more starts",
+		cores, at, c.PerDevice, ui.Count(gpus, "GPU"))
+}
+
 // Progress draws done/total, rate and time left on a terminal, and a
 // line per graded file elsewhere: Done is Options.Done.
 type Progress struct {

@@ -56,3 +56,21 @@ func TestLimit(t *testing.T) {
 		t.Errorf("builds: %q", got)
 	}
 }
+
+// Pace says what grade would choose on a machine: one GPU keeps its 16,
+// four share the machine's 16.
+func TestPace(t *testing.T) {
+	for _, c := range []struct {
+		gpus, cores int
+		want        string
+	}{
+		{0, 16, "no GPU"},
+		{1, 16, "16 runs at once (16 on each of 1 GPU)"},
+		{4, 64, "16 runs at once (4 on each of 4 GPUs)"},
+		{1, 2, "1 runs at once (1 on each of 1 GPU)"},
+	} {
+		if got := Pace(c.gpus, c.cores); !strings.Contains(got, c.want) {
+			t.Errorf("%d GPUs, %d cores: %q lacks %q", c.gpus, c.cores, got, c.want)
+		}
+	}
+}
