@@ -318,7 +318,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 			p.unable = "the program's copy could not be made again for compute-sanitizer: " + err.Error()
 		}
 	}
-	san := sanitize(ctx, tk, p, j.Spec, res)
+	san, sanStalled := sanitize(ctx, tk, p, j.Spec, res)
 	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view}
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
@@ -334,6 +334,8 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	if res.TimedOut && res.InDriver {
 		v.Stalled = v.stopped
+	} else if sanStalled != "" {
+		v.Stalled = sanStalled
 	}
 	return v, nil
 }
