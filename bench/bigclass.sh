@@ -60,7 +60,7 @@ if [ -n "${KILL_AFTER:-}" ]; then
 fi
 (grade) >"$work/grade.txt" 2>"$work/grade.err" || echo "grade exited $?"
 t1=$(now)
-head -3 "$work/grade.err"
+grep -v '^\[' "$work/grade.err" | head -8 || true
 tail -2 "$work/grade.txt"
 echo "graded in $(calc "$t1 - $t0") s (${n} students × the course's exercises$([ "$killed" != 0 ] && echo ", killed once and resumed"))"
 bigclass check -out "$work" -gradebook "$book"
