@@ -2,12 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/buildcache"
-	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	hw "github.com/cudalessons/lessons/internal/machine"
@@ -39,15 +37,7 @@ something that running lessons needs is missing.`,
 }
 
 func doctorRun(opts *DoctorOptions) error {
-	gpus := 0
-	if info, err := hw.Prober().Probe(false); err == nil {
-		gpus = len(info.Devices)
-	}
-	missing, err := hw.Doctor(opts.IO.Out, opts.IO.Width(), [][2]string{
-		{"grading sandbox", exercise.Probe().Brief()},
-		{"driver cross-check", exercise.DriverCheckSummary()},
-		{"grading pace", grade.Pace(gpus, runtime.NumCPU())},
-	})
+	missing, err := hw.Doctor(opts.IO.Out, opts.IO.Width(), grade.DoctorRows())
 	if err != nil {
 		return err
 	}

@@ -184,7 +184,6 @@ func gradeRun(o *gradeOptions, args []string) error {
 		sheet.WriteSummary(o.io.Out, o.io.Width())
 	}
 	fmt.Fprint(o.io.Out, "\n"+sum.Line(o.book))
-	fmt.Fprint(o.io.ErrOut, sum.Limit())
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("stopped: what was graded is in %s; run the same command again to go on", o.book)

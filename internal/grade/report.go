@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -43,8 +45,8 @@ func (l *Local) Start(cl *Class, perGPU int) string {
 
 // Line sums up a grade run, its gradebook named book.
 func (s *Summary) Line(book string) string {
-	return fmt.Sprintf("%d graded in %s: %d passed, %d failed, %d missing, %d could not be graded; %d unchanged since the last run (skipped); %d builds.\nGradebook: %s (lessons grade export, lessons grade feedback)\n",
-		s.Passed+s.Failed+s.Missing+s.Errors, s.Took.Round(10*time.Millisecond), s.Passed, s.Failed, s.Missing, s.Errors, s.Skipped, s.Builds, book)
+	return fmt.Sprintf("%d graded in %s: %d passed, %d failed, %d missing, %d could not be graded; %d unchanged since the last run (skipped); %d builds.\nGradebook: %s (lessons grade export, lessons grade feedback)\n%s",
+		s.Passed+s.Failed+s.Missing+s.Errors, s.Took.Round(10*time.Millisecond), s.Passed, s.Failed, s.Missing, s.Errors, s.Skipped, s.Builds, book, s.Limit())
 }
 
 // Limit says where a grade run's time went and what limited its speed:
@@ -75,6 +77,30 @@ func (s *Summary) Limit() string {
 	}
 	b.WriteString(".\n")
 	return b.String()
+}
+
+// DoctorRows are what lessons doctor says of grading here, beside the
+// machine's GPUs and tools: the sandbox, the driver's cross-check and
+// the pace.
+func DoctorRows() [][2]string {
+	return [][2]string{
+		{"grading sandbox", exercise.Probe().Brief()},
+		{"driver cross-check", exercise.DriverCheckSummary()},
+		{"grading pace", MachinePace()},
+	}
+}
+
+// MachinePace is Pace for this machine: its GPUs (as CUDA_VISIBLE_DEVICES
+// leaves them) and its cores.
+func MachinePace() string {
+	gpus := 0
+	if info, err := machine.Prober().Probe(false); err == nil {
+		gpus = len(machine.Devices(len(info.Devices)))
+		if len(info.Devices) == 0 {
+			gpus = 0
+		}
+	}
+	return Pace(gpus, runtime.NumCPU())
 }
 
 // Pace says, for lessons doctor, how a class would be graded on a
