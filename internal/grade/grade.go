@@ -416,7 +416,7 @@ func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 			byKey[t.Key()] = e
 		}
 		w := Work{
-			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed,
+			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed, Group: t.Student,
 			Args: map[string]string{"student": t.Student, "exercise": t.Exercise.ID},
 			Build: func(ctx context.Context, slot int) *Built {
 				made := false
@@ -448,7 +448,7 @@ func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 					sinks.Ran(o)
 				}
 				a := RunAttempt(t, o.Built, o.Ran, o.RunErr)
-				if o.Again != "" {
+				if o.Again != "" || o.NotAgain != "" {
 					noteAgain(a, o)
 				}
 				sinks.Graded(a)
@@ -534,6 +534,11 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 // machine, why it was made; one that stalled in the driver even alone is
 // marked for review: the driver, not the program, may be at fault.
 func noteAgain(a *gradebook.Attempt, o Outcome) {
+	if o.NotAgain != "" {
+		a.Note = "stopped while waiting in the GPU's driver beside other runs, and not run again alone: " + o.NotAgain
+		a.MarkForReview(a.Note)
+		return
+	}
 	a.Note = "graded on a second run, alone on the machine: the first, beside other runs, " + o.Again
 	if o.Ran != nil && o.Ran.Stalled != "" {
 		a.MarkForReview("stopped at its time limit while waiting in the GPU's driver, even alone on the machine: look at the machine's driver before trusting this grade")

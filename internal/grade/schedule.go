@@ -26,8 +26,16 @@ type Item struct {
 	// it), on a run slot of its own, alone on the machine when alone is
 	// set; it returns how long the program itself ran, for the trace (0:
 	// unknown), and again: why the run must be made once more alone
-	// ("" when it was judged). Only a run not made alone may ask.
+	// ("" when it was judged). A run made alone is judged whatever came
+	// of it; again then says that it stalled even so.
 	Run func(ctx context.Context, device string, slot int, alone bool) (took time.Duration, again string)
+	// Group is whose item it is (a student): once a run of the group,
+	// made again alone, stalls even so, the group's other runs that ask
+	// are judged as they came (Settle), not made again. "" for none.
+	Group string
+	// Settle judges an item whose run asked to be made again as it
+	// came, with why it was not made again.
+	Settle func(why string)
 }
 
 // Slots are how a batch shares the machine.
@@ -139,13 +147,23 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 	}
 	rwg.Wait()
 	// Every other run has ended: each run made again has the machine,
-	// every GPU and the driver's locks, to itself.
+	// every GPU and the driver's locks, to itself. A program can stall
+	// in the driver on purpose, for a run alone: each group (a student)
+	// has its runs made again only until one stalls even alone.
+	stalledAlone := map[string]bool{}
 	for _, r := range again {
 		if ctx.Err() != nil {
 			break
 		}
+		if r.it.Group != "" && stalledAlone[r.it.Group] {
+			r.it.Settle("another run of " + r.it.Group + "'s stalled in the GPU's driver even alone on the machine")
+			continue
+		}
 		began := time.Now()
-		took, _ := r.it.Run(ctx, r.dev, 0, true)
+		took, still := r.it.Run(ctx, r.dev, 0, true)
+		if still != "" && r.it.Group != "" {
+			stalledAlone[r.it.Group] = true
+		}
 		args := runArgs(r.it, r.dev, took, "")
 		args["alone"] = "again, after: " + r.why
 		s.Trace.span("run", tracePIDRuns, 0, r.it.Name, began, time.Now(), args)
