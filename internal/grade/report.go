@@ -71,7 +71,7 @@ func (s *Summary) Limit() string {
 	}
 	switch {
 	case runFloor >= buildFloor:
-		b.WriteString(": the runs set the pace (each program's CUDA start and its calls into the driver, which serves every GPU of the machine behind one lock; a student's endless loop holds its slot until its time limit)")
+		b.WriteString(": the runs set the pace (each program's CUDA start and its calls into the driver, which on four H200s served four GPUs hardly faster than one; a student's endless loop holds its slot until its time limit)")
 	default:
 		b.WriteString(": the builds set the pace (nvcc, on the cores given by --jobs)")
 	}
@@ -119,7 +119,7 @@ func Pace(gpus, cores int) string {
 	if c.Machine > 0 {
 		at = c.Machine
 	}
-	return fmt.Sprintf("%d builds at once (one a core; nvcc takes 1 to 2 s a file), %d runs at once (%d on each of %s); the runs set the pace of most classes: CUDA starts and calls into the driver wait in one lock for the whole machine, so more GPUs make room for long runs and timed exercises, not for more starts",
+	return fmt.Sprintf("%d builds at once (one a core; nvcc takes 1 to 2 s a file), %d runs at once (%d on each of %s); the runs set the pace of most classes: CUDA starts and calls into the driver (on four H200s, 64 runs at once on four GPUs graded a class only 1.1 times as fast as 16 on one, some runs asleep in the driver's lock), so more GPUs make room for long runs and timed exercises more than for starts",
 		cores, at, c.PerDevice, ui.Count(gpus, "GPU"))
 }
 

@@ -44,9 +44,8 @@ type Slots struct {
 	Devices   []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
 	PerDevice int      // runs at once on each GPU
 	// Machine is the most runs at once on the whole machine, over every
-	// GPU (0: PerDevice on each, no more): the driver serves all the
-	// GPUs of a machine behind one lock, so CUDA starts do not scale
-	// with the GPUs.
+	// GPU (0: PerDevice on each, no more): CUDA starts wait in the
+	// driver's lock, and on four H200s they hardly scaled with the GPUs.
 	Machine int
 	Trace   *Trace // when set, records each build and run
 }
@@ -295,7 +294,8 @@ func ChooseFor(perDevice, queues int, tasks []*Task) Choice {
 
 // machineRuns is how many runs at once a machine keeps over all its GPUs
 // when no flag says: CUDA starts (and the other calls into the driver)
-// wait in one lock of the driver for the whole machine, not one per GPU.
+// behave as if they waited in one lock for the whole machine, not one
+// per GPU (bench/cudastarts.sh tells which; not yet run on four GPUs).
 // On a machine of four H200s, 16 runs at once on each GPU, 64 in all,
 // graded no faster than 16 on one GPU (207 s against 229 s), and 122 of
 // 672 correct runs were stopped at their time limit asleep in that lock
@@ -324,7 +324,7 @@ func (c *Choice) spread(n, m int) {
 	if c.PerDevice*n > m {
 		c.Machine = m
 	}
-	why := fmt.Sprintf("%d at a time on the machine, %d on each of its %d GPUs (the driver serves every GPU behind one lock: more at once only wait in it)", min(m, c.PerDevice*n), c.PerDevice, n)
+	why := fmt.Sprintf("%d at a time on the machine, %d on each of its %d GPUs (more at once wait in the driver's lock: four H200s served 64 at once hardly faster than one served 16)", min(m, c.PerDevice*n), c.PerDevice, n)
 	if i := strings.Index(c.Why, ";"); i >= 0 {
 		c.Why = why + c.Why[i:]
 	} else {
