@@ -144,12 +144,28 @@ struct Record {
     uint64_t graph_allocs;             // allocation nodes of the graphs launched, counted at each launch
     uint64_t graph_alloc_bytes;        // their bytes
     uint64_t unknown_frees;            // frees that succeeded of an address no hooked call allocated
+    // version 8: polls, results read before the host waited for them, settings on pools nothing came from
+    uint64_t host_polls;               // stream and event queries made again after one answered not ready
+    uint64_t poll_waits;               // polls that ended in completion: host waits
+    uint64_t unwaited_results;         // device results copied to the host before a wait covered the stream writing them
+    uint64_t pool_settings_unused;     // cudaMemPoolSetAttribute calls on a pool no allocation came from
+    uint64_t graph_relaunch_frees;     // a graph's allocations freed by its next launch (auto free on launch)
+    uint64_t vmm_unmap_bytes;          // bytes of the mappings cuMemUnmap undid (one call may undo several)
+    uint64_t vmm_unmaps_unwaited;      // cuMemUnmap calls made while work queued on a stream had not been waited for
+    uint64_t device_pool_sets;         // cudaDeviceSetMemPool calls that succeeded: the device's current pool is every library's
+    char result_race[192];             // the first unwaited result, in words
 };
 
 // A use of an allocation: the last operation of a stream that touched it
 // at one address (a pool carves one allocation into blocks: streams may use
 // different blocks at once, not the same one).
-struct Use { cudaStream_t stream; uint64_t seq; uintptr_t addr; std::string what; };
+// A use covers [addr, end): a copy's or a memset's bytes, a kernel's
+// pointer alone (what a kernel touches past it is not known). Its kind:
+// a read (a copy's source), a write (a copy's destination, a memset) or a
+// kernel's (either). A stream's uses are kept by address and kind: its
+// later use of a kind stands for its earlier ones of that kind.
+enum UseKind { kRead, kWrite, kKernel };
+struct Use { cudaStream_t stream; uint64_t seq; uintptr_t addr; std::string what; uintptr_t end = 0; UseKind kind = kKernel; };
 
 // A vector clock: for each stream, how many of its operations are known to
 // come before.
@@ -247,6 +263,20 @@ struct Freed { size_t bytes; std::string how; };
 std::map<uintptr_t, Freed>* freed;
 const size_t kMaxFreed = 1 << 16;     // freed ranges remembered; the lowest is forgotten first
 std::unordered_set<cudaEvent_t>* liveEvents;  // events the program made and has not destroyed
+// Queries whose last answer was "not ready": (an event's?, the handle),
+// and how many operations had been queued on any stream by then.
+std::map<std::pair<bool, const void*>, uint64_t>* notReady;
+uint64_t queuedOps = 0;
+// Pool settings by pool, and the pools allocations came from (null: the
+// device's current pool, devicePool, before cudaDeviceSetMemPool changed it).
+std::map<cudaMemPool_t, uint64_t>* poolSets;
+std::set<cudaMemPool_t>* allocPools;
+cudaMemPool_t currentPool = nullptr, devicePool = nullptr;
+bool poolSetByProgram = false;
+// Asynchronous copies to the host: each must be covered by a host wait
+// before the program reads the results (at exit, at the latest).
+struct ToHost { cudaStream_t stream; uint64_t seq; std::string what; size_t bytes; };
+std::vector<ToHost>* toHost;
 uint64_t pendingWaits = 0;            // host waits since the last stream-ordered allocation
 bool asyncAllocated = false;          // a stream-ordered allocation was made
 thread_local int inLaunch = 0;        // inside __cudaLaunchKernel: its cudaLaunchKernel is the same launch
@@ -267,6 +297,8 @@ bool originClaimed;                    // a thread is making the origin (mu is n
 bool timingOver;                       // after cudaDeviceReset, or spans full
 void harvest(bool wait);
 void summarise();
+void unwaitedAtExit();
+void poolSettingsAtExit();
 
 // ---- Looking symbols up without our own dlsym ----
 //
@@ -659,7 +691,7 @@ Record* record() {
     rec = &scratch;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 7;
+    rec->version = 8;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -676,6 +708,10 @@ Record* record() {
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
+    notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
+    poolSets = new std::map<cudaMemPool_t, uint64_t>();
+    allocPools = new std::set<cudaMemPool_t>();
+    toHost = new std::vector<ToHost>();
     return rec;
 }
 
@@ -741,6 +777,8 @@ void atExit() {
     summarise();
     for (auto& p : pools) storePool(p);
     leaks();
+    unwaitedAtExit();
+    poolSettingsAtExit();
     rec->exited = 1;
     countCopies();
     sendFrame(kFrameEnd);
@@ -790,10 +828,14 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     memset(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 7;
+    rec->version = 8;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
+    notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
+    currentPool = devicePool = nullptr;
+    poolSetByProgram = false;
+    queuedOps = 0;
     if (recordedOn != nullptr) recordedOn->clear();
     // The parent's events belong to its context: dropped, never destroyed.
     pending->clear(); spare->clear(); spans->clear();
@@ -843,6 +885,7 @@ void after() {
         if (ok) {
             std::lock_guard<Lock> g(mu);
             notePool(pool);
+            devicePool = pool;
         }
     }
     std::lock_guard<Lock> g(mu);
@@ -872,10 +915,18 @@ void join(Clock& into, const Clock& from) {
 // the legacy default stream say, after the default stream's work (unless s
 // was created non-blocking); on the default stream it comes after every
 // blocking stream's work.
+uint64_t order(cudaStream_t s);
 uint64_t enqueue(cudaStream_t s) {
+    if (norm(s) == nullptr) rec->default_stream_ops++;
+    return order(s);
+}
+
+// order is enqueue without counting a default stream operation: the
+// synchronous cudaMemcpy and cudaMemset run on the legacy stream too.
+uint64_t order(cudaStream_t s) {
     s = norm(s);
     number(s);
-    if (s == nullptr) rec->default_stream_ops++;
+    queuedOps++;
     Clock& c = (*clocks)[s];
     join(c, *host);
     if (s == nullptr) {
@@ -951,38 +1002,65 @@ Alloc* find(uintptr_t a, uintptr_t* base) {
     return &it->second;
 }
 
+// conflicts says whether use u and a new use of [addr, end) of kind k
+// on another stream touch the same bytes in a way that needs an order
+// between them. Stream-ordered memory belongs to one stream at a time: any
+// two uses conflict. Other memory (cudaMalloc, managed, an arena carved by
+// the program) may be read by many streams at once, and two kernels given
+// the same input may both only read it: there a conflict needs a known
+// write (a memset, a copy's destination) on one side, or a kernel's use
+// against a copy reading what it may have written.
+bool conflicts(const Alloc* x, const Use& u, uintptr_t addr, uintptr_t end, UseKind k) {
+    uintptr_t uend = u.end > u.addr ? u.end : u.addr + 1;
+    if (end <= addr) end = addr + 1;
+    if (addr >= uend || u.addr >= end) return false;
+    if (x->async) return true;
+    if (u.kind == kWrite || k == kWrite) return true;
+    return u.kind != k;
+}
+
 // use notes that operation seq of stream s (what: "kernel scale") used
-// allocation x at address addr.
-void use(Alloc* x, uintptr_t base, uintptr_t addr, cudaStream_t s, uint64_t seq, const std::string& what) {
+// allocation x over [addr, end) (end 0: the pointer alone), as a kind k.
+// Races are followed on every allocation by address range: a use on s
+// that overlaps another stream's use not ordered before it is counted.
+void use(Alloc* x, uintptr_t base, uintptr_t addr, uintptr_t end, UseKind k, cudaStream_t s, uint64_t seq, const std::string& what) {
     s = norm(s);
     rec->buffer_uses++;
+    char b[256] = {0};
     // Memory from cudaMallocAsync belongs to its stream: another stream may
     // use it once ordered after the allocation, and after the other
-    // streams' uses of the same address (reads and writes look alike here).
-    if (x->async) {
-        char b[256] = {0};
-        if (!ordered(s, x->stream, x->seq)) {
-            snprintf(b, sizeof b, "%s on stream %d used a %s buffer before its cudaMallocAsync on stream %d was ordered before it (no event)",
-                     what.c_str(), number(s), sizeWords(x->bytes).c_str(), number(x->stream));
-        } else {
-            for (auto& u : x->uses)
-                if (u.stream != s && u.addr == addr && !ordered(s, u.stream, u.seq)) {
-                    char where[64] = "";
-                    if (addr != base) snprintf(where, sizeof where, " at offset %zu", (size_t)(addr - base));
-                    snprintf(b, sizeof b, "%s on stream %d used memory%s of a %s allocation that %s on stream %d may still be using (no event)",
-                             what.c_str(), number(s), where, sizeWords(x->bytes).c_str(), u.what.c_str(), number(u.stream));
-                    break;
-                }
-        }
-        if (b[0] != 0) {
-            rec->unordered_uses++;
-            noteRace(rec->use_race, sizeof rec->use_race, b);
-        }
+    // streams' uses of the same bytes.
+    if (x->async && !ordered(s, x->stream, x->seq)) {
+        snprintf(b, sizeof b, "%s on stream %d used a %s buffer before its cudaMallocAsync on stream %d was ordered before it (no event)",
+                 what.c_str(), number(s), sizeWords(x->bytes).c_str(), number(x->stream));
+    } else {
+        for (auto& u : x->uses)
+            if (u.stream != s && conflicts(x, u, addr, end, k) && !ordered(s, u.stream, u.seq)) {
+                char where[64] = "";
+                if (addr != base) snprintf(where, sizeof where, " at offset %zu", (size_t)(addr - base));
+                snprintf(b, sizeof b, "%s on stream %d used memory%s of a %s allocation that %s on stream %d may still be using (no event)",
+                         what.c_str(), number(s), where, sizeWords(x->bytes).c_str(), u.what.c_str(), number(u.stream));
+                break;
+            }
     }
+    if (b[0] != 0) {
+        rec->unordered_uses++;
+        noteRace(rec->use_race, sizeof rec->use_race, b);
+    }
+    // A stream's later use stands for its earlier ones of the kind at the
+    // address (they are ordered before it), keeping the widest range.
     for (auto& u : x->uses)
-        if (u.stream == s && u.addr == addr) { u.seq = seq; u.what = what; return; }
+        if (u.stream == s && u.addr == addr && u.kind == k) {
+            u.seq = seq;
+            u.what = what;
+            if (end > u.end) u.end = end;
+            return;
+        }
     if (x->uses.size() >= 256) x->uses.erase(x->uses.begin());
-    x->uses.push_back(Use{s, seq, addr, what});
+    Use n{s, seq, addr, what};
+    n.end = end;
+    n.kind = k;
+    x->uses.push_back(n);
 }
 
 // reused forgets the freed ranges that [p, p+n) overlaps: memory handed
@@ -1118,6 +1196,20 @@ void forget(uintptr_t p, size_t bytes, const char* how) {
     (*freed)[p] = Freed{bytes, how};
 }
 
+// orderedFree checks a free of x on stream s (by how) against the other
+// streams' uses of x: one not ordered before the free is a race.
+void orderedFree(const Alloc& x, cudaStream_t s, const char* how) {
+    for (auto& u : x.uses) {
+        if (ordered(s, u.stream, u.seq)) continue;
+        rec->unordered_frees++;
+        char b[256];
+        snprintf(b, sizeof b, "%s on stream %d freed a %s buffer that %s on stream %d may still be using (no event from stream %d)",
+                 how, number(s), sizeWords(x.bytes).c_str(), u.what.c_str(), number(u.stream), number(u.stream));
+        noteRace(rec->free_race, sizeof rec->free_race, b);
+        return;
+    }
+}
+
 // removed notes a free that succeeded; mu is held. A free of an address
 // the library never saw allocated (memory from a call it does not hook)
 // is counted in unknown_frees: the ranges freed before at that address
@@ -1140,15 +1232,7 @@ void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
     if (async && it->second.async && it->second.stream != s) rec->free_other_stream++;
     if (async) {
         enqueue(s);
-        for (auto& u : it->second.uses) {
-            if (ordered(s, u.stream, u.seq)) continue;
-            rec->unordered_frees++;
-            char b[256];
-            snprintf(b, sizeof b, "cudaFreeAsync on stream %d freed a %s buffer that %s on stream %d may still be using (no event from stream %d)",
-                     number(s), sizeWords(it->second.bytes).c_str(), u.what.c_str(), number(u.stream), number(u.stream));
-            noteRace(rec->free_race, sizeof rec->free_race, b);
-            break;
-        }
+        orderedFree(it->second, s, "cudaFreeAsync");
     } else {
         hostWaitsAll();                // cudaFree waits for the device
     }
@@ -1231,21 +1315,114 @@ void launched(const Kernel* k, void** args, cudaStream_t s) {
             }
             if (x->kernelAddrs.empty()) rec->kernel_allocs_used++;
             if (x->kernelAddrs.insert(v).second) rec->kernel_addresses_used++;
-            use(x, base, v, s, seq, k->name);
+            use(x, base, v, 0, kKernel, s, seq, k->name);
         }
     }
 }
 
-// copied notes a cudaMemcpyAsync or cudaMemsetAsync on stream s (ok: it
-// was queued).
-void copied(const char* what, const void* a, const void* b, cudaStream_t s, bool ok) {
-    uint64_t seq = enqueue(s);
+// touch notes a use of [a, a+n) by operation seq on stream s (sync: a
+// synchronous call, its stream the legacy one) when it was queued (ok).
+void touch(const void* a, size_t n, UseKind k, cudaStream_t s, uint64_t seq, bool sync, bool ok, const char* what) {
     uintptr_t base = 0;
-    if (Alloc* x = find((uintptr_t)a, &base)) use(x, base, (uintptr_t)a, s, seq, what);
-    else if (ok) afterFree((uintptr_t)a, s, false, what);
-    if (b == nullptr) return;
-    if (Alloc* y = find((uintptr_t)b, &base)) use(y, base, (uintptr_t)b, s, seq, what);
-    else if (ok) afterFree((uintptr_t)b, s, false, what);
+    if (Alloc* x = find((uintptr_t)a, &base)) use(x, base, (uintptr_t)a, (uintptr_t)a + n, k, s, seq, what);
+    else if (ok) afterFree((uintptr_t)a, s, sync, what);
+}
+
+// toHostCopy says whether a copy of kind k from src to d brings device
+// memory to the host.
+bool toHostCopy(const void* d, const void* src, cudaMemcpyKind k) {
+    uintptr_t base = 0;
+    if (k == cudaMemcpyDeviceToHost) return true;
+    return k == cudaMemcpyDefault && find((uintptr_t)d, &base) == nullptr && find((uintptr_t)src, &base) != nullptr;
+}
+
+// copied notes a cudaMemcpyAsync (src set) or cudaMemsetAsync of n bytes
+// on stream s (ok: it was queued). A copy to the host is remembered until
+// a host wait covers it.
+void copied(const char* what, const void* d, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s, bool ok) {
+    uint64_t seq = enqueue(s);
+    touch(d, n, kWrite, s, seq, false, ok, what);
+    if (src == nullptr) return;
+    touch(src, n, kRead, s, seq, false, ok, what);
+    if (ok && toHostCopy(d, src, kind)) {
+        if (toHost->size() >= 4096) {
+            auto covered = [](const ToHost& t) {
+                auto h = host->find(t.stream);
+                return h != host->end() && h->second >= t.seq;
+            };
+            toHost->erase(std::remove_if(toHost->begin(), toHost->end(), covered), toHost->end());
+        }
+        if (toHost->size() < 4096) toHost->push_back(ToHost{norm(s), seq, what, n});
+    }
+}
+
+// resultRace notes a copy of device results to the host (what, by the
+// host itself when s is the legacy stream of a synchronous copy) that no
+// host wait covered: bytes written by stream from, not waited for.
+void resultRace(const char* what, size_t bytes, cudaStream_t from, const std::string& writer) {
+    rec->unwaited_results++;
+    char b[256];
+    snprintf(b, sizeof b, "%s brought %s to the host before the host waited for stream %d (%s)", what,
+             sizeWords(bytes).c_str(), number(from), writer.c_str());
+    noteRace(rec->result_race, sizeof rec->result_race, b);
+}
+
+// hostCopyRace checks a synchronous copy of [src, src+n) to the host: a
+// stream's write there not ordered before the legacy stream (a
+// non-blocking stream the host did not wait for) is a result read early.
+void hostCopyRace(const void* src, size_t n) {
+    uintptr_t base = 0;
+    Alloc* x = find((uintptr_t)src, &base);
+    if (x == nullptr) return;
+    for (auto& u : x->uses)
+        if (u.stream != nullptr && u.kind != kRead && conflicts(x, u, (uintptr_t)src, (uintptr_t)src + n, kRead) &&
+            !ordered(nullptr, u.stream, u.seq)) {
+            resultRace("cudaMemcpy", n, u.stream, u.what);
+            return;
+        }
+}
+
+// unwaitedAtExit counts the copies to the host that no host wait covered
+// by the program's exit; mu is held.
+void unwaitedAtExit() {
+    for (auto& t : *toHost) {
+        auto h = host->find(t.stream);
+        if (h != host->end() && h->second >= t.seq) continue;
+        resultRace(t.what.c_str(), t.bytes, t.stream, "the program exited without waiting for it");
+    }
+    toHost->clear();
+}
+
+// poolSettingsAtExit counts the settings made on pools that no
+// allocation came from; mu is held.
+void poolSettingsAtExit() {
+    for (auto& kv : *poolSets) {
+        bool used = allocPools->count(kv.first) > 0 || (allocPools->count(nullptr) > 0 && kv.first == devicePool);
+        if (!used) rec->pool_settings_unused += kv.second;
+    }
+}
+
+// queried notes a stream's or an event's query (r its answer). One asked
+// again after it answered not ready, with no work queued on any stream
+// in between, is a poll: the host is only waiting (a pool that asks a
+// block's event again after launching more work is not). A poll that ends
+// in completion is a host wait: counted in poll_waits (not in the
+// synchronisations of its kind: a harness may poll by design, as a
+// program with nothing else to do would, where the student's code must
+// not wait), and between two stream-ordered allocations as any wait.
+void queried(bool event, const void* h, cudaError_t r) {
+    auto key = std::make_pair(event, h);
+    auto it = notReady->find(key);
+    bool again = it != notReady->end() && it->second == queuedOps;
+    if (again) rec->host_polls++;
+    if (r == cudaErrorNotReady) {
+        (*notReady)[key] = queuedOps;
+        return;
+    }
+    notReady->erase(key);
+    if (!again || r != cudaSuccess) return;
+    rec->poll_waits++;
+    hostWaited();
 }
 
 // ---- Timing kernels on the GPU ----
@@ -1532,6 +1709,7 @@ HOOK(cudaError_t, cudaMallocAsync, (void** p, size_t n, cudaStream_t s), (p, n, 
         rec->malloc_async_bytes += n;
         added(*p, n, s, true);
         asyncAlloc();
+        allocPools->insert(currentPool);
         if (!(*streams)[s]) { (*streams)[s] = true; rec->async_streams++; }
     } else rec->failed_allocs++;
 })
@@ -1539,7 +1717,7 @@ FREEHOOK(cudaError_t, cudaSuccess, real, after, cudaFreeAsync, (void* p, cudaStr
 HOOK(cudaError_t, cudaMallocFromPoolAsync, (void** p, size_t n, cudaMemPool_t pool, cudaStream_t s), (p, n, pool, s), {
     rec->malloc_from_pool_calls++;
     notePool(pool);
-    if (r == cudaSuccess) { rec->malloc_from_pool_bytes += n; added(*p, n, s, true); asyncAlloc(); } else rec->failed_allocs++;
+    if (r == cudaSuccess) { rec->malloc_from_pool_bytes += n; added(*p, n, s, true); asyncAlloc(); allocPools->insert(pool); } else rec->failed_allocs++;
 })
 HOOK(cudaError_t, cudaMallocManaged, (void** p, size_t n, unsigned int f), (p, n, f), {
     rec->malloc_managed_calls++;
@@ -1581,6 +1759,7 @@ HOOK(cudaError_t, cudaMemPoolCreate, (cudaMemPool_t* pool, const cudaMemPoolProp
 HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr a, void* v), (pool, a, v), {
     rec->pool_attr_sets++;
     notePool(pool);
+    (*poolSets)[pool]++;
     if (a == cudaMemPoolAttrReleaseThreshold) { rec->release_threshold_sets++; rec->release_threshold = *(uint64_t*)v; }
     if (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
         a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
@@ -1594,10 +1773,20 @@ HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
     if (a != streams->end() && a->second) rec->async_stream_syncs++;
     if (r == cudaSuccess) hostWaitsFor(s);
 })
-HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { if (r == cudaSuccess) hostWaitsFor(s); })
+HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
 HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), { rec->event_syncs++; hostWaited(); if (r == cudaSuccess) hostWaits((*events)[e]); })
-HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { if (r == cudaSuccess) hostWaits((*events)[e]); })
+HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { queried(true, e, r); if (r == cudaSuccess) hostWaits((*events)[e]); })
 HOOK(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), {
+    rec->event_records++;
+    enqueue(s);
+    (*events)[e] = (*clocks)[norm(s)];
+    if (recordedOn == nullptr) recordedOn = new RecordedOn();
+    if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
+})
+// PyTorch 2 records its events (torch.cuda.Event.record, and so
+// Stream.wait_stream) with cudaEventRecordWithFlags: the same record, and
+// without it every wait on such an event looked like no order at all.
+HOOK(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), {
     rec->event_records++;
     enqueue(s);
     (*events)[e] = (*clocks)[norm(s)];
@@ -1654,22 +1843,37 @@ extern "C" cudaError_t cudaDeviceReset(void) {
     }
     return fn();
 }
+// cudaMemcpy runs on the legacy default stream (after the blocking
+// streams' work, not the non-blocking ones'), and but for a copy between
+// two device buffers the host waits for it: for that stream, not for
+// every stream. cudaMemset is asynchronous to the host (on device memory):
+// an operation of the legacy stream.
 HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKind k), (d, src, n, k), {
     rec->sync_memcpys++;
-    hostWaited();
-    hostWaitsAll();
+    uintptr_t base = 0;
+    bool d2d = k == cudaMemcpyDeviceToDevice ||
+               (k == cudaMemcpyDefault && find((uintptr_t)d, &base) != nullptr && find((uintptr_t)src, &base) != nullptr);
+    if (!d2d) hostWaited();
+    if (r == cudaSuccess && toHostCopy(d, src, k)) hostCopyRace(src, n);
+    uint64_t seq = order(nullptr);
     if (r == cudaSuccess && !afterFree((uintptr_t)d, nullptr, true, "cudaMemcpy")) afterFree((uintptr_t)src, nullptr, true, "cudaMemcpy");
+    touch(d, n, kWrite, nullptr, seq, true, false, "cudaMemcpy");
+    touch(src, n, kRead, nullptr, seq, true, false, "cudaMemcpy");
+    if (!d2d) hostWaitsFor(nullptr);
 })
 HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), {
     rec->sync_memsets++;
-    hostWaitsAll();
-    if (r == cudaSuccess) afterFree((uintptr_t)d, nullptr, true, "cudaMemset");
+    uint64_t seq = order(nullptr);
+    touch(d, n, kWrite, nullptr, seq, true, r == cudaSuccess, "cudaMemset");
 })
 HOOK(cudaError_t, cudaMemcpyAsync, (void* d, const void* src, size_t n, cudaMemcpyKind k, cudaStream_t s), (d, src, n, k, s), {
-    copied("cudaMemcpyAsync", d, src, s, r == cudaSuccess);
+    copied("cudaMemcpyAsync", d, src, n, k, s, r == cudaSuccess);
 })
 HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (d, v, n, s), {
-    copied("cudaMemsetAsync", d, nullptr, s, r == cudaSuccess);
+    copied("cudaMemsetAsync", d, nullptr, n, cudaMemcpyDefault, s, r == cudaSuccess);
+})
+HOOK(cudaError_t, cudaDeviceSetMemPool, (int dev, cudaMemPool_t pool), (dev, pool), {
+    if (r == cudaSuccess) { currentPool = pool; poolSetByProgram = true; rec->device_pool_sets++; }
 })
 
 // cudaMemPoolDestroy: the pool's attributes are read just before it goes.
@@ -1736,8 +1940,27 @@ bool mappedIn(uintptr_t p, size_t n) {
     return it->first + it->second > p;
 }
 
-void unmapped(uintptr_t p, size_t n) {
-    for (auto it = mapped->lower_bound(p); it != mapped->end() && it->first < p + n;) it = mapped->erase(it);
+// unmapped forgets the mappings that start in [p, p+n) and returns their bytes.
+size_t unmapped(uintptr_t p, size_t n) {
+    size_t bytes = 0;
+    for (auto it = mapped->lower_bound(p); it != mapped->end() && it->first < p + n;) {
+        bytes += it->second;
+        it = mapped->erase(it);
+    }
+    return bytes;
+}
+
+// allWaited says whether the host has waited for all the work queued on
+// every stream (kernels given addresses of a mapping are not followed:
+// any work not waited for may use the range being unmapped).
+bool allWaited() {
+    for (auto& kv : *clocks) {
+        auto own = kv.second.find(kv.first);
+        if (own == kv.second.end()) continue;
+        auto h = host->find(kv.first);
+        if (h == host->end() || h->second < own->second) return false;
+    }
+    return true;
 }
 
 void vmmResult(CUresult r) {
@@ -1764,7 +1987,8 @@ HOOK(CUresult, cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc* 
 HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), {
     rec->vmm_unmap_calls++;
     vmmResult(r);
-    if (r == CUDA_SUCCESS) unmapped((uintptr_t)p, n);
+    if (r == CUDA_SUCCESS) rec->vmm_unmap_bytes += unmapped((uintptr_t)p, n);
+    if (r == CUDA_SUCCESS && !allWaited()) rec->vmm_unmaps_unwaited++;
 })
 HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), { rec->vmm_release_calls++; vmmResult(r); })
 // cuMemAddressFree of a range that still has mappings in it fails
@@ -1850,7 +2074,22 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
         reused(a.first, a.second);
         if (net[a.first] <= 0) continue;
         auto it = live->find(a.first);
-        if (it != live->end() && it->second.bytes == a.second) continue;
+        if (it != live->end() && it->second.bytes == a.second) {
+            // Left by the capture's cudaMallocAsync: the graph's work
+            // uses it inside the launch, which is what orders it now.
+            // Left by an earlier launch: this launch frees it before
+            // allocating it again (a graph instantiated to free on
+            // launch), after the uses ordered before the launch.
+            if (it->second.origin == kGraph) {
+                rec->graph_relaunch_frees++;
+                orderedFree(it->second, s, "a launch of its graph");
+            }
+            it->second.uses.clear();
+            it->second.origin = kGraph;
+            it->second.stream = norm(s);
+            it->second.seq = order(s);
+            continue;
+        }
         added((void*)a.first, a.second, s, true, kGraph);
     }
     char how[64];
@@ -1861,6 +2100,7 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
         auto it = live->find(f);
         if (it != live->end()) {
             bytes = it->second.bytes;
+            orderedFree(it->second, s, "a free node of a graph launched");
             if (it->second.origin != kImported) {
                 rec->live_allocs--;
                 rec->live_bytes -= it->second.bytes;
@@ -2002,6 +2242,7 @@ DHOOK(CUresult, cuMemAllocAsync, (CUdeviceptr* p, size_t n, CUstream s), (p, n, 
     if (r == CUDA_SUCCESS) {
         rec->malloc_async_bytes += n;
         added((void*)*p, n, (cudaStream_t)s, true);
+        allocPools->insert(currentPool);
         if (!(*streams)[(cudaStream_t)s]) { (*streams)[(cudaStream_t)s] = true; rec->async_streams++; }
     } else rec->failed_allocs++;
 })
@@ -2009,7 +2250,11 @@ DHOOK(CUresult, cuMemAllocFromPoolAsync, (CUdeviceptr* p, size_t n, CUmemoryPool
     rec->malloc_from_pool_calls++;
     driverAlloc(n);
     notePool((cudaMemPool_t)pool);
-    if (r == CUDA_SUCCESS) { rec->malloc_from_pool_bytes += n; added((void*)*p, n, (cudaStream_t)s, true); } else rec->failed_allocs++;
+    if (r == CUDA_SUCCESS) {
+        rec->malloc_from_pool_bytes += n;
+        added((void*)*p, n, (cudaStream_t)s, true);
+        allocPools->insert((cudaMemPool_t)pool);
+    } else rec->failed_allocs++;
 })
 FREEHOOK(CUresult, CUDA_SUCCESS, realDriver, pulseOnly, cuMemFree_v2, (CUdeviceptr p), (p), p, nullptr, false, {
     rec->free_calls++;
@@ -2020,6 +2265,23 @@ FREEHOOK(CUresult, CUDA_SUCCESS, realDriver, pulseOnly, cuMemFreeAsync, (CUdevic
     guard.driver_free_calls++;
 })
 DHOOK(CUresult, cuEventCreate, (CUevent* e, unsigned int f), (e, f), { if (r == CUDA_SUCCESS) eventMade((cudaEvent_t)*e); })
+// The driver's own waits count as the runtime's do.
+DHOOK(CUresult, cuCtxSynchronize, (void), (), { rec->device_syncs++; hostWaited(); if (r == CUDA_SUCCESS) hostWaitsAll(); })
+DHOOK(CUresult, cuStreamSynchronize, (CUstream s), (s), {
+    rec->stream_syncs++;
+    hostWaited();
+    if (r == CUDA_SUCCESS) hostWaitsFor((cudaStream_t)s);
+})
+// The driver's queries poll as the runtime's do (CUDA_ERROR_NOT_READY is
+// cudaErrorNotReady's number).
+DHOOK(CUresult, cuStreamQuery, (CUstream s), (s), {
+    queried(false, s, (cudaError_t)r);
+    if (r == CUDA_SUCCESS) hostWaitsFor((cudaStream_t)s);
+})
+DHOOK(CUresult, cuEventQuery, (CUevent e), (e), {
+    queried(true, e, (cudaError_t)r);
+    if (r == CUDA_SUCCESS) hostWaits((*events)[(cudaEvent_t)e]);
+})
 
 // Pointers imported from another process's pool (cudaMemPoolExportPointer
 // there): the import says no size, so the driver is asked for the

@@ -30,12 +30,16 @@ type Toolkit struct {
 	// to cross-check the statistics record (gpu.DriverSampler where NVML
 	// is there); nil: no cross-check.
 	Driver gpu.Watcher
+	// Python is the interpreter of Python exercises; "" is python3 on
+	// the PATH.
+	Python string
 	// BuildLimit is the wall-clock limit of one build of a job;
 	// 0 is DefaultBuildLimit.
 	BuildLimit time.Duration
 
 	mu  sync.Mutex
 	lib string // the statistics library, once built
+	py  string // python3 as found, once asked
 }
 
 // NewToolkit is the toolkit of nvcc (built for arch, "" for nvcc's

@@ -16,12 +16,12 @@ import (
 
 const module = "github.com/cudalessons/lessons/"
 
-// floors is the README's architecture, bottom up: a package may import
-// only packages on a lower floor. A new package goes on the floor its
-// imports put it, here and in the README.
+// floors is the architecture, bottom up: a package may import only
+// packages on a lower floor. A new package goes on the floor its imports
+// put it, here and in ARCHITECTURE.md's table of floors.
 var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/clex", "internal/failure", "internal/regular"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/clex", "internal/failure", "internal/regular", "internal/settings", "internal/doclinks"},
 	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
 	{"internal/course", "internal/machine", "internal/python", "internal/roster", "bench/classload", "internal/classroom/pilot"},
 	{"internal/jupyter", "internal/wrong"},
@@ -98,7 +98,7 @@ func TestFloors(t *testing.T) {
 	for _, p := range names {
 		fp, ok := floor[p]
 		if !ok {
-			t.Errorf("%s is on no floor: add it to floors in internal/layers/layers_test.go (the floor above the highest it imports) and to the README's architecture", p)
+			t.Errorf("%s is on no floor: add it to floors in internal/layers/layers_test.go (the floor above the highest it imports) and to ARCHITECTURE.md's table of floors", p)
 			continue
 		}
 		for im := range pkgs[p] {
