@@ -93,6 +93,11 @@ type Verdict struct {
 	Outputs map[string]string
 	// Took is how long the program ran (the sanitizers' runs not counted).
 	Took time.Duration
+	// Stalled says, for a run stopped at its time limit while one of its
+	// threads waited in the GPU's driver (runner.InDriver), why it was
+	// stopped: perhaps the machine's hang (a lock its neighbours held),
+	// not the program's, and worth a run alone. "" otherwise.
+	Stalled string
 	// stopped says why the run was stopped at a limit (its time, its
 	// output), when it was.
 	stopped string
@@ -360,7 +365,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 			p.unable = "the program's copy could not be made again for compute-sanitizer: " + err.Error()
 		}
 	}
-	san := sanitize(ctx, tk, p, j.Spec, res)
+	san, sanStalled := sanitize(ctx, tk, p, j.Spec, res)
 	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view, Witness: kernel}
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
@@ -373,6 +378,11 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	if res.TimedOut || res.Truncated {
 		v.stopped = res.Reason(j.Spec.TimeLimit(), maxOutput)
+	}
+	if res.TimedOut && res.InDriver {
+		v.Stalled = v.stopped
+	} else if sanStalled != "" {
+		v.Stalled = sanStalled
 	}
 	return v, nil
 }

@@ -48,6 +48,7 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	}
 	l.Timed, _ = Timed(tasks)
 	l.Choice = ChooseFor(perGPU, queues, tasks)
+	l.Choice.Spread(len(l.Devices), perGPU != 0)
 	// Each worker has users of its own in a stride of 64.
 	l.Jobs = min(max(jobs, 1), exercise.MaxSlots)
 	if len(l.Devices)*l.Choice.PerDevice > exercise.MaxSlots {
@@ -69,7 +70,7 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 
 // Options are the options of Grade for this grade.
 func (l *Local) Options() Options {
-	return Options{Jobs: l.Jobs, Devices: l.Devices, PerDevice: l.Choice.PerDevice}
+	return Options{Jobs: l.Jobs, Devices: l.Devices, PerDevice: l.Choice.PerDevice, Machine: l.Choice.Machine}
 }
 
 // LibraryErr is why the statistics library could not be built, once its

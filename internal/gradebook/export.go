@@ -153,6 +153,7 @@ type jsonGrade struct {
 	MaxPoints  int         `json:"max_points"`
 	Reason     string      `json:"reason,omitempty"`
 	Review     []string    `json:"review,omitempty"`
+	Note       string      `json:"note,omitempty"`
 	SourceHash string      `json:"source_sha256,omitempty"`
 	BuildMS    int64       `json:"build_ms"`
 	RunMS      int64       `json:"run_ms"`
@@ -177,7 +178,7 @@ func (s *Sheet) WriteJSON(w io.Writer) error {
 		js := &jsonStudent{ID: st, Total: s.Total(st), Exercises: map[string]*jsonGrade{}}
 		for id, a := range s.Grades[st] {
 			g := &jsonGrade{Status: a.Status, Points: a.Points, MaxPoints: a.MaxPoints, Reason: a.Reason, SourceHash: a.SourceHash,
-				Review: a.ReviewLines(), BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
+				Review: a.ReviewLines(), Note: a.Note, BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
 			for _, c := range a.Checks {
 				g.Checks = append(g.Checks, jsonCheck(c))
 			}

@@ -42,7 +42,11 @@ type Attempt struct {
 	// grade, one finding a line: a record the GPU's driver contradicts,
 	// a source that names what reaches around the statistics library.
 	// "" when nothing is marked.
-	Review   string
+	Review string
+	// Note says how the grade was made when that was not the usual way:
+	// a run made again alone on the machine, after the first was stopped
+	// at its time limit while waiting in the GPU's driver. "" for none.
+	Note     string
 	Output   string // what the program printed (capped)
 	BuildMS  int64
 	RunMS    int64
@@ -156,9 +160,11 @@ var migrations = map[string]string{
 	"2": `ALTER TABLE checks ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0; UPDATE meta SET value = '3' WHERE key = 'schema';`,
 	// 4: attempts marked for an instructor's review.
 	"3": `ALTER TABLE attempts ADD COLUMN review TEXT NOT NULL DEFAULT ''; UPDATE meta SET value = '4' WHERE key = 'schema';`,
+	// 5: a note on how an attempt was graded (a run made again alone).
+	"4": `ALTER TABLE attempts ADD COLUMN note TEXT NOT NULL DEFAULT ''; UPDATE meta SET value = '5' WHERE key = 'schema';`,
 }
 
-const schemaVersion = "4"
+const schemaVersion = "5"
 
 // OpenExisting opens the gradebook at path for a command that reads it:
 // one that is not there is an error that says how to make it.
@@ -265,12 +271,12 @@ func (b *Book) Latest(student, exercise string) (a *Attempt, ok bool, err error)
 	return a, err == nil, err
 }
 
-const attemptCols = `id, student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review`
+const attemptCols = `id, student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review, note`
 
 func scanAttempt(rows *sql.Rows) (*Attempt, error) {
 	a := &Attempt{}
 	var at string
-	err := rows.Scan(&a.ID, &a.Student, &a.Exercise, &a.Status, &a.Points, &a.MaxPoints, &a.SourceHash, &a.SpecHash, &a.Reason, &a.Output, &a.BuildMS, &a.RunMS, &at, &a.Review)
+	err := rows.Scan(&a.ID, &a.Student, &a.Exercise, &a.Status, &a.Points, &a.MaxPoints, &a.SourceHash, &a.SpecHash, &a.Reason, &a.Output, &a.BuildMS, &a.RunMS, &at, &a.Review, &a.Note)
 	if err != nil {
 		return nil, err
 	}
@@ -299,9 +305,9 @@ func (b *Book) Record(a *Attempt) error {
 	if _, err := tx.Exec(`INSERT OR IGNORE INTO exercises (id, points, position) VALUES (?, ?, (SELECT count(*) FROM exercises))`, a.Exercise, a.MaxPoints); err != nil {
 		return err
 	}
-	res, err := tx.Exec(`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints, a.SourceHash, a.SpecHash, a.Reason, a.Output, a.BuildMS, a.RunMS, a.GradedAt.Format(time.RFC3339Nano), a.Review)
+	res, err := tx.Exec(`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review, note)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints, a.SourceHash, a.SpecHash, a.Reason, a.Output, a.BuildMS, a.RunMS, a.GradedAt.Format(time.RFC3339Nano), a.Review, a.Note)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ var floors = [][]string{
 	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
 	{"internal/course", "internal/machine", "internal/python", "internal/roster", "bench/classload", "internal/classroom/pilot"},
 	{"internal/jupyter", "internal/wrong"},
-	{"internal/notebook"},
+	{"internal/notebook", "bench/bigclass"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
 	{"internal/exercise"},
 	{"internal/grade", "internal/page", "internal/study"},

@@ -85,6 +85,10 @@ type Result struct {
 	// its threads was just before (Thread's String, joined): diagnostic
 	// text from /proc, shown, never judged.
 	Threads string
+	// InDriver says, for a run stopped at its time limit, that one of its
+	// threads was then waiting in the GPU's driver (InDriver): perhaps
+	// for a lock its neighbours held, so not its own hang for certain.
+	InDriver bool
 }
 
 // OK reports whether the program exited 0 on its own.
@@ -209,7 +213,8 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	case err = <-done:
 	case <-timeout:
 		res.TimedOut = true
-		res.Threads = ThreadText(Threads("/proc", cmd.Process.Pid, spec.Helper))
+		ts := Threads("/proc", cmd.Process.Pid, spec.Helper)
+		res.Threads, res.InDriver = ThreadText(ts), InDriver(ts)
 		err = stop(spec, pgid, done)
 	case <-over:
 		res.Truncated = true
