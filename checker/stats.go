@@ -92,11 +92,21 @@ type Stats struct {
 	PoolImportFrees, LeakedPoolImports uint64 `stat:"pool_import_frees,leaked_pool_imports"`
 	GraphAllocs, GraphAllocBytes       uint64 `stat:"graph_allocs,graph_alloc_bytes"`
 	UnknownFrees                       uint64 `stat:"unknown_frees"`
+	// Version 8: several devices. Each thing's device is learnt from the
+	// calls (cudaSetDevice, the device current when a stream was made, a
+	// pool's location or the device it was asked of), never asked of CUDA.
+	DevicePoolSets, DevicePoolGets         uint64 `stat:"device_pool_sets,device_pool_gets"`
+	SetPoolAllocs                          uint64 `stat:"set_pool_allocs"`
+	PoolPeerGrants, PeerAccessEnables      uint64 `stat:"pool_peer_grants,peer_access_enables"`
+	CrossDeviceAllocs                      uint64 `stat:"cross_device_allocs"`
+	Device0AsyncAllocs, Device1AsyncAllocs uint64 `stat:"device0_async_allocs,device1_async_allocs"`
+	PeerCopies, PeerCopyBytes              uint64 `stat:"peer_copies,peer_copy_bytes"`
+	DevicesUsed                            uint64 `stat:"devices_used"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 7
+	statsVersion = 8
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -124,6 +134,10 @@ var v5Size = int(unsafe.Offsetof(Stats{}.UsesAfterFree))
 // v6Size is the size of a version 6 record: everything before the
 // figures of version 7.
 var v6Size = int(unsafe.Offsetof(Stats{}.PoolImports))
+
+// v7Size is the size of a version 7 record: everything before the
+// figures of version 8.
+var v7Size = int(unsafe.Offsetof(Stats{}.DevicePoolSets))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees or uses_after_free),
@@ -168,6 +182,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v5Size
 	case 6:
 		need = v6Size
+	case 7:
+		need = v7Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
