@@ -72,8 +72,10 @@ void setup(Two& t) {
     access.location.id = 1;
     access.flags = cudaMemAccessFlagsProtReadWrite;
     CHECK(cudaMemPoolSetAccess(t.pool[0], &access, 1));
-    CHECK(cudaEventCreateWithFlags(&t.weightsMade, cudaEventDisableTiming));
-    CHECK(cudaEventCreateWithFlags(&t.produced, cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&t.weightsMade, cudaEventDisableTiming));   // recorded on device 0
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaEventCreateWithFlags(&t.produced, cudaEventDisableTiming));      // recorded on device 1
+    CHECK(cudaSetDevice(0));
     // STUB
     // // TODO: your code
     // (void)t;
