@@ -36,6 +36,11 @@ type Env struct {
 	Wrapper string
 	// Vars are added to the environment of command cells.
 	Vars []string
+	// Base is the environment command cells and the Python session start
+	// from, before Wrapper and Vars; nil: this process's own (a
+	// student's machine). A server that runs others' cells sets it
+	// (runner.HostEnv), so that none of its own variables reach them.
+	Base []string
 	// StartPython starts the session a lesson run's Python cells run in,
 	// at its first Python cell; nil when the machine has no Python, and
 	// NoPython then says why (each Python cell is listed as not run).
@@ -603,8 +608,18 @@ func imageExt(mime string) string {
 // on the PATH, and the run's variables.
 func CellEnv(env Env) []string {
 	vars := os.Environ()
+	path := os.Getenv("PATH")
+	if env.Base != nil {
+		vars = append([]string(nil), env.Base...)
+		path = ""
+		for _, kv := range env.Base {
+			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+				path = v
+			}
+		}
+	}
 	if env.Wrapper != "" {
-		vars = append(vars, "PATH="+env.Wrapper+string(os.PathListSeparator)+os.Getenv("PATH"))
+		vars = append(vars, "PATH="+env.Wrapper+string(os.PathListSeparator)+path)
 	}
 	return append(vars, env.Vars...)
 }

@@ -49,6 +49,12 @@ func (t Thread) String() string {
 func Threads(procRoot string, root int, skip string) []Thread {
 	var out []Thread
 	for _, pid := range descendants(procRoot, root) {
+		// The process's own name, not its first task's: ReadDir sorts
+		// the tasks by name, so a thread 10000 comes before its main
+		// thread 9998 and was listed before the skip was seen.
+		if skip != "" && clean(readSmall(filepath.Join(procRoot, strconv.Itoa(pid), "comm")), 32) == skip {
+			continue
+		}
 		tasks, _ := os.ReadDir(filepath.Join(procRoot, strconv.Itoa(pid), "task"))
 		for _, e := range tasks {
 			tid, err := strconv.Atoi(e.Name())
@@ -59,9 +65,6 @@ func Threads(procRoot string, root int, skip string) []Thread {
 			t := Thread{PID: pid, TID: tid}
 			_, t.State, _ = readStat(filepath.Join(dir, "stat"))
 			t.Comm = clean(readSmall(filepath.Join(dir, "comm")), 32)
-			if pid == tid && t.Comm == skip && skip != "" {
-				break
-			}
 			if w := clean(readSmall(filepath.Join(dir, "wchan")), 64); w != "0" {
 				t.Wchan = w
 			}

@@ -82,10 +82,14 @@ func TestThreadsFromAFakeProc(t *testing.T) {
 		}
 		if pid == tid {
 			os.WriteFile(filepath.Join(root, strconv.Itoa(pid), "stat"), []byte(stat), 0o644)
+			os.WriteFile(filepath.Join(root, strconv.Itoa(pid), "comm"), []byte(comm+"\n"), 0o644)
 		}
 	}
 	task(10, 10, 1, "lessons", "S", "do_wait", "61 0x0")
 	task(10, 11, 1, "lessons", "S", "futex_wait_queue", "202 0x0")
+	// The helper's thread 100 sorts before its main thread 98 by name.
+	task(98, 98, 10, "lessons", "S", "do_wait", "61 0x0")
+	task(98, 100, 10, "lessons", "S", "futex_wait_queue", "202 0x0")
 	task(12, 12, 10, "a) S 1 (x", "S", "futex_wait_queue", "202 0x1 0x2")
 	task(12, 13, 10, "cuda-EvtHandlr", "S", "poll_schedule_timeout.constprop.0", "7 0x0")
 	task(12, 14, 10, "cuda-EvtHandlr", "S", "poll_schedule_timeout.constprop.0", "7 0x0")
