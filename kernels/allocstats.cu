@@ -1590,6 +1590,14 @@ int deviceOf(const void* a) {
     auto it = allocDev->find(base);
     return it == allocDev->end() ? -1 : it->second;
 }
+// devicePoolSet notes that pool is now dev's current pool.
+void devicePoolSet(int dev, cudaMemPool_t pool) {
+    devicesInit();
+    (*setPools)[dev] = pool;
+    poolOn(pool, dev);
+    notePool(pool);
+    deviceSeen(dev);
+}
 // copiedBetween counts a copy of n bytes from src to dst as a peer copy
 // when both are allocations the library knows on two devices.
 void copiedBetween(const void* dst, const void* src, size_t n) {
@@ -1780,8 +1788,8 @@ HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (
 // to a pool from other devices, copies between devices (record version 8).
 HOOK(cudaError_t, cudaSetDevice, (int d), (d), { if (r == cudaSuccess) { curDev = d; deviceSeen(d); } })
 HOOK(cudaError_t, cudaStreamCreate, (cudaStream_t* s), (s), { if (r == cudaSuccess) streamMade(*s); })
-HOOK(cudaError_t, cudaDeviceSetMemPool, (int d, cudaMemPool_t pool), (d, pool), {
-    if (r == cudaSuccess) { rec->device_pool_sets++; devicesInit(); (*setPools)[d] = pool; poolOn(pool, d); notePool(pool); deviceSeen(d); }
+HOOK(cudaError_t, cudaDeviceSetMemPool, (int dev, cudaMemPool_t pool), (dev, pool), {
+    if (r == cudaSuccess) { rec->device_pool_sets++; devicePoolSet(dev, pool); }
 })
 HOOK(cudaError_t, cudaDeviceGetMemPool, (cudaMemPool_t* pool, int d), (pool, d), {
     if (r == cudaSuccess) { rec->device_pool_gets++; poolOn(*pool, d); }
