@@ -15,6 +15,8 @@ type Work struct {
 	Args map[string]string
 	// Timed items' runs have their GPU to themselves.
 	Timed bool
+	// GPUs is how many GPUs a run needs (0: one).
+	GPUs int
 	// Build builds on a build slot. The program is run only when it
 	// built (no Err, no Failed).
 	Build func(ctx context.Context, slot int) *Built
@@ -67,7 +69,7 @@ func NewItem(w Work, done func(Outcome)) *Item {
 			done(o)
 		}
 	}
-	it := &Item{Name: w.Name, Args: w.Args, Timed: w.Timed}
+	it := &Item{Name: w.Name, Args: w.Args, Timed: w.Timed, GPUs: w.GPUs}
 	it.Build = func(ctx context.Context, slot int) (bool, string) {
 		start := time.Now()
 		b = w.Build(ctx, slot)
@@ -96,6 +98,7 @@ func NewItem(w Work, done func(Outcome)) *Item {
 			}
 			return 0
 		}
+		it.Unrun = func(err error) { tell(Outcome{RunErr: err}) }
 	}
 	return it
 }
@@ -121,7 +124,7 @@ type Judge func(ctx context.Context, tk *exercise.Toolkit, r exercise.Runner, j 
 // JobWork is the work of the exercise pipeline's job j in runner r, with
 // tk's tools: built, then run and judged by judge (nil: only built).
 func JobWork(name string, tk *exercise.Toolkit, r exercise.Runner, j *exercise.Job, judge Judge) Work {
-	w := Work{Name: name, Timed: j.Spec.Timed, Build: func(ctx context.Context, slot int) *Built {
+	w := Work{Name: name, Timed: j.Spec.Timed, GPUs: j.Spec.GPUs, Build: func(ctx context.Context, slot int) *Built {
 		return buildJob(ctx, tk, r, j, slot)
 	}}
 	if judge != nil {
