@@ -78,8 +78,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v7Size-v6Size, 7*8; got != want {
 		t.Errorf("version 7 adds %d bytes, want %d (seven figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v7Size, 8*8+192; got != want {
+	if got, want := v8Size-v7Size, 8*8+192; got != want {
 		t.Errorf("version 8 adds %d bytes, want %d (eight figures and the first unwaited result in words)", got, want)
+	}
+	if got, want := binary.Size(st)-v8Size, 10*8; got != want {
+		t.Errorf("version 9 adds %d bytes, want %d (ten figures)", got, want)
 	}
 }
 
@@ -750,6 +753,50 @@ func TestVersion8Statistics(t *testing.T) {
 	}
 	if _, err := DecodeStats(s.Encode()[:v7Size]); err == nil {
 		t.Error("a version 8 record cut at version 7's size decoded")
+	}
+}
+
+// TestVersion9Statistics: the figures of several devices (a device's
+// current pool asked for, access to a pool given to another device,
+// allocations per device and across devices, peer copies) are read by
+// name, with words of their own, and read as 0 from a version 8 record.
+func TestVersion9Statistics(t *testing.T) {
+	s := &Stats{DevicePoolGets: 2, SetPoolAllocs: 5, PoolPeerGrants: 1, PeerAccessEnables: 0,
+		CrossDeviceAllocs: 5, Device0AsyncAllocs: 5, Device1AsyncAllocs: 5, PeerCopies: 5, PeerCopyBytes: 20 << 20, DevicesUsed: 2}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"device_pool_gets": 2, "set_pool_allocs": 5, "pool_peer_grants": 1,
+		"peer_access_enables": 0, "cross_device_allocs": 5, "device0_async_allocs": 5, "device1_async_allocs": 5,
+		"peer_copies": 5, "peer_copy_bytes": 20 << 20, "devices_used": 2}
+	for n, w := range want {
+		if v, ok := got.Value(n); !ok || v != w {
+			t.Errorf("%s = %v, %v; want %v", n, v, ok, w)
+		}
+		if describe(n) == strings.ReplaceAll(n, "_", " ") {
+			t.Errorf("%s has no words of its own", n)
+		}
+		if _, v := StatMeaning(n); v != 9 {
+			t.Errorf("%s is of record version %d, want 9", n, v)
+		}
+	}
+	if _, v := StatMeaning("device_pool_sets"); v != 8 {
+		t.Errorf("device_pool_sets is of record version %d, want 8", v)
+	}
+	v8 := s.Encode()[:v8Size]
+	v8[8] = 8
+	old, err := DecodeStats(v8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range want {
+		if v, _ := old.Value(n); v != 0 {
+			t.Errorf("%s = %v in a version 8 record", n, v)
+		}
+	}
+	if _, err := DecodeStats(s.Encode()[:v8Size]); err == nil {
+		t.Error("a version 9 record cut at version 8's size decoded")
 	}
 }
 

@@ -380,6 +380,16 @@ var phrases = map[string]string{
 	"vmm_unmap_bytes":            "bytes of the mappings undone with cuMemUnmap",
 	"vmm_unmaps_unwaited":        "cuMemUnmap calls made before the host waited for the work queued on the streams",
 	"device_pool_sets":           "changes of the device's current pool (cudaDeviceSetMemPool)",
+	"device_pool_gets":           "calls of cudaDeviceGetMemPool",
+	"set_pool_allocs":            "cudaMallocAsync calls on a device whose current pool the program set",
+	"pool_peer_grants":           "devices given access to a pool on another device (cudaMemPoolSetAccess)",
+	"peer_access_enables":        "calls of cudaDeviceEnablePeerAccess (which does not reach pools)",
+	"cross_device_allocs":        "stream-ordered allocations from a pool on another device than the stream's",
+	"device0_async_allocs":       "stream-ordered allocations whose memory is on device 0",
+	"device1_async_allocs":       "stream-ordered allocations whose memory is on device 1",
+	"peer_copies":                "copies between the memory of two devices",
+	"peer_copy_bytes":            "bytes copied between the memory of two devices",
+	"devices_used":               "distinct devices the program's streams and allocations were on",
 }
 
 // scoped is the record a statistic's name reads (the program's own

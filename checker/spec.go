@@ -41,6 +41,10 @@ type Spec struct {
 	// or the course verified with several runs at once on a GPU, this
 	// exercise's runs have their GPU to themselves.
 	Timed bool `toml:"timed"`
+	// GPUs is how many GPUs, able to reach each other's memory, one run
+	// needs (0 or 1: one). A run is given that many; where the machine
+	// has fewer, it is not made and says so (never a pass).
+	GPUs int `toml:"gpus"`
 	// Checks are the [[check]] tables, judged in order.
 	Checks []Check `toml:"check"`
 	// Env is added to the program's environment (a hidden run adds its
@@ -206,7 +210,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, fixed, timed, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, relative_to, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
+	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, fixed, timed, gpus, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, relative_to, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
 		return nil, err
 	}
 	s.File = file
@@ -220,6 +224,9 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			bad(diag.LineOf(data, "", 0, "timeout"), `write a duration such as "20s" or "2m"`, "timeout %q is not a duration", s.Timeout)
 		}
 		s.timeout = d
+	}
+	if s.GPUs < 0 || s.GPUs > 8 {
+		bad(diag.LineOf(data, "", 0, "gpus"), "write how many GPUs one run needs, from 1 to 8 (gpus = 2)", "gpus = %d is not a number of GPUs", s.GPUs)
 	}
 	if len(s.Files) > 0 {
 		s.FilesLine = diag.LineOf(data, "", 0, "files")

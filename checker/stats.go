@@ -110,11 +110,21 @@ type Stats struct {
 	VMMUnmapBytes, VMMUnmapsUnwaited       uint64 `stat:"vmm_unmap_bytes,vmm_unmaps_unwaited"`
 	DevicePoolSets                         uint64 `stat:"device_pool_sets"`
 	ResultRace                             [192]byte
+	// Version 9: several devices. Each thing's device is learnt from the
+	// calls (cudaSetDevice, the device current when a stream was made, a
+	// pool's location or the device it was asked of), never asked of CUDA.
+	DevicePoolGets                         uint64 `stat:"device_pool_gets"`
+	SetPoolAllocs                          uint64 `stat:"set_pool_allocs"`
+	PoolPeerGrants, PeerAccessEnables      uint64 `stat:"pool_peer_grants,peer_access_enables"`
+	CrossDeviceAllocs                      uint64 `stat:"cross_device_allocs"`
+	Device0AsyncAllocs, Device1AsyncAllocs uint64 `stat:"device0_async_allocs,device1_async_allocs"`
+	PeerCopies, PeerCopyBytes              uint64 `stat:"peer_copies,peer_copy_bytes"`
+	DevicesUsed                            uint64 `stat:"devices_used"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 8
+	statsVersion = 9
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -146,6 +156,10 @@ var v6Size = int(unsafe.Offsetof(Stats{}.PoolImports))
 // v7Size is the size of a version 7 record: everything before the
 // figures of version 8.
 var v7Size = int(unsafe.Offsetof(Stats{}.HostPolls))
+
+// v8Size is the size of a version 8 record: everything before the
+// figures of version 9.
+var v8Size = int(unsafe.Offsetof(Stats{}.DevicePoolGets))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -194,6 +208,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v6Size
 	case 7:
 		need = v7Size
+	case 8:
+		need = v8Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

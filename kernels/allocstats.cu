@@ -160,6 +160,16 @@ struct Record {
     uint64_t vmm_unmaps_unwaited;      // cuMemUnmap calls made while work queued on a stream had not been waited for
     uint64_t device_pool_sets;         // cudaDeviceSetMemPool calls that succeeded: the device's current pool is every library's
     char result_race[192];             // the first unwaited result, in words
+    // version 9: several devices (devices.* below)
+    uint64_t device_pool_gets;         // cudaDeviceGetMemPool calls that succeeded
+    uint64_t set_pool_allocs;          // cudaMallocAsync calls served by a pool the program made a device's current pool
+    uint64_t pool_peer_grants;         // devices given read or read-write access to a pool on another device (cudaMemPoolSetAccess)
+    uint64_t peer_access_enables;      // cudaDeviceEnablePeerAccess calls that succeeded (they do not reach pools)
+    uint64_t cross_device_allocs;      // stream-ordered allocations from a pool on another device than the stream's
+    uint64_t device0_async_allocs;     // stream-ordered allocations whose memory is on device 0
+    uint64_t device1_async_allocs;     // ... on device 1
+    uint64_t peer_copies, peer_copy_bytes;  // copies between two devices (cudaMemcpyPeer[Async], cudaMemcpy[Async] between two devices' allocations)
+    uint64_t devices_used;             // distinct devices the program's streams and allocations were on
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -771,7 +781,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 8;
+    rec->version = 9;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -908,7 +918,7 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 8;
+    rec->version = 9;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
@@ -1757,9 +1767,104 @@ void summarise() {
         return r;                                                 \
     }
 
+// ---- Several devices (record version 9) ----
+//
+// Which device each thing is on, learnt from the calls themselves so that
+// nothing here asks CUDA (mu is held): the thread's current device
+// (cudaSetDevice; 0 until then), a stream's device (the current one when
+// it was made), a pool's (its properties' location, or the device it was
+// asked of), an allocation's (its pool's). A context made current with the
+// driver API (cuCtxSetCurrent) is not followed.
+namespace {
+thread_local int curDev = 0;
+std::unordered_map<cudaStream_t, int>* streamDev;
+std::unordered_map<cudaMemPool_t, int>* poolDev;
+std::map<int, cudaMemPool_t>* setPools;       // device -> the pool the program made its current pool
+std::map<uintptr_t, int>* allocDev;           // allocation base -> device (stale entries are never asked: find() first)
+std::set<int>* devicesSeen;
+
+void devicesInit() {
+    if (streamDev != nullptr) return;
+    streamDev = new std::unordered_map<cudaStream_t, int>();
+    poolDev = new std::unordered_map<cudaMemPool_t, int>();
+    setPools = new std::map<int, cudaMemPool_t>();
+    allocDev = new std::map<uintptr_t, int>();
+    devicesSeen = new std::set<int>();
+}
+void deviceSeen(int d) {
+    devicesInit();
+    if (d >= 0 && devicesSeen->insert(d).second) rec->devices_used = devicesSeen->size();
+}
+int streamDevice(cudaStream_t s) {
+    devicesInit();
+    auto it = streamDev->find(s);
+    return it == streamDev->end() ? curDev : it->second;
+}
+void streamMade(cudaStream_t s) {
+    devicesInit();
+    (*streamDev)[s] = curDev;
+    deviceSeen(curDev);
+}
+void poolOn(cudaMemPool_t pool, int dev) {
+    devicesInit();
+    if (pool != nullptr) (*poolDev)[pool] = dev;
+}
+int poolDevice(cudaMemPool_t pool) {
+    devicesInit();
+    auto it = poolDev->find(pool);
+    return it == poolDev->end() ? -1 : it->second;
+}
+// asyncAllocOn notes a stream-ordered allocation at p on stream s, from
+// pool (nullptr: the current pool of the stream's device).
+void asyncAllocOn(void* p, cudaStream_t s, cudaMemPool_t pool) {
+    devicesInit();
+    int sd = streamDevice(s), md = sd;
+    if (pool == nullptr) {
+        auto it = setPools->find(sd);
+        if (it != setPools->end()) rec->set_pool_allocs++;
+    } else {
+        md = poolDevice(pool);
+        if (md < 0) md = sd;
+        if (md != sd) rec->cross_device_allocs++;
+    }
+    if (md == 0) rec->device0_async_allocs++;
+    if (md == 1) rec->device1_async_allocs++;
+    (*allocDev)[(uintptr_t)p] = md;
+    deviceSeen(sd);
+    deviceSeen(md);
+}
+void allocOn(void* p) {
+    devicesInit();
+    (*allocDev)[(uintptr_t)p] = curDev;
+    deviceSeen(curDev);
+}
+// deviceOf is the device of the live allocation holding a, or -1.
+int deviceOf(const void* a) {
+    devicesInit();
+    uintptr_t base = 0;
+    if (find((uintptr_t)a, &base) == nullptr) return -1;
+    auto it = allocDev->find(base);
+    return it == allocDev->end() ? -1 : it->second;
+}
+// devicePoolSet notes that pool is now dev's current pool.
+void devicePoolSet(int dev, cudaMemPool_t pool) {
+    devicesInit();
+    (*setPools)[dev] = pool;
+    poolOn(pool, dev);
+    notePool(pool);
+    deviceSeen(dev);
+}
+// copiedBetween counts a copy of n bytes from src to dst as a peer copy
+// when both are allocations the library knows on two devices.
+void copiedBetween(const void* dst, const void* src, size_t n) {
+    int a = deviceOf(dst), b = deviceOf(src);
+    if (a >= 0 && b >= 0 && a != b) { rec->peer_copies++; rec->peer_copy_bytes += n; }
+}
+}  // namespace
+
 HOOK(cudaError_t, cudaMalloc, (void** p, size_t n), (p, n), {
     rec->malloc_calls++;
-    if (r == cudaSuccess) { rec->malloc_bytes += n; added(*p, n, nullptr, false); } else rec->failed_allocs++;
+    if (r == cudaSuccess) { rec->malloc_bytes += n; added(*p, n, nullptr, false); allocOn(*p); } else rec->failed_allocs++;
 })
 // The frees ask CUDA what they need before the lock (beforeFree): a free
 // is the one call whose bookkeeping needs CUDA's answers.
@@ -1790,6 +1895,7 @@ HOOK(cudaError_t, cudaMallocAsync, (void** p, size_t n, cudaStream_t s), (p, n, 
         added(*p, n, s, true);
         asyncAlloc();
         allocPools->insert(currentPool);
+        asyncAllocOn(*p, s, nullptr);
         if (!(*streams)[s]) { (*streams)[s] = true; rec->async_streams++; }
     } else rec->failed_allocs++;
 })
@@ -1797,7 +1903,13 @@ FREEHOOK(cudaError_t, cudaSuccess, real, after, cudaFreeAsync, (void* p, cudaStr
 HOOK(cudaError_t, cudaMallocFromPoolAsync, (void** p, size_t n, cudaMemPool_t pool, cudaStream_t s), (p, n, pool, s), {
     rec->malloc_from_pool_calls++;
     notePool(pool);
-    if (r == cudaSuccess) { rec->malloc_from_pool_bytes += n; added(*p, n, s, true); asyncAlloc(); allocPools->insert(pool); } else rec->failed_allocs++;
+    if (r == cudaSuccess) {
+        rec->malloc_from_pool_bytes += n;
+        added(*p, n, s, true);
+        asyncAlloc();
+        allocPools->insert(pool);
+        asyncAllocOn(*p, s, pool);
+    } else rec->failed_allocs++;
 })
 HOOK(cudaError_t, cudaMallocManaged, (void** p, size_t n, unsigned int f), (p, n, f), {
     rec->malloc_managed_calls++;
@@ -1835,6 +1947,7 @@ HOOK(cudaError_t, cudaFreeHost, (void* p), (p), { rec->free_host_calls++; if (r 
 HOOK(cudaError_t, cudaMemPoolCreate, (cudaMemPool_t* pool, const cudaMemPoolProps* props), (pool, props), {
     rec->pools_created++;
     if (r == cudaSuccess) notePool(*pool);
+    if (r == cudaSuccess && props != nullptr && props->location.type == cudaMemLocationTypeDevice) poolOn(*pool, props->location.id);
 })
 HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr a, void* v), (pool, a, v), {
     rec->pool_attr_sets++;
@@ -1901,9 +2014,11 @@ HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e
 HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) eventGone(e); })
 HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
+    if (r == cudaSuccess) streamMade(*s);
 })
 HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f, int prio), (s, f, prio), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
+    if (r == cudaSuccess) streamMade(*s);
 })
 // cudaDeviceReset destroys the library's events with the context: the
 // kernels timed so far are read first, and no more are timed.
@@ -1940,6 +2055,7 @@ HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKin
     touch(d, n, kWrite, nullptr, seq, true, false, "cudaMemcpy");
     touch(src, n, kRead, nullptr, seq, true, false, "cudaMemcpy");
     if (!d2d) hostWaitsFor(nullptr);
+    if (r == cudaSuccess) copiedBetween(d, src, n);
 })
 HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), {
     rec->sync_memsets++;
@@ -1948,12 +2064,42 @@ HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), {
 })
 HOOK(cudaError_t, cudaMemcpyAsync, (void* d, const void* src, size_t n, cudaMemcpyKind k, cudaStream_t s), (d, src, n, k, s), {
     copied("cudaMemcpyAsync", d, src, n, k, s, r == cudaSuccess);
+    if (r == cudaSuccess) copiedBetween(d, src, n);
 })
 HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (d, v, n, s), {
     copied("cudaMemsetAsync", d, nullptr, n, cudaMemcpyDefault, s, r == cudaSuccess);
 })
+
+// Several devices: the current device, a device's current pool, access
+// to a pool from other devices, copies between devices (record version 9).
+HOOK(cudaError_t, cudaSetDevice, (int d), (d), { if (r == cudaSuccess) { curDev = d; deviceSeen(d); } })
+HOOK(cudaError_t, cudaStreamCreate, (cudaStream_t* s), (s), { if (r == cudaSuccess) streamMade(*s); })
 HOOK(cudaError_t, cudaDeviceSetMemPool, (int dev, cudaMemPool_t pool), (dev, pool), {
-    if (r == cudaSuccess) { currentPool = pool; poolSetByProgram = true; rec->device_pool_sets++; }
+    if (r == cudaSuccess) { currentPool = pool; poolSetByProgram = true; rec->device_pool_sets++; devicePoolSet(dev, pool); }
+})
+HOOK(cudaError_t, cudaDeviceGetMemPool, (cudaMemPool_t* pool, int d), (pool, d), {
+    if (r == cudaSuccess) { rec->device_pool_gets++; poolOn(*pool, d); }
+})
+HOOK(cudaError_t, cudaDeviceGetDefaultMemPool, (cudaMemPool_t* pool, int d), (pool, d), {
+    if (r == cudaSuccess) poolOn(*pool, d);
+})
+HOOK(cudaError_t, cudaMemPoolSetAccess, (cudaMemPool_t pool, const cudaMemAccessDesc* descs, size_t count), (pool, descs, count), {
+    notePool(pool);
+    int owner = poolDevice(pool);
+    for (size_t i = 0; r == cudaSuccess && descs != nullptr && i < count; i++)
+        if (descs[i].location.type == cudaMemLocationTypeDevice && descs[i].location.id != owner &&
+            descs[i].flags != cudaMemAccessFlagsProtNone) { rec->pool_peer_grants++; deviceSeen(descs[i].location.id); }
+})
+HOOK(cudaError_t, cudaDeviceEnablePeerAccess, (int peer, unsigned int f), (peer, f), { if (r == cudaSuccess) rec->peer_access_enables++; })
+HOOK(cudaError_t, cudaMemcpyPeerAsync, (void* d, int dd, const void* src, int sd, size_t n, cudaStream_t s), (d, dd, src, sd, n, s), {
+    copied("cudaMemcpyPeerAsync", d, src, n, cudaMemcpyDeviceToDevice, s, r == cudaSuccess);
+    if (r == cudaSuccess && dd != sd) { rec->peer_copies++; rec->peer_copy_bytes += n; }
+})
+HOOK(cudaError_t, cudaMemcpyPeer, (void* d, int dd, const void* src, int sd, size_t n), (d, dd, src, sd, n), {
+    rec->sync_memcpys++;
+    hostWaited();
+    hostWaitsAll();
+    if (r == cudaSuccess && dd != sd) { rec->peer_copies++; rec->peer_copy_bytes += n; }
 })
 
 // cudaMemPoolDestroy: the pool's attributes are read just before it goes.

@@ -336,6 +336,30 @@ func TestRealLibraryMistakesOfAKind(t *testing.T) {
 	}
 }
 
+// Two devices (record version 9, program9.cc): a pool made on each
+// device and set as its current pool, device 1 given access to device 0's
+// pool (the owner's own access is no grant), device 0's blocks allocated
+// on device 1's stream (from the program's pool and from the default
+// pool, whose device is the one it was asked of), blocks of the current
+// pools, and copies: between devices by cudaMemcpyPeerAsync and by
+// addresses, and one between two blocks of device 0, which is no peer copy.
+func TestRealLibraryTwoDevices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	lib, dir := fakeRuntime(t, "program9.cc")
+	rec, out := runOverFake(t, lib, dir, nil)
+	if !strings.Contains(out, "done") {
+		t.Fatalf("the program failed: %q", out)
+	}
+	wantStats(t, rec.Stats, map[string]float64{
+		"pools_created": 2, "device_pool_sets": 2, "pool_peer_grants": 1, "peer_access_enables": 1,
+		"cross_device_allocs": 2, "set_pool_allocs": 2, "device0_async_allocs": 3, "device1_async_allocs": 1,
+		"peer_copies": 3, "peer_copy_bytes": 4096 + 1024 + 256, "devices_used": 2,
+		"malloc_from_pool_calls": 2, "malloc_async_calls": 2, "leaked_allocs": 0, "exited": 1,
+	})
+}
+
 // fakeRuntime builds the statistics library, the stand-in runtime of
 // testdata/library/fake as libcuda.so.1, and a program of that folder
 // linked with it; it returns the library and the folder of the two.
@@ -348,7 +372,8 @@ func fakeRuntime(t *testing.T, program string) (lib, dir string) {
 	dir = t.TempDir()
 	for _, args := range [][]string{
 		{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-Xlinker", "-soname=libcuda.so.1",
-			"-o", filepath.Join(dir, "libcuda.so.1"), "testdata/library/fake/fakecuda.cc", "testdata/library/fake/fakegraph.cc"},
+			"-o", filepath.Join(dir, "libcuda.so.1"), "testdata/library/fake/fakecuda.cc", "testdata/library/fake/fakegraph.cc",
+			"testdata/library/fake/fakepeer.cc"},
 		{"-x", "c++", "-cudart", "none", "-o", filepath.Join(dir, "program"), "testdata/library/fake/" + program,
 			"-L" + dir, "-l:libcuda.so.1", "-Xlinker", "-rpath=" + dir},
 	} {

@@ -17,6 +17,8 @@ type Work struct {
 	Timed bool
 	// Group is whose item it is (Item.Group).
 	Group string
+	// GPUs is how many GPUs a run needs (0: one).
+	GPUs int
 	// Build builds on a build slot. The program is run only when it
 	// built (no Err, no Failed).
 	Build func(ctx context.Context, slot int) *Built
@@ -78,7 +80,7 @@ func NewItem(w Work, done func(Outcome)) *Item {
 			done(o)
 		}
 	}
-	it := &Item{Name: w.Name, Args: w.Args, Timed: w.Timed, Group: w.Group}
+	it := &Item{Name: w.Name, Args: w.Args, Timed: w.Timed, Group: w.Group, GPUs: w.GPUs}
 	it.Build = func(ctx context.Context, slot int) (bool, string) {
 		start := time.Now()
 		b = w.Build(ctx, slot)
@@ -124,6 +126,7 @@ func NewItem(w Work, done func(Outcome)) *Item {
 			}
 			return ranTook, ""
 		}
+		it.Unrun = func(err error) { tell(Outcome{RunErr: err}) }
 	}
 	return it
 }
@@ -149,7 +152,7 @@ type Judge func(ctx context.Context, tk *exercise.Toolkit, r exercise.Runner, j 
 // JobWork is the work of the exercise pipeline's job j in runner r, with
 // tk's tools: built, then run and judged by judge (nil: only built).
 func JobWork(name string, tk *exercise.Toolkit, r exercise.Runner, j *exercise.Job, judge Judge) Work {
-	w := Work{Name: name, Timed: j.Spec.Timed, Build: func(ctx context.Context, slot int) *Built {
+	w := Work{Name: name, Timed: j.Spec.Timed, GPUs: j.Spec.GPUs, Build: func(ctx context.Context, slot int) *Built {
 		return buildJob(ctx, tk, r, j, slot)
 	}}
 	if judge != nil {

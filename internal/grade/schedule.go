@@ -36,6 +36,38 @@ type Item struct {
 	// Settle judges an item whose run asked to be made again as it
 	// came, with why it was not made again.
 	Settle func(why string)
+	// GPUs is how many GPUs a run needs (0: one). Where the batch has
+	// fewer, the item is not run: Unrun is told why (a *TooFewGPUs).
+	GPUs  int
+	Unrun func(err error)
+}
+
+// TooFewGPUs says that a run was not made: it needs more GPUs than the
+// batch has. It is no verdict on the program.
+type TooFewGPUs struct{ Need, Have int }
+
+func (e *TooFewGPUs) Error() string {
+	return fmt.Sprintf("not run: it needs %d GPUs that can reach each other's memory, and this machine gives %d; run it on a machine with %d", e.Need, e.Have, e.Need)
+}
+
+// devicesFor is what a run needing n GPUs is given on a slot of device
+// dev: dev and the devices after it in all, wrapping round, joined as
+// CUDA_VISIBLE_DEVICES takes them.
+func devicesFor(n int, all []string, dev string) string {
+	if n <= 1 {
+		return dev
+	}
+	at := 0
+	for i, d := range all {
+		if d == dev {
+			at = i
+		}
+	}
+	out := make([]string, 0, n)
+	for i := range n {
+		out = append(out, all[(at+i)%len(all)])
+	}
+	return strings.Join(out, ",")
 }
 
 // Slots are how a batch shares the machine.
@@ -80,6 +112,12 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 					s.Trace.span("build", tracePIDBuilds, slot, it.Name, began, time.Now(), withArgs(it.Args, "outcome", outcome))
 				}
 				if run && it.Run != nil && ctx.Err() == nil {
+					if it.GPUs > len(s.Devices) {
+						if it.Unrun != nil {
+							it.Unrun(&TooFewGPUs{Need: it.GPUs, Have: len(s.Devices)})
+						}
+						continue
+					}
 					runQ <- it
 				}
 			}
@@ -127,7 +165,7 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 					}
 					gpu.Use(it.Timed, func() {
 						began = time.Now()
-						took, why = it.Run(ctx, dev, slot, false)
+						took, why = it.Run(ctx, devicesFor(it.GPUs, s.Devices, dev), slot, false)
 						ended = time.Now()
 					})
 					if machine != nil {
@@ -159,7 +197,7 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 			continue
 		}
 		began := time.Now()
-		took, still := r.it.Run(ctx, r.dev, 0, true)
+		took, still := r.it.Run(ctx, devicesFor(r.it.GPUs, s.Devices, r.dev), 0, true)
 		if still != "" && r.it.Group != "" {
 			stalledAlone[r.it.Group] = true
 		}

@@ -2,6 +2,7 @@ package grade
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -182,5 +183,40 @@ func TestScheduleMachineCap(t *testing.T) {
 	Schedule(context.Background(), items, Slots{Jobs: 4, Devices: []string{"0", "1", "2", "3"}, PerDevice: 4, Machine: 5})
 	if most > 5 {
 		t.Errorf("%d runs at once on the machine, want at most 5", most)
+	}
+}
+
+// An item that needs two GPUs runs on two devices of the batch, named as
+// CUDA_VISIBLE_DEVICES takes them; with one device it is not run, and
+// NewItem's outcome says why (a *TooFewGPUs, no verdict), never a pass.
+func TestScheduleSeveralGPUs(t *testing.T) {
+	work := func(got *string) Work {
+		return Work{GPUs: 2,
+			Build: func(ctx context.Context, slot int) *Built { return &Built{Prog: "p"} },
+			Run: func(ctx context.Context, b *Built, device string, slot int) (*Ran, error) {
+				*got = device
+				return &Ran{}, nil
+			}}
+	}
+	var device string
+	var outcome Outcome
+	Schedule(context.Background(), []*Item{NewItem(work(&device), func(o Outcome) { outcome = o })}, Slots{Devices: []string{"0", "1"}})
+	if device != "0,1" && device != "1,0" {
+		t.Errorf("on two GPUs the run was given %q, want both", device)
+	}
+	if outcome.Ran == nil || outcome.RunErr != nil {
+		t.Errorf("on two GPUs: %+v", outcome)
+	}
+	device, outcome = "", Outcome{}
+	Schedule(context.Background(), []*Item{NewItem(work(&device), func(o Outcome) { outcome = o })}, Slots{Devices: []string{"3"}})
+	var few *TooFewGPUs
+	if device != "" || outcome.Ran != nil || !errors.As(outcome.RunErr, &few) || few.Need != 2 || few.Have != 1 {
+		t.Fatalf("on one GPU: ran on %q, outcome %+v", device, outcome)
+	}
+	if !strings.Contains(few.Error(), "needs 2 GPUs") {
+		t.Errorf("the reason: %q", few.Error())
+	}
+	if got := devicesFor(2, []string{"0", "1", "2"}, "2"); got != "2,0" {
+		t.Errorf("two of three from the last: %q", got)
 	}
 }

@@ -56,6 +56,13 @@ func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x
 func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error) {
 	out := t.Out
 	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
+	if spec, err := exercise.LoadSpec(c, x); err == nil && k.Machine != nil && k.Machine.Info != nil {
+		if have := len(machine.Devices(len(k.Machine.Info.Devices))); spec.GPUs > have {
+			fmt.Fprintf(out, "%s needs %d GPUs that can reach each other's memory, and this machine gives %d: it was not run.\nCheck it on a machine with %d GPUs.\n",
+				x.ID, spec.GPUs, have, spec.GPUs)
+			return false, &failure.Silent{Code: failure.StatusCannot}
+		}
+	}
 	st, err := exercise.Judge(ctx, c, x, src, k.Machine, k.Toolkit)
 	if err != nil {
 		return false, err
