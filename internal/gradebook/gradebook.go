@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -101,6 +102,7 @@ type Exercise struct {
 type Book struct {
 	db   *sql.DB
 	Path string
+	lock *os.File // OpenToGrade's hold on the gradebook; nil otherwise
 }
 
 const schema = `
@@ -232,12 +234,48 @@ func Open(path string) (*Book, error) {
 	return &Book{db: db, Path: path}, nil
 }
 
-// Close closes the gradebook.
+// ErrGradedElsewhere is OpenToGrade's error when another grade run holds
+// the gradebook.
+var ErrGradedElsewhere = errors.New("another lessons grade is recording into this gradebook")
+
+// OpenToGrade opens the gradebook at path, as Open does, for a grade run
+// that records into it, and holds it until Close: a second grade run on
+// the same gradebook (a grader thought killed, a second terminal) is
+// refused at once instead of grading the class again beside the first
+// and recording every grade twice. Readers (export, feedback) still
+// read while it is held. The hold is a lock on PATH.lock beside it,
+// which the system lets go of when the process ends, kill -9 too.
+func OpenToGrade(path string) (*Book, error) {
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("gradebook %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("gradebook %s: %w: wait for it to end (or stop it), then grade again; what it recorded is kept", path, ErrGradedElsewhere)
+		}
+		return nil, fmt.Errorf("gradebook %s: holding it for this grade: %w", path, err)
+	}
+	b, err := Open(path)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	b.lock = lock
+	return b, nil
+}
+
+// Close closes the gradebook (and lets go of OpenToGrade's hold).
 func (b *Book) Close() error {
 	if b == nil {
 		return nil // OpenIfThere's none
 	}
-	return b.db.Close()
+	err := b.db.Close()
+	if b.lock != nil {
+		b.lock.Close()
+	}
+	return err
 }
 
 // SetExercises records the exercises, their points and their order.

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -550,4 +551,30 @@ func TestCSVHoldsNoFormulas(t *testing.T) {
 	if rows[len(rows)-1][0] != "alice" {
 		t.Errorf("a plain name changed: %q", rows[len(rows)-1][0])
 	}
+}
+
+// A second grade run on a gradebook another holds is refused at once
+// (it graded the class again beside the first and recorded every grade
+// twice); readers still open it, and once the first lets go a grade may
+// hold it again.
+func TestOneGradeRunAtATime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "book.db")
+	first, err := OpenToGrade(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenToGrade(path); !errors.Is(err, ErrGradedElsewhere) {
+		t.Fatalf("a second grade run: %v, want ErrGradedElsewhere", err)
+	}
+	reader, err := OpenExisting(path)
+	if err != nil {
+		t.Fatalf("a reader while a grade runs: %v", err)
+	}
+	reader.Close()
+	first.Close()
+	again, err := OpenToGrade(path)
+	if err != nil {
+		t.Fatalf("after the first let go: %v", err)
+	}
+	again.Close()
 }
