@@ -58,13 +58,13 @@ type Event struct {
 // Alloc is an allocation's life: from its allocation to its free (End
 // is -1 when it was never freed: a leak).
 type Alloc struct {
-	ID, End  int // event ids
-	Stream   int
-	Addr     uint64
-	Bytes    uint64
-	Async    bool
-	FreedOn  int // the stream that freed it
-	Reuses   int // the allocation whose block it took (same address, freed before), or -1
+	ID, End int // event ids
+	Stream  int
+	Addr    uint64
+	Bytes   uint64
+	Async   bool
+	FreedOn int // the stream that freed it
+	Reuses  int // the allocation whose block it took (same address, freed before), or -1
 }
 
 // Edge is an event recorded on one stream and waited for on another.
@@ -195,8 +195,8 @@ func ref(v uint64, i int) (int, bool) {
 // link pairs allocations with their frees, waits with their records, and
 // findings with their events.
 func (tl *Timeline) link() error {
-	byID := map[int]int{}         // an allocation's event id: its index in Allocs
-	freedAt := map[uint64]int{}   // an address: the last allocation freed there
+	byID := map[int]int{}          // an allocation's event id: its index in Allocs
+	freedAt := map[uint64]int{}    // an address: the last allocation freed there
 	lastRecord := map[uint64]int{} // an event handle: its last record's event id
 	for i, e := range tl.Events {
 		switch e.Kind {
