@@ -105,7 +105,7 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	lib := filepath.Join(dir, "liballocstats.so")
 	var log bytes.Buffer
 	b, err := tk.Cache.Build(ctx, runner.Exec{}, comp,
-		[]string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-DLESSONS_TIMELINE_H=" + hex.EncodeToString(sum[:8]), "-o", lib, src}, dir, nil, &log)
+		[]string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-DTIMELINE_H_SUM=" + hex.EncodeToString(sum[:8]), "-o", lib, src}, dir, nil, &log)
 	if err != nil {
 		return "", err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -33,6 +34,8 @@ type Terminal struct {
 type Checker struct {
 	Machine *machine.Machine
 	Toolkit *exercise.Toolkit
+	// Timeline draws the run's timeline after the verdict.
+	Timeline bool
 }
 
 // NewChecker finds nvcc and a GPU for the command named cmd (check,
@@ -56,11 +59,15 @@ func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x
 func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error) {
 	out := t.Out
 	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
-	st, err := exercise.Judge(ctx, c, x, src, k.Machine, k.Toolkit)
+	st, err := exercise.JudgeWith(ctx, c, x, src, k.Machine, k.Toolkit, exercise.JudgeOptions{Trace: k.Timeline})
 	if err != nil {
 		return false, err
 	}
 	st.WriteText(out, t.Color, verbose)
+	if k.Timeline {
+		fmt.Fprintln(out)
+		WriteTimeline(out, t, st.Trace)
+	}
 	if !st.Passed() || !save {
 		return st.Passed(), nil
 	}
@@ -143,4 +150,23 @@ func Hint(c *course.Course, p *progress.Progress, x *course.Exercise) (string, e
 		return "", err
 	}
 	return HintText(x, shown, more), nil
+}
+
+// WriteTimeline draws a run's trace for the terminal t, or says why
+// there is none.
+func WriteTimeline(out io.Writer, t Terminal, trace []byte) {
+	if len(trace) == 0 {
+		fmt.Fprintln(out, "No timeline: the run sent no trace (it made no CUDA call the library follows, or its record could not be trusted).")
+		return
+	}
+	tl, err := timeline.Parse(trace)
+	if err != nil {
+		fmt.Fprintf(out, "No timeline: %v.\n", err)
+		return
+	}
+	width := t.Width
+	if width <= 0 {
+		width = 80
+	}
+	io.WriteString(out, timeline.Text(tl, timeline.TextOptions{Width: width, Color: t.Color}))
 }
