@@ -279,6 +279,22 @@ func waitLetter(kind uint16) rune {
 // live is the bytes live in allocations over the columns, as a band of
 // eighths, and its peak.
 func (tl *Timeline) live(l *Layout) ([]rune, uint64) {
+	per, peak := tl.liveValues(l)
+	out := make([]rune, l.Cols)
+	bars := []rune(" ▁▂▃▄▅▆▇█")
+	for i, v := range per {
+		if peak == 0 {
+			out[i] = ' '
+			continue
+		}
+		k := int((v*8 + peak - 1) / peak)
+		out[i] = bars[min(k, 8)]
+	}
+	return out, peak
+}
+
+// liveValues is the most bytes live in each column, and the peak.
+func (tl *Timeline) liveValues(l *Layout) ([]uint64, uint64) {
 	per := make([]uint64, l.Cols)
 	var cur, peak uint64
 	c := 0
@@ -300,17 +316,7 @@ func (tl *Timeline) live(l *Layout) ([]rune, uint64) {
 	for ; c < l.Cols; c++ {
 		per[c] = max(per[c], cur)
 	}
-	out := make([]rune, l.Cols)
-	bars := []rune(" ▁▂▃▄▅▆▇█")
-	for i, v := range per {
-		if peak == 0 {
-			out[i] = ' '
-			continue
-		}
-		k := int((v*8 + peak - 1) / peak)
-		out[i] = bars[min(k, 8)]
-	}
-	return out, peak
+	return per, peak
 }
 
 // allocRows picks the allocations drawn as rows: those a finding names

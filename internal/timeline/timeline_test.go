@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"bytes"
+	"encoding/xml"
 	"flag"
 	"fmt"
 	"os"
@@ -240,4 +241,30 @@ func FuzzParse(f *testing.F) {
 			SVG(tl, SVGOptions{})
 		}
 	})
+}
+
+func TestSVGGolden(t *testing.T) {
+	for name, b := range traces(t) {
+		tl, err := Parse(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		t.Run(name, func(t *testing.T) {
+			got := SVG(tl, SVGOptions{})
+			if err := xml.Unmarshal([]byte(got), new(struct{})); err != nil {
+				t.Fatalf("not well-formed: %v", err)
+			}
+			golden(t, filepath.Join("testdata", name+".svg"), []byte(got))
+		})
+	}
+}
+
+func TestSVGEscapesNames(t *testing.T) {
+	tl, err := Parse(Encode([]Event{Name(0, "<script>x</script>"), {Kind: KindLaunch, Stream: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := SVG(tl, SVGOptions{}); strings.Contains(got, "<script") {
+		t.Errorf("a kernel's name reached the SVG unescaped")
+	}
 }
