@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,6 +37,8 @@ type Checker struct {
 	Toolkit *exercise.Toolkit
 	// Timeline draws the run's timeline after the verdict.
 	Timeline bool
+	// TimelineOut, when set, is where the run's trace is written.
+	TimelineOut string
 }
 
 // NewChecker finds nvcc and a GPU for the command named cmd (check,
@@ -67,6 +70,11 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 	if k.Timeline {
 		fmt.Fprintln(out)
 		WriteTimeline(out, t, st.Trace)
+	}
+	if k.TimelineOut != "" {
+		if err := os.WriteFile(k.TimelineOut, st.Trace, 0o644); err != nil {
+			return st.Passed(), fmt.Errorf("write the run's trace: %w", err)
+		}
 	}
 	if !st.Passed() || !save {
 		return st.Passed(), nil
