@@ -13,6 +13,35 @@ type SVGOptions struct {
 	Width int
 	// MaxAllocs is how many allocations get a row of their own (6 when 0).
 	MaxAllocs int
+	// Theme is "light" or "dark" for a picture on its own (an image, a
+	// file); "" follows the page's CSS variables (inline in its HTML).
+	Theme string
+}
+
+// palettes are the colours of a picture on its own, by theme: the page's
+// own (internal/render/assets/style.css).
+var palettes = map[string]map[string]string{
+	"light": {"--fg": "#1b1f24", "--muted": "#57606a", "--line": "#d0d7de", "--accent": "#2da44e", "--bg": "#ffffff"},
+	"dark":  {"--fg": "#dde3ea", "--muted": "#a3adb8", "--line": "#2e3742", "--accent": "#4cc38a", "--bg": "#14181d"},
+}
+
+// style is the drawing's CSS, its variables given a theme's colours.
+func style(theme string) string {
+	css := svgStyle
+	if p, ok := palettes[theme]; ok {
+		for _, v := range []string{"--fg", "--muted", "--line", "--accent"} {
+			for {
+				i := strings.Index(css, "var("+v+",")
+				if i < 0 {
+					break
+				}
+				j := strings.Index(css[i:], ")")
+				css = css[:i] + p[v] + css[i+j+1:]
+			}
+		}
+		css += ".timeline{background:" + p["--bg"] + "}"
+	}
+	return css
 }
 
 const (
@@ -205,7 +234,10 @@ func SVG(tl *Timeline, o SVGOptions) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s" style="max-width:100%%;height:auto">`,
 		o.Width, y, o.Width, y, html.EscapeString(tl.Summary()))
-	b.WriteString(`<style>` + svgStyle + `</style>`)
+	b.WriteString(`<style>` + style(o.Theme) + `</style>`)
+	if p, ok := palettes[o.Theme]; ok {
+		fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="%s"/>`, p["--bg"])
+	}
 	b.WriteString(`<defs><marker id="tl-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="tl-arrowhead"/></marker></defs>`)
 	b.WriteString(body.String())
 	b.WriteString("</svg>\n")

@@ -268,3 +268,14 @@ func TestSVGEscapesNames(t *testing.T) {
 		t.Errorf("a kernel's name reached the SVG unescaped")
 	}
 }
+
+func TestSVGThemes(t *testing.T) {
+	tl, _ := Parse(Encode(fixed(hand()["race"])))
+	for theme, bg := range map[string]string{"light": "#ffffff", "dark": "#14181d"} {
+		got := SVG(tl, SVGOptions{Theme: theme})
+		if strings.Contains(got, "var(--") || !strings.Contains(got, bg) {
+			t.Errorf("%s: a picture on its own still names the page's variables, or lacks its background", theme)
+		}
+		golden(t, filepath.Join("testdata", "race."+theme+".svg"), []byte(got))
+	}
+}
