@@ -39,6 +39,9 @@ type Checker struct {
 	Timeline bool
 	// TimelineOut, when set, is where the run's trace is written.
 	TimelineOut string
+	// Compare runs the exercise's solution too, and draws the two runs'
+	// timelines side by side (Timeline set).
+	Compare bool
 }
 
 // NewChecker finds nvcc and a GPU for the command named cmd (check,
@@ -67,7 +70,13 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 		return false, err
 	}
 	st.WriteText(out, t.Color, verbose)
-	if k.Timeline {
+	switch {
+	case k.Compare:
+		fmt.Fprintln(out)
+		if err := k.compare(ctx, t, c, x, st.Trace); err != nil {
+			return st.Passed(), err
+		}
+	case k.Timeline:
 		fmt.Fprintln(out)
 		WriteTimeline(out, t, st.Trace)
 	}
@@ -177,4 +186,37 @@ func WriteTimeline(out io.Writer, t Terminal, trace []byte) {
 		width = 80
 	}
 	io.WriteString(out, timeline.Text(tl, timeline.TextOptions{Width: width, Color: t.Color}))
+}
+
+// compare runs the solution of exercise x with a trace and draws it
+// beside mine, the student's run's trace.
+func (k Checker) compare(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, mine []byte) error {
+	if x.Solution == "" {
+		fmt.Fprintf(t.Out, "No comparison: the course names no solution of %s.\n", x.ID)
+		WriteTimeline(t.Out, t, mine)
+		return nil
+	}
+	sol := c.Path(x.Solution)
+	if _, err := os.Stat(sol); err != nil {
+		fmt.Fprintf(t.Out, "No comparison: the solution of %s (%s) is not in this copy of the course.\n", x.ID, x.Solution)
+		WriteTimeline(t.Out, t, mine)
+		return nil
+	}
+	ref, err := exercise.JudgeWith(ctx, c, x, sol, k.Machine, k.Toolkit, exercise.JudgeOptions{Trace: true})
+	if err != nil {
+		return fmt.Errorf("run the solution of %s for --compare: %w", x.ID, err)
+	}
+	a, errA := timeline.Parse(mine)
+	b, errB := timeline.Parse(ref.Trace)
+	if len(mine) == 0 || len(ref.Trace) == 0 || errA != nil || errB != nil {
+		fmt.Fprintln(t.Out, "No comparison: a run sent no trace it could be read from.")
+		WriteTimeline(t.Out, t, mine)
+		return nil
+	}
+	width := t.Width
+	if width <= 0 {
+		width = 80
+	}
+	io.WriteString(t.Out, timeline.Diff(a, b, [2]string{"your run", "the solution's run"}, timeline.TextOptions{Width: width, Color: t.Color}))
+	return nil
 }

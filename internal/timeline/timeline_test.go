@@ -279,3 +279,20 @@ func TestSVGThemes(t *testing.T) {
 		golden(t, filepath.Join("testdata", "race."+theme+".svg"), []byte(got))
 	}
 }
+
+func TestDiffGolden(t *testing.T) {
+	race, _ := Parse(Encode(fixed(hand()["race"])))
+	pipe, _ := Parse(Encode(fixed(hand()["pipeline"])))
+	for _, w := range []int{80, 120} {
+		got := Diff(race, pipe, [2]string{"your run", "the reference"}, TextOptions{Width: w})
+		for i, line := range strings.Split(got, "\n") {
+			if n := len([]rune(line)); n > w {
+				t.Errorf("%d columns: line %d is %d wide: %q", w, i, n, line)
+			}
+		}
+		if !strings.Contains(got, "≠ waits between streams") {
+			t.Errorf("the difference that matters is not marked:\n%s", got)
+		}
+		golden(t, filepath.Join("testdata", fmt.Sprintf("diff.%d.txt", w)), []byte(got))
+	}
+}
