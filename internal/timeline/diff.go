@@ -10,7 +10,7 @@ import (
 // reference's.
 type Counts struct {
 	Streams, Allocs, Frees, Reuses, Launches, Copies, Records, Edges, HostWaits, Graphs, Findings, Leaks int
-	HostWaited, Peak                                                                                  uint64
+	HostWaited, Peak                                                                                     uint64
 }
 
 // Count counts what the timeline holds.
