@@ -85,6 +85,8 @@ type Ran struct {
 	// Outputs are what each run printed, by run name ("": the public run).
 	Outputs map[string]string
 	Took    time.Duration
+	// Trace is the public run's trace, when one was asked for.
+	Trace []byte
 }
 
 // Toolchain builds and runs tasks; tests give a fake one. slot tells
@@ -357,6 +359,7 @@ func RunAttempt(t *Task, b *Built, ran *Ran, err error) *gradebook.Attempt {
 	} else {
 		a = judged(t, ran.Results, ran.Output)
 		a.RunMS = ran.Took.Milliseconds()
+		a.Trace = ran.Trace
 	}
 	a.BuildMS = b.Took.Milliseconds()
 	return a

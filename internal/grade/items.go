@@ -146,5 +146,5 @@ func runJob(ctx context.Context, judge Judge, tk *exercise.Toolkit, r exercise.R
 	if err != nil {
 		return nil, err
 	}
-	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took}, nil
+	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took, Trace: v.Trace}, nil
 }

@@ -55,6 +55,12 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	return l, nil
 }
 
+// KeepTraces asks each run for its trace, kept with its attempt in the
+// gradebook (grade feedback draws it).
+func (l *Local) KeepTraces() {
+	l.Toolchain.Trace = true
+}
+
 // Options are the options of Grade for this grade.
 func (l *Local) Options() Options {
 	return Options{Jobs: l.Jobs, Devices: l.Devices, PerDevice: l.Choice.PerDevice}
