@@ -28,13 +28,14 @@ func main() {
 	n := flag.Int("n", 3, "runs of each kind")
 	out := flag.String("o", "", "write the trace here")
 	width := flag.Int("w", 80, "draw at this width (0: do not draw)")
+	base := flag.String("base", "", "also run under this library (one without the trace: what it cost when off)")
 	flag.Parse()
 	if flag.NArg() < 2 {
 		fmt.Fprintln(os.Stderr, "usage: tlrec [-n N] [-o OUT.trace] LIB PROG [ARGS...]")
 		os.Exit(2)
 	}
 	lib, prog, args := flag.Arg(0), flag.Arg(1), flag.Args()[2:]
-	var off, on []time.Duration
+	var off, on, before []time.Duration
 	var trace []byte
 	for i := 0; i < *n; i++ {
 		d, _, err := run(lib, prog, args, false)
@@ -48,9 +49,21 @@ func main() {
 		}
 		on = append(on, d)
 		trace = tr
+		if *base != "" {
+			d, _, err := run(*base, prog, args, false)
+			if err != nil {
+				fail(err)
+			}
+			before = append(before, d)
+		}
 	}
 	mo, mn := median(off), median(on)
-	fmt.Printf("%s: off %.1f ms, on %.1f ms (medians of %d), %+.1f%%, %d trace bytes\n", prog, ms(mo), ms(mn), *n, 100*(float64(mn)/float64(mo)-1), len(trace))
+	fmt.Printf("%s: off %.1f ms, on %.1f ms (medians of %d), %+.1f%%, %d trace bytes", prog, ms(mo), ms(mn), *n, 100*(float64(mn)/float64(mo)-1), len(trace))
+	if *base != "" {
+		mb := median(before)
+		fmt.Printf("; without the trace's code %.1f ms (off %+.1f%%)", ms(mb), 100*(float64(mo)/float64(mb)-1))
+	}
+	fmt.Println()
 	if *out != "" {
 		if err := os.WriteFile(*out, trace, 0o644); err != nil {
 			fail(err)
