@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // EventSize is the size of one event in the trace.
@@ -172,8 +173,9 @@ func nameOf(e Event) string {
 	binary.LittleEndian.PutUint64(w[8:], e.B)
 	binary.LittleEndian.PutUint64(w[16:], e.C)
 	s := strings.TrimRight(string(w[:]), "\x00")
+	// A name is the program's: nothing in it may steer a terminal.
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
+		if unicode.IsControl(r) || r == '\uFFFD' || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029' {
 			return '?'
 		}
 		return r

@@ -296,3 +296,19 @@ func TestDiffGolden(t *testing.T) {
 		golden(t, filepath.Join("testdata", fmt.Sprintf("diff.%d.txt", w)), []byte(got))
 	}
 }
+
+// A kernel's name is the program's to choose: none of it reaches a
+// terminal as a control.
+func TestNamesCannotSteerATerminal(t *testing.T) {
+	for _, name := range []string{"\x1b[2Jx", "\u009b31mx", "a\u202eb", "\x07\x08\x7f"} {
+		tl, err := Parse(Encode([]Event{Name(0, name), {Kind: KindLaunch, Stream: 1}, {Kind: KindAlloc, Stream: 1, A: 1, B: 1}, {Kind: KindFinding, Flags: FindUse, A: 2, B: 3}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range Text(tl, TextOptions{Width: 200}) {
+			if r != '\n' && (r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == '\u202e') {
+				t.Errorf("%q: the drawing holds %U", name, r)
+			}
+		}
+	}
+}
