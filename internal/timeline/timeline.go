@@ -93,6 +93,8 @@ type Timeline struct {
 	Findings []Finding
 	// Cut is how many events the library left out (its cap reached).
 	Cut uint64
+	// allocAt is the allocation of an allocation's or a free's event.
+	allocAt map[int]int
 }
 
 // ParseError says why bytes are not a trace.
@@ -197,7 +199,8 @@ func ref(v uint64, i int) (int, bool) {
 // link pairs allocations with their frees, waits with their records, and
 // findings with their events.
 func (tl *Timeline) link() error {
-	byID := map[int]int{}          // an allocation's event id: its index in Allocs
+	tl.allocAt = map[int]int{}
+	byID := tl.allocAt             // an allocation's (or its free's) event id: its index in Allocs
 	freedAt := map[uint64]int{}    // an address: the last allocation freed there
 	lastRecord := map[uint64]int{} // an event handle: its last record's event id
 	for i, e := range tl.Events {
@@ -214,8 +217,9 @@ func (tl *Timeline) link() error {
 			if !ok {
 				return &ParseError{i, "a free of an allocation that is not before it"}
 			}
-			if j, ok := byID[from]; ok && tl.Allocs[j].End < 0 {
+			if j, ok := byID[from]; ok && tl.Allocs[j].End < 0 && tl.Allocs[j].ID == from {
 				tl.Allocs[j].End = i
+				byID[i] = j
 				tl.Allocs[j].FreedOn = int(e.Stream)
 				freedAt[e.A] = j
 			}
@@ -261,10 +265,8 @@ func (tl *Timeline) Span() uint64 {
 
 // AllocOf is the allocation whose event id is id, or nil.
 func (tl *Timeline) AllocOf(id int) *Alloc {
-	for i := range tl.Allocs {
-		if tl.Allocs[i].ID == id || tl.Allocs[i].End == id {
-			return &tl.Allocs[i]
-		}
+	if j, ok := tl.allocAt[id]; ok {
+		return &tl.Allocs[j]
 	}
 	return nil
 }

@@ -312,3 +312,23 @@ func TestNamesCannotSteerATerminal(t *testing.T) {
 		}
 	}
 }
+
+// A trace at the library's cap draws in well under a second.
+func TestAFullTraceDrawsQuickly(t *testing.T) {
+	var es []Event
+	for len(es)+3 < MaxEvents {
+		n := uint64(len(es))
+		es = append(es, Event{T: n, Kind: KindAlloc, Stream: 1, A: 0x1000 + n, B: 4096, C: 1},
+			Event{T: n + 1, Kind: KindLaunch, Stream: 1},
+			Event{T: n + 2, Kind: KindFree, Stream: 1, A: 0x1000 + n, B: 4096, C: n + 1})
+	}
+	tl, err := Parse(Encode(es))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Allocs) != MaxEvents/3 || tl.Allocs[len(tl.Allocs)-1].End < 0 {
+		t.Fatalf("%d allocations", len(tl.Allocs))
+	}
+	Text(tl, TextOptions{})
+	SVG(tl, SVGOptions{})
+}
