@@ -23,13 +23,8 @@ type CheckOptions struct {
 	Exercise string
 	Verbose  bool
 	// File is checked in place of the exercise's student file.
-	File string
-	// Timeline draws the run's timeline after the verdict.
-	Timeline bool
-	// TimelineOut is where the run's trace is written, as it came.
-	TimelineOut string
-	// Compare runs the exercise's solution too and draws both timelines.
-	Compare bool
+	File     string
+	Timeline study.Timeline // what to draw of the run, and where its trace goes
 }
 
 func newCheck(io *iostreams.IOStreams, g *globals, runF func(*CheckOptions) error) *cobra.Command {
@@ -58,9 +53,9 @@ no GPU, a bad spec).`,
 	}
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show the program's output")
 	cmd.Flags().StringVar(&opts.File, "file", "", "check `PATH` against the exercise's checks, instead of its file (progress is not saved)")
-	cmd.Flags().BoolVar(&opts.Compare, "compare", false, "run the exercise's solution too and draw the two timelines side by side, with what differs (implies --timeline)")
-	cmd.Flags().StringVar(&opts.TimelineOut, "timeline-out", "", "write the run's trace as the library sent it to `PATH` (implies --timeline)")
-	cmd.Flags().BoolVar(&opts.Timeline, "timeline", false, "after the verdict, draw what the program did with the allocator: a lane per stream and the host, allocations, event waits, findings")
+	cmd.Flags().BoolVar(&opts.Timeline.Compare, "compare", false, "run the exercise's solution too and draw the two timelines side by side, with what differs (implies --timeline)")
+	cmd.Flags().StringVar(&opts.Timeline.Out, "timeline-out", "", "write the run's trace as the library sent it to `PATH` (implies --timeline)")
+	cmd.Flags().BoolVar(&opts.Timeline.Draw, "timeline", false, "after the verdict, draw what the program did with the allocator: a lane per stream and the host, allocations, event waits, findings")
 	return cmd
 }
 
@@ -79,9 +74,7 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	k.Timeline = opts.Timeline || opts.TimelineOut != "" || opts.Compare
-	k.Compare = opts.Compare
-	k.TimelineOut = opts.TimelineOut
+	k.Timeline = opts.Timeline
 	passed, err := k.Check(ctx, terminal(opts.IO), c, x, src, opts.Verbose, opts.File == "")
 	if err != nil {
 		return err

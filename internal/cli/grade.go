@@ -167,9 +167,7 @@ func gradeRun(o *gradeOptions, args []string) error {
 		return err
 	}
 	defer l.Close()
-	if o.timeline {
-		l.KeepTraces()
-	}
+	l.KeepTraces(o.timeline)
 	book, err := cl.OpenBook()
 	if err != nil {
 		return err
@@ -210,17 +208,7 @@ func gradeExport(o *gradeOptions, _ []string) error {
 		return usagef("nothing to write: give --csv or --json a file")
 	}
 	write := func(name string, f func(io.Writer) error) error {
-		if name == "" {
-			return nil
-		}
-		if name == "-" {
-			return f(o.io.Out)
-		}
-		if err := atomicfile.WriteWith(name, f, 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(o.io.ErrOut, "wrote %s\n", name)
-		return nil
+		return atomicfile.WriteNamed(name, o.io.Out, o.io.ErrOut, f)
 	}
 	if err := write(o.csv, s.WriteCSV); err != nil {
 		return err

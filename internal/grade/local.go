@@ -55,10 +55,10 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	return l, nil
 }
 
-// KeepTraces asks each run for its trace, kept with its attempt in the
-// gradebook (grade feedback draws it).
-func (l *Local) KeepTraces() {
-	l.Toolchain.Trace = true
+// KeepTraces, when on, asks each run for its trace, kept with its
+// attempt in the gradebook (grade feedback draws it).
+func (l *Local) KeepTraces(on bool) {
+	l.Toolchain.Trace = on
 }
 
 // Options are the options of Grade for this grade.

@@ -35,14 +35,22 @@ type Terminal struct {
 type Checker struct {
 	Machine *machine.Machine
 	Toolkit *exercise.Toolkit
-	// Timeline draws the run's timeline after the verdict.
-	Timeline bool
-	// TimelineOut, when set, is where the run's trace is written.
-	TimelineOut string
-	// Compare runs the exercise's solution too, and draws the two runs'
-	// timelines side by side (Timeline set).
+	// Timeline says what to draw of the run after the verdict.
+	Timeline Timeline
+}
+
+// Timeline is what check draws of a run (lessons check --timeline).
+type Timeline struct {
+	// Draw draws the run's timeline after the verdict.
+	Draw bool
+	// Out, when set, is where the run's trace is written as it came.
+	Out string
+	// Compare runs the exercise's solution too, and draws the two runs.
 	Compare bool
 }
+
+// On says whether a trace is wanted at all.
+func (t Timeline) On() bool { return t.Draw || t.Out != "" || t.Compare }
 
 // NewChecker finds nvcc and a GPU for the command named cmd (check,
 // watch), which its errors name. Without a GPU it does what can be done
@@ -65,23 +73,23 @@ func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x
 func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error) {
 	out := t.Out
 	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
-	st, err := exercise.JudgeWith(ctx, c, x, src, k.Machine, k.Toolkit, exercise.JudgeOptions{Trace: k.Timeline})
+	st, err := exercise.JudgeWith(ctx, c, x, src, k.Machine, k.Toolkit, exercise.JudgeOptions{Trace: k.Timeline.On()})
 	if err != nil {
 		return false, err
 	}
 	st.WriteText(out, t.Color, verbose)
 	switch {
-	case k.Compare:
+	case k.Timeline.Compare:
 		fmt.Fprintln(out)
 		if err := k.compare(ctx, t, c, x, st.Trace); err != nil {
 			return st.Passed(), err
 		}
-	case k.Timeline:
+	case k.Timeline.On():
 		fmt.Fprintln(out)
 		WriteTimeline(out, t, st.Trace)
 	}
-	if k.TimelineOut != "" {
-		if err := os.WriteFile(k.TimelineOut, st.Trace, 0o644); err != nil {
+	if k.Timeline.Out != "" {
+		if err := os.WriteFile(k.Timeline.Out, st.Trace, 0o644); err != nil {
 			return st.Passed(), fmt.Errorf("write the run's trace: %w", err)
 		}
 	}
