@@ -130,19 +130,19 @@ func (tl *Timeline) Sentence(f Finding) string {
 	switch f.Kind {
 	case FindUse:
 		if a != nil {
-			return fmt.Sprintf("%s used a %s buffer allocated on %s before an event ordered it after that allocation. Stream-ordered allocation: memory from cudaMallocAsync belongs to its stream until another stream waits on an event recorded after it (see the lesson's \"stream-ordered allocation\" and \"events between streams\").", at, size, onStream(a.Stream))
+			return fmt.Sprintf("%s used a %s buffer allocated on %s before an event ordered it after that allocation. Stream-ordered allocation: memory from cudaMallocAsync belongs to its stream until another stream waits on an event recorded after it (see the lesson's section on sharing memory between streams).", at, size, onStream(a.Stream))
 		}
-		return fmt.Sprintf("%s used a %s buffer that another stream may still be using. Stream ordering: record an event after the other stream's use and make this stream wait on it (see the lesson's \"events between streams\").", at, size)
+		return fmt.Sprintf("%s used a %s buffer that another stream may still be using. Stream ordering: record an event after the other stream's use and make this stream wait on it (see the lesson's section on sharing memory between streams).", at, size)
 	case FindFree:
-		return fmt.Sprintf("%s freed a %s buffer that another stream may still be using. A free is ordered only on its own stream: make it wait on an event recorded after the last use (see the lesson's \"freeing on another stream\").", at, size)
+		return fmt.Sprintf("%s freed a %s buffer that another stream may still be using. A free is ordered only on its own stream: make it wait on an event recorded after the last use (see the lesson's section on sharing memory between streams).", at, size)
 	case FindAfterFree:
-		return fmt.Sprintf("%s used a %s buffer after it was freed. Use after free: a freed block goes back to the pool and may already be another allocation's (see the lesson's \"reuse of freed blocks\").", at, size)
+		return fmt.Sprintf("%s used a %s buffer after it was freed. Use after free: a freed block goes back to the pool and may already be another allocation's (see the lesson's section on the pool's reuse policies).", at, size)
 	case FindLeak:
 		if f.At >= 0 {
 			a = tl.AllocOf(f.At)
 		}
 		if a != nil {
-			return fmt.Sprintf("the %s buffer allocated on %s was never freed. A leak: the pool keeps its memory reserved until the program ends (see the lesson's \"freeing what you allocate\").", Bytes(a.Bytes), onStream(a.Stream))
+			return fmt.Sprintf("the %s buffer allocated on %s was never freed. A leak: the pool keeps its memory reserved until the program ends (see the lesson's section on what the pool's figures count).", Bytes(a.Bytes), onStream(a.Stream))
 		}
 		return "a buffer was never freed (a leak)."
 	}
