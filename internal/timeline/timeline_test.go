@@ -116,7 +116,9 @@ func traces(t *testing.T) map[string][]byte {
 	for name, es := range hand() {
 		out[name] = Encode(fixed(es))
 	}
-	// Traces recorded on the GPU machine (LESSONS_STATS_TRACE=1).
+	// Traces the library itself sent (LESSONS_STATS_TRACE=1): stub-* over
+	// the stand-in runtime of kernels/testdata/stub, the others on the GPU
+	// machine (testdata/gpu/record.sh).
 	files, _ := filepath.Glob(filepath.Join("testdata", "recorded", "*.trace"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
