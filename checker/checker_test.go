@@ -75,8 +75,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v6Size-v5Size, 4*8+192; got != want {
 		t.Errorf("version 6 adds %d bytes, want %d (four figures and the first use after free in words)", got, want)
 	}
-	if got, want := binary.Size(st)-v6Size, 7*8; got != want {
+	if got, want := v7Size-v6Size, 7*8; got != want {
 		t.Errorf("version 7 adds %d bytes, want %d (seven figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v7Size, 8*8+192; got != want {
+		t.Errorf("version 8 adds %d bytes, want %d (eight figures and the first unwaited result in words)", got, want)
 	}
 }
 
@@ -688,6 +691,65 @@ func TestVersion7Statistics(t *testing.T) {
 	}
 	if _, err := DecodeStats(s.Encode()[:v6Size]); err == nil {
 		t.Error("a version 7 record cut at version 6's size decoded")
+	}
+}
+
+// TestVersion8Statistics: polls, results read before their wait, pool
+// settings on a pool nothing came from and a graph's relaunch frees are
+// read by name, have words of their own, quote the first unwaited result
+// when a check fails, merge over processes, and read as 0 from a version
+// 7 record, which still decodes.
+func TestVersion8Statistics(t *testing.T) {
+	s := &Stats{HostPolls: 120, PollWaits: 2, UnwaitedResults: 1, PoolSettingsUnused: 1, GraphRelaunchFrees: 3, VMMUnmapBytes: 4 << 20, VMMUnmapsUnwaited: 1, DevicePoolSets: 1}
+	note := "cudaMemcpyAsync brought 4 MiB to the host before the host waited for stream 2 (the program exited without waiting for it)"
+	copy(s.ResultRace[:], note)
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"host_polls": 120, "poll_waits": 2, "unwaited_results": 1, "pool_settings_unused": 1, "graph_relaunch_frees": 3, "vmm_unmap_bytes": 4 << 20, "vmm_unmaps_unwaited": 1, "device_pool_sets": 1}
+	for n, w := range want {
+		if v, ok := got.Value(n); !ok || v != w {
+			t.Errorf("%s = %v, %v; want %v", n, v, ok, w)
+		}
+		if describe(n) == strings.ReplaceAll(n, "_", " ") {
+			t.Errorf("%s has no words of its own", n)
+		}
+		if !KnownStat("all." + n) {
+			t.Errorf("all.%s is not known", n)
+		}
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"unwaited_results\"\nequals = 0\n[[check]]\nstat = \"host_polls\"\nequals = 0\n[[check]]\nstat = \"pool_settings_unused\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := spec.Judge(&Run{Stats: got})
+	if res[0].Pass || !strings.Contains(res[0].Got, "; the first: "+note) {
+		t.Errorf("unwaited_results: %+v", res[0])
+	}
+	if res[1].Pass || !strings.Contains(res[1].Got, "polling") {
+		t.Errorf("host_polls: %+v", res[1])
+	}
+	if res[2].Pass {
+		t.Errorf("pool_settings_unused: %+v", res[2])
+	}
+	m := MergeStats(&Stats{HostPolls: 1}, got)
+	if m.HostPolls != 121 || m.RaceNote("unwaited_results") != note {
+		t.Errorf("merged: %d polls, note %q", m.HostPolls, m.RaceNote("unwaited_results"))
+	}
+	v7 := s.Encode()[:v7Size]
+	v7[8] = 7
+	old, err := DecodeStats(v7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range want {
+		if v, _ := old.Value(n); v != 0 {
+			t.Errorf("%s = %v in a version 7 record", n, v)
+		}
+	}
+	if _, err := DecodeStats(s.Encode()[:v7Size]); err == nil {
+		t.Error("a version 8 record cut at version 7's size decoded")
 	}
 }
 

@@ -62,9 +62,16 @@ uint64_t tlNow() {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-// tlStart runs in the constructor, mu held.
-void tlStart() {
-    const char* v = getenv("LESSONS_STATS_TRACE");
+// tlStart runs in the constructor, mu held: the environment is read from
+// envp by the library's own code, as the channel's is.
+void tlStart(char** envp) {
+    static const char name[] = "LESSONS_STATS_TRACE=";
+    const char* v = nullptr;
+    for (char** e = envp; e != nullptr && *e != nullptr && v == nullptr; e++) {
+        size_t i = 0;
+        while (name[i] != 0 && (*e)[i] == name[i]) i++;
+        if (name[i] == 0) v = *e + i;
+    }
     if (v == nullptr || v[0] == 0 || v[0] == '0') return;
     tlOn = true;
     tlT0 = tlNow();
@@ -109,7 +116,7 @@ void tlLaunch(const void* key, const std::string& name, cudaStream_t s) {
         (*tlNames)[key] = id;
         uint64_t w[3] = {0, 0, 0};
         std::string n = name.compare(0, 7, "kernel ") == 0 ? name.substr(7) : name;
-        memcpy(w, n.data(), std::min(n.size(), sizeof w));
+        ownCopy(w, n.data(), std::min(n.size(), sizeof w));
         tlAdd(kTlName, 0, (int32_t)id, w[0], w[1], w[2]);
     }
     tlAdd(kTlLaunch, 0, tlStream(s), id, 0, 0);
@@ -168,32 +175,32 @@ void tlLeaks() {
 // tlFlush sends the trace as frames of kind kFrameTrace, before the end
 // frame; mu is held. Each frame: the header, events, the guard, the MAC.
 void tlFlush() {
-    if (!tlOn || chanFd < 0 || chanEnded || getpid() != chanPid || quiet) return;
+    if (!tlOn || chanFd < 0 || chanEnded || sysGetpid() != chanPid || quiet) return;
     if (!chanStarted) writeFrame(kFrameStart);
     tlLeaks();
     if (tlDropped > 0) tlEvents->push_back(TlEvent{tlNow() - tlT0, kTlCut, 0, -1, tlDropped, 0, 0});
     const size_t per = (kFrameMax - kFrameHeader - sizeof(Guard) - 32) / sizeof(TlEvent);
     for (size_t i = 0; i < tlEvents->size() && chanFd >= 0; i += per) {
         struct stat st;
-        if (fstat(chanFd, &st) != 0 || st.st_dev != chanDev || st.st_ino != chanIno) { chanFd = -1; return; }
+        if (sysFstat(chanFd, &st) != 0 || st.st_dev != chanDev || st.st_ino != chanIno) { chanFd = -1; return; }
         size_t k = std::min(per, tlEvents->size() - i);
         uint8_t f[kFrameMax];
         uint32_t magic = 0x3146534c, rl = (uint32_t)(k * sizeof(TlEvent)), gl = sizeof(Guard);
         uint16_t kind = kFrameTrace, flags = 0;
-        memcpy(f, &magic, 4);
-        memcpy(f + 4, &kind, 2);
-        memcpy(f + 6, &flags, 2);
-        memcpy(f + 8, &chanSeq, 8);
-        memcpy(f + 16, &rl, 4);
-        memcpy(f + 20, &gl, 4);
-        memcpy(f + kFrameHeader, tlEvents->data() + i, rl);
-        memcpy(f + kFrameHeader + rl, &guard, gl);
+        ownCopy(f, &magic, 4);
+        ownCopy(f + 4, &kind, 2);
+        ownCopy(f + 6, &flags, 2);
+        ownCopy(f + 8, &chanSeq, 8);
+        ownCopy(f + 16, &rl, 4);
+        ownCopy(f + 20, &gl, 4);
+        ownCopy(f + kFrameHeader, tlEvents->data() + i, rl);
+        ownCopy(f + kFrameHeader + rl, &guard, gl);
         size_t n = kFrameHeader + rl + gl;
         hmacSha256(chanKey, f, n, f + n);
         n += 32;
         for (size_t off = 0; off < n;) {
-            ssize_t w = write(chanFd, f + off, n - off);
-            if (w < 0 && errno == EINTR) continue;
+            long w = sysWrite(chanFd, f + off, n - off);
+            if (w == -EINTR) continue;
             if (w <= 0) { chanFd = -1; return; }
             off += (size_t)w;
         }

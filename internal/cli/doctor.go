@@ -40,6 +40,7 @@ func doctorRun(opts *DoctorOptions) error {
 	missing, err := hw.Doctor(opts.IO.Out, opts.IO.Width(), [][2]string{
 		{"grading sandbox", exercise.Probe().Brief()},
 		{"driver cross-check", exercise.DriverCheckSummary()},
+		{"outside witness", exercise.WitnessDoctor()},
 	})
 	if err != nil {
 		return err

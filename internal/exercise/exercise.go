@@ -137,8 +137,10 @@ type buildPlace struct {
 // runPlace is where and how one run happens.
 type runPlace struct {
 	dir, prog, lib string
-	env            []string // the program's environment, without the preload
-	runner         runner.Runner
+	// interp, for a script, is what runs prog (python3).
+	interp []string
+	env    []string // the program's environment, without the preload
+	runner runner.Runner
 	// sanitizer runs compute-sanitizer; unable, when set, says why it
 	// cannot run here.
 	sanitizer runner.Runner
@@ -164,6 +166,11 @@ func Build(ctx context.Context, tk *Toolkit, r Runner, j *Job, slot int) (*Built
 	}
 	if p.done != nil {
 		defer p.done()
+	}
+	if isPython(j) {
+		// Nothing to build: the script itself is the program, and a
+		// syntax error is the run's traceback.
+		return &Built{Prog: pythonProg(p, j), Took: time.Since(start)}, nil
 	}
 	args := append([]string{"-cudart", "shared"}, j.Spec.Flags...)
 	args = append(args, "-o", p.prog)
@@ -263,15 +270,35 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if err != nil {
 		return nil, err
 	}
+	var interp []string
+	inspected := prog
+	if isPython(j) {
+		py, err := tk.python(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", j.ID, err)
+		}
+		interp, inspected = []string{py}, py
+	}
 	// The program is read as it was built, before it runs: the copy it
 	// runs from is in its own folder, and it could put another file there.
-	found := inspect(prog, lib)
+	// A script's program is the interpreter.
+	found := inspect(inspected, lib)
 	p, err := r.run(ctx, tk, j, prog, device, slot)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}
 	if p.done != nil {
 		defer p.done()
+	}
+	p.interp = interp
+	if interp != nil && p.prog != prog {
+		// A run in a folder of its own (the Sandbox's) gets the script
+		// under its name with the exercise's other files beside it, for
+		// its imports.
+		if err := writeFiles(p.dir, j.Files); err != nil {
+			return nil, fmt.Errorf("run %s: %w", j.ID, err)
+		}
+		p.prog = filepath.Join(p.dir, j.Files[0].Name)
 	}
 	// The spec's environment (its run's, for a hidden run) reaches the
 	// program and its sanitizer runs alike.
@@ -295,13 +322,16 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()
+	wit := tk.watchWitness(prog)
+	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
-		Argv: append([]string{p.prog}, j.Spec.Args...), Dir: p.dir, Env: env,
+		Argv: append(append(p.interp[:len(p.interp):len(p.interp)], p.prog), j.Spec.Args...), Dir: p.dir, Env: env,
 		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput, ExtraFiles: []*os.File{stats.w},
-		Started: drv.started,
+		Started: drv.started, Cgroup: wit.cgroup(), Grouped: wit.grouped,
 	}, &out)
 	rec, recErr := stats.finish()
 	view := drv.view()
+	kernel := wit.view(rec)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}
@@ -326,13 +356,17 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 			return nil, fmt.Errorf("run %s: emptying the run's folder for compute-sanitizer: %w", j.ID, err)
 		}
 	}
-	if p.prog != prog {
+	if p.interp != nil && p.prog != prog {
+		if err := writeFiles(p.dir, j.Files); err != nil {
+			p.unable = "the script could not be written again for compute-sanitizer: " + err.Error()
+		}
+	} else if p.prog != prog {
 		if err := copyFile(prog, p.prog, 0o755); err != nil {
 			p.unable = "the program's copy could not be made again for compute-sanitizer: " + err.Error()
 		}
 	}
 	san := sanitize(ctx, tk, p, j.Spec, res)
-	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view}
+	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view, Witness: kernel}
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}

@@ -55,7 +55,7 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			// the H100: with application-only it found no CUDA call).
 			argv = append(argv, "--target-processes", "all")
 		}
-		argv = append(append(append(argv, p.target...), p.prog), spec.Args...)
+		argv = append(append(append(append(argv, p.target...), p.interp...), p.prog), spec.Args...)
 		// A sanitizer slows the program down several times.
 		limit := 4 * spec.TimeLimit()
 		var printed bytes.Buffer

@@ -21,6 +21,10 @@ type Local struct {
 	Jobs      int      // builds at once
 	Timed     []string // the timed exercises, alone on their GPU
 	lib       chan error
+	// witness says whether runs' records are compared with the kernel's
+	// counts of their CUDA calls; closeWitness lets its probes go.
+	witness      string
+	closeWitness func()
 }
 
 // NewLocal assembles a local grade of tasks: jobs builds at once, perGPU
@@ -34,6 +38,14 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	}
 	tk := exercise.ToolkitFor(m)
 	l := &Local{lib: make(chan error, 1), Devices: machine.Devices(len(m.Info.Devices))}
+	var why string
+	tk.Witness, why = exercise.OpenWitness()
+	l.witness = exercise.WitnessSummary(tk.Witness, why)
+	l.closeWitness = func() {
+		if tk.Witness != nil {
+			tk.Witness.Close()
+		}
+	}
 	l.Timed, _ = Timed(tasks)
 	l.Choice = ChooseFor(perGPU, queues, tasks)
 	// Each worker has users of its own in a stride of 64.
@@ -79,7 +91,12 @@ func (l *Local) LibraryErr() error {
 }
 
 // Close removes the sandbox's scratch folders.
-func (l *Local) Close() { l.Sandbox.Close() }
+func (l *Local) Close() {
+	l.Sandbox.Close()
+	if l.closeWitness != nil {
+		l.closeWitness()
+	}
+}
 
 // Run grades tasks into book (again those already graded on the same
 // file and spec when regrade is set), done told of each file, and writes

@@ -33,9 +33,9 @@ func (l *Local) Start(cl *Class, perGPU int) string {
 		// One at a time keeps the GPU quiet for timing checks; none here.
 		alone = " (no exercise here is timed: without --per-gpu several run at once)"
 	}
-	return fmt.Sprintf("Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\nDriver cross-check: %s.\n",
+	return fmt.Sprintf("Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\nDriver cross-check: %s.\nOutside witness: %s.\n",
 		ui.Count(len(cl.Students), "student"), ui.Count(len(cl.Exercises), "exercise"), l.Jobs, len(l.Devices), strings.Join(l.Devices, ","),
-		l.Choice.PerDevice, alone, l.Choice.Chosen(), l.Sandbox.Report(), exercise.DriverCheckSummary())
+		l.Choice.PerDevice, alone, l.Choice.Chosen(), l.Sandbox.Report(), exercise.DriverCheckSummary(), l.witness)
 }
 
 // Line sums up a grade run, its gradebook named book.

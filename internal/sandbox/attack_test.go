@@ -219,6 +219,19 @@ func attack(mode string, args []string) (int, bool) {
 		defer child.Process.Kill()
 		_, _, errno := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, uintptr(child.Process.Pid), 0, 0, 0, 0)
 		fmt.Println("ptrace:", errno)
+	case "wx": // write code and run it: memory writable and executable, or made executable after a write
+		_, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE|unix.PROT_EXEC, unix.MAP_PRIVATE|unix.MAP_ANON)
+		fmt.Println("mmap wx:", err)
+		m, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+		fmt.Println("mmap w:", err)
+		if err == nil {
+			m[0] = 0xc3 // ret
+			fmt.Println("mprotect x:", unix.Mprotect(m, unix.PROT_READ|unix.PROT_EXEC))
+			fmt.Println("mprotect wx:", unix.Mprotect(m, unix.PROT_READ|unix.PROT_WRITE|unix.PROT_EXEC))
+			_, _, errno := unix.Syscall6(unix.SYS_PKEY_MPROTECT, uintptr(unsafe.Pointer(&m[0])), 4096, unix.PROT_READ|unix.PROT_EXEC, ^uintptr(0), 0, 0)
+			fmt.Println("pkey_mprotect x:", errno)
+			fmt.Println("mprotect r:", unix.Mprotect(m, unix.PROT_READ))
+		}
 	case "lsdev": // list /dev (or args[0]), and say what CUDA_VISIBLE_DEVICES it was given
 		dev := "/dev"
 		if len(args) > 0 {
@@ -894,6 +907,26 @@ func TestAttackPtrace(t *testing.T) {
 	out, _ := f.run(t, "trace", 10*time.Second)
 	if !strings.Contains(out, "ptrace: operation not permitted") {
 		t.Errorf("ptrace should be refused: %s", out)
+	}
+}
+
+// TestAttackWriteExec: with NoWriteExec, a program gets no memory that
+// is writable and executable, and makes no page executable after it
+// wrote it (mmap, mprotect, pkey_mprotect); a page made read-only is
+// still fine. Without it, it could.
+func TestAttackWriteExec(t *testing.T) {
+	f := setup(t)
+	out, _ := f.run(t, "wx", 10*time.Second)
+	if !strings.Contains(out, "mmap wx: <nil>") || !strings.Contains(out, "mprotect x: <nil>") {
+		t.Errorf("without NoWriteExec the program should be able to: %s", out)
+	}
+	f.pol.NoWriteExec = true
+	out, _ = f.run(t, "wx", 10*time.Second)
+	for _, want := range []string{"mmap wx: operation not permitted", "mmap w: <nil>", "mprotect x: operation not permitted",
+		"mprotect wx: operation not permitted", "pkey_mprotect x: operation not permitted", "mprotect r: <nil>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
 	}
 }
 

@@ -129,6 +129,10 @@ type Policy struct {
 	OwnSignals bool `json:"own_signals,omitempty"`
 	// Network is allowed when set; by default the program has none.
 	Network bool `json:"network,omitempty"`
+	// NoWriteExec refuses the program memory that is writable and
+	// executable, and memory made executable after it was mapped
+	// (filter.noWriteExec): no code written after it starts.
+	NoWriteExec bool `json:"no_write_exec,omitempty"`
 	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
 	// it), so that it yields the cores to work that others wait on.
 	Nice int `json:"nice,omitempty"`
@@ -310,6 +314,11 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 			return nil, err
 		}
 		spec.Stop = func() { cg.kill() }
+		// The program starts in the sandbox's group, not the caller's.
+		if spec.Grouped != nil {
+			spec.Grouped(cg.dir)
+		}
+		spec.Cgroup, spec.Grouped = nil, nil
 	}
 	spec.Prepare = func(cmd *exec.Cmd) {
 		a := cmd.SysProcAttr
@@ -626,7 +635,7 @@ func enter(data string) error {
 	// Landlock refuses pathname sockets outside the folders from ABI 9 on
 	// (abstract ones from 6): before that, the filter keeps the program
 	// from every socket server.
-	f := filter{trace: p.Inner == nil, signals: p.OwnSignals && abi < 6, self: os.Getpid()}
+	f := filter{trace: p.Inner == nil, signals: p.OwnSignals && abi < 6, self: os.Getpid(), noWriteExec: p.NoWriteExec}
 	if abi < 9 && !p.UnixSockets {
 		f.unixSockets, f.unixAll = !p.Network, p.Network
 	}

@@ -43,6 +43,14 @@ type filter struct {
 	// signal itself by its own (abort then ends it by SIGSEGV).
 	signals bool
 	self    int
+	// noWriteExec keeps a program from writing code after it starts:
+	// mmap refuses memory both writable and executable, and mprotect and
+	// pkey_mprotect refuse to make memory executable at all (the loader
+	// maps code executable from the start; a page made executable later
+	// was most often written first, and a filter cannot see what a page
+	// was). So the program can neither patch the statistics library's
+	// code nor the breakpoints an outside witness's uprobes put there.
+	noWriteExec bool
 }
 
 // ttyIoctls put bytes into a terminal's input (TIOCSTI, and TIOCLINUX's
@@ -139,7 +147,22 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		add(insn{code: jeq, k: unix.SYS_PIDFD_SEND_SIGNAL, jt: "deny"})
 		add(insn{code: jeq, k: unix.SYS_FCNTL, jt: "fcntl"})
 	}
+	if f.noWriteExec {
+		add(insn{code: jeq, k: unix.SYS_MMAP, jt: "mmap"})
+		add(insn{code: jeq, k: unix.SYS_MPROTECT, jt: "mprotect"})
+		add(insn{code: jeq, k: unix.SYS_PKEY_MPROTECT, jt: "mprotect"})
+	}
 	add(insn{code: ret, k: allow})
+	if f.noWriteExec {
+		// prot is an int: its low 32 bits are what the kernel reads.
+		add(insn{code: ld, k: offArgs + 8*2, label: "mmap"})
+		add(insn{code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, k: unix.PROT_WRITE | unix.PROT_EXEC})
+		add(insn{code: jeq, k: unix.PROT_WRITE | unix.PROT_EXEC, jt: "deny"})
+		add(insn{code: ret, k: allow})
+		add(insn{code: ld, k: offArgs + 8*2, label: "mprotect"})
+		add(insn{code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, k: unix.PROT_EXEC, jt: "deny"})
+		add(insn{code: ret, k: allow})
+	}
 	if f.signals {
 		// A pid is an int: its low 32 bits are what the kernel reads.
 		self := uint32(int32(f.self))

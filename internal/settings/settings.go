@@ -57,6 +57,15 @@ type Setting struct {
 
 // All is every LESSONS_* name the repository uses, by kind and then name.
 var All = sorted([]Setting{
+	// The notebook corpus's test and its GPU sample.
+	{Name: "LESSONS_CORPUS", Kind: Test, ReadBy: "cmd/lessons (TestNotebookCorpus), bench/notebooks/corpus/fetch.sh",
+		Meaning: "A folder of real course notebooks (fetched by `bench/notebooks/corpus/fetch.sh`) that TestNotebookCorpus walks through every command besides its fixtures."},
+	{Name: "LESSONS_CORPUS_REPORT", Kind: Test, ReadBy: "cmd/lessons (TestNotebookCorpus)",
+		Meaning: "A file TestNotebookCorpus writes its per-notebook counts of cells and words in and out to."},
+	{Name: "LESSONS_CORPUS_WIDTH", Kind: Test, ReadBy: "cmd/lessons (TestNotebookCorpus)",
+		Meaning: "The terminal width TestNotebookCorpus draws `show` at (default the widest)."},
+	{Name: "LESSONS_RUN", Kind: Example, ReadBy: "bench/notebooks/byhand.py (its usage line names a file LESSONS_RUN.txt)",
+		Meaning: "A placeholder in a usage line: the output of `lessons run` saved to a file."},
 	// Users.
 	{Name: "LESSONS_COURSE", Kind: User, ReadBy: "internal/course",
 		Meaning: "The course folder when `--course` is not given (before looking for `course.toml` here and above)."},
@@ -74,6 +83,10 @@ var All = sorted([]Setting{
 		Meaning: "The token `lessons serve` requires, instead of a fresh random one at each start (for scripts that drive the server)."},
 	{Name: "LESSONS_DRIVER_CHECK", Kind: User, ReadBy: "internal/exercise",
 		Meaning: "`off` turns off the second witness of a judged run (the driver's view through NVML)."},
+	{Name: "LESSONS_WITNESS", Kind: User, ReadBy: "internal/exercise",
+		Meaning: "`off` turns off the outside witness of a graded run (the kernel's count of its CUDA calls through uprobes, where BPF may be loaded)."},
+	{Name: "LESSONS_SANDBOX_WX", Kind: User, ReadBy: "internal/exercise",
+		Meaning: "`off`: a sandboxed run may make memory writable and executable, or executable after it was mapped (by default it may not: no code written after it starts)."},
 	{Name: "LESSONS_SANDBOX_USERS", Kind: User, ReadBy: "internal/exercise, internal/classroom",
 		Meaning: "`off`: the grader, even as root, runs builds and runs as its own user instead of a user per worker (for a toolkit other users cannot read)."},
 	{Name: "LESSONS_SANDBOX_CGROUPS", Kind: User, ReadBy: "internal/exercise",

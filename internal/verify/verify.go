@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
@@ -107,7 +106,7 @@ func Items(c *course.Course, o Options) ([]*Item, error) {
 			if l.HasPython() && !compile {
 				it.note = "; its Python cells ran in " + env.PythonWay
 			}
-			outcomes, err := notebook.Run(ctx, l, env, notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
+			outcomes, err := notebook.Run(ctx, l, env, notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true}, io.Discard)
 			if err != nil {
 				return err
 			}
