@@ -49,8 +49,8 @@ const size_t kTlMax = 1 << 15;         // events kept: 1.3 MB at most
 bool tlOn;
 uint64_t tlT0, tlDropped, tlLast = (uint64_t)-1, tlFreedAlloc;
 std::vector<TlEvent>* tlEvents;
-std::map<uintptr_t, uint64_t>* tlAllocAt;      // a live allocation's event id
-std::map<const void*, uint64_t>* tlNames;      // a kernel's name id
+std::unordered_map<uintptr_t, uint64_t>* tlAllocAt;  // a live allocation's event id
+std::unordered_map<const void*, uint64_t>* tlNames;  // a kernel's name id
 
 int number(cudaStream_t s);
 cudaStream_t norm(cudaStream_t s);
@@ -76,9 +76,10 @@ void tlStart(char** envp) {
     tlOn = true;
     tlT0 = tlNow();
     tlEvents = new std::vector<TlEvent>();
-    tlEvents->reserve(4096);
-    tlAllocAt = new std::map<uintptr_t, uint64_t>();
-    tlNames = new std::map<const void*, uint64_t>();
+    tlEvents->reserve(kTlMax);     // one allocation, never a copy while tracing
+    tlAllocAt = new std::unordered_map<uintptr_t, uint64_t>();
+    tlAllocAt->reserve(1024);
+    tlNames = new std::unordered_map<const void*, uint64_t>();
 }
 
 // tlAdd appends an event (mu held) and returns its id, or -1 when cut.
