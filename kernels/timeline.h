@@ -78,7 +78,6 @@ void tlStart(char** envp) {
     tlEvents = new std::vector<TlEvent>();
     tlEvents->reserve(kTlMax);     // one allocation, never a copy while tracing
     tlAllocAt = new std::unordered_map<uintptr_t, uint64_t>();
-    tlAllocAt->reserve(1024);
     tlNames = new std::unordered_map<const void*, uint64_t>();
 }
 
@@ -115,9 +114,17 @@ void tlLaunch(const void* key, const std::string& name, cudaStream_t s) {
     else {
         id = tlNames->size();
         (*tlNames)[key] = id;
+        // Only c_str of the string: every other method would be one more
+        // import a program could define (internal/exercise/imports_test.go).
         uint64_t w[3] = {0, 0, 0};
-        std::string n = name.compare(0, 7, "kernel ") == 0 ? name.substr(7) : name;
-        ownCopy(w, n.data(), std::min(n.size(), sizeof w));
+        const char* n = name.c_str();
+        static const char prefix[] = "kernel ";
+        size_t p = 0;
+        while (prefix[p] != 0 && n[p] == prefix[p]) p++;
+        if (prefix[p] == 0) n += p;
+        size_t len = 0;
+        while (n[len] != 0 && len < sizeof w) len++;
+        ownCopy(w, n, len);
         tlAdd(kTlName, 0, (int32_t)id, w[0], w[1], w[2]);
     }
     tlAdd(kTlLaunch, 0, tlStream(s), id, 0, 0);
