@@ -14,9 +14,9 @@ mkdir -p $HOME
 cd $C/tree
 nvidia-smi --query-gpu=name,driver_version --format=csv > $R/gpu.txt 2>&1
 # the library, built as lessons builds it
-mkdir -p /tmp/lib && cp kernels/allocstats.cu kernels/timeline.h /tmp/lib/ && (cd /tmp/lib && nvcc -x c++ -shared -Xcompiler -fPIC -cudart none -o liballocstats.so allocstats.cu) > $R/libbuild.txt 2>&1
+mkdir -p /tmp/lib && cp kernels/allocstats.cu kernels/timeline.h /tmp/lib/ && (cd /tmp/lib && nvcc -x c++ -shared -Xcompiler -fPIC -cudart none -Xlinker -Bsymbolic -Xlinker -z,now -Xlinker -z,relro -o liballocstats.so allocstats.cu) > $R/libbuild.txt 2>&1
 LIB=/tmp/lib/liballocstats.so
-mkdir -p /tmp/base && cp $C/base/allocstats.cu /tmp/base/ && (cd /tmp/base && nvcc -x c++ -shared -Xcompiler -fPIC -cudart none -o liballocstats.so allocstats.cu) >> $R/libbuild.txt 2>&1
+mkdir -p /tmp/base && cp $C/base/allocstats.cu /tmp/base/ && (cd /tmp/base && nvcc -x c++ -shared -Xcompiler -fPIC -cudart none -Xlinker -Bsymbolic -Xlinker -z,now -Xlinker -z,relro -o liballocstats.so allocstats.cu) >> $R/libbuild.txt 2>&1
 BASE=/tmp/base/liballocstats.so
 ids="block-pool async-pipeline pool-reuse cross-stream vmm-growable pool-resource stream-pools stream-ordered-pool strict-pool ipc-pool graph-alloc heap-vs-pool"
 sol() { grep -A3 "^id = \"$1\"" course.toml | sed -n 's/^solution = "\(.*\)"/\1/p'; }
