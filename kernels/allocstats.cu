@@ -636,6 +636,7 @@ void pulse() {
     lastPulse = now;
     sendFrame(kFrameSnapshot);
 }
+#include "timeline.h"  // the trace of the run (lessons --timeline)
 
 // countCopies counts the copies of libcudart and libcuda mapped, one per
 // mapping of a file's start, and the link namespaces in use: a program
@@ -870,6 +871,7 @@ void atExit() {
     unwaitedAtExit();
     poolSettingsAtExit();
     rec->exited = 1;
+    tlFlush();
     countCopies();
     sendFrame(kFrameEnd);
 }
@@ -949,6 +951,7 @@ __attribute__((constructor)) void start(int, char**, char** envp) {
     record();
     guard.pid = (uint64_t)sysGetpid();
     openChannel(envp);
+    tlStart(envp);
     lastPulse = nowNanos();
     sendFrame(kFrameStart);
     atexit(atExitPlain);
@@ -1135,6 +1138,7 @@ void use(Alloc* x, uintptr_t base, uintptr_t addr, uintptr_t end, UseKind k, cud
     }
     if (b[0] != 0) {
         rec->unordered_uses++;
+        tlFinding(kTlFindUse, base, x->bytes);
         noteRace(rec->use_race, sizeof rec->use_race, b);
     }
     // A stream's later use stands for its earlier ones of the kind at the
@@ -1179,6 +1183,7 @@ bool afterFree(uintptr_t a, cudaStream_t s, bool sync, const std::string& what) 
     char b[256];
     snprintf(b, sizeof b, "%s%s used a %s buffer that %s had freed before it was queued", what.c_str(), on,
              sizeWords(it->second.bytes).c_str(), it->second.how.c_str());
+    tlFinding(kTlFindAfterFree, it->first, it->second.bytes);
     noteRace(rec->after_free_use, sizeof rec->after_free_use, b);
     return true;
 }
@@ -1250,6 +1255,7 @@ void added(void* p, size_t bytes, cudaStream_t s, bool async, Origin from = kAll
         rec->live_allocs--;
         rec->live_bytes -= old->second.bytes;
     }
+    tlAlloc(p, bytes, s, async);
     Alloc a{bytes, s, async, async ? enqueue(s) : 0, {}};
     a.origin = from;
     (*live)[(uintptr_t)p] = a;
@@ -1296,6 +1302,7 @@ void orderedFree(const Alloc& x, cudaStream_t s, const char* how) {
         snprintf(b, sizeof b, "%s on stream %d freed a %s buffer that %s on stream %d may still be using (no event from stream %d)",
                  how, number(s), sizeWords(x.bytes).c_str(), u.what.c_str(), number(u.stream), number(u.stream));
         noteRace(rec->free_race, sizeof rec->free_race, b);
+        tlFinding(kTlFindFree, 0, x.bytes);
         return;
     }
 }
@@ -1318,6 +1325,7 @@ void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
         if (info.unknownBytes > 0) forget((uintptr_t)p, info.unknownBytes, how);
         return;
     }
+    tlFree(p, it->second.bytes, s);
     if (it->second.origin == kImported) rec->pool_import_frees++;
     if (async && it->second.async && it->second.stream != s) rec->free_other_stream++;
     if (async) {
@@ -1391,6 +1399,7 @@ void launched(const Kernel* k, void** args, cudaStream_t s) {
     rec->kernel_launches++;
     if (k == nullptr) return;
     uint64_t seq = enqueue(s);
+    tlLaunch(k, k->name, s);
     if (!k->known || args == nullptr) return;
     rec->launches_inspected++;
     for (size_t i = 0; i < k->params.size(); i++) {
@@ -1430,6 +1439,7 @@ bool toHostCopy(const void* d, const void* src, cudaMemcpyKind k) {
 // on stream s (ok: it was queued). A copy to the host is remembered until
 // a host wait covers it.
 void copied(const char* what, const void* d, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s, bool ok) {
+    tlCopy(d, src, s, src == nullptr);
     uint64_t seq = enqueue(s);
     touch(d, n, kWrite, s, seq, false, ok, what);
     if (src == nullptr) return;
@@ -1755,6 +1765,7 @@ void summarise() {
 // call CUDA (see Lock).
 #define HOOK(ret, name, params, args, body)                       \
     extern "C" ret name params {                                  \
+        uint64_t tl0 = tlNow(); (void)tl0;                        \
         static auto fn = (ret(*) params)real(#name);              \
         ret r = fn args;                                          \
         if (busy()) return r;                                     \
@@ -1953,24 +1964,26 @@ HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr 
     rec->pool_attr_sets++;
     notePool(pool);
     (*poolSets)[pool]++;
-    if (a == cudaMemPoolAttrReleaseThreshold) { rec->release_threshold_sets++; rec->release_threshold = *(uint64_t*)v; }
+    if (a == cudaMemPoolAttrReleaseThreshold) { tlThreshold(*(uint64_t*)v); rec->release_threshold_sets++; rec->release_threshold = *(uint64_t*)v; }
     if (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
         a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
 })
-HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), { rec->pool_trims++; notePool(pool); })
-HOOK(cudaError_t, cudaDeviceSynchronize, (void), (), { rec->device_syncs++; hostWaited(); if (r == cudaSuccess) hostWaitsAll(); })
+HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), { tlTrim(keep); rec->pool_trims++; notePool(pool); })
+HOOK(cudaError_t, cudaDeviceSynchronize, (void), (), { rec->device_syncs++; tlHostWait(kTlWaitDevice, -1, tl0); hostWaited(); if (r == cudaSuccess) hostWaitsAll(); })
 HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
     rec->stream_syncs++;
+    tlHostWait(kTlWaitStream, tlStream(s), tl0);
     hostWaited();
     auto a = streams->find(s);
     if (a != streams->end() && a->second) rec->async_stream_syncs++;
     if (r == cudaSuccess) hostWaitsFor(s);
 })
 HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
-HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), { rec->event_syncs++; hostWaited(); if (r == cudaSuccess) hostWaits((*events)[e]); })
+HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), { rec->event_syncs++; tlHostWait(kTlWaitEvent, -1, tl0); hostWaited(); if (r == cudaSuccess) hostWaits((*events)[e]); })
 HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { queried(true, e, r); if (r == cudaSuccess) hostWaits((*events)[e]); })
 HOOK(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), {
     rec->event_records++;
+    tlRecord(e, s);
     enqueue(s);
     (*events)[e] = (*clocks)[norm(s)];
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
@@ -1988,6 +2001,7 @@ HOOK(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsi
 })
 HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned int f), (s, e, f), {
     rec->stream_wait_events++;
+    tlWait(e, s);
     if (recordedOn != nullptr) {
         auto on = recordedOn->find(e);
         if (r == cudaSuccess && on != recordedOn->end() && on->second != norm(s)) rec->event_pairs++;
@@ -2045,6 +2059,7 @@ extern "C" cudaError_t cudaDeviceReset(void) {
 // an operation of the legacy stream.
 HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKind k), (d, src, n, k), {
     rec->sync_memcpys++;
+    tlHostWait(kTlWaitCopy, -1, tl0);
     uintptr_t base = 0;
     bool d2d = k == cudaMemcpyDeviceToDevice ||
                (k == cudaMemcpyDefault && find((uintptr_t)d, &base) != nullptr && find((uintptr_t)src, &base) != nullptr);
@@ -2292,6 +2307,7 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
     std::map<uintptr_t, int> net;
     for (auto& a : gi.allocs) net[a.first]++;
     for (uintptr_t f : gi.frees) net[f]--;
+    tlGraph(s, gi.kernels, gi.allocs.size());
     std::map<uintptr_t, size_t> sizes;
     for (auto& a : gi.allocs) {
         rec->graph_allocs++;

@@ -70,6 +70,10 @@ type Job struct {
 	// Before are the records of the runs made before this one, by run
 	// name: RunAll and Kill set them, for the spec's relative_to checks.
 	Before map[string]*checker.Stats
+	// Trace asks the statistics library for a trace of the run
+	// (LESSONS_STATS_TRACE), kept in the verdict (internal/timeline reads
+	// it).
+	Trace bool
 }
 
 // Built is a build's outcome.
@@ -103,6 +107,9 @@ type Verdict struct {
 	stopped string
 	// stats is the run's record, when it had one it could trust.
 	stats *checker.Stats
+	// Trace is the run's trace events (Job.Trace), when its record could
+	// be trusted: internal/timeline.Parse reads them.
+	Trace []byte
 }
 
 // Passed reports whether every check passed.
@@ -319,6 +326,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 		return nil, fmt.Errorf("run %s: the statistics record's channel: %w", j.ID, err)
 	}
 	env := append(append(append([]string{}, p.env...), "LD_PRELOAD="+lib), stats.env()...)
+	if j.Trace {
+		env = append(env, "LESSONS_STATS_TRACE=1")
+	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()
@@ -375,6 +385,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration}
 	if run.Untrusted == "" {
 		v.stats = run.Stats
+		if rec != nil {
+			v.Trace = rec.Trace
+		}
 	}
 	if res.TimedOut || res.Truncated {
 		v.stopped = res.Reason(j.Spec.TimeLimit(), maxOutput)

@@ -3,6 +3,8 @@ package exercise
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -93,7 +95,11 @@ func (tk *Toolkit) StatsLibrary(ctx context.Context) (string, error) {
 // (-z now, relro), so that nothing the program loads or defines later
 // takes their place.
 func statsLibraryArgs(lib, src string) []string {
-	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none",
+	// The cache keys a build by its source and flags: the hash of the
+	// header it includes (timeline.h) in a flag rebuilds the library when
+	// only the header changed.
+	sum := sha256.Sum256(kernels.Timeline)
+	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-DTIMELINE_H_SUM=" + hex.EncodeToString(sum[:8]),
 		"-Xlinker", "-Bsymbolic", "-Xlinker", "-z,now", "-Xlinker", "-z,relro", "-o", lib, src}
 }
 
@@ -107,6 +113,12 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	src := filepath.Join(dir, "allocstats.cu")
 	if old, err := os.ReadFile(src); err != nil || !bytes.Equal(old, kernels.AllocStats) {
 		if err := atomicfile.Write(src, kernels.AllocStats, 0o644); err != nil {
+			return "", err
+		}
+	}
+	hdr := filepath.Join(dir, "timeline.h")
+	if old, err := os.ReadFile(hdr); err != nil || !bytes.Equal(old, kernels.Timeline) {
+		if err := atomicfile.Write(hdr, kernels.Timeline, 0o644); err != nil {
 			return "", err
 		}
 	}

@@ -89,6 +89,8 @@ type Ran struct {
 	// of its threads waited in the GPU's driver ("" when it was not): the
 	// hang may be the machine's, and the item is judged on a run alone.
 	Stalled string
+	// Trace is the public run's trace, when one was asked for.
+	Trace []byte
 }
 
 // Toolchain builds and runs tasks; tests give a fake one. slot tells
@@ -369,6 +371,7 @@ func RunAttempt(t *Task, b *Built, ran *Ran, err error) *gradebook.Attempt {
 	} else {
 		a = judged(t, ran.Results, ran.Output)
 		a.RunMS = ran.Took.Milliseconds()
+		a.Trace = ran.Trace
 	}
 	a.BuildMS = b.Took.Milliseconds()
 	return a

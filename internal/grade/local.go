@@ -68,6 +68,12 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	return l, nil
 }
 
+// KeepTraces, when on, asks each run for its trace, kept with its
+// attempt in the gradebook (grade feedback draws it).
+func (l *Local) KeepTraces(on bool) {
+	l.Toolchain.Trace = on
+}
+
 // Options are the options of Grade for this grade.
 func (l *Local) Options() Options {
 	return Options{Jobs: l.Jobs, Devices: l.Devices, PerDevice: l.Choice.PerDevice, Machine: l.Choice.Machine}

@@ -2,6 +2,7 @@ package gradebook
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -293,6 +295,7 @@ func (s *Sheet) FeedbackHTML(student string) ([]byte, error) {
 </head><body>
 `, html.EscapeString(ui.Printable(student)))
 	page.Write(body.Bytes())
+	s.writeTimelines(&page, student)
 	page.WriteString("</body></html>\n")
 	return page.Bytes(), nil
 }
@@ -372,5 +375,23 @@ func (s *Sheet) WriteSummary(w io.Writer, width int) {
 	s.WriteTable(w, width)
 	if n := len(s.Marked()); n > 0 {
 		fmt.Fprintf(w, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
+	}
+}
+
+// writeTimelines adds the timeline of each of a student's runs that kept
+// one, as an image (an image's SVG runs nothing).
+func (s *Sheet) writeTimelines(page *bytes.Buffer, student string) {
+	for _, x := range s.Exercises {
+		a := s.Grades[student][x.ID]
+		if a == nil || len(a.Trace) == 0 {
+			continue
+		}
+		tl, err := timeline.Parse(a.Trace)
+		if err != nil {
+			continue
+		}
+		svg := timeline.SVG(tl, timeline.SVGOptions{Theme: "light"})
+		fmt.Fprintf(page, "<h2>What %s did with the allocator</h2>\n<p><img style=\"max-width:100%%;height:auto\" alt=\"%s\" src=\"data:image/svg+xml;base64,%s\"></p>\n",
+			html.EscapeString(x.ID), html.EscapeString(tl.Summary()), base64.StdEncoding.EncodeToString([]byte(svg)))
 	}
 }

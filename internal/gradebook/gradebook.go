@@ -53,6 +53,9 @@ type Attempt struct {
 	RunMS    int64
 	GradedAt time.Time
 	Checks   []Check
+	// Trace is the run's trace (internal/timeline), when the grade kept
+	// one (grade --timeline); feedback draws it.
+	Trace []byte
 }
 
 // ReviewLines are Review's findings, one each.
@@ -135,6 +138,10 @@ CREATE TABLE IF NOT EXISTS attempts (
 	graded_at   TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS attempts_by_pair ON attempts (student, exercise, id);
+CREATE TABLE IF NOT EXISTS traces (
+	attempt INTEGER PRIMARY KEY REFERENCES attempts(id) ON DELETE CASCADE,
+	events  BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS checks (
 	attempt  INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
 	position INTEGER NOT NULL,
@@ -352,6 +359,11 @@ func (b *Book) Record(a *Attempt) error {
 	if a.ID, err = res.LastInsertId(); err != nil {
 		return err
 	}
+	if len(a.Trace) > 0 {
+		if _, err := tx.Exec(`INSERT INTO traces (attempt, events) VALUES (?, ?)`, a.ID, a.Trace); err != nil {
+			return err
+		}
+	}
 	for i, c := range a.Checks {
 		if _, err := tx.Exec(`INSERT INTO checks (attempt, position, name, passed, expected, got, hint, points, hidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, i, c.Name, c.Passed, c.Expected, c.Got, c.Hint, c.Points, c.Hidden); err != nil {
@@ -437,7 +449,25 @@ func (b *Book) Grades() (map[string]map[string]*Attempt, error) {
 			a.Checks = append(a.Checks, c)
 		}
 	}
-	return out, crows.Err()
+	if err := crows.Err(); err != nil {
+		return nil, err
+	}
+	trows, err := b.db.Query(`SELECT t.attempt, t.events FROM traces t JOIN grades g ON g.id = t.attempt`)
+	if err != nil {
+		return nil, err
+	}
+	defer trows.Close()
+	for trows.Next() {
+		var id int64
+		var ev []byte
+		if err := trows.Scan(&id, &ev); err != nil {
+			return nil, err
+		}
+		if a := byID[id]; a != nil {
+			a.Trace = ev
+		}
+	}
+	return out, trows.Err()
 }
 
 // Attempts counts every attempt recorded, the superseded ones included.

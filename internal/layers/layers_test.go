@@ -21,7 +21,7 @@ const module = "github.com/cudalessons/lessons/"
 // put it, here and in ARCHITECTURE.md's table of floors.
 var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/clex", "internal/failure", "internal/regular", "internal/settings", "internal/doclinks", "internal/witness"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/clex", "internal/failure", "internal/regular", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline"},
 	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
 	{"internal/course", "internal/machine", "internal/python", "internal/roster", "bench/classload", "internal/classroom/pilot"},
 	{"internal/jupyter", "internal/wrong"},
@@ -38,7 +38,7 @@ var floors = [][]string{
 // cliCeiling is the most lines of non-test Go the command layer may have.
 // It only goes down: the goal is 2,000 (issue 25); lower it as code moves
 // out, never raise it.
-const cliCeiling = 1966
+const cliCeiling = 1965
 
 // packages reads the module's packages (folders with non-test Go files)
 // and what each imports from the module and from the standard library.
