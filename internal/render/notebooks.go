@@ -139,30 +139,41 @@ func exerciseCells(c *course.Course, x *course.Exercise, nb *lesson.NotebookWrit
 			sources = append(sources, f)
 		}
 	}
-	bin := strings.ReplaceAll(x.ID, "-", "_")
 	args := strings.Join(spec.Args, " ")
-	build := strings.Join(strings.Fields(fmt.Sprintf("nvcc -arch=native -o %s %s %s", bin, strings.Join(sources, " "), strings.Join(spec.Flags, " "))), " ")
-	if check := checkCell(spec, bin, args); check != "" {
-		nb.Code("!"+build, gen)
-		nb.Code(check, gen)
-		return nil
+	if strings.EqualFold(path.Ext(student), ".py") {
+		// A Python exercise is run, not built.
+		prog := "python3 " + student
+		if check := checkCell(spec, prog, args); check != "" {
+			nb.Code(check, gen)
+			return nil
+		}
+		nb.Code("!"+strings.TrimSpace(prog+" "+args), gen)
+	} else {
+		bin := strings.ReplaceAll(x.ID, "-", "_")
+		build := strings.Join(strings.Fields(fmt.Sprintf("nvcc -arch=native -o %s %s %s", bin, strings.Join(sources, " "), strings.Join(spec.Flags, " "))), " ")
+		if check := checkCell(spec, "./"+bin, args); check != "" {
+			nb.Code("!"+build, gen)
+			nb.Code(check, gen)
+			return nil
+		}
+		nb.Code("!"+strings.TrimSpace(build+" && ./"+bin+" "+args), gen)
 	}
-	nb.Code("!"+strings.TrimSpace(build+" && ./"+bin+" "+args), gen)
 	nb.Markdown(fmt.Sprintf("The checks of `%s` look at what the program allocates and frees, which takes the course's tools: in a checkout of the course, run `lessons check %s`.", x.ID, x.ID), gen)
 	return nil
 }
 
-// checkCell is Python that runs the program and applies the spec's
+// checkCell is Python that runs the program (prog: ./bin, or python3
+// FILE.py) and applies the spec's
 // checks, when each is one Python can apply (output and exit status);
 // otherwise "".
-func checkCell(spec *checker.Spec, bin, args string) string {
+func checkCell(spec *checker.Spec, prog, args string) string {
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	if !spec.OutputOnly() {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("# The exercise's checks (from its spec), on the program's output.\nimport re, subprocess\n")
-	fmt.Fprintf(&b, "run = subprocess.run(%s, shell=True, capture_output=True, text=True)\nout = run.stdout + run.stderr\nprint(out)\nfailed = []\n", q(strings.TrimSpace("./"+bin+" "+args)))
+	fmt.Fprintf(&b, "run = subprocess.run(%s, shell=True, capture_output=True, text=True)\nout = run.stdout + run.stderr\nprint(out)\nfailed = []\n", q(strings.TrimSpace(prog+" "+args)))
 	for _, ch := range spec.Checks {
 		name := q(ch.Name)
 		switch {

@@ -17,7 +17,7 @@ func TestCheckCell(t *testing.T) {
 		{Name: "prints a sum", Regex: `sum = \d+`},
 		{Name: "exits 0", Exit: &zero},
 	}}
-	got := checkCell(spec, "pool", "--n 4")
+	got := checkCell(spec, "./pool", "--n 4")
 	for _, want := range []string{
 		`run = subprocess.run("./pool --n 4", shell=True, capture_output=True, text=True)`,
 		`if "done \"ok\"" not in out: failed.append("says done")`,
@@ -31,7 +31,7 @@ func TestCheckCell(t *testing.T) {
 		}
 	}
 	spec.Checks = append(spec.Checks, checker.Check{Name: "frees all", Stat: "leaked_bytes"})
-	if got := checkCell(spec, "pool", ""); got != "" {
+	if got := checkCell(spec, "./pool", ""); got != "" {
 		t.Errorf("a statistic's check became Python:\n%s", got)
 	}
 }
