@@ -136,6 +136,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 	cmd.AddCommand(export, feedback)
 	addLMSFlags(cmd, export, feedback, o, run)
 	addSlurm(cmd, o, run)
+	addDemo(cmd, o, run)
 	return cmd
 }
 
