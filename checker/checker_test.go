@@ -75,8 +75,14 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v6Size-v5Size, 4*8+192; got != want {
 		t.Errorf("version 6 adds %d bytes, want %d (four figures and the first use after free in words)", got, want)
 	}
-	if got, want := binary.Size(st)-v6Size, 7*8; got != want {
+	if got, want := v7Size-v6Size, 7*8; got != want {
 		t.Errorf("version 7 adds %d bytes, want %d (seven figures)", got, want)
+	}
+	if got, want := v8Size-v7Size, 8*8+192; got != want {
+		t.Errorf("version 8 adds %d bytes, want %d (eight figures and the first unwaited result in words)", got, want)
+	}
+	if got, want := binary.Size(st)-v8Size, 10*8; got != want {
+		t.Errorf("version 9 adds %d bytes, want %d (ten figures)", got, want)
 	}
 }
 
@@ -688,6 +694,109 @@ func TestVersion7Statistics(t *testing.T) {
 	}
 	if _, err := DecodeStats(s.Encode()[:v6Size]); err == nil {
 		t.Error("a version 7 record cut at version 6's size decoded")
+	}
+}
+
+// TestVersion8Statistics: polls, results read before their wait, pool
+// settings on a pool nothing came from and a graph's relaunch frees are
+// read by name, have words of their own, quote the first unwaited result
+// when a check fails, merge over processes, and read as 0 from a version
+// 7 record, which still decodes.
+func TestVersion8Statistics(t *testing.T) {
+	s := &Stats{HostPolls: 120, PollWaits: 2, UnwaitedResults: 1, PoolSettingsUnused: 1, GraphRelaunchFrees: 3, VMMUnmapBytes: 4 << 20, VMMUnmapsUnwaited: 1, DevicePoolSets: 1}
+	note := "cudaMemcpyAsync brought 4 MiB to the host before the host waited for stream 2 (the program exited without waiting for it)"
+	copy(s.ResultRace[:], note)
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"host_polls": 120, "poll_waits": 2, "unwaited_results": 1, "pool_settings_unused": 1, "graph_relaunch_frees": 3, "vmm_unmap_bytes": 4 << 20, "vmm_unmaps_unwaited": 1, "device_pool_sets": 1}
+	for n, w := range want {
+		if v, ok := got.Value(n); !ok || v != w {
+			t.Errorf("%s = %v, %v; want %v", n, v, ok, w)
+		}
+		if describe(n) == strings.ReplaceAll(n, "_", " ") {
+			t.Errorf("%s has no words of its own", n)
+		}
+		if !KnownStat("all." + n) {
+			t.Errorf("all.%s is not known", n)
+		}
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"unwaited_results\"\nequals = 0\n[[check]]\nstat = \"host_polls\"\nequals = 0\n[[check]]\nstat = \"pool_settings_unused\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := spec.Judge(&Run{Stats: got})
+	if res[0].Pass || !strings.Contains(res[0].Got, "; the first: "+note) {
+		t.Errorf("unwaited_results: %+v", res[0])
+	}
+	if res[1].Pass || !strings.Contains(res[1].Got, "polling") {
+		t.Errorf("host_polls: %+v", res[1])
+	}
+	if res[2].Pass {
+		t.Errorf("pool_settings_unused: %+v", res[2])
+	}
+	m := MergeStats(&Stats{HostPolls: 1}, got)
+	if m.HostPolls != 121 || m.RaceNote("unwaited_results") != note {
+		t.Errorf("merged: %d polls, note %q", m.HostPolls, m.RaceNote("unwaited_results"))
+	}
+	v7 := s.Encode()[:v7Size]
+	v7[8] = 7
+	old, err := DecodeStats(v7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range want {
+		if v, _ := old.Value(n); v != 0 {
+			t.Errorf("%s = %v in a version 7 record", n, v)
+		}
+	}
+	if _, err := DecodeStats(s.Encode()[:v7Size]); err == nil {
+		t.Error("a version 8 record cut at version 7's size decoded")
+	}
+}
+
+// TestVersion9Statistics: the figures of several devices (a device's
+// current pool asked for, access to a pool given to another device,
+// allocations per device and across devices, peer copies) are read by
+// name, with words of their own, and read as 0 from a version 8 record.
+func TestVersion9Statistics(t *testing.T) {
+	s := &Stats{DevicePoolGets: 2, SetPoolAllocs: 5, PoolPeerGrants: 1, PeerAccessEnables: 0,
+		CrossDeviceAllocs: 5, Device0AsyncAllocs: 5, Device1AsyncAllocs: 5, PeerCopies: 5, PeerCopyBytes: 20 << 20, DevicesUsed: 2}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"device_pool_gets": 2, "set_pool_allocs": 5, "pool_peer_grants": 1,
+		"peer_access_enables": 0, "cross_device_allocs": 5, "device0_async_allocs": 5, "device1_async_allocs": 5,
+		"peer_copies": 5, "peer_copy_bytes": 20 << 20, "devices_used": 2}
+	for n, w := range want {
+		if v, ok := got.Value(n); !ok || v != w {
+			t.Errorf("%s = %v, %v; want %v", n, v, ok, w)
+		}
+		if describe(n) == strings.ReplaceAll(n, "_", " ") {
+			t.Errorf("%s has no words of its own", n)
+		}
+		if _, v := StatMeaning(n); v != 9 {
+			t.Errorf("%s is of record version %d, want 9", n, v)
+		}
+	}
+	if _, v := StatMeaning("device_pool_sets"); v != 8 {
+		t.Errorf("device_pool_sets is of record version %d, want 8", v)
+	}
+	v8 := s.Encode()[:v8Size]
+	v8[8] = 8
+	old, err := DecodeStats(v8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range want {
+		if v, _ := old.Value(n); v != 0 {
+			t.Errorf("%s = %v in a version 8 record", n, v)
+		}
+	}
+	if _, err := DecodeStats(s.Encode()[:v8Size]); err == nil {
+		t.Error("a version 9 record cut at version 8's size decoded")
 	}
 }
 

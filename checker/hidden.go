@@ -15,16 +15,21 @@ import (
 // runs happen in grade and verify only: a program that prints what the
 // public run expects cannot pass inputs it never saw.
 type HiddenRun struct {
-	Name string            `toml:"name"`
-	Args []string          `toml:"args"`
-	Env  map[string]string `toml:"env"`
+	// Name is what checks call it by (run = NAME).
+	Name string `toml:"name"`
+	// Args are its arguments.
+	Args []string `toml:"args"`
+	// Env is added to its environment.
+	Env map[string]string `toml:"env"`
 }
 
 // Equivalent is a mutant the author accepts as no mistake (it behaves
 // as the solution does), with why: lessons verify --mutants does not
 // count it as a survivor.
 type Equivalent struct {
+	// Mutant is the mutant's name as lessons verify --mutants reports it.
 	Mutant string `toml:"mutant"`
+	// Reason says why it is no mistake.
 	Reason string `toml:"reason"`
 }
 

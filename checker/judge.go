@@ -35,6 +35,10 @@ type Run struct {
 	// Driver is what the GPU's driver saw of the run, when it was
 	// watched (NVML is there): the record is cross-checked against it.
 	Driver *DriverView
+	// Witness is what the kernel counted of the run's CUDA calls from
+	// outside it, when it was watched (root, or CAP_BPF and CAP_PERFMON):
+	// the record's counts are compared with it.
+	Witness *WitnessView
 	// Before are the records of the runs made before this one, by run
 	// name ("" the public run; nil where a run recorded none): the
 	// baselines of relative_to checks.
@@ -75,6 +79,9 @@ func (s *Spec) Judge(r *Run) []Result {
 	}
 	if r.Driver != nil {
 		out = append(out, judgeDriver(r))
+	}
+	if r.Witness != nil && r.Untrusted == "" {
+		out = append(out, judgeWitness(r))
 	}
 	return out
 }
@@ -320,12 +327,12 @@ var phrases = map[string]string{
 	"kernel_launches":            "kernel launches",
 	"launches_inspected":         "kernel launches whose arguments were inspected",
 	"buffer_uses":                "uses of allocated buffers by kernels and async copies",
-	"unordered_uses":             "uses of a buffer on a stream before its allocation on another stream was ordered before them",
+	"unordered_uses":             "uses of memory on a stream not ordered after its allocation, or after another stream's use of the same bytes",
 	"unordered_frees":            "frees of a buffer that a kernel on another stream may still be using",
 	"sync_memsets":               "calls of cudaMemset (not in stream order)",
 	"sync_memcpys":               "calls of cudaMemcpy (the host waits for each)",
-	"device_syncs":               "calls of cudaDeviceSynchronize",
-	"stream_syncs":               "calls of cudaStreamSynchronize",
+	"device_syncs":               "calls of cudaDeviceSynchronize (or cuCtxSynchronize)",
+	"stream_syncs":               "calls of cudaStreamSynchronize (or cuStreamSynchronize)",
 	"event_syncs":                "calls of cudaEventSynchronize",
 	"waits_between_async_allocs": "host waits between one stream-ordered allocation and the next",
 	"async_stream_syncs":         "synchronisations of a stream that allocated with cudaMallocAsync",
@@ -365,6 +372,24 @@ var phrases = map[string]string{
 	"graph_allocs":               "allocations made by the graphs' allocation nodes, at each launch",
 	"graph_alloc_bytes":          "bytes allocated by the graphs' allocation nodes, at each launch",
 	"unknown_frees":              "frees of memory that no call the library follows allocated",
+	"host_polls":                 "queries of a stream or an event asked again after it answered not ready (polling)",
+	"poll_waits":                 "polls of a stream or an event that ended in completion (host waits)",
+	"unwaited_results":           "device results copied to the host before the host waited for every stream that wrote them",
+	"pool_settings_unused":       "pool settings made on a pool no allocation came from",
+	"graph_relaunch_frees":       "graph allocations freed by the next launch of their graph",
+	"vmm_unmap_bytes":            "bytes of the mappings undone with cuMemUnmap",
+	"vmm_unmaps_unwaited":        "cuMemUnmap calls made before the host waited for the work queued on the streams",
+	"device_pool_sets":           "changes of the device's current pool (cudaDeviceSetMemPool)",
+	"device_pool_gets":           "calls of cudaDeviceGetMemPool",
+	"set_pool_allocs":            "cudaMallocAsync calls on a device whose current pool the program set",
+	"pool_peer_grants":           "devices given access to a pool on another device (cudaMemPoolSetAccess)",
+	"peer_access_enables":        "calls of cudaDeviceEnablePeerAccess (which does not reach pools)",
+	"cross_device_allocs":        "stream-ordered allocations from a pool on another device than the stream's",
+	"device0_async_allocs":       "stream-ordered allocations whose memory is on device 0",
+	"device1_async_allocs":       "stream-ordered allocations whose memory is on device 1",
+	"peer_copies":                "copies between the memory of two devices",
+	"peer_copy_bytes":            "bytes copied between the memory of two devices",
+	"devices_used":               "distinct devices the program's streams and allocations were on",
 }
 
 // scoped is the record a statistic's name reads (the program's own

@@ -285,3 +285,44 @@ func TestProbeRecord7(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeRecord8: the record of checker/testdata/record8/probe.cu on the
+// H200 (record version 8) has every figure the probe expects: a poll of a
+// stream and of an event, a cudaMalloc arena cleared by cudaMemset on the
+// legacy stream and used by a non-blocking stream, a graph that frees its
+// allocation at its next launch while another stream may still use it
+// (and once after that stream's event), a setting on a pool nothing came
+// from, one cuMemUnmap of two mappings, and results brought to the host
+// before the stream that wrote them was waited for; each first race in
+// words.
+func TestProbeRecord8(t *testing.T) {
+	s, err := readStats("testdata/record8/probe.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"poll_waits": 2, "unordered_uses": 2, "unordered_frees": 1, "graph_relaunch_frees": 2, "pool_settings_unused": 1,
+		"vmm_map_calls": 2, "vmm_unmap_calls": 1, "vmm_unmaps_unwaited": 0, "unwaited_results": 2, "default_stream_ops": 0,
+		"sync_memsets": 1, "sync_memcpys": 1, "device_pool_sets": 0, "exited": 1,
+	}
+	for n, w := range want {
+		if v, _ := s.Value(n); v != w {
+			t.Errorf("%s = %v, want %v", n, v, w)
+		}
+	}
+	if v, _ := s.Value("host_polls"); v == 0 {
+		t.Error("host_polls = 0: the loops on cudaStreamQuery and cudaEventQuery polled")
+	}
+	if m, u := s.VMMMapBytes, s.VMMUnmapBytes; m == 0 || m != u {
+		t.Errorf("vmm_map_bytes %d, vmm_unmap_bytes %d: want them equal", m, u)
+	}
+	for stat, want := range map[string]string{
+		"unordered_uses":   "cudaMemset on stream 0",
+		"unordered_frees":  "a launch of its graph on stream",
+		"unwaited_results": "cudaMemcpy brought 4 MiB to the host before the host waited for stream",
+	} {
+		if got := s.RaceNote(stat); !strings.Contains(got, want) {
+			t.Errorf("the first of %s: %q, want it to say %q", stat, got, want)
+		}
+	}
+}

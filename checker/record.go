@@ -44,6 +44,13 @@ const (
 	FrameSnapshot = 2
 	// FrameEnd is written by the library's own exit handler, once.
 	FrameEnd = 3
+	// FrameTrace carries events of the run's trace (LESSONS_STATS_TRACE;
+	// internal/timeline reads them) in place of the record, sent before
+	// the end frame.
+	FrameTrace = 4
+	// MaxTrace is the most trace bytes a process may send: the library
+	// keeps at most 32,768 events of 40 bytes.
+	MaxTrace = 32768 * 40
 )
 
 // Guard is what the library saw of calls around it, sent beside the
@@ -105,6 +112,9 @@ type Received struct {
 	// none. ChildGuards are their guards, in the order they started.
 	Children    *Stats
 	ChildGuards []Guard
+	// Trace is the program's own process's trace events, in order (nil
+	// when tracing was off).
+	Trace []byte
 }
 
 // Problem says, in words, why a guard of any process makes the record
@@ -128,6 +138,7 @@ type process struct {
 	ended       bool
 	stats       *Stats
 	guard       Guard
+	trace       []byte
 }
 
 // Channel verifies the frames of one run as they come: Write them in,
@@ -268,6 +279,15 @@ func (c *Channel) frame(f []byte) {
 	case seq > 0 && kind == FrameStart:
 		c.fail(false, fmt.Sprintf("the statistics record%s has a second start frame (frame %d): two programs wrote to one channel", who, seq))
 		return
+	case kind == FrameTrace:
+		if len(p.trace)+rl > MaxTrace {
+			c.fail(false, fmt.Sprintf("the statistics record%s has more trace than the library sends (frame %d): something else wrote to the record's channel", who, seq))
+			return
+		}
+		p.trace = append(p.trace, rec...)
+		p.seq++
+		c.frames++
+		return
 	case kind != FrameStart && kind != FrameSnapshot && kind != FrameEnd:
 		c.fail(false, fmt.Sprintf("the statistics record%s has a frame of unknown kind %d (frame %d)", who, kind, seq))
 		return
@@ -373,7 +393,7 @@ func (c *Channel) Close() (*Received, error) {
 	}
 	var last Received
 	if c.root != nil && c.root.stats != nil {
-		last = Received{Stats: c.root.stats, Guard: c.root.guard, Frames: c.frames}
+		last = Received{Stats: c.root.stats, Guard: c.root.guard, Frames: c.frames, Trace: c.root.trace}
 		for _, p := range c.order[1:] {
 			if p.stats != nil {
 				last.Children = MergeStats(last.Children, p.stats)
@@ -393,7 +413,16 @@ func (c *Channel) Close() (*Received, error) {
 // EncodeFrame makes a frame as the library does: tests, and stand-ins
 // for the library in a toolchain without CUDA, use it.
 func EncodeFrame(key []byte, seq uint64, kind int, s *Stats, g *Guard) ([]byte, error) {
-	rec := s.Encode()
+	return encodeFrame(key, seq, kind, s.Encode(), g)
+}
+
+// EncodeTraceFrame makes a frame of trace events (FrameTrace) as the
+// library does.
+func EncodeTraceFrame(key []byte, seq uint64, events []byte, g *Guard) ([]byte, error) {
+	return encodeFrame(key, seq, FrameTrace, events, g)
+}
+
+func encodeFrame(key []byte, seq uint64, kind int, rec []byte, g *Guard) ([]byte, error) {
 	var gb []byte
 	if g != nil {
 		gg := *g

@@ -19,11 +19,16 @@ import (
 // Spec is an exercise's spec: how to build and run it, and its checks.
 // It lives beside the student's file, with the extension .toml.
 type Spec struct {
-	File    string   `toml:"-"`
-	Points  int      `toml:"points"`
-	Timeout string   `toml:"timeout"`
-	Flags   []string `toml:"flags"`
-	Args    []string `toml:"args"`
+	File string `toml:"-"`
+	// Points are what the exercise is worth: all of them when every check
+	// passes, or the sum of its checks' points when they have their own.
+	Points int `toml:"points"`
+	// Timeout is the run's time limit, a Go duration ("30s", the default).
+	Timeout string `toml:"timeout"`
+	// Flags are extra nvcc flags (["-lcuda"] for the driver API).
+	Flags []string `toml:"flags"`
+	// Args are the program's arguments in the public run.
+	Args []string `toml:"args"`
 	// Files are the exercise's other files (headers, more .cu files),
 	// named from the folder of the student's file. Every .cu, .cpp, .cc
 	// and .c among them is compiled with it.
@@ -35,13 +40,22 @@ type Spec struct {
 	// Timed says that a check compares timings: when a class is graded
 	// or the course verified with several runs at once on a GPU, this
 	// exercise's runs have their GPU to themselves.
-	Timed  bool    `toml:"timed"`
+	Timed bool `toml:"timed"`
+	// GPUs is how many GPUs, able to reach each other's memory, one run
+	// needs (0 or 1: one). A run is given that many; where the machine
+	// has fewer, it is not made and says so (never a pass).
+	GPUs int `toml:"gpus"`
+	// Checks are the [[check]] tables, judged in order.
 	Checks []Check `toml:"check"`
-	// Env is added to the program's environment (see hidden.go for the
-	// hidden runs, and the mutants an author accepts).
-	Env               map[string]string `toml:"env"`
-	HiddenRuns        []HiddenRun       `toml:"hidden_run"`
-	EquivalentMutants []Equivalent      `toml:"equivalent_mutants"`
+	// Env is added to the program's environment (a hidden run adds its
+	// own).
+	Env map[string]string `toml:"env"`
+	// HiddenRuns are more runs with their own arguments and environment,
+	// made in grade and verify only.
+	HiddenRuns []HiddenRun `toml:"hidden_run"`
+	// EquivalentMutants are mutants of the solution the author accepts as
+	// no mistake, each with why.
+	EquivalentMutants []Equivalent `toml:"equivalent_mutants"`
 
 	// FilesLine is the line of files, for errors about them.
 	FilesLine int `toml:"-"`
@@ -70,22 +84,32 @@ func (s *Spec) SanitizerTools() []string {
 // regex, exit, stat or sanitizer, with bounds for regex and stat.
 type Check struct {
 	// Name is what the student sees beside ✓ or ✗.
-	Name        string `toml:"name"`
-	Contains    string `toml:"contains"`
+	Name string `toml:"name"`
+	// Contains is text the output must contain.
+	Contains string `toml:"contains"`
+	// NotContains is text the output must not contain.
 	NotContains string `toml:"not_contains"`
-	Regex       string `toml:"regex"`
+	// Regex must match the output; with bounds, its captured number is
+	// compared with them.
+	Regex string `toml:"regex"`
 	// Group is the regex's captured group compared with the bounds (1 by
-	// default); Compare is another group it must also be compared with.
-	Group int    `toml:"group"`
-	Exit  *int   `toml:"exit"`
-	Stat  string `toml:"stat"`
+	// default).
+	Group int `toml:"group"`
+	// Exit is the exit status the program must end with.
+	Exit *int `toml:"exit"`
+	// Stat names a statistic of the run (docs/reference/statistics.md),
+	// compared with the bounds.
+	Stat string `toml:"stat"`
 	// Sanitizer asks for a clean run under compute-sanitizer's tool of
 	// that name (memcheck runs with its leak check), where it is installed.
 	Sanitizer string `toml:"sanitizer"`
 
+	// AtLeast is the least value the regex's number or the stat may have.
 	AtLeast *float64 `toml:"at_least"`
-	AtMost  *float64 `toml:"at_most"`
-	Equals  *float64 `toml:"equals"`
+	// AtMost is the most it may have.
+	AtMost *float64 `toml:"at_most"`
+	// Equals is the value it must have (within Within).
+	Equals *float64 `toml:"equals"`
 	// Within is the relative tolerance of equals and equal_to (0.001 is 0.1%).
 	Within float64 `toml:"within"`
 	// EqualTo names another statistic the value must equal.
@@ -103,15 +127,16 @@ type Check struct {
 
 	// Message says, in the student's words, what a failure means.
 	Message string `toml:"message"`
-	Hint    string `toml:"hint"`
+	// Hint is shown under a failed check.
+	Hint string `toml:"hint"`
 	// Points are what the check earns when it passes, for partial credit:
 	// a spec with points on its checks scores the sum of those that
 	// passed (see Score).
 	Points int `toml:"points"`
-	// Hidden checks run in grade and verify, never in check or watch;
-	// Run names the hidden run a check judges (its checks are hidden).
-	Hidden bool   `toml:"hidden"`
-	Run    string `toml:"run"`
+	// Hidden checks run in grade and verify, never in check or watch.
+	Hidden bool `toml:"hidden"`
+	// Run names the hidden run this check judges (such checks are hidden).
+	Run string `toml:"run"`
 
 	Line int `toml:"-"`
 	re   *regexp.Regexp
@@ -185,7 +210,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, fixed, timed, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, relative_to, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
+	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, fixed, timed, gpus, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, relative_to, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
 		return nil, err
 	}
 	s.File = file
@@ -199,6 +224,9 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			bad(diag.LineOf(data, "", 0, "timeout"), `write a duration such as "20s" or "2m"`, "timeout %q is not a duration", s.Timeout)
 		}
 		s.timeout = d
+	}
+	if s.GPUs < 0 || s.GPUs > 8 {
+		bad(diag.LineOf(data, "", 0, "gpus"), "write how many GPUs one run needs, from 1 to 8 (gpus = 2)", "gpus = %d is not a number of GPUs", s.GPUs)
 	}
 	if len(s.Files) > 0 {
 		s.FilesLine = diag.LineOf(data, "", 0, "files")

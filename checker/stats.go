@@ -92,11 +92,39 @@ type Stats struct {
 	PoolImportFrees, LeakedPoolImports uint64 `stat:"pool_import_frees,leaked_pool_imports"`
 	GraphAllocs, GraphAllocBytes       uint64 `stat:"graph_allocs,graph_alloc_bytes"`
 	UnknownFrees                       uint64 `stat:"unknown_frees"`
+	// Version 8: mistakes of a kind, in any program: the host polling a
+	// stream or an event (a query asked again after "not ready" with no
+	// work queued in between; a poll that ends is a host wait,
+	// poll_waits), device results copied to the host before a wait covered every
+	// stream that wrote them (a cudaMemcpy after a non-blocking stream's
+	// kernel, an async copy to the host not waited for by exit), pool
+	// settings made on a pool no allocation came from, a graph's
+	// allocations freed by its next launch, the bytes of the mappings
+	// cuMemUnmap undid (one call may undo several), unmaps made while
+	// queued work was not waited for, and changes of the device's current
+	// pool (cudaDeviceSetMemPool: every library's pool). From this version races are
+	// followed on all device memory by address range (unordered_uses).
+	HostPolls, PollWaits                   uint64 `stat:"host_polls,poll_waits"`
+	UnwaitedResults                        uint64 `stat:"unwaited_results"`
+	PoolSettingsUnused, GraphRelaunchFrees uint64 `stat:"pool_settings_unused,graph_relaunch_frees"`
+	VMMUnmapBytes, VMMUnmapsUnwaited       uint64 `stat:"vmm_unmap_bytes,vmm_unmaps_unwaited"`
+	DevicePoolSets                         uint64 `stat:"device_pool_sets"`
+	ResultRace                             [192]byte
+	// Version 9: several devices. Each thing's device is learnt from the
+	// calls (cudaSetDevice, the device current when a stream was made, a
+	// pool's location or the device it was asked of), never asked of CUDA.
+	DevicePoolGets                         uint64 `stat:"device_pool_gets"`
+	SetPoolAllocs                          uint64 `stat:"set_pool_allocs"`
+	PoolPeerGrants, PeerAccessEnables      uint64 `stat:"pool_peer_grants,peer_access_enables"`
+	CrossDeviceAllocs                      uint64 `stat:"cross_device_allocs"`
+	Device0AsyncAllocs, Device1AsyncAllocs uint64 `stat:"device0_async_allocs,device1_async_allocs"`
+	PeerCopies, PeerCopyBytes              uint64 `stat:"peer_copies,peer_copy_bytes"`
+	DevicesUsed                            uint64 `stat:"devices_used"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 7
+	statsVersion = 9
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -125,9 +153,17 @@ var v5Size = int(unsafe.Offsetof(Stats{}.UsesAfterFree))
 // figures of version 7.
 var v6Size = int(unsafe.Offsetof(Stats{}.PoolImports))
 
+// v7Size is the size of a version 7 record: everything before the
+// figures of version 8.
+var v7Size = int(unsafe.Offsetof(Stats{}.HostPolls))
+
+// v8Size is the size of a version 8 record: everything before the
+// figures of version 9.
+var v8Size = int(unsafe.Offsetof(Stats{}.DevicePoolGets))
+
 // RaceNote is, in words, the first race the library saw of the kind a
-// statistic counts (unordered_uses, unordered_frees or uses_after_free),
-// or "".
+// statistic counts (unordered_uses, unordered_frees, uses_after_free or
+// unwaited_results), or "".
 func (s *Stats) RaceNote(stat string) string {
 	var b []byte
 	switch stat {
@@ -137,6 +173,8 @@ func (s *Stats) RaceNote(stat string) string {
 		b = s.FreeRace[:]
 	case "uses_after_free":
 		b = s.AfterFreeUse[:]
+	case "unwaited_results":
+		b = s.ResultRace[:]
 	}
 	if n := bytes.IndexByte(b, 0); n >= 0 {
 		b = b[:n]
@@ -168,6 +206,10 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v5Size
 	case 6:
 		need = v6Size
+	case 7:
+		need = v7Size
+	case 8:
+		need = v8Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
@@ -364,6 +406,9 @@ func MergeStats(a, b *Stats) *Stats {
 	}
 	if m.AfterFreeUse[0] == 0 {
 		m.AfterFreeUse = b.AfterFreeUse
+	}
+	if m.ResultRace[0] == 0 {
+		m.ResultRace = b.ResultRace
 	}
 	return &m
 }

@@ -66,6 +66,10 @@ type Sampler struct {
 	watches map[*watch]struct{}
 	wake    chan struct{}
 	running bool
+	// started and finished number the polls; looked is told of each end.
+	started, finished uint64
+	looked            *sync.Cond
+	waiting           int // lookAfter calls waiting for their poll
 }
 
 var _ Watcher = (*Sampler)(nil)
@@ -88,8 +92,10 @@ type procInfo struct {
 // NewSampler is a Sampler of lister. Its goroutine starts with the first
 // watch and waits, without polling, while nothing is watched.
 func NewSampler(lister Lister) *Sampler {
-	return &Sampler{lister: lister, proc: readProc, samePids: firstPidNamespace(), every: PollEvery, now: time.Now,
+	s := &Sampler{lister: lister, proc: readProc, samePids: firstPidNamespace(), every: PollEvery, now: time.Now,
 		watches: map[*watch]struct{}{}, wake: make(chan struct{}, 1)}
+	s.looked = sync.NewCond(&s.mu)
+	return s
 }
 
 var (
@@ -175,7 +181,7 @@ func (s *Sampler) Watch(pid int) func() Sight {
 		once.Do(func() {
 			// One last look: a run that ended between two polls was
 			// last seen up to a poll ago, and its gap ends now.
-			s.poll()
+			s.lookAfter()
 			s.mu.Lock()
 			// The run's end is a moment too: if that last look did not
 			// answer, the gap since the last one that did is the run's.
@@ -189,6 +195,31 @@ func (s *Sampler) Watch(pid int) func() Sight {
 		})
 		return out
 	}
+}
+
+// lookAfter returns once a poll that began after it was called has
+// ended. Runs that end together share that poll: the driver is asked
+// once, not once for each (every question waits in the driver's lock
+// with the CUDA starts of the whole machine).
+func (s *Sampler) lookAfter() {
+	if s.manual {
+		s.poll()
+		return
+	}
+	s.mu.Lock()
+	want := s.started + 1
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	s.mu.Lock()
+	s.waiting++
+	for s.finished < want {
+		s.looked.Wait()
+	}
+	s.waiting--
+	s.mu.Unlock()
 }
 
 func (s *Sampler) loop() {
@@ -218,6 +249,8 @@ func (s *Sampler) poll() {
 		s.mu.Unlock()
 		return
 	}
+	s.started++
+	n := s.started
 	s.mu.Unlock()
 	// The list is of some moment between start and end: the gap between
 	// two lists is at most from the start of one to the end of the next,
@@ -227,6 +260,12 @@ func (s *Sampler) poll() {
 	end := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		s.finished = max(s.finished, n)
+		if s.looked != nil {
+			s.looked.Broadcast()
+		}
+	}()
 	if err != nil {
 		for w := range s.watches {
 			w.s.Failed++

@@ -3,6 +3,8 @@ package gpu
 import (
 	"errors"
 	"os"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -155,3 +157,57 @@ func TestBackgroundWithoutNVML(t *testing.T) {
 		t.Error("a watch without NVML is not nil")
 	}
 }
+
+// gate answers a poll only once let go, and counts the polls.
+type gate struct {
+	mu    sync.Mutex
+	polls int
+	hold  chan struct{}
+}
+
+func (g *gate) Processes() ([]Proc, error) {
+	g.mu.Lock()
+	g.polls++
+	first := g.polls == 1
+	g.mu.Unlock()
+	if first {
+		<-g.hold
+	}
+	return nil, nil
+}
+
+// Runs that end together share their last look: while one poll is
+// answered, the eight runs that end ask for one poll after it, not eight,
+// and each returns only once a poll that began after its end has ended.
+func TestLastLooksAreShared(t *testing.T) {
+	g := &gate{hold: make(chan struct{})}
+	s := NewSampler(g)
+	s.every = time.Hour // no tick: only the wakes poll
+	s.proc = func(pid int) procInfo { return procInfo{ok: true, ppid: 1, pgid: pid} }
+	var stops []func() Sight
+	for pid := 1000; pid < 1008; pid++ {
+		stops = append(stops, s.Watch(pid))
+	}
+	// The first Watch's wake started a poll, held in the driver.
+	for s.polling() == 0 {
+		runtime.Gosched()
+	}
+	var wg sync.WaitGroup
+	for _, stop := range stops {
+		wg.Add(1)
+		go func() { defer wg.Done(); stop() }()
+	}
+	for s.waiters() < len(stops) {
+		runtime.Gosched()
+	}
+	close(g.hold)
+	wg.Wait()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.polls != 2 {
+		t.Errorf("%d polls for 8 runs ending together while one was answered, want 2", g.polls)
+	}
+}
+
+func (s *Sampler) polling() uint64 { s.mu.Lock(); defer s.mu.Unlock(); return s.started }
+func (s *Sampler) waiters() int    { s.mu.Lock(); defer s.mu.Unlock(); return s.waiting }

@@ -8,3 +8,9 @@ import _ "embed"
 //
 //go:embed allocstats.cu
 var AllocStats []byte
+
+// Timeline is the trace's part of the library (timeline.h), which
+// allocstats.cu includes: written beside it when the library is built.
+//
+//go:embed timeline.h
+var Timeline []byte

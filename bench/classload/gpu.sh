@@ -64,7 +64,7 @@ if [ "$KILL" = 1 ]; then
 exit 0
 fi
 if [ "${PILOTS:-0}" -gt 0 ]; then
-  export PATH=$C/tree/bench/fake-slurm:$PATH FAKE_SLURM_DIR=$W/fake-slurm
+  export PATH=$C/tree/bench/fake-slurm:$PATH SLURM_FAKE_DIR=$W/fake-slurm
   $C/lessons invite --class $W/class --roster $W/roster.csv --url http://127.0.0.1:3977 > $W/links.csv || exit 1
   LESSONS_TRACE=$W/trace.jsonl $C/lessons serve --class $W/class --roster $W/roster.csv --addr 127.0.0.1:3977 --max-queued 4 --gpu-per-hour 0 \
     --slurm-only --slurm-nodes $PILOTS --slurm-gpus-per-node 1 --slurm-cpus-per-node 4 --slurm-build-nodes 1 --slurm-build-cpus 4 \

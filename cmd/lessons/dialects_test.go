@@ -85,6 +85,9 @@ func TestEveryDialect(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	for _, kinds := range [][]string{{"ipynb"}, {"md"}, {"export"}, {"ipynb", "md", "export"}} {
 		t.Run(strings.Join(kinds, "+"), func(t *testing.T) {
+			if testing.Short() && kinds[0] != "md" {
+				t.Skip("notebooks run their Python cells and walk every command again: -short walks the markdown course alone")
+			}
 			dir := dialectCourse(t, kinds...)
 			walk(t, dir, len(kinds))
 			out := t.TempDir()

@@ -25,6 +25,7 @@ import (
 	"github.com/cudalessons/lessons/internal/cli"
 	"github.com/cudalessons/lessons/internal/jupyter"
 	"github.com/cudalessons/lessons/internal/sandbox"
+	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -196,9 +197,22 @@ func fakeStats() {
 		os.Exit(2)
 	}
 	start, _ := checker.EncodeFrame(key, 0, checker.FrameStart, &checker.Stats{}, &checker.Guard{})
-	end, err := checker.EncodeFrame(key, 1, checker.FrameEnd, s, &checker.Guard{})
+	frames := start
+	seq := uint64(1)
+	// Asked for a trace (lessons check --timeline), it sends one as the
+	// library does: a race between two streams.
+	if os.Getenv("LESSONS_STATS_TRACE") == "1" {
+		tf, err := checker.EncodeTraceFrame(key, seq, timeline.Encode(fakeRace), &checker.Guard{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakestats:", err)
+			os.Exit(2)
+		}
+		frames = append(frames, tf...)
+		seq++
+	}
+	end, err := checker.EncodeFrame(key, seq, checker.FrameEnd, s, &checker.Guard{})
 	if err == nil {
-		_, err = os.NewFile(3, "stats").Write(append(start, end...))
+		_, err = os.NewFile(3, "stats").Write(append(frames, end...))
 	}
 	if err == nil {
 		// A mark that the run happened, for scripts that wait for one.
@@ -208,6 +222,19 @@ func fakeStats() {
 		fmt.Fprintln(os.Stderr, "fakestats:", err)
 		os.Exit(2)
 	}
+}
+
+// fakeRace is a trace of a kernel on stream 2 reading a buffer stream 1
+// allocated, without an event between them.
+var fakeRace = []timeline.Event{
+	{T: 1000, Kind: timeline.KindAlloc, Stream: 1, A: 0x1000, B: 4 << 20, C: 1},
+	timeline.Name(0, "produce"),
+	{T: 2000, Kind: timeline.KindLaunch, Stream: 1, A: 0},
+	timeline.Name(1, "consume"),
+	{T: 3000, Kind: timeline.KindLaunch, Stream: 2, A: 1},
+	{T: 3000, Kind: timeline.KindFinding, Flags: timeline.FindUse, Stream: -1, A: 5, B: 1, C: 4 << 20},
+	{T: 4000, Kind: timeline.KindFree, Stream: 1, A: 0x1000, B: 4 << 20, C: 1},
+	{T: 5000, Kind: timeline.KindHostWait, Flags: timeline.WaitDevice, Stream: -1, A: 900000},
 }
 
 func TestMain(m *testing.M) {

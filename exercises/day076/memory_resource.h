@@ -16,6 +16,7 @@
 //   cuda::mr::any_resource<device_accessible>         mr::any_resource
 //                                                       (owning, shared)
 //   rmm::mr::cuda_async_memory_resource               mr::async_resource
+//     (a pool of its own, its threshold the largest)     (the same)
 //
 // A resource has four calls: allocate(stream, bytes, alignment) and
 // deallocate(stream, p, bytes, alignment), in stream order; and
@@ -24,9 +25,11 @@
 // that its memory is the device's with a get_property friend.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <cuda_runtime.h>
@@ -140,14 +143,26 @@ private:
     const detail::calls* c_;
 };
 
-// async_resource is the device's own stream-ordered allocator
-// (cudaMallocAsync and cudaFreeAsync from the device's default pool).
+// async_resource is RMM's cuda_async_memory_resource: the driver's
+// stream-ordered allocator on a pool of its own. It creates that pool
+// (cudaMemPoolCreate, on the current device), allocates from it with
+// cudaMallocFromPoolAsync and frees with cudaFreeAsync. The pool's release
+// threshold is the largest there is unless the caller gives one, so the
+// pool keeps what it has reserved across synchronisations (the device's
+// default pool, at its threshold of 0, would hand it back to the driver
+// at each). Copies share the pool, as RMM's resources share their state,
+// and the last copy destroys it; two async_resources are equal only when
+// they draw on the same pool, the one case where memory from one may be
+// given back to the other.
 class async_resource {
 public:
+    explicit async_resource(std::optional<std::uint64_t> release_threshold = std::nullopt)
+        : pool_(make_pool(release_threshold)) {}
+
     void* allocate(stream_ref s, std::size_t bytes, std::size_t alignment = default_alignment) {
         check_alignment(alignment);
         void* p = nullptr;
-        CHECK(cudaMallocAsync(&p, bytes, s.get()));
+        CHECK(cudaMallocFromPoolAsync(&p, bytes, pool_->handle, s.get()));
         return p;
     }
     void deallocate(stream_ref s, void* p, std::size_t, std::size_t = default_alignment) noexcept { CHECK(cudaFreeAsync(p, s.get())); }
@@ -162,11 +177,41 @@ public:
     void deallocate_sync(void* p, std::size_t bytes, std::size_t alignment = default_alignment) noexcept {
         deallocate(stream_ref{cudaStream_t{}}, p, bytes, alignment);
     }
-    // Every async_resource draws on the same pool: memory from one may be
-    // given back to another.
-    bool operator==(const async_resource&) const { return true; }
-    bool operator!=(const async_resource&) const { return false; }
+    // pool_handle is the pool this resource (and its copies) allocate from.
+    cudaMemPool_t pool_handle() const { return pool_->handle; }
+    bool operator==(const async_resource& o) const { return pool_->handle == o.pool_->handle; }
+    bool operator!=(const async_resource& o) const { return !(*this == o); }
     friend void get_property(const async_resource&, device_accessible) {}
+
+private:
+    // pool owns the handle: destroyed with the last copy of the resource.
+    // (cudaMemPoolDestroy of a pool whose allocations are not all freed
+    // returns at once; the driver releases the pool when they are.)
+    struct pool {
+        cudaMemPool_t handle = nullptr;
+        pool() = default;
+        pool(const pool&) = delete;
+        pool& operator=(const pool&) = delete;
+        ~pool() {
+            if (handle != nullptr) cudaMemPoolDestroy(handle);
+        }
+    };
+    std::shared_ptr<pool> pool_;
+
+    static std::shared_ptr<pool> make_pool(std::optional<std::uint64_t> release_threshold) {
+        int device = 0;
+        CHECK(cudaGetDevice(&device));
+        cudaMemPoolProps props = {};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.handleTypes = cudaMemHandleTypeNone;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = device;
+        auto p = std::make_shared<pool>();
+        CHECK(cudaMemPoolCreate(&p->handle, &props));
+        std::uint64_t threshold = release_threshold.value_or(UINT64_MAX);
+        CHECK(cudaMemPoolSetAttribute(p->handle, cudaMemPoolAttrReleaseThreshold, &threshold));
+        return p;
+    }
 };
 
 static_assert(is_resource<async_resource>::value, "async_resource has a resource's calls");

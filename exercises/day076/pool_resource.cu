@@ -161,10 +161,12 @@ int main(int argc, char** argv) {
     const int nsums = 2 * rounds + 8;
     unsigned long long* sums = nullptr;
     CHECK(cudaMalloc(&sums, nsums * sizeof(unsigned long long)));
-    CHECK(cudaMemset(sums, 0, nsums * sizeof(unsigned long long)));
+    // Cleared in s[0]'s order (a cudaMemset runs on the legacy stream,
+    // which non-blocking streams never wait for): the wait below covers it.
+    CHECK(cudaMemsetAsync(sums, 0, nsums * sizeof(unsigned long long), s[0]));
     mr::async_resource device;
     void* base = device.allocate(s[0], region);
-    CHECK(cudaStreamSynchronize(s[0]));   // the region is ready for both streams
+    CHECK(cudaStreamSynchronize(s[0]));   // the region and the sums are ready for both streams
     chunk_source up(base, region);
     int chunks[4];
     std::vector<unsigned long long> want;   // each sum as it should be

@@ -91,7 +91,10 @@ int main(int argc, char** argv) {
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     unsigned int* errors;
     CHECK(cudaMalloc(&errors, sizeof(unsigned int)));
-    CHECK(cudaMemset(errors, 0, sizeof(unsigned int)));
+    // Cleared in s[0]'s order: the pool's wait for s[0] covers it (a
+    // cudaMemset runs on the legacy stream, which non-blocking streams
+    // never wait for).
+    CHECK(cudaMemsetAsync(errors, 0, sizeof(unsigned int), s[0]));
     int used = 0;
     {
         StreamOrderedPool pool(kBlock, blocks, s[0]);

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -84,4 +85,21 @@ func WriteIn(root *os.Root, name string, r io.Reader, perm os.FileMode) error {
 		d.Close()
 	}
 	return nil
+}
+
+// WriteNamed is what a command's "write it to NAME" does: nothing for "",
+// f to stdout for "-", else the file written whole or not at all, and
+// "wrote NAME" said to log.
+func WriteNamed(name string, stdout, log io.Writer, f func(io.Writer) error) error {
+	switch name {
+	case "":
+		return nil
+	case "-":
+		return f(stdout)
+	}
+	if err := WriteWith(name, f, 0o644); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(log, "wrote %s\n", name)
+	return err
 }

@@ -1,7 +1,9 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,5 +44,23 @@ func TestWriteFromFailureKeepsOld(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("left behind: %v", ents)
+	}
+}
+
+func TestWriteNamed(t *testing.T) {
+	var out, log bytes.Buffer
+	f := func(w io.Writer) error { _, err := io.WriteString(w, "data"); return err }
+	if err := WriteNamed("", &out, &log, f); err != nil || out.Len()+log.Len() != 0 {
+		t.Fatalf("nothing asked: %v %q %q", err, out.String(), log.String())
+	}
+	if err := WriteNamed("-", &out, &log, f); err != nil || out.String() != "data" || log.Len() != 0 {
+		t.Fatalf("stdout: %v %q %q", err, out.String(), log.String())
+	}
+	name := filepath.Join(t.TempDir(), "x.csv")
+	if err := WriteNamed(name, &out, &log, f); err != nil || log.String() != "wrote "+name+"\n" {
+		t.Fatalf("file: %v %q", err, log.String())
+	}
+	if b, _ := os.ReadFile(name); string(b) != "data" {
+		t.Fatalf("file holds %q", b)
 	}
 }

@@ -53,6 +53,7 @@ func Lint(c *course.Course, loadErr error) (errs, warnings lesson.Errors) {
 		warnings = append(warnings, l.Warnings...)
 		warnings = append(warnings, checkRefs(c, e.File, l)...)
 		warnings = append(warnings, portability(e.File, l)...)
+		warnings = append(warnings, unkept(e.File, l)...)
 	}
 	warnings = append(warnings, sameSlugs(c)...)
 	for _, x := range c.Exercises {

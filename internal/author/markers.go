@@ -45,20 +45,30 @@ type Source struct {
 }
 
 // Extensions are the files markers are read in: C, C++ and CUDA sources
-// and headers.
-var Extensions = []string{".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c"}
+// and headers, and Python scripts (whose markers and stubs are # comments).
+var Extensions = []string{".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".py"}
+
+// comment is how a line comment starts in file: # in Python, // in the
+// others.
+func comment(file string) string {
+	if strings.EqualFold(filepath.Ext(file), ".py") {
+		return "#"
+	}
+	return "//"
+}
 
 // Marked reports whether a file is one markers are read in.
 func Marked(file string) bool {
 	return slices.Contains(Extensions, strings.ToLower(filepath.Ext(file)))
 }
 
-// markerRE is a marker alone on its line, as a C++ or a C comment.
-var markerRE = regexp.MustCompile(`^[ \t]*(?://[ \t]*(BEGIN SOLUTION|END SOLUTION|STUB)[ \t]*|/\*[ \t]*(BEGIN SOLUTION|END SOLUTION|STUB)[ \t]*\*/[ \t]*)\r?\n?$`)
+// markerRE is a marker alone on its line, as a C++, a C or a Python
+// comment.
+var markerRE = regexp.MustCompile(`^[ \t]*(?:(?://|#)[ \t]*(BEGIN SOLUTION|END SOLUTION|STUB)[ \t]*|/\*[ \t]*(BEGIN SOLUTION|END SOLUTION|STUB)[ \t]*\*/[ \t]*)\r?\n?$`)
 
 // nearRE is a line that mentions a marker but is not one: a marker after
 // code, in another case, or misspelt.
-var nearRE = regexp.MustCompile(`(?i)\b(BEGIN[ \t_]*SOLUTIONS?|END[ \t_]*SOLUTIONS?)\b|^[ \t]*(//|/\*)[ \t]*STUB\b`)
+var nearRE = regexp.MustCompile(`(?i)\b(BEGIN[ \t_]*SOLUTIONS?|END[ \t_]*SOLUTIONS?)\b|^[ \t]*(//|/\*|#)[ \t]*STUB\b`)
 
 // HasMarkers reports whether data has a BEGIN SOLUTION marker.
 func HasMarkers(data []byte) bool {
@@ -93,6 +103,7 @@ func Parse(file string, data []byte) (*Source, error) {
 		errs = append(errs, &lesson.Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Fix: fix})
 	}
 	var open *Region
+	cm := comment(file)
 	for i, l := range src.Lines {
 		n := i + 1
 		m := markerRE.FindStringSubmatch(l)
@@ -100,8 +111,8 @@ func Parse(file string, data []byte) (*Source, error) {
 			switch {
 			case nearRE.MatchString(l):
 				bad(n, "write a marker alone on its line, in capitals: // BEGIN SOLUTION, // STUB, // END SOLUTION", "line mentions a solution marker but is not one: %s", strings.TrimSpace(l))
-			case open != nil && open.Stub > 0 && strings.TrimSpace(l) != "" && !strings.HasPrefix(strings.TrimLeft(l, " \t"), "//"):
-				bad(n, "comment out every line after // STUB: the generator removes the first // of each", "stub line is not a // comment: %s", strings.TrimSpace(l))
+			case open != nil && open.Stub > 0 && strings.TrimSpace(l) != "" && !strings.HasPrefix(strings.TrimLeft(l, " \t"), cm):
+				bad(n, "comment out every line after "+cm+" STUB: the generator removes the first "+cm+" of each", "stub line is not a %s comment: %s", cm, strings.TrimSpace(l))
 			}
 			continue
 		}
@@ -148,10 +159,10 @@ func (s *Source) Student() []byte {
 		}
 		eol := lineEnding(s.Lines[r.Begin-1])
 		if r.Stub == 0 {
-			b.WriteString(r.Indent + "// TODO: write this part" + eol)
+			b.WriteString(r.Indent + comment(s.File) + " TODO: write this part" + eol)
 		} else {
 			for _, l := range s.Lines[r.Stub : r.End-1] {
-				b.WriteString(uncomment(l))
+				b.WriteString(uncomment(l, comment(s.File)))
 			}
 		}
 		next = r.End
@@ -193,15 +204,15 @@ func lineEnding(l string) string {
 	return ""
 }
 
-// uncomment removes a stub line's first // and one space after it,
-// keeping its indentation.
-func uncomment(l string) string {
+// uncomment removes a stub line's first comment mark cm (// or #) and
+// one space after it, keeping its indentation.
+func uncomment(l, cm string) string {
 	body := strings.TrimLeft(l, " \t")
 	indent := l[:len(l)-len(body)]
-	if !strings.HasPrefix(body, "//") {
+	if !strings.HasPrefix(body, cm) {
 		return l
 	}
-	body = strings.TrimPrefix(body[2:], " ")
+	body = strings.TrimPrefix(body[len(cm):], " ")
 	if strings.TrimSpace(body) == "" {
 		return lineEnding(l)
 	}

@@ -98,11 +98,31 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// A Python solution's markers and stubs are # comments: its student file
+// gets the stub uncommented by its first #, or a # TODO line.
+func TestPythonMarkers(t *testing.T) {
+	sol := "import cupy as cp\n\ndef run():\n    # BEGIN SOLUTION\n    pool = cp.cuda.MemoryAsyncPool()\n    # STUB\n    # pool = None  # TODO 1\n    # END SOLUTION\n    # BEGIN SOLUTION\n    return pool\n    # END SOLUTION\n"
+	src, err := Parse("x.py", []byte(sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "import cupy as cp\n\ndef run():\n    pool = None  # TODO 1\n    # TODO: write this part\n"
+	if got := string(src.Student()); got != want {
+		t.Errorf("student file:\n%s\nwant:\n%s", got, want)
+	}
+	if got := string(src.Solution()); got != "import cupy as cp\n\ndef run():\n    pool = cp.cuda.MemoryAsyncPool()\n    return pool\n" {
+		t.Errorf("solution:\n%s", got)
+	}
+	if _, err := Parse("x.py", []byte("# BEGIN SOLUTION\nx = 1\n# STUB\nx = 2\n# END SOLUTION\n")); err == nil || !strings.Contains(err.Error(), "not a # comment") {
+		t.Errorf("an uncommented stub line: %v", err)
+	}
+}
+
 func TestHasMarkers(t *testing.T) {
 	if !HasMarkers([]byte(pipeline)) || HasMarkers([]byte("int x; // solution begins here\n")) {
 		t.Error("HasMarkers is wrong")
 	}
-	if !Marked("a/b.cuh") || !Marked("x.CPP") || Marked("x.py") {
+	if !Marked("a/b.cuh") || !Marked("x.CPP") || !Marked("x.py") || Marked("x.ipynb") {
 		t.Error("Marked is wrong")
 	}
 }
@@ -140,6 +160,39 @@ func FuzzParse(f *testing.F) {
 		}
 		if _, err := Parse("g.cu", src.Student()); err != nil && len(src.Regions) == 0 {
 			t.Fatalf("a file without regions does not parse again: %v", err)
+		}
+	})
+}
+
+// FuzzParsePython: a Python solution's # markers keep the same promises
+// as FuzzParse's, and its student file says TODO in a # comment.
+func FuzzParsePython(f *testing.F) {
+	f.Add("import os\n# BEGIN SOLUTION\nx = 1\n# STUB\n# x = None\n# END SOLUTION\n")
+	f.Add("# BEGIN SOLUTION\r\n    pass\r\n# END SOLUTION\r\n")
+	f.Add("# STUB\n# BEGIN SOLUTION\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		src, err := Parse("f.py", []byte(in))
+		if err != nil {
+			for _, e := range lesson.AsErrors(err) {
+				if e.Line < 1 {
+					t.Fatalf("error without a line: %v", e)
+				}
+			}
+			return
+		}
+		prev := 0
+		for _, r := range src.Regions {
+			if r.Begin <= prev || r.End <= r.Begin || r.End > len(src.Lines) || (r.Stub != 0 && (r.Stub <= r.Begin || r.Stub >= r.End)) {
+				t.Fatalf("bad region %+v after line %d of %d", r, prev, len(src.Lines))
+			}
+			prev = r.End
+		}
+		if sol := src.Solution(); len(sol) > len(in) || HasMarkers(sol) {
+			t.Fatalf("solution %q of %q", sol, in)
+		}
+		stu := src.Student()
+		if strings.Count(string(stu), "// TODO: write this part") > strings.Count(in, "// TODO: write this part") {
+			t.Fatalf("a Python student file with a C++ comment: %q", stu)
 		}
 	})
 }

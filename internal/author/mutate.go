@@ -33,17 +33,22 @@ type Mutant struct {
 // are applied. Each is applied at every site where it applies, in every
 // solution region; each mutant is one program.
 var Operators = []string{
-	"host-wait",     // a host wait (device, stream, event, memcpy, memset) after a statement that runs in a loop
-	"sync-twin",     // a stream-ordered call replaced by its synchronous twin
-	"delete-launch", // a kernel launch left out
-	"serialise",     // every launch on a stream of the regions waited for at once: the streams never overlap
-	"wrong-buffer",  // a launch given another buffer than the one allocated for it
-	"hoist-alloc",   // an allocation moved out of its loop
-	"delete-call",   // a call of the allocator, stream, event, pool or VMM API left out
-	"other-stream",  // a stream argument replaced by another stream in scope, or by 0
-	"off-by-one",    // a loop bound or an allocated size changed by one
-	"no-work",       // every launch and allocator call of the regions removed, the prints kept
-	"replay",        // a program that prints, for each run, what the solution printed, and does no CUDA work
+	"host-wait",           // a host wait (device, stream, event, memcpy, memset) after a statement that runs in a loop
+	"sync-twin",           // a stream-ordered call replaced by its synchronous twin
+	"delete-launch",       // a kernel launch left out
+	"serialise",           // every launch on a stream of the regions waited for at once: the streams never overlap
+	"wrong-buffer",        // a launch given another buffer than the one allocated for it
+	"hoist-alloc",         // an allocation moved out of its loop
+	"delete-call",         // a call of the allocator, stream, event, pool or VMM API left out
+	"other-stream",        // a stream argument replaced by another stream in scope, or by 0
+	"off-by-one",          // a loop bound or an allocated size changed by one
+	"poll-wait",           // a stream's wait for an event replaced by the host polling the event
+	"wrong-pool",          // an allocation from the configured pool made from the device's current pool instead
+	"partial-drain",       // a wait for the whole device replaced by a wait for one stream
+	"one-event",           // an event of an array (a block's, a round's, a stream's) replaced by the first one
+	"reset-after-barrier", // the statement before a __syncthreads() moved after it
+	"no-work",             // every launch and allocator call of the regions removed, the prints kept
+	"replay",              // a program that prints, for each run, what the solution printed, and does no CUDA work
 }
 
 // RecordedRun is one run of a solution that the spec makes (its public
@@ -127,6 +132,11 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 			m.deleteCall(n)
 			m.otherStream(n)
 			m.offByOne(n)
+			m.pollWait(n)
+			m.wrongPool(n)
+			m.partialDrain(n)
+			m.oneEvent(n)
+			m.resetAfterBarrier(r, n)
 		}
 	}
 	m.serialise()

@@ -47,3 +47,19 @@ func TestPortability(t *testing.T) {
 		t.Errorf("one slug twice: %v", es)
 	}
 }
+
+// TestUnkept: lint names front matter, which nothing shows, with its keys.
+func TestUnkept(t *testing.T) {
+	l, err := lesson.Parse("day003-pinned.md", []byte("---\ntitle: Pinned\nlayout: lesson\n---\n\n# Pinned\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := unkept("lessons/day003-pinned.md", l)
+	if len(es) != 1 || !strings.Contains(es[0].Error(), "lessons/day003-pinned.md:1: its front matter (2 lines: title, layout) is not shown") {
+		t.Fatalf("got %v", es)
+	}
+	l, _ = lesson.Parse("day004.md", []byte("---\nProse between rules.\n---\n"))
+	if es := unkept("day004.md", l); len(es) != 0 {
+		t.Fatalf("a rule warned of: %v", es)
+	}
+}

@@ -2,9 +2,11 @@
 // lessons serves and exports, driven through the DevTools protocol
 // (chromedp: pure Go, no driver binary, no browser download).
 //
-// Where no Chromium is installed the test is skipped, except under CI
-// (CI=true), where a missing browser fails the test: .ci/run installs
-// Debian's chromium, so a skip there would hide a broken install.
+// Under go test -short the test is skipped: the quick suite leaves the
+// browser to the whole one. Where no Chromium is installed the test is
+// skipped too, except under CI (CI=true), where a missing browser fails
+// the test: .ci/run installs Debian's chromium, so a skip there would
+// hide a broken install.
 package browsertest
 
 import (
@@ -47,6 +49,9 @@ type Options struct {
 // closed networks of CI machines require.
 func New(t testing.TB, o Options) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browsertest: a headless Chromium takes seconds to start and drive; go test -short leaves the browser tests to the whole suite")
+	}
 	path := Path()
 	if path == "" {
 		if os.Getenv("CI") != "" {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,8 +62,18 @@ type Config struct {
 	// for a cell to start; 0: 20,000; below 0: no limit.
 	FilesPerStudent int
 	Timeout         time.Duration // a cell's time limit
-	MaxOutput       int64
-	CompileOnly     bool
+	// NoMemoryBound says why a cell's memory is not bounded (no cgroup
+	// for its runs: RLIMIT_DATA counts no shared memory); "" when it is.
+	// A class whose cells have no time limit is refused then: a cell
+	// could hold the machine's memory for as long as the class runs.
+	NoMemoryBound string
+	// OwnWorkFS makes each student's workspaces (.work) a file system of
+	// their own, of DiskPerStudent bytes and FilesPerStudent files, so
+	// that those caps hold while a cell writes (sandbox.OwnFS; root, loop
+	// devices and mkfs.ext4). Without it they are checked between runs.
+	OwnWorkFS   bool
+	MaxOutput   int64
+	CompileOnly bool
 	// Hosts are the names the server is reached by (beside IP addresses
 	// and localhost).
 	Hosts []string
@@ -108,6 +119,8 @@ type Config struct {
 
 // Class is a running class server (an http.Handler).
 type Class struct {
+	workMu      sync.Mutex
+	workFS      []string // the .work folders mounted, unmounted at Close
 	cfg         Config
 	course      *course.Course
 	studentsDir string
@@ -166,11 +179,14 @@ func Open(cfg Config) (*Class, error) {
 	if err := checkProxyTrust(cfg); err != nil {
 		return nil, err
 	}
+	if cfg.Timeout <= 0 && cfg.NoMemoryBound != "" {
+		return nil, fmt.Errorf("a class whose cells have no time limit needs a memory limit that holds, and there is none here (no cgroups: %s): a cell could hold shared memory (which RLIMIT_DATA does not count) for as long as the class runs; give --timeout, or run the server where it may make cgroup v2 groups", cfg.NoMemoryBound)
+	}
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
 		return nil, err
 	}
-	c := &Class{cfg: cfg, course: cfg.Course, studentsDir: filepath.Join(dir, "students"), private: filepath.Join(dir, PrivateDir),
+	c := &Class{cfg: cfg, course: cfg.Course, studentsDir: StudentsDir(dir), private: filepath.Join(dir, PrivateDir),
 		roster: map[string]Student{}, byEmail: map[string]string{}, pages: map[string]*serve.Server{}, tokens: map[string]string{}, activity: map[string]*activity{}}
 	if rel, err := filepath.Rel(c.course.Root, dir); err == nil && !strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("class folder %s is inside the course %s: students' runs could then reach its solutions; put it elsewhere", dir, c.course.Root)
@@ -282,7 +298,41 @@ func (c *Class) setBook() error {
 
 // Close closes the gradebook and the audit log.
 func (c *Class) Close() error {
-	return errors.Join(c.book.Close(), c.audit.Close())
+	c.workMu.Lock()
+	var errs []error
+	for _, dir := range c.workFS {
+		errs = append(errs, sandbox.UnmountOwnFS(dir))
+	}
+	c.workFS = nil
+	c.workMu.Unlock()
+	return errors.Join(append(errs, c.book.Close(), c.audit.Close())...)
+}
+
+// workDir is the folder of a student's workspaces, in dir (their
+// folder): with OwnWorkFS, a file system of its own, its image kept in
+// the class's private folder.
+func (c *Class) workDir(id, dir string) error {
+	work, err := beneath.Dir(dir, ".work")
+	if err != nil || !c.cfg.OwnWorkFS || c.cfg.DiskPerStudent <= 0 {
+		return err
+	}
+	c.workMu.Lock()
+	defer c.workMu.Unlock()
+	files := uint64(filesPerStudent)
+	if c.cfg.FilesPerStudent > 0 {
+		files = uint64(c.cfg.FilesPerStudent)
+	}
+	images, err := beneath.Dir(c.private, "work")
+	if err != nil {
+		return err
+	}
+	if err := sandbox.OwnFS(filepath.Join(images, id+".img"), work, c.cfg.DiskPerStudent, files); err != nil {
+		return err
+	}
+	if !slices.Contains(c.workFS, work) {
+		c.workFS = append(c.workFS, work)
+	}
+	return nil
 }
 
 // Keys are the class's sign-in links and sessions.
@@ -347,6 +397,9 @@ func (c *Class) page(id string) (*serve.Server, string) {
 				return env, err
 			}
 			env.Vars = withVar(withVar(env.Vars, "TMPDIR", tmp), "HOME", ws)
+			// A cell starts from an environment built for it, never the
+			// server's (an LMS token, a key it was started with).
+			env.Base = runner.HostEnv(nil)
 			env.Runner = queued{c: c, student: id, inner: func(slot int) runner.Runner { return c.cfg.Cells(ws, slot) }}
 			c.pythonEnv(&env)
 			return env, nil
@@ -371,6 +424,9 @@ func (c *Class) lesson(id, page string) (*lesson.Lesson, string, error) {
 		}
 		dir, err := c.studentDir(id)
 		if err != nil {
+			return nil, "", err
+		}
+		if err := c.workDir(id, dir); err != nil {
 			return nil, "", err
 		}
 		ws, err := beneath.Dir(dir, filepath.Join(".work", e.Name()))

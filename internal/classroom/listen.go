@@ -127,7 +127,11 @@ const cellUID = 62000 // to 63023: cellSlots apart, 7 alternatives
 // (no network, Landlock, limits), writing only the student's workspace,
 // reading the system, the toolkit in read and this program (the nvcc
 // wrapper), as a user of the slot's own when the server runs as root.
-func SandboxCells(read []string, cgroups *sandbox.Cgroups) func(ws string, slot int) runner.Runner {
+// Under veil, the folder that holds every student's workspaces (a
+// class's StudentsDir; "": the workspace's parent, a pilot's ws/), a
+// run sees its own workspace alone, where the sandbox has a mount
+// namespace: a classmate's files are not there even for stat.
+func SandboxCells(read []string, veil string, cgroups *sandbox.Cgroups) func(ws string, slot int) runner.Runner {
 	if exe, err := os.Executable(); err == nil {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			read = append(read, real)
@@ -135,7 +139,10 @@ func SandboxCells(read []string, cgroups *sandbox.Cgroups) func(ws string, slot 
 		read = append(read, exe)
 	}
 	return func(ws string, slot int) runner.Runner {
-		pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: ws, Read: read}
+		pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: ws, Read: read, Veil: veil}
+		if pol.Veil == "" {
+			pol.Veil = filepath.Dir(ws)
+		}
 		if os.Geteuid() == 0 && os.Getenv("LESSONS_SANDBOX_USERS") != "off" {
 			uid := cellUser(slot)
 			pol.UID, pol.GID = uid, uid
@@ -143,6 +150,10 @@ func SandboxCells(read []string, cgroups *sandbox.Cgroups) func(ws string, slot 
 		return ownedRunner{pol: pol, inner: sandbox.Runner{Policy: pol, Cgroups: cgroups}}
 	}
 }
+
+// StudentsDir is the folder of a class in dir that holds each student's
+// folder (their copies and workspaces).
+func StudentsDir(dir string) string { return filepath.Join(dir, "students") }
 
 // cellSlots is how many cell users a slot's range starts apart.
 const cellSlots = 128

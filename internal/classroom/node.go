@@ -44,6 +44,11 @@ func (n *Node) Cell(ctx context.Context, job *pilot.Job, ws string, out io.Write
 	if err != nil {
 		return pilot.Exit{}, err
 	}
+	// The pilot's own environment stays the pilot's: the cell's is
+	// built for it.
+	if env.Base == nil {
+		env.Base = runner.HostEnv(nil)
+	}
 	vars := notebook.CellEnv(env)
 	for _, v := range job.Env {
 		if strings.HasPrefix(v, "PATH=") || strings.HasPrefix(v, "CUDA_VISIBLE_DEVICES=") || strings.HasPrefix(v, "LD_PRELOAD=") {

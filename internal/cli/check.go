@@ -23,7 +23,8 @@ type CheckOptions struct {
 	Exercise string
 	Verbose  bool
 	// File is checked in place of the exercise's student file.
-	File string
+	File     string
+	Timeline study.Timeline // what to draw of the run, and where its trace goes
 }
 
 func newCheck(io *iostreams.IOStreams, g *globals, runF func(*CheckOptions) error) *cobra.Command {
@@ -38,7 +39,7 @@ checks: what it prints, how it exits, and what it did with the CUDA allocator
 Without EXERCISE, the first exercise not yet passed. Exits 0 when every check
 passes, 1 when one fails, 2 when the exercise could not be checked (no nvcc,
 no GPU, a bad spec).`,
-		Example: "  lessons check\n  lessons check async-pipeline\n  lessons check async-pipeline -v   # show the program's output too",
+		Example: "  lessons check\n  lessons check async-pipeline\n  lessons check async-pipeline -v   # show the program's output too\n  lessons check async-pipeline --timeline   # and draw what it did with the allocator",
 		Args:    atMostOneExercise("check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -52,6 +53,9 @@ no GPU, a bad spec).`,
 	}
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show the program's output")
 	cmd.Flags().StringVar(&opts.File, "file", "", "check `PATH` against the exercise's checks, instead of its file (progress is not saved)")
+	cmd.Flags().BoolVar(&opts.Timeline.Compare, "compare", false, "run the exercise's solution too and draw the two timelines side by side, with what differs (implies --timeline)")
+	cmd.Flags().StringVar(&opts.Timeline.Out, "timeline-out", "", "write the run's trace as the library sent it to `PATH` (implies --timeline)")
+	cmd.Flags().BoolVar(&opts.Timeline.Draw, "timeline", false, "after the verdict, draw what the program did with the allocator: a lane per stream and the host, allocations, event waits, findings")
 	return cmd
 }
 
@@ -70,6 +74,7 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
+	k.Timeline = opts.Timeline
 	passed, err := k.Check(ctx, terminal(opts.IO), c, x, src, opts.Verbose, opts.File == "")
 	if err != nil {
 		return err

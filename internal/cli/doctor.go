@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/buildcache"
-	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	hw "github.com/cudalessons/lessons/internal/machine"
 )
@@ -37,10 +37,7 @@ something that running lessons needs is missing.`,
 }
 
 func doctorRun(opts *DoctorOptions) error {
-	missing, err := hw.Doctor(opts.IO.Out, opts.IO.Width(), [][2]string{
-		{"grading sandbox", exercise.Probe().Brief()},
-		{"driver cross-check", exercise.DriverCheckSummary()},
-	})
+	missing, err := hw.Doctor(opts.IO.Out, opts.IO.Width(), grade.DoctorRows())
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func exportRun(opts *ExportOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.Out, "wrote %d notebooks to %s (open them in Jupyter, or upload one to Colab)\n", len(wrote), opts.Ipynb)
+		fmt.Fprint(opts.IO.Out, render.Said(wrote, opts.Ipynb))
 	}
 	if opts.HTML == "" {
 		return nil

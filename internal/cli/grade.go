@@ -29,6 +29,7 @@ type gradeOptions struct {
 	out       string
 	csv, json string
 	trace     string
+	timeline  bool
 	hidden    string // grade feedback --hidden
 	lms       lmsFlags
 	slurm     slurmFlags
@@ -106,6 +107,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
 	cmd.Flags().IntVar(&o.perGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 16; a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&o.queues, "gpu-queues", 0, gpuQueuesHelp)
+	cmd.Flags().BoolVar(&o.timeline, "timeline", false, "keep each run's timeline (what it did with the allocator) in the gradebook: grade feedback draws it in each student's HTML")
 	cmd.Flags().StringVar(&o.trace, "trace", "", "write when each build and run began and ended to `FILE` (JSON for ui.perfetto.dev or chrome://tracing)")
 
 	export := &cobra.Command{
@@ -167,6 +169,7 @@ func gradeRun(o *gradeOptions, args []string) error {
 		return err
 	}
 	defer l.Close()
+	l.KeepTraces(o.timeline)
 	book, err := cl.OpenBook()
 	if err != nil {
 		return err
@@ -207,17 +210,7 @@ func gradeExport(o *gradeOptions, _ []string) error {
 		return usagef("nothing to write: give --csv or --json a file")
 	}
 	write := func(name string, f func(io.Writer) error) error {
-		if name == "" {
-			return nil
-		}
-		if name == "-" {
-			return f(o.io.Out)
-		}
-		if err := atomicfile.WriteWith(name, f, 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(o.io.ErrOut, "wrote %s\n", name)
-		return nil
+		return atomicfile.WriteNamed(name, o.io.Out, o.io.ErrOut, f)
 	}
 	if err := write(o.csv, s.WriteCSV); err != nil {
 		return err

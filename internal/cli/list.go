@@ -41,7 +41,7 @@ func listRun(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	return study.WriteList(opts.IO.Out, opts.IO.Width(), c, p)
+	return study.WriteList(opts.IO.SafeOut(), opts.IO.Width(), c, p)
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {

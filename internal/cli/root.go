@@ -136,6 +136,6 @@ class with lessons grade.`,
 
 func printWarnings(io *iostreams.IOStreams, ws []*lesson.Error) {
 	for _, w := range ws {
-		fmt.Fprintf(io.ErrOut, "warning: %v\n", w)
+		fmt.Fprintf(io.ErrOut, "warning: %s\n", ui.Printable(w.Error()))
 	}
 }

@@ -83,13 +83,14 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(opts.IO.Out, r.Header(opts.CompileOnly))
+	out := opts.IO.SafeOut() // labels, names, programs' output: the lesson's bytes
+	fmt.Fprint(out, r.Header(opts.CompileOnly))
 	outcomes, summary, err := r.Cells(ctx, notebook.Options{Timeout: opts.Timeout, KeepGoing: opts.KeepGoing, Cell: opts.Cell,
-		CompileOnly: opts.CompileOnly, Color: opts.IO.Color()}, opts.IO.Out)
+		CompileOnly: opts.CompileOnly, Color: opts.IO.Color()}, out)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(opts.IO.Out, summary)
+	fmt.Fprint(out, summary)
 	if n := notebook.Count(outcomes); n.Failed > 0 || opts.Strict && n.NotRun > 0 {
 		return errSilent
 	}

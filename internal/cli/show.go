@@ -81,7 +81,7 @@ func showRun(opts *ShowOptions) error {
 		return err
 	}
 	if opts.NoPager {
-		_, err = io.WriteString(opts.IO.Out, out.String())
+		_, err = io.WriteString(opts.IO.SafeOut(), out.String())
 		return err
 	}
 	return opts.IO.Page(out.String())

@@ -21,11 +21,16 @@ const MaxManifest = 4 << 20
 
 // Manifest is course.toml as written.
 type Manifest struct {
-	Title     string             `toml:"title"`
-	Lessons   []ManifestLesson   `toml:"lesson"`
+	// Title is the course's title.
+	Title string `toml:"title"`
+	// Lessons are the [[lesson]] tables, in the course's order.
+	Lessons []ManifestLesson `toml:"lesson"`
+	// Exercises are the [[exercise]] tables.
 	Exercises []ManifestExercise `toml:"exercise"`
-	Grade     ManifestGrade      `toml:"grade"`
-	Class     ManifestClass      `toml:"class"`
+	// Grade is the [grade] table.
+	Grade ManifestGrade `toml:"grade"`
+	// Class is the [class] table.
+	Class ManifestClass `toml:"class"`
 }
 
 // ManifestClass is the [class] table: where the class runs the course.
@@ -44,21 +49,27 @@ type ManifestGrade struct {
 type ManifestLesson struct {
 	// File is the lesson's path from the course root; its name is
 	// dayNNN-slug.md, which gives the lesson's day and slug.
-	File  string `toml:"file"`
+	File string `toml:"file"`
+	// Title, when given, replaces the title the lesson's document gives itself.
 	Title string `toml:"title"`
 }
 
 // ManifestExercise is one [[exercise]] table.
 type ManifestExercise struct {
+	// ID names the exercise (letters, digits, ".", "-", "_").
 	ID string `toml:"id"`
 	// Lesson is the day, dayNNN or slug of the lesson it belongs to.
-	Lesson   string `toml:"lesson"`
-	Student  string `toml:"student"`
+	Lesson string `toml:"lesson"`
+	// Student is the file students edit, from the course root; its spec
+	// is beside it, with the extension .toml.
+	Student string `toml:"student"`
+	// Solution is the reference completion, with its marked regions.
 	Solution string `toml:"solution"`
-	Hint     string `toml:"hint"`
+	// Hint is a single hint (or hints, in levels).
+	Hint string `toml:"hint"`
 	// Hints are hints in levels, shown one more at a time by lessons
 	// hint (what to think about, which API, then the shape); instead of
-	// Hint.
+	// hint.
 	Hints []string `toml:"hints"`
 }
 

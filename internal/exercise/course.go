@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/diag"
@@ -53,9 +54,10 @@ func LoadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
 				Fix: "put the file beside " + filepath.Base(x.Student) + " or take it out of files"})
 		}
 	}
-	if len(spec.Sources(filepath.Base(x.Student))) == 0 {
+	// A Python exercise's script is run as it is, not compiled.
+	if len(spec.Sources(filepath.Base(x.Student))) == 0 && !strings.EqualFold(filepath.Ext(x.Student), ".py") {
 		errs = append(errs, &diag.Error{File: spec.File, Line: max(spec.FilesLine, 1),
-			Msg: fmt.Sprintf("%s has nothing to compile: %s is not a .cu, .cpp or .c file and files names none", x.ID, filepath.Base(x.Student)),
+			Msg: fmt.Sprintf("%s has nothing to compile: %s is not a .cu, .cpp or .c file (nor a .py script) and files names none", x.ID, filepath.Base(x.Student)),
 			Fix: "name the .cu file that holds main() in files"})
 	}
 	return spec, errs.Err()

@@ -21,20 +21,28 @@ const (
 )
 
 // diskFull is the machine's error for a build that failed where its
-// folder's file system was full, or when nvcc said it found no space: a
-// classmate's run can fill the disk (files of the size limit, one after
-// another, for as long as it may run), and nvcc then fails in ways of its
-// own ("error while writing generated C++ file: No space left on
-// device", or its exit status alone). nil when neither is so.
-func diskFull(dir, log string) error {
+// folder's file system was full: a classmate's run can fill the disk
+// (files of the size limit, one after another, for as long as it may
+// run), and nvcc then fails in ways of its own ("error while writing
+// generated C++ file: No space left on device", or its exit status
+// alone). Only what the file system says counts (statfs), never what the
+// build printed: its log holds the student's own #error lines. nil when
+// the file system has room, or when what the build left in its own
+// folder is what it is short of (a file whose build fills the disk by
+// itself is the file's failure, judged, not graded again and again).
+func diskFull(dir string) error {
 	short := diskShort(dir)
-	if short == "" && (strings.Contains(log, "No space left on device") || strings.Contains(log, "Disk quota exceeded")) {
-		short = "no space left, nvcc said"
-	}
-	if short == "" {
+	if short == "" || filledItself(dir) {
 		return nil
 	}
 	return failure.Toolf("the file system of %s was full (%s): the build failed for want of room, not for the file; free space there (or set TMPDIR elsewhere) and run again", dir, short)
+}
+
+// saysNoSpace says whether a build's log says it ran out of room: a hint
+// that the disk was full while it ran, worth a second build, never a
+// verdict (a student's file can print it).
+func saysNoSpace(log string) bool {
+	return strings.Contains(log, "No space left on device") || strings.Contains(log, "Disk quota exceeded")
 }
 
 // runDiskFull is the machine's error for a run that failed where its

@@ -70,6 +70,10 @@ type Job struct {
 	// Before are the records of the runs made before this one, by run
 	// name: RunAll and Kill set them, for the spec's relative_to checks.
 	Before map[string]*checker.Stats
+	// Trace asks the statistics library for a trace of the run
+	// (LESSONS_STATS_TRACE), kept in the verdict (internal/timeline reads
+	// it).
+	Trace bool
 }
 
 // Built is a build's outcome.
@@ -93,11 +97,19 @@ type Verdict struct {
 	Outputs map[string]string
 	// Took is how long the program ran (the sanitizers' runs not counted).
 	Took time.Duration
+	// Stalled says, for a run stopped at its time limit while one of its
+	// threads waited in the GPU's driver (runner.InDriver), why it was
+	// stopped: perhaps the machine's hang (a lock its neighbours held),
+	// not the program's, and worth a run alone. "" otherwise.
+	Stalled string
 	// stopped says why the run was stopped at a limit (its time, its
 	// output), when it was.
 	stopped string
 	// stats is the run's record, when it had one it could trust.
 	stats *checker.Stats
+	// Trace is the run's trace events (Job.Trace), when its record could
+	// be trusted: internal/timeline.Parse reads them.
+	Trace []byte
 }
 
 // Passed reports whether every check passed.
@@ -130,8 +142,10 @@ type buildPlace struct {
 // runPlace is where and how one run happens.
 type runPlace struct {
 	dir, prog, lib string
-	env            []string // the program's environment, without the preload
-	runner         runner.Runner
+	// interp, for a script, is what runs prog (python3).
+	interp []string
+	env    []string // the program's environment, without the preload
+	runner runner.Runner
 	// sanitizer runs compute-sanitizer; unable, when set, says why it
 	// cannot run here.
 	sanitizer runner.Runner
@@ -158,12 +172,25 @@ func Build(ctx context.Context, tk *Toolkit, r Runner, j *Job, slot int) (*Built
 	if p.done != nil {
 		defer p.done()
 	}
+	if isPython(j) {
+		// Nothing to build: the script itself is the program, and a
+		// syntax error is the run's traceback.
+		return &Built{Prog: pythonProg(p, j), Took: time.Since(start)}, nil
+	}
 	args := append([]string{"-cudart", "shared"}, j.Spec.Flags...)
 	args = append(args, "-o", p.prog)
 	args = append(args, p.sources...)
 	var log bytes.Buffer
 	limit := tk.buildLimit()
 	b, err := tk.Cache.Build(ctx, limited{p.runner, limit, maxOutput}, tk.compiler(), args, p.dir, p.env, &log)
+	if err == nil && !b.Hit && !b.Run.OK() && diskShort(p.dir) == "" && saysNoSpace(log.String()) {
+		// The log says the disk was full and the file system says it
+		// is not: the log is a hint, which the student's file can write
+		// (#error No space left on device), never a verdict. A second
+		// build decides: the file system is read again after it.
+		log.Reset()
+		b, err = tk.Cache.Build(ctx, limited{p.runner, limit, maxOutput}, tk.compiler(), args, p.dir, p.env, &log)
+	}
 	took := time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("build %s: %w", j.ID, err)
@@ -182,7 +209,7 @@ func Build(ctx context.Context, tk *Toolkit, r Runner, j *Job, slot int) (*Built
 			return nil, err
 		}
 	}
-	if err := diskFull(p.dir, log.String()); err != nil {
+	if err := diskFull(p.dir); err != nil {
 		return nil, fmt.Errorf("build %s: %w", j.ID, err)
 	}
 	out.Failed = compileFailure(log.String(), b.Run, limit)
@@ -248,15 +275,40 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if err != nil {
 		return nil, err
 	}
+	var interp []string
+	inspected := prog
+	if isPython(j) {
+		py, err := tk.python(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", j.ID, err)
+		}
+		interp, inspected = []string{py}, py
+	}
 	// The program is read as it was built, before it runs: the copy it
 	// runs from is in its own folder, and it could put another file there.
-	found := inspect(prog, lib)
+	// A script's program is the machine's interpreter, not the student's:
+	// it is not inspected (Debian's python3 defines environ, which the
+	// C runtime imports, and would be refused as an interposer).
+	found := ""
+	if interp == nil {
+		found = inspect(inspected, lib)
+	}
 	p, err := r.run(ctx, tk, j, prog, device, slot)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}
 	if p.done != nil {
 		defer p.done()
+	}
+	p.interp = interp
+	if interp != nil && p.prog != prog {
+		// A run in a folder of its own (the Sandbox's) gets the script
+		// under its name with the exercise's other files beside it, for
+		// its imports.
+		if err := writeFiles(p.dir, j.Files); err != nil {
+			return nil, fmt.Errorf("run %s: %w", j.ID, err)
+		}
+		p.prog = filepath.Join(p.dir, j.Files[0].Name)
 	}
 	// The spec's environment (its run's, for a hidden run) reaches the
 	// program and its sanitizer runs alike.
@@ -274,16 +326,22 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 		return nil, fmt.Errorf("run %s: the statistics record's channel: %w", j.ID, err)
 	}
 	env := append(append(append([]string{}, p.env...), "LD_PRELOAD="+lib), stats.env()...)
+	if j.Trace {
+		env = append(env, "LESSONS_STATS_TRACE=1")
+	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()
+	wit := tk.watchWitness(prog)
+	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
-		Argv: append([]string{p.prog}, j.Spec.Args...), Dir: p.dir, Env: env,
+		Argv: append(append(p.interp[:len(p.interp):len(p.interp)], p.prog), j.Spec.Args...), Dir: p.dir, Env: env,
 		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput, ExtraFiles: []*os.File{stats.w},
-		Started: drv.started,
+		Started: drv.started, Cgroup: wit.cgroup(), Grouped: wit.grouped,
 	}, &out)
 	rec, recErr := stats.finish()
 	view := drv.view()
+	kernel := wit.view(rec)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}
@@ -308,13 +366,17 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 			return nil, fmt.Errorf("run %s: emptying the run's folder for compute-sanitizer: %w", j.ID, err)
 		}
 	}
-	if p.prog != prog {
+	if p.interp != nil && p.prog != prog {
+		if err := writeFiles(p.dir, j.Files); err != nil {
+			p.unable = "the script could not be written again for compute-sanitizer: " + err.Error()
+		}
+	} else if p.prog != prog {
 		if err := copyFile(prog, p.prog, 0o755); err != nil {
 			p.unable = "the program's copy could not be made again for compute-sanitizer: " + err.Error()
 		}
 	}
-	san := sanitize(ctx, tk, p, j.Spec, res)
-	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view}
+	san, sanStalled := sanitize(ctx, tk, p, j.Spec, res)
+	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view, Witness: kernel}
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}
@@ -323,9 +385,17 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration}
 	if run.Untrusted == "" {
 		v.stats = run.Stats
+		if rec != nil {
+			v.Trace = rec.Trace
+		}
 	}
 	if res.TimedOut || res.Truncated {
 		v.stopped = res.Reason(j.Spec.TimeLimit(), maxOutput)
+	}
+	if res.TimedOut && res.InDriver {
+		v.Stalled = v.stopped
+	} else if sanStalled != "" {
+		v.Stalled = sanStalled
 	}
 	return v, nil
 }

@@ -22,6 +22,7 @@ import (
 const fakeNVCC = `#!/bin/sh
 if [ "$1" = "--version" ]; then echo "Cuda compilation tools, release 13.0, V13.0.88"; exit 0; fi
 if [ -n "$FAKE_NVCC_FAIL" ]; then echo "${FAKE_NVCC_SAY:-nvcc: broken}" >&2; exit 1; fi
+if [ -n "$FAKE_NVCC_FAIL_ONCE" ] && [ -e "$FAKE_NVCC_FAIL_ONCE" ]; then rm -f "$FAKE_NVCC_FAIL_ONCE"; echo "$FAKE_NVCC_SAY" >&2; exit 1; fi
 out=""; srcs=""; shared=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -33,6 +34,8 @@ while [ $# -gt 0 ]; do
 done
 if [ -n "$shared" ]; then : > "$out"; exit 0; fi
 for s in $srcs; do
+  if grep -q '^// fake-fill' "$s"; then i=0; while [ $i -lt 1200 ] && : > "$(dirname "$out")/f$i" 2>/dev/null; do i=$((i+1)); done; echo "nvcc: No space left on device" >&2; exit 2; fi
+  if grep -q '^#error' "$s"; then grep '^#error' "$s" | sed "s|^#error|$s(1): error: #error directive:|" >&2; exit 2; fi
   if grep -q '^// fake-error' "$s"; then echo "$s(3): error: expected a \";\"" >&2; exit 2; fi
 done
 printf '#!/bin/sh\n' > "$out"

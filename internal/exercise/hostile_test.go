@@ -40,7 +40,8 @@ func TestHostileSubmissions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j.Dir = t.TempDir()
+		// The job's own folder, inside the course: a temporary one
+		// outside it is refused (it climbs out of the course).
 		j.Spec.Flags = append(j.Spec.Flags, flags...)
 		b, err := Build(context.Background(), tk, Plain{}, j, 0)
 		if err != nil {
@@ -116,16 +117,33 @@ func directives(t *testing.T, file string) (want, flags []string) {
 // machine's: an error, graded again.
 func TestDiskFilledByAnotherIsNoCompileError(t *testing.T) {
 	s := spec(t, "[[check]]\nexit = 0\n")
-	t.Run("nvcc says so", func(t *testing.T) {
+	t.Run("nvcc says so while the disk was full", func(t *testing.T) {
+		// The disk was full while nvcc ran and had room again when it
+		// was over (a classmate's run ended): the build is made again.
 		tk := toolkit(t)
+		once := filepath.Join(t.TempDir(), "once")
+		os.WriteFile(once, nil, 0o644)
 		t.Setenv("FAKE_NVCC_SAY", "/usr/include/x86_64-linux-gnu/bits/types.h:56: error while writing generated C++ file: No space left on device")
-		t.Setenv("FAKE_NVCC_FAIL", "1")
+		t.Setenv("FAKE_NVCC_FAIL_ONCE", once)
 		b, err := Build(context.Background(), tk, Plain{}, job(t, s, "x.cu", "// fake: echo hi\n"), 0)
-		if err == nil {
-			t.Fatalf("a build that found no space was judged the file's: %+v", b.Failed)
+		if err != nil || b.Failed != nil || b.Prog == "" {
+			t.Fatalf("a build that found no space once was not built again: %v %+v", err, b)
 		}
-		if !strings.Contains(err.Error(), "space") {
-			t.Errorf("the error should say the disk was full: %v", err)
+	})
+	// Door 5 (issue 38): the student's own file says the disk is full.
+	// Only the file system says so: a build that says it again with room
+	// to spare is the file's compile error, graded 0, never "could not
+	// be graded" at every grade.
+	t.Run("the file says so", func(t *testing.T) {
+		for _, words := range []string{"No space left on device", "Disk quota exceeded"} {
+			tk := toolkit(t)
+			b, err := Build(context.Background(), tk, Plain{}, job(t, s, "x.cu", "#error "+words+"\n// fake: echo hi\n"), 0)
+			if err != nil || b.Failed == nil {
+				t.Fatalf("%s: a file that prints it escaped its compile error: %v %+v", words, err, b)
+			}
+			if !strings.Contains(b.Failed[0].Got, "compile error") {
+				t.Errorf("%s: %+v", words, b.Failed[0])
+			}
 		}
 	})
 	t.Run("the disk is full", func(t *testing.T) {
@@ -147,6 +165,26 @@ func TestDiskFilledByAnotherIsNoCompileError(t *testing.T) {
 		b, err := Build(context.Background(), tk, Plain{}, j, 0)
 		if err == nil {
 			t.Fatalf("a build on a full disk was judged the file's: %+v", b.Failed)
+		}
+	})
+	// Door 5, the attack of our own: a file whose build fills its own
+	// file system (nvcc's intermediates of a file that never stops
+	// growing) is the file's, not the machine's.
+	t.Run("the build filled the disk itself", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("mounts a small file system: needs root")
+		}
+		small := t.TempDir()
+		if err := unix.Mount("tmpfs", small, "tmpfs", 0, "size=300m,nr_inodes=1100"); err != nil {
+			t.Skipf("no tmpfs here: %v", err)
+		}
+		defer unix.Unmount(small, unix.MNT_DETACH)
+		tk := toolkit(t)
+		j := job(t, s, "x.cu", "// fake-fill\n")
+		j.Dir = filepath.Join(small, "ws")
+		b, err := Build(context.Background(), tk, Plain{}, j, 0)
+		if err != nil || b.Failed == nil {
+			t.Fatalf("a build that filled its own disk was not judged the file's: %v %+v", err, b)
 		}
 	})
 	t.Run("a compile error is still one", func(t *testing.T) {

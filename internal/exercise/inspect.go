@@ -17,8 +17,11 @@ func inspect(prog, lib string) string {
 		return ""
 	}
 	defer f.Close()
-	if name := interposed(f, lib); name != "" {
-		return "the program defines " + name + ", a function the statistics library calls: the library's calls reach the program's own " + name + " (the program comes first in the loader's order), which could change the record before it is signed; leave " + name + " to the C library"
+	if gmonStart(f) {
+		return "the program defines __gmon_start__, which the start-up code of every library calls before the statistics library starts, where it could take the record's key and pipe; remove it (it is the profiler's hook)"
+	}
+	if name, kind := interposed(f, prog, lib); name != "" {
+		return "the program defines " + name + " (" + kind + "), a name the statistics library, the CUDA runtime or the C and C++ runtimes call: their calls reach the program's own " + name + " (the program comes first in the loader's order), which could take the record's key or change the record before it is signed; leave " + name + " to its library"
 	}
 	if s := f.Section(".preinit_array"); s != nil && s.Size > 0 {
 		return "the program runs code before the statistics library starts (.preinit_array), where it could take the record's key"
@@ -37,53 +40,6 @@ func inspect(prog, lib string) string {
 		if s.Section == elf.SHN_UNDEF && (strings.HasPrefix(s.Name, "cu") || strings.HasPrefix(s.Name, "__cuda")) &&
 			(strings.HasSuffix(s.Name, "_ptsz") || strings.HasSuffix(s.Name, "_ptds")) {
 			return "the program calls the per-thread default stream's CUDA functions (" + s.Name + ", from CUDA_API_PER_THREAD_DEFAULT_STREAM or --default-stream per-thread), which the statistics library does not follow"
-		}
-	}
-	return ""
-}
-
-// interposed is a function the statistics library lib imports that the
-// program defines and exports, or "": the loader looks a name up in the
-// program first, then in the preloaded library, then in the rest, so
-// the library's own calls (memcpy as it copies the record into a frame,
-// getenv as it reads its key, write as it sends) would run the program's
-// code; a variable it defines under the name of one the library reads
-// would be read instead. C++ names are left out: a template the program instantiated
-// (std::string's) is the standard library's own code, and a program's
-// operator new sees no more than the library's memory, which a program
-// can search anyway (the README's known limit).
-func interposed(f *elf.File, lib string) string {
-	if lib == "" {
-		return ""
-	}
-	lf, err := elf.Open(lib)
-	if err != nil {
-		return ""
-	}
-	defer lf.Close()
-	imports, _ := lf.DynamicSymbols()
-	wanted := map[string]bool{}
-	for _, s := range imports {
-		if s.Section == elf.SHN_UNDEF && !strings.HasPrefix(s.Name, "_Z") && elf.ST_BIND(s.Info) != elf.STB_WEAK {
-			wanted[s.Name] = true
-		}
-	}
-	exports, _ := f.DynamicSymbols()
-	for _, s := range exports {
-		if s.Section == elf.SHN_UNDEF || !wanted[s.Name] {
-			continue
-		}
-		switch elf.ST_TYPE(s.Info) {
-		case elf.STT_FUNC, elf.STT_GNU_IFUNC:
-			return s.Name
-		case elf.STT_OBJECT:
-			// A variable of the C library the program uses (stderr) is
-			// copied into it, with the library's version; one of its own
-			// (_r_debug, which the library reads to count link maps) has
-			// none.
-			if s.Version == "" {
-				return s.Name
-			}
 		}
 	}
 	return ""

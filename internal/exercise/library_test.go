@@ -300,6 +300,66 @@ func TestRealLibraryUnhookedAllocations(t *testing.T) {
 	}
 }
 
+// The mistakes of record version 8 and their correct twins (program8.cc):
+// polls counted and counted as waits, races on a cudaMalloc arena by
+// address range (a cudaMemset on the legacy stream, a sub-range cleared
+// by another stream; two reads are none), a graph's allocation freed by
+// its next launch, a pool setting nothing used, and results brought to
+// the host before the stream that wrote them was waited for; and one
+// cuMemUnmap undoing two mappings, counted by the bytes, made before the
+// host waited for the work queued (and one after).
+func TestRealLibraryMistakesOfAKind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	lib, dir := fakeRuntime(t, "program8.cc")
+	rec, out := runOverFake(t, lib, dir, nil)
+	if !strings.Contains(out, "done") {
+		t.Fatalf("the program failed: %q", out)
+	}
+	wantStats(t, rec.Stats, map[string]float64{
+		"host_polls": 5, "poll_waits": 2, "stream_syncs": 1, "event_syncs": 0,
+		"unordered_uses": 3, "unwaited_results": 2, "unordered_frees": 1,
+		"graph_relaunch_frees": 2, "graph_allocs": 3, "graph_launches": 3,
+		"pool_settings_unused": 1, "pools_created": 3, "pool_attr_sets": 4, "device_pool_sets": 1,
+		"sync_memsets": 1, "sync_memcpys": 1, "default_stream_ops": 0, "uses_after_free": 0, "exited": 1,
+		"vmm_map_calls": 3, "vmm_unmap_calls": 2, "vmm_map_bytes": 6 << 20, "vmm_unmap_bytes": 6 << 20, "vmm_unmaps_unwaited": 1,
+	})
+	for stat, want := range map[string]string{
+		"unordered_uses":   "used memory at offset 4096 of a 64 KiB allocation that cudaMemset on stream 0 may still be using",
+		"unordered_frees":  "a launch of its graph on stream",
+		"unwaited_results": "cudaMemcpy brought 8 KiB to the host before the host waited for stream",
+	} {
+		if note := rec.Stats.RaceNote(stat); !strings.Contains(note, want) {
+			t.Errorf("the first of %s: %q, want it to say %q", stat, note, want)
+		}
+	}
+}
+
+// Two devices (record version 9, program9.cc): a pool made on each
+// device and set as its current pool, device 1 given access to device 0's
+// pool (the owner's own access is no grant), device 0's blocks allocated
+// on device 1's stream (from the program's pool and from the default
+// pool, whose device is the one it was asked of), blocks of the current
+// pools, and copies: between devices by cudaMemcpyPeerAsync and by
+// addresses, and one between two blocks of device 0, which is no peer copy.
+func TestRealLibraryTwoDevices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	lib, dir := fakeRuntime(t, "program9.cc")
+	rec, out := runOverFake(t, lib, dir, nil)
+	if !strings.Contains(out, "done") {
+		t.Fatalf("the program failed: %q", out)
+	}
+	wantStats(t, rec.Stats, map[string]float64{
+		"pools_created": 2, "device_pool_sets": 2, "pool_peer_grants": 1, "peer_access_enables": 1,
+		"cross_device_allocs": 2, "set_pool_allocs": 2, "device0_async_allocs": 3, "device1_async_allocs": 1,
+		"peer_copies": 3, "peer_copy_bytes": 4096 + 1024 + 256, "devices_used": 2,
+		"malloc_from_pool_calls": 2, "malloc_async_calls": 2, "leaked_allocs": 0, "exited": 1,
+	})
+}
+
 // fakeRuntime builds the statistics library, the stand-in runtime of
 // testdata/library/fake as libcuda.so.1, and a program of that folder
 // linked with it; it returns the library and the folder of the two.
@@ -312,7 +372,8 @@ func fakeRuntime(t *testing.T, program string) (lib, dir string) {
 	dir = t.TempDir()
 	for _, args := range [][]string{
 		{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-Xlinker", "-soname=libcuda.so.1",
-			"-o", filepath.Join(dir, "libcuda.so.1"), "testdata/library/fake/fakecuda.cc", "testdata/library/fake/fakegraph.cc"},
+			"-o", filepath.Join(dir, "libcuda.so.1"), "testdata/library/fake/fakecuda.cc", "testdata/library/fake/fakegraph.cc",
+			"testdata/library/fake/fakepeer.cc"},
 		{"-x", "c++", "-cudart", "none", "-o", filepath.Join(dir, "program"), "testdata/library/fake/" + program,
 			"-L" + dir, "-l:libcuda.so.1", "-Xlinker", "-rpath=" + dir},
 	} {
@@ -353,5 +414,35 @@ func wantStats(t *testing.T, s *checker.Stats, want map[string]float64) {
 		if v, ok := s.Value(n); !ok || v != w {
 			t.Errorf("%s = %v, want %v", n, v, w)
 		}
+	}
+}
+
+// An event recorded with cudaEventRecordWithFlags orders the streams as
+// one recorded with cudaEventRecord does: PyTorch 2 records every
+// torch.cuda.Event (and so Stream.wait_stream) that way, and on the H200 a
+// correct two-stream script failed unordered_uses (12) while the library
+// saw only the wait.
+func TestRealLibraryEventRecordWithFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	lib, dir := fakeRuntime(t, "eventflags.cc")
+	for _, tc := range []struct {
+		mode           string
+		records, pairs float64
+		unordered      float64
+	}{
+		{"flags", 1, 1, 0},
+		{"plain", 1, 1, 0},
+		{"", 0, 0, 1},
+	} {
+		rec, out := runOverFake(t, lib, dir, []string{"FAKE_RECORD=" + tc.mode})
+		if !strings.Contains(out, "done") {
+			t.Fatalf("%q: the program failed: %q", tc.mode, out)
+		}
+		wantStats(t, rec.Stats, map[string]float64{
+			"event_records": tc.records, "event_pairs": tc.pairs, "unordered_uses": tc.unordered,
+			"stream_wait_events": 1, "kernel_launches": 2,
+		})
 	}
 }

@@ -32,6 +32,8 @@ type Offline struct {
 	// check, with Log the compiler's output, when it did not.
 	Built  bool
 	Failed []checker.Result
+	// Script says the file is a Python script: nothing is built.
+	Script bool
 	Log    string
 	// TODOs are the lines of the file that still say TODO; Empty says
 	// the file holds nothing but blanks.
@@ -88,7 +90,7 @@ func CheckOffline(ctx context.Context, c *course.Course, x *course.Exercise, src
 			o.Unjudged++
 		}
 	}
-	if miss.NoNVCC != nil || miss.Machine == nil {
+	if o.Script = isPython(job); o.Script || miss.NoNVCC != nil || miss.Machine == nil {
 		return o, nil
 	}
 	job.Spec = spec
@@ -134,6 +136,8 @@ func (o *Offline) Text() string {
 	fmt.Fprintf(&b, "Checking %s (%s)\n\n%s", id, o.Src, o.Log)
 	fmt.Fprintf(&b, "No GPU here (%v): %s cannot be run, so its checks cannot be judged.\nWhat can be done without one:\n\n", o.NoGPU, id)
 	switch {
+	case o.Script:
+		b.WriteString("  – a Python script: nothing to build; it runs with python3 where there is a GPU\n")
 	case o.NoNVCC != nil:
 		fmt.Fprintf(&b, "  – not built: %v\n", o.NoNVCC)
 	case o.Built:

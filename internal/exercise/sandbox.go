@@ -31,6 +31,8 @@ type Sandbox struct {
 	cgroups  *sandbox.Cgroups
 	noCgroup string // why there are none
 	temp     bool   // root was made by TempSandbox: Close removes it
+	// noWriteExec: runs may not write code (unless $LESSONS_SANDBOX_WX=off).
+	noWriteExec bool
 }
 
 var _ Runner = (*Sandbox)(nil)
@@ -93,6 +95,12 @@ func NewSandbox(root string) (*Sandbox, error) {
 	if err := copyFile(exe, s.self, 0o755); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	// A run writes no code after it starts (sandbox.Policy.NoWriteExec):
+	// measured on the H200 (CUDA 13.0, driver 580), every program of the
+	// course ran alike with the rule and without (VMM, IPC between
+	// processes, graphs included). $LESSONS_SANDBOX_WX=off lifts it, for a
+	// driver or toolkit that turns out to need such memory.
+	s.noWriteExec = os.Getenv("LESSONS_SANDBOX_WX") != "off"
 	s.noCgroup = "LESSONS_SANDBOX_CGROUPS=off"
 	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
 		var err error
@@ -244,6 +252,7 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 		return nil, err
 	}
 	pol.DirFiles, pol.DirBytes = runDirFiles, runDirBytes
+	pol.NoWriteExec = s.noWriteExec
 	if !j.Spec.Timed {
 		pol.CPUs = runCPUs
 		if os.Getenv("LESSONS_SANDBOX_YIELD") != "off" {
@@ -299,6 +308,8 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 	}
 	inner := sandbox.Policy{Dir: dir, Read: append(slices.Clip(pol.Read), tools...), Landlock: pol.Landlock, KeepFDs: sandbox.AllFDs, Hide: []string{logs}}
 	spol := pol
+	// compute-sanitizer patches its target's code as it instruments it.
+	spol.NoWriteExec = false
 	spol.Read = append(slices.Clip(pol.Read), append(tools, s.self)...)
 	spol.Write = append(slices.Clip(pol.Write), "/proc", logs)
 	spol.Inner = &inner

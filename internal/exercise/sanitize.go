@@ -17,13 +17,15 @@ var sanitizerPrinted func(tool string, printed []byte)
 
 // sanitize runs the program under each compute-sanitizer tool the spec
 // asks for, in p, and reads each tool's log. main is how the plain run
-// ended: a run that did not end by itself is not run again.
-func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec, main *runner.Result) map[string]*checker.SanitizerReport {
+// ended: a run that did not end by itself is not run again. stalled says
+// why a tool's run was stopped at its time limit while waiting in the
+// GPU's driver ("" when none was).
+func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec, main *runner.Result) (out map[string]*checker.SanitizerReport, stalled string) {
 	tools := spec.SanitizerTools()
 	if len(tools) == 0 {
-		return nil
+		return nil, ""
 	}
-	out := map[string]*checker.SanitizerReport{}
+	out = map[string]*checker.SanitizerReport{}
 	cs := tk.Sanitizer
 	for _, tool := range tools {
 		rep := &checker.SanitizerReport{Tool: tool}
@@ -55,7 +57,7 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			// the H100: with application-only it found no CUDA call).
 			argv = append(argv, "--target-processes", "all")
 		}
-		argv = append(append(append(argv, p.target...), p.prog), spec.Args...)
+		argv = append(append(append(append(argv, p.target...), p.interp...), p.prog), spec.Args...)
 		// A sanitizer slows the program down several times.
 		limit := 4 * spec.TimeLimit()
 		var printed bytes.Buffer
@@ -81,6 +83,9 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 		switch {
 		case ended(res):
 			rep.Ended = res.Reason(limit, maxOutput)
+			if res.TimedOut && res.InDriver && stalled == "" {
+				stalled = "under compute-sanitizer's " + tool + ", " + rep.Ended
+			}
 		case !rep.Summary:
 			// It ended by itself without a summary: the tool, not the
 			// program, failed ("Unable to find injection library").
@@ -92,5 +97,5 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			}
 		}
 	}
-	return out
+	return out, stalled
 }

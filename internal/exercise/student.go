@@ -33,6 +33,9 @@ type Student struct {
 	Output   string // the program's
 	// Hints are the failed checks' hints, then the exercise's.
 	Hints []string
+	// Trace is the run's trace (JudgeOptions.Trace), when its record
+	// could be trusted: internal/timeline.Parse reads it.
+	Trace []byte
 
 	job *Job
 }
@@ -71,7 +74,7 @@ func (s *Student) Check(ctx context.Context, tk *Toolkit) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	s.Results, s.Log, s.Output = v.Results, log.String(), v.Output
+	s.Results, s.Log, s.Output, s.Trace = v.Results, log.String(), v.Output, v.Trace
 	for _, r := range s.Results {
 		if !r.Pass && r.Check != nil && r.Check.Hint != "" {
 			s.Hints = append(s.Hints, r.Check.Hint)
@@ -117,6 +120,18 @@ func WatchedFiles(c *course.Course, x *course.Exercise) []string {
 // program: on m without a GPU, the error is the *Offline report of what
 // could be done here (WithoutGPU).
 func Judge(ctx context.Context, c *course.Course, x *course.Exercise, src string, m *machine.Machine, tk *Toolkit) (*Student, error) {
+	return JudgeWith(ctx, c, x, src, m, tk, JudgeOptions{})
+}
+
+// JudgeOptions asks Judge for more than the verdict.
+type JudgeOptions struct {
+	// Trace asks the statistics library for a trace of the run
+	// (Student.Trace).
+	Trace bool
+}
+
+// JudgeWith is Judge with options.
+func JudgeWith(ctx context.Context, c *course.Course, x *course.Exercise, src string, m *machine.Machine, tk *Toolkit, o JudgeOptions) (*Student, error) {
 	if m.GPUErr != nil {
 		return nil, WithoutGPU(ctx, c, x, src, m.Missing())
 	}
@@ -124,6 +139,7 @@ func Judge(ctx context.Context, c *course.Course, x *course.Exercise, src string
 	if err != nil {
 		return nil, err
 	}
+	st.job.Trace = o.Trace
 	return st, st.Check(ctx, tk)
 }
 

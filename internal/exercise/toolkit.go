@@ -3,6 +3,8 @@ package exercise
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/witness"
 	"github.com/cudalessons/lessons/kernels"
 )
 
@@ -30,12 +33,20 @@ type Toolkit struct {
 	// to cross-check the statistics record (gpu.DriverSampler where NVML
 	// is there); nil: no cross-check.
 	Driver gpu.Watcher
+	// Python is the interpreter of Python exercises; "" is python3 on
+	// the PATH.
+	Python string
+	// Witness, when set, counts each run's calls of CUDA's entry points
+	// from outside the program (uprobes, where BPF may be loaded), to
+	// compare with the statistics record; nil: no such count.
+	Witness *witness.Witness
 	// BuildLimit is the wall-clock limit of one build of a job;
 	// 0 is DefaultBuildLimit.
 	BuildLimit time.Duration
 
 	mu  sync.Mutex
 	lib string // the statistics library, once built
+	py  string // python3 as found, once asked
 }
 
 // NewToolkit is the toolkit of nvcc (built for arch, "" for nvcc's
@@ -78,6 +89,20 @@ func (tk *Toolkit) StatsLibrary(ctx context.Context) (string, error) {
 	return lib, nil
 }
 
+// statsLibraryArgs are nvcc's arguments for the statistics library:
+// its references to its own definitions bound inside it (-Bsymbolic),
+// every import bound at load and its table of them read-only after
+// (-z now, relro), so that nothing the program loads or defines later
+// takes their place.
+func statsLibraryArgs(lib, src string) []string {
+	// The cache keys a build by its source and flags: the hash of the
+	// header it includes (timeline.h) in a flag rebuilds the library when
+	// only the header changed.
+	sum := sha256.Sum256(kernels.Timeline)
+	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-DTIMELINE_H_SUM=" + hex.EncodeToString(sum[:8]),
+		"-Xlinker", "-Bsymbolic", "-Xlinker", "-z,now", "-Xlinker", "-z,relro", "-o", lib, src}
+}
+
 func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	comp := tk.NVCC
 	comp.Arch = ""
@@ -91,10 +116,16 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
+	hdr := filepath.Join(dir, "timeline.h")
+	if old, err := os.ReadFile(hdr); err != nil || !bytes.Equal(old, kernels.Timeline) {
+		if err := atomicfile.Write(hdr, kernels.Timeline, 0o644); err != nil {
+			return "", err
+		}
+	}
 	lib := filepath.Join(dir, "liballocstats.so")
 	var log bytes.Buffer
 	b, err := tk.Cache.Build(ctx, runner.Exec{}, comp,
-		[]string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", lib, src}, dir, nil, &log)
+		statsLibraryArgs(lib, src), dir, nil, &log)
 	if err != nil {
 		return "", err
 	}

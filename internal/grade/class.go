@@ -65,9 +65,9 @@ func LoadClass(c *course.Course, dir, book string, only []string) (*Class, error
 
 // OpenBook opens the class's gradebook, made when there is none, with the
 // class's exercises set: what a grade records into, here or through
-// Slurm. Close it.
+// Slurm, held for this run alone (gradebook.OpenToGrade). Close it.
 func (cl *Class) OpenBook() (*gradebook.Book, error) {
-	book, err := gradebook.Open(cl.BookPath)
+	book, err := gradebook.OpenToGrade(cl.BookPath)
 	if err != nil {
 		return nil, err
 	}

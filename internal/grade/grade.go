@@ -86,6 +86,12 @@ type Ran struct {
 	// Outputs are what each run printed, by run name ("": the public run).
 	Outputs map[string]string
 	Took    time.Duration
+	// Stalled says why the run was stopped at its time limit while one
+	// of its threads waited in the GPU's driver ("" when it was not): the
+	// hang may be the machine's, and the item is judged on a run alone.
+	Stalled string
+	// Trace is the public run's trace, when one was asked for.
+	Trace []byte
 }
 
 // Toolchain builds and runs tasks; tests give a fake one. slot tells
@@ -101,6 +107,7 @@ type Options struct {
 	Jobs      int      // builds at once
 	Devices   []string // the GPUs, as CUDA_VISIBLE_DEVICES names them
 	PerDevice int      // runs at once on each GPU
+	Machine   int      // runs at once on the machine (Slots.Machine)
 	Regrade   bool     // grade again what is already graded
 	// Done is called after each task is recorded (or skipped), from one
 	// goroutine at a time.
@@ -115,6 +122,13 @@ type Summary struct {
 	Passed, Failed, Missing int
 	Errors                  int
 	Took                    time.Duration
+	// Where the time went: the builds' time added up on BuildSlots, the
+	// runs' (each with its hidden and sanitizer runs) on RunSlots, the
+	// programs started (public and hidden runs), and the runs made again
+	// alone on the machine.
+	BuildWork, RunWork   time.Duration
+	BuildSlots, RunSlots int
+	Programs, RunsAgain  int
 }
 
 // Hash is the sha256 of data, in hex.
@@ -360,6 +374,7 @@ func RunAttempt(t *Task, b *Built, ran *Ran, err error) *gradebook.Attempt {
 	} else {
 		a = judged(t, ran.Results, ran.Output)
 		a.RunMS = ran.Took.Milliseconds()
+		a.Trace = ran.Trace
 	}
 	a.BuildMS = b.Took.Milliseconds()
 	return a
@@ -386,6 +401,8 @@ type Sinks struct {
 	// Graded gets each graded task's attempt. Without it the items only
 	// build (a cluster's build task, into the shared cache).
 	Graded func(*gradebook.Attempt)
+	// Ran, when set, is told of each judged run, before Graded.
+	Ran func(o Outcome)
 }
 
 // Items are the scheduler's items of tasks to grade with tc, here and
@@ -405,7 +422,7 @@ func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 			byKey[t.Key()] = e
 		}
 		w := Work{
-			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed,
+			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed, Group: t.Student,
 			Args: map[string]string{"student": t.Student, "exercise": t.Exercise.ID},
 			Build: func(ctx context.Context, slot int) *Built {
 				made := false
@@ -433,7 +450,14 @@ func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 					sinks.Graded(o.Built.Attempt(t))
 					return
 				}
-				sinks.Graded(RunAttempt(t, o.Built, o.Ran, o.RunErr))
+				if sinks.Ran != nil {
+					sinks.Ran(o)
+				}
+				a := RunAttempt(t, o.Built, o.Ran, o.RunErr)
+				if o.Again != "" || o.NotAgain != "" {
+					noteAgain(a, o)
+				}
+				sinks.Graded(a)
 			}
 		}
 		out = append(out, NewItem(w, done))
@@ -479,16 +503,52 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 	for _, s := range settled {
 		record(s.Attempt, s.Skipped)
 	}
+	sum.BuildSlots = max(opts.Jobs, 1)
+	sum.RunSlots = max(len(opts.Devices), 1) * max(opts.PerDevice, 1)
+	if opts.Machine > 0 {
+		sum.RunSlots = min(sum.RunSlots, opts.Machine)
+	}
 	items := Items(todo, tc, Sinks{
-		Built:  func(*Task, *Built) { mu.Lock(); sum.Builds++; mu.Unlock() },
+		Built: func(_ *Task, b *Built) {
+			mu.Lock()
+			sum.Builds++
+			sum.BuildWork += b.Took
+			mu.Unlock()
+		},
+		Ran: func(o Outcome) {
+			mu.Lock()
+			defer mu.Unlock()
+			sum.RunWork += o.RunTook
+			if o.Ran != nil {
+				sum.Programs += max(len(o.Ran.Outputs), 1)
+			}
+			if o.Again != "" {
+				sum.RunsAgain++
+			}
+		},
 		Graded: func(a *gradebook.Attempt) { record(a, false) },
 	})
-	Schedule(ctx, items, Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: opts.PerDevice, Trace: opts.Trace})
+	Schedule(ctx, items, Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: opts.PerDevice, Machine: opts.Machine, Trace: opts.Trace})
 	sum.Took = time.Since(start)
 	if recErr != nil {
 		return sum, fmt.Errorf("gradebook %s: %w", book.Path, recErr)
 	}
 	return sum, ctx.Err()
+}
+
+// noteAgain says on a grade judged on a second run, alone on the
+// machine, why it was made; one that stalled in the driver even alone is
+// marked for review: the driver, not the program, may be at fault.
+func noteAgain(a *gradebook.Attempt, o Outcome) {
+	if o.NotAgain != "" {
+		a.Note = "stopped while waiting in the GPU's driver beside other runs, and not run again alone: " + o.NotAgain
+		a.MarkForReview(a.Note)
+		return
+	}
+	a.Note = "graded on a second run, alone on the machine: the first, beside other runs, " + o.Again
+	if o.Ran != nil && o.Ran.Stalled != "" {
+		a.MarkForReview("stopped at its time limit while waiting in the GPU's driver, even alone on the machine: look at the machine's driver before trusting this grade")
+	}
 }
 
 // maxOutput is how much of a program's output the gradebook keeps.

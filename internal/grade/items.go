@@ -15,6 +15,10 @@ type Work struct {
 	Args map[string]string
 	// Timed items' runs have their GPU to themselves.
 	Timed bool
+	// Group is whose item it is (Item.Group).
+	Group string
+	// GPUs is how many GPUs a run needs (0: one).
+	GPUs int
 	// Build builds on a build slot. The program is run only when it
 	// built (no Err, no Failed).
 	Build func(ctx context.Context, slot int) *Built
@@ -33,6 +37,15 @@ type Outcome struct {
 	// Took is the build's time and the run's, the wait between them
 	// left out.
 	Took time.Duration
+	// Again is why the run judged was made a second time, alone on the
+	// machine: how the first ended ("" when it was run once).
+	Again string
+	// NotAgain says why a run that asked to be made again alone was
+	// judged as it came instead ("" when it was not).
+	NotAgain string
+	// RunTook is the wall time of the item's runs (made again included),
+	// the sanitizers' and the hidden runs' with them.
+	RunTook time.Duration
 }
 
 // Err is the tool's failure, the build's or the run's: not the program's.
@@ -67,7 +80,7 @@ func NewItem(w Work, done func(Outcome)) *Item {
 			done(o)
 		}
 	}
-	it := &Item{Name: w.Name, Args: w.Args, Timed: w.Timed}
+	it := &Item{Name: w.Name, Args: w.Args, Timed: w.Timed, Group: w.Group, GPUs: w.GPUs}
 	it.Build = func(ctx context.Context, slot int) (bool, string) {
 		start := time.Now()
 		b = w.Build(ctx, slot)
@@ -83,19 +96,37 @@ func NewItem(w Work, done func(Outcome)) *Item {
 		return true, outcome
 	}
 	if w.Run != nil {
-		it.Run = func(ctx context.Context, device string, slot int) time.Duration {
+		var first string // why the first run is made again
+		var firstRan *Ran
+		var runTook time.Duration
+		it.Settle = func(why string) {
+			tell(Outcome{Ran: firstRan, NotAgain: why, RunTook: runTook})
+		}
+		it.Run = func(ctx context.Context, device string, slot int, alone bool) (time.Duration, string) {
 			start := time.Now()
 			ran, err := w.Run(ctx, b, device, slot)
 			took += time.Since(start)
+			runTook += time.Since(start)
 			if ctx.Err() != nil {
-				return 0 // stopped half way: its verdict means nothing
+				return 0, "" // stopped half way: its verdict means nothing
 			}
-			tell(Outcome{Ran: ran, RunErr: err})
+			var ranTook time.Duration
 			if ran != nil {
-				return max(ran.Took, time.Nanosecond)
+				ranTook = max(ran.Took, time.Nanosecond)
 			}
-			return 0
+			// Stopped while waiting in the GPU's driver beside other
+			// runs: the hang may be the machine's. Judged on a run alone.
+			if err == nil && ran != nil && ran.Stalled != "" && !alone {
+				first, firstRan = ran.Stalled, ran
+				return ranTook, first
+			}
+			tell(Outcome{Ran: ran, RunErr: err, Again: first, RunTook: runTook})
+			if alone && ran != nil {
+				return ranTook, ran.Stalled // still stalled: the group's others are not made again
+			}
+			return ranTook, ""
 		}
+		it.Unrun = func(err error) { tell(Outcome{RunErr: err}) }
 	}
 	return it
 }
@@ -121,7 +152,7 @@ type Judge func(ctx context.Context, tk *exercise.Toolkit, r exercise.Runner, j 
 // JobWork is the work of the exercise pipeline's job j in runner r, with
 // tk's tools: built, then run and judged by judge (nil: only built).
 func JobWork(name string, tk *exercise.Toolkit, r exercise.Runner, j *exercise.Job, judge Judge) Work {
-	w := Work{Name: name, Timed: j.Spec.Timed, Build: func(ctx context.Context, slot int) *Built {
+	w := Work{Name: name, Timed: j.Spec.Timed, GPUs: j.Spec.GPUs, Build: func(ctx context.Context, slot int) *Built {
 		return buildJob(ctx, tk, r, j, slot)
 	}}
 	if judge != nil {
@@ -146,5 +177,5 @@ func runJob(ctx context.Context, judge Judge, tk *exercise.Toolkit, r exercise.R
 	if err != nil {
 		return nil, err
 	}
-	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took}, nil
+	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took, Stalled: v.Stalled, Trace: v.Trace}, nil
 }

@@ -21,6 +21,10 @@ type Local struct {
 	Jobs      int      // builds at once
 	Timed     []string // the timed exercises, alone on their GPU
 	lib       chan error
+	// witness says whether runs' records are compared with the kernel's
+	// counts of their CUDA calls; closeWitness lets its probes go.
+	witness      string
+	closeWitness func()
 }
 
 // NewLocal assembles a local grade of tasks: jobs builds at once, perGPU
@@ -34,8 +38,17 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	}
 	tk := exercise.ToolkitFor(m)
 	l := &Local{lib: make(chan error, 1), Devices: machine.Devices(len(m.Info.Devices))}
+	var why string
+	tk.Witness, why = exercise.OpenWitness()
+	l.witness = exercise.WitnessSummary(tk.Witness, why)
+	l.closeWitness = func() {
+		if tk.Witness != nil {
+			tk.Witness.Close()
+		}
+	}
 	l.Timed, _ = Timed(tasks)
 	l.Choice = ChooseFor(perGPU, queues, tasks)
+	l.Choice.Spread(len(l.Devices), perGPU != 0)
 	// Each worker has users of its own in a stride of 64.
 	l.Jobs = min(max(jobs, 1), exercise.MaxSlots)
 	if len(l.Devices)*l.Choice.PerDevice > exercise.MaxSlots {
@@ -55,9 +68,15 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	return l, nil
 }
 
+// KeepTraces, when on, asks each run for its trace, kept with its
+// attempt in the gradebook (grade feedback draws it).
+func (l *Local) KeepTraces(on bool) {
+	l.Toolchain.Trace = on
+}
+
 // Options are the options of Grade for this grade.
 func (l *Local) Options() Options {
-	return Options{Jobs: l.Jobs, Devices: l.Devices, PerDevice: l.Choice.PerDevice}
+	return Options{Jobs: l.Jobs, Devices: l.Devices, PerDevice: l.Choice.PerDevice, Machine: l.Choice.Machine}
 }
 
 // LibraryErr is why the statistics library could not be built, once its
@@ -73,7 +92,12 @@ func (l *Local) LibraryErr() error {
 }
 
 // Close removes the sandbox's scratch folders.
-func (l *Local) Close() { l.Sandbox.Close() }
+func (l *Local) Close() {
+	l.Sandbox.Close()
+	if l.closeWitness != nil {
+		l.closeWitness()
+	}
+}
 
 // Run grades tasks into book (again those already graded on the same
 // file and spec when regrade is set), done told of each file, and writes

@@ -17,6 +17,9 @@ type Pipeline struct {
 	// TimedEnv to a timed one's (CUDA_DEVICE_MAX_CONNECTIONS: fewer
 	// hardware queues start CUDA faster, but may change timings).
 	Env, TimedEnv []string
+	// Trace asks each run for its trace (internal/timeline), kept with
+	// its attempt in the gradebook (grade --timeline).
+	Trace bool
 }
 
 var _ Toolchain = Pipeline{}
@@ -31,7 +34,7 @@ func (p Pipeline) Job(t *Task) *exercise.Job {
 	if t.Spec.Timed {
 		env = p.TimedEnv
 	}
-	return &exercise.Job{ID: t.Exercise.ID, Spec: t.Spec, Files: files, Hash: t.SourceHash, Env: slices.Clip(env)}
+	return &exercise.Job{ID: t.Exercise.ID, Spec: t.Spec, Files: files, Hash: t.SourceHash, Env: slices.Clip(env), Trace: p.Trace}
 }
 
 // Build builds a task's files.

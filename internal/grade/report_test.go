@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cudalessons/lessons/internal/gradebook"
 )
@@ -34,5 +35,42 @@ func TestSummaryLine(t *testing.T) {
 	}
 	if got := (Choice{Why: "1 at a time"}).Chosen(); got != " (chosen: 1 at a time; --per-gpu and --gpu-queues override)" {
 		t.Errorf("Chosen: %q", got)
+	}
+}
+
+// Limit says where the time went and which of builds and runs set the
+// pace; nothing when nothing was built or run.
+func TestLimit(t *testing.T) {
+	if got := (&Summary{}).Limit(); got != "" {
+		t.Errorf("nothing done: %q", got)
+	}
+	runs := &Summary{Took: 10 * time.Second, BuildWork: 20 * time.Second, BuildSlots: 4, RunWork: 160 * time.Second, RunSlots: 16, Programs: 50, RunsAgain: 2}
+	got := runs.Limit()
+	for _, w := range []string{"20.0 s of builds on 4 at once (5.0 s at least)", "160.0 s of runs on 16 at once (10.0 s at least)", "50 programs started (5.0 a second)", "2 runs made again alone", "the runs set the pace"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("runs: %q lacks %q", got, w)
+		}
+	}
+	builds := &Summary{Took: 10 * time.Second, BuildWork: 80 * time.Second, BuildSlots: 8, RunWork: 16 * time.Second, RunSlots: 16}
+	if got := builds.Limit(); !strings.Contains(got, "the builds set the pace") || strings.Contains(got, "again") {
+		t.Errorf("builds: %q", got)
+	}
+}
+
+// Pace says what grade would choose on a machine: one GPU keeps its 16,
+// four share the machine's 16.
+func TestPace(t *testing.T) {
+	for _, c := range []struct {
+		gpus, cores int
+		want        string
+	}{
+		{0, 16, "no GPU"},
+		{1, 16, "16 runs at once (16 on each of 1 GPU)"},
+		{4, 64, "16 runs at once (4 on each of 4 GPUs)"},
+		{1, 2, "1 runs at once (1 on each of 1 GPU)"},
+	} {
+		if got := Pace(c.gpus, c.cores); !strings.Contains(got, c.want) {
+			t.Errorf("%d GPUs, %d cores: %q lacks %q", c.gpus, c.cores, got, c.want)
+		}
 	}
 }

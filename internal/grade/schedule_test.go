@@ -2,6 +2,7 @@ package grade
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,7 +70,7 @@ func TestSchedule(t *testing.T) {
 				mu.Unlock()
 				return i%5 != 4, "built" // every fifth does not compile
 			},
-			Run: func(ctx context.Context, dev string, slot int) time.Duration {
+			Run: func(ctx context.Context, dev string, slot int, _ bool) (time.Duration, string) {
 				mu.Lock()
 				if !built[name] {
 					t.Errorf("%s ran before its build", name)
@@ -89,7 +90,7 @@ func TestSchedule(t *testing.T) {
 				}
 				mu.Unlock()
 				ran.Add(1)
-				return time.Millisecond
+				return time.Millisecond, ""
 			}})
 	}
 	tr := NewTrace()
@@ -119,11 +120,103 @@ func TestScheduleStops(t *testing.T) {
 				}
 				return true, "built"
 			},
-			Run: func(ctx context.Context, dev string, slot int) time.Duration { return 0 },
+			Run: func(ctx context.Context, dev string, slot int, _ bool) (time.Duration, string) { return 0, "" },
 		})
 	}
 	Schedule(ctx, items, Slots{Jobs: 1})
 	if n := builds.Load(); n != 3 {
 		t.Errorf("%d builds after the stop at the third", n)
+	}
+}
+
+// Runs chosen per GPU are spread over a machine's GPUs, at most the
+// machine's runs at once in all; a given --per-gpu and one GPU keep theirs.
+func TestSpread(t *testing.T) {
+	for _, c := range []struct {
+		gpus, per, machine int
+		given              bool
+		wantPer, wantMach  int
+	}{
+		{1, 16, 16, false, 16, 0},
+		{4, 16, 16, false, 4, 0},
+		{8, 16, 16, false, 2, 0},
+		{3, 16, 16, false, 6, 16},
+		{16, 16, 16, false, 2, 16},
+		{4, 1, 16, false, 1, 0}, // every run timed: one at a time on each
+	} {
+		ch := Choice{PerDevice: c.per, Why: "16 at a time (untimed runs share a GPU; CUDA starts overlap); 2 hardware queues"}
+		ch.spread(c.gpus, c.machine)
+		if ch.PerDevice != c.wantPer || ch.Machine != c.wantMach {
+			t.Errorf("%d GPUs: %d on each, %d on the machine; want %d and %d", c.gpus, ch.PerDevice, ch.Machine, c.wantPer, c.wantMach)
+		}
+		if c.gpus > 1 && c.per > 1 && (!strings.Contains(ch.Why, "on the machine") || !strings.HasSuffix(ch.Why, "; 2 hardware queues")) {
+			t.Errorf("%d GPUs: why %q", c.gpus, ch.Why)
+		}
+	}
+	given := Choice{PerDevice: 16}
+	given.Spread(4, true)
+	if given.PerDevice != 16 || given.Machine != 0 {
+		t.Errorf("--per-gpu 16 on 4 GPUs became %+v", given)
+	}
+}
+
+// At most Machine runs at once over every device, whatever PerDevice.
+func TestScheduleMachineCap(t *testing.T) {
+	var mu sync.Mutex
+	busy, most := 0, 0
+	var items []*Item
+	for range 40 {
+		items = append(items, &Item{Name: "x",
+			Build: func(context.Context, int) (bool, string) { return true, "built" },
+			Run: func(context.Context, string, int, bool) (time.Duration, string) {
+				mu.Lock()
+				busy++
+				most = max(most, busy)
+				mu.Unlock()
+				time.Sleep(time.Millisecond)
+				mu.Lock()
+				busy--
+				mu.Unlock()
+				return time.Millisecond, ""
+			}})
+	}
+	Schedule(context.Background(), items, Slots{Jobs: 4, Devices: []string{"0", "1", "2", "3"}, PerDevice: 4, Machine: 5})
+	if most > 5 {
+		t.Errorf("%d runs at once on the machine, want at most 5", most)
+	}
+}
+
+// An item that needs two GPUs runs on two devices of the batch, named as
+// CUDA_VISIBLE_DEVICES takes them; with one device it is not run, and
+// NewItem's outcome says why (a *TooFewGPUs, no verdict), never a pass.
+func TestScheduleSeveralGPUs(t *testing.T) {
+	work := func(got *string) Work {
+		return Work{GPUs: 2,
+			Build: func(ctx context.Context, slot int) *Built { return &Built{Prog: "p"} },
+			Run: func(ctx context.Context, b *Built, device string, slot int) (*Ran, error) {
+				*got = device
+				return &Ran{}, nil
+			}}
+	}
+	var device string
+	var outcome Outcome
+	Schedule(context.Background(), []*Item{NewItem(work(&device), func(o Outcome) { outcome = o })}, Slots{Devices: []string{"0", "1"}})
+	if device != "0,1" && device != "1,0" {
+		t.Errorf("on two GPUs the run was given %q, want both", device)
+	}
+	if outcome.Ran == nil || outcome.RunErr != nil {
+		t.Errorf("on two GPUs: %+v", outcome)
+	}
+	device, outcome = "", Outcome{}
+	Schedule(context.Background(), []*Item{NewItem(work(&device), func(o Outcome) { outcome = o })}, Slots{Devices: []string{"3"}})
+	var few *TooFewGPUs
+	if device != "" || outcome.Ran != nil || !errors.As(outcome.RunErr, &few) || few.Need != 2 || few.Have != 1 {
+		t.Fatalf("on one GPU: ran on %q, outcome %+v", device, outcome)
+	}
+	if !strings.Contains(few.Error(), "needs 2 GPUs") {
+		t.Errorf("the reason: %q", few.Error())
+	}
+	if got := devicesFor(2, []string{"0", "1", "2"}, "2"); got != "2,0" {
+		t.Errorf("two of three from the last: %q", got)
 	}
 }

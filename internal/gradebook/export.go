@@ -2,6 +2,7 @@ package gradebook
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -153,6 +155,7 @@ type jsonGrade struct {
 	MaxPoints  int         `json:"max_points"`
 	Reason     string      `json:"reason,omitempty"`
 	Review     []string    `json:"review,omitempty"`
+	Note       string      `json:"note,omitempty"`
 	SourceHash string      `json:"source_sha256,omitempty"`
 	BuildMS    int64       `json:"build_ms"`
 	RunMS      int64       `json:"run_ms"`
@@ -177,7 +180,7 @@ func (s *Sheet) WriteJSON(w io.Writer) error {
 		js := &jsonStudent{ID: st, Total: s.Total(st), Exercises: map[string]*jsonGrade{}}
 		for id, a := range s.Grades[st] {
 			g := &jsonGrade{Status: a.Status, Points: a.Points, MaxPoints: a.MaxPoints, Reason: a.Reason, SourceHash: a.SourceHash,
-				Review: a.ReviewLines(), BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
+				Review: a.ReviewLines(), Note: a.Note, BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
 			for _, c := range a.Checks {
 				g.Checks = append(g.Checks, jsonCheck(c))
 			}
@@ -306,6 +309,7 @@ func (s *Sheet) FeedbackHTML(student string) ([]byte, error) {
 </head><body>
 `, html.EscapeString(ui.Printable(student)))
 	page.Write(body.Bytes())
+	s.writeTimelines(&page, student)
 	page.WriteString("</body></html>\n")
 	return page.Bytes(), nil
 }
@@ -385,5 +389,23 @@ func (s *Sheet) WriteSummary(w io.Writer, width int) {
 	s.WriteTable(w, width)
 	if n := len(s.Marked()); n > 0 {
 		fmt.Fprintf(w, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
+	}
+}
+
+// writeTimelines adds the timeline of each of a student's runs that kept
+// one, as an image (an image's SVG runs nothing).
+func (s *Sheet) writeTimelines(page *bytes.Buffer, student string) {
+	for _, x := range s.Exercises {
+		a := s.Grades[student][x.ID]
+		if a == nil || len(a.Trace) == 0 {
+			continue
+		}
+		tl, err := timeline.Parse(a.Trace)
+		if err != nil {
+			continue
+		}
+		svg := timeline.SVG(tl, timeline.SVGOptions{Theme: "light"})
+		fmt.Fprintf(page, "<h2>What %s did with the allocator</h2>\n<p><img style=\"max-width:100%%;height:auto\" alt=\"%s\" src=\"data:image/svg+xml;base64,%s\"></p>\n",
+			html.EscapeString(x.ID), html.EscapeString(tl.Summary()), base64.StdEncoding.EncodeToString([]byte(svg)))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -42,12 +43,19 @@ type Attempt struct {
 	// grade, one finding a line: a record the GPU's driver contradicts,
 	// a source that names what reaches around the statistics library.
 	// "" when nothing is marked.
-	Review   string
+	Review string
+	// Note says how the grade was made when that was not the usual way:
+	// a run made again alone on the machine, after the first was stopped
+	// at its time limit while waiting in the GPU's driver. "" for none.
+	Note     string
 	Output   string // what the program printed (capped)
 	BuildMS  int64
 	RunMS    int64
 	GradedAt time.Time
 	Checks   []Check
+	// Trace is the run's trace (internal/timeline), when the grade kept
+	// one (grade --timeline); feedback draws it.
+	Trace []byte
 }
 
 // ReviewLines are Review's findings, one each.
@@ -97,6 +105,7 @@ type Exercise struct {
 type Book struct {
 	db   *sql.DB
 	Path string
+	lock *os.File // OpenToGrade's hold on the gradebook; nil otherwise
 }
 
 const schema = `
@@ -129,6 +138,10 @@ CREATE TABLE IF NOT EXISTS attempts (
 	graded_at   TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS attempts_by_pair ON attempts (student, exercise, id);
+CREATE TABLE IF NOT EXISTS traces (
+	attempt INTEGER PRIMARY KEY REFERENCES attempts(id) ON DELETE CASCADE,
+	events  BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS checks (
 	attempt  INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
 	position INTEGER NOT NULL,
@@ -156,9 +169,11 @@ var migrations = map[string]string{
 	"2": `ALTER TABLE checks ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0; UPDATE meta SET value = '3' WHERE key = 'schema';`,
 	// 4: attempts marked for an instructor's review.
 	"3": `ALTER TABLE attempts ADD COLUMN review TEXT NOT NULL DEFAULT ''; UPDATE meta SET value = '4' WHERE key = 'schema';`,
+	// 5: a note on how an attempt was graded (a run made again alone).
+	"4": `ALTER TABLE attempts ADD COLUMN note TEXT NOT NULL DEFAULT ''; UPDATE meta SET value = '5' WHERE key = 'schema';`,
 }
 
-const schemaVersion = "4"
+const schemaVersion = "5"
 
 // OpenExisting opens the gradebook at path for a command that reads it:
 // one that is not there is an error that says how to make it.
@@ -226,12 +241,48 @@ func Open(path string) (*Book, error) {
 	return &Book{db: db, Path: path}, nil
 }
 
-// Close closes the gradebook.
+// ErrGradedElsewhere is OpenToGrade's error when another grade run holds
+// the gradebook.
+var ErrGradedElsewhere = errors.New("another lessons grade is recording into this gradebook")
+
+// OpenToGrade opens the gradebook at path, as Open does, for a grade run
+// that records into it, and holds it until Close: a second grade run on
+// the same gradebook (a grader thought killed, a second terminal) is
+// refused at once instead of grading the class again beside the first
+// and recording every grade twice. Readers (export, feedback) still
+// read while it is held. The hold is a lock on PATH.lock beside it,
+// which the system lets go of when the process ends, kill -9 too.
+func OpenToGrade(path string) (*Book, error) {
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("gradebook %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("gradebook %s: %w: wait for it to end (or stop it), then grade again; what it recorded is kept", path, ErrGradedElsewhere)
+		}
+		return nil, fmt.Errorf("gradebook %s: holding it for this grade: %w", path, err)
+	}
+	b, err := Open(path)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	b.lock = lock
+	return b, nil
+}
+
+// Close closes the gradebook (and lets go of OpenToGrade's hold).
 func (b *Book) Close() error {
 	if b == nil {
 		return nil // OpenIfThere's none
 	}
-	return b.db.Close()
+	err := b.db.Close()
+	if b.lock != nil {
+		b.lock.Close()
+	}
+	return err
 }
 
 // SetExercises records the exercises, their points and their order.
@@ -265,12 +316,12 @@ func (b *Book) Latest(student, exercise string) (a *Attempt, ok bool, err error)
 	return a, err == nil, err
 }
 
-const attemptCols = `id, student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review`
+const attemptCols = `id, student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review, note`
 
 func scanAttempt(rows *sql.Rows) (*Attempt, error) {
 	a := &Attempt{}
 	var at string
-	err := rows.Scan(&a.ID, &a.Student, &a.Exercise, &a.Status, &a.Points, &a.MaxPoints, &a.SourceHash, &a.SpecHash, &a.Reason, &a.Output, &a.BuildMS, &a.RunMS, &at, &a.Review)
+	err := rows.Scan(&a.ID, &a.Student, &a.Exercise, &a.Status, &a.Points, &a.MaxPoints, &a.SourceHash, &a.SpecHash, &a.Reason, &a.Output, &a.BuildMS, &a.RunMS, &at, &a.Review, &a.Note)
 	if err != nil {
 		return nil, err
 	}
@@ -299,14 +350,19 @@ func (b *Book) Record(a *Attempt) error {
 	if _, err := tx.Exec(`INSERT OR IGNORE INTO exercises (id, points, position) VALUES (?, ?, (SELECT count(*) FROM exercises))`, a.Exercise, a.MaxPoints); err != nil {
 		return err
 	}
-	res, err := tx.Exec(`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints, a.SourceHash, a.SpecHash, a.Reason, a.Output, a.BuildMS, a.RunMS, a.GradedAt.Format(time.RFC3339Nano), a.Review)
+	res, err := tx.Exec(`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review, note)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints, a.SourceHash, a.SpecHash, a.Reason, a.Output, a.BuildMS, a.RunMS, a.GradedAt.Format(time.RFC3339Nano), a.Review, a.Note)
 	if err != nil {
 		return err
 	}
 	if a.ID, err = res.LastInsertId(); err != nil {
 		return err
+	}
+	if len(a.Trace) > 0 {
+		if _, err := tx.Exec(`INSERT INTO traces (attempt, events) VALUES (?, ?)`, a.ID, a.Trace); err != nil {
+			return err
+		}
 	}
 	for i, c := range a.Checks {
 		if _, err := tx.Exec(`INSERT INTO checks (attempt, position, name, passed, expected, got, hint, points, hidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -393,7 +449,25 @@ func (b *Book) Grades() (map[string]map[string]*Attempt, error) {
 			a.Checks = append(a.Checks, c)
 		}
 	}
-	return out, crows.Err()
+	if err := crows.Err(); err != nil {
+		return nil, err
+	}
+	trows, err := b.db.Query(`SELECT t.attempt, t.events FROM traces t JOIN grades g ON g.id = t.attempt`)
+	if err != nil {
+		return nil, err
+	}
+	defer trows.Close()
+	for trows.Next() {
+		var id int64
+		var ev []byte
+		if err := trows.Scan(&id, &ev); err != nil {
+			return nil, err
+		}
+		if a := byID[id]; a != nil {
+			a.Trace = ev
+		}
+	}
+	return out, trows.Err()
 }
 
 // Attempts counts every attempt recorded, the superseded ones included.

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -332,7 +333,7 @@ func TestNewerSchema(t *testing.T) {
 	}
 	b.db.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema'`)
 	b.Close()
-	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), `schema "99", this lessons reads schema 4: a newer lessons wrote it`) {
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), `schema "99", this lessons reads schema 5: a newer lessons wrote it`) {
 		t.Errorf("a gradebook of a newer schema: %v", err)
 	}
 }
@@ -550,4 +551,30 @@ func TestCSVHoldsNoFormulas(t *testing.T) {
 	if rows[len(rows)-1][0] != "alice" {
 		t.Errorf("a plain name changed: %q", rows[len(rows)-1][0])
 	}
+}
+
+// A second grade run on a gradebook another holds is refused at once
+// (it graded the class again beside the first and recorded every grade
+// twice); readers still open it, and once the first lets go a grade may
+// hold it again.
+func TestOneGradeRunAtATime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "book.db")
+	first, err := OpenToGrade(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenToGrade(path); !errors.Is(err, ErrGradedElsewhere) {
+		t.Fatalf("a second grade run: %v, want ErrGradedElsewhere", err)
+	}
+	reader, err := OpenExisting(path)
+	if err != nil {
+		t.Fatalf("a reader while a grade runs: %v", err)
+	}
+	reader.Close()
+	first.Close()
+	again, err := OpenToGrade(path)
+	if err != nil {
+		t.Fatalf("after the first let go: %v", err)
+	}
+	again.Close()
 }

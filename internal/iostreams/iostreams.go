@@ -86,12 +86,20 @@ func (s *IOStreams) Width() int {
 	return 80
 }
 
+// SafeOut is stdout for what a lesson, a notebook or its programs send
+// to a terminal: made safe on its way (ui.SafeWriter: escape sequences
+// but colours dropped, control characters and bidirectional overrides
+// shown as U+FFFD). Close it to write what a cut sequence left held.
+func (s *IOStreams) SafeOut() *ui.SafeWriter { return ui.NewSafeWriter(s.Out) }
+
 // Page writes text to stdout through a pager, as git does: only when stdout
 // is a terminal and the text is longer than the screen, with $PAGER
 // (run by the shell, so it may carry flags), else less -R. An empty $PAGER
 // or cat means no pager; a pager that cannot start leaves the text
 // written directly.
+// The text is a lesson's: it is made safe for the terminal (ui.Safe).
 func (s *IOStreams) Page(text string) error {
+	text = ui.Safe(text)
 	pager, set := os.LookupEnv("PAGER")
 	if !set {
 		pager = "less -R"

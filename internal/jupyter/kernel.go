@@ -75,6 +75,12 @@ func FindSpec(name string) (*Spec, error) {
 	if !specNameRE.MatchString(name) {
 		return nil, fmt.Errorf("%q is not a Jupyter kernel's name (letters, digits, . _ and - only)", name)
 	}
+	// . and .. pass jupyter_client's own check, but name the kernels'
+	// folder or the one above it, not a kernel in it (.. read
+	// share/jupyter/kernel.json, whose argv a run would start).
+	if !filepath.IsLocal(name) || name == "." || strings.HasPrefix(name, ".") {
+		return nil, fmt.Errorf("%q is not a Jupyter kernel's name: it would name a folder outside the kernels' folders; set the notebook's kernelspec name to an installed kernel (jupyter kernelspec list)", name)
+	}
 	for _, d := range kernelDirs() {
 		dir := filepath.Join(d, name)
 		data, err := os.ReadFile(filepath.Join(dir, "kernel.json"))

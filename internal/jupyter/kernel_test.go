@@ -129,7 +129,10 @@ func TestFindSpecRefusesPaths(t *testing.T) {
 	os.MkdirAll(dir+"/kernels/ok", 0o755)
 	os.WriteFile(dir+"/evil.json", []byte(`{"argv": ["/bin/true"]}`), 0o644)
 	t.Setenv("JUPYTER_PATH", dir)
-	for _, name := range []string{"../../evil", "/tmp", "a/b", ""} {
+	os.WriteFile(dir+"/kernel.json", []byte(`{"argv": ["/bin/true"]}`), 0o644)
+	os.MkdirAll(dir+"/kernels/.hidden", 0o755)
+	os.WriteFile(dir+"/kernels/.hidden/kernel.json", []byte(`{"argv": ["/bin/true"]}`), 0o644)
+	for _, name := range []string{"../../evil", "/tmp", "a/b", "", "..", ".", ".hidden"} {
 		if _, err := FindSpec(name); err == nil || !strings.Contains(err.Error(), "not a Jupyter kernel's name") {
 			t.Errorf("%q: %v", name, err)
 		}

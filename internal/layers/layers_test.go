@@ -16,16 +16,16 @@ import (
 
 const module = "github.com/cudalessons/lessons/"
 
-// floors is the README's architecture, bottom up: a package may import
-// only packages on a lower floor. A new package goes on the floor its
-// imports put it, here and in the README.
+// floors is the architecture, bottom up: a package may import only
+// packages on a lower floor. A new package goes on the floor its imports
+// put it, here and in ARCHITECTURE.md's table of floors.
 var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/clex", "internal/failure", "internal/regular"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/clex", "internal/failure", "internal/regular", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline"},
 	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
 	{"internal/course", "internal/demo", "internal/machine", "internal/python", "internal/roster", "bench/classload", "internal/classroom/pilot"},
 	{"internal/jupyter", "internal/wrong"},
-	{"internal/notebook"},
+	{"internal/notebook", "bench/bigclass"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
 	{"internal/exercise", "internal/scaffold"},
 	{"internal/grade", "internal/page", "internal/study"},
@@ -38,7 +38,7 @@ var floors = [][]string{
 // cliCeiling is the most lines of non-test Go the command layer may have.
 // It only goes down: the goal is 2,000 (issue 25); lower it as code moves
 // out, never raise it.
-const cliCeiling = 2058
+const cliCeiling = 2054
 
 // packages reads the module's packages (folders with non-test Go files)
 // and what each imports from the module and from the standard library.
@@ -98,7 +98,7 @@ func TestFloors(t *testing.T) {
 	for _, p := range names {
 		fp, ok := floor[p]
 		if !ok {
-			t.Errorf("%s is on no floor: add it to floors in internal/layers/layers_test.go (the floor above the highest it imports) and to the README's architecture", p)
+			t.Errorf("%s is on no floor: add it to floors in internal/layers/layers_test.go (the floor above the highest it imports) and to ARCHITECTURE.md's table of floors", p)
 			continue
 		}
 		for im := range pkgs[p] {

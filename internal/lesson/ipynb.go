@@ -185,7 +185,12 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 				off += int64(len(raw))
 				continue
 			}
-			cells = markdownCells(string(nc.Source), line)
+			var fm *FrontMatter
+			cells, fm = markdownCells(string(nc.Source), line, i == 0)
+			if fm != nil {
+				fm.Line = line
+				l.FrontMatter = fm
+			}
 			atts := attachments(nc.Attachments)
 			for k := range cells {
 				cells[k].Attachments = atts
@@ -221,6 +226,9 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 			b := []byte(c.Text)
 			l.Title = title(md.Parser().Parse(text.NewReader(b)), b)
 		}
+	}
+	if l.Title == "" && l.FrontMatter != nil {
+		l.Title = frontMatterTitle(l.FrontMatter.Text)
 	}
 	if l.Title == "" {
 		l.Title = strings.TrimSuffix(path.Base(file), path.Ext(file))
@@ -288,13 +296,14 @@ func textOf(s string) string {
 }
 
 // markdownCells parses a markdown cell's source into prose, diagram and
-// code cells. Fences in a notebook's markdown never run: a fence that
-// names a file or says run is shown as code.
-func markdownCells(src string, line int) []Cell {
+// code cells, and the front matter a notebook's first cell may open
+// with (nbdev's). Fences in a notebook's markdown never run: a fence
+// that names a file or says run is shown as code.
+func markdownCells(src string, line int, first bool) ([]Cell, *FrontMatter) {
 	if strings.TrimSpace(src) == "" {
-		return []Cell{{Kind: Markdown, Line: line}}
+		return []Cell{{Kind: Markdown, Line: line}}, nil
 	}
-	sub, _ := Parse("", []byte(src))
+	sub, _ := parseMarkdown("", []byte(src), first)
 	cells := sub.Cells
 	for k := range cells {
 		c := &cells[k]
@@ -306,10 +315,13 @@ func markdownCells(src string, line int) []Cell {
 			c.Label = ""
 		}
 	}
-	if len(cells) == 0 {
+	switch {
+	case len(cells) == 0 && sub.FrontMatter != nil:
+		cells = []Cell{{Kind: Markdown, Line: line}} // front matter alone: kept as the notebook's cell
+	case len(cells) == 0:
 		cells = []Cell{{Kind: Markdown, Line: line, Text: textOf(src)}}
 	}
-	return cells
+	return cells, sub.FrontMatter
 }
 
 var writefileRE = regexp.MustCompile(`^%%(?:writefile|file)((?:\s+-{1,2}[a-z]+)*)\s+(\S.*?)\s*$`)
@@ -332,7 +344,14 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 		c.Kind, c.Name, c.Text = File, unquote(m[2]), textOf(rest)
 		c.Append = strings.Contains(m[1], "-a")
 		c.Lang = LangOf(c.Name)
-		if clean := path.Clean(c.Name); path.IsAbs(c.Name) || clean == ".." || strings.HasPrefix(clean, "../") {
+		if rel, ok := strings.CutPrefix(c.Name, "/content/"); ok && !leaves(rel) {
+			// Colab runs a notebook in /content: its file there is the
+			// workspace's (a course on Colab and Kaggle wrote
+			// %%writefile /content/test.cu, and import refused it whole)
+			c.Note = fmt.Sprintf("Colab's %s, written as %s in the lesson's workspace", c.Name, rel)
+			c.Name, c.Lang = rel, LangOf(rel)
+		}
+		if leaves(c.Name) {
 			return c, &Error{File: file, Line: line, Msg: fmt.Sprintf("file name %q leaves the lesson's workspace", c.Name), Fix: "name a file inside the lesson's workspace, such as pool.cu"}
 		}
 	case first == "%%bash" || first == "%%sh" || first == "%%shell" || first == "%%script bash" || first == "%%script sh":

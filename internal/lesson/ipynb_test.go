@@ -156,6 +156,24 @@ func FuzzParseIpynb(f *testing.F) {
 				t.Fatalf("cell %d read back as %+v, was %+v", i, got[i], want[i])
 			}
 		}
+		// Cells added at its end keep every byte of the notebook before
+		// them and after them, and read back as the lesson's own.
+		nb, ok := NewAppendix(l)
+		if !ok {
+			return
+		}
+		nb.Code("%%writefile x.cu\nint main() {}", map[string]any{"generated": "exercise"})
+		added, err := nb.AppendTo(src)
+		if err != nil {
+			return // a cells list the writer could not place: it says so
+		}
+		if !json.Valid(added) {
+			t.Fatalf("not JSON after adding a cell:\n%s", added)
+		}
+		again, err := ParseIpynb("f.ipynb", added)
+		if err != nil || len(again.Cells) != len(l.Cells) {
+			t.Fatalf("with a cell added: %v, %d cells, %d before", err, len(again.Cells), len(l.Cells))
+		}
 	})
 }
 

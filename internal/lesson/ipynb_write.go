@@ -320,3 +320,150 @@ func cudaMarkdown(c *Cell) string {
 	}
 	return fenced("sh run", "rm -rf "+m.Group)
 }
+
+// NewAppendix is a writer of cells to add to l, a lesson read from an
+// nbformat 4 notebook, with AppendTo: the notebook itself is kept as it
+// is, byte for byte, and no setup cell is added (the notebook has its
+// own way to start). ok is false for a lesson that is not such a
+// notebook, or one that holds cells an earlier export added (written
+// anew by NewNotebook, which leaves them out).
+func NewAppendix(l *Lesson) (nb *NotebookWriter, ok bool) {
+	if l.Dialect != Ipynb || !isV4(l.Source) || bytes.Contains(l.Source, []byte(`"generated"`)) && hasGenerated(l.Source) {
+		return nil, false
+	}
+	return &NotebookWriter{kernelspec: l.Kernelspec, languageInfo: l.LanguageInfo}, true
+}
+
+// Len is how many cells the writer holds.
+func (nb *NotebookWriter) Len() int { return len(nb.cells) }
+
+func isV4(src []byte) bool {
+	var top struct {
+		Nbformat int `json:"nbformat"`
+	}
+	return json.Unmarshal(src, &top) == nil && top.Nbformat == 4
+}
+
+func hasGenerated(src []byte) bool {
+	var top struct {
+		Cells []struct {
+			Metadata lessonsMeta `json:"metadata"`
+		} `json:"cells"`
+	}
+	if json.Unmarshal(src, &top) != nil {
+		return true
+	}
+	for _, c := range top.Cells {
+		if c.Metadata.Lessons.Generated != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// AppendTo is src, a notebook's bytes (nbformat 4), with the writer's
+// cells after its own: every byte of it is kept as it was (its cells,
+// outputs, ids, attachments, metadata of any tool: colab, kaggle,
+// widgets), and the new cells are indented as its cells are, given ids
+// none of its cells has (only where its nbformat_minor has ids, 5 and
+// later). With no cells to add, it is src.
+func (nb *NotebookWriter) AppendTo(src []byte) ([]byte, error) {
+	if len(nb.cells) == 0 {
+		return src, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(src, &top); err != nil {
+		return nil, err
+	}
+	var minor int
+	_ = json.Unmarshal(top["nbformat_minor"], &minor)
+	var own []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(top["cells"], &own); err != nil {
+		return nil, fmt.Errorf("cells is not a list: %w", err)
+	}
+	ids := map[string]bool{}
+	for _, c := range own {
+		ids[c.ID] = true
+	}
+	// The cells list's place: the raw value's bytes, found after the
+	// "cells" key.
+	key := bytes.Index(src, []byte(`"cells"`))
+	for key >= 0 {
+		rest := bytes.TrimLeft(src[key+len(`"cells"`):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			break
+		}
+		next := bytes.Index(src[key+1:], []byte(`"cells"`))
+		if next < 0 {
+			key = -1
+			break
+		}
+		key += 1 + next
+	}
+	if key < 0 {
+		return nil, fmt.Errorf("no cells list found")
+	}
+	open := key + bytes.IndexByte(src[key:], '[')
+	closeAt := open + len(top["cells"]) - 1
+	if closeAt >= len(src) || src[closeAt] != ']' || !bytes.Equal(compactJSON(src[open:closeAt+1]), compactJSON(top["cells"])) {
+		return nil, fmt.Errorf("the cells list could not be found in the file")
+	}
+	nl := "\n"
+	if bytes.Contains(src, []byte("\r\n")) {
+		nl = "\r\n"
+	}
+	// the indent of its cells (Jupyter: one space, cells at two)
+	prefix, unit := " ", " "
+	if body := bytes.TrimLeft(src[open+1:], " \t\r\n"); len(body) > 0 && body[0] == '{' {
+		start := open + 1 + (len(src[open+1:]) - len(body))
+		ls := bytes.LastIndexByte(src[:start], '\n') + 1
+		prefix = string(src[ls:start])
+		if strings.Trim(prefix, " \t") != "" {
+			prefix = ""
+		}
+		if len(prefix) >= 2 && strings.Trim(prefix, " ") == "" {
+			unit = prefix[:len(prefix)/2]
+		}
+	}
+	var b bytes.Buffer
+	last := bytes.TrimRight(src[open+1:closeAt], " \t\r\n")
+	b.Write(src[:open+1])
+	b.Write(last)
+	for i, cell := range nb.cells {
+		if minor >= 5 {
+			id, _ := cell["id"].(string)
+			for n := len(own) + i + 1; id == "" || ids[id]; n++ {
+				id = fmt.Sprintf("lessons-%d", n)
+			}
+			ids[id] = true
+			cell["id"] = id
+		} else {
+			delete(cell, "id")
+		}
+		if i > 0 || len(bytes.TrimSpace(last)) > 0 {
+			b.WriteByte(',')
+		}
+		var enc bytes.Buffer
+		e := json.NewEncoder(&enc)
+		e.SetEscapeHTML(false)
+		e.SetIndent(prefix, unit)
+		if err := e.Encode(cell); err != nil {
+			return nil, err
+		}
+		b.WriteString(nl + prefix)
+		b.Write(bytes.ReplaceAll(bytes.TrimRight(enc.Bytes(), "\n"), []byte("\n"), []byte(nl)))
+	}
+	// the close as the file had it: the whitespace before ] and all after
+	b.Write(src[open+1+len(last):])
+	return b.Bytes(), nil
+}
+
+func compactJSON(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return nil
+	}
+	return out.Bytes()
+}

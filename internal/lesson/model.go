@@ -173,6 +173,9 @@ type Lesson struct {
 	Doc    ast.Node
 	// Warnings are problems that did not stop the parse.
 	Warnings []*Error
+	// FrontMatter is the YAML a lesson opens with (not jupytext's, which
+	// names its kernel), nil when none: it is not shown, and lint says so.
+	FrontMatter *FrontMatter
 	// Kernel is the Jupyter kernel a .ipynb lesson names in its
 	// kernelspec (python3 for most); "" for the others.
 	Kernel string

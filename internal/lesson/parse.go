@@ -104,6 +104,12 @@ func (l *Lesson) Empty() bool {
 // and, when the document has errors, an Errors value naming each with its
 // line; the lesson is still returned for what could be read.
 func Parse(file string, src []byte) (*Lesson, error) {
+	return parseMarkdown(file, src, true)
+}
+
+// parseMarkdown is Parse; front matter is read only where withFM (the
+// start of a file or of a notebook's first cell).
+func parseMarkdown(file string, src []byte, withFM bool) (*Lesson, error) {
 	if err := checkMarkdown(file, src); err != nil {
 		return &Lesson{Path: file, Source: src, Doc: ast.NewDocument(), Title: strings.TrimSuffix(path.Base(file), path.Ext(file))}, err
 	}
@@ -114,12 +120,17 @@ func Parse(file string, src []byte) (*Lesson, error) {
 	}
 	// Front matter is not prose; a jupytext notebook's names the kernel
 	// its code blocks run in, as the notebook's cells.
-	body, fm := blankFrontMatter(src)
+	body, fm := src, ""
+	if withFM {
+		body, fm = blankFrontMatter(src)
+	}
 	doc := md.Parser().Parse(text.NewReader(body))
 	p := &parse{file: file, src: body, lines: newLineIndex(body)}
 	l := &Lesson{Path: file, Source: body, Doc: doc}
 	if name, lang, ok := jupytextKernel(fm); ok {
 		p.jupytext, l.Kernel = lang, name
+	} else if fm != "" {
+		l.FrontMatter = &FrontMatter{Line: 1, Text: inner(fm)}
 	}
 	prevEnd := 0
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -144,6 +155,9 @@ func Parse(file string, src []byte) (*Lesson, error) {
 	p.nestedFiles(doc)
 	number(l)
 	l.Title = title(doc, src)
+	if l.Title == "" {
+		l.Title = frontMatterTitle(fm)
+	}
 	if l.Title == "" {
 		l.Title = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
@@ -335,10 +349,17 @@ func (p *parse) notebook(n *NotebookCell) (*Cell, int, int) {
 }
 
 func (p *parse) checkFileName(off int, name string) {
-	clean := path.Clean(name)
-	if path.IsAbs(name) || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsAny(name, "\\\x00") {
+	if leaves(name) {
 		p.errorf(off, "name a file inside the lesson's workspace, such as pool.cu", "file name %q leaves the lesson's workspace", name)
 	}
+}
+
+// leaves tells whether a file name a lesson gives leaves its workspace,
+// or names none: absolute, .. , the home folder (IPython's %%writefile
+// expands ~), a backslash or a NUL.
+func leaves(name string) bool {
+	clean := path.Clean(name)
+	return path.IsAbs(name) || clean == ".." || clean == "." || strings.HasPrefix(clean, "../") || strings.HasPrefix(name, "~") || strings.ContainsAny(name, "\\\x00")
 }
 
 // nestedFiles warns about file cells that are not at the top level: they

@@ -55,7 +55,11 @@ func IsDownload(src string) bool {
 	}
 	var files []File
 	for _, e := range ents {
-		files = append(files, File{Path: e.Name()})
+		f := File{Path: e.Name()}
+		if e.IsDir() {
+			f.Path += "/"
+		}
+		files = append(files, f)
 	}
 	return detect(files) != Folders
 }
@@ -155,9 +159,10 @@ func onRoster(r []gradebook.Person, id string) bool {
 // in people; taken says whose files are whose.
 func join(subs map[string]*submission, layout Layout, listed []gradebook.Person) (people map[string]gradebook.Person, taken map[string]*submission) {
 	people, taken = map[string]gradebook.Person{}, map[string]*submission{}
-	byLMS, byID, byName := map[string]int{}, map[string]int{}, map[string][]int{}
+	byLMS, exact, byID, byName := map[string]int{}, map[string]int{}, map[string]int{}, map[string][]int{}
 	for i, p := range listed {
 		people[p.ID] = p
+		exact[p.ID] = i
 		if p.LMSID != "" {
 			byLMS[p.LMSID] = i
 		}
@@ -174,21 +179,54 @@ func join(subs map[string]*submission, layout Layout, listed []gradebook.Person)
 			}
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(subs)) {
-		s := subs[k]
-		i, ok := -1, false
-		if s.lmsID != "" {
-			i, ok = byLMS[s.lmsID]
-		}
-		if !ok && layout == Folders {
-			i, ok = byID[strings.ToLower(s.name)]
-		}
-		if !ok {
-			if c := byName[nameKeys(s.name)[0]]; len(c) == 1 {
-				i, ok = c[0], true
+	// Each submission claims the roster's student it is: by LMS id, by
+	// folder name, then by name. A claim holds only when no other
+	// submission makes it as strongly: two submissions naming one student
+	// (a display name changed to a classmate's, two folders of one id)
+	// leave that student to neither, so that no one's entry stands for
+	// another's, whatever order their names sort in.
+	keys := slices.Sorted(maps.Keys(subs))
+	claim := map[string]int{}
+	for pass := 0; pass < 4; pass++ {
+		want := map[int][]string{}
+		for _, k := range keys {
+			s := subs[k]
+			if _, done := claim[k]; done {
+				continue
+			}
+			i, ok := -1, false
+			switch pass {
+			case 0:
+				if s.lmsID != "" {
+					i, ok = byLMS[s.lmsID]
+				}
+			case 1:
+				if layout == Folders {
+					i, ok = exact[s.name]
+				}
+			case 2:
+				if layout == Folders {
+					i, ok = byID[strings.ToLower(s.name)]
+				}
+			case 3:
+				if c := byName[nameKeys(s.name)[0]]; len(c) == 1 {
+					i, ok = c[0], true
+				}
+			}
+			if ok {
+				want[i] = append(want[i], k)
 			}
 		}
-		if ok && taken[listed[i].ID] == nil {
+		for i, ks := range want {
+			if len(ks) == 1 && taken[listed[i].ID] == nil {
+				claim[ks[0]] = i
+				taken[listed[i].ID] = subs[ks[0]]
+			}
+		}
+	}
+	for _, k := range keys {
+		s := subs[k]
+		if i, ok := claim[k]; ok {
 			p := listed[i]
 			if p.LMSID == "" && layout == Canvas {
 				p.LMSID = s.lmsID
@@ -197,7 +235,7 @@ func join(subs map[string]*submission, layout Layout, listed []gradebook.Person)
 				p.Name = s.name
 			}
 			p.LMS, p.Handle = lmsName(layout), s.handle
-			people[p.ID], taken[p.ID] = p, s
+			people[p.ID] = p
 			continue
 		}
 		base := ownKey(s, layout)

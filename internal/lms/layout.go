@@ -56,8 +56,11 @@ type cand struct {
 
 var (
 	canvasRE = regexp.MustCompile(`^([^_/]+)_(?:(late|LATE)_)?([0-9]+)_([0-9]+)_(.+)$`)
-	moodleRE = regexp.MustCompile(`^(.+)_([0-9]+)_(assignsubmission|assignfeedback)_([a-z]+)_(.*)$`)
-	revRE    = regexp.MustCompile(`^(.+)-([0-9]+)(\.[^.]*)?$`)
+	// moodleMark is what Moodle puts after a student's full name: the
+	// participant id and the plugin, then the student's own file name
+	// (a download without folders) or nothing (a folder per student).
+	moodleMark = regexp.MustCompile(`^_([0-9]+)_(assignsubmission|assignfeedback)_([a-z]+)_`)
+	revRE      = regexp.MustCompile(`^(.+)-([0-9]+)(\.[^.]*)?$`)
 )
 
 // junk is an archiver's own file, or a hidden one at the top (.git/),
@@ -68,27 +71,84 @@ func junk(p string) bool {
 		base == ".DS_Store" || base == "Thumbs.db" || base == "desktop.ini" || strings.HasPrefix(base, "._")
 }
 
-// detect says which layout the files' first path parts follow: the one
-// most of them match.
-func detect(files []File) Layout {
-	canvas, moodle, n := 0, 0, 0
+// moodleEntry is a top-level name of a Moodle download, read.
+type moodleEntry struct {
+	name, id, rest string
+	// ambiguous: the name holds Moodle's mark more than once and is no
+	// folder Moodle made, so which part Moodle wrote and which the student
+	// (their display name, their file's name) cannot be told: it stands
+	// for no one.
+	ambiguous bool
+}
+
+// parseMoodle reads a top-level name as Moodle makes them: "Full
+// Name_id_assignsubmission_file_" for a folder (the mark ends the name:
+// the last one is Moodle's), "Full Name_id_assignsubmission_file_x.cu"
+// for a file (the student named x.cu: a name with two marks is
+// ambiguous, never read as the second one's id).
+func parseMoodle(first string, folder bool) (moodleEntry, bool) {
+	var cands []moodleEntry
+	var ends []int
+	for i := 1; i < len(first); i++ {
+		if first[i] != '_' {
+			continue
+		}
+		if m := moodleMark.FindStringSubmatchIndex(first[i:]); m != nil {
+			cands = append(cands, moodleEntry{name: first[:i], id: first[i+m[2] : i+m[3]], rest: first[i+m[1]:]})
+			ends = append(ends, i+m[1])
+		}
+	}
+	switch {
+	case len(cands) == 0:
+		return moodleEntry{}, false
+	case folder && ends[len(ends)-1] == len(first):
+		return cands[len(cands)-1], true
+	case len(cands) == 1:
+		return cands[0], true
+	}
+	e := cands[0]
+	e.ambiguous = true
+	return e, true
+}
+
+// tops are the first path parts of files (the names the LMS made), each
+// with whether it holds files (a folder, or a zip that was opened).
+func tops(files []File) map[string]bool {
+	out := map[string]bool{}
 	for _, f := range files {
 		if junk(f.Path) {
 			continue
 		}
-		n++
-		first, _, _ := strings.Cut(f.Path, "/")
-		switch {
-		case moodleRE.MatchString(first):
-			moodle++
-		case canvasRE.MatchString(first):
-			canvas++
-		}
+		first, _, nested := strings.Cut(f.Path, "/")
+		out[first] = out[first] || nested
 	}
+	return out
+}
+
+// detect says which layout a download follows, from the names the LMS
+// made alone: each top-level name votes once, and a student's votes
+// count once (Canvas's user id, Moodle's participant id), so neither the
+// entries of a student's zip nor a student's many uploads decide it.
+// Canvas's prefix is strict (a name without '_', then numbers), so a name
+// it matches is Canvas's whatever the student's file is called.
+func detect(files []File) Layout {
+	canvas, moodle, other := map[string]bool{}, map[string]bool{}, 0
+	for first, nested := range tops(files) {
+		if m := canvasRE.FindStringSubmatch(first); m != nil {
+			canvas[m[3]] = true
+			continue
+		}
+		if e, ok := parseMoodle(first, nested); ok {
+			moodle[e.id] = true
+			continue
+		}
+		other++
+	}
+	n := len(canvas) + len(moodle) + other
 	switch {
-	case n > 0 && moodle*2 > n:
+	case n > 0 && len(moodle)*2 > n:
 		return Moodle
-	case n > 0 && canvas*2 > n:
+	case n > 0 && len(canvas)*2 > n:
 		return Canvas
 	}
 	return Folders
@@ -98,20 +158,7 @@ func detect(files []File) Layout {
 // it is in folders of its own (submissions/alice/x.cu), so that a zip of
 // the class's folder reads as the folder.
 func unwrap(files []File) []File {
-	top := ""
-	for _, f := range files {
-		if junk(f.Path) {
-			continue
-		}
-		first, rest, ok := strings.Cut(f.Path, "/")
-		if !ok || (top != "" && first != top) {
-			return files
-		}
-		top = first
-		if detect([]File{{Path: rest}}) == Folders && !strings.Contains(rest, "/") {
-			return files
-		}
-	}
+	top := wrapper(files)
 	if top == "" {
 		return files
 	}
@@ -125,6 +172,25 @@ func unwrap(files []File) []File {
 	return out
 }
 
+// wrapper is the folder unwrap drops, or "".
+func wrapper(files []File) string {
+	top := ""
+	for _, f := range files {
+		if junk(f.Path) {
+			continue
+		}
+		first, rest, ok := strings.Cut(f.Path, "/")
+		if !ok || (top != "" && first != top) {
+			return ""
+		}
+		top = first
+		if detect([]File{{Path: rest}}) == Folders && !strings.Contains(rest, "/") {
+			return ""
+		}
+	}
+	return top
+}
+
 // group is the key split files the student of download path p under,
 // or "" when p names no student.
 func group(p string, layout Layout) string {
@@ -135,8 +201,8 @@ func group(p string, layout Layout) string {
 			return m[1] + "_" + m[3]
 		}
 	case Moodle:
-		if m := moodleRE.FindStringSubmatch(first); m != nil {
-			return m[2]
+		if e, ok := parseMoodle(first, nested); ok && !e.ambiguous {
+			return e.id
 		}
 	default:
 		if nested {
@@ -187,19 +253,23 @@ func split(files []File, layout Layout) (map[string]*submission, []Note) {
 			}
 			s.files = append(s.files, c)
 		case Moodle:
-			m := moodleRE.FindStringSubmatch(first)
-			if m == nil {
+			e, ok := parseMoodle(first, nested)
+			if !ok {
 				notes = append(notes, Note{Kind: Stray, File: f.Path, Why: "not named as Moodle names a student's files (Full Name_id_assignsubmission_file_)"})
 				continue
 			}
+			if e.ambiguous {
+				notes = append(notes, Note{Kind: Stray, File: f.Path, Why: "Moodle's mark (_id_assignsubmission_) is in it twice: whose it is cannot be told; ask the student to hand it in under another name"})
+				continue
+			}
 			s := get(group(f.Path, layout))
-			s.name, s.lmsID, s.handle = m[1], m[2], m[1]+"_"+m[2]
-			rel := m[5]
+			s.name, s.lmsID, s.handle = e.name, e.id, e.name+"_"+e.id
+			rel := e.rest
 			if nested {
 				rel = path.Join(rel, rest)
 			}
 			if rel == "" {
-				notes = append(notes, Note{Kind: Stray, Student: m[1], File: f.Path, Why: "a file with no name"})
+				notes = append(notes, Note{Kind: Stray, Student: e.name, File: f.Path, Why: "a file with no name"})
 				continue
 			}
 			s.files = append(s.files, cand{path: f.Path, rel: rel, data: f.Data})

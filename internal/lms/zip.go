@@ -24,6 +24,12 @@ type Limits struct {
 	PerEntry int64 // bytes of one file; a larger one is refused
 	Ratio    int64 // inflated to compressed, for entries over 64 KiB; a larger one is refused
 	Depth    int   // zips inside the zip (1: a student's zip inside the class's)
+	// EntriesEach and TotalEach bound one student's part of a download
+	// (their top-level entries, as the LMS named them, zips opened):
+	// a student over either has their entries refused and listed, and
+	// the rest of the class is read. 0: no bound of its own.
+	EntriesEach int
+	TotalEach   int64
 }
 
 // DefaultLimits are far above a class of source files (300 students
@@ -31,7 +37,9 @@ type Limits struct {
 // One file is at most 4 MiB: grade takes sources of 1 MiB, and a
 // student's zip of them fits; a larger file (a report, a video) is listed
 // as refused and never read.
-var DefaultLimits = Limits{Entries: 50000, Total: 512 << 20, PerEntry: 4 << 20, Ratio: 200, Depth: 2}
+// One student's hand-in is at most 2,000 files and 32 MiB, so that no
+// one student's upload reaches the download's own bounds.
+var DefaultLimits = Limits{Entries: 50000, Total: 512 << 20, PerEntry: 4 << 20, Ratio: 200, Depth: 2, EntriesEach: 2000, TotalEach: 32 << 20}
 
 // File is one file of a class's download.
 type File struct {
@@ -66,8 +74,8 @@ func (e *ZipError) Error() string {
 
 func (e *ZipError) Unwrap() error { return e.Err }
 
-// unpacker reads files under one budget of Limits, noting what it
-// refuses.
+// unpacker reads files under one budget of Limits, and one of its own
+// for each student, noting what it refuses.
 type unpacker struct {
 	lim     Limits
 	archive string // the outermost archive or folder, for errors
@@ -75,6 +83,104 @@ type unpacker struct {
 	total   int64
 	files   []File
 	refused []Note
+	// keyOf names whose budget a file at a path is under, topOf the
+	// top-level entry it is in.
+	keyOf, topOf func(p string) string
+	budgets      map[string]*budget
+}
+
+// budget is what one student's entries have used.
+type budget struct {
+	count int
+	total int64
+	over  bool
+}
+
+// budgetKeys says whose budget each path of a download is under, from
+// the download's top-level names alone (what the LMS made): the student
+// that group names under the download's layout, else the top-level
+// entry itself.
+func budgetKeys(names []string) (keyOf, topOf func(string) string) {
+	files := make([]File, len(names))
+	for i, n := range names {
+		files[i] = File{Path: n}
+	}
+	prefix := ""
+	if top := wrapper(files); top != "" {
+		prefix = top + "/"
+	}
+	layout := detect(unwrap(files))
+	keyOf = func(p string) string {
+		q := strings.TrimPrefix(p, prefix)
+		if k := group(q, layout); k != "" {
+			return "\x00" + k
+		}
+		first, _, _ := strings.Cut(q, "/")
+		return first
+	}
+	// The top-level entry of p, as the download names it.
+	topOf = func(p string) string {
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, prefix), "/")
+		return prefix + first
+	}
+	return keyOf, topOf
+}
+
+// spend counts one file of n bytes (n < 0: not read yet) against the
+// budget of the student at p; false when that student is over it, and
+// their files are dropped.
+func (u *unpacker) spend(p string, n int64) bool {
+	if u.keyOf == nil || (u.lim.EntriesEach <= 0 && u.lim.TotalEach <= 0) {
+		return true
+	}
+	k := u.keyOf(p)
+	b := u.budgets[k]
+	if b == nil {
+		b = &budget{}
+		u.budgets[k] = b
+	}
+	if b.over {
+		return false
+	}
+	why := ""
+	if n < 0 {
+		b.count++
+		if u.lim.EntriesEach > 0 && b.count > u.lim.EntriesEach {
+			why = fmt.Sprintf("more than %d files", u.lim.EntriesEach)
+		}
+	} else {
+		b.total += n
+		if u.lim.TotalEach > 0 && b.total > u.lim.TotalEach {
+			why = fmt.Sprintf("more than %d bytes", u.lim.TotalEach)
+		}
+	}
+	if why == "" {
+		return true
+	}
+	// Over: none of this student's files is kept, and what they used is
+	// given back to the download's budget.
+	b.over = true
+	u.count -= b.count
+	u.total -= b.total
+	u.refused = append(u.refused, Note{Kind: Refused, File: u.topOf(p),
+		Why: fmt.Sprintf("one student's hand-in holds %s (at %s): none of it is graded; the rest of the class is; unpack it by hand if it is real work", why, p)})
+	kept := u.files[:0]
+	for _, f := range u.files {
+		if u.keyOf(f.Path) != k {
+			kept = append(kept, f)
+		}
+	}
+	u.files = kept
+	return false
+}
+
+// dropped says whether the student at p went over their budget.
+func (u *unpacker) dropped(p string) bool {
+	if u.keyOf == nil {
+		return false
+	}
+	b := u.budgets[u.keyOf(p)]
+	return b != nil && b.over
 }
 
 // ReadZip reads the files of the zip at name, nested zips opened in
@@ -92,6 +198,14 @@ func ReadZip(name string, lim Limits) ([]File, []Note, error) {
 		return nil, nil, &ZipError{Archive: name, Err: err}
 	}
 	defer zr.Close()
+	var names []string
+	for _, f := range zr.File {
+		if p, why := safePath(entryName(f)); why == "" {
+			names = append(names, p)
+		}
+	}
+	u.budgets = map[string]*budget{}
+	u.keyOf, u.topOf = budgetKeys(names)
 	if err := u.entries(&zr.Reader, "", 0); err != nil {
 		return nil, nil, err
 	}
@@ -101,7 +215,18 @@ func ReadZip(name string, lim Limits) ([]File, []Note, error) {
 // ReadFolder reads the files under dir (a download unpacked by hand):
 // links and odd files are refused, zips opened as in ReadZip.
 func ReadFolder(dir string, lim Limits) ([]File, []Note, error) {
-	u := &unpacker{lim: lim, archive: dir}
+	u := &unpacker{lim: lim, archive: dir, budgets: map[string]*budget{}}
+	var names []string
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			n := e.Name()
+			if e.IsDir() {
+				n += "/"
+			}
+			names = append(names, n)
+		}
+	}
+	u.keyOf, u.topOf = budgetKeys(names)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -156,6 +281,9 @@ func (u *unpacker) zip(data []byte, prefix string, depth int) error {
 
 func (u *unpacker) entries(zr *zip.Reader, prefix string, depth int) error {
 	for _, f := range zr.File {
+		if u.dropped(prefix) {
+			return nil
+		}
 		name := entryName(f)
 		p, why := safePath(name)
 		full := prefix + p
@@ -208,6 +336,9 @@ func (u *unpacker) where(prefix string) string {
 // opens it when it is a zip.
 func (u *unpacker) add(p string, r io.Reader, depth int) error {
 	u.count++
+	if !u.spend(p, -1) {
+		return nil
+	}
 	if u.count > u.lim.Entries {
 		return &LimitError{Archive: u.archive, Entry: p, What: fmt.Sprintf("more than %d files", u.lim.Entries)}
 	}
@@ -221,6 +352,9 @@ func (u *unpacker) add(p string, r io.Reader, depth int) error {
 		return nil
 	}
 	u.total += int64(len(data))
+	if !u.spend(p, int64(len(data))) {
+		return nil
+	}
 	if u.total > u.lim.Total {
 		return &LimitError{Archive: u.archive, Entry: p, What: fmt.Sprintf("more than %d bytes in all", u.lim.Total)}
 	}
@@ -236,6 +370,9 @@ func (u *unpacker) add(p string, r io.Reader, depth int) error {
 	before := len(u.files)
 	if err := u.zip(data, p+"/", depth+1); err != nil {
 		var ze *ZipError
+		if u.dropped(p) {
+			return nil
+		}
 		if errors.As(err, &ze) {
 			u.files = u.files[:before]
 			u.refuse(p, "a damaged zip: "+err.Error())

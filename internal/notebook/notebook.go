@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -36,6 +35,11 @@ type Env struct {
 	Wrapper string
 	// Vars are added to the environment of command cells.
 	Vars []string
+	// Base is the environment command cells and the Python session start
+	// from, before Wrapper and Vars; nil: this process's own (a
+	// student's machine). A server that runs others' cells sets it
+	// (runner.HostEnv), so that none of its own variables reach them.
+	Base []string
 	// StartPython starts the session a lesson run's Python cells run in,
 	// at its first Python cell; nil when the machine has no Python, and
 	// NoPython then says why (each Python cell is listed as not run).
@@ -120,7 +124,9 @@ func findSpec(name string) (*jupyter.Spec, error) {
 }
 
 // Counts are how a run's cells went, for its summary line.
-type Counts struct{ OK, Failed, Skipped, NotRun int }
+// Partial counts the cells of OK that ran only in part (built, their
+// programs not run).
+type Counts struct{ OK, Failed, Skipped, NotRun, Partial int }
 
 // Count counts outcomes.
 func Count(outcomes []Outcome) Counts {
@@ -133,6 +139,9 @@ func Count(outcomes []Outcome) Counts {
 			n.Skipped++
 		case o.OK:
 			n.OK++
+			if len(o.Partial) > 0 {
+				n.Partial++
+			}
 		default:
 			n.Failed++
 		}
@@ -145,6 +154,9 @@ func Count(outcomes []Outcome) Counts {
 func Summary(outcomes []Outcome) string {
 	n := Count(outcomes)
 	s := fmt.Sprintf("%d ok, %d failed, %d skipped", n.OK, n.Failed, n.Skipped)
+	if n.Partial > 0 {
+		s = fmt.Sprintf("%d ok (%d run in part: built, the rest not run), %d failed, %d skipped", n.OK, n.Partial, n.Failed, n.Skipped)
+	}
 	if n.NotRun > 0 {
 		why := ""
 		for _, o := range outcomes {
@@ -181,14 +193,12 @@ type Options struct {
 	// Cell, when not 0, runs only that runnable cell (after writing the
 	// files of the cells before it).
 	Cell int
-	// CompileOnly runs only the nvcc steps of each cell.
+	// CompileOnly runs only the builds of each cell (nvcc, and the
+	// compiler it drives), in the cells' order, and names every other
+	// step as not run: a notebook's cleanup cell must not race the build
+	// before it, and its other commands are not run at all.
 	CompileOnly bool
-	// Parallel, above 1 and with CompileOnly, compiles up to that many
-	// cells at once (their output still comes in cell order). File cells
-	// are written in order first; a lesson that writes one file twice is
-	// compiled one cell at a time.
-	Parallel int
-	Color    bool
+	Color       bool
 	// Python, when set, is the session Python cells run in, kept by the
 	// caller from run to run (the page); otherwise a run starts its own at
 	// its first Python cell and ends it with the run.
@@ -206,7 +216,10 @@ type Outcome struct {
 	Skipped bool
 	// NotRun is a cell that would run, but not on this machine (a Python
 	// cell where there is no Python): --strict and verify fail on it.
-	NotRun   bool
+	NotRun bool
+	// Partial are the steps of a cell that ran only in part (under
+	// --compile-only, ./prog after its nvcc): each said as not run.
+	Partial  []string
 	Reason   string // why it failed, in words
 	Duration time.Duration
 	Hits     int // builds served by the cache
@@ -233,9 +246,6 @@ func Run(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Wri
 	env = ForLesson(ctx, env, l)
 	if why := nothingToRun(l); why != "" && opt.Cell == 0 && !opt.Plain {
 		fmt.Fprintf(out, "%s\n\n", opt.style("33", why))
-	}
-	if opt.CompileOnly && opt.Parallel > 1 && opt.Cell == 0 && !rewritesFile(l) {
-		return compileParallel(ctx, l, env, opt, out)
 	}
 	var outcomes []Outcome
 	files := map[string]string{}
@@ -343,71 +353,6 @@ func (st *state) replayed(ctx context.Context, c *lesson.Cell) string {
 		return fmt.Sprintf("[%d] not run", c.Number)
 	}
 	return fmt.Sprintf("[%d] failed: %s", c.Number, o.Reason)
-}
-
-// rewritesFile tells whether two file cells write the same file, so that
-// a compile between them must see the first version.
-func rewritesFile(l *lesson.Lesson) bool {
-	seen := map[string]bool{}
-	for _, c := range l.Cells {
-		if c.Runnable() && c.Kind == lesson.File {
-			name := filepath.Clean(c.Name)
-			if seen[name] {
-				return true
-			}
-			seen[name] = true
-		}
-	}
-	return false
-}
-
-// compileParallel is Run in compile-only mode with opt.Parallel cells at
-// once: every file is written first, in order, then the cells' compile
-// steps run side by side, each cell's output kept and written in order.
-func compileParallel(ctx context.Context, l *lesson.Lesson, env Env, opt Options, out io.Writer) ([]Outcome, error) {
-	var cells []*lesson.Cell
-	var texts []string
-	files := map[string]string{}
-	for i := range l.Cells {
-		c := &l.Cells[i]
-		if !c.Runnable() {
-			if _, ok := notRun(c); ok {
-				texts = append(texts, "")
-				cells = append(cells, c)
-			}
-			continue
-		}
-		texts = append(texts, fileText(files, c))
-		if c.Kind == lesson.File {
-			if _, err := writeFile(opt.Workspace, c.Name, texts[len(texts)-1]); err != nil {
-				return nil, err
-			}
-		}
-		cells = append(cells, c)
-	}
-	outcomes := make([]Outcome, len(cells))
-	logs := make([]bytes.Buffer, len(cells))
-	sem := make(chan struct{}, opt.Parallel)
-	var wg sync.WaitGroup
-	for i, c := range cells {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if o, ok := notRun(c); ok {
-				outcomes[i] = o
-				return
-			}
-			st := &state{env: env, opt: opt}
-			outcomes[i] = st.runCell(ctx, c, texts[i], &logs[i], false)
-		}()
-	}
-	wg.Wait()
-	for i := range logs {
-		out.Write(logs[i].Bytes())
-	}
-	return outcomes, ctx.Err()
 }
 
 func lastNumber(l *lesson.Lesson) int {
@@ -523,8 +468,12 @@ func (st *state) runCell(ctx context.Context, c *lesson.Cell, text string, out i
 	if !quiet && !opt.Plain {
 		mark := opt.style("32", "✓")
 		switch {
+		case o.Skipped && strings.HasPrefix(o.Reason, "compile only"):
+			mark = opt.style("33", "– not run: "+o.Reason)
 		case o.Skipped:
 			mark = opt.style("33", "–")
+		case o.OK && len(o.Partial) > 0:
+			mark = opt.style("33", "✓ run in part: built; not run: "+strings.Join(o.Partial, "; "))
 		case o.NotRun:
 			mark = opt.style("33", "– not run: "+o.Reason)
 		case !o.OK:
@@ -540,8 +489,7 @@ func (st *state) python(ctx context.Context, c *lesson.Cell, w io.Writer) Outcom
 	o := Outcome{Cell: c}
 	switch {
 	case st.opt.CompileOnly:
-		o.Skipped, o.Reason = true, "compile only: Python cells run where there is a GPU"
-		fmt.Fprintf(w, "(skipped: %s)\n", o.Reason)
+		o.Skipped, o.Reason = true, "compile only: a Python cell is not a build"
 		return o
 	case st.opt.Python != nil:
 		st.py = st.opt.Python
@@ -603,24 +551,37 @@ func imageExt(mime string) string {
 // on the PATH, and the run's variables.
 func CellEnv(env Env) []string {
 	vars := os.Environ()
+	path := os.Getenv("PATH")
+	if env.Base != nil {
+		vars = append([]string(nil), env.Base...)
+		path = ""
+		for _, kv := range env.Base {
+			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+				path = v
+			}
+		}
+	}
 	if env.Wrapper != "" {
-		vars = append(vars, "PATH="+env.Wrapper+string(os.PathListSeparator)+os.Getenv("PATH"))
+		vars = append(vars, "PATH="+env.Wrapper+string(os.PathListSeparator)+path)
 	}
 	return append(vars, env.Vars...)
 }
 
-// command runs a command cell: in compile-only mode only its nvcc steps.
+// command runs a command cell: in compile-only mode only its builds.
 func command(ctx context.Context, c *lesson.Cell, env Env, opt Options, script string, w io.Writer, tail *tailBuffer) Outcome {
 	o := Outcome{Cell: c}
 	if opt.CompileOnly {
-		steps, skipped := compileSteps(script)
+		steps, skipped := buildPlan(script)
+		for _, s := range skipped {
+			fmt.Fprintf(w, "(not run: %s: %s)\n", oneLine(s.Step), s.Why)
+			o.Partial = append(o.Partial, oneLine(s.Step))
+		}
 		if len(steps) == 0 {
-			o.Skipped, o.Reason = true, "nothing to compile; running needs a GPU"
-			fmt.Fprintf(w, "(skipped: %s)\n", o.Reason)
+			o.Skipped, o.Reason = true, "compile only: nothing to build"
 			return o
 		}
 		script = strings.Join(steps, " && ")
-		if skipped > 0 {
+		if len(skipped) > 0 {
 			fmt.Fprintf(w, "(compile only: %s)\n", script)
 		}
 	}
@@ -642,6 +603,7 @@ func command(ctx context.Context, c *lesson.Cell, env Env, opt Options, script s
 	}
 	o.OK = res.OK()
 	if !o.OK {
+		o.Partial = nil
 		o.Reason = res.Reason(opt.Timeout, opt.MaxOutput)
 		if res.TimedOut {
 			o.Reason += " (raise the limit with --timeout)"
@@ -751,33 +713,23 @@ func (t *tailBuffer) String() string { return t.b.String() }
 
 // bang runs a cell of ! lines as IPython does: each line alone in its own
 // shell, and a failing line does not stop the next (the cell fails all
-// the same, with the first failure's reason). Without a GPU, a line runs
-// whole when it needs none (ls, rm, pip, nvidia-smi where it is
-// installed), and only its nvcc steps when it runs a program.
+// the same, with the first failure's reason). Under --compile-only each
+// line runs its builds alone, and names the rest as not run.
 func bang(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Writer, tail *tailBuffer) Outcome {
 	o := Outcome{Cell: c, OK: true}
 	ran := 0
-	one := opt
-	one.CompileOnly = false
 	lines := lesson.BangLines(c.Text)
 	for _, line := range lines {
 		if ctx.Err() != nil {
 			o.OK, o.Reason = false, "interrupted"
 			return o
 		}
-		script := line
-		if opt.CompileOnly {
-			var why string
-			if script, why = offline(line); script == "" {
-				fmt.Fprintf(w, "(skipped !%s: %s)\n", firstLine(line), why)
-				continue
-			}
-			if script != line {
-				fmt.Fprintf(w, "(compile only: %s)\n", script)
-			}
+		lo := command(ctx, c, env, opt, line, w, tail)
+		o.Partial = append(o.Partial, lo.Partial...)
+		if lo.Skipped {
+			continue
 		}
 		ran++
-		lo := command(ctx, c, env, one, script, w, tail)
 		if !lo.OK && o.OK {
 			o.OK, o.Reason = false, lo.Reason
 			if len(lines) > 1 {
@@ -786,54 +738,18 @@ func bang(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Writer
 		}
 	}
 	if ran == 0 && opt.CompileOnly {
-		o.Skipped, o.Reason = true, "nothing to compile; running needs a GPU"
+		o.OK, o.Skipped, o.Reason = false, true, "compile only: nothing to build"
 	}
 	return o
 }
 
-// offline is what of a ! line runs without a GPU: the line itself when
-// nothing in it needs one, else its nvcc steps; "" and why when nothing.
-func offline(line string) (string, string) {
-	parts := splitShell(line)
-	gpu := false
-	for _, p := range parts {
-		gpu = gpu || needsGPU(p)
+// oneLine is a step as one line, for saying it was not run.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:99]) + "…"
 	}
-	if !gpu {
-		return line, ""
-	}
-	steps, _ := compileSteps(line)
-	if len(steps) == 0 {
-		return "", "running needs a GPU"
-	}
-	return strings.Join(steps, " && "), ""
-}
-
-// gpuTools run programs on the GPU, or are Python (whose scripts may).
-var gpuTools = map[string]bool{"ncu": true, "nsys": true, "nvprof": true, "compute-sanitizer": true, "cuda-memcheck": true, "cuda-gdb": true, "python": true, "python3": true}
-
-// needsGPU tells whether a step of a shell line runs something on the GPU:
-// a program of the workspace (./prog, build/prog), a profiler or
-// sanitizer, or nvidia-smi where there is no driver to ask.
-func needsGPU(step string) bool {
-	f := strings.Fields(step)
-	for len(f) > 0 && (strings.Contains(f[0], "=") || f[0] == "time" || f[0] == "(" || f[0] == "{") {
-		f = f[1:]
-	}
-	if len(f) == 0 {
-		return false
-	}
-	prog := strings.TrimPrefix(f[0], "(")
-	switch {
-	case gpuTools[filepath.Base(prog)]:
-		return true
-	case prog == "nvidia-smi":
-		_, err := exec.LookPath("nvidia-smi")
-		return err != nil
-	case strings.Contains(prog, "/") && !filepath.IsAbs(prog):
-		return true
-	}
-	return false
+	return s
 }
 
 func firstLine(s string) string {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/lesson"
@@ -45,34 +44,6 @@ func TestFirstCUDAError(t *testing.T) {
 	if got := FirstCUDAError("cudaErrorMemoryAllocation returned\n"); got != "cudaErrorMemoryAllocation returned" {
 		t.Errorf("FirstCUDAError = %q", got)
 	}
-}
-
-func TestCompileSteps(t *testing.T) {
-	for in, want := range map[string]string{
-		"nvcc a.cu -o a && ./a":                       "nvcc a.cu -o a",
-		"nvcc -o a a.cu; ./a; nvcc b.cu -o b || true": "nvcc -o a a.cu|nvcc b.cu -o b",
-		"./run.sh":                                "",
-		`nvcc -DMSG="a && b" x.cu -o x && ./x`:    `nvcc -DMSG="a && b" x.cu -o x`,
-		"/usr/local/cuda/bin/nvcc x.cu -o x\n./x": "/usr/local/cuda/bin/nvcc x.cu -o x",
-	} {
-		steps, _ := compileSteps(in)
-		if got := strings.Join(steps, "|"); got != want {
-			t.Errorf("compileSteps(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func FuzzCompileSteps(f *testing.F) {
-	f.Add("nvcc a.cu -o a && ./a")
-	f.Add(`nvcc "-DX='a;b'" x.cu; ./x || echo 'fail && more'`)
-	f.Fuzz(func(t *testing.T, s string) {
-		steps, _ := compileSteps(s)
-		for _, st := range steps {
-			if !strings.Contains(s, st) {
-				t.Fatalf("step %q is not part of %q", st, s)
-			}
-		}
-	})
 }
 
 // Plain gives the programs' output alone: no label, no status line, no

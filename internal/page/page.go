@@ -17,6 +17,7 @@ import (
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/serve"
+	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -117,16 +118,30 @@ func (p *Checker) Check(ctx context.Context, id string) (*serve.Verdict, error) 
 	if err != nil {
 		return nil, err
 	}
-	st, err := exercise.Judge(ctx, c, x, c.Path(x.Student), p.Machine, p.Toolkit)
+	st, err := exercise.JudgeWith(ctx, c, x, c.Path(x.Student), p.Machine, p.Toolkit, exercise.JudgeOptions{Trace: true})
 	if err != nil {
 		return nil, err
 	}
 	v := Verdict(st)
+	v.Timeline = Pictures(st.Trace)
 	if !v.Passed {
 		return v, nil
 	}
 	_, err = st.Record(c)
 	return v, err
+}
+
+// Pictures draws a run's trace for the page and the feedback, one
+// picture per theme; nil when there is no trace (or it cannot be read).
+func Pictures(trace []byte) *serve.Timeline {
+	if len(trace) == 0 {
+		return nil
+	}
+	tl, err := timeline.Parse(trace)
+	if err != nil {
+		return nil
+	}
+	return &serve.Timeline{Light: timeline.SVG(tl, timeline.SVGOptions{Theme: "light"}), Dark: timeline.SVG(tl, timeline.SVGOptions{Theme: "dark"}), Summary: tl.Summary()}
 }
 
 // Verdict is st as the page shows it. As in lessons check, the page says

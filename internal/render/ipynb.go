@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/ui"
@@ -56,14 +57,7 @@ func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 			fmt.Fprintf(&b, "  %s %s\n", t.style("2", "┆"), imageName(o.MIME, o.Data, "shown in the site"))
 			continue
 		}
-		lines := strings.Split(strings.TrimRight(ui.Printable(o.Text), "\n"), "\n")
-		if len(lines) > maxOutputLines {
-			// a loop that printed 100,000 lines: its start and its end,
-			// as a notebook's scrolled output area shows them
-			n := len(lines) - maxOutputLines
-			cut := fmt.Sprintf("… %d lines more (all of them in the notebook, and in the site)", n)
-			lines = append(append(lines[:maxOutputLines-10:maxOutputLines-10], t.style("2", cut)), lines[len(lines)-10:]...)
-		}
+		lines := t.capOutput(o.Text)
 		for _, line := range lines {
 			fmt.Fprintf(&b, "  %s %s\n", t.style("2", "┆"), line)
 		}
@@ -75,9 +69,70 @@ func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 	return err
 }
 
-// maxOutputLines is the most lines of one recorded output a terminal is
-// shown.
-const maxOutputLines = 60
+// What a terminal is shown of one recorded output, at most: its lines
+// (a loop that printed 100,000), the bytes of one line (a 12 MB line of
+// a printed array was shown whole), and its bytes in all.
+const (
+	maxOutputLines = 60
+	maxLineBytes   = 1 << 10
+	maxOutputBytes = 16 << 10
+)
+
+// capOutput is what a terminal is shown of a recorded output's text,
+// made printable: its start and its end, as a notebook's scrolled output
+// area shows them, within maxOutputLines lines and maxOutputBytes bytes,
+// each line within maxLineBytes; each cut says what it left out.
+func (t *Term) capOutput(text string) []string {
+	text = strings.TrimRight(text, "\n")
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if len(line) > maxLineBytes {
+			keep := cutBytes(line, maxLineBytes)
+			lines[i] = ui.Printable(keep) + t.style("2", fmt.Sprintf(" … %s more on this line", byteSize(len(line)-len(keep))))
+		} else {
+			lines[i] = ui.Printable(line)
+		}
+	}
+	head, tail := len(lines), 0
+	if len(lines) > maxOutputLines {
+		head, tail = maxOutputLines-10, 10
+	}
+	// the bytes: three quarters for the start, a quarter for the end
+	size := 0
+	for i := 0; i < head; i++ {
+		if size += len(lines[i]) + 1; size > maxOutputBytes*3/4 && i > 0 {
+			head, tail = i, min(max(tail, 1), len(lines)-i)
+			break
+		}
+	}
+	size = 0
+	for i := 0; i < tail; i++ {
+		if size += len(lines[len(lines)-1-i]) + 1; size > maxOutputBytes/4 {
+			tail = i
+			break
+		}
+	}
+	if head+tail >= len(lines) {
+		return lines
+	}
+	n, more := len(lines)-head-tail, 0
+	for _, l := range lines[head : len(lines)-tail] {
+		more += len(l) + 1
+	}
+	cut := t.style("2", fmt.Sprintf("… %d lines more, %s (all of them in the notebook, and in the site)", n, byteSize(more)))
+	return append(append(lines[:head:head], cut), lines[len(lines)-tail:]...)
+}
+
+// cutBytes is s cut to at most n bytes, at a character's start.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
 
 func outputLabel(o lesson.Output) string {
 	switch {
@@ -98,10 +153,13 @@ func imageName(mime, b64, where string) string {
 }
 
 func byteSize(n int) string {
-	if n < 1024 {
+	switch {
+	case n < 1024:
 		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
 	}
-	return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }
 
 // termImages names a markdown cell's attachments and embedded images in
@@ -134,7 +192,7 @@ func cellsHTML(w io.Writer, l *lesson.Lesson) error {
 				text = strings.ReplaceAll(text, "attachment:"+a.Name, "data:"+a.MIME+";base64,"+a.Data)
 			}
 			var b bytes.Buffer
-			if err := lesson.Goldmark().Convert([]byte(text), &b); err != nil {
+			if err := markdownCellHTML(&b, []byte(text)); err != nil {
 				return err
 			}
 			if _, err := w.Write(b.Bytes()); err != nil {

@@ -167,3 +167,67 @@ func TestLongCodeLineIsCut(t *testing.T) {
 		t.Errorf("%d lines:\n%s", n, plain)
 	}
 }
+
+// A recorded output is capped by bytes as well as lines: one line of 12
+// MB (a printed array) was shown whole, and 59 lines of 900 bytes fit
+// the 60-line cap.
+func TestLongOutputCappedByBytes(t *testing.T) {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	huge := strings.Repeat("0.125, ", 12<<20/7)
+	var wide strings.Builder
+	for i := range 59 {
+		fmt.Fprintf(&wide, "row %02d %s\n", i, strings.Repeat("x", 900))
+	}
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "print(a)", "outputs": [{"output_type": "stream", "name": "stdout", "text": ` + q("start\n"+huge+"\nend\n") + `}]},
+{"cell_type": "code", "metadata": {}, "execution_count": 2, "source": "print(b)", "outputs": [{"output_type": "stream", "name": "stdout", "text": ` + q(wide.String()) + `}]}]}`
+	l, err := lesson.ParseIpynb("big.ipynb", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := renderTerm(t, l, false)
+	if len(plain) > 2*(maxOutputBytes+4<<10) {
+		t.Errorf("%d bytes shown", len(plain))
+	}
+	for _, want := range []string{"┆ start\n", "MB more on this line", "┆ end\n", "┆ row 00 ", "┆ row 58 ", "lines more, "} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("the terminal rendering lacks %q", want)
+		}
+	}
+}
+
+// A notebook's raw HTML is drawn in the site as its text, escaped: a
+// <details><summary>Hints</summary> was left out whole ("raw HTML
+// omitted"), and a script or an attribute never reaches the page.
+func TestRawHTMLAsText(t *testing.T) {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	md := "Try first.\n\n<details>\n  <summary>Hints</summary>\n\n  - look at the <b>heterogeneous</b> model\n</details>\n\n<script>alert(1)</script>\n\n<img src=x onerror=\"alert(2)\">Inline <span style=\"color:red\">red</span> &amp; more."
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "markdown", "metadata": {}, "source": ` + q(md) + `}]}`
+	l, err := lesson.ParseIpynb("h.ipynb", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := PageHTML(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"Hints", "heterogeneous", "Inline", "red", "&amp; more"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	for _, bad := range []string{"<script", "alert", "onerror", "<span", "style=", "raw HTML omitted"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q:\n%s", bad, page)
+		}
+	}
+	ml, _ := lesson.Parse("h.md", []byte("# T\n\n"+md+"\n"))
+	b.Reset()
+	if err := PageHTML(&b, ml); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Hints") || strings.Contains(b.String(), "<script") {
+		t.Errorf("a markdown lesson's page:\n%s", b.String())
+	}
+}

@@ -14,22 +14,49 @@ import (
 	"github.com/cudalessons/lessons/internal/lesson"
 )
 
+// Exported is one notebook export --ipynb wrote, and what it changed of
+// the lesson's own notebook, in words (none: it is the lesson's file,
+// byte for byte).
+type Exported struct {
+	Path    string
+	Changes []string
+}
+
 // Notebooks writes every lesson of c as a notebook in dir that runs top
 // to bottom in Jupyter and Colab, each lesson's exercises after it, and
-// returns the files written (lessons export --ipynb).
-func Notebooks(c *course.Course, dir string) ([]string, error) {
+// returns the files written (lessons export --ipynb). A lesson that is
+// an nbformat 4 notebook is written as it is, byte for byte (its
+// outputs, ids and every tool's metadata kept), its exercises' cells
+// added at its end; any other is written from the model, with a first
+// cell that shows nvcc and the GPU.
+func Notebooks(c *course.Course, dir string) ([]Exported, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var wrote []string
+	var wrote []Exported
 	errs, err := parseAll(c, func(_ int, e *course.Entry, l *lesson.Lesson) error {
-		nb := lesson.NewNotebook(l, lesson.IpynbOptions{Setup: true})
+		nb, kept := lesson.NewAppendix(l)
+		var changes []string
+		if !kept {
+			nb = lesson.NewNotebook(l, lesson.IpynbOptions{Setup: true})
+			changes = rewritten(l)
+		}
 		for _, x := range e.Exercises {
+			before := nb.Len()
 			if err := exerciseCells(c, x, nb); err != nil {
 				return fmt.Errorf("export %s: exercise %s: %w", e.File, x.ID, err)
 			}
+			if kept {
+				changes = append(changes, fmt.Sprintf("added %d cells at its end for exercise %s", nb.Len()-before, x.ID))
+			}
 		}
-		b, err := nb.Bytes()
+		var b []byte
+		var err error
+		if kept {
+			b, err = nb.AppendTo(l.Source)
+		} else {
+			b, err = nb.Bytes()
+		}
 		if err != nil {
 			return fmt.Errorf("export %s: %w", e.File, err)
 		}
@@ -40,13 +67,45 @@ func Notebooks(c *course.Course, dir string) ([]string, error) {
 		if err := beneath.WriteFile(dir, filepath.Base(name), b, 0o644); err != nil {
 			return err
 		}
-		wrote = append(wrote, name)
+		wrote = append(wrote, Exported{Path: name, Changes: changes})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return wrote, errs.Err()
+}
+
+// Said is what export --ipynb says of the notebooks it wrote to dir:
+// what it changed of each, and how many it wrote.
+func Said(wrote []Exported, dir string) string {
+	var b strings.Builder
+	for _, w := range wrote {
+		for _, ch := range w.Changes {
+			fmt.Fprintf(&b, "%s: %s\n", w.Path, ch)
+		}
+	}
+	fmt.Fprintf(&b, "wrote %d notebooks to %s (open them in Jupyter, or upload one to Colab)\n", len(wrote), dir)
+	return b.String()
+}
+
+// rewritten says what a notebook written from the model changes of a
+// lesson that was a notebook (nbformat 3, or one holding an earlier
+// export's cells); nothing for a markdown lesson, which it converts.
+func rewritten(l *lesson.Lesson) []string {
+	if l.Dialect != lesson.Ipynb {
+		return nil
+	}
+	ch := []string{"written anew as nbformat 4.5 (it was nbformat 3, or held an earlier export's cells, which are left out)",
+		"a first cell added that shows nvcc and the GPU"}
+	outs := 0
+	for _, c := range l.Cells {
+		outs += len(c.Outputs)
+	}
+	if outs > 0 {
+		ch = append(ch, fmt.Sprintf("%d recorded outputs left out", outs))
+	}
+	return ch
 }
 
 // exerciseCells adds an exercise: what to do, its files as %%writefile

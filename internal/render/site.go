@@ -20,7 +20,6 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
-	gmhtml "github.com/yuin/goldmark/renderer/html"
 	gmtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
@@ -43,14 +42,7 @@ func PageHTML(w io.Writer, l *lesson.Lesson) error {
 	}
 	// The GFM parts (tables, strikethrough, task lists) bring their own
 	// node renderers, which a renderer built by hand must register.
-	r := renderer.NewRenderer(renderer.WithNodeRenderers(
-		util.Prioritized(gmhtml.NewRenderer(), 1000),
-		util.Prioritized(extension.NewTableHTMLRenderer(), 500),
-		util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500),
-		util.Prioritized(extension.NewTaskCheckBoxHTMLRenderer(), 500),
-		util.Prioritized(&cellHTML{l: l}, 100),
-	))
-	return r.Render(w, l.Source, l.Doc)
+	return proseRenderer(util.Prioritized(&cellHTML{l: l}, 100)).Render(w, l.Source, l.Doc)
 }
 
 // cellHTML renders fenced code and notebook cells, and headings with a

@@ -42,6 +42,7 @@ func NewTerm(opt TermOptions) (*Term, error) {
 	if opt.Width <= 0 {
 		opt.Width = 80
 	}
+	opt.PythonWay = ui.Printable(opt.PythonWay) // it can hold the notebook's kernel name
 	style := glamstyles.NoTTYStyleConfig
 	if opt.Color {
 		style = glamstyles.DarkStyleConfig
@@ -79,6 +80,7 @@ func (t *Term) Render(w io.Writer, l *lesson.Lesson) error {
 
 // Cell writes one cell.
 func (t *Term) Cell(w io.Writer, c *lesson.Cell) error {
+	c = printableCell(c)
 	if c.From != nil || c.Kind == lesson.Markdown && strings.Contains(c.Text, "data:image/") {
 		return t.notebookCell(w, c)
 	}
@@ -146,6 +148,9 @@ func (t *Term) measure() int { return min(t.opt.Width, Measure) }
 func (t *Term) label(c *lesson.Cell) string {
 	switch {
 	case c.CUDA != nil:
+		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
+	case c.Kind == lesson.Command && strings.Contains(c.Text, "\n") && strings.HasPrefix(c.Label, "%%"):
+		// the cell's magic (%%bash, %%script bash) is its first line
 		return fmt.Sprintf("[%d] %s", c.Number, c.Label)
 	case c.Kind == lesson.Command && strings.Contains(c.Text, "\n"):
 		// the commands are the body; the label only numbers them

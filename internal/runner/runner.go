@@ -50,6 +50,13 @@ type Spec struct {
 	// Started, when set, is told the program's process id as soon as it
 	// has started (a watcher of the GPU's view of that process).
 	Started func(pid int)
+	// Cgroup, when set, is a cgroup (version 2) folder, open, that the
+	// program starts in (CLONE_INTO_CGROUP) where the runner gives it
+	// none of its own: an outside witness counts its calls by its cgroup.
+	Cgroup *os.File
+	// Grouped, when set, is told the folder of the cgroup the program
+	// starts in (Cgroup's, or the runner's own), before it starts.
+	Grouped func(dir string)
 	// Stop, when set, kills every process of the program at once, those
 	// that left its process group included (a sandbox's cgroup). It is
 	// called when the program is stopped for time, output or
@@ -78,6 +85,10 @@ type Result struct {
 	// its threads was just before (Thread's String, joined): diagnostic
 	// text from /proc, shown, never judged.
 	Threads string
+	// InDriver says, for a run stopped at its time limit, that one of its
+	// threads was then waiting in the GPU's driver (InDriver): perhaps
+	// for a lock its neighbours held, so not its own hang for certain.
+	InDriver bool
 }
 
 // OK reports whether the program exited 0 on its own.
@@ -140,6 +151,12 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 		if !spec.SameGroup {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		}
+		if spec.Cgroup != nil {
+			if cmd.SysProcAttr == nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{}
+			}
+			cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(spec.Cgroup.Fd())
+		}
 		// A child that leaves the group can keep the output pipe open
 		// after the program is gone: stop waiting for it soon after.
 		cmd.WaitDelay = time.Second
@@ -151,6 +168,9 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 			cmd.Stderr = cappedTo{w, spec.Stderr}
 		}
 		return cmd
+	}
+	if spec.Cgroup != nil && spec.Grouped != nil {
+		spec.Grouped(spec.Cgroup.Name())
 	}
 	start := time.Now()
 	cmd := command()
@@ -193,7 +213,8 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	case err = <-done:
 	case <-timeout:
 		res.TimedOut = true
-		res.Threads = ThreadText(Threads("/proc", cmd.Process.Pid, spec.Helper))
+		ts := Threads("/proc", cmd.Process.Pid, spec.Helper)
+		res.Threads, res.InDriver = ThreadText(ts), InDriver(ts)
 		err = stop(spec, pgid, done)
 	case <-over:
 		res.Truncated = true

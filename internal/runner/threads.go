@@ -49,6 +49,12 @@ func (t Thread) String() string {
 func Threads(procRoot string, root int, skip string) []Thread {
 	var out []Thread
 	for _, pid := range descendants(procRoot, root) {
+		// The process's own name, not its first task's: ReadDir sorts
+		// the tasks by name, so a thread 10000 comes before its main
+		// thread 9998 and was listed before the skip was seen.
+		if skip != "" && clean(readSmall(filepath.Join(procRoot, strconv.Itoa(pid), "comm")), 32) == skip {
+			continue
+		}
 		tasks, _ := os.ReadDir(filepath.Join(procRoot, strconv.Itoa(pid), "task"))
 		for _, e := range tasks {
 			tid, err := strconv.Atoi(e.Name())
@@ -59,9 +65,6 @@ func Threads(procRoot string, root int, skip string) []Thread {
 			t := Thread{PID: pid, TID: tid}
 			_, t.State, _ = readStat(filepath.Join(dir, "stat"))
 			t.Comm = clean(readSmall(filepath.Join(dir, "comm")), 32)
-			if pid == tid && t.Comm == skip && skip != "" {
-				break
-			}
 			if w := clean(readSmall(filepath.Join(dir, "wchan")), 64); w != "0" {
 				t.Wchan = w
 			}
@@ -70,6 +73,41 @@ func Threads(procRoot string, root int, skip string) []Thread {
 		}
 	}
 	return out
+}
+
+// InDriver tells whether a thread was waiting in the GPU's driver: in
+// an ioctl (how the CUDA driver asks the kernel module for everything:
+// contexts, memory, its locks), or asleep in a function of the NVIDIA
+// kernel modules (os_acquire_rwlock_write, uvm_..., nv_...). A program
+// stopped at its time limit with a thread there may have been waiting
+// for a lock that its neighbours held, not hanging by itself.
+func (t Thread) InDriver() bool {
+	if t.Syscall == "ioctl" {
+		return true
+	}
+	for _, p := range driverWchans {
+		if strings.HasPrefix(t.Wchan, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// driverWchans begin the names of the NVIDIA kernel modules' functions
+// that a thread sleeps in (nvidia.ko's os_ layer, nvidia-uvm's uvm_, the
+// rest's nv and _nv).
+var driverWchans = []string{"os_acquire_", "os_wait_", "os_delay", "uvm_", "nv_", "nvidia_", "_nv"}
+
+// InDriver tells whether any of threads was waiting in the GPU's driver
+// (Thread.InDriver). Threads a program chose to block there tell it
+// nothing it can use: such a run is only made again, alone.
+func InDriver(ts []Thread) bool {
+	for _, t := range ts {
+		if t.InDriver() {
+			return true
+		}
+	}
+	return false
 }
 
 // ThreadText says in one line where threads were: identical threads

@@ -79,6 +79,64 @@ func attack(mode string, args []string) (int, bool) {
 			fmt.Println("mps connect:", unix.Connect(fd, &unix.SockaddrUnix{Name: args[0]}))
 			unix.Close(fd)
 		}
+	case "families": // make a socket of each address family, and a vsock connect to the host
+		for _, c := range []struct {
+			name            string
+			family, typ, pr int
+		}{
+			{"inet", unix.AF_INET, unix.SOCK_STREAM, 0},
+			{"inet6", unix.AF_INET6, unix.SOCK_DGRAM, 0},
+			{"unix", unix.AF_UNIX, unix.SOCK_STREAM, 0},
+			{"netlink route", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE},
+			{"vsock", unix.AF_VSOCK, unix.SOCK_STREAM, 0},
+			{"vsock dgram", unix.AF_VSOCK, unix.SOCK_DGRAM, 0},
+			{"netlink audit", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT},
+			{"netlink uevent", unix.AF_NETLINK, unix.SOCK_DGRAM, unix.NETLINK_KOBJECT_UEVENT},
+			{"netlink sock_diag", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_SOCK_DIAG},
+			{"netlink generic", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_GENERIC},
+			{"packet", unix.AF_PACKET, unix.SOCK_RAW, 0},
+			{"alg", unix.AF_ALG, unix.SOCK_SEQPACKET, 0},
+			{"xdp", unix.AF_XDP, unix.SOCK_RAW, 0},
+			{"bluetooth", unix.AF_BLUETOOTH, unix.SOCK_STREAM, 0},
+			{"inet with high bits", unix.AF_VSOCK | 1<<32, unix.SOCK_STREAM, 0},
+		} {
+			fd, _, errno := unix.RawSyscall(unix.SYS_SOCKET, uintptr(c.family), uintptr(c.typ), uintptr(c.pr))
+			if errno == 0 {
+				if c.family == unix.AF_VSOCK {
+					// The host (CID 2), a port its agent might hold.
+					fmt.Printf("%s connect: %v\n", c.name, unix.Connect(int(fd), &unix.SockaddrVM{CID: unix.VMADDR_CID_HOST, Port: 1024}))
+				}
+				unix.Close(int(fd))
+				fmt.Printf("%s: made\n", c.name)
+			} else {
+				fmt.Printf("%s: %v\n", c.name, errno)
+			}
+		}
+		_, err := unix.Socketpair(unix.AF_VSOCK, unix.SOCK_STREAM, 0)
+		fmt.Println("socketpair vsock:", err)
+		_, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		fmt.Println("socketpair unix:", err)
+	case "stat": // stat each of args, and list their folders
+		for _, a := range args {
+			st, err := os.Stat(a)
+			if err == nil {
+				fmt.Printf("stat %s: %d bytes\n", a, st.Size())
+			} else {
+				fmt.Printf("stat %s: %v\n", a, err)
+			}
+		}
+	case "shared": // touch args[0] MiB of shared anonymous memory
+		var n int
+		fmt.Sscan(args[0], &n)
+		b, err := unix.Mmap(-1, 0, n<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+		if err == nil {
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			fmt.Printf("shared: %d MiB touched\n", n)
+		} else {
+			fmt.Println("shared:", err)
+		}
 	case "open": // open args[0] to read, without waiting on it
 		f, err := os.OpenFile(args[0], os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 		if err == nil {
@@ -161,6 +219,19 @@ func attack(mode string, args []string) (int, bool) {
 		defer child.Process.Kill()
 		_, _, errno := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, uintptr(child.Process.Pid), 0, 0, 0, 0)
 		fmt.Println("ptrace:", errno)
+	case "wx": // write code and run it: memory writable and executable, or made executable after a write
+		_, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE|unix.PROT_EXEC, unix.MAP_PRIVATE|unix.MAP_ANON)
+		fmt.Println("mmap wx:", err)
+		m, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+		fmt.Println("mmap w:", err)
+		if err == nil {
+			m[0] = 0xc3 // ret
+			fmt.Println("mprotect x:", unix.Mprotect(m, unix.PROT_READ|unix.PROT_EXEC))
+			fmt.Println("mprotect wx:", unix.Mprotect(m, unix.PROT_READ|unix.PROT_WRITE|unix.PROT_EXEC))
+			_, _, errno := unix.Syscall6(unix.SYS_PKEY_MPROTECT, uintptr(unsafe.Pointer(&m[0])), 4096, unix.PROT_READ|unix.PROT_EXEC, ^uintptr(0), 0, 0)
+			fmt.Println("pkey_mprotect x:", errno)
+			fmt.Println("mprotect r:", unix.Mprotect(m, unix.PROT_READ))
+		}
 	case "lsdev": // list /dev (or args[0]), and say what CUDA_VISIBLE_DEVICES it was given
 		dev := "/dev"
 		if len(args) > 0 {
@@ -524,6 +595,106 @@ func TestAttackUnixSockets(t *testing.T) {
 	}
 }
 
+// TestAttackAddressFamilies: a program makes sockets of the families a
+// network namespace or Landlock isolates (IPv4, IPv6, Unix, netlink's
+// routes) and of no other (vsock reached the host of a virtual-machine
+// grader; netlink's audit, uevent, sock_diag and generic families the
+// host's kernel), as root or as a user, whatever Landlock's ABI, and
+// where the program may make Unix sockets (the rule below ABI 9 was all
+// that refused vsock's connect).
+func TestAttackAddressFamilies(t *testing.T) {
+	for _, v := range variants {
+		for _, c := range []struct {
+			abi         int
+			unixSockets bool
+		}{{0, false}, {5, false}, {0, true}, {99, true}} {
+			t.Run(fmt.Sprintf("%s, Landlock %d, unix sockets %v", v.name, c.abi, c.unixSockets), func(t *testing.T) {
+				f := setup(t)
+				f.variant(t, v.programRoot)
+				f.pol.Landlock, f.pol.UnixSockets = c.abi, c.unixSockets
+				out := f.gradeAs(t, v.grader, nil, false, "families")
+				for _, ok := range []string{"inet: made", "inet6: made", "unix: made", "netlink route: made", "socketpair unix: <nil>"} {
+					if !strings.Contains(out, ok) {
+						t.Errorf("want %q:\n%s", ok, out)
+					}
+				}
+				for _, line := range strings.Split(out, "\n") {
+					name, rest, _ := strings.Cut(line, ":")
+					refused := strings.HasPrefix(name, "vsock") || strings.HasPrefix(name, "netlink ") && name != "netlink route" ||
+						slices.Contains([]string{"packet", "alg", "xdp", "bluetooth", "inet with high bits", "socketpair vsock"}, name)
+					if refused && (strings.Contains(rest, "made") || strings.Contains(rest, "<nil>") || strings.Contains(name, "connect")) {
+						t.Errorf("an address family nothing isolates: %s", line)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestAttackStatClassmate: under a veil (a class's students/), a
+// program sees its own folder alone: a classmate's folder and files are
+// not there even for stat (Landlock has no right for stat, and a class's
+// student folders are 0711: a cell read a classmate's progress in their
+// files' sizes and times), as root or as a user; its own folder is its
+// own, to read and write.
+func TestAttackStatClassmate(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			// A class's students/, beside the program's binary.
+			students := filepath.Join(filepath.Dir(f.dir), "students")
+			f.dir, f.other = filepath.Join(students, "alice"), filepath.Join(students, "bob")
+			for _, d := range []string{f.dir, f.other} {
+				os.MkdirAll(d, 0o755)
+			}
+			os.Chmod(students, 0o711)
+			f.pol.Dir, f.pol.Veil = f.dir, students
+			os.WriteFile(filepath.Join(f.dir, "mine.cu"), []byte("mine\n"), 0o644)
+			os.WriteFile(filepath.Join(f.other, "solution.cu"), []byte("bob's work\n"), 0o644)
+			theirs := filepath.Join(f.other, "solution.cu")
+			out := f.gradeAs(t, v.grader, nil, false, "stat", theirs, f.other, filepath.Join(f.dir, "mine.cu"))
+			if strings.Contains(out, "stat "+theirs+": 11 bytes") || !strings.Contains(out, "stat "+f.other+": no such file") {
+				t.Errorf("a classmate's folder is there for stat:\n%s", out)
+			}
+			if !strings.Contains(out, "mine.cu: 5 bytes") {
+				t.Errorf("the program's own folder is not there:\n%s", out)
+			}
+			if st, err := os.Stat(theirs); err != nil || st.Size() != 11 {
+				t.Errorf("the classmate's file, seen from outside: %v", err)
+			}
+		})
+	}
+}
+
+// TestMemoryClaimIsTrue (issue 38, door 7): without a cgroup a run's
+// only memory limit is RLIMIT_DATA, which counts no shared memory: a
+// program touches 320 MiB of it under a limit of 160. What the sandbox
+// says of itself there says so, at the grader's start and in doctor,
+// rather than "a runaway program slows the others" alone. (RLIMIT_AS
+// would count it, and breaks CUDA, which maps address space far beyond
+// memory; refusing shared memory by the system call filter would refuse
+// CUDA's pinned host memory, which is shared memory.)
+func TestMemoryClaimIsTrue(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			f.variant(t, v.programRoot)
+			f.pol.Memory = 160 << 20 // room for the Go runtime's own
+			out := f.gradeAs(t, v.grader, nil, false, "shared", "320")
+			if !strings.Contains(out, "shared: 320 MiB touched") {
+				t.Skipf("shared memory is bounded here after all:\n%s", out)
+			}
+			rep := Report{Landlock: 7}
+			for _, s := range []string{rep.String(), rep.Brief()} {
+				if !strings.Contains(s, "memory is not bounded") {
+					t.Errorf("a run without a cgroup touched 320 MiB of shared memory under a limit of 160, and the sandbox says: %s", s)
+				}
+			}
+		})
+	}
+}
+
 // TestAttackUnixDatagram: a program sends no datagram to a Unix socket
 // outside its folder, where no connect is needed.
 func TestAttackUnixDatagram(t *testing.T) {
@@ -736,6 +907,26 @@ func TestAttackPtrace(t *testing.T) {
 	out, _ := f.run(t, "trace", 10*time.Second)
 	if !strings.Contains(out, "ptrace: operation not permitted") {
 		t.Errorf("ptrace should be refused: %s", out)
+	}
+}
+
+// TestAttackWriteExec: with NoWriteExec, a program gets no memory that
+// is writable and executable, and makes no page executable after it
+// wrote it (mmap, mprotect, pkey_mprotect); a page made read-only is
+// still fine. Without it, it could.
+func TestAttackWriteExec(t *testing.T) {
+	f := setup(t)
+	out, _ := f.run(t, "wx", 10*time.Second)
+	if !strings.Contains(out, "mmap wx: <nil>") || !strings.Contains(out, "mprotect x: <nil>") {
+		t.Errorf("without NoWriteExec the program should be able to: %s", out)
+	}
+	f.pol.NoWriteExec = true
+	out, _ = f.run(t, "wx", 10*time.Second)
+	for _, want := range []string{"mmap wx: operation not permitted", "mmap w: <nil>", "mprotect x: operation not permitted",
+		"mprotect wx: operation not permitted", "pkey_mprotect x: operation not permitted", "mprotect r: <nil>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,10 +44,29 @@ type gpuNode struct {
 // gpuNodes are the GPUs this process may open (a device cgroup, as
 // Slurm's ConstrainDevices sets, keeps others from it, and CUDA counts
 // only those), in the order of their PCI bus: CUDA's order for GPUs of
-// one model, and always with CUDA_DEVICE_ORDER=PCI_BUS_ID.
+// one model, and always with CUDA_DEVICE_ORDER=PCI_BUS_ID. They are read
+// once a process: reading a GPU's information file enters the driver,
+// which serves it behind the lock every CUDA start of the machine waits
+// in, and a class's runs read them hundreds of times a minute.
 func gpuNodes() []gpuNode {
+	nodesMu.Lock()
+	defer nodesMu.Unlock()
+	key := gpuInfo + "\x00" + devRoot
+	if nodesKey != key || nodesRead == nil {
+		nodesKey, nodesRead = key, readGPUNodes()
+	}
+	return nodesRead
+}
+
+var (
+	nodesMu   sync.Mutex
+	nodesKey  string
+	nodesRead []gpuNode // nil: not read yet
+)
+
+func readGPUNodes() []gpuNode {
+	out := []gpuNode{}
 	dirs, _ := filepath.Glob(filepath.Join(gpuInfo, "*", "information"))
-	var out []gpuNode
 	for _, f := range dirs {
 		data, err := os.Open(f)
 		if err != nil {

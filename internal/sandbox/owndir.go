@@ -30,6 +30,11 @@ import (
 // which starts the same way, says what it found (Report.DirFiles,
 // Report.OwnDev), never what was merely asked for.
 func ownMounts(p Policy) error {
+	if p.Veil != "" {
+		// Before the folder's own file system: that is mounted on the
+		// folder bound under the veil.
+		_ = undoing(p.Veil, veil(p))
+	}
 	if p.OwnDir {
 		_ = undoing(p.Dir, ownDir(p))
 	}

@@ -161,7 +161,13 @@ func (r Report) words(brief bool) string {
 		if why == "" {
 			why = "it needs cgroup v2 that this user may write"
 		}
-		parts = append(parts, say(fmt.Sprintf("no cgroup of its own (%s), so a runaway program slows the others", why), fmt.Sprintf("no cgroups (%s)", why)))
+		// A run's memory is bounded by RLIMIT_DATA alone, which counts
+		// neither shared memory nor memfds; RLIMIT_AS would, but CUDA
+		// maps address space far beyond memory, and a system call filter
+		// refusing shared memory would refuse CUDA's pinned host memory
+		// (shared memory too): nothing here bounds it, and it is said.
+		parts = append(parts, say(fmt.Sprintf("no cgroup of its own (%s), so a runaway program slows the others, and a run's memory is not bounded: its private memory is (RLIMIT_DATA), its shared memory, memfds and CUDA's pinned host memory are not, so runs at once can run the machine out of memory", why),
+			fmt.Sprintf("no cgroups (%s): a run's memory is not bounded", why)))
 	}
 	if !brief {
 		parts = append(parts, "limits on CPU time, data memory, processes, file size, open files and output")

@@ -109,6 +109,11 @@ type Policy struct {
 	DirFiles uint64 `json:"dir_files,omitempty"`
 	DirBytes uint64 `json:"dir_bytes,omitempty"`
 	OwnDir   bool   `json:"own_dir,omitempty"`
+	// Veil, when set, is a folder above Dir whose other entries the
+	// program does not see, even by stat (a class's students/, above a
+	// student's workspace): where the helper has a mount namespace, it
+	// holds the way to Dir alone (veil.go).
+	Veil string `json:"veil,omitempty"`
 	// Devices are the device files the program may open, read and
 	// write, and DevDir the folder they are in (/dev): the Runner sets
 	// them from NoDevices and the GPUs the program's CUDA_VISIBLE_DEVICES
@@ -124,6 +129,10 @@ type Policy struct {
 	OwnSignals bool `json:"own_signals,omitempty"`
 	// Network is allowed when set; by default the program has none.
 	Network bool `json:"network,omitempty"`
+	// NoWriteExec refuses the program memory that is writable and
+	// executable, and memory made executable after it was mapped
+	// (filter.noWriteExec): no code written after it starts.
+	NoWriteExec bool `json:"no_write_exec,omitempty"`
 	// Nice lowers the program's CPU priority (1 to 19, as nice(1) takes
 	// it), so that it yields the cores to work that others wait on.
 	Nice int `json:"nice,omitempty"`
@@ -305,6 +314,11 @@ func (r Runner) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 			return nil, err
 		}
 		spec.Stop = func() { cg.kill() }
+		// The program starts in the sandbox's group, not the caller's.
+		if spec.Grouped != nil {
+			spec.Grouped(cg.dir)
+		}
+		spec.Cgroup, spec.Grouped = nil, nil
 	}
 	spec.Prepare = func(cmd *exec.Cmd) {
 		a := cmd.SysProcAttr
@@ -554,6 +568,30 @@ func Helper() {
 	}
 }
 
+// lowerPriority sets this thread's nice value to nice (at most 19) where
+// it is below that, before the program: it and its children inherit it.
+// A grader already running nicer (a batch queue, nice -n 15) keeps its
+// own: raising a priority needs a privilege a grader need not have, and
+// asking for it failed every sandboxed build.
+func lowerPriority(nice int) error {
+	if nice <= 0 {
+		return nil
+	}
+	nice = min(nice, 19)
+	// The system call answers 20 - nice, so that no answer is negative.
+	raw, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
+	if err != nil {
+		return fmt.Errorf("reading the priority: %w", err)
+	}
+	if 20-raw >= nice {
+		return nil
+	}
+	if err := unix.Setpriority(unix.PRIO_PROCESS, 0, nice); err != nil {
+		return fmt.Errorf("lowering the priority to nice %d: %w", nice, err)
+	}
+	return nil
+}
+
 func enter(data string) error {
 	// The priority is the calling thread's, and the program keeps that of
 	// the thread that calls exec: both on one thread.
@@ -574,15 +612,21 @@ func enter(data string) error {
 			return err
 		}
 		p.ownShm(shm)
+	} else if p.Veil != "" && os.Geteuid() == 0 {
+		// A program run as root, with no mount namespace from the
+		// Runner: this thread (it execs the program) takes one of its
+		// own for the veil alone.
+		if err := unix.Unshare(unix.CLONE_NEWNS); err == nil {
+			if unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "") == nil {
+				_ = undoing(p.Veil, veil(p))
+			}
+		}
 	}
 	if err := setLimits(p.Limits); err != nil {
 		return err
 	}
-	if p.Nice > 0 {
-		// Before the program: it and its children inherit it.
-		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, min(p.Nice, 19)); err != nil {
-			return fmt.Errorf("lowering the priority: %w", err)
-		}
+	if err := lowerPriority(p.Nice); err != nil {
+		return err
 	}
 	abi, err := restrictFiles(p)
 	if err != nil {
@@ -591,7 +635,7 @@ func enter(data string) error {
 	// Landlock refuses pathname sockets outside the folders from ABI 9 on
 	// (abstract ones from 6): before that, the filter keeps the program
 	// from every socket server.
-	f := filter{trace: p.Inner == nil, signals: p.OwnSignals && abi < 6, self: os.Getpid()}
+	f := filter{trace: p.Inner == nil, signals: p.OwnSignals && abi < 6, self: os.Getpid(), noWriteExec: p.NoWriteExec}
 	if abi < 9 && !p.UnixSockets {
 		f.unixSockets, f.unixAll = !p.Network, p.Network
 	}

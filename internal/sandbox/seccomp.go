@@ -43,6 +43,14 @@ type filter struct {
 	// signal itself by its own (abort then ends it by SIGSEGV).
 	signals bool
 	self    int
+	// noWriteExec keeps a program from writing code after it starts:
+	// mmap refuses memory both writable and executable, and mprotect and
+	// pkey_mprotect refuse to make memory executable at all (the loader
+	// maps code executable from the start; a page made executable later
+	// was most often written first, and a filter cannot see what a page
+	// was). So the program can neither patch the statistics library's
+	// code nor the breakpoints an outside witness's uprobes put there.
+	noWriteExec bool
 }
 
 // ttyIoctls put bytes into a terminal's input (TIOCSTI, and TIOCLINUX's
@@ -114,9 +122,13 @@ func (f filter) program() ([]unix.SockFilter, error) {
 	for _, nr := range []uint32{unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY, unix.SYS_KEYCTL} {
 		add(insn{code: jeq, k: nr, jt: "deny"})
 	}
-	if f.unixSockets || f.unixAll {
-		add(insn{code: jeq, k: unix.SYS_SOCKET, jt: "socket"})
-	}
+	// Address families, by list, whatever Landlock's ABI: a network
+	// namespace isolates IPv4, IPv6 and netlink's routes, Landlock the
+	// Unix sockets; nothing isolates the others (vsock reaches a virtual
+	// machine's host, netlink's audit, uevent, sock_diag and generic
+	// families the host's kernel, AF_PACKET and AF_ALG the kernel's code).
+	add(insn{code: jeq, k: unix.SYS_SOCKET, jt: "socket"})
+	add(insn{code: jeq, k: unix.SYS_SOCKETPAIR, jt: "socketpair"})
 	if f.unixSockets {
 		add(insn{code: jeq, k: unix.SYS_CONNECT, jt: "noent"})
 	}
@@ -135,7 +147,22 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		add(insn{code: jeq, k: unix.SYS_PIDFD_SEND_SIGNAL, jt: "deny"})
 		add(insn{code: jeq, k: unix.SYS_FCNTL, jt: "fcntl"})
 	}
+	if f.noWriteExec {
+		add(insn{code: jeq, k: unix.SYS_MMAP, jt: "mmap"})
+		add(insn{code: jeq, k: unix.SYS_MPROTECT, jt: "mprotect"})
+		add(insn{code: jeq, k: unix.SYS_PKEY_MPROTECT, jt: "mprotect"})
+	}
 	add(insn{code: ret, k: allow})
+	if f.noWriteExec {
+		// prot is an int: its low 32 bits are what the kernel reads.
+		add(insn{code: ld, k: offArgs + 8*2, label: "mmap"})
+		add(insn{code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, k: unix.PROT_WRITE | unix.PROT_EXEC})
+		add(insn{code: jeq, k: unix.PROT_WRITE | unix.PROT_EXEC, jt: "deny"})
+		add(insn{code: ret, k: allow})
+		add(insn{code: ld, k: offArgs + 8*2, label: "mprotect"})
+		add(insn{code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, k: unix.PROT_EXEC, jt: "deny"})
+		add(insn{code: ret, k: allow})
+	}
 	if f.signals {
 		// A pid is an int: its low 32 bits are what the kernel reads.
 		self := uint32(int32(f.self))
@@ -169,18 +196,34 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		add(insn{code: jeq, k: req, jt: "deny"})
 	}
 	add(insn{code: ret, k: allow})
-	if f.unixSockets || f.unixAll {
-		add(insn{code: ld, k: offArgs + 8*0, label: "socket"})
-		add(insn{code: jeq, k: unix.AF_UNIX, jf: "allow"})
-		if f.unixAll {
-			add(insn{code: ret, k: deny})
-		}
+	// A family is an int, a protocol too: the low 32 bits.
+	noFamily := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT))
+	add(insn{code: ld, k: offArgs + 8*0, label: "socket"})
+	add(insn{code: jeq, k: unix.AF_INET, jt: "allow"})
+	add(insn{code: jeq, k: unix.AF_INET6, jt: "allow"})
+	add(insn{code: jeq, k: unix.AF_NETLINK, jt: "netlink"})
+	add(insn{code: jeq, k: unix.AF_UNIX, jf: "noFamily"})
+	if f.unixAll {
+		add(insn{code: ret, k: deny})
+	}
+	if f.unixSockets {
 		// The type's low bits; SOCK_NONBLOCK and SOCK_CLOEXEC above them.
 		add(insn{code: ld, k: offArgs + 8*1})
 		add(insn{code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, k: 0xf})
 		add(insn{code: jeq, k: unix.SOCK_DGRAM, jt: "deny"})
-		add(insn{code: ret, k: allow, label: "allow"})
 	}
+	add(insn{code: ret, k: allow, label: "allow"})
+	// Netlink's routing family alone: what getaddrinfo asks, and what a
+	// network namespace answers for itself.
+	add(insn{code: ld, k: offArgs + 8*2, label: "netlink"})
+	add(insn{code: jeq, k: unix.NETLINK_ROUTE, jf: "noProtocol"})
+	add(insn{code: ret, k: allow})
+	// A pair reaches nothing, in the Unix family only.
+	add(insn{code: ld, k: offArgs + 8*0, label: "socketpair"})
+	add(insn{code: jeq, k: unix.AF_UNIX, jf: "noFamily"})
+	add(insn{code: ret, k: allow})
+	add(insn{code: ret, k: noFamily, label: "noFamily"})
+	add(insn{code: ret, k: uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)), label: "noProtocol"})
 	add(insn{code: ret, k: uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOENT)), label: "noent"})
 	add(insn{code: ret, k: deny, label: "deny"})
 	add(insn{code: ret, k: kill, label: "kill"})

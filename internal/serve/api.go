@@ -71,6 +71,17 @@ type Verdict struct {
 	Output string `json:"output,omitempty"`
 	// Trigger is "page" for a Check pressed, "save" for a file saved.
 	Trigger string `json:"trigger"`
+	// Timeline is the run's timeline (internal/timeline), drawn for each
+	// of the page's themes: shown as images, never as markup.
+	Timeline *Timeline `json:"timeline,omitempty"`
+}
+
+// Timeline is a run's timeline as SVG pictures, one per theme, and its
+// summary in words (the pictures' alternative text).
+type Timeline struct {
+	Light   string `json:"light"`
+	Dark    string `json:"dark"`
+	Summary string `json:"summary"`
 }
 
 // CheckResult is one check of a verdict. Got quotes what was seen, a

@@ -405,6 +405,9 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 		end.Status, end.Reason = "skipped", "not run: "+outcomes[0].Reason
 	case outcomes[0].OK:
 		end.Status = "ok"
+		if p := outcomes[0].Partial; len(p) > 0 {
+			end.Reason = "run in part: built; not run: " + strings.Join(p, "; ")
+		}
 	default:
 		end.Reason = outcomes[0].Reason
 		end.ErrorCell, end.ErrorLine = errorPlace(e, n, out.tail())

@@ -40,7 +40,7 @@ func (s siteChecker) Check(ctx context.Context, id string) (*Verdict, error) {
 
 // siteCourse serves a course's real site (render.Site: its style sheet
 // and theme script) with the notebook and Check, as lessons serve does.
-func siteCourse(t *testing.T) (*Server, string) {
+func siteCourse(t *testing.T, wrap ...func(siteChecker) Checker) (*Server, string) {
 	long := strings.Repeat("x", 30)
 	root := coursetest.Tiny(t, []string{"pool-reuse"}, map[string]string{
 		"lessons/day001-a.md": "# Day 1: A\n\nA lesson.\n\n```cuda file=long.cu\n// fake: echo the output of a cell\nint main() { int " + long + " = 1, y" + long + " = 2, z" + long + " = 3; return 0; }\n```\n\n" +
@@ -63,7 +63,11 @@ func siteCourse(t *testing.T) (*Server, string) {
 		Env:     func(ws string) (notebook.Env, error) { return notebook.Env{Runner: runner.Exec{}, Wrapper: bin}, nil },
 		Timeout: time.Minute,
 	})
-	srv.SetChecker(siteChecker{c})
+	if len(wrap) > 0 {
+		srv.SetChecker(wrap[0](siteChecker{c}))
+	} else {
+		srv.SetChecker(siteChecker{c})
+	}
 	if err := srv.Rebuild(); err != nil {
 		t.Fatal(err)
 	}

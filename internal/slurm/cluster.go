@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cudalessons/lessons/internal/runner"
 )
 
 // Exec runs one of Slurm's commands and returns what it printed; tests
@@ -25,6 +27,10 @@ type Exec func(ctx context.Context, name string, args ...string) ([]byte, error)
 func Command(ctx context.Context, name string, args ...string) ([]byte, error) {
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, name, args...)
+	// sbatch hands its environment to the job (--export=ALL): the job's
+	// is built for it, never all of the submitter's (a class server's
+	// LMS token).
+	cmd.Env = runner.HostEnv(nil)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -37,7 +39,22 @@ type Checker struct {
 	// Offline, when set, is what the machine lacks: each Check builds the
 	// file and reads it (exercise.CheckOffline) and judges nothing.
 	Offline *machine.Missing
+	// Timeline says what to draw of the run after the verdict.
+	Timeline Timeline
 }
+
+// Timeline is what check draws of a run (lessons check --timeline).
+type Timeline struct {
+	// Draw draws the run's timeline after the verdict.
+	Draw bool
+	// Out, when set, is where the run's trace is written as it came.
+	Out string
+	// Compare runs the exercise's solution too, and draws the two runs.
+	Compare bool
+}
+
+// On says whether a trace is wanted at all.
+func (t Timeline) On() bool { return t.Draw || t.Out != "" || t.Compare }
 
 // NewChecker finds nvcc and a GPU for the command named cmd (check,
 // watch), which its errors name. Without a GPU, check does what can be
@@ -73,13 +90,35 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 	}
 	out := t.Out
 	fmt.Fprint(out, ui.Fit(fmt.Sprintf("Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator))), t.Width))
-	st, err := exercise.Judge(ctx, c, x, src, k.Machine, k.Toolkit)
+	if spec, err := exercise.LoadSpec(c, x); err == nil && k.Machine != nil && k.Machine.Info != nil {
+		if have := len(machine.Devices(len(k.Machine.Info.Devices))); spec.GPUs > have {
+			fmt.Fprintf(out, "%s needs %d GPUs that can reach each other's memory, and this machine gives %d: it was not run.\nCheck it on a machine with %d GPUs.\n",
+				x.ID, spec.GPUs, have, spec.GPUs)
+			return false, &failure.Silent{Code: failure.StatusCannot}
+		}
+	}
+	st, err := exercise.JudgeWith(ctx, c, x, src, k.Machine, k.Toolkit, exercise.JudgeOptions{Trace: k.Timeline.On()})
 	if err != nil {
 		return false, err
 	}
 	var verdict strings.Builder
 	st.WriteText(&verdict, t.Color, verbose)
 	fmt.Fprint(out, ui.Fit(verdict.String(), t.Width))
+	switch {
+	case k.Timeline.Compare:
+		fmt.Fprintln(out)
+		if err := k.compare(ctx, t, c, x, st.Trace); err != nil {
+			return st.Passed(), err
+		}
+	case k.Timeline.On():
+		fmt.Fprintln(out)
+		WriteTimeline(out, t, st.Trace)
+	}
+	if k.Timeline.Out != "" {
+		if err := os.WriteFile(k.Timeline.Out, st.Trace, 0o644); err != nil {
+			return st.Passed(), fmt.Errorf("write the run's trace: %w", err)
+		}
+	}
 	if !st.Passed() || !save {
 		return st.Passed(), nil
 	}
@@ -162,4 +201,56 @@ func Hint(c *course.Course, p *progress.Progress, x *course.Exercise) (string, e
 		return "", err
 	}
 	return HintText(x, shown, more), nil
+}
+
+// WriteTimeline draws a run's trace for the terminal t, or says why
+// there is none.
+func WriteTimeline(out io.Writer, t Terminal, trace []byte) {
+	if len(trace) == 0 {
+		fmt.Fprintln(out, "No timeline: the run sent no trace (it made no CUDA call the library follows, or its record could not be trusted).")
+		return
+	}
+	tl, err := timeline.Parse(trace)
+	if err != nil {
+		fmt.Fprintf(out, "No timeline: %v.\n", err)
+		return
+	}
+	width := t.Width
+	if width <= 0 {
+		width = 80
+	}
+	io.WriteString(out, timeline.Text(tl, timeline.TextOptions{Width: width, Color: t.Color}))
+}
+
+// compare runs the solution of exercise x with a trace and draws it
+// beside mine, the student's run's trace.
+func (k Checker) compare(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, mine []byte) error {
+	if x.Solution == "" {
+		fmt.Fprintf(t.Out, "No comparison: the course names no solution of %s.\n", x.ID)
+		WriteTimeline(t.Out, t, mine)
+		return nil
+	}
+	sol := c.Path(x.Solution)
+	if _, err := os.Stat(sol); err != nil {
+		fmt.Fprintf(t.Out, "No comparison: the solution of %s (%s) is not in this copy of the course.\n", x.ID, x.Solution)
+		WriteTimeline(t.Out, t, mine)
+		return nil
+	}
+	ref, err := exercise.JudgeWith(ctx, c, x, sol, k.Machine, k.Toolkit, exercise.JudgeOptions{Trace: true})
+	if err != nil {
+		return fmt.Errorf("run the solution of %s for --compare: %w", x.ID, err)
+	}
+	a, errA := timeline.Parse(mine)
+	b, errB := timeline.Parse(ref.Trace)
+	if len(mine) == 0 || len(ref.Trace) == 0 || errA != nil || errB != nil {
+		fmt.Fprintln(t.Out, "No comparison: a run sent no trace it could be read from.")
+		WriteTimeline(t.Out, t, mine)
+		return nil
+	}
+	width := t.Width
+	if width <= 0 {
+		width = 80
+	}
+	io.WriteString(t.Out, timeline.Diff(a, b, [2]string{"your run", "the solution's run"}, timeline.TextOptions{Width: width, Color: t.Color}))
+	return nil
 }

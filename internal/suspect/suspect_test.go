@@ -36,6 +36,13 @@ func TestScan(t *testing.T) {
 		{"joined in a directive", "#define KEY \"LESSONS_\" \"STATS\"\nint x;\n", []string{"the statistics library's environment@1"}},
 		{"a // in a directive's string", "#define URL \"http://x\"\n_exit(0);\n", []string{"an exit without exit handlers@2"}},
 		{"a comment going on past a backslash", "// no \\\n_exit(0);\nint y;\n", nil},
+		{"the loaded objects walked", "\nint n = dl_iterate_phdr(visit, 0);\n", []string{"dynamic loading@2"}},
+		{"memcpy in assembly", "#include <cstdio>\n__asm__(\".globl memcpy\\n\"\n  \"memcpy: jmp mine\\n\");\n", []string{"symbols defined in assembly@2"}},
+		{"weak in assembly", "asm(\".weak getenv\\ngetenv: ret\");\n", []string{"symbols defined in assembly@1"}},
+		{"the profiler's hook", "extern \"C\" void __gmon_start__(void) {}\n", []string{"code run before main@1"}},
+		{"an init array", "__attribute__((section(\".init_array\"))) void (*f)() = g;\n", []string{"code run before main@1"}},
+		{"the environment by another name", "extern char** __environ;\n", []string{"its own environment@1"}},
+		{"a member called globl", "s.globl = 1; x.weak;\n", nil},
 		{"a name ending in R is no raw string", "int fooR = 1; auto s = fooR\"x\"; _exit(0);\n", []string{"an exit without exit handlers@1"}},
 	} {
 		var got []string

@@ -6,8 +6,6 @@ package ui
 import (
 	"fmt"
 	"strings"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // ClearScreen clears a terminal and puts the cursor at its top left.
@@ -39,20 +37,28 @@ func Count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// Printable is text the reader did not write (a notebook's recorded
-// output, a student's compiler errors and program output in a grade or
-// its feedback) made safe for a terminal, an editor or a page: escape
-// sequences (colours, but also a window title or the clipboard, OSC 52)
-// are dropped, and any other control character but a tab or a newline
-// is shown as U+FFFD.
+// Printable is text the reader did not write (a lesson's or notebook's
+// prose, titles, file, cell and kernel names, its recorded output, a
+// student's compiler errors and program output in a grade or its
+// feedback) made safe for a terminal, an editor or a page. It is the one
+// function every such byte goes through on its way to a terminal:
+// escape sequences (CSI colours, but also OSC: a window title, a link,
+// the clipboard with OSC 52; DCS, APC, and an ESC left alone) are
+// dropped; any other control character but a tab or a newline (C0, DEL,
+// C1 such as the one-byte CSI U+009B, NUL) and the bidirectional
+// overrides and isolates that make text read in another order than it
+// runs (U+202A-U+202E, U+2066-U+2069) are shown as U+FFFD; bytes that
+// are not UTF-8 are shown as U+FFFD too. A CR ends a line (see clean).
 func Printable(s string) string {
-	s = ansi.Strip(s)
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' || (r >= 0x20 && r != 0x7f && (r < 0x80 || r > 0x9f)) {
-			return r
-		}
-		return '\uFFFD'
-	}, s)
+	out, _ := clean(s, false, true)
+	return out
+}
+
+// bidiControl tells whether r changes the order text is shown in: the
+// embeddings, overrides and isolates of Unicode's bidirectional
+// algorithm ("Trojan Source").
+func bidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 // Clip is s on one line, printable (see Printable), cut to n characters

@@ -76,6 +76,10 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 		if err != nil {
 			return nil, err
 		}
+		if have := max(len(opts.Devices), 1); spec.GPUs > have {
+			opts.Note(fmt.Sprintf("lessons: %s: no mutants run: %s", x.ID, &grade.TooFewGPUs{Need: spec.GPUs, Have: have}))
+			continue
+		}
 		files := exercise.Files(x, spec, c.Path(x.Solution), filepath.Dir(c.Path(x.Solution)), filepath.Dir(c.Path(x.Student)))
 		var others [][]byte
 		for _, f := range files[1:] {

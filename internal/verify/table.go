@@ -16,6 +16,9 @@ func Table(items []*Item) (ui.Table, int) {
 	surprises := 0
 	for _, it := range items {
 		mark := "✓"
+		if it.Skipped {
+			mark = "-"
+		}
 		if !it.OK {
 			mark = "✗"
 			surprises++

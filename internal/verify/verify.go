@@ -6,10 +6,10 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
@@ -25,9 +25,12 @@ import (
 type Item struct {
 	Kind, Name, Want string
 	OK               bool
-	Got              string // "" until something is said: ok
-	note             string // what "ok" says more (how Python cells ran)
-	Took             time.Duration
+	// Skipped: not run here (it needs more GPUs than the machine has);
+	// OK, and counted apart, never as a pass.
+	Skipped bool
+	Got     string // "" until something is said: ok
+	note    string // what "ok" says more (how Python cells ran)
+	Took    time.Duration
 	// work is the item's build and run (no run in compile-only mode);
 	// judge says what went wrong with what came of it (nil: the tool's
 	// failure, if any).
@@ -107,7 +110,7 @@ func Items(c *course.Course, o Options) ([]*Item, error) {
 			if l.HasPython() && !compile {
 				it.note = "; its Python cells ran in " + env.PythonWay
 			}
-			outcomes, err := notebook.Run(ctx, l, env, notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true, Parallel: runtime.NumCPU()}, io.Discard)
+			outcomes, err := notebook.Run(ctx, l, env, notebook.Options{Workspace: ws, Timeout: 2 * time.Minute, CompileOnly: compile, KeepGoing: true}, io.Discard)
 			if err != nil {
 				return err
 			}
@@ -163,7 +166,11 @@ func exerciseItem(c *course.Course, x *course.Exercise, spec *checker.Spec, o Op
 	}
 	it.work = grade.JobWork("", o.Toolkit, exercise.Plain{}, job, judge)
 	it.judge = func(oc grade.Outcome) error {
+		var few *grade.TooFewGPUs
 		switch {
+		case errors.As(oc.Err(), &few):
+			it.Got, it.OK, it.Skipped = "skipped: "+few.Error(), true, true
+			return nil
 		case oc.Err() != nil:
 			return oc.Err()
 		case oc.Built.Failed != nil:
@@ -238,6 +245,16 @@ func FirstFailure(res []checker.Result) string {
 func WriteTable(w io.Writer, width int, items []*Item, built string, took time.Duration) (surprises int) {
 	table, surprises := Table(items)
 	table.Write(w, width)
-	fmt.Fprintf(w, "\n%d items %s in %s: %d as expected, %d surprises\n", len(items), built, Seconds(took), len(items)-surprises, surprises)
+	skipped := 0
+	for _, it := range items {
+		if it.Skipped {
+			skipped++
+		}
+	}
+	fmt.Fprintf(w, "\n%d items %s in %s: %d as expected, %d surprises", len(items), built, Seconds(took), len(items)-surprises-skipped, surprises)
+	if skipped > 0 {
+		fmt.Fprintf(w, ", %d not run (they need more GPUs than this machine has)", skipped)
+	}
+	fmt.Fprintln(w)
 	return surprises
 }

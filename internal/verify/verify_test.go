@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
 )
 
@@ -62,5 +63,36 @@ func TestWrongJudge(t *testing.T) {
 	w.judge([]checker.Result{{Name: "exits with status 0", Got: "1"}})
 	if w.OK() || !strings.Contains(w.result(), `no failure says "leak"`) {
 		t.Errorf("%+v: %s", w, w.result())
+	}
+}
+
+// An exercise whose runs need more GPUs than the machine gives is not
+// run: its items say so, count apart from the passes and the surprises,
+// and so do its wrong answers.
+func TestTooFewGPUs(t *testing.T) {
+	root := t.TempDir()
+	c := &course.Course{Root: root}
+	x := &course.Exercise{ID: "peer-pool", Student: "exercises/day075/peer_pool.cu", Solution: "solutions/day075/peer_pool.cu"}
+	it := exerciseItem(c, x, &checker.Spec{GPUs: 2}, Options{Root: root}, "solution", x.Solution, true)
+	if err := it.judge(grade.Outcome{Built: &grade.Built{}, RunErr: &grade.TooFewGPUs{Need: 2, Have: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if !it.OK || !it.Skipped || !strings.Contains(it.Got, "skipped: not run: it needs 2 GPUs") {
+		t.Fatalf("%+v", it)
+	}
+	var b strings.Builder
+	if n := WriteTable(&b, 200, []*Item{it, {Kind: "lesson", Name: "day001", Want: "every cell runs", OK: true, Got: "ok"}}, "built and ran", 0); n != 0 {
+		t.Errorf("%d surprises", n)
+	}
+	if out := b.String(); !strings.Contains(out, "- skipped: not run") || !strings.Contains(out, "1 as expected, 0 surprises, 1 not run (they need more GPUs than this machine has)") {
+		t.Errorf("the table:\n%s", out)
+	}
+	w := &WrongAnswer{Exercise: "peer-pool", Name: "no_access.patch", Skipped: (&grade.TooFewGPUs{Need: 2, Have: 1}).Error()}
+	r := &WrongReport{Answers: []*WrongAnswer{w}, Order: []string{"peer-pool"}, Counts: map[string]int{"peer-pool": 1}}
+	b.Reset()
+	r.Write(&b)
+	if r.Bad() != 0 || !strings.Contains(b.String(), "- skipped: not run: it needs 2 GPUs") || !strings.Contains(b.String(), "0 as expected, 0 not") ||
+		!strings.Contains(b.String(), "1 program not run here") {
+		t.Errorf("the wrong answers:\n%s", b.String())
 	}
 }

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -36,6 +37,9 @@ type WrongAnswer struct {
 	// Matched is the failure that holds Expect; "" when none does.
 	Matched string
 	Err     error
+	// Skipped says why it was not run (it needs more GPUs than there
+	// are): neither a pass nor a failure, and said so in the table.
+	Skipped string
 	Took    time.Duration
 	judged  bool
 }
@@ -43,6 +47,9 @@ type WrongAnswer struct {
 // OK says whether the wrong answer failed, with its expected text (a
 // correct alternative: passed).
 func (w *WrongAnswer) OK() bool {
+	if w.Skipped != "" {
+		return true
+	}
 	if w.Right {
 		return w.Err == nil && w.judged && len(w.Failed) == 0
 	}
@@ -154,7 +161,11 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 			mu.Lock()
 			defer mu.Unlock()
 			w.Took = o.Took
-			if err := o.Err(); err != nil {
+			var few *grade.TooFewGPUs
+			if err := o.Err(); errors.As(err, &few) {
+				w.Skipped = few.Error()
+				return
+			} else if err != nil {
 				w.Err = err
 				return
 			}
@@ -212,9 +223,13 @@ func (r *WrongReport) Write(out io.Writer) {
 	tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXERCISE\tWRONG ANSWERS\tAS EXPECTED")
 	ok := map[string]int{}
+	skipped := 0
 	for _, w := range r.Answers {
-		if w.OK() && !w.Right {
+		if w.OK() && !w.Right && w.Skipped == "" {
 			ok[w.Exercise]++
+		}
+		if w.Skipped != "" {
+			skipped++
 		}
 	}
 	for _, id := range r.Order {
@@ -235,7 +250,10 @@ func (r *WrongReport) Write(out io.Writer) {
 		}
 	}
 	fmt.Fprintf(out, "\n%s and %s judged in %s: %d as expected, %d not\n", ui.Count(len(r.Answers)-rights, "wrong answer"),
-		ui.Count(rights, "correct alternative"), r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad(), r.Bad())
+		ui.Count(rights, "correct alternative"), r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad()-skipped, r.Bad())
+	if skipped > 0 {
+		fmt.Fprintf(out, "%s not run here: they need more GPUs than this machine has (neither passed nor failed)\n", ui.Count(skipped, "program"))
+	}
 	if len(none) > 0 {
 		fmt.Fprintf(out, "no wrong answers yet: %s (add them under solutions/dayNNN/wrong/<exercise-id>/)\n", strings.Join(none, ", "))
 	}
@@ -244,6 +262,8 @@ func (r *WrongReport) Write(out io.Writer) {
 // result is a wrong answer's line of the table.
 func (w *WrongAnswer) result() string {
 	switch {
+	case w.Skipped != "":
+		return "- skipped: " + w.Skipped
 	case w.Err != nil:
 		return "✗ not judged: " + strings.ReplaceAll(w.Err.Error(), "\n\t", ": ")
 	case w.Right && len(w.Failed) > 0:

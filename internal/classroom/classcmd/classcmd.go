@@ -116,9 +116,13 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	// them (cores, memory, processes; every process killed at the end), as
 	// grade's do; without, the rlimits hold.
 	var cg *sandbox.Cgroups
+	noMemory := "LESSONS_SANDBOX_CGROUPS=off"
 	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
 		if cg, err = sandbox.OpenCgroups(); err == nil {
 			defer cg.Close()
+			noMemory = ""
+		} else {
+			noMemory = err.Error()
 		}
 	}
 	trace, err := openTrace()
@@ -141,7 +145,11 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	runsRead := append(append([]string(nil), sandbox.SystemRead...), roots...)
 	py, noPy := sandboxPython(ctx, runsRead)
 	var tc grade.Toolchain = local.Toolchain
-	cells := classroom.SandboxCells(append(roots, read...), cg)
+	classDir, err := filepath.Abs(f.dir)
+	if err != nil {
+		return err
+	}
+	cells := classroom.SandboxCells(append(roots, read...), classroom.StudentsDir(classDir), cg)
 	var nodes *pilots
 	if f.slurm.on() {
 		// Runs on the nodes' GPUs, builds on the build nodes (slurm.go).
@@ -154,6 +162,12 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		}
 		tc, cells = nodes.remote.Toolchain(tc), nodes.remote.Cells(cells)
 	}
+	// Each student's workspaces a file system of their own, where this
+	// server may make them: the disk and file caps then hold during a run.
+	noOwnFS := sandbox.CanOwnFS()
+	if f.diskMiB <= 0 {
+		noOwnFS = "--disk-per-student 0"
+	}
 	cls, err := classroom.Open(classroom.Config{
 		Course: c, Dir: f.dir, Roster: roster,
 		Site:        func() (map[string][]byte, error) { return render.Site(c) },
@@ -163,7 +177,7 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 		RunsRead: runsRead, Python: py, NoPython: noPy,
 		Toolchain: tc, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: f.maxQueued, GPUPerHour: f.gpuPerHour, DiskPerStudent: f.diskMiB << 20, Timeout: timeout, CompileOnly: m.GPUErr != nil,
-		Trace: traceWriter(trace), Workers: nodes.workers(),
+		Trace: traceWriter(trace), Workers: nodes.workers(), NoMemoryBound: noMemory, OwnWorkFS: noOwnFS == "",
 		Hosts: f.hosts, ProxyHeader: f.proxyHeader, ProxyAddr: f.proxyAddr, ProxySecret: secret, Served: ln.Addr(), Instructors: f.instructors,
 	})
 	if err != nil {
@@ -183,6 +197,12 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	go func() { <-ctx.Done(); hs.Close() }()
 	fmt.Fprintf(out, "Serving the class of %s (%d students) at %s; %d GPU(s), %d runs at once on each; lessons invite makes the sign-in links\n",
 		c.Title, len(roster), ln.Addr(), len(local.Devices), local.Choice.PerDevice)
+	if noOwnFS != "" {
+		fmt.Fprintf(out, "A student's workspaces are folders of the class's disk (%s): their caps (--disk-per-student, files) are checked between runs, so within its time limit a cell can still fill the disk; run the server as root, with loop devices and mkfs.ext4, for a file system of their own each\n", noOwnFS)
+	}
+	if noMemory != "" {
+		fmt.Fprintf(out, "A cell's memory is not bounded here (no cgroups: %s): its private memory is (RLIMIT_DATA), its shared memory, memfds and CUDA's pinned host memory are not, so cells at once can run the machine out of memory; run the server where it may make cgroup v2 groups to bound it\n", noMemory)
+	}
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

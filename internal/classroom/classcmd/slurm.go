@@ -258,7 +258,7 @@ func nodeExec(ctx context.Context, role string) (*classroom.Node, []string, func
 	choice := grade.Choose(0, 0, 1, 1, "the timed")
 	return &classroom.Node{
 		Env:       cellEnv(comp, machine.QueuesEnv(choice.Queues)),
-		Cells:     classroom.SandboxCells(toolRoots(comp.Path), cg),
+		Cells:     classroom.SandboxCells(toolRoots(comp.Path), "", cg),
 		Toolchain: choice.Pipeline(tk, sb),
 	}, gpus, cleanup, nil
 }

@@ -168,7 +168,7 @@
       if (!end) { setStatus(c, "failed", "✗ the run ended without a result"); return { status: "failed" }; }
       var t = ((end.ms || 0) / 1000).toFixed(2) + " s";
       var cache = end.builds > 0 && end.hits === end.builds ? " · from the cache" : "";
-      if (end.status === "ok") setStatus(c, "ok", "✓ ok · " + t + cache);
+      if (end.status === "ok") setStatus(c, "ok", "✓ " + (end.reason || "ok") + " · " + t + cache);
       else if (end.status === "skipped") setStatus(c, "skipped", "– skipped: " + end.reason);
       else if (end.status === "stopped") setStatus(c, "stopped", "■ stopped · " + t);
       else setStatus(c, "failed", "✗ " + end.reason + " · " + t + cache);
@@ -297,6 +297,23 @@
       var d = el("details"); d.appendChild(el("summary", null, "output"));
       d.appendChild(el("pre", null, v.output)); x.verdict.appendChild(d);
     }
+    if (v.timeline) x.verdict.appendChild(timelineFigure(v.timeline));
+  }
+
+  // The run's timeline: one picture per theme, as images (an image's SVG
+  // runs nothing), the one of the page's theme shown (notebook.css).
+  function timelineFigure(t) {
+    var f = el("details", "timeline");
+    f.open = true;
+    f.appendChild(el("summary", null, "what the program did with the allocator"));
+    ["light", "dark"].forEach(function (theme) {
+      var img = document.createElement("img");
+      img.className = "timeline-" + theme;
+      img.alt = t.summary;
+      img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(t[theme]);
+      f.appendChild(img);
+    });
+    return f;
   }
   // setupExercises puts Check on the page's exercises: on the lesson's own
   // list of them (the site's box, with each one's file and hint) where

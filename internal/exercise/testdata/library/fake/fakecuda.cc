@@ -17,6 +17,9 @@
 // cudaStreamQuery). A library that holds its lock across such a call never
 // returns from it.
 //
+// fakeBusy makes a stream's or an event's next queries answer "not
+// ready", as a GPU still at work would.
+//
 // fakegraph.cc beside it adds graphs with memory nodes; fakeRawAlloc is
 // an allocation the library does not hook; cuGetProcAddress_v2 answers
 // "cuMemAlloc" with the fake's own function, and fakeDriverLookup asks for
@@ -80,6 +83,17 @@ void waitForDriverThread() {
 }
 
 CUresult ownAlloc(uintptr_t* p, size_t n) { return take((void**)p, n); }
+
+// busy: how many more queries of a stream or an event answer "not ready"
+// (fakeBusy sets it).
+std::map<const void*, int> busy;
+cudaError_t notReady(const void* h) {
+    auto it = busy.find(h);
+    if (it == busy.end() || it->second == 0) return 0;
+    it->second--;
+    return 600;                        // cudaErrorNotReady
+}
+uintptr_t nextHandle = 0x7000;
 }  // namespace
 
 extern "C" {
@@ -129,6 +143,18 @@ cudaError_t cudaMalloc3D(PitchedPtr* pp, Extent e) {
     return take(&pp->ptr, pp->pitch * e.height * e.depth);
 }
 cudaError_t cudaMalloc(void** p, size_t n) { return take(p, n); }
+// The next n queries of stream or event h answer "not ready".
+void fakeBusy(const void* h, int n) { busy[h] = n; }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { *s = (cudaStream_t)(nextHandle += 16); return 0; }
+cudaError_t cudaMemset(void*, int, size_t) { return 0; }
+cudaError_t cudaMemcpy(void*, const void*, size_t, int) { return 0; }
+cudaError_t cudaDeviceSynchronize(void) { return 0; }
+cudaError_t cudaMemPoolCreate(void** pool, const void*) { *pool = (void*)(nextHandle += 16); return 0; }
+cudaError_t cudaMemPoolSetAttribute(void*, int, void*) { return 0; }
+cudaError_t cudaDeviceSetMemPool(int, void*) { return 0; }
+cudaError_t cudaMallocFromPoolAsync(void** p, size_t n, void*, cudaStream_t) { return take(p, n); }
+CUresult cuMemMap(unsigned long long, size_t, size_t, unsigned long long, unsigned long long) { return 0; }
+CUresult cuMemUnmap(unsigned long long, size_t) { return 0; }
 cudaError_t cudaFree(void* p) { return give(p); }
 cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t) { return take(p, n); }
 cudaError_t cudaFreeAsync(void* p, cudaStream_t) { return give(p); }
@@ -138,8 +164,9 @@ cudaError_t cudaEventCreate(cudaEvent_t* e) { *e = (cudaEvent_t)(nextEvent += 16
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }  // through the PLT
 cudaError_t cudaEventDestroy(cudaEvent_t) { return 0; }
 cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { waitForDriverThread(); return 0; }
-cudaError_t cudaEventQuery(cudaEvent_t) { waitForDriverThread(); return 0; }
-cudaError_t cudaStreamQuery(cudaStream_t) { return 0; }
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t, cudaStream_t, unsigned int) { return 0; }
+cudaError_t cudaEventQuery(cudaEvent_t e) { waitForDriverThread(); return notReady(e); }
+cudaError_t cudaStreamQuery(cudaStream_t s) { return notReady(s); }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) { *ms = 0; return 0; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return 0; }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return 0; }

@@ -1,0 +1,54 @@
+package checker
+
+// meanings says what the statistics without a phrase in a failed check's
+// words count; StatMeaning takes the phrase where there is one.
+var meanings = map[string]string{
+	"exited":                 "1 once the program reached exit (the library's exit handler ran), else 0",
+	"failed_allocs":          "allocation calls that returned an error",
+	"live_allocs":            "allocations not yet freed at the end of the run",
+	"live_bytes":             "bytes not yet freed at the end of the run",
+	"malloc_bytes":           "bytes asked for with cudaMalloc (and cudaMallocPitch, cudaMalloc3D, cuMemAlloc)",
+	"malloc_async_bytes":     "bytes asked for with cudaMallocAsync",
+	"malloc_from_pool_bytes": "bytes asked for with cudaMallocFromPoolAsync",
+	"malloc_host_bytes":      "bytes of pinned host memory asked for (cudaMallocHost, cudaHostAlloc)",
+	"malloc_managed_bytes":   "bytes asked for with cudaMallocManaged",
+	"pool_attr_sets":         "calls of cudaMemPoolSetAttribute",
+	"release_threshold":      "the last release threshold set on a pool, in bytes",
+	"reuse_attr_sets":        "reuse flags set on a pool (cudaMemPoolReuseFollowEventDependencies, ReuseAllowOpportunistic, ReuseAllowInternalDependencies)",
+	"vmm_create_bytes":       "bytes of physical memory made with cuMemCreate",
+	"vmm_reserve_bytes":      "bytes of address range reserved with cuMemAddressReserve",
+	"pool_used_current":      "bytes in use in the pools at exit (UsedMemCurrent, summed over the pools used)",
+	"pool_reserved_current":  "bytes the pools held at exit (ReservedMemCurrent, summed over the pools used)",
+	"pool_reserved_high":     "the pools' high watermark of reserved bytes (ReservedMemHigh, the largest)",
+}
+
+// StatMeaning says what a statistic counts and the version of the
+// statistics record that first had it (older records read it as 0); ""
+// and 0 for a name that is not a statistic.
+func StatMeaning(name string) (string, int) {
+	m, ok := phrases[name]
+	if !ok {
+		m = meanings[name]
+	}
+	if m == "" {
+		return "", 0
+	}
+	return m, statVersion(name)
+}
+
+func statVersion(name string) int {
+	if _, ok := timeStats[name]; ok || name == "kernel_concurrency" {
+		return 4
+	}
+	i, ok := statIndex()[name]
+	if !ok {
+		return 1 // the pools' figures, in the record since version 1
+	}
+	off := int(reflectType().Field(i).Offset)
+	for v, size := range []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size} {
+		if off < size {
+			return v + 1
+		}
+	}
+	return statsVersion
+}

@@ -1,0 +1,69 @@
+package checker
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/reference/statistics.md")
+
+func TestEveryStatisticHasAMeaning(t *testing.T) {
+	for _, n := range StatNames() {
+		if m, v := StatMeaning(n); m == "" || v < 1 || v > statsVersion {
+			t.Errorf("%s: meaning %q, version %d: say what it counts in phrases or meanings (checker/judge.go, checker/statdoc.go)", n, m, v)
+		}
+	}
+	for n := range meanings {
+		if _, ok := phrases[n]; ok {
+			t.Errorf("%s has a phrase and a meaning: keep one", n)
+		}
+	}
+	if m, v := StatMeaning("no_such_stat"); m != "" || v != 0 {
+		t.Errorf("StatMeaning of an unknown name = %q, %d", m, v)
+	}
+	for name, want := range map[string]int{"malloc_calls": 1, "unordered_uses": 2, "sync_memsets": 3, "kernel_span_ms": 4, "forks": 5, "uses_after_free": 6, "unknown_frees": 7, "pool_used_high": 1} {
+		if _, v := StatMeaning(name); v != want {
+			t.Errorf("%s: version %d, want %d", name, v, want)
+		}
+	}
+}
+
+// TestStatisticsReference fails when docs/reference/statistics.md is not
+// what StatNames and StatMeaning say; -update rewrites it.
+func TestStatisticsReference(t *testing.T) {
+	page := filepath.Join("..", "docs", "reference", "statistics.md")
+	var b strings.Builder
+	b.WriteString("# Statistics a spec can bound\n\n")
+	b.WriteString("Generated from the checker's statistics (`checker.StatNames`, `checker.StatMeaning`;\n")
+	b.WriteString("`go test ./checker -run TestStatisticsReference -update`); a test fails when this page\n")
+	b.WriteString("and the code disagree. How the library records them, and what each record version\n")
+	b.WriteString("follows, is in [specs and checks](../checks.md#statistics).\n\n")
+	b.WriteString("A `[[check]]` names one with `stat = \"NAME\"` and bounds it (`at_least`, `at_most`,\n")
+	b.WriteString("`equals` with `within`, `equal_to` another statistic, `relative_to` a hidden run).\n")
+	b.WriteString("`NAME` is the program's own process; `children.NAME` the child processes it forked,\n")
+	b.WriteString("merged; `all.NAME` every process of the run. A record older than a statistic's\n")
+	b.WriteString("version reads it as 0. Times (`_ms`) are milliseconds.\n\n")
+	b.WriteString("| statistic | what it counts | since record version |\n| --- | --- | --- |\n")
+	for _, n := range StatNames() {
+		m, v := StatMeaning(n)
+		fmt.Fprintf(&b, "| `%s` | %s | %d |\n", n, strings.ReplaceAll(m, "|", `\|`), v)
+	}
+	got := []byte(b.String())
+	if *update {
+		if err := os.WriteFile(page, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatalf("%v (make it with go test ./checker -run TestStatisticsReference -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is not what the checker's statistics say: run go test ./checker -run TestStatisticsReference -update", page)
+	}
+}

@@ -1,0 +1,224 @@
+package exercise
+
+import (
+	"debug/elf"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/witness"
+)
+
+// cudaProbes are the entry points the outside witness counts: the
+// runtime's (what the program calls, which the library hooks) and the
+// driver's (where the runtime's calls and the program's own driver calls
+// meet). Names without a record twin are counted for measuring only.
+var cudaProbes = []witness.Probe{
+	{Name: "malloc_calls", Lib: "libcudart", Symbols: []string{"cudaMalloc"}},
+	{Name: "free_calls", Lib: "libcudart", Symbols: []string{"cudaFree"}},
+	{Name: "malloc_async_calls", Lib: "libcudart", Symbols: []string{"cudaMallocAsync", "cudaMallocAsync_ptsz"}},
+	{Name: "free_async_calls", Lib: "libcudart", Symbols: []string{"cudaFreeAsync", "cudaFreeAsync_ptsz"}},
+	{Name: "malloc_from_pool_calls", Lib: "libcudart", Symbols: []string{"cudaMallocFromPoolAsync", "cudaMallocFromPoolAsync_ptsz"}},
+	{Name: "pools_created", Lib: "libcudart", Symbols: []string{"cudaMemPoolCreate"}},
+	{Name: "malloc_managed_calls", Lib: "libcudart", Symbols: []string{"cudaMallocManaged"}},
+	{Name: "malloc_host_calls", Lib: "libcudart", Symbols: []string{"cudaMallocHost", "cudaHostAlloc"}},
+	{Name: "cuMemAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemAlloc_v2", "cuMemAlloc"}},
+	{Name: "cuMemFree", Lib: "libcuda.so", Symbols: []string{"cuMemFree_v2", "cuMemFree"}},
+	{Name: "cuMemAllocAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocAsync", "cuMemAllocAsync_ptsz"}},
+	{Name: "cuMemFreeAsync", Lib: "libcuda.so", Symbols: []string{"cuMemFreeAsync", "cuMemFreeAsync_ptsz"}},
+	{Name: "cuMemAllocFromPoolAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz"}},
+	{Name: "cuMemPoolCreate", Lib: "libcuda.so", Symbols: []string{"cuMemPoolCreate"}},
+	{Name: "cuLaunchKernel", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}},
+	{Name: "cuLaunchKernelEx", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}},
+}
+
+// witnessed are the counts compared with the record: the runtime's entry
+// points, equal to the record in every run measured on the H200 (CUDA
+// 13.0, driver 580: 294 runs of the course's programs, hidden runs
+// included, and 3 solutions in every arrangement of the probes). The
+// driver's counts are measured, not judged: the runtime reaches the
+// driver by more than one entry point, and the library's own calls
+// reach it too.
+var witnessed = map[string]bool{
+	"malloc_calls": true, "free_calls": true, "malloc_async_calls": true, "free_async_calls": true,
+	"malloc_from_pool_calls": true, "pools_created": true, "malloc_managed_calls": true, "malloc_host_calls": true,
+}
+
+// driverTwins are the record's figures that count the program's own
+// driver-API calls too (cuMemAlloc is counted as cudaMalloc is): where
+// the program made such calls, the runtime's count is not theirs.
+var driverTwins = []string{"malloc_calls", "free_calls", "malloc_async_calls", "free_async_calls", "malloc_from_pool_calls", "pools_created", "malloc_managed_calls", "malloc_host_calls"}
+
+// witnessAll compares every count, for measuring which are exact.
+var witnessAll = false
+
+// OpenWitness is the outside witness for a command that grades, or nil
+// and why there is none: LESSONS_WITNESS=off, or BPF not allowed here
+// (root, or CAP_BPF and CAP_PERFMON, are needed).
+func OpenWitness() (*witness.Witness, string) {
+	switch os.Getenv("LESSONS_WITNESS") {
+	case "off", "none", "0":
+		return nil, "turned off by LESSONS_WITNESS=off"
+	}
+	w, err := witness.Open(cudaProbes)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return w, ""
+}
+
+// WitnessSummary says in a line whether runs' records are compared with
+// the kernel's counts here, which counts, and why not.
+func WitnessSummary(w *witness.Witness, why string) string {
+	if w == nil {
+		return "off (" + why + "): statistics records are not compared with what the kernel counts of a run's CUDA calls"
+	}
+	var names []string
+	for n := range witnessed {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "on, counting only: uprobes on the CUDA runtime's and driver's entry points"
+	}
+	return "on: uprobes on the CUDA runtime's and driver's entry points; compared with the record: " + strings.Join(names, ", ")
+}
+
+// WitnessDoctor is WitnessSummary of a witness opened to see whether it
+// can be, and closed.
+func WitnessDoctor() string {
+	w, why := OpenWitness()
+	if w != nil {
+		defer w.Close()
+	}
+	return WitnessSummary(w, why)
+}
+
+// witnessWatch counts one run's CUDA calls from outside it, when the
+// toolkit has a witness: nil otherwise, and then every method does
+// nothing.
+type witnessWatch struct {
+	w     *witness.Witness
+	group *witness.Group
+	watch *witness.Watch
+	err   error
+}
+
+// watchWitness prepares the count of a run of prog: the probes are set
+// on the runtime prog loads and on the driver, and a cgroup is made for
+// the run where its runner gives it none.
+func (tk *Toolkit) watchWitness(prog string) *witnessWatch {
+	if tk.Witness == nil {
+		return nil
+	}
+	if f, err := elf.Open(prog); err != nil {
+		// Not a program the loader runs (a test's stand-in script):
+		// nothing of it calls CUDA's libraries.
+		return nil
+	} else {
+		f.Close()
+	}
+	ww := &witnessWatch{w: tk.Witness}
+	for lib, file := range runtimeFiles(prog) {
+		if err := tk.Witness.Attach(lib, file); err != nil {
+			ww.err = err
+			return ww
+		}
+	}
+	ww.group, ww.err = tk.Witness.Group()
+	return ww
+}
+
+// cgroup is runner.Spec.Cgroup.
+func (ww *witnessWatch) cgroup() *os.File {
+	if ww == nil || ww.group == nil {
+		return nil
+	}
+	return ww.group.File
+}
+
+// grouped is runner.Spec.Grouped: the count starts before the program.
+func (ww *witnessWatch) grouped(dir string) {
+	if ww == nil || ww.err != nil {
+		return
+	}
+	id, err := witness.CgroupID(dir)
+	if err == nil {
+		ww.watch, err = ww.w.Start(id)
+	}
+	ww.err = err
+}
+
+// view ends the count and says what the kernel saw of the compared
+// statistics; nil when the run was not counted. A run whose processes
+// called the driver's allocation functions themselves (rec's guards say
+// so) has its allocation figures left out: the record counts those calls
+// where the runtime's probes do not see them.
+func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
+	if ww == nil {
+		return nil
+	}
+	if ww.group != nil {
+		defer ww.group.Close()
+		ww.group = nil
+	}
+	watch := ww.watch
+	ww.watch = nil
+	if watch == nil {
+		return nil
+	}
+	v := &checker.WitnessView{Counts: map[string]uint64{}}
+	for n, c := range watch.Counts() {
+		if witnessed[n] || witnessAll {
+			v.Counts[n] = c
+		}
+	}
+	if rec != nil {
+		driver := rec.Guard.DriverAllocCalls + rec.Guard.DriverFreeCalls
+		for _, g := range rec.ChildGuards {
+			driver += g.DriverAllocCalls + g.DriverFreeCalls
+		}
+		if driver > 0 && !witnessAll {
+			for _, n := range driverTwins {
+				delete(v.Counts, n)
+			}
+		}
+	}
+	if len(v.Counts) == 0 {
+		return nil
+	}
+	return v
+}
+
+// runtimeFiles are the CUDA runtime prog loads (its libcudart, found as
+// the loader finds it) and the driver, by the probes' Lib.
+func runtimeFiles(prog string) map[string]string {
+	out := map[string]string{}
+	f, err := elf.Open(prog)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	dirs := searchDirs(f, prog)
+	needed, _ := f.ImportedLibraries()
+	for _, n := range needed {
+		if strings.HasPrefix(n, "libcudart") {
+			if p := findLibrary(n, dirs); p != "" {
+				out["libcudart"] = p
+			}
+		}
+	}
+	if p := findLibrary("libcuda.so.1", dirs); p != "" {
+		out["libcuda.so"] = p
+	}
+	return out
+}
+
+func (ww *witnessWatch) String() string {
+	if ww == nil {
+		return "no witness"
+	}
+	return fmt.Sprintf("witness (err %v)", ww.err)
+}

@@ -1,0 +1,186 @@
+package witness
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf/link"
+)
+
+// build makes testdata's library and program with the C compiler.
+func build(t *testing.T) (lib, prog string) {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("needs a C compiler")
+	}
+	dir := t.TempDir()
+	lib, prog = filepath.Join(dir, "libwit.so"), filepath.Join(dir, "prog")
+	for _, args := range [][]string{
+		{"-shared", "-fPIC", "-O1", "-Wl,--version-script=testdata/wit.map", "-Wl,-soname,libwit.so", "-o", lib, "testdata/wit.c"},
+		{"-O0", "-o", prog, "testdata/prog.c", "-L" + dir, "-lwit", "-Wl,-rpath," + dir},
+	} {
+		if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+			t.Fatalf("cc %v: %v\n%s", args, err, out)
+		}
+	}
+	return lib, prog
+}
+
+// cgroup makes a cgroup (version 2) for one run and returns its folder
+// and an open descriptor to start a process in it.
+func cgroup(t *testing.T) (string, int) {
+	t.Helper()
+	for _, root := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		var st syscall.Statfs_t
+		if syscall.Statfs(root, &st) != nil || st.Type != 0x63677270 { // CGROUP2_SUPER_MAGIC
+			continue
+		}
+		dir := filepath.Join(root, fmt.Sprintf("lessons-witness-test-%d-%d", os.Getpid(), len(t.Name())))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Skipf("no cgroup can be made here: %v", err)
+		}
+		t.Cleanup(func() { os.Remove(dir) })
+		fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Close(fd) })
+		return dir, fd
+	}
+	t.Skip("no cgroup version 2 here")
+	return "", -1
+}
+
+func open(t *testing.T, probes []Probe) *Witness {
+	t.Helper()
+	w, err := Open(probes)
+	if err != nil {
+		t.Skipf("BPF is not allowed here: %v", err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+func run(t *testing.T, prog string, cgfd int, a, f, r int) {
+	t.Helper()
+	cmd := exec.Command(prog, strconv.Itoa(a), strconv.Itoa(f), strconv.Itoa(r))
+	if cgfd >= 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgfd}
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+}
+
+// Every call of every version and alias of a function is counted, those
+// of the run's cgroup alone, from its first instruction.
+func TestCountsEveryEntry(t *testing.T) {
+	lib, prog := build(t)
+	w := open(t, []Probe{
+		{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}},
+		{Name: "frees", Lib: "libwit", Symbols: []string{"wit_free", "wit_release"}},
+		{Name: "nothing", Lib: "libwit", Symbols: []string{"wit_none"}},
+	})
+	if err := w.Attach("libwit", lib); err != nil {
+		t.Fatal(err)
+	}
+	if m := w.Missing(lib); len(m) != 1 || m[0] != "nothing" {
+		t.Errorf("missing %v, want [nothing]", m)
+	}
+	dir, fd := cgroup(t)
+	id, err := CgroupID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := w.Start(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, prog, fd, 1000, 300, 200)
+	run(t, prog, -1, 7, 7, 7) // another cgroup's: not counted
+	run(t, prog, fd, 5, 0, 0)
+	got := watch.Counts()
+	if got["allocs"] != 1005 || got["frees"] != 500 || got["nothing"] != 0 {
+		t.Errorf("counts %v, want allocs 1005, frees 500 (300 + 200 through the alias)", got)
+	}
+	// The watch is over: its keys are gone, nothing more is counted.
+	run(t, prog, fd, 3, 3, 3)
+	if again, _ := w.Start(id); again.Counts()["allocs"] != 0 {
+		t.Error("counts went on after the watch ended")
+	}
+}
+
+// What a probe by one symbol's address sees: the library's own look-up
+// of a name keeps one of its versions, which need not be the one a
+// program binds (the cause of cudaMallocAsync counted 0 times on the
+// H200, if libcudart has it twice).
+func TestOneAddressMissesAVersion(t *testing.T) {
+	lib, prog := build(t)
+	offs, err := entryOffsets(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(offs["wit_alloc"]) != 2 {
+		t.Fatalf("wit_alloc at %v, want two addresses", offs["wit_alloc"])
+	}
+	w := open(t, []Probe{{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}}})
+	ex, err := link.OpenExecutable(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ex.Uprobe("wit_alloc", w.progs[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	dir, fd := cgroup(t)
+	id, _ := CgroupID(dir)
+	watch, _ := w.Start(id)
+	run(t, prog, fd, 100, 0, 0)
+	if n := watch.Counts()["allocs"]; n == 100 {
+		t.Errorf("a uprobe on the symbol by name alone counted all 100 calls: the version it keeps is the one bound")
+	} else {
+		t.Logf("a uprobe on the symbol by name alone counted %d of 100 calls", n)
+	}
+}
+
+// A run's own cgroup, made by the witness beside this process's.
+func TestGroup(t *testing.T) {
+	lib, prog := build(t)
+	w := open(t, []Probe{{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}}})
+	if err := w.Attach("libwit", lib); err != nil {
+		t.Fatal(err)
+	}
+	g, err := w.Group()
+	if err != nil {
+		t.Skipf("no cgroup here: %v", err)
+	}
+	id, err := CgroupID(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, _ := w.Start(id)
+	run(t, prog, int(g.File.Fd()), 42, 0, 0)
+	if n := watch.Counts()["allocs"]; n != 42 {
+		t.Errorf("%d calls counted, want 42", n)
+	}
+	g.Close()
+	gone := false
+	for i := 0; i < 200 && !gone; i++ {
+		_, err := os.Stat(g.Dir)
+		gone = os.IsNotExist(err)
+		if !gone {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if !gone {
+		t.Errorf("the run's cgroup stays")
+	}
+}

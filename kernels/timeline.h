@@ -1,0 +1,217 @@
+// timeline.h: the trace of a run, for lessons' timeline (internal/timeline
+// reads it). Included by allocstats.cu inside its anonymous namespace, after
+// the channel's section: the hooks call these functions in one line each.
+//
+// With $LESSONS_STATS_TRACE unset nothing is kept: every function returns at
+// its first test of tlOn. Set, each traced call appends one fixed-size event
+// to a buffer of at most kTlMax events (the trace says when it was cut), and
+// the exit handler sends the events, before the end frame, as frames of kind
+// kFrameTrace signed and numbered as the record's are: a program cannot
+// write, replay or cut them any more than it can the record.
+//
+// An event, little-endian, 40 bytes (timeline.Event):
+//   0  t       u64  nanoseconds since the library started (CLOCK_MONOTONIC)
+//   8  kind    u16  kTl* below
+//   10 flags   u16  the kind's detail (a host wait's kind, a finding's kind)
+//   12 stream  i32  the stream's number (0: the default stream; -1: the host)
+//   16 a, b, c u64  the kind's figures (see each function)
+// Event ids are positions in the trace, from 0.
+
+enum {
+    kFrameTrace = 4,
+    kTlAlloc = 1,       // a address, b bytes, c 1 when stream-ordered
+    kTlFree = 2,        // a address, b bytes, c the allocation's event id + 1 (0: unknown)
+    kTlLaunch = 3,      // a the kernel's name id (a kTlName event)
+    kTlCopy = 4,        // a destination, b source, c 1 for a memset
+    kTlRecord = 5,      // a the event handle
+    kTlWait = 6,        // a the event handle
+    kTlHostWait = 7,    // flags kTlWait*, a nanoseconds the host waited
+    // 8: reserved for the pool's reserved bytes over time (not sent yet)
+    kTlTrim = 9,        // a bytes kept
+    kTlThreshold = 10,  // a the release threshold set
+    kTlGraph = 11,      // a kernel nodes, b allocation nodes
+    kTlFinding = 12,    // flags kTlFind*, a the event id at fault + 1, b the event id it clashed with + 1, c bytes
+    kTlName = 13,       // stream: the name's id; a, b, c: up to 24 bytes of the name
+    kTlCut = 14,        // a events left out
+};
+enum { kTlWaitDevice = 1, kTlWaitStream = 2, kTlWaitEvent = 3, kTlWaitCopy = 4 };
+enum { kTlFindUse = 1, kTlFindFree = 2, kTlFindAfterFree = 3, kTlFindLeak = 4 };
+
+struct TlEvent {
+    uint64_t t;
+    uint16_t kind, flags;
+    int32_t stream;
+    uint64_t a, b, c;
+};
+static_assert(sizeof(TlEvent) == 40, "a trace event is 40 bytes (internal/timeline)");
+
+const size_t kTlMax = 1 << 15;         // events kept: 1.3 MB at most
+bool tlOn;
+uint64_t tlT0, tlDropped, tlLast = (uint64_t)-1, tlFreedAlloc;
+std::vector<TlEvent>* tlEvents;
+std::unordered_map<uintptr_t, uint64_t>* tlAllocAt;  // a live allocation's event id
+std::unordered_map<const void*, uint64_t>* tlNames;  // a kernel's name id
+
+int number(cudaStream_t s);
+cudaStream_t norm(cudaStream_t s);
+
+uint64_t tlNow() {
+    if (!tlOn) return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+// tlStart runs in the constructor, mu held: the environment is read from
+// envp by the library's own code, as the channel's is.
+void tlStart(char** envp) {
+    static const char name[] = "LESSONS_STATS_TRACE=";
+    const char* v = nullptr;
+    for (char** e = envp; e != nullptr && *e != nullptr && v == nullptr; e++) {
+        size_t i = 0;
+        while (name[i] != 0 && (*e)[i] == name[i]) i++;
+        if (name[i] == 0) v = *e + i;
+    }
+    if (v == nullptr || v[0] == 0 || v[0] == '0') return;
+    tlOn = true;
+    tlT0 = tlNow();
+    tlEvents = new std::vector<TlEvent>();
+    tlEvents->reserve(kTlMax);     // one allocation, never a copy while tracing
+    tlAllocAt = new std::unordered_map<uintptr_t, uint64_t>();
+    tlNames = new std::unordered_map<const void*, uint64_t>();
+}
+
+// tlAdd appends an event (mu held) and returns its id, or -1 when cut.
+uint64_t tlAdd(uint16_t kind, uint16_t flags, int32_t stream, uint64_t a, uint64_t b, uint64_t c, uint64_t t = 0) {
+    if (tlEvents->size() >= kTlMax - 1) { tlDropped++; return (uint64_t)-1; }
+    if (t == 0) t = tlNow();
+    tlEvents->push_back(TlEvent{t - tlT0, kind, flags, stream, a, b, c});
+    return tlLast = tlEvents->size() - 1;
+}
+
+int32_t tlStream(cudaStream_t s) { return number(norm(s)); }
+
+void tlAlloc(const void* p, size_t n, cudaStream_t s, bool async) {
+    if (!tlOn) return;
+    uint64_t id = tlAdd(kTlAlloc, 0, tlStream(s), (uintptr_t)p, n, async ? 1 : 0);
+    if (id != (uint64_t)-1) (*tlAllocAt)[(uintptr_t)p] = id;
+}
+
+void tlFree(const void* p, size_t n, cudaStream_t s) {
+    if (!tlOn) return;
+    uint64_t from = 0;
+    auto it = tlAllocAt->find((uintptr_t)p);
+    if (it != tlAllocAt->end()) { from = it->second + 1; tlAllocAt->erase(it); }
+    tlFreedAlloc = from;
+    tlAdd(kTlFree, 0, tlStream(s), (uintptr_t)p, n, from);
+}
+
+void tlLaunch(const void* key, const std::string& name, cudaStream_t s) {
+    if (!tlOn) return;
+    auto it = tlNames->find(key);
+    uint64_t id;
+    if (it != tlNames->end()) id = it->second;
+    else {
+        id = tlNames->size();
+        (*tlNames)[key] = id;
+        // Only c_str of the string: every other method would be one more
+        // import a program could define (internal/exercise/imports_test.go).
+        uint64_t w[3] = {0, 0, 0};
+        const char* n = name.c_str();
+        static const char prefix[] = "kernel ";
+        size_t p = 0;
+        while (prefix[p] != 0 && n[p] == prefix[p]) p++;
+        if (prefix[p] == 0) n += p;
+        size_t len = 0;
+        while (n[len] != 0 && len < sizeof w) len++;
+        ownCopy(w, n, len);
+        tlAdd(kTlName, 0, (int32_t)id, w[0], w[1], w[2]);
+    }
+    tlAdd(kTlLaunch, 0, tlStream(s), id, 0, 0);
+}
+
+void tlCopy(const void* dst, const void* src, cudaStream_t s, bool memset) {
+    if (tlOn) tlAdd(kTlCopy, 0, tlStream(s), (uintptr_t)dst, (uintptr_t)src, memset ? 1 : 0);
+}
+
+void tlRecord(cudaEvent_t e, cudaStream_t s) {
+    if (tlOn) tlAdd(kTlRecord, 0, tlStream(s), (uintptr_t)e, 0, 0);
+}
+
+// tlWait: stream s waits for event e (the reader pairs it with the
+// event's last record before it).
+void tlWait(cudaEvent_t e, cudaStream_t s) {
+    if (tlOn) tlAdd(kTlWait, 0, tlStream(s), (uintptr_t)e, 0, 0);
+}
+
+// tlHostWait: the host waited from t0 (taken before the call) to now.
+void tlHostWait(uint16_t kind, int32_t stream, uint64_t t0) {
+    if (!tlOn) return;
+    uint64_t now = tlNow();
+    tlAdd(kTlHostWait, kind, stream, now - t0, 0, 0, t0);
+}
+
+void tlTrim(size_t keep) {
+    if (tlOn) tlAdd(kTlTrim, 0, -1, keep, 0, 0);
+}
+
+void tlThreshold(uint64_t v) {
+    if (tlOn) tlAdd(kTlThreshold, 0, -1, v, 0, 0);
+}
+
+void tlGraph(cudaStream_t s, uint64_t kernels, uint64_t allocs) {
+    if (tlOn) tlAdd(kTlGraph, 0, tlStream(s), kernels, allocs, 0);
+}
+
+// tlFinding ties a finding of the judge to the last event traced (the
+// operation at fault) and to the allocation at base (0: none).
+void tlFinding(uint16_t kind, uintptr_t base, size_t bytes) {
+    if (!tlOn) return;
+    uint64_t with = 0;
+    auto it = tlAllocAt->find(base);
+    if (it != tlAllocAt->end()) with = it->second + 1;
+    else if (kind == kTlFindFree) with = tlFreedAlloc;
+    tlAdd(kTlFinding, kind, -1, tlLast + 1, with, bytes);
+}
+
+// tlLeaks notes each allocation live at exit as a leak of its allocation.
+void tlLeaks() {
+    if (!tlOn) return;
+    for (auto& kv : *tlAllocAt) tlAdd(kTlFinding, kTlFindLeak, -1, kv.second + 1, 0, 0);
+}
+
+// tlFlush sends the trace as frames of kind kFrameTrace, before the end
+// frame; mu is held. Each frame: the header, events, the guard, the MAC.
+void tlFlush() {
+    if (!tlOn || chanFd < 0 || chanEnded || sysGetpid() != chanPid || quiet) return;
+    if (!chanStarted) writeFrame(kFrameStart);
+    tlLeaks();
+    if (tlDropped > 0) tlEvents->push_back(TlEvent{tlNow() - tlT0, kTlCut, 0, -1, tlDropped, 0, 0});
+    const size_t per = (kFrameMax - kFrameHeader - sizeof(Guard) - 32) / sizeof(TlEvent);
+    for (size_t i = 0; i < tlEvents->size() && chanFd >= 0; i += per) {
+        struct stat st;
+        if (sysFstat(chanFd, &st) != 0 || st.st_dev != chanDev || st.st_ino != chanIno) { chanFd = -1; return; }
+        size_t k = std::min(per, tlEvents->size() - i);
+        uint8_t f[kFrameMax];
+        uint32_t magic = 0x3146534c, rl = (uint32_t)(k * sizeof(TlEvent)), gl = sizeof(Guard);
+        uint16_t kind = kFrameTrace, flags = 0;
+        ownCopy(f, &magic, 4);
+        ownCopy(f + 4, &kind, 2);
+        ownCopy(f + 6, &flags, 2);
+        ownCopy(f + 8, &chanSeq, 8);
+        ownCopy(f + 16, &rl, 4);
+        ownCopy(f + 20, &gl, 4);
+        ownCopy(f + kFrameHeader, tlEvents->data() + i, rl);
+        ownCopy(f + kFrameHeader + rl, &guard, gl);
+        size_t n = kFrameHeader + rl + gl;
+        hmacSha256(chanKey, f, n, f + n);
+        n += 32;
+        for (size_t off = 0; off < n;) {
+            long w = sysWrite(chanFd, f + off, n - off);
+            if (w == -EINTR) continue;
+            if (w <= 0) { chanFd = -1; return; }
+            off += (size_t)w;
+        }
+        chanSeq++;
+    }
+}

@@ -1,0 +1,103 @@
+package kernels_test
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/timeline"
+	"github.com/cudalessons/lessons/kernels"
+)
+
+// The statistics library itself, built with nvcc as lessons builds it,
+// preloaded into a program that runs over a stand-in CUDA runtime
+// (testdata/stub): with LESSONS_STATS_TRACE its trace comes over the
+// signed channel and reads back as what the program did; without, none
+// comes. Skips where there is no nvcc or C compiler (no GPU is needed).
+func TestLibraryTracesARun(t *testing.T) {
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("no nvcc here")
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler here")
+	}
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"allocstats.cu": kernels.AllocStats, "timeline.h": kernels.Timeline} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stub, _ := filepath.Abs("testdata/stub")
+	for _, argv := range [][]string{
+		{nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu"},
+		{cc, "-shared", "-fPIC", "-o", "libcudart.so", filepath.Join(stub, "cudart.c")},
+		{cc, "-o", "prog", filepath.Join(stub, "prog.c"), "-L.", "-lcudart", "-Wl,-rpath," + dir},
+	} {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", argv, err, out)
+		}
+	}
+	run := func(trace bool) *checker.Received {
+		key := make([]byte, checker.KeySize)
+		rand.Read(key)
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(filepath.Join(dir, "prog"))
+		cmd.ExtraFiles = []*os.File{w}
+		cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+		if trace {
+			cmd.Env = append(cmd.Env, "LESSONS_STATS_TRACE=1")
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		data, _ := io.ReadAll(r)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("the program: %v", err)
+		}
+		c := checker.NewChannel(key)
+		c.Write(data)
+		got, err := c.Close()
+		if err != nil || got == nil || got.Stats == nil {
+			t.Fatalf("the record did not verify: %v", err)
+		}
+		return got
+	}
+	if got := run(false); got.Trace != nil {
+		t.Errorf("a run without LESSONS_STATS_TRACE sent %d bytes of trace", len(got.Trace))
+	}
+	got := run(true)
+	tl, err := timeline.Parse(got.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tl.Count()
+	if c.Streams != 2 || c.Allocs != 4 || c.Frees != 3 || c.Leaks != 1 || c.Edges != 3 || c.HostWaits != 4 || c.Copies != 8 {
+		t.Errorf("the trace counts %+v", c)
+	}
+	kinds := map[int]int{}
+	for _, f := range tl.Findings {
+		kinds[f.Kind]++
+		if f.At < 0 || (f.With < 0 && f.Kind != timeline.FindLeak) {
+			t.Errorf("finding %d is not tied to its events: %+v", f.Kind, f)
+		}
+	}
+	if kinds[timeline.FindUse] != 1 || kinds[timeline.FindFree] != 1 || kinds[timeline.FindLeak] != 1 {
+		t.Errorf("findings %v, want a use, a free and a leak", kinds)
+	}
+	if got.Stats.UnorderedUses != 1 || got.Stats.UnorderedFrees != 1 {
+		t.Errorf("the record itself: %d unordered uses, %d unordered frees", got.Stats.UnorderedUses, got.Stats.UnorderedFrees)
+	}
+}
