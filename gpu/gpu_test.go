@@ -76,3 +76,20 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find with skip: %v", err)
 	}
 }
+
+// A link to this program named nvcc, first on the PATH, is passed over:
+// it is lessons (its nvcc wrapper), and would call itself without end.
+func TestFindPassesOverItself(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	wrap, real := t.TempDir(), t.TempDir()
+	os.Symlink(self, filepath.Join(wrap, "nvcc"))
+	os.WriteFile(filepath.Join(real, "nvcc"), []byte("#!/bin/sh\n"), 0o755)
+	t.Setenv("PATH", wrap+string(os.PathListSeparator)+real)
+	t.Setenv("CUDA_HOME", "")
+	if p, err := Find("nvcc", ""); err != nil || p != filepath.Join(real, "nvcc") {
+		t.Errorf("Find = %q, %v; want the nvcc after the link to this program", p, err)
+	}
+}

@@ -24,13 +24,16 @@ var ErrNoNVCC = errors.New(`nvcc not found on PATH, in $CUDA_HOME/bin or in /usr
 
 // Find looks for a CUDA tool (nvcc, compute-sanitizer) on PATH, in
 // $CUDA_HOME/bin, then in /usr/local/cuda/bin. skip is a folder to pass
-// over on PATH (the folder of the tool's own nvcc wrapper).
+// over on PATH (the folder of the tool's own nvcc wrapper). A tool that
+// is this program itself (a link to lessons named nvcc) is passed over
+// too: calling it would call itself again without end.
 func Find(name, skip string) (string, error) {
+	self, _ := os.Executable()
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
 		if dir == "" || (skip != "" && sameDir(dir, skip)) {
 			continue
 		}
-		if p := filepath.Join(dir, name); isExec(p) {
+		if p := filepath.Join(dir, name); isExec(p) && (self == "" || !sameDir(p, self)) {
 			return p, nil
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/cli"
 	"github.com/cudalessons/lessons/internal/jupyter"
 	"github.com/cudalessons/lessons/internal/sandbox"
@@ -297,6 +298,10 @@ func TestScript(t *testing.T) {
 		Condition: func(cond string) (bool, error) {
 			if cond == "seeds" {
 				return haveSeeds, nil
+			}
+			if cond == "nvcc" { // a real nvcc, not this program's wrapper
+				_, err := gpu.Find("nvcc", "")
+				return err == nil, nil
 			}
 			if cond == "kernel" {
 				_, err := jupyter.FindSpec("python3")

@@ -97,6 +97,9 @@ func Generate(c *course.Course, opts Options) ([]File, error) {
 		}
 		f := File{Exercise: x.ID, Solution: x.Solution, Student: x.Student}
 		if !HasMarkers(data) {
+			if _, err := beneath.Stat(c.Root, x.Student); errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("generate %s: the student file does not exist, and %s has no // BEGIN SOLUTION to write it from: mark the regions the student completes, or write %s by hand", x.Student, x.Solution, x.Student)
+			}
 			f.State = Unmarked
 			jobs = append(jobs, job{f: f})
 			continue

@@ -13,7 +13,7 @@ import (
 // Commands are lessons' commands, as a lesson may tell students to run
 // them (cli's test keeps this list equal to the commands it has).
 var Commands = []string{"cache", "check", "completion", "doctor", "export", "generate", "grade", "help", "hint",
-	"import", "invite", "lint", "list", "pilot", "run", "sandbox", "serve", "show", "submit", "verify", "watch"}
+	"import", "invite", "lint", "list", "new", "pilot", "run", "sandbox", "serve", "show", "submit", "verify", "watch"}
 
 var (
 	// checkRefRE finds "lessons check X" anywhere in a lesson's text,

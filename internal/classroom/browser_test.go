@@ -85,6 +85,15 @@ func TestClassInTheBrowser(t *testing.T) {
 	if fb := p.eval(`document.querySelector('.class-feedback').textContent`); !strings.Contains(fb, "failed, 0 of 10 points") || !strings.Contains(fb, "0 of 1 hidden check passed") {
 		t.Fatalf("the feedback: %q", fb)
 	}
+	// The feedback is a page's HTML (its table, its headings), not
+	// markdown in a <pre>; the page gives no terminal's advice.
+	if got := p.eval(`String(!!document.querySelector('.class-feedback table') && !!document.querySelector('.class-feedback h1') && !document.querySelector('.class-feedback pre') && !document.querySelector('.class-feedback').textContent.includes("**"))`); got != "true" {
+		t.Errorf("the feedback is not drawn as HTML: %s", p.eval(`document.querySelector('.class-feedback').innerHTML`))
+	}
+	if li := p.eval(`document.querySelector('li.exercise[data-exercise="pool"]').textContent`); strings.Contains(li, "lessons check") || !strings.Contains(li, "edit its file below") {
+		t.Errorf("the exercise's words in the page: %q", li)
+	}
+	barCoversNothing(t, p)
 	// The file was saved where the server keeps it: a reload shows it.
 	p.run("reload", chromedp.Reload())
 	p.wait("the file after a reload", `document.querySelector('textarea.class-file')?.value.includes("DONE")`)
@@ -183,4 +192,48 @@ func TestHostileFileInTheInstructorsView(t *testing.T) {
 	if n := prof.eval(`String(document.querySelectorAll("img").length) + String(window.pwned)`); n != "0undefined" {
 		t.Errorf("the student's markup ran in the instructor's page: %s", n)
 	}
+}
+
+// overlapJS names the page's controls and headings that the class's bar
+// covers, "" when none.
+const overlapJS = `(function(){
+  var bar = document.querySelector('.class-bar').getBoundingClientRect(), hit = [];
+  document.querySelectorAll('header.top *, h1, main a, button:not(.class-bar button)').forEach(function (e) {
+    if (e.closest('.class-bar')) return;
+    var r = e.getBoundingClientRect();
+    if (r.width && r.height && r.left < bar.right && r.right > bar.left && r.top < bar.bottom && r.bottom > bar.top)
+      hit.push(e.tagName + (e.className ? '.' + e.className : '') + ' ' + (e.textContent || '').trim().slice(0, 30));
+  });
+  return hit.join('; ');
+})()`
+
+// barCoversNothing: at a desktop's width and a phone's, in both themes,
+// the signed-in bar covers no control or heading of the page (fixed in a
+// corner, it covered the theme button, and on a phone the menu and the
+// title). With $LESSONS_SCREENSHOTS, each is kept there as a PNG.
+func barCoversNothing(t *testing.T, p *tab) {
+	t.Helper()
+	dir := os.Getenv("LESSONS_SCREENSHOTS")
+	for _, size := range []struct {
+		name string
+		w, h int64
+	}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
+		for _, theme := range []string{"light", "dark"} {
+			p.run("the size", chromedp.EmulateViewport(size.w, size.h))
+			p.eval(`document.documentElement.setAttribute("data-theme", "` + theme + `"); ""`)
+			for _, y := range []string{"0", "400"} {
+				p.eval(`window.scrollTo(0, ` + y + `); ""`)
+				if hit := p.eval(overlapJS); hit != "" {
+					t.Errorf("%s, %s, scrolled to %s: the bar covers %s", size.name, theme, y, hit)
+				}
+			}
+			p.eval(`window.scrollTo(0, 0); ""`)
+			if dir != "" {
+				if buf, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100)); err == nil {
+					os.WriteFile(filepath.Join(dir, "class-"+size.name+"-"+theme+".png"), buf, 0o644)
+				}
+			}
+		}
+	}
+	p.run("the size back", chromedp.EmulateViewport(1280, 900))
 }

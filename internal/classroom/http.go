@@ -390,6 +390,8 @@ type SubmitResult struct {
 	Points   int    `json:"points"`
 	Max      int    `json:"max"`
 	Feedback string `json:"feedback"`
+	// FeedbackHTML is the same as HTML, for the page to show as a page.
+	FeedbackHTML string `json:"feedbackHTML"`
 }
 
 // submit grades the student's copy of an exercise (saving text first
@@ -436,7 +438,11 @@ func (c *Class) submit(r *http.Request, p person, from, id string, text *string)
 	c.noteStatus(p.ID, "submit "+x.ID, x.ID, a.Status)
 	sheet := &gradebook.Sheet{Exercises: []gradebook.Exercise{{ID: x.ID, Points: a.MaxPoints}}, Students: []string{p.ID},
 		Grades: map[string]map[string]*gradebook.Attempt{p.ID: {x.ID: a}}, Max: a.MaxPoints, Hidden: c.cfg.Hidden}
-	return &SubmitResult{Attempt: a.ID, Status: a.Status, Points: a.Points, Max: a.MaxPoints, Feedback: sheet.Feedback(p.ID)}, nil
+	frag, err := sheet.FeedbackFragment(p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &SubmitResult{Attempt: a.ID, Status: a.Status, Points: a.Points, Max: a.MaxPoints, Feedback: sheet.Feedback(p.ID), FeedbackHTML: frag}, nil
 }
 
 // historyOf is a student's submissions of an exercise as the pages list them.

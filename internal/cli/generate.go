@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/author"
+	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/iostreams"
 )
 
@@ -45,7 +46,7 @@ student file is out of date (lessons lint and lessons verify check the same).`,
 }
 
 func generateRun(opts *GenerateOptions) error {
-	c, err := opts.g.course()
+	c, err := course.OpenWith(opts.g.courseDir, course.Options{MissingStudents: true})
 	if err != nil {
 		return err
 	}

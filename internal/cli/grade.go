@@ -15,6 +15,7 @@ import (
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lms"
 	hw "github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 type gradeOptions struct {
@@ -138,6 +139,7 @@ children), so that a runaway program cannot slow the rest of the class.`,
 	cmd.AddCommand(export, feedback)
 	addLMSFlags(cmd, export, feedback, o, run)
 	addSlurm(cmd, o, run)
+	addDemo(cmd, o, run)
 	return cmd
 }
 
@@ -176,7 +178,7 @@ func gradeRun(o *gradeOptions, args []string) error {
 	if err := book.SetPeople(subs.People); err != nil {
 		return err
 	}
-	fmt.Fprint(o.io.ErrOut, l.Start(cl, o.perGPU))
+	fmt.Fprint(o.io.ErrOut, ui.Fit(l.Start(cl, o.perGPU), o.io.Width()))
 	bar := grade.NewProgress(o.io.ErrOut, o.io.IsStderrTTY(), len(cl.Tasks))
 	sum, err := l.Run(ctx, book, cl.Tasks, o.regrade, o.trace, bar.Done, func(s string) { fmt.Fprintln(o.io.ErrOut, s) })
 	bar.Finish()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/study"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // HintOptions are the inputs of lessons hint.
@@ -45,6 +46,6 @@ func hintRun(opts *HintOptions) error {
 		return err
 	}
 	text, err := study.Hint(c, p, x)
-	fmt.Fprint(opts.IO.Out, text)
+	fmt.Fprint(opts.IO.Out, ui.Fit(text, opts.IO.Width()))
 	return err
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lms"
 	"github.com/cudalessons/lessons/internal/roster"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // lmsFlags are grade's flags for classes that come from an LMS and
@@ -45,7 +47,9 @@ func openSubmissions(o *gradeOptions, dir string) (*lms.Submissions, *course.Cou
 	}
 	subs, err := lms.Open(dir, c, roster)
 	if err == nil && (subs.Unpacked() || roster != nil) {
-		subs.WriteReport(o.io.ErrOut)
+		var b strings.Builder
+		subs.WriteReport(&b)
+		fmt.Fprint(o.io.ErrOut, ui.Fit(b.String(), o.io.Width()))
 	}
 	return subs, c, err
 }

@@ -130,7 +130,7 @@ class with lessons grade.`,
 	})
 	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g, nil), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io, nil), newDoctor(io, nil), newCache(io, nil), newImport(io, nil), newHint(io, g, nil), classcmd.Invite(io.Out), classcmd.Submit(io.Out), classcmd.Pilot(io.Out))
 	// Authoring: one source for exercises, and what can be checked without a GPU.
-	root.AddCommand(newGenerate(io, g, nil), newLint(io, g, nil))
+	root.AddCommand(newGenerate(io, g, nil), newLint(io, g, nil), newNew(io, g, nil))
 	return root
 }
 

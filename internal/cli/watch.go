@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudalessons/lessons/internal/iostreams"
-	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/study"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -56,22 +54,8 @@ stdin is not a terminal, type the key and Enter.`,
 
 func watchRun(opts *WatchOptions) error {
 	ios := opts.IO
-	c, err := opts.g.course()
-	if err != nil {
-		return err
-	}
-	if len(c.Exercises) == 0 {
-		return fmt.Errorf("%s has no exercises to watch", c.Title)
-	}
-	p, err := progress.Load(c)
-	if err != nil {
-		return err
-	}
-	x, ok, err := study.Pick(c, p, opts.Exercise)
-	if err != nil || !ok {
-		if err == nil {
-			fmt.Fprintf(ios.Out, "Every exercise of %s is passed. Watch one again with lessons watch ID.\n", c.Title)
-		}
+	c, _, x, err := opts.g.exercise(ios, opts.Exercise, "Every exercise of %s is passed. Watch one again with lessons watch ID.\n")
+	if x == nil {
 		return err
 	}
 	ctx, stop := interrupted()

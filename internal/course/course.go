@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -88,7 +89,18 @@ func Find(dir string) (string, error) {
 // Open loads the course a command works on: the one in dir (--course)
 // when it is not "", else in $LESSONS_COURSE, else the one whose
 // course.toml is in the current folder or above it.
-func Open(dir string) (*Course, error) {
+func Open(dir string) (*Course, error) { return OpenWith(dir, Options{}) }
+
+// Options are what Load lets pass.
+type Options struct {
+	// MissingStudents lets a student file be missing: lessons generate
+	// writes it from its solution.
+	MissingStudents bool
+}
+
+// OpenWith is Open with o. A dir that names the course.toml itself
+// stands for the folder that holds it.
+func OpenWith(dir string, o Options) (*Course, error) {
 	if dir == "" {
 		dir = os.Getenv("LESSONS_COURSE")
 	}
@@ -99,12 +111,20 @@ func Open(dir string) (*Course, error) {
 		}
 		dir = found
 	}
-	return Load(dir)
+	if filepath.Base(dir) == ManifestName {
+		if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+			dir = filepath.Dir(dir)
+		}
+	}
+	return LoadWith(dir, o)
 }
 
 // Load reads and validates the course at root. Every problem found is
 // reported, each with its file and line.
-func Load(root string) (*Course, error) {
+func Load(root string) (*Course, error) { return LoadWith(root, Options{}) }
+
+// LoadWith is Load with o.
+func LoadWith(root string, o Options) (*Course, error) {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
@@ -200,6 +220,7 @@ func Load(root string) (*Course, error) {
 			switch {
 			case why != "":
 				bad("exercise", i, f.key, "name a file inside the course's folder, from "+ManifestName, "exercise %s: %s file %s %s", me.ID, f.key, f.path, why)
+			case !isFile && f.key == "student" && o.MissingStudents:
 			case !isFile:
 				bad("exercise", i, f.key, "create the file, or fix the path (it is relative to "+ManifestName+")", "exercise %s: %s file %s does not exist", me.ID, f.key, f.path)
 			}
@@ -313,18 +334,77 @@ func (c *Course) days() string {
 	return "lessons are: " + strings.Join(parts, ", ")
 }
 
-// Exercise finds an exercise by id.
+// Exercise finds an exercise by id, or by the path of its student file
+// (from the current folder, or from the course's root), as a student
+// names the file they edit.
 func (c *Course) Exercise(id string) (*Exercise, error) {
+	if len(c.Exercises) == 0 {
+		return nil, fmt.Errorf("%s has no exercises: course.toml names none", c.Title)
+	}
 	for _, x := range c.Exercises {
 		if x.ID == id {
 			return x, nil
 		}
 	}
-	var ids []string
+	if x := c.byStudentFile(id); x != nil {
+		return x, nil
+	}
+	var ids, near []string
 	for _, x := range c.Exercises {
 		ids = append(ids, x.ID)
+		if d := distance(strings.ToLower(id), strings.ToLower(x.ID)); d <= max(1, len(x.ID)/3) {
+			near = append(near, x.ID)
+		}
+	}
+	if len(near) > 0 {
+		return nil, fmt.Errorf("no exercise %q: did you mean %s? (exercises are: %s)", id, strings.Join(near, " or "), strings.Join(ids, ", "))
 	}
 	return nil, fmt.Errorf("no exercise %q (exercises are: %s)", id, strings.Join(ids, ", "))
+}
+
+// byStudentFile is the exercise whose student file p names, from the
+// current folder or from the course's root; nil when none does.
+func (c *Course) byStudentFile(p string) *Exercise {
+	if !strings.ContainsAny(p, `/\`) && filepath.Ext(p) == "" {
+		return nil
+	}
+	var cands []string
+	if abs, err := filepath.Abs(p); err == nil {
+		if rel, err := filepath.Rel(c.Root, abs); err == nil {
+			cands = append(cands, filepath.ToSlash(rel))
+		}
+	}
+	cands = append(cands, filepath.ToSlash(filepath.Clean(p)))
+	for _, x := range c.Exercises {
+		for _, r := range cands {
+			if r == path.Clean(x.Student) {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// distance is the edit distance of a and b (insertions, deletions and
+// substitutions of bytes), for "did you mean".
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // Neighbours returns the lessons before and after e, or nil at the ends.

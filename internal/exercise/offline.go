@@ -35,8 +35,10 @@ type Offline struct {
 	// Script says the file is a Python script: nothing is built.
 	Script bool
 	Log    string
-	// TODOs are the lines of the file that still say TODO.
+	// TODOs are the lines of the file that still say TODO; Empty says
+	// the file holds nothing but blanks.
 	TODOs []int
+	Empty bool
 	// Findings are what a grade would mark the file for review for (what
 	// it names around the statistics library that the solution does not).
 	Findings []suspect.Finding
@@ -74,6 +76,7 @@ func CheckOffline(ctx context.Context, c *course.Course, x *course.Exercise, src
 	if err != nil {
 		return nil, fmt.Errorf("check %s: %w", src, err)
 	}
+	o.Empty = strings.TrimSpace(string(data)) == ""
 	for i, line := range strings.Split(string(data), "\n") {
 		if todoRE.MatchString(line) {
 			o.TODOs = append(o.TODOs, i+1)
@@ -92,6 +95,10 @@ func CheckOffline(ctx context.Context, c *course.Course, x *course.Exercise, src
 	}
 	job.Spec = spec
 	b, err := Build(ctx, NewToolkit(miss.Machine.Compiler(), miss.Machine.Cache), Plain{}, job, 0)
+	if err == nil && ctx.Err() != nil {
+		// Stopped (Ctrl-C): nvcc was killed, which says nothing of the file.
+		err = fmt.Errorf("check %s: stopped before the build ended: %w", o.Src, ctx.Err())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +145,10 @@ func (o *Offline) Text() string {
 	default:
 		fmt.Fprintf(&b, "  ✗ it does not build: %s\n", o.Failed[0].Got)
 	}
-	switch len(o.TODOs) {
-	case 0:
+	switch {
+	case o.Empty:
+		fmt.Fprintf(&b, "  ✗ the file is empty: there is nothing to build or check; write the exercise in it\n")
+	case len(o.TODOs) == 0:
 		b.WriteString("  ✓ no TODO left in the file\n")
 	default:
 		fmt.Fprintf(&b, "  – %s left (%s %s)\n", ui.Count(len(o.TODOs), "TODO"), map[bool]string{true: "line", false: "lines"}[len(o.TODOs) == 1], joinInts(o.TODOs))

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -196,7 +197,7 @@ func SubmittedFile(dir, student string, x *course.Exercise) string {
 func Tasks(c *course.Course, subs string, students []string, exercises []*course.Exercise) ([]*Task, []gradebook.Exercise, error) {
 	var tasks []*Task
 	var bookXs []gradebook.Exercise
-	for i, x := range exercises {
+	for _, x := range exercises {
 		spec, err := exercise.LoadSpec(c, x)
 		if err != nil {
 			return nil, nil, &failure.Tool{Err: err}
@@ -205,7 +206,9 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 		// The secret spec judges too: a change to it grades again.
 		secret, _ := os.ReadFile(c.Path(author.SecretFile(x)))
 		specHash := Hash(raw, kernels.AllocStats, secret)
-		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: i})
+		// The course's order, whichever exercises this grade names: the
+		// CSV's columns followed the order they were first graded in.
+		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: slices.Index(c.Exercises, x)})
 		known := suspect.Known(author.Reference(c, x, spec)...)
 		for _, s := range students {
 			t := &Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}

@@ -262,7 +262,7 @@ func (s *Sheet) Feedback(student string) string {
 			}
 		}
 		if hidden > 0 && s.Hidden != "none" {
-			fmt.Fprintf(&b, "- %d of %d hidden %s passed (they run when graded, not in lessons check)\n", hiddenPassed, hidden, map[bool]string{true: "check", false: "checks"}[hidden == 1])
+			fmt.Fprintf(&b, "- %d of %d hidden %s passed (they run only when the exercise is graded, not when it is checked)\n", hiddenPassed, hidden, map[bool]string{true: "check", false: "checks"}[hidden == 1])
 		}
 		for _, h := range hints {
 			fmt.Fprintf(&b, "\n> Hint: %s\n", mdText(h))
@@ -281,13 +281,27 @@ func mdText(s string) string {
 	return r.Replace(s)
 }
 
-// FeedbackHTML is Feedback as a page of its own.
-func (s *Sheet) FeedbackHTML(student string) ([]byte, error) {
+// FeedbackFragment is Feedback as HTML to put in a page (the class
+// page's Submit): what the student's program printed is escaped, raw
+// HTML left out and dangerous links dropped, as goldmark does unless
+// told to be unsafe.
+func (s *Sheet) FeedbackFragment(student string) (string, error) {
 	var body bytes.Buffer
 	md := goldmark.New(goldmark.WithExtensions(extension.Table))
 	if err := md.Convert([]byte(s.Feedback(student)), &body); err != nil {
+		return "", err
+	}
+	return body.String(), nil
+}
+
+// FeedbackHTML is Feedback as a page of its own.
+func (s *Sheet) FeedbackHTML(student string) ([]byte, error) {
+	var body bytes.Buffer
+	frag, err := s.FeedbackFragment(student)
+	if err != nil {
 		return nil, err
 	}
+	body.WriteString(frag)
 	var page bytes.Buffer
 	fmt.Fprintf(&page, `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Feedback for %s</title>

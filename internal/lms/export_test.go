@@ -161,6 +161,9 @@ func TestWriteFeedbackZip(t *testing.T) {
 	var names []string
 	for _, f := range zr.File {
 		names = append(names, f.Name)
+		if f.Modified.Year() < 2020 { // zip's Create dates a file 1980
+			t.Errorf("%s is dated %v", f.Name, f.Modified)
+		}
 	}
 	want := []string{"Jane Doe_333_assignsubmission_file_/feedback.html", "smithjohn_1001_5001_feedback.html", "ruizmarta_1004_5004_feedback.html", "zed.html"}
 	if !slices.Equal(names, want) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/gradebook"
@@ -82,6 +83,15 @@ func folderClass(dir string, roster []gradebook.Person) *Class {
 			cl.Missing = append(cl.Missing, p.ID)
 		}
 		delete(have, p.ID)
+		// What each handed in, for the report ("4 students handed in 0
+		// files" was said of every folder of files).
+		if ents, err := os.ReadDir(filepath.Join(dir, p.ID)); err == nil {
+			for _, e := range ents {
+				if e.Type().IsRegular() && e.Name()[0] != '.' {
+					cl.Files++
+				}
+			}
+		}
 	}
 	for id := range have {
 		cl.Unlisted = append(cl.Unlisted, id)
@@ -137,7 +147,9 @@ func WriteFeedback(s *gradebook.Sheet, people map[string]gradebook.Person, out s
 		}
 		name := FeedbackName(p, ".html")
 		if zw != nil {
-			w, err := zw.Create(name)
+			// Dated now: zip's Create leaves the date at 1980, which an
+			// LMS and an unzip then show.
+			w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: time.Now()})
 			if err != nil {
 				return 0, fmt.Errorf("feedback %s: %w", out, err)
 			}

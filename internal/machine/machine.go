@@ -147,8 +147,9 @@ func Devices(n int) []string {
 	return out
 }
 
-// Prober is the GPU seam: the driver, or $LESSONS_GPU for tests and for
-// forcing a machine without one (LESSONS_GPU=none).
+// Prober is the GPU seam: the driver, or $LESSONS_GPU: "none" for a
+// machine without one, "demo" for lessons grade demo's stand-in GPU, or
+// "NAME,MAJOR.MINOR,BYTES" for tests.
 func Prober() gpu.Prober {
 	if v, ok := os.LookupEnv("LESSONS_GPU"); ok {
 		return fakeGPU(v)
@@ -162,6 +163,9 @@ type fakeGPU string
 func (f fakeGPU) Probe(bool) (*gpu.Info, error) {
 	if f == "none" || f == "" {
 		return nil, errors.New("LESSONS_GPU=none")
+	}
+	if f == "demo" { // lessons grade demo: its programs are stand-ins
+		return &gpu.Info{Driver: 13000, Devices: []gpu.Device{{Name: "Demo GPU (lessons grade demo: no CUDA runs)", Major: 9, TotalBytes: 80 << 30, FreeBytes: 80 << 30}}}, nil
 	}
 	parts := strings.Split(string(f), ",")
 	d := gpu.Device{Name: parts[0], Major: 9}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -266,7 +265,7 @@ func Export(c *course.Course, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := claimDir(dir); err != nil {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(site)) {

@@ -277,7 +277,7 @@ type event struct {
 	// At the end:
 	Status string `json:"status,omitempty"` // "ok", "failed", "skipped", "stopped"
 	Reason string `json:"reason,omitempty"`
-	MS     int64  `json:"ms,omitempty"`
+	MS     int64  `json:"ms"` // never left out: the page shows it (0 ms was "NaN s")
 	// Builds and Hits count the cell's nvcc builds and those the cache
 	// served.
 	Builds int `json:"builds,omitempty"`

@@ -508,3 +508,12 @@ func TestRunOfNoSuchCell(t *testing.T) {
 		}
 	}
 }
+
+// An end event says its time even when it is 0 ms: the page showed
+// "✓ ok · NaN s" for a file cell written in under a millisecond.
+func TestEndEventAlwaysHasItsTime(t *testing.T) {
+	b, err := json.Marshal(&event{Event: "end", Cell: 1, Status: "ok"})
+	if err != nil || !strings.Contains(string(b), `"ms":0`) {
+		t.Errorf("end event = %s, %v; want \"ms\":0 in it", b, err)
+	}
+}

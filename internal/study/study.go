@@ -31,10 +31,14 @@ type Terminal struct {
 	Width            int
 }
 
-// Checker checks exercises on a machine with its toolkit.
+// Checker checks exercises on a machine with its toolkit, or, on a
+// machine without a GPU (Offline set), does what can be done without one.
 type Checker struct {
 	Machine *machine.Machine
 	Toolkit *exercise.Toolkit
+	// Offline, when set, is what the machine lacks: each Check builds the
+	// file and reads it (exercise.CheckOffline) and judges nothing.
+	Offline *machine.Missing
 	// Timeline says what to draw of the run after the verdict.
 	Timeline Timeline
 }
@@ -53,12 +57,17 @@ type Timeline struct {
 func (t Timeline) On() bool { return t.Draw || t.Out != "" || t.Compare }
 
 // NewChecker finds nvcc and a GPU for the command named cmd (check,
-// watch), which its errors name. Without a GPU it does what can be done
-// without one for src, the file of exercise x (Offline: it builds, the
-// TODOs left, where to run it), prints it to t, and returns its error.
+// watch), which its errors name. Without a GPU, check does what can be
+// done without one for src, the file of exercise x (Offline: it builds,
+// the TODOs left, where to run it), prints it to t, and returns its
+// error; watch gets an offline Checker, which does the same on every
+// save and keeps watching.
 func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x *course.Exercise, src string) (Checker, error) {
 	m, err := machine.Need(ctx, cmd)
 	if miss := (*machine.Missing)(nil); errors.As(err, &miss) && miss.NoGPU != nil {
+		if cmd == "watch" {
+			return Checker{Offline: miss}, nil
+		}
 		return Checker{}, Offline(ctx, t, c, x, src, miss)
 	}
 	if err != nil {
@@ -71,8 +80,16 @@ func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x
 // to t (the program's output too when verbose); a pass is saved in the
 // course's progress when save is set.
 func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+	if k.Offline != nil {
+		off, err := exercise.CheckOffline(ctx, c, x, src, k.Offline)
+		if err != nil {
+			return false, err
+		}
+		fmt.Fprint(t.Out, ui.Fit(off.Text(), t.Width))
+		return false, nil
+	}
 	out := t.Out
-	fmt.Fprintf(out, "Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)))
+	fmt.Fprint(out, ui.Fit(fmt.Sprintf("Checking %s (%s)\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator))), t.Width))
 	if spec, err := exercise.LoadSpec(c, x); err == nil && k.Machine != nil && k.Machine.Info != nil {
 		if have := len(machine.Devices(len(k.Machine.Info.Devices))); spec.GPUs > have {
 			fmt.Fprintf(out, "%s needs %d GPUs that can reach each other's memory, and this machine gives %d: it was not run.\nCheck it on a machine with %d GPUs.\n",
@@ -84,7 +101,9 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 	if err != nil {
 		return false, err
 	}
-	st.WriteText(out, t.Color, verbose)
+	var verdict strings.Builder
+	st.WriteText(&verdict, t.Color, verbose)
+	fmt.Fprint(out, ui.Fit(verdict.String(), t.Width))
 	switch {
 	case k.Timeline.Compare:
 		fmt.Fprintln(out)
@@ -107,7 +126,7 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 	if err != nil {
 		return true, err
 	}
-	fmt.Fprintf(out, "\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(p.Passed), len(c.Exercises))
+	fmt.Fprint(out, ui.Fit(fmt.Sprintf("\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(p.Passed), len(c.Exercises)), t.Width))
 	return true, nil
 }
 

@@ -44,7 +44,7 @@ func Watch(c *course.Course, t Terminal, k Checker, poll bool) *watch.Session {
 			}
 			if shown, more := p.RevealHint(byID[id]); len(shown) > 0 {
 				p.Save(c)
-				fmt.Fprint(out, HintText(byID[id], shown, more))
+				fmt.Fprint(out, ui.Fit(HintText(byID[id], shown, more), t.Width))
 			}
 		},
 		List: func(id string) {
@@ -65,7 +65,11 @@ func Watch(c *course.Course, t Terminal, k Checker, poll bool) *watch.Session {
 			clear()
 			passed := len(Progress(c).Passed)
 			fmt.Fprintf(out, "%s  %s %d/%d exercises\n", c.Title, ui.Bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
-			fmt.Fprintf(out, "Watching %s: save to check. h hint · v lesson · n next · r re-run · l list · q quit\n\n", byID[id].Student)
+			what := "save to check"
+			if k.Offline != nil {
+				what = "no GPU here, so each save builds it and counts its TODOs; the checks need a GPU (see Next)"
+			}
+			fmt.Fprint(out, ui.Fit(fmt.Sprintf("Watching %s: %s. h hint · v lesson · n next · r re-run · l list · q quit\n\n", byID[id].Student, what), t.Width))
 		},
 		LessonFiles: func(id string) []string {
 			if e := byID[id].Lesson; e != nil {

@@ -63,6 +63,8 @@ func fitLine(line string, width int) []string {
 	hang := indent
 	if mark, _, _ := strings.Cut(line[indent:], " "); listMarks[mark] {
 		hang = indent + ansi.StringWidth(mark) + 1 // under the item's text
+	} else if label := labelWidth(line[indent:]); label > 0 {
+		hang = indent + label // "expected: ..." hangs under its text
 	} else if gap := strings.Index(line[indent:], "  "); gap >= 0 {
 		rest := line[indent+gap:]
 		hang = ansi.StringWidth(line[:indent+gap]) + len(rest) - len(strings.TrimLeft(rest, " "))
@@ -71,6 +73,17 @@ func fitLine(line string, width int) []string {
 		hang = min(indent+4, hang)
 	}
 	return hangWrap(line, width, hang)
+}
+
+// labelWidth is the width of a "label: " that starts s (a word of at
+// most 12 columns ending in ':', then spaces), with the spaces; 0 when s
+// does not start with one, or has nothing after it.
+func labelWidth(s string) int {
+	word, rest, ok := strings.Cut(s, " ")
+	if !ok || !strings.HasSuffix(word, ":") || ansi.StringWidth(word) > 12 || strings.TrimSpace(rest) == "" {
+		return 0
+	}
+	return ansi.StringWidth(word) + 1 + len(rest) - len(strings.TrimLeft(rest, " "))
 }
 
 // hangWrap breaks line at spaces into lines of at most width columns; the

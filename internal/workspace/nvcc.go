@@ -30,6 +30,12 @@ func NVCCMain(args []string) int {
 		}
 		real, version = t.Path, t.Version
 	}
+	if isSelf(real) {
+		// An nvcc that is this wrapper again (a PATH where the only nvcc
+		// is a link to lessons) would call itself without end.
+		fmt.Fprintf(os.Stderr, "lessons nvcc: %s is this wrapper, not nvcc: put the CUDA toolkit's bin folder on the PATH\n", real)
+		return 127
+	}
 	cache, err := buildcache.Default()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
@@ -111,4 +117,15 @@ type sameGroup struct{}
 func (sameGroup) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
 	spec.SameGroup = true
 	return runner.Exec{}.Run(ctx, spec, out)
+}
+
+// isSelf says whether p is this program (through links).
+func isSelf(p string) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	a, err1 := os.Stat(self)
+	b, err2 := os.Stat(p)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }

@@ -15,8 +15,22 @@
     return fetch(api + op + (q ? "?" + q : "")).then(json);
   }
 
+  // The bar is the first thing of the page, in its flow: fixed over the
+  // corner it covered the theme button on a desktop and the menu and the
+  // title on a phone. The page's colours (both themes) through its
+  // variables.
+  var style = document.createElement("style");
+  style.textContent = ".class-bar{display:flex;flex-wrap:wrap;gap:.3rem .6rem;align-items:center;padding:.3rem 1rem;font:13px/1.4 system-ui,sans-serif;" +
+    "color:var(--fg,#222);background:var(--panel,#f4f4f4);border-bottom:1px solid var(--line,#ccc)}" +
+    ".class-bar button{font:inherit;color:var(--fg,#222);background:var(--bg,#fff);border:1px solid var(--line,#ccc);border-radius:6px;padding:.1rem .5rem;cursor:pointer}" +
+    ".class-bar .class-token{flex-basis:100%;overflow-wrap:anywhere}.class-bar .class-token:empty{display:none}" +
+    ".class-feedback{margin:.5rem 0;padding:.2rem 1rem;border:1px solid var(--line,#ccc);border-radius:6px;overflow-x:auto}" +
+    ".class-feedback table{border-collapse:collapse}.class-feedback td,.class-feedback th{border:1px solid var(--line,#ccc);padding:.1rem .5rem}" +
+    ".class-feedback blockquote{border-left:4px solid #e0a800;margin:0;padding:.1rem .8rem}" +
+    ".class-feedback h1{font-size:1.25rem}.class-feedback h2{font-size:1.1rem}.class-feedback ul{padding-left:1.4rem!important}" +
+    "textarea.class-file{color:var(--fg,#222);background:var(--bg,#fff);border:1px solid var(--line,#ccc);border-radius:6px;box-sizing:border-box}";
+  document.head.appendChild(style);
   var bar = el("div", "class-bar");
-  bar.style.cssText = "position:fixed;top:0;right:0;background:#f4f4f4;border:1px solid #ccc;padding:4px 8px;font:13px sans-serif;z-index:10";
   var who = el("span", "class-who", "");
   var queue = el("span", "class-queue", "");
   bar.appendChild(who); bar.appendChild(document.createTextNode(" · ")); bar.appendChild(queue);
@@ -30,7 +44,7 @@
   bar.appendChild(button("Sign out", "class-signout", function () {
     post("../signout", {}).then(function () { location.href = "/"; });
   }));
-  document.body.appendChild(bar);
+  document.body.insertBefore(bar, document.body.firstChild);
   get("me").then(function (m) { who.textContent = (m.name || m.id); }, function () {});
 
   function showQueue() {
@@ -44,16 +58,26 @@
   setInterval(showQueue, 2000);
 
   // Each exercise of the page gets its file, Save and Submit.
+  // browserAdvice replaces the site's words for a terminal ("edit FILE,
+  // then run lessons check ID") with what the student does here.
+  function browserAdvice(li) {
+    var nodes = Array.prototype.slice.call(li.childNodes);
+    var i = nodes.indexOf(li.querySelector("strong.exercise-id")) + 1;
+    if (i <= 0) return;
+    for (; i < nodes.length && (nodes[i].nodeType === 3 || nodes[i].nodeName === "CODE"); i++) li.removeChild(nodes[i]);
+    li.insertBefore(document.createTextNode(": edit its file below. Save keeps it, Check runs its checks on the class's GPUs, Submit hands it in for a grade. "), nodes[i] || null);
+  }
   function decorate(li) {
     if (li.dataset.classReady) return;
     li.dataset.classReady = "1";
+    browserAdvice(li);
     var id = li.dataset.exercise;
     var box = el("div", "class-exercise");
     var ta = el("textarea", "class-file");
     ta.rows = 16; ta.cols = 90; ta.spellcheck = false;
     ta.style.cssText = "display:block;width:100%;font-family:monospace";
     var saved = el("span", "class-saved", "");
-    var feedback = el("pre", "class-feedback");
+    var feedback = el("div", "class-feedback");
     feedback.hidden = true;
     function save() {
       saved.textContent = "saving…";
@@ -71,7 +95,13 @@
       clearTimeout(dirty);
       post("submit", { exercise: id, text: ta.value }).then(function (r) {
         saved.textContent = "saved";
-        feedback.textContent = "Submitted (#" + r.attempt + "): " + r.status + ", " + r.points + " of " + r.max + " points\n\n" + r.feedback;
+        // The feedback as HTML that the server made from its markdown
+        // (text escaped, raw HTML left out), under a line of its own.
+        feedback.textContent = "";
+        feedback.appendChild(el("p", "class-submitted", "Submitted (#" + r.attempt + "): " + r.status + ", " + r.points + " of " + r.max + " points"));
+        var body = el("div", "class-feedback-body");
+        body.innerHTML = r.feedbackHTML || "";
+        feedback.appendChild(body);
         feedback.dataset.status = r.status;
       }, function (e) { feedback.textContent = "✗ " + e.message; }).then(function () { sub.disabled = false; });
     });

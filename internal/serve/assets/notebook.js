@@ -166,7 +166,7 @@
     }).then(function (end) {
       c.out.hidden = c.out.textContent === "";
       if (!end) { setStatus(c, "failed", "✗ the run ended without a result"); return { status: "failed" }; }
-      var t = (end.ms / 1000).toFixed(2) + " s";
+      var t = ((end.ms || 0) / 1000).toFixed(2) + " s";
       var cache = end.builds > 0 && end.hits === end.builds ? " · from the cache" : "";
       if (end.status === "ok") setStatus(c, "ok", "✓ " + (end.reason || "ok") + " · " + t + cache);
       else if (end.status === "skipped") setStatus(c, "skipped", "– skipped: " + end.reason);
