@@ -62,7 +62,8 @@ func fitLine(line string, width int) []string {
 		line = strings.Repeat(" ", indent) + strings.TrimLeft(line, " ")
 	}
 	hang := indent
-	if mark, _, _ := strings.Cut(line[indent:], " "); listMarks[mark] {
+	// A mark drawn in colour (check's ✗ in red) is the same mark.
+	if mark, _, _ := strings.Cut(line[indent:], " "); listMarks[ansi.Strip(mark)] {
 		hang = indent + ansi.StringWidth(mark) + 1 // under the item's text
 	} else if label := labelWidth(line[indent:]); label > 0 {
 		hang = indent + label // "expected: ..." hangs under its text

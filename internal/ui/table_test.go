@@ -192,3 +192,15 @@ func TestFitLongWord(t *testing.T) {
 		}
 	}
 }
+
+// A verdict's line wraps the same in colour as without: its mark in red
+// (check's ✗ with a terminal's colours) still hangs the rest under the
+// check's name.
+func TestFitColouredMark(t *testing.T) {
+	plain := "  ✗ the pool's release threshold is kept high enough that nothing is given back between iterations (0 of 5 points)"
+	red := strings.Replace(plain, "✗", "\x1b[31m✗\x1b[0m", 1)
+	want := Fit(plain, 60)
+	if got := ansi.Strip(Fit(red, 60)); got != want {
+		t.Errorf("in colour:\n%s\nwithout:\n%s", got, want)
+	}
+}
