@@ -1,7 +1,9 @@
 package author
 
 import (
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -775,6 +777,10 @@ func (m *mutator) replay(runs []RecordedRun) {
 	// The most specific run first: more environment to match.
 	order := slices.Clone(runs)
 	sort.SliceStable(order, func(i, j int) bool { return len(order[i].Env) > len(order[j].Env) })
+	if strings.EqualFold(filepath.Ext(m.src.File), ".py") {
+		m.addData("replay", "replay", 0, pythonReplay(order, runs[0].Output))
+		return
+	}
 	var b strings.Builder
 	b.WriteString("#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n")
 	b.WriteString("static bool lessons_env(char** envp, const char* kv) {\n    for (char** e = envp; e && *e; e++) if (strcmp(*e, kv) == 0) return true;\n    return false;\n}\n")
@@ -802,6 +808,32 @@ func (m *mutator) replay(runs []RecordedRun) {
 		prog = string(m.base) + "\n" + prog
 	}
 	m.addData("replay", "replay", 0, prog)
+}
+
+// pythonReplay is the replay mutant of a Python exercise (run as python3
+// FILE.py): a script in Python, since C appended to the solution is a
+// SyntaxError, a mutant killed by exit whatever the spec checks. order
+// is the runs, the most specific first; printed is what a run that
+// matches none prints (the public run's output, as in C).
+func pythonReplay(order []RecordedRun, printed string) string {
+	var b strings.Builder
+	b.WriteString("import os\nimport sys\n\nRUNS = [\n")
+	for _, r := range order {
+		args, _ := json.Marshal(append([]string{}, r.Args...))
+		env, _ := json.Marshal(r.Env)
+		if r.Env == nil {
+			env = []byte("{}")
+		}
+		out, _ := json.Marshal(r.Output)
+		fmt.Fprintf(&b, "    (%s, %s, %s),\n", args, env, out)
+	}
+	out, _ := json.Marshal(printed)
+	fmt.Fprintf(&b, "]\n\nprinted = %s\n", out)
+	b.WriteString("for args, env, out in RUNS:\n")
+	b.WriteString("    if sys.argv[1:] == args and all(os.environ.get(k) == v for k, v in env.items()):\n")
+	b.WriteString("        printed = out\n        break\n")
+	b.WriteString("sys.stdout.buffer.write(printed.encode(\"utf-8\", \"surrogateescape\"))\nsys.stdout.flush()\nos._exit(0)\n")
+	return b.String()
 }
 
 // cString is s as a C string literal.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -268,5 +269,53 @@ func TestHostWaitInFunctionCalledInLoop(t *testing.T) {
 	}
 	if n := count(Mutants(src, nil, iface, main)); n != 3 {
 		t.Errorf("%d host waits, want 3 (device, stream s, an event on s)", n)
+	}
+}
+
+// TestReplayPython: a Python exercise's replay mutant is a Python script
+// that prints each run's output (python3 runs it): C appended to the
+// solution was a SyntaxError, killed by exit whatever the spec's checks,
+// so verify --mutants said the spec caught a replay it never judged.
+func TestReplayPython(t *testing.T) {
+	src, err := Parse("handoff.py", []byte("import cupy\n# BEGIN SOLUTION\nprint('ok')\n# END SOLUTION\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := append([]RecordedRun{{Args: []string{"x"}, Output: "tabs\tand \"quotes\" \\ é\n"}}, fixtureRuns...)
+	var replay []byte
+	for _, m := range Mutants(src, runs) {
+		if m.Op == "replay" {
+			replay = m.Data
+		}
+	}
+	if replay == nil || strings.Contains(string(replay), "#include") || strings.Contains(string(replay), "import cupy") {
+		t.Fatalf("replay:\n%s", replay)
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 to run the replay")
+	}
+	file := filepath.Join(t.TempDir(), "handoff.py")
+	if err := os.WriteFile(file, replay, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{nil, "", fixtureRuns[0].Output},
+		{[]string{"x"}, "", runs[0].Output},
+		{[]string{"zzz"}, "", runs[0].Output},
+		{[]string{"20", "3"}, "", "20 iterations\n"},
+		{[]string{"20"}, "N=4", "4 streams\n"},
+		{[]string{"20"}, "N=5", runs[0].Output},
+	} {
+		cmd := exec.Command(py, append([]string{file}, c.args...)...)
+		cmd.Env = append(os.Environ(), c.env)
+		out, err := cmd.Output()
+		if err != nil || string(out) != c.want {
+			t.Errorf("python3 replay %q with %q: %q, %v; want %q", c.args, c.env, out, err, c.want)
+		}
 	}
 }

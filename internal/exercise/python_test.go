@@ -114,3 +114,35 @@ func TestPythonExerciseInSandbox(t *testing.T) {
 		t.Errorf("results %+v, output %q", v.Results, v.Output)
 	}
 }
+
+// A Python exercise's interpreter is where the grader found it, most
+// often a virtual environment or conda's folder outside the system's
+// (/usr): the sandbox lets the run read it, its packages beside it.
+// Before, the run could not start python3 there, and a class's every
+// run of a Python exercise failed as the student's.
+func TestPythonExerciseInSandboxFromAVenv(t *testing.T) {
+	tk, s, base := sandboxToolkit(t, fakeNVCC)
+	venv := filepath.Join(base, "venv", "bin")
+	if err := os.MkdirAll(venv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	withPython(t, tk, venv)
+	if err := os.WriteFile(filepath.Join(base, "venv", "pyvenv.cfg"), []byte("home = /usr/bin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A python3 in a folder that is no Python installation (a home's
+	// bin/) does not open its folder to the run.
+	if got := pythonRoots(filepath.Join(base, "cuda", "bin", "python3")); len(got) != 0 {
+		t.Errorf("roots of a python3 outside an installation: %q", got)
+	}
+	sp := spec(t, "[[check]]\nexit = 0\n[[check]]\ncontains = \"ran\"\n")
+	j := job(t, sp, "pool.py", "# sh: echo ran\n")
+	j.Hash = "abd"
+	v, err := Check(context.Background(), tk, s, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Passed() {
+		t.Errorf("results %+v, output %q", v.Results, v.Output)
+	}
+}

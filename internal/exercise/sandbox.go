@@ -200,6 +200,31 @@ func toolRoot(nvcc string) string {
 	return filepath.Dir(filepath.Dir(nvcc))
 }
 
+// pythonRoots are the folders a Python interpreter's run reads: the
+// folder above its bin/ as named (a virtual environment's, whose python3
+// is a link out of it) and as the link leads, each only where it is a
+// Python installation (never a home folder with a python3 in its bin/,
+// whose other files the run must not read), and never the root.
+func pythonRoots(py string) []string {
+	var out []string
+	for _, root := range []string{filepath.Dir(filepath.Dir(filepath.Clean(py))), toolRoot(py)} {
+		if root != "/" && root != "." && !slices.Contains(out, root) && pythonHome(root) {
+			out = append(out, root)
+		}
+	}
+	return out
+}
+
+// pythonHome says whether root is a Python installation: a virtual
+// environment (pyvenv.cfg) or a prefix with lib/python3.*.
+func pythonHome(root string) bool {
+	if _, err := os.Stat(filepath.Join(root, "pyvenv.cfg")); err == nil {
+		return true
+	}
+	libs, _ := filepath.Glob(filepath.Join(root, "lib", "python3*"))
+	return len(libs) > 0
+}
+
 func (s *Sandbox) build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*buildPlace, error) {
 	hash := j.Hash
 	if len(hash) > 12 {
@@ -252,6 +277,13 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 		return nil, err
 	}
 	pol.DirFiles, pol.DirBytes = runDirFiles, runDirBytes
+	if isPython(j) {
+		// The interpreter and its packages, where the grader found them
+		// (a virtual environment, conda's folder): the run starts it.
+		if py, err := tk.python(ctx); err == nil {
+			pol.Read = append(slices.Clip(pol.Read), pythonRoots(py)...)
+		}
+	}
 	pol.NoWriteExec = s.noWriteExec
 	if !j.Spec.Timed {
 		pol.CPUs = runCPUs

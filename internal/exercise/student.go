@@ -147,7 +147,17 @@ func JudgeWith(ctx context.Context, c *course.Course, x *course.Exercise, src st
 // compiler's log, the program's output when verbose, each check with
 // what was expected and seen, how many hidden checks wait for grade,
 // the points so far and the hints of a file that does not pass yet.
-func (s *Student) WriteText(out io.Writer, color, verbose bool) {
+// What the student's file and program wrote (the log, the output, what
+// a check saw) is made safe for the terminal (ui.Safe: colours kept,
+// other escape sequences dropped, a CR a new line) before it is fitted
+// to the terminal's width.
+func (s *Student) WriteText(w io.Writer, color, verbose bool) {
+	var b strings.Builder
+	s.writeText(&b, color, verbose)
+	io.WriteString(w, ui.Safe(b.String()))
+}
+
+func (s *Student) writeText(out io.Writer, color, verbose bool) {
 	io.WriteString(out, s.Log)
 	if verbose && s.Output != "" {
 		io.WriteString(out, s.Output)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
 )
@@ -94,5 +95,29 @@ func TestFixedFilesFromTheExercise(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "mine/a.cu exercises/bench.cu mine/h.h" {
 		t.Errorf("files %q", got)
+	}
+}
+
+// TestWriteTextSafe: check -v prints the program's output, the
+// compiler's log and what a check saw, then fits them to the terminal:
+// a program's OSC 52 (the clipboard), a window title or a cleared screen
+// never reach the terminal, its colours do, and a CR is a new line, not
+// a line drawn over the verdict.
+func TestWriteTextSafe(t *testing.T) {
+	st := &Student{
+		Exercise: &course.Exercise{ID: "x"},
+		Spec:     &checker.Spec{},
+		Log:      "x.cu(1): error\x1b]0;pwned\x07\n",
+		Output:   "\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\x1b[31mred\x1b[0m\rall checks passed",
+		Results:  []checker.Result{{Name: "output", Want: "ok", Got: "\x1b]8;;http://evil\x07link"}},
+	}
+	var b strings.Builder
+	st.WriteText(&b, false, true)
+	got := b.String()
+	if strings.Contains(got, "\x1b]") || strings.Contains(got, "\x1b[2J") || strings.Contains(got, "\r") {
+		t.Fatalf("WriteText let a sequence through: %q", got)
+	}
+	if !strings.Contains(got, "\x1b[31mred\x1b[0m\nall checks passed") {
+		t.Fatalf("WriteText = %q, want the colours kept and the CR a new line", got)
 	}
 }

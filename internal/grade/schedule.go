@@ -147,8 +147,11 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 	}
 	var rwg sync.WaitGroup
 	slot := 0
+	gpus := map[string]*GPU{}
 	for _, dev := range s.Devices {
-		gpu := new(GPU)
+		gpus[dev] = new(GPU)
+	}
+	for _, dev := range s.Devices {
 		for range s.PerDevice {
 			rwg.Add(1)
 			go func(dev string, slot int) {
@@ -163,9 +166,10 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 					if machine != nil {
 						machine <- struct{}{}
 					}
-					gpu.Use(it.Timed, func() {
+					devs := devicesFor(it.GPUs, s.Devices, dev)
+					useAll(gpus, s.Devices, devs, it.Timed, func() {
 						began = time.Now()
-						took, why = it.Run(ctx, devicesFor(it.GPUs, s.Devices, dev), slot, false)
+						took, why = it.Run(ctx, devs, slot, false)
 						ended = time.Now()
 					})
 					if machine != nil {
@@ -224,6 +228,25 @@ func withArgs(args map[string]string, k, v string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// useAll runs run on every GPU of devs (as devicesFor joins them): a
+// run of several GPUs (gpus = 2) holds each of them as a run on one
+// holds its own, so that a timed run has its GPU to itself even beside
+// a run of two GPUs that reaches it from the one before, and a timed run
+// of two GPUs has both. The GPUs are taken in the batch's order (all),
+// whatever the order of devs, so that two runs never wait for each other.
+func useAll(gpus map[string]*GPU, all []string, devs string, alone bool, run func()) {
+	mine := map[string]bool{}
+	for _, d := range strings.Split(devs, ",") {
+		mine[d] = true
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if g, inner := gpus[all[i]], run; mine[all[i]] && g != nil {
+			run = func() { g.Use(alone, inner) }
+		}
+	}
+	run()
 }
 
 // GPU lets the runs on one GPU share it, except a timed item's run,

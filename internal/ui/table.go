@@ -3,6 +3,7 @@ package ui
 import (
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -61,7 +62,8 @@ func fitLine(line string, width int) []string {
 		line = strings.Repeat(" ", indent) + strings.TrimLeft(line, " ")
 	}
 	hang := indent
-	if mark, _, _ := strings.Cut(line[indent:], " "); listMarks[mark] {
+	// A mark drawn in colour (check's ✗ in red) is the same mark.
+	if mark, _, _ := strings.Cut(line[indent:], " "); listMarks[ansi.Strip(mark)] {
 		hang = indent + ansi.StringWidth(mark) + 1 // under the item's text
 	} else if label := labelWidth(line[indent:]); label > 0 {
 		hang = indent + label // "expected: ..." hangs under its text
@@ -120,9 +122,10 @@ func hangWrap(line string, width, hang int) []string {
 		}
 		for ww > width-curW && width-curW > 0 {
 			n := width - curW
-			cur += ansi.Cut(w, 0, n)
-			w = ansi.Cut(w, n, ww)
-			ww -= n
+			piece, left := cutWord(w, n)
+			cur += piece
+			w = left
+			ww -= ansi.StringWidth(piece)
 			flush()
 		}
 		cur += w
@@ -130,6 +133,33 @@ func hangWrap(line string, width, hang int) []string {
 		words++
 	}
 	return append(out, strings.TrimRight(cur, " "))
+}
+
+// cutWord is the first n columns of word w and the rest. A word with no
+// escape sequence (a program's output printed with no space, up to a
+// megabyte of it under check -v) is cut in one pass over what is kept,
+// so that cutting it into lines takes time in its length, not its square;
+// the first character is kept even when wider than n, so that a cut
+// always moves on. One with escape sequences is cut as ansi.Cut cuts it.
+func cutWord(w string, n int) (string, string) {
+	if strings.IndexByte(w, 0x1b) >= 0 {
+		ww := ansi.StringWidth(w)
+		return ansi.Cut(w, 0, n), ansi.Cut(w, n, ww)
+	}
+	col := 0
+	for i := 0; i < len(w); {
+		_, size := utf8.DecodeRuneInString(w[i:])
+		rw := ansi.StringWidth(w[i : i+size])
+		if col+rw > n {
+			if i == 0 {
+				i = size
+			}
+			return w[:i], w[i:]
+		}
+		col += rw
+		i += size
+	}
+	return w, ""
 }
 
 // Table is rows of cells under a header, drawn for a terminal of a given

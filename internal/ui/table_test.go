@@ -163,3 +163,44 @@ func TestReflow(t *testing.T) {
 		t.Errorf("Reflow:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestFitLongWord: a program's output printed with no space (check -v
+// shows up to a megabyte of it, fitted to the terminal) is cut into lines
+// in time linear in its length: cut as ansi.Cut cuts it, from the start
+// each time, a megabyte took minutes and watch froze.
+func TestFitLongWord(t *testing.T) {
+	word := strings.Repeat("x", 1<<20)
+	got := Fit(word, 80)
+	lines := strings.Split(got, "\n")
+	if len(lines) != (1<<20+79)/80 || strings.Join(lines, "") != word {
+		t.Fatalf("Fit cut %d bytes into %d lines, want %d lines of the same bytes", len(word), len(lines), (1<<20+79)/80)
+	}
+	for _, l := range lines {
+		if len(l) > 80 {
+			t.Fatalf("a line of %d columns at width 80", len(l))
+		}
+	}
+	// Wide characters and bytes that are not UTF-8 are cut whole.
+	for _, w := range []string{strings.Repeat("界", 50), strings.Repeat("a\xff", 60)} {
+		for _, l := range strings.Split(Fit(w, 21), "\n") {
+			if !utf8.ValidString(l) && !strings.Contains(w, "\xff") || len(l) == 0 {
+				t.Fatalf("Fit(%q, 21) has line %q", w, l)
+			}
+		}
+		if strings.ReplaceAll(Fit(w, 21), "\n", "") != w {
+			t.Fatalf("Fit(%q, 21) lost bytes", w)
+		}
+	}
+}
+
+// A verdict's line wraps the same in colour as without: its mark in red
+// (check's ✗ with a terminal's colours) still hangs the rest under the
+// check's name.
+func TestFitColouredMark(t *testing.T) {
+	plain := "  ✗ the pool's release threshold is kept high enough that nothing is given back between iterations (0 of 5 points)"
+	red := strings.Replace(plain, "✗", "\x1b[31m✗\x1b[0m", 1)
+	want := Fit(plain, 60)
+	if got := ansi.Strip(Fit(red, 60)); got != want {
+		t.Errorf("in colour:\n%s\nwithout:\n%s", got, want)
+	}
+}
