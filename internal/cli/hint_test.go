@@ -21,7 +21,7 @@ hints = ["Think about which stream owns each buffer.", "cudaMallocAsync and cuda
 	})
 	want := []struct{ shown, tail string }{
 		{"Hint 1 of 3", "lessons hint pipe again for the next"},
-		{"Hint 2 of 3", "lessons hint pipe again for the next"},
+		{"Hint 2 of 3", "The third hint comes after a check has failed: run lessons check first."},
 		{"Hint 2 of 3", "The third hint comes after a check has failed: run lessons check first."},
 		{"Hint 3 of 3", "That is every hint. The lesson: lessons show 1."},
 		{"Hint 3 of 3", "That is every hint."},
