@@ -10,8 +10,9 @@ import (
 )
 
 // lessons hint shows one more level each time, keeps what was asked for,
-// and says when there is no more; an exercise without hints says where to
-// read instead.
+// holds the third back until a check has failed (and says so), and says
+// when there is no more; an exercise without hints says where to read
+// instead.
 func TestHintLevels(t *testing.T) {
 	dir := coursetest.Tiny(t, []string{"pipe", "bare"}, nil)
 	rewrite(t, dir+"/course.toml", func(s string) string {
@@ -20,17 +21,23 @@ hints = ["Think about which stream owns each buffer.", "cudaMallocAsync and cuda
 	})
 	want := []struct{ shown, tail string }{
 		{"Hint 1 of 3", "lessons hint pipe again for the next"},
-		{"Hint 2 of 3", "lessons hint pipe again for the next"},
+		{"Hint 2 of 3", "The third hint comes after a check has failed: run lessons check first."},
+		{"Hint 2 of 3", "The third hint comes after a check has failed: run lessons check first."},
 		{"Hint 3 of 3", "That is every hint. The lesson: lessons show 1."},
 		{"Hint 3 of 3", "That is every hint."},
 	}
 	for i, w := range want {
+		if i == 3 { // a check of pipe failed
+			if err := os.WriteFile(dir+"/.lessons/progress.json", []byte(`{"passed": {}, "hints": {"pipe": 2}, "failed": {"pipe": "2026-11-28T10:00:00Z"}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		ios, _, out, errOut := iostreams.Test()
 		if code := Run(ios, []string{"--course", dir, "hint"}); code != 0 {
 			t.Fatalf("hint %d: exit %d: %s", i+1, code, errOut)
 		}
 		got := out.String()
-		if !strings.Contains(got, w.shown) || !strings.Contains(got, w.tail) || strings.Count(got, "Hint ") != min(i+1, 3) {
+		if !strings.Contains(got, w.shown) || !strings.Contains(got, w.tail) || strings.Count(got, "Hint ") != []int{1, 2, 2, 3, 3}[i] {
 			t.Errorf("hint %d:\n%s\nwant %q and %q", i+1, got, w.shown, w.tail)
 		}
 	}

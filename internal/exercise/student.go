@@ -90,7 +90,8 @@ func (s *Student) Check(ctx context.Context, tk *Toolkit) error {
 // progress.json within this process (the page's checks run at once).
 var progressMu sync.Mutex
 
-// Record writes the pass into the course's progress and returns it.
+// Record writes the verdict into the course's progress and returns it:
+// a pass, or a failure (which opens the exercise's third hint).
 func (s *Student) Record(c *course.Course) (*progress.Progress, error) {
 	progressMu.Lock()
 	defer progressMu.Unlock()
@@ -98,7 +99,11 @@ func (s *Student) Record(c *course.Course) (*progress.Progress, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Passed[s.Exercise.ID] = time.Now().UTC()
+	if s.Passed() {
+		p.Passed[s.Exercise.ID] = time.Now().UTC()
+	} else {
+		p.Fail(s.Exercise)
+	}
 	return p, p.Save(c)
 }
 

@@ -21,7 +21,14 @@ type Progress struct {
 	// Hints is how many of each exercise's hints the student has asked
 	// for (lessons hint shows one more each time).
 	Hints map[string]int `json:"hints,omitempty"`
+	// Failed is when a check of each exercise last failed: the third
+	// hint (Gated) is given only after one has.
+	Failed map[string]time.Time `json:"failed,omitempty"`
 }
+
+// Gated is the hint, counted from 1, that comes only after a check of
+// its exercise has failed: the nudge is for a student who has tried.
+const Gated = 3
 
 // File is where course c keeps its progress.
 func File(c *course.Course) string { return filepath.Join(c.Root, fileName) }
@@ -85,7 +92,8 @@ func (p *Progress) Next(c *course.Course, after string) (id string, ok bool) {
 }
 
 // RevealHint counts one more of x's hints as asked for and returns those
-// asked for so far, with whether more are left. It does not save.
+// asked for so far, with whether more are left. The Gated hint and those
+// after it wait until a check of x has failed (Waiting). It does not save.
 func (p *Progress) RevealHint(x *course.Exercise) (shown []string, more bool) {
 	if len(x.Hints) == 0 {
 		return nil, false
@@ -94,6 +102,24 @@ func (p *Progress) RevealHint(x *course.Exercise) (shown []string, more bool) {
 		p.Hints = map[string]int{}
 	}
 	n := min(max(p.Hints[x.ID], 0)+1, len(x.Hints)) // a hand-edited count below 0 is none
+	if _, failed := p.Failed[x.ID]; !failed && n >= Gated {
+		n = Gated - 1
+	}
 	p.Hints[x.ID] = n
 	return x.Hints[:n], n < len(x.Hints)
+}
+
+// Waiting is whether x's next hint is held back until a check of x has
+// failed.
+func (p *Progress) Waiting(x *course.Exercise) bool {
+	_, failed := p.Failed[x.ID]
+	return !failed && len(x.Hints) >= Gated && p.Hints[x.ID] >= Gated-1
+}
+
+// Fail records that a check of x failed now. It does not save.
+func (p *Progress) Fail(x *course.Exercise) {
+	if p.Failed == nil {
+		p.Failed = map[string]time.Time{}
+	}
+	p.Failed[x.ID] = time.Now().UTC()
 }

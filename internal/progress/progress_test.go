@@ -91,3 +91,25 @@ func TestProgressLinkedOutRefused(t *testing.T) {
 		}
 	}
 }
+
+// RevealHint holds the Gated hint back until a check has failed
+// (Waiting), and gives it after Fail.
+func TestRevealHintGated(t *testing.T) {
+	x := &course.Exercise{ID: "pipe", Hints: []string{"think", "read", "nudge"}}
+	p := &Progress{}
+	for range 3 {
+		p.RevealHint(x)
+	}
+	if shown, more := p.RevealHint(x); len(shown) != 2 || !more || !p.Waiting(x) {
+		t.Errorf("before a failure: %q %v waiting %v", shown, more, p.Waiting(x))
+	}
+	p.Fail(x)
+	if shown, more := p.RevealHint(x); len(shown) != 3 || more || p.Waiting(x) {
+		t.Errorf("after a failure: %q %v waiting %v", shown, more, p.Waiting(x))
+	}
+	two := &course.Exercise{ID: "two", Hints: []string{"think", "read"}}
+	p.RevealHint(two)
+	if shown, _ := p.RevealHint(two); len(shown) != 2 || p.Waiting(two) {
+		t.Errorf("two hints wait for nothing: %q", shown)
+	}
+}

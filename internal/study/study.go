@@ -119,12 +119,13 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 			return st.Passed(), fmt.Errorf("write the run's trace: %w", err)
 		}
 	}
-	if !st.Passed() || !save {
+	if !save {
 		return st.Passed(), nil
 	}
+	// A failure is recorded too: it opens the exercise's third hint.
 	p, err := st.Record(c)
-	if err != nil {
-		return true, err
+	if !st.Passed() || err != nil {
+		return st.Passed(), err
 	}
 	fmt.Fprint(out, ui.Fit(fmt.Sprintf("\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(p.Passed), len(c.Exercises)), t.Width))
 	return true, nil
@@ -152,8 +153,9 @@ func Progress(c *course.Course) *progress.Progress {
 	return &progress.Progress{Passed: map[string]time.Time{}}
 }
 
-// HintText is the hints of x shown so far, numbered, and what comes next.
-func HintText(x *course.Exercise, shown []string, more bool) string {
+// HintText is the hints of x shown so far, numbered, and what comes next:
+// when waiting, the next comes only after a check of x has failed.
+func HintText(x *course.Exercise, shown []string, more, waiting bool) string {
 	var b strings.Builder
 	for i, h := range shown {
 		fmt.Fprintf(&b, "Hint %d of %d for %s:\n", i+1, len(x.Hints), x.ID)
@@ -164,9 +166,12 @@ func HintText(x *course.Exercise, shown []string, more bool) string {
 			fmt.Fprintf(&b, "  %s\n", line)
 		}
 	}
-	if more {
+	switch {
+	case more && waiting:
+		b.WriteString("\nThe third hint comes after a check has failed: run lessons check first.\n")
+	case more:
 		fmt.Fprintf(&b, "\nlessons hint %s again for the next.\n", x.ID)
-	} else {
+	default:
 		fmt.Fprintf(&b, "\nThat is every hint. %s\n", LessonPointer(x))
 	}
 	return b.String()
@@ -203,7 +208,7 @@ func Hint(c *course.Course, p *progress.Progress, x *course.Exercise) (string, e
 	if err := p.Save(c); err != nil {
 		return "", err
 	}
-	return HintText(x, shown, more), nil
+	return HintText(x, shown, more, p.Waiting(x)), nil
 }
 
 // WriteTimeline draws a run's trace for the terminal t, or says why

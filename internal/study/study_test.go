@@ -69,6 +69,41 @@ func TestHint(t *testing.T) {
 	}
 }
 
+// The third hint waits for a failed check of its exercise, and says so;
+// after one, it comes.
+func TestHintGated(t *testing.T) {
+	c := tiny(t)
+	x, _ := c.Exercise("pipe")
+	x.Hints = []string{"Think.", "Read.", "Nudge."}
+	const wait = "\nThe third hint comes after a check has failed: run lessons check first.\n"
+	for i := range 3 {
+		p, err := progress.Load(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := Hint(c, p, x)
+		if err != nil || strings.Contains(text, "Nudge.") {
+			t.Errorf("hint %d before a failure: %q, %v", i+1, text, err)
+		}
+		if i > 0 && !strings.HasSuffix(text, wait) {
+			t.Errorf("hint %d before a failure says not why: %q", i+1, text)
+		}
+	}
+	p, _ := progress.Load(c)
+	if p.Hints["pipe"] != 2 {
+		t.Errorf("count before a failure: %d, want 2", p.Hints["pipe"])
+	}
+	p.Fail(x)
+	if err := p.Save(c); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = progress.Load(c)
+	text, err := Hint(c, p, x)
+	if err != nil || !strings.Contains(text, "Hint 3 of 3 for pipe:\n  Nudge.\n\nThat is every hint.") {
+		t.Errorf("after a failure: %q, %v", text, err)
+	}
+}
+
 // WriteList ticks what is passed and counts it all.
 func TestWriteList(t *testing.T) {
 	c := tiny(t)

@@ -54,7 +54,7 @@ func Watch(c *course.Course, t Terminal, k Checker, poll bool) *watch.Session {
 			}
 			if shown, more := p.RevealHint(byID[id]); len(shown) > 0 {
 				p.Save(c)
-				fmt.Fprint(out, ui.Fit(HintText(byID[id], shown, more), t.Width))
+				fmt.Fprint(out, ui.Fit(HintText(byID[id], shown, more, p.Waiting(byID[id])), t.Width))
 			}
 		},
 		List: func(id string) {
