@@ -22,11 +22,10 @@ func newHint(io *iostreams.IOStreams, g *globals, runF func(*HintOptions) error)
 	return &cobra.Command{
 		Use:   "hint [EXERCISE]",
 		Short: "Show the next hint of an exercise",
-		Long: `Show the hints of an exercise asked for so far, and one more: an exercise's
-hints go from what to think about, to where to read, to a nudge about the
-most common failure. The third comes only after a check of the exercise has
-failed: run lessons check first. Without EXERCISE, the first exercise not yet passed (the one lessons check
-would check). What was asked for is kept in .lessons/progress.json.`,
+		Long: `Show the hints of an exercise asked for so far, and one more: what to think
+about, where to read, then a nudge once a check of it has failed. Without
+EXERCISE, the first exercise not yet passed (the one lessons check would
+check). What was asked for is kept in .lessons/progress.json.`,
 		Example: "  lessons hint\n  lessons hint async-pipeline",
 		Args:    atMostOneExercise("hint"),
 		RunE: func(cmd *cobra.Command, args []string) error {
