@@ -276,13 +276,12 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 		return nil, err
 	}
 	var interp []string
-	inspected := prog
 	if isPython(j) {
 		py, err := tk.python(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", j.ID, err)
 		}
-		interp, inspected = []string{py}, py
+		interp = []string{py}
 	}
 	// The program is read as it was built, before it runs: the copy it
 	// runs from is in its own folder, and it could put another file there.
@@ -291,7 +290,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	// C runtime imports, and would be refused as an interposer).
 	found := ""
 	if interp == nil {
-		found = inspect(inspected, lib)
+		found = inspect(prog, lib)
 	}
 	p, err := r.run(ctx, tk, j, prog, device, slot)
 	if err != nil {

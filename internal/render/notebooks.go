@@ -140,24 +140,25 @@ func exerciseCells(c *course.Course, x *course.Exercise, nb *lesson.NotebookWrit
 		}
 	}
 	args := strings.Join(spec.Args, " ")
-	if strings.EqualFold(path.Ext(student), ".py") {
-		// A Python exercise is run, not built.
-		prog := "python3 " + student
-		if check := checkCell(spec, prog, args); check != "" {
-			nb.Code(check, gen)
-			return nil
-		}
-		nb.Code("!"+strings.TrimSpace(prog+" "+args), gen)
-	} else {
+	// A Python exercise is run, not built: no build step.
+	prog, build := "python3 "+student, ""
+	if !strings.EqualFold(path.Ext(student), ".py") {
 		bin := strings.ReplaceAll(x.ID, "-", "_")
-		build := strings.Join(strings.Fields(fmt.Sprintf("nvcc -arch=native -o %s %s %s", bin, strings.Join(sources, " "), strings.Join(spec.Flags, " "))), " ")
-		if check := checkCell(spec, "./"+bin, args); check != "" {
-			nb.Code("!"+build, gen)
-			nb.Code(check, gen)
-			return nil
-		}
-		nb.Code("!"+strings.TrimSpace(build+" && ./"+bin+" "+args), gen)
+		prog = "./" + bin
+		build = strings.Join(strings.Fields(fmt.Sprintf("nvcc -arch=native -o %s %s %s", bin, strings.Join(sources, " "), strings.Join(spec.Flags, " "))), " ")
 	}
+	if check := checkCell(spec, prog, args); check != "" {
+		if build != "" {
+			nb.Code("!"+build, gen)
+		}
+		nb.Code(check, gen)
+		return nil
+	}
+	run := prog
+	if build != "" {
+		run = build + " && " + prog
+	}
+	nb.Code("!"+strings.TrimSpace(run+" "+args), gen)
 	nb.Markdown(fmt.Sprintf("The checks of `%s` look at what the program allocates and frees, which takes the course's tools: in a checkout of the course, run `lessons check %s`.", x.ID, x.ID), gen)
 	return nil
 }
