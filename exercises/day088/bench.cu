@@ -1,4 +1,4 @@
-// The harness of Day 87's capstone: the workload, run through the pool
+// The harness of Day 88's capstone: the workload, run through the pool
 // of stream_ordered_pool.h, or with --baseline through cudaMallocAsync and
 // cudaFreeAsync. Four non-blocking streams run rounds of work; in each
 // round one stream is busy and takes three blocks, the others one each.

@@ -1,4 +1,4 @@
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).
