@@ -1,8 +1,8 @@
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
-// past it, the same memory is mapped into a larger reservation, and still
-// nothing is copied.
+// past it, the buffer needs more addresses (right after it, or a larger
+// reservation the same memory is mapped into), and still nothing is copied.
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
