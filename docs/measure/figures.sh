@@ -240,7 +240,11 @@ fig D77.cupy.pool "CuPy MemoryPool, 200 rounds of 16 MiB (ms)" "$out/raw/d77_cup
 fig D77.cupy.async "CuPy MemoryAsyncPool, the same (ms)" "$out/raw/d77_cupy" 's/^MemoryAsyncPool (cudaMallocAsync): 200 rounds in \([0-9.]*\) ms.*/\1/p' "9.1 ms"
 : > "$out/raw/d77_torch"
 for conf in "" "backend:cudaMallocAsync" "expandable_segments:True"; do
-    PYTORCH_CUDA_ALLOC_CONF=$conf timeout 60 python3 day077_torch.py >> "$out/raw/d77_torch" 2>&1
+    if [ -z "$conf" ]; then
+        env -u PYTORCH_CUDA_ALLOC_CONF timeout 60 python3 day077_torch.py >> "$out/raw/d77_torch" 2>&1
+    else
+        PYTORCH_CUDA_ALLOC_CONF=$conf timeout 60 python3 day077_torch.py >> "$out/raw/d77_torch" 2>&1
+    fi
 done
 say "D77.torch | peak handed out / peak reserved / segments, native, async, expandable (one run each) | $(grep '^peak' "$out/raw/d77_torch" | tr '\n' ';') | the lesson quotes 160/1296/18, 158/224/0, 158/160/0"
 
