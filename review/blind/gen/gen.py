@@ -6,13 +6,13 @@ one with its (old, new) edits applied, each old text found exactly once.
 """
 import os, runpy, sys
 
-def header(h):
+def header(h, mark="//"):
     lines = []
     for key in ("kind", "mistake", "why it is wrong", "source"):
         text = h[key].strip()
         first = True
         for para in text.split("\n"):
-            lines.append(("// %s: %s" % (key, para)) if first else ("//   %s" % para))
+            lines.append(("%s %s: %s" % (mark, key, para)) if first else ("%s   %s" % (mark, para)))
             first = False
     return "\n".join(lines) + "\n"
 
@@ -29,10 +29,11 @@ root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 out = os.path.join(root, spec["ID"])
 os.makedirs(out, exist_ok=True)
 ext = os.path.splitext(spec["SRC"])[1]
+mark = "#" if ext == ".py" else "//"
 base = open(spec["SRC"]).read()
 chdr, cedits = spec["CORRECT"]
 correct = apply(base, cedits, "correct")
-open(os.path.join(out, "correct" + ext), "w").write(header(chdr) + correct)
+open(os.path.join(out, "correct" + ext), "w").write(header(chdr, mark) + correct)
 rows = ["# %s: blind submissions\n" % spec["ID"],
         "Student file: `%s` (each file here replaces it whole)." % spec["SRC"],
         spec.get("NOTE", ""), "",
@@ -41,7 +42,7 @@ rows = ["# %s: blind submissions\n" % spec["ID"],
 for slug, h, edits in spec["WRONGS"]:
     w = apply(correct, edits, slug)
     name = "wrong-%s%s" % (slug, ext)
-    open(os.path.join(out, name), "w").write(header(h) + w)
+    open(os.path.join(out, name), "w").write(header(h, mark) + w)
     rows.append("| %s | %s | %s | %s |" % (name, h["kind"], h["mistake"].replace("\n", " "), h["source"]))
 open(os.path.join(out, "MANIFEST.md"), "w").write("\n".join(rows) + "\n")
 print("wrote", out)
