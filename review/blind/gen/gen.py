@@ -1,6 +1,7 @@
 """gen.py SPEC.py: writes review/blind/<id>/ from one exercise's student file.
 
 SPEC defines ID, SRC (the student file), CORRECT = (header dict, [(old, new)])
+and, for a second set of one exercise, DIR (the folder, ID by default),
 and WRONGS = [(slug, header dict, [(old, new)])]; a wrong one is the correct
 one with its (old, new) edits applied, each old text found exactly once.
 """
@@ -26,7 +27,7 @@ def apply(src, edits, what):
 
 spec = runpy.run_path(sys.argv[1])
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-out = os.path.join(root, spec["ID"])
+out = os.path.join(root, spec.get("DIR", spec["ID"]))
 os.makedirs(out, exist_ok=True)
 ext = os.path.splitext(spec["SRC"])[1]
 mark = "#" if ext == ".py" else "//"
@@ -34,7 +35,7 @@ base = open(spec["SRC"]).read()
 chdr, cedits = spec["CORRECT"]
 correct = apply(base, cedits, "correct")
 open(os.path.join(out, "correct" + ext), "w").write(header(chdr, mark) + correct)
-rows = ["# %s: blind submissions\n" % spec["ID"],
+rows = ["# %s: blind submissions%s\n" % (spec["ID"], " (%s)" % spec["DIR"] if "DIR" in spec else ""),
         "Student file: `%s` (each file here replaces it whole)." % spec["SRC"],
         spec.get("NOTE", ""), "",
         "| file | kind | mistake | source |", "| --- | --- | --- | --- |",
