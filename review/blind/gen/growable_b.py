@@ -1,7 +1,7 @@
 ID = "vmm-growable"
 DIR = "vmm-growable-b"
 SRC = "exercises/day072/growable.cu"
-NOTE = "A second blind set for vmm-growable, written later by another helper from the lesson and the student file alone, without sight of the first set (`../vmm-growable/`) beyond its file names. Correct design: a move reserves at least twice the old range (so that later grows fit), maps every chunk again at its offset, opens the whole mapped part with one `cuMemSetAccess`, waits with the driver's `cuCtxSynchronize`, unmaps the old range with one `cuMemUnmap` over all its mappings (as NVIDIA's growable-vector sample does) and frees its addresses; then it falls through to the ordinary grow, which maps one new chunk after what is mapped. `release` unmaps the whole mapped range with one call, releases each handle, frees the addresses."
+NOTE = "A second blind set for vmm-growable, written later by another helper from the lesson and the student file alone, without sight of the first set (`../vmm-growable/`) beyond its file names. Correct design: a move reserves at least twice the old range (so that later grows fit), maps every chunk again at its offset, opens the whole mapped part with one `cuMemSetAccess`, waits with `cudaDeviceSynchronize`, unmaps the old range with one `cuMemUnmap` over all its mappings (as NVIDIA's growable-vector sample does) and frees its addresses; then it falls through to the ordinary grow, which maps one new chunk after what is mapped. `release` unmaps the whole mapped range with one call, releases each handle, frees the addresses."
 
 
 def H(kind, mistake, why, source):
@@ -21,7 +21,7 @@ MOVE = """            // The move: a range at least twice the old one, so that t
                 offset += c.bytes;
             }
             if (mapped_ > 0) CU(cuMemSetAccess(moved, mapped_, &access_, 1));
-            CU(cuCtxSynchronize());   // kernels queued on the old addresses
+            if (cudaDeviceSynchronize() != cudaSuccess) return false;   // kernels queued on the old addresses
             if (mapped_ > 0) CU(cuMemUnmap(base_, mapped_));
             CU(cuMemAddressFree(base_, reserved_));
             base_ = moved;
@@ -64,8 +64,8 @@ E = [
 ]
 
 CORRECT = (H("correct",
-             "None intended: round by the remainder; a move that reserves max(want, twice the old range), maps each chunk again at its offset, opens the mapped part, waits with cuCtxSynchronize, unmaps the old range with one cuMemUnmap and frees it, then grows in place; release with one cuMemUnmap, a cuMemRelease per chunk, then cuMemAddressFree.",
-             "Correct: every size is a multiple of the granularity; the data stay in the same physical memory and nothing is copied; the old addresses are unmapped only after every kernel queued on them has run (cuCtxSynchronize waits for the whole context, the legacy stream's fills included); one cuMemUnmap over contiguous mappings is what NVIDIA's own growable vector does; the handles are all released and the addresses freed after the unmap, so every reservation is free again.",
+             "None intended: round by the remainder; a move that reserves max(want, twice the old range), maps each chunk again at its offset, opens the mapped part, waits with cudaDeviceSynchronize, unmaps the old range with one cuMemUnmap and frees it, then grows in place; release with one cuMemUnmap, a cuMemRelease per chunk, then cuMemAddressFree.",
+             "Correct: every size is a multiple of the granularity; the data stay in the same physical memory and nothing is copied; the old addresses are unmapped only after every kernel queued on them has run (cudaDeviceSynchronize waits for every stream, the legacy stream's fills included); one cuMemUnmap over contiguous mappings is what NVIDIA's own growable vector does; the handles are all released and the addresses freed after the unmap, so every reservation is free again.",
              "own; one cuMemUnmap over several mappings: NVIDIA's vectorAddMMAP / growable-vector samples (the blog 'Introducing Low-Level GPU Virtual Memory Management')"),
            E)
 
@@ -92,7 +92,7 @@ WRONGS = [
                 CU(cuMemMap(moved, whole.bytes, 0, whole.handle, 0));
                 CU(cuMemSetAccess(moved, whole.bytes, &access_, 1));
                 if (cudaMemcpy((void*)moved, (const void*)base_, mapped_, cudaMemcpyDeviceToDevice) != cudaSuccess) return false;
-                CU(cuCtxSynchronize());
+                if (cudaDeviceSynchronize() != cudaSuccess) return false;
                 CU(cuMemUnmap(base_, mapped_));
                 for (const Chunk& c : chunks_) CU(cuMemRelease(c.handle));
                 chunks_.assign(1, whole);
@@ -107,10 +107,10 @@ WRONGS = [
    "The move has its wait, but after cuMemUnmap of the old range and before cuMemAddressFree: the student reads 'wait before you give the old range back' as a wait before freeing the addresses.",
    "The unmap is what takes the memory from under the old addresses; a kernel queued on them before the move (the harness's fill of the first megabyte) may still be running when they are unmapped, and it faults or its writes are lost. The reservation and mapping calls before the unmap take long enough that the fill has usually finished, so the data are right on most runs.",
    "own (the lesson's pitfall 'Unmapping under running kernels': 'a move without any wait lost the data a kernel queued just before it was still writing')"),
- [("""            CU(cuCtxSynchronize());   // kernels queued on the old addresses
+ [("""            if (cudaDeviceSynchronize() != cudaSuccess) return false;   // kernels queued on the old addresses
             if (mapped_ > 0) CU(cuMemUnmap(base_, mapped_));
             CU(cuMemAddressFree(base_, reserved_));""", """            if (mapped_ > 0) CU(cuMemUnmap(base_, mapped_));
-            CU(cuCtxSynchronize());   // nothing may use the old range when it is freed
+            if (cudaDeviceSynchronize() != cudaSuccess) return false;   // nothing may use the old range when it is freed
             CU(cuMemAddressFree(base_, reserved_));""")]),
 ("handle-leak-on-move",
  H("a chunk's handle never released (output identical)",

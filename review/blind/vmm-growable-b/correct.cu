@@ -1,6 +1,6 @@
 // kind: correct
-// mistake: None intended: round by the remainder; a move that reserves max(want, twice the old range), maps each chunk again at its offset, opens the mapped part, waits with cuCtxSynchronize, unmaps the old range with one cuMemUnmap and frees it, then grows in place; release with one cuMemUnmap, a cuMemRelease per chunk, then cuMemAddressFree.
-// why it is wrong: Correct: every size is a multiple of the granularity; the data stay in the same physical memory and nothing is copied; the old addresses are unmapped only after every kernel queued on them has run (cuCtxSynchronize waits for the whole context, the legacy stream's fills included); one cuMemUnmap over contiguous mappings is what NVIDIA's own growable vector does; the handles are all released and the addresses freed after the unmap, so every reservation is free again.
+// mistake: None intended: round by the remainder; a move that reserves max(want, twice the old range), maps each chunk again at its offset, opens the mapped part, waits with cudaDeviceSynchronize, unmaps the old range with one cuMemUnmap and frees it, then grows in place; release with one cuMemUnmap, a cuMemRelease per chunk, then cuMemAddressFree.
+// why it is wrong: Correct: every size is a multiple of the granularity; the data stay in the same physical memory and nothing is copied; the old addresses are unmapped only after every kernel queued on them has run (cudaDeviceSynchronize waits for every stream, the legacy stream's fills included); one cuMemUnmap over contiguous mappings is what NVIDIA's own growable vector does; the handles are all released and the addresses freed after the unmap, so every reservation is free again.
 // source: own; one cuMemUnmap over several mappings: NVIDIA's vectorAddMMAP / growable-vector samples (the blog 'Introducing Low-Level GPU Virtual Memory Management')
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
@@ -69,7 +69,7 @@ public:
                 offset += c.bytes;
             }
             if (mapped_ > 0) CU(cuMemSetAccess(moved, mapped_, &access_, 1));
-            CU(cuCtxSynchronize());   // kernels queued on the old addresses
+            if (cudaDeviceSynchronize() != cudaSuccess) return false;   // kernels queued on the old addresses
             if (mapped_ > 0) CU(cuMemUnmap(base_, mapped_));
             CU(cuMemAddressFree(base_, reserved_));
             base_ = moved;

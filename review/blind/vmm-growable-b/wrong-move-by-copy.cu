@@ -67,7 +67,7 @@ public:
                 CU(cuMemMap(moved, whole.bytes, 0, whole.handle, 0));
                 CU(cuMemSetAccess(moved, whole.bytes, &access_, 1));
                 if (cudaMemcpy((void*)moved, (const void*)base_, mapped_, cudaMemcpyDeviceToDevice) != cudaSuccess) return false;
-                CU(cuCtxSynchronize());
+                if (cudaDeviceSynchronize() != cudaSuccess) return false;
                 CU(cuMemUnmap(base_, mapped_));
                 for (const Chunk& c : chunks_) CU(cuMemRelease(c.handle));
                 chunks_.assign(1, whole);

@@ -69,7 +69,7 @@ public:
                 offset += c.bytes;
             }
             if (mapped_ > 0) CU(cuMemSetAccess(moved, mapped_, &access_, 1));
-            CU(cuCtxSynchronize());   // kernels queued on the old addresses
+            if (cudaDeviceSynchronize() != cudaSuccess) return false;   // kernels queued on the old addresses
             if (mapped_ > 0) CU(cuMemUnmap(base_, mapped_));
             CU(cuMemAddressFree(base_, reserved_));
             base_ = moved;

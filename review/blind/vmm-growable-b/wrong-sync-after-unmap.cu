@@ -70,7 +70,7 @@ public:
             }
             if (mapped_ > 0) CU(cuMemSetAccess(moved, mapped_, &access_, 1));
             if (mapped_ > 0) CU(cuMemUnmap(base_, mapped_));
-            CU(cuCtxSynchronize());   // nothing may use the old range when it is freed
+            if (cudaDeviceSynchronize() != cudaSuccess) return false;   // nothing may use the old range when it is freed
             CU(cuMemAddressFree(base_, reserved_));
             base_ = moved;
             reserved_ = bigger;
