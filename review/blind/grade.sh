@@ -31,7 +31,14 @@ while read -r folder ex file; do
   done
 done <<< "$table"
 mkdir -p "$OUT"
-{ nvidia-smi -L; python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'; } > "$OUT/gpus.txt" 2>&1
+{ nvidia-smi -L; python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
+  # Does the variable's new name (PyTorch 2.8 on, the old one "deprecated")
+  # choose the backend? pytorch/pytorch#183387 found it ignored for
+  # expandable_segments in 2.9.1. A student who follows the warning uses it.
+  for v in PYTORCH_ALLOC_CONF PYTORCH_CUDA_ALLOC_CONF; do
+    env $v=backend:cudaMallocAsync python3 -c 'import torch; torch.zeros(1, device="cuda"); print("'$v'=backend:cudaMallocAsync ->", torch.cuda.get_allocator_backend())'
+  done; } > "$OUT/gpus.txt" 2>&1
+cat "$OUT/gpus.txt"
 book="$OUT/gradebook.db"
 timeout ${GRADE_TIMEOUT:-105} "$L" grade "$class" $exercises --gradebook "$book" > "$OUT/grade.log" 2>&1
 echo "grade rc=$?" >> "$OUT/grade.log"
