@@ -17,6 +17,9 @@ def header(h, mark="//"):
             first = False
     return "\n".join(lines) + "\n"
 
+def cell(text):
+    return text.replace("\n", " ").replace("|", "\\|")
+
 def apply(src, edits, what):
     for old, new in edits:
         n = src.count(old)
@@ -38,12 +41,13 @@ open(os.path.join(out, "correct" + ext), "w").write(header(chdr, mark) + correct
 rows = ["# %s: blind submissions%s\n" % (spec["ID"], " (%s)" % spec["DIR"] if "DIR" in spec else ""),
         "Student file: `%s` (each file here replaces it whole)." % spec["SRC"],
         spec.get("NOTE", ""), "",
-        "| file | kind | mistake | source |", "| --- | --- | --- | --- |",
-        "| correct%s | %s | %s | %s |" % (ext, chdr["kind"], chdr["mistake"].replace("\n", " "), chdr["source"])]
+        "| file | kind | mistake | why it is wrong (for the correct file: why it is right) | source |",
+        "| --- | --- | --- | --- | --- |",
+        "| correct%s | %s | %s | %s | %s |" % (ext, chdr["kind"], cell(chdr["mistake"]), cell(chdr["why it is wrong"]), chdr["source"])]
 for slug, h, edits in spec["WRONGS"]:
     w = apply(correct, edits, slug)
     name = "wrong-%s%s" % (slug, ext)
     open(os.path.join(out, name), "w").write(header(h, mark) + w)
-    rows.append("| %s | %s | %s | %s |" % (name, h["kind"], h["mistake"].replace("\n", " "), h["source"]))
+    rows.append("| %s | %s | %s | %s | %s |" % (name, h["kind"], cell(h["mistake"]), cell(h["why it is wrong"]), h["source"]))
 open(os.path.join(out, "MANIFEST.md"), "w").write("\n".join(rows) + "\n")
 print("wrote", out)
