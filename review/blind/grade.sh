@@ -6,7 +6,8 @@
 # nvidia-h200-x2 for peer-pool (with one GPU it is reported as not run).
 # Writes under $OUT: gpus.txt, grade.log, grades.csv, grades.json,
 # feedback/ (hidden checks shown), and prints each student's first failed
-# check. Optional: SETS="peer-pool python-handoff" to grade fewer folders.
+# check. Optional: SETS="peer-pool python-handoff" to grade fewer folders,
+# GRADE_TIMEOUT (95 s) for the grade itself.
 set -u
 OUT=${OUT:-/tmp/blind-out}
 L=${LESSONS:-carry/lead/lessons}
@@ -40,7 +41,7 @@ mkdir -p "$OUT"
   done; } > "$OUT/gpus.txt" 2>&1
 cat "$OUT/gpus.txt"
 book="$OUT/gradebook.db"
-timeout ${GRADE_TIMEOUT:-105} "$L" grade "$class" $exercises --gradebook "$book" > "$OUT/grade.log" 2>&1
+timeout ${GRADE_TIMEOUT:-95} "$L" grade "$class" $exercises --gradebook "$book" > "$OUT/grade.log" 2>&1
 echo "grade rc=$?" >> "$OUT/grade.log"
 "$L" grade export --gradebook "$book" --csv "$OUT/grades.csv" --json "$OUT/grades.json" >> "$OUT/grade.log" 2>&1
 "$L" grade feedback --gradebook "$book" --hidden show --out "$OUT/feedback" >> "$OUT/grade.log" 2>&1
