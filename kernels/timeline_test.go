@@ -3,6 +3,7 @@ package kernels_test
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/kernels"
 )
+
+var traceOut = flag.String("trace-out", "", "write the stand-in run's trace here (internal/timeline/testdata/recorded/stub-race.trace)")
 
 // The statistics library itself, built with nvcc as lessons builds it,
 // preloaded into a program that runs over a stand-in CUDA runtime
@@ -96,6 +99,23 @@ func TestLibraryTracesARun(t *testing.T) {
 	}
 	if kinds[timeline.FindUse] != 1 || kinds[timeline.FindFree] != 1 || kinds[timeline.FindLeak] != 1 {
 		t.Errorf("findings %v, want a use, a free and a leak", kinds)
+	}
+	// The stand-in's kernels were timed (its events' times grow with
+	// their handles), each tied to its launch; its pool's figures were
+	// asked for as they changed: 8 MiB reserved for the first buffer,
+	// given back at each host wait down to what is still used.
+	if c.Launches != 4 || len(tl.Ran) != 4 {
+		t.Errorf("%d launches, %d of them timed on the GPU", c.Launches, len(tl.Ran))
+	}
+	for id, r := range tl.Ran {
+		if tl.Events[id].Kind != timeline.KindLaunch || tl.Events[id].Stream != 1 || r.End <= r.Start {
+			t.Errorf("a kernel's time %+v is tied to %+v", r, tl.Events[id])
+		}
+	}
+	if *traceOut != "" {
+		if err := os.WriteFile(*traceOut, got.Trace, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if got.Stats.UnorderedUses != 1 || got.Stats.UnorderedFrees != 1 {
 		t.Errorf("the record itself: %d unordered uses, %d unordered frees", got.Stats.UnorderedUses, got.Stats.UnorderedFrees)
