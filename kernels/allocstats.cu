@@ -981,6 +981,7 @@ void after() {
             devicePool = pool;
         }
     }
+    tlPoolSample();
     std::lock_guard<Lock> g(mu);
     pulse();
 }

@@ -112,6 +112,12 @@ func TestLibraryTracesARun(t *testing.T) {
 			t.Errorf("a kernel's time %+v is tied to %+v", r, tl.Events[id])
 		}
 	}
+	if r, u := tl.PoolPeak(); r != 8<<20 || u != 4<<20 {
+		t.Errorf("the pool's peaks: %d reserved, %d used (want 8 MiB and 4 MiB)", r, u)
+	}
+	if n := len(tl.Pools); n < 4 || n > 20 {
+		t.Errorf("%d pool samples: one per change, not one per call", n)
+	}
 	if *traceOut != "" {
 		if err := os.WriteFile(*traceOut, got.Trace, 0o644); err != nil {
 			t.Fatal(err)

@@ -248,12 +248,12 @@ func TestPipelineEdgesAndReuse(t *testing.T) {
 
 func TestParseRefuses(t *testing.T) {
 	cases := map[string][]byte{
-		"ragged":       make([]byte, 41),
-		"unknown kind": Encode([]Event{{Kind: 99}}),
-		"forward ref":  Encode([]Event{{Kind: KindFinding, Flags: FindLeak, A: 5}}),
-		"self free":    Encode([]Event{{Kind: KindFree, C: 1}}),
-		"bad stream":   Encode([]Event{{Kind: KindLaunch, Stream: -7}}),
-		"bad finding":  Encode([]Event{{Kind: KindAlloc}, {Kind: KindFinding, Flags: 9, A: 1}}),
+		"ragged":        make([]byte, 41),
+		"unknown kind":  Encode([]Event{{Kind: 99}}),
+		"forward ref":   Encode([]Event{{Kind: KindFinding, Flags: FindLeak, A: 5}}),
+		"self free":     Encode([]Event{{Kind: KindFree, C: 1}}),
+		"bad stream":    Encode([]Event{{Kind: KindLaunch, Stream: -7}}),
+		"bad finding":   Encode([]Event{{Kind: KindAlloc}, {Kind: KindFinding, Flags: 9, A: 1}}),
 		"ran no launch": Encode([]Event{{Kind: KindAlloc, Stream: 1}, {Kind: KindRan, Stream: 1, A: 1, B: 1, C: 2}}),
 		"ran backwards": Encode([]Event{{Kind: KindLaunch, Stream: 1}, {Kind: KindRan, Stream: 1, A: 1, B: 5, C: 2}}),
 		"ran ahead":     Encode([]Event{{Kind: KindRan, Stream: 1, A: 2, B: 1, C: 2}, {Kind: KindLaunch, Stream: 1}}),
