@@ -83,17 +83,36 @@ uint64_t tlNow() {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void countCopies();
+
+// tlEnvSet says whether name (ending in '=') is set, not to "" or "0", in
+// envp; it calls nothing the program can define.
+bool tlEnvSet(char** envp, const char* name) {
+    for (char** e = envp; e != nullptr && *e != nullptr; e++) {
+        size_t i = 0;
+        while (name[i] != 0 && (*e)[i] == name[i]) i++;
+        if (name[i] == 0) return (*e)[i] != 0 && (*e)[i] != '0';
+    }
+    return false;
+}
+
+// tlElsewhere: a lesson's cell is being traced (LESSONS_STATS_CELL, set
+// by internal/notebook for lessons run --timeline and the page's toggle,
+// with the library preloaded into the cell's shell and everything it
+// starts) and this process is not a CUDA program (no libcudart mapped:
+// the shell, nvcc, the compiler): it leaves the channel, the key and the
+// trace to the program the cell runs, and records nothing. Called in the
+// constructor, mu held.
+bool tlElsewhere(char** envp) {
+    if (!tlEnvSet(envp, "LESSONS_STATS_CELL=")) return false;
+    countCopies();
+    return guard.runtime_copies == 0;
+}
+
 // tlStart runs in the constructor, mu held: the environment is read from
 // envp by the library's own code, as the channel's is.
 void tlStart(char** envp) {
-    static const char name[] = "LESSONS_STATS_TRACE=";
-    const char* v = nullptr;
-    for (char** e = envp; e != nullptr && *e != nullptr && v == nullptr; e++) {
-        size_t i = 0;
-        while (name[i] != 0 && (*e)[i] == name[i]) i++;
-        if (name[i] == 0) v = *e + i;
-    }
-    if (v == nullptr || v[0] == 0 || v[0] == '0') return;
+    if (!tlEnvSet(envp, "LESSONS_STATS_TRACE=")) return;
     tlOn = true;
     tlT0 = tlNow();
     tlEvents = new std::vector<TlEvent>();

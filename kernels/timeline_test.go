@@ -49,35 +49,7 @@ func TestLibraryTracesARun(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", argv, err, out)
 		}
 	}
-	run := func(trace bool) *checker.Received {
-		key := make([]byte, checker.KeySize)
-		rand.Read(key)
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(filepath.Join(dir, "prog"))
-		cmd.ExtraFiles = []*os.File{w}
-		cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
-		if trace {
-			cmd.Env = append(cmd.Env, "LESSONS_STATS_TRACE=1")
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
-		data, _ := io.ReadAll(r)
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("the program: %v", err)
-		}
-		c := checker.NewChannel(key)
-		c.Write(data)
-		got, err := c.Close()
-		if err != nil || got == nil || got.Stats == nil {
-			t.Fatalf("the record did not verify: %v", err)
-		}
-		return got
-	}
+	run := func(trace bool) *checker.Received { return runIn(t, dir, []string{filepath.Join(dir, "prog")}, trace) }
 	if got := run(false); got.Trace != nil {
 		t.Errorf("a run without LESSONS_STATS_TRACE sent %d bytes of trace", len(got.Trace))
 	}
@@ -126,4 +98,61 @@ func TestLibraryTracesARun(t *testing.T) {
 	if got.Stats.UnorderedUses != 1 || got.Stats.UnorderedFrees != 1 {
 		t.Errorf("the record itself: %d unordered uses, %d unordered frees", got.Stats.UnorderedUses, got.Stats.UnorderedFrees)
 	}
+
+	// A lesson's cell (lessons run --timeline): the library is preloaded
+	// into the cell's shell and all it starts; with LESSONS_STATS_CELL
+	// only the CUDA program takes the channel and traces. Without it the
+	// shell takes the channel first and the program sends nothing.
+	script := []string{"/bin/sh", "-c", "/bin/echo built >/dev/null && ./prog && /bin/echo ran >/dev/null"}
+	cell := runIn(t, dir, script, true, "LESSONS_STATS_CELL=1")
+	ctl, err := timeline.Parse(cell.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := ctl.Count(); n.Allocs != 4 || n.Launches != 4 || cell.Children != nil {
+		t.Errorf("the cell's program traced %+v, children %+v", n, cell.Children)
+	}
+	if shell, err := recordOf(t, dir, script, true); err == nil && (shell.Trace != nil || shell.Stats.MallocAsyncCalls != 0) {
+		t.Errorf("without LESSONS_STATS_CELL the shell's record has %d trace bytes and %d allocations", len(shell.Trace), shell.Stats.MallocAsyncCalls)
+	}
+}
+
+// runIn runs argv in dir with the library preloaded and its channel open,
+// and returns the record; extra is added to the environment.
+func runIn(t *testing.T, dir string, argv []string, trace bool, extra ...string) *checker.Received {
+	t.Helper()
+	got, err := recordOf(t, dir, argv, trace, extra...)
+	if err != nil || got == nil || got.Stats == nil {
+		t.Fatalf("the record did not verify: %v", err)
+	}
+	return got
+}
+
+func recordOf(t *testing.T, dir string, argv []string, trace bool, extra ...string) (*checker.Received, error) {
+	t.Helper()
+	key := make([]byte, checker.KeySize)
+	rand.Read(key)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+	if trace {
+		cmd.Env = append(cmd.Env, "LESSONS_STATS_TRACE=1")
+	}
+	cmd.Env = append(cmd.Env, extra...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	data, _ := io.ReadAll(r)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the program: %v", err)
+	}
+	c := checker.NewChannel(key)
+	c.Write(data)
+	return c.Close()
 }
