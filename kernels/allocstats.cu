@@ -950,8 +950,7 @@ __attribute__((constructor)) void start(int, char**, char** envp) {
     std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)sysGetpid();
-    openChannel(envp);
-    tlStart(envp);
+    if (!tlElsewhere(envp)) { openChannel(envp); tlStart(envp); }
     lastPulse = nowNanos();
     sendFrame(kFrameStart);
     atexit(atExitPlain);
