@@ -56,7 +56,7 @@ std::unordered_map<const void*, uint64_t>* tlNames;  // a kernel's name id
 
 int number(cudaStream_t s);
 cudaStream_t norm(cudaStream_t s);
-void* real(const char* name);
+void* realDriver(const char* name);
 
 // The kernels' times on the GPU come from the library's timing events
 // (startTiming, harvest): a timed launch's start event is tied to its
@@ -238,13 +238,14 @@ void tlSpans(const std::vector<TlRan>& ran) {
 
 // tlPoolSample asks for the reserved and used bytes of the pools the
 // program allocated from (allocPools; null: the device's pool), when a
-// call that can change them was traced; mu is not held. The library's
-// own calls (Own) leave the program's last error as it was.
+// call that can change them was traced; mu is not held. It asks the
+// driver (there in every CUDA program, the runtime's or not), which
+// leaves the runtime's last error as it was; without it, nothing.
 void tlPoolSample() {
     if (!tlOn || !tlPoolDue.exchange(false)) return;
-    static auto get = (cudaError_t(*)(cudaMemPool_t, cudaMemPoolAttr, void*))real("cudaMemPoolGetAttribute");
-    static auto peek = (cudaError_t(*)(void))real("cudaPeekAtLastError");
-    static auto clear = (cudaError_t(*)(void))real("cudaGetLastError");
+    typedef CUresult (*GetFn)(CUmemoryPool, CUmemPool_attribute, void*);
+    static GetFn get = (GetFn)realDriver("cuMemPoolGetAttribute");
+    if (get == nullptr) return;
     std::vector<cudaMemPool_t> pools;
     {
         std::lock_guard<Lock> g(mu);
@@ -257,11 +258,9 @@ void tlPoolSample() {
     std::vector<bool> ok(pools.size());
     {
         Own own;
-        cudaError_t before = peek();
         for (size_t i = 0; i < pools.size(); i++)
-            ok[i] = get(pools[i], cudaMemPoolAttrReservedMemCurrent, &got[i].first) == cudaSuccess &&
-                    get(pools[i], cudaMemPoolAttrUsedMemCurrent, &got[i].second) == cudaSuccess;
-        if (before == cudaSuccess && peek() != cudaSuccess) clear();
+            ok[i] = get((CUmemoryPool)pools[i], CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &got[i].first) == CUDA_SUCCESS &&
+                    get((CUmemoryPool)pools[i], CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &got[i].second) == CUDA_SUCCESS;
     }
     std::lock_guard<Lock> g(mu);
     for (size_t i = 0; i < pools.size(); i++) {

@@ -33,11 +33,14 @@ int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); r
 int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
 int cudaEventCreateWithFlags(void** e, unsigned f) { *e = (void*)(handles++); return 0; }
 int cudaDeviceGetMemPool(void** pool, int dev) { *pool = (void*)0x9000; return 0; }
-int cudaMemPoolGetAttribute(void* pool, int attr, void* v) {
-  uint64_t x = attr == 5 || attr == 6 ? reserved : attr == 7 || attr == 8 ? used : 0;
-  *(uint64_t*)v = x;
+static int poolAttribute(int attr, void* v) {
+  *(uint64_t*)v = attr == 5 || attr == 6 ? reserved : attr == 7 || attr == 8 ? used : 0;
   return 0;
 }
+int cudaMemPoolGetAttribute(void* pool, int attr, void* v) { return poolAttribute(attr, v); }
+// The driver's, which the library asks for the pool's figures as it goes
+// (the same attributes, numbered alike).
+int cuMemPoolGetAttribute(void* pool, int attr, void* v) { return poolAttribute(attr, v); }
 int cudaEventElapsedTime(float* ms, void* a, void* b) {
   *ms = (uintptr_t)b > (uintptr_t)a ? 0.004f * (float)((uintptr_t)b - (uintptr_t)a) : 0;
   return 0;
