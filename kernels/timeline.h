@@ -249,6 +249,7 @@ void tlPoolSample() {
     std::vector<cudaMemPool_t> pools;
     {
         std::lock_guard<Lock> g(mu);
+        if (tlEvents->size() >= kTlMax - 1) return;  // cut: nothing more is kept, so nothing is asked
         for (cudaMemPool_t p : *allocPools) {
             cudaMemPool_t q = p != nullptr ? p : devicePool;
             if (q != nullptr && pools.size() < kTlPools) pools.push_back(q);
