@@ -45,7 +45,7 @@ unchanged lesson costs only its programs' run time. Builds target the GPU
 found (-arch=sm_XY) unless the command names an architecture. Without a GPU
 the cells are compiled only. Every cell runs under a time limit, in its own
 process group, with its output capped.`,
-		Example: "  lessons run 70\n  lessons run 70 --cell 3\n  lessons run ../shared/seeds/002_742c26890dfac7c0.txt --keep-going\n  lessons run 68 --compile-only\n  lessons run 70 --cell 4 --timeline",
+		Example: "  lessons run 70\n  lessons run 70 --cell 3\n  lessons run ../shared/seeds/002_742c26890dfac7c0.txt --keep-going\n  lessons run 68 --compile-only\n  lessons run 69 --cell 4 --timeline",
 		Args:    argsUnless(func(n int) bool { return n != 1 }, "run takes one lesson: a day, dayNNN, slug or path"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Lesson = args[0]

@@ -8,7 +8,7 @@
 #   traces/*.trace    their traces (fixtures: copy the ones worth keeping
 #                     to internal/timeline/testdata/recorded/ and run
 #                     go test ./internal/timeline -update)
-#   run/day070.txt    lessons run 70 --timeline (the lesson's cells)
+#   run/day069.txt    lessons run 69 --timeline (the lesson's cells)
 #   cost.txt          each solution's program under tlrec: tracing off,
 #                     on, and the library before the trace (medians of 3)
 #   summary.txt       what to look at first
@@ -40,8 +40,8 @@ for id in $ids; do
   echo "exit $? after $(( ($(date +%s%N) - t) / 1000000 )) ms" >> "$OUT/check/$id.txt"
 done
 # A lesson's own cells, drawn (the pool's growth and trim, host waits).
-[ "$(left)" -gt 70 ] && timeout "$(cap 28)" "$LESSONS" run 70 --timeline --keep-going --workspace /tmp/tl-day070 > "$OUT/run/day070.txt" 2>&1
-echo "exit $?" >> "$OUT/run/day070.txt"
+[ "$(left)" -gt 70 ] && timeout "$(cap 28)" "$LESSONS" run 69 --timeline --keep-going --workspace /tmp/tl-day069 > "$OUT/run/day069.txt" 2>&1
+echo "exit $?" >> "$OUT/run/day069.txt"
 wait  # the libraries
 # The cost: each solution's program alone, tracing off, on, and the
 # library before the trace, alternately.
@@ -74,6 +74,6 @@ done
   echo "took $(( $(date +%s) - T0 )) s"
   echo "solutions checked with --timeline (exit status):"; grep -H '^exit' "$OUT"/check/*.txt
   echo "timelines drawn: $(grep -l '^timeline: ' "$OUT"/check/*.txt | wc -l) of $(ls "$OUT"/check/*.txt | wc -l)"
-  echo "run 70 --timeline: $(grep -c '^timeline: ' "$OUT/run/day070.txt") timelines; $(grep -c '(no timeline' "$OUT/run/day070.txt") without"
+  echo "run 69 --timeline: $(grep -c '^timeline: ' "$OUT/run/day069.txt") timelines; $(grep -c '(no timeline' "$OUT/run/day069.txt") without"
   echo "cost (off, on: tracing's cost; 'without the trace's code': the cost of the code when off):"; cat "$OUT/cost.txt" 2>/dev/null
 } >> "$OUT/summary.txt"
