@@ -237,7 +237,8 @@ void tlSpans(const std::vector<TlRan>& ran) {
 }
 
 // tlPoolSample asks for the reserved and used bytes of the pools the
-// program allocated from (allocPools; null: the device's pool), when a
+// program allocated from (allocPools; null: the device's pool) and has
+// not destroyed, when a
 // call that can change them was traced; mu is not held. It asks the
 // driver (there in every CUDA program, the runtime's or not), which
 // leaves the runtime's last error as it was; without it, nothing.
@@ -252,7 +253,11 @@ void tlPoolSample() {
         if (tlEvents->size() >= kTlMax - 1) return;  // cut: nothing more is kept, so nothing is asked
         for (cudaMemPool_t p : *allocPools) {
             cudaMemPool_t q = p != nullptr ? p : devicePool;
-            if (q != nullptr && pools.size() < kTlPools) pools.push_back(q);
+            // Only a pool still listed in the record: one the program
+            // destroyed has its handle cleared there, and is not asked.
+            bool listed = false;
+            for (uint64_t i = 0; i < rec->pool_count && q != nullptr; i++) listed = listed || rec->pools[i].handle == (uint64_t)(uintptr_t)q;
+            if (listed && pools.size() < kTlPools) pools.push_back(q);
         }
     }
     std::vector<std::pair<uint64_t, uint64_t>> got(pools.size());
