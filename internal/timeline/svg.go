@@ -151,21 +151,15 @@ func SVG(tl *Timeline, o SVGOptions) string {
 		fmt.Fprintf(&pts, " %.1f,%d", x(cols), top+svgLane-3)
 		fmt.Fprintf(&body, `<polygon points="%s" class="%s"><title>%s</title></polygon>`, pts.String(), class, html.EscapeString(title))
 	}
-	if reserved, used, top := tl.poolValues(l); top > 0 {
+	reserved, used, most := tl.poolValues(l)
+	if most > 0 {
 		r, u := tl.PoolPeak()
 		at := laneBox("pool")
-		band(at, reserved, top, "tl-reserved", "the pool's reserved bytes, peak "+Bytes(r))
-		band(at, used, top, "tl-used", "the pool's used bytes, peak "+Bytes(u))
-	} else if band, peak := tl.liveValues(l); peak > 0 {
-		top := laneBox("live")
-		var pts strings.Builder
-		fmt.Fprintf(&pts, "%.1f,%d", x(0), top+svgLane-3)
-		for c, v := range band {
-			h := float64(v) / float64(peak) * float64(svgLane-6)
-			fmt.Fprintf(&pts, " %.1f,%.1f %.1f,%.1f", x(c), float64(top+svgLane-3)-h, x(c)+cw, float64(top+svgLane-3)-h)
-		}
-		fmt.Fprintf(&pts, " %.1f,%d", x(cols), top+svgLane-3)
-		fmt.Fprintf(&body, `<polygon points="%s" class="tl-live"><title>bytes live, peak %s</title></polygon>`, pts.String(), Bytes(peak))
+		band(at, reserved, most, "tl-reserved", "the pool's reserved bytes, peak "+Bytes(r))
+		band(at, used, most, "tl-used", "the pool's used bytes, peak "+Bytes(u))
+	}
+	if per, peak := tl.liveValues(l); peak > 0 && (most == 0 || tl.unpooled()) {
+		band(laneBox("live"), per, peak, "tl-live", "bytes live, peak "+Bytes(peak))
 	}
 
 	// The allocations' lives.

@@ -115,10 +115,12 @@ func Text(tl *Timeline, o TextOptions) string {
 	}
 
 	// The pool's reserved and used bytes, else the bytes live, as bands.
-	if reserved, used, top := tl.poolValues(l); top > 0 {
+	reserved, used, top := tl.poolValues(l)
+	if top > 0 {
 		row("reserved", eighths(reserved, top), "")
 		row("used", eighths(used, top), "")
-	} else if band, peak := tl.live(l); peak > 0 {
+	}
+	if band, peak := tl.live(l); peak > 0 && (top == 0 || tl.unpooled()) {
 		row("live", band, "")
 	}
 
@@ -343,6 +345,17 @@ func (tl *Timeline) poolValues(l *Layout) (reserved, used []uint64, top uint64) 
 		reserved[c], used[c] = max(reserved[c], r), max(used[c], u)
 	}
 	return reserved, used, top
+}
+
+// unpooled says whether some allocation did not come from a pool
+// (cudaMalloc): the pool's bands do not count it, the live band does.
+func (tl *Timeline) unpooled() bool {
+	for _, a := range tl.Allocs {
+		if !a.Async {
+			return true
+		}
+	}
+	return false
 }
 
 // PoolPeak is the most bytes the pools held reserved at once, and used.
