@@ -257,7 +257,7 @@ func put(cells []rune, c int, r rune) {
 }
 
 func prio(r rune) int {
-	return strings.IndexRune(" rGCMKvA^F", r)
+	return strings.IndexRune(" tTrGCMKvA^F", r)
 }
 
 func opLetter(e Event) rune {
