@@ -33,20 +33,20 @@ LIB=/tmp/tl-lib/liballocstats.so BASE=/tmp/tl-base/liballocstats.so
 ids=$(sed -n 's/^id = "\(.*\)"/\1/p' course.toml)
 sol() { awk -v id="$1" '$0 == "id = \"" id "\"" {f=1} f && /^solution = / {gsub(/^solution = "|"$/, ""); print; exit}' course.toml; }
 for id in $ids; do
-  [ "$(left)" -gt 100 ] || { echo "skipped $id: out of time" >> "$OUT/summary.txt"; continue; }
+  [ "$(left)" -gt 70 ] || { echo "skipped $id: out of time" >> "$OUT/summary.txt"; continue; }
   s=$(sol "$id")
   t=$(date +%s%N)
   timeout "$(cap 30)" "$LESSONS" check "$id" --file "$s" --timeline --timeline-out "$OUT/traces/$id.trace" > "$OUT/check/$id.txt" 2>&1
   echo "exit $? after $(( ($(date +%s%N) - t) / 1000000 )) ms" >> "$OUT/check/$id.txt"
 done
 # A lesson's own cells, drawn (the pool's growth and trim, host waits).
-[ "$(left)" -gt 70 ] && timeout "$(cap 28)" "$LESSONS" run 69 --timeline --keep-going --workspace /tmp/tl-day069 > "$OUT/run/day069.txt" 2>&1
+[ "$(left)" -gt 45 ] && timeout "$(cap 25)" "$LESSONS" run 69 --timeline --keep-going --workspace /tmp/tl-day069 > "$OUT/run/day069.txt" 2>&1
 echo "exit $?" >> "$OUT/run/day069.txt"
 wait  # the libraries
 # The cost: each solution's program alone, tracing off, on, and the
 # library before the trace, alternately.
 for id in $ids; do
-  [ "$(left)" -gt 40 ] || break
+  [ "$(left)" -gt 15 ] || break
   p=.lessons/check/$id/prog
   [ -x "$p" ] || continue
   (cd "$(dirname "$p")" && timeout "$(cap 20)" "$TLREC" -n 3 -w 0 -base "$BASE" "$LIB" ./prog) >> "$OUT/cost.txt" 2>&1
@@ -60,8 +60,8 @@ int main() { cudaStream_t s; cudaStreamCreate(&s);
   for (int i = 0; i < 20000; i++) { float* p; cudaMallocAsync(&p, 4096, s); k<<<1, 32, 0, s>>>(p); cudaFreeAsync(p, s); }
   cudaStreamSynchronize(s); cudaStreamDestroy(s); return 0; }
 CU
-if [ "$(left)" -gt 30 ]; then
-  (cd /tmp && nvcc -cudart shared -arch=native -o tl-many tl-many.cu && timeout "$(cap 20)" "$TLREC" -n 3 -w 0 -base "$BASE" "$LIB" /tmp/tl-many) >> "$OUT/cost.txt" 2>&1
+if [ "$(left)" -gt 14 ]; then
+  (cd /tmp && nvcc -cudart shared -arch=native -o tl-many tl-many.cu && timeout "$(cap 12)" "$TLREC" -n 3 -w 0 -base "$BASE" "$LIB" /tmp/tl-many) >> "$OUT/cost.txt" 2>&1
 fi
 for f in "$C"/wrongsrc/*/*; do
   [ "$(left)" -gt 4 ] || break
