@@ -215,6 +215,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	case op == "events" && r.Method == http.MethodGet:
 		s.verdicts(w, r)
 	case op == "cells" && r.Method == http.MethodGet:
+		if s.nb.Library != nil && !s.nb.CompileOnly {
+			w.Header().Set("X-Lessons-Timelines", "1") // the page shows its Timelines toggle
+		}
 		cells, err := s.nb.cells(req.Page)
 		reply(w, cells, err)
 	case op == "exercises" && r.Method == http.MethodGet:

@@ -565,6 +565,21 @@ func TestRunDrawsATimelineWhenAsked(t *testing.T) {
 	lib := "libc.so.6"
 	c.srv.nb.Library = func(context.Context) (string, error) { return lib, nil }
 
+	// The page learns with its cells that it may show the toggle.
+	canTrace := func() string {
+		req, _ := http.NewRequest("GET", c.http.URL+apiPrefix+"cells?page=day001-a", nil)
+		req.Header.Set(TokenHeader, c.srv.Token())
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.Header.Get("X-Lessons-Timelines")
+	}
+	if got := canTrace(); got != "1" {
+		t.Errorf("a server that traces says %q", got)
+	}
+
 	evs, out := events(t, c.post("run", map[string]any{"page": "day001-a", "session": "p1", "cell": 2, "timeline": true}))
 	var pics *Timeline
 	for _, e := range evs {
@@ -592,6 +607,9 @@ func TestRunDrawsATimelineWhenAsked(t *testing.T) {
 	} {
 		if !tc.lib {
 			c.srv.nb.Library = nil
+			if got := canTrace(); got != "" {
+				t.Errorf("a server that cannot trace says %q", got)
+			}
 		}
 		evs, _ := events(t, c.post("run", tc.body))
 		got := ""

@@ -135,4 +135,11 @@ func TestBrowserCellTimeline(t *testing.T) {
 	if n := p.eval(`String(document.querySelectorAll('.cell-timelines img').length)`); n != "0" {
 		t.Errorf("with the toggle off, %s pictures", n)
 	}
+	// A server that cannot trace (the class server's) shows no toggle.
+	srv.nb.Library = nil
+	p.do("reload", chromedp.Reload())
+	p.wait("the cells' tools", `!!document.querySelector('.cell-tools button.run')`)
+	if n := p.eval(`String(document.querySelectorAll('.timeline-toggle').length)`); n != "0" {
+		t.Errorf("a server that cannot trace shows %s toggles", n)
+	}
 }

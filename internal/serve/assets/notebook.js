@@ -202,7 +202,8 @@
     });
   }
 
-  function timelines() { return localStorage.getItem("lessons-timelines") === "1"; }
+  var canTrace = false;
+  function timelines() { return canTrace && localStorage.getItem("lessons-timelines") === "1"; }
 
   function runAll() {
     stopping = false;
@@ -217,7 +218,10 @@
     return next();
   }
 
-  function setup(states) {
+  // setup puts the notebook's bar and each cell's tools on the page; the
+  // Timelines toggle only where the server can trace a cell's run.
+  function setup(states, traces) {
+    canTrace = traces;
     var bar = el("div", "notebook-bar");
     bar.appendChild(button("Run all", "run-all", runAll));
     bar.appendChild(button("Stop", "stop", function () { stopping = true; post("stop", {}); }));
@@ -240,7 +244,7 @@
     toggle.appendChild(box);
     toggle.appendChild(document.createTextNode(" Timelines"));
     toggle.title = "under each cell's output, draw what its CUDA program did with the allocator: streams, allocations, kernels on the GPU, event waits, the pool's memory";
-    bar.appendChild(toggle);
+    if (traces) bar.appendChild(toggle);
     var main = document.querySelector("main") || document.body;
     main.insertBefore(bar, main.firstChild);
     states.forEach(function (st) {
@@ -401,7 +405,10 @@
   listen();
 
   if (document.querySelector(".cell[data-cell]")) {
-    get("cells").then(function (s) { if (Array.isArray(s)) setup(s); });
+    fetch(api + "cells?page=" + encodeURIComponent(page), { headers: { "X-Lessons-Token": token } }).then(function (r) {
+      var traces = r.headers.get("X-Lessons-Timelines") === "1";
+      return r.json().then(function (s) { if (Array.isArray(s)) setup(s, traces); });
+    });
   }
   get("exercises").then(function (l) { if (Array.isArray(l)) setupExercises(l); }, function () {});
   window.lessonsNotebook = { runCell: runCell, runAll: runAll, session: session };
