@@ -950,8 +950,7 @@ __attribute__((constructor)) void start(int, char**, char** envp) {
     std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)sysGetpid();
-    openChannel(envp);
-    tlStart(envp);
+    if (!tlElsewhere(envp)) { openChannel(envp); tlStart(envp); }
     lastPulse = nowNanos();
     sendFrame(kFrameStart);
     atexit(atExitPlain);
@@ -981,6 +980,7 @@ void after() {
             devicePool = pool;
         }
     }
+    tlPoolSample();
     std::lock_guard<Lock> g(mu);
     pulse();
 }
@@ -1586,6 +1586,7 @@ void harvest(bool wait) {
     std::deque<Timed> left;
     std::vector<Span> got;
     std::vector<cudaEvent_t> done;
+    std::vector<TlRan> ran;  // for the trace (timeline.h)
     {
         Own own;
         KeepLastError keep;
@@ -1614,8 +1615,9 @@ void harvest(bool wait) {
             batch.pop_front();
             if (q == cudaErrorNotReady) { left.push_back(t); continue; }
             float a = 0, b = 0;
-            if (q == cudaSuccess && elapsed(&a, o, t.start) == cudaSuccess && elapsed(&b, o, t.end) == cudaSuccess)
-                got.push_back(Span{t.stream, a, b, t.graph});
+            bool read = q == cudaSuccess && elapsed(&a, o, t.start) == cudaSuccess && elapsed(&b, o, t.end) == cudaSuccess;
+            if (read) got.push_back(Span{t.stream, a, b, t.graph});
+            if (tlOn) ran.push_back(TlRan{t.start, t.stream, a, b, read});
             done.push_back(t.start);
             done.push_back(t.end);
         }
@@ -1624,6 +1626,7 @@ void harvest(bool wait) {
     std::lock_guard<Lock> g(mu);
     for (auto& sp : got)
         if (spans->size() < kMaxSpans) spans->push_back(sp);
+    tlSpans(ran);
     for (cudaEvent_t e : done) giveBack(e);
     for (auto& t : *pending) left.push_back(t);
     pending->swap(left);
@@ -1682,7 +1685,7 @@ Timed startTiming(cudaStream_t s, bool graph) {
     ok = ok && t.start != nullptr && t.end != nullptr && recordEv(t.start, s) == cudaSuccess;
     std::lock_guard<Lock> g(mu);
     if (makeOrigin) {
-        if (originOK) origin = o;
+        if (originOK) { origin = o; tlOrigin(); }
         else { giveBack(o); originClaimed = false; }
     }
     if (!ok) {
@@ -2151,6 +2154,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
         std::lock_guard<Lock> lock(mu);
         record();
         launched(k, a, s);
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
     }
     after();
     return r;
@@ -2167,6 +2171,7 @@ extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a,
         std::lock_guard<Lock> lock(mu);
         record();
         launched(k, a, s);
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
     }
     after();
     return r;
@@ -2409,6 +2414,7 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
                 if (!t.captured) graphLaunched(g->second, s);
             }
         }
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
     }
     after();
     return r;

@@ -112,7 +112,9 @@ var All = sorted([]Setting{
 	{Name: "LESSONS_STATS_KEY", Kind: Library, ReadBy: "internal/exercise sets it; kernels/allocstats.cu reads it",
 		Meaning: "The run's fresh HMAC key (hex) that signs each frame; the library zeroes and unsets it before `main`."},
 	{Name: "LESSONS_STATS_TRACE", Kind: Library, ReadBy: "internal/exercise sets it for --timeline; kernels/timeline.h reads it",
-		Meaning: "When set (not `0`), the library keeps a trace of the run (allocations, frees, launches, copies, events, host waits, findings; at most 32,768 events) and sends it over the record's channel before its end frame; unset, nothing is traced."},
+		Meaning: "When set (not `0`), the library keeps a trace of the run (allocations, frees, launches and their start and end on the GPU, copies, events, host waits, the pools' reserved and used bytes as they change, findings; at most 32,768 events) and sends it over the record's channel before its end frame; unset, nothing is traced."},
+	{Name: "LESSONS_STATS_CELL", Kind: Library, ReadBy: "internal/notebook sets it for run --timeline and the page's timeline toggle; kernels/timeline.h and the nvcc wrapper (internal/workspace) read it",
+		Meaning: "Set in a lesson cell traced with the library preloaded into its shell: a process that maps no CUDA runtime (the shell, nvcc, the compiler) leaves the channel and the trace to the CUDA program the cell runs, and the nvcc wrapper builds with `-cudart shared` (unless the command names a runtime) so that the library sees the program's calls."},
 	{Name: "LESSONS_STATS", Kind: Library, ReadBy: "internal/suspect; benchmark scripts",
 		Meaning: "The record's file in the library's first versions, no longer read by lessons (the record comes over the pipe); benchmark scripts that preload the library by hand still set it, and a program that mentions it is marked for review."},
 
