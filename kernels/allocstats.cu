@@ -170,6 +170,9 @@ struct Record {
     uint64_t device1_async_allocs;     // ... on device 1
     uint64_t peer_copies, peer_copy_bytes;  // copies between two devices (cudaMemcpyPeer[Async], cudaMemcpy[Async] between two devices' allocations)
     uint64_t devices_used;             // distinct devices the program's streams and allocations were on
+    // version 10: error paths the grader opens, and kernels that faulted
+    uint64_t injected_failures;        // calls the grader made fail ($LESSONS_STATS_FAIL) instead of making them
+    uint64_t device_faults;            // calls that returned the error of a kernel that faulted (the context is lost)
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -782,7 +785,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 9;
+    rec->version = 10;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -920,7 +923,7 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 9;
+    rec->version = 10;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
@@ -944,6 +947,8 @@ void forkChild() {
     mu.unlock();
 }
 
+void failStart(char** envp);
+
 // start runs before the program's main (and its constructors): the
 // channel is taken from the environment before the program can read it.
 __attribute__((constructor)) void start(int, char**, char** envp) {
@@ -951,6 +956,7 @@ __attribute__((constructor)) void start(int, char**, char** envp) {
     record();
     guard.pid = (uint64_t)sysGetpid();
     openChannel(envp);
+    failStart(envp);
     tlStart(envp);
     lastPulse = nowNanos();
     sendFrame(kFrameStart);
@@ -1763,15 +1769,84 @@ void summarise() {
 
 // A hook forwards first, then notes the call under mu; its body must not
 // call CUDA (see Lock).
+// ---- Error paths the grader opens (record version 10) ----
+//
+// A hidden run's spec may name calls to fail: $LESSONS_STATS_FAIL is
+// "name:N[,name:N]...", and the Nth call of each named hooked function
+// (counted from 1, the library's own calls not counted) returns out of
+// memory without being made. So a branch that only a failure takes (a
+// handle given back when a map fails, an error kept and returned) runs
+// where the course's inputs never fail. The setting is taken out of the
+// environment before the program starts, as the channel's are.
+namespace {
+struct FailAt { char name[48]; uint64_t at; std::atomic<uint64_t> calls{0}; };
+FailAt failAt[8];
+int failCount = 0;
+
+// failStart reads $LESSONS_STATS_FAIL; an entry it cannot read is left
+// out (the checker refuses such a spec before anything runs).
+void failStart(char** envp) {
+    char text[512];
+    failCount = 0;
+    if (!takeEnv(envp, "LESSONS_STATS_FAIL", text, sizeof text)) return;
+    for (size_t i = 0; text[i] != 0 && failCount < 8;) {
+        FailAt& f = failAt[failCount];
+        size_t k = 0;
+        while (text[i] != 0 && text[i] != ':' && text[i] != ',' && k + 1 < sizeof f.name) f.name[k++] = text[i++];
+        f.name[k] = 0;
+        uint64_t at = 0;
+        if (text[i] == ':') {
+            i++;
+            while (text[i] >= '0' && text[i] <= '9' && at < 1000000000) at = at * 10 + (uint64_t)(text[i++] - '0');
+        }
+        while (text[i] != 0 && text[i] != ',') i++;
+        if (text[i] == ',') i++;
+        if (k > 0 && at > 0) {
+            f.at = at;
+            f.calls.store(0);
+            failCount++;
+        }
+    }
+}
+
+// failNow counts a call of name and says whether it is one to fail.
+bool failNow(const char* name) {
+    bool fail = false;
+    for (int i = 0; i < failCount; i++) {
+        const char* a = failAt[i].name;
+        size_t k = 0;
+        while (a[k] != 0 && a[k] == name[k]) k++;
+        if (a[k] == 0 && name[k] == 0 && failAt[i].calls.fetch_add(1) + 1 == failAt[i].at) fail = true;
+    }
+    return fail;
+}
+
+// noteResult counts a failure made by the grader and a call that returned
+// the error of a kernel that faulted: an illegal address (700), an assert
+// (710), a hardware stack error, an illegal or misaligned instruction or
+// address, an invalid PC, a launch failure (714 to 719); the driver's
+// codes are the same numbers. Every later call returns it again: the
+// context is lost.
+void noteResult(int code, bool injected) {
+    if (injected) rec->injected_failures++;
+    if (code == 700 || code == 710 || (code >= 714 && code <= 719)) rec->device_faults++;
+}
+}  // namespace
+
+// A call the grader made fail (failNow) is not made: it returns 2, which
+// is cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY alike, and the
+// hook's body records it as the failure it is.
 #define HOOK(ret, name, params, args, body)                       \
     extern "C" ret name params {                                  \
         uint64_t tl0 = tlNow(); (void)tl0;                        \
         static auto fn = (ret(*) params)real(#name);              \
-        ret r = fn args;                                          \
+        bool failed = failCount > 0 && !busy() && failNow(#name); \
+        ret r = failed ? (ret)2 : fn args;                        \
         if (busy()) return r;                                     \
         {                                                         \
             std::lock_guard<Lock> g(mu);                    \
             record();                                             \
+            noteResult((int)r, failed);                           \
             body                                                  \
         }                                                         \
         after();                                                  \

@@ -1,17 +1,10 @@
 package kernels_test
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/timeline"
-	"github.com/cudalessons/lessons/kernels"
 )
 
 // The statistics library itself, built with nvcc as lessons builds it,
@@ -20,59 +13,13 @@ import (
 // signed channel and reads back as what the program did; without, none
 // comes. Skips where there is no nvcc or C compiler (no GPU is needed).
 func TestLibraryTracesARun(t *testing.T) {
-	nvcc, err := exec.LookPath("nvcc")
-	if err != nil {
-		t.Skip("no nvcc here")
-	}
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler here")
-	}
-	dir := t.TempDir()
-	for name, data := range map[string][]byte{"allocstats.cu": kernels.AllocStats, "timeline.h": kernels.Timeline} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stub, _ := filepath.Abs("testdata/stub")
-	for _, argv := range [][]string{
-		{nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu"},
-		{cc, "-shared", "-fPIC", "-o", "libcudart.so", filepath.Join(stub, "cudart.c")},
-		{cc, "-o", "prog", filepath.Join(stub, "prog.c"), "-L.", "-lcudart", "-Wl,-rpath," + dir},
-	} {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", argv, err, out)
-		}
-	}
+	lib := buildStub(t, "prog.c")
 	run := func(trace bool) *checker.Received {
-		key := make([]byte, checker.KeySize)
-		rand.Read(key)
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(filepath.Join(dir, "prog"))
-		cmd.ExtraFiles = []*os.File{w}
-		cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+		var env []string
 		if trace {
-			cmd.Env = append(cmd.Env, "LESSONS_STATS_TRACE=1")
+			env = append(env, "LESSONS_STATS_TRACE=1")
 		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
-		data, _ := io.ReadAll(r)
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("the program: %v", err)
-		}
-		c := checker.NewChannel(key)
-		c.Write(data)
-		got, err := c.Close()
-		if err != nil || got == nil || got.Stats == nil {
-			t.Fatalf("the record did not verify: %v", err)
-		}
+		got, _ := lib.run(t, env...)
 		return got
 	}
 	if got := run(false); got.Trace != nil {

@@ -328,6 +328,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if j.Trace {
 		env = append(env, "LESSONS_STATS_TRACE=1")
 	}
+	if f := j.Spec.Failures(); f != "" {
+		env = append(env, "LESSONS_STATS_FAIL="+f)
+	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()

@@ -4,6 +4,7 @@
 // events fake handles.
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 static uintptr_t next = 0x10000000, handles = 0x1000;
 static int take(void** p, size_t n) { *p = (void*)next; next += (n + 0xfff) & ~0xfffUL; return 0; }
 int cudaMalloc(void** p, size_t n) { return take(p, n); }
@@ -15,7 +16,9 @@ int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); r
 int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
 int cudaEventCreateWithFlags(void** e, unsigned f) { *e = (void*)(handles++); return 0; }
 #define OK(name) int name() { return 0; }
-OK(cudaEventRecord) OK(cudaStreamWaitEvent) OK(cudaDeviceSynchronize) OK(cudaStreamSynchronize)
+/* $STUB_SYNC_ERROR: what cudaDeviceSynchronize returns (a kernel's fault, 700). */
+int cudaDeviceSynchronize(void) { const char* e = getenv("STUB_SYNC_ERROR"); return e ? atoi(e) : 0; }
+OK(cudaEventRecord) OK(cudaStreamWaitEvent) OK(cudaStreamSynchronize)
 OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDestroy) OK(cudaStreamDestroy)
 OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice)
 OK(cudaDeviceGetMemPool) OK(cudaMemPoolGetAttribute) OK(cudaMemPoolSetAttribute) OK(cudaMemPoolTrimTo)

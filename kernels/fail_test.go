@@ -1,0 +1,42 @@
+package kernels_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// A hidden run's fail = [...] reaches the library as $LESSONS_STATS_FAIL:
+// the named calls fail with out of memory (2) without being made, the
+// others are made, the program never sees the setting, and the record
+// counts what was made to fail; a call that returns a kernel's fault is
+// counted as one.
+func TestLibraryFailsNamedCalls(t *testing.T) {
+	lib := buildStub(t, "fail.c")
+	for _, tc := range []struct {
+		env              []string
+		out              string
+		injected, faults uint64
+		failedAllocs     uint64
+	}{
+		{nil, "malloc 0 0 0 event 0 seen 0\nsync 0\n", 0, 0, 0},
+		{[]string{"LESSONS_STATS_FAIL=cudaMalloc:2,cudaEventCreate:1"}, "malloc 0 2 0 event 2 seen 0\nsync 0\n", 2, 0, 1},
+		// An entry the library cannot read is left out; the others count.
+		{[]string{"LESSONS_STATS_FAIL=cudaMalloc,cudaMalloc:0,cudaMalloc:3"}, "malloc 0 0 2 event 0 seen 0\nsync 0\n", 1, 0, 1},
+		{[]string{"STUB_SYNC_ERROR=700"}, "malloc 0 0 0 event 0 seen 0\nsync 700\n", 0, 1, 0},
+		{[]string{"STUB_SYNC_ERROR=2"}, "malloc 0 0 0 event 0 seen 0\nsync 2\n", 0, 0, 0},
+	} {
+		got, out := lib.run(t, tc.env...)
+		name := strings.Join(tc.env, " ")
+		if out != tc.out {
+			t.Errorf("%s: the program printed %q, want %q", name, out, tc.out)
+		}
+		s := got.Stats
+		if s.InjectedFailures != tc.injected || s.DeviceFaults != tc.faults || s.FailedAllocs != tc.failedAllocs {
+			t.Errorf("%s: injected_failures %d, device_faults %d, failed_allocs %d; want %d, %d, %d",
+				name, s.InjectedFailures, s.DeviceFaults, s.FailedAllocs, tc.injected, tc.faults, tc.failedAllocs)
+		}
+		if s.LeakedAllocs != 0 {
+			t.Errorf("%s: %d leaked allocations: a call made to fail allocated nothing", name, s.LeakedAllocs)
+		}
+	}
+}
