@@ -133,17 +133,30 @@ int main(int argc, char** argv) {
     const size_t g = buf.granularity(), reserved = (reservation + g - 1) / g * g;
     if (!buf.grow(small)) {
         printf("grow to %zu bytes failed\n", small);
+        buf.release();
         return 1;
     }
     printf("grow(1 MiB): %zu bytes mapped (granularity %zu)\n", buf.mapped(), buf.granularity());
     size_t n1 = small / sizeof(int);
-    fill<<<(unsigned)((n1 + 255) / 256), 256>>>(buf.data(), n1, 1);
+    // The first part is written on a stream of the caller's own, which
+    // nothing else waits for: a move must wait for it too.
+    cudaStream_t side;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) {
+        printf("no stream\n");
+        return 1;
+    }
+    fill<<<(unsigned)((n1 + 255) / 256), 256, 0, side>>>(buf.data(), n1, 1);
     int* before = buf.data();
     if (!buf.grow(large)) {
         printf("grow to %zu bytes failed\n", large);
+        buf.release();
         return 1;
     }
     printf("grow(%zu MiB) in a %zu MiB reservation: %zu bytes mapped\n", large >> 20, reservation >> 20, buf.mapped());
+    // The caller is done with its stream before the default stream
+    // writes the buffer again.
+    cudaStreamSynchronize(side);
+    cudaStreamDestroy(side);
     size_t n2 = large / sizeof(int);
     fill<<<(unsigned)((n2 - n1 + 255) / 256), 256>>>(buf.data() + n1, n2 - n1, 2);
     fill<<<1, 1>>>(buf.data(), 1, 1);  // the old part is written again at its new addresses
@@ -153,6 +166,7 @@ int main(int argc, char** argv) {
     if (then > large) {
         if (!buf.grow(then)) {
             printf("grow to %zu bytes failed\n", then);
+            buf.release();
             return 1;
         }
         printf("grow(%zu MiB) then: %zu bytes mapped, moved again: %s\n", then >> 20, buf.mapped(), middle == buf.data() ? "no" : "yes");
