@@ -392,6 +392,7 @@ var phrases = map[string]string{
 	"devices_used":               "distinct devices the program's streams and allocations were on",
 	"injected_failures":          "calls a hidden run's spec made fail (fail = [\"name:N\"]) instead of making them",
 	"device_faults":              "calls that returned the error of a kernel that faulted (illegal address, launch failure): the context is lost",
+	"import_frees_unsignalled":   "stream-ordered frees of memory imported from another process's pool that no later record of an interprocess event covers",
 }
 
 // scoped is the record a statistic's name reads (the program's own

@@ -122,8 +122,11 @@ type Stats struct {
 	DevicesUsed                            uint64 `stat:"devices_used"`
 	// Version 10: error paths a hidden run opens (the calls its spec
 	// names fail, fail = [...]) and kernels that faulted, seen in the
-	// error every later call returns.
+	// error every later call returns; frees of memory imported from
+	// another process's pool that no later record of an interprocess
+	// event covers (the exporter cannot be told they are done).
 	InjectedFailures, DeviceFaults uint64 `stat:"injected_failures,device_faults"`
+	ImportFreesUnsignalled         uint64 `stat:"import_frees_unsignalled"`
 }
 
 const (

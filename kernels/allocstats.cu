@@ -173,6 +173,7 @@ struct Record {
     // version 10: error paths the grader opens, and kernels that faulted
     uint64_t injected_failures;        // calls the grader made fail ($LESSONS_STATS_FAIL) instead of making them
     uint64_t device_faults;            // calls that returned the error of a kernel that faulted (the context is lost)
+    uint64_t import_frees_unsignalled; // stream-ordered frees of imported memory that no later record of an interprocess event covers
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -257,6 +258,11 @@ std::unordered_map<cudaStream_t, Clock>* clocks;    // per stream
 std::unordered_map<cudaEvent_t, Clock>* events;     // as recorded
 std::unordered_map<cudaStream_t, int>* numbers;     // streams in the order first seen, for messages
 std::unordered_set<cudaStream_t>* nonblocking;
+// Interprocess events (made with cudaEventInterprocess, or opened from
+// another process's handle), and the stream-ordered frees of imported
+// memory that no record of one has covered yet: (stream, its count).
+std::unordered_set<cudaEvent_t>* ipcEvents;
+std::vector<std::pair<cudaStream_t, uint64_t>>* importFrees;
 Clock* host;                                        // what the host has waited for
 
 // A kernel as the driver describes it: its name and its parameters'
@@ -792,6 +798,8 @@ Record* record() {
     events = new std::unordered_map<cudaEvent_t, Clock>();
     numbers = new std::unordered_map<cudaStream_t, int>();
     nonblocking = new std::unordered_set<cudaStream_t>();
+    ipcEvents = new std::unordered_set<cudaEvent_t>();
+    importFrees = new std::vector<std::pair<cudaStream_t, uint64_t>>();
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
     pending = new std::deque<Timed>();
@@ -873,6 +881,7 @@ void atExit() {
     leaks();
     unwaitedAtExit();
     poolSettingsAtExit();
+    rec->import_frees_unsignalled = importFrees->size();
     rec->exited = 1;
     tlFlush();
     countCopies();
@@ -925,7 +934,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 10;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
@@ -1337,6 +1346,7 @@ void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
     if (async) {
         enqueue(s);
         orderedFree(it->second, s, "cudaFreeAsync");
+        if (it->second.origin == kImported) importFrees->push_back({s, (*clocks)[s][s]});
     } else {
         hostWaitsAll();                // cudaFree waits for the device
     }
@@ -1831,6 +1841,19 @@ void noteResult(int code, bool injected) {
     if (injected) rec->injected_failures++;
     if (code == 700 || code == 710 || (code >= 714 && code <= 719)) rec->device_faults++;
 }
+// ipcRecorded: a record of an interprocess event tells another process
+// when everything the record's stream is ordered after is done: the
+// frees of imported memory it covers are signalled.
+void ipcRecorded(cudaEvent_t e, cudaStream_t s) {
+    if (!ipcEvents->count(e) || importFrees->empty()) return;
+    const Clock& c = (*clocks)[norm(s)];
+    std::vector<std::pair<cudaStream_t, uint64_t>> left;
+    for (auto& f : *importFrees) {
+        auto at = c.find(f.first);
+        if (at == c.end() || at->second < f.second) left.push_back(f);
+    }
+    importFrees->swap(left);
+}
 }  // namespace
 
 // A call the grader made fail (failNow) is not made: it returns 2, which
@@ -2061,6 +2084,7 @@ HOOK(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), {
     tlRecord(e, s);
     enqueue(s);
     (*events)[e] = (*clocks)[norm(s)];
+    if (r == cudaSuccess) ipcRecorded(e, s);
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
 })
@@ -2071,6 +2095,7 @@ HOOK(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsi
     rec->event_records++;
     enqueue(s);
     (*events)[e] = (*clocks)[norm(s)];
+    if (r == cudaSuccess) ipcRecorded(e, s);
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
 })
@@ -2099,7 +2124,13 @@ void eventGone(cudaEvent_t e) {
 }
 }  // namespace
 HOOK(cudaError_t, cudaEventCreate, (cudaEvent_t* e), (e), { if (r == cudaSuccess) eventMade(*e); })
-HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e, f), { if (r == cudaSuccess) eventMade(*e); })
+HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e, f), {
+    if (r == cudaSuccess) eventMade(*e);
+    if (r == cudaSuccess && (f & cudaEventInterprocess)) ipcEvents->insert(*e);
+})
+HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
+    if (r == cudaSuccess) ipcEvents->insert(*e);
+})
 HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) eventGone(e); })
 HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);

@@ -40,3 +40,15 @@ func TestLibraryFailsNamedCalls(t *testing.T) {
 		}
 	}
 }
+
+// A free of imported memory is signalled to its exporter by a later
+// record of an interprocess event on a stream ordered after it; a free
+// after the last such record, or followed by an ordinary event's alone,
+// is counted (a host wait does not tell the other process either).
+func TestLibraryCountsUnsignalledImportFrees(t *testing.T) {
+	lib := buildStub(t, "ipc.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.ImportFreesUnsignalled != 2 || s.PoolImportFrees != 3 {
+		t.Errorf("import_frees_unsignalled %d (want 2), pool_import_frees %d (want 3)", s.ImportFreesUnsignalled, s.PoolImportFrees)
+	}
+}
