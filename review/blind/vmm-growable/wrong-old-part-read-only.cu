@@ -177,6 +177,7 @@ int main(int argc, char** argv) {
     const size_t g = buf.granularity(), reserved = (reservation + g - 1) / g * g;
     if (!buf.grow(small)) {
         printf("grow to %zu bytes failed\n", small);
+        cudaDeviceSynchronize();   // nothing may still use what release() unmaps
         buf.release();
         return 1;
     }
@@ -193,6 +194,7 @@ int main(int argc, char** argv) {
     int* before = buf.data();
     if (!buf.grow(large)) {
         printf("grow to %zu bytes failed\n", large);
+        cudaDeviceSynchronize();
         buf.release();
         return 1;
     }
@@ -210,6 +212,7 @@ int main(int argc, char** argv) {
     if (then > large) {
         if (!buf.grow(then)) {
             printf("grow to %zu bytes failed\n", then);
+            cudaDeviceSynchronize();
             buf.release();
             return 1;
         }
