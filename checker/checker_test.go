@@ -84,8 +84,8 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v9Size-v8Size, 10*8; got != want {
 		t.Errorf("version 9 adds %d bytes, want %d (ten figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v9Size, 3*8; got != want {
-		t.Errorf("version 10 adds %d bytes, want %d (three figures)", got, want)
+	if got, want := binary.Size(st)-v9Size, 4*8; got != want {
+		t.Errorf("version 10 adds %d bytes, want %d (four figures)", got, want)
 	}
 }
 

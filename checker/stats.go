@@ -124,9 +124,12 @@ type Stats struct {
 	// names fail, fail = [...]) and kernels that faulted, seen in the
 	// error every later call returns; frees of memory imported from
 	// another process's pool that no later record of an interprocess
-	// event covers (the exporter cannot be told they are done).
+	// event covers (the exporter cannot be told they are done); trims
+	// (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host
+	// waited for the queued work, which keeps what it still holds.
 	InjectedFailures, DeviceFaults uint64 `stat:"injected_failures,device_faults"`
 	ImportFreesUnsignalled         uint64 `stat:"import_frees_unsignalled"`
+	TrimsUnwaited                  uint64 `stat:"trims_unwaited"`
 }
 
 const (

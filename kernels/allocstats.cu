@@ -174,6 +174,7 @@ struct Record {
     uint64_t injected_failures;        // calls the grader made fail ($LESSONS_STATS_FAIL) instead of making them
     uint64_t device_faults;            // calls that returned the error of a kernel that faulted (the context is lost)
     uint64_t import_frees_unsignalled; // stream-ordered frees of imported memory that no later record of an interprocess event covers
+    uint64_t trims_unwaited;           // cudaMemPoolTrimTo, cudaDeviceGraphMemTrim made while queued work had not been waited for
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -2066,7 +2067,18 @@ HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr 
     if (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
         a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
 })
-HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), { tlTrim(keep); rec->pool_trims++; notePool(pool); })
+namespace { bool allWaited(); }
+// A trim gives back only what no queued work still holds: one made before
+// the host waited for that work may give back less than it means to.
+HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), {
+    tlTrim(keep);
+    rec->pool_trims++;
+    notePool(pool);
+    if (!allWaited()) rec->trims_unwaited++;
+})
+HOOK(cudaError_t, cudaDeviceGraphMemTrim, (int device), (device), {
+    if (!allWaited()) rec->trims_unwaited++;
+})
 HOOK(cudaError_t, cudaDeviceSynchronize, (void), (), { rec->device_syncs++; tlHostWait(kTlWaitDevice, -1, tl0); hostWaited(); if (r == cudaSuccess) hostWaitsAll(); })
 HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
     rec->stream_syncs++;

@@ -52,3 +52,14 @@ func TestLibraryCountsUnsignalledImportFrees(t *testing.T) {
 		t.Errorf("import_frees_unsignalled %d (want 2), pool_import_frees %d (want 3)", s.ImportFreesUnsignalled, s.PoolImportFrees)
 	}
 }
+
+// A trim made while queued work was not waited for is counted; once the
+// host has waited for every stream it is not (cudaMemPoolTrimTo and
+// cudaDeviceGraphMemTrim alike).
+func TestLibraryCountsUnwaitedTrims(t *testing.T) {
+	lib := buildStub(t, "trim.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.TrimsUnwaited != 2 || s.PoolTrims != 2 {
+		t.Errorf("trims_unwaited %d (want 2), pool_trims %d (want 2)", s.TrimsUnwaited, s.PoolTrims)
+	}
+}

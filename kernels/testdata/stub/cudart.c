@@ -23,7 +23,7 @@ OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDest
 OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice)
 OK(cudaDeviceGetMemPool) OK(cudaMemPoolGetAttribute) OK(cudaMemPoolSetAttribute) OK(cudaMemPoolTrimTo)
 OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
-OK(cudaEventElapsedTime) OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset)
+OK(cudaEventElapsedTime) OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
 int cudaGetFuncBySymbol(void** f, const void* s) { return 1; }
 int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 1 << 20); }
 typedef struct { char reserved[64]; } IpcEventHandle;
