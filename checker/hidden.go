@@ -28,6 +28,11 @@ type HiddenRun struct {
 	// handle given back, an error kept for the caller). The sanitizers'
 	// runs of it are made without the library, and without failures.
 	Fail []string `toml:"fail"`
+	// DeviceHeap, when not 0, is the most bytes the device heap has in
+	// this run: the program's cudaDeviceSetLimit(cudaLimitMallocHeapSize)
+	// asks past it get it, so a device malloc returns NULL where the
+	// course's inputs never make it (a null written through then faults).
+	DeviceHeap int64 `toml:"device_heap"`
 }
 
 // Failable are the calls a hidden run can make fail (fail = ["name:N"]):
@@ -98,6 +103,9 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 		checkEnv(h.Env, line)
 		if len(h.Fail) > 8 {
 			bad(line, "name at most 8 calls to fail", "hidden run %q makes %d calls fail", h.Name, len(h.Fail))
+		}
+		if h.DeviceHeap < 0 || h.DeviceHeap > 1<<40 {
+			bad(diag.LineOf(data, "hidden_run", i, "device_heap"), "give the device heap's bytes, from 1 to 2^40 (0: the program's own)", "hidden run %q: device_heap %d is out of range", h.Name, h.DeviceHeap)
 		}
 		for _, f := range h.Fail {
 			if _, _, err := ParseFail(f); err != nil {
@@ -210,7 +218,7 @@ func (s *Spec) ForRun(name string) *Spec {
 	}
 	for _, h := range s.HiddenRuns {
 		if h.Name == name {
-			p.Args, p.Env, p.fail = h.Args, h.Env, h.Fail
+			p.Args, p.Env, p.fail, p.heap = h.Args, h.Env, h.Fail, h.DeviceHeap
 			return &p
 		}
 	}
@@ -231,6 +239,12 @@ func (s *Spec) Runs() []string {
 // calls fail ($LESSONS_STATS_FAIL), or "" when none does.
 func (s *Spec) Failures() string {
 	return strings.Join(s.fail, ",")
+}
+
+// DeviceHeap is the run's cap on the device heap in bytes
+// ($LESSONS_STATS_HEAP), or 0 when it has none.
+func (s *Spec) DeviceHeap() int64 {
+	return s.heap
 }
 
 // Environ is the run's environment as KEY=VALUE, sorted.

@@ -156,3 +156,22 @@ func FuzzParseFail(f *testing.F) {
 		}
 	})
 }
+
+// A hidden run's device_heap reaches the library for that run only; a
+// negative or absurd one is refused with its line.
+func TestHiddenRunDeviceHeap(t *testing.T) {
+	s, err := ParseSpec("x.toml", []byte("[[check]]\nexit = 0\n[[hidden_run]]\nname = \"small heap\"\ndevice_heap = 1048576\n[[check]]\nrun = \"small heap\"\nstat = \"device_faults\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := s.ForRun("small heap").DeviceHeap(); h != 1<<20 {
+		t.Errorf("the hidden run's heap: %d", h)
+	}
+	if h := s.ForRun("").DeviceHeap(); h != 0 {
+		t.Errorf("the public run's heap: %d", h)
+	}
+	_, err = ParseSpec("x.toml", []byte("[[check]]\nexit = 0\n[[hidden_run]]\nname = \"h\"\ndevice_heap = -1\n[[check]]\nrun = \"h\"\nexit = 0\n"))
+	if err == nil || !strings.Contains(err.Error(), `x.toml:5: hidden run "h": device_heap -1 is out of range`) {
+		t.Errorf("a negative heap: %v", err)
+	}
+}

@@ -958,6 +958,7 @@ void forkChild() {
 }
 
 void failStart(char** envp);
+void heapCapFirst();
 
 // start runs before the program's main (and its constructors): the
 // channel is taken from the environment before the program can read it.
@@ -981,6 +982,7 @@ __attribute__((constructor)) void start(int, char**, char** envp) {
 // CUDA for the device's pool: a lock across a call into CUDA).
 void after() {
     if (!exitHooked.exchange(true)) {
+        heapCapFirst();
         atexit(atExit);
         static auto getPool = (cudaError_t(*)(cudaMemPool_t*, int))real("cudaDeviceGetMemPool");
         static auto getDev = (cudaError_t(*)(int*))real("cudaGetDevice");
@@ -1793,11 +1795,18 @@ namespace {
 struct FailAt { char name[48]; uint64_t at; std::atomic<uint64_t> calls{0}; };
 FailAt failAt[8];
 int failCount = 0;
+// heapCap, when not 0, is the most bytes the device heap may have in this
+// run ($LESSONS_STATS_HEAP): a device malloc past it returns NULL, the
+// branch a program's default heap never takes.
+uint64_t heapCap = 0;
 
 // failStart reads $LESSONS_STATS_FAIL; an entry it cannot read is left
 // out (the checker refuses such a spec before anything runs).
 void failStart(char** envp) {
-    char text[512];
+    char text[512], cap[32];
+    heapCap = 0;
+    if (takeEnv(envp, "LESSONS_STATS_HEAP", cap, sizeof cap))
+        for (int i = 0; cap[i] >= '0' && cap[i] <= '9' && heapCap < (1ull << 40); i++) heapCap = heapCap * 10 + (uint64_t)(cap[i] - '0');
     failCount = 0;
     if (!takeEnv(envp, "LESSONS_STATS_FAIL", text, sizeof text)) return;
     for (size_t i = 0; text[i] != 0 && failCount < 8;) {
@@ -1832,6 +1841,15 @@ bool failNow(const char* name) {
     return fail;
 }
 
+// heapCapFirst gives the device heap the run's cap at the program's first
+// CUDA call, for a program that never sets it (its default is 8 MiB).
+void heapCapFirst() {
+    if (heapCap == 0) return;
+    static auto set = (cudaError_t(*)(cudaLimit, size_t))real("cudaDeviceSetLimit");
+    Own own;
+    set(cudaLimitMallocHeapSize, (size_t)heapCap);
+}
+
 // noteResult counts a failure made by the grader and a call that returned
 // the error of a kernel that faulted: an illegal address (700), an assert
 // (710), a hardware stack error, an illegal or misaligned instruction or
@@ -1856,6 +1874,14 @@ void ipcRecorded(cudaEvent_t e, cudaStream_t s) {
     importFrees->swap(left);
 }
 }  // namespace
+
+// A program's own heap size is capped at the run's (heapCap): its asks
+// past it are made with the cap.
+extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
+    static auto fn = (cudaError_t(*)(cudaLimit, size_t))real("cudaDeviceSetLimit");
+    if (heapCap > 0 && l == cudaLimitMallocHeapSize && v > heapCap && !busy()) v = (size_t)heapCap;
+    return fn(l, v);
+}
 
 // A call the grader made fail (failNow) is not made: it returns 2, which
 // is cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY alike, and the

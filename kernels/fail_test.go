@@ -63,3 +63,23 @@ func TestLibraryCountsUnwaitedTrims(t *testing.T) {
 		t.Errorf("trims_unwaited %d (want 2), pool_trims %d (want 2)", s.TrimsUnwaited, s.PoolTrims)
 	}
 }
+
+// A hidden run's device_heap reaches the library as $LESSONS_STATS_HEAP:
+// the heap has at most that many bytes from the program's first CUDA call
+// on, whatever the program asks; without it the program's asks stand.
+func TestLibraryCapsTheDeviceHeap(t *testing.T) {
+	lib := buildStub(t, "heap.c")
+	for _, tc := range []struct{ env, want string }{
+		{"", "heap 8388608 then 67108864\n"},
+		{"LESSONS_STATS_HEAP=65536", "heap 65536 then 65536\n"},
+		{"LESSONS_STATS_HEAP=1073741824", "heap 1073741824 then 67108864\n"},
+	} {
+		var env []string
+		if tc.env != "" {
+			env = append(env, tc.env)
+		}
+		if _, out := lib.run(t, env...); out != tc.want {
+			t.Errorf("%q: the program printed %q, want %q", tc.env, out, tc.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -330,6 +331,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	if f := j.Spec.Failures(); f != "" {
 		env = append(env, "LESSONS_STATS_FAIL="+f)
+	}
+	if h := j.Spec.DeviceHeap(); h > 0 {
+		env = append(env, "LESSONS_STATS_HEAP="+strconv.FormatInt(h, 10))
 	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()

@@ -25,6 +25,9 @@ OK(cudaDeviceGetMemPool) OK(cudaMemPoolGetAttribute) OK(cudaMemPoolSetAttribute)
 OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
 OK(cudaEventElapsedTime) OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
 int cudaGetFuncBySymbol(void** f, const void* s) { return 1; }
+static size_t heap = 8 << 20;  /* the device heap: cudaLimitMallocHeapSize is 2 */
+int cudaDeviceSetLimit(int l, size_t v) { if (l == 2) heap = v; return 0; }
+int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }
 int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 1 << 20); }
 typedef struct { char reserved[64]; } IpcEventHandle;
 int cudaIpcOpenEventHandle(void** e, IpcEventHandle h) { *e = (void*)(handles++); return 0; }
