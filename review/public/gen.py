@@ -15,9 +15,9 @@ def entry(sol, exercise, name, expect, kind, mistake, why, source, edits):
                f"// why it is wrong: {why}", f"// source: {source}"], edits))
 
 
-AP, CS, SP, VG, GA, PR, IP = ("solutions/day070/async_pipeline.cu", "solutions/day070/cross_stream.cu",
+AP, CS, SP, VG, GA, PR, IP = ("solutions/day069/async_pipeline.cu", "solutions/day070/cross_stream.cu",
                               "solutions/day071/strict_pool.cu", "solutions/day072/growable.cu",
-                              "solutions/day074/graph_alloc.cu", "solutions/day070/pool_reuse.cu",
+                              "solutions/day074/graph_alloc.cu", "solutions/day069/pool_reuse.cu",
                               "solutions/day073/ipc_pool.cu")
 
 entry(AP, "async-pipeline", "public_cudafree_assumed_to_wait",
