@@ -115,6 +115,10 @@ var All = sorted([]Setting{
 		Meaning: "When set (not `0`), the library keeps a trace of the run (allocations, frees, launches and their start and end on the GPU, copies, events, host waits, the pools' reserved and used bytes as they change, findings; at most 32,768 events) and sends it over the record's channel before its end frame; unset, nothing is traced."},
 	{Name: "LESSONS_STATS_CELL", Kind: Library, ReadBy: "internal/notebook sets it for run --timeline and the page's timeline toggle; kernels/timeline.h and the nvcc wrapper (internal/workspace) read it",
 		Meaning: "Set in a lesson cell traced with the library preloaded into its shell: a process that maps no CUDA runtime (the shell, nvcc, the compiler) leaves the channel and the trace to the CUDA program the cell runs, and the nvcc wrapper builds with `-cudart shared` (unless the command names a runtime) so that the library sees the program's calls."},
+	{Name: "LESSONS_STATS_FAIL", Kind: Library, ReadBy: "internal/exercise sets it for a hidden run with fail = [...]; kernels/allocstats.cu reads it",
+		Meaning: "Calls the library makes fail in this run, `name:N[,name:N]` (the Nth call of each returns out of memory without being made), so that a program's error paths run; the library takes it out of the environment before `main`."},
+	{Name: "LESSONS_STATS_HEAP", Kind: Library, ReadBy: "internal/exercise sets it for a hidden run with device_heap; kernels/allocstats.cu reads it",
+		Meaning: "The most bytes the device heap has in this run: the program's `cudaDeviceSetLimit(cudaLimitMallocHeapSize)` asks past it get it (and a program that never asks gets it at its first CUDA call), so a device `malloc` returns NULL sooner; the library takes it out of the environment before `main`."},
 	{Name: "LESSONS_STATS", Kind: Library, ReadBy: "internal/suspect; benchmark scripts",
 		Meaning: "The record's file in the library's first versions, no longer read by lessons (the record comes over the pipe); benchmark scripts that preload the library by hand still set it, and a program that mentions it is marked for review."},
 

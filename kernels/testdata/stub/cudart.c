@@ -7,6 +7,7 @@
 // "runs" have a start and an end.
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 static uintptr_t next = 0x10000000, handles = 0x1000;
 static size_t used, reserved;
 static struct { uintptr_t p; size_t n; } blocks[64];
@@ -45,7 +46,8 @@ int cudaEventElapsedTime(float* ms, void* a, void* b) {
   *ms = (uintptr_t)b > (uintptr_t)a ? 0.004f * (float)((uintptr_t)b - (uintptr_t)a) : 0;
   return 0;
 }
-int cudaDeviceSynchronize(void) { return release(); }
+/* $STUB_SYNC_ERROR: what cudaDeviceSynchronize returns (a kernel's fault, 700). */
+int cudaDeviceSynchronize(void) { const char* e = getenv("STUB_SYNC_ERROR"); release(); return e ? atoi(e) : 0; }
 int cudaStreamSynchronize(void* s) { return release(); }
 int cudaMemPoolTrimTo(void* pool, size_t keep) { return release(); }
 #define OK(name) int name() { return 0; }
@@ -54,5 +56,11 @@ OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDest
 OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice)
 OK(cudaMemPoolSetAttribute)
 OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
-OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset)
+OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
 int cudaGetFuncBySymbol(void** f, const void* s) { return 1; }
+static size_t heap = 8 << 20;  /* the device heap: cudaLimitMallocHeapSize is 2 */
+int cudaDeviceSetLimit(int l, size_t v) { if (l == 2) heap = v; return 0; }
+int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }
+int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 1 << 20); }
+typedef struct { char reserved[64]; } IpcEventHandle;
+int cudaIpcOpenEventHandle(void** e, IpcEventHandle h) { *e = (void*)(handles++); return 0; }
