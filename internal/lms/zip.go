@@ -198,9 +198,13 @@ func ReadZip(name string, lim Limits) ([]File, []Note, error) {
 		return nil, nil, &ZipError{Archive: name, Err: err}
 	}
 	defer zr.Close()
+	// The budgets' keys come from the files alone, as Arrange reads the
+	// download: a folder's own entry (zip -r writes "submissions/" and
+	// "submissions/alice/"), a link or a device would otherwise hide the
+	// wrapper folder, and every student would share one budget.
 	var names []string
 	for _, f := range zr.File {
-		if p, why := safePath(entryName(f)); why == "" {
+		if p, why := safePath(entryName(f)); why == "" && f.Mode().IsRegular() && !strings.HasSuffix(p, "/") {
 			names = append(names, p)
 		}
 	}
@@ -216,16 +220,18 @@ func ReadZip(name string, lim Limits) ([]File, []Note, error) {
 // links and odd files are refused, zips opened as in ReadZip.
 func ReadFolder(dir string, lim Limits) ([]File, []Note, error) {
 	u := &unpacker{lim: lim, archive: dir, budgets: map[string]*budget{}}
+	// The budgets' keys, as in ReadZip, from the regular files under dir:
+	// its top-level names alone would not show a wrapper folder
+	// (dir/submissions/alice/...), and its students would share one budget.
 	var names []string
-	if ents, err := os.ReadDir(dir); err == nil {
-		for _, e := range ents {
-			n := e.Name()
-			if e.IsDir() {
-				n += "/"
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if rel, err := filepath.Rel(dir, p); err == nil {
+				names = append(names, filepath.ToSlash(rel))
 			}
-			names = append(names, n)
 		}
-	}
+		return nil
+	})
 	u.keyOf, u.topOf = budgetKeys(names)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
