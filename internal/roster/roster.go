@@ -125,8 +125,8 @@ func Read(r io.Reader, file string) ([]gradebook.Person, error) {
 			}
 			return ""
 		}
-		p := gradebook.Person{ID: get("id"), Name: get("name"), Email: get("email"), LMSID: get("lms"),
-			Section: get("section"), SISID: get("sis"), Login: get("login"), LMS: get("system"), Handle: get("handle")}
+		p := gradebook.Person{ID: get("id"), Name: gradebook.FromCSVText(get("name")), Email: get("email"), LMSID: get("lms"),
+			Section: gradebook.FromCSVText(get("section")), SISID: get("sis"), Login: get("login"), LMS: get("system"), Handle: gradebook.FromCSVText(get("handle"))}
 		if msg := check(p, seen); msg != "" {
 			return nil, &Error{file, line, msg}
 		}
@@ -188,7 +188,11 @@ func Write(w io.Writer, people []gradebook.Person) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"id", "name", "email", "lms_id", "section", "sis_id", "login", "lms", "handle"})
 	for _, p := range people {
-		cw.Write([]string{p.ID, p.Name, p.Email, p.LMSID, p.Section, p.SISID, p.Login, p.LMS, p.Handle})
+		// A name, a section and a Moodle handle (which starts with the
+		// name) are what students call themselves: kept from being read
+		// as formulas when roster.csv is opened in a spreadsheet, and
+		// read back by Read as they were.
+		cw.Write([]string{p.ID, gradebook.CSVText(p.Name), p.Email, p.LMSID, gradebook.CSVText(p.Section), p.SISID, p.Login, p.LMS, gradebook.CSVText(p.Handle)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -122,3 +122,32 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// What a student calls themselves reaches roster.csv (grade unpack
+// writes it, an instructor opens it in a spreadsheet): a name, section
+// or handle that is a formula is written as text and read back as it was.
+func TestWriteHoldsNoFormulas(t *testing.T) {
+	people := []gradebook.Person{
+		{ID: "m1", Name: "=1+1", Section: "@SUM(A1)", Handle: "=1+1_444", LMS: "moodle"},
+		{ID: "m2", Name: "-2+3", Section: "+A1"},
+		{ID: "ann", Name: "'quoted", Section: "A"},
+	}
+	var b bytes.Buffer
+	if err := Write(&b, people); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		for _, c := range strings.Split(line, ",") {
+			if c != "" && strings.ContainsRune("=+-@", rune(c[0])) {
+				t.Errorf("a cell starts as a formula: %q", c)
+			}
+		}
+	}
+	back, err := Read(&b, "roster.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, people) {
+		t.Errorf("read back %+v, want %+v", back, people)
+	}
+}
