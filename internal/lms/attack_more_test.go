@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -136,5 +137,36 @@ func noFormula(t *testing.T, what string, data []byte) {
 				t.Errorf("%s: a cell starts as a formula: %q", what, c)
 			}
 		}
+	}
+}
+
+// A student's zip of entries that are each refused (links, paths that
+// climb out, devices) costs their budget as files do: 100,000 of them
+// were each a line of the report, and none counted, so one student
+// buried the class's notes (a classmate's stray file, a late flag) under
+// their own.
+func TestAttackRefusedEntriesCountAgainstTheStudent(t *testing.T) {
+	var inner []entry
+	for i := 0; i < 30000; i++ {
+		inner = append(inner, entry{name: fmt.Sprintf("l%05d", i), data: "/etc/passwd", mode: fs.ModeSymlink | 0o777})
+	}
+	nested := zipOf(t, inner...)
+	src := writeZip(t,
+		entry{name: "hillmallory_1003_5003_day070.zip", data: string(nested), store: true},
+		entry{name: "smithjohn_1001_5001_async_pipeline.cu", data: "// john\n" + pipeDone},
+		entry{name: "smithjohn_1001_5001_notes.pdf", data: "%PDF"},
+	)
+	cl, out := arrangeQuiet(t, src, nil)
+	if readOr(t, filepath.Join(out, "smithjohn", "day070/async_pipeline.cu")) == "" {
+		t.Errorf("john's file was not kept")
+	}
+	mallory := 0
+	for _, n := range cl.Notes {
+		if strings.Contains(n.File, "hillmallory") {
+			mallory++
+		}
+	}
+	if mallory > 10 {
+		t.Errorf("mallory's hand-in made %d notes of %d", mallory, len(cl.Notes))
 	}
 }
