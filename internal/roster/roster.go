@@ -21,6 +21,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Error is a roster that cannot be read, at a line of its file.
@@ -125,8 +126,8 @@ func Read(r io.Reader, file string) ([]gradebook.Person, error) {
 			}
 			return ""
 		}
-		p := gradebook.Person{ID: get("id"), Name: gradebook.FromCSVText(get("name")), Email: get("email"), LMSID: get("lms"),
-			Section: gradebook.FromCSVText(get("section")), SISID: get("sis"), Login: get("login"), LMS: get("system"), Handle: gradebook.FromCSVText(get("handle"))}
+		p := gradebook.Person{ID: get("id"), Name: text(gradebook.FromCSVText(get("name"))), Email: get("email"), LMSID: get("lms"),
+			Section: text(gradebook.FromCSVText(get("section"))), SISID: get("sis"), Login: get("login"), LMS: get("system"), Handle: gradebook.FromCSVText(get("handle"))}
 		if msg := check(p, seen); msg != "" {
 			return nil, &Error{file, line, msg}
 		}
@@ -159,6 +160,14 @@ func check(p gradebook.Person, seen map[string]int) string {
 		}
 	}
 	return ""
+}
+
+// text is a name or section as students call themselves (an LMS's
+// export holds display names they chose): on one line, with no escape
+// sequence or other control character, since lessons invite prints it
+// to the instructor's terminal and the class's pages show it.
+func text(s string) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(ui.Printable(s))
 }
 
 func csvError(file string, err error) error {

@@ -151,3 +151,24 @@ func TestWriteHoldsNoFormulas(t *testing.T) {
 		t.Errorf("read back %+v, want %+v", back, people)
 	}
 }
+
+// A display name a student chose reaches the roster an LMS exports;
+// lessons invite prints it to the instructor's terminal. Its escape
+// sequences and control characters are gone when it is read.
+func TestReadNamesWithoutControls(t *testing.T) {
+	in := "id,name,email,section\nann,\"\x1b[2J\x1b[31mAnn\x1b]0;pwned\x07 Lee\r\nX\",ann@uni.example,\"A\x1b[8m\"\n"
+	got, err := Read(strings.NewReader(in), "roster.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{got[0].Name, got[0].Section} {
+		for _, r := range f {
+			if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f {
+				t.Errorf("a control character %U in %q", r, f)
+			}
+		}
+	}
+	if !strings.Contains(got[0].Name, "Ann") || !strings.Contains(got[0].Name, "Lee") || got[0].Section != "A" {
+		t.Errorf("the text around the escapes was lost: %+v", got[0])
+	}
+}
