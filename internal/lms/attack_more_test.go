@@ -170,3 +170,23 @@ func TestAttackRefusedEntriesCountAgainstTheStudent(t *testing.T) {
 		t.Errorf("mallory's hand-in made %d notes of %d", mallory, len(cl.Notes))
 	}
 }
+
+// A Moodle full name with an escape sequence (what the student calls
+// themselves) names them in the roster grade unpack writes and in the
+// LMS imports without it; their handle, which the LMS's feedback upload
+// matches, stays as the LMS wrote it.
+func TestAttackEscapeInAMoodleName(t *testing.T) {
+	evil := "Eve\x1b]0;pwned\x07 Doe"
+	src := writeZip(t, entry{name: evil + "_444_assignsubmission_file_/async_pipeline.cu", data: "// eve\n" + pipeDone})
+	cl, _ := arrangeQuiet(t, src, nil)
+	if len(cl.People) != 1 {
+		t.Fatalf("people: %+v", cl.People)
+	}
+	p := cl.People[0]
+	if strings.ContainsAny(p.Name, "\x1b\x07") || !strings.Contains(p.Name, "Doe") {
+		t.Errorf("name %q", p.Name)
+	}
+	if p.Handle != evil+"_444" {
+		t.Errorf("handle %q, want the LMS's own", p.Handle)
+	}
+}
