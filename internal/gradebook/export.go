@@ -135,15 +135,23 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 // Such a cell starts with a quote, as spreadsheets write text.
 // FromCSVText reads it back.
 func CSVText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	if quoted(s) {
 		return "'" + s
 	}
 	return s
 }
 
+// quoted says whether CSVText puts a quote before s: it starts as a
+// formula, or is quotes before one (so that a name that starts with a
+// quote itself reads back as it was).
+func quoted(s string) bool {
+	s = strings.TrimLeft(s, "'")
+	return s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0]))
+}
+
 // FromCSVText is a cell CSVText wrote, as it was.
 func FromCSVText(s string) string {
-	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+	if strings.HasPrefix(s, "'") && quoted(s[1:]) {
 		return s[1:]
 	}
 	return s

@@ -58,3 +58,20 @@ func FuzzFeedbackHTML(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCSVText: no cell CSVText writes starts as a spreadsheet formula,
+// and FromCSVText gives back what it was given.
+func FuzzCSVText(f *testing.F) {
+	for _, s := range []string{"=1+1", "'=1+1", "''", "'", "+", "-2", "@x", "\tx", "\rx", "alice", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := CSVText(s)
+		if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+			t.Fatalf("CSVText(%q) = %q starts as a formula", s, c)
+		}
+		if back := FromCSVText(c); back != s {
+			t.Fatalf("FromCSVText(CSVText(%q)) = %q", s, back)
+		}
+	})
+}
