@@ -132,6 +132,9 @@ func Read(r io.Reader, file string) ([]gradebook.Person, error) {
 			return nil, &Error{file, line, msg}
 		}
 		seen[strings.ToLower(p.ID)] = line
+		if p.Email != "" {
+			seen["@"+strings.ToLower(p.Email)] = line
+		}
 		out = append(out, p)
 	}
 	if len(out) == 0 {
@@ -157,6 +160,12 @@ func check(p gradebook.Person, seen map[string]int) string {
 	if p.Email != "" {
 		if a, err := mail.ParseAddress(p.Email); err != nil || a.Address != p.Email {
 			return fmt.Sprintf("email %q is not an address (name@host)", p.Email)
+		}
+		// An email names one student: the class server's proxy signs its
+		// owner in by it, and Gradescope's results go in a folder named
+		// by it (the second would replace the first's).
+		if at := seen["@"+strings.ToLower(p.Email)]; at > 0 {
+			return fmt.Sprintf("email %q is on line %d too (an email names one student, whatever its case)", p.Email, at)
 		}
 	}
 	return ""

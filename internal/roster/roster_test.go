@@ -51,6 +51,7 @@ func TestReadErrorsNameFileAndLine(t *testing.T) {
 		{"id,name\n\n../etc,John\n", "roster.csv:3: id \"../etc\" has characters"},
 		{"instructor,I,i@x.example\n", "roster.csv:1: id \"instructor\" is the class server's name"},
 		{"ada,A,not-an-address\n", "roster.csv:1: email \"not-an-address\""},
+		{"ada,A,a@x.example\nbob,B,A@X.example\n", "roster.csv:2: email \"A@X.example\" is on line 1 too"},
 		{"ok,A,a@x.example\nada,\"A,a@x.example\n", "roster.csv:2: extraneous or missing \" in quoted-field"},
 	} {
 		_, err := Read(strings.NewReader(tc.in), "roster.csv")
