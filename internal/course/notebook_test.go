@@ -33,7 +33,7 @@ func TestNotebookRefused(t *testing.T) {
 	base := good + "\n[notebook]\n" // the table's line is 16
 	cases := []struct {
 		name, table, want string
-		line             int
+		line              int
 	}{
 		{"no lessons", "repository = \"https://x.example/c\"\n", "does not say where the notebook gets lessons", 16},
 		{"both", "binary = \"https://x.example/l\"\ngo_install = \"example.com/l@v1\"\nrepository = \"https://x.example/c\"\n", "gives both binary and go_install", 18},
