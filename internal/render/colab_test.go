@@ -1,0 +1,164 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/course/coursetest"
+)
+
+// colabCourse is a course of one lesson with a program and one exercise
+// whose checks need the statistics library, and notebook as its
+// [notebook] table.
+func colabCourse(t *testing.T, notebook string) *course.Course {
+	t.Helper()
+	root := coursetest.Tiny(t, []string{"pool"}, map[string]string{
+		"lessons/day001-a.md": "# Pools\n\nA pool keeps memory.\n\n```cuda file=hello.cu\nint main() {}\n```\n",
+		"exercises/pool.cu":   "// TODO: make a pool\nint main() {}\n",
+		"exercises/pool.toml": "[[check]]\nexit = 0\n[[check]]\nstat = \"leaked_bytes\"\nat_most = 0\n",
+	})
+	m, _ := os.ReadFile(filepath.Join(root, "course.toml"))
+	os.WriteFile(filepath.Join(root, "course.toml"), append(m, []byte(notebook)...), 0o644)
+	c, err := course.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// cellsOf is a notebook's cells in order, each its kind, what the
+// export made it for, and its source.
+func cellsOf(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct {
+		Cells []struct {
+			Type     string   `json:"cell_type"`
+			Source   []string `json:"source"`
+			Metadata struct {
+				Lessons map[string]any `json:"lessons"`
+			} `json:"metadata"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(data, &nb); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i, c := range nb.Cells {
+		fmt.Fprintf(&b, "[%d] %s %v\n%s\n\n", i+1, c.Type, c.Metadata.Lessons["generated"], strings.Join(c.Source, ""))
+	}
+	return b.String()
+}
+
+const colabTable = `
+[notebook]
+binary = "https://github.com/cudalessons/lessons/releases/download/v1.4.0/lessons-linux-amd64"
+repository = "https://github.com/me/cuda-course"
+ref = "v2026.1"
+`
+
+// TestNotebookInstallsLessons: a course with [notebook] gets notebooks
+// whose first cell installs lessons and the course, whose exercise
+// files are written into that course and whose check cell runs the real
+// lessons check there; a course without one keeps today's cells.
+func TestNotebookInstallsLessons(t *testing.T) {
+	for _, tc := range []struct{ name, table string }{
+		{"colab-binary", colabTable},
+		{"colab-go-install", "\n[notebook]\ngo_install = \"github.com/cudalessons/lessons/cmd/lessons@v1.4.0\"\nrepository = \"https://github.com/me/monorepo\"\ndir = \"cuda\"\nroot = \"/kaggle/working/lessons\"\n"},
+		{"colab-none", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := colabCourse(t, tc.table)
+			dir := t.TempDir()
+			if _, err := Notebooks(c, dir); err != nil {
+				t.Fatal(err)
+			}
+			got := cellsOf(t, filepath.Join(dir, "day001-a.ipynb"))
+			golden(t, tc.name+".golden", got)
+			if tc.table == "" && strings.Contains(got, "lessons check pool\n") {
+				t.Error("a course without [notebook] got a check cell")
+			}
+		})
+	}
+}
+
+// TestInstallCellRuns runs the first cell's shell as the notebook's
+// machine would, against a release on file:// (a stand-in binary) and
+// the course's repository on file:// at a tag: lessons lands on its
+// path, the course at the tag, the listing runs; run again, it keeps
+// what is there.
+func TestInstallCellRuns(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s here", tool)
+		}
+	}
+	tmp := t.TempDir()
+	release := filepath.Join(tmp, "release", "lessons-linux-amd64")
+	os.MkdirAll(filepath.Dir(release), 0o755)
+	os.WriteFile(release, []byte("#!/bin/sh\necho \"stand-in lessons $* in $(pwd)\"\n"), 0o644)
+	repo := filepath.Join(tmp, "repo")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@x", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	os.MkdirAll(filepath.Join(repo, "cuda"), 0o755)
+	os.WriteFile(filepath.Join(repo, "cuda", "course.toml"), []byte("title = \"at the tag\"\n"), 0o644)
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "one")
+	git("tag", "v1")
+	os.WriteFile(filepath.Join(repo, "cuda", "course.toml"), []byte("title = \"after the tag\"\n"), 0o644)
+	git("commit", "-qam", "two")
+
+	root := filepath.Join(tmp, "machine", "lessons")
+	c := colabCourse(t, fmt.Sprintf("\n[notebook]\nbinary = \"file://%s\"\nrepository = \"file://%s\"\nref = \"v1\"\ndir = \"cuda\"\nroot = \"%s\"\n", release, repo, root))
+	cell := InstallCell(c.Notebook)
+	body, ok := strings.CutPrefix(cell, "%%bash\n")
+	if !ok {
+		t.Fatalf("the install cell is not a %%%%bash cell:\n%s", cell)
+	}
+	for run := 1; run <= 2; run++ {
+		cmd := exec.Command("bash", "-c", body)
+		cmd.Dir = tmp
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("run %d of the install cell: %v\n%s", run, err, out)
+		}
+		if want := "stand-in lessons list in " + filepath.Join(root, "course", "cuda"); strings.TrimSpace(string(out)) != want {
+			t.Fatalf("run %d said %q, want %q", run, out, want)
+		}
+	}
+	got, _ := os.ReadFile(filepath.Join(root, "course", "cuda", "course.toml"))
+	if string(got) != "title = \"at the tag\"\n" {
+		t.Errorf("the course cloned is not the tag's: %q", got)
+	}
+	if st, err := os.Stat(filepath.Join(root, "bin", "lessons")); err != nil || st.Mode()&0o100 == 0 {
+		t.Errorf("lessons is not installed as a program: %v", err)
+	}
+
+	// A release that is not there stops the cell, with curl's word, and
+	// leaves no half binary to be taken for lessons the next time.
+	c2 := colabCourse(t, fmt.Sprintf("\n[notebook]\nbinary = \"file://%s/none\"\nrepository = \"file://%s\"\nroot = \"%s/other\"\n", tmp, repo, tmp))
+	body, _ = strings.CutPrefix(InstallCell(c2.Notebook), "%%bash\n")
+	out, err := exec.Command("bash", "-c", body).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "curl") {
+		t.Errorf("a missing release: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "other", "bin", "lessons")); err == nil {
+		t.Error("a failed download left bin/lessons")
+	}
+}
