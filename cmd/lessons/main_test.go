@@ -294,6 +294,7 @@ func TestScript(t *testing.T) {
 			"httpget":  httpGet,
 			"httppost": httpPost,
 			"zip":      zipCmd,
+			"nbrun":    nbRun,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "seeds" {
