@@ -55,6 +55,10 @@ type Offline struct {
 	Notebook         string
 	NotebookJudges   bool
 	Checks, Unjudged int
+	// NotebookInstalls says the course's notebooks install lessons and
+	// the course ([notebook] in course.toml): their check cell runs
+	// lessons check itself, every check judged.
+	NotebookInstalls bool
 }
 
 // todoRE finds a TODO left in a comment or a line.
@@ -85,6 +89,7 @@ func CheckOffline(ctx context.Context, c *course.Course, x *course.Exercise, src
 	spec := job.Spec.Public()
 	o.Findings = suspect.Unexplained(data, author.Reference(c, x, spec)...)
 	o.NotebookJudges, o.Checks = spec.OutputOnly(), len(spec.Checks)
+	o.NotebookInstalls = c.Notebook != nil
 	for i := range spec.Checks {
 		if !spec.Checks[i].OutputOnly() {
 			o.Unjudged++
@@ -171,9 +176,12 @@ func (o *Offline) Text() string {
 		where = "Or in Colab"
 	}
 	fmt.Fprintf(&b, "  • %s, on its free GPU: lessons export --ipynb notebooks writes notebooks/%s; upload it to colab.research.google.com, pick Runtime > Change runtime type > GPU, paste your file into the exercise's cell and run the cells after it.", where, o.Notebook)
-	if o.NotebookJudges {
+	switch {
+	case o.NotebookInstalls:
+		fmt.Fprintf(&b, " Its first cell installs lessons and the course there, and its check cell runs lessons check: all %d checks.\n", o.Checks)
+	case o.NotebookJudges:
 		fmt.Fprintf(&b, " Its check cell applies all %d checks there.\n", o.Checks)
-	} else {
+	default:
 		fmt.Fprintf(&b, " There it builds and runs the program, but judges none of its %d checks: %d of them read what the program did with the allocator (or under a sanitizer), which only lessons check on a GPU sees.\n", o.Checks, o.Unjudged)
 	}
 	return b.String()
