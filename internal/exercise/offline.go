@@ -170,6 +170,7 @@ func (o *Offline) Text() string {
 	}
 	if o.Server != "" {
 		fmt.Fprintf(&b, "  • Run and check it on the class's server, which has GPUs: %s\n", ui.Clip(o.Server, 200))
+		fmt.Fprintf(&b, "  • Or from here: lessons check %s --remote sends it there (your token from its page in $LESSONS_CLASS_TOKEN); not a submission.\n", id)
 	}
 	where := "In Colab"
 	if o.Server != "" {

@@ -60,6 +60,7 @@ func TestCheckOffline(t *testing.T) {
 		"✓ no TODO left",
 		"✓ nothing a grade would mark for review",
 		"Run and check it on the class's server, which has GPUs: https://gpu.example.edu/lessons",
+		"Or from here: lessons check stats --remote sends it there",
 		"Or in Colab",
 		"judges none of its 2 checks: 1 of them read",
 	} {

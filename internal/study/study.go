@@ -78,7 +78,7 @@ func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x
 
 // Check checks src against exercise x of course c and prints the verdict
 // to t (the program's output too when verbose); a pass is saved in the
-// course's progress when save is set.
+// course's progress when save is set, else said of src.
 func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error) {
 	if k.Offline != nil {
 		off, err := exercise.CheckOffline(ctx, c, x, src, k.Offline)
@@ -120,6 +120,9 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 		}
 	}
 	if !save {
+		if st.Passed() { // check --file: another file than the student's
+			fmt.Fprint(out, ui.Fit(fmt.Sprintf("\n%s passes every check of %s.\n", strings.TrimPrefix(src, c.Root+string(filepath.Separator)), x.ID), t.Width))
+		}
 		return st.Passed(), nil
 	}
 	// A failure is recorded too: it opens the exercise's third hint.
