@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cudalessons/lessons/checker"
@@ -62,11 +63,12 @@ func (c *Class) remoteCheck(r *http.Request, p person, from, id string, text *st
 // file of exercise x, to the class server ($LESSONS_CLASS_SERVER, else
 // course.toml's [class] server) with the student's token (lessons
 // submit's, $LESSONS_CLASS_TOKEN), and prints the verdict to t as lessons check
-// prints its own: the same lines, from the same exercise.Student. It is
-// not a submission. A file that fails a check is a *failure.Silent; a
+// prints its own: the same lines, from the same exercise.Student, and
+// with save the same record in the course's progress (study.Settle). It
+// is not a submission. A file that fails a check is a *failure.Silent; a
 // verdict the server could not make (the queue's limit, no such
 // exercise, a bad token) a *failure.Tool.
-func RemoteCheck(ctx context.Context, t study.Terminal, c *course.Course, x *course.Exercise, src string, verbose bool) error {
+func RemoteCheck(ctx context.Context, t study.Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) error {
 	base, token := cmp.Or(os.Getenv("LESSONS_CLASS_SERVER"), c.ClassServer), os.Getenv("LESSONS_CLASS_TOKEN")
 	if base == "" || token == "" {
 		return failure.Toolf("check --remote needs the class server (course.toml's [class] server, or $LESSONS_CLASS_SERVER) and your token ($LESSONS_CLASS_TOKEN, from the class page's \"Token for lessons submit\")")
@@ -87,15 +89,13 @@ func RemoteCheck(ctx context.Context, t study.Terminal, c *course.Course, x *cou
 		return err
 	}
 	st := exercise.Remote(x, spec, results(spec.Public(), v.Checks), v.Output)
-	fmt.Fprint(t.Out, ui.Fit(fmt.Sprintf("Checking %s (%s) on %s\n\n", x.ID, strings.TrimPrefix(src, c.Root+"/"), ui.Clip(base, 120)), t.Width))
-	var b strings.Builder
-	st.WriteText(&b, t.Color, verbose)
-	fmt.Fprint(t.Out, ui.Fit(b.String(), t.Width))
-	if !st.Passed() {
-		return &failure.Silent{}
+	fmt.Fprint(t.Out, ui.Fit(fmt.Sprintf("Checking %s (%s) on %s: not a submission\n\n", x.ID, strings.TrimPrefix(src, c.Root+string(filepath.Separator)), ui.Clip(base, 120)), t.Width))
+	study.WriteVerdict(t, st, verbose)
+	passed, err := study.Settle(t, c, st, src, save)
+	if err == nil && !passed {
+		err = &failure.Silent{}
 	}
-	fmt.Fprint(t.Out, ui.Fit(fmt.Sprintf("\n%s passes every check on the class's server (not a submission: lessons submit hands it in).\n", x.ID), t.Width))
-	return nil
+	return err
 }
 
 // results are the server's verdict's checks as the judge gave them, each

@@ -41,7 +41,7 @@ func TestRemoteCheck(t *testing.T) {
 	check := func(text string) (string, error) {
 		os.WriteFile(src, []byte(text), 0o644)
 		var out bytes.Buffer
-		err := RemoteCheck(context.Background(), study.Terminal{Out: &out, Width: 200}, c, x, src, false)
+		err := RemoteCheck(context.Background(), study.Terminal{Out: &out, Width: 200}, c, x, src, false, src == c.Path(x.Student))
 		return out.String(), err
 	}
 	out, err := check("int main() { /* nothing yet */ }\n")
@@ -49,13 +49,13 @@ func TestRemoteCheck(t *testing.T) {
 	if !errors.As(err, &silent) {
 		t.Fatalf("a failing file: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Checking pool (" + src + ") on " + tc.srv.URL, "  ✗ says DONE\n      expected: DONE\n      got:      something else\n", "1 hidden check also runs when the exercise is graded.", "hint: print DONE"} {
+	for _, want := range []string{"Checking pool (" + src + ") on " + tc.srv.URL + ": not a submission\n", "  ✗ says DONE\n      expected: DONE\n      got:      something else\n", "1 hidden check also runs when the exercise is graded.", "hint: print DONE"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the failing verdict lacks %q:\n%s", want, out)
 		}
 	}
 	out, err = check("int main() { /* DONE */ }\n")
-	if err != nil || !strings.Contains(out, "  ✓ says DONE\n") || !strings.Contains(out, "pool passes every check on the class's server (not a submission") || strings.Contains(out, "hint") {
+	if err != nil || !strings.Contains(out, "  ✓ says DONE\n") || !strings.Contains(out, src+" passes every check of pool.") || strings.Contains(out, "hint") {
 		t.Fatalf("a passing file: %v\n%s", err, out)
 	}
 	if as, err := tc.class.Book().History("ann", "pool"); err != nil || len(as) != 0 {
@@ -72,6 +72,12 @@ func TestRemoteCheck(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "audit.log"))
 	if !strings.Contains(string(log), `"action":"check","detail":"pool (remote)"`) {
 		t.Errorf("the audit log lacks the remote check:\n%s", log)
+	}
+	// The student's own file: the pass is kept in the course's progress,
+	// as a check here keeps it.
+	src = c.Path(x.Student)
+	if out, err = check("int main() { /* DONE */ }\n"); err != nil || !strings.Contains(out, "\npool passed (10 points). 1 of 1 exercises passed.\n") {
+		t.Fatalf("the student's own file: %v\n%s", err, out)
 	}
 }
 

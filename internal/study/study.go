@@ -101,9 +101,7 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 	if err != nil {
 		return false, err
 	}
-	var verdict strings.Builder
-	st.WriteText(&verdict, t.Color, verbose)
-	fmt.Fprint(out, ui.Fit(verdict.String(), t.Width))
+	WriteVerdict(t, st, verbose)
 	switch {
 	case k.Timeline.Compare:
 		fmt.Fprintln(out)
@@ -119,18 +117,35 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 			return st.Passed(), fmt.Errorf("write the run's trace: %w", err)
 		}
 	}
+	return Settle(t, c, st, src, save)
+}
+
+// WriteVerdict prints st to t as lessons check prints a verdict, fitted
+// to the terminal.
+func WriteVerdict(t Terminal, st *exercise.Student, verbose bool) {
+	var verdict strings.Builder
+	st.WriteText(&verdict, t.Color, verbose)
+	fmt.Fprint(t.Out, ui.Fit(verdict.String(), t.Width))
+}
+
+// Settle does what a verdict st on src changes, and says it: with save,
+// it is recorded in the course's progress (a failure too: it opens the
+// exercise's third hint) and a pass said with the progress; without
+// (check --file: another file than the student's), a pass is said of
+// src. It returns whether st passed.
+func Settle(t Terminal, c *course.Course, st *exercise.Student, src string, save bool) (bool, error) {
+	x := st.Exercise
 	if !save {
-		if st.Passed() { // check --file: another file than the student's
-			fmt.Fprint(out, ui.Fit(fmt.Sprintf("\n%s passes every check of %s.\n", strings.TrimPrefix(src, c.Root+string(filepath.Separator)), x.ID), t.Width))
+		if st.Passed() {
+			fmt.Fprint(t.Out, ui.Fit(fmt.Sprintf("\n%s passes every check of %s.\n", strings.TrimPrefix(src, c.Root+string(filepath.Separator)), x.ID), t.Width))
 		}
 		return st.Passed(), nil
 	}
-	// A failure is recorded too: it opens the exercise's third hint.
 	p, err := st.Record(c)
 	if !st.Passed() || err != nil {
 		return st.Passed(), err
 	}
-	fmt.Fprint(out, ui.Fit(fmt.Sprintf("\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(p.Passed), len(c.Exercises)), t.Width))
+	fmt.Fprint(t.Out, ui.Fit(fmt.Sprintf("\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(p.Passed), len(c.Exercises)), t.Width))
 	return true, nil
 }
 
