@@ -1,6 +1,7 @@
 package render
 
 import (
+	"archive/zip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -161,4 +162,57 @@ func TestInstallCellRuns(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tmp, "other", "bin", "lessons")); err == nil {
 		t.Error("a failed download left bin/lessons")
 	}
+}
+
+// TestInstallCellGoInstall runs the first cell of a course that names
+// go_install, where Go is (so the cell installs none), against a module
+// proxy on file:// holding a stand-in lessons: go install builds it into
+// ROOT/bin, and the listing runs it.
+func TestInstallCellGoInstall(t *testing.T) {
+	for _, tool := range []string{"bash", "git", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s here", tool)
+		}
+	}
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	tmp := t.TempDir()
+	const mod, ver = "example.com/fakelessons", "v1.0.0"
+	gomod := "module " + mod + "\n\ngo 1.21\n"
+	main := "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() { fmt.Println(\"go-installed lessons\", os.Args[1:]) }\n"
+	proxy := filepath.Join(tmp, "proxy", mod, "@v")
+	os.MkdirAll(proxy, 0o755)
+	os.WriteFile(filepath.Join(proxy, "list"), []byte(ver+"\n"), 0o644)
+	os.WriteFile(filepath.Join(proxy, ver+".info"), []byte(`{"Version":"`+ver+`","Time":"2026-01-01T00:00:00Z"}`), 0o644)
+	os.WriteFile(filepath.Join(proxy, ver+".mod"), []byte(gomod), 0o644)
+	zf, _ := os.Create(filepath.Join(proxy, ver+".zip"))
+	zw := zip.NewWriter(zf)
+	for name, text := range map[string]string{"go.mod": gomod, "cmd/lessons/main.go": main} {
+		w, _ := zw.Create(mod + "@" + ver + "/" + name)
+		w.Write([]byte(text))
+	}
+	zw.Close()
+	zf.Close()
+	repo := filepath.Join(tmp, "repo")
+	os.MkdirAll(repo, 0o755)
+	os.WriteFile(filepath.Join(repo, "course.toml"), []byte("title = \"T\"\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-qm", "one"}} {
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@x", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	root := filepath.Join(tmp, "machine")
+	c := colabCourse(t, fmt.Sprintf("\n[notebook]\ngo_install = \"%s/cmd/lessons@%s\"\nrepository = \"file://%s\"\nroot = \"%s\"\n", mod, ver, repo, root))
+	body, _ := strings.CutPrefix(InstallCell(c.Notebook), "%%bash\n")
+	cmd := exec.Command("bash", "-c", body)
+	cmd.Env = append(os.Environ(), "GOPROXY=file://"+filepath.Join(tmp, "proxy"), "GOSUMDB=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPATH="+filepath.Join(tmp, "gopath"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(string(out)), "\ngo-installed lessons [list]") {
+		t.Fatalf("the install cell: %v\n%s", err, out)
+	}
+	// The module cache is read-only, as go leaves it: let TempDir remove it.
+	exec.Command("chmod", "-R", "u+w", filepath.Join(tmp, "gopath")).Run()
 }
