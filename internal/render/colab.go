@@ -44,7 +44,10 @@ func InstallCell(n *course.Notebook) string {
 	if n.Ref != "" {
 		branch = fmt.Sprintf("--branch '%s' ", n.Ref)
 	}
-	fmt.Fprintf(&b, "  git -c advice.detachedHead=false clone --quiet --depth 1 %s'%s' \"$ROOT/course\"\n", branch, n.Repository)
+	// Shallow where the server can (smart HTTP, as GitHub's); a static
+	// web server's dumb HTTP cannot, and gets the whole history.
+	clone := fmt.Sprintf("git -c advice.detachedHead=false clone --quiet %s'%s' \"$ROOT/course\"", branch, n.Repository)
+	fmt.Fprintf(&b, "  %s 2>/dev/null ||\n    %s\n", strings.Replace(clone, "--quiet ", "--quiet --depth 1 ", 1), clone)
 	b.WriteString("fi\n")
 	course := "$ROOT/course"
 	if n.Dir != "" {
