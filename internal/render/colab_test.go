@@ -216,3 +216,30 @@ func TestInstallCellGoInstall(t *testing.T) {
 	// The module cache is read-only, as go leaves it: let TempDir remove it.
 	exec.Command("chmod", "-R", "u+w", filepath.Join(tmp, "gopath")).Run()
 }
+
+// TestExportRefusesBraces: IPython runs what braces hold on a
+// %%writefile or ! line as Python, so a course whose exercise file, or
+// spec's flag or argument, holds one is not exported: the student who
+// ran the cell would run the course's code.
+func TestExportRefusesBraces(t *testing.T) {
+	for _, tc := range []struct{ name, file, spec string }{
+		{"student file", "exercises/p{__import__('os').system('id')}.cu", "[[check]]\nexit = 0\n"},
+		{"flags", "exercises/pool.cu", "flags = [\"-DX={__import__('os').system('id')}\"]\n[[check]]\nexit = 0\n"},
+		{"args", "exercises/pool.cu", "args = [\"{1+1}\"]\n[[check]]\nexit = 0\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := strings.TrimSuffix(tc.file, ".cu") + ".toml"
+			root := coursetest.Tiny(t, []string{"pool"}, map[string]string{tc.file: "int main() {}\n", spec: tc.spec})
+			m, _ := os.ReadFile(filepath.Join(root, "course.toml"))
+			os.WriteFile(filepath.Join(root, "course.toml"), []byte(strings.Replace(string(m), "exercises/pool.cu", tc.file, 1)), 0o644)
+			c, err := course.Load(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if _, err := Notebooks(c, dir); err == nil || !strings.Contains(err.Error(), "holds a brace") {
+				t.Fatalf("exported: %v", err)
+			}
+		})
+	}
+}

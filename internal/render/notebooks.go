@@ -136,6 +136,13 @@ func exerciseCells(c *course.Course, x *course.Exercise, nb *lesson.NotebookWrit
 	gen := map[string]any{"generated": "exercise"}
 	nb.Markdown(intro, gen)
 	files := append([]string{student}, spec.Files...)
+	// Each is written on a %%writefile or ! line, where IPython runs what
+	// braces hold as Python: a course is someone else's.
+	for _, v := range append(append(append([]string{}, files...), spec.Flags...), spec.Args...) {
+		if strings.ContainsAny(v, "{}") {
+			return fmt.Errorf("%q holds a brace, which a notebook's %%%%writefile or ! line runs as Python: rename the file, or write the spec's flags and args without { and }", v)
+		}
+	}
 	var texts [][]byte
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(filepath.Dir(c.Path(x.Student)), filepath.FromSlash(f)))
