@@ -3,14 +3,19 @@ package classroom
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/serve"
 	"github.com/cudalessons/lessons/internal/study"
 )
 
@@ -126,4 +131,39 @@ func TestRemoteCheckRefused(t *testing.T) {
 	if tc.tools.builds != builds {
 		t.Errorf("a refused check built: %d builds, was %d", tc.tools.builds, builds)
 	}
+}
+
+// FuzzRemoteVerdict: whatever a server answers, the verdict it becomes
+// prints without a panic and with no escape sequence but a colour (kept,
+// as a program's colours are kept by a check here): the server's names,
+// wants and gots are its words, not the terminal's.
+func FuzzRemoteVerdict(f *testing.F) {
+	f.Add([]byte(`{"exercise":"pool","passed":false,"checks":[{"name":"says DONE","pass":false,"want":"DONE","got":"x"}],"hidden":1}`))
+	f.Add([]byte(`{"checks":[{"name":"\u001b[31mred\u001b[0m","pass":false,"want":"\u001b[1;32mok"}]}`))
+	f.Add([]byte(`{"checks":[{"name":"\u001b]52;c;aGk=\u0007","pass":true},{"name":"says DONE","pass":true,"got":"\u001b[2J"}],"output":"\u009b31m"}`))
+	root := t0Course(f)
+	c, _ := course.Load(root)
+	x, _ := c.Exercise("pool")
+	spec, _ := exercise.LoadSpec(c, x)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v serve.Verdict
+		if json.Unmarshal(data, &v) != nil {
+			return
+		}
+		st := exercise.Remote(x, spec, results(spec.Public(), v.Checks), v.Output)
+		var b strings.Builder
+		st.WriteText(&b, false, true)
+		if strings.ContainsAny(sgr.ReplaceAllString(b.String(), ""), "\x1b\x07\u009b") {
+			t.Fatalf("an escape reached the terminal: %q", b.String())
+		}
+	})
+}
+
+var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// t0Course writes the test course for a fuzz target.
+func t0Course(f *testing.F) string {
+	root := f.TempDir()
+	writeTree(f, root, testCourse)
+	return root
 }
