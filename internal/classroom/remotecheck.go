@@ -68,7 +68,10 @@ func (c *Class) remoteCheck(r *http.Request, p person, from, id string, text *st
 // is not a submission. A file that fails a check is a *failure.Silent; a
 // verdict the server could not make (the queue's limit, no such
 // exercise, a bad token) a *failure.Tool.
-func RemoteCheck(ctx context.Context, t study.Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) error {
+func RemoteCheck(ctx context.Context, t study.Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool, tl study.Timeline) error {
+	if tl.On() {
+		return failure.Usagef("check --remote draws no timeline: the server sends the verdict, not the run's trace; leave out --timeline, --compare and --timeline-out")
+	}
 	base, token := cmp.Or(os.Getenv("LESSONS_CLASS_SERVER"), c.ClassServer), os.Getenv("LESSONS_CLASS_TOKEN")
 	if base == "" || token == "" {
 		return failure.Toolf("check --remote needs the class server (course.toml's [class] server, or $LESSONS_CLASS_SERVER) and your token ($LESSONS_CLASS_TOKEN, from the class page's \"Token for lessons submit\")")

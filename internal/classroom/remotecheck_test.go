@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func TestRemoteCheck(t *testing.T) {
 	check := func(text string) (string, error) {
 		os.WriteFile(src, []byte(text), 0o644)
 		var out bytes.Buffer
-		err := RemoteCheck(context.Background(), study.Terminal{Out: &out, Width: 200}, c, x, src, false, src == c.Path(x.Student))
+		err := RemoteCheck(context.Background(), study.Terminal{Out: &out, Width: 200}, c, x, src, false, src == c.Path(x.Student), study.Timeline{})
 		return out.String(), err
 	}
 	out, err := check("int main() { /* nothing yet */ }\n")
@@ -62,6 +63,10 @@ func TestRemoteCheck(t *testing.T) {
 	out, err = check("int main() { /* DONE */ }\n")
 	if err != nil || !strings.Contains(out, "  ✓ says DONE\n") || !strings.Contains(out, src+" passes every check of pool.") || strings.Contains(out, "hint") {
 		t.Fatalf("a passing file: %v\n%s", err, out)
+	}
+	var usage *failure.Usage
+	if err := RemoteCheck(context.Background(), study.Terminal{Out: io.Discard}, c, x, src, false, false, study.Timeline{Draw: true}); !errors.As(err, &usage) {
+		t.Errorf("check --remote --timeline: %v", err)
 	}
 	if as, err := tc.class.Book().History("ann", "pool"); err != nil || len(as) != 0 {
 		t.Fatalf("a remote check went into the gradebook: %v %v", as, err)

@@ -71,7 +71,7 @@ func checkRun(opts *CheckOptions) error {
 	defer stop()
 	src, err := exercise.Source(c, x, opts.File)
 	if err == nil && opts.Remote {
-		return classroom.RemoteCheck(ctx, terminal(opts.IO), c, x, src, opts.Verbose, opts.File == "")
+		return classroom.RemoteCheck(ctx, terminal(opts.IO), c, x, src, opts.Verbose, opts.File == "", opts.Timeline)
 	} else if err != nil {
 		return err
 	}
