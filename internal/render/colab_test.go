@@ -243,3 +243,30 @@ func TestExportRefusesBraces(t *testing.T) {
 		})
 	}
 }
+
+// TestKeptNotebookGetsInstallFirstOfItsExercises: a lesson that is a
+// notebook is kept byte for byte, so the install cell comes first of the
+// cells added at its end, before its exercise's, and the export says so.
+func TestKeptNotebookGetsInstallFirstOfItsExercises(t *testing.T) {
+	nb := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "markdown", "id": "a1", "metadata": {}, "source": ["# Pools\n"]}]}`
+	root := coursetest.Tiny(t, []string{"pool"}, map[string]string{"lessons/day001-a.ipynb": nb})
+	m, _ := os.ReadFile(filepath.Join(root, "course.toml"))
+	m = []byte(strings.Replace(string(m), "day001-a.md", "day001-a.ipynb", 1) + colabTable)
+	os.WriteFile(filepath.Join(root, "course.toml"), m, 0o644)
+	c, err := course.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	wrote, err := Notebooks(c, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cellsOf(t, filepath.Join(dir, "day001-a.ipynb"))
+	if !strings.HasPrefix(got, "[1] markdown <nil>\n# Pools\n\n\n[2] code install\n%%bash\n") || !strings.Contains(got, "lessons check pool\n") {
+		t.Errorf("cells:\n%s", got)
+	}
+	if said := Said(wrote, dir); !strings.Contains(said, "added a cell that installs lessons and the course before its exercises") {
+		t.Errorf("said: %s", said)
+	}
+}
