@@ -101,6 +101,22 @@ func RemoteCheck(ctx context.Context, t study.Terminal, c *course.Course, x *cou
 	return err
 }
 
+// RemoteIf is lessons watch --remote's checker when on (RemoteCheck
+// for each save: whether it passed, an error only when no verdict
+// came), nil when off.
+func RemoteIf(on bool) study.Remote {
+	if !on {
+		return nil
+	}
+	return func(ctx context.Context, t study.Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+		err := RemoteCheck(ctx, t, c, x, src, verbose, save, study.Timeline{})
+		if silent := (*failure.Silent)(nil); errors.As(err, &silent) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+}
+
 // results are the server's verdict's checks as the judge gave them, each
 // tied to the check of spec (the public checks) it came from by the name
 // the judge gives that check, so that its points and hint are the

@@ -23,8 +23,7 @@ type CheckOptions struct {
 	g        *globals
 	Exercise string
 	Verbose  bool
-	// File is checked in place of the exercise's student file.
-	File     string
+	File     string         // checked in place of the exercise's student file
 	Timeline study.Timeline // what to draw of the run, and where its trace goes
 	Remote   bool           // judged on the class's server
 }

@@ -41,7 +41,15 @@ type Checker struct {
 	Offline *machine.Missing
 	// Timeline says what to draw of the run after the verdict.
 	Timeline Timeline
+	// Remote, when set, makes each Check elsewhere (lessons watch
+	// --remote: on the class's server), whatever this machine has.
+	Remote Remote
 }
+
+// Remote checks src against exercise x of course c somewhere else and
+// prints the verdict to t as Check does: whether it passed, and an error
+// only when no verdict came.
+type Remote func(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error)
 
 // Timeline is what check draws of a run (lessons check --timeline).
 type Timeline struct {
@@ -80,6 +88,9 @@ func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x
 // to t (the program's output too when verbose); a pass is saved in the
 // course's progress when save is set, else said of src.
 func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+	if k.Remote != nil {
+		return k.Remote(ctx, t, c, x, src, verbose, save)
+	}
 	if k.Offline != nil {
 		off, err := exercise.CheckOffline(ctx, c, x, src, k.Offline)
 		if err != nil {
