@@ -28,6 +28,7 @@ func TestCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	forge, _ := filepath.Abs("testdata/corpus/forge.h")
+	patch, _ := filepath.Abs("testdata/corpus/patch.h")
 	// The outside witness, where BPF may be loaded here (root): what
 	// the library cannot see, it counts.
 	if w, why := OpenWitness(); w != nil {
@@ -55,7 +56,7 @@ func TestCorpus(t *testing.T) {
 			t.Run(name+"/"+rn, func(t *testing.T) {
 				src, _ := filepath.Abs(file)
 				j := &Job{ID: "corpus", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: name + rn,
-					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}}}
+					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}, {Name: "patch.h", Path: patch}}}
 				v, err := Check(context.Background(), tk, r, j, nil)
 				if err != nil {
 					t.Fatal(err)
