@@ -6,8 +6,10 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/witness"
 )
 
@@ -66,6 +68,7 @@ func OpenWitness() (*witness.Witness, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
+	go cudaCopies() // found while the grade starts; its first run waits
 	return w, ""
 }
 
@@ -125,6 +128,17 @@ func (tk *Toolkit) watchWitness(prog string) *witnessWatch {
 		if err := tk.Witness.Attach(lib, file); err != nil {
 			ww.err = err
 			return ww
+		}
+	}
+	// Every other copy of the runtime and the driver the run could load
+	// (dlopen of a Python package's runtime, another toolkit's): its
+	// calls are counted as the named runtime's are.
+	for lib, files := range cudaCopies() {
+		for _, file := range files {
+			if err := tk.Witness.Attach(lib, file); err != nil {
+				ww.err = err
+				return ww
+			}
 		}
 	}
 	ww.group, ww.err = tk.Witness.Group()
@@ -190,6 +204,35 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 		return nil
 	}
 	return v
+}
+
+// cudaCopies are the copies of the CUDA runtime and driver on the
+// folders a sandboxed run may read code from (the sandbox's system
+// folders; a run maps no code from its own folder), found once per
+// process.
+var cudaCopies = sync.OnceValue(func() map[string][]string {
+	var roots []string
+	for _, d := range sandbox.SystemRead {
+		switch d {
+		case "/proc", "/sys", "/etc":
+			continue
+		}
+		roots = append(roots, d)
+	}
+	return witness.Copies(roots, probedLib)
+})
+
+// probedLib is the probes' Lib a library file of that name is: any file
+// named libcudart* is a CUDA runtime (wheels rename theirs,
+// libcudart-9335f6a2.so.12), libcuda.so* the driver.
+func probedLib(base string) string {
+	switch {
+	case strings.HasPrefix(base, "libcudart") && strings.Contains(base, ".so"):
+		return "libcudart"
+	case strings.HasPrefix(base, "libcuda.so"):
+		return "libcuda.so"
+	}
+	return ""
 }
 
 // runtimeFiles are the CUDA runtime prog loads (its libcudart, found as

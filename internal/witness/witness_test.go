@@ -184,3 +184,29 @@ func TestGroup(t *testing.T) {
 		t.Errorf("the run's cgroup stays")
 	}
 }
+
+// A library attached by several names (a link's, a hard link's, its
+// own) is probed once: each call counted once, not once per name.
+func TestAttachOncePerFile(t *testing.T) {
+	lib, prog := build(t)
+	w := open(t, []Probe{{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}}})
+	soft, hard := lib+".link", lib+".hard"
+	if err := os.Symlink(lib, soft); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(lib, hard); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{soft, lib, hard} {
+		if err := w.Attach("libwit", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, fd := cgroup(t)
+	id, _ := CgroupID(dir)
+	watch, _ := w.Start(id)
+	run(t, prog, fd, 10, 0, 0)
+	if n := watch.Counts()["allocs"]; n != 10 {
+		t.Errorf("%d calls counted, want 10", n)
+	}
+}
