@@ -265,3 +265,18 @@ func (ww *witnessWatch) String() string {
 	}
 	return fmt.Sprintf("witness (err %v)", ww.err)
 }
+
+// WatchRuns gives tk's runs the outside witness where this process may
+// load BPF (a grade's, a Slurm worker's, a class server's pilot's): it
+// sets tk.Witness, and returns the words of a start line for it (on, or
+// off and why) and what lets its probes go, to call when the runs are
+// over.
+func (tk *Toolkit) WatchRuns() (summary string, close func()) {
+	w, why := OpenWitness()
+	tk.Witness = w
+	return WitnessSummary(w, why), func() {
+		if w != nil {
+			w.Close()
+		}
+	}
+}
