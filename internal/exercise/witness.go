@@ -103,18 +103,26 @@ func WitnessDoctor() string {
 // toolkit has a witness: nil otherwise, and then every method does
 // nothing.
 type witnessWatch struct {
-	w     *witness.Witness
-	group *witness.Group
-	watch *witness.Watch
-	err   error
+	// script says the run is an interpreter's (python3 with a
+	// student's .py): counted, compared only when measuring
+	// (witnessAll) until its counts are measured exact on a GPU.
+	script bool
+	w      *witness.Witness
+	group  *witness.Group
+	watch  *witness.Watch
+	err    error
 }
 
-// watchWitness prepares the count of a run of prog: the probes are set
-// on the runtime prog loads and on the driver, and a cgroup is made for
-// the run where its runner gives it none.
-func (tk *Toolkit) watchWitness(prog string) *witnessWatch {
+// watchWitness prepares the count of a run of prog (a script's, run by
+// interp, is its interpreter's): the probes are set on the runtime prog
+// loads, on the driver and on every other copy of either, and a cgroup
+// is made for the run where its runner gives it none.
+func (tk *Toolkit) watchWitness(prog string, interp []string) *witnessWatch {
 	if tk.Witness == nil {
 		return nil
+	}
+	if len(interp) > 0 {
+		prog = interp[0]
 	}
 	if f, err := elf.Open(prog); err != nil {
 		// Not a program the loader runs (a test's stand-in script):
@@ -123,7 +131,7 @@ func (tk *Toolkit) watchWitness(prog string) *witnessWatch {
 	} else {
 		f.Close()
 	}
-	ww := &witnessWatch{w: tk.Witness}
+	ww := &witnessWatch{w: tk.Witness, script: len(interp) > 0}
 	for lib, file := range runtimeFiles(prog) {
 		if err := tk.Witness.Attach(lib, file); err != nil {
 			ww.err = err
@@ -181,6 +189,10 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	watch := ww.watch
 	ww.watch = nil
 	if watch == nil {
+		return nil
+	}
+	if ww.script && !witnessAll {
+		watch.Counts() // the watch ends
 		return nil
 	}
 	v := &checker.WitnessView{Counts: map[string]uint64{}}

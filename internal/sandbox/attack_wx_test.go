@@ -106,6 +106,8 @@ func wxBypass() {
 		unix.Syscall(unix.SYS_PERSONALITY, old, 0, 0)
 		return nil
 	})
+	// Made dumpable again: its /proc/PID/mem its own user's.
+	try("dumpable", func() error { return unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0) })
 	// /proc/self/mem writes through a page's protection (FOLL_FORCE):
 	// the byte already there is written back into its own code.
 	try("proc self mem", func() error { return pokeText("self", os.Getpid()) })
@@ -174,7 +176,7 @@ func pokeText(who string, pid int) error {
 // that each attempt can succeed).
 func TestAttackWriteExecBypasses(t *testing.T) {
 	all := []string{"file mmap x", "shm file mmap x", "execve written", "memfd", "memfd_secret", "userfaultfd",
-		"shmat exec", "personality", "proc self mem", "proc child mem"}
+		"shmat exec", "personality", "dumpable", "proc self mem", "proc child mem"}
 	for _, v := range variants {
 		if v.programRoot {
 			continue // root's own /proc/PID/mem is root's: see docs/security.md

@@ -58,7 +58,8 @@ type filter struct {
 	// of a mapping that is executable and was never writable), System V
 	// shared memory attached with SHM_EXEC, and personality's
 	// READ_IMPLIES_EXEC (after which a readable mapping is executable
-	// too, whatever mmap was asked). Files the program writes are mapped
+	// too, whatever mmap was asked), and prctl(PR_SET_DUMPABLE) but to
+	// 0 (a process not dumpable has its /proc/PID/mem root's). Files the program writes are mapped
 	// executable no more than these are: where the helper has a mount
 	// namespace, its folder and /dev/shm are mounted noexec (owndir.go).
 	noWriteExec bool
@@ -173,6 +174,7 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		}
 		add(insn{code: jeq, k: unix.SYS_SHMAT, jt: "shmat"})
 		add(insn{code: jeq, k: unix.SYS_PERSONALITY, jt: "personality"})
+		add(insn{code: jeq, k: unix.SYS_PRCTL, jt: "prctl"})
 	}
 	add(insn{code: ret, k: allow})
 	if f.noWriteExec {
@@ -193,6 +195,13 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		add(insn{code: jeq, k: 0xffffffff, jt: "allow"})
 		add(insn{code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, k: readImpliesExec, jt: "deny"})
 		add(insn{code: ret, k: allow})
+		// A process made not dumpable (a binary its user cannot read,
+		// or the statistics library's prctl) stays so: its /proc/PID/mem
+		// is root's. The option and the value are ints.
+		add(insn{code: ld, k: offArgs + 8*0, label: "prctl"})
+		add(insn{code: jeq, k: unix.PR_SET_DUMPABLE, jf: "allow"})
+		add(insn{code: ld, k: offArgs + 8*1})
+		add(insn{code: jeq, k: 0, jt: "allow", jf: "deny"})
 	}
 	if f.signals {
 		// A pid is an int: its low 32 bits are what the kernel reads.
