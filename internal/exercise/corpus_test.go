@@ -160,7 +160,7 @@ func TestCorpusAsNobody(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
 	}
-	if os.Getenv("LESSONS_CORPUS_AS_NOBODY") != "" {
+	if os.Getenv("CORPUS_TEST_AS_NOBODY") != "" {
 		t.Skip("already nobody")
 	}
 	if os.Geteuid() != 0 {
@@ -183,7 +183,7 @@ func TestCorpusAsNobody(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-test.run=^TestCorpus$", "-test.v")
-	cmd.Env = []string{"LESSONS_CORPUS_AS_NOBODY=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}
+	cmd.Env = []string{"CORPUS_TEST_AS_NOBODY=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
 	out, err := cmd.CombinedOutput()
 	t.Logf("as nobody:\n%s", out)
