@@ -103,7 +103,8 @@ func ownDir(p Policy) error {
 			if !p.NoWriteExec || !runnable(name, perm) {
 				return copyInto(old, name, to, perm)
 			}
-			if filepath.Ext(name) != ".so" {
+			if filepath.Ext(name) != ".so" && isELF(old, name) {
+				// A script is read by its interpreter: it stays readable.
 				perm = 0o111
 			}
 			if err := copyInto(old, name, to, perm); err != nil {
@@ -144,6 +145,18 @@ func runnableMount(path string) error {
 		return &mountedError{fmt.Errorf("making %s read-only and runnable: %w", path, err)}
 	}
 	return nil
+}
+
+// isELF says whether the file name in root starts as an ELF object does.
+func isELF(root *os.Root, name string) bool {
+	f, err := root.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	_, err = io.ReadFull(f, magic)
+	return err == nil && string(magic) == "\x7fELF"
 }
 
 func copyInto(from *os.Root, name, to string, mode os.FileMode) error {
