@@ -152,69 +152,18 @@ func TestWitnessCourse(t *testing.T) {
 		}
 	}
 	flush()
-	// Every solution and wrong answer in the plain runner, 4 at once
-	// (each in a cgroup of its own), every count compared: a wrong
-	// answer's runs are left once WITNESS_DEADLINE (seconds, 80) is
-	// past.
-	limit := 80 * time.Second
-	if d, err := time.ParseDuration(os.Getenv("WITNESS_DEADLINE") + "s"); err == nil && d > 0 {
-		limit = d
-	}
-	deadline := time.Now().Add(limit)
-	var mu sync.Mutex
-	differ := map[string]int{}
-	runs, skipped := 0, 0
-	sem = make(chan struct{}, 4)
-	for _, it := range items {
-		if it.b == nil {
-			continue
-		}
-		if time.Now().After(deadline) && it.name != "solution" {
-			skipped++
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			v, err := RunAll(context.Background(), tk, Plain{}, it.j, it.b.Prog, "", 0)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				fmt.Fprintf(&table, "run\t%s\t%s\terror %v\n", it.x.ID, it.name, err)
-				return
-			}
-			runs++
-			for _, r := range v.Results {
-				if r.Name != checker.WitnessCheckName || r.Pass {
-					continue
-				}
-				for _, d := range strings.Split(strings.TrimSuffix(r.Got[strings.Index(r.Got, "(")+1:], ")"), "; ") {
-					name, _, _ := strings.Cut(d, ":")
-					differ[name]++
-				}
-			}
-			row("plain", it.x.ID, it.name, v)
-			flush()
-		}()
-	}
-	wg.Wait()
-	var names []string
-	for n := range differ {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	fmt.Fprintf(&table, "summary\tplain\t%d runs (%d wrong answers left for time), every probe compared\n", runs, skipped)
-	for _, n := range names {
-		fmt.Fprintf(&table, "summary\tdiffer\t%s\tin %d of %d runs (witnessed as a grade compares it: %v)\n", n, differ[n], runs, witnessed[n])
-	}
 	// The solutions as a grade runs them: in the sandbox with its rules
 	// (the W^X rule and what comes with it) and the witness comparing
 	// what a grade compares; then without the witness, for its cost;
 	// then, for any that failed, without the W^X rule, to tell the
 	// rule's failures from others.
 	witnessAll = false
+	// One-time costs before any run is timed: the statistics library's
+	// build, the copies' search.
+	if _, err := tk.StatsLibrary(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cudaCopies()
 	sandboxed := func(kind, wx string, wit bool, only map[string]bool) (pass, total int, times []time.Duration, failed map[string]bool) {
 		t.Setenv("LESSONS_SANDBOX_WX", wx)
 		tk.Witness = nil
@@ -273,6 +222,65 @@ func TestWitnessCourse(t *testing.T) {
 	if len(failed) > 0 {
 		pass, total, _, _ := sandboxed("sandbox-wx-off", "off", false, failed)
 		fmt.Fprintf(&table, "summary\tsandbox, W^X off, witness off, the solutions that failed\t%d of %d pass\n", pass, total)
+	}
+	witnessAll = true
+	tk.Witness = w
+	// Every solution and wrong answer in the plain runner, 4 at once
+	// (each in a cgroup of its own), every count compared: a wrong
+	// answer's runs are left once WITNESS_DEADLINE (seconds, 80) is
+	// past.
+	limit := 80 * time.Second
+	if d, err := time.ParseDuration(os.Getenv("WITNESS_DEADLINE") + "s"); err == nil && d > 0 {
+		limit = d
+	}
+	deadline := time.Now().Add(limit)
+	var mu sync.Mutex
+	differ := map[string]int{}
+	runs, skipped := 0, 0
+	sem = make(chan struct{}, 4)
+	for _, it := range items {
+		if it.b == nil {
+			continue
+		}
+		if time.Now().After(deadline) && it.name != "solution" {
+			skipped++
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			v, err := RunAll(context.Background(), tk, Plain{}, it.j, it.b.Prog, "", 0)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				fmt.Fprintf(&table, "run\t%s\t%s\terror %v\n", it.x.ID, it.name, err)
+				return
+			}
+			runs++
+			for _, r := range v.Results {
+				if r.Name != checker.WitnessCheckName || r.Pass {
+					continue
+				}
+				for _, d := range strings.Split(strings.TrimSuffix(r.Got[strings.Index(r.Got, "(")+1:], ")"), "; ") {
+					name, _, _ := strings.Cut(d, ":")
+					differ[name]++
+				}
+			}
+			row("plain", it.x.ID, it.name, v)
+			flush()
+		}()
+	}
+	wg.Wait()
+	var names []string
+	for n := range differ {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(&table, "summary\tplain\t%d runs (%d wrong answers left for time), every probe compared\n", runs, skipped)
+	for _, n := range names {
+		fmt.Fprintf(&table, "summary\tdiffer\t%s\tin %d of %d runs (witnessed as a grade compares it: %v)\n", n, differ[n], runs, witnessed[n])
 	}
 	flush()
 }
