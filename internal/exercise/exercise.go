@@ -338,7 +338,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()
-	wit := tk.watchWitness(prog)
+	wit := tk.watchWitness(prog, p.interp)
 	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append(append(p.interp[:len(p.interp):len(p.interp)], p.prog), j.Spec.Args...), Dir: p.dir, Env: env,

@@ -86,7 +86,7 @@ var All = sorted([]Setting{
 	{Name: "LESSONS_WITNESS", Kind: User, ReadBy: "internal/exercise",
 		Meaning: "`off` turns off the outside witness of a graded run (the kernel's count of its CUDA calls through uprobes, where BPF may be loaded)."},
 	{Name: "LESSONS_SANDBOX_WX", Kind: User, ReadBy: "internal/exercise",
-		Meaning: "`off`: a sandboxed run may make memory writable and executable, or executable after it was mapped (by default it may not: no code written after it starts)."},
+		Meaning: "`off`: a sandboxed run may make memory writable and executable, or executable after it was mapped, a memfd, shared memory or a file it wrote executable, and its /proc/PID/mem writable (by default it may not: no code written after it starts)."},
 	{Name: "LESSONS_SANDBOX_USERS", Kind: User, ReadBy: "internal/exercise, internal/classroom",
 		Meaning: "`off`: the grader, even as root, runs builds and runs as its own user instead of a user per worker (for a toolkit other users cannot read)."},
 	{Name: "LESSONS_SANDBOX_CGROUPS", Kind: User, ReadBy: "internal/exercise",
