@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -225,7 +225,7 @@ func writeKills(file string, r *author.Report) error {
 		return err
 	}
 	os.MkdirAll(filepath.Dir(file), 0o755)
-	if err := atomicfile.Write(file, []byte(b.String()), 0o644); err != nil {
+	if err := safefs.WriteAtomic(file, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w (the mutants' report is above)", file, err)
 	}
 	return nil
