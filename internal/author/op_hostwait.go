@@ -1,0 +1,54 @@
+package author
+
+import "strings"
+
+// hostWait inserts, after statement n when it runs in a loop (the
+// loop around it, or a loop around a call of its function), each kind
+// of host wait: the device's, the loop's stream's, an event's on that
+// stream, a synchronous copy from a buffer in hand, and a synchronous
+// memset of a buffer just allocated or reset.
+func (m *mutator) hostWait(r Region, n int, fnInLoop bool) {
+	l := m.src.Lines[n-1]
+	if (!fnInLoop && m.loops[n-1] == 0) || !statement(l) || jump(l) {
+		return
+	}
+	from := r.Begin
+	if lp := m.loops[n-1]; lp != 0 {
+		from = lp
+	}
+	ind, eol := leading(l), eolOf(l)
+	stream := m.loopStream(from, n)
+	type wait struct{ kind, code string }
+	var waits []wait
+	waits = append(waits, wait{"device", "cudaDeviceSynchronize();"})
+	if stream != "" {
+		waits = append(waits, wait{"stream", "cudaStreamSynchronize(" + stream + ");"})
+	}
+	es := stream
+	if es == "" {
+		es = "0"
+	}
+	waits = append(waits, wait{"event", "{ cudaEvent_t lessons_e; cudaEventCreateWithFlags(&lessons_e, cudaEventDisableTiming); cudaEventRecord(lessons_e, " + es + "); cudaEventSynchronize(lessons_e); cudaEventDestroy(lessons_e); }"})
+	if bufs := m.buffers(from, n); len(bufs) > 0 {
+		waits = append(waits, wait{"memcpy", "{ char lessons_c; cudaMemcpy(&lessons_c, " + bufs[len(bufs)-1] + ", 1, cudaMemcpyDeviceToHost); }"})
+	}
+	code := stripComment(l)
+	for _, c := range calls(code, anyCallRE) {
+		switch {
+		case (c.name == "cudaMallocAsync" || c.name == "cudaMalloc" || c.name == "cudaMallocFromPoolAsync") && len(c.args) >= 2:
+			if mm := addrOfRE.FindStringSubmatch(strings.TrimSpace(c.args[0])); mm != nil {
+				waits = append(waits, wait{"memset", "cudaMemset(" + mm[1] + ", 0, " + strings.TrimSpace(c.args[1]) + ");"})
+			}
+		case c.name == "cudaMemsetAsync" && len(c.args) >= 3:
+			waits = append(waits, wait{"memset", "cudaMemset(" + strings.TrimSpace(c.args[0]) + ", " + strings.TrimSpace(c.args[1]) + ", " + strings.TrimSpace(c.args[2]) + ");"})
+		}
+		if len(waits) > 0 && waits[len(waits)-1].kind == "memset" {
+			break
+		}
+	}
+	for _, w := range waits {
+		m.add("host-wait", n, w.kind, func(lines []string) []string {
+			return append(lines[:n], append([]string{ind + w.code + eol}, lines[n:]...)...)
+		})
+	}
+}
