@@ -1,34 +1,106 @@
 package author
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/cudalessons/lessons/internal/clex"
 )
 
-// statement reports whether line n is a whole statement: it ends with ;
-// and its parentheses balance.
-func statement(l string) bool {
-	code := strings.TrimSpace(stripComment(l))
+// codeOf is lines (each with its line ending) as the operators read
+// them: the same bytes with every comment and every string and character
+// literal (its quotes too) blanked, as clex reads C, C++
+// and CUDA (a // in a string is no comment, a call in a comment or a
+// string no call). A pattern found in code is code, and an offset in a
+// line's code is the same offset in its text, so an operator finds a
+// site in code and edits the text; what it copies into a mutant it takes
+// from the text, never from code.
+func codeOf(lines []string) []string {
+	code, _, _ := codeAndComments(lines)
+	return code
+}
+
+// codeAndComments is codeOf's code, each line's comments (the text of
+// the comments, or of their parts, on it, without line endings, one
+// space between two), and for each line whether a comment or a literal
+// runs on past its end (into the next line: nothing may be put or moved
+// between the two).
+func codeAndComments(lines []string) (code, comments []string, open []bool) {
+	text := strings.Join(lines, "")
+	masked := []byte(text)
+	isComment := make([]bool, len(text))
+	spans := clex.Spans(text)
+	for _, sp := range spans {
+		for i := sp.Start; i < sp.End; i++ {
+			if masked[i] != '\n' && masked[i] != '\r' {
+				masked[i] = ' '
+				isComment[i] = sp.Kind == clex.Comment
+			}
+		}
+	}
+	code, comments, open = make([]string, len(lines)), make([]string, len(lines)), make([]bool, len(lines))
+	at, k := 0, 0
+	for i, l := range lines {
+		end := at + len(l)
+		for k < len(spans) && spans[k].End <= end {
+			k++
+		}
+		open[i] = k < len(spans) && spans[k].Start < end
+		code[i] = string(masked[at : at+len(l)])
+		var parts []string
+		for j := at; j < at+len(l); {
+			if !isComment[j] {
+				j++
+				continue
+			}
+			k := j
+			for k < at+len(l) && isComment[k] {
+				k++
+			}
+			parts = append(parts, text[j:k])
+			j = k
+		}
+		comments[i] = strings.Join(parts, " ")
+		at += len(l)
+	}
+	return code, comments, open
+}
+
+// cFile reports whether file is C, C++ or CUDA: the operators read no
+// other language (a Python exercise has only its replay mutant).
+func cFile(file string) bool {
+	return !strings.EqualFold(filepath.Ext(file), ".py")
+}
+
+// pure reports whether text is code alone: no comment or literal in it,
+// which code (the same span of the line's code) would have blanked. An
+// operator copies only pure text, so that no literal or comment is ever
+// made twice.
+func pure(text, code string) bool { return text == code }
+
+// allPure reports whether every argument of c is code alone: an operator
+// that rewrites a call rewrites only such calls, so that it neither
+// drops nor copies a literal or a comment.
+func allPure(c call) bool { return c.whole }
+
+// statement reports whether a line's code is a whole statement: it ends
+// with ; and its parentheses balance.
+func statement(code string) bool {
+	code = strings.TrimSpace(code)
 	return strings.HasSuffix(code, ";") && strings.Count(code, "(") == strings.Count(code, ")") && !strings.HasPrefix(code, "for") && !strings.HasPrefix(code, "return")
 }
 
 // jump reports whether a statement leaves the block: nothing after it
 // in the block runs.
-func jump(l string) bool {
-	code := strings.TrimSpace(stripComment(l))
+func jump(code string) bool {
+	code = strings.TrimSpace(code)
 	for _, k := range []string{"return", "break", "continue", "goto", "throw"} {
 		if code == k+";" || strings.HasPrefix(code, k+" ") || strings.HasPrefix(code, k+"(") {
 			return true
 		}
 	}
 	return false
-}
-
-func stripComment(l string) string {
-	if i := strings.Index(l, "//"); i >= 0 {
-		return l[:i]
-	}
-	return l
 }
 
 func eolOf(l string) string {
@@ -39,21 +111,30 @@ func eolOf(l string) string {
 }
 
 // call is a call found in a line: its name, the span of its arguments
-// (inside the parentheses) and the arguments.
+// (inside the parentheses) and the arguments, as the line's text has
+// them; pure[i] says argument i is code alone, whole that the call is.
 type call struct {
 	name       string
+	start      int // where the name starts
 	open, end  int // l[open] is '(', l[end] is ')'
 	args       []string
 	argsStarts []int
+	pure       []bool
+	whole      bool
 }
 
-// calls finds the calls of names in l.
-func calls(l string, re *regexp.Regexp) []call {
+// calls finds the calls of names in code, a line's code, with their
+// arguments from text, the line's text.
+func calls(code, text string, re *regexp.Regexp) []call {
 	var out []call
-	for _, loc := range re.FindAllStringSubmatchIndex(l, -1) {
-		c := call{name: l[loc[2]:loc[3]], open: loc[1] - 1}
-		c.args, c.argsStarts, c.end = splitArgs(l, c.open)
+	for _, loc := range re.FindAllStringSubmatchIndex(code, -1) {
+		c := call{name: code[loc[2]:loc[3]], start: loc[2], open: loc[1] - 1}
+		c.args, c.argsStarts, c.end = splitArgs(code, text, c.open)
 		if c.end > 0 {
+			for i, a := range c.args {
+				c.pure = append(c.pure, pure(a, code[c.argsStarts[i]:c.argsStarts[i]+len(a)]))
+			}
+			c.whole = pure(text[c.start:c.end+1], code[c.start:c.end+1])
 			out = append(out, c)
 		}
 	}
@@ -61,22 +142,22 @@ func calls(l string, re *regexp.Regexp) []call {
 }
 
 // splitArgs splits the arguments of the parenthesis that opens at
-// l[open]: each argument, where it starts, and where the parenthesis
-// closes (0 when it does not on this line).
-func splitArgs(l string, open int) (args []string, starts []int, end int) {
+// code[open]: each argument (from text), where it starts, and where the
+// parenthesis closes (0 when it does not on this line).
+func splitArgs(code, text string, open int) (args []string, starts []int, end int) {
 	depth, start := 0, open+1
-	for i := open; i < len(l); i++ {
-		switch l[i] {
+	for i := open; i < len(code); i++ {
+		switch code[i] {
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':
 			depth--
 			if depth == 0 {
-				return append(args, l[start:i]), append(starts, start), i
+				return append(args, text[start:i]), append(starts, start), i
 			}
 		case ',':
 			if depth == 1 {
-				args = append(args, l[start:i])
+				args = append(args, text[start:i])
 				starts = append(starts, start)
 				start = i + 1
 			}
@@ -99,10 +180,11 @@ var controlWords = map[string]bool{"if": true, "for": true, "while": true, "swit
 
 // enclosingFunc is the name of the function whose body holds line n (the
 // nearest function head above it that is not closed before it), or "".
-func enclosingFunc(lines []string, n int) string {
+// code is the lines' code.
+func enclosingFunc(code []string, n int) string {
 	depth := 0
 	for i := n - 2; i >= 0; i-- {
-		code := stripComment(lines[i])
+		code := code[i]
 		depth += strings.Count(code, "}") - strings.Count(code, "{")
 		if depth >= 0 {
 			continue
@@ -122,15 +204,15 @@ var callNameRE = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
 
 // calledInLoop are the functions that run in a loop of the files: called
 // on a line inside a loop's braces or on a loop's own line (a body
-// without braces), or called by a function that runs in a loop.
+// without braces), or called by a function that runs in a loop. files
+// are the files' code.
 func calledInLoop(files [][]string) map[string]bool {
 	out := map[string]bool{}
 	calls := map[string][]string{} // function -> the functions it calls
 	loopLineRE := regexp.MustCompile(`^\s*(?:for|while)\s*\(`)
 	for _, lines := range files {
 		loops := loopsOf(lines)
-		for i, l := range lines {
-			code := stripComment(l)
+		for i, code := range lines {
 			caller := enclosingFunc(lines, i+1)
 			body := code
 			if mm := oneLineFuncRE.FindStringSubmatch(code); mm != nil && !controlWords[mm[1]] {
@@ -165,15 +247,14 @@ func calledInLoop(files [][]string) map[string]bool {
 }
 
 // loopsOf finds, for each line, the line of the innermost loop whose
-// braces hold it (0 when none). It reads braces, skipping comments,
-// strings and characters: enough for the solutions of a course.
+// braces hold it (0 when none). lines are the lines' code (codeOf), in
+// which no brace of a comment or a literal is left.
 func loopsOf(lines []string) []int {
 	out := make([]int, len(lines))
 	type open struct{ loop int }
 	var stack []open
 	header := ""    // code since the last ; { or }
 	headerLine := 0 // where it began
-	inBlock := false
 	cur := func() int {
 		for i := len(stack) - 1; i >= 0; i-- {
 			if stack[i].loop > 0 {
@@ -193,29 +274,6 @@ func loopsOf(lines []string) []int {
 		}
 		for j := 0; j < len(l); j++ {
 			ch := l[j]
-			if inBlock {
-				if ch == '*' && j+1 < len(l) && l[j+1] == '/' {
-					inBlock = false
-					j++
-				}
-				continue
-			}
-			switch {
-			case ch == '/' && j+1 < len(l) && l[j+1] == '/':
-				j = len(l)
-				continue
-			case ch == '/' && j+1 < len(l) && l[j+1] == '*':
-				inBlock = true
-				j++
-				continue
-			case ch == '"' || ch == '\'':
-				for j++; j < len(l) && l[j] != ch; j++ {
-					if l[j] == '\\' {
-						j++
-					}
-				}
-				continue
-			}
 			switch ch {
 			case '{':
 				loop := 0
@@ -272,17 +330,18 @@ func contains(xs []string, x string) bool {
 // replaceCall is line l with call c (found in l's code without its
 // comment, which starts at the same offsets) replaced by repl.
 func replaceCall(l string, c call, repl string) string {
-	return l[:c.open-len(c.name)] + repl + l[c.end+1:]
+	return l[:c.start] + repl + l[c.end+1:]
 }
 
 // launchStream is the stream a launch statement names (its fourth
-// <<< >>> argument), or "" for none or the default stream.
-func launchStream(code string) string {
-	mm := launchStmtRE.FindStringSubmatch(code)
-	if mm == nil {
+// <<< >>> argument), or "" for none or the default stream; code is the
+// statement's code, text its text.
+func launchStream(code, text string) string {
+	loc := launchStmtRE.FindStringSubmatchIndex(code)
+	if loc == nil {
 		return ""
 	}
-	args, _, _ := splitArgs("("+mm[1]+")", 0)
+	args, _, _ := splitArgs("("+code[loc[2]:loc[3]]+")", "("+text[loc[2]:loc[3]]+")", 0)
 	if len(args) < 4 {
 		return ""
 	}

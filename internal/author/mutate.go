@@ -63,16 +63,33 @@ type RecordedRun struct {
 // other files, read (never mutated) for the loops that call the
 // functions of the solution's regions.
 func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
-	m := &mutator{src: src, base: src.Solution(), loops: loopsOf(src.Lines), seen: map[string]bool{}}
+	m := &mutator{src: src, base: src.Solution(), seen: map[string]bool{}}
 	m.seen[string(m.base)] = true
-	files := [][]string{src.Lines}
+	if !cFile(src.File) {
+		if len(runs) > 0 {
+			m.replay(runs)
+		}
+		return m.out
+	}
+	// The code is read as the solution has it: without its marker and
+	// stub lines (a marker inside a block comment would otherwise end it
+	// in one view and not in the other).
+	solution := m.marked()
+	for i, l := range solution {
+		if l == dropped {
+			solution[i] = ""
+		}
+	}
+	m.code, m.comments, m.open = codeAndComments(solution)
+	m.loops = loopsOf(m.code)
+	files := [][]string{m.code}
 	for _, o := range others {
-		files = append(files, splitLines(o))
+		files = append(files, codeOf(splitLines(o)))
 	}
 	m.calledInLoop = calledInLoop(files)
 	for _, r := range src.Regions {
 		first, last := r.SolutionLines()
-		inLoop := m.calledInLoop[enclosingFunc(src.Lines, r.Begin)]
+		inLoop := m.calledInLoop[enclosingFunc(m.code, r.Begin)]
 		for n := first; n <= last; n++ {
 			m.hostWait(r, n, inLoop)
 		}
@@ -82,7 +99,7 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 		for n := first; n <= last; n++ {
 			m.syncTwin(n)
 			m.deleteLaunch(n)
-			m.wrongBuffer(r, n, m.loops[n-1] != 0 || m.calledInLoop[enclosingFunc(src.Lines, r.Begin)])
+			m.wrongBuffer(r, n, m.loops[n-1] != 0 || m.calledInLoop[enclosingFunc(m.code, r.Begin)])
 		}
 		m.hoistAlloc(first, last)
 		for n := first; n <= last; n++ {
@@ -106,6 +123,9 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 
 type mutator struct {
 	src          *Source
+	code         []string // the source's lines' code (codeOf): what the operators read
+	comments     []string // the comments on each of the source's lines
+	open         []bool   // open[i]: a comment or a literal runs on from line i+1 into the next
 	base         []byte
 	loops        []int // loops[i]: the line (from 1) of the loop around line i+1; 0 outside loops
 	calledInLoop map[string]bool
@@ -142,6 +162,37 @@ func (m *mutator) addData(op, id string, n int, data string) {
 	}
 	m.seen[data] = true
 	m.out = append(m.out, Mutant{ID: id, Op: op, Line: n, Data: []byte(data), Diff: Diff(string(m.base), data)})
+}
+
+// joint reports whether something may be put, or a line moved, between
+// lines n and n+1 (from 1; 0 is the start of the file): no comment or
+// literal runs on from one into the other.
+func (m *mutator) joint(n int) bool {
+	return n <= 0 || n > len(m.open) || !m.open[n-1]
+}
+
+// deleteLine is lines without line n, a statement an operator leaves
+// out; its comments, if it has any, stay on a line of their own.
+func (m *mutator) deleteLine(lines []string, n int) []string {
+	if c := m.commentsLeft(n); c != "" {
+		lines[n-1] = c
+		return lines
+	}
+	return append(lines[:n-1], lines[n:]...)
+}
+
+// commentsLeft is what is left of line n when its code goes: its
+// comments on a line of their own, or "" when it has none.
+func (m *mutator) commentsLeft(n int) string {
+	c := m.comments[n-1]
+	if c == "" {
+		return ""
+	}
+	l := m.src.Lines[n-1]
+	if m.joint(n - 1) { // else the line starts inside a comment, its indentation part of it
+		c = leading(l) + c
+	}
+	return c + eolOf(l)
 }
 
 // dropped stands for a line of the source that the solution leaves out.

@@ -1,12 +1,12 @@
 package author
 
-// deleteLaunch leaves out a kernel launch.
+// deleteLaunch leaves out a kernel launch (its comments stay).
 func (m *mutator) deleteLaunch(n int) {
-	l := m.src.Lines[n-1]
-	if !launchStmtRE.MatchString(stripComment(l)) || !statement(l) {
+	code := m.code[n-1]
+	if !launchStmtRE.MatchString(code) || !statement(code) {
 		return
 	}
 	m.add("delete-launch", n, "", func(lines []string) []string {
-		return append(lines[:n-1], lines[n:]...)
+		return m.deleteLine(lines, n)
 	})
 }

@@ -8,7 +8,7 @@ func (m *mutator) hoistAlloc(first, last int) {
 	for n := first; n <= last; n++ {
 		l := m.src.Lines[n-1]
 		loop := m.loops[n-1]
-		if loop == 0 || !allocRE.MatchString(stripComment(l)) || !statement(l) {
+		if code := m.code[n-1]; loop == 0 || !allocRE.MatchString(code) || !statement(code) || !m.joint(n-1) || !m.joint(n) || !m.joint(loop-1) {
 			continue
 		}
 		moved := leading(m.src.Lines[loop-1]) + strings.TrimLeft(l, " \t")

@@ -8,8 +8,8 @@ import "strings"
 // stream, a synchronous copy from a buffer in hand, and a synchronous
 // memset of a buffer just allocated or reset.
 func (m *mutator) hostWait(r Region, n int, fnInLoop bool) {
-	l := m.src.Lines[n-1]
-	if (!fnInLoop && m.loops[n-1] == 0) || !statement(l) || jump(l) {
+	l, code := m.src.Lines[n-1], m.code[n-1]
+	if (!fnInLoop && m.loops[n-1] == 0) || !statement(code) || jump(code) || !m.joint(n) {
 		return
 	}
 	from := r.Begin
@@ -32,9 +32,10 @@ func (m *mutator) hostWait(r Region, n int, fnInLoop bool) {
 	if bufs := m.buffers(from, n); len(bufs) > 0 {
 		waits = append(waits, wait{"memcpy", "{ char lessons_c; cudaMemcpy(&lessons_c, " + bufs[len(bufs)-1] + ", 1, cudaMemcpyDeviceToHost); }"})
 	}
-	code := stripComment(l)
-	for _, c := range calls(code, anyCallRE) {
+	for _, c := range calls(code, l, anyCallRE) {
 		switch {
+		case !allPure(c):
+			// an argument with a literal or a comment in it is not copied
 		case (c.name == "cudaMallocAsync" || c.name == "cudaMalloc" || c.name == "cudaMallocFromPoolAsync") && len(c.args) >= 2:
 			if mm := addrOfRE.FindStringSubmatch(strings.TrimSpace(c.args[0])); mm != nil {
 				waits = append(waits, wait{"memset", "cudaMemset(" + mm[1] + ", 0, " + strings.TrimSpace(c.args[1]) + ");"})

@@ -18,23 +18,30 @@ func (m *mutator) noWork() {
 		for _, r := range m.src.Regions {
 			a, b := r.SolutionLines()
 			for n := a; n <= b; n++ {
-				l := lines[n-1]
-				code := stripComment(l)
-				if launchStmtRE.MatchString(code) && statement(l) {
+				l, code := lines[n-1], m.code[n-1]
+				if launchStmtRE.MatchString(code) && statement(code) {
 					lines[n-1] = dropped
+					if c := m.commentsLeft(n); c != "" {
+						lines[n-1] = c
+					}
 					if first == 0 {
 						first = n
 					}
 					continue
 				}
-				cs := calls(code, workCallRE)
+				var cs []call // the outermost calls: one inside another goes with it
+				for _, c := range calls(code, l, workCallRE) {
+					if len(cs) == 0 || c.start > cs[len(cs)-1].end {
+						cs = append(cs, c)
+					}
+				}
 				for k := len(cs) - 1; k >= 0; k-- {
 					c := cs[k]
 					ok := "cudaSuccess"
 					if strings.HasPrefix(c.name, "cuMem") {
 						ok = "CUDA_SUCCESS"
 					}
-					l = l[:c.open-len(c.name)] + ok + l[c.end+1:]
+					l = l[:c.start] + ok + l[c.end+1:]
 					if first == 0 {
 						first = n
 					}

@@ -20,7 +20,7 @@ var sizeArg = map[string]int{
 // the allocator (one byte less).
 func (m *mutator) offByOne(n int) {
 	l := m.src.Lines[n-1]
-	code := stripComment(l)
+	code := m.code[n-1]
 	if loc := loopCondRE.FindStringSubmatchIndex(code); loc != nil {
 		op := code[loc[4]:loc[5]]
 		flip := map[string]string{"<": "<=", "<=": "<", ">": ">=", ">=": ">"}[op]
@@ -31,7 +31,7 @@ func (m *mutator) offByOne(n int) {
 		})
 		return
 	}
-	for _, c := range calls(code, sizeArgRE) {
+	for _, c := range calls(code, l, sizeArgRE) {
 		i := sizeArg[c.name]
 		if i >= len(c.args) {
 			continue

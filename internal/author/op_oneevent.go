@@ -20,15 +20,15 @@ var indexedRE = regexp.MustCompile(`^([A-Za-z_][\w.\->]*)\s*\[(.+)\]$`)
 // is ordered by another one's event (or by one never recorded).
 func (m *mutator) oneEvent(n int) {
 	l := m.src.Lines[n-1]
-	code := stripComment(l)
+	code := m.code[n-1]
 	type site struct {
 		start, end int
 		repl       string
 	}
 	var sites []site
-	for _, c := range calls(code, anyCallRE) {
+	for _, c := range calls(code, l, anyCallRE) {
 		i, ok := eventArgs[c.name]
-		if !ok || i >= len(c.args) {
+		if !ok || i >= len(c.args) || !c.pure[i] {
 			continue
 		}
 		arg := strings.TrimSpace(c.args[i])

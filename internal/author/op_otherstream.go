@@ -11,10 +11,13 @@ import (
 // function or outside functions, or a member (named with a trailing _).
 func (m *mutator) otherStream(n int) {
 	full := m.src.Lines[n-1]
-	spots := streamSpots(stripComment(full))
+	spots := streamSpots(m.code[n-1])
 	decls := m.streamsDeclared()
-	fn := enclosingFunc(m.src.Lines, n)
+	fn := enclosingFunc(m.code, n)
 	for k, sp := range spots {
+		if !pure(full[sp[0]:sp[1]], m.code[n-1][sp[0]:sp[1]]) {
+			continue // a comment or a literal in it: not a stream to replace
+		}
 		cur := strings.TrimSpace(full[sp[0]:sp[1]])
 		alts := []string{"0"}
 		for _, d := range decls {

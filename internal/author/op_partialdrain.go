@@ -11,15 +11,15 @@ import (
 func (m *mutator) partialDrain(n int) {
 	l := m.src.Lines[n-1]
 	var sites []call
-	for _, c := range calls(stripComment(l), anyCallRE) {
-		if c.name == "cudaDeviceSynchronize" {
+	for _, c := range calls(m.code[n-1], l, anyCallRE) {
+		if c.name == "cudaDeviceSynchronize" && allPure(c) {
 			sites = append(sites, c)
 		}
 	}
 	if len(sites) == 0 {
 		return
 	}
-	fn := enclosingFunc(m.src.Lines, n)
+	fn := enclosingFunc(m.code, n)
 	var streams []string
 	for _, d := range m.streamsDeclared() {
 		inScope := (d.line <= n && (d.fn == fn || d.fn == "")) || strings.HasSuffix(d.expr, "_")

@@ -18,8 +18,8 @@ func pollFor(query, arg string) string {
 func (m *mutator) pollWait(n int) {
 	l := m.src.Lines[n-1]
 	var sites []call
-	for _, c := range calls(stripComment(l), anyCallRE) {
-		if c.name == "cudaStreamWaitEvent" && len(c.args) >= 2 {
+	for _, c := range calls(m.code[n-1], l, anyCallRE) {
+		if c.name == "cudaStreamWaitEvent" && len(c.args) >= 2 && allPure(c) {
 			sites = append(sites, c)
 		}
 	}

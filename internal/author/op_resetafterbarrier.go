@@ -10,11 +10,11 @@ var barrierRE = regexp.MustCompile(`^\s*__syncthreads\s*\(\s*\)\s*;`)
 // read it, a race only racecheck sees.
 func (m *mutator) resetAfterBarrier(r Region, n int) {
 	first, _ := r.SolutionLines()
-	if n-1 < first || !barrierRE.MatchString(stripComment(m.src.Lines[n-1])) {
+	if n-1 < first || !barrierRE.MatchString(m.code[n-1]) {
 		return
 	}
-	prev := m.src.Lines[n-2]
-	if !statement(prev) || jump(prev) || barrierRE.MatchString(stripComment(prev)) {
+	prev := m.code[n-2]
+	if !statement(prev) || jump(prev) || barrierRE.MatchString(prev) || !m.joint(n-2) || !m.joint(n-1) || !m.joint(n) {
 		return
 	}
 	m.add("reset-after-barrier", n, "", func(lines []string) []string {

@@ -13,8 +13,9 @@ func (m *mutator) serialise() {
 			a, b := r.SolutionLines()
 			for n := a; n <= b; n++ {
 				l := lines[n-1]
-				stream := launchStream(stripComment(l))
-				if stream == "" || !statement(l) || jump(l) {
+				code := m.code[n-1]
+				stream := launchStream(code, l)
+				if stream == "" || !statement(code) || jump(code) || !m.joint(n) || !pure(stream, launchStream(code, code)) {
 					continue
 				}
 				if lineEnding(l) == "" {

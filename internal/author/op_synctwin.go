@@ -28,10 +28,10 @@ var syncTwins = map[string]struct {
 // syncTwin replaces each stream-ordered call of line n, one mutant each.
 func (m *mutator) syncTwin(n int) {
 	l := m.src.Lines[n-1]
-	cs := calls(stripComment(l), anyCallRE)
+	cs := calls(m.code[n-1], l, anyCallRE)
 	var twins []call
 	for _, c := range cs {
-		if t, ok := syncTwins[c.name]; ok && len(c.args) > t.stream {
+		if t, ok := syncTwins[c.name]; ok && len(c.args) > t.stream && allPure(c) {
 			twins = append(twins, c)
 		}
 	}
@@ -43,7 +43,7 @@ func (m *mutator) syncTwin(n int) {
 				args = append(args, strings.TrimSpace(a))
 			}
 		}
-		repl := l[:c.open-len(c.name)] + t.twin + "(" + strings.Join(args, ", ") + ")" + l[c.end+1:]
+		repl := l[:c.start] + t.twin + "(" + strings.Join(args, ", ") + ")" + l[c.end+1:]
 		variant := ""
 		if len(twins) > 1 {
 			variant = strconv.Itoa(k + 1)

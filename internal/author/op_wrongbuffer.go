@@ -11,12 +11,12 @@ import (
 // buffer the source allocates.
 func (m *mutator) wrongBuffer(r Region, n int, inLoop bool) {
 	l := m.src.Lines[n-1]
-	code := stripComment(l)
+	code := m.code[n-1]
 	loc := launchStmtRE.FindStringIndex(code)
-	if loc == nil || !statement(l) {
+	if loc == nil || !statement(code) || !m.joint(n-1) {
 		return
 	}
-	args, starts, end := splitArgs(code, loc[1]-1)
+	args, starts, end := splitArgs(code, l, loc[1]-1)
 	if end == 0 {
 		return
 	}

@@ -12,8 +12,8 @@ import (
 func (m *mutator) wrongPool(n int) {
 	l := m.src.Lines[n-1]
 	var sites []call
-	for _, c := range calls(stripComment(l), anyCallRE) {
-		if c.name == "cudaMallocFromPoolAsync" && len(c.args) == 4 {
+	for _, c := range calls(m.code[n-1], l, anyCallRE) {
+		if c.name == "cudaMallocFromPoolAsync" && len(c.args) == 4 && allPure(c) {
 			sites = append(sites, c)
 		}
 	}

@@ -33,8 +33,8 @@ type streamDecl struct {
 func (m *mutator) streamsDeclared() []streamDecl {
 	var out []streamDecl
 	seen := map[string]bool{}
-	for i, l := range m.src.Lines {
-		for _, mm := range streamDeclRE.FindAllStringSubmatch(stripComment(l), -1) {
+	for i, l := range m.code {
+		for _, mm := range streamDeclRE.FindAllStringSubmatch(l, -1) {
 			for _, d := range strings.Split(mm[1], ",") {
 				d = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(d), "*&"))
 				name, arr, _ := strings.Cut(d, "[")
@@ -45,8 +45,8 @@ func (m *mutator) streamsDeclared() []streamDecl {
 				if arr != "" || strings.Contains(d, "[") {
 					name += "[0]"
 				}
-				fn := enclosingFunc(m.src.Lines, i+1)
-				if mm := funcHeadRE.FindStringSubmatch(strings.TrimRight(stripComment(l), " \t\r\n")); mm != nil && !controlWords[mm[1]] {
+				fn := enclosingFunc(m.code, i+1)
+				if mm := funcHeadRE.FindStringSubmatch(strings.TrimRight(l, " \t\r\n")); mm != nil && !controlWords[mm[1]] {
 					fn = mm[1] // a parameter
 				}
 				if !seen[name+"\x00"+fn] {
@@ -59,10 +59,11 @@ func (m *mutator) streamsDeclared() []streamDecl {
 	return out
 }
 
-// streamSpots are the stream arguments of line l: calls' and launches'.
+// streamSpots are the stream arguments of a line's code: calls' and
+// launches'.
 func streamSpots(l string) [][2]int {
 	var spots [][2]int
-	for _, c := range calls(l, anyCallRE) {
+	for _, c := range calls(l, l, anyCallRE) {
 		if i, ok := streamArgs[c.name]; ok && i < len(c.args) {
 			st := c.argsStarts[i]
 			spots = append(spots, [2]int{st, st + len(c.args[i])})
@@ -75,13 +76,14 @@ func streamSpots(l string) [][2]int {
 }
 
 // loopStream is the stream that the code from line from to line n uses:
-// the last stream argument passed there, or "".
+// the last stream argument passed there (code alone: it is copied), or
+// "".
 func (m *mutator) loopStream(from, n int) string {
 	s := ""
 	for i := from; i <= n; i++ {
-		l := stripComment(m.src.Lines[i-1])
-		for _, sp := range streamSpots(l) {
-			if e := strings.TrimSpace(l[sp[0]:sp[1]]); e != "0" && e != "" {
+		code, l := m.code[i-1], m.src.Lines[i-1]
+		for _, sp := range streamSpots(code) {
+			if e := strings.TrimSpace(l[sp[0]:sp[1]]); e != "0" && e != "" && pure(l[sp[0]:sp[1]], code[sp[0]:sp[1]]) {
 				s = e
 			}
 		}
@@ -103,14 +105,13 @@ func (m *mutator) buffers(from, n int) []string {
 		out = append(out, b)
 	}
 	for i := from; i <= n; i++ {
-		l := stripComment(m.src.Lines[i-1])
-		for _, c := range calls(l, anyCallRE) {
+		for _, c := range calls(m.code[i-1], m.src.Lines[i-1], anyCallRE) {
 			switch {
 			case allocRE.MatchString(c.name+"(") && strings.HasPrefix(c.name, "cudaMalloc") && len(c.args) >= 2:
 				if mm := addrOfRE.FindStringSubmatch(strings.TrimSpace(c.args[0])); mm != nil {
 					addBuf(mm[1])
 				}
-			case (c.name == "cudaMemsetAsync" || c.name == "cudaMemcpyAsync") && len(c.args) >= 3:
+			case (c.name == "cudaMemsetAsync" || c.name == "cudaMemcpyAsync") && len(c.args) >= 3 && c.pure[0]:
 				addBuf(c.args[0])
 			case (c.name == "cudaFreeAsync" || c.name == "cudaFree") && len(c.args) >= 1:
 				b := strings.TrimSpace(c.args[0])
@@ -125,8 +126,8 @@ func (m *mutator) buffers(from, n int) []string {
 // (&p passed to a cudaMalloc), in order.
 func (m *mutator) allocated() []string {
 	var out []string
-	for _, l := range m.src.Lines {
-		for _, c := range calls(stripComment(l), allocRE) {
+	for i, l := range m.src.Lines {
+		for _, c := range calls(m.code[i], l, allocRE) {
 			if !strings.HasPrefix(c.name, "cudaMalloc") || len(c.args) == 0 {
 				continue
 			}
@@ -142,8 +143,8 @@ func (m *mutator) allocated() []string {
 // ("float" for float* x), or "" when no declaration is found.
 func (m *mutator) pointee(name string) string {
 	re := regexp.MustCompile(`([A-Za-z_][\w:]*)\s*\*\s*` + regexp.QuoteMeta(name) + `\b`)
-	for _, l := range m.src.Lines {
-		if mm := re.FindStringSubmatch(stripComment(l)); mm != nil {
+	for _, l := range m.code {
+		if mm := re.FindStringSubmatch(l); mm != nil {
 			return mm[1]
 		}
 	}
