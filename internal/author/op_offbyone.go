@@ -6,7 +6,7 @@ import (
 )
 
 var (
-	loopCondRE = regexp.MustCompile(`(for\s*\([^;]*;[^;<>]*)(<|<=|>|>=)([^;]*;)`)
+	loopCondRE = regexp.MustCompile(`(for\s*\([^;]*;[^;<>]*)(<=|<|>=|>)([^;]*;)`)
 	sizeArgRE  = regexp.MustCompile(`\b(cudaMalloc|cudaMallocAsync|cudaMallocFromPoolAsync|cudaMemset|cudaMemsetAsync|cudaMemcpy|cudaMemcpyAsync|cuMemCreate|cuMemMap|cuMemSetAccess)\s*\(`)
 )
 
