@@ -43,6 +43,8 @@ var Operators = []string{
 	"partial-drain",       // a wait for the whole device replaced by a wait for one stream
 	"one-event",           // an event of an array (a block's, a round's, a stream's) replaced by the first one
 	"reset-after-barrier", // the statement before a __syncthreads() moved after it
+	"subrange-race",       // a stream-ordered use of a sub-range of a block (p + off) moved to a stream of its own
+	"const-arg",           // a size or count read from the command line used as its value in the default run
 	"no-work",             // every launch and allocator call of the regions removed, the prints kept
 	"replay",              // a program that prints, for each run, what the solution printed, and does no CUDA work
 }
@@ -94,6 +96,7 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 			m.hostWait(r, n, inLoop)
 		}
 	}
+	values := m.argValues(runs, files[1:])
 	for _, r := range src.Regions {
 		first, last := r.SolutionLines()
 		for n := first; n <= last; n++ {
@@ -108,9 +111,13 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 			m.offByOne(n)
 			m.pollWait(n)
 			m.wrongPool(n)
+			m.wrongPoolSetting(n)
 			m.partialDrain(n)
+			m.partialDrainFirst(n)
 			m.oneEvent(n)
 			m.resetAfterBarrier(r, n)
+			m.subRangeRace(n)
+			m.constArg(n, values)
 		}
 	}
 	m.serialise()

@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpDeleteCall: a call of the CUDA API left out, its comment kept; a call over two lines and a call in a string are not.
+// TestOpDeleteCall: a call of the CUDA API left out, its comment kept; a
+// call over two lines and a call in a string are not.
 func TestOpDeleteCall(t *testing.T) {
 	got := opMutants(t, "delete-call", `int main() {
     // BEGIN SOLUTION

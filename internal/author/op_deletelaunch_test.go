@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpDeleteLaunch: a launch left out, its comment kept; a launch over two lines is not a statement of one line, and is left.
+// TestOpDeleteLaunch: a launch left out, its comment kept; a launch over
+// two lines is not a statement of one line, and is left.
 func TestOpDeleteLaunch(t *testing.T) {
 	got := opMutants(t, "delete-launch", `void run(float* x, cudaStream_t s) {
     // BEGIN SOLUTION

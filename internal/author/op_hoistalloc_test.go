@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpHoistAlloc: an allocation moved before the loop around it; one outside a loop is not.
+// TestOpHoistAlloc: an allocation moved before the loop around it; one
+// outside a loop is not.
 func TestOpHoistAlloc(t *testing.T) {
 	got := opMutants(t, "hoist-alloc", `int main() {
     for (int i = 0; i < 4; i++) {

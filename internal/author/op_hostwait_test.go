@@ -2,7 +2,9 @@ package author
 
 import "testing"
 
-// TestOpHostWait: a host wait of each kind after each statement that runs in a loop (the loop around it here), the memset only after an allocation; none after the region outside the loop.
+// TestOpHostWait: a host wait of each kind after each statement that runs
+// in a loop (the loop around it here), the memset only after an
+// allocation; none after the region outside the loop.
 func TestOpHostWait(t *testing.T) {
 	got := opMutants(t, "host-wait", `void run(float* x, cudaStream_t s) {
     for (int i = 0; i < 4; i++) {

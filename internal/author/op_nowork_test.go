@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpNoWork: one mutant: launches left out (their comments kept) and the allocator's calls made success; what it prints is kept.
+// TestOpNoWork: one mutant: launches left out (their comments kept) and
+// the allocator's calls made success; what it prints is kept.
 func TestOpNoWork(t *testing.T) {
 	got := opMutants(t, "no-work", `int main() {
     // BEGIN SOLUTION

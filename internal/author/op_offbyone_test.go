@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpOffByOne: a loop's bound flipped (<= to < and >= to >, not to <== or >==), or a size one byte short.
+// TestOpOffByOne: a loop's bound flipped (<= to < and >= to >, not to <==
+// or >==), or a size one byte short.
 func TestOpOffByOne(t *testing.T) {
 	got := opMutants(t, "off-by-one", `int main() {
     // BEGIN SOLUTION

@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpOneEvent: an element e[i] of an array of events, i not 0, replaced by e[0]; e[0] itself is left.
+// TestOpOneEvent: an element e[i] of an array of events, i not 0, replaced
+// by e[0]; e[0] itself is left.
 func TestOpOneEvent(t *testing.T) {
 	got := opMutants(t, "one-event", `int main() {
     // BEGIN SOLUTION

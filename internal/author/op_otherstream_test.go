@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpOtherStream: each stream argument replaced by 0 and by each other stream in scope (a global, a parameter, an array's first element).
+// TestOpOtherStream: each stream argument replaced by 0 and by each other
+// stream in scope (a global, a parameter, an array's first element).
 func TestOpOtherStream(t *testing.T) {
 	got := opMutants(t, "other-stream", `cudaStream_t g;
 void run(float* x, cudaStream_t s) {

@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpPollWait: each stream wait for an event, the host polling the event instead; one with a comment in its arguments is left alone.
+// TestOpPollWait: each stream wait for an event, the host polling the
+// event instead; one with a comment in its arguments is left alone.
 func TestOpPollWait(t *testing.T) {
 	got := opMutants(t, "poll-wait", `int main() {
     // BEGIN SOLUTION

@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpResetAfterBarrier: the statement before a __syncthreads() moved after it; not when it is a barrier itself.
+// TestOpResetAfterBarrier: the statement before a __syncthreads() moved
+// after it; not when it is a barrier itself.
 func TestOpResetAfterBarrier(t *testing.T) {
 	got := opMutants(t, "reset-after-barrier", `__global__ void k(int* out) {
     __shared__ int used;

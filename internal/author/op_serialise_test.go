@@ -2,7 +2,8 @@ package author
 
 import "testing"
 
-// TestOpSerialise: one mutant: a wait for its stream after every launch on a named stream (none after the launch on stream 0).
+// TestOpSerialise: one mutant: a wait for its stream after every launch on
+// a named stream (none after the launch on stream 0).
 func TestOpSerialise(t *testing.T) {
 	got := opMutants(t, "serialise", `void run(float* x, cudaStream_t s, cudaStream_t t) {
     // BEGIN SOLUTION

@@ -2,7 +2,10 @@ package author
 
 import "testing"
 
-// TestOpSyncTwin: each stream-ordered call of a line its synchronous twin (two on one line: one mutant each, variants 1 and 2); a space before the parenthesis is no matter; a call with a comment in its arguments is left alone.
+// TestOpSyncTwin: each stream-ordered call of a line its synchronous twin
+// (two on one line: one mutant each, variants 1 and 2); a space before the
+// parenthesis is no matter; a call with a comment in its arguments is left
+// alone.
 func TestOpSyncTwin(t *testing.T) {
 	got := opMutants(t, "sync-twin", `void run(float* x, cudaMemPool_t pool, cudaStream_t s) {
     // BEGIN SOLUTION

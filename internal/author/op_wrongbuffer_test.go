@@ -2,7 +2,9 @@ package author
 
 import "testing"
 
-// TestOpWrongBuffer: in a loop, each buffer argument replaced by the one it had the first time round; a buffer of another type is never swapped in.
+// TestOpWrongBuffer: in a loop, each buffer argument replaced by the one
+// it had the first time round; a buffer of another type is never swapped
+// in.
 func TestOpWrongBuffer(t *testing.T) {
 	got := opMutants(t, "wrong-buffer", `int main() {
     float *a, *b;
