@@ -115,6 +115,7 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 			m.partialDrain(n)
 			m.partialDrainFirst(n)
 			m.oneEvent(n)
+			m.oneEventFirst(n)
 			m.resetAfterBarrier(r, n)
 			m.subRangeRace(n)
 			m.constArg(n, values)

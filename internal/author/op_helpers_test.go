@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// opMutants are the mutants operator op makes of src (a solution with
-// its markers), each as its id, then what it changes: the lines it
-// takes out (-) and puts in (+), trimmed, after " | ".
+// opMutants are the mutants operator op makes of src (a solution with its
+// markers), each as its id, then what it changes: the lines it takes out
+// (-) and puts in (+), trimmed, after " | ".
 func opMutants(t *testing.T, op, src string, others ...string) []string {
 	t.Helper()
 	s, err := Parse("x.cu", []byte(src))

@@ -3,9 +3,9 @@ package author
 import "testing"
 
 // TestOpPartialDrain: a wait for the device replaced by a wait for each
-// stream in scope, and a wait for x[i] by one for x[0] (for t[i] the same
-// program as other-stream's t[0], made once; for a pointer to streams, a
-// mutant of its own).
+// stream in scope, and a wait for x[i] by one for x[0] (for t[i] the
+// same program as other-stream's t[0], made once; for a pointer to
+// streams, a mutant of its own).
 func TestOpPartialDrain(t *testing.T) {
 	got := opMutants(t, "partial-drain", `cudaStream_t g;
 void run(cudaStream_t s, const cudaStream_t* streams_) {
