@@ -38,7 +38,7 @@ var Operators = []string{
 	"delete-call",         // a call of the allocator, stream, event, pool or VMM API left out
 	"other-stream",        // a stream argument replaced by another stream in scope, or by 0
 	"off-by-one",          // a loop bound or an allocated size changed by one
-	"poll-wait",           // a stream's wait for an event replaced by the host polling the event
+	"poll-wait",           // a stream's wait for an event replaced by the host polling the event; the host polling a loop's stream
 	"wrong-pool",          // an allocation from the configured pool made from the device's current pool instead
 	"partial-drain",       // a wait for the whole device replaced by a wait for one stream
 	"one-event",           // an event of an array (a block's, a round's, a stream's) replaced by the first one
@@ -105,6 +105,7 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 			m.wrongBuffer(r, n, m.loops[n-1] != 0 || m.calledInLoop[enclosingFunc(m.code, r.Begin)])
 		}
 		m.hoistAlloc(first, last)
+		m.pollHost(r, m.calledInLoop[enclosingFunc(m.code, r.Begin)])
 		for n := first; n <= last; n++ {
 			m.deleteCall(n)
 			m.otherStream(n)

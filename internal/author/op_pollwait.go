@@ -35,3 +35,42 @@ func (m *mutator) pollWait(n int) {
 		})
 	}
 }
+
+// pollHost makes the host poll the loop's stream at the end of each
+// loop of region r (the last statement of the region inside the loop;
+// of the region, when its function runs in a loop): a wait on the host,
+// written as a loop on cudaStreamQuery, where the exercise forbids host
+// waits. One mutant per loop, not per statement: host-wait puts a wait
+// of each other kind after every statement.
+func (m *mutator) pollHost(r Region, fnInLoop bool) {
+	first, last := r.SolutionLines()
+	lastIn := map[int]int{} // loop line (0: the function's) -> its last statement in r
+	var order []int
+	for n := first; n <= last; n++ {
+		code := m.code[n-1]
+		lp := m.loops[n-1]
+		if (lp == 0 && !fnInLoop) || !statement(code) || jump(code) || !m.joint(n) {
+			continue
+		}
+		if _, ok := lastIn[lp]; !ok {
+			order = append(order, lp)
+		}
+		lastIn[lp] = n
+	}
+	for _, lp := range order {
+		n := lastIn[lp]
+		from := r.Begin
+		if lp != 0 {
+			from = lp
+		}
+		stream := m.loopStream(from, n)
+		if stream == "" {
+			continue
+		}
+		l := m.src.Lines[n-1]
+		poll := leading(l) + "while (cudaStreamQuery(" + stream + ") == cudaErrorNotReady) {}" + eolOf(l)
+		m.add("poll-wait", n, "host", func(lines []string) []string {
+			return append(lines[:n], append([]string{poll}, lines[n:]...)...)
+		})
+	}
+}
