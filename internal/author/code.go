@@ -182,6 +182,15 @@ var controlWords = map[string]bool{"if": true, "for": true, "while": true, "swit
 // nearest function head above it that is not closed before it), or "".
 // code is the lines' code.
 func enclosingFunc(code []string, n int) string {
+	if h := enclosingHead(code, n); h > 0 {
+		return funcHeadRE.FindStringSubmatch(strings.TrimRight(code[h-1], " \t\r\n"))[1]
+	}
+	return ""
+}
+
+// enclosingHead is the line (from 1) of the head of the function whose
+// body holds line n, or 0.
+func enclosingHead(code []string, n int) int {
 	depth := 0
 	for i := n - 2; i >= 0; i-- {
 		code := code[i]
@@ -190,11 +199,28 @@ func enclosingFunc(code []string, n int) string {
 			continue
 		}
 		if mm := funcHeadRE.FindStringSubmatch(strings.TrimRight(code, " \t\r\n")); mm != nil && !controlWords[mm[1]] {
-			return mm[1]
+			return i + 1
 		}
 		depth = 0
 	}
-	return ""
+	return 0
+}
+
+// deviceRE is a function that runs on the GPU alone.
+var deviceRE = regexp.MustCompile(`\b__(?:global|device)__\b`)
+
+// onDevice reports whether line n is in a kernel or a device function
+// (not one that is __host__ too): no host call may be put there.
+func (m *mutator) onDevice(n int) bool {
+	h := enclosingHead(m.code, n)
+	if h == 0 {
+		return false
+	}
+	head := m.code[h-1]
+	if h > 1 && !strings.Contains(head, "__") {
+		head = m.code[h-2] + head // the qualifiers on the line before
+	}
+	return deviceRE.MatchString(head) && !strings.Contains(head, "__host__")
 }
 
 // oneLineFuncRE is a function defined on one line: its name and body.

@@ -6,10 +6,14 @@ import "strings"
 // loop around it, or a loop around a call of its function), each kind
 // of host wait: the device's, the loop's stream's, an event's on that
 // stream, a synchronous copy from a buffer in hand, and a synchronous
-// memset of a buffer just allocated or reset.
+// memset of a buffer just allocated or reset. Not after a statement that
+// calls nothing (float* d = nullptr;, i++;): a wait there is one at the
+// same point of every stream's order as a wait after the statement
+// before it, and would cost a run to find nothing new. Nor in a kernel:
+// the host's calls do not compile there.
 func (m *mutator) hostWait(r Region, n int, fnInLoop bool) {
 	l, code := m.src.Lines[n-1], m.code[n-1]
-	if (!fnInLoop && m.loops[n-1] == 0) || !statement(code) || jump(code) || !m.joint(n) {
+	if (!fnInLoop && m.loops[n-1] == 0) || !statement(code) || jump(code) || !m.joint(n) || hostOnly(code) || m.onDevice(n) {
 		return
 	}
 	from := r.Begin
@@ -53,3 +57,22 @@ func (m *mutator) hostWait(r Region, n int, fnInLoop bool) {
 		})
 	}
 }
+
+// hostOnly reports whether a statement's code calls nothing: no function
+// (sizeof and casts are none), no launch.
+func hostOnly(code string) bool {
+	if strings.Contains(code, "<<<") {
+		return false
+	}
+	for _, mm := range callNameRE.FindAllStringSubmatch(code, -1) {
+		if !notCalls[mm[1]] {
+			return false
+		}
+	}
+	return true
+}
+
+// notCalls are the words before a parenthesis that call nothing.
+var notCalls = map[string]bool{"sizeof": true, "alignof": true, "decltype": true, "static_cast": true, "reinterpret_cast": true,
+	"const_cast": true, "if": true, "for": true, "while": true, "switch": true, "return": true, "int": true, "size_t": true,
+	"float": true, "double": true, "char": true, "long": true, "unsigned": true, "uint64_t": true, "int64_t": true}

@@ -49,7 +49,7 @@ func (m *mutator) pollHost(r Region, fnInLoop bool) {
 	for n := first; n <= last; n++ {
 		code := m.code[n-1]
 		lp := m.loops[n-1]
-		if (lp == 0 && !fnInLoop) || !statement(code) || jump(code) || !m.joint(n) {
+		if (lp == 0 && !fnInLoop) || !statement(code) || jump(code) || !m.joint(n) || m.onDevice(n) {
 			continue
 		}
 		if _, ok := lastIn[lp]; !ok {
