@@ -378,3 +378,29 @@ func launchStream(code, text string) string {
 	}
 	return s
 }
+
+// defineRE is a function-like macro's definition.
+var defineRE = regexp.MustCompile(`^\s*#\s*define\s+([A-Za-z_]\w*)\(`)
+
+// defined are the names of the functions and function-like macros that
+// files (their code) define: a function's head (its name, parameters,
+// and a brace or a constructor's initialisers) on one line.
+func defined(files [][]string) map[string]bool {
+	out := map[string]bool{}
+	for _, code := range files {
+		for _, l := range code {
+			if mm := defineRE.FindStringSubmatch(l); mm != nil {
+				out[mm[1]] = true
+			}
+			for _, mm := range headRE.FindAllStringSubmatch(l, -1) {
+				if !controlWords[mm[1]] {
+					out[mm[1]] = true
+				}
+			}
+			if mm := funcHeadRE.FindStringSubmatch(strings.TrimRight(l, " \t\r\n")); mm != nil && !controlWords[mm[1]] {
+				out[mm[1]] = true
+			}
+		}
+	}
+	return out
+}

@@ -89,6 +89,7 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 		files = append(files, codeOf(splitLines(o)))
 	}
 	m.calledInLoop = calledInLoop(files)
+	m.defined = defined(files)
 	for _, r := range src.Regions {
 		first, last := r.SolutionLines()
 		inLoop := m.calledInLoop[enclosingFunc(m.code, r.Begin)]
@@ -138,6 +139,7 @@ type mutator struct {
 	base         []byte
 	loops        []int // loops[i]: the line (from 1) of the loop around line i+1; 0 outside loops
 	calledInLoop map[string]bool
+	defined      map[string]bool // the functions (and macros) the exercise's files define
 	seen         map[string]bool // programs made already (the solution's among them)
 	out          []Mutant
 }

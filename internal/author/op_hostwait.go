@@ -13,7 +13,7 @@ import "strings"
 // the host's calls do not compile there.
 func (m *mutator) hostWait(r Region, n int, fnInLoop bool) {
 	l, code := m.src.Lines[n-1], m.code[n-1]
-	if (!fnInLoop && m.loops[n-1] == 0) || !statement(code) || jump(code) || !m.joint(n) || hostOnly(code) || m.onDevice(n) {
+	if (!fnInLoop && m.loops[n-1] == 0) || !statement(code) || jump(code) || !m.joint(n) || m.hostOnly(code) || m.onDevice(n) {
 		return
 	}
 	from := r.Begin
@@ -58,14 +58,16 @@ func (m *mutator) hostWait(r Region, n int, fnInLoop bool) {
 	}
 }
 
-// hostOnly reports whether a statement's code calls nothing: no function
-// (sizeof and casts are none), no launch.
-func hostOnly(code string) bool {
-	if strings.Contains(code, "<<<") {
+// hostOnly reports whether a statement's code reaches no stream: it
+// launches nothing and calls nothing of CUDA's (cuda*, cu*) nor any
+// function the exercise's files define (which may); std's containers
+// and the C library are the host's alone.
+func (m *mutator) hostOnly(code string) bool {
+	if strings.Contains(code, "<<<") || anyCallRE.MatchString(code) {
 		return false
 	}
 	for _, mm := range callNameRE.FindAllStringSubmatch(code, -1) {
-		if !notCalls[mm[1]] {
+		if !notCalls[mm[1]] && m.defined[mm[1]] {
 			return false
 		}
 	}

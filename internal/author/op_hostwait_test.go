@@ -5,8 +5,9 @@ import "testing"
 // TestOpHostWait: a host wait of each kind after each statement that runs
 // in a loop (the loop around it here), the memset only after an
 // allocation; none after the region outside the loop, none after a
-// statement that calls nothing (const size_t half = 32; if (i == 3)
-// break;), none in a kernel.
+// statement that calls nothing of CUDA's nor of the file's own (const
+// size_t half = 32; sizes.push_back(half); if (i == 3) break;: launch(x,
+// s) is the file's), none in a kernel.
 func TestOpHostWait(t *testing.T) {
 	got := opMutants(t, "host-wait", `__global__ void k(float* x) {
     for (int i = 0; i < 4; i++) {
@@ -15,11 +16,14 @@ func TestOpHostWait(t *testing.T) {
         // END SOLUTION
     }
 }
+void launch(float* x, cudaStream_t s) { k<<<1, 32, 0, s>>>(x); }
 void run(float* x, cudaStream_t s) {
     for (int i = 0; i < 4; i++) {
         // BEGIN SOLUTION
         CHECK(cudaMallocAsync(&x, 64, s));
         const size_t half = 32;
+        sizes.push_back(half);
+        launch(x, s);
         k<<<1, 32, 0, s>>>(x);
         if (i == 3) break;
         // END SOLUTION
@@ -30,14 +34,18 @@ void run(float* x, cudaStream_t s) {
 }
 `)
 	wantMutants(t, got,
-		"host-wait@11/device | +cudaDeviceSynchronize();",
-		"host-wait@11/stream | +cudaStreamSynchronize(s);",
-		"host-wait@11/event | +{ cudaEvent_t lessons_e; cudaEventCreateWithFlags(&lessons_e, cudaEventDisableTiming); cudaEventRecord(lessons_e, s); cudaEventSynchronize(lessons_e); cudaEventDestroy(lessons_e); }",
-		"host-wait@11/memcpy | +{ char lessons_c; cudaMemcpy(&lessons_c, x, 1, cudaMemcpyDeviceToHost); }",
-		"host-wait@11/memset | +cudaMemset(x, 0, 64);",
-		"host-wait@13/device | +cudaDeviceSynchronize();",
-		"host-wait@13/stream | +cudaStreamSynchronize(s);",
-		"host-wait@13/event | +{ cudaEvent_t lessons_e; cudaEventCreateWithFlags(&lessons_e, cudaEventDisableTiming); cudaEventRecord(lessons_e, s); cudaEventSynchronize(lessons_e); cudaEventDestroy(lessons_e); }",
-		"host-wait@13/memcpy | +{ char lessons_c; cudaMemcpy(&lessons_c, x, 1, cudaMemcpyDeviceToHost); }",
+		"host-wait@12/device | +cudaDeviceSynchronize();",
+		"host-wait@12/stream | +cudaStreamSynchronize(s);",
+		"host-wait@12/event | +{ cudaEvent_t lessons_e; cudaEventCreateWithFlags(&lessons_e, cudaEventDisableTiming); cudaEventRecord(lessons_e, s); cudaEventSynchronize(lessons_e); cudaEventDestroy(lessons_e); }",
+		"host-wait@12/memcpy | +{ char lessons_c; cudaMemcpy(&lessons_c, x, 1, cudaMemcpyDeviceToHost); }",
+		"host-wait@12/memset | +cudaMemset(x, 0, 64);",
+		"host-wait@15/device | +cudaDeviceSynchronize();",
+		"host-wait@15/stream | +cudaStreamSynchronize(s);",
+		"host-wait@15/event | +{ cudaEvent_t lessons_e; cudaEventCreateWithFlags(&lessons_e, cudaEventDisableTiming); cudaEventRecord(lessons_e, s); cudaEventSynchronize(lessons_e); cudaEventDestroy(lessons_e); }",
+		"host-wait@15/memcpy | +{ char lessons_c; cudaMemcpy(&lessons_c, x, 1, cudaMemcpyDeviceToHost); }",
+		"host-wait@16/device | +cudaDeviceSynchronize();",
+		"host-wait@16/stream | +cudaStreamSynchronize(s);",
+		"host-wait@16/event | +{ cudaEvent_t lessons_e; cudaEventCreateWithFlags(&lessons_e, cudaEventDisableTiming); cudaEventRecord(lessons_e, s); cudaEventSynchronize(lessons_e); cudaEventDestroy(lessons_e); }",
+		"host-wait@16/memcpy | +{ char lessons_c; cudaMemcpy(&lessons_c, x, 1, cudaMemcpyDeviceToHost); }",
 	)
 }
