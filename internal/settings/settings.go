@@ -168,7 +168,7 @@ var All = sorted([]Setting{
 	{Name: "LESSONS_PAGE_COURSE", Kind: Test, ReadBy: "internal/serve (GPU tests)",
 		Meaning: "The course (a copy: checks save progress) those tests serve."},
 	{Name: "LESSONS_PAGE_LESSON", Kind: Test, ReadBy: "internal/serve (GPU tests)",
-		Meaning: "The lesson those tests run (default 70)."},
+		Meaning: "The lesson those tests run (default 69)."},
 	{Name: "LESSONS_PAGE_CELL", Kind: Test, ReadBy: "internal/serve (GPU tests)",
 		Meaning: "The cell BenchmarkFirstOutput times (default 2)."},
 	{Name: "LESSONS_PAGE_EXERCISE", Kind: Test, ReadBy: "internal/serve (GPU tests)",

@@ -157,8 +157,9 @@ static bool free_again(CUdeviceptr addr, size_t bytes) {
     return got == addr;
 }
 
-// Usage: growable [MIB [RESERVE_MIB]] (grows to 100 MiB in a 64 MiB
-// reservation by default).
+// Usage: growable [MIB [RESERVE_MIB [THEN_MIB]]] (grows to 100 MiB in a
+// 64 MiB reservation by default; with THEN_MIB, grows again to it, which
+// may move the buffer while it holds several chunks).
 int main(int argc, char** argv) {
     // Since CUDA 12, cudaSetDevice makes the device's primary context
     // current, and the driver calls below use it.
@@ -168,6 +169,7 @@ int main(int argc, char** argv) {
     }
     const size_t small = 1u << 20, large = (size_t)arg(argc, argv, 1, 100, 1000) << 20;
     const size_t reservation = (size_t)arg(argc, argv, 2, 64, 1000) << 20;
+    const size_t then = (size_t)arg(argc, argv, 3, 0, 1000) << 20;
     GrowableBuffer buf;
     if (!buf.reserve(reservation)) return 1;
     const size_t g = buf.granularity(), reserved = (reservation + g - 1) / g * g;
@@ -186,6 +188,26 @@ int main(int argc, char** argv) {
     printf("grow(%zu MiB) in a %zu MiB reservation: %zu bytes mapped\n", large >> 20, reservation >> 20, buf.mapped());
     size_t n2 = large / sizeof(int);
     fill<<<(unsigned)((n2 - n1 + 255) / 256), 256>>>(buf.data() + n1, n2 - n1, 2);
+    fill<<<1, 1>>>(buf.data(), 1, 1);  // the old part is written again at its new addresses
+
+    int* middle = buf.data();
+    int third = 3;
+    if (then > large) {
+        if (!buf.grow(then)) {
+            printf("grow to %zu bytes failed\n", then);
+            return 1;
+        }
+        printf("grow(%zu MiB) then: %zu bytes mapped, moved again: %s\n", then >> 20, buf.mapped(), middle == buf.data() ? "no" : "yes");
+        size_t n3 = then / sizeof(int);
+        fill<<<(unsigned)((n3 - n2 + 255) / 256), 256>>>(buf.data() + n2, n3 - n2, 3);
+        fill<<<1, 1>>>(buf.data(), 1, 1);
+        if (cudaDeviceSynchronize() != cudaSuccess) {
+            printf("a kernel failed\n");
+            return 1;
+        }
+        cudaMemcpy(&third, buf.data() + n3 - 1, sizeof third, cudaMemcpyDeviceToHost);
+        printf("third region: %d\n", third);
+    }
     if (cudaDeviceSynchronize() != cudaSuccess) {
         printf("a kernel failed\n");
         return 1;
@@ -203,5 +225,5 @@ int main(int argc, char** argv) {
     // driver for each range the buffer had, at its old start.
     bool back = free_again((CUdeviceptr)before, reserved) && free_again((CUdeviceptr)after, mapped);
     printf("every reservation given back: %s\n", back ? "yes" : "no");
-    return (first == 1 && last == 2 && released && back) ? 0 : 1;
+    return (first == 1 && last == 2 && third == 3 && released && back) ? 0 : 1;
 }

@@ -24,12 +24,12 @@ wrong() { # ID SOLUTION PATCH
 }
 wrong cross-stream solutions/day070/cross_stream.cu solutions/day070/wrong/cross-stream/no_wait.patch
 wrong cross-stream solutions/day070/cross_stream.cu solutions/day070/wrong/cross-stream/first_reader_frees.patch
-wrong async-pipeline solutions/day070/async_pipeline.cu solutions/day070/wrong/async-pipeline/sync_each_iteration.patch
-wrong async-pipeline solutions/day070/async_pipeline.cu solutions/day070/wrong/async-pipeline/result_never_freed.patch
-wrong async-pipeline solutions/day070/async_pipeline.cu solutions/day070/wrong/async-pipeline/free_before_scale.patch
+wrong async-pipeline solutions/day069/async_pipeline.cu solutions/day069/wrong/async-pipeline/sync_each_iteration.patch
+wrong async-pipeline solutions/day069/async_pipeline.cu solutions/day069/wrong/async-pipeline/result_never_freed.patch
+wrong async-pipeline solutions/day069/async_pipeline.cu solutions/day069/wrong/async-pipeline/free_before_scale.patch
 wrong graph-alloc solutions/day074/graph_alloc.cu solutions/day074/wrong/graph-alloc/sync_each_launch.patch
 wrong graph-alloc solutions/day074/graph_alloc.cu solutions/day074/wrong/graph-alloc/no_join.patch
-wrong pool-reuse solutions/day070/pool_reuse.cu solutions/day070/wrong/pool-reuse/never_trimmed.patch
+wrong pool-reuse solutions/day069/pool_reuse.cu solutions/day069/wrong/pool-reuse/never_trimmed.patch
 mkdir -p $C/wrongsrc/ipc-pool
 cp $ROOT/solutions/day073/wrong/ipc-pool/no_wait_for_fill.cu $ROOT/solutions/day073/wrong/ipc-pool/never_free_import.cu $C/wrongsrc/ipc-pool/
 du -sh $C
