@@ -259,8 +259,9 @@ func onlyConstants(expr string, consts map[string]bool) bool {
 // constArg replaces, on line n, each name that holds a command-line
 // argument's value (argValues) by that value in the default run: every
 // use of the name on the line, one mutant per name. A name set on the
-// line (name = ...), declared there (int name;) or a member of another
-// object (x.name) is not one.
+// line (name = ...), declared there (int name;), whose address is taken
+// (&name), that is incremented, or a member of another object (x.name) is
+// not one.
 func (m *mutator) constArg(n int, values map[scopedName]string) {
 	if len(values) == 0 {
 		return
@@ -288,6 +289,7 @@ func (m *mutator) constArg(n int, values map[scopedName]string) {
 			continue // a declaration: int count_;
 		}
 		if strings.HasSuffix(before, ".") || strings.HasSuffix(before, "->") || strings.HasSuffix(before, "::") ||
+			(strings.HasSuffix(before, "&") && !strings.HasSuffix(before, "&&")) || strings.HasSuffix(before, "++") || strings.HasSuffix(before, "--") ||
 			(strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==")) || strings.HasPrefix(after, "++") || strings.HasPrefix(after, "--") {
 			continue
 		}

@@ -5,8 +5,8 @@ import "testing"
 // TestOpConstArg: each name that holds a command-line argument (a variable
 // of main, a parameter passed one, a member set from one, a variable
 // computed from one) replaced by its value in the default run; a
-// declaration, an assignment to the name, and a value that names a local
-// of main are left alone.
+// declaration, an assignment to the name, its address, an increment, a
+// print, and a value that names a local of main are left alone.
 func TestOpConstArg(t *testing.T) {
 	got := opMutants(t, "const-arg", `#define BLOCKS 4
 static const size_t MiB = 1 << 20;
@@ -22,6 +22,7 @@ public:
     void drain() {
         // BEGIN SOLUTION
         for (int i = 0; i < count_; i++) CHECK(cudaStreamSynchronize(s_[i]));
+        refresh(&count_); ++count_;
         // END SOLUTION
     }
     int count_;
@@ -49,8 +50,8 @@ void derived(int argc, char** argv) {
 		"const-arg@8/count | -count_ = count; ; +count_ = (4);",
 		"const-arg@9/bytes | -CHECK(cudaMalloc(&p_, bytes)); ; +CHECK(cudaMalloc(&p_, ((size_t)32 * MiB)));",
 		"const-arg@14/count_ | -for (int i = 0; i < count_; i++) CHECK(cudaStreamSynchronize(s_[i])); ; +for (int i = 0; i < (4); i++) CHECK(cudaStreamSynchronize(s_[i]));",
-		"const-arg@24/iterations | -for (int it = 0; it < iterations; it++) k<<<BLOCKS, 32>>>(it, iterations, n); ; +for (int it = 0; it < (12); it++) k<<<BLOCKS, 32>>>(it, (12), n);",
-		"const-arg@33/m | -CHECK(cudaMemsetAsync(p, 0, m, s)); ; +CHECK(cudaMemsetAsync(p, 0, (((4) << 18) * 2), s));",
-		"const-arg@34/mib | -return mib; ; +return (4);",
+		"const-arg@25/iterations | -for (int it = 0; it < iterations; it++) k<<<BLOCKS, 32>>>(it, iterations, n); ; +for (int it = 0; it < (12); it++) k<<<BLOCKS, 32>>>(it, (12), n);",
+		"const-arg@34/m | -CHECK(cudaMemsetAsync(p, 0, m, s)); ; +CHECK(cudaMemsetAsync(p, 0, (((4) << 18) * 2), s));",
+		"const-arg@35/mib | -return mib; ; +return (4);",
 	)
 }
