@@ -1,6 +1,9 @@
 package author
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestOpConstArg: each name that holds a command-line argument (a variable
 // of main, a parameter passed one, a member set from one, a variable
@@ -54,4 +57,29 @@ void derived(int argc, char** argv) {
 		"const-arg@34/m | -CHECK(cudaMemsetAsync(p, 0, m, s)); ; +CHECK(cudaMemsetAsync(p, 0, (((4) << 18) * 2), s));",
 		"const-arg@35/mib | -return mib; ; +return (4);",
 	)
+}
+
+// TestConstArgTakesTheDefaultRunsArguments: where the spec's public run
+// gives arguments, the constant is the value they give, not the
+// program's default; an argument that is no number leaves the name
+// alone.
+func TestConstArgTakesTheDefaultRunsArguments(t *testing.T) {
+	src, err := Parse("x.cu", []byte(`static int arg(int argc, char** argv, int i, int def) { return i < argc ? atoi(argv[i]) : def; }
+int main(int argc, char** argv) {
+    const int rounds = arg(argc, argv, 1, 6), mib = arg(argc, argv, 2, 32);
+    // BEGIN SOLUTION
+    for (int r = 0; r < rounds; r++) CHECK(cudaMallocAsync(&p, mib, s));
+    // END SOLUTION
+}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range Mutants(src, []RecordedRun{{Args: []string{"9", "--big"}}}) {
+		if m.Op == "const-arg" {
+			got = append(got, m.ID+" "+strings.TrimSpace(strings.Split(m.Diff, "\n")[2]))
+		}
+	}
+	wantMutants(t, got, "const-arg@5/rounds +    for (int r = 0; r < (9); r++) CHECK(cudaMallocAsync(&p, mib, s));")
 }
