@@ -29,7 +29,7 @@ type Mutant struct {
 // are applied. Each is applied at every site where it applies, in every
 // solution region; each mutant is one program.
 var Operators = []string{
-	"host-wait",           // a host wait (device, stream, event, memcpy, memset) after a statement that runs in a loop
+	"host-wait",           // a host wait (device, stream, event, memcpy, memset) after a statement that runs in a loop and reaches a stream
 	"sync-twin",           // a stream-ordered call replaced by its synchronous twin
 	"delete-launch",       // a kernel launch left out
 	"serialise",           // every launch on a stream of the regions waited for at once: the streams never overlap
@@ -39,9 +39,9 @@ var Operators = []string{
 	"other-stream",        // a stream argument replaced by another stream in scope, or by 0
 	"off-by-one",          // a loop bound or an allocated size changed by one
 	"poll-wait",           // a stream's wait for an event replaced by the host polling the event; the host polling a loop's stream
-	"wrong-pool",          // an allocation from the configured pool made from the device's current pool instead
-	"partial-drain",       // a wait for the whole device replaced by a wait for one stream
-	"one-event",           // an event of an array (a block's, a round's, a stream's) replaced by the first one
+	"wrong-pool",          // an allocation from the configured pool made from the device's current pool instead; a pool's setting made on the default pool
+	"partial-drain",       // a wait for the whole device replaced by a wait for one stream; a wait for x[i] by one for x[0]
+	"one-event",           // an event of an array (a block's, a round's, a stream's), or one a function gives, replaced by the first one
 	"reset-after-barrier", // the statement before a __syncthreads() moved after it
 	"subrange-race",       // a stream-ordered use of a sub-range of a block (p + off) moved to a stream of its own
 	"const-arg",           // a size or count read from the command line used as its value in the default run
