@@ -33,10 +33,11 @@ func codeAndComments(lines []string) (code, comments []string, open []bool) {
 	spans := clex.Spans(text)
 	for _, sp := range spans {
 		for i := sp.Start; i < sp.End; i++ {
-			if masked[i] != '\n' && masked[i] != '\r' {
-				masked[i] = ' '
-				isComment[i] = sp.Kind == clex.Comment
+			if masked[i] == '\n' || masked[i] == '\r' && i+1 < len(masked) && masked[i+1] == '\n' {
+				continue // a line's ending stays what it is
 			}
+			masked[i] = ' '
+			isComment[i] = sp.Kind == clex.Comment
 		}
 	}
 	code, comments, open = make([]string, len(lines)), make([]string, len(lines)), make([]bool, len(lines))
