@@ -21,7 +21,8 @@ var launchRE = regexp.MustCompile(`<<<([^,>]+),([^,>]+),([^,>]+),([^>]+)>>>`)
 var streamDeclRE = regexp.MustCompile(`\bcudaStream_t\s*&?\s*([^;=(){}]+)`)
 
 // streamDecl is a stream in the source: its expression (an array's first
-// element for an array), the line it is declared on, and the function
+// element for an array or a pointer to streams), the line it is declared
+// on, and the function
 // whose body or parameters hold it ("" outside functions).
 type streamDecl struct {
 	expr string
@@ -34,15 +35,21 @@ func (m *mutator) streamsDeclared() []streamDecl {
 	var out []streamDecl
 	seen := map[string]bool{}
 	for i, l := range m.code {
-		for _, mm := range streamDeclRE.FindAllStringSubmatch(l, -1) {
+		head := funcHeadRE.MatchString(strings.TrimRight(l, " \t\r\n"))
+		for _, loc := range streamDeclRE.FindAllStringSubmatchIndex(l, -1) {
+			if !head && strings.Count(l[:loc[0]], "(") > strings.Count(l[:loc[0]], ")") {
+				continue // a prototype's parameter (or a cast): in scope nowhere
+			}
+			mm := []string{l[loc[0]:loc[1]], l[loc[2]:loc[3]]}
 			for _, d := range strings.Split(mm[1], ",") {
+				pointer := strings.HasPrefix(strings.TrimSpace(d), "*") // streams somewhere: its first is a stream
 				d = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(d), "*&"))
 				name, arr, _ := strings.Cut(d, "[")
 				name = strings.TrimSpace(name)
 				if !identRE.MatchString(name) {
 					continue
 				}
-				if arr != "" || strings.Contains(d, "[") {
+				if arr != "" || strings.Contains(d, "[") || pointer {
 					name += "[0]"
 				}
 				fn := enclosingFunc(m.code, i+1)
