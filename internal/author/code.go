@@ -184,7 +184,20 @@ var controlWords = map[string]bool{"if": true, "for": true, "while": true, "swit
 // code is the lines' code.
 func enclosingFunc(code []string, n int) string {
 	if h := enclosingHead(code, n); h > 0 {
-		return funcHeadRE.FindStringSubmatch(strings.TrimRight(code[h-1], " \t\r\n"))[1]
+		return headName(code, h)
+	}
+	return ""
+}
+
+// headName is the name of the function whose head is line h, or "": its
+// brace on the line or, alone, on the next.
+func headName(code []string, h int) string {
+	l := strings.TrimRight(code[h-1], " \t\r\n")
+	if !strings.HasSuffix(l, "{") && h < len(code) && strings.TrimSpace(code[h]) == "{" {
+		l += " {"
+	}
+	if mm := funcHeadRE.FindStringSubmatch(l); mm != nil && !controlWords[mm[1]] {
+		return mm[1]
 	}
 	return ""
 }
@@ -194,13 +207,18 @@ func enclosingFunc(code []string, n int) string {
 func enclosingHead(code []string, n int) int {
 	depth := 0
 	for i := n - 2; i >= 0; i-- {
-		code := code[i]
-		depth += strings.Count(code, "}") - strings.Count(code, "{")
+		l := code[i]
+		depth += strings.Count(l, "}") - strings.Count(l, "{")
 		if depth >= 0 {
 			continue
 		}
-		if mm := funcHeadRE.FindStringSubmatch(strings.TrimRight(code, " \t\r\n")); mm != nil && !controlWords[mm[1]] {
+		if mm := funcHeadRE.FindStringSubmatch(strings.TrimRight(l, " \t\r\n")); mm != nil && !controlWords[mm[1]] {
 			return i + 1
+		}
+		if strings.TrimSpace(l) == "{" && i > 0 { // the brace on a line of its own
+			if mm := funcHeadRE.FindStringSubmatch(strings.TrimRight(code[i-1], " \t\r\n") + " {"); mm != nil && !controlWords[mm[1]] {
+				return i
+			}
 		}
 		depth = 0
 	}

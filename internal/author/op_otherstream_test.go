@@ -24,3 +24,23 @@ void run(float* x, cudaStream_t s) {
 		"other-stream@6/t[0] | -k<<<1, 32, 0, t[1]>>>(x); ; +k<<<1, 32, 0, t[0]>>>(x);",
 	)
 }
+
+// TestOtherStreamBraceOnItsOwnLine: a function whose brace is on a line
+// of its own has its parameters in its scope alone (they were taken for
+// streams in scope everywhere, and a mutant named one where it is not);
+// a prototype's parameters are in scope nowhere.
+func TestOtherStreamBraceOnItsOwnLine(t *testing.T) {
+	got := opMutants(t, "other-stream", `void fill(float* x, cudaStream_t first);
+void produce(float* x, cudaStream_t mine)
+{
+    cudaMemsetAsync(x, 0, 64, mine);
+}
+void consume(float* x, cudaStream_t s)
+{
+    // BEGIN SOLUTION
+    cudaFreeAsync(x, s);
+    // END SOLUTION
+}
+`)
+	wantMutants(t, got, "other-stream@9/0 | -cudaFreeAsync(x, s); ; +cudaFreeAsync(x, 0);")
+}

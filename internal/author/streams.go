@@ -35,7 +35,7 @@ func (m *mutator) streamsDeclared() []streamDecl {
 	var out []streamDecl
 	seen := map[string]bool{}
 	for i, l := range m.code {
-		head := funcHeadRE.MatchString(strings.TrimRight(l, " \t\r\n"))
+		head := headName(m.code, i+1) != ""
 		for _, loc := range streamDeclRE.FindAllStringSubmatchIndex(l, -1) {
 			if !head && strings.Count(l[:loc[0]], "(") > strings.Count(l[:loc[0]], ")") {
 				continue // a prototype's parameter (or a cast): in scope nowhere
@@ -53,8 +53,8 @@ func (m *mutator) streamsDeclared() []streamDecl {
 					name += "[0]"
 				}
 				fn := enclosingFunc(m.code, i+1)
-				if mm := funcHeadRE.FindStringSubmatch(strings.TrimRight(l, " \t\r\n")); mm != nil && !controlWords[mm[1]] {
-					fn = mm[1] // a parameter
+				if head {
+					fn = headName(m.code, i+1) // a parameter
 				}
 				if !seen[name+"\x00"+fn] {
 					seen[name+"\x00"+fn] = true
