@@ -26,14 +26,16 @@ void run(float* x, cudaStream_t s) {
 }
 
 // TestOtherStreamBraceOnItsOwnLine: a function whose brace is on a line
-// of its own has its parameters in its scope alone (they were taken for
-// streams in scope everywhere, and a mutant named one where it is not);
-// a prototype's parameters are in scope nowhere.
+// of its own has its parameters in its scope, and in its scope alone (a
+// mutant that named one elsewhere did not compile); a prototype's
+// parameters are in scope nowhere.
 func TestOtherStreamBraceOnItsOwnLine(t *testing.T) {
 	got := opMutants(t, "other-stream", `void fill(float* x, cudaStream_t first);
-void produce(float* x, cudaStream_t mine)
+void produce(float* x, cudaStream_t mine, cudaStream_t other)
 {
+    // BEGIN SOLUTION
     cudaMemsetAsync(x, 0, 64, mine);
+    // END SOLUTION
 }
 void consume(float* x, cudaStream_t s)
 {
@@ -42,5 +44,9 @@ void consume(float* x, cudaStream_t s)
     // END SOLUTION
 }
 `)
-	wantMutants(t, got, "other-stream@9/0 | -cudaFreeAsync(x, s); ; +cudaFreeAsync(x, 0);")
+	wantMutants(t, got,
+		"other-stream@5/0 | -cudaMemsetAsync(x, 0, 64, mine); ; +cudaMemsetAsync(x, 0, 64, 0);",
+		"other-stream@5/other | -cudaMemsetAsync(x, 0, 64, mine); ; +cudaMemsetAsync(x, 0, 64, other);",
+		"other-stream@11/0 | -cudaFreeAsync(x, s); ; +cudaFreeAsync(x, 0);",
+	)
 }

@@ -42,6 +42,8 @@ func (m *mutator) streamsDeclared() []streamDecl {
 			}
 			mm := []string{l[loc[0]:loc[1]], l[loc[2]:loc[3]]}
 			for _, d := range strings.Split(mm[1], ",") {
+				// the next parameter's type: f(cudaStream_t a, const cudaStream_t b)
+				d = strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(d), "const ")), "cudaStream_t")
 				pointer := strings.HasPrefix(strings.TrimSpace(d), "*") // streams somewhere: its first is a stream
 				d = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(d), "*&"))
 				name, arr, _ := strings.Cut(d, "[")
