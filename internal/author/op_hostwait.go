@@ -1,6 +1,9 @@
 package author
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // hostWait inserts, after statement n when it runs in a loop (the
 // loop around it, or a loop around a call of its function), each kind
@@ -10,10 +13,12 @@ import "strings"
 // calls nothing (float* d = nullptr;, i++;): a wait there is one at the
 // same point of every stream's order as a wait after the statement
 // before it, and would cost a run to find nothing new. Nor in a kernel:
-// the host's calls do not compile there.
+// the host's calls do not compile there. Nor after a statement whose next
+// one in the loop queues on the same stream, neither allocating nor
+// freeing (sameAsNext): the wait after that one stands for both.
 func (m *mutator) hostWait(r Region, n int, fnInLoop bool) {
 	l, code := m.src.Lines[n-1], m.code[n-1]
-	if (!fnInLoop && m.loops[n-1] == 0) || !statement(code) || jump(code) || !m.joint(n) || m.hostOnly(code) || m.onDevice(n) {
+	if (!fnInLoop && m.loops[n-1] == 0) || !statement(code) || jump(code) || !m.joint(n) || m.hostOnly(code) || m.onDevice(n) || m.sameAsNext(r, n) {
 		return
 	}
 	from := r.Begin
@@ -78,3 +83,46 @@ func (m *mutator) hostOnly(code string) bool {
 var notCalls = map[string]bool{"sizeof": true, "alignof": true, "decltype": true, "static_cast": true, "reinterpret_cast": true,
 	"const_cast": true, "if": true, "for": true, "while": true, "switch": true, "return": true, "int": true, "size_t": true,
 	"float": true, "double": true, "char": true, "long": true, "unsigned": true, "uint64_t": true, "int64_t": true}
+
+// freeRE is a call that gives memory back.
+var freeRE = regexp.MustCompile(`\b(?:cudaFree\w*|cuMemFree\w*|cuMemUnmap|cuMemRelease)\s*\(`)
+
+// sameAsNext reports whether statement n of region r, and the next
+// statement of r that reaches a stream, in the same loop, both queue
+// work on one stream, the same one, and neither allocates nor frees: a
+// host wait after n is then one after the next but for the one more
+// thing queued on that stream, between the same allocations, and is
+// killed by what kills that one.
+func (m *mutator) sameAsNext(r Region, n int) bool {
+	_, last := r.SolutionLines()
+	next := 0
+	for k := n + 1; k <= last; k++ {
+		code := m.code[k-1]
+		if strings.TrimSpace(code) == "" {
+			continue
+		}
+		if !statement(code) || jump(code) || m.loops[k-1] != m.loops[n-1] {
+			return false // a block, a branch or another loop between
+		}
+		if !m.hostOnly(code) {
+			next = k
+			break
+		}
+	}
+	if next == 0 {
+		return false
+	}
+	one := func(k int) string {
+		code, l := m.code[k-1], m.src.Lines[k-1]
+		if allocRE.MatchString(code) || freeRE.MatchString(code) {
+			return ""
+		}
+		spots := streamSpots(code)
+		if len(spots) != 1 {
+			return ""
+		}
+		return strings.TrimSpace(l[spots[0][0]:spots[0][1]])
+	}
+	a := one(n)
+	return a != "" && a != "0" && a == one(next)
+}

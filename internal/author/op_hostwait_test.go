@@ -7,7 +7,9 @@ import "testing"
 // allocation; none after the region outside the loop, none after a
 // statement that calls nothing of CUDA's nor of the file's own (const
 // size_t half = 32; sizes.push_back(half); if (i == 3) break;: launch(x,
-// s) is the file's), none in a kernel.
+// s) is the file's), none after the launch whose next statement queues on
+// its stream too, neither allocating nor freeing (the memset's wait stands
+// for it), none in a kernel.
 func TestOpHostWait(t *testing.T) {
 	got := opMutants(t, "host-wait", `__global__ void k(float* x) {
     for (int i = 0; i < 4; i++) {
@@ -25,6 +27,7 @@ void run(float* x, cudaStream_t s) {
         sizes.push_back(half);
         launch(x, s);
         k<<<1, 32, 0, s>>>(x);
+        CHECK(cudaMemsetAsync(x, 0, 64, s));
         if (i == 3) break;
         // END SOLUTION
     }
@@ -43,9 +46,10 @@ void run(float* x, cudaStream_t s) {
 		"host-wait@15/stream | +cudaStreamSynchronize(s);",
 		"host-wait@15/event | +{ cudaEvent_t lessons_e; cudaEventCreateWithFlags(&lessons_e, cudaEventDisableTiming); cudaEventRecord(lessons_e, s); cudaEventSynchronize(lessons_e); cudaEventDestroy(lessons_e); }",
 		"host-wait@15/memcpy | +{ char lessons_c; cudaMemcpy(&lessons_c, x, 1, cudaMemcpyDeviceToHost); }",
-		"host-wait@16/device | +cudaDeviceSynchronize();",
-		"host-wait@16/stream | +cudaStreamSynchronize(s);",
-		"host-wait@16/event | +{ cudaEvent_t lessons_e; cudaEventCreateWithFlags(&lessons_e, cudaEventDisableTiming); cudaEventRecord(lessons_e, s); cudaEventSynchronize(lessons_e); cudaEventDestroy(lessons_e); }",
-		"host-wait@16/memcpy | +{ char lessons_c; cudaMemcpy(&lessons_c, x, 1, cudaMemcpyDeviceToHost); }",
+		"host-wait@17/device | +cudaDeviceSynchronize();",
+		"host-wait@17/stream | +cudaStreamSynchronize(s);",
+		"host-wait@17/event | +{ cudaEvent_t lessons_e; cudaEventCreateWithFlags(&lessons_e, cudaEventDisableTiming); cudaEventRecord(lessons_e, s); cudaEventSynchronize(lessons_e); cudaEventDestroy(lessons_e); }",
+		"host-wait@17/memcpy | +{ char lessons_c; cudaMemcpy(&lessons_c, x, 1, cudaMemcpyDeviceToHost); }",
+		"host-wait@17/memset | +cudaMemset(x, 0, 64);",
 	)
 }
