@@ -28,6 +28,9 @@ type Course struct {
 	// ClassServer is the URL of the class's server with GPUs ([class]
 	// server), "" when the course names none.
 	ClassServer string
+	// Notebook is where an exported notebook gets lessons and the course
+	// ([notebook]), nil when the course says nothing.
+	Notebook *Notebook
 }
 
 // Entry is a lesson of the course, before its document is parsed.
@@ -144,6 +147,9 @@ func LoadWith(root string, o Options) (*Course, error) {
 	bad := func(table string, i int, key, fix, format string, args ...any) {
 		errs = append(errs, &lesson.Error{File: mpath, Line: LineOf(data, table, i, key), Msg: fmt.Sprintf(format, args...), Fix: fix})
 	}
+	nb, nbBad := checkNotebook(m.Notebook)
+	c.Notebook = nb
+	errs = append(errs, notebookErrors(mpath, data, nbBad)...)
 	if c.Title == "" {
 		errs = append(errs, &lesson.Error{File: mpath, Line: 1, Msg: "the course has no title", Fix: `add a line: title = "..."`})
 	}

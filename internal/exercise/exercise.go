@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -328,10 +329,16 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if j.Trace {
 		env = append(env, "LESSONS_STATS_TRACE=1")
 	}
+	if f := j.Spec.Failures(); f != "" {
+		env = append(env, "LESSONS_STATS_FAIL="+f)
+	}
+	if h := j.Spec.DeviceHeap(); h > 0 {
+		env = append(env, "LESSONS_STATS_HEAP="+strconv.FormatInt(h, 10))
+	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()
-	wit := tk.watchWitness(prog)
+	wit := tk.watchWitness(prog, p.interp)
 	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append(append(p.interp[:len(p.interp):len(p.interp)], p.prog), j.Spec.Args...), Dir: p.dir, Env: env,

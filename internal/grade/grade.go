@@ -476,7 +476,7 @@ func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 			byKey[t.Key()] = e
 		}
 		w := Work{
-			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed, Group: t.Student,
+			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed, GPUs: t.Spec.GPUs, Group: t.Student,
 			Args: map[string]string{"student": t.Student, "exercise": t.Exercise.ID},
 			Build: func(ctx context.Context, slot int) *Built {
 				made := false

@@ -256,6 +256,11 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 			c.Lang = LangOf(name)
 		}
 		p.checkFileName(start, name)
+		// Exported, the name is a %%writefile line and the flags a ! line,
+		// where IPython runs what is between braces as Python.
+		if strings.ContainsAny(name+c.Flags, "{}") {
+			p.errorf(start, "rename the file, or write the flags, without { and }", "file=%s flags=%s holds a brace: a notebook's %%%%writefile or ! line runs what braces hold as Python", name, c.Flags)
+		}
 		if strings.TrimSpace(name) == "" {
 			p.errorf(start, "write the file's name: ```cuda file=pool.cu", "file= names no file")
 		}
