@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
-	"github.com/cudalessons/lessons/internal/regular"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/slurm"
 )
 
@@ -132,7 +131,7 @@ func LoadWith(root string, o Options) (*Course, error) {
 		root = abs
 	}
 	mpath := filepath.Join(root, ManifestName)
-	data, err := regular.ReadFile(mpath, MaxManifest)
+	data, err := safefs.ReadRegular(mpath, MaxManifest)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no %s in %s: pass the folder that holds the course's %s", ManifestName, root, ManifestName)
@@ -245,11 +244,11 @@ var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
 // repository, and lessons writes student files and reads solutions by
 // these names.
 func locate(root, rel string) (why string, isFile bool) {
-	if err := beneath.Local(rel); err != nil {
+	if err := safefs.Local(rel); err != nil {
 		return "is not inside the course: " + err.Error(), false
 	}
-	st, err := beneath.Stat(root, rel)
-	var be *beneath.Error
+	st, err := safefs.Stat(root, rel)
+	var be *safefs.Error
 	if errors.As(err, &be) {
 		return "is not inside the course: " + be.Why, false
 	}

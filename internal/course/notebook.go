@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // DefaultNotebookRoot is where a notebook's first cell puts lessons and
@@ -84,7 +84,7 @@ func checkNotebook(m ManifestNotebook) (*Notebook, []notebookProblem) {
 		add("ref", `name a branch or a tag: ref = "main", ref = "v2026.1"`, "[notebook] ref %q is not a branch or tag name", m.Ref)
 	}
 	if m.Dir != "" {
-		if err := beneath.Local(m.Dir); err != nil || !plainPath.MatchString(m.Dir) {
+		if err := safefs.Local(m.Dir); err != nil || !plainPath.MatchString(m.Dir) {
 			add("dir", `name the course's folder from the repository's root: dir = "course"`, "[notebook] dir %q is not a plain folder inside the repository", m.Dir)
 		}
 	}

@@ -20,8 +20,8 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/notebook"
-	"github.com/cudalessons/lessons/internal/regular"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // maxOutput is how much a judged program (or compute-sanitizer) may print
@@ -41,7 +41,7 @@ func (f File) read() ([]byte, error) {
 	if f.Data != nil {
 		return f.Data, nil
 	}
-	return regular.ReadFile(f.Path, buildcache.MaxHashed)
+	return safefs.ReadRegular(f.Path, buildcache.MaxHashed)
 }
 
 // Job is one file of an exercise to judge.

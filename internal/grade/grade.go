@@ -26,12 +26,11 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/author"
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/gradebook"
-	"github.com/cudalessons/lessons/internal/regular"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/suspect"
 	"github.com/cudalessons/lessons/kernels"
 )
@@ -292,8 +291,8 @@ func Load(t *Task, subs, path string) error {
 	if err != nil {
 		return err
 	}
-	err = beneath.NoLinks(subs, rel)
-	var be *beneath.Error
+	err = safefs.NoLinks(subs, rel)
+	var be *safefs.Error
 	var st fs.FileInfo
 	if err == nil {
 		st, err = os.Lstat(path)
@@ -318,7 +317,7 @@ func Load(t *Task, subs, path string) error {
 		return nil
 	}
 	// Read beneath subs: nothing on the way can have become a link out.
-	data, err := beneath.ReadFile(subs, rel)
+	data, err := safefs.ReadFile(subs, rel)
 	if err != nil {
 		return err
 	}
@@ -353,7 +352,7 @@ func LoadFiles(t *Task, subs, submitted, given string) error {
 			return nil
 		}
 		if f.Source == nil {
-			data, err := regular.ReadFile(filepath.Join(given, name), beneath.MaxRead)
+			data, err := safefs.ReadRegular(filepath.Join(given, name), safefs.MaxRead)
 			if err != nil {
 				return fmt.Errorf("the exercise's own %s: %w", name, err)
 			}

@@ -14,7 +14,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/cudalessons/lessons/internal/regular"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Goldmark returns the goldmark instance lessons are parsed with: GFM,
@@ -30,7 +30,7 @@ var md = goldmark.New(
 // markdown in either dialect. A file that is not text, or holds no lesson,
 // is an error: a lesson is expected there.
 func ParseFile(file string) (*Lesson, error) {
-	src, err := regular.ReadFile(file, MaxIpynbBytes)
+	src, err := safefs.ReadRegular(file, MaxIpynbBytes)
 	if err != nil {
 		return nil, err
 	}

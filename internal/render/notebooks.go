@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Exported is one notebook export --ipynb wrote, and what it changed of
@@ -73,7 +73,7 @@ func Notebooks(c *course.Course, dir string) ([]Exported, error) {
 		if err := refuseLesson(c, name); err != nil {
 			return err
 		}
-		if err := beneath.WriteFile(dir, filepath.Base(name), b, 0o644); err != nil {
+		if err := safefs.WriteFile(dir, filepath.Base(name), b, 0o644); err != nil {
 			return err
 		}
 		wrote = append(wrote, Exported{Path: name, Changes: changes})
