@@ -140,6 +140,10 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	meta := readNotebookMeta(top["metadata"])
 	lang := meta.Language
 	l.Kernel, l.Kernelspec, l.LanguageInfo = meta.Name, meta.kernelspec, meta.languageInfo
+	if minor > knownMinor {
+		l.NbformatMinor = minor
+	}
+	fmTitle := ""
 	var errs Errors
 	off := base
 	for i, raw := range raws {
@@ -210,9 +214,24 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 			cells = []Cell{c}
 		case "raw":
 			cells = []Cell{{Kind: Code, Lang: "text", Line: line, Text: textOf(string(nc.Source))}}
+			if n := frontMatter([]byte(nc.Source)); i == 0 && n > 0 {
+				// Quarto's and jupytext's front matter is a raw first
+				// cell: shown as it is, its title the lesson's where
+				// no heading gives one
+				fmTitle = frontMatterTitle(inner(string(nc.Source)[:n]))
+			}
 		default:
-			errs = append(errs, &Error{File: file, Line: line, Msg: fmt.Sprintf("cell %d has cell_type %q", i+1, nc.Type), Fix: "nbformat 4 cells are markdown, code or raw"})
-			continue
+			if minor <= knownMinor {
+				errs = append(errs, &Error{File: file, Line: line, Msg: fmt.Sprintf("cell %d has cell_type %q", i+1, nc.Type), Fix: "nbformat 4 cells are markdown, code or raw"})
+				off += int64(len(raw))
+				continue
+			}
+			// A notebook of a later nbformat 4 than lessons knows may
+			// have cells of types it does not: nbformat reads them
+			// (its test4plus.ipynb), and so does lessons, showing
+			// their source and saying it does not run them.
+			cells = []Cell{{Kind: Code, Lang: "text", Line: line, Text: textOf(string(nc.Source)),
+				Note: fmt.Sprintf("a %q cell of nbformat 4.%d: shown, not run (lessons knows markdown, code and raw cells)", nc.Type, minor)}}
 		}
 		for k := range cells {
 			cells[k].From = from
@@ -231,11 +250,17 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 		l.Title = frontMatterTitle(l.FrontMatter.Text)
 	}
 	if l.Title == "" {
+		l.Title = fmTitle
+	}
+	if l.Title == "" {
 		l.Title = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
-	_ = minor
 	return l, errs.Err()
 }
+
+// knownMinor is the latest nbformat 4 minor version lessons knows (and
+// writes): 4.5, which gave cells their ids.
+const knownMinor = 5
 
 // notebookMeta is what lessons reads of a notebook's metadata. Keys
 // are matched exactly, as Jupyter matches them (encoding/json would take
@@ -581,7 +606,9 @@ func outputs(outs []ipynbOutput) []Output {
 				out.Text = "(" + strings.Join(slices.Sorted(maps.Keys(o.Data)), ", ") + " output: open the notebook in Jupyter to see it)"
 			}
 		default:
-			continue
+			// an output of a later nbformat (or a kernel's own):
+			// said, not dropped in silence
+			out.Text = fmt.Sprintf("(an output of type %q, which lessons does not know: open the notebook in Jupyter to see it)", o.Type)
 		}
 		res = append(res, out)
 	}

@@ -25,6 +25,8 @@ type NotebookWriter struct {
 	// kernelspec and languageInfo are the lesson's own, when it was read
 	// from a notebook that names them.
 	kernelspec, languageInfo json.RawMessage
+	// minor is the nbformat_minor written: 5, or the lesson's later one.
+	minor int
 }
 
 // NewNotebook writes l's cells. A cell read from a notebook is written
@@ -33,7 +35,7 @@ type NotebookWriter struct {
 // as markdown, files as %%writefile, commands as ! or %%bash cells, a
 // program the tool builds as %%writefile plus its build-and-run cell.
 func NewNotebook(l *Lesson, opt IpynbOptions) *NotebookWriter {
-	nb := &NotebookWriter{kernelspec: l.Kernelspec, languageInfo: l.LanguageInfo}
+	nb := &NotebookWriter{kernelspec: l.Kernelspec, languageInfo: l.LanguageInfo, minor: max(knownMinor, l.NbformatMinor)}
 	if opt.Setup && bangIsShell(l.language()) {
 		// (a ! line would be code, or an error, in a Julia or C++ kernel)
 		nb.Code("# What this notebook runs on: nvcc and the GPU.\n"+
@@ -225,7 +227,7 @@ func (nb *NotebookWriter) Bytes() ([]byte, error) {
 		"cells":          nb.cells,
 		"metadata":       meta,
 		"nbformat":       4,
-		"nbformat_minor": 5,
+		"nbformat_minor": max(knownMinor, nb.minor),
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -24,6 +24,12 @@ var dataURIRE = regexp.MustCompile(`data:(image/[a-z0-9.+-]+);base64,([A-Za-z0-9
 // embedded images, for a terminal.
 func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 	if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 && c.CUDA == nil {
+		if c.Note != "" {
+			// a cell with no source that lessons does not run (one of
+			// a later nbformat's types) is not left out in silence
+			_, err := fmt.Fprintf(w, "  %s\n\n", t.style("33", "("+c.Note+")"))
+			return err
+		}
 		return nil
 	}
 	if c.Kind == lesson.Markdown {
@@ -184,6 +190,9 @@ func cellsHTML(w io.Writer, l *lesson.Lesson) error {
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 && c.CUDA == nil {
+			if err := outputsHTML(w, c); err != nil { // its note, if any
+				return err
+			}
 			continue
 		}
 		if c.Kind == lesson.Markdown {
