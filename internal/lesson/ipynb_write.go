@@ -315,6 +315,9 @@ func cudaMarkdown(c *Cell) string {
 	case "cuda":
 		return fenced(fmt.Sprintf("cuda file=cuda_cell_%d.cu run%s", c.Number, flags), c.Text)
 	case "cuda_group_save":
+		if m.Run {
+			return fenced(fmt.Sprintf("cuda file=%s/%s run%s", m.Group, m.Name, flags), c.Text)
+		}
 		return fenced("cuda file="+m.Group+"/"+m.Name, c.Text)
 	case "cuda_group_run":
 		build := strings.Join(strings.Fields(fmt.Sprintf("nvcc %s %s/*.cu -o %s/%s.out", m.CompilerArgs, m.Group, m.Group, m.Group)), " ")

@@ -275,7 +275,7 @@ func TestNoEmptyNotebookNodes(t *testing.T) {
 // FuzzCUDAMagic feeds nvcc4jupyter's magic lines to their parser: it
 // never panics, and names it accepts stay plain names.
 func FuzzCUDAMagic(f *testing.F) {
-	for _, s := range []string{"%%cuda", "%%cu -p", `%%cuda -c "-O3 -lcublas" --profiler-args=--set=full`, "%%cuda_group_save -n a.cu -g g", "%%cuda_group_run -g", "%%cuda\u00a0x", `%%cuda -c "`} {
+	for _, s := range []string{"%%cuda", "%%cu -p", `%%cuda -c "-O3 -lcublas" --profiler-args=--set=full`, "%%cuda_group_save -n a.cu -g g", "%%cuda_group_run -g", "%%cuda\u00a0x", `%%cuda -c "`, "%%cuda --name main.cu --compile false", "%%cuda -n ../x.cu -c", "%%cuda_run -t", "%%cuda --name=k.h -p --profiler-args=--set"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {

@@ -40,8 +40,13 @@ func cudaCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Wr
 			return o
 		}
 		fmt.Fprintf(w, "saved %s in group %s\n", m.Name, m.Group)
-		o.OK = true
-		return o
+		if !m.Run {
+			o.OK = true
+			return o
+		}
+		// nvcc4jupyter 2's --compile: the file built alone and run
+		dir = filepath.Join(cudaDir, "group", m.Group)
+		sources = filepath.Join(dir, m.Name)
 	case "cuda_group_delete":
 		if err := os.RemoveAll(filepath.Join(opt.Workspace, cudaDir, "group", m.Group)); err != nil {
 			o.Reason = err.Error()
