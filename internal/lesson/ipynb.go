@@ -357,6 +357,21 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 	if c.Text == "" {
 		return c, nil
 	}
+	if comments, rest, n := commentsBeforeMagic(src); comments != "" && lang == "python" {
+		// Colab runs a cell magic under comment lines (a course's
+		// "# Vector addition\n%%cuda" cells ran there, recorded
+		// outputs show; Jupyter's IPython takes the magic for a line
+		// magic and fails): a magic lessons runs itself is read so,
+		// its comments kept in its note
+		if mc, err := codeCell(file, rest, line+n, lang); mc.Kind == File || mc.Kind == Command {
+			note := "under the comment " + strings.Join(strings.Fields(comments), " ") + " (Colab runs a cell magic after comment lines, Jupyter does not)"
+			if mc.Note != "" {
+				note = mc.Note + "; " + note
+			}
+			mc.Note, mc.Line = note, line
+			return mc, err
+		}
+	}
 	first, rest, _ := strings.Cut(src, "\n")
 	first = strings.TrimRight(first, " \t\r")
 	c.Label = first
@@ -415,6 +430,28 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 		}
 	}
 	return c, nil
+}
+
+// commentsBeforeMagic splits a cell whose first line that is not blank
+// or a comment opens a cell magic (%%writefile, %%cuda): its comment
+// lines, the rest from the magic on, and how many lines come before it.
+// comments is "" for any other cell.
+func commentsBeforeMagic(src string) (comments, rest string, n int) {
+	lines := strings.SplitAfter(src, "\n")
+	var head []string
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "":
+		case strings.HasPrefix(t, "#"):
+			head = append(head, t)
+		case strings.HasPrefix(l, "%%") && len(head) > 0:
+			return strings.Join(head, "\n"), strings.Join(lines[i:], ""), i
+		default:
+			return "", src, 0
+		}
+	}
+	return "", src, 0
 }
 
 // article is "an" before a language name said with a vowel first (an r
