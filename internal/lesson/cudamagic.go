@@ -28,6 +28,9 @@ type CUDAMagic struct {
 	// Run is version 2's --compile: a saved file also built and run
 	// alone.
 	Run bool
+	// Refused is why the extension fails the cell when it runs (a
+	// version 2 name that does not end in .cu or .h), "" for most.
+	Refused string
 }
 
 // v2Group is the folder nvcc4jupyter's version 2 keeps its files in.
@@ -136,7 +139,8 @@ func parseCUDAv2(args []string) (*CUDAMagic, error) {
 		}
 	}
 	if ext := path.Ext(m.Name); ext != ".cu" && ext != ".h" {
-		return m, fmt.Errorf("%%%%cuda --name %s: the name must end with .cu or .h, as nvcc4jupyter 2 wants", m.Name)
+		// the extension fails the cell, not the notebook: so does a run
+		m.Refused = fmt.Sprintf("%%%%cuda --name %s: nvcc4jupyter 2 takes only names that end with .cu or .h", m.Name)
 	}
 	if strings.ContainsAny(m.Name, "/\\\x00") || m.Name == ".." || m.Name == "." {
 		return m, fmt.Errorf("%q is not a plain file name", m.Name)

@@ -25,6 +25,10 @@ const cudaDir = ".nvcc4jupyter"
 func cudaCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Writer, tail *tailBuffer) Outcome {
 	m := c.CUDA
 	o := Outcome{Cell: c}
+	if m.Refused != "" {
+		o.Reason = m.Refused
+		return o
+	}
 	var dir, sources string
 	switch m.Op {
 	case "cuda":

@@ -78,7 +78,8 @@ func TestNVCCPluginV2Notebook(t *testing.T) {
 {"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda --name scale.h\n__global__ void scale(float *x);\n"},
 {"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda -n main.cu --compile false\n#include \"scale.h\"\nint main() {}\n"},
 {"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda --name=other.cu\nint other() { return 0; }\n"},
-{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda_run\n# any text"}]}`
+{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda_run\n# any text"},
+{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda --name blocks.cuda\nint main() {}\n"}]}`
 	l, err := lesson.ParseIpynb("v2.ipynb", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +94,13 @@ func TestNVCCPluginV2Notebook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := Count(outcomes); n.OK != 4 || n.Skipped != 1 || n.Failed+n.NotRun != 0 {
+	// the name that is not .cu or .h fails its cell alone, as the
+	// extension did (rahultoppur/CUDA's Module_2 has one)
+	if n := Count(outcomes); n.OK != 4 || n.Skipped != 1 || n.Failed != 1 || n.NotRun != 0 {
 		t.Fatalf("%+v:\n%s", n, out.String())
+	}
+	if !strings.Contains(out.String(), "only names that end with .cu or .h") {
+		t.Errorf("the refused name is not said:\n%s", out.String())
 	}
 	argv, _ := os.ReadFile(filepath.Join(log, "argv"))
 	want := "nvcc -I.nvcc4jupyter/group/src .nvcc4jupyter/group/src/main.cu -o .nvcc4jupyter/group/src/cuda_exec.out\n" +
