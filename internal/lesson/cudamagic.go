@@ -13,7 +13,8 @@ import (
 // program; %%cuda_group_save keeps it as a file of a group, which
 // %%cuda_group_run compiles together and runs, and %%cuda_group_delete
 // forgets. Its version 2 (nvcc_plugin's v2, 2019 to 2023) is read too:
-// %%cuda --name NAME.cu keeps the cell as a file of the folder src, built
+// %%cuda --name NAME.cu keeps the cell as a file of the folder src (in
+// the notebook's folder, where its ! lines build it), built
 // and run alone where it says --compile (with any value: argparse's bool
 // of "false" is true), and %%cuda_run builds src's files together.
 type CUDAMagic struct {
@@ -28,6 +29,9 @@ type CUDAMagic struct {
 	// Run is version 2's --compile: a saved file also built and run
 	// alone.
 	Run bool
+	// V2 marks a cell of version 2, whose files are in src in the
+	// notebook's own folder.
+	V2 bool
 	// Refused is why the extension fails the cell when it runs (a
 	// version 2 name that does not end in .cu or .h), "" for most.
 	Refused string
@@ -53,7 +57,7 @@ func ParseCUDAMagic(line string) (*CUDAMagic, error) {
 	}
 	m := &CUDAMagic{Op: cudaMagics[args[0]]}
 	if args[0] == "%%cuda_run" {
-		m.Group = v2Group
+		m.Group, m.V2 = v2Group, true
 	}
 	if args[0] == "%%cuda" && slices.ContainsFunc(args[1:], func(a string) bool {
 		name, _, _ := strings.Cut(a, "=")
@@ -112,7 +116,7 @@ func ParseCUDAMagic(line string) (*CUDAMagic, error) {
 // parseCUDAv2 reads version 2's %%cuda line: -n/--name NAME (.cu or .h),
 // -c/--compile VALUE; -t, -p and --profiler-args as version 1 has them.
 func parseCUDAv2(args []string) (*CUDAMagic, error) {
-	m := &CUDAMagic{Op: "cuda_group_save", Group: v2Group}
+	m := &CUDAMagic{Op: "cuda_group_save", Group: v2Group, V2: true}
 	for i := 1; i < len(args); i++ {
 		name, v, eq := strings.Cut(args[i], "=")
 		takes := name == "-n" || name == "--name" || name == "-c" || name == "--compile" || name == "--profiler-args"
