@@ -146,7 +146,7 @@ func parseCUDAv2(args []string) (*CUDAMagic, error) {
 		// the extension fails the cell, not the notebook: so does a run
 		m.Refused = fmt.Sprintf("%%%%cuda --name %s: nvcc4jupyter 2 takes only names that end with .cu or .h", m.Name)
 	}
-	if strings.ContainsAny(m.Name, "/\\\x00") || m.Name == ".." || m.Name == "." {
+	if strings.ContainsAny(m.Name, "/\\\x00") || strings.ContainsFunc(m.Name, unicode.IsControl) || m.Name == ".." || m.Name == "." {
 		return m, fmt.Errorf("%q is not a plain file name", m.Name)
 	}
 	return m, nil
