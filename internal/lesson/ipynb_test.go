@@ -319,4 +319,15 @@ func TestCommentBeforeMagic(t *testing.T) {
 	if l.Cells[1].Kind != File || l.Cells[2].CUDA == nil || l.Cells[3].Kind != Python {
 		t.Errorf("kinds: %v %v %v", l.Cells[1].Kind, l.Cells[2].Kind, l.Cells[3].Kind)
 	}
+	// import --to md keeps the comments, as prose before their cell
+	md := string(PlainMarkdown(l))
+	for _, want := range []string{"`# the kernel, one thread an element`\n\n```cuda file=saxpy.cu", "`# Saxpy on the GPU (one block)`"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the markdown lacks %q:\n%s", want, md)
+		}
+	}
+	back, err := Parse("x.md", []byte(md))
+	if err != nil || len(back.Files()) != 2 || back.Files()[0].Name != "saxpy.cu" {
+		t.Errorf("the markdown reads back with files %v: %v", back.Files(), err)
+	}
 }

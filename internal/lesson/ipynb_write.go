@@ -267,6 +267,18 @@ func PlainMarkdown(l *Lesson) []byte {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
+		if c.From != nil && (c.Kind == File || c.Kind == Command) {
+			// the comment lines a cell had above its magic (Colab's),
+			// kept as prose: a # line in a C file or the markdown
+			// would be another thing
+			if comments, _, _ := commentsBeforeMagic(c.From.Source); comments != "" {
+				var spans []string
+				for _, l := range strings.Split(comments, "\n") {
+					spans = append(spans, codeSpan(l))
+				}
+				b.WriteString(strings.Join(spans, " ") + "\n\n")
+			}
+		}
 		switch c.Kind {
 		case Markdown:
 			for _, a := range c.Attachments {
@@ -300,6 +312,19 @@ func PlainMarkdown(l *Lesson) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// codeSpan is s as a markdown code span, its backticks longer than any
+// run inside it.
+func codeSpan(s string) string {
+	tick := "`"
+	for strings.Contains(s, tick) {
+		tick += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return tick + s + tick
 }
 
 // cudaMarkdown is an nvcc4jupyter cell in the markdown dialect: %%cuda a
