@@ -36,7 +36,7 @@ func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 		// wrapped at the measure as a markdown lesson's prose is: a
 		// notebook's paragraphs are often one line each
 		cc := *c
-		cc.Text = termImages(c)
+		cc.Text = mathAsCode(termImages(c))
 		lines, _, err := t.markdown(&cc)
 		if err != nil {
 			return err
@@ -196,7 +196,7 @@ func cellsHTML(w io.Writer, l *lesson.Lesson) error {
 			continue
 		}
 		if c.Kind == lesson.Markdown {
-			text := c.Text
+			text := mathAsCode(c.Text)
 			for _, a := range c.Attachments {
 				text = strings.ReplaceAll(text, "attachment:"+a.Name, "data:"+a.MIME+";base64,"+a.Data)
 			}
