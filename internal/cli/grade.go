@@ -8,13 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lms"
 	hw "github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -54,7 +54,8 @@ func newGrade(ios *iostreams.IOStreams, g *globals, runF func(o *gradeOptions, n
 		Short: "(instructors) Grade a class into a gradebook",
 		Long: `Grade a class: SUBMISSIONS holds one folder per student, each with that
 student's exercise files named as in exercises/ (alice/block_pool.cu or
-alice/day068/block_pool.cu). Every student is graded on every exercise (or
+alice/day068/block_pool.cu; elsewhere in the folder, the one file of that
+name). Every student is graded on every exercise (or
 on those named) with the checks of lessons check: all of an exercise's
 points when every check passes, none otherwise (or, when its checks have
 points of their own, those of the checks passed). A missing file is a missing
@@ -210,7 +211,7 @@ func gradeExport(o *gradeOptions, _ []string) error {
 		return usagef("nothing to write: give --csv or --json a file")
 	}
 	write := func(name string, f func(io.Writer) error) error {
-		return atomicfile.WriteNamed(name, o.io.Out, o.io.ErrOut, f)
+		return safefs.WriteNamed(name, o.io.Out, o.io.ErrOut, f)
 	}
 	if err := write(o.csv, s.WriteCSV); err != nil {
 		return err
@@ -250,4 +251,4 @@ func gradeFeedback(o *gradeOptions, _ []string) error {
 }
 
 // writeAtomic writes a file whole or not at all.
-func writeAtomic(name string, data []byte) error { return atomicfile.Write(name, data, 0o644) }
+func writeAtomic(name string, data []byte) error { return safefs.WriteAtomic(name, data, 0o644) }

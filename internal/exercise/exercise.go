@@ -13,14 +13,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/notebook"
-	"github.com/cudalessons/lessons/internal/regular"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // maxOutput is how much a judged program (or compute-sanitizer) may print
@@ -40,7 +41,7 @@ func (f File) read() ([]byte, error) {
 	if f.Data != nil {
 		return f.Data, nil
 	}
-	return regular.ReadFile(f.Path, buildcache.MaxHashed)
+	return safefs.ReadRegular(f.Path, buildcache.MaxHashed)
 }
 
 // Job is one file of an exercise to judge.
@@ -328,10 +329,16 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if j.Trace {
 		env = append(env, "LESSONS_STATS_TRACE=1")
 	}
+	if f := j.Spec.Failures(); f != "" {
+		env = append(env, "LESSONS_STATS_FAIL="+f)
+	}
+	if h := j.Spec.DeviceHeap(); h > 0 {
+		env = append(env, "LESSONS_STATS_HEAP="+strconv.FormatInt(h, 10))
+	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()
-	wit := tk.watchWitness(prog)
+	wit := tk.watchWitness(prog, p.interp)
 	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append(append(p.interp[:len(p.interp):len(p.interp)], p.prog), j.Spec.Args...), Dir: p.dir, Env: env,

@@ -38,14 +38,7 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	}
 	tk := exercise.ToolkitFor(m)
 	l := &Local{lib: make(chan error, 1), Devices: machine.Devices(len(m.Info.Devices))}
-	var why string
-	tk.Witness, why = exercise.OpenWitness()
-	l.witness = exercise.WitnessSummary(tk.Witness, why)
-	l.closeWitness = func() {
-		if tk.Witness != nil {
-			tk.Witness.Close()
-		}
-	}
+	l.witness, l.closeWitness = tk.WatchRuns()
 	l.Timed, _ = Timed(tasks)
 	l.Choice = ChooseFor(perGPU, queues, tasks)
 	l.Choice.Spread(len(l.Devices), perGPU != 0)
@@ -67,6 +60,11 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 	l.Toolchain = l.Choice.Pipeline(tk, l.Sandbox)
 	return l, nil
 }
+
+// Witness says whether runs' records are compared with what the kernel
+// counts of their CUDA calls (the outside witness), and why not: the
+// words of a start line.
+func (l *Local) Witness() string { return l.witness }
 
 // KeepTraces, when on, asks each run for its trace, kept with its
 // attempt in the gradebook (grade feedback draws it).

@@ -17,7 +17,6 @@ import (
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/serve"
-	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -29,13 +28,15 @@ func Attach(ctx context.Context, srv *serve.Server, root string, timeout time.Du
 	if err != nil {
 		return fmt.Sprintf("the pages cannot run cells or check exercises: %v", err)
 	}
+	tk := exercise.ToolkitFor(m)
 	srv.SetNotebook(&serve.Notebook{
 		Lesson:      func(page string) (*lesson.Lesson, string, error) { return lessonOf(root, page) },
 		Env:         func(ws string) (notebook.Env, error) { return workspace.Env(m, m.Compiler(), ws) },
 		Timeout:     timeout,
 		CompileOnly: m.GPUErr != nil,
+		Library:     tk.StatsLibrary,
 	})
-	srv.SetChecker(&Checker{Root: root, Machine: m, Toolkit: exercise.ToolkitFor(m)})
+	srv.SetChecker(&Checker{Root: root, Machine: m, Toolkit: tk})
 	if m.GPUErr != nil {
 		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check builds and reads the file and says where to run it", m.GPUErr)
 	}
@@ -123,23 +124,10 @@ func (p *Checker) Check(ctx context.Context, id string) (*serve.Verdict, error) 
 		return nil, err
 	}
 	v := Verdict(st)
-	v.Timeline = Pictures(st.Trace)
+	v.Timeline = serve.Pictures(st.Trace)
 	// A failure is recorded too: it opens the exercise's third hint.
 	_, err = st.Record(c)
 	return v, err
-}
-
-// Pictures draws a run's trace for the page and the feedback, one
-// picture per theme; nil when there is no trace (or it cannot be read).
-func Pictures(trace []byte) *serve.Timeline {
-	if len(trace) == 0 {
-		return nil
-	}
-	tl, err := timeline.Parse(trace)
-	if err != nil {
-		return nil
-	}
-	return &serve.Timeline{Light: timeline.SVG(tl, timeline.SVGOptions{Theme: "light"}), Dark: timeline.SVG(tl, timeline.SVGOptions{Theme: "dark"}), Summary: tl.Summary()}
 }
 
 // Verdict is st as the page shows it. As in lessons check, the page says

@@ -64,10 +64,25 @@ public:
             CUdeviceptr moved = 0;
             CU(cuMemAddressReserve(&moved, bigger, granularity_, 0, 0));
             size_t offset = 0;
+            bool ok = true;
             for (const Chunk& c : chunks_) {
-                CU(cuMemMap(moved + offset, c.bytes, 0, c.handle, 0));
-                CU(cuMemSetAccess(moved + offset, c.bytes, &access_, 1));
+                if (cuMemMap(moved + offset, c.bytes, 0, c.handle, 0) != CUDA_SUCCESS) {
+                    ok = false;
+                    break;
+                }
                 offset += c.bytes;
+                if (cuMemSetAccess(moved + offset - c.bytes, c.bytes, &access_, 1) != CUDA_SUCCESS) {
+                    ok = false;
+                    break;
+                }
+            }
+            if (!ok) {
+                // A move that fails gives back what it made: the mappings
+                // so far (one cuMemUnmap undoes several side by side) and
+                // the new addresses. The buffer stays where it was.
+                if (offset > 0) cuMemUnmap(moved, offset);
+                cuMemAddressFree(moved, bigger);
+                return false;
             }
             // Work queued earlier may still use the old addresses: it must
             // end before they are unmapped.
@@ -91,8 +106,17 @@ public:
         size_t more = want - mapped_;
         CUmemGenericAllocationHandle h;
         CU(cuMemCreate(&h, more, &prop_, 0));
-        CU(cuMemMap(base_ + mapped_, more, 0, h, 0));
-        CU(cuMemSetAccess(base_ + mapped_, more, &access_, 1));
+        // Until it is in chunks_ nothing else would release the new
+        // memory: a map or an access that fails gives it back here.
+        if (cuMemMap(base_ + mapped_, more, 0, h, 0) != CUDA_SUCCESS) {
+            cuMemRelease(h);
+            return false;
+        }
+        if (cuMemSetAccess(base_ + mapped_, more, &access_, 1) != CUDA_SUCCESS) {
+            cuMemUnmap(base_ + mapped_, more);
+            cuMemRelease(h);
+            return false;
+        }
         chunks_.push_back({h, more});
         mapped_ = want;
         return true;
@@ -189,19 +213,33 @@ int main(int argc, char** argv) {
         if (cuMemAddressReserve(&blocker, g, 0, after, 0) != CUDA_SUCCESS) blocker = 0;
         printf("addresses after the reservation taken: %s\n", blocker == after ? "yes" : "no");
     }
-    if (!buf.grow(small)) {
-        printf("grow to %zu bytes failed\n", small);
+    // A grow that fails stops the program, giving back what was made:
+    // after the device's work, which may still use what release() unmaps.
+    auto failed = [&](size_t bytes) {
+        printf("grow to %zu bytes failed\n", bytes);
+        cudaDeviceSynchronize();
+        buf.release();
+        if (blocker != 0) cuMemAddressFree(blocker, g);
         return 1;
-    }
+    };
+    if (!buf.grow(small)) return failed(small);
     printf("grow(1 MiB): %zu bytes mapped (granularity %zu)\n", buf.mapped(), buf.granularity());
     size_t n1 = small / sizeof(int);
-    fill<<<(unsigned)((n1 + 255) / 256), 256>>>(buf.data(), n1, 1);
-    int* before = buf.data();
-    if (!buf.grow(large)) {
-        printf("grow to %zu bytes failed\n", large);
+    // The first part is written on a stream of the caller's own, which
+    // nothing else waits for: a move must wait for it too.
+    cudaStream_t side;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) {
+        printf("no stream\n");
         return 1;
     }
+    fill<<<(unsigned)((n1 + 255) / 256), 256, 0, side>>>(buf.data(), n1, 1);
+    int* before = buf.data();
+    if (!buf.grow(large)) return failed(large);
     printf("grow(%zu MiB) in a %zu MiB reservation: %zu bytes mapped\n", large >> 20, reservation >> 20, buf.mapped());
+    // The caller is done with its stream before the default stream
+    // writes the buffer again.
+    cudaStreamSynchronize(side);
+    cudaStreamDestroy(side);
     size_t n2 = large / sizeof(int);
     fill<<<(unsigned)((n2 - n1 + 255) / 256), 256>>>(buf.data() + n1, n2 - n1, 2);
     fill<<<1, 1>>>(buf.data(), 1, 1);  // the old part is written again at its new addresses
@@ -209,10 +247,7 @@ int main(int argc, char** argv) {
     int* middle = buf.data();
     int third = 3;
     if (then > large) {
-        if (!buf.grow(then)) {
-            printf("grow to %zu bytes failed\n", then);
-            return 1;
-        }
+        if (!buf.grow(then)) return failed(then);
         printf("grow(%zu MiB) then: %zu bytes mapped, moved again: %s\n", then >> 20, buf.mapped(), middle == buf.data() ? "no" : "yes");
         size_t n3 = then / sizeof(int);
         fill<<<(unsigned)((n3 - n2 + 255) / 256), 256>>>(buf.data() + n2, n3 - n2, 3);

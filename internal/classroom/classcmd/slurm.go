@@ -185,7 +185,7 @@ builds, runs each in the grading sandbox and sends the results back.`,
 			if err != nil {
 				return err
 			}
-			node, gpus, cleanup, err := nodeExec(cmd.Context(), role)
+			node, gpus, cleanup, err := nodeExec(cmd.Context(), role, out)
 			if err != nil {
 				return err
 			}
@@ -208,7 +208,7 @@ builds, runs each in the grading sandbox and sends the results back.`,
 // nodeExec assembles this node's executor: its toolkit and sandbox, as
 // serve --class's on one machine; a build node builds for the GPU the
 // server names.
-func nodeExec(ctx context.Context, role string) (*classroom.Node, []string, func(), error) {
+func nodeExec(ctx context.Context, role string, log io.Writer) (*classroom.Node, []string, func(), error) {
 	var m *machine.Machine
 	var err error
 	var gpus []string
@@ -232,14 +232,19 @@ func nodeExec(ctx context.Context, role string) (*classroom.Node, []string, func
 		return nil, nil, nil, fmt.Errorf("pilot: role %q is gpu or build", role)
 	}
 	tk := exercise.NewToolkit(m.Compiler(), m.Cache)
+	closeWitness := func() {}
 	if role == pilot.RoleGPU {
 		tk.Driver = exercise.DriverWatcher()
 		if _, err := tk.StatsLibrary(ctx); err != nil {
 			return nil, nil, nil, err
 		}
+		var witness string
+		witness, closeWitness = tk.WatchRuns()
+		fmt.Fprintf(log, "lessons pilot: outside witness %s\n", witness)
 	}
 	sb, err := exercise.TempSandbox("lessons-pilot-")
 	if err != nil {
+		closeWitness()
 		return nil, nil, nil, err
 	}
 	var cg *sandbox.Cgroups
@@ -249,6 +254,7 @@ func nodeExec(ctx context.Context, role string) (*classroom.Node, []string, func
 		}
 	}
 	cleanup := func() {
+		closeWitness()
 		sb.Close()
 		if cg != nil {
 			cg.Close()
