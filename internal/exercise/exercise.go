@@ -98,6 +98,9 @@ type Verdict struct {
 	Outputs map[string]string
 	// Took is how long the program ran (the sanitizers' runs not counted).
 	Took time.Duration
+	// Started counts the programs started for it: each run, and each
+	// run under a sanitizer.
+	Started int
 	// Stalled says, for a run stopped at its time limit while one of its
 	// threads waited in the GPU's driver (runner.InDriver), why it was
 	// stopped: perhaps the machine's hang (a lock its neighbours held),
@@ -381,14 +384,14 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 			p.unable = "the program's copy could not be made again for compute-sanitizer: " + err.Error()
 		}
 	}
-	san, sanStalled := sanitize(ctx, tk, p, j.Spec, res)
+	san, sanStalled, sanStarted := sanitize(ctx, tk, p, j.Spec, res)
 	run := &checker.Run{Output: out.String(), ExitCode: res.ExitCode, Sanitizers: san, Driver: view, Witness: kernel}
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}
 	trust(run, rec, recErr, ended(res), found)
 	run.Before = j.Before
-	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration}
+	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration, Started: 1 + sanStarted}
 	if run.Untrusted == "" {
 		v.stats = run.Stats
 		if rec != nil {

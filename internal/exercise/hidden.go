@@ -57,6 +57,7 @@ func RunAll(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device str
 			v.Results = append(v.Results, res)
 		}
 		v.Took += hv.Took
+		v.Started += hv.Started
 	}
 	return v, nil
 }

@@ -13,23 +13,31 @@ import (
 // run costs one run, whatever the spec asks for. The verdict has the
 // results up to the one that failed (all of them for a survivor).
 func Kill(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string, slot int) (*Verdict, error) {
+	return until(ctx, tk, r, j, prog, device, slot, true, func(res checker.Result) bool { return !res.Pass })
+}
+
+// Until is a judge that runs as Kill does (each run without its
+// sanitizer checks first, the sanitizers' runs last) but stops only once
+// a failed check that done accepts is among the results: a wrong answer
+// stops at the first failure that holds its expected text, and one that
+// never shows it is run through every run and sanitizer, as RunAll runs
+// it, so that its verdict holds every failure. A run stopped at its
+// limit on the public run fails the others unrun, as RunAll fails them.
+func Until(done func(checker.Result) bool) func(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string, slot int) (*Verdict, error) {
+	return func(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string, slot int) (*Verdict, error) {
+		return until(ctx, tk, r, j, prog, device, slot, false, func(res checker.Result) bool { return !res.Pass && done(res) })
+	}
+}
+
+// until is Kill and Until: it stops after the run whose results hold one
+// that stop accepts, or (atLimit) after one stopped at its limit.
+func until(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string, slot int, atLimit bool, stop func(checker.Result) bool) (*Verdict, error) {
 	total := &Verdict{}
 	before := map[string]*checker.Stats{}
-	judgeRun := func(name string, spec *checker.Spec) (bool, error) {
-		jj := *j
-		jj.Spec, jj.Before = spec, before
-		v, err := Run(ctx, tk, r, &jj, prog, device, slot)
-		if err != nil {
-			return false, err
-		}
-		if _, seen := before[name]; !seen {
-			before[name] = v.stats
-		}
-		total.Took += v.Took
-		if name == "" && total.Output == "" {
-			total.Output = v.Output
-		}
-		for _, res := range v.Results {
+	stopped := ""
+	add := func(name string, results []checker.Result) bool {
+		hit := false
+		for _, res := range results {
 			if name != "" {
 				res.Name = "[" + name + "] " + res.Name
 				if res.Check == nil {
@@ -37,8 +45,40 @@ func Kill(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device strin
 				}
 			}
 			total.Results = append(total.Results, res)
+			hit = hit || stop(res)
 		}
-		return checker.Passed(v.Results) && v.stopped == "", nil
+		return hit
+	}
+	judgeRun := func(name string, spec *checker.Spec) (bool, error) {
+		if stopped != "" {
+			// As RunAll: a program stopped at its limit on the public
+			// run is not run again; the other runs' checks fail unrun.
+			res := spec.Judge(&checker.Run{Ended: stopped})
+			for i := range res {
+				res[i].Pass = false
+				res[i].Got = "not run: on the public run the program " + stopped
+			}
+			return add(name, res), nil
+		}
+		jj := *j
+		jj.Spec, jj.Before = spec, before
+		v, err := Run(ctx, tk, r, &jj, prog, device, slot)
+		if err != nil {
+			return true, err
+		}
+		if _, seen := before[name]; !seen {
+			before[name] = v.stats
+		}
+		total.Took += v.Took
+		total.Started += v.Started
+		if name == "" && total.Output == "" {
+			total.Output = v.Output
+		}
+		if name == "" {
+			stopped = v.stopped
+		}
+		hit := add(name, v.Results)
+		return hit || (v.stopped != "" && atLimit), nil
 	}
 	var sanitized []string
 	for _, name := range j.Spec.Runs() {
@@ -46,14 +86,14 @@ func Kill(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device strin
 		if len(spec.SanitizerTools()) > 0 {
 			sanitized = append(sanitized, name)
 		}
-		ok, err := judgeRun(name, onlyChecks(spec, false))
-		if err != nil || !ok {
+		done, err := judgeRun(name, onlyChecks(spec, false))
+		if err != nil || done {
 			return total, err
 		}
 	}
 	for _, name := range sanitized {
-		ok, err := judgeRun(name, onlyChecks(j.Spec.ForRun(name), true))
-		if err != nil || !ok {
+		done, err := judgeRun(name, onlyChecks(j.Spec.ForRun(name), true))
+		if err != nil || done {
 			return total, err
 		}
 	}

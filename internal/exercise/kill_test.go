@@ -65,3 +65,58 @@ func TestKillStopsAtFirstFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestUntilStopsAtTheExpectedFailure: a wrong answer that fails its
+// public run with the text it expects is not run again; one that fails
+// the public run otherwise is run on (the hidden run holds its text);
+// one that never shows its text is run through every run, as RunAll
+// runs it, its every failure in the verdict. Started counts the
+// programs.
+func TestUntilStopsAtTheExpectedFailure(t *testing.T) {
+	tk := toolkit(t)
+	log := filepath.Join(t.TempDir(), "runs")
+	text := fmt.Sprintf("env = { LOG = %q }\n[[check]]\ncontains = \"12 iterations\"\n[[check]]\ncontains = \"sum ok\"\n[[hidden_run]]\nname = \"more\"\nargs = [\"20\"]\nenv = { LOG = %q }\n[[check]]\nrun = \"more\"\ncontains = \"20 iterations\"\n", log, log)
+	s := spec(t, text)
+	for _, c := range []struct {
+		name, prog, expect string
+		runs               int
+		failed             []string
+	}{
+		{"shows its text on the public run", `// fake: echo run >> "$LOG"; echo "${1:-12} iterations"`, "sum ok",
+			1, []string{`prints "sum ok"`}},
+		{"shows it on the hidden run only", `// fake: echo run >> "$LOG"; echo "3 iterations"`, "20 iterations",
+			2, []string{`prints "12 iterations"`, `prints "sum ok"`, `[more] prints "20 iterations"`}},
+		{"never shows it", `// fake: echo run >> "$LOG"; echo "3 iterations"`, "no such text",
+			2, []string{`prints "12 iterations"`, `prints "sum ok"`, `[more] prints "20 iterations"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(log)
+			j := job(t, s, "x.cu", c.prog+"\n")
+			b, err := Build(context.Background(), tk, Plain{}, j, 0)
+			if err != nil || b.Failed != nil {
+				t.Fatalf("build: %v %+v", err, b)
+			}
+			judge := Until(func(r checker.Result) bool { return strings.Contains(r.Name, c.expect) })
+			v, err := judge(context.Background(), tk, Plain{}, j, b.Prog, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(log)
+			if got := strings.Count(string(data), "run"); got != c.runs {
+				t.Errorf("%d runs, want %d", got, c.runs)
+			}
+			if v.Started != c.runs {
+				t.Errorf("Started %d, want %d", v.Started, c.runs)
+			}
+			var failed []string
+			for _, r := range v.Results {
+				if !r.Pass {
+					failed = append(failed, r.Name)
+				}
+			}
+			if strings.Join(failed, "; ") != strings.Join(c.failed, "; ") {
+				t.Errorf("failed %q, want %q", failed, c.failed)
+			}
+		})
+	}
+}

@@ -19,11 +19,11 @@ var sanitizerPrinted func(tool string, printed []byte)
 // asks for, in p, and reads each tool's log. main is how the plain run
 // ended: a run that did not end by itself is not run again. stalled says
 // why a tool's run was stopped at its time limit while waiting in the
-// GPU's driver ("" when none was).
-func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec, main *runner.Result) (out map[string]*checker.SanitizerReport, stalled string) {
+// GPU's driver ("" when none was); started counts the runs it started.
+func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec, main *runner.Result) (out map[string]*checker.SanitizerReport, stalled string, started int) {
 	tools := spec.SanitizerTools()
 	if len(tools) == 0 {
-		return nil, ""
+		return nil, "", 0
 	}
 	out = map[string]*checker.SanitizerReport{}
 	cs := tk.Sanitizer
@@ -70,6 +70,7 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			rep.Skipped = "compute-sanitizer could not start: " + err.Error()
 			continue
 		}
+		started++
 		if sanitizerPrinted != nil {
 			sanitizerPrinted(tool, printed.Bytes())
 		}
@@ -101,5 +102,5 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 			}
 		}
 	}
-	return out, stalled
+	return out, stalled, started
 }

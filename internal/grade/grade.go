@@ -91,6 +91,9 @@ type Ran struct {
 	Stalled string
 	// Trace is the public run's trace, when one was asked for.
 	Trace []byte
+	// Started counts the programs started (each run and each run under
+	// a sanitizer).
+	Started int
 }
 
 // Toolchain builds and runs tasks; tests give a fake one. slot tells

@@ -146,7 +146,8 @@ func buildOutcome(b *Built) string {
 }
 
 // Judge runs a built program and judges it: exercise.RunAll (every
-// check), or exercise.Kill (until one fails, for a mutant).
+// check), exercise.Kill (until one fails, for a mutant), or
+// exercise.Until (until an expected failure, for a wrong answer).
 type Judge func(ctx context.Context, tk *exercise.Toolkit, r exercise.Runner, j *exercise.Job, prog, device string, slot int) (*exercise.Verdict, error)
 
 // JobWork is the work of the exercise pipeline's job j in runner r, with
@@ -177,5 +178,5 @@ func runJob(ctx context.Context, judge Judge, tk *exercise.Toolkit, r exercise.R
 	if err != nil {
 		return nil, err
 	}
-	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took, Stalled: v.Stalled, Trace: v.Trace}, nil
+	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took, Stalled: v.Stalled, Trace: v.Trace, Started: v.Started}, nil
 }

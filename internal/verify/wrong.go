@@ -41,6 +41,8 @@ type WrongAnswer struct {
 	// are): neither a pass nor a failure, and said so in the table.
 	Skipped string
 	Took    time.Duration
+	// Started counts the programs started to judge it.
+	Started int
 	judged  bool
 }
 
@@ -64,6 +66,9 @@ type WrongReport struct {
 	Order  []string
 	Counts map[string]int
 	Took   time.Duration
+	// Programs counts the programs started (runs, hidden runs and runs
+	// under a sanitizer).
+	Programs int
 	// Stopped: the run was stopped (interrupted, out of time) before
 	// every answer was judged; those not judged are neither as expected
 	// nor not.
@@ -101,7 +106,11 @@ func (r *WrongReport) Err() error {
 // replaces the exercise's file and is built and judged as grade judges a
 // student's (every check, hidden ones and hidden runs included); each
 // must fail, and one of its failures must contain the text its first
-// line expects. Every correct alternative must pass. An answer that
+// line expects. Every correct alternative must pass, and is run whole;
+// a wrong answer's judging stops at the first failure that holds its
+// expected text (exercise.Until: the sanitizers' runs last), so that a
+// wrong answer refused by its public run costs one program. One that
+// never shows its text is run whole, every failure listed. An answer that
 // cannot be read (a patch that no longer applies) is one not as
 // expected, with its error. Stopped half way (ctx), it returns what was
 // judged (Stopped set) with ctx's error.
@@ -167,10 +176,18 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 	for _, t := range targets {
 		w, job := t.w, t.job
 		job.Env = choice.Env(job.Spec.Timed)
-		items = append(items, grade.NewItem(grade.JobWork("wrong "+job.ID, tk, exercise.Plain{}, job, exercise.RunAll), func(o grade.Outcome) {
+		var judge grade.Judge = exercise.RunAll
+		if !w.Right && w.Expect != "" {
+			judge = exercise.Until(w.holds)
+		}
+		items = append(items, grade.NewItem(grade.JobWork("wrong "+job.ID, tk, exercise.Plain{}, job, judge), func(o grade.Outcome) {
 			mu.Lock()
 			defer mu.Unlock()
 			w.Took = o.Took
+			if o.Ran != nil {
+				w.Started = o.Ran.Started
+				report.Programs += o.Ran.Started
+			}
 			var few *grade.TooFewGPUs
 			if err := o.Err(); errors.As(err, &few) {
 				w.Skipped = few.Error()
@@ -207,18 +224,30 @@ func (w *WrongAnswer) judge(res []checker.Result) {
 		if r.Pass {
 			continue
 		}
-		text := r.Name
-		if r.Want != "" && !strings.Contains(r.Name, r.Want) {
-			text += ": " + r.Want
-		}
-		if r.Got != "" {
-			text += " (got " + r.Got + ")"
-		}
+		text := failedText(r)
 		w.Failed = append(w.Failed, text)
-		if w.Matched == "" && !w.Right && strings.Contains(strings.ToLower(text), strings.ToLower(w.Expect)) {
+		if w.Matched == "" && w.holds(r) {
 			w.Matched = text
 		}
 	}
+}
+
+// holds says whether r is a failure that holds w's expected text.
+func (w *WrongAnswer) holds(r checker.Result) bool {
+	return !w.Right && !r.Pass && w.Expect != "" && strings.Contains(strings.ToLower(failedText(r)), strings.ToLower(w.Expect))
+}
+
+// failedText is a failed check as a student reads it: name: want (got
+// what).
+func failedText(r checker.Result) string {
+	text := r.Name
+	if r.Want != "" && !strings.Contains(r.Name, r.Want) {
+		text += ": " + r.Want
+	}
+	if r.Got != "" {
+		text += " (got " + r.Got + ")"
+	}
+	return text
 }
 
 // Write prints one line per wrong answer, then the count per exercise
@@ -274,6 +303,9 @@ func (r *WrongReport) Write(out io.Writer) {
 	}
 	fmt.Fprintf(out, "\n%s and %s judged in %s: %d as expected, %d not\n", ui.Count(len(r.Answers)-rights, "wrong answer"),
 		ui.Count(rights, "correct alternative"), r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad()-skipped-unjudged, r.Bad())
+	if r.Programs > 0 {
+		fmt.Fprintf(out, "%s started (a wrong answer stops at its first failure that holds its expected text; a correct alternative runs whole)\n", ui.Count(r.Programs, "program"))
+	}
 	if unjudged > 0 {
 		fmt.Fprintf(out, "stopped before %s %s judged (neither passed nor failed)\n", ui.Count(unjudged, "program"), map[bool]string{true: "was", false: "were"}[unjudged == 1])
 	}
