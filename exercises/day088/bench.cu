@@ -3,7 +3,10 @@
 // cudaFreeAsync. Four non-blocking streams run rounds of work; in each
 // round one stream is busy and takes three blocks, the others one each.
 // The busy stream moves every round, so blocks freed on one stream are
-// needed on another while its kernels may still read them. It prints:
+// needed on another while its kernels may still read them. With
+// --handoff each stream hands its blocks on to the next stream, which
+// waits for it, reads them and frees them there: a block is then freed on
+// another stream than the one that took it. It prints:
 //   16 rounds on 4 streams through the pool: 96 blocks used, errors: 0
 //   allocations: N from the stream's own list, N fresh, N stolen
 #include <cstring>
@@ -42,14 +45,17 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
 }
 
 // rounds runs the workload: through the pool when pool is set, else
-// through cudaMallocAsync and cudaFreeAsync. It returns how many blocks
-// it used, or -1 when the pool had none to give.
-static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned int* errors) {
+// through cudaMallocAsync and cudaFreeAsync. With handed (one event per
+// stream), each stream's blocks are read and freed on the next stream,
+// after it waits for their checks. It returns how many blocks it used,
+// or -1 when the pool had none to give.
+static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned int* errors, cudaEvent_t* handed) {
     int used = 0;
     for (int r = 0; r < count; r++) {
         for (int i = 0; i < kStreams; i++) {
             int take = i == r % kStreams ? kBusy : 1;
             int* got[kBusy];
+            int stamps[kBusy];
             for (int k = 0; k < take; k++) {
                 if (pool != nullptr) {
                     got[k] = static_cast<int*>(pool->allocate(s[i]));
@@ -61,15 +67,23 @@ static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned 
                     return -1;
                 }
                 int stamp = (r * kStreams + i) * kBusy + k + 1;
+                stamps[k] = stamp;
                 fill<<<kGrid, 256, 0, s[i]>>>(got[k], kWords, stamp);
                 check<<<kGrid, 256, 0, s[i]>>>(got[k], kWords, stamp, errors);
                 used++;
             }
+            cudaStream_t to = s[i];
+            if (handed != nullptr) {
+                to = s[(i + 1) % kStreams];
+                CHECK(cudaEventRecord(handed[i], s[i]));
+                CHECK(cudaStreamWaitEvent(to, handed[i], 0));
+            }
             for (int k = 0; k < take; k++) {
+                if (handed != nullptr) check<<<kGrid, 256, 0, to>>>(got[k], kWords, stamps[k], errors);
                 if (pool != nullptr) {
-                    pool->deallocate(got[k], s[i]);
+                    pool->deallocate(got[k], to);
                 } else {
-                    CHECK(cudaFreeAsync(got[k], s[i]));
+                    CHECK(cudaFreeAsync(got[k], to));
                 }
             }
         }
@@ -77,18 +91,23 @@ static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned 
     return used;
 }
 
-// Usage: bench [--baseline] [ROUNDS [BLOCKS]] (16 rounds, a pool of 8
-// blocks, by default). --baseline runs the same work through
-// cudaMallocAsync and cudaFreeAsync instead of the pool.
+// Usage: bench [--baseline] [--handoff] [ROUNDS [BLOCKS]] (16 rounds, a
+// pool of 8 blocks, by default). --baseline runs the same work through
+// cudaMallocAsync and cudaFreeAsync instead of the pool; --handoff frees
+// each block on the next stream, after that stream read it.
 int main(int argc, char** argv) {
-    bool baseline = argc > 1 && strcmp(argv[1], "--baseline") == 0;
-    if (baseline) {
+    bool baseline = false, handoff = false;
+    while (argc > 1 && (strcmp(argv[1], "--baseline") == 0 || strcmp(argv[1], "--handoff") == 0)) {
+        (strcmp(argv[1], "--baseline") == 0 ? baseline : handoff) = true;
         argc--;
         argv++;
     }
     const int count = arg(argc, argv, 1, 16, 1000), blocks = arg(argc, argv, 2, 8, 64);
     cudaStream_t s[kStreams];
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    cudaEvent_t handed[kStreams];
+    if (handoff)
+        for (auto& e : handed) CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     unsigned int* errors;
     CHECK(cudaMalloc(&errors, sizeof(unsigned int)));
     // Cleared in s[0]'s order: the pool's wait for s[0] covers it (a
@@ -98,7 +117,7 @@ int main(int argc, char** argv) {
     int used = 0;
     {
         StreamOrderedPool pool(kBlock, blocks, s[0]);
-        used = rounds(baseline ? nullptr : &pool, s, count, errors);
+        used = rounds(baseline ? nullptr : &pool, s, count, errors, handoff ? handed : nullptr);
         CHECK(cudaDeviceSynchronize());
         if (used < 0) return 1;
         unsigned int nerr = 0;
@@ -108,6 +127,8 @@ int main(int argc, char** argv) {
         if (!baseline) printf("allocations: %d from the stream's own list, %d fresh, %d stolen\n", pool.own, pool.fresh, pool.stolen);
     }   // every stream was synchronized: the pool gives its chunk back
     CHECK(cudaFree(errors));
+    if (handoff)
+        for (auto& e : handed) CHECK(cudaEventDestroy(e));
     for (auto& st : s) CHECK(cudaStreamDestroy(st));
     return 0;
 }
