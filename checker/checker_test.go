@@ -84,8 +84,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v9Size-v8Size, 10*8; got != want {
 		t.Errorf("version 9 adds %d bytes, want %d (ten figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v9Size, 4*8; got != want {
+	if got, want := v10Size-v9Size, 4*8; got != want {
 		t.Errorf("version 10 adds %d bytes, want %d (four figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v10Size, 2*8; got != want {
+		t.Errorf("version 11 adds %d bytes, want %d (two figures)", got, want)
 	}
 }
 

@@ -393,6 +393,8 @@ var phrases = map[string]string{
 	"injected_failures":          "calls a hidden run's spec made fail (fail = [\"name:N\"]) instead of making them",
 	"device_faults":              "calls that returned the error of a kernel that faulted (illegal address, launch failure): the context is lost",
 	"import_frees_unsignalled":   "stream-ordered frees of memory imported from another process's pool that no later record of an interprocess event covers",
+	"graph_execs_made":           "executable graphs made (cudaGraphInstantiate and its kin)",
+	"graph_execs_leaked":         "executable graphs never destroyed (cudaGraphExecDestroy): cudaGraphDestroy destroys the graph, not what was made from it",
 	"trims_unwaited":             "trims (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host waited for the work queued on the streams",
 }
 

@@ -130,11 +130,15 @@ type Stats struct {
 	InjectedFailures, DeviceFaults uint64 `stat:"injected_failures,device_faults"`
 	ImportFreesUnsignalled         uint64 `stat:"import_frees_unsignalled"`
 	TrimsUnwaited                  uint64 `stat:"trims_unwaited"`
+	// Version 11: executable graphs made, and those never destroyed (a
+	// graph's executable outlives cudaGraphDestroy of the graph it was
+	// made from, with what it holds).
+	GraphExecsMade, GraphExecsLeaked uint64 `stat:"graph_execs_made,graph_execs_leaked"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 10
+	statsVersion = 11
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -174,6 +178,10 @@ var v8Size = int(unsafe.Offsetof(Stats{}.DevicePoolGets))
 // v9Size is the size of a version 9 record: everything before the
 // figures of version 10.
 var v9Size = int(unsafe.Offsetof(Stats{}.InjectedFailures))
+
+// v10Size is the size of a version 10 record: everything before the
+// figures of version 11.
+var v10Size = int(unsafe.Offsetof(Stats{}.GraphExecsMade))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -226,6 +234,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v8Size
 	case 9:
 		need = v9Size
+	case 10:
+		need = v10Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

@@ -175,6 +175,9 @@ struct Record {
     uint64_t device_faults;            // calls that returned the error of a kernel that faulted (the context is lost)
     uint64_t import_frees_unsignalled; // stream-ordered frees of imported memory that no later record of an interprocess event covers
     uint64_t trims_unwaited;           // cudaMemPoolTrimTo, cudaDeviceGraphMemTrim made while queued work had not been waited for
+    // version 11: executable graphs, made and left
+    uint64_t graph_execs_made;         // cudaGraphInstantiate (and WithFlags, WithParams) that succeeded
+    uint64_t graph_execs_leaked;       // executable graphs not destroyed by exit (cudaGraphExecDestroy)
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -792,7 +795,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 10;
+    rec->version = 11;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -858,6 +861,7 @@ void leaks() {
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
     rec->leaked_events = liveEvents->size();
+    rec->graph_execs_leaked = graphs->size();
     rec->leaked_pool_imports = 0;
     for (auto& kv : *live)
         if (kv.second.origin == kImported) rec->leaked_pool_imports++;
@@ -933,7 +937,7 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 10;
+    rec->version = 11;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
@@ -2444,6 +2448,7 @@ void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
     }
     std::lock_guard<Lock> lock(mu);
     record();
+    rec->graph_execs_made++;
     (*graphs)[*e] = gi;
 }
 

@@ -64,3 +64,9 @@ int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }
 int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 1 << 20); }
 typedef struct { char reserved[64]; } IpcEventHandle;
 int cudaIpcOpenEventHandle(void** e, IpcEventHandle h) { *e = (void*)(handles++); return 0; }
+/* Graphs with no nodes: an executable graph is a fake handle. */
+int cudaGraphCreate(void** g, unsigned f) { *g = (void*)(handles++); return 0; }
+int cudaGraphInstantiate(void** e, void* g, void* a, void* b, size_t c) { *e = (void*)(handles++); return 0; }
+int cudaGraphInstantiateWithFlags(void** e, void* g, unsigned long long f) { *e = (void*)(handles++); return 0; }
+int cudaGraphGetNodes(void* g, void** nodes, size_t* n) { *n = 0; return 0; }
+OK(cudaGraphExecDestroy) OK(cudaGraphDestroy) OK(cudaGraphNodeGetType) OK(cudaGraphChildGraphNodeGetGraph)
