@@ -1,5 +1,5 @@
 ID = "async-pipeline"
-SRC = "exercises/day070/async_pipeline.cu"
+SRC = "exercises/day069/async_pipeline.cu"
 NOTE = "Correct design: iterations go to the streams in contiguous runs (not round robin), the input is freed right after scale so the sums can reuse it, and drain makes one stream wait for an event of every other stream and then waits on the host once, with one cudaStreamSynchronize in all."
 def H(kind, mistake, why, source):
     return {"kind": kind, "mistake": mistake, "why it is wrong": why, "source": source}

@@ -7,9 +7,9 @@ E = [
 ("""        // TODO 1: round n up to a multiple of granularity_.
         return n;""", """        return (n + granularity_ - 1) / granularity_ * granularity_;"""),
 ("""        if (want > reserved_) {
-            // TODO 2: reserve a larger range, map every chunk at the same
-            // offset in it and open it, then unmap the old range and give
-            // its addresses back.
+            // TODO 2: make room past the reservation, keeping the data: your
+            // design (grow in place where you can, or move; see the lesson).
+            // Every range you reserve must be given back in the end.
             return false;
         }
         // TODO 3: make the memory from mapped_ to want: a physical

@@ -33,9 +33,9 @@ E = [
 ("""        // TODO 1: round n up to a multiple of granularity_.
         return n;""", """        const size_t g = granularity_;
         return n % g == 0 ? n : n + (g - n % g);"""),
-("""            // TODO 2: reserve a larger range, map every chunk at the same
-            // offset in it and open it, then unmap the old range and give
-            // its addresses back.
+("""            // TODO 2: make room past the reservation, keeping the data: your
+            // design (grow in place where you can, or move; see the lesson).
+            // Every range you reserve must be given back in the end.
             return false;
 """, MOVE),
 ("""        // TODO 3: make the memory from mapped_ to want: a physical

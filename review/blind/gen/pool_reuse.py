@@ -1,5 +1,5 @@
 ID = "pool-reuse"
-SRC = "exercises/day070/pool_reuse.cu"
+SRC = "exercises/day069/pool_reuse.cu"
 NOTE = "Correct design: held compares what the pool holds free (reserved minus used) with the need; measure_peak trims the pool to nothing first and then reads the reserved high-water mark of one round; enter_phase sets the threshold, trims to the peak, and only then resets both marks."
 def H(kind, mistake, why, source):
     return {"kind": kind, "mistake": mistake, "why it is wrong": why, "source": source}

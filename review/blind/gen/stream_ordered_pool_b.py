@@ -1,7 +1,7 @@
 ID = "stream-ordered-pool"
 DIR = "stream-ordered-pool-b"
-SRC = "exercises/day087/stream_ordered_pool.h"
-NOTE = "A second blind set for stream-ordered-pool, written later by another helper from the lesson, `stream_ordered_pool.h` and `bench.cu` alone, without sight of the first set (`../stream-ordered-pool/`) beyond its file names. Each file replaces `exercises/day087/stream_ordered_pool.h` and compiles with `bench.cu`. Correct design: one event per block, made at the block's first free and recorded again at each free (a block is on one free list at a time, so its event's last record is its free); a stream's own list is taken last-freed first; a steal takes the block freed longest ago anywhere (a sequence number on each free), the one most likely done, and makes the stealing stream wait for that block's event."
+SRC = "exercises/day088/stream_ordered_pool.h"
+NOTE = "A second blind set for stream-ordered-pool, written later by another helper from the lesson, `stream_ordered_pool.h` and `bench.cu` alone, without sight of the first set (`../stream-ordered-pool/`) beyond its file names. Each file replaces `exercises/day088/stream_ordered_pool.h` and compiles with `bench.cu`. Correct design: one event per block, made at the block's first free and recorded again at each free (a block is on one free list at a time, so its event's last record is its free); a stream's own list is taken last-freed first; a steal takes the block freed longest ago anywhere (a sequence number on each free), the one most likely done, and makes the stealing stream wait for that block's event."
 
 
 def H(kind, mistake, why, source):

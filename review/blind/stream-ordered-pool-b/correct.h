@@ -2,7 +2,7 @@
 // mistake: None intended: free lists per stream in a map; an event per block, recorded again at each free; own list first (last freed first), then fresh blocks, then the block freed longest ago on any stream, with a GPU wait on its event; the events destroyed with the pool.
 // why it is wrong: Correct: a block taken from its freeing stream's own list needs no wait (that stream's later work follows its free); a stolen block's event was last recorded at its free, so cudaStreamWaitEvent orders the stealing stream after every use before the free, whatever the block's later records (a wait takes the event as it is when the wait is queued); fresh blocks were never used; nullptr only when no list holds a block. No host wait anywhere.
 // source: own; the policy of stealing through events: RMM's pool memory resource (the lesson)
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

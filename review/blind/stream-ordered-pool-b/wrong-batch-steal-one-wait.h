@@ -2,7 +2,7 @@
 // mistake: To steal less often, a steal takes every block of the victim stream's list: it returns the oldest, waits for its event, and moves the others to the stealing stream's own list, from which they are later served with no wait ('they are mine now, and I waited for that stream').
 // why it is wrong: The wait covers the victim's work up to the oldest block's free only; the blocks freed after it on that stream may still be used by kernels queued between the two frees, and the stealing stream takes them from its own list with no wait at all. Waiting for the newest of the moved blocks' events would have covered them all. The kernels are short, so the errors are 0 on most runs.
 // source: own (a batching optimisation, as allocators that refill a thread's cache from a shared list make)
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

@@ -2,7 +2,7 @@
 // mistake: The pool remembers which stream each block was handed to, and deallocate puts the block back on that stream's list (recording the event on the freeing stream as asked): 'the block is that stream's'.
 // why it is wrong: When a block is freed on another stream than the one that took it, the event is recorded on the freeing stream but the block goes on the allocating stream's own list, from which it is handed out with no wait: the allocating stream may then write it while the freeing stream's work still uses it. bench.cu always frees a block on the stream that took it, so with the course's harness the two lists are the same and nothing shows.
 // source: own (issue 36's kind 'a block reused on the stream that allocated it after another stream freed it')
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

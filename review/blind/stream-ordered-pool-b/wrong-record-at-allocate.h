@@ -2,7 +2,7 @@
 // mistake: The event is recorded in allocate, on the stream that takes the block ('the event marks who has the block now'), and deallocate only puts the block on the list.
 // why it is wrong: An event recorded at the allocation is complete before the kernels that use the block have run: a stream that steals the block waits for that point only, not for the fill and check queued after it, so it may write the block while the other stream's check still reads it. The own-list path needs no event and the waits are still queued, so the output is right when the kernels are short.
 // source: https://forums.developer.nvidia.com/t/when-event-changes-its-state-from-notready-to-recording-cudaeventrecord-stream/6669 (what a recorded event stands for); the mistake is own
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

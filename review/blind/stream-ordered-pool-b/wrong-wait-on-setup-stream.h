@@ -2,7 +2,7 @@
 // mistake: The steal queues its wait on setup_, 'the pool's stream', instead of on the stream that takes the block.
 // why it is wrong: setup_ is the stream the chunk was allocated on (s[0] in bench.cu), not the stream that will use the stolen block: the stealing stream is not ordered after the free, and s[0] is made to wait for nothing it needs. When s[0] itself steals, the wait is right, which hides the mistake a quarter of the time; otherwise the stealing stream may write the block while its last user still reads it.
 // source: own (the pool keeps one stream of its own, which looks like the one to wait on)
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

@@ -2,7 +2,7 @@
 // mistake: The steal finds the stream whose list holds the block freed longest ago, but then takes that list's last block (the most recently freed, 'the one still in cache') while it waits for the event of the list's first block, the one it meant to take: two ends of one list mixed up.
 // why it is wrong: When that list holds more than one block, the block handed out was freed after the one whose event is waited for: the stealing stream is ordered after the earlier free only, and may write the block while the kernels queued before its own free (the check) still read it. Frees on one stream come in order and the blocks' kernels are short, so the counted errors are 0 on most runs; a race tracker that follows each block's events sees it.
 // source: own (the two ends of one list mixed up)
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

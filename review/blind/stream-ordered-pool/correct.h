@@ -2,7 +2,7 @@
 // mistake: None intended: an event per block, per-stream lists of block indices, steal the oldest free block of another stream with cudaStreamWaitEvent (skipped when cudaEventQuery says the event is already complete).
 // why it is wrong: n/a
 // source: own
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

@@ -2,7 +2,7 @@
 // mistake: deallocate creates a new event for every free and destroys the block's previous one only when the block is stolen. Own-list reuses and the blocks left on the lists at the end keep events nobody destroys, and each free costs an event creation.
 // why it is wrong: Day 87, exercise: the destructor destroys 'what the pool made'; Day 70: one event can be recorded again for every use, since a wait takes its mark when queued.
 // source: own
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

@@ -2,7 +2,7 @@
 // mistake: When it steals, allocate loops on cudaEventQuery of the block's event until it is complete, 'so the block is really free', instead of queueing a wait on the GPU. No synchronisation API appears in the pool, yet the host stops at every steal and the stealing stream's next launches are queued late.
 // why it is wrong: Day 87, 'Capstone': 'the host never waits'; the check counts every host wait.
 // source: https://forums.developer.nvidia.com/t/cpu-spins-while-waiting-for-gpu-to-finish-computation/241672 (host spinning on the GPU's progress)
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

@@ -2,7 +2,7 @@
 // mistake: deallocate records the block's event on setup_, the stream the pool was made on, instead of the freeing stream s. setup_ is one of the four streams (stream 0), so for blocks freed on stream 0 it is right and the event is complete for the others as soon as stream 0's own work is done: a thief waits for the wrong stream and may overwrite a block whose check kernel still reads it.
 // why it is wrong: Day 87, 'Capstone' (stealing through events): the thief waits for 'the event recorded on that stream at the free'.
 // source: own
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

@@ -2,7 +2,7 @@
 // mistake: The event of a block is recorded only in the branch that creates it, the first time the block is freed. From the second free of a block on, the event still marks the first free's work, long done, so a thief's wait (or the query that skips it) lets the block go while the latest freeing stream's check kernel still reads it. The first rounds are right.
 // why it is wrong: Day 87, 'Capstone': the thief waits for the event recorded at the free (a wait takes the event's latest record: Day 70, 'One event, recorded for every chunk').
 // source: own
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

@@ -2,7 +2,7 @@
 // mistake: When it steals, allocate makes the stream that freed the block wait for its own event, instead of making the thief s wait. The call reads naturally ('the owner's stream waits on its event') and costs nothing, but s is not ordered after the kernels that still read the block.
 // why it is wrong: Day 87, 'Capstone': stealing 'waits for the event recorded on that stream at the free, on the GPU (cudaStreamWaitEvent)': the stealing stream is the one that must wait.
 // source: own
-// Day 87 capstone: a stream-ordered pool of your own, with a free list per
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
 // stream and blocks stolen between streams through events. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).

@@ -5,8 +5,8 @@
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
-// past it, the same memory is mapped into a larger reservation, and still
-// nothing is copied.
+// past it, the buffer needs more addresses (right after it, or a larger
+// reservation the same memory is mapped into), and still nothing is copied.
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
@@ -48,9 +48,9 @@ public:
     }
 
     // grow makes the first bytes of the buffer usable, keeping what is
-    // there. Past the reservation the buffer moves to a larger one: its
-    // memory is mapped again at the new addresses, never copied, and
-    // data() changes.
+    // there. Past the reservation it needs more addresses: in place, where
+    // the driver grants those right after it, or in a larger reservation,
+    // where data() changes; either way nothing is copied.
     bool grow(size_t bytes) {
         size_t want = round(bytes);
         if (want <= mapped_) return true;
@@ -150,9 +150,11 @@ static bool free_again(CUdeviceptr addr, size_t bytes) {
     return got == addr;
 }
 
-// Usage: growable [MIB [RESERVE_MIB [THEN_MIB]]] (grows to 100 MiB in a
-// 64 MiB reservation by default; with THEN_MIB, grows again to it, which
-// may move the buffer while it holds several chunks).
+// Usage: growable [MIB [RESERVE_MIB [THEN_MIB [TAKEN]]]] (grows to 100 MiB
+// in a 64 MiB reservation by default; with THEN_MIB, grows again to it,
+// which may move the buffer while it holds several chunks; with TAKEN 1,
+// the addresses right after the reservation are reserved first, so that
+// the buffer cannot grow in place there).
 int main(int argc, char** argv) {
     // Since CUDA 12, cudaSetDevice makes the device's primary context
     // current, and the driver calls below use it.
