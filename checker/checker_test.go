@@ -87,8 +87,8 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v10Size-v9Size, 4*8; got != want {
 		t.Errorf("version 10 adds %d bytes, want %d (four figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v10Size, 2*8; got != want {
-		t.Errorf("version 11 adds %d bytes, want %d (two figures)", got, want)
+	if got, want := binary.Size(st)-v10Size, 3*8; got != want {
+		t.Errorf("version 11 adds %d bytes, want %d (three figures)", got, want)
 	}
 }
 

@@ -394,6 +394,7 @@ var phrases = map[string]string{
 	"device_faults":              "calls that returned the error of a kernel that faulted (illegal address, launch failure): the context is lost",
 	"import_frees_unsignalled":   "stream-ordered frees of memory imported from another process's pool that no later record of an interprocess event covers",
 	"graph_execs_made":           "executable graphs made (cudaGraphInstantiate and its kin)",
+	"reuse_attr_gets":            "reuse policies asked of a pool (cudaMemPoolGetAttribute of cudaMemPoolReuse*)",
 	"graph_execs_leaked":         "executable graphs never destroyed (cudaGraphExecDestroy): cudaGraphDestroy destroys the graph, not what was made from it",
 	"trims_unwaited":             "trims (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host waited for the work queued on the streams",
 }

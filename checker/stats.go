@@ -132,8 +132,9 @@ type Stats struct {
 	TrimsUnwaited                  uint64 `stat:"trims_unwaited"`
 	// Version 11: executable graphs made, and those never destroyed (a
 	// graph's executable outlives cudaGraphDestroy of the graph it was
-	// made from, with what it holds).
+	// made from, with what it holds); reuse policies asked of a pool.
 	GraphExecsMade, GraphExecsLeaked uint64 `stat:"graph_execs_made,graph_execs_leaked"`
+	ReuseAttrGets                    uint64 `stat:"reuse_attr_gets"`
 }
 
 const (

@@ -178,6 +178,7 @@ struct Record {
     // version 11: executable graphs, made and left
     uint64_t graph_execs_made;         // cudaGraphInstantiate (and WithFlags, WithParams) that succeeded
     uint64_t graph_execs_leaked;       // executable graphs not destroyed by exit (cudaGraphExecDestroy)
+    uint64_t reuse_attr_gets;          // cudaMemPoolGetAttribute of a reuse policy that succeeded (the pool asked what it does)
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -2099,6 +2100,11 @@ HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr 
     if (a == cudaMemPoolAttrReleaseThreshold) { tlThreshold(*(uint64_t*)v); rec->release_threshold_sets++; rec->release_threshold = *(uint64_t*)v; }
     if (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
         a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
+})
+// A reuse policy asked of the pool: what it does, not what was meant.
+HOOK(cudaError_t, cudaMemPoolGetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr a, void* v), (pool, a, v), {
+    if (r == cudaSuccess && (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
+                             a == cudaMemPoolReuseAllowInternalDependencies)) rec->reuse_attr_gets++;
 })
 namespace { bool allWaited(); }
 // A trim gives back only what no queued work still holds: one made before

@@ -86,11 +86,15 @@ func TestLibraryCapsTheDeviceHeap(t *testing.T) {
 
 // An executable graph is counted when it is made and, until
 // cudaGraphExecDestroy, left at exit: destroying the graph it was made
-// from does not destroy it.
+// from does not destroy it. A reuse policy asked of a pool is counted;
+// another attribute is not.
 func TestLibraryCountsExecutableGraphsLeft(t *testing.T) {
 	lib := buildStub(t, "graphs.c")
 	got, _ := lib.run(t)
 	if s := got.Stats; s.GraphExecsMade != 3 || s.GraphExecsLeaked != 2 {
 		t.Errorf("graph_execs_made %d (want 3), graph_execs_leaked %d (want 2)", s.GraphExecsMade, s.GraphExecsLeaked)
+	}
+	if s := got.Stats; s.ReuseAttrGets != 2 {
+		t.Errorf("reuse_attr_gets %d, want 2", s.ReuseAttrGets)
 	}
 }
