@@ -159,8 +159,11 @@ __global__ void release_lists(BlockArena a, int** lists, int n) {
 }
 
 // counters: lists that got no memory, lists from the heap, lists not on a
-// kListAlign boundary, lists that do not hold what they should.
-enum { kFailed, kFromHeap, kMisaligned, kWrong, kCounters };
+// kListAlign boundary, lists that do not hold what they should, and
+// addresses far past either end of the arena that in_arena() took for its
+// own (1 TiB from a list in the arena: wherever the driver puts the heap,
+// in_arena must bound both sides).
+enum { kFailed, kFromHeap, kMisaligned, kWrong, kFarIn, kCounters };
 
 // inspect counts what the lists are and adds every list into *total
 // (pool false: the baseline's lists, all from the heap).
@@ -173,6 +176,8 @@ __global__ void inspect(BlockArena a, bool pool, int** lists, int n, unsigned lo
         return;
     }
     if (!pool || !in_arena(a, p)) atomicAdd(&counters[kFromHeap], 1ull);
+    else if (in_arena(a, (const void*)((uintptr_t)p + (1ull << 40))) || in_arena(a, (const void*)((uintptr_t)p - (1ull << 40))))
+        atomicAdd(&counters[kFarIn], 1ull);
     if ((uintptr_t)p % kListAlign != 0) atomicAdd(&counters[kMisaligned], 1ull);
     unsigned long long acc = 0;
     bool right = true;
@@ -287,6 +292,7 @@ int main(int argc, char** argv) {
     printf("lists from the heap: %s\n", got[kFromHeap] == 0 ? "none" : got[kFromHeap] == (unsigned long long)n * rounds ? "all" : "some");
     printf("lists without memory: %llu; off a %zu-byte boundary: %llu; not holding what they should: %llu\n",
            got[kFailed], kListAlign, got[kMisaligned], got[kWrong]);
+    if (!heapOnly) printf("addresses 1 TiB past the arena taken for its own: %llu\n", got[kFarIn]);
     printf("%d of %d rounds summed correctly\n", right, rounds);
     printf("%d rounds of %d lists: %.2f ms a round\n", rounds, n, ms / rounds);
     CHECK(cudaFreeAsync(lists, s));
