@@ -71,6 +71,14 @@ func until(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device stri
 		}
 		total.Took += v.Took
 		total.Started += v.Started
+		if total.Stalled == "" && v.Stalled != "" {
+			// As RunAll: a run stopped while it waited in the driver is
+			// perhaps the machine's hang; the scheduler runs it again alone.
+			total.Stalled = v.Stalled
+			if name != "" {
+				total.Stalled = "on the run " + name + ", " + v.Stalled
+			}
+		}
 		if name == "" && total.Output == "" {
 			total.Output = v.Output
 		}
