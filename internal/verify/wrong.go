@@ -202,7 +202,7 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 		}))
 	}
 	if opts.Note != nil {
-		opts.Note(fmt.Sprintf("Judging %s (wrong answers and correct alternatives) as grade would, %d at a time on each GPU%s.",
+		opts.Note(fmt.Sprintf("Judging %s (wrong answers and correct alternatives) as grade would (a wrong answer until its expected failure), %d at a time on each GPU%s.",
 			ui.Count(len(report.Answers), "program"), choice.PerDevice, choice.Chosen()))
 	}
 	grade.Schedule(ctx, items, slots)
