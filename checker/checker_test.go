@@ -87,8 +87,8 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v10Size-v9Size, 4*8; got != want {
 		t.Errorf("version 10 adds %d bytes, want %d (four figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v10Size, 3*8; got != want {
-		t.Errorf("version 11 adds %d bytes, want %d (three figures)", got, want)
+	if got, want := binary.Size(st)-v10Size, 5*8; got != want {
+		t.Errorf("version 11 adds %d bytes, want %d (five figures)", got, want)
 	}
 }
 
@@ -813,4 +813,29 @@ func readStats(file string) (*Stats, error) {
 		return nil, err
 	}
 	return DecodeStats(data)
+}
+
+// An interprocess event's maker and its opener are different processes:
+// all.ipc_events_destroyed_open reads the program's first destroy of an
+// event it made against its children's last close of one they opened (0:
+// never destroyed); a child's own event is not the program's to order.
+func TestIPCEventsDestroyedOpenAcrossProcesses(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		parent, child Stats
+		own, all      float64
+	}{
+		{"the maker destroys after the opener closed", Stats{IPCMadeDestroyFirstNs: 300}, Stats{IPCOpenedCloseLastNs: 200}, 0, 0},
+		{"the maker destroys while the opener still has it", Stats{IPCMadeDestroyFirstNs: 100}, Stats{IPCOpenedCloseLastNs: 200}, 0, 1},
+		{"the child made it, the parent opened it: the harness's order", Stats{IPCOpenedCloseLastNs: 500}, Stats{IPCMadeDestroyFirstNs: 400}, 0, 0},
+		{"never destroyed by its maker", Stats{}, Stats{IPCOpenedCloseLastNs: 200}, 0, 0},
+	} {
+		r := &Run{Stats: &tc.parent, Children: &tc.child}
+		own, _ := r.Stats.Value("ipc_events_destroyed_open")
+		st, name := r.scoped("all.ipc_events_destroyed_open")
+		all, _ := st.Value(name)
+		if own != tc.own || all != tc.all {
+			t.Errorf("%s: own %g, all %g; want %g, %g", tc.name, own, all, tc.own, tc.all)
+		}
+	}
 }

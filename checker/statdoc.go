@@ -40,6 +40,9 @@ func statVersion(name string) int {
 	if _, ok := timeStats[name]; ok || name == "kernel_concurrency" {
 		return 4
 	}
+	if name == "ipc_events_destroyed_open" {
+		return 11
+	}
 	i, ok := statIndex()[name]
 	if !ok {
 		return 1 // the pools' figures, in the record since version 1

@@ -135,6 +135,12 @@ type Stats struct {
 	// made from, with what it holds); reuse policies asked of a pool.
 	GraphExecsMade, GraphExecsLeaked uint64 `stat:"graph_execs_made,graph_execs_leaked"`
 	ReuseAttrGets                    uint64 `stat:"reuse_attr_gets"`
+	// When (CLOCK_MONOTONIC, shared by the machine's processes) this
+	// process first destroyed an interprocess event it made, and last
+	// closed one it opened from another's handle (or exited with one
+	// open): read together over the processes of a run as
+	// ipc_events_destroyed_open.
+	IPCMadeDestroyFirstNs, IPCOpenedCloseLastNs uint64 `stat:"ipc_made_destroy_first_ns,ipc_opened_close_last_ns"`
 }
 
 const (
@@ -275,6 +281,15 @@ func (s *Stats) Value(name string) (float64, bool) {
 	if f, ok := timeStats[name]; ok {
 		return float64(f(s)) / 1e6, true
 	}
+	if name == "ipc_events_destroyed_open" {
+		// 1 when a maker destroyed an interprocess event before a process
+		// that opened one closed it: read in the scope all., where the
+		// run's processes are taken together.
+		if s.IPCMadeDestroyFirstNs != 0 && s.IPCOpenedCloseLastNs > s.IPCMadeDestroyFirstNs {
+			return 1, true
+		}
+		return 0, true
+	}
 	if name == "kernel_concurrency" {
 		// How many kernels ran at once on average over the span: 1 when
 		// they ran one after another, near the streams' number when they
@@ -313,7 +328,7 @@ func StatNames() []string {
 	for n := range timeStats {
 		names = append(names, n)
 	}
-	names = append(names, "kernel_concurrency")
+	names = append(names, "kernel_concurrency", "ipc_events_destroyed_open")
 	sort.Strings(names)
 	return names
 }
@@ -379,6 +394,7 @@ func reflectType() reflect.Type { return reflect.TypeOf(Stats{}) }
 var mergeMax = map[string]bool{
 	"PeakLiveBytes": true, "MaxConcurrentStreams": true, "KernelSpanNs": true,
 	"StreamKernelNsMax": true, "ReleaseThreshold": true,
+	"IPCOpenedCloseLastNs": true,
 }
 
 // MergeStats is the record of two processes of one run taken together:
@@ -411,6 +427,11 @@ func MergeStats(a, b *Stats) *Stats {
 		case "Magic", "PoolCount":
 		case "Version", "Exited":
 			mv.Field(i).SetUint(min(x, y))
+		case "IPCMadeDestroyFirstNs":
+			// The first of the processes' first destroys: 0 is none.
+			if x == 0 || (y != 0 && y < x) {
+				mv.Field(i).SetUint(y)
+			}
 		default:
 			if mergeMax[f.Name] {
 				mv.Field(i).SetUint(max(x, y))

@@ -179,6 +179,8 @@ struct Record {
     uint64_t graph_execs_made;         // cudaGraphInstantiate (and WithFlags, WithParams) that succeeded
     uint64_t graph_execs_leaked;       // executable graphs not destroyed by exit (cudaGraphExecDestroy)
     uint64_t reuse_attr_gets;          // cudaMemPoolGetAttribute of a reuse policy that succeeded (the pool asked what it does)
+    uint64_t ipc_made_destroy_first_ns;  // CLOCK_MONOTONIC of the first destroy of an interprocess event this process made (0: none)
+    uint64_t ipc_opened_close_last_ns;   // ... of the last close of an event this process opened (cudaIpcOpenEventHandle), or its exit with one open
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -267,6 +269,9 @@ std::unordered_set<cudaStream_t>* nonblocking;
 // another process's handle), and the stream-ordered frees of imported
 // memory that no record of one has covered yet: (stream, its count).
 std::unordered_set<cudaEvent_t>* ipcEvents;
+// ipcOpened: the events opened from another process's handle, not yet
+// destroyed (their closes are timed against the maker's destroys).
+std::unordered_set<cudaEvent_t>* ipcOpened;
 std::vector<std::pair<cudaStream_t, uint64_t>>* importFrees;
 Clock* host;                                        // what the host has waited for
 
@@ -642,6 +647,14 @@ uint64_t nowNanos() {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+// monotonicNanos is a clock every process of the machine shares: a
+// maker's destroy and an opener's close are compared across processes.
+uint64_t monotonicNanos() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 // pulse sends a snapshot at most every 20 ms, so that a program that
 // crashes leaves what it did up to then; mu is held.
 void pulse() {
@@ -804,6 +817,7 @@ Record* record() {
     numbers = new std::unordered_map<cudaStream_t, int>();
     nonblocking = new std::unordered_set<cudaStream_t>();
     ipcEvents = new std::unordered_set<cudaEvent_t>();
+    ipcOpened = new std::unordered_set<cudaEvent_t>();
     importFrees = new std::vector<std::pair<cudaStream_t, uint64_t>>();
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
@@ -863,6 +877,7 @@ void leaks() {
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
     rec->leaked_events = liveEvents->size();
     rec->graph_execs_leaked = graphs->size();
+    if (!ipcOpened->empty()) rec->ipc_opened_close_last_ns = monotonicNanos();  // closed by the exit
     rec->leaked_pool_imports = 0;
     for (auto& kv : *live)
         if (kv.second.origin == kImported) rec->leaked_pool_imports++;
@@ -940,7 +955,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 11;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
@@ -2180,9 +2195,20 @@ HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e
     if (r == cudaSuccess && (f & cudaEventInterprocess)) ipcEvents->insert(*e);
 })
 HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
-    if (r == cudaSuccess) ipcEvents->insert(*e);
+    if (r == cudaSuccess) { ipcEvents->insert(*e); ipcOpened->insert(*e); }
 })
-HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) eventGone(e); })
+namespace {
+// ipcDestroyed times the destroy of an interprocess event (mu is held):
+// the maker must destroy its event only after every process that opened
+// it has closed its handle.
+void ipcDestroyed(cudaEvent_t e) {
+    if (!ipcEvents->count(e)) return;
+    if (ipcOpened->erase(e) > 0) rec->ipc_opened_close_last_ns = monotonicNanos();
+    else if (rec->ipc_made_destroy_first_ns == 0) rec->ipc_made_destroy_first_ns = monotonicNanos();
+    ipcEvents->erase(e);
+}
+}  // namespace
+HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })
 HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
     if (r == cudaSuccess) streamMade(*s);

@@ -98,3 +98,25 @@ func TestLibraryCountsExecutableGraphsLeft(t *testing.T) {
 		t.Errorf("reuse_attr_gets %d, want 2", s.ReuseAttrGets)
 	}
 }
+
+// An interprocess event destroyed by its maker before a process that
+// opened it closed its handle: the maker's first destroy and the
+// opener's last close are timed on a clock the processes share
+// (ipc_events_destroyed_open reads them together); the other order is
+// not counted.
+func TestLibraryTimesInterprocessEventsLifetimes(t *testing.T) {
+	lib := buildStub(t, "ipcdestroy.c")
+	for _, tc := range []struct {
+		env  []string
+		want float64
+	}{{nil, 0}, {[]string{"STUB_MAKER_FIRST=1"}, 1}} {
+		got, _ := lib.run(t, tc.env...)
+		s := got.Stats
+		if s.IPCMadeDestroyFirstNs == 0 || s.IPCOpenedCloseLastNs == 0 {
+			t.Fatalf("%v: the destroy and the close were not timed: %d, %d", tc.env, s.IPCMadeDestroyFirstNs, s.IPCOpenedCloseLastNs)
+		}
+		if v, _ := s.Value("ipc_events_destroyed_open"); v != tc.want {
+			t.Errorf("%v: ipc_events_destroyed_open %g, want %g (destroy %d, close %d)", tc.env, v, tc.want, s.IPCMadeDestroyFirstNs, s.IPCOpenedCloseLastNs)
+		}
+	}
+}
