@@ -33,6 +33,11 @@ type HiddenRun struct {
 	// asks past it get it, so a device malloc returns NULL where the
 	// course's inputs never make it (a null written through then faults).
 	DeviceHeap int64 `toml:"device_heap"`
+	// IPCRecordDelayMs, when not 0, is how long the statistics library
+	// waits on the host before each record of an interprocess event in
+	// this run: a record made after the message that lets another
+	// process wait for it then comes after that wait, every time.
+	IPCRecordDelayMs int `toml:"ipc_record_delay_ms"`
 }
 
 // Failable are the calls a hidden run can make fail (fail = ["name:N"]):
@@ -103,6 +108,9 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 		checkEnv(h.Env, line)
 		if len(h.Fail) > 8 {
 			bad(line, "name at most 8 calls to fail", "hidden run %q makes %d calls fail", h.Name, len(h.Fail))
+		}
+		if h.IPCRecordDelayMs < 0 || h.IPCRecordDelayMs > 1000 {
+			bad(diag.LineOf(data, "hidden_run", i, "ipc_record_delay_ms"), "give the delay in milliseconds, from 1 to 1000 (0: none)", "hidden run %q: ipc_record_delay_ms %d is out of range", h.Name, h.IPCRecordDelayMs)
 		}
 		if h.DeviceHeap < 0 || h.DeviceHeap > 1<<40 {
 			bad(diag.LineOf(data, "hidden_run", i, "device_heap"), "give the device heap's bytes, from 1 to 2^40 (0: the program's own)", "hidden run %q: device_heap %d is out of range", h.Name, h.DeviceHeap)
@@ -218,7 +226,7 @@ func (s *Spec) ForRun(name string) *Spec {
 	}
 	for _, h := range s.HiddenRuns {
 		if h.Name == name {
-			p.Args, p.Env, p.fail, p.heap = h.Args, h.Env, h.Fail, h.DeviceHeap
+			p.Args, p.Env, p.fail, p.heap, p.ipcDelay = h.Args, h.Env, h.Fail, h.DeviceHeap, h.IPCRecordDelayMs
 			return &p
 		}
 	}
@@ -245,6 +253,12 @@ func (s *Spec) Failures() string {
 // ($LESSONS_STATS_HEAP), or 0 when it has none.
 func (s *Spec) DeviceHeap() int64 {
 	return s.heap
+}
+
+// IPCRecordDelay is the run's wait before each record of an
+// interprocess event, in milliseconds ($LESSONS_STATS_IPC_DELAY), or 0.
+func (s *Spec) IPCRecordDelay() int {
+	return s.ipcDelay
 }
 
 // Environ is the run's environment as KEY=VALUE, sorted.

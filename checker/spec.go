@@ -65,8 +65,9 @@ type Spec struct {
 	run string
 	// fail is the hidden run's calls made to fail (HiddenRun.Fail), heap
 	// its cap on the device heap (HiddenRun.DeviceHeap).
-	fail []string
-	heap int64
+	fail     []string
+	heap     int64
+	ipcDelay int
 }
 
 // Sanitizers are the tools of compute-sanitizer a check can ask for.

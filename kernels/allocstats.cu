@@ -1822,6 +1822,9 @@ int failCount = 0;
 // run ($LESSONS_STATS_HEAP): a device malloc past it returns NULL, the
 // branch a program's default heap never takes.
 uint64_t heapCap = 0;
+// ipcDelayMs, when not 0, is how long a record of an interprocess event
+// waits on the host before it is made ($LESSONS_STATS_IPC_DELAY).
+uint64_t ipcDelayMs = 0;
 
 // failStart reads $LESSONS_STATS_FAIL; an entry it cannot read is left
 // out (the checker refuses such a spec before anything runs).
@@ -1830,6 +1833,10 @@ void failStart(char** envp) {
     heapCap = 0;
     if (takeEnv(envp, "LESSONS_STATS_HEAP", cap, sizeof cap))
         for (int i = 0; cap[i] >= '0' && cap[i] <= '9' && heapCap < (1ull << 40); i++) heapCap = heapCap * 10 + (uint64_t)(cap[i] - '0');
+    ipcDelayMs = 0;
+    if (takeEnv(envp, "LESSONS_STATS_IPC_DELAY", cap, sizeof cap))
+        for (int i = 0; cap[i] >= '0' && cap[i] <= '9' && ipcDelayMs < 1000; i++) ipcDelayMs = ipcDelayMs * 10 + (uint64_t)(cap[i] - '0');
+    if (ipcDelayMs > 1000) ipcDelayMs = 1000;
     failCount = 0;
     if (!takeEnv(envp, "LESSONS_STATS_FAIL", text, sizeof text)) return;
     for (size_t i = 0; text[i] != 0 && failCount < 8;) {
@@ -1909,8 +1916,11 @@ extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
 // A call the grader made fail (failNow) is not made: it returns 2, which
 // is cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY alike, and the
 // hook's body records it as the failure it is.
-#define HOOK(ret, name, params, args, body)                       \
+#define HOOK(ret, name, params, args, body) HOOK_PRE(ret, name, params, args, {}, body)
+// HOOK_PRE is HOOK with pre run on the host before the call is made.
+#define HOOK_PRE(ret, name, params, args, pre, body)              \
     extern "C" ret name params {                                  \
+        pre                                                       \
         uint64_t tl0 = tlNow(); (void)tl0;                        \
         static auto fn = (ret(*) params)real(#name);              \
         bool failed = failCount > 0 && !busy() && failNow(#name); \
@@ -2145,7 +2155,24 @@ HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
 HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
 HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), { rec->event_syncs++; tlHostWait(kTlWaitEvent, -1, tl0); hostWaited(); if (r == cudaSuccess) hostWaits((*events)[e]); })
 HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { queried(true, e, r); if (r == cudaSuccess) hostWaits((*events)[e]); })
-HOOK(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), {
+namespace {
+// ipcDelay waits, on the host, before a record of an interprocess event
+// when the run asks it ($LESSONS_STATS_IPC_DELAY): a record made after
+// the message that lets the other process wait for it then comes after
+// that wait every time, as it may on any run.
+void ipcDelay(cudaEvent_t e) {
+    if (ipcDelayMs == 0 || busy()) return;
+    bool ipc;
+    {
+        std::lock_guard<Lock> g(mu);
+        ipc = ipcEvents != nullptr && ipcEvents->count(e) > 0;
+    }
+    if (!ipc) return;
+    struct timespec ts = {(time_t)(ipcDelayMs / 1000), (long)(ipcDelayMs % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+}  // namespace
+HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), { ipcDelay(e); }, {
     rec->event_records++;
     tlRecord(e, s);
     enqueue(s);
@@ -2157,7 +2184,7 @@ HOOK(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), {
 // PyTorch 2 records its events (torch.cuda.Event.record, and so
 // Stream.wait_stream) with cudaEventRecordWithFlags: the same record, and
 // without it every wait on such an event looked like no order at all.
-HOOK(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), {
+HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), { ipcDelay(e); }, {
     rec->event_records++;
     enqueue(s);
     (*events)[e] = (*clocks)[norm(s)];

@@ -120,3 +120,14 @@ func TestLibraryTimesInterprocessEventsLifetimes(t *testing.T) {
 		}
 	}
 }
+
+// A hidden run's ipc_record_delay_ms reaches the library as
+// $LESSONS_STATS_IPC_DELAY: each record of an interprocess event waits
+// that long on the host first. Only the lower bound is asserted (a sleep
+// is never shorter than asked; a busy machine may make any call slow).
+func TestLibraryDelaysInterprocessRecords(t *testing.T) {
+	lib := buildStub(t, "ipcdelay.c")
+	if _, out := lib.run(t, "LESSONS_STATS_IPC_DELAY=60"); !strings.HasPrefix(out, "ipc waited,") {
+		t.Errorf("the program printed %q: the interprocess record did not wait", out)
+	}
+}

@@ -338,6 +338,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if h := j.Spec.DeviceHeap(); h > 0 {
 		env = append(env, "LESSONS_STATS_HEAP="+strconv.FormatInt(h, 10))
 	}
+	if d := j.Spec.IPCRecordDelay(); d > 0 {
+		env = append(env, "LESSONS_STATS_IPC_DELAY="+strconv.Itoa(d))
+	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()

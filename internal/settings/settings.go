@@ -119,6 +119,8 @@ var All = sorted([]Setting{
 		Meaning: "Calls the library makes fail in this run, `name:N[,name:N]` (the Nth call of each returns out of memory without being made), so that a program's error paths run; the library takes it out of the environment before `main`."},
 	{Name: "LESSONS_STATS_HEAP", Kind: Library, ReadBy: "internal/exercise sets it for a hidden run with device_heap; kernels/allocstats.cu reads it",
 		Meaning: "The most bytes the device heap has in this run: the program's `cudaDeviceSetLimit(cudaLimitMallocHeapSize)` asks past it get it (and a program that never asks gets it at its first CUDA call), so a device `malloc` returns NULL sooner; the library takes it out of the environment before `main`."},
+	{Name: "LESSONS_STATS_IPC_DELAY", Kind: Library, ReadBy: "internal/exercise sets it for a hidden run with ipc_record_delay_ms; kernels/allocstats.cu reads it",
+		Meaning: "Milliseconds the library waits, on the host, before each record of an interprocess event (`cudaEventRecord` of an event made with `cudaEventInterprocess` or opened from another process's handle), so that a record made after the message that lets the other process wait comes after that wait too; the library takes it out of the environment before `main`."},
 	{Name: "LESSONS_STATS", Kind: Library, ReadBy: "internal/suspect; benchmark scripts",
 		Meaning: "The record's file in the library's first versions, no longer read by lessons (the record comes over the pipe); benchmark scripts that preload the library by hand still set it, and a program that mentions it is marked for review."},
 
