@@ -45,6 +45,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -960,9 +961,24 @@ void forkChild() {
 void failStart(char** envp);
 void heapCapFirst();
 
+// undumpable makes the process not dumpable when the grading sandbox asks
+// ($LESSONS_STATS_UNDUMPABLE=1, taken out of the environment): its
+// /proc/PID/mem (and its children's, forked) is then root's, so the
+// program cannot write its own code through it. A compiled program's
+// binary is made unreadable to its user for the same end; an interpreter
+// (Python's python3) is the machine's and readable, so only this reaches
+// it. The sandbox's filter refuses prctl(PR_SET_DUMPABLE) but to 0. Raw
+// system call: a program may define prctl.
+void undumpable(char** envp) {
+    char v[4];
+    if (takeEnv(envp, "LESSONS_STATS_UNDUMPABLE", v, sizeof v) && v[0] == '1' && v[1] == 0)
+        rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
+}
+
 // start runs before the program's main (and its constructors): the
 // channel is taken from the environment before the program can read it.
 __attribute__((constructor)) void start(int, char**, char** envp) {
+    undumpable(envp);
     std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)sysGetpid();

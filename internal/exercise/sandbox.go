@@ -291,7 +291,10 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 			pol.Yield = runYield
 		}
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C"}
+	// The statistics library makes every run's process not dumpable
+	// (kernels/allocstats.cu): a Python script's interpreter is readable,
+	// so the execute-only binary below does not do it for a script.
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C", "LESSONS_STATS_UNDUMPABLE=1"}
 	if device != "" {
 		env = append(env, "CUDA_VISIBLE_DEVICES="+device)
 	}

@@ -119,6 +119,8 @@ var All = sorted([]Setting{
 		Meaning: "Calls the library makes fail in this run, `name:N[,name:N]` (the Nth call of each returns out of memory without being made), so that a program's error paths run; the library takes it out of the environment before `main`."},
 	{Name: "LESSONS_STATS_HEAP", Kind: Library, ReadBy: "internal/exercise sets it for a hidden run with device_heap; kernels/allocstats.cu reads it",
 		Meaning: "The most bytes the device heap has in this run: the program's `cudaDeviceSetLimit(cudaLimitMallocHeapSize)` asks past it get it (and a program that never asks gets it at its first CUDA call), so a device `malloc` returns NULL sooner; the library takes it out of the environment before `main`."},
+	{Name: "LESSONS_STATS_UNDUMPABLE", Kind: Library, ReadBy: "internal/exercise sets it for every run in the grading sandbox; kernels/allocstats.cu reads it",
+		Meaning: "When `1`, the library makes the process not dumpable (`prctl(PR_SET_DUMPABLE, 0)`) before `main`, so that its `/proc/PID/mem` is root's and the program cannot write its own code through it (a Python script's interpreter is readable, so its process would stay dumpable otherwise); the library takes it out of the environment."},
 	{Name: "LESSONS_STATS", Kind: Library, ReadBy: "internal/suspect; benchmark scripts",
 		Meaning: "The record's file in the library's first versions, no longer read by lessons (the record comes over the pipe); benchmark scripts that preload the library by hand still set it, and a program that mentions it is marked for review."},
 
