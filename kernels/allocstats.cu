@@ -975,9 +975,56 @@ void undumpable(char** envp) {
         rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
 }
 
+// forwardsToCUDA stops the run when a hook's pointer to the real function
+// (fn, a static of the hook's) lies outside the CUDA runtime and driver: a
+// program that found the pointer (in the library's symbol table, stripped
+// now, or by its place beside the record) and pointed it at a stub of its
+// own would have the hook count a call that allocates nothing, which
+// nothing but the outside witness sees. The run ends with no end frame, so
+// the record is cut short. Checked when the pointer changes, not at every
+// call. Returns f as the hook keeps it, checked: xor'd with hookSecret, a
+// value of this process's own (the kernel's AT_RANDOM bytes), so that a
+// program that looks for the real function's address in the library's
+// memory finds the hook's pointer alone, not its checked copy too.
+uintptr_t hookSecret;
+
+uintptr_t forwardsToCUDA(const void* f, const char* name) {
+    Dl_info d;
+    const char* b = nullptr;
+    if (dladdr(f, &d) != 0 && d.dli_fname != nullptr) {
+        b = strrchr(d.dli_fname, '/');
+        b = b != nullptr ? b + 1 : d.dli_fname;
+    }
+    if (b != nullptr && (strncmp(b, "libcudart", 9) == 0 || strncmp(b, "libcuda.so", 10) == 0)) return (uintptr_t)f ^ hookSecret;
+    static const char pre[] = "allocstats: the statistics library's hook of ", post[] = " forwards outside the CUDA runtime and driver (the program changed it): the run is stopped\n";
+    sysWrite(2, pre, sizeof pre - 1);
+    size_t n = 0;
+    while (name[n] != 0) n++;
+    sysWrite(2, name, n);
+    sysWrite(2, post, sizeof post - 1);
+    rawSyscall(SYS_exit_group, 70);
+    return 0;
+}
+
+// randomSecret reads 8 of the kernel's AT_RANDOM bytes from the auxiliary
+// vector, which follows the initial environment's list on the stack.
+void randomSecret(char** envp) {
+    char** e = envp;
+    while (e != nullptr && *e != nullptr) e++;
+    if (e == nullptr) return;
+    for (ElfW(auxv_t)* a = (ElfW(auxv_t)*)(e + 1); a->a_type != AT_NULL; a++)
+        if (a->a_type == AT_RANDOM) {
+            uintptr_t v = 0;
+            ownCopy(&v, (const void*)a->a_un.a_val, sizeof v);
+            hookSecret = v | 1;
+            return;
+        }
+}
+
 // start runs before the program's main (and its constructors): the
 // channel is taken from the environment before the program can read it.
 __attribute__((constructor)) void start(int, char**, char** envp) {
+    randomSecret(envp);  // first: taking a variable out leaves a second null before the auxiliary vector
     undumpable(envp);
     std::lock_guard<Lock> g(mu);
     record();
@@ -1909,6 +1956,8 @@ extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
     extern "C" ret name params {                                  \
         uint64_t tl0 = tlNow(); (void)tl0;                        \
         static auto fn = (ret(*) params)real(#name);              \
+        static uintptr_t checked = 0;                             \
+        if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, #name); \
         bool failed = failCount > 0 && !busy() && failNow(#name); \
         ret r = failed ? (ret)2 : fn args;                        \
         if (busy()) return r;                                     \

@@ -247,3 +247,29 @@ func TestCorpusAsNobody(t *testing.T) {
 		t.Errorf("the grading sandbox did not run as nobody")
 	}
 }
+
+// TestHookDetourStopped: a program that finds a hook's pointer to the
+// runtime's cudaMalloc by its value (the statistics library has no symbol
+// table to name it) and points it at a stub of its own is stopped by the
+// library at its next call, without the outside witness: the hook checks
+// where it forwards to when the pointer changes. Its record is cut short.
+func TestHookDetourStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	src, _ := filepath.Abs("testdata/detour/by_value.cu")
+	j := &Job{ID: "detour", Spec: spec(t, "[[check]]\nexit = 0\n[[check]]\ncontains = \"detoured\"\n"), Dir: t.TempDir(), Hash: "detour",
+		Files: []File{{Name: "by_value.cu", Path: src}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Passed() || !strings.Contains(v.Output, "hook of cudaMalloc forwards outside the CUDA runtime and driver") || strings.Contains(v.Output, "detoured") {
+		t.Fatalf("the detour was not stopped: %+v (output %q)", v.Results, v.Output)
+	}
+	if !failedWith(v, "exit status 70") {
+		t.Errorf("not stopped with exit status 70: %+v", v.Results)
+	}
+}
