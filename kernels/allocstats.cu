@@ -976,7 +976,8 @@ void undumpable(char** envp) {
 }
 
 // forwardsToCUDA stops the run when a hook's pointer to the real function
-// (fn, a static of the hook's) lies outside the CUDA runtime and driver: a
+// (fn, a static of the hook's) lies in the program, in memory of no file
+// or in this library, not in a shared object such as the runtime: a
 // program that found the pointer (in the library's symbol table, stripped
 // now, or by its place beside the record) and pointed it at a stub of its
 // own would have the hook count a call that allocates nothing, which
@@ -988,15 +989,25 @@ void undumpable(char** envp) {
 // memory finds the hook's pointer alone, not its checked copy too.
 uintptr_t hookSecret;
 
-uintptr_t forwardsToCUDA(const void* f, const char* name) {
+uintptr_t mainPhdr;  // AT_PHDR: the program's program headers, in its first mapping
+
+const void* baseOf(const void* p) {
     Dl_info d;
-    const char* b = nullptr;
-    if (dladdr(f, &d) != 0 && d.dli_fname != nullptr) {
-        b = strrchr(d.dli_fname, '/');
-        b = b != nullptr ? b + 1 : d.dli_fname;
-    }
-    if (b != nullptr && (strncmp(b, "libcudart", 9) == 0 || strncmp(b, "libcuda.so", 10) == 0)) return (uintptr_t)f ^ hookSecret;
-    static const char pre[] = "allocstats: the statistics library's hook of ", post[] = " forwards outside the CUDA runtime and driver (the program changed it): the run is stopped\n";
+    return p != nullptr && dladdr(p, &d) != 0 ? d.dli_fbase : nullptr;
+}
+
+uintptr_t forwardsToCUDA(const void* f, const char* name) {
+    // The real function is in a shared object: the runtime, the driver,
+    // or (under a tool) a library of NVIDIA's that comes next. Never in
+    // the program itself, in memory of no file, or in this library. A
+    // detour to another library's function (the C library's) is not
+    // caught here: the names of NVIDIA's tools' libraries are not known
+    // well enough to list the allowed ones.
+    Dl_info d;
+    bool ok = dladdr(f, &d) != 0 && d.dli_fname != nullptr && d.dli_fname[0] != 0;
+    if (ok && (d.dli_fbase == baseOf((const void*)mainPhdr) || d.dli_fbase == baseOf((const void*)&hookSecret))) ok = false;  // the program, this library
+    if (ok) return (uintptr_t)f ^ hookSecret;
+    static const char pre[] = "allocstats: the statistics library's hook of ", post[] = " forwards into the program or memory of no library (the program changed it): the run is stopped\n";
     sysWrite(2, pre, sizeof pre - 1);
     size_t n = 0;
     while (name[n] != 0) n++;
@@ -1006,19 +1017,21 @@ uintptr_t forwardsToCUDA(const void* f, const char* name) {
     return 0;
 }
 
-// randomSecret reads 8 of the kernel's AT_RANDOM bytes from the auxiliary
-// vector, which follows the initial environment's list on the stack.
+// randomSecret reads 8 of the kernel's AT_RANDOM bytes (and AT_PHDR, where
+// the program is) from the auxiliary vector, which follows the initial
+// environment's list on the stack.
 void randomSecret(char** envp) {
     char** e = envp;
     while (e != nullptr && *e != nullptr) e++;
     if (e == nullptr) return;
-    for (ElfW(auxv_t)* a = (ElfW(auxv_t)*)(e + 1); a->a_type != AT_NULL; a++)
+    for (ElfW(auxv_t)* a = (ElfW(auxv_t)*)(e + 1); a->a_type != AT_NULL; a++) {
+        if (a->a_type == AT_PHDR) mainPhdr = a->a_un.a_val;
         if (a->a_type == AT_RANDOM) {
             uintptr_t v = 0;
             ownCopy(&v, (const void*)a->a_un.a_val, sizeof v);
             hookSecret = v | 1;
-            return;
         }
+    }
 }
 
 // start runs before the program's main (and its constructors): the
