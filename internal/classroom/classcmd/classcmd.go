@@ -197,9 +197,7 @@ func (f *Flags) Serve(ctx context.Context, out io.Writer, c *course.Course, addr
 	go func() { <-ctx.Done(); hs.Close() }()
 	fmt.Fprintf(out, "Serving the class of %s (%d students) at %s; %d GPU(s), %d runs at once on each; lessons invite makes the sign-in links\n",
 		c.Title, len(roster), ln.Addr(), len(local.Devices), local.Choice.PerDevice)
-	if w := local.Witness(); w != "" {
-		fmt.Fprintf(out, "Outside witness: %s\n", w)
-	}
+	fmt.Fprint(out, local.Guards())
 	if noOwnFS != "" {
 		fmt.Fprintf(out, "A student's workspaces are folders of the class's disk (%s): their caps (--disk-per-student, files) are checked between runs, so within its time limit a cell can still fill the disk; run the server as root, with loop devices and mkfs.ext4, for a file system of their own each\n", noOwnFS)
 	}
