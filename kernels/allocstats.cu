@@ -2663,6 +2663,8 @@ void driverAlloc(size_t n) {
     extern "C" ret name params {                                  \
         static auto fn = (ret(*) params)realDriver(#name);        \
         if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;           \
+        static uintptr_t checked = 0;                             \
+        if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, #name); \
         ret r = fn args;                                          \
         if (busy()) return r;                                     \
         {                                                         \
