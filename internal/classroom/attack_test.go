@@ -4,20 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
-	"github.com/cudalessons/lessons/internal/runner"
-	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // A student's page may post only what its notebook does: a made-up op
@@ -278,38 +274,6 @@ func TestRestartDropsALinkedEditsFolder(t *testing.T) {
 	}
 	if code := edit(); code != 200 {
 		t.Fatalf("an edit after Restart: %d", code)
-	}
-}
-
-// recordMode notes, as a run sees it, who owns the workspace and its mode.
-type recordMode struct{ uid, mode *string }
-
-func (r recordMode) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
-	st, _ := os.Stat(spec.Dir)
-	*r.uid, *r.mode = fmt.Sprint(st.Sys().(*syscall.Stat_t).Uid), st.Mode().Perm().String()
-	return &runner.Result{}, nil
-}
-
-// A slot's user runs every student's cells in turn: where there is no
-// Landlock, a workspace left to it (0755) was open to the next student's
-// run on the slot and to every other slot's user meanwhile.
-func TestWorkspaceClosedToOtherRunsUsers(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the run users are root's to hand folders to")
-	}
-	ws := filepath.Join(t.TempDir(), "ws")
-	os.MkdirAll(ws, 0o755)
-	var uid, mode string
-	r := ownedRunner{pol: sandbox.Policy{Dir: ws, UID: cellUID + 3, GID: cellUID + 3}, inner: recordMode{&uid, &mode}}
-	if _, err := r.Run(context.Background(), runner.Spec{Dir: ws}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if uid != fmt.Sprint(cellUID+3) || mode != "-rwx------" {
-		t.Errorf("the workspace during the run: uid %s, %s; want the slot's user's, closed to others", uid, mode)
-	}
-	st, _ := os.Stat(ws)
-	if o := st.Sys().(*syscall.Stat_t).Uid; o != 0 || st.Mode().Perm() != 0o700 {
-		t.Errorf("the workspace after the run: uid %d, %s; want the server's, closed", o, st.Mode().Perm())
 	}
 }
 

@@ -13,6 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/roster"
 )
 
 // Link is a person's sign-in link.
@@ -107,4 +110,38 @@ func Submit(ctx context.Context, client *http.Client, base, token, exercise, tex
 		return nil, fmt.Errorf("submit to %s: the answer is not the class server's: %v", base, err)
 	}
 	return &out, nil
+}
+
+// InviteRoster is Invite with the roster read from its CSV file (none
+// needed for the instructor's link): lessons invite.
+func InviteRoster(dir, base, rosterFile string, only []string, instructor bool) ([]Link, error) {
+	var people []Student
+	if !instructor {
+		if rosterFile == "" {
+			return nil, failure.Usagef("invite needs --roster FILE (a CSV of id,name,email, or the roster.csv that grade unpack writes)")
+		}
+		var err error
+		if people, err = roster.Load(rosterFile); err != nil {
+			return nil, err
+		}
+	}
+	return Invite(dir, base, people, only, instructor)
+}
+
+// SubmitFile hands in file as the student's exercise to the class server
+// (server, or $LESSONS_CLASS_SERVER) with their token
+// ($LESSONS_CLASS_TOKEN): lessons submit.
+func SubmitFile(ctx context.Context, server, exercise, file string) (*SubmitResult, error) {
+	if server == "" {
+		server = os.Getenv("LESSONS_CLASS_SERVER")
+	}
+	tok := os.Getenv("LESSONS_CLASS_TOKEN")
+	if server == "" || tok == "" {
+		return nil, failure.Usagef("submit needs the server (--server or $LESSONS_CLASS_SERVER) and your token ($LESSONS_CLASS_TOKEN, from the page's \"Token for lessons submit\")")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("submit: %w", err)
+	}
+	return Submit(ctx, http.DefaultClient, server, tok, exercise, string(data))
 }

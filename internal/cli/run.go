@@ -8,6 +8,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -79,7 +80,7 @@ func runRun(opts *RunOptions) error {
 	printWarnings(opts.IO, l.Warnings)
 	ctx, stop := interrupted()
 	defer stop()
-	r, err := workspace.Prepare(ctx, c, l, opts.Workspace, opts.Arch)
+	r, err := workspace.Prepare(ctx, c, l, opts.Workspace, opts.Arch, rig.Lesson)
 	if err != nil {
 		return err
 	}

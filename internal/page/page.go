@@ -16,6 +16,7 @@ import (
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/serve"
 	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/workspace"
@@ -25,17 +26,18 @@ import (
 // and check exercises. It returns a note that says what the pages cannot
 // do on this machine (no nvcc, no GPU), "" when they can do it all.
 func Attach(ctx context.Context, srv *serve.Server, root string, timeout time.Duration) string {
-	m, err := machine.Find(ctx, "")
+	r, err := rig.Page(ctx)
 	if err != nil {
 		return fmt.Sprintf("the pages cannot run cells or check exercises: %v", err)
 	}
+	m := r.Machine
 	srv.SetNotebook(&serve.Notebook{
 		Lesson:      func(page string) (*lesson.Lesson, string, error) { return lessonOf(root, page) },
 		Env:         func(ws string) (notebook.Env, error) { return workspace.Env(m, m.Compiler(), ws) },
 		Timeout:     timeout,
 		CompileOnly: m.GPUErr != nil,
 	})
-	srv.SetChecker(&Checker{Root: root, Machine: m, Toolkit: exercise.ToolkitFor(m)})
+	srv.SetChecker(&Checker{Root: root, Machine: m, Toolkit: r.Toolkit})
 	if m.GPUErr != nil {
 		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check builds and reads the file and says where to run it", m.GPUErr)
 	}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/machine/machinetest"
 	"github.com/cudalessons/lessons/internal/notebook"
 )
@@ -78,7 +80,7 @@ func TestPrepare(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &course.Course{Root: root}
-	r, err := Prepare(t.Context(), c, l, "", "")
+	r, err := Prepare(t.Context(), c, l, "", "", machine.Find)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestPrepare(t *testing.T) {
 	// A folder given (relative) is made absolute; an architecture given
 	// is built for.
 	t.Chdir(root)
-	r, err = Prepare(t.Context(), nil, l, "elsewhere", "sm_80")
+	r, err = Prepare(t.Context(), nil, l, "elsewhere", "sm_80", machine.Find)
 	if err != nil || r.Dir != filepath.Join(root, "elsewhere") || r.Compiler.Arch != "sm_80" {
 		t.Errorf("dir %q, arch %q, %v", r.Dir, r.Compiler.Arch, err)
 	}
@@ -126,7 +128,7 @@ func TestPrepare(t *testing.T) {
 func TestPrepareWithoutGPUOrNVCC(t *testing.T) {
 	machinetest.Fake(t, "none")
 	l := &lesson.Lesson{Path: "lessons/day001-a.md", Title: "Day 1"}
-	r, err := Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "")
+	r, err := Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "", machine.Find)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +142,10 @@ func TestPrepareWithoutGPUOrNVCC(t *testing.T) {
 		t.Errorf("compile-only header %q", h)
 	}
 
-	t.Setenv("PATH", t.TempDir())
-	_, err = Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "")
-	var tool *failure.Tool
-	if !errors.As(err, &tool) || !strings.Contains(err.Error(), "lessons run needs nvcc") {
+	// Without nvcc, the finder's error (rig.Lesson's *failure.Tool) as it is.
+	noNVCC := failure.Toolf("lessons run needs nvcc")
+	_, err = Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "", func(context.Context, string) (*machine.Machine, error) { return nil, noNVCC })
+	if !errors.Is(err, noNVCC) {
 		t.Errorf("without nvcc: %v", err)
 	}
 }
