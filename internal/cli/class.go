@@ -54,18 +54,20 @@ func addClassFlags(cmd *cobra.Command, errOut io.Writer, o *classroom.ServeOptio
 // errOut that it is name now.
 func alias(fl *pflag.FlagSet, errOut io.Writer, old, name string) {
 	f := fl.Lookup(name)
-	fl.AddFlag(&pflag.Flag{Name: old, Usage: f.Usage, Value: renamed{f.Value, errOut, old, name}, DefValue: f.DefValue, Hidden: true})
+	fl.AddFlag(&pflag.Flag{Name: old, Usage: f.Usage, Value: renamed{f.Value, f, errOut, old}, DefValue: f.DefValue, Hidden: true})
 }
 
-// renamed is a flag's value set by its old name.
+// renamed is a flag's value set by its old name (the flag is changed).
 type renamed struct {
 	pflag.Value
-	errOut    io.Writer
-	old, name string
+	flag   *pflag.Flag
+	errOut io.Writer
+	old    string
 }
 
 func (r renamed) Set(v string) error {
-	fmt.Fprintf(r.errOut, "lessons: --%s is deprecated: use --%s (grade --slurm's name)\n", r.old, r.name)
+	fmt.Fprintf(r.errOut, "lessons: --%s is deprecated: use --%s (grade --slurm's name)\n", r.old, r.flag.Name)
+	r.flag.Changed = true
 	return r.Value.Set(v)
 }
 
@@ -73,9 +75,7 @@ func (r renamed) Set(v string) error {
 // until Ctrl-C; the course's [grade.slurm] under the Slurm flags given.
 func serveClass(opts *ServeOptions, cmd *cobra.Command, c *course.Course) error {
 	o := opts.ClassOpts
-	o.Addr, o.Timeout = opts.Addr, opts.Timeout
-	fl := cmd.Flags()
-	o.Slurm.Options = c.Slurm.Override(o.Slurm.Options, func(n string) bool { return fl.Changed(n) || fl.Changed("slurm-"+n) })
+	o.Addr, o.Timeout, o.Slurm.Options = opts.Addr, opts.Timeout, c.Slurm.Override(o.Slurm.Options, cmd.Flags().Changed)
 	ctx, stop := interrupted()
 	defer stop()
 	srv, err := classroom.NewServer(ctx, c, o, opts.IO.Out)

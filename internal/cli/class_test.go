@@ -85,6 +85,9 @@ func TestOneSlurmVocabulary(t *testing.T) {
 		if !s.On() || s.Nodes != 4 || s.Builders != 1 || !s.Only || s.Options.RunPartition != "gpu" || s.Options.Extra[0] != "--constraint=h100" || s.Options.Time != "4:00:00" || s.Exe != "/opt/lessons" {
 			t.Errorf("%q: %+v", args, s)
 		}
+		if !cmd.Flags().Changed("partition") || !cmd.Flags().Changed("time") {
+			t.Errorf("%q: --partition and --time not changed, so course.toml's [grade.slurm] would win over them", args)
+		}
 		old := strings.HasPrefix(args[0], "--slurm-")
 		if said := strings.Contains(errOut.String(), "--slurm-partition is deprecated: use --partition (grade --slurm's name)"); said != old {
 			t.Errorf("%q: the deprecation line %v, want %v:\n%s", args, said, old, errOut)
