@@ -59,11 +59,11 @@ type Server struct {
 // grader's; a build node's where every run is on the Slurm nodes), the
 // cells' sandbox, the shared cache, Python, the pilots, and listens.
 // log gets the pilots' lines as they come.
-func NewServer(ctx context.Context, c *course.Course, o ServeOptions, log io.Writer) (s *Server, err error) {
-	s = &Server{}
+func NewServer(ctx context.Context, c *course.Course, o ServeOptions, log io.Writer) (_ *Server, err error) {
+	s := &Server{}
 	defer func() {
 		if err != nil {
-			s.Close()
+			s.Close() // what was put together before the error
 		}
 	}()
 	if err := machine.CheckQueues(o.Queues); err != nil {

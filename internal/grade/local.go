@@ -23,6 +23,9 @@ type Local struct {
 	Timed     []string // the timed exercises, alone on their GPU
 	lib       chan error
 	rig       *rig.Rig
+	// stop ends the statistics library's build, built waits for it.
+	stop  context.CancelFunc
+	built chan struct{}
 }
 
 // NewLocal assembles a local grade of tasks on a grader's rig: jobs
@@ -57,7 +60,10 @@ func LocalOn(ctx context.Context, r *rig.Rig, tasks []*Task, jobs, perGPU, queue
 		l.Choice.PerDevice = max(1, exercise.MaxSlots/len(l.Devices))
 	}
 	tk := r.Toolkit
+	ctx, l.stop = context.WithCancel(ctx)
+	l.built = make(chan struct{})
 	go func() {
+		defer close(l.built)
 		_, err := tk.StatsLibrary(ctx)
 		l.lib <- err
 	}()
@@ -88,8 +94,13 @@ func (l *Local) LibraryErr() error {
 	}
 }
 
-// Close closes the rig: the sandbox's scratch folders, the witness.
+// Close stops the statistics library's build if it still runs, and
+// closes the rig: the sandbox's scratch folders, the witness.
 func (l *Local) Close() {
+	if l.stop != nil {
+		l.stop()
+		<-l.built
+	}
 	l.rig.Close()
 }
 
