@@ -22,6 +22,7 @@ import (
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/page"
 	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
@@ -547,7 +548,7 @@ func (s *studentChecker) Check(ctx context.Context, id string) (*serve.Verdict, 
 		hidden = spec.Hidden()
 	}
 	s.c.noteCheck(s.id, id, a.Status)
-	return verdict(x, a, hidden), nil
+	return page.AttemptVerdict(x, a, hidden), nil
 }
 
 // remoteIP is the address a request came from, without its port.

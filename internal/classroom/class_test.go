@@ -85,6 +85,9 @@ func (f *fakeTools) Run(ctx context.Context, t *grade.Task, b *grade.Built, dev 
 		c := &t.Spec.Checks[i]
 		res = append(res, checker.Result{Check: c, Name: c.Name, Pass: strings.Contains(string(t.Source), c.Contains), Want: c.Contains, Got: "something else"})
 	}
+	if strings.Contains(string(t.Source), "SKIPPED") && len(res) > 0 {
+		res[0] = checker.Result{Check: res[0].Check, Name: res[0].Name, Pass: true, Skipped: true, Got: "skipped: no compute-sanitizer here"}
+	}
 	return &grade.Ran{Results: res, Output: "ran\n"}, nil
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/runner"
-	"github.com/cudalessons/lessons/internal/serve"
 )
 
 // builds shares one build among every task of the same exercise and
@@ -180,22 +179,6 @@ func left(err error) string {
 		return fmt.Sprintf("the GPU node's worker %s %s", stopped.Worker, stopped.Why)
 	}
 	return "the GPU node's worker left"
-}
-
-// verdict is a check's attempt as the page shows it: as lessons check
-// shows a verdict, the hidden checks only counted.
-func verdict(x *course.Exercise, a *gradebook.Attempt, hidden int) *serve.Verdict {
-	v := &serve.Verdict{Exercise: x.ID, Passed: a.Status == gradebook.Passed, Score: a.Points, Points: a.MaxPoints, Hidden: hidden, Output: a.Output}
-	if a.Status == gradebook.Error || a.Status == gradebook.Missing {
-		v.Error = a.Reason
-	}
-	for _, ch := range a.Checks {
-		if ch.Hidden {
-			continue
-		}
-		v.Checks = append(v.Checks, serve.CheckResult{Name: ch.Name, Pass: ch.Passed, Want: ch.Expected, Got: ch.Got, Points: ch.Points, Hint: ch.Hint})
-	}
-	return v
 }
 
 // queued is a cell's runner in the class: each command waits for its

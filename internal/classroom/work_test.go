@@ -297,3 +297,28 @@ func TestAStudentOverTheFolderLimitsRunsNoCell(t *testing.T) {
 		t.Errorf("the cell once the folder is back under: %q %q", out, status)
 	}
 }
+
+// The class's Check is the page's verdict: a check that could not be made
+// is shown skipped, not passed, and a failure gives the exercise's hint
+// after the check's (it used to give neither).
+func TestCheckShowsSkippedAndTheExercisesHint(t *testing.T) {
+	tc := newTestClass(t, func(c *Config) { c.Course.Exercises[0].Hints = []string{"Think of the pool as one allocation."} })
+	ann := tc.browser()
+	ann.signin(tc.invite("ann"))
+	if code, _ := ann.post("/_class/api/file", map[string]any{"exercise": "pool", "text": "int main() { /* SKIPPED */ }\n"}); code != 200 {
+		t.Fatalf("save: %d", code)
+	}
+	code, v := ann.post("/_lessons/api/check", map[string]any{"exercise": "pool"})
+	checks, _ := v["checks"].([]any)
+	if code != 200 || len(checks) != 1 {
+		t.Fatalf("check: %d %v", code, v)
+	}
+	if c := checks[0].(map[string]any); c["skipped"] != true || !strings.Contains(fmt.Sprint(c["got"]), "skipped:") {
+		t.Errorf("a check not made is not shown skipped: %v", c)
+	}
+	ann.post("/_class/api/file", map[string]any{"exercise": "pool", "text": "int main() { return 1; }\n"})
+	_, v = ann.post("/_lessons/api/check", map[string]any{"exercise": "pool"})
+	if hints := fmt.Sprint(v["hints"]); v["passed"] != false || hints != "[print DONE Think of the pool as one allocation.]" {
+		t.Errorf("a failed check's hints: %s (%v)", hints, v)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
@@ -142,6 +143,34 @@ func Pictures(trace []byte) *serve.Timeline {
 		return nil
 	}
 	return &serve.Timeline{Light: timeline.SVG(tl, timeline.SVGOptions{Theme: "light"}), Dark: timeline.SVG(tl, timeline.SVGOptions{Theme: "dark"}), Summary: tl.Summary()}
+}
+
+// AttemptVerdict is an attempt of exercise x (a check graded in the
+// class's sandbox) as the page shows it, alike Verdict: the hidden checks
+// only counted (hidden of them), a skipped check marked skipped, not
+// passed, and the hints of the failed checks, then the exercise's.
+func AttemptVerdict(x *course.Exercise, a *gradebook.Attempt, hidden int) *serve.Verdict {
+	v := &serve.Verdict{Exercise: x.ID, Passed: a.Status == gradebook.Passed, Score: a.Points, Points: a.MaxPoints, Hidden: hidden, Output: a.Output}
+	if a.Status == gradebook.Error || a.Status == gradebook.Missing {
+		v.Error = a.Reason
+	}
+	for _, ch := range a.Checks {
+		if ch.Hidden {
+			continue
+		}
+		cr := serve.CheckResult{Name: ch.Name, Pass: ch.Passed, Skipped: ch.Skipped(), Want: ch.Expected, Got: ch.Got, Points: ch.Points}
+		if !ch.Passed {
+			cr.Hint = ch.Hint
+			if ch.Hint != "" {
+				v.Hints = append(v.Hints, ch.Hint)
+			}
+		}
+		v.Checks = append(v.Checks, cr)
+	}
+	if !v.Passed && x.Hint() != "" {
+		v.Hints = append(v.Hints, x.Hint())
+	}
+	return v
 }
 
 // Verdict is st as the page shows it. As in lessons check, the page says
