@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"io"
 	"net"
 	"os"
@@ -129,7 +130,7 @@ type Class struct {
 	keys        *Keys
 	audit       *Audit
 	book        *gradebook.Book
-	queue       *Queue
+	queue       *queue.Queue
 	builds      *builds
 	trace       *Trace
 	cells       *cellBuilds
@@ -237,11 +238,11 @@ func Open(cfg Config) (*Class, error) {
 		c.Close()
 		return nil, err
 	}
-	c.queue = NewQueue(cfg.Devices, cfg.PerDevice, cfg.Clock)
+	c.queue = queue.New(cfg.Devices, cfg.PerDevice, cfg.Clock)
 	c.queue.MaxQueued, c.queue.Budget = cfg.MaxQueued, cfg.GPUPerHour
 	c.builds = newBuilds(cfg.Jobs)
 	if cfg.SharedCache != nil {
-		if c.cells, err = newCellBuilds(cfg.SharedCache, cfg.Compiler, filepath.Join(dir, "builds"), cfg.Jobs, len(c.queue.slots)); err != nil {
+		if c.cells, err = newCellBuilds(cfg.SharedCache, cfg.Compiler, filepath.Join(dir, "builds"), cfg.Jobs, c.queue.Slots()); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -343,7 +344,7 @@ func (c *Class) Keys() *Keys { return c.keys }
 func (c *Class) Book() *gradebook.Book { return c.book }
 
 // Queue is the class's run queue.
-func (c *Class) Queue() *Queue { return c.queue }
+func (c *Class) Queue() *queue.Queue { return c.queue }
 
 func (c *Class) siteMap() (map[string][]byte, error) {
 	c.siteOnce.Do(func() { c.site, c.siteErr = c.cfg.Site() })

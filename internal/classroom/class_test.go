@@ -91,6 +91,13 @@ func (f *fakeTools) Run(ctx context.Context, t *grade.Task, b *grade.Built, dev 
 	return &grade.Ran{Results: res, Output: "ran\n"}, nil
 }
 
+// fakeClock is the class's clock in tests, moved on by hand.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time      { return c.t }
+func (c *fakeClock) add(d time.Duration) { c.t = c.t.Add(d) }
+func newClock() *fakeClock               { return &fakeClock{t: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)} }
+
 type testClass struct {
 	t     *testing.T
 	class *Class

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"html"
 	"io"
 	"net"
@@ -293,8 +294,8 @@ func reply(w http.ResponseWriter, v any, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
 		code := http.StatusBadRequest
-		var full *QueueFullError
-		var budget *BudgetError
+		var full *queue.FullError
+		var budget *queue.BudgetError
 		var disk *DiskError
 		if errors.As(err, &full) || errors.As(err, &budget) || errors.As(err, &disk) {
 			code = http.StatusTooManyRequests

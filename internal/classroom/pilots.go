@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"io"
 	"net/http"
 	"os"
@@ -43,7 +44,7 @@ type pilots struct {
 	s      *SlurmOptions
 	hub    *pilot.Hub
 	remote *Remote
-	queue  *Queue
+	queue  *queue.Queue
 }
 
 // workers names the nodes' connected workers for the instructor's view

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/classroom/pilot"
@@ -40,7 +42,7 @@ type Remote struct {
 
 // Join and Leave are the hub's callbacks for queue q: a worker's GPUs
 // get per run slots each while it is connected.
-func Join(q *Queue, per int) func([]string) {
+func Join(q *queue.Queue, per int) func([]string) {
 	return func(devs []string) {
 		for _, d := range devs {
 			q.AddDevice(d, per)
@@ -49,7 +51,7 @@ func Join(q *Queue, per int) func([]string) {
 }
 
 // Leave takes a gone worker's GPUs out of q.
-func Leave(q *Queue) func([]string) {
+func Leave(q *queue.Queue) func([]string) {
 	return func(devs []string) {
 		for _, d := range devs {
 			q.DropDevice(d)
@@ -223,3 +225,5 @@ func (rc remoteCells) Run(ctx context.Context, spec runner.Spec, out io.Writer) 
 	e := res.Exit
 	return &runner.Result{ExitCode: e.Code, Signal: sigOf(e.Signal), TimedOut: e.TimedOut, Truncated: e.Truncated, Canceled: e.Canceled, OutOfMemory: e.OutOfMemory, Duration: e.Duration}, nil
 }
+
+func sigOf(n int) syscall.Signal { return syscall.Signal(n) }

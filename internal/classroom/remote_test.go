@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -71,7 +72,7 @@ func newRemoteClass(t *testing.T) *remoteRig { return newRemoteClassOf(t, 1) }
 // one GPU each.
 func newRemoteClassOf(t *testing.T, gpus int) *remoteRig {
 	rr := &remoteRig{node: &nodeTools{dir: t.TempDir()}}
-	var q *Queue
+	var q *queue.Queue
 	rr.hub = pilot.NewHub(pilot.Config{Per: 2, Poll: 200 * time.Millisecond,
 		Join:  func(d []string) { Join(q, 2)(d) },
 		Leave: func(d []string) { Leave(q)(d) }})

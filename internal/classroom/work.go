@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -198,7 +199,7 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	sp := r.c.trace.begin("cell", r.student, time.Time{})
 	// The cell's builds first, outside the queue (a slot held by nvcc
 	// starts no CUDA process), unless the queue would refuse the run.
-	if err := r.c.queue.refuse(r.student); err != nil {
+	if err := r.c.queue.Refuse(r.student); err != nil {
 		return nil, err
 	}
 	r.c.prebuild(ctx, r.student, spec.Dir, spec, sp)
@@ -226,7 +227,7 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 }
 
 // once runs the cell once, on the GPU the queue gives tk.
-func (r queued) once(ctx context.Context, tk *Ticket, spec runner.Spec, out io.Writer, sp *span) (*runner.Result, string, error) {
+func (r queued) once(ctx context.Context, tk *queue.Ticket, spec runner.Spec, out io.Writer, sp *span) (*runner.Result, string, error) {
 	clock := r.c.cfg.Clock
 	dev, err := tk.Wait(ctx)
 	if err != nil {

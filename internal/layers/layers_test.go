@@ -30,7 +30,8 @@ var floors = [][]string{
 	{"internal/exercise", "internal/scaffold"},
 	{"internal/rig"},
 	{"internal/grade", "internal/page", "internal/study"},
-	{"internal/grade/cluster", "internal/verify", "internal/classroom"},
+	{"internal/grade/cluster", "internal/verify", "internal/classroom/queue"},
+	{"internal/classroom"},
 	{"internal/cli"},
 	{"cmd/lessons"},
 }
