@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/classroom/access"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
 )
@@ -32,13 +33,13 @@ func TestPageCannotForgeAuditLines(t *testing.T) {
 	}
 	log, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "audit.log"))
 	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
-		var e Entry
+		var e access.Entry
 		json.Unmarshal([]byte(line), &e)
 		if e.Who == "ann" && e.Action != "signin" {
 			t.Errorf("a line ann's page wrote: %s", line)
 		}
 	}
-	left, _ := Unfinished(filepath.Join(tc.dir, PrivateDir, "audit.log"))
+	left, _ := access.Unfinished(filepath.Join(tc.dir, PrivateDir, "audit.log"))
 	if len(left) != 0 {
 		t.Errorf("submissions the restart would report stopped: %v", left)
 	}
@@ -47,7 +48,7 @@ func TestPageCannotForgeAuditLines(t *testing.T) {
 // Each token asked for rewrote sessions.json with one more line, which
 // every request of the class then read again: a loop of token requests
 // grew it without end. A new token replaces the last (the page says so),
-// and sign-ins past MaxBrowsers end the oldest.
+// and sign-ins past access.MaxBrowsers end the oldest.
 func TestSessionsStayTheSizeOfTheClass(t *testing.T) {
 	tc := newTestClass(t, nil)
 	ann := tc.browser()
@@ -63,17 +64,17 @@ func TestSessionsStayTheSizeOfTheClass(t *testing.T) {
 		}
 		last = v["token"].(string)
 	}
-	for i := range MaxBrowsers + 3 {
+	for i := range access.MaxBrowsers + 3 {
 		tc.clock.add(time.Second)
-		if _, err := tc.class.Keys().Open("ann", RoleStudent, "cookie"); err != nil {
+		if _, err := tc.class.Keys().Open("ann", access.RoleStudent, "cookie"); err != nil {
 			t.Fatal(i, err)
 		}
 	}
 	data, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "sessions.json"))
-	var m map[string]*grant
+	var m map[string]*access.Grant
 	json.Unmarshal(data, &m)
-	if len(m) != MaxBrowsers+1 {
-		t.Errorf("sessions.json holds %d sessions of ann's, want %d cookies and 1 token", len(m), MaxBrowsers)
+	if len(m) != access.MaxBrowsers+1 {
+		t.Errorf("sessions.json holds %d sessions of ann's, want %d cookies and 1 token", len(m), access.MaxBrowsers)
 	}
 	b := tc.browser()
 	if code, _ := b.do("GET", "/_class/api/me", nil, map[string]string{"Authorization": "Bearer " + first}); code != http.StatusUnauthorized {
@@ -84,7 +85,7 @@ func TestSessionsStayTheSizeOfTheClass(t *testing.T) {
 	}
 	// The browser that signed in first was signed out by the ninth.
 	if code, _ := ann.get("/_class/api/me"); code != http.StatusUnauthorized {
-		t.Errorf("the oldest browser after %d more sign-ins: %d, want 401", MaxBrowsers+3, code)
+		t.Errorf("the oldest browser after %d more sign-ins: %d, want 401", access.MaxBrowsers+3, code)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"io"
 	"net"
 	"os"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/classroom/access"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
@@ -127,14 +128,14 @@ type Class struct {
 	course      *course.Course
 	studentsDir string
 	private     string
-	keys        *Keys
-	audit       *Audit
+	keys        *access.Keys
+	audit       *access.Audit
 	book        *gradebook.Book
 	queue       *queue.Queue
 	builds      *builds
 	trace       *Trace
 	cells       *cellBuilds
-	limiter     *Limiter
+	limiter     *access.Limiter
 	roster      map[string]Student
 	byEmail     map[string]string
 
@@ -214,13 +215,13 @@ func Open(cfg Config) (*Class, error) {
 			c.byEmail[strings.ToLower(s.Email)] = s.ID
 		}
 	}
-	c.keys = NewKeys(c.private, cfg.Clock)
-	if c.audit, err = OpenAudit(filepath.Join(c.private, "audit.log"), cfg.Clock); err != nil {
+	c.keys = access.NewKeys(c.private, cfg.Clock)
+	if c.audit, err = access.OpenAudit(filepath.Join(c.private, "audit.log"), cfg.Clock); err != nil {
 		return nil, err
 	}
 	// Submissions a killed server never graded are reported stopped, to
 	// the student's history (the audit log) and the instructor's view.
-	stopped, err := Unfinished(filepath.Join(c.private, "audit.log"))
+	stopped, err := access.Unfinished(filepath.Join(c.private, "audit.log"))
 	if err != nil {
 		c.audit.Close()
 		return nil, err
@@ -250,7 +251,7 @@ func Open(cfg Config) (*Class, error) {
 	if cfg.Trace != nil {
 		c.trace = NewTrace(cfg.Trace, cfg.Clock())
 	}
-	c.limiter = NewLimiter(10, 6*time.Second, cfg.Clock)
+	c.limiter = access.NewLimiter(10, 6*time.Second, cfg.Clock)
 	return c, nil
 }
 
@@ -338,7 +339,7 @@ func (c *Class) workDir(id, dir string) error {
 }
 
 // Keys are the class's sign-in links and sessions.
-func (c *Class) Keys() *Keys { return c.keys }
+func (c *Class) Keys() *access.Keys { return c.keys }
 
 // Book is the class's gradebook.
 func (c *Class) Book() *gradebook.Book { return c.book }
@@ -370,7 +371,7 @@ func (c *Class) page(id string) (*serve.Server, string) {
 		return s, c.tokens[id]
 	}
 	s := serve.New(c.siteMap)
-	tok := secret()
+	tok := access.Secret()
 	s.SetToken(tok)
 	for _, h := range c.cfg.Hosts {
 		if name, _, err := net.SplitHostPort(h); err == nil {

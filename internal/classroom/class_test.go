@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/classroom/access"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/notebook"
@@ -172,9 +173,9 @@ func (tc *testClass) browser() *browser {
 
 func (tc *testClass) invite(who string) string {
 	tc.t.Helper()
-	role := RoleStudent
-	if who == RoleInstructor {
-		role = RoleInstructor
+	role := access.RoleStudent
+	if who == access.RoleInstructor {
+		role = access.RoleInstructor
 	}
 	s, err := tc.class.Keys().Invite(who, role)
 	if err != nil {
@@ -408,7 +409,7 @@ func TestUnfinishedSubmissions(t *testing.T) {
 {"who":"cy","action":"submit","detail":"pool"}
 {"who":"cy","action":"submit stopped","detail":"pool: context canceled"}
 {"who":"dee","action":"sub`), 0o600)
-	left, err := Unfinished(path)
+	left, err := access.Unfinished(path)
 	if err != nil || len(left) != 1 || left[0] != "bob pool" {
 		t.Fatalf("unfinished: %v %v", left, err)
 	}
@@ -459,7 +460,7 @@ func FuzzMadeUpCredentialsRefused(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { cls.Close() })
-	if _, err := cls.Keys().Open("ann", RoleStudent, "cookie"); err != nil {
+	if _, err := cls.Keys().Open("ann", access.RoleStudent, "cookie"); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, cookie, auth, proxied string) {

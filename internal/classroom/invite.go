@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/classroom/access"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/roster"
 )
@@ -37,10 +38,10 @@ func Invite(dir, base string, roster []Student, only []string, instructor bool) 
 	if err := os.MkdirAll(private, 0o700); err != nil {
 		return nil, fmt.Errorf("invite: %w", err)
 	}
-	keys := NewKeys(private, time.Now)
+	keys := access.NewKeys(private, time.Now)
 	people := roster
 	if instructor {
-		people = []Student{{ID: RoleInstructor, Name: "the instructor"}}
+		people = []Student{{ID: access.RoleInstructor, Name: "the instructor"}}
 	} else if len(only) > 0 {
 		people = nil
 		for _, id := range only {
@@ -57,9 +58,9 @@ func Invite(dir, base string, roster []Student, only []string, instructor bool) 
 	}
 	var out []Link
 	for _, s := range people {
-		role := RoleStudent
+		role := access.RoleStudent
 		if instructor {
-			role = RoleInstructor
+			role = access.RoleInstructor
 		}
 		sec, err := keys.Invite(s.ID, role)
 		if err != nil {

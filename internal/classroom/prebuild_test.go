@@ -3,7 +3,6 @@ package classroom
 import (
 	"context"
 	"errors"
-	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/runner"
 )
 

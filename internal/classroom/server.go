@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/classroom/access"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
@@ -82,7 +83,7 @@ func NewServer(ctx context.Context, c *course.Course, o ServeOptions, log io.Wri
 			return nil, err
 		}
 	}
-	if s.ln, err = Listen(o.Addr, o.Cert, o.Key, o.Group); err != nil {
+	if s.ln, err = access.Listen(o.Addr, o.Cert, o.Key, o.Group); err != nil {
 		return nil, err
 	}
 	s.closers = append(s.closers, func() { s.ln.Close() })

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/classroom/access"
 )
 
 func (b *browser) runCell(page string, cell int) (string, string) {
@@ -133,7 +135,7 @@ func TestStudentsAreIsolated(t *testing.T) {
 	}
 	// The instructor sees both.
 	prof := tc.browser()
-	prof.signin(tc.invite(RoleInstructor))
+	prof.signin(tc.invite(access.RoleInstructor))
 	if _, body := prof.get("/_class/instructor/file?student=ann&exercise=pool"); !strings.Contains(body, "ann's secret") {
 		t.Errorf("the instructor's view of ann's file: %s", body)
 	}
@@ -150,7 +152,7 @@ func TestInstructorViewAndExport(t *testing.T) {
 	ann.signin(tc.invite("ann"))
 	ann.post("/_class/api/submit", map[string]any{"exercise": "pool", "text": "DONE HIDDEN"})
 	prof := tc.browser()
-	prof.signin(tc.invite(RoleInstructor))
+	prof.signin(tc.invite(access.RoleInstructor))
 	if code, _ := prof.get("/"); code != http.StatusSeeOther {
 		t.Fatalf("the instructor's / : %d, want a redirect to the view", code)
 	}

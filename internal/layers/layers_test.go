@@ -22,7 +22,7 @@ const module = "github.com/cudalessons/lessons/"
 var floors = [][]string{
 	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
 		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/layers/climbs", "internal/clex", "internal/failure", "internal/regular", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline"},
-	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm"},
+	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm", "internal/classroom/access"},
 	{"internal/course", "internal/demo", "internal/machine", "internal/python", "internal/roster", "bench/classload", "internal/classroom/pilot"},
 	{"internal/jupyter", "internal/wrong"},
 	{"internal/notebook", "bench/bigclass"},
