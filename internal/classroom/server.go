@@ -15,16 +15,15 @@ import (
 
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/classroom/access"
+	"github.com/cudalessons/lessons/internal/classroom/pilot"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/machine"
-	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/render"
 	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/roster"
-	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 	lessonws "github.com/cudalessons/lessons/internal/workspace"
 )
@@ -43,7 +42,7 @@ type ServeOptions struct {
 	Addr    string
 	Timeout time.Duration
 	// Slurm, when it asks for nodes, sends runs and builds to pilot jobs.
-	Slurm SlurmOptions
+	Slurm pilot.SlurmOptions
 }
 
 // Server is a class server put together, listening, not yet serving.
@@ -94,7 +93,7 @@ func NewServer(ctx context.Context, c *course.Course, o ServeOptions, log io.Wri
 	}
 	r, err := rig.Grader(ctx, "serve --class", "lessons-class-")
 	if err != nil {
-		r, err = o.Slurm.gpuless(ctx, err) // every run on the nodes
+		r, err = o.Slurm.Gpuless(ctx, err) // every run on the nodes
 	}
 	if err != nil {
 		return nil, fmt.Errorf("serve --class runs the students' code in grade's sandbox on the GPUs: %w", err)
@@ -127,7 +126,7 @@ func NewServer(ctx context.Context, c *course.Course, o ServeOptions, log io.Wri
 			return nil, err
 		}
 	}
-	roots := toolRoots(comp.Path)
+	roots := rig.ToolRoots(comp.Path)
 	runsRead := append(append([]string(nil), sandbox.SystemRead...), roots...)
 	py, noPy := sandboxPython(ctx, runsRead)
 	var tc grade.Toolchain = local.Toolchain
@@ -139,17 +138,17 @@ func NewServer(ctx context.Context, c *course.Course, o ServeOptions, log io.Wri
 	// make them (cores, memory, processes; every process killed at the
 	// end), as grade's do; without, the rlimits hold.
 	cells := r.Cells(append(roots, read...), StudentsDir(classDir))
-	var nodes *pilots
+	var nodes *pilot.Pilots
 	if o.Slurm.On() {
-		// Runs on the nodes' GPUs, builds on the build nodes (pilots.go).
+		// Runs on the nodes' GPUs, builds on the build nodes (pilot).
 		var solutions []string
 		for _, x := range c.Exercises {
 			solutions = append(solutions, x.Solution)
 		}
-		if nodes, err = o.Slurm.prepare(c.Root, solutions, o.Dir, o.PerGPU); err != nil {
+		if nodes, err = o.Slurm.Prepare(c.Root, solutions, filepath.Join(o.Dir, PrivateDir), o.PerGPU); err != nil {
 			return nil, err
 		}
-		tc, cells = nodes.remote.Toolchain(tc), nodes.remote.Cells(cells)
+		tc, cells = nodes.Remote.Toolchain(tc), nodes.Remote.Cells(cells)
 	}
 	// Each student's workspaces a file system of their own, where this
 	// server may make them: the disk and file caps then hold during a run.
@@ -161,13 +160,13 @@ func NewServer(ctx context.Context, c *course.Course, o ServeOptions, log io.Wri
 	s.cls, err = Open(Config{
 		Course: c, Dir: o.Dir, Roster: people,
 		Site:        func() (map[string][]byte, error) { return render.Site(c) },
-		Env:         cellEnv(comp, append(sharedVars, machine.QueuesEnv(choice.Queues)...)),
+		Env:         lessonws.ClassEnv(comp, append(sharedVars, machine.QueuesEnv(choice.Queues)...)),
 		Cells:       cells,
 		SharedCache: shared, Compiler: comp,
 		RunsRead: runsRead, Python: py, NoPython: noPy,
 		Toolchain: tc, Jobs: local.Jobs, Devices: local.Devices, PerDevice: local.Choice.PerDevice,
 		MaxQueued: o.MaxQueued, GPUPerHour: o.GPUPerHour, DiskPerStudent: o.DiskMiB << 20, Timeout: o.Timeout, CompileOnly: m.GPUErr != nil,
-		Trace: traceWriter(trace), Workers: nodes.workers(), NoMemoryBound: noMemory, OwnWorkFS: noOwnFS == "",
+		Trace: traceWriter(trace), Workers: nodes.Workers(), NoMemoryBound: noMemory, OwnWorkFS: noOwnFS == "",
 		Hosts: o.Hosts, ProxyHeader: o.ProxyHeader, ProxyAddr: o.ProxyAddr, ProxySecret: secret, Served: s.ln.Addr(), Instructors: o.Instructors,
 	})
 	if err != nil {
@@ -177,7 +176,7 @@ func NewServer(ctx context.Context, c *course.Course, o ServeOptions, log io.Wri
 	s.closers = append(s.closers, func() { cls.Close() })
 	s.handler = s.cls
 	if nodes != nil {
-		h, stop, note, err := nodes.start(ctx, s.cls, o.Dir, local.Devices, []string{capabilityVar + "=" + rig.Capability(m)}, log)
+		h, stop, note, err := nodes.Start(ctx, s.cls.Queue(), s.cls, filepath.Join(o.Dir, PrivateDir), local.Devices, []string{pilot.CapabilityVar + "=" + rig.Capability(m)}, log)
 		if err != nil {
 			return nil, err
 		}
@@ -283,28 +282,4 @@ func sandboxPython(ctx context.Context, read []string) (*python.Interpreter, str
 		}
 	}
 	return nil, fmt.Sprintf("the class server's python3 (%s) is outside what the sandbox may read (%s): put a python3 under /usr first on the server's PATH", real, strings.Join(read, ", "))
-}
-
-// toolRoots are the toolkit's folder (/usr/local/cuda for its bin/nvcc),
-// as named and as the links lead, for the cells' sandbox to read.
-func toolRoots(nvcc string) []string {
-	out := []string{filepath.Dir(filepath.Dir(nvcc))}
-	if real, err := filepath.EvalSymlinks(nvcc); err == nil {
-		out = append(out, filepath.Dir(filepath.Dir(real)))
-	}
-	return out
-}
-
-// cellEnv is a lesson workspace's notebook environment with compiler
-// comp: the nvcc wrapper in the workspace, the real nvcc and vars (the
-// GPU's hardware queues, the shared cache).
-func cellEnv(comp buildcache.Compiler, vars []string) func(ws string) (notebook.Env, error) {
-	return func(ws string) (notebook.Env, error) {
-		if err := lessonws.MakeWrapper(ws); err != nil {
-			return notebook.Env{}, err
-		}
-		return notebook.Env{Runner: runner.Exec{}, Wrapper: lessonws.WrapperDir(ws), Vars: append([]string{
-			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
-		}, vars...)}, nil
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/classroom/pilot"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
 	"github.com/cudalessons/lessons/internal/failure"
@@ -80,7 +81,7 @@ func TestNewServer(t *testing.T) {
 // rig) lets go of what it had: a refusal used to panic on the way out.
 func TestNewServerRefusedLetsGo(t *testing.T) {
 	c, o, tmp := serverOptions(t)
-	o.Slurm = SlurmOptions{Nodes: 1, GPUsPerNode: 1, NodeCPUs: 4}
+	o.Slurm = pilot.SlurmOptions{Nodes: 1, GPUsPerNode: 1, NodeCPUs: 4}
 	o.Addr = "127.0.0.1:0"
 	_, err := NewServer(context.Background(), c, o, &strings.Builder{})
 	if err == nil || !errors.As(err, new(*failure.Usage)) || !strings.Contains(err.Error(), "--slurm-url") {
@@ -94,7 +95,7 @@ func TestNewServerRefusedLetsGo(t *testing.T) {
 		func(o *ServeOptions) { o.ProxySecretFile = filepath.Join(tmp, "none") },
 	} {
 		o2 := o
-		o2.Slurm = SlurmOptions{}
+		o2.Slurm = pilot.SlurmOptions{}
 		bad(&o2)
 		if _, err := NewServer(context.Background(), c, o2, &strings.Builder{}); err == nil {
 			t.Errorf("%+v: no error", o2)

@@ -165,7 +165,7 @@ const maxAgain = 2
 // the run is not given it again.
 func (c *Class) again(try int, dev string, err error) bool {
 	var stopped *pilot.StoppedError
-	gone := errors.As(err, &stopped) || errors.Is(err, pilot.ErrNoWorker) && pilot.Remote(dev)
+	gone := errors.As(err, &stopped) || errors.Is(err, pilot.ErrNoWorker) && pilot.OnNode(dev)
 	if !gone || try >= maxAgain {
 		return false
 	}

@@ -142,7 +142,7 @@ gives it, under "Token for lessons submit"), and print the feedback.`,
 }
 
 func newPilot(ios *iostreams.IOStreams) *cobra.Command {
-	var o classroom.PilotOptions
+	var o pilot.WorkerOptions
 	cmd := &cobra.Command{
 		Use:    "pilot",
 		Short:  "(Slurm) A class server's pilot on a node: takes the class's runs or builds",
@@ -151,7 +151,7 @@ func newPilot(ios *iostreams.IOStreams) *cobra.Command {
 --slurm-nodes): it connects to --url with its job's secret (--secret-file, read and removed),
 takes runs for this node's GPUs (CUDA_VISIBLE_DEVICES as Slurm sets it) or
 builds, runs each in the grading sandbox and sends the results back.`,
-		RunE: func(cmd *cobra.Command, args []string) error { return classroom.RunPilot(cmd.Context(), o, ios.Out) },
+		RunE: func(cmd *cobra.Command, args []string) error { return pilot.RunWorker(cmd.Context(), o, ios.Out) },
 	}
 	cmd.Flags().StringVar(&o.URL, "url", "", "the class server's `URL`")
 	cmd.Flags().StringVar(&o.Role, "role", pilot.RoleGPU, "gpu (runs) or build")

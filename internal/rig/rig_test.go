@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -251,4 +252,18 @@ func FuzzBuildFor(f *testing.F) {
 			t.Fatalf("BuildFor(%q): the machine builds for %q (arch %q)", in, got, m.Arch())
 		}
 	})
+}
+
+// The toolkit's folders are the sandbox's to read, as
+// named and as their links lead.
+func TestToolRoots(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "cuda-13.0", "bin", "nvcc")
+	os.MkdirAll(filepath.Dir(real), 0o755)
+	os.WriteFile(real, nil, 0o755)
+	os.Symlink(filepath.Join(dir, "cuda-13.0"), filepath.Join(dir, "cuda"))
+	roots := ToolRoots(filepath.Join(dir, "cuda", "bin", "nvcc"))
+	if len(roots) != 2 || roots[0] != filepath.Join(dir, "cuda") || !strings.HasSuffix(roots[1], "cuda-13.0") {
+		t.Errorf("the toolkit's folders: %q", roots)
+	}
 }

@@ -127,7 +127,7 @@ var All = sorted([]Setting{
 		Meaning: "A file the nvcc wrapper appends `hit` or `miss` to for each build, so the page can say \"from the cache\"."},
 	{Name: "LESSONS_TRACE_NVCC", Kind: Internal, ReadBy: "internal/classroom, internal/workspace",
 		Meaning: "A file the nvcc wrapper notes each build's times in, for the class server's trace."},
-	{Name: "LESSONS_PILOT_CAPABILITY", Kind: Internal, ReadBy: "internal/classroom (lessons pilot)",
+	{Name: "LESSONS_PILOT_CAPABILITY", Kind: Internal, ReadBy: "internal/classroom/pilot (lessons pilot)",
 		Meaning: "Tells a class server's build node which GPU to build for."},
 	{Name: "LESSONS_WORKSPACE", Kind: Internal, ReadBy: "internal/classroom/pilot",
 		Meaning: "Written `@LESSONS_WORKSPACE@` in a cell's environment and arguments sent to a pilot: it stands for the workspace's folder on the node."},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/lesson"
@@ -147,5 +148,22 @@ func TestPrepareWithoutGPUOrNVCC(t *testing.T) {
 	_, err = Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "", func(context.Context, string) (*machine.Machine, error) { return nil, noNVCC })
 	if !errors.Is(err, noNVCC) {
 		t.Errorf("without nvcc: %v", err)
+	}
+}
+
+// A class's cells build with the class's nvcc through the workspace's
+// wrapper, with the class's variables after.
+func TestClassEnv(t *testing.T) {
+	ws := t.TempDir()
+	env, err := ClassEnv(buildcache.Compiler{Path: "/usr/local/cuda/bin/nvcc", Version: "13.0", Arch: "sm_90"}, []string{"CUDA_DEVICE_MAX_CONNECTIONS=2"})(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := strings.Join(env.Vars, " ")
+	if env.Wrapper != WrapperDir(ws) || !strings.Contains(vars, "LESSONS_REAL_NVCC=/usr/local/cuda/bin/nvcc") || !strings.Contains(vars, "LESSONS_ARCH=sm_90") || !strings.HasSuffix(vars, "CUDA_DEVICE_MAX_CONNECTIONS=2") {
+		t.Errorf("a class's cells' environment: wrapper %q, vars %q", env.Wrapper, vars)
+	}
+	if _, err := os.Stat(filepath.Join(WrapperDir(ws), "nvcc")); err != nil {
+		t.Errorf("no nvcc wrapper in the workspace: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package classroom
+package pilot
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/classroom/pilot"
 	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/slurm"
+	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // SlurmOptions are serve --class's settings for runs on a Slurm
@@ -37,19 +37,19 @@ type SlurmOptions struct {
 // On says whether any node is asked for.
 func (s *SlurmOptions) On() bool { return s.Nodes > 0 || s.Builders > 0 }
 
-// pilots is the class's side of its pilot jobs, wired into the class
-// before it opens (the toolchain, the cells) and after (the queue, the
-// handler, the fleet).
-type pilots struct {
+// Pilots is the class server's side of its pilot jobs, wired into the
+// class before it opens (Remote: the toolchain, the cells) and after
+// (Start: the queue, the handler, the fleet).
+type Pilots struct {
+	Remote *Remote
 	s      *SlurmOptions
-	hub    *pilot.Hub
-	remote *Remote
+	hub    *Hub
 	queue  *queue.Queue
 }
 
-// workers names the nodes' connected workers for the instructor's view
+// Workers names the nodes' connected workers for the instructor's view
 // (none without pilots).
-func (p *pilots) workers() func() []string {
+func (p *Pilots) Workers() func() []string {
 	if p == nil {
 		return nil
 	}
@@ -69,7 +69,11 @@ func (s *SlurmOptions) nodePerGPU(perGPU int) int {
 	return 1
 }
 
-func (s *SlurmOptions) prepare(courseRoot string, solutions []string, classDir string, perGPU int) (*pilots, error) {
+// Prepare readies the pilots of a class (the course at courseRoot, its
+// solutions, the server's private folder), perGPU runs at once on each
+// node's GPU (0: chosen from the node's cores): refused, with what to
+// give, where the options name no server URL or a bad Slurm option.
+func (s *SlurmOptions) Prepare(courseRoot string, solutions []string, private string, perGPU int) (*Pilots, error) {
 	per := s.nodePerGPU(perGPU)
 	if s.Options.Time == "" {
 		s.Options.Time = "8:00:00" // a pilot that ends is submitted again
@@ -85,18 +89,19 @@ func (s *SlurmOptions) prepare(courseRoot string, solutions []string, classDir s
 			return nil, failure.Usagef("serve --class --slurm-env %q: give NAME=VALUE", e)
 		}
 	}
-	p := &pilots{s: s}
-	p.hub = pilot.NewHub(pilot.Config{Per: per, Builds: s.BuildCPUs,
+	p := &Pilots{s: s}
+	p.hub = NewHub(Config{Per: per, Builds: s.BuildCPUs,
 		Join:  func(d []string) { Join(p.queue, per)(d) },
 		Leave: func(d []string) { Leave(p.queue)(d) }})
-	p.remote = &Remote{Hub: p.hub, Course: courseRoot, Solutions: solutions, Progs: filepath.Join(classDir, PrivateDir, "progs")}
+	p.Remote = &Remote{Hub: p.hub, Course: courseRoot, Solutions: solutions, Progs: filepath.Join(private, "progs")}
 	return p, nil
 }
 
-// start submits the pilots; the handler serves their workers beside the
-// class. stop cancels them; note says where their logs are.
-func (p *pilots) start(ctx context.Context, cls *Class, classDir string, local, env []string, log io.Writer) (http.Handler, func(), string, error) {
-	p.queue = cls.Queue()
+// Start submits the pilots, their GPUs joining and leaving q; the
+// handler serves their workers beside the class. stop cancels them; note
+// says where their logs are.
+func (p *Pilots) Start(ctx context.Context, q *queue.Queue, class http.Handler, private string, local, env []string, log io.Writer) (http.Handler, func(), string, error) {
+	p.queue = q
 	if p.s.Only {
 		for _, d := range append([]string{"0"}, local...) {
 			p.queue.DropDevice(d)
@@ -113,9 +118,9 @@ func (p *pilots) start(ctx context.Context, cls *Class, classDir string, local, 
 	if cluster == nil {
 		cluster = slurm.Command
 	}
-	f := &pilot.Fleet{Hub: p.hub, Cluster: slurm.Cluster{Exec: cluster}, Options: p.s.Options,
+	f := &Fleet{Hub: p.hub, Cluster: slurm.Cluster{Exec: cluster}, Options: p.s.Options,
 		Nodes: p.s.Nodes, GPUsPerNode: p.s.GPUsPerNode, NodeCPUs: p.s.NodeCPUs, Builders: p.s.Builders, BuildCPUs: p.s.BuildCPUs,
-		Dir: filepath.Join(classDir, PrivateDir, "slurm"), Exe: exe, URL: strings.TrimSuffix(p.s.URL, "/"), Env: append(env, p.s.Env...), Log: log}
+		Dir: filepath.Join(private, "slurm"), Exe: exe, URL: strings.TrimSuffix(p.s.URL, "/"), Env: append(env, p.s.Env...), Log: log}
 	if err := f.Start(ctx); err != nil {
 		return nil, nil, "", err
 	}
@@ -123,8 +128,8 @@ func (p *pilots) start(ctx context.Context, cls *Class, classDir string, local, 
 	go f.Watch(ctx, 30*time.Second)
 	note := fmt.Sprintf("Submitted %d GPU node pilot(s) and %d build node pilot(s) (logs in %s); runs go to the nodes as their workers connect", p.s.Nodes, p.s.Builders, filepath.Join(f.Dir, "logs"))
 	mux := http.NewServeMux()
-	mux.Handle(pilot.Path, p.hub)
-	mux.Handle("/", cls)
+	mux.Handle(Path, p.hub)
+	mux.Handle("/", class)
 	stop := func() {
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
@@ -135,11 +140,11 @@ func (p *pilots) start(ctx context.Context, cls *Class, classDir string, local, 
 	return mux, stop, note, nil
 }
 
-// gpuless is the class's rig on a server without a GPU whose runs are
+// Gpuless is the class's rig on a server without a GPU whose runs are
 // all on the nodes (Only): it builds, when no build node is connected,
 // for the nodes' GPU (Capability), and runs nothing. noGPU is why a
 // grader's rig was refused here.
-func (s *SlurmOptions) gpuless(ctx context.Context, noGPU error) (*rig.Rig, error) {
+func (s *SlurmOptions) Gpuless(ctx context.Context, noGPU error) (*rig.Rig, error) {
 	var miss *machine.Missing
 	if !s.On() || !s.Only || !errors.As(noGPU, &miss) || miss.NoNVCC != nil {
 		return nil, noGPU
@@ -151,31 +156,31 @@ func (s *SlurmOptions) gpuless(ctx context.Context, noGPU error) (*rig.Rig, erro
 	return r, err
 }
 
-// capabilityVar tells a build node which GPU to build for (the class
+// CapabilityVar tells a build node which GPU to build for (the class
 // server's, as the run nodes' have).
-const capabilityVar = "LESSONS_PILOT_CAPABILITY"
+const CapabilityVar = "LESSONS_PILOT_CAPABILITY"
 
-// PilotOptions are what lessons pilot is given on its node.
-type PilotOptions struct {
+// WorkerOptions are what lessons pilot is given on its node.
+type WorkerOptions struct {
 	URL, Role, Dir, SecretFile string
 }
 
-// RunPilot is a pilot job's worker on its node (lessons pilot): it
+// RunWorker is a pilot job's worker on its node (lessons pilot): it
 // connects to the class server, takes runs for this node's GPUs or
 // builds, runs each in the grading sandbox and sends the results back,
 // until ctx ends. log gets its lines.
-func RunPilot(ctx context.Context, o PilotOptions, log io.Writer) error {
-	secret, err := pilot.ReadSecret(o.SecretFile)
+func RunWorker(ctx context.Context, o WorkerOptions, log io.Writer) error {
+	secret, err := ReadSecret(o.SecretFile)
 	if err != nil {
 		return err
 	}
-	node, gpus, r, err := nodeExec(ctx, o.Role, os.Getenv(capabilityVar))
+	node, gpus, r, err := nodeExec(ctx, o.Role, os.Getenv(CapabilityVar))
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	host, _ := os.Hostname()
-	w := &pilot.Worker{URL: strings.TrimSuffix(o.URL, "/"), Secret: secret, Role: o.Role, GPUs: gpus, Host: host, Dir: o.Dir, Exec: node, Log: log}
+	w := &Worker{URL: strings.TrimSuffix(o.URL, "/"), Secret: secret, Role: o.Role, GPUs: gpus, Host: host, Dir: o.Dir, Exec: node, Log: log}
 	return w.Run(ctx)
 }
 
@@ -186,12 +191,12 @@ func nodeExec(ctx context.Context, role, capability string) (*Node, []string, *r
 	var r *rig.Rig
 	var err error
 	switch role {
-	case pilot.RoleGPU:
+	case RoleGPU:
 		r, err = rig.RunNode(ctx, "pilot", "lessons-pilot-")
-	case pilot.RoleBuild:
+	case RoleBuild:
 		r, err = rig.BuildNode(ctx, capability, "lessons-pilot-")
 		if errors.Is(err, rig.ErrCapability) {
-			err = fmt.Errorf("pilot: $%s names no GPU to build for (%q)", capabilityVar, capability)
+			err = fmt.Errorf("pilot: $%s names no GPU to build for (%q)", CapabilityVar, capability)
 		}
 	default:
 		err = failure.Usagef("pilot: role %q is gpu or build", role)
@@ -202,12 +207,12 @@ func nodeExec(ctx context.Context, role, capability string) (*Node, []string, *r
 	comp := r.Machine.Compiler()
 	choice := grade.Choose(0, 0, 1, 1, "the timed")
 	var gpus []string
-	if role == pilot.RoleGPU {
+	if role == RoleGPU {
 		gpus = r.Devices()
 	}
 	return &Node{
-		Env:       cellEnv(comp, machine.QueuesEnv(choice.Queues)),
-		Cells:     r.Cells(toolRoots(comp.Path), ""),
+		Env:       workspace.ClassEnv(comp, machine.QueuesEnv(choice.Queues)),
+		Cells:     r.Cells(rig.ToolRoots(comp.Path), ""),
 		Toolchain: choice.Pipeline(r.Toolkit, r.Sandbox),
 	}, gpus, r, nil
 }

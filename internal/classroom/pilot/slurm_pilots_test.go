@@ -1,4 +1,4 @@
-package classroom
+package pilot
 
 import (
 	"context"
@@ -13,27 +13,27 @@ import (
 
 func TestPilotsPrepare(t *testing.T) {
 	s := SlurmOptions{Nodes: 4, GPUsPerNode: 4, NodeCPUs: 16, Builders: 1}
-	if _, err := s.prepare("/course", nil, "/srv/class", 2); err == nil || !strings.Contains(err.Error(), "--slurm-url") {
+	if _, err := s.Prepare("/course", nil, "/srv/class/.class", 2); err == nil || !strings.Contains(err.Error(), "--slurm-url") {
 		t.Errorf("no --slurm-url: %v", err)
 	}
 	s.URL, s.Options.RunPartition = "https://login1.uni.example:8443", "gpu;reboot"
-	if _, err := s.prepare("/course", nil, "/srv/class", 2); err == nil || !strings.Contains(err.Error(), "no spaces, quotes or shell characters") {
+	if _, err := s.Prepare("/course", nil, "/srv/class/.class", 2); err == nil || !strings.Contains(err.Error(), "no spaces, quotes or shell characters") {
 		t.Errorf("a partition with a shell in it: %v", err)
 	}
 	s.Options.RunPartition = "gpu"
 	s.Env = []string{"A B=1"}
-	if _, err := s.prepare("/course", nil, "/srv/class", 2); err == nil || !errors.As(err, new(*failure.Usage)) {
+	if _, err := s.Prepare("/course", nil, "/srv/class/.class", 2); err == nil || !errors.As(err, new(*failure.Usage)) {
 		t.Errorf("a --slurm-env name with a space: %v", err)
 	}
 	s.Env = nil
 	if s.nodePerGPU(0) != 4 || s.nodePerGPU(2) != 2 {
 		t.Errorf("runs at once on a node's GPU: %d (16 cores, 4 GPUs), %d (--per-gpu 2)", s.nodePerGPU(0), s.nodePerGPU(2))
 	}
-	p, err := s.prepare("/course", nil, "/srv/class", 2)
-	if err != nil || p.remote.Progs != "/srv/class/.class/progs" || p.workers() == nil {
+	p, err := s.Prepare("/course", nil, "/srv/class/.class", 2)
+	if err != nil || p.Remote.Progs != "/srv/class/.class/progs" || p.Workers() == nil {
 		t.Errorf("prepare: %+v %v", p, err)
 	}
-	if (*pilots)(nil).workers() != nil {
+	if (*Pilots)(nil).Workers() != nil {
 		t.Error("no pilots name workers")
 	}
 }
@@ -47,15 +47,15 @@ func TestServerWithoutAGPU(t *testing.T) {
 	ctx := context.Background()
 	_, noGPU := rig.Grader(ctx, "serve --class", "lessons-class-")
 	s := SlurmOptions{Nodes: 2}
-	if _, err := s.gpuless(ctx, noGPU); err != noGPU {
+	if _, err := s.Gpuless(ctx, noGPU); err != noGPU {
 		t.Errorf("without --slurm-only: %v", err)
 	}
 	s.Only = true
-	if _, err := s.gpuless(ctx, noGPU); err == nil || !strings.Contains(err.Error(), "--slurm-gpu-capability 9.0") {
+	if _, err := s.Gpuless(ctx, noGPU); err == nil || !strings.Contains(err.Error(), "--slurm-gpu-capability 9.0") {
 		t.Errorf("without the capability: %v", err)
 	}
 	s.Capability = "9.0"
-	r, err := s.gpuless(ctx, noGPU)
+	r, err := s.Gpuless(ctx, noGPU)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestServerWithoutAGPU(t *testing.T) {
 	if r.Machine.GPUErr != nil || r.Machine.Arch() != "sm_90" || r.Sandbox == nil {
 		t.Errorf("the server's machine %v %q", r.Machine.GPUErr, r.Machine.Arch())
 	}
-	if _, err := s.gpuless(ctx, errors.New("something else")); err == nil || err.Error() != "something else" {
+	if _, err := s.Gpuless(ctx, errors.New("something else")); err == nil || err.Error() != "something else" {
 		t.Errorf("another error than no GPU: %v", err)
 	}
 }
