@@ -20,7 +20,7 @@ calc() { awk "BEGIN { print $1 }"; }
 
 sol() { echo "$course/solutions/$1"; }
 ex() { echo "$course/exercises/$1"; }
-BP=day068/block_pool.cu; AP=day070/async_pipeline.cu; GR=day072/growable.cu
+BP=day068/block_pool.cu; AP=day069/async_pipeline.cu; GR=day072/growable.cu
 variants=$course/checker/testdata/variants
 victim=$subs/s00-correct/async_pipeline.cu
 sock=/tmp/lessons-bench.sock
@@ -67,13 +67,13 @@ for k in $(seq 0 $((per - 1))); do
       if [ "$1" = COMPILE_ERROR ]; then
         sed 's/cudaStreamSynchronize(/cudaStreamSynchronize(;/' "$(sol $AP)" > "$subs/$name/$2"
       else
-        sed -e "s|@CLASSMATE@|$victim|; s|@GRADEBOOK@|$book|; s|@SOLUTION@|$(sol $AP)|; s|@SECRET@|$course/solutions/day070/async_pipeline.toml|; s|@SOCKET@|$sock|" "$1" > "$subs/$name/$2"
+        sed -e "s|@CLASSMATE@|$victim|; s|@GRADEBOOK@|$book|; s|@SOLUTION@|$(sol $AP)|; s|@SECRET@|$course/solutions/day069/async_pipeline.toml|; s|@SOCKET@|$sock|" "$1" > "$subs/$name/$2"
       fi
       echo "// handed in by $name" >> "$subs/$name/$2"
     }
     put "$bp" block_pool.cu; put "$ap" async_pipeline.cu; put "$gr" growable.cu
     # A folder that is a link to a classmate's: never followed.
-    [ "$kind" = linked_folder ] && ln -s ../s00-correct "$subs/$name/day070"
+    [ "$kind" = linked_folder ] && ln -s ../s00-correct "$subs/$name/day069"
     printf '%s\tblock-pool\t%s\n%s\tasync-pipeline\t%s\n%s\tvmm-growable\t%s\n' "$name" "$ebp" "$name" "$eap" "$name" "$egr" >> "$work/expected.tsv"
   done
 done

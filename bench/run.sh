@@ -38,7 +38,7 @@ bench_lesson() { # name, lesson, script of the same cells
     "$(calc "($(printf '%s\n' "${warm[@]}" | median) - $(printf '%s\n' "${progs[@]}" | median)) * 1000 / $cells")" >> "$work/table"
 }
 
-bench_lesson day070 70 'nvcc -o sync_vs_async sync_vs_async.cu && ./sync_vs_async
+bench_lesson day069 69 'nvcc -o sync_vs_async sync_vs_async.cu && ./sync_vs_async
 nvcc -o pool_attributes pool_attributes.cu && ./pool_attributes'
 bench_lesson day068 68 'nvcc -o bump_pool bump_pool.cu && ./bump_pool'
 

@@ -81,8 +81,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v8Size-v7Size, 8*8+192; got != want {
 		t.Errorf("version 8 adds %d bytes, want %d (eight figures and the first unwaited result in words)", got, want)
 	}
-	if got, want := binary.Size(st)-v8Size, 10*8; got != want {
+	if got, want := v9Size-v8Size, 10*8; got != want {
 		t.Errorf("version 9 adds %d bytes, want %d (ten figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v9Size, 4*8; got != want {
+		t.Errorf("version 10 adds %d bytes, want %d (four figures)", got, want)
 	}
 }
 

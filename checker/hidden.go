@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cudalessons/lessons/diag"
@@ -21,6 +22,43 @@ type HiddenRun struct {
 	Args []string `toml:"args"`
 	// Env is added to its environment.
 	Env map[string]string `toml:"env"`
+	// Fail names calls the statistics library makes fail in this run,
+	// each "name:N": the Nth call of name (from 1) returns out of memory
+	// without being made, so that the branch a failure takes runs (a
+	// handle given back, an error kept for the caller). The sanitizers'
+	// runs of it are made without the library, and without failures.
+	Fail []string `toml:"fail"`
+	// DeviceHeap, when not 0, is the most bytes the device heap has in
+	// this run: the program's cudaDeviceSetLimit(cudaLimitMallocHeapSize)
+	// asks past it get it, so a device malloc returns NULL where the
+	// course's inputs never make it (a null written through then faults).
+	DeviceHeap int64 `toml:"device_heap"`
+}
+
+// Failable are the calls a hidden run can make fail (fail = ["name:N"]):
+// the ones the statistics library hooks whose failure a program must
+// handle.
+var Failable = []string{
+	"cudaMalloc", "cudaMallocAsync", "cudaMallocFromPoolAsync", "cudaMallocHost", "cudaHostAlloc",
+	"cudaMallocManaged", "cudaMallocPitch", "cudaMemPoolCreate", "cudaStreamCreate", "cudaStreamCreateWithFlags",
+	"cudaEventCreate", "cudaEventCreateWithFlags", "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess",
+}
+
+// ParseFail reads one entry of a hidden run's fail: a call of Failable
+// and which of its calls fails, counted from 1 ("cuMemMap:2").
+func ParseFail(s string) (name string, at int, err error) {
+	name, n, ok := strings.Cut(s, ":")
+	if !ok {
+		return "", 0, fmt.Errorf("%q names no call number: write name:N, e.g. \"cuMemMap:2\" for the second cuMemMap", s)
+	}
+	if !slices.Contains(Failable, name) {
+		return "", 0, fmt.Errorf("%q is not a call a run can make fail: one of %s", name, strings.Join(Failable, ", "))
+	}
+	at, err = strconv.Atoi(n)
+	if err != nil || at < 1 || at > 1000000 || n != strconv.Itoa(at) {
+		return "", 0, fmt.Errorf("%q: the call's number is a whole number from 1 to 1000000", s)
+	}
+	return name, at, nil
 }
 
 // Equivalent is a mutant the author accepts as no mistake (it behaves
@@ -63,6 +101,17 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 		}
 		names[h.Name] = line
 		checkEnv(h.Env, line)
+		if len(h.Fail) > 8 {
+			bad(line, "name at most 8 calls to fail", "hidden run %q makes %d calls fail", h.Name, len(h.Fail))
+		}
+		if h.DeviceHeap < 0 || h.DeviceHeap > 1<<40 {
+			bad(diag.LineOf(data, "hidden_run", i, "device_heap"), "give the device heap's bytes, from 1 to 2^40 (0: the program's own)", "hidden run %q: device_heap %d is out of range", h.Name, h.DeviceHeap)
+		}
+		for _, f := range h.Fail {
+			if _, _, err := ParseFail(f); err != nil {
+				bad(diag.LineOf(data, "hidden_run", i, "fail"), "fail = [\"cuMemMap:2\"] makes the second cuMemMap of the run fail", "hidden run %q: %v", h.Name, err)
+			}
+		}
 		used := false
 		for _, c := range s.Checks {
 			used = used || c.Run == h.Name
@@ -169,7 +218,7 @@ func (s *Spec) ForRun(name string) *Spec {
 	}
 	for _, h := range s.HiddenRuns {
 		if h.Name == name {
-			p.Args, p.Env = h.Args, h.Env
+			p.Args, p.Env, p.fail, p.heap = h.Args, h.Env, h.Fail, h.DeviceHeap
 			return &p
 		}
 	}
@@ -184,6 +233,18 @@ func (s *Spec) Runs() []string {
 		out = append(out, h.Name)
 	}
 	return out
+}
+
+// Failures is what the statistics library reads to make the run's
+// calls fail ($LESSONS_STATS_FAIL), or "" when none does.
+func (s *Spec) Failures() string {
+	return strings.Join(s.fail, ",")
+}
+
+// DeviceHeap is the run's cap on the device heap in bytes
+// ($LESSONS_STATS_HEAP), or 0 when it has none.
+func (s *Spec) DeviceHeap() int64 {
+	return s.heap
 }
 
 // Environ is the run's environment as KEY=VALUE, sorted.

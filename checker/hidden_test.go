@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -105,5 +107,71 @@ func TestSecret(t *testing.T) {
 		if _, err := ParseSecret("s.toml", []byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
 		}
+	}
+}
+
+// A hidden run's fail = [...] reaches the library only for that run, as
+// one setting; entries that name no failable call or no call number are
+// refused with their line.
+func TestHiddenRunFails(t *testing.T) {
+	s, err := ParseSpec("x.toml", []byte("[[check]]\nexit = 0\n[[hidden_run]]\nname = \"map fails\"\nfail = [\"cuMemMap:2\", \"cuMemCreate:1\"]\n"+
+		"[[check]]\nrun = \"map fails\"\nstat = \"vmm_release_calls\"\nequal_to = \"vmm_create_calls\"\n[[check]]\nrun = \"map fails\"\nstat = \"injected_failures\"\nequals = 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.ForRun("map fails").Failures(); got != "cuMemMap:2,cuMemCreate:1" {
+		t.Errorf("the hidden run's failures: %q", got)
+	}
+	if got := s.ForRun("").Failures() + s.Public().Failures(); got != "" {
+		t.Errorf("the public run fails calls too: %q", got)
+	}
+	rs := s.ForRun("map fails").Judge(&Run{Stats: &Stats{VMMCreateCalls: 3, VMMReleaseCalls: 2, InjectedFailures: 1}})
+	if len(rs) != 2 || rs[0].Pass || !rs[1].Pass {
+		t.Errorf("a handle kept when a map failed: %+v", rs)
+	}
+	for _, tc := range []struct{ fail, want string }{
+		{`"cuMemMap"`, `x.toml:5: hidden run "h": "cuMemMap" names no call number`},
+		{`"printf:1"`, `"printf" is not a call a run can make fail`},
+		{`"cuMemMap:0"`, `"cuMemMap:0": the call's number is a whole number from 1 to 1000000`},
+		{`"cuMemMap:+2"`, `the call's number is a whole number`},
+		{`"a:1","b:1","c:1","d:1","e:1","f:1","g:1","h:1","i:1"`, `hidden run "h" makes 9 calls fail`},
+	} {
+		spec := "[[check]]\nexit = 0\n[[hidden_run]]\nname = \"h\"\nfail = [" + tc.fail + "]\n[[check]]\nrun = \"h\"\nexit = 0\n"
+		if _, err := ParseSpec("x.toml", []byte(spec)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("fail = [%s]: %v, want %q", tc.fail, err, tc.want)
+		}
+	}
+}
+
+// FuzzParseFail: a spec's fail entries are user input; any string gives
+// a failable call and a number from 1, or an error.
+func FuzzParseFail(f *testing.F) {
+	for _, s := range []string{"cuMemMap:2", "cudaMallocAsync:1", "x", ":", "cuMemMap:-1", "cuMemMap:99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, at, err := ParseFail(s)
+		if err == nil && (at < 1 || !slices.Contains(Failable, name) || s != name+":"+strconv.Itoa(at)) {
+			t.Fatalf("%q read as %s:%d", s, name, at)
+		}
+	})
+}
+
+// A hidden run's device_heap reaches the library for that run only; a
+// negative or absurd one is refused with its line.
+func TestHiddenRunDeviceHeap(t *testing.T) {
+	s, err := ParseSpec("x.toml", []byte("[[check]]\nexit = 0\n[[hidden_run]]\nname = \"small heap\"\ndevice_heap = 1048576\n[[check]]\nrun = \"small heap\"\nstat = \"device_faults\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := s.ForRun("small heap").DeviceHeap(); h != 1<<20 {
+		t.Errorf("the hidden run's heap: %d", h)
+	}
+	if h := s.ForRun("").DeviceHeap(); h != 0 {
+		t.Errorf("the public run's heap: %d", h)
+	}
+	_, err = ParseSpec("x.toml", []byte("[[check]]\nexit = 0\n[[hidden_run]]\nname = \"h\"\ndevice_heap = -1\n[[check]]\nrun = \"h\"\nexit = 0\n"))
+	if err == nil || !strings.Contains(err.Error(), `x.toml:5: hidden run "h": device_heap -1 is out of range`) {
+		t.Errorf("a negative heap: %v", err)
 	}
 }

@@ -390,6 +390,10 @@ var phrases = map[string]string{
 	"peer_copies":                "copies between the memory of two devices",
 	"peer_copy_bytes":            "bytes copied between the memory of two devices",
 	"devices_used":               "distinct devices the program's streams and allocations were on",
+	"injected_failures":          "calls a hidden run's spec made fail (fail = [\"name:N\"]) instead of making them",
+	"device_faults":              "calls that returned the error of a kernel that faulted (illegal address, launch failure): the context is lost",
+	"import_frees_unsignalled":   "stream-ordered frees of memory imported from another process's pool that no later record of an interprocess event covers",
+	"trims_unwaited":             "trims (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host waited for the work queued on the streams",
 }
 
 // scoped is the record a statistic's name reads (the program's own

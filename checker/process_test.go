@@ -326,3 +326,28 @@ func TestProbeRecord8(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeRecord10: the record of checker/testdata/record10/probe.cu on a
+// GPU (record version 10), run with two calls made to fail: the second
+// cudaMallocAsync and the first cuMemMap fail without being made, the
+// program gives back what it made, and a kernel's fault is seen in the
+// synchronisation after it. The fixture is recorded on the GPU machine
+// (carry/judge/run.sh writes it); until it is here the test skips.
+func TestProbeRecord10(t *testing.T) {
+	if _, err := os.Stat("testdata/record10/probe.bin"); err != nil {
+		t.Skip("testdata/record10/probe.bin is recorded on a GPU machine (carry/judge/run.sh)")
+	}
+	s, err := readStats("testdata/record10/probe.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"injected_failures": 2, "failed_allocs": 1, "vmm_failed_calls": 1, "leaked_allocs": 0, "malloc_async_calls": 3, "exited": 1}
+	for n, w := range want {
+		if v, _ := s.Value(n); v != w {
+			t.Errorf("%s = %v, want %v", n, v, w)
+		}
+	}
+	if s.DeviceFaults == 0 {
+		t.Error("device_faults = 0: the synchronisation after the kernel that wrote through a null pointer returned its fault")
+	}
+}

@@ -63,6 +63,10 @@ type Spec struct {
 	// run is the run this spec judges: "" for the public one, or a
 	// hidden run's name (see ForRun).
 	run string
+	// fail is the hidden run's calls made to fail (HiddenRun.Fail), heap
+	// its cap on the device heap (HiddenRun.DeviceHeap).
+	fail []string
+	heap int64
 }
 
 // Sanitizers are the tools of compute-sanitizer a check can ask for.

@@ -120,11 +120,21 @@ type Stats struct {
 	Device0AsyncAllocs, Device1AsyncAllocs uint64 `stat:"device0_async_allocs,device1_async_allocs"`
 	PeerCopies, PeerCopyBytes              uint64 `stat:"peer_copies,peer_copy_bytes"`
 	DevicesUsed                            uint64 `stat:"devices_used"`
+	// Version 10: error paths a hidden run opens (the calls its spec
+	// names fail, fail = [...]) and kernels that faulted, seen in the
+	// error every later call returns; frees of memory imported from
+	// another process's pool that no later record of an interprocess
+	// event covers (the exporter cannot be told they are done); trims
+	// (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host
+	// waited for the queued work, which keeps what it still holds.
+	InjectedFailures, DeviceFaults uint64 `stat:"injected_failures,device_faults"`
+	ImportFreesUnsignalled         uint64 `stat:"import_frees_unsignalled"`
+	TrimsUnwaited                  uint64 `stat:"trims_unwaited"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 9
+	statsVersion = 10
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -160,6 +170,10 @@ var v7Size = int(unsafe.Offsetof(Stats{}.HostPolls))
 // v8Size is the size of a version 8 record: everything before the
 // figures of version 9.
 var v8Size = int(unsafe.Offsetof(Stats{}.DevicePoolGets))
+
+// v9Size is the size of a version 9 record: everything before the
+// figures of version 10.
+var v9Size = int(unsafe.Offsetof(Stats{}.InjectedFailures))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -210,6 +224,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v7Size
 	case 8:
 		need = v8Size
+	case 9:
+		need = v9Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

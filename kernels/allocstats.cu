@@ -170,6 +170,11 @@ struct Record {
     uint64_t device1_async_allocs;     // ... on device 1
     uint64_t peer_copies, peer_copy_bytes;  // copies between two devices (cudaMemcpyPeer[Async], cudaMemcpy[Async] between two devices' allocations)
     uint64_t devices_used;             // distinct devices the program's streams and allocations were on
+    // version 10: error paths the grader opens, and kernels that faulted
+    uint64_t injected_failures;        // calls the grader made fail ($LESSONS_STATS_FAIL) instead of making them
+    uint64_t device_faults;            // calls that returned the error of a kernel that faulted (the context is lost)
+    uint64_t import_frees_unsignalled; // stream-ordered frees of imported memory that no later record of an interprocess event covers
+    uint64_t trims_unwaited;           // cudaMemPoolTrimTo, cudaDeviceGraphMemTrim made while queued work had not been waited for
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -254,6 +259,11 @@ std::unordered_map<cudaStream_t, Clock>* clocks;    // per stream
 std::unordered_map<cudaEvent_t, Clock>* events;     // as recorded
 std::unordered_map<cudaStream_t, int>* numbers;     // streams in the order first seen, for messages
 std::unordered_set<cudaStream_t>* nonblocking;
+// Interprocess events (made with cudaEventInterprocess, or opened from
+// another process's handle), and the stream-ordered frees of imported
+// memory that no record of one has covered yet: (stream, its count).
+std::unordered_set<cudaEvent_t>* ipcEvents;
+std::vector<std::pair<cudaStream_t, uint64_t>>* importFrees;
 Clock* host;                                        // what the host has waited for
 
 // A kernel as the driver describes it: its name and its parameters'
@@ -782,13 +792,15 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 9;
+    rec->version = 10;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
     events = new std::unordered_map<cudaEvent_t, Clock>();
     numbers = new std::unordered_map<cudaStream_t, int>();
     nonblocking = new std::unordered_set<cudaStream_t>();
+    ipcEvents = new std::unordered_set<cudaEvent_t>();
+    importFrees = new std::vector<std::pair<cudaStream_t, uint64_t>>();
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
     pending = new std::deque<Timed>();
@@ -870,6 +882,7 @@ void atExit() {
     leaks();
     unwaitedAtExit();
     poolSettingsAtExit();
+    rec->import_frees_unsignalled = importFrees->size();
     rec->exited = 1;
     tlFlush();
     countCopies();
@@ -920,9 +933,9 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 9;
+    rec->version = 10;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
@@ -944,14 +957,17 @@ void forkChild() {
     mu.unlock();
 }
 
+void failStart(char** envp);
+void heapCapFirst();
+
 // start runs before the program's main (and its constructors): the
 // channel is taken from the environment before the program can read it.
 __attribute__((constructor)) void start(int, char**, char** envp) {
     std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)sysGetpid();
-    openChannel(envp);
-    tlStart(envp);
+    if (!tlElsewhere(envp)) { openChannel(envp); tlStart(envp); }
+    failStart(envp);
     lastPulse = nowNanos();
     sendFrame(kFrameStart);
     atexit(atExitPlain);
@@ -965,6 +981,7 @@ __attribute__((constructor)) void start(int, char**, char** envp) {
 // CUDA for the device's pool: a lock across a call into CUDA).
 void after() {
     if (!exitHooked.exchange(true)) {
+        heapCapFirst();
         atexit(atExit);
         static auto getPool = (cudaError_t(*)(cudaMemPool_t*, int))real("cudaDeviceGetMemPool");
         static auto getDev = (cudaError_t(*)(int*))real("cudaGetDevice");
@@ -981,6 +998,7 @@ void after() {
             devicePool = pool;
         }
     }
+    tlPoolSample();
     std::lock_guard<Lock> g(mu);
     pulse();
 }
@@ -1331,6 +1349,7 @@ void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
     if (async) {
         enqueue(s);
         orderedFree(it->second, s, "cudaFreeAsync");
+        if (it->second.origin == kImported) importFrees->push_back({s, (*clocks)[s][s]});
     } else {
         hostWaitsAll();                // cudaFree waits for the device
     }
@@ -1586,6 +1605,7 @@ void harvest(bool wait) {
     std::deque<Timed> left;
     std::vector<Span> got;
     std::vector<cudaEvent_t> done;
+    std::vector<TlRan> ran;  // for the trace (timeline.h)
     {
         Own own;
         KeepLastError keep;
@@ -1614,8 +1634,9 @@ void harvest(bool wait) {
             batch.pop_front();
             if (q == cudaErrorNotReady) { left.push_back(t); continue; }
             float a = 0, b = 0;
-            if (q == cudaSuccess && elapsed(&a, o, t.start) == cudaSuccess && elapsed(&b, o, t.end) == cudaSuccess)
-                got.push_back(Span{t.stream, a, b, t.graph});
+            bool read = q == cudaSuccess && elapsed(&a, o, t.start) == cudaSuccess && elapsed(&b, o, t.end) == cudaSuccess;
+            if (read) got.push_back(Span{t.stream, a, b, t.graph});
+            if (tlOn) ran.push_back(TlRan{t.start, t.stream, a, b, read});
             done.push_back(t.start);
             done.push_back(t.end);
         }
@@ -1624,6 +1645,7 @@ void harvest(bool wait) {
     std::lock_guard<Lock> g(mu);
     for (auto& sp : got)
         if (spans->size() < kMaxSpans) spans->push_back(sp);
+    tlSpans(ran);
     for (cudaEvent_t e : done) giveBack(e);
     for (auto& t : *pending) left.push_back(t);
     pending->swap(left);
@@ -1682,7 +1704,7 @@ Timed startTiming(cudaStream_t s, bool graph) {
     ok = ok && t.start != nullptr && t.end != nullptr && recordEv(t.start, s) == cudaSuccess;
     std::lock_guard<Lock> g(mu);
     if (makeOrigin) {
-        if (originOK) origin = o;
+        if (originOK) { origin = o; tlOrigin(); }
         else { giveBack(o); originClaimed = false; }
     }
     if (!ok) {
@@ -1763,15 +1785,121 @@ void summarise() {
 
 // A hook forwards first, then notes the call under mu; its body must not
 // call CUDA (see Lock).
+// ---- Error paths the grader opens (record version 10) ----
+//
+// A hidden run's spec may name calls to fail: $LESSONS_STATS_FAIL is
+// "name:N[,name:N]...", and the Nth call of each named hooked function
+// (counted from 1, the library's own calls not counted) returns out of
+// memory without being made. So a branch that only a failure takes (a
+// handle given back when a map fails, an error kept and returned) runs
+// where the course's inputs never fail. The setting is taken out of the
+// environment before the program starts, as the channel's are.
+namespace {
+struct FailAt { char name[48]; uint64_t at; std::atomic<uint64_t> calls{0}; };
+FailAt failAt[8];
+int failCount = 0;
+// heapCap, when not 0, is the most bytes the device heap may have in this
+// run ($LESSONS_STATS_HEAP): a device malloc past it returns NULL, the
+// branch a program's default heap never takes.
+uint64_t heapCap = 0;
+
+// failStart reads $LESSONS_STATS_FAIL; an entry it cannot read is left
+// out (the checker refuses such a spec before anything runs).
+void failStart(char** envp) {
+    char text[512], cap[32];
+    heapCap = 0;
+    if (takeEnv(envp, "LESSONS_STATS_HEAP", cap, sizeof cap))
+        for (int i = 0; cap[i] >= '0' && cap[i] <= '9' && heapCap < (1ull << 40); i++) heapCap = heapCap * 10 + (uint64_t)(cap[i] - '0');
+    failCount = 0;
+    if (!takeEnv(envp, "LESSONS_STATS_FAIL", text, sizeof text)) return;
+    for (size_t i = 0; text[i] != 0 && failCount < 8;) {
+        FailAt& f = failAt[failCount];
+        size_t k = 0;
+        while (text[i] != 0 && text[i] != ':' && text[i] != ',' && k + 1 < sizeof f.name) f.name[k++] = text[i++];
+        f.name[k] = 0;
+        uint64_t at = 0;
+        if (text[i] == ':') {
+            i++;
+            while (text[i] >= '0' && text[i] <= '9' && at < 1000000000) at = at * 10 + (uint64_t)(text[i++] - '0');
+        }
+        while (text[i] != 0 && text[i] != ',') i++;
+        if (text[i] == ',') i++;
+        if (k > 0 && at > 0) {
+            f.at = at;
+            f.calls.store(0);
+            failCount++;
+        }
+    }
+}
+
+// failNow counts a call of name and says whether it is one to fail.
+bool failNow(const char* name) {
+    bool fail = false;
+    for (int i = 0; i < failCount; i++) {
+        const char* a = failAt[i].name;
+        size_t k = 0;
+        while (a[k] != 0 && a[k] == name[k]) k++;
+        if (a[k] == 0 && name[k] == 0 && failAt[i].calls.fetch_add(1) + 1 == failAt[i].at) fail = true;
+    }
+    return fail;
+}
+
+// heapCapFirst gives the device heap the run's cap at the program's first
+// CUDA call, for a program that never sets it (its default is 8 MiB).
+void heapCapFirst() {
+    if (heapCap == 0) return;
+    static auto set = (cudaError_t(*)(cudaLimit, size_t))real("cudaDeviceSetLimit");
+    Own own;
+    set(cudaLimitMallocHeapSize, (size_t)heapCap);
+}
+
+// noteResult counts a failure made by the grader and a call that returned
+// the error of a kernel that faulted: an illegal address (700), an assert
+// (710), a hardware stack error, an illegal or misaligned instruction or
+// address, an invalid PC, a launch failure (714 to 719); the driver's
+// codes are the same numbers. Every later call returns it again: the
+// context is lost.
+void noteResult(int code, bool injected) {
+    if (injected) rec->injected_failures++;
+    if (code == 700 || code == 710 || (code >= 714 && code <= 719)) rec->device_faults++;
+}
+// ipcRecorded: a record of an interprocess event tells another process
+// when everything the record's stream is ordered after is done: the
+// frees of imported memory it covers are signalled.
+void ipcRecorded(cudaEvent_t e, cudaStream_t s) {
+    if (!ipcEvents->count(e) || importFrees->empty()) return;
+    const Clock& c = (*clocks)[norm(s)];
+    std::vector<std::pair<cudaStream_t, uint64_t>> left;
+    for (auto& f : *importFrees) {
+        auto at = c.find(f.first);
+        if (at == c.end() || at->second < f.second) left.push_back(f);
+    }
+    importFrees->swap(left);
+}
+}  // namespace
+
+// A program's own heap size is capped at the run's (heapCap): its asks
+// past it are made with the cap.
+extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
+    static auto fn = (cudaError_t(*)(cudaLimit, size_t))real("cudaDeviceSetLimit");
+    if (heapCap > 0 && l == cudaLimitMallocHeapSize && v > heapCap && !busy()) v = (size_t)heapCap;
+    return fn(l, v);
+}
+
+// A call the grader made fail (failNow) is not made: it returns 2, which
+// is cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY alike, and the
+// hook's body records it as the failure it is.
 #define HOOK(ret, name, params, args, body)                       \
     extern "C" ret name params {                                  \
         uint64_t tl0 = tlNow(); (void)tl0;                        \
         static auto fn = (ret(*) params)real(#name);              \
-        ret r = fn args;                                          \
+        bool failed = failCount > 0 && !busy() && failNow(#name); \
+        ret r = failed ? (ret)2 : fn args;                        \
         if (busy()) return r;                                     \
         {                                                         \
             std::lock_guard<Lock> g(mu);                    \
             record();                                             \
+            noteResult((int)r, failed);                           \
             body                                                  \
         }                                                         \
         after();                                                  \
@@ -1968,7 +2096,18 @@ HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr 
     if (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
         a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
 })
-HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), { tlTrim(keep); rec->pool_trims++; notePool(pool); })
+namespace { bool allWaited(); }
+// A trim gives back only what no queued work still holds: one made before
+// the host waited for that work may give back less than it means to.
+HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), {
+    tlTrim(keep);
+    rec->pool_trims++;
+    notePool(pool);
+    if (!allWaited()) rec->trims_unwaited++;
+})
+HOOK(cudaError_t, cudaDeviceGraphMemTrim, (int device), (device), {
+    if (!allWaited()) rec->trims_unwaited++;
+})
 HOOK(cudaError_t, cudaDeviceSynchronize, (void), (), { rec->device_syncs++; tlHostWait(kTlWaitDevice, -1, tl0); hostWaited(); if (r == cudaSuccess) hostWaitsAll(); })
 HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
     rec->stream_syncs++;
@@ -1986,6 +2125,7 @@ HOOK(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), {
     tlRecord(e, s);
     enqueue(s);
     (*events)[e] = (*clocks)[norm(s)];
+    if (r == cudaSuccess) ipcRecorded(e, s);
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
 })
@@ -1996,6 +2136,7 @@ HOOK(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsi
     rec->event_records++;
     enqueue(s);
     (*events)[e] = (*clocks)[norm(s)];
+    if (r == cudaSuccess) ipcRecorded(e, s);
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
 })
@@ -2024,7 +2165,13 @@ void eventGone(cudaEvent_t e) {
 }
 }  // namespace
 HOOK(cudaError_t, cudaEventCreate, (cudaEvent_t* e), (e), { if (r == cudaSuccess) eventMade(*e); })
-HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e, f), { if (r == cudaSuccess) eventMade(*e); })
+HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e, f), {
+    if (r == cudaSuccess) eventMade(*e);
+    if (r == cudaSuccess && (f & cudaEventInterprocess)) ipcEvents->insert(*e);
+})
+HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
+    if (r == cudaSuccess) ipcEvents->insert(*e);
+})
 HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) eventGone(e); })
 HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
@@ -2151,6 +2298,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
         std::lock_guard<Lock> lock(mu);
         record();
         launched(k, a, s);
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
     }
     after();
     return r;
@@ -2167,6 +2315,7 @@ extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a,
         std::lock_guard<Lock> lock(mu);
         record();
         launched(k, a, s);
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
     }
     after();
     return r;
@@ -2409,6 +2558,7 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
                 if (!t.captured) graphLaunched(g->second, s);
             }
         }
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
     }
     after();
     return r;

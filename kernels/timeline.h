@@ -26,13 +26,15 @@ enum {
     kTlRecord = 5,      // a the event handle
     kTlWait = 6,        // a the event handle
     kTlHostWait = 7,    // flags kTlWait*, a nanoseconds the host waited
-    // 8: reserved for the pool's reserved bytes over time (not sent yet)
+    kTlPool = 8,        // stream the pool's number (in the order seen), a reserved bytes, b used bytes (sent when they changed)
     kTlTrim = 9,        // a bytes kept
     kTlThreshold = 10,  // a the release threshold set
     kTlGraph = 11,      // a kernel nodes, b allocation nodes
     kTlFinding = 12,    // flags kTlFind*, a the event id at fault + 1, b the event id it clashed with + 1, c bytes
     kTlName = 13,       // stream: the name's id; a, b, c: up to 24 bytes of the name
     kTlCut = 14,        // a events left out
+    kTlRan = 15,        // stream, a the launch's (or graph launch's) event id + 1, b, c its start and end on the GPU
+                        // (nanoseconds on t's clock: the GPU's, aligned with the host's at the first timed launch)
 };
 enum { kTlWaitDevice = 1, kTlWaitStream = 2, kTlWaitEvent = 3, kTlWaitCopy = 4 };
 enum { kTlFindUse = 1, kTlFindFree = 2, kTlFindAfterFree = 3, kTlFindLeak = 4 };
@@ -54,6 +56,25 @@ std::unordered_map<const void*, uint64_t>* tlNames;  // a kernel's name id
 
 int number(cudaStream_t s);
 cudaStream_t norm(cudaStream_t s);
+void* realDriver(const char* name);
+
+// The kernels' times on the GPU come from the library's timing events
+// (startTiming, harvest): a timed launch's start event is tied to its
+// trace event (tlTimed), and each pair read gives a kTlRan event
+// (tlSpans). The GPU's clock is the origin event's: tlOriginNs is the
+// host's time when it was recorded.
+uint64_t tlLaunchId = (uint64_t)-1, tlOriginNs;
+std::unordered_map<cudaEvent_t, uint64_t>* tlTimedAt;
+struct TlRan { cudaEvent_t start; cudaStream_t stream; float a, b; bool ok; };
+
+// The pool's reserved and used bytes, asked for after the calls that can
+// change them (an allocation or free from a pool, a host wait, a trim, a
+// threshold set) with mu free: at most kTlPools pools, an event only when
+// a figure changed.
+const size_t kTlPools = 8;
+std::atomic<bool> tlPoolDue{false};
+std::vector<cudaMemPool_t>* tlPoolList;
+std::vector<std::pair<uint64_t, uint64_t>>* tlPoolLast;
 
 uint64_t tlNow() {
     if (!tlOn) return 0;
@@ -62,23 +83,45 @@ uint64_t tlNow() {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void countCopies();
+
+// tlEnvSet says whether name (ending in '=') is set, not to "" or "0", in
+// envp; it calls nothing the program can define.
+bool tlEnvSet(char** envp, const char* name) {
+    for (char** e = envp; e != nullptr && *e != nullptr; e++) {
+        size_t i = 0;
+        while (name[i] != 0 && (*e)[i] == name[i]) i++;
+        if (name[i] == 0) return (*e)[i] != 0 && (*e)[i] != '0';
+    }
+    return false;
+}
+
+// tlElsewhere: a lesson's cell is being traced (LESSONS_STATS_CELL, set
+// by internal/notebook for lessons run --timeline and the page's toggle,
+// with the library preloaded into the cell's shell and everything it
+// starts) and this process is not a CUDA program (no libcudart mapped:
+// the shell, nvcc, the compiler): it leaves the channel, the key and the
+// trace to the program the cell runs, and records nothing. Called in the
+// constructor, mu held.
+bool tlElsewhere(char** envp) {
+    if (!tlEnvSet(envp, "LESSONS_STATS_CELL=")) return false;
+    countCopies();
+    return guard.runtime_copies == 0;
+}
+
 // tlStart runs in the constructor, mu held: the environment is read from
 // envp by the library's own code, as the channel's is.
 void tlStart(char** envp) {
-    static const char name[] = "LESSONS_STATS_TRACE=";
-    const char* v = nullptr;
-    for (char** e = envp; e != nullptr && *e != nullptr && v == nullptr; e++) {
-        size_t i = 0;
-        while (name[i] != 0 && (*e)[i] == name[i]) i++;
-        if (name[i] == 0) v = *e + i;
-    }
-    if (v == nullptr || v[0] == 0 || v[0] == '0') return;
+    if (!tlEnvSet(envp, "LESSONS_STATS_TRACE=")) return;
     tlOn = true;
     tlT0 = tlNow();
     tlEvents = new std::vector<TlEvent>();
     tlEvents->reserve(kTlMax);     // one allocation, never a copy while tracing
     tlAllocAt = new std::unordered_map<uintptr_t, uint64_t>();
     tlNames = new std::unordered_map<const void*, uint64_t>();
+    tlTimedAt = new std::unordered_map<cudaEvent_t, uint64_t>();
+    tlPoolList = new std::vector<cudaMemPool_t>();
+    tlPoolLast = new std::vector<std::pair<uint64_t, uint64_t>>();
 }
 
 // tlAdd appends an event (mu held) and returns its id, or -1 when cut.
@@ -95,6 +138,7 @@ void tlAlloc(const void* p, size_t n, cudaStream_t s, bool async) {
     if (!tlOn) return;
     uint64_t id = tlAdd(kTlAlloc, 0, tlStream(s), (uintptr_t)p, n, async ? 1 : 0);
     if (id != (uint64_t)-1) (*tlAllocAt)[(uintptr_t)p] = id;
+    if (async) tlPoolDue = true;
 }
 
 void tlFree(const void* p, size_t n, cudaStream_t s) {
@@ -104,6 +148,7 @@ void tlFree(const void* p, size_t n, cudaStream_t s) {
     if (it != tlAllocAt->end()) { from = it->second + 1; tlAllocAt->erase(it); }
     tlFreedAlloc = from;
     tlAdd(kTlFree, 0, tlStream(s), (uintptr_t)p, n, from);
+    if (from > 0 && (*tlEvents)[from - 1].c == 1) tlPoolDue = true;
 }
 
 void tlLaunch(const void* key, const std::string& name, cudaStream_t s) {
@@ -127,7 +172,7 @@ void tlLaunch(const void* key, const std::string& name, cudaStream_t s) {
         ownCopy(w, n, len);
         tlAdd(kTlName, 0, (int32_t)id, w[0], w[1], w[2]);
     }
-    tlAdd(kTlLaunch, 0, tlStream(s), id, 0, 0);
+    tlLaunchId = tlAdd(kTlLaunch, 0, tlStream(s), id, 0, 0);
 }
 
 void tlCopy(const void* dst, const void* src, cudaStream_t s, bool memset) {
@@ -149,18 +194,94 @@ void tlHostWait(uint16_t kind, int32_t stream, uint64_t t0) {
     if (!tlOn) return;
     uint64_t now = tlNow();
     tlAdd(kTlHostWait, kind, stream, now - t0, 0, 0, t0);
+    tlPoolDue = true;
 }
 
 void tlTrim(size_t keep) {
-    if (tlOn) tlAdd(kTlTrim, 0, -1, keep, 0, 0);
+    if (tlOn) { tlAdd(kTlTrim, 0, -1, keep, 0, 0); tlPoolDue = true; }
 }
 
 void tlThreshold(uint64_t v) {
-    if (tlOn) tlAdd(kTlThreshold, 0, -1, v, 0, 0);
+    if (tlOn) { tlAdd(kTlThreshold, 0, -1, v, 0, 0); tlPoolDue = true; }
 }
 
 void tlGraph(cudaStream_t s, uint64_t kernels, uint64_t allocs) {
-    if (tlOn) tlAdd(kTlGraph, 0, tlStream(s), kernels, allocs, 0);
+    if (tlOn) tlLaunchId = tlAdd(kTlGraph, 0, tlStream(s), kernels, allocs, 0);
+}
+
+// tlTimed ties the timing pair whose start event is start (null: the
+// launch was not timed) to the launch just traced; mu is held.
+void tlTimed(cudaEvent_t start) {
+    if (!tlOn) return;
+    if (start != nullptr && tlLaunchId != (uint64_t)-1) (*tlTimedAt)[start] = tlLaunchId;
+    tlLaunchId = (uint64_t)-1;
+}
+
+// tlOrigin notes when the timing events' origin was recorded; mu is held.
+void tlOrigin() {
+    if (tlOn) tlOriginNs = tlNow() - tlT0;
+}
+
+// tlSpans turns the timing pairs read (ms since the origin) into kTlRan
+// events of the launches they timed; mu is held.
+void tlSpans(const std::vector<TlRan>& ran) {
+    for (auto& r : ran) {
+        auto it = tlTimedAt->find(r.start);
+        if (it == tlTimedAt->end()) continue;
+        uint64_t id = it->second;
+        tlTimedAt->erase(it);
+        if (!r.ok || r.a < 0) continue;
+        float b = r.b < r.a ? r.a : r.b;
+        tlAdd(kTlRan, 0, tlStream(r.stream), id + 1, tlOriginNs + (uint64_t)((double)r.a * 1e6), tlOriginNs + (uint64_t)((double)b * 1e6), 0);
+    }
+}
+
+// tlPoolSample asks for the reserved and used bytes of the pools the
+// program allocated from (allocPools; null: the device's pool) and has
+// not destroyed, when a
+// call that can change them was traced; mu is not held. It asks the
+// driver (there in every CUDA program, the runtime's or not), which
+// leaves the runtime's last error as it was; without it, nothing.
+void tlPoolSample() {
+    if (!tlOn || !tlPoolDue.exchange(false)) return;
+    typedef CUresult (*GetFn)(CUmemoryPool, CUmemPool_attribute, void*);
+    static GetFn get = (GetFn)realDriver("cuMemPoolGetAttribute");
+    if (get == nullptr) return;
+    std::vector<cudaMemPool_t> pools;
+    {
+        std::lock_guard<Lock> g(mu);
+        if (tlEvents->size() >= kTlMax - 1) return;  // cut: nothing more is kept, so nothing is asked
+        for (cudaMemPool_t p : *allocPools) {
+            cudaMemPool_t q = p != nullptr ? p : devicePool;
+            // Only a pool still listed in the record: one the program
+            // destroyed has its handle cleared there, and is not asked.
+            bool listed = false;
+            for (uint64_t i = 0; i < rec->pool_count && q != nullptr; i++) listed = listed || rec->pools[i].handle == (uint64_t)(uintptr_t)q;
+            if (listed && pools.size() < kTlPools) pools.push_back(q);
+        }
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> got(pools.size());
+    std::vector<bool> ok(pools.size());
+    {
+        Own own;
+        for (size_t i = 0; i < pools.size(); i++)
+            ok[i] = get((CUmemoryPool)pools[i], CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &got[i].first) == CUDA_SUCCESS &&
+                    get((CUmemoryPool)pools[i], CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &got[i].second) == CUDA_SUCCESS;
+    }
+    std::lock_guard<Lock> g(mu);
+    for (size_t i = 0; i < pools.size(); i++) {
+        if (!ok[i]) continue;
+        size_t k = 0;
+        while (k < tlPoolList->size() && (*tlPoolList)[k] != pools[i]) k++;
+        if (k == tlPoolList->size()) {
+            if (k >= kTlPools) continue;
+            tlPoolList->push_back(pools[i]);
+            tlPoolLast->push_back({(uint64_t)-1, (uint64_t)-1});
+        }
+        if ((*tlPoolLast)[k] == got[i]) continue;
+        (*tlPoolLast)[k] = got[i];
+        tlAdd(kTlPool, 0, (int32_t)k, got[i].first, got[i].second, 0);
+    }
 }
 
 // tlFinding ties a finding of the judge to the last event traced (the

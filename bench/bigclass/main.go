@@ -258,10 +258,10 @@ func hostiles(root, out string) ([]file, error) {
 				return nil, err
 			}
 			r := strings.NewReplacer(
-				"@CLASSMATE@", filepath.Join(out, "subs", "s0000", "day070", "async_pipeline.cu"),
+				"@CLASSMATE@", filepath.Join(out, "subs", "s0000", "day069", "async_pipeline.cu"),
 				"@GRADEBOOK@", filepath.Join(out, "gradebook.db"),
-				"@SOLUTION@", filepath.Join(root, "solutions", "day070", "async_pipeline.cu"),
-				"@SECRET@", filepath.Join(root, "solutions", "day070", "async_pipeline.toml"),
+				"@SOLUTION@", filepath.Join(root, "solutions", "day069", "async_pipeline.cu"),
+				"@SECRET@", filepath.Join(root, "solutions", "day069", "async_pipeline.toml"),
 				"@SOCKET@", "/tmp/lessons-bench.sock")
 			fs = append(fs, file{kind: "hostile/" + strings.TrimSuffix(e.Name(), ".cu"), want: "failed", data: []byte(r.Replace(string(data)))})
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 // SecretFile is where an exercise's secret spec lives: beside its
-// solution, with the extension .toml (solutions/day070/async_pipeline.toml),
+// solution, with the extension .toml (solutions/day069/async_pipeline.toml),
 // so that a course handed to students without solutions/ has none of it.
 func SecretFile(x *course.Exercise) string {
 	return strings.TrimSuffix(x.Solution, filepath.Ext(x.Solution)) + ".toml"

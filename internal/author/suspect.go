@@ -32,9 +32,10 @@ func Reference(c *course.Course, x *course.Exercise, spec *checker.Spec) [][]byt
 }
 
 // ownKinds are what a solution may name without a warning: the driver
-// API is what the VMM exercises teach, and a solution may start a
-// process of its own.
-var ownKinds = map[string]bool{"the driver API's allocations": true, "a process of its own": true}
+// API is what the VMM exercises teach, a solution may start a process of
+// its own, and a whole program has a main (a header exercise's solution
+// has none, so a student's header that brings one is marked).
+var ownKinds = map[string]bool{"the driver API's allocations": true, "a process of its own": true, "a main of its own": true}
 
 // suspectWarnings are lint's findings of exercise x: what its student
 // file names around the statistics library that its solution does not

@@ -88,6 +88,17 @@ func checkRun(opts *CheckOptions) error {
 	return nil
 }
 
+// argsUnless refuses a command's arguments when bad says so of their
+// number, with usage as the error.
+func argsUnless(bad func(n int) bool, usage string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if bad(len(args)) {
+			return usagef("%s", usage)
+		}
+		return nil
+	}
+}
+
 // atMostOneExercise is the argument check of check and watch.
 func atMostOneExercise(command string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {

@@ -54,7 +54,8 @@ func newGrade(ios *iostreams.IOStreams, g *globals, runF func(o *gradeOptions, n
 		Short: "(instructors) Grade a class into a gradebook",
 		Long: `Grade a class: SUBMISSIONS holds one folder per student, each with that
 student's exercise files named as in exercises/ (alice/block_pool.cu or
-alice/day068/block_pool.cu). Every student is graded on every exercise (or
+alice/day068/block_pool.cu; elsewhere in the folder, the one file of that
+name). Every student is graded on every exercise (or
 on those named) with the checks of lessons check: all of an exercise's
 points when every check passes, none otherwise (or, when its checks have
 points of their own, those of the checks passed). A missing file is a missing

@@ -35,12 +35,7 @@ day number (day03-..., 07_streams.ipynb), in the order of those days. A
 folder stands for the notebooks in it. Nothing that exists is overwritten
 unless --force is given; each file written is named.`,
 		Example: "  lessons import ~/cuda-course/*.ipynb\n  lessons import notebooks/ --to md --dir mycourse",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("import takes notebooks or folders of them: lessons import a.ipynb b.ipynb")
-			}
-			return nil
-		},
+		Args:    argsUnless(func(n int) bool { return n == 0 }, "import takes notebooks or folders of them: lessons import a.ipynb b.ipynb"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Sources = args
 			if opts.To != "ipynb" && opts.To != "md" {

@@ -24,6 +24,7 @@ type RunOptions struct {
 	Workspace   string
 	Arch        string
 	Strict      bool
+	Timeline    bool
 }
 
 func newRun(io *iostreams.IOStreams, g *globals, runF func(*RunOptions) error) *cobra.Command {
@@ -44,13 +45,8 @@ unchanged lesson costs only its programs' run time. Builds target the GPU
 found (-arch=sm_XY) unless the command names an architecture. Without a GPU
 the cells are compiled only. Every cell runs under a time limit, in its own
 process group, with its output capped.`,
-		Example: "  lessons run 70\n  lessons run 70 --cell 3\n  lessons run ../shared/seeds/002_742c26890dfac7c0.txt --keep-going\n  lessons run 68 --compile-only",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("run takes one lesson: a day, dayNNN, slug or path")
-			}
-			return nil
-		},
+		Example: "  lessons run 70\n  lessons run 70 --cell 3\n  lessons run ../shared/seeds/002_742c26890dfac7c0.txt --keep-going\n  lessons run 68 --compile-only\n  lessons run 69 --cell 4 --timeline",
+		Args:    argsUnless(func(n int) bool { return n != 1 }, "run takes one lesson: a day, dayNNN, slug or path"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Lesson = args[0]
 			if runF != nil {
@@ -66,6 +62,7 @@ process group, with its output capped.`,
 	cmd.Flags().StringVar(&opts.Workspace, "workspace", "", "run in `DIR` (default: .lessons/work/LESSON in the course)")
 	cmd.Flags().StringVar(&opts.Arch, "arch", "", "build for this architecture, e.g. sm_90 (default: the GPU's)")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "fail when a cell could not run here (a Python cell without Python)")
+	cmd.Flags().BoolVar(&opts.Timeline, "timeline", false, "under each command that runs a CUDA program, draw what it did with the allocator: streams, allocations, kernels on the GPU, event waits, the pool's memory")
 	return cmd
 }
 
@@ -83,6 +80,9 @@ func runRun(opts *RunOptions) error {
 	r, err := workspace.Prepare(ctx, c, l, opts.Workspace, opts.Arch, rig.Lesson)
 	if err != nil {
 		return err
+	}
+	if opts.Timeline {
+		r.Timeline, r.Width = rig.StatsLibrary(r.Machine), opts.IO.Width()
 	}
 	out := opts.IO.SafeOut() // labels, names, programs' output: the lesson's bytes
 	fmt.Fprint(out, r.Header(opts.CompileOnly))

@@ -25,12 +25,7 @@ folder it may write), to see what a program may do there.
 lessons doctor reports; -1 none) to find which restriction a program trips
 on. The program's exit status is the command's.`,
 		Example: "  lessons sandbox -- ./prog\n  lessons sandbox --landlock 5 -- ./prog",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("sandbox needs a program to run: lessons sandbox -- PROGRAM [ARG...]")
-			}
-			return nil
-		},
+		Args:    argsUnless(func(n int) bool { return n == 0 }, "sandbox needs a program to run: lessons sandbox -- PROGRAM [ARG...]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if runF != nil {

@@ -38,12 +38,7 @@ Output is plain when stdout is not a terminal, with --plain, or when
 NO_COLOR is set. On a terminal, a lesson longer than the screen goes
 through $PAGER (less -R when unset; PAGER=cat or --no-pager for none).`,
 		Example: "  lessons show 87\n  lessons show day068\n  lessons show stream-ordered\n  lessons show ../shared/seeds/002_742c26890dfac7c0.txt | less",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("show takes one lesson: a day, dayNNN, slug or path")
-			}
-			return nil
-		},
+		Args:    argsUnless(func(n int) bool { return n != 1 }, "show takes one lesson: a day, dayNNN, slug or path"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Lesson = args[0]
 			if runF != nil {

@@ -56,7 +56,7 @@ func TestSpecReference(t *testing.T) {
 		writeTable(t, &b, root, tb)
 	}
 	b.WriteString("\n## An exercise's spec\n\nBeside the student's file, with the extension `.toml`\n")
-	b.WriteString("(`exercises/day070/async_pipeline.toml`); a secret spec beside the solution adds hidden\n")
+	b.WriteString("(`exercises/day069/async_pipeline.toml`); a secret spec beside the solution adds hidden\n")
 	b.WriteString("checks and runs with the same keys.\n")
 	for _, tb := range specTables {
 		writeTable(t, &b, root, tb)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -327,6 +328,12 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	env := append(append(append([]string{}, p.env...), "LD_PRELOAD="+lib), stats.env()...)
 	if j.Trace {
 		env = append(env, "LESSONS_STATS_TRACE=1")
+	}
+	if f := j.Spec.Failures(); f != "" {
+		env = append(env, "LESSONS_STATS_FAIL="+f)
+	}
+	if h := j.Spec.DeviceHeap(); h > 0 {
+		env = append(env, "LESSONS_STATS_HEAP="+strconv.FormatInt(h, 10))
 	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()

@@ -122,7 +122,7 @@ func TestInspect(t *testing.T) {
 		t.Skip("needs nvcc")
 	}
 	for file, want := range map[string]string{
-		"../../solutions/day070/async_pipeline.cu": "",
+		"../../solutions/day069/async_pipeline.cu": "",
 		"testdata/hostile/static_runtime.cu":       "its own CUDA runtime",
 		"testdata/hostile/per_thread_stream.cu":    "per-thread default stream",
 		"testdata/hostile/ifunc_key.cu":            "IFUNC",

@@ -22,7 +22,7 @@ log=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --log-file) log="$2"; shift 2 ;;
-    --tool|--print-limit|--leak-check|--target-processes) shift 2 ;;
+    --tool|--print-limit|--leak-check|--track-stream-ordered-races|--target-processes) shift 2 ;;
     *) break ;;
   esac
 done

@@ -49,7 +49,11 @@ func sanitize(ctx context.Context, tk *Toolkit, p *runPlace, spec *checker.Spec,
 		os.Remove(logFile)
 		argv := []string{cs, "--tool", tool, "--log-file", logFile, "--print-limit", "20"}
 		if tool == "memcheck" {
-			argv = append(argv, "--leak-check", "full")
+			// Stream-ordered races too: a use of a cudaMallocAsync
+			// allocation before its allocation or after its free in
+			// stream order, whatever the timing (the tool's own view,
+			// beside the record's).
+			argv = append(argv, "--leak-check", "full", "--track-stream-ordered-races", "all")
 		}
 		if p.target != nil {
 			// The target is the helper, which becomes the program by an

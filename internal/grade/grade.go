@@ -190,6 +190,57 @@ func SubmittedFile(dir, student string, x *course.Exercise) string {
 	return filepath.Join(dir, student, filepath.Base(rel))
 }
 
+// maxSearch bounds FindSubmitted's walk of one student's folder.
+const maxSearch = 2000
+
+// FindSubmitted is where a student's file for exercise x is, as
+// SubmittedFile says; where neither of its places holds a file, it is the
+// one file of that name anywhere else in the student's folder
+// (alice/exercises/day068/block_pool.cu as a repository holds it, a
+// folder of a course's older layout, src/): a file handed in is never
+// graded missing for where it sits. Several of that name is a problem
+// that names them, since which one to grade is the student's to say.
+// Links are not followed (Load refuses a file reached through one), the
+// folders whose names start with a dot (.git) are not looked in, and the
+// walk stops after maxSearch entries.
+func FindSubmitted(dir, student string, x *course.Exercise) (path, problem string) {
+	path = SubmittedFile(dir, student, x)
+	if _, err := os.Lstat(path); err == nil {
+		return path, ""
+	}
+	name, root := filepath.Base(path), filepath.Join(dir, student)
+	var found []string
+	seen := 0
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxSearch {
+			return filepath.SkipAll
+		}
+		switch {
+		case d.IsDir() && p != root && strings.HasPrefix(d.Name(), "."):
+			return filepath.SkipDir
+		case !d.IsDir() && d.Name() == name:
+			found = append(found, p)
+		}
+		return nil
+	})
+	switch len(found) {
+	case 0:
+		return path, ""
+	case 1:
+		return found[0], ""
+	}
+	var rels []string
+	for _, f := range found {
+		r, _ := filepath.Rel(root, f)
+		rels = append(rels, filepath.ToSlash(r))
+	}
+	want := strings.TrimPrefix(filepath.ToSlash(x.Student), "exercises/")
+	return path, fmt.Sprintf("%d files named %s (%s): hand in one, at %s", len(found), name, strings.Join(rels, ", "), want)
+}
+
 // Tasks are the tasks of grading students (folders of subs) on
 // exercises of course c, with the gradebook's exercises. Every spec is
 // read first: a bad one (a *failure.Tool) stops the grade before
@@ -212,9 +263,13 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 		known := suspect.Known(author.Reference(c, x, spec)...)
 		for _, s := range students {
 			t := &Task{Student: s, Exercise: x, Spec: spec, SpecHash: specHash}
-			file := SubmittedFile(subs, s, x)
+			file, problem := FindSubmitted(subs, s, x)
 			if err := Load(t, subs, file); err != nil {
 				return nil, nil, err
+			}
+			if problem != "" && t.Problem == "" {
+				t.Problem, t.Source, t.SourceName = problem, []byte{}, filepath.Base(file)
+				t.SourceHash = Hash([]byte(problem))
 			}
 			if err := LoadFiles(t, subs, filepath.Dir(file), filepath.Dir(c.Path(x.Student))); err != nil {
 				return nil, nil, err

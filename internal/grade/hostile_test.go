@@ -125,3 +125,45 @@ func TestStudentNameWithControlsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A file handed in somewhere else in the student's folder (a repository's
+// exercises/, an older layout's day folder, src/) is found, not graded
+// missing; two of the same name are a problem naming both; a link is
+// found and refused by Load; nothing beyond the student's folder counts.
+func TestFindSubmittedElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	put := func(rel, data string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(data), 0o644)
+	}
+	x := exercises[0]
+	name := filepath.Base(x.Student)
+	put("alice/"+strings.TrimPrefix(x.Student, "exercises/"), "alice's")
+	put("bob/exercises/"+strings.TrimPrefix(x.Student, "exercises/"), "bob's")
+	put("carol/src/old/"+name, "carol's")
+	put("dave/a/"+name, "one")
+	put("dave/b/"+name, "two")
+	put("erin/.git/"+name, "in git")
+	put("frank/notes.txt", "nothing")
+	os.MkdirAll(filepath.Join(dir, "mallory", "in"), 0o755)
+	os.Symlink(filepath.Join(dir, "alice"), filepath.Join(dir, "mallory", "in", "alice"))
+	for _, c := range []struct{ student, data, problem string }{
+		{"alice", "alice's", ""},
+		{"bob", "bob's", ""},
+		{"carol", "carol's", ""},
+		{"dave", "", "2 files named " + name + " (a/" + name + ", b/" + name + "): hand in one, at " + strings.TrimPrefix(x.Student, "exercises/")},
+		{"erin", "", ""},
+		{"frank", "", ""},
+		{"mallory", "", ""},
+	} {
+		file, problem := FindSubmitted(dir, c.student, x)
+		task := &Task{Student: c.student, Exercise: x, Spec: &checker.Spec{}}
+		if err := Load(task, dir, file); err != nil {
+			t.Fatal(err)
+		}
+		if string(task.Source) != c.data || problem != c.problem {
+			t.Errorf("%s: source %q, problem %q; want %q, %q", c.student, task.Source, problem, c.data, c.problem)
+		}
+	}
+}

@@ -102,7 +102,7 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 		return err
 	}
 	for _, st := range s.Students {
-		row := []string{csvText(st)}
+		row := []string{CSVText(st)}
 		for _, x := range s.Exercises {
 			if a := s.Grades[st][x.ID]; a != nil {
 				row = append(row, strconv.Itoa(a.Points))
@@ -128,13 +128,31 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// csvText is s as a cell no spreadsheet reads as a formula: a student
-// is named as a folder or an LMS has it, and one that starts with = + -
-// @ (or a tab, a carriage return) would be evaluated when grades.csv is
-// opened. Such a cell starts with a quote, as spreadsheets write text.
-func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+// CSVText is s as a cell no spreadsheet reads as a formula: a student
+// is named as a folder or an LMS has it (a Moodle user edits their own
+// full name), and one that starts with = + - @ (or a tab, a carriage
+// return) would be evaluated when a CSV of grades or a roster is opened.
+// Such a cell starts with a quote, as spreadsheets write text.
+// FromCSVText reads it back.
+func CSVText(s string) string {
+	if quoted(s) {
 		return "'" + s
+	}
+	return s
+}
+
+// quoted says whether CSVText puts a quote before s: it starts as a
+// formula, or is quotes before one (so that a name that starts with a
+// quote itself reads back as it was).
+func quoted(s string) bool {
+	s = strings.TrimLeft(s, "'")
+	return s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0]))
+}
+
+// FromCSVText is a cell CSVText wrote, as it was.
+func FromCSVText(s string) string {
+	if strings.HasPrefix(s, "'") && quoted(s[1:]) {
+		return s[1:]
 	}
 	return s
 }

@@ -232,7 +232,7 @@ func join(subs map[string]*submission, layout Layout, listed []gradebook.Person)
 				p.LMSID = s.lmsID
 			}
 			if p.Name == "" {
-				p.Name = s.name
+				p.Name = text(s.name)
 			}
 			p.LMS, p.Handle = lmsName(layout), s.handle
 			people[p.ID] = p
@@ -264,7 +264,7 @@ func join(subs map[string]*submission, layout Layout, listed []gradebook.Person)
 		for n := 2; used(key); n++ {
 			key = fmt.Sprintf("%s-%d", short, n)
 		}
-		people[key] = gradebook.Person{ID: key, Name: s.name, LMSID: s.lmsID, LMS: lmsName(layout), Handle: s.handle}
+		people[key] = gradebook.Person{ID: key, Name: text(s.name), LMSID: s.lmsID, LMS: lmsName(layout), Handle: s.handle}
 		taken[key] = s
 	}
 	return people, taken

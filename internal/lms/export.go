@@ -138,7 +138,10 @@ func (e *Export) WriteCanvas(w io.Writer) (unknown []string, err error) {
 		if name == "" {
 			name = st
 		}
-		row := []string{name, p.LMSID, p.SISID, p.Login, p.Section}
+		// The name and the section are what students and the LMS call
+		// them (a display name a student chose): Canvas finds a row by its
+		// ids, so these are kept from being read as formulas.
+		row := []string{gradebook.CSVText(name), p.LMSID, p.SISID, p.Login, gradebook.CSVText(p.Section)}
 		for _, c := range cols {
 			row = append(row, c.points(st))
 		}
@@ -169,7 +172,7 @@ func (e *Export) WriteMoodle(w io.Writer) (unknown []string, err error) {
 		if name == "" {
 			name = st
 		}
-		row := []string{p.SISID, p.Email, name}
+		row := []string{p.SISID, p.Email, gradebook.CSVText(name)}
 		for _, c := range cols {
 			row = append(row, c.points(st))
 		}

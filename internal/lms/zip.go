@@ -157,12 +157,19 @@ func (u *unpacker) spend(p string, n int64) bool {
 	if why == "" {
 		return true
 	}
-	// Over: none of this student's files is kept, and what they used is
-	// given back to the download's budget.
+	// Over: none of this student's files is kept, what they used is
+	// given back to the download's budget, and their entries' notes are
+	// this one.
 	b.over = true
 	u.count -= b.count
 	u.total -= b.total
-	u.refused = append(u.refused, Note{Kind: Refused, File: u.topOf(p),
+	notes := u.refused[:0]
+	for _, n := range u.refused {
+		if u.keyOf(n.File) != k {
+			notes = append(notes, n)
+		}
+	}
+	u.refused = append(notes, Note{Kind: Refused, File: u.topOf(p),
 		Why: fmt.Sprintf("one student's hand-in holds %s (at %s): none of it is graded; the rest of the class is; unpack it by hand if it is real work", why, p)})
 	kept := u.files[:0]
 	for _, f := range u.files {
@@ -198,9 +205,13 @@ func ReadZip(name string, lim Limits) ([]File, []Note, error) {
 		return nil, nil, &ZipError{Archive: name, Err: err}
 	}
 	defer zr.Close()
+	// The budgets' keys come from the files alone, as Arrange reads the
+	// download: a folder's own entry (zip -r writes "submissions/" and
+	// "submissions/alice/"), a link or a device would otherwise hide the
+	// wrapper folder, and every student would share one budget.
 	var names []string
 	for _, f := range zr.File {
-		if p, why := safePath(entryName(f)); why == "" {
+		if p, why := safePath(entryName(f)); why == "" && f.Mode().IsRegular() && !strings.HasSuffix(p, "/") {
 			names = append(names, p)
 		}
 	}
@@ -216,16 +227,18 @@ func ReadZip(name string, lim Limits) ([]File, []Note, error) {
 // links and odd files are refused, zips opened as in ReadZip.
 func ReadFolder(dir string, lim Limits) ([]File, []Note, error) {
 	u := &unpacker{lim: lim, archive: dir, budgets: map[string]*budget{}}
+	// The budgets' keys, as in ReadZip, from the regular files under dir:
+	// its top-level names alone would not show a wrapper folder
+	// (dir/submissions/alice/...), and its students would share one budget.
 	var names []string
-	if ents, err := os.ReadDir(dir); err == nil {
-		for _, e := range ents {
-			n := e.Name()
-			if e.IsDir() {
-				n += "/"
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if rel, err := filepath.Rel(dir, p); err == nil {
+				names = append(names, filepath.ToSlash(rel))
 			}
-			names = append(names, n)
 		}
-	}
+		return nil
+	})
 	u.keyOf, u.topOf = budgetKeys(names)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -237,21 +250,21 @@ func ReadFolder(dir string, lim Limits) ([]File, []Note, error) {
 		case p == dir:
 			return nil
 		case d.Type()&fs.ModeSymlink != 0:
-			u.refuse(rel, "a link, not a file: hand in the file itself")
-			return nil
+			_, err := u.refuseEntry(rel, "a link, not a file: hand in the file itself")
+			return err
 		case d.IsDir():
 			return nil
 		case !d.Type().IsRegular():
-			u.refuse(rel, "not a regular file")
-			return nil
+			_, err := u.refuseEntry(rel, "not a regular file")
+			return err
 		}
 		st, err := d.Info()
 		if err != nil {
 			return err
 		}
 		if st.Size() > u.lim.PerEntry {
-			u.refuse(rel, fmt.Sprintf("%d bytes, over the limit of %d", st.Size(), u.lim.PerEntry))
-			return nil
+			_, err := u.refuseEntry(rel, fmt.Sprintf("%d bytes, over the limit of %d", st.Size(), u.lim.PerEntry))
+			return err
 		}
 		f, err := os.Open(p)
 		if err != nil {
@@ -268,6 +281,24 @@ func ReadFolder(dir string, lim Limits) ([]File, []Note, error) {
 
 func (u *unpacker) refuse(p, why string) {
 	u.refused = append(u.refused, Note{Kind: Refused, File: p, Why: why})
+}
+
+// refuseEntry refuses an entry of the download (a link, a path that
+// leaves the folder, a file over a limit) as refuse does, and counts it
+// as a file of its student's hand-in and of the download: a student's
+// zip of 30,000 links made 30,000 lines of the report, and cost nothing.
+// false: the student is over their budget (their notes are one), or the
+// download over its own (err).
+func (u *unpacker) refuseEntry(p, why string) (bool, error) {
+	u.count++
+	if !u.spend(p, -1) {
+		return false, nil
+	}
+	if u.count > u.lim.Entries {
+		return false, &LimitError{Archive: u.archive, Entry: p, What: fmt.Sprintf("more than %d files", u.lim.Entries)}
+	}
+	u.refuse(p, why)
+	return true, nil
 }
 
 // zip reads an archive whose files go under prefix, depth zips deep.
@@ -287,25 +318,25 @@ func (u *unpacker) entries(zr *zip.Reader, prefix string, depth int) error {
 		name := entryName(f)
 		p, why := safePath(name)
 		full := prefix + p
-		if why != "" {
-			u.refuse(prefix+name, why)
-			continue
-		}
 		mode := f.Mode()
 		switch {
+		case why != "":
+			full = prefix + name
 		case mode&fs.ModeSymlink != 0:
-			u.refuse(full, "a link in the archive: hand in the file itself")
-			continue
+			why = "a link in the archive: hand in the file itself"
 		case mode.IsDir() || strings.HasSuffix(name, "/"):
 			continue
 		case !mode.IsRegular():
-			u.refuse(full, "not a regular file")
-			continue
+			why = "not a regular file"
 		case f.UncompressedSize64 > uint64(u.lim.PerEntry):
-			u.refuse(full, fmt.Sprintf("%d bytes, over the limit of %d", f.UncompressedSize64, u.lim.PerEntry))
-			continue
+			why = fmt.Sprintf("%d bytes, over the limit of %d", f.UncompressedSize64, u.lim.PerEntry)
 		case f.UncompressedSize64 > 64<<10 && f.UncompressedSize64 > uint64(u.lim.Ratio)*max(f.CompressedSize64, 1):
-			u.refuse(full, fmt.Sprintf("compressed %d to 1, over the limit of %d to 1", f.UncompressedSize64/max(f.CompressedSize64, 1), u.lim.Ratio))
+			why = fmt.Sprintf("compressed %d to 1, over the limit of %d to 1", f.UncompressedSize64/max(f.CompressedSize64, 1), u.lim.Ratio)
+		}
+		if why != "" {
+			if _, err := u.refuseEntry(full, why); err != nil {
+				return err
+			}
 			continue
 		}
 		rc, err := f.Open()

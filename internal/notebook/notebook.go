@@ -207,6 +207,9 @@ type Options struct {
 	// "stopped at" advice: a caller that shows them itself (the page)
 	// gets the programs' output alone.
 	Plain bool
+	// Trace, when set, traces the CUDA program each command runs and
+	// shows its timeline (never under CompileOnly).
+	Trace *Trace
 }
 
 // Outcome is how one cell went.
@@ -226,6 +229,9 @@ type Outcome struct {
 	Builds   int
 	// Outputs are a Python cell's images and results.
 	Outputs []lesson.Output
+	// Traces are the timelines of the cell's commands, when traced
+	// (Options.Trace).
+	Traces []CellTrace
 }
 
 // Run runs the lesson's cells and returns how each went. It stops at the
@@ -593,10 +599,27 @@ func command(ctx context.Context, c *lesson.Cell, env Env, opt Options, script s
 		script = "set -e\n" + script
 	}
 	env2 := CellEnv(env)
-	res, err := env.Runner.Run(ctx, runner.Spec{
+	spec := runner.Spec{
 		Argv: []string{shell, "-c", script}, Dir: opt.Workspace, Env: env2,
 		Timeout: opt.Timeout, MaxOutput: opt.MaxOutput,
-	}, w)
+	}
+	var tc *traceChannel
+	if opt.Trace != nil && !opt.CompileOnly {
+		var err error
+		if tc, err = openTrace(); err != nil {
+			o.Reason = "the timeline's channel: " + err.Error()
+			return o
+		}
+		spec.Env, spec.ExtraFiles = tc.env(env2, opt.Trace.Library), []*os.File{tc.w}
+	}
+	res, err := env.Runner.Run(ctx, spec, w)
+	if tc != nil {
+		t := tc.finish(oneLine(script))
+		o.Traces = append(o.Traces, t)
+		if opt.Trace.Draw {
+			drawTrace(w, t, opt)
+		}
+	}
 	if err != nil {
 		o.Reason = err.Error()
 		return o
@@ -726,6 +749,7 @@ func bang(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Writer
 		}
 		lo := command(ctx, c, env, opt, line, w, tail)
 		o.Partial = append(o.Partial, lo.Partial...)
+		o.Traces = append(o.Traces, lo.Traces...)
 		if lo.Skipped {
 			continue
 		}

@@ -19,7 +19,6 @@ import (
 	"github.com/cudalessons/lessons/internal/progress"
 	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/serve"
-	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -31,14 +30,15 @@ func Attach(ctx context.Context, srv *serve.Server, root string, timeout time.Du
 	if err != nil {
 		return fmt.Sprintf("the pages cannot run cells or check exercises: %v", err)
 	}
-	m := r.Machine
+	m, tk := r.Machine, r.Toolkit
 	srv.SetNotebook(&serve.Notebook{
 		Lesson:      func(page string) (*lesson.Lesson, string, error) { return lessonOf(root, page) },
 		Env:         func(ws string) (notebook.Env, error) { return workspace.Env(m, m.Compiler(), ws) },
 		Timeout:     timeout,
 		CompileOnly: m.GPUErr != nil,
+		Library:     tk.StatsLibrary,
 	})
-	srv.SetChecker(&Checker{Root: root, Machine: m, Toolkit: r.Toolkit})
+	srv.SetChecker(&Checker{Root: root, Machine: m, Toolkit: tk})
 	if m.GPUErr != nil {
 		return fmt.Sprintf("no GPU (%v): the pages compile cells only, and Check builds and reads the file and says where to run it", m.GPUErr)
 	}
@@ -126,23 +126,10 @@ func (p *Checker) Check(ctx context.Context, id string) (*serve.Verdict, error) 
 		return nil, err
 	}
 	v := Verdict(st)
-	v.Timeline = Pictures(st.Trace)
+	v.Timeline = serve.Pictures(st.Trace)
 	// A failure is recorded too: it opens the exercise's third hint.
 	_, err = st.Record(c)
 	return v, err
-}
-
-// Pictures draws a run's trace for the page and the feedback, one
-// picture per theme; nil when there is no trace (or it cannot be read).
-func Pictures(trace []byte) *serve.Timeline {
-	if len(trace) == 0 {
-		return nil
-	}
-	tl, err := timeline.Parse(trace)
-	if err != nil {
-		return nil
-	}
-	return &serve.Timeline{Light: timeline.SVG(tl, timeline.SVGOptions{Theme: "light"}), Dark: timeline.SVG(tl, timeline.SVGOptions{Theme: "dark"}), Summary: tl.Summary()}
 }
 
 // AttemptVerdict is an attempt of exercise x (a check graded in the

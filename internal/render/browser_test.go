@@ -125,7 +125,7 @@ func TestBrowserSearchServed(t *testing.T) {
 func TestBrowserCopy(t *testing.T) {
 	_, page := exported(t)
 	ctx := browsertest.New(t, browsertest.Options{})
-	do(t, ctx, chromedp.Navigate(page("day070-stream-ordered.html")))
+	do(t, ctx, chromedp.Navigate(page("day069-stream-ordered.html")))
 	code := js[string](t, ctx, `document.querySelector(".cell pre").innerText.replace(/\n$/, "")`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(".cell button.copy")))
 	copied, err := chromedp.Run(ctx, chromedp.Poll[string](`window.lessonsLastCopy`))

@@ -301,14 +301,14 @@ func TestExport(t *testing.T) {
 		}
 	}
 	first, _ := os.ReadFile(filepath.Join(dir, c.Lessons[0].Name()+".html"))
-	if !bytes.Contains(first, []byte(`class="next" href="`+c.Lessons[1].Name()+`.html">Day 70: Stream-Ordered Allocation with cudaMallocAsync →`)) {
+	if !bytes.Contains(first, []byte(`class="next" href="`+c.Lessons[1].Name()+`.html">Day 69: Stream-Ordered Allocation with cudaMallocAsync →`)) {
 		t.Error("first lesson has no link to the next")
 	}
 	if !bytes.Contains(first, []byte("<svg")) {
 		t.Error("day 68's diagram is not drawn as SVG")
 	}
 	// Hints are markdown: day 70's cross-stream names a kernel in backticks.
-	day70, _ := os.ReadFile(filepath.Join(dir, c.Lessons[1].Name()+".html"))
+	day70, _ := os.ReadFile(filepath.Join(dir, c.Lessons[2].Name()+".html"))
 	if !bytes.Contains(day70, []byte("<code>generate</code> of the next chunk")) || bytes.Contains(day70, []byte("`generate` of the next chunk")) {
 		t.Error("day 70's hint is not rendered as markdown")
 	}
@@ -343,7 +343,7 @@ func TestTermWideDiagram(t *testing.T) {
 }
 
 func BenchmarkRenderLesson(b *testing.B) {
-	l := parse(b, "../../lessons/day070-stream-ordered.md")
+	l := parse(b, "../../lessons/day069-stream-ordered.md")
 	r, err := NewTerm(TermOptions{Width: 100, Color: true})
 	if err != nil {
 		b.Fatal(err)
@@ -357,7 +357,7 @@ func BenchmarkRenderLesson(b *testing.B) {
 
 func BenchmarkParseAndRenderLesson(b *testing.B) {
 	for b.Loop() {
-		l := parse(b, "../../lessons/day070-stream-ordered.md")
+		l := parse(b, "../../lessons/day069-stream-ordered.md")
 		r, err := NewTerm(TermOptions{Width: 100, Color: true})
 		if err != nil {
 			b.Fatal(err)
@@ -428,7 +428,7 @@ func FuzzWrap(f *testing.F) {
 // glamour (long cells cut with …), never word-wrapped out of its columns,
 // in color (drawn with │ and ┼) too.
 func TestTermNarrowTable(t *testing.T) {
-	l := parse(t, "../../lessons/day070-stream-ordered.md")
+	l := parse(t, "../../lessons/day069-stream-ordered.md")
 	for _, color := range []bool{false, true} {
 		got := ansi.Strip(renderTerm(t, l, color, 60))
 		var header string

@@ -209,3 +209,10 @@ func Capability(m *machine.Machine) string {
 	d := m.Info.Devices[0]
 	return fmt.Sprintf("%d.%d", d.Major, d.Minor)
 }
+
+// StatsLibrary builds the statistics library with m's toolkit, once, on
+// the first call: what lessons run --timeline preloads into a traced
+// cell's program.
+func StatsLibrary(m *machine.Machine) func(context.Context) (string, error) {
+	return exercise.ToolkitFor(m).StatsLibrary
+}

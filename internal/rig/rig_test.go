@@ -267,3 +267,15 @@ func TestToolRoots(t *testing.T) {
 		t.Errorf("the toolkit's folders: %q", roots)
 	}
 }
+
+func TestStatsLibraryOfTheLessonsMachine(t *testing.T) {
+	machinetest.Fake(t, fakeGPU)
+	m, err := Lesson(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := StatsLibrary(m)(context.Background())
+	if err != nil || filepath.Base(lib) != "liballocstats.so" {
+		t.Errorf("the statistics library: %q %v", lib, err)
+	}
+}

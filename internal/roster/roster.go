@@ -21,6 +21,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Error is a roster that cannot be read, at a line of its file.
@@ -125,12 +126,15 @@ func Read(r io.Reader, file string) ([]gradebook.Person, error) {
 			}
 			return ""
 		}
-		p := gradebook.Person{ID: get("id"), Name: get("name"), Email: get("email"), LMSID: get("lms"),
-			Section: get("section"), SISID: get("sis"), Login: get("login"), LMS: get("system"), Handle: get("handle")}
+		p := gradebook.Person{ID: get("id"), Name: text(gradebook.FromCSVText(get("name"))), Email: get("email"), LMSID: get("lms"),
+			Section: text(gradebook.FromCSVText(get("section"))), SISID: get("sis"), Login: get("login"), LMS: get("system"), Handle: gradebook.FromCSVText(get("handle"))}
 		if msg := check(p, seen); msg != "" {
 			return nil, &Error{file, line, msg}
 		}
 		seen[strings.ToLower(p.ID)] = line
+		if p.Email != "" {
+			seen["@"+strings.ToLower(p.Email)] = line
+		}
 		out = append(out, p)
 	}
 	if len(out) == 0 {
@@ -157,8 +161,22 @@ func check(p gradebook.Person, seen map[string]int) string {
 		if a, err := mail.ParseAddress(p.Email); err != nil || a.Address != p.Email {
 			return fmt.Sprintf("email %q is not an address (name@host)", p.Email)
 		}
+		// An email names one student: the class server's proxy signs its
+		// owner in by it, and Gradescope's results go in a folder named
+		// by it (the second would replace the first's).
+		if at := seen["@"+strings.ToLower(p.Email)]; at > 0 {
+			return fmt.Sprintf("email %q is on line %d too (an email names one student, whatever its case)", p.Email, at)
+		}
 	}
 	return ""
+}
+
+// text is a name or section as students call themselves (an LMS's
+// export holds display names they chose): on one line, with no escape
+// sequence or other control character, since lessons invite prints it
+// to the instructor's terminal and the class's pages show it.
+func text(s string) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(ui.Printable(s))
 }
 
 func csvError(file string, err error) error {
@@ -188,7 +206,11 @@ func Write(w io.Writer, people []gradebook.Person) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"id", "name", "email", "lms_id", "section", "sis_id", "login", "lms", "handle"})
 	for _, p := range people {
-		cw.Write([]string{p.ID, p.Name, p.Email, p.LMSID, p.Section, p.SISID, p.Login, p.LMS, p.Handle})
+		// A name, a section and a Moodle handle (which starts with the
+		// name) are what students call themselves: kept from being read
+		// as formulas when roster.csv is opened in a spreadsheet, and
+		// read back by Read as they were.
+		cw.Write([]string{p.ID, gradebook.CSVText(p.Name), p.Email, p.LMSID, gradebook.CSVText(p.Section), p.SISID, p.Login, p.LMS, gradebook.CSVText(p.Handle)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -51,6 +51,7 @@ func TestReadErrorsNameFileAndLine(t *testing.T) {
 		{"id,name\n\n../etc,John\n", "roster.csv:3: id \"../etc\" has characters"},
 		{"instructor,I,i@x.example\n", "roster.csv:1: id \"instructor\" is the class server's name"},
 		{"ada,A,not-an-address\n", "roster.csv:1: email \"not-an-address\""},
+		{"ada,A,a@x.example\nbob,B,A@X.example\n", "roster.csv:2: email \"A@X.example\" is on line 1 too"},
 		{"ok,A,a@x.example\nada,\"A,a@x.example\n", "roster.csv:2: extraneous or missing \" in quoted-field"},
 	} {
 		_, err := Read(strings.NewReader(tc.in), "roster.csv")
@@ -121,4 +122,54 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("read back %+v, want %+v", back, got)
 		}
 	})
+}
+
+// What a student calls themselves reaches roster.csv (grade unpack
+// writes it, an instructor opens it in a spreadsheet): a name, section
+// or handle that is a formula is written as text and read back as it was.
+func TestWriteHoldsNoFormulas(t *testing.T) {
+	people := []gradebook.Person{
+		{ID: "m1", Name: "=1+1", Section: "@SUM(A1)", Handle: "=1+1_444", LMS: "moodle"},
+		{ID: "m2", Name: "-2+3", Section: "+A1"},
+		{ID: "ann", Name: "'quoted", Section: "A"},
+	}
+	var b bytes.Buffer
+	if err := Write(&b, people); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		for _, c := range strings.Split(line, ",") {
+			if c != "" && strings.ContainsRune("=+-@", rune(c[0])) {
+				t.Errorf("a cell starts as a formula: %q", c)
+			}
+		}
+	}
+	back, err := Read(&b, "roster.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, people) {
+		t.Errorf("read back %+v, want %+v", back, people)
+	}
+}
+
+// A display name a student chose reaches the roster an LMS exports;
+// lessons invite prints it to the instructor's terminal. Its escape
+// sequences and control characters are gone when it is read.
+func TestReadNamesWithoutControls(t *testing.T) {
+	in := "id,name,email,section\nann,\"\x1b[2J\x1b[31mAnn\x1b]0;pwned\x07 Lee\r\nX\",ann@uni.example,\"A\x1b[8m\"\n"
+	got, err := Read(strings.NewReader(in), "roster.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{got[0].Name, got[0].Section} {
+		for _, r := range f {
+			if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f {
+				t.Errorf("a control character %U in %q", r, f)
+			}
+		}
+	}
+	if !strings.Contains(got[0].Name, "Ann") || !strings.Contains(got[0].Name, "Lee") || got[0].Section != "A" {
+		t.Errorf("the text around the escapes was lost: %+v", got[0])
+	}
 }

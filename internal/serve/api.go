@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/timeline"
 )
 
 const (
@@ -82,6 +84,19 @@ type Timeline struct {
 	Light   string `json:"light"`
 	Dark    string `json:"dark"`
 	Summary string `json:"summary"`
+}
+
+// Pictures draws a run's trace for the page and the feedback, one
+// picture per theme; nil when there is no trace (or it cannot be read).
+func Pictures(trace []byte) *Timeline {
+	if len(trace) == 0 {
+		return nil
+	}
+	tl, err := timeline.Parse(trace)
+	if err != nil {
+		return nil
+	}
+	return &Timeline{Light: timeline.SVG(tl, timeline.SVGOptions{Theme: "light"}), Dark: timeline.SVG(tl, timeline.SVGOptions{Theme: "dark"}), Summary: tl.Summary()}
 }
 
 // CheckResult is one check of a verdict. Got quotes what was seen, a
@@ -176,6 +191,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		Cell     int    `json:"cell"`     // a cell's number
 		Text     string `json:"text"`     // an edit
 		Exercise string `json:"exercise"` // an exercise's id
+		Timeline bool   `json:"timeline"` // a run traced for its timeline
 	}
 	if r.Method == http.MethodPost {
 		if err := json.NewDecoder(io.LimitReader(r.Body, 4<<20)).Decode(&req); err != nil {
@@ -199,13 +215,16 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	case op == "events" && r.Method == http.MethodGet:
 		s.verdicts(w, r)
 	case op == "cells" && r.Method == http.MethodGet:
+		if s.nb.Library != nil && !s.nb.CompileOnly {
+			w.Header().Set("X-Lessons-Timelines", "1") // the page shows its Timelines toggle
+		}
 		cells, err := s.nb.cells(req.Page)
 		reply(w, cells, err)
 	case op == "exercises" && r.Method == http.MethodGet:
 		xs, err := s.check.Exercises(req.Page)
 		reply(w, xs, err)
 	case op == "run" && r.Method == http.MethodPost:
-		s.run(w, r, req.Page, req.Session, req.Cell)
+		s.run(w, r, req.Page, req.Session, req.Cell, req.Timeline)
 	case op == "stop" && r.Method == http.MethodPost:
 		n := s.nb.stop(func(r *run) bool { return req.Session != "" && r.page == req.Session })
 		reply(w, map[string]int{"stopped": n}, nil)
@@ -236,7 +255,7 @@ func reply(w http.ResponseWriter, v any, err error) {
 
 // run runs a cell and streams its events, one JSON object a line. The run
 // belongs to the request: a page that goes away stops it.
-func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session string, cell int) {
+func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session string, cell int, traced bool) {
 	rc := http.NewResponseController(w)
 	out := newStream(session)
 	type result struct {
@@ -247,7 +266,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, page, session strin
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	go func() {
-		e, err := s.nb.start(ctx, page, cell, out)
+		e, err := s.nb.start(ctx, page, cell, traced, out)
 		ended <- result{e, err}
 	}()
 	w.Header().Set("Content-Type", "application/x-ndjson")

@@ -90,11 +90,11 @@ func (s *liveServer) post(tb testing.TB, op string, body map[string]any) *http.R
 	return res
 }
 
-// page is the lesson's page: lessons/day070-stream-ordered.md is
-// day070-stream-ordered.
+// page is the lesson's page: lessons/day069-stream-ordered.md is
+// day069-stream-ordered.
 func (s *liveServer) page(tb testing.TB) string {
 	tb.Helper()
-	day, _ := strconv.Atoi(pageEnv(tb, "LESSONS_PAGE_LESSON", "70"))
+	day, _ := strconv.Atoi(pageEnv(tb, "LESSONS_PAGE_LESSON", "69"))
 	files, _ := filepath.Glob(filepath.Join(s.course, "lessons", fmt.Sprintf("day%03d-*", day)))
 	if len(files) == 0 {
 		tb.Fatalf("no lesson for day %d in %s/lessons", day, s.course)
@@ -210,7 +210,7 @@ func BenchmarkFirstOutput(b *testing.B) {
 	}
 	fromRun := func() time.Duration {
 		start := time.Now()
-		cmd := exec.Command(s.bin, "run", pageEnv(b, "LESSONS_PAGE_LESSON", "70"), "--cell", strconv.Itoa(cell))
+		cmd := exec.Command(s.bin, "run", pageEnv(b, "LESSONS_PAGE_LESSON", "69"), "--cell", strconv.Itoa(cell))
 		cmd.Dir = s.course
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		out, _ := cmd.StdoutPipe()

@@ -27,6 +27,10 @@ type Notebook struct {
 	Timeout     time.Duration
 	MaxOutput   int64
 	CompileOnly bool
+	// Library is the statistics library (built on first use), for a run
+	// traced for its timeline (the page's Timelines toggle); nil: runs
+	// are not traced, and a traced run says so.
+	Library func(context.Context) (string, error)
 
 	mu   sync.Mutex
 	runs map[*run]struct{}
@@ -274,6 +278,9 @@ type event struct {
 	Event string `json:"event"` // "start", "output", "end"
 	Cell  int    `json:"cell"`
 	Text  string `json:"text,omitempty"`
+	// Timeline is a command's timeline ("timeline" events; Text says
+	// why there is none when it is nil).
+	Timeline *Timeline `json:"timeline,omitempty"`
 	// At the end:
 	Status string `json:"status,omitempty"` // "ok", "failed", "skipped", "stopped"
 	Reason string `json:"reason,omitempty"`
@@ -288,10 +295,11 @@ type event struct {
 }
 
 // start runs cell n of page for the open page out is for (its run of the
-// cell, if any, is stopped first), sending its output to out as it comes,
-// and returns the last event. An error means the cell could not be
-// started: no such lesson or cell, no workspace.
-func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) (*event, error) {
+// cell, if any, is stopped first), sending its output to out as it comes
+// (traced: with each command's timeline after it), and returns the last
+// event. An error means the cell could not be started: no such lesson or
+// cell, no workspace.
+func (nb *Notebook) start(ctx context.Context, page string, n int, traced bool, out *stream) (*event, error) {
 	l, ws, err := nb.Lesson(page)
 	if err != nil {
 		return nil, err
@@ -379,9 +387,10 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 		py = nb.python[ws]
 		nb.mu.Unlock()
 	}
+	trace, why := nb.trace(ctx, traced)
 	outcomes, err := notebook.Run(ctx, e, env, notebook.Options{
 		Workspace: ws, Timeout: nb.Timeout, MaxOutput: nb.MaxOutput, Cell: n,
-		CompileOnly: nb.CompileOnly, Plain: true, Python: py,
+		CompileOnly: nb.CompileOnly, Plain: true, Python: py, Trace: trace,
 	}, out)
 	out.flushText()
 	if len(outcomes) == 1 {
@@ -390,6 +399,17 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 				out.send(event{Event: "image", Cell: n, Text: "data:" + o.MIME + ";base64," + o.Data})
 			}
 		}
+		for _, t := range outcomes[0].Traces {
+			switch pics := Pictures(t.Trace); {
+			case pics != nil:
+				out.send(event{Event: "timeline", Cell: n, Text: t.Command, Timeline: pics})
+			case t.Missing != "":
+				out.send(event{Event: "timeline", Cell: n, Text: "no timeline for " + t.Command + ": " + t.Missing})
+			}
+		}
+	}
+	if why != "" && err == nil {
+		out.send(event{Event: "timeline", Cell: n, Text: "no timeline: " + why})
 	}
 	end := &event{Event: "end", Cell: n, Status: "failed", MS: time.Since(start).Milliseconds()}
 	switch {
@@ -417,6 +437,24 @@ func (nb *Notebook) start(ctx context.Context, page string, n int, out *stream) 
 		end.Hits = strings.Count(string(data), "hit\n")
 	}
 	return end, nil
+}
+
+// trace is how a run asked to be traced is (nil: not asked, or it
+// cannot be, and why).
+func (nb *Notebook) trace(ctx context.Context, traced bool) (*notebook.Trace, string) {
+	switch {
+	case !traced:
+		return nil, ""
+	case nb.CompileOnly:
+		return nil, "cells are only compiled here (no GPU)"
+	case nb.Library == nil:
+		return nil, "this server does not trace cells"
+	}
+	lib, err := nb.Library(ctx)
+	if err != nil {
+		return nil, "the statistics library did not build: " + err.Error()
+	}
+	return &notebook.Trace{Library: lib}, ""
 }
 
 // errorPlace finds the file cell, at or before cell n, that wrote the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/render"
@@ -515,5 +517,112 @@ func TestEndEventAlwaysHasItsTime(t *testing.T) {
 	b, err := json.Marshal(&event{Event: "end", Cell: 1, Status: "ok"})
 	if err != nil || !strings.Contains(string(b), `"ms":0`) {
 		t.Errorf("end event = %s, %v; want \"ms\":0 in it", b, err)
+	}
+}
+
+// TestHelperSendsATrace is not a test: run by a cell's program (with
+// TIMELINE_HELPER=1), it sends a record with a trace over the channel, as
+// the statistics library preloaded into a traced cell does.
+func TestHelperSendsATrace(t *testing.T) {
+	if os.Getenv("TIMELINE_HELPER") != "1" {
+		t.Skip("run by a cell of TestRunDrawsATimelineWhenAsked")
+	}
+	key, _ := hex.DecodeString(os.Getenv("LESSONS_STATS_KEY"))
+	if len(key) == 0 {
+		fmt.Println("ran without the library")
+		os.Exit(0)
+	}
+	trace, err := os.ReadFile(os.Getenv("TIMELINE_TRACE"))
+	if err != nil || len(key) != checker.KeySize {
+		fmt.Fprintln(os.Stderr, "helper: no trace or no channel:", err)
+		os.Exit(2)
+	}
+	g := &checker.Guard{RuntimeCopies: 1}
+	start, _ := checker.EncodeFrame(key, 0, checker.FrameStart, &checker.Stats{}, g)
+	tr, _ := checker.EncodeTraceFrame(key, 1, trace, g)
+	end, _ := checker.EncodeFrame(key, 2, checker.FrameEnd, &checker.Stats{Exited: 1}, g)
+	os.NewFile(3, "stats").Write(append(append(start, tr...), end...))
+	os.Exit(0)
+}
+
+// With the page's Timelines toggle on, a cell's run ends with the
+// timeline of the CUDA program it ran, as a picture per theme (the
+// library's trace: here the one recorded over the stand-in runtime);
+// without it, or where the server cannot trace, there is none, and the
+// page is told why.
+func TestRunDrawsATimelineWhenAsked(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	trace, _ := filepath.Abs("../timeline/testdata/recorded/stub-race.trace")
+	t.Setenv("TIMELINE_TRACE", trace)
+	c := newCourse(t, map[string]string{"day001-a": "# Day 1: A\n\n" +
+		"```cuda file=p.cu\n// fake: TIMELINE_HELPER=1 " + exe + " -test.run=TestHelperSendsATrace\nint main() {}\n```\n\n" +
+		"```sh run\nnvcc -o p p.cu && ./p\n```\n"})
+	// The C library stands in for the statistics library: preloading it
+	// changes nothing and makes the loader say nothing.
+	lib := "libc.so.6"
+	c.srv.nb.Library = func(context.Context) (string, error) { return lib, nil }
+
+	// The page learns with its cells that it may show the toggle.
+	canTrace := func() string {
+		req, _ := http.NewRequest("GET", c.http.URL+apiPrefix+"cells?page=day001-a", nil)
+		req.Header.Set(TokenHeader, c.srv.Token())
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.Header.Get("X-Lessons-Timelines")
+	}
+	if got := canTrace(); got != "1" {
+		t.Errorf("a server that traces says %q", got)
+	}
+
+	evs, out := events(t, c.post("run", map[string]any{"page": "day001-a", "session": "p1", "cell": 2, "timeline": true}))
+	var pics *Timeline
+	for _, e := range evs {
+		if e.Event == "timeline" {
+			pics = e.Timeline
+			if !strings.Contains(e.Text, "./p") {
+				t.Errorf("the timeline does not name its command: %q", e.Text)
+			}
+		}
+	}
+	if last(evs).Status != "ok" || pics == nil {
+		t.Fatalf("no timeline: %+v\n%s", evs, out)
+	}
+	if !strings.HasPrefix(pics.Light, "<svg") || !strings.HasPrefix(pics.Dark, "<svg") || !strings.Contains(pics.Summary, "2 streams") || !strings.Contains(pics.Light, "tl-reserved") {
+		t.Errorf("pictures: %q", pics.Summary)
+	}
+
+	for _, tc := range []struct {
+		body map[string]any
+		lib  bool
+		want string
+	}{
+		{map[string]any{"page": "day001-a", "session": "p1", "cell": 2}, true, ""},
+		{map[string]any{"page": "day001-a", "session": "p1", "cell": 2, "timeline": true}, false, "no timeline: this server does not trace cells"},
+	} {
+		if !tc.lib {
+			c.srv.nb.Library = nil
+			if got := canTrace(); got != "" {
+				t.Errorf("a server that cannot trace says %q", got)
+			}
+		}
+		evs, _ := events(t, c.post("run", tc.body))
+		got := ""
+		for _, e := range evs {
+			if e.Event == "timeline" {
+				if e.Timeline != nil {
+					t.Errorf("%v: a picture", tc.body)
+				}
+				got = e.Text
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.body, got, tc.want)
+		}
 	}
 }

@@ -42,10 +42,13 @@ func (s siteChecker) Check(ctx context.Context, id string) (*Verdict, error) {
 // and theme script) with the notebook and Check, as lessons serve does.
 func siteCourse(t *testing.T, wrap ...func(siteChecker) Checker) (*Server, string) {
 	long := strings.Repeat("x", 30)
-	root := coursetest.Tiny(t, []string{"pool-reuse"}, map[string]string{
-		"lessons/day001-a.md": "# Day 1: A\n\nA lesson.\n\n```cuda file=long.cu\n// fake: echo the output of a cell\nint main() { int " + long + " = 1, y" + long + " = 2, z" + long + " = 3; return 0; }\n```\n\n" +
-			"```sh run\nnvcc -o long long.cu && ./long\n```\n",
-	})
+	return siteCourseOf(t, "# Day 1: A\n\nA lesson.\n\n```cuda file=long.cu\n// fake: echo the output of a cell\nint main() { int "+long+" = 1, y"+long+" = 2, z"+long+" = 3; return 0; }\n```\n\n"+
+		"```sh run\nnvcc -o long long.cu && ./long\n```\n", wrap...)
+}
+
+// siteCourseOf is siteCourse with md as its one lesson.
+func siteCourseOf(t *testing.T, md string, wrap ...func(siteChecker) Checker) (*Server, string) {
+	root := coursetest.Tiny(t, []string{"pool-reuse"}, map[string]string{"lessons/day001-a.md": md})
 	c, err := coursepkg.Load(root)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 )
 
 // timelineChecker gives a verdict with the timeline of a race, as the
-// page's Check does (page.Pictures).
+// page's Check does (Pictures).
 type timelineChecker struct {
 	siteChecker
 	tl *Timeline
@@ -82,5 +82,64 @@ func TestBrowserTimelineUnderAVerdict(t *testing.T) {
 	}
 	if n := p.eval(`String(document.querySelectorAll("main img[src='x'], main svg").length)`); n != "0" {
 		t.Errorf("the kernel's name became %s elements of the page", n)
+	}
+}
+
+// TestBrowserCellTimeline: with the notebook's Timelines toggle on, a
+// cell's run shows the timeline of the CUDA program it ran under its
+// output (the trace the library sent over the stand-in runtime), the
+// picture of the page's theme, readable at a phone's width without
+// widening the page; with the toggle off, none.
+func TestBrowserCellTimeline(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	trace, _ := filepath.Abs("../timeline/testdata/recorded/stub-race.trace")
+	t.Setenv("TIMELINE_TRACE", trace)
+	srv, url := siteCourseOf(t, "# Day 1: A\n\nA lesson.\n\n```cuda file=p.cu\n// fake: echo the program ran\n// fake: TIMELINE_HELPER=1 "+exe+" -test.run=TestHelperSendsATrace\nint main() {}\n```\n\n"+
+		"```sh run\nnvcc -o p p.cu && ./p\n```\n")
+	// The C library stands in for the statistics library: preloading it
+	// changes nothing and makes the loader say nothing.
+	lib := "libc.so.6"
+	srv.nb.Library = func(context.Context) (string, error) { return lib, nil }
+	p := &page{t: t, ctx: browsertest.New(t, browsertest.Options{Timeout: 2 * time.Minute})}
+	dir := os.Getenv("LESSONS_SCREENSHOTS")
+	run := `document.querySelector('.cell[data-cell="2"] .cell-tools button.run').click(), ""`
+	for _, width := range []int{1000, 400} {
+		for _, theme := range []string{"light", "dark"} {
+			p.do("viewport", chromedp.EmulateViewport(int64(width), 900))
+			p.do("open", chromedp.Navigate(withToken(url)))
+			p.eval(fmt.Sprintf(`localStorage.setItem("lessons-theme", %q), localStorage.setItem("lessons-timelines", "1"), ""`, theme))
+			p.do("reload", chromedp.Reload())
+			p.wait("the toggle", `!!document.querySelector('.timeline-toggle input') && document.querySelector('.timeline-toggle input').checked`)
+			p.eval(run)
+			p.wait("the timeline", `(img => img && img.complete && img.naturalWidth > 0)(document.querySelector('.cell[data-cell="2"] .cell-timelines img.timeline-`+theme+`'))`)
+			if got := p.eval(`document.querySelector('.cell[data-cell="2"] .cell-output').textContent.includes("the program ran") ? "yes" : "no"`); got != "yes" {
+				t.Errorf("the cell's output is gone: %s", got)
+			}
+			if got := p.eval(`(i => String(Math.round(i.getBoundingClientRect().width) >= 600) + " " + String(document.documentElement.scrollWidth <= document.documentElement.clientWidth))(document.querySelector('.cell-timelines img.timeline-` + theme + `'))`); got != "true true" {
+				t.Errorf("%d px, %s: picture readable and page not widened: %s", width, theme, got)
+			}
+			if dir != "" {
+				if buf, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100)); err == nil {
+					os.WriteFile(filepath.Join(dir, fmt.Sprintf("cell-timeline-%s-%d.png", theme, width)), buf, 0o644)
+				}
+			}
+		}
+	}
+	// Off: the run shows its output alone.
+	p.eval(`document.querySelector('.timeline-toggle input').click(), ""`)
+	p.eval(run)
+	p.wait("the run's end", `document.querySelector('.cell[data-cell="2"] .cell-status').className.includes("ok")`)
+	if n := p.eval(`String(document.querySelectorAll('.cell-timelines img').length)`); n != "0" {
+		t.Errorf("with the toggle off, %s pictures", n)
+	}
+	// A server that cannot trace (the class server's) shows no toggle.
+	srv.nb.Library = nil
+	p.do("reload", chromedp.Reload())
+	p.wait("the cells' tools", `!!document.querySelector('.cell-tools button.run')`)
+	if n := p.eval(`String(document.querySelectorAll('.timeline-toggle').length)`); n != "0" {
+		t.Errorf("a server that cannot trace shows %s toggles", n)
 	}
 }

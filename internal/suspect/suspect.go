@@ -38,6 +38,8 @@ var Kinds = []*Kind{
 		Why: "code of the program's own that runs after main can rewrite the record"},
 	{Name: "code run before main", re: regexp.MustCompile(`\b__gmon_start__\b|\.(pre)?init_array\b|\b_init\s*\(`),
 		Why: "code that runs while libraries start (__gmon_start__, .init_array, .preinit_array) runs before the statistics library takes its key"},
+	{Name: "a main of its own", re: regexp.MustCompile(`#\s*(define|undef)\s+main\b|\bmain\s*\(`),
+		Why: "a header that defines main, or renames the harness's (#define main), runs its own program in place of the harness's, printing what the checks expect"},
 	{Name: "symbols defined in assembly", re: regexp.MustCompile(`\.(globl|global|weak|weakref|symver|set|equ)\s+[A-Za-z_.$]`),
 		Why: "a global symbol defined in top-level assembly takes the place of a library's function (memcpy, getenv) for every library that calls it"},
 	{Name: "the static CUDA runtime", re: regexp.MustCompile(`\bcudart_static\b|-cudart\s*=?\s*static\b`),

@@ -11,8 +11,11 @@ func TestScan(t *testing.T) {
 		name, src string
 		want      []string // "kind@line"
 	}{
-		{"honest", "#include <cstdio>\nint main() {\n  cudaMalloc(&p, 16);\n  exit(0);\n}\n", nil},
-		{"the record's path", "int main() {\n  const char* f = getenv(\"LESSONS_STATS\");\n}\n", []string{"the statistics library's environment@2"}},
+		{"honest", "#include <cstdio>\nint run() {\n  cudaMalloc(&p, 16);\n  exit(0);\n}\n", nil},
+		{"a program's main", "#include <cstdio>\nint main() {\n  cudaMalloc(&p, 16);\n}\n", []string{"a main of its own@2"}},
+		{"the harness's main renamed", "#pragma once\n#define main harness_main\nint main(int c, char** v) { return 0; }\n", []string{"a main of its own@2"}},
+		{"not a main", "int harness_main(); int domain(int); int x = domain (2) + harness_main();\n", nil},
+		{"the record's path", "int run() {\n  const char* f = getenv(\"LESSONS_STATS\");\n}\n", []string{"the statistics library's environment@2"}},
 		{"joined literals", "const char* f = getenv(\"LESSONS_\"\n   /* hide */ \"STATS\");\n", []string{"the statistics library's environment@1"}},
 		{"a comment is not a use", "// do not call _exit or dlsym here\n/* LESSONS_STATS\n /proc/self */ int x;\n", nil},
 		{"a quote in a character", "char q = '\"'; _exit(0); // \"\n", []string{"an exit without exit handlers@1"}},
@@ -26,7 +29,7 @@ func TestScan(t *testing.T) {
 		{"entry point", "cudaGetDriverEntryPointByVersion(\"cuMemAlloc\", &f, 12000, 0, &q);\n", []string{"the driver API's allocations@1"}},
 		{"patching", "mprotect(page, 4096, PROT_WRITE);\n", []string{"raw system calls@1"}},
 		{"a child", "if (fork() == 0) work();\n", []string{"a process of its own@1"}},
-		{"another GPU", "int main() {\n  setenv(\"CUDA_VISIBLE_DEVICES\", \"0,1,2,3\", 1);\n", []string{"its own environment@2"}},
+		{"another GPU", "int run() {\n  setenv(\"CUDA_VISIBLE_DEVICES\", \"0,1,2,3\", 1);\n", []string{"its own environment@2"}},
 		{"under the sanitizer", "bool watched = getenv(\"CUDA_INJ\" \"ECTION64_PATH\") != 0;\n", []string{"its own environment@1"}},
 		{"an environment wiped", "\nclearenv();\n", []string{"its own environment@2"}},
 		{"several", "_exit(0);\n/* x */ dlsym(RTLD_NEXT, \"cudaFree\");\n", []string{"dynamic loading@2", "an exit without exit handlers@1"}},
@@ -67,6 +70,22 @@ func TestUnexplained(t *testing.T) {
 	}
 	if got := Unexplained(solution, solution); len(got) != 0 {
 		t.Errorf("a solution explains itself: %v", got)
+	}
+}
+
+// A header exercise (Day 76's pool_resource.h, included above the
+// harness's main): a student's header that brings a main of its own, or
+// renames the harness's, is marked; the solution's header has none.
+func TestHeaderWithAMain(t *testing.T) {
+	solution := []byte("#pragma once\nstruct pool { void* get(size_t n); };\n")
+	for _, student := range []string{
+		"#pragma once\nstruct pool {};\n#define main harness_main\nint main() { return 0; }\n",
+		"#pragma once\nstruct pool {};\nint main(int argc, char** argv) { return 0; }\n#define main harness_main\n",
+	} {
+		got := Unexplained([]byte(student), solution)
+		if len(got) != 1 || got[0].Kind.Name != "a main of its own" || got[0].Line != 3 {
+			t.Errorf("Unexplained(%q) = %v", student, got)
+		}
 	}
 }
 

@@ -10,12 +10,13 @@ import (
 // reference's.
 type Counts struct {
 	Streams, Allocs, Frees, Reuses, Launches, Copies, Records, Edges, HostWaits, Graphs, Findings, Leaks int
-	HostWaited, Peak                                                                                     uint64
+	HostWaited, Peak, PoolReserved                                                                       uint64
 }
 
 // Count counts what the timeline holds.
 func (tl *Timeline) Count() Counts {
 	c := Counts{Streams: len(tl.Streams), Allocs: len(tl.Allocs), Edges: len(tl.Edges), Findings: len(tl.Findings), Peak: tl.Peak()}
+	c.PoolReserved, _ = tl.PoolPeak()
 	for _, a := range tl.Allocs {
 		if a.End >= 0 {
 			c.Frees++
@@ -62,6 +63,7 @@ func Diff(a, b *Timeline, names [2]string, o TextOptions) string {
 		{"blocks reused", fmt.Sprint(ca.Reuses), fmt.Sprint(cb.Reuses)},
 		{"never freed", fmt.Sprint(ca.Leaks), fmt.Sprint(cb.Leaks)},
 		{"peak bytes live", Bytes(ca.Peak), Bytes(cb.Peak)},
+		{"pool reserved, peak", Bytes(ca.PoolReserved), Bytes(cb.PoolReserved)},
 		{"kernel launches", fmt.Sprint(ca.Launches), fmt.Sprint(cb.Launches)},
 		{"graph launches", fmt.Sprint(ca.Graphs), fmt.Sprint(cb.Graphs)},
 		{"copies, memsets", fmt.Sprint(ca.Copies), fmt.Sprint(cb.Copies)},

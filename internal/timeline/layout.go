@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -17,7 +18,7 @@ func (tl *Timeline) steps() ([]int, int) {
 	for i, e := range tl.Events {
 		at[i] = n
 		switch e.Kind {
-		case KindName, KindCut, KindFinding:
+		case KindName, KindCut, KindFinding, KindPool, KindRan:
 			at[i] = max(n-1, 0)
 		case KindHostWait:
 			n += 2 + waitSteps(e.A)
@@ -43,6 +44,7 @@ type Layout struct {
 	col   []int // each event's column
 	steps int
 	tl    *Timeline
+	times []int // the events that are calls, in order (ColAt)
 }
 
 // Place fits tl to cols columns.
@@ -73,6 +75,49 @@ func (l *Layout) EndCol(id int) int {
 	at, _ := l.tl.steps()
 	end := (at[id] + 2 + waitSteps(e.A)) * l.Cols / l.steps
 	return min(max(end-1, l.col[id]), l.Cols-1)
+}
+
+// ColAt is the column of time t (nanoseconds on the trace's clock): the
+// column of the last call made by then, or a part of the way across a
+// host wait under way then.
+func (l *Layout) ColAt(t uint64) int {
+	if l.times == nil {
+		for i, e := range l.tl.Events {
+			switch e.Kind {
+			case KindName, KindCut, KindFinding, KindPool, KindRan:
+				continue
+			}
+			l.times = append(l.times, i)
+		}
+	}
+	// The calls are in host order, their times rising (Parse keeps them
+	// so); a host wait is stamped at its start.
+	k := sort.Search(len(l.times), func(k int) bool { return l.tl.Events[l.times[k]].T > t }) - 1
+	if k < 0 {
+		return 0
+	}
+	i := l.times[k]
+	e := l.tl.Events[i]
+	if e.Kind == KindHostWait && e.A > 0 && t < e.T+e.A {
+		c0, c1 := l.col[i], l.EndCol(i)
+		return c0 + int(float64(c1-c0)*float64(t-e.T)/float64(e.A))
+	}
+	if e.Kind == KindHostWait {
+		return l.EndCol(i)
+	}
+	return l.col[i]
+}
+
+// RanCols are the columns a timed launch ran across on the GPU: from
+// its start (never before the launch) to its end.
+func (l *Layout) RanCols(id int) (int, int, bool) {
+	r, ok := l.tl.Ran[id]
+	if !ok {
+		return 0, 0, false
+	}
+	c0 := max(l.ColAt(r.Start), l.col[id])
+	c1 := max(l.ColAt(r.End), c0)
+	return c0, min(c1, l.Cols-1), true
 }
 
 // Bytes says a size in words.
@@ -189,6 +234,9 @@ func (tl *Timeline) Summary() string {
 	}
 	if p := tl.Peak(); p > 0 {
 		fmt.Fprintf(&b, ", peak %s live", Bytes(p))
+	}
+	if r, _ := tl.PoolPeak(); r > 0 {
+		fmt.Fprintf(&b, ", pool up to %s reserved", Bytes(r))
 	}
 	if len(tl.Findings) > 0 {
 		fmt.Fprintf(&b, ", %d finding", len(tl.Findings))

@@ -104,6 +104,17 @@ func SVG(tl *Timeline, o SVGOptions) string {
 	for _, s := range tl.Streams {
 		laneY[s] = laneBox(StreamName(s))
 	}
+	// Where kernels ran on the GPU: a band behind each launch, to its end.
+	for i := range tl.Events {
+		ly, ok := laneY[int(tl.Events[i].Stream)]
+		c0, c1, ok2 := l.RanCols(i)
+		if !ok || !ok2 {
+			continue
+		}
+		r := tl.Ran[i]
+		fmt.Fprintf(&body, `<rect x="%.1f" y="%d" width="%.1f" height="6" class="tl-run"><title>%s</title></rect>`, x(c0), ly+8, x(c1)+cw-x(c0),
+			html.EscapeString(fmt.Sprintf("%s ran on the GPU for %s", tl.what(i), Duration(r.End-r.Start))))
+	}
 	for i, e := range tl.Events {
 		ly, ok := laneY[int(e.Stream)]
 		if !ok || e.Kind == KindHostWait || e.Kind == KindName || e.Kind == KindFinding || e.Kind == KindCut {
@@ -129,17 +140,26 @@ func SVG(tl *Timeline, o SVGOptions) string {
 			x(l.Col(ed.Record))+cw/2, y0, x(l.Col(ed.Wait))+cw/2, y1, onStream(ed.To), onStream(ed.From))
 	}
 
-	// The bytes live, as a band.
-	if band, peak := tl.liveValues(l); peak > 0 {
-		top := laneBox("live")
+	// The pool's reserved and used bytes, else the bytes live, as bands.
+	band := func(top int, per []uint64, peak uint64, class, title string) {
 		var pts strings.Builder
 		fmt.Fprintf(&pts, "%.1f,%d", x(0), top+svgLane-3)
-		for c, v := range band {
-			h := float64(v) / float64(peak) * float64(svgLane-6)
+		for c, v := range per {
+			h := float64(min(v, peak)) / float64(peak) * float64(svgLane-6)
 			fmt.Fprintf(&pts, " %.1f,%.1f %.1f,%.1f", x(c), float64(top+svgLane-3)-h, x(c)+cw, float64(top+svgLane-3)-h)
 		}
 		fmt.Fprintf(&pts, " %.1f,%d", x(cols), top+svgLane-3)
-		fmt.Fprintf(&body, `<polygon points="%s" class="tl-live"><title>bytes live, peak %s</title></polygon>`, pts.String(), Bytes(peak))
+		fmt.Fprintf(&body, `<polygon points="%s" class="%s"><title>%s</title></polygon>`, pts.String(), class, html.EscapeString(title))
+	}
+	reserved, used, most := tl.poolValues(l)
+	if most > 0 {
+		r, u := tl.PoolPeak()
+		at := laneBox("pool")
+		band(at, reserved, most, "tl-reserved", "the pool's reserved bytes, peak "+Bytes(r))
+		band(at, used, most, "tl-used", "the pool's used bytes, peak "+Bytes(u))
+	}
+	if per, peak := tl.liveValues(l); peak > 0 && (most == 0 || tl.unpooled()) {
+		band(laneBox("live"), per, peak, "tl-live", "bytes live, peak "+Bytes(peak))
 	}
 
 	// The allocations' lives.
@@ -209,11 +229,19 @@ func SVG(tl *Timeline, o SVGOptions) string {
 	}
 	// The legend.
 	lx := float64(svgPad)
-	for _, it := range []struct{ class, shape, words string }{
+	type item struct{ class, shape, words string }
+	items := []item{
 		{"tl-kernel", "box", "kernel"}, {"tl-copy", "box", "copy/memset"}, {"tl-graph", "box", "graph"},
 		{"tl-alloc", "tick", "alloc"}, {"tl-free", "tick", "free"}, {"tl-event", "ring", "event → wait"},
 		{"tl-hostwait", "box", "host waits"}, {"tl-bar", "box", "a buffer's life"},
-	} {
+	}
+	if len(tl.Ran) > 0 {
+		items = append(items, item{"tl-run", "box", "ran on the GPU"})
+	}
+	if len(tl.Pools) > 0 {
+		items = append(items, item{"tl-reserved", "box", "pool reserved"}, item{"tl-used", "box", "pool used"})
+	}
+	for _, it := range items {
 		if lx+float64(len(it.words))*6.6+24 > float64(o.Width) {
 			lx = svgPad
 			y += 16
@@ -252,6 +280,7 @@ const svgStyle = `.timeline text{font:12px ui-monospace,SFMono-Regular,Menlo,mon
 	`.timeline .tl-edge{stroke:var(--fg,#1b1f24);stroke-width:1.2}.timeline .tl-arrowhead{fill:var(--fg,#1b1f24)}` +
 	`.timeline .tl-hostwait{fill:var(--muted,#57606a);opacity:.35}` +
 	`.timeline .tl-live{fill:var(--accent,#2da44e);opacity:.55}` +
+	`.timeline .tl-run{fill:#4f7cff;opacity:.4}.timeline .tl-reserved{fill:var(--accent,#2da44e);opacity:.25}.timeline .tl-used{fill:var(--accent,#2da44e);opacity:.75}` +
 	`.timeline .tl-bar{fill:#2da44e;opacity:.8}.timeline .tl-leak{fill:#d4781c}` +
 	`.timeline .tl-fault{stroke:#e5484d;stroke-width:1.5;stroke-dasharray:3 2}.timeline text.tl-finding{fill:#e5484d;font-weight:600}`
 

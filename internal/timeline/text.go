@@ -36,7 +36,7 @@ func Text(tl *Timeline, o TextOptions) string {
 		red, off = "\x1b[31m", "\x1b[0m"
 	}
 	var b strings.Builder
-	b.WriteString(fit(tl.Summary(), o.Width) + "\n")
+	b.WriteString(wrap(tl.Summary(), o.Width, "  "))
 	b.WriteString(pad("", labelWidth) + " " + fit("order of calls ->", cols) + "\n")
 	row := func(label string, cells []rune, tail string) {
 		line := pad(label, labelWidth) + "|" + string(cells) + "|"
@@ -97,13 +97,30 @@ func Text(tl *Timeline, o TextOptions) string {
 			lane[ed.To][c] = '^'
 		}
 	}
+	// Where kernels ran on the GPU: dashes after the K, to their end.
+	for id := range tl.Ran {
+		cells, ok := lane[int(tl.Events[id].Stream)]
+		c0, c1, ok2 := l.RanCols(id)
+		if !ok || !ok2 {
+			continue
+		}
+		for c := c0; c <= c1; c++ {
+			if cells[c] == ' ' {
+				cells[c] = '-'
+			}
+		}
+	}
 	for _, s := range tl.Streams {
 		row(StreamName(s), lane[s], "")
 	}
 
-	// The bytes live, as a band.
-	band, peak := tl.live(l)
-	if peak > 0 {
+	// The pool's reserved and used bytes, else the bytes live, as bands.
+	reserved, used, top := tl.poolValues(l)
+	if top > 0 {
+		row("reserved", eighths(reserved, top), "")
+		row("used", eighths(used, top), "")
+	}
+	if band, peak := tl.live(l); peak > 0 && (top == 0 || tl.unpooled()) {
 		row("live", band, "")
 	}
 
@@ -169,7 +186,7 @@ func Text(tl *Timeline, o TextOptions) string {
 		}
 		b.WriteString(off)
 	}
-	b.WriteString(legend(o.Width))
+	b.WriteString(tl.legend(o.Width))
 	return b.String()
 }
 
@@ -177,10 +194,14 @@ var legendItems = []string{"K kernel", "C copy", "M memset", "A alloc", "F free"
 	"G graph launch", "D/S/E/M~~ host waits (device, stream, event, memcpy)", "T trim", "t threshold", "[==] a buffer's life", "X finding"}
 
 // legend lists the letters, whole items to a line.
-func legend(width int) string {
+func (tl *Timeline) legend(width int) string {
+	items := legendItems
+	if len(tl.Ran) > 0 {
+		items = append([]string{"K--- kernel, then while it ran on the GPU"}, items[1:]...)
+	}
 	var b strings.Builder
 	line := ""
-	for _, it := range legendItems {
+	for _, it := range items {
 		if line != "" && utf8.RuneCountInString(line)+3+utf8.RuneCountInString(it) > width {
 			b.WriteString(line + "\n")
 			line = ""
@@ -236,7 +257,7 @@ func put(cells []rune, c int, r rune) {
 }
 
 func prio(r rune) int {
-	return strings.IndexRune(" rGCMKvA^F", r)
+	return strings.IndexRune(" tTrGCMKvA^F", r)
 }
 
 func opLetter(e Event) rune {
@@ -280,17 +301,74 @@ func waitLetter(kind uint16) rune {
 // eighths, and its peak.
 func (tl *Timeline) live(l *Layout) ([]rune, uint64) {
 	per, peak := tl.liveValues(l)
-	out := make([]rune, l.Cols)
+	return eighths(per, peak), peak
+}
+
+// eighths draws values as a band of eighths of top.
+func eighths(per []uint64, top uint64) []rune {
+	out := make([]rune, len(per))
 	bars := []rune(" ▁▂▃▄▅▆▇█")
 	for i, v := range per {
-		if peak == 0 {
+		if top == 0 {
 			out[i] = ' '
 			continue
 		}
-		k := int((v*8 + peak - 1) / peak)
+		k := int((min(v, top)*8 + top - 1) / top)
 		out[i] = bars[min(k, 8)]
 	}
-	return out, peak
+	return out
+}
+
+// poolValues are the pools' reserved and used bytes (all pools added) in
+// each column, the most of each column, and the most reserved (0: the
+// trace has no pool's figures).
+func (tl *Timeline) poolValues(l *Layout) (reserved, used []uint64, top uint64) {
+	if len(tl.Pools) == 0 {
+		return nil, nil, 0
+	}
+	reserved, used = make([]uint64, l.Cols), make([]uint64, l.Cols)
+	last := map[int]PoolSample{}
+	var r, u uint64
+	c := 0
+	for _, p := range tl.Pools {
+		col := l.Col(p.ID)
+		for ; c < col; c++ {
+			reserved[c], used[c] = max(reserved[c], r), max(used[c], u)
+		}
+		prev := last[p.Pool]
+		r, u = r-prev.Reserved+p.Reserved, u-prev.Used+p.Used
+		last[p.Pool] = p
+		reserved[col], used[col] = max(reserved[col], r), max(used[col], u)
+		top = max(top, r, u)
+	}
+	for ; c < l.Cols; c++ {
+		reserved[c], used[c] = max(reserved[c], r), max(used[c], u)
+	}
+	return reserved, used, top
+}
+
+// unpooled says whether some allocation did not come from a pool
+// (cudaMalloc): the pool's bands do not count it, the live band does.
+func (tl *Timeline) unpooled() bool {
+	for _, a := range tl.Allocs {
+		if !a.Async {
+			return true
+		}
+	}
+	return false
+}
+
+// PoolPeak is the most bytes the pools held reserved at once, and used.
+func (tl *Timeline) PoolPeak() (reserved, used uint64) {
+	last := map[int]PoolSample{}
+	var r, u uint64
+	for _, p := range tl.Pools {
+		prev := last[p.Pool]
+		r, u = r-prev.Reserved+p.Reserved, u-prev.Used+p.Used
+		last[p.Pool] = p
+		reserved, used = max(reserved, r), max(used, u)
+	}
+	return reserved, used
 }
 
 // liveValues is the most bytes live in each column, and the peak.

@@ -24,12 +24,14 @@ const (
 	KindRecord    = 5
 	KindWait      = 6
 	KindHostWait  = 7
+	KindPool      = 8 // Stream is the pool's number; A its reserved bytes, B its used bytes
 	KindTrim      = 9
 	KindThreshold = 10
 	KindGraph     = 11
 	KindFinding   = 12
 	KindName      = 13
 	KindCut       = 14
+	KindRan       = 15 // A the launch's event id + 1; B, C its start and end on the GPU
 )
 
 // Kinds of host wait (an event's flags).
@@ -74,6 +76,20 @@ type Edge struct {
 	From, To     int // streams
 }
 
+// Ran is when a kernel (or a graph) ran on the GPU, in nanoseconds on
+// the trace's clock: the GPU's own times, aligned with the host's at the
+// first timed launch.
+type Ran struct {
+	Start, End uint64
+}
+
+// PoolSample is a pool's reserved and used bytes after event ID.
+type PoolSample struct {
+	ID             int
+	Pool           int
+	Reserved, Used uint64
+}
+
 // Finding is one of the judge's findings, tied to the events involved.
 type Finding struct {
 	ID    int // the finding's own event
@@ -91,6 +107,10 @@ type Timeline struct {
 	Allocs   []Alloc
 	Edges    []Edge
 	Findings []Finding
+	// Ran is when each timed launch ran on the GPU, by its event id.
+	Ran map[int]Ran
+	// Pools are the pools' reserved and used bytes, each time they changed.
+	Pools []PoolSample
 	// Cut is how many events the library left out (its cap reached).
 	Cut uint64
 	// allocAt is the allocation of an allocation's or a free's event.
@@ -123,7 +143,7 @@ func Parse(b []byte) (*Timeline, error) {
 	if n > MaxEvents {
 		return nil, &ParseError{-1, fmt.Sprintf("%d events, more than the library keeps (%d)", n, MaxEvents)}
 	}
-	tl := &Timeline{Names: map[uint64]string{}}
+	tl := &Timeline{Names: map[uint64]string{}, Ran: map[int]Ran{}}
 	le := binary.LittleEndian
 	seen := map[int]bool{}
 	var last uint64
@@ -134,7 +154,7 @@ func Parse(b []byte) (*Timeline, error) {
 		if e.Kind == KindHostWait && e.T+e.A < e.T {
 			return nil, &ParseError{i, "a host wait that ends past the end of time"}
 		}
-		if e.Kind < KindAlloc || e.Kind > KindCut || e.Kind == 8 {
+		if e.Kind < KindAlloc || e.Kind > KindRan {
 			return nil, &ParseError{i, fmt.Sprintf("unknown kind %d", e.Kind)}
 		}
 		if e.Stream < -1 {
@@ -157,7 +177,10 @@ func Parse(b []byte) (*Timeline, error) {
 			tl.Cut = e.A
 			continue
 		}
-		if e.Stream >= 0 && e.Kind != KindFinding && !seen[int(e.Stream)] {
+		if e.Kind == KindRan && e.C < e.B {
+			return nil, &ParseError{i, "a kernel that ends on the GPU before it starts"}
+		}
+		if e.Stream >= 0 && e.Kind != KindFinding && e.Kind != KindPool && !seen[int(e.Stream)] {
 			seen[int(e.Stream)] = true
 			tl.Streams = append(tl.Streams, int(e.Stream))
 		}
@@ -232,6 +255,14 @@ func (tl *Timeline) link() error {
 					tl.Edges = append(tl.Edges, Edge{Record: r, Wait: i, From: from, To: int(e.Stream)})
 				}
 			}
+		case KindRan:
+			at, ok := ref(e.A, i)
+			if !ok || at < 0 || (tl.Events[at].Kind != KindLaunch && tl.Events[at].Kind != KindGraph) {
+				return &ParseError{i, "a kernel's time on the GPU tied to an event that is not a launch before it"}
+			}
+			tl.Ran[at] = Ran{Start: e.B, End: e.C}
+		case KindPool:
+			tl.Pools = append(tl.Pools, PoolSample{ID: i, Pool: int(e.Stream), Reserved: e.A, Used: e.B})
 		case KindFinding:
 			at, ok1 := ref(e.A, i)
 			with, ok2 := ref(e.B, i)
@@ -253,8 +284,11 @@ func (tl *Timeline) Span() uint64 {
 	var end uint64
 	for _, e := range tl.Events {
 		t := e.T
-		if e.Kind == KindHostWait {
+		switch e.Kind {
+		case KindHostWait:
 			t += e.A
+		case KindRan:
+			t = max(t, e.C)
 		}
 		if t > end {
 			end = t

@@ -78,6 +78,33 @@ func hand() map[string][]Event {
 			}
 			return seq(es...)
 		}(),
+		// A pool that grows: four buffers live at once on one stream, a
+		// kernel on each (timed on the GPU: ranFor adds the times), the
+		// frees, a host wait that gives the memory back (the threshold is
+		// 0), then a trim.
+		"poolgrowth": ranFor(seq(
+			Name(0, "grow"),
+			Event{Kind: KindAlloc, Stream: 1, A: 0x10000, B: 8 * MiB, C: 1},
+			Event{Kind: KindPool, Stream: 0, A: 32 * MiB, B: 8 * MiB},
+			Event{Kind: KindLaunch, Stream: 1, A: 0},
+			Event{Kind: KindAlloc, Stream: 1, A: 0x20000, B: 8 * MiB, C: 1},
+			Event{Kind: KindPool, Stream: 0, A: 32 * MiB, B: 16 * MiB},
+			Event{Kind: KindLaunch, Stream: 1, A: 0},
+			Event{Kind: KindAlloc, Stream: 1, A: 0x30000, B: 8 * MiB, C: 1},
+			Event{Kind: KindPool, Stream: 0, A: 32 * MiB, B: 24 * MiB},
+			Event{Kind: KindLaunch, Stream: 1, A: 0},
+			Event{Kind: KindAlloc, Stream: 1, A: 0x40000, B: 16 * MiB, C: 1},
+			Event{Kind: KindPool, Stream: 0, A: 64 * MiB, B: 40 * MiB},
+			Event{Kind: KindLaunch, Stream: 1, A: 0},
+			Event{Kind: KindFree, Stream: 1, A: 0x10000, B: 8 * MiB},
+			Event{Kind: KindFree, Stream: 1, A: 0x20000, B: 8 * MiB},
+			Event{Kind: KindFree, Stream: 1, A: 0x30000, B: 8 * MiB},
+			Event{Kind: KindFree, Stream: 1, A: 0x40000, B: 16 * MiB},
+			Event{Kind: KindPool, Stream: 0, A: 64 * MiB, B: 0},
+			Event{Kind: KindHostWait, Flags: WaitStream, Stream: 1, A: 400_000},
+			Event{Kind: KindPool, Stream: 0, A: 0, B: 0},
+			Event{Kind: KindTrim, Stream: -1, A: 0},
+		)),
 		// A graph launched three times, then a trim; one buffer leaks.
 		"graph": seq(
 			Event{Kind: KindThreshold, Stream: -1, A: 64 * MiB},
@@ -90,6 +117,24 @@ func hand() map[string][]Event {
 			Event{Kind: KindFinding, Flags: FindLeak, Stream: -1, A: 2},
 		),
 	}
+}
+
+// ranFor adds the GPU's times of each launch, as the library sends them
+// at its end: each kernel starts 1 us after its launch and runs 40 us
+// (the later ones queued behind the earlier on their stream).
+func ranFor(es []Event) []Event {
+	var free uint64
+	out := append([]Event(nil), es...)
+	last := es[len(es)-1].T
+	for i, e := range es {
+		if e.Kind != KindLaunch {
+			continue
+		}
+		start := max(e.T+1000, free)
+		free = start + 40_000
+		out = append(out, Event{T: last, Kind: KindRan, Stream: e.Stream, A: uint64(i) + 1, B: start, C: free})
+	}
+	return out
 }
 
 // fixed makes the "C" field of frees point at their allocation, as the
@@ -203,12 +248,15 @@ func TestPipelineEdgesAndReuse(t *testing.T) {
 
 func TestParseRefuses(t *testing.T) {
 	cases := map[string][]byte{
-		"ragged":       make([]byte, 41),
-		"unknown kind": Encode([]Event{{Kind: 99}}),
-		"forward ref":  Encode([]Event{{Kind: KindFinding, Flags: FindLeak, A: 5}}),
-		"self free":    Encode([]Event{{Kind: KindFree, C: 1}}),
-		"bad stream":   Encode([]Event{{Kind: KindLaunch, Stream: -7}}),
-		"bad finding":  Encode([]Event{{Kind: KindAlloc}, {Kind: KindFinding, Flags: 9, A: 1}}),
+		"ragged":        make([]byte, 41),
+		"unknown kind":  Encode([]Event{{Kind: 99}}),
+		"forward ref":   Encode([]Event{{Kind: KindFinding, Flags: FindLeak, A: 5}}),
+		"self free":     Encode([]Event{{Kind: KindFree, C: 1}}),
+		"bad stream":    Encode([]Event{{Kind: KindLaunch, Stream: -7}}),
+		"bad finding":   Encode([]Event{{Kind: KindAlloc}, {Kind: KindFinding, Flags: 9, A: 1}}),
+		"ran no launch": Encode([]Event{{Kind: KindAlloc, Stream: 1}, {Kind: KindRan, Stream: 1, A: 1, B: 1, C: 2}}),
+		"ran backwards": Encode([]Event{{Kind: KindLaunch, Stream: 1}, {Kind: KindRan, Stream: 1, A: 1, B: 5, C: 2}}),
+		"ran ahead":     Encode([]Event{{Kind: KindRan, Stream: 1, A: 2, B: 1, C: 2}, {Kind: KindLaunch, Stream: 1}}),
 	}
 	for name, b := range cases {
 		if _, err := Parse(b); err == nil {
@@ -333,4 +381,55 @@ func TestAFullTraceDrawsQuickly(t *testing.T) {
 	}
 	Text(tl, TextOptions{})
 	SVG(tl, SVGOptions{})
+}
+
+// A kernel's time on the GPU runs across the columns of the calls made
+// meanwhile, into the host wait that waited for it; the pool's figures
+// become the reserved and used bands.
+func TestKernelsRanAndThePoolBand(t *testing.T) {
+	tl, err := Parse(Encode(fixed(hand()["poolgrowth"])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Ran) != 4 || len(tl.Pools) != 6 {
+		t.Fatalf("%d launches timed, %d pool samples", len(tl.Ran), len(tl.Pools))
+	}
+	if r, u := tl.PoolPeak(); r != 64*MiB || u != 40*MiB {
+		t.Errorf("pool peaks %s reserved, %s used", Bytes(r), Bytes(u))
+	}
+	l := tl.Place(200)
+	var wait int
+	for i, e := range tl.Events {
+		if e.Kind == KindHostWait {
+			wait = i
+		}
+	}
+	// The last kernel ends 160 us after the first launch's start: in the
+	// host wait (the frees came before it).
+	last := -1
+	for id := range tl.Ran {
+		last = max(last, id)
+	}
+	c0, c1, ok := l.RanCols(last)
+	if !ok || c0 < l.Col(last) || c1 <= c0 {
+		t.Errorf("the last kernel ran over columns %d to %d (launched at %d)", c0, c1, l.Col(last))
+	}
+	if c1 < l.Col(wait) || c1 > l.EndCol(wait) {
+		t.Errorf("the last kernel ends at column %d, not in the host wait's %d to %d", c1, l.Col(wait), l.EndCol(wait))
+	}
+	if got := l.ColAt(tl.Events[wait].T + tl.Events[wait].A/2); got <= l.Col(wait) || got >= l.EndCol(wait) {
+		t.Errorf("half way through the wait is column %d, not between %d and %d", got, l.Col(wait), l.EndCol(wait))
+	}
+	text := Text(tl, TextOptions{Width: 80})
+	for _, want := range []string{"reserved  |", "used      |", "K---", "pool up to 64 MiB"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the drawing lacks %q:\n%s", want, text)
+		}
+	}
+	svg := SVG(tl, SVGOptions{})
+	for _, want := range []string{`class="tl-run"`, `class="tl-reserved"`, `class="tl-used"`, "ran on the GPU for 40 us"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the SVG lacks %q", want)
+		}
+	}
 }

@@ -57,8 +57,9 @@ func Course(ctx context.Context, c *course.Course, m *machine.Machine, tk *exerc
 	devices := []string{"0"} // compile-only: no runs
 	if !o.CompileOnly {
 		devices = machine.Devices(len(m.Info.Devices))
+		choice.Spread(len(devices), o.PerGPU != 0)
 		o.Note(fmt.Sprintf("Verifying %s: builds on %d cores, runs on %d GPU(s), %d at a time on each%s.",
 			ui.Count(len(items), "item"), max(o.Jobs, 1), len(devices), choice.PerDevice, choice.Chosen()))
 	}
-	return items, Run(ctx, items, grade.Slots{Jobs: o.Jobs, Devices: devices, PerDevice: choice.PerDevice})
+	return items, Run(ctx, items, grade.Slots{Jobs: o.Jobs, Devices: devices, PerDevice: choice.PerDevice, Machine: choice.Machine})
 }

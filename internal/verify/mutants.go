@@ -99,7 +99,10 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	}
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed*20, timed*20, "the timed")
 	devices := opts.Devices
-	slots := grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice}
+	// As grade does: on a machine of several GPUs, no more runs at once
+	// than its driver serves (grade.Choice.Spread).
+	choice.Spread(len(devices), opts.PerGPU != 0)
+	slots := grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice, Machine: choice.Machine}
 	tk := opts.Toolkit
 
 	// First the solutions, for what they print.

@@ -150,7 +150,8 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 		}
 	}
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed, timed, "the timed")
-	slots := grade.Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: choice.PerDevice}
+	choice.Spread(len(opts.Devices), opts.PerGPU != 0)
+	slots := grade.Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: choice.PerDevice, Machine: choice.Machine}
 	tk := opts.Toolkit
 	var mu sync.Mutex
 	var items []*grade.Item
@@ -173,8 +174,8 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 		}))
 	}
 	if opts.Note != nil {
-		opts.Note(fmt.Sprintf("Judging %s (wrong answers and correct alternatives) as grade would, %d at a time on each GPU.",
-			ui.Count(len(report.Answers), "program"), choice.PerDevice))
+		opts.Note(fmt.Sprintf("Judging %s (wrong answers and correct alternatives) as grade would, %d at a time on each GPU%s.",
+			ui.Count(len(report.Answers), "program"), choice.PerDevice, choice.Chosen()))
 	}
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cudalessons/lessons/gpu"
@@ -41,6 +42,7 @@ func NVCCMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "lessons nvcc:", err)
 		return 2
 	}
+	args = ForTrace(args, os.Getenv("LESSONS_STATS_CELL"))
 	dir, _ := os.Getwd()
 	comp := buildcache.Compiler{Path: real, Version: version, Arch: os.Getenv("LESSONS_ARCH")}
 	// The class server's shared cache: read only, its builds the
@@ -128,4 +130,21 @@ func isSelf(p string) bool {
 	a, err1 := os.Stat(self)
 	b, err2 := os.Stat(p)
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// ForTrace is nvcc's arguments in a cell traced for its timeline (cell:
+// $LESSONS_STATS_CELL, set by internal/notebook): built with the shared
+// CUDA runtime, which the statistics library preloaded into the cell
+// sees (nvcc links the static one by default, whose calls no library
+// can follow), unless the command names a runtime itself.
+func ForTrace(args []string, cell string) []string {
+	if cell == "" || cell == "0" {
+		return args
+	}
+	for _, a := range args {
+		if a == "-cudart" || a == "--cudart" || strings.HasPrefix(a, "-cudart=") || strings.HasPrefix(a, "--cudart=") {
+			return args
+		}
+	}
+	return append(args[:len(args):len(args)], "-cudart", "shared")
 }

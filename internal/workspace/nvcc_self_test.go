@@ -3,6 +3,7 @@ package workspace
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +23,26 @@ func TestNVCCMainRefusesItself(t *testing.T) {
 	t.Setenv("LESSONS_CACHE", t.TempDir())
 	if code := NVCCMain([]string{"-o", "x", "x.cu"}); code != 127 {
 		t.Fatalf("NVCCMain with itself as nvcc: exit %d, want 127", code)
+	}
+}
+
+// In a cell traced for its timeline, builds use the shared CUDA runtime
+// (the statistics library cannot see the static one's calls), unless the
+// command names a runtime; elsewhere the arguments are nvcc's own.
+func TestForTrace(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		cell string
+		want string
+	}{
+		{[]string{"-o", "x", "x.cu"}, "", "-o x x.cu"},
+		{[]string{"-o", "x", "x.cu"}, "0", "-o x x.cu"},
+		{[]string{"-o", "x", "x.cu"}, "1", "-o x x.cu -cudart shared"},
+		{[]string{"-cudart", "static", "-o", "x", "x.cu"}, "1", "-cudart static -o x x.cu"},
+		{[]string{"--cudart=none", "x.cu"}, "1", "--cudart=none x.cu"},
+	} {
+		if got := strings.Join(ForTrace(c.args, c.cell), " "); got != c.want {
+			t.Errorf("%q with LESSONS_STATS_CELL=%q: %q, want %q", c.args, c.cell, got, c.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
@@ -23,6 +24,11 @@ type Run struct {
 	Machine  *machine.Machine
 	Compiler buildcache.Compiler
 	Env      notebook.Env
+	// Timeline, when set, is the statistics library (built on first
+	// use): each cell's CUDA program is traced and its timeline drawn
+	// under its output, Width columns wide (lessons run --timeline).
+	Timeline func(context.Context) (string, error)
+	Width    int
 }
 
 // Prepare readies lesson l (of course c, nil for a lesson read by path)
@@ -83,6 +89,13 @@ func (r *Run) Header(compileOnly bool) string {
 func (r *Run) Cells(ctx context.Context, opt notebook.Options, out io.Writer) ([]notebook.Outcome, string, error) {
 	opt.Workspace = r.Dir
 	opt.CompileOnly = opt.CompileOnly || r.Machine.GPUErr != nil
+	if r.Timeline != nil && !opt.CompileOnly {
+		lib, err := r.Timeline(ctx)
+		if err != nil {
+			return nil, "", failure.Toolf("--timeline needs the statistics library, which did not build: %w", err)
+		}
+		opt.Trace = &notebook.Trace{Library: lib, Draw: true, Width: r.Width}
+	}
 	cache := r.Machine.Cache
 	before, _ := cache.Stats()
 	start := time.Now()
@@ -92,6 +105,25 @@ func (r *Run) Cells(ctx context.Context, opt notebook.Options, out io.Writer) ([
 	}
 	after, _ := cache.Stats()
 	builds := (after.Hits + after.Misses) - (before.Hits + before.Misses)
-	return outcomes, fmt.Sprintf("%d cells: %s in %s; %d of %d builds from the cache\n",
-		len(outcomes), notebook.Summary(outcomes), time.Since(start).Round(time.Millisecond), after.Hits-before.Hits, builds), nil
+	return outcomes, fmt.Sprintf("%d cells: %s in %s; %d of %d builds from the cache\n%s",
+		len(outcomes), notebook.Summary(outcomes), time.Since(start).Round(time.Millisecond), after.Hits-before.Hits, builds,
+		r.timelineNote(opt, outcomes)), nil
+}
+
+// timelineNote says why a run asked for timelines drew none.
+func (r *Run) timelineNote(opt notebook.Options, outcomes []notebook.Outcome) string {
+	switch {
+	case r.Timeline == nil:
+		return ""
+	case opt.CompileOnly:
+		return "No timelines: the cells were only compiled (a timeline needs the programs to run on a GPU).\n"
+	}
+	for _, o := range outcomes {
+		for _, t := range o.Traces {
+			if t.Trace != nil || t.Missing != "" {
+				return ""
+			}
+		}
+	}
+	return "No timelines: no cell ran a CUDA program the statistics library could follow (a program built by the cell's nvcc is; Python and programs built elsewhere are not).\n"
 }

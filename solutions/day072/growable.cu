@@ -1,8 +1,8 @@
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
-// past it, the same memory is mapped into a larger reservation, and still
-// nothing is copied.
+// past it, the buffer needs more addresses (right after it, or a larger
+// reservation the same memory is mapped into), and still nothing is copied.
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
@@ -49,25 +49,40 @@ public:
     }
 
     // grow makes the first bytes of the buffer usable, keeping what is
-    // there. Past the reservation the buffer moves to a larger one: its
-    // memory is mapped again at the new addresses, never copied, and
-    // data() changes.
+    // there. Past the reservation it needs more addresses: in place, where
+    // the driver grants those right after it, or in a larger reservation,
+    // where data() changes; either way nothing is copied.
     bool grow(size_t bytes) {
         size_t want = round(bytes);
         if (want <= mapped_) return true;
         if (want > reserved_) {
-            // TODO 2: reserve a larger range, map every chunk at the same
-            // offset in it and open it, then unmap the old range and give
-            // its addresses back.
+            // TODO 2: make room past the reservation, keeping the data: your
+            // design (grow in place where you can, or move; see the lesson).
+            // Every range you reserve must be given back in the end.
             // BEGIN SOLUTION
             size_t bigger = std::max(want, 2 * reserved_);
             CUdeviceptr moved = 0;
             CU(cuMemAddressReserve(&moved, bigger, granularity_, 0, 0));
             size_t offset = 0;
+            bool ok = true;
             for (const Chunk& c : chunks_) {
-                CU(cuMemMap(moved + offset, c.bytes, 0, c.handle, 0));
-                CU(cuMemSetAccess(moved + offset, c.bytes, &access_, 1));
+                if (cuMemMap(moved + offset, c.bytes, 0, c.handle, 0) != CUDA_SUCCESS) {
+                    ok = false;
+                    break;
+                }
                 offset += c.bytes;
+                if (cuMemSetAccess(moved + offset - c.bytes, c.bytes, &access_, 1) != CUDA_SUCCESS) {
+                    ok = false;
+                    break;
+                }
+            }
+            if (!ok) {
+                // A move that fails gives back what it made: the mappings
+                // so far (one cuMemUnmap undoes several side by side) and
+                // the new addresses. The buffer stays where it was.
+                if (offset > 0) cuMemUnmap(moved, offset);
+                cuMemAddressFree(moved, bigger);
+                return false;
             }
             // Work queued earlier may still use the old addresses: it must
             // end before they are unmapped.
@@ -91,8 +106,17 @@ public:
         size_t more = want - mapped_;
         CUmemGenericAllocationHandle h;
         CU(cuMemCreate(&h, more, &prop_, 0));
-        CU(cuMemMap(base_ + mapped_, more, 0, h, 0));
-        CU(cuMemSetAccess(base_ + mapped_, more, &access_, 1));
+        // Until it is in chunks_ nothing else would release the new
+        // memory: a map or an access that fails gives it back here.
+        if (cuMemMap(base_ + mapped_, more, 0, h, 0) != CUDA_SUCCESS) {
+            cuMemRelease(h);
+            return false;
+        }
+        if (cuMemSetAccess(base_ + mapped_, more, &access_, 1) != CUDA_SUCCESS) {
+            cuMemUnmap(base_ + mapped_, more);
+            cuMemRelease(h);
+            return false;
+        }
         chunks_.push_back({h, more});
         mapped_ = want;
         return true;
@@ -164,9 +188,11 @@ static bool free_again(CUdeviceptr addr, size_t bytes) {
     return got == addr;
 }
 
-// Usage: growable [MIB [RESERVE_MIB [THEN_MIB]]] (grows to 100 MiB in a
-// 64 MiB reservation by default; with THEN_MIB, grows again to it, which
-// may move the buffer while it holds several chunks).
+// Usage: growable [MIB [RESERVE_MIB [THEN_MIB [TAKEN]]]] (grows to 100 MiB
+// in a 64 MiB reservation by default; with THEN_MIB, grows again to it,
+// which may move the buffer while it holds several chunks; with TAKEN 1,
+// the addresses right after the reservation are reserved first, so that
+// the buffer cannot grow in place there).
 int main(int argc, char** argv) {
     // Since CUDA 12, cudaSetDevice makes the device's primary context
     // current, and the driver calls below use it.
@@ -177,22 +203,43 @@ int main(int argc, char** argv) {
     const size_t small = 1u << 20, large = (size_t)arg(argc, argv, 1, 100, 1000) << 20;
     const size_t reservation = (size_t)arg(argc, argv, 2, 64, 1000) << 20;
     const size_t then = (size_t)arg(argc, argv, 3, 0, 1000) << 20;
+    const bool taken = arg(argc, argv, 4, 0, 1) == 1;
     GrowableBuffer buf;
     if (!buf.reserve(reservation)) return 1;
     const size_t g = buf.granularity(), reserved = (reservation + g - 1) / g * g;
-    if (!buf.grow(small)) {
-        printf("grow to %zu bytes failed\n", small);
-        return 1;
+    CUdeviceptr blocker = 0;
+    if (taken) {
+        const CUdeviceptr after = (CUdeviceptr)buf.data() + reserved;
+        if (cuMemAddressReserve(&blocker, g, 0, after, 0) != CUDA_SUCCESS) blocker = 0;
+        printf("addresses after the reservation taken: %s\n", blocker == after ? "yes" : "no");
     }
+    // A grow that fails stops the program, giving back what was made:
+    // after the device's work, which may still use what release() unmaps.
+    auto failed = [&](size_t bytes) {
+        printf("grow to %zu bytes failed\n", bytes);
+        cudaDeviceSynchronize();
+        buf.release();
+        if (blocker != 0) cuMemAddressFree(blocker, g);
+        return 1;
+    };
+    if (!buf.grow(small)) return failed(small);
     printf("grow(1 MiB): %zu bytes mapped (granularity %zu)\n", buf.mapped(), buf.granularity());
     size_t n1 = small / sizeof(int);
-    fill<<<(unsigned)((n1 + 255) / 256), 256>>>(buf.data(), n1, 1);
-    int* before = buf.data();
-    if (!buf.grow(large)) {
-        printf("grow to %zu bytes failed\n", large);
+    // The first part is written on a stream of the caller's own, which
+    // nothing else waits for: a move must wait for it too.
+    cudaStream_t side;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) {
+        printf("no stream\n");
         return 1;
     }
+    fill<<<(unsigned)((n1 + 255) / 256), 256, 0, side>>>(buf.data(), n1, 1);
+    int* before = buf.data();
+    if (!buf.grow(large)) return failed(large);
     printf("grow(%zu MiB) in a %zu MiB reservation: %zu bytes mapped\n", large >> 20, reservation >> 20, buf.mapped());
+    // The caller is done with its stream before the default stream
+    // writes the buffer again.
+    cudaStreamSynchronize(side);
+    cudaStreamDestroy(side);
     size_t n2 = large / sizeof(int);
     fill<<<(unsigned)((n2 - n1 + 255) / 256), 256>>>(buf.data() + n1, n2 - n1, 2);
     fill<<<1, 1>>>(buf.data(), 1, 1);  // the old part is written again at its new addresses
@@ -200,10 +247,7 @@ int main(int argc, char** argv) {
     int* middle = buf.data();
     int third = 3;
     if (then > large) {
-        if (!buf.grow(then)) {
-            printf("grow to %zu bytes failed\n", then);
-            return 1;
-        }
+        if (!buf.grow(then)) return failed(then);
         printf("grow(%zu MiB) then: %zu bytes mapped, moved again: %s\n", then >> 20, buf.mapped(), middle == buf.data() ? "no" : "yes");
         size_t n3 = then / sizeof(int);
         fill<<<(unsigned)((n3 - n2 + 255) / 256), 256>>>(buf.data() + n2, n3 - n2, 3);
@@ -228,6 +272,7 @@ int main(int argc, char** argv) {
     size_t mapped = buf.mapped();
     bool released = buf.release();
     printf("release: %s\n", released ? "ok" : "failed");
+    if (blocker != 0) cuMemAddressFree(blocker, g);
     // Addresses given back can be reserved again where they were: ask the
     // driver for each range the buffer had, at its old start.
     bool back = free_again((CUdeviceptr)before, reserved) && free_again((CUdeviceptr)after, mapped);

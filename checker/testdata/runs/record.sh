@@ -28,8 +28,8 @@ while read -r name ex file; do
   fi
   echo "$name: $(grep -c '✓' "$out/$name.check") passed, $(grep -c '✗' "$out/$name.check") failed"
 done <<'RUNS'
-async_solution          async-pipeline solutions/day070/async_pipeline.cu
-async_stub              async-pipeline exercises/day070/async_pipeline.cu
+async_solution          async-pipeline solutions/day069/async_pipeline.cu
+async_stub              async-pipeline exercises/day069/async_pipeline.cu
 async_print_only        async-pipeline variants/async_pipeline_print_only.cu
 async_sync_malloc       async-pipeline variants/async_pipeline_sync_malloc.cu
 async_never_frees       async-pipeline variants/async_pipeline_never_frees.cu
@@ -40,8 +40,8 @@ cross_stub              cross-stream   exercises/day070/cross_stream.cu
 cross_no_free_wait      cross-stream   variants/cross_stream_no_free_wait.cu
 cross_event_before_fill cross-stream   variants/cross_stream_event_before_fill.cu
 cross_host_sync         cross-stream   variants/cross_stream_host_sync.cu
-pool_solution           pool-reuse     solutions/day070/pool_reuse.cu
-pool_stub               pool-reuse     exercises/day070/pool_reuse.cu
+pool_solution           pool-reuse     solutions/day069/pool_reuse.cu
+pool_stub               pool-reuse     exercises/day069/pool_reuse.cu
 pool_default_pool       pool-reuse     variants/pool_reuse_default_pool.cu
 block_pool_solution     block-pool     solutions/day068/block_pool.cu
 block_pool_stub         block-pool     exercises/day068/block_pool.cu

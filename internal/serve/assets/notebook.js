@@ -1,5 +1,5 @@
 // The notebook of a served lesson page: Run under each runnable cell, Run
-// all, Stop and Restart, file cells edited in place (kept in the
+// all, Stop, Restart and the Timelines toggle, file cells edited in place (kept in the
 // workspace, never in the lesson), and the lesson's exercises with Check.
 // Every request carries the server's token in a header (never a cookie).
 (function () {
@@ -131,9 +131,10 @@
     });
     c.out.textContent = ""; c.out.pendingCR = false;
     c.out.hidden = false;
+    c.pics.textContent = "";
     setStatus(c, "running", "running…");
     var t0 = performance.now();
-    return ready.then(function () { return post("run", { cell: n }); }).then(function (res) {
+    return ready.then(function () { return post("run", { cell: n, timeline: timelines() }); }).then(function (res) {
       if (!res.ok) return res.json().then(function (e) { throw new Error(e.error || res.statusText); });
       var reader = res.body.getReader();
       var dec = new TextDecoder();
@@ -157,6 +158,10 @@
               img.alt = "an image cell [" + ev.cell + "] showed";
               c.out.appendChild(img);
             }
+            // a command's timeline, under the cell's output (the pictures
+            // are images: an image's SVG runs nothing), or why there is none
+            if (ev.event === "timeline" && ev.timeline) c.pics.appendChild(timelineFigure(ev.timeline, "what " + ev.text + " did with the allocator"));
+            if (ev.event === "timeline" && !ev.timeline) c.pics.appendChild(el("p", "timeline-none", "(" + ev.text + ")"));
             if (ev.event === "end") end = ev;
           }
           return pump();
@@ -197,6 +202,9 @@
     });
   }
 
+  var canTrace = false;
+  function timelines() { return canTrace && localStorage.getItem("lessons-timelines") === "1"; }
+
   function runAll() {
     stopping = false;
     var nums = Object.keys(cells).map(Number).sort(function (a, b) { return a - b; });
@@ -210,7 +218,10 @@
     return next();
   }
 
-  function setup(states) {
+  // setup puts the notebook's bar and each cell's tools on the page; the
+  // Timelines toggle only where the server can trace a cell's run.
+  function setup(states, traces) {
+    canTrace = traces;
     var bar = el("div", "notebook-bar");
     bar.appendChild(button("Run all", "run-all", runAll));
     bar.appendChild(button("Stop", "stop", function () { stopping = true; post("stop", {}); }));
@@ -219,10 +230,21 @@
       post("restart", {}).then(function () {
         Object.keys(cells).forEach(function (k) {
           var c = cells[k];
-          c.out.textContent = ""; c.out.hidden = true; setStatus(c, "", "");
+          c.out.textContent = ""; c.out.hidden = true; c.pics.textContent = ""; setStatus(c, "", "");
         });
       });
     }));
+    // Timelines: each run of a cell also draws what its CUDA programs did
+    // with the allocator (kept for the next visit).
+    var toggle = el("label", "timeline-toggle");
+    var box = document.createElement("input");
+    box.type = "checkbox";
+    box.checked = timelines();
+    box.addEventListener("change", function () { localStorage.setItem("lessons-timelines", box.checked ? "1" : ""); });
+    toggle.appendChild(box);
+    toggle.appendChild(document.createTextNode(" Timelines"));
+    toggle.title = "under each cell's output, draw what its CUDA program did with the allocator: streams, allocations, kernels on the GPU, event waits, the pool's memory";
+    if (traces) bar.appendChild(toggle);
     var main = document.querySelector("main") || document.body;
     main.insertBefore(bar, main.firstChild);
     states.forEach(function (st) {
@@ -251,8 +273,10 @@
       tools.appendChild(c.status);
       c.out = el("pre", "cell-output");
       c.out.hidden = true;
+      c.pics = el("div", "cell-timelines");
       node.appendChild(tools);
       node.appendChild(c.out);
+      node.appendChild(c.pics);
     });
   }
 
@@ -302,10 +326,10 @@
 
   // The run's timeline: one picture per theme, as images (an image's SVG
   // runs nothing), the one of the page's theme shown (notebook.css).
-  function timelineFigure(t) {
+  function timelineFigure(t, title) {
     var f = el("details", "timeline");
     f.open = true;
-    f.appendChild(el("summary", null, "what the program did with the allocator"));
+    f.appendChild(el("summary", null, title || "what the program did with the allocator"));
     ["light", "dark"].forEach(function (theme) {
       var img = document.createElement("img");
       img.className = "timeline-" + theme;
@@ -381,7 +405,10 @@
   listen();
 
   if (document.querySelector(".cell[data-cell]")) {
-    get("cells").then(function (s) { if (Array.isArray(s)) setup(s); });
+    fetch(api + "cells?page=" + encodeURIComponent(page), { headers: { "X-Lessons-Token": token } }).then(function (r) {
+      var traces = r.headers.get("X-Lessons-Timelines") === "1";
+      return r.json().then(function (s) { if (Array.isArray(s)) setup(s, traces); });
+    });
   }
   get("exercises").then(function (l) { if (Array.isArray(l)) setupExercises(l); }, function () {});
   window.lessonsNotebook = { runCell: runCell, runAll: runAll, session: session };

@@ -1,24 +1,66 @@
 // A stand-in for libcudart on a machine without a GPU (kernels/timeline_test.go):
 // every call succeeds; allocations hand out fake addresses (never through
 // another exported name, which the library would count), streams and
-// events fake handles.
+// events fake handles. Its pool reserves in steps of 8 MiB and gives
+// memory back at a host wait or a trim (a release threshold of 0); its
+// events' elapsed times grow with their handles, so the kernels it
+// "runs" have a start and an end.
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 static uintptr_t next = 0x10000000, handles = 0x1000;
-static int take(void** p, size_t n) { *p = (void*)next; next += (n + 0xfff) & ~0xfffUL; return 0; }
+static size_t used, reserved;
+static struct { uintptr_t p; size_t n; } blocks[64];
+static size_t up(size_t n) { return (n + (8u << 20) - 1) & ~(size_t)((8u << 20) - 1); }
+static int take(void** p, size_t n) {
+  *p = (void*)next;
+  for (int i = 0; i < 64; i++) if (blocks[i].p == 0) { blocks[i].p = next; blocks[i].n = n; break; }
+  next += (n + 0xfff) & ~0xfffUL;
+  used += n;
+  if (up(used) > reserved) reserved = up(used);
+  return 0;
+}
+static int give(void* p) {
+  for (int i = 0; i < 64; i++) if (blocks[i].p == (uintptr_t)p) { used -= blocks[i].n; blocks[i].p = 0; }
+  return 0;
+}
+static int release(void) { reserved = up(used); return 0; }
 int cudaMalloc(void** p, size_t n) { return take(p, n); }
 int cudaMallocAsync(void** p, size_t n, void* s) { return take(p, n); }
-int cudaFree(void* p) { return 0; }
-int cudaFreeAsync(void* p, void* s) { return 0; }
+int cudaFree(void* p) { return give(p); }
+int cudaFreeAsync(void* p, void* s) { return give(p); }
 int cudaStreamCreate(void** s) { *s = (void*)(handles++); return 0; }
 int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); return 0; }
 int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
 int cudaEventCreateWithFlags(void** e, unsigned f) { *e = (void*)(handles++); return 0; }
+int cudaDeviceGetMemPool(void** pool, int dev) { *pool = (void*)0x9000; return 0; }
+static int poolAttribute(int attr, void* v) {
+  *(uint64_t*)v = attr == 5 || attr == 6 ? reserved : attr == 7 || attr == 8 ? used : 0;
+  return 0;
+}
+int cudaMemPoolGetAttribute(void* pool, int attr, void* v) { return poolAttribute(attr, v); }
+// The driver's, which the library asks for the pool's figures as it goes
+// (the same attributes, numbered alike).
+int cuMemPoolGetAttribute(void* pool, int attr, void* v) { return poolAttribute(attr, v); }
+int cudaEventElapsedTime(float* ms, void* a, void* b) {
+  *ms = (uintptr_t)b > (uintptr_t)a ? 0.004f * (float)((uintptr_t)b - (uintptr_t)a) : 0;
+  return 0;
+}
+/* $STUB_SYNC_ERROR: what cudaDeviceSynchronize returns (a kernel's fault, 700). */
+int cudaDeviceSynchronize(void) { const char* e = getenv("STUB_SYNC_ERROR"); release(); return e ? atoi(e) : 0; }
+int cudaStreamSynchronize(void* s) { return release(); }
+int cudaMemPoolTrimTo(void* pool, size_t keep) { return release(); }
 #define OK(name) int name() { return 0; }
-OK(cudaEventRecord) OK(cudaStreamWaitEvent) OK(cudaDeviceSynchronize) OK(cudaStreamSynchronize)
+OK(cudaEventRecord) OK(cudaStreamWaitEvent)
 OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDestroy) OK(cudaStreamDestroy)
 OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice)
-OK(cudaDeviceGetMemPool) OK(cudaMemPoolGetAttribute) OK(cudaMemPoolSetAttribute) OK(cudaMemPoolTrimTo)
+OK(cudaMemPoolSetAttribute)
 OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
-OK(cudaEventElapsedTime) OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset)
+OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
 int cudaGetFuncBySymbol(void** f, const void* s) { return 1; }
+static size_t heap = 8 << 20;  /* the device heap: cudaLimitMallocHeapSize is 2 */
+int cudaDeviceSetLimit(int l, size_t v) { if (l == 2) heap = v; return 0; }
+int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }
+int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 1 << 20); }
+typedef struct { char reserved[64]; } IpcEventHandle;
+int cudaIpcOpenEventHandle(void** e, IpcEventHandle h) { *e = (void*)(handles++); return 0; }

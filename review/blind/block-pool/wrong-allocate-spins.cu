@@ -351,7 +351,10 @@ int main(int argc, char** argv) {
         waited = waited || done[heldK[i]];
     }
     printf("deallocate() waited for its block's kernel: %s\n", waited ? "yes" : "no");
-    printf("double free while its kernel runs refused: %s\n", pool.deallocate(held[0], s[0]) ? "no" : "yes");
+    // Asked on the idle fourth stream: a refusal must change nothing (a
+    // pool that marks the block with this stream's event before it
+    // refuses would hand the block out while its kernel still runs).
+    printf("double free while its kernel runs refused: %s\n", pool.deallocate(held[0], s[3]) ? "no" : "yes");
     std::vector<int> ended(blocks);
     for (int i = 0; i < blocks; i++) ended[i] = done[heldK[i]];
     char* early = static_cast<char*>(pool.allocate(classes[0]));

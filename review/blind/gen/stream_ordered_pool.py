@@ -1,6 +1,6 @@
 ID = "stream-ordered-pool"
-SRC = "exercises/day087/stream_ordered_pool.h"
-NOTE = "Correct design: an event per BLOCK (made the first time the block is freed, at most one per block), recorded on the freeing stream; free lists per stream hold block indices; a steal takes the block freed longest ago on another stream (a global free sequence number) and queues cudaStreamWaitEvent on its event, except when cudaEventQuery already says that event is complete, where no wait is needed (the host has seen the work done). This last point deliberately probes whether the grader's race tracking accepts an ordering the host observed. The file replaces exercises/day087/stream_ordered_pool.h; builds with bench.cu."
+SRC = "exercises/day088/stream_ordered_pool.h"
+NOTE = "Correct design: an event per BLOCK (made the first time the block is freed, at most one per block), recorded on the freeing stream; free lists per stream hold block indices; a steal takes the block freed longest ago on another stream (a global free sequence number) and queues cudaStreamWaitEvent on its event, except when cudaEventQuery already says that event is complete, where no wait is needed (the host has seen the work done). This last point deliberately probes whether the grader's race tracking accepts an ordering the host observed. The file replaces exercises/day088/stream_ordered_pool.h; builds with bench.cu."
 def H(kind, mistake, why, source):
     return {"kind": kind, "mistake": mistake, "why it is wrong": why, "source": source}
 E = [

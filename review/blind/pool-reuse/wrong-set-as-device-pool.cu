@@ -130,17 +130,19 @@ static int finish(cudaMemPool_t pool) {
     return 0;
 }
 
-// Usage: pool_reuse [ROUNDS] [WIDE] (6 rounds a phase, and 4 buffers of
-// 32 MiB at once in the wide phase, by default).
+// Usage: pool_reuse [ROUNDS] [WIDE] [MIB] (6 rounds a phase, and 4
+// buffers of 32 MiB at once in the wide phase, by default; MIB sets the
+// buffers' size, which the pool may round up).
 int main(int argc, char** argv) {
     const int device = 0, rounds = arg(argc, argv, 1, 6, 1, 1000), wide = arg(argc, argv, 2, 4, 2, 8);
+    const uint64_t bytes = (uint64_t)arg(argc, argv, 3, 32, 1, 256) * MiB;
     CHECK(cudaSetDevice(device));
     cudaMemPool_t pool = nullptr;
     CHECK(make_pool(device, &pool));
     cudaStream_t s;
     CHECK(cudaStreamCreate(&s));
 
-    const Phase phases[2] = {{"wide", wide, 32 * MiB}, {"narrow", 1, 32 * MiB}};
+    const Phase phases[2] = {{"wide", wide, bytes}, {"narrow", 1, bytes}};
     uint64_t peaks[2];
     for (int i = 0; i < 2; i++) {
         if (measure_peak(pool, s, phases[i], &peaks[i])) return 1;

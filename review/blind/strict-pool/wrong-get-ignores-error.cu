@@ -6,6 +6,7 @@
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A
 // reaches stream B is an event B waits for.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -143,7 +144,8 @@ int StrictPool::policy(cudaMemPoolAttr attr) {
     return v;
 }
 
-// TODO 10: the most the pool has reserved at once (a size_t attribute).
+// TODO 10: the most the pool has reserved at once (a 64-bit attribute:
+// uint64_t, as Day 70's pool attributes are).
 size_t StrictPool::reserved_high() {
     unsigned long long v = 0; // the attribute is 64 bits wide
     if (pool_ == nullptr || !keep(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v))) return 0;

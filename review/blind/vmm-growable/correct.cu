@@ -157,8 +157,9 @@ static bool free_again(CUdeviceptr addr, size_t bytes) {
     return got == addr;
 }
 
-// Usage: growable [MIB [RESERVE_MIB]] (grows to 100 MiB in a 64 MiB
-// reservation by default).
+// Usage: growable [MIB [RESERVE_MIB [THEN_MIB]]] (grows to 100 MiB in a
+// 64 MiB reservation by default; with THEN_MIB, grows again to it, which
+// may move the buffer while it holds several chunks).
 int main(int argc, char** argv) {
     // Since CUDA 12, cudaSetDevice makes the device's primary context
     // current, and the driver calls below use it.
@@ -168,24 +169,63 @@ int main(int argc, char** argv) {
     }
     const size_t small = 1u << 20, large = (size_t)arg(argc, argv, 1, 100, 1000) << 20;
     const size_t reservation = (size_t)arg(argc, argv, 2, 64, 1000) << 20;
+    const size_t then = (size_t)arg(argc, argv, 3, 0, 1000) << 20;
+    const bool taken = arg(argc, argv, 4, 0, 1) == 1;
     GrowableBuffer buf;
     if (!buf.reserve(reservation)) return 1;
     const size_t g = buf.granularity(), reserved = (reservation + g - 1) / g * g;
-    if (!buf.grow(small)) {
-        printf("grow to %zu bytes failed\n", small);
-        return 1;
+    CUdeviceptr blocker = 0;
+    if (taken) {
+        const CUdeviceptr after = (CUdeviceptr)buf.data() + reserved;
+        if (cuMemAddressReserve(&blocker, g, 0, after, 0) != CUDA_SUCCESS) blocker = 0;
+        printf("addresses after the reservation taken: %s\n", blocker == after ? "yes" : "no");
     }
+    // A grow that fails stops the program, giving back what was made:
+    // after the device's work, which may still use what release() unmaps.
+    auto failed = [&](size_t bytes) {
+        printf("grow to %zu bytes failed\n", bytes);
+        cudaDeviceSynchronize();
+        buf.release();
+        if (blocker != 0) cuMemAddressFree(blocker, g);
+        return 1;
+    };
+    if (!buf.grow(small)) return failed(small);
     printf("grow(1 MiB): %zu bytes mapped (granularity %zu)\n", buf.mapped(), buf.granularity());
     size_t n1 = small / sizeof(int);
-    fill<<<(unsigned)((n1 + 255) / 256), 256>>>(buf.data(), n1, 1);
-    int* before = buf.data();
-    if (!buf.grow(large)) {
-        printf("grow to %zu bytes failed\n", large);
+    // The first part is written on a stream of the caller's own, which
+    // nothing else waits for: a move must wait for it too.
+    cudaStream_t side;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) {
+        printf("no stream\n");
         return 1;
     }
+    fill<<<(unsigned)((n1 + 255) / 256), 256, 0, side>>>(buf.data(), n1, 1);
+    int* before = buf.data();
+    if (!buf.grow(large)) return failed(large);
     printf("grow(%zu MiB) in a %zu MiB reservation: %zu bytes mapped\n", large >> 20, reservation >> 20, buf.mapped());
+    // The caller is done with its stream before the default stream
+    // writes the buffer again.
+    cudaStreamSynchronize(side);
+    cudaStreamDestroy(side);
     size_t n2 = large / sizeof(int);
     fill<<<(unsigned)((n2 - n1 + 255) / 256), 256>>>(buf.data() + n1, n2 - n1, 2);
+    fill<<<1, 1>>>(buf.data(), 1, 1);  // the old part is written again at its new addresses
+
+    int* middle = buf.data();
+    int third = 3;
+    if (then > large) {
+        if (!buf.grow(then)) return failed(then);
+        printf("grow(%zu MiB) then: %zu bytes mapped, moved again: %s\n", then >> 20, buf.mapped(), middle == buf.data() ? "no" : "yes");
+        size_t n3 = then / sizeof(int);
+        fill<<<(unsigned)((n3 - n2 + 255) / 256), 256>>>(buf.data() + n2, n3 - n2, 3);
+        fill<<<1, 1>>>(buf.data(), 1, 1);
+        if (cudaDeviceSynchronize() != cudaSuccess) {
+            printf("a kernel failed\n");
+            return 1;
+        }
+        cudaMemcpy(&third, buf.data() + n3 - 1, sizeof third, cudaMemcpyDeviceToHost);
+        printf("third region: %d\n", third);
+    }
     if (cudaDeviceSynchronize() != cudaSuccess) {
         printf("a kernel failed\n");
         return 1;
@@ -199,9 +239,10 @@ int main(int argc, char** argv) {
     size_t mapped = buf.mapped();
     bool released = buf.release();
     printf("release: %s\n", released ? "ok" : "failed");
+    if (blocker != 0) cuMemAddressFree(blocker, g);
     // Addresses given back can be reserved again where they were: ask the
     // driver for each range the buffer had, at its old start.
     bool back = free_again((CUdeviceptr)before, reserved) && free_again((CUdeviceptr)after, mapped);
     printf("every reservation given back: %s\n", back ? "yes" : "no");
-    return (first == 1 && last == 2 && released && back) ? 0 : 1;
+    return (first == 1 && last == 2 && third == 3 && released && back) ? 0 : 1;
 }

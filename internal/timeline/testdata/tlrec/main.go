@@ -2,11 +2,11 @@
 // off and on, alternately, and says what tracing cost; it writes the last
 // traced run's trace and draws it:
 //
-//	go build -o tlrec ./internal/timeline/testdata/tlrec
-//	tlrec -n 5 -o OUT.trace LIB PROG [ARGS...]
+//	go build -ldflags="-s -w" -o tlrec ./internal/timeline/testdata/tlrec
+//	tlrec -n 5 -o OUT.trace [-base BASELIB] LIB PROG [ARGS...]
 //
-// The recorded fixtures under ../recorded were made with it on the GPU
-// machine.
+// ../gpu/record.sh runs it on the GPU machine for each solution of the
+// course (the cost of tracing, and of the trace's code when off).
 package main
 
 import (
@@ -65,6 +65,9 @@ func main() {
 	if *base != "" {
 		mb := median(before)
 		fmt.Printf("; without the trace's code %.1f ms (off %+.1f%%)", ms(mb), 100*(float64(mo)/float64(mb)-1))
+	}
+	if tl, err := timeline.Parse(trace); err == nil {
+		fmt.Printf("; %d events: %d launches timed on the GPU, %d pool samples, %d left out", len(tl.Events), len(tl.Ran), len(tl.Pools), tl.Cut)
 	}
 	fmt.Println()
 	if *out != "" {

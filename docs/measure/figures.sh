@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# figures.sh measures again every figure the lessons quote, each as the
+# median of N runs (5 unless FIGURES_RUNS says otherwise) with its minimum
+# and maximum, and prints one line per figure:
+#
+#   LABEL | what | median M (min A, max B; N runs) | the lesson quotes Q
+#
+# docs/claims.md names the LABEL behind each figure of a lesson. The
+# programs are the lessons' own cells (cut out of lessons/*.md, built as
+# lessons run builds them, for the GPU it finds), the course's solutions
+# and wrong answers, and docs/measure's probes; the kernel times come from
+# the statistics library, read through lessons check with a probe spec
+# whose checks ask for impossible values so that each prints what it
+# counted.
+#
+# Usage, from the course's root, on the GPU machine:
+#   bash docs/measure/figures.sh [OUT]
+# Needs nvcc (NVCC, or /usr/local/cuda/bin/nvcc, or on PATH), one GPU,
+# python3 with CuPy and torch for Day 77, and a lessons binary (LESSONS,
+# or carry/lead/lessons, or on PATH) for the statistics. Every raw output
+# is kept under OUT/raw. About two minutes on an H200.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-${OUT:-/tmp/figures}}
+mkdir -p "$out/raw"
+N=${FIGURES_RUNS:-5}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ -n "${NVCC:-}" ]; then nvcc=$NVCC
+elif [ -x /usr/local/cuda/bin/nvcc ]; then nvcc=/usr/local/cuda/bin/nvcc
+else nvcc=nvcc; fi
+# lessons check finds nvcc on PATH.
+case $nvcc in */*) PATH="$(dirname "$nvcc"):$PATH"; export PATH ;; esac
+if [ -n "${LESSONS:-}" ]; then lessons=$LESSONS
+elif [ -x "$root/carry/lead/lessons" ]; then lessons=$root/carry/lead/lessons
+else lessons=lessons; fi
+report=$out/figures.txt
+: > "$report"
+say() { echo "$*" | tee -a "$report"; }
+
+# cell LESSON FILE writes the cell of lessons/LESSON that writes FILE
+# (```LANG file=FILE ... ``` or %%writefile FILE) to $work/FILE.
+cell() {
+    awk -v f="$2" '
+        !on && ($0 ~ "^```[a-z]* file=" f "( |$)" || $0 == "%%writefile " f) { on = 1; nb = ($0 ~ /^%%/); next }
+        on && !nb && /^```/ { exit }
+        on && nb && (/^In \[/ || /^!/) { exit }
+        on { print }' "$root/lessons/$1" > "$work/$2"
+    [ -s "$work/$2" ] || say "MISSING | the cell $2 of lessons/$1 was not found"
+}
+
+# stats reads numbers, one a line, and prints their median, minimum and
+# maximum.
+stats() {
+    sort -g | awk '{ a[NR] = $1 } END {
+        if (NR == 0) { printf "no value (the raw output says why)"; exit }
+        m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+        printf "median %.10g (min %.10g, max %.10g; %d runs)", m, a[1], a[NR], NR }'
+}
+
+# fig LABEL WHAT RAWFILE SEDEXPR QUOTE: the figure SEDEXPR takes from each
+# line of RAWFILE (sed -n with p), summarised.
+fig() {
+    say "$1 | $2 | $(sed -n "$4" "$3" | stats) | the lesson quotes $5"
+}
+
+# runs NAME CMD...: CMD run N times, every output appended to raw/NAME.
+runs() {
+    local name=$1; shift
+    : > "$out/raw/$name"
+    for _ in $(seq "$N"); do timeout 60 "$@" >> "$out/raw/$name" 2>&1; done
+}
+
+echo "figures.sh: $N runs each; GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1); $($nvcc --version | tail -1)" | tee -a "$report"
+
+# Kernel times seen by the statistics library, through lessons check with
+# a probe spec, for the solution and the wrong answers a lesson names.
+# probe MODE ID SOLUTION PATCH...: MODE warm builds and runs each once
+# (its output dropped), measure runs each N times and reports.
+probe() {
+    local mode=$1 id=$2 sol=$3; shift 3
+    local c=$work/probe-$id
+    if [ ! -d "$c" ]; then
+        mkdir -p "$c/lessons" "$c/exercises"
+        printf 'title = "probe"\n[[lesson]]\nfile = "lessons/day001-probe.md"\n[[exercise]]\nid = "%s"\nlesson = "1"\nstudent = "exercises/%s"\nsolution = "exercises/%s"\n' "$id" "$(basename "$sol")" "$(basename "$sol")" > "$c/course.toml"
+        printf '# Probe\n' > "$c/lessons/day001-probe.md"
+        cp "$root/$sol" "$c/exercises/"
+        local spec=$c/exercises/$(basename "${sol%.*}").toml
+        awk '/^\[\[/{exit} {print}' "$root/exercises/$(basename "$(dirname "$sol")")/$(basename "${sol%.*}").toml" > "$spec"
+        printf '[[check]]\nstat = "max_concurrent_streams"\nequals = 987654321\n[[check]]\nstat = "kernel_span_ms"\nequals = 987654322\n[[check]]\nstat = "kernel_busy_ms"\nequals = 987654323\n' >> "$spec"
+        for p in "$@"; do
+            patch -s -p1 -o "$c/$(basename "$p" .patch).${sol##*.}" "$root/$sol" < "$root/$p" > /dev/null 2>&1 || say "P.$id.$(basename "$p" .patch) | the patch did not apply"
+        done
+    fi
+    for p in "" "$@"; do
+        local name=solution file=$c/exercises/$(basename "$sol")
+        if [ -n "$p" ]; then name=$(basename "$p" .patch); file=$c/$name.${sol##*.}; fi
+        [ -f "$file" ] || continue
+        if [ "$mode" = warm ]; then
+            (cd "$c" && COLUMNS=1000 NO_COLOR=1 timeout 90 "$lessons" check "$id" --file "$file" > "$out/raw/warm-$id-$name" 2>&1)
+            continue
+        fi
+        : > "$out/raw/p-$id-$name"
+        for _ in $(seq "$N"); do
+            (cd "$c" && COLUMNS=1000 NO_COLOR=1 timeout 60 "$lessons" check "$id" --file "$file" >> "$out/raw/p-$id-$name" 2>&1)
+        done
+        for k in 987654321:streams 987654322:span_ms 987654323:busy_ms; do
+            say "P.$id.$name.${k#*:} | ${k#*:} of the kernels (statistics library) | $(awk -v key="${k%%:*}" 'index($0, key) { want = 1; next } want && /got:/ { sub(/.*got: */, ""); match($0, /[0-9]+(\.[0-9]+)?/); print substr($0, RSTART, RLENGTH); want = 0 }' "$out/raw/p-$id-$name" | stats) | see docs/claims.md"
+        done
+    done
+}
+ap() { probe "$1" async-pipeline solutions/day069/async_pipeline.cu \
+    solutions/day069/wrong/async-pipeline/one_stream.patch \
+    solutions/day069/wrong/async-pipeline/sync_each_iteration.patch \
+    solutions/day069/wrong/async-pipeline/pageable_host.patch; }
+sp() { probe "$1" stream-pools solutions/day087/stream_pools.cu \
+    solutions/day087/wrong/stream-pools/per_thread_cas.patch; }
+# Build everything first, in parallel, so that no build runs beside a
+# timed program.
+cell day069-stream-ordered.md sync_vs_async.cu
+cell day069-stream-ordered.md pool_attributes.cu
+cell day071-reuse-policies.md reuse_matrix.cu
+cell day072-vmm-growable.md granularity.cu
+cell day073-ipc-pools.md ipc_demo.cu
+cell day074-graph-memory.md graph_mem.cu
+cell day076-memory-resources.md day076_resources.cu
+cell day077-python-pools.md day077_cupy.py
+cell day077-python-pools.md day077_torch.py
+cell day086-device-malloc.md device_malloc.cu
+cell day087-device-allocator.md day087_bump.cu
+build() { # NAME NVCC-ARGS...: builds NAME from the arguments
+    local name=$1; shift
+    "$nvcc" -o "$name" "$@" > "$out/raw/build-$name.log" 2>&1 || say "BUILD | $name did not build: raw/build-$name.log"
+}
+cd "$work"
+build sync_vs_async -arch=native sync_vs_async.cu &
+build nowarm "$root/docs/measure/nowarm.cu" &
+build pool_attributes -arch=native pool_attributes.cu &
+build pool_used -arch=native "$root/docs/measure/pool_used.cu" &
+build reuse_matrix -arch=native reuse_matrix.cu &
+build granularity -arch=native granularity.cu -lcuda &
+build vmm_facts -arch=native "$root/docs/measure/vmm_facts.cu" -lcuda &
+build ipc_demo -arch=native ipc_demo.cu &
+build graph_mem -arch=native graph_mem.cu &
+build day076_resources -arch=native day076_resources.cu &
+build device_malloc -arch=native device_malloc.cu &
+build day087_bump -arch=native day087_bump.cu &
+build heap_vs_pool -arch=native "$root/solutions/day086/heap_vs_pool.cu" &
+# The probes' programs are built (and run once, untimed) meanwhile, so
+# that their timed runs below find them in the build cache.
+{ ap warm; sp warm; } &
+wait
+
+# Day 69: the lesson's table (three runs on the H100).
+runs d69_sync ./sync_vs_async
+fig D69.sync "cudaMalloc/cudaFree, 1000 iterations (ms)" "$out/raw/d69_sync" 's/^cudaMalloc\/cudaFree: *\([0-9.]*\) ms.*/\1/p' "99.56, 98.39, 100.22 ms"
+fig D69.async "cudaMallocAsync/cudaFreeAsync, 1000 iterations (ms)" "$out/raw/d69_sync" 's/^cudaMallocAsync\/cudaFreeAsync: *\([0-9.]*\) ms.*/\1/p' "6.00, 6.18, 5.70 ms"
+fig D69.speedup "speedup (x)" "$out/raw/d69_sync" 's/^speedup: \([0-9.]*\)x/\1/p' "16.6x, 15.9x, 17.6x"
+
+# Day 69: no warm-up, built without -arch: the first run holds the JIT.
+: > "$out/raw/d69_cold"; : > "$out/raw/d69_warm"
+for i in $(seq "$N"); do CUDA_CACHE_PATH="$work/jit-cold-$i" ./nowarm >> "$out/raw/d69_cold" 2>&1; done
+CUDA_CACHE_PATH="$work/jit-warm" ./nowarm > /dev/null 2>&1
+for _ in $(seq "$N"); do CUDA_CACHE_PATH="$work/jit-warm" ./nowarm >> "$out/raw/d69_warm" 2>&1; done
+fig D69.nowarm.cold "no warm-up, no -arch, empty JIT cache: speedup (x)" "$out/raw/d69_cold" 's/^speedup: \([0-9.]*\)x/\1/p' "18.0x on a first run"
+fig D69.nowarm.cold.sync "the same: the cudaMalloc loop, 100 iterations of 4 MiB (ms)" "$out/raw/d69_cold" 's/^cudaMalloc\/cudaFree: *\([0-9.]*\) ms.*/\1/p' "170.14 ms (appendix)"
+fig D69.nowarm.warm "no warm-up, no -arch, warm JIT cache: speedup (x)" "$out/raw/d69_warm" 's/^speedup: \([0-9.]*\)x/\1/p' "1.0x on the second run"
+
+# Day 69: the pool's attributes (sizes: the same every run).
+runs d69_attr ./pool_attributes
+fig D69.attr.reserved "reserved after a 100 MiB cudaMallocAsync (MiB)" "$out/raw/d69_attr" 's/^after malloc .*reserved *\([0-9]*\) MiB.*/\1/p' "128 MiB"
+fig D69.attr.free "reserved after the free, under a 256 MiB threshold (MiB)" "$out/raw/d69_attr" 's/^after free .*reserved *\([0-9]*\) MiB.*/\1/p' "128 MiB"
+fig D69.attr.trim "reserved after cudaMemPoolTrimTo(pool, 0) (MiB)" "$out/raw/d69_attr" 's/^after trim .*reserved *\([0-9]*\) MiB.*/\1/p' "0 MiB"
+
+# Day 69: what the used-memory figures count (docs/measure/pool_used.cu).
+runs d69_used ./pool_used
+fig D69.used.afterfree "UsedMemCurrent right after the first cudaFreeAsync (bytes)" "$out/raw/d69_used" 's/^UsedMemCurrent right after.*: \([0-9]*\) bytes/\1/p' "0"
+fig D69.used.high "UsedMemHigh after 12 iterations on 4 streams (MiB)" "$out/raw/d69_used" 's/^after 12 iterations.*UsedMemHigh \([0-9]*\) MiB.*/\1/p' "4 MiB"
+fig D69.used.reservedhigh "ReservedMemHigh, the same run (MiB)" "$out/raw/d69_used" 's/^after 12 iterations.*ReservedMemHigh \([0-9]*\) MiB.*/\1/p' "32 MiB"
+fig D69.used.sameaddress "a 1 MiB request after a 4 MiB free got the same address (1 = yes)" "$out/raw/d69_used" 's/^a 1 MiB request.*: yes$/1/p; s/^a 1 MiB request.*: no$/0/p' "yes"
+
+# Day 71: the reuse matrix (each row of each setting).
+runs d71 ./reuse_matrix
+# The row before each "(warm-up above)" is the warm-up's: left out.
+awk 'NR > 1 && $0 == "(warm-up above)" { prev = ""; next } NR > 1 && prev != "" { print prev } { prev = $0 } END { if (prev != "") print prev }' "$out/raw/d71" > "$out/raw/d71.rows"
+for row in "no ordering  " "event after the free" "host waited for A" "no ordering, pool full"; do
+    key=$(echo "$row" | sed 's/ *$//')
+    fig "D71.$(echo "$key" | tr ' ,' '_-')" "B done after, '$key', every setting (ms)" "$out/raw/d71.rows" "s/^  $key *\\(same\\|new\\) *B done after *\\([0-9.]*\\) ms/\\2/p" "0.1 / 50.0 / 0.2 / 50.0 ms"
+    say "D71.$(echo "$key" | tr ' ,' '_-').block | same or new block | $(sed -n "s/^  $key *\\(same\\|new\\) .*/\\1/p" "$out/raw/d71.rows" | sort | uniq -c | tr '\n' ' ') | the lesson quotes new / same / same / same"
+done
+say "D71.full-off | 'no ordering, pool full' with internal dependencies off | $(grep -c "pool full B's allocation failed" "$out/raw/d71") failures in $N runs (2 settings each) | the lesson quotes out of memory"
+
+# Day 72: granularity and the VMM calls' cost.
+runs d72_gran ./granularity
+fig D72.granularity "minimum granularity (bytes)" "$out/raw/d72_gran" 's/^granularity: minimum \([0-9]*\) bytes.*/\1/p' "2097152"
+runs d72_vmm ./vmm_facts
+fig D72.vmm.map "2 MiB: cuMemCreate + cuMemMap + cuMemSetAccess (us, mean of 100)" "$out/raw/d72_vmm" 's/^2 MiB: create+map+set access \([0-9.]*\) us.*/\1/p' "tens of microseconds"
+fig D72.vmm.unmap "2 MiB: cuMemUnmap + cuMemRelease (us, mean of 100)" "$out/raw/d72_vmm" 's/^2 MiB: .*unmap+release \([0-9.]*\) us.*/\1/p' "tens of microseconds"
+
+# Day 73: importing a pool and a block in another process.
+runs d73 ./ipc_demo
+fig D73.pool "descriptor asked to pool imported (ms)" "$out/raw/d73" 's/^child: pool imported (\([0-9.]*\) ms.*/\1/p' "0.18 and 0.23 ms"
+fig D73.block "one block imported (ms)" "$out/raw/d73" 's/^child: block imported .* in \([0-9.]*\) ms.*/\1/p' "0.19 and 0.23 ms"
+
+# Day 74: a graph that allocates, fills 64 MiB and frees.
+runs d74 ./graph_mem
+fig D74.launch "one launch of the graph after the first (ms)" "$out/raw/d74" 's/^1000 more launches: \([0-9.]*\) ms each.*/\1/p' "0.042 ms"
+fig D74.reserved "reserved after 1001 launches (MiB)" "$out/raw/d74" 's/^after 1001 launches .*reserved *\([0-9]*\) MiB.*/\1/p' "64 MiB"
+
+# Day 76: the same loop through two resources.
+runs d76 ./day076_resources
+fig D76.cuda "cuda_resource, 1000 rounds (ms)" "$out/raw/d76" 's/^cuda_resource: *1000 rounds in \([0-9.]*\) ms.*/\1/p' "112.9 ms (earlier 105.7, 85.6)"
+fig D76.async "async_resource, 1000 rounds (ms)" "$out/raw/d76" 's/^async_resource: 1000 rounds in \([0-9.]*\) ms.*/\1/p' "6.2 ms (earlier 5.8, 5.6)"
+fig D76.ratio "cuda_resource / async_resource (x)" "$out/raw/d76" 's/^async_resource: .*(\([0-9.]*\)x faster).*/\1/p' "18.3x; between 15x and 18x"
+
+# Day 86: device malloc against a bump pool, and heap-vs-pool's rounds.
+runs d86 ./device_malloc
+fig D86.malloc "65536 device malloc+free of 256 bytes on an 8 MiB heap (ms)" "$out/raw/d86" 's/^65536 allocations.*device malloc+free \([0-9.]*\) ms.*/\1/p' "58.688 ms, then 55.598 ms"
+fig D86.failed "of them failed (NULL)" "$out/raw/d86" 's/^65536 allocations.*ms (\([0-9]*\) failed), bump.*/\1/p' "7727, then 6499"
+fig D86.bump "the bump pool's kernel (ms)" "$out/raw/d86" 's/.*bump \([0-9.]*\) ms.*/\1/p' "0.045 ms, then 0.032 ms"
+fig D86.null "4 KiB from the 8 MiB heap: NULLs of 65536" "$out/raw/d86" 's/^65536 threads asking.*: \([0-9]*\) got NULL/\1/p' "56916, then 58250"
+runs d86_80 ./heap_vs_pool
+runs d86_1 ./heap_vs_pool 100000 4 1
+runs d86_100 ./heap_vs_pool 100000 4 100
+runs d86_heap ./heap_vs_pool --heap
+fig D86.hvp.80 "heap-vs-pool, slices of 80% (ms a round)" "$out/raw/d86_80" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "48.59 ms"
+fig D86.hvp.1 "heap-vs-pool, slices of 1% (ms a round)" "$out/raw/d86_1" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "45.81 ms"
+fig D86.hvp.100 "heap-vs-pool, slices that hold every list (ms a round)" "$out/raw/d86_100" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "0.43 ms"
+fig D86.hvp.heap "heap-vs-pool, every list from the heap (ms a round)" "$out/raw/d86_heap" 's/^[0-9]* rounds of [0-9]* lists: \([0-9.]*\) ms a round/\1/p' "47.03 ms"
+fig D86.hvp.limit "the heap limit asked for the lists that spill (KiB)" "$out/raw/d86_80" 's/^heap limit [a-z ]*: \([0-9]*\) KiB.*/\1/p' "9216 KiB for at most 2573 KiB"
+
+# Day 87: the bump pool's counts.
+runs d87 ./day087_bump
+say "D87.bump | the bump cell's lines, as printed (sizes, the same every run) | $(sort "$out/raw/d87" | uniq -c | tr -s ' ' | tr '\n' ';') | the lesson quotes 262144 bytes; offset 1310720, 4096 failures"
+
+# Day 77: CuPy's two pools (times) and PyTorch's three configurations
+# (counts and sizes, one run each).
+runs d77_cupy python3 day077_cupy.py
+fig D77.cupy.pool "CuPy MemoryPool, 200 rounds of 16 MiB (ms)" "$out/raw/d77_cupy" 's/^MemoryPool (cudaMalloc, CuPy.s cache): 200 rounds in \([0-9.]*\) ms.*/\1/p' "9.0 ms"
+fig D77.cupy.async "CuPy MemoryAsyncPool, the same (ms)" "$out/raw/d77_cupy" 's/^MemoryAsyncPool (cudaMallocAsync): 200 rounds in \([0-9.]*\) ms.*/\1/p' "9.1 ms"
+: > "$out/raw/d77_torch"
+for conf in "" "backend:cudaMallocAsync" "expandable_segments:True"; do
+    if [ -z "$conf" ]; then
+        env -u PYTORCH_CUDA_ALLOC_CONF timeout 60 python3 day077_torch.py >> "$out/raw/d77_torch" 2>&1
+    else
+        PYTORCH_CUDA_ALLOC_CONF=$conf timeout 60 python3 day077_torch.py >> "$out/raw/d77_torch" 2>&1
+    fi
+done
+say "D77.torch | peak handed out / peak reserved / segments, native, async, expandable (one run each) | $(grep '^peak' "$out/raw/d77_torch" | tr '\n' ';') | the lesson quotes 160/1296/18, 158/224/0, 158/160/0"
+
+ap measure
+sp measure
+
+echo "figures.sh: done; every raw output is in $out/raw" | tee -a "$report"

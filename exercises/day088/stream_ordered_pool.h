@@ -1,0 +1,75 @@
+// Day 88 capstone: a stream-ordered pool of your own, with a free list per
+// stream and blocks stolen between streams through events. The harness,
+// bench.cu, runs it against the driver's own stream-ordered allocator
+// (cudaMallocAsync).
+// Design the pool's insides and write allocate(), deallocate() and the
+// destructor; lessons check says when it is done.
+#pragma once
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <vector>
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                     \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,               \
+                    cudaGetErrorString(e_));                                            \
+            exit(1);                                                                    \
+        }                                                                               \
+    } while (0)
+
+// A pool of fixed-size blocks cut from one stream-ordered allocation.
+// allocate(s) hands out a block that work queued on s after the call may
+// use; deallocate(p, s) gives it back once the work queued on s before the
+// call is done. Neither ever makes the host wait for the GPU.
+class StreamOrderedPool {
+public:
+    StreamOrderedPool(size_t blockBytes, int blocks, cudaStream_t setup) : block_(blockBytes), setup_(setup) {
+        CHECK(cudaMallocAsync(&chunk_, blocks * blockBytes, setup));
+        CHECK(cudaStreamSynchronize(setup));   // the chunk is ready for every stream
+        for (int i = blocks - 1; i >= 0; i--) fresh_.push_back(chunk_ + i * blockBytes);
+    }
+
+    // The counts main prints: blocks served from the allocating stream's
+    // own free list, never used before, and taken from another stream's.
+    int own = 0, fresh = 0, stolen = 0;
+
+    // allocate returns a block for work on stream s, or nullptr when every
+    // block is handed out. A block another stream freed may still be in
+    // use by that stream's kernels: s must not touch it before they end,
+    // and the host must not wait for them.
+    void* allocate(cudaStream_t s) {
+        // TODO 1: serve s from its own free list first (no wait needed:
+        // s's order already follows its own frees), then from the fresh
+        // blocks, then steal another stream's freed block, making s wait
+        // on the GPU for the event recorded when it was freed.
+        (void)s;
+        return nullptr;
+    }
+
+    // deallocate gives block p back; it is free for other streams once the
+    // work queued on s so far is done.
+    void deallocate(void* p, cudaStream_t s) {
+        // TODO 2: put p on s's free list with what another stream must
+        // wait for before reusing it.
+        (void)p;
+        (void)s;
+    }
+
+    // The pool ends after every stream that used it was synchronized.
+    ~StreamOrderedPool() {
+        // TODO 3: destroy what the pool made, then give the chunk back.
+        CHECK(cudaFreeAsync(chunk_, setup_));
+    }
+
+private:
+    size_t block_;               // the size of every block
+    cudaStream_t setup_;
+    char* chunk_ = nullptr;
+    std::vector<char*> fresh_;   // blocks never handed out
+    // TODO 0: what the pool keeps: a free list per stream, and with each
+    // freed block what a stealing stream must wait for.
+};

@@ -1,0 +1,85 @@
+package kernels_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// A hidden run's fail = [...] reaches the library as $LESSONS_STATS_FAIL:
+// the named calls fail with out of memory (2) without being made, the
+// others are made, the program never sees the setting, and the record
+// counts what was made to fail; a call that returns a kernel's fault is
+// counted as one.
+func TestLibraryFailsNamedCalls(t *testing.T) {
+	lib := buildStub(t, "fail.c")
+	for _, tc := range []struct {
+		env              []string
+		out              string
+		injected, faults uint64
+		failedAllocs     uint64
+	}{
+		{nil, "malloc 0 0 0 event 0 seen 0\nsync 0\n", 0, 0, 0},
+		{[]string{"LESSONS_STATS_FAIL=cudaMalloc:2,cudaEventCreate:1"}, "malloc 0 2 0 event 2 seen 0\nsync 0\n", 2, 0, 1},
+		// An entry the library cannot read is left out; the others count.
+		{[]string{"LESSONS_STATS_FAIL=cudaMalloc,cudaMalloc:0,cudaMalloc:3"}, "malloc 0 0 2 event 0 seen 0\nsync 0\n", 1, 0, 1},
+		{[]string{"STUB_SYNC_ERROR=700"}, "malloc 0 0 0 event 0 seen 0\nsync 700\n", 0, 1, 0},
+		{[]string{"STUB_SYNC_ERROR=2"}, "malloc 0 0 0 event 0 seen 0\nsync 2\n", 0, 0, 0},
+	} {
+		got, out := lib.run(t, tc.env...)
+		name := strings.Join(tc.env, " ")
+		if out != tc.out {
+			t.Errorf("%s: the program printed %q, want %q", name, out, tc.out)
+		}
+		s := got.Stats
+		if s.InjectedFailures != tc.injected || s.DeviceFaults != tc.faults || s.FailedAllocs != tc.failedAllocs {
+			t.Errorf("%s: injected_failures %d, device_faults %d, failed_allocs %d; want %d, %d, %d",
+				name, s.InjectedFailures, s.DeviceFaults, s.FailedAllocs, tc.injected, tc.faults, tc.failedAllocs)
+		}
+		if s.LeakedAllocs != 0 {
+			t.Errorf("%s: %d leaked allocations: a call made to fail allocated nothing", name, s.LeakedAllocs)
+		}
+	}
+}
+
+// A free of imported memory is signalled to its exporter by a later
+// record of an interprocess event on a stream ordered after it; a free
+// after the last such record, or followed by an ordinary event's alone,
+// is counted (a host wait does not tell the other process either).
+func TestLibraryCountsUnsignalledImportFrees(t *testing.T) {
+	lib := buildStub(t, "ipc.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.ImportFreesUnsignalled != 2 || s.PoolImportFrees != 3 {
+		t.Errorf("import_frees_unsignalled %d (want 2), pool_import_frees %d (want 3)", s.ImportFreesUnsignalled, s.PoolImportFrees)
+	}
+}
+
+// A trim made while queued work was not waited for is counted; once the
+// host has waited for every stream it is not (cudaMemPoolTrimTo and
+// cudaDeviceGraphMemTrim alike).
+func TestLibraryCountsUnwaitedTrims(t *testing.T) {
+	lib := buildStub(t, "trim.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.TrimsUnwaited != 2 || s.PoolTrims != 2 {
+		t.Errorf("trims_unwaited %d (want 2), pool_trims %d (want 2)", s.TrimsUnwaited, s.PoolTrims)
+	}
+}
+
+// A hidden run's device_heap reaches the library as $LESSONS_STATS_HEAP:
+// the heap has at most that many bytes from the program's first CUDA call
+// on, whatever the program asks; without it the program's asks stand.
+func TestLibraryCapsTheDeviceHeap(t *testing.T) {
+	lib := buildStub(t, "heap.c")
+	for _, tc := range []struct{ env, want string }{
+		{"", "heap 8388608 then 67108864\n"},
+		{"LESSONS_STATS_HEAP=65536", "heap 65536 then 65536\n"},
+		{"LESSONS_STATS_HEAP=1073741824", "heap 1073741824 then 67108864\n"},
+	} {
+		var env []string
+		if tc.env != "" {
+			env = append(env, tc.env)
+		}
+		if _, out := lib.run(t, env...); out != tc.want {
+			t.Errorf("%q: the program printed %q, want %q", tc.env, out, tc.want)
+		}
+	}
+}

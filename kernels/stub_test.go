@@ -1,0 +1,90 @@
+package kernels_test
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/kernels"
+)
+
+// stubRun is the statistics library, built with nvcc as lessons builds
+// it, and a program of testdata/stub linked against the stand-in CUDA
+// runtime there: the library's own code runs on a machine without a GPU.
+type stubRun struct{ dir string }
+
+// buildStub builds the library, the stand-in runtime and testdata/stub's
+// prog; it skips where there is no nvcc or C compiler.
+func buildStub(t *testing.T, prog string) stubRun {
+	t.Helper()
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("no nvcc here")
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler here")
+	}
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"allocstats.cu": kernels.AllocStats, "timeline.h": kernels.Timeline} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stub, _ := filepath.Abs("testdata/stub")
+	for _, argv := range [][]string{
+		{nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu"},
+		{cc, "-shared", "-fPIC", "-o", "libcudart.so", filepath.Join(stub, "cudart.c")},
+		{cc, "-o", "prog", filepath.Join(stub, prog), "-L.", "-lcudart", "-Wl,-rpath," + dir},
+	} {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", argv, err, out)
+		}
+	}
+	return stubRun{dir}
+}
+
+// run runs the program with the library preloaded and env added, and
+// returns its verified record and its output.
+func (s stubRun) run(t *testing.T, env ...string) (*checker.Received, string) {
+	t.Helper()
+	key := make([]byte, checker.KeySize)
+	rand.Read(key)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	cmd := exec.Command(filepath.Join(s.dir, "prog"))
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Env = append([]string{"LD_PRELOAD=" + filepath.Join(s.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}, env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	done := make(chan struct{})
+	go func() { out, _ = io.ReadAll(stdout); close(done) }()
+	data, _ := io.ReadAll(r)
+	<-done
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the program: %v", err)
+	}
+	c := checker.NewChannel(key)
+	c.Write(data)
+	got, err := c.Close()
+	if err != nil || got == nil || got.Stats == nil {
+		t.Fatalf("the record did not verify: %v", err)
+	}
+	return got, string(out)
+}

