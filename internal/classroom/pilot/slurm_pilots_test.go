@@ -3,9 +3,16 @@ package pilot
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/machine/machinetest"
 	"github.com/cudalessons/lessons/internal/rig"
@@ -101,5 +108,75 @@ func TestNodeExec(t *testing.T) {
 	defer r2.Close()
 	if len(gpus) != 1 || n.Toolchain == nil {
 		t.Errorf("a GPU node: gpus %v", gpus)
+	}
+}
+
+// The class's pilots are submitted; with --slurm-only the server's own
+// GPUs take no run; the handler serves the workers at Path and the class
+// elsewhere; a worker's GPUs join the queue and leave it; stop cancels
+// the jobs.
+func TestPilotsStart(t *testing.T) {
+	fs := &fakeSlurm{states: map[string]string{}}
+	s := SlurmOptions{Nodes: 2, GPUsPerNode: 1, NodeCPUs: 4, Builders: 1, BuildCPUs: 4, URL: "http://127.0.0.1:3977/", Exe: "/opt/lessons", Only: true, Cluster: fs.exec}
+	private := t.TempDir()
+	p, err := s.Prepare("/course", nil, private, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := queue.New([]string{"0"}, 2, time.Now)
+	class := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "the class") })
+	var log strings.Builder
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, stop, note, err := p.Start(ctx, q, class, private, []string{"0"}, []string{CapabilityVar + "=9.0"}, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Open() != 0 {
+		t.Errorf("--slurm-only: %d of the server's own slots still open", q.Open())
+	}
+	if n := strings.Count(strings.Join(fs.calls, "\n"), "sbatch"); n != 3 || !strings.Contains(note, "2 GPU node pilot(s) and 1 build node pilot(s)") {
+		t.Errorf("submitted %d pilots; note %q", n, note)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/day001.html", nil))
+	if rec.Body.String() != "the class" {
+		t.Errorf("/ is not the class's: %q", rec.Body.String())
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", Path+"poll", nil))
+	if rec.Body.String() == "the class" || rec.Code == 200 {
+		t.Errorf("%s is the class's, or open without a secret: %d %q", Path, rec.Code, rec.Body.String())
+	}
+	Join(q, 3)([]string{Device("gpu0", "0")})
+	if q.Open() != 3 {
+		t.Errorf("a worker's GPU joined: %d slots open, want 3", q.Open())
+	}
+	Leave(q)([]string{Device("gpu0", "0")})
+	if q.Open() != 0 || !OnNode(Device("gpu0", "0")) || OnNode("0") {
+		t.Errorf("a worker's GPU left: %d slots open", q.Open())
+	}
+	stop()
+	if !strings.Contains(strings.Join(fs.calls, "\n"), "scancel") {
+		t.Errorf("stop cancelled no job: %q", fs.calls)
+	}
+	if (*Pilots)(nil).Workers() != nil || p.Workers() == nil {
+		t.Error("Workers")
+	}
+}
+
+func TestRunWorkerNeedsItsSecret(t *testing.T) {
+	err := RunWorker(context.Background(), WorkerOptions{URL: "http://127.0.0.1:1", Role: RoleGPU, Dir: t.TempDir(), SecretFile: filepath.Join(t.TempDir(), "none")}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "the job's secret") {
+		t.Errorf("a pilot without its secret: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(file, []byte("s3cret\n"), 0o600)
+	machinetest.Fake(t, "none")
+	if err := RunWorker(context.Background(), WorkerOptions{URL: "http://127.0.0.1:1", Role: "cook", Dir: t.TempDir(), SecretFile: file}, io.Discard); err == nil || !strings.Contains(err.Error(), "gpu or build") {
+		t.Errorf("a pilot of no role: %v", err)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Error("the secret was left on the node's disk")
 	}
 }
