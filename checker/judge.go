@@ -81,7 +81,7 @@ func (s *Spec) Judge(r *Run) []Result {
 		out = append(out, judgeDriver(r))
 	}
 	if r.Witness != nil && r.Untrusted == "" {
-		out = append(out, judgeWitness(r))
+		out = append(out, judgeWitness(r, len(s.fail)))
 	}
 	return out
 }

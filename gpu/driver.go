@@ -95,7 +95,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Device is one GPU as the driver reports it.
@@ -246,7 +246,7 @@ func (c Cached) Probe(withFree bool) (*Info, error) {
 	saved.Key, saved.Info = key, info
 	if data, err := json.Marshal(saved); err == nil {
 		_ = os.MkdirAll(filepath.Dir(c.File), 0o755)
-		_ = atomicfile.Write(c.File, data, 0o644)
+		_ = safefs.WriteAtomic(c.File, data, 0o644)
 	}
 	return info, nil
 }

@@ -263,10 +263,20 @@ void tlPoolSample() {
     std::vector<std::pair<uint64_t, uint64_t>> got(pools.size());
     std::vector<bool> ok(pools.size());
     {
+        // This thread's capture mode relaxed while it asks: a query made
+        // while a stream captures in the global mode (a graph's
+        // allocation node is a pooled allocation) invalidated the capture
+        // on the H200 ("operation failed due to a previous error during
+        // capture" in graph-alloc's solution under --timeline).
+        typedef CUresult (*ModeFn)(CUstreamCaptureMode*);
+        static ModeFn exchange = (ModeFn)realDriver("cuThreadExchangeStreamCaptureMode");
+        CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
         Own own;
+        if (exchange != nullptr) exchange(&mode);
         for (size_t i = 0; i < pools.size(); i++)
             ok[i] = get((CUmemoryPool)pools[i], CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &got[i].first) == CUDA_SUCCESS &&
                     get((CUmemoryPool)pools[i], CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &got[i].second) == CUDA_SUCCESS;
+        if (exchange != nullptr) exchange(&mode);
     }
     std::lock_guard<Lock> g(mu);
     for (size_t i = 0; i < pools.size(); i++) {

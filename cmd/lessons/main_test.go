@@ -290,10 +290,13 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor":  waitFor,
-			"httpget":  httpGet,
-			"httppost": httpPost,
-			"zip":      zipCmd,
+			"waitfor":    waitFor,
+			"httpget":    httpGet,
+			"httppost":   httpPost,
+			"zip":        zipCmd,
+			"nbrun":      nbRun,
+			"classtoken": classToken,
+			"classapi":   classAPI,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "seeds" {

@@ -15,9 +15,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -91,13 +91,13 @@ func Generate(c *course.Course, opts Options) ([]File, error) {
 	var jobs []job
 	var errs lesson.Errors
 	for _, x := range c.Exercises {
-		data, err := beneath.ReadFile(c.Root, x.Solution)
+		data, err := safefs.ReadFile(c.Root, x.Solution)
 		if err != nil {
 			return nil, fmt.Errorf("generate %s: %w", x.ID, err)
 		}
 		f := File{Exercise: x.ID, Solution: x.Solution, Student: x.Student}
 		if !HasMarkers(data) {
-			if _, err := beneath.Stat(c.Root, x.Student); errors.Is(err, fs.ErrNotExist) {
+			if _, err := safefs.Stat(c.Root, x.Student); errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("generate %s: the student file does not exist, and %s has no // BEGIN SOLUTION to write it from: mark the regions the student completes, or write %s by hand", x.Student, x.Solution, x.Student)
 			}
 			f.State = Unmarked
@@ -122,7 +122,7 @@ func Generate(c *course.Course, opts Options) ([]File, error) {
 			out = append(out, f)
 			continue
 		}
-		have, err := beneath.ReadFile(c.Root, f.Student)
+		have, err := safefs.ReadFile(c.Root, f.Student)
 		missing := errors.Is(err, fs.ErrNotExist)
 		if err != nil && !missing {
 			return out, fmt.Errorf("generate %s: %w", f.Student, err)
@@ -202,7 +202,7 @@ func readSums(file string) (map[string]string, error) {
 			return nil, fmt.Errorf("%s:%d: not a line of sha256 and path; remove the file and run lessons generate --force", file, n)
 		}
 		path = strings.TrimSpace(path)
-		if err := beneath.Local(path); err != nil {
+		if err := safefs.Local(path); err != nil {
 			return nil, fmt.Errorf("%s:%d: %s is not a file of the course: %v; remove the line", file, n, path, err)
 		}
 		sums[path] = h
@@ -230,10 +230,10 @@ func writeSums(file string, sums map[string]string) error {
 // "../../.bashrc" and record its sum in generated.sum.
 func writeIn(root, name string, data []byte) error {
 	mode := fs.FileMode(0o644)
-	if st, err := beneath.Stat(root, name); err == nil {
+	if st, err := safefs.Stat(root, name); err == nil {
 		mode = st.Mode().Perm()
 	}
-	return beneath.WriteFile(root, name, data, mode)
+	return safefs.WriteFile(root, name, data, mode)
 }
 
 // WriteGenerated tells what Generate did with each file: what it wrote

@@ -8,8 +8,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/wrong"
 )
 
@@ -185,7 +185,7 @@ func patchAnswers(c *course.Course, dryRun bool) ([]File, error) {
 				if err := writeIn(c.Root, f.Student, patch); err != nil {
 					return out, fmt.Errorf("generate %s: %w", f.Student, err)
 				}
-				if err := beneath.Remove(c.Root, a.Path); err != nil {
+				if err := safefs.Remove(c.Root, a.Path); err != nil {
 					return out, fmt.Errorf("generate %s: %w", f.Student, err)
 				}
 			}
@@ -198,7 +198,7 @@ func patchAnswers(c *course.Course, dryRun bool) ([]File, error) {
 // convert is ToPatch of answer a, read from the course, a wrong answer's
 // expected text checked first.
 func convert(c *course.Course, x *course.Exercise, a wrong.Answer) ([]byte, error) {
-	prog, err := beneath.ReadFile(c.Root, a.Path)
+	prog, err := safefs.ReadFile(c.Root, a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func convert(c *course.Course, x *course.Exercise, a wrong.Answer) ([]byte, erro
 			return nil, err
 		}
 	}
-	src, err := beneath.ReadFile(c.Root, x.Solution)
+	src, err := safefs.ReadFile(c.Root, x.Solution)
 	if err != nil {
 		return nil, err
 	}

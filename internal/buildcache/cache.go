@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // DefaultMaxBytes bounds the cache unless $LESSONS_CACHE_MAX says otherwise.
@@ -167,7 +167,7 @@ func (c *Cache) openUp(tmp, final string) error {
 
 // copyTo writes src to dst whole or not at all.
 func copyTo(dst string, src io.Reader, perm fs.FileMode) error {
-	return atomicfile.WriteFrom(dst, src, perm)
+	return safefs.WriteAtomicFrom(dst, src, perm)
 }
 
 // Stats describe the cache.

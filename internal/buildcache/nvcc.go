@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cudalessons/lessons/internal/regular"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Compiler is the nvcc a build runs.
@@ -163,7 +163,7 @@ const MaxHashed = 64 << 20
 // its end, and the build then runs uncached, in its sandbox, where nvcc
 // says what it makes of it.
 func readSource(name string) ([]byte, error) {
-	data, err := regular.ReadFile(name, MaxHashed)
+	data, err := safefs.ReadRegular(name, MaxHashed)
 	if err != nil {
 		return nil, fmt.Errorf("hash a build's source: %w", err)
 	}

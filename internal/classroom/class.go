@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/classroom/access"
 	"github.com/cudalessons/lessons/internal/classroom/queue"
@@ -27,6 +26,7 @@ import (
 	"github.com/cudalessons/lessons/internal/page"
 	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/serve"
 )
@@ -315,7 +315,7 @@ func (c *Class) Close() error {
 // folder): with OwnWorkFS, a file system of its own, its image kept in
 // the class's private folder.
 func (c *Class) workDir(id, dir string) error {
-	work, err := beneath.Dir(dir, ".work")
+	work, err := safefs.Dir(dir, ".work")
 	if err != nil || !c.cfg.OwnWorkFS || c.cfg.DiskPerStudent <= 0 {
 		return err
 	}
@@ -325,7 +325,7 @@ func (c *Class) workDir(id, dir string) error {
 	if c.cfg.FilesPerStudent > 0 {
 		files = uint64(c.cfg.FilesPerStudent)
 	}
-	images, err := beneath.Dir(c.private, "work")
+	images, err := safefs.Dir(c.private, "work")
 	if err != nil {
 		return err
 	}
@@ -354,7 +354,7 @@ func (c *Class) siteMap() (map[string][]byte, error) {
 
 // studentDir is a student's folder, made the first time.
 func (c *Class) studentDir(id string) (string, error) {
-	dir, err := beneath.Dir(c.studentsDir, id)
+	dir, err := safefs.Dir(c.studentsDir, id)
 	if err == nil {
 		// Reached by the runs' users (their workspaces), listed by none.
 		err = os.Chmod(dir, 0o711)
@@ -395,7 +395,7 @@ func (c *Class) page(id string) (*serve.Server, string) {
 			env.Vars = withVar(env.Vars, "LESSONS_CACHE", filepath.Join(ws, ".lessons-cache"))
 			// nvcc's and the program's temporary files: the one folder
 			// a cell may write.
-			tmp, err := beneath.DirAgain(ws, ".tmp")
+			tmp, err := safefs.DirAgain(ws, ".tmp")
 			if err != nil {
 				return env, err
 			}
@@ -432,7 +432,7 @@ func (c *Class) lesson(id, page string) (*lesson.Lesson, string, error) {
 		if err := c.workDir(id, dir); err != nil {
 			return nil, "", err
 		}
-		ws, err := beneath.Dir(dir, filepath.Join(".work", e.Name()))
+		ws, err := safefs.Dir(dir, filepath.Join(".work", e.Name()))
 		return l, ws, err
 	}
 	return nil, "", fmt.Errorf("%s is not a lesson of this course", page)
@@ -454,12 +454,12 @@ func (c *Class) readCopy(id string, x *course.Exercise) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := beneath.ReadFile(dir, fileName(x))
+	data, err := safefs.ReadFile(dir, fileName(x))
 	if errors.Is(err, os.ErrNotExist) {
 		if data, err = os.ReadFile(c.course.Path(x.Student)); err != nil {
 			return nil, fmt.Errorf("the course's %s: %w", x.Student, err)
 		}
-		return data, beneath.WriteFile(dir, fileName(x), data, 0o600)
+		return data, safefs.WriteFile(dir, fileName(x), data, 0o600)
 	}
 	return data, err
 }
@@ -474,7 +474,7 @@ func (c *Class) writeCopy(id string, x *course.Exercise, text string) error {
 	if err != nil {
 		return err
 	}
-	return beneath.WriteFile(dir, fileName(x), []byte(text), 0o600)
+	return safefs.WriteFile(dir, fileName(x), []byte(text), 0o600)
 }
 
 // touch notes what a student did last, for the instructor's view.

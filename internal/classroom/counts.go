@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // The instructor's choice of which submission counts, where it is not
@@ -59,7 +59,7 @@ func (c *Class) Count(student, exercise string, attempt int64) error {
 		m[countKey(student, exercise)] = attempt
 	}
 	data, _ := json.MarshalIndent(m, "", " ")
-	return atomicfile.Write(c.countsPath(), data, 0o600)
+	return safefs.WriteAtomic(c.countsPath(), data, 0o600)
 }
 
 // Sheet is the gradebook as the class's export gives it: each student's

@@ -361,6 +361,9 @@ func (c *Class) classAPI(w http.ResponseWriter, r *http.Request, p person, from,
 	case op == "api/submit" && r.Method == http.MethodPost:
 		res, err := c.submit(r, p, from, req.Exercise, req.Text)
 		reply(w, res, err)
+	case op == "api/check" && r.Method == http.MethodPost:
+		v, err := c.remoteCheck(r, p, from, req.Exercise, req.Text)
+		reply(w, v, err)
 	case op == "api/history" && r.Method == http.MethodGet:
 		as, err := c.book.History(p.ID, req.Exercise)
 		reply(w, historyOf(as), err)

@@ -1,10 +1,8 @@
 package classroom
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -86,29 +84,9 @@ func WriteLinks(w io.Writer, links []Link) error {
 // server at base, with their token (from the page), and returns the
 // grade's feedback: lessons submit.
 func Submit(ctx context.Context, client *http.Client, base, token, exercise, text string) (*SubmitResult, error) {
-	body, _ := json.Marshal(map[string]string{"exercise": exercise, "text": text})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+classPrefix+"api/submit", bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("submit to %s: %w", base, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("submit to %s: %w", base, err)
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(res.Body, 8<<20))
-	if res.StatusCode != http.StatusOK {
-		var e struct{ Error string }
-		if json.Unmarshal(data, &e) != nil || e.Error == "" {
-			e.Error = strings.TrimSpace(string(data))
-		}
-		return nil, fmt.Errorf("submit %s to %s: %s (%s)", exercise, base, e.Error, res.Status)
-	}
 	var out SubmitResult
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("submit to %s: the answer is not the class server's: %v", base, err)
+	if err := post(ctx, client, base, token, "api/submit", exercise, text, &out); err != nil {
+		return nil, fmt.Errorf("submit %s to %s: %w", exercise, base, err)
 	}
 	return &out, nil
 }

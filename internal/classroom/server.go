@@ -186,6 +186,9 @@ func NewServer(ctx context.Context, c *course.Course, o ServeOptions, log io.Wri
 	}
 	s.notes = append([]string{fmt.Sprintf("Serving the class of %s (%d students) at %s; %d GPU(s), %d runs at once on each; lessons invite makes the sign-in links",
 		c.Title, len(people), s.ln.Addr(), len(local.Devices), local.Choice.PerDevice)}, s.notes...)
+	if r.Witness != "" {
+		s.notes = append(s.notes, "Outside witness: "+r.Witness)
+	}
 	if noOwnFS != "" {
 		s.notes = append(s.notes, fmt.Sprintf("A student's workspaces are folders of the class's disk (%s): their caps (--disk-per-student, files) are checked between runs, so within its time limit a cell can still fill the disk; run the server as root, with loop devices and mkfs.ext4, for a file system of their own each", noOwnFS))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/classroom"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/iostreams"
@@ -22,9 +23,9 @@ type CheckOptions struct {
 	g        *globals
 	Exercise string
 	Verbose  bool
-	// File is checked in place of the exercise's student file.
-	File     string
+	File     string         // checked in place of the exercise's student file
 	Timeline study.Timeline // what to draw of the run, and where its trace goes
+	Remote   bool           // judged on the class's server
 }
 
 func newCheck(io *iostreams.IOStreams, g *globals, runF func(*CheckOptions) error) *cobra.Command {
@@ -55,6 +56,7 @@ no GPU, a bad spec).`,
 	cmd.Flags().StringVar(&opts.File, "file", "", "check `PATH` against the exercise's checks, instead of its file (progress is not saved)")
 	cmd.Flags().BoolVar(&opts.Timeline.Compare, "compare", false, "run the exercise's solution too and draw the two timelines side by side, with what differs (implies --timeline)")
 	cmd.Flags().StringVar(&opts.Timeline.Out, "timeline-out", "", "write the run's trace as the library sent it to `PATH` (implies --timeline)")
+	cmd.Flags().BoolVar(&opts.Remote, "remote", false, "judge the file on the class's server, with lessons submit's token ($LESSONS_CLASS_TOKEN): no GPU here needed, and not a submission")
 	cmd.Flags().BoolVar(&opts.Timeline.Draw, "timeline", false, "after the verdict, draw what the program did with the allocator: a lane per stream and the host, allocations, event waits, findings")
 	return cmd
 }
@@ -67,7 +69,9 @@ func checkRun(opts *CheckOptions) error {
 	ctx, stop := interrupted()
 	defer stop()
 	src, err := exercise.Source(c, x, opts.File)
-	if err != nil {
+	if err == nil && opts.Remote {
+		return classroom.RemoteCheck(ctx, terminal(opts.IO), c, x, src, opts.Verbose, opts.File == "", opts.Timeline)
+	} else if err != nil {
 		return err
 	}
 	k, err := study.NewChecker(ctx, terminal(opts.IO), "check", c, x, src)
@@ -76,16 +80,10 @@ func checkRun(opts *CheckOptions) error {
 	}
 	k.Timeline = opts.Timeline
 	passed, err := k.Check(ctx, terminal(opts.IO), c, x, src, opts.Verbose, opts.File == "")
-	if err != nil {
+	if err != nil || passed {
 		return err
 	}
-	if passed && opts.File != "" {
-		fmt.Fprintf(opts.IO.Out, "\n%s passes every check of %s.\n", opts.File, x.ID)
-	}
-	if !passed {
-		return errSilent
-	}
-	return nil
+	return errSilent
 }
 
 // argsUnless refuses a command's arguments when bad says so of their

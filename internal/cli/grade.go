@@ -8,13 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/lms"
 	hw "github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -211,7 +211,7 @@ func gradeExport(o *gradeOptions, _ []string) error {
 		return usagef("nothing to write: give --csv or --json a file")
 	}
 	write := func(name string, f func(io.Writer) error) error {
-		return atomicfile.WriteNamed(name, o.io.Out, o.io.ErrOut, f)
+		return safefs.WriteNamed(name, o.io.Out, o.io.ErrOut, f)
 	}
 	if err := write(o.csv, s.WriteCSV); err != nil {
 		return err
@@ -251,4 +251,4 @@ func gradeFeedback(o *gradeOptions, _ []string) error {
 }
 
 // writeAtomic writes a file whole or not at all.
-func writeAtomic(name string, data []byte) error { return atomicfile.Write(name, data, 0o644) }
+func writeAtomic(name string, data []byte) error { return safefs.WriteAtomic(name, data, 0o644) }

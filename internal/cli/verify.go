@@ -92,10 +92,12 @@ func verifyRun(opts *VerifyOptions) error {
 		ro := verify.RunOptions{Toolkit: tk, PerGPU: opts.PerGPU, Queues: opts.Queues, Jobs: opts.Jobs, Devices: hw.Devices(len(m.Info.Devices)), Note: note}
 		if opts.Wrong {
 			report, err := verify.Wrong(ctx, c, ro)
+			if report != nil {
+				report.Write(ios.Out)
+			}
 			if err != nil {
 				return err
 			}
-			report.Write(ios.Out)
 			return report.Err()
 		}
 		report, err := verify.Mutants(ctx, c, ro)

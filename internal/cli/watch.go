@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudalessons/lessons/internal/classroom"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/study"
 	"github.com/cudalessons/lessons/internal/ui"
@@ -12,12 +13,11 @@ import (
 
 // WatchOptions are the inputs of lessons watch.
 type WatchOptions struct {
-	IO *iostreams.IOStreams
-	g  *globals
-	// Exercise is the one to start with; "" for the first not passed.
-	Exercise   string
-	Poll, Wait bool
-	Debounce   time.Duration
+	IO                 *iostreams.IOStreams
+	g                  *globals
+	Exercise           string // the one to start with; "" for the first not passed
+	Poll, Wait, Remote bool
+	Debounce           time.Duration
 }
 
 func newWatch(ios *iostreams.IOStreams, g *globals, runF func(*WatchOptions) error) *cobra.Command {
@@ -47,6 +47,7 @@ stdin is not a terminal, type the key and Enter.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Poll, "poll", false, "poll the files instead of using file system events")
+	cmd.Flags().BoolVar(&opts.Remote, "remote", false, "check each save on the class's server, as check --remote does (no GPU here needed; not a submission)")
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "after a pass, wait for n before the next exercise")
 	cmd.Flags().DurationVar(&opts.Debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts (a check starts 30 ms after the first save; saves within this of each other check once more at the end)")
 	return cmd
@@ -61,7 +62,7 @@ func watchRun(opts *WatchOptions) error {
 	ctx, stop := interrupted()
 	defer stop()
 	k, err := study.NewChecker(ctx, terminal(ios), "watch", c, x, c.Path(x.Student))
-	if err != nil {
+	if k.Remote = classroom.RemoteIf(opts.Remote); err != nil && k.Remote == nil {
 		return err
 	}
 	keys, restore := ui.ReadKeys(ios.In)

@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
-	"github.com/cudalessons/lessons/internal/regular"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/slurm"
 )
 
@@ -29,6 +28,9 @@ type Course struct {
 	// ClassServer is the URL of the class's server with GPUs ([class]
 	// server), "" when the course names none.
 	ClassServer string
+	// Notebook is where an exported notebook gets lessons and the course
+	// ([notebook]), nil when the course says nothing.
+	Notebook *Notebook
 }
 
 // Entry is a lesson of the course, before its document is parsed.
@@ -129,7 +131,7 @@ func LoadWith(root string, o Options) (*Course, error) {
 		root = abs
 	}
 	mpath := filepath.Join(root, ManifestName)
-	data, err := regular.ReadFile(mpath, MaxManifest)
+	data, err := safefs.ReadRegular(mpath, MaxManifest)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no %s in %s: pass the folder that holds the course's %s", ManifestName, root, ManifestName)
@@ -145,6 +147,9 @@ func LoadWith(root string, o Options) (*Course, error) {
 	bad := func(table string, i int, key, fix, format string, args ...any) {
 		errs = append(errs, &lesson.Error{File: mpath, Line: LineOf(data, table, i, key), Msg: fmt.Sprintf(format, args...), Fix: fix})
 	}
+	nb, nbBad := checkNotebook(m.Notebook)
+	c.Notebook = nb
+	errs = append(errs, notebookErrors(mpath, data, nbBad)...)
 	if c.Title == "" {
 		errs = append(errs, &lesson.Error{File: mpath, Line: 1, Msg: "the course has no title", Fix: `add a line: title = "..."`})
 	}
@@ -239,11 +244,11 @@ var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
 // repository, and lessons writes student files and reads solutions by
 // these names.
 func locate(root, rel string) (why string, isFile bool) {
-	if err := beneath.Local(rel); err != nil {
+	if err := safefs.Local(rel); err != nil {
 		return "is not inside the course: " + err.Error(), false
 	}
-	st, err := beneath.Stat(root, rel)
-	var be *beneath.Error
+	st, err := safefs.Stat(root, rel)
+	var be *safefs.Error
 	if errors.As(err, &be) {
 		return "is not inside the course: " + be.Why, false
 	}

@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
-	"github.com/cudalessons/lessons/internal/regular"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // imported is a notebook on its way into the course.
@@ -72,7 +71,7 @@ func Import(opts ImportOptions) error {
 	days := map[int]bool{}
 	byDay := true
 	for _, f := range files {
-		data, err := regular.ReadFile(f, lesson.MaxIpynbBytes)
+		data, err := safefs.ReadRegular(f, lesson.MaxIpynbBytes)
 		if err != nil {
 			return fmt.Errorf("import %s: %w", f, err)
 		}
@@ -170,7 +169,7 @@ func Import(opts ImportOptions) error {
 		return err
 	}
 	for _, o := range outs {
-		if err := beneath.WriteFile(opts.Dir, o.rel, o.data, 0o644); err != nil {
+		if err := safefs.WriteFile(opts.Dir, o.rel, o.data, 0o644); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 		if opts.Wrote != nil {

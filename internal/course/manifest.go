@@ -31,6 +31,38 @@ type Manifest struct {
 	Grade ManifestGrade `toml:"grade"`
 	// Class is the [class] table.
 	Class ManifestClass `toml:"class"`
+	// Notebook is the [notebook] table.
+	Notebook ManifestNotebook `toml:"notebook"`
+}
+
+// ManifestNotebook is the [notebook] table: where the first cell of a
+// notebook of lessons export --ipynb gets lessons and the course, so
+// that its check cells run the real lessons check on the notebook's
+// machine (Colab's GPU). Without it, the notebooks check only what
+// output alone decides.
+type ManifestNotebook struct {
+	// Binary is the URL of a lessons binary for Linux on x86-64 (a
+	// release's asset, https://...), which the first cell downloads.
+	// Colab has no Go: this is the way to choose there.
+	Binary string `toml:"binary"`
+	// GoInstall is a module path at a version
+	// (github.com/cudalessons/lessons/cmd/lessons@v1.4.0) that the first
+	// cell builds with go install, after installing Go where there is
+	// none; instead of binary.
+	GoInstall string `toml:"go_install"`
+	// Repository is the URL of the course's git repository, which the
+	// first cell clones (https://github.com/me/course).
+	Repository string `toml:"repository"`
+	// Ref is the branch or tag of the repository to clone; its default
+	// branch when not given.
+	Ref string `toml:"ref"`
+	// Dir is the course's folder inside the repository, when its
+	// course.toml is not at the repository's root.
+	Dir string `toml:"dir"`
+	// Root is the folder of the notebook's machine that lessons and the
+	// course go in (default /content/lessons, under Colab's working
+	// folder; /kaggle/working/lessons on Kaggle).
+	Root string `toml:"root"`
 }
 
 // ManifestClass is the [class] table: where the class runs the course.
@@ -77,7 +109,7 @@ type ManifestExercise struct {
 // name the file and line.
 func ParseManifest(file string, data []byte) (*Manifest, error) {
 	var m Manifest
-	if err := DecodeTOML(file, data, &m, "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint/hints, and [grade.slurm] partition/build_partition/account/qos/time/items_per_task/builds_per_task/throttle/gres/sbatch_args, and [class] server"); err != nil {
+	if err := DecodeTOML(file, data, &m, "the keys are title, [[lesson]] file/title, and [[exercise]] id/lesson/student/solution/hint/hints, and [grade.slurm] partition/build_partition/account/qos/time/items_per_task/builds_per_task/throttle/gres/sbatch_args, and [class] server, and [notebook] binary/go_install/repository/ref/dir/root"); err != nil {
 		return nil, err
 	}
 	return &m, nil

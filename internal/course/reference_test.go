@@ -29,6 +29,7 @@ var courseTables = []table{
 	{"[[exercise]]", "One per exercise.", "internal/course/manifest.go", "ManifestExercise"},
 	{"[grade.slurm]", "Where `lessons grade --slurm` sends its tasks; each key has a flag of `lessons grade` that overrides it.", "internal/slurm/script.go", "Options"},
 	{"[class]", "Where the class runs the course.", "internal/course/manifest.go", "ManifestClass"},
+	{"[notebook]", "Where an exported notebook's first cell gets `lessons` and the course (Colab, Kaggle): one of `binary` and `go_install`, and `repository`.", "internal/course/manifest.go", "ManifestNotebook"},
 }
 
 var specTables = []table{

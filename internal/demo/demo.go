@@ -19,7 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/beneath"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 //go:embed class
@@ -76,7 +76,7 @@ func Write(dir string) (*Class, error) {
 		if strings.HasPrefix(p, "class/cuda/bin/") {
 			mode = 0o755
 		}
-		return beneath.WriteFile(abs, strings.TrimPrefix(p, "class/"), data, mode)
+		return safefs.WriteFile(abs, strings.TrimPrefix(p, "class/"), data, mode)
 	})
 	if err != nil {
 		return nil, &Error{Dir: dir, Why: err.Error()}
@@ -101,7 +101,7 @@ func Write(dir string) (*Class, error) {
 		k, v, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(&sh, "export %s=%s\n", k, shellQuote(v))
 	}
-	if err := beneath.WriteFile(abs, "env.sh", []byte(sh.String()), 0o644); err != nil {
+	if err := safefs.WriteFile(abs, "env.sh", []byte(sh.String()), 0o644); err != nil {
 		return nil, &Error{Dir: dir, Why: err.Error()}
 	}
 	return c, nil

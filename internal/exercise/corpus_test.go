@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/suspect"
@@ -28,6 +30,7 @@ func TestCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	forge, _ := filepath.Abs("testdata/corpus/forge.h")
+	patch, _ := filepath.Abs("testdata/corpus/patch.h")
 	// The outside witness, where BPF may be loaded here (root): what
 	// the library cannot see, it counts.
 	if w, why := OpenWitness(); w != nil {
@@ -55,7 +58,7 @@ func TestCorpus(t *testing.T) {
 			t.Run(name+"/"+rn, func(t *testing.T) {
 				src, _ := filepath.Abs(file)
 				j := &Job{ID: "corpus", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: name + rn,
-					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}}}
+					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}, {Name: "patch.h", Path: patch}}}
 				v, err := Check(context.Background(), tk, r, j, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -77,6 +80,7 @@ func TestCorpus(t *testing.T) {
 				}
 				if tk.Witness == nil && needsWitness(t, file) {
 					// Without the witness, the source scan names it for review.
+					t.Logf("without the witness it passes: %v", v.Passed())
 					src, _ := os.ReadFile(file)
 					for _, f := range suspect.Scan(src) {
 						for _, w := range want {
@@ -145,4 +149,49 @@ func setWitnessed(names ...string) func() {
 		witnessed[n] = true
 	}
 	return func() { witnessed = old }
+}
+
+// TestCorpusAsNobody grades the corpus again with the grader as nobody,
+// not root: the plain runner runs the programs as nobody, the grading
+// sandbox as a grader that is not root (its pid and user namespaces),
+// and the witness is off (BPF needs root), so a forger only the witness
+// catches must be named by the source scan. TestCorpus, run again in a
+// copy of this test binary as nobody.
+func TestCorpusAsNobody(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	if os.Getenv("CORPUS_TEST_AS_NOBODY") != "" {
+		t.Skip("already nobody")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to become nobody")
+	}
+	realToolkit(t) // skips without nvcc
+	dir, err := os.MkdirTemp("", "lessons-corpus-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o777)
+	self, _ := os.Executable()
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "exercise.test")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestCorpus$", "-test.v")
+	cmd.Env = []string{"CORPUS_TEST_AS_NOBODY=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	t.Logf("as nobody:\n%s", out)
+	if err != nil {
+		t.Fatalf("the corpus as nobody: %v", err)
+	}
+	if !strings.Contains(string(out), "--- PASS: TestCorpus/honest/sandbox") {
+		t.Errorf("the grading sandbox did not run as nobody")
+	}
 }

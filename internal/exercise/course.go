@@ -11,9 +11,9 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/diag"
 	"github.com/cudalessons/lessons/internal/author"
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // LoadSpec loads an exercise's checks, from the .toml beside its file,
@@ -66,8 +66,8 @@ func LoadSpec(c *course.Course, x *course.Exercise) (*checker.Spec, error) {
 // outside says why rel, a file of course c, leads out of it; nil when it
 // does not, or is not there.
 func outside(c *course.Course, rel string) error {
-	var be *beneath.Error
-	if _, err := beneath.Stat(c.Root, rel); errors.As(err, &be) {
+	var be *safefs.Error
+	if _, err := safefs.Stat(c.Root, rel); errors.As(err, &be) {
 		return be
 	}
 	return nil

@@ -20,8 +20,8 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/notebook"
-	"github.com/cudalessons/lessons/internal/regular"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // maxOutput is how much a judged program (or compute-sanitizer) may print
@@ -41,7 +41,7 @@ func (f File) read() ([]byte, error) {
 	if f.Data != nil {
 		return f.Data, nil
 	}
-	return regular.ReadFile(f.Path, buildcache.MaxHashed)
+	return safefs.ReadRegular(f.Path, buildcache.MaxHashed)
 }
 
 // Job is one file of an exercise to judge.
@@ -338,7 +338,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()
-	wit := tk.watchWitness(prog)
+	wit := tk.watchWitness(prog, p.interp)
 	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append(append(p.interp[:len(p.interp):len(p.interp)], p.prog), j.Spec.Args...), Dir: p.dir, Env: env,

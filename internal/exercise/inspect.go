@@ -23,6 +23,9 @@ func inspect(prog, lib string) string {
 	if name, kind := interposed(f, prog, lib); name != "" {
 		return "the program defines " + name + " (" + kind + "), a name the statistics library, the CUDA runtime or the C and C++ runtimes call: their calls reach the program's own " + name + " (the program comes first in the loader's order), which could take the record's key or change the record before it is signed; leave " + name + " to its library"
 	}
+	if how := writableCode(f); how != "" {
+		return "the program has " + how + ": code it can write and run, in its own memory or the statistics library's, without a call the sandbox refuses; build it without -z execstack and without sections that are both writable and executable"
+	}
 	if s := f.Section(".preinit_array"); s != nil && s.Size > 0 {
 		return "the program runs code before the statistics library starts (.preinit_array), where it could take the record's key"
 	}

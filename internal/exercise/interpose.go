@@ -247,3 +247,33 @@ func readLibrary(path string) *libInfo {
 
 func importsOf(path string) map[string]bool { return readLibrary(path).imports }
 func neededOf(path string) []string         { return readLibrary(path).needed }
+
+// writableCode says how the program would have code it can write from
+// its first instruction, with no system call the sandbox could refuse:
+// a segment the kernel maps writable and executable (a section made
+// "awx" in assembly, a linker script, ld -N), or an executable stack
+// (PT_GNU_STACK with PF_X, from an object that asks for one, -z
+// execstack; or no PT_GNU_STACK at all, which the C library reads as
+// one). The sandbox's W^X rule sees only the calls made after exec.
+// It returns "" for a program built as nvcc and the C++ toolchain build
+// one.
+func writableCode(f *elf.File) string {
+	stack := false
+	for _, p := range f.Progs {
+		switch p.Type {
+		case elf.PT_LOAD:
+			if p.Flags&elf.PF_W != 0 && p.Flags&elf.PF_X != 0 {
+				return "a segment both writable and executable"
+			}
+		case elf.PT_GNU_STACK:
+			stack = true
+			if p.Flags&elf.PF_X != 0 {
+				return "an executable stack"
+			}
+		}
+	}
+	if !stack && (f.Type == elf.ET_EXEC || f.Type == elf.ET_DYN) {
+		return "no PT_GNU_STACK header, which makes its stack executable"
+	}
+	return ""
+}

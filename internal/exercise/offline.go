@@ -55,6 +55,10 @@ type Offline struct {
 	Notebook         string
 	NotebookJudges   bool
 	Checks, Unjudged int
+	// NotebookInstalls says the course's notebooks install lessons and
+	// the course ([notebook] in course.toml): their check cell runs
+	// lessons check itself, every check judged.
+	NotebookInstalls bool
 }
 
 // todoRE finds a TODO left in a comment or a line.
@@ -85,6 +89,7 @@ func CheckOffline(ctx context.Context, c *course.Course, x *course.Exercise, src
 	spec := job.Spec.Public()
 	o.Findings = suspect.Unexplained(data, author.Reference(c, x, spec)...)
 	o.NotebookJudges, o.Checks = spec.OutputOnly(), len(spec.Checks)
+	o.NotebookInstalls = c.Notebook != nil
 	for i := range spec.Checks {
 		if !spec.Checks[i].OutputOnly() {
 			o.Unjudged++
@@ -165,15 +170,19 @@ func (o *Offline) Text() string {
 	}
 	if o.Server != "" {
 		fmt.Fprintf(&b, "  • Run and check it on the class's server, which has GPUs: %s\n", ui.Clip(o.Server, 200))
+		fmt.Fprintf(&b, "  • Or from here: lessons check %s --remote sends it there (your token from its page in $LESSONS_CLASS_TOKEN); not a submission.\n", id)
 	}
 	where := "In Colab"
 	if o.Server != "" {
 		where = "Or in Colab"
 	}
 	fmt.Fprintf(&b, "  • %s, on its free GPU: lessons export --ipynb notebooks writes notebooks/%s; upload it to colab.research.google.com, pick Runtime > Change runtime type > GPU, paste your file into the exercise's cell and run the cells after it.", where, o.Notebook)
-	if o.NotebookJudges {
+	switch {
+	case o.NotebookInstalls:
+		fmt.Fprintf(&b, " Its first cell installs lessons and the course there, and its check cell runs lessons check: all %d checks.\n", o.Checks)
+	case o.NotebookJudges:
 		fmt.Fprintf(&b, " Its check cell applies all %d checks there.\n", o.Checks)
-	} else {
+	default:
 		fmt.Fprintf(&b, " There it builds and runs the program, but judges none of its %d checks: %d of them read what the program did with the allocator (or under a sanitizer), which only lessons check on a GPU sees.\n", o.Checks, o.Unjudged)
 	}
 	return b.String()

@@ -60,11 +60,22 @@ func TestCheckOffline(t *testing.T) {
 		"✓ no TODO left",
 		"✓ nothing a grade would mark for review",
 		"Run and check it on the class's server, which has GPUs: https://gpu.example.edu/lessons",
+		"Or from here: lessons check stats --remote sends it there",
 		"Or in Colab",
 		"judges none of its 2 checks: 1 of them read",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)
 		}
+	}
+	// A course whose notebooks install lessons ([notebook]) has Colab
+	// judge every check.
+	c.Notebook = &course.Notebook{Binary: "https://x.example/lessons", Repository: "https://x.example/c", Root: course.DefaultNotebookRoot}
+	o, err = CheckOffline(context.Background(), c, x, c.Path(x.Student), &machine.Missing{NoGPU: noGPU, NoNVCC: noNVCC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text = o.Text(); !strings.Contains(text, "Its first cell installs lessons and the course there, and its check cell runs lessons check: all 2 checks.") || strings.Contains(text, "judges none") {
+		t.Errorf("a course with [notebook]:\n%s", text)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Plain builds and runs as the user, in each job's workspace (Job.Dir):
@@ -28,7 +28,7 @@ func (Plain) build(ctx context.Context, tk *Toolkit, j *Job, slot int) (*buildPl
 		return p, nil
 	}
 	p.dir = filepath.Join(j.Dir, "src")
-	if err := beneath.RemoveAll(j.Dir, "src"); err != nil {
+	if err := safefs.RemoveAll(j.Dir, "src"); err != nil {
 		return nil, err
 	}
 	if err := writeFiles(p.dir, j.Files); err != nil {
@@ -56,7 +56,7 @@ func makeDir(j *Job) error {
 	if err != nil {
 		return err
 	}
-	_, err = beneath.Dir(j.Root, rel)
+	_, err = safefs.Dir(j.Root, rel)
 	return err
 }
 
@@ -71,7 +71,7 @@ func writeFiles(dir string, files []File) error {
 		if err != nil {
 			return err
 		}
-		if err := beneath.WriteFile(dir, f.Name, data, 0o644); err != nil {
+		if err := safefs.WriteFile(dir, f.Name, data, 0o644); err != nil {
 			return err
 		}
 	}

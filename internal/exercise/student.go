@@ -75,6 +75,13 @@ func (s *Student) Check(ctx context.Context, tk *Toolkit) error {
 		return ctx.Err()
 	}
 	s.Results, s.Log, s.Output, s.Trace = v.Results, log.String(), v.Output, v.Trace
+	s.hint()
+	return nil
+}
+
+// hint gathers the hints of the verdict: the failed checks', then the
+// exercise's.
+func (s *Student) hint() {
 	for _, r := range s.Results {
 		if !r.Pass && r.Check != nil && r.Check.Hint != "" {
 			s.Hints = append(s.Hints, r.Check.Hint)
@@ -83,7 +90,16 @@ func (s *Student) Check(ctx context.Context, tk *Toolkit) error {
 	if !s.Passed() && s.Exercise.Hint() != "" {
 		s.Hints = append(s.Hints, s.Exercise.Hint())
 	}
-	return nil
+}
+
+// Remote is a verdict made elsewhere (the class server's, for lessons
+// check --remote) as a Student, so that it prints as a check made here
+// does: results are the public checks' (each tied to its check of spec,
+// the whole spec, where it has one), output the program's.
+func Remote(x *course.Exercise, spec *checker.Spec, results []checker.Result, output string) *Student {
+	s := &Student{Exercise: x, Spec: spec, Results: results, Output: output}
+	s.hint()
+	return s
 }
 
 // progressMu lets one writer at a time read, change and write a course's

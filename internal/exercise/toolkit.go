@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/gpu"
-	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/witness"
 	"github.com/cudalessons/lessons/kernels"
 )
@@ -112,13 +112,13 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	}
 	src := filepath.Join(dir, "allocstats.cu")
 	if old, err := os.ReadFile(src); err != nil || !bytes.Equal(old, kernels.AllocStats) {
-		if err := atomicfile.Write(src, kernels.AllocStats, 0o644); err != nil {
+		if err := safefs.WriteAtomic(src, kernels.AllocStats, 0o644); err != nil {
 			return "", err
 		}
 	}
 	hdr := filepath.Join(dir, "timeline.h")
 	if old, err := os.ReadFile(hdr); err != nil || !bytes.Equal(old, kernels.Timeline) {
-		if err := atomicfile.Write(hdr, kernels.Timeline, 0o644); err != nil {
+		if err := safefs.WriteAtomic(hdr, kernels.Timeline, 0o644); err != nil {
 			return "", err
 		}
 	}

@@ -6,8 +6,10 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/witness"
 )
 
@@ -66,6 +68,7 @@ func OpenWitness() (*witness.Witness, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
+	go cudaCopies() // found while the grade starts; its first run waits
 	return w, ""
 }
 
@@ -100,18 +103,26 @@ func WitnessDoctor() string {
 // toolkit has a witness: nil otherwise, and then every method does
 // nothing.
 type witnessWatch struct {
-	w     *witness.Witness
-	group *witness.Group
-	watch *witness.Watch
-	err   error
+	// script says the run is an interpreter's (python3 with a
+	// student's .py): counted, compared only when measuring
+	// (witnessAll) until its counts are measured exact on a GPU.
+	script bool
+	w      *witness.Witness
+	group  *witness.Group
+	watch  *witness.Watch
+	err    error
 }
 
-// watchWitness prepares the count of a run of prog: the probes are set
-// on the runtime prog loads and on the driver, and a cgroup is made for
-// the run where its runner gives it none.
-func (tk *Toolkit) watchWitness(prog string) *witnessWatch {
+// watchWitness prepares the count of a run of prog (a script's, run by
+// interp, is its interpreter's): the probes are set on the runtime prog
+// loads, on the driver and on every other copy of either, and a cgroup
+// is made for the run where its runner gives it none.
+func (tk *Toolkit) watchWitness(prog string, interp []string) *witnessWatch {
 	if tk.Witness == nil {
 		return nil
+	}
+	if len(interp) > 0 {
+		prog = interp[0]
 	}
 	if f, err := elf.Open(prog); err != nil {
 		// Not a program the loader runs (a test's stand-in script):
@@ -120,11 +131,22 @@ func (tk *Toolkit) watchWitness(prog string) *witnessWatch {
 	} else {
 		f.Close()
 	}
-	ww := &witnessWatch{w: tk.Witness}
+	ww := &witnessWatch{w: tk.Witness, script: len(interp) > 0}
 	for lib, file := range runtimeFiles(prog) {
 		if err := tk.Witness.Attach(lib, file); err != nil {
 			ww.err = err
 			return ww
+		}
+	}
+	// Every other copy of the runtime and the driver the run could load
+	// (dlopen of a Python package's runtime, another toolkit's): its
+	// calls are counted as the named runtime's are.
+	for lib, files := range cudaCopies() {
+		for _, file := range files {
+			if err := tk.Witness.Attach(lib, file); err != nil {
+				ww.err = err
+				return ww
+			}
 		}
 	}
 	ww.group, ww.err = tk.Witness.Group()
@@ -169,6 +191,10 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	if watch == nil {
 		return nil
 	}
+	if ww.script && !witnessAll {
+		watch.Counts() // the watch ends
+		return nil
+	}
 	v := &checker.WitnessView{Counts: map[string]uint64{}}
 	for n, c := range watch.Counts() {
 		if witnessed[n] || witnessAll {
@@ -190,6 +216,35 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 		return nil
 	}
 	return v
+}
+
+// cudaCopies are the copies of the CUDA runtime and driver on the
+// folders a sandboxed run may read code from (the sandbox's system
+// folders; a run maps no code from its own folder), found once per
+// process.
+var cudaCopies = sync.OnceValue(func() map[string][]string {
+	var roots []string
+	for _, d := range sandbox.SystemRead {
+		switch d {
+		case "/proc", "/sys", "/etc":
+			continue
+		}
+		roots = append(roots, d)
+	}
+	return witness.Copies(roots, probedLib)
+})
+
+// probedLib is the probes' Lib a library file of that name is: any file
+// named libcudart* is a CUDA runtime (wheels rename theirs,
+// libcudart-9335f6a2.so.12), libcuda.so* the driver.
+func probedLib(base string) string {
+	switch {
+	case strings.HasPrefix(base, "libcudart") && strings.Contains(base, ".so"):
+		return "libcudart"
+	case strings.HasPrefix(base, "libcuda.so"):
+		return "libcuda.so"
+	}
+	return ""
 }
 
 // runtimeFiles are the CUDA runtime prog loads (its libcudart, found as
@@ -221,4 +276,19 @@ func (ww *witnessWatch) String() string {
 		return "no witness"
 	}
 	return fmt.Sprintf("witness (err %v)", ww.err)
+}
+
+// WatchRuns gives tk's runs the outside witness where this process may
+// load BPF (a grade's, a Slurm worker's, a class server's pilot's): it
+// sets tk.Witness, and returns the words of a start line for it (on, or
+// off and why) and what lets its probes go, to call when the runs are
+// over.
+func (tk *Toolkit) WatchRuns() (summary string, close func()) {
+	w, why := OpenWitness()
+	tk.Witness = w
+	return WitnessSummary(w, why), func() {
+		if w != nil {
+			w.Close()
+		}
+	}
 }

@@ -26,12 +26,11 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/author"
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/gradebook"
-	"github.com/cudalessons/lessons/internal/regular"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/suspect"
 	"github.com/cudalessons/lessons/kernels"
 )
@@ -292,8 +291,8 @@ func Load(t *Task, subs, path string) error {
 	if err != nil {
 		return err
 	}
-	err = beneath.NoLinks(subs, rel)
-	var be *beneath.Error
+	err = safefs.NoLinks(subs, rel)
+	var be *safefs.Error
 	var st fs.FileInfo
 	if err == nil {
 		st, err = os.Lstat(path)
@@ -318,7 +317,7 @@ func Load(t *Task, subs, path string) error {
 		return nil
 	}
 	// Read beneath subs: nothing on the way can have become a link out.
-	data, err := beneath.ReadFile(subs, rel)
+	data, err := safefs.ReadFile(subs, rel)
 	if err != nil {
 		return err
 	}
@@ -353,7 +352,7 @@ func LoadFiles(t *Task, subs, submitted, given string) error {
 			return nil
 		}
 		if f.Source == nil {
-			data, err := regular.ReadFile(filepath.Join(given, name), beneath.MaxRead)
+			data, err := safefs.ReadRegular(filepath.Join(given, name), safefs.MaxRead)
 			if err != nil {
 				return fmt.Errorf("the exercise's own %s: %w", name, err)
 			}
@@ -477,7 +476,7 @@ func Items(tasks []*Task, tc Toolchain, sinks Sinks) []*Item {
 			byKey[t.Key()] = e
 		}
 		w := Work{
-			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed, Group: t.Student,
+			Name: t.Student + " " + t.Exercise.ID, Timed: t.Spec.Timed, GPUs: t.Spec.GPUs, Group: t.Student,
 			Args: map[string]string{"student": t.Student, "exercise": t.Exercise.ID},
 			Build: func(ctx context.Context, slot int) *Built {
 				made := false

@@ -461,3 +461,19 @@ func TestChooseFor(t *testing.T) {
 		t.Errorf("pipeline env %q, timed %q", p.Env, p.TimedEnv)
 	}
 }
+
+// An exercise that needs two GPUs (Day 75's peer-pool: gpus = 2) is
+// graded on two: grade's items carried no GPU count, so each run was given
+// one GPU and every submission, the solution's too, failed on the H200s
+// with "this exercise needs two GPUs" (verify, which builds its items
+// from the job, gave two).
+func TestItemsNeedTheSpecsGPUs(t *testing.T) {
+	tasks := []*Task{
+		{Student: "ann", Exercise: &course.Exercise{ID: "peer-pool"}, Spec: &checker.Spec{GPUs: 2}, SourceHash: Hash([]byte("a")), SpecHash: Hash([]byte("s"))},
+		{Student: "ann", Exercise: &course.Exercise{ID: "block-pool"}, Spec: &checker.Spec{}, SourceHash: Hash([]byte("b")), SpecHash: Hash([]byte("t"))},
+	}
+	items := Items(tasks, nil, Sinks{})
+	if len(items) != 2 || items[0].GPUs != 2 || items[1].GPUs != 0 {
+		t.Fatalf("items' GPUs: %d, %d; want 2 and 0", items[0].GPUs, items[1].GPUs)
+	}
+}

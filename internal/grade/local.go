@@ -71,6 +71,11 @@ func LocalOn(ctx context.Context, r *rig.Rig, tasks []*Task, jobs, perGPU, queue
 	return l, nil
 }
 
+// Witness says whether runs' records are compared with what the kernel
+// counts of their CUDA calls (the outside witness), and why not: the
+// words of a start line ("" on a rig that runs nothing).
+func (l *Local) Witness() string { return l.rig.Witness }
+
 // KeepTraces, when on, asks each run for its trace, kept with its
 // attempt in the gradebook (grade feedback draws it).
 func (l *Local) KeepTraces(on bool) {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -169,5 +169,5 @@ func (tr *Trace) WriteFile(name string) error {
 	if err := tr.WriteJSON(&buf); err != nil {
 		return err
 	}
-	return atomicfile.Write(name, buf.Bytes(), 0o644)
+	return safefs.WriteAtomic(name, buf.Bytes(), 0o644)
 }

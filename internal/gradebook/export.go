@@ -17,7 +17,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -387,14 +387,14 @@ func (s *Sheet) WriteFeedback(dir string) (int, error) {
 		return 0, err
 	}
 	for _, st := range s.Students {
-		if err := atomicfile.Write(filepath.Join(dir, st+".md"), []byte(s.Feedback(st)), 0o644); err != nil {
+		if err := safefs.WriteAtomic(filepath.Join(dir, st+".md"), []byte(s.Feedback(st)), 0o644); err != nil {
 			return 0, err
 		}
 		page, err := s.FeedbackHTML(st)
 		if err != nil {
 			return 0, err
 		}
-		if err := atomicfile.Write(filepath.Join(dir, st+".html"), page, 0o644); err != nil {
+		if err := safefs.WriteAtomic(filepath.Join(dir, st+".html"), page, 0o644); err != nil {
 			return 0, err
 		}
 	}

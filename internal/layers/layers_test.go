@@ -20,9 +20,9 @@ const module = "github.com/cudalessons/lessons/"
 // packages on a lower floor. A new package goes on the floor its imports
 // put it, here and in ARCHITECTURE.md's table of floors.
 var floors = [][]string{
-	{"diag", "kernels", "internal/atomicfile", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/layers/climbs", "internal/clex", "internal/failure", "internal/regular", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline"},
-	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/beneath", "internal/slurm", "internal/classroom/access"},
+	{"diag", "kernels", "internal/safefs", "internal/runner", "internal/ui", "internal/mermaid",
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/layers/climbs", "internal/clex", "internal/failure", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline"},
+	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/slurm", "internal/classroom/access"},
 	{"internal/course", "internal/demo", "internal/machine", "internal/python", "internal/roster", "bench/classload"},
 	{"internal/jupyter", "internal/wrong"},
 	{"internal/notebook", "bench/bigclass"},

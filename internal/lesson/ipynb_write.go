@@ -14,6 +14,10 @@ import (
 type IpynbOptions struct {
 	// Setup puts first a cell that shows nvcc and the GPU.
 	Setup bool
+	// Install, when set, is the source of a code cell put before all
+	// others: it installs what the notebook's cells run (lessons and
+	// the course, for its check cells).
+	Install string
 }
 
 // NotebookWriter builds an nbformat 4 notebook from a lesson's cells.
@@ -34,6 +38,9 @@ type NotebookWriter struct {
 // program the tool builds as %%writefile plus its build-and-run cell.
 func NewNotebook(l *Lesson, opt IpynbOptions) *NotebookWriter {
 	nb := &NotebookWriter{kernelspec: l.Kernelspec, languageInfo: l.LanguageInfo}
+	if opt.Install != "" && bangIsShell(l.language()) {
+		nb.Code(opt.Install, map[string]any{"generated": "install"})
+	}
 	if opt.Setup && bangIsShell(l.language()) {
 		// (a ! line would be code, or an error, in a Julia or C++ kernel)
 		nb.Code("# What this notebook runs on: nvcc and the GPU.\n"+

@@ -40,3 +40,16 @@ func TestColabContentIsTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// A markdown lesson's file= and flags= become a notebook's %%writefile
+// and ! lines on export, where IPython runs what braces hold as Python:
+// a brace in either is refused, at its line.
+func TestFileFenceBracesRefused(t *testing.T) {
+	for _, info := range []string{"cuda file=x{__import__('os').system('id')}.cu", "cuda file=x.cu run flags=-DX={1+1}"} {
+		src := "# L\n\n```" + info + "\nint main() {}\n```\n"
+		_, err := Parse("day001-l.md", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), "day001-l.md:3:") || !strings.Contains(err.Error(), "holds a brace") {
+			t.Errorf("%s: %v", info, err)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/cudalessons/lessons/internal/regular"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Goldmark returns the goldmark instance lessons are parsed with: GFM,
@@ -30,7 +30,7 @@ var md = goldmark.New(
 // markdown in either dialect. A file that is not text, or holds no lesson,
 // is an error: a lesson is expected there.
 func ParseFile(file string) (*Lesson, error) {
-	src, err := regular.ReadFile(file, MaxIpynbBytes)
+	src, err := safefs.ReadRegular(file, MaxIpynbBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +256,11 @@ func (p *parse) fence(n *ast.FencedCodeBlock) (*Cell, int, int) {
 			c.Lang = LangOf(name)
 		}
 		p.checkFileName(start, name)
+		// Exported, the name is a %%writefile line and the flags a ! line,
+		// where IPython runs what is between braces as Python.
+		if strings.ContainsAny(name+c.Flags, "{}") {
+			p.errorf(start, "rename the file, or write the flags, without { and }", "file=%s flags=%s holds a brace: a notebook's %%%%writefile or ! line runs what braces hold as Python", name, c.Flags)
+		}
 		if strings.TrimSpace(name) == "" {
 			p.errorf(start, "write the file's name: ```cuda file=pool.cu", "file= names no file")
 		}

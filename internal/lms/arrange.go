@@ -10,9 +10,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/roster"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -104,8 +104,8 @@ func Arrange(src, out string, ts []Target, opts Options) (*Class, error) {
 		p := people[key]
 		cl.People = append(cl.People, p)
 		// The key and the file names come from the download: every
-		// write goes through beneath, so no name reaches outside out.
-		if err := beneath.Local(key); err != nil {
+		// write goes through safefs, so no name reaches outside out.
+		if err := safefs.Local(key); err != nil {
 			return nil, fmt.Errorf("arrange %s: student %q: %w", src, key, err)
 		}
 		if err := os.MkdirAll(filepath.Join(out, key), 0o755); err != nil {
@@ -125,7 +125,7 @@ func Arrange(src, out string, ts []Target, opts Options) (*Class, error) {
 		kept, left := assign(key, s.files, ts)
 		notes = append(notes, left...)
 		for _, k := range kept {
-			if err := beneath.WriteFile(out, key+"/"+k.dest, k.c.data, 0o644); err != nil {
+			if err := safefs.WriteFile(out, key+"/"+k.dest, k.c.data, 0o644); err != nil {
 				return nil, fmt.Errorf("arrange %s: %w", src, err)
 			}
 			cl.Files++

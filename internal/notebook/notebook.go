@@ -18,11 +18,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/jupyter"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -643,13 +643,13 @@ func command(ctx context.Context, c *lesson.Cell, env Env, opt Options, script s
 // writeFile writes a cell's file unless it already holds the same text, so
 // that an unchanged file keeps its time and a student's look at it stays
 // true. It reports whether it wrote. The file is reached through
-// beneath: a link in the workspace (a course can commit one) that leads
+// safefs: a link in the workspace (a course can commit one) that leads
 // out of it is refused, not written through.
 func writeFile(ws, name, text string) (bool, error) {
-	if old, err := beneath.ReadFile(ws, name); err == nil && string(old) == text {
+	if old, err := safefs.ReadFile(ws, name); err == nil && string(old) == text {
 		return false, nil
 	}
-	return true, beneath.WriteFile(ws, name, []byte(text), 0o644)
+	return true, safefs.WriteFile(ws, name, []byte(text), 0o644)
 }
 
 var (

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Progress is what the student has passed, and when.
@@ -40,7 +40,7 @@ const fileName = ".lessons/progress.json"
 // write over what the student had passed.
 func Load(c *course.Course) (*Progress, error) {
 	p := &Progress{Passed: map[string]time.Time{}}
-	data, err := beneath.ReadFile(c.Root, fileName)
+	data, err := safefs.ReadFile(c.Root, fileName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, nil
 	}
@@ -65,10 +65,10 @@ func (p *Progress) Save(c *course.Course) error {
 	}
 	// A course that commits .lessons as a link would have the progress
 	// written wherever it points.
-	if _, err := beneath.Dir(c.Root, ".lessons"); err != nil {
+	if _, err := safefs.Dir(c.Root, ".lessons"); err != nil {
 		return err
 	}
-	return beneath.WriteFile(c.Root, fileName, data, 0o644)
+	return safefs.WriteFile(c.Root, fileName, data, 0o644)
 }
 
 // Next is the first exercise of c after the one named after (from the

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Exported is one notebook export --ipynb wrote, and what it changed of
@@ -36,10 +36,19 @@ func Notebooks(c *course.Course, dir string) ([]Exported, error) {
 	var wrote []Exported
 	errs, err := parseAll(c, func(_ int, e *course.Entry, l *lesson.Lesson) error {
 		nb, kept := lesson.NewAppendix(l)
+		install := ""
+		if c.Notebook != nil && len(e.Exercises) > 0 {
+			install = InstallCell(c.Notebook)
+		}
 		var changes []string
 		if !kept {
-			nb = lesson.NewNotebook(l, lesson.IpynbOptions{Setup: true})
+			nb = lesson.NewNotebook(l, lesson.IpynbOptions{Setup: true, Install: install})
 			changes = rewritten(l)
+		} else if install != "" {
+			// The lesson's own cells are kept as they are: the
+			// install goes first of the cells added.
+			nb.Code(install, map[string]any{"generated": "install"})
+			changes = append(changes, "added a cell that installs lessons and the course before its exercises")
 		}
 		for _, x := range e.Exercises {
 			before := nb.Len()
@@ -64,7 +73,7 @@ func Notebooks(c *course.Course, dir string) ([]Exported, error) {
 		if err := refuseLesson(c, name); err != nil {
 			return err
 		}
-		if err := beneath.WriteFile(dir, filepath.Base(name), b, 0o644); err != nil {
+		if err := safefs.WriteFile(dir, filepath.Base(name), b, 0o644); err != nil {
 			return err
 		}
 		wrote = append(wrote, Exported{Path: name, Changes: changes})
@@ -127,13 +136,34 @@ func exerciseCells(c *course.Course, x *course.Exercise, nb *lesson.NotebookWrit
 	gen := map[string]any{"generated": "exercise"}
 	nb.Markdown(intro, gen)
 	files := append([]string{student}, spec.Files...)
-	var sources []string
+	// Each is written on a %%writefile or ! line, where IPython runs what
+	// braces hold as Python: a course is someone else's.
+	for _, v := range append(append(append([]string{}, files...), spec.Flags...), spec.Args...) {
+		if strings.ContainsAny(v, "{}") {
+			return fmt.Errorf("%q holds a brace, which a notebook's %%%%writefile or ! line runs as Python: rename the file, or write the spec's flags and args without { and }", v)
+		}
+	}
+	var texts [][]byte
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(filepath.Dir(c.Path(x.Student)), filepath.FromSlash(f)))
 		if err != nil {
 			return err
 		}
-		nb.Code("%%writefile "+f+"\n"+strings.TrimSuffix(string(data), "\n"), gen)
+		texts = append(texts, data)
+	}
+	if c.Notebook != nil {
+		checkedCells(c.Notebook, x, files, texts, func(code bool, src string) {
+			if code {
+				nb.Code(src, gen)
+			} else {
+				nb.Markdown(src, gen)
+			}
+		})
+		return nil
+	}
+	var sources []string
+	for i, f := range files {
+		nb.Code("%%writefile "+f+"\n"+strings.TrimSuffix(string(texts[i]), "\n"), gen)
 		switch strings.ToLower(path.Ext(f)) {
 		case ".cu", ".cpp", ".cc", ".c":
 			sources = append(sources, f)

@@ -23,10 +23,10 @@ import (
 	gmtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/mermaid"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 //go:embed assets/style.css assets/lessons.js assets/theme.js
@@ -269,9 +269,9 @@ func Export(c *course.Course, dir string) error {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(site)) {
-		// Names come from the course's files: beneath keeps them, and
+		// Names come from the course's files: safefs keeps them, and
 		// any link the target folder holds, inside dir.
-		if err := beneath.WriteFile(dir, name, site[name], 0o644); err != nil {
+		if err := safefs.WriteFile(dir, name, site[name], 0o644); err != nil {
 			return err
 		}
 	}

@@ -23,7 +23,8 @@ type Rig struct {
 	// nil for a student's or an author's rig, whose runs are their own.
 	Sandbox *exercise.Sandbox
 	// Witness says in a line whether runs' records are compared with the
-	// kernel's counts of their CUDA calls (a grader's rig; "" otherwise).
+	// kernel's counts of their CUDA calls (a grader's and a run node's
+	// rig; "" otherwise).
 	Witness string
 
 	mu      sync.Mutex
@@ -96,12 +97,7 @@ func Grader(ctx context.Context, cmd, prefix string) (*Rig, error) {
 		return nil, err
 	}
 	r := &Rig{Machine: m, Toolkit: exercise.ToolkitFor(m)}
-	var why string
-	r.Toolkit.Witness, why = exercise.OpenWitness()
-	r.Witness = exercise.WitnessSummary(r.Toolkit.Witness, why)
-	if w := r.Toolkit.Witness; w != nil {
-		r.closers = append(r.closers, func() { w.Close() })
-	}
+	r.watch()
 	if err := r.sandbox(prefix); err != nil {
 		r.Close()
 		return nil, err
@@ -130,8 +126,9 @@ func BuildNode(ctx context.Context, capability, prefix string) (*Rig, error) {
 
 // RunNode is the rig of a node that runs others' programs on its GPUs (a
 // Slurm run task, a class pilot's GPU node), named cmd in its errors:
-// nvcc and a GPU, the toolkit with the driver's view, the statistics
-// library built before the first run, and a sandbox.
+// nvcc and a GPU, the toolkit with the driver's view and the outside
+// witness, the statistics library built before the first run, and a
+// sandbox.
 func RunNode(ctx context.Context, cmd, prefix string) (*Rig, error) {
 	m, err := machine.Need(ctx, cmd)
 	if err != nil {
@@ -143,10 +140,20 @@ func RunNode(ctx context.Context, cmd, prefix string) (*Rig, error) {
 		return nil, err
 	}
 	r := &Rig{Machine: m, Toolkit: tk}
+	r.watch()
 	if err := r.sandbox(prefix); err != nil {
+		r.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// watch gives the rig's runs the outside witness where this process may
+// load BPF; Witness says whether it does, and why not.
+func (r *Rig) watch() {
+	var done func()
+	r.Witness, done = r.Toolkit.WatchRuns()
+	r.closers = append(r.closers, done)
 }
 
 func (r *Rig) sandbox(prefix string) error {

@@ -7,6 +7,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -219,6 +220,10 @@ func attack(mode string, args []string) (int, bool) {
 		defer child.Process.Kill()
 		_, _, errno := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, uintptr(child.Process.Pid), 0, 0, 0, 0)
 		fmt.Println("ptrace:", errno)
+	case "wxbypass": // the ways around a W^X filter (attack_wx_test.go)
+		wxBypass()
+	case "sleep": // wait to be killed
+		time.Sleep(30 * time.Second)
 	case "wx": // write code and run it: memory writable and executable, or made executable after a write
 		_, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE|unix.PROT_EXEC, unix.MAP_PRIVATE|unix.MAP_ANON)
 		fmt.Println("mmap wx:", err)
@@ -352,6 +357,10 @@ type graderRequest struct {
 	DevRoot, GPUInfo string
 	// Timeout is the run's limit; 0 means 20 s.
 	Timeout time.Duration
+	// Prog, when set, is the program run (a copy of this binary the
+	// grader put in the run's folder, as it puts a student's there);
+	// Self otherwise.
+	Prog string
 }
 
 // grader runs req, as lessons grade would, and prints what came back.
@@ -379,7 +388,7 @@ func grader(data string) int {
 		return 0
 	}
 	spec := runner.Spec{
-		Argv: append([]string{req.Self}, req.Args...), Dir: req.Policy.Dir, Timeout: 20 * time.Second, MaxOutput: 1 << 16,
+		Argv: append([]string{cmp.Or(req.Prog, req.Self)}, req.Args...), Dir: req.Policy.Dir, Timeout: 20 * time.Second, MaxOutput: 1 << 16,
 		Env: []string{"SANDBOX_TEST_MODE=" + req.Mode, "PATH=/usr/bin:/bin"},
 	}
 	spec.Env = append(spec.Env, req.ProgEnv...)

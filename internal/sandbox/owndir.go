@@ -76,7 +76,14 @@ func ownDir(p Policy) error {
 	}
 	defer old.Close()
 	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0700,uid=%d,gid=%d", p.DirBytes, p.DirFiles, os.Getuid(), os.Getgid())
-	if err := unix.Mount("tmpfs", p.Dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+	flags := uintptr(unix.MS_NOSUID | unix.MS_NODEV)
+	if p.NoWriteExec {
+		// Nothing the program writes there is mapped executable
+		// (mmap's PROT_EXEC, dlopen, execve): only what the grader put
+		// there runs (runnable below).
+		flags |= unix.MS_NOEXEC
+	}
+	if err := unix.Mount("tmpfs", p.Dir, "tmpfs", flags, opts); err != nil {
 		return fmt.Errorf("mounting the run's folder %s (%s): %w", p.Dir, opts, err)
 	}
 	err = fs.WalkDir(old.FS(), ".", func(name string, d fs.DirEntry, err error) error {
@@ -92,7 +99,18 @@ func ownDir(p Policy) error {
 		case d.IsDir():
 			return os.Mkdir(to, info.Mode().Perm())
 		case info.Mode().IsRegular():
-			return copyInto(old, name, to, info.Mode().Perm())
+			perm := info.Mode().Perm()
+			if !p.NoWriteExec || !runnable(name, perm) {
+				return copyInto(old, name, to, perm)
+			}
+			if filepath.Ext(name) != ".so" && isELF(old, name) {
+				// A script is read by its interpreter: it stays readable.
+				perm = 0o111
+			}
+			if err := copyInto(old, name, to, perm); err != nil {
+				return err
+			}
+			return runnableMount(to)
 		}
 		return nil // the grader puts no other kind there
 	})
@@ -103,6 +121,42 @@ func ownDir(p Policy) error {
 		return &mountedError{err}
 	}
 	return nil
+}
+
+// runnable says whether a file the grader put in the run's folder is
+// code: the program (executable) or the statistics library (.so).
+func runnable(name string, perm os.FileMode) bool {
+	return perm&0o111 != 0 || filepath.Ext(name) == ".so"
+}
+
+// runnableMount makes the file at path, in the run's noexec file system,
+// a read-only mount of its own that may be executed: the program cannot
+// change, rename or remove it (nor, the program's binary being
+// executable only, chmod it to be read: a binary its user cannot read
+// makes the process that runs it not dumpable, so that its /proc/PID/mem
+// and those of its children are root's, and ptrace_may_access refuses
+// them; the kernel reads the binary all the same).
+func runnableMount(path string) error {
+	if err := unix.Mount(path, path, "", unix.MS_BIND, ""); err != nil {
+		return &mountedError{fmt.Errorf("binding %s: %w", path, err)}
+	}
+	if err := unix.Mount("", path, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+		unix.Unmount(path, unix.MNT_DETACH)
+		return &mountedError{fmt.Errorf("making %s read-only and runnable: %w", path, err)}
+	}
+	return nil
+}
+
+// isELF says whether the file name in root starts as an ELF object does.
+func isELF(root *os.Root, name string) bool {
+	f, err := root.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	_, err = io.ReadFull(f, magic)
+	return err == nil && string(magic) == "\x7fELF"
 }
 
 func copyInto(from *os.Root, name, to string, mode os.FileMode) error {

@@ -821,12 +821,28 @@ func restrictFiles(p Policy) (int, error) {
 	if p.NoDevices {
 		dirs = []string{"/dev/shm"}
 	}
+	cfg := landlockConfigs[abi-1]
+	if p.Network {
+		cfg.HandledAccessNet = 0 // files and scopes still
+	}
+	// Its own folders' sockets it may reach (ABI 9 on); no others.
+	own := landlock.RWDirs(rw...).WithResolveUnix()
+	var runs []landlock.Rule
+	if p.NoWriteExec {
+		// Nothing it writes there is started (execve): only the program
+		// itself. (Landlock does not see mmap's PROT_EXEC: a file the
+		// program wrote is mapped executable no more where its folder is
+		// a noexec file system of its own, owndir.go.)
+		own = landlock.PathAccess(cfg.HandledAccessFS&ownNoExec, rw...)
+		if prog := realPaths(os.Args[1:2]); len(prog) > 0 {
+			runs = append(runs, landlock.PathAccess(cfg.HandledAccessFS&llsys.AccessFSExecute, prog...))
+		}
+	}
 	rules := []landlock.Rule{
 		landlock.RODirs(append(ro, realPaths(dirs)...)...),
 		// /dev listed (the driver looks for its devices), not opened.
 		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
-		// Its own folders' sockets it may reach (ABI 9 on); no others.
-		landlock.RWDirs(rw...).WithResolveUnix(),
+		own,
 		// Its own /proc entries: the CUDA driver writes there (it names
 		// its threads), and fails with "OS call failed" if it cannot.
 		landlock.RWDirs(procWritable(p)),
@@ -840,15 +856,18 @@ func restrictFiles(p Policy) (int, error) {
 		// must reach it.
 		rules = append(rules, landlock.RODirs(mps...).WithResolveUnix())
 	}
-	cfg := landlockConfigs[abi-1]
-	if p.Network {
-		cfg.HandledAccessNet = 0 // files and scopes still
-	}
+	rules = append(rules, runs...)
 	if err := cfg.BestEffort().Restrict(rules...); err != nil {
 		return 0, fmt.Errorf("landlock: %w", err)
 	}
 	return abi, nil
 }
+
+// ownNoExec are the rights in the program's own folders under
+// NoWriteExec: RWDirs' and its sockets', but execute.
+const ownNoExec = llsys.AccessFSWriteFile | llsys.AccessFSReadFile | llsys.AccessFSReadDir | llsys.AccessFSRemoveDir |
+	llsys.AccessFSRemoveFile | llsys.AccessFSMakeChar | llsys.AccessFSMakeDir | llsys.AccessFSMakeReg | llsys.AccessFSMakeSock |
+	llsys.AccessFSMakeFifo | llsys.AccessFSMakeBlock | llsys.AccessFSMakeSym | llsys.AccessFSTruncate | llsys.AccessFSResolveUnix
 
 // devicesOf are the device files p's program may open: those the Runner
 // chose, or, for a policy that none chose (an Inner one from before),

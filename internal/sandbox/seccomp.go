@@ -50,8 +50,26 @@ type filter struct {
 	// was most often written first, and a filter cannot see what a page
 	// was). So the program can neither patch the statistics library's
 	// code nor the breakpoints an outside witness's uprobes put there.
+	// The other ways to code written after start are refused with it
+	// (the known bypasses of a filter-based W^X, as systemd's
+	// MemoryDenyWriteExecute and firejail's memory-deny-write-execute
+	// list them): a memfd (written through one mapping or write(2), then
+	// mapped executable), memfd_secret, userfaultfd (which fills pages
+	// of a mapping that is executable and was never writable), System V
+	// shared memory attached with SHM_EXEC, and personality's
+	// READ_IMPLIES_EXEC (after which a readable mapping is executable
+	// too, whatever mmap was asked), and prctl(PR_SET_DUMPABLE) but to
+	// 0 (a process not dumpable has its /proc/PID/mem root's). Files the program writes are mapped
+	// executable no more than these are: where the helper has a mount
+	// namespace, its folder and /dev/shm are mounted noexec (owndir.go).
 	noWriteExec bool
 }
+
+// readImpliesExec is personality(2)'s READ_IMPLIES_EXEC.
+const readImpliesExec = 0x0400000
+
+// shmExec is shmat(2)'s SHM_EXEC.
+const shmExec = 0o100000
 
 // ttyIoctls put bytes into a terminal's input (TIOCSTI, and TIOCLINUX's
 // paste), take a terminal (TIOCSCTTY), redirect the console (TIOCCONS) or
@@ -151,6 +169,12 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		add(insn{code: jeq, k: unix.SYS_MMAP, jt: "mmap"})
 		add(insn{code: jeq, k: unix.SYS_MPROTECT, jt: "mprotect"})
 		add(insn{code: jeq, k: unix.SYS_PKEY_MPROTECT, jt: "mprotect"})
+		for _, nr := range []uint32{unix.SYS_MEMFD_CREATE, unix.SYS_MEMFD_SECRET, unix.SYS_USERFAULTFD} {
+			add(insn{code: jeq, k: nr, jt: "deny"})
+		}
+		add(insn{code: jeq, k: unix.SYS_SHMAT, jt: "shmat"})
+		add(insn{code: jeq, k: unix.SYS_PERSONALITY, jt: "personality"})
+		add(insn{code: jeq, k: unix.SYS_PRCTL, jt: "prctl"})
 	}
 	add(insn{code: ret, k: allow})
 	if f.noWriteExec {
@@ -162,6 +186,22 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		add(insn{code: ld, k: offArgs + 8*2, label: "mprotect"})
 		add(insn{code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, k: unix.PROT_EXEC, jt: "deny"})
 		add(insn{code: ret, k: allow})
+		// shmflg is an int.
+		add(insn{code: ld, k: offArgs + 8*2, label: "shmat"})
+		add(insn{code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, k: shmExec, jt: "deny"})
+		add(insn{code: ret, k: allow})
+		// The persona is an unsigned int; 0xffffffff asks, changing nothing.
+		add(insn{code: ld, k: offArgs + 8*0, label: "personality"})
+		add(insn{code: jeq, k: 0xffffffff, jt: "allow"})
+		add(insn{code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, k: readImpliesExec, jt: "deny"})
+		add(insn{code: ret, k: allow})
+		// A process made not dumpable (a binary its user cannot read,
+		// or the statistics library's prctl) stays so: its /proc/PID/mem
+		// is root's. The option and the value are ints.
+		add(insn{code: ld, k: offArgs + 8*0, label: "prctl"})
+		add(insn{code: jeq, k: unix.PR_SET_DUMPABLE, jf: "allow"})
+		add(insn{code: ld, k: offArgs + 8*1})
+		add(insn{code: jeq, k: 0, jt: "allow", jf: "deny"})
 	}
 	if f.signals {
 		// A pid is an int: its low 32 bits are what the kernel reads.

@@ -19,8 +19,8 @@ import (
 	"text/template"
 
 	"github.com/cudalessons/lessons/internal/author"
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 //go:embed course exercise
@@ -65,7 +65,7 @@ func Course(dir, title string) ([]string, error) {
 				return err
 			}
 		}
-		if err := beneath.WriteFile(dir, rel, data, 0o644); err != nil {
+		if err := safefs.WriteFile(dir, rel, data, 0o644); err != nil {
 			return &Error{Op: "new course", Path: filepath.Join(dir, rel), Why: err.Error(), Fix: "choose a folder you can write"}
 		}
 		written = append(written, rel)
@@ -132,7 +132,7 @@ func AddExercise(c *course.Course, id, lesson string) (*Exercise, error) {
 		Manifest: c.Path(course.ManifestName),
 	}
 	for _, p := range []string{x.Student, x.Solution, x.Spec} {
-		if _, err := beneath.Stat(c.Root, p); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := safefs.Stat(c.Root, p); !errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Op: "new exercise", Path: p, Why: "the file is already there", Fix: "choose another id, or move the file away"}
 		}
 	}
@@ -144,7 +144,7 @@ func AddExercise(c *course.Course, id, lesson string) (*Exercise, error) {
 	for _, f := range []struct{ tmpl, to string }{{"exercise/solution.cu.tmpl", x.Solution}, {"exercise/spec.toml.tmpl", x.Spec}} {
 		data, err := template1(f.tmpl, vars)
 		if err == nil {
-			err = beneath.WriteFile(c.Root, f.to, data, 0o644)
+			err = safefs.WriteFile(c.Root, f.to, data, 0o644)
 		}
 		if err != nil {
 			return nil, &Error{Op: "new exercise", Path: f.to, Why: err.Error(), Fix: "check that the course's folder can be written"}
@@ -156,7 +156,7 @@ func AddExercise(c *course.Course, id, lesson string) (*Exercise, error) {
 		if len(manifest) > 0 && !bytes.HasSuffix(manifest, []byte("\n")) {
 			manifest = append(manifest, '\n')
 		}
-		err = beneath.WriteFile(c.Root, course.ManifestName, append(manifest, entry...), 0o644)
+		err = safefs.WriteFile(c.Root, course.ManifestName, append(manifest, entry...), 0o644)
 	}
 	if err != nil {
 		return nil, &Error{Op: "new exercise", Path: x.Manifest, Why: err.Error(), Fix: "add the [[exercise]] entry by hand:\n" + string(entry)}

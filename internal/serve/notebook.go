@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Notebook runs a page's cells with the same runner, workspace, limits
@@ -102,8 +102,8 @@ func editFile(c *lesson.Cell) string {
 }
 
 // inside tells whether name stays inside ws, by its look; the writes go
-// through beneath, which also refuses links out of the workspace.
-func inside(name string) bool { return beneath.Local(name) == nil }
+// through safefs, which also refuses links out of the workspace.
+func inside(name string) bool { return safefs.Local(name) == nil }
 
 // edited is the lesson with the page's edits in place of its file cells'
 // text; the lesson itself is not changed.
@@ -114,7 +114,7 @@ func edited(l *lesson.Lesson, ws string) *lesson.Lesson {
 		if c.Cells[i].Kind != lesson.File {
 			continue
 		}
-		if data, err := beneath.ReadFile(ws, editFile(&c.Cells[i])); err == nil {
+		if data, err := safefs.ReadFile(ws, editFile(&c.Cells[i])); err == nil {
 			c.Cells[i].Text = string(data)
 		}
 	}
@@ -192,7 +192,7 @@ func (nb *Notebook) reset(page string, n int) (string, error) {
 	if !inside(c.Name) {
 		return "", fmt.Errorf("cell [%d] writes %s, outside its workspace", n, c.Name)
 	}
-	if err := beneath.Remove(ws, editFile(c)); err != nil {
+	if err := safefs.Remove(ws, editFile(c)); err != nil {
 		return "", err
 	}
 	return c.Text, writeText(ws, c.Name, c.Text)
@@ -204,7 +204,7 @@ func writeText(ws, name, text string) error {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return err
 	}
-	return beneath.WriteFile(ws, name, []byte(text), 0o644)
+	return safefs.WriteFile(ws, name, []byte(text), 0o644)
 }
 
 // restart stops every run in the page's workspace and empties it, but
@@ -230,7 +230,7 @@ func (nb *Notebook) restart(page string) error {
 		if (e.Name() == editsDir || e.Name() == ".lessons-bin") && e.IsDir() {
 			continue
 		}
-		if err := beneath.RemoveAll(ws, e.Name()); err != nil {
+		if err := safefs.RemoveAll(ws, e.Name()); err != nil {
 			return fmt.Errorf("restart %s: %w", page, err)
 		}
 	}

@@ -42,7 +42,15 @@ type Checker struct {
 	Offline *machine.Missing
 	// Timeline says what to draw of the run after the verdict.
 	Timeline Timeline
+	// Remote, when set, makes each Check elsewhere (lessons watch
+	// --remote: on the class's server), whatever this machine has.
+	Remote Remote
 }
+
+// Remote checks src against exercise x of course c somewhere else and
+// prints the verdict to t as Check does: whether it passed, and an error
+// only when no verdict came.
+type Remote func(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error)
 
 // Timeline is what check draws of a run (lessons check --timeline).
 type Timeline struct {
@@ -79,8 +87,11 @@ func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x
 
 // Check checks src against exercise x of course c and prints the verdict
 // to t (the program's output too when verbose); a pass is saved in the
-// course's progress when save is set.
+// course's progress when save is set, else said of src.
 func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *course.Exercise, src string, verbose, save bool) (bool, error) {
+	if k.Remote != nil {
+		return k.Remote(ctx, t, c, x, src, verbose, save)
+	}
 	if k.Offline != nil {
 		off, err := exercise.CheckOffline(ctx, c, x, src, k.Offline)
 		if err != nil {
@@ -102,9 +113,7 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 	if err != nil {
 		return false, err
 	}
-	var verdict strings.Builder
-	st.WriteText(&verdict, t.Color, verbose)
-	fmt.Fprint(out, ui.Fit(verdict.String(), t.Width))
+	WriteVerdict(t, st, verbose)
 	switch {
 	case k.Timeline.Compare:
 		fmt.Fprintln(out)
@@ -120,15 +129,35 @@ func (k Checker) Check(ctx context.Context, t Terminal, c *course.Course, x *cou
 			return st.Passed(), fmt.Errorf("write the run's trace: %w", err)
 		}
 	}
+	return Settle(t, c, st, src, save)
+}
+
+// WriteVerdict prints st to t as lessons check prints a verdict, fitted
+// to the terminal.
+func WriteVerdict(t Terminal, st *exercise.Student, verbose bool) {
+	var verdict strings.Builder
+	st.WriteText(&verdict, t.Color, verbose)
+	fmt.Fprint(t.Out, ui.Fit(verdict.String(), t.Width))
+}
+
+// Settle does what a verdict st on src changes, and says it: with save,
+// it is recorded in the course's progress (a failure too: it opens the
+// exercise's third hint) and a pass said with the progress; without
+// (check --file: another file than the student's), a pass is said of
+// src. It returns whether st passed.
+func Settle(t Terminal, c *course.Course, st *exercise.Student, src string, save bool) (bool, error) {
+	x := st.Exercise
 	if !save {
+		if st.Passed() {
+			fmt.Fprint(t.Out, ui.Fit(fmt.Sprintf("\n%s passes every check of %s.\n", strings.TrimPrefix(src, c.Root+string(filepath.Separator)), x.ID), t.Width))
+		}
 		return st.Passed(), nil
 	}
-	// A failure is recorded too: it opens the exercise's third hint.
 	p, err := st.Record(c)
 	if !st.Passed() || err != nil {
 		return st.Passed(), err
 	}
-	fmt.Fprint(out, ui.Fit(fmt.Sprintf("\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(p.Passed), len(c.Exercises)), t.Width))
+	fmt.Fprint(t.Out, ui.Fit(fmt.Sprintf("\n%s passed (%d points). %d of %d exercises passed.\n", x.ID, st.Spec.Points, len(p.Passed), len(c.Exercises)), t.Width))
 	return true, nil
 }
 

@@ -76,7 +76,10 @@ func Watch(c *course.Course, t Terminal, k Checker, poll bool) *watch.Session {
 			passed := len(Progress(c).Passed)
 			fmt.Fprintf(out, "%s  %s %d/%d exercises\n", c.Title, ui.Bar(passed, len(c.Exercises), 20), passed, len(c.Exercises))
 			what := "save to check"
-			if k.Offline != nil {
+			switch {
+			case k.Remote != nil:
+				what = "each save is checked on the class's server (not a submission)"
+			case k.Offline != nil:
 				what = "no GPU here, so each save builds it and counts its TODOs; the checks need a GPU (see Next)"
 			}
 			fmt.Fprint(out, ui.Fit(fmt.Sprintf("Watching %s: %s. h hint · v lesson · n next · r re-run · l list · q quit\n\n", byID[id].Student, what), t.Width))

@@ -48,6 +48,8 @@ var Kinds = []*Kind{
 		Why: "memory taken through the driver API, or a function found by address, passes the runtime the statistics library counts"},
 	{Name: "raw system calls", re: regexp.MustCompile(`\b(syscall|mprotect|ptrace|process_vm_writev)\s*\(`),
 		Why: "a system call of its own, or a page made writable, can patch the statistics library in memory"},
+	{Name: "code written at run time", re: regexp.MustCompile(`\b(memfd_create|memfd_secret|userfaultfd|shmat|SHM_EXEC|personality|READ_IMPLIES_EXEC|PROT_EXEC|mremap|MAP_FIXED\w*)\b|/proc/self/mem|\.note\.GNU-stack|\\?"[a-z]*x[a-z]*\\?"\s*,\s*@progbits|execstack`),
+		Why: "code the program writes after it starts (a memfd, shared memory or a file mapped executable, /proc/self/mem, an executable stack) can patch the statistics library; the grading sandbox refuses each, a student's own check does not"},
 	{Name: "its own environment", re: regexp.MustCompile(`\b(setenv|putenv|unsetenv|clearenv|_{0,2}environ|CUDA_VISIBLE_DEVICES|CUDA_INJECTION\w*)\b`),
 		Why: "a program that changes its environment before CUDA starts reaches GPUs other than the one it was given (CUDA_VISIBLE_DEVICES), and one that looks for compute-sanitizer's (CUDA_INJECTION64_PATH) can behave well only under it"},
 	{Name: "a process of its own", re: regexp.MustCompile(`\b(fork|vfork|execve|execv|execvp|execl|execlp|posix_spawn|system|popen|clone)\s*\(`),

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -57,37 +57,21 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	go opts.Toolkit.StatsLibrary(ctx)
 	var targets []*mutantTarget
 	for _, x := range c.Exercises {
-		if !author.Marked(x.Solution) {
-			continue
-		}
-		data, err := os.ReadFile(c.Path(x.Solution))
+		t, note, err := loadMutantTarget(c, x)
 		if err != nil {
 			return nil, err
 		}
-		if !author.HasMarkers(data) {
-			opts.Note(fmt.Sprintf("lessons: %s: %s has no solution regions, so no mutants", x.ID, x.Solution))
+		if note != "" {
+			opts.Note(note)
+		}
+		if t == nil {
 			continue
 		}
-		src, err := author.Parse(c.Path(x.Solution), data)
-		if err != nil {
-			return nil, err
-		}
-		spec, err := exercise.LoadSpec(c, x)
-		if err != nil {
-			return nil, err
-		}
-		if have := max(len(opts.Devices), 1); spec.GPUs > have {
-			opts.Note(fmt.Sprintf("lessons: %s: no mutants run: %s", x.ID, &grade.TooFewGPUs{Need: spec.GPUs, Have: have}))
+		if have := max(len(opts.Devices), 1); t.spec.GPUs > have {
+			opts.Note(fmt.Sprintf("lessons: %s: no mutants run: %s", x.ID, &grade.TooFewGPUs{Need: t.spec.GPUs, Have: have}))
 			continue
 		}
-		files := exercise.Files(x, spec, c.Path(x.Solution), filepath.Dir(c.Path(x.Solution)), filepath.Dir(c.Path(x.Student)))
-		var others [][]byte
-		for _, f := range files[1:] {
-			if data, err := os.ReadFile(f.Path); err == nil {
-				others = append(others, data)
-			}
-		}
-		targets = append(targets, &mutantTarget{x: x, spec: spec, src: src, files: files, others: others})
+		targets = append(targets, t)
 	}
 	timed, untimed := 0, 0
 	for _, t := range targets {
@@ -228,8 +212,40 @@ func writeKills(file string, r *author.Report) error {
 		return err
 	}
 	os.MkdirAll(filepath.Dir(file), 0o755)
-	if err := atomicfile.Write(file, []byte(b.String()), 0o644); err != nil {
+	if err := safefs.WriteAtomic(file, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w (the mutants' report is above)", file, err)
 	}
 	return nil
+}
+
+// loadMutantTarget reads exercise x's solution, spec and other files for
+// its mutants: nil (and a note saying why, or none when its solution is
+// not marked) when it has no solution regions.
+func loadMutantTarget(c *course.Course, x *course.Exercise) (*mutantTarget, string, error) {
+	if !author.Marked(x.Solution) {
+		return nil, "", nil
+	}
+	data, err := os.ReadFile(c.Path(x.Solution))
+	if err != nil {
+		return nil, "", err
+	}
+	if !author.HasMarkers(data) {
+		return nil, fmt.Sprintf("lessons: %s: %s has no solution regions, so no mutants", x.ID, x.Solution), nil
+	}
+	src, err := author.Parse(c.Path(x.Solution), data)
+	if err != nil {
+		return nil, "", err
+	}
+	spec, err := exercise.LoadSpec(c, x)
+	if err != nil {
+		return nil, "", err
+	}
+	files := exercise.Files(x, spec, c.Path(x.Solution), filepath.Dir(c.Path(x.Solution)), filepath.Dir(c.Path(x.Student)))
+	var others [][]byte
+	for _, f := range files[1:] {
+		if data, err := os.ReadFile(f.Path); err == nil {
+			others = append(others, data)
+		}
+	}
+	return &mutantTarget{x: x, spec: spec, src: src, files: files, others: others}, "", nil
 }

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Item is one line of the verify table: a lesson, a solution or an
@@ -99,7 +99,7 @@ func Items(c *course.Course, o Options) ([]*Item, error) {
 		ws := filepath.Join(o.Root, "lessons", e.Name())
 		cells := func(ctx context.Context, compile bool) error {
 			// No link on the workspace's way out of the course.
-			if _, err := beneath.Dir(c.Root, filepath.Join(".lessons", "verify", "lessons", e.Name())); err != nil {
+			if _, err := safefs.Dir(c.Root, filepath.Join(".lessons", "verify", "lessons", e.Name())); err != nil {
 				return err
 			}
 			env, err := o.LessonEnv(ws)

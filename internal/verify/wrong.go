@@ -64,6 +64,15 @@ type WrongReport struct {
 	Order  []string
 	Counts map[string]int
 	Took   time.Duration
+	// Stopped: the run was stopped (interrupted, out of time) before
+	// every answer was judged; those not judged are neither as expected
+	// nor not.
+	Stopped bool
+}
+
+// unjudged says w was not judged because the run stopped first.
+func (r *WrongReport) unjudged(w *WrongAnswer) bool {
+	return r.Stopped && !w.judged && w.Err == nil && w.Skipped == ""
 }
 
 // Bad counts the wrong answers that passed, failed without their
@@ -71,7 +80,7 @@ type WrongReport struct {
 func (r *WrongReport) Bad() int {
 	n := 0
 	for _, w := range r.Answers {
-		if !w.OK() {
+		if !w.OK() && !r.unjudged(w) {
 			n++
 		}
 	}
@@ -94,8 +103,8 @@ func (r *WrongReport) Err() error {
 // must fail, and one of its failures must contain the text its first
 // line expects. Every correct alternative must pass. An answer that
 // cannot be read (a patch that no longer applies) is one not as
-// expected, with its error. Stopped half way (ctx), it returns ctx's
-// error.
+// expected, with its error. Stopped half way (ctx), it returns what was
+// judged (Stopped set) with ctx's error.
 func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport, error) {
 	start := time.Now()
 	root := filepath.Join(c.Root, ".lessons", "wrong")
@@ -167,7 +176,9 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 				w.Skipped = few.Error()
 				return
 			} else if err != nil {
-				w.Err = err
+				if ctx.Err() == nil { // stopped: not judged, not an error of w's
+					w.Err = err
+				}
 				return
 			}
 			w.judge(o.Results())
@@ -179,7 +190,10 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 	}
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		// What was judged before the stop is the author's: the caller
+		// writes it, then says why the rest was not.
+		report.Took, report.Stopped = time.Since(start), true
+		return report, ctx.Err()
 	}
 	report.Took = time.Since(start)
 	return report, nil
@@ -217,15 +231,23 @@ func (r *WrongReport) Write(out io.Writer) {
 		if w.Right {
 			name += " (right)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", w.Exercise, name, w.result())
+		res := w.result()
+		if r.unjudged(w) {
+			res = "- not judged: verify was stopped before its turn"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", w.Exercise, name, res)
 	}
 	tw.Flush()
 	fmt.Fprintln(out)
 	tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXERCISE\tWRONG ANSWERS\tAS EXPECTED")
 	ok := map[string]int{}
-	skipped := 0
+	skipped, unjudged := 0, 0
 	for _, w := range r.Answers {
+		if r.unjudged(w) {
+			unjudged++
+			continue
+		}
 		if w.OK() && !w.Right && w.Skipped == "" {
 			ok[w.Exercise]++
 		}
@@ -251,7 +273,10 @@ func (r *WrongReport) Write(out io.Writer) {
 		}
 	}
 	fmt.Fprintf(out, "\n%s and %s judged in %s: %d as expected, %d not\n", ui.Count(len(r.Answers)-rights, "wrong answer"),
-		ui.Count(rights, "correct alternative"), r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad()-skipped, r.Bad())
+		ui.Count(rights, "correct alternative"), r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad()-skipped-unjudged, r.Bad())
+	if unjudged > 0 {
+		fmt.Fprintf(out, "stopped before %s %s judged (neither passed nor failed)\n", ui.Count(unjudged, "program"), map[bool]string{true: "was", false: "were"}[unjudged == 1])
+	}
 	if skipped > 0 {
 		fmt.Fprintf(out, "%s not run here: they need more GPUs than this machine has (neither passed nor failed)\n", ui.Count(skipped, "program"))
 	}

@@ -14,8 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -132,8 +134,26 @@ func (w *Witness) Close() error {
 func (w *Witness) Attach(lib, file string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// Once per file, whatever its name: a probe set twice on one
+	// inode (a link's name and the file's) counts each call twice.
+	if real, err := filepath.EvalSymlinks(file); err == nil {
+		file = real
+	}
 	if _, ok := w.attached[file]; ok {
 		return nil
+	}
+	if st, err := os.Stat(file); err == nil {
+		if ino, ok := inode(st); ok {
+			id := fmt.Sprintf("inode %d:%d", st.Sys().(*syscall.Stat_t).Dev, ino)
+			if _, ok := w.attached[id]; ok {
+				return nil
+			}
+			defer func() {
+				if _, ok := w.attached[file]; ok {
+					w.attached[id] = nil
+				}
+			}()
+		}
 	}
 	ex, err := link.OpenExecutable(file)
 	if err != nil {
@@ -178,6 +198,9 @@ func (w *Witness) Attach(lib, file string) error {
 
 // Missing are the probes for lib's file that it defines no symbol of.
 func (w *Witness) Missing(file string) []string {
+	if real, err := filepath.EvalSymlinks(file); err == nil {
+		file = real
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]string(nil), w.missing[file]...)

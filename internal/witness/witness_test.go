@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -182,5 +183,88 @@ func TestGroup(t *testing.T) {
 	}
 	if !gone {
 		t.Errorf("the run's cgroup stays")
+	}
+}
+
+// A library attached by several names (a link's, a hard link's, its
+// own) is probed once: each call counted once, not once per name.
+func TestAttachOncePerFile(t *testing.T) {
+	lib, prog := build(t)
+	w := open(t, []Probe{{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}}})
+	soft, hard := lib+".link", lib+".hard"
+	if err := os.Symlink(lib, soft); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(lib, hard); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{soft, lib, hard} {
+		if err := w.Attach("libwit", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, fd := cgroup(t)
+	id, _ := CgroupID(dir)
+	watch, _ := w.Start(id)
+	run(t, prog, fd, 10, 0, 0)
+	if n := watch.Counts()["allocs"]; n != 10 {
+		t.Errorf("%d calls counted, want 10", n)
+	}
+}
+
+// A program that loads its own copy of a library (another file, the
+// same code) is not counted by the probes of the library it names;
+// Copies finds the copy, and probed it counts.
+func TestOwnCopyCounted(t *testing.T) {
+	lib, _ := build(t)
+	cc, _ := exec.LookPath("cc")
+	dir := filepath.Dir(lib)
+	loader := filepath.Join(dir, "loader")
+	if out, err := exec.Command(cc, "-O0", "-o", loader, "testdata/loader.c", "-ldl").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	copyDir := filepath.Join(dir, "opt", "venv", "lib")
+	os.MkdirAll(copyDir, 0o755)
+	data, _ := os.ReadFile(lib)
+	own := filepath.Join(copyDir, "libwit-0c0ffee.so")
+	if err := os.WriteFile(own, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	probes := []Probe{{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}}}
+	cgdir, fd := cgroup(t)
+	id, _ := CgroupID(cgdir)
+	count := func(w *Witness) uint64 {
+		watch, _ := w.Start(id)
+		cmd := exec.Command(loader, own, "25")
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return watch.Counts()["allocs"]
+	}
+	named := open(t, probes)
+	if err := named.Attach("libwit", lib); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(named); n != 0 {
+		t.Fatalf("the named library's probes counted %d calls of another file", n)
+	}
+	every := open(t, probes)
+	copies := Copies([]string{dir}, func(base string) string {
+		if strings.HasPrefix(base, "libwit") {
+			return "libwit"
+		}
+		return ""
+	})
+	if len(copies["libwit"]) != 2 {
+		t.Fatalf("copies %v, want the library and its copy", copies)
+	}
+	for _, f := range copies["libwit"] {
+		if err := every.Attach("libwit", f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(every); n != 25 {
+		t.Errorf("%d calls counted in the program's own copy, want 25", n)
 	}
 }

@@ -4,7 +4,7 @@
 //
 // A course is someone else's repository and may commit .lessons/work/NAME
 // as a link to a folder elsewhere; Run would then write there and Restart
-// empty it. The workspace is made through beneath.Dir, which refuses a
+// empty it. The workspace is made through safefs.Dir, which refuses a
 // link anywhere on its way from the course's root.
 package workspace
 
@@ -17,10 +17,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // For is the workspace of lesson l, made if it is not there: in course c
@@ -29,7 +29,7 @@ import (
 func For(c *course.Course, l *lesson.Lesson) (string, error) {
 	name := strings.TrimSuffix(filepath.Base(l.Path), filepath.Ext(l.Path))
 	if c != nil {
-		return beneath.Dir(c.Root, filepath.Join(".lessons", "work", name))
+		return safefs.Dir(c.Root, filepath.Join(".lessons", "work", name))
 	}
 	cache, err := buildcache.Default()
 	if err != nil {
@@ -57,7 +57,7 @@ func MakeWrapper(ws string) error {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return err
 	}
-	if _, err := beneath.Dir(ws, WrapperName); err != nil {
+	if _, err := safefs.Dir(ws, WrapperName); err != nil {
 		return err
 	}
 	// Through the folder as opened, not its path again: a class's cell of

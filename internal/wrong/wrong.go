@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	"github.com/cudalessons/lessons/diag"
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // ExpectPrefix starts the first line of a wrong answer (of a whole
@@ -100,11 +100,11 @@ type Program struct {
 }
 
 // Load reads answer a: its expected text and, for a patch, the program
-// it makes of the solution. Every name goes through package beneath: an
+// it makes of the solution. Every name goes through package safefs: an
 // answer or a solution reached through a link out of the course is
 // refused.
 func Load(c *course.Course, a Answer) (*Program, error) {
-	data, err := beneath.ReadFile(c.Root, a.Path)
+	data, err := safefs.ReadFile(c.Root, a.Path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", a.Path, err)
 	}
@@ -117,7 +117,7 @@ func Load(c *course.Course, a Answer) (*Program, error) {
 	if !a.IsPatch() {
 		return p, nil
 	}
-	sol, err := beneath.ReadFile(c.Root, a.Exercise.Solution)
+	sol, err := safefs.ReadFile(c.Root, a.Exercise.Solution)
 	if err != nil {
 		return nil, fmt.Errorf("apply %s: read its solution: %w", a.Path, err)
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/diag"
-	"github.com/cudalessons/lessons/internal/beneath"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // sol is a solution of ten numbered lines; solPatch makes line 5 wrong.
@@ -197,7 +197,7 @@ func TestLoadLinkRefused(t *testing.T) {
 			continue
 		}
 		_, err := Load(c, a)
-		var be *beneath.Error
+		var be *safefs.Error
 		if !errors.As(err, &be) {
 			t.Errorf("%s: %v, want a refusal", a.Name, err)
 		}

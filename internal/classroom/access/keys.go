@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Roles of a signed-in person.
@@ -101,7 +101,7 @@ func (k *Keys) locked(name string, fn func(m map[string]*Grant) (write bool, err
 		return err
 	}
 	data, _ = json.MarshalIndent(m, "", " ")
-	return atomicfile.Write(path, data, 0o600)
+	return safefs.WriteAtomic(path, data, 0o600)
 }
 
 // Invite makes a new sign-in secret for who (a student's id, or

@@ -15,7 +15,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudalessons/lessons/internal/beneath"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Kept are a workspace's folders that stay where they are made: the
@@ -71,7 +71,7 @@ func Snapshot(dir string) ([]File, map[string][]byte, error) {
 			tooBig = true
 			return nil
 		}
-		data, err := beneath.ReadFile(dir, rel)
+		data, err := safefs.ReadFile(dir, rel)
 		if err != nil {
 			return err
 		}
@@ -106,7 +106,7 @@ func CheckName(name string) error {
 	if name == "" || path.IsAbs(name) || path.Clean(name) != name || name == "." || strings.HasPrefix(name, "../") || name == ".." || strings.ContainsRune(name, 0) || strings.Contains(name, "\\") {
 		return fmt.Errorf("pilot: file name %q is not a plain path inside its folder", name)
 	}
-	return beneath.Local(name)
+	return safefs.Local(name)
 }
 
 // Diff is what changed in dir since it held files: the files written or
@@ -148,12 +148,12 @@ func Apply(dir string, changed []FileData, removed []string) error {
 			continue
 		}
 		if d := path.Dir(f.Name); d != "." {
-			if _, err := beneath.Dir(dir, d); err != nil {
+			if _, err := safefs.Dir(dir, d); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 		}
-		if err := beneath.WriteFile(dir, f.Name, f.Data, fs.FileMode(f.Mode&0o755|0o600)); err != nil {
+		if err := safefs.WriteFile(dir, f.Name, f.Data, fs.FileMode(f.Mode&0o755|0o600)); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -161,7 +161,7 @@ func Apply(dir string, changed []FileData, removed []string) error {
 		if CheckName(n) != nil || kept(n) {
 			continue
 		}
-		if err := beneath.Remove(dir, n); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := safefs.Remove(dir, n); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
@@ -242,7 +242,7 @@ func Untar(data []byte, dir string) error {
 			return err
 		}
 		if d := path.Dir(h.Name); d != "." {
-			if _, err := beneath.Dir(dir, d); err != nil {
+			if _, err := safefs.Dir(dir, d); err != nil {
 				return err
 			}
 		}
@@ -250,7 +250,7 @@ func Untar(data []byte, dir string) error {
 		if err != nil {
 			return fmt.Errorf("pilot: unpack the course: %w", err)
 		}
-		if err := beneath.WriteFile(dir, h.Name, b, fs.FileMode(h.Mode&0o755|0o600)); err != nil {
+		if err := safefs.WriteFile(dir, h.Name, b, fs.FileMode(h.Mode&0o755|0o600)); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/slurm"
 )
 
@@ -104,7 +104,7 @@ func (f *Fleet) load() (map[string]string, error) {
 
 func (f *Fleet) saveLocked() error {
 	data, _ := json.MarshalIndent(f.jobs, "", "  ")
-	return atomicfile.Write(f.file(), data, 0o600)
+	return safefs.WriteAtomic(f.file(), data, 0o600)
 }
 
 func (f *Fleet) submit(ctx context.Context, name string) error {
@@ -128,7 +128,7 @@ func (f *Fleet) submit(ctx context.Context, name string) error {
 		p.GPUs, p.CPUs = max(f.GPUsPerNode, 1), f.NodeCPUs
 	}
 	script := filepath.Join(f.Dir, name+".sh")
-	if err := atomicfile.Write(script, []byte(slurm.PilotScript(p, f.Options.Defaults())), 0o600); err != nil {
+	if err := safefs.WriteAtomic(script, []byte(slurm.PilotScript(p, f.Options.Defaults())), 0o600); err != nil {
 		return fmt.Errorf("pilot %s: %w", name, err)
 	}
 	id, err := f.Cluster.Submit(ctx, script)

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
 	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/runner"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Remote sends the class's runs to worker nodes (pilot jobs, through
@@ -127,7 +127,7 @@ func (rt remoteToolchain) Build(ctx context.Context, t *grade.Task, slot int) *g
 		if err := os.MkdirAll(rt.r.Progs, 0o700); err != nil {
 			return &grade.Built{Err: err}
 		}
-		if err := atomicfile.Write(p, res.Prog, 0o700); err != nil {
+		if err := safefs.WriteAtomic(p, res.Prog, 0o700); err != nil {
 			return &grade.Built{Err: fmt.Errorf("keep the program built on a node: %w", err)}
 		}
 	}

@@ -174,7 +174,7 @@ func RunWorker(ctx context.Context, o WorkerOptions, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	node, gpus, r, err := nodeExec(ctx, o.Role, os.Getenv(CapabilityVar))
+	node, gpus, r, err := nodeExec(ctx, o.Role, os.Getenv(CapabilityVar), log)
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func RunWorker(ctx context.Context, o WorkerOptions, log io.Writer) error {
 // nodeExec assembles this node's executor on its rig (a run node's, or a
 // build node's building for capability, the server's GPU), as serve
 // --class's on one machine.
-func nodeExec(ctx context.Context, role, capability string) (*Node, []string, *rig.Rig, error) {
+func nodeExec(ctx context.Context, role, capability string, log io.Writer) (*Node, []string, *rig.Rig, error) {
 	var r *rig.Rig
 	var err error
 	switch role {
@@ -209,6 +209,7 @@ func nodeExec(ctx context.Context, role, capability string) (*Node, []string, *r
 	var gpus []string
 	if role == RoleGPU {
 		gpus = r.Devices()
+		fmt.Fprintf(log, "lessons pilot: outside witness %s\n", r.Witness)
 	}
 	return &Node{
 		Env:       workspace.ClassEnv(comp, machine.QueuesEnv(choice.Queues)),

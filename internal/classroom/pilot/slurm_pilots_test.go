@@ -82,16 +82,16 @@ func TestNodeExec(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	t.Setenv("LESSONS_SANDBOX_CGROUPS", "off")
 	ctx := context.Background()
-	if _, _, _, err := nodeExec(ctx, "build", ""); err == nil || !strings.Contains(err.Error(), "LESSONS_PILOT_CAPABILITY") {
+	if _, _, _, err := nodeExec(ctx, "build", "", io.Discard); err == nil || !strings.Contains(err.Error(), "LESSONS_PILOT_CAPABILITY") {
 		t.Errorf("a build node told no GPU: %v", err)
 	}
-	if _, _, _, err := nodeExec(ctx, "gpu", ""); err == nil {
+	if _, _, _, err := nodeExec(ctx, "gpu", "", io.Discard); err == nil {
 		t.Error("a GPU node without a GPU: no error")
 	}
-	if _, _, _, err := nodeExec(ctx, "cook", ""); err == nil || !errors.As(err, new(*failure.Usage)) {
+	if _, _, _, err := nodeExec(ctx, "cook", "", io.Discard); err == nil || !errors.As(err, new(*failure.Usage)) {
 		t.Errorf("a role that is none: %v", err)
 	}
-	n, gpus, r, err := nodeExec(ctx, "build", "8.0")
+	n, gpus, r, err := nodeExec(ctx, "build", "8.0", io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestNodeExec(t *testing.T) {
 	}
 	t.Setenv("LESSONS_GPU", "Fake H100,9.0,1024")
 	t.Setenv("LESSONS_DRIVER_CHECK", "off")
-	n, gpus, r2, err := nodeExec(ctx, "gpu", "")
+	n, gpus, r2, err := nodeExec(ctx, "gpu", "", io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

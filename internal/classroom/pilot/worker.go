@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/beneath"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Executor does a worker's jobs on its node: a cell in the sandbox, an
@@ -251,7 +251,7 @@ func (w *Worker) cell(ctx context.Context, job *Job, cancel func()) (*Result, er
 	w.mu.Unlock()
 	l.Lock()
 	defer l.Unlock()
-	ws, err := beneath.Dir(filepath.Join(w.Dir, "ws"), job.Workspace)
+	ws, err := safefs.Dir(filepath.Join(w.Dir, "ws"), job.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +268,7 @@ func (w *Worker) cell(ctx context.Context, job *Job, cancel func()) (*Result, er
 	// its build cache, its nvcc wrapper; one a cell before made a file
 	// or a link (it is the node's, never sent back) is a folder again.
 	for _, k := range Kept {
-		if _, err := beneath.DirAgain(ws, k); err != nil {
+		if _, err := safefs.DirAgain(ws, k); err != nil {
 			return nil, err
 		}
 	}
@@ -300,7 +300,7 @@ func (w *Worker) prepare() error {
 		return fmt.Errorf("pilot: %w", err)
 	}
 	for _, d := range []string{"blobs", "ws", "course", "jobs"} {
-		p, err := beneath.Dir(w.Dir, d)
+		p, err := safefs.Dir(w.Dir, d)
 		if err != nil {
 			return err
 		}
@@ -332,7 +332,7 @@ func (w *Worker) sync(ctx context.Context, job *Job, ws string) error {
 	same := map[string]bool{}
 	for _, f := range have {
 		if !want[f.Name] {
-			if err := beneath.Remove(ws, f.Name); err != nil {
+			if err := safefs.Remove(ws, f.Name); err != nil {
 				return err
 			}
 		}
@@ -347,12 +347,12 @@ func (w *Worker) sync(ctx context.Context, job *Job, ws string) error {
 			return err
 		}
 		if d := filepath.Dir(f.Name); d != "." {
-			if _, err := beneath.Dir(ws, d); err != nil {
+			if _, err := safefs.Dir(ws, d); err != nil {
 				return err
 			}
 		}
-		beneath.Remove(ws, f.Name) // its mode is set anew
-		if err := beneath.WriteFile(ws, f.Name, data, os.FileMode(f.Mode&0o755|0o600)); err != nil {
+		safefs.Remove(ws, f.Name) // its mode is set anew
+		if err := safefs.WriteFile(ws, f.Name, data, os.FileMode(f.Mode&0o755|0o600)); err != nil {
 			return err
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/cudalessons/lessons/internal/atomicfile"
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Item is one student's file for one exercise, to be built and run.
@@ -117,4 +117,4 @@ func WritePlan(path string, p *Plan) error {
 // WriteAtomic writes a file whole or not at all, and durably, so that a
 // node that dies right after leaves the old file or the new one on the
 // shared filesystem, and a reader on another node never sees half a file.
-func WriteAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
+func WriteAtomic(path string, data []byte) error { return safefs.WriteAtomic(path, data, 0o644) }

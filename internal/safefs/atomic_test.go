@@ -1,4 +1,4 @@
-package atomicfile
+package safefs
 
 import (
 	"bytes"
@@ -10,13 +10,13 @@ import (
 	"testing/iotest"
 )
 
-func TestWrite(t *testing.T) {
+func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "f.json")
-	if err := Write(name, []byte("one"), 0o600); err != nil {
+	if err := WriteAtomic(name, []byte("one"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(name, []byte("two"), 0o600); err != nil {
+	if err := WriteAtomic(name, []byte("two"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(name)
@@ -29,14 +29,14 @@ func TestWrite(t *testing.T) {
 }
 
 // A write that fails half way leaves the old file, and no temporary one.
-func TestWriteFromFailureKeepsOld(t *testing.T) {
+func TestWriteAtomicFromFailureKeepsOld(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "f")
-	if err := Write(name, []byte("old"), 0o644); err != nil {
+	if err := WriteAtomic(name, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
-	if err := WriteFrom(name, iotest.ErrReader(boom), 0o644); !errors.Is(err, boom) {
+	if err := WriteAtomicFrom(name, iotest.ErrReader(boom), 0o644); !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want boom", err)
 	}
 	if data, _ := os.ReadFile(name); string(data) != "old" {

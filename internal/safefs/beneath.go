@@ -1,18 +1,23 @@
-// Package beneath reaches files by the names that untrusted input gives
-// them (a course's manifest, a lesson's cells, a submission's folders),
-// never outside the folder they belong to. A course is cloned from
-// someone else's repository, so its names ("../../.bashrc", an exercise
-// id of "../../x") and its links (.lessons/work/day001 committed as a
-// link to $HOME) are an attacker's.
+// Package safefs touches files that untrusted input names or put there
+// (a course cloned from someone else's repository, a lesson's cells, a
+// submission), safely, in three ways:
 //
-// Every name goes through os.Root, which resolves each part of a path
-// by descriptor, beneath the root: ".." above the root, an absolute name
-// and a link that leads out are refused, not followed, with no window
-// between a check and the use. Links that stay inside are followed,
-// since a course may link one of its files to another. Folders lessons
-// makes for its own state (.lessons/work, .lessons/check) hold no link
-// it made, so Dir refuses any link on their way.
-package beneath
+//   - by name, never outside the folder a name belongs to (WriteFile,
+//     ReadFile, Stat, Remove, Dir, ...: beneath.go);
+//   - by content, a regular file of a bounded size only (ReadRegular:
+//     regular.go);
+//   - whole or not at all when written (WriteAtomic: atomic.go).
+//
+// A course's names ("../../.bashrc", an exercise id of "../../x") and its
+// links (.lessons/work/day001 committed as a link to $HOME) are an
+// attacker's. Every name goes through os.Root, which resolves each part
+// of a path by descriptor, beneath the root: ".." above the root, an
+// absolute name and a link that leads out are refused, not followed,
+// with no window between a check and the use. Links that stay inside are
+// followed, since a course may link one of its files to another. Folders
+// lessons makes for its own state (.lessons/work, .lessons/check) hold no
+// link it made, so Dir refuses any link on their way.
+package safefs
 
 import (
 	"bytes"
@@ -22,9 +27,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/cudalessons/lessons/internal/atomicfile"
-	"github.com/cudalessons/lessons/internal/regular"
 )
 
 // Error is a name that leads out of its root, or through a link where
@@ -77,7 +79,7 @@ func wrap(op, root, name string, err error) error {
 }
 
 // WriteFile writes data to name beneath root with perm, whole or not at
-// all (atomicfile), making the folders on its way.
+// all (WriteAtomicIn), making the folders on its way.
 func WriteFile(root, name string, data []byte, perm fs.FileMode) error {
 	r, err := open("write", root, name)
 	if err != nil {
@@ -89,7 +91,7 @@ func WriteFile(root, name string, data []byte, perm fs.FileMode) error {
 			return wrap("write", root, name, err)
 		}
 	}
-	return wrap("write", root, name, atomicfile.WriteIn(r, filepath.FromSlash(name), bytes.NewReader(data), perm))
+	return wrap("write", root, name, WriteAtomicIn(r, filepath.FromSlash(name), bytes.NewReader(data), perm))
 }
 
 // MaxRead is the largest file ReadFile reads.
@@ -104,7 +106,7 @@ func ReadFile(root, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	data, err := regular.ReadFileIn(r, filepath.FromSlash(name), MaxRead)
+	data, err := ReadRegularIn(r, filepath.FromSlash(name), MaxRead)
 	return data, wrap("read", root, name, err)
 }
 

@@ -1,8 +1,9 @@
-// Package regular reads files that someone else put there (a course, a
-// submission): regular files of a bounded size only. os.ReadFile waits
+package safefs
+
+// ReadRegular and ReadRegularIn read files that someone else put there
+// (a course, a submission): regular files of a bounded size only. os.ReadFile waits
 // for ever on a FIFO, reads /dev/zero until memory runs out, and
 // allocates a sparse file's whole size before anything checks it.
-package regular
 
 import (
 	"fmt"
@@ -14,21 +15,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Error is a file refused: not a regular file, or larger than allowed.
-type Error struct {
+// RefusedFileError is a file refused: not a regular file, or larger than allowed.
+type RefusedFileError struct {
 	File string
 	Why  string
 }
 
-func (e *Error) Error() string { return "read " + e.File + ": " + e.Why }
+func (e *RefusedFileError) Error() string { return "read " + e.File + ": " + e.Why }
 
-// ReadFile reads name if it is a regular file of at most max bytes. It
+// ReadRegular reads name if it is a regular file of at most max bytes. It
 // looks at what name is before it opens it for reading: opening a device
 // is the device's driver's business (a watchdog's reboots the machine
 // when closed carelessly, a tape rewinds, a FIFO waits for a writer), and
 // the grader that reads a course's or a submission's files is often root.
 // It reads at most max bytes, in case the file grows.
-func ReadFile(name string, max int64) ([]byte, error) {
+func ReadRegular(name string, max int64) ([]byte, error) {
 	p, err := os.OpenFile(name, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -36,12 +37,12 @@ func ReadFile(name string, max int64) ([]byte, error) {
 	return readPath(p, name, max)
 }
 
-// ReadFileIn is ReadFile through root (os.Root: no link or .. out of it).
+// ReadRegularIn is ReadRegular through root (os.Root: no link or .. out of it).
 // It opens for reading at once: os.Root follows links inside the root
 // itself, and an O_PATH open would hand it the link instead; a device
 // it could reach would have to be inside the root (no link leads out),
 // which only root's mknod makes.
-func ReadFileIn(root *os.Root, name string, max int64) ([]byte, error) {
+func ReadRegularIn(root *os.Root, name string, max int64) ([]byte, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func readPath(p *os.File, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &Error{File: name, Why: fmt.Sprintf("not a regular file (%s): name a file", kind(st.Mode()))}
+		return nil, &RefusedFileError{File: name, Why: fmt.Sprintf("not a regular file (%s): name a file", kind(st.Mode()))}
 	}
 	f, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", p.Fd()), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -77,17 +78,17 @@ func read(f *os.File, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &Error{File: name, Why: fmt.Sprintf("not a regular file (%s): name a file", kind(st.Mode()))}
+		return nil, &RefusedFileError{File: name, Why: fmt.Sprintf("not a regular file (%s): name a file", kind(st.Mode()))}
 	}
 	if st.Size() > max {
-		return nil, &Error{File: name, Why: fmt.Sprintf("%d bytes, over the limit of %d", st.Size(), max)}
+		return nil, &RefusedFileError{File: name, Why: fmt.Sprintf("%d bytes, over the limit of %d", st.Size(), max)}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > max {
-		return nil, &Error{File: name, Why: fmt.Sprintf("grew past the limit of %d bytes while it was read", max)}
+		return nil, &RefusedFileError{File: name, Why: fmt.Sprintf("grew past the limit of %d bytes while it was read", max)}
 	}
 	return data, nil
 }

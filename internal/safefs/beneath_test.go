@@ -1,4 +1,4 @@
-package beneath
+package safefs
 
 import (
 	"errors"
@@ -89,7 +89,7 @@ func TestLinksOutRefused(t *testing.T) {
 					}
 					var be *Error
 					if opName != "ReadFile" && opName != "Stat" && !errors.As(err, &be) {
-						t.Errorf("error %T %v, want *beneath.Error", err, err)
+						t.Errorf("error %T %v, want *safefs.Error", err, err)
 					}
 				})
 			}

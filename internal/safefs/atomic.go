@@ -1,9 +1,10 @@
-// Package atomicfile writes files whole or not at all: into a temporary
-// file beside the target, synced, then renamed over it, and the rename
+package safefs
+
+// The WriteAtomic functions write files whole or not at all: into a
+// temporary file beside the target, synced, then renamed over it, and the rename
 // synced, so that a reader (on this machine or, over a shared
 // filesystem, another), a run killed half way or a machine that dies
 // right after sees the old file or the new one, never half a file.
-package atomicfile
 
 import (
 	"bytes"
@@ -16,40 +17,40 @@ import (
 	"path/filepath"
 )
 
-// Write writes data to name with perm, atomically.
-func Write(name string, data []byte, perm os.FileMode) error {
-	return WriteFrom(name, bytes.NewReader(data), perm)
+// WriteAtomic writes data to name with perm, atomically.
+func WriteAtomic(name string, data []byte, perm os.FileMode) error {
+	return WriteAtomicFrom(name, bytes.NewReader(data), perm)
 }
 
-// WriteWith writes to name with perm, atomically, what f writes; nothing
+// WriteAtomicWith writes to name with perm, atomically, what f writes; nothing
 // when f fails.
-func WriteWith(name string, f func(io.Writer) error, perm os.FileMode) error {
+func WriteAtomicWith(name string, f func(io.Writer) error, perm os.FileMode) error {
 	var buf bytes.Buffer
 	if err := f(&buf); err != nil {
 		return err
 	}
-	return Write(name, buf.Bytes(), perm)
+	return WriteAtomic(name, buf.Bytes(), perm)
 }
 
-// WriteFrom writes what r holds to name with perm, atomically.
-func WriteFrom(name string, r io.Reader, perm os.FileMode) error {
+// WriteAtomicFrom writes what r holds to name with perm, atomically.
+func WriteAtomicFrom(name string, r io.Reader, perm os.FileMode) error {
 	root, err := os.OpenRoot(filepath.Dir(name))
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	err = WriteIn(root, filepath.Base(name), r, perm)
+	err = WriteAtomicIn(root, filepath.Base(name), r, perm)
 	if pe, ok := err.(*fs.PathError); ok {
 		pe.Path = filepath.Join(filepath.Dir(name), pe.Path)
 	}
 	return err
 }
 
-// WriteIn writes what r holds to name beneath root with perm, atomically.
+// WriteAtomicIn writes what r holds to name beneath root with perm, atomically.
 // Every step goes through root, so that a name (or a link on its way)
 // that leads out of root is refused rather than followed: the one write
 // for files whose names come from a course or a lesson.
-func WriteIn(root *os.Root, name string, r io.Reader, perm os.FileMode) error {
+func WriteAtomicIn(root *os.Root, name string, r io.Reader, perm os.FileMode) error {
 	dir, base := filepath.Split(name)
 	b := make([]byte, 6)
 	rand.Read(b)
@@ -97,7 +98,7 @@ func WriteNamed(name string, stdout, log io.Writer, f func(io.Writer) error) err
 	case "-":
 		return f(stdout)
 	}
-	if err := WriteWith(name, f, 0o644); err != nil {
+	if err := WriteAtomicWith(name, f, 0o644); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(log, "wrote %s\n", name)

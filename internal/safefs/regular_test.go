@@ -1,4 +1,4 @@
-package regular
+package safefs
 
 import (
 	"errors"
@@ -11,15 +11,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func TestReadFile(t *testing.T) {
+func TestReadRegular(t *testing.T) {
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small")
 	os.WriteFile(small, []byte("hello"), 0o644)
-	if data, err := ReadFile(small, 5); err != nil || string(data) != "hello" {
+	if data, err := ReadRegular(small, 5); err != nil || string(data) != "hello" {
 		t.Errorf("a small file: %q %v", data, err)
 	}
-	var re *Error
-	if _, err := ReadFile(small, 4); !errors.As(err, &re) {
+	var re *RefusedFileError
+	if _, err := ReadRegular(small, 4); !errors.As(err, &re) {
 		t.Errorf("over the limit: %v", err)
 	}
 	sparse := filepath.Join(dir, "sparse")
@@ -27,23 +27,23 @@ func TestReadFile(t *testing.T) {
 		f.Truncate(1 << 40) // a terabyte, of which nothing is read
 		f.Close()
 	}
-	if _, err := ReadFile(sparse, 1<<20); !errors.As(err, &re) {
+	if _, err := ReadRegular(sparse, 1<<20); !errors.As(err, &re) {
 		t.Errorf("a sparse terabyte: %v", err)
 	}
 	fifo := filepath.Join(dir, "fifo")
 	if syscall.Mkfifo(fifo, 0o644) == nil {
-		if _, err := ReadFile(fifo, 1<<20); !errors.As(err, &re) {
+		if _, err := ReadRegular(fifo, 1<<20); !errors.As(err, &re) {
 			t.Errorf("a FIFO: %v", err)
 		}
 	}
 	for _, dev := range []string{"/dev/zero", dir} {
-		if _, err := ReadFile(dev, 1<<20); !errors.As(err, &re) {
+		if _, err := ReadRegular(dev, 1<<20); !errors.As(err, &re) {
 			t.Errorf("%s: %v", dev, err)
 		}
 	}
 	root, _ := os.OpenRoot(dir)
 	defer root.Close()
-	if data, err := ReadFileIn(root, "small", 5); err != nil || string(data) != "hello" {
+	if data, err := ReadRegularIn(root, "small", 5); err != nil || string(data) != "hello" {
 		t.Errorf("through a root: %q %v", data, err)
 	}
 }
@@ -61,8 +61,8 @@ func TestADeviceIsNotOpened(t *testing.T) {
 	if _, err := unix.InotifyAddWatch(in, "/dev/zero", unix.IN_OPEN|unix.IN_CLOSE); err != nil {
 		t.Skip("cannot watch /dev/zero:", err)
 	}
-	if _, err := ReadFile("/dev/zero", 1<<20); err == nil || !strings.Contains(err.Error(), "a character device") {
-		t.Fatalf("ReadFile(/dev/zero): %v", err)
+	if _, err := ReadRegular("/dev/zero", 1<<20); err == nil || !strings.Contains(err.Error(), "a character device") {
+		t.Fatalf("ReadRegular(/dev/zero): %v", err)
 	}
 	buf := make([]byte, 4096)
 	if n, _ := unix.Read(in, buf); n > 0 {
