@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -137,7 +138,10 @@ func corpusNotebook(t *testing.T, file string) corpusCount {
 	dir := filepath.Join(t.TempDir(), "course")
 	code, out, errOut := lessonsRun("import", file, "--dir", dir)
 	if code != 0 {
-		if strings.Contains(errOut, "nbformat 2") || strings.Contains(errOut, "invalid JSON") || strings.Contains(errOut, "leaves the lesson's workspace") {
+		// refusals nbformat's reader makes too (its own test files: an
+		// invalid cell type, a worksheet without cells), or of nothing
+		refused := []string{"nbformat 2", "invalid JSON", "leaves the lesson's workspace", "the notebook is empty", "has no worksheets list", "nbformat 4 cells are markdown, code or raw"}
+		if slices.ContainsFunc(refused, func(s string) bool { return strings.Contains(errOut, s) }) {
 			t.Skipf("import refuses it, saying why: %s", errOut)
 		}
 		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
@@ -340,9 +344,14 @@ func sourceWords(text, typ string) map[string]bool {
 }
 
 // pageText is a page's text: its tags and scripts out, entities decoded.
+// The highlighter's spans go without a space, for they can split a word
+// ({% extends %} in a Python string is drawn {</span><span>%- e</span>xtends).
 func pageText(page string) string {
-	return html.UnescapeString(htmlTagRE.ReplaceAllString(scriptRE.ReplaceAllString(page, " "), " "))
+	page = spanRE.ReplaceAllString(scriptRE.ReplaceAllString(page, " "), "")
+	return html.UnescapeString(htmlTagRE.ReplaceAllString(page, " "))
 }
+
+var spanRE = regexp.MustCompile(`</?span\b[^>]*>`)
 
 // missing counts the words of in that out lacks, and names some.
 func missing(t *testing.T, where string, in map[string]bool, out string) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"github.com/cudalessons/lessons/internal/gradebook"
 	"io"
 	"net/http"
 	"net/url"
@@ -74,7 +75,9 @@ func WriteLinks(w io.Writer, links []Link) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"id", "name", "email", "link"})
 	for _, l := range links {
-		cw.Write([]string{l.Student.ID, l.Student.Name, l.Student.Email, l.URL})
+		// The name is what the student or an LMS wrote: a formula there
+		// would run in the mail merge's spreadsheet (gradebook.CSVText).
+		cw.Write([]string{l.Student.ID, gradebook.CSVText(l.Student.Name), l.Student.Email, l.URL})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -2,6 +2,7 @@ package lesson
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"unicode"
@@ -11,7 +12,11 @@ import (
 // load: %%cuda (or the older %%cu) compiles and runs the cell as one
 // program; %%cuda_group_save keeps it as a file of a group, which
 // %%cuda_group_run compiles together and runs, and %%cuda_group_delete
-// forgets.
+// forgets. Its version 2 (nvcc_plugin's v2, 2019 to 2023) is read too:
+// %%cuda --name NAME.cu keeps the cell as a file of the folder src (in
+// the notebook's folder, where its ! lines build it), built
+// and run alone where it says --compile (with any value: argparse's bool
+// of "false" is true), and %%cuda_run builds src's files together.
 type CUDAMagic struct {
 	// Op is cuda, cuda_group_save, cuda_group_run or cuda_group_delete.
 	Op string
@@ -21,10 +26,22 @@ type CUDAMagic struct {
 	// profiler that --profile runs the program under.
 	CompilerArgs, ProfilerArgs string
 	Profile, Timeit            bool
+	// Run is version 2's --compile: a saved file also built and run
+	// alone.
+	Run bool
+	// V2 marks a cell of version 2, whose files are in src in the
+	// notebook's own folder.
+	V2 bool
+	// Refused is why the extension fails the cell when it runs (a
+	// version 2 name that does not end in .cu or .h), "" for most.
+	Refused string
 }
 
+// v2Group is the folder nvcc4jupyter's version 2 keeps its files in.
+const v2Group = "src"
+
 // cudaMagics are the cell magics of nvcc4jupyter.
-var cudaMagics = map[string]string{"%%cu": "cuda", "%%cuda": "cuda", "%%cuda_group_save": "cuda_group_save", "%%cuda_group_run": "cuda_group_run", "%%cuda_group_delete": "cuda_group_delete"}
+var cudaMagics = map[string]string{"%%cu": "cuda", "%%cuda": "cuda", "%%cuda_group_save": "cuda_group_save", "%%cuda_group_run": "cuda_group_run", "%%cuda_group_delete": "cuda_group_delete", "%%cuda_run": "cuda_group_run"}
 
 // IsCUDAMagic reports whether a cell's first line is one of nvcc4jupyter's.
 func IsCUDAMagic(first string) bool {
@@ -39,6 +56,15 @@ func ParseCUDAMagic(line string) (*CUDAMagic, error) {
 		return &CUDAMagic{Op: "cuda"}, fmt.Errorf("%q is not a magic of nvcc4jupyter", line)
 	}
 	m := &CUDAMagic{Op: cudaMagics[args[0]]}
+	if args[0] == "%%cuda_run" {
+		m.Group, m.V2 = v2Group, true
+	}
+	if args[0] == "%%cuda" && slices.ContainsFunc(args[1:], func(a string) bool {
+		name, _, _ := strings.Cut(a, "=")
+		return name == "-n" || name == "--name"
+	}) {
+		return parseCUDAv2(args)
+	}
 	value := func(i *int, a string) (string, error) {
 		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
 			return v, nil
@@ -83,6 +109,45 @@ func ParseCUDAMagic(line string) (*CUDAMagic, error) {
 		if strings.ContainsAny(p, "/\\\x00") || p == ".." || p == "." {
 			return m, fmt.Errorf("%q is not a plain file or group name", p)
 		}
+	}
+	return m, nil
+}
+
+// parseCUDAv2 reads version 2's %%cuda line: -n/--name NAME (.cu or .h),
+// -c/--compile VALUE; -t, -p and --profiler-args as version 1 has them.
+func parseCUDAv2(args []string) (*CUDAMagic, error) {
+	m := &CUDAMagic{Op: "cuda_group_save", Group: v2Group, V2: true}
+	for i := 1; i < len(args); i++ {
+		name, v, eq := strings.Cut(args[i], "=")
+		takes := name == "-n" || name == "--name" || name == "-c" || name == "--compile" || name == "--profiler-args"
+		if takes && !eq {
+			if i+1 >= len(args) {
+				return m, fmt.Errorf("%%%%cuda: %s needs a value", name)
+			}
+			i++
+			v = args[i]
+		}
+		switch name {
+		case "-n", "--name":
+			m.Name = v
+		case "-c", "--compile":
+			m.Run = v != ""
+		case "--profiler-args":
+			m.ProfilerArgs = v
+		case "-p", "--profile":
+			m.Profile = true
+		case "-t", "--timeit":
+			m.Timeit = true
+		default:
+			return m, fmt.Errorf("%%%%cuda: unknown argument %s (nvcc4jupyter 2 takes -n NAME, -c BOOL, -p, -t, --profiler-args ARGS)", args[i])
+		}
+	}
+	if ext := path.Ext(m.Name); ext != ".cu" && ext != ".h" {
+		// the extension fails the cell, not the notebook: so does a run
+		m.Refused = fmt.Sprintf("%%%%cuda --name %s: nvcc4jupyter 2 takes only names that end with .cu or .h", m.Name)
+	}
+	if strings.ContainsAny(m.Name, "/\\\x00") || strings.ContainsFunc(m.Name, unicode.IsControl) || m.Name == ".." || m.Name == "." {
+		return m, fmt.Errorf("%q is not a plain file name", m.Name)
 	}
 	return m, nil
 }

@@ -140,6 +140,10 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	meta := readNotebookMeta(top["metadata"])
 	lang := meta.Language
 	l.Kernel, l.Kernelspec, l.LanguageInfo = meta.Name, meta.kernelspec, meta.languageInfo
+	if minor > knownMinor {
+		l.NbformatMinor = minor
+	}
+	fmTitle := ""
 	var errs Errors
 	off := base
 	for i, raw := range raws {
@@ -210,9 +214,24 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 			cells = []Cell{c}
 		case "raw":
 			cells = []Cell{{Kind: Code, Lang: "text", Line: line, Text: textOf(string(nc.Source))}}
+			if n := frontMatter([]byte(nc.Source)); i == 0 && n > 0 {
+				// Quarto's and jupytext's front matter is a raw first
+				// cell: shown as it is, its title the lesson's where
+				// no heading gives one
+				fmTitle = frontMatterTitle(inner(string(nc.Source)[:n]))
+			}
 		default:
-			errs = append(errs, &Error{File: file, Line: line, Msg: fmt.Sprintf("cell %d has cell_type %q", i+1, nc.Type), Fix: "nbformat 4 cells are markdown, code or raw"})
-			continue
+			if minor <= knownMinor {
+				errs = append(errs, &Error{File: file, Line: line, Msg: fmt.Sprintf("cell %d has cell_type %q", i+1, nc.Type), Fix: "nbformat 4 cells are markdown, code or raw"})
+				off += int64(len(raw))
+				continue
+			}
+			// A notebook of a later nbformat 4 than lessons knows may
+			// have cells of types it does not: nbformat reads them
+			// (its test4plus.ipynb), and so does lessons, showing
+			// their source and saying it does not run them.
+			cells = []Cell{{Kind: Code, Lang: "text", Line: line, Text: textOf(string(nc.Source)),
+				Note: fmt.Sprintf("a %q cell of nbformat 4.%d: shown, not run (lessons knows markdown, code and raw cells)", nc.Type, minor)}}
 		}
 		for k := range cells {
 			cells[k].From = from
@@ -231,11 +250,17 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 		l.Title = frontMatterTitle(l.FrontMatter.Text)
 	}
 	if l.Title == "" {
+		l.Title = fmTitle
+	}
+	if l.Title == "" {
 		l.Title = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
-	_ = minor
 	return l, errs.Err()
 }
+
+// knownMinor is the latest nbformat 4 minor version lessons knows (and
+// writes): 4.5, which gave cells their ids.
+const knownMinor = 5
 
 // notebookMeta is what lessons reads of a notebook's metadata. Keys
 // are matched exactly, as Jupyter matches them (encoding/json would take
@@ -332,6 +357,21 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 	if c.Text == "" {
 		return c, nil
 	}
+	if comments, rest, n := commentsBeforeMagic(src); comments != "" && lang == "python" {
+		// Colab runs a cell magic under comment lines (a course's
+		// "# Vector addition\n%%cuda" cells ran there, recorded
+		// outputs show; Jupyter's IPython takes the magic for a line
+		// magic and fails): a magic lessons runs itself is read so,
+		// its comments kept in its note
+		if mc, err := codeCell(file, rest, line+n, lang); mc.Kind == File || mc.Kind == Command {
+			note := "under the comment " + strings.Join(strings.Fields(comments), " ") + " (Colab runs a cell magic after comment lines, Jupyter does not)"
+			if mc.Note != "" {
+				note = mc.Note + "; " + note
+			}
+			mc.Note, mc.Line = note, line
+			return mc, err
+		}
+	}
 	first, rest, _ := strings.Cut(src, "\n")
 	first = strings.TrimRight(first, " \t\r")
 	c.Label = first
@@ -390,6 +430,28 @@ func codeCell(file, src string, line int, lang string) (Cell, *Error) {
 		}
 	}
 	return c, nil
+}
+
+// commentsBeforeMagic splits a cell whose first line that is not blank
+// or a comment opens a cell magic (%%writefile, %%cuda): its comment
+// lines, the rest from the magic on, and how many lines come before it.
+// comments is "" for any other cell.
+func commentsBeforeMagic(src string) (comments, rest string, n int) {
+	lines := strings.SplitAfter(src, "\n")
+	var head []string
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "":
+		case strings.HasPrefix(t, "#"):
+			head = append(head, t)
+		case strings.HasPrefix(l, "%%") && len(head) > 0:
+			return strings.Join(head, "\n"), strings.Join(lines[i:], ""), i
+		default:
+			return "", src, 0
+		}
+	}
+	return "", src, 0
 }
 
 // article is "an" before a language name said with a vowel first (an r
@@ -581,7 +643,9 @@ func outputs(outs []ipynbOutput) []Output {
 				out.Text = "(" + strings.Join(slices.Sorted(maps.Keys(o.Data)), ", ") + " output: open the notebook in Jupyter to see it)"
 			}
 		default:
-			continue
+			// an output of a later nbformat (or a kernel's own):
+			// said, not dropped in silence
+			out.Text = fmt.Sprintf("(an output of type %q, which lessons does not know: open the notebook in Jupyter to see it)", o.Type)
 		}
 		res = append(res, out)
 	}

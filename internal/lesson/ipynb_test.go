@@ -111,11 +111,13 @@ func TestParseFileRefuses(t *testing.T) {
 
 func FuzzParseIpynb(f *testing.F) {
 	files, _ := filepath.Glob("testdata/ipynb/*.ipynb")
-	for _, file := range files {
+	more, _ := filepath.Glob("testdata/colab/*.ipynb")
+	for _, file := range append(files, more...) {
 		b, _ := os.ReadFile(file)
 		f.Add(b)
 	}
 	f.Add([]byte(`{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["!a \\", "b"]}]}`))
+	f.Add([]byte(`{"nbformat": 4, "cells": [{"cell_type": "code", "source": "# c\n\n%%cuda -n ../x.cu\nint main() {}"}]}`))
 	if v3, err := os.ReadFile("testdata/ipynb3/ipython2-numbapro.ipynb"); err == nil {
 		f.Add(v3)
 	}
@@ -291,5 +293,41 @@ func TestArticle(t *testing.T) {
 		if got := article(lang); got != want {
 			t.Errorf("article(%q) = %q, want %q", lang, got, want)
 		}
+	}
+}
+
+// TestCommentBeforeMagic: Colab runs a cell magic under comment lines
+// (a GPU course's "# Vector addition\n%%cuda" cells ran there, their
+// recorded outputs show, and its "# ...\n%%writefile" cell wrote its
+// file): a magic lessons runs itself (%%writefile, %%cuda) is read so,
+// its comments in its note; IPython's own (%%time) stays a Python cell,
+// which the Python session runs as it is.
+func TestCommentBeforeMagic(t *testing.T) {
+	file := "testdata/colab/comment-magic.ipynb"
+	l, err := ParseFile(file)
+	if l == nil {
+		t.Fatal(err)
+	}
+	got := dumpIpynb(l, err)
+	golden := "testdata/colab/comment-magic.cells"
+	if *update {
+		os.WriteFile(golden, []byte(got), 0o644)
+	}
+	if want, _ := os.ReadFile(golden); got != string(want) {
+		t.Errorf("cells of %s differ from %s:\n%s", file, golden, got)
+	}
+	if l.Cells[1].Kind != File || l.Cells[2].CUDA == nil || l.Cells[3].Kind != Python {
+		t.Errorf("kinds: %v %v %v", l.Cells[1].Kind, l.Cells[2].Kind, l.Cells[3].Kind)
+	}
+	// import --to md keeps the comments, as prose before their cell
+	md := string(PlainMarkdown(l))
+	for _, want := range []string{"`# the kernel, one thread an element`\n\n```cuda file=saxpy.cu", "`# Saxpy on the GPU (one block)`"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the markdown lacks %q:\n%s", want, md)
+		}
+	}
+	back, err := Parse("x.md", []byte(md))
+	if err != nil || len(back.Files()) != 2 || back.Files()[0].Name != "saxpy.cu" {
+		t.Errorf("the markdown reads back with files %v: %v", back.Files(), err)
 	}
 }

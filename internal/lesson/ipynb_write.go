@@ -29,6 +29,8 @@ type NotebookWriter struct {
 	// kernelspec and languageInfo are the lesson's own, when it was read
 	// from a notebook that names them.
 	kernelspec, languageInfo json.RawMessage
+	// minor is the nbformat_minor written: 5, or the lesson's later one.
+	minor int
 }
 
 // NewNotebook writes l's cells. A cell read from a notebook is written
@@ -37,7 +39,7 @@ type NotebookWriter struct {
 // as markdown, files as %%writefile, commands as ! or %%bash cells, a
 // program the tool builds as %%writefile plus its build-and-run cell.
 func NewNotebook(l *Lesson, opt IpynbOptions) *NotebookWriter {
-	nb := &NotebookWriter{kernelspec: l.Kernelspec, languageInfo: l.LanguageInfo}
+	nb := &NotebookWriter{kernelspec: l.Kernelspec, languageInfo: l.LanguageInfo, minor: max(knownMinor, l.NbformatMinor)}
 	if opt.Install != "" && bangIsShell(l.language()) {
 		nb.Code(opt.Install, map[string]any{"generated": "install"})
 	}
@@ -232,7 +234,7 @@ func (nb *NotebookWriter) Bytes() ([]byte, error) {
 		"cells":          nb.cells,
 		"metadata":       meta,
 		"nbformat":       4,
-		"nbformat_minor": 5,
+		"nbformat_minor": max(knownMinor, nb.minor),
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -272,6 +274,18 @@ func PlainMarkdown(l *Lesson) []byte {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
+		if c.From != nil && (c.Kind == File || c.Kind == Command) {
+			// the comment lines a cell had above its magic (Colab's),
+			// kept as prose: a # line in a C file or the markdown
+			// would be another thing
+			if comments, _, _ := commentsBeforeMagic(c.From.Source); comments != "" {
+				var spans []string
+				for _, l := range strings.Split(comments, "\n") {
+					spans = append(spans, codeSpan(l))
+				}
+				b.WriteString(strings.Join(spans, " ") + "\n\n")
+			}
+		}
 		switch c.Kind {
 		case Markdown:
 			for _, a := range c.Attachments {
@@ -307,6 +321,19 @@ func PlainMarkdown(l *Lesson) []byte {
 	return []byte(b.String())
 }
 
+// codeSpan is s as a markdown code span, its backticks longer than any
+// run inside it.
+func codeSpan(s string) string {
+	tick := "`"
+	for strings.Contains(s, tick) {
+		tick += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return tick + s + tick
+}
+
 // cudaMarkdown is an nvcc4jupyter cell in the markdown dialect: %%cuda a
 // program the tool builds and runs, a group's file a file of its folder,
 // a group's run the nvcc that builds them together.
@@ -320,6 +347,9 @@ func cudaMarkdown(c *Cell) string {
 	case "cuda":
 		return fenced(fmt.Sprintf("cuda file=cuda_cell_%d.cu run%s", c.Number, flags), c.Text)
 	case "cuda_group_save":
+		if m.Run {
+			return fenced(fmt.Sprintf("cuda file=%s/%s run%s", m.Group, m.Name, flags), c.Text)
+		}
 		return fenced("cuda file="+m.Group+"/"+m.Name, c.Text)
 	case "cuda_group_run":
 		build := strings.Join(strings.Fields(fmt.Sprintf("nvcc %s %s/*.cu -o %s/%s.out", m.CompilerArgs, m.Group, m.Group, m.Group)), " ")

@@ -252,3 +252,24 @@ func TestNoShellSetupForOtherKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestLaterNbformatWrittenBack: a notebook of a later nbformat 4 keeps
+// its minor version when written anew, so that the cells of types
+// lessons does not know read back, not refused.
+func TestLaterNbformatWrittenBack(t *testing.T) {
+	l, err := ParseFile("testdata/ipynb/future-cells.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := NewNotebook(l, IpynbOptions{}).Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"nbformat_minor": 7`) || !strings.Contains(string(out), `"cell_type": "checklist"`) {
+		t.Fatalf("written anew:\n%s", out)
+	}
+	back, err := ParseIpynb("back.ipynb", out)
+	if err != nil || len(back.Cells) != len(l.Cells) {
+		t.Fatalf("read back: %d cells of %d, %v", len(back.Cells), len(l.Cells), err)
+	}
+}

@@ -183,6 +183,11 @@ type Lesson struct {
 	// from its metadata: a notebook written from the lesson keeps them,
 	// so that its cells read back in the same language.
 	Kernelspec, LanguageInfo json.RawMessage
+	// NbformatMinor is a .ipynb lesson's nbformat_minor where it is
+	// later than the 5 lessons writes (a notebook of a later Jupyter,
+	// whose unknown cells it keeps): a notebook written from the lesson
+	// says it too, so that those cells read back.
+	NbformatMinor int
 }
 
 // Files returns the File cells in order.

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -275,12 +276,12 @@ func TestNoEmptyNotebookNodes(t *testing.T) {
 // FuzzCUDAMagic feeds nvcc4jupyter's magic lines to their parser: it
 // never panics, and names it accepts stay plain names.
 func FuzzCUDAMagic(f *testing.F) {
-	for _, s := range []string{"%%cuda", "%%cu -p", `%%cuda -c "-O3 -lcublas" --profiler-args=--set=full`, "%%cuda_group_save -n a.cu -g g", "%%cuda_group_run -g", "%%cuda\u00a0x", `%%cuda -c "`} {
+	for _, s := range []string{"%%cuda", "%%cu -p", `%%cuda -c "-O3 -lcublas" --profiler-args=--set=full`, "%%cuda_group_save -n a.cu -g g", "%%cuda_group_run -g", "%%cuda\u00a0x", `%%cuda -c "`, "%%cuda --name main.cu --compile false", "%%cuda -n ../x.cu -c", "%%cuda_run -t", "%%cuda --name=k.h -p --profiler-args=--set", "%%cuda --name \x1b[2Jx.cu"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		m, err := ParseCUDAMagic(line)
-		if err == nil && (strings.ContainsAny(m.Name+m.Group, "/\\\x00") || m.Op == "") {
+		if err == nil && (strings.ContainsAny(m.Name+m.Group, "/\\\x00") || m.Op == "" || m.V2 && strings.ContainsFunc(m.Name, unicode.IsControl)) {
 			t.Fatalf("%q gave %+v", line, m)
 		}
 	})

@@ -25,7 +25,17 @@ const cudaDir = ".nvcc4jupyter"
 func cudaCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Writer, tail *tailBuffer) Outcome {
 	m := c.CUDA
 	o := Outcome{Cell: c}
+	if m.Refused != "" {
+		o.Reason = m.Refused
+		return o
+	}
 	var dir, sources string
+	group := filepath.Join(cudaDir, "group", m.Group)
+	if m.V2 {
+		// version 2 kept its files in src, in the notebook's folder,
+		// where its courses' ! lines build them (!nvcc ./src/divide.cu)
+		group = m.Group
+	}
 	switch m.Op {
 	case "cuda":
 		dir = filepath.Join(cudaDir, fmt.Sprintf("cell%d", c.Number))
@@ -35,13 +45,22 @@ func cudaCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Wr
 		}
 		sources = filepath.Join(dir, "single.cu")
 	case "cuda_group_save":
-		if _, err := writeFile(opt.Workspace, filepath.Join(cudaDir, "group", m.Group, m.Name), c.Text); err != nil {
+		if _, err := writeFile(opt.Workspace, filepath.Join(group, m.Name), c.Text); err != nil {
 			o.Reason = err.Error()
 			return o
 		}
-		fmt.Fprintf(w, "saved %s in group %s\n", m.Name, m.Group)
-		o.OK = true
-		return o
+		if m.V2 {
+			fmt.Fprintf(w, "File written in %s\n", filepath.Join(group, m.Name))
+		} else {
+			fmt.Fprintf(w, "saved %s in group %s\n", m.Name, m.Group)
+		}
+		if !m.Run {
+			o.OK = true
+			return o
+		}
+		// nvcc4jupyter 2's --compile: the file built alone and run
+		dir = group
+		sources = filepath.Join(dir, m.Name)
 	case "cuda_group_delete":
 		if err := os.RemoveAll(filepath.Join(opt.Workspace, cudaDir, "group", m.Group)); err != nil {
 			o.Reason = err.Error()
@@ -50,7 +69,7 @@ func cudaCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Wr
 		o.OK = true
 		return o
 	case "cuda_group_run":
-		dir = filepath.Join(cudaDir, "group", m.Group)
+		dir = group
 		files := groupSources(opt.Workspace, dir)
 		if len(files) == 0 {
 			o.Reason = fmt.Sprintf("group %s has no source files: save them first with %%%%cuda_group_save -n NAME.cu -g %s", m.Group, m.Group)
@@ -62,7 +81,7 @@ func cudaCell(ctx context.Context, c *lesson.Cell, env Env, opt Options, w io.Wr
 	// on the include path and its sources compiled in, whatever the group.
 	shared := filepath.Join(cudaDir, "group", sharedGroup)
 	include := "-I" + dir
-	if st, err := os.Stat(filepath.Join(opt.Workspace, shared)); err == nil && st.IsDir() && dir != shared {
+	if st, err := os.Stat(filepath.Join(opt.Workspace, shared)); err == nil && st.IsDir() && dir != shared && !m.V2 {
 		include = "-I" + shared + " " + include
 		if more := groupSources(opt.Workspace, shared); len(more) > 0 {
 			sources += " " + strings.Join(more, " ")

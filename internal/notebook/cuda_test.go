@@ -66,6 +66,56 @@ func TestNVCC4JupyterNotebook(t *testing.T) {
 	}
 }
 
+// TestNVCCPluginV2Notebook runs the shape of a notebook of nvcc4jupyter's
+// version 2 (nvcc_plugin's v2, on Colab from 2019 to 2023), which import
+// refused whole for its --compile: %%cuda --name keeps the cell as a file
+// of the folder src (where its course's !nvcc ./src/x.cu finds it),
+// built and run alone where it says --compile (with
+// any value, "false" too, as argparse's bool has it), and %%cuda_run
+// builds src's sources together.
+func TestNVCCPluginV2Notebook(t *testing.T) {
+	src := `{"nbformat": 4, "nbformat_minor": 4, "metadata": {"kernelspec": {"name": "python3", "language": "python"}}, "cells": [
+{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%load_ext nvcc_plugin"},
+{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda --name scale.h\n__global__ void scale(float *x);\n"},
+{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda -n main.cu --compile false\n#include \"scale.h\"\nint main() {}\n"},
+{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda --name=other.cu\nint other() { return 0; }\n"},
+{"cell_type": "code", "metadata": {}, "outputs": [], "source": "!nvcc ./src/main.cu -o main"},
+{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda_run\n# any text"},
+{"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%cuda --name blocks.cuda\nint main() {}\n"}]}`
+	l, err := lesson.ParseIpynb("v2.ipynb", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, log, ws := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "nvcc"), []byte(argvNVCC), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Runner: runner.Exec{}, Wrapper: bin, Vars: []string{"LOG=" + log}, NoPython: "no Python here"}
+	var out bytes.Buffer
+	outcomes, err := Run(context.Background(), l, env, Options{Workspace: ws}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the name that is not .cu or .h fails its cell alone, as the
+	// extension did (rahultoppur/CUDA's Module_2 has one)
+	if n := Count(outcomes); n.OK != 5 || n.Skipped != 1 || n.Failed != 1 || n.NotRun != 0 {
+		t.Fatalf("%+v:\n%s", n, out.String())
+	}
+	if !strings.Contains(out.String(), "only names that end with .cu or .h") {
+		t.Errorf("the refused name is not said:\n%s", out.String())
+	}
+	argv, _ := os.ReadFile(filepath.Join(log, "argv"))
+	want := "nvcc -Isrc src/main.cu -o src/cuda_exec.out\n" +
+		"nvcc ./src/main.cu -o main\n" +
+		"nvcc -Isrc src/main.cu src/other.cu -o src/cuda_exec.out\n"
+	if string(argv) != want {
+		t.Errorf("builds:\n%s\nwant:\n%s", argv, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "src/scale.h")); err != nil || !strings.Contains(string(b), "scale") {
+		t.Errorf("the header is not in src: %v", err)
+	}
+}
+
 // TestOtherKernelsCellsAreNotRun: the code cells of a Julia notebook are
 // listed and counted as not run, never left out of the run in silence;
 // its %%writefile cell runs.

@@ -24,13 +24,19 @@ var dataURIRE = regexp.MustCompile(`data:(image/[a-z0-9.+-]+);base64,([A-Za-z0-9
 // embedded images, for a terminal.
 func (t *Term) notebookCell(w io.Writer, c *lesson.Cell) error {
 	if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 && c.CUDA == nil {
+		if c.Note != "" {
+			// a cell with no source that lessons does not run (one of
+			// a later nbformat's types) is not left out in silence
+			_, err := fmt.Fprintf(w, "  %s\n\n", t.style("33", "("+c.Note+")"))
+			return err
+		}
 		return nil
 	}
 	if c.Kind == lesson.Markdown {
 		// wrapped at the measure as a markdown lesson's prose is: a
 		// notebook's paragraphs are often one line each
 		cc := *c
-		cc.Text = termImages(c)
+		cc.Text = mathAsCode(termImages(c))
 		lines, _, err := t.markdown(&cc)
 		if err != nil {
 			return err
@@ -184,10 +190,13 @@ func cellsHTML(w io.Writer, l *lesson.Lesson) error {
 	for i := range l.Cells {
 		c := &l.Cells[i]
 		if strings.TrimSpace(c.Text) == "" && len(c.Outputs) == 0 && c.CUDA == nil {
+			if err := outputsHTML(w, c); err != nil { // its note, if any
+				return err
+			}
 			continue
 		}
 		if c.Kind == lesson.Markdown {
-			text := c.Text
+			text := mathAsCode(c.Text)
 			for _, a := range c.Attachments {
 				text = strings.ReplaceAll(text, "attachment:"+a.Name, "data:"+a.MIME+";base64,"+a.Data)
 			}
