@@ -40,7 +40,7 @@ func (l *Local) Start(cl *Class, perGPU int) string {
 	}
 	return fmt.Sprintf("Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\nDriver cross-check: %s.\nOutside witness: %s.\n",
 		ui.Count(len(cl.Students), "student"), ui.Count(len(cl.Exercises), "exercise"), l.Jobs, len(l.Devices), strings.Join(l.Devices, ","),
-		l.Choice.PerDevice, alone, l.Choice.Chosen(), l.Sandbox.Report(), exercise.DriverCheckSummary(), l.witness)
+		l.Choice.PerDevice, alone, l.Choice.Chosen(), l.Sandbox.Report(), exercise.DriverCheckSummary(), l.rig.Witness)
 }
 
 // Line sums up a grade run, its gradebook named book.
