@@ -51,8 +51,8 @@ func (l *Local) Start(cl *Class, perGPU int) string {
 // pilots) has no witness of its own: their logs say it.
 func (l *Local) Guards() string {
 	s := fmt.Sprintf("Sandbox: %s.\nDriver cross-check: %s.\n", l.Sandbox.Report(), exercise.DriverCheckSummary())
-	if l.witness != "" {
-		s += fmt.Sprintf("Outside witness: %s.\n", l.witness)
+	if l.rig.Witness != "" {
+		s += fmt.Sprintf("Outside witness: %s.\n", l.rig.Witness)
 	}
 	return s
 }
