@@ -246,6 +246,22 @@ func TestCorpusAsNobody(t *testing.T) {
 	if !strings.Contains(string(out), "--- PASS: TestCorpus/honest/sandbox") || !strings.Contains(string(out), "--- PASS: TestCorpus/honest_py/sandbox") {
 		t.Errorf("the grading sandbox did not run as nobody")
 	}
+	// And under a grader with no pid namespace, so no mount namespace for
+	// the run: the program's binary in its folder is readable (its process
+	// dumpable but for the library's prctl), as a script's interpreter is.
+	cmd = exec.Command(bin, "-test.run=^TestCorpus$/^(proc_self_mem|proc_self_mem_py|honest|honest_py)$/sandbox", "-test.v")
+	cmd.Env = []string{"CORPUS_TEST_AS_NOBODY=1", "LESSONS_SANDBOX_PIDNS=off", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	out, err = cmd.CombinedOutput()
+	t.Logf("as nobody with no pid namespace:\n%s", out)
+	if err != nil {
+		t.Fatalf("the corpus as nobody with no pid namespace: %v", err)
+	}
+	for _, name := range []string{"proc_self_mem", "proc_self_mem_py", "honest", "honest_py"} {
+		if !strings.Contains(string(out), "--- PASS: TestCorpus/"+name+"/sandbox") {
+			t.Errorf("as nobody with no pid namespace, %s in the sandbox did not pass", name)
+		}
+	}
 }
 
 // TestHookDetourStopped: a program that finds a hook's pointer to the
