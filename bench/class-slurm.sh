@@ -34,7 +34,7 @@ for mode in local pilot; do
   rm -rf "$w/class" "$w/jar"
   flags=()
   [ $mode = pilot ] && flags=(--slurm-only --slurm-nodes 1 --slurm-gpus-per-node 2 --slurm-cpus-per-node 2 --slurm-build-nodes 1 --slurm-build-cpus 2
-    --slurm-url "$url" --slurm-partition gpu --slurm-build-partition cpu --slurm-time 10)
+    --slurm-url "$url" --partition gpu --build-partition cpu --time 10)
   t0=$(now)
   "$lessons" serve --class "$w/class" --roster "$w/roster.csv" --addr 127.0.0.1:$port "${flags[@]}" >"$w/serve-$mode.log" 2>&1 &
   srv=$!

@@ -45,6 +45,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -980,9 +981,84 @@ void forkChild() {
 void failStart(char** envp);
 void heapCapFirst();
 
+// undumpable makes the process not dumpable when the grading sandbox asks
+// ($LESSONS_STATS_UNDUMPABLE=1, taken out of the environment): its
+// /proc/PID/mem (and its children's, forked) is then root's, so the
+// program cannot write its own code through it. A compiled program's
+// binary is made unreadable to its user for the same end; an interpreter
+// (Python's python3) is the machine's and readable, so only this reaches
+// it. The sandbox's filter refuses prctl(PR_SET_DUMPABLE) but to 0. Raw
+// system call: a program may define prctl.
+void undumpable(char** envp) {
+    char v[4];
+    if (takeEnv(envp, "LESSONS_STATS_UNDUMPABLE", v, sizeof v) && v[0] == '1' && v[1] == 0)
+        rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
+}
+
+// forwardsToCUDA stops the run when a hook's pointer to the real function
+// (fn, a static of the hook's) lies in the program, in memory of no file
+// or in this library, not in a shared object such as the runtime: a
+// program that found the pointer (in the library's symbol table, stripped
+// now, or by its place beside the record) and pointed it at a stub of its
+// own would have the hook count a call that allocates nothing, which
+// nothing but the outside witness sees. The run ends with no end frame, so
+// the record is cut short. Checked when the pointer changes, not at every
+// call. Returns f as the hook keeps it, checked: xor'd with hookSecret, a
+// value of this process's own (the kernel's AT_RANDOM bytes), so that a
+// program that looks for the real function's address in the library's
+// memory finds the hook's pointer alone, not its checked copy too.
+uintptr_t hookSecret;
+
+uintptr_t mainPhdr;  // AT_PHDR: the program's program headers, in its first mapping
+
+const void* baseOf(const void* p) {
+    Dl_info d;
+    return p != nullptr && dladdr(p, &d) != 0 ? d.dli_fbase : nullptr;
+}
+
+uintptr_t forwardsToCUDA(const void* f, const char* name) {
+    // The real function is in a shared object: the runtime, the driver,
+    // or (under a tool) a library of NVIDIA's that comes next. Never in
+    // the program itself, in memory of no file, or in this library. A
+    // detour to another library's function (the C library's) is not
+    // caught here: the names of NVIDIA's tools' libraries are not known
+    // well enough to list the allowed ones.
+    Dl_info d;
+    bool ok = dladdr(f, &d) != 0 && d.dli_fname != nullptr && d.dli_fname[0] != 0;
+    if (ok && (d.dli_fbase == baseOf((const void*)mainPhdr) || d.dli_fbase == baseOf((const void*)&hookSecret))) ok = false;  // the program, this library
+    if (ok) return (uintptr_t)f ^ hookSecret;
+    static const char pre[] = "allocstats: the statistics library's hook of ", post[] = " forwards into the program or memory of no library (the program changed it): the run is stopped\n";
+    sysWrite(2, pre, sizeof pre - 1);
+    size_t n = 0;
+    while (name[n] != 0) n++;
+    sysWrite(2, name, n);
+    sysWrite(2, post, sizeof post - 1);
+    rawSyscall(SYS_exit_group, 70);
+    return 0;
+}
+
+// randomSecret reads 8 of the kernel's AT_RANDOM bytes (and AT_PHDR, where
+// the program is) from the auxiliary vector, which follows the initial
+// environment's list on the stack.
+void randomSecret(char** envp) {
+    char** e = envp;
+    while (e != nullptr && *e != nullptr) e++;
+    if (e == nullptr) return;
+    for (ElfW(auxv_t)* a = (ElfW(auxv_t)*)(e + 1); a->a_type != AT_NULL; a++) {
+        if (a->a_type == AT_PHDR) mainPhdr = a->a_un.a_val;
+        if (a->a_type == AT_RANDOM) {
+            uintptr_t v = 0;
+            ownCopy(&v, (const void*)a->a_un.a_val, sizeof v);
+            hookSecret = v | 1;
+        }
+    }
+}
+
 // start runs before the program's main (and its constructors): the
 // channel is taken from the environment before the program can read it.
 __attribute__((constructor)) void start(int, char**, char** envp) {
+    randomSecret(envp);  // first: taking a variable out leaves a second null before the auxiliary vector
+    undumpable(envp);
     std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)sysGetpid();
@@ -1923,6 +1999,8 @@ extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
         pre                                                       \
         uint64_t tl0 = tlNow(); (void)tl0;                        \
         static auto fn = (ret(*) params)real(#name);              \
+        static uintptr_t checked = 0;                             \
+        if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, #name); \
         bool failed = failCount > 0 && !busy() && failNow(#name); \
         ret r = failed ? (ret)2 : fn args;                        \
         if (busy()) return r;                                     \
@@ -2651,6 +2729,8 @@ void driverAlloc(size_t n) {
     extern "C" ret name params {                                  \
         static auto fn = (ret(*) params)realDriver(#name);        \
         if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;           \
+        static uintptr_t checked = 0;                             \
+        if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, #name); \
         ret r = fn args;                                          \
         if (busy()) return r;                                     \
         {                                                         \

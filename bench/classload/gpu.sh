@@ -68,7 +68,7 @@ if [ "${PILOTS:-0}" -gt 0 ]; then
   $C/lessons invite --class $W/class --roster $W/roster.csv --url http://127.0.0.1:3977 > $W/links.csv || exit 1
   LESSONS_TRACE=$W/trace.jsonl $C/lessons serve --class $W/class --roster $W/roster.csv --addr 127.0.0.1:3977 --max-queued 4 --gpu-per-hour 0 \
     --slurm-only --slurm-nodes $PILOTS --slurm-gpus-per-node 1 --slurm-cpus-per-node 4 --slurm-build-nodes 1 --slurm-build-cpus 4 \
-    --slurm-url http://127.0.0.1:3977 --slurm-time 30 > $W/serve.log 2>&1 &
+    --slurm-url http://127.0.0.1:3977 --time 30 > $W/serve.log 2>&1 &
   SP=$!
   logs=$W/class/.class/slurm/logs
   for i in $(seq 600); do [ "$(cat $logs/* 2>/dev/null | grep -c '^pilot: worker')" -ge $((PILOTS + 1)) ] && break; sleep 0.1; done

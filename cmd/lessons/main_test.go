@@ -306,6 +306,9 @@ func TestScript(t *testing.T) {
 				_, err := gpu.Find("nvcc", "")
 				return err == nil, nil
 			}
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
 			if cond == "kernel" {
 				_, err := jupyter.FindSpec("python3")
 				return err == nil, nil

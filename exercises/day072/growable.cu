@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     int first = 0, last = 0;
-    cudaMemcpy(&first, buf.data(), sizeof first, cudaMemcpyDeviceToHost);
+    cudaMemcpy(&first, buf.data() + n1 - 1, sizeof first, cudaMemcpyDeviceToHost);  // written only before the grow: int 0 was written again after it
     cudaMemcpy(&last, buf.data() + n2 - 1, sizeof last, cudaMemcpyDeviceToHost);
     printf("moved to a larger reservation: %s\n", before == buf.data() ? "no" : "yes");
     printf("old data kept: %d, new region: %d\n", first, last);

@@ -4,20 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/classroom/access"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
-	"github.com/cudalessons/lessons/internal/runner"
-	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // A student's page may post only what its notebook does: a made-up op
@@ -36,13 +33,13 @@ func TestPageCannotForgeAuditLines(t *testing.T) {
 	}
 	log, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "audit.log"))
 	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
-		var e Entry
+		var e access.Entry
 		json.Unmarshal([]byte(line), &e)
 		if e.Who == "ann" && e.Action != "signin" {
 			t.Errorf("a line ann's page wrote: %s", line)
 		}
 	}
-	left, _ := Unfinished(filepath.Join(tc.dir, PrivateDir, "audit.log"))
+	left, _ := access.Unfinished(filepath.Join(tc.dir, PrivateDir, "audit.log"))
 	if len(left) != 0 {
 		t.Errorf("submissions the restart would report stopped: %v", left)
 	}
@@ -51,7 +48,7 @@ func TestPageCannotForgeAuditLines(t *testing.T) {
 // Each token asked for rewrote sessions.json with one more line, which
 // every request of the class then read again: a loop of token requests
 // grew it without end. A new token replaces the last (the page says so),
-// and sign-ins past MaxBrowsers end the oldest.
+// and sign-ins past access.MaxBrowsers end the oldest.
 func TestSessionsStayTheSizeOfTheClass(t *testing.T) {
 	tc := newTestClass(t, nil)
 	ann := tc.browser()
@@ -67,17 +64,17 @@ func TestSessionsStayTheSizeOfTheClass(t *testing.T) {
 		}
 		last = v["token"].(string)
 	}
-	for i := range MaxBrowsers + 3 {
+	for i := range access.MaxBrowsers + 3 {
 		tc.clock.add(time.Second)
-		if _, err := tc.class.Keys().Open("ann", RoleStudent, "cookie"); err != nil {
+		if _, err := tc.class.Keys().Open("ann", access.RoleStudent, "cookie"); err != nil {
 			t.Fatal(i, err)
 		}
 	}
 	data, _ := os.ReadFile(filepath.Join(tc.dir, PrivateDir, "sessions.json"))
-	var m map[string]*grant
+	var m map[string]*access.Grant
 	json.Unmarshal(data, &m)
-	if len(m) != MaxBrowsers+1 {
-		t.Errorf("sessions.json holds %d sessions of ann's, want %d cookies and 1 token", len(m), MaxBrowsers)
+	if len(m) != access.MaxBrowsers+1 {
+		t.Errorf("sessions.json holds %d sessions of ann's, want %d cookies and 1 token", len(m), access.MaxBrowsers)
 	}
 	b := tc.browser()
 	if code, _ := b.do("GET", "/_class/api/me", nil, map[string]string{"Authorization": "Bearer " + first}); code != http.StatusUnauthorized {
@@ -88,7 +85,7 @@ func TestSessionsStayTheSizeOfTheClass(t *testing.T) {
 	}
 	// The browser that signed in first was signed out by the ninth.
 	if code, _ := ann.get("/_class/api/me"); code != http.StatusUnauthorized {
-		t.Errorf("the oldest browser after %d more sign-ins: %d, want 401", MaxBrowsers+3, code)
+		t.Errorf("the oldest browser after %d more sign-ins: %d, want 401", access.MaxBrowsers+3, code)
 	}
 }
 
@@ -278,38 +275,6 @@ func TestRestartDropsALinkedEditsFolder(t *testing.T) {
 	}
 	if code := edit(); code != 200 {
 		t.Fatalf("an edit after Restart: %d", code)
-	}
-}
-
-// recordMode notes, as a run sees it, who owns the workspace and its mode.
-type recordMode struct{ uid, mode *string }
-
-func (r recordMode) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runner.Result, error) {
-	st, _ := os.Stat(spec.Dir)
-	*r.uid, *r.mode = fmt.Sprint(st.Sys().(*syscall.Stat_t).Uid), st.Mode().Perm().String()
-	return &runner.Result{}, nil
-}
-
-// A slot's user runs every student's cells in turn: where there is no
-// Landlock, a workspace left to it (0755) was open to the next student's
-// run on the slot and to every other slot's user meanwhile.
-func TestWorkspaceClosedToOtherRunsUsers(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the run users are root's to hand folders to")
-	}
-	ws := filepath.Join(t.TempDir(), "ws")
-	os.MkdirAll(ws, 0o755)
-	var uid, mode string
-	r := ownedRunner{pol: sandbox.Policy{Dir: ws, UID: cellUID + 3, GID: cellUID + 3}, inner: recordMode{&uid, &mode}}
-	if _, err := r.Run(context.Background(), runner.Spec{Dir: ws}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if uid != fmt.Sprint(cellUID+3) || mode != "-rwx------" {
-		t.Errorf("the workspace during the run: uid %s, %s; want the slot's user's, closed to others", uid, mode)
-	}
-	st, _ := os.Stat(ws)
-	if o := st.Sys().(*syscall.Stat_t).Uid; o != 0 || st.Mode().Perm() != 0o700 {
-		t.Errorf("the workspace after the run: uid %d, %s; want the server's, closed", o, st.Mode().Perm())
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/cudalessons/lessons/internal/browsertest"
+	"github.com/cudalessons/lessons/internal/classroom/access"
 )
 
 // tab drives one tab of a headless Chromium.
@@ -100,7 +101,7 @@ func TestClassInTheBrowser(t *testing.T) {
 
 	// The instructor's view, in another browser (its own cookies).
 	prof := &tab{t: t, ctx: browsertest.New(t, browsertest.Options{Timeout: 60 * time.Second})}
-	prof.run("the instructor's link", chromedp.Navigate(tc.srv.URL+"/_class/signin?link="+tc.invite(RoleInstructor)))
+	prof.run("the instructor's link", chromedp.Navigate(tc.srv.URL+"/_class/signin?link="+tc.invite(access.RoleInstructor)))
 	prof.run("sign in", chromedp.Click(chromedp.CSS("#signin")))
 	prof.wait("the class's table", `document.querySelector('tr[data-student="ann"]')?.textContent.includes("submitted: failed 0/10")`)
 	// A second submission shows in the view without a reload.
@@ -179,7 +180,7 @@ func TestHostileFileInTheInstructorsView(t *testing.T) {
 	}
 	ann.post("/_lessons/api/check", map[string]any{"exercise": "pool"})
 	prof := &tab{t: t, ctx: browsertest.New(t, browsertest.Options{Timeout: 60 * time.Second})}
-	prof.run("the instructor's link", chromedp.Navigate(tc.srv.URL+"/_class/signin?link="+tc.invite(RoleInstructor)))
+	prof.run("the instructor's link", chromedp.Navigate(tc.srv.URL+"/_class/signin?link="+tc.invite(access.RoleInstructor)))
 	prof.run("sign in", chromedp.Click(chromedp.CSS("#signin")))
 	prof.wait("ann's row", `document.querySelector('tr[data-student="ann"]')?.textContent.includes("checked")`)
 	prof.run("student", chromedp.SendKeys(chromedp.CSS(`#look [name="student"]`), "ann"))

@@ -15,12 +15,15 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/classroom/access"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/page"
 	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/safefs"
@@ -125,14 +128,14 @@ type Class struct {
 	course      *course.Course
 	studentsDir string
 	private     string
-	keys        *Keys
-	audit       *Audit
+	keys        *access.Keys
+	audit       *access.Audit
 	book        *gradebook.Book
-	queue       *Queue
+	queue       *queue.Queue
 	builds      *builds
 	trace       *Trace
 	cells       *cellBuilds
-	limiter     *Limiter
+	limiter     *access.Limiter
 	roster      map[string]Student
 	byEmail     map[string]string
 
@@ -212,13 +215,13 @@ func Open(cfg Config) (*Class, error) {
 			c.byEmail[strings.ToLower(s.Email)] = s.ID
 		}
 	}
-	c.keys = NewKeys(c.private, cfg.Clock)
-	if c.audit, err = OpenAudit(filepath.Join(c.private, "audit.log"), cfg.Clock); err != nil {
+	c.keys = access.NewKeys(c.private, cfg.Clock)
+	if c.audit, err = access.OpenAudit(filepath.Join(c.private, "audit.log"), cfg.Clock); err != nil {
 		return nil, err
 	}
 	// Submissions a killed server never graded are reported stopped, to
 	// the student's history (the audit log) and the instructor's view.
-	stopped, err := Unfinished(filepath.Join(c.private, "audit.log"))
+	stopped, err := access.Unfinished(filepath.Join(c.private, "audit.log"))
 	if err != nil {
 		c.audit.Close()
 		return nil, err
@@ -236,11 +239,11 @@ func Open(cfg Config) (*Class, error) {
 		c.Close()
 		return nil, err
 	}
-	c.queue = NewQueue(cfg.Devices, cfg.PerDevice, cfg.Clock)
+	c.queue = queue.New(cfg.Devices, cfg.PerDevice, cfg.Clock)
 	c.queue.MaxQueued, c.queue.Budget = cfg.MaxQueued, cfg.GPUPerHour
 	c.builds = newBuilds(cfg.Jobs)
 	if cfg.SharedCache != nil {
-		if c.cells, err = newCellBuilds(cfg.SharedCache, cfg.Compiler, filepath.Join(dir, "builds"), cfg.Jobs, len(c.queue.slots)); err != nil {
+		if c.cells, err = newCellBuilds(cfg.SharedCache, cfg.Compiler, filepath.Join(dir, "builds"), cfg.Jobs, c.queue.Slots()); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -248,7 +251,7 @@ func Open(cfg Config) (*Class, error) {
 	if cfg.Trace != nil {
 		c.trace = NewTrace(cfg.Trace, cfg.Clock())
 	}
-	c.limiter = NewLimiter(10, 6*time.Second, cfg.Clock)
+	c.limiter = access.NewLimiter(10, 6*time.Second, cfg.Clock)
 	return c, nil
 }
 
@@ -336,13 +339,13 @@ func (c *Class) workDir(id, dir string) error {
 }
 
 // Keys are the class's sign-in links and sessions.
-func (c *Class) Keys() *Keys { return c.keys }
+func (c *Class) Keys() *access.Keys { return c.keys }
 
 // Book is the class's gradebook.
 func (c *Class) Book() *gradebook.Book { return c.book }
 
 // Queue is the class's run queue.
-func (c *Class) Queue() *Queue { return c.queue }
+func (c *Class) Queue() *queue.Queue { return c.queue }
 
 func (c *Class) siteMap() (map[string][]byte, error) {
 	c.siteOnce.Do(func() { c.site, c.siteErr = c.cfg.Site() })
@@ -368,7 +371,7 @@ func (c *Class) page(id string) (*serve.Server, string) {
 		return s, c.tokens[id]
 	}
 	s := serve.New(c.siteMap)
-	tok := secret()
+	tok := access.Secret()
 	s.SetToken(tok)
 	for _, h := range c.cfg.Hosts {
 		if name, _, err := net.SplitHostPort(h); err == nil {
@@ -547,7 +550,7 @@ func (s *studentChecker) Check(ctx context.Context, id string) (*serve.Verdict, 
 		hidden = spec.Hidden()
 	}
 	s.c.noteCheck(s.id, id, a.Status)
-	return verdict(x, a, hidden), nil
+	return page.AttemptVerdict(x, a, hidden), nil
 }
 
 // remoteIP is the address a request came from, without its port.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/classroom/access"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/serve"
 )
@@ -60,14 +62,14 @@ func (c *Class) identify(r *http.Request) (person, string, int) {
 		}
 		for _, in := range c.cfg.Instructors {
 			if strings.EqualFold(in, name) {
-				return person{ID: RoleInstructor, Role: RoleInstructor, Via: "proxy"}, "", 0
+				return person{ID: access.RoleInstructor, Role: access.RoleInstructor, Via: "proxy"}, "", 0
 			}
 		}
 		if _, ok := c.roster[name]; ok {
-			return person{ID: name, Role: RoleStudent, Via: "proxy"}, "", 0
+			return person{ID: name, Role: access.RoleStudent, Via: "proxy"}, "", 0
 		}
 		if id, ok := c.byEmail[strings.ToLower(name)]; ok {
-			return person{ID: id, Role: RoleStudent, Via: "proxy"}, "", 0
+			return person{ID: id, Role: access.RoleStudent, Via: "proxy"}, "", 0
 		}
 		return person{}, "class: " + name + " is not on this class's roster: ask the instructor", http.StatusForbidden
 	}
@@ -85,7 +87,7 @@ func (c *Class) identify(r *http.Request) (person, string, int) {
 // onRoster refuses a session of a student the roster no longer names
 // (taken off it, and the server restarted).
 func (c *Class) onRoster(p person) (person, string, int) {
-	if _, ok := c.roster[p.ID]; p.Role == RoleStudent && !ok {
+	if _, ok := c.roster[p.ID]; p.Role == access.RoleStudent && !ok {
 		return person{}, "class: " + p.ID + " is not on this class's roster any more: ask the instructor", http.StatusForbidden
 	}
 	return p, "", 0
@@ -177,7 +179,7 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.classAPI(w, r, p, from, rest)
 		return
 	}
-	if p.Role == RoleInstructor && r.URL.Path == "/" {
+	if p.Role == access.RoleInstructor && r.URL.Path == "/" {
 		http.Redirect(w, r, classPrefix+"instructor", http.StatusSeeOther)
 		return
 	}
@@ -256,7 +258,7 @@ func (c *Class) signin(w http.ResponseWriter, r *http.Request, from string) {
 		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in to %s</title></head><body><h1>%s</h1>
 <form method="post" action="%ssignin"><input type="hidden" name="link" value="%s"><button id="signin" type="submit">Sign in</button></form>
 <p>This link works once; it signs this browser in for %d days.</p></body></html>
-`, html.EscapeString(c.course.Title), html.EscapeString(c.course.Title), classPrefix, html.EscapeString(link), int(SessionLife/(24*time.Hour)))
+`, html.EscapeString(c.course.Title), html.EscapeString(c.course.Title), classPrefix, html.EscapeString(link), int(access.SessionLife/(24*time.Hour)))
 	case http.MethodPost:
 		if msg := c.crossSite(r, person{}); msg != "" {
 			c.audit.Log("-", from, "signin refused", msg)
@@ -282,7 +284,7 @@ func (c *Class) signin(w http.ResponseWriter, r *http.Request, from string) {
 			return
 		}
 		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: sess, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-			Secure: c.overTLS(r), MaxAge: int(SessionLife.Seconds())})
+			Secure: c.overTLS(r), MaxAge: int(access.SessionLife.Seconds())})
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 	default:
 		http.Error(w, "only GET and POST", http.StatusMethodNotAllowed)
@@ -293,8 +295,8 @@ func reply(w http.ResponseWriter, v any, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
 		code := http.StatusBadRequest
-		var full *QueueFullError
-		var budget *BudgetError
+		var full *queue.FullError
+		var budget *queue.BudgetError
 		var disk *DiskError
 		if errors.As(err, &full) || errors.As(err, &budget) || errors.As(err, &disk) {
 			code = http.StatusTooManyRequests
@@ -311,7 +313,7 @@ func reply(w http.ResponseWriter, v any, err error) {
 // instructor's.
 func (c *Class) classAPI(w http.ResponseWriter, r *http.Request, p person, from, op string) {
 	if strings.HasPrefix(op, "instructor") || strings.HasPrefix(op, "export") {
-		if p.Role != RoleInstructor {
+		if p.Role != access.RoleInstructor {
 			c.audit.Log(p.ID, from, "refused", op)
 			http.Error(w, "class: the instructor's only", http.StatusForbidden)
 			return
@@ -401,7 +403,7 @@ type SubmitResult struct {
 // when given, as lessons submit sends it) with the hidden checks, and
 // records it in the gradebook before answering.
 func (c *Class) submit(r *http.Request, p person, from, id string, text *string) (*SubmitResult, error) {
-	if p.Role != RoleStudent {
+	if p.Role != access.RoleStudent {
 		return nil, errors.New("class: the instructor's files are not graded into the class's gradebook: use Check, or a student's link")
 	}
 	x, err := c.exercise(id)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/gradebook"
 )
 
@@ -19,7 +20,7 @@ import (
 type ClassState struct {
 	Exercises []string       `json:"exercises"`
 	Students  []StudentState `json:"students"`
-	Queue     QueueState     `json:"queue"`
+	Queue     queue.State    `json:"queue"`
 	// Stopped are submissions a killed server never graded ("who exercise").
 	Stopped []string `json:"stopped,omitempty"`
 	// Workers are the nodes' workers connected now (Config.Workers).

@@ -12,6 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/classroom/access"
+	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/internal/roster"
 )
 
 // Link is a person's sign-in link.
@@ -33,10 +37,10 @@ func Invite(dir, base string, roster []Student, only []string, instructor bool) 
 	if err := os.MkdirAll(private, 0o700); err != nil {
 		return nil, fmt.Errorf("invite: %w", err)
 	}
-	keys := NewKeys(private, time.Now)
+	keys := access.NewKeys(private, time.Now)
 	people := roster
 	if instructor {
-		people = []Student{{ID: RoleInstructor, Name: "the instructor"}}
+		people = []Student{{ID: access.RoleInstructor, Name: "the instructor"}}
 	} else if len(only) > 0 {
 		people = nil
 		for _, id := range only {
@@ -53,9 +57,9 @@ func Invite(dir, base string, roster []Student, only []string, instructor bool) 
 	}
 	var out []Link
 	for _, s := range people {
-		role := RoleStudent
+		role := access.RoleStudent
 		if instructor {
-			role = RoleInstructor
+			role = access.RoleInstructor
 		}
 		sec, err := keys.Invite(s.ID, role)
 		if err != nil {
@@ -88,4 +92,38 @@ func Submit(ctx context.Context, client *http.Client, base, token, exercise, tex
 		return nil, fmt.Errorf("submit %s to %s: %w", exercise, base, err)
 	}
 	return &out, nil
+}
+
+// InviteRoster is Invite with the roster read from its CSV file (none
+// needed for the instructor's link): lessons invite.
+func InviteRoster(dir, base, rosterFile string, only []string, instructor bool) ([]Link, error) {
+	var people []Student
+	if !instructor {
+		if rosterFile == "" {
+			return nil, failure.Usagef("invite needs --roster FILE (a CSV of id,name,email, or the roster.csv that grade unpack writes)")
+		}
+		var err error
+		if people, err = roster.Load(rosterFile); err != nil {
+			return nil, err
+		}
+	}
+	return Invite(dir, base, people, only, instructor)
+}
+
+// SubmitFile hands in file as the student's exercise to the class server
+// (server, or $LESSONS_CLASS_SERVER) with their token
+// ($LESSONS_CLASS_TOKEN): lessons submit.
+func SubmitFile(ctx context.Context, server, exercise, file string) (*SubmitResult, error) {
+	if server == "" {
+		server = os.Getenv("LESSONS_CLASS_SERVER")
+	}
+	tok := os.Getenv("LESSONS_CLASS_TOKEN")
+	if server == "" || tok == "" {
+		return nil, failure.Usagef("submit needs the server (--server or $LESSONS_CLASS_SERVER) and your token ($LESSONS_CLASS_TOKEN, from the page's \"Token for lessons submit\")")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("submit: %w", err)
+	}
+	return Submit(ctx, http.DefaultClient, server, tok, exercise, string(data))
 }

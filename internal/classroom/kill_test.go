@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/classroom/access"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/notebook"
@@ -123,12 +124,12 @@ func TestKillNineLosesNothing(t *testing.T) {
 	courseDir, classDir := t.TempDir(), t.TempDir()
 	writeTree(t, courseDir, testCourse)
 	os.MkdirAll(filepath.Join(classDir, PrivateDir), 0o700)
-	keys := NewKeys(filepath.Join(classDir, PrivateDir), time.Now)
+	keys := access.NewKeys(filepath.Join(classDir, PrivateDir), time.Now)
 	first := startChild(t, courseDir, classDir)
 	students := []string{"ann", "bob", "cy"}
 	clients := map[string]*client{}
 	for _, s := range students {
-		link, err := keys.Invite(s, RoleStudent)
+		link, err := keys.Invite(s, access.RoleStudent)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +204,7 @@ func TestKillNineLosesNothing(t *testing.T) {
 	second := startChild(t, courseDir, classDir)
 	// What was being graded when the first was killed is reported
 	// stopped by the second.
-	if left, err := Unfinished(filepath.Join(classDir, PrivateDir, "audit.log")); err != nil || len(left) > 0 {
+	if left, err := access.Unfinished(filepath.Join(classDir, PrivateDir, "audit.log")); err != nil || len(left) > 0 {
 		t.Errorf("submissions neither graded nor reported stopped after the restart: %v %v", left, err)
 	}
 	book, err := gradebook.Open(filepath.Join(classDir, PrivateDir, "gradebook.db"))

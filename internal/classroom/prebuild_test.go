@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/buildcache"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
@@ -163,7 +164,7 @@ func TestRefusedCellBuildsNothing(t *testing.T) {
 	ws := workspace(t, map[string]string{"hello.cu": "int main() {}\n"})
 	r := queued{c: tc.class, student: "ann", inner: func(int) runner.Runner { return runner.Exec{} }}
 	_, err = r.Run(context.Background(), cellSpec(ws, "nvcc -o hello hello.cu"), io.Discard)
-	if qf := (*QueueFullError)(nil); !errors.As(err, &qf) || calls() != 0 {
+	if qf := (*queue.FullError)(nil); !errors.As(err, &qf) || calls() != 0 {
 		t.Fatalf("a cell past the limit: %v, %d builds", err, calls())
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/classroom/access"
 )
 
 // A header-trusting set-up that this machine's users could forge is
@@ -77,30 +79,30 @@ func TestProxyOverAUnixSocket(t *testing.T) {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "class.sock")
 	os.WriteFile(path, nil, 0o600)
-	if _, err := Listen("unix:"+path, "", "", ""); err == nil || !strings.Contains(err.Error(), "not a socket") {
+	if _, err := access.Listen("unix:"+path, "", "", ""); err == nil || !strings.Contains(err.Error(), "not a socket") {
 		t.Fatalf("a file in the way: %v", err)
 	}
 	os.Remove(path)
 	stale, _ := net.Listen("unix", path)
 	stale.(*net.UnixListener).SetUnlinkOnClose(false)
 	stale.Close()
-	ln, err := Listen("unix:"+path, "", "", "")
+	ln, err := access.Listen("unix:"+path, "", "", "")
 	if err != nil {
 		t.Fatalf("over a killed server's socket: %v", err)
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
 		t.Errorf("the socket's mode: %v, want 0600", st.Mode().Perm())
 	}
-	if _, err := Listen("unix:"+path, "", "", ""); err == nil || !strings.Contains(err.Error(), "another server listens") {
+	if _, err := access.Listen("unix:"+path, "", "", ""); err == nil || !strings.Contains(err.Error(), "another server listens") {
 		t.Errorf("a second server on the socket: %v", err)
 	}
-	if _, err := Listen("unix:"+path, "", "", "no-such-group-here"); err == nil || !strings.Contains(err.Error(), "no such group") {
+	if _, err := access.Listen("unix:"+path, "", "", "no-such-group-here"); err == nil || !strings.Contains(err.Error(), "no such group") {
 		t.Errorf("an unknown group: %v", err)
 	}
-	if _, err := Listen("unix:rel.sock", "", "", ""); err == nil || !strings.Contains(err.Error(), "not absolute") {
+	if _, err := access.Listen("unix:rel.sock", "", "", ""); err == nil || !strings.Contains(err.Error(), "not absolute") {
 		t.Errorf("a relative path: %v", err)
 	}
-	if _, err := Listen("127.0.0.1:0", "", "", "www-data"); err == nil || !strings.Contains(err.Error(), "Unix socket") {
+	if _, err := access.Listen("127.0.0.1:0", "", "", "www-data"); err == nil || !strings.Contains(err.Error(), "Unix socket") {
 		t.Errorf("a group for a TCP address: %v", err)
 	}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/python"
 	"github.com/cudalessons/lessons/internal/render"
+	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
@@ -111,7 +112,7 @@ func TestPythonInTheSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	s := &python.Replayed{Interp: &python.Interpreter{Path: py, Version: "3"}, Runner: SandboxCells(nil, "", nil)(ws, 0),
+	s := &python.Replayed{Interp: &python.Interpreter{Path: py, Version: "3"}, Runner: rig.SandboxCells(nil, "", nil)(ws, 0),
 		Dir: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws}}
 	code := fmt.Sprintf(`open("mine.txt", "w").write("ok")
 for what, f in [("read", lambda: open(%q).read()), ("write", lambda: open("/tmp/escaped", "w")),

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/classroom/pilot"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/runner"
@@ -71,14 +72,14 @@ func newRemoteClass(t *testing.T) *remoteRig { return newRemoteClassOf(t, 1) }
 // one GPU each.
 func newRemoteClassOf(t *testing.T, gpus int) *remoteRig {
 	rr := &remoteRig{node: &nodeTools{dir: t.TempDir()}}
-	var q *Queue
+	var q *queue.Queue
 	rr.hub = pilot.NewHub(pilot.Config{Per: 2, Poll: 200 * time.Millisecond,
-		Join:  func(d []string) { Join(q, 2)(d) },
-		Leave: func(d []string) { Leave(q)(d) }})
+		Join:  func(d []string) { pilot.Join(q, 2)(d) },
+		Leave: func(d []string) { pilot.Leave(q)(d) }})
 	tc := newTestClass(t, func(cfg *Config) {
 		// The cell tells where it ran and leaves a file behind.
 		writeTree(t, cfg.Course.Root, map[string]string{"lessons/day001-hello.md": "# Day 1: Hello\n\n```sh run\necho hello from $LESSONS_NODE on GPU $CUDA_VISIBLE_DEVICES; echo made > made.txt\n```\n"})
-		r := &Remote{Hub: rr.hub, Course: cfg.Course.Root, Solutions: []string{"solutions/day001/pool.cu"}, Progs: filepath.Join(cfg.Dir, PrivateDir, "progs")}
+		r := &pilot.Remote{Hub: rr.hub, Course: cfg.Course.Root, Solutions: []string{"solutions/day001/pool.cu"}, Progs: filepath.Join(cfg.Dir, PrivateDir, "progs")}
 		cfg.Toolchain = r.Toolchain(cfg.Toolchain)
 		cfg.Cells = r.Cells(cfg.Cells)
 	})
@@ -88,7 +89,7 @@ func newRemoteClassOf(t *testing.T, gpus int) *remoteRig {
 	q.DropDevice("0")
 	hs := httptest.NewServer(rr.hub)
 	t.Cleanup(hs.Close)
-	node := &Node{
+	node := &pilot.Node{
 		Env: func(ws string) (notebook.Env, error) {
 			return notebook.Env{Runner: runner.Exec{}, Vars: []string{"LESSONS_NODE=the-gpu-node"}}, nil
 		},

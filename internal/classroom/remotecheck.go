@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/classroom/access"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
@@ -29,7 +30,7 @@ import (
 // queue's limits (runs queued, GPU time an hour) are the student's, as
 // for Run, and a refused check costs no build.
 func (c *Class) remoteCheck(r *http.Request, p person, from, id string, text *string) (*serve.Verdict, error) {
-	if p.Role != RoleStudent {
+	if p.Role != access.RoleStudent {
 		return nil, errors.New("class: lessons check --remote judges a student's file: the instructor checks on the page")
 	}
 	x, err := c.exercise(id)
@@ -39,7 +40,7 @@ func (c *Class) remoteCheck(r *http.Request, p person, from, id string, text *st
 	if text == nil {
 		return nil, errors.New("class: no file to check: lessons check --remote sends the file")
 	}
-	if err := c.queue.refuse(p.ID); err != nil {
+	if err := c.queue.Refuse(p.ID); err != nil {
 		return nil, err
 	}
 	if err := c.audit.Log(p.ID, from, "save", x.ID); err != nil {

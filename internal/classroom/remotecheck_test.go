@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/internal/classroom/access"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
@@ -111,7 +112,7 @@ func TestRemoteCheckRefused(t *testing.T) {
 			t.Errorf("%s: %d %s", tc.name, code, body)
 		}
 	}
-	if code, body := post(tc.token(RoleInstructor), `{"exercise":"pool","text":"x"}`); code == http.StatusOK || !strings.Contains(body, "judges a student's file") {
+	if code, body := post(tc.token(access.RoleInstructor), `{"exercise":"pool","text":"x"}`); code == http.StatusOK || !strings.Contains(body, "judges a student's file") {
 		t.Errorf("the instructor's token: %d %s", code, body)
 	}
 	// One run of ann's held: the next is refused at once (429), and

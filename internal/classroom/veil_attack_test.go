@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
 )
@@ -29,7 +30,7 @@ func TestAttackCellStatsAClassmate(t *testing.T) {
 	os.WriteFile(bobs, []byte("// bob is nearly done\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "mine.cu"), []byte("mine\n"), 0o644)
 	var out strings.Builder
-	res, err := SandboxCells(nil, students, nil)(ws, 0).Run(context.Background(), runner.Spec{
+	res, err := rig.SandboxCells(nil, students, nil)(ws, 0).Run(context.Background(), runner.Spec{
 		Argv: []string{"/bin/sh", "-c", `for f in "$1" "$2" mine.cu "$3"; do stat -c '%n %s' "$f" 2>&1; done; true`, "sh",
 			bobs, filepath.Dir(bobs), filepath.Join(students, "bob")},
 		Dir: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws},
@@ -52,7 +53,7 @@ func TestAttackCellStatsAClassmate(t *testing.T) {
 	// through /proc's link to the working folder, and a folder made
 	// beside its own (a "bob" the server would take for bob's).
 	out.Reset()
-	res, err = SandboxCells(nil, students, nil)(ws, 0).Run(context.Background(), runner.Spec{
+	res, err = rig.SandboxCells(nil, students, nil)(ws, 0).Run(context.Background(), runner.Spec{
 		Argv: []string{"/bin/sh", "-c", `ls -a ../.. 2>&1; stat -c '%n %s' ../../../bob /proc/self/cwd/../../../bob/exercises 2>&1; mkdir ../../../eve 2>&1 || echo mkdir refused; true`},
 		Dir:  ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws},
 	}, &out)
@@ -88,7 +89,7 @@ func TestVeilOverOwnWorkFS(t *testing.T) {
 	ws := filepath.Join(work, "day001-hello")
 	os.MkdirAll(ws, 0o755)
 	var out strings.Builder
-	res, err := SandboxCells(nil, students, nil)(ws, 0).Run(context.Background(), runner.Spec{
+	res, err := rig.SandboxCells(nil, students, nil)(ws, 0).Run(context.Background(), runner.Spec{
 		Argv: []string{"/bin/sh", "-c", `echo mine > mine.txt && cat mine.txt; stat -c '%n' "$1" 2>&1; true`, "sh", filepath.Join(students, "bob")},
 		Dir:  ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws},
 	}, &out)

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/classroom/pilot"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/runner"
-	"github.com/cudalessons/lessons/internal/serve"
 )
 
 // builds shares one build among every task of the same exercise and
@@ -165,7 +165,7 @@ const maxAgain = 2
 // the run is not given it again.
 func (c *Class) again(try int, dev string, err error) bool {
 	var stopped *pilot.StoppedError
-	gone := errors.As(err, &stopped) || errors.Is(err, pilot.ErrNoWorker) && pilot.Remote(dev)
+	gone := errors.As(err, &stopped) || errors.Is(err, pilot.ErrNoWorker) && pilot.OnNode(dev)
 	if !gone || try >= maxAgain {
 		return false
 	}
@@ -180,22 +180,6 @@ func left(err error) string {
 		return fmt.Sprintf("the GPU node's worker %s %s", stopped.Worker, stopped.Why)
 	}
 	return "the GPU node's worker left"
-}
-
-// verdict is a check's attempt as the page shows it: as lessons check
-// shows a verdict, the hidden checks only counted.
-func verdict(x *course.Exercise, a *gradebook.Attempt, hidden int) *serve.Verdict {
-	v := &serve.Verdict{Exercise: x.ID, Passed: a.Status == gradebook.Passed, Score: a.Points, Points: a.MaxPoints, Hidden: hidden, Output: a.Output}
-	if a.Status == gradebook.Error || a.Status == gradebook.Missing {
-		v.Error = a.Reason
-	}
-	for _, ch := range a.Checks {
-		if ch.Hidden {
-			continue
-		}
-		v.Checks = append(v.Checks, serve.CheckResult{Name: ch.Name, Pass: ch.Passed, Want: ch.Expected, Got: ch.Got, Points: ch.Points, Hint: ch.Hint})
-	}
-	return v
 }
 
 // queued is a cell's runner in the class: each command waits for its
@@ -215,7 +199,7 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 	sp := r.c.trace.begin("cell", r.student, time.Time{})
 	// The cell's builds first, outside the queue (a slot held by nvcc
 	// starts no CUDA process), unless the queue would refuse the run.
-	if err := r.c.queue.refuse(r.student); err != nil {
+	if err := r.c.queue.Refuse(r.student); err != nil {
 		return nil, err
 	}
 	r.c.prebuild(ctx, r.student, spec.Dir, spec, sp)
@@ -243,7 +227,7 @@ func (r queued) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*runn
 }
 
 // once runs the cell once, on the GPU the queue gives tk.
-func (r queued) once(ctx context.Context, tk *Ticket, spec runner.Spec, out io.Writer, sp *span) (*runner.Result, string, error) {
+func (r queued) once(ctx context.Context, tk *queue.Ticket, spec runner.Spec, out io.Writer, sp *span) (*runner.Result, string, error) {
 	clock := r.c.cfg.Clock
 	dev, err := tk.Wait(ctx)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/internal/classroom/access"
 )
 
 func (b *browser) runCell(page string, cell int) (string, string) {
@@ -133,7 +135,7 @@ func TestStudentsAreIsolated(t *testing.T) {
 	}
 	// The instructor sees both.
 	prof := tc.browser()
-	prof.signin(tc.invite(RoleInstructor))
+	prof.signin(tc.invite(access.RoleInstructor))
 	if _, body := prof.get("/_class/instructor/file?student=ann&exercise=pool"); !strings.Contains(body, "ann's secret") {
 		t.Errorf("the instructor's view of ann's file: %s", body)
 	}
@@ -150,7 +152,7 @@ func TestInstructorViewAndExport(t *testing.T) {
 	ann.signin(tc.invite("ann"))
 	ann.post("/_class/api/submit", map[string]any{"exercise": "pool", "text": "DONE HIDDEN"})
 	prof := tc.browser()
-	prof.signin(tc.invite(RoleInstructor))
+	prof.signin(tc.invite(access.RoleInstructor))
 	if code, _ := prof.get("/"); code != http.StatusSeeOther {
 		t.Fatalf("the instructor's / : %d, want a redirect to the view", code)
 	}
@@ -295,5 +297,30 @@ func TestAStudentOverTheFolderLimitsRunsNoCell(t *testing.T) {
 	os.Remove(filepath.Join(ws, "big"))
 	if out, status := ann.runCell("day001-hello", 1); strings.TrimSpace(status) != "ok" {
 		t.Errorf("the cell once the folder is back under: %q %q", out, status)
+	}
+}
+
+// The class's Check is the page's verdict: a check that could not be made
+// is shown skipped, not passed, and a failure gives the exercise's hint
+// after the check's (it used to give neither).
+func TestCheckShowsSkippedAndTheExercisesHint(t *testing.T) {
+	tc := newTestClass(t, func(c *Config) { c.Course.Exercises[0].Hints = []string{"Think of the pool as one allocation."} })
+	ann := tc.browser()
+	ann.signin(tc.invite("ann"))
+	if code, _ := ann.post("/_class/api/file", map[string]any{"exercise": "pool", "text": "int main() { /* SKIPPED */ }\n"}); code != 200 {
+		t.Fatalf("save: %d", code)
+	}
+	code, v := ann.post("/_lessons/api/check", map[string]any{"exercise": "pool"})
+	checks, _ := v["checks"].([]any)
+	if code != 200 || len(checks) != 1 {
+		t.Fatalf("check: %d %v", code, v)
+	}
+	if c := checks[0].(map[string]any); c["skipped"] != true || !strings.Contains(fmt.Sprint(c["got"]), "skipped:") {
+		t.Errorf("a check not made is not shown skipped: %v", c)
+	}
+	ann.post("/_class/api/file", map[string]any{"exercise": "pool", "text": "int main() { return 1; }\n"})
+	_, v = ann.post("/_lessons/api/check", map[string]any{"exercise": "pool"})
+	if hints := fmt.Sprint(v["hints"]); v["passed"] != false || hints != "[print DONE Think of the pool as one allocation.]" {
+		t.Errorf("a failed check's hints: %s (%v)", hints, v)
 	}
 }

@@ -2,22 +2,18 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/cudalessons/lessons/internal/course"
-	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/grade/cluster"
-	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/iostreams"
-	hw "github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/slurm"
 )
 
@@ -42,19 +38,13 @@ func addSlurm(cmd *cobra.Command, o *gradeOptions, run gradeRunE) {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "with --slurm: print the split and the job scripts, submit nothing")
 	fl.BoolVar(&f.detach, "detach", false, "with --slurm: return once submitted; lessons grade collect merges later")
 	fl.BoolVar(&f.noPreflight, "no-preflight", false, "with --slurm: skip the check that the nodes see the course, the submissions, the cache, nvcc and a GPU")
-	fl.StringVar(&f.opts.RunPartition, "partition", "", "with --slurm: the GPU `PARTITION` of the run tasks")
-	fl.StringVar(&f.opts.BuildPartition, "build-partition", "", "with --slurm: the CPU `PARTITION` of the build tasks")
-	fl.StringVar(&f.opts.Account, "account", "", "with --slurm: the Slurm account to charge")
-	fl.StringVar(&f.opts.QOS, "qos", "", "with --slurm: the Slurm QOS")
-	fl.StringVar(&f.opts.Time, "time", "", "with --slurm: each task's time limit (30:00, 2:00:00; default 1:00:00)")
+	addSlurmOptions(fl, &f.opts, &f.exe, "with --slurm: ", "each task's time limit (30:00, 2:00:00; default 1:00:00)")
 	fl.IntVar(&f.opts.ItemsPerTask, "items-per-task", 0, "with --slurm: (student, exercise) runs per run task (default 20)")
 	fl.IntVar(&f.opts.BuildsPerTask, "builds-per-task", 0, "with --slurm: distinct files per build task (default 40)")
 	fl.IntVar(&f.opts.Throttle, "throttle", 0, "with --slurm: tasks of an array at once (the array's %N; default no limit)")
 	fl.StringVar(&f.opts.Gres, "gres", "", "with --slurm: what a run task asks for (default gpu:1)")
-	fl.StringArrayVar(&f.opts.Extra, "sbatch-arg", nil, "with --slurm: one more sbatch option for every task, e.g. --sbatch-arg=--constraint=h100 (repeatable)")
 	fl.StringVar(&f.dir, "slurm-dir", "", "with --slurm: the job `FOLDER` on the shared filesystem (default: the gradebook's path + .slurm)")
 	fl.DurationVar(&f.poll, "poll", 5*time.Second, "with --slurm: how often to look at the results and the queue")
-	fl.StringVar(&f.exe, "lessons-binary", "", "with --slurm: the lessons `BINARY` as the nodes see it (default: this one)")
 
 	collect := &cobra.Command{
 		Use:   "collect",
@@ -83,12 +73,17 @@ the task ended. --wait waits until every task has ended.`,
 	cmd.AddCommand(collect, worker)
 }
 
-// slurmDir is the job folder: --slurm-dir, or beside the gradebook.
-func slurmDir(f *slurmFlags, bookPath string) (string, error) {
-	if f.dir != "" {
-		return filepath.Abs(f.dir)
-	}
-	return bookPath + ".slurm", nil
+// addSlurmOptions adds the flags of Slurm's options, one vocabulary for
+// grade --slurm and serve --class (course.toml's [grade.slurm] by the
+// same names): with starts each line of help, timeHelp says --time.
+func addSlurmOptions(fl *pflag.FlagSet, o *slurm.Options, exe *string, with, timeHelp string) {
+	fl.StringVar(&o.RunPartition, "partition", "", with+"the GPU `PARTITION` of the run tasks")
+	fl.StringVar(&o.BuildPartition, "build-partition", "", with+"the CPU `PARTITION` of the build tasks")
+	fl.StringVar(&o.Account, "account", "", with+"the Slurm account to charge")
+	fl.StringVar(&o.QOS, "qos", "", with+"the Slurm QOS")
+	fl.StringVar(&o.Time, "time", "", with+timeHelp)
+	fl.StringArrayVar(&o.Extra, "sbatch-arg", nil, with+"one more sbatch option for every job, e.g. --sbatch-arg=--constraint=h100 (repeatable)")
+	fl.StringVar(exe, "lessons-binary", "", with+"the lessons `BINARY` as the nodes see it (default: this one)")
 }
 
 // given is a flag of --slurm given without it, or "".
@@ -101,88 +96,47 @@ func (f *slurmFlags) given() string {
 	return ""
 }
 
+// slurmRequest is the grade's request to Slurm as the flags make it.
+func slurmRequest(o *gradeOptions) cluster.Request {
+	f := &o.slurm
+	return cluster.Request{Book: o.book, Options: f.opts, Changed: f.cmd.Flags().Changed, PerGPU: o.perGPU, Queues: o.queues,
+		Dir: f.dir, Exe: f.exe, Exec: slurmExec, Regrade: o.regrade, NoPreflight: f.noPreflight, DryRun: f.dryRun, Detach: f.detach, Poll: f.poll,
+		Note: func(s string) { fmt.Fprintln(o.io.ErrOut, s) }, Confirm: func(q string) bool { return confirm(o.io, q) }}
+}
+
 func gradeSlurm(o *gradeOptions, c *course.Course, dir string, only []string) error {
 	if !o.slurm.on {
 		return usagef("--%s is an option of grade --slurm: add --slurm, or leave it out for a grade on this machine", o.slurm.given())
 	}
-	cl, err := grade.LoadClass(c, dir, o.book, only)
-	if err != nil {
-		return err
-	}
-	if err := hw.CheckQueues(o.queues); err != nil {
-		return err
-	}
-	// The course's [grade.slurm], with the flags given on top.
-	opts := cl.Course.Slurm.Override(o.slurm.opts, o.slurm.cmd.Flags().Changed)
-	if err := opts.Check(); err != nil {
-		return usagef("grade --slurm: %v (flags, or [grade.slurm] in course.toml)", err)
-	}
-	opts = opts.Defaults()
-	// --per-gpu and --gpu-queues mean on each task's GPU what they mean
-	// on a local one (0: chosen from what the task runs).
-	opts.PerGPU, opts.Queues = o.perGPU, o.queues
-	jobDir, err := slurmDir(&o.slurm, cl.BookPath)
-	if err != nil {
-		return err
-	}
-	note := func(s string) { fmt.Fprintln(o.io.ErrOut, s) }
-	g := &cluster.Grade{Class: cl, Dir: jobDir, Exe: o.slurm.exe, Options: opts, Exec: slurmExec, Regrade: o.regrade, NoPreflight: o.slurm.noPreflight, Note: note}
-	d, err := g.Driver()
-	if err != nil {
-		return err
-	}
-	if o.slurm.dryRun {
-		book, err := gradebook.OpenIfThere(cl.BookPath)
-		if err != nil {
-			return err
-		}
-		defer book.Close()
-		plan, err := g.DryRun(d, book)
-		fmt.Fprint(o.io.Out, plan)
-		return err
-	}
-	book, err := cl.OpenBook()
-	if err != nil {
-		return err
-	}
-	defer book.Close()
-	if d, err = g.Submit(context.Background(), d, book); err != nil || d == nil {
-		if err != nil {
-			return err
-		}
-		return slurmFinish(o, book)
-	}
-	if o.slurm.detach {
-		fmt.Fprintf(o.io.ErrOut, "Detached: results gather in %s; merge them with lessons grade collect --gradebook %s (--wait to wait for them).\n", d.Results(), o.book)
-		return nil
-	}
-	return slurmWait(o, d, book)
-}
-
-// slurmWait follows the rounds until each is closed, merging as results
-// come. Ctrl-C asks whether to cancel the tasks or leave them running.
-func slurmWait(o *gradeOptions, d *cluster.Driver, book *gradebook.Book) error {
+	r := slurmRequest(o)
+	r.Course, r.Submissions, r.Only = c, dir, only
 	ctx, stop := interrupted()
 	defer stop()
-	_, err := cluster.Wait(ctx, d, book, o.slurm.poll, func(s string) { fmt.Fprintln(o.io.ErrOut, s) })
-	switch {
-	case ctx.Err() != nil:
-		return slurmInterrupted(o, d)
-	case err != nil:
-		return fmt.Errorf("%w; the tasks go on: lessons grade collect --gradebook %s merges what they grade", err, o.book)
-	}
-	return slurmFinish(o, book)
+	out, err := cluster.Drive(ctx, r)
+	return slurmEnd(o, out, err)
 }
 
-func slurmInterrupted(o *gradeOptions, d *cluster.Driver) error {
-	leave := fmt.Errorf("stopped waiting; the tasks go on: lessons grade collect --gradebook %s merges what they grade", o.book)
-	if !confirm(o.io, "\nCancel the Slurm jobs (scancel)?") {
-		return leave
+// slurmEnd prints how a grade through Slurm ended: the dry run's plan,
+// where a detached grade's results gather, or the gradebook as a local
+// grade prints it.
+func slurmEnd(o *gradeOptions, out *cluster.Outcome, err error) error {
+	if out != nil && out.Plan != "" {
+		fmt.Fprint(o.io.Out, out.Plan)
 	}
-	if err := d.Cancel(context.Background()); err != nil {
+	if err != nil || out.Book == nil {
+		if err == nil && out.Detached != "" {
+			fmt.Fprintf(o.io.ErrOut, "Detached: results gather in %s; merge them with lessons grade collect --gradebook %s (--wait to wait for them).\n", out.Detached, o.book)
+		}
 		return err
 	}
-	return fmt.Errorf("cancelled; what was graded is merged or waits in %s: run the same command again to go on", d.Dir)
+	defer out.Book.Close()
+	sheet, err := out.Book.Sheet()
+	if err != nil {
+		return err
+	}
+	sheet.WriteTable(o.io.Out, o.io.Width())
+	fmt.Fprintf(o.io.Out, "\nGradebook: %s (lessons grade export, lessons grade feedback)\n", o.book)
+	return cluster.Finish(sheet)
 }
 
 // confirm asks a y/N question on a terminal; anything but y or yes, or
@@ -198,46 +152,11 @@ func confirm(ios *iostreams.IOStreams, question string) bool {
 	return a == "y" || a == "yes"
 }
 
-// slurmFinish prints the gradebook as a local grade does.
-func slurmFinish(o *gradeOptions, book *gradebook.Book) error {
-	sheet, err := book.Sheet()
-	if err != nil {
-		return err
-	}
-	sheet.WriteTable(o.io.Out, o.io.Width())
-	fmt.Fprintf(o.io.Out, "\nGradebook: %s (lessons grade export, lessons grade feedback)\n", o.book)
-	if errs := sheet.Count(gradebook.Error); errs > 0 {
-		return fmt.Errorf("%d could not be graded (see the table); run the same command again to retry them", errs)
-	}
-	return nil
-}
-
 func gradeCollect(o *gradeOptions, _ []string) error {
-	bookPath, _ := filepath.Abs(o.book)
-	jobDir, err := slurmDir(&o.slurm, bookPath)
-	if err != nil {
-		return err
-	}
-	d, ok, err := cluster.Reopen(jobDir, slurmExec)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return usagef("nothing was submitted from %s: grade with lessons grade SUBMISSIONS --slurm first (or name the folder with --slurm-dir)", jobDir)
-	}
-	book, err := gradebook.OpenExisting(bookPath)
-	if err != nil {
-		return err
-	}
-	defer book.Close()
-	if o.slurm.wait && len(d.Open()) > 0 {
-		return slurmWait(o, d, book)
-	}
-	finished, err := cluster.Collect(context.Background(), d, book, func(s string) { fmt.Fprintln(o.io.ErrOut, s) })
-	if err != nil || !finished {
-		return err
-	}
-	return slurmFinish(o, book)
+	ctx, stop := interrupted()
+	defer stop()
+	out, err := cluster.CollectInto(ctx, slurmRequest(o), o.slurm.wait)
+	return slurmEnd(o, out, err)
 }
 
 func gradeWorker(o *gradeOptions, args []string) error {

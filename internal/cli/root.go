@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/classroom/classcmd"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/iostreams"
@@ -128,7 +127,7 @@ class with lessons grade.`,
 		c.SetOut(io.Out)
 		fmt.Fprint(io.Out, ui.Fit(ui.Reflow(b.String()), io.Width()))
 	})
-	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g, nil), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io, nil), newDoctor(io, nil), newCache(io, nil), newImport(io, nil), newHint(io, g, nil), classcmd.Invite(io.Out), classcmd.Submit(io.Out), classcmd.Pilot(io.Out))
+	root.AddCommand(newList(io, g, nil), newShow(io, g, nil), newExport(io, g, nil), newServe(io, g, nil), newRun(io, g, nil), newCheck(io, g, nil), newWatch(io, g, nil), newVerify(io, g, nil), newGrade(io, g, nil), newSandbox(io, nil), newDoctor(io, nil), newCache(io, nil), newImport(io, nil), newHint(io, g, nil), newInvite(io), newSubmit(io), newPilot(io))
 	// Authoring: one source for exercises, and what can be checked without a GPU.
 	root.AddCommand(newGenerate(io, g, nil), newLint(io, g, nil), newNew(io, g, nil))
 	return root

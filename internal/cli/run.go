@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
 
@@ -77,12 +77,12 @@ func runRun(opts *RunOptions) error {
 	printWarnings(opts.IO, l.Warnings)
 	ctx, stop := interrupted()
 	defer stop()
-	r, err := workspace.Prepare(ctx, c, l, opts.Workspace, opts.Arch)
+	r, err := workspace.Prepare(ctx, c, l, opts.Workspace, opts.Arch, rig.Lesson)
 	if err != nil {
 		return err
 	}
 	if opts.Timeline {
-		r.Timeline, r.Width = exercise.ToolkitFor(r.Machine).StatsLibrary, opts.IO.Width()
+		r.Timeline, r.Width = rig.StatsLibrary(r.Machine), opts.IO.Width()
 	}
 	out := opts.IO.SafeOut() // labels, names, programs' output: the lesson's bytes
 	fmt.Fprint(out, r.Header(opts.CompileOnly))

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudalessons/lessons/internal/classroom/classcmd"
+	"github.com/cudalessons/lessons/internal/classroom"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/iostreams"
 	"github.com/cudalessons/lessons/internal/page"
@@ -21,7 +21,7 @@ type ServeOptions struct {
 	Addr              string
 	Poll              bool
 	Debounce, Timeout time.Duration
-	Class             *classcmd.Flags
+	ClassOpts         classroom.ServeOptions
 }
 
 func newServe(ios *iostreams.IOStreams, g *globals, runF func(*ServeOptions) error) *cobra.Command {
@@ -49,28 +49,28 @@ site may frame the pages or load their scripts.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return serveRun(opts)
+			return serveRun(opts, cmd)
 		},
 	}
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 2*time.Minute, "time limit of each cell run from a page")
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:3000", "the `HOST:PORT` to listen on")
 	cmd.Flags().BoolVar(&opts.Poll, "poll", false, "poll the files instead of using file system events")
 	cmd.Flags().DurationVar(&opts.Debounce, "debounce", 200*time.Millisecond, "how long a burst of saves lasts")
-	opts.Class = classcmd.AddFlags(cmd)
+	addClassFlags(cmd, ios.ErrOut, &opts.ClassOpts)
 	return cmd
 }
 
-func serveRun(opts *ServeOptions) error {
+func serveRun(opts *ServeOptions, cmd *cobra.Command) error {
 	ios := opts.IO
 	c, err := opts.g.course()
 	if err != nil {
 		return err
 	}
+	if opts.ClassOpts.Dir != "" {
+		return serveClass(opts, cmd, c)
+	}
 	ctx, stop := interrupted()
 	defer stop()
-	if opts.Class.On() {
-		return opts.Class.Serve(ctx, ios.Out, c, opts.Addr, opts.Timeout)
-	}
 	root := c.Root
 	srv := serve.New(func() (map[string][]byte, error) {
 		c, err := course.Load(root)

@@ -3,6 +3,7 @@ package exercise
 import (
 	"bufio"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,28 +49,61 @@ func TestCorpus(t *testing.T) {
 		t.Logf("no grading sandbox here: %v", err)
 	}
 	files, _ := filepath.Glob("testdata/corpus/*.cu")
+	scripts, _ := filepath.Glob("testdata/corpus/*.py")
+	// The system's python3, which the sandbox's users may run (a pyenv's
+	// under /root is not theirs to reach).
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		tk.Python = "/usr/bin/python3"
+		files = append(files, scripts...)
+	} else {
+		t.Logf("no /usr/bin/python3 here: the Python forgers are not run")
+	}
 	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".cu")
+		name, ext := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), filepath.Ext(file)
 		var want []string
 		if name != "honest" {
 			want, _ = directives(t, file)
 		}
-		for rn, r := range runners {
+		if ext == ".py" {
+			name += "_py"
+		}
+		// A Python run's counts are not compared with the witness's
+		// (exercise/witness.go): for a script, the witness is as if off.
+		witnessOff := tk.Witness == nil || ext == ".py"
+		runs := maps.Clone(runners)
+		if os.Geteuid() != 0 && sandboxWant(t, file) != "" {
+			// The library's own prctl, asked for as the sandbox asks,
+			// with the program's binary readable (the plain runner's):
+			// as a user that is not root, its /proc/self/mem is root's.
+			runs["undumpable"] = Plain{}
+		}
+		for rn, r := range runs {
 			t.Run(name+"/"+rn, func(t *testing.T) {
 				src, _ := filepath.Abs(file)
 				j := &Job{ID: "corpus", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: name + rn,
 					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}, {Name: "patch.h", Path: patch}}}
+				if rn == "undumpable" {
+					j.Env = []string{"LESSONS_STATS_UNDUMPABLE=1"}
+				}
 				v, err := Check(context.Background(), tk, r, j, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if name == "honest" {
+				if strings.HasPrefix(name, "honest") {
 					if !v.Passed() {
 						t.Fatalf("the honest program fails: %+v (output %q)", v.Results, v.Output)
 					}
 					return
 				}
-				if v.Passed() && !(tk.Witness == nil && needsWitness(t, file)) {
+				if inSandbox := sandboxWant(t, file); (rn == "sandbox" || rn == "undumpable") && inSandbox != "" {
+					// What the sandbox itself refuses fails there by
+					// its rule, whatever else would catch it.
+					if !failedWith(v, inSandbox) {
+						t.Fatalf("in the sandbox, not refused with %q: %+v (output %q)", inSandbox, v.Results, v.Output)
+					}
+					return
+				}
+				if v.Passed() && !(witnessOff && needsWitness(t, file)) {
 					t.Fatalf("the forger passed: %+v (output %q)", v.Results, v.Output)
 				}
 				for _, w := range want {
@@ -78,7 +112,7 @@ func TestCorpus(t *testing.T) {
 						return
 					}
 				}
-				if tk.Witness == nil && needsWitness(t, file) {
+				if witnessOff && needsWitness(t, file) {
 					// Without the witness, the source scan names it for review.
 					t.Logf("without the witness it passes: %v", v.Passed())
 					src, _ := os.ReadFile(file)
@@ -133,11 +167,29 @@ func needsWitness(t *testing.T, file string) bool {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if sc.Text() == "// needs: witness" {
+		if sc.Text() == "// needs: witness" || sc.Text() == "# needs: witness" {
 			return true
 		}
 	}
 	return false
+}
+
+// sandboxWant is a forger's "// in the sandbox: WANT" line's WANT (a
+// Python forger's "# in the sandbox: "): how the grading sandbox's own
+// rules fail it, whatever the witness and the scan say.
+func sandboxWant(t *testing.T, file string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		for _, p := range []string{"// in the sandbox: ", "# in the sandbox: "} {
+			if w, ok := strings.CutPrefix(l, p); ok {
+				return w
+			}
+		}
+	}
+	return ""
 }
 
 // setWitnessed compares names alone with the record, until the func it
@@ -191,7 +243,49 @@ func TestCorpusAsNobody(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the corpus as nobody: %v", err)
 	}
-	if !strings.Contains(string(out), "--- PASS: TestCorpus/honest/sandbox") {
+	if !strings.Contains(string(out), "--- PASS: TestCorpus/honest/sandbox") || !strings.Contains(string(out), "--- PASS: TestCorpus/honest_py/sandbox") {
 		t.Errorf("the grading sandbox did not run as nobody")
+	}
+	// And under a grader with no pid namespace, so no mount namespace for
+	// the run: the program's binary in its folder is readable (its process
+	// dumpable but for the library's prctl), as a script's interpreter is.
+	cmd = exec.Command(bin, "-test.run=^TestCorpus$/^(proc_self_mem|proc_self_mem_py|honest|honest_py)$/sandbox", "-test.v")
+	cmd.Env = []string{"CORPUS_TEST_AS_NOBODY=1", "LESSONS_SANDBOX_PIDNS=off", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	out, err = cmd.CombinedOutput()
+	t.Logf("as nobody with no pid namespace:\n%s", out)
+	if err != nil {
+		t.Fatalf("the corpus as nobody with no pid namespace: %v", err)
+	}
+	for _, name := range []string{"proc_self_mem", "proc_self_mem_py", "honest", "honest_py"} {
+		if !strings.Contains(string(out), "--- PASS: TestCorpus/"+name+"/sandbox") {
+			t.Errorf("as nobody with no pid namespace, %s in the sandbox did not pass", name)
+		}
+	}
+}
+
+// TestHookDetourStopped: a program that finds a hook's pointer to the
+// runtime's cudaMalloc by its value (the statistics library has no symbol
+// table to name it) and points it at a stub of its own is stopped by the
+// library at its next call, without the outside witness: the hook checks
+// where it forwards to when the pointer changes. Its record is cut short.
+func TestHookDetourStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	src, _ := filepath.Abs("testdata/detour/by_value.cu")
+	j := &Job{ID: "detour", Spec: spec(t, "[[check]]\nexit = 0\n[[check]]\ncontains = \"detoured\"\n"), Dir: t.TempDir(), Hash: "detour",
+		Files: []File{{Name: "by_value.cu", Path: src}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Passed() || !strings.Contains(v.Output, "hook of cudaMalloc forwards into the program or memory of no library") || strings.Contains(v.Output, "detoured") {
+		t.Fatalf("the detour was not stopped: %+v (output %q)", v.Results, v.Output)
+	}
+	if !failedWith(v, "exit status 70") {
+		t.Errorf("not stopped with exit status 70: %+v", v.Results)
 	}
 }

@@ -97,10 +97,14 @@ func directives(t *testing.T, file string) (want, flags []string) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if w, ok := strings.CutPrefix(sc.Text(), "// want: "); ok {
+		line := sc.Text()
+		if py, ok := strings.CutPrefix(line, "# "); ok && strings.HasSuffix(file, ".py") {
+			line = "// " + py
+		}
+		if w, ok := strings.CutPrefix(line, "// want: "); ok {
 			want = strings.Split(w, "|")
 		}
-		if fl, ok := strings.CutPrefix(sc.Text(), "// flags: "); ok {
+		if fl, ok := strings.CutPrefix(line, "// flags: "); ok {
 			flags = strings.Fields(fl)
 		}
 	}

@@ -101,14 +101,23 @@ func NewSandbox(root string) (*Sandbox, error) {
 	// processes, graphs included). $LESSONS_SANDBOX_WX=off lifts it, for a
 	// driver or toolkit that turns out to need such memory.
 	s.noWriteExec = os.Getenv("LESSONS_SANDBOX_WX") != "off"
-	s.noCgroup = "LESSONS_SANDBOX_CGROUPS=off"
-	if os.Getenv("LESSONS_SANDBOX_CGROUPS") != "off" {
-		var err error
-		if s.cgroups, err = sandbox.OpenCgroups(); err != nil {
-			s.noCgroup = err.Error() // the rlimits still hold
-		}
-	}
+	s.cgroups, s.noCgroup = OpenCgroups() // without, the rlimits still hold
 	return s, nil
+}
+
+// OpenCgroups opens a group for sandboxed programs (cores, memory,
+// processes; every process killed at the end) where this process may
+// make cgroup v2 groups, unless $LESSONS_SANDBOX_CGROUPS=off: the one
+// reader of that setting. Without, it is nil and says why.
+func OpenCgroups() (*sandbox.Cgroups, string) {
+	if os.Getenv("LESSONS_SANDBOX_CGROUPS") == "off" {
+		return nil, "LESSONS_SANDBOX_CGROUPS=off"
+	}
+	cg, err := sandbox.OpenCgroups()
+	if err != nil {
+		return nil, err.Error()
+	}
+	return cg, ""
 }
 
 // Close removes what the sandbox made outside its folder.
@@ -291,7 +300,10 @@ func (s *Sandbox) run(ctx context.Context, tk *Toolkit, j *Job, built, device st
 			pol.Yield = runYield
 		}
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C"}
+	// The statistics library makes every run's process not dumpable
+	// (kernels/allocstats.cu): a Python script's interpreter is readable,
+	// so the execute-only binary below does not do it for a script.
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "LANG=C", "LESSONS_STATS_UNDUMPABLE=1"}
 	if device != "" {
 		env = append(env, "CUDA_VISIBLE_DEVICES="+device)
 	}

@@ -93,14 +93,16 @@ func (tk *Toolkit) StatsLibrary(ctx context.Context) (string, error) {
 // its references to its own definitions bound inside it (-Bsymbolic),
 // every import bound at load and its table of them read-only after
 // (-z now, relro), so that nothing the program loads or defines later
-// takes their place.
+// takes their place; and no symbol table (--strip-all): the names of
+// its statics (the key, the hooks' pointers) are not in its file for a
+// program to read.
 func statsLibraryArgs(lib, src string) []string {
 	// The cache keys a build by its source and flags: the hash of the
 	// header it includes (timeline.h) in a flag rebuilds the library when
 	// only the header changed.
 	sum := sha256.Sum256(kernels.Timeline)
 	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-DTIMELINE_H_SUM=" + hex.EncodeToString(sum[:8]),
-		"-Xlinker", "-Bsymbolic", "-Xlinker", "-z,now", "-Xlinker", "-z,relro", "-o", lib, src}
+		"-Xlinker", "-Bsymbolic", "-Xlinker", "-z,now", "-Xlinker", "-z,relro", "-Xlinker", "--strip-all", "-o", lib, src}
 }
 
 func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {

@@ -78,15 +78,21 @@ func WitnessSummary(w *witness.Witness, why string) string {
 	if w == nil {
 		return "off (" + why + "): statistics records are not compared with what the kernel counts of a run's CUDA calls"
 	}
-	var names []string
-	for n := range witnessed {
-		names = append(names, n)
+	var names, recorded []string
+	for _, p := range cudaProbes {
+		if witnessed[p.Name] {
+			names = append(names, p.Name)
+		} else {
+			recorded = append(recorded, p.Name)
+		}
 	}
 	sort.Strings(names)
 	if len(names) == 0 {
 		return "on, counting only: uprobes on the CUDA runtime's and driver's entry points"
 	}
-	return "on: uprobes on the CUDA runtime's and driver's entry points; compared with the record: " + strings.Join(names, ", ")
+	// The driver's counts are measured, never judged (see witnessed).
+	return "on: uprobes on the CUDA runtime's and driver's entry points; compared with the record: " + strings.Join(names, ", ") +
+		" (not where a program calls the driver's allocation functions itself, nor for a Python script's run); counted, not compared: " + strings.Join(recorded, ", ")
 }
 
 // WitnessDoctor is WitnessSummary of a witness opened to see whether it

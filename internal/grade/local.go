@@ -7,12 +7,13 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/gradebook"
-	"github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/rig"
 )
 
-// Local is a grade on this machine, assembled: nvcc and the GPUs found,
-// the statistics library building, a sandbox, the runs per GPU chosen
-// and the toolchain with the hardware queues chosen. Close it.
+// Local is a grade on this machine, assembled: its rig (nvcc and the
+// GPUs found, the sandbox), the statistics library building, the runs
+// per GPU chosen and the toolchain with the hardware queues chosen.
+// Close it.
 type Local struct {
 	Toolchain Pipeline
 	Sandbox   *exercise.Sandbox
@@ -21,24 +22,32 @@ type Local struct {
 	Jobs      int      // builds at once
 	Timed     []string // the timed exercises, alone on their GPU
 	lib       chan error
-	// witness says whether runs' records are compared with the kernel's
-	// counts of their CUDA calls; closeWitness lets its probes go.
-	witness      string
-	closeWitness func()
+	rig       *rig.Rig
+	// stop ends the statistics library's build, built waits for it.
+	stop  context.CancelFunc
+	built chan struct{}
 }
 
-// NewLocal assembles a local grade of tasks: jobs builds at once, perGPU
-// runs at once on each GPU and queues hardware queues each (0: chosen
-// from the tasks). The statistics library builds while ctx lasts,
-// beside the class's files; the first run waits for it.
+// NewLocal assembles a local grade of tasks on a grader's rig: jobs
+// builds at once, perGPU runs at once on each GPU and queues hardware
+// queues each (0: chosen from the tasks). The statistics library builds
+// while ctx lasts, beside the class's files; the first run waits for it.
 func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Local, error) {
-	m, err := machine.Need(ctx, "grade")
+	r, err := rig.Grader(ctx, "grade", "lessons-grade-")
 	if err != nil {
 		return nil, err
 	}
-	tk := exercise.ToolkitFor(m)
-	l := &Local{lib: make(chan error, 1), Devices: machine.Devices(len(m.Info.Devices))}
-	l.witness, l.closeWitness = tk.WatchRuns()
+	l, err := LocalOn(ctx, r, tasks, jobs, perGPU, queues)
+	if err != nil {
+		r.Close()
+	}
+	return l, err
+}
+
+// LocalOn is NewLocal on rig r (a grader's, or a build node's for a
+// class server whose runs are all on the nodes), which Close closes.
+func LocalOn(ctx context.Context, r *rig.Rig, tasks []*Task, jobs, perGPU, queues int) (*Local, error) {
+	l := &Local{lib: make(chan error, 1), Devices: r.Devices(), Sandbox: r.Sandbox, rig: r}
 	l.Timed, _ = Timed(tasks)
 	l.Choice = ChooseFor(perGPU, queues, tasks)
 	l.Choice.Spread(len(l.Devices), perGPU != 0)
@@ -50,21 +59,22 @@ func NewLocal(ctx context.Context, tasks []*Task, jobs, perGPU, queues int) (*Lo
 		}
 		l.Choice.PerDevice = max(1, exercise.MaxSlots/len(l.Devices))
 	}
-	if l.Sandbox, err = exercise.TempSandbox("lessons-grade-"); err != nil {
-		return nil, err
-	}
+	tk := r.Toolkit
+	ctx, l.stop = context.WithCancel(ctx)
+	l.built = make(chan struct{})
 	go func() {
+		defer close(l.built)
 		_, err := tk.StatsLibrary(ctx)
 		l.lib <- err
 	}()
-	l.Toolchain = l.Choice.Pipeline(tk, l.Sandbox)
+	l.Toolchain = l.Choice.Pipeline(tk, r.Sandbox)
 	return l, nil
 }
 
 // Witness says whether runs' records are compared with what the kernel
 // counts of their CUDA calls (the outside witness), and why not: the
-// words of a start line.
-func (l *Local) Witness() string { return l.witness }
+// words of a start line ("" on a rig that runs nothing).
+func (l *Local) Witness() string { return l.rig.Witness }
 
 // KeepTraces, when on, asks each run for its trace, kept with its
 // attempt in the gradebook (grade feedback draws it).
@@ -89,12 +99,14 @@ func (l *Local) LibraryErr() error {
 	}
 }
 
-// Close removes the sandbox's scratch folders.
+// Close stops the statistics library's build if it still runs, and
+// closes the rig: the sandbox's scratch folders, the witness.
 func (l *Local) Close() {
-	l.Sandbox.Close()
-	if l.closeWitness != nil {
-		l.closeWitness()
+	if l.stop != nil {
+		l.stop()
+		<-l.built
 	}
+	l.rig.Close()
 }
 
 // Run grades tasks into book (again those already graded on the same

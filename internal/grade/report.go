@@ -38,9 +38,23 @@ func (l *Local) Start(cl *Class, perGPU int) string {
 	if l.Choice.Machine > 0 {
 		alone = fmt.Sprintf(", %d at a time on the machine", l.Choice.Machine) + alone
 	}
-	return fmt.Sprintf("Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\nSandbox: %s.\nDriver cross-check: %s.\nOutside witness: %s.\n",
+	return fmt.Sprintf("Grading %s on %s: builds on %d cores, runs on %d GPU(s) (%s), %d at a time on each%s%s.\n%s",
 		ui.Count(len(cl.Students), "student"), ui.Count(len(cl.Exercises), "exercise"), l.Jobs, len(l.Devices), strings.Join(l.Devices, ","),
-		l.Choice.PerDevice, alone, l.Choice.Chosen(), l.Sandbox.Report(), exercise.DriverCheckSummary(), l.witness)
+		l.Choice.PerDevice, alone, l.Choice.Chosen(), l.Guards())
+}
+
+// Guards are the lines that say what guards this grade's runs: what the
+// sandbox's probe found it holds, the driver cross-check and the outside
+// witness, each on or off and why. A grade's start line and the class
+// server's first lines print them.
+// A Local whose runs are all on other machines (a class server's GPU
+// pilots) has no witness of its own: their logs say it.
+func (l *Local) Guards() string {
+	s := fmt.Sprintf("Sandbox: %s.\nDriver cross-check: %s.\n", l.Sandbox.Report(), exercise.DriverCheckSummary())
+	if l.rig.Witness != "" {
+		s += fmt.Sprintf("Outside witness: %s.\n", l.rig.Witness)
+	}
+	return s
 }
 
 // Line sums up a grade run, its gradebook named book.

@@ -266,7 +266,7 @@ func (s *Sheet) Feedback(student string) string {
 			case c.Points > 0:
 				pts = " — 0 of " + ui.Count(c.Points, "point")
 			}
-			if c.Passed && c.Got != "" {
+			if c.Skipped() {
 				fmt.Fprintf(&b, "- – %s (%s)%s\n", mdText(c.Name), mdText(c.Got), pts)
 				continue
 			}

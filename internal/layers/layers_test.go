@@ -21,24 +21,28 @@ const module = "github.com/cudalessons/lessons/"
 // put it, here and in ARCHITECTURE.md's table of floors.
 var floors = [][]string{
 	{"diag", "kernels", "internal/safefs", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/clex", "internal/failure", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline"},
-	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/slurm"},
-	{"internal/course", "internal/demo", "internal/machine", "internal/python", "internal/roster", "bench/classload", "internal/classroom/pilot"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/layers/climbs", "internal/clex", "internal/failure", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline"},
+	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/slurm", "internal/classroom/access"},
+	{"internal/course", "internal/demo", "internal/machine", "internal/python", "internal/roster", "bench/classload"},
 	{"internal/jupyter", "internal/wrong"},
 	{"internal/notebook", "bench/bigclass"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
 	{"internal/exercise", "internal/scaffold"},
+	{"internal/rig"},
 	{"internal/grade", "internal/page", "internal/study"},
-	{"internal/grade/cluster", "internal/verify", "internal/classroom"},
-	{"internal/classroom/classcmd"},
+	{"internal/grade/cluster", "internal/verify", "internal/classroom/queue"},
+	{"internal/classroom/pilot"},
+	{"internal/classroom"},
 	{"internal/cli"},
 	{"cmd/lessons"},
 }
 
 // cliCeiling is the most lines of non-test Go the command layer may have.
 // It only goes down: the goal is 2,000 (issue 25); lower it as code moves
-// out, never raise it.
-const cliCeiling = 2054
+// out, never raise it. (Raised once, by 83, when the class's commands,
+// 164 lines of definitions, came in from a second command layer, issue
+// 40, and grade --slurm's driving, 81 lines, went down to grade/cluster.)
+const cliCeiling = 2137
 
 // packages reads the module's packages (folders with non-test Go files)
 // and what each imports from the module and from the standard library.
@@ -191,5 +195,102 @@ func checkNoWork(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// assemblers are the constructors of where code runs: the machine, the
+// toolkit, the sandbox, the cgroups, the witness and the driver's view.
+// Only internal/rig calls them (issue 40: one rig, after gh's
+// cmdutil.Factory); allowedAlso names the one other package a
+// constructor may be called from, and why.
+var assemblers = map[string][]string{
+	"internal/machine":  {"Find", "Need"},
+	"internal/exercise": {"NewToolkit", "ToolkitFor", "NewSandbox", "TempSandbox", "OpenCgroups", "OpenWitness", "DriverWatcher"},
+	"internal/sandbox":  {"OpenCgroups"},
+}
+
+var allowedAlso = map[string]string{
+	// exercise.OpenCgroups is the one reader of $LESSONS_SANDBOX_CGROUPS,
+	// and an exercise.Sandbox owns the groups it opens.
+	"internal/sandbox.OpenCgroups": "internal/exercise",
+}
+
+// TestOnlyTheRigAssembles fails on a call of an assembler from outside
+// internal/rig (tests aside: they fake what they need).
+func TestOnlyTheRigAssembles(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin" || name == "carry") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := filepath.ToSlash(rel)
+		if pkg == "internal/rig" {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		names := map[string]string{} // local name -> package
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			p = strings.TrimPrefix(p, module)
+			if _, ok := assemblers[p]; !ok {
+				continue
+			}
+			local := p[strings.LastIndex(p, "/")+1:]
+			if im.Name != nil {
+				local = im.Name.Name
+			}
+			names[local] = p
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok || names[id.Name] == "" {
+				return true
+			}
+			p := names[id.Name]
+			for _, fn := range assemblers[p] {
+				if sel.Sel.Name == fn && allowedAlso[p+"."+fn] != pkg {
+					t.Errorf("%s: %s calls %s.%s: where code runs is put together in internal/rig only; take a rig (rig.Student, rig.Page, rig.Grader, rig.BuildNode, rig.RunNode) instead", fset.Position(sel.Pos()), pkg, p, fn)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCobraOnlyInCLI fails on a package other than the command layer that
+// defines commands or flags (a second command layer).
+func TestCobraOnlyInCLI(t *testing.T) {
+	for p, ims := range packages(t) {
+		if p == "internal/cli" {
+			continue
+		}
+		for _, banned := range []string{"github.com/spf13/cobra", "github.com/spf13/pflag"} {
+			if ims[banned] {
+				t.Errorf("%s imports %s: commands and their flags are defined in internal/cli only", p, banned)
+			}
+		}
 	}
 }

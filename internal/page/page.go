@@ -12,10 +12,12 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/lesson"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/serve"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
@@ -24,11 +26,11 @@ import (
 // and check exercises. It returns a note that says what the pages cannot
 // do on this machine (no nvcc, no GPU), "" when they can do it all.
 func Attach(ctx context.Context, srv *serve.Server, root string, timeout time.Duration) string {
-	m, err := machine.Find(ctx, "")
+	r, err := rig.Page(ctx)
 	if err != nil {
 		return fmt.Sprintf("the pages cannot run cells or check exercises: %v", err)
 	}
-	tk := exercise.ToolkitFor(m)
+	m, tk := r.Machine, r.Toolkit
 	srv.SetNotebook(&serve.Notebook{
 		Lesson:      func(page string) (*lesson.Lesson, string, error) { return lessonOf(root, page) },
 		Env:         func(ws string) (notebook.Env, error) { return workspace.Env(m, m.Compiler(), ws) },
@@ -128,6 +130,34 @@ func (p *Checker) Check(ctx context.Context, id string) (*serve.Verdict, error) 
 	// A failure is recorded too: it opens the exercise's third hint.
 	_, err = st.Record(c)
 	return v, err
+}
+
+// AttemptVerdict is an attempt of exercise x (a check graded in the
+// class's sandbox) as the page shows it, alike Verdict: the hidden checks
+// only counted (hidden of them), a skipped check marked skipped, not
+// passed, and the hints of the failed checks, then the exercise's.
+func AttemptVerdict(x *course.Exercise, a *gradebook.Attempt, hidden int) *serve.Verdict {
+	v := &serve.Verdict{Exercise: x.ID, Passed: a.Status == gradebook.Passed, Score: a.Points, Points: a.MaxPoints, Hidden: hidden, Output: a.Output}
+	if a.Status == gradebook.Error || a.Status == gradebook.Missing {
+		v.Error = a.Reason
+	}
+	for _, ch := range a.Checks {
+		if ch.Hidden {
+			continue
+		}
+		cr := serve.CheckResult{Name: ch.Name, Pass: ch.Passed, Skipped: ch.Skipped(), Want: ch.Expected, Got: ch.Got, Points: ch.Points}
+		if !ch.Passed {
+			cr.Hint = ch.Hint
+			if ch.Hint != "" {
+				v.Hints = append(v.Hints, ch.Hint)
+			}
+		}
+		v.Checks = append(v.Checks, cr)
+	}
+	if !v.Passed && x.Hint() != "" {
+		v.Hints = append(v.Hints, x.Hint())
+	}
+	return v
 }
 
 // Verdict is st as the page shows it. As in lessons check, the page says

@@ -19,6 +19,7 @@ import (
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/progress"
+	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/timeline"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -71,7 +72,7 @@ func (t Timeline) On() bool { return t.Draw || t.Out != "" || t.Compare }
 // error; watch gets an offline Checker, which does the same on every
 // save and keeps watching.
 func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x *course.Exercise, src string) (Checker, error) {
-	m, err := machine.Need(ctx, cmd)
+	r, err := rig.Student(ctx, cmd)
 	if miss := (*machine.Missing)(nil); errors.As(err, &miss) && miss.NoGPU != nil {
 		if cmd == "watch" {
 			return Checker{Offline: miss}, nil
@@ -81,7 +82,7 @@ func NewChecker(ctx context.Context, t Terminal, cmd string, c *course.Course, x
 	if err != nil {
 		return Checker{}, err
 	}
-	return Checker{Machine: m, Toolkit: exercise.ToolkitFor(m)}, nil
+	return Checker{Machine: r.Machine, Toolkit: r.Toolkit}, nil
 }
 
 // Check checks src against exercise x of course c and prints the verdict

@@ -7,10 +7,10 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
-	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/ui"
 	"github.com/cudalessons/lessons/internal/workspace"
 )
@@ -19,14 +19,11 @@ import (
 // a GPU, and the toolkit that judges with them; what is missing is a
 // *failure.Tool that says what to do.
 func Machine(ctx context.Context, compileOnly bool) (*machine.Machine, *exercise.Toolkit, error) {
-	m, err := machine.Find(ctx, "")
+	r, err := rig.Author(ctx, compileOnly)
 	if err != nil {
-		return nil, nil, failure.Toolf("lessons verify needs nvcc: %w", err)
+		return nil, nil, err
 	}
-	if m.GPUErr != nil && !compileOnly {
-		return nil, nil, failure.Toolf("lessons verify runs the course, which needs a GPU (%v); lessons verify --compile-only builds it without one", m.GPUErr)
-	}
-	return m, exercise.ToolkitFor(m), nil
+	return r.Machine, r.Toolkit, nil
 }
 
 // CourseOptions say how to verify a course: Jobs builds at once, PerGPU

@@ -25,3 +25,18 @@ func Env(m *machine.Machine, comp buildcache.Compiler, ws string) (notebook.Env,
 		}, m.RunEnv()...),
 	}), nil
 }
+
+// ClassEnv is a lesson workspace's notebook environment in a class (the
+// class server's, a pilot's node): the nvcc wrapper in the workspace,
+// building with comp, and vars (the GPU's hardware queues, the class's
+// shared cache). Each student's cells keep their own cache.
+func ClassEnv(comp buildcache.Compiler, vars []string) func(ws string) (notebook.Env, error) {
+	return func(ws string) (notebook.Env, error) {
+		if err := MakeWrapper(ws); err != nil {
+			return notebook.Env{}, err
+		}
+		return notebook.Env{Runner: runner.Exec{}, Wrapper: WrapperDir(ws), Vars: append([]string{
+			"LESSONS_REAL_NVCC=" + comp.Path, "LESSONS_NVCC_VERSION=" + comp.Version, "LESSONS_ARCH=" + comp.Arch,
+		}, vars...)}, nil
+	}
+}

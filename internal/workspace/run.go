@@ -33,9 +33,9 @@ type Run struct {
 
 // Prepare readies lesson l (of course c, nil for a lesson read by path)
 // to run in dir ("" for its workspace, For), built for arch ("" for the
-// GPU's). Without nvcc it is a *failure.Tool; without a GPU the machine's
+// GPU's), on the machine find finds (its error as it is); without a GPU the machine's
 // GPUErr says why, and the cells can only be compiled.
-func Prepare(ctx context.Context, c *course.Course, l *lesson.Lesson, dir, arch string) (*Run, error) {
+func Prepare(ctx context.Context, c *course.Course, l *lesson.Lesson, dir, arch string, find Finder) (*Run, error) {
 	var err error
 	if dir == "" {
 		if dir, err = For(c, l); err != nil {
@@ -43,9 +43,9 @@ func Prepare(ctx context.Context, c *course.Course, l *lesson.Lesson, dir, arch 
 		}
 	}
 	dir, _ = filepath.Abs(dir)
-	m, err := machine.Find(ctx, WrapperDir(dir))
+	m, err := find(ctx, WrapperDir(dir))
 	if err != nil {
-		return nil, failure.Toolf("lessons run needs nvcc to build the lesson's programs: %w", err)
+		return nil, err
 	}
 	if arch == "" {
 		arch = m.Arch()
@@ -57,6 +57,10 @@ func Prepare(ctx context.Context, c *course.Course, l *lesson.Lesson, dir, arch 
 	r.Env = notebook.ForLesson(ctx, r.Env, l)
 	return r, nil
 }
+
+// Finder finds the machine a lesson's cells run on, nvcc looked for on
+// the PATH past wrapperDir (rig.Lesson): a *failure.Tool without nvcc.
+type Finder func(ctx context.Context, wrapperDir string) (*machine.Machine, error)
 
 // Header is what a run says before its first cell: the lesson, the
 // workspace, nvcc and the GPU, how Python cells run, and that cells are

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -9,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/machine/machinetest"
 	"github.com/cudalessons/lessons/internal/notebook"
 )
@@ -78,7 +81,7 @@ func TestPrepare(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &course.Course{Root: root}
-	r, err := Prepare(t.Context(), c, l, "", "")
+	r, err := Prepare(t.Context(), c, l, "", "", machine.Find)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +117,7 @@ func TestPrepare(t *testing.T) {
 	// A folder given (relative) is made absolute; an architecture given
 	// is built for.
 	t.Chdir(root)
-	r, err = Prepare(t.Context(), nil, l, "elsewhere", "sm_80")
+	r, err = Prepare(t.Context(), nil, l, "elsewhere", "sm_80", machine.Find)
 	if err != nil || r.Dir != filepath.Join(root, "elsewhere") || r.Compiler.Arch != "sm_80" {
 		t.Errorf("dir %q, arch %q, %v", r.Dir, r.Compiler.Arch, err)
 	}
@@ -126,7 +129,7 @@ func TestPrepare(t *testing.T) {
 func TestPrepareWithoutGPUOrNVCC(t *testing.T) {
 	machinetest.Fake(t, "none")
 	l := &lesson.Lesson{Path: "lessons/day001-a.md", Title: "Day 1"}
-	r, err := Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "")
+	r, err := Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "", machine.Find)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +143,27 @@ func TestPrepareWithoutGPUOrNVCC(t *testing.T) {
 		t.Errorf("compile-only header %q", h)
 	}
 
-	t.Setenv("PATH", t.TempDir())
-	_, err = Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "")
-	var tool *failure.Tool
-	if !errors.As(err, &tool) || !strings.Contains(err.Error(), "lessons run needs nvcc") {
+	// Without nvcc, the finder's error (rig.Lesson's *failure.Tool) as it is.
+	noNVCC := failure.Toolf("lessons run needs nvcc")
+	_, err = Prepare(t.Context(), &course.Course{Root: t.TempDir()}, l, "", "", func(context.Context, string) (*machine.Machine, error) { return nil, noNVCC })
+	if !errors.Is(err, noNVCC) {
 		t.Errorf("without nvcc: %v", err)
+	}
+}
+
+// A class's cells build with the class's nvcc through the workspace's
+// wrapper, with the class's variables after.
+func TestClassEnv(t *testing.T) {
+	ws := t.TempDir()
+	env, err := ClassEnv(buildcache.Compiler{Path: "/usr/local/cuda/bin/nvcc", Version: "13.0", Arch: "sm_90"}, []string{"CUDA_DEVICE_MAX_CONNECTIONS=2"})(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := strings.Join(env.Vars, " ")
+	if env.Wrapper != WrapperDir(ws) || !strings.Contains(vars, "LESSONS_REAL_NVCC=/usr/local/cuda/bin/nvcc") || !strings.Contains(vars, "LESSONS_ARCH=sm_90") || !strings.HasSuffix(vars, "CUDA_DEVICE_MAX_CONNECTIONS=2") {
+		t.Errorf("a class's cells' environment: wrapper %q, vars %q", env.Wrapper, vars)
+	}
+	if _, err := os.Stat(filepath.Join(WrapperDir(ws), "nvcc")); err != nil {
+		t.Errorf("no nvcc wrapper in the workspace: %v", err)
 	}
 }

@@ -151,9 +151,9 @@ func (h *Hub) Revoke(name, why string) {
 // Device is the queue's name of a worker's GPU.
 func Device(worker, gpu string) string { return worker + "/" + gpu }
 
-// Remote tells whether device is a worker's GPU (not one of this
+// OnNode tells whether device is a worker's GPU (not one of this
 // machine's).
-func Remote(device string) bool { return strings.Contains(device, "/") }
+func OnNode(device string) bool { return strings.Contains(device, "/") }
 
 // Workers are the connected workers, as "name (role on host: GPUs)".
 func (h *Hub) Workers() []string {

@@ -67,7 +67,7 @@ func (f *fakeExec) Run(ctx context.Context, job *Job, course string, files []Fil
 	return &Result{Output: fmt.Sprintf("ran %s on GPU %s", data, job.Device)}, nil
 }
 
-type rig struct {
+type hubRig struct {
 	hub    *Hub
 	srv    *httptest.Server
 	joined chan []string
@@ -76,8 +76,8 @@ type rig struct {
 	mu     sync.Mutex
 }
 
-func newRig(t *testing.T) *rig {
-	r := &rig{joined: make(chan []string, 8), left: make(chan []string, 8), now: time.Unix(1e9, 0)}
+func newRig(t *testing.T) *hubRig {
+	r := &hubRig{joined: make(chan []string, 8), left: make(chan []string, 8), now: time.Unix(1e9, 0)}
 	r.hub = NewHub(Config{Per: 2, Poll: 100 * time.Millisecond, Lease: time.Minute,
 		Join:  func(d []string) { r.joined <- d },
 		Leave: func(d []string) { r.left <- d },
@@ -87,7 +87,7 @@ func newRig(t *testing.T) *rig {
 	return r
 }
 
-func (r *rig) worker(t *testing.T, name, role string, gpus []string, ex Executor) (*Worker, <-chan error) {
+func (r *hubRig) worker(t *testing.T, name, role string, gpus []string, ex Executor) (*Worker, <-chan error) {
 	w := &Worker{URL: r.srv.URL, Secret: r.hub.Admit(name), Role: role, GPUs: gpus, Host: "node-" + name, Dir: t.TempDir(), Exec: ex, Flush: 10 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)

@@ -171,24 +171,28 @@ func TestWorkerShare(t *testing.T) {
 // names; a run node needs one ($LESSONS_GPU fakes it).
 func TestWorkerMachine(t *testing.T) {
 	machinetest.Fake(t, "none")
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("LESSONS_DRIVER_CHECK", "off")
 	var log strings.Builder
 	w := &Worker{Stage: slurm.StageBuild, Log: &log}
-	m, err := w.machine(t.Context(), &Plan{Capability: "8.0"})
-	if err != nil || m.Arch() != "sm_80" {
-		t.Errorf("build node: %v %v", m, err)
+	r, err := w.rig(t.Context(), &Plan{Capability: "8.0"})
+	if err != nil || r.Machine.Arch() != "sm_80" || r.Sandbox == nil {
+		t.Fatalf("build node: %v %v", r, err)
 	}
-	if _, err := w.machine(t.Context(), &Plan{}); err == nil || !strings.Contains(err.Error(), "names no GPU") {
+	r.Close()
+	if _, err := w.rig(t.Context(), &Plan{}); err == nil || !strings.Contains(err.Error(), "names no GPU") {
 		t.Errorf("no capability: %v", err)
 	}
 	w.Stage = slurm.StageRun
 	var tool *failure.Tool
-	if _, err := w.machine(t.Context(), &Plan{Capability: "9.0"}); !errors.As(err, &tool) {
+	if _, err := w.rig(t.Context(), &Plan{Capability: "9.0"}); !errors.As(err, &tool) {
 		t.Errorf("run node without a GPU: %v", err)
 	}
 	t.Setenv("LESSONS_GPU", "Fake A100,8.0,1024")
-	if m, err = w.machine(t.Context(), &Plan{Capability: "9.0"}); err != nil || m.Arch() != "sm_80" {
-		t.Fatalf("run node: %v %v", m, err)
+	if r, err = w.rig(t.Context(), &Plan{Capability: "9.0"}); err != nil || r.Machine.Arch() != "sm_80" {
+		t.Fatalf("run node: %v %v", r, err)
 	}
+	r.Close()
 	if !strings.Contains(log.String(), "this node's GPU is sm_80, the build tasks built for 9.0: building here") {
 		t.Errorf("log %q", log.String())
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,13 +12,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/course"
-	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/machine"
+	"github.com/cudalessons/lessons/internal/rig"
 	"github.com/cudalessons/lessons/internal/slurm"
 	"github.com/cudalessons/lessons/internal/ui"
 )
@@ -73,26 +73,15 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := w.machine(ctx, p)
+	r, err := w.rig(ctx, p)
 	if err != nil {
 		return err
 	}
-	tk := exercise.NewToolkit(m.Compiler(), m.Cache)
+	defer r.Close()
+	tk, sb := r.Toolkit, r.Sandbox
 	if w.Stage == slurm.StageRun {
-		// The driver's view of each run, as a local grade has it.
-		tk.Driver = exercise.DriverWatcher()
-		if _, err := tk.StatsLibrary(ctx); err != nil {
-			return err
-		}
-		witness, done := tk.WatchRuns()
-		defer done()
-		fmt.Fprintf(w.Log, "lessons grade worker: outside witness %s\n", witness)
+		fmt.Fprintf(w.Log, "lessons grade worker: outside witness %s\n", r.Witness)
 	}
-	sb, err := exercise.TempSandbox("lessons-task-")
-	if err != nil {
-		return err
-	}
-	defer sb.Close()
 	if w.Stage == slurm.StageBuild {
 		return w.build(ctx, grade.Pipeline{Toolkit: tk, Runner: sb}, tasks)
 	}
@@ -163,30 +152,25 @@ func (w *Worker) tasks(p *Plan, items []Item) ([]*grade.Task, error) {
 	return tasks, nil
 }
 
-// machine is this node's: a CPU node builds for the run nodes' GPU, as a
-// run node would; a run node needs a GPU.
-func (w *Worker) machine(ctx context.Context, p *Plan) (*machine.Machine, error) {
+// rig is this node's: a run node needs a GPU (the driver's view of each
+// run, as a local grade has it); a CPU node builds for the run nodes'
+// GPU, as a run node would.
+func (w *Worker) rig(ctx context.Context, p *Plan) (*rig.Rig, error) {
 	if w.Stage == slurm.StageRun {
-		m, err := machine.Need(ctx, "grade worker")
+		r, err := rig.RunNode(ctx, "grade worker", "lessons-task-")
 		if err != nil {
 			return nil, err
 		}
-		if p.Capability != "" && m.Arch() != "sm_"+strings.ReplaceAll(p.Capability, ".", "") {
-			fmt.Fprintf(w.Log, "lessons grade worker: this node's GPU is %s, the build tasks built for %s: building here\n", m.Arch(), p.Capability)
+		if p.Capability != "" && r.Machine.Arch() != "sm_"+strings.ReplaceAll(p.Capability, ".", "") {
+			fmt.Fprintf(w.Log, "lessons grade worker: this node's GPU is %s, the build tasks built for %s: building here\n", r.Machine.Arch(), p.Capability)
 		}
-		return m, nil
+		return r, nil
 	}
-	m, err := machine.Find(ctx, "")
-	if err != nil {
-		return nil, failure.Toolf("a build task needs nvcc: %w", err)
-	}
-	var dev gpu.Device
-	if _, err := fmt.Sscanf(p.Capability, "%d.%d", &dev.Major, &dev.Minor); err != nil {
+	r, err := rig.BuildNode(ctx, p.Capability, "lessons-task-")
+	if errors.Is(err, rig.ErrCapability) {
 		return nil, fmt.Errorf("grade worker: the plan names no GPU to build for (%q)", p.Capability)
 	}
-	dev.Name = "the run nodes' GPU"
-	m.Info, m.GPUErr = &gpu.Info{Devices: []gpu.Device{dev}}, nil
-	return m, nil
+	return r, err
 }
 
 // build builds a share of the distinct files into the shared cache, on
@@ -334,7 +318,7 @@ func (w *Worker) preflight(ctx context.Context) error {
 	if err != nil {
 		bad = append(bad, fmt.Sprintf("the compile cache %s cannot be written: %v", cache, err))
 	}
-	m, err := machine.Find(ctx, "")
+	m, err := rig.Look(ctx)
 	if err != nil {
 		bad = append(bad, fmt.Sprintf("nvcc: %v", err))
 	}

@@ -6,9 +6,13 @@
 // Every frame verifies: the key is the run's. Nothing inside the process
 // can stop a program from reading its own memory; only the witness
 // outside it (no cudaMalloc counted, one claimed) catches it, or the
-// review of what the source names.
-// needs: witness
-// want: the statistics record does not match what the kernel saw|dl_iterate_phdr
+// review of what the source names. The library is built without its
+// symbol table now (.symtab stripped): the names are not there to find,
+// and the forger stops (exit status 73). One that knows where the key
+// lies in the grader's build of the library (its source is public, its
+// build reproducible) still signs its own record: only the witness
+// catches that.
+// want: exit status 73|the statistics record does not match what the kernel saw
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>

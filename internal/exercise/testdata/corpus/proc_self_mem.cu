@@ -6,6 +6,7 @@
 // /proc/self/mem is root's; elsewhere the witness or the scan.
 // needs: witness
 // want: the statistics record does not match what the kernel saw|exit status 71|/proc/self/mem
+// in the sandbox: exit status 71
 #include <fcntl.h>
 #include <stdint.h>
 #include <unistd.h>

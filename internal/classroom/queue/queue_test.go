@@ -1,4 +1,4 @@
-package classroom
+package queue
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func mustQueue(tb testing.TB, q *Queue, s string) *Ticket {
 // round-robin by student, and the places the page shows say so.
 func TestQueueIsRoundRobinByStudent(t *testing.T) {
 	clk := newClock()
-	q := NewQueue([]string{"0"}, 1, clk.now)
+	q := New([]string{"0"}, 1, clk.now)
 	first := mustQueue(t, q, "ann")
 	var ann []*Ticket
 	for range 4 {
@@ -62,12 +62,12 @@ func TestQueueIsRoundRobinByStudent(t *testing.T) {
 
 func TestQueueCapsEachStudent(t *testing.T) {
 	clk := newClock()
-	q := NewQueue([]string{"0"}, 1, clk.now)
+	q := New([]string{"0"}, 1, clk.now)
 	q.MaxQueued = 2
 	a := mustQueue(t, q, "ann")
 	mustQueue(t, q, "ann")
 	_, err := q.Enqueue("ann", false)
-	var full *QueueFullError
+	var full *FullError
 	if !errors.As(err, &full) {
 		t.Fatalf("a third run of ann's: %v, want refused", err)
 	}
@@ -78,7 +78,7 @@ func TestQueueCapsEachStudent(t *testing.T) {
 
 func TestQueueBudgetsGPUTimeAnHour(t *testing.T) {
 	clk := newClock()
-	q := NewQueue([]string{"0"}, 1, clk.now)
+	q := New([]string{"0"}, 1, clk.now)
 	q.Budget = time.Minute
 	a := mustQueue(t, q, "ann")
 	clk.add(50 * time.Second)
@@ -101,7 +101,7 @@ func TestQueueBudgetsGPUTimeAnHour(t *testing.T) {
 
 func TestQueueCancelledWaitLeavesTheQueue(t *testing.T) {
 	clk := newClock()
-	q := NewQueue([]string{"0", "1"}, 1, clk.now)
+	q := New([]string{"0", "1"}, 1, clk.now)
 	a, b := mustQueue(t, q, "ann"), mustQueue(t, q, "bob")
 	c := mustQueue(t, q, "cy")
 	d := mustQueue(t, q, "dee")

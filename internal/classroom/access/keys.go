@@ -1,4 +1,4 @@
-package classroom
+package access
 
 import (
 	"crypto/rand"
@@ -29,9 +29,9 @@ const SessionLife = 14 * 24 * time.Hour
 // ErrBadLink is a sign-in link that is unknown, used or too old.
 var ErrBadLink = errors.New("this sign-in link is not valid: it was used already, replaced, or mistyped; ask your instructor for a new one")
 
-// grant is what a secret (a link's, a session's) stands for. Only the
+// Grant is what a secret (a link's, a session's) stands for. Only the
 // secret's hash is kept on disk: a copy of the class folder signs no one in.
-type grant struct {
+type Grant struct {
 	Who     string    `json:"who"`
 	Role    string    `json:"role"`
 	Made    time.Time `json:"made"`
@@ -49,7 +49,7 @@ type Keys struct {
 	mu    sync.Mutex
 
 	cacheMu    sync.Mutex
-	cached     map[string]*grant // sessions.json as last read
+	cached     map[string]*Grant // sessions.json as last read
 	cachedAt   time.Time
 	cachedSize int64
 }
@@ -57,7 +57,9 @@ type Keys struct {
 // NewKeys keeps keys in dir (the class's private folder).
 func NewKeys(dir string, clock func() time.Time) *Keys { return &Keys{dir: dir, clock: clock} }
 
-func secret() string {
+// Secret is a fresh random secret, hex: a sign-in link's, a session's, a
+// page's token.
+func Secret() string {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		panic("classroom: no randomness: " + err.Error())
@@ -72,7 +74,7 @@ func hashOf(s string) string {
 
 // locked runs fn with the file of name read into m, and writes m back
 // when fn says so; the lock is held across processes.
-func (k *Keys) locked(name string, fn func(m map[string]*grant) (write bool, err error)) error {
+func (k *Keys) locked(name string, fn func(m map[string]*Grant) (write bool, err error)) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	lf, err := os.OpenFile(filepath.Join(k.dir, "keys.lock"), os.O_RDWR|os.O_CREATE, 0o600)
@@ -84,7 +86,7 @@ func (k *Keys) locked(name string, fn func(m map[string]*grant) (write bool, err
 		return fmt.Errorf("lock the class's keys: %w", err)
 	}
 	path := filepath.Join(k.dir, name)
-	m := map[string]*grant{}
+	m := map[string]*Grant{}
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil:
@@ -105,15 +107,15 @@ func (k *Keys) locked(name string, fn func(m map[string]*grant) (write bool, err
 // Invite makes a new sign-in secret for who (a student's id, or
 // "instructor"); the links made for them before stop working.
 func (k *Keys) Invite(who, role string) (string, error) {
-	s := secret()
+	s := Secret()
 	now := k.clock()
-	err := k.locked("invites.json", func(m map[string]*grant) (bool, error) {
+	err := k.locked("invites.json", func(m map[string]*Grant) (bool, error) {
 		for h, g := range m {
 			if g.Who == who && g.Used.IsZero() {
 				delete(m, h)
 			}
 		}
-		m[hashOf(s)] = &grant{Who: who, Role: role, Made: now, Expires: now.Add(30 * 24 * time.Hour)}
+		m[hashOf(s)] = &Grant{Who: who, Role: role, Made: now, Expires: now.Add(30 * 24 * time.Hour)}
 		return true, nil
 	})
 	return s, err
@@ -121,9 +123,9 @@ func (k *Keys) Invite(who, role string) (string, error) {
 
 // Redeem uses a sign-in secret, once, and opens a session for its
 // person: the session's secret goes in the cookie.
-func (k *Keys) Redeem(link string) (session string, g grant, err error) {
+func (k *Keys) Redeem(link string) (session string, g Grant, err error) {
 	now := k.clock()
-	err = k.locked("invites.json", func(m map[string]*grant) (bool, error) {
+	err = k.locked("invites.json", func(m map[string]*Grant) (bool, error) {
 		found := m[hashOf(link)]
 		if found == nil || !found.Used.IsZero() || now.After(found.Expires) {
 			return false, ErrBadLink
@@ -149,9 +151,9 @@ const MaxBrowsers = 8
 // their oldest: the file, read again by every request after a change,
 // stays the size of the class, whatever one person asks for.
 func (k *Keys) Open(who, role, kind string) (string, error) {
-	s := secret()
+	s := Secret()
 	now := k.clock()
-	return s, k.locked("sessions.json", func(m map[string]*grant) (bool, error) {
+	return s, k.locked("sessions.json", func(m map[string]*Grant) (bool, error) {
 		var theirs []string
 		for h, g := range m {
 			switch {
@@ -169,7 +171,7 @@ func (k *Keys) Open(who, role, kind string) (string, error) {
 		for _, h := range theirs[min(keep, len(theirs)):] {
 			delete(m, h)
 		}
-		m[hashOf(s)] = &grant{Who: who, Role: role, Made: now, Expires: now.Add(SessionLife), Kind: kind}
+		m[hashOf(s)] = &Grant{Who: who, Role: role, Made: now, Expires: now.Add(SessionLife), Kind: kind}
 		return true, nil
 	})
 }
@@ -177,20 +179,20 @@ func (k *Keys) Open(who, role, kind string) (string, error) {
 // Session is who a session's secret stands for, if it is live. Every
 // request asks: the file is read again only when it changed (a sign-in,
 // a sign-out), as its size and time say.
-func (k *Keys) Session(s string) (grant, bool) {
+func (k *Keys) Session(s string) (Grant, bool) {
 	if s == "" {
-		return grant{}, false
+		return Grant{}, false
 	}
 	path := filepath.Join(k.dir, "sessions.json")
 	st, err := os.Stat(path)
 	if err != nil {
-		return grant{}, false
+		return Grant{}, false
 	}
 	k.cacheMu.Lock()
 	defer k.cacheMu.Unlock()
 	if k.cached == nil || !st.ModTime().Equal(k.cachedAt) || st.Size() != k.cachedSize {
 		k.cached = nil
-		k.locked("sessions.json", func(m map[string]*grant) (bool, error) {
+		k.locked("sessions.json", func(m map[string]*Grant) (bool, error) {
 			k.cached = m
 			return false, nil
 		})
@@ -199,12 +201,12 @@ func (k *Keys) Session(s string) (grant, bool) {
 	if found := k.cached[hashOf(s)]; found != nil && !k.clock().After(found.Expires) {
 		return *found, true
 	}
-	return grant{}, false
+	return Grant{}, false
 }
 
 // Close ends a session.
 func (k *Keys) Close(s string) error {
-	return k.locked("sessions.json", func(m map[string]*grant) (bool, error) {
+	return k.locked("sessions.json", func(m map[string]*Grant) (bool, error) {
 		delete(m, hashOf(s))
 		return true, nil
 	})

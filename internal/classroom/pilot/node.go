@@ -1,4 +1,4 @@
-package classroom
+package pilot
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudalessons/lessons/internal/classroom/pilot"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/grade"
@@ -34,15 +33,15 @@ type Node struct {
 	courses map[string]*course.Course
 }
 
-var _ pilot.Executor = (*Node)(nil)
+var _ Executor = (*Node)(nil)
 
 // Cell runs a cell's command in ws on the job's GPU. The environment is
 // this node's (its toolkit, its PATH) with what the page set for the
 // cell, the server's workspace named as this node's.
-func (n *Node) Cell(ctx context.Context, job *pilot.Job, ws string, out io.Writer) (pilot.Exit, error) {
+func (n *Node) Cell(ctx context.Context, job *Job, ws string, out io.Writer) (Exit, error) {
 	env, err := n.Env(ws)
 	if err != nil {
-		return pilot.Exit{}, err
+		return Exit{}, err
 	}
 	// The pilot's own environment stays the pilot's: the cell's is
 	// built for it.
@@ -54,26 +53,26 @@ func (n *Node) Cell(ctx context.Context, job *pilot.Job, ws string, out io.Write
 		if strings.HasPrefix(v, "PATH=") || strings.HasPrefix(v, "CUDA_VISIBLE_DEVICES=") || strings.HasPrefix(v, "LD_PRELOAD=") {
 			continue
 		}
-		vars = append(vars, strings.ReplaceAll(v, pilot.WorkspaceVar, ws))
+		vars = append(vars, strings.ReplaceAll(v, WorkspaceVar, ws))
 	}
 	vars = append(append(vars, env.Vars...), "CUDA_VISIBLE_DEVICES="+job.Device)
 	var argv []string
 	for _, a := range job.Argv {
-		argv = append(argv, strings.ReplaceAll(a, pilot.WorkspaceVar, ws))
+		argv = append(argv, strings.ReplaceAll(a, WorkspaceVar, ws))
 	}
 	if len(argv) == 0 {
-		return pilot.Exit{}, errors.New("class node: a cell without a command")
+		return Exit{}, errors.New("class node: a cell without a command")
 	}
 	res, err := n.Cells(ws, job.Slot).Run(ctx, runner.Spec{Argv: argv, Dir: ws, Env: vars, Timeout: job.Timeout, MaxOutput: job.MaxOutput}, out)
 	if err != nil {
-		return pilot.Exit{}, err
+		return Exit{}, err
 	}
-	return pilot.Exit{Code: res.ExitCode, Signal: int(res.Signal), TimedOut: res.TimedOut, Truncated: res.Truncated, Canceled: res.Canceled, OutOfMemory: res.OutOfMemory, Duration: res.Duration}, nil
+	return Exit{Code: res.ExitCode, Signal: int(res.Signal), TimedOut: res.TimedOut, Truncated: res.Truncated, Canceled: res.Canceled, OutOfMemory: res.OutOfMemory, Duration: res.Duration}, nil
 }
 
 // task is the job's grade task, read from the course as the server read
 // it: the same spec, the hidden checks left out for a check.
-func (n *Node) task(job *pilot.Job, root string, files []pilot.FileData) (*grade.Task, error) {
+func (n *Node) task(job *Job, root string, files []FileData) (*grade.Task, error) {
 	n.mu.Lock()
 	if n.courses == nil {
 		n.courses = map[string]*course.Course{}
@@ -111,7 +110,7 @@ func (n *Node) task(job *pilot.Job, root string, files []pilot.FileData) (*grade
 }
 
 // Build builds the job's exercise; the program comes back in the result.
-func (n *Node) Build(ctx context.Context, job *pilot.Job, root string, files []pilot.FileData) (*pilot.Result, error) {
+func (n *Node) Build(ctx context.Context, job *Job, root string, files []FileData) (*Result, error) {
 	t, err := n.task(job, root, files)
 	if err != nil {
 		return nil, err
@@ -121,17 +120,17 @@ func (n *Node) Build(ctx context.Context, job *pilot.Job, root string, files []p
 		return nil, b.Err
 	}
 	if b.Prog == "" {
-		return &pilot.Result{Failed: b.Failed, Took: b.Took}, nil
+		return &Result{Failed: b.Failed, Took: b.Took}, nil
 	}
 	prog, err := os.ReadFile(b.Prog)
 	if err != nil {
 		return nil, fmt.Errorf("class node: the program built: %w", err)
 	}
-	return &pilot.Result{Prog: prog, Took: b.Took}, nil
+	return &Result{Prog: prog, Took: b.Took}, nil
 }
 
 // Run runs prog, the job's program, on the job's GPU and judges it.
-func (n *Node) Run(ctx context.Context, job *pilot.Job, root string, files []pilot.FileData, prog string) (*pilot.Result, error) {
+func (n *Node) Run(ctx context.Context, job *Job, root string, files []FileData, prog string) (*Result, error) {
 	t, err := n.task(job, root, files)
 	if err != nil {
 		return nil, err
@@ -144,5 +143,5 @@ func (n *Node) Run(ctx context.Context, job *pilot.Job, root string, files []pil
 	if ran.Took == 0 {
 		ran.Took = time.Since(start)
 	}
-	return &pilot.Result{Results: ran.Results, Output: ran.Output, Took: ran.Took}, nil
+	return &Result{Results: ran.Results, Output: ran.Output, Took: ran.Took}, nil
 }

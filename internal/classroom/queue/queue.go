@@ -1,4 +1,4 @@
-package classroom
+package queue
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"github.com/cudalessons/lessons/internal/grade"
 )
 
-// QueueFullError is a run refused because its student already has as
+// FullError is a run refused because its student already has as
 // many queued or running as the instructor allows.
-type QueueFullError struct{ Max int }
+type FullError struct{ Max int }
 
-func (e *QueueFullError) Error() string {
+func (e *FullError) Error() string {
 	return fmt.Sprintf("you already have %d runs queued or running, the most this class allows: wait for one to end (or stop one)", e.Max)
 }
 
@@ -75,7 +75,7 @@ type Ticket struct {
 }
 
 // NewQueue is a queue with perDevice run slots on each device.
-func NewQueue(devices []string, perDevice int, clock func() time.Time) *Queue {
+func New(devices []string, perDevice int, clock func() time.Time) *Queue {
 	q := &Queue{clock: clock, gates: map[string]*grade.GPU{}, waiting: map[string][]*Ticket{}, running: map[string]int{}, used: map[string][]use{}, mean: time.Second}
 	if len(devices) == 0 {
 		devices = []string{"0"}
@@ -127,10 +127,10 @@ func (q *Queue) Enqueue(student string, timed bool) (*Ticket, error) {
 	return t, nil
 }
 
-// refuse says why a run of student's would be refused now, nil when it
+// Refuse says why a run of student's would be refused now, nil when it
 // would queue: a cell asks before it builds, so that a refused run
 // costs no build.
-func (q *Queue) refuse(student string) error {
+func (q *Queue) Refuse(student string) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.refuseLocked(student, q.clock())
@@ -138,7 +138,7 @@ func (q *Queue) refuse(student string) error {
 
 func (q *Queue) refuseLocked(student string, now time.Time) error {
 	if q.MaxQueued > 0 && len(q.waiting[student])+q.running[student] >= q.MaxQueued {
-		return &QueueFullError{Max: q.MaxQueued}
+		return &FullError{Max: q.MaxQueued}
 	}
 	if q.Budget > 0 {
 		if used, oldest := q.usedLocked(student, now); used >= q.Budget {
@@ -189,6 +189,13 @@ func (q *Queue) nextLocked() *Ticket {
 		}
 	}
 	return nil
+}
+
+// Slots is how many run slots the queue has over its GPUs.
+func (q *Queue) Slots() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.slots)
 }
 
 // Place is where a waiting run stands (1: next), and how many wait in
@@ -293,8 +300,8 @@ func (t *Ticket) doneLocked(took time.Duration) {
 	q.dispatchLocked()
 }
 
-// QueueState is the queue as the instructor's view shows it.
-type QueueState struct {
+// State is the queue as the instructor's view shows it.
+type State struct {
 	Slots    int                      `json:"slots"`
 	Busy     map[string]int           `json:"busy"` // runs on each device
 	Waiting  map[string]int           `json:"waiting"`
@@ -307,11 +314,11 @@ type QueueState struct {
 }
 
 // State is a copy of the queue's state.
-func (q *Queue) State() QueueState {
+func (q *Queue) State() State {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.clock()
-	st := QueueState{Slots: q.onLocked(), Busy: map[string]int{}, Waiting: map[string]int{}, Running: map[string]int{}, GPUHour: map[string]time.Duration{},
+	st := State{Slots: q.onLocked(), Busy: map[string]int{}, Waiting: map[string]int{}, Running: map[string]int{}, GPUHour: map[string]time.Duration{},
 		Started: q.Started, MeanRun: q.mean, Budget: q.Budget, MaxQueue: q.MaxQueued}
 	for _, s := range q.slots {
 		if !s.off {

@@ -1,8 +1,6 @@
-package classroom
+package queue
 
 import (
-	"syscall"
-
 	"github.com/cudalessons/lessons/internal/grade"
 )
 
@@ -59,5 +57,3 @@ func (q *Queue) onLocked() int {
 	}
 	return n
 }
-
-func sigOf(n int) syscall.Signal { return syscall.Signal(n) }

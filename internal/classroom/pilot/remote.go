@@ -1,4 +1,4 @@
-package classroom
+package pilot
 
 import (
 	"context"
@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
-	"github.com/cudalessons/lessons/internal/classroom/pilot"
+	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/safefs"
@@ -21,7 +22,7 @@ import (
 // and every build to a build node while one is connected. What stays
 // here is the queue, the students' files and the gradebook.
 type Remote struct {
-	Hub *pilot.Hub
+	Hub *Hub
 	// Course is the course's root, sent to the nodes (as a tar.gz, by
 	// its hash) for their exercises' specs; Solutions (from the root)
 	// go empty: the secret specs beside them are needed there, their
@@ -40,7 +41,7 @@ type Remote struct {
 
 // Join and Leave are the hub's callbacks for queue q: a worker's GPUs
 // get per run slots each while it is connected.
-func Join(q *Queue, per int) func([]string) {
+func Join(q *queue.Queue, per int) func([]string) {
 	return func(devs []string) {
 		for _, d := range devs {
 			q.AddDevice(d, per)
@@ -49,7 +50,7 @@ func Join(q *Queue, per int) func([]string) {
 }
 
 // Leave takes a gone worker's GPUs out of q.
-func Leave(q *Queue) func([]string) {
+func Leave(q *queue.Queue) func([]string) {
 	return func(devs []string) {
 		for _, d := range devs {
 			q.DropDevice(d)
@@ -59,8 +60,8 @@ func Leave(q *Queue) func([]string) {
 
 func (r *Remote) course() ([]byte, string, error) {
 	r.once.Do(func() {
-		r.tgz, r.tgzError = pilot.Tar(r.Course, r.Solutions)
-		r.tgzHash = pilot.Hash(r.tgz)
+		r.tgz, r.tgzError = Tar(r.Course, r.Solutions)
+		r.tgzHash = Hash(r.tgz)
 	})
 	return r.tgz, r.tgzHash, r.tgzError
 }
@@ -78,20 +79,20 @@ type remoteToolchain struct {
 
 // job is t as a node's job: the course, the student's files and
 // whether the hidden checks are left out.
-func (r *Remote) job(kind string, t *grade.Task) (*pilot.Job, map[string][]byte, error) {
+func (r *Remote) job(kind string, t *grade.Task) (*Job, map[string][]byte, error) {
 	tgz, h, err := r.course()
 	if err != nil {
 		return nil, nil, err
 	}
 	blobs := map[string][]byte{h: tgz}
-	job := &pilot.Job{Kind: kind, Course: h, Exercise: t.Exercise.ID, Student: t.Student, SourceHash: t.SourceHash, Timed: t.Spec.Timed,
+	job := &Job{Kind: kind, Course: h, Exercise: t.Exercise.ID, Student: t.Student, SourceHash: t.SourceHash, Timed: t.Spec.Timed,
 		// A check's spec is the public one (no hidden checks or runs);
 		// a spec with none of them is the same either way.
 		Public: t.Spec.Hidden() == 0 && len(t.Spec.HiddenRuns) == 0}
 	add := func(name string, data []byte) {
-		hh := pilot.Hash(data)
+		hh := Hash(data)
 		blobs[hh] = data
-		job.Files = append(job.Files, pilot.File{Name: name, Hash: hh, Size: int64(len(data))})
+		job.Files = append(job.Files, File{Name: name, Hash: hh, Size: int64(len(data))})
 	}
 	add(t.SourceName, t.Source)
 	for _, f := range t.Files {
@@ -104,12 +105,12 @@ func (rt remoteToolchain) Build(ctx context.Context, t *grade.Task, slot int) *g
 	if !rt.r.Hub.Builders() {
 		return rt.local.Build(ctx, t, slot)
 	}
-	job, blobs, err := rt.r.job(pilot.KindBuild, t)
+	job, blobs, err := rt.r.job(KindBuild, t)
 	if err != nil {
 		return &grade.Built{Err: err}
 	}
 	res, err := rt.r.Hub.Do(ctx, "", job, blobs, nil, 0)
-	if errors.Is(err, pilot.ErrNoWorker) {
+	if errors.Is(err, ErrNoWorker) {
 		return rt.local.Build(ctx, t, slot)
 	}
 	if err == nil && res.Err != "" {
@@ -121,7 +122,7 @@ func (rt remoteToolchain) Build(ctx context.Context, t *grade.Task, slot int) *g
 	if len(res.Failed) > 0 || len(res.Prog) == 0 {
 		return &grade.Built{Failed: res.Failed, Took: res.Took}
 	}
-	p := filepath.Join(rt.r.Progs, pilot.Hash(res.Prog))
+	p := filepath.Join(rt.r.Progs, Hash(res.Prog))
 	if _, err := os.Stat(p); err != nil {
 		if err := os.MkdirAll(rt.r.Progs, 0o700); err != nil {
 			return &grade.Built{Err: err}
@@ -134,10 +135,10 @@ func (rt remoteToolchain) Build(ctx context.Context, t *grade.Task, slot int) *g
 }
 
 func (rt remoteToolchain) Run(ctx context.Context, t *grade.Task, b *grade.Built, device string, slot int) (*grade.Ran, error) {
-	if !pilot.Remote(device) {
+	if !OnNode(device) {
 		return rt.local.Run(ctx, t, b, device, slot)
 	}
-	job, blobs, err := rt.r.job(pilot.KindRun, t)
+	job, blobs, err := rt.r.job(KindRun, t)
 	if err != nil {
 		return nil, err
 	}
@@ -145,9 +146,9 @@ func (rt remoteToolchain) Run(ctx context.Context, t *grade.Task, b *grade.Built
 	if err != nil {
 		return nil, fmt.Errorf("run %s on a node: its program: %w", t.Exercise.ID, err)
 	}
-	h := pilot.Hash(prog)
+	h := Hash(prog)
 	blobs[h] = prog
-	job.Prog = &pilot.File{Name: "prog", Hash: h, Size: int64(len(prog)), Mode: 0o755}
+	job.Prog = &File{Name: "prog", Hash: h, Size: int64(len(prog)), Mode: 0o755}
 	res, err := rt.r.Hub.Do(ctx, device, job, blobs, nil, 0)
 	if err != nil {
 		return nil, err
@@ -179,12 +180,12 @@ func (rc remoteCells) Run(ctx context.Context, spec runner.Spec, out io.Writer) 
 			dev = d // the last one is the queue's
 		}
 	}
-	if !pilot.Remote(dev) {
+	if !OnNode(dev) {
 		return rc.local.Run(ctx, spec, out)
 	}
-	files, blobs, err := pilot.Snapshot(rc.ws)
-	if errors.Is(err, pilot.ErrTooBig) {
-		return nil, fmt.Errorf("class: the lesson's workspace holds more than a run on a GPU node carries (%d files, %d MiB): Restart the page to empty it", pilot.MaxFiles, pilot.MaxBytes>>20)
+	files, blobs, err := Snapshot(rc.ws)
+	if errors.Is(err, ErrTooBig) {
+		return nil, fmt.Errorf("class: the lesson's workspace holds more than a run on a GPU node carries (%d files, %d MiB): Restart the page to empty it", MaxFiles, MaxBytes>>20)
 	}
 	if err != nil {
 		return nil, err
@@ -200,13 +201,13 @@ func (rc remoteCells) Run(ctx context.Context, spec runner.Spec, out io.Writer) 
 		if own[v] || strings.HasPrefix(v, "PATH=") || strings.HasPrefix(v, "CUDA_VISIBLE_DEVICES=") {
 			continue
 		}
-		env = append(env, strings.ReplaceAll(v, rc.ws, pilot.WorkspaceVar))
+		env = append(env, strings.ReplaceAll(v, rc.ws, WorkspaceVar))
 	}
 	var argv []string
 	for _, a := range spec.Argv {
-		argv = append(argv, strings.ReplaceAll(a, rc.ws, pilot.WorkspaceVar))
+		argv = append(argv, strings.ReplaceAll(a, rc.ws, WorkspaceVar))
 	}
-	job := &pilot.Job{Kind: pilot.KindCell, Workspace: pilot.Hash([]byte(rc.ws))[:32], Files: files, Argv: argv, Env: env, Timeout: spec.Timeout, MaxOutput: spec.MaxOutput}
+	job := &Job{Kind: KindCell, Workspace: Hash([]byte(rc.ws))[:32], Files: files, Argv: argv, Env: env, Timeout: spec.Timeout, MaxOutput: spec.MaxOutput}
 	res, err := rc.r.Hub.Do(ctx, dev, job, blobs, out, spec.MaxOutput)
 	if err != nil {
 		return nil, err
@@ -214,12 +215,14 @@ func (rc remoteCells) Run(ctx context.Context, spec runner.Spec, out io.Writer) 
 	if res.Err != "" {
 		return nil, fmt.Errorf("class: the GPU node could not run the cell: %s", res.Err)
 	}
-	if err := pilot.Apply(rc.ws, res.Changed, res.Removed); err != nil {
+	if err := Apply(rc.ws, res.Changed, res.Removed); err != nil {
 		return nil, fmt.Errorf("class: the files the cell wrote on the node: %w", err)
 	}
 	if res.Truncated {
-		fmt.Fprintf(out, "(the cell wrote more than comes back from a GPU node: its first %d MiB are kept)\n", pilot.MaxBytes>>20)
+		fmt.Fprintf(out, "(the cell wrote more than comes back from a GPU node: its first %d MiB are kept)\n", MaxBytes>>20)
 	}
 	e := res.Exit
 	return &runner.Result{ExitCode: e.Code, Signal: sigOf(e.Signal), TimedOut: e.TimedOut, Truncated: e.Truncated, Canceled: e.Canceled, OutOfMemory: e.OutOfMemory, Duration: e.Duration}, nil
 }
+
+func sigOf(n int) syscall.Signal { return syscall.Signal(n) }

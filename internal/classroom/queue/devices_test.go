@@ -1,4 +1,4 @@
-package classroom
+package queue
 
 import "testing"
 
@@ -7,7 +7,7 @@ import "testing"
 // its own again (no more slots than it has).
 func TestQueueTakesAndDropsANodesGPUs(t *testing.T) {
 	c := newClock()
-	q := NewQueue([]string{"0"}, 1, c.now)
+	q := New([]string{"0"}, 1, c.now)
 	q.DropDevice("0") // the server's own GPU left out (--slurm-only)
 	a := mustQueue(t, q, "ann")
 	if granted(a) {

@@ -1,0 +1,85 @@
+package exercise
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/checker"
+)
+
+// TestWitnessDriverCounts: a program that loads the driver itself
+// (dlopen of libcuda.so.1, a stand-in here) and allocates through it.
+// The library counts its cuMemAlloc as cudaMalloc (malloc_calls) and its
+// cuMemAllocAsync as cudaMallocAsync; the kernel counts them at the
+// driver's entry points (cuMemAlloc, cuMemAllocAsync, ...) and none at
+// the runtime's. Measured with every count compared (witnessAll), the
+// driver's counts equal the program's calls exactly, and the record's
+// runtime figures differ from the runtime's probes by exactly those
+// calls; as a grade compares (the runtime's counts only, and not those
+// where the program called the driver itself), the run passes with no
+// witness check at all: the driver's counts are recorded, not compared.
+func TestWitnessDriverCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler here")
+	}
+	w, why := OpenWitness()
+	if w == nil {
+		t.Skipf("no outside witness here: %s", why)
+	}
+	defer w.Close()
+	tk.Witness = w
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	drv := t.TempDir()
+	src, _ := filepath.Abs("testdata/driver/libcuda.c")
+	if out, err := exec.Command(cc, "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o", filepath.Join(drv, "libcuda.so.1"), src).CombinedOutput(); err != nil {
+		t.Fatalf("the stand-in driver: %v\n%s", err, out)
+	}
+	prog, _ := filepath.Abs("testdata/driver/own_driver.cu")
+	s := spec(t, fmt.Sprintf("flags = [\"-Xlinker\", \"-rpath=%s\"]\n[[check]]\nexit = 0\n[[check]]\nstat = \"malloc_calls\"\nequals = 3\n[[check]]\nstat = \"malloc_async_calls\"\nequals = 2\n", drv))
+	run := func(hash string) *Verdict {
+		j := &Job{ID: "driver", Spec: s, Dir: t.TempDir(), Hash: hash, Files: []File{{Name: "own_driver.cu", Path: prog}}}
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	witnessAll = true
+	v := run("all")
+	witnessAll = false
+	got := ""
+	for _, r := range v.Results {
+		if r.Name == checker.WitnessCheckName {
+			got = r.Got
+		}
+	}
+	t.Logf("every count compared: %s", got)
+	for _, want := range []string{
+		"cuMemAlloc: the record says 0, the kernel counted 3", "cuMemFree: the record says 0, the kernel counted 3",
+		"cuMemAllocAsync: the record says 0, the kernel counted 2", "cuMemFreeAsync: the record says 0, the kernel counted 2",
+		"malloc_calls: the record says 3, the kernel counted 0", "malloc_async_calls: the record says 2, the kernel counted 0",
+		"free_calls: the record says 3, the kernel counted 0", "free_async_calls: the record says 2, the kernel counted 0",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("measured, no %q in %q", want, got)
+		}
+	}
+	v = run("grade")
+	for _, r := range v.Results {
+		if r.Name == checker.WitnessCheckName {
+			t.Errorf("as a grade compares, a witness check: %+v", r)
+		}
+	}
+	if !v.Passed() {
+		t.Errorf("as a grade compares, the run fails: %+v (output %q)", v.Results, v.Output)
+	}
+}
