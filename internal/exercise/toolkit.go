@@ -112,15 +112,12 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	// Every part beneath the cache's folder, none through a link out of it.
 	for _, f := range kernels.LibraryFiles() {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.Data) {
+		if old, err := safefs.ReadFile(dir, f.Path); err == nil && bytes.Equal(old, f.Data) {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", err
-		}
-		if err := safefs.WriteAtomic(p, f.Data, 0o644); err != nil {
+		if err := safefs.WriteFile(dir, f.Path, f.Data, 0o644); err != nil {
 			return "", err
 		}
 	}
