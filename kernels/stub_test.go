@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/kernels"
 )
 
 // stubRun is the statistics library, built with nvcc as lessons builds
@@ -31,11 +30,7 @@ func buildStub(t *testing.T, prog string) stubRun {
 		t.Skip("no C compiler here")
 	}
 	dir := t.TempDir()
-	for name, data := range map[string][]byte{"allocstats.cu": kernels.AllocStats, "timeline.h": kernels.Timeline} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeLibrary(t, dir)
 	stub, _ := filepath.Abs("testdata/stub")
 	for _, argv := range [][]string{
 		{nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu"},

@@ -1,6 +1,6 @@
 // timeline.h: the trace of a run, for lessons' timeline (internal/timeline
-// reads it). Included by allocstats.cu inside its anonymous namespace, after
-// the channel's section: the hooks call these functions in one line each.
+// reads it). Included by allocstats/channel.h inside the library's anonymous
+// namespace, after the channel: the hooks call these functions in one line each.
 //
 // With $LESSONS_STATS_TRACE unset nothing is kept: every function returns at
 // its first test of tlOn. Set, each traced call appends one fixed-size event

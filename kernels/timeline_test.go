@@ -12,7 +12,6 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/timeline"
-	"github.com/cudalessons/lessons/kernels"
 )
 
 var traceOut = flag.String("trace-out", "", "write the stand-in run's trace here (internal/timeline/testdata/recorded/stub-race.trace)")
@@ -32,11 +31,7 @@ func TestLibraryTracesARun(t *testing.T) {
 		t.Skip("no C compiler here")
 	}
 	dir := t.TempDir()
-	for name, data := range map[string][]byte{"allocstats.cu": kernels.AllocStats, "timeline.h": kernels.Timeline} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeLibrary(t, dir)
 	stub, _ := filepath.Abs("testdata/stub")
 	for _, argv := range [][]string{
 		{nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu"},

@@ -163,7 +163,7 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if msg == "" {
 			msg = "class: sign in first, with the link your instructor gave you"
 		}
-		if code == http.StatusUnauthorized && c.cfg.ProxyHeader == "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, classPrefix+"api/") && !strings.HasPrefix(r.URL.Path, "/_lessons/api/") {
+		if code == http.StatusUnauthorized && c.cfg.ProxyHeader == "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, classPrefix+"api/") && !strings.HasPrefix(r.URL.Path, serve.APIPrefix) {
 			c.page401(w, msg)
 			return
 		}
@@ -199,11 +199,11 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Origin") != "" {
 		r2.Header.Set("Origin", "http://"+r.Host)
 	}
-	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/_lessons/api/") {
-		op := strings.TrimPrefix(r.URL.Path, "/_lessons/api/")
+	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, serve.APIPrefix) {
+		op := strings.TrimPrefix(r.URL.Path, serve.APIPrefix)
 		// The op names the audit log's action: one the page cannot do
 		// ("submitted", "signin") would be a line in the server's name.
-		if !pageOps[op] {
+		if !serve.PagePosts(op) {
 			http.Error(w, "class: no such request: "+r.Method+" "+r.URL.Path, http.StatusNotFound)
 			return
 		}
@@ -233,9 +233,6 @@ func (c *Class) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	srv.ServeHTTP(w, r2)
 }
-
-// pageOps are what a page may post to its notebook server (serve's API).
-var pageOps = map[string]bool{"run": true, "stop": true, "restart": true, "edit": true, "reset": true, "check": true}
 
 func (c *Class) page401(w http.ResponseWriter, msg string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -14,6 +14,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/course/coursetest"
 	"github.com/cudalessons/lessons/internal/failure"
+	"github.com/cudalessons/lessons/kernels"
 )
 
 // fakeNVCC is an nvcc that builds a shell script from the source's
@@ -182,6 +183,39 @@ func TestStatsLibraryToolError(t *testing.T) {
 	os.Unsetenv("FAKE_NVCC_FAIL")
 	if _, err := tk.StatsLibrary(context.Background()); err != nil {
 		t.Fatalf("once nvcc works: %v", err)
+	}
+}
+
+// Every part of the library (allocstats.cu, its sections, timeline.h) is
+// written beneath the cache's kernels folder before the build, and a link
+// there leading out of it is not written through.
+func TestStatsLibraryWritesEveryPart(t *testing.T) {
+	tk := toolkit(t)
+	if _, err := tk.StatsLibrary(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tk.Cache.Dir, "kernels")
+	for _, f := range kernels.LibraryFiles() {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil || !bytes.Equal(got, f.Data) {
+			t.Errorf("%s: not written as embedded (%v)", f.Path, err)
+		}
+	}
+
+	tk = toolkit(t)
+	dir = filepath.Join(tk.Cache.Dir, "kernels")
+	outside := t.TempDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "allocstats")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tk.StatsLibrary(context.Background()); err == nil {
+		t.Error("the library was built with its sections' folder a link out of the cache")
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("%d files written through the link out of the cache", len(ents))
 	}
 }
 

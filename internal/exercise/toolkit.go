@@ -3,7 +3,6 @@ package exercise
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -71,8 +70,9 @@ func isFile(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// StatsLibrary builds kernels/allocstats.cu through the cache for the
-// host alone (no -arch) and returns the library's path. It is built once;
+// StatsLibrary builds kernels/allocstats.cu, with the headers it
+// includes (kernels.Library), through the cache for the host alone (no
+// -arch) and returns the library's path. It is built once;
 // a build that failed, or was stopped with its caller's ctx, is tried
 // again by the next caller.
 func (tk *Toolkit) StatsLibrary(ctx context.Context) (string, error) {
@@ -97,11 +97,11 @@ func (tk *Toolkit) StatsLibrary(ctx context.Context) (string, error) {
 // its statics (the key, the hooks' pointers) are not in its file for a
 // program to read.
 func statsLibraryArgs(lib, src string) []string {
-	// The cache keys a build by its source and flags: the hash of the
-	// header it includes (timeline.h) in a flag rebuilds the library when
-	// only the header changed.
-	sum := sha256.Sum256(kernels.Timeline)
-	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-DTIMELINE_H_SUM=" + hex.EncodeToString(sum[:8]),
+	// The cache keys a build by its source and flags: the sum of every
+	// file of the library (the sections and timeline.h it includes) in a
+	// flag rebuilds the library when only a header changed.
+	sum := kernels.LibrarySum()
+	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-DLESSONS_LIBRARY_SUM=" + hex.EncodeToString(sum[:8]),
 		"-Xlinker", "-Bsymbolic", "-Xlinker", "-z,now", "-Xlinker", "-z,relro", "-Xlinker", "--strip-all", "-o", lib, src}
 }
 
@@ -112,18 +112,16 @@ func (tk *Toolkit) buildStatsLibrary(ctx context.Context) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	src := filepath.Join(dir, "allocstats.cu")
-	if old, err := os.ReadFile(src); err != nil || !bytes.Equal(old, kernels.AllocStats) {
-		if err := safefs.WriteAtomic(src, kernels.AllocStats, 0o644); err != nil {
+	// Every part beneath the cache's folder, none through a link out of it.
+	for _, f := range kernels.LibraryFiles() {
+		if old, err := safefs.ReadFile(dir, f.Path); err == nil && bytes.Equal(old, f.Data) {
+			continue
+		}
+		if err := safefs.WriteFile(dir, f.Path, f.Data, 0o644); err != nil {
 			return "", err
 		}
 	}
-	hdr := filepath.Join(dir, "timeline.h")
-	if old, err := os.ReadFile(hdr); err != nil || !bytes.Equal(old, kernels.Timeline) {
-		if err := safefs.WriteAtomic(hdr, kernels.Timeline, 0o644); err != nil {
-			return "", err
-		}
-	}
+	src := filepath.Join(dir, kernels.Main)
 	lib := filepath.Join(dir, "liballocstats.so")
 	var log bytes.Buffer
 	b, err := tk.Cache.Build(ctx, runner.Exec{}, comp,

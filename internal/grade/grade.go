@@ -142,6 +142,14 @@ func Hash(data ...[]byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// SpecHash is what a grade of one exercise is judged by besides the
+// submission: its spec, its secret spec and the statistics library (lib,
+// the sum of every file of it, kernels.LibrarySum). A change to any of
+// them grades the exercise again.
+func SpecHash(spec, secret []byte, lib [32]byte) string {
+	return Hash(spec, lib[:], secret)
+}
+
 // Students are the folders of dir, sorted; hidden ones are left out.
 func Students(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
@@ -258,7 +266,7 @@ func Tasks(c *course.Course, subs string, students []string, exercises []*course
 		raw, _ := os.ReadFile(c.Path(x.Spec()))
 		// The secret spec judges too: a change to it grades again.
 		secret, _ := os.ReadFile(c.Path(author.SecretFile(x)))
-		specHash := Hash(raw, kernels.AllocStats, secret)
+		specHash := SpecHash(raw, secret, kernels.LibrarySum())
 		// The course's order, whichever exercises this grade names: the
 		// CSV's columns followed the order they were first graded in.
 		bookXs = append(bookXs, gradebook.Exercise{ID: x.ID, Points: spec.Points, Position: slices.Index(c.Exercises, x)})

@@ -17,9 +17,25 @@ import (
 )
 
 const (
-	apiPrefix   = "/_lessons/api/"
+	apiPrefix   = APIPrefix
 	assetPrefix = "/_lessons/assets/"
 )
+
+// APIPrefix is where the page's API is served: APIPrefix + an operation.
+const APIPrefix = "/_lessons/api/"
+
+// pageAPI is the page's API, each operation with its method: the one list
+// that the page's server answers (anything else is no such request) and
+// that the class server passes on (PagePosts).
+var pageAPI = map[string]string{
+	"events": http.MethodGet, "cells": http.MethodGet, "exercises": http.MethodGet,
+	"run": http.MethodPost, "stop": http.MethodPost, "restart": http.MethodPost,
+	"edit": http.MethodPost, "reset": http.MethodPost, "check": http.MethodPost,
+}
+
+// PagePosts reports whether op is an operation of the page's API that a
+// page posts (run, stop, restart, edit, reset, check).
+func PagePosts(op string) bool { return pageAPI[op] == http.MethodPost }
 
 //go:embed assets
 var assets embed.FS
@@ -184,6 +200,10 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, msg, code)
 			return
 		}
+	}
+	if pageAPI[op] != r.Method {
+		http.Error(w, "serve: no such request: "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+		return
 	}
 	var req struct {
 		Page     string `json:"page"`     // the lesson's page: day070-pools

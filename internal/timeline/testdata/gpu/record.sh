@@ -25,7 +25,9 @@ cap() { local l; l=$(( $(left) - 3 )); [ "$l" -lt "$1" ] && echo $(( l > 1 ? l :
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/gpu.txt" 2>&1
 # The libraries, built as lessons builds them: this one, and the one
 # before the trace (what the trace's code costs when off).
-build() { mkdir -p "$1" && cp "$2"/allocstats.cu "$1"/ && { [ ! -e "$2/timeline.h" ] || cp "$2/timeline.h" "$1"/; } &&
+# The library is allocstats.cu and what it includes (timeline.h, its
+# sections under allocstats/), where they exist.
+build() { mkdir -p "$1" && cp "$2"/allocstats.cu "$1"/ && for p in timeline.h allocstats; do [ ! -e "$2/$p" ] || cp -r "$2/$p" "$1"/ || return; done &&
   (cd "$1" && nvcc -x c++ -shared -Xcompiler -fPIC -cudart none -Xlinker -Bsymbolic -Xlinker -z,now -Xlinker -z,relro -o liballocstats.so allocstats.cu); }
 build /tmp/tl-lib kernels > "$OUT/libbuild.txt" 2>&1 &
 build /tmp/tl-base "$C/base" >> "$OUT/libbuild.txt" 2>&1 &

@@ -1,0 +1,520 @@
+// Included by kernels/allocstats.cu at file scope: one translation unit,
+// one library (see the list of sections there).
+// ---- Several devices (record version 9) ----
+//
+// Which device each thing is on, learnt from the calls themselves so that
+// nothing here asks CUDA (mu is held): the thread's current device
+// (cudaSetDevice; 0 until then), a stream's device (the current one when
+// it was made), a pool's (its properties' location, or the device it was
+// asked of), an allocation's (its pool's). A context made current with the
+// driver API (cuCtxSetCurrent) is not followed.
+namespace {
+thread_local int curDev = 0;
+std::unordered_map<cudaStream_t, int>* streamDev;
+std::unordered_map<cudaMemPool_t, int>* poolDev;
+std::map<int, cudaMemPool_t>* setPools;       // device -> the pool the program made its current pool
+std::map<uintptr_t, int>* allocDev;           // allocation base -> device (stale entries are never asked: find() first)
+std::set<int>* devicesSeen;
+
+void devicesInit() {
+    if (streamDev != nullptr) return;
+    streamDev = new std::unordered_map<cudaStream_t, int>();
+    poolDev = new std::unordered_map<cudaMemPool_t, int>();
+    setPools = new std::map<int, cudaMemPool_t>();
+    allocDev = new std::map<uintptr_t, int>();
+    devicesSeen = new std::set<int>();
+}
+void deviceSeen(int d) {
+    devicesInit();
+    if (d >= 0 && devicesSeen->insert(d).second) rec->devices_used = devicesSeen->size();
+}
+int streamDevice(cudaStream_t s) {
+    devicesInit();
+    auto it = streamDev->find(s);
+    return it == streamDev->end() ? curDev : it->second;
+}
+void streamMade(cudaStream_t s) {
+    devicesInit();
+    (*streamDev)[s] = curDev;
+    deviceSeen(curDev);
+}
+void poolOn(cudaMemPool_t pool, int dev) {
+    devicesInit();
+    if (pool != nullptr) (*poolDev)[pool] = dev;
+}
+int poolDevice(cudaMemPool_t pool) {
+    devicesInit();
+    auto it = poolDev->find(pool);
+    return it == poolDev->end() ? -1 : it->second;
+}
+// asyncAllocOn notes a stream-ordered allocation at p on stream s, from
+// pool (nullptr: the current pool of the stream's device).
+void asyncAllocOn(void* p, cudaStream_t s, cudaMemPool_t pool) {
+    devicesInit();
+    int sd = streamDevice(s), md = sd;
+    if (pool == nullptr) {
+        auto it = setPools->find(sd);
+        if (it != setPools->end()) rec->set_pool_allocs++;
+    } else {
+        md = poolDevice(pool);
+        if (md < 0) md = sd;
+        if (md != sd) rec->cross_device_allocs++;
+    }
+    if (md == 0) rec->device0_async_allocs++;
+    if (md == 1) rec->device1_async_allocs++;
+    (*allocDev)[(uintptr_t)p] = md;
+    deviceSeen(sd);
+    deviceSeen(md);
+}
+void allocOn(void* p) {
+    devicesInit();
+    (*allocDev)[(uintptr_t)p] = curDev;
+    deviceSeen(curDev);
+}
+// deviceOf is the device of the live allocation holding a, or -1.
+int deviceOf(const void* a) {
+    devicesInit();
+    uintptr_t base = 0;
+    if (find((uintptr_t)a, &base) == nullptr) return -1;
+    auto it = allocDev->find(base);
+    return it == allocDev->end() ? -1 : it->second;
+}
+// devicePoolSet notes that pool is now dev's current pool.
+void devicePoolSet(int dev, cudaMemPool_t pool) {
+    devicesInit();
+    (*setPools)[dev] = pool;
+    poolOn(pool, dev);
+    notePool(pool);
+    deviceSeen(dev);
+}
+// copiedBetween counts a copy of n bytes from src to dst as a peer copy
+// when both are allocations the library knows on two devices.
+void copiedBetween(const void* dst, const void* src, size_t n) {
+    int a = deviceOf(dst), b = deviceOf(src);
+    if (a >= 0 && b >= 0 && a != b) { rec->peer_copies++; rec->peer_copy_bytes += n; }
+}
+}  // namespace
+
+HOOK(cudaError_t, cudaMalloc, (void** p, size_t n), (p, n), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) { rec->malloc_bytes += n; added(*p, n, nullptr, false); allocOn(*p); } else rec->failed_allocs++;
+})
+// The frees ask CUDA what they need before the lock (beforeFree): a free
+// is the one call whose bookkeeping needs CUDA's answers.
+// find is real (the runtime's) or realDriver, then after or pulseOnly
+// (a driver's call asks nothing of the runtime).
+#define FREEHOOK(ret, ok, find, then, name, params, args, ptr, stream, async, body) \
+    extern "C" ret name params {                                  \
+        static auto fn = (ret(*) params)find(#name);              \
+        if (fn == nullptr) return (ret)CUDA_ERROR_NOT_FOUND;      \
+        if (busy()) return fn args;                               \
+        FreeInfo info = beforeFree((void*)(ptr), (cudaStream_t)(stream), async); \
+        ret r = fn args;                                          \
+        {                                                         \
+            std::lock_guard<Lock> g(mu);                          \
+            record();                                             \
+            body                                                  \
+            if (r == ok) removed((void*)(ptr), (cudaStream_t)(stream), async, info); \
+        }                                                         \
+        then();                                                   \
+        return r;                                                 \
+    }
+
+FREEHOOK(cudaError_t, cudaSuccess, real, after, cudaFree, (void* p), (p), p, nullptr, false, { rec->free_calls++; })
+HOOK(cudaError_t, cudaMallocAsync, (void** p, size_t n, cudaStream_t s), (p, n, s), {
+    rec->malloc_async_calls++;
+    if (r == cudaSuccess) {
+        rec->malloc_async_bytes += n;
+        added(*p, n, s, true);
+        asyncAlloc();
+        allocPools->insert(currentPool);
+        asyncAllocOn(*p, s, nullptr);
+        if (!(*streams)[s]) { (*streams)[s] = true; rec->async_streams++; }
+    } else rec->failed_allocs++;
+})
+FREEHOOK(cudaError_t, cudaSuccess, real, after, cudaFreeAsync, (void* p, cudaStream_t s), (p, s), p, s, true, { rec->free_async_calls++; })
+HOOK(cudaError_t, cudaMallocFromPoolAsync, (void** p, size_t n, cudaMemPool_t pool, cudaStream_t s), (p, n, pool, s), {
+    rec->malloc_from_pool_calls++;
+    notePool(pool);
+    if (r == cudaSuccess) {
+        rec->malloc_from_pool_bytes += n;
+        added(*p, n, s, true);
+        asyncAlloc();
+        allocPools->insert(pool);
+        asyncAllocOn(*p, s, pool);
+    } else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaMallocManaged, (void** p, size_t n, unsigned int f), (p, n, f), {
+    rec->malloc_managed_calls++;
+    if (r == cudaSuccess) { rec->malloc_managed_bytes += n; added(*p, n, nullptr, false); } else rec->failed_allocs++;
+})
+// Pitched allocations count as cudaMalloc does (as cuMemAllocPitch does
+// below), with the bytes the rows take: pitch times height (times depth).
+HOOK(cudaError_t, cudaMallocPitch, (void** p, size_t* pitch, size_t w, size_t h), (p, pitch, w, h), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) {
+        size_t n = *pitch * h;
+        rec->malloc_bytes += n;
+        added(*p, n, nullptr, false);
+    } else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaMalloc3D, (cudaPitchedPtr* pp, cudaExtent e), (pp, e), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) {
+        size_t n = pp->pitch * e.height * e.depth;
+        rec->malloc_bytes += n;
+        added(pp->ptr, n, nullptr, false);
+    } else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaMallocHost, (void** p, size_t n), (p, n), {
+    rec->malloc_host_calls++;
+    if (r == cudaSuccess) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
+})
+// cudaHostAlloc is cudaMallocHost with flags (portable, mapped, write-combined).
+HOOK(cudaError_t, cudaHostAlloc, (void** p, size_t n, unsigned int f), (p, n, f), {
+    rec->malloc_host_calls++;
+    rec->host_alloc_calls++;
+    if (r == cudaSuccess) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaFreeHost, (void* p), (p), { rec->free_host_calls++; if (r == cudaSuccess) hostLive->erase((uintptr_t)p); })
+HOOK(cudaError_t, cudaMemPoolCreate, (cudaMemPool_t* pool, const cudaMemPoolProps* props), (pool, props), {
+    rec->pools_created++;
+    if (r == cudaSuccess) notePool(*pool);
+    if (r == cudaSuccess && props != nullptr && props->location.type == cudaMemLocationTypeDevice) poolOn(*pool, props->location.id);
+})
+HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr a, void* v), (pool, a, v), {
+    rec->pool_attr_sets++;
+    notePool(pool);
+    (*poolSets)[pool]++;
+    if (a == cudaMemPoolAttrReleaseThreshold) { tlThreshold(*(uint64_t*)v); rec->release_threshold_sets++; rec->release_threshold = *(uint64_t*)v; }
+    if (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
+        a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
+})
+// A reuse policy asked of the pool: what it does, not what was meant.
+HOOK(cudaError_t, cudaMemPoolGetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr a, void* v), (pool, a, v), {
+    if (r == cudaSuccess && (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
+                             a == cudaMemPoolReuseAllowInternalDependencies)) rec->reuse_attr_gets++;
+})
+namespace { bool allWaited(); }
+// A trim gives back only what no queued work still holds: one made before
+// the host waited for that work may give back less than it means to.
+HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), {
+    tlTrim(keep);
+    rec->pool_trims++;
+    notePool(pool);
+    if (!allWaited()) rec->trims_unwaited++;
+})
+HOOK(cudaError_t, cudaDeviceGraphMemTrim, (int device), (device), {
+    if (!allWaited()) rec->trims_unwaited++;
+})
+HOOK(cudaError_t, cudaDeviceSynchronize, (void), (), { rec->device_syncs++; tlHostWait(kTlWaitDevice, -1, tl0); hostWaited(); if (r == cudaSuccess) hostWaitsAll(); })
+HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
+    rec->stream_syncs++;
+    tlHostWait(kTlWaitStream, tlStream(s), tl0);
+    hostWaited();
+    auto a = streams->find(s);
+    if (a != streams->end() && a->second) rec->async_stream_syncs++;
+    if (r == cudaSuccess) hostWaitsFor(s);
+})
+HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
+HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), { rec->event_syncs++; tlHostWait(kTlWaitEvent, -1, tl0); hostWaited(); if (r == cudaSuccess) hostWaits((*events)[e]); })
+HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { queried(true, e, r); if (r == cudaSuccess) hostWaits((*events)[e]); })
+namespace {
+// ipcDelay waits, on the host, before a record of an interprocess event
+// when the run asks it ($LESSONS_STATS_IPC_DELAY): a record made after
+// the message that lets the other process wait for it then comes after
+// that wait every time, as it may on any run.
+void ipcDelay(cudaEvent_t e) {
+    if (ipcDelayMs == 0 || busy()) return;
+    bool ipc;
+    {
+        std::lock_guard<Lock> g(mu);
+        ipc = ipcEvents != nullptr && ipcEvents->count(e) > 0;
+    }
+    if (!ipc) return;
+    struct timespec ts = {(time_t)(ipcDelayMs / 1000), (long)(ipcDelayMs % 1000) * 1000000L};
+    // A signal cuts a sleep short (the only failure valid arguments
+    // have): sleep what is left (errno is not read: one import fewer).
+    while (nanosleep(&ts, &ts) != 0) {}
+}
+}  // namespace
+HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), { ipcDelay(e); }, {
+    rec->event_records++;
+    tlRecord(e, s);
+    enqueue(s);
+    (*events)[e] = (*clocks)[norm(s)];
+    if (r == cudaSuccess) ipcRecorded(e, s);
+    if (recordedOn == nullptr) recordedOn = new RecordedOn();
+    if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
+})
+// PyTorch 2 records its events (torch.cuda.Event.record, and so
+// Stream.wait_stream) with cudaEventRecordWithFlags: the same record, and
+// without it every wait on such an event looked like no order at all.
+HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), { ipcDelay(e); }, {
+    rec->event_records++;
+    enqueue(s);
+    (*events)[e] = (*clocks)[norm(s)];
+    if (r == cudaSuccess) ipcRecorded(e, s);
+    if (recordedOn == nullptr) recordedOn = new RecordedOn();
+    if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
+})
+HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned int f), (s, e, f), {
+    rec->stream_wait_events++;
+    tlWait(e, s);
+    if (recordedOn != nullptr) {
+        auto on = recordedOn->find(e);
+        if (r == cudaSuccess && on != recordedOn->end() && on->second != norm(s)) rec->event_pairs++;
+    }
+    join((*clocks)[norm(s)], (*events)[e]);
+})
+// Events the program makes and destroys (the library's own timing events
+// come from the real functions, never these hooks). A handle is counted
+// once while it lives, so a runtime that makes one event through two
+// of these calls counts it once; its clock goes with it, so that a new
+// event given the same handle starts unrecorded.
+namespace {
+void eventMade(cudaEvent_t e) {
+    if (liveEvents->insert(e).second) rec->events_created++;
+}
+void eventGone(cudaEvent_t e) {
+    if (liveEvents->erase(e) > 0) rec->events_destroyed++;
+    events->erase(e);
+    if (recordedOn != nullptr) recordedOn->erase(e);
+}
+}  // namespace
+HOOK(cudaError_t, cudaEventCreate, (cudaEvent_t* e), (e), { if (r == cudaSuccess) eventMade(*e); })
+HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e, f), {
+    if (r == cudaSuccess) eventMade(*e);
+    if (r == cudaSuccess && (f & cudaEventInterprocess)) ipcEvents->insert(*e);
+})
+HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
+    if (r == cudaSuccess) { ipcEvents->insert(*e); ipcOpened->insert(*e); }
+})
+namespace {
+// ipcDestroyed times the destroy of an interprocess event (mu is held):
+// the maker must destroy its event only after every process that opened
+// it has closed its handle.
+void ipcDestroyed(cudaEvent_t e) {
+    if (!ipcEvents->count(e)) return;
+    if (ipcOpened->erase(e) > 0) rec->ipc_opened_close_last_ns = monotonicNanos();
+    else if (rec->ipc_made_destroy_first_ns == 0) rec->ipc_made_destroy_first_ns = monotonicNanos();
+    ipcEvents->erase(e);
+}
+}  // namespace
+HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })
+HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
+    if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
+    if (r == cudaSuccess) streamMade(*s);
+})
+HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f, int prio), (s, f, prio), {
+    if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
+    if (r == cudaSuccess) streamMade(*s);
+})
+// cudaDeviceReset destroys the library's events with the context: the
+// kernels timed so far are read first, and no more are timed.
+extern "C" cudaError_t cudaDeviceReset(void) {
+    static auto fn = (cudaError_t(*)(void))real("cudaDeviceReset");
+    if (busy()) return fn();
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+    }
+    harvest(true);
+    {
+        std::lock_guard<Lock> g(mu);
+        timingOver = true;
+        pending->clear();
+        spare->clear();
+    }
+    return fn();
+}
+// cudaMemcpy runs on the legacy default stream (after the blocking
+// streams' work, not the non-blocking ones'), and but for a copy between
+// two device buffers the host waits for it: for that stream, not for
+// every stream. cudaMemset is asynchronous to the host (on device memory):
+// an operation of the legacy stream.
+HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKind k), (d, src, n, k), {
+    rec->sync_memcpys++;
+    tlHostWait(kTlWaitCopy, -1, tl0);
+    uintptr_t base = 0;
+    bool d2d = k == cudaMemcpyDeviceToDevice ||
+               (k == cudaMemcpyDefault && find((uintptr_t)d, &base) != nullptr && find((uintptr_t)src, &base) != nullptr);
+    if (!d2d) hostWaited();
+    if (r == cudaSuccess && toHostCopy(d, src, k)) hostCopyRace(src, n);
+    uint64_t seq = order(nullptr);
+    if (r == cudaSuccess && !afterFree((uintptr_t)d, nullptr, true, "cudaMemcpy")) afterFree((uintptr_t)src, nullptr, true, "cudaMemcpy");
+    touch(d, n, kWrite, nullptr, seq, true, false, "cudaMemcpy");
+    touch(src, n, kRead, nullptr, seq, true, false, "cudaMemcpy");
+    if (!d2d) hostWaitsFor(nullptr);
+    if (r == cudaSuccess) copiedBetween(d, src, n);
+})
+HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), {
+    rec->sync_memsets++;
+    uint64_t seq = order(nullptr);
+    touch(d, n, kWrite, nullptr, seq, true, r == cudaSuccess, "cudaMemset");
+})
+HOOK(cudaError_t, cudaMemcpyAsync, (void* d, const void* src, size_t n, cudaMemcpyKind k, cudaStream_t s), (d, src, n, k, s), {
+    copied("cudaMemcpyAsync", d, src, n, k, s, r == cudaSuccess);
+    if (r == cudaSuccess) copiedBetween(d, src, n);
+})
+HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (d, v, n, s), {
+    copied("cudaMemsetAsync", d, nullptr, n, cudaMemcpyDefault, s, r == cudaSuccess);
+})
+
+// Several devices: the current device, a device's current pool, access
+// to a pool from other devices, copies between devices (record version 9).
+HOOK(cudaError_t, cudaSetDevice, (int d), (d), { if (r == cudaSuccess) { curDev = d; deviceSeen(d); } })
+HOOK(cudaError_t, cudaStreamCreate, (cudaStream_t* s), (s), { if (r == cudaSuccess) streamMade(*s); })
+HOOK(cudaError_t, cudaDeviceSetMemPool, (int dev, cudaMemPool_t pool), (dev, pool), {
+    if (r == cudaSuccess) { currentPool = pool; poolSetByProgram = true; rec->device_pool_sets++; devicePoolSet(dev, pool); }
+})
+HOOK(cudaError_t, cudaDeviceGetMemPool, (cudaMemPool_t* pool, int d), (pool, d), {
+    if (r == cudaSuccess) { rec->device_pool_gets++; poolOn(*pool, d); }
+})
+HOOK(cudaError_t, cudaDeviceGetDefaultMemPool, (cudaMemPool_t* pool, int d), (pool, d), {
+    if (r == cudaSuccess) poolOn(*pool, d);
+})
+HOOK(cudaError_t, cudaMemPoolSetAccess, (cudaMemPool_t pool, const cudaMemAccessDesc* descs, size_t count), (pool, descs, count), {
+    notePool(pool);
+    int owner = poolDevice(pool);
+    for (size_t i = 0; r == cudaSuccess && descs != nullptr && i < count; i++)
+        if (descs[i].location.type == cudaMemLocationTypeDevice && descs[i].location.id != owner &&
+            descs[i].flags != cudaMemAccessFlagsProtNone) { rec->pool_peer_grants++; deviceSeen(descs[i].location.id); }
+})
+HOOK(cudaError_t, cudaDeviceEnablePeerAccess, (int peer, unsigned int f), (peer, f), { if (r == cudaSuccess) rec->peer_access_enables++; })
+HOOK(cudaError_t, cudaMemcpyPeerAsync, (void* d, int dd, const void* src, int sd, size_t n, cudaStream_t s), (d, dd, src, sd, n, s), {
+    copied("cudaMemcpyPeerAsync", d, src, n, cudaMemcpyDeviceToDevice, s, r == cudaSuccess);
+    if (r == cudaSuccess && dd != sd) { rec->peer_copies++; rec->peer_copy_bytes += n; }
+})
+HOOK(cudaError_t, cudaMemcpyPeer, (void* d, int dd, const void* src, int sd, size_t n), (d, dd, src, sd, n), {
+    rec->sync_memcpys++;
+    hostWaited();
+    hostWaitsAll();
+    if (r == cudaSuccess && dd != sd) { rec->peer_copies++; rec->peer_copy_bytes += n; }
+})
+
+// cudaMemPoolDestroy: the pool's attributes are read just before it goes.
+extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
+    static auto fn = (cudaError_t(*)(cudaMemPool_t))real("cudaMemPoolDestroy");
+    if (busy()) return fn(pool);
+    Pool last = snapshot((uint64_t)(uintptr_t)pool);
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        notePool(pool);
+        for (uint64_t i = 0; i < rec->pool_count; i++)
+            if (rec->pools[i].handle == (uint64_t)(uintptr_t)pool) {
+                rec->pools[i] = last;
+                rec->pools[i].handle = 0;
+            }
+    }
+    return fn(pool);
+}
+
+// Launches. nvcc 13's <<< >>> calls __cudaLaunchKernel with a CUkernel
+// (the runtime does not declare it in C++ sources); older ones and explicit
+// calls go through cudaLaunchKernel with the host stub's address.
+extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
+    static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
+    if (busy()) return fn(kernel, g, b, a, sh, s);
+    Timed t = startTiming(s, false);
+    inLaunch++;
+    cudaError_t r = fn(kernel, g, b, a, sh, s);
+    inLaunch--;
+    endTiming(t, r == cudaSuccess);
+    const Kernel* k = r == cudaSuccess ? describeKernel(kernel, true) : nullptr;
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        launched(k, a, s);
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
+    }
+    after();
+    return r;
+}
+
+extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
+    static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
+    if (inLaunch > 0 || busy()) return fn(f, g, b, a, sh, s);
+    Timed t = startTiming(s, false);
+    cudaError_t r = fn(f, g, b, a, sh, s);
+    endTiming(t, r == cudaSuccess);
+    const Kernel* k = r == cudaSuccess ? describeKernel(f, false) : nullptr;
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        launched(k, a, s);
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
+    }
+    after();
+    return r;
+}
+namespace {
+// mappedIn says whether a mapping lies in [p, p+n); mu is held.
+bool mappedIn(uintptr_t p, size_t n) {
+    auto it = mapped->lower_bound(p);
+    if (it != mapped->end() && it->first < p + n) return true;
+    if (it == mapped->begin()) return false;
+    --it;
+    return it->first + it->second > p;
+}
+
+// unmapped forgets the mappings that start in [p, p+n) and returns their bytes.
+size_t unmapped(uintptr_t p, size_t n) {
+    size_t bytes = 0;
+    for (auto it = mapped->lower_bound(p); it != mapped->end() && it->first < p + n;) {
+        bytes += it->second;
+        it = mapped->erase(it);
+    }
+    return bytes;
+}
+
+// allWaited says whether the host has waited for all the work queued on
+// every stream (kernels given addresses of a mapping are not followed:
+// any work not waited for may use the range being unmapped).
+bool allWaited() {
+    for (auto& kv : *clocks) {
+        auto own = kv.second.find(kv.first);
+        if (own == kv.second.end()) continue;
+        auto h = host->find(kv.first);
+        if (h == host->end() || h->second < own->second) return false;
+    }
+    return true;
+}
+
+void vmmResult(CUresult r) {
+    if (r != CUDA_SUCCESS) rec->vmm_failed_calls++;
+}
+}  // namespace
+
+HOOK(CUresult, cuMemAddressReserve, (CUdeviceptr* p, size_t n, size_t al, CUdeviceptr addr, unsigned long long f), (p, n, al, addr, f), {
+    rec->vmm_reserve_calls++;
+    vmmResult(r);
+    if (r == CUDA_SUCCESS) { rec->vmm_reserve_bytes += n; reused((uintptr_t)*p, n); }
+})
+HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CUmemAllocationProp* prop, unsigned long long f), (h, n, prop, f), {
+    rec->vmm_create_calls++;
+    vmmResult(r);
+    if (r == CUDA_SUCCESS) rec->vmm_create_bytes += n;
+})
+HOOK(CUresult, cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long f), (p, n, off, h, f), {
+    rec->vmm_map_calls++;
+    vmmResult(r);
+    if (r == CUDA_SUCCESS) { rec->vmm_map_bytes += n; (*mapped)[(uintptr_t)p] = n; }
+})
+HOOK(CUresult, cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc* d, size_t c), (p, n, d, c), { rec->vmm_set_access_calls++; vmmResult(r); })
+HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), {
+    rec->vmm_unmap_calls++;
+    vmmResult(r);
+    if (r == CUDA_SUCCESS) rec->vmm_unmap_bytes += unmapped((uintptr_t)p, n);
+    if (r == CUDA_SUCCESS && !allWaited()) rec->vmm_unmaps_unwaited++;
+})
+HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), { rec->vmm_release_calls++; vmmResult(r); })
+// cuMemAddressFree of a range that still has mappings in it fails
+// (CUDA_ERROR_INVALID_VALUE on the H100, driver 580): unmap first.
+HOOK(CUresult, cuMemAddressFree, (CUdeviceptr p, size_t n), (p, n), {
+    rec->vmm_address_free_calls++;
+    vmmResult(r);
+    if (mappedIn((uintptr_t)p, n)) rec->vmm_free_while_mapped++;
+    if (r == CUDA_SUCCESS) { rec->vmm_address_free_bytes += n; unmapped((uintptr_t)p, n); }
+})
