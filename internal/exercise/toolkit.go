@@ -101,7 +101,7 @@ func statsLibraryArgs(lib, src string) []string {
 	// file of the library (the sections and timeline.h it includes) in a
 	// flag rebuilds the library when only a header changed.
 	sum := kernels.LibrarySum()
-	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-DLESSONS_LIBRARY_SUM=" + hex.EncodeToString(sum[:8]),
+	return []string{"-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-DALLOCSTATS_SOURCE_SUM=" + hex.EncodeToString(sum[:8]),
 		"-Xlinker", "-Bsymbolic", "-Xlinker", "-z,now", "-Xlinker", "-z,relro", "-Xlinker", "--strip-all", "-o", lib, src}
 }
 
