@@ -190,8 +190,8 @@ func Text(tl *Timeline, o TextOptions) string {
 	return b.String()
 }
 
-var legendItems = []string{"K kernel", "C copy", "M memset", "A alloc", "F free", "r event recorded", "v/^ a stream waits on it",
-	"G graph launch", "D/S/E/M~~ host waits (device, stream, event, memcpy)", "T trim", "t threshold", "[==] a buffer's life", "X finding"}
+var legendItems = []string{"K kernel", "C copy", "M memset", "A alloc", "F free", "r event recorded", "v/^ a stream waits on it (| on the lanes between)",
+	"G graph launch", "D/S/E/M~~ host waits (device, stream, event, memcpy)", "~ while the host waited", "T trim", "t threshold", "[==] a buffer's life", "X finding"}
 
 // legend lists the letters, whole items to a line.
 func (tl *Timeline) legend(width int) string {
