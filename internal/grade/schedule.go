@@ -377,6 +377,14 @@ func (c *Choice) Spread(n int, given bool) {
 	}
 }
 
+// SlotsOn spreads the choice over devices (Spread) and returns the slots
+// a batch runs in: what grade, verify's course, its mutants and its wrong
+// answers all run with.
+func (c *Choice) SlotsOn(devices []string, jobs int, given bool) Slots {
+	c.Spread(len(devices), given)
+	return Slots{Jobs: jobs, Devices: devices, PerDevice: c.PerDevice, Machine: c.Machine}
+}
+
 func (c *Choice) spread(n, m int) {
 	if n <= 1 || c.PerDevice <= 1 {
 		return

@@ -270,3 +270,20 @@ func TestScheduleTimedBesideTwoGPUs(t *testing.T) {
 		t.Errorf("a timed run shared one of its GPUs %d times", shared)
 	}
 }
+
+// SlotsOn is Spread then the slots it chose: what verify's three batches
+// and grade run with; a --per-gpu given is left as it is.
+func TestSlotsOn(t *testing.T) {
+	devs := []string{"0", "1", "2", "3"}
+	c := Choice{PerDevice: 16}
+	s := c.SlotsOn(devs, 7, false)
+	want := Choice{PerDevice: 16}
+	want.Spread(len(devs), false)
+	if s.Jobs != 7 || len(s.Devices) != 4 || s.PerDevice != want.PerDevice || s.Machine != want.Machine || c.PerDevice != want.PerDevice {
+		t.Errorf("slots %+v, choice %+v; want the spread %+v", s, c, want)
+	}
+	g := Choice{PerDevice: 16}
+	if s := g.SlotsOn(devs, 1, true); s.PerDevice != 16 || s.Machine != 0 {
+		t.Errorf("a --per-gpu given: slots %+v", s)
+	}
+}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
-	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/rig"
@@ -57,9 +56,11 @@ func Course(ctx context.Context, c *course.Course, m *machine.Machine, tk *exerc
 	devices := []string{"0"} // compile-only: no runs
 	if !o.CompileOnly {
 		devices = machine.Devices(len(m.Info.Devices))
-		choice.Spread(len(devices), o.PerGPU != 0)
+	}
+	slots := choice.SlotsOn(devices, o.Jobs, o.PerGPU != 0)
+	if !o.CompileOnly {
 		o.Note(fmt.Sprintf("Verifying %s: builds on %d cores, runs on %d GPU(s), %d at a time on each%s.",
 			ui.Count(len(items), "item"), max(o.Jobs, 1), len(devices), choice.PerDevice, choice.Chosen()))
 	}
-	return items, Run(ctx, items, grade.Slots{Jobs: o.Jobs, Devices: devices, PerDevice: choice.PerDevice, Machine: choice.Machine})
+	return items, Run(ctx, items, slots)
 }

@@ -85,8 +85,7 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	devices := opts.Devices
 	// As grade does: on a machine of several GPUs, no more runs at once
 	// than its driver serves (grade.Choice.Spread).
-	choice.Spread(len(devices), opts.PerGPU != 0)
-	slots := grade.Slots{Jobs: opts.Jobs, Devices: devices, PerDevice: choice.PerDevice, Machine: choice.Machine}
+	slots := choice.SlotsOn(devices, opts.Jobs, opts.PerGPU != 0)
 	tk := opts.Toolkit
 
 	// First the solutions, for what they print.

@@ -168,8 +168,7 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 		}
 	}
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed, timed, "the timed")
-	choice.Spread(len(opts.Devices), opts.PerGPU != 0)
-	slots := grade.Slots{Jobs: opts.Jobs, Devices: opts.Devices, PerDevice: choice.PerDevice, Machine: choice.Machine}
+	slots := choice.SlotsOn(opts.Devices, opts.Jobs, opts.PerGPU != 0)
 	tk := opts.Toolkit
 	var mu sync.Mutex
 	var items []*grade.Item
