@@ -324,11 +324,11 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	// The record comes over a pipe, signed with a key made for this run
 	// (kernels/allocstats.cu, checker/record.go).
-	stats, err := openStatsChannel()
+	stats, err := checker.OpenPipe()
 	if err != nil {
 		return nil, fmt.Errorf("run %s: the statistics record's channel: %w", j.ID, err)
 	}
-	env := append(append(append([]string{}, p.env...), "LD_PRELOAD="+lib), stats.env()...)
+	env := append(append(append([]string{}, p.env...), "LD_PRELOAD="+lib), stats.Env()...)
 	if j.Trace {
 		env = append(env, "LESSONS_STATS_TRACE=1")
 	}
@@ -348,10 +348,10 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append(append(p.interp[:len(p.interp):len(p.interp)], p.prog), j.Spec.Args...), Dir: p.dir, Env: env,
-		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput, ExtraFiles: []*os.File{stats.w},
+		Timeout: j.Spec.TimeLimit(), MaxOutput: maxOutput, ExtraFiles: []*os.File{stats.W},
 		Started: drv.started, Cgroup: wit.cgroup(), Grouped: wit.grouped,
 	}, &out)
-	rec, recErr := stats.finish()
+	rec, recErr := stats.Finish(drainGrace)
 	view := drv.view()
 	kernel := wit.view(rec)
 	if err != nil {

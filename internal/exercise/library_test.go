@@ -388,17 +388,17 @@ func fakeRuntime(t *testing.T, program string) (lib, dir string) {
 // preloaded and env added, and returns its record and output. A run that
 // has not ended in a minute is stopped: it hung.
 func runOverFake(t *testing.T, lib, dir string, env []string) (*checker.Received, string) {
-	ch, err := openStatsChannel()
+	ch, err := checker.OpenPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(dir, "program"))
-	cmd.Env = append(append([]string{"LD_PRELOAD=" + lib}, ch.env()...), env...)
-	cmd.ExtraFiles = []*os.File{ch.w}
+	cmd.Env = append(append([]string{"LD_PRELOAD=" + lib}, ch.Env()...), env...)
+	cmd.ExtraFiles = []*os.File{ch.W}
 	out, runErr := cmd.CombinedOutput()
-	rec, err := ch.finish()
+	rec, err := ch.Finish(drainGrace)
 	if ctx.Err() != nil {
 		t.Fatalf("the program hung (stopped after a minute); output %q", out)
 	}

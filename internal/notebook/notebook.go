@@ -610,7 +610,7 @@ func command(ctx context.Context, c *lesson.Cell, env Env, opt Options, script s
 			o.Reason = "the timeline's channel: " + err.Error()
 			return o
 		}
-		spec.Env, spec.ExtraFiles = tc.env(env2, opt.Trace.Library), []*os.File{tc.w}
+		spec.Env, spec.ExtraFiles = tc.env(env2, opt.Trace.Library), []*os.File{tc.W}
 	}
 	res, err := env.Runner.Run(ctx, spec, w)
 	if tc != nil {

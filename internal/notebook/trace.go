@@ -1,12 +1,9 @@
 package notebook
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -47,28 +44,14 @@ type CellTrace struct {
 const traceDrain = 2 * time.Second
 
 // traceChannel is the pipe and key of one traced command.
-type traceChannel struct {
-	key  []byte
-	r, w *os.File
-	ch   *checker.Channel
-	done chan struct{}
-}
+type traceChannel struct{ *checker.Pipe }
 
 func openTrace() (*traceChannel, error) {
-	key := make([]byte, checker.KeySize)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	r, w, err := os.Pipe()
+	p, err := checker.OpenPipe()
 	if err != nil {
 		return nil, err
 	}
-	c := &traceChannel{key: key, r: r, w: w, ch: checker.NewChannel(key), done: make(chan struct{})}
-	go func() {
-		io.Copy(c.ch, r)
-		close(c.done)
-	}()
-	return c, nil
+	return &traceChannel{p}, nil
 }
 
 // env is the command's environment with the library preloaded (before
@@ -81,18 +64,14 @@ func (c *traceChannel) env(env []string, lib string) []string {
 			preload = lib + ":" + v
 		}
 	}
-	return append(env[:len(env):len(env)], "LD_PRELOAD="+preload, "LESSONS_STATS_FD=3",
-		"LESSONS_STATS_KEY="+hex.EncodeToString(c.key), "LESSONS_STATS_TRACE=1", "LESSONS_STATS_CELL=1")
+	out := append(env[:len(env):len(env)], "LD_PRELOAD="+preload)
+	return append(append(out, c.Env()...), "LESSONS_STATS_TRACE=1", "LESSONS_STATS_CELL=1")
 }
 
 // finish reads the record to its end and returns its trace, or why
 // there is none.
 func (c *traceChannel) finish(command string) CellTrace {
-	c.w.Close()
-	c.r.SetReadDeadline(time.Now().Add(traceDrain))
-	<-c.done
-	c.r.Close()
-	got, err := c.ch.Close()
+	got, err := c.Finish(traceDrain)
 	t := CellTrace{Command: command}
 	var ce *checker.ChannelError
 	switch {

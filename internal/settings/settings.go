@@ -107,9 +107,9 @@ var All = sorted([]Setting{
 		Meaning: "A file the class server appends a trace of each run's phases to (for measuring; `bench/trace-summary.py` reads it)."},
 
 	// The statistics library's protocol.
-	{Name: "LESSONS_STATS_FD", Kind: Library, ReadBy: "internal/exercise sets it; kernels/allocstats.cu reads it",
+	{Name: "LESSONS_STATS_FD", Kind: Library, ReadBy: "checker.Pipe sets it (a graded run, a traced cell); kernels/allocstats.cu reads it",
 		Meaning: "The descriptor of the pipe the judged program's statistics library writes its signed frames to; the library takes it out of the environment before `main`."},
-	{Name: "LESSONS_STATS_KEY", Kind: Library, ReadBy: "internal/exercise sets it; kernels/allocstats.cu reads it",
+	{Name: "LESSONS_STATS_KEY", Kind: Library, ReadBy: "checker.Pipe sets it (a graded run, a traced cell); kernels/allocstats.cu reads it",
 		Meaning: "The run's fresh HMAC key (hex) that signs each frame; the library zeroes and unsets it before `main`."},
 	{Name: "LESSONS_STATS_TRACE", Kind: Library, ReadBy: "internal/exercise sets it for --timeline; kernels/timeline.h reads it",
 		Meaning: "When set (not `0`), the library keeps a trace of the run (allocations, frees, launches and their start and end on the GPU, copies, events, host waits, the pools' reserved and used bytes as they change, findings; at most 32,768 events) and sends it over the record's channel before its end frame; unset, nothing is traced."},
