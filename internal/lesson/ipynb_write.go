@@ -281,7 +281,7 @@ func PlainMarkdown(l *Lesson) []byte {
 			if comments, _, _ := commentsBeforeMagic(c.From.Source); comments != "" {
 				var spans []string
 				for _, l := range strings.Split(comments, "\n") {
-					spans = append(spans, codeSpan(l))
+					spans = append(spans, CodeSpan(l))
 				}
 				b.WriteString(strings.Join(spans, " ") + "\n\n")
 			}
@@ -321,9 +321,9 @@ func PlainMarkdown(l *Lesson) []byte {
 	return []byte(b.String())
 }
 
-// codeSpan is s as a markdown code span, its backticks longer than any
-// run inside it.
-func codeSpan(s string) string {
+// CodeSpan is s as a markdown code span, its backticks longer than any
+// run inside it (render's math spans are written the same way).
+func CodeSpan(s string) string {
 	tick := "`"
 	for strings.Contains(s, tick) {
 		tick += "`"

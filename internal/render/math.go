@@ -2,6 +2,8 @@ package render
 
 import (
 	"strings"
+
+	"github.com/cudalessons/lessons/internal/lesson"
 )
 
 // A notebook's markdown holds LaTeX between dollars, which Jupyter hands
@@ -59,7 +61,7 @@ func mathAsCode(md string) string {
 				// a code span a line, with hard breaks: glamour's
 				// fenced blocks drop a backslash of \\
 				for j := i; j <= end; j++ {
-					span := indent + mathSpan(strings.TrimSpace(lines[j]))
+					span := indent + lesson.CodeSpan(strings.TrimSpace(lines[j]))
 					if j < end {
 						span += "  "
 					}
@@ -97,7 +99,7 @@ func inlineMath(l string) string {
 			}
 		case c == '$':
 			if end := mathEnd(l, i); end > 0 {
-				b.WriteString(mathSpan(l[i:end]))
+				b.WriteString(lesson.CodeSpan(l[i:end]))
 				i = end
 			} else {
 				b.WriteByte(c)
@@ -143,16 +145,4 @@ func run(l string, i int, c byte) int {
 		n++
 	}
 	return n
-}
-
-// mathSpan is s as a code span, its backticks longer than any run in it.
-func mathSpan(s string) string {
-	tick := "`"
-	for strings.Contains(s, tick) {
-		tick += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return tick + s + tick
 }
