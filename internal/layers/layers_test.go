@@ -21,7 +21,7 @@ const module = "github.com/cudalessons/lessons/"
 // put it, here and in ARCHITECTURE.md's table of floors.
 var floors = [][]string{
 	{"diag", "kernels", "internal/safefs", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/layers/climbs", "internal/clex", "internal/failure", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/layers/climbs", "internal/clex", "internal/failure", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline", "internal/tracer"},
 	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/slurm", "internal/classroom/access"},
 	{"internal/course", "internal/demo", "internal/machine", "internal/python", "internal/roster", "bench/classload"},
 	{"internal/jupyter", "internal/wrong"},
