@@ -32,6 +32,7 @@ var floors = [][]string{
 	{"internal/grade", "internal/page", "internal/study"},
 	{"internal/grade/cluster", "internal/verify", "internal/classroom/queue"},
 	{"internal/classroom/pilot"},
+	{"internal/classroom/cells"},
 	{"internal/classroom"},
 	{"internal/cli"},
 	{"cmd/lessons"},
