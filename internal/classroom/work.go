@@ -124,11 +124,12 @@ func (c *Class) grade(ctx context.Context, student string, x *course.Exercise, h
 		}
 		sp.Grant(dev, tk.Slot(), c.cfg.Clock())
 		start := c.cfg.Clock()
-		tk.Use(dev, func() {
+		func() {
+			defer tk.Take(dev)()
 			sp.Mark(cells.Spawned, c.cfg.Clock())
 			ran, runErr = c.cfg.Toolchain.Run(ctx, t, b, dev, tk.Slot())
 			sp.Mark(cells.Exited, c.cfg.Clock())
-		})
+		}()
 		tk.Done(c.cfg.Clock().Sub(start))
 		if ctx.Err() != nil {
 			sp.End(c.cfg.Clock())

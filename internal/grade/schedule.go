@@ -257,14 +257,20 @@ type GPU struct{ mu sync.RWMutex }
 
 // Use runs run on the GPU: alone, or beside the other runs.
 func (g *GPU) Use(alone bool, run func()) {
+	defer g.Take(alone)()
+	run()
+}
+
+// Take holds the GPU, alone or beside the other runs, until release is
+// called: Use for a caller that runs its program itself (the class
+// server), with no callback handed down.
+func (g *GPU) Take(alone bool) (release func()) {
 	if alone {
 		g.mu.Lock()
-		defer g.mu.Unlock()
-	} else {
-		g.mu.RLock()
-		defer g.mu.RUnlock()
+		return g.mu.Unlock
 	}
-	run()
+	g.mu.RLock()
+	return g.mu.RUnlock
 }
 
 // autoPerDevice is how many runs share a GPU when no flag says: CUDA

@@ -308,3 +308,24 @@ func testTrace(t *testing.T) (*tracer.Tracer, func() []tracer.Event) {
 		return es
 	}
 }
+
+// Take holds a GPU alone (no other run beside it) or beside the other
+// runs (none alone beside them) until its release.
+func TestGPUTake(t *testing.T) {
+	var g GPU
+	release := g.Take(true)
+	if g.mu.TryRLock() {
+		t.Fatal("a run beside a run alone")
+	}
+	release()
+	r1, r2 := g.Take(false), g.Take(false)
+	if g.mu.TryLock() {
+		t.Fatal("a run alone beside two others")
+	}
+	r1()
+	r2()
+	if !g.mu.TryLock() {
+		t.Fatal("the GPU still held after both released")
+	}
+	g.mu.Unlock()
+}
