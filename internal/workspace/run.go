@@ -51,6 +51,10 @@ func Prepare(ctx context.Context, c *course.Course, l *lesson.Lesson, dir, arch 
 		arch = m.Arch()
 	}
 	r := &Run{Lesson: l, Dir: dir, Machine: m, Compiler: buildcache.Compiler{Path: m.NVCC.Path, Version: m.NVCC.Version, Arch: arch}}
+	if !l.HasPython() {
+		r.Env, err = nvccEnv(m, r.Compiler, dir)
+		return r, err
+	}
 	if r.Env, err = Env(m, r.Compiler, dir); err != nil {
 		return nil, err
 	}
