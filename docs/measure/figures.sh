@@ -81,10 +81,14 @@ probe() {
     local mode=$1 id=$2 sol=$3; shift 3
     local c=$work/probe-$id
     if [ ! -d "$c" ]; then
-        mkdir -p "$c/lessons" "$c/exercises"
-        printf 'title = "probe"\n[[lesson]]\nfile = "lessons/day001-probe.md"\n[[exercise]]\nid = "%s"\nlesson = "1"\nstudent = "exercises/%s"\nsolution = "exercises/%s"\n' "$id" "$(basename "$sol")" "$(basename "$sol")" > "$c/course.toml"
+        # The solution lies apart from the student's file: a spec beside
+        # the solution is read as the secret spec, which may hold checks
+        # only, and the probe spec holds points and a timeout too.
+        mkdir -p "$c/lessons" "$c/exercises" "$c/solutions"
+        printf 'title = "probe"\n[[lesson]]\nfile = "lessons/day001-probe.md"\n[[exercise]]\nid = "%s"\nlesson = "1"\nstudent = "exercises/%s"\nsolution = "solutions/%s"\n' "$id" "$(basename "$sol")" "$(basename "$sol")" > "$c/course.toml"
         printf '# Probe\n' > "$c/lessons/day001-probe.md"
         cp "$root/$sol" "$c/exercises/"
+        cp "$root/$sol" "$c/solutions/"
         local spec=$c/exercises/$(basename "${sol%.*}").toml
         awk '/^\[\[/{exit} {print}' "$root/exercises/$(basename "$(dirname "$sol")")/$(basename "${sol%.*}").toml" > "$spec"
         printf '[[check]]\nstat = "max_concurrent_streams"\nequals = 987654321\n[[check]]\nstat = "kernel_span_ms"\nequals = 987654322\n[[check]]\nstat = "kernel_busy_ms"\nequals = 987654323\n' >> "$spec"
