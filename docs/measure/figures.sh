@@ -15,6 +15,7 @@
 #
 # Usage, from the course's root, on the GPU machine:
 #   bash docs/measure/figures.sh [OUT]
+#   FIGURES_ONLY=probes bash docs/measure/figures.sh [OUT]   (the probes alone)
 # Needs nvcc (NVCC, or /usr/local/cuda/bin/nvcc, or on PATH), one GPU,
 # python3 with CuPy and torch for Day 77, and a lessons binary (LESSONS,
 # or carry/lead/lessons, or on PATH) for the statistics. Every raw output
@@ -119,6 +120,14 @@ ap() { probe "$1" async-pipeline solutions/day069/async_pipeline.cu \
     solutions/day069/wrong/async-pipeline/pageable_host.patch; }
 sp() { probe "$1" stream-pools solutions/day087/stream_pools.cu \
     solutions/day087/wrong/stream-pools/per_thread_cas.patch; }
+# FIGURES_ONLY=probes measures the probes alone (the kernel times read
+# through lessons check), in about a minute.
+if [ "${FIGURES_ONLY:-}" = probes ]; then
+    ap warm; sp warm; ap measure; sp measure
+    echo "figures.sh: the probes done in ${SECONDS} s; every raw output is in $out/raw" | tee -a "$report"
+    exit 0
+fi
+
 # Build everything first, in parallel, so that no build runs beside a
 # timed program.
 cell day069-stream-ordered.md sync_vs_async.cu
