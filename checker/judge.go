@@ -72,10 +72,16 @@ func (s *Spec) Judge(r *Run) []Result {
 	if r.Untrusted != "" {
 		out = append(out, Result{Name: "statistics recorded by the library", Want: "the statistics library's whole record, out of the program's reach", Got: r.Untrusted})
 	}
+	unarranged := s.arranged != "" && !strings.Contains(r.Output, s.arranged)
 	for i := range s.Checks {
-		if s.Checks[i].Run == s.run {
-			out = append(out, judge(&s.Checks[i], r))
+		if s.Checks[i].Run != s.run {
+			continue
 		}
+		res := judge(&s.Checks[i], r)
+		if unarranged {
+			res = notArranged(res, s.run, s.arranged)
+		}
+		out = append(out, res)
 	}
 	if r.Driver != nil {
 		out = append(out, judgeDriver(r))
@@ -84,6 +90,17 @@ func (s *Spec) Judge(r *Run) []Result {
 		out = append(out, judgeWitness(r, len(s.fail)))
 	}
 	return out
+}
+
+// notArranged is a check of a hidden run whose output lacks the text
+// that says its case was set up (HiddenRun.Arranged): not made, so
+// skipped, and marked for review, since a program can leave the text
+// out as well as a machine can fail to set the case up.
+func notArranged(res Result, run, text string) Result {
+	res.Pass, res.Skipped = true, true
+	res.Got = fmt.Sprintf("skipped: the case of run %q was not set up here (the output has no %q)", run, text)
+	res.Review = fmt.Sprintf("the checks of hidden run %q were not made: its output lacks %q, which the harness prints once it has set up the case they judge", run, text)
+	return res
 }
 
 // Passed reports whether every result passed.

@@ -64,6 +64,19 @@ func TestLibraryCountsUnwaitedTrims(t *testing.T) {
 	}
 }
 
+// A wait for the legacy default stream (cudaStreamSynchronize(0), and
+// so a cudaMemcpy) waits for the blocking streams' work, never for a
+// non-blocking stream's: a trim after it, with a non-blocking stream's
+// memset not waited for, is counted; after that stream's own wait, or
+// with only a blocking stream's work before the legacy wait, it is not.
+func TestLibraryLegacyWaitLeavesNonBlockingStreams(t *testing.T) {
+	lib := buildStub(t, "legacywait.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.TrimsUnwaited != 1 || s.PoolTrims != 3 {
+		t.Errorf("trims_unwaited %d (want 1), pool_trims %d (want 3)", s.TrimsUnwaited, s.PoolTrims)
+	}
+}
+
 // A hidden run's device_heap reaches the library as $LESSONS_STATS_HEAP:
 // the heap has at most that many bytes from the program's first CUDA call
 // on, whatever the program asks; without it the program's asks stand.

@@ -734,11 +734,17 @@ void hostWaitsAll() {
     for (auto& kv : *clocks) join(*host, kv.second);
 }
 
-// hostWaitsFor: the host saw stream s finish (waiting for the legacy
-// default stream waits for every blocking stream too).
+// hostWaitsFor: the host saw stream s finish. Waiting for the legacy
+// default stream waits for every blocking stream too, never for a stream
+// made cudaStreamNonBlocking: a cudaStreamSynchronize(0) or a cudaMemcpy
+// says nothing of a non-blocking stream's work.
 void hostWaitsFor(cudaStream_t s) {
-    if (norm(s) == nullptr) hostWaitsAll();
-    else hostWaits((*clocks)[s]);
+    if (norm(s) != nullptr) {
+        hostWaits((*clocks)[s]);
+        return;
+    }
+    for (auto& kv : *clocks)
+        if (kv.first == nullptr || !nonblocking->count(kv.first)) join(*host, kv.second);
 }
 
 std::string sizeWords(size_t n) {
