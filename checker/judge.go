@@ -415,6 +415,7 @@ var phrases = map[string]string{
 	"ipc_opened_close_last_ns":   "when this process last closed an interprocess event it opened from another's handle, or exited with one open (CLOCK_MONOTONIC, ns)",
 	"ipc_events_destroyed_open":  "1 when an interprocess event was destroyed by the process that made it before a process that opened it had closed its handle (all.ipc_events_destroyed_open: the program's events and its children's handles)",
 	"reuse_attr_gets":            "reuse policies asked of a pool (cudaMemPoolGetAttribute of cudaMemPoolReuse*)",
+	"copies_past_end":            "copies and memsets that run past the end of the buffer they start in",
 	"graph_execs_leaked":         "executable graphs never destroyed (cudaGraphExecDestroy): cudaGraphDestroy destroys the graph, not what was made from it",
 	"trims_unwaited":             "trims (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host waited for the work queued on the streams",
 }

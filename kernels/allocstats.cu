@@ -182,6 +182,8 @@ struct Record {
     uint64_t reuse_attr_gets;          // cudaMemPoolGetAttribute of a reuse policy that succeeded (the pool asked what it does)
     uint64_t ipc_made_destroy_first_ns;  // CLOCK_MONOTONIC of the first destroy of an interprocess event this process made (0: none)
     uint64_t ipc_opened_close_last_ns;   // ... of the last close of an event this process opened (cudaIpcOpenEventHandle), or its exit with one open
+    // version 12: buffers too small for what is copied into or out of them
+    uint64_t copies_past_end;          // copies and memsets whose bytes run past the end of the allocation (device, or pinned host) they start in
 };
 
 // A use of an allocation: the last operation of a stream that touched it

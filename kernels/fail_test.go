@@ -77,6 +77,17 @@ func TestLibraryLegacyWaitLeavesNonBlockingStreams(t *testing.T) {
 	}
 }
 
+// A copy or a memset whose bytes run past the end of the buffer it starts
+// in, pinned on the host or on the device, is counted once, whichever
+// side runs over; one that fits is not.
+func TestLibraryCountsCopiesPastTheEnd(t *testing.T) {
+	lib := buildStub(t, "pastend.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.CopiesPastEnd != 3 || s.MallocHostCalls != 1 {
+		t.Errorf("copies_past_end %d (want 3), malloc_host_calls %d (want 1)", s.CopiesPastEnd, s.MallocHostCalls)
+	}
+}
+
 // A hidden run's device_heap reaches the library as $LESSONS_STATS_HEAP:
 // the heap has at most that many bytes from the program's first CUDA call
 // on, whatever the program asks; without it the program's asks stand.

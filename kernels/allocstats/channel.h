@@ -365,7 +365,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 11;
+    rec->version = 12;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -509,7 +509,7 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 11;
+    rec->version = 12;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
@@ -1111,11 +1111,31 @@ bool toHostCopy(const void* d, const void* src, cudaMemcpyKind k) {
     return k == cudaMemcpyDefault && find((uintptr_t)d, &base) == nullptr && find((uintptr_t)src, &base) != nullptr;
 }
 
+// pastEnd says whether [a, a+n) starts inside a live allocation, on the
+// device or pinned on the host, and runs past its end: a buffer sized for
+// fewer elements than are copied (a constant where an argument belongs).
+bool pastEnd(const void* a, size_t n) {
+    uintptr_t p = (uintptr_t)a, base = 0;
+    if (a == nullptr) return false;
+    if (Alloc* x = find(p, &base)) return p + n > base + x->bytes;
+    auto it = hostLive->upper_bound(p);
+    if (it == hostLive->begin()) return false;
+    --it;
+    return p < it->first + it->second && p + n > it->first + it->second;
+}
+
+// pastEnds counts a copy (src set) or a memset that went through (ok)
+// whose bytes run past the end of the buffer either side starts in.
+void pastEnds(const void* d, const void* src, size_t n, bool ok) {
+    if (ok && (pastEnd(d, n) || pastEnd(src, n))) rec->copies_past_end++;
+}
+
 // copied notes a cudaMemcpyAsync (src set) or cudaMemsetAsync of n bytes
 // on stream s (ok: it was queued). A copy to the host is remembered until
 // a host wait covers it.
 void copied(const char* what, const void* d, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s, bool ok) {
     tlCopy(d, src, s, src == nullptr);
+    pastEnds(d, src, n, ok);
     uint64_t seq = enqueue(s);
     touch(d, n, kWrite, s, seq, false, ok, what);
     if (src == nullptr) return;

@@ -335,6 +335,7 @@ extern "C" cudaError_t cudaDeviceReset(void) {
 // an operation of the legacy stream.
 HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKind k), (d, src, n, k), {
     rec->sync_memcpys++;
+    pastEnds(d, src, n, r == cudaSuccess);
     tlHostWait(kTlWaitCopy, -1, tl0);
     uintptr_t base = 0;
     bool d2d = k == cudaMemcpyDeviceToDevice ||
@@ -350,6 +351,7 @@ HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKin
 })
 HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), {
     rec->sync_memsets++;
+    pastEnds(d, nullptr, n, r == cudaSuccess);
     uint64_t seq = order(nullptr);
     touch(d, n, kWrite, nullptr, seq, true, r == cudaSuccess, "cudaMemset");
 })
