@@ -146,6 +146,13 @@ type Stats struct {
 	// device or pinned on the host, that they start in: a buffer sized for
 	// fewer elements than are copied into or out of it.
 	CopiesPastEnd uint64 `stat:"copies_past_end"`
+	// Asynchronous copies to or from the host (cudaMemcpyAsync of kind
+	// host to device or device to host) whose host side is in no pinned
+	// allocation (cudaMallocHost, cudaHostAlloc) and no registered range
+	// (cudaHostRegister): pageable memory, which the driver stages (the
+	// copy does not overlap other work), or memory past the end of a
+	// pinned buffer sized too small.
+	UnpinnedAsyncCopies uint64 `stat:"unpinned_async_copies"`
 }
 
 const (

@@ -79,12 +79,14 @@ func TestLibraryLegacyWaitLeavesNonBlockingStreams(t *testing.T) {
 
 // A copy or a memset whose bytes run past the end of the buffer it starts
 // in, pinned on the host or on the device, is counted once, whichever
-// side runs over; one that fits is not.
+// side runs over; one that fits is not. An async copy whose host side is
+// in no pinned allocation or registered range is unpinned (pageable, or
+// past a pinned buffer's end); one from registered memory is not.
 func TestLibraryCountsCopiesPastTheEnd(t *testing.T) {
 	lib := buildStub(t, "pastend.c")
 	got, _ := lib.run(t)
-	if s := got.Stats; s.CopiesPastEnd != 3 || s.MallocHostCalls != 1 {
-		t.Errorf("copies_past_end %d (want 3), malloc_host_calls %d (want 1)", s.CopiesPastEnd, s.MallocHostCalls)
+	if s := got.Stats; s.CopiesPastEnd != 3 || s.MallocHostCalls != 1 || s.UnpinnedAsyncCopies != 2 {
+		t.Errorf("copies_past_end %d (want 3), malloc_host_calls %d (want 1), unpinned_async_copies %d (want 2)", s.CopiesPastEnd, s.MallocHostCalls, s.UnpinnedAsyncCopies)
 	}
 }
 

@@ -381,6 +381,7 @@ Record* record() {
     spare = new std::vector<cudaEvent_t>();
     spans = new std::vector<Span>();
     hostLive = new std::map<uintptr_t, size_t>();
+    registered = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     freed = new std::map<uintptr_t, Freed>();
@@ -511,7 +512,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 12;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
@@ -1124,6 +1125,25 @@ bool pastEnd(const void* a, size_t n) {
     return p < it->first + it->second && p + n > it->first + it->second;
 }
 
+// within says whether p is inside one of ranges (start, bytes).
+bool within(const std::map<uintptr_t, size_t>& ranges, uintptr_t p) {
+    auto it = ranges.upper_bound(p);
+    if (it == ranges.begin()) return false;
+    --it;
+    return p < it->first + it->second;
+}
+
+// unpinned counts an asynchronous copy of kind k whose host side (the
+// source of a copy to the device, the destination of one to the host) is
+// in no pinned allocation and no registered range: pageable memory, which
+// the driver stages through a buffer of its own (the copy does not overlap
+// other work), or past the end of a pinned buffer too small for it.
+void unpinned(const void* d, const void* src, cudaMemcpyKind k, bool ok) {
+    const void* h = k == cudaMemcpyHostToDevice ? src : k == cudaMemcpyDeviceToHost ? d : nullptr;
+    if (!ok || h == nullptr) return;
+    if (!within(*hostLive, (uintptr_t)h) && !within(*registered, (uintptr_t)h)) rec->unpinned_async_copies++;
+}
+
 // pastEnds counts a copy (src set) or a memset that went through (ok)
 // whose bytes run past the end of the buffer either side starts in.
 void pastEnds(const void* d, const void* src, size_t n, bool ok) {
@@ -1136,6 +1156,7 @@ void pastEnds(const void* d, const void* src, size_t n, bool ok) {
 void copied(const char* what, const void* d, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s, bool ok) {
     tlCopy(d, src, s, src == nullptr);
     pastEnds(d, src, n, ok);
+    if (src != nullptr) unpinned(d, src, kind, ok);
     uint64_t seq = enqueue(s);
     touch(d, n, kWrite, s, seq, false, ok, what);
     if (src == nullptr) return;
