@@ -1125,8 +1125,10 @@ bool pastEnd(const void* a, size_t n) {
     return p < it->first + it->second && p + n > it->first + it->second;
 }
 
-// within says whether p is inside one of ranges (start, bytes).
-bool within(const std::map<uintptr_t, size_t>& ranges, uintptr_t p) {
+// within says whether p is inside one of ranges (start, bytes). (Not a
+// const map: its iterator's decrement is one more name the library would
+// import, and a program could define.)
+bool within(std::map<uintptr_t, size_t>& ranges, uintptr_t p) {
     auto it = ranges.upper_bound(p);
     if (it == ranges.begin()) return false;
     --it;
