@@ -59,7 +59,9 @@ OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGet
 OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister)
 OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
 OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
+#ifndef STUB_KERNELS  /* nvcc.c knows the program's kernels */
 int cudaGetFuncBySymbol(void** f, const void* s) { return 1; }
+#endif
 static size_t heap = 8 << 20;  /* the device heap: cudaLimitMallocHeapSize is 2 */
 int cudaDeviceSetLimit(int l, size_t v) { if (l == 2) heap = v; return 0; }
 int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }
