@@ -151,17 +151,17 @@ __global__ void work(DevicePool p, int round, int stream, char** where, unsigned
 }
 
 // overflow: the first kAsking threads of each of its blocks ask for the
-// largest block, write its last byte, and count the requests that fail;
-// the block's other warps watch the pool's offset while they ask, and
-// count it when they saw it past the capacity. An offset moved past the
+// largest block, write its last byte, count the requests that fail, and
+// look at the pool's offset once they have their answer; the block's
+// other warps watch the offset while they ask. An offset moved past the
 // capacity and back again (an atomicAdd undone when the run does not fit)
 // is within capacity when the kernel ends, but for a while says the pool
-// holds more than it does, and refuses a warp that would fit. The
-// watchers start before their block's lanes ask (the barrier), and stop
-// when every asking thread of the kernel has its answer, or after about
-// half a second, so that blocks that cannot all run at once still end.
-// counts: failed, asking threads answered, watching warps that saw the
-// offset past the capacity.
+// holds more than it does, and refuses a warp that would fit: a look
+// that sees it past the capacity is counted. The watchers start before
+// their block's lanes ask (the barrier), and stop when every asking
+// thread of the kernel has its answer, or after about half a second, so
+// that blocks that cannot all run at once still end. counts: failed,
+// asking threads answered, looks that saw the offset past the capacity.
 constexpr int kAsking = 256;
 __global__ void overflow(DevicePool p, unsigned int* counts) {
     __syncthreads();
@@ -177,6 +177,7 @@ __global__ void overflow(DevicePool p, unsigned int* counts) {
     char* b = pool_alloc(p, kMaxBlock);
     if (b == nullptr) atomicAdd(&counts[0], 1u);
     else b[kMaxBlock - 1] = 1;
+    if (*(volatile unsigned long long*)&p.counters->offset > p.capacity) atomicAdd(&counts[2], 1u);
     atomicAdd(&counts[1], 1u);
 }
 
@@ -262,7 +263,7 @@ int main(int argc, char** argv) {
     for (auto& s : streams) CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     // where: every round's blocks, stream by stream; counts: each stream's
     // failed, misaligned, and in the overflow round failed, answered and
-    // watchers that saw the offset past the capacity, zeroed in its order.
+    // looks that saw the offset past the capacity, zeroed in its order.
     char** where;
     unsigned int* counts;
     CHECK(cudaMalloc(&where, (size_t)rounds * kStreams * kThreads * sizeof(char*)));
