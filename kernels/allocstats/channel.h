@@ -818,14 +818,28 @@ void use(Alloc* x, uintptr_t base, uintptr_t addr, uintptr_t end, UseKind k, cud
         noteRace(rec->use_race, sizeof rec->use_race, b);
     }
     // A stream's later use stands for its earlier ones of the kind at the
-    // address (they are ordered before it), keeping the widest range.
-    for (auto& u : x->uses)
-        if (u.stream == s && u.addr == addr && u.kind == k) {
-            u.seq = seq;
-            u.what = what;
-            if (end > u.end) u.end = end;
-            return;
+    // address that it covers (they are ordered before it). One it does
+    // not cover stays: a later use of fewer bytes (a reset of a pool's
+    // offset after the clearing of all its counters) must not make the
+    // earlier bytes look used later, or another stream ordered after the
+    // clearing would race with bytes this stream no longer touches.
+    const uintptr_t span = end > addr ? end : addr + 1;
+    bool kept = false;
+    for (auto it = x->uses.begin(); it != x->uses.end();) {
+        const uintptr_t uspan = it->end > it->addr ? it->end : it->addr + 1;
+        if (it->stream != s || it->addr != addr || it->kind != k || uspan > span) {
+            ++it;
+        } else if (!kept) {
+            it->seq = seq;
+            it->what = what;
+            it->end = end;
+            kept = true;
+            ++it;
+        } else {
+            it = x->uses.erase(it);
         }
+    }
+    if (kept) return;
     if (x->uses.size() >= 256) x->uses.erase(x->uses.begin());
     Use n{s, seq, addr, what};
     n.end = end;
