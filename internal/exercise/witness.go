@@ -27,7 +27,12 @@ var cudaProbes = []witness.Probe{
 	{Name: "malloc_managed_calls", Lib: "libcudart", Symbols: []string{"cudaMallocManaged"}},
 	{Name: "malloc_host_calls", Lib: "libcudart", Symbols: []string{"cudaMallocHost", "cudaHostAlloc"}},
 	{Name: "cuMemAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemAlloc_v2", "cuMemAlloc"}},
+	{Name: "cuMemAllocPitch", Lib: "libcuda.so", Symbols: []string{"cuMemAllocPitch_v2", "cuMemAllocPitch"}},
+	{Name: "cuMemAllocManaged", Lib: "libcuda.so", Symbols: []string{"cuMemAllocManaged"}},
+	{Name: "cuMemAllocHost", Lib: "libcuda.so", Symbols: []string{"cuMemAllocHost_v2", "cuMemAllocHost"}},
+	{Name: "cuMemHostAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemHostAlloc"}},
 	{Name: "cuMemFree", Lib: "libcuda.so", Symbols: []string{"cuMemFree_v2", "cuMemFree"}},
+	{Name: "cuMemFreeHost", Lib: "libcuda.so", Symbols: []string{"cuMemFreeHost"}},
 	{Name: "cuMemAllocAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocAsync", "cuMemAllocAsync_ptsz"}},
 	{Name: "cuMemFreeAsync", Lib: "libcuda.so", Symbols: []string{"cuMemFreeAsync", "cuMemFreeAsync_ptsz"}},
 	{Name: "cuMemAllocFromPoolAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz"}},
@@ -48,10 +53,27 @@ var witnessed = map[string]bool{
 	"malloc_from_pool_calls": true, "pools_created": true, "malloc_managed_calls": true, "malloc_host_calls": true,
 }
 
-// driverTwins are the record's figures that count the program's own
-// driver-API calls too (cuMemAlloc is counted as cudaMalloc is): where
-// the program made such calls, the runtime's count is not theirs.
-var driverTwins = []string{"malloc_calls", "free_calls", "malloc_async_calls", "free_async_calls", "malloc_from_pool_calls", "pools_created", "malloc_managed_calls", "malloc_host_calls"}
+// driverTwins are the driver's allocation functions whose calls the
+// library counts as their runtime twin's statistic when the program makes
+// them itself (kernels/allocstats/around.h): by the twin, the probes.
+// Where the record says the program made such calls, the twin is
+// compared as a range (checker.WitnessView.Driver).
+var driverTwins = map[string][]string{
+	"malloc_calls":           {"cuMemAlloc", "cuMemAllocPitch"},
+	"free_calls":             {"cuMemFree"},
+	"malloc_async_calls":     {"cuMemAllocAsync"},
+	"free_async_calls":       {"cuMemFreeAsync"},
+	"malloc_from_pool_calls": {"cuMemAllocFromPoolAsync"},
+	"malloc_managed_calls":   {"cuMemAllocManaged"},
+	"malloc_host_calls":      {"cuMemAllocHost", "cuMemHostAlloc"},
+}
+
+// driverAllocs and driverFrees are the probes that bound the guard's
+// claim of the program's own driver allocations and frees.
+var (
+	driverAllocs = []string{"cuMemAlloc", "cuMemAllocPitch", "cuMemAllocManaged", "cuMemAllocHost", "cuMemHostAlloc", "cuMemAllocAsync", "cuMemAllocFromPoolAsync"}
+	driverFrees  = []string{"cuMemFree", "cuMemFreeAsync", "cuMemFreeHost"}
+)
 
 // witnessAll compares every count, for measuring which are exact.
 var witnessAll = false
@@ -76,7 +98,7 @@ func OpenWitness() (*witness.Witness, string) {
 // the kernel's counts here, which counts, and why not.
 func WitnessSummary(w *witness.Witness, why string) string {
 	if w == nil {
-		return "off (" + why + "): statistics records are not compared with what the kernel counts of a run's CUDA calls"
+		return "off (" + why + "): statistics records are not compared with what the kernel counts of a run's CUDA calls, and each grade made so is marked not witnessed"
 	}
 	var names, recorded []string
 	for _, p := range cudaProbes {
@@ -90,9 +112,10 @@ func WitnessSummary(w *witness.Witness, why string) string {
 	if len(names) == 0 {
 		return "on, counting only: uprobes on the CUDA runtime's and driver's entry points"
 	}
-	// The driver's counts are measured, never judged (see witnessed).
+	// The driver's counts bound the record where the program calls the
+	// driver itself, and are otherwise shown, never judged (see witnessed).
 	return "on: uprobes on the CUDA runtime's and driver's entry points; compared with the record: " + strings.Join(names, ", ") +
-		" (not where a program calls the driver's allocation functions itself, nor for a Python script's run); counted, not compared: " + strings.Join(recorded, ", ")
+		" (as a range up to the driver's calls where a program calls the driver's allocation functions itself; not for a Python script's run, which is marked not witnessed); counted and shown: " + strings.Join(recorded, ", ")
 }
 
 // WitnessDoctor is WitnessSummary of a witness opened to see whether it
@@ -180,10 +203,13 @@ func (ww *witnessWatch) grouped(dir string) {
 }
 
 // view ends the count and says what the kernel saw of the compared
-// statistics; nil when the run was not counted. A run whose processes
-// called the driver's allocation functions themselves (rec's guards say
-// so) has its allocation figures left out: the record counts those calls
-// where the runtime's probes do not see them.
+// statistics; nil when the run was not counted. A run whose record says
+// its processes called the driver's allocation functions themselves has
+// each allocation figure compared as a range, from the runtime's count
+// to it plus its driver twins' counts, and that claim of the record's
+// bounded by the driver's counts: the record counts those calls where
+// the runtime's probes do not see them, and it is the record's word that
+// they were made.
 func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	if ww == nil {
 		return nil
@@ -201,27 +227,67 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 		watch.Counts() // the watch ends
 		return nil
 	}
-	v := &checker.WitnessView{Counts: map[string]uint64{}}
-	for n, c := range watch.Counts() {
+	all := watch.Counts()
+	v := &checker.WitnessView{Counts: map[string]uint64{}, Counted: map[string]uint64{}}
+	for n, c := range all {
 		if witnessed[n] || witnessAll {
 			v.Counts[n] = c
-		}
-	}
-	if rec != nil {
-		driver := rec.Guard.DriverAllocCalls + rec.Guard.DriverFreeCalls
-		for _, g := range rec.ChildGuards {
-			driver += g.DriverAllocCalls + g.DriverFreeCalls
-		}
-		if driver > 0 && !witnessAll {
-			for _, n := range driverTwins {
-				delete(v.Counts, n)
-			}
+		} else {
+			v.Counted[n] = c
 		}
 	}
 	if len(v.Counts) == 0 {
 		return nil
 	}
+	if rec != nil {
+		var allocs, frees uint64
+		for _, g := range append([]checker.Guard{rec.Guard}, rec.ChildGuards...) {
+			allocs += g.DriverAllocCalls
+			frees += g.DriverFreeCalls
+		}
+		if allocs+frees > 0 {
+			v.Driver = map[string]uint64{}
+			for twin, probes := range driverTwins {
+				if _, ok := v.Counts[twin]; !ok {
+					continue
+				}
+				for _, p := range probes {
+					v.Driver[twin] += all[p]
+				}
+			}
+			v.Claims = []checker.Claim{
+				{Name: "the program's own driver allocation calls", Record: allocs, Most: sum(all, driverAllocs)},
+				{Name: "the program's own driver free calls", Record: frees, Most: sum(all, driverFrees)},
+			}
+		}
+	}
 	return v
+}
+
+// unwitnessed says why a run's record was not compared with the kernel's
+// counts ("" when it was): the grade marks such a run not witnessed.
+func (ww *witnessWatch) unwitnessed(tk *Toolkit, v *checker.WitnessView) string {
+	switch {
+	case v != nil:
+		return ""
+	case tk.Witness == nil:
+		return "no outside witness here" + tk.WitnessOff
+	case ww == nil:
+		return "the program is not one the loader runs"
+	case ww.err != nil:
+		return "the witness could not watch the run: " + ww.err.Error()
+	case ww.script:
+		return "a Python script's counts are not compared"
+	}
+	return "no count of the run was compared"
+}
+
+func sum(counts map[string]uint64, names []string) uint64 {
+	var n uint64
+	for _, p := range names {
+		n += counts[p]
+	}
+	return n
 }
 
 // cudaCopies are the copies of the CUDA runtime and driver on the
@@ -292,6 +358,9 @@ func (ww *witnessWatch) String() string {
 func (tk *Toolkit) WatchRuns() (summary string, close func()) {
 	w, why := OpenWitness()
 	tk.Witness = w
+	if w == nil {
+		tk.WitnessOff = " (" + why + ")"
+	}
 	return WitnessSummary(w, why), func() {
 		if w != nil {
 			w.Close()

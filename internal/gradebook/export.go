@@ -76,6 +76,21 @@ func (s *Sheet) Marked() []*Attempt {
 	return out
 }
 
+// NotWitnessed lists the attempts whose runs' records the outside
+// witness did not all compare, by student then exercise in the sheet's
+// order.
+func (s *Sheet) NotWitnessed() []*Attempt {
+	var out []*Attempt
+	for _, st := range s.Students {
+		for _, x := range s.Exercises {
+			if a := s.Grades[st][x.ID]; a != nil && a.Unwitnessed() {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
 // Total is a student's points over every exercise.
 func (s *Sheet) Total(student string) int {
 	t := 0
@@ -98,6 +113,10 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 	if len(marked) > 0 {
 		head = append(head, "review") // only then: a sheet read before keeps its columns
 	}
+	unwitnessed := s.NotWitnessed()
+	if len(unwitnessed) > 0 {
+		head = append(head, "not_witnessed")
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -115,6 +134,15 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 			var ids []string
 			for _, x := range s.Exercises {
 				if a := s.Grades[st][x.ID]; a != nil && a.Review != "" {
+					ids = append(ids, x.ID)
+				}
+			}
+			row = append(row, strings.Join(ids, " "))
+		}
+		if len(unwitnessed) > 0 {
+			var ids []string
+			for _, x := range s.Exercises {
+				if a := s.Grades[st][x.ID]; a != nil && a.Unwitnessed() {
 					ids = append(ids, x.ID)
 				}
 			}
@@ -174,6 +202,7 @@ type jsonGrade struct {
 	Reason     string      `json:"reason,omitempty"`
 	Review     []string    `json:"review,omitempty"`
 	Note       string      `json:"note,omitempty"`
+	Witness    string      `json:"witness,omitempty"`
 	SourceHash string      `json:"source_sha256,omitempty"`
 	BuildMS    int64       `json:"build_ms"`
 	RunMS      int64       `json:"run_ms"`
@@ -198,7 +227,7 @@ func (s *Sheet) WriteJSON(w io.Writer) error {
 		js := &jsonStudent{ID: st, Total: s.Total(st), Exercises: map[string]*jsonGrade{}}
 		for id, a := range s.Grades[st] {
 			g := &jsonGrade{Status: a.Status, Points: a.Points, MaxPoints: a.MaxPoints, Reason: a.Reason, SourceHash: a.SourceHash,
-				Review: a.ReviewLines(), Note: a.Note, BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
+				Review: a.ReviewLines(), Note: a.Note, Witness: a.Witness, BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
 			for _, c := range a.Checks {
 				g.Checks = append(g.Checks, jsonCheck(c))
 			}
@@ -248,6 +277,9 @@ func (s *Sheet) Feedback(student string) string {
 				fmt.Fprintf(&b, "- %s\n", mdText(l))
 			}
 			b.WriteString("\n")
+		}
+		if a.Unwitnessed() {
+			fmt.Fprintf(&b, "Not witnessed from outside the program (%s): its statistics record is the program's own word.\n\n", mdText(strings.TrimPrefix(a.Witness, "not witnessed: ")))
 		}
 		var hints []string
 		hidden, hiddenPassed := 0, 0
@@ -407,6 +439,9 @@ func (s *Sheet) WriteSummary(w io.Writer, width int) {
 	s.WriteTable(w, width)
 	if n := len(s.Marked()); n > 0 {
 		fmt.Fprintf(w, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
+	}
+	if n := len(s.NotWitnessed()); n > 0 {
+		fmt.Fprintf(w, "%s not witnessed from outside the program: their statistics records are the programs' own word (the not_witnessed column of lessons grade export).\n", ui.Count(n, "grade"))
 	}
 }
 
