@@ -2,7 +2,9 @@ package exercise
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -71,7 +73,20 @@ func TestWitnessDriverCounts(t *testing.T) {
 			t.Errorf("measured, no %q in %q", want, got)
 		}
 	}
+	log := filepath.Join(t.TempDir(), "witness.jsonl")
+	t.Setenv("LESSONS_WITNESS_LOG", log)
 	v = run("grade")
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line witnessLogLine
+	if err := json.Unmarshal(data, &line); err != nil {
+		t.Fatalf("the witness's log: %v\n%s", err, data)
+	}
+	if !line.Compared || !line.Equal || line.Kernel["cuMemAlloc"] != 3 || line.Kernel["malloc_calls"] != 0 || line.Record["malloc_calls"] != 3 || line.DriverAllocs != 5 || line.DriverFrees != 5 || line.Job != "driver" {
+		t.Errorf("the witness's log: %s", data)
+	}
 	got = ""
 	for _, r := range v.Results {
 		if r.Name == checker.WitnessCheckName {

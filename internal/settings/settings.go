@@ -85,6 +85,8 @@ var All = sorted([]Setting{
 		Meaning: "`off` turns off the second witness of a judged run (the driver's view through NVML)."},
 	{Name: "LESSONS_WITNESS", Kind: User, ReadBy: "internal/exercise",
 		Meaning: "`off` turns off the outside witness of a graded run (the kernel's count of its CUDA calls through uprobes, where BPF may be loaded)."},
+	{Name: "LESSONS_WITNESS_LOG", Kind: User, ReadBy: "internal/exercise",
+		Meaning: "A file to which each run the outside witness watched adds a line of JSON: the file judged, the run, every count the kernel took (the driver's included), the record's figures, and whether the witness's comparison passed (`bench/witness-course.sh` reads it on a GPU)."},
 	{Name: "LESSONS_SANDBOX_WX", Kind: User, ReadBy: "internal/exercise",
 		Meaning: "`off`: a sandboxed run may make memory writable and executable, or executable after it was mapped, a memfd, shared memory or a file it wrote executable, and its /proc/PID/mem writable (by default it may not: no code written after it starts)."},
 	{Name: "LESSONS_SANDBOX_USERS", Kind: User, ReadBy: "internal/exercise, internal/rig (the cells), internal/classroom",
