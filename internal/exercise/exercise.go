@@ -402,9 +402,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	run.Before = j.Before
 	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration, Started: 1 + sanStarted,
 		Unwitnessed: wit.unwitnessed(tk, kernel)}
-	if wit != nil {
-		logWitness(j, kernel, rec, v.Results, v.Unwitnessed)
-	}
+	logWitness(j, wit, rec, v.Results, v.Unwitnessed)
 	if run.Untrusted == "" {
 		v.stats = run.Stats
 		if rec != nil {

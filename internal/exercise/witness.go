@@ -140,6 +140,9 @@ type witnessWatch struct {
 	group  *witness.Group
 	watch  *witness.Watch
 	err    error
+	// counts are every count of the run, compared or not, once view
+	// ended the watch: what LESSONS_WITNESS_LOG keeps.
+	counts map[string]uint64
 }
 
 // watchWitness prepares the count of a run of prog (a script's, run by
@@ -223,11 +226,11 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	if watch == nil {
 		return nil
 	}
+	all := watch.Counts()
+	ww.counts = all
 	if ww.script && !witnessAll {
-		watch.Counts() // the watch ends
 		return nil
 	}
-	all := watch.Counts()
 	v := &checker.WitnessView{Counts: map[string]uint64{}, Counted: map[string]uint64{}}
 	for n, c := range all {
 		if witnessed[n] || witnessAll {

@@ -36,25 +36,18 @@ type witnessLogLine struct {
 var witnessLogMu sync.Mutex
 
 // logWitness adds the run's line to LESSONS_WITNESS_LOG, when it is set
-// and the run was counted; a log that cannot be written is left
+// and the run was watched; a log that cannot be written is left
 // unwritten (a measurement's, never the verdict's, loss).
-func logWitness(j *Job, kernel *checker.WitnessView, rec *checker.Received, results []checker.Result, unwitnessed string) {
+func logWitness(j *Job, ww *witnessWatch, rec *checker.Received, results []checker.Result, unwitnessed string) {
 	path := os.Getenv("LESSONS_WITNESS_LOG")
-	if path == "" || kernel == nil && unwitnessed == "" {
+	if path == "" || ww == nil {
 		return
 	}
 	l := witnessLogLine{Job: j.ID, Run: j.Spec.RunName(), Kernel: map[string]uint64{}, Record: map[string]uint64{}, Unwitnessed: unwitnessed}
 	if len(j.Files) > 0 {
 		l.File = j.Files[0].Path
 	}
-	if kernel != nil {
-		for n, c := range kernel.Counts {
-			l.Kernel[n] = c
-		}
-		for n, c := range kernel.Counted {
-			l.Kernel[n] = c
-		}
-	}
+	maps.Copy(l.Kernel, ww.counts)
 	if rec != nil {
 		for _, n := range append(append([]string{}, driverTwinNames()...), "pools_created") {
 			var v float64
