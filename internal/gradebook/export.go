@@ -91,6 +91,19 @@ func (s *Sheet) NotWitnessed() []*Attempt {
 	return out
 }
 
+// someWitnessed says whether the outside witness compared the records
+// of some grade of the sheet.
+func (s *Sheet) someWitnessed() bool {
+	for _, st := range s.Students {
+		for _, a := range s.Grades[st] {
+			if a.Witness == Witnessed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Total is a student's points over every exercise.
 func (s *Sheet) Total(student string) int {
 	t := 0
@@ -113,7 +126,13 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 	if len(marked) > 0 {
 		head = append(head, "review") // only then: a sheet read before keeps its columns
 	}
+	// Which grades were not witnessed, only where some were: a sheet
+	// of which none was (a grader that may not load BPF) says so in the
+	// grade's start line and summary, and keeps its columns.
 	unwitnessed := s.NotWitnessed()
+	if len(unwitnessed) == 0 || !s.someWitnessed() {
+		unwitnessed = nil
+	}
 	if len(unwitnessed) > 0 {
 		head = append(head, "not_witnessed")
 	}
@@ -278,9 +297,6 @@ func (s *Sheet) Feedback(student string) string {
 			}
 			b.WriteString("\n")
 		}
-		if a.Unwitnessed() {
-			fmt.Fprintf(&b, "Not witnessed from outside the program (%s): its statistics record is the program's own word.\n\n", mdText(strings.TrimPrefix(a.Witness, "not witnessed: ")))
-		}
 		var hints []string
 		hidden, hiddenPassed := 0, 0
 		for _, c := range a.Checks {
@@ -440,8 +456,12 @@ func (s *Sheet) WriteSummary(w io.Writer, width int) {
 	if n := len(s.Marked()); n > 0 {
 		fmt.Fprintf(w, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
 	}
-	if n := len(s.NotWitnessed()); n > 0 {
-		fmt.Fprintf(w, "%s not witnessed from outside the program: their statistics records are the programs' own word (the not_witnessed column of lessons grade export).\n", ui.Count(n, "grade"))
+	switch n := len(s.NotWitnessed()); {
+	case n == 0:
+	case !s.someWitnessed():
+		fmt.Fprintf(w, "No grade was witnessed from outside the programs: their statistics records are their own word (the witness of lessons grade export's JSON).\n")
+	default:
+		fmt.Fprintf(w, "%s not witnessed from outside the programs: their statistics records are their own word (the not_witnessed column of lessons grade export).\n", ui.Count(n, "grade"))
 	}
 }
 
