@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -353,12 +354,26 @@ func (ww *witnessWatch) String() string {
 	return fmt.Sprintf("witness (err %v)", ww.err)
 }
 
+// ErrNoWitness is the error of a grader asked to grade only what the
+// outside witness compares (LESSONS_WITNESS=require) where it cannot.
+var ErrNoWitness = errors.New("LESSONS_WITNESS=require: the outside witness cannot watch runs here")
+
+// NeedWitness is nil unless LESSONS_WITNESS=require asks for the outside
+// witness and there is none (why says why): then the grade must not
+// start, for its records would be the programs' own word.
+func NeedWitness(w *witness.Witness, why string) error {
+	if w != nil || os.Getenv("LESSONS_WITNESS") != "require" {
+		return nil
+	}
+	return fmt.Errorf("%w (%s): grade as root, or with CAP_BPF and CAP_PERFMON, or unset LESSONS_WITNESS to grade with each grade marked not witnessed", ErrNoWitness, why)
+}
+
 // WatchRuns gives tk's runs the outside witness where this process may
 // load BPF (a grade's, a Slurm worker's, a class server's pilot's): it
 // sets tk.Witness, and returns the words of a start line for it (on, or
 // off and why) and what lets its probes go, to call when the runs are
-// over.
-func (tk *Toolkit) WatchRuns() (summary string, close func()) {
+// over; err is NeedWitness's.
+func (tk *Toolkit) WatchRuns() (summary string, close func(), err error) {
 	w, why := OpenWitness()
 	tk.Witness = w
 	if w == nil {
@@ -368,5 +383,5 @@ func (tk *Toolkit) WatchRuns() (summary string, close func()) {
 		if w != nil {
 			w.Close()
 		}
-	}
+	}, NeedWitness(w, why)
 }

@@ -84,7 +84,7 @@ var All = sorted([]Setting{
 	{Name: "LESSONS_DRIVER_CHECK", Kind: User, ReadBy: "internal/exercise",
 		Meaning: "`off` turns off the second witness of a judged run (the driver's view through NVML)."},
 	{Name: "LESSONS_WITNESS", Kind: User, ReadBy: "internal/exercise",
-		Meaning: "`off` turns off the outside witness of a graded run (the kernel's count of its CUDA calls through uprobes, where BPF may be loaded)."},
+		Meaning: "`off` turns off the outside witness of a graded run (the kernel's count of its CUDA calls through uprobes, where BPF may be loaded); `require` refuses to grade (a grade, a run node, the class server) where it cannot be on, rather than grade with each grade marked not witnessed."},
 	{Name: "LESSONS_WITNESS_LOG", Kind: User, ReadBy: "internal/exercise",
 		Meaning: "A file to which each run the outside witness watched adds a line of JSON: the file judged, the run, every count the kernel took (the driver's included), the record's figures, and whether the witness's comparison passed (`bench/witness-course.sh` reads it on a GPU)."},
 	{Name: "LESSONS_SANDBOX_WX", Kind: User, ReadBy: "internal/exercise",
