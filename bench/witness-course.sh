@@ -65,9 +65,14 @@ twins = {"malloc_calls": ["cuMemAlloc", "cuMemAllocPitch"], "free_calls": ["cuMe
 own = [r for r in runs if r["driver_allocs"] + r["driver_frees"] == 0 and r["kernel"]]
 print(f"runs with no driver allocation of their own (the record's word): {len(own)}")
 for twin, probes in twins.items():
-    reached = [r for r in own if sum(r["kernel"].get(p, 0) for p in probes) > 0]
-    rt = sum(r["kernel"].get(twin, 0) for r in own); drv = sum(sum(r["kernel"].get(p, 0) for p in probes) for r in own)
-    print(f"  {twin}: runtime {rt} calls, driver's {'+'.join(probes)} {drv} calls, in {len(reached)} runs")
+    d = lambda r: sum(r["kernel"].get(p, 0) for p in probes)
+    reached = [r for r in own if d(r) > 0]
+    same = [r for r in own if d(r) == r["kernel"].get(twin, 0)]
+    more = [r for r in own if d(r) > r["kernel"].get(twin, 0)]
+    rt = sum(r["kernel"].get(twin, 0) for r in own); drv = sum(d(r) for r in own)
+    print(f"  {twin}: runtime {rt} calls, driver's {'+'.join(probes)} {drv} calls (in {len(reached)} runs); driver = runtime in {len(same)} of {len(own)} runs, driver > runtime in {len(more)}")
+    for r in more[:3]:
+        print(f"    driver > runtime: {who(r)} [{r['run'] or 'public'}] runtime {r['kernel'].get(twin, 0)} driver {d(r)}")
 drv = [r for r in runs if r["driver_allocs"] + r["driver_frees"] > 0 and r["kernel"]]
 exact = [r for r in drv if all(r["record"].get(t, 0) == r["kernel"].get(t, 0) + sum(r["kernel"].get(p, 0) for p in ps) for t, ps in twins.items())]
 print(f"runs calling the driver's allocation functions themselves: {len(drv)}; record = runtime + driver exactly in {len(exact)}")
