@@ -6,8 +6,9 @@
 # (DIR, or DIR packed as a .tgz): one student per solution ("correct-"),
 # correct alternative ("right-") and wrong answer ("wrong-"), each
 # handing in that file alone. PART picks who is graded, so that each call
-# ends within about two minutes: 1 the solutions and the first half of the
-# wrong answers, 2 the other half, 3 the correct alternatives, all all.
+# ends within about a minute and a half: 1 the solutions and the first third
+# of the wrong answers, 2 and 3 the other thirds, 4 the correct
+# alternatives, all all. Each part writes under $OUT/partPART.
 # Graded by lessons grade (the sandbox, the write-exec rule, the witness)
 # with LESSONS_WITNESS_LOG, and compute-sanitizer off (its runs are not
 # watched; they only cost time). Prints, for every run watched, whether the
@@ -17,19 +18,20 @@
 set -uo pipefail
 class=$1; part=${2:-1}
 bin=${LESSONS:-carry/lead/lessons}; bin=$(realpath "$bin")
-out=${OUT:-/tmp/witness-course}; mkdir -p "$out"
+out=${OUT:-/tmp/witness-course}/part$part; mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 work=$(mktemp -d /tmp/witness-course.XXXXXX); chmod 755 "$work"
 if [ -f "$class" ]; then tar -xzf "$class" -C "$work"; src=$(dirname "$(find "$work" -maxdepth 3 -name expected.tsv | head -1)"); else src=$class; fi
 mkdir -p "$work/subs"
 mapfile -t wrong < <(ls "$src/subs" | grep '^wrong-' | sort)
-half=$(( (${#wrong[@]} + 1) / 2 ))
+third=$(( (${#wrong[@]} + 2) / 3 ))
 case "$part" in
-  1) pick=( $(ls "$src/subs" | grep '^correct-') "${wrong[@]:0:$half}" ) ;;
-  2) pick=( "${wrong[@]:$half}" ) ;;
-  3) pick=( $(ls "$src/subs" | grep '^right-') ) ;;
+  1) pick=( $(ls "$src/subs" | grep '^correct-') "${wrong[@]:0:$third}" ) ;;
+  2) pick=( "${wrong[@]:$third:$third}" ) ;;
+  3) pick=( "${wrong[@]:$((2 * third))}" ) ;;
+  4) pick=( $(ls "$src/subs" | grep '^right-') ) ;;
   all) pick=( $(ls "$src/subs") ) ;;
-  *) echo "PART is 1, 2, 3 or all"; exit 2 ;;
+  *) echo "PART is 1, 2, 3, 4 or all"; exit 2 ;;
 esac
 for s in "${pick[@]}"; do cp -r "$src/subs/$s" "$work/subs/"; done
 chmod -R a+rX "$work/subs"
@@ -37,7 +39,7 @@ export LESSONS_CACHE=$work/cache LESSONS_SANITIZER=none LESSONS_WITNESS_LOG=$out
 rm -f "$out/witness.jsonl"
 echo "part $part: ${#pick[@]} students, as $(id -un)"
 t0=$EPOCHREALTIME
-timeout "${T:-105}" "$bin" grade "$work/subs" --gradebook "$work/gb.db" > "$out/grade.txt" 2>&1
+timeout "${T:-100}" "$bin" grade "$work/subs" --gradebook "$work/gb.db" > "$out/grade.txt" 2>&1
 echo "grade rc=$? in $(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $t0 }") s"
 awk '/^Outside witness:/ {on=1} on && /^$/ {exit} on' "$out/grade.txt" | tr '\n' ' ' | cut -c1-600; echo
 grep -E 'graded in|not witnessed from outside' "$out/grade.txt" | cut -c1-240
