@@ -15,6 +15,7 @@
 #
 # Usage, from the course's root, on the GPU machine:
 #   bash docs/measure/figures.sh [OUT]
+#   FIGURES_ONLY=probes bash docs/measure/figures.sh [OUT]   (the probes alone)
 # Needs nvcc (NVCC, or /usr/local/cuda/bin/nvcc, or on PATH), one GPU,
 # python3 with CuPy and torch for Day 77, and a lessons binary (LESSONS,
 # or carry/lead/lessons, or on PATH) for the statistics. Every raw output
@@ -81,10 +82,14 @@ probe() {
     local mode=$1 id=$2 sol=$3; shift 3
     local c=$work/probe-$id
     if [ ! -d "$c" ]; then
-        mkdir -p "$c/lessons" "$c/exercises"
-        printf 'title = "probe"\n[[lesson]]\nfile = "lessons/day001-probe.md"\n[[exercise]]\nid = "%s"\nlesson = "1"\nstudent = "exercises/%s"\nsolution = "exercises/%s"\n' "$id" "$(basename "$sol")" "$(basename "$sol")" > "$c/course.toml"
+        # The solution lies apart from the student's file: a spec beside
+        # the solution is read as the secret spec, which may hold checks
+        # only, and the probe spec holds points and a timeout too.
+        mkdir -p "$c/lessons" "$c/exercises" "$c/solutions"
+        printf 'title = "probe"\n[[lesson]]\nfile = "lessons/day001-probe.md"\n[[exercise]]\nid = "%s"\nlesson = "1"\nstudent = "exercises/%s"\nsolution = "solutions/%s"\n' "$id" "$(basename "$sol")" "$(basename "$sol")" > "$c/course.toml"
         printf '# Probe\n' > "$c/lessons/day001-probe.md"
         cp "$root/$sol" "$c/exercises/"
+        cp "$root/$sol" "$c/solutions/"
         local spec=$c/exercises/$(basename "${sol%.*}").toml
         awk '/^\[\[/{exit} {print}' "$root/exercises/$(basename "$(dirname "$sol")")/$(basename "${sol%.*}").toml" > "$spec"
         printf '[[check]]\nstat = "max_concurrent_streams"\nequals = 987654321\n[[check]]\nstat = "kernel_span_ms"\nequals = 987654322\n[[check]]\nstat = "kernel_busy_ms"\nequals = 987654323\n' >> "$spec"
@@ -115,6 +120,14 @@ ap() { probe "$1" async-pipeline solutions/day069/async_pipeline.cu \
     solutions/day069/wrong/async-pipeline/pageable_host.patch; }
 sp() { probe "$1" stream-pools solutions/day087/stream_pools.cu \
     solutions/day087/wrong/stream-pools/per_thread_cas.patch; }
+# FIGURES_ONLY=probes measures the probes alone (the kernel times read
+# through lessons check), in about a minute.
+if [ "${FIGURES_ONLY:-}" = probes ]; then
+    ap warm; sp warm; ap measure; sp measure
+    echo "figures.sh: the probes done in ${SECONDS} s; every raw output is in $out/raw" | tee -a "$report"
+    exit 0
+fi
+
 # Build everything first, in parallel, so that no build runs beside a
 # timed program.
 cell day069-stream-ordered.md sync_vs_async.cu
@@ -153,18 +166,18 @@ wait
 
 # Day 69: the lesson's table (three runs on the H100).
 runs d69_sync ./sync_vs_async
-fig D69.sync "cudaMalloc/cudaFree, 1000 iterations (ms)" "$out/raw/d69_sync" 's/^cudaMalloc\/cudaFree: *\([0-9.]*\) ms.*/\1/p' "99.56, 98.39, 100.22 ms"
-fig D69.async "cudaMallocAsync/cudaFreeAsync, 1000 iterations (ms)" "$out/raw/d69_sync" 's/^cudaMallocAsync\/cudaFreeAsync: *\([0-9.]*\) ms.*/\1/p' "6.00, 6.18, 5.70 ms"
-fig D69.speedup "speedup (x)" "$out/raw/d69_sync" 's/^speedup: \([0-9.]*\)x/\1/p' "16.6x, 15.9x, 17.6x"
+fig D69.sync "cudaMalloc/cudaFree, 1000 iterations (ms)" "$out/raw/d69_sync" 's/^cudaMalloc\/cudaFree: *\([0-9.]*\) ms.*/\1/p' "96.21 ms (69.25 to 98.17; H200, 2026-11-28)"
+fig D69.async "cudaMallocAsync/cudaFreeAsync, 1000 iterations (ms)" "$out/raw/d69_sync" 's/^cudaMallocAsync\/cudaFreeAsync: *\([0-9.]*\) ms.*/\1/p' "6.34 ms (4.60 to 6.66)"
+fig D69.speedup "speedup (x)" "$out/raw/d69_sync" 's/^speedup: \([0-9.]*\)x/\1/p' "15.1x (14.7 to 15.4)"
 
 # Day 69: no warm-up, built without -arch: the first run holds the JIT.
 : > "$out/raw/d69_cold"; : > "$out/raw/d69_warm"
 for i in $(seq "$N"); do CUDA_CACHE_PATH="$work/jit-cold-$i" ./nowarm >> "$out/raw/d69_cold" 2>&1; done
 CUDA_CACHE_PATH="$work/jit-warm" ./nowarm > /dev/null 2>&1
 for _ in $(seq "$N"); do CUDA_CACHE_PATH="$work/jit-warm" ./nowarm >> "$out/raw/d69_warm" 2>&1; done
-fig D69.nowarm.cold "no warm-up, no -arch, empty JIT cache: speedup (x)" "$out/raw/d69_cold" 's/^speedup: \([0-9.]*\)x/\1/p' "18.0x on a first run"
-fig D69.nowarm.cold.sync "the same: the cudaMalloc loop, 100 iterations of 4 MiB (ms)" "$out/raw/d69_cold" 's/^cudaMalloc\/cudaFree: *\([0-9.]*\) ms.*/\1/p' "170.14 ms (appendix)"
-fig D69.nowarm.warm "no warm-up, no -arch, warm JIT cache: speedup (x)" "$out/raw/d69_warm" 's/^speedup: \([0-9.]*\)x/\1/p' "1.0x on the second run"
+fig D69.nowarm.cold "no warm-up, no -arch, empty JIT cache: speedup (x)" "$out/raw/d69_cold" 's/^speedup: \([0-9.]*\)x/\1/p' "3.3x (3.2 to 9.7) with the cache empty"
+fig D69.nowarm.cold.sync "the same: the cudaMalloc loop, 100 iterations of 4 MiB (ms)" "$out/raw/d69_cold" 's/^cudaMalloc\/cudaFree: *\([0-9.]*\) ms.*/\1/p' "35.43 ms (31.97 to 98.57; appendix)"
+fig D69.nowarm.warm "no warm-up, no -arch, warm JIT cache: speedup (x)" "$out/raw/d69_warm" 's/^speedup: \([0-9.]*\)x/\1/p' "0.9x (0.8 to 1.1) with the cache warm"
 
 # Day 69: the pool's attributes (sizes: the same every run).
 runs d69_attr ./pool_attributes
@@ -194,13 +207,13 @@ say "D71.full-off | 'no ordering, pool full' with internal dependencies off | $(
 runs d72_gran ./granularity
 fig D72.granularity "minimum granularity (bytes)" "$out/raw/d72_gran" 's/^granularity: minimum \([0-9]*\) bytes.*/\1/p' "2097152"
 runs d72_vmm ./vmm_facts
-fig D72.vmm.map "2 MiB: cuMemCreate + cuMemMap + cuMemSetAccess (us, mean of 100)" "$out/raw/d72_vmm" 's/^2 MiB: create+map+set access \([0-9.]*\) us.*/\1/p' "tens of microseconds"
-fig D72.vmm.unmap "2 MiB: cuMemUnmap + cuMemRelease (us, mean of 100)" "$out/raw/d72_vmm" 's/^2 MiB: .*unmap+release \([0-9.]*\) us.*/\1/p' "tens of microseconds"
+fig D72.vmm.map "2 MiB: cuMemCreate + cuMemMap + cuMemSetAccess (us, mean of 100)" "$out/raw/d72_vmm" 's/^2 MiB: create+map+set access \([0-9.]*\) us.*/\1/p' "38.5 us (28.2 to 46.5)"
+fig D72.vmm.unmap "2 MiB: cuMemUnmap + cuMemRelease (us, mean of 100)" "$out/raw/d72_vmm" 's/^2 MiB: .*unmap+release \([0-9.]*\) us.*/\1/p' "30.8 us (23.5 to 30.9)"
 
 # Day 73: importing a pool and a block in another process.
 runs d73 ./ipc_demo
-fig D73.pool "descriptor asked to pool imported (ms)" "$out/raw/d73" 's/^child: pool imported (\([0-9.]*\) ms.*/\1/p' "0.18 and 0.23 ms"
-fig D73.block "one block imported (ms)" "$out/raw/d73" 's/^child: block imported .* in \([0-9.]*\) ms.*/\1/p' "0.19 and 0.23 ms"
+fig D73.pool "descriptor asked to pool imported (ms)" "$out/raw/d73" 's/^child: pool imported (\([0-9.]*\) ms.*/\1/p' "2.39 ms (0.17 to 9.52)"
+fig D73.block "one block imported (ms)" "$out/raw/d73" 's/^child: block imported .* in \([0-9.]*\) ms.*/\1/p' "0.145 ms (0.115 to 0.153)"
 
 # Day 74: a graph that allocates, fills 64 MiB and frees.
 runs d74 ./graph_mem
@@ -209,24 +222,24 @@ fig D74.reserved "reserved after 1001 launches (MiB)" "$out/raw/d74" 's/^after 1
 
 # Day 76: the same loop through two resources.
 runs d76 ./day076_resources
-fig D76.cuda "cuda_resource, 1000 rounds (ms)" "$out/raw/d76" 's/^cuda_resource: *1000 rounds in \([0-9.]*\) ms.*/\1/p' "112.9 ms (earlier 105.7, 85.6)"
-fig D76.async "async_resource, 1000 rounds (ms)" "$out/raw/d76" 's/^async_resource: 1000 rounds in \([0-9.]*\) ms.*/\1/p' "6.2 ms (earlier 5.8, 5.6)"
-fig D76.ratio "cuda_resource / async_resource (x)" "$out/raw/d76" 's/^async_resource: .*(\([0-9.]*\)x faster).*/\1/p' "18.3x; between 15x and 18x"
+fig D76.cuda "cuda_resource, 1000 rounds (ms)" "$out/raw/d76" 's/^cuda_resource: *1000 rounds in \([0-9.]*\) ms.*/\1/p' "95.7 ms (85.3 to 102.9)"
+fig D76.async "async_resource, 1000 rounds (ms)" "$out/raw/d76" 's/^async_resource: 1000 rounds in \([0-9.]*\) ms.*/\1/p' "5.6 ms (5.4 to 5.9)"
+fig D76.ratio "cuda_resource / async_resource (x)" "$out/raw/d76" 's/^async_resource: .*(\([0-9.]*\)x faster).*/\1/p' "17.1x (15.7 to 17.5)"
 
 # Day 86: device malloc against a bump pool, and heap-vs-pool's rounds.
 runs d86 ./device_malloc
-fig D86.malloc "65536 device malloc+free of 256 bytes on an 8 MiB heap (ms)" "$out/raw/d86" 's/^65536 allocations.*device malloc+free \([0-9.]*\) ms.*/\1/p' "58.688 ms, then 55.598 ms"
-fig D86.failed "of them failed (NULL)" "$out/raw/d86" 's/^65536 allocations.*ms (\([0-9]*\) failed), bump.*/\1/p' "7727, then 6499"
-fig D86.bump "the bump pool's kernel (ms)" "$out/raw/d86" 's/.*bump \([0-9.]*\) ms.*/\1/p' "0.045 ms, then 0.032 ms"
-fig D86.null "4 KiB from the 8 MiB heap: NULLs of 65536" "$out/raw/d86" 's/^65536 threads asking.*: \([0-9]*\) got NULL/\1/p' "56916, then 58250"
+fig D86.malloc "65536 device malloc+free of 256 bytes on an 8 MiB heap (ms)" "$out/raw/d86" 's/^65536 allocations.*device malloc+free \([0-9.]*\) ms.*/\1/p' "60.98 ms (59.15 to 66.37)"
+fig D86.failed "of them failed (NULL)" "$out/raw/d86" 's/^65536 allocations.*ms (\([0-9]*\) failed), bump.*/\1/p' "8280 (7307 to 11848)"
+fig D86.bump "the bump pool's kernel (ms)" "$out/raw/d86" 's/.*bump \([0-9.]*\) ms.*/\1/p' "0.035 ms (0.030 to 0.038)"
+fig D86.null "4 KiB from the 8 MiB heap: NULLs of 65536" "$out/raw/d86" 's/^65536 threads asking.*: \([0-9]*\) got NULL/\1/p' "about 57500 (57135 to 57616)"
 runs d86_80 ./heap_vs_pool
 runs d86_1 ./heap_vs_pool 100000 4 1
 runs d86_100 ./heap_vs_pool 100000 4 100
 runs d86_heap ./heap_vs_pool --heap
-fig D86.hvp.80 "heap-vs-pool, slices of 80% (ms a round)" "$out/raw/d86_80" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "48.59 ms"
-fig D86.hvp.1 "heap-vs-pool, slices of 1% (ms a round)" "$out/raw/d86_1" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "45.81 ms"
-fig D86.hvp.100 "heap-vs-pool, slices that hold every list (ms a round)" "$out/raw/d86_100" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "0.43 ms"
-fig D86.hvp.heap "heap-vs-pool, every list from the heap (ms a round)" "$out/raw/d86_heap" 's/^[0-9]* rounds of [0-9]* lists: \([0-9.]*\) ms a round/\1/p' "47.03 ms"
+fig D86.hvp.80 "heap-vs-pool, slices of 80% (ms a round)" "$out/raw/d86_80" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "9.36 ms (9.06 to 9.39)"
+fig D86.hvp.1 "heap-vs-pool, slices of 1% (ms a round)" "$out/raw/d86_1" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "45.44 ms (45.29 to 45.63)"
+fig D86.hvp.100 "heap-vs-pool, slices that hold every list (ms a round)" "$out/raw/d86_100" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "0.35 ms (0.29 to 0.37)"
+fig D86.hvp.heap "heap-vs-pool, every list from the heap (ms a round)" "$out/raw/d86_heap" 's/^[0-9]* rounds of [0-9]* lists: \([0-9.]*\) ms a round/\1/p' "46.21 ms (45.83 to 46.83)"
 fig D86.hvp.limit "the heap limit asked for the lists that spill (KiB)" "$out/raw/d86_80" 's/^heap limit [a-z ]*: \([0-9]*\) KiB.*/\1/p' "9216 KiB for at most 2573 KiB"
 
 # Day 87: the bump pool's counts.
@@ -251,4 +264,4 @@ say "D77.torch | peak handed out / peak reserved / segments, native, async, expa
 ap measure
 sp measure
 
-echo "figures.sh: done; every raw output is in $out/raw" | tee -a "$report"
+echo "figures.sh: done in ${SECONDS} s; every raw output is in $out/raw" | tee -a "$report"

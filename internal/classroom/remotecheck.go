@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,6 +145,9 @@ func results(spec *checker.Spec, got []serve.CheckResult) []checker.Result {
 // post sends exercise and text to the class API's op with the token and
 // decodes its answer into v.
 func post(ctx context.Context, client *http.Client, base, token, op, exercise, text string, v any) error {
+	if err := tokenSafe(base); err != nil {
+		return err
+	}
 	body, _ := json.Marshal(map[string]string{"exercise": exercise, "text": text})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+classPrefix+op, bytes.NewReader(body))
 	if err != nil {
@@ -150,11 +155,19 @@ func post(ctx context.Context, client *http.Client, base, token, op, exercise, t
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := client.Do(req)
+	// A redirect is not followed: the token goes to the address given, or
+	// nowhere (a redirect to plain http, or to another host, would carry
+	// it elsewhere).
+	c := *client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := c.Do(req)
 	if err != nil {
 		return err
 	}
 	defer res.Body.Close()
+	if res.StatusCode >= 300 && res.StatusCode < 400 {
+		return fmt.Errorf("the server answered with a redirect to %s (%s): give that address as the class server if it is the class's", ui.Clip(ui.Printable(res.Header.Get("Location")), 200), res.Status)
+	}
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 8<<20))
 	if res.StatusCode != http.StatusOK {
 		var e struct{ Error string }
@@ -167,4 +180,22 @@ func post(ctx context.Context, client *http.Client, base, token, op, exercise, t
 		return fmt.Errorf("the answer is not the class server's: %v", err)
 	}
 	return nil
+}
+
+// tokenSafe refuses a class server address that would carry a student's
+// token across the network in the clear: https:// anywhere, http:// only
+// to this machine (a loopback address, or localhost).
+func tokenSafe(base string) error {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return fmt.Errorf("%q is not a class server's address: give it as the class page shows it (https://gpu.uni.example)", ui.Clip(ui.Printable(base), 200))
+	}
+	if u.Scheme == "https" {
+		return nil
+	}
+	h := u.Hostname()
+	if ip := net.ParseIP(h); (ip != nil && ip.IsLoopback()) || strings.EqualFold(h, "localhost") {
+		return nil
+	}
+	return fmt.Errorf("%s is plain http to another machine: your token would cross the network in the clear; give the server's https:// address (the class page's), or ask your instructor for one", ui.Clip(ui.Printable(base), 200))
 }

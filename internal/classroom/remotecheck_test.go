@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -172,4 +173,46 @@ func t0Course(f *testing.F) string {
 	root := f.TempDir()
 	writeTree(f, root, testCourse)
 	return root
+}
+
+// TestTokenNotInTheClear: the token goes over https, or over http to this
+// machine only; a redirect is not followed (it could carry the token to
+// plain http or another host).
+func TestTokenNotInTheClear(t *testing.T) {
+	for base, ok := range map[string]bool{
+		"https://gpu.uni.example":       true,
+		"http://127.0.0.1:8080":         true,
+		"http://localhost:8080/":        true,
+		"http://[::1]:9000":             true,
+		"http://gpu.uni.example":        false,
+		"http://10.0.0.5:8080":          false,
+		"http://localhost.evil.example": false,
+		"ftp://gpu.uni.example":         false,
+		"gpu.uni.example":               false,
+		"":                              false,
+	} {
+		if err := tokenSafe(base); (err == nil) != ok {
+			t.Errorf("tokenSafe(%q) = %v, want ok=%v", base, err, ok)
+		}
+	}
+	_, err := Submit(context.Background(), http.DefaultClient, "http://gpu.uni.example", "tok", "pool", "x")
+	if err == nil || !strings.Contains(err.Error(), "in the clear") {
+		t.Errorf("submit over plain http to another machine: %v", err)
+	}
+	got := make(chan string, 1)
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Authorization") }))
+	defer sink.Close()
+	hop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, sink.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer hop.Close()
+	_, err = Submit(context.Background(), http.DefaultClient, hop.URL, "tok", "pool", "x")
+	if err == nil || !strings.Contains(err.Error(), "redirect") {
+		t.Errorf("a redirect: %v", err)
+	}
+	select {
+	case a := <-got:
+		t.Errorf("the redirect was followed, with %q", a)
+	default:
+	}
 }

@@ -13,19 +13,20 @@ import (
 
 // DoctorOptions are the inputs of lessons doctor.
 type DoctorOptions struct {
-	IO *iostreams.IOStreams
+	IO   *iostreams.IOStreams
+	Pace bool // --pace: measure how fast this machine grades
 }
 
 func newDoctor(io *iostreams.IOStreams, runF func(*DoctorOptions) error) *cobra.Command {
 	opts := &DoctorOptions{IO: io}
-	return &cobra.Command{
-		Use:   "doctor",
+	cmd := &cobra.Command{
+		Use:   "doctor [--pace]",
 		Short: "Say what this machine has for the course: GPU, driver, nvcc, grading sandbox, cache",
 		Long: `Say what this machine has for running the course: each GPU (name, compute
 capability, memory), the driver, nvcc (path and version), compute-sanitizer,
 what the grading sandbox can use here, and the compile cache; and for each
-missing piece, what to do. Exits 1 when
-something that running lessons needs is missing.`,
+missing piece, what to do. Exits 1 when something that running lessons needs
+is missing. --pace also measures builds and CUDA starts a second (about 10 s).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -34,17 +35,19 @@ something that running lessons needs is missing.`,
 			return doctorRun(opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Pace, "pace", false, "also measure builds and CUDA starts a second here, and say what sets a grade's pace (needs a GPU)")
+	return cmd
 }
 
 func doctorRun(opts *DoctorOptions) error {
 	missing, err := hw.Doctor(opts.IO.Out, opts.IO.Width(), grade.DoctorRows())
-	if err != nil {
-		return err
+	if err == nil && opts.Pace { // after the table: it names what is missing
+		err = hw.DoctorPace(opts.IO.Out, opts.IO.Width(), grade.MachinePerGPU())
 	}
-	if missing > 0 {
-		return errSilent
+	if err == nil && missing > 0 {
+		err = errSilent
 	}
-	return nil
+	return err
 }
 
 // CacheOptions are the inputs of lessons cache.
@@ -55,7 +58,7 @@ type CacheOptions struct {
 
 func newCache(io *iostreams.IOStreams, runF func(*CacheOptions) error) *cobra.Command {
 	opts := &CacheOptions{IO: io}
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:     "cache [clean]",
 		Short:   "Show or clean the compile cache",
 		Example: "  lessons cache\n  lessons cache clean\n  LESSONS_CACHE_MAX=500M lessons run 70",
@@ -73,7 +76,6 @@ func newCache(io *iostreams.IOStreams, runF func(*CacheOptions) error) *cobra.Co
 			return cacheRun(opts)
 		},
 	}
-	return cmd
 }
 
 func cacheRun(opts *CacheOptions) error {

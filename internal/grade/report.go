@@ -118,6 +118,27 @@ func MachinePace() string {
 	return Pace(gpus, runtime.NumCPU())
 }
 
+// MachinePerGPU is how many runs at once a grade gives each GPU of this
+// machine when no flag says (lessons doctor --pace measures starts so).
+func MachinePerGPU() int {
+	gpus := 1
+	if info, err := machine.Prober().Probe(false); err == nil && len(info.Devices) > 0 {
+		gpus = len(machine.Devices(len(info.Devices)))
+	}
+	return choiceFor(gpus, runtime.NumCPU()).PerDevice
+}
+
+// choiceFor is the runs at once a grade chooses on gpus GPUs and cores
+// cores when no flag says.
+func choiceFor(gpus, cores int) Choice {
+	c := Choice{PerDevice: 1}
+	if per := perDeviceFor(cores); per > 1 {
+		c.PerDevice = per
+		c.spread(gpus, machineRuns(cores))
+	}
+	return c
+}
+
 // Pace says, for lessons doctor, how a class would be graded on a
 // machine of gpus GPUs and cores cores when no flag says, and what
 // limits its speed.
@@ -125,11 +146,7 @@ func Pace(gpus, cores int) string {
 	if gpus < 1 {
 		return "no GPU: lessons grade builds, but cannot run"
 	}
-	c := Choice{PerDevice: 1}
-	if per := perDeviceFor(cores); per > 1 {
-		c.PerDevice = per
-		c.spread(gpus, machineRuns(cores))
-	}
+	c := choiceFor(gpus, cores)
 	at := c.PerDevice * gpus
 	if c.Machine > 0 {
 		at = c.Machine

@@ -255,6 +255,7 @@ func ParseIpynb(file string, src []byte) (*Lesson, error) {
 	if l.Title == "" {
 		l.Title = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
+	l.Title = PlainTitle(l.Title)
 	return l, errs.Err()
 }
 

@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
@@ -161,6 +162,7 @@ func parseMarkdown(file string, src []byte, withFM bool) (*Lesson, error) {
 	if l.Title == "" {
 		l.Title = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
+	l.Title = PlainTitle(l.Title)
 	l.Warnings = p.warnings
 	return l, p.errs.Err()
 }
@@ -400,6 +402,21 @@ func number(l *Lesson) {
 			l.Cells[i].Number = n
 		}
 	}
+}
+
+// PlainTitle is a title as one line of text: control characters (a
+// terminal's escapes, NULs, line breaks) and the bidirectional overrides
+// become spaces and runs of spaces one, so that a lesson from elsewhere
+// cannot write escapes into a terminal or odd bytes into a page's
+// <title> and the site's table of contents.
+func PlainTitle(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // title is the text of the first level-1 heading, else the first heading.

@@ -433,7 +433,7 @@ func TestTermNarrowTable(t *testing.T) {
 		got := ansi.Strip(renderTerm(t, l, color, 60))
 		var header string
 		for _, line := range strings.Split(got, "\n") {
-			if s := strings.TrimSpace(line); strings.HasPrefix(s, "run |") || strings.HasPrefix(s, "run │") {
+			if s := strings.TrimSpace(line); strings.HasPrefix(s, "5 runs") && strings.ContainsAny(s, "|│") {
 				header = line
 			}
 		}

@@ -1,5 +1,5 @@
-// Day 88 capstone: a stream-ordered pool of your own, with a free list per
-// stream and blocks stolen between streams through events. The harness,
+// Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
+// from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
 // (cudaMallocAsync).
 // BEGIN SOLUTION
@@ -45,10 +45,10 @@ public:
     // use by that stream's kernels: s must not touch it before they end,
     // and the host must not wait for them.
     void* allocate(cudaStream_t s) {
-        // TODO 1: serve s from its own free list first (no wait needed:
-        // s's order already follows its own frees), then from the fresh
-        // blocks, then steal another stream's freed block, making s wait
-        // on the GPU for the event recorded when it was freed.
+        // TODO 1: return a block s may use once it gets there in its own
+        // order: nullptr only when no block is free anywhere, no wait on
+        // the host, and own, fresh or stolen counted by where it came
+        // from (a block s freed itself, one never used, another's).
         // BEGIN SOLUTION
         std::vector<Freed>& mine = free_[s];
         if (!mine.empty()) {
@@ -84,8 +84,8 @@ public:
     // deallocate gives block p back; it is free for other streams once the
     // work queued on s so far is done.
     void deallocate(void* p, cudaStream_t s) {
-        // TODO 2: put p on s's free list with what another stream must
-        // wait for before reusing it.
+        // TODO 2: keep p, with whatever another stream would need to
+        // know before it may use p safely.
         // BEGIN SOLUTION
         cudaEvent_t e;
         if (spare_.empty()) {
@@ -128,7 +128,7 @@ private:
     std::map<cudaStream_t, std::vector<Freed>> free_;   // per stream
     std::vector<cudaEvent_t> spare_;                     // events free to record again
     // STUB
-    // // TODO 0: what the pool keeps: a free list per stream, and with each
-    // // freed block what a stealing stream must wait for.
+    // // TODO 0: what the pool keeps of the blocks given back, and of
+    // // the streams that gave them back.
     // END SOLUTION
 };
