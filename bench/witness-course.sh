@@ -84,4 +84,11 @@ for r in drv:
 for k in ("cuLaunchKernel", "cuLaunchKernelEx", "cuMemPoolCreate"):
     print(f"  {k}: {sum(r['kernel'].get(k, 0) for r in runs)} calls in {sum(1 for r in runs if r['kernel'].get(k, 0))} runs")
 PY
+# Why a probe by name alone counted cudaMallocAsync 0 times: the versions
+# of the runtime's allocation entry points (each version at its address).
+rt=$(ls /usr/local/cuda/targets/x86_64-linux/lib/libcudart.so.1* 2>/dev/null | head -1)
+if [ "$part" = 1 ] && [ -n "$rt" ] && command -v readelf > /dev/null; then
+  echo "versions in $(basename "$rt"):"
+  readelf -W --dyn-syms "$rt" | awk '$8 ~ /^cuda(Malloc|Free|MallocAsync|FreeAsync|MallocFromPoolAsync)(_ptsz)?@/ {print "  " $2, $8}'
+fi
 rm -rf "$work"
