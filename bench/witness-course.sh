@@ -34,6 +34,17 @@ case "$part" in
   *) echo "PART is 1, 2, 3, 4 or all"; exit 2 ;;
 esac
 for s in "${pick[@]}"; do cp -r "$src/subs/$s" "$work/subs/"; done
+# Part 1 also hands in bench/witness's probes of the entry points no
+# course program calls (cudaMallocPitch, cudaMalloc3D, cudaHostAlloc, the
+# driver's own allocations), as the first solution's file: its checks
+# fail, its record and the kernel's counts must agree all the same.
+if [ "$part" = 1 ] || [ "$part" = all ]; then
+  first=$(ls "$src/subs" | grep '^correct-' | head -1)
+  rel=$(cd "$src/subs/$first" && find . -type f | head -1)
+  for f in bench/witness/*.cu; do
+    d="$work/subs/probe-$(basename "$f" .cu)"; mkdir -p "$(dirname "$d/$rel")"; cp "$f" "$d/$rel"
+  done
+fi
 chmod -R a+rX "$work/subs"
 export LESSONS_CACHE=$work/cache LESSONS_SANITIZER=none LESSONS_WITNESS_LOG=$out/witness.jsonl
 rm -f "$out/witness.jsonl"
@@ -44,12 +55,16 @@ echo "grade rc=$? in $(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $t0 }") s"
 awk '/^Outside witness:/ {on=1} on && /^$/ {exit} on' "$out/grade.txt" | tr '\n' ' ' | cut -c1-600; echo
 grep -E 'graded in|not witnessed from outside' "$out/grade.txt" | cut -c1-240
 "$bin" grade export --gradebook "$work/gb.db" --csv "$out/grades.csv" --json "$out/grades.json" > /dev/null 2>&1
-python3 - "$out/witness.jsonl" "$src/expected.tsv" <<'PY'
-import collections, json, sys
-runs = [json.loads(l) for l in open(sys.argv[1])] if __import__("os").path.exists(sys.argv[1]) else []
+cp "$work/gb.db" "$out/gb.db" 2>/dev/null
+python3 - "$out/witness.jsonl" "$out/gb.db" <<'PY'
+import collections, json, os, sqlite3, sys
+runs = [json.loads(l) for l in open(sys.argv[1])] if os.path.exists(sys.argv[1]) else []
+students = {}
+if os.path.exists(sys.argv[2]):
+    for st, h in sqlite3.connect(sys.argv[2]).execute("SELECT student, source_hash FROM attempts WHERE source_hash != ''"):
+        students.setdefault(h, st)
 def who(r):
-    p = r["file"].split("/subs/")
-    return p[1].split("/")[0] if len(p) > 1 else r["file"]
+    return students.get(r.get("hash", ""), r.get("job", "?") + " " + r.get("hash", "")[:12])
 cmp = [r for r in runs if r["compared"]]
 eq = [r for r in cmp if r["equal"]]
 print(f"runs watched: {len(runs)}; compared: {len(cmp)}; the kernel's counts equal the record's: {len(eq)}; differ: {len(cmp) - len(eq)}")
@@ -81,6 +96,17 @@ print(f"runs calling the driver's allocation functions themselves: {len(drv)}; r
 for r in drv:
     if r not in exact:
         print(f"  not exact {who(r)} [{r['run'] or 'public'}]: record {r['record']} kernel {r['kernel']}")
+# Bytes asked for, counted from each call's size argument (not compared):
+# the record adds a size only when the call succeeds.
+clean = [r for r in own if r["record"].get("failed_allocs", 0) == 0]
+print(f"bytes asked for against the record's bytes, in the {len(clean)} runs with no failed allocation and no driver call of their own:")
+for b in ("malloc", "malloc_async", "malloc_from_pool", "malloc_managed", "malloc_host"):
+    k = b + "_bytes_asked"
+    have = [r for r in clean if k in r["kernel"]]
+    same = [r for r in have if r["kernel"][k] == r["record"].get(b + "_bytes", 0)]
+    print(f"  {b}_bytes: equal in {len(same)} of {len(have)} runs")
+    for r in [r for r in have if r not in same][:3]:
+        print(f"    differ: {who(r)} [{r['run'] or 'public'}] record {r['record'].get(b + '_bytes', 0)} kernel {r['kernel'][k]}")
 for k in ("cuLaunchKernel", "cuLaunchKernelEx", "cuMemPoolCreate"):
     print(f"  {k}: {sum(r['kernel'].get(k, 0) for r in runs)} calls in {sum(1 for r in runs if r['kernel'].get(k, 0))} runs")
 PY

@@ -19,7 +19,8 @@ import (
 // driver's (where the runtime's calls and the program's own driver calls
 // meet). Names without a record twin are counted for measuring only.
 var cudaProbes = []witness.Probe{
-	{Name: "malloc_calls", Lib: "libcudart", Symbols: []string{"cudaMalloc"}},
+	// The library counts a pitched allocation as cudaMalloc (malloc_calls).
+	{Name: "malloc_calls", Lib: "libcudart", Symbols: []string{"cudaMalloc", "cudaMallocPitch", "cudaMalloc3D"}},
 	{Name: "free_calls", Lib: "libcudart", Symbols: []string{"cudaFree"}},
 	{Name: "malloc_async_calls", Lib: "libcudart", Symbols: []string{"cudaMallocAsync", "cudaMallocAsync_ptsz"}},
 	{Name: "free_async_calls", Lib: "libcudart", Symbols: []string{"cudaFreeAsync", "cudaFreeAsync_ptsz"}},
@@ -27,6 +28,14 @@ var cudaProbes = []witness.Probe{
 	{Name: "pools_created", Lib: "libcudart", Symbols: []string{"cudaMemPoolCreate"}},
 	{Name: "malloc_managed_calls", Lib: "libcudart", Symbols: []string{"cudaMallocManaged"}},
 	{Name: "malloc_host_calls", Lib: "libcudart", Symbols: []string{"cudaMallocHost", "cudaHostAlloc"}},
+	// The sizes asked for (the second argument of each), counted and
+	// kept, not compared: the record adds a size only when the call
+	// succeeds, and which of its calls failed it does not say.
+	{Name: "malloc_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMalloc"}, Arg: 2},
+	{Name: "malloc_async_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocAsync", "cudaMallocAsync_ptsz"}, Arg: 2},
+	{Name: "malloc_from_pool_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocFromPoolAsync", "cudaMallocFromPoolAsync_ptsz"}, Arg: 2},
+	{Name: "malloc_managed_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocManaged"}, Arg: 2},
+	{Name: "malloc_host_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocHost", "cudaHostAlloc"}, Arg: 2},
 	{Name: "cuMemAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemAlloc_v2", "cuMemAlloc"}},
 	{Name: "cuMemAllocPitch", Lib: "libcuda.so", Symbols: []string{"cuMemAllocPitch_v2", "cuMemAllocPitch"}},
 	{Name: "cuMemAllocManaged", Lib: "libcuda.so", Symbols: []string{"cuMemAllocManaged"}},

@@ -16,7 +16,10 @@ import (
 // record's over a whole course, and which driver entry points the
 // runtime's own calls reach).
 type witnessLogLine struct {
-	File   string            `json:"file"`
+	File string `json:"file,omitempty"`
+	// Hash is the job's (a grade's: the file's, as the gradebook's
+	// source_hash).
+	Hash   string            `json:"hash"`
 	Job    string            `json:"job"`
 	Run    string            `json:"run"`
 	Kernel map[string]uint64 `json:"kernel"`
@@ -43,13 +46,13 @@ func logWitness(j *Job, ww *witnessWatch, rec *checker.Received, results []check
 	if path == "" || ww == nil {
 		return
 	}
-	l := witnessLogLine{Job: j.ID, Run: j.Spec.RunName(), Kernel: map[string]uint64{}, Record: map[string]uint64{}, Unwitnessed: unwitnessed}
+	l := witnessLogLine{Job: j.ID, Hash: j.Hash, Run: j.Spec.RunName(), Kernel: map[string]uint64{}, Record: map[string]uint64{}, Unwitnessed: unwitnessed}
 	if len(j.Files) > 0 {
 		l.File = j.Files[0].Path
 	}
 	maps.Copy(l.Kernel, ww.counts)
 	if rec != nil {
-		for _, n := range append(append([]string{}, driverTwinNames()...), "pools_created") {
+		for _, n := range append(driverTwinNames(), "pools_created", "malloc_bytes", "malloc_async_bytes", "malloc_from_pool_bytes", "malloc_managed_bytes", "malloc_host_bytes", "failed_allocs") {
 			var v float64
 			if rec.Stats != nil {
 				v, _ = rec.Stats.Value(n)
