@@ -104,3 +104,39 @@ func TestWitnessDriverCounts(t *testing.T) {
 		t.Errorf("as a grade compares, the run fails or is not witnessed (%q): %+v (output %q)", v.Unwitnessed, v.Results, v.Output)
 	}
 }
+
+// TestWitnessEveryRuntimeEntry: bench/witness/apis.cu calls each of the
+// runtime's allocation entry points once (cudaMallocPitch and
+// cudaMalloc3D, which the library counts as malloc_calls, among them).
+// Without a GPU each call fails, and each is counted all the same, by the
+// library and by the kernel alike: the witness's comparison passes (it
+// failed when only cudaMalloc was probed for malloc_calls).
+func TestWitnessEveryRuntimeEntry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	w, why := OpenWitness()
+	if w == nil {
+		t.Skipf("no outside witness here: %s", why)
+	}
+	defer w.Close()
+	tk.Witness = w
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	src, _ := filepath.Abs("../../bench/witness/apis.cu")
+	j := &Job{ID: "apis", Spec: spec(t, "[[check]]\nexit = 0\n"), Dir: t.TempDir(), Hash: "apis", Files: []File{{Name: "apis.cu", Path: src}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range v.Results {
+		if r.Name == checker.WitnessCheckName {
+			t.Logf("%s", r.Got)
+			if !r.Pass || !strings.Contains(r.Got, "malloc_calls 3,") || !strings.Contains(r.Got, "malloc_host_calls 2") {
+				t.Errorf("%+v", r)
+			}
+			return
+		}
+	}
+	t.Errorf("no comparison with the witness: %+v (not witnessed: %q)", v.Results, v.Unwitnessed)
+}
