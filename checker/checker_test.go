@@ -87,8 +87,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v10Size-v9Size, 4*8; got != want {
 		t.Errorf("version 10 adds %d bytes, want %d (four figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v10Size, 5*8; got != want {
+	if got, want := v11Size-v10Size, 5*8; got != want {
 		t.Errorf("version 11 adds %d bytes, want %d (five figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v11Size, 2*8; got != want {
+		t.Errorf("version 12 adds %d bytes, want %d (two figures)", got, want)
 	}
 }
 

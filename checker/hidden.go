@@ -38,6 +38,12 @@ type HiddenRun struct {
 	// this run: a record made after the message that lets another
 	// process wait for it then comes after that wait, every time.
 	IPCRecordDelayMs int `toml:"ipc_record_delay_ms"`
+	// Arranged, when set, is text the run's output shows when its harness
+	// set up the case the run's checks judge (a range the driver must
+	// place where it was asked). When the output lacks it, the run's
+	// checks are not made: each is skipped, saying so, and the run is
+	// marked for review, never passed in silence.
+	Arranged string `toml:"arranged"`
 }
 
 // Failable are the calls a hidden run can make fail (fail = ["name:N"]):
@@ -230,7 +236,7 @@ func (s *Spec) ForRun(name string) *Spec {
 	}
 	for _, h := range s.HiddenRuns {
 		if h.Name == name {
-			p.Args, p.Env, p.fail, p.heap, p.ipcDelay = h.Args, h.Env, h.Fail, h.DeviceHeap, h.IPCRecordDelayMs
+			p.Args, p.Env, p.fail, p.heap, p.ipcDelay, p.arranged = h.Args, h.Env, h.Fail, h.DeviceHeap, h.IPCRecordDelayMs, h.Arranged
 			return &p
 		}
 	}

@@ -175,3 +175,51 @@ func TestHiddenRunDeviceHeap(t *testing.T) {
 		t.Errorf("a negative heap: %v", err)
 	}
 }
+
+// A hidden run with arranged judges its checks only when the output says
+// the case was set up; otherwise each is skipped, says why, and marks the
+// run for review (a pass in silence would hide a case never tried).
+func TestHiddenRunArranged(t *testing.T) {
+	s, err := ParseSpec("x.toml", []byte(`
+[[check]]
+exit = 0
+
+[[hidden_run]]
+name = "taken"
+args = ["1"]
+arranged = "addresses taken: yes"
+
+[[check]]
+run = "taken"
+contains = "moved: yes"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := s.ForRun("taken")
+	for _, tc := range []struct {
+		out              string
+		pass, skipped    bool
+		review, gotInGot string
+	}{
+		{"addresses taken: yes\nmoved: yes\n", true, false, "", ""},
+		{"addresses taken: yes\nmoved: no\n", false, false, "", "it does not"},
+		{"addresses taken: no\nmoved: no\n", true, true, `lacks "addresses taken: yes"`, "was not set up here"},
+	} {
+		rs := taken.Judge(&Run{Output: tc.out, Stats: &Stats{}})
+		if len(rs) != 1 {
+			t.Fatalf("%q: %d results, want 1", tc.out, len(rs))
+		}
+		r := rs[0]
+		if r.Pass != tc.pass || r.Skipped != tc.skipped || !strings.Contains(r.Review, tc.review) || !strings.Contains(r.Got, tc.gotInGot) {
+			t.Errorf("%q: pass %v skipped %v review %q got %q", tc.out, r.Pass, r.Skipped, r.Review, r.Got)
+		}
+		if tc.review == "" && r.Review != "" {
+			t.Errorf("%q: marked for review: %q", tc.out, r.Review)
+		}
+	}
+	// The public run has no such condition.
+	if rs := s.ForRun("").Judge(&Run{Output: "addresses taken: no", Stats: &Stats{}}); len(rs) != 1 || rs[0].Skipped || !rs[0].Pass {
+		t.Errorf("the public run: %+v", rs)
+	}
+}

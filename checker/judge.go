@@ -72,10 +72,16 @@ func (s *Spec) Judge(r *Run) []Result {
 	if r.Untrusted != "" {
 		out = append(out, Result{Name: "statistics recorded by the library", Want: "the statistics library's whole record, out of the program's reach", Got: r.Untrusted})
 	}
+	unarranged := s.arranged != "" && !strings.Contains(r.Output, s.arranged)
 	for i := range s.Checks {
-		if s.Checks[i].Run == s.run {
-			out = append(out, judge(&s.Checks[i], r))
+		if s.Checks[i].Run != s.run {
+			continue
 		}
+		res := judge(&s.Checks[i], r)
+		if unarranged {
+			res = notArranged(res, s.run, s.arranged)
+		}
+		out = append(out, res)
 	}
 	if r.Driver != nil {
 		out = append(out, judgeDriver(r))
@@ -84,6 +90,17 @@ func (s *Spec) Judge(r *Run) []Result {
 		out = append(out, judgeWitness(r, len(s.fail)))
 	}
 	return out
+}
+
+// notArranged is a check of a hidden run whose output lacks the text
+// that says its case was set up (HiddenRun.Arranged): not made, so
+// skipped, and marked for review, since a program can leave the text
+// out as well as a machine can fail to set the case up.
+func notArranged(res Result, run, text string) Result {
+	res.Pass, res.Skipped = true, true
+	res.Got = fmt.Sprintf("skipped: the case of run %q was not set up here (the output has no %q)", run, text)
+	res.Review = fmt.Sprintf("the checks of hidden run %q were not made: its output lacks %q, which the harness prints once it has set up the case they judge", run, text)
+	return res
 }
 
 // Passed reports whether every result passed.
@@ -398,6 +415,8 @@ var phrases = map[string]string{
 	"ipc_opened_close_last_ns":   "when this process last closed an interprocess event it opened from another's handle, or exited with one open (CLOCK_MONOTONIC, ns)",
 	"ipc_events_destroyed_open":  "1 when an interprocess event was destroyed by the process that made it before a process that opened it had closed its handle (all.ipc_events_destroyed_open: the program's events and its children's handles)",
 	"reuse_attr_gets":            "reuse policies asked of a pool (cudaMemPoolGetAttribute of cudaMemPoolReuse*)",
+	"copies_past_end":            "copies and memsets that run past the end of the buffer they start in",
+	"unpinned_async_copies":      "cudaMemcpyAsync to or from host memory that is not pinned (in no cudaMallocHost, cudaHostAlloc or cudaHostRegister range)",
 	"graph_execs_leaked":         "executable graphs never destroyed (cudaGraphExecDestroy): cudaGraphDestroy destroys the graph, not what was made from it",
 	"trims_unwaited":             "trims (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host waited for the work queued on the streams",
 }

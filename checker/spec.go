@@ -68,6 +68,9 @@ type Spec struct {
 	fail     []string
 	heap     int64
 	ipcDelay int
+	// arranged is the hidden run's Arranged: without it in the output,
+	// the run's checks are skipped.
+	arranged string
 }
 
 // Sanitizers are the tools of compute-sanitizer a check can ask for.

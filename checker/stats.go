@@ -141,11 +141,23 @@ type Stats struct {
 	// open): read together over the processes of a run as
 	// ipc_events_destroyed_open.
 	IPCMadeDestroyFirstNs, IPCOpenedCloseLastNs uint64 `stat:"ipc_made_destroy_first_ns,ipc_opened_close_last_ns"`
+	// Version 12: copies and memsets (cudaMemcpy, cudaMemset and their
+	// Async forms) whose bytes run past the end of the allocation, on the
+	// device or pinned on the host, that they start in: a buffer sized for
+	// fewer elements than are copied into or out of it.
+	CopiesPastEnd uint64 `stat:"copies_past_end"`
+	// Asynchronous copies to or from the host (cudaMemcpyAsync of kind
+	// host to device or device to host) whose host side is in no pinned
+	// allocation (cudaMallocHost, cudaHostAlloc) and no registered range
+	// (cudaHostRegister): pageable memory, which the driver stages (the
+	// copy does not overlap other work), or memory past the end of a
+	// pinned buffer sized too small.
+	UnpinnedAsyncCopies uint64 `stat:"unpinned_async_copies"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 11
+	statsVersion = 12
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -189,6 +201,10 @@ var v9Size = int(unsafe.Offsetof(Stats{}.InjectedFailures))
 // v10Size is the size of a version 10 record: everything before the
 // figures of version 11.
 var v10Size = int(unsafe.Offsetof(Stats{}.GraphExecsMade))
+
+// v11Size is the size of a version 11 record: everything before the
+// figures of version 12.
+var v11Size = int(unsafe.Offsetof(Stats{}.CopiesPastEnd))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -243,6 +259,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v9Size
 	case 10:
 		need = v10Size
+	case 11:
+		need = v11Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

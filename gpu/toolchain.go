@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
+
+	"github.com/cudalessons/lessons/internal/safefs"
 )
 
 // Tool is a program of the CUDA toolkit that was found.
@@ -68,6 +72,56 @@ func NVCC(ctx context.Context, skip string) (*Tool, error) {
 	if err != nil {
 		return nil, ErrNoNVCC
 	}
+	return nvccVersion(ctx, p)
+}
+
+// NVCCCached is NVCC, the version kept in file and read from there while
+// nvcc is the same file as when it was asked (its path with links
+// followed, size, modification and change times): nvcc --version is a
+// process of its own on every lessons run, and its answer changes only
+// with the file, as ccache's default compiler check (mtime) also holds.
+// A file that cannot be read or written is asked again, never an error.
+func NVCCCached(ctx context.Context, skip, file string) (*Tool, error) {
+	p, err := Find("nvcc", skip)
+	if err != nil {
+		return nil, ErrNoNVCC
+	}
+	key := fileKey(p)
+	var saved struct{ Key, Path, Version string }
+	if data, err := os.ReadFile(file); key != "" && err == nil && json.Unmarshal(data, &saved) == nil && saved.Key == key && saved.Path == p && saved.Version != "" {
+		return &Tool{Path: p, Version: saved.Version}, nil
+	}
+	t, err := nvccVersion(ctx, p)
+	if err != nil || key == "" {
+		return t, err
+	}
+	saved.Key, saved.Path, saved.Version = key, p, t.Version
+	if data, err := json.Marshal(saved); err == nil {
+		_ = os.MkdirAll(filepath.Dir(file), 0o755)
+		_ = safefs.WriteAtomic(file, data, 0o644)
+	}
+	return t, nil
+}
+
+// fileKey is what says that the file at p is unchanged: its real path,
+// size, modification and change times ("" when it cannot be read).
+func fileKey(p string) string {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return ""
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s %d %d %d.%d %d", real, st.Size(), st.ModTime().UnixNano(), sys.Ctim.Sec, sys.Ctim.Nsec, sys.Ino)
+}
+
+func nvccVersion(ctx context.Context, p string) (*Tool, error) {
 	out, err := exec.CommandContext(ctx, p, "--version").CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("%s --version: %v: %s", p, err, strings.TrimSpace(string(out)))

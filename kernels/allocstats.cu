@@ -182,6 +182,9 @@ struct Record {
     uint64_t reuse_attr_gets;          // cudaMemPoolGetAttribute of a reuse policy that succeeded (the pool asked what it does)
     uint64_t ipc_made_destroy_first_ns;  // CLOCK_MONOTONIC of the first destroy of an interprocess event this process made (0: none)
     uint64_t ipc_opened_close_last_ns;   // ... of the last close of an event this process opened (cudaIpcOpenEventHandle), or its exit with one open
+    // version 12: buffers too small for what is copied into or out of them
+    uint64_t copies_past_end;          // copies and memsets whose bytes run past the end of the allocation (device, or pinned host) they start in
+    uint64_t unpinned_async_copies;    // cudaMemcpyAsync to or from the host whose host side is in no pinned allocation or registration
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -283,6 +286,7 @@ std::unordered_map<const void*, Kernel>* kernels;
 typedef std::unordered_map<cudaEvent_t, cudaStream_t> RecordedOn;
 RecordedOn* recordedOn;               // the stream of each event's last record
 std::map<uintptr_t, size_t>* hostLive;  // pinned host allocations not yet freed
+std::map<uintptr_t, size_t>* registered;  // host memory pinned by cudaHostRegister, not yet unregistered
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
 // What an instantiated graph does each time it is launched: its kernel
 // nodes, and the memory its allocation nodes allocate and its free nodes

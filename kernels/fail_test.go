@@ -64,6 +64,32 @@ func TestLibraryCountsUnwaitedTrims(t *testing.T) {
 	}
 }
 
+// A wait for the legacy default stream (cudaStreamSynchronize(0), and
+// so a cudaMemcpy) waits for the blocking streams' work, never for a
+// non-blocking stream's: a trim after it, with a non-blocking stream's
+// memset not waited for, is counted; after that stream's own wait, or
+// with only a blocking stream's work before the legacy wait, it is not.
+func TestLibraryLegacyWaitLeavesNonBlockingStreams(t *testing.T) {
+	lib := buildStub(t, "legacywait.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.TrimsUnwaited != 1 || s.PoolTrims != 3 {
+		t.Errorf("trims_unwaited %d (want 1), pool_trims %d (want 3)", s.TrimsUnwaited, s.PoolTrims)
+	}
+}
+
+// A copy or a memset whose bytes run past the end of the buffer it starts
+// in, pinned on the host or on the device, is counted once, whichever
+// side runs over; one that fits is not. An async copy whose host side is
+// in no pinned allocation or registered range is unpinned (pageable, or
+// past a pinned buffer's end); one from registered memory is not.
+func TestLibraryCountsCopiesPastTheEnd(t *testing.T) {
+	lib := buildStub(t, "pastend.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.CopiesPastEnd != 3 || s.MallocHostCalls != 1 || s.UnpinnedAsyncCopies != 2 {
+		t.Errorf("copies_past_end %d (want 3), malloc_host_calls %d (want 1), unpinned_async_copies %d (want 2)", s.CopiesPastEnd, s.MallocHostCalls, s.UnpinnedAsyncCopies)
+	}
+}
+
 // A hidden run's device_heap reaches the library as $LESSONS_STATS_HEAP:
 // the heap has at most that many bytes from the program's first CUDA call
 // on, whatever the program asks; without it the program's asks stand.

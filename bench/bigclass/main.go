@@ -258,6 +258,9 @@ func exerciseChoices(c *course.Course, x *course.Exercise, hostile []file) ([]fi
 		return nil, err
 	}
 	for _, a := range answers {
+		if a.Unseen {
+			continue // no check sees it: a class could not tell it from a solution
+		}
 		p, err := wrong.Load(c, a)
 		if err != nil {
 			return nil, err

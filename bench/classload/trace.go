@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,15 +9,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/tracer"
 )
 
-// span is a line of the server's trace ($LESSONS_TRACE, classroom.Span):
-// times in ms since the trace's start.
+// span is a run of the server's trace ($LESSONS_TRACE, written by
+// internal/classroom/cells through internal/tracer): its phases, in Unix
+// ms.
 type span struct {
 	Kind                 string
 	Student              string
 	Slot                 int
-	UnixMS               int64
 	BuildStart, BuildEnd float64
 	Queued, Granted      float64
 	Spawned              float64
@@ -28,34 +29,37 @@ type span struct {
 	Done                 float64
 }
 
-// readTrace reads the trace's spans, their times made Unix times in ms.
+// readTrace reads the trace's spans, their times made Unix times in ms
+// (a trace cut short by a server killed, or several appended by servers
+// one after the other, included).
 func readTrace(file string) ([]span, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []span
-	var base float64
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for sc.Scan() {
-		var s span
-		if json.Unmarshal(sc.Bytes(), &s) != nil {
-			continue
-		}
-		if s.Kind == "start" {
-			base = float64(s.UnixMS)
-			continue
-		}
-		for _, p := range []*float64{&s.BuildStart, &s.BuildEnd, &s.Queued, &s.Granted, &s.Spawned, &s.NvccStart, &s.NvccEnd, &s.FirstOut, &s.Exited, &s.Done} {
-			if *p != 0 {
-				*p += base
-			}
-		}
-		out = append(out, s)
+	es, err := tracer.Read(f)
+	if err != nil {
+		return nil, err
 	}
-	return out, sc.Err()
+	var out []span
+	for _, e := range tracer.Spans(es) {
+		base := float64(e.Start.UnixMicro()) / 1000
+		at := func(phase string) float64 {
+			if f, ok := e.Args[phase].(float64); ok && f != 0 {
+				return f + base
+			}
+			return 0
+		}
+		slot, _ := e.Args["slot"].(float64)
+		student, _ := e.Args["student"].(string)
+		hit, _ := e.Args["nvccHit"].(bool)
+		out = append(out, span{Kind: e.Cat, Student: student, Slot: int(slot),
+			BuildStart: at("buildStart"), BuildEnd: at("buildEnd"), Queued: at("queued"), Granted: at("granted"),
+			Spawned: at("spawned"), NvccStart: at("nvccStart"), NvccEnd: at("nvccEnd"), NvccHit: hit,
+			FirstOut: at("firstOut"), Exited: at("exited"), Done: at("done")})
+	}
+	return out, nil
 }
 
 type phaseStat struct {

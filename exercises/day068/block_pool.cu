@@ -161,22 +161,30 @@ int main(int argc, char** argv) {
     // Request k's kernel writes seen[k] in pinned host memory, read once,
     // after the one wait at the end, and done[k] as it ends; the gate the
     // held kernels of part 3 wait for is there too.
-    const int slots = nc * blocks + blocks + 1 + requests;
+    const int slots = nc * blocks + blocks + 1 + blocks + requests;
     int* seen = nullptr;
-    CHECK(cudaMallocHost(&seen, (2 * slots + 1) * sizeof(int)));
-    std::fill(seen, seen + 2 * slots + 1, 0);
+    CHECK(cudaMallocHost(&seen, (2 * slots + 2) * sizeof(int)));
+    std::fill(seen, seen + 2 * slots + 2, 0);
     volatile int* done = seen + slots;
     volatile int* gate = seen + 2 * slots;
+    volatile int* gate2 = seen + 2 * slots + 1; // part 3b's
     std::vector<int> streamOf(slots);
     std::vector<size_t> bytesOf(slots);
     int k = 0;
     // serve runs request k on block p, on stream st, for ns nanoseconds
-    // (and until the gate opens, when gated).
-    auto serve = [&](char* p, size_t bytes, int st, long long ns, bool gated = false) {
+    // (and until the gate given opens). The block is first cleared in
+    // the stream's order: a known write, so that the statistics library
+    // sees a block handed out while another stream's work may still use
+    // it, however the GPU's timing falls.
+    auto serve = [&](char* p, size_t bytes, int st, long long ns, volatile int* gated = nullptr) {
         streamOf[k] = st;
         bytesOf[k] = bytes;
-        hold<<<1, 128, 0, s[st]>>>((int*)p, (int)(classes[classOf(bytes)] / sizeof(int)), k + 1, ns, gated ? gate : nullptr, seen + k, done + k);
+        const size_t whole = classes[classOf(bytes)];
+        cudaError_t err = cudaMemsetAsync(p, 0, whole, s[st]);
+        if (err != cudaSuccess) return err;
+        hold<<<1, 128, 0, s[st]>>>((int*)p, (int)(whole / sizeof(int)), k + 1, ns, gated, seen + k, done + k);
         k++;
+        return cudaSuccess;
     };
 
     // 1. Every block of every class, for requests from just above the class
@@ -191,7 +199,7 @@ int main(int argc, char** argv) {
                 printf("allocate(%zu) returned nullptr while %d blocks of %zu bytes were free\n", bytes, blocks - i, classes[c]);
                 return 1;
             }
-            serve(p, bytes, k % 4, 20000);
+            CHECK(serve(p, bytes, k % 4, 20000));
             taken.push_back(p);
         }
     }
@@ -248,7 +256,7 @@ int main(int argc, char** argv) {
     bool waited = false; // a kernel ended, its gate shut, before its deallocate() returned
     for (int i = 0; i < blocks; i++) {
         heldK.push_back(k);
-        serve(held[i], classes[0], i % 3, 2000000, true);
+        CHECK(serve(held[i], classes[0], i % 3, 2000000, gate));
         if (!pool.deallocate(held[i], s[i % 3])) {
             printf("deallocate refused a block the pool had handed out\n");
             return 1;
@@ -275,8 +283,72 @@ int main(int argc, char** argv) {
     if (early != nullptr) {
         // Another request on the block, on the idle stream: if a kernel
         // still holds the block, one of the two sees its words change.
-        serve(early, classes[0], 3, 2000000);
+        CHECK(serve(early, classes[0], 3, 2000000));
         pool.deallocate(early, s[3]);
+    }
+
+    // 3b. The smallest class's blocks again, half done and half in use:
+    // every other block by address, the lowest first, is given back on
+    // the idle fourth stream with no work queued on it; the others, given
+    // back before them, are each held by a kernel on one of three streams
+    // until the host opens a second gate. allocate() may hand out the
+    // blocks that are done, and no other: a pool that asks one event for
+    // many blocks (the class's last deallocate, say) hands out a block
+    // still in use. Each block handed out is cleared on the fourth
+    // stream, as serve() does, and given back once the gate is open.
+    if (blocks >= 2) {
+        std::vector<char*> again;
+        for (int i = 0; i < blocks; i++) {
+            char* p = take(pool, classes[0]);
+            if (p == nullptr) {
+                printf("no block of %zu bytes came back within 2 s: a block given back must come back once the work queued before its deallocate is done\n", classes[0]);
+                return 1;
+            }
+            again.push_back(p);
+        }
+        std::sort(again.begin(), again.end());
+        std::vector<char*> busy;
+        std::vector<int> busyK;
+        for (int i = 1; i < blocks; i += 2) {
+            busy.push_back(again[i]);
+            busyK.push_back(k);
+            CHECK(serve(again[i], classes[0], (i / 2) % 3, 2000000, gate2));
+            if (!pool.deallocate(again[i], s[(i / 2) % 3])) {
+                printf("deallocate refused a block the pool had handed out\n");
+                return 1;
+            }
+        }
+        for (int i = 0; i < blocks; i += 2)
+            if (!pool.deallocate(again[i], s[3])) {
+                printf("deallocate refused a block the pool had handed out\n");
+                return 1;
+            }
+        // Asked until a block still in use comes out, or every block that
+        // is done has and the next request says nullptr; 100 ms at most
+        // (the events of the blocks given back on the idle stream complete
+        // a moment after their record, and the held kernels wait longer).
+        const int ready = (blocks + 1) / 2;
+        std::vector<char*> got;
+        int inUse = 0; // handed out while its kernel still ran
+        const auto asked = std::chrono::steady_clock::now();
+        while ((int)got.size() < blocks && inUse == 0 && std::chrono::steady_clock::now() - asked < std::chrono::milliseconds(100)) {
+            char* p = static_cast<char*>(pool.allocate(classes[0]));
+            if (p == nullptr) {
+                if ((int)got.size() >= ready) break;
+                continue;
+            }
+            got.push_back(p);
+            for (size_t j = 0; j < busy.size(); j++) inUse += p == busy[j] && !done[busyK[j]];
+            CHECK(cudaMemsetAsync(p, 0, classes[0], s[3]));
+        }
+        *gate2 = 1;
+        printf("allocate with %d of %d blocks of %zu bytes done, the others in use: %zu handed out, %d of them in use\n",
+               ready, blocks, classes[0], got.size(), inUse);
+        for (char* p : got)
+            if (!pool.deallocate(p, s[3])) {
+                printf("deallocate refused a block the pool had handed out\n");
+                return 1;
+            }
     }
 
     // 4. Requests of every class in turn, of sizes spread over the class,
@@ -293,7 +365,7 @@ int main(int argc, char** argv) {
             printf("request %d: no block of %zu bytes came back within 2 s: a block given back must come back once the work queued before its deallocate is done\n", r, classes[c]);
             return 1;
         }
-        serve(p, bytes, r % 4, 200000);
+        CHECK(serve(p, bytes, r % 4, 200000));
         if (!pool.deallocate(p, s[r % 4])) {
             printf("request %d: deallocate refused a block the pool had handed out\n", r);
             return 1;

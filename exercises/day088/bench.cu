@@ -4,9 +4,12 @@
 // round one stream is busy and takes three blocks, the others one each.
 // The busy stream moves every round, so blocks freed on one stream are
 // needed on another while its kernels may still read them. With
-// --handoff each stream hands its blocks on to the next stream, which
-// waits for it, reads them and frees them there: a block is then freed on
-// another stream than the one that took it. It prints:
+// --handoff each stream but the last hands its blocks on to the next
+// stream, which waits for it, reads them and frees them there: a block is
+// then freed on another stream than the one that took it. The last
+// stream frees its own, so the hand-offs' waits never come round to the
+// first stream again: it is ordered after the second stream's reads of
+// its blocks only by what the pool makes it wait for. It prints:
 //   16 rounds on 4 streams through the pool: 96 blocks used, errors: 0
 //   allocations: N from the stream's own list, N fresh, N stolen
 #include <cstring>
@@ -46,9 +49,11 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
 
 // rounds runs the workload: through the pool when pool is set, else
 // through cudaMallocAsync and cudaFreeAsync. With handed (one event per
-// stream), each stream's blocks are read and freed on the next stream,
-// after it waits for their checks. It returns how many blocks it used,
-// or -1 when the pool had none to give.
+// stream), each stream's blocks but the last stream's are read and freed
+// on the next stream, after it waits for their checks (a ring of hand-offs
+// would order every stream after every other one round later, and hide a
+// pool that gives a block back to the stream that took it). It returns
+// how many blocks it used, or -1 when the pool had none to give.
 static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned int* errors, cudaEvent_t* handed) {
     int used = 0;
     for (int r = 0; r < count; r++) {
@@ -73,13 +78,13 @@ static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned 
                 used++;
             }
             cudaStream_t to = s[i];
-            if (handed != nullptr) {
-                to = s[(i + 1) % kStreams];
+            if (handed != nullptr && i + 1 < kStreams) {
+                to = s[i + 1];
                 CHECK(cudaEventRecord(handed[i], s[i]));
                 CHECK(cudaStreamWaitEvent(to, handed[i], 0));
             }
             for (int k = 0; k < take; k++) {
-                if (handed != nullptr) check<<<kGrid, 256, 0, to>>>(got[k], kWords, stamps[k], errors);
+                if (to != s[i]) check<<<kGrid, 256, 0, to>>>(got[k], kWords, stamps[k], errors);
                 if (pool != nullptr) {
                     pool->deallocate(got[k], to);
                 } else {
@@ -94,7 +99,8 @@ static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned 
 // Usage: bench [--baseline] [--handoff] [ROUNDS [BLOCKS]] (16 rounds, a
 // pool of 8 blocks, by default). --baseline runs the same work through
 // cudaMallocAsync and cudaFreeAsync instead of the pool; --handoff frees
-// each block on the next stream, after that stream read it.
+// each block of every stream but the last on the next stream, after that
+// stream read it.
 int main(int argc, char** argv) {
     bool baseline = false, handoff = false;
     while (argc > 1 && (strcmp(argv[1], "--baseline") == 0 || strcmp(argv[1], "--handoff") == 0)) {

@@ -202,7 +202,12 @@ func convert(c *course.Course, x *course.Exercise, a wrong.Answer) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	if !a.Right {
+	switch {
+	case a.Unseen:
+		if _, err := wrong.ParseUnseen(a.Path, prog); err != nil {
+			return nil, err
+		}
+	case !a.Right:
 		if _, err := wrong.ParseExpect(a.Path, prog); err != nil {
 			return nil, err
 		}

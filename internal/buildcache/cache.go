@@ -167,7 +167,7 @@ func (c *Cache) openUp(tmp, final string) error {
 
 // copyTo writes src to dst whole or not at all.
 func copyTo(dst string, src io.Reader, perm fs.FileMode) error {
-	return safefs.WriteAtomicFrom(dst, src, perm)
+	return safefs.ReplaceFrom(dst, src, perm)
 }
 
 // Stats describe the cache.
@@ -252,10 +252,16 @@ func (c *Cache) Stats() (Stats, error) {
 	for _, e := range es {
 		s.Bytes += e.bytes
 	}
-	data, _ := os.ReadFile(filepath.Join(c.Dir, "stats"))
-	s.Hits = strings.Count(string(data), "h")
-	s.Misses = strings.Count(string(data), "m")
+	s.Hits, s.Misses = c.Counts()
 	return s, nil
+}
+
+// Counts are the hits and misses noted, without counting the entries
+// (Stats reads every entry: a run that only wants its own hits should
+// not pay for the size of the whole cache).
+func (c *Cache) Counts() (hits, misses int) {
+	data, _ := os.ReadFile(filepath.Join(c.Dir, "stats"))
+	return strings.Count(string(data), "h"), strings.Count(string(data), "m")
 }
 
 // Note records a hit or a miss, for Stats. Appends of one byte are atomic,

@@ -191,3 +191,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Counts are the hits and misses noted, whatever the entries.
+func TestCounts(t *testing.T) {
+	c := &Cache{Dir: t.TempDir()}
+	if h, m := c.Counts(); h != 0 || m != 0 {
+		t.Fatalf("an empty cache: %d hits, %d misses", h, m)
+	}
+	for _, hit := range []bool{true, false, true, true} {
+		c.Note(hit)
+	}
+	s, err := c.Stats()
+	if h, m := c.Counts(); h != 3 || m != 1 || err != nil || s.Hits != 3 || s.Misses != 1 {
+		t.Errorf("counts %d/%d, stats %+v %v", h, m, s, err)
+	}
+}

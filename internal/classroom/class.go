@@ -16,6 +16,7 @@ import (
 
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/classroom/access"
+	"github.com/cudalessons/lessons/internal/classroom/cells"
 	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
@@ -29,6 +30,7 @@ import (
 	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/serve"
+	"github.com/cudalessons/lessons/internal/tracer"
 )
 
 //go:embed assets
@@ -133,8 +135,8 @@ type Class struct {
 	book        *gradebook.Book
 	queue       *queue.Queue
 	builds      *builds
-	trace       *Trace
-	cells       *cellBuilds
+	trace       *tracer.Tracer
+	cells       *cells.Room
 	limiter     *access.Limiter
 	roster      map[string]Student
 	byEmail     map[string]string
@@ -149,9 +151,7 @@ type Class struct {
 	activity map[string]*activity
 	// submitting holds a lock for each student's exercise being submitted.
 	submitting sync.Map
-	// building holds each student's one build at a time.
-	building sync.Map
-	countsMu sync.Mutex
+	countsMu   sync.Mutex
 	// Stopped are the submissions ("who exercise") that a server killed
 	// before this one never graded.
 	Stopped []string
@@ -242,14 +242,14 @@ func Open(cfg Config) (*Class, error) {
 	c.queue = queue.New(cfg.Devices, cfg.PerDevice, cfg.Clock)
 	c.queue.MaxQueued, c.queue.Budget = cfg.MaxQueued, cfg.GPUPerHour
 	c.builds = newBuilds(cfg.Jobs)
-	if cfg.SharedCache != nil {
-		if c.cells, err = newCellBuilds(cfg.SharedCache, cfg.Compiler, filepath.Join(dir, "builds"), cfg.Jobs, c.queue.Slots()); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
 	if cfg.Trace != nil {
-		c.trace = NewTrace(cfg.Trace, cfg.Clock())
+		c.trace = cells.NewTrace(cfg.Trace, cfg.Clock())
+	}
+	if c.cells, err = cells.New(cells.Config{Queue: c.queue, Env: cfg.Env, Cells: cfg.Cells, Python: cfg.Python, NoPython: cfg.NoPython, MaxOutput: cfg.MaxOutput,
+		SharedCache: cfg.SharedCache, Compiler: cfg.Compiler, BuildsDir: filepath.Join(dir, "builds"), Jobs: cfg.Jobs,
+		DiskPerStudent: cfg.DiskPerStudent, FilesPerStudent: cfg.FilesPerStudent, Clock: cfg.Clock, Trace: c.trace}); err != nil {
+		c.Close()
+		return nil, err
 	}
 	c.limiter = access.NewLimiter(10, 6*time.Second, cfg.Clock)
 	return c, nil
@@ -308,7 +308,7 @@ func (c *Class) Close() error {
 	}
 	c.workFS = nil
 	c.workMu.Unlock()
-	return errors.Join(append(errs, c.book.Close(), c.audit.Close())...)
+	return errors.Join(append(errs, c.book.Close(), c.audit.Close(), c.trace.Close())...)
 }
 
 // workDir is the folder of a student's workspaces, in dir (their
@@ -321,7 +321,7 @@ func (c *Class) workDir(id, dir string) error {
 	}
 	c.workMu.Lock()
 	defer c.workMu.Unlock()
-	files := uint64(filesPerStudent)
+	files := uint64(cells.FilesPerStudent)
 	if c.cfg.FilesPerStudent > 0 {
 		files = uint64(c.cfg.FilesPerStudent)
 	}
@@ -383,29 +383,11 @@ func (c *Class) page(id string) (*serve.Server, string) {
 	s.SetNotebook(&serve.Notebook{
 		Lesson: func(page string) (*lesson.Lesson, string, error) { return c.lesson(id, page) },
 		Env: func(ws string) (notebook.Env, error) {
-			env, err := c.cfg.Env(ws)
+			dir, err := c.studentDir(id)
 			if err != nil {
-				return env, err
+				return notebook.Env{}, err
 			}
-			// The cells' own builds are cached in the workspace: the
-			// toolkit's cache is outside what a sandboxed cell may write,
-			// and a student's entry there would be another's binary. (The
-			// class's shared cache, which the server alone writes, is
-			// looked in first: prebuild.go.)
-			env.Vars = withVar(env.Vars, "LESSONS_CACHE", filepath.Join(ws, ".lessons-cache"))
-			// nvcc's and the program's temporary files: the one folder
-			// a cell may write.
-			tmp, err := safefs.DirAgain(ws, ".tmp")
-			if err != nil {
-				return env, err
-			}
-			env.Vars = withVar(withVar(env.Vars, "TMPDIR", tmp), "HOME", ws)
-			// A cell starts from an environment built for it, never the
-			// server's (an LMS token, a key it was started with).
-			env.Base = runner.HostEnv(nil)
-			env.Runner = queued{c: c, student: id, inner: func(slot int) runner.Runner { return c.cfg.Cells(ws, slot) }}
-			c.pythonEnv(&env)
-			return env, nil
+			return c.cells.Env(id, dir, ws)
 		},
 		Timeout: c.cfg.Timeout, MaxOutput: c.cfg.MaxOutput, CompileOnly: c.cfg.CompileOnly,
 	})
@@ -559,15 +541,4 @@ func remoteIP(addr string) string {
 		return h
 	}
 	return addr
-}
-
-// withVar is vars with name set to value, in place of what it was.
-func withVar(vars []string, name, value string) []string {
-	out := make([]string, 0, len(vars)+1)
-	for _, v := range vars {
-		if !strings.HasPrefix(v, name+"=") {
-			out = append(out, v)
-		}
-	}
-	return append(out, name+"="+value)
 }

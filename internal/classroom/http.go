@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/internal/classroom/access"
+	"github.com/cudalessons/lessons/internal/classroom/cells"
 	"github.com/cudalessons/lessons/internal/classroom/queue"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/serve"
@@ -294,7 +295,7 @@ func reply(w http.ResponseWriter, v any, err error) {
 		code := http.StatusBadRequest
 		var full *queue.FullError
 		var budget *queue.BudgetError
-		var disk *DiskError
+		var disk *cells.DiskError
 		if errors.As(err, &full) || errors.As(err, &budget) || errors.As(err, &disk) {
 			code = http.StatusTooManyRequests
 		}

@@ -80,6 +80,9 @@ func (c *Class) State() (*ClassState, error) {
 				s.Checks[k] = v
 			}
 		}
+		if ran := c.cells.LastRun(id); ran.After(s.Last) {
+			s.Last, s.What = ran, "run"
+		}
 		for x, a := range grades[id] {
 			s.Submitted[x] = fmt.Sprintf("%s %d/%d", a.Status, a.Points, a.MaxPoints)
 			if counts[countKey(id, x)] == a.ID {

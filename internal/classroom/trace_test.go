@@ -3,13 +3,13 @@ package classroom
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/tracer"
 )
 
 // lockedBuffer is a trace's writer read while the server runs.
@@ -30,8 +30,8 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// With a trace, a cell's run and a check each write a line of their
-// phases, in order, and the trace begins with when it started.
+// With a trace, a cell's run and a check each write a span of their
+// phases, in order, after the lanes' names that say when it started.
 func TestTraceOfARunAndACheck(t *testing.T) {
 	var buf lockedBuffer
 	tc := newTestClass(t, func(c *Config) {
@@ -49,57 +49,41 @@ func TestTraceOfARunAndACheck(t *testing.T) {
 	if code, v := ann.post("/_lessons/api/check", map[string]any{"exercise": "pool"}); code != 200 {
 		t.Fatalf("check: %d %v", code, v)
 	}
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"kind":"start","unixMS":`) {
+	es, err := tracer.Read(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := tracer.Spans(es)
+	if len(es) != 4 || len(spans) != 2 || es[0].Ph != "M" || es[0].Start.IsZero() {
 		t.Fatalf("trace:\n%s", buf.String())
 	}
-	var cell, check Span
-	if err := json.Unmarshal([]byte(lines[1]), &cell); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(lines[2]), &check); err != nil {
-		t.Fatal(err)
-	}
-	if cell.Kind != "cell" || cell.Student != "ann" || cell.Slot != 0 || cell.Device == "" {
-		t.Errorf("the cell's line: %s", lines[1])
-	}
-	if !(0 < cell.Queued && cell.Queued < cell.Granted && cell.Granted < cell.Spawned && cell.Spawned < cell.FirstOut && cell.FirstOut < cell.Exited && cell.Exited < cell.Done) {
-		t.Errorf("the cell's phases are missing or out of order: %s", lines[1])
-	}
-	if check.Kind != "check" || check.Student != "ann" ||
-		!(0 < check.BuildStart && check.BuildStart < check.BuildEnd && check.BuildEnd < check.Queued && check.Queued < check.Granted && check.Granted < check.Spawned && check.Spawned < check.Exited && check.Exited < check.Done) {
-		t.Errorf("the check's line: %s", lines[2])
-	}
-}
-
-// The wrapper's note of its times is read into the span, whatever else
-// the cell wrote there.
-func TestNvccNote(t *testing.T) {
-	dir := t.TempDir()
-	tr := NewTrace(&bytes.Buffer{}, newClock().now())
-	for _, c := range []struct {
-		note string
-		hit  bool
-		ok   bool
-	}{
-		{"1000 2000 hit\n1 2 miss\n", true, true},
-		{"1000 2000 miss\n", false, true},
-		{"not a note", false, false},
-		{strings.Repeat("9", 10000), false, false},
-	} {
-		s := tr.begin("cell", "ann", newClock().now())
-		if err := os.WriteFile(filepath.Join(dir, nvccNote), []byte(c.note), 0o600); err != nil {
-			t.Fatal(err)
+	cell, check := spans[0], spans[1]
+	ms := func(e tracer.Event, phase string) float64 { f, _ := e.Args[phase].(float64); return f }
+	in := func(e tracer.Event, phases ...string) bool {
+		for i := range phases {
+			if ms(e, phases[i]) <= 0 || i > 0 && ms(e, phases[i-1]) >= ms(e, phases[i]) {
+				return false
+			}
 		}
-		s.readNvccNote(dir)
-		if got := !s.at[atNvccStart].IsZero(); got != c.ok || s.nvccHit != c.hit {
-			t.Errorf("%.20q: read %v, hit %v", c.note, got, s.nvccHit)
-		}
-		if c.ok && s.at[atNvccEnd].UnixNano() != 2000 {
-			t.Errorf("%q: end %v", c.note, s.at[atNvccEnd])
-		}
-		if _, err := os.Stat(filepath.Join(dir, nvccNote)); err == nil {
-			t.Errorf("%.20q: the note was left", c.note)
-		}
+		return true
+	}
+	if cell.Cat != "cell" || cell.Args["student"] != "ann" || cell.TID != 0 || cell.Args["device"] == nil {
+		t.Errorf("the cell's span: %+v", cell)
+	}
+	if !in(cell, "queued", "granted", "spawned", "firstOut", "exited", "done") {
+		t.Errorf("the cell's phases are missing or out of order: %+v", cell.Args)
+	}
+	// The span is the slot's time: from the slot given to it given back.
+	if float64(cell.TS)/1000 != ms(cell, "granted") || float64(cell.TS+cell.Dur)/1000 != ms(cell, "done") {
+		t.Errorf("the cell's span is not its slot's time: ts %d dur %d, %+v", cell.TS, cell.Dur, cell.Args)
+	}
+	if check.Cat != "check" || check.Args["student"] != "ann" || !in(check, "buildStart", "buildEnd", "queued", "granted", "spawned", "exited", "done") {
+		t.Errorf("the check's span: %+v", check)
+	}
+	// Closed with the class, the trace is plain JSON.
+	tc.class.Close()
+	var all []tracer.Event
+	if err := json.Unmarshal([]byte(buf.String()), &all); err != nil || len(all) != 4 {
+		t.Errorf("the closed trace: %v\n%s", err, buf.String())
 	}
 }

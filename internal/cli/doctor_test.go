@@ -19,22 +19,6 @@ func TestDoctorFlags(t *testing.T) {
 	}
 }
 
-// TestDoctorPaceNeedsARealGPU: --pace starts real CUDA programs, so a
-// faked GPU is a usage error and no GPU a clear one, after the table.
-func TestDoctorPaceNeedsARealGPU(t *testing.T) {
-	t.Setenv("LESSONS_CACHE", t.TempDir())
-	t.Setenv("LESSONS_GPU", "Test GPU,9.0,85899345920")
-	ios, _, out, _ := iostreams.Test()
-	wantUsage(t, execute(newDoctor(ios, nil), "--pace"), "fakes the GPU here")
-	if !contains(out.String(), "GPU 0", "Test GPU") {
-		t.Errorf("the table before --pace's measure: %q", out.String())
-	}
-	t.Setenv("LESSONS_GPU", "none")
-	if err := execute(newDoctor(ios, nil), "--pace"); err == nil || !contains(err.Error(), "fakes the GPU") {
-		t.Errorf("doctor --pace without a GPU: %v", err)
-	}
-}
-
 func TestCacheFlags(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var got *CacheOptions

@@ -65,7 +65,7 @@ any surprise.`,
 	}
 	cmd.Flags().BoolVar(&opts.CompileOnly, "compile-only", false, "only build every lesson cell, exercise and solution")
 	cmd.Flags().BoolVar(&opts.Mutants, "mutants", false, "test the specs: every mutant of every solution's regions must fail a check; lists the survivors")
-	cmd.Flags().BoolVar(&opts.Wrong, "wrong", false, "judge each wrong answer (solutions/dayNNN/wrong/<exercise>/) as grade would: each must fail with the text its first line expects")
+	cmd.Flags().BoolVar(&opts.Wrong, "wrong", false, "judge each wrong answer (solutions/dayNNN/wrong/<exercise>/) as grade would: each must fail with the text its first line expects (those under unseen/, which no check can see, are listed with why, not run)")
 	cmd.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "builds at once")
 	cmd.Flags().IntVar(&opts.PerGPU, "per-gpu", 0, "runs at once on each GPU (default: chosen, up to 16; a timed exercise's run still has its GPU to itself)")
 	cmd.Flags().IntVar(&opts.Queues, "gpu-queues", 0, gpuQueuesHelp)

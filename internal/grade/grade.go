@@ -32,6 +32,7 @@ import (
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/suspect"
+	"github.com/cudalessons/lessons/internal/tracer"
 	"github.com/cudalessons/lessons/kernels"
 )
 
@@ -119,7 +120,7 @@ type Options struct {
 	// goroutine at a time.
 	Done func(a *gradebook.Attempt, skipped bool)
 	// Trace, when set, records each build and run.
-	Trace *Trace
+	Trace *tracer.Tracer
 }
 
 // Summary counts what a grade run did.

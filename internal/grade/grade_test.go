@@ -2,7 +2,6 @@ package grade
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/tracer"
 )
 
 // fake builds and runs by looking at the file: "syntax error" does not
@@ -239,35 +239,22 @@ func TestTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer book.Close()
-	tr := NewTrace()
+	tr, events := testTrace(t)
 	if _, err := Grade(context.Background(), book, ts, newFake(), Options{Jobs: 2, PerDevice: 2, Trace: tr}); err != nil {
 		t.Fatal(err)
 	}
-	var buf strings.Builder
-	if err := tr.WriteJSON(&buf); err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		TraceEvents []struct {
-			Name, Cat, Ph string
-			TS, Dur       int64
-			PID, TID      int
-			Args          map[string]string
-		}
-	}
-	if err := json.Unmarshal([]byte(buf.String()), &got); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, buf.String())
-	}
+	var got struct{ TraceEvents []tracer.Event }
+	got.TraceEvents = events()
 	count := map[string]int{}
 	for _, e := range got.TraceEvents {
 		count[e.Cat+" "+e.Ph]++
-		if e.Ph == "X" && (e.Dur <= 0 || e.TS < 0 || e.Args["exercise"] == "") {
+		if e.Ph == "X" && (e.Dur <= 0 || e.TS < 0 || e.Args["exercise"] == nil) {
 			t.Errorf("a span without its time or task: %+v", e)
 		}
 		if e.Cat == "build" && e.Args["exercise"] == "async-pipeline" && e.Args["outcome"] != "does not compile" {
 			t.Errorf("the failed build's outcome: %+v", e)
 		}
-		if e.Cat == "run" && (e.Args["device"] != "0" || e.Args["program_ms"] == "") {
+		if e.Cat == "run" && (e.Args["device"] != "0" || e.Args["program_ms"] == nil) {
 			t.Errorf("a run without its device or program time: %+v", e)
 		}
 	}
@@ -300,7 +287,7 @@ func TestTimedRunsAlone(t *testing.T) {
 	}
 	defer book.Close()
 	f := newFake()
-	tr := NewTrace()
+	tr, events := testTrace(t)
 	sum, err := Grade(context.Background(), book, ts, f, Options{Jobs: 4, Devices: []string{"0", "1"}, PerDevice: 4, Trace: tr})
 	if err != nil || sum.Passed != 24 {
 		t.Fatalf("%+v %v", sum, err)
@@ -310,8 +297,8 @@ func TestTimedRunsAlone(t *testing.T) {
 	}
 	// The trace shows the same: a timed run's span overlaps no other run
 	// on its device (it spans exactly the time the GPU was its own).
-	var runs []traceEvent
-	for _, e := range tr.events {
+	var runs []tracer.Event
+	for _, e := range events() {
 		if e.Cat == "run" {
 			runs = append(runs, e)
 		}

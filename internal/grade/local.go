@@ -2,7 +2,9 @@ package grade
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/failure"
@@ -119,14 +121,20 @@ func (l *Local) Run(ctx context.Context, book *gradebook.Book, tasks []*Task, re
 	opts := l.Options()
 	opts.Regrade, opts.Done = regrade, done
 	if traceFile != "" {
-		opts.Trace = NewTrace()
-	}
-	sum, err := Grade(ctx, book, tasks, l.Toolchain, opts)
-	if opts.Trace != nil {
-		if terr := opts.Trace.WriteFile(traceFile); terr != nil {
-			warn(fmt.Sprintf("lessons: the trace: %v", terr))
+		// Written as each span ends: a grade stopped half way keeps
+		// the trace of what it did.
+		if fh, terr := os.Create(traceFile); terr != nil {
+			warn(fmt.Sprintf("lessons: the trace: %v (the grade goes on without it)", terr))
+		} else {
+			opts.Trace = NewTrace(fh)
+			defer func() {
+				if terr := errors.Join(opts.Trace.Close(), fh.Close()); terr != nil {
+					warn(fmt.Sprintf("lessons: the trace %s: %v", traceFile, terr))
+				}
+			}()
 		}
 	}
+	sum, err := Grade(ctx, book, tasks, l.Toolchain, opts)
 	if sum == nil {
 		return nil, err
 	}

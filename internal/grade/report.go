@@ -1,7 +1,6 @@
 package grade
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"runtime"
@@ -11,7 +10,6 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/gradebook"
 	"github.com/cudalessons/lessons/internal/machine"
-	"github.com/cudalessons/lessons/internal/safefs"
 	"github.com/cudalessons/lessons/internal/ui"
 )
 
@@ -192,13 +190,4 @@ func (p *Progress) Finish() {
 	if p.tty {
 		fmt.Fprintln(p.w)
 	}
-}
-
-// WriteFile writes the trace to the file name, whole or not at all.
-func (tr *Trace) WriteFile(name string) error {
-	var buf bytes.Buffer
-	if err := tr.WriteJSON(&buf); err != nil {
-		return err
-	}
-	return safefs.WriteAtomic(name, buf.Bytes(), 0o644)
 }

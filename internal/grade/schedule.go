@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/tracer"
 )
 
 // Item is one build and run of a batch: a student's file (grade), a
@@ -79,7 +81,7 @@ type Slots struct {
 	// GPU (0: PerDevice on each, no more): CUDA starts wait in the
 	// driver's lock, and on four H200s they hardly scaled with the GPUs.
 	Machine int
-	Trace   *Trace // when set, records each build and run
+	Trace   *tracer.Tracer // when set, records each build and run
 }
 
 // Schedule builds every item on Jobs slots and runs each, as soon as its
@@ -109,7 +111,7 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 				began := time.Now()
 				run, outcome := it.Build(ctx, slot)
 				if outcome != "" {
-					s.Trace.span("build", tracePIDBuilds, slot, it.Name, began, time.Now(), withArgs(it.Args, "outcome", outcome))
+					span(s.Trace, "build", tracePIDBuilds, slot, it.Name, began, time.Now(), withArgs(it.Args, "outcome", outcome))
 				}
 				if run && it.Run != nil && ctx.Err() == nil {
 					if it.GPUs > len(s.Devices) {
@@ -175,7 +177,7 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 					if machine != nil {
 						<-machine
 					}
-					s.Trace.span("run", tracePIDRuns, slot, it.Name, began, ended, runArgs(it, dev, took, why))
+					span(s.Trace, "run", tracePIDRuns, slot, it.Name, began, ended, runArgs(it, dev, took, why))
 					if why != "" {
 						againMu.Lock()
 						again = append(again, retry{it, dev, why})
@@ -207,7 +209,7 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 		}
 		args := runArgs(r.it, r.dev, took, "")
 		args["alone"] = "again, after: " + r.why
-		s.Trace.span("run", tracePIDRuns, 0, r.it.Name, began, time.Now(), args)
+		span(s.Trace, "run", tracePIDRuns, 0, r.it.Name, began, time.Now(), args)
 	}
 }
 
@@ -255,14 +257,20 @@ type GPU struct{ mu sync.RWMutex }
 
 // Use runs run on the GPU: alone, or beside the other runs.
 func (g *GPU) Use(alone bool, run func()) {
+	defer g.Take(alone)()
+	run()
+}
+
+// Take holds the GPU, alone or beside the other runs, until release is
+// called: Use for a caller that runs its program itself (the class
+// server), with no callback handed down.
+func (g *GPU) Take(alone bool) (release func()) {
 	if alone {
 		g.mu.Lock()
-		defer g.mu.Unlock()
-	} else {
-		g.mu.RLock()
-		defer g.mu.RUnlock()
+		return g.mu.Unlock
 	}
-	run()
+	g.mu.RLock()
+	return g.mu.RUnlock
 }
 
 // autoPerDevice is how many runs share a GPU when no flag says: CUDA

@@ -1,7 +1,9 @@
 package grade
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/tracer"
 )
 
 func TestChoose(t *testing.T) {
@@ -94,7 +98,7 @@ func TestSchedule(t *testing.T) {
 				return time.Millisecond, ""
 			}})
 	}
-	tr := NewTrace()
+	tr, _ := testTrace(t)
 	Schedule(context.Background(), items, Slots{Jobs: 4, Devices: []string{"0", "1"}, PerDevice: 3, Trace: tr})
 	if got := ran.Load(); got != 24-4 {
 		t.Errorf("%d runs, want 20 (4 did not build)", got)
@@ -286,4 +290,42 @@ func TestSlotsOn(t *testing.T) {
 	if s := g.SlotsOn(devs, 1, true); s.PerDevice != 16 || s.Machine != 0 {
 		t.Errorf("a --per-gpu given: slots %+v", s)
 	}
+}
+
+// testTrace is a grade's trace written to memory, and its events as
+// read back (closing it first).
+func testTrace(t *testing.T) (*tracer.Tracer, func() []tracer.Event) {
+	var buf bytes.Buffer
+	tr := NewTrace(&buf)
+	return tr, func() []tracer.Event {
+		if err := tr.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var es []tracer.Event
+		if err := json.Unmarshal(buf.Bytes(), &es); err != nil {
+			t.Fatalf("the trace is not JSON: %v\n%s", err, buf.String())
+		}
+		return es
+	}
+}
+
+// Take holds a GPU alone (no other run beside it) or beside the other
+// runs (none alone beside them) until its release.
+func TestGPUTake(t *testing.T) {
+	var g GPU
+	release := g.Take(true)
+	if g.mu.TryRLock() {
+		t.Fatal("a run beside a run alone")
+	}
+	release()
+	r1, r2 := g.Take(false), g.Take(false)
+	if g.mu.TryLock() {
+		t.Fatal("a run alone beside two others")
+	}
+	r1()
+	r2()
+	if !g.mu.TryLock() {
+		t.Fatal("the GPU still held after both released")
+	}
+	g.mu.Unlock()
 }

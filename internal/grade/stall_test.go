@@ -116,7 +116,7 @@ func TestStalledInTheDriverRunsAgainAlone(t *testing.T) {
 	}
 	defer book.Close()
 	d := &standIn{needs: needs, holding: make(chan struct{}), allIn: make(chan struct{}), runs: map[string]int{}, alone: map[string]bool{}}
-	tr := NewTrace()
+	tr, events := testTrace(t)
 	sum, err := Grade(context.Background(), book, ts, d, Options{Jobs: 4, Devices: []string{"0", "1"}, PerDevice: 4, Trace: tr})
 	if err != nil {
 		t.Fatal(err)
@@ -170,11 +170,11 @@ func TestStalledInTheDriverRunsAgainAlone(t *testing.T) {
 	// The trace draws each run made again, alone, after every other run.
 	var last, first int64
 	n := 0
-	for _, e := range tr.events {
+	for _, e := range events() {
 		if e.Cat != "run" {
 			continue
 		}
-		if e.Args["alone"] != "" {
+		if e.Args["alone"] != nil {
 			n++
 			if first == 0 || e.TS < first {
 				first = e.TS

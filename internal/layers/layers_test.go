@@ -21,7 +21,7 @@ const module = "github.com/cudalessons/lessons/"
 // put it, here and in ARCHITECTURE.md's table of floors.
 var floors = [][]string{
 	{"diag", "kernels", "internal/safefs", "internal/runner", "internal/ui", "internal/mermaid",
-		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/layers/climbs", "internal/clex", "internal/failure", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline"},
+		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/layers/climbs", "internal/clex", "internal/failure", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline", "internal/tracer"},
 	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/slurm", "internal/classroom/access"},
 	{"internal/course", "internal/demo", "internal/machine", "internal/python", "internal/roster", "bench/classload"},
 	{"internal/jupyter", "internal/wrong"},
@@ -32,6 +32,7 @@ var floors = [][]string{
 	{"internal/grade", "internal/page", "internal/study"},
 	{"internal/grade/cluster", "internal/verify", "internal/classroom/queue"},
 	{"internal/classroom/pilot"},
+	{"internal/classroom/cells"},
 	{"internal/classroom"},
 	{"internal/cli"},
 	{"cmd/lessons"},
@@ -291,6 +292,91 @@ func TestCobraOnlyInCLI(t *testing.T) {
 			if ims[banned] {
 				t.Errorf("%s imports %s: commands and their flags are defined in internal/cli only", p, banned)
 			}
+		}
+	}
+}
+
+// roomCeiling is the most lines of non-test Go the class server or any
+// one of its rooms may have (issue 40: each room under 3,000).
+const roomCeiling = 3000
+
+// roomJobs are calls that belong to one room of the class server: no
+// other package of the class wing makes them (the cells room runs a
+// student's cells: their Python replayed, their nvcc steps keyed and
+// built for the shared cache).
+var roomJobs = map[string]string{
+	"internal/python.Replayed":      "internal/classroom/cells",
+	"internal/buildcache.SharedKey": "internal/classroom/cells",
+	"internal/classroom/queue.New":  "internal/classroom",
+}
+
+// TestRoomsKeepTheirPlaces fails when a room of the class server
+// (internal/classroom/...) is reached from outside the class wing and
+// the command layer, when the class server or a room outgrows
+// roomCeiling, or when a room's job (roomJobs) is done in another.
+func TestRoomsKeepTheirPlaces(t *testing.T) {
+	const wing = "internal/classroom"
+	inWing := func(p string) bool { return p == wing || strings.HasPrefix(p, wing+"/") }
+	for p, ims := range packages(t) {
+		for im := range ims {
+			if strings.HasPrefix(im, wing+"/") && !inWing(p) && p != "internal/cli" {
+				t.Errorf("%s imports %s: the class server's rooms are reached through the class server (internal/classroom) or the command layer only", p, im)
+			}
+		}
+	}
+	root := filepath.Join("..", "..")
+	lines := map[string]int{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(filepath.Join(root, wing), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := filepath.ToSlash(rel)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines[pkg] += strings.Count(string(data), "\n")
+		f, err := parser.ParseFile(fset, path, data, 0)
+		if err != nil {
+			return err
+		}
+		names := map[string]string{}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			p = strings.TrimPrefix(p, module)
+			local := p[strings.LastIndex(p, "/")+1:]
+			if im.Name != nil {
+				local = im.Name.Name
+			}
+			names[local] = p
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok || names[id.Name] == "" {
+				return true
+			}
+			if room, ok := roomJobs[names[id.Name]+"."+sel.Sel.Name]; ok && room != pkg {
+				t.Errorf("%s: %s uses %s.%s, the job of %s: move the code there, or ask that room", fset.Position(sel.Pos()), pkg, names[id.Name], sel.Sel.Name, room)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) < 5 {
+		t.Fatalf("the class wing has %d packages: did it move?", len(lines))
+	}
+	for pkg, n := range lines {
+		if n >= roomCeiling {
+			t.Errorf("%s has %d lines of non-test Go, at or over the rooms' ceiling of %d: split out a room that says its job", pkg, n, roomCeiling)
 		}
 	}
 }

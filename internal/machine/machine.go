@@ -49,7 +49,7 @@ func Find(ctx context.Context, wrapperDir string) (*Machine, error) {
 	if m.GPUErr == nil && len(m.Info.Devices) == 0 {
 		m.GPUErr = errors.New("the driver lists no GPU")
 	}
-	m.NVCC, err = gpu.NVCC(ctx, wrapperDir)
+	m.NVCC, err = gpu.NVCCCached(ctx, wrapperDir, filepath.Join(m.Cache.Dir, "nvcc.json"))
 	if err != nil {
 		return m, err
 	}

@@ -3,6 +3,7 @@ package machine
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -64,5 +65,17 @@ func TestPaceReport(t *testing.T) {
 	}
 	if strings.Contains(builds, "each of") {
 		t.Errorf("one GPU has no all-GPU figure: %q", builds)
+	}
+}
+
+// TestDoctorPaceNeedsARealGPU: --pace starts real CUDA programs, so a
+// faked GPU (or none) is refused with what to do.
+func TestDoctorPaceNeedsARealGPU(t *testing.T) {
+	for _, v := range []string{"Test GPU,9.0,85899345920", "none"} {
+		t.Setenv("LESSONS_GPU", v)
+		err := DoctorPace(io.Discard, 100, 4)
+		if err == nil || !strings.Contains(err.Error(), "fakes the GPU here") {
+			t.Errorf("LESSONS_GPU=%s: %v", v, err)
+		}
 	}
 }

@@ -34,12 +34,28 @@ func WriteAtomicWith(name string, f func(io.Writer) error, perm os.FileMode) err
 
 // WriteAtomicFrom writes what r holds to name with perm, atomically.
 func WriteAtomicFrom(name string, r io.Reader, perm os.FileMode) error {
+	return writeFrom(name, r, perm, true)
+}
+
+// ReplaceFrom writes what r holds to name with perm, as WriteAtomicFrom
+// does but without waiting for the disk: for a file that is made again
+// whenever it is missing or wrong (a build copied out of the compile
+// cache into a workspace, on every warm run of a cell). A reader or a
+// run killed half way still sees the old file or the new one; a machine
+// that dies right after may leave it empty, and the next build copies it
+// again. Two syncs on each cache hit were most of a warm build's time
+// on a virtual machine's disk.
+func ReplaceFrom(name string, r io.Reader, perm os.FileMode) error {
+	return writeFrom(name, r, perm, false)
+}
+
+func writeFrom(name string, r io.Reader, perm os.FileMode, sync bool) error {
 	root, err := os.OpenRoot(filepath.Dir(name))
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	err = WriteAtomicIn(root, filepath.Base(name), r, perm)
+	err = writeIn(root, filepath.Base(name), r, perm, sync)
 	if pe, ok := err.(*fs.PathError); ok {
 		pe.Path = filepath.Join(filepath.Dir(name), pe.Path)
 	}
@@ -51,6 +67,10 @@ func WriteAtomicFrom(name string, r io.Reader, perm os.FileMode) error {
 // that leads out of root is refused rather than followed: the one write
 // for files whose names come from a course or a lesson.
 func WriteAtomicIn(root *os.Root, name string, r io.Reader, perm os.FileMode) error {
+	return writeIn(root, name, r, perm, true)
+}
+
+func writeIn(root *os.Root, name string, r io.Reader, perm os.FileMode, sync bool) error {
 	dir, base := filepath.Split(name)
 	b := make([]byte, 6)
 	rand.Read(b)
@@ -60,7 +80,7 @@ func WriteAtomicIn(root *os.Root, name string, r io.Reader, perm os.FileMode) er
 		return err
 	}
 	_, err = io.Copy(f, r)
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if err == nil {
@@ -77,6 +97,9 @@ func WriteAtomicIn(root *os.Root, name string, r io.Reader, perm os.FileMode) er
 	if err != nil {
 		root.Remove(tmp)
 		return err
+	}
+	if !sync {
+		return nil
 	}
 	if dir == "" {
 		dir = "."

@@ -64,3 +64,42 @@ func TestWriteNamed(t *testing.T) {
 		t.Fatalf("file holds %q", b)
 	}
 }
+
+// ReplaceFrom, unsynced, still replaces whole or not at all: the new
+// file with its mode in place of the old, or, when the reader fails,
+// the old one kept and no temporary file left; a program that is
+// running from the old file (a busy binary) does not stop it.
+func TestReplaceFrom(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "prog")
+	if err := ReplaceFrom(name, bytes.NewReader([]byte("one")), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if err := ReplaceFrom(name, bytes.NewReader([]byte("two")), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(name); string(data) != "two" {
+		t.Fatalf("read back %q", data)
+	}
+	if st, _ := os.Stat(name); st.Mode().Perm() != 0o700 {
+		t.Errorf("mode %v, want 0700", st.Mode().Perm())
+	}
+	if data, _ := io.ReadAll(old); string(data) != "one" {
+		t.Errorf("the file open before changed under its reader: %q", data)
+	}
+	boom := errors.New("boom")
+	if err := ReplaceFrom(name, iotest.ErrReader(boom), 0o755); !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if data, _ := os.ReadFile(name); string(data) != "two" {
+		t.Errorf("a failed replace left %q", data)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+}

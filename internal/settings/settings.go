@@ -106,7 +106,7 @@ var All = sorted([]Setting{
 	{Name: "LESSONS_CLASS_TOKEN", Kind: User, ReadBy: "internal/classroom (lessons submit, lessons check --remote)",
 		Meaning: "The student's token for `lessons submit` and `lessons check --remote` (the class page's \"Token for lessons submit\")."},
 	{Name: "LESSONS_TRACE", Kind: User, ReadBy: "internal/classroom (serve --class)",
-		Meaning: "A file the class server appends a trace of each run's phases to (for measuring; `bench/trace-summary.py` reads it)."},
+		Meaning: "A file the class server appends a trace of each run's phases to, as `grade --trace` writes one (for measuring: Perfetto draws it, `bench/classload -trace` sums it up)."},
 
 	// The statistics library's protocol.
 	{Name: "LESSONS_STATS_FD", Kind: Library, ReadBy: "checker.Pipe sets it (a graded run, a traced cell); kernels/allocstats.cu reads it",
@@ -137,7 +137,7 @@ var All = sorted([]Setting{
 		Meaning: "The class server's shared, content-addressed compile cache, for the builds of students' cells."},
 	{Name: "LESSONS_BUILD_LOG", Kind: Internal, ReadBy: "internal/serve, internal/workspace",
 		Meaning: "A file the nvcc wrapper appends `hit` or `miss` to for each build, so the page can say \"from the cache\"."},
-	{Name: "LESSONS_TRACE_NVCC", Kind: Internal, ReadBy: "internal/classroom, internal/workspace",
+	{Name: "LESSONS_TRACE_NVCC", Kind: Internal, ReadBy: "internal/classroom/cells, internal/workspace",
 		Meaning: "A file the nvcc wrapper notes each build's times in, for the class server's trace."},
 	{Name: "LESSONS_PILOT_CAPABILITY", Kind: Internal, ReadBy: "internal/classroom/pilot (lessons pilot)",
 		Meaning: "Tells a class server's build node which GPU to build for."},

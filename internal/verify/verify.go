@@ -182,6 +182,10 @@ func exerciseItem(c *course.Course, x *course.Exercise, spec *checker.Spec, o Op
 		switch {
 		case pass && !checker.Passed(res):
 			return fmt.Errorf("fails: %s", FirstFailure(res))
+		case pass:
+			if why := NotMade(res); why != "" {
+				it.note = "; not judged here: " + why
+			}
 		case !pass && checker.Passed(res):
 			return fmt.Errorf("passes every check as given: the checks do not tell it from a solution")
 		case !pass && spec.Partial():
@@ -225,6 +229,18 @@ func Run(ctx context.Context, items []*Item, slots grade.Slots) error {
 		}
 	}
 	return nil
+}
+
+// NotMade says why the first check of res that was skipped for a reason
+// an author must see (a hidden run's case not set up: arranged) was not
+// made, or "" when none was: a solution that passes so is not proven.
+func NotMade(res []checker.Result) string {
+	for _, r := range res {
+		if r.Skipped && r.Review != "" {
+			return r.Review
+		}
+	}
+	return ""
 }
 
 // FirstFailure names the first check of res that failed, with what was

@@ -48,6 +48,22 @@ func TestFirstFailure(t *testing.T) {
 	}
 }
 
+// A solution whose hidden run's case was not set up (arranged) passes,
+// and verify says which checks were not made; a plain skip (no
+// compute-sanitizer here) is not news.
+func TestNotMade(t *testing.T) {
+	res := []checker.Result{
+		{Name: "clean under memcheck", Pass: true, Skipped: true, Got: "skipped: compute-sanitizer is not installed"},
+		{Name: "moved", Pass: true, Skipped: true, Review: "the checks of hidden run \"taken\" were not made"},
+	}
+	if got := NotMade(res); got != res[1].Review {
+		t.Errorf("NotMade = %q", got)
+	}
+	if got := NotMade(res[:1]); got != "" {
+		t.Errorf("a sanitizer skip: NotMade = %q", got)
+	}
+}
+
 // TestWrongJudge: the expected text is looked for, whatever its case,
 // in each failed check as a student reads it; passed checks do not count.
 func TestWrongJudge(t *testing.T) {

@@ -40,7 +40,10 @@ type WrongAnswer struct {
 	// Skipped says why it was not run (it needs more GPUs than there
 	// are): neither a pass nor a failure, and said so in the table.
 	Skipped string
-	Took    time.Duration
+	// Unseen is why no check can see the mistake (solutions/dayNNN/unseen/):
+	// it is listed with why, never judged.
+	Unseen string
+	Took   time.Duration
 	// Started counts the programs started to judge it.
 	Started int
 	judged  bool
@@ -49,7 +52,7 @@ type WrongAnswer struct {
 // OK says whether the wrong answer failed, with its expected text (a
 // correct alternative: passed).
 func (w *WrongAnswer) OK() bool {
-	if w.Skipped != "" {
+	if w.Skipped != "" || (w.Unseen != "" && w.Err == nil) {
 		return true
 	}
 	if w.Right {
@@ -124,7 +127,7 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 		job *exercise.Job
 	}
 	var targets []target
-	timed, untimed := 0, 0
+	timed, untimed, unseen := 0, 0, 0
 	for _, x := range c.Exercises {
 		report.Order = append(report.Order, x.ID)
 		spec, err := exercise.LoadSpec(c, x)
@@ -138,12 +141,18 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 		for _, a := range answers {
 			w := &WrongAnswer{Exercise: x.ID, Name: a.Name, Path: a.Path, Right: a.Right}
 			report.Answers = append(report.Answers, w)
-			if !a.Right {
+			if !a.Right && !a.Unseen {
 				report.Counts[x.ID]++
 			}
 			prog, err := wrong.Load(c, a)
 			if err != nil {
 				w.Err = err
+				continue
+			}
+			if a.Unseen {
+				// Read (so that one gone stale is said), never run.
+				w.Unseen = prog.Unseen
+				unseen++
 				continue
 			}
 			w.Expect = prog.Expect
@@ -202,7 +211,7 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 	}
 	if opts.Note != nil {
 		opts.Note(fmt.Sprintf("Judging %s (wrong answers and correct alternatives) as grade would (a wrong answer until its expected failure), %d at a time on each GPU%s.",
-			ui.Count(len(report.Answers), "program"), choice.PerDevice, choice.Chosen()))
+			ui.Count(len(report.Answers)-unseen, "program"), choice.PerDevice, choice.Chosen()))
 	}
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {
@@ -259,6 +268,9 @@ func (r *WrongReport) Write(out io.Writer) {
 		if w.Right {
 			name += " (right)"
 		}
+		if w.Unseen != "" {
+			name += " (unseen)"
+		}
 		res := w.result()
 		if r.unjudged(w) {
 			res = "- not judged: verify was stopped before its turn"
@@ -270,8 +282,12 @@ func (r *WrongReport) Write(out io.Writer) {
 	tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXERCISE\tWRONG ANSWERS\tAS EXPECTED")
 	ok := map[string]int{}
-	skipped, unjudged := 0, 0
+	skipped, unjudged, unseen := 0, 0, 0
 	for _, w := range r.Answers {
+		if w.Unseen != "" {
+			unseen++
+			continue
+		}
 		if r.unjudged(w) {
 			unjudged++
 			continue
@@ -300,13 +316,16 @@ func (r *WrongReport) Write(out io.Writer) {
 			rights++
 		}
 	}
-	fmt.Fprintf(out, "\n%s and %s judged in %s: %d as expected, %d not\n", ui.Count(len(r.Answers)-rights, "wrong answer"),
-		ui.Count(rights, "correct alternative"), r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad()-skipped-unjudged, r.Bad())
+	fmt.Fprintf(out, "\n%s and %s judged in %s: %d as expected, %d not\n", ui.Count(len(r.Answers)-rights-unseen, "wrong answer"),
+		ui.Count(rights, "correct alternative"), r.Took.Round(10*time.Millisecond), len(r.Answers)-r.Bad()-skipped-unjudged-unseen, r.Bad())
 	if r.Programs > 0 {
 		fmt.Fprintf(out, "%s started (a wrong answer stops at its first failure that holds its expected text; a correct alternative runs whole)\n", ui.Count(r.Programs, "program"))
 	}
 	if unjudged > 0 {
 		fmt.Fprintf(out, "stopped before %s %s judged (neither passed nor failed)\n", ui.Count(unjudged, "program"), map[bool]string{true: "was", false: "were"}[unjudged == 1])
+	}
+	if unseen > 0 {
+		fmt.Fprintf(out, "%s listed, not judged (solutions/dayNNN/unseen/): no check can see them, each says why\n", ui.Count(unseen, "unseen mistake"))
 	}
 	if skipped > 0 {
 		fmt.Fprintf(out, "%s not run here: they need more GPUs than this machine has (neither passed nor failed)\n", ui.Count(skipped, "program"))
@@ -321,6 +340,8 @@ func (w *WrongAnswer) result() string {
 	switch {
 	case w.Skipped != "":
 		return "- skipped: " + w.Skipped
+	case w.Unseen != "" && w.Err == nil:
+		return "- not judged: no check can see it: " + w.Unseen
 	case w.Err != nil:
 		return "✗ not judged: " + strings.ReplaceAll(w.Err.Error(), "\n\t", ": ")
 	case w.Right && len(w.Failed) > 0:

@@ -94,7 +94,7 @@ func logBuild(hit bool) {
 
 // noteTimes appends when the wrapper began and ended, and whether the
 // build was a hit, to $LESSONS_TRACE_NVCC when it is set: the class
-// server's trace of where a cell's time goes (classroom.Trace).
+// server's trace of where a cell's time goes (internal/classroom/cells' NewTrace).
 func noteTimes(began time.Time, hit bool) {
 	file := os.Getenv("LESSONS_TRACE_NVCC")
 	if file == "" {

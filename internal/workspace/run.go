@@ -51,6 +51,10 @@ func Prepare(ctx context.Context, c *course.Course, l *lesson.Lesson, dir, arch 
 		arch = m.Arch()
 	}
 	r := &Run{Lesson: l, Dir: dir, Machine: m, Compiler: buildcache.Compiler{Path: m.NVCC.Path, Version: m.NVCC.Version, Arch: arch}}
+	if !l.HasPython() {
+		r.Env, err = nvccEnv(m, r.Compiler, dir)
+		return r, err
+	}
 	if r.Env, err = Env(m, r.Compiler, dir); err != nil {
 		return nil, err
 	}
@@ -97,16 +101,16 @@ func (r *Run) Cells(ctx context.Context, opt notebook.Options, out io.Writer) ([
 		opt.Trace = &notebook.Trace{Library: lib, Draw: true, Width: r.Width}
 	}
 	cache := r.Machine.Cache
-	before, _ := cache.Stats()
+	hits0, misses0 := cache.Counts()
 	start := time.Now()
 	outcomes, err := notebook.Run(ctx, r.Lesson, r.Env, opt, out)
 	if err != nil {
 		return nil, "", err
 	}
-	after, _ := cache.Stats()
-	builds := (after.Hits + after.Misses) - (before.Hits + before.Misses)
+	hits, misses := cache.Counts()
+	builds := (hits + misses) - (hits0 + misses0)
 	return outcomes, fmt.Sprintf("%d cells: %s in %s; %d of %d builds from the cache\n%s",
-		len(outcomes), notebook.Summary(outcomes), time.Since(start).Round(time.Millisecond), after.Hits-before.Hits, builds,
+		len(outcomes), notebook.Summary(outcomes), time.Since(start).Round(time.Millisecond), hits-hits0, builds,
 		r.timelineNote(opt, outcomes)), nil
 }
 

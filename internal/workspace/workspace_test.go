@@ -114,6 +114,20 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("the cell did not run in the workspace: %v", err)
 	}
 
+	// A lesson without Python cells does not look for Python (python3
+	// asked its version is a process on every run); one with them does.
+	if r.Env.PythonWay != "" || r.Env.StartPython != nil || r.Env.NoPython != "" {
+		t.Errorf("a lesson without Python looked for it: %q %q", r.Env.PythonWay, r.Env.NoPython)
+	}
+	py, err := lesson.Parse("lessons/day002-py.md", []byte("# Day 2\n\n```python run\nprint(1)\n```\n"))
+	if err != nil || !py.HasPython() {
+		t.Fatalf("%v: the Python lesson has no Python cell", err)
+	}
+	rp, err := Prepare(t.Context(), c, py, "", "", machine.Find)
+	if err != nil || rp.Env.PythonWay == "" {
+		t.Errorf("a lesson with Python cells: way %q, %v", rp.Env.PythonWay, err)
+	}
+
 	// A folder given (relative) is made absolute; an architecture given
 	// is built for.
 	t.Chdir(root)

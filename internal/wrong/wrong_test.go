@@ -218,3 +218,52 @@ func FuzzApply(f *testing.F) {
 		}
 	})
 }
+
+// TestUnseen: a mistake no check sees is listed after the alternatives,
+// applied as a wrong answer is (a stale one is an error, so it never
+// rots), and says why on its first line; without the why it is refused
+// with the file and line.
+func TestUnseen(t *testing.T) {
+	unseen := strings.Replace(solPatch, "// expect: five is wrong", "// unseen: the word and the number print alike", 1)
+	root := coursetest.Tiny(t, []string{"ex"}, map[string]string{
+		"solutions/ex.cu":                 sol,
+		"solutions/wrong/ex/word.patch":   solPatch,
+		"solutions/unseen/ex/alike.patch": unseen,
+		"solutions/unseen/ex/bare.patch":  solPatch,
+	})
+	c, err := course.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := List(c, c.Exercises[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(as) != 3 || as[0].Unseen || !as[1].Unseen || as[1].Right || as[1].Path != "solutions/unseen/ex/alike.patch" {
+		t.Fatalf("listed %+v", as)
+	}
+	p, err := Load(c, as[1])
+	if err != nil || p.Unseen != "the word and the number print alike" || p.Expect != "" || string(p.Source) != strings.Replace(sol, "five", "5", 1) {
+		t.Errorf("%+v, %v", p, err)
+	}
+	if _, err := Load(c, as[2]); err == nil || !strings.HasPrefix(err.Error(), "solutions/unseen/ex/bare.patch:1: ") || !strings.Contains(err.Error(), UnseenPrefix) {
+		t.Errorf("an unseen mistake without its why: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "solutions/ex.cu"), []byte(strings.Replace(sol, "4\n", "four\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(c, as[1]); err == nil || !strings.Contains(err.Error(), "no longer applies") {
+		t.Errorf("a stale unseen mistake: %v", err)
+	}
+}
+
+func FuzzParseUnseen(f *testing.F) {
+	f.Add([]byte("// unseen: x\n"))
+	f.Add([]byte("// expect: x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ParseUnseen("u.patch", data)
+		if err == nil && (got == "" || strings.Contains(got, "\n")) {
+			t.Errorf("%q gave %q", data, got)
+		}
+	})
+}

@@ -365,7 +365,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 11;
+    rec->version = 12;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -381,6 +381,7 @@ Record* record() {
     spare = new std::vector<cudaEvent_t>();
     spans = new std::vector<Span>();
     hostLive = new std::map<uintptr_t, size_t>();
+    registered = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     freed = new std::map<uintptr_t, Freed>();
@@ -509,9 +510,9 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 11;
+    rec->version = 12;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
@@ -734,11 +735,17 @@ void hostWaitsAll() {
     for (auto& kv : *clocks) join(*host, kv.second);
 }
 
-// hostWaitsFor: the host saw stream s finish (waiting for the legacy
-// default stream waits for every blocking stream too).
+// hostWaitsFor: the host saw stream s finish. Waiting for the legacy
+// default stream waits for every blocking stream too, never for a stream
+// made cudaStreamNonBlocking: a cudaStreamSynchronize(0) or a cudaMemcpy
+// says nothing of a non-blocking stream's work.
 void hostWaitsFor(cudaStream_t s) {
-    if (norm(s) == nullptr) hostWaitsAll();
-    else hostWaits((*clocks)[s]);
+    if (norm(s) != nullptr) {
+        hostWaits((*clocks)[s]);
+        return;
+    }
+    for (auto& kv : *clocks)
+        if (kv.first == nullptr || !nonblocking->count(kv.first)) join(*host, kv.second);
 }
 
 std::string sizeWords(size_t n) {
@@ -811,14 +818,28 @@ void use(Alloc* x, uintptr_t base, uintptr_t addr, uintptr_t end, UseKind k, cud
         noteRace(rec->use_race, sizeof rec->use_race, b);
     }
     // A stream's later use stands for its earlier ones of the kind at the
-    // address (they are ordered before it), keeping the widest range.
-    for (auto& u : x->uses)
-        if (u.stream == s && u.addr == addr && u.kind == k) {
-            u.seq = seq;
-            u.what = what;
-            if (end > u.end) u.end = end;
-            return;
+    // address that it covers (they are ordered before it). One it does
+    // not cover stays: a later use of fewer bytes (a reset of a pool's
+    // offset after the clearing of all its counters) must not make the
+    // earlier bytes look used later, or another stream ordered after the
+    // clearing would race with bytes this stream no longer touches.
+    const uintptr_t span = end > addr ? end : addr + 1;
+    bool kept = false;
+    for (auto it = x->uses.begin(); it != x->uses.end();) {
+        const uintptr_t uspan = it->end > it->addr ? it->end : it->addr + 1;
+        if (it->stream != s || it->addr != addr || it->kind != k || uspan > span) {
+            ++it;
+        } else if (!kept) {
+            it->seq = seq;
+            it->what = what;
+            it->end = end;
+            kept = true;
+            ++it;
+        } else {
+            it = x->uses.erase(it);
         }
+    }
+    if (kept) return;
     if (x->uses.size() >= 256) x->uses.erase(x->uses.begin());
     Use n{s, seq, addr, what};
     n.end = end;
@@ -1105,11 +1126,53 @@ bool toHostCopy(const void* d, const void* src, cudaMemcpyKind k) {
     return k == cudaMemcpyDefault && find((uintptr_t)d, &base) == nullptr && find((uintptr_t)src, &base) != nullptr;
 }
 
+// pastEnd says whether [a, a+n) starts inside a live allocation, on the
+// device or pinned on the host, and runs past its end: a buffer sized for
+// fewer elements than are copied (a constant where an argument belongs).
+bool pastEnd(const void* a, size_t n) {
+    uintptr_t p = (uintptr_t)a, base = 0;
+    if (a == nullptr) return false;
+    if (Alloc* x = find(p, &base)) return p + n > base + x->bytes;
+    auto it = hostLive->upper_bound(p);
+    if (it == hostLive->begin()) return false;
+    --it;
+    return p < it->first + it->second && p + n > it->first + it->second;
+}
+
+// within says whether p is inside one of ranges (start, bytes). (Not a
+// const map: its iterator's decrement is one more name the library would
+// import, and a program could define.)
+bool within(std::map<uintptr_t, size_t>& ranges, uintptr_t p) {
+    auto it = ranges.upper_bound(p);
+    if (it == ranges.begin()) return false;
+    --it;
+    return p < it->first + it->second;
+}
+
+// unpinned counts an asynchronous copy of kind k whose host side (the
+// source of a copy to the device, the destination of one to the host) is
+// in no pinned allocation and no registered range: pageable memory, which
+// the driver stages through a buffer of its own (the copy does not overlap
+// other work), or past the end of a pinned buffer too small for it.
+void unpinned(const void* d, const void* src, cudaMemcpyKind k, bool ok) {
+    const void* h = k == cudaMemcpyHostToDevice ? src : k == cudaMemcpyDeviceToHost ? d : nullptr;
+    if (!ok || h == nullptr) return;
+    if (!within(*hostLive, (uintptr_t)h) && !within(*registered, (uintptr_t)h)) rec->unpinned_async_copies++;
+}
+
+// pastEnds counts a copy (src set) or a memset that went through (ok)
+// whose bytes run past the end of the buffer either side starts in.
+void pastEnds(const void* d, const void* src, size_t n, bool ok) {
+    if (ok && (pastEnd(d, n) || pastEnd(src, n))) rec->copies_past_end++;
+}
+
 // copied notes a cudaMemcpyAsync (src set) or cudaMemsetAsync of n bytes
 // on stream s (ok: it was queued). A copy to the host is remembered until
 // a host wait covers it.
 void copied(const char* what, const void* d, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s, bool ok) {
     tlCopy(d, src, s, src == nullptr);
+    pastEnds(d, src, n, ok);
+    if (src != nullptr) unpinned(d, src, kind, ok);
     uint64_t seq = enqueue(s);
     touch(d, n, kWrite, s, seq, false, ok, what);
     if (src == nullptr) return;

@@ -177,6 +177,9 @@ HOOK(cudaError_t, cudaHostAlloc, (void** p, size_t n, unsigned int f), (p, n, f)
     if (r == cudaSuccess) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
 })
 HOOK(cudaError_t, cudaFreeHost, (void* p), (p), { rec->free_host_calls++; if (r == cudaSuccess) hostLive->erase((uintptr_t)p); })
+// Host memory the program pins itself: a copy to or from it is not staged.
+HOOK(cudaError_t, cudaHostRegister, (void* p, size_t n, unsigned int f), (p, n, f), { if (r == cudaSuccess) (*registered)[(uintptr_t)p] = n; })
+HOOK(cudaError_t, cudaHostUnregister, (void* p), (p), { if (r == cudaSuccess) registered->erase((uintptr_t)p); })
 HOOK(cudaError_t, cudaMemPoolCreate, (cudaMemPool_t* pool, const cudaMemPoolProps* props), (pool, props), {
     rec->pools_created++;
     if (r == cudaSuccess) notePool(*pool);
@@ -335,6 +338,7 @@ extern "C" cudaError_t cudaDeviceReset(void) {
 // an operation of the legacy stream.
 HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKind k), (d, src, n, k), {
     rec->sync_memcpys++;
+    pastEnds(d, src, n, r == cudaSuccess);
     tlHostWait(kTlWaitCopy, -1, tl0);
     uintptr_t base = 0;
     bool d2d = k == cudaMemcpyDeviceToDevice ||
@@ -350,6 +354,7 @@ HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKin
 })
 HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), {
     rec->sync_memsets++;
+    pastEnds(d, nullptr, n, r == cudaSuccess);
     uint64_t seq = order(nullptr);
     touch(d, n, kWrite, nullptr, seq, true, r == cudaSuccess, "cudaMemset");
 })

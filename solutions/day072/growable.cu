@@ -208,10 +208,22 @@ int main(int argc, char** argv) {
     if (!buf.reserve(reservation)) return 1;
     const size_t g = buf.granularity(), reserved = (reservation + g - 1) / g * g;
     CUdeviceptr blocker = 0;
+    size_t blocked = 0;
     if (taken) {
+        // The address is only a hint: the driver may place a range
+        // elsewhere (on the H200 it did, for one of 2 MiB). Ask again, with
+        // other sizes and alignments, until a range starts exactly there;
+        // one placed elsewhere is given back at once. The checks of this
+        // case are made only when the line below says yes.
         const CUdeviceptr after = (CUdeviceptr)buf.data() + reserved;
-        if (cuMemAddressReserve(&blocker, g, 0, after, 0) != CUDA_SUCCESS) blocker = 0;
-        printf("addresses after the reservation taken: %s\n", blocker == after ? "yes" : "no");
+        for (size_t align : {g, (size_t)0})
+            for (size_t bytes : {reserved, g, 4 * reserved, (size_t)1 << 30}) {
+                CUdeviceptr got = 0;
+                if (blocker != 0 || cuMemAddressReserve(&got, bytes, align, after, 0) != CUDA_SUCCESS) continue;
+                if (got == after) blocker = got, blocked = bytes;
+                else cuMemAddressFree(got, bytes);
+            }
+        printf("addresses after the reservation taken: %s\n", blocker != 0 ? "yes" : "no");
     }
     // A grow that fails stops the program, giving back what was made:
     // after the device's work, which may still use what release() unmaps.
@@ -219,7 +231,7 @@ int main(int argc, char** argv) {
         printf("grow to %zu bytes failed\n", bytes);
         cudaDeviceSynchronize();
         buf.release();
-        if (blocker != 0) cuMemAddressFree(blocker, g);
+        if (blocker != 0) cuMemAddressFree(blocker, blocked);
         return 1;
     };
     if (!buf.grow(small)) return failed(small);
@@ -272,7 +284,7 @@ int main(int argc, char** argv) {
     size_t mapped = buf.mapped();
     bool released = buf.release();
     printf("release: %s\n", released ? "ok" : "failed");
-    if (blocker != 0) cuMemAddressFree(blocker, g);
+    if (blocker != 0) cuMemAddressFree(blocker, blocked);
     // Addresses given back can be reserved again where they were: ask the
     // driver for each range the buffer had, at its old start.
     bool back = free_again((CUdeviceptr)before, reserved) && free_again((CUdeviceptr)after, mapped);

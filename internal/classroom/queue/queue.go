@@ -275,8 +275,9 @@ func (t *Ticket) Wait(ctx context.Context) (string, error) {
 // Slot is the run slot the ticket holds (its sandbox's user and folder).
 func (t *Ticket) Slot() int { return t.slot }
 
-// Use runs fn on the ticket's GPU: alone when the run is timed.
-func (t *Ticket) Use(device string, fn func()) { t.q.gates[device].Use(t.Timed, fn) }
+// Take holds the ticket's GPU (alone when the run is timed) until
+// release is called.
+func (t *Ticket) Take(device string) (release func()) { return t.q.gates[device].Take(t.Timed) }
 
 // Done gives the slot back; took is the GPU time the run used.
 func (t *Ticket) Done(took time.Duration) {

@@ -28,6 +28,8 @@ static int release(void) { reserved = up(used); return 0; }
 int cudaMalloc(void** p, size_t n) { return take(p, n); }
 int cudaMallocAsync(void** p, size_t n, void* s) { return take(p, n); }
 int cudaFree(void* p) { return give(p); }
+int cudaMallocHost(void** p, size_t n) { return take(p, n); }
+int cudaFreeHost(void* p) { return give(p); }
 int cudaFreeAsync(void* p, void* s) { return give(p); }
 int cudaStreamCreate(void** s) { *s = (void*)(handles++); return 0; }
 int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); return 0; }
@@ -54,10 +56,12 @@ int cudaMemPoolTrimTo(void* pool, size_t keep) { return release(); }
 OK(cudaEventRecord) OK(cudaStreamWaitEvent)
 OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDestroy) OK(cudaStreamDestroy)
 OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice)
-OK(cudaMemPoolSetAttribute)
+OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister)
 OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
 OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
+#ifndef STUB_KERNELS  /* nvcc.c knows the program's kernels */
 int cudaGetFuncBySymbol(void** f, const void* s) { return 1; }
+#endif
 static size_t heap = 8 << 20;  /* the device heap: cudaLimitMallocHeapSize is 2 */
 int cudaDeviceSetLimit(int l, size_t v) { if (l == 2) heap = v; return 0; }
 int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }

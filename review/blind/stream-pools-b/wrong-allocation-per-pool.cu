@@ -16,7 +16,8 @@
 // refused requests, kept from init to the end. Everything a pool does is in
 // its stream's order: the host waits only to read the results. A last round
 // asks each pool for twice what it holds: half the requests must fail, and
-// no pool's offset may pass its capacity. It prints:
+// no pool's offset may pass its capacity, not even for a moment (warps of
+// the round watch it while the others ask). It prints:
 //   rounds: 8 on 4 streams, allocations: 23262, failed: 0, misaligned: 0, overlapping blocks: 0
 //   warps given one run of blocks in lane order: 1024 of 1024
 //   pool use read in stream order: 32 of 32 rounds as expected, high-water marks: 32 of 32
@@ -49,6 +50,7 @@ constexpr int kWarp = 32;
 constexpr unsigned long long kAlign = 16;      // every block starts on a 16-byte boundary
 constexpr unsigned long long kMaxBlock = 512;  // the largest request, already a multiple of kAlign
 constexpr unsigned long long kSlice = kThreads * kMaxBlock;  // one pool: enough for any round
+constexpr int kCounts = 5;  // what main counts per stream on the device (see counts in main)
 
 // need is how many bytes thread t of stream i asks for in round r: 0 (it
 // asks for nothing: one thread in 2 to 6, which ones changing by round and
@@ -148,12 +150,38 @@ __global__ void work(DevicePool p, int round, int stream, char** where, unsigned
     for (; i < n; i++) b[i] = (char)t;
 }
 
-// overflow asks for the largest block per thread, writes its last byte,
-// and counts the requests that fail.
-__global__ void overflow(DevicePool p, unsigned int* failed) {
+// overflow: the first kAsking threads of each of its blocks ask for the
+// largest block, write its last byte, count the requests that fail, and
+// look at the pool's offset once they have their answer; the block's
+// other warps watch the offset while they ask. An offset moved past the
+// capacity and back again (an atomicAdd undone when the run does not fit)
+// is within capacity when the kernel ends, but for a while says the pool
+// holds more than it does, and refuses a warp that would fit: a look
+// that sees it past the capacity is counted. The watchers start before
+// their block's lanes ask (the barrier), and stop when every asking
+// thread of the kernel has its answer, or after about half a second, so
+// that blocks that cannot all run at once still end. counts: failed,
+// asking threads answered, looks that saw the offset past the capacity.
+constexpr int kAsking = 256;
+__global__ void overflow(DevicePool p, unsigned int* counts) {
+    __syncthreads();
+    if (threadIdx.x >= kAsking) {
+        const unsigned int asking = gridDim.x * kAsking;
+        const long long t0 = clock64();
+        bool past = false;
+        for (unsigned k = 0;; k++) {
+            past = past || *(volatile unsigned long long*)&p.counters->offset > p.capacity;
+            // Whether to stop is asked one look in 16: the looks come closer.
+            if (k % 16 == 15 && (*(volatile unsigned int*)&counts[1] >= asking || clock64() - t0 >= (1ll << 30))) break;
+        }
+        if (past && threadIdx.x % kWarp == 0) atomicAdd(&counts[2], 1u);
+        return;
+    }
     char* b = pool_alloc(p, kMaxBlock);
-    if (b == nullptr) atomicAdd(failed, 1u);
+    if (b == nullptr) atomicAdd(&counts[0], 1u);
     else b[kMaxBlock - 1] = 1;
+    if (*(volatile unsigned long long*)&p.counters->offset > p.capacity) atomicAdd(&counts[2], 1u);
+    atomicAdd(&counts[1], 1u);
 }
 
 // StreamPools is n device pools of slice bytes each, one per stream, all
@@ -240,12 +268,14 @@ int main(int argc, char** argv) {
     // with its kernels.
     for (auto& s : streams) CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     // where: every round's blocks, stream by stream; counts: each stream's
-    // failed, misaligned and failed in the overflow, zeroed in its order.
+    // failed, misaligned, and in the overflow round failed, answered and
+    // looks that saw the offset past the capacity, zeroed in its order.
     char** where;
     unsigned int* counts;
     CHECK(cudaMalloc(&where, (size_t)rounds * kStreams * kThreads * sizeof(char*)));
-    CHECK(cudaMalloc(&counts, kStreams * 3 * sizeof(unsigned int)));
-    for (int i = 0; i < kStreams; i++) CHECK(cudaMemsetAsync(counts + 3 * i, 0, 3 * sizeof(unsigned int), streams[i]));
+    CHECK(cudaMalloc(&counts, kStreams * kCounts * sizeof(unsigned int)));
+    for (int i = 0; i < kStreams; i++)
+        CHECK(cudaMemsetAsync(counts + kCounts * i, 0, kCounts * sizeof(unsigned int), streams[i]));
     // cudaMalloc does not clear memory: what init gets may hold what an
     // earlier allocation of the same size left, as here (cudaFree waits for
     // the memset: it synchronizes the device). where and counts, allocated
@@ -268,18 +298,18 @@ int main(int argc, char** argv) {
         for (int i = 0; i < kStreams; i++) {
             pools.reset(i, streams[i]);
             work<<<kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), r, i, where + ((size_t)r * kStreams + i) * kThreads,
-                                                        counts + 3 * i);
+                                                        counts + kCounts * i);
             pools.used(i, streams[i], use + r * kStreams + i);
         }
     }
     CHECK(cudaDeviceSynchronize());
 
     std::vector<char*> at((size_t)rounds * kStreams * kThreads);
-    unsigned int count[kStreams * 3];
+    unsigned int count[kStreams * kCounts];
     CHECK(cudaMemcpy(at.data(), where, at.size() * sizeof(char*), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(count, counts, sizeof count, cudaMemcpyDeviceToHost));
     unsigned int failed = 0, misaligned = 0;
-    for (int i = 0; i < kStreams; i++) failed += count[3 * i], misaligned += count[3 * i + 1];
+    for (int i = 0; i < kStreams; i++) failed += count[kCounts * i], misaligned += count[kCounts * i + 1];
     // In each round, no two blocks of any streams may overlap; and the
     // asking lanes of each warp hold one run of blocks, in lane order.
     long allocations = 0;
@@ -329,10 +359,11 @@ int main(int argc, char** argv) {
     printf("pool use read in stream order: %d of %d rounds as expected, high-water marks: %d of %d\n", expected,
            rounds * kStreams, highs, rounds * kStreams);
 
-    // The overflow round: twice what each pool holds.
+    // The overflow round: twice what each pool holds, two warps of each
+    // block watching.
     for (int i = 0; i < kStreams; i++) {
         pools.reset(i, streams[i]);
-        overflow<<<2 * kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), counts + 3 * i + 2);
+        overflow<<<2 * kThreads / kAsking, kAsking + 2 * kWarp, 0, streams[i]>>>(pools.pool(i), counts + kCounts * i + 2);
         pools.used(i, streams[i], use + rounds * kStreams + i);
     }
     CHECK(cudaDeviceSynchronize());
@@ -342,8 +373,8 @@ int main(int argc, char** argv) {
     int full = 0;
     for (int i = 0; i < kStreams; i++) {
         const PoolCounters& u = use[rounds * kStreams + i];
-        within = within && u.offset <= kSlice;
-        refused += count[3 * i + 2];
+        within = within && u.offset <= kSlice && count[kCounts * i + 4] == 0;
+        refused += count[kCounts * i + 2];
         counted += (unsigned)u.failed;
         full += u.high == kSlice;
     }

@@ -1,4 +1,4 @@
-package classroom
+package cells
 
 import (
 	"context"
@@ -14,16 +14,16 @@ import (
 // Runner), never a kernel kept between cells (a process that outlived
 // its run would hold no slot of the queue and answer to no time limit);
 // or, with no python3 for the sandbox, not at all, each cell saying why.
-func (c *Class) pythonEnv(env *notebook.Env) {
-	if c.cfg.Python == nil {
-		why := c.cfg.NoPython
+func (r *Room) pythonEnv(env *notebook.Env) {
+	if r.cfg.Python == nil {
+		why := r.cfg.NoPython
 		if why == "" {
 			why = "the class server has no python3 for the sandbox"
 		}
 		env.StartPython, env.NoPython, env.PythonWay = nil, why, "not run: "+why
 		return
 	}
-	run, interp, max := env.Runner, c.cfg.Python, c.cfg.MaxOutput
+	run, interp, max := env.Runner, r.cfg.Python, r.cfg.MaxOutput
 	v := interp.Version
 	if parts := strings.SplitN(v, ".", 3); len(parts) == 3 {
 		v = parts[0] + "." + parts[1]

@@ -1,4 +1,4 @@
-package classroom
+package cells
 
 import (
 	"bytes"
@@ -82,8 +82,8 @@ func nvccSteps(spec runner.Spec) [][]string {
 // cell: a step not built here is built by the cell, as it would have
 // been. A student's builds go one at a time, their checks' included:
 // the build slots are the class's.
-func (c *Class) prebuild(ctx context.Context, student, ws string, spec runner.Spec, sp *span) {
-	b := c.cells
+func (r *Room) prebuild(ctx context.Context, student, ws string, spec runner.Spec, sp *Span) {
+	b := r.builds
 	if b == nil {
 		return
 	}
@@ -93,16 +93,14 @@ func (c *Class) prebuild(ctx context.Context, student, ws string, spec runner.Sp
 		if err != nil || b.cache.Has(key) {
 			continue
 		}
-		mine, _ := c.building.LoadOrStore(student, make(chan struct{}, 1))
-		select {
-		case mine.(chan struct{}) <- struct{}{}:
-		case <-ctx.Done():
+		release, err := r.Hold(ctx, student)
+		if err != nil {
 			return
 		}
-		sp.mark(atBuildStart, c.cfg.Clock())
-		b.build(ctx, c.cfg.Cells, key, cmd, files, spec)
-		sp.mark(atBuildEnd, c.cfg.Clock())
-		<-mine.(chan struct{})
+		sp.Mark(BuildStart, r.cfg.Clock())
+		b.build(ctx, r.cfg.Cells, key, cmd, files, spec)
+		sp.Mark(BuildEnd, r.cfg.Clock())
+		release()
 	}
 }
 
@@ -219,7 +217,7 @@ func (b *cellBuilds) buildIn(ctx context.Context, cells func(string, int) runner
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return err
 	}
-	env := withVar(withVar(withVar(spec.Env, "PATH", outsidePath(envValue(spec.Env, "PATH"), spec.Dir)), "TMPDIR", tmp), "HOME", dir)
+	env := WithVar(WithVar(WithVar(spec.Env, "PATH", outsidePath(envValue(spec.Env, "PATH"), spec.Dir)), "TMPDIR", tmp), "HOME", dir)
 	var log bytes.Buffer
 	res, err := cells(dir, slot).Run(ctx, runner.Spec{
 		Argv: append([]string{b.comp.Path}, cmd.Args...), Dir: dir, Env: env,

@@ -1,4 +1,4 @@
-package classroom
+package cells
 
 import (
 	"context"
@@ -68,8 +68,7 @@ func workspace(t *testing.T, files map[string]string) string {
 func TestPrebuildSharesIdenticalBuilds(t *testing.T) {
 	comp, calls := countingNVCC(t)
 	cache := &buildcache.Cache{Dir: t.TempDir(), MaxBytes: 1 << 20, Shared: true}
-	tc := newTestClass(t, func(c *Config) { c.SharedCache, c.Compiler = cache, comp })
-	c := tc.class
+	c := testRoom(t, func(c *Config) { c.SharedCache, c.Compiler = cache, comp })
 	const step = "nvcc -o hello hello.cu && ./hello"
 	stub := map[string]string{"hello.cu": "#include \"util.h\"\nint main() {}\n", "util.h": "// v1\n"}
 	for range 3 {
@@ -80,7 +79,7 @@ func TestPrebuildSharesIdenticalBuilds(t *testing.T) {
 	}
 	ws := workspace(t, stub)
 	spec := cellSpec(ws, step)
-	key, _, err := c.cells.key(buildcache.Parse([]string{"-o", "hello", "hello.cu"}, comp.Arch), ws, spec.Env)
+	key, _, err := c.builds.key(buildcache.Parse([]string{"-o", "hello", "hello.cu"}, comp.Arch), ws, spec.Env)
 	if err != nil || !cache.Has(key) {
 		t.Fatalf("the shared cache lacks the copies' build: %v", err)
 	}
@@ -155,15 +154,15 @@ func TestNvccSteps(t *testing.T) {
 func TestRefusedCellBuildsNothing(t *testing.T) {
 	comp, calls := countingNVCC(t)
 	cache := &buildcache.Cache{Dir: t.TempDir(), MaxBytes: 1 << 20, Shared: true}
-	tc := newTestClass(t, func(c *Config) { c.SharedCache, c.Compiler, c.MaxQueued = cache, comp, 1 })
-	held, err := tc.class.queue.Enqueue("ann", false)
+	r := testRoom(t, func(c *Config) { c.SharedCache, c.Compiler = cache, comp; c.Queue.MaxQueued = 1 })
+	held, err := r.cfg.Queue.Enqueue("ann", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Done(0)
 	ws := workspace(t, map[string]string{"hello.cu": "int main() {}\n"})
-	r := queued{c: tc.class, student: "ann", inner: func(int) runner.Runner { return runner.Exec{} }}
-	_, err = r.Run(context.Background(), cellSpec(ws, "nvcc -o hello hello.cu"), io.Discard)
+	q := queued{r: r, student: "ann", dir: t.TempDir(), inner: func(int) runner.Runner { return runner.Exec{} }}
+	_, err = q.Run(context.Background(), cellSpec(ws, "nvcc -o hello hello.cu"), io.Discard)
 	if qf := (*queue.FullError)(nil); !errors.As(err, &qf) || calls() != 0 {
 		t.Fatalf("a cell past the limit: %v, %d builds", err, calls())
 	}

@@ -1,0 +1,240 @@
+package kernels_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"debug/elf"
+	"encoding/hex"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/wrong"
+)
+
+// harnessRig is the statistics library and the stand-in runtime of
+// testdata/stub built for programs nvcc builds with -cudart shared: a
+// course's harness, its solution completed, runs on a machine without a
+// GPU, its kernels never running and every event answering done, and its
+// record shows what the library's model of the run says.
+type harnessRig struct{ dir, nvcc string }
+
+func buildHarnessRig(t *testing.T) harnessRig {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a dozen programs with nvcc")
+	}
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("no nvcc here")
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler here")
+	}
+	dir := t.TempDir()
+	writeLibrary(t, dir)
+	stub, _ := filepath.Abs("testdata/stub")
+	run(t, dir, nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu")
+	run(t, dir, cc, "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o", "libcuda.so.1", filepath.Join(stub, "driver.c"))
+	// The stand-in runtime takes the name nvcc's programs ask for
+	// (libcudart.so.11.0 with CUDA 11.8), and loads the stand-in driver,
+	// as the real runtime loads libcuda.
+	probe := filepath.Join(dir, "probe.cu")
+	if err := os.WriteFile(probe, []byte("int main() { return 0; }\n__global__ void k() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, nvcc, "-cudart", "shared", "-o", "probe", probe)
+	f, err := elf.Open(filepath.Join(dir, "probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	libs, _ := f.ImportedLibraries()
+	f.Close()
+	soname := ""
+	for _, l := range libs {
+		if strings.HasPrefix(l, "libcudart.so") {
+			soname = l
+		}
+	}
+	if soname == "" {
+		t.Fatalf("a program nvcc built with -cudart shared needs no libcudart: %v", libs)
+	}
+	run(t, dir, cc, "-shared", "-fPIC", "-o", soname, filepath.Join(stub, "nvcc.c"), "-Wl,--no-as-needed", filepath.Join(dir, "libcuda.so.1"), "-Wl,-rpath,"+dir)
+	return harnessRig{dir, nvcc}
+}
+
+func run(t *testing.T, dir, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+}
+
+// build builds the course file main (its path from the course's root),
+// with the course's files of its folder and of replace's beside it, the
+// file at replace holding content; it returns the program.
+func (h harnessRig) build(t *testing.T, name, main, replace string, content []byte) string {
+	t.Helper()
+	src := filepath.Join(h.dir, name)
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Dir(main), filepath.Dir(replace)} {
+		entries, err := os.ReadDir(filepath.Join("..", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); ext != ".cu" && ext != ".h" {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join("..", dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(src, e.Name()), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(src, filepath.Base(replace)), content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, src, h.nvcc, "-std=c++17", "-cudart", "shared", "-o", "prog", filepath.Base(main))
+	return filepath.Join(src, "prog")
+}
+
+// record runs prog with args, the library preloaded, and returns its
+// verified record.
+func (h harnessRig) record(t *testing.T, prog string, args ...string) *checker.Stats {
+	t.Helper()
+	key := make([]byte, checker.KeySize)
+	rand.Read(key)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(prog, args...)
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Env = []string{"LD_LIBRARY_PATH=" + h.dir, "LD_PRELOAD=" + filepath.Join(h.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	data, _ := io.ReadAll(r)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", prog, args, err, out.Bytes())
+	}
+	c := checker.NewChannel(key)
+	c.Write(data)
+	got, err := c.Close()
+	if err != nil || got == nil || got.Stats == nil {
+		t.Fatalf("%s %v: the record did not verify: %v", prog, args, err)
+	}
+	return got.Stats
+}
+
+// patched is the solution sol (its path from the course's root) with the
+// patch of the course at patch applied.
+func patched(t *testing.T, sol, patch string) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := os.ReadFile(filepath.Join("..", patch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := wrong.Apply(patch, p, sol, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// mutated is the solution sol with the one line that holds old changed
+// to hold new, as the mutant named makes it.
+func mutated(t *testing.T, sol, old, new string) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(src, []byte(old)) != 1 {
+		t.Fatalf("%s holds %q %d times, want once: the mutant moved", sol, old, bytes.Count(src, []byte(old)))
+	}
+	return bytes.Replace(src, []byte(old), []byte(new), 1)
+}
+
+// One event standing for many, in the course's two pools (issue 36): a
+// block handed out because another block's event, or another stream's,
+// said done. The record's model of the run sees it in block-pool's runs
+// (the harness clears each block it is given, a known write) and in
+// pool-resource's three-stream run, and sees no race in the solutions or
+// any of their correct alternatives, whatever the GPU's timing.
+func TestHarnessesShowOneEventForMany(t *testing.T) {
+	h := buildHarnessRig(t)
+	type program struct {
+		name    string
+		content []byte // of the solution file
+		race    bool
+	}
+	for _, ex := range []struct {
+		main, sol, right, wrongDir string
+		wrongs                     []string
+		mutant                     [2]string
+		runs                       [][]string
+	}{
+		{
+			main: "solutions/day068/block_pool.cu", sol: "solutions/day068/block_pool.cu",
+			right: "solutions/day068/right/block-pool", wrongDir: "solutions/day068/wrong/block-pool",
+			wrongs: []string{"blind_one_event_per_class.patch", "immediate_reuse.patch"},
+			mutant: [2]string{"if (cudaEventQuery(done_[b]) != cudaSuccess) continue;", "if (cudaEventQuery(done_[0]) != cudaSuccess) continue;"},
+			runs:   [][]string{nil, {"5", "150", "256", "4097", "65536"}, {"12", "100", "64", "200"}},
+		},
+		{
+			main: "exercises/day076/pool_resource.cu", sol: "solutions/day076/pool_resource.h",
+			right: "solutions/day076/right/pool-resource", wrongDir: "solutions/day076/wrong/pool-resource",
+			wrongs: []string{"blind_one_event_all_streams.patch", "blind_retag_every_stream.patch"},
+			mutant: [2]string{"CHECK(cudaEventRecord(event_of(s), s));\n            b = Block", "CHECK(cudaEventRecord([&] { static cudaEvent_t lessons_first = event_of(s); return lessons_first; }(), s));\n            b = Block"},
+			runs:   [][]string{{"8", "3"}},
+		},
+	} {
+		sol, err := os.ReadFile(filepath.Join("..", ex.sol))
+		if err != nil {
+			t.Fatal(err)
+		}
+		programs := []program{{"solution", sol, false}}
+		rights, err := os.ReadDir(filepath.Join("..", ex.right))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rights {
+			programs = append(programs, program{"right/" + r.Name(), patched(t, ex.sol, filepath.Join(ex.right, r.Name())), false})
+		}
+		for _, w := range ex.wrongs {
+			programs = append(programs, program{"wrong/" + w, patched(t, ex.sol, filepath.Join(ex.wrongDir, w)), true})
+		}
+		programs = append(programs, program{"mutant one-event", mutated(t, ex.sol, ex.mutant[0], ex.mutant[1]), true})
+		for i, p := range programs {
+			prog := h.build(t, filepath.Base(filepath.Dir(ex.sol))+"-"+string(rune('a'+i)), ex.main, ex.sol, p.content)
+			for _, args := range ex.runs {
+				s := h.record(t, prog, args...)
+				if got := s.UnorderedUses > 0; got != p.race {
+					t.Errorf("%s %s %v: unordered_uses %d (%s), want a race: %v", ex.sol, p.name, args, s.UnorderedUses, s.RaceNote("unordered_uses"), p.race)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,21 @@
+// A stand-in libcuda.so.1 for kernels/harness_test.go: the name and the
+// parameters of each kernel of the course's harnesses that it runs, by
+// the device name nvcc.c hands out as the kernel's handle.
+#include <stddef.h>
+#include <string.h>
+int cuFuncGetName(const char** n, void* h) { *n = (const char*)h; return 0; }
+static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = {
+  {"_Z4holdPiiixPVKiS_PVi", 7, {{0, 8}, {8, 4}, {12, 4}, {16, 8}, {24, 8}, {32, 8}, {40, 8}}},  // day068's hold
+  {"_Z4fillPimi", 3, {{0, 8}, {8, 8}, {16, 4}}},                                                // day076's fill
+  {"_Z3sumPKimPy", 3, {{0, 8}, {8, 8}, {16, 8}}},                                               // day076's sum
+};
+int cuFuncGetParamInfo(void* h, size_t i, size_t* off, size_t* size) {
+  for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+    if (strcmp((const char*)h, kernels[k].name) == 0) {
+      if (i >= kernels[k].n) return 1;
+      *off = kernels[k].p[i][0];
+      *size = kernels[k].p[i][1];
+      return 0;
+    }
+  return 1;
+}
