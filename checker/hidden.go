@@ -220,6 +220,10 @@ func (s *Spec) Public() *Spec {
 	return &p
 }
 
+// RunName is the name of the run a spec of ForRun judges ("" the public
+// run).
+func (s *Spec) RunName() string { return s.run }
+
 // ForRun is the spec of one run: "" the public run (with its hidden
 // checks), else the hidden run of that name, with its arguments and
 // environment, judging the checks that name it. It is nil when the spec

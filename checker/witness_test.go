@@ -35,6 +35,40 @@ func TestWitnessCheck(t *testing.T) {
 			}
 		})
 	}
+	// A record that says the program called the driver's allocation
+	// functions itself: its twin is a range, and its claim is bounded.
+	drv := &Stats{MallocCalls: 3}
+	for _, tc := range []struct {
+		name   string
+		v      *WitnessView
+		failed int
+		want   string
+	}{
+		{"runtime and driver calls", &WitnessView{Counts: map[string]uint64{"malloc_calls": 1}, Driver: map[string]uint64{"malloc_calls": 2}, Claims: []Claim{{"driver allocation calls", 2, 2}}}, 0, ""},
+		// The runtime may reach the driver's entry point too.
+		{"the runtime's calls counted twice", &WitnessView{Counts: map[string]uint64{"malloc_calls": 1}, Driver: map[string]uint64{"malloc_calls": 3}}, 0, ""},
+		{"fewer than the runtime's", &WitnessView{Counts: map[string]uint64{"malloc_calls": 4}, Driver: map[string]uint64{"malloc_calls": 3}}, 0, "the record says 3, the kernel counted 4 of the runtime's and 3 of the driver's"},
+		{"more than both", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 1}}, 0, "the record says 3, the kernel counted 0 of the runtime's and 1 of the driver's"},
+		{"more than both by the calls made to fail", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 1}}, 2, ""},
+		// A forger that claims driver calls to be compared as a range.
+		{"a claim of driver calls none made", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 0}, Claims: []Claim{{"driver allocation calls", 3, 0}}}, 0, "driver allocation calls: the record says 3, the kernel counted 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mismatch, got := WitnessCheck(drv, nil, tc.v, tc.failed)
+			if tc.want == "" && mismatch != "" || tc.want != "" && !strings.Contains(mismatch, tc.want) {
+				t.Errorf("mismatch %q (got %q), want %q", mismatch, got, tc.want)
+			}
+		})
+	}
+	// What is counted and not compared is shown, passed or not.
+	v := &WitnessView{Counts: map[string]uint64{"malloc_calls": 3}, Counted: map[string]uint64{"cuLaunchKernel": 7}}
+	if m, got := WitnessCheck(drv, nil, v, 0); m != "" || !strings.Contains(got, "counted, not compared: cuLaunchKernel 7") {
+		t.Errorf("%q %q", m, got)
+	}
+	v.Counts["malloc_calls"] = 2
+	if m, got := WitnessCheck(drv, nil, v, 0); m == "" || !strings.Contains(got, "cuLaunchKernel 7") || strings.Contains(m, "cuLaunchKernel") {
+		t.Errorf("%q %q", m, got)
+	}
 	// An untrusted record fails already; the witness adds nothing.
 	s := &Spec{}
 	if rs := s.Judge(&Run{Untrusted: "forged", Witness: &WitnessView{Counts: map[string]uint64{"malloc_calls": 1}}}); len(rs) != 1 {

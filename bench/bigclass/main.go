@@ -13,6 +13,10 @@
 //	lessons grade /tmp/big/subs --gradebook /tmp/big/gradebook.db
 //	bigclass check -out /tmp/big
 //
+// bigclass each makes instead a class of one student per solution,
+// correct alternative and wrong answer, each handing in that file alone:
+// every program of the course graded once.
+//
 // With -fake it makes a course of its own beside the class, with the
 // course's exercises by name, a fake nvcc that makes a shell script of a
 // file's "// fake:" lines, and files whose scripts pass or fail: the same
@@ -59,6 +63,12 @@ func main() {
 			fmt.Printf("bigclass: %d students × the course's exercises in %s\n", *n, filepath.Join(*out, "subs"))
 			printKinds(sum)
 		}
+	case "each":
+		var k int
+		k, err = each(*root, *out)
+		if err == nil {
+			fmt.Printf("bigclass: %d students, each with one file: every solution, correct alternative and wrong answer, in %s\n", k, filepath.Join(*out, "subs"))
+		}
 	case "check":
 		if *book == "" {
 			*book = filepath.Join(*out, "gradebook.db")
@@ -74,7 +84,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: bigclass gen -course DIR -out DIR -n STUDENTS [-fake]\n       bigclass check -out DIR [-gradebook FILE]")
+	fmt.Fprintln(os.Stderr, "usage: bigclass gen -course DIR -out DIR -n STUDENTS [-fake]\n       bigclass each -course DIR -out DIR\n       bigclass check -out DIR [-gradebook FILE]")
 	os.Exit(2)
 }
 
@@ -181,6 +191,46 @@ func generate(root, out string, n int, fake bool) (map[string]int, error) {
 		return nil, err
 	}
 	return sum, exp.Close()
+}
+
+// each writes a class of one student per solution, correct alternative
+// and wrong answer of the course (named after its kind and exercise),
+// each handing in that file alone, and expected.tsv as gen writes it:
+// what grades every program of the course once (the witness's GPU run).
+func each(root, out string) (int, error) {
+	c, err := course.Load(root)
+	if err != nil {
+		return 0, err
+	}
+	subs := filepath.Join(out, "subs")
+	if ents, _ := os.ReadDir(subs); len(ents) > 0 {
+		return 0, fmt.Errorf("%s is not empty: give -out a new folder", subs)
+	}
+	var lines []string
+	for _, x := range c.Exercises {
+		ch, err := exerciseChoices(c, x, nil)
+		if err != nil {
+			return 0, err
+		}
+		seen := map[string]bool{}
+		for _, f := range ch {
+			if f.data == nil || seen[f.kind] || f.kind == "untouched" || f.kind == "compile_error" {
+				continue
+			}
+			seen[f.kind] = true
+			student := strings.ReplaceAll(f.kind, "/", "-") + "-" + x.ID
+			rel := strings.TrimPrefix(path.Clean(x.Student), "exercises/")
+			p := filepath.Join(subs, student, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return 0, err
+			}
+			if err := os.WriteFile(p, f.data, 0o644); err != nil {
+				return 0, err
+			}
+			lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%s\n", student, x.ID, f.want, f.kind))
+		}
+	}
+	return len(lines), os.WriteFile(filepath.Join(out, "expected.tsv"), []byte(strings.Join(lines, "")), 0o644)
 }
 
 // exerciseChoices lists what a student may hand in for x.

@@ -3,15 +3,19 @@ package exercise
 import (
 	"bufio"
 	"context"
+	"debug/elf"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/cudalessons/lessons/internal/suspect"
+	"github.com/cudalessons/lessons/kernels"
 )
 
 // TestCorpus grades each forger of testdata/corpus against corpus.toml,
@@ -32,6 +36,7 @@ func TestCorpus(t *testing.T) {
 	}
 	forge, _ := filepath.Abs("testdata/corpus/forge.h")
 	patch, _ := filepath.Abs("testdata/corpus/patch.h")
+	layout := libraryLayout(t, tk)
 	// The outside witness, where BPF may be loaded here (root): what
 	// the library cannot see, it counts.
 	if w, why := OpenWitness(); w != nil {
@@ -81,13 +86,18 @@ func TestCorpus(t *testing.T) {
 			t.Run(name+"/"+rn, func(t *testing.T) {
 				src, _ := filepath.Abs(file)
 				j := &Job{ID: "corpus", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: name + rn,
-					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}, {Name: "patch.h", Path: patch}}}
+					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}, {Name: "patch.h", Path: patch}, {Name: "layout.h", Path: layout}}}
 				if rn == "undumpable" {
 					j.Env = []string{"LESSONS_STATS_UNDUMPABLE=1"}
 				}
 				v, err := Check(context.Background(), tk, r, j, nil)
 				if err != nil {
 					t.Fatal(err)
+				}
+				// A run is marked not witnessed exactly when the witness
+				// did not compare its record.
+				if witnessOff != (v.Unwitnessed != "") && v.Passed() {
+					t.Errorf("witness off %v, but the verdict's not witnessed is %q", witnessOff, v.Unwitnessed)
 				}
 				if strings.HasPrefix(name, "honest") {
 					if !v.Passed() {
@@ -113,8 +123,12 @@ func TestCorpus(t *testing.T) {
 					}
 				}
 				if witnessOff && needsWitness(t, file) {
-					// Without the witness, the source scan names it for review.
-					t.Logf("without the witness it passes: %v", v.Passed())
+					// Without the witness, the source scan names it for
+					// review, and the run is marked not witnessed.
+					t.Logf("without the witness it passes: %v (not witnessed: %s)", v.Passed(), v.Unwitnessed)
+					if v.Passed() && v.Unwitnessed == "" {
+						t.Errorf("it passes without the witness, and is not marked not witnessed")
+					}
 					src, _ := os.ReadFile(file)
 					for _, f := range suspect.Scan(src) {
 						for _, w := range want {
@@ -128,6 +142,76 @@ func TestCorpus(t *testing.T) {
 			})
 		}
 	}
+}
+
+// libraryLayout writes layout.h, where the grader's build of the
+// statistics library keeps the run's key, its pipe, its frame number and
+// its end mark (offsets from its load address): what key_layout.cu
+// knows. It builds the library as tk does, from the same sources, with
+// its symbol table, and checks that the build loads alike (the same
+// segments) as tk's stripped one.
+func libraryLayout(t *testing.T, tk *Toolkit) string {
+	t.Helper()
+	lib, err := tk.StatsLibrary(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(lib)
+	full := filepath.Join(t.TempDir(), "liballocstats.so")
+	var args []string
+	all := statsLibraryArgs(full, filepath.Join(dir, kernels.Main))
+	for i := 0; i < len(all); i++ {
+		if all[i] == "-Xlinker" && i+1 < len(all) && all[i+1] == "--strip-all" {
+			i++
+			continue
+		}
+		args = append(args, all[i])
+	}
+	cmd := exec.Command(tk.NVCC.Path, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the library with its symbol table: %v\n%s", err, out)
+	}
+	loads := func(path string) []elf.ProgHeader {
+		f, err := elf.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var ps []elf.ProgHeader
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_LOAD {
+				ps = append(ps, p.ProgHeader)
+			}
+		}
+		return ps
+	}
+	if a, b := loads(lib), loads(full); !reflect.DeepEqual(a, b) {
+		t.Fatalf("the library with its symbol table loads otherwise than the grader's:\n%+v\n%+v", a, b)
+	}
+	f, err := elf.Open(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	at := map[string]uint64{}
+	for _, s := range syms {
+		at[s.Name] = s.Value
+	}
+	var b strings.Builder
+	for def, name := range map[string]string{"LAYOUT_KEY": "_ZN12_GLOBAL__N_17chanKeyE", "LAYOUT_CHAN": "_ZN12_GLOBAL__N_16chanFdE",
+		"LAYOUT_SEQ": "_ZN12_GLOBAL__N_17chanSeqE", "LAYOUT_ENDED": "_ZN12_GLOBAL__N_19chanEndedE"} {
+		if at[name] == 0 {
+			t.Fatalf("no %s in the library's symbol table", name)
+		}
+		fmt.Fprintf(&b, "#define %s 0x%xUL\n", def, at[name])
+	}
+	out := filepath.Join(t.TempDir(), "layout.h")
+	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestCorpusWriteExec: the honest program and the plain library's record

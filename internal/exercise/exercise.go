@@ -109,6 +109,12 @@ type Verdict struct {
 	// stopped says why the run was stopped at a limit (its time, its
 	// output), when it was.
 	stopped string
+	// Unwitnessed says why the statistics record of a run was not
+	// compared with what the kernel counted of its CUDA calls from
+	// outside the program (no outside witness here, a Python script's
+	// run); "" when every run's was. A record not witnessed is the
+	// program's own word: code in its process can forge it.
+	Unwitnessed string
 	// stats is the run's record, when it had one it could trust.
 	stats *checker.Stats
 	// Trace is the run's trace events (Job.Trace), when its record could
@@ -394,7 +400,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}
 	trust(run, rec, recErr, ended(res), found)
 	run.Before = j.Before
-	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration, Started: 1 + sanStarted}
+	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration, Started: 1 + sanStarted,
+		Unwitnessed: wit.unwitnessed(tk, kernel)}
+	logWitness(j, wit, rec, v.Results, v.Unwitnessed)
 	if run.Untrusted == "" {
 		v.stats = run.Stats
 		if rec != nil {

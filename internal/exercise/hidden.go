@@ -45,6 +45,9 @@ func RunAll(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device str
 			}
 			before[h.Name] = hv.stats
 			v.Outputs[h.Name] = hv.Output
+			if v.Unwitnessed == "" && hv.Unwitnessed != "" {
+				v.Unwitnessed = "on the run " + h.Name + ", " + hv.Unwitnessed
+			}
 			if v.Stalled == "" && hv.Stalled != "" {
 				v.Stalled = "on the run " + h.Name + ", " + hv.Stalled
 			}

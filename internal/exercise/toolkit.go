@@ -39,6 +39,10 @@ type Toolkit struct {
 	// from outside the program (uprobes, where BPF may be loaded), to
 	// compare with the statistics record; nil: no such count.
 	Witness *witness.Witness
+	// WitnessOff says, in parentheses, why Witness is nil where WatchRuns
+	// asked for one (" (turned off by LESSONS_WITNESS=off)"): what a
+	// verdict not witnessed says.
+	WitnessOff string
 	// BuildLimit is the wall-clock limit of one build of a job;
 	// 0 is DefaultBuildLimit.
 	BuildLimit time.Duration

@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -18,7 +19,8 @@ import (
 // driver's (where the runtime's calls and the program's own driver calls
 // meet). Names without a record twin are counted for measuring only.
 var cudaProbes = []witness.Probe{
-	{Name: "malloc_calls", Lib: "libcudart", Symbols: []string{"cudaMalloc"}},
+	// The library counts a pitched allocation as cudaMalloc (malloc_calls).
+	{Name: "malloc_calls", Lib: "libcudart", Symbols: []string{"cudaMalloc", "cudaMallocPitch", "cudaMalloc3D"}},
 	{Name: "free_calls", Lib: "libcudart", Symbols: []string{"cudaFree"}},
 	{Name: "malloc_async_calls", Lib: "libcudart", Symbols: []string{"cudaMallocAsync", "cudaMallocAsync_ptsz"}},
 	{Name: "free_async_calls", Lib: "libcudart", Symbols: []string{"cudaFreeAsync", "cudaFreeAsync_ptsz"}},
@@ -26,8 +28,21 @@ var cudaProbes = []witness.Probe{
 	{Name: "pools_created", Lib: "libcudart", Symbols: []string{"cudaMemPoolCreate"}},
 	{Name: "malloc_managed_calls", Lib: "libcudart", Symbols: []string{"cudaMallocManaged"}},
 	{Name: "malloc_host_calls", Lib: "libcudart", Symbols: []string{"cudaMallocHost", "cudaHostAlloc"}},
+	// The sizes asked for (the second argument of each), counted and
+	// kept, not compared: the record adds a size only when the call
+	// succeeds, and which of its calls failed it does not say.
+	{Name: "malloc_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMalloc"}, Arg: 2},
+	{Name: "malloc_async_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocAsync", "cudaMallocAsync_ptsz"}, Arg: 2},
+	{Name: "malloc_from_pool_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocFromPoolAsync", "cudaMallocFromPoolAsync_ptsz"}, Arg: 2},
+	{Name: "malloc_managed_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocManaged"}, Arg: 2},
+	{Name: "malloc_host_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocHost", "cudaHostAlloc"}, Arg: 2},
 	{Name: "cuMemAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemAlloc_v2", "cuMemAlloc"}},
+	{Name: "cuMemAllocPitch", Lib: "libcuda.so", Symbols: []string{"cuMemAllocPitch_v2", "cuMemAllocPitch"}},
+	{Name: "cuMemAllocManaged", Lib: "libcuda.so", Symbols: []string{"cuMemAllocManaged"}},
+	{Name: "cuMemAllocHost", Lib: "libcuda.so", Symbols: []string{"cuMemAllocHost_v2", "cuMemAllocHost"}},
+	{Name: "cuMemHostAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemHostAlloc"}},
 	{Name: "cuMemFree", Lib: "libcuda.so", Symbols: []string{"cuMemFree_v2", "cuMemFree"}},
+	{Name: "cuMemFreeHost", Lib: "libcuda.so", Symbols: []string{"cuMemFreeHost"}},
 	{Name: "cuMemAllocAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocAsync", "cuMemAllocAsync_ptsz"}},
 	{Name: "cuMemFreeAsync", Lib: "libcuda.so", Symbols: []string{"cuMemFreeAsync", "cuMemFreeAsync_ptsz"}},
 	{Name: "cuMemAllocFromPoolAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz"}},
@@ -48,10 +63,27 @@ var witnessed = map[string]bool{
 	"malloc_from_pool_calls": true, "pools_created": true, "malloc_managed_calls": true, "malloc_host_calls": true,
 }
 
-// driverTwins are the record's figures that count the program's own
-// driver-API calls too (cuMemAlloc is counted as cudaMalloc is): where
-// the program made such calls, the runtime's count is not theirs.
-var driverTwins = []string{"malloc_calls", "free_calls", "malloc_async_calls", "free_async_calls", "malloc_from_pool_calls", "pools_created", "malloc_managed_calls", "malloc_host_calls"}
+// driverTwins are the driver's allocation functions whose calls the
+// library counts as their runtime twin's statistic when the program makes
+// them itself (kernels/allocstats/around.h): by the twin, the probes.
+// Where the record says the program made such calls, the twin is
+// compared as a range (checker.WitnessView.Driver).
+var driverTwins = map[string][]string{
+	"malloc_calls":           {"cuMemAlloc", "cuMemAllocPitch"},
+	"free_calls":             {"cuMemFree"},
+	"malloc_async_calls":     {"cuMemAllocAsync"},
+	"free_async_calls":       {"cuMemFreeAsync"},
+	"malloc_from_pool_calls": {"cuMemAllocFromPoolAsync"},
+	"malloc_managed_calls":   {"cuMemAllocManaged"},
+	"malloc_host_calls":      {"cuMemAllocHost", "cuMemHostAlloc"},
+}
+
+// driverAllocs and driverFrees are the probes that bound the guard's
+// claim of the program's own driver allocations and frees.
+var (
+	driverAllocs = []string{"cuMemAlloc", "cuMemAllocPitch", "cuMemAllocManaged", "cuMemAllocHost", "cuMemHostAlloc", "cuMemAllocAsync", "cuMemAllocFromPoolAsync"}
+	driverFrees  = []string{"cuMemFree", "cuMemFreeAsync", "cuMemFreeHost"}
+)
 
 // witnessAll compares every count, for measuring which are exact.
 var witnessAll = false
@@ -76,7 +108,7 @@ func OpenWitness() (*witness.Witness, string) {
 // the kernel's counts here, which counts, and why not.
 func WitnessSummary(w *witness.Witness, why string) string {
 	if w == nil {
-		return "off (" + why + "): statistics records are not compared with what the kernel counts of a run's CUDA calls"
+		return "off (" + why + "): statistics records are not compared with what the kernel counts of a run's CUDA calls, and each grade made so is marked not witnessed"
 	}
 	var names, recorded []string
 	for _, p := range cudaProbes {
@@ -90,9 +122,10 @@ func WitnessSummary(w *witness.Witness, why string) string {
 	if len(names) == 0 {
 		return "on, counting only: uprobes on the CUDA runtime's and driver's entry points"
 	}
-	// The driver's counts are measured, never judged (see witnessed).
+	// The driver's counts bound the record where the program calls the
+	// driver itself, and are otherwise shown, never judged (see witnessed).
 	return "on: uprobes on the CUDA runtime's and driver's entry points; compared with the record: " + strings.Join(names, ", ") +
-		" (not where a program calls the driver's allocation functions itself, nor for a Python script's run); counted, not compared: " + strings.Join(recorded, ", ")
+		" (as a range up to the driver's calls where a program calls the driver's allocation functions itself; not for a Python script's run, which is marked not witnessed); counted and shown: " + strings.Join(recorded, ", ")
 }
 
 // WitnessDoctor is WitnessSummary of a witness opened to see whether it
@@ -117,6 +150,9 @@ type witnessWatch struct {
 	group  *witness.Group
 	watch  *witness.Watch
 	err    error
+	// counts are every count of the run, compared or not, once view
+	// ended the watch: what LESSONS_WITNESS_LOG keeps.
+	counts map[string]uint64
 }
 
 // watchWitness prepares the count of a run of prog (a script's, run by
@@ -180,10 +216,13 @@ func (ww *witnessWatch) grouped(dir string) {
 }
 
 // view ends the count and says what the kernel saw of the compared
-// statistics; nil when the run was not counted. A run whose processes
-// called the driver's allocation functions themselves (rec's guards say
-// so) has its allocation figures left out: the record counts those calls
-// where the runtime's probes do not see them.
+// statistics; nil when the run was not counted. A run whose record says
+// its processes called the driver's allocation functions themselves has
+// each allocation figure compared as a range, from the runtime's count
+// to it plus its driver twins' counts, and that claim of the record's
+// bounded by the driver's counts: the record counts those calls where
+// the runtime's probes do not see them, and it is the record's word that
+// they were made.
 func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	if ww == nil {
 		return nil
@@ -197,31 +236,71 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	if watch == nil {
 		return nil
 	}
+	all := watch.Counts()
+	ww.counts = all
 	if ww.script && !witnessAll {
-		watch.Counts() // the watch ends
 		return nil
 	}
-	v := &checker.WitnessView{Counts: map[string]uint64{}}
-	for n, c := range watch.Counts() {
+	v := &checker.WitnessView{Counts: map[string]uint64{}, Counted: map[string]uint64{}}
+	for n, c := range all {
 		if witnessed[n] || witnessAll {
 			v.Counts[n] = c
-		}
-	}
-	if rec != nil {
-		driver := rec.Guard.DriverAllocCalls + rec.Guard.DriverFreeCalls
-		for _, g := range rec.ChildGuards {
-			driver += g.DriverAllocCalls + g.DriverFreeCalls
-		}
-		if driver > 0 && !witnessAll {
-			for _, n := range driverTwins {
-				delete(v.Counts, n)
-			}
+		} else {
+			v.Counted[n] = c
 		}
 	}
 	if len(v.Counts) == 0 {
 		return nil
 	}
+	if rec != nil {
+		var allocs, frees uint64
+		for _, g := range append([]checker.Guard{rec.Guard}, rec.ChildGuards...) {
+			allocs += g.DriverAllocCalls
+			frees += g.DriverFreeCalls
+		}
+		if allocs+frees > 0 {
+			v.Driver = map[string]uint64{}
+			for twin, probes := range driverTwins {
+				if _, ok := v.Counts[twin]; !ok {
+					continue
+				}
+				for _, p := range probes {
+					v.Driver[twin] += all[p]
+				}
+			}
+			v.Claims = []checker.Claim{
+				{Name: "the program's own driver allocation calls", Record: allocs, Most: sum(all, driverAllocs)},
+				{Name: "the program's own driver free calls", Record: frees, Most: sum(all, driverFrees)},
+			}
+		}
+	}
 	return v
+}
+
+// unwitnessed says why a run's record was not compared with the kernel's
+// counts ("" when it was): the grade marks such a run not witnessed.
+func (ww *witnessWatch) unwitnessed(tk *Toolkit, v *checker.WitnessView) string {
+	switch {
+	case v != nil:
+		return ""
+	case tk.Witness == nil:
+		return "no outside witness here" + tk.WitnessOff
+	case ww == nil:
+		return "the program is not one the loader runs"
+	case ww.err != nil:
+		return "the witness could not watch the run: " + ww.err.Error()
+	case ww.script:
+		return "a Python script's counts are not compared"
+	}
+	return "no count of the run was compared"
+}
+
+func sum(counts map[string]uint64, names []string) uint64 {
+	var n uint64
+	for _, p := range names {
+		n += counts[p]
+	}
+	return n
 }
 
 // cudaCopies are the copies of the CUDA runtime and driver on the
@@ -284,17 +363,34 @@ func (ww *witnessWatch) String() string {
 	return fmt.Sprintf("witness (err %v)", ww.err)
 }
 
+// ErrNoWitness is the error of a grader asked to grade only what the
+// outside witness compares (LESSONS_WITNESS=require) where it cannot.
+var ErrNoWitness = errors.New("LESSONS_WITNESS=require: the outside witness cannot watch runs here")
+
+// NeedWitness is nil unless LESSONS_WITNESS=require asks for the outside
+// witness and there is none (why says why): then the grade must not
+// start, for its records would be the programs' own word.
+func NeedWitness(w *witness.Witness, why string) error {
+	if w != nil || os.Getenv("LESSONS_WITNESS") != "require" {
+		return nil
+	}
+	return fmt.Errorf("%w (%s): grade as root, or with CAP_BPF and CAP_PERFMON, or unset LESSONS_WITNESS to grade with each grade marked not witnessed", ErrNoWitness, why)
+}
+
 // WatchRuns gives tk's runs the outside witness where this process may
 // load BPF (a grade's, a Slurm worker's, a class server's pilot's): it
 // sets tk.Witness, and returns the words of a start line for it (on, or
 // off and why) and what lets its probes go, to call when the runs are
-// over.
-func (tk *Toolkit) WatchRuns() (summary string, close func()) {
+// over; err is NeedWitness's.
+func (tk *Toolkit) WatchRuns() (summary string, close func(), err error) {
 	w, why := OpenWitness()
 	tk.Witness = w
+	if w == nil {
+		tk.WitnessOff = " (" + why + ")"
+	}
 	return WitnessSummary(w, why), func() {
 		if w != nil {
 			w.Close()
 		}
-	}
+	}, NeedWitness(w, why)
 }

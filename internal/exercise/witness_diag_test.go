@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,6 +114,27 @@ func TestWitnessDiagnose(t *testing.T) {
 			v, err := RunAll(context.Background(), tk, sb, &jj, b.Prog, "", 0)
 			say("sandbox-wx-"+wx, id, v, err)
 			sb.Close()
+		}
+	}
+}
+
+// TestNeedWitness: LESSONS_WITNESS=require refuses a grade without the
+// outside witness, saying why there is none and what to do; otherwise
+// the grade goes on, each grade marked not witnessed.
+func TestNeedWitness(t *testing.T) {
+	t.Setenv("LESSONS_WITNESS", "")
+	if err := NeedWitness(nil, "a BPF map cannot be made here"); err != nil {
+		t.Errorf("not required: %v", err)
+	}
+	t.Setenv("LESSONS_WITNESS", "require")
+	err := NeedWitness(nil, "a BPF map cannot be made here")
+	if !errors.Is(err, ErrNoWitness) || !strings.Contains(err.Error(), "a BPF map cannot be made here") || !strings.Contains(err.Error(), "grade as root") {
+		t.Errorf("required, none: %v", err)
+	}
+	if w, why := OpenWitness(); w != nil {
+		defer w.Close()
+		if err := NeedWitness(w, why); err != nil {
+			t.Errorf("required, and on: %v", err)
 		}
 	}
 }

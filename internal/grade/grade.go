@@ -95,6 +95,10 @@ type Ran struct {
 	// Started counts the programs started (each run and each run under
 	// a sanitizer).
 	Started int
+	// Unwitnessed says why a run's statistics record was not compared
+	// with the outside witness's counts ("" when nothing said so:
+	// RunAttempt still wants the comparison among the results).
+	Unwitnessed string
 }
 
 // Toolchain builds and runs tasks; tests give a fake one. slot tells
@@ -441,9 +445,25 @@ func RunAttempt(t *Task, b *Built, ran *Ran, err error) *gradebook.Attempt {
 		a = judged(t, ran.Results, ran.Output)
 		a.RunMS = ran.Took.Milliseconds()
 		a.Trace = ran.Trace
+		a.Witness = witnessOf(ran)
 	}
 	a.BuildMS = b.Took.Milliseconds()
 	return a
+}
+
+// witnessOf is an attempt's Witness: compared when no run said it was
+// not and the comparison is among the results (a run judged elsewhere,
+// on a pilot's node, says only that), not witnessed otherwise.
+func witnessOf(ran *Ran) string {
+	if ran.Unwitnessed != "" {
+		return "not witnessed: " + ran.Unwitnessed
+	}
+	for _, r := range ran.Results {
+		if strings.HasSuffix(r.Name, checker.WitnessCheckName) {
+			return gradebook.Witnessed
+		}
+	}
+	return "not witnessed: no count of its runs was compared"
 }
 
 // GradeOne builds and runs one task with tc, on device and slot, and

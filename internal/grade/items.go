@@ -178,5 +178,5 @@ func runJob(ctx context.Context, judge Judge, tk *exercise.Toolkit, r exercise.R
 	if err != nil {
 		return nil, err
 	}
-	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took, Stalled: v.Stalled, Trace: v.Trace, Started: v.Started}, nil
+	return &Ran{Results: v.Results, Output: v.Output, Outputs: v.Outputs, Took: v.Took, Stalled: v.Stalled, Trace: v.Trace, Started: v.Started, Unwitnessed: v.Unwitnessed}, nil
 }

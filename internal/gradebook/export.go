@@ -76,6 +76,34 @@ func (s *Sheet) Marked() []*Attempt {
 	return out
 }
 
+// NotWitnessed lists the attempts whose runs' records the outside
+// witness did not all compare, by student then exercise in the sheet's
+// order.
+func (s *Sheet) NotWitnessed() []*Attempt {
+	var out []*Attempt
+	for _, st := range s.Students {
+		for _, x := range s.Exercises {
+			if a := s.Grades[st][x.ID]; a != nil && a.Unwitnessed() {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// someWitnessed says whether the outside witness compared the records
+// of some grade of the sheet.
+func (s *Sheet) someWitnessed() bool {
+	for _, st := range s.Students {
+		for _, a := range s.Grades[st] {
+			if a.Witness == Witnessed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Total is a student's points over every exercise.
 func (s *Sheet) Total(student string) int {
 	t := 0
@@ -98,6 +126,16 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 	if len(marked) > 0 {
 		head = append(head, "review") // only then: a sheet read before keeps its columns
 	}
+	// Which grades were not witnessed, only where some were: a sheet
+	// of which none was (a grader that may not load BPF) says so in the
+	// grade's start line and summary, and keeps its columns.
+	unwitnessed := s.NotWitnessed()
+	if len(unwitnessed) == 0 || !s.someWitnessed() {
+		unwitnessed = nil
+	}
+	if len(unwitnessed) > 0 {
+		head = append(head, "not_witnessed")
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -115,6 +153,15 @@ func (s *Sheet) WriteCSV(w io.Writer) error {
 			var ids []string
 			for _, x := range s.Exercises {
 				if a := s.Grades[st][x.ID]; a != nil && a.Review != "" {
+					ids = append(ids, x.ID)
+				}
+			}
+			row = append(row, strings.Join(ids, " "))
+		}
+		if len(unwitnessed) > 0 {
+			var ids []string
+			for _, x := range s.Exercises {
+				if a := s.Grades[st][x.ID]; a != nil && a.Unwitnessed() {
 					ids = append(ids, x.ID)
 				}
 			}
@@ -174,6 +221,7 @@ type jsonGrade struct {
 	Reason     string      `json:"reason,omitempty"`
 	Review     []string    `json:"review,omitempty"`
 	Note       string      `json:"note,omitempty"`
+	Witness    string      `json:"witness,omitempty"`
 	SourceHash string      `json:"source_sha256,omitempty"`
 	BuildMS    int64       `json:"build_ms"`
 	RunMS      int64       `json:"run_ms"`
@@ -198,7 +246,7 @@ func (s *Sheet) WriteJSON(w io.Writer) error {
 		js := &jsonStudent{ID: st, Total: s.Total(st), Exercises: map[string]*jsonGrade{}}
 		for id, a := range s.Grades[st] {
 			g := &jsonGrade{Status: a.Status, Points: a.Points, MaxPoints: a.MaxPoints, Reason: a.Reason, SourceHash: a.SourceHash,
-				Review: a.ReviewLines(), Note: a.Note, BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
+				Review: a.ReviewLines(), Note: a.Note, Witness: a.Witness, BuildMS: a.BuildMS, RunMS: a.RunMS, GradedAt: a.GradedAt, Checks: []jsonCheck{}}
 			for _, c := range a.Checks {
 				g.Checks = append(g.Checks, jsonCheck(c))
 			}
@@ -407,6 +455,13 @@ func (s *Sheet) WriteSummary(w io.Writer, width int) {
 	s.WriteTable(w, width)
 	if n := len(s.Marked()); n > 0 {
 		fmt.Fprintf(w, "\n%s marked for review (the review column of lessons grade export, and the feedback).\n", ui.Count(n, "grade"))
+	}
+	switch n := len(s.NotWitnessed()); {
+	case n == 0:
+	case !s.someWitnessed():
+		fmt.Fprintf(w, "No grade was witnessed from outside the programs: their statistics records are their own word (the witness of lessons grade export's JSON).\n")
+	default:
+		fmt.Fprintf(w, "%s not witnessed from outside the programs: their statistics records are their own word (the not_witnessed column of lessons grade export).\n", ui.Count(n, "grade"))
 	}
 }
 

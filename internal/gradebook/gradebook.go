@@ -47,7 +47,15 @@ type Attempt struct {
 	// Note says how the grade was made when that was not the usual way:
 	// a run made again alone on the machine, after the first was stopped
 	// at its time limit while waiting in the GPU's driver. "" for none.
-	Note     string
+	Note string
+	// Witness says whether the statistics records of the attempt's runs
+	// were compared with what the kernel counted of their CUDA calls from
+	// outside the program: Witnessed when every run's was, "not
+	// witnessed: WHY" when one was not (no outside witness where it was
+	// graded, a Python script's run): such a record is the program's own
+	// word, which code in its process can forge. "" when nothing ran,
+	// or for a grade made before the gradebook kept it.
+	Witness  string
 	Output   string // what the program printed (capped)
 	BuildMS  int64
 	RunMS    int64
@@ -176,9 +184,18 @@ var migrations = map[string]string{
 	"3": `ALTER TABLE attempts ADD COLUMN review TEXT NOT NULL DEFAULT ''; UPDATE meta SET value = '4' WHERE key = 'schema';`,
 	// 5: a note on how an attempt was graded (a run made again alone).
 	"4": `ALTER TABLE attempts ADD COLUMN note TEXT NOT NULL DEFAULT ''; UPDATE meta SET value = '5' WHERE key = 'schema';`,
+	// 6: whether the outside witness compared an attempt's records.
+	"5": `ALTER TABLE attempts ADD COLUMN witness TEXT NOT NULL DEFAULT ''; UPDATE meta SET value = '6' WHERE key = 'schema';`,
 }
 
-const schemaVersion = "5"
+const schemaVersion = "6"
+
+// Witnessed is Attempt.Witness of an attempt whose every run's record
+// the outside witness compared.
+const Witnessed = "compared"
+
+// Unwitnessed says whether a that ran is marked not witnessed.
+func (a *Attempt) Unwitnessed() bool { return strings.HasPrefix(a.Witness, "not witnessed") }
 
 // OpenExisting opens the gradebook at path for a command that reads it:
 // one that is not there is an error that says how to make it.
@@ -321,12 +338,12 @@ func (b *Book) Latest(student, exercise string) (a *Attempt, ok bool, err error)
 	return a, err == nil, err
 }
 
-const attemptCols = `id, student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review, note`
+const attemptCols = `id, student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review, note, witness`
 
 func scanAttempt(rows *sql.Rows) (*Attempt, error) {
 	a := &Attempt{}
 	var at string
-	err := rows.Scan(&a.ID, &a.Student, &a.Exercise, &a.Status, &a.Points, &a.MaxPoints, &a.SourceHash, &a.SpecHash, &a.Reason, &a.Output, &a.BuildMS, &a.RunMS, &at, &a.Review, &a.Note)
+	err := rows.Scan(&a.ID, &a.Student, &a.Exercise, &a.Status, &a.Points, &a.MaxPoints, &a.SourceHash, &a.SpecHash, &a.Reason, &a.Output, &a.BuildMS, &a.RunMS, &at, &a.Review, &a.Note, &a.Witness)
 	if err != nil {
 		return nil, err
 	}
@@ -355,9 +372,9 @@ func (b *Book) Record(a *Attempt) error {
 	if _, err := tx.Exec(`INSERT OR IGNORE INTO exercises (id, points, position) VALUES (?, ?, (SELECT count(*) FROM exercises))`, a.Exercise, a.MaxPoints); err != nil {
 		return err
 	}
-	res, err := tx.Exec(`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review, note)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints, a.SourceHash, a.SpecHash, a.Reason, a.Output, a.BuildMS, a.RunMS, a.GradedAt.Format(time.RFC3339Nano), a.Review, a.Note)
+	res, err := tx.Exec(`INSERT INTO attempts (student, exercise, status, points, max_points, source_hash, spec_hash, reason, output, build_ms, run_ms, graded_at, review, note, witness)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.Student, a.Exercise, a.Status, a.Points, a.MaxPoints, a.SourceHash, a.SpecHash, a.Reason, a.Output, a.BuildMS, a.RunMS, a.GradedAt.Format(time.RFC3339Nano), a.Review, a.Note, a.Witness)
 	if err != nil {
 		return err
 	}

@@ -333,7 +333,7 @@ func TestNewerSchema(t *testing.T) {
 	}
 	b.db.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema'`)
 	b.Close()
-	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), `schema "99", this lessons reads schema 5: a newer lessons wrote it`) {
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), `schema "99", this lessons reads schema 6: a newer lessons wrote it`) {
 		t.Errorf("a gradebook of a newer schema: %v", err)
 	}
 }

@@ -97,7 +97,10 @@ func Grader(ctx context.Context, cmd, prefix string) (*Rig, error) {
 		return nil, err
 	}
 	r := &Rig{Machine: m, Toolkit: exercise.ToolkitFor(m)}
-	r.watch()
+	if err := r.watch(); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if err := r.sandbox(prefix); err != nil {
 		r.Close()
 		return nil, err
@@ -140,7 +143,10 @@ func RunNode(ctx context.Context, cmd, prefix string) (*Rig, error) {
 		return nil, err
 	}
 	r := &Rig{Machine: m, Toolkit: tk}
-	r.watch()
+	if err := r.watch(); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if err := r.sandbox(prefix); err != nil {
 		r.Close()
 		return nil, err
@@ -149,11 +155,17 @@ func RunNode(ctx context.Context, cmd, prefix string) (*Rig, error) {
 }
 
 // watch gives the rig's runs the outside witness where this process may
-// load BPF; Witness says whether it does, and why not.
-func (r *Rig) watch() {
+// load BPF; Witness says whether it does, and why not. Where
+// LESSONS_WITNESS=require and it cannot, the error is a *failure.Tool.
+func (r *Rig) watch() error {
 	var done func()
-	r.Witness, done = r.Toolkit.WatchRuns()
+	var err error
+	r.Witness, done, err = r.Toolkit.WatchRuns()
 	r.closers = append(r.closers, done)
+	if err != nil {
+		return &failure.Tool{Err: err}
+	}
+	return nil
 }
 
 func (r *Rig) sandbox(prefix string) error {

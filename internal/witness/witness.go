@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"syscall"
@@ -34,6 +35,27 @@ type Probe struct {
 	Name    string
 	Lib     string
 	Symbols []string
+	// Arg, when not 0, makes the probe add the value of the function's
+	// Arg-th integer argument at each call (cudaMalloc's 2, the size
+	// asked for) instead of one.
+	Arg int
+}
+
+// argOffset is where, in the registers the kernel hands a uprobe's
+// program, the arg-th integer argument of a call lies (the System V
+// ABI's rdi, rsi, rdx, rcx, r8, r9 on x86-64; x0 to x7 on arm64).
+func argOffset(arg int) (int16, error) {
+	switch runtime.GOARCH {
+	case "amd64":
+		if offs := []int16{112, 104, 96, 88, 72, 64}; arg >= 1 && arg <= len(offs) {
+			return offs[arg-1], nil
+		}
+	case "arm64":
+		if arg >= 1 && arg <= 8 {
+			return int16(8 * (arg - 1)), nil
+		}
+	}
+	return 0, fmt.Errorf("witness: argument %d is not read on %s", arg, runtime.GOARCH)
 }
 
 // maxRuns is how many runs may be watched at once.
@@ -74,9 +96,14 @@ func Open(probes []Probe) (*Witness, error) {
 		return nil, fmt.Errorf("witness: a BPF map cannot be made here (root, or CAP_BPF and CAP_PERFMON, are needed): %w", err)
 	}
 	w := &Witness{probes: probes, counts: m, attached: map[string][]link.Link{}, missing: map[string][]string{}}
-	for i := range probes {
+	for i, pr := range probes {
+		ins, err := counter(m, uint64(i), pr.Arg)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
 		p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
-			Name: "lessons_count", Type: ebpf.Kprobe, License: "MIT", Instructions: counter(m, uint64(i)),
+			Name: "lessons_count", Type: ebpf.Kprobe, License: "MIT", Instructions: ins,
 		})
 		if err != nil {
 			w.Close()
@@ -87,11 +114,21 @@ func Open(probes []Probe) (*Witness, error) {
 	return w, nil
 }
 
-// counter is the BPF program of probe i: add one to the count of (the
-// calling task's cgroup, i) when that key is there, that is, when the
-// cgroup is a watched run's; other processes are not counted.
-func counter(m *ebpf.Map, i uint64) asm.Instructions {
-	return asm.Instructions{
+// counter is the BPF program of probe i: add one (or, for arg, the
+// call's arg-th argument) to the count of (the calling task's cgroup, i)
+// when that key is there, that is, when the cgroup is a watched run's;
+// other processes are not counted.
+func counter(m *ebpf.Map, i uint64, arg int) (asm.Instructions, error) {
+	add := asm.Instructions{asm.Mov.Imm(asm.R1, 1)}
+	if arg != 0 {
+		off, err := argOffset(arg)
+		if err != nil {
+			return nil, err
+		}
+		add = asm.Instructions{asm.LoadMem(asm.R1, asm.R6, off, asm.DWord)}
+	}
+	ins := asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1), // the registers at the call
 		asm.FnGetCurrentCgroupId.Call(),
 		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
 		asm.Mov.Imm(asm.R1, int32(i)),
@@ -101,11 +138,13 @@ func counter(m *ebpf.Map, i uint64) asm.Instructions {
 		asm.Add.Imm(asm.R2, -16),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, "out"),
-		asm.Mov.Imm(asm.R1, 1),
+	}
+	ins = append(ins, add...)
+	return append(ins,
 		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
-	}
+	), nil
 }
 
 // Close detaches every probe and frees the programs and the map.

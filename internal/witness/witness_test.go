@@ -268,3 +268,33 @@ func TestOwnCopyCounted(t *testing.T) {
 		t.Errorf("%d calls counted in the program's own copy, want 25", n)
 	}
 }
+
+// A probe with Arg adds the call's argument: wit_alloc(i) for i from 0
+// to 99 sums to 4950, of every version, the run's cgroup alone.
+func TestSumsAnArgument(t *testing.T) {
+	lib, prog := build(t)
+	w := open(t, []Probe{
+		{Name: "asked", Lib: "libwit", Symbols: []string{"wit_alloc"}, Arg: 1},
+		{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}},
+	})
+	if err := w.Attach("libwit", lib); err != nil {
+		t.Fatal(err)
+	}
+	dir, fd := cgroup(t)
+	id, err := CgroupID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := w.Start(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, prog, fd, 100, 0, 0)
+	run(t, prog, -1, 50, 0, 0) // another cgroup's: not counted
+	if got := watch.Counts(); got["asked"] != 4950 || got["allocs"] != 100 {
+		t.Errorf("counts %v, want asked 4950 (0 + 1 + ... + 99), allocs 100", got)
+	}
+	if _, err := Open([]Probe{{Name: "x", Lib: "libwit", Symbols: []string{"wit_alloc"}, Arg: 42}}); err == nil {
+		t.Error("an argument no register holds was accepted")
+	}
+}

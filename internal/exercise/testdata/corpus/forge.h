@@ -88,8 +88,9 @@ inline void put(uint8_t* p, uint64_t v, int n) {
     for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-// frame writes one signed frame: kind 1 (start) or 3 (end), number seq.
-inline bool frame(int fd, const uint8_t k[32], uint16_t kind, uint64_t seq, uint64_t mallocs, uint64_t exited) {
+// frame writes one signed frame: kind 1 (start) or 3 (end), number seq;
+// driver is the guard's count of the program's own driver allocations.
+inline bool frame(int fd, const uint8_t k[32], uint16_t kind, uint64_t seq, uint64_t mallocs, uint64_t exited, uint64_t driver = 0) {
     enum { kWords = 94, kGuard = 10, kLen = 24 + 8 * kWords + 8 * kGuard };
     uint8_t f[kLen + 32] = {0};
     put(f, 0x3146534c, 4);
@@ -104,6 +105,7 @@ inline bool frame(int fd, const uint8_t k[32], uint16_t kind, uint64_t seq, uint
     put(r + 8 * 42, exited, 8);          // exited
     uint8_t* g = r + 8 * kWords;
     put(g, 2, 8);                        // the guard's version
+    put(g + 8, driver, 8);               // the program's own driver allocations
     put(g + 8 * 5, 1, 8);                // one runtime
     put(g + 8 * 7, 1, 8);                // one namespace
     put(g + 8 * 8, (uint64_t)getpid(), 8);
