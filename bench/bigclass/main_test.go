@@ -150,6 +150,9 @@ func TestEveryKindIsHandedIn(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, a := range answers {
+			if a.Unseen {
+				continue // no check sees it: never handed in
+			}
 			kind, want := "wrong/"+a.Stem(), "failed"
 			if a.Right {
 				kind, want = "right/"+a.Stem(), "passed"
