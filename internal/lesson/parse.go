@@ -6,7 +6,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
@@ -16,6 +15,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/cudalessons/lessons/internal/safefs"
+	"github.com/cudalessons/lessons/internal/ui"
 )
 
 // Goldmark returns the goldmark instance lessons are parsed with: GFM,
@@ -404,19 +404,13 @@ func number(l *Lesson) {
 	}
 }
 
-// PlainTitle is a title as one line of text: control characters (a
-// terminal's escapes, NULs, line breaks) and the bidirectional overrides
-// become spaces and runs of spaces one, so that a lesson from elsewhere
-// cannot write escapes into a terminal or odd bytes into a page's
-// <title> and the site's table of contents.
+// PlainTitle is a title as one line of plain text: escape sequences
+// dropped and other control characters and bidirectional overrides shown
+// as U+FFFD (ui.Printable), line breaks and runs of spaces one space, so
+// that a lesson from elsewhere writes no escapes into a terminal and no
+// odd bytes into a page's <title> or the site's table of contents.
 func PlainTitle(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(ui.Printable(s)), " ")
 }
 
 // title is the text of the first level-1 heading, else the first heading.
