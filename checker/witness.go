@@ -43,6 +43,10 @@ type Claim struct {
 	// Record is the record's figure, Most the kernel's count it may
 	// not exceed.
 	Record, Most uint64
+	// Over, when set, says what a Record above Most means, with the two
+	// figures (a format of two %d); else "the record says, the kernel
+	// counted".
+	Over string
 }
 
 // WitnessCheckName is the name of the comparison's result.
@@ -106,9 +110,12 @@ func WitnessCheck(s, c *Stats, v *WitnessView, failed int) (mismatch, got string
 		}
 	}
 	for _, c := range v.Claims {
-		if c.Record > c.Most {
+		switch {
+		case c.Record > c.Most && c.Over != "":
+			diff = append(diff, fmt.Sprintf(c.Over, c.Record, c.Most))
+		case c.Record > c.Most:
 			diff = append(diff, fmt.Sprintf("%s: the record says %d, the kernel counted %d", c.Name, c.Record, c.Most))
-		} else {
+		default:
 			same = append(same, fmt.Sprintf("%s %d of at most %d", c.Name, c.Record, c.Most))
 		}
 	}

@@ -44,14 +44,14 @@ func TestWitnessCheck(t *testing.T) {
 		failed int
 		want   string
 	}{
-		{"runtime and driver calls", &WitnessView{Counts: map[string]uint64{"malloc_calls": 1}, Driver: map[string]uint64{"malloc_calls": 2}, Claims: []Claim{{"driver allocation calls", 2, 2}}}, 0, ""},
+		{"runtime and driver calls", &WitnessView{Counts: map[string]uint64{"malloc_calls": 1}, Driver: map[string]uint64{"malloc_calls": 2}, Claims: []Claim{{Name: "driver allocation calls", Record: 2, Most: 2}}}, 0, ""},
 		// The runtime may reach the driver's entry point too.
 		{"the runtime's calls counted twice", &WitnessView{Counts: map[string]uint64{"malloc_calls": 1}, Driver: map[string]uint64{"malloc_calls": 3}}, 0, ""},
 		{"fewer than the runtime's", &WitnessView{Counts: map[string]uint64{"malloc_calls": 4}, Driver: map[string]uint64{"malloc_calls": 3}}, 0, "the record says 3, the kernel counted 4 of the runtime's and 3 of the driver's"},
 		{"more than both", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 1}}, 0, "the record says 3, the kernel counted 0 of the runtime's and 1 of the driver's"},
 		{"more than both by the calls made to fail", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 1}}, 2, ""},
 		// A forger that claims driver calls to be compared as a range.
-		{"a claim of driver calls none made", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 0}, Claims: []Claim{{"driver allocation calls", 3, 0}}}, 0, "driver allocation calls: the record says 3, the kernel counted 0"},
+		{"a claim of driver calls none made", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 0}, Claims: []Claim{{Name: "driver allocation calls", Record: 3, Most: 0}}}, 0, "driver allocation calls: the record says 3, the kernel counted 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mismatch, got := WitnessCheck(drv, nil, tc.v, tc.failed)

@@ -4,7 +4,9 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -272,9 +274,37 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 				{Name: "the program's own driver allocation calls", Record: allocs, Most: sum(all, driverAllocs)},
 				{Name: "the program's own driver free calls", Record: frees, Most: sum(all, driverFrees)},
 			}
+		} else {
+			v.Claims = noOwnDriverCalls(all, v.Counts)
 		}
 	}
 	return v
+}
+
+// noOwnDriverCalls bounds the driver's entry points of a run whose record
+// says the program made no driver allocation or free of its own: each
+// twin's driver calls are no more than the runtime's calls of it (the
+// runtime reaches the driver's entry points at most once a call: on CUDA
+// 13, driver 580, exactly once, in every run of the course's solutions
+// and wrong answers: BENCHMARKS.md). A program that allocates through the
+// driver and leaves those calls out of its record counts more there. Only
+// twins the driver was called for are listed.
+func noOwnDriverCalls(all, counts map[string]uint64) []checker.Claim {
+	var out []checker.Claim
+	for _, twin := range slices.Sorted(maps.Keys(driverTwins)) {
+		rt, ok := counts[twin]
+		d := sum(all, driverTwins[twin])
+		if !ok || d == 0 {
+			continue
+		}
+		probes := strings.Join(driverTwins[twin], "+")
+		out = append(out, checker.Claim{
+			Name:   fmt.Sprintf("%s calls within the runtime's %s", probes, twin),
+			Record: d, Most: rt,
+			Over: fmt.Sprintf("%s: the kernel counted %%d calls of the driver's entry points, more than the runtime's %%d, though the record says the program made no driver allocation or free of its own", probes),
+		})
+	}
+	return out
 }
 
 // unwitnessed says why a run's record was not compared with the kernel's
