@@ -22,4 +22,5 @@ tty=0
     if (tty) printf "\r\033[K" > "/dev/stderr"
     exit status
   }'
+go build -o bin/lessons-nvcc ./cmd/lessons-nvcc # the nvcc wrapper a cell runs (internal/nvccwrap)
 echo "lessons: built bin/lessons. Try: bin/lessons show 68" >&2

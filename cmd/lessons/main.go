@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 
 	"github.com/cudalessons/lessons/internal/cli"
+	"github.com/cudalessons/lessons/internal/nvccwrap"
 	"github.com/cudalessons/lessons/internal/sandbox"
-	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 func main() {
 	sandbox.Helper() // a sandboxed child: set its limits, then become the program
 	if filepath.Base(os.Args[0]) == "nvcc" {
-		os.Exit(workspace.NVCCMain(os.Args[1:]))
+		os.Exit(nvccwrap.Main(os.Args[1:]))
 	}
 	os.Exit(cli.Main())
 }

@@ -24,9 +24,9 @@ import (
 	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/cli"
 	"github.com/cudalessons/lessons/internal/jupyter"
+	"github.com/cudalessons/lessons/internal/nvccwrap"
 	"github.com/cudalessons/lessons/internal/sandbox"
 	"github.com/cudalessons/lessons/internal/timeline"
-	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // waitfor FILE [TEXT] waits up to 60 s for FILE to exist (and hold TEXT):
@@ -241,7 +241,7 @@ func TestMain(m *testing.M) {
 	sandbox.Helper()
 	testscript.Main(suite{m}, map[string]func(){
 		"lessons": func() { os.Exit(cli.Main()) },
-		"nvcc":    func() { os.Exit(workspace.NVCCMain(os.Args[1:])) },
+		"nvcc":    func() { os.Exit(nvccwrap.Main(os.Args[1:])) },
 		// fakestats NAME=VALUE... sends a statistics record over the
 		// run's channel (descriptor 3), as the preloaded library would.
 		"fakestats": fakeStats,

@@ -23,7 +23,7 @@ var floors = [][]string{
 	{"diag", "kernels", "internal/safefs", "internal/runner", "internal/ui", "internal/mermaid",
 		"internal/watch", "internal/browsertest", "internal/course/coursetest", "internal/machine/machinetest", "internal/layers", "internal/layers/climbs", "internal/clex", "internal/failure", "internal/settings", "internal/doclinks", "internal/witness", "internal/timeline", "internal/tracer"},
 	{"checker", "gpu", "internal/suspect", "internal/iostreams", "internal/lesson", "internal/sandbox", "internal/buildcache", "internal/gradebook", "internal/slurm", "internal/classroom/access"},
-	{"internal/course", "internal/demo", "internal/machine", "internal/python", "internal/roster", "bench/classload"},
+	{"internal/course", "internal/demo", "internal/machine", "internal/python", "internal/roster", "bench/classload", "internal/nvccwrap"},
 	{"internal/jupyter", "internal/wrong"},
 	{"internal/notebook", "bench/bigclass"},
 	{"internal/author", "internal/progress", "internal/render", "internal/serve", "internal/lms", "internal/workspace"},
@@ -35,7 +35,7 @@ var floors = [][]string{
 	{"internal/classroom/cells"},
 	{"internal/classroom"},
 	{"internal/cli"},
-	{"cmd/lessons"},
+	{"cmd/lessons", "cmd/lessons-nvcc"},
 }
 
 // cliCeiling is the most lines of non-test Go the command layer may have.

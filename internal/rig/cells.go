@@ -10,6 +10,7 @@ import (
 	"github.com/cudalessons/lessons/internal/exercise"
 	"github.com/cudalessons/lessons/internal/runner"
 	"github.com/cudalessons/lessons/internal/sandbox"
+	"github.com/cudalessons/lessons/internal/workspace"
 )
 
 // Cells is the runner of a student's cells on this rig (the class
@@ -45,18 +46,22 @@ const cellUID = 62000 // to 63023: cellSlots apart, 7 alternatives
 
 // SandboxCells is the runner of a student's cells: the grading sandbox
 // (no network, Landlock, limits), writing only the student's workspace,
-// reading the system, the toolkit in read and this program (the nvcc
-// wrapper), as a user of the slot's own when the server runs as root.
+// reading the system, the toolkit in read and this program and the nvcc
+// wrapper (lessons-nvcc where it is installed beside it), as a user of the slot's own when the server runs as root.
 // Under veil, the folder that holds every student's workspaces (a
 // class's StudentsDir; "": the workspace's parent, a pilot's ws/), a
 // run sees its own workspace alone, where the sandbox has a mount
 // namespace: a classmate's files are not there even for stat.
 func SandboxCells(read []string, veil string, cgroups *sandbox.Cgroups) func(ws string, slot int) runner.Runner {
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			read = append(read, real)
+	for _, find := range []func() (string, error){os.Executable, workspace.WrapperTarget} {
+		// This program, and the nvcc wrapper a cell runs (lessons-nvcc
+		// beside it, where installed).
+		if exe, err := find(); err == nil {
+			if real, err := filepath.EvalSymlinks(exe); err == nil {
+				read = append(read, real)
+			}
+			read = append(read, exe)
 		}
-		read = append(read, exe)
 	}
 	return func(ws string, slot int) runner.Runner {
 		pol := sandbox.Policy{Limits: sandbox.DefaultLimits, Dir: ws, Read: read, Veil: veil}

@@ -10,16 +10,19 @@ package workspace
 
 import (
 	"crypto/sha256"
+	"debug/buildinfo"
 	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/cudalessons/lessons/internal/buildcache"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/lesson"
+	"github.com/cudalessons/lessons/internal/nvccwrap"
 	"github.com/cudalessons/lessons/internal/safefs"
 )
 
@@ -40,17 +43,62 @@ func For(c *course.Course, l *lesson.Lesson) (string, error) {
 	return filepath.Join(cache.Dir, "work", name+"-"+hex.EncodeToString(sum[:4])), nil
 }
 
+// WrapperTarget is what a cell's nvcc links to: lessons-nvcc beside this
+// program when it is a regular executable file there (go install
+// ./cmd/... puts it there; scripts/build.sh builds it into bin/), else
+// this program, which is the same wrapper when run as nvcc.
+func WrapperTarget() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	small := filepath.Join(filepath.Dir(self), nvccwrap.Binary)
+	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 && sameBuild(self, small) {
+		return small, nil
+	}
+	return self, nil
+}
+
+// sameBuild says whether the programs a and b were built from the same
+// source (module version and VCS revision, time and modified mark), so
+// that an older lessons-nvcc left beside a newer lessons is not used: the
+// cache's format is theirs to share.
+func sameBuild(a, b string) bool {
+	ia, err1 := buildinfo.ReadFile(a)
+	ib, err2 := buildinfo.ReadFile(b)
+	if err1 != nil || err2 != nil || ia.Main.Version != ib.Main.Version || ia.GoVersion != ib.GoVersion {
+		return false
+	}
+	for _, k := range []string{"vcs.revision", "vcs.time", "vcs.modified"} {
+		if setting(ia, k) != setting(ib, k) {
+			return false
+		}
+	}
+	return true
+}
+
+func setting(i *debug.BuildInfo, key string) string {
+	for _, s := range i.Settings {
+		if s.Key == key {
+			return s.Value
+		}
+	}
+	return ""
+}
+
 // WrapperName is the folder in a workspace that holds its nvcc wrapper.
 const WrapperName = ".lessons-bin"
 
 // WrapperDir is where workspace ws keeps its nvcc wrapper.
 func WrapperDir(ws string) string { return filepath.Join(ws, WrapperName) }
 
-// MakeWrapper puts an nvcc in ws's wrapper folder that is this program,
-// so that nvcc in a cell builds through the cache. The folder may not be
-// a link: the wrapper would land wherever it points.
+// MakeWrapper puts an nvcc in ws's wrapper folder, so that nvcc in a cell
+// builds through the cache: a link to lessons-nvcc where it is installed
+// beside this program (it starts several times faster: WrapperTarget),
+// else to this program. The folder may not be a link: the wrapper would
+// land wherever it points.
 func MakeWrapper(ws string) error {
-	self, err := os.Executable()
+	self, err := WrapperTarget()
 	if err != nil {
 		return err
 	}

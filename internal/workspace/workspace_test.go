@@ -17,6 +17,7 @@ import (
 	"github.com/cudalessons/lessons/internal/machine"
 	"github.com/cudalessons/lessons/internal/machine/machinetest"
 	"github.com/cudalessons/lessons/internal/notebook"
+	"github.com/cudalessons/lessons/internal/nvccwrap"
 )
 
 // For makes .lessons/work/NAME in the course, and refuses a link anywhere
@@ -179,5 +180,50 @@ func TestClassEnv(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(WrapperDir(ws), "nvcc")); err != nil {
 		t.Errorf("no nvcc wrapper in the workspace: %v", err)
+	}
+}
+
+// TestWrapperTargetPrefersTheSmallWrapper: a cell's nvcc links to
+// lessons-nvcc when it sits beside this program as an executable of the
+// same build, and to this program otherwise (none there, not executable,
+// or another build).
+func TestWrapperTargetPrefersTheSmallWrapper(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	small := filepath.Join(filepath.Dir(self), nvccwrap.Binary)
+	if _, err := os.Lstat(small); err == nil {
+		t.Skipf("%s is there already", small)
+	}
+	if got, _ := WrapperTarget(); got != self {
+		t.Errorf("none beside: %s, want %s", got, self)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(small, data, 0o644); err != nil {
+		t.Skipf("cannot write beside the test binary: %v", err)
+	}
+	defer os.Remove(small)
+	if got, _ := WrapperTarget(); got != self {
+		t.Errorf("not executable: %s, want %s", got, self)
+	}
+	os.Chmod(small, 0o755)
+	if got, _ := WrapperTarget(); got != small {
+		t.Errorf("the same build beside: %s, want %s", got, small)
+	}
+	ws := t.TempDir()
+	if err := MakeWrapper(ws); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := os.Readlink(filepath.Join(WrapperDir(ws), "nvcc")); cur != small {
+		t.Errorf("the cell's nvcc links to %s, want %s", cur, small)
+	}
+	// Another build (here: a file that is no Go program at all).
+	os.WriteFile(small, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	if got, _ := WrapperTarget(); got != self {
+		t.Errorf("another build beside: %s, want %s", got, self)
 	}
 }

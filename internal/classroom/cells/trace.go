@@ -146,7 +146,7 @@ func (f firstWriter) Write(p []byte) (int, error) {
 }
 
 // nvccNote is the file, in a cell's folder for temporary files, where
-// the nvcc wrapper notes when it began and ended (workspace.NVCCMain,
+// the nvcc wrapper notes when it began and ended (nvccwrap.Main,
 // $LESSONS_TRACE_NVCC).
 const nvccNote = ".lessons-trace-nvcc"
 

@@ -1,4 +1,11 @@
-package workspace
+// Package nvccwrap is the compile cache's nvcc wrapper: what runs when a
+// lesson's cell calls nvcc (a link that internal/workspace puts first on
+// the cell's PATH, to cmd/lessons-nvcc where it is installed beside
+// lessons, else to lessons itself). It imports only the cache, the
+// toolchain finder and the runner, so that the small lessons-nvcc starts
+// without the package initialisation of the whole program (the
+// highlighter's lexers and styles alone cost more than the rest).
+package nvccwrap
 
 import (
 	"context"
@@ -14,11 +21,11 @@ import (
 	"github.com/cudalessons/lessons/internal/runner"
 )
 
-// NVCCMain is the nvcc wrapper: what the lessons program does when a
-// cell runs it as nvcc (the link MakeWrapper puts first on the cell's
-// PATH). It builds through the cache with the real nvcc that Env's
-// variables name, and returns nvcc's exit status.
-func NVCCMain(args []string) int {
+// Main is the nvcc wrapper: what lessons-nvcc (or lessons run as nvcc)
+// does when a cell runs nvcc. It builds through the cache with the real
+// nvcc that the cell's variables name (LESSONS_REAL_NVCC,
+// LESSONS_NVCC_VERSION), and returns nvcc's exit status.
+func Main(args []string) int {
 	began := time.Now()
 	real := os.Getenv("LESSONS_REAL_NVCC")
 	version := os.Getenv("LESSONS_NVCC_VERSION")
@@ -121,16 +128,28 @@ func (sameGroup) Run(ctx context.Context, spec runner.Spec, out io.Writer) (*run
 	return runner.Exec{}.Run(ctx, spec, out)
 }
 
-// isSelf says whether p is this program (through links).
+// isSelf says whether p is this program, or the lessons or lessons-nvcc
+// beside it (through links): either would run this wrapper again.
 func isSelf(p string) bool {
 	self, err := os.Executable()
 	if err != nil {
 		return false
 	}
-	a, err1 := os.Stat(self)
-	b, err2 := os.Stat(p)
-	return err1 == nil && err2 == nil && os.SameFile(a, b)
+	b, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	for _, q := range []string{self, filepath.Join(filepath.Dir(self), "lessons"), filepath.Join(filepath.Dir(self), Binary)} {
+		if a, err := os.Stat(q); err == nil && os.SameFile(a, b) {
+			return true
+		}
+	}
+	return false
 }
+
+// Binary is the small wrapper's file name, installed beside lessons
+// (go install ./cmd/...): a cell's nvcc links to it when it is there.
+const Binary = "lessons-nvcc"
 
 // ForTrace is nvcc's arguments in a cell traced for its timeline (cell:
 // $LESSONS_STATS_CELL, set by internal/notebook): built with the shared
