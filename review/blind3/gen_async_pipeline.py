@@ -97,9 +97,9 @@ why it is wrong: a stream-ordered allocation is valid only once the allocating s
   on another stream only once that stream is ordered after the allocation).
   The first stream reaches the allocation at once when it is idle, so the results are
   right, but a free of the same memory from another iteration may still be pending.
-source: https://developer.nvidia.com/blog/using-cuda-stream-ordered-memory-allocator-part-1/
-  (NVIDIA's blog on the stream-ordered allocator: accessing an allocation from another
-  stream needs an event or synchronisation after the allocating stream)""", [
+source: https://github.com/rapidsai/rmm/issues/2156 (RMM's allocate_sync: memory allocated
+  in one stream's order, then used and freed on a non-blocking stream that never waited
+  for it; compute-sanitizer --track-stream-ordered-races reports it)""", [
 ("""    CHECK(cudaMallocAsync(&dIn, bytes, s));
     CHECK(cudaMallocAsync(&dOut, bytes, s));""",
 """    CHECK(cudaMallocAsync(&dIn, bytes, streams_[0]));

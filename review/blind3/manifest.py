@@ -1,7 +1,7 @@
 # manifest.py DIR: one line per file of DIR: kind, mistake, source, from its header.
 import os, re, sys
 d = sys.argv[1]
-lines = ["# %s: third blind set (issue 36)\n" % os.path.basename(d.rstrip('/')), ""]
+lines = ["# %s: third blind set (issue 36)" % os.path.basename(d.rstrip('/')), ""]
 for f in sorted(os.listdir(d)):
     if f == 'MANIFEST.md' or f.startswith('.') or f == '__pycache__': continue
     txt = open(os.path.join(d, f)).read().split('\n')
@@ -15,6 +15,7 @@ for f in sorted(os.listdir(d)):
     for l in head:
         m = re.match(r'(kind|mistake|why it is wrong|source): ?(.*)', l)
         if m: cur = m.group(1); fields[cur] = m.group(2)
-        elif cur: fields[cur] += ' ' + l.strip()
+        elif cur and l.startswith('  '): fields[cur] += ' ' + l.strip()
+        else: break
     lines.append("- `%s`: %s. Mistake: %s Source: %s" % (f, fields.get('kind','?'), fields.get('mistake','?'), fields.get('source','?')))
 open(os.path.join(d, 'MANIFEST.md'), 'w').write('\n'.join(lines) + '\n')
