@@ -140,3 +140,20 @@ source: own""", [
 """    CHECK(cudaFreeAsync(dIn, s)); // copied: done with it
     scale<<<BLOCKS, THREADS, 0, s>>>(dIn, dOut, n, 2.0f);"""),
 ])
+
+wrong('write-combined-host-buffers', """kind: wrong (an API misread; output the same)
+mistake: the host buffers come from cudaHostAlloc with cudaHostAllocWriteCombined ("faster
+  transfers"), the output and the sums included, which the host then reads.
+why it is wrong: write-combined memory is for buffers the host only writes: reads from
+  it by the host are very slow, since it is not cached (CUDA Programming Guide,
+  "Write-Combining Memory"; runtime API, cudaHostAlloc). The input is right for it; the
+  output and the sums, read by main after drain, are not. The memory is pinned, so
+  pinned() says yes, and every result is right.
+source: own""", [
+("""    CHECK(cudaMallocHost(&in_, total * sizeof(float)));
+    CHECK(cudaMallocHost(&out_, total * sizeof(float)));
+    CHECK(cudaMallocHost(&sums_, (size_t)iterations * BLOCKS * sizeof(long long)));""",
+"""    CHECK(cudaHostAlloc(&in_, total * sizeof(float), cudaHostAllocWriteCombined));
+    CHECK(cudaHostAlloc(&out_, total * sizeof(float), cudaHostAllocWriteCombined));
+    CHECK(cudaHostAlloc(&sums_, (size_t)iterations * BLOCKS * sizeof(long long), cudaHostAllocWriteCombined));"""),
+])

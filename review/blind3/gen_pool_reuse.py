@@ -140,16 +140,20 @@ source: own""", [
     return v;"""),
 ])
 
-wrong('finish-keeps-threshold', """kind: wrong (policy left behind, output the same)
-mistake: finish trims the pool to 0 but leaves the narrow phase's release threshold set,
-  so the pool, once it is used again, keeps 32 MiB across every synchronisation.
-why it is wrong: the exercise's finish gives back "everything it keeps"; a threshold left
-  in place keeps memory the next time the pool is used (lesson day 69: "The release
-  threshold keeps freed memory in the pool across a synchronisation"). Right after the
-  trim the reserved figure is 0 either way.
-source: https://github.com/Genesis-Embodied-AI/quadrants/pull/669 (a pool's threshold
-  left set kept 128 MiB per process "stranded" until an explicit trim)""", [
-("""    CHECK(set(pool, cudaMemPoolAttrReleaseThreshold, 0));
-    CHECK(cudaMemPoolTrimTo(pool, 0));""",
-"""    CHECK(cudaMemPoolTrimTo(pool, 0));"""),
+wrong('report-threshold-remembered', """kind: wrong (a figure printed from memory, not from the pool)
+mistake: enter_phase keeps the threshold it set in a variable, and report prints that
+  variable instead of asking the pool for cudaMemPoolAttrReleaseThreshold.
+why it is wrong: the exercise's report prints the marks "and the threshold, read back
+  from the pool" (lesson day 69, exercise pool-reuse); a set that failed or went to
+  another pool would still print as set. On the defaults the two agree.
+source: own""", [
+("""static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
+    CHECK(set(pool, cudaMemPoolAttrReleaseThreshold, peak));""",
+"""static uint64_t threshold_set = 0; // what enter_phase last set
+
+static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
+    threshold_set = peak;
+    CHECK(set(pool, cudaMemPoolAttrReleaseThreshold, peak));"""),
+("""           attr(pool, cudaMemPoolAttrReleaseThreshold) / MiB);""",
+"""           threshold_set / MiB);"""),
 ])

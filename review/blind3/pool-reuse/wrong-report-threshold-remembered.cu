@@ -1,12 +1,10 @@
-// kind: wrong (policy left behind, output the same)
-// mistake: finish trims the pool to 0 but leaves the narrow phase's release threshold set,
-//   so the pool, once it is used again, keeps 32 MiB across every synchronisation.
-// why it is wrong: the exercise's finish gives back "everything it keeps"; a threshold left
-//   in place keeps memory the next time the pool is used (lesson day 69: "The release
-//   threshold keeps freed memory in the pool across a synchronisation"). Right after the
-//   trim the reserved figure is 0 either way.
-// source: https://github.com/Genesis-Embodied-AI/quadrants/pull/669 (a pool's threshold
-//   left set kept 128 MiB per process "stranded" until an explicit trim)
+// kind: wrong (a figure printed from memory, not from the pool)
+// mistake: enter_phase keeps the threshold it set in a variable, and report prints that
+//   variable instead of asking the pool for cudaMemPoolAttrReleaseThreshold.
+// why it is wrong: the exercise's report prints the marks "and the threshold, read back
+//   from the pool" (lesson day 69, exercise pool-reuse); a set that failed or went to
+//   another pool would still print as set. On the defaults the two agree.
+// source: own
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.
@@ -107,7 +105,10 @@ static int measure_peak(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, uin
 // and no more, and what it holds beyond it goes back to the driver now,
 // before the phase's first round. From here on the pool's high-water
 // marks must count this phase alone.
+static uint64_t threshold_set = 0; // what enter_phase last set
+
 static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
+    threshold_set = peak;
     CHECK(set(pool, cudaMemPoolAttrReleaseThreshold, peak));
     CHECK(cudaMemPoolTrimTo(pool, peak));
     CHECK(set(pool, cudaMemPoolAttrUsedMemHigh, 0));
@@ -121,12 +122,13 @@ static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
 static int report(cudaMemPool_t pool, const char* name) {
     printf("phase %s: used high %" PRIu64 " MiB, reserved high %" PRIu64 " MiB, threshold %" PRIu64 " MiB\n", name,
            attr(pool, cudaMemPoolAttrUsedMemHigh) / MiB, attr(pool, cudaMemPoolAttrReservedMemHigh) / MiB,
-           attr(pool, cudaMemPoolAttrReleaseThreshold) / MiB);
+           threshold_set / MiB);
     return 0;
 }
 
 // TODO 7: the work is done: the pool gives back everything it keeps.
 static int finish(cudaMemPool_t pool) {
+    CHECK(set(pool, cudaMemPoolAttrReleaseThreshold, 0));
     CHECK(cudaMemPoolTrimTo(pool, 0));
     return 0;
 }
