@@ -161,9 +161,11 @@ why it is wrong: cuMemCreate takes physical memory of the size asked for (driver
   cuMemCreate); the part of the handle never mapped is memory nobody can use, held until
   release, so the buffer holds about twice what it maps (lesson day 72: "create physical
   memory ... and map it into part of the range" is per chunk, "new memory after what is
-  mapped"). cuMemMap of fewer bytes than the handle has is accepted, and every value
-  read back is right.
-source: own""", [
+  mapped"). cuMemMap of fewer bytes than the handle has is accepted ("offset + size
+  must be less than the size of the memory allocation"), and every value read back is
+  right.
+source: https://nvidia.github.io/cuda-python/pr-preview/pr-3095/cuda-bindings/latest/module/generated/driver_v2/cuda.bindings._v2.driver.mem_map.html
+  (the driver's cuMemMap text: a mapping may cover part of an allocation)""", [
 ("""        CU(cuMemCreate(&h, more, &prop_, 0));""",
 """        CU(cuMemCreate(&h, want, &prop_, 0)); // the buffer's size from now on"""),
 ])
