@@ -74,7 +74,7 @@ WRONG = [
         "kind": "race that happens not to corrupt (use of memory before its allocation is ordered)",
         "mistake": "the streams never wait for the default stream at the start: the consumer writes sums[b] though sums was allocated and zeroed on the default stream.",
         "why it is wrong": "PyTorch's side streams are non-blocking, so they are not ordered after the legacy default stream; sums is ready in the default stream's order only (lesson \"Streams in Python\": \"a tensor made inside the block is ready in s's order, and work on another stream that uses it must wait for s first\"). The zeroing kernel has long finished by the time the first batch is summed, so the sums print right.",
-        "source": "own",
+        "source": "the same mistake caught in review: https://github.com/flashinfer-ai/flashinfer/pull/5027 (tensors initialised on the default stream, used on a new side stream without wait_stream); PyTorch's CUDA semantics note, \"CUDA streams\"",
     }, [
         ("""    # sums was made (and zeroed) on the default stream.
     producer.wait_stream(default)

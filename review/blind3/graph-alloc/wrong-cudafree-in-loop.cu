@@ -1,7 +1,7 @@
-// kind: a host wait where the lesson forbids it (inside the launch loop)
-// mistake: produce is instantiated without the auto-free flag and each launch's out is freed with cudaFree after its sum, outside the graph; the last one in TODO 4 the same way.
-// why it is wrong: cudaFree is synchronous (it waits for the device), so every iteration is a host wait inside the loop; the lesson's alternative frees out with cudaFreeAsync on s ("Allocating Inside a CUDA Graph": freed "with cudaFreeAsync/cudaFree outside the graph", and the exercise: "no wait inside the loop"; runtime reference, cudaFree: "performs an implicit device synchronization"). The totals are right.
-// source: own (a student reading the lesson's list "cudaFreeAsync/cudaFree" as equivalent)
+// kind: race or a host wait inside the loop, by driver (a synchronous free of stream-ordered memory)
+// mistake: produce is instantiated without the auto-free flag and each launch's out is freed with cudaFree right after its sum is queued, outside the graph, believing cudaFree waits for the sum.
+// why it is wrong: the runtime reference (CUDA 12 and 13) says cudaFree performs no implicit synchronization for stream-ordered allocations and "Callers must ensure that all accesses to these pointer have completed before invoking cudaFree": the free is not ordered after the sum still queued on s (the lesson's rule: a buffer is used only before its free). Where a driver does synchronize, it is a wait inside the loop, which the exercise forbids. The totals come out right because the next launch maps the same memory at the same address.
+// source: https://github.com/kokkos/kokkos/issues/9307 (quotes the CUDA 13.0 runtime reference on cudaFree of stream-ordered pointers)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

@@ -1,7 +1,7 @@
 // kind: a branch the defaults take but that happens to work (a barrier not reached by every thread)
 // mistake: build_lists computes i and returns for i >= n before the __syncthreads that follows thread 0's reset of the block's offset.
 // why it is wrong: in the last block (100000 lists is not a multiple of 256) some threads leave before the barrier; the Programming Guide allows __syncthreads in conditional code "only if the conditional evaluates identically across the entire thread block, otherwise the code execution is likely to hang or produce unintended side effects". Current GPUs count exited threads as arrived, so the lists come out right.
-// source: CUDA C++ Programming Guide, Synchronization Functions (__syncthreads); the question recurs on the NVIDIA forums and Stack Overflow ("early return before __syncthreads")
+// source: https://stackoverflow.com/questions/6666382/can-i-use-syncthreads-after-having-dropped-threads (early return before __syncthreads: works in practice, not guaranteed); CUDA C++ Programming Guide, Synchronization Functions
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the

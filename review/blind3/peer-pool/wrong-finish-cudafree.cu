@@ -1,7 +1,7 @@
-// kind: a device-wide wait where the lesson forbids it
-// mistake: finish gives device 1's weights back with cudaFree instead of cudaFreeAsync on device 1's stream.
-// why it is wrong: cudaFree of stream-ordered memory is allowed but synchronizes the whole device (runtime reference, cudaFree; Programming Guide, Stream Ordered Memory Allocator: cudaFree on an async allocation waits for all work on the device), and the exercise says "no device waits as a whole" and the harness waits for each stream once. The sums are right.
-// source: own
+// kind: race (a synchronous free that does not wait) / a device wait, by driver
+// mistake: finish gives device 1's weights back with cudaFree instead of cudaFreeAsync on device 1's stream, believing cudaFree waits for the kernels that read them.
+// why it is wrong: since CUDA 12 the runtime reference says cudaFree "will not perform any implicit synchronization when the pointer was allocated with cudaMallocAsync or cudaMallocFromPoolAsync. Callers must ensure that all accesses to these pointer have completed": the last rounds' produce kernels on s[1] may still read w1 when it goes back to the pool (nothing allocates after it here, so the sums stay right). Where a driver does synchronize, it is a device-wide wait, which the exercise forbids ("no device waits as a whole").
+// source: https://github.com/kokkos/kokkos/issues/9307 (cudaFree does not imply a device synchronization for stream-ordered pointers; quotes the CUDA 13.0 runtime reference)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that
@@ -126,7 +126,7 @@ void one_round(Two& t, int r, const int* w1, size_t n, unsigned long long* sum) 
 // except the pools and streams (the caller's, after its last wait).
 void finish(Two& t, int* w1) {
     CHECK(cudaSetDevice(1));
-    CHECK(cudaFree(w1));
+    CHECK(cudaFree(w1));   // waits for the work on it
     CHECK(cudaEventDestroy(t.produced));
     CHECK(cudaSetDevice(0));
     CHECK(cudaEventDestroy(t.weights_made));
