@@ -147,4 +147,21 @@ WRONG = [
         events_.clear();
 """, ""),
     ]),
+    ("merge-lists-no-record", {
+        "kind": "race on a branch the defaults never take (a stale event after a list moves between streams)",
+        "mistake": "when allocate takes another stream's block, it waits for that stream's event and, as RMM's pool does, moves that stream's whole free list into its own (each block tagged with s), but does not record s's event again after the wait.",
+        "why it is wrong": "a third stream that later takes one of the moved blocks waits on s's event, whose last record (if any) comes before s's wait for the donor: it can reuse memory the donor's kernels still use. The course's phases never take a moved block on a third stream (phase 5's moved lists hold only the block taken), so every sum is right.",
+        "source": "https://github.com/rapidsai/rmm/issues/2489 (merge_lists drops the dependency on the donor stream's in-flight work; fixed by https://github.com/rapidsai/rmm/pull/2490)",
+    }, [
+        ("""            if (b.stream != s)   // freed on another stream: s waits for that work
+                CHECK(cudaStreamWaitEvent(s, event_of(b.stream), 0));""", """            if (b.stream != s) {   // freed on another stream: s waits for that work
+                const cudaStream_t donor = b.stream;
+                CHECK(cudaStreamWaitEvent(s, event_of(donor), 0));
+                event_of(s);   // s's event exists, for the blocks it now lists
+                // The donor's other free blocks are behind this wait too: s's now.
+                for (auto& f : free_)
+                    if (f.stream == donor) f.stream = s;
+                b.stream = s;
+            }"""),
+    ]),
 ]

@@ -111,4 +111,31 @@ WRONG = [
          """    std::map<cudaStream_t, cudaEvent_t> events_;        // each stream's event, recorded at its frees
     std::map<cudaStream_t, std::map<cudaStream_t, bool>> waited_;   // s has waited for t"""),
     ]),
+    ("merge-lists-no-record", {
+        "kind": "race (a stale event after a list moves between streams)",
+        "mistake": "on a steal, as RMM's pool does, s waits for the freeing stream's event and takes that stream's whole free list into its own, but does not record its own event again after the wait; later, a third stream that steals one of those blocks from s's list waits only on s's event (recorded before the wait, or never).",
+        "why it is wrong": "s's event says nothing of the donor's work it waited for after its last record, so the third stream can reuse a block the donor's kernels still use (the lesson: \"a block crosses streams only behind the work that freed it\"). With four streams and the busy stream moving every round, blocks pass through a second stream; the data often come out right.",
+        "source": "https://github.com/rapidsai/rmm/issues/2489 (merge_lists drops the dependency on the donor stream's in-flight work; fixed by https://github.com/rapidsai/rmm/pull/2490)",
+    }, [
+        ("""            char* p = list.second.back();
+            list.second.pop_back();
+            // The freeing stream's latest record comes after this block's free.
+            CHECK(cudaStreamWaitEvent(s, events_.at(list.first), 0));
+            stolen++;
+            return p;""", """            // Wait for the freeing stream once, and take its whole list:
+            // every block in it is behind that wait now.
+            CHECK(cudaStreamWaitEvent(s, events_.at(list.first), 0));
+            if (events_.find(s) == events_.end()) {
+                cudaEvent_t ev;
+                CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+                events_.emplace(s, ev);
+            }
+            std::vector<char*>& taken = free_[s];
+            taken.insert(taken.end(), list.second.begin(), list.second.end());
+            list.second.clear();
+            char* p = taken.back();
+            taken.pop_back();
+            stolen++;
+            return p;"""),
+    ]),
 ]
