@@ -1,0 +1,79 @@
+# kind: correct
+# mistake: none: PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync set before torch is imported; both streams wait for the default stream (sums) first; per batch x is made on the producer, the consumer waits for the producer, doubles and sums on itself, x.record_stream(consumer) before del x; the default stream waits for the consumer at the end; release prints max_memory_allocated/max_memory_reserved and calls empty_cache.
+# why it is wrong: it is not: the design the lesson asks for (day077, "Streams in Python").
+# source: own (lesson day077; PyTorch CUDA semantics notes on streams and record_stream)
+"""Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
+
+For each batch a producer stream fills a 16 MiB tensor with the batch's
+number, and a consumer stream doubles it and sums it into one slot of
+`sums`. The producer lets go of each tensor once it has handed it on.
+Complete the three parts marked TODO; `lessons check python-handoff`
+runs this file with the statistics library preloaded into python3 and
+judges what CUDA's allocator saw.
+"""
+import os
+import sys
+
+# TODO 1: make PyTorch allocate every tensor with cudaMallocAsync, from
+# CUDA's stream-ordered pool, instead of its own cache of cudaMalloc
+# segments.
+os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "backend:cudaMallocAsync"
+
+import torch  # noqa: E402
+
+N = 4 << 20  # floats per batch: 16 MiB
+
+
+def pipeline(batches, sums):
+    """Fills sums[b] with the sum of 2 * (b + 1) over N elements, for each
+    batch b, the fill on one stream and the doubling and sum on another.
+    Nothing here may wait on the host: the streams run side by side."""
+    # TODO 2: make the two streams; for each batch, allocate and fill x on
+    # the producer, double and sum it on the consumer into sums[b], and
+    # drop x. The consumer must not read x before the producer wrote it,
+    # and x's memory must not be handed out again while the consumer may
+    # still read it.
+    default = torch.cuda.current_stream()
+    producer = torch.cuda.Stream()
+    consumer = torch.cuda.Stream()
+    # sums was made (and zeroed) on the default stream.
+    producer.wait_stream(default)
+    consumer.wait_stream(default)
+    for b in range(batches):
+        with torch.cuda.stream(producer):
+            x = torch.full((N,), float(b + 1), dtype=torch.float32, device="cuda")
+        consumer.wait_stream(producer)
+        with torch.cuda.stream(consumer):
+            sums[b] = (x * 2).sum(dtype=torch.float64)
+        x.record_stream(consumer)  # its block waits for the consumer's read
+        del x
+    default.wait_stream(consumer)  # the caller reads sums on the default stream
+
+
+def release():
+    """The pipeline is over: print PyTorch's own peaks (what tensors held
+    at most, and what the allocator held at most), then give the pool's
+    memory back to the device, for the other processes on this GPU."""
+    # TODO 3: print the two peaks from PyTorch's counters, in MiB, as
+    # "torch: peak allocated A MiB, peak reserved R MiB"; then hand back
+    # what the allocator holds and no tensor uses.
+    print(f"torch: peak allocated {torch.cuda.max_memory_allocated() >> 20} MiB, "
+          f"peak reserved {torch.cuda.max_memory_reserved() >> 20} MiB")
+    torch.cuda.empty_cache()
+    print(f"torch: reserved now {torch.cuda.memory_reserved() >> 20} MiB")
+
+
+def main():
+    batches = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    print("allocator backend:", torch.cuda.get_allocator_backend())
+    sums = torch.zeros(batches, dtype=torch.float64, device="cuda")
+    pipeline(batches, sums)
+    got = sums.tolist()
+    ok = sum(1 for b, g in enumerate(got) if g == 2.0 * (b + 1) * N)
+    print(f"sums: {ok} of {batches} correct")
+    del sums
+    release()
+
+
+if __name__ == "__main__":
+    main()
