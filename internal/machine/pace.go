@@ -197,7 +197,10 @@ func diskSpeed(dir string) float64 {
 // measure for 3 s) and writes its report fit to width: lessons doctor
 // --pace.
 func DoctorPace(w io.Writer, width, at int) error {
-	ctx, window := context.Background(), 3*time.Second
+	// A start stuck in the driver must not hold doctor for ever.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	window := 3 * time.Second
 	pr := Prober()
 	if f, fake := pr.(fakeGPU); fake {
 		return failure.Usagef("doctor --pace starts real CUDA programs: LESSONS_GPU=%s fakes the GPU here; unset it", string(f))
