@@ -216,6 +216,9 @@ func DoctorPace(w io.Writer, width, at int) error {
 	}
 	fmt.Fprintf(w, "\nMeasuring how fast this machine grades (about %d s): a small CUDA program built once, then started over and over, %d at once on each GPU as grade runs them\n\n", int(3*window.Seconds()+2), at)
 	p, err := MeasurePace(ctx, nvcc.Path, info.Devices[0].Arch(), devices, at, window)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = errors.New("doctor --pace: a small CUDA program's starts took over two minutes: the driver may be stuck or the GPUs held by other work (nvidia-smi shows which)")
+	}
 	if err != nil {
 		return &failure.Tool{Err: err}
 	}
