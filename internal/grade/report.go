@@ -105,25 +105,19 @@ func DoctorRows() [][2]string {
 
 // MachinePace is Pace for this machine: its GPUs (as CUDA_VISIBLE_DEVICES
 // leaves them) and its cores.
-func MachinePace() string {
-	gpus := 0
-	if info, err := machine.Prober().Probe(false); err == nil {
-		gpus = len(machine.Devices(len(info.Devices)))
-		if len(info.Devices) == 0 {
-			gpus = 0
-		}
-	}
-	return Pace(gpus, runtime.NumCPU())
-}
+func MachinePace() string { return Pace(machineGPUs(), runtime.NumCPU()) }
 
 // MachinePerGPU is how many runs at once a grade gives each GPU of this
 // machine when no flag says (lessons doctor --pace measures starts so).
-func MachinePerGPU() int {
-	gpus := 1
+func MachinePerGPU() int { return choiceFor(max(machineGPUs(), 1), runtime.NumCPU()).PerDevice }
+
+// machineGPUs is the GPUs of this machine as CUDA_VISIBLE_DEVICES leaves
+// them, 0 without any.
+func machineGPUs() int {
 	if info, err := machine.Prober().Probe(false); err == nil && len(info.Devices) > 0 {
-		gpus = len(machine.Devices(len(info.Devices)))
+		return len(machine.Devices(len(info.Devices)))
 	}
-	return choiceFor(gpus, runtime.NumCPU()).PerDevice
+	return 0
 }
 
 // choiceFor is the runs at once a grade chooses on gpus GPUs and cores
