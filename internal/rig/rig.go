@@ -96,16 +96,7 @@ func Grader(ctx context.Context, cmd, prefix string) (*Rig, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Rig{Machine: m, Toolkit: exercise.ToolkitFor(m)}
-	if err := r.watch(); err != nil {
-		r.Close()
-		return nil, err
-	}
-	if err := r.sandbox(prefix); err != nil {
-		r.Close()
-		return nil, err
-	}
-	return r, nil
+	return (&Rig{Machine: m, Toolkit: exercise.ToolkitFor(m)}).watched(prefix)
 }
 
 // BuildNode is the rig of a machine that builds for another's GPU (a
@@ -142,7 +133,13 @@ func RunNode(ctx context.Context, cmd, prefix string) (*Rig, error) {
 	if _, err := tk.StatsLibrary(ctx); err != nil {
 		return nil, err
 	}
-	r := &Rig{Machine: m, Toolkit: tk}
+	return (&Rig{Machine: m, Toolkit: tk}).watched(prefix)
+}
+
+// watched gives a rig that runs others' programs the outside witness and
+// a sandbox in a temporary folder named after prefix, closing it on
+// either's error.
+func (r *Rig) watched(prefix string) (*Rig, error) {
 	if err := r.watch(); err != nil {
 		r.Close()
 		return nil, err
