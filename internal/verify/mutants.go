@@ -113,7 +113,12 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	// Then every mutant of every solution that passed.
 	report := &author.Report{}
 	var mu sync.Mutex
-	items = nil
+	// A timed exercise's runs have the GPU to themselves: each waits
+	// until every other run on it has ended, and the others wait for it.
+	// Built and run first, they run one after the other while the
+	// untimed mutants build on every core, and the GPU is emptied for
+	// them once, not once for each among the others.
+	var timedItems, untimedItems []*grade.Item
 	count := 0
 	for _, t := range targets {
 		report.Order = append(report.Order, t.x.ID)
@@ -142,7 +147,7 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			files := append([]exercise.File{{Name: t.files[0].Name, Data: mt.Data}}, t.files[1:]...)
 			job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: choice.Env(t.spec.Timed),
 				Dir: filepath.Join(root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID)), Root: c.Root}
-			items = append(items, grade.NewItem(grade.JobWork("mutant "+job.ID, tk, exercise.Plain{}, job, exercise.Kill), func(oc grade.Outcome) {
+			item := grade.NewItem(grade.JobWork("mutant "+job.ID, tk, exercise.Plain{}, job, exercise.Kill), func(oc grade.Outcome) {
 				switch {
 				case oc.Err() != nil:
 					o.Err = oc.Err()
@@ -161,9 +166,15 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 				mu.Lock()
 				report.Outcomes = append(report.Outcomes, *o)
 				mu.Unlock()
-			}))
+			})
+			if t.spec.Timed {
+				timedItems = append(timedItems, item)
+			} else {
+				untimedItems = append(untimedItems, item)
+			}
 		}
 	}
+	items = append(timedItems, untimedItems...)
 	opts.Note(fmt.Sprintf("Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.",
 		ui.Count(len(targets), "solution"), ui.Count(count, "mutant"), max(opts.Jobs, 1), len(devices), choice.PerDevice))
 	grade.Schedule(ctx, items, slots)
