@@ -23,7 +23,17 @@ type Outcome struct {
 	Equivalent string
 	// Err is a failure of the machine or a tool, not of the mutant.
 	Err error
+	// Identical: the mutant's program is the solution's, byte for byte
+	// (what is loaded of it): equivalent, known without a run.
+	Identical bool
+	// SameAs is the mutant whose program this one's is, byte for byte:
+	// judged by that one's run, not run itself ("" when it ran).
+	SameAs string
 }
+
+// IdenticalReason is why a mutant whose program is the solution's is
+// equivalent, where the spec gives no reason of its own.
+const IdenticalReason = "its program is the solution's, byte for byte: the compiler made the change vanish"
 
 // Survived reports whether the mutant passed every check and the spec
 // does not accept it as equivalent.
@@ -111,6 +121,18 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintf(w, ", %d not judged", total.errs)
 	}
 	fmt.Fprintln(w)
+	identical, same := 0, 0
+	for i := range r.Outcomes {
+		if r.Outcomes[i].Identical {
+			identical++
+		}
+		if r.Outcomes[i].SameAs != "" {
+			same++
+		}
+	}
+	if identical+same > 0 {
+		fmt.Fprintf(w, "Not run, their programs compared byte for byte: %d the solution's (equivalent), %d another mutant's (judged by its run)\n", identical, same)
+	}
 }
 
 func indent(s string) string {
@@ -209,6 +231,9 @@ func (r *Report) WriteKills(w io.Writer) error {
 			what = "equivalent: " + o.Equivalent
 		default:
 			what = "survived"
+		}
+		if o.SameAs != "" {
+			what += " (the program of " + o.SameAs + ", not run again)"
 		}
 		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\n", o.Exercise, o.Mutant.ID, strings.NewReplacer("\t", " ", "\n", " ").Replace(what)); err != nil {
 			return err

@@ -75,6 +75,11 @@ type Built struct {
 	Failed []checker.Result // the failed "compiles" check, when it did not
 	Took   time.Duration
 	Err    error // the tool failed (not the student's code)
+	// NoRun, when set, says why the program that built needs no run:
+	// its verdict is known without one (verify --mutants: a mutant
+	// whose program is the solution's, or another mutant's, byte for
+	// byte). The item is told of its build alone.
+	NoRun string
 	// shared: a copy for an item whose build another item made.
 	shared bool
 }

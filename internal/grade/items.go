@@ -89,7 +89,7 @@ func NewItem(w Work, done func(Outcome)) *Item {
 		if ctx.Err() != nil {
 			return false, outcome
 		}
-		if b.Err != nil || b.Failed != nil || w.Run == nil {
+		if b.Err != nil || b.Failed != nil || w.Run == nil || b.NoRun != "" {
 			tell(Outcome{})
 			return false, outcome
 		}
@@ -141,6 +141,8 @@ func buildOutcome(b *Built) string {
 		return "tool failed: " + b.Err.Error()
 	case b.Failed != nil:
 		return "does not compile"
+	case b.NoRun != "":
+		return "built, not run: " + b.NoRun
 	}
 	return "built"
 }

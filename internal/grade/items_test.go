@@ -44,6 +44,7 @@ func TestNewItem(t *testing.T) {
 		item("broken", &Built{Failed: compiles}, nil),
 		item("tool", &Built{Err: tool}, nil),
 		item("runner", &Built{Prog: "r"}, errors.New("no GPU")),
+		item("known", &Built{Prog: "k", NoRun: "its program is the solution's"}, nil),
 	}
 	Schedule(context.Background(), items, Slots{Jobs: 2, Devices: []string{"3"}, PerDevice: 2})
 	if o := got["ok"]; o.Err() != nil || len(o.Results()) != 1 || o.Results()[0].Got != "ok on 3" {
@@ -54,6 +55,9 @@ func TestNewItem(t *testing.T) {
 	}
 	if o := got["tool"]; o.Err() != tool || ran["tool"] {
 		t.Errorf("tool: %+v", o)
+	}
+	if o, told := got["known"]; !told || o.Err() != nil || o.Ran != nil || o.Built.Prog != "k" || ran["known"] {
+		t.Errorf("a program known without a run: told %v, %+v (ran %v)", told, o, ran["known"])
 	}
 	if o := got["runner"]; o.Err() == nil || o.Err().Error() != "no GPU" || o.Ran != nil {
 		t.Errorf("runner: %+v", o)

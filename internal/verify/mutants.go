@@ -30,7 +30,14 @@ type mutantTarget struct {
 	// others are the exercise's other files, for the loops around the
 	// regions' functions.
 	others [][]byte
-	err    error
+	// data is the solution file's contents, built as a mutant is (in
+	// the job's folder, under the exercise's name for it), so that its
+	// program can be compared with theirs byte for byte.
+	data []byte
+	// program is the key of the solution's program (programKey): a
+	// mutant whose program has it is the solution.
+	program string
+	err     error
 }
 
 // RunOptions say where the runs of verify --mutants and --wrong go.
@@ -91,7 +98,8 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	// First the solutions, for what they print.
 	var items []*grade.Item
 	for _, t := range targets {
-		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: t.files, Dir: filepath.Join(root, t.x.ID, "solution"), Root: c.Root, Env: choice.Env(t.spec.Timed)}
+		files := append([]exercise.File{{Name: t.files[0].Name, Data: t.data}}, t.files[1:]...)
+		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: files, Dir: filepath.Join(root, t.x.ID, "solution"), Root: c.Root, Env: choice.Env(t.spec.Timed)}
 		items = append(items, grade.NewItem(grade.JobWork("solution "+t.x.ID, tk, exercise.Plain{}, job, exercise.RunAll), func(o grade.Outcome) {
 			switch {
 			case o.Err() != nil:
@@ -102,6 +110,9 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 				t.err = fmt.Errorf("the solution fails %s: run lessons verify", FirstFailure(o.Ran.Results))
 			default:
 				t.recorded = author.Recorded(t.spec, o.Ran.Outputs)
+				// Read after its runs: a program that rewrote itself
+				// would differ from every mutant, and cost only runs.
+				t.program, _ = programKey(o.Built.Prog)
 			}
 		}))
 	}
@@ -119,6 +130,16 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	// untimed mutants build on every core, and the GPU is emptied for
 	// them once, not once for each among the others.
 	var timedItems, untimedItems []*grade.Item
+	// Each mutant's outcome, in the order made; told once its item is.
+	type mutantOutcome struct {
+		o    *author.Outcome
+		told bool
+		// same is the mutant whose program this one's is, byte for
+		// byte: judged by that one's run.
+		same *mutantOutcome
+	}
+	var outcomes []*mutantOutcome
+	programs := map[string]*mutantOutcome{} // by exercise and programKey
 	count := 0
 	for _, t := range targets {
 		report.Order = append(report.Order, t.x.ID)
@@ -144,15 +165,55 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 		for _, mt := range mutants {
 			count++
 			o := &author.Outcome{Exercise: t.x.ID, Mutant: mt, Equivalent: equivalent[mt.ID]}
+			mo := &mutantOutcome{o: o}
+			outcomes = append(outcomes, mo)
 			files := append([]exercise.File{{Name: t.files[0].Name, Data: mt.Data}}, t.files[1:]...)
 			job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: choice.Env(t.spec.Timed),
 				Dir: filepath.Join(root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID)), Root: c.Root}
-			item := grade.NewItem(grade.JobWork("mutant "+job.ID, tk, exercise.Plain{}, job, exercise.Kill), func(oc grade.Outcome) {
+			w := grade.JobWork("mutant "+job.ID, tk, exercise.Plain{}, job, exercise.Kill)
+			build := w.Build
+			w.Build = func(ctx context.Context, slot int) *grade.Built {
+				b := build(ctx, slot)
+				if b.Err != nil || b.Failed != nil {
+					return b
+				}
+				key, err := programKey(b.Prog)
+				if err != nil {
+					return b // compared with nothing: run
+				}
+				switch {
+				case key == t.program:
+					b.NoRun = "its program is the solution's"
+					mu.Lock()
+					o.Identical = true
+					if o.Equivalent == "" {
+						o.Equivalent = author.IdenticalReason
+					}
+					mu.Unlock()
+				default:
+					mu.Lock()
+					if first := programs[t.x.ID+" "+key]; first != nil {
+						mo.same = first
+						o.SameAs = first.o.Mutant.ID
+						b.NoRun = "its program is " + first.o.Mutant.ID + "'s"
+					} else {
+						programs[t.x.ID+" "+key] = mo
+					}
+					mu.Unlock()
+				}
+				return b
+			}
+			item := grade.NewItem(w, func(oc grade.Outcome) {
+				mu.Lock()
+				defer mu.Unlock()
+				mo.told = true
 				switch {
 				case oc.Err() != nil:
 					o.Err = oc.Err()
 				case oc.Built.Failed != nil:
 					o.KilledBy = "compiles"
+				case oc.Built.NoRun != "":
+					// Judged below, as the program it is.
 				default:
 					for _, r := range oc.Ran.Results {
 						switch {
@@ -163,9 +224,6 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 						}
 					}
 				}
-				mu.Lock()
-				report.Outcomes = append(report.Outcomes, *o)
-				mu.Unlock()
 			})
 			if t.spec.Timed {
 				timedItems = append(timedItems, item)
@@ -180,6 +238,20 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	for _, mo := range outcomes {
+		if !mo.told {
+			continue
+		}
+		if first := mo.same; first != nil {
+			if !first.told {
+				continue
+			}
+			// The same program as first's: what its run made of it.
+			o := mo.o
+			o.KilledBy, o.Passed, o.Err = first.o.KilledBy, first.o.Passed, first.o.Err
+		}
+		report.Outcomes = append(report.Outcomes, *mo.o)
 	}
 	report.Took = time.Since(start)
 	sortOutcomes(report, targets)
@@ -257,5 +329,5 @@ func loadMutantTarget(c *course.Course, x *course.Exercise) (*mutantTarget, stri
 			others = append(others, data)
 		}
 	}
-	return &mutantTarget{x: x, spec: spec, src: src, files: files, others: others}, "", nil
+	return &mutantTarget{x: x, spec: spec, src: src, files: files, others: others, data: data}, "", nil
 }
