@@ -37,7 +37,103 @@ type mutantTarget struct {
 	// program is the key of the solution's program (programKey): a
 	// mutant whose program has it is the solution.
 	program string
-	err     error
+	// built is closed once the solution's build is done (program set
+	// when it built).
+	built chan struct{}
+	err   error
+}
+
+// mutantOutcome is what came of one mutant; told once its item is.
+type mutantOutcome struct {
+	o    *author.Outcome
+	told bool
+	// same is the mutant whose program this one's is, byte for byte:
+	// judged by that one's run.
+	same *mutantOutcome
+}
+
+// mutantJudge makes the items that build and judge mutants.
+type mutantJudge struct {
+	root   string
+	course *course.Course
+	tk     *exercise.Toolkit
+	choice grade.Choice
+	// programs are the mutants that ran, by exercise and programKey.
+	programs map[string]*mutantOutcome
+}
+
+// item builds mo's mutant of t's solution and, unless its program is the
+// solution's or another mutant's byte for byte, judges it as a student's
+// file until its first failed check (exercise.Kill). mu guards mo and
+// the programs.
+func (j *mutantJudge) item(t *mutantTarget, mo *mutantOutcome, mu *sync.Mutex) *grade.Item {
+	o, mt := mo.o, mo.o.Mutant
+	files := append([]exercise.File{{Name: t.files[0].Name, Data: mt.Data}}, t.files[1:]...)
+	job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: j.choice.Env(t.spec.Timed),
+		Dir: filepath.Join(j.root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID)), Root: j.course.Root}
+	w := grade.JobWork("mutant "+job.ID, j.tk, exercise.Plain{}, job, exercise.Kill)
+	build := w.Build
+	w.Build = func(ctx context.Context, slot int) *grade.Built {
+		b := build(ctx, slot)
+		if b.Err != nil || b.Failed != nil {
+			return b
+		}
+		select {
+		case <-t.built:
+		case <-ctx.Done():
+			return b
+		}
+		key, err := programKey(b.Prog)
+		if err != nil {
+			return b // compared with nothing: run
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch first := j.programs[t.x.ID+" "+key]; {
+		case key == t.program:
+			b.NoRun = "its program is the solution's"
+			o.Identical = true
+		case first != nil:
+			mo.same = first
+			o.SameAs = first.o.Mutant.ID
+			b.NoRun = "its program is " + first.o.Mutant.ID + "'s"
+		default:
+			j.programs[t.x.ID+" "+key] = mo
+		}
+		return b
+	}
+	return grade.NewItem(w, func(oc grade.Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		mo.told = true
+		switch {
+		case oc.Err() != nil:
+			o.Err = oc.Err()
+		case oc.Built.Failed != nil:
+			o.KilledBy = "compiles"
+		case oc.Built.NoRun != "":
+			// Judged as the program it is, once every run has ended.
+		default:
+			for _, r := range oc.Ran.Results {
+				switch {
+				case r.Pass:
+					o.Passed = append(o.Passed, r.Name)
+				case o.KilledBy == "":
+					o.KilledBy = r.Name
+				}
+			}
+		}
+	})
+}
+
+// spec is the spec of exercise id among targets.
+func spec(targets []*mutantTarget, id string) *checker.Spec {
+	for _, t := range targets {
+		if t.x.ID == id {
+			return t.spec
+		}
+	}
+	return &checker.Spec{}
 }
 
 // RunOptions say where the runs of verify --mutants and --wrong go.
@@ -95,12 +191,38 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	slots := choice.SlotsOn(devices, opts.Jobs, opts.PerGPU != 0)
 	tk := opts.Toolkit
 
-	// First the solutions, for what they print.
-	var items []*grade.Item
+	// The solutions run once each, for what they print, and their
+	// mutants are built and run beside them: only the replay mutant
+	// (what the solution printed, printed again) waits for the
+	// solution's runs, and a mutant's program is compared with the
+	// solution's as soon as both are built.
+	report := &author.Report{}
+	var mu sync.Mutex
+	j := &mutantJudge{root: root, course: c, tk: tk, choice: choice, programs: map[string]*mutantOutcome{}}
+	var solutions []*grade.Item
+	// A timed exercise's runs have the GPU to themselves: each waits
+	// until every other run on it has ended, and the others wait for it.
+	// Built and run first, they run one after the other while the
+	// untimed mutants build on every core, and the GPU is emptied for
+	// them once, not once for each among the others.
+	var timedItems, untimedItems []*grade.Item
+	early := map[*mutantTarget]map[string]*mutantOutcome{}
+	count := 0
 	for _, t := range targets {
+		t.built = make(chan struct{})
 		files := append([]exercise.File{{Name: t.files[0].Name, Data: t.data}}, t.files[1:]...)
 		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: files, Dir: filepath.Join(root, t.x.ID, "solution"), Root: c.Root, Env: choice.Env(t.spec.Timed)}
-		items = append(items, grade.NewItem(grade.JobWork("solution "+t.x.ID, tk, exercise.Plain{}, job, exercise.RunAll), func(o grade.Outcome) {
+		w := grade.JobWork("solution "+t.x.ID, tk, exercise.Plain{}, job, exercise.RunAll)
+		build := w.Build
+		w.Build = func(ctx context.Context, slot int) *grade.Built {
+			defer close(t.built)
+			b := build(ctx, slot)
+			if b.Err == nil && b.Failed == nil {
+				t.program, _ = programKey(b.Prog)
+			}
+			return b
+		}
+		solutions = append(solutions, grade.NewItem(w, func(o grade.Outcome) {
 			switch {
 			case o.Err() != nil:
 				t.err = o.Err()
@@ -110,37 +232,38 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 				t.err = fmt.Errorf("the solution fails %s: run lessons verify", FirstFailure(o.Ran.Results))
 			default:
 				t.recorded = author.Recorded(t.spec, o.Ran.Outputs)
-				// Read after its runs: a program that rewrote itself
-				// would differ from every mutant, and cost only runs.
-				t.program, _ = programKey(o.Built.Prog)
 			}
 		}))
+		// Every mutant but those made from what the solution printed:
+		// the runs' arguments are the spec's, their output not yet known.
+		early[t] = map[string]*mutantOutcome{}
+		for _, mt := range author.Mutants(t.src, author.Recorded(t.spec, nil), t.others...) {
+			count++
+			if mt.Op == "replay" {
+				continue
+			}
+			mo := &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt}}
+			early[t][mt.ID] = mo
+			if t.spec.Timed {
+				timedItems = append(timedItems, j.item(t, mo, &mu))
+			} else {
+				untimedItems = append(untimedItems, j.item(t, mo, &mu))
+			}
+		}
 	}
+	opts.Note(fmt.Sprintf("Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.",
+		ui.Count(len(targets), "solution"), ui.Count(count, "mutant"), max(opts.Jobs, 1), len(devices), choice.PerDevice))
+	items := append(append(solutions, timedItems...), untimedItems...)
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 
-	// Then every mutant of every solution that passed.
-	report := &author.Report{}
-	var mu sync.Mutex
-	// A timed exercise's runs have the GPU to themselves: each waits
-	// until every other run on it has ended, and the others wait for it.
-	// Built and run first, they run one after the other while the
-	// untimed mutants build on every core, and the GPU is emptied for
-	// them once, not once for each among the others.
-	var timedItems, untimedItems []*grade.Item
-	// Each mutant's outcome, in the order made; told once its item is.
-	type mutantOutcome struct {
-		o    *author.Outcome
-		told bool
-		// same is the mutant whose program this one's is, byte for
-		// byte: judged by that one's run.
-		same *mutantOutcome
-	}
+	// Then the mutants made from what the solutions printed (and any
+	// other that came out otherwise once it was known), of each solution
+	// that passed.
 	var outcomes []*mutantOutcome
-	programs := map[string]*mutantOutcome{} // by exercise and programKey
-	count := 0
+	items = nil
 	for _, t := range targets {
 		report.Order = append(report.Order, t.x.ID)
 		if t.err != nil {
@@ -163,78 +286,14 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			}
 		}
 		for _, mt := range mutants {
-			count++
-			o := &author.Outcome{Exercise: t.x.ID, Mutant: mt, Equivalent: equivalent[mt.ID]}
-			mo := &mutantOutcome{o: o}
+			mo := early[t][mt.ID]
+			if mo == nil || string(mo.o.Mutant.Data) != string(mt.Data) {
+				mo = &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt}}
+				items = append(items, j.item(t, mo, &mu))
+			}
 			outcomes = append(outcomes, mo)
-			files := append([]exercise.File{{Name: t.files[0].Name, Data: mt.Data}}, t.files[1:]...)
-			job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: choice.Env(t.spec.Timed),
-				Dir: filepath.Join(root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID)), Root: c.Root}
-			w := grade.JobWork("mutant "+job.ID, tk, exercise.Plain{}, job, exercise.Kill)
-			build := w.Build
-			w.Build = func(ctx context.Context, slot int) *grade.Built {
-				b := build(ctx, slot)
-				if b.Err != nil || b.Failed != nil {
-					return b
-				}
-				key, err := programKey(b.Prog)
-				if err != nil {
-					return b // compared with nothing: run
-				}
-				switch {
-				case key == t.program:
-					b.NoRun = "its program is the solution's"
-					mu.Lock()
-					o.Identical = true
-					if o.Equivalent == "" {
-						o.Equivalent = author.IdenticalReason
-					}
-					mu.Unlock()
-				default:
-					mu.Lock()
-					if first := programs[t.x.ID+" "+key]; first != nil {
-						mo.same = first
-						o.SameAs = first.o.Mutant.ID
-						b.NoRun = "its program is " + first.o.Mutant.ID + "'s"
-					} else {
-						programs[t.x.ID+" "+key] = mo
-					}
-					mu.Unlock()
-				}
-				return b
-			}
-			item := grade.NewItem(w, func(oc grade.Outcome) {
-				mu.Lock()
-				defer mu.Unlock()
-				mo.told = true
-				switch {
-				case oc.Err() != nil:
-					o.Err = oc.Err()
-				case oc.Built.Failed != nil:
-					o.KilledBy = "compiles"
-				case oc.Built.NoRun != "":
-					// Judged below, as the program it is.
-				default:
-					for _, r := range oc.Ran.Results {
-						switch {
-						case r.Pass:
-							o.Passed = append(o.Passed, r.Name)
-						case o.KilledBy == "":
-							o.KilledBy = r.Name
-						}
-					}
-				}
-			})
-			if t.spec.Timed {
-				timedItems = append(timedItems, item)
-			} else {
-				untimedItems = append(untimedItems, item)
-			}
 		}
 	}
-	items = append(timedItems, untimedItems...)
-	opts.Note(fmt.Sprintf("Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.",
-		ui.Count(len(targets), "solution"), ui.Count(count, "mutant"), max(opts.Jobs, 1), len(devices), choice.PerDevice))
 	grade.Schedule(ctx, items, slots)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -251,7 +310,16 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			o := mo.o
 			o.KilledBy, o.Passed, o.Err = first.o.KilledBy, first.o.Passed, first.o.Err
 		}
-		report.Outcomes = append(report.Outcomes, *mo.o)
+		o := *mo.o
+		for _, e := range spec(targets, o.Exercise).EquivalentMutants {
+			if e.Mutant == o.Mutant.ID {
+				o.Equivalent = e.Reason
+			}
+		}
+		if o.Identical && o.Equivalent == "" {
+			o.Equivalent = author.IdenticalReason
+		}
+		report.Outcomes = append(report.Outcomes, o)
 	}
 	report.Took = time.Since(start)
 	sortOutcomes(report, targets)
