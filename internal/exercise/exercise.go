@@ -71,6 +71,11 @@ type Job struct {
 	// Before are the records of the runs made before this one, by run
 	// name: RunAll and Kill set them, for the spec's relative_to checks.
 	Before map[string]*checker.Stats
+	// RunOrder, when set, is the order Kill makes the runs in (the
+	// names of Spec.Runs(), each once; nil: the spec's order, the public
+	// run first). It is not followed where a check of the spec compares
+	// a run with another (relative_to), whose baseline must run first.
+	RunOrder []string
 	// Trace asks the statistics library for a trace of the run
 	// (LESSONS_STATS_TRACE), kept in the verdict (internal/timeline reads
 	// it).
@@ -101,6 +106,10 @@ type Verdict struct {
 	// Started counts the programs started for it: each run, and each
 	// run under a sanitizer.
 	Started int
+	// Killed says that Kill stopped at a failed check, and KilledOn on
+	// which run it failed ("" the public run).
+	Killed   bool
+	KilledOn string
 	// Stalled says, for a run stopped at its time limit while one of its
 	// threads waited in the GPU's driver (runner.InDriver), why it was
 	// stopped: perhaps the machine's hang (a lock its neighbours held),

@@ -58,7 +58,11 @@ func until(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device stri
 				res[i].Pass = false
 				res[i].Got = "not run: on the public run the program " + stopped
 			}
-			return add(name, res), nil
+			hit := add(name, res)
+			if hit {
+				total.Killed, total.KilledOn = true, name
+			}
+			return hit, nil
 		}
 		jj := *j
 		jj.Spec, jj.Before = spec, before
@@ -85,11 +89,14 @@ func until(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device stri
 		if name == "" {
 			stopped = v.stopped
 		}
-		hit := add(name, v.Results)
-		return hit || (v.stopped != "" && atLimit), nil
+		hit := add(name, v.Results) || (v.stopped != "" && atLimit)
+		if hit {
+			total.Killed, total.KilledOn = true, name
+		}
+		return hit, nil
 	}
 	var sanitized []string
-	for _, name := range j.Spec.Runs() {
+	for _, name := range runOrder(j) {
 		spec := j.Spec.ForRun(name)
 		if len(spec.SanitizerTools()) > 0 {
 			sanitized = append(sanitized, name)
@@ -119,4 +126,30 @@ func onlyChecks(s *checker.Spec, sanitizers bool) *checker.Spec {
 		}
 	}
 	return &c
+}
+
+// runOrder is the order of j's runs: j.RunOrder where it names each run
+// of the spec once and no check compares one run with another, else the
+// spec's.
+func runOrder(j *Job) []string {
+	runs := j.Spec.Runs()
+	if len(j.RunOrder) != len(runs) {
+		return runs
+	}
+	for _, c := range j.Spec.Checks {
+		if c.RelativeTo != "" {
+			return runs
+		}
+	}
+	left := map[string]bool{}
+	for _, r := range runs {
+		left[r] = true
+	}
+	for _, r := range j.RunOrder {
+		if !left[r] {
+			return runs
+		}
+		delete(left, r)
+	}
+	return j.RunOrder
 }

@@ -120,3 +120,57 @@ func TestUntilStopsAtTheExpectedFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestKillRunOrder: Kill makes the runs in the job's RunOrder, so a
+// mutant that only the hidden run kills costs one run when that run goes
+// first, and says on which run it was killed; an order that is no
+// permutation of the runs, or a spec whose check compares two runs
+// (relative_to), keeps the spec's order.
+func TestKillRunOrder(t *testing.T) {
+	tk := toolkit(t)
+	log := filepath.Join(t.TempDir(), "runs")
+	text := fmt.Sprintf("env = { LOG = %q }\n[[check]]\ncontains = \"12 iterations\"\n[[hidden_run]]\nname = \"more\"\nargs = [\"20\"]\nenv = { LOG = %q }\n[[check]]\nrun = \"more\"\ncontains = \"20 iterations\"\n", log, log)
+	s := spec(t, text)
+	for _, c := range []struct {
+		name, prog string
+		order      []string
+		runs       int
+		killed     bool
+		killedOn   string
+	}{
+		{"hidden first, fails it", `// fake: echo run >> "$LOG"; echo 12 iterations`, []string{"more", ""}, 1, true, "more"},
+		{"hidden first, fails the public run", `// fake: echo run >> "$LOG"; echo "${1:-3} iterations"`, []string{"more", ""}, 2, true, ""},
+		{"hidden first, passes", `// fake: echo run >> "$LOG"; echo "${1:-12} iterations"`, []string{"more", ""}, 2, false, ""},
+		{"not a permutation", `// fake: echo run >> "$LOG"; echo 12 iterations`, []string{"more", "more"}, 2, true, "more"},
+		{"spec order", `// fake: echo run >> "$LOG"; echo 3 iterations`, nil, 1, true, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(log)
+			j := job(t, s, "x.cu", c.prog+"\n")
+			j.RunOrder = c.order
+			b, err := Build(context.Background(), tk, Plain{}, j, 0)
+			if err != nil || b.Failed != nil {
+				t.Fatalf("build: %v %+v", err, b)
+			}
+			v, err := Kill(context.Background(), tk, Plain{}, j, b.Prog, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(log)
+			if got := strings.Count(string(data), "run"); got != c.runs {
+				t.Errorf("%d runs, want %d", got, c.runs)
+			}
+			if v.Killed != c.killed || v.KilledOn != c.killedOn {
+				t.Errorf("killed %v on %q, want %v on %q (%+v)", v.Killed, v.KilledOn, c.killed, c.killedOn, v.Results)
+			}
+			if c.killed == checker.Passed(v.Results) {
+				t.Errorf("results: %+v", v.Results)
+			}
+		})
+	}
+	rel := &checker.Spec{HiddenRuns: []checker.HiddenRun{{Name: "base"}, {Name: "more"}}, Checks: []checker.Check{{Run: "more", RelativeTo: "base"}}}
+	j := &Job{Spec: rel, RunOrder: []string{"more", "base", ""}}
+	if got := runOrder(j); strings.Join(got, ",") != ",base,more" {
+		t.Errorf("a spec with relative_to: runs in the order %q, want the spec's", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +61,58 @@ type mutantJudge struct {
 	choice grade.Choice
 	// programs are the mutants that ran, by exercise and programKey.
 	programs map[string]*mutantOutcome
+	order    runOrder
+}
+
+// runOrder learns, as the mutants are judged, which run kills the
+// mutants of each operator in each exercise, and has each mutant make
+// first the run that killed the most of its operator's so far (then of
+// its exercise's, then the spec's order: the public run first). Only the
+// order changes: a mutant that passes a run goes on to the next, and a
+// survivor has made them all.
+type runOrder struct {
+	mu    sync.Mutex
+	kills map[string]map[string]int // by exercise and operator ("" all), the kills of each run
+}
+
+// kill is exercise.Kill making the runs in the order learnt so far for
+// operator op of exercise x, and learning from where it stopped.
+func (r *runOrder) kill(x, op string) grade.Judge {
+	return func(ctx context.Context, tk *exercise.Toolkit, rn exercise.Runner, j *exercise.Job, prog, device string, slot int) (*exercise.Verdict, error) {
+		jj := *j
+		jj.RunOrder = r.runs(x, op, j.Spec.Runs())
+		v, err := exercise.Kill(ctx, tk, rn, &jj, prog, device, slot)
+		if err == nil && v.Killed {
+			r.mu.Lock()
+			if r.kills == nil {
+				r.kills = map[string]map[string]int{}
+			}
+			for _, k := range []string{x + " " + op, x} {
+				if r.kills[k] == nil {
+					r.kills[k] = map[string]int{}
+				}
+				r.kills[k][v.KilledOn]++
+			}
+			r.mu.Unlock()
+		}
+		return v, err
+	}
+}
+
+// runs are the spec's runs, those that killed most of op's mutants in
+// x first, then those that killed most of x's.
+func (r *runOrder) runs(x, op string, runs []string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	byOp, byX := r.kills[x+" "+op], r.kills[x]
+	out := slices.Clone(runs)
+	slices.SortStableFunc(out, func(a, b string) int {
+		if d := byOp[b] - byOp[a]; d != 0 {
+			return d
+		}
+		return byX[b] - byX[a]
+	})
+	return out
 }
 
 // item builds mo's mutant of t's solution and, unless its program is the
@@ -71,7 +124,7 @@ func (j *mutantJudge) item(t *mutantTarget, mo *mutantOutcome, mu *sync.Mutex) *
 	files := append([]exercise.File{{Name: t.files[0].Name, Data: mt.Data}}, t.files[1:]...)
 	job := &exercise.Job{ID: t.x.ID + " " + mt.ID, Spec: t.spec, Files: files, Env: j.choice.Env(t.spec.Timed),
 		Dir: filepath.Join(j.root, t.x.ID, strings.NewReplacer("@", "-", "/", "-", ":", "-").Replace(mt.ID)), Root: j.course.Root}
-	w := grade.JobWork("mutant "+job.ID, j.tk, exercise.Plain{}, job, exercise.Kill)
+	w := grade.JobWork("mutant "+job.ID, j.tk, exercise.Plain{}, job, j.order.kill(t.x.ID, mt.Op))
 	build := w.Build
 	w.Build = func(ctx context.Context, slot int) *grade.Built {
 		b := build(ctx, slot)
