@@ -43,6 +43,9 @@ func (o *Outcome) Survived() bool { return o.Err == nil && o.KilledBy == "" && o
 type Report struct {
 	Outcomes []Outcome
 	Took     time.Duration
+	// Started counts the programs the mutants' runs started (each run,
+	// each run under a sanitizer; 0: not counted).
+	Started int
 	// Order is the exercises in course order.
 	Order []string
 }
@@ -121,8 +124,11 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintf(w, ", %d not judged", total.errs)
 	}
 	fmt.Fprintln(w)
-	identical, same := 0, 0
+	identical, same, ran := 0, 0, 0
 	for i := range r.Outcomes {
+		if o := &r.Outcomes[i]; o.Err == nil && !o.Identical && o.SameAs == "" && o.KilledBy != "compiles" && o.Mutant.ID != "(solution)" {
+			ran++
+		}
 		if r.Outcomes[i].Identical {
 			identical++
 		}
@@ -132,6 +138,13 @@ func (r *Report) Write(w io.Writer) {
 	}
 	if identical+same > 0 {
 		fmt.Fprintf(w, "Not run, their programs compared byte for byte: %d the solution's (equivalent), %d another mutant's (judged by its run)\n", identical, same)
+	}
+	if r.Started > 0 {
+		fmt.Fprintf(w, "The mutants' runs started %d programs (%.1f for each mutant that ran", r.Started, float64(r.Started)/float64(max(ran, 1)))
+		if s := r.Took.Seconds(); s > 0 {
+			fmt.Fprintf(w, ", %.1f a second", float64(r.Started)/s)
+		}
+		fmt.Fprintln(w, ")")
 	}
 }
 

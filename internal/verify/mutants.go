@@ -62,6 +62,8 @@ type mutantJudge struct {
 	// programs are the mutants that ran, by exercise and programKey.
 	programs map[string]*mutantOutcome
 	order    runOrder
+	// started counts the programs the mutants' runs started (under mu).
+	started int
 }
 
 // runOrder learns, as the mutants are judged, which run kills the
@@ -167,6 +169,7 @@ func (j *mutantJudge) item(t *mutantTarget, mo *mutantOutcome, mu *sync.Mutex) *
 		case oc.Built.NoRun != "":
 			// Judged as the program it is, once every run has ended.
 		default:
+			j.started += oc.Ran.Started
 			for _, r := range oc.Ran.Results {
 				switch {
 				case r.Pass:
@@ -375,6 +378,7 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 		report.Outcomes = append(report.Outcomes, o)
 	}
 	report.Took = time.Since(start)
+	report.Started = j.started
 	sortOutcomes(report, targets)
 	if err := writeKills(filepath.Join(root, "kills.tsv"), report); err != nil {
 		return nil, err
