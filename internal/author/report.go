@@ -46,6 +46,10 @@ type Report struct {
 	// Started counts the programs the mutants' runs started (each run,
 	// each run under a sanitizer; 0: not counted).
 	Started int
+	// Again counts the mutants whose run was made again alone on the
+	// machine: stopped at its limit while waiting in the GPU's driver
+	// beside other runs.
+	Again int
 	// Order is the exercises in course order.
 	Order []string
 }
@@ -144,7 +148,11 @@ func (r *Report) Write(w io.Writer) {
 		if s := r.Took.Seconds(); s > 0 {
 			fmt.Fprintf(w, ", %.1f a second", float64(r.Started)/s)
 		}
-		fmt.Fprintln(w, ")")
+		fmt.Fprint(w, ")")
+		if r.Again > 0 {
+			fmt.Fprintf(w, "; %d made again alone on the machine (stopped at its limit while waiting in the GPU's driver beside others)", r.Again)
+		}
+		fmt.Fprintln(w)
 	}
 }
 

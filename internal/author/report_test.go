@@ -39,7 +39,7 @@ func TestReport(t *testing.T) {
 // summary says how many of each were not run, and how many programs the
 // runs started; kills.tsv names the program a mutant shares.
 func TestReportSamePrograms(t *testing.T) {
-	r := &Report{Order: []string{"pipe"}, Took: 2 * time.Second, Started: 3, Outcomes: []Outcome{
+	r := &Report{Order: []string{"pipe"}, Took: 2 * time.Second, Started: 3, Again: 1, Outcomes: []Outcome{
 		{Exercise: "pipe", Mutant: Mutant{ID: "delete-call@13"}, KilledBy: "calls of cudaFreeAsync"},
 		{Exercise: "pipe", Mutant: Mutant{ID: "delete-call@14"}, KilledBy: "calls of cudaFreeAsync", SameAs: "delete-call@13"},
 		{Exercise: "pipe", Mutant: Mutant{ID: "off-by-one@9"}, Equivalent: IdenticalReason, Identical: true},
@@ -53,7 +53,7 @@ func TestReportSamePrograms(t *testing.T) {
 		"pipe      5        4       1           ✓ 0",
 		"5 mutants of 1 exercises in 2s: 4 killed, 1 equivalent, 0 surviving\n",
 		"Not run, their programs compared byte for byte: 1 the solution's (equivalent), 1 another mutant's (judged by its run)\n",
-		"The mutants' runs started 3 programs (1.5 for each mutant that ran, 1.5 a second)\n",
+		"The mutants' runs started 3 programs (1.5 for each mutant that ran, 1.5 a second); 1 made again alone on the machine (stopped at its limit while waiting in the GPU's driver beside others)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

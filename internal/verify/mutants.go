@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -62,8 +63,9 @@ type mutantJudge struct {
 	// programs are the mutants that ran, by exercise and programKey.
 	programs map[string]*mutantOutcome
 	order    runOrder
-	// started counts the programs the mutants' runs started (under mu).
-	started int
+	// started counts the programs the mutants' runs started, again the
+	// mutants whose run was made again alone on the machine (under mu).
+	started, again int
 }
 
 // runOrder learns, as the mutants are judged, which run kills the
@@ -170,6 +172,9 @@ func (j *mutantJudge) item(t *mutantTarget, mo *mutantOutcome, mu *sync.Mutex) *
 			// Judged as the program it is, once every run has ended.
 		default:
 			j.started += oc.Ran.Started
+			if oc.Again != "" {
+				j.again++
+			}
 			for _, r := range oc.Ran.Results {
 				switch {
 				case r.Pass:
@@ -261,7 +266,11 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	// Built and run first, they run one after the other while the
 	// untimed mutants build on every core, and the GPU is emptied for
 	// them once, not once for each among the others.
-	var timedItems, untimedItems []*grade.Item
+	// The untimed go in the order of their exercises' time limits, the
+	// longest first: a mutant that never ends holds its run slot until
+	// its limit, better beside the others than after them.
+	var timedItems []*grade.Item
+	untimedOf := map[*mutantTarget][]*grade.Item{}
 	early := map[*mutantTarget]map[string]*mutantOutcome{}
 	count := 0
 	for _, t := range targets {
@@ -303,9 +312,15 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			if t.spec.Timed {
 				timedItems = append(timedItems, j.item(t, mo, &mu))
 			} else {
-				untimedItems = append(untimedItems, j.item(t, mo, &mu))
+				untimedOf[t] = append(untimedOf[t], j.item(t, mo, &mu))
 			}
 		}
+	}
+	byLimit := slices.Clone(targets)
+	slices.SortStableFunc(byLimit, func(a, b *mutantTarget) int { return cmp.Compare(b.spec.TimeLimit(), a.spec.TimeLimit()) })
+	var untimedItems []*grade.Item
+	for _, t := range byLimit {
+		untimedItems = append(untimedItems, untimedOf[t]...)
 	}
 	opts.Note(fmt.Sprintf("Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.",
 		ui.Count(len(targets), "solution"), ui.Count(count, "mutant"), max(opts.Jobs, 1), len(devices), choice.PerDevice))
@@ -378,7 +393,7 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 		report.Outcomes = append(report.Outcomes, o)
 	}
 	report.Took = time.Since(start)
-	report.Started = j.started
+	report.Started, report.Again = j.started, j.again
 	sortOutcomes(report, targets)
 	if err := writeKills(filepath.Join(root, "kills.tsv"), report); err != nil {
 		return nil, err
