@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
@@ -43,6 +44,9 @@ type mutantTarget struct {
 	// when it built).
 	built chan struct{}
 	err   error
+	// failed is set once the solution is known not to pass: its
+	// mutants' runs, judged for nothing, are not made.
+	failed atomic.Bool
 }
 
 // mutantOutcome is what came of one mutant; told once its item is.
@@ -158,6 +162,13 @@ func (j *mutantJudge) item(t *mutantTarget, mo *mutantOutcome, mu *sync.Mutex) *
 			j.programs[t.x.ID+" "+key] = mo
 		}
 		return b
+	}
+	run := w.Run
+	w.Run = func(ctx context.Context, b *grade.Built, device string, slot int) (*grade.Ran, error) {
+		if t.failed.Load() {
+			return &grade.Ran{}, nil // the solution fails: no mutant of it is judged
+		}
+		return run(ctx, b, device, slot)
 	}
 	return grade.NewItem(w, func(oc grade.Outcome) {
 		mu.Lock()
@@ -288,6 +299,7 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			return b
 		}
 		solutions = append(solutions, grade.NewItem(w, func(o grade.Outcome) {
+			defer func() { t.failed.Store(t.err != nil) }()
 			switch {
 			case o.Err() != nil:
 				t.err = o.Err()
