@@ -73,8 +73,8 @@ type Job struct {
 	Before map[string]*checker.Stats
 	// RunOrder, when set, is the order Kill makes the runs in (the
 	// names of Spec.Runs(), each once; nil: the spec's order, the public
-	// run first). It is not followed where a check of the spec compares
-	// a run with another (relative_to), whose baseline must run first.
+	// run first). A run whose checks compare it with a baseline run
+	// (relative_to) still comes after that baseline.
 	RunOrder []string
 	// Trace asks the statistics library for a trace of the run
 	// (LESSONS_STATS_TRACE), kept in the verdict (internal/timeline reads

@@ -129,17 +129,14 @@ func onlyChecks(s *checker.Spec, sanitizers bool) *checker.Spec {
 }
 
 // runOrder is the order of j's runs: j.RunOrder where it names each run
-// of the spec once and no check compares one run with another, else the
-// spec's.
+// of the spec once, else the spec's. A run whose checks compare it with
+// a baseline run (relative_to) is made after that baseline: where
+// j.RunOrder puts it before, it waits for the baseline, and the runs
+// after it keep their order.
 func runOrder(j *Job) []string {
 	runs := j.Spec.Runs()
 	if len(j.RunOrder) != len(runs) {
 		return runs
-	}
-	for _, c := range j.Spec.Checks {
-		if c.RelativeTo != "" {
-			return runs
-		}
 	}
 	left := map[string]bool{}
 	for _, r := range runs {
@@ -151,5 +148,29 @@ func runOrder(j *Job) []string {
 		}
 		delete(left, r)
 	}
-	return j.RunOrder
+	after := map[string][]string{} // run: the baselines it waits for
+	for _, c := range j.Spec.Checks {
+		if c.RelativeTo != "" {
+			after[c.Run] = append(after[c.Run], c.RelativeTo)
+		}
+	}
+	out := make([]string, 0, len(runs))
+	made := map[string]bool{}
+	for len(out) < len(runs) {
+		progress := false
+		for _, r := range j.RunOrder {
+			ready := !made[r]
+			for _, b := range after[r] {
+				ready = ready && made[b]
+			}
+			if ready {
+				out, made[r], progress = append(out, r), true, true
+				break
+			}
+		}
+		if !progress {
+			return runs // a baseline that never runs: the spec's order
+		}
+	}
+	return out
 }

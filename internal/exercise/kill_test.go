@@ -124,8 +124,8 @@ func TestUntilStopsAtTheExpectedFailure(t *testing.T) {
 // TestKillRunOrder: Kill makes the runs in the job's RunOrder, so a
 // mutant that only the hidden run kills costs one run when that run goes
 // first, and says on which run it was killed; an order that is no
-// permutation of the runs, or a spec whose check compares two runs
-// (relative_to), keeps the spec's order.
+// permutation of the runs keeps the spec's order, and a run compared with
+// a baseline (relative_to) waits for it.
 func TestKillRunOrder(t *testing.T) {
 	tk := toolkit(t)
 	log := filepath.Join(t.TempDir(), "runs")
@@ -168,9 +168,16 @@ func TestKillRunOrder(t *testing.T) {
 			}
 		})
 	}
-	rel := &checker.Spec{HiddenRuns: []checker.HiddenRun{{Name: "base"}, {Name: "more"}}, Checks: []checker.Check{{Run: "more", RelativeTo: "base"}}}
-	j := &Job{Spec: rel, RunOrder: []string{"more", "base", ""}}
-	if got := runOrder(j); strings.Join(got, ",") != ",base,more" {
-		t.Errorf("a spec with relative_to: runs in the order %q, want the spec's", got)
+	rel := &checker.Spec{HiddenRuns: []checker.HiddenRun{{Name: "base"}, {Name: "more"}, {Name: "other"}}, Checks: []checker.Check{{Run: "more", RelativeTo: "base"}}}
+	for _, c := range []struct{ order, want string }{
+		{"more,other,base,", "other,base,more,"}, // more waits for its baseline
+		{"more,base,,other", "base,more,,other"},
+		{"base,more,other,", "base,more,other,"},
+		{",more,other", ",base,more,other"}, // not a permutation: the spec's
+	} {
+		j := &Job{Spec: rel, RunOrder: strings.Split(c.order, ",")}
+		if got := strings.Join(runOrder(j), ","); got != c.want {
+			t.Errorf("RunOrder %q with more relative to base: %q, want %q", c.order, got, c.want)
+		}
 	}
 }
