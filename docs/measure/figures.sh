@@ -172,11 +172,11 @@ heapfrag() {
     runs frag_pool ./pool_frag
     fig F.holes.blocks "holes: 4 MiB blocks that filled the pool" "$out/raw/frag_pool" 's/^holes: filled with \([0-9]*\) blocks.*/\1/p' "(new)"
     fig F.holes.free "holes: free in the pool after every other block was freed (MiB)" "$out/raw/frag_pool" 's/^holes: every other .*free in the pool \([0-9]*\) MiB/\1/p' "(new)"
-    fig F.holes.grew "holes: reserved grew by, for 16 MiB (MiB)" "$out/raw/frag_pool" 's/^holes: 16 MiB asked for: reserved grew by \([0-9]*\) MiB/\1/p' "(new)"
+    fig F.holes.grew "holes: reserved grew by, for 16 MiB (MiB)" "$out/raw/frag_pool" 's/^holes: 16 MiB asked for: reserved grew by \(-\{0,1\}[0-9]*\) MiB/\1/p' "(new)"
     fig F.holes.trim "holes: reserved after trim to 0, holes there (MiB)" "$out/raw/frag_pool" 's/^holes: trimmed to 0 .*: reserved \([0-9]*\) MiB (was.*/\1/p' "(new)"
     fig F.holes.trimwas "holes: reserved before that trim (MiB)" "$out/raw/frag_pool" 's/^holes: trimmed to 0 .*(was \([0-9]*\)).*/\1/p' "(new)"
     fig F.holes.used "holes: used at that trim (MiB)" "$out/raw/frag_pool" 's/^holes: trimmed to 0 .*used \([0-9]*\) MiB$/\1/p' "(new)"
-    fig F.neighbours.grew "neighbours: reserved grew by, for 16 MiB (MiB)" "$out/raw/frag_pool" 's/^neighbours: 16 MiB .*reserved grew by \([0-9]*\) MiB.*/\1/p' "(new)"
+    fig F.neighbours.grew "neighbours: reserved grew by, for 16 MiB (MiB)" "$out/raw/frag_pool" 's/^neighbours: 16 MiB .*reserved grew by \(-\{0,1\}[0-9]*\) MiB.*/\1/p' "(new)"
     say "F.neighbours.where | where the 16 MiB went (every run) | $(sed -n 's/^neighbours: 16 MiB .*MiB, //p; s/^neighbours: no four.*/no four side by side/p' "$out/raw/frag_pool" | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
     fig F.mixed.ratio "mixed: reserved per used, a random half freed" "$out/raw/frag_pool" 's/^mixed: a random half .*(\([0-9.]*\) reserved per used).*/\1/p' "(new)"
     fig F.mixed.used "mixed: used, a random half freed (MiB)" "$out/raw/frag_pool" 's/^mixed: a random half .*, used \([0-9]*\) MiB (.*/\1/p' "(new)"

@@ -80,7 +80,7 @@ int main() {
            reserved() / MiB, used() / MiB, (reserved() - used()) / MiB);
     char* big = nullptr;
     CHECK(cudaMallocAsync(&big, 16 * MiB, s));
-    printf("holes: 16 MiB asked for: reserved grew by %" PRIu64 " MiB\n", (reserved() - r0) / MiB);
+    printf("holes: 16 MiB asked for: reserved grew by %" PRId64 " MiB\n", ((int64_t)reserved() - (int64_t)r0) / (int64_t)MiB);
     CHECK(cudaFreeAsync(big, s));
     CHECK(cudaStreamSynchronize(s));
     const uint64_t before = reserved();
@@ -102,8 +102,8 @@ int main() {
         char* lowest = b[at];
         for (size_t k : {2, 0, 3, 1}) { CHECK(cudaFreeAsync(b[at + k], s)); b[at + k] = nullptr; }
         CHECK(cudaMallocAsync(&big, 16 * MiB, s));
-        printf("neighbours: 16 MiB after four 4 MiB blocks side by side were freed out of order (no synchronisation): reserved grew by %" PRIu64 " MiB, %s\n",
-               (reserved() - r1) / MiB, big == lowest ? "at the lowest freed block's address" : "somewhere else");
+        printf("neighbours: 16 MiB after four 4 MiB blocks side by side were freed out of order (no synchronisation): reserved grew by %" PRId64 " MiB, %s\n",
+               ((int64_t)reserved() - (int64_t)r1) / (int64_t)MiB, big == lowest ? "at the lowest freed block's address" : "somewhere else");
         CHECK(cudaFreeAsync(big, s));
     }
     if (empty(b, s)) return 1;
