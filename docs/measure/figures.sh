@@ -142,32 +142,8 @@ heapfrag() {
         fi
     done
     wait
-    # The first cell's kernel: 65536 threads of 256 bytes (16 MiB asked
-    # for), on the default heap and on heaps set first; then one block of
-    # 256 threads, where the calls hardly contend.
-    for h in 0 16 32 64 256; do
-        runs "d86s_$h" ./hs "$h"
-        fig "D86.sized.$h.ms" "65536 malloc+free of 256 bytes, heap $h MiB (0: the default, not set) (kernel ms)" "$out/raw/d86s_$h" 's/^heap .*malloc+free kernel \([0-9.]*\) ms.*/\1/p' "60.98 ms on the default heap"
-        fig "D86.sized.$h.failed" "of them failed (NULL)" "$out/raw/d86s_$h" 's/^heap .* ms, \([0-9]*\) failed$/\1/p' "8280 on the default heap"
-    done
-    for h in 0 64; do
-        runs "d86s1_$h" ./hs "$h" 256
-        fig "D86.sized.$h.oneblock.ms" "one block: 256 malloc+free of 256 bytes, heap $h MiB (kernel ms)" "$out/raw/d86s1_$h" 's/^heap .*malloc+free kernel \([0-9.]*\) ms.*/\1/p' "(new)"
-    done
-    # heap-vs-pool: the solution (heap sized for the lists that can spill),
-    # the heap left at its default, the heap sized for every list.
-    for v in sized default every; do
-        [ -x "./hvp_$v" ] || continue
-        for pct in 80 1 100; do
-            runs "d86h_${v}_$pct" "./hvp_$v" 100000 4 "$pct"
-            fig "D86.hvp.$v.$pct" "heap-vs-pool, slices of $pct%, heap $v (ms a round)" "$out/raw/d86h_${v}_$pct" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "9.36 / 45.44 / 0.35 ms (80 / 1 / 100, sized)"
-            say "D86.hvp.$v.$pct.lines | limit, lists without memory, rounds right (every run) | $(grep -h '^heap limit\|^lists without\|rounds summed' "$out/raw/d86h_${v}_$pct" | sed 's/; off a.*//' | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
-        done
-        [ "$v" = every ] && continue
-        runs "d86h_${v}_heap" "./hvp_$v" --heap
-        fig "D86.hvp.$v.heap" "heap-vs-pool, every list from the heap, heap $v (ms a round)" "$out/raw/d86h_${v}_heap" 's/^[0-9]* rounds of [0-9]* lists: \([0-9.]*\) ms a round/\1/p' "46.21 ms (sized)"
-        say "D86.hvp.$v.heap.lines | limit, lists without memory, rounds right (every run) | $(grep -h '^heap limit\|^lists without\|rounds summed' "$out/raw/d86h_${v}_heap" | sed 's/; off a.*//' | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
-    done
+    # The fragmentation probes first: they are quick, and a run cut short
+    # by a time limit keeps them.
     # The driver's pool.
     runs frag_pool ./pool_frag
     fig F.holes.blocks "holes: 4 MiB blocks that filled the pool" "$out/raw/frag_pool" 's/^holes: filled with \([0-9]*\) blocks.*/\1/p' "(new)"
@@ -195,6 +171,32 @@ heapfrag() {
     fig G.hole.reserved "hole: reserved high (MiB)" "$out/raw/frag_graph" 's/^hole: one graph.*reserved high \([0-9]*\) MiB.*/\1/p' "(new)"
     fig G.hole.again "hole: reserved now after a second launch (MiB)" "$out/raw/frag_graph" 's/^hole: the same graph launched again.*reserved now \([0-9]*\) MiB/\1/p' "(new)"
     fig G.hole.trim "hole: reserved now after the trim, graph alive (MiB)" "$out/raw/frag_graph" 's/^hole: trimmed.*reserved now \([0-9]*\) MiB/\1/p' "(new)"
+    # The first cell's kernel: 65536 threads of 256 bytes (16 MiB asked
+    # for), on the default heap and on heaps set first; then one block of
+    # 256 threads, where the calls hardly contend.
+    for h in 0 16 32 64 256; do
+        runs "d86s_$h" ./hs "$h"
+        fig "D86.sized.$h.ms" "65536 malloc+free of 256 bytes, heap $h MiB (0: the default, not set) (kernel ms)" "$out/raw/d86s_$h" 's/^heap .*malloc+free kernel \([0-9.]*\) ms.*/\1/p' "60.98 ms on the default heap"
+        fig "D86.sized.$h.failed" "of them failed (NULL)" "$out/raw/d86s_$h" 's/^heap .* ms, \([0-9]*\) failed$/\1/p' "8280 on the default heap"
+    done
+    for h in 0 64; do
+        runs "d86s1_$h" ./hs "$h" 256
+        fig "D86.sized.$h.oneblock.ms" "one block: 256 malloc+free of 256 bytes, heap $h MiB (kernel ms)" "$out/raw/d86s1_$h" 's/^heap .*malloc+free kernel \([0-9.]*\) ms.*/\1/p' "(new)"
+    done
+    # heap-vs-pool: the solution (heap sized for the lists that can spill),
+    # the heap left at its default, the heap sized for every list.
+    for v in sized default every; do
+        [ -x "./hvp_$v" ] || continue
+        for pct in 80 1 100; do
+            runs "d86h_${v}_$pct" "./hvp_$v" 100000 4 "$pct"
+            fig "D86.hvp.$v.$pct" "heap-vs-pool, slices of $pct%, heap $v (ms a round)" "$out/raw/d86h_${v}_$pct" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "9.36 / 45.44 / 0.35 ms (80 / 1 / 100, sized)"
+            say "D86.hvp.$v.$pct.lines | limit, lists without memory, rounds right (every run) | $(grep -h '^heap limit\|^lists without\|rounds summed' "$out/raw/d86h_${v}_$pct" | sed 's/; off a.*//' | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
+        done
+        [ "$v" = every ] && continue
+        runs "d86h_${v}_heap" "./hvp_$v" --heap
+        fig "D86.hvp.$v.heap" "heap-vs-pool, every list from the heap, heap $v (ms a round)" "$out/raw/d86h_${v}_heap" 's/^[0-9]* rounds of [0-9]* lists: \([0-9.]*\) ms a round/\1/p' "46.21 ms (sized)"
+        say "D86.hvp.$v.heap.lines | limit, lists without memory, rounds right (every run) | $(grep -h '^heap limit\|^lists without\|rounds summed' "$out/raw/d86h_${v}_heap" | sed 's/; off a.*//' | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
+    done
     cd "$root" || return
 }
 if [ "${FIGURES_ONLY:-}" = heapfrag ]; then
