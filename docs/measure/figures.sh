@@ -152,6 +152,8 @@ heapfrag() {
     fig F.holes.trim "holes: reserved after trim to 0, holes there (MiB)" "$out/raw/frag_pool" 's/^holes: trimmed to 0 .*: reserved \([0-9]*\) MiB (was.*/\1/p' "(new)"
     fig F.holes.trimwas "holes: reserved before that trim (MiB)" "$out/raw/frag_pool" 's/^holes: trimmed to 0 .*(was \([0-9]*\)).*/\1/p' "(new)"
     fig F.holes.used "holes: used at that trim (MiB)" "$out/raw/frag_pool" 's/^holes: trimmed to 0 .*used \([0-9]*\) MiB$/\1/p' "(new)"
+    fig F.capped.blocks "capped: 4 MiB blocks that filled a pool of at most 128 MiB" "$out/raw/frag_pool" 's/^capped: a pool of at most 128 MiB filled with \([0-9]*\) blocks.*/\1/p' "(new)"
+    say "F.capped.result | capped: 16 MiB from that pool with every other block freed (every run) | $(sed -n 's/^capped: .*: 16 MiB \(.*\)$/\1/p; s/^capped: not built.*/not built/p' "$out/raw/frag_pool" | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
     fig F.neighbours.grew "neighbours: reserved grew by, for 16 MiB (MiB)" "$out/raw/frag_pool" 's/^neighbours: 16 MiB .*reserved grew by \(-\{0,1\}[0-9]*\) MiB.*/\1/p' "(new)"
     say "F.neighbours.where | where the 16 MiB went (every run) | $(sed -n 's/^neighbours: 16 MiB .*MiB, //p; s/^neighbours: no four.*/no four side by side/p' "$out/raw/frag_pool" | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
     fig F.mixed.ratio "mixed: reserved per used, a random half freed" "$out/raw/frag_pool" 's/^mixed: a random half .*(\([0-9.]*\) reserved per used).*/\1/p' "(new)"

@@ -92,6 +92,16 @@ def main():
         g = m("F.holes.grew")
         v = "Version H1" if g >= 16 else "Version H2" if g == 0 else "neither: write by hand"
         print(f"  {v} (reserved grew by {g:.0f} MiB for 16 MiB from 4 MiB holes)")
+        capped = lines.get("F.capped.result", "")
+        served, refused = "served" in capped, bool(re.search(r"[0-9]+ (?!served)[a-z]", capped))
+        if "not built" in capped or not capped:
+            print("  capped sentence: leave it out (the capped case did not run)")
+        elif served and not refused:
+            print("  capped sentence: 'served from the holes' (" + capped + ")")
+        elif refused and not served:
+            print("  capped sentence: 'failed with out of memory' (" + capped + ")")
+        else:
+            print("  capped sentence: runs disagree, write by hand (" + capped + ")")
         t, w = m("F.holes.trim"), m("F.holes.trimwas")
         v = "T1" if t == w else "T2" if t < w else "neither: write by hand"
         print(f"  {v} (trim with holes: {t:.0f} of {w:.0f} MiB kept)")

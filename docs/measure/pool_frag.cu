@@ -4,6 +4,8 @@
 //  1. holes: a pool filled with 4 MiB blocks, every other one freed, then
 //     16 MiB asked for on the same stream: free memory in pieces that do
 //     not touch. Then cudaMemPoolTrimTo(pool, 0) with the holes still there.
+//  1b. capped: the same holes in a pool of its own that may not grow past
+//     128 MiB: is the 16 MiB served from the holes, or refused?
 //  2. neighbours: the same, but four blocks side by side freed out of
 //     order: can the pool serve 16 MiB from them without growing?
 //  3. mixed sizes: 4000 requests of 1 KiB to 8 MiB, a random half freed,
@@ -89,6 +91,45 @@ int main() {
            reserved() / MiB, before / MiB, used() / MiB);
     if (empty(b, s)) return 1;
     printf("holes: everything freed and trimmed: reserved %" PRIu64 " MiB\n", reserved() / MiB);
+
+#if CUDART_VERSION >= 12020
+    // 1b. Holes in a pool that cannot grow (cudaMemPoolProps::maxSize, CUDA
+    // 12.2 on): the 16 MiB must come from the holes or not at all.
+    {
+        cudaMemPoolProps props = {};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = 0;
+        props.maxSize = 128 * MiB;
+        cudaMemPool_t capped;
+        CHECK(cudaMemPoolCreate(&capped, &props));
+        CHECK(cudaMemPoolSetAttribute(capped, cudaMemPoolAttrReleaseThreshold, &most));
+        std::vector<char*> c;
+        for (int i = 0; i < 1024; i++) {
+            char* p = nullptr;
+            if (cudaMallocFromPoolAsync(&p, 4 * MiB, capped, s) != cudaSuccess) break;
+            c.push_back(p);
+        }
+        (void)cudaGetLastError();   // the refusal that ended the fill
+        std::sort(c.begin(), c.end());
+        for (size_t i = 0; i < c.size(); i += 2) { CHECK(cudaFreeAsync(c[i], s)); c[i] = nullptr; }
+        CHECK(cudaStreamSynchronize(s));
+        uint64_t cr = 0, cu = 0;
+        CHECK(cudaMemPoolGetAttribute(capped, cudaMemPoolAttrReservedMemCurrent, &cr));
+        CHECK(cudaMemPoolGetAttribute(capped, cudaMemPoolAttrUsedMemCurrent, &cu));
+        char* b16 = nullptr;
+        cudaError_t e16 = cudaMallocFromPoolAsync(&b16, 16 * MiB, capped, s);
+        (void)cudaGetLastError();
+        printf("capped: a pool of at most 128 MiB filled with %zu blocks of 4 MiB, every other freed (reserved %" PRIu64 " MiB, used %" PRIu64 " MiB): 16 MiB %s\n",
+               c.size(), cr / MiB, cu / MiB, e16 == cudaSuccess ? "served" : cudaGetErrorString(e16));
+        if (e16 == cudaSuccess) CHECK(cudaFreeAsync(b16, s));
+        for (char* p : c) if (p) CHECK(cudaFreeAsync(p, s));
+        CHECK(cudaStreamSynchronize(s));
+        CHECK(cudaMemPoolDestroy(capped));
+    }
+#else
+    printf("capped: not built (cudaMemPoolProps::maxSize needs CUDA 12.2)\n");
+#endif
 
     // 2. Neighbours: four blocks side by side, freed out of order.
     if (fill(b, 32, s)) return 1;
