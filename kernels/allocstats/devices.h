@@ -416,6 +416,23 @@ extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
     return fn(pool);
 }
 
+namespace {
+// launchDone ends a launch's timing and records it (r the runtime's
+// answer): kernel is found by its host stub (stub) or by its function's
+// address.
+void launchDone(Timed t, cudaError_t r, const void* kernel, bool stub, void** a, cudaStream_t s) {
+    endTiming(t, r == cudaSuccess);
+    const Kernel* k = r == cudaSuccess ? describeKernel(kernel, stub) : nullptr;
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        launched(k, a, s);
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
+    }
+    after();
+}
+}  // namespace
+
 // Launches. nvcc 13's <<< >>> calls __cudaLaunchKernel with a CUkernel
 // (the runtime does not declare it in C++ sources); older ones and explicit
 // calls go through cudaLaunchKernel with the host stub's address.
@@ -426,15 +443,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
     inLaunch--;
-    endTiming(t, r == cudaSuccess);
-    const Kernel* k = r == cudaSuccess ? describeKernel(kernel, true) : nullptr;
-    {
-        std::lock_guard<Lock> lock(mu);
-        record();
-        launched(k, a, s);
-        tlTimed(r == cudaSuccess ? t.start : nullptr);
-    }
-    after();
+    launchDone(t, r, kernel, true, a, s);
     return r;
 }
 
@@ -443,15 +452,7 @@ extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a,
     if (inLaunch > 0 || busy()) return fn(f, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     cudaError_t r = fn(f, g, b, a, sh, s);
-    endTiming(t, r == cudaSuccess);
-    const Kernel* k = r == cudaSuccess ? describeKernel(f, false) : nullptr;
-    {
-        std::lock_guard<Lock> lock(mu);
-        record();
-        launched(k, a, s);
-        tlTimed(r == cudaSuccess ? t.start : nullptr);
-    }
-    after();
+    launchDone(t, r, f, false, a, s);
     return r;
 }
 namespace {
