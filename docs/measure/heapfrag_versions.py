@@ -117,9 +117,12 @@ def main():
         a = m("G.across.reserved")
         v = "Version G1" if a == 64 else "Version G2" if a == 128 else "neither: write by hand"
         print(f"  {v} (two graphs of 64 MiB reserved {a:.0f} MiB)")
+        # The hole's graph needs 96 MiB at once (B with A, then B with C).
+        # UsedMemHigh counts what the driver associated with graphs, not
+        # what was live at once, so it is judged against 96, not used.
         r, u = m("G.hole.reserved"), m("G.hole.used")
-        v = "Version G3" if r == u else "Version G4" if r > u else "neither: write by hand"
-        print(f"  {v} (the hole: reserved high {r:.0f} MiB for used high {u:.0f}; chain {m('G.chain.reserved'):.0f})")
+        v = "Version G3" if r == 96 else "Version G4" if r > 96 else "neither: write by hand"
+        print(f"  {v} (the hole: reserved high {r:.0f} MiB, used high {u:.0f}, for 96 MiB at once; chain {m('G.chain.reserved'):.0f})")
 
 
 if __name__ == "__main__":
