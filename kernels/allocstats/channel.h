@@ -997,6 +997,27 @@ void orderedFree(const Alloc& x, cudaStream_t s, const char* how) {
     }
 }
 
+// hostFree checks a cudaFree (or cuMemFree) of stream-ordered memory
+// (cudaMallocAsync, a pool's, a graph's allocation): the runtime reference
+// (CUDA 12 and 13) says such a free makes no implicit synchronisation and
+// the caller must make sure every access has completed, and the
+// Programming Guide (Graph Memory Nodes) ends a graph allocation's life at
+// the cudaFree call itself. So a use on any stream that the host has not
+// waited for is a race, the allocating stream's included.
+void hostFree(const Alloc& x, const char* how) {
+    for (auto& u : x.uses) {
+        auto h = host->find(norm(u.stream));
+        if (h != host->end() && h->second >= u.seq) continue;
+        rec->unordered_frees++;
+        char b[256];
+        snprintf(b, sizeof b, "%s freed a %s stream-ordered buffer that %s on stream %d may still be using (it does not wait: wait for stream %d first)",
+                 how, sizeWords(x.bytes).c_str(), u.what.c_str(), number(u.stream), number(u.stream));
+        noteRace(rec->free_race, sizeof rec->free_race, b);
+        tlFinding(kTlFindFree, 0, x.bytes);
+        return;
+    }
+}
+
 // removed notes a free that succeeded; mu is held. A free of an address
 // the library never saw allocated (memory from a call it does not hook)
 // is counted in unknown_frees: the ranges freed before at that address
@@ -1022,6 +1043,8 @@ void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
         enqueue(s);
         orderedFree(it->second, s, "cudaFreeAsync");
         if (it->second.origin == kImported) importFrees->push_back({s, (*clocks)[s][s]});
+    } else if (it->second.async && it->second.origin != kImported) {
+        hostFree(it->second, how);     // no wait for stream-ordered memory
     } else {
         hostWaitsAll();                // cudaFree waits for the device
     }
