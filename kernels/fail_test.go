@@ -82,6 +82,18 @@ func TestLibraryCountsHostFreesOfQueuedStreamOrderedMemory(t *testing.T) {
 	}
 }
 
+// A POSIX descriptor of a shareable handle (a pool's export, or one given
+// to an import) is the program's to close: one still open at exit is
+// counted, one closed is not, even when the same file is opened again at
+// its number.
+func TestLibraryCountsShareableDescriptorsLeftOpen(t *testing.T) {
+	lib := buildStub(t, "sharefd.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.ShareableFDsOpen != 1 {
+		t.Errorf("shareable_fds_open %d, want 1 (the import's copy)", s.ShareableFDsOpen)
+	}
+}
+
 // A wait for the legacy default stream (cudaStreamSynchronize(0), and
 // so a cudaMemcpy) waits for the blocking streams' work, never for a
 // non-blocking stream's: a trim after it, with a non-blocking stream's

@@ -365,7 +365,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 12;
+    rec->version = 13;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -386,6 +386,7 @@ Record* record() {
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
+    shareFds = new std::map<int, std::pair<uint64_t, uint64_t>>();
     notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
     poolSets = new std::map<cudaMemPool_t, uint64_t>();
     allocPools = new std::set<cudaMemPool_t>();
@@ -425,6 +426,27 @@ void storePool(const Pool& p) {
         if (rec->pools[i].handle == p.handle && p.handle != 0) rec->pools[i] = p;
 }
 
+// noteShareFd notes fd, a POSIX descriptor of a shareable handle that the
+// program holds (an export's, or one it gave an import), with the file it
+// names; mu is held.
+void noteShareFd(int fd) {
+    struct stat st;
+    if (fd < 0 || sysFstat(fd, &st) != 0) return;
+    (*shareFds)[fd] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    shareFdsNoted.store((int)shareFds->size());
+}
+
+// shareFdsOpen counts the noted descriptors the program never closed that
+// still name the same file; mu is held.
+uint64_t shareFdsOpen() {
+    uint64_t n = 0;
+    for (auto& kv : *shareFds) {
+        struct stat st;
+        if (sysFstat(kv.first, &st) == 0 && (uint64_t)st.st_dev == kv.second.first && (uint64_t)st.st_ino == kv.second.second) n++;
+    }
+    return n;
+}
+
 // leaks notes what was never freed, at exit; mu is held.
 void leaks() {
     rec->leaked_allocs = rec->live_allocs;
@@ -433,6 +455,7 @@ void leaks() {
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
     rec->leaked_events = liveEvents->size();
+    rec->shareable_fds_open = shareFdsOpen();
     rec->graph_execs_leaked = graphs->size();
     if (!ipcOpened->empty()) rec->ipc_opened_close_last_ns = monotonicNanos();  // closed by the exit
     rec->leaked_pool_imports = 0;
@@ -510,10 +533,12 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 12;
+    rec->version = 13;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
+    shareFds->clear();   // the parent's, inherited: its record's
+    shareFdsNoted.store(0);
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
     poolSetByProgram = false;
