@@ -293,6 +293,16 @@ HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e
 HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
     if (r == cudaSuccess) { ipcEvents->insert(*e); ipcOpened->insert(*e); }
 })
+// A pool exported as a POSIX file descriptor gives the caller a descriptor
+// to close, and one given to an import is still the caller's to close
+// (the import does not take it over): each is noted, and forgotten when
+// the program closes it (the close hook, around.h).
+HOOK(cudaError_t, cudaMemPoolExportToShareableHandle, (void* h, cudaMemPool_t pool, cudaMemAllocationHandleType t, unsigned int f), (h, pool, t, f), {
+    if (r == cudaSuccess && t == cudaMemHandleTypePosixFileDescriptor && h != nullptr) noteShareFd(*(int*)h);
+})
+HOOK(cudaError_t, cudaMemPoolImportFromShareableHandle, (cudaMemPool_t* pool, void* h, cudaMemAllocationHandleType t, unsigned int f), (pool, h, t, f), {
+    if (r == cudaSuccess && t == cudaMemHandleTypePosixFileDescriptor) noteShareFd((int)(uintptr_t)h);
+})
 namespace {
 // ipcDestroyed times the destroy of an interprocess event (mu is held):
 // the maker must destroy its event only after every process that opened
