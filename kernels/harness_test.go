@@ -275,9 +275,18 @@ func TestHarnessesShowMovedListsAndNeedlessWaits(t *testing.T) {
 		}
 		return ps
 	}
+	// blind3 is review/blind3's correct design of an exercise, written
+	// without the spec: it must pass too.
+	blind3 := func(file string) program {
+		src, err := os.ReadFile(filepath.Join("..", "review", "blind3", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return program{"review/blind3/" + file, src, false}
+	}
 
 	sol := "solutions/day076/pool_resource.h"
-	for i, p := range programs(sol, "solutions/day076/right/pool-resource", "solutions/day076/wrong/pool-resource", "blind3_merge_lists_no_record.patch", "blind_retag_stale_event.patch") {
+	for i, p := range append(programs(sol, "solutions/day076/right/pool-resource", "solutions/day076/wrong/pool-resource", "blind3_merge_lists_no_record.patch", "blind_retag_stale_event.patch"), blind3("pool-resource/correct.h")) {
 		prog := h.build(t, "moved76-"+string(rune('a'+i)), "exercises/day076/pool_resource.cu", sol, p.content)
 		s := h.record(t, prog, "8", "3")
 		if got := s.UnorderedUses > 0; got != p.wrong {
@@ -287,7 +296,7 @@ func TestHarnessesShowMovedListsAndNeedlessWaits(t *testing.T) {
 
 	sol = "solutions/day088/stream_ordered_pool.h"
 	wrongs := []string{"blind3_merge_lists_no_record.patch", "blind3_steal_waits_every_stream.patch", "blind3_wait_on_own_reuse.patch"}
-	for i, p := range programs(sol, "solutions/day088/right/stream-ordered-pool", "solutions/day088/wrong/stream-ordered-pool", wrongs...) {
+	for i, p := range append(programs(sol, "solutions/day088/right/stream-ordered-pool", "solutions/day088/wrong/stream-ordered-pool", wrongs...), blind3("stream-ordered-pool/correct.h")) {
 		prog := h.build(t, "moved88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
 		handoff := h.record(t, prog, "--handoff", "12", "9")
 		small := h.record(t, prog, "9", "3")
