@@ -25,8 +25,7 @@ type VerifyOptions struct {
 	// PerGPU and Queues are 0 when no flag gives them: chosen from what
 	// the course runs.
 	PerGPU, Queues int
-	// Only are the exercises named, when some are: those alone.
-	Only []string
+	Only           []string // the exercises named: those alone
 }
 
 func newVerify(io *iostreams.IOStreams, g *globals, runF func(*VerifyOptions) error) *cobra.Command {
@@ -81,10 +80,8 @@ func verifyRun(opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(opts.Only) > 0 {
-		if c, err = c.Only(opts.Only...); err != nil {
-			return err
-		}
+	if c, err = c.Only(opts.Only...); err != nil {
+		return err
 	}
 	if err := author.CheckGenerated(c); err != nil {
 		return err
@@ -113,22 +110,12 @@ func verifyRun(opts *VerifyOptions) error {
 			return err
 		}
 		report.Write(ios.Out)
-		if report.Survivors() > 0 || report.Errors() > 0 {
-			return errSilent
-		}
-		return nil
+		return report.Err()
 	}
 	start := time.Now()
 	items, err := verify.Course(ctx, c, m, tk, verify.CourseOptions{CompileOnly: opts.CompileOnly, Jobs: opts.Jobs, PerGPU: opts.PerGPU, Queues: opts.Queues, Note: note})
 	if err != nil {
 		return err
 	}
-	built := "built and ran"
-	if opts.CompileOnly {
-		built = "built"
-	}
-	if verify.WriteTable(ios.Out, ios.Width(), items, built, time.Since(start)) > 0 {
-		return errSilent
-	}
-	return nil
+	return verify.WriteTable(ios.Out, ios.Width(), items, opts.CompileOnly, time.Since(start))
 }

@@ -430,8 +430,12 @@ func (c *Course) Neighbours(e *Entry) (prev, next *Entry) {
 // Only is the course narrowed to the named exercises (by id or student
 // file, as Exercise finds them) and the lessons that hold them, each
 // with only those of its exercises: what lessons verify EXERCISE proves.
-// An unknown name is an error that lists the exercises.
+// An unknown name is an error that lists the exercises; no name is the
+// whole course.
 func (c *Course) Only(names ...string) (*Course, error) {
+	if len(names) == 0 {
+		return c, nil
+	}
 	want := map[*Exercise]bool{}
 	for _, n := range names {
 		x, err := c.Exercise(n)
