@@ -157,3 +157,31 @@ func TestLibraryDelaysInterprocessRecords(t *testing.T) {
 		t.Errorf("the program printed %q: the interprocess record did not wait", out)
 	}
 }
+
+// A pool the program destroys has its slot's handle cleared, so
+// pools_destroyed counts it and not a pool left at exit; a hidden run can
+// make a cudaEventRecord fail (a hand's record), and the wait after it
+// is made.
+func TestLibraryCountsPoolsDestroyedAndFailsARecord(t *testing.T) {
+	lib := buildStub(t, "pooldestroy.c")
+	for _, tc := range []struct {
+		env      []string
+		out      string
+		injected uint64
+	}{
+		{nil, "record 0 wait 0\n", 0},
+		{[]string{"LESSONS_STATS_FAIL=cudaEventRecord:1"}, "record 2 wait 0\n", 1},
+	} {
+		got, out := lib.run(t, tc.env...)
+		if out != tc.out {
+			t.Errorf("%v: the program printed %q, want %q", tc.env, out, tc.out)
+		}
+		s := got.Stats
+		if d, _ := s.Value("pools_destroyed"); s.PoolsCreated != 2 || d != 1 {
+			t.Errorf("%v: pools_created %d (want 2), pools_destroyed %v (want 1)", tc.env, s.PoolsCreated, d)
+		}
+		if s.InjectedFailures != tc.injected || s.EventRecords != 1 {
+			t.Errorf("%v: injected_failures %d (want %d), event_records %d (want 1)", tc.env, s.InjectedFailures, tc.injected, s.EventRecords)
+		}
+	}
+}
