@@ -52,7 +52,7 @@ type HiddenRun struct {
 var Failable = []string{
 	"cudaMalloc", "cudaMallocAsync", "cudaMallocFromPoolAsync", "cudaMallocHost", "cudaHostAlloc",
 	"cudaMallocManaged", "cudaMallocPitch", "cudaMemPoolCreate", "cudaStreamCreate", "cudaStreamCreateWithFlags",
-	"cudaEventCreate", "cudaEventCreateWithFlags", "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess",
+	"cudaEventCreate", "cudaEventCreateWithFlags", "cudaEventRecord", "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess",
 }
 
 // ParseFail reads one entry of a hidden run's fail: a call of Failable
