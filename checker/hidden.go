@@ -53,6 +53,12 @@ var Failable = []string{
 	"cudaMalloc", "cudaMallocAsync", "cudaMallocFromPoolAsync", "cudaMallocHost", "cudaHostAlloc",
 	"cudaMallocManaged", "cudaMallocPitch", "cudaMemPoolCreate", "cudaStreamCreate", "cudaStreamCreateWithFlags",
 	"cudaEventCreate", "cudaEventCreateWithFlags", "cudaEventRecord", "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess",
+	// A get of a pool's attribute, of any or of one: a get made to fail
+	// leaves its value as 0xA5 bytes, so one used anyway shows.
+	"cudaMemPoolGetAttribute", "cudaMemPoolGetAttribute.ReleaseThreshold", "cudaMemPoolGetAttribute.ReservedMemCurrent",
+	"cudaMemPoolGetAttribute.ReservedMemHigh", "cudaMemPoolGetAttribute.UsedMemCurrent", "cudaMemPoolGetAttribute.UsedMemHigh",
+	"cudaMemPoolGetAttribute.ReuseFollowEventDependencies", "cudaMemPoolGetAttribute.ReuseAllowOpportunistic",
+	"cudaMemPoolGetAttribute.ReuseAllowInternalDependencies",
 }
 
 // ParseFail reads one entry of a hidden run's fail: a call of Failable
