@@ -59,6 +59,9 @@ var Failable = []string{
 	"cudaMemPoolGetAttribute.ReservedMemHigh", "cudaMemPoolGetAttribute.UsedMemCurrent", "cudaMemPoolGetAttribute.UsedMemHigh",
 	"cudaMemPoolGetAttribute.ReuseFollowEventDependencies", "cudaMemPoolGetAttribute.ReuseAllowOpportunistic",
 	"cudaMemPoolGetAttribute.ReuseAllowInternalDependencies",
+	// A get of a device's attribute: of any, or of one of the pools'.
+	"cudaDeviceGetAttribute", "cudaDeviceGetAttribute.MemoryPoolsSupported",
+	"cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes",
 }
 
 // ParseFail reads one entry of a hidden run's fail: a call of Failable

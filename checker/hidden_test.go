@@ -147,7 +147,7 @@ func TestHiddenRunFails(t *testing.T) {
 // FuzzParseFail: a spec's fail entries are user input; any string gives
 // a failable call and a number from 1, or an error.
 func FuzzParseFail(f *testing.F) {
-	for _, s := range []string{"cuMemMap:2", "cudaMallocAsync:1", "cudaEventRecord:1", "cudaMemPoolGetAttribute.ReleaseThreshold:2", "cudaMemPoolGetAttribute.NoSuch:1", "x", ":", "cuMemMap:-1", "cuMemMap:99999999999999999999"} {
+	for _, s := range []string{"cuMemMap:2", "cudaMallocAsync:1", "cudaEventRecord:1", "cudaMemPoolGetAttribute.ReleaseThreshold:2", "cudaMemPoolGetAttribute.NoSuch:1", "cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1", "x", ":", "cuMemMap:-1", "cuMemMap:99999999999999999999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -216,3 +216,31 @@ func TestLibraryFailsPoolAttributeGets(t *testing.T) {
 		}
 	}
 }
+
+// A hidden run can make a get of one device attribute fail, by the
+// attribute's name: it is not made, its value is left as 0xA5 bytes and
+// the failure counted; the other attribute's get is made. Without a run's
+// failures a get is made as it is.
+func TestLibraryFailsDeviceAttributeGets(t *testing.T) {
+	lib := buildStub(t, "devattr.c")
+	for _, tc := range []struct {
+		fail, out string
+		injected  uint64
+	}{
+		{"", "pools 0 1\nhandle types 0 1\n", 0},
+		{"cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1", "pools 0 1\nhandle types 2 a5a5a5a5\n", 1},
+		{"cudaDeviceGetAttribute:1", "pools 2 a5a5a5a5\nhandle types 0 1\n", 1},
+	} {
+		var env []string
+		if tc.fail != "" {
+			env = append(env, "LESSONS_STATS_FAIL="+tc.fail)
+		}
+		got, out := lib.run(t, env...)
+		if out != tc.out {
+			t.Errorf("%q: the program printed %q, want %q", tc.fail, out, tc.out)
+		}
+		if got.Stats.InjectedFailures != tc.injected {
+			t.Errorf("%q: injected_failures %d, want %d", tc.fail, got.Stats.InjectedFailures, tc.injected)
+		}
+	}
+}

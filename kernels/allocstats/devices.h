@@ -194,6 +194,42 @@ HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr 
         a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
 })
 namespace {
+// devAttrName is how a hidden run's fail names a get of device attribute
+// a ("cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1").
+const char* devAttrName(cudaDeviceAttr a) {
+    switch (a) {
+    case cudaDevAttrMemoryPoolsSupported: return "cudaDeviceGetAttribute.MemoryPoolsSupported";
+    case cudaDevAttrMemoryPoolSupportedHandleTypes: return "cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes";
+    default: return nullptr;
+    }
+}
+}  // namespace
+
+// A device's attribute asked is made as it is and records nothing (a
+// program such as PyTorch asks often), unless a hidden run makes it fail,
+// by the call's name or the attribute's: then it is not made, its value
+// is left as 0xA5 bytes, and the failure is counted. A program whose
+// path rests on an attribute that does not say what it asks (whether the
+// device has pools, read from the handle types its pools export) then
+// goes another way than one that asks the right attribute.
+extern "C" cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int dev) {
+    static auto fn = (cudaError_t(*)(int*, cudaDeviceAttr, int))real("cudaDeviceGetAttribute");
+    static uintptr_t checked = 0;
+    if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaDeviceGetAttribute");
+    if (failCount == 0 || busy()) return fn(v, a, dev);
+    const char* named = devAttrName(a);
+    if (!(failNow("cudaDeviceGetAttribute") | (named != nullptr && failNow(named)))) return fn(v, a, dev);
+    if (v != nullptr) memset(v, 0xA5, sizeof *v);
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        noteResult(2, true);
+    }
+    after();
+    return (cudaError_t)2;
+}
+
+namespace {
 // poolAttrName is how a hidden run's fail names a get of attribute a
 // ("cudaMemPoolGetAttribute.ReleaseThreshold:1", the first get of the
 // release threshold), and poolAttrSize the bytes of its value.

@@ -134,9 +134,7 @@ why it is wrong: the lesson says cudaDevAttrMemoryPoolsSupported is what says wh
   cudaDeviceAttr). A device with pools but no exportable handle type is told it has none,
   and the answer rests on an attribute that does not say what is asked; on the H200
   under Linux both are non-zero.
-source: own
-unseen: nothing the judge runs sees it on the H200 (both attributes non-zero); kept in
-  solutions/day071/unseen/strict-pool/blind3_supported_from_handle_types.patch (session 14)""", [
+source: own""", [
 ("""    if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess) {
         cudaGetLastError();
         return false;

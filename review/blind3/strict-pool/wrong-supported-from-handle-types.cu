@@ -8,8 +8,6 @@
 //   and the answer rests on an attribute that does not say what is asked; on the H200
 //   under Linux both are non-zero.
 // source: own
-// unseen: nothing the judge runs sees it on the H200 (both attributes non-zero); kept in
-//   solutions/day071/unseen/strict-pool/blind3_supported_from_handle_types.patch (session 14)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A
