@@ -64,6 +64,36 @@ func TestLibraryCountsUnwaitedTrims(t *testing.T) {
 	}
 }
 
+// A cudaFree of stream-ordered memory makes no implicit synchronisation
+// (the CUDA 12 and 13 runtime reference, quoted in kokkos/kokkos#9307): a
+// use still queued on a stream the host has not waited for, the
+// allocating stream's included, is an unordered free, and the free is no
+// host wait; after the stream's wait it is not counted, and a cudaFree of
+// cudaMalloc memory still waits for the device.
+func TestLibraryCountsHostFreesOfQueuedStreamOrderedMemory(t *testing.T) {
+	lib := buildStub(t, "hostfree.c")
+	got, _ := lib.run(t)
+	s := got.Stats
+	if s.UnorderedFrees != 1 || s.TrimsUnwaited != 1 || s.FreeCalls != 3 {
+		t.Errorf("unordered_frees %d (want 1), trims_unwaited %d (want 1), free_calls %d (want 3)", s.UnorderedFrees, s.TrimsUnwaited, s.FreeCalls)
+	}
+	if note := s.RaceNote("unordered_frees"); !strings.Contains(note, "cudaFree freed a 1 MiB stream-ordered buffer") || !strings.Contains(note, "wait for stream 1 first") {
+		t.Errorf("the race in words: %q", note)
+	}
+}
+
+// A POSIX descriptor of a shareable handle (a pool's export, or one given
+// to an import) is the program's to close: one still open at exit is
+// counted, one closed is not, even when the same file is opened again at
+// its number.
+func TestLibraryCountsShareableDescriptorsLeftOpen(t *testing.T) {
+	lib := buildStub(t, "sharefd.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.ShareableFDsOpen != 1 {
+		t.Errorf("shareable_fds_open %d, want 1 (the import's copy)", s.ShareableFDsOpen)
+	}
+}
+
 // A wait for the legacy default stream (cudaStreamSynchronize(0), and
 // so a cudaMemcpy) waits for the blocking streams' work, never for a
 // non-blocking stream's: a trim after it, with a non-blocking stream's

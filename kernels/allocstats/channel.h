@@ -365,7 +365,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 12;
+    rec->version = 13;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -386,6 +386,7 @@ Record* record() {
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
+    shareFds = new std::map<int, std::pair<uint64_t, uint64_t>>();
     notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
     poolSets = new std::map<cudaMemPool_t, uint64_t>();
     allocPools = new std::set<cudaMemPool_t>();
@@ -425,6 +426,27 @@ void storePool(const Pool& p) {
         if (rec->pools[i].handle == p.handle && p.handle != 0) rec->pools[i] = p;
 }
 
+// noteShareFd notes fd, a POSIX descriptor of a shareable handle that the
+// program holds (an export's, or one it gave an import), with the file it
+// names; mu is held.
+void noteShareFd(int fd) {
+    struct stat st;
+    if (fd < 0 || sysFstat(fd, &st) != 0) return;
+    (*shareFds)[fd] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    shareFdsNoted.store((int)shareFds->size());
+}
+
+// shareFdsOpen counts the noted descriptors the program never closed that
+// still name the same file; mu is held.
+uint64_t shareFdsOpen() {
+    uint64_t n = 0;
+    for (auto& kv : *shareFds) {
+        struct stat st;
+        if (sysFstat(kv.first, &st) == 0 && (uint64_t)st.st_dev == kv.second.first && (uint64_t)st.st_ino == kv.second.second) n++;
+    }
+    return n;
+}
+
 // leaks notes what was never freed, at exit; mu is held.
 void leaks() {
     rec->leaked_allocs = rec->live_allocs;
@@ -433,6 +455,7 @@ void leaks() {
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
     rec->leaked_events = liveEvents->size();
+    rec->shareable_fds_open = shareFdsOpen();
     rec->graph_execs_leaked = graphs->size();
     if (!ipcOpened->empty()) rec->ipc_opened_close_last_ns = monotonicNanos();  // closed by the exit
     rec->leaked_pool_imports = 0;
@@ -510,10 +533,12 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 12;
+    rec->version = 13;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
+    shareFds->clear();   // the parent's, inherited: its record's
+    shareFdsNoted.store(0);
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
     poolSetByProgram = false;
@@ -997,6 +1022,27 @@ void orderedFree(const Alloc& x, cudaStream_t s, const char* how) {
     }
 }
 
+// hostFree checks a cudaFree (or cuMemFree) of stream-ordered memory
+// (cudaMallocAsync, a pool's, a graph's allocation): the runtime reference
+// (CUDA 12 and 13) says such a free makes no implicit synchronisation and
+// the caller must make sure every access has completed, and the
+// Programming Guide (Graph Memory Nodes) ends a graph allocation's life at
+// the cudaFree call itself. So a use on any stream that the host has not
+// waited for is a race, the allocating stream's included.
+void hostFree(const Alloc& x, const char* how) {
+    for (auto& u : x.uses) {
+        auto h = host->find(norm(u.stream));
+        if (h != host->end() && h->second >= u.seq) continue;
+        rec->unordered_frees++;
+        char b[256];
+        snprintf(b, sizeof b, "%s freed a %s stream-ordered buffer that %s on stream %d may still be using (it does not wait: wait for stream %d first)",
+                 how, sizeWords(x.bytes).c_str(), u.what.c_str(), number(u.stream), number(u.stream));
+        noteRace(rec->free_race, sizeof rec->free_race, b);
+        tlFinding(kTlFindFree, 0, x.bytes);
+        return;
+    }
+}
+
 // removed notes a free that succeeded; mu is held. A free of an address
 // the library never saw allocated (memory from a call it does not hook)
 // is counted in unknown_frees: the ranges freed before at that address
@@ -1022,6 +1068,8 @@ void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
         enqueue(s);
         orderedFree(it->second, s, "cudaFreeAsync");
         if (it->second.origin == kImported) importFrees->push_back({s, (*clocks)[s][s]});
+    } else if (it->second.async && it->second.origin != kImported) {
+        hostFree(it->second, how);     // no wait for stream-ordered memory
     } else {
         hostWaitsAll();                // cudaFree waits for the device
     }

@@ -373,6 +373,16 @@ HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e
 HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
     if (r == cudaSuccess) { ipcEvents->insert(*e); ipcOpened->insert(*e); }
 })
+// A pool exported as a POSIX file descriptor gives the caller a descriptor
+// to close, and one given to an import is still the caller's to close
+// (the import does not take it over): each is noted, and forgotten when
+// the program closes it (the close hook, around.h).
+HOOK(cudaError_t, cudaMemPoolExportToShareableHandle, (void* h, cudaMemPool_t pool, cudaMemAllocationHandleType t, unsigned int f), (h, pool, t, f), {
+    if (r == cudaSuccess && t == cudaMemHandleTypePosixFileDescriptor && h != nullptr) noteShareFd(*(int*)h);
+})
+HOOK(cudaError_t, cudaMemPoolImportFromShareableHandle, (cudaMemPool_t* pool, void* h, cudaMemAllocationHandleType t, unsigned int f), (pool, h, t, f), {
+    if (r == cudaSuccess && t == cudaMemHandleTypePosixFileDescriptor) noteShareFd((int)(uintptr_t)h);
+})
 namespace {
 // ipcDestroyed times the destroy of an interprocess event (mu is held):
 // the maker must destroy its event only after every process that opened
@@ -496,6 +506,23 @@ extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
     return fn(pool);
 }
 
+namespace {
+// launchDone ends a launch's timing and records it (r the runtime's
+// answer): kernel is found by its host stub (stub) or by its function's
+// address.
+void launchDone(Timed t, cudaError_t r, const void* kernel, bool stub, void** a, cudaStream_t s) {
+    endTiming(t, r == cudaSuccess);
+    const Kernel* k = r == cudaSuccess ? describeKernel(kernel, stub) : nullptr;
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        launched(k, a, s);
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
+    }
+    after();
+}
+}  // namespace
+
 // Launches. nvcc 13's <<< >>> calls __cudaLaunchKernel with a CUkernel
 // (the runtime does not declare it in C++ sources); older ones and explicit
 // calls go through cudaLaunchKernel with the host stub's address.
@@ -506,15 +533,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
     inLaunch--;
-    endTiming(t, r == cudaSuccess);
-    const Kernel* k = r == cudaSuccess ? describeKernel(kernel, true) : nullptr;
-    {
-        std::lock_guard<Lock> lock(mu);
-        record();
-        launched(k, a, s);
-        tlTimed(r == cudaSuccess ? t.start : nullptr);
-    }
-    after();
+    launchDone(t, r, kernel, true, a, s);
     return r;
 }
 
@@ -523,15 +542,7 @@ extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a,
     if (inLaunch > 0 || busy()) return fn(f, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     cudaError_t r = fn(f, g, b, a, sh, s);
-    endTiming(t, r == cudaSuccess);
-    const Kernel* k = r == cudaSuccess ? describeKernel(f, false) : nullptr;
-    {
-        std::lock_guard<Lock> lock(mu);
-        record();
-        launched(k, a, s);
-        tlTimed(r == cudaSuccess ? t.start : nullptr);
-    }
-    after();
+    launchDone(t, r, f, false, a, s);
     return r;
 }
 namespace {
