@@ -20,6 +20,7 @@ var meanings = map[string]string{
 	"pool_used_current":      "bytes in use in the pools at exit (UsedMemCurrent, summed over the pools used)",
 	"pool_reserved_current":  "bytes the pools held at exit (ReservedMemCurrent, summed over the pools used)",
 	"pool_reserved_high":     "the pools' high watermark of reserved bytes (ReservedMemHigh, the largest)",
+	"pools_destroyed":        "pools the program destroyed (cudaMemPoolDestroy) of the first 8 it used: a pool left at exit is not counted",
 }
 
 // StatMeaning says what a statistic counts and the version of the

@@ -288,8 +288,9 @@ func DecodeStats(data []byte) (*Stats, error) {
 // Value returns a statistic by name, and whether the name exists. Besides
 // the record's own fields there are pool figures, taken at exit over every
 // pool the program used: pool_used_high, pool_reserved_high (the largest),
-// pool_used_current and pool_reserved_current (summed); and the kernels'
-// times in milliseconds (timeStats).
+// pool_used_current and pool_reserved_current (summed), and
+// pools_destroyed (the library clears a pool's handle when the program
+// destroys it); and the kernels' times in milliseconds (timeStats).
 func (s *Stats) Value(name string) (float64, bool) {
 	switch name {
 	case "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current":
@@ -307,6 +308,15 @@ func (s *Stats) Value(name string) (float64, bool) {
 			}
 		}
 		return float64(v), true
+	}
+	if name == "pools_destroyed" {
+		n := 0
+		for _, p := range s.Pools[:min(int(s.PoolCount), len(s.Pools))] {
+			if p.Handle == 0 {
+				n++
+			}
+		}
+		return float64(n), true
 	}
 	if f, ok := timeStats[name]; ok {
 		return float64(f(s)) / 1e6, true
@@ -354,7 +364,7 @@ func StatNames() []string {
 	for n := range statIndex() {
 		names = append(names, n)
 	}
-	names = append(names, "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current")
+	names = append(names, "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current", "pools_destroyed")
 	for n := range timeStats {
 		names = append(names, n)
 	}

@@ -193,11 +193,91 @@ HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr 
     if (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
         a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
 })
-// A reuse policy asked of the pool: what it does, not what was meant.
-HOOK(cudaError_t, cudaMemPoolGetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr a, void* v), (pool, a, v), {
-    if (r == cudaSuccess && (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
-                             a == cudaMemPoolReuseAllowInternalDependencies)) rec->reuse_attr_gets++;
-})
+namespace {
+// devAttrName is how a hidden run's fail names a get of device attribute
+// a ("cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1").
+const char* devAttrName(cudaDeviceAttr a) {
+    switch (a) {
+    case cudaDevAttrMemoryPoolsSupported: return "cudaDeviceGetAttribute.MemoryPoolsSupported";
+    case cudaDevAttrMemoryPoolSupportedHandleTypes: return "cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes";
+    default: return nullptr;
+    }
+}
+}  // namespace
+
+// A device's attribute asked is made as it is and records nothing (a
+// program such as PyTorch asks often), unless a hidden run makes it fail,
+// by the call's name or the attribute's: then it is not made, its value
+// is left as 0xA5 bytes, and the failure is counted. A program whose
+// path rests on an attribute that does not say what it asks (whether the
+// device has pools, read from the handle types its pools export) then
+// goes another way than one that asks the right attribute.
+extern "C" cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int dev) {
+    static auto fn = (cudaError_t(*)(int*, cudaDeviceAttr, int))real("cudaDeviceGetAttribute");
+    static uintptr_t checked = 0;
+    if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaDeviceGetAttribute");
+    if (failCount == 0 || busy()) return fn(v, a, dev);
+    const char* named = devAttrName(a);
+    if (!(failNow("cudaDeviceGetAttribute") | (named != nullptr && failNow(named)))) return fn(v, a, dev);
+    if (v != nullptr) memset(v, 0xA5, sizeof *v);
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        noteResult(2, true);
+    }
+    after();
+    return (cudaError_t)2;
+}
+
+namespace {
+// poolAttrName is how a hidden run's fail names a get of attribute a
+// ("cudaMemPoolGetAttribute.ReleaseThreshold:1", the first get of the
+// release threshold), and poolAttrSize the bytes of its value.
+const char* poolAttrName(cudaMemPoolAttr a) {
+    switch (a) {
+    case cudaMemPoolReuseFollowEventDependencies: return "cudaMemPoolGetAttribute.ReuseFollowEventDependencies";
+    case cudaMemPoolReuseAllowOpportunistic: return "cudaMemPoolGetAttribute.ReuseAllowOpportunistic";
+    case cudaMemPoolReuseAllowInternalDependencies: return "cudaMemPoolGetAttribute.ReuseAllowInternalDependencies";
+    case cudaMemPoolAttrReleaseThreshold: return "cudaMemPoolGetAttribute.ReleaseThreshold";
+    case cudaMemPoolAttrReservedMemCurrent: return "cudaMemPoolGetAttribute.ReservedMemCurrent";
+    case cudaMemPoolAttrReservedMemHigh: return "cudaMemPoolGetAttribute.ReservedMemHigh";
+    case cudaMemPoolAttrUsedMemCurrent: return "cudaMemPoolGetAttribute.UsedMemCurrent";
+    case cudaMemPoolAttrUsedMemHigh: return "cudaMemPoolGetAttribute.UsedMemHigh";
+    default: return nullptr;
+    }
+}
+size_t poolAttrSize(cudaMemPoolAttr a) {
+    return a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
+                   a == cudaMemPoolReuseAllowInternalDependencies
+               ? sizeof(int)
+               : sizeof(uint64_t);
+}
+}  // namespace
+
+// A reuse policy asked of the pool: what it does, not what was meant. A
+// get a hidden run makes fail (by the call's name, or by the attribute's:
+// poolAttrName) is not made, and its value is left as 0xA5 bytes: CUDA
+// says nothing of the value on an error, and a program that uses it
+// anyway (a variable never initialised) then shows it on every run.
+extern "C" cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a, void* v) {
+    uint64_t tl0 = tlNow(); (void)tl0;
+    static auto fn = (cudaError_t(*)(cudaMemPool_t, cudaMemPoolAttr, void*))real("cudaMemPoolGetAttribute");
+    static uintptr_t checked = 0;
+    if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaMemPoolGetAttribute");
+    const char* named = poolAttrName(a);
+    bool failed = failCount > 0 && !busy() && (failNow("cudaMemPoolGetAttribute") | (named != nullptr && failNow(named)));
+    if (failed && v != nullptr && named != nullptr) memset(v, 0xA5, poolAttrSize(a));
+    cudaError_t r = failed ? (cudaError_t)2 : fn(pool, a, v);
+    if (busy()) return r;
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        noteResult((int)r, failed);
+        if (r == cudaSuccess && poolAttrSize(a) == sizeof(int) && named != nullptr) rec->reuse_attr_gets++;
+    }
+    after();
+    return r;
+}
 namespace { bool allWaited(); }
 // A trim gives back only what no queued work still holds: one made before
 // the host waited for that work may give back less than it means to.

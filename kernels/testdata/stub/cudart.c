@@ -37,6 +37,9 @@ int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); r
 int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
 int cudaEventCreateWithFlags(void** e, unsigned f) { *e = (void*)(handles++); return 0; }
 int cudaDeviceGetMemPool(void** pool, int dev) { *pool = (void*)0x9000; return 0; }
+int cudaDeviceGetAttribute(int* v, int attr, int dev) { *v = 1; return 0; }
+int cudaMemPoolCreate(void** pool, const void* props) { *pool = (void*)(handles++); return 0; }
+int cudaMemPoolDestroy(void* pool) { return 0; }
 static int poolAttribute(int attr, void* v) {
   *(uint64_t*)v = attr == 5 || attr == 6 ? reserved : attr == 7 || attr == 8 ? used : 0;
   return 0;
