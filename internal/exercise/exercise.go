@@ -398,6 +398,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}
+	if found == "" && p.interp == nil && recErr == nil {
+		found = startedPrograms(rec)
+	}
 	trust(run, rec, recErr, ended(res), found)
 	run.Before = j.Before
 	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration, Started: 1 + sanStarted,
