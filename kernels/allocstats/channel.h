@@ -352,7 +352,26 @@ void* real(const char* name) {
     return f;
 }
 
+// unfollowed stops the record of a run one of whose processes the library
+// does not follow called CUDA: a child made by a raw clone (no atfork
+// handler ran, so it keeps its parent's identity and would send nothing),
+// whose calls, the work a program could do there unseen, no record would
+// count. It writes into the channel what no frame begins with, so the
+// grader fails the run ("a frame the library did not write"), and says
+// why on the process's error output. Once.
+bool execPath;                          // execing's own call of record(): a vfork's child may exec
+bool unfollowedSaid;
+
+void unfollowed() {
+    unfollowedSaid = true;
+    static const char msg[] = "allocstats: a process the statistics library does not follow (made by clone, not fork) called CUDA: the run's record is not trusted\n";
+    static const char mark[] = "LSUNFOLLOWED";
+    sysWrite(2, msg, sizeof msg - 1);
+    sysWrite(chanFd, mark, sizeof mark - 1);
+}
+
 Record* record() {
+    if (chanFd >= 0 && !execPath && !unfollowedSaid && sysGetpid() != chanPid) unfollowed();
     if (quiet) {
         // A forked child's first CUDA call: its start frame goes out now,
         // not at the next pulse, so that a child that then leaves by _exit

@@ -13,18 +13,16 @@ namespace {
 void execing(bool replaces) {
     if (busy() || chanFd < 0) return;   // the driver's helper, or a silent child
     std::lock_guard<Lock> g(mu);
+    // A forked child that has made no CUDA call speaks now (record()
+    // sends its start frame). A vfork's child is not this process (its pid
+    // is not chanPid): the count goes into its parent's record, whose
+    // memory it shares, and it is no unfollowed process (see record()).
+    execPath = true;
     record();
+    execPath = false;
     rec->execs++;
-    // A forked child that has made no CUDA call is silent; one that
-    // starts a program speaks now, or its exec would go unseen (the
-    // program it starts, with no channel, could do the work unseen). A
-    // vfork's child is not this process (its pid is not chanPid): the
-    // count above went into its parent's record, whose memory it shares.
-    bool spoke = quiet && guard.parent_pid != 0 && sysGetpid() == chanPid;
-    if (spoke) quiet = false;
     if (!replaces) {
-        if (spoke) sendFrame(kFrameSnapshot);
-        else pulse();
+        pulse();
         return;
     }
     if (guard.parent_pid != 0) {

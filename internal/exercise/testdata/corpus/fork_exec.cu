@@ -1,8 +1,7 @@
-// The same by fork and execv: the child makes no CUDA call before its
-// exec, so the library keeps it silent (a forked child sends nothing until
-// its first CUDA call), and its exec went unreported; the program it
-// starts (itself again, with its environment emptied) does the work
-// unseen.
+// The same by fork and execv, from a child that makes no CUDA call
+// before its exec: the library reports the child's exec (execs 1 in its
+// record), which no check of the spec named; the program it starts
+// (itself again, with its environment emptied) does the work unseen.
 // want: started another program
 #include <cuda_runtime.h>
 #include <stdio.h>
