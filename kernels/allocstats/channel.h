@@ -459,7 +459,9 @@ void leaks() {
         if (kv.second.origin == kImported) rec->leaked_pool_imports++;
 }
 
-// atExit ends the record: the kernels still pending are read and the
+bool endAtFini;  // atExit (or atExitPlain) has run: finish sends the end frame
+
+// atExit closes the record: the kernels still pending are read and the
 // pools' attributes asked for first, with mu free (see Lock).
 void atExit() {
     std::vector<uint64_t> handles;
@@ -482,16 +484,42 @@ void atExit() {
     rec->exited = 1;
     tlFlush();
     countCopies();
-    sendFrame(kFrameEnd);
+    sendFrame(kFrameSnapshot);
+    endAtFini = true;
 }
 
 // atExitPlain ends the record of a program that never answered a CUDA
-// call (atExit, registered later, runs first and ends it otherwise).
+// call (atExit, registered later, runs first and closes it otherwise).
+// Registered by the library's constructor, before the C library's start
+// registers the loader's destructors' pass: it runs after finish, last of
+// all, and sends the end frame itself.
+bool finiRan;
+
 void atExitPlain() {
     std::lock_guard<Lock> g(mu);
-    if (chanEnded || quiet) return;
+    if (chanEnded || quiet || endAtFini) return;
     leaks();
     rec->exited = 1;
+    countCopies();
+    if (finiRan) {
+        sendFrame(kFrameEnd);
+        return;
+    }
+    sendFrame(kFrameSnapshot);
+    endAtFini = true;
+}
+
+// finish sends the end frame, as the library's own destructor: the
+// loader runs it after every exit handler and destructor of the program
+// registered once main was called (those registered before the program's
+// first CUDA call run after atExit), so the record counts the calls they
+// make. Before, the end frame
+// went out from atExit, and a global object's destructor did the work
+// after it, unseen (after_end.cu of the corpus).
+__attribute__((destructor)) void finish() {
+    std::lock_guard<Lock> g(mu);
+    finiRan = true;
+    if (!endAtFini || chanEnded || quiet) return;
     countCopies();
     sendFrame(kFrameEnd);
 }
