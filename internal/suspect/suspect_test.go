@@ -37,6 +37,7 @@ func TestScan(t *testing.T) {
 		{"a child", "if (fork() == 0) work();\n", []string{"a process of its own@1"}},
 		{"itself again by posix_spawnp", "\nposix_spawnp(&pid, argv[0], NULL, NULL, args, env);\n", []string{"a process of its own@2"}},
 		{"itself again by execveat", "execveat(AT_FDCWD, argv[0], args, env, 0);\n", []string{"a process of its own@1"}},
+		{"a fork without atfork handlers", "pid_t p = _Fork();\n", []string{"a process of its own@1"}},
 		{"a spawn by pointer", "auto start = &pidfd_spawnp;\n", []string{"a process of its own@1"}},
 		{"not a spawn", "int posix_spawned = 0; my_execve_count++;\n", nil},
 		{"another GPU", "int run() {\n  setenv(\"CUDA_VISIBLE_DEVICES\", \"0,1,2,3\", 1);\n", []string{"its own environment@2"}},

@@ -359,12 +359,17 @@ void* real(const char* name) {
 // count. It writes into the channel what no frame begins with, so the
 // grader fails the run ("a frame the library did not write"), and says
 // why on the process's error output. Once.
+// With $LESSONS_STATS_NOEXEC=1 (a compiled program's graded run, where
+// any exec makes the run untrusted), a program started by such a process
+// does too: its exec would go uncounted, its count being made in a copy
+// of the record no frame sends.
 bool execPath;                          // execing's own call of record(): a vfork's child may exec
+bool noExec;                            // $LESSONS_STATS_NOEXEC=1
 bool unfollowedSaid;
 
 void unfollowed() {
     unfollowedSaid = true;
-    static const char msg[] = "allocstats: a process the statistics library does not follow (made by clone, not fork) called CUDA: the run's record is not trusted\n";
+    static const char msg[] = "allocstats: a process the statistics library does not follow (made by clone or _Fork, not fork) called CUDA or started a program: the run's record is not trusted\n";
     static const char mark[] = "LSUNFOLLOWED";
     sysWrite(2, msg, sizeof msg - 1);
     sysWrite(chanFd, mark, sizeof mark - 1);
@@ -592,6 +597,11 @@ void heapCapFirst();
 // (Python's python3) is the machine's and readable, so only this reaches
 // it. The sandbox's filter refuses prctl(PR_SET_DUMPABLE) but to 0. Raw
 // system call: a program may define prctl.
+void noExecStart(char** envp) {
+    char v[4];
+    noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
+}
+
 void undumpable(char** envp) {
     char v[4];
     if (takeEnv(envp, "LESSONS_STATS_UNDUMPABLE", v, sizeof v) && v[0] == '1' && v[1] == 0)
@@ -662,6 +672,7 @@ void randomSecret(char** envp) {
 __attribute__((constructor)) void start(int, char**, char** envp) {
     randomSecret(envp);  // first: taking a variable out leaves a second null before the auxiliary vector
     undumpable(envp);
+    noExecStart(envp);
     std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)sysGetpid();

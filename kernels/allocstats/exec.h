@@ -16,8 +16,9 @@ void execing(bool replaces) {
     // A forked child that has made no CUDA call speaks now (record()
     // sends its start frame). A vfork's child is not this process (its pid
     // is not chanPid): the count goes into its parent's record, whose
-    // memory it shares, and it is no unfollowed process (see record()).
-    execPath = true;
+    // memory it shares, and it is no unfollowed process (see record()),
+    // unless a compiled program's run (noExec), where any exec fails it.
+    execPath = !noExec;
     record();
     execPath = false;
     rec->execs++;

@@ -1,7 +1,7 @@
 // The same by execveat, which the library did not hook (nor the source
 // scan name): the child of a vfork starts the program again, unseen and
 // uncounted.
-// want: started another program
+// want: started another program|does not follow
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // runs, so the child keeps its parent's identity in the library and its
 // record was never sent; the child does the work its own way (a hundred
 // cudaMalloc), unseen, and the program's own record claims one.
-// want: a frame the library did not write
+// want: does not follow
 #include <cuda_runtime.h>
 #include <sched.h>
 #include <signal.h>
