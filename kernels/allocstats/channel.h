@@ -356,8 +356,8 @@ void* real(const char* name) {
 // does not follow called CUDA: a child made by a raw clone (no atfork
 // handler ran, so it keeps its parent's identity and would send nothing),
 // whose calls, the work a program could do there unseen, no record would
-// count. It writes into the channel what no frame begins with, so the
-// grader fails the run ("a frame the library did not write"), and says
+// count. It writes a mark into the channel in place of a frame, which the
+// grader reads as the run's record failed (checker.Unfollowed), and says
 // why on the process's error output. Once.
 // With $LESSONS_STATS_NOEXEC=1 (a compiled program's graded run, where
 // any exec makes the run untrusted), a program started by such a process
@@ -518,9 +518,8 @@ void atExitPlain() {
 // loader runs it after every exit handler and destructor of the program
 // registered once main was called (those registered before the program's
 // first CUDA call run after atExit), so the record counts the calls they
-// make. Before, the end frame
-// went out from atExit, and a global object's destructor did the work
-// after it, unseen (after_end.cu of the corpus).
+// make. Before, the end frame went out from atExit, and a global object's
+// destructor did the work after it, unseen (after_end.cu of the corpus).
 __attribute__((destructor)) void finish() {
     std::lock_guard<Lock> g(mu);
     finiRan = true;
@@ -597,15 +596,17 @@ void heapCapFirst();
 // (Python's python3) is the machine's and readable, so only this reaches
 // it. The sandbox's filter refuses prctl(PR_SET_DUMPABLE) but to 0. Raw
 // system call: a program may define prctl.
-void noExecStart(char** envp) {
-    char v[4];
-    noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
-}
-
 void undumpable(char** envp) {
     char v[4];
     if (takeEnv(envp, "LESSONS_STATS_UNDUMPABLE", v, sizeof v) && v[0] == '1' && v[1] == 0)
         rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
+}
+
+// noExecStart takes $LESSONS_STATS_NOEXEC (a compiled program's run) out
+// of the environment: see unfollowed.
+void noExecStart(char** envp) {
+    char v[4];
+    noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
 }
 
 // forwardsToCUDA stops the run when a hook's pointer to the real function
