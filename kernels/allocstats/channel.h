@@ -352,7 +352,31 @@ void* real(const char* name) {
     return f;
 }
 
+// unfollowed stops the record of a run one of whose processes the library
+// does not follow called CUDA: a child made by a raw clone (no atfork
+// handler ran, so it keeps its parent's identity and would send nothing),
+// whose calls, the work a program could do there unseen, no record would
+// count. It writes a mark into the channel in place of a frame, which the
+// grader reads as the run's record failed (checker.Unfollowed), and says
+// why on the process's error output. Once.
+// With $LESSONS_STATS_NOEXEC=1 (a compiled program's graded run, where
+// any exec makes the run untrusted), a program started by such a process
+// does too: its exec would go uncounted, its count being made in a copy
+// of the record no frame sends.
+bool execPath;                          // execing's own call of record(): a vfork's child may exec
+bool noExec;                            // $LESSONS_STATS_NOEXEC=1
+bool unfollowedSaid;
+
+void unfollowed() {
+    unfollowedSaid = true;
+    static const char msg[] = "allocstats: a process the statistics library does not follow (made by clone or _Fork, not fork) called CUDA or started a program: the run's record is not trusted\n";
+    static const char mark[] = "LSUNFOLLOWED";
+    sysWrite(2, msg, sizeof msg - 1);
+    sysWrite(chanFd, mark, sizeof mark - 1);
+}
+
 Record* record() {
+    if (chanFd >= 0 && !execPath && !unfollowedSaid && sysGetpid() != chanPid) unfollowed();
     if (quiet) {
         // A forked child's first CUDA call: its start frame goes out now,
         // not at the next pulse, so that a child that then leaves by _exit
@@ -463,7 +487,9 @@ void leaks() {
         if (kv.second.origin == kImported) rec->leaked_pool_imports++;
 }
 
-// atExit ends the record: the kernels still pending are read and the
+bool endAtFini;  // atExit (or atExitPlain) has run: finish sends the end frame
+
+// atExit closes the record: the kernels still pending are read and the
 // pools' attributes asked for first, with mu free (see Lock).
 void atExit() {
     std::vector<uint64_t> handles;
@@ -486,16 +512,41 @@ void atExit() {
     rec->exited = 1;
     tlFlush();
     countCopies();
-    sendFrame(kFrameEnd);
+    sendFrame(kFrameSnapshot);
+    endAtFini = true;
 }
 
 // atExitPlain ends the record of a program that never answered a CUDA
-// call (atExit, registered later, runs first and ends it otherwise).
+// call (atExit, registered later, runs first and closes it otherwise).
+// Registered by the library's constructor, before the C library's start
+// registers the loader's destructors' pass: it runs after finish, last of
+// all, and sends the end frame itself.
+bool finiRan;
+
 void atExitPlain() {
     std::lock_guard<Lock> g(mu);
-    if (chanEnded || quiet) return;
+    if (chanEnded || quiet || endAtFini) return;
     leaks();
     rec->exited = 1;
+    countCopies();
+    if (finiRan) {
+        sendFrame(kFrameEnd);
+        return;
+    }
+    sendFrame(kFrameSnapshot);
+    endAtFini = true;
+}
+
+// finish sends the end frame, as the library's own destructor: the
+// loader runs it after every exit handler and destructor of the program
+// registered once main was called (those registered before the program's
+// first CUDA call run after atExit), so the record counts the calls they
+// make. Before, the end frame went out from atExit, and a global object's
+// destructor did the work after it, unseen (after_end.cu of the corpus).
+__attribute__((destructor)) void finish() {
+    std::lock_guard<Lock> g(mu);
+    finiRan = true;
+    if (!endAtFini || chanEnded || quiet) return;
     countCopies();
     sendFrame(kFrameEnd);
 }
@@ -576,6 +627,13 @@ void undumpable(char** envp) {
         rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
 }
 
+// noExecStart takes $LESSONS_STATS_NOEXEC (a compiled program's run) out
+// of the environment: see unfollowed.
+void noExecStart(char** envp) {
+    char v[4];
+    noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
+}
+
 // forwardsToCUDA stops the run when a hook's pointer to the real function
 // (fn, a static of the hook's) lies in the program, in memory of no file
 // or in this library, not in a shared object such as the runtime: a
@@ -640,6 +698,7 @@ void randomSecret(char** envp) {
 __attribute__((constructor)) void start(int, char**, char** envp) {
     randomSecret(envp);  // first: taking a variable out leaves a second null before the auxiliary vector
     undumpable(envp);
+    noExecStart(envp);
     std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)sysGetpid();
