@@ -90,8 +90,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v11Size-v10Size, 5*8; got != want {
 		t.Errorf("version 11 adds %d bytes, want %d (five figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v11Size, 2*8; got != want {
+	if got, want := v12Size-v11Size, 2*8; got != want {
 		t.Errorf("version 12 adds %d bytes, want %d (two figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v12Size, 1*8; got != want {
+		t.Errorf("version 13 adds %d bytes, want %d (one figure)", got, want)
 	}
 }
 
@@ -840,5 +843,27 @@ func TestIPCEventsDestroyedOpenAcrossProcesses(t *testing.T) {
 		if own != tc.own || all != tc.all {
 			t.Errorf("%s: own %g, all %g; want %g, %g", tc.name, own, all, tc.own, tc.all)
 		}
+	}
+}
+
+// pools_destroyed counts the pool slots whose handle the library cleared
+// when the program destroyed the pool; a pool left at exit keeps its
+// handle, and the slots past PoolCount are not read.
+func TestPoolsDestroyed(t *testing.T) {
+	s := &Stats{PoolsCreated: 3, PoolCount: 3}
+	s.Pools[0].Handle, s.Pools[1].Handle, s.Pools[2].Handle = 0, 0x5000, 0
+	if v, ok := s.Value("pools_destroyed"); !ok || v != 2 {
+		t.Errorf("pools_destroyed = %v, %v; want 2", v, ok)
+	}
+	spec, err := ParseSpec("x.toml", []byte("[[check]]\nstat = \"pools_destroyed\"\nequal_to = \"pools_created\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := spec.Judge(&Run{Stats: s}); len(rs) != 1 || rs[0].Pass {
+		t.Errorf("a pool left at exit passes: %+v", rs)
+	}
+	s.Pools[1].Handle = 0
+	if rs := spec.Judge(&Run{Stats: s}); len(rs) != 1 || !rs[0].Pass {
+		t.Errorf("every pool destroyed fails: %+v", rs)
 	}
 }

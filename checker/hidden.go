@@ -52,7 +52,16 @@ type HiddenRun struct {
 var Failable = []string{
 	"cudaMalloc", "cudaMallocAsync", "cudaMallocFromPoolAsync", "cudaMallocHost", "cudaHostAlloc",
 	"cudaMallocManaged", "cudaMallocPitch", "cudaMemPoolCreate", "cudaStreamCreate", "cudaStreamCreateWithFlags",
-	"cudaEventCreate", "cudaEventCreateWithFlags", "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess",
+	"cudaEventCreate", "cudaEventCreateWithFlags", "cudaEventRecord", "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess",
+	// A get of a pool's attribute, of any or of one: a get made to fail
+	// leaves its value as 0xA5 bytes, so one used anyway shows.
+	"cudaMemPoolGetAttribute", "cudaMemPoolGetAttribute.ReleaseThreshold", "cudaMemPoolGetAttribute.ReservedMemCurrent",
+	"cudaMemPoolGetAttribute.ReservedMemHigh", "cudaMemPoolGetAttribute.UsedMemCurrent", "cudaMemPoolGetAttribute.UsedMemHigh",
+	"cudaMemPoolGetAttribute.ReuseFollowEventDependencies", "cudaMemPoolGetAttribute.ReuseAllowOpportunistic",
+	"cudaMemPoolGetAttribute.ReuseAllowInternalDependencies",
+	// A get of a device's attribute: of any, or of one of the pools'.
+	"cudaDeviceGetAttribute", "cudaDeviceGetAttribute.MemoryPoolsSupported",
+	"cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes",
 }
 
 // ParseFail reads one entry of a hidden run's fail: a call of Failable

@@ -132,6 +132,7 @@ func TestHiddenRunFails(t *testing.T) {
 	for _, tc := range []struct{ fail, want string }{
 		{`"cuMemMap"`, `x.toml:5: hidden run "h": "cuMemMap" names no call number`},
 		{`"printf:1"`, `"printf" is not a call a run can make fail`},
+		{`"cudaMemPoolGetAttribute.NoSuch:1"`, `"cudaMemPoolGetAttribute.NoSuch" is not a call a run can make fail`},
 		{`"cuMemMap:0"`, `"cuMemMap:0": the call's number is a whole number from 1 to 1000000`},
 		{`"cuMemMap:+2"`, `the call's number is a whole number`},
 		{`"a:1","b:1","c:1","d:1","e:1","f:1","g:1","h:1","i:1"`, `hidden run "h" makes 9 calls fail`},
@@ -146,7 +147,7 @@ func TestHiddenRunFails(t *testing.T) {
 // FuzzParseFail: a spec's fail entries are user input; any string gives
 // a failable call and a number from 1, or an error.
 func FuzzParseFail(f *testing.F) {
-	for _, s := range []string{"cuMemMap:2", "cudaMallocAsync:1", "x", ":", "cuMemMap:-1", "cuMemMap:99999999999999999999"} {
+	for _, s := range []string{"cuMemMap:2", "cudaMallocAsync:1", "cudaEventRecord:1", "cudaMemPoolGetAttribute.ReleaseThreshold:2", "cudaMemPoolGetAttribute.NoSuch:1", "cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1", "x", ":", "cuMemMap:-1", "cuMemMap:99999999999999999999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

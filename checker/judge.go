@@ -416,6 +416,7 @@ var phrases = map[string]string{
 	"ipc_events_destroyed_open":  "1 when an interprocess event was destroyed by the process that made it before a process that opened it had closed its handle (all.ipc_events_destroyed_open: the program's events and its children's handles)",
 	"reuse_attr_gets":            "reuse policies asked of a pool (cudaMemPoolGetAttribute of cudaMemPoolReuse*)",
 	"copies_past_end":            "copies and memsets that run past the end of the buffer they start in",
+	"shareable_fds_open":         "file descriptors of exported or imported shareable handles (pools, allocations) never closed",
 	"unpinned_async_copies":      "cudaMemcpyAsync to or from host memory that is not pinned (in no cudaMallocHost, cudaHostAlloc or cudaHostRegister range)",
 	"graph_execs_leaked":         "executable graphs never destroyed (cudaGraphExecDestroy): cudaGraphDestroy destroys the graph, not what was made from it",
 	"trims_unwaited":             "trims (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host waited for the work queued on the streams",

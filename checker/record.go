@@ -200,11 +200,24 @@ func (c *Channel) allEnded() bool {
 	return true
 }
 
+// unfollowedMark is what the library writes into the channel, in place
+// of a frame, from a process of the run it does not follow (a child made
+// by a raw clone or _Fork) that called CUDA or started a program
+// (kernels/allocstats/channel.h, unfollowed).
+const unfollowedMark = "LSUNFOLLOWED"
+
+// Unfollowed is the reason a run's record fails for such a process.
+const Unfollowed = "a process of the program that the statistics library does not follow (a child made by clone or _Fork, not fork) called CUDA or started a program: what it did is in no record"
+
 const afterEnd = "the statistics record has bytes after the library's end-of-run frame: something else wrote to the record's channel"
 
 // frameSize is the size of the frame at the start of buf, once its header
 // is there; a header that cannot start a frame fails the channel.
 func (c *Channel) frameSize() (int, bool) {
+	if len(c.buf) >= len(unfollowedMark) && string(c.buf[:len(unfollowedMark)]) == unfollowedMark {
+		c.fail(false, Unfollowed)
+		return 0, false
+	}
 	if len(c.buf) < frameHeader {
 		if len(c.buf) >= 4 && binary.LittleEndian.Uint32(c.buf) != frameMagic {
 			c.foreign("does not start as the library's frames do")

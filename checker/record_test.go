@@ -86,6 +86,8 @@ func TestChannelRejects(t *testing.T) {
 		{"no start", string(join(fs[1:]...)), "frame 1 came where frame 0 was due", false},
 		{"two starts", string(join(fs[0], fs[0])), "frame 0 came where frame 1 was due", false},
 		{"short garbage", "ab", "frame the library did not write", false},
+		{"a process not followed", string(join(fs[0], fs[1], []byte(unfollowedMark), fs[2], fs[3])), "that the statistics library does not follow", false},
+		{"not followed, after the end", string(join(join(fs...), []byte(unfollowedMark))), "that the statistics library does not follow", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := verifyFrames([]byte(tc.data), testKey)

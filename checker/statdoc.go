@@ -20,6 +20,7 @@ var meanings = map[string]string{
 	"pool_used_current":      "bytes in use in the pools at exit (UsedMemCurrent, summed over the pools used)",
 	"pool_reserved_current":  "bytes the pools held at exit (ReservedMemCurrent, summed over the pools used)",
 	"pool_reserved_high":     "the pools' high watermark of reserved bytes (ReservedMemHigh, the largest)",
+	"pools_destroyed":        "pools the program destroyed (cudaMemPoolDestroy) of the first 8 it used: a pool left at exit is not counted",
 }
 
 // StatMeaning says what a statistic counts and the version of the
@@ -48,7 +49,7 @@ func statVersion(name string) int {
 		return 1 // the pools' figures, in the record since version 1
 	}
 	off := int(reflectType().Field(i).Offset)
-	for v, size := range []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size} {
+	for v, size := range []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size} {
 		if off < size {
 			return v + 1
 		}

@@ -153,11 +153,17 @@ type Stats struct {
 	// copy does not overlap other work), or memory past the end of a
 	// pinned buffer sized too small.
 	UnpinnedAsyncCopies uint64 `stat:"unpinned_async_copies"`
+	// Version 13: POSIX file descriptors of shareable handles that the
+	// program held (from cudaMemPoolExportToShareableHandle,
+	// cuMemPoolExportToShareableHandle or cuMemExportToShareableHandle, or
+	// given to one of their imports) and never closed: still open, on the
+	// same file, at exit.
+	ShareableFDsOpen uint64 `stat:"shareable_fds_open"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 12
+	statsVersion = 13
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -205,6 +211,10 @@ var v10Size = int(unsafe.Offsetof(Stats{}.GraphExecsMade))
 // v11Size is the size of a version 11 record: everything before the
 // figures of version 12.
 var v11Size = int(unsafe.Offsetof(Stats{}.CopiesPastEnd))
+
+// v12Size is the size of a version 12 record: everything before the
+// figures of version 13.
+var v12Size = int(unsafe.Offsetof(Stats{}.ShareableFDsOpen))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -261,6 +271,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v10Size
 	case 11:
 		need = v11Size
+	case 12:
+		need = v12Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
@@ -276,8 +288,9 @@ func DecodeStats(data []byte) (*Stats, error) {
 // Value returns a statistic by name, and whether the name exists. Besides
 // the record's own fields there are pool figures, taken at exit over every
 // pool the program used: pool_used_high, pool_reserved_high (the largest),
-// pool_used_current and pool_reserved_current (summed); and the kernels'
-// times in milliseconds (timeStats).
+// pool_used_current and pool_reserved_current (summed), and
+// pools_destroyed (the library clears a pool's handle when the program
+// destroys it); and the kernels' times in milliseconds (timeStats).
 func (s *Stats) Value(name string) (float64, bool) {
 	switch name {
 	case "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current":
@@ -295,6 +308,15 @@ func (s *Stats) Value(name string) (float64, bool) {
 			}
 		}
 		return float64(v), true
+	}
+	if name == "pools_destroyed" {
+		n := 0
+		for _, p := range s.Pools[:min(int(s.PoolCount), len(s.Pools))] {
+			if p.Handle == 0 {
+				n++
+			}
+		}
+		return float64(n), true
 	}
 	if f, ok := timeStats[name]; ok {
 		return float64(f(s)) / 1e6, true
@@ -342,7 +364,7 @@ func StatNames() []string {
 	for n := range statIndex() {
 		names = append(names, n)
 	}
-	names = append(names, "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current")
+	names = append(names, "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current", "pools_destroyed")
 	for n := range timeStats {
 		names = append(names, n)
 	}

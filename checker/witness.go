@@ -20,8 +20,8 @@ type WitnessView struct {
 	// driver's allocation functions themselves (cuMemAlloc and the like,
 	// which the library counts as their runtime twins), are the calls of
 	// those functions the kernel counted, by the twin's statistic: such a
-	// statistic of Counts is compared as a range, from the runtime's
-	// count to it plus the driver's, not for equality (the driver's
+	// statistic of Counts is compared as a range, from the larger of the
+	// runtime's count and the driver's to their sum, not for equality (the driver's
 	// entry points may also be reached by the runtime's own calls). The
 	// choice rests on the record's word, so the record's claim is
 	// bounded too (Claims).
@@ -85,8 +85,12 @@ func WitnessCheck(s, c *Stats, v *WitnessView, failed int) (mismatch, got string
 		}
 		if d, ok := v.Driver[n]; ok {
 			// The runtime's calls and the program's own driver calls:
-			// no fewer than the runtime's, no more than both.
-			lo, hi := float64(v.Counts[n]), float64(v.Counts[n]+d)
+			// no more than both, and no fewer than either. The runtime
+			// enters the driver once a call at most (the bound where the
+			// record claims no driver call), so the driver's count is
+			// the program's own calls, or those and the runtime's: a
+			// record below it left driver calls out.
+			lo, hi := float64(max(v.Counts[n], d)), float64(v.Counts[n]+d)
 			switch {
 			case rec >= lo && rec <= hi:
 				same = append(same, fmt.Sprintf("%s %d (runtime %d, driver %d)", n, uint64(rec), v.Counts[n], d))

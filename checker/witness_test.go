@@ -50,6 +50,9 @@ func TestWitnessCheck(t *testing.T) {
 		{"fewer than the runtime's", &WitnessView{Counts: map[string]uint64{"malloc_calls": 4}, Driver: map[string]uint64{"malloc_calls": 3}}, 0, "the record says 3, the kernel counted 4 of the runtime's and 3 of the driver's"},
 		{"more than both", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 1}}, 0, "the record says 3, the kernel counted 0 of the runtime's and 1 of the driver's"},
 		{"more than both by the calls made to fail", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 1}}, 2, ""},
+		// A forger that claims a driver call, to be compared as a range,
+		// and leaves others out: the driver counted more than the record.
+		{"driver calls left out", &WitnessView{Counts: map[string]uint64{"malloc_calls": 1}, Driver: map[string]uint64{"malloc_calls": 5}, Claims: []Claim{{Name: "driver allocation calls", Record: 2, Most: 5}}}, 0, "the record says 3, the kernel counted 1 of the runtime's and 5 of the driver's"},
 		// A forger that claims driver calls to be compared as a range.
 		{"a claim of driver calls none made", &WitnessView{Counts: map[string]uint64{"malloc_calls": 0}, Driver: map[string]uint64{"malloc_calls": 0}, Claims: []Claim{{Name: "driver allocation calls", Record: 3, Most: 0}}}, 0, "driver allocation calls: the record says 3, the kernel counted 0"},
 	} {

@@ -185,6 +185,8 @@ struct Record {
     // version 12: buffers too small for what is copied into or out of them
     uint64_t copies_past_end;          // copies and memsets whose bytes run past the end of the allocation (device, or pinned host) they start in
     uint64_t unpinned_async_copies;    // cudaMemcpyAsync to or from the host whose host side is in no pinned allocation or registration
+    // version 13: descriptors of shareable handles left open
+    uint64_t shareable_fds_open;       // POSIX descriptors from an export of a pool or an allocation, or given to an import, still open at exit
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -303,6 +305,11 @@ struct Freed { size_t bytes; std::string how; };
 std::map<uintptr_t, Freed>* freed;
 const size_t kMaxFreed = 1 << 16;     // freed ranges remembered; the lowest is forgotten first
 std::unordered_set<cudaEvent_t>* liveEvents;  // events the program made and has not destroyed
+// shareFds: POSIX descriptors of shareable handles (exported, or given to
+// an import) not closed yet, with the file each names (device, inode);
+// shareFdsNoted is their number, read without mu by the close hook.
+std::map<int, std::pair<uint64_t, uint64_t>>* shareFds;
+std::atomic<int> shareFdsNoted{0};
 // Queries whose last answer was "not ready": (an event's?, the handle),
 // and how many operations had been queued on any stream by then.
 std::map<std::pair<bool, const void*>, uint64_t>* notReady;

@@ -64,6 +64,36 @@ func TestLibraryCountsUnwaitedTrims(t *testing.T) {
 	}
 }
 
+// A cudaFree of stream-ordered memory makes no implicit synchronisation
+// (the CUDA 12 and 13 runtime reference, quoted in kokkos/kokkos#9307): a
+// use still queued on a stream the host has not waited for, the
+// allocating stream's included, is an unordered free, and the free is no
+// host wait; after the stream's wait it is not counted, and a cudaFree of
+// cudaMalloc memory still waits for the device.
+func TestLibraryCountsHostFreesOfQueuedStreamOrderedMemory(t *testing.T) {
+	lib := buildStub(t, "hostfree.c")
+	got, _ := lib.run(t)
+	s := got.Stats
+	if s.UnorderedFrees != 1 || s.TrimsUnwaited != 1 || s.FreeCalls != 3 {
+		t.Errorf("unordered_frees %d (want 1), trims_unwaited %d (want 1), free_calls %d (want 3)", s.UnorderedFrees, s.TrimsUnwaited, s.FreeCalls)
+	}
+	if note := s.RaceNote("unordered_frees"); !strings.Contains(note, "cudaFree freed a 1 MiB stream-ordered buffer") || !strings.Contains(note, "wait for stream 1 first") {
+		t.Errorf("the race in words: %q", note)
+	}
+}
+
+// A POSIX descriptor of a shareable handle (a pool's export, or one given
+// to an import) is the program's to close: one still open at exit is
+// counted, one closed is not, even when the same file is opened again at
+// its number.
+func TestLibraryCountsShareableDescriptorsLeftOpen(t *testing.T) {
+	lib := buildStub(t, "sharefd.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.ShareableFDsOpen != 1 {
+		t.Errorf("shareable_fds_open %d, want 1 (the import's copy)", s.ShareableFDsOpen)
+	}
+}
+
 // A wait for the legacy default stream (cudaStreamSynchronize(0), and
 // so a cudaMemcpy) waits for the blocking streams' work, never for a
 // non-blocking stream's: a trim after it, with a non-blocking stream's
@@ -155,5 +185,92 @@ func TestLibraryDelaysInterprocessRecords(t *testing.T) {
 	lib := buildStub(t, "ipcdelay.c")
 	if _, out := lib.run(t, "LESSONS_STATS_IPC_DELAY=60"); !strings.HasPrefix(out, "ipc waited,") {
 		t.Errorf("the program printed %q: the interprocess record did not wait", out)
+	}
+}
+
+// A pool the program destroys has its slot's handle cleared, so
+// pools_destroyed counts it and not a pool left at exit; a hidden run can
+// make a cudaEventRecord fail (a hand's record), and the wait after it
+// is made.
+func TestLibraryCountsPoolsDestroyedAndFailsARecord(t *testing.T) {
+	lib := buildStub(t, "pooldestroy.c")
+	for _, tc := range []struct {
+		env      []string
+		out      string
+		injected uint64
+	}{
+		{nil, "record 0 wait 0\n", 0},
+		{[]string{"LESSONS_STATS_FAIL=cudaEventRecord:1"}, "record 2 wait 0\n", 1},
+	} {
+		got, out := lib.run(t, tc.env...)
+		if out != tc.out {
+			t.Errorf("%v: the program printed %q, want %q", tc.env, out, tc.out)
+		}
+		s := got.Stats
+		if d, _ := s.Value("pools_destroyed"); s.PoolsCreated != 2 || d != 1 {
+			t.Errorf("%v: pools_created %d (want 2), pools_destroyed %v (want 1)", tc.env, s.PoolsCreated, d)
+		}
+		if s.InjectedFailures != tc.injected || s.EventRecords != 1 {
+			t.Errorf("%v: injected_failures %d (want %d), event_records %d (want 1)", tc.env, s.InjectedFailures, tc.injected, s.EventRecords)
+		}
+	}
+}
+
+// A hidden run can make a get of one pool attribute fail, by the
+// attribute's name, or the Nth get of any: the get is not made, and its
+// value is left as 0xA5 bytes (8 for a uint64_t attribute, 4 for a reuse
+// policy), so a program that uses it anyway shows it.
+func TestLibraryFailsPoolAttributeGets(t *testing.T) {
+	lib := buildStub(t, "poolget.c")
+	for _, tc := range []struct {
+		fail, out string
+		injected  uint64
+	}{
+		{"", "reserved 0 0\nthreshold 0 0\nthreshold 0 0\npolicy 0 0\n", 0},
+		{"cudaMemPoolGetAttribute.ReservedMemCurrent:1", "reserved 2 a5a5a5a5a5a5a5a5\nthreshold 0 0\nthreshold 0 0\npolicy 0 0\n", 1},
+		{"cudaMemPoolGetAttribute.ReleaseThreshold:2", "reserved 0 0\nthreshold 0 0\nthreshold 2 a5a5a5a5a5a5a5a5\npolicy 0 0\n", 1},
+		{"cudaMemPoolGetAttribute.ReuseAllowOpportunistic:1,cudaMemPoolGetAttribute:2", "reserved 0 0\nthreshold 2 a5a5a5a5a5a5a5a5\nthreshold 0 0\npolicy 2 a5a5a5a5\n", 2},
+		// A third get of the threshold never comes: nothing fails.
+		{"cudaMemPoolGetAttribute.ReleaseThreshold:3", "reserved 0 0\nthreshold 0 0\nthreshold 0 0\npolicy 0 0\n", 0},
+	} {
+		var env []string
+		if tc.fail != "" {
+			env = append(env, "LESSONS_STATS_FAIL="+tc.fail)
+		}
+		got, out := lib.run(t, env...)
+		if out != tc.out {
+			t.Errorf("%q: the program printed %q, want %q", tc.fail, out, tc.out)
+		}
+		if got.Stats.InjectedFailures != tc.injected {
+			t.Errorf("%q: injected_failures %d, want %d", tc.fail, got.Stats.InjectedFailures, tc.injected)
+		}
+	}
+}
+
+// A hidden run can make a get of one device attribute fail, by the
+// attribute's name: it is not made, its value is left as 0xA5 bytes and
+// the failure counted; the other attribute's get is made. Without a run's
+// failures a get is made as it is.
+func TestLibraryFailsDeviceAttributeGets(t *testing.T) {
+	lib := buildStub(t, "devattr.c")
+	for _, tc := range []struct {
+		fail, out string
+		injected  uint64
+	}{
+		{"", "pools 0 1\nhandle types 0 1\n", 0},
+		{"cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1", "pools 0 1\nhandle types 2 a5a5a5a5\n", 1},
+		{"cudaDeviceGetAttribute:1", "pools 2 a5a5a5a5\nhandle types 0 1\n", 1},
+	} {
+		var env []string
+		if tc.fail != "" {
+			env = append(env, "LESSONS_STATS_FAIL="+tc.fail)
+		}
+		got, out := lib.run(t, env...)
+		if out != tc.out {
+			t.Errorf("%q: the program printed %q, want %q", tc.fail, out, tc.out)
+		}
+		if got.Stats.InjectedFailures != tc.injected {
+			t.Errorf("%q: injected_failures %d, want %d", tc.fail, got.Stats.InjectedFailures, tc.injected)
+		}
 	}
 }

@@ -238,3 +238,80 @@ func TestHarnessesShowOneEventForMany(t *testing.T) {
 		}
 	}
 }
+
+// A free list moved to the stealing stream after one wait, with no record
+// of that stream's event after it (RMM's merge_lists, rapidsai/rmm#2489;
+// review/blind3, issue 36): a third stream that steals a moved block waits
+// on an event older than the wait. pool-resource's three-stream phase
+// (two streams take, one after the other, blocks the first freed) and
+// stream-ordered-pool's hidden --handoff run (nine blocks) reach it; the
+// solutions and their correct alternatives show no race there. And the
+// waits stream-ordered-pool counts: at most one a block handed out where
+// blocks change streams (its 3-block run), none where none does (its
+// 16-block run), whichever correct design; the blind waits for every
+// stream at a steal and for a stream's own event exceed them.
+func TestHarnessesShowMovedListsAndNeedlessWaits(t *testing.T) {
+	h := buildHarnessRig(t)
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	programs := func(sol, right, wrongDir string, wrongs ...string) []program {
+		src, err := os.ReadFile(filepath.Join("..", sol))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := []program{{"solution", src, false}}
+		rights, err := os.ReadDir(filepath.Join("..", right))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rights {
+			ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+		}
+		for _, w := range wrongs {
+			ps = append(ps, program{"wrong/" + w, patched(t, sol, filepath.Join(wrongDir, w)), true})
+		}
+		return ps
+	}
+	// blind3 is review/blind3's correct design of an exercise, written
+	// without the spec: it must pass too.
+	blind3 := func(file string) program {
+		src, err := os.ReadFile(filepath.Join("..", "review", "blind3", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return program{"review/blind3/" + file, src, false}
+	}
+
+	sol := "solutions/day076/pool_resource.h"
+	for i, p := range append(programs(sol, "solutions/day076/right/pool-resource", "solutions/day076/wrong/pool-resource", "blind3_merge_lists_no_record.patch", "blind_retag_stale_event.patch"), blind3("pool-resource/correct.h")) {
+		prog := h.build(t, "moved76-"+string(rune('a'+i)), "exercises/day076/pool_resource.cu", sol, p.content)
+		s := h.record(t, prog, "8", "3")
+		if got := s.UnorderedUses > 0; got != p.wrong {
+			t.Errorf("%s %s [8 3]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+	}
+
+	sol = "solutions/day088/stream_ordered_pool.h"
+	wrongs := []string{"blind3_merge_lists_no_record.patch", "blind3_steal_waits_every_stream.patch", "blind3_wait_on_own_reuse.patch"}
+	for i, p := range append(programs(sol, "solutions/day088/right/stream-ordered-pool", "solutions/day088/wrong/stream-ordered-pool", wrongs...), blind3("stream-ordered-pool/correct.h")) {
+		prog := h.build(t, "moved88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
+		handoff := h.record(t, prog, "--handoff", "12", "9")
+		small := h.record(t, prog, "9", "3")
+		large := h.record(t, prog, "9", "16")
+		failed := map[string]bool{
+			"blind3_merge_lists_no_record.patch":    handoff.UnorderedUses > 0,
+			"blind3_steal_waits_every_stream.patch": small.StreamWaitEvents > 54,
+			"blind3_wait_on_own_reuse.patch":        large.StreamWaitEvents > 0,
+		}
+		t.Logf("%s: --handoff 12 9: unordered_uses %d, %d waits; 9 3: %d waits; 9 16: %d waits", p.name, handoff.UnorderedUses, handoff.StreamWaitEvents, small.StreamWaitEvents, large.StreamWaitEvents)
+		for w, got := range failed {
+			if want := p.name == "wrong/"+w; got != want {
+				t.Errorf("%s %s: fails %s's check: %v, want %v (unordered_uses %d on --handoff 12 9: %s; waits %d on 9 3, %d on 9 16)", sol, p.name, w, got, want,
+					handoff.UnorderedUses, handoff.RaceNote("unordered_uses"), small.StreamWaitEvents, large.StreamWaitEvents)
+			}
+		}
+	}
+}

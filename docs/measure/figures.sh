@@ -16,6 +16,9 @@
 # Usage, from the course's root, on the GPU machine:
 #   bash docs/measure/figures.sh [OUT]
 #   FIGURES_ONLY=probes bash docs/measure/figures.sh [OUT]   (the probes alone)
+#   FIGURES_ONLY=heapfrag bash docs/measure/figures.sh [OUT] (Day 86's heap
+#     sized or not, and fragmentation in the driver's pool and graph
+#     memory: about a minute, no lessons binary needed)
 # Needs nvcc (NVCC, or /usr/local/cuda/bin/nvcc, or on PATH), one GPU,
 # python3 with CuPy and torch for Day 77, and a lessons binary (LESSONS,
 # or carry/lead/lessons, or on PATH) for the statistics. Every raw output
@@ -120,6 +123,94 @@ ap() { probe "$1" async-pipeline solutions/day069/async_pipeline.cu \
     solutions/day069/wrong/async-pipeline/pageable_host.patch; }
 sp() { probe "$1" stream-pools solutions/day087/stream_pools.cu \
     solutions/day087/wrong/stream-pools/per_thread_cas.patch; }
+# Day 86's heap sized first or left at its default, and fragmentation in
+# the driver's pool and in graph memory (docs/measure's heap_sized.cu,
+# pool_frag.cu, graph_frag.cu; heap_vs_pool built as it is and with
+# heap_default.patch and heap_every.patch). Built for sm_90 here.
+heapfrag() {
+    local m=$root/docs/measure
+    cd "$work" || return
+    build hs -arch=sm_90 "$m/heap_sized.cu" &
+    build pool_frag -arch=sm_90 "$m/pool_frag.cu" &
+    build graph_frag -arch=sm_90 "$m/graph_frag.cu" &
+    build hvp_sized -arch=sm_90 "$root/solutions/day086/heap_vs_pool.cu" &
+    for v in default every; do
+        if patch -s -p1 -o "$work/hvp_$v.cu" "$root/solutions/day086/heap_vs_pool.cu" < "$m/heap_$v.patch" > /dev/null 2>&1; then
+            build "hvp_$v" -arch=sm_90 "hvp_$v.cu" &
+        else
+            say "BUILD | heap_$v.patch did not apply to solutions/day086/heap_vs_pool.cu"
+        fi
+    done
+    wait
+    # The fragmentation probes first: they are quick, and a run cut short
+    # by a time limit keeps them.
+    # The driver's pool.
+    runs frag_pool ./pool_frag
+    fig F.holes.blocks "holes: 4 MiB blocks that filled the pool" "$out/raw/frag_pool" 's/^holes: filled with \([0-9]*\) blocks.*/\1/p' "(new)"
+    fig F.holes.free "holes: free in the pool after every other block was freed (MiB)" "$out/raw/frag_pool" 's/^holes: every other .*free in the pool \([0-9]*\) MiB/\1/p' "(new)"
+    fig F.holes.grew "holes: reserved grew by, for 16 MiB (MiB)" "$out/raw/frag_pool" 's/^holes: 16 MiB asked for: reserved grew by \(-\{0,1\}[0-9]*\) MiB/\1/p' "(new)"
+    fig F.holes.trim "holes: reserved after trim to 0, holes there (MiB)" "$out/raw/frag_pool" 's/^holes: trimmed to 0 .*: reserved \([0-9]*\) MiB (was.*/\1/p' "(new)"
+    fig F.holes.trimwas "holes: reserved before that trim (MiB)" "$out/raw/frag_pool" 's/^holes: trimmed to 0 .*(was \([0-9]*\)).*/\1/p' "(new)"
+    fig F.holes.used "holes: used at that trim (MiB)" "$out/raw/frag_pool" 's/^holes: trimmed to 0 .*used \([0-9]*\) MiB$/\1/p' "(new)"
+    fig F.capped.blocks "capped: 4 MiB blocks that filled a pool of at most 128 MiB" "$out/raw/frag_pool" 's/^capped: a pool of at most 128 MiB filled with \([0-9]*\) blocks.*/\1/p' "(new)"
+    say "F.capped.result | capped: 16 MiB from that pool with every other block freed (every run) | $(sed -n 's/^capped: .*: 16 MiB \(.*\)$/\1/p; s/^capped: not built.*/not built/p' "$out/raw/frag_pool" | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
+    fig F.neighbours.grew "neighbours: reserved grew by, for 16 MiB (MiB)" "$out/raw/frag_pool" 's/^neighbours: 16 MiB .*reserved grew by \(-\{0,1\}[0-9]*\) MiB.*/\1/p' "(new)"
+    say "F.neighbours.where | where the 16 MiB went (every run) | $(sed -n 's/^neighbours: 16 MiB .*MiB, //p; s/^neighbours: no four.*/no four side by side/p' "$out/raw/frag_pool" | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
+    fig F.mixed.ratio "mixed: reserved per used, a random half freed" "$out/raw/frag_pool" 's/^mixed: a random half .*(\([0-9.]*\) reserved per used).*/\1/p' "(new)"
+    fig F.mixed.used "mixed: used, a random half freed (MiB)" "$out/raw/frag_pool" 's/^mixed: a random half .*, used \([0-9]*\) MiB (.*/\1/p' "(new)"
+    fig F.mixed.reserved "mixed: reserved, a random half freed (MiB)" "$out/raw/frag_pool" 's/^mixed: a random half freed: reserved \([0-9]*\) MiB.*/\1/p' "(new)"
+    fig F.mixed.trimmed "mixed: reserved after trim to 0 (MiB)" "$out/raw/frag_pool" 's/^mixed: .*after trim to 0: reserved \([0-9]*\) MiB.*/\1/p' "(new)"
+    fig F.mixed.trimratio "mixed: reserved per used after the trim" "$out/raw/frag_pool" 's/^mixed: .*after trim to 0: reserved [0-9]* MiB (\([0-9.]*\)).*/\1/p' "(new)"
+    fig F.early.reserved "early trim: reserved, free not yet seen complete (MiB)" "$out/raw/frag_pool" 's/^early trim: .*trimmed at once: reserved \([0-9]*\) MiB.*/\1/p' "day069: may still count as in use"
+    fig F.early.used "early trim: used at that moment (MiB)" "$out/raw/frag_pool" 's/^early trim: .*trimmed at once: reserved [0-9]* MiB, used \([0-9]*\) MiB.*/\1/p' "(new)"
+    fig F.early.after "early trim: reserved after a synchronisation and a trim (MiB)" "$out/raw/frag_pool" 's/^early trim: .*after a synchronisation and a trim: reserved \([0-9]*\) MiB/\1/p' "(new)"
+    # Graph memory.
+    runs frag_graph ./graph_frag
+    fig G.across.reserved "two graphs of 64 MiB launched in turn: reserved high (MiB)" "$out/raw/frag_graph" 's/^across: .*reserved high \([0-9]*\) MiB.*/\1/p' "day074: may reuse across graphs"
+    fig G.chain.reserved "one graph, 32 MiB freed then 32 MiB: reserved high (MiB)" "$out/raw/frag_graph" 's/^chain: .*reserved high \([0-9]*\) MiB.*/\1/p' "(new)"
+    say "G.chain.address | the second 32 MiB at the first's address (every run) | $(sed -n 's/^chain: the second 32 MiB \(.*\) the first.s address/\1/p' "$out/raw/frag_graph" | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
+    fig G.hole.used "hole: used high (MiB)" "$out/raw/frag_graph" 's/^hole: one graph.*used high \([0-9]*\) MiB.*/\1/p' "(new)"
+    fig G.hole.reserved "hole: reserved high (MiB)" "$out/raw/frag_graph" 's/^hole: one graph.*reserved high \([0-9]*\) MiB.*/\1/p' "(new)"
+    fig G.hole.again "hole: reserved now after a second launch (MiB)" "$out/raw/frag_graph" 's/^hole: the same graph launched again.*reserved now \([0-9]*\) MiB/\1/p' "(new)"
+    fig G.hole.trim "hole: reserved now after the trim, graph alive (MiB)" "$out/raw/frag_graph" 's/^hole: trimmed.*reserved now \([0-9]*\) MiB/\1/p' "(new)"
+    # The first cell's kernel: 65536 threads of 256 bytes (16 MiB asked
+    # for), on the default heap and on heaps set first; then one block of
+    # 256 threads, where the calls hardly contend.
+    for h in 0 16 32 64 256; do
+        runs "d86s_$h" ./hs "$h"
+        fig "D86.sized.$h.ms" "65536 malloc+free of 256 bytes, heap $h MiB (0: the default, not set) (kernel ms)" "$out/raw/d86s_$h" 's/^heap .*malloc+free kernel \([0-9.]*\) ms.*/\1/p' "60.98 ms on the default heap"
+        fig "D86.sized.$h.failed" "of them failed (NULL)" "$out/raw/d86s_$h" 's/^heap .* ms, \([0-9]*\) failed$/\1/p' "8280 on the default heap"
+    done
+    for h in 0 64; do
+        runs "d86s1_$h" ./hs "$h" 256
+        fig "D86.sized.$h.oneblock.ms" "one block: 256 malloc+free of 256 bytes, heap $h MiB (kernel ms)" "$out/raw/d86s1_$h" 's/^heap .*malloc+free kernel \([0-9.]*\) ms.*/\1/p' "(new)"
+    done
+    # heap-vs-pool: the solution (heap sized for the lists that can spill),
+    # the heap left at its default, the heap sized for every list.
+    for v in sized default every; do
+        [ -x "./hvp_$v" ] || continue
+        for pct in 80 1 100; do
+            runs "d86h_${v}_$pct" "./hvp_$v" 100000 4 "$pct"
+            fig "D86.hvp.$v.$pct" "heap-vs-pool, slices of $pct%, heap $v (ms a round)" "$out/raw/d86h_${v}_$pct" 's/^4 rounds of 100000 lists: \([0-9.]*\) ms a round/\1/p' "9.36 / 45.44 / 0.35 ms (80 / 1 / 100, sized)"
+            say "D86.hvp.$v.$pct.lines | limit, lists without memory, rounds right (every run) | $(grep -h '^heap limit\|^lists without\|rounds summed' "$out/raw/d86h_${v}_$pct" | sed 's/; off a.*//' | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
+        done
+        [ "$v" = every ] && continue
+        runs "d86h_${v}_heap" "./hvp_$v" --heap
+        fig "D86.hvp.$v.heap" "heap-vs-pool, every list from the heap, heap $v (ms a round)" "$out/raw/d86h_${v}_heap" 's/^[0-9]* rounds of [0-9]* lists: \([0-9.]*\) ms a round/\1/p' "46.21 ms (sized)"
+        say "D86.hvp.$v.heap.lines | limit, lists without memory, rounds right (every run) | $(grep -h '^heap limit\|^lists without\|rounds summed' "$out/raw/d86h_${v}_heap" | sed 's/; off a.*//' | sort | uniq -c | tr -s ' ' | tr '\n' ';') | (new)"
+    done
+    cd "$root" || return
+}
+if [ "${FIGURES_ONLY:-}" = heapfrag ]; then
+    build() { # NAME NVCC-ARGS...: builds NAME from the arguments
+        local name=$1; shift
+        "$nvcc" -o "$name" "$@" > "$out/raw/build-$name.log" 2>&1 || say "BUILD | $name did not build: raw/build-$name.log"
+    }
+    heapfrag
+    echo "figures.sh: heapfrag done in ${SECONDS} s; every raw output is in $out/raw" | tee -a "$report"
+    exit 0
+fi
+
 # FIGURES_ONLY=probes measures the probes alone (the kernel times read
 # through lessons check), in about a minute.
 if [ "${FIGURES_ONLY:-}" = probes ]; then
@@ -260,6 +351,9 @@ for conf in "" "backend:cudaMallocAsync" "expandable_segments:True"; do
     fi
 done
 say "D77.torch | peak handed out / peak reserved / segments, native, async, expandable (one run each) | $(grep '^peak' "$out/raw/d77_torch" | tr '\n' ';') | the lesson quotes 160/1296/18, 158/224/0, 158/160/0"
+
+heapfrag
+cd "$work"
 
 ap measure
 sp measure

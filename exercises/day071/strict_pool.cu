@@ -58,7 +58,7 @@ public:
     int policy(cudaMemPoolAttr attr);
     // reserved_high is the most memory the pool has reserved from the
     // device at once.
-    size_t reserved_high();
+    uint64_t reserved_high();
 
 private:
     // TODO 2: what the pool keeps: the pool itself, whatever hand needs,
@@ -106,9 +106,9 @@ int StrictPool::policy(cudaMemPoolAttr attr) {
     return -1;
 }
 
-// TODO 10: the most the pool has reserved at once (a 64-bit attribute:
-// uint64_t, as Day 70's pool attributes are).
-size_t StrictPool::reserved_high() {
+// TODO 10: the most the pool has reserved at once (a 64-bit attribute,
+// cuuint64_t: a uint64_t, as Day 69's pool attributes are).
+uint64_t StrictPool::reserved_high() {
     return 0;
 }
 
@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMemsetAsync(sums, 0, rounds * sizeof(unsigned long long), b));
 
     int handed = 0, right = 0;
-    size_t reserved = 0;
+    uint64_t reserved = 0;
     {
         StrictPool pool(device);
         CHECK(pool.error());
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
     }
     printf("%d of %d rounds: B reused the block A freed\n", handed, rounds);
     printf("%d of %d rounds summed correctly\n", right, rounds);
-    printf("pool reserved at most %zu MiB for blocks of %d MiB\n", reserved >> 20, mib);
+    printf("pool reserved at most %llu MiB for blocks of %d MiB\n", (unsigned long long)(reserved >> 20), mib);
     CHECK(cudaFree(sums));
     CHECK(cudaStreamDestroy(a));
     CHECK(cudaStreamDestroy(b));

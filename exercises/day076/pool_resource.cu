@@ -20,7 +20,11 @@
 //      block; B and C give theirs back, C last; then A takes 8 MiB (only
 //      B's block fits) and 4 MiB (only C's): each take must wait for the
 //      stream that freed that block, not for the last free of any stream,
-//      and a wait for B orders nothing of C's.
+//      and a wait for B orders nothing of C's. A gives all three back;
+//      then B takes 8 MiB and C 4 MiB, both from blocks A freed: C must
+//      wait for A too, even after B's take left A's other block behind B's
+//      wait (a pool that moves the freeing stream's list to B must record
+//      B's event again after that wait).
 #include "memory_resource.h"
 #include "pool_resource.h"
 #include <cstdint>
@@ -173,7 +177,7 @@ int main(int argc, char** argv) {
     cudaStream_t s[2], c = nullptr;
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     if (third) CHECK(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
-    const int nsums = 2 * rounds + 8 + (third ? 5 : 0);
+    const int nsums = 2 * rounds + 8 + (third ? 7 : 0);
     unsigned long long* sums = nullptr;
     CHECK(cudaMalloc(&sums, nsums * sizeof(unsigned long long)));
     // Cleared in s[0]'s order (a cudaMemset runs on the legacy stream,
@@ -254,6 +258,12 @@ int main(int argc, char** argv) {
             w5.use(s[0], a3, 4 * MiB, 35);
             for (int* p : {a1, a3}) w5.give(s[0], p, 4 * MiB);
             w5.give(s[0], a2, 8 * MiB);
+            int* b2 = w5.take(s[1], 8 * MiB, "5. 8 MiB on B after A's frees");
+            int* c2 = w5.take(c, 4 * MiB, "5. 4 MiB on C after A's frees and B's take");
+            w5.use(s[1], b2, 8 * MiB, 36);
+            w5.use(c, c2, 4 * MiB, 37);
+            w5.give(s[1], b2, 8 * MiB);
+            w5.give(c, c2, 4 * MiB);
             // C's work is over once A's is: the program's waits below are
             // for A and B.
             cudaEvent_t cDone;

@@ -12,6 +12,8 @@
 // its blocks only by what the pool makes it wait for. It prints:
 //   16 rounds on 4 streams through the pool: 96 blocks used, errors: 0
 //   allocations: N from the stream's own list, N fresh, N stolen
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include "stream_ordered_pool.h"
 
@@ -111,6 +113,10 @@ int main(int argc, char** argv) {
     const int count = arg(argc, argv, 1, 16, 1000), blocks = arg(argc, argv, 2, 8, 64);
     cudaStream_t s[kStreams];
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    // The streams take their parts in the order of their handles, so that a
+    // pool that walks its streams by handle (a std::map) meets them in the
+    // same order on every driver: the hand-offs then reach the same branches.
+    std::sort(s, s + kStreams, [](cudaStream_t a, cudaStream_t b) { return (uintptr_t)a < (uintptr_t)b; });
     cudaEvent_t handed[kStreams];
     if (handoff)
         for (auto& e : handed) CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));

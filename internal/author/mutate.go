@@ -44,6 +44,8 @@ var Operators = []string{
 	"one-event",           // an event of an array (a block's, a round's, a stream's), or one a function gives, replaced by the first one
 	"reset-after-barrier", // the statement before a __syncthreads() moved after it
 	"subrange-race",       // a stream-ordered use of a sub-range of a block (p + off) moved to a stream of its own
+	"first-error",         // an error kept only while none is, kept always: a later call that succeeds wipes it out
+	"unchecked-get",       // a pool attribute's get whose failure was answered, made and its value used as the call left it
 	"const-arg",           // a size or count read from the command line used as its value in the default run
 	"no-work",             // every launch and allocator call of the regions removed, the prints kept
 	"replay",              // a program that prints, for each run, what the solution printed, and does no CUDA work
@@ -120,6 +122,7 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 			m.oneEventFirst(n)
 			m.resetAfterBarrier(r, n)
 			m.subRangeRace(n)
+			m.errorKept(n)
 			m.constArg(n, values)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/cudalessons/lessons/internal/failure"
 )
 
 // Outcome is what the checks made of one mutant.
@@ -63,6 +65,15 @@ func (r *Report) Survivors() int {
 		}
 	}
 	return n
+}
+
+// Err fails silently (the report says why) when a mutant survived or
+// could not be judged.
+func (r *Report) Err() error {
+	if r.Survivors() > 0 || r.Errors() > 0 {
+		return &failure.Silent{}
+	}
+	return nil
 }
 
 // Errors counts the mutants that could not be judged.

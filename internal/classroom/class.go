@@ -261,22 +261,13 @@ func Open(cfg Config) (*Class, error) {
 // that is not root, the gradebook and the audit log; a course there, its
 // solutions. Paths are compared as the links lead, as Landlock's are.
 func outsideRuns(read []string, class, course string) error {
-	if read == nil {
-		read = sandbox.SystemRead
-	}
 	for _, d := range []struct{ what, path string }{{"class folder", class}, {"course", course}} {
-		real, err := filepath.EvalSymlinks(d.path)
+		r, err := sandbox.ReadByEveryRun(read, d.path)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", d.what, d.path, err)
 		}
-		for _, r := range read {
-			rr, err := filepath.EvalSymlinks(r)
-			if err != nil {
-				continue
-			}
-			if rel, err := filepath.Rel(rr, real); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-				return fmt.Errorf("%s %s is inside %s, which every student's run may read: their files, the gradebook and the solutions would be open to all; put it elsewhere (/srv)", d.what, d.path, r)
-			}
+		if r != "" {
+			return fmt.Errorf("%s %s is inside %s, which every student's run may read: their files, the gradebook and the solutions would be open to all; put it elsewhere (/srv)", d.what, d.path, r)
 		}
 	}
 	return nil

@@ -25,12 +25,13 @@ type VerifyOptions struct {
 	// PerGPU and Queues are 0 when no flag gives them: chosen from what
 	// the course runs.
 	PerGPU, Queues int
+	Only           []string // the exercises named: those alone
 }
 
 func newVerify(io *iostreams.IOStreams, g *globals, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: io, g: g}
 	cmd := &cobra.Command{
-		Use:   "verify",
+		Use:   "verify [EXERCISE...]",
 		Short: "Prove the course works: solutions pass, untouched exercises fail, lessons run",
 		Long: `Verify the whole course, as its author must before students get it:
 every solution passes all its checks, every untouched exercise compiles and
@@ -43,11 +44,12 @@ faster; an exercise whose spec says timed = true runs with the GPU to
 itself and CUDA's 8 queues, and lessons keep CUDA's 8 queues so that what
 they print about streams is what a student sees. The first line says what
 was chosen; --per-gpu and --gpu-queues set it. --compile-only does the build
-half, which needs nvcc but no GPU (CI runs it). Prints a table and exits 1 on
-any surprise.`,
-		Example: "  lessons verify\n  lessons verify --compile-only\n  lessons verify --per-gpu 1      # one run at a time\n  lessons verify --mutants        # every mutant of every solution must fail a check\n  lessons verify --wrong          # every wrong answer must fail with the text it expects",
-		Args:    noArgs,
+half, which needs nvcc but no GPU (CI runs it). Name exercises to prove
+those alone, with the lessons that hold them (all three modes). Prints a
+table and exits 1 on any surprise.`,
+		Example: "  lessons verify\n  lessons verify --compile-only\n  lessons verify scan             # one exercise, its lesson, its stub\n  lessons verify --per-gpu 1      # one run at a time\n  lessons verify --mutants        # every mutant of every solution must fail a check\n  lessons verify --wrong          # every wrong answer must fail with the text it expects",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Only = args
 			if cmd.Flags().Changed("per-gpu") && (opts.PerGPU < 1 || opts.PerGPU > 64) {
 				return usagef("--per-gpu is 1 to 64, not %d", opts.PerGPU)
 			}
@@ -78,6 +80,9 @@ func verifyRun(opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	if c, err = c.Only(opts.Only...); err != nil {
+		return err
+	}
 	if err := author.CheckGenerated(c); err != nil {
 		return err
 	}
@@ -105,22 +110,12 @@ func verifyRun(opts *VerifyOptions) error {
 			return err
 		}
 		report.Write(ios.Out)
-		if report.Survivors() > 0 || report.Errors() > 0 {
-			return errSilent
-		}
-		return nil
+		return report.Err()
 	}
 	start := time.Now()
 	items, err := verify.Course(ctx, c, m, tk, verify.CourseOptions{CompileOnly: opts.CompileOnly, Jobs: opts.Jobs, PerGPU: opts.PerGPU, Queues: opts.Queues, Note: note})
 	if err != nil {
 		return err
 	}
-	built := "built and ran"
-	if opts.CompileOnly {
-		built = "built"
-	}
-	if verify.WriteTable(ios.Out, ios.Width(), items, built, time.Since(start)) > 0 {
-		return errSilent
-	}
-	return nil
+	return verify.WriteTable(ios.Out, ios.Width(), items, opts.CompileOnly, time.Since(start))
 }

@@ -426,3 +426,43 @@ func (c *Course) Neighbours(e *Entry) (prev, next *Entry) {
 	}
 	return prev, next
 }
+
+// Only is the course narrowed to the named exercises (by id or student
+// file, as Exercise finds them) and the lessons that hold them, each
+// with only those of its exercises: what lessons verify EXERCISE proves.
+// An unknown name is an error that lists the exercises; no name is the
+// whole course.
+func (c *Course) Only(names ...string) (*Course, error) {
+	if len(names) == 0 {
+		return c, nil
+	}
+	want := map[*Exercise]bool{}
+	for _, n := range names {
+		x, err := c.Exercise(n)
+		if err != nil {
+			return nil, err
+		}
+		want[x] = true
+	}
+	out := *c
+	out.Lessons, out.Exercises = nil, nil
+	for _, x := range c.Exercises {
+		if want[x] {
+			out.Exercises = append(out.Exercises, x)
+		}
+	}
+	for _, e := range c.Lessons {
+		var xs []*Exercise
+		for _, x := range e.Exercises {
+			if want[x] {
+				xs = append(xs, x)
+			}
+		}
+		if len(xs) > 0 {
+			ne := *e
+			ne.Exercises = xs
+			out.Lessons = append(out.Lessons, &ne)
+		}
+	}
+	return &out, nil
+}

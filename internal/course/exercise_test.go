@@ -72,3 +72,29 @@ func FuzzDistance(f *testing.F) {
 		}
 	})
 }
+
+// lessons verify EXERCISE proves those exercises and the lessons that
+// hold them, each with only those exercises; the course is left whole.
+func TestOnly(t *testing.T) {
+	a, b, x := &Exercise{ID: "a"}, &Exercise{ID: "b"}, &Exercise{ID: "c"}
+	e1 := &Entry{Day: 1, Exercises: []*Exercise{a, b}}
+	e2 := &Entry{Day: 2, Exercises: []*Exercise{x}}
+	e3 := &Entry{Day: 3}
+	c := &Course{Title: "T", Lessons: []*Entry{e1, e2, e3}, Exercises: []*Exercise{a, b, x}}
+	got, err := c.Only("c", "b", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Exercises) != 2 || got.Exercises[0] != b || got.Exercises[1] != x {
+		t.Errorf("exercises %v, want b and c in the course's order", got.Exercises)
+	}
+	if len(got.Lessons) != 2 || got.Lessons[0].Day != 1 || len(got.Lessons[0].Exercises) != 1 || got.Lessons[0].Exercises[0] != b || got.Lessons[1].Day != 2 {
+		t.Errorf("lessons %+v, want day 1 with b alone and day 2", got.Lessons)
+	}
+	if len(c.Lessons) != 3 || len(e1.Exercises) != 2 || len(c.Exercises) != 3 {
+		t.Error("Only changed the course it narrowed")
+	}
+	if _, err := c.Only("d"); err == nil || !strings.Contains(err.Error(), "exercises are: a, b, c") {
+		t.Errorf("an unknown exercise: %v", err)
+	}
+}

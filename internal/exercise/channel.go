@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
@@ -37,4 +38,29 @@ func trust(run *checker.Run, rec *checker.Received, err error, stopped bool, fou
 	if found != "" {
 		run.Untrusted = found
 	}
+}
+
+// startedPrograms says why a compiled program's record cannot be trusted
+// when the program, or a child it forked, started another program (exec,
+// posix_spawn, system, popen): what runs there has no channel, so its
+// CUDA calls are not counted, and a program that starts itself again
+// without the library does the work its own way, unseen, while its own
+// record says what a right one's does. No exercise needs one. "" when
+// none was started. A Python script's interpreter is the machine's, which
+// may start helpers of its own, so it is not held to this.
+func startedPrograms(rec *checker.Received) string {
+	if rec == nil {
+		return ""
+	}
+	n := uint64(0)
+	if rec.Stats != nil {
+		n += rec.Stats.Execs
+	}
+	if rec.Children != nil {
+		n += rec.Children.Execs
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the program started another program %d time(s) (exec, posix_spawn, system or popen): what runs there has no statistics record, so its CUDA calls are not counted; do the exercise's work in the program itself", n)
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/suspect"
 	"github.com/cudalessons/lessons/kernels"
 )
@@ -371,5 +372,61 @@ func TestHookDetourStopped(t *testing.T) {
 	}
 	if !failedWith(v, "exit status 70") {
 		t.Errorf("not stopped with exit status 70: %+v", v.Results)
+	}
+}
+
+// TestAfterEndOnGPU: after_end.cu's work done where it works on a GPU, in
+// a global object's destructor through the driver (the runtime is torn
+// down by then): the record ends after the destructor, so its hundred
+// cuMemAlloc count as cudaMalloc calls (the witness, where it is on, sees
+// them too). Without a GPU the driver does not answer and nothing is done,
+// so it is skipped.
+func TestAfterEndOnGPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	info, err := gpu.Driver{}.Probe(false)
+	if err != nil || len(info.Devices) == 0 {
+		t.Skipf("needs a GPU: %v", err)
+	}
+	tk := realToolkit(t)
+	tk.NVCC.Arch = info.Devices[0].Arch()
+	if w, why := OpenWitness(); w != nil {
+		defer w.Close()
+		tk.Witness = w
+		defer setWitnessed("malloc_calls")()
+	} else {
+		t.Logf("no outside witness here: %s", why)
+	}
+	data, err := os.ReadFile("testdata/corpus/corpus.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := "testdata/gpuforgers/after_end_driver.cu"
+	src, _ := filepath.Abs(file)
+	want, _ := directives(t, file)
+	runners := map[string]Runner{"plain": Plain{}}
+	if sb, err := TempSandbox("lessons-corpus-"); err == nil {
+		defer sb.Close()
+		runners["sandbox"] = sb
+	}
+	for rn, r := range runners {
+		t.Run(rn, func(t *testing.T) {
+			s := spec(t, string(data))
+			s.Flags = append(s.Flags, "-lcuda")
+			j := &Job{ID: "corpus", Spec: s, Dir: t.TempDir(), Hash: "after-end-" + rn, Files: []File{{Name: filepath.Base(file), Path: src}}}
+			v, err := Check(context.Background(), tk, r, j, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("output %q", v.Output)
+			for _, w := range want {
+				if failedWith(v, w) {
+					t.Logf("fails with %q", w)
+					return
+				}
+			}
+			t.Errorf("not failed with %q: %+v (output %q)", want, v.Results, v.Output)
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/gradebook"
+	"github.com/cudalessons/lessons/internal/sandbox"
 )
 
 // Class is a grade's class: its students, its exercises, and a task
@@ -23,6 +24,10 @@ type Class struct {
 	BookPath      string // the gradebook, absolute
 }
 
+// runsRead are the folders every build and run may read (nil:
+// sandbox.SystemRead); a test sets its own.
+var runsRead []string
+
 // LoadClass reads the class of a grade (locally, or on a cluster) from
 // dir, a folder of submissions, for the gradebook book ("": none, as on
 // a cluster's node) and the exercises only names (all when empty).
@@ -33,6 +38,15 @@ func LoadClass(c *course.Course, dir, book string, only []string) (*Class, error
 	}
 	if st, err := os.Stat(subs); err != nil || !st.IsDir() {
 		return nil, failure.Usagef("%s is not a folder of submissions", dir)
+	}
+	// The sandbox lets every build and run read the system's folders
+	// (sandbox.SystemRead): a course or a class there would hand each
+	// student the solutions and secret specs (an #include of the
+	// solution compiled it into the submission) and the classmates' files.
+	for _, d := range []struct{ what, path string }{{"course", c.Root}, {"folder of submissions", subs}} {
+		if r, err := sandbox.ReadByEveryRun(runsRead, d.path); err == nil && r != "" {
+			return nil, failure.Usagef("the %s %s is inside %s, which every student's build and run may read: the solutions, the secret specs and the classmates' files would be open to all (a submission that #includes the solution passes as it); put it elsewhere (/srv, a home folder)", d.what, d.path, r)
+		}
 	}
 	students, err := Students(subs)
 	if err != nil {

@@ -195,6 +195,31 @@ const AllFDs = -1
 // it could open to read would hand it the keys typed there.
 var SystemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/run/nvidia-persistenced"}
 
+// ReadByEveryRun is the folder of read (SystemRead when nil) that path
+// lies in, compared as the links lead (Landlock's rules are on real
+// paths), or "": a course or a class folder there is open to every
+// student's program and build (the solutions, the secret specs, the
+// classmates' files). An error when path cannot be resolved.
+func ReadByEveryRun(read []string, path string) (string, error) {
+	if read == nil {
+		read = SystemRead
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range read {
+		rr, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(rr, real); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return r, nil
+		}
+	}
+	return "", nil
+}
+
 // devRead are the folders of /dev a program may read: MIG's capability
 // devices, and POSIX shared memory's folder.
 var devRead = []string{"/dev/nvidia-caps", "/dev/shm"}

@@ -125,6 +125,8 @@ var All = sorted([]Setting{
 		Meaning: "Milliseconds the library waits, on the host, before each record of an interprocess event (`cudaEventRecord` of an event made with `cudaEventInterprocess` or opened from another process's handle), so that a record made after the message that lets the other process wait comes after that wait too; the library takes it out of the environment before `main`."},
 	{Name: "LESSONS_STATS_UNDUMPABLE", Kind: Library, ReadBy: "internal/exercise sets it for every run in the grading sandbox; kernels/allocstats.cu reads it",
 		Meaning: "When `1`, the library makes the process not dumpable (`prctl(PR_SET_DUMPABLE, 0)`) before `main`, so that its `/proc/PID/mem` is root's and the program cannot write its own code through it (a Python script's interpreter is readable, so its process would stay dumpable otherwise); the library takes it out of the environment."},
+	{Name: "LESSONS_STATS_NOEXEC", Kind: Library, ReadBy: "internal/exercise sets it for a compiled program's run; kernels/allocstats.cu reads it",
+		Meaning: "When `1`, a program started (exec) by a process the library does not follow (a child made by a raw `clone`, `_Fork` or `vfork`) fails the run's record, as a CUDA call in such a process always does: its exec would go uncounted, and a compiled program's run that starts a program is not trusted; the library takes it out of the environment."},
 	{Name: "LESSONS_STATS", Kind: Library, ReadBy: "internal/suspect; benchmark scripts",
 		Meaning: "The record's file in the library's first versions, no longer read by lessons (the record comes over the pipe); benchmark scripts that preload the library by hand still set it, and a program that mentions it is marked for review."},
 

@@ -15,6 +15,7 @@ import (
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/exercise"
+	"github.com/cudalessons/lessons/internal/failure"
 	"github.com/cudalessons/lessons/internal/grade"
 	"github.com/cudalessons/lessons/internal/notebook"
 	"github.com/cudalessons/lessons/internal/safefs"
@@ -256,9 +257,13 @@ func FirstFailure(res []checker.Result) string {
 
 // WriteTable writes the verify table of items (width columns wide), a
 // line each with what was expected and what came, then the sum of them,
-// and returns how many were surprises. built says what was done: "built",
-// or "built and ran".
-func WriteTable(w io.Writer, width int, items []*Item, built string, took time.Duration) (surprises int) {
+// and fails silently (the table said it) when any was a surprise.
+// compileOnly says nothing ran.
+func WriteTable(w io.Writer, width int, items []*Item, compileOnly bool, took time.Duration) error {
+	built := "built and ran"
+	if compileOnly {
+		built = "built"
+	}
 	table, surprises := Table(items)
 	table.Write(w, width)
 	skipped := 0
@@ -272,5 +277,8 @@ func WriteTable(w io.Writer, width int, items []*Item, built string, took time.D
 		fmt.Fprintf(w, ", %d not run (they need more GPUs than this machine has)", skipped)
 	}
 	fmt.Fprintln(w)
-	return surprises
+	if surprises > 0 {
+		return &failure.Silent{}
+	}
+	return nil
 }

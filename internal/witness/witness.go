@@ -13,15 +13,18 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/rlimit"
 )
@@ -72,7 +75,13 @@ type key struct {
 type Witness struct {
 	probes []Probe
 	counts *ebpf.Map
-	progs  []*ebpf.Program
+	// progs are a program per probe, each attached by a uprobe of its
+	// own at each address; or, where the kernel has uprobe_multi links
+	// (Linux 6.6 on), multi: a program per argument read (0 for a
+	// count), told its probe by the link's cookie, so that a file's
+	// probes are a link or two, set and taken off in one call each.
+	progs []*ebpf.Program
+	multi map[int]*ebpf.Program
 
 	mu       sync.Mutex
 	attached map[string][]link.Link // by library file
@@ -96,6 +105,29 @@ func Open(probes []Probe) (*Witness, error) {
 		return nil, fmt.Errorf("witness: a BPF map cannot be made here (root, or CAP_BPF and CAP_PERFMON, are needed): %w", err)
 	}
 	w := &Witness{probes: probes, counts: m, attached: map[string][]link.Link{}, missing: map[string][]string{}}
+	if !noMulti && features.HaveBPFLinkUprobeMulti() == nil {
+		w.multi = map[int]*ebpf.Program{}
+		for _, pr := range probes {
+			if w.multi[pr.Arg] != nil {
+				continue
+			}
+			ins, err := counter(m, cookie, pr.Arg)
+			if err != nil {
+				w.Close()
+				return nil, err
+			}
+			p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+				Name: "lessons_count", Type: ebpf.Kprobe, AttachType: ebpf.AttachTraceUprobeMulti,
+				License: "MIT", Instructions: ins,
+			})
+			if err != nil {
+				w.Close()
+				return nil, fmt.Errorf("witness: a BPF program cannot be loaded here: %w", err)
+			}
+			w.multi[pr.Arg] = p
+		}
+		return w, nil
+	}
 	for i, pr := range probes {
 		ins, err := counter(m, uint64(i), pr.Arg)
 		if err != nil {
@@ -114,10 +146,19 @@ func Open(probes []Probe) (*Witness, error) {
 	return w, nil
 }
 
+// noMulti makes Open use a uprobe per address even where uprobe_multi
+// links are there (a test of the older kernels' path).
+var noMulti = false
+
+// cookie, as counter's probe, makes the program read its probe from the
+// link's cookie for each address.
+const cookie = ^uint64(0)
+
 // counter is the BPF program of probe i: add one (or, for arg, the
 // call's arg-th argument) to the count of (the calling task's cgroup, i)
 // when that key is there, that is, when the cgroup is a watched run's;
-// other processes are not counted.
+// other processes are not counted. With i the cookie, the probe is the
+// attachment's cookie.
 func counter(m *ebpf.Map, i uint64, arg int) (asm.Instructions, error) {
 	add := asm.Instructions{asm.Mov.Imm(asm.R1, 1)}
 	if arg != 0 {
@@ -131,14 +172,24 @@ func counter(m *ebpf.Map, i uint64, arg int) (asm.Instructions, error) {
 		asm.Mov.Reg(asm.R6, asm.R1), // the registers at the call
 		asm.FnGetCurrentCgroupId.Call(),
 		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
-		asm.Mov.Imm(asm.R1, int32(i)),
-		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+	}
+	if i == cookie {
+		ins = append(ins,
+			asm.Mov.Reg(asm.R1, asm.R6),
+			asm.FnGetAttachCookie.Call(),
+			asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord))
+	} else {
+		ins = append(ins,
+			asm.Mov.Imm(asm.R1, int32(i)),
+			asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord))
+	}
+	ins = append(ins,
 		asm.LoadMapPtr(asm.R1, m.FD()),
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, -16),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, "out"),
-	}
+	)
 	ins = append(ins, add...)
 	return append(ins,
 		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
@@ -152,11 +203,15 @@ func (w *Witness) Close() error {
 	w.removing.Wait()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// Each uprobe's detach waits for the kernel's grace period (about 25
+	// ms on Linux 6.18): one after another, the few hundred probes of a
+	// machine with several CUDA copies took 16 s at the end of a grade.
+	// Detached together, the waits overlap.
+	var all []link.Link
 	for _, ls := range w.attached {
-		for _, l := range ls {
-			l.Close()
-		}
+		all = append(all, ls...)
 	}
+	closeAll(all)
 	w.attached = nil
 	if w.parent != "" {
 		os.Remove(w.parent)
@@ -164,7 +219,29 @@ func (w *Witness) Close() error {
 	for _, p := range w.progs {
 		p.Close()
 	}
+	for _, p := range w.multi {
+		p.Close()
+	}
+	if w.counts == nil {
+		return nil
+	}
 	return w.counts.Close()
+}
+
+// closeAll closes links at once, at most 256 at a time.
+func closeAll(ls []link.Link) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 256)
+	for _, l := range ls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			l.Close()
+			<-sem
+		}()
+	}
+	wg.Wait()
 }
 
 // Attach sets the probes whose Lib matches the file's name on file (a
@@ -202,6 +279,9 @@ func (w *Witness) Attach(lib, file string) error {
 	if err != nil {
 		return fmt.Errorf("witness: %s: %w", file, err)
 	}
+	if w.multi != nil {
+		return w.attachMulti(lib, file, ex, offsets)
+	}
 	var ls []link.Link
 	for i, p := range w.probes {
 		if p.Lib != lib {
@@ -229,6 +309,57 @@ func (w *Witness) Attach(lib, file string) error {
 		}
 		if len(seen) == 0 {
 			w.missing[file] = append(w.missing[file], p.Name)
+		}
+	}
+	w.attached[file] = ls
+	return nil
+}
+
+// attachMulti is Attach with uprobe_multi links: per argument read, a
+// link of every address of lib's probes in file, each address's cookie
+// its probe. A link holds an address once: where two probes count one
+// address, the second is in a link of its own.
+func (w *Witness) attachMulti(lib, file string, ex *link.Executable, offsets map[string][]uint64) error {
+	type site struct{ off, probe uint64 }
+	byArg := map[int][]site{}
+	for i, p := range w.probes {
+		if p.Lib != lib {
+			continue
+		}
+		seen := map[uint64]bool{}
+		for _, s := range p.Symbols {
+			for _, off := range offsets[s] {
+				if !seen[off] {
+					seen[off] = true
+					byArg[p.Arg] = append(byArg[p.Arg], site{off, uint64(i)})
+				}
+			}
+		}
+		if len(seen) == 0 {
+			w.missing[file] = append(w.missing[file], p.Name)
+		}
+	}
+	var ls []link.Link
+	for _, arg := range slices.Sorted(maps.Keys(byArg)) {
+		for sites := byArg[arg]; len(sites) > 0; {
+			var offs, cookies []uint64
+			var rest []site
+			in := map[uint64]bool{}
+			for _, s := range sites {
+				if in[s.off] {
+					rest = append(rest, s)
+					continue
+				}
+				in[s.off] = true
+				offs, cookies = append(offs, s.off), append(cookies, s.probe)
+			}
+			l, err := ex.UprobeMulti(nil, w.multi[arg], &link.UprobeMultiOptions{Addresses: offs, Cookies: cookies})
+			if err != nil {
+				closeAll(ls)
+				return fmt.Errorf("witness: uprobes on %d functions in %s: %w", len(offs), file, err)
+			}
+			ls = append(ls, l)
+			sites = rest
 		}
 	}
 	w.attached[file] = ls

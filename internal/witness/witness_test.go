@@ -131,7 +131,9 @@ func TestOneAddressMissesAVersion(t *testing.T) {
 	if len(offs["wit_alloc"]) != 2 {
 		t.Fatalf("wit_alloc at %v, want two addresses", offs["wit_alloc"])
 	}
+	noMulti = true // a program per probe, set here by name
 	w := open(t, []Probe{{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}}})
+	noMulti = false
 	ex, err := link.OpenExecutable(lib)
 	if err != nil {
 		t.Fatal(err)
@@ -296,5 +298,42 @@ func TestSumsAnArgument(t *testing.T) {
 	}
 	if _, err := Open([]Probe{{Name: "x", Lib: "libwit", Symbols: []string{"wit_alloc"}, Arg: 42}}); err == nil {
 		t.Error("an argument no register holds was accepted")
+	}
+}
+
+// The older kernels' path, a uprobe per address and a program per
+// probe, counts as the uprobe_multi links do.
+func TestCountsEveryEntryOneProbeEach(t *testing.T) {
+	noMulti = true
+	defer func() { noMulti = false }()
+	t.Run("counts", TestCountsEveryEntry)
+	t.Run("sums", TestSumsAnArgument)
+}
+
+// Two probes of one function (a count and a count again, as the
+// runtime's twin names can be) each count every call: a link holds an
+// address once, so the second is in a link of its own.
+func TestTwoProbesOneAddress(t *testing.T) {
+	lib, prog := build(t)
+	w := open(t, []Probe{
+		{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}},
+		{Name: "allocs too", Lib: "libwit", Symbols: []string{"wit_alloc"}},
+		{Name: "frees", Lib: "libwit", Symbols: []string{"wit_free"}},
+	})
+	if err := w.Attach("libwit", lib); err != nil {
+		t.Fatal(err)
+	}
+	dir, fd := cgroup(t)
+	id, err := CgroupID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := w.Start(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, prog, fd, 40, 30, 0)
+	if got := watch.Counts(); got["allocs"] != 40 || got["allocs too"] != 40 || got["frees"] != 30 {
+		t.Errorf("counts %v, want allocs 40 twice and frees 30", got)
 	}
 }

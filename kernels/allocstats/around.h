@@ -130,6 +130,36 @@ void imported(void* p) {
 }
 }  // namespace
 
+// The driver's exports and imports of shareable handles, as the runtime's
+// (devices.h): a POSIX descriptor the program holds is noted.
+DHOOK(CUresult, cuMemPoolExportToShareableHandle, (void* h, CUmemoryPool pool, CUmemAllocationHandleType t, unsigned long long f), (h, pool, t, f), {
+    if (r == CUDA_SUCCESS && t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR && h != nullptr) noteShareFd(*(int*)h);
+})
+DHOOK(CUresult, cuMemPoolImportFromShareableHandle, (CUmemoryPool* pool, void* h, CUmemAllocationHandleType t, unsigned long long f), (pool, h, t, f), {
+    if (r == CUDA_SUCCESS && t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) noteShareFd((int)(uintptr_t)h);
+})
+DHOOK(CUresult, cuMemExportToShareableHandle, (void* h, CUmemGenericAllocationHandle a, CUmemAllocationHandleType t, unsigned long long f), (h, a, t, f), {
+    if (r == CUDA_SUCCESS && t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR && h != nullptr) noteShareFd(*(int*)h);
+})
+DHOOK(CUresult, cuMemImportFromShareableHandle, (CUmemGenericAllocationHandle* a, void* h, CUmemAllocationHandleType t), (a, h, t), {
+    if (r == CUDA_SUCCESS && t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) noteShareFd((int)(uintptr_t)h);
+})
+
+// close forgets a noted descriptor of a shareable handle, then is libc's.
+// Every close of the process that goes through the loader comes here (the
+// program's, the runtime's, the driver's): with none noted, it is libc's
+// alone.
+extern "C" int close(int fd) {
+    static auto fn = (int (*)(int))realDlsym(RTLD_NEXT, "close");
+    if (shareFdsNoted.load() > 0 && !busy()) {
+        std::lock_guard<Lock> g(mu);
+        shareFds->erase(fd);
+        shareFdsNoted.store((int)shareFds->size());
+    }
+    if (fn == nullptr) return sysClose(fd) < 0 ? -1 : 0;
+    return fn(fd);
+}
+
 extern "C" cudaError_t cudaMemPoolImportPointer(void** p, cudaMemPool_t pool, cudaMemPoolPtrExportData* data) {
     static auto fn = (cudaError_t(*)(void**, cudaMemPool_t, cudaMemPoolPtrExportData*))real("cudaMemPoolImportPointer");
     cudaError_t r = fn(p, pool, data);

@@ -352,7 +352,31 @@ void* real(const char* name) {
     return f;
 }
 
+// unfollowed stops the record of a run one of whose processes the library
+// does not follow called CUDA: a child made by a raw clone (no atfork
+// handler ran, so it keeps its parent's identity and would send nothing),
+// whose calls, the work a program could do there unseen, no record would
+// count. It writes a mark into the channel in place of a frame, which the
+// grader reads as the run's record failed (checker.Unfollowed), and says
+// why on the process's error output. Once.
+// With $LESSONS_STATS_NOEXEC=1 (a compiled program's graded run, where
+// any exec makes the run untrusted), a program started by such a process
+// does too: its exec would go uncounted, its count being made in a copy
+// of the record no frame sends.
+bool execPath;                          // execing's own call of record(): a vfork's child may exec
+bool noExec;                            // $LESSONS_STATS_NOEXEC=1
+bool unfollowedSaid;
+
+void unfollowed() {
+    unfollowedSaid = true;
+    static const char msg[] = "allocstats: a process the statistics library does not follow (made by clone or _Fork, not fork) called CUDA or started a program: the run's record is not trusted\n";
+    static const char mark[] = "LSUNFOLLOWED";
+    sysWrite(2, msg, sizeof msg - 1);
+    sysWrite(chanFd, mark, sizeof mark - 1);
+}
+
 Record* record() {
+    if (chanFd >= 0 && !execPath && !unfollowedSaid && sysGetpid() != chanPid) unfollowed();
     if (quiet) {
         // A forked child's first CUDA call: its start frame goes out now,
         // not at the next pulse, so that a child that then leaves by _exit
@@ -365,7 +389,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 12;
+    rec->version = 13;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -386,6 +410,7 @@ Record* record() {
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
+    shareFds = new std::map<int, std::pair<uint64_t, uint64_t>>();
     notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
     poolSets = new std::map<cudaMemPool_t, uint64_t>();
     allocPools = new std::set<cudaMemPool_t>();
@@ -425,6 +450,27 @@ void storePool(const Pool& p) {
         if (rec->pools[i].handle == p.handle && p.handle != 0) rec->pools[i] = p;
 }
 
+// noteShareFd notes fd, a POSIX descriptor of a shareable handle that the
+// program holds (an export's, or one it gave an import), with the file it
+// names; mu is held.
+void noteShareFd(int fd) {
+    struct stat st;
+    if (fd < 0 || sysFstat(fd, &st) != 0) return;
+    (*shareFds)[fd] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    shareFdsNoted.store((int)shareFds->size());
+}
+
+// shareFdsOpen counts the noted descriptors the program never closed that
+// still name the same file; mu is held.
+uint64_t shareFdsOpen() {
+    uint64_t n = 0;
+    for (auto& kv : *shareFds) {
+        struct stat st;
+        if (sysFstat(kv.first, &st) == 0 && (uint64_t)st.st_dev == kv.second.first && (uint64_t)st.st_ino == kv.second.second) n++;
+    }
+    return n;
+}
+
 // leaks notes what was never freed, at exit; mu is held.
 void leaks() {
     rec->leaked_allocs = rec->live_allocs;
@@ -433,6 +479,7 @@ void leaks() {
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
     rec->leaked_events = liveEvents->size();
+    rec->shareable_fds_open = shareFdsOpen();
     rec->graph_execs_leaked = graphs->size();
     if (!ipcOpened->empty()) rec->ipc_opened_close_last_ns = monotonicNanos();  // closed by the exit
     rec->leaked_pool_imports = 0;
@@ -440,7 +487,9 @@ void leaks() {
         if (kv.second.origin == kImported) rec->leaked_pool_imports++;
 }
 
-// atExit ends the record: the kernels still pending are read and the
+bool endAtFini;  // atExit (or atExitPlain) has run: finish sends the end frame
+
+// atExit closes the record: the kernels still pending are read and the
 // pools' attributes asked for first, with mu free (see Lock).
 void atExit() {
     std::vector<uint64_t> handles;
@@ -463,16 +512,41 @@ void atExit() {
     rec->exited = 1;
     tlFlush();
     countCopies();
-    sendFrame(kFrameEnd);
+    sendFrame(kFrameSnapshot);
+    endAtFini = true;
 }
 
 // atExitPlain ends the record of a program that never answered a CUDA
-// call (atExit, registered later, runs first and ends it otherwise).
+// call (atExit, registered later, runs first and closes it otherwise).
+// Registered by the library's constructor, before the C library's start
+// registers the loader's destructors' pass: it runs after finish, last of
+// all, and sends the end frame itself.
+bool finiRan;
+
 void atExitPlain() {
     std::lock_guard<Lock> g(mu);
-    if (chanEnded || quiet) return;
+    if (chanEnded || quiet || endAtFini) return;
     leaks();
     rec->exited = 1;
+    countCopies();
+    if (finiRan) {
+        sendFrame(kFrameEnd);
+        return;
+    }
+    sendFrame(kFrameSnapshot);
+    endAtFini = true;
+}
+
+// finish sends the end frame, as the library's own destructor: the
+// loader runs it after every exit handler and destructor of the program
+// registered once main was called (those registered before the program's
+// first CUDA call run after atExit), so the record counts the calls they
+// make. Before, the end frame went out from atExit, and a global object's
+// destructor did the work after it, unseen (after_end.cu of the corpus).
+__attribute__((destructor)) void finish() {
+    std::lock_guard<Lock> g(mu);
+    finiRan = true;
+    if (!endAtFini || chanEnded || quiet) return;
     countCopies();
     sendFrame(kFrameEnd);
 }
@@ -510,10 +584,12 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 12;
+    rec->version = 13;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
+    shareFds->clear();   // the parent's, inherited: its record's
+    shareFdsNoted.store(0);
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
     poolSetByProgram = false;
@@ -549,6 +625,13 @@ void undumpable(char** envp) {
     char v[4];
     if (takeEnv(envp, "LESSONS_STATS_UNDUMPABLE", v, sizeof v) && v[0] == '1' && v[1] == 0)
         rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
+}
+
+// noExecStart takes $LESSONS_STATS_NOEXEC (a compiled program's run) out
+// of the environment: see unfollowed.
+void noExecStart(char** envp) {
+    char v[4];
+    noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
 }
 
 // forwardsToCUDA stops the run when a hook's pointer to the real function
@@ -615,6 +698,7 @@ void randomSecret(char** envp) {
 __attribute__((constructor)) void start(int, char**, char** envp) {
     randomSecret(envp);  // first: taking a variable out leaves a second null before the auxiliary vector
     undumpable(envp);
+    noExecStart(envp);
     std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)sysGetpid();
@@ -997,6 +1081,27 @@ void orderedFree(const Alloc& x, cudaStream_t s, const char* how) {
     }
 }
 
+// hostFree checks a cudaFree (or cuMemFree) of stream-ordered memory
+// (cudaMallocAsync, a pool's, a graph's allocation): the runtime reference
+// (CUDA 12 and 13) says such a free makes no implicit synchronisation and
+// the caller must make sure every access has completed, and the
+// Programming Guide (Graph Memory Nodes) ends a graph allocation's life at
+// the cudaFree call itself. So a use on any stream that the host has not
+// waited for is a race, the allocating stream's included.
+void hostFree(const Alloc& x, const char* how) {
+    for (auto& u : x.uses) {
+        auto h = host->find(norm(u.stream));
+        if (h != host->end() && h->second >= u.seq) continue;
+        rec->unordered_frees++;
+        char b[256];
+        snprintf(b, sizeof b, "%s freed a %s stream-ordered buffer that %s on stream %d may still be using (it does not wait: wait for stream %d first)",
+                 how, sizeWords(x.bytes).c_str(), u.what.c_str(), number(u.stream), number(u.stream));
+        noteRace(rec->free_race, sizeof rec->free_race, b);
+        tlFinding(kTlFindFree, 0, x.bytes);
+        return;
+    }
+}
+
 // removed notes a free that succeeded; mu is held. A free of an address
 // the library never saw allocated (memory from a call it does not hook)
 // is counted in unknown_frees: the ranges freed before at that address
@@ -1022,6 +1127,8 @@ void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
         enqueue(s);
         orderedFree(it->second, s, "cudaFreeAsync");
         if (it->second.origin == kImported) importFrees->push_back({s, (*clocks)[s][s]});
+    } else if (it->second.async && it->second.origin != kImported) {
+        hostFree(it->second, how);     // no wait for stream-ordered memory
     } else {
         hostWaitsAll();                // cudaFree waits for the device
     }

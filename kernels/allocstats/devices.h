@@ -193,11 +193,91 @@ HOOK(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr 
     if (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
         a == cudaMemPoolReuseAllowInternalDependencies) rec->reuse_attr_sets++;
 })
-// A reuse policy asked of the pool: what it does, not what was meant.
-HOOK(cudaError_t, cudaMemPoolGetAttribute, (cudaMemPool_t pool, cudaMemPoolAttr a, void* v), (pool, a, v), {
-    if (r == cudaSuccess && (a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
-                             a == cudaMemPoolReuseAllowInternalDependencies)) rec->reuse_attr_gets++;
-})
+namespace {
+// devAttrName is how a hidden run's fail names a get of device attribute
+// a ("cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1").
+const char* devAttrName(cudaDeviceAttr a) {
+    switch (a) {
+    case cudaDevAttrMemoryPoolsSupported: return "cudaDeviceGetAttribute.MemoryPoolsSupported";
+    case cudaDevAttrMemoryPoolSupportedHandleTypes: return "cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes";
+    default: return nullptr;
+    }
+}
+}  // namespace
+
+// A device's attribute asked is made as it is and records nothing (a
+// program such as PyTorch asks often), unless a hidden run makes it fail,
+// by the call's name or the attribute's: then it is not made, its value
+// is left as 0xA5 bytes, and the failure is counted. A program whose
+// path rests on an attribute that does not say what it asks (whether the
+// device has pools, read from the handle types its pools export) then
+// goes another way than one that asks the right attribute.
+extern "C" cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int dev) {
+    static auto fn = (cudaError_t(*)(int*, cudaDeviceAttr, int))real("cudaDeviceGetAttribute");
+    static uintptr_t checked = 0;
+    if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaDeviceGetAttribute");
+    if (failCount == 0 || busy()) return fn(v, a, dev);
+    const char* named = devAttrName(a);
+    if (!(failNow("cudaDeviceGetAttribute") | (named != nullptr && failNow(named)))) return fn(v, a, dev);
+    if (v != nullptr) memset(v, 0xA5, sizeof *v);
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        noteResult(2, true);
+    }
+    after();
+    return (cudaError_t)2;
+}
+
+namespace {
+// poolAttrName is how a hidden run's fail names a get of attribute a
+// ("cudaMemPoolGetAttribute.ReleaseThreshold:1", the first get of the
+// release threshold), and poolAttrSize the bytes of its value.
+const char* poolAttrName(cudaMemPoolAttr a) {
+    switch (a) {
+    case cudaMemPoolReuseFollowEventDependencies: return "cudaMemPoolGetAttribute.ReuseFollowEventDependencies";
+    case cudaMemPoolReuseAllowOpportunistic: return "cudaMemPoolGetAttribute.ReuseAllowOpportunistic";
+    case cudaMemPoolReuseAllowInternalDependencies: return "cudaMemPoolGetAttribute.ReuseAllowInternalDependencies";
+    case cudaMemPoolAttrReleaseThreshold: return "cudaMemPoolGetAttribute.ReleaseThreshold";
+    case cudaMemPoolAttrReservedMemCurrent: return "cudaMemPoolGetAttribute.ReservedMemCurrent";
+    case cudaMemPoolAttrReservedMemHigh: return "cudaMemPoolGetAttribute.ReservedMemHigh";
+    case cudaMemPoolAttrUsedMemCurrent: return "cudaMemPoolGetAttribute.UsedMemCurrent";
+    case cudaMemPoolAttrUsedMemHigh: return "cudaMemPoolGetAttribute.UsedMemHigh";
+    default: return nullptr;
+    }
+}
+size_t poolAttrSize(cudaMemPoolAttr a) {
+    return a == cudaMemPoolReuseFollowEventDependencies || a == cudaMemPoolReuseAllowOpportunistic ||
+                   a == cudaMemPoolReuseAllowInternalDependencies
+               ? sizeof(int)
+               : sizeof(uint64_t);
+}
+}  // namespace
+
+// A reuse policy asked of the pool: what it does, not what was meant. A
+// get a hidden run makes fail (by the call's name, or by the attribute's:
+// poolAttrName) is not made, and its value is left as 0xA5 bytes: CUDA
+// says nothing of the value on an error, and a program that uses it
+// anyway (a variable never initialised) then shows it on every run.
+extern "C" cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a, void* v) {
+    uint64_t tl0 = tlNow(); (void)tl0;
+    static auto fn = (cudaError_t(*)(cudaMemPool_t, cudaMemPoolAttr, void*))real("cudaMemPoolGetAttribute");
+    static uintptr_t checked = 0;
+    if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaMemPoolGetAttribute");
+    const char* named = poolAttrName(a);
+    bool failed = failCount > 0 && !busy() && (failNow("cudaMemPoolGetAttribute") | (named != nullptr && failNow(named)));
+    if (failed && v != nullptr && named != nullptr) memset(v, 0xA5, poolAttrSize(a));
+    cudaError_t r = failed ? (cudaError_t)2 : fn(pool, a, v);
+    if (busy()) return r;
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        noteResult((int)r, failed);
+        if (r == cudaSuccess && poolAttrSize(a) == sizeof(int) && named != nullptr) rec->reuse_attr_gets++;
+    }
+    after();
+    return r;
+}
 namespace { bool allWaited(); }
 // A trim gives back only what no queued work still holds: one made before
 // the host waited for that work may give back less than it means to.
@@ -292,6 +372,16 @@ HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e
 })
 HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
     if (r == cudaSuccess) { ipcEvents->insert(*e); ipcOpened->insert(*e); }
+})
+// A pool exported as a POSIX file descriptor gives the caller a descriptor
+// to close, and one given to an import is still the caller's to close
+// (the import does not take it over): each is noted, and forgotten when
+// the program closes it (the close hook, around.h).
+HOOK(cudaError_t, cudaMemPoolExportToShareableHandle, (void* h, cudaMemPool_t pool, cudaMemAllocationHandleType t, unsigned int f), (h, pool, t, f), {
+    if (r == cudaSuccess && t == cudaMemHandleTypePosixFileDescriptor && h != nullptr) noteShareFd(*(int*)h);
+})
+HOOK(cudaError_t, cudaMemPoolImportFromShareableHandle, (cudaMemPool_t* pool, void* h, cudaMemAllocationHandleType t, unsigned int f), (pool, h, t, f), {
+    if (r == cudaSuccess && t == cudaMemHandleTypePosixFileDescriptor) noteShareFd((int)(uintptr_t)h);
 })
 namespace {
 // ipcDestroyed times the destroy of an interprocess event (mu is held):
@@ -416,6 +506,23 @@ extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
     return fn(pool);
 }
 
+namespace {
+// launchDone ends a launch's timing and records it (r the runtime's
+// answer): kernel is found by its host stub (stub) or by its function's
+// address.
+void launchDone(Timed t, cudaError_t r, const void* kernel, bool stub, void** a, cudaStream_t s) {
+    endTiming(t, r == cudaSuccess);
+    const Kernel* k = r == cudaSuccess ? describeKernel(kernel, stub) : nullptr;
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        launched(k, a, s);
+        tlTimed(r == cudaSuccess ? t.start : nullptr);
+    }
+    after();
+}
+}  // namespace
+
 // Launches. nvcc 13's <<< >>> calls __cudaLaunchKernel with a CUkernel
 // (the runtime does not declare it in C++ sources); older ones and explicit
 // calls go through cudaLaunchKernel with the host stub's address.
@@ -426,15 +533,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
     inLaunch--;
-    endTiming(t, r == cudaSuccess);
-    const Kernel* k = r == cudaSuccess ? describeKernel(kernel, true) : nullptr;
-    {
-        std::lock_guard<Lock> lock(mu);
-        record();
-        launched(k, a, s);
-        tlTimed(r == cudaSuccess ? t.start : nullptr);
-    }
-    after();
+    launchDone(t, r, kernel, true, a, s);
     return r;
 }
 
@@ -443,15 +542,7 @@ extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a,
     if (inLaunch > 0 || busy()) return fn(f, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     cudaError_t r = fn(f, g, b, a, sh, s);
-    endTiming(t, r == cudaSuccess);
-    const Kernel* k = r == cudaSuccess ? describeKernel(f, false) : nullptr;
-    {
-        std::lock_guard<Lock> lock(mu);
-        record();
-        launched(k, a, s);
-        tlTimed(r == cudaSuccess ? t.start : nullptr);
-    }
-    after();
+    launchDone(t, r, f, false, a, s);
     return r;
 }
 namespace {

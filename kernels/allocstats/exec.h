@@ -3,7 +3,7 @@
 // ---- Programs started by exec ----
 //
 // A program started by exec (in this process, or in a child by
-// posix_spawn, system or popen) has no channel: the descriptor is closed
+// posix_spawn, pidfd_spawn, system or popen) has no channel: the descriptor is closed
 // on exec and the key is gone from the environment, so its CUDA calls are
 // not counted. They are counted here as execs. A forked child that execs
 // ends its record first (execs 1, exited 0), so that the judge sees that
@@ -13,7 +13,14 @@ namespace {
 void execing(bool replaces) {
     if (busy() || chanFd < 0) return;   // the driver's helper, or a silent child
     std::lock_guard<Lock> g(mu);
+    // A forked child that has made no CUDA call speaks now (record()
+    // sends its start frame). A vfork's child is not this process (its pid
+    // is not chanPid): the count goes into its parent's record, whose
+    // memory it shares, and it is no unfollowed process (see record()),
+    // unless a compiled program's run (noExec), where any exec fails it.
+    execPath = !noExec;
     record();
+    execPath = false;
     rec->execs++;
     if (!replaces) {
         pulse();
@@ -73,6 +80,14 @@ extern "C" int lessonsFexecve(int fd, char* const argv[], char* const envp[]) {
     execing(true);
     return fn(fd, argv, envp);
 }
+// execveat (glibc 2.34 on): the same exec by a descriptor and a path.
+extern "C" int lessonsExecveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) __asm__("execveat");
+extern "C" int lessonsExecveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
+    static auto fn = (int (*)(int, const char*, char* const*, char* const*, int))realDlsym(RTLD_NEXT, "execveat");
+    if (fn == nullptr) return -1;  // a C library without it (errno is not the library's to set: its import is a name more)
+    execing(true);
+    return fn(dirfd, path, argv, envp, flags);
+}
 extern "C" int lessonsExecl(const char* path, const char* arg, ...) __asm__("execl");
 extern "C" int lessonsExecl(const char* path, const char* arg, ...) {
     static auto fn = (int (*)(const char*, char* const*))realDlsym(RTLD_NEXT, "execv");
@@ -121,6 +136,28 @@ extern "C" int lessonsSpawnp(pid_t* pid, const char* file, const posix_spawn_fil
         realDlsym(RTLD_NEXT, "posix_spawnp");
     execing(false);
     return fn(pid, file, fa, at, argv, envp);
+}
+// pidfd_spawn and pidfd_spawnp (glibc 2.39 on): posix_spawn's kin that
+// answer with a pidfd. Where the C library has none, ENOSYS, as it would.
+extern "C" int lessonsPidfdSpawn(int* pidfd, const char* path, const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
+                                 char* const argv[], char* const envp[]) __asm__("pidfd_spawn");
+extern "C" int lessonsPidfdSpawn(int* pidfd, const char* path, const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
+                                 char* const argv[], char* const envp[]) {
+    static auto fn = (int (*)(int*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*, char* const*, char* const*))
+        realDlsym(RTLD_NEXT, "pidfd_spawn");
+    if (fn == nullptr) return ENOSYS;
+    execing(false);
+    return fn(pidfd, path, fa, at, argv, envp);
+}
+extern "C" int lessonsPidfdSpawnp(int* pidfd, const char* file, const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
+                                  char* const argv[], char* const envp[]) __asm__("pidfd_spawnp");
+extern "C" int lessonsPidfdSpawnp(int* pidfd, const char* file, const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
+                                  char* const argv[], char* const envp[]) {
+    static auto fn = (int (*)(int*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*, char* const*, char* const*))
+        realDlsym(RTLD_NEXT, "pidfd_spawnp");
+    if (fn == nullptr) return ENOSYS;
+    execing(false);
+    return fn(pidfd, file, fa, at, argv, envp);
 }
 extern "C" int lessonsSystem(const char* command) __asm__("system");
 extern "C" int lessonsSystem(const char* command) {

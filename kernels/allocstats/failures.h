@@ -10,7 +10,7 @@
 // where the course's inputs never fail. The setting is taken out of the
 // environment before the program starts, as the channel's are.
 namespace {
-struct FailAt { char name[48]; uint64_t at; std::atomic<uint64_t> calls{0}; };
+struct FailAt { char name[64]; uint64_t at; std::atomic<uint64_t> calls{0}; };
 FailAt failAt[8];
 int failCount = 0;
 // heapCap, when not 0, is the most bytes the device heap may have in this
@@ -24,7 +24,7 @@ uint64_t ipcDelayMs = 0;
 // failStart reads $LESSONS_STATS_FAIL; an entry it cannot read is left
 // out (the checker refuses such a spec before anything runs).
 void failStart(char** envp) {
-    char text[512], cap[32];
+    char text[640], cap[32];
     heapCap = 0;
     if (takeEnv(envp, "LESSONS_STATS_HEAP", cap, sizeof cap))
         for (int i = 0; cap[i] >= '0' && cap[i] <= '9' && heapCap < (1ull << 40); i++) heapCap = heapCap * 10 + (uint64_t)(cap[i] - '0');

@@ -116,7 +116,9 @@ mistake: make_pool fills the pool's location with device 0, copied from an examp
 why it is wrong: cudaMemPoolProps.location.id names the device whose memory the pool
   holds (CUDA Runtime API, cudaMemPoolCreate); on any device but 0 the program's rounds
   would allocate another GPU's memory. main uses device 0, so nothing shows.
-source: own""", [
+source: own
+unseen: nothing the judge runs can see it (main fixes the device at 0); kept in
+  solutions/day069/unseen/pool-reuse/blind3_pool_on_device_zero.patch (session 14)""", [
 ("""    props.location.id = device;""",
 """    props.location.id = 0;"""),
 ])

@@ -103,13 +103,13 @@ void StrictPool::hand(cudaStream_t from, cudaStream_t to) {
     }
     return v;
 }"""),
-("""size_t StrictPool::reserved_high() {
+("""uint64_t StrictPool::reserved_high() {
     return 0;
 }""",
-"""size_t StrictPool::reserved_high() {
+"""uint64_t StrictPool::reserved_high() {
     uint64_t v = 0;
     keep(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v));
-    return (size_t)v;
+    return v;
 }"""),
 ]
 H = """kind: correct
@@ -152,16 +152,16 @@ mistake: reserved_high reads cudaMemPoolAttrReservedMemHigh into an int, as poli
   the reuse policies.
 why it is wrong: the reserved and used attributes are 64-bit (cuuint64_t); the call
   writes 8 bytes through a pointer to 4 (CUDA Runtime API, cudaMemPoolGetAttribute; the
-  exercise's TODO: "a 64-bit attribute: uint64_t"): the next 4 bytes of the stack are
+  exercise's TODO: "a 64-bit attribute, cuuint64_t"): the next 4 bytes of the stack are
   overwritten, and a figure of 4 GiB or more is cut. Every size this program takes fits
   in 32 bits and the bytes overwritten are the upper half, zero.
 source: own (the lesson's own pitfall, day 69: "Pool attributes are uint64_t")""", [
 ("""    uint64_t v = 0;
     keep(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v));
-    return (size_t)v;""",
+    return v;""",
 """    int v = 0;
     keep(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v));
-    return (size_t)v;"""),
+    return v;"""),
 ])
 
 wrong('error-last-not-first', """kind: wrong (a branch the defaults never take)

@@ -18,4 +18,12 @@ for f in sorted(os.listdir(d)):
         elif cur and l.startswith('  '): fields[cur] += ' ' + l.strip()
         else: break
     lines.append("- `%s`: %s. Mistake: %s Source: %s" % (f, fields.get('kind','?'), fields.get('mistake','?'), fields.get('source','?')))
-open(os.path.join(d, 'MANIFEST.md'), 'w').write('\n'.join(lines) + '\n')
+# A "## Judged" section (what each file that passed turned out to be) is
+# kept as it is.
+path = os.path.join(d, 'MANIFEST.md')
+judged = ''
+if os.path.exists(path):
+    old = open(path).read()
+    if '\n## Judged' in old:
+        judged = old[old.index('\n## Judged'):]
+open(path, 'w').write('\n'.join(lines) + '\n' + judged)

@@ -23,10 +23,11 @@ __device__ unsigned long long now_ns() {
     return t;
 }
 
-// Slow too (3 ms before it writes): device 1 asks for the weights while
+// Slow too (50 ms before it writes, longer than device 1's first
+// allocation from its pool can take): device 1 asks for the weights while
 // they are still being made, so a wait on the host would be seen waiting.
 __global__ void init_weights(int* w, size_t n) {
-    for (unsigned long long t0 = now_ns(); now_ns() - t0 < 3000000ull;) {}
+    for (unsigned long long t0 = now_ns(); now_ns() - t0 < 50000000ull;) {}
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x) w[i] = (int)(i % 7) + 1;
 }
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <fcntl.h>
 static uintptr_t next = 0x10000000, handles = 0x1000;
 static size_t used, reserved;
 static struct { uintptr_t p; size_t n; } blocks[64];
@@ -36,6 +37,9 @@ int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); r
 int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
 int cudaEventCreateWithFlags(void** e, unsigned f) { *e = (void*)(handles++); return 0; }
 int cudaDeviceGetMemPool(void** pool, int dev) { *pool = (void*)0x9000; return 0; }
+int cudaDeviceGetAttribute(int* v, int attr, int dev) { *v = 1; return 0; }
+int cudaMemPoolCreate(void** pool, const void* props) { *pool = (void*)(handles++); return 0; }
+int cudaMemPoolDestroy(void* pool) { return 0; }
 static int poolAttribute(int attr, void* v) {
   *(uint64_t*)v = attr == 5 || attr == 6 ? reserved : attr == 7 || attr == 8 ? used : 0;
   return 0;
@@ -52,6 +56,9 @@ int cudaEventElapsedTime(float* ms, void* a, void* b) {
 int cudaDeviceSynchronize(void) { const char* e = getenv("STUB_SYNC_ERROR"); release(); return e ? atoi(e) : 0; }
 int cudaStreamSynchronize(void* s) { return release(); }
 int cudaMemPoolTrimTo(void* pool, size_t keep) { return release(); }
+/* A pool exported as a POSIX descriptor (handle type 1): a new descriptor of /dev/null. */
+int cudaMemPoolExportToShareableHandle(void* h, void* pool, int t, unsigned f) { *(int*)h = open("/dev/null", O_RDONLY); return *(int*)h < 0; }
+int cudaMemPoolImportFromShareableHandle(void** pool, void* h, int t, unsigned f) { *pool = (void*)0x9100; return 0; }
 #define OK(name) int name() { return 0; }
 OK(cudaEventRecord) OK(cudaStreamWaitEvent)
 OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDestroy) OK(cudaStreamDestroy)

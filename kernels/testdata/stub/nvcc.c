@@ -32,6 +32,4 @@ unsigned __cudaPushCallConfiguration(dim3s g, dim3s b, size_t shm, void* s) { gr
 int __cudaPopCallConfiguration(dim3s* g, dim3s* b, size_t* shm, void** s) { *g = grid; *b = block; *shm = shared; *s = stream; return 0; }
 int cudaHostAlloc(void** p, size_t n, unsigned f) { *p = calloc(1, n); return 0; }
 const char* cudaGetErrorString(int e) { return "an error of the stand-in runtime"; }
-int cudaMemPoolCreate(void** pool, const void* props) { *pool = (void*)(handles++); return 0; }
-OK(cudaMemPoolDestroy)
 int cudaMallocFromPoolAsync(void** p, size_t n, void* pool, void* s) { return take(p, n); }

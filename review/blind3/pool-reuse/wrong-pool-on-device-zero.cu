@@ -5,6 +5,8 @@
 //   holds (CUDA Runtime API, cudaMemPoolCreate); on any device but 0 the program's rounds
 //   would allocate another GPU's memory. main uses device 0, so nothing shows.
 // source: own
+// unseen: nothing the judge runs can see it (main fixes the device at 0); kept in
+//   solutions/day069/unseen/pool-reuse/blind3_pool_on_device_zero.patch (session 14)
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.

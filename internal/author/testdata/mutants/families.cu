@@ -37,3 +37,21 @@ int main() {
     CHECK(cudaStreamSynchronize(b));
     return 0;
 }
+
+// The first error kept, and a pool's attributes asked: first-error and
+// unchecked-get.
+static cudaError_t first = cudaSuccess, last = cudaSuccess;
+static void keep(cudaError_t e, cudaError_t f) {
+    // BEGIN SOLUTION
+    if (first == cudaSuccess) first = e;
+    if (last == cudaSuccess) last = f;
+    // END SOLUTION
+}
+static unsigned long long held(cudaMemPool_t pool) {
+    unsigned long long reserved = 0, used = 0;
+    // BEGIN SOLUTION
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess) return 0;
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) return 0;
+    // END SOLUTION
+    return reserved - used;
+}
