@@ -283,45 +283,32 @@ func (w *Witness) Attach(lib, file string) error {
 		return w.attachMulti(lib, file, ex, offsets)
 	}
 	var ls []link.Link
-	for i, p := range w.probes {
-		if p.Lib != lib {
-			continue
+	for _, st := range w.sites(lib, file, offsets) {
+		l, err := ex.Uprobe(st.symbol, w.progs[st.probe], &link.UprobeOptions{Address: st.off})
+		if err != nil {
+			closeAll(ls)
+			return fmt.Errorf("witness: a uprobe on %s in %s: %w", st.symbol, file, err)
 		}
-		// Every definition of every name of the probe, each address once:
-		// a name may have several versions at different addresses, and
-		// several names one address (aliases).
-		seen := map[uint64]bool{}
-		for _, s := range p.Symbols {
-			for _, off := range offsets[s] {
-				if seen[off] {
-					continue
-				}
-				seen[off] = true
-				l, err := ex.Uprobe(s, w.progs[i], &link.UprobeOptions{Address: off})
-				if err != nil {
-					for _, l := range ls {
-						l.Close()
-					}
-					return fmt.Errorf("witness: a uprobe on %s in %s: %w", s, file, err)
-				}
-				ls = append(ls, l)
-			}
-		}
-		if len(seen) == 0 {
-			w.missing[file] = append(w.missing[file], p.Name)
-		}
+		ls = append(ls, l)
 	}
 	w.attached[file] = ls
 	return nil
 }
 
-// attachMulti is Attach with uprobe_multi links: per argument read, a
-// link of every address of lib's probes in file, each address's cookie
-// its probe. A link holds an address once: where two probes count one
-// address, the second is in a link of its own.
-func (w *Witness) attachMulti(lib, file string, ex *link.Executable, offsets map[string][]uint64) error {
-	type site struct{ off, probe uint64 }
-	byArg := map[int][]site{}
+// site is an address of file where probe counts: a definition of symbol.
+type site struct {
+	off    uint64
+	probe  int
+	symbol string
+}
+
+// sites are the addresses of lib's probes in file, in the probes' order:
+// every definition of every name of a probe, each address once a probe
+// (a name may have several versions at different addresses, and several
+// names one address: aliases). A probe none of whose names file defines
+// is noted in missing.
+func (w *Witness) sites(lib, file string, offsets map[string][]uint64) []site {
+	var out []site
 	for i, p := range w.probes {
 		if p.Lib != lib {
 			continue
@@ -331,13 +318,26 @@ func (w *Witness) attachMulti(lib, file string, ex *link.Executable, offsets map
 			for _, off := range offsets[s] {
 				if !seen[off] {
 					seen[off] = true
-					byArg[p.Arg] = append(byArg[p.Arg], site{off, uint64(i)})
+					out = append(out, site{off, i, s})
 				}
 			}
 		}
 		if len(seen) == 0 {
 			w.missing[file] = append(w.missing[file], p.Name)
 		}
+	}
+	return out
+}
+
+// attachMulti is Attach with uprobe_multi links: per argument read, a
+// link of every address of lib's probes in file, each address's cookie
+// its probe. A link holds an address once: where two probes count one
+// address, the second is in a link of its own.
+func (w *Witness) attachMulti(lib, file string, ex *link.Executable, offsets map[string][]uint64) error {
+	byArg := map[int][]site{}
+	for _, st := range w.sites(lib, file, offsets) {
+		a := w.probes[st.probe].Arg
+		byArg[a] = append(byArg[a], st)
 	}
 	var ls []link.Link
 	for _, arg := range slices.Sorted(maps.Keys(byArg)) {
@@ -351,7 +351,7 @@ func (w *Witness) attachMulti(lib, file string, ex *link.Executable, offsets map
 					continue
 				}
 				in[s.off] = true
-				offs, cookies = append(offs, s.off), append(cookies, s.probe)
+				offs, cookies = append(offs, s.off), append(cookies, uint64(s.probe))
 			}
 			l, err := ex.UprobeMulti(nil, w.multi[arg], &link.UprobeMultiOptions{Addresses: offs, Cookies: cookies})
 			if err != nil {

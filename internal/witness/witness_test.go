@@ -69,6 +69,28 @@ func open(t *testing.T, probes []Probe) *Witness {
 	return w
 }
 
+// watched builds testdata's library and program, sets probes on the
+// library and starts a watch of a cgroup of the test's own: the program,
+// the watch and the cgroup's descriptor to run the program in.
+func watched(t *testing.T, probes []Probe) (string, *Watch, int) {
+	t.Helper()
+	lib, prog := build(t)
+	w := open(t, probes)
+	if err := w.Attach("libwit", lib); err != nil {
+		t.Fatal(err)
+	}
+	dir, fd := cgroup(t)
+	id, err := CgroupID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := w.Start(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog, watch, fd
+}
+
 func run(t *testing.T, prog string, cgfd int, a, f, r int) {
 	t.Helper()
 	cmd := exec.Command(prog, strconv.Itoa(a), strconv.Itoa(f), strconv.Itoa(r))
@@ -274,23 +296,10 @@ func TestOwnCopyCounted(t *testing.T) {
 // A probe with Arg adds the call's argument: wit_alloc(i) for i from 0
 // to 99 sums to 4950, of every version, the run's cgroup alone.
 func TestSumsAnArgument(t *testing.T) {
-	lib, prog := build(t)
-	w := open(t, []Probe{
+	prog, watch, fd := watched(t, []Probe{
 		{Name: "asked", Lib: "libwit", Symbols: []string{"wit_alloc"}, Arg: 1},
 		{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}},
 	})
-	if err := w.Attach("libwit", lib); err != nil {
-		t.Fatal(err)
-	}
-	dir, fd := cgroup(t)
-	id, err := CgroupID(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	watch, err := w.Start(id)
-	if err != nil {
-		t.Fatal(err)
-	}
 	run(t, prog, fd, 100, 0, 0)
 	run(t, prog, -1, 50, 0, 0) // another cgroup's: not counted
 	if got := watch.Counts(); got["asked"] != 4950 || got["allocs"] != 100 {
@@ -314,24 +323,11 @@ func TestCountsEveryEntryOneProbeEach(t *testing.T) {
 // runtime's twin names can be) each count every call: a link holds an
 // address once, so the second is in a link of its own.
 func TestTwoProbesOneAddress(t *testing.T) {
-	lib, prog := build(t)
-	w := open(t, []Probe{
+	prog, watch, fd := watched(t, []Probe{
 		{Name: "allocs", Lib: "libwit", Symbols: []string{"wit_alloc"}},
 		{Name: "allocs too", Lib: "libwit", Symbols: []string{"wit_alloc"}},
 		{Name: "frees", Lib: "libwit", Symbols: []string{"wit_free"}},
 	})
-	if err := w.Attach("libwit", lib); err != nil {
-		t.Fatal(err)
-	}
-	dir, fd := cgroup(t)
-	id, err := CgroupID(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	watch, err := w.Start(id)
-	if err != nil {
-		t.Fatal(err)
-	}
 	run(t, prog, fd, 40, 30, 0)
 	if got := watch.Counts(); got["allocs"] != 40 || got["allocs too"] != 40 || got["frees"] != 30 {
 		t.Errorf("counts %v, want allocs 40 twice and frees 30", got)
