@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
@@ -82,4 +83,45 @@ func (s stubRun) run(t *testing.T, env ...string) (*checker.Received, string) {
 		t.Fatalf("the record did not verify: %v", err)
 	}
 	return got, string(out)
+}
+
+// A runtime loaded with RTLD_LOCAL (as Python loads an extension
+// module's libraries) is out of the library's sight: its hook of a call
+// from there cannot find the real function, and says which and what to do
+// instead of blaming how the program was linked.
+func TestLibraryNamesARuntimeItCannotSee(t *testing.T) {
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("no nvcc here")
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler here")
+	}
+	dir := t.TempDir()
+	writeLibrary(t, dir)
+	stub, _ := filepath.Abs("testdata/stub")
+	for _, argv := range [][]string{
+		{nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu"},
+		{cc, "-shared", "-fPIC", "-o", "libcudart.so", filepath.Join(stub, "cudart.c")},
+		{cc, "-shared", "-fPIC", "-o", "libuser.so", filepath.Join(stub, "local", "user.c"), "-L.", "-lcudart", "-Wl,-rpath," + dir},
+		{cc, "-o", "local", filepath.Join(stub, "local", "local.c"), "-ldl"},
+	} {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", argv, err, out)
+		}
+	}
+	cmd := exec.Command(filepath.Join(dir, "local"), filepath.Join(dir, "libuser.so"))
+	cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(dir, "lib.so")}
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Skipf("the hook found the runtime in a local scope here (%s): nothing to say", out)
+	}
+	for _, want := range []string{"the CUDA function cudaMalloc cannot be found", "RTLD_GLOBAL", "-cudart shared"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the message lacks %q:\n%s", want, out)
+		}
+	}
 }

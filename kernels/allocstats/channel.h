@@ -344,9 +344,20 @@ void* realDriver(const char* name) {
 void* real(const char* name) {
     void* f = realDriver(name);
     if (f == nullptr) {
-        static const char msg[] = "allocstats: a CUDA function cannot be found; build with -cudart shared\n";
-        ssize_t ignored = write(2, msg, sizeof msg - 1);
-        (void)ignored;
+        // Named, with both ways it happens: a program linked with the
+        // runtime static, and a runtime loaded where the library cannot
+        // see it (RTLD_LOCAL: Python loads an extension module's libraries
+        // so, and ctypes.CDLL does by default).
+        static const char pre[] = "allocstats: the CUDA function ";
+        static const char post[] = " cannot be found: the CUDA runtime is not among the libraries loaded for all to see. "
+                                   "A program: link it with the shared runtime (nvcc -cudart shared). "
+                                   "A Python script that loads libcudart itself: load it with RTLD_GLOBAL "
+                                   "(ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)), or use CuPy or PyTorch as the lesson does\n";
+        size_t n = 0;
+        while (name[n] != 0 && n < 128) n++;
+        sysWrite(2, pre, sizeof pre - 1);
+        sysWrite(2, name, n);
+        sysWrite(2, post, sizeof post - 1);
         abort();
     }
     return f;
