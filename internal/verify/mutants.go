@@ -47,6 +47,12 @@ type mutantTarget struct {
 	// failed is set once the solution is known not to pass: its
 	// mutants' runs, judged for nothing, are not made.
 	failed atomic.Bool
+	// recordedOnce hands the replay mutant to the batch once, when the
+	// solution's runs are recorded (or when there will be none in the
+	// batch); replay is the replay mutant judged in the batch (nil: none,
+	// it is made after it).
+	recordedOnce sync.Once
+	replay       *mutantOutcome
 }
 
 // mutantOutcome is what came of one mutant; told once its item is.
@@ -224,7 +230,7 @@ type RunOptions struct {
 // what it prints while every mutant of its solution regions is built and
 // judged beside it like a student's file, by every check hidden or not,
 // on grade's scheduler (the replay mutant, made of what the solution
-// printed, after it). A mutant that passes every check survives, unless
+// printed, as soon as it is recorded, in the same batch). A mutant that passes every check survives, unless
 // the spec accepts it as equivalent; one whose program is the solution's
 // byte for byte is equivalent without a run, and mutants whose programs
 // are one are run once. Stopped half way (ctx), it returns ctx's error.
@@ -284,6 +290,7 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	// its limit, better beside the others than after them.
 	var timedItems []*grade.Item
 	untimedOf := map[*mutantTarget][]*grade.Item{}
+	feed := &replayFeed{ready: make(chan func() *grade.Item, len(targets))}
 	early := map[*mutantTarget]map[string]*mutantOutcome{}
 	count := 0
 	for _, t := range targets {
@@ -300,8 +307,29 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			}
 			return b
 		}
-		solutions = append(solutions, grade.NewItem(w, func(o grade.Outcome) {
-			defer func() { t.failed.Store(t.err != nil) }()
+		// The replay mutant is built as soon as the solution's runs are
+		// recorded, before any mutant not yet built; of a solution that
+		// fails, none; of one whose run is made again alone (after every
+		// other run), after the batch.
+		replay := func(runs []author.RecordedRun) {
+			t.recordedOnce.Do(func() {
+				feed.ready <- func() *grade.Item {
+					if runs == nil {
+						return nil
+					}
+					return j.replayItem(t, runs, &mu)
+				}
+			})
+		}
+		sol := grade.NewItem(w, func(o grade.Outcome) {
+			defer func() {
+				t.failed.Store(t.err != nil)
+				if t.err != nil {
+					replay(nil)
+				} else {
+					replay(t.recorded)
+				}
+			}()
 			switch {
 			case o.Err() != nil:
 				t.err = o.Err()
@@ -312,7 +340,16 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			default:
 				t.recorded = author.Recorded(t.spec, o.Ran.Outputs)
 			}
-		}))
+		})
+		run := sol.Run
+		sol.Run = func(ctx context.Context, device string, slot int, alone bool) (time.Duration, string) {
+			took, again := run(ctx, device, slot, alone)
+			if again != "" {
+				replay(nil) // recorded after every other run: its replay after the batch
+			}
+			return took, again
+		}
+		solutions = append(solutions, sol)
 		// Every mutant but those made from what the solution printed:
 		// the runs' arguments are the spec's, their output not yet known.
 		early[t] = map[string]*mutantOutcome{}
@@ -338,17 +375,18 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	}
 	opts.Note(fmt.Sprintf("Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.",
 		ui.Count(len(targets), "solution"), ui.Count(count, "mutant"), max(opts.Jobs, 1), len(devices), choice.PerDevice))
-	items := append(append(solutions, timedItems...), untimedItems...)
-	grade.Schedule(ctx, items, slots)
+	feed.rest = append(append(solutions, timedItems...), untimedItems...)
+	grade.Schedule(ctx, feed.items(len(feed.rest)+len(targets)), slots)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 
-	// Then the mutants made from what the solutions printed (and any
-	// other that came out otherwise once it was known), of each solution
-	// that passed.
+	// Then any mutant the batch did not judge: made otherwise once what
+	// the solution printed was known, or the replay mutant of a solution
+	// whose run was made again alone (recorded only after every other
+	// run); of each solution that passed.
 	var outcomes []*mutantOutcome
-	items = nil
+	var items []*grade.Item
 	for _, t := range targets {
 		report.Order = append(report.Order, t.x.ID)
 		if t.err != nil {
@@ -372,6 +410,9 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 		}
 		for _, mt := range mutants {
 			mo := early[t][mt.ID]
+			if mt.Op == "replay" && t.replay != nil && t.replay.o.Mutant.ID == mt.ID {
+				mo = t.replay
+			}
 			if mo == nil || string(mo.o.Mutant.Data) != string(mt.Data) {
 				mo = &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt}}
 				items = append(items, j.item(t, mo, &mu))

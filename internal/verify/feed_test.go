@@ -1,0 +1,107 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cudalessons/lessons/internal/grade"
+)
+
+// standIn is an item of a batch that builds and runs nothing, and tells
+// log when its build begins and its run ends.
+func standIn(name string, log func(string), build, run func()) *grade.Item {
+	return &grade.Item{Name: name,
+		Build: func(context.Context, int) (bool, string) {
+			log("build " + name)
+			if build != nil {
+				build()
+			}
+			return true, "built"
+		},
+		Run: func(context.Context, string, int, bool) (time.Duration, string) {
+			if run != nil {
+				run()
+			}
+			log("ran " + name)
+			return time.Millisecond, ""
+		}}
+}
+
+// TestReplayBeforeLastMutant: a replay mutant is built and run as soon
+// as its solution's runs are recorded, in the batch of the other
+// mutants, before the last of them ends (the last waits for it: had the
+// replay waited for the batch's end, it would never come); a solution
+// that fails has no replay mutant, and the batch ends all the same. Once
+// ready, the replay mutant is the next built, before the mutants not yet
+// built.
+func TestReplayBeforeLastMutant(t *testing.T) {
+	for _, fails := range []bool{false, true} {
+		t.Run(fmt.Sprint("fails=", fails), func(t *testing.T) {
+			var mu sync.Mutex
+			var events []string
+			log := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
+			feed := &replayFeed{ready: make(chan func() *grade.Item, 1)}
+			replayRan := make(chan struct{})
+			replay := standIn("replay", log, nil, func() { close(replayRan) })
+			sent := make(chan struct{})
+			solution := standIn("solution", log, nil, func() {
+				defer close(sent)
+				feed.ready <- func() *grade.Item {
+					if fails {
+						return nil
+					}
+					return replay
+				}
+			})
+			feed.rest = []*grade.Item{solution}
+			const n = 6
+			for i := range n {
+				var built, wait func()
+				if i == 1 {
+					built = func() { <-sent } // the replay is ready when m1 is built
+				}
+				if i == n-1 && !fails {
+					wait = func() {
+						select {
+						case <-replayRan:
+						case <-time.After(time.Minute): // only a guard against a batch that never ends
+							t.Error("the last mutant ended with the replay mutant not run")
+						}
+					}
+				}
+				feed.rest = append(feed.rest, standIn(fmt.Sprint("m", i), log, built, wait))
+			}
+			grade.Schedule(context.Background(), feed.items(len(feed.rest)+1), grade.Slots{Jobs: 1, PerDevice: 2})
+			at := func(e string) int { return slices.Index(events, e) }
+			for i := range n {
+				if at(fmt.Sprint("ran m", i)) < 0 {
+					t.Errorf("m%d was not run: %q", i, events)
+				}
+			}
+			if fails {
+				if at("build replay") >= 0 {
+					t.Errorf("a failing solution's replay mutant was built: %q", events)
+				}
+				return
+			}
+			if at("ran replay") < 0 || at("ran replay") > at(fmt.Sprint("ran m", n-1)) || at("build replay") < at("ran solution") || at("build replay") > at("build m2") {
+				t.Errorf("the replay mutant was not built next once its solution ran, and run before the last mutant ended: %q", events)
+			}
+		})
+	}
+}
+
+// TestReplayFeedStops: a build slot waiting for a replay mutant that
+// will not come stops with the batch.
+func TestReplayFeedStops(t *testing.T) {
+	feed := &replayFeed{ready: make(chan func() *grade.Item, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if it := feed.next(ctx); it != nil {
+		t.Errorf("next of a stopped batch: %v", it.Name)
+	}
+}
