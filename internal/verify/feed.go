@@ -89,9 +89,11 @@ func (f *replayFeed) item() *grade.Item {
 }
 
 // replayItem is the item of t's replay mutant, made of its solution's
-// recorded runs (nil: it has none); it is t.replay.
+// recorded runs (nil: it has none); it is t.replay. t's mutants are made
+// with the runs here, on the build slot, not after the batch.
 func (j *mutantJudge) replayItem(t *mutantTarget, runs []author.RecordedRun, mu *sync.Mutex) *grade.Item {
-	for _, mt := range author.Mutants(t.src, runs, t.others...) {
+	t.mutants = author.Mutants(t.src, runs, t.others...)
+	for _, mt := range t.mutants {
 		if mt.Op == "replay" {
 			t.replay = &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt}}
 			return j.item(t, t.replay, mu)

@@ -2,12 +2,15 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cudalessons/lessons/internal/author"
+	"github.com/cudalessons/lessons/internal/course"
 	"github.com/cudalessons/lessons/internal/grade"
 )
 
@@ -103,5 +106,34 @@ func TestReplayFeedStops(t *testing.T) {
 	cancel()
 	if it := feed.next(ctx); it != nil {
 		t.Errorf("next of a stopped batch: %v", it.Name)
+	}
+}
+
+// TestMutantOutcomesSorted: the report has the outcomes in course order, each
+// exercise's in the order its mutants were made (its errors before
+// them), whatever order they finished in; the mutants made in the batch
+// are not made again for it.
+func TestMutantOutcomesSorted(t *testing.T) {
+	mk := func(ids ...string) []author.Mutant {
+		var out []author.Mutant
+		for _, id := range ids {
+			out = append(out, author.Mutant{ID: id})
+		}
+		return out
+	}
+	a := &mutantTarget{x: &course.Exercise{ID: "a"}, mutants: mk("host-wait@3", "off-by-one@2", "replay")}
+	b := &mutantTarget{x: &course.Exercise{ID: "b"}, err: errors.New("fails")}
+	c := &mutantTarget{x: &course.Exercise{ID: "c"}, mutants: mk("delete-call@9", "replay")}
+	o := func(x, id string) author.Outcome { return author.Outcome{Exercise: x, Mutant: author.Mutant{ID: id}} }
+	r := &author.Report{Outcomes: []author.Outcome{o("c", "replay"), o("a", "replay"), o("b", "(solution)"), o("c", "delete-call@9"),
+		o("a", "off-by-one@2"), o("c", "gone@1"), o("a", "host-wait@3")}}
+	sortOutcomes(r, []*mutantTarget{a, b, c})
+	var got []string
+	for _, x := range r.Outcomes {
+		got = append(got, x.Exercise+" "+x.Mutant.ID)
+	}
+	want := []string{"a host-wait@3", "a off-by-one@2", "a replay", "b (solution)", "c gone@1", "c delete-call@9", "c replay"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sorted:\n%q\nwant\n%q", got, want)
 	}
 }

@@ -53,6 +53,18 @@ type mutantTarget struct {
 	// it is made after it).
 	recordedOnce sync.Once
 	replay       *mutantOutcome
+	// mutants are the solution's mutants made with its recorded runs
+	// (the replay's, on its build slot in the batch; nil: not made yet),
+	// so that the report does not make them again after the batch.
+	mutants []author.Mutant
+}
+
+// final are t's mutants made with its recorded runs, made once.
+func (t *mutantTarget) final() []author.Mutant {
+	if t.mutants == nil {
+		t.mutants = author.Mutants(t.src, t.recorded, t.others...)
+	}
+	return t.mutants
 }
 
 // mutantOutcome is what came of one mutant; told once its item is.
@@ -397,7 +409,7 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 		for _, e := range t.spec.EquivalentMutants {
 			equivalent[e.Mutant] = e.Reason
 		}
-		mutants := author.Mutants(t.src, t.recorded, t.others...)
+		mutants := t.final()
 		seen := map[string]bool{}
 		for _, mt := range mutants {
 			seen[mt.ID] = true
@@ -463,7 +475,7 @@ func sortOutcomes(r *author.Report, targets []*mutantTarget) {
 	for i, t := range targets {
 		rank[t.x.ID] = i * 1_000_000
 		if t.err == nil {
-			for j, mt := range author.Mutants(t.src, t.recorded, t.others...) {
+			for j, mt := range t.final() {
 				rank[t.x.ID+" "+mt.ID] = i*1_000_000 + j + 1
 			}
 		}
@@ -474,12 +486,7 @@ func sortOutcomes(r *author.Report, targets []*mutantTarget) {
 		}
 		return rank[o.Exercise]
 	}
-	outs := r.Outcomes
-	for i := 1; i < len(outs); i++ {
-		for j := i; j > 0 && key(outs[j]) < key(outs[j-1]); j-- {
-			outs[j], outs[j-1] = outs[j-1], outs[j]
-		}
-	}
+	slices.SortStableFunc(r.Outcomes, func(a, b author.Outcome) int { return cmp.Compare(key(a), key(b)) })
 }
 
 // writeKills keeps which check killed each mutant beside the mutants.
