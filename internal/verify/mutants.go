@@ -304,8 +304,17 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	untimedOf := map[*mutantTarget][]*grade.Item{}
 	feed := &replayFeed{ready: make(chan func() *grade.Item, len(targets))}
 	early := map[*mutantTarget]map[string]*mutantOutcome{}
+	// Every mutant but those made from what the solution printed (the
+	// runs' arguments are the spec's, their output not yet known), of
+	// each solution at once: no build starts before they are made.
+	first := make([][]author.Mutant, len(targets))
+	var made sync.WaitGroup
+	for i, t := range targets {
+		made.Go(func() { first[i] = author.Mutants(t.src, author.Recorded(t.spec, nil), t.others...) })
+	}
+	made.Wait()
 	count := 0
-	for _, t := range targets {
+	for i, t := range targets {
 		t.built = make(chan struct{})
 		files := append([]exercise.File{{Name: t.files[0].Name, Data: t.data}}, t.files[1:]...)
 		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: files, Dir: filepath.Join(root, t.x.ID, "solution"), Root: c.Root, Env: choice.Env(t.spec.Timed)}
@@ -362,10 +371,8 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			return took, again
 		}
 		solutions = append(solutions, sol)
-		// Every mutant but those made from what the solution printed:
-		// the runs' arguments are the spec's, their output not yet known.
 		early[t] = map[string]*mutantOutcome{}
-		for _, mt := range author.Mutants(t.src, author.Recorded(t.spec, nil), t.others...) {
+		for _, mt := range first[i] {
 			count++
 			if mt.Op == "replay" {
 				continue
