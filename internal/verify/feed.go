@@ -101,3 +101,16 @@ func (j *mutantJudge) replayItem(t *mutantTarget, runs []author.RecordedRun, mu 
 	}
 	return nil
 }
+
+// onAgain has it tell f when its run asks to be made again alone, after
+// every other run of the batch.
+func onAgain(it *grade.Item, f func()) {
+	run := it.Run
+	it.Run = func(ctx context.Context, device string, slot int, alone bool) (time.Duration, string) {
+		took, again := run(ctx, device, slot, alone)
+		if again != "" {
+			f()
+		}
+		return took, again
+	}
+}

@@ -98,6 +98,34 @@ func TestReplayBeforeLastMutant(t *testing.T) {
 	}
 }
 
+// TestReplayOfSolutionRunAgain: a solution whose run is made again alone
+// (recorded only after every other run of the batch) has no replay
+// mutant in the batch, and the batch ends (the replay is made after it).
+func TestReplayOfSolutionRunAgain(t *testing.T) {
+	feed := &replayFeed{ready: make(chan func() *grade.Item, 1)}
+	var once sync.Once
+	replay := func(it *grade.Item) {
+		once.Do(func() { feed.ready <- func() *grade.Item { return it } })
+	}
+	var runs []bool // alone, for each run of the solution
+	solution := &grade.Item{Name: "solution",
+		Build: func(context.Context, int) (bool, string) { return true, "built" },
+		Run: func(_ context.Context, _ string, _ int, alone bool) (time.Duration, string) {
+			runs = append(runs, alone)
+			if !alone {
+				return time.Millisecond, "stopped while waiting in the GPU's driver"
+			}
+			replay(standIn("replay", func(string) {}, nil, func() { t.Error("the replay ran in the batch") }))
+			return time.Millisecond, ""
+		}}
+	onAgain(solution, func() { replay(nil) })
+	feed.rest = []*grade.Item{solution, standIn("m0", func(string) {}, nil, nil)}
+	grade.Schedule(context.Background(), feed.items(len(feed.rest)+1), grade.Slots{Jobs: 2, PerDevice: 2})
+	if !slices.Equal(runs, []bool{false, true}) {
+		t.Errorf("the solution's runs (alone): %v", runs)
+	}
+}
+
 // TestReplayFeedStops: a build slot waiting for a replay mutant that
 // will not come stops with the batch.
 func TestReplayFeedStops(t *testing.T) {

@@ -362,14 +362,8 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 				t.recorded = author.Recorded(t.spec, o.Ran.Outputs)
 			}
 		})
-		run := sol.Run
-		sol.Run = func(ctx context.Context, device string, slot int, alone bool) (time.Duration, string) {
-			took, again := run(ctx, device, slot, alone)
-			if again != "" {
-				replay(nil) // recorded after every other run: its replay after the batch
-			}
-			return took, again
-		}
+		// Recorded after every other run: its replay after the batch.
+		onAgain(sol, func() { replay(nil) })
 		solutions = append(solutions, sol)
 		early[t] = map[string]*mutantOutcome{}
 		for _, mt := range first[i] {
