@@ -242,10 +242,10 @@ type RunOptions struct {
 // what it prints while every mutant of its solution regions is built and
 // judged beside it like a student's file, by every check hidden or not,
 // on grade's scheduler (the replay mutant, made of what the solution
-// printed, as soon as it is recorded, in the same batch). A mutant that passes every check survives, unless
-// the spec accepts it as equivalent; one whose program is the solution's
-// byte for byte is equivalent without a run, and mutants whose programs
-// are one are run once. Stopped half way (ctx), it returns ctx's error.
+// printed, as soon as it is recorded, in the same batch). A mutant that
+// passes every check survives, unless the spec accepts it as equivalent;
+// one whose program is the solution's byte for byte is equivalent
+// without a run, and mutants whose programs are one are run once. Stopped half way (ctx), it returns ctx's error.
 func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Report, error) {
 	start := time.Now()
 	root := filepath.Join(c.Root, ".lessons", "mutants")
