@@ -47,6 +47,24 @@ type mutantTarget struct {
 	// failed is set once the solution is known not to pass: its
 	// mutants' runs, judged for nothing, are not made.
 	failed atomic.Bool
+	// recordedOnce hands the replay mutant to the batch once, when the
+	// solution's runs are recorded (or when there will be none in the
+	// batch); replay is the replay mutant judged in the batch (nil: none,
+	// it is made after it).
+	recordedOnce sync.Once
+	replay       *mutantOutcome
+	// mutants are the solution's mutants made with its recorded runs
+	// (the replay's, on its build slot in the batch; nil: not made yet),
+	// so that the report does not make them again after the batch.
+	mutants []author.Mutant
+}
+
+// final are t's mutants made with its recorded runs, made once.
+func (t *mutantTarget) final() []author.Mutant {
+	if t.mutants == nil {
+		t.mutants = author.Mutants(t.src, t.recorded, t.others...)
+	}
+	return t.mutants
 }
 
 // mutantOutcome is what came of one mutant; told once its item is.
@@ -224,10 +242,10 @@ type RunOptions struct {
 // what it prints while every mutant of its solution regions is built and
 // judged beside it like a student's file, by every check hidden or not,
 // on grade's scheduler (the replay mutant, made of what the solution
-// printed, after it). A mutant that passes every check survives, unless
-// the spec accepts it as equivalent; one whose program is the solution's
-// byte for byte is equivalent without a run, and mutants whose programs
-// are one are run once. Stopped half way (ctx), it returns ctx's error.
+// printed, as soon as it is recorded, in the same batch). A mutant that
+// passes every check survives, unless the spec accepts it as equivalent;
+// one whose program is the solution's byte for byte is equivalent
+// without a run, and mutants whose programs are one are run once. Stopped half way (ctx), it returns ctx's error.
 func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Report, error) {
 	start := time.Now()
 	root := filepath.Join(c.Root, ".lessons", "mutants")
@@ -284,9 +302,19 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	// its limit, better beside the others than after them.
 	var timedItems []*grade.Item
 	untimedOf := map[*mutantTarget][]*grade.Item{}
+	feed := &replayFeed{ready: make(chan func() *grade.Item, len(targets))}
 	early := map[*mutantTarget]map[string]*mutantOutcome{}
+	// Every mutant but those made from what the solution printed (the
+	// runs' arguments are the spec's, their output not yet known), of
+	// each solution at once: no build starts before they are made.
+	first := make([][]author.Mutant, len(targets))
+	var made sync.WaitGroup
+	for i, t := range targets {
+		made.Go(func() { first[i] = author.Mutants(t.src, author.Recorded(t.spec, nil), t.others...) })
+	}
+	made.Wait()
 	count := 0
-	for _, t := range targets {
+	for i, t := range targets {
 		t.built = make(chan struct{})
 		files := append([]exercise.File{{Name: t.files[0].Name, Data: t.data}}, t.files[1:]...)
 		job := &exercise.Job{ID: t.x.ID, Spec: t.spec, Files: files, Dir: filepath.Join(root, t.x.ID, "solution"), Root: c.Root, Env: choice.Env(t.spec.Timed)}
@@ -300,8 +328,29 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			}
 			return b
 		}
-		solutions = append(solutions, grade.NewItem(w, func(o grade.Outcome) {
-			defer func() { t.failed.Store(t.err != nil) }()
+		// The replay mutant is built as soon as the solution's runs are
+		// recorded, before any mutant not yet built; of a solution that
+		// fails, none; of one whose run is made again alone (after every
+		// other run), after the batch.
+		replay := func(runs []author.RecordedRun) {
+			t.recordedOnce.Do(func() {
+				feed.ready <- func() *grade.Item {
+					if runs == nil {
+						return nil
+					}
+					return j.replayItem(t, runs, &mu)
+				}
+			})
+		}
+		sol := grade.NewItem(w, func(o grade.Outcome) {
+			defer func() {
+				t.failed.Store(t.err != nil)
+				if t.err != nil {
+					replay(nil)
+				} else {
+					replay(t.recorded)
+				}
+			}()
 			switch {
 			case o.Err() != nil:
 				t.err = o.Err()
@@ -312,11 +361,12 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			default:
 				t.recorded = author.Recorded(t.spec, o.Ran.Outputs)
 			}
-		}))
-		// Every mutant but those made from what the solution printed:
-		// the runs' arguments are the spec's, their output not yet known.
+		})
+		// Recorded after every other run: its replay after the batch.
+		onAgain(sol, func() { replay(nil) })
+		solutions = append(solutions, sol)
 		early[t] = map[string]*mutantOutcome{}
-		for _, mt := range author.Mutants(t.src, author.Recorded(t.spec, nil), t.others...) {
+		for _, mt := range first[i] {
 			count++
 			if mt.Op == "replay" {
 				continue
@@ -338,17 +388,18 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 	}
 	opts.Note(fmt.Sprintf("Mutating %s: %s, built on %d cores, run on %d GPU(s), %d at a time on each.",
 		ui.Count(len(targets), "solution"), ui.Count(count, "mutant"), max(opts.Jobs, 1), len(devices), choice.PerDevice))
-	items := append(append(solutions, timedItems...), untimedItems...)
-	grade.Schedule(ctx, items, slots)
+	feed.rest = append(append(solutions, timedItems...), untimedItems...)
+	grade.Schedule(ctx, feed.items(len(feed.rest)+len(targets)), slots)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 
-	// Then the mutants made from what the solutions printed (and any
-	// other that came out otherwise once it was known), of each solution
-	// that passed.
+	// Then any mutant the batch did not judge: made otherwise once what
+	// the solution printed was known, or the replay mutant of a solution
+	// whose run was made again alone (recorded only after every other
+	// run); of each solution that passed.
 	var outcomes []*mutantOutcome
-	items = nil
+	var items []*grade.Item
 	for _, t := range targets {
 		report.Order = append(report.Order, t.x.ID)
 		if t.err != nil {
@@ -359,7 +410,7 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 		for _, e := range t.spec.EquivalentMutants {
 			equivalent[e.Mutant] = e.Reason
 		}
-		mutants := author.Mutants(t.src, t.recorded, t.others...)
+		mutants := t.final()
 		seen := map[string]bool{}
 		for _, mt := range mutants {
 			seen[mt.ID] = true
@@ -372,6 +423,9 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 		}
 		for _, mt := range mutants {
 			mo := early[t][mt.ID]
+			if mt.Op == "replay" && t.replay != nil && t.replay.o.Mutant.ID == mt.ID {
+				mo = t.replay
+			}
 			if mo == nil || string(mo.o.Mutant.Data) != string(mt.Data) {
 				mo = &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt}}
 				items = append(items, j.item(t, mo, &mu))
@@ -422,7 +476,7 @@ func sortOutcomes(r *author.Report, targets []*mutantTarget) {
 	for i, t := range targets {
 		rank[t.x.ID] = i * 1_000_000
 		if t.err == nil {
-			for j, mt := range author.Mutants(t.src, t.recorded, t.others...) {
+			for j, mt := range t.final() {
 				rank[t.x.ID+" "+mt.ID] = i*1_000_000 + j + 1
 			}
 		}
@@ -433,12 +487,7 @@ func sortOutcomes(r *author.Report, targets []*mutantTarget) {
 		}
 		return rank[o.Exercise]
 	}
-	outs := r.Outcomes
-	for i := 1; i < len(outs); i++ {
-		for j := i; j > 0 && key(outs[j]) < key(outs[j-1]); j-- {
-			outs[j], outs[j-1] = outs[j-1], outs[j]
-		}
-	}
+	slices.SortStableFunc(r.Outcomes, func(a, b author.Outcome) int { return cmp.Compare(key(a), key(b)) })
 }
 
 // writeKills keeps which check killed each mutant beside the mutants.
