@@ -108,6 +108,10 @@ probe() {
         awk '/^\[\[/{exit} {print}' "$root/exercises/$(basename "$(dirname "$sol")")/$(basename "${sol%.*}").toml" > "$spec"
         [ -n "${PARGS:-}" ] && printf 'args = %s\n' "$PARGS" >> "$spec"
         printf '[[check]]\nstat = "max_concurrent_streams"\nequals = 987654321\n[[check]]\nstat = "kernel_span_ms"\nequals = 987654322\n[[check]]\nstat = "kernel_busy_ms"\nequals = 987654323\n' >> "$spec"
+        # PSTATS: more statistics to print, each as a check named "S stat".
+        for st in ${PSTATS:-}; do
+            printf '[[check]]\nname = "S %s"\nstat = "%s"\nequals = 987654329\n' "$st" "$st" >> "$spec"
+        done
         for p in "$@"; do
             patch -s -p1 -o "$c/$(basename "$p" .patch).${sol##*.}" "$root/$sol" < "$root/$p" > /dev/null 2>&1 || say "P.$id.$(basename "$p" .patch) | the patch did not apply"
         done
@@ -117,7 +121,9 @@ probe() {
         if [ -n "$p" ]; then name=$(basename "$p" .patch); file=$c/$name.${sol##*.}; fi
         [ -f "$file" ] || continue
         if [ "$mode" = warm ]; then
-            (cd "$c" && COLUMNS=1000 NO_COLOR=1 timeout 90 "$lessons" check "$id" --file "$file" > "$out/raw/warm-$tag-$name" 2>&1)
+            # Untimed, so side by side (the build cache takes concurrent
+            # builds).
+            (cd "$c" && COLUMNS=1000 NO_COLOR=1 timeout 90 "$lessons" check "$id" --file "$file" > "$out/raw/warm-$tag-$name" 2>&1) &
             continue
         fi
         : > "$out/raw/p-$tag-$name"
@@ -127,12 +133,11 @@ probe() {
         for k in 987654321:streams 987654322:span_ms 987654323:busy_ms; do
             say "P.$tag.$name.${k#*:} | ${k#*:} of the kernels (statistics library) | $(awk -v key="${k%%:*}" 'index($0, key) { want = 1; next } want && /got:/ { sub(/.*got: */, ""); match($0, /[0-9]+(\.[0-9]+)?/); print substr($0, RSTART, RLENGTH); want = 0 }' "$out/raw/p-$tag-$name" | stats) | see docs/claims.md"
         done
-        # The program's own lines, every run (counts a lesson or the
-        # appendix quotes); PLINES, an extended regex, picks them.
-        if [ -n "${PLINES:-}" ]; then
-            say "P.$tag.$name.lines | the program's lines (every run) | $(lines_of "$out/raw/p-$tag-$name" "$PLINES") | see docs/claims.md"
-        fi
+        for st in ${PSTATS:-}; do
+            say "P.$tag.$name.$st | $st (statistics library) | $(awk -v st="$st" '$0 ~ ("S " st "([^a-z_]|$)") { on = 1; next } on && /got:/ { sub(/.*got: */, ""); if (match($0, /[0-9]+(\.[0-9]+)?/)) print substr($0, RSTART, RLENGTH); on = 0 }' "$out/raw/p-$tag-$name" | stats) | see docs/claims.md"
+        done
     done
+    wait
 }
 ap() { probe "$1" async-pipeline solutions/day069/async_pipeline.cu \
     solutions/day069/wrong/async-pipeline/one_stream.patch \
@@ -224,9 +229,11 @@ heapfrag() {
 # needs two: on one it prints M1.skipped). Labels R2.* and M*.*; the rows
 # of docs/claims.md marked "to be measured: LABEL" name them. Past
 # FIGURES_BUDGET seconds (140) a section prints SKIPPED instead of running.
+# over WHAT NEED: true (and WHAT said SKIPPED) when NEED more seconds
+# would pass the budget.
 over() {
-    if [ "$SECONDS" -ge "${FIGURES_BUDGET:-140}" ]; then
-        say "SKIPPED | $1: over the time budget (${SECONDS} s of ${FIGURES_BUDGET:-140})"
+    if [ $((SECONDS + ${2:-0})) -gt "${FIGURES_BUDGET:-140}" ]; then
+        say "SKIPPED | $1: would pass the time budget (${SECONDS} s gone, about ${2:-0} s more, budget ${FIGURES_BUDGET:-140} s)"
         return 0
     fi
     return 1
@@ -251,6 +258,25 @@ recheck2() {
     cell day068-memory-pools.md bump_pool.cu
     cell day072-vmm-growable.md granularity.cu
     cell day077-python-pools.md day077_torch.py
+    # M5: Day 77's PyTorch figures, the lesson's cell and the statistics
+    # library's table: counts and sizes, not times, so the three
+    # configurations run side by side, and beside the builds and the
+    # untimed warm-up below (nothing timed runs until they are done).
+    local i=0
+    {
+        for conf in "" "backend:cudaMallocAsync" "expandable_segments:True"; do
+            i=$((i + 1))
+            (
+                : > "$out/raw/r2_torch_$i"
+                for _ in $(seq "$N"); do
+                    if [ -z "$conf" ]; then env -u PYTORCH_CUDA_ALLOC_CONF timeout 60 python3 day077_torch.py
+                    else PYTORCH_CUDA_ALLOC_CONF=$conf timeout 60 python3 day077_torch.py; fi >> "$out/raw/r2_torch_$i" 2>&1
+                done
+            ) &
+            r2lib "$i" "$conf" &
+        done
+        wait
+    } &
     mkdir -p d72nw d76 d88
     patch -s -p1 -o d72nw/growable.cu "$root/solutions/day072/growable.cu" < "$root/solutions/day072/wrong/vmm-growable/blind_no_sync_before_unmap.patch" > /dev/null 2>&1 || say "BUILD | blind_no_sync_before_unmap.patch did not apply"
     cp "$root/exercises/day076/pool_resource.cu" "$root/exercises/day076/memory_resource.h" "$root/solutions/day076/pool_resource.h" d76/
@@ -263,6 +289,15 @@ recheck2() {
     build growable_nowait -arch=sm_90 d72nw/growable.cu -lcuda &
     build graph_alloc -arch=sm_90 "$root/solutions/day074/graph_alloc.cu" &
     build pool_resource -arch=sm_90 -Id76 d76/pool_resource.cu &
+    for p in no_wait no_coalesce; do
+        mkdir -p "d76_$p"
+        cp d76/pool_resource.cu d76/memory_resource.h "d76_$p/"
+        if patch -s -p1 -o "d76_$p/pool_resource.h" "$root/solutions/day076/pool_resource.h" < "$root/solutions/day076/wrong/pool-resource/$p.patch" > /dev/null 2>&1; then
+            build "pr_$p" -arch=sm_90 -I"d76_$p" "d76_$p/pool_resource.cu" &
+        else
+            say "BUILD | $p.patch did not apply to solutions/day076/pool_resource.h"
+        fi
+    done
     build stream_pools -arch=sm_90 "$root/solutions/day087/stream_pools.cu" &
     build bench88 -arch=sm_90 -Id88 d88/bench.cu &
     for p in leader_lane_zero init_no_clear memset_reset; do
@@ -305,17 +340,19 @@ recheck2() {
     runs r2_gran ./granularity
     every R2.D72.granularity "granularity.cu, its output" "$out/raw/r2_gran" '.' "day072:73-82 (H100, one run)"
 
-    # M8: the appendix's one-run figures, through lessons check.
-    if ! over "M8 (the appendix's probes)"; then r2probes measure; fi
-
-    # Outputs that are counts (Days 68, 74 M7, 76, 87, 88).
-    if ! over "the outputs of Days 68, 74, 76, 87, 88"; then
+    # Outputs that are counts (Days 68, 74 M7, 76, 87, 88), quick.
+    if ! over "the outputs of Days 68, 74, 76, 87, 88" 30; then
         runs_rc r2_bump ./bump_pool
         every R2.D68.bump "bump_pool.cu, its output" "$out/raw/r2_bump" '.' "day068:122-128 (H100, one run)"
         runs_rc r2_graph ./graph_alloc
         every R2.D74.exercise "graph-alloc's solution, its output (10 launches of 16 MiB)" "$out/raw/r2_graph" '^step graph|^produce graph|^graph memory|^after the trim|^exit status' "day074:264-275 (H200, one graded run)"
         runs_rc r2_pr ./pool_resource
         every R2.D76.solution "pool-resource's solution, its output" "$out/raw/r2_pr" '.' "appendix:240-250 (H100, one run)"
+        for p in no_wait no_coalesce; do
+            [ -x "./pr_$p" ] || continue
+            runs_rc "r2_pr_$p" "./pr_$p"
+            every "R2.D76.$p" "pool-resource with $p.patch, its output" "$out/raw/r2_pr_$p" '.' "appendix:246-257 (H100, one run)"
+        done
         runs_rc r2_sp ./stream_pools
         every R2.D87.solution "stream-pools' solution, its output" "$out/raw/r2_sp" '.' "day087:257-262 (no machine named)"
         for p in leader_lane_zero init_no_clear memset_reset; do
@@ -327,25 +364,14 @@ recheck2() {
         every R2.D88.solution "the capstone's bench with the solution's pool, its output" "$out/raw/r2_bench88" '.' "day088:51-54 (counts left as N)"
     fi
 
-    # M5: Day 77's PyTorch figures, the lesson's cell and the statistics
-    # library's table: counts and sizes, so the three configurations run
-    # side by side.
-    if ! over "M5 (Day 77's PyTorch figures)"; then
-        local i=0
-        for conf in "" "backend:cudaMallocAsync" "expandable_segments:True"; do
-            i=$((i + 1))
-            (
-                : > "$out/raw/r2_torch_$i"
-                for _ in $(seq "$N"); do
-                    if [ -z "$conf" ]; then env -u PYTORCH_CUDA_ALLOC_CONF timeout 60 python3 day077_torch.py
-                    else PYTORCH_CUDA_ALLOC_CONF=$conf timeout 60 python3 day077_torch.py; fi >> "$out/raw/r2_torch_$i" 2>&1
-                done
-            ) &
-            r2lib "$i" "$conf" &
-        done
-        wait
-        i=0
-        for conf in native async expandable; do
+    # M8: the appendix's one-run figures, through lessons check, last:
+    # each probe is skipped whole if it would pass the budget.
+    r2probes measure
+
+
+    # M5's figures (the runs were made at the start).
+    i=0
+    for conf in native async expandable; do
             i=$((i + 1))
             fig "R2.D77.torch.$conf.handed" "day077_torch.py, $conf: peak handed out (MiB)" "$out/raw/r2_torch_$i" 's/^peak handed out \([0-9]*\) MiB.*/\1/p' "160 / 158 / 158"
             fig "R2.D77.torch.$conf.reserved" "the same: peak reserved (MiB)" "$out/raw/r2_torch_$i" 's/^peak handed out .*peak reserved \([0-9]*\) MiB.*/\1/p' "1296 / 224 / 160"
@@ -355,27 +381,38 @@ recheck2() {
                 fig "R2.D77.lib.$conf.$st" "python_probe.py (PROBE=torch), $conf, under lessons check: $st" "$out/raw/r2_lib_$i.values" "s/^$st \\([0-9.]*\\)\$/\\1/p" "day077:137-141"
             done
         done
-    fi
     cd "$root" || return
 }
 # r2probes MODE: the appendix's one-run figures (M8) through lessons check
 # (the statistics library's streams, span and busy time, and the lines the
 # program printed).
 r2probes() {
-    PTAG=r2-async-pipeline probe "$1" async-pipeline solutions/day069/async_pipeline.cu \
+    # warm builds the five probes side by side; measure times them one
+    # after another.
+    local bg=
+    [ "$1" = warm ] && bg=1
+    # r2p NEED probe ...: NEED, the seconds its timed runs take at most
+    # (under a second a lessons check on an H200: FIGURES_ONLY=probes ran 36 in 30 s).
+    r2p() {
+        local need=$1; shift
+        if [ -n "$bg" ]; then "$@" & return; fi
+        over "M8 probe $PTAG" $((need * N / 5)) || "$@"
+    }
+    PTAG=r2-async-pipeline r2p 10 probe "$1" async-pipeline solutions/day069/async_pipeline.cu \
         solutions/day069/right/async-pipeline/free_at_end.patch
-    PTAG=r2-cross-stream probe "$1" cross-stream solutions/day070/cross_stream.cu \
+    PTAG=r2-cross-stream r2p 20 probe "$1" cross-stream solutions/day070/cross_stream.cu \
         solutions/day070/right/cross-stream/free_on_producers.patch \
         solutions/day070/wrong/cross-stream/one_stream.patch \
         solutions/day070/wrong/cross-stream/event_synchronize.patch
-    PTAG=r2-pool-resource PLINES='chunk|^blocks:|^sums:' probe "$1" pool-resource solutions/day076/pool_resource.h \
+    PTAG=r2-pool-resource PSTATS='kernel_overlap_ms stream_wait_events unordered_uses' r2p 20 probe "$1" pool-resource solutions/day076/pool_resource.h \
         solutions/day076/wrong/pool-resource/no_wait.patch \
         solutions/day076/wrong/pool-resource/no_coalesce.patch \
         solutions/day076/wrong/pool-resource/any_stream_first.patch
-    PTAG=r2-stream-pools probe "$1" stream-pools solutions/day087/stream_pools.cu \
+    PTAG=r2-stream-pools r2p 10 probe "$1" stream-pools solutions/day087/stream_pools.cu \
         solutions/day087/wrong/stream-pools/device_sync_reset.patch
-    PTAG=r2-hvp-pool PARGS='["100000", "4", "100"]' probe "$1" heap-vs-pool solutions/day086/heap_vs_pool.cu
-    PTAG=r2-hvp-heap PARGS='["--heap"]' probe "$1" heap-vs-pool solutions/day086/heap_vs_pool.cu
+    PTAG=r2-hvp-pool PARGS='["100000", "4", "100"]' r2p 6 probe "$1" heap-vs-pool solutions/day086/heap_vs_pool.cu
+    PTAG=r2-hvp-heap PARGS='["--heap"]' r2p 6 probe "$1" heap-vs-pool solutions/day086/heap_vs_pool.cu
+    wait
 }
 # r2lib I CONF: docs/measure/python_probe.py (PROBE=torch) under lessons
 # check, N runs, with PYTORCH_CUDA_ALLOC_CONF=CONF; every statistic's
