@@ -19,6 +19,11 @@
 #   FIGURES_ONLY=heapfrag bash docs/measure/figures.sh [OUT] (Day 86's heap
 #     sized or not, and fragmentation in the driver's pool and graph
 #     memory: about a minute, no lessons binary needed)
+#   FIGURES_ONLY=recheck2 bash docs/measure/figures.sh [OUT] (what issue
+#     41's second recheck left at one run or one machine, and its probes
+#     M1 to M8, docs/measure/recheck2.cu among them: about two minutes on
+#     one H200, cut at FIGURES_BUDGET seconds, 140 unless set; M1 wants two
+#     GPUs and prints M1.skipped on one)
 # Needs nvcc (NVCC, or /usr/local/cuda/bin/nvcc, or on PATH), one GPU,
 # python3 with CuPy and torch for Day 77, and a lessons binary (LESSONS,
 # or carry/lead/lessons, or on PATH) for the statistics. Every raw output
@@ -300,7 +305,7 @@ recheck2() {
     done
     build stream_pools -arch=sm_90 "$root/solutions/day087/stream_pools.cu" &
     build bench88 -arch=sm_90 -Id88 d88/bench.cu &
-    for p in leader_lane_zero init_no_clear memset_reset; do
+    for p in per_thread_cas leader_lane_zero init_no_clear memset_reset; do
         if patch -s -p1 -o "sp_$p.cu" "$root/solutions/day087/stream_pools.cu" < "$root/solutions/day087/wrong/stream-pools/$p.patch" > /dev/null 2>&1; then
             build "sp_$p" -arch=sm_90 "sp_$p.cu" &
         else
@@ -355,7 +360,7 @@ recheck2() {
         done
         runs_rc r2_sp ./stream_pools
         every R2.D87.solution "stream-pools' solution, its output" "$out/raw/r2_sp" '.' "day087:257-262 (no machine named)"
-        for p in leader_lane_zero init_no_clear memset_reset; do
+        for p in per_thread_cas leader_lane_zero init_no_clear memset_reset; do
             [ -x "./sp_$p" ] || continue
             runs_rc "r2_sp_$p" "./sp_$p"
             every "R2.D87.$p" "stream-pools with $p.patch, its output" "$out/raw/r2_sp_$p" '.' "appendix:349-366 (H100, one run)"
