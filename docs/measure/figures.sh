@@ -381,7 +381,7 @@ recheck2() {
             fig "R2.D77.torch.$conf.handed" "day077_torch.py, $conf: peak handed out (MiB)" "$out/raw/r2_torch_$i" 's/^peak handed out \([0-9]*\) MiB.*/\1/p' "160 / 158 / 158"
             fig "R2.D77.torch.$conf.reserved" "the same: peak reserved (MiB)" "$out/raw/r2_torch_$i" 's/^peak handed out .*peak reserved \([0-9]*\) MiB.*/\1/p' "1296 / 224 / 160"
             fig "R2.D77.torch.$conf.segments" "the same: segments made" "$out/raw/r2_torch_$i" 's/^peak handed out .*segments made \([0-9]*\).*/\1/p' "18 / 0 / 0"
-            every "R2.D77.torch.$conf.empty" "the same: after empty_cache" "$out/raw/r2_torch_$i" '^after empty_cache' "reserved 0 MiB"
+            every "R2.D77.torch.$conf.empty" "the same: its configuration, and after empty_cache" "$out/raw/r2_torch_$i" '^after empty_cache|^PYTORCH_CUDA_ALLOC_CONF' "reserved 0 MiB"
             for st in malloc_calls free_calls peak_live_bytes malloc_async_calls free_async_calls release_threshold_sets reuse_attr_sets pool_trims vmm_reserve_calls vmm_reserve_bytes vmm_create_calls vmm_map_calls vmm_map_bytes vmm_unmap_calls vmm_release_calls; do
                 fig "R2.D77.lib.$conf.$st" "python_probe.py (PROBE=torch), $conf, under lessons check: $st" "$out/raw/r2_lib_$i.values" "s/^$st \\([0-9.]*\\)\$/\\1/p" "day077:137-141"
             done
