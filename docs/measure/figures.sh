@@ -68,9 +68,10 @@ stats() {
 }
 
 # lines_of RAWFILE ERE: the lines of RAWFILE that match ERE, each with
-# the number of runs that printed it ("5 x line;").
+# the number of runs that printed it ("5 x line;"; a | in a line becomes
+# :, so that the report's columns stay four).
 lines_of() {
-    grep -E "$2" "$1" 2>/dev/null | sed 's/^ *//' | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 x /' | tr '\n' ';'
+    grep -E "$2" "$1" 2>/dev/null | sed 's/^ *//; s/|/:/g' | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 x /' | tr '\n' ';'
 }
 
 # fig LABEL WHAT RAWFILE SEDEXPR QUOTE: the figure SEDEXPR takes from each
