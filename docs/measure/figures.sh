@@ -19,6 +19,11 @@
 #   FIGURES_ONLY=heapfrag bash docs/measure/figures.sh [OUT] (Day 86's heap
 #     sized or not, and fragmentation in the driver's pool and graph
 #     memory: about a minute, no lessons binary needed)
+#   FIGURES_ONLY=recheck2 bash docs/measure/figures.sh [OUT] (what issue
+#     41's second recheck left at one run or one machine, and its probes
+#     M1 to M8, docs/measure/recheck2.cu among them: about two minutes on
+#     one H200, cut at FIGURES_BUDGET seconds, 140 unless set; M1 wants two
+#     GPUs and prints M1.skipped on one)
 # Needs nvcc (NVCC, or /usr/local/cuda/bin/nvcc, or on PATH), one GPU,
 # python3 with CuPy and torch for Day 77, and a lessons binary (LESSONS,
 # or carry/lead/lessons, or on PATH) for the statistics. Every raw output
@@ -62,6 +67,13 @@ stats() {
         printf "median %.10g (min %.10g, max %.10g; %d runs)", m, a[1], a[NR], NR }'
 }
 
+# lines_of RAWFILE ERE: the lines of RAWFILE that match ERE, each with
+# the number of runs that printed it ("5 x line;"; a | in a line becomes
+# :, so that the report's columns stay four).
+lines_of() {
+    grep -E "$2" "$1" 2>/dev/null | sed 's/^ *//; s/|/:/g' | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 x /' | tr '\n' ';'
+}
+
 # fig LABEL WHAT RAWFILE SEDEXPR QUOTE: the figure SEDEXPR takes from each
 # line of RAWFILE (sed -n with p), summarised.
 fig() {
@@ -83,7 +95,10 @@ echo "figures.sh: $N runs each; GPU: $(nvidia-smi --query-gpu=name,driver_versio
 # (its output dropped), measure runs each N times and reports.
 probe() {
     local mode=$1 id=$2 sol=$3; shift 3
-    local c=$work/probe-$id
+    # PTAG names the probe's labels and folder (the exercise's id unless
+    # set); PARGS, a TOML list, gives the public run its arguments.
+    local tag=${PTAG:-$id}
+    local c=$work/probe-$tag
     if [ ! -d "$c" ]; then
         # The solution lies apart from the student's file: a spec beside
         # the solution is read as the secret spec, which may hold checks
@@ -91,11 +106,18 @@ probe() {
         mkdir -p "$c/lessons" "$c/exercises" "$c/solutions"
         printf 'title = "probe"\n[[lesson]]\nfile = "lessons/day001-probe.md"\n[[exercise]]\nid = "%s"\nlesson = "1"\nstudent = "exercises/%s"\nsolution = "solutions/%s"\n' "$id" "$(basename "$sol")" "$(basename "$sol")" > "$c/course.toml"
         printf '# Probe\n' > "$c/lessons/day001-probe.md"
+        # The exercise's fixed files (a harness beside a header) too.
+        cp "$root/exercises/$(basename "$(dirname "$sol")")"/* "$c/exercises/" 2>/dev/null
         cp "$root/$sol" "$c/exercises/"
         cp "$root/$sol" "$c/solutions/"
         local spec=$c/exercises/$(basename "${sol%.*}").toml
         awk '/^\[\[/{exit} {print}' "$root/exercises/$(basename "$(dirname "$sol")")/$(basename "${sol%.*}").toml" > "$spec"
+        [ -n "${PARGS:-}" ] && printf 'args = %s\n' "$PARGS" >> "$spec"
         printf '[[check]]\nstat = "max_concurrent_streams"\nequals = 987654321\n[[check]]\nstat = "kernel_span_ms"\nequals = 987654322\n[[check]]\nstat = "kernel_busy_ms"\nequals = 987654323\n' >> "$spec"
+        # PSTATS: more statistics to print, each as a check named "S stat".
+        for st in ${PSTATS:-}; do
+            printf '[[check]]\nname = "S %s"\nstat = "%s"\nequals = 987654329\n' "$st" "$st" >> "$spec"
+        done
         for p in "$@"; do
             patch -s -p1 -o "$c/$(basename "$p" .patch).${sol##*.}" "$root/$sol" < "$root/$p" > /dev/null 2>&1 || say "P.$id.$(basename "$p" .patch) | the patch did not apply"
         done
@@ -105,17 +127,23 @@ probe() {
         if [ -n "$p" ]; then name=$(basename "$p" .patch); file=$c/$name.${sol##*.}; fi
         [ -f "$file" ] || continue
         if [ "$mode" = warm ]; then
-            (cd "$c" && COLUMNS=1000 NO_COLOR=1 timeout 90 "$lessons" check "$id" --file "$file" > "$out/raw/warm-$id-$name" 2>&1)
+            # Untimed, so side by side (the build cache takes concurrent
+            # builds).
+            (cd "$c" && COLUMNS=1000 NO_COLOR=1 timeout 90 "$lessons" check "$id" --file "$file" > "$out/raw/warm-$tag-$name" 2>&1) &
             continue
         fi
-        : > "$out/raw/p-$id-$name"
+        : > "$out/raw/p-$tag-$name"
         for _ in $(seq "$N"); do
-            (cd "$c" && COLUMNS=1000 NO_COLOR=1 timeout 60 "$lessons" check "$id" --file "$file" >> "$out/raw/p-$id-$name" 2>&1)
+            (cd "$c" && COLUMNS=1000 NO_COLOR=1 timeout 60 "$lessons" check "$id" --file "$file" >> "$out/raw/p-$tag-$name" 2>&1)
         done
         for k in 987654321:streams 987654322:span_ms 987654323:busy_ms; do
-            say "P.$id.$name.${k#*:} | ${k#*:} of the kernels (statistics library) | $(awk -v key="${k%%:*}" 'index($0, key) { want = 1; next } want && /got:/ { sub(/.*got: */, ""); match($0, /[0-9]+(\.[0-9]+)?/); print substr($0, RSTART, RLENGTH); want = 0 }' "$out/raw/p-$id-$name" | stats) | see docs/claims.md"
+            say "P.$tag.$name.${k#*:} | ${k#*:} of the kernels (statistics library) | $(awk -v key="${k%%:*}" 'index($0, key) { want = 1; next } want && /got:/ { sub(/.*got: */, ""); match($0, /[0-9]+(\.[0-9]+)?/); print substr($0, RSTART, RLENGTH); want = 0 }' "$out/raw/p-$tag-$name" | stats) | see docs/claims.md"
+        done
+        for st in ${PSTATS:-}; do
+            say "P.$tag.$name.$st | $st (statistics library) | $(awk -v st="$st" '$0 ~ ("S " st "([^a-z_]|$)") { on = 1; next } on && /got:/ { sub(/.*got: */, ""); if (match($0, /[0-9]+(\.[0-9]+)?/)) print substr($0, RSTART, RLENGTH); on = 0 }' "$out/raw/p-$tag-$name" | stats) | see docs/claims.md"
         done
     done
+    wait
 }
 ap() { probe "$1" async-pipeline solutions/day069/async_pipeline.cu \
     solutions/day069/wrong/async-pipeline/one_stream.patch \
@@ -201,6 +229,229 @@ heapfrag() {
     done
     cd "$root" || return
 }
+# FIGURES_ONLY=recheck2: what issue 41's second recheck
+# (review/expert/RECHECK2.md) left at one run or one machine, and its
+# probes M1 to M8, five runs each, on one GPU in about two minutes (M1
+# needs two: on one it prints M1.skipped). Labels R2.* and M*.*; the rows
+# of docs/claims.md marked "to be measured: LABEL" name them. Past
+# FIGURES_BUDGET seconds (140) a section prints SKIPPED instead of running.
+# over WHAT NEED: true (and WHAT said SKIPPED) when NEED more seconds
+# would pass the budget.
+over() {
+    if [ $((SECONDS + ${2:-0})) -gt "${FIGURES_BUDGET:-140}" ]; then
+        say "SKIPPED | $1: would pass the time budget (${SECONDS} s gone, about ${2:-0} s more, budget ${FIGURES_BUDGET:-140} s)"
+        return 0
+    fi
+    return 1
+}
+# runs_rc NAME CMD...: as runs, with each run's exit status as a line.
+runs_rc() {
+    local name=$1; shift
+    : > "$out/raw/$name"
+    for _ in $(seq "$N"); do
+        timeout 60 "$@" >> "$out/raw/$name" 2>&1
+        echo "exit status $?" >> "$out/raw/$name"
+    done
+}
+# every LABEL WHAT RAWFILE ERE QUOTE: the matching lines, with how many
+# runs printed each.
+every() {
+    say "$1 | $2 (every run) | $(lines_of "$3" "$4") | the lesson quotes $5"
+}
+recheck2() {
+    local m=$root/docs/measure
+    cd "$work" || return
+    cell day068-memory-pools.md bump_pool.cu
+    cell day072-vmm-growable.md granularity.cu
+    cell day077-python-pools.md day077_torch.py
+    # M5: Day 77's PyTorch figures, the lesson's cell and the statistics
+    # library's table: counts and sizes, not times, so the three
+    # configurations run side by side, and beside the builds and the
+    # untimed warm-up below (nothing timed runs until they are done).
+    local i=0
+    {
+        for conf in "" "backend:cudaMallocAsync" "expandable_segments:True"; do
+            i=$((i + 1))
+            (
+                : > "$out/raw/r2_torch_$i"
+                for _ in $(seq "$N"); do
+                    if [ -z "$conf" ]; then env -u PYTORCH_CUDA_ALLOC_CONF timeout 60 python3 day077_torch.py
+                    else PYTORCH_CUDA_ALLOC_CONF=$conf timeout 60 python3 day077_torch.py; fi >> "$out/raw/r2_torch_$i" 2>&1
+                done
+            ) &
+            r2lib "$i" "$conf" &
+        done
+        wait
+    } &
+    mkdir -p d72nw d76 d88
+    patch -s -p1 -o d72nw/growable.cu "$root/solutions/day072/growable.cu" < "$root/solutions/day072/wrong/vmm-growable/blind_no_sync_before_unmap.patch" > /dev/null 2>&1 || say "BUILD | blind_no_sync_before_unmap.patch did not apply"
+    cp "$root/exercises/day076/pool_resource.cu" "$root/exercises/day076/memory_resource.h" "$root/solutions/day076/pool_resource.h" d76/
+    cp "$root/exercises/day088/bench.cu" "$root/solutions/day088/stream_ordered_pool.h" d88/
+    build r2 -arch=sm_90 "$m/recheck2.cu" &
+    build bump_pool -arch=sm_90 bump_pool.cu &
+    build granularity -arch=sm_90 granularity.cu -lcuda &
+    build vmm_facts -arch=sm_90 "$m/vmm_facts.cu" -lcuda &
+    build growable -arch=sm_90 "$root/solutions/day072/growable.cu" -lcuda &
+    build growable_nowait -arch=sm_90 d72nw/growable.cu -lcuda &
+    build graph_alloc -arch=sm_90 "$root/solutions/day074/graph_alloc.cu" &
+    build pool_resource -arch=sm_90 -Id76 d76/pool_resource.cu &
+    for p in no_wait no_coalesce; do
+        mkdir -p "d76_$p"
+        cp d76/pool_resource.cu d76/memory_resource.h "d76_$p/"
+        if patch -s -p1 -o "d76_$p/pool_resource.h" "$root/solutions/day076/pool_resource.h" < "$root/solutions/day076/wrong/pool-resource/$p.patch" > /dev/null 2>&1; then
+            build "pr_$p" -arch=sm_90 -I"d76_$p" "d76_$p/pool_resource.cu" &
+        else
+            say "BUILD | $p.patch did not apply to solutions/day076/pool_resource.h"
+        fi
+    done
+    build stream_pools -arch=sm_90 "$root/solutions/day087/stream_pools.cu" &
+    build bench88 -arch=sm_90 -Id88 d88/bench.cu &
+    for p in per_thread_cas leader_lane_zero init_no_clear memset_reset; do
+        if patch -s -p1 -o "sp_$p.cu" "$root/solutions/day087/stream_pools.cu" < "$root/solutions/day087/wrong/stream-pools/$p.patch" > /dev/null 2>&1; then
+            build "sp_$p" -arch=sm_90 "sp_$p.cu" &
+        else
+            say "BUILD | $p.patch did not apply to solutions/day087/stream_pools.cu"
+        fi
+    done
+    # The lessons check probes' programs are built (and run once,
+    # untimed) meanwhile, into the build cache.
+    { r2probes warm; } &
+    wait
+
+    # M3, M2, M4, M1: docs/measure/recheck2.cu.
+    runs r2_freewait ./r2 freewait
+    fig M3.async.cudaFree_ms "cudaFree of cudaMallocAsync memory behind a 100 ms kernel (host ms)" "$out/raw/r2_freewait" 's/^M3.async.cudaFree_ms \([0-9.]*\)/\1/p' "day069: waits for nothing (the Guide)"
+    fig M3.malloc.cudaFree_ms "cudaFree of cudaMalloc memory behind the same kernel (host ms)" "$out/raw/r2_freewait" 's/^M3.malloc.cudaFree_ms \([0-9.]*\)/\1/p' "day068: waits for the device"
+    runs r2_upload ./r2 upload
+    for k in steady_same_stream first_after_trim first_after_upload_same_stream first_after_upload_other_stream alternating_streams; do
+        fig "M2.${k}_ms" "graph of 64 MiB: launch and sync, $k (host ms)" "$out/raw/r2_upload" "s/^M2.${k}_ms \\([0-9.]*\\)/\\1/p" "day074: remapped on a change of stream; upload helps the upload's stream"
+    done
+    fig M2.reserved_high_MiB "graph memory reserved high after those launches (MiB)" "$out/raw/r2_upload" 's/^M2.reserved_high_MiB \([0-9]*\)/\1/p' "(new)"
+    runs r2_fullpool ./r2 fullpool
+    fig M4.free_after_fill_MiB "device memory left after the cudaMalloc fill (MiB)" "$out/raw/r2_fullpool" 's/^M4.free_after_fill_MiB \([0-9]*\)/\1/p' "(the probe's setting)"
+    every M4.result "B's 32 MiB with the device (not maxSize) full: same block, new, or failed" "$out/raw/r2_fullpool" '^M4.result' "day071: internal dependencies when the pool cannot grow"
+    fig M4.b_done_ms "B done after (ms; A's kernel holds its block 50 ms)" "$out/raw/r2_fullpool" 's/^M4.b_done_ms \([0-9.]*\)/\1/p' "day071: 50 ms if B waited for A"
+    runs r2_peer ./r2 peercopy
+    every M1.lines "peer copy of pool memory without and with access; cudaMemcpyAsync with the other device current" "$out/raw/r2_peer" '^M1\.' "day075: access governs kernels, not cudaMemcpyPeerAsync"
+    fig M1.peer_noaccess_GBps "cudaMemcpyPeerAsync of 256 MiB, no access (GB/s, best of 5 a run)" "$out/raw/r2_peer" 's/^M1.peer_noaccess_GBps \([0-9.]*\).*/\1/p' "(new)"
+    fig M1.peer_access_GBps "the same with access set (GB/s)" "$out/raw/r2_peer" 's/^M1.peer_access_GBps \([0-9.]*\).*/\1/p' "(new)"
+
+    # M6: Day 72's two H100 observations, and its outputs (counts).
+    runs r2_vmm ./vmm_facts
+    every R2.D72.release "the mapping after cuMemRelease; cuMemAddressFree of a mapped range" "$out/raw/r2_vmm" '^the mapping still works|^cuMemRelease while|^cuMemAddressFree' "day072:112-113, 'the mapping still worked after the release' (H100, one run)"
+    runs_rc r2_nowait ./growable_nowait
+    every R2.D72.nowait "a move with no wait before the unmap (blind_no_sync_before_unmap.patch)" "$out/raw/r2_nowait" '^old data kept|^moved|failed|^exit status|rror|CUDA device' "day072:141-143, 'lost the data' (H100, one run)"
+    runs_rc r2_growable ./growable
+    every R2.D72.solution "vmm-growable's solution, its output" "$out/raw/r2_growable" '.' "day072:187-201 (H100, one run)"
+    runs r2_gran ./granularity
+    every R2.D72.granularity "granularity.cu, its output" "$out/raw/r2_gran" '.' "day072:73-82 (H100, one run)"
+
+    # Outputs that are counts (Days 68, 74 M7, 76, 87, 88), quick.
+    if ! over "the outputs of Days 68, 74, 76, 87, 88" 30; then
+        runs_rc r2_bump ./bump_pool
+        every R2.D68.bump "bump_pool.cu, its output" "$out/raw/r2_bump" '.' "day068:122-128 (H100, one run)"
+        runs_rc r2_graph ./graph_alloc
+        every R2.D74.exercise "graph-alloc's solution, its output (10 launches of 16 MiB)" "$out/raw/r2_graph" '^step graph|^produce graph|^graph memory|^after the trim|^exit status' "day074:264-275 (H200, one graded run)"
+        runs_rc r2_pr ./pool_resource
+        every R2.D76.solution "pool-resource's solution, its output" "$out/raw/r2_pr" '.' "appendix:240-250 (H100, one run)"
+        for p in no_wait no_coalesce; do
+            [ -x "./pr_$p" ] || continue
+            runs_rc "r2_pr_$p" "./pr_$p"
+            every "R2.D76.$p" "pool-resource with $p.patch, its output" "$out/raw/r2_pr_$p" '.' "appendix:246-257 (H100, one run)"
+        done
+        runs_rc r2_sp ./stream_pools
+        every R2.D87.solution "stream-pools' solution, its output" "$out/raw/r2_sp" '.' "day087:257-262 (no machine named)"
+        for p in per_thread_cas leader_lane_zero init_no_clear memset_reset; do
+            [ -x "./sp_$p" ] || continue
+            runs_rc "r2_sp_$p" "./sp_$p"
+            every "R2.D87.$p" "stream-pools with $p.patch, its output" "$out/raw/r2_sp_$p" '.' "appendix:349-366 (H100, one run)"
+        done
+        runs_rc r2_bench88 ./bench88
+        every R2.D88.solution "the capstone's bench with the solution's pool, its output" "$out/raw/r2_bench88" '.' "day088:51-54 (counts left as N)"
+    fi
+
+    # M8: the appendix's one-run figures, through lessons check, last:
+    # each probe is skipped whole if it would pass the budget.
+    r2probes measure
+
+
+    # M5's figures (the runs were made at the start).
+    i=0
+    for conf in native async expandable; do
+            i=$((i + 1))
+            fig "R2.D77.torch.$conf.handed" "day077_torch.py, $conf: peak handed out (MiB)" "$out/raw/r2_torch_$i" 's/^peak handed out \([0-9]*\) MiB.*/\1/p' "160 / 158 / 158"
+            fig "R2.D77.torch.$conf.reserved" "the same: peak reserved (MiB)" "$out/raw/r2_torch_$i" 's/^peak handed out .*peak reserved \([0-9]*\) MiB.*/\1/p' "1296 / 224 / 160"
+            fig "R2.D77.torch.$conf.segments" "the same: segments made" "$out/raw/r2_torch_$i" 's/^peak handed out .*segments made \([0-9]*\).*/\1/p' "18 / 0 / 0"
+            every "R2.D77.torch.$conf.empty" "the same: its configuration, and after empty_cache" "$out/raw/r2_torch_$i" '^after empty_cache|^PYTORCH_CUDA_ALLOC_CONF' "reserved 0 MiB"
+            for st in malloc_calls free_calls peak_live_bytes malloc_async_calls free_async_calls release_threshold_sets reuse_attr_sets pool_trims vmm_reserve_calls vmm_reserve_bytes vmm_create_calls vmm_map_calls vmm_map_bytes vmm_unmap_calls vmm_release_calls; do
+                fig "R2.D77.lib.$conf.$st" "python_probe.py (PROBE=torch), $conf, under lessons check: $st" "$out/raw/r2_lib_$i.values" "s/^$st \\([0-9.]*\\)\$/\\1/p" "day077:137-141"
+            done
+        done
+    cd "$root" || return
+}
+# r2probes MODE: the appendix's one-run figures (M8) through lessons check
+# (the statistics library's streams, span and busy time, and the lines the
+# program printed).
+r2probes() {
+    # warm builds the five probes side by side; measure times them one
+    # after another.
+    local bg=
+    [ "$1" = warm ] && bg=1
+    # r2p NEED probe ...: NEED, the seconds its timed runs take at most
+    # (under a second a lessons check on an H200: FIGURES_ONLY=probes ran 36 in 30 s).
+    r2p() {
+        local need=$1; shift
+        if [ -n "$bg" ]; then "$@" & return; fi
+        over "M8 probe $PTAG" $((need * N / 5)) || "$@"
+    }
+    PTAG=r2-async-pipeline r2p 10 probe "$1" async-pipeline solutions/day069/async_pipeline.cu \
+        solutions/day069/right/async-pipeline/free_at_end.patch
+    PTAG=r2-cross-stream r2p 20 probe "$1" cross-stream solutions/day070/cross_stream.cu \
+        solutions/day070/right/cross-stream/free_on_producers.patch \
+        solutions/day070/wrong/cross-stream/one_stream.patch \
+        solutions/day070/wrong/cross-stream/event_synchronize.patch
+    PTAG=r2-pool-resource PSTATS='kernel_overlap_ms stream_wait_events unordered_uses' r2p 20 probe "$1" pool-resource solutions/day076/pool_resource.h \
+        solutions/day076/wrong/pool-resource/no_wait.patch \
+        solutions/day076/wrong/pool-resource/no_coalesce.patch \
+        solutions/day076/wrong/pool-resource/any_stream_first.patch
+    PTAG=r2-stream-pools r2p 10 probe "$1" stream-pools solutions/day087/stream_pools.cu \
+        solutions/day087/wrong/stream-pools/device_sync_reset.patch
+    PTAG=r2-hvp-pool PARGS='["100000", "4", "100"]' r2p 6 probe "$1" heap-vs-pool solutions/day086/heap_vs_pool.cu
+    PTAG=r2-hvp-heap PARGS='["--heap"]' r2p 6 probe "$1" heap-vs-pool solutions/day086/heap_vs_pool.cu
+    wait
+}
+# r2lib I CONF: docs/measure/python_probe.py (PROBE=torch) under lessons
+# check, N runs, with PYTORCH_CUDA_ALLOC_CONF=CONF; every statistic's
+# value, one "name value" line each run, into raw/r2_lib_I.values.
+r2lib() {
+    local c=$work/pyprobe-$1
+    mkdir -p "$c/lessons" "$c/exercises" "$c/solutions"
+    printf 'title = "probe"\n[[lesson]]\nfile = "lessons/day001-probe.md"\n[[exercise]]\nid = "probe"\nlesson = "1"\nstudent = "exercises/python_probe.py"\nsolution = "solutions/python_probe.py"\n' > "$c/course.toml"
+    printf '# Probe\n' > "$c/lessons/day001-probe.md"
+    cp "$root/docs/measure/python_probe.py" "$root/docs/measure/python_probe.toml" "$c/exercises/"
+    cp "$root/docs/measure/python_probe.py" "$c/solutions/"
+    : > "$out/raw/r2_lib_$1"
+    for _ in $(seq "$N"); do
+        if [ -z "$2" ]; then
+            (cd "$c" && env -u PYTORCH_CUDA_ALLOC_CONF PROBE=torch COLUMNS=1000 NO_COLOR=1 timeout 120 "$lessons" check probe >> "$out/raw/r2_lib_$1" 2>&1)
+        else
+            (cd "$c" && PYTORCH_CUDA_ALLOC_CONF=$2 PROBE=torch COLUMNS=1000 NO_COLOR=1 timeout 120 "$lessons" check probe >> "$out/raw/r2_lib_$1" 2>&1)
+        fi
+    done
+    awk 'match($0, /S [a-z_]+/) { name = substr($0, RSTART + 2, RLENGTH - 2); next }
+        name != "" && /got:/ { sub(/.*got: */, ""); if (match($0, /[0-9]+(\.[0-9]+)?/)) print name, substr($0, RSTART, RLENGTH); name = "" }' \
+        "$out/raw/r2_lib_$1" > "$out/raw/r2_lib_$1.values"
+}
+if [ "${FIGURES_ONLY:-}" = recheck2 ]; then
+    build() { # NAME NVCC-ARGS...: builds NAME from the arguments
+        local name=$1; shift
+        "$nvcc" -o "$name" "$@" > "$out/raw/build-$name.log" 2>&1 || say "BUILD | $name did not build: raw/build-$name.log"
+    }
+    recheck2
+    echo "figures.sh: recheck2 done in ${SECONDS} s; every raw output is in $out/raw" | tee -a "$report"
+    exit 0
+fi
+
 if [ "${FIGURES_ONLY:-}" = heapfrag ]; then
     build() { # NAME NVCC-ARGS...: builds NAME from the arguments
         local name=$1; shift
