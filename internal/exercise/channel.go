@@ -40,14 +40,17 @@ func trust(run *checker.Run, rec *checker.Received, err error, stopped bool, fou
 	}
 }
 
-// startedPrograms says why a compiled program's record cannot be trusted
-// when the program, or a child it forked, started another program (exec,
+// startedPrograms says why a run's record cannot be trusted when the
+// program, or a child it forked, started another program (exec,
 // posix_spawn, system, popen): what runs there has no channel, so its
 // CUDA calls are not counted, and a program that starts itself again
 // without the library does the work its own way, unseen, while its own
 // record says what a right one's does. No exercise needs one. "" when
-// none was started. A Python script's interpreter is the machine's, which
-// may start helpers of its own, so it is not held to this.
+// none was started. A Python script is held to it too: one that ran its
+// work in a second interpreter without the library (subprocess,
+// multiprocessing's spawn) passed with the first one's record
+// (spawn_python.py, mp_spawn.py of the corpus). A PyTorch or CuPy run
+// that starts a helper fails here too, and says so.
 func startedPrograms(rec *checker.Received) string {
 	if rec == nil {
 		return ""

@@ -347,12 +347,11 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if j.Trace {
 		env = append(env, "LESSONS_STATS_TRACE=1")
 	}
-	if p.interp == nil {
-		// A compiled program's run that starts a program is not trusted
-		// (startedPrograms); the library fails the record of one started
-		// by a process it does not follow, whose count no frame would send.
-		env = append(env, "LESSONS_STATS_NOEXEC=1")
-	}
+	// A run that starts a program is not trusted (startedPrograms), a
+	// Python script's as a compiled program's; the library fails the
+	// record of one started by a process it does not follow, whose count
+	// no frame would send.
+	env = append(env, "LESSONS_STATS_NOEXEC=1")
 	if f := j.Spec.Failures(); f != "" {
 		env = append(env, "LESSONS_STATS_FAIL="+f)
 	}
@@ -413,7 +412,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if ended(res) {
 		run.Ended = res.Reason(j.Spec.TimeLimit(), maxOutput)
 	}
-	if found == "" && p.interp == nil && recErr == nil {
+	if found == "" && recErr == nil {
 		found = startedPrograms(rec)
 	}
 	trust(run, rec, recErr, ended(res), found)

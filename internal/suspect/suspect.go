@@ -52,7 +52,7 @@ var Kinds = []*Kind{
 		Why: "code the program writes after it starts (a memfd, shared memory or a file mapped executable, /proc/self/mem, an executable stack) can patch the statistics library; the grading sandbox refuses each, a student's own check does not"},
 	{Name: "its own environment", re: regexp.MustCompile(`\b(setenv|putenv|unsetenv|clearenv|_{0,2}environ|CUDA_VISIBLE_DEVICES|CUDA_INJECTION\w*)\b`),
 		Why: "a program that changes its environment before CUDA starts reaches GPUs other than the one it was given (CUDA_VISIBLE_DEVICES), and one that looks for compute-sanitizer's (CUDA_INJECTION64_PATH) can behave well only under it"},
-	{Name: "a process of its own", re: regexp.MustCompile(`\b(fork|vfork|_Fork|system|popen|clone)\s*\(|\b(execve|execveat|execv|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawnp?|pidfd_spawnp?)\b`),
+	{Name: "a process of its own", re: regexp.MustCompile(`\b(fork|vfork|_Fork|system|popen|clone)\s*\(|\b(execve|execveat|execv|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawnp?|pidfd_spawnp?|subprocess|multiprocessing)\b`),
 		Why: "a second program started by it runs without the statistics library's record of the first"},
 }
 

@@ -39,6 +39,8 @@ func TestScan(t *testing.T) {
 		{"itself again by execveat", "execveat(AT_FDCWD, argv[0], args, env, 0);\n", []string{"a process of its own@1"}},
 		{"a fork without atfork handlers", "pid_t p = _Fork();\n", []string{"a process of its own@1"}},
 		{"a spawn by pointer", "auto start = &pidfd_spawnp;\n", []string{"a process of its own@1"}},
+		{"a second interpreter", "import subprocess\n", []string{"a process of its own@1"}},
+		{"spawned workers", "\nimport multiprocessing as mp\n", []string{"a process of its own@2"}},
 		{"not a spawn", "int posix_spawned = 0; my_execve_count++;\n", nil},
 		{"another GPU", "int run() {\n  setenv(\"CUDA_VISIBLE_DEVICES\", \"0,1,2,3\", 1);\n", []string{"its own environment@2"}},
 		{"under the sanitizer", "bool watched = getenv(\"CUDA_INJ\" \"ECTION64_PATH\") != 0;\n", []string{"its own environment@1"}},
