@@ -638,11 +638,69 @@ void undumpable(char** envp) {
         rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
 }
 
-// noExecStart takes $LESSONS_STATS_NOEXEC (a compiled program's run) out
-// of the environment: see unfollowed.
+// rawSyscall5 is rawSyscall with five arguments (prctl's unused ones must
+// be 0).
+long rawSyscall5(long nr, long a, long b, long c, long d, long e) {
+    long r;
+#if defined(__x86_64__)
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    __asm__ __volatile__("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = nr;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    register long x4 __asm__("x4") = e;
+    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4) : "memory");
+    r = x0;
+#endif
+    return r;
+}
+
+// refuseExec makes every exec of the process and of its threads and
+// children fail with EPERM (a seccomp filter, with no_new_privs): the
+// hooks count an exec made through the C library (the run is then not
+// trusted), but one made by a raw system call (syscall(SYS_execve), a
+// forked child's, as ctypes makes it in a Python script) was not seen at
+// all, and the program started there did its work unseen. Refused, the
+// exec starts nothing. Other architectures' and x32's numbers are refused
+// as well: a 64-bit program has no use for them. Where the filter cannot
+// be installed (a kernel without seccomp), the hooks alone count.
+void refuseExec() {
+#if defined(__x86_64__)
+    const uint32_t arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+    const uint32_t arch = AUDIT_ARCH_AARCH64;
+#endif
+    const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#if defined(__x86_64__)
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 2, 0),
+#else
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 2, 0),
+#endif
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
+    rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
+}
+
+// noExecStart takes $LESSONS_STATS_NOEXEC (a judged run) out of the
+// environment: see unfollowed and refuseExec.
 void noExecStart(char** envp) {
     char v[4];
     noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
+    if (noExec) refuseExec();
 }
 
 // forwardsToCUDA stops the run when a hook's pointer to the real function

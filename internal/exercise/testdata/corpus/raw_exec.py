@@ -1,10 +1,10 @@
 # spawn_python.py by a raw system call: a forked child (which made no
 # CUDA call) starts the second interpreter with syscall(SYS_execve), which
 # no hook of the statistics library sees, so its record counts no
-# program started. Open where the witness does not compare a Python
-# run's record (everywhere, for now): the scan names it for review.
-# needs: witness
-# want: raw system calls
+# program started, and the witness does not compare a Python run's
+# record. Where the exec is refused, it stops with exit status 71.
+# want: exit status 71
+# in the sandbox: exit status 71
 import ctypes
 import os
 import sys
@@ -45,8 +45,10 @@ if pid == 0:
     argv = strings([sys.executable.encode(), b"-c", WORK])
     envp = strings([b"PATH=/usr/bin:/bin"])
     libc.syscall(59, sys.executable.encode(), argv, envp)  # SYS_execve
-    os._exit(1)
-os.waitpid(pid, 0)
+    os._exit(71)
+_, status = os.waitpid(pid, 0)
+if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 71:
+    sys.exit(71)
 p = ctypes.c_void_p()
 rt = runtime()
 if rt.cudaMalloc(ctypes.byref(p), 1 << 20) == 0:
