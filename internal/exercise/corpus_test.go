@@ -73,9 +73,7 @@ func TestCorpus(t *testing.T) {
 		if ext == ".py" {
 			name += "_py"
 		}
-		// A Python run's counts are not compared with the witness's
-		// (exercise/witness.go): for a script, the witness is as if off.
-		witnessOff := tk.Witness == nil || ext == ".py"
+		witnessOff := tk.Witness == nil
 		runs := maps.Clone(runners)
 		if os.Geteuid() != 0 && sandboxWant(t, file) != "" {
 			// The library's own prctl, asked for as the sandbox asks,

@@ -5,7 +5,7 @@
 # statistics library makes it not (the grading sandbox asks it to):
 # then /proc/self/mem is root's and the write is refused.
 # needs: witness
-# want: exit status 71|/proc/self/mem
+# want: the statistics record does not match what the kernel saw|exit status 71|/proc/self/mem
 # in the sandbox: exit status 71
 import ctypes
 import os
