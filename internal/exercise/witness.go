@@ -144,10 +144,10 @@ func WitnessDoctor() string {
 // toolkit has a witness: nil otherwise, and then every method does
 // nothing.
 type witnessWatch struct {
-	w      *witness.Witness
-	group  *witness.Group
-	watch  *witness.Watch
-	err    error
+	w     *witness.Witness
+	group *witness.Group
+	watch *witness.Watch
+	err   error
 	// counts are every count of the run, compared or not, once view
 	// ended the watch: what LESSONS_WITNESS_LOG keeps.
 	counts map[string]uint64
