@@ -287,3 +287,17 @@ func TestLibraryFailsDeviceAttributeGets(t *testing.T) {
 		}
 	}
 }
+
+// A run's cudaEventRecord:N fails the Nth record whether the program
+// records with cudaEventRecord or cudaEventRecordWithFlags (a correct
+// hand written either way meets strict-pool's "a hand's record fails").
+func TestLibraryFailsARecordMadeWithFlags(t *testing.T) {
+	lib := buildStub(t, "recordflags.c")
+	got, out := lib.run(t, "LESSONS_STATS_FAIL=cudaEventRecord:2")
+	if out != "first 0 second 2\n" {
+		t.Errorf("the program printed %q, want the second record failed", out)
+	}
+	if s := got.Stats; s.InjectedFailures != 1 || s.EventRecords != 2 {
+		t.Errorf("injected_failures %d (want 1), event_records %d (want 2)", s.InjectedFailures, s.EventRecords)
+	}
+}
