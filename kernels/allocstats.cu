@@ -310,9 +310,15 @@ std::map<uintptr_t, Freed>* freed;
 const size_t kMaxFreed = 1 << 16;     // freed ranges remembered; the lowest is forgotten first
 std::unordered_set<cudaEvent_t>* liveEvents;  // events the program made and has not destroyed
 // shareFds: POSIX descriptors of shareable handles (exported, or given to
-// an import) not closed yet, with the file each names (device, inode);
-// shareFdsNoted is their number, read without mu by the close hook.
-std::map<int, std::pair<uint64_t, uint64_t>>* shareFds;
+// an import) not closed yet, with the file each names (device, inode),
+// in a table of fixed size (the first kShareFds noted at once), so that
+// the close hook forgets one with no lock and no allocation: close is
+// async-signal-safe, and a program may call it from a signal handler or
+// from a vfork's child. A slot's fd is -1 when free; it is written under
+// mu and cleared by close without it. shareFdsNoted is how many are set.
+struct ShareFd { std::atomic<int> fd{-1}; uint64_t dev = 0, ino = 0; };
+const int kShareFds = 64;
+ShareFd shareFds[kShareFds];
 std::atomic<int> shareFdsNoted{0};
 // Queries whose last answer was "not ready": (an event's?, the handle),
 // and how many operations had been queued on any stream by then.

@@ -94,6 +94,19 @@ func TestLibraryCountsShareableDescriptorsLeftOpen(t *testing.T) {
 	}
 }
 
+// A vfork's child shares the program's memory, the library's table of
+// noted descriptors with it: its close of its own copy of an export's
+// descriptor leaves the program's noted, still open at exit and counted
+// (before, the child's close forgot it). The program then closes a second
+// export's descriptor from a signal handler, where close takes no lock.
+func TestLibraryCountsShareableDescriptorsAVforkChildClosed(t *testing.T) {
+	lib := buildStub(t, "sharefd_vfork.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.ShareableFDsOpen != 1 {
+		t.Errorf("shareable_fds_open %d, want 1 (the program's copy of the first export, which only the vfork's child closed)", s.ShareableFDsOpen)
+	}
+}
+
 // A wait for the legacy default stream (cudaStreamSynchronize(0), and
 // so a cudaMemcpy) waits for the blocking streams' work, never for a
 // non-blocking stream's: a trim after it, with a non-blocking stream's
@@ -272,5 +285,19 @@ func TestLibraryFailsDeviceAttributeGets(t *testing.T) {
 		if got.Stats.InjectedFailures != tc.injected {
 			t.Errorf("%q: injected_failures %d, want %d", tc.fail, got.Stats.InjectedFailures, tc.injected)
 		}
+	}
+}
+
+// A run's cudaEventRecord:N fails the Nth record whether the program
+// records with cudaEventRecord or cudaEventRecordWithFlags (a correct
+// hand written either way meets strict-pool's "a hand's record fails").
+func TestLibraryFailsARecordMadeWithFlags(t *testing.T) {
+	lib := buildStub(t, "recordflags.c")
+	got, out := lib.run(t, "LESSONS_STATS_FAIL=cudaEventRecord:2")
+	if out != "first 0 second 2\n" {
+		t.Errorf("the program printed %q, want the second record failed", out)
+	}
+	if s := got.Stats; s.InjectedFailures != 1 || s.EventRecords != 2 {
+		t.Errorf("injected_failures %d (want 1), event_records %d (want 2)", s.InjectedFailures, s.EventRecords)
 	}
 }

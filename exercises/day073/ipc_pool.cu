@@ -127,8 +127,8 @@ static int importer(int sock, int rounds, int n) {
     // filled: the parent's GPU has filled the block handed over.
     // freed: the child's GPU is done with the block and its import.
     cudaEvent_t filled = nullptr, freed = nullptr;
-    // TODO 3: receive the pool's descriptor and import the pool; open
-    // the events the parent shares (or share one of your own).
+    // TODO 3: receive the pool's descriptor, import the pool, close the
+    // descriptor; open the events the parent shares (or share your own).
     for (int r = 0; r < rounds; r++) {
         cudaMemPoolPtrExportData data;
         if (!recv_all(sock, &data, sizeof data)) { fprintf(stderr, "importer: no block came in round %d\n", r); return 1; }
@@ -174,9 +174,9 @@ static int exporter(int sock, int rounds, int n, int* before, int* after, cudaMe
     cudaMemPool_t pool = nullptr;
     cudaEvent_t filled = nullptr, freed = nullptr;   // as in the child
     // TODO 1: make a pool on device 0 that can be exported as a POSIX
-    // file descriptor, and send it to the child; make the events the two
-    // processes order their GPU work with, and send the child what it
-    // needs to open them.
+    // file descriptor, send it to the child and close it; make the events
+    // the two processes order their GPU work with, and send the child
+    // what it needs to open them.
     for (int r = 0; r < rounds; r++) {
         int* block = nullptr;
         CHECK(cudaMallocFromPoolAsync((void**)&block, bytes, pool, s));

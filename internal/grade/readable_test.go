@@ -32,7 +32,19 @@ func TestLoadClassRefusesReadableFolders(t *testing.T) {
 	if _, err := LoadClass(c, subs, "", nil); err == nil || !strings.Contains(err.Error(), "the folder of submissions") {
 		t.Errorf("submissions every run may read: %v", err)
 	}
-	runsRead = []string{filepath.Join(root, "nothing-here")}
+	// Folders that exist beside them, one whose name begins theirs
+	// ("/opt" and "/optical"): neither is inside.
+	near := []string{root + "-near", subs + "-near", root[:len(root)-1]}
+	for _, d := range near {
+		if _, err := os.Stat(d); err == nil {
+			t.Fatalf("%s is there already", d)
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(d)
+	}
+	runsRead = near
 	if _, err := LoadClass(c, subs, "", nil); err != nil && strings.Contains(err.Error(), "every student's build and run may read") {
 		t.Errorf("refused outside the runs' folders: %v", err)
 	}

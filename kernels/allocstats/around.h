@@ -148,15 +148,34 @@ DHOOK(CUresult, cuMemImportFromShareableHandle, (CUmemGenericAllocationHandle* a
 // close forgets a noted descriptor of a shareable handle, then is libc's.
 // Every close of the process that goes through the loader comes here (the
 // program's, the runtime's, the driver's): with none noted, it is libc's
-// alone.
+// alone. It takes no lock and allocates nothing (forgetShareFd), as close
+// is async-signal-safe. Only this process's own closes count: a vfork's
+// child (or a raw clone's), which shares the table, closes its copy of a
+// descriptor, not the program's. libc's close is found by the library's
+// constructor (closeStart), not at a first call a signal handler makes.
+namespace {
+std::atomic<int (*)(int)> realClose{nullptr};
+
+void closeStart() {
+    if (realClose.load() == nullptr) realClose.store((int (*)(int))realDlsym(RTLD_NEXT, "close"));
+}
+}  // namespace
+
 extern "C" int close(int fd) {
-    static auto fn = (int (*)(int))realDlsym(RTLD_NEXT, "close");
-    if (shareFdsNoted.load() > 0 && !busy()) {
-        std::lock_guard<Lock> g(mu);
-        shareFds->erase(fd);
-        shareFdsNoted.store((int)shareFds->size());
+    if (shareFdsNoted.load() > 0 && !busy() && (uint64_t)sysGetpid() == guard.pid) forgetShareFd(fd);
+    int (*fn)(int) = realClose.load();
+    if (fn == nullptr) {
+        closeStart();
+        fn = realClose.load();
     }
-    if (fn == nullptr) return sysClose(fd) < 0 ? -1 : 0;
+    if (fn == nullptr) {
+        long r = sysClose(fd);
+        if (r < 0) {
+            errno = (int)-r;
+            return -1;
+        }
+        return 0;
+    }
     return fn(fd);
 }
 

@@ -421,7 +421,6 @@ Record* record() {
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
-    shareFds = new std::map<int, std::pair<uint64_t, uint64_t>>();
     notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
     poolSets = new std::map<cudaMemPool_t, uint64_t>();
     allocPools = new std::set<cudaMemPool_t>();
@@ -463,21 +462,47 @@ void storePool(const Pool& p) {
 
 // noteShareFd notes fd, a POSIX descriptor of a shareable handle that the
 // program holds (an export's, or one it gave an import), with the file it
-// names; mu is held.
+// names; mu is held. A descriptor noted already takes its file anew; past
+// kShareFds noted at once, one more is not noted (not counted at exit).
 void noteShareFd(int fd) {
     struct stat st;
     if (fd < 0 || sysFstat(fd, &st) != 0) return;
-    (*shareFds)[fd] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino};
-    shareFdsNoted.store((int)shareFds->size());
+    ShareFd* slot = nullptr;
+    for (auto& f : shareFds) {
+        int at = f.fd.load();
+        if (at == fd) {
+            // Set again below: cleared first, so that a close meanwhile
+            // (a signal handler's) finds no half-written file.
+            if (f.fd.compare_exchange_strong(at, -1)) shareFdsNoted.fetch_sub(1);
+            slot = &f;
+            break;
+        }
+        if (at < 0 && slot == nullptr) slot = &f;
+    }
+    if (slot == nullptr) return;
+    int free = -1;
+    slot->dev = (uint64_t)st.st_dev;
+    slot->ino = (uint64_t)st.st_ino;
+    if (slot->fd.compare_exchange_strong(free, fd)) shareFdsNoted.fetch_add(1);
+}
+
+// forgetShareFd forgets fd if it is noted (the close hook): no lock, no
+// allocation, async-signal-safe.
+void forgetShareFd(int fd) {
+    for (auto& f : shareFds) {
+        int at = fd;
+        if (f.fd.compare_exchange_strong(at, -1)) shareFdsNoted.fetch_sub(1);
+    }
 }
 
 // shareFdsOpen counts the noted descriptors the program never closed that
 // still name the same file; mu is held.
 uint64_t shareFdsOpen() {
     uint64_t n = 0;
-    for (auto& kv : *shareFds) {
+    for (auto& f : shareFds) {
+        int fd = f.fd.load();
         struct stat st;
-        if (sysFstat(kv.first, &st) == 0 && (uint64_t)st.st_dev == kv.second.first && (uint64_t)st.st_ino == kv.second.second) n++;
+        if (fd >= 0 && sysFstat(fd, &st) == 0 && (uint64_t)st.st_dev == f.dev && (uint64_t)st.st_ino == f.ino) n++;
     }
     return n;
 }
@@ -599,7 +624,7 @@ void forkChild() {
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
-    shareFds->clear();   // the parent's, inherited: its record's
+    for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
     currentPool = devicePool = nullptr;
@@ -764,10 +789,13 @@ void randomSecret(char** envp) {
 
 // start runs before the program's main (and its constructors): the
 // channel is taken from the environment before the program can read it.
+void closeStart();
+
 __attribute__((constructor)) void start(int, char**, char** envp) {
     randomSecret(envp);  // first: taking a variable out leaves a second null before the auxiliary vector
     undumpable(envp);
     noExecStart(envp);
+    closeStart();
     std::lock_guard<Lock> g(mu);
     record();
     guard.pid = (uint64_t)sysGetpid();

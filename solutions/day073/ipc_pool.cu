@@ -127,8 +127,8 @@ static int importer(int sock, int rounds, int n) {
     // filled: the parent's GPU has filled the block handed over.
     // freed: the child's GPU is done with the block and its import.
     cudaEvent_t filled = nullptr, freed = nullptr;
-    // TODO 3: receive the pool's descriptor and import the pool; open
-    // the events the parent shares (or share one of your own).
+    // TODO 3: receive the pool's descriptor, import the pool, close the
+    // descriptor; open the events the parent shares (or share your own).
     // BEGIN SOLUTION
     int fd = recv_fd(sock);
     if (fd < 0) { fprintf(stderr, "importer: no descriptor came\n"); return 1; }
@@ -197,9 +197,9 @@ static int exporter(int sock, int rounds, int n, int* before, int* after, cudaMe
     cudaMemPool_t pool = nullptr;
     cudaEvent_t filled = nullptr, freed = nullptr;   // as in the child
     // TODO 1: make a pool on device 0 that can be exported as a POSIX
-    // file descriptor, and send it to the child; make the events the two
-    // processes order their GPU work with, and send the child what it
-    // needs to open them.
+    // file descriptor, send it to the child and close it; make the events
+    // the two processes order their GPU work with, and send the child
+    // what it needs to open them.
     // BEGIN SOLUTION
     cudaMemPoolProps props = {};
     props.allocType = cudaMemAllocationTypePinned;
