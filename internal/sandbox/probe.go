@@ -103,7 +103,7 @@ func (r Report) words(brief bool) string {
 	if r.Landlock > 0 {
 		parts = append(parts, fmt.Sprintf("Landlock v%d", r.Landlock)+say(" (files outside the scratch folder are neither readable nor writable)", ""))
 	} else {
-		parts = append(parts, "no Landlock "+say("(student code can read what the grader's user can read)", "(students' programs could read other files)"))
+		parts = append(parts, "no Landlock "+say("(student code can read what its user can read; as the grader's own user, write what it can write too: the gradebook, the other submissions; grade as root)", "(students' programs could read, and as the grader's user write, other files)"))
 	}
 	switch {
 	case r.As != "":
