@@ -120,6 +120,11 @@ func OpenCgroups() (*sandbox.Cgroups, string) {
 	return cg, ""
 }
 
+// OwnUsers says whether builds and runs get users of their own (the
+// grader is root and $LESSONS_SANDBOX_USERS is not off): else they run
+// as the grader's user.
+func (s *Sandbox) OwnUsers() bool { return s.users && os.Geteuid() == 0 }
+
 // Close removes what the sandbox made outside its folder.
 func (s *Sandbox) Close() {
 	s.cgroups.Close()

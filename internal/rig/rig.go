@@ -170,9 +170,29 @@ func (r *Rig) sandbox(prefix string) error {
 	if err != nil {
 		return err
 	}
+	if why := writesOutside(sb.OwnUsers()); why != "" {
+		sb.Close()
+		return &failure.Tool{Err: errors.New(why)}
+	}
 	r.Sandbox = sb
 	r.closers = append(r.closers, sb.Close)
 	return nil
+}
+
+// landlockABI is the kernel's Landlock ABI (a seam for tests).
+var landlockABI = sandbox.LandlockABI
+
+// writesOutside says why a grader's sandbox cannot be used: with no
+// Landlock, a program that runs as the grader's own user (not a user of
+// its own per worker) writes what that user can, the gradebook and the
+// other submissions included (tried with lessons sandbox --landlock -1
+// as nobody: a file of nobody's beside its folder rewritten). "" when
+// Landlock holds it, or when it runs as a user of its own.
+func writesOutside(ownUsers bool) string {
+	if ownUsers || landlockABI() > 0 {
+		return ""
+	}
+	return "grade: this kernel has no Landlock (Linux before 5.13) and students' programs would run as the grader's own user, so each could write what that user can (the gradebook, the other submissions, a Slurm grade's results): grade as root, which gives each worker a user of its own (LESSONS_SANDBOX_USERS not off), or on Linux 5.13 or later"
 }
 
 // Devices are the rig's GPUs as CUDA_VISIBLE_DEVICES names them (none

@@ -279,3 +279,35 @@ func TestStatsLibraryOfTheLessonsMachine(t *testing.T) {
 		t.Errorf("the statistics library: %q %v", lib, err)
 	}
 }
+
+// TestNoGraderWithoutLandlockAsItsOwnUser: with no Landlock, a grader
+// whose students' programs run as its own user refuses to start (they
+// could write its gradebook and the other submissions); with Landlock,
+// or with users of their own, it starts.
+func TestNoGraderWithoutLandlockAsItsOwnUser(t *testing.T) {
+	defer func(f func() int) { landlockABI = f }(landlockABI)
+	for _, tc := range []struct {
+		abi      int
+		ownUsers bool
+		refused  bool
+	}{{0, false, true}, {0, true, false}, {6, false, false}, {6, true, false}} {
+		landlockABI = func() int { return tc.abi }
+		why := writesOutside(tc.ownUsers)
+		if (why != "") != tc.refused {
+			t.Errorf("Landlock %d, users of their own %v: %q", tc.abi, tc.ownUsers, why)
+		}
+	}
+	landlockABI = func() int { return 0 }
+	r := &Rig{}
+	err := r.sandbox("lessons-rig-test-")
+	defer r.Close()
+	var tool *failure.Tool
+	switch {
+	case os.Geteuid() == 0 && os.Getenv("LESSONS_SANDBOX_USERS") != "off":
+		if err != nil {
+			t.Errorf("as root with users of their own: %v", err)
+		}
+	case !errors.As(err, &tool) || !strings.Contains(err.Error(), "gradebook"):
+		t.Errorf("as the grader's own user without Landlock: %v, want a *failure.Tool naming the gradebook", err)
+	}
+}

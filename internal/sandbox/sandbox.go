@@ -808,6 +808,16 @@ func mpsPipes() string {
 // landlockConfigs are the ABIs a Policy's Landlock may cap at.
 var landlockConfigs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
 
+// LandlockABI is the Landlock ABI this kernel has (0: none, Linux
+// before 5.13 or Landlock left out of the kernel).
+func LandlockABI() int {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || abi < 0 {
+		return 0
+	}
+	return abi
+}
+
 // restrictFiles applies Landlock, where the kernel has it: read and
 // execute in the system's folders and p.Read, everything in p.Dir, write
 // to a few device files (the GPU's among them), no TCP or UDP, no
