@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/cudalessons/lessons/gpu"
@@ -188,11 +189,13 @@ var landlockABI = sandbox.LandlockABI
 // other submissions included (tried with lessons sandbox --landlock -1
 // as nobody: a file of nobody's beside its folder rewritten). "" when
 // Landlock holds it, or when it runs as a user of its own.
+// LESSONS_SANDBOX_SHARED_USER=accept starts it all the same, where the
+// grader cannot be root (a cluster's old kernel).
 func writesOutside(ownUsers bool) string {
-	if ownUsers || landlockABI() > 0 {
+	if ownUsers || landlockABI() > 0 || os.Getenv("LESSONS_SANDBOX_SHARED_USER") == "accept" {
 		return ""
 	}
-	return "grade: this kernel has no Landlock (Linux before 5.13) and students' programs would run as the grader's own user, so each could write what that user can (the gradebook, the other submissions, a Slurm grade's results): grade as root, which gives each worker a user of its own (LESSONS_SANDBOX_USERS not off), or on Linux 5.13 or later"
+	return "grade: this kernel has no Landlock (Linux before 5.13) and students' programs would run as the grader's own user, so each could write what that user can (the gradebook, the other submissions, a Slurm grade's results): grade as root, which gives each worker a user of its own (LESSONS_SANDBOX_USERS not off), or on Linux 5.13 or later; LESSONS_SANDBOX_SHARED_USER=accept grades all the same"
 }
 
 // Devices are the rig's GPUs as CUDA_VISIBLE_DEVICES names them (none

@@ -298,6 +298,11 @@ func TestNoGraderWithoutLandlockAsItsOwnUser(t *testing.T) {
 		}
 	}
 	landlockABI = func() int { return 0 }
+	t.Setenv("LESSONS_SANDBOX_SHARED_USER", "accept")
+	if why := writesOutside(false); why != "" {
+		t.Errorf("accepted, still refused: %q", why)
+	}
+	t.Setenv("LESSONS_SANDBOX_SHARED_USER", "")
 	r := &Rig{}
 	err := r.sandbox("lessons-rig-test-")
 	defer r.Close()

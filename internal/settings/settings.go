@@ -91,6 +91,8 @@ var All = sorted([]Setting{
 		Meaning: "`off`: a sandboxed run may make memory writable and executable, or executable after it was mapped, a memfd, shared memory or a file it wrote executable, and its /proc/PID/mem writable (by default it may not: no code written after it starts)."},
 	{Name: "LESSONS_SANDBOX_USERS", Kind: User, ReadBy: "internal/exercise, internal/rig (the cells), internal/classroom",
 		Meaning: "`off`: the grader, even as root, runs builds and runs as its own user instead of a user per worker (for a toolkit other users cannot read)."},
+	{Name: "LESSONS_SANDBOX_SHARED_USER", Kind: User, ReadBy: "internal/rig",
+		Meaning: "`accept`: grade on a kernel without Landlock (Linux before 5.13) although students' programs run as the grader's own user and can write what it can (the gradebook, the other submissions); by default such a grader refuses to start. For a cluster where the grader cannot be root: grade a class whose students you trust, or check the gradebook against a copy."},
 	{Name: "LESSONS_SANDBOX_CGROUPS", Kind: User, ReadBy: "internal/exercise",
 		Meaning: "`off`: no cgroup per build and run, even where the machine lets the grader make them."},
 	{Name: "LESSONS_SANDBOX_PIDNS", Kind: User, ReadBy: "internal/sandbox",
