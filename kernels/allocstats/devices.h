@@ -260,7 +260,6 @@ size_t poolAttrSize(cudaMemPoolAttr a) {
 // says nothing of the value on an error, and a program that uses it
 // anyway (a variable never initialised) then shows it on every run.
 extern "C" cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a, void* v) {
-    uint64_t tl0 = tlNow(); (void)tl0;
     static auto fn = (cudaError_t(*)(cudaMemPool_t, cudaMemPoolAttr, void*))real("cudaMemPoolGetAttribute");
     static uintptr_t checked = 0;
     if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaMemPoolGetAttribute");
