@@ -510,6 +510,20 @@ const (
 	ScopeAll      = "all."
 )
 
+// ReadsChildren says whether a check of the spec (of any run, hidden
+// ones too) reads a statistic of the processes the program forks (a
+// "children." or "all." scope): an exercise about several processes. A
+// spec that reads none judges the program's own process alone, and a
+// run whose children called CUDA did work there that no check sees.
+func (s *Spec) ReadsChildren() bool {
+	for _, c := range s.Checks {
+		if scope, _ := splitScope(c.Stat); scope != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // splitScope is a statistic's scope ("", ScopeChildren or ScopeAll) and
 // its name without it.
 func splitScope(name string) (scope, stat string) {

@@ -40,6 +40,22 @@ func trust(run *checker.Run, rec *checker.Received, err error, stopped bool, fou
 	}
 }
 
+// forkedWork says why a run's record cannot be trusted when a child the
+// program forked called CUDA and the exercise's checks read no statistic
+// of its children (spec.ReadsChildren): a check with no scope reads the
+// program's own process, so the work done in a child (a hundred
+// cudaMalloc, forked before the program's first CUDA call) passed a check
+// of one while the outside witness, which counts the program and its
+// children together, agreed (fork_work.cu of the corpus). An exercise
+// about several processes names its children's statistics and is judged
+// as before. "" when no child called CUDA.
+func forkedWork(spec *checker.Spec, rec *checker.Received) string {
+	if rec == nil || rec.Children == nil || spec == nil || spec.ReadsChildren() {
+		return ""
+	}
+	return fmt.Sprintf("%d child process(es) the program forked called CUDA, and this exercise's checks read the program's own process alone: the work done there is in no check; do the exercise's work in the program itself", len(rec.ChildGuards))
+}
+
 // startedPrograms says why a run's record cannot be trusted when the
 // program, or a child it forked, started another program (exec,
 // posix_spawn, system, popen): what runs there has no channel, so its

@@ -174,3 +174,27 @@ func TestStatsChannelNoLibrary(t *testing.T) {
 		t.Errorf("the program was not given the channel, or an empty one failed: %+v", v.Results)
 	}
 }
+
+// TestForkedWork: a run whose forked children called CUDA is not trusted
+// where the exercise's checks read the program's own process alone
+// (fork_work.cu of the corpus), and is judged as before where a check
+// reads the children's statistics (an exercise about several processes)
+// or where no child called CUDA.
+func TestForkedWork(t *testing.T) {
+	own := spec(t, "[[check]]\nstat = \"malloc_calls\"\nequals = 1\n")
+	kids := spec(t, "[[check]]\nstat = \"malloc_calls\"\nequals = 1\n[[check]]\nstat = \"all.malloc_calls\"\nat_most = 2\n")
+	forked := &checker.Received{Stats: &checker.Stats{MallocCalls: 1}, Children: &checker.Stats{MallocCalls: 100}, ChildGuards: []checker.Guard{{Pid: 9}}}
+	alone := &checker.Received{Stats: &checker.Stats{MallocCalls: 1}}
+	if why := forkedWork(own, forked); !strings.Contains(why, "forked called CUDA") {
+		t.Errorf("a child's work under checks of the program's own process: %q", why)
+	}
+	if why := forkedWork(kids, forked); why != "" {
+		t.Errorf("an exercise that reads its children's statistics: %q", why)
+	}
+	if why := forkedWork(own, alone); why != "" {
+		t.Errorf("no child called CUDA: %q", why)
+	}
+	if why := forkedWork(own, nil); why != "" {
+		t.Errorf("no record: %q", why)
+	}
+}

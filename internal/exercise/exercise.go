@@ -415,6 +415,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if found == "" && recErr == nil {
 		found = startedPrograms(rec)
 	}
+	if found == "" && recErr == nil {
+		found = forkedWork(j.Spec, rec)
+	}
 	trust(run, rec, recErr, ended(res), found)
 	run.Before = j.Before
 	v := &Verdict{Results: j.Spec.Judge(run), Output: out.String(), Took: res.Duration, Started: 1 + sanStarted,
