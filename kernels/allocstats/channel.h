@@ -599,8 +599,22 @@ __attribute__((destructor)) void finish() {
 // silent, and nothing waits for the lock.
 bool forkInside;
 
+// A fork while this thread holds mu comes from a signal handler that
+// interrupted the library's bookkeeping (the library never forks under
+// mu; the driver's helper is forked while the library calls CUDA with mu
+// free): its child, silent, would hold its copy of mu as its own, so that
+// every hook there forwarded and counted nothing (signal_fork.cu of the
+// corpus did its work there unseen). The run's record fails, as for a
+// process the library does not follow.
 void forkPrepare() {
     forkInside = busy();
+    if (forkInside && mu.mine() && chanFd >= 0 && !unfollowedSaid && sysGetpid() == chanPid) {
+        unfollowedSaid = true;
+        static const char msg[] = "allocstats: the program forked from a signal handler while the statistics library held its lock: the child's CUDA calls would go uncounted, so the run's record is not trusted\n";
+        static const char mark[] = "LSUNFOLLOWED";
+        sysWrite(2, msg, sizeof msg - 1);
+        sysWrite(chanFd, mark, sizeof mark - 1);
+    }
     if (!forkInside) mu.lock();
 }
 
