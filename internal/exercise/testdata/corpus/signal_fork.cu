@@ -8,9 +8,11 @@
 // program while it calls CUDA, and the handler forks once the interrupted
 // code is the library's (its text, found from its cudaMalloc). It races:
 // a fork that lands as the library takes its lock hangs the program (a
-// timeout, which fails the run too); before, the record said 1 in both
-// runners and only the witness counted the hundred.
-// want: does not follow|forked called CUDA|timed out
+// timeout), and one that lands in the library with the lock free makes a
+// followed child whose record, ended by _exit, is cut short: both fail
+// the run too. Before, the record said 1 in both runners and only the
+// witness counted the hundred.
+// want: does not follow|forked called CUDA|timed out|cut short
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <link.h>
