@@ -22,29 +22,30 @@ type stubRun struct{ dir string }
 // prog; it skips where there is no nvcc or C compiler.
 func buildStub(t *testing.T, prog string) stubRun {
 	t.Helper()
+	dir, cc, stub := stubLibrary(t)
+	run(t, dir, cc, "-o", "prog", filepath.Join(stub, prog), "-L.", "-lcudart", "-Wl,-rpath,"+dir)
+	return stubRun{dir}
+}
+
+// stubLibrary builds the library (lib.so) and the stand-in runtime
+// (libcudart.so) into a new folder, as lessons builds the library; it
+// skips where there is no nvcc or C compiler. It returns the folder, the
+// C compiler and testdata/stub.
+func stubLibrary(t *testing.T) (dir, cc, stub string) {
+	t.Helper()
 	nvcc, err := exec.LookPath("nvcc")
 	if err != nil {
 		t.Skip("no nvcc here")
 	}
-	cc, err := exec.LookPath("cc")
-	if err != nil {
+	if cc, err = exec.LookPath("cc"); err != nil {
 		t.Skip("no C compiler here")
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	writeLibrary(t, dir)
-	stub, _ := filepath.Abs("testdata/stub")
-	for _, argv := range [][]string{
-		{nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu"},
-		{cc, "-shared", "-fPIC", "-o", "libcudart.so", filepath.Join(stub, "cudart.c")},
-		{cc, "-o", "prog", filepath.Join(stub, prog), "-L.", "-lcudart", "-Wl,-rpath," + dir},
-	} {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", argv, err, out)
-		}
-	}
-	return stubRun{dir}
+	stub, _ = filepath.Abs("testdata/stub")
+	run(t, dir, nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu")
+	run(t, dir, cc, "-shared", "-fPIC", "-o", "libcudart.so", filepath.Join(stub, "cudart.c"))
+	return dir, cc, stub
 }
 
 // run runs the program with the library preloaded and env added, and
@@ -90,29 +91,9 @@ func (s stubRun) run(t *testing.T, env ...string) (*checker.Received, string) {
 // from there cannot find the real function, and says which and what to do
 // instead of blaming how the program was linked.
 func TestLibraryNamesARuntimeItCannotSee(t *testing.T) {
-	nvcc, err := exec.LookPath("nvcc")
-	if err != nil {
-		t.Skip("no nvcc here")
-	}
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler here")
-	}
-	dir := t.TempDir()
-	writeLibrary(t, dir)
-	stub, _ := filepath.Abs("testdata/stub")
-	for _, argv := range [][]string{
-		{nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu"},
-		{cc, "-shared", "-fPIC", "-o", "libcudart.so", filepath.Join(stub, "cudart.c")},
-		{cc, "-shared", "-fPIC", "-o", "libuser.so", filepath.Join(stub, "local", "user.c"), "-L.", "-lcudart", "-Wl,-rpath," + dir},
-		{cc, "-o", "local", filepath.Join(stub, "local", "local.c"), "-ldl"},
-	} {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", argv, err, out)
-		}
-	}
+	dir, cc, stub := stubLibrary(t)
+	run(t, dir, cc, "-shared", "-fPIC", "-o", "libuser.so", filepath.Join(stub, "local", "user.c"), "-L.", "-lcudart", "-Wl,-rpath,"+dir)
+	run(t, dir, cc, "-o", "local", filepath.Join(stub, "local", "local.c"), "-ldl")
 	cmd := exec.Command(filepath.Join(dir, "local"), filepath.Join(dir, "libuser.so"))
 	cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(dir, "lib.so")}
 	out, err := cmd.CombinedOutput()

@@ -22,28 +22,7 @@ var traceOut = flag.String("trace-out", "", "write the stand-in run's trace here
 // signed channel and reads back as what the program did; without, none
 // comes. Skips where there is no nvcc or C compiler (no GPU is needed).
 func TestLibraryTracesARun(t *testing.T) {
-	nvcc, err := exec.LookPath("nvcc")
-	if err != nil {
-		t.Skip("no nvcc here")
-	}
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler here")
-	}
-	dir := t.TempDir()
-	writeLibrary(t, dir)
-	stub, _ := filepath.Abs("testdata/stub")
-	for _, argv := range [][]string{
-		{nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu"},
-		{cc, "-shared", "-fPIC", "-o", "libcudart.so", filepath.Join(stub, "cudart.c")},
-		{cc, "-o", "prog", filepath.Join(stub, "prog.c"), "-L.", "-lcudart", "-Wl,-rpath," + dir},
-	} {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", argv, err, out)
-		}
-	}
+	dir := buildStub(t, "prog.c").dir
 	run := func(trace bool) *checker.Received { return runIn(t, dir, []string{filepath.Join(dir, "prog")}, trace) }
 	if got := run(false); got.Trace != nil {
 		t.Errorf("a run without LESSONS_STATS_TRACE sent %d bytes of trace", len(got.Trace))
