@@ -229,23 +229,18 @@ func TestLibraryCountsPoolsDestroyedAndFailsARecord(t *testing.T) {
 	}
 }
 
-// A hidden run can make a get of one pool attribute fail, by the
-// attribute's name, or the Nth get of any: the get is not made, and its
-// value is left as 0xA5 bytes (8 for a uint64_t attribute, 4 for a reuse
-// policy), so a program that uses it anyway shows it.
-func TestLibraryFailsPoolAttributeGets(t *testing.T) {
-	lib := buildStub(t, "poolget.c")
-	for _, tc := range []struct {
-		fail, out string
-		injected  uint64
-	}{
-		{"", "reserved 0 0\nthreshold 0 0\nthreshold 0 0\npolicy 0 0\n", 0},
-		{"cudaMemPoolGetAttribute.ReservedMemCurrent:1", "reserved 2 a5a5a5a5a5a5a5a5\nthreshold 0 0\nthreshold 0 0\npolicy 0 0\n", 1},
-		{"cudaMemPoolGetAttribute.ReleaseThreshold:2", "reserved 0 0\nthreshold 0 0\nthreshold 2 a5a5a5a5a5a5a5a5\npolicy 0 0\n", 1},
-		{"cudaMemPoolGetAttribute.ReuseAllowOpportunistic:1,cudaMemPoolGetAttribute:2", "reserved 0 0\nthreshold 2 a5a5a5a5a5a5a5a5\nthreshold 0 0\npolicy 2 a5a5a5a5\n", 2},
-		// A third get of the threshold never comes: nothing fails.
-		{"cudaMemPoolGetAttribute.ReleaseThreshold:3", "reserved 0 0\nthreshold 0 0\nthreshold 0 0\npolicy 0 0\n", 0},
-	} {
+// failCase is a run with $LESSONS_STATS_FAIL set to fail ("" for none):
+// what the program prints, and how many failures the record counts.
+type failCase struct {
+	fail, out string
+	injected  uint64
+}
+
+// runFails runs the stub program once per case and compares its output
+// and injected_failures.
+func runFails(t *testing.T, lib stubRun, cases []failCase) {
+	t.Helper()
+	for _, tc := range cases {
 		var env []string
 		if tc.fail != "" {
 			env = append(env, "LESSONS_STATS_FAIL="+tc.fail)
@@ -260,32 +255,33 @@ func TestLibraryFailsPoolAttributeGets(t *testing.T) {
 	}
 }
 
+// A hidden run can make a get of one pool attribute fail, by the
+// attribute's name, or the Nth get of any: the get is not made, and its
+// value is left as 0xA5 bytes (8 for a uint64_t attribute, 4 for a reuse
+// policy), so a program that uses it anyway shows it.
+func TestLibraryFailsPoolAttributeGets(t *testing.T) {
+	lib := buildStub(t, "poolget.c")
+	runFails(t, lib, []failCase{
+		{"", "reserved 0 0\nthreshold 0 0\nthreshold 0 0\npolicy 0 0\n", 0},
+		{"cudaMemPoolGetAttribute.ReservedMemCurrent:1", "reserved 2 a5a5a5a5a5a5a5a5\nthreshold 0 0\nthreshold 0 0\npolicy 0 0\n", 1},
+		{"cudaMemPoolGetAttribute.ReleaseThreshold:2", "reserved 0 0\nthreshold 0 0\nthreshold 2 a5a5a5a5a5a5a5a5\npolicy 0 0\n", 1},
+		{"cudaMemPoolGetAttribute.ReuseAllowOpportunistic:1,cudaMemPoolGetAttribute:2", "reserved 0 0\nthreshold 2 a5a5a5a5a5a5a5a5\nthreshold 0 0\npolicy 2 a5a5a5a5\n", 2},
+		// A third get of the threshold never comes: nothing fails.
+		{"cudaMemPoolGetAttribute.ReleaseThreshold:3", "reserved 0 0\nthreshold 0 0\nthreshold 0 0\npolicy 0 0\n", 0},
+	})
+}
+
 // A hidden run can make a get of one device attribute fail, by the
 // attribute's name: it is not made, its value is left as 0xA5 bytes and
 // the failure counted; the other attribute's get is made. Without a run's
 // failures a get is made as it is.
 func TestLibraryFailsDeviceAttributeGets(t *testing.T) {
 	lib := buildStub(t, "devattr.c")
-	for _, tc := range []struct {
-		fail, out string
-		injected  uint64
-	}{
+	runFails(t, lib, []failCase{
 		{"", "pools 0 1\nhandle types 0 1\n", 0},
 		{"cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1", "pools 0 1\nhandle types 2 a5a5a5a5\n", 1},
 		{"cudaDeviceGetAttribute:1", "pools 2 a5a5a5a5\nhandle types 0 1\n", 1},
-	} {
-		var env []string
-		if tc.fail != "" {
-			env = append(env, "LESSONS_STATS_FAIL="+tc.fail)
-		}
-		got, out := lib.run(t, env...)
-		if out != tc.out {
-			t.Errorf("%q: the program printed %q, want %q", tc.fail, out, tc.out)
-		}
-		if got.Stats.InjectedFailures != tc.injected {
-			t.Errorf("%q: injected_failures %d, want %d", tc.fail, got.Stats.InjectedFailures, tc.injected)
-		}
-	}
+	})
 }
 
 // A run's cudaEventRecord:N fails the Nth record whether the program
