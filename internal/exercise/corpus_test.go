@@ -418,6 +418,15 @@ func TestAfterEndOnGPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("output %q", v.Output)
+			if strings.Contains(v.Output, "no driver after the runtime's teardown") {
+				// The driver refused the destructor (on the H200 with driver
+				// 580 it does): the forger did no work, and its grade is
+				// the honest one it earned.
+				if !v.Passed() {
+					t.Errorf("the forger did no work after the end and failed: %+v", v.Results)
+				}
+				t.Skip("the driver refuses after the runtime's teardown here: nothing was done unseen")
+			}
 			for _, w := range want {
 				if failedWith(v, w) {
 					t.Logf("fails with %q", w)

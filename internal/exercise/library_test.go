@@ -49,7 +49,7 @@ func TestRealLibraryChannel(t *testing.T) {
 		// The child's record comes beside the program's: its calls are the
 		// child's, not the program's.
 		{"forkcuda", true, "", "[[check]]\nstat = \"malloc_calls\"\nequals = 0\n[[check]]\nstat = \"children.malloc_calls\"\nequals = 1\n" +
-			"[[check]]\nstat = \"all.failed_allocs\"\nequals = 1\n[[check]]\nstat = \"children.exited\"\nequals = 1\n"},
+			"[[check]]\nstat = \"all.malloc_calls\"\nequals = 1\n[[check]]\nstat = \"children.exited\"\nequals = 1\n"},
 		// Where no check reads the children's statistics, a child's CUDA
 		// calls are work no check sees: not trusted (fork_work.cu).
 		{"forkcuda", false, "forked called CUDA", ""},

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         waitpid(pid, &status, 0);
     }
     if (strcmp(mode, "forkcuda") == 0 || strcmp(mode, "forkcuda_exit") == 0) {
-        // A child that calls CUDA (which fails here, without a GPU, and is
+        // A child that calls CUDA (which fails without a GPU, and is
         // counted all the same) sends a record of its own; one that then
         // leaves by _exit cuts its record short.
         pid_t pid = fork();
