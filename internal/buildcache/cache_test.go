@@ -206,3 +206,61 @@ func TestCounts(t *testing.T) {
 		t.Errorf("counts %d/%d, stats %+v %v", h, m, s, err)
 	}
 }
+
+// Two builds of different files into one output in one folder at once
+// (two checks of one exercise, a watch and a check): each file's entry
+// holds its own output, whole, and a later hit of either gets it. nvcc
+// writes its output in pieces; the cache once kept, under one file's key,
+// the other's half written ("exec format error" at every later hit).
+func TestBuildsSharingAnOutput(t *testing.T) {
+	dir := t.TempDir()
+	slow := filepath.Join(dir, "nvcc")
+	script := `#!/bin/sh
+out=""; src=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out="$2"; shift ;;
+    *.cu) src="$1" ;;
+  esac
+  shift
+done
+printf 'half of %s ' "$src" > "$out"
+sleep 0.05
+echo "the rest" >> "$out"; chmod +x "$out"
+`
+	if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	comp := Compiler{Path: slow, Version: "13.0.88", Arch: "sm_90"}
+	c := &Cache{Dir: t.TempDir(), MaxBytes: 1 << 20}
+	ws := t.TempDir()
+	names := []string{"a.cu", "b.cu", "c.cu", "d.cu"}
+	for _, n := range names {
+		os.WriteFile(filepath.Join(ws, n), []byte("int main(){} // "+n+"\n"), 0o644)
+	}
+	var wg sync.WaitGroup
+	for round := 0; round < 3; round++ {
+		for _, n := range names {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := c.Build(context.Background(), runner.Exec{}, comp, []string{n, "-o", "prog"}, ws, nil, &bytes.Buffer{}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for _, n := range names {
+		res, err := c.Build(context.Background(), runner.Exec{}, comp, []string{n, "-o", "prog"}, ws, nil, &bytes.Buffer{})
+		if err != nil || !res.Hit {
+			t.Fatalf("%s: hit = %v, %v", n, res != nil && res.Hit, err)
+		}
+		if data, _ := os.ReadFile(filepath.Join(ws, "prog")); string(data) != "half of "+n+" the rest\n" {
+			t.Errorf("%s's hit gave %q", n, data)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(ws, "prog.build-*")); len(left) > 0 {
+		t.Errorf("outputs left beside prog: %v", left)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -29,8 +30,12 @@ type Compiler struct {
 
 // Command is an nvcc command line, read for what decides its output.
 type Command struct {
-	Args    []string // as given, plus -arch when it was added
-	Output  string   // the -o file; "" when there is none
+	Args   []string // as given, plus -arch when it was added
+	Output string   // the -o file; "" when there is none
+	// outAt is the index in Args of the argument that names Output
+	// (the -oFILE itself, or the value after -o); joined says which.
+	outAt   int
+	joined  bool
 	Sources []string
 	// Cacheable is false for command lines the cache does not understand
 	// (no -o, no source, more than one output): they run as they are.
@@ -70,12 +75,12 @@ func Parse(args []string, arch string) Command {
 			}
 		case a == "-o" || a == "--output-file":
 			if i+1 < len(args) {
-				cmd.Output = args[i+1]
+				cmd.Output, cmd.outAt, cmd.joined = args[i+1], i+1, false
 				outputs++
 			}
 			i++
 		case strings.HasPrefix(a, "-o") && len(a) > 2 && !strings.HasPrefix(a, "-odir"):
-			cmd.Output = a[2:]
+			cmd.Output, cmd.outAt, cmd.joined = a[2:], i, true
 			outputs++
 		case valued[a]:
 			i++
@@ -91,6 +96,31 @@ func Parse(args []string, arch string) Command {
 		cmd.Cacheable = false
 	}
 	return cmd
+}
+
+// withOutput is the command's arguments with its output named out
+// instead; cmd is Cacheable (it has exactly one output).
+func (cmd Command) withOutput(out string) []string {
+	args := append([]string(nil), cmd.Args...)
+	if cmd.joined {
+		args[cmd.outAt] = "-o" + out
+	} else {
+		args[cmd.outAt] = out
+	}
+	return args
+}
+
+// aside is a random suffix for one build's output, a file beside the
+// one the command names: nvcc writes there, and only a whole output
+// built from these sources takes that file's place and the cache's entry. Two
+// builds that share an output (two checks of one exercise at once, a
+// watch and a check) then never write into one file: the cache once
+// stored, under a file's key, another build's output half written, and
+// every later hit of that file ran it ("exec format error").
+func aside() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return ".build-" + hex.EncodeToString(b[:])
 }
 
 var includeRE = regexp.MustCompile(`^\s*#\s*include\s*"([^"]+)"`)
@@ -222,18 +252,26 @@ func (c *Cache) BuildStreams(ctx context.Context, r runner.Runner, comp Compiler
 	var log bytes.Buffer
 	// Both streams go into one log, from two copying goroutines.
 	logw := &lockedWriter{w: &log}
-	s := spec(argv, nil)
+	// nvcc runs in dir (in a sandbox, at the same path), so a relative
+	// output stays relative, with the suffix.
+	suffix := aside()
+	built, named := outPath+suffix, cmd.Output+suffix
+	s := spec(append([]string{comp.Path}, cmd.withOutput(named)...), nil)
 	if s.Stderr != nil {
 		s.Stderr = io.MultiWriter(apart, logw)
 	}
 	res, err := r.Run(ctx, s, io.MultiWriter(out, logw))
+	defer os.Remove(built)
 	if err != nil {
 		return nil, err
 	}
 	c.Note(false)
 	if res.OK() {
-		if err := c.Put(key, outPath, log.Bytes()); err != nil {
+		if err := c.Put(key, built, log.Bytes()); err != nil {
 			fmt.Fprintf(errOut, "lessons: could not keep the build in the cache: %v\n", err)
+		}
+		if err := os.Rename(built, outPath); err != nil {
+			return nil, fmt.Errorf("put the build in place: %w", err)
 		}
 	}
 	return &Result{Run: res}, nil

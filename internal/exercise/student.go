@@ -63,9 +63,15 @@ func NewStudent(c *course.Course, x *course.Exercise, src string, env []string) 
 }
 
 // Check builds and judges the file with tk as the user, in the exercise's
-// workspace. A check stopped half way (ctx) is no verdict: it returns
-// ctx's error.
+// workspace, which it holds until the verdict is made (another check of
+// the exercise in this course waits). A check stopped half way (ctx) is
+// no verdict: it returns ctx's error.
 func (s *Student) Check(ctx context.Context, tk *Toolkit) error {
+	release, err := lockWorkspace(ctx, s.job)
+	if err != nil {
+		return err
+	}
+	defer release()
 	var log bytes.Buffer
 	v, err := Check(ctx, tk, Plain{}, s.job, &log)
 	if err != nil {
