@@ -1,7 +1,7 @@
 #!/bin/bash
 # Regenerates part A of the fourth blind set and compiles every file with
 # the exercise's flags (nvcc -arch=sm_90 -std=c++17 -c; -lcuda links
-# vmm-growable). Run from anywhere: bash review/blind4/gen/all.sh
+# vmm-growable). Run from anywhere: bash review/blind4/gen-a/all.sh
 set -e
 cd "$(dirname "$0")"
 for g in block_pool async_pipeline pool_reuse cross_stream strict_pool vmm_growable ipc_pool; do python3 $g.py; done
