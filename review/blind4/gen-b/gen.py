@@ -4,7 +4,7 @@ A spec module defines STUDENT (the student file's path), DIR (the folder
 under review/blind4), EXT, COMMENT (the comment prefix), CORRECT_HEADER,
 CORRECT (a list of (old, new) edits of the student file) and WRONG (a
 list of (slug, header dict, edits of the correct file)). Each edit's old
-text must occur exactly once. Usage: python3 gen.py spec.py
+text must occur exactly once. Usage: python3 review/blind4/gen-b/gen.py review/blind4/gen-b/<spec>.py
 """
 import importlib.util, os, sys
 
