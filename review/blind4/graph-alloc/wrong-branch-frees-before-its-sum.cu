@@ -1,7 +1,7 @@
-// kind: a misplaced event (the join recorded before the branch's last kernel)
-// mistake: the join event is recorded on s2 right after s2's scale, before s2's sum is captured, so s's free of s2's buffer depends on the scale only.
-// why it is wrong: in the graph, the free node of b comes after the join and so after the scale, but not after s2's sum, which still reads b: the sum may read freed graph memory (describe prints "1 kernels not before their buffer's free"; the lesson: "a buffer may be used only by nodes ordered after its allocation node and before its free node").
-// source: own (the capture-time version of recording an event before the work it should cover; cf. sgl-project/sglang#14214 on records and waits in the wrong order)
+// kind: a free too early (a graph buffer freed by its branch before the other branch reads it)
+// mistake: s2's branch frees its own buffer right after its scale ("each branch frees what it allocated"), and s sums that buffer after the join.
+// why it is wrong: the join comes after s2's free node, so s's sum of b is ordered after b's free: in every launch it reads graph memory that is no longer allocated, which the driver may map for another allocation (the lesson: "a buffer may be used only by nodes ordered after its allocation node and before its free node"). The capture ends without an error; describe prints 1 kernel not before its buffer's free.
+// source: own; the rule from the CUDA Programming Guide, "Graph Memory Nodes" (accesses must be ordered before the free node)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives
@@ -163,12 +163,12 @@ int main(int argc, char** argv) {
     CHECK(cudaMallocAsync(&b, bytes, s2));
     scale<<<blocks, 256, 0, s>>>(in, a, n, 2);
     scale<<<blocks, 256, 0, s2>>>(in, b, n, 3);
-    CHECK(cudaEventRecord(join, s2));
     sum<<<264, 256, 0, s>>>(a, n, totals);
-    sum<<<264, 256, 0, s2>>>(b, n, totals);
+    CHECK(cudaFreeAsync(b, s2));   // the branch frees what it allocated
     CHECK(cudaFreeAsync(a, s));
+    CHECK(cudaEventRecord(join, s2));
     CHECK(cudaStreamWaitEvent(s, join, 0));
-    CHECK(cudaFreeAsync(b, s));   // after the join: after s2's sum
+    sum<<<264, 256, 0, s>>>(b, n, totals);   // s adds up s2's buffer once s2 has joined
     CHECK(cudaStreamEndCapture(s, &step_graph));
     CHECK(cudaGraphInstantiateWithFlags(&step, step_graph, 0));
     describe("step", step_graph);
