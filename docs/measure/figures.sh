@@ -319,9 +319,15 @@ recheck2() {
     wait
 
     # M3, M2, M4, M1: docs/measure/recheck2.cu.
-    runs r2_freewait ./r2 freewait
-    fig M3.async.cudaFree_ms "cudaFree of cudaMallocAsync memory behind a 100 ms kernel (host ms)" "$out/raw/r2_freewait" 's/^M3.async.cudaFree_ms \([0-9.]*\)/\1/p' "day069: waits for nothing (the Guide)"
-    fig M3.malloc.cudaFree_ms "cudaFree of cudaMalloc memory behind the same kernel (host ms)" "$out/raw/r2_freewait" 's/^M3.malloc.cudaFree_ms \([0-9.]*\)/\1/p' "day068: waits for the device"
+    # Each kind in a process of its own: a free that does not wait
+    # unmaps the memory under the kernel, whose write then faults and
+    # spoils the context (every run of the first probe, 2026-11-29).
+    runs_rc r2_freewait_async ./r2 freewait_async
+    runs_rc r2_freewait_malloc ./r2 freewait_malloc
+    fig M3.async.cudaFree_ms "cudaFree of cudaMallocAsync memory behind a 100 ms kernel (host ms)" "$out/raw/r2_freewait_async" 's/^M3.async.cudaFree_ms \([0-9.]*\)/\1/p' "day069: waits for nothing (the Guide)"
+    every M3.async.kernel_after_free "the kernel still using that memory, its stream synchronised after the free: ok, or the error" "$out/raw/r2_freewait_async" '^M3.async.cudaFree |^M3.async.kernel_after_free|^exit status|recheck2.cu:' "day069: waits for nothing (the Guide)"
+    fig M3.malloc.cudaFree_ms "cudaFree of cudaMalloc memory behind the same kernel (host ms)" "$out/raw/r2_freewait_malloc" 's/^M3.malloc.cudaFree_ms \([0-9.]*\)/\1/p' "day068: waits for the device"
+    every M3.malloc.kernel_after_free "the same for cudaMalloc memory: ok, or the error" "$out/raw/r2_freewait_malloc" '^M3.malloc.cudaFree |^M3.malloc.kernel_after_free|^exit status|recheck2.cu:' "day068: waits for the device"
     runs r2_upload ./r2 upload
     for k in steady_same_stream first_after_trim first_after_upload_same_stream first_after_upload_other_stream alternating_streams; do
         fig "M2.${k}_ms" "graph of 64 MiB: launch and sync, $k (host ms)" "$out/raw/r2_upload" "s/^M2.${k}_ms \\([0-9.]*\\)/\\1/p" "day074: remapped on a change of stream; upload helps the upload's stream"

@@ -2,8 +2,9 @@
 // (review/expert/RECHECK2.md, "Claims that need a GPU run"), written for
 // that review (carry/expert3/probes.cu) and kept here so that
 // `FIGURES_ONLY=recheck2 bash docs/measure/figures.sh` can run them.
-// One mode per run: freewait (M3) | upload (M2) | fullpool (M4) |
-// peercopy (M1, two GPUs; prints M1.skipped on one). Each prints
+// One mode per run: freewait_async, freewait_malloc (M3, one kind a
+// process) | upload (M2) | fullpool (M4) | peercopy (M1, two GPUs;
+// prints M1.skipped on one). Each prints
 // "LABEL value" lines; figures.sh runs each five times.
 #include <chrono>
 #include <cstdio>
@@ -24,24 +25,33 @@ __global__ void fill(int* x, size_t n, int v) { size_t i = blockIdx.x * (size_t)
 __global__ void touch(int* x) { x[0] = 2; }
 
 // M3: does cudaFree of cudaMallocAsync memory wait for the kernel using it?
-static void freewait() {
+// One kind a process (freewait_async, freewait_malloc): if the free does
+// not wait, the memory is unmapped under the running kernel and its write
+// faults, which spoils the context for anything after it. So the free's
+// time is printed first, and the synchronisation's result is a figure
+// too (M3.KIND.kernel_after_free ok, or the error), not a reason to stop.
+static void freewait(bool async) {
+    const char* kind = async ? "async" : "malloc";
     cudaStream_t s; CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    int* p = nullptr;
     int* w = nullptr; CHECK(cudaMalloc(&w, 256));
     busy<<<1, 1, 0, s>>>(w, 0);   // load the kernel
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaFree(w));
-    for (int kind = 0; kind < 2; kind++) {
-        if (kind == 0) CHECK(cudaMallocAsync(&p, 64 << 20, s)); else CHECK(cudaMalloc(&p, 64 << 20));
-        CHECK(cudaStreamSynchronize(s));
-        busy<<<1, 1, 0, s>>>(p, 100ull * 1000 * 1000);
-        auto t0 = clk::now();
-        CHECK(cudaFree(p));
-        auto t1 = clk::now();
-        CHECK(cudaStreamSynchronize(s));
-        printf("M3.%s.cudaFree_ms %.3f\n", kind == 0 ? "async" : "malloc", ms(t0, t1));
-    }
-    CHECK(cudaStreamDestroy(s));
+    int* p = nullptr;
+    if (async) CHECK(cudaMallocAsync(&p, 64 << 20, s)); else CHECK(cudaMalloc(&p, 64 << 20));
+    CHECK(cudaStreamSynchronize(s));
+    busy<<<1, 1, 0, s>>>(p, 100ull * 1000 * 1000);
+    auto t0 = clk::now();
+    cudaError_t freed = cudaFree(p);
+    auto t1 = clk::now();
+    printf("M3.%s.cudaFree_ms %.3f\n", kind, ms(t0, t1));
+    printf("M3.%s.cudaFree %s\n", kind, cudaGetErrorString(freed));
+    fflush(stdout);
+    cudaError_t after = cudaStreamSynchronize(s);
+    printf("M3.%s.kernel_after_free %s\n", kind, after == cudaSuccess ? "ok" : cudaGetErrorString(after));
+    fflush(stdout);
+    // After a fault the context is gone: nothing more to free or check.
+    if (after == cudaSuccess) CHECK(cudaStreamDestroy(s));
 }
 
 // M2: graph memory mapped again when the graph changes streams; upload.
@@ -168,10 +178,11 @@ static void peercopy() {
 
 int main(int argc, char** argv) {
     const char* m = argc > 1 ? argv[1] : "";
-    if (!strcmp(m, "freewait")) freewait();
+    if (!strcmp(m, "freewait_async")) freewait(true);
+    else if (!strcmp(m, "freewait_malloc")) freewait(false);
     else if (!strcmp(m, "upload")) upload();
     else if (!strcmp(m, "fullpool")) fullpool();
     else if (!strcmp(m, "peercopy")) peercopy();
-    else { fprintf(stderr, "usage: probes freewait|upload|fullpool|peercopy\n"); return 2; }
+    else { fprintf(stderr, "usage: recheck2 freewait_async|freewait_malloc|upload|fullpool|peercopy\n"); return 2; }
     return 0;
 }
