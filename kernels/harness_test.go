@@ -315,3 +315,52 @@ func TestHarnessesShowMovedListsAndNeedlessWaits(t *testing.T) {
 		}
 	}
 }
+
+// Two free neighbours joined on one stream (review/blind4, issue 36): the
+// joined block must carry the event recorded at the later free, which
+// covers the work queued between the two. pool-resource's phase 6 (three
+// streams) frees the lower block, uses the upper one, frees it, and
+// hands the joined block to another stream, whose kernels on the upper
+// half are given the address the first stream's last kernels had: a pool
+// that keeps the older event shows a race there; the solution, its
+// correct alternatives and the blind sets' correct designs do not
+// (review/blind's is judged wrong since session 14, as
+// blind_retag_stale_event.patch: phase 5 shows its race).
+func TestHarnessesShowJoinsKeepingTheOlderEvent(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day076/pool_resource.h"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day076/right/pool-resource"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	for _, set := range []string{"blind3", "blind4"} {
+		file := filepath.Join("review", set, "pool-resource", "correct.h")
+		b, err := os.ReadFile(filepath.Join("..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	ps = append(ps, program{"wrong/blind4_join_keeps_older_event.patch", patched(t, sol, "solutions/day076/wrong/pool-resource/blind4_join_keeps_older_event.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "join76-"+string(rune('a'+i)), "exercises/day076/pool_resource.cu", sol, p.content)
+		s := h.record(t, prog, "8", "3")
+		if got := s.UnorderedUses > 0; got != p.wrong {
+			t.Errorf("%s %s [8 3]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+	}
+}

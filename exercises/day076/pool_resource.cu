@@ -25,6 +25,13 @@
 //      wait for A too, even after B's take left A's other block behind B's
 //      wait (a pool that moves the freeing stream's list to B must record
 //      B's event again after that wait).
+//   6. on a third pool of 8 MiB chunks: A takes two 4 MiB blocks side by
+//      side, uses the lower one and gives it back, then uses the upper one
+//      and gives it back too, so that the two join; then B takes 8 MiB
+//      (only the joined block fits) and uses it in two halves, the upper
+//      half's kernels given the address A's last kernels had: B must wait
+//      for A's event recorded at the later free, since the earlier one
+//      comes before A's work on the upper block.
 #include "memory_resource.h"
 #include "pool_resource.h"
 #include <cstdint>
@@ -172,12 +179,13 @@ int main(int argc, char** argv) {
     const int rounds = arg(argc, argv, 1, 8, 64);
     const bool third = arg(argc, argv, 2, 2, 3) == 3;
     const size_t region = 128 * MiB, chunk = 16 * MiB;
-    // Phase 5's pool takes its chunks from the region's last 32 MiB.
-    const size_t region5 = third ? 32 * MiB : 0;
+    // Phase 5's pool takes its chunks from the region's last 48 MiB but
+    // 16, phase 6's from the last 16.
+    const size_t region5 = third ? 48 * MiB : 0, region6 = third ? 16 * MiB : 0;
     cudaStream_t s[2], c = nullptr;
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     if (third) CHECK(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
-    const int nsums = 2 * rounds + 8 + (third ? 7 : 0);
+    const int nsums = 2 * rounds + 8 + (third ? 7 + 4 : 0);
     unsigned long long* sums = nullptr;
     CHECK(cudaMalloc(&sums, nsums * sizeof(unsigned long long)));
     // Cleared in s[0]'s order (a cudaMemset runs on the legacy stream,
@@ -187,12 +195,13 @@ int main(int argc, char** argv) {
     void* base = device.allocate(s[0], region);
     CHECK(cudaStreamSynchronize(s[0]));   // the region and the sums are ready for both streams
     chunk_source up(base, region - region5);
-    chunk_source up5(static_cast<char*>(base) + region - region5, region5);
+    chunk_source up5(static_cast<char*>(base) + region - region5, region5 - region6);
+    chunk_source up6(static_cast<char*>(base) + region - region6, region6);
     int chunks[4];
     std::vector<unsigned long long> want;   // each sum as it should be
     {
         pool_resource pool(up, chunk);
-        std::unique_ptr<pool_resource> pool5;   // phase 5's, made only with a third stream
+        std::unique_ptr<pool_resource> pool5, pool6;   // phases 5 and 6's, made only with a third stream
         watch w{up, pool, {}, 0, 0, 0, 0, sums, {}};
 
         // 1. Side by side, the streams taking turns at asking first; the
@@ -278,6 +287,29 @@ int main(int argc, char** argv) {
             seen5[3] = w5.overlapping;
         }
 
+        // 6. Two neighbours freed one after the other on A, then taken
+        // as one block by B.
+        bool side6 = false, joined6 = false;
+        if (third) {
+            pool6 = std::make_unique<pool_resource>(up6, 8 * MiB);
+            watch w6{up6, *pool6, {}, 0, 0, 0, 0, sums, w.want};
+            int* x1 = w6.take(s[0], 4 * MiB, "6. 4 MiB on A");
+            int* x2 = w6.take(s[0], 4 * MiB, "6. another 4 MiB on A");
+            int* lo = std::min(x1, x2);
+            int* hi = std::max(x1, x2);
+            side6 = reinterpret_cast<char*>(hi) == reinterpret_cast<char*>(lo) + 4 * MiB;
+            w6.use(s[0], lo, 4 * MiB, 41);
+            w6.give(s[0], lo, 4 * MiB);
+            w6.use(s[0], hi, 4 * MiB, 42);   // after the lower block's free
+            w6.give(s[0], hi, 4 * MiB);
+            int* j = w6.take(s[1], 8 * MiB, "6. 8 MiB on B after A's two frees");
+            joined6 = j == lo;
+            w6.use(s[1], j, 4 * MiB, 43);
+            w6.use(s[1], reinterpret_cast<int*>(reinterpret_cast<char*>(j) + 4 * MiB), 4 * MiB, 44);
+            w6.give(s[1], j, 8 * MiB);
+            w.want = w6.want;
+        }
+
         printf("1. %d rounds side by side on 2 streams: %d chunk(s) taken\n", rounds, chunks[0]);
         printf("2. four 4 MiB blocks given back out of order, then 16 MiB: %d chunk(s) taken\n", chunks[1]);
         printf("3. 16 MiB on the other stream, then 4 MiB beside it: %d chunk(s) taken\n", chunks[2]);
@@ -287,6 +319,9 @@ int main(int argc, char** argv) {
         if (third)
             printf("5. three streams: %d blocks handed out, %d misaligned, %d not inside one chunk, %d overlapping a block in use\n",
                    seen5[0], seen5[1], seen5[2], seen5[3]);
+        if (third)
+            printf("6. two 4 MiB blocks given back one after the other on A, then 8 MiB on B: side by side %s, B took them joined %s\n",
+                   side6 ? "yes" : "no", joined6 ? "yes" : "no");
         want = w.want;
         for (auto& st : s) CHECK(cudaStreamSynchronize(st));
     }   // the pools give their chunks back here
