@@ -25,8 +25,11 @@ type HiddenRun struct {
 	// Fail names calls the statistics library makes fail in this run,
 	// each "name:N": the Nth call of name (from 1) returns out of memory
 	// without being made, so that the branch a failure takes runs (a
-	// handle given back, an error kept for the caller). The sanitizers'
-	// runs of it are made without the library, and without failures.
+	// handle given back, an error kept for the caller). One entry
+	// answers instead of failing: "cudaDeviceGetAttribute.MemoryPoolsSupported=0:N"
+	// makes the Nth ask whether the device has pools answer 0, with
+	// success, as a device without pools does. The sanitizers' runs of it
+	// are made without the library, and without failures.
 	Fail []string `toml:"fail"`
 	// DeviceHeap, when not 0, is the most bytes the device heap has in
 	// this run: the program's cudaDeviceSetLimit(cudaLimitMallocHeapSize)
@@ -62,6 +65,9 @@ var Failable = []string{
 	// A get of a device's attribute: of any, or of one of the pools'.
 	"cudaDeviceGetAttribute", "cudaDeviceGetAttribute.MemoryPoolsSupported",
 	"cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes",
+	// Not a failure: the get of whether the device has pools answers 0,
+	// with success, as a device without pools answers.
+	"cudaDeviceGetAttribute.MemoryPoolsSupported=0",
 }
 
 // ParseFail reads one entry of a hidden run's fail: a call of Failable

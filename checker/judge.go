@@ -407,7 +407,7 @@ var phrases = map[string]string{
 	"peer_copies":                "copies between the memory of two devices",
 	"peer_copy_bytes":            "bytes copied between the memory of two devices",
 	"devices_used":               "distinct devices the program's streams and allocations were on",
-	"injected_failures":          "calls a hidden run's spec made fail (fail = [\"name:N\"]) instead of making them",
+	"injected_failures":          "calls a hidden run's spec made fail (fail = [\"name:N\"]) instead of making them, or answered (a device without pools)",
 	"device_faults":              "calls that returned the error of a kernel that faulted (illegal address, launch failure): the context is lost",
 	"import_frees_unsignalled":   "stream-ordered frees of memory imported from another process's pool that no later record of an interprocess event covers",
 	"graph_execs_made":           "executable graphs made (cudaGraphInstantiate and its kin)",

@@ -274,13 +274,17 @@ func TestLibraryFailsPoolAttributeGets(t *testing.T) {
 // A hidden run can make a get of one device attribute fail, by the
 // attribute's name: it is not made, its value is left as 0xA5 bytes and
 // the failure counted; the other attribute's get is made. Without a run's
-// failures a get is made as it is.
+// failures a get is made as it is. One entry answers instead: whether the
+// device has pools, 0, as a device without them says.
 func TestLibraryFailsDeviceAttributeGets(t *testing.T) {
 	lib := buildStub(t, "devattr.c")
 	runFails(t, lib, []failCase{
 		{"", "pools 0 1\nhandle types 0 1\n", 0},
 		{"cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1", "pools 0 1\nhandle types 2 a5a5a5a5\n", 1},
 		{"cudaDeviceGetAttribute:1", "pools 2 a5a5a5a5\nhandle types 0 1\n", 1},
+		// A device without pools: the get answers 0, with success.
+		{"cudaDeviceGetAttribute.MemoryPoolsSupported=0:1", "pools 0 0\nhandle types 0 1\n", 1},
+		{"cudaDeviceGetAttribute.MemoryPoolsSupported=0:2", "pools 0 1\nhandle types 0 1\n", 0},
 	})
 }
 

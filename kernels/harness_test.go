@@ -115,6 +115,14 @@ func (h harnessRig) build(t *testing.T, name, main, replace string, content []by
 // verified record.
 func (h harnessRig) record(t *testing.T, prog string, args ...string) *checker.Stats {
 	t.Helper()
+	s, _ := h.recordEnv(t, prog, nil, args...)
+	return s
+}
+
+// recordEnv is record with env added to the program's environment; it
+// returns the program's output too.
+func (h harnessRig) recordEnv(t *testing.T, prog string, env []string, args ...string) (*checker.Stats, string) {
+	t.Helper()
 	key := make([]byte, checker.KeySize)
 	rand.Read(key)
 	r, w, err := os.Pipe()
@@ -123,7 +131,7 @@ func (h harnessRig) record(t *testing.T, prog string, args ...string) *checker.S
 	}
 	cmd := exec.Command(prog, args...)
 	cmd.ExtraFiles = []*os.File{w}
-	cmd.Env = []string{"LD_LIBRARY_PATH=" + h.dir, "LD_PRELOAD=" + filepath.Join(h.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+	cmd.Env = append([]string{"LD_LIBRARY_PATH=" + h.dir, "LD_PRELOAD=" + filepath.Join(h.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}, env...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
@@ -141,7 +149,7 @@ func (h harnessRig) record(t *testing.T, prog string, args ...string) *checker.S
 	if err != nil || got == nil || got.Stats == nil {
 		t.Fatalf("%s %v: the record did not verify: %v", prog, args, err)
 	}
-	return got.Stats
+	return got.Stats, out.String()
 }
 
 // patched is the solution sol (its path from the course's root) with the
@@ -361,6 +369,56 @@ func TestHarnessesShowJoinsKeepingTheOlderEvent(t *testing.T) {
 		s := h.record(t, prog, "8", "3")
 		if got := s.UnorderedUses > 0; got != p.wrong {
 			t.Errorf("%s %s [8 3]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+	}
+}
+
+// Whether the device has pools is its answer to
+// cudaDevAttrMemoryPoolsSupported (review/blind4, issue 36): strict-pool's
+// hidden run "a device without pools" makes that answer 0, as such a
+// device says. The solution, its correct alternatives and every blind
+// set's correct design stop there and make no pool; a pools_supported
+// that guesses from the driver's version makes one.
+func TestHarnessesAskTheDeviceForPools(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day071/strict_pool.cu"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day071/right/strict-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	for _, set := range []string{"blind", "blind3", "blind4"} {
+		file := filepath.Join("review", set, "strict-pool", "correct.cu")
+		b, err := os.ReadFile(filepath.Join("..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	ps = append(ps, program{"wrong/blind4_supported_from_version.patch", patched(t, sol, "solutions/day071/wrong/strict-pool/blind4_supported_from_version.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "pools71-"+string(rune('a'+i)), sol, sol, p.content)
+		s, out := h.recordEnv(t, prog, []string{"LESSONS_STATS_FAIL=cudaDeviceGetAttribute.MemoryPoolsSupported=0:1"})
+		stopped := s.PoolsCreated == 0 && strings.Contains(out, "does not support memory pools")
+		t.Logf("%s: %d pools made, %d answers changed", p.name, s.PoolsCreated, s.InjectedFailures)
+		if stopped == p.wrong {
+			t.Errorf("%s %s on a device without pools: %d pools made, output %q; want it stopped: %v", sol, p.name, s.PoolsCreated, out, !p.wrong)
+		}
+		if s.InjectedFailures != 1 && !p.wrong {
+			t.Errorf("%s %s: %d answers changed, want 1 (the device asked once)", sol, p.name, s.InjectedFailures)
 		}
 	}
 }

@@ -212,11 +212,28 @@ const char* devAttrName(cudaDeviceAttr a) {
 // path rests on an attribute that does not say what it asks (whether the
 // device has pools, read from the handle types its pools export) then
 // goes another way than one that asks the right attribute.
+//
+// One entry answers instead of failing: the Nth get of whether the device
+// has pools, named "cudaDeviceGetAttribute.MemoryPoolsSupported=0", is not
+// made and answers 0 with success, as a device without pools answers (the
+// change counted as a failure made). A program that asks the device stops
+// there; one that guesses pools from something else (the driver's
+// version) goes on.
 extern "C" cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int dev) {
     static auto fn = (cudaError_t(*)(int*, cudaDeviceAttr, int))real("cudaDeviceGetAttribute");
     static uintptr_t checked = 0;
     if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaDeviceGetAttribute");
     if (failCount == 0 || busy()) return fn(v, a, dev);
+    if (a == cudaDevAttrMemoryPoolsSupported && failNow("cudaDeviceGetAttribute.MemoryPoolsSupported=0")) {
+        if (v != nullptr) *v = 0;
+        {
+            std::lock_guard<Lock> g(mu);
+            record();
+            noteResult(0, true);
+        }
+        after();
+        return cudaSuccess;
+    }
     const char* named = devAttrName(a);
     if (!(failNow("cudaDeviceGetAttribute") | (named != nullptr && failNow(named)))) return fn(v, a, dev);
     if (v != nullptr) memset(v, 0xA5, sizeof *v);

@@ -38,9 +38,11 @@ int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
 int cudaEventCreateWithFlags(void** e, unsigned f) { *e = (void*)(handles++); return 0; }
 int cudaDeviceGetMemPool(void** pool, int dev) { *pool = (void*)0x9000; return 0; }
 int cudaDeviceGetAttribute(int* v, int attr, int dev) { *v = 1; return 0; }
+int cudaDriverGetVersion(int* v) { *v = 13000; return 0; }
 int cudaMemPoolCreate(void** pool, const void* props) { *pool = (void*)(handles++); return 0; }
 int cudaMemPoolDestroy(void* pool) { return 0; }
 static int poolAttribute(int attr, void* v) {
+  if (attr >= 1 && attr <= 3) { *(int*)v = 0; return 0; }  /* the reuse policies: int attributes */
   *(uint64_t*)v = attr == 5 || attr == 6 ? reserved : attr == 7 || attr == 8 ? used : 0;
   return 0;
 }
@@ -62,7 +64,7 @@ int cudaMemPoolImportFromShareableHandle(void** pool, void* h, int t, unsigned f
 #define OK(name) int name() { return 0; }
 OK(cudaEventRecord) OK(cudaEventRecordWithFlags) OK(cudaStreamWaitEvent)
 OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDestroy) OK(cudaStreamDestroy)
-OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice)
+OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
 OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister)
 OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
 OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
