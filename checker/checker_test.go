@@ -93,8 +93,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v12Size-v11Size, 2*8; got != want {
 		t.Errorf("version 12 adds %d bytes, want %d (two figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v12Size, 1*8; got != want {
+	if got, want := v13Size-v12Size, 1*8; got != want {
 		t.Errorf("version 13 adds %d bytes, want %d (one figure)", got, want)
+	}
+	if got, want := binary.Size(st)-v13Size, 1*8; got != want {
+		t.Errorf("version 14 adds %d bytes, want %d (one figure)", got, want)
 	}
 }
 

@@ -159,11 +159,19 @@ type Stats struct {
 	// given to one of their imports) and never closed: still open, on the
 	// same file, at exit.
 	ShareableFDsOpen uint64 `stat:"shareable_fds_open"`
+	// Version 14: frees by the exporting process of a block another
+	// process imported (cudaMemPoolExportPointer there,
+	// cudaMemPoolImportPointer here) that were not ordered after a wait,
+	// on an interprocess event, queued after that process's record
+	// covering its free of the import: the exporter's free may run while
+	// the importer still uses the block. Matched by the export data across
+	// the processes the library follows by fork.
+	ExportFreesEarly uint64 `stat:"export_frees_early"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 13
+	statsVersion = 14
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -215,6 +223,10 @@ var v11Size = int(unsafe.Offsetof(Stats{}.CopiesPastEnd))
 // v12Size is the size of a version 12 record: everything before the
 // figures of version 13.
 var v12Size = int(unsafe.Offsetof(Stats{}.ShareableFDsOpen))
+
+// v13Size is the size of a version 13 record: everything before the
+// figures of version 14.
+var v13Size = int(unsafe.Offsetof(Stats{}.ExportFreesEarly))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -273,6 +285,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v11Size
 	case 12:
 		need = v12Size
+	case 13:
+		need = v13Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

@@ -51,6 +51,7 @@
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -191,6 +192,8 @@ struct Record {
     uint64_t unpinned_async_copies;    // cudaMemcpyAsync to or from the host whose host side is in no pinned allocation or registration
     // version 13: descriptors of shareable handles left open
     uint64_t shareable_fds_open;       // POSIX descriptors from an export of a pool or an allocation, or given to an import, still open at exit
+    // version 14: an exporter's frees of blocks another process imported
+    uint64_t export_frees_early;       // frees of a block exported to another process not ordered after a wait, on an interprocess event, queued after that process signalled its free of the import
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -268,6 +271,7 @@ struct Alloc {
     size_t bytes; cudaStream_t stream; bool async; uint64_t seq; std::vector<Use> uses;
     std::set<uintptr_t> kernelAddrs;   // addresses in it passed to kernels
     Origin origin = kAllocated;
+    int sig = -1;                      // an import's slot in importSigs (-1: none)
 };
 std::map<uintptr_t, Alloc>* live;
 std::unordered_map<cudaStream_t, bool>* streams;
@@ -282,7 +286,27 @@ std::unordered_set<cudaEvent_t>* ipcEvents;
 // ipcOpened: the events opened from another process's handle, not yet
 // destroyed (their closes are timed against the maker's destroys).
 std::unordered_set<cudaEvent_t>* ipcOpened;
-std::vector<std::pair<cudaStream_t, uint64_t>>* importFrees;
+struct ImportFree { cudaStream_t stream; uint64_t seq; int sig; };
+std::vector<ImportFree>* importFrees;
+// Blocks this process exported (cudaMemPoolExportPointer): the hash of
+// their export data, and when (monotonicNanos) they were exported.
+struct Exported { uint64_t key, ns; };
+std::unordered_map<uintptr_t, Exported>* exported;
+// ipcWaitNs: when (monotonicNanos) each wait on an interprocess event was
+// queued (a stream's, or the host's), the kth at k-1. A clock's entry for
+// kIpcWaits is how many of them it is ordered after: the last one's time
+// is the latest record of another process the ordering can cover.
+std::vector<uint64_t>* ipcWaitNs;
+const cudaStream_t kIpcWaits = (cudaStream_t)(uintptr_t)0xf1;
+// importSigs: the imports of every process of a run that the library
+// follows by fork, in memory they share (MAP_SHARED, made before main):
+// each import's export-data hash, when it was imported, and when a record
+// of an interprocess event first covered its free (0: not yet). An
+// exporter reads it at its free of the block (export_frees_early).
+struct ImportSig { std::atomic<uint64_t> key{0}, importNs{0}, signalNs{0}; std::atomic<uint32_t> ready{0}; };
+const int kImportSigs = 1024;
+struct ImportSigs { std::atomic<uint32_t> n{0}; ImportSig sig[kImportSigs]; };
+ImportSigs* importSigs = nullptr;
 Clock* host;                                        // what the host has waited for
 
 // A kernel as the driver describes it: its name and its parameters'

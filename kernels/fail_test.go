@@ -53,6 +53,19 @@ func TestLibraryCountsUnsignalledImportFrees(t *testing.T) {
 	}
 }
 
+// An exporter's free of a block another process imported is early unless
+// it is ordered after a wait, on an interprocess event, queued after that
+// process's record covering its free of the import: a stream's wait or a
+// host's. A block nobody imported is not judged (ipcexport.c: one early
+// free of three judged).
+func TestLibraryCountsExportFreesBeforeTheImportersSignal(t *testing.T) {
+	lib := buildStub(t, "ipcexport.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.ExportFreesEarly != 1 {
+		t.Errorf("export_frees_early %d, want 1 (the block freed before the stream's wait)", s.ExportFreesEarly)
+	}
+}
+
 // A trim made while queued work was not waited for is counted; once the
 // host has waited for every stream it is not (cudaMemPoolTrimTo and
 // cudaDeviceGraphMemTrim alike).

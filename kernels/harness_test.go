@@ -422,3 +422,67 @@ func TestHarnessesAskTheDeviceForPools(t *testing.T) {
 		}
 	}
 }
+
+// The parent's free of a block its child imported must be ordered after
+// a wait on the child's event queued once the child's record covering its
+// free of the import was made (review/blind4, issue 36): ipc-pool's
+// harness, its records made 50 ms late as in the hidden run "records made
+// late", shows export_frees_early for a free queued before that wait, and
+// none for the solution, its correct alternatives and every blind set's
+// correct design.
+func TestHarnessesShowExportFreesBeforeTheImportersSignal(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day073/ipc_pool.cu"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day073/right/ipc-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		b, err := os.ReadFile(filepath.Join("..", right, r.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(r.Name(), ".patch") {
+			b = patched(t, sol, filepath.Join(right, r.Name()))
+		}
+		ps = append(ps, program{"right/" + r.Name(), b, false})
+	}
+	for _, set := range []string{"blind", "blind3", "blind4"} {
+		file := filepath.Join("review", set, "ipc-pool", "correct.cu")
+		b, err := os.ReadFile(filepath.Join("..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	for _, w := range []string{"blind4_free_before_wait_for_freed.patch", "public_exporter_frees_first.cu", "free_without_waiting.cu"} {
+		path := filepath.Join("solutions/day073/wrong/ipc-pool", w)
+		b, err := os.ReadFile(filepath.Join("..", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(w, ".patch") {
+			b = patched(t, sol, path)
+		}
+		ps = append(ps, program{"wrong/" + w, b, true})
+	}
+	for i, p := range ps {
+		prog := h.build(t, "export73-"+string(rune('a'+i)), sol, sol, p.content)
+		s, out := h.recordEnv(t, prog, []string{"LESSONS_STATS_IPC_DELAY=50"}, "4", "8")
+		t.Logf("%s: export_frees_early %d", p.name, s.ExportFreesEarly)
+		if got := s.ExportFreesEarly > 0; got != p.wrong {
+			t.Errorf("%s %s [4 8, records 50 ms late]: export_frees_early %d, want some: %v\n%s", sol, p.name, s.ExportFreesEarly, p.wrong, out)
+		}
+	}
+}

@@ -111,6 +111,7 @@ DHOOK(CUresult, cuStreamQuery, (CUstream s), (s), {
 DHOOK(CUresult, cuEventQuery, (CUevent e), (e), {
     queried(true, e, (cudaError_t)r);
     if (r == CUDA_SUCCESS) hostWaits((*events)[(cudaEvent_t)e]);
+    if (r == CUDA_SUCCESS) ipcWaited(*host, (cudaEvent_t)e);
 })
 
 // Pointers imported from another process's pool (cudaMemPoolExportPointer
@@ -119,16 +120,63 @@ DHOOK(CUresult, cuEventQuery, (CUevent e), (e), {
 // program's allocations are, for its uses and its free (pool_import_frees),
 // but it is the exporter's: not in this process's live bytes or leaks
 // (leaked_pool_imports counts those never freed here).
+//
+// An import and an export of one block are known by their export data,
+// the same bytes in both processes (exportKey hashes them): an import
+// takes a slot of importSigs, shared with the processes of the run, which
+// the exporter reads at its free of the block (export_frees_early).
 namespace {
-void imported(void* p) {
+uint64_t exportKey(const void* data) {
+    const unsigned char* b = (const unsigned char*)data;
+    uint64_t h = 1469598103934665603ull;   // FNV-1a
+    for (size_t i = 0; i < sizeof(cudaMemPoolPtrExportData); i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+void imported(void* p, const void* data) {
     size_t n = rangeAt((uintptr_t)p);
     std::lock_guard<Lock> g(mu);
     record();
     rec->pool_imports++;
     rec->pool_import_bytes += n;
     added(p, n, nullptr, false, kImported);
+    if (importSigs == nullptr || data == nullptr) return;
+    const uint32_t slot = importSigs->n.fetch_add(1);
+    if (slot >= (uint32_t)kImportSigs) return;
+    ImportSig& sig = importSigs->sig[slot];
+    sig.key.store(exportKey(data));
+    sig.importNs.store(monotonicNanos());
+    sig.ready.store(1, std::memory_order_release);
+    auto it = live->find((uintptr_t)p);
+    if (it != live->end()) it->second.sig = (int)slot;
+}
+
+void exportedBlock(void* p, const void* data) {
+    if (p == nullptr || data == nullptr) return;
+    const uint64_t key = exportKey(data), ns = monotonicNanos();
+    std::lock_guard<Lock> g(mu);
+    record();
+    (*exported)[(uintptr_t)p] = Exported{key, ns};
 }
 }  // namespace
+
+extern "C" cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData* data, void* p) {
+    static auto fn = (cudaError_t(*)(cudaMemPoolPtrExportData*, void*))real("cudaMemPoolExportPointer");
+    cudaError_t r = fn(data, p);
+    if (busy()) return r;
+    if (r == cudaSuccess) exportedBlock(p, data);
+    after();
+    return r;
+}
+extern "C" CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData* data, CUdeviceptr p) {
+    static auto fn = (CUresult(*)(CUmemPoolPtrExportData*, CUdeviceptr))realDriver("cuMemPoolExportPointer");
+    if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
+    CUresult r = fn(data, p);
+    if (busy()) return r;
+    if (r == CUDA_SUCCESS) exportedBlock((void*)p, data);
+    pulseOnly();
+    return r;
+}
 
 // The driver's exports and imports of shareable handles, as the runtime's
 // (devices.h): a POSIX descriptor the program holds is noted.
@@ -183,7 +231,7 @@ extern "C" cudaError_t cudaMemPoolImportPointer(void** p, cudaMemPool_t pool, cu
     static auto fn = (cudaError_t(*)(void**, cudaMemPool_t, cudaMemPoolPtrExportData*))real("cudaMemPoolImportPointer");
     cudaError_t r = fn(p, pool, data);
     if (busy()) return r;
-    if (r == cudaSuccess && p != nullptr) imported(*p);
+    if (r == cudaSuccess && p != nullptr) imported(*p, data);
     after();
     return r;
 }
@@ -192,7 +240,7 @@ extern "C" CUresult cuMemPoolImportPointer(CUdeviceptr* p, CUmemoryPool pool, CU
     if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
     CUresult r = fn(p, pool, data);
     if (busy()) return r;
-    if (r == CUDA_SUCCESS && p != nullptr) imported((void*)*p);
+    if (r == CUDA_SUCCESS && p != nullptr) imported((void*)*p, data);
     pulseOnly();
     return r;
 }

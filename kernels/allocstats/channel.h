@@ -400,7 +400,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 13;
+    rec->version = 14;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -409,7 +409,13 @@ Record* record() {
     nonblocking = new std::unordered_set<cudaStream_t>();
     ipcEvents = new std::unordered_set<cudaEvent_t>();
     ipcOpened = new std::unordered_set<cudaEvent_t>();
-    importFrees = new std::vector<std::pair<cudaStream_t, uint64_t>>();
+    importFrees = new std::vector<ImportFree>();
+    exported = new std::unordered_map<uintptr_t, Exported>();
+    ipcWaitNs = new std::vector<uint64_t>();
+    if (importSigs == nullptr) {
+        void* m = mmap(nullptr, sizeof(ImportSigs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) importSigs = new (m) ImportSigs();
+    }
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
     pending = new std::deque<Timed>();
@@ -634,9 +640,9 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 13;
+    rec->version = 14;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); exported->clear(); ipcWaitNs->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
@@ -1213,6 +1219,53 @@ void hostFree(const Alloc& x, const char* how) {
     }
 }
 
+// importSignalled notes that the free of the import in slot sig of
+// importSigs is known to another process from now on (a record of an
+// interprocess event covers it, or a host free is over).
+void importSignalled(int sig) {
+    if (importSigs == nullptr || sig < 0 || sig >= kImportSigs) return;
+    uint64_t none = 0;
+    importSigs->sig[sig].signalNs.compare_exchange_strong(none, monotonicNanos());
+}
+
+// exportFreed judges a free of block p, ordered after clock c, when this
+// process exported p to another (cudaMemPoolExportPointer): the exporter
+// may free it only in an order after the importer's free of its import
+// (the runtime's rule for cudaMemPoolImportPointer), which it can know
+// only by a wait on an interprocess event queued after the importer's
+// record that covers that free. The import is the first one of the
+// block's export data since its export, in any process the library
+// followed by fork; a block nobody imported is not judged. mu is held.
+void exportFreed(uintptr_t p, const Clock& c) {
+    auto x = exported->find(p);
+    if (x == exported->end()) return;
+    const Exported e = x->second;
+    exported->erase(x);
+    if (importSigs == nullptr) return;
+    const ImportSig* first = nullptr;
+    const uint32_t n = std::min<uint32_t>(importSigs->n.load(), (uint32_t)kImportSigs);
+    for (uint32_t i = 0; i < n; i++) {
+        const ImportSig& g = importSigs->sig[i];
+        if (g.ready.load(std::memory_order_acquire) == 0 || g.key.load() != e.key || g.importNs.load() < e.ns) continue;
+        if (first == nullptr || g.importNs.load() < first->importNs.load()) first = &g;
+    }
+    if (first == nullptr) return;
+    uint64_t waited = 0;
+    auto w = c.find(kIpcWaits);
+    if (w != c.end() && w->second > 0 && w->second <= ipcWaitNs->size()) waited = (*ipcWaitNs)[w->second - 1];
+    const uint64_t signalled = first->signalNs.load();
+    if (signalled == 0 || signalled > waited) rec->export_frees_early++;
+}
+
+// ipcWaited notes, in clock c (a stream's, or the host's), a wait for
+// event e queued now, when e is an interprocess event: c is then ordered
+// after whatever the other process's records of e covered by now.
+void ipcWaited(Clock& c, cudaEvent_t e) {
+    if (!ipcEvents->count(e)) return;
+    ipcWaitNs->push_back(monotonicNanos());
+    c[kIpcWaits] = ipcWaitNs->size();
+}
+
 // removed notes a free that succeeded; mu is held. A free of an address
 // the library never saw allocated (memory from a call it does not hook)
 // is counted in unknown_frees: the ranges freed before at that address
@@ -1237,12 +1290,14 @@ void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
     if (async) {
         enqueue(s);
         orderedFree(it->second, s, "cudaFreeAsync");
-        if (it->second.origin == kImported) importFrees->push_back({s, (*clocks)[s][s]});
+        if (it->second.origin == kImported) importFrees->push_back({s, (*clocks)[s][s], it->second.sig});
     } else if (it->second.async && it->second.origin != kImported) {
         hostFree(it->second, how);     // no wait for stream-ordered memory
     } else {
         hostWaitsAll();                // cudaFree waits for the device
+        if (it->second.origin == kImported) importSignalled(it->second.sig);   // done on return
     }
+    exportFreed((uintptr_t)p, async ? (*clocks)[s] : *host);
     if (!async || !info.captured) forget(it->first, it->second.bytes, how);
     if (it->second.origin != kImported) {
         rec->live_allocs--;

@@ -316,8 +316,18 @@ HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
     if (r == cudaSuccess) hostWaitsFor(s);
 })
 HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
-HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), { rec->event_syncs++; tlHostWait(kTlWaitEvent, -1, tl0); hostWaited(); if (r == cudaSuccess) hostWaits((*events)[e]); })
-HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { queried(true, e, r); if (r == cudaSuccess) hostWaits((*events)[e]); })
+HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), {
+    rec->event_syncs++;
+    tlHostWait(kTlWaitEvent, -1, tl0);
+    hostWaited();
+    if (r == cudaSuccess) hostWaits((*events)[e]);
+    if (r == cudaSuccess) ipcWaited(*host, e);
+})
+HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), {
+    queried(true, e, r);
+    if (r == cudaSuccess) hostWaits((*events)[e]);
+    if (r == cudaSuccess) ipcWaited(*host, e);
+})
 namespace {
 // ipcDelay waits, on the host, before a record of an interprocess event
 // when the run asks it ($LESSONS_STATS_IPC_DELAY): a record made after
@@ -365,6 +375,7 @@ HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned 
         if (r == cudaSuccess && on != recordedOn->end() && on->second != norm(s)) rec->event_pairs++;
     }
     join((*clocks)[norm(s)], (*events)[e]);
+    if (r == cudaSuccess) ipcWaited((*clocks)[norm(s)], e);
 })
 // Events the program makes and destroys (the library's own timing events
 // come from the real functions, never these hooks). A handle is counted

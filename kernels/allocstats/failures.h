@@ -98,10 +98,11 @@ void noteResult(int code, bool injected) {
 void ipcRecorded(cudaEvent_t e, cudaStream_t s) {
     if (!ipcEvents->count(e) || importFrees->empty()) return;
     const Clock& c = (*clocks)[norm(s)];
-    std::vector<std::pair<cudaStream_t, uint64_t>> left;
+    std::vector<ImportFree> left;
     for (auto& f : *importFrees) {
-        auto at = c.find(f.first);
-        if (at == c.end() || at->second < f.second) left.push_back(f);
+        auto at = c.find(f.stream);
+        if (at == c.end() || at->second < f.seq) left.push_back(f);
+        else importSignalled(f.sig);
     }
     importFrees->swap(left);
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <fcntl.h>
 static uintptr_t next = 0x10000000, handles = 0x1000;
 static size_t used, reserved;
@@ -65,7 +66,7 @@ int cudaMemPoolImportFromShareableHandle(void** pool, void* h, int t, unsigned f
 OK(cudaEventRecord) OK(cudaEventRecordWithFlags) OK(cudaStreamWaitEvent)
 OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDestroy) OK(cudaStreamDestroy)
 OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
-OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister)
+OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister) OK(cudaMemPoolExportPointer)
 OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
 OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
 #ifndef STUB_KERNELS  /* nvcc.c knows the program's kernels */
@@ -77,6 +78,7 @@ int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }
 int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 1 << 20); }
 typedef struct { char reserved[64]; } IpcEventHandle;
 int cudaIpcOpenEventHandle(void** e, IpcEventHandle h) { *e = (void*)(handles++); return 0; }
+int cudaIpcGetEventHandle(IpcEventHandle* h, void* e) { memset(h, 0, sizeof *h); return 0; }
 /* Graphs with no nodes: an executable graph is a fake handle. */
 int cudaGraphCreate(void** g, unsigned f) { *g = (void*)(handles++); return 0; }
 int cudaGraphInstantiate(void** e, void* g, void* a, void* b, size_t c) { *e = (void*)(handles++); return 0; }
