@@ -46,6 +46,29 @@ long sysFcntl(int fd, int cmd, long arg) { return rawSyscall(SYS_fcntl, fd, cmd,
 long sysClose(int fd) { return rawSyscall(SYS_close, fd); }
 pid_t sysGetpid() { return (pid_t)rawSyscall(SYS_getpid); }
 
+// sysMmapShared maps n bytes of zeroed memory shared with the processes
+// this one forks (MAP_SHARED | MAP_ANONYMOUS); nullptr on failure.
+void* sysMmapShared(size_t n) {
+    long r;
+#if defined(__x86_64__)
+    register long r10 __asm__("r10") = MAP_SHARED | MAP_ANONYMOUS;
+    register long r8 __asm__("r8") = -1;
+    register long r9 __asm__("r9") = 0;
+    __asm__ __volatile__("syscall" : "=a"(r) : "a"((long)SYS_mmap), "D"(0L), "S"((long)n), "d"((long)(PROT_READ | PROT_WRITE)), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = SYS_mmap;
+    register long x0 __asm__("x0") = 0;
+    register long x1 __asm__("x1") = (long)n;
+    register long x2 __asm__("x2") = PROT_READ | PROT_WRITE;
+    register long x3 __asm__("x3") = MAP_SHARED | MAP_ANONYMOUS;
+    register long x4 __asm__("x4") = -1;
+    register long x5 __asm__("x5") = 0;
+    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+    r = x0;
+#endif
+    return r < 0 && r > -4096 ? nullptr : (void*)r;
+}
+
 // SHA-256 (FIPS 180-4) and HMAC (RFC 2104): the frames' signatures.
 struct Sha256 { uint32_t h[8]; uint64_t len; uint8_t buf[64]; size_t n; };
 
@@ -413,8 +436,8 @@ Record* record() {
     exported = new std::unordered_map<uintptr_t, Exported>();
     ipcWaitNs = new std::vector<uint64_t>();
     if (importSigs == nullptr) {
-        void* m = mmap(nullptr, sizeof(ImportSigs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        if (m != MAP_FAILED) importSigs = new (m) ImportSigs();
+        void* m = sysMmapShared(sizeof(ImportSigs));   // zeroed: every count and slot starts 0
+        if (m != nullptr) importSigs = (ImportSigs*)m;
     }
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
