@@ -193,8 +193,8 @@ int main(int argc, char** argv) {
     for (size_t b : blockBytes) spill += b + largest > sliceBytes ? b + largest - sliceBytes : 0;
     if (heapOnly) spill = demand;
     // Three times what the slices take (each at least sliceBytes, on a
-    // 256-byte boundary): a list this far from its own address is past
-    // the arena's end, or before its start.
+    // 256-byte boundary): an address this far from a list in the arena is
+    // past the arena's end, or before its start.
     const unsigned long long beyond = 3ull * blocks * ((sliceBytes + 255) / 256 * 256);
     CHECK(cudaSetDevice(0));
 
