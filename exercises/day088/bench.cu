@@ -122,9 +122,9 @@ int main(int argc, char** argv) {
         for (auto& e : handed) CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     unsigned int* errors;
     CHECK(cudaMalloc(&errors, sizeof(unsigned int)));
-    // Cleared in s[0]'s order: the pool's wait for s[0] covers it (a
-    // cudaMemset runs on the legacy stream, which non-blocking streams
-    // never wait for).
+    // Cleared in s[0]'s order and done before any kernel is queued: the
+    // pool's constructor waits on the host for s[0], its setup stream (a
+    // cudaMemset would run on the legacy stream, which none here waits for).
     CHECK(cudaMemsetAsync(errors, 0, sizeof(unsigned int), s[0]));
     int used = 0;
     {

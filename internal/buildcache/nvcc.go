@@ -266,7 +266,9 @@ func (c *Cache) BuildStreams(ctx context.Context, r runner.Runner, comp Compiler
 		return nil, err
 	}
 	c.Note(false)
-	if res.OK() {
+	if _, err := os.Stat(built); res.OK() && err == nil {
+		// (A compiler that ends well and writes nothing, as a stand-in
+		// nvcc does, leaves nothing to keep or put in place.)
 		if err := c.Put(key, built, log.Bytes()); err != nil {
 			fmt.Fprintf(errOut, "lessons: could not keep the build in the cache: %v\n", err)
 		}

@@ -146,12 +146,15 @@ static int finish(cudaMemPool_t pool) {
     return 0;
 }
 
-// Usage: pool_reuse [ROUNDS] [WIDE] [MIB] (6 rounds a phase, and 4
+// Usage: pool_reuse [ROUNDS] [WIDE] [MIB] [TRIM] (6 rounds a phase, and 4
 // buffers of 32 MiB at once in the wide phase, by default; MIB sets the
-// buffers' size, which the pool may round up).
+// buffers' size, which the pool may round up; TRIM, when not 0, is a
+// round of each phase before which the program trims the pool to
+// nothing, as another part of a larger program might).
 int main(int argc, char** argv) {
     const int device = 0, rounds = arg(argc, argv, 1, 6, 1, 1000), wide = arg(argc, argv, 2, 4, 2, 8);
     const uint64_t bytes = (uint64_t)arg(argc, argv, 3, 32, 1, 256) * MiB;
+    const int trim = arg(argc, argv, 4, 0, 0, 1000);
     CHECK(cudaSetDevice(device));
     cudaMemPool_t pool = nullptr;
     CHECK(make_pool(device, &pool));
@@ -172,11 +175,13 @@ int main(int argc, char** argv) {
                attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB, peaks[i] / MiB);
         int reused = 0;
         for (int r = 0; r < rounds; r++) {
+            if (trim > 0 && r + 1 == trim) CHECK(cudaMemPoolTrimTo(pool, 0));
             if (held(pool, need)) reused++;
             if (run_round(pool, s, ph, r)) return 1;
         }
         printf("%s: %d of %d rounds found their %" PRIu64 " MiB already reserved\n", ph.name, reused, rounds,
                need / MiB);
+        if (trim > 0 && trim <= rounds) printf("%s: the pool was trimmed to nothing before round %d\n", ph.name, trim);
         if (report(pool, ph.name)) return 1;
     }
     if (finish(pool)) return 1;

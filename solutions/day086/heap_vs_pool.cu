@@ -160,14 +160,16 @@ __global__ void release_lists(BlockArena a, int** lists, int n) {
 
 // counters: lists that got no memory, lists from the heap, lists not on a
 // kListAlign boundary, lists that do not hold what they should, and
-// addresses far past either end of the arena that in_arena() took for its
-// own (1 TiB from a list in the arena: wherever the driver puts the heap,
-// in_arena must bound both sides).
+// addresses past either end of the arena that in_arena() took for its own:
+// 1 TiB from a list in the arena, and `beyond` bytes from it, three times
+// what the slices take, so past the arena's end however it is laid out
+// (wherever the driver puts the heap, in_arena must bound both sides, at
+// the arena's own ends).
 enum { kFailed, kFromHeap, kMisaligned, kWrong, kFarIn, kCounters };
 
 // inspect counts what the lists are and adds every list into *total
 // (pool false: the baseline's lists, all from the heap).
-__global__ void inspect(BlockArena a, bool pool, int** lists, int n, unsigned long long* counters, unsigned long long* total) {
+__global__ void inspect(BlockArena a, bool pool, int** lists, int n, unsigned long long beyond, unsigned long long* counters, unsigned long long* total) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const int* p = lists[i];
@@ -176,7 +178,8 @@ __global__ void inspect(BlockArena a, bool pool, int** lists, int n, unsigned lo
         return;
     }
     if (!pool || !in_arena(a, p)) atomicAdd(&counters[kFromHeap], 1ull);
-    else if (in_arena(a, (const void*)((uintptr_t)p + (1ull << 40))) || in_arena(a, (const void*)((uintptr_t)p - (1ull << 40))))
+    else if (in_arena(a, (const void*)((uintptr_t)p + (1ull << 40))) || in_arena(a, (const void*)((uintptr_t)p - (1ull << 40))) ||
+             in_arena(a, (const void*)((uintptr_t)p + beyond)) || in_arena(a, (const void*)((uintptr_t)p - beyond)))
         atomicAdd(&counters[kFarIn], 1ull);
     if ((uintptr_t)p % kListAlign != 0) atomicAdd(&counters[kMisaligned], 1ull);
     unsigned long long acc = 0;
@@ -246,6 +249,10 @@ int main(int argc, char** argv) {
     size_t spill = 0;
     for (size_t b : blockBytes) spill += b + largest > sliceBytes ? b + largest - sliceBytes : 0;
     if (heapOnly) spill = demand;
+    // Three times what the slices take (each at least sliceBytes, on a
+    // 256-byte boundary): an address this far from a list in the arena is
+    // past the arena's end, or before its start.
+    const unsigned long long beyond = 3ull * blocks * ((sliceBytes + 255) / 256 * 256);
     CHECK(cudaSetDevice(0));
 
     cudaStream_t s;
@@ -269,7 +276,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < rounds; r++) {
         if (heapOnly) build_heap<<<blocks, kThreads, 0, s>>>(lists, n);
         else build_lists<<<blocks, kThreads, 0, s>>>(arena, lists, n);
-        inspect<<<blocks, kThreads, 0, s>>>(arena, !heapOnly, lists, n, counters, totals + r);
+        inspect<<<blocks, kThreads, 0, s>>>(arena, !heapOnly, lists, n, beyond, counters, totals + r);
         if (heapOnly) free_heap<<<blocks, kThreads, 0, s>>>(lists, n);
         else release_lists<<<blocks, kThreads, 0, s>>>(arena, lists, n);
     }
@@ -292,7 +299,7 @@ int main(int argc, char** argv) {
     printf("lists from the heap: %s\n", got[kFromHeap] == 0 ? "none" : got[kFromHeap] == (unsigned long long)n * rounds ? "all" : "some");
     printf("lists without memory: %llu; off a %zu-byte boundary: %llu; not holding what they should: %llu\n",
            got[kFailed], kListAlign, got[kMisaligned], got[kWrong]);
-    if (!heapOnly) printf("addresses 1 TiB past the arena taken for its own: %llu\n", got[kFarIn]);
+    if (!heapOnly) printf("addresses beyond the arena taken for its own: %llu\n", got[kFarIn]);
     printf("%d of %d rounds summed correctly\n", right, rounds);
     printf("%d rounds of %d lists: %.2f ms a round\n", rounds, n, ms / rounds);
     CHECK(cudaFreeAsync(lists, s));

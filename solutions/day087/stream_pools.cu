@@ -239,7 +239,8 @@ public:
         // (void)to;
         // END SOLUTION
     }
-    // TODO 6: give back what init took.
+    // TODO 6: give back what init took. main calls it last, after its
+    // cudaDeviceSynchronize and after it destroyed the pools' streams.
     void destroy() {
         // BEGIN SOLUTION
         CHECK(cudaFree(counters_));

@@ -43,9 +43,11 @@ __global__ void busy(long long cycles) {
     while (clock64() - t0 < cycles) {}
 }
 
-static size_t graph_mem(int device, cudaGraphMemAttributeType a) {
-    size_t v = 0;
-    cudaDeviceGetGraphMemAttribute(device, a, &v);
+// The graph-memory attributes are 64-bit (cuuint64_t), whatever size_t
+// is; a read that fails stops the program rather than printing 0.
+static unsigned long long graph_mem(int device, cudaGraphMemAttributeType a) {
+    unsigned long long v = 0;
+    CHECK(cudaDeviceGetGraphMemAttribute(device, a, &v));
     return v;
 }
 
@@ -212,7 +214,7 @@ int main(int argc, char** argv) {
     CHECK(cudaStreamSynchronize(s));
     printf("step total %llu (expected %llu)\n", got[0], 5ull * n * launches);
     printf("produce total %llu (expected %llu)\n", got[1], (unsigned long long)n * launches * (launches + 1) / 2);
-    printf("graph memory: used high %zu MiB, reserved %zu MiB\n",
+    printf("graph memory: used high %llu MiB, reserved %llu MiB\n",
            graph_mem(device, cudaGraphMemAttrUsedMemHigh) >> 20, graph_mem(device, cudaGraphMemAttrReservedMemCurrent) >> 20);
     busy<<<1, 1, 0, s>>>(50000000);   // tens of milliseconds
     // `out` was freed after each sum; the executable graphs go, then the
@@ -221,7 +223,7 @@ int main(int argc, char** argv) {
     CHECK(cudaGraphExecDestroy(produce));
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaDeviceGraphMemTrim(device));
-    printf("after the trim: graph memory reserved %zu MiB, used %zu MiB\n",
+    printf("after the trim: graph memory reserved %llu MiB, used %llu MiB\n",
            graph_mem(device, cudaGraphMemAttrReservedMemCurrent) >> 20, graph_mem(device, cudaGraphMemAttrUsedMemCurrent) >> 20);
     CHECK(cudaGraphDestroy(step_graph));
     CHECK(cudaGraphDestroy(produce_graph));

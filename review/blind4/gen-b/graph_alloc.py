@@ -33,9 +33,9 @@ CORRECT = [
 """),
 ("""    // TODO 2: capture produce from s: allocate `out` (`bytes`) and scale
     // `in` into it by 1, without freeing it; instantiate it so that each
-    // launch frees what the launch before allocated. Then find produce's
-    // kernel node in produce_graph: keep it in scale_node, and its
-    // parameters in scale_params.
+    // launch frees what the launch before allocated (or free `out` on s
+    // yourself after each sum, in TODO 3). Then find produce's kernel node
+    // in produce_graph: keep it in scale_node, its parameters in scale_params.
 """, """    // produce: out outlives the launch; it is freed on s after each sum
     // (below), so it is instantiated without the auto-free flag.
     CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));

@@ -226,7 +226,8 @@ public:
     void used(int i, cudaStream_t s, PoolCounters* to) {
         CHECK(cudaMemcpyAsync(to, counters(i), sizeof(PoolCounters), cudaMemcpyDeviceToHost, s));
     }
-    // TODO 6: give back what init took.
+    // TODO 6: give back what init took. main calls it last, after its
+    // cudaDeviceSynchronize and after it destroyed the pools' streams.
     void destroy() {
         // On the pools' own stream: main has destroyed the others. The
         // stream goes once its free is done.
