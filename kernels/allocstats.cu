@@ -292,11 +292,11 @@ std::vector<ImportFree>* importFrees;
 // their export data, and when (monotonicNanos) they were exported.
 struct Exported { uint64_t key, ns; };
 std::unordered_map<uintptr_t, Exported>* exported;
-// ipcWaitNs: when (monotonicNanos) each wait on an interprocess event was
-// queued (a stream's, or the host's), the kth at k-1. A clock's entry for
-// kIpcWaits is how many of them it is ordered after: the last one's time
-// is the latest record of another process the ordering can cover.
-std::vector<uint64_t>* ipcWaitNs;
+// A clock's entry for kIpcWaits is not a stream's count: it is when
+// (monotonicNanos) the latest wait on an interprocess event that the clock
+// is ordered after was queued (a stream's, or the host's), which joins as
+// counts do (the larger); what another process recorded before then is
+// covered.
 const cudaStream_t kIpcWaits = (cudaStream_t)(uintptr_t)0xf1;
 // importSigs: the imports of every process of a run that the library
 // follows by fork, in memory they share (MAP_SHARED, made before main):

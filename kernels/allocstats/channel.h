@@ -434,7 +434,6 @@ Record* record() {
     ipcOpened = new std::unordered_set<cudaEvent_t>();
     importFrees = new std::vector<ImportFree>();
     exported = new std::unordered_map<uintptr_t, Exported>();
-    ipcWaitNs = new std::vector<uint64_t>();
     if (importSigs == nullptr) {
         void* m = sysMmapShared(sizeof(ImportSigs));   // zeroed: every count and slot starts 0
         if (m != nullptr) importSigs = (ImportSigs*)m;
@@ -665,7 +664,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 14;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); exported->clear(); ipcWaitNs->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
@@ -1273,9 +1272,8 @@ void exportFreed(uintptr_t p, const Clock& c) {
         if (first == nullptr || g.importNs.load() < first->importNs.load()) first = &g;
     }
     if (first == nullptr) return;
-    uint64_t waited = 0;
     auto w = c.find(kIpcWaits);
-    if (w != c.end() && w->second > 0 && w->second <= ipcWaitNs->size()) waited = (*ipcWaitNs)[w->second - 1];
+    const uint64_t waited = w != c.end() ? w->second : 0;
     const uint64_t signalled = first->signalNs.load();
     if (signalled == 0 || signalled > waited) rec->export_frees_early++;
 }
@@ -1284,9 +1282,7 @@ void exportFreed(uintptr_t p, const Clock& c) {
 // event e queued now, when e is an interprocess event: c is then ordered
 // after whatever the other process's records of e covered by now.
 void ipcWaited(Clock& c, cudaEvent_t e) {
-    if (!ipcEvents->count(e)) return;
-    ipcWaitNs->push_back(monotonicNanos());
-    c[kIpcWaits] = ipcWaitNs->size();
+    if (ipcEvents->count(e)) c[kIpcWaits] = monotonicNanos();
 }
 
 // removed notes a free that succeeded; mu is held. A free of an address
