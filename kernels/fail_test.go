@@ -297,3 +297,20 @@ func TestLibraryFailsARecordMadeWithFlags(t *testing.T) {
 		t.Errorf("injected_failures %d (want 1), event_records %d (want 2)", s.InjectedFailures, s.EventRecords)
 	}
 }
+
+// A judged run (LESSONS_STATS_NOEXEC=1) may install no system call filter
+// of its own: one installed after the library's can make the library's
+// own calls fail or lie (the corpus's seccomp_mark.cu lost the mark of a
+// process not followed that way). Other calls go through; without the
+// setting, the program's filter is its own business.
+func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
+	lib := buildStub(t, "seccomp.c")
+	_, out := lib.run(t, "LESSONS_STATS_NOEXEC=1")
+	if want := "seccomp -1 EPERM, prctl -1 EPERM, execve -1 EPERM, pipe 0, dumpable 1"; !strings.Contains(out, want) {
+		t.Errorf("judged: %q, want %q", out, want)
+	}
+	_, out = lib.run(t)
+	if !strings.HasPrefix(out, "seccomp 0") {
+		t.Errorf("not judged: %q, want the program's own filter installed", out)
+	}
+}

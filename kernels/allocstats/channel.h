@@ -707,6 +707,12 @@ long rawSyscall5(long nr, long a, long b, long c, long d, long e) {
 // exec starts nothing. Other architectures' and x32's numbers are refused
 // as well: a 64-bit program has no use for them. Where the filter cannot
 // be installed (a kernel without seccomp), the hooks alone count.
+// A filter of the program's own is refused too (seccomp, and prctl's
+// PR_SET_SECCOMP): one installed after this one can make the library's
+// own system calls fail or lie (seccomp_mark.cu of the corpus made every
+// write of the length of the mark of a process not followed fail, so
+// that raw_clone.cu's work passed with the mark lost; the public corpus's
+// seccomp trap rewrote a harness's writes in a SIGSYS handler).
 void refuseExec() {
 #if defined(__x86_64__)
     const uint32_t arch = AUDIT_ARCH_X86_64;
@@ -720,12 +726,16 @@ void refuseExec() {
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 6, 0),
 #else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 6, 0),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 1, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 0, 1),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 5, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
