@@ -314,3 +314,17 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 		t.Errorf("not judged: %q, want the program's own filter installed", out)
 	}
 }
+
+// A descriptor of a shareable handle closed by close_range, by
+// syscall(SYS_close) or by dup2 onto it is closed, even when its number
+// names the same file again at exit (every export names /dev/nvidiactl on
+// the GPU, as the driver's own descriptors do): before, each was counted
+// as left open. A copy made by dup or fcntl(F_DUPFD) whose original was
+// closed is left open: before, it was not counted.
+func TestLibraryFollowsShareableDescriptorsClosedOrCopiedOtherWays(t *testing.T) {
+	lib := buildStub(t, "sharefd_ways.c")
+	got, out := lib.run(t)
+	if s := got.Stats; s.ShareableFDsOpen != 2 {
+		t.Errorf("shareable_fds_open %d, want 2 (the two copies) (descriptors: %s)", s.ShareableFDsOpen, out)
+	}
+}

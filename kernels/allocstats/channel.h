@@ -378,12 +378,32 @@ bool execPath;                          // execing's own call of record(): a vfo
 bool noExec;                            // $LESSONS_STATS_NOEXEC=1
 bool unfollowedSaid;
 
+// The mark goes to the record's pipe wherever it is among the process's
+// descriptors: a program that put another file at the pipe's number while
+// such a process called CUDA (keeping a copy of the pipe to put back)
+// sent the mark nowhere and passed with its own record (mark_swap.cu of
+// the corpus).
 void unfollowed() {
     unfollowedSaid = true;
     static const char msg[] = "allocstats: a process the statistics library does not follow (made by clone or _Fork, not fork) called CUDA or started a program: the run's record is not trusted\n";
     static const char mark[] = "LSUNFOLLOWED";
     sysWrite(2, msg, sizeof msg - 1);
-    sysWrite(chanFd, mark, sizeof mark - 1);
+    struct stat st;
+    if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && sysWrite(chanFd, mark, sizeof mark - 1) > 0) return;
+    for (int fd = 0; fd < 4096; fd++)
+        if (sysFstat(fd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && sysWrite(fd, mark, sizeof mark - 1) > 0) return;
+}
+
+// followedOrStop ends a process the library does not follow at its first
+// CUDA call, before the call is made, its mark written: whatever it would
+// do is in no record, and a program that kept the mark from the grader
+// (the pipe hidden from the process: sent through a socket to itself,
+// closed) must not get the work done meanwhile. Exit status 72. Raw
+// system calls: async-signal-safe, no lock.
+void followedOrStop() {
+    if (chanFd < 0 || execPath || sysGetpid() == chanPid) return;
+    if (!unfollowedSaid) unfollowed();
+    rawSyscall(SYS_exit_group, 72);
 }
 
 Record* record() {
@@ -477,13 +497,37 @@ void noteShareFd(int fd) {
             slot = &f;
             break;
         }
-        if (at < 0 && slot == nullptr) slot = &f;
+        if (at == -1 && slot == nullptr) slot = &f;
     }
     if (slot == nullptr) return;
     int free = -1;
     slot->dev = (uint64_t)st.st_dev;
     slot->ino = (uint64_t)st.st_ino;
     if (slot->fd.compare_exchange_strong(free, fd)) shareFdsNoted.fetch_add(1);
+}
+
+// noteShareFdCopy notes to, a copy of from (dup and its kin), if from is
+// noted, with from's file: no lock, no allocation, async-signal-safe. A
+// slot is claimed by setting its fd to -2 (taken, being written).
+void noteShareFdCopy(int from, int to) {
+    uint64_t dev = 0, ino = 0;
+    bool found = false;
+    for (auto& f : shareFds)
+        if (f.fd.load() == from) {
+            dev = f.dev;
+            ino = f.ino;
+            found = true;
+        }
+    if (!found) return;
+    for (auto& f : shareFds) {
+        int free = -1;
+        if (!f.fd.compare_exchange_strong(free, -2)) continue;
+        f.dev = dev;
+        f.ino = ino;
+        f.fd.store(to);
+        shareFdsNoted.fetch_add(1);
+        return;
+    }
 }
 
 // forgetShareFd forgets fd if it is noted (the close hook): no lock, no
@@ -677,14 +721,18 @@ void undumpable(char** envp) {
         rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
 }
 
-// rawSyscall5 is rawSyscall with five arguments (prctl's unused ones must
-// be 0).
-long rawSyscall5(long nr, long a, long b, long c, long d, long e) {
+long rawSyscall6(long nr, long a, long b, long c, long d, long e, long f);
+long rawSyscall5(long nr, long a, long b, long c, long d, long e) { return rawSyscall6(nr, a, b, c, d, e, 0); }
+
+// rawSyscall6 is rawSyscall with six arguments (prctl's unused ones must
+// be 0; the syscall hook's stand-in before the C library's is found).
+long rawSyscall6(long nr, long a, long b, long c, long d, long e, long g) {
     long r;
 #if defined(__x86_64__)
     register long r10 __asm__("r10") = d;
     register long r8 __asm__("r8") = e;
-    __asm__ __volatile__("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+    register long r9 __asm__("r9") = g;
+    __asm__ __volatile__("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
 #elif defined(__aarch64__)
     register long x8 __asm__("x8") = nr;
     register long x0 __asm__("x0") = a;
@@ -692,7 +740,8 @@ long rawSyscall5(long nr, long a, long b, long c, long d, long e) {
     register long x2 __asm__("x2") = c;
     register long x3 __asm__("x3") = d;
     register long x4 __asm__("x4") = e;
-    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4) : "memory");
+    register long x5 __asm__("x5") = g;
+    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
     r = x0;
 #endif
     return r;

@@ -107,6 +107,7 @@ HOOK(cudaError_t, cudaMalloc, (void** p, size_t n), (p, n), {
     extern "C" ret name params {                                  \
         static auto fn = (ret(*) params)find(#name);              \
         if (fn == nullptr) return (ret)CUDA_ERROR_NOT_FOUND;      \
+        followedOrStop();                                         \
         if (busy()) return fn args;                               \
         FreeInfo info = beforeFree((void*)(ptr), (cudaStream_t)(stream), async); \
         ret r = fn args;                                          \
