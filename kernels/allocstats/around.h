@@ -24,6 +24,7 @@ void driverAlloc(size_t n) {
         static uintptr_t checked = 0;                             \
         if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, #name); \
         followedOrStop();                                         \
+        if (busy()) busyFrom(__builtin_return_address(0));       \
         ret r = fn args;                                          \
         if (busy()) return r;                                     \
         {                                                         \

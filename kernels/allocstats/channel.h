@@ -383,15 +383,19 @@ bool unfollowedSaid;
 // such a process called CUDA (keeping a copy of the pipe to put back)
 // sent the mark nowhere and passed with its own record (mark_swap.cu of
 // the corpus).
-void unfollowed() {
-    unfollowedSaid = true;
-    static const char msg[] = "allocstats: a process the statistics library does not follow (made by clone or _Fork, not fork) called CUDA or started a program: the run's record is not trusted\n";
+void markChannel() {
     static const char mark[] = "LSUNFOLLOWED";
-    sysWrite(2, msg, sizeof msg - 1);
     struct stat st;
     if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && sysWrite(chanFd, mark, sizeof mark - 1) > 0) return;
     for (int fd = 0; fd < 4096; fd++)
         if (sysFstat(fd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && sysWrite(fd, mark, sizeof mark - 1) > 0) return;
+}
+
+void unfollowed() {
+    unfollowedSaid = true;
+    static const char msg[] = "allocstats: a process the statistics library does not follow (made by clone or _Fork, not fork) called CUDA or started a program: the run's record is not trusted\n";
+    sysWrite(2, msg, sizeof msg - 1);
+    markChannel();
 }
 
 // followedOrStop ends a process the library does not follow at its first
@@ -820,6 +824,34 @@ uintptr_t mainPhdr;  // AT_PHDR: the program's program headers, in its first map
 const void* baseOf(const void* p) {
     Dl_info d;
     return p != nullptr && dladdr(p, &d) != 0 ? d.dli_fbase : nullptr;
+}
+
+// busyFrom is asked at a hook reached while this thread is busy (busy(),
+// or inside a launch: caller, the hook's return address): the library's
+// own calls into CUDA reach hooks from NVIDIA's libraries (a runtime that
+// calls its exported functions; under a tool, its injected libraries)
+// with its lock free, never from the program. A hook reached while the
+// thread holds the lock, or from the program's own code (its executable,
+// or memory of no file) during the library's own call into CUDA, is a signal
+// handler's that interrupted the library (or a thread made by a raw
+// clone that shares this thread's thread-local storage, and so its lock's
+// owner and its busy count): its calls would be forwarded and counted
+// nowhere (signal_work.cu and clone_tls.cu of the corpus did a hundred
+// cudaMalloc so, unseen but by the witness). The run's record fails as
+// for a process the library does not follow, and the process ends before
+// the call is made (exit status 72).
+void busyFrom(const void* caller) {
+    if (!mu.mine()) {
+        Dl_info d;
+        if (dladdr(caller, &d) != 0 && d.dli_fname != nullptr && d.dli_fname[0] != 0 && d.dli_fbase != baseOf((const void*)mainPhdr)) return;
+    }
+    if (!unfollowedSaid && chanFd >= 0) {
+        unfollowedSaid = true;
+        static const char msg[] = "allocstats: a CUDA call from a signal handler that interrupted the statistics library (or from a thread that shares a thread's storage, made by a raw clone): it would go uncounted, so the run's record is not trusted\n";
+        sysWrite(2, msg, sizeof msg - 1);
+        markChannel();
+    }
+    rawSyscall(SYS_exit_group, 72);
 }
 
 uintptr_t forwardsToCUDA(const void* f, const char* name) {
