@@ -1,6 +1,8 @@
 package kernels_test
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -326,5 +328,30 @@ func TestLibraryFollowsShareableDescriptorsClosedOrCopiedOtherWays(t *testing.T)
 	got, out := lib.run(t)
 	if s := got.Stats; s.ShareableFDsOpen != 2 {
 		t.Errorf("shareable_fds_open %d, want 2 (the two copies) (descriptors: %s)", s.ShareableFDsOpen, out)
+	}
+}
+
+// A signal handler that runs inside the library's own call into CUDA and
+// calls CUDA itself is ended before its first call (exit status 72):
+// the hooks would take its calls for the library's own and count none
+// (signal_work.cu of the corpus). A call whose hook returns into the C
+// library (the entry of a ucontext) is the program's too: only NVIDIA's
+// libraries call a hook while the library is busy.
+func TestLibraryEndsCUDACallsFromAHandlerInsideIt(t *testing.T) {
+	dir, cc, stub := stubLibrary(t)
+	run(t, dir, cc, "-o", "handler", filepath.Join(stub, "handler.c"), "-L.", "-lcudart", "-Wl,-rpath,"+dir)
+	for _, how := range []string{"direct", "context"} {
+		cmd := exec.Command(filepath.Join(dir, "handler"), how)
+		cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(dir, "lib.so"), "STUB_RAISE_IN_POOL=1"}
+		out, err := cmd.CombinedOutput()
+		code := -1
+		if e, ok := err.(*exec.ExitError); ok {
+			code = e.ExitCode()
+		} else if err == nil {
+			code = 0
+		}
+		if code != 72 || strings.Contains(string(out), "hundred") {
+			t.Errorf("%s: exit status %d, want 72 before the first call (output %q)", how, code, out)
+		}
 	}
 }

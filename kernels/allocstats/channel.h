@@ -826,13 +826,29 @@ const void* baseOf(const void* p) {
     return p != nullptr && dladdr(p, &d) != 0 ? d.dli_fbase : nullptr;
 }
 
+// programCaller says whether a hook's caller is the program's: its
+// executable, memory of no file, or a library of the system's C, C++ or
+// Python runtimes, through which a program calls a function by pointer
+// (a ucontext's entry returns into the C library, a ctypes call comes
+// from libffi). NVIDIA's libraries and a tool's injected ones are not.
+bool programCaller(const void* caller) {
+    Dl_info d;
+    if (dladdr(caller, &d) == 0 || d.dli_fname == nullptr || d.dli_fname[0] == 0 || d.dli_fbase == baseOf((const void*)mainPhdr)) return true;
+    const char* b = strrchr(d.dli_fname, '/');
+    b = b != nullptr ? b + 1 : d.dli_fname;
+    static const char* const runtimes[] = {"libc.so", "libc-", "ld-linux", "ld-", "libstdc++", "libgcc_s", "libm.so", "libffi", "libpython", "libpthread", "libdl."};
+    for (const char* r : runtimes)
+        if (strncmp(b, r, strlen(r)) == 0) return true;
+    return false;
+}
+
 // busyFrom is asked at a hook reached while this thread is busy (busy(),
 // or inside a launch: caller, the hook's return address): the library's
 // own calls into CUDA reach hooks from NVIDIA's libraries (a runtime that
 // calls its exported functions; under a tool, its injected libraries)
 // with its lock free, never from the program. A hook reached while the
-// thread holds the lock, or from the program's own code (its executable,
-// or memory of no file) during the library's own call into CUDA, is a signal
+// thread holds the lock, or from the program (programCaller) during the
+// library's own call into CUDA, is a signal
 // handler's that interrupted the library (or a thread made by a raw
 // clone that shares this thread's thread-local storage, and so its lock's
 // owner and its busy count): its calls would be forwarded and counted
@@ -841,10 +857,7 @@ const void* baseOf(const void* p) {
 // for a process the library does not follow, and the process ends before
 // the call is made (exit status 72).
 void busyFrom(const void* caller) {
-    if (!mu.mine()) {
-        Dl_info d;
-        if (dladdr(caller, &d) != 0 && d.dli_fname != nullptr && d.dli_fname[0] != 0 && d.dli_fbase != baseOf((const void*)mainPhdr)) return;
-    }
+    if (!mu.mine() && !programCaller(caller)) return;
     if (!unfollowedSaid && chanFd >= 0) {
         unfollowedSaid = true;
         static const char msg[] = "allocstats: a CUDA call from a signal handler that interrupted the statistics library (or from a thread that shares a thread's storage, made by a raw clone): it would go uncounted, so the run's record is not trusted\n";
