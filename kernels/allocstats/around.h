@@ -23,6 +23,8 @@ void driverAlloc(size_t n) {
         if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;           \
         static uintptr_t checked = 0;                             \
         if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, #name); \
+        followedOrStop();                                         \
+        if (busy()) busyFrom(__builtin_return_address(0));       \
         ret r = fn args;                                          \
         if (busy()) return r;                                     \
         {                                                         \
@@ -203,9 +205,30 @@ DHOOK(CUresult, cuMemImportFromShareableHandle, (CUmemGenericAllocationHandle* a
 // constructor (closeStart), not at a first call a signal handler makes.
 namespace {
 std::atomic<int (*)(int)> realClose{nullptr};
+// The C library's other ways to close or copy a descriptor (fdHooks).
+std::atomic<int (*)(int)> realDup{nullptr};
+std::atomic<int (*)(int, int)> realDup2{nullptr};
+std::atomic<int (*)(int, int, int)> realDup3{nullptr};
+std::atomic<int (*)(int, int, ...)> realFcntl{nullptr}, realFcntl64{nullptr};
+std::atomic<int (*)(unsigned, unsigned, int)> realCloseRange{nullptr};
+std::atomic<void (*)(int)> realCloseFrom{nullptr};
+std::atomic<long (*)(long, ...)> realSyscall{nullptr};
+
+template <typename F>
+void findNext(std::atomic<F>& at, const char* name) {
+    if (at.load() == nullptr) at.store((F)realDlsym(RTLD_NEXT, name));
+}
 
 void closeStart() {
-    if (realClose.load() == nullptr) realClose.store((int (*)(int))realDlsym(RTLD_NEXT, "close"));
+    findNext(realClose, "close");
+    findNext(realDup, "dup");
+    findNext(realDup2, "dup2");
+    findNext(realDup3, "dup3");
+    findNext(realFcntl, "fcntl");
+    findNext(realFcntl64, "fcntl64");
+    findNext(realCloseRange, "close_range");
+    findNext(realCloseFrom, "closefrom");
+    findNext(realSyscall, "syscall");
 }
 }  // namespace
 
@@ -225,6 +248,140 @@ extern "C" int close(int fd) {
         return 0;
     }
     return fn(fd);
+}
+
+// A descriptor of a shareable handle is closed, or copied, by more than
+// close: dup2 and dup3 onto it, close_range and closefrom over it, and
+// syscall(SYS_close) and its kin close it; dup, dup2, dup3 and fcntl's
+// F_DUPFD make another descriptor of the same handle, which the program
+// must close too. Before, only close was seen: a program that closed its
+// export's descriptor another way was counted as leaving it open once its
+// number named the same file again (on the GPU, every export names
+// /dev/nvidiactl, as the driver's own descriptors do), and one that kept
+// a copy made by dup and closed the original was counted as closing it.
+// As close: no lock, no allocation, this process's own calls alone.
+namespace {
+bool fdsWatched() { return shareFdsNoted.load() > 0 && !busy() && (uint64_t)sysGetpid() == guard.pid; }
+
+// closedFds: the descriptors from first to last (inclusive) were closed.
+void closedFds(unsigned first, unsigned last) {
+    if (!fdsWatched()) return;
+    for (auto& f : shareFds) {
+        int at = f.fd.load();
+        if (at >= 0 && (unsigned)at >= first && (unsigned)at <= last && f.fd.compare_exchange_strong(at, -1)) shareFdsNoted.fetch_sub(1);
+    }
+}
+
+// copiedFd: to (now open) is a copy of from; to was closed first where
+// it was open. A copy of a noted descriptor is noted, with its file.
+void copiedFd(int from, int to) {
+    if (to < 0 || from == to || !fdsWatched()) return;
+    forgetShareFd(to);
+    noteShareFdCopy(from, to);
+}
+
+long setErrno(long r) {
+    if (r < 0 && r > -4096) {
+        errno = (int)-r;
+        return -1;
+    }
+    return r;
+}
+
+int fcntlDup(int (*fn)(int, int, ...), int fd, int cmd, long arg) {
+    long r = fn != nullptr ? fn(fd, cmd, arg) : setErrno(sysFcntl(fd, cmd, arg));
+    if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) copiedFd(fd, (int)r);
+    return (int)r;
+}
+}  // namespace
+
+extern "C" int lessonsDup(int) __asm__("dup");
+extern "C" int lessonsDup(int fd) {
+    int (*fn)(int) = realDup.load();
+    int r = fn != nullptr ? fn(fd) : (int)setErrno(rawSyscall(SYS_dup, fd));
+    if (r >= 0) copiedFd(fd, r);
+    return r;
+}
+extern "C" int lessonsDup2(int, int) __asm__("dup2");
+extern "C" int lessonsDup2(int from, int to) {
+    int (*fn)(int, int) = realDup2.load();
+    int r = fn != nullptr ? fn(from, to) : (int)setErrno(from == to ? sysFcntl(from, F_GETFD, 0) < 0 ? -EBADF : to : rawSyscall(SYS_dup3, from, to, 0));
+    if (r >= 0) copiedFd(from, r);
+    return r;
+}
+extern "C" int lessonsDup3(int, int, int) __asm__("dup3");
+extern "C" int lessonsDup3(int from, int to, int flags) {
+    int (*fn)(int, int, int) = realDup3.load();
+    int r = fn != nullptr ? fn(from, to, flags) : (int)setErrno(rawSyscall(SYS_dup3, from, to, flags));
+    if (r >= 0) copiedFd(from, r);
+    return r;
+}
+extern "C" int lessonsFcntl(int, int, ...) __asm__("fcntl");
+extern "C" int lessonsFcntl(int fd, int cmd, ...) {
+    va_list ap;
+    va_start(ap, cmd);
+    long arg = va_arg(ap, long);
+    va_end(ap);
+    return fcntlDup(realFcntl.load(), fd, cmd, arg);
+}
+extern "C" int lessonsFcntl64(int, int, ...) __asm__("fcntl64");
+extern "C" int lessonsFcntl64(int fd, int cmd, ...) {
+    va_list ap;
+    va_start(ap, cmd);
+    long arg = va_arg(ap, long);
+    va_end(ap);
+    return fcntlDup(realFcntl64.load() != nullptr ? realFcntl64.load() : realFcntl.load(), fd, cmd, arg);
+}
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+extern "C" int lessonsCloseRange(unsigned, unsigned, int) __asm__("close_range");
+extern "C" int lessonsCloseRange(unsigned first, unsigned last, int flags) {
+    int (*fn)(unsigned, unsigned, int) = realCloseRange.load();
+    int r = fn != nullptr ? fn(first, last, flags) : (int)setErrno(rawSyscall(SYS_close_range, first, last, flags));
+    if (r == 0 && (flags & CLOSE_RANGE_CLOEXEC) == 0) closedFds(first, last);
+    return r;
+}
+extern "C" void lessonsCloseFrom(int) __asm__("closefrom");
+extern "C" void lessonsCloseFrom(int low) {
+    void (*fn)(int) = realCloseFrom.load();
+    if (fn != nullptr) fn(low);
+    else rawSyscall(SYS_close_range, low, ~0U, 0);
+    if (low >= 0) closedFds((unsigned)low, ~0U);
+}
+
+// syscall: the same calls made by number.
+extern "C" long lessonsSyscall(long, ...) __asm__("syscall");
+extern "C" long lessonsSyscall(long n, ...) {
+    va_list ap;
+    va_start(ap, n);
+    long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long), d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+    va_end(ap);
+    if (n == SYS_close && fdsWatched()) forgetShareFd((int)a);
+    long (*fn)(long, ...) = realSyscall.load();
+    long r = fn != nullptr ? fn(n, a, b, c, d, e, f) : setErrno(rawSyscall6(n, a, b, c, d, e, f));
+    if (r < 0) return r;
+    switch (n) {
+    case SYS_close_range:
+        if ((c & CLOSE_RANGE_CLOEXEC) == 0) closedFds((unsigned)a, (unsigned)b);
+        break;
+    case SYS_dup:
+        copiedFd((int)a, (int)r);
+        break;
+#ifdef SYS_dup2
+    case SYS_dup2:
+#endif
+    case SYS_dup3:
+        copiedFd((int)a, (int)r);
+        break;
+    case SYS_fcntl:
+        if (b == F_DUPFD || b == F_DUPFD_CLOEXEC) copiedFd((int)a, (int)r);
+        break;
+    }
+    return r;
 }
 
 extern "C" cudaError_t cudaMemPoolImportPointer(void** p, cudaMemPool_t pool, cudaMemPoolPtrExportData* data) {

@@ -401,12 +401,36 @@ bool execPath;                          // execing's own call of record(): a vfo
 bool noExec;                            // $LESSONS_STATS_NOEXEC=1
 bool unfollowedSaid;
 
+// The mark goes to the record's pipe wherever it is among the process's
+// descriptors: a program that put another file at the pipe's number while
+// such a process called CUDA (keeping a copy of the pipe to put back)
+// sent the mark nowhere and passed with its own record (mark_swap.cu of
+// the corpus).
+void markChannel() {
+    static const char mark[] = "LSUNFOLLOWED";
+    struct stat st;
+    if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && sysWrite(chanFd, mark, sizeof mark - 1) > 0) return;
+    for (int fd = 0; fd < 4096; fd++)
+        if (sysFstat(fd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && sysWrite(fd, mark, sizeof mark - 1) > 0) return;
+}
+
 void unfollowed() {
     unfollowedSaid = true;
     static const char msg[] = "allocstats: a process the statistics library does not follow (made by clone or _Fork, not fork) called CUDA or started a program: the run's record is not trusted\n";
-    static const char mark[] = "LSUNFOLLOWED";
     sysWrite(2, msg, sizeof msg - 1);
-    sysWrite(chanFd, mark, sizeof mark - 1);
+    markChannel();
+}
+
+// followedOrStop ends a process the library does not follow at its first
+// CUDA call, before the call is made, its mark written: whatever it would
+// do is in no record, and a program that kept the mark from the grader
+// (the pipe hidden from the process: sent through a socket to itself,
+// closed) must not get the work done meanwhile. Exit status 72. Raw
+// system calls: async-signal-safe, no lock.
+void followedOrStop() {
+    if (chanFd < 0 || execPath || sysGetpid() == chanPid) return;
+    if (!unfollowedSaid) unfollowed();
+    rawSyscall(SYS_exit_group, 72);
 }
 
 Record* record() {
@@ -505,13 +529,37 @@ void noteShareFd(int fd) {
             slot = &f;
             break;
         }
-        if (at < 0 && slot == nullptr) slot = &f;
+        if (at == -1 && slot == nullptr) slot = &f;
     }
     if (slot == nullptr) return;
     int free = -1;
     slot->dev = (uint64_t)st.st_dev;
     slot->ino = (uint64_t)st.st_ino;
     if (slot->fd.compare_exchange_strong(free, fd)) shareFdsNoted.fetch_add(1);
+}
+
+// noteShareFdCopy notes to, a copy of from (dup and its kin), if from is
+// noted, with from's file: no lock, no allocation, async-signal-safe. A
+// slot is claimed by setting its fd to -2 (taken, being written).
+void noteShareFdCopy(int from, int to) {
+    uint64_t dev = 0, ino = 0;
+    bool found = false;
+    for (auto& f : shareFds)
+        if (f.fd.load() == from) {
+            dev = f.dev;
+            ino = f.ino;
+            found = true;
+        }
+    if (!found) return;
+    for (auto& f : shareFds) {
+        int free = -1;
+        if (!f.fd.compare_exchange_strong(free, -2)) continue;
+        f.dev = dev;
+        f.ino = ino;
+        f.fd.store(to);
+        shareFdsNoted.fetch_add(1);
+        return;
+    }
 }
 
 // forgetShareFd forgets fd if it is noted (the close hook): no lock, no
@@ -705,14 +753,18 @@ void undumpable(char** envp) {
         rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
 }
 
-// rawSyscall5 is rawSyscall with five arguments (prctl's unused ones must
-// be 0).
-long rawSyscall5(long nr, long a, long b, long c, long d, long e) {
+long rawSyscall6(long nr, long a, long b, long c, long d, long e, long f);
+long rawSyscall5(long nr, long a, long b, long c, long d, long e) { return rawSyscall6(nr, a, b, c, d, e, 0); }
+
+// rawSyscall6 is rawSyscall with six arguments (prctl's unused ones must
+// be 0; the syscall hook's stand-in before the C library's is found).
+long rawSyscall6(long nr, long a, long b, long c, long d, long e, long g) {
     long r;
 #if defined(__x86_64__)
     register long r10 __asm__("r10") = d;
     register long r8 __asm__("r8") = e;
-    __asm__ __volatile__("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+    register long r9 __asm__("r9") = g;
+    __asm__ __volatile__("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
 #elif defined(__aarch64__)
     register long x8 __asm__("x8") = nr;
     register long x0 __asm__("x0") = a;
@@ -720,7 +772,8 @@ long rawSyscall5(long nr, long a, long b, long c, long d, long e) {
     register long x2 __asm__("x2") = c;
     register long x3 __asm__("x3") = d;
     register long x4 __asm__("x4") = e;
-    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4) : "memory");
+    register long x5 __asm__("x5") = g;
+    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
     r = x0;
 #endif
     return r;
@@ -735,6 +788,12 @@ long rawSyscall5(long nr, long a, long b, long c, long d, long e) {
 // exec starts nothing. Other architectures' and x32's numbers are refused
 // as well: a 64-bit program has no use for them. Where the filter cannot
 // be installed (a kernel without seccomp), the hooks alone count.
+// A filter of the program's own is refused too (seccomp, and prctl's
+// PR_SET_SECCOMP): one installed after this one can make the library's
+// own system calls fail or lie (seccomp_mark.cu of the corpus made every
+// write of the length of the mark of a process not followed fail, so
+// that raw_clone.cu's work passed with the mark lost; the public corpus's
+// seccomp trap rewrote a harness's writes in a SIGSYS handler).
 void refuseExec() {
 #if defined(__x86_64__)
     const uint32_t arch = AUDIT_ARCH_X86_64;
@@ -748,12 +807,16 @@ void refuseExec() {
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 6, 0),
 #else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 6, 0),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 1, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 0, 1),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 5, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
@@ -789,6 +852,47 @@ uintptr_t mainPhdr;  // AT_PHDR: the program's program headers, in its first map
 const void* baseOf(const void* p) {
     Dl_info d;
     return p != nullptr && dladdr(p, &d) != 0 ? d.dli_fbase : nullptr;
+}
+
+// programCaller says whether a hook's caller is the program's: its
+// executable, memory of no file, or a library of the system's C, C++ or
+// Python runtimes, through which a program calls a function by pointer
+// (a ucontext's entry returns into the C library, a ctypes call comes
+// from libffi). NVIDIA's libraries and a tool's injected ones are not.
+bool programCaller(const void* caller) {
+    Dl_info d;
+    if (dladdr(caller, &d) == 0 || d.dli_fname == nullptr || d.dli_fname[0] == 0 || d.dli_fbase == baseOf((const void*)mainPhdr)) return true;
+    const char* b = strrchr(d.dli_fname, '/');
+    b = b != nullptr ? b + 1 : d.dli_fname;
+    static const char* const runtimes[] = {"libc.so", "libc-", "ld-linux", "ld-", "libstdc++", "libgcc_s", "libm.so", "libffi", "libpython", "libpthread", "libdl."};
+    for (const char* r : runtimes)
+        if (strncmp(b, r, strlen(r)) == 0) return true;
+    return false;
+}
+
+// busyFrom is asked at a hook reached while this thread is busy (busy(),
+// or inside a launch: caller, the hook's return address): the library's
+// own calls into CUDA reach hooks from NVIDIA's libraries (a runtime that
+// calls its exported functions; under a tool, its injected libraries)
+// with its lock free, never from the program. A hook reached while the
+// thread holds the lock, or from the program (programCaller) during the
+// library's own call into CUDA, is a signal
+// handler's that interrupted the library (or a thread made by a raw
+// clone that shares this thread's thread-local storage, and so its lock's
+// owner and its busy count): its calls would be forwarded and counted
+// nowhere (signal_work.cu and clone_tls.cu of the corpus did a hundred
+// cudaMalloc so, unseen but by the witness). The run's record fails as
+// for a process the library does not follow, and the process ends before
+// the call is made (exit status 72).
+void busyFrom(const void* caller) {
+    if (!mu.mine() && !programCaller(caller)) return;
+    if (!unfollowedSaid && chanFd >= 0) {
+        unfollowedSaid = true;
+        static const char msg[] = "allocstats: a CUDA call from a signal handler that interrupted the statistics library (or from a thread that shares a thread's storage, made by a raw clone): it would go uncounted, so the run's record is not trusted\n";
+        sysWrite(2, msg, sizeof msg - 1);
+        markChannel();
+    }
+    rawSyscall(SYS_exit_group, 72);
 }
 
 uintptr_t forwardsToCUDA(const void* f, const char* name) {

@@ -107,7 +107,11 @@ HOOK(cudaError_t, cudaMalloc, (void** p, size_t n), (p, n), {
     extern "C" ret name params {                                  \
         static auto fn = (ret(*) params)find(#name);              \
         if (fn == nullptr) return (ret)CUDA_ERROR_NOT_FOUND;      \
-        if (busy()) return fn args;                               \
+        followedOrStop();                                         \
+        if (busy()) {                                             \
+            busyFrom(__builtin_return_address(0));                \
+            return fn args;                                       \
+        }                                                         \
         FreeInfo info = beforeFree((void*)(ptr), (cudaStream_t)(stream), async); \
         ret r = fn args;                                          \
         {                                                         \
@@ -555,7 +559,10 @@ void launchDone(Timed t, cudaError_t r, const void* kernel, bool stub, void** a,
 // calls go through cudaLaunchKernel with the host stub's address.
 extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
-    if (busy()) return fn(kernel, g, b, a, sh, s);
+    if (busy()) {
+        busyFrom(__builtin_return_address(0));
+        return fn(kernel, g, b, a, sh, s);
+    }
     Timed t = startTiming(s, false);
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
@@ -566,7 +573,10 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
 
 extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
-    if (inLaunch > 0 || busy()) return fn(f, g, b, a, sh, s);
+    if (inLaunch > 0 || busy()) {
+        busyFrom(__builtin_return_address(0));
+        return fn(f, g, b, a, sh, s);
+    }
     Timed t = startTiming(s, false);
     cudaError_t r = fn(f, g, b, a, sh, s);
     launchDone(t, r, f, false, a, s);

@@ -128,6 +128,8 @@ extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
         static auto fn = (ret(*) params)real(#name);              \
         static uintptr_t checked = 0;                             \
         if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, #name); \
+        followedOrStop();                                         \
+        if (busy()) busyFrom(__builtin_return_address(0));       \
         bool failed = failCount > 0 && !busy() && failNow(#name); \
         ret r = failed ? (ret)2 : fn args;                        \
         if (busy()) return r;                                     \

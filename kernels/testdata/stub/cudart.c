@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 static uintptr_t next = 0x10000000, handles = 0x1000;
 static size_t used, reserved;
 static struct { uintptr_t p; size_t n; } blocks[64];
@@ -37,7 +38,15 @@ int cudaStreamCreate(void** s) { *s = (void*)(handles++); return 0; }
 int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); return 0; }
 int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
 int cudaEventCreateWithFlags(void** e, unsigned f) { *e = (void*)(handles++); return 0; }
-int cudaDeviceGetMemPool(void** pool, int dev) { *pool = (void*)0x9000; return 0; }
+// With STUB_RAISE_IN_POOL set, the first call raises SIGUSR1: the library
+// asks for the device's pool in its own call into CUDA, so the program's
+// handler runs inside it (kernels/fail_test.go, handler.c).
+int cudaDeviceGetMemPool(void** pool, int dev) {
+  static int raised;
+  if (!raised && getenv("STUB_RAISE_IN_POOL")) { raised = 1; raise(SIGUSR1); }
+  *pool = (void*)0x9000;
+  return 0;
+}
 int cudaDeviceGetAttribute(int* v, int attr, int dev) { *v = 1; return 0; }
 int cudaDriverGetVersion(int* v) { *v = 13000; return 0; }
 int cudaMemPoolCreate(void** pool, const void* props) { *pool = (void*)(handles++); return 0; }
