@@ -372,3 +372,31 @@ func TestLibraryEndsCUDACallsFromAHandlerInsideIt(t *testing.T) {
 		}
 	}
 }
+
+// A kernel launched by cudaLaunchKernelExC (cudaLaunchKernelEx) or
+// cudaLaunchCooperativeKernel is a launch, counted as cudaLaunchKernel's
+// is: before, neither was hooked, and a program that launched by them had
+// its kernels neither counted nor inspected for races (launch_ex.cu of
+// the corpus passed a check of unordered_uses on the GPU).
+func TestLibraryCountsEveryWayToLaunch(t *testing.T) {
+	lib := buildStub(t, "launch_ways.c")
+	got, out := lib.run(t)
+	if s := got.Stats; s.KernelLaunches != 3 {
+		t.Errorf("kernel_launches %d, want 3 (output %q)", s.KernelLaunches, out)
+	}
+}
+
+// A child made by a raw clone that closed its copy of the record's pipe
+// (so that the mark of a process the library does not follow reaches no
+// pipe) and then launches a kernel or a graph is ended before the launch
+// (exit status 72), as at an allocation: before, the launches had no
+// such stop, and the child launched unseen.
+func TestLibraryEndsLaunchesOfAProcessItDoesNotFollow(t *testing.T) {
+	lib := buildStub(t, "clone_launch.c")
+	for _, how := range []string{"kernel", "cooperative", "graph"} {
+		_, out := lib.run(t, "LAUNCH_HOW="+how)
+		if !strings.Contains(out, "child 72") || strings.Contains(out, "unseen") {
+			t.Errorf("%s: %q, want the child ended with exit status 72 before its launch", how, out)
+		}
+	}
+}

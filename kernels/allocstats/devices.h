@@ -557,8 +557,13 @@ void launchDone(Timed t, cudaError_t r, const void* kernel, bool stub, void** a,
 // Launches. nvcc 13's <<< >>> calls __cudaLaunchKernel with a CUkernel
 // (the runtime does not declare it in C++ sources); older ones and explicit
 // calls go through cudaLaunchKernel with the host stub's address.
+// A launch is the program's work: a process the library does not follow
+// is ended before it (followedOrStop), as at an allocation. Before, a
+// child made by a raw clone that had closed its copy of the record's
+// pipe (so that its mark went nowhere) launched kernels unseen.
 extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
+    followedOrStop();
     if (busy()) {
         busyFrom(__builtin_return_address(0));
         return fn(kernel, g, b, a, sh, s);
@@ -571,16 +576,49 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
     return r;
 }
 
-extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
-    static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
+namespace {
+// launchStub is a launch of the kernel whose host stub is f, made by fn
+// (the runtime's cudaLaunchKernel or one of its kin): a launch made
+// inside another (the runtime's own entry points calling each other) is
+// that one, forwarded and not counted again.
+template <typename Call>
+cudaError_t launchStub(const void* f, void** a, cudaStream_t s, const void* caller, Call call) {
+    followedOrStop();
     if (inLaunch > 0 || busy()) {
-        busyFrom(__builtin_return_address(0));
-        return fn(f, g, b, a, sh, s);
+        busyFrom(caller);
+        return call();
     }
     Timed t = startTiming(s, false);
-    cudaError_t r = fn(f, g, b, a, sh, s);
+    inLaunch++;
+    cudaError_t r = call();
+    inLaunch--;
     launchDone(t, r, f, false, a, s);
     return r;
+}
+}  // namespace
+
+extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
+    static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
+    return launchStub(f, a, s, __builtin_return_address(0), [&] { return fn(f, g, b, a, sh, s); });
+}
+
+// The runtime's other launches: cudaLaunchKernelEx (the header's template
+// calls cudaLaunchKernelExC, its configuration holding the stream) and
+// cudaLaunchCooperativeKernel are launches as cudaLaunchKernel's are,
+// counted and their parameters inspected. Before, a program that launched
+// by them had its kernels neither counted nor looked at: two streams that
+// raced on a buffer passed a check of unordered_uses (launch_ex.cu of the
+// corpus). Declared with plain types and named by asm labels: the headers
+// of one CUDA version declare them with attributes of their own.
+extern "C" cudaError_t lessonsLaunchExC(const cudaLaunchConfig_t* c, const void* f, void** a) __asm__("cudaLaunchKernelExC");
+extern "C" cudaError_t lessonsLaunchExC(const cudaLaunchConfig_t* c, const void* f, void** a) {
+    static auto fn = (cudaError_t(*)(const cudaLaunchConfig_t*, const void*, void**))real("cudaLaunchKernelExC");
+    return launchStub(f, a, c != nullptr ? c->stream : nullptr, __builtin_return_address(0), [&] { return fn(c, f, a); });
+}
+extern "C" cudaError_t lessonsLaunchCooperative(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) __asm__("cudaLaunchCooperativeKernel");
+extern "C" cudaError_t lessonsLaunchCooperative(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
+    static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchCooperativeKernel");
+    return launchStub(f, a, s, __builtin_return_address(0), [&] { return fn(f, g, b, a, sh, s); });
 }
 namespace {
 // mappedIn says whether a mapping lies in [p, p+n); mu is held.

@@ -152,6 +152,7 @@ HOOK(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t e), (e), { graphs->eras
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) __asm__("cudaGraphLaunch");
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaStream_t))real("cudaGraphLaunch");
+    followedOrStop();
     if (busy()) return fn(e, s);
     Timed t = startTiming(s, true);
     cudaError_t r = fn(e, s);

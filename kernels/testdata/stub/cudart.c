@@ -77,7 +77,7 @@ OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDest
 OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
 OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister) OK(cudaMemPoolExportPointer)
 OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
-OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
+OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaLaunchKernelExC) OK(cudaLaunchCooperativeKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
 #ifndef STUB_KERNELS  /* nvcc.c knows the program's kernels */
 int cudaGetFuncBySymbol(void** f, const void* s) { return 1; }
 #endif
@@ -93,4 +93,4 @@ int cudaGraphCreate(void** g, unsigned f) { *g = (void*)(handles++); return 0; }
 int cudaGraphInstantiate(void** e, void* g, void* a, void* b, size_t c) { *e = (void*)(handles++); return 0; }
 int cudaGraphInstantiateWithFlags(void** e, void* g, unsigned long long f) { *e = (void*)(handles++); return 0; }
 int cudaGraphGetNodes(void* g, void** nodes, size_t* n) { *n = 0; return 0; }
-OK(cudaGraphExecDestroy) OK(cudaGraphDestroy) OK(cudaGraphNodeGetType) OK(cudaGraphChildGraphNodeGetGraph)
+OK(cudaGraphLaunch) OK(cudaGraphExecDestroy) OK(cudaGraphDestroy) OK(cudaGraphNodeGetType) OK(cudaGraphChildGraphNodeGetGraph)
