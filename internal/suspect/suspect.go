@@ -46,14 +46,16 @@ var Kinds = []*Kind{
 		Why: "a static runtime is not the one the statistics library intercepts"},
 	{Name: "the driver API's allocations", re: regexp.MustCompile(`\bcu(MemAlloc\w*|MemCreate|MemMap|MemAddressReserve|MemPoolCreate|MemHostAlloc|GetProcAddress\w*)\b|\bcudaGetDriverEntryPoint\w*`),
 		Why: "memory taken through the driver API, or a function found by address, passes the runtime the statistics library counts"},
-	{Name: "raw system calls", re: regexp.MustCompile(`\b(syscall|mprotect|ptrace|process_vm_writev)\s*\(`),
+	{Name: "raw system calls", re: regexp.MustCompile(`\b(syscall|mprotect|ptrace|process_vm_writev)\s*\(|\b(asm|__asm__|__asm)\b[^;]*"[^"]*\b(syscall|sysenter|svc\s+#?0|int\s+\$?0x80)\b`),
 		Why: "a system call of its own, or a page made writable, can patch the statistics library in memory"},
 	{Name: "code written at run time", re: regexp.MustCompile(`\b(memfd_create|memfd_secret|userfaultfd|shmat|SHM_EXEC|personality|READ_IMPLIES_EXEC|PROT_EXEC|mremap|MAP_FIXED\w*)\b|/proc/self/mem|\.note\.GNU-stack|\\?"[a-z]*x[a-z]*\\?"\s*,\s*@progbits|execstack`),
 		Why: "code the program writes after it starts (a memfd, shared memory or a file mapped executable, /proc/self/mem, an executable stack) can patch the statistics library; the grading sandbox refuses each, a student's own check does not"},
 	{Name: "its own environment", re: regexp.MustCompile(`\b(setenv|putenv|unsetenv|clearenv|_{0,2}environ|CUDA_VISIBLE_DEVICES|CUDA_INJECTION\w*)\b`),
 		Why: "a program that changes its environment before CUDA starts reaches GPUs other than the one it was given (CUDA_VISIBLE_DEVICES), and one that looks for compute-sanitizer's (CUDA_INJECTION64_PATH) can behave well only under it"},
-	{Name: "a process of its own", re: regexp.MustCompile(`\b(fork|vfork|_Fork|system|popen|clone)\s*\(|\b(execve|execveat|execv|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawnp?|pidfd_spawnp?|subprocess|multiprocessing)\b`),
+	{Name: "a process of its own", re: regexp.MustCompile(`\b(fork|vfork|_Fork|system|popen|clone)\s*\(|\b(execve|execveat|execv|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawnp?|pidfd_spawnp?|subprocess|multiprocessing)\b|\b(SYS|__NR)_(clone3?|fork|vfork)\b`),
 		Why: "a second program started by it runs without the statistics library's record of the first"},
+	{Name: "work the statistics library does not see", re: regexp.MustCompile(`\bcuda(Memcpy(2D|3D)\w*|Memset(2D|3D)\w*|Memcpy(To|From)(Symbol|Array)\w*|MemcpyBatch\w*|LaunchHostFunc|LaunchCooperativeKernelMultiDevice)\b|\bcu(Launch\w*|Memcpy\w*|Memset\w*)\b`),
+		Why: "work queued through a CUDA function the statistics library does not hook (a 2D or 3D copy, a copy to a symbol, the driver's launches, copies and memsets) is judged for no race, no use after free and no copy past the end"},
 }
 
 // Finding is one thing a source names, at its first place.
