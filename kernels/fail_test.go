@@ -322,14 +322,16 @@ func TestLibraryFailsARecordMadeWithFlags(t *testing.T) {
 // own calls fail or lie (the corpus's seccomp_mark.cu lost the mark of a
 // process not followed that way). Other calls go through; without the
 // setting, the program's filter is its own business.
+// Syscall user dispatch is refused too: it hands the library's own system
+// calls to the program's SIGSYS handler (syscall_dispatch.cu of the corpus).
 func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	lib := buildStub(t, "seccomp.c")
 	_, out := lib.run(t, "LESSONS_STATS_NOEXEC=1")
-	if want := "seccomp -1 EPERM, prctl -1 EPERM, execve -1 EPERM, pipe 0, dumpable 1"; !strings.Contains(out, want) {
+	if want := "seccomp -1 EPERM, prctl -1 EPERM, execve -1 EPERM, pipe 0, dumpable 1, dispatch -1 EPERM"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
 	_, out = lib.run(t)
-	if !strings.HasPrefix(out, "seccomp 0") {
+	if !strings.HasPrefix(out, "seccomp 0") || !strings.Contains(out, "dispatch 0") {
 		t.Errorf("not judged: %q, want the program's own filter installed", out)
 	}
 }

@@ -793,7 +793,16 @@ long rawSyscall6(long nr, long a, long b, long c, long d, long e, long g) {
 // own system calls fail or lie (seccomp_mark.cu of the corpus made every
 // write of the length of the mark of a process not followed fail, so
 // that raw_clone.cu's work passed with the mark lost; the public corpus's
-// seccomp trap rewrote a harness's writes in a SIGSYS handler).
+// seccomp trap rewrote a harness's writes in a SIGSYS handler). So is
+// syscall user dispatch (prctl's PR_SET_SYSCALL_USER_DISPATCH, Linux
+// 5.11), which makes the system calls made from outside one range of
+// addresses a SIGSYS for the program's handler: syscall_dispatch.cu of the
+// corpus took the library's own calls so, dropped the mark of a child not
+// followed and ignored the exit (status 72) that would have ended it
+// before its first CUDA call, and the child did a hundred cudaMalloc
+// unseen, passing wherever the witness was off.
+const uint32_t kSetSyscallUserDispatch = 59;  // PR_SET_SYSCALL_USER_DISPATCH, named by newer headers only
+
 void refuseExec() {
 #if defined(__x86_64__)
     const uint32_t arch = AUDIT_ARCH_X86_64;
@@ -807,16 +816,17 @@ void refuseExec() {
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 6, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 7, 0),
 #else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 6, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 7, 0),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 5, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 3, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 6, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 5, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 4),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSetSyscallUserDispatch, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };

@@ -1,6 +1,9 @@
 // A judged run's system call filter (kernels/fail_test.go): the program
-// may install no filter of its own, by seccomp or by prctl, and may not
-// exec (a path that is not there: refused, not missing); other calls (a pipe, a prctl of another kind) go through.
+// may install no filter of its own, by seccomp or by prctl, nor turn on
+// syscall user dispatch (prctl 59; turning it off is asked here, which
+// succeeds where not judged), and may not exec (a path that is not there:
+// refused, not missing); other calls (a pipe, a prctl of another kind) go
+// through.
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,8 +27,10 @@ int main() {
   int fds[2];
   long d = pipe(fds);
   long e = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
-  printf("seccomp %ld %s, prctl %ld %s, execve %ld %s, pipe %ld, dumpable %ld\n", a, ea == EPERM ? "EPERM" : "other", b,
-         eb == EPERM ? "EPERM" : "other", c, ec == EPERM ? "EPERM" : "other", d, e);
+  long g = prctl(59, 0, 0, 0, 0);
+  int eg = errno;
+  printf("seccomp %ld %s, prctl %ld %s, execve %ld %s, pipe %ld, dumpable %ld, dispatch %ld %s\n", a, ea == EPERM ? "EPERM" : "other", b,
+         eb == EPERM ? "EPERM" : "other", c, ec == EPERM ? "EPERM" : "other", d, e, g, g == 0 ? "" : eg == EPERM ? "EPERM" : "other");
   cudaFree(NULL);
   return 0;
 }
