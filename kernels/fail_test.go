@@ -323,15 +323,17 @@ func TestLibraryFailsARecordMadeWithFlags(t *testing.T) {
 // process not followed that way). Other calls go through; without the
 // setting, the program's filter is its own business.
 // Syscall user dispatch is refused too: it hands the library's own system
-// calls to the program's SIGSYS handler (syscall_dispatch.cu of the corpus).
+// calls to the program's SIGSYS handler (syscall_dispatch.cu of the
+// corpus); and a handler of SIGTRAP and perf_event_open, with which a
+// program single-steps itself through the library (trap_step.cu).
 func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	lib := buildStub(t, "seccomp.c")
 	_, out := lib.run(t, "LESSONS_STATS_NOEXEC=1")
-	if want := "seccomp -1 EPERM, prctl -1 EPERM, execve -1 EPERM, pipe 0, dumpable 1, dispatch -1 EPERM"; !strings.Contains(out, want) {
+	if want := "seccomp -1 EPERM, prctl -1 EPERM, execve -1 EPERM, pipe 0, dumpable 1, dispatch -1 EPERM, trap -1 EPERM, trap asked 0, perf -1 EPERM"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
 	_, out = lib.run(t)
-	if !strings.HasPrefix(out, "seccomp 0") || !strings.Contains(out, "dispatch 0") {
+	if !strings.HasPrefix(out, "seccomp 0") || !strings.Contains(out, "dispatch 0") || !strings.Contains(out, "trap 0") || !strings.Contains(out, "perf -1 other") {
 		t.Errorf("not judged: %q, want the program's own filter installed", out)
 	}
 }
