@@ -54,6 +54,8 @@ var Kinds = []*Kind{
 		Why: "a program that changes its environment before CUDA starts reaches GPUs other than the one it was given (CUDA_VISIBLE_DEVICES), and one that looks for compute-sanitizer's (CUDA_INJECTION64_PATH) can behave well only under it"},
 	{Name: "a process of its own", re: regexp.MustCompile(`\b(fork|vfork|_Fork|system|popen|clone)\s*\(|\b(execve|execveat|execv|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawnp?|pidfd_spawnp?|subprocess|multiprocessing)\b|\b(SYS|__NR)_(clone3?|fork|vfork)\b`),
 		Why: "a second program started by it runs without the statistics library's record of the first"},
+	{Name: "registers changed in a signal handler", re: regexp.MustCompile(`\b(uc_mcontext|REG_(RIP|EIP|EFL|RAX|RDI|RSI|RDX|RSP)|__ctx\s*\(\s*(rip|eflags|pc))\b`),
+		Why: "a handler that changes the registers it returns to (the trap flag set: the program steps itself one instruction at a time) steers the statistics library's code past its checks without writing memory"},
 	{Name: "work the statistics library does not see", re: regexp.MustCompile(`\bcuda(Memcpy(2D|3D)\w*|Memset(2D|3D)\w*|Memcpy(To|From)(Symbol|Array)\w*|MemcpyBatch\w*|LaunchHostFunc|LaunchCooperativeKernelMultiDevice)\b|\bcu(Launch\w*|Memcpy\w*|Memset\w*)\b`),
 		Why: "work queued through a CUDA function the statistics library does not hook (a 2D or 3D copy, a copy to a symbol, the driver's launches, copies and memsets) is judged for no race, no use after free and no copy past the end"},
 }

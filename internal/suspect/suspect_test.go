@@ -38,6 +38,7 @@ func TestScan(t *testing.T) {
 		{"not an instruction", "printf(\"the syscall failed\\n\");\nint syscalls = 0;\n", nil},
 		{"an instruction in top-level assembly", "__asm__(\".text\\n\"\n  \"raw: mov %rdi, %rax\\n syscall\\n ret\\n\");\n", []string{"raw system calls@1"}},
 		{"a raw clone", "long pid = raw(SYS_clone, SIGCHLD, 0);\n", []string{"a process of its own@1"}},
+		{"a handler that steps the program", "void h(int, siginfo_t*, void* c) {\n  ((ucontext_t*)c)->uc_mcontext.gregs[REG_EFL] |= 0x100;\n}\n", []string{"registers changed in a signal handler@2"}},
 		{"a launch by the driver", "cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, args, 0);\n", []string{"work the statistics library does not see@1"}},
 		{"a 2D copy", "\ncudaMemcpy2DAsync(d, p, s, p, w, 1, cudaMemcpyDeviceToDevice, st);\n", []string{"work the statistics library does not see@2"}},
 		{"not unseen work", "cudaMemcpyAsync(d, s, n, k, st); cudaLaunchKernel(f, g, b, a, 0, st);\n", nil},
