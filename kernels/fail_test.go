@@ -404,3 +404,17 @@ func TestLibraryEndsLaunchesOfAProcessItDoesNotFollow(t *testing.T) {
 		}
 	}
 }
+
+// A 2D copy or memset on a stream uses its buffers as a 1D one does, over
+// the rows it spans: a read on another stream not ordered after the
+// buffer's cudaMallocAsync is a race, and rows past the buffer's end are
+// a copy past the end. Before, neither was hooked, and a copy made by
+// cudaMemcpy2DAsync with one row (cudaMemcpyAsync's work) was judged for
+// nothing.
+func TestLibraryJudges2DCopies(t *testing.T) {
+	lib := buildStub(t, "copy2d.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.UnorderedUses != 1 || s.CopiesPastEnd != 1 {
+		t.Errorf("unordered_uses %d (want 1), copies_past_end %d (want 1)", s.UnorderedUses, s.CopiesPastEnd)
+	}
+}

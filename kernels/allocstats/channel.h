@@ -1593,14 +1593,17 @@ void pastEnds(const void* d, const void* src, size_t n, bool ok) {
 // copied notes a cudaMemcpyAsync (src set) or cudaMemsetAsync of n bytes
 // on stream s (ok: it was queued). A copy to the host is remembered until
 // a host wait covers it.
-void copied(const char* what, const void* d, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s, bool ok) {
+// dn and sn are the bytes the copy spans at d and at src: a 2D copy's
+// rows lie a pitch apart, each side's its own (copied2D).
+void copiedSpans(const char* what, const void* d, size_t dn, const void* src, size_t sn, cudaMemcpyKind kind, cudaStream_t s, bool ok) {
+    const size_t n = dn;
     tlCopy(d, src, s, src == nullptr);
-    pastEnds(d, src, n, ok);
+    if (ok && (pastEnd(d, dn) || pastEnd(src, sn))) rec->copies_past_end++;
     if (src != nullptr) unpinned(d, src, kind, ok);
     uint64_t seq = enqueue(s);
-    touch(d, n, kWrite, s, seq, false, ok, what);
+    touch(d, dn, kWrite, s, seq, false, ok, what);
     if (src == nullptr) return;
-    touch(src, n, kRead, s, seq, false, ok, what);
+    touch(src, sn, kRead, s, seq, false, ok, what);
     if (ok && toHostCopy(d, src, kind)) {
         if (toHost->size() >= 4096) {
             auto covered = [](const ToHost& t) {
@@ -1612,6 +1615,13 @@ void copied(const char* what, const void* d, const void* src, size_t n, cudaMemc
         if (toHost->size() < 4096) toHost->push_back(ToHost{norm(s), seq, what, n});
     }
 }
+
+void copied(const char* what, const void* d, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s, bool ok) {
+    copiedSpans(what, d, n, src, n, kind, s, ok);
+}
+
+// span2D is the bytes h rows of w bytes span, pitch apart (0 for none).
+size_t span2D(size_t pitch, size_t w, size_t h) { return h == 0 || w == 0 ? 0 : pitch * (h - 1) + w; }
 
 // resultRace notes a copy of device results to the host (what, by the
 // host itself when s is the legacy stream of a synchronous copy) that no

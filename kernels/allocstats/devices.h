@@ -486,6 +486,17 @@ HOOK(cudaError_t, cudaMemcpyAsync, (void* d, const void* src, size_t n, cudaMemc
 HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (d, v, n, s), {
     copied("cudaMemsetAsync", d, nullptr, n, cudaMemcpyDefault, s, r == cudaSuccess);
 })
+// The 2D copy and memset on a stream use their buffers as the 1D ones do,
+// over the rows they span. Before, they were not hooked: a copy made by
+// cudaMemcpy2DAsync with one row (cudaMemcpyAsync's work) used a buffer
+// no race, use after free or copy past the end was looked for in.
+HOOK(cudaError_t, cudaMemcpy2DAsync, (void* d, size_t dp, const void* src, size_t sp, size_t w, size_t h, cudaMemcpyKind k, cudaStream_t s),
+     (d, dp, src, sp, w, h, k, s), {
+    copiedSpans("cudaMemcpy2DAsync", d, span2D(dp, w, h), src, span2D(sp, w, h), k, s, r == cudaSuccess);
+})
+HOOK(cudaError_t, cudaMemset2DAsync, (void* d, size_t dp, int v, size_t w, size_t h, cudaStream_t s), (d, dp, v, w, h, s), {
+    copied("cudaMemset2DAsync", d, nullptr, span2D(dp, w, h), cudaMemcpyDefault, s, r == cudaSuccess);
+})
 
 // Several devices: the current device, a device's current pool, access
 // to a pool from other devices, copies between devices (record version 9).
