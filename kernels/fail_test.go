@@ -1,10 +1,17 @@
 package kernels_test
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/checker"
 )
 
 // A hidden run's fail = [...] reaches the library as $LESSONS_STATS_FAIL:
@@ -369,6 +376,47 @@ func TestLibraryEndsCUDACallsFromAHandlerInsideIt(t *testing.T) {
 		}
 		if code != 72 || strings.Contains(string(out), "hundred") {
 			t.Errorf("%s: exit status %d, want 72 before the first call (output %q)", how, code, out)
+		}
+	}
+}
+
+// A process the library does not follow (a child of a raw clone, which
+// runs no fork handlers) is ended before its first CUDA call is made when
+// that call is a launch, as when it is an allocation: a kernel launch by
+// cudaLaunchKernel, __cudaLaunchKernel (nvcc 13's <<< >>>) or a graph's
+// launch is the work itself. Before, those hooks lacked the check: the
+// child launched, and its mark alone (which a program can keep from the
+// pipe) told the run's record apart.
+func TestLibraryEndsAnUnfollowedProcessAtALaunch(t *testing.T) {
+	lib := buildStub(t, "clone_launch.c")
+	for _, how := range []string{"kernel", "stub", "graph"} {
+		key := make([]byte, checker.KeySize)
+		rand.Read(key)
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(filepath.Join(lib.dir, "prog"), how)
+		cmd.ExtraFiles = []*os.File{w}
+		cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(lib.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		data, _ := io.ReadAll(r)
+		r.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%s: the program: %v (%s)", how, err, out.String())
+		}
+		if got := out.String(); got != "child exit 72\n" {
+			t.Errorf("%s: output %q, want the child ended with status 72 before its launch", how, got)
+		}
+		c := checker.NewChannel(key)
+		c.Write(data)
+		if _, err := c.Close(); err == nil || !strings.Contains(err.Error(), "does not follow") {
+			t.Errorf("%s: the record: %v, want it failed as a process not followed", how, err)
 		}
 	}
 }

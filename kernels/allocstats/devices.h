@@ -227,6 +227,7 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int dev)
     static auto fn = (cudaError_t(*)(int*, cudaDeviceAttr, int))real("cudaDeviceGetAttribute");
     static uintptr_t checked = 0;
     if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaDeviceGetAttribute");
+    HOOK_ENTRY();
     if (failCount == 0 || busy()) return fn(v, a, dev);
     if (a == cudaDevAttrMemoryPoolsSupported && failNow("cudaDeviceGetAttribute.MemoryPoolsSupported=0")) {
         if (v != nullptr) *v = 0;
@@ -284,6 +285,7 @@ extern "C" cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAt
     static auto fn = (cudaError_t(*)(cudaMemPool_t, cudaMemPoolAttr, void*))real("cudaMemPoolGetAttribute");
     static uintptr_t checked = 0;
     if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaMemPoolGetAttribute");
+    HOOK_ENTRY();
     const char* named = poolAttrName(a);
     bool failed = failCount > 0 && !busy() && (failNow("cudaMemPoolGetAttribute") | (named != nullptr && failNow(named)));
     if (failed && v != nullptr && named != nullptr) memset(v, 0xA5, poolAttrSize(a));
@@ -438,6 +440,7 @@ HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f
 // kernels timed so far are read first, and no more are timed.
 extern "C" cudaError_t cudaDeviceReset(void) {
     static auto fn = (cudaError_t(*)(void))real("cudaDeviceReset");
+    HOOK_ENTRY();
     if (busy()) return fn();
     {
         std::lock_guard<Lock> g(mu);
@@ -522,6 +525,7 @@ HOOK(cudaError_t, cudaMemcpyPeer, (void* d, int dd, const void* src, int sd, siz
 // cudaMemPoolDestroy: the pool's attributes are read just before it goes.
 extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
     static auto fn = (cudaError_t(*)(cudaMemPool_t))real("cudaMemPoolDestroy");
+    HOOK_ENTRY();
     if (busy()) return fn(pool);
     Pool last = snapshot((uint64_t)(uintptr_t)pool);
     {
@@ -559,10 +563,8 @@ void launchDone(Timed t, cudaError_t r, const void* kernel, bool stub, void** a,
 // calls go through cudaLaunchKernel with the host stub's address.
 extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
-    if (busy()) {
-        busyFrom(__builtin_return_address(0));
-        return fn(kernel, g, b, a, sh, s);
-    }
+    HOOK_ENTRY();
+    if (busy()) return fn(kernel, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
@@ -573,6 +575,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
 
 extern "C" cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("cudaLaunchKernel");
+    followedOrStop();
     if (inLaunch > 0 || busy()) {
         busyFrom(__builtin_return_address(0));
         return fn(f, g, b, a, sh, s);
