@@ -176,6 +176,9 @@ func TestParse(t *testing.T) {
 		{"-o=x x.cu", "", "x", "x.cu", true, false},
 		{"--output-file=x x.cu", "", "x", "x.cu", true, false},
 		{"-odir=d -o x x.cu", "", "x", "x.cu", false, false},
+		// A dependency file named after the output: a hit would write none.
+		{"-MD -c a.cu -o a.o", "", "a.o", "a.cu", false, false},
+		{"-MMD -MF a.dep -c a.cu -o a.o", "", "a.o", "a.cu", false, false},
 	} {
 		cmd := Parse(strings.Fields(tc.args), tc.arch)
 		added := len(cmd.Args) > len(strings.Fields(tc.args))

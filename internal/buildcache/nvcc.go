@@ -56,8 +56,14 @@ var valued = map[string]bool{
 
 var sourceExt = map[string]bool{".cu": true, ".c": true, ".cc": true, ".cpp": true, ".cxx": true, ".o": true, ".obj": true, ".a": true}
 
-// noCache are flags whose effect the cache cannot capture.
-var noCache = map[string]bool{"-run": true, "--run": true, "-M": true, "-MM": true, "-E": true, "--preprocess": true, "-odir": true, "-keep": true, "--keep": true, "-lib": true}
+// noCache are flags whose effect the cache cannot capture. -MD and -MMD
+// write a dependency file named after the output (t.o gives t.d): a hit
+// writes none, and a build into a file beside the output names it after
+// that file (t.o.build-NNN gives t.o.d, seen with nvcc 11.8).
+var noCache = map[string]bool{"-run": true, "--run": true, "-M": true, "-MM": true, "-E": true, "--preprocess": true, "-odir": true, "-keep": true, "--keep": true, "-lib": true,
+	"--generate-dependencies": true, "--generate-nonsystem-dependencies": true,
+	"-MD": true, "-MMD": true, "-MF": true, "--generate-dependencies-with-compile": true,
+	"--generate-nonsystem-dependencies-with-compile": true, "--dependency-output": true}
 
 // Parse reads an nvcc command line; arch is added when none is named.
 func Parse(args []string, arch string) Command {
