@@ -420,3 +420,26 @@ func TestLibraryEndsAnUnfollowedProcessAtALaunch(t *testing.T) {
 		}
 	}
 }
+
+// A device without pools answers 0 however it is asked: through its
+// properties (cudaGetDeviceProperties, whose memoryPoolsSupported the
+// entry "cudaDeviceGetAttribute.MemoryPoolsSupported=0" sets to 0) as
+// through the attribute, an ask of either kind counted as one. Before,
+// the properties said 1, and a program that asked the device that way
+// made a pool and was judged to have guessed (strict-pool's hidden run).
+func TestLibraryAnswersNoPoolsThroughTheDevicesProperties(t *testing.T) {
+	dir, cc, stub := stubLibrary(t)
+	nvcc, _ := exec.LookPath("nvcc")
+	include := filepath.Join(filepath.Dir(filepath.Dir(nvcc)), "include")
+	if types, err := os.ReadFile(filepath.Join(include, "driver_types.h")); err != nil || !bytes.Contains(types, []byte("memoryPoolsSupported;")) {
+		t.Skip("this toolkit's cudaDeviceProp has no memoryPoolsSupported (CUDA 12 added it)")
+	}
+	inc := "-I" + include
+	run(t, dir, cc, "-shared", "-fPIC", inc, "-o", "libcudart.so", filepath.Join(stub, "cudart.c"), filepath.Join(stub, "props.c"))
+	run(t, dir, cc, inc, "-o", "prog", filepath.Join(stub, "devprops.c"), "-L.", "-lcudart", "-Wl,-rpath,"+dir)
+	runFails(t, stubRun{dir}, []failCase{
+		{"", "properties 0 1\nattribute 0 1\n", 0},
+		{"cudaDeviceGetAttribute.MemoryPoolsSupported=0:1", "properties 0 0\nattribute 0 1\n", 1},
+		{"cudaDeviceGetAttribute.MemoryPoolsSupported=0:2", "properties 0 1\nattribute 0 0\n", 1},
+	})
+}

@@ -251,6 +251,38 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int dev)
     return (cudaError_t)2;
 }
 
+// A device's properties answer whether it has pools too
+// (cudaDeviceProp::memoryPoolsSupported): the entry that makes a device
+// without pools ("cudaDeviceGetAttribute.MemoryPoolsSupported=0") answers
+// 0 there as well, an ask of either kind counted as one. Before, a
+// program that asked the device through its properties was told it had
+// pools, made one, and was judged to have guessed (strict-pool's hidden
+// run "a device without pools"). Since CUDA 12 the headers name the call
+// cudaGetDeviceProperties_v2 (the plain name is the old layout's), so the
+// hook and the function it forwards to are the headers' name. (Before
+// CUDA 12 the properties did not say.)
+#if CUDART_VERSION >= 12000
+#define LESSONS_NAME_(x) #x
+#define LESSONS_NAME(x) LESSONS_NAME_(x)
+extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int dev) {
+    static auto fn = (cudaError_t(*)(cudaDeviceProp*, int))real(LESSONS_NAME(cudaGetDeviceProperties));
+    static uintptr_t checked = 0;
+    if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, LESSONS_NAME(cudaGetDeviceProperties));
+    HOOK_ENTRY();
+    cudaError_t r = fn(p, dev);
+    if (failCount == 0 || busy() || r != cudaSuccess || p == nullptr) return r;
+    if (!failNow("cudaDeviceGetAttribute.MemoryPoolsSupported=0")) return r;
+    p->memoryPoolsSupported = 0;
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        noteResult(0, true);
+    }
+    after();
+    return r;
+}
+#endif
+
 namespace {
 // poolAttrName is how a hidden run's fail names a get of attribute a
 // ("cudaMemPoolGetAttribute.ReleaseThreshold:1", the first get of the
