@@ -119,7 +119,7 @@ CORRECT = [
     return 0;
 }""",
 """uint64_t StrictPool::reserved_high() {
-    cuuint64_t v = 0;
+    uint64_t v = 0;
     if (pool_ == nullptr || keep(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v))) return 0;
     return v;
 }"""),

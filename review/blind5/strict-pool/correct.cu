@@ -159,7 +159,7 @@ int StrictPool::policy(cudaMemPoolAttr attr) {
 // TODO 10: the most the pool has reserved at once (a 64-bit attribute,
 // cuuint64_t: a uint64_t, as Day 69's pool attributes are).
 uint64_t StrictPool::reserved_high() {
-    cuuint64_t v = 0;
+    uint64_t v = 0;
     if (pool_ == nullptr || keep(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v))) return 0;
     return v;
 }
