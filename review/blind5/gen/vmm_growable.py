@@ -51,16 +51,16 @@ CORRECT = [
             base_ = moved;
             reserved_ = size;
         }
-        const size_t bytes = want - mapped_;
+        const size_t extra = want - mapped_;
         Chunk c;
-        c.bytes = bytes;
-        CU(cuMemCreate(&c.handle, bytes, &prop_, 0));
-        if (cuMemMap(base_ + mapped_, bytes, 0, c.handle, 0) != CUDA_SUCCESS) {
+        c.bytes = extra;
+        CU(cuMemCreate(&c.handle, extra, &prop_, 0));
+        if (cuMemMap(base_ + mapped_, extra, 0, c.handle, 0) != CUDA_SUCCESS) {
             cuMemRelease(c.handle);
             return false;
         }
-        if (cuMemSetAccess(base_ + mapped_, bytes, &access_, 1) != CUDA_SUCCESS) {
-            cuMemUnmap(base_ + mapped_, bytes);
+        if (cuMemSetAccess(base_ + mapped_, extra, &access_, 1) != CUDA_SUCCESS) {
+            cuMemUnmap(base_ + mapped_, extra);
             cuMemRelease(c.handle);
             return false;
         }
@@ -90,15 +90,8 @@ WRONG = [
     source="""fzyzcjy/torch_memory_saver#82 ("forwards the original cudaMalloc size
     directly to cuMemCreate... any smaller or otherwise unaligned request fails
     with CUDA_ERROR_INVALID_VALUE")."""),
- [("""        const size_t bytes = want - mapped_;
-        Chunk c;""",
-   """        const size_t bytes = want - mapped_ - (want - std::max(bytes_asked, mapped_));
-        Chunk c;"""),
-  ("""        size_t want = round(bytes);
-        if (want <= mapped_) return true;""",
-   """        size_t want = round(bytes);
-        const size_t bytes_asked = bytes;
-        if (want <= mapped_) return true;""")]),
+ [("""        const size_t extra = want - mapped_;""",
+   """        const size_t extra = bytes - mapped_;""")]),
 ("unmap-whole-reservation", dict(
     kind="a wrong range: the teardown unmaps the whole reservation, its unmapped tail included",
     mistake="""release calls cuMemUnmap(base_, reserved_), the whole reserved range,

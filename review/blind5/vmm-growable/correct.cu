@@ -84,16 +84,16 @@ public:
             base_ = moved;
             reserved_ = size;
         }
-        const size_t bytes = want - mapped_;
+        const size_t extra = want - mapped_;
         Chunk c;
-        c.bytes = bytes;
-        CU(cuMemCreate(&c.handle, bytes, &prop_, 0));
-        if (cuMemMap(base_ + mapped_, bytes, 0, c.handle, 0) != CUDA_SUCCESS) {
+        c.bytes = extra;
+        CU(cuMemCreate(&c.handle, extra, &prop_, 0));
+        if (cuMemMap(base_ + mapped_, extra, 0, c.handle, 0) != CUDA_SUCCESS) {
             cuMemRelease(c.handle);
             return false;
         }
-        if (cuMemSetAccess(base_ + mapped_, bytes, &access_, 1) != CUDA_SUCCESS) {
-            cuMemUnmap(base_ + mapped_, bytes);
+        if (cuMemSetAccess(base_ + mapped_, extra, &access_, 1) != CUDA_SUCCESS) {
+            cuMemUnmap(base_ + mapped_, extra);
             cuMemRelease(c.handle);
             return false;
         }

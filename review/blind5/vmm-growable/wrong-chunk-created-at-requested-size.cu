@@ -61,7 +61,6 @@ public:
     // where data() changes; either way nothing is copied.
     bool grow(size_t bytes) {
         size_t want = round(bytes);
-        const size_t bytes_asked = bytes;
         if (want <= mapped_) return true;
         if (want > reserved_) {
             const size_t size = round(std::max(want, 2 * reserved_));
@@ -80,16 +79,16 @@ public:
             base_ = moved;
             reserved_ = size;
         }
-        const size_t bytes = want - mapped_ - (want - std::max(bytes_asked, mapped_));
+        const size_t extra = bytes - mapped_;
         Chunk c;
-        c.bytes = bytes;
-        CU(cuMemCreate(&c.handle, bytes, &prop_, 0));
-        if (cuMemMap(base_ + mapped_, bytes, 0, c.handle, 0) != CUDA_SUCCESS) {
+        c.bytes = extra;
+        CU(cuMemCreate(&c.handle, extra, &prop_, 0));
+        if (cuMemMap(base_ + mapped_, extra, 0, c.handle, 0) != CUDA_SUCCESS) {
             cuMemRelease(c.handle);
             return false;
         }
-        if (cuMemSetAccess(base_ + mapped_, bytes, &access_, 1) != CUDA_SUCCESS) {
-            cuMemUnmap(base_ + mapped_, bytes);
+        if (cuMemSetAccess(base_ + mapped_, extra, &access_, 1) != CUDA_SUCCESS) {
+            cuMemUnmap(base_ + mapped_, extra);
             cuMemRelease(c.handle);
             return false;
         }
