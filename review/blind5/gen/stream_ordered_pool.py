@@ -131,18 +131,19 @@ WRONG = [
         stolen++;
         return g.block;""",
    """        return nullptr;""")]),
-("steal-waits-on-setup-stream", dict(
-    kind="the wrong stream: the steal's wait queued on the pool's setup stream",
-    mistake="""a stolen block's wait is made with cudaStreamWaitEvent(setup_, ...), the
-    stream the pool was built on, instead of the stream that takes the block.""",
-    why="""only the stream that waits is ordered after the event: the taker runs at
-    once and can overwrite the block while the stream that gave it back still
-    reads it; the setup stream's wait orders nothing the taker does.""",
-    source="""NVlabs/cuda-oxide#619 ("drop_async ... does not make that stream wait for
-    the original allocation stream": the ordering placed on another stream than
-    the one that goes on to use the memory)."""),
- [("""        CHECK(cudaStreamWaitEvent(s, g.event, 0));
-        spare_.push_back(g.event);  // the wait has taken its record""",
-   """        CHECK(cudaStreamWaitEvent(setup_, g.event, 0));
-        spare_.push_back(g.event);  // the wait has taken its record""")]),
+("own-test-inverted", dict(
+    kind="an inverted condition: the own-list search takes other streams' blocks",
+    mistake="""the loop that looks for a block the stream gave back itself skips the
+    entries of its own stream instead of the others' (`==` for `!=`), so the
+    newest block ANOTHER stream gave back is handed out as the stream's own,
+    with no wait.""",
+    why="""a block another stream gave back may still be read by that stream's
+    kernels: handed out with no wait, the new owner's fill can land while the
+    old owner's check runs (an unordered use, and errors when the race lands);
+    the counts say "own" for blocks that were stolen.""",
+    source="""kokkos/kokkos#4673 ("Fix a bug in CUDA scratch memory pool": the acquire
+    loop did "the opposite of what we want to do", marking free entries busy
+    and taking the wrong one)."""),
+ [("""            if (given_[i].stream != s) continue;""",
+   """            if (given_[i].stream == s) continue;""")]),
 ]
