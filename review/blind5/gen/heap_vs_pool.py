@@ -118,31 +118,22 @@ WRONG = [
     freed by a free() of another heap than the one that allocated it)."""),
  [("""    if (list != nullptr && !in_arena(a, list)) free(list);""",
    """    if (list != nullptr) free(list);""")]),
-("return-before-the-barrier", dict(
-    kind="a latent barrier: threads past n return before the block's __syncthreads",
-    mistake="""build_lists returns for i >= n first, and only then clears the shared
-    offset and calls __syncthreads, so in the last block the threads past n
-    never reach the barrier the others wait at.""",
-    why="""a barrier that some threads of the block skip is undefined behaviour in
-    CUDA's model: it happens to pass on NVIDIA GPUs when whole warps have exited
-    (100000 lists leave whole warps idle in the last block), and can hang or
-    release early elsewhere, or with a count that leaves a warp half active.""",
-    source="""pytorch/FBGEMM#5857 ("threads whose linear_tid >= total_elems hit an early
-    return before the block-wide __syncthreads()... deadlock on ROCm (latent UB
-    on NVIDIA)"); LeelaChessZero/lc0#2420 (the same early return before a
-    barrier)."""),
- [("""    __shared__ unsigned long long used;
-    if (threadIdx.x == 0) used = 0;
-    __syncthreads();   // every thread, before any returns
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    int* p = take(a, &used, need(i) * sizeof(int));""",
-   """    __shared__ unsigned long long used;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    if (threadIdx.x == 0) used = 0;
-    __syncthreads();
-    int* p = take(a, &used, need(i) * sizeof(int));""")]),
+("offset-read-then-added", dict(
+    kind="a race in a kernel: the shared offset read, then moved by a separate atomic",
+    mistake="""take reads the block's offset (*used) into its own variable and then
+    calls atomicAdd to move it, ignoring the old value atomicAdd returns: two
+    steps where the race lives between them.""",
+    why="""threads of a block that read the offset before either's add lands get
+    the same place in the slice: their lists overlap, one fills over the other,
+    and the lists no longer hold what they should (the sums come out wrong); the
+    offset may also pass the slice with a list already placed past it.""",
+    source="""logicflowlearn.com/en/courses/cuda-gpu-programming/lessons/lesson-23 (the
+    read-modify-write race: "both see the number 5, both add 1... a count was
+    lost"); coddykit.com learn_cuda "atomicAdd and Friends" (atomicAdd "returns
+    the old value", the place to use)."""),
+ [("""    const unsigned long long off = atomicAdd(used, rounded);""",
+   """    const unsigned long long off = *used;
+    atomicAdd(used, rounded);""")]),
 ("heap-left-at-default", dict(
     kind="a missing step on a branch the defaults hide: the device heap left at its 8 MiB",
     mistake="""make_arena never sets cudaLimitMallocHeapSize, trusting the default heap
