@@ -148,12 +148,13 @@ WRONG = [
     broken)."""),
  [("""    const unsigned last = g.size() - 1;
     unsigned long long start = ~0ull;   // the run's start, or ~0 for a refusal
-    if (g.thread_rank() == last) {""",
+    if (g.thread_rank() == last) {
+        const unsigned long long total = incl;""",
    """    const unsigned last = 0;
+    const unsigned long long sum = g.shfl(incl, g.size() - 1);
     unsigned long long start = ~0ull;   // the run's start, or ~0 for a refusal
-    if (threadIdx.x % kWarp == 0) {"""),
-  ("""        const unsigned long long total = incl;""",
-   """        const unsigned long long total = g.shfl(incl, g.size() - 1);""")]),
+    if (threadIdx.x % kWarp == 0) {
+        const unsigned long long total = sum;""")]),
 ("high-mark-by-plain-store", dict(
     kind="a race in a kernel: the high-water mark raised by a read and a store",
     mistake="""the lane that moved the offset raises the high-water mark with `if (new

@@ -113,9 +113,10 @@ __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
         if (g.thread_rank() >= d) incl += v;
     }
     const unsigned last = 0;
+    const unsigned long long sum = g.shfl(incl, g.size() - 1);
     unsigned long long start = ~0ull;   // the run's start, or ~0 for a refusal
     if (threadIdx.x % kWarp == 0) {
-        const unsigned long long total = g.shfl(incl, g.size() - 1);
+        const unsigned long long total = sum;
         unsigned long long seen = *(volatile unsigned long long*)&p.counters->offset;
         for (;;) {
             if (seen + total > p.capacity) {
