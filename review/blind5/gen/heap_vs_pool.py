@@ -142,7 +142,7 @@ WRONG = [
     small slices (the 1% run) nearly every list goes to the heap, 8 MiB is far
     too little, malloc returns NULL for most lists and the rounds' sums are
     wrong; the program prints "heap limit does not fit".""",
-    source="""kiwix stackoverflow 13150618 ("Understanding GPU heap memory": the heap
+    source="""stackoverflow.com/questions/13150618 ("Understanding GPU heap memory": the heap
     limit must be set by cudaDeviceSetLimit, and allocations past it fail); the
     CUDA Programming Guide, "Heap Memory Allocation" ("a default heap of eight
     megabytes")."""),

@@ -138,9 +138,10 @@ WRONG = [
     always asked; when lane 0 asks for nothing, no asking lane moves the
     offset.""",
     why="""the asking lanes are not always all 32 and not always lane 0: in a warp
-    whose lane 0 asks nothing, every lane reads an unset start (a refusal) or,
-    where lane 0 asks, the offset moves by the total only from lane 0's view;
-    requests are refused with room left, and the counts are wrong.""",
+    whose lane 0 asks for nothing no lane moves the offset, and every asking
+    lane gets the unset start, a refusal, though the pool has room: requests
+    fail in the ordinary rounds (where lane 0 asks, the run is right, so only
+    some warps of some rounds show it).""",
     source="""ComputationalRadiationPhysics/picongpu#4825 ("fix atomicAllInc()": a
     warp-aggregated atomic that assumed which lanes were active, "particles
     silently get deleted and other particles get cloned"); ROCm/hip#1161

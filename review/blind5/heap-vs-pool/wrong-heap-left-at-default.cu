@@ -6,10 +6,10 @@
 //   can spill: with small slices (the 1% run) nearly every list goes to the
 //   heap, 8 MiB is far too little, malloc returns NULL for most lists and the
 //   rounds' sums are wrong; the program prints "heap limit does not fit".
-// source: kiwix stackoverflow 13150618 ("Understanding GPU heap memory": the
-//   heap limit must be set by cudaDeviceSetLimit, and allocations past it
-//   fail); the CUDA Programming Guide, "Heap Memory Allocation" ("a default
-//   heap of eight megabytes").
+// source: stackoverflow.com/questions/13150618 ("Understanding GPU heap
+//   memory": the heap limit must be set by cudaDeviceSetLimit, and
+//   allocations past it fail); the CUDA Programming Guide, "Heap Memory
+//   Allocation" ("a default heap of eight megabytes").
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the
