@@ -1,10 +1,17 @@
 package kernels_test
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cudalessons/lessons/checker"
 )
 
 // A hidden run's fail = [...] reaches the library as $LESSONS_STATS_FAIL:
@@ -390,17 +397,43 @@ func TestLibraryCountsEveryWayToLaunch(t *testing.T) {
 	}
 }
 
-// A child made by a raw clone that closed its copy of the record's pipe
-// (so that the mark of a process the library does not follow reaches no
-// pipe) and then launches a kernel or a graph is ended before the launch
-// (exit status 72), as at an allocation: before, the launches had no
-// such stop, and the child launched unseen.
-func TestLibraryEndsLaunchesOfAProcessItDoesNotFollow(t *testing.T) {
+// A process the library does not follow (a child of a raw clone, which
+// runs no fork handlers) is ended before its first CUDA call is made when
+// that call is a launch, as when it is an allocation: a kernel launch by
+// cudaLaunchKernel, __cudaLaunchKernel (nvcc 13's <<< >>>) or a graph's
+// launch is the work itself. Before, those hooks lacked the check: the
+// child launched, and its mark alone (which a program can keep from the
+// pipe) told the run's record apart.
+func TestLibraryEndsAnUnfollowedProcessAtALaunch(t *testing.T) {
 	lib := buildStub(t, "clone_launch.c")
-	for _, how := range []string{"kernel", "cooperative", "graph"} {
-		_, out := lib.run(t, "LAUNCH_HOW="+how)
-		if !strings.Contains(out, "child 72") || strings.Contains(out, "unseen") {
-			t.Errorf("%s: %q, want the child ended with exit status 72 before its launch", how, out)
+	for _, how := range []string{"kernel", "stub", "graph", "cooperative", "ex"} {
+		key := make([]byte, checker.KeySize)
+		rand.Read(key)
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(filepath.Join(lib.dir, "prog"), how)
+		cmd.ExtraFiles = []*os.File{w}
+		cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(lib.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		data, _ := io.ReadAll(r)
+		r.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%s: the program: %v (%s)", how, err, out.String())
+		}
+		if got := out.String(); got != "child exit 72\n" {
+			t.Errorf("%s: output %q, want the child ended with status 72 before its launch", how, got)
+		}
+		c := checker.NewChannel(key)
+		c.Write(data)
+		if _, err := c.Close(); err == nil || !strings.Contains(err.Error(), "does not follow") {
+			t.Errorf("%s: the record: %v, want it failed as a process not followed", how, err)
 		}
 	}
 }
@@ -417,4 +450,27 @@ func TestLibraryJudges2DCopies(t *testing.T) {
 	if s := got.Stats; s.UnorderedUses != 1 || s.CopiesPastEnd != 1 {
 		t.Errorf("unordered_uses %d (want 1), copies_past_end %d (want 1)", s.UnorderedUses, s.CopiesPastEnd)
 	}
+}
+
+// A device without pools answers 0 however it is asked: through its
+// properties (cudaGetDeviceProperties, whose memoryPoolsSupported the
+// entry "cudaDeviceGetAttribute.MemoryPoolsSupported=0" sets to 0) as
+// through the attribute, an ask of either kind counted as one. Before,
+// the properties said 1, and a program that asked the device that way
+// made a pool and was judged to have guessed (strict-pool's hidden run).
+func TestLibraryAnswersNoPoolsThroughTheDevicesProperties(t *testing.T) {
+	dir, cc, stub := stubLibrary(t)
+	nvcc, _ := exec.LookPath("nvcc")
+	include := filepath.Join(filepath.Dir(filepath.Dir(nvcc)), "include")
+	if types, err := os.ReadFile(filepath.Join(include, "driver_types.h")); err != nil || !bytes.Contains(types, []byte("memoryPoolsSupported;")) {
+		t.Skip("this toolkit's cudaDeviceProp has no memoryPoolsSupported (CUDA 12 added it)")
+	}
+	inc := "-I" + include
+	run(t, dir, cc, "-shared", "-fPIC", inc, "-o", "libcudart.so", filepath.Join(stub, "cudart.c"), filepath.Join(stub, "props.c"))
+	run(t, dir, cc, inc, "-o", "prog", filepath.Join(stub, "devprops.c"), "-L.", "-lcudart", "-Wl,-rpath,"+dir)
+	runFails(t, stubRun{dir}, []failCase{
+		{"", "properties 0 1\nattribute 0 1\n", 0},
+		{"cudaDeviceGetAttribute.MemoryPoolsSupported=0:1", "properties 0 0\nattribute 0 1\n", 1},
+		{"cudaDeviceGetAttribute.MemoryPoolsSupported=0:2", "properties 0 1\nattribute 0 0\n", 1},
+	})
 }

@@ -106,8 +106,8 @@ int StrictPool::policy(cudaMemPoolAttr attr) {
     return -1;
 }
 
-// TODO 10: the most the pool has reserved at once (a 64-bit attribute,
-// cuuint64_t: a uint64_t, as Day 69's pool attributes are).
+// TODO 10: the most the pool has reserved at once (a 64-bit attribute, as
+// Day 69's: read it into a uint64_t; cuda.h's name for it is cuuint64_t).
 uint64_t StrictPool::reserved_high() {
     return 0;
 }

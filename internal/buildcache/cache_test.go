@@ -172,6 +172,13 @@ func TestParse(t *testing.T) {
 		{"--version", "sm_90", "", "", false, true},
 		{"-run x.cu -o x", "", "x", "x.cu", false, false},
 		{"-ox x.cu -lcuda", "", "x", "x.cu", true, false},
+		// nvcc's spellings with '=' name the file after it.
+		{"-o=x x.cu", "", "x", "x.cu", true, false},
+		{"--output-file=x x.cu", "", "x", "x.cu", true, false},
+		{"-odir=d -o x x.cu", "", "x", "x.cu", false, false},
+		// A dependency file named after the output: a hit would write none.
+		{"-MD -c a.cu -o a.o", "", "a.o", "a.cu", false, false},
+		{"-MMD -MF a.dep -c a.cu -o a.o", "", "a.o", "a.cu", false, false},
 	} {
 		cmd := Parse(strings.Fields(tc.args), tc.arch)
 		added := len(cmd.Args) > len(strings.Fields(tc.args))
@@ -262,5 +269,64 @@ echo "the rest" >> "$out"; chmod +x "$out"
 	}
 	if left, _ := filepath.Glob(filepath.Join(ws, "prog.build-*")); len(left) > 0 {
 		t.Errorf("outputs left beside prog: %v", left)
+	}
+}
+
+// An output named as nvcc allows (-o FILE, -o=FILE, --output-file=FILE)
+// is put in place whole, with nothing left beside it; one that is no
+// file (/dev/null, a folder) is left to nvcc, as without the cache.
+// Before, -o=prog built "prog.build-*" and no prog (the suffix went after
+// the '='); -o /dev/null failed where nvcc succeeds (nothing can be made
+// beside it), and a hit of the same sources put a file in its place: as
+// root, /dev/null became a regular file (seen here, once).
+func TestBuildsNameTheOutputAsNvccDoes(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "nvcc")
+	script := `#!/bin/sh
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out="$2"; shift ;;
+    -o=*) out="${1#-o=}" ;;
+    --output-file=*) out="${1#--output-file=}" ;;
+  esac
+  shift
+done
+echo built > "$out" || exit 1
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	comp := Compiler{Path: fake, Version: "13.0.88", Arch: "sm_90"}
+	c := &Cache{Dir: t.TempDir(), MaxBytes: 1 << 20}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.cu"), []byte("int main(){}\n"), 0o644)
+	for _, flag := range [][]string{{"-o", "p1"}, {"-o=p2"}, {"--output-file=p3"}} {
+		name := flag[len(flag)-1]
+		name = name[strings.LastIndex(name, "=")+1:]
+		for round := 0; round < 2; round++ { // a build, then a hit
+			res, err := c.Build(context.Background(), runner.Exec{}, comp, append([]string{"a.cu"}, flag...), ws, nil, &bytes.Buffer{})
+			if err != nil || !res.Hit && !res.Run.OK() {
+				t.Fatalf("%v (round %d): %+v, %v", flag, round, res, err)
+			}
+			if data, _ := os.ReadFile(filepath.Join(ws, name)); string(data) != "built\n" {
+				t.Errorf("%v (round %d): %s holds %q", flag, round, name, data)
+			}
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(ws, "*build-*")); len(left) > 0 {
+		t.Errorf("outputs left beside: %v", left)
+	}
+	// A folder where the output goes (as /dev/null, it is no file): a
+	// build whose sources hit the cache must not put a file in its place.
+	if err := os.Mkdir(filepath.Join(ws, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Build(context.Background(), runner.Exec{}, comp, []string{"a.cu", "-o", "out"}, ws, nil, &bytes.Buffer{})
+	if err != nil || res.Hit || res.Run.OK() {
+		t.Errorf("-o out, a folder: %+v, %v (nvcc itself fails to write it)", res, err)
+	}
+	if st, err := os.Lstat(filepath.Join(ws, "out")); err != nil || !st.IsDir() {
+		t.Errorf("the folder out is gone: %v %v", st, err)
 	}
 }

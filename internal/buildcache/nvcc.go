@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,10 +33,11 @@ type Compiler struct {
 type Command struct {
 	Args   []string // as given, plus -arch when it was added
 	Output string   // the -o file; "" when there is none
-	// outAt is the index in Args of the argument that names Output
-	// (the -oFILE itself, or the value after -o); joined says which.
+	// outAt is the index in Args of the argument that names Output:
+	// the value after -o, or the argument itself when the flag comes with
+	// it (outFlag: "-o", "-o=" or "--output-file=", nvcc's spellings).
 	outAt   int
-	joined  bool
+	outFlag string
 	Sources []string
 	// Cacheable is false for command lines the cache does not understand
 	// (no -o, no source, more than one output): they run as they are.
@@ -54,8 +56,14 @@ var valued = map[string]bool{
 
 var sourceExt = map[string]bool{".cu": true, ".c": true, ".cc": true, ".cpp": true, ".cxx": true, ".o": true, ".obj": true, ".a": true}
 
-// noCache are flags whose effect the cache cannot capture.
-var noCache = map[string]bool{"-run": true, "--run": true, "-M": true, "-MM": true, "-E": true, "--preprocess": true, "-odir": true, "-keep": true, "--keep": true, "-lib": true}
+// noCache are flags whose effect the cache cannot capture. -MD and -MMD
+// write a dependency file named after the output (t.o gives t.d): a hit
+// writes none, and a build into a file beside the output names it after
+// that file (t.o.build-NNN gives t.o.d, seen with nvcc 11.8).
+var noCache = map[string]bool{"-run": true, "--run": true, "-M": true, "-MM": true, "-E": true, "--preprocess": true, "-odir": true, "-keep": true, "--keep": true, "-lib": true,
+	"--generate-dependencies": true, "--generate-nonsystem-dependencies": true,
+	"-MD": true, "-MMD": true, "-MF": true, "--generate-dependencies-with-compile": true,
+	"--generate-nonsystem-dependencies-with-compile": true, "--dependency-output": true}
 
 // Parse reads an nvcc command line; arch is added when none is named.
 func Parse(args []string, arch string) Command {
@@ -75,12 +83,16 @@ func Parse(args []string, arch string) Command {
 			}
 		case a == "-o" || a == "--output-file":
 			if i+1 < len(args) {
-				cmd.Output, cmd.outAt, cmd.joined = args[i+1], i+1, false
+				cmd.Output, cmd.outAt, cmd.outFlag = args[i+1], i+1, ""
 				outputs++
 			}
 			i++
+		case (name == "-o" || name == "--output-file") && hasValue:
+			// -o=FILE and --output-file=FILE: nvcc writes FILE.
+			cmd.Output, cmd.outAt, cmd.outFlag = a[len(name)+1:], i, name+"="
+			outputs++
 		case strings.HasPrefix(a, "-o") && len(a) > 2 && !strings.HasPrefix(a, "-odir"):
-			cmd.Output, cmd.outAt, cmd.joined = a[2:], i, true
+			cmd.Output, cmd.outAt, cmd.outFlag = a[2:], i, "-o"
 			outputs++
 		case valued[a]:
 			i++
@@ -102,11 +114,7 @@ func Parse(args []string, arch string) Command {
 // instead; cmd is Cacheable (it has exactly one output).
 func (cmd Command) withOutput(out string) []string {
 	args := append([]string(nil), cmd.Args...)
-	if cmd.joined {
-		args[cmd.outAt] = "-o" + out
-	} else {
-		args[cmd.outAt] = out
-	}
+	args[cmd.outAt] = cmd.outFlag + out
 	return args
 }
 
@@ -243,6 +251,14 @@ func (c *Cache) BuildStreams(ctx context.Context, r runner.Runner, comp Compiler
 	outPath := cmd.Output
 	if !filepath.IsAbs(outPath) {
 		outPath = filepath.Join(dir, outPath)
+	}
+	if st, err := os.Lstat(outPath); err == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+		// An output that is no file (/dev/null, a folder): nvcc writes it,
+		// or says why not, as it would without the cache; nothing is kept,
+		// and nothing is written beside it (a file beside /dev/null cannot
+		// be made).
+		res, err := r.Run(ctx, spec(argv, nil), out)
+		return &Result{Run: res}, err
 	}
 	if log, ok, err := c.Get(key, outPath); err == nil && ok {
 		c.Note(true)

@@ -164,6 +164,7 @@ void exportedBlock(void* p, const void* data) {
 
 extern "C" cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData* data, void* p) {
     static auto fn = (cudaError_t(*)(cudaMemPoolPtrExportData*, void*))real("cudaMemPoolExportPointer");
+    HOOK_ENTRY();
     cudaError_t r = fn(data, p);
     if (busy()) return r;
     if (r == cudaSuccess) exportedBlock(p, data);
@@ -173,6 +174,7 @@ extern "C" cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData* data, 
 extern "C" CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData* data, CUdeviceptr p) {
     static auto fn = (CUresult(*)(CUmemPoolPtrExportData*, CUdeviceptr))realDriver("cuMemPoolExportPointer");
     if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
+    HOOK_ENTRY();
     CUresult r = fn(data, p);
     if (busy()) return r;
     if (r == CUDA_SUCCESS) exportedBlock((void*)p, data);
@@ -386,6 +388,7 @@ extern "C" long lessonsSyscall(long n, ...) {
 
 extern "C" cudaError_t cudaMemPoolImportPointer(void** p, cudaMemPool_t pool, cudaMemPoolPtrExportData* data) {
     static auto fn = (cudaError_t(*)(void**, cudaMemPool_t, cudaMemPoolPtrExportData*))real("cudaMemPoolImportPointer");
+    HOOK_ENTRY();
     cudaError_t r = fn(p, pool, data);
     if (busy()) return r;
     if (r == cudaSuccess && p != nullptr) imported(*p, data);
@@ -395,6 +398,7 @@ extern "C" cudaError_t cudaMemPoolImportPointer(void** p, cudaMemPool_t pool, cu
 extern "C" CUresult cuMemPoolImportPointer(CUdeviceptr* p, CUmemoryPool pool, CUmemPoolPtrExportData* data) {
     static auto fn = (CUresult(*)(CUdeviceptr*, CUmemoryPool, CUmemPoolPtrExportData*))realDriver("cuMemPoolImportPointer");
     if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
+    HOOK_ENTRY();
     CUresult r = fn(p, pool, data);
     if (busy()) return r;
     if (r == CUDA_SUCCESS && p != nullptr) imported((void*)*p, data);

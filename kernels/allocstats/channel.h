@@ -923,6 +923,16 @@ void busyFrom(const void* caller) {
     rawSyscall(SYS_exit_group, 72);
 }
 
+// HOOK_ENTRY opens every hook of a CUDA call, before the call is made: a
+// process the library does not follow ends there (followedOrStop), and a
+// call reached while this thread is busy is judged by who made it
+// (busyFrom). A macro, so that the caller is the hook's.
+#define HOOK_ENTRY()                                              \
+    do {                                                          \
+        followedOrStop();                                         \
+        if (busy()) busyFrom(__builtin_return_address(0));       \
+    } while (0)
+
 uintptr_t forwardsToCUDA(const void* f, const char* name) {
     // The real function is in a shared object: the runtime, the driver,
     // or (under a tool) a library of NVIDIA's that comes next. Never in

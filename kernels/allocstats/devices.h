@@ -227,6 +227,7 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int dev)
     static auto fn = (cudaError_t(*)(int*, cudaDeviceAttr, int))real("cudaDeviceGetAttribute");
     static uintptr_t checked = 0;
     if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaDeviceGetAttribute");
+    HOOK_ENTRY();
     if (failCount == 0 || busy()) return fn(v, a, dev);
     if (a == cudaDevAttrMemoryPoolsSupported && failNow("cudaDeviceGetAttribute.MemoryPoolsSupported=0")) {
         if (v != nullptr) *v = 0;
@@ -249,6 +250,38 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int dev)
     after();
     return (cudaError_t)2;
 }
+
+// A device's properties answer whether it has pools too
+// (cudaDeviceProp::memoryPoolsSupported): the entry that makes a device
+// without pools ("cudaDeviceGetAttribute.MemoryPoolsSupported=0") answers
+// 0 there as well, an ask of either kind counted as one. Before, a
+// program that asked the device through its properties was told it had
+// pools, made one, and was judged to have guessed (strict-pool's hidden
+// run "a device without pools"). Since CUDA 12 the headers name the call
+// cudaGetDeviceProperties_v2 (the plain name is the old layout's), so the
+// hook and the function it forwards to are the headers' name. (Before
+// CUDA 12 the properties did not say.)
+#if CUDART_VERSION >= 12000
+#define LESSONS_NAME_(x) #x
+#define LESSONS_NAME(x) LESSONS_NAME_(x)
+extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int dev) {
+    static auto fn = (cudaError_t(*)(cudaDeviceProp*, int))real(LESSONS_NAME(cudaGetDeviceProperties));
+    static uintptr_t checked = 0;
+    if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, LESSONS_NAME(cudaGetDeviceProperties));
+    HOOK_ENTRY();
+    cudaError_t r = fn(p, dev);
+    if (failCount == 0 || busy() || r != cudaSuccess || p == nullptr) return r;
+    if (!failNow("cudaDeviceGetAttribute.MemoryPoolsSupported=0")) return r;
+    p->memoryPoolsSupported = 0;
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        noteResult(0, true);
+    }
+    after();
+    return r;
+}
+#endif
 
 namespace {
 // poolAttrName is how a hidden run's fail names a get of attribute a
@@ -284,6 +317,7 @@ extern "C" cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAt
     static auto fn = (cudaError_t(*)(cudaMemPool_t, cudaMemPoolAttr, void*))real("cudaMemPoolGetAttribute");
     static uintptr_t checked = 0;
     if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, "cudaMemPoolGetAttribute");
+    HOOK_ENTRY();
     const char* named = poolAttrName(a);
     bool failed = failCount > 0 && !busy() && (failNow("cudaMemPoolGetAttribute") | (named != nullptr && failNow(named)));
     if (failed && v != nullptr && named != nullptr) memset(v, 0xA5, poolAttrSize(a));
@@ -438,6 +472,7 @@ HOOK(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t* s, unsigned int f
 // kernels timed so far are read first, and no more are timed.
 extern "C" cudaError_t cudaDeviceReset(void) {
     static auto fn = (cudaError_t(*)(void))real("cudaDeviceReset");
+    HOOK_ENTRY();
     if (busy()) return fn();
     {
         std::lock_guard<Lock> g(mu);
@@ -533,6 +568,7 @@ HOOK(cudaError_t, cudaMemcpyPeer, (void* d, int dd, const void* src, int sd, siz
 // cudaMemPoolDestroy: the pool's attributes are read just before it goes.
 extern "C" cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
     static auto fn = (cudaError_t(*)(cudaMemPool_t))real("cudaMemPoolDestroy");
+    HOOK_ENTRY();
     if (busy()) return fn(pool);
     Pool last = snapshot((uint64_t)(uintptr_t)pool);
     {
@@ -568,17 +604,10 @@ void launchDone(Timed t, cudaError_t r, const void* kernel, bool stub, void** a,
 // Launches. nvcc 13's <<< >>> calls __cudaLaunchKernel with a CUkernel
 // (the runtime does not declare it in C++ sources); older ones and explicit
 // calls go through cudaLaunchKernel with the host stub's address.
-// A launch is the program's work: a process the library does not follow
-// is ended before it (followedOrStop), as at an allocation. Before, a
-// child made by a raw clone that had closed its copy of the record's
-// pipe (so that its mark went nowhere) launched kernels unseen.
 extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, void** a, size_t sh, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(const void*, dim3, dim3, void**, size_t, cudaStream_t))real("__cudaLaunchKernel");
-    followedOrStop();
-    if (busy()) {
-        busyFrom(__builtin_return_address(0));
-        return fn(kernel, g, b, a, sh, s);
-    }
+    HOOK_ENTRY();
+    if (busy()) return fn(kernel, g, b, a, sh, s);
     Timed t = startTiming(s, false);
     inLaunch++;
     cudaError_t r = fn(kernel, g, b, a, sh, s);
@@ -588,7 +617,7 @@ extern "C" cudaError_t __cudaLaunchKernel(const void* kernel, dim3 g, dim3 b, vo
 }
 
 namespace {
-// launchStub is a launch of the kernel whose host stub is f, made by fn
+// launchStub is a launch of the kernel whose host stub is f, made by call
 // (the runtime's cudaLaunchKernel or one of its kin): a launch made
 // inside another (the runtime's own entry points calling each other) is
 // that one, forwarded and not counted again.

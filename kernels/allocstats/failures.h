@@ -112,6 +112,7 @@ void ipcRecorded(cudaEvent_t e, cudaStream_t s) {
 // past it are made with the cap.
 extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
     static auto fn = (cudaError_t(*)(cudaLimit, size_t))real("cudaDeviceSetLimit");
+    HOOK_ENTRY();
     if (heapCap > 0 && l == cudaLimitMallocHeapSize && v > heapCap && !busy()) v = (size_t)heapCap;
     return fn(l, v);
 }

@@ -120,6 +120,7 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
 extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long f) __asm__("cudaGraphInstantiate");
 extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long f) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long))real("cudaGraphInstantiate");
+    HOOK_ENTRY();
     cudaError_t r = fn(e, g, f);
     instantiated(r, e, g);
     return r;
@@ -127,6 +128,7 @@ extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g
 extern "C" cudaError_t lessonsGraphInstantiateParams(cudaGraphExec_t* e, cudaGraph_t g, void* params) __asm__("cudaGraphInstantiateWithParams");
 extern "C" cudaError_t lessonsGraphInstantiateParams(cudaGraphExec_t* e, cudaGraph_t g, void* params) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t*, cudaGraph_t, void*))real("cudaGraphInstantiateWithParams");
+    HOOK_ENTRY();
     cudaError_t r = fn(e, g, params);
     instantiated(r, e, g);
     return r;
@@ -135,6 +137,7 @@ extern "C" cudaError_t lessonsGraphInstantiateParams(cudaGraphExec_t* e, cudaGra
 extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, cudaGraphNode_t* en, char* log, size_t n) __asm__("cudaGraphInstantiate");
 extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, cudaGraphNode_t* en, char* log, size_t n) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t*, cudaGraph_t, cudaGraphNode_t*, char*, size_t))real("cudaGraphInstantiate");
+    HOOK_ENTRY();
     cudaError_t r = fn(e, g, en, log, n);
     instantiated(r, e, g);
     return r;
@@ -143,6 +146,7 @@ extern "C" cudaError_t lessonsGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g
 extern "C" cudaError_t lessonsGraphInstantiateFlags(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long f) __asm__("cudaGraphInstantiateWithFlags");
 extern "C" cudaError_t lessonsGraphInstantiateFlags(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long f) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long))real("cudaGraphInstantiateWithFlags");
+    HOOK_ENTRY();
     cudaError_t r = fn(e, g, f);
     instantiated(r, e, g);
     return r;
@@ -152,7 +156,7 @@ HOOK(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t e), (e), { graphs->eras
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) __asm__("cudaGraphLaunch");
 extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaStream_t))real("cudaGraphLaunch");
-    followedOrStop();
+    HOOK_ENTRY();
     if (busy()) return fn(e, s);
     Timed t = startTiming(s, true);
     cudaError_t r = fn(e, s);
