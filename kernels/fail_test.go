@@ -460,12 +460,10 @@ func TestLibraryJudges2DCopies(t *testing.T) {
 // made a pool and was judged to have guessed (strict-pool's hidden run).
 func TestLibraryAnswersNoPoolsThroughTheDevicesProperties(t *testing.T) {
 	dir, cc, stub := stubLibrary(t)
-	nvcc, _ := exec.LookPath("nvcc")
-	include := filepath.Join(filepath.Dir(filepath.Dir(nvcc)), "include")
-	if types, err := os.ReadFile(filepath.Join(include, "driver_types.h")); err != nil || !bytes.Contains(types, []byte("memoryPoolsSupported;")) {
+	if !propsSayPools() {
 		t.Skip("this toolkit's cudaDeviceProp has no memoryPoolsSupported (CUDA 12 added it)")
 	}
-	inc := "-I" + include
+	inc := "-I" + cudaInclude()
 	run(t, dir, cc, "-shared", "-fPIC", inc, "-o", "libcudart.so", filepath.Join(stub, "cudart.c"), filepath.Join(stub, "props.c"))
 	run(t, dir, cc, inc, "-o", "prog", filepath.Join(stub, "devprops.c"), "-L.", "-lcudart", "-Wl,-rpath,"+dir)
 	runFails(t, stubRun{dir}, []failCase{
@@ -473,4 +471,17 @@ func TestLibraryAnswersNoPoolsThroughTheDevicesProperties(t *testing.T) {
 		{"cudaDeviceGetAttribute.MemoryPoolsSupported=0:1", "properties 0 0\nattribute 0 1\n", 1},
 		{"cudaDeviceGetAttribute.MemoryPoolsSupported=0:2", "properties 0 1\nattribute 0 0\n", 1},
 	})
+}
+
+// propsSayPools tells whether this toolkit's cudaDeviceProp has
+// memoryPoolsSupported (CUDA 12 on): a program that reads it builds.
+func propsSayPools() bool {
+	types, err := os.ReadFile(filepath.Join(cudaInclude(), "driver_types.h"))
+	return err == nil && bytes.Contains(types, []byte("memoryPoolsSupported;"))
+}
+
+// cudaInclude is the include folder of the nvcc on the PATH.
+func cudaInclude() string {
+	nvcc, _ := exec.LookPath("nvcc")
+	return filepath.Join(filepath.Dir(filepath.Dir(nvcc)), "include")
 }

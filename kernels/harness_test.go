@@ -398,7 +398,12 @@ func TestHarnessesAskTheDeviceForPools(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rights {
-		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+		b := patched(t, sol, filepath.Join(right, r.Name()))
+		if bytes.Contains(b, []byte("memoryPoolsSupported")) && !propsSayPools() {
+			t.Logf("right/%s: not built here (this toolkit's cudaDeviceProp has no memoryPoolsSupported)", r.Name())
+			continue
+		}
+		ps = append(ps, program{"right/" + r.Name(), b, false})
 	}
 	for _, set := range []string{"blind", "blind3", "blind4"} {
 		file := filepath.Join("review", set, "strict-pool", "correct.cu")

@@ -262,12 +262,12 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int dev)
 // hook and the function it forwards to are the headers' name. (Before
 // CUDA 12 the properties did not say.)
 #if CUDART_VERSION >= 12000
-#define LESSONS_NAME_(x) #x
-#define LESSONS_NAME(x) LESSONS_NAME_(x)
+#define ALLOCSTATS_NAME_(x) #x
+#define ALLOCSTATS_NAME(x) ALLOCSTATS_NAME_(x)
 extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int dev) {
-    static auto fn = (cudaError_t(*)(cudaDeviceProp*, int))real(LESSONS_NAME(cudaGetDeviceProperties));
+    static auto fn = (cudaError_t(*)(cudaDeviceProp*, int))real(ALLOCSTATS_NAME(cudaGetDeviceProperties));
     static uintptr_t checked = 0;
-    if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, LESSONS_NAME(cudaGetDeviceProperties));
+    if (((uintptr_t)fn ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)fn, ALLOCSTATS_NAME(cudaGetDeviceProperties));
     HOOK_ENTRY();
     cudaError_t r = fn(p, dev);
     if (failCount == 0 || busy() || r != cudaSuccess || p == nullptr) return r;
