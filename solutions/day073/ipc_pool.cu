@@ -128,7 +128,7 @@ static int importer(int sock, int rounds, int n) {
     // freed: the child's GPU is done with the block and its import.
     cudaEvent_t filled = nullptr, freed = nullptr;
     // TODO 3: receive the pool's descriptor, import the pool, close the
-    // descriptor; open the events the parent shares (or share your own).
+    // descriptor; open the two events the parent made (the child makes none).
     // BEGIN SOLUTION
     int fd = recv_fd(sock);
     if (fd < 0) { fprintf(stderr, "importer: no descriptor came\n"); return 1; }
@@ -167,8 +167,8 @@ static int importer(int sock, int rounds, int n) {
     CHECK(cudaMallocHost(&got, 2 * rounds * sizeof *got));
     CHECK(cudaMemcpyAsync(got, sums, 2 * rounds * sizeof *got, cudaMemcpyDeviceToHost, s));
     CHECK(cudaStreamSynchronize(s));      // the child's one host wait
-    // Each process destroys its own handles of the events, the child's
-    // first: the parent's go once the child has sent its sums.
+    // The child closes its handles of the parent's events first; the
+    // parent, their maker, destroys them once the child has sent its sums.
     if (filled != nullptr) CHECK(cudaEventDestroy(filled));
     if (freed != nullptr) CHECK(cudaEventDestroy(freed));
     if (!send_all(sock, got, 2 * rounds * sizeof *got)) return 1;

@@ -169,8 +169,8 @@ static int importer(int sock, int rounds, int n) {
     CHECK(cudaMallocHost(&got, 2 * rounds * sizeof *got));
     CHECK(cudaMemcpyAsync(got, sums, 2 * rounds * sizeof *got, cudaMemcpyDeviceToHost, s));
     CHECK(cudaStreamSynchronize(s));      // the child's one host wait
-    // Each process destroys its own handles of the events, the child's
-    // first: the parent's go once the child has sent its sums.
+    // The child closes its handles of the parent's events first; the
+    // parent, their maker, destroys them once the child has sent its sums.
     if (filled != nullptr) CHECK(cudaEventDestroy(filled));
     if (freed != nullptr) CHECK(cudaEventDestroy(freed));
     if (!send_all(sock, got, 2 * rounds * sizeof *got)) return 1;
