@@ -32,10 +32,10 @@ constexpr size_t kAlign = 256;
 // nothing else of the pool's.
 class BlockPool {
 public:
-    // init makes the pool's one cudaMalloc, with `blocks` blocks of each
-    // class (classBytes: the classes' sizes, ascending, not necessarily
-    // multiples of kAlign), every block starting on a kAlign boundary, and
-    // the allocation no larger than that needs.
+    // init makes the pool's one cudaMalloc: `blocks` blocks of each class
+    // (classBytes: ascending sizes, not always multiples of kAlign), each
+    // its class's size rounded up to kAlign, class after class; its size is
+    // their sum (the very last block's padding may be left out), no more.
     cudaError_t init(const std::vector<size_t>& classBytes, size_t blocks);
     // allocate returns a block of the smallest class that holds bytes, and
     // one that no work queued on the GPU still uses; nullptr when that
