@@ -55,7 +55,7 @@ def release():
     """The pipeline is over: print PyTorch's own peaks (what tensors held
     at most, and what the allocator held at most), then give the pool's
     memory back to the device, for the other processes on this GPU."""
-    # TODO 3: print the two peaks from PyTorch's counters, in MiB, as
+    # TODO 3: print the two peaks, PyTorch's high-water marks, in MiB, as
     # "torch: peak allocated A MiB, peak reserved R MiB"; then hand back
     # what the allocator holds and no tensor uses.
     # BEGIN SOLUTION
