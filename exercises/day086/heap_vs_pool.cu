@@ -29,12 +29,14 @@ struct BlockArena {
     // TODO 1: what take(), in_arena() and free_arena() need to know.
 };
 
-// make_arena makes a's buffer in s's order: a slice of at least sliceBytes
-// for each of the blockBytes.size() thread blocks, each slice starting on
-// a 256-byte boundary. It also sizes the device heap, before any kernel
-// that calls malloc has run, for the lists that will not fit in their
-// slice, and not for every list: blockBytes[b] is what the lists of block
-// b take in all (each rounded up to kListAlign), largest the largest list.
+// make_arena makes a's buffer in s's order: a slice for each of the
+// blockBytes.size() thread blocks, each starting on a 256-byte boundary and
+// of at least sliceBytes rounded up to 256 (larger by at most 4 KiB: whole
+// pages are as good, a slice much larger than asked is not). It also sizes
+// the device heap, before any kernel that calls malloc has run, for the
+// lists that will not fit in their slice, and not for every list:
+// blockBytes[b] is what the lists of block b take in all (each rounded up
+// to kListAlign), largest the largest list.
 cudaError_t make_arena(BlockArena* a, const std::vector<size_t>& blockBytes, size_t sliceBytes, size_t largest, cudaStream_t s) {
     // TODO 2: the heap's size, then the buffer.
     (void)a;
@@ -192,9 +194,11 @@ int main(int argc, char** argv) {
     size_t spill = 0;
     for (size_t b : blockBytes) spill += b + largest > sliceBytes ? b + largest - sliceBytes : 0;
     if (heapOnly) spill = demand;
-    // Three times what the slices take (each at least sliceBytes, on a
-    // 256-byte boundary): an address this far from a list in the arena is
-    // past the arena's end, or before its start.
+    // Three times what the slices take at the least (each sliceBytes
+    // rounded up to 256, at most 4 KiB more): an address this far from a
+    // list in the arena is past the arena's end, or before its start, and
+    // one this far past an end computed in ints instead of bytes (four
+    // times too far) is inside that wrong end.
     const unsigned long long beyond = 3ull * blocks * ((sliceBytes + 255) / 256 * 256);
     CHECK(cudaSetDevice(0));
 
