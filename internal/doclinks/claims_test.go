@@ -28,8 +28,10 @@ var (
 	citeTable = regexp.MustCompile(`^\| (day(\d{3})|appendix) \(([0-9][-0-9, ]*)\) \|`)
 	citeProse = regexp.MustCompile(`Day (\d+) \(([0-9][-0-9, ]*)\)`)
 	numberRe  = regexp.MustCompile(`(?:^|[^\w.])(\d+(?:,\d{3})*(?:\.\d+)?)`)
-	wordRe    = regexp.MustCompile(`\b(one|two|three|four|five|six|seven|eight|nine|ten)\b`)
-	words     = map[string]string{"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10"}
+	// an issue's, a review's or a day's number names it: it is no figure
+	namesRe = regexp.MustCompile(`(?i)\b(issue|review|days?|recheck|session) \d+`)
+	wordRe  = regexp.MustCompile(`\b(one|two|three|four|five|six|seven|eight|nine|ten)\b`)
+	words   = map[string]string{"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10"}
 )
 
 func dayFile(day string) string {
@@ -91,6 +93,7 @@ func outsideParens(s string) string {
 // (version "G1", "sm_90") is a name.
 func numbers(s string) []string {
 	var out []string
+	s = namesRe.ReplaceAllString(s, "")
 	for _, m := range numberRe.FindAllStringSubmatch(s, -1) {
 		n := strings.ReplaceAll(m[1], ",", "")
 		if strings.Contains(n, ".") {
