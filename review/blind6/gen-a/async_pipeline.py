@@ -92,29 +92,26 @@ write("async-pipeline", "wrong-buffers-allocated-on-stream-zero.cu", header(
     "main's streams are non-blocking: nothing orders the legacy stream's allocation before the copy in on the iteration's stream, so the copy may write memory the pool has not yet handed out in that order (a free of the same bytes queued on stream 0 by an earlier iteration is not ordered either); the pool usually has the memory ready at once, so the results are right.",
     "apache/arrow-nanoarrow#509 (review: allocating on the default stream is unsafe for callers on non-blocking streams), rapidsai/rmm#2156 (memory allocated synchronously, freed on a non-blocking stream: compute-sanitizer reports free-before-alloc)") + W1)
 
-# wrong 2: one partial-sums buffer for every iteration, made once.
+# wrong 2: drain's events recorded before the last copy back.
 W2 = C
 W2 = edit(W2, """    const cudaStream_t* streams_ = nullptr;""", """    const cudaStream_t* streams_ = nullptr;
-    long long* partial_ = nullptr;  // BLOCKS long longs on the device: every checksum's scratch""")
+    cudaEvent_t done_[16] = {};  // one per stream, recorded by submit; drain waits for each""")
 W2 = edit(W2, """    CHECK(cudaHostRegister(sums_, (size_t)iterations * BLOCKS * sizeof(long long), cudaHostRegisterDefault));
 }""", """    CHECK(cudaHostRegister(sums_, (size_t)iterations * BLOCKS * sizeof(long long), cudaHostRegisterDefault));
-    // 512 bytes, the same for every iteration: made once, not per iteration.
-    CHECK(cudaMalloc(&partial_, BLOCKS * sizeof(long long)));
+    for (int i = 0; i < count; i++) CHECK(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
 }""")
-W2 = edit(W2, """    long long* dpart = nullptr;
-""", """    long long* dpart = partial_;
-""")
-W2 = edit(W2, """    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&dpart), BLOCKS * sizeof(long long), s));
-""", "")
-W2 = edit(W2, """    CHECK(cudaFreeAsync(dpart, s));
-""", "")
-W2 = edit(W2, """    CHECK(cudaHostUnregister(in_));""", """    CHECK(cudaFree(partial_));
+W2 = edit(W2, """    CHECK(cudaMemcpyAsync(out_ + off, dout, bytes, cudaMemcpyDeviceToHost, s));
+    CHECK(cudaMemcpyAsync(sums_ + (size_t)it * BLOCKS, dpart, BLOCKS * sizeof(long long), cudaMemcpyDeviceToHost, s));""", """    CHECK(cudaMemcpyAsync(out_ + off, dout, bytes, cudaMemcpyDeviceToHost, s));
+    CHECK(cudaEventRecord(done_[it % count_], s));  // the iteration's results are on their way back
+    CHECK(cudaMemcpyAsync(sums_ + (size_t)it * BLOCKS, dpart, BLOCKS * sizeof(long long), cudaMemcpyDeviceToHost, s));""")
+W2 = edit(W2, """    for (int i = 0; i < count_; i++) CHECK(cudaStreamSynchronize(streams_[i]));""", """    for (int i = 0; i < count_; i++) CHECK(cudaEventSynchronize(done_[i]));""")
+W2 = edit(W2, """    CHECK(cudaHostUnregister(in_));""", """    for (int i = 0; i < count_; i++) CHECK(cudaEventDestroy(done_[i]));
     CHECK(cudaHostUnregister(in_));""")
-write("async-pipeline", "wrong-one-scratch-for-every-stream.cu", header(
+write("async-pipeline", "wrong-drain-event-recorded-before-sums-copy.cu", header(
     "wrong",
-    "the checksum's partial sums go to one small buffer made once with cudaMalloc in the constructor and shared by every iteration, whatever its stream.",
-    "iterations on different streams run side by side: one stream's checksum can overwrite the partials while another stream's copy back is still reading them, so a sum may come back with another iteration's partials; the checksum and its copy take microseconds after a 0.2 ms scale that starts at different times on each stream, so the windows rarely meet and the run usually prints 12 of 12. It also breaks the exercise's rule that every device buffer is allocated and freed in its stream's order.",
-    "flashinfer-ai/flashinfer#4476 (staging buffers keyed by device and shape only, shared by calls on two streams: one call's copy overwrote inputs the other's kernel still read), Genesis-Embodied-AI/quadrants#649 (a persistent argument buffer reused by the same kernel on different streams)") + W2)
+    "submit records the stream's event after the output's copy back but before the partial sums' copy; drain waits for each stream's event with cudaEventSynchronize.",
+    "the host reads every stream's last partial sums after a wait that does not cover their copy (nor the frees after it): the copy is 512 bytes queued right behind the event, and main checks the 4 MiB of output first, so by the time it reads the sums they have long arrived and every checksum prints right; a slower copy engine, or a host that reads the sums first, sees the 0xff bytes main put there.",
+    "microsoft/onnxruntime#26512 (a device-to-host cudaMemcpyAsync assumed complete when the host read it: \"challenging to reproduce because cudaMemcpyAsync usually completes quickly\")") + W2)
 
 # wrong 3: the results copied back with a synchronous cudaMemcpy.
 W3 = C

@@ -1,7 +1,7 @@
 // kind: wrong
-// mistake: the checksum's partial sums go to one small buffer made once with cudaMalloc in the constructor and shared by every iteration, whatever its stream.
-// why it is wrong: iterations on different streams run side by side: one stream's checksum can overwrite the partials while another stream's copy back is still reading them, so a sum may come back with another iteration's partials; the checksum and its copy take microseconds after a 0.2 ms scale that starts at different times on each stream, so the windows rarely meet and the run usually prints 12 of 12. It also breaks the exercise's rule that every device buffer is allocated and freed in its stream's order.
-// source: flashinfer-ai/flashinfer#4476 (staging buffers keyed by device and shape only, shared by calls on two streams: one call's copy overwrote inputs the other's kernel still read), Genesis-Embodied-AI/quadrants#649 (a persistent argument buffer reused by the same kernel on different streams)
+// mistake: submit records the stream's event after the output's copy back but before the partial sums' copy; drain waits for each stream's event with cudaEventSynchronize.
+// why it is wrong: the host reads every stream's last partial sums after a wait that does not cover their copy (nor the frees after it): the copy is 512 bytes queued right behind the event, and main checks the 4 MiB of output first, so by the time it reads the sums they have long arrived and every checksum prints right; a slower copy engine, or a host that reads the sums first, sees the 0xff bytes main put there.
+// source: microsoft/onnxruntime#26512 (a device-to-host cudaMemcpyAsync assumed complete when the host read it: "challenging to reproduce because cudaMemcpyAsync usually completes quickly")
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and
@@ -86,7 +86,7 @@ public:
 
 private:
     const cudaStream_t* streams_ = nullptr;
-    long long* partial_ = nullptr;  // BLOCKS long longs on the device: every checksum's scratch
+    cudaEvent_t done_[16] = {};  // one per stream, recorded by submit; drain waits for each
     int count_ = 0;
     size_t total_ = 0;
     int iterations_ = 0;
@@ -112,8 +112,7 @@ Pipeline::Pipeline(const cudaStream_t* streams, int count, size_t total, int ite
     CHECK(cudaHostRegister(in_, total * sizeof(float), cudaHostRegisterDefault));
     CHECK(cudaHostRegister(out_, total * sizeof(float), cudaHostRegisterDefault));
     CHECK(cudaHostRegister(sums_, (size_t)iterations * BLOCKS * sizeof(long long), cudaHostRegisterDefault));
-    // 512 bytes, the same for every iteration: made once, not per iteration.
-    CHECK(cudaMalloc(&partial_, BLOCKS * sizeof(long long)));
+    for (int i = 0; i < count; i++) CHECK(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
 }
 
 // TODO 3: queue iteration it on a stream of its own, spreading the
@@ -125,27 +124,30 @@ void Pipeline::submit(int it, size_t off, int n) {
     const size_t bytes = (size_t)n * sizeof(float);
     float* din = nullptr;
     float* dout = nullptr;
-    long long* dpart = partial_;
+    long long* dpart = nullptr;
     CHECK(cudaMallocAsync(reinterpret_cast<void**>(&din), bytes, s));
     CHECK(cudaMallocAsync(reinterpret_cast<void**>(&dout), bytes, s));
+    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&dpart), BLOCKS * sizeof(long long), s));
     CHECK(cudaMemcpyAsync(din, in_ + off, bytes, cudaMemcpyHostToDevice, s));
     scale<<<BLOCKS, THREADS, 0, s>>>(din, dout, n, 2.0f);
     CHECK(cudaFreeAsync(din, s));  // its last reader, scale, is queued before
     checksum<<<BLOCKS, THREADS, 0, s>>>(dout, n, dpart);
     CHECK(cudaMemcpyAsync(out_ + off, dout, bytes, cudaMemcpyDeviceToHost, s));
+    CHECK(cudaEventRecord(done_[it % count_], s));  // the iteration's results are on their way back
     CHECK(cudaMemcpyAsync(sums_ + (size_t)it * BLOCKS, dpart, BLOCKS * sizeof(long long), cudaMemcpyDeviceToHost, s));
     CHECK(cudaFreeAsync(dout, s));
+    CHECK(cudaFreeAsync(dpart, s));
 }
 
 // TODO 4: wait until every iteration queued is done: the pipeline's only
 // wait on the host.
 void Pipeline::drain() {
-    for (int i = 0; i < count_; i++) CHECK(cudaStreamSynchronize(streams_[i]));
+    for (int i = 0; i < count_; i++) CHECK(cudaEventSynchronize(done_[i]));
 }
 
 // TODO 5: give the host's memory back.
 Pipeline::~Pipeline() {
-    CHECK(cudaFree(partial_));
+    for (int i = 0; i < count_; i++) CHECK(cudaEventDestroy(done_[i]));
     CHECK(cudaHostUnregister(in_));
     CHECK(cudaHostUnregister(out_));
     CHECK(cudaHostUnregister(sums_));

@@ -162,13 +162,22 @@ write("pool-resource", "wrong-joins-only-the-block-after.h", header(
     "blocks freed in ascending order join up (each joins the free block after it only when freed after it), but a block freed after its lower neighbour stays apart from it: four 4 MiB blocks given back out of order leave 16 MiB free in two or more pieces, and the 16 MiB request takes a new chunk; nothing is misused, every sum is right, only the chunk count grows.",
     "SynestiaOS/SynestiaOS#3 (heap blocks not merged when the neighbour's address is smaller than the freed block's), evmar/theseus#26 (a free-list insertion that prevented coalescing with the preceding neighbour: allocations failed with enough contiguous memory free)") + W2)
 
-# wrong 3: the wait queued on the default stream.
+# wrong 3: the taker's event recorded before its wait.
 W3 = C
-W3 = edit(W3, """                CHECK(cudaStreamWaitEvent(s, event_of(donor), 0));""", """                // The legacy default stream orders every stream's work, so
-                // one wait there orders the whole device after the donor.
-                CHECK(cudaStreamWaitEvent(cudaStream_t{}, event_of(donor), 0));""")
-write("pool-resource", "wrong-steal-waits-on-default-stream.h", header(
+W3 = edit(W3, """                const cudaStream_t donor = it->second.stream;
+                CHECK(cudaStreamWaitEvent(s, event_of(donor), 0));
+                for (auto& b : blocks_)
+                    if (b.second.free && b.second.stream == donor) b.second.stream = s;
+                // s's event must now cover the donor's frees as well
+                CHECK(cudaEventRecord(event_of(s), s));""", """                const cudaStream_t donor = it->second.stream;
+                // s's event must now cover the donor's frees as well: mark
+                // s, then make it wait for the donor
+                CHECK(cudaEventRecord(event_of(s), s));
+                CHECK(cudaStreamWaitEvent(s, event_of(donor), 0));
+                for (auto& b : blocks_)
+                    if (b.second.free && b.second.stream == donor) b.second.stream = s;""")
+write("pool-resource", "wrong-taker-event-recorded-before-its-wait.h", header(
     "wrong",
-    "a block taken from another stream's free list is ordered by making the default (legacy) stream wait for the donor's event, on the belief that the legacy stream orders every stream.",
-    "the program's streams are non-blocking: they do not synchronise with the legacy stream, so the taking stream is ordered after nothing, and its kernels may write the block while the donor's still read it; with the donor's kernels short and usually done by then, the sums come out right.",
-    "alpaka-group/alpaka#2060 (a device-wide wait for an event implemented through stream zero: no synchronisation for queues created non-blocking)") + W3)
+    "after taking another stream's free list (RMM's move), the pool records the taking stream's event again, but before its wait for the donor instead of after it.",
+    "a record captures the work queued on its stream so far: recorded before the wait, the taker's event does not cover the donor's frees, yet the donor's blocks are now listed as the taker's, so a third stream that later takes one of them waits only for the taker's event and may write the block while the donor's kernels still use it. Only the three-stream run (phase 5) takes that branch; the two-stream phases print right.",
+    "torch/cutorch#222 (an event examines only the work captured by its most recent record: synchronisation that relied on other records passed its tests only because the work happened to finish in order)") + W3)

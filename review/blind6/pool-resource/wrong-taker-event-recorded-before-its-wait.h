@@ -1,7 +1,7 @@
 // kind: wrong
-// mistake: a block taken from another stream's free list is ordered by making the default (legacy) stream wait for the donor's event, on the belief that the legacy stream orders every stream.
-// why it is wrong: the program's streams are non-blocking: they do not synchronise with the legacy stream, so the taking stream is ordered after nothing, and its kernels may write the block while the donor's still read it; with the donor's kernels short and usually done by then, the sums come out right.
-// source: alpaka-group/alpaka#2060 (a device-wide wait for an event implemented through stream zero: no synchronisation for queues created non-blocking)
+// mistake: after taking another stream's free list (RMM's move), the pool records the taking stream's event again, but before its wait for the donor instead of after it.
+// why it is wrong: a record captures the work queued on its stream so far: recorded before the wait, the taker's event does not cover the donor's frees, yet the donor's blocks are now listed as the taker's, so a third stream that later takes one of them waits only for the taker's event and may write the block while the donor's kernels still use it. Only the three-stream run (phase 5) takes that branch; the two-stream phases print right.
+// source: torch/cutorch#222 (an event examines only the work captured by its most recent record: synchronisation that relied on other records passed its tests only because the work happened to finish in order)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
@@ -58,13 +58,12 @@ public:
                 // As RMM does: wait once for the stream that freed it, and
                 // take that stream's whole free list into this one's order.
                 const cudaStream_t donor = it->second.stream;
-                // The legacy default stream orders every stream's work, so
-                // one wait there orders the whole device after the donor.
-                CHECK(cudaStreamWaitEvent(cudaStream_t{}, event_of(donor), 0));
+                // s's event must now cover the donor's frees as well: mark
+                // s, then make it wait for the donor
+                CHECK(cudaEventRecord(event_of(s), s));
+                CHECK(cudaStreamWaitEvent(s, event_of(donor), 0));
                 for (auto& b : blocks_)
                     if (b.second.free && b.second.stream == donor) b.second.stream = s;
-                // s's event must now cover the donor's frees as well
-                CHECK(cudaEventRecord(event_of(s), s));
                 join_all();
                 it = best_fit(s, need, true);
             }
