@@ -7,9 +7,10 @@
 set -eu
 here=review/blind6
 for spec in $here/gen-a/*.py; do
-  case $(basename $spec) in gen.py) continue ;; esac
+  case $(basename $spec) in gen.py|manifest.py) continue ;; esac
   (cd $here/gen-a && python3 $(basename $spec))
 done
+(cd $here/gen-a && python3 manifest.py)
 tmp=$(mktemp -d)
 trap 'rm -rf $tmp' EXIT
 fail=0

@@ -1,5 +1,5 @@
 // kind: correct
-// mistake: none: grows in place where the driver grants the addresses right after the reservation (a second reservation kept beside the first, each freed on its own, no synchronisation), else moves: every chunk mapped again into a reservation twice as large, then one device synchronisation before the old addresses are unmapped (one cuMemUnmap per mapping) and freed.
+// mistake: none: grows in place where the driver grants the addresses right after the reservation (a second reservation kept beside the first, each freed on its own, a chunk never mapped across the two, no synchronisation), else moves: every chunk mapped again into a reservation twice as large, then one device synchronisation before the old addresses are unmapped (one cuMemUnmap per mapping) and freed.
 // why it is wrong: it is not wrong: sizes are whole granules, nothing is copied, every reservation is freed with its own size, the old range is taken down only after the work that may use it.
 // source: none (written from the lesson and the student file).
 // A growable device buffer on the virtual memory management (VMM) API:
@@ -59,22 +59,26 @@ public:
             if (!extend(want)) return false;
             if (want <= mapped_) return true;
         }
-        const size_t size = want - mapped_;
-        CUmemGenericAllocationHandle h;
-        CU(cuMemCreate(&h, size, &prop_, 0));
-        CUresult r = cuMemMap(base_ + mapped_, size, 0, h, 0);
-        if (r != CUDA_SUCCESS) {
-            cuMemRelease(h);
-            return failed(r, "cuMemMap");
+        // One chunk a reservation: a mapping never crosses from one
+        // reservation into the next one beside it.
+        while (mapped_ < want) {
+            const size_t size = std::min(want, range_end(mapped_)) - mapped_;
+            CUmemGenericAllocationHandle h;
+            CU(cuMemCreate(&h, size, &prop_, 0));
+            CUresult r = cuMemMap(base_ + mapped_, size, 0, h, 0);
+            if (r != CUDA_SUCCESS) {
+                cuMemRelease(h);
+                return failed(r, "cuMemMap");
+            }
+            r = cuMemSetAccess(base_ + mapped_, size, &access_, 1);
+            if (r != CUDA_SUCCESS) {
+                cuMemUnmap(base_ + mapped_, size);
+                cuMemRelease(h);
+                return failed(r, "cuMemSetAccess");
+            }
+            chunks_.push_back({h, size});
+            mapped_ += size;
         }
-        r = cuMemSetAccess(base_ + mapped_, size, &access_, 1);
-        if (r != CUDA_SUCCESS) {
-            cuMemUnmap(base_ + mapped_, size);
-            cuMemRelease(h);
-            return failed(r, "cuMemSetAccess");
-        }
-        chunks_.push_back({h, size});
-        mapped_ = want;
         return true;
     }
 
@@ -120,6 +124,14 @@ private:
         return false;
     }
     static bool check(CUresult r, const char* what) { return r == CUDA_SUCCESS || failed(r, what); }
+
+    // range_end is where the reservation holding offset off ends, as an
+    // offset from base_.
+    size_t range_end(size_t off) const {
+        for (const Range& r : ranges_)
+            if (base_ + off >= r.start && base_ + off < r.start + r.bytes) return r.start + r.bytes - base_;
+        return reserved_;
+    }
 
     // extend makes the reservation hold want bytes: in place, when the
     // driver grants the addresses right after it, else by moving.

@@ -59,22 +59,26 @@ public:
             if (!extend(want)) return false;
             if (want <= mapped_) return true;
         }
-        const size_t size = want - mapped_;
-        CUmemGenericAllocationHandle h;
-        CU(cuMemCreate(&h, size, &prop_, 0));
-        CUresult r = cuMemMap(base_ + mapped_, size, 0, h, 0);
-        if (r != CUDA_SUCCESS) {
-            cuMemRelease(h);
-            return failed(r, "cuMemMap");
+        // One chunk a reservation: a mapping never crosses from one
+        // reservation into the next one beside it.
+        while (mapped_ < want) {
+            const size_t size = std::min(want, range_end(mapped_)) - mapped_;
+            CUmemGenericAllocationHandle h;
+            CU(cuMemCreate(&h, size, &prop_, 0));
+            CUresult r = cuMemMap(base_ + mapped_, size, 0, h, 0);
+            if (r != CUDA_SUCCESS) {
+                cuMemRelease(h);
+                return failed(r, "cuMemMap");
+            }
+            r = cuMemSetAccess(base_ + mapped_, size, &access_, 1);
+            if (r != CUDA_SUCCESS) {
+                cuMemUnmap(base_ + mapped_, size);
+                cuMemRelease(h);
+                return failed(r, "cuMemSetAccess");
+            }
+            chunks_.push_back({h, size});
+            mapped_ += size;
         }
-        r = cuMemSetAccess(base_ + mapped_, size, &access_, 1);
-        if (r != CUDA_SUCCESS) {
-            cuMemUnmap(base_ + mapped_, size);
-            cuMemRelease(h);
-            return failed(r, "cuMemSetAccess");
-        }
-        chunks_.push_back({h, size});
-        mapped_ = want;
         return true;
     }
 
@@ -120,6 +124,14 @@ private:
         return false;
     }
     static bool check(CUresult r, const char* what) { return r == CUDA_SUCCESS || failed(r, what); }
+
+    // range_end is where the reservation holding offset off ends, as an
+    // offset from base_.
+    size_t range_end(size_t off) const {
+        for (const Range& r : ranges_)
+            if (base_ + off >= r.start && base_ + off < r.start + r.bytes) return r.start + r.bytes - base_;
+        return reserved_;
+    }
 
     // extend makes the reservation hold want bytes: in place, when the
     // driver grants the addresses right after it, else by moving.
