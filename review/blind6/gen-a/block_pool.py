@@ -68,7 +68,13 @@ int BlockPool::take(int cls) {
         Block& b = blocks_[list[i]];
         if (b.pending) {
             cudaError_t q = cudaEventQuery(b.done);
-            if (q == cudaErrorNotReady) continue;
+            if (q == cudaErrorNotReady) {
+                // "not ready" is an answer, not a failure: leave no trace of
+                // it for the program's cudaGetLastError (as PyTorch's
+                // allocator does), and keep any other error there
+                if (cudaPeekAtLastError() == cudaErrorNotReady) cudaGetLastError();
+                continue;
+            }
             if (q != cudaSuccess) continue;  // a failed event never says done
             b.pending = false;
         }
@@ -201,7 +207,13 @@ W3 = edit(W3, """        cudaEvent_t done;
 W3 = edit(W3, """            Block b{at, (int)c, false, false, nullptr};""", """            Block b{at, (int)c, false, false, nullptr, new bool(true)};""")
 W3 = edit(W3, """        if (b.pending) {
             cudaError_t q = cudaEventQuery(b.done);
-            if (q == cudaErrorNotReady) continue;
+            if (q == cudaErrorNotReady) {
+                // "not ready" is an answer, not a failure: leave no trace of
+                // it for the program's cudaGetLastError (as PyTorch's
+                // allocator does), and keep any other error there
+                if (cudaPeekAtLastError() == cudaErrorNotReady) cudaGetLastError();
+                continue;
+            }
             if (q != cudaSuccess) continue;  // a failed event never says done
             b.pending = false;
         }""", """        if (b.pending) {
