@@ -100,9 +100,9 @@ __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
     // Every lane reads every asking lane's size: its start is what the
     // asking lanes below it take, the run is what all of them take.
     unsigned long long before = 0, run = 0;
-    for (int l = 0; l < kWarp; l++) {
+    for (unsigned rest = mask; rest != 0; rest &= rest - 1) {  // only lanes in the mask
+        const int l = __ffs(rest) - 1;
         const unsigned long long s = __shfl_sync(mask, mine, l);
-        if (!((mask >> l) & 1u)) continue;
         run += s;
         if (l < lane) before += s;
     }
