@@ -25,3 +25,4 @@ for f in review/blind6/peer-pool/*.cu; do compile "$f" peer_pool.cu peer_pool.cu
 for f in review/blind6/heap-vs-pool/*.cu; do compile "$f" heap_vs_pool.cu heap_vs_pool.cu; done
 for f in review/blind6/python-handoff/*.py; do python3 -m py_compile "$f" && echo "ok: $f"; done
 find review/blind6/python-handoff -name __pycache__ -prune -exec rm -rf {} +
+python3 review/blind6/gen-b/manifest.py

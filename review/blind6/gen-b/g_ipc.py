@@ -103,19 +103,30 @@ write(ex,'wrong-child-synchronizes-before-answering.cu',['kind: wrong',
  'processes through a host, as the lesson\'s demo does, not through an event. The output is right.',
  'source: NVIDIA/cuda-samples Samples/2_Concepts_and_Techniques/streamOrderedAllocationIPC (the processes synchronize their',
  'streams and meet at a barrier between the export and the use)'],i2)
-i3=rep(src,'''        CHECK(cudaIpcOpenEventHandle(&filled, h[0]));''','''        static int* imports[64];   // rounds is at most 64
-        CHECK(cudaIpcOpenEventHandle(&filled, h[0]));''')
-i3=rep(i3,'''        CHECK(cudaFreeAsync(block, s));
-        CHECK(cudaEventRecord(freed, s));''','''        // The imports are kept until the last round and freed together;
-        // freed says the kernel is done with the block.
-        imports[r] = block;
+i3=rep(src,"""        close(fd);
+    }
+""","""        close(fd);
+    }
+    int* prev = nullptr;   // the last round's import, freed before the next import
+""")
+i3=rep(i3,"""        CHECK(cudaStreamWaitEvent(s, filled, 0));
+        CHECK(cudaMemPoolImportPointer((void**)&block, pool, &data));""","""        CHECK(cudaStreamWaitEvent(s, filled, 0));
+        if (prev != nullptr) CHECK(cudaFreeAsync(prev, s));   // done with it since its kernel
+        prev = nullptr;
+        CHECK(cudaMemPoolImportPointer((void**)&block, pool, &data));""")
+i3=rep(i3,"""        CHECK(cudaFreeAsync(block, s));
+        CHECK(cudaEventRecord(freed, s));""","""        // freed says the kernel is done with the block; the import itself
+        // is given back at the next round's import (or now, in the last).
         CHECK(cudaEventRecord(freed, s));
-        if (r == rounds - 1)
-            for (int k = 0; k < rounds; k++) CHECK(cudaFreeAsync(imports[k], s));''')
-write(ex,'wrong-imports-freed-after-the-rounds.cu',['kind: wrong',
- 'mistake: the child does not free each import in its round: it records freed right after the kernel, and frees all its imports',
- 'together in the last round.',
- 'why it is wrong: an importer must free its import before the exporter frees the block (cudaMemPoolImportPointer); here every',
- 'parent free but the last comes before the child\'s free of the same block, which by then may be another block\'s memory. The',
- 'data are right, since the kernel is done before freed.',
+        prev = block;
+        if (r == rounds - 1) {
+            CHECK(cudaFreeAsync(block, s));
+            prev = nullptr;
+        }""")
+write(ex,'wrong-import-freed-a-round-late.cu',['kind: wrong',
+ 'mistake: the child records freed right after its kernel and gives its import back only at the next round, just before it',
+ "imports the next block (the last round's at once, after the record).",
+ 'why it is wrong: an importer must free its import before the exporter frees the block (cudaMemPoolImportPointer); here the',
+ "parent's free of each block comes before the child's free of its import (freed only says the kernel is done), and the parent",
+ 'may already have handed the memory out again. The data are right, since the kernel is done before freed.',
  'source: deepseek-ai/DeepEP#497 (the exporter frees while importers still hold the mapping: undefined, but it happens to work)'],i3)

@@ -1,9 +1,9 @@
 // kind: wrong
-// mistake: the child does not free each import in its round: it records freed right after the kernel, and frees all its imports
-// together in the last round.
-// why it is wrong: an importer must free its import before the exporter frees the block (cudaMemPoolImportPointer); here every
-// parent free but the last comes before the child's free of the same block, which by then may be another block's memory. The
-// data are right, since the kernel is done before freed.
+// mistake: the child records freed right after its kernel and gives its import back only at the next round, just before it
+// imports the next block (the last round's at once, after the record).
+// why it is wrong: an importer must free its import before the exporter frees the block (cudaMemPoolImportPointer); here the
+// parent's free of each block comes before the child's free of its import (freed only says the kernel is done), and the parent
+// may already have handed the memory out again. The data are right, since the kernel is done before freed.
 // source: deepseek-ai/DeepEP#497 (the exporter frees while importers still hold the mapping: undefined, but it happens to work)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
@@ -142,24 +142,28 @@ static int importer(int sock, int rounds, int n) {
         CHECK(cudaMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0));
         close(fd);
     }
+    int* prev = nullptr;   // the last round's import, freed before the next import
     for (int r = 0; r < rounds; r++) {
         cudaMemPoolPtrExportData data;
         if (!recv_all(sock, &data, sizeof data)) { fprintf(stderr, "importer: no block came in round %d\n", r); return 1; }
         int* block = nullptr;
         cudaIpcEventHandle_t h[2];   // this round's filled and freed
         if (!recv_all(sock, h, sizeof h)) { fprintf(stderr, "importer: no events came in round %d\n", r); return 1; }
-        static int* imports[64];   // rounds is at most 64
         CHECK(cudaIpcOpenEventHandle(&filled, h[0]));
         CHECK(cudaIpcOpenEventHandle(&freed, h[1]));
         CHECK(cudaStreamWaitEvent(s, filled, 0));
+        if (prev != nullptr) CHECK(cudaFreeAsync(prev, s));   // done with it since its kernel
+        prev = nullptr;
         CHECK(cudaMemPoolImportPointer((void**)&block, pool, &data));
         use<<<128, 256, 0, s>>>(block, n, kUseNs, sums + 2 * r);
-        // The imports are kept until the last round and freed together;
-        // freed says the kernel is done with the block.
-        imports[r] = block;
+        // freed says the kernel is done with the block; the import itself
+        // is given back at the next round's import (or now, in the last).
         CHECK(cudaEventRecord(freed, s));
-        if (r == rounds - 1)
-            for (int k = 0; k < rounds; k++) CHECK(cudaFreeAsync(imports[k], s));
+        prev = block;
+        if (r == rounds - 1) {
+            CHECK(cudaFreeAsync(block, s));
+            prev = nullptr;
+        }
         // This round's handles are closed before the answer: the parent
         // destroys the events once it has it.
         CHECK(cudaEventDestroy(filled));
