@@ -1,7 +1,8 @@
 """Writes review/blind6/MANIFEST.md's second half (blind6b) from the files'
 headers; run from the root of the repository after gen-b/all.sh. The first
 half's section is blind6a's: this keeps whatever stands before the line
-'## Second half (blind6b)' and rewrites what follows it."""
+'## Second half (blind6b)' (the whole file when that line is missing) and
+rewrites what follows it."""
 import os
 import re
 
@@ -15,8 +16,11 @@ head = ['# The sixth blind set: manifest (issue 36)', '',
         'See `README-A.md`: block-pool, async-pipeline, pool-reuse, cross-stream, strict-pool, vmm-growable, pool-resource.', '']
 if os.path.exists(path):
     old = open(path).read()
-    if mark in old:
-        head = old[:old.index(mark)].rstrip('\n').split('\n') + ['']
+    # Keep what the first half wrote: everything before this half's
+    # heading, or the whole file when the heading is not there yet.
+    kept = old[:old.index(mark)] if mark in old else old
+    if kept.strip():
+        head = kept.rstrip('\n').split('\n') + ['']
 out = head + [mark, '']
 for ex in order:
     out += [f'### {ex}', '']
