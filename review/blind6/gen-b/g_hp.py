@@ -104,12 +104,25 @@ write(ex,'wrong-arena-allocated-on-a-private-stream.cu',['kind: wrong',
  'memory at once, so the lists come out right.',
  'source: NVIDIA/AMGX#262 (cudaMallocAsync/cudaFreeAsync of a memory pool issued on another stream than the work\'s),',
  'rapidsai/rmm#2156'],h1)
-h2=rep(src,'''    while (old + want <= a.slice) {''','''    while (old + want < a.slice) {''')
+h2=rep(src,"""    unsigned long long slice = 0;   // bytes of each block's slice (a multiple of 256)
+    unsigned long long total = 0;   // bytes of the buffer: slice times blocks""","""    unsigned long long slice = 0;   // bytes a block may take: sliceBytes
+    unsigned long long stride = 0;  // from one slice to the next: slice rounded up to 256
+    unsigned long long total = 0;   // bytes of the buffer: stride times blocks""")
+h2=rep(h2,"""    a->slice = (sliceBytes + 255) / 256 * 256;
+    a->total = a->slice * blockBytes.size();""","""    a->slice = sliceBytes;
+    a->stride = (sliceBytes + 255) / 256 * 256;
+    a->total = a->stride * blockBytes.size();""")
+h2=rep(h2,"""    while (old + want <= a.slice) {
+        const unsigned long long seen = atomicCAS(used, old, old + want);
+        if (seen == old) return (int*)(a.base + blockIdx.x * a.slice + old);""","""    while (old + want < a.slice) {
+        const unsigned long long seen = atomicCAS(used, old, old + want);
+        if (seen == old) return (int*)(a.base + blockIdx.x * a.stride + old);""")
 write(ex,'wrong-fit-test-strict.cu',['kind: wrong',
- 'mistake: take\'s fit test is old + want < slice: a list that fills the slice exactly goes to the heap.',
- 'why it is wrong: a slice that holds all of its block\'s lists to the byte (the 100% run: the largest block\'s lists are exactly',
- 'its slice) sends its last list to the heap, and the run prints "lists from the heap: some" where none should. With the default',
- '80% slices the difference never shows.',
+ 'mistake: a block may take sliceBytes of its slice (the stride between slices is that rounded up to 256), and take\'s fit test',
+ 'is old + want < slice: a list that fills the slice exactly goes to the heap.',
+ 'why it is wrong: a list that fits is sent to the heap. With the default 80% slices that never shows (some lists spill anyway);',
+ 'in the run with 100% slices the largest blocks\' lists fill sliceBytes to the byte, so each of them sends its last list to the',
+ 'heap and the run prints "lists from the heap: some" where none should.',
  'source: vyperlang/vyper#5081 (an allocator whose bounds test rejected the allocation that exactly fills the space)'],h2)
 h3=rep(src,'''    if (threadIdx.x == 0) used = 0;
     __syncthreads();   // every thread of the block, before any take''','''    if (threadIdx.x == 0) used = 0;

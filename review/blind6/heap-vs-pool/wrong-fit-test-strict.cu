@@ -1,8 +1,9 @@
 // kind: wrong
-// mistake: take's fit test is old + want < slice: a list that fills the slice exactly goes to the heap.
-// why it is wrong: a slice that holds all of its block's lists to the byte (the 100% run: the largest block's lists are exactly
-// its slice) sends its last list to the heap, and the run prints "lists from the heap: some" where none should. With the default
-// 80% slices the difference never shows.
+// mistake: a block may take sliceBytes of its slice (the stride between slices is that rounded up to 256), and take's fit test
+// is old + want < slice: a list that fills the slice exactly goes to the heap.
+// why it is wrong: a list that fits is sent to the heap. With the default 80% slices that never shows (some lists spill anyway);
+// in the run with 100% slices the largest blocks' lists fill sliceBytes to the byte, so each of them sends its last list to the
+// heap and the run prints "lists from the heap: some" where none should.
 // source: vyperlang/vyper#5081 (an allocator whose bounds test rejected the allocation that exactly fills the space)
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
@@ -33,16 +34,19 @@ __host__ __device__ inline int need(int i) { return 1 + (int)(((unsigned)i * 791
 // thread block of build_lists; the kernels get it by value.
 struct BlockArena {
     char* base = nullptr;           // the buffer
-    unsigned long long slice = 0;   // bytes of each block's slice (a multiple of 256)
-    unsigned long long total = 0;   // bytes of the buffer: slice times blocks
+    unsigned long long slice = 0;   // bytes a block may take: sliceBytes
+    unsigned long long stride = 0;  // from one slice to the next: slice rounded up to 256
+    unsigned long long total = 0;   // bytes of the buffer: stride times blocks
 };
 
-// make_arena makes a's buffer in s's order: a slice of at least sliceBytes
-// for each of the blockBytes.size() thread blocks, each slice starting on
-// a 256-byte boundary. It also sizes the device heap, before any kernel
-// that calls malloc has run, for the lists that will not fit in their
-// slice, and not for every list: blockBytes[b] is what the lists of block
-// b take in all (each rounded up to kListAlign), largest the largest list.
+// make_arena makes a's buffer in s's order: a slice for each of the
+// blockBytes.size() thread blocks, each starting on a 256-byte boundary and
+// of at least sliceBytes rounded up to 256 (larger by at most 4 KiB: whole
+// pages are as good, a slice much larger than asked is not). It also sizes
+// the device heap, before any kernel that calls malloc has run, for the
+// lists that will not fit in their slice, and not for every list:
+// blockBytes[b] is what the lists of block b take in all (each rounded up
+// to kListAlign), largest the largest list.
 cudaError_t make_arena(BlockArena* a, const std::vector<size_t>& blockBytes, size_t sliceBytes, size_t largest, cudaStream_t s) {
     // What can reach the heap at once: in each block, what its lists take
     // past the slice, and one largest list (the one that did not fit).
@@ -51,8 +55,9 @@ cudaError_t make_arena(BlockArena* a, const std::vector<size_t>& blockBytes, siz
     // Half as much again, and 2 MiB, for malloc's own bookkeeping.
     cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, spill + spill / 2 + (2u << 20));
     if (e != cudaSuccess) return e;
-    a->slice = (sliceBytes + 255) / 256 * 256;
-    a->total = a->slice * blockBytes.size();
+    a->slice = sliceBytes;
+    a->stride = (sliceBytes + 255) / 256 * 256;
+    a->total = a->stride * blockBytes.size();
     return cudaMallocAsync((void**)&a->base, a->total, s);
 }
 
@@ -82,7 +87,7 @@ __device__ int* take(const BlockArena& a, unsigned long long* used, size_t bytes
     unsigned long long old = *(volatile unsigned long long*)used;
     while (old + want < a.slice) {
         const unsigned long long seen = atomicCAS(used, old, old + want);
-        if (seen == old) return (int*)(a.base + blockIdx.x * a.slice + old);
+        if (seen == old) return (int*)(a.base + blockIdx.x * a.stride + old);
         old = seen;
     }
     return (int*)malloc(bytes);   // nullptr when the heap is full too
@@ -208,9 +213,18 @@ int main(int argc, char** argv) {
     size_t spill = 0;
     for (size_t b : blockBytes) spill += b + largest > sliceBytes ? b + largest - sliceBytes : 0;
     if (heapOnly) spill = demand;
-    // Three times what the slices take (each at least sliceBytes, on a
-    // 256-byte boundary): an address this far from a list in the arena is
-    // past the arena's end, or before its start.
+    // The least it may have to hold: what does not fit in the largest
+    // slices make_arena may make (sliceBytes rounded up to 256, and 4 KiB
+    // more), for which a heap sized from its own slices is enough.
+    const size_t sliceMost = (sliceBytes + 255) / 256 * 256 + 4096;
+    size_t spillLeast = 0;
+    for (size_t b : blockBytes) spillLeast += b + largest > sliceMost ? b + largest - sliceMost : 0;
+    if (heapOnly) spillLeast = demand;
+    // Three times what the slices take at the least (each sliceBytes
+    // rounded up to 256, at most 4 KiB more): an address this far from a
+    // list in the arena is past the arena's end, or before its start, and
+    // one this far past an end computed in ints instead of bytes (four
+    // times too far) is inside that wrong end.
     const unsigned long long beyond = 3ull * blocks * ((sliceBytes + 255) / 256 * 256);
     CHECK(cudaSetDevice(0));
 
@@ -254,7 +268,7 @@ int main(int argc, char** argv) {
     if (heapOnly) printf("baseline: every list from the device heap\n");
     else printf("slices of %d%% of the largest block's %zu bytes\n", percent, *std::max_element(blockBytes.begin(), blockBytes.end()));
     printf("heap limit %s: %zu KiB for at most %zu KiB of lists\n",
-           limit >= spill && (heapOnly || limit <= 4 * spill + (8u << 20)) ? "fits" : "does not fit", limit >> 10, spill >> 10);
+           limit >= spillLeast && (heapOnly || limit <= 4 * spill + (8u << 20)) ? "fits" : "does not fit", limit >> 10, spill >> 10);
     printf("lists from the heap: %s\n", got[kFromHeap] == 0 ? "none" : got[kFromHeap] == (unsigned long long)n * rounds ? "all" : "some");
     printf("lists without memory: %llu; off a %zu-byte boundary: %llu; not holding what they should: %llu\n",
            got[kFailed], kListAlign, got[kMisaligned], got[kWrong]);
