@@ -455,12 +455,17 @@ Record* record() {
     numbers = new std::unordered_map<cudaStream_t, int>();
     nonblocking = new std::unordered_set<cudaStream_t>();
     ipcEvents = new std::unordered_set<cudaEvent_t>();
-    ipcOpened = new std::unordered_set<cudaEvent_t>();
+    ipcOpened = new std::unordered_map<cudaEvent_t, int>();
+    ipcShared = new std::unordered_map<cudaEvent_t, std::pair<uint64_t, uint64_t>>();
     importFrees = new std::vector<ImportFree>();
     exported = new std::unordered_map<uintptr_t, Exported>();
     if (importSigs == nullptr) {
         void* m = sysMmapShared(sizeof(ImportSigs));   // zeroed: every count and slot starts 0
         if (m != nullptr) importSigs = (ImportSigs*)m;
+    }
+    if (ipcOpens == nullptr) {
+        void* m = sysMmapShared(sizeof(IpcOpens));   // zeroed, as importSigs
+        if (m != nullptr) ipcOpens = (IpcOpens*)m;
     }
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
@@ -594,6 +599,8 @@ void leaks() {
     rec->shareable_fds_open = shareFdsOpen();
     rec->graph_execs_leaked = graphs->size();
     if (!ipcOpened->empty()) rec->ipc_opened_close_last_ns = monotonicNanos();  // closed by the exit
+    for (auto& kv : *ipcOpened)
+        if (ipcOpens != nullptr && kv.second >= 0) ipcOpens->slot[kv.second].closeNs.store(rec->ipc_opened_close_last_ns);
     rec->leaked_pool_imports = 0;
     for (auto& kv : *live)
         if (kv.second.origin == kImported) rec->leaked_pool_imports++;
@@ -712,7 +719,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 14;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
