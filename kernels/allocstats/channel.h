@@ -427,8 +427,23 @@ void unfollowed() {
 // (the pipe hidden from the process: sent through a socket to itself,
 // closed) must not get the work done meanwhile. Exit status 72. Raw
 // system calls: async-signal-safe, no lock.
+// A forked child whose record's pipe is gone (closed, or another file put
+// at its number) before its first CUDA call is ended there the same way:
+// its start frame would go nowhere, and the grader, seeing no child that
+// called CUDA, judged the parent's record alone (fork_close.cu of the
+// corpus closed every descriptor in the child and did a hundred cudaMalloc
+// there unseen). After its start frame, a pipe lost cuts its record short,
+// which fails the run.
 void followedOrStop() {
-    if (chanFd < 0 || execPath || sysGetpid() == chanPid) return;
+    if (chanFd < 0 || execPath) return;
+    if (sysGetpid() == chanPid) {
+        struct stat st;
+        if (!quiet || (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno)) return;
+        static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's pipe closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
+        sysWrite(2, msg, sizeof msg - 1);
+        markChannel();
+        rawSyscall(SYS_exit_group, 72);
+    }
     if (!unfollowedSaid) unfollowed();
     rawSyscall(SYS_exit_group, 72);
 }
