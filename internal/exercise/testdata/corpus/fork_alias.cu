@@ -6,7 +6,7 @@
 // executable mapping that is shared. Elsewhere the witness or the scan.
 // needs: witness
 // want: the statistics record does not match what the kernel saw|exit status 71|fork
-// in the sandbox: exit status 71
+// in the sandbox's filter: exit status 71
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>

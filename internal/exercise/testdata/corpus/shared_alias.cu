@@ -9,7 +9,7 @@
 // kind a second mapping can write. Elsewhere the witness or the scan.
 // needs: witness
 // want: the statistics record does not match what the kernel saw|exit status 71|PROT_EXEC
-// in the sandbox: exit status 71
+// in the sandbox's filter: exit status 71
 #include <string.h>
 #include <sys/mman.h>
 #include "patch.h"
