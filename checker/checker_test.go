@@ -870,3 +870,46 @@ func TestPoolsDestroyed(t *testing.T) {
 		t.Errorf("every pool destroyed fails: %+v", rs)
 	}
 }
+
+// host_waits adds the host's waits of every kind, so that a spec can bound
+// how often a program waits whatever it waits with: a drain that waits for
+// an event recorded on each stream counts as one that waits for each
+// stream, and one poll that ended counts as a wait too.
+func TestHostWaits(t *testing.T) {
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"host_waits\"\nat_most = 4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		s    Stats
+		want float64
+	}{
+		{"streams", Stats{StreamSyncs: 4}, 4},
+		{"events", Stats{EventSyncs: 4}, 4},
+		{"device", Stats{DeviceSyncs: 1}, 1},
+		{"both", Stats{StreamSyncs: 4, EventSyncs: 4}, 8},
+		{"a poll too", Stats{StreamSyncs: 4, PollWaits: 1}, 5},
+	} {
+		got, err := DecodeStats(c.s.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := got.Value("host_waits"); !ok || v != c.want {
+			t.Errorf("%s: host_waits = %v, %v; want %v", c.name, v, ok, c.want)
+		}
+		res := spec.Judge(&Run{Stats: got})
+		if res[0].Pass != (c.want <= 4) {
+			t.Errorf("%s: %+v", c.name, res[0])
+		}
+		if c.want > 4 && !strings.Contains(res[0].Got, "host waits of every kind") {
+			t.Errorf("%s: got %q, want the statistic's words", c.name, res[0].Got)
+		}
+	}
+	if !KnownStat("all.host_waits") {
+		t.Error("all.host_waits is not known")
+	}
+	if m, v := StatMeaning("host_waits"); m == "" || v != 8 {
+		t.Errorf("StatMeaning(host_waits) = %q, %d", m, v)
+	}
+}

@@ -391,6 +391,7 @@ var phrases = map[string]string{
 	"unknown_frees":              "frees of memory that no call the library follows allocated",
 	"host_polls":                 "queries of a stream or an event asked again after it answered not ready (polling)",
 	"poll_waits":                 "polls of a stream or an event that ended in completion (host waits)",
+	"host_waits":                 "host waits of every kind: synchronisations of the device, a stream or an event, and polls that ended (device_syncs + stream_syncs + event_syncs + poll_waits)",
 	"unwaited_results":           "device results copied to the host before the host waited for every stream that wrote them",
 	"pool_settings_unused":       "pool settings made on a pool no allocation came from",
 	"graph_relaunch_frees":       "graph allocations freed by the next launch of their graph",

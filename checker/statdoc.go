@@ -44,6 +44,9 @@ func statVersion(name string) int {
 	if name == "ipc_events_destroyed_open" {
 		return 11
 	}
+	if name == "host_waits" {
+		return 8 // poll_waits came in version 8
+	}
 	i, ok := statIndex()[name]
 	if !ok {
 		return 1 // the pools' figures, in the record since version 1

@@ -304,7 +304,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 // pool the program used: pool_used_high, pool_reserved_high (the largest),
 // pool_used_current and pool_reserved_current (summed), and
 // pools_destroyed (the library clears a pool's handle when the program
-// destroys it); and the kernels' times in milliseconds (timeStats).
+// destroys it); host_waits, the host's waits of every kind added up; and
+// the kernels' times in milliseconds (timeStats).
 func (s *Stats) Value(name string) (float64, bool) {
 	switch name {
 	case "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current":
@@ -344,6 +345,12 @@ func (s *Stats) Value(name string) (float64, bool) {
 		}
 		return 0, true
 	}
+	if name == "host_waits" {
+		// Every wait of the host for the GPU, whatever the call: a
+		// design may wait for a stream, for an event recorded on it, or
+		// for the device, and a spec bounds how often it waits at all.
+		return float64(s.DeviceSyncs + s.StreamSyncs + s.EventSyncs + s.PollWaits), true
+	}
 	if name == "kernel_concurrency" {
 		// How many kernels ran at once on average over the span: 1 when
 		// they ran one after another, near the streams' number when they
@@ -382,7 +389,7 @@ func StatNames() []string {
 	for n := range timeStats {
 		names = append(names, n)
 	}
-	names = append(names, "kernel_concurrency", "ipc_events_destroyed_open")
+	names = append(names, "kernel_concurrency", "ipc_events_destroyed_open", "host_waits")
 	sort.Strings(names)
 	return names
 }

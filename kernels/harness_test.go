@@ -309,6 +309,14 @@ func TestHarnessesShowMovedListsAndNeedlessWaits(t *testing.T) {
 		handoff := h.record(t, prog, "--handoff", "12", "9")
 		small := h.record(t, prog, "9", "3")
 		large := h.record(t, prog, "9", "16")
+		// The hidden run whose fills spin 2 ms first: the stand-in runtime
+		// runs no kernel, so it shows only that bench.cu takes the third
+		// number and the run ends as the others do (on a GPU a block is
+		// still in use there when another stream steals it, and a pool
+		// that polls its event is seen: blind_poll_steal.patch).
+		if slow := h.record(t, prog, "4", "3", "2000"); slow.Exited != 1 || slow.KernelLaunches != 48 || (!strings.HasPrefix(p.name, "wrong/") && slow.UnorderedUses != 0) {
+			t.Errorf("%s %s [4 3 2000]: exited %d, %d launches (want 48), unordered_uses %d", sol, p.name, slow.Exited, slow.KernelLaunches, slow.UnorderedUses)
+		}
 		failed := map[string]bool{
 			"blind3_merge_lists_no_record.patch":    handoff.UnorderedUses > 0,
 			"blind3_steal_waits_every_stream.patch": small.StreamWaitEvents > 54,
@@ -369,6 +377,64 @@ func TestHarnessesShowJoinsKeepingTheOlderEvent(t *testing.T) {
 		s := h.record(t, prog, "8", "3")
 		if got := s.UnorderedUses > 0; got != p.wrong {
 			t.Errorf("%s %s [8 3]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+	}
+}
+
+// The rest of a block cut from another stream's free block (review/blind5,
+// issue 36; rapidsai/rmm#2489): it stays free in the order of the stream
+// that freed the block. A pool that lists it as the taker's, without
+// recording the taker's event again after its wait, lets a third stream
+// that takes the rest wait on the wrong event. pool-resource's phase 7
+// (three streams) has C free 8 MiB, A take 4 MiB of it and B the rest:
+// the blind file shows a race there; the solution, its correct
+// alternatives and the blind sets' correct designs show none, and cut
+// both blocks from C's.
+func TestHarnessesShowStolenRestsListedAsTheTakers(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day076/pool_resource.h"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day076/right/pool-resource"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	for _, set := range []string{"blind3", "blind4", "blind5"} {
+		file := filepath.Join("review", set, "pool-resource", "correct.h")
+		b, err := os.ReadFile(filepath.Join("..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	blind := "review/blind5/pool-resource/wrong-rest-retagged-to-taker.h"
+	b, err := os.ReadFile(filepath.Join("..", blind))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps = append(ps, program{blind, b, true})
+	ps = append(ps, program{"wrong/blind5_rest_retagged_to_taker.patch", patched(t, sol, "solutions/day076/wrong/pool-resource/blind5_rest_retagged_to_taker.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "rest76-"+string(rune('a'+i)), "exercises/day076/pool_resource.cu", sol, p.content)
+		s, out := h.recordEnv(t, prog, nil, "8", "3")
+		if got := s.UnorderedUses > 0; got != p.wrong {
+			t.Errorf("%s %s [8 3]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+		t.Logf("%s: unordered_uses %d (%s)", p.name, s.UnorderedUses, s.RaceNote("unordered_uses"))
+		if !strings.Contains(out, "both cut from C's block yes") {
+			t.Errorf("%s %s [8 3]: phase 7 did not cut both blocks from C's:\n%s", sol, p.name, out)
 		}
 	}
 }

@@ -32,8 +32,15 @@
 //      half's kernels given the address A's last kernels had: B must wait
 //      for A's event recorded at the later free, since the earlier one
 //      comes before A's work on the upper block.
+//   7. on a fourth pool of 8 MiB chunks: C takes 8 MiB (a new chunk),
+//      uses it and gives it back; A takes 4 MiB of it (after C's work);
+//      then B takes 4 MiB, which only the rest of C's block holds: B must
+//      wait for C, the stream that freed the block, and not for A, whose
+//      wait for C orders nothing of B's (a pool that lists the rest as
+//      A's must record A's event again after A's wait).
 #include "memory_resource.h"
 #include "pool_resource.h"
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -180,12 +187,12 @@ int main(int argc, char** argv) {
     const bool third = arg(argc, argv, 2, 2, 3) == 3;
     const size_t region = 128 * MiB, chunk = 16 * MiB;
     // Phase 5's pool takes its chunks from the region's last 48 MiB but
-    // 16, phase 6's from the last 16.
-    const size_t region5 = third ? 48 * MiB : 0, region6 = third ? 16 * MiB : 0;
+    // 16, phase 6's from the last 16, phase 7's from the 16 before those.
+    const size_t region5 = third ? 48 * MiB : 0, region6 = third ? 16 * MiB : 0, region7 = third ? 16 * MiB : 0;
     cudaStream_t s[2], c = nullptr;
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     if (third) CHECK(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
-    const int nsums = 2 * rounds + 8 + (third ? 7 + 4 : 0);
+    const int nsums = 2 * rounds + 8 + (third ? 7 + 4 + 3 : 0);
     unsigned long long* sums = nullptr;
     CHECK(cudaMalloc(&sums, nsums * sizeof(unsigned long long)));
     // Cleared in s[0]'s order (a cudaMemset runs on the legacy stream,
@@ -194,14 +201,15 @@ int main(int argc, char** argv) {
     mr::async_resource device;
     void* base = device.allocate(s[0], region);
     CHECK(cudaStreamSynchronize(s[0]));   // the region and the sums are ready for both streams
-    chunk_source up(base, region - region5);
+    chunk_source up(base, region - region5 - region7);
+    chunk_source up7(static_cast<char*>(base) + region - region5 - region7, region7);
     chunk_source up5(static_cast<char*>(base) + region - region5, region5 - region6);
     chunk_source up6(static_cast<char*>(base) + region - region6, region6);
     int chunks[4];
     std::vector<unsigned long long> want;   // each sum as it should be
     {
         pool_resource pool(up, chunk);
-        std::unique_ptr<pool_resource> pool5, pool6;   // phases 5 and 6's, made only with a third stream
+        std::unique_ptr<pool_resource> pool5, pool6, pool7;   // phases 5 to 7's, made only with a third stream
         watch w{up, pool, {}, 0, 0, 0, 0, sums, {}};
 
         // 1. Side by side, the streams taking turns at asking first; the
@@ -310,6 +318,31 @@ int main(int argc, char** argv) {
             w.want = w6.want;
         }
 
+        // 7. A block freed on C, cut by A, its rest taken by B.
+        bool rest7 = false;
+        if (third) {
+            pool7 = std::make_unique<pool_resource>(up7, 8 * MiB);
+            watch w7{up7, *pool7, {}, 0, 0, 0, 0, sums, w.want};
+            int* c7 = w7.take(c, 8 * MiB, "7. 8 MiB on C");
+            w7.use(c, c7, 8 * MiB, 51);
+            w7.give(c, c7, 8 * MiB);
+            int* a7 = w7.take(s[0], 4 * MiB, "7. 4 MiB on A from C's block");
+            int* b7 = w7.take(s[1], 4 * MiB, "7. 4 MiB on B after A's take");
+            rest7 = reinterpret_cast<char*>(std::max(a7, b7)) == reinterpret_cast<char*>(std::min(a7, b7)) + 4 * MiB &&
+                    std::min(a7, b7) == c7;
+            w7.use(s[0], a7, 4 * MiB, 52);
+            w7.use(s[1], b7, 4 * MiB, 53);
+            w7.give(s[0], a7, 4 * MiB);
+            w7.give(s[1], b7, 4 * MiB);
+            // C's work is over once A's is, as in phase 5.
+            cudaEvent_t cDone;
+            CHECK(cudaEventCreateWithFlags(&cDone, cudaEventDisableTiming));
+            CHECK(cudaEventRecord(cDone, c));
+            CHECK(cudaStreamWaitEvent(s[0], cDone, 0));
+            CHECK(cudaEventDestroy(cDone));
+            w.want = w7.want;
+        }
+
         printf("1. %d rounds side by side on 2 streams: %d chunk(s) taken\n", rounds, chunks[0]);
         printf("2. four 4 MiB blocks given back out of order, then 16 MiB: %d chunk(s) taken\n", chunks[1]);
         printf("3. 16 MiB on the other stream, then 4 MiB beside it: %d chunk(s) taken\n", chunks[2]);
@@ -322,6 +355,8 @@ int main(int argc, char** argv) {
         if (third)
             printf("6. two 4 MiB blocks given back one after the other on A, then 8 MiB on B: side by side %s, B took them joined %s\n",
                    side6 ? "yes" : "no", joined6 ? "yes" : "no");
+        if (third)
+            printf("7. 8 MiB given back on C, then 4 MiB on A and 4 MiB on B: both cut from C's block %s\n", rest7 ? "yes" : "no");
         want = w.want;
         for (auto& st : s) CHECK(cudaStreamSynchronize(st));
     }   // the pools give their chunks back here

@@ -29,12 +29,14 @@ struct BlockArena {
     // TODO 1: what take(), in_arena() and free_arena() need to know.
 };
 
-// make_arena makes a's buffer in s's order: a slice of at least sliceBytes
-// for each of the blockBytes.size() thread blocks, each slice starting on
-// a 256-byte boundary. It also sizes the device heap, before any kernel
-// that calls malloc has run, for the lists that will not fit in their
-// slice, and not for every list: blockBytes[b] is what the lists of block
-// b take in all (each rounded up to kListAlign), largest the largest list.
+// make_arena makes a's buffer in s's order: a slice for each of the
+// blockBytes.size() thread blocks, each starting on a 256-byte boundary and
+// of at least sliceBytes rounded up to 256 (larger by at most 4 KiB: whole
+// pages are as good, a slice much larger than asked is not). It also sizes
+// the device heap, before any kernel that calls malloc has run, for the
+// lists that will not fit in their slice, and not for every list:
+// blockBytes[b] is what the lists of block b take in all (each rounded up
+// to kListAlign), largest the largest list.
 cudaError_t make_arena(BlockArena* a, const std::vector<size_t>& blockBytes, size_t sliceBytes, size_t largest, cudaStream_t s) {
     // TODO 2: the heap's size, then the buffer.
     (void)a;
@@ -192,9 +194,18 @@ int main(int argc, char** argv) {
     size_t spill = 0;
     for (size_t b : blockBytes) spill += b + largest > sliceBytes ? b + largest - sliceBytes : 0;
     if (heapOnly) spill = demand;
-    // Three times what the slices take (each at least sliceBytes, on a
-    // 256-byte boundary): an address this far from a list in the arena is
-    // past the arena's end, or before its start.
+    // The least it may have to hold: what does not fit in the largest
+    // slices make_arena may make (sliceBytes rounded up to 256, and 4 KiB
+    // more), for which a heap sized from its own slices is enough.
+    const size_t sliceMost = (sliceBytes + 255) / 256 * 256 + 4096;
+    size_t spillLeast = 0;
+    for (size_t b : blockBytes) spillLeast += b + largest > sliceMost ? b + largest - sliceMost : 0;
+    if (heapOnly) spillLeast = demand;
+    // Three times what the slices take at the least (each sliceBytes
+    // rounded up to 256, at most 4 KiB more): an address this far from a
+    // list in the arena is past the arena's end, or before its start, and
+    // one this far past an end computed in ints instead of bytes (four
+    // times too far) is inside that wrong end.
     const unsigned long long beyond = 3ull * blocks * ((sliceBytes + 255) / 256 * 256);
     CHECK(cudaSetDevice(0));
 
@@ -238,7 +249,7 @@ int main(int argc, char** argv) {
     if (heapOnly) printf("baseline: every list from the device heap\n");
     else printf("slices of %d%% of the largest block's %zu bytes\n", percent, *std::max_element(blockBytes.begin(), blockBytes.end()));
     printf("heap limit %s: %zu KiB for at most %zu KiB of lists\n",
-           limit >= spill && (heapOnly || limit <= 4 * spill + (8u << 20)) ? "fits" : "does not fit", limit >> 10, spill >> 10);
+           limit >= spillLeast && (heapOnly || limit <= 4 * spill + (8u << 20)) ? "fits" : "does not fit", limit >> 10, spill >> 10);
     printf("lists from the heap: %s\n", got[kFromHeap] == 0 ? "none" : got[kFromHeap] == (unsigned long long)n * rounds ? "all" : "some");
     printf("lists without memory: %llu; off a %zu-byte boundary: %llu; not holding what they should: %llu\n",
            got[kFailed], kListAlign, got[kMisaligned], got[kWrong]);

@@ -9,7 +9,10 @@
 // then freed on another stream than the one that took it. The last
 // stream frees its own, so the hand-offs' waits never come round to the
 // first stream again: it is ordered after the second stream's reads of
-// its blocks only by what the pool makes it wait for. It prints:
+// its blocks only by what the pool makes it wait for. With a third
+// number, each fill first runs that many microseconds on the GPU: a block
+// is then still in use when another stream asks for it, on any GPU, and a
+// pool that waits for it on the host is seen waiting. It prints:
 //   16 rounds on 4 streams through the pool: 96 blocks used, errors: 0
 //   allocations: N from the stream's own list, N fresh, N stolen
 #include <algorithm>
@@ -23,11 +26,22 @@ constexpr int kWords = 1 << 20;       // 4 MiB blocks
 constexpr size_t kBlock = kWords * sizeof(int);
 constexpr int kGrid = 8;              // a few blocks a kernel: the streams' kernels can run side by side
 
-// fill writes the round's stamp into the block; check counts the words
-// that differ from it. A block reused while another stream's check still
+// fill writes the round's stamp into the block (after spinning spin_ns
+// nanoseconds, by the GPU's global timer, when that is not 0); check
+// counts the words that differ from it. A block reused while another stream's check still
 // reads it shows up as errors (when the race lands) and, always, in the
 // statistics library's race count.
-__global__ void fill(int* x, int n, int stamp) {
+__global__ void fill(int* x, int n, int stamp, long long spin_ns) {
+    if (spin_ns > 0) {
+        if (threadIdx.x == 0) {
+            unsigned long long start, now;
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+            do {
+                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+            } while (now - start < (unsigned long long)spin_ns);
+        }
+        __syncthreads();
+    }
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) x[i] = stamp;
 }
 
@@ -56,7 +70,7 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
 // would order every stream after every other one round later, and hide a
 // pool that gives a block back to the stream that took it). It returns
 // how many blocks it used, or -1 when the pool had none to give.
-static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned int* errors, cudaEvent_t* handed) {
+static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned int* errors, cudaEvent_t* handed, long long spin_ns) {
     int used = 0;
     for (int r = 0; r < count; r++) {
         for (int i = 0; i < kStreams; i++) {
@@ -75,7 +89,7 @@ static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned 
                 }
                 int stamp = (r * kStreams + i) * kBusy + k + 1;
                 stamps[k] = stamp;
-                fill<<<kGrid, 256, 0, s[i]>>>(got[k], kWords, stamp);
+                fill<<<kGrid, 256, 0, s[i]>>>(got[k], kWords, stamp, spin_ns);
                 check<<<kGrid, 256, 0, s[i]>>>(got[k], kWords, stamp, errors);
                 used++;
             }
@@ -98,11 +112,12 @@ static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned 
     return used;
 }
 
-// Usage: bench [--baseline] [--handoff] [ROUNDS [BLOCKS]] (16 rounds, a
-// pool of 8 blocks, by default). --baseline runs the same work through
-// cudaMallocAsync and cudaFreeAsync instead of the pool; --handoff frees
-// each block of every stream but the last on the next stream, after that
-// stream read it.
+// Usage: bench [--baseline] [--handoff] [ROUNDS [BLOCKS [SPIN_US]]] (16
+// rounds, a pool of 8 blocks, no spin, by default). --baseline runs the
+// same work through cudaMallocAsync and cudaFreeAsync instead of the pool;
+// --handoff frees each block of every stream but the last on the next
+// stream, after that stream read it; SPIN_US makes each fill run that many
+// microseconds longer.
 int main(int argc, char** argv) {
     bool baseline = false, handoff = false;
     while (argc > 1 && (strcmp(argv[1], "--baseline") == 0 || strcmp(argv[1], "--handoff") == 0)) {
@@ -111,6 +126,7 @@ int main(int argc, char** argv) {
         argv++;
     }
     const int count = arg(argc, argv, 1, 16, 1000), blocks = arg(argc, argv, 2, 8, 64);
+    const long long spin_ns = 1000ll * arg(argc, argv, 3, 0, 100000);
     cudaStream_t s[kStreams];
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     // The streams take their parts in the order of their handles, so that a
@@ -129,7 +145,7 @@ int main(int argc, char** argv) {
     int used = 0;
     {
         StreamOrderedPool pool(kBlock, blocks, s[0]);
-        used = rounds(baseline ? nullptr : &pool, s, count, errors, handoff ? handed : nullptr);
+        used = rounds(baseline ? nullptr : &pool, s, count, errors, handoff ? handed : nullptr, spin_ns);
         CHECK(cudaDeviceSynchronize());
         if (used < 0) return 1;
         unsigned int nerr = 0;

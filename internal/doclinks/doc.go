@@ -2,7 +2,8 @@
 // the repository (the README, the guide under docs/, ARCHITECTURE,
 // CONTRIBUTING, CHANGELOG, BENCHMARKS, the lessons and the reviews) and
 // fails on a relative link, an image or an #anchor that does not
-// resolve, so the guide's links are checked wherever go test runs; and
-// it keeps the README a short front door and BENCHMARKS.md the current
-// figures.
+// resolve, so the guide's links are checked wherever go test runs; it
+// keeps the README a short front door and BENCHMARKS.md the current
+// figures; and it holds docs/claims.md's citations of lesson lines to
+// the figures they cite.
 package doclinks
