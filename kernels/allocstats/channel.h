@@ -158,7 +158,7 @@ struct Guard {
 };
 
 enum { kFrameStart = 1, kFrameSnapshot = 2, kFrameEnd = 3 };
-const size_t kFrameHeader = 24, kFrameMax = 4096;  // PIPE_BUF: a write of a frame is never split
+const size_t kFrameHeader = 24, kFrameMax = 4096;  // PIPE_BUF, and one buffer of a Unix socket: a write of a frame is never split
 static_assert(kFrameHeader + sizeof(Record) + sizeof(Guard) + 32 <= kFrameMax, "a frame must fit in PIPE_BUF");
 
 Guard guard = {2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -330,7 +330,10 @@ void openChannel(char** envp) {
     }
     ownFill(keyText, 0, sizeof keyText);
     struct stat st;
-    if (!keyOK || fd < 3 || sysFstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+    // A socket (the grader's: one of a connected pair, which the program
+    // cannot open again for reading, as it could a pipe through
+    // /proc/self/fd) or a pipe (a test's).
+    if (!keyOK || fd < 3 || sysFstat(fd, &st) != 0 || !(S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))) return;
     // Out of the way of the program's own descriptors: 3 is free again.
     int high = 1023;
     struct rlimit rl;
@@ -427,8 +430,23 @@ void unfollowed() {
 // (the pipe hidden from the process: sent through a socket to itself,
 // closed) must not get the work done meanwhile. Exit status 72. Raw
 // system calls: async-signal-safe, no lock.
+// A forked child whose record's pipe is gone (closed, or another file put
+// at its number) before its first CUDA call is ended there the same way:
+// its start frame would go nowhere, and the grader, seeing no child that
+// called CUDA, judged the parent's record alone (fork_close.cu of the
+// corpus closed every descriptor in the child and did a hundred cudaMalloc
+// there unseen). After its start frame, a pipe lost cuts its record short,
+// which fails the run.
 void followedOrStop() {
-    if (chanFd < 0 || execPath || sysGetpid() == chanPid) return;
+    if (chanFd < 0 || execPath) return;
+    if (sysGetpid() == chanPid) {
+        struct stat st;
+        if (!quiet || (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno)) return;
+        static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's pipe closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
+        sysWrite(2, msg, sizeof msg - 1);
+        markChannel();
+        rawSyscall(SYS_exit_group, 72);
+    }
     if (!unfollowedSaid) unfollowed();
     rawSyscall(SYS_exit_group, 72);
 }
