@@ -178,13 +178,12 @@ uint64_t StrictPool::reserved_high() {
     // END SOLUTION
 }
 
-// late_word is work A queues after a put and before its hand: it spins
-// about a millisecond, as real work would take, then writes v to *x, a
-// word B's round adds to its sum.
-__global__ void late_word(unsigned long long* x, unsigned long long v) {
+// busy is work A queues after a put and before its hand, with the copy of
+// a word B's round adds to its sum: it spins about a millisecond, as real
+// work would take.
+__global__ void busy() {
     const long long t0 = clock64();
     while (clock64() - t0 < 2000000) {}
-    *x = v;
 }
 
 // add adds *x to *out.
@@ -205,9 +204,9 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
 }
 
 // Usage: strict_pool [ROUNDS] [MIB] [LATE] (6 rounds of 32 MiB by
-// default; LATE, when 1, has A queue a kernel after each put and before
-// its hand, whose word B adds to the round's sum: a hand orders to after
-// all that from queued so far, not only its puts).
+// default; LATE, when 1, has A queue a kernel and a copy after each put
+// and before its hand, the copy's word one B adds to the round's sum: a
+// hand orders to after all that from queued so far, not only its puts).
 int main(int argc, char** argv) {
     const int device = 0, rounds = arg(argc, argv, 1, 6, 64), mib = arg(argc, argv, 2, 32, 256);
     const int late = arg(argc, argv, 3, 0, 1);
@@ -224,9 +223,13 @@ int main(int argc, char** argv) {
     unsigned long long* sums = nullptr;
     CHECK(cudaMalloc(&sums, rounds * sizeof(unsigned long long)));
     CHECK(cudaMemsetAsync(sums, 0, rounds * sizeof(unsigned long long), b));
-    unsigned long long* words = nullptr;  // late_word's, one a round
+    // LATE's words, one a round: A copies round r's (r + 1) from staged
+    // (pinned) to words after its put, behind busy.
+    unsigned long long *words = nullptr, *staged = nullptr;
     if (late) {
         CHECK(cudaMalloc(&words, rounds * sizeof(unsigned long long)));
+        CHECK(cudaMallocHost(&staged, rounds * sizeof(unsigned long long)));
+        for (int r = 0; r < rounds; r++) staged[r] = r + 1;
         printf("A queues more work after each put, before its hand\n");
     }
 
@@ -248,7 +251,10 @@ int main(int argc, char** argv) {
             CHECK(pool.error());
             fill<<<(n + 255) / 256, 256, 0, a>>>(pa, n, r + 1);
             pool.put(pa, a);
-            if (late) late_word<<<1, 1, 0, a>>>(words + r, r + 1);
+            if (late) {
+                busy<<<1, 1, 0, a>>>();
+                CHECK(cudaMemcpyAsync(words + r, staged + r, sizeof(unsigned long long), cudaMemcpyHostToDevice, a));
+            }
             pool.hand(a, b);
             int* pb = static_cast<int*>(pool.get(bytes, b));
             CHECK(pool.error());
@@ -273,7 +279,10 @@ int main(int argc, char** argv) {
     printf("%d of %d rounds summed correctly\n", right, rounds);
     printf("pool reserved at most %llu MiB for blocks of %d MiB\n", (unsigned long long)(reserved >> 20), mib);
     CHECK(cudaFree(sums));
-    if (late) CHECK(cudaFree(words));
+    if (late) {
+        CHECK(cudaFree(words));
+        CHECK(cudaFreeHost(staged));
+    }
     CHECK(cudaStreamDestroy(a));
     CHECK(cudaStreamDestroy(b));
     return 0;
