@@ -412,7 +412,7 @@ var phrases = map[string]string{
 	"device_faults":              "calls that returned the error of a kernel that faulted (illegal address, launch failure): the context is lost",
 	"import_frees_unsignalled":   "stream-ordered frees of memory imported from another process's pool that no later record of an interprocess event covers",
 	"graph_execs_made":           "executable graphs made (cudaGraphInstantiate and its kin)",
-	"ipc_made_destroy_first_ns":  "when this process first destroyed an interprocess event it made (CLOCK_MONOTONIC, ns; 0: never)",
+	"ipc_made_destroy_first_ns":  "when this process first destroyed an interprocess event it made while a process that opened its handle still had it open (CLOCK_MONOTONIC, ns; 0: never)",
 	"ipc_opened_close_last_ns":   "when this process last closed an interprocess event it opened from another's handle, or exited with one open (CLOCK_MONOTONIC, ns)",
 	"ipc_events_destroyed_open":  "1 when an interprocess event was destroyed by the process that made it before a process that opened it had closed its handle (all.ipc_events_destroyed_open: the program's events and its children's handles)",
 	"reuse_attr_gets":            "reuse policies asked of a pool (cudaMemPoolGetAttribute of cudaMemPoolReuse*)",

@@ -136,7 +136,10 @@ type Stats struct {
 	GraphExecsMade, GraphExecsLeaked uint64 `stat:"graph_execs_made,graph_execs_leaked"`
 	ReuseAttrGets                    uint64 `stat:"reuse_attr_gets"`
 	// When (CLOCK_MONOTONIC, shared by the machine's processes) this
-	// process first destroyed an interprocess event it made, and last
+	// process first destroyed an interprocess event it made while a
+	// process that opened that event's handle still had it open (matched
+	// by the handle's bytes, since the library of session 16; before, its
+	// first destroy of any interprocess event it made), and last
 	// closed one it opened from another's handle (or exited with one
 	// open): read together over the processes of a run as
 	// ipc_events_destroyed_open.

@@ -186,7 +186,7 @@ struct Record {
     uint64_t graph_execs_made;         // cudaGraphInstantiate (and WithFlags, WithParams) that succeeded
     uint64_t graph_execs_leaked;       // executable graphs not destroyed by exit (cudaGraphExecDestroy)
     uint64_t reuse_attr_gets;          // cudaMemPoolGetAttribute of a reuse policy that succeeded (the pool asked what it does)
-    uint64_t ipc_made_destroy_first_ns;  // CLOCK_MONOTONIC of the first destroy of an interprocess event this process made (0: none)
+    uint64_t ipc_made_destroy_first_ns;  // CLOCK_MONOTONIC of the first destroy of an interprocess event this process made while a process that opened its handle still had it open (0: none)
     uint64_t ipc_opened_close_last_ns;   // ... of the last close of an event this process opened (cudaIpcOpenEventHandle), or its exit with one open
     // version 12: buffers too small for what is copied into or out of them
     uint64_t copies_past_end;          // copies and memsets whose bytes run past the end of the allocation (device, or pinned host) they start in
@@ -285,8 +285,13 @@ std::unordered_set<cudaStream_t>* nonblocking;
 // memory that no record of one has covered yet: (stream, its count).
 std::unordered_set<cudaEvent_t>* ipcEvents;
 // ipcOpened: the events opened from another process's handle, not yet
-// destroyed (their closes are timed against the maker's destroys).
-std::unordered_set<cudaEvent_t>* ipcOpened;
+// destroyed (their closes are timed against the maker's destroys), each
+// with its slot in ipcOpens (-1: none).
+std::unordered_map<cudaEvent_t, int>* ipcOpened;
+// ipcShared: the interprocess events this process made and took a handle
+// of (cudaIpcGetEventHandle): the handle's hash and when it was first
+// taken.
+std::unordered_map<cudaEvent_t, std::pair<uint64_t, uint64_t>>* ipcShared;
 struct ImportFree { cudaStream_t stream; uint64_t seq; int sig; };
 std::vector<ImportFree>* importFrees;
 // Blocks this process exported (cudaMemPoolExportPointer): the hash of
@@ -308,6 +313,19 @@ struct ImportSig { std::atomic<uint64_t> key{0}, importNs{0}, signalNs{0}; std::
 const int kImportSigs = 1024;
 struct ImportSigs { std::atomic<uint32_t> n{0}; ImportSig sig[kImportSigs]; };
 ImportSigs* importSigs = nullptr;
+// ipcOpens: the interprocess events every process of a run that the
+// library follows by fork opened (cudaIpcOpenEventHandle), in memory they
+// share as importSigs is: the handle's hash, when it was opened and when
+// it was closed (0: still open; the opener's exit closes what it left). A
+// maker reads it at its destroy of an event whose handle it took, so that
+// a destroy counts only while a handle of that very event is open
+// elsewhere (ipc_made_destroy_first_ns): a fresh event a round, destroyed
+// once the opener closed that round's handle, is not counted because a
+// later round's handle is closed later.
+struct IpcOpen { std::atomic<uint64_t> key{0}, openNs{0}, closeNs{0}; std::atomic<uint32_t> ready{0}; };
+const int kIpcOpens = 1024;
+struct IpcOpens { std::atomic<uint32_t> n{0}; IpcOpen slot[kIpcOpens]; };
+IpcOpens* ipcOpens = nullptr;
 Clock* host;                                        // what the host has waited for
 
 // A kernel as the driver describes it: its name and its parameters'

@@ -2,10 +2,12 @@ package exercise
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/cudalessons/lessons/gpu"
+	"github.com/cudalessons/lessons/internal/suspect"
 )
 
 // TestGPULaunchEx: launch_ex.cu's race, its reader launched by
@@ -43,4 +45,48 @@ func TestGPULaunchEx(t *testing.T) {
 		}
 	}
 	t.Errorf("the race of a launch by cudaLaunchKernelEx passed unordered_uses: %+v", v.Results)
+}
+
+// TestGPUGraphNode: graph_node.cu's race, its reader a kernel node put in
+// a graph by hand and launched on the other stream. The library judges a
+// graph's memory nodes at each launch, not what its kernel nodes touch,
+// so this race passes unordered_uses (logged: "caught by the library"
+// says it no longer does); what stops it is the source scan, which names
+// hand-built nodes for review where the exercise's solution has none.
+func TestGPUGraphNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	file := "testdata/gpuforgers/graph_node.cu"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range suspect.Scan(data) {
+		found = found || f.Kind.Name == "work the statistics library does not see"
+	}
+	if !found {
+		t.Errorf("the source scan does not name graph_node.cu's kernel node for review")
+	}
+	info, err := gpu.Driver{}.Probe(false)
+	if err != nil || len(info.Devices) == 0 {
+		t.Skipf("needs a GPU: %v", err)
+	}
+	tk := realToolkit(t)
+	tk.NVCC.Arch = info.Devices[0].Arch()
+	src, _ := filepath.Abs(file)
+	s := spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"unordered_uses\"\nequals = 0\n")
+	j := &Job{ID: "graph-node", Spec: s, Dir: t.TempDir(), Files: []File{{Name: filepath.Base(file), Path: src}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("output %q", v.Output)
+	for _, r := range v.Results {
+		t.Logf("%s: pass %v, got %s", r.Name, r.Pass, r.Got)
+		if !r.Pass && r.Check != nil && r.Check.Stat == "unordered_uses" {
+			t.Logf("caught by the library")
+		}
+	}
 }

@@ -106,6 +106,45 @@ func wxBypass() {
 		unix.Syscall(unix.SYS_PERSONALITY, old, 0, 0)
 		return nil
 	})
+	// Two mappings of one shared page: executable and never writable,
+	// then a second mapping of it (mremap with an old size of 0, or a
+	// forked child's view) made writable and written.
+	sharedX := func(flags int) ([]byte, error) {
+		return unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_EXEC, flags)
+	}
+	try("shared alias", func() error {
+		x, err := sharedX(unix.MAP_SHARED | unix.MAP_ANONYMOUS)
+		if err != nil {
+			return err
+		}
+		defer unix.Munmap(x)
+		p, err := unix.MremapPtr(unsafe.Pointer(&x[0]), 0, nil, 4096, unix.MREMAP_MAYMOVE)
+		if err != nil {
+			return fmt.Errorf("mremap: %w", err)
+		}
+		w := unsafe.Slice((*byte)(p), 4096)
+		defer unix.Munmap(w)
+		if err := unix.Mprotect(w, unix.PROT_READ|unix.PROT_WRITE); err != nil {
+			return fmt.Errorf("mprotect: %w", err)
+		}
+		copy(w, retCode)
+		if x[0] != retCode[0] {
+			return fmt.Errorf("the write did not reach the executable mapping")
+		}
+		return nil
+	})
+	try("dev zero alias", func() error {
+		fd, err := unix.Open("/dev/zero", unix.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		x, err := unix.Mmap(fd, 0, 4096, unix.PROT_READ|unix.PROT_EXEC, unix.MAP_SHARED)
+		if err != nil {
+			return err
+		}
+		return unix.Munmap(x)
+	})
 	// Made dumpable again: its /proc/PID/mem its own user's.
 	try("dumpable", func() error { return unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0) })
 	// /proc/self/mem writes through a page's protection (FOLL_FORCE):
@@ -176,7 +215,7 @@ func pokeText(who string, pid int) error {
 // that each attempt can succeed).
 func TestAttackWriteExecBypasses(t *testing.T) {
 	all := []string{"file mmap x", "shm file mmap x", "execve written", "memfd", "memfd_secret", "userfaultfd",
-		"shmat exec", "personality", "dumpable", "proc self mem", "proc child mem"}
+		"shmat exec", "personality", "dumpable", "proc self mem", "proc child mem", "shared alias", "dev zero alias"}
 	for _, v := range variants {
 		if v.programRoot {
 			continue // root's own /proc/PID/mem is root's: see docs/security.md
@@ -202,7 +241,7 @@ func TestAttackWriteExecBypasses(t *testing.T) {
 			req := graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Prog: prog, Mode: "wxbypass"}
 			req.Policy.NoWriteExec = false
 			out := f.grader(t, v.grader, nil, req)
-			for _, name := range []string{"file mmap x", "execve written", "memfd", "shmat exec", "personality", "proc self mem"} {
+			for _, name := range []string{"file mmap x", "execve written", "memfd", "shmat exec", "personality", "proc self mem", "shared alias"} {
 				if !strings.HasSuffix(lineOf(out, name+": "), ": <nil>") {
 					t.Errorf("without NoWriteExec, %s should work here:\n%s", name, out)
 				}

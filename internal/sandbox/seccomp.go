@@ -44,7 +44,9 @@ type filter struct {
 	signals bool
 	self    int
 	// noWriteExec keeps a program from writing code after it starts:
-	// mmap refuses memory both writable and executable, and mprotect and
+	// mmap refuses memory both writable and executable, and executable
+	// memory that is shared (a second mapping of its pages could write
+	// them: shared_alias.cu and fork_alias.cu of the corpus), and mprotect and
 	// pkey_mprotect refuse to make memory executable at all (the loader
 	// maps code executable from the start; a page made executable later
 	// was most often written first, and a filter cannot see what a page
@@ -67,6 +69,10 @@ type filter struct {
 
 // readImpliesExec is personality(2)'s READ_IMPLIES_EXEC.
 const readImpliesExec = 0x0400000
+
+// mapType is mmap(2)'s MAP_TYPE: MAP_SHARED, MAP_PRIVATE or
+// MAP_SHARED_VALIDATE.
+const mapType = 0x0f
 
 // shmExec is shmat(2)'s SHM_EXEC.
 const shmExec = 0o100000
@@ -182,7 +188,15 @@ func (f filter) program() ([]unix.SockFilter, error) {
 		add(insn{code: ld, k: offArgs + 8*2, label: "mmap"})
 		add(insn{code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, k: unix.PROT_WRITE | unix.PROT_EXEC})
 		add(insn{code: jeq, k: unix.PROT_WRITE | unix.PROT_EXEC, jt: "deny"})
-		add(insn{code: ret, k: allow})
+		add(insn{code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, k: unix.PROT_EXEC, jf: "allow"})
+		// Executable, so private: a shared mapping's pages can be
+		// mapped a second time, writable (mremap with an old size of 0,
+		// a forked child's view made writable by mprotect, /dev/zero's
+		// or a file's pages mapped again), and written there. The flags
+		// are an int; their type is the low four bits.
+		add(insn{code: ld, k: offArgs + 8*3})
+		add(insn{code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, k: mapType})
+		add(insn{code: jeq, k: unix.MAP_PRIVATE, jt: "allow", jf: "deny"})
 		add(insn{code: ld, k: offArgs + 8*2, label: "mprotect"})
 		add(insn{code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, k: unix.PROT_EXEC, jt: "deny"})
 		add(insn{code: ret, k: allow})

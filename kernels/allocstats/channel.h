@@ -158,7 +158,7 @@ struct Guard {
 };
 
 enum { kFrameStart = 1, kFrameSnapshot = 2, kFrameEnd = 3 };
-const size_t kFrameHeader = 24, kFrameMax = 4096;  // PIPE_BUF: a write of a frame is never split
+const size_t kFrameHeader = 24, kFrameMax = 4096;  // PIPE_BUF, and one buffer of a Unix socket: a write of a frame is never split
 static_assert(kFrameHeader + sizeof(Record) + sizeof(Guard) + 32 <= kFrameMax, "a frame must fit in PIPE_BUF");
 
 Guard guard = {2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -330,7 +330,10 @@ void openChannel(char** envp) {
     }
     ownFill(keyText, 0, sizeof keyText);
     struct stat st;
-    if (!keyOK || fd < 3 || sysFstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+    // A socket (the grader's: one of a connected pair, which the program
+    // cannot open again for reading, as it could a pipe through
+    // /proc/self/fd) or a pipe (a test's).
+    if (!keyOK || fd < 3 || sysFstat(fd, &st) != 0 || !(S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))) return;
     // Out of the way of the program's own descriptors: 3 is free again.
     int high = 1023;
     struct rlimit rl;
@@ -427,8 +430,23 @@ void unfollowed() {
 // (the pipe hidden from the process: sent through a socket to itself,
 // closed) must not get the work done meanwhile. Exit status 72. Raw
 // system calls: async-signal-safe, no lock.
+// A forked child whose record's pipe is gone (closed, or another file put
+// at its number) before its first CUDA call is ended there the same way:
+// its start frame would go nowhere, and the grader, seeing no child that
+// called CUDA, judged the parent's record alone (fork_close.cu of the
+// corpus closed every descriptor in the child and did a hundred cudaMalloc
+// there unseen). After its start frame, a pipe lost cuts its record short,
+// which fails the run.
 void followedOrStop() {
-    if (chanFd < 0 || execPath || sysGetpid() == chanPid) return;
+    if (chanFd < 0 || execPath) return;
+    if (sysGetpid() == chanPid) {
+        struct stat st;
+        if (!quiet || (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno)) return;
+        static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's pipe closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
+        sysWrite(2, msg, sizeof msg - 1);
+        markChannel();
+        rawSyscall(SYS_exit_group, 72);
+    }
     if (!unfollowedSaid) unfollowed();
     rawSyscall(SYS_exit_group, 72);
 }
@@ -455,12 +473,17 @@ Record* record() {
     numbers = new std::unordered_map<cudaStream_t, int>();
     nonblocking = new std::unordered_set<cudaStream_t>();
     ipcEvents = new std::unordered_set<cudaEvent_t>();
-    ipcOpened = new std::unordered_set<cudaEvent_t>();
+    ipcOpened = new std::unordered_map<cudaEvent_t, int>();
+    ipcShared = new std::unordered_map<cudaEvent_t, std::pair<uint64_t, uint64_t>>();
     importFrees = new std::vector<ImportFree>();
     exported = new std::unordered_map<uintptr_t, Exported>();
     if (importSigs == nullptr) {
         void* m = sysMmapShared(sizeof(ImportSigs));   // zeroed: every count and slot starts 0
         if (m != nullptr) importSigs = (ImportSigs*)m;
+    }
+    if (ipcOpens == nullptr) {
+        void* m = sysMmapShared(sizeof(IpcOpens));   // zeroed, as importSigs
+        if (m != nullptr) ipcOpens = (IpcOpens*)m;
     }
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
@@ -594,6 +617,8 @@ void leaks() {
     rec->shareable_fds_open = shareFdsOpen();
     rec->graph_execs_leaked = graphs->size();
     if (!ipcOpened->empty()) rec->ipc_opened_close_last_ns = monotonicNanos();  // closed by the exit
+    for (auto& kv : *ipcOpened)
+        if (ipcOpens != nullptr && kv.second >= 0) ipcOpens->slot[kv.second].closeNs.store(rec->ipc_opened_close_last_ns);
     rec->leaked_pool_imports = 0;
     for (auto& kv : *live)
         if (kv.second.origin == kImported) rec->leaked_pool_imports++;
@@ -712,7 +737,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 14;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
     freed->clear(); liveEvents->clear();
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);

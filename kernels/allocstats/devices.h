@@ -435,8 +435,40 @@ HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t* e, unsigned int f), (e
     if (r == cudaSuccess) eventMade(*e);
     if (r == cudaSuccess && (f & cudaEventInterprocess)) ipcEvents->insert(*e);
 })
+namespace {
+// ipcKey hashes an interprocess event's handle: the same bytes in the
+// process that took it and in those that open it.
+uint64_t ipcKey(const cudaIpcEventHandle_t& h) {
+    const unsigned char* b = (const unsigned char*)&h;
+    uint64_t k = 1469598103934665603ull;   // FNV-1a
+    for (size_t i = 0; i < sizeof h; i++) k = (k ^ b[i]) * 1099511628211ull;
+    return k;
+}
+
+// ipcOpenedNow notes event e opened from handle h (mu is held): it takes
+// a slot of ipcOpens, which the maker reads at its destroy.
+void ipcOpenedNow(cudaEvent_t e, const cudaIpcEventHandle_t& h) {
+    ipcEvents->insert(e);
+    if (ipcOpened->count(e)) return;   // the same handle again, answered with the same event: one slot
+    int slot = -1;
+    if (ipcOpens != nullptr) {
+        const uint32_t n = ipcOpens->n.fetch_add(1);
+        if (n < (uint32_t)kIpcOpens) {
+            IpcOpen& o = ipcOpens->slot[n];
+            o.key.store(ipcKey(h));
+            o.openNs.store(monotonicNanos());
+            o.ready.store(1, std::memory_order_release);
+            slot = (int)n;
+        }
+    }
+    (*ipcOpened)[e] = slot;
+}
+}  // namespace
 HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
-    if (r == cudaSuccess) { ipcEvents->insert(*e); ipcOpened->insert(*e); }
+    if (r == cudaSuccess) ipcOpenedNow(*e, h);
+})
+HOOK(cudaError_t, cudaIpcGetEventHandle, (cudaIpcEventHandle_t* h, cudaEvent_t e), (h, e), {
+    if (r == cudaSuccess && h != nullptr && !ipcShared->count(e)) (*ipcShared)[e] = std::make_pair(ipcKey(*h), monotonicNanos());
 })
 // A pool exported as a POSIX file descriptor gives the caller a descriptor
 // to close, and one given to an import is still the caller's to close
@@ -449,13 +481,38 @@ HOOK(cudaError_t, cudaMemPoolImportFromShareableHandle, (cudaMemPool_t* pool, vo
     if (r == cudaSuccess && t == cudaMemHandleTypePosixFileDescriptor) noteShareFd((int)(uintptr_t)h);
 })
 namespace {
+// ipcStillOpen tells whether a handle of event e, which this process
+// made, is open in another process of the run now: one opened after this
+// process took e's handle and not closed yet. A handle never taken was
+// given to nobody; without the shared table (no shared memory) every
+// destroy is taken as one.
+bool ipcStillOpen(cudaEvent_t e) {
+    if (ipcOpens == nullptr) return true;
+    auto s = ipcShared->find(e);
+    if (s == ipcShared->end()) return false;
+    const uint32_t n = std::min<uint32_t>(ipcOpens->n.load(), (uint32_t)kIpcOpens);
+    for (uint32_t i = 0; i < n; i++) {
+        const IpcOpen& o = ipcOpens->slot[i];
+        if (o.ready.load(std::memory_order_acquire) == 0 || o.key.load() != s->second.first) continue;
+        if (o.openNs.load() >= s->second.second && o.closeNs.load() == 0) return true;
+    }
+    return false;
+}
+
 // ipcDestroyed times the destroy of an interprocess event (mu is held):
 // the maker must destroy its event only after every process that opened
 // it has closed its handle.
 void ipcDestroyed(cudaEvent_t e) {
     if (!ipcEvents->count(e)) return;
-    if (ipcOpened->erase(e) > 0) rec->ipc_opened_close_last_ns = monotonicNanos();
-    else if (rec->ipc_made_destroy_first_ns == 0) rec->ipc_made_destroy_first_ns = monotonicNanos();
+    auto o = ipcOpened->find(e);
+    if (o != ipcOpened->end()) {
+        rec->ipc_opened_close_last_ns = monotonicNanos();
+        if (ipcOpens != nullptr && o->second >= 0) ipcOpens->slot[o->second].closeNs.store(rec->ipc_opened_close_last_ns);
+        ipcOpened->erase(o);
+    } else if (rec->ipc_made_destroy_first_ns == 0 && ipcStillOpen(e)) {
+        rec->ipc_made_destroy_first_ns = monotonicNanos();
+    }
+    ipcShared->erase(e);
     ipcEvents->erase(e);
 }
 }  // namespace

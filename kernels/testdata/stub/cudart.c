@@ -87,7 +87,7 @@ int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }
 int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 1 << 20); }
 typedef struct { char reserved[64]; } IpcEventHandle;
 int cudaIpcOpenEventHandle(void** e, IpcEventHandle h) { *e = (void*)(handles++); return 0; }
-int cudaIpcGetEventHandle(IpcEventHandle* h, void* e) { memset(h, 0, sizeof *h); return 0; }
+int cudaIpcGetEventHandle(IpcEventHandle* h, void* e) { memset(h, 0, sizeof *h); memcpy(h->reserved, &e, sizeof e); return 0; }  /* one handle an event */
 /* Graphs with no nodes: an executable graph is a fake handle. */
 int cudaGraphCreate(void** g, unsigned f) { *g = (void*)(handles++); return 0; }
 int cudaGraphInstantiate(void** e, void* g, void* a, void* b, size_t c) { *e = (void*)(handles++); return 0; }

@@ -30,7 +30,7 @@ int main() {
     int pipeFd = -1;
     for (int fd = 3; fd < 1024; fd++) {
         struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) pipeFd = fd;
+        if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) pipeFd = fd;
     }
     int saved = pipeFd >= 0 ? dup(pipeFd) : -1;
     int null = open("/dev/null", O_WRONLY);

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     while (struct dirent* e = dir != NULL ? readdir(dir) : NULL) {
         struct stat st;
         int fd = atoi(e->d_name);
-        if (fd > 2 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) dup2(null, fd);
+        if (fd > 2 && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) dup2(null, fd);
     }
     for (int it = 0; it < iterations; it++) {
         float* d;

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     while (struct dirent* e = dir != NULL ? readdir(dir) : NULL) {
         struct stat st;
         int fd = atoi(e->d_name);
-        if (fd > 2 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) write(fd, f, sizeof f);
+        if (fd > 2 && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) write(fd, f, sizeof f);
     }
     return 0;
 }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cuda_runtime.h>
 
-// pipes lists the descriptors of this process that are pipes: the
+// pipes lists the descriptors of this process that are pipes or sockets: the
 // record's channel, wherever the library put it.
 static int pipes(int* out, int max) {
     int n = 0;
@@ -22,7 +22,7 @@ static int pipes(int* out, int max) {
     while (struct dirent* e = readdir(d)) {
         int fd = atoi(e->d_name);
         struct stat st;
-        if (fd > 2 && fd != dirfd(d) && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && n < max) out[n++] = fd;
+        if (fd > 2 && fd != dirfd(d) && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && n < max) out[n++] = fd;
     }
     closedir(d);
     return n;
