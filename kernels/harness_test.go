@@ -557,3 +557,69 @@ func TestHarnessesShowExportFreesBeforeTheImportersSignal(t *testing.T) {
 		}
 	}
 }
+
+// A hand orders its stream after everything the other stream queued so
+// far, not only its puts (review/blind6, issue 36): strict-pool's hidden
+// run "A works on after its put" (LATE = 1) has A queue a kernel and the
+// copy of a word after each put and before its hand, and B's round adds
+// the word to its sum. The record's model sees B's use of the word race
+// A's copy (a known write) when the
+// pool's event is recorded at the put, and no race in the solution or
+// any of its correct alternatives, whatever the GPU's timing.
+func TestHarnessesShowHandsRecordedAtThePut(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day071/strict_pool.cu"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day071/right/strict-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		b := patched(t, sol, filepath.Join(right, r.Name()))
+		if bytes.Contains(b, []byte("memoryPoolsSupported")) && !propsSayPools() {
+			t.Logf("right/%s: not built here (this toolkit's cudaDeviceProp has no memoryPoolsSupported)", r.Name())
+			continue
+		}
+		ps = append(ps, program{"right/" + r.Name(), b, false})
+	}
+	ps = append(ps, program{"wrong/blind6_event_recorded_at_put.patch", patched(t, sol, "solutions/day071/wrong/strict-pool/blind6_event_recorded_at_put.patch"), true})
+	// review/blind6's files, written from the student file, with its
+	// harness as it is now (gen-a/strict_pool.py).
+	for _, f := range []struct {
+		name  string
+		wrong bool
+	}{{"correct.cu", false}, {"wrong-event-recorded-at-put-not-at-hand.cu", true}} {
+		file := filepath.Join("review", "blind6", "strict-pool", f.name)
+		b, err := os.ReadFile(filepath.Join("..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, f.wrong})
+	}
+	for i, p := range ps {
+		prog := h.build(t, "late71-"+string(rune('a'+i)), sol, sol, p.content)
+		s, out := h.recordEnv(t, prog, nil, "2", "1", "1")
+		if !strings.Contains(out, "A queues more work after each put, before its hand") {
+			t.Fatalf("%s %s [2 1 1]: the harness did not queue the late work:\n%s", sol, p.name, out)
+		}
+		if got := s.UnorderedUses > 0; got != p.wrong {
+			t.Errorf("%s %s [2 1 1]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+		t.Logf("%s: unordered_uses %d (%s)", p.name, s.UnorderedUses, s.RaceNote("unordered_uses"))
+		if !p.wrong {
+			if plain := h.record(t, prog, "2", "1"); plain.UnorderedUses != 0 || plain.KernelLaunches != 6 {
+				t.Errorf("%s %s [2 1]: unordered_uses %d, %d launches (want 0 and 6: without LATE the rounds are as before)", sol, p.name, plain.UnorderedUses, plain.KernelLaunches)
+			}
+		}
+	}
+}

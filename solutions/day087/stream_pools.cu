@@ -283,9 +283,23 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
     return v;
 }
 
-// Usage: stream_pools [ROUNDS] (8 by default).
+// gapped: a round after the overflow round, when main's GAPS is 1: in
+// each warp only the lanes whose number is not 3 mod 4 ask (24 of 32),
+// each for the largest block, twice what the pool holds in all, so that
+// warps whose asking lanes have gaps are refused. counts: failed.
+__global__ void gapped(DevicePool p, unsigned int* failed) {
+    if (threadIdx.x % kWarp % 4 == 3) return;
+    char* b = pool_alloc(p, kMaxBlock);
+    if (b == nullptr) atomicAdd(failed, 1u);
+    else b[kMaxBlock - 1] = 1;
+}
+
+// Usage: stream_pools [ROUNDS] [GAPS] (8 rounds by default; GAPS, when 1,
+// adds a round after the overflow round in which the asking lanes of
+// every warp have gaps, and the pools are full before it ends).
 int main(int argc, char** argv) {
     const int rounds = arg(argc, argv, 1, 8, 1000);
+    const bool gaps = arg(argc, argv, 2, 0, 1) == 1;
     if (cudaSetDevice(0) != cudaSuccess) {
         printf("no CUDA device\n");
         return 1;
@@ -319,7 +333,7 @@ int main(int argc, char** argv) {
     // Pinned, so that used() can copy to it in stream order; every byte
     // 0xff until a copy writes it.
     PoolCounters* use;
-    const int slots = (rounds + 1) * kStreams;
+    const int slots = (rounds + 2) * kStreams;
     CHECK(cudaMallocHost(&use, slots * sizeof(PoolCounters)));
     memset(use, 0xff, slots * sizeof(PoolCounters));
 
@@ -412,6 +426,32 @@ int main(int argc, char** argv) {
            "capacity: %d of %d\n",
            refused, 2 * kStreams * kThreads, counted, within ? "yes" : "no", full, kStreams);
     printf("high-water marks seen going down while the overflow round asked: %u\n", fell);
+    // The round with gaps: the pools count every request they refuse, as
+    // many as the refused warps' asking lanes.
+    bool gaps_counted = true;
+    if (gaps) {
+        printf("gapped round: 24 of 32 lanes of each warp ask\n");
+        unsigned int* gfailed;
+        CHECK(cudaMalloc(&gfailed, kStreams * sizeof(unsigned int)));
+        for (int i = 0; i < kStreams; i++) {
+            CHECK(cudaMemsetAsync(gfailed + i, 0, sizeof(unsigned int), streams[i]));
+            pools.reset(i, streams[i]);
+            gapped<<<2 * kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), gfailed + i);
+            pools.used(i, streams[i], use + (rounds + 1) * kStreams + i);
+        }
+        CHECK(cudaDeviceSynchronize());
+        unsigned int gf[kStreams];
+        CHECK(cudaMemcpy(gf, gfailed, sizeof gf, cudaMemcpyDeviceToHost));
+        CHECK(cudaFree(gfailed));
+        unsigned int grefused = 0, gcounted = 0;
+        for (int i = 0; i < kStreams; i++) {
+            grefused += gf[i];
+            gcounted += (unsigned)(use[(rounds + 1) * kStreams + i].failed - use[rounds * kStreams + i].failed);
+        }
+        printf("gapped round: %u of %d requests failed, %u counted by the pools\n", grefused,
+               kStreams * 2 * kThreads / 4 * 3, gcounted);
+        gaps_counted = grefused > 0 && gcounted == grefused;
+    }
     for (auto& s : streams) CHECK(cudaStreamDestroy(s));
     CHECK(cudaFreeHost(use));
     CHECK(cudaFree(counts));
@@ -419,6 +459,6 @@ int main(int argc, char** argv) {
     pools.destroy();
     bool ok = failed == 0 && misaligned == 0 && overlaps == 0 && runs == rounds * kStreams * kThreads / kWarp &&
               expected == rounds * kStreams && highs == rounds * kStreams && within && refused == kStreams * kThreads &&
-              counted == refused && full == kStreams && fell == 0;
+              counted == refused && full == kStreams && fell == 0 && gaps_counted;
     return ok ? 0 : 1;
 }

@@ -10,6 +10,8 @@ static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = 
   {"_Z3sumPKimPy", 3, {{0, 8}, {8, 8}, {16, 8}}},                                               // day076's sum
   {"_Z4fillPiii", 3, {{0, 8}, {8, 4}, {12, 4}}},                                                // day088's fill
   {"_Z5checkPKiiiPj", 4, {{0, 8}, {8, 4}, {12, 4}, {16, 8}}},                                   // day088's check
+  {"_Z3sumPKiiPy", 3, {{0, 8}, {8, 4}, {16, 8}}},                                               // day071's sum (its fill is day088's)
+  {"_Z3addPKyPy", 2, {{0, 8}, {8, 8}}},                                                         // day071's add
 };
 int cuFuncGetParamInfo(void* h, size_t i, size_t* off, size_t* size) {
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)

@@ -19,11 +19,13 @@
 // its stream's order: the host waits only to read the results. A last round
 // asks each pool for twice what it holds: half the requests must fail, and
 // no pool's offset may pass its capacity, not even for a moment (warps of
-// the round watch it while the others ask). It prints:
+// the round watch it while the others ask), and no high-water mark may
+// go down while they watch. It prints:
 //   rounds: 8 on 4 streams, allocations: 23262, failed: 0, misaligned: 0, overlapping blocks: 0
 //   warps given one run of blocks in lane order: 1024 of 1024
 //   pool use read in stream order: 32 of 32 rounds as expected, high-water marks: 32 of 32
 //   overflow: 4096 of 8192 requests failed, 4096 counted by the pools, offsets within capacity: yes, high-water marks at capacity: 4 of 4
+//   high-water marks seen going down while the overflow round asked: 0
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -48,7 +50,7 @@ constexpr int kWarp = 32;
 constexpr unsigned long long kAlign = 16;      // every block starts on a 16-byte boundary
 constexpr unsigned long long kMaxBlock = 512;  // the largest request, already a multiple of kAlign
 constexpr unsigned long long kSlice = kThreads * kMaxBlock;  // one pool: enough for any round
-constexpr int kCounts = 5;  // what main counts per stream on the device (see counts in main)
+constexpr int kCounts = 6;  // what main counts per stream on the device (see counts in main)
 
 // need is how many bytes thread t of stream i asks for in round r: 0 (it
 // asks for nothing: one thread in 2 to 6, which ones changing by round and
@@ -164,21 +166,31 @@ __global__ void work(DevicePool p, int round, int stream, char** where, unsigned
 // that sees it past the capacity is counted. The watchers start before
 // their block's lanes ask (the barrier), and stop when every asking
 // thread of the kernel has its answer, or after about half a second, so
-// that blocks that cannot all run at once still end. counts: failed,
-// asking threads answered, looks that saw the offset past the capacity.
+// that blocks that cannot all run at once still end. The watchers look
+// at the high-water mark too: warps that raise it race one another, and
+// a mark raised by a read and a store (not one atomic) can be set back
+// by a warp that read it before another raised it; a look that sees it
+// lower than an earlier look is counted. counts: failed, asking threads
+// answered, looks that saw the offset past the capacity, watching warps
+// that saw the mark go down.
 constexpr int kAsking = 256;
 __global__ void overflow(DevicePool p, unsigned int* counts) {
     __syncthreads();
     if (threadIdx.x >= kAsking) {
         const unsigned int asking = gridDim.x * kAsking;
         const long long t0 = clock64();
-        bool past = false;
+        bool past = false, fell = false;
+        unsigned long long high = 0;
         for (unsigned k = 0;; k++) {
             past = past || *(volatile unsigned long long*)&p.counters->offset > p.capacity;
+            const unsigned long long h = *(volatile unsigned long long*)&p.counters->high;
+            fell = fell || h < high;
+            high = h > high ? h : high;
             // Whether to stop is asked one look in 16: the looks come closer.
             if (k % 16 == 15 && (*(volatile unsigned int*)&counts[1] >= asking || clock64() - t0 >= (1ll << 30))) break;
         }
         if (past && threadIdx.x % kWarp == 0) atomicAdd(&counts[2], 1u);
+        if (fell && threadIdx.x % kWarp == 0) atomicAdd(&counts[3], 1u);
         return;
     }
     char* b = pool_alloc(p, kMaxBlock);
@@ -246,9 +258,23 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
     return v;
 }
 
-// Usage: stream_pools [ROUNDS] (8 by default).
+// gapped: a round after the overflow round, when main's GAPS is 1: in
+// each warp only the lanes whose number is not 3 mod 4 ask (24 of 32),
+// each for the largest block, twice what the pool holds in all, so that
+// warps whose asking lanes have gaps are refused. counts: failed.
+__global__ void gapped(DevicePool p, unsigned int* failed) {
+    if (threadIdx.x % kWarp % 4 == 3) return;
+    char* b = pool_alloc(p, kMaxBlock);
+    if (b == nullptr) atomicAdd(failed, 1u);
+    else b[kMaxBlock - 1] = 1;
+}
+
+// Usage: stream_pools [ROUNDS] [GAPS] (8 rounds by default; GAPS, when 1,
+// adds a round after the overflow round in which the asking lanes of
+// every warp have gaps, and the pools are full before it ends).
 int main(int argc, char** argv) {
     const int rounds = arg(argc, argv, 1, 8, 1000);
+    const bool gaps = arg(argc, argv, 2, 0, 1) == 1;
     if (cudaSetDevice(0) != cudaSuccess) {
         printf("no CUDA device\n");
         return 1;
@@ -259,8 +285,9 @@ int main(int argc, char** argv) {
     // with its kernels.
     for (auto& s : streams) CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     // where: every round's blocks, stream by stream; counts: each stream's
-    // failed, misaligned, and in the overflow round failed, answered and
-    // looks that saw the offset past the capacity, zeroed in its order.
+    // failed, misaligned, and in the overflow round failed, answered,
+    // looks that saw the offset past the capacity and watchers that saw
+    // the high-water mark go down, zeroed in its order.
     char** where;
     unsigned int* counts;
     CHECK(cudaMalloc(&where, (size_t)rounds * kStreams * kThreads * sizeof(char*)));
@@ -281,7 +308,7 @@ int main(int argc, char** argv) {
     // Pinned, so that used() can copy to it in stream order; every byte
     // 0xff until a copy writes it.
     PoolCounters* use;
-    const int slots = (rounds + 1) * kStreams;
+    const int slots = (rounds + 2) * kStreams;
     CHECK(cudaMallocHost(&use, slots * sizeof(PoolCounters)));
     memset(use, 0xff, slots * sizeof(PoolCounters));
 
@@ -360,7 +387,7 @@ int main(int argc, char** argv) {
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(count, counts, sizeof count, cudaMemcpyDeviceToHost));
     bool within = true;
-    unsigned int refused = 0, counted = 0;
+    unsigned int refused = 0, counted = 0, fell = 0;
     int full = 0;
     for (int i = 0; i < kStreams; i++) {
         const PoolCounters& u = use[rounds * kStreams + i];
@@ -368,10 +395,38 @@ int main(int argc, char** argv) {
         refused += count[kCounts * i + 2];
         counted += (unsigned)u.failed;
         full += u.high == kSlice;
+        fell += count[kCounts * i + 5];
     }
     printf("overflow: %u of %d requests failed, %u counted by the pools, offsets within capacity: %s, high-water marks at "
            "capacity: %d of %d\n",
            refused, 2 * kStreams * kThreads, counted, within ? "yes" : "no", full, kStreams);
+    printf("high-water marks seen going down while the overflow round asked: %u\n", fell);
+    // The round with gaps: the pools count every request they refuse, as
+    // many as the refused warps' asking lanes.
+    bool gaps_counted = true;
+    if (gaps) {
+        printf("gapped round: 24 of 32 lanes of each warp ask\n");
+        unsigned int* gfailed;
+        CHECK(cudaMalloc(&gfailed, kStreams * sizeof(unsigned int)));
+        for (int i = 0; i < kStreams; i++) {
+            CHECK(cudaMemsetAsync(gfailed + i, 0, sizeof(unsigned int), streams[i]));
+            pools.reset(i, streams[i]);
+            gapped<<<2 * kThreads / 256, 256, 0, streams[i]>>>(pools.pool(i), gfailed + i);
+            pools.used(i, streams[i], use + (rounds + 1) * kStreams + i);
+        }
+        CHECK(cudaDeviceSynchronize());
+        unsigned int gf[kStreams];
+        CHECK(cudaMemcpy(gf, gfailed, sizeof gf, cudaMemcpyDeviceToHost));
+        CHECK(cudaFree(gfailed));
+        unsigned int grefused = 0, gcounted = 0;
+        for (int i = 0; i < kStreams; i++) {
+            grefused += gf[i];
+            gcounted += (unsigned)(use[(rounds + 1) * kStreams + i].failed - use[rounds * kStreams + i].failed);
+        }
+        printf("gapped round: %u of %d requests failed, %u counted by the pools\n", grefused,
+               kStreams * 2 * kThreads / 4 * 3, gcounted);
+        gaps_counted = grefused > 0 && gcounted == grefused;
+    }
     for (auto& s : streams) CHECK(cudaStreamDestroy(s));
     CHECK(cudaFreeHost(use));
     CHECK(cudaFree(counts));
@@ -379,6 +434,6 @@ int main(int argc, char** argv) {
     pools.destroy();
     bool ok = failed == 0 && misaligned == 0 && overlaps == 0 && runs == rounds * kStreams * kThreads / kWarp &&
               expected == rounds * kStreams && highs == rounds * kStreams && within && refused == kStreams * kThreads &&
-              counted == refused && full == kStreams;
+              counted == refused && full == kStreams && fell == 0 && gaps_counted;
     return ok ? 0 : 1;
 }

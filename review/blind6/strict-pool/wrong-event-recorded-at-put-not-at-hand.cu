@@ -145,6 +145,19 @@ uint64_t StrictPool::reserved_high() {
     return v;
 }
 
+// busy is work A queues after a put and before its hand, with the copy of
+// a word B's round adds to its sum: it spins about a millisecond, as real
+// work would take.
+__global__ void busy() {
+    const long long t0 = clock64();
+    while (clock64() - t0 < 2000000) {}
+}
+
+// add adds *x to *out.
+__global__ void add(const unsigned long long* x, unsigned long long* out) {
+    *out += *x;
+}
+
 // arg is the program's argument i as a number from 1 to hi, or def when
 // it is not given; the course's checks run it with other inputs too.
 static int arg(int argc, char** argv, int i, int def, int hi) {
@@ -157,9 +170,13 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
     return v;
 }
 
-// Usage: strict_pool [ROUNDS] [MIB] (6 rounds of 32 MiB by default).
+// Usage: strict_pool [ROUNDS] [MIB] [LATE] (6 rounds of 32 MiB by
+// default; LATE, when 1, has A queue a kernel and a copy after each put
+// and before its hand, the copy's word one B adds to the round's sum: a
+// hand orders to after all that from queued so far, not only its puts).
 int main(int argc, char** argv) {
     const int device = 0, rounds = arg(argc, argv, 1, 6, 64), mib = arg(argc, argv, 2, 32, 256);
+    const int late = arg(argc, argv, 3, 0, 1);
     const int n = mib * (1 << 20) / (int)sizeof(int);
     const size_t bytes = (size_t)n * sizeof(int);
     CHECK(cudaSetDevice(device));
@@ -173,6 +190,15 @@ int main(int argc, char** argv) {
     unsigned long long* sums = nullptr;
     CHECK(cudaMalloc(&sums, rounds * sizeof(unsigned long long)));
     CHECK(cudaMemsetAsync(sums, 0, rounds * sizeof(unsigned long long), b));
+    // LATE's words, one a round: A copies round r's (r + 1) from staged
+    // (pinned) to words after its put, behind busy.
+    unsigned long long *words = nullptr, *staged = nullptr;
+    if (late) {
+        CHECK(cudaMalloc(&words, rounds * sizeof(unsigned long long)));
+        CHECK(cudaMallocHost(&staged, rounds * sizeof(unsigned long long)));
+        for (int r = 0; r < rounds; r++) staged[r] = r + 1;
+        printf("A queues more work after each put, before its hand\n");
+    }
 
     int handed = 0, right = 0;
     uint64_t reserved = 0;
@@ -192,12 +218,17 @@ int main(int argc, char** argv) {
             CHECK(pool.error());
             fill<<<(n + 255) / 256, 256, 0, a>>>(pa, n, r + 1);
             pool.put(pa, a);
+            if (late) {
+                busy<<<1, 1, 0, a>>>();
+                CHECK(cudaMemcpyAsync(words + r, staged + r, sizeof(unsigned long long), cudaMemcpyHostToDevice, a));
+            }
             pool.hand(a, b);
             int* pb = static_cast<int*>(pool.get(bytes, b));
             CHECK(pool.error());
             handed += pb == pa;
             fill<<<(n + 255) / 256, 256, 0, b>>>(pb, n, 2 * (r + 1));
             sum<<<128, 256, 0, b>>>(pb, n, sums + r);
+            if (late) add<<<1, 1, 0, b>>>(words + r, sums + r);
             pool.put(pb, b);
             pool.hand(b, a);
             CHECK(pool.error());
@@ -207,7 +238,7 @@ int main(int argc, char** argv) {
         CHECK(cudaMemcpyAsync(got, sums, rounds * sizeof(unsigned long long), cudaMemcpyDeviceToHost, b));
         CHECK(cudaStreamSynchronize(b));
         CHECK(cudaStreamSynchronize(a));
-        for (int r = 0; r < rounds; r++) right += got[r] == 2ull * (r + 1) * n;
+        for (int r = 0; r < rounds; r++) right += got[r] == 2ull * (r + 1) * n + (late ? r + 1 : 0);
         reserved = pool.reserved_high();
         CHECK(pool.error());
     }
@@ -215,6 +246,10 @@ int main(int argc, char** argv) {
     printf("%d of %d rounds summed correctly\n", right, rounds);
     printf("pool reserved at most %llu MiB for blocks of %d MiB\n", (unsigned long long)(reserved >> 20), mib);
     CHECK(cudaFree(sums));
+    if (late) {
+        CHECK(cudaFree(words));
+        CHECK(cudaFreeHost(staged));
+    }
     CHECK(cudaStreamDestroy(a));
     CHECK(cudaStreamDestroy(b));
     return 0;
