@@ -127,7 +127,7 @@ W = [
  "wrong (leak that grows with the rounds)",
  "one_round makes a new produced event every round (on device 1) and never destroys it; the one made in setup is destroyed in finish.",
  "each round leaks an event: with the default 5 rounds it is five small objects the process exit takes back, with many rounds it grows without end, and what setup made is not what finish destroys.",
- "flashlight/flashlight#927 (events made per call in a multi-GPU path), pytorch/pytorch#71745 (events created per use instead of pooled)",
+ "tromp/cuckoo#69 (cudaEventCreate in a loop without cudaEventDestroy: a leak), llnl/camp#71 (CUDA and HIP event wrappers that create events and never free them)",
  [('''    produce<<<kBlocks, kThreads, 0, t.s[1]>>>(chunk, w1, n, r, kProduceNs);
     CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(t.produced, t.s[1]));

@@ -69,7 +69,7 @@ os.environ["PYTORCH_CUDA_ALLOC_CONF"] = ",".join(_conf + ["backend:cudaMallocAsy
  "wrong (shows only with more batches than the default)",
  "instead of record_stream, the producer keeps each x alive in a ring of 12 slots (keep[b % 12] = x) so that the consumer has long finished with a tensor before it is let go; the ring's size is the default number of batches.",
  "with 12 batches or fewer no slot is overwritten inside the loop, and the ring is dropped only after the producer waited for the consumer: a default run is right, for the output and for the order of every free. With more batches, putting batch b's x in slot b % 12 drops batch b - 12's tensor with nothing ordering its free after the consumer's read; 'twelve batches later' is a guess about time, not an order, and the producer runs ahead of the consumer, so the memory can be handed to the producer's next fill while the consumer still reads it.",
- "pytorch/pytorch#188655 (stash/unstash: tensors kept alive by the program instead of record_stream; reuse became unsafe once more streams and more work were in flight), pytorch/pytorch#71745 (review: end-of-life by a fixed lag is not an event)",
+ "pytorch/pytorch#188655 (stash/unstash: tensors kept alive by the program instead of record_stream; reuse became unsafe once more streams and more work were in flight), meta-pytorch/torchrec#4231 (a block reused while another stream still read it: corrupt data, not an error)",
  [('''    for b in range(batches):
         filled = torch.cuda.Event()
 ''', '''    keep = [None] * 12   # each tensor stays alive 12 batches: the consumer is done by then

@@ -187,7 +187,7 @@ W = [
  "wrong (shows only with GAPS 1)",
  "reset clears the offset and the refused count (two memsets on s), taking 'what the pool has counted since init' to be the high-water mark alone.",
  "the refused count must run from init to the end. In a default run no request is refused before the overflow round, so clearing it at each reset changes nothing and every line is as expected; with GAPS 1 the gapped round's reset clears the overflow round's 4096 refusals, and the pools' count for the gapped round (the difference between the two reads) comes out wrong.",
- "no public thread found for this case; the kind is issue 36's 'arguments other than the defaults (the public specs never run other arguments)'",
+ "flagos-ai/Torch-FL#362 and #364 (a reset of peak memory stats that cleared the live and cumulative allocator counters too; the fix keeps the num_* counters cumulative and re-bases only the watermarks)",
  [('''        CHECK(cudaMemsetAsync(&counters_[i]->offset, 0, sizeof(unsigned long long), s));
 ''', '''        CHECK(cudaMemsetAsync(&counters_[i]->offset, 0, sizeof(unsigned long long), s));
         CHECK(cudaMemsetAsync(&counters_[i]->failed, 0, sizeof(unsigned long long), s));   // a new round's refusals

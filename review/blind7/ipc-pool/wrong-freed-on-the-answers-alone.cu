@@ -1,7 +1,7 @@
 // kind: wrong (the parent's frees ordered after nothing of the child's GPU)
 // mistake: the parent reads every answer and then frees the blocks with no wait on freed, taking the answers (sent after the child queued its frees) as proof that the child is done.
 // why it is wrong: an answer says only that the child's host made its calls: its kernels, and the frees of its imports behind them, may still be queued. The parent's frees are ordered after nothing of the child's stream, while the child's kernel still reads the blocks; the parent allocates nothing more, so the sums print right.
-// source: pytorch/pytorch#15974 (IPC events: the host message is not the GPU's order; record and wait are what carry it), NVIDIA/cuda-samples streamOrderedAllocationIPC (the importer's free must be ordered before the exporter's by an event, not by the socket)
+// source: NVIDIA/cuda-samples streamOrderedAllocationIPC (the importer frees 'before the exporter process frees it', and the sample makes that so with the importer's stream synchronize and its exit, which the parent waits for: an answer sent before the child's GPU is done carries no such order), pytorch/pytorch#15974 (interprocess events: what orders two processes' GPU work is a record in one and a wait or synchronize on the shared event in the other)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

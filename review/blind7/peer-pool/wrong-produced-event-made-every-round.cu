@@ -1,7 +1,7 @@
 // kind: wrong (leak that grows with the rounds)
 // mistake: one_round makes a new produced event every round (on device 1) and never destroys it; the one made in setup is destroyed in finish.
 // why it is wrong: each round leaks an event: with the default 5 rounds it is five small objects the process exit takes back, with many rounds it grows without end, and what setup made is not what finish destroys.
-// source: flashlight/flashlight#927 (events made per call in a multi-GPU path), pytorch/pytorch#71745 (events created per use instead of pooled)
+// source: tromp/cuckoo#69 (cudaEventCreate in a loop without cudaEventDestroy: a leak), llnl/camp#71 (CUDA and HIP event wrappers that create events and never free them)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that
