@@ -118,14 +118,20 @@ W = [
 ''', '''    CHECK(cudaDeviceGraphMemTrim(device));   // the executables go with the process
 ''')]),
 ("step-launched-on-its-branch-stream",
- "wrong (the step graph's launches ordered with nothing on s)",
- "TODO 3 uploads and launches step on s2 (read as 'step's stream' from its comment) and produce on s, so that the two graphs overlap.",
- "a launch runs in the order of the stream it is launched on: step's launches on s2 come after nothing of s, so the first can read `in` before the ones kernel on s wrote it and add into totals before the memset on s cleared them, and the copy of the totals on s is not ordered after step's last launch. The host work between them usually lets s finish first, so the totals come out right.",
+ "wrong (the step graph's launches ordered after nothing that s did first)",
+ "TODO 3 uploads and launches step on s2 (read as 'step's stream' from its comment) and produce on s, so that the two graphs overlap; after the loop s waits for s2 (the join event), so the totals are read after both.",
+ "a launch runs in the order of the stream it is launched on: step's launches on s2 come after nothing of s, so the first can read `in` before the ones kernel on s wrote it and add into totals[0] before the memset on s cleared them. The capture, instantiation and describe take the host milliseconds after those two were queued, so they are done by then and the totals come out right; only an order the record follows would show it.",
  "alpaka-group/alpaka#850 (work on one stream read by another with no event between them: right by timing), NVIDIA/cuda-python#2289 (review of a tutorial: without the stream wait, the copy on stream_b could race ahead of the kernel on stream_a)",
  [('''    CHECK(cudaGraphUpload(step, s));
 ''', '''    CHECK(cudaGraphUpload(step, s2));
 '''), ('''        CHECK(cudaGraphLaunch(step, s));
 ''', '''        CHECK(cudaGraphLaunch(step, s2));
+'''), ('''        sum<<<sumBlocks, 256, 0, s>>>(out, n, totals + 1);
+    }
+''', '''        sum<<<sumBlocks, 256, 0, s>>>(out, n, totals + 1);
+    }
+    CHECK(cudaEventRecord(join, s2));         // step's launches are done before the totals are read
+    CHECK(cudaStreamWaitEvent(s, join, 0));
 ''')]),
 ]
 for slug, kind, mis, why, src, edits in W:
