@@ -88,9 +88,49 @@ int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 
 typedef struct { char reserved[64]; } IpcEventHandle;
 int cudaIpcOpenEventHandle(void** e, IpcEventHandle h) { *e = (void*)(handles++); return 0; }
 int cudaIpcGetEventHandle(IpcEventHandle* h, void* e) { memset(h, 0, sizeof *h); memcpy(h->reserved, &e, sizeof e); return 0; }  /* one handle an event */
-/* Graphs with no nodes: an executable graph is a fake handle. */
+/* Graphs: an executable graph is a fake handle. Kernel, memset and 1D
+   memcpy nodes added by hand are kept in one table (a node is its slot's
+   address); a kernel node keeps the pointer to its arguments it was given
+   (the programs that add them keep those alive). */
 int cudaGraphCreate(void** g, unsigned f) { *g = (void*)(handles++); return 0; }
 int cudaGraphInstantiate(void** e, void* g, void* a, void* b, size_t c) { *e = (void*)(handles++); return 0; }
 int cudaGraphInstantiateWithFlags(void** e, void* g, unsigned long long f) { *e = (void*)(handles++); return 0; }
-int cudaGraphGetNodes(void* g, void** nodes, size_t* n) { *n = 0; return 0; }
-OK(cudaGraphLaunch) OK(cudaGraphExecDestroy) OK(cudaGraphDestroy) OK(cudaGraphNodeGetType) OK(cudaGraphChildGraphNodeGetGraph)
+typedef struct { unsigned x, y, z; } StubDim3;
+typedef struct { void* func; StubDim3 grid, block; unsigned shared; void** params; void** extra; } StubKernelNode;
+typedef struct { void* dst; size_t pitch; unsigned value, elementSize; size_t width, height; } StubMemsetNode;
+typedef struct { size_t x, y, z; } StubPos;
+typedef struct { void* ptr; size_t pitch, xsize, ysize; } StubPitched;
+typedef struct { void* srcArray; StubPos srcPos; StubPitched srcPtr; void* dstArray; StubPos dstPos; StubPitched dstPtr; StubPos extent; int kind; } StubCopyNode;
+static struct StubNode { void* graph; int type; StubKernelNode k; StubMemsetNode m; StubCopyNode c; } gnodes[64];
+static struct StubNode* addNode(void** node, void* g, int type) {
+  for (int i = 0; i < 64; i++)
+    if (gnodes[i].graph == 0) { gnodes[i].graph = g; gnodes[i].type = type; *node = &gnodes[i]; return &gnodes[i]; }
+  return 0;
+}
+int cudaGraphAddKernelNode(void** node, void* g, void* deps, size_t n, const StubKernelNode* p) { addNode(node, g, 0)->k = *p; return 0; }
+int cudaGraphAddMemsetNode(void** node, void* g, void* deps, size_t n, const StubMemsetNode* p) { addNode(node, g, 2)->m = *p; return 0; }
+int cudaGraphAddMemcpyNode1D(void** node, void* g, void* deps, size_t n, void* d, const void* s, size_t count, int kind) {
+  StubCopyNode c = {0};
+  c.srcPtr.ptr = (void*)s; c.srcPtr.pitch = c.srcPtr.xsize = count; c.srcPtr.ysize = 1;
+  c.dstPtr.ptr = d; c.dstPtr.pitch = c.dstPtr.xsize = count; c.dstPtr.ysize = 1;
+  c.extent.x = count; c.extent.y = c.extent.z = 1; c.kind = kind;
+  addNode(node, g, 1)->c = c;
+  return 0;
+}
+int cudaGraphGetNodes(void* g, void** nodes, size_t* n) {
+  size_t k = 0;
+  for (int i = 0; i < 64; i++)
+    if (gnodes[i].graph == g && g != 0) { if (nodes != 0 && k < *n) nodes[k] = &gnodes[i]; k++; }
+  *n = k;
+  return 0;
+}
+int cudaGraphNodeGetType(struct StubNode* node, int* t) { *t = node->type; return 0; }
+int cudaGraphKernelNodeGetParams(struct StubNode* node, StubKernelNode* p) { *p = node->k; return node->type != 0; }
+int cudaGraphMemsetNodeGetParams(struct StubNode* node, StubMemsetNode* p) { *p = node->m; return node->type != 2; }
+int cudaGraphMemcpyNodeGetParams(struct StubNode* node, StubCopyNode* p) { *p = node->c; return node->type != 1; }
+int cudaGraphExecKernelNodeSetParams(void* e, struct StubNode* node, const StubKernelNode* p) { return 0; }
+int cudaGraphDestroy(void* g) {
+  for (int i = 0; i < 64; i++) if (gnodes[i].graph == g) gnodes[i].graph = 0;
+  return 0;
+}
+OK(cudaGraphLaunch) OK(cudaGraphExecDestroy) OK(cudaGraphChildGraphNodeGetGraph)
