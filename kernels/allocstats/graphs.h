@@ -62,7 +62,11 @@ const Kernel* nodeKernel(cudaGraphNode_t node, const void* func) {
 
 // kernelNode is what kernel node (its kernel k, its parameters args) uses.
 NodeUses kernelNode(cudaGraphNode_t node, const Kernel* k, void** args) {
-    NodeUses u{node, (k != nullptr ? k->name : std::string("a kernel")) + " in a graph", false, {}};
+    // insert, not +: one more method would be one more import a program
+    // could define (internal/exercise/imports_test.go).
+    std::string what(" in a graph");
+    what.insert(0, k != nullptr ? k->name.c_str() : "a kernel");
+    NodeUses u{node, what, false, {}};
     if (k == nullptr || !k->known || args == nullptr) return u;
     for (size_t i = 0; i < k->params.size(); i++) {
         const char* value = (const char*)args[i];
