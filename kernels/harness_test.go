@@ -631,7 +631,9 @@ func TestHarnessesShowHandsRecordedAtThePut(t *testing.T) {
 // same graph launched after a wait on an event recorded after the writer
 // is not. So are memset and memcpy nodes: a memset node racing the
 // writer, a memcpy node copying past its source's end, a memset node
-// launched after its buffer was freed.
+// launched after its buffer was freed, and a memset node moved onto the
+// writer's buffer in the executable graph (cudaGraphExecMemsetNodeSetParams,
+// cudaGraphExecUpdate).
 func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 	h := buildHarnessRig(t)
 	const forger = "internal/exercise/testdata/gpuforgers/graph_node.cu"
@@ -667,6 +669,8 @@ func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 		{"ordered", false, false, false},
 		{"copy", false, true, false},
 		{"freed", false, false, true},
+		{"setparams", true, false, false},
+		{"update", true, false, false},
 	} {
 		s := h.record(t, prog, c.arg)
 		t.Logf("%s: unordered_uses %d (%s), copies_past_end %d, uses_after_free %d (%s)", c.arg, s.UnorderedUses,

@@ -21,9 +21,9 @@
 // unless cudaGraphExecKernelNodeSetParams (or the memcpy and memset
 // kin) gave it new parameters in the executable graph, which are then
 // judged at each launch. A pointer into the graph's own allocations is
-// the memory nodes' to judge (below), not its nodes' uses. An update of
-// an instantiated graph by cudaGraphExecUpdate or cudaGraphExecNodeSetParams
-// is not followed (the source scan names the former for review).
+// the memory nodes' to judge (below), not its nodes' uses. An update by
+// cudaGraphExecUpdate reads the nodes of the graph it gives again (below);
+// one by cudaGraphExecNodeSetParams is not followed.
 //
 // A graph's memory nodes (cudaGraphAddMemAllocNode, or cudaMallocAsync and
 // cudaFreeAsync captured into it) allocate and free at each launch, at an
@@ -457,3 +457,42 @@ extern "C" cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t e, cudaG
     if (r == cudaSuccess && p != nullptr && !busy()) execNodeSet(e, memsetNode(n, *p));
     return r;
 }
+
+// cudaGraphExecUpdate gives an executable graph the parameters of graph g
+// (of the same shape: its memory nodes cannot change): what its nodes
+// touch is read again from g. Declared with plain types and named by an
+// asm label: it took four arguments before CUDA 12 and three since.
+namespace {
+void execUpdated(cudaError_t r, cudaGraphExec_t e, cudaGraph_t g) {
+    if (r != cudaSuccess || busy()) return;
+    GraphInfo gi;
+    {
+        Own own;
+        KeepLastError keep;
+        graphNodes(g, 0, &gi);
+    }
+    std::lock_guard<Lock> lock(mu);
+    record();
+    auto it = graphs->find(e);
+    if (it != graphs->end()) it->second.nodes = gi.nodes;
+}
+}  // namespace
+#if CUDART_VERSION >= 12000
+extern "C" cudaError_t lessonsGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, void* info) __asm__("cudaGraphExecUpdate");
+extern "C" cudaError_t lessonsGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, void* info) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraph_t, void*))real("cudaGraphExecUpdate");
+    HOOK_ENTRY();
+    cudaError_t r = fn(e, g, info);
+    execUpdated(r, e, g);
+    return r;
+}
+#else
+extern "C" cudaError_t lessonsGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, void* node, void* result) __asm__("cudaGraphExecUpdate");
+extern "C" cudaError_t lessonsGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, void* node, void* result) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraph_t, void*, void*))real("cudaGraphExecUpdate");
+    HOOK_ENTRY();
+    cudaError_t r = fn(e, g, node, result);
+    execUpdated(r, e, g);
+    return r;
+}
+#endif

@@ -129,6 +129,7 @@ int cudaGraphKernelNodeGetParams(struct StubNode* node, StubKernelNode* p) { *p 
 int cudaGraphMemsetNodeGetParams(struct StubNode* node, StubMemsetNode* p) { *p = node->m; return node->type != 2; }
 int cudaGraphMemcpyNodeGetParams(struct StubNode* node, StubCopyNode* p) { *p = node->c; return node->type != 1; }
 int cudaGraphExecKernelNodeSetParams(void* e, struct StubNode* node, const StubKernelNode* p) { return 0; }
+OK(cudaGraphExecMemsetNodeSetParams) OK(cudaGraphExecMemcpyNodeSetParams) OK(cudaGraphExecMemcpyNodeSetParams1D) OK(cudaGraphExecUpdate)
 int cudaGraphDestroy(void* g) {
   for (int i = 0; i < 64; i++) if (gnodes[i].graph == g) gnodes[i].graph = 0;
   return 0;
