@@ -690,3 +690,41 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// day074's graph-alloc on the stand-in runtime, which captures its
+// graphs (kernel, allocation, free and memset nodes): its solution and
+// its right answers show no race, use after free or copy past the end
+// with a graph's nodes judged at each launch, and a captured node is not
+// judged again at launch: each launch more adds the uses of the one
+// kernel launched outside the graphs (sum: out is produce's allocation,
+// totals the program's) and of produce's kernel node, given new
+// parameters in the executable graph (in; out is the graph's own), and
+// none of the captured nodes of step.
+func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol, right = "solutions/day074/graph_alloc.cu", "solutions/day074/right/graph-alloc"
+	programs := map[string][]byte{"solution": mustRead(t, filepath.Join("..", sol))}
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		programs["right/"+r.Name()] = patched(t, sol, filepath.Join(right, r.Name()))
+	}
+	for name, content := range programs {
+		prog := h.build(t, strings.ReplaceAll(name, "/", "-"), sol, sol, content)
+		one, out := h.recordEnv(t, prog, nil, "1", "1")
+		three, _ := h.recordEnv(t, prog, nil, "3", "1")
+		for _, s := range []*checker.Stats{one, three} {
+			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 || s.CopiesPastEnd != 0 {
+				t.Errorf("%s: unordered_uses %d (%s), unordered_frees %d (%s), uses_after_free %d (%s), copies_past_end %d, want none\n%s", name,
+					s.UnorderedUses, bytes.TrimRight(s.UseRace[:], "\x00"), s.UnorderedFrees, bytes.TrimRight(s.FreeRace[:], "\x00"),
+					s.UsesAfterFree, bytes.TrimRight(s.AfterFreeUse[:], "\x00"), s.CopiesPastEnd, out)
+			}
+		}
+		t.Logf("%s: graph_launches %d and %d, buffer_uses %d and %d", name, one.GraphLaunches, three.GraphLaunches, one.BufferUses, three.BufferUses)
+		if three.BufferUses-one.BufferUses != 2*3 {
+			t.Errorf("%s: buffer_uses %d at 1 launch, %d at 3: want 3 more a launch (sum's two pointers, produce's node's in)", name, one.BufferUses, three.BufferUses)
+		}
+	}
+}

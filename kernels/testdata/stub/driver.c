@@ -13,6 +13,9 @@ static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = 
   {"_Z5checkPKiiiPj", 4, {{0, 8}, {8, 4}, {12, 4}, {16, 8}}},                                   // day088's check
   {"_Z3sumPKiiPy", 3, {{0, 8}, {8, 4}, {16, 8}}},                                               // day071's sum (its fill is day088's)
   {"_Z3addPKyPy", 2, {{0, 8}, {8, 8}}},                                                         // day071's add
+  {"_Z4onesPii", 2, {{0, 8}, {8, 4}}},                                                          // day074's ones
+  {"_Z5scalePKiPiii", 4, {{0, 8}, {8, 8}, {16, 4}, {20, 4}}},                                   // day074's scale
+  {"_Z4busyx", 1, {{0, 8}}},                                                                    // day074's busy
   {"_Z4fillPfi", 2, {{0, 8}, {8, 4}}},                                                          // graph_node.cu's fill
   {"_Z5totalPKfPfi", 3, {{0, 8}, {8, 8}, {16, 4}}},                                             // graph_node.cu's total
 };
