@@ -206,8 +206,9 @@ void graphUses(const GraphInfo& gi, cudaStream_t s) {
     }
 }
 
-// graphLaunched notes the memory a launch of graph gi on stream s
-// allocates and frees (see above); mu is held.
+// graphLaunched judges what the nodes of a launch of graph gi on stream
+// s touch, then notes the memory it allocates and frees (see above); mu
+// is held.
 void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
     // An address the graph allocates more often than it frees is left
     // allocated (a graph may give one address to allocations whose
@@ -216,6 +217,7 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
     for (auto& a : gi.allocs) net[a.first]++;
     for (uintptr_t f : gi.frees) net[f]--;
     tlGraph(s, gi.kernels, gi.allocs.size());
+    graphUses(gi, s);   // a finding is the launch's (traced just now)
     std::map<uintptr_t, size_t> sizes;
     for (auto& a : gi.allocs) {
         rec->graph_allocs++;
@@ -319,10 +321,7 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
                 rec->graph_kernel_nodes += g->second.kernels;
                 // A launch into a stream being captured runs when that
                 // graph does.
-                if (!t.captured) {
-                    graphUses(g->second, s);
-                    graphLaunched(g->second, s);
-                }
+                if (!t.captured) graphLaunched(g->second, s);
             }
         }
         tlTimed(r == cudaSuccess ? t.start : nullptr);
