@@ -340,12 +340,21 @@ std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
 // What an instantiated graph does each time it is launched: its kernel
 // nodes, and the memory its allocation nodes allocate and its free nodes
 // free (an address fixed for the life of the node).
+// And what its kernel, memcpy and memset nodes touch (graphs.h): each a
+// list of ranges [addr, end) of a kind (end 0: a kernel's pointer alone).
+struct NodeTouch { uintptr_t addr, end; int kind; };
+struct NodeUses { cudaGraphNode_t node; std::string what; bool copy; std::vector<NodeTouch> touches; };
 struct GraphInfo {
     uint64_t kernels = 0;
     std::vector<std::pair<uintptr_t, size_t>> allocs;
     std::vector<uintptr_t> frees;
+    std::vector<NodeUses> nodes;
 };
 std::unordered_map<cudaGraphExec_t, GraphInfo>* graphs;
+// Nodes made by stream capture: their kernels, copies and memsets were
+// judged when they were captured, on the capturing stream, and are not
+// judged again at each launch of the graph (graphs.h).
+std::unordered_set<cudaGraphNode_t>* capturedNodes;
 // Memory freed and not allocated again since, in host order: its start,
 // and what freed it (a use of it now is a use after free).
 struct Freed { size_t bytes; std::string how; };

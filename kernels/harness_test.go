@@ -623,3 +623,108 @@ func TestHarnessesShowHandsRecordedAtThePut(t *testing.T) {
 		}
 	}
 }
+
+// A graph built by hand is judged at each launch as a launch on its
+// stream is (issues 36 and 37): graph_node.cu of the GPU forgers, whose
+// reader is a kernel node added with cudaGraphAddKernelNode and launched
+// on another stream than the buffer's writer, is an unordered use; the
+// same graph launched after a wait on an event recorded after the writer
+// is not. So are memset and memcpy nodes: a memset node racing the
+// writer, a memcpy node copying past its source's end, a memset node
+// launched after its buffer was freed, and a memset node moved onto the
+// writer's buffer in the executable graph (cudaGraphExecMemsetNodeSetParams,
+// cudaGraphExecUpdate).
+func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
+	h := buildHarnessRig(t)
+	const forger = "internal/exercise/testdata/gpuforgers/graph_node.cu"
+	src, err := os.ReadFile(filepath.Join("..", forger))
+	if err != nil {
+		t.Fatal(err)
+	}
+	race := h.record(t, h.build(t, "race", forger, forger, src))
+	t.Logf("graph_node.cu: unordered_uses %d: %s", race.UnorderedUses, bytes.TrimRight(race.UseRace[:], "\x00"))
+	if race.UnorderedUses == 0 || !strings.Contains(string(race.UseRace[:]), "kernel total in a graph on stream 2") {
+		t.Errorf("graph_node.cu's kernel node: unordered_uses %d, want the node's race on stream 2", race.UnorderedUses)
+	}
+	launch := []byte("cudaGraphLaunch(e, b);")
+	if bytes.Count(src, launch) != 1 {
+		t.Fatalf("%s launches its graph other than once: the test moved", forger)
+	}
+	ordered := bytes.Replace(src, launch, []byte("cudaEvent_t ev; cudaEventCreate(&ev); cudaEventRecord(ev, a); cudaStreamWaitEvent(b, ev, 0);\n    for (int i = 0; i < 3; i++) cudaGraphLaunch(e, b);"), 1)
+	ok := h.record(t, h.build(t, "ordered", forger, forger, ordered))
+	if ok.UnorderedUses != 0 || ok.UsesAfterFree != 0 || ok.UnorderedFrees != 0 {
+		t.Errorf("graph_node.cu ordered by an event: unordered_uses %d (%s), uses_after_free %d, unordered_frees %d, want none",
+			ok.UnorderedUses, bytes.TrimRight(ok.UseRace[:], "\x00"), ok.UsesAfterFree, ok.UnorderedFrees)
+	}
+	if ok.BufferUses < race.BufferUses+4 {
+		t.Errorf("three launches of the kernel node: buffer_uses %d, want at least %d (two pointers a launch)", ok.BufferUses, race.BufferUses+4)
+	}
+	const nodes = "kernels/testdata/stub/graph_nodes.cu"
+	prog := h.build(t, "nodes", nodes, nodes, mustRead(t, filepath.Join("..", nodes)))
+	for _, c := range []struct {
+		arg                       string
+		unordered, past, freedUse bool
+	}{
+		{"memset", true, false, false},
+		{"ordered", false, false, false},
+		{"copy", false, true, false},
+		{"freed", false, false, true},
+		{"setparams", true, false, false},
+		{"update", true, false, false},
+	} {
+		s := h.record(t, prog, c.arg)
+		t.Logf("%s: unordered_uses %d (%s), copies_past_end %d, uses_after_free %d (%s)", c.arg, s.UnorderedUses,
+			bytes.TrimRight(s.UseRace[:], "\x00"), s.CopiesPastEnd, s.UsesAfterFree, bytes.TrimRight(s.AfterFreeUse[:], "\x00"))
+		if (s.UnorderedUses > 0) != c.unordered || (s.CopiesPastEnd > 0) != c.past || (s.UsesAfterFree > 0) != c.freedUse {
+			t.Errorf("%s: unordered_uses %d, copies_past_end %d, uses_after_free %d; want unordered %v, past the end %v, after free %v",
+				c.arg, s.UnorderedUses, s.CopiesPastEnd, s.UsesAfterFree, c.unordered, c.past, c.freedUse)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// day074's graph-alloc on the stand-in runtime, which captures its
+// graphs (kernel, allocation, free and memset nodes): its solution and
+// its right answers show no race, use after free or copy past the end
+// with a graph's nodes judged at each launch, and a captured node is not
+// judged again at launch: each launch more adds the uses of the one
+// kernel launched outside the graphs (sum: out is produce's allocation,
+// totals the program's) and of produce's kernel node, given new
+// parameters in the executable graph (in; out is the graph's own), and
+// none of the captured nodes of step.
+func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol, right = "solutions/day074/graph_alloc.cu", "solutions/day074/right/graph-alloc"
+	programs := map[string][]byte{"solution": mustRead(t, filepath.Join("..", sol))}
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		programs["right/"+r.Name()] = patched(t, sol, filepath.Join(right, r.Name()))
+	}
+	for name, content := range programs {
+		prog := h.build(t, strings.ReplaceAll(name, "/", "-"), sol, sol, content)
+		one, out := h.recordEnv(t, prog, nil, "1", "1")
+		three, _ := h.recordEnv(t, prog, nil, "3", "1")
+		for _, s := range []*checker.Stats{one, three} {
+			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 || s.CopiesPastEnd != 0 {
+				t.Errorf("%s: unordered_uses %d (%s), unordered_frees %d (%s), uses_after_free %d (%s), copies_past_end %d, want none\n%s", name,
+					s.UnorderedUses, bytes.TrimRight(s.UseRace[:], "\x00"), s.UnorderedFrees, bytes.TrimRight(s.FreeRace[:], "\x00"),
+					s.UsesAfterFree, bytes.TrimRight(s.AfterFreeUse[:], "\x00"), s.CopiesPastEnd, out)
+			}
+		}
+		t.Logf("%s: graph_launches %d and %d, buffer_uses %d and %d", name, one.GraphLaunches, three.GraphLaunches, one.BufferUses, three.BufferUses)
+		if three.BufferUses-one.BufferUses != 2*3 {
+			t.Errorf("%s: buffer_uses %d at 1 launch, %d at 3: want 3 more a launch (sum's two pointers, produce's node's in)", name, one.BufferUses, three.BufferUses)
+		}
+	}
+}

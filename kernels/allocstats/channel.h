@@ -494,6 +494,7 @@ Record* record() {
     registered = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
+    capturedNodes = new std::unordered_set<cudaGraphNode_t>();
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
     notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
@@ -737,7 +738,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 14;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear(); capturedNodes->clear();
     freed->clear(); liveEvents->clear();
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
@@ -1507,7 +1508,9 @@ std::string demangle(const char* mangled) {
 // it free (see Lock), and the answer kept under it. A kernel's entry is
 // never removed (but in a forked child, before it runs anything), so the
 // pointer stays good.
-const Kernel* describeKernel(const void* key, bool byKernel) {
+// A key that is neither (byFunction) is a CUfunction itself: a graph's
+// kernel node as the driver describes it.
+const Kernel* describeKernel(const void* key, bool byKernel, bool byFunction = false) {
     {
         std::lock_guard<Lock> g(mu);
         record();
@@ -1516,7 +1519,7 @@ const Kernel* describeKernel(const void* key, bool byKernel) {
     }
     Own own;
     void* handle = (void*)key;
-    if (!byKernel) {
+    if (!byKernel && !byFunction) {
         static auto byStub = (cudaError_t(*)(void**, const void*))real("cudaGetFuncBySymbol");
         KeepLastError keep;
         if (byStub(&handle, key) != cudaSuccess) handle = nullptr;
@@ -1541,6 +1544,22 @@ const Kernel* describeKernel(const void* key, bool byKernel) {
     return &kernels->emplace(key, k).first->second;
 }
 
+// kernelUse notes word v of a kernel's parameters (what: the kernel's
+// name), passed by operation seq of stream s: a pointer into a live
+// allocation is a use of it, one into memory freed before a use after
+// free. mu is held.
+void kernelUse(uintptr_t v, const std::string& what, cudaStream_t s, uint64_t seq) {
+    uintptr_t base = 0;
+    Alloc* x = find(v, &base);
+    if (x == nullptr) {
+        afterFree(v, s, false, what);
+        return;
+    }
+    if (x->kernelAddrs.empty()) rec->kernel_allocs_used++;
+    if (x->kernelAddrs.insert(v).second) rec->kernel_addresses_used++;
+    use(x, base, v, 0, kKernel, s, seq, what);
+}
+
 // launched notes a kernel launch on stream s (k: the kernel described,
 // null when the launch failed): every pointer-sized word of its
 // parameters that points into a live allocation is a use of it; mu is
@@ -1555,16 +1574,9 @@ void launched(const Kernel* k, void** args, cudaStream_t s) {
     for (size_t i = 0; i < k->params.size(); i++) {
         const char* value = (const char*)args[i];
         for (size_t w = 0; value != nullptr && w + sizeof(uintptr_t) <= k->params[i].second; w += sizeof(uintptr_t)) {
-            uintptr_t v, base = 0;
+            uintptr_t v;
             memcpy(&v, value + w, sizeof v);
-            Alloc* x = find(v, &base);
-            if (x == nullptr) {
-                afterFree(v, s, false, k->name);
-                continue;
-            }
-            if (x->kernelAddrs.empty()) rec->kernel_allocs_used++;
-            if (x->kernelAddrs.insert(v).second) rec->kernel_addresses_used++;
-            use(x, base, v, 0, kKernel, s, seq, k->name);
+            kernelUse(v, k->name, s, seq);
         }
     }
 }

@@ -6,8 +6,24 @@
 // (the graph's kernels are that stream's work, whatever branches they run
 // on inside it), counted in graphs_timed and in the kernel figures; the
 // kernel nodes of each graph are counted when it is instantiated, and
-// added up at each launch (graph_kernel_nodes). An update of an
-// instantiated graph (cudaGraphExecUpdate) is not followed.
+// added up at each launch (graph_kernel_nodes).
+//
+// What a graph's kernel, memcpy and memset nodes touch is learnt when it
+// is instantiated: each kernel node's pointer-sized words of its
+// parameters (as a <<< >>> launch's are read, the driver describing the
+// kernel), each memcpy's and memset's ranges. At each launch they are
+// uses of that memory by one operation of the launch's stream: judged for
+// unordered uses, uses after free and copies past the end as a launch on
+// that stream is. The graph orders its own nodes; what is judged is the
+// order against other streams. A node made by stream capture is not
+// judged again: its kernel, copy or memset was judged when captured, on
+// the capturing stream (capturedNodes, noted at cudaStreamEndCapture),
+// unless cudaGraphExecKernelNodeSetParams (or the memcpy and memset
+// kin) gave it new parameters in the executable graph, which are then
+// judged at each launch. A pointer into the graph's own allocations is
+// the memory nodes' to judge (below), not its nodes' uses. An update by
+// cudaGraphExecUpdate reads the nodes of the graph it gives again (below);
+// one by cudaGraphExecNodeSetParams is not followed.
 //
 // A graph's memory nodes (cudaGraphAddMemAllocNode, or cudaMallocAsync and
 // cudaFreeAsync captured into it) allocate and free at each launch, at an
@@ -18,6 +34,109 @@
 // not freed since), forgets the ranges freed before at those addresses,
 // and notes the memory its free nodes free as freed.
 namespace {
+// The driver's kernel node parameters (CUDA_KERNEL_NODE_PARAMS_v2 of
+// CUDA 12 and 13), declared here: the library is built against the
+// toolkit of the machine, CUDA 11's header has only the first fields.
+struct DriverKernelNode {
+    void* func;
+    unsigned grid[3], block[3], shared;
+    void** kernelParams;
+    void** extra;
+    void* kern;
+    void* ctx;
+};
+
+// nodeKernel describes the kernel of node, func its runtime's answer: a
+// host stub (cudaGraphAddKernelNode's), or else the driver's CUfunction or
+// CUkernel of the node. mu is not held.
+const Kernel* nodeKernel(cudaGraphNode_t node, const void* func) {
+    const Kernel* k = func != nullptr ? describeKernel(func, false) : nullptr;
+    if (k != nullptr && k->known) return k;
+    static auto params = (CUresult(*)(cudaGraphNode_t, DriverKernelNode*))realDriver("cuGraphKernelNodeGetParams_v2");
+    DriverKernelNode d = {};
+    if (params == nullptr || params(node, &d) != CUDA_SUCCESS) return k;
+    if (d.func != nullptr) return describeKernel(d.func, false, true);
+    if (d.kern != nullptr) return describeKernel(d.kern, true);
+    return k;
+}
+
+// kernelNode is what kernel node (its kernel k, its parameters args) uses.
+NodeUses kernelNode(cudaGraphNode_t node, const Kernel* k, void** args) {
+    // insert, not +: one more method would be one more import a program
+    // could define (internal/exercise/imports_test.go).
+    std::string what(" in a graph");
+    what.insert(0, k != nullptr ? k->name.c_str() : "a kernel");
+    NodeUses u{node, what, false, {}};
+    if (k == nullptr || !k->known || args == nullptr) return u;
+    for (size_t i = 0; i < k->params.size(); i++) {
+        const char* value = (const char*)args[i];
+        for (size_t w = 0; value != nullptr && w + sizeof(uintptr_t) <= k->params[i].second; w += sizeof(uintptr_t)) {
+            uintptr_t v;
+            memcpy(&v, value + w, sizeof v);
+            if (v != 0) u.touches.push_back(NodeTouch{v, 0, kKernel});
+        }
+    }
+    return u;
+}
+
+// copySide is the range a 3D copy's side spans (0 bytes: an array's, or
+// none).
+NodeTouch copySide(const cudaPitchedPtr& p, const cudaPos& at, const cudaExtent& e, int kind) {
+    if (p.ptr == nullptr || e.width == 0 || e.height == 0 || e.depth == 0) return NodeTouch{0, 0, kind};
+    size_t pitch = p.pitch < e.width ? e.width : p.pitch, rows = p.ysize < e.height ? e.height : p.ysize;
+    uintptr_t start = (uintptr_t)p.ptr + at.z * pitch * rows + at.y * pitch + at.x;
+    size_t span = (e.depth - 1) * pitch * rows + (e.height - 1) * pitch + e.width;
+    return NodeTouch{start, start + span, kind};
+}
+
+NodeUses memcpyNode(cudaGraphNode_t node, const cudaMemcpy3DParms& m) {
+    NodeUses u{node, "a graph's memcpy node", true, {}};
+    NodeTouch d = copySide(m.dstPtr, m.dstPos, m.extent, kWrite), src = copySide(m.srcPtr, m.srcPos, m.extent, kRead);
+    if (m.dstArray == nullptr && d.end > d.addr) u.touches.push_back(d);
+    if (m.srcArray == nullptr && src.end > src.addr) u.touches.push_back(src);
+    return u;
+}
+
+NodeUses memsetNode(cudaGraphNode_t node, const cudaMemsetParams& m) {
+    NodeUses u{node, "a graph's memset node", true, {}};
+    size_t row = m.width * (m.elementSize == 0 ? 1 : m.elementSize);
+    size_t span = m.height <= 1 ? row : m.pitch * (m.height - 1) + row;
+    if (m.dst != nullptr && span > 0) u.touches.push_back(NodeTouch{(uintptr_t)m.dst, (uintptr_t)m.dst + span, kWrite});
+    return u;
+}
+
+// nodeUses adds what node (of type t) touches at each launch to gi; mu is
+// not held. A node made by capture is left out (see above).
+void nodeUses(cudaGraphNode_t node, cudaGraphNodeType t, GraphInfo* gi) {
+    static auto kernelParams = (cudaError_t(*)(cudaGraphNode_t, cudaKernelNodeParams*))realDriver("cudaGraphKernelNodeGetParams");
+    static auto memcpyParams = (cudaError_t(*)(cudaGraphNode_t, cudaMemcpy3DParms*))realDriver("cudaGraphMemcpyNodeGetParams");
+    static auto memsetParams = (cudaError_t(*)(cudaGraphNode_t, cudaMemsetParams*))realDriver("cudaGraphMemsetNodeGetParams");
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        if (capturedNodes->count(node)) return;
+    }
+    if (t == cudaGraphNodeTypeKernel) {
+        cudaKernelNodeParams kp = {};
+        void* func = nullptr;
+        void** args = nullptr;
+        if (kernelParams != nullptr && kernelParams(node, &kp) == cudaSuccess) { func = kp.func; args = kp.kernelParams; }
+        if (args == nullptr) {
+            // Described by the driver alone (a node the runtime cannot name).
+            static auto params = (CUresult(*)(cudaGraphNode_t, DriverKernelNode*))realDriver("cuGraphKernelNodeGetParams_v2");
+            DriverKernelNode d = {};
+            if (params != nullptr && params(node, &d) == CUDA_SUCCESS) args = d.kernelParams;
+        }
+        gi->nodes.push_back(kernelNode(node, nodeKernel(node, func), args));
+    } else if (t == cudaGraphNodeTypeMemcpy) {
+        cudaMemcpy3DParms m = {};
+        if (memcpyParams != nullptr && memcpyParams(node, &m) == cudaSuccess) gi->nodes.push_back(memcpyNode(node, m));
+    } else if (t == cudaGraphNodeTypeMemset) {
+        cudaMemsetParams m = {};
+        if (memsetParams != nullptr && memsetParams(node, &m) == cudaSuccess) gi->nodes.push_back(memsetNode(node, m));
+    }
+}
+
 void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
     static auto getNodes = (cudaError_t(*)(cudaGraph_t, cudaGraphNode_t*, size_t*))real("cudaGraphGetNodes");
     static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
@@ -34,6 +153,7 @@ void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
         cudaGraph_t child = nullptr;
         cudaMemAllocNodeParams ap;
         void* freedAt = nullptr;
+        if (t == cudaGraphNodeTypeKernel || t == cudaGraphNodeTypeMemcpy || t == cudaGraphNodeTypeMemset) nodeUses(nodes[i], t, gi);
         if (t == cudaGraphNodeTypeKernel) gi->kernels++;
         else if (t == cudaGraphNodeTypeGraph && getChild(nodes[i], &child) == cudaSuccess) graphNodes(child, depth + 1, gi);
         else if (t == cudaGraphNodeTypeMemAlloc && allocParams != nullptr && allocParams(nodes[i], &ap) == cudaSuccess && ap.dptr != nullptr)
@@ -58,8 +178,37 @@ void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
     (*graphs)[*e] = gi;
 }
 
-// graphLaunched notes the memory a launch of graph gi on stream s
-// allocates and frees (see above); mu is held.
+// ownMemory says whether [a, a+1) lies in one of graph gi's allocations.
+bool ownMemory(const GraphInfo& gi, uintptr_t a) {
+    for (auto& al : gi.allocs)
+        if (a >= al.first && a < al.first + al.second) return true;
+    return false;
+}
+
+// graphUses judges what the nodes of graph gi touch, at its launch on
+// stream s, as one operation of s; mu is held. Before the launch's memory
+// nodes: memory a free node of the graph frees is used before that free.
+void graphUses(const GraphInfo& gi, cudaStream_t s) {
+    if (gi.nodes.empty()) return;
+    uint64_t seq = order(s);
+    for (auto& n : gi.nodes) {
+        bool past = false;
+        for (auto& t : n.touches) {
+            if (ownMemory(gi, t.addr)) continue;
+            if (!n.copy) {
+                kernelUse(t.addr, n.what, s, seq);
+                continue;
+            }
+            past = past || pastEnd((const void*)t.addr, t.end - t.addr);
+            touch((const void*)t.addr, t.end - t.addr, (UseKind)t.kind, s, seq, false, true, n.what.c_str());
+        }
+        if (past) rec->copies_past_end++;
+    }
+}
+
+// graphLaunched judges what the nodes of a launch of graph gi on stream
+// s touch, then notes the memory it allocates and frees (see above); mu
+// is held.
 void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
     // An address the graph allocates more often than it frees is left
     // allocated (a graph may give one address to allocations whose
@@ -68,6 +217,7 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
     for (auto& a : gi.allocs) net[a.first]++;
     for (uintptr_t f : gi.frees) net[f]--;
     tlGraph(s, gi.kernels, gi.allocs.size());
+    graphUses(gi, s);   // a finding is the launch's (traced just now)
     std::map<uintptr_t, size_t> sizes;
     for (auto& a : gi.allocs) {
         rec->graph_allocs++;
@@ -179,3 +329,169 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
     after();
     return r;
 }
+
+// ---- Nodes made by capture, and nodes given new parameters ----
+namespace {
+// nodesOf lists the nodes of graph g and of its child graphs; mu is not
+// held.
+void nodesOf(cudaGraph_t g, int depth, std::vector<cudaGraphNode_t>* out) {
+    static auto getNodes = (cudaError_t(*)(cudaGraph_t, cudaGraphNode_t*, size_t*))real("cudaGraphGetNodes");
+    static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
+    static auto getChild = (cudaError_t(*)(cudaGraphNode_t, cudaGraph_t*))real("cudaGraphChildGraphNodeGetGraph");
+    size_t n = 0;
+    if (g == nullptr || depth > 8 || getNodes(g, nullptr, &n) != cudaSuccess || n == 0) return;
+    std::vector<cudaGraphNode_t> nodes(n);
+    if (getNodes(g, nodes.data(), &n) != cudaSuccess) return;
+    for (size_t i = 0; i < n && i < nodes.size(); i++) {
+        out->push_back(nodes[i]);
+        cudaGraphNodeType t;
+        cudaGraph_t child = nullptr;
+        if (getType(nodes[i], &t) == cudaSuccess && t == cudaGraphNodeTypeGraph && getChild(nodes[i], &child) == cudaSuccess)
+            nodesOf(child, depth + 1, out);
+    }
+}
+
+// captured notes the nodes of graph g, just made by capture, or forgets
+// them (the graph is about to be destroyed: a later node may be given the
+// same handle).
+void captured(cudaGraph_t g, bool made) {
+    if (busy()) return;
+    std::vector<cudaGraphNode_t> nodes;
+    {
+        Own own;
+        KeepLastError keep;
+        nodesOf(g, 0, &nodes);
+    }
+    std::lock_guard<Lock> lock(mu);
+    record();
+    for (cudaGraphNode_t n : nodes) {
+        if (made) capturedNodes->insert(n);
+        else capturedNodes->erase(n);
+    }
+}
+
+// execNodeSet replaces, in executable graph e, what node touches at each
+// launch by u (a captured node's new parameters are judged from now on).
+void execNodeSet(cudaGraphExec_t e, const NodeUses& u) {
+    std::lock_guard<Lock> lock(mu);
+    record();
+    auto g = graphs->find(e);
+    if (g == graphs->end()) return;
+    for (auto& n : g->second.nodes)
+        if (n.node == u.node) {
+            n = u;
+            return;
+        }
+    g->second.nodes.push_back(u);
+}
+}  // namespace
+
+extern "C" cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t* g) {
+    static auto fn = (cudaError_t(*)(cudaStream_t, cudaGraph_t*))real("cudaStreamEndCapture");
+    HOOK_ENTRY();
+    cudaError_t r = fn(s, g);
+    if (r == cudaSuccess && g != nullptr && *g != nullptr) captured(*g, true);
+    return r;
+}
+extern "C" CUresult cuStreamEndCapture(CUstream s, CUgraph* g) {
+    static auto fn = (CUresult(*)(CUstream, CUgraph*))realDriver("cuStreamEndCapture");
+    HOOK_ENTRY();
+    if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
+    CUresult r = fn(s, g);
+    if (r == CUDA_SUCCESS && g != nullptr && *g != nullptr) captured((cudaGraph_t)*g, true);
+    return r;
+}
+extern "C" cudaError_t cudaGraphDestroy(cudaGraph_t g) {
+    static auto fn = (cudaError_t(*)(cudaGraph_t))real("cudaGraphDestroy");
+    HOOK_ENTRY();
+    captured(g, false);
+    return fn(g);
+}
+extern "C" cudaError_t cudaGraphDestroyNode(cudaGraphNode_t n) {
+    static auto fn = (cudaError_t(*)(cudaGraphNode_t))real("cudaGraphDestroyNode");
+    HOOK_ENTRY();
+    if (!busy()) {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        capturedNodes->erase(n);
+    }
+    return fn(n);
+}
+extern "C" cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const cudaKernelNodeParams* p) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraphNode_t, const cudaKernelNodeParams*))real("cudaGraphExecKernelNodeSetParams");
+    HOOK_ENTRY();
+    cudaError_t r = fn(e, n, p);
+    if (r != cudaSuccess || p == nullptr || busy()) return r;
+    NodeUses u;
+    {
+        Own own;
+        KeepLastError keep;
+        u = kernelNode(n, nodeKernel(n, p->func), p->kernelParams);
+    }
+    execNodeSet(e, u);
+    return r;
+}
+extern "C" cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const cudaMemcpy3DParms* p) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraphNode_t, const cudaMemcpy3DParms*))real("cudaGraphExecMemcpyNodeSetParams");
+    HOOK_ENTRY();
+    cudaError_t r = fn(e, n, p);
+    if (r == cudaSuccess && p != nullptr && !busy()) execNodeSet(e, memcpyNode(n, *p));
+    return r;
+}
+extern "C" cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t e, cudaGraphNode_t n, void* d, const void* src, size_t count, cudaMemcpyKind k) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraphNode_t, void*, const void*, size_t, cudaMemcpyKind))real("cudaGraphExecMemcpyNodeSetParams1D");
+    HOOK_ENTRY();
+    cudaError_t r = fn(e, n, d, src, count, k);
+    if (r != cudaSuccess || busy()) return r;
+    NodeUses u{n, "a graph's memcpy node", true, {}};
+    if (d != nullptr && count > 0) u.touches.push_back(NodeTouch{(uintptr_t)d, (uintptr_t)d + count, kWrite});
+    if (src != nullptr && count > 0) u.touches.push_back(NodeTouch{(uintptr_t)src, (uintptr_t)src + count, kRead});
+    execNodeSet(e, u);
+    return r;
+}
+extern "C" cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const cudaMemsetParams* p) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraphNode_t, const cudaMemsetParams*))real("cudaGraphExecMemsetNodeSetParams");
+    HOOK_ENTRY();
+    cudaError_t r = fn(e, n, p);
+    if (r == cudaSuccess && p != nullptr && !busy()) execNodeSet(e, memsetNode(n, *p));
+    return r;
+}
+
+// cudaGraphExecUpdate gives an executable graph the parameters of graph g
+// (of the same shape: its memory nodes cannot change): what its nodes
+// touch is read again from g. Declared with plain types and named by an
+// asm label: it took four arguments before CUDA 12 and three since.
+namespace {
+void execUpdated(cudaError_t r, cudaGraphExec_t e, cudaGraph_t g) {
+    if (r != cudaSuccess || busy()) return;
+    GraphInfo gi;
+    {
+        Own own;
+        KeepLastError keep;
+        graphNodes(g, 0, &gi);
+    }
+    std::lock_guard<Lock> lock(mu);
+    record();
+    auto it = graphs->find(e);
+    if (it != graphs->end()) it->second.nodes = gi.nodes;
+}
+}  // namespace
+#if CUDART_VERSION >= 12000
+extern "C" cudaError_t lessonsGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, void* info) __asm__("cudaGraphExecUpdate");
+extern "C" cudaError_t lessonsGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, void* info) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraph_t, void*))real("cudaGraphExecUpdate");
+    HOOK_ENTRY();
+    cudaError_t r = fn(e, g, info);
+    execUpdated(r, e, g);
+    return r;
+}
+#else
+extern "C" cudaError_t lessonsGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, void* node, void* result) __asm__("cudaGraphExecUpdate");
+extern "C" cudaError_t lessonsGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, void* node, void* result) {
+    static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraph_t, void*, void*))real("cudaGraphExecUpdate");
+    HOOK_ENTRY();
+    cudaError_t r = fn(e, g, node, result);
+    execUpdated(r, e, g);
+    return r;
+}
+#endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <driver_types.h>  /* cudaMemAllocNodeParams' layout, for the graphs below */
 static uintptr_t next = 0x10000000, handles = 0x1000;
 static size_t used, reserved;
 static struct { uintptr_t p; size_t n; } blocks[64];
@@ -29,11 +30,16 @@ static int give(void* p) {
 }
 static int release(void) { reserved = up(used); return 0; }
 int cudaMalloc(void** p, size_t n) { return take(p, n); }
-int cudaMallocAsync(void** p, size_t n, void* s) { return take(p, n); }
+static int captured(void* s);
+static void capturedAlloc(void* p, size_t n, void* s);
+static void capturedFree(void* p, void* s);
+static void capturedMemset(void* d, int v, size_t n, void* s);
+int cudaMallocAsync(void** p, size_t n, void* s) { take(p, n); if (captured(s)) capturedAlloc(*p, n, s); return 0; }
 int cudaFree(void* p) { return give(p); }
 int cudaMallocHost(void** p, size_t n) { return take(p, n); }
 int cudaFreeHost(void* p) { return give(p); }
-int cudaFreeAsync(void* p, void* s) { return give(p); }
+int cudaFreeAsync(void* p, void* s) { if (captured(s)) { capturedFree(p, s); return 0; } return give(p); }
+int cudaMemsetAsync(void* d, int v, size_t n, void* s) { if (captured(s)) capturedMemset(d, v, n, s); return 0; }
 int cudaStreamCreate(void** s) { *s = (void*)(handles++); return 0; }
 int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); return 0; }
 int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
@@ -72,14 +78,15 @@ int cudaMemPoolTrimTo(void* pool, size_t keep) { return release(); }
 int cudaMemPoolExportToShareableHandle(void* h, void* pool, int t, unsigned f) { *(int*)h = open("/dev/null", O_RDONLY); return *(int*)h < 0; }
 int cudaMemPoolImportFromShareableHandle(void** pool, void* h, int t, unsigned f) { *pool = (void*)0x9100; return 0; }
 #define OK(name) int name() { return 0; }
-OK(cudaEventRecord) OK(cudaEventRecordWithFlags) OK(cudaStreamWaitEvent)
+OK(cudaEventRecordWithFlags)
 OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDestroy) OK(cudaStreamDestroy)
-OK(cudaMemcpyAsync) OK(cudaMemsetAsync) OK(cudaMemcpy2DAsync) OK(cudaMemset2DAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
+OK(cudaMemcpyAsync) OK(cudaMemcpy2DAsync) OK(cudaMemset2DAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
 OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister) OK(cudaMemPoolExportPointer)
-OK(cudaStreamIsCapturing) OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
-OK(cudaLaunchKernel) OK(__cudaLaunchKernel) OK(cudaLaunchKernelExC) OK(cudaLaunchCooperativeKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
-#ifndef STUB_KERNELS  /* nvcc.c knows the program's kernels */
+OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
+OK(__cudaLaunchKernel) OK(cudaLaunchKernelExC) OK(cudaLaunchCooperativeKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
+#ifndef STUB_KERNELS  /* nvcc.c knows the program's kernels, and captures their launches */
 int cudaGetFuncBySymbol(void** f, const void* s) { return 1; }
+OK(cudaLaunchKernel)
 #endif
 static size_t heap = 8 << 20;  /* the device heap: cudaLimitMallocHeapSize is 2 */
 int cudaDeviceSetLimit(int l, size_t v) { if (l == 2) heap = v; return 0; }
@@ -88,9 +95,87 @@ int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 
 typedef struct { char reserved[64]; } IpcEventHandle;
 int cudaIpcOpenEventHandle(void** e, IpcEventHandle h) { *e = (void*)(handles++); return 0; }
 int cudaIpcGetEventHandle(IpcEventHandle* h, void* e) { memset(h, 0, sizeof *h); memcpy(h->reserved, &e, sizeof e); return 0; }  /* one handle an event */
-/* Graphs with no nodes: an executable graph is a fake handle. */
+/* Graphs: an executable graph is a fake handle. Kernel, memset and 1D
+   memcpy nodes added by hand are kept in one table (a node is its slot's
+   address); a kernel node keeps the pointer to its arguments it was given
+   (the programs that add them keep those alive). */
 int cudaGraphCreate(void** g, unsigned f) { *g = (void*)(handles++); return 0; }
 int cudaGraphInstantiate(void** e, void* g, void* a, void* b, size_t c) { *e = (void*)(handles++); return 0; }
 int cudaGraphInstantiateWithFlags(void** e, void* g, unsigned long long f) { *e = (void*)(handles++); return 0; }
-int cudaGraphGetNodes(void* g, void** nodes, size_t* n) { *n = 0; return 0; }
-OK(cudaGraphLaunch) OK(cudaGraphExecDestroy) OK(cudaGraphDestroy) OK(cudaGraphNodeGetType) OK(cudaGraphChildGraphNodeGetGraph)
+typedef struct { unsigned x, y, z; } StubDim3;
+typedef struct { void* func; StubDim3 grid, block; unsigned shared; void** params; void** extra; } StubKernelNode;
+typedef struct { void* dst; size_t pitch; unsigned value, elementSize; size_t width, height; } StubMemsetNode;
+typedef struct { size_t x, y, z; } StubPos;
+typedef struct { void* ptr; size_t pitch, xsize, ysize; } StubPitched;
+typedef struct { void* srcArray; StubPos srcPos; StubPitched srcPtr; void* dstArray; StubPos dstPos; StubPitched dstPtr; StubPos extent; int kind; } StubCopyNode;
+static struct StubNode {
+  void* graph; int type; StubKernelNode k; StubMemsetNode m; StubCopyNode c;
+  void* dptr; size_t bytes;               /* an allocation or free node's */
+  char argData[64]; void* args[8];        /* a captured launch's arguments, copied */
+} gnodes[64];
+static struct StubNode* addNode(void** node, void* g, int type) {
+  for (int i = 0; i < 64; i++)
+    if (gnodes[i].graph == 0) { gnodes[i].graph = g; gnodes[i].type = type; *node = &gnodes[i]; return &gnodes[i]; }
+  return 0;
+}
+int cudaGraphAddKernelNode(void** node, void* g, void* deps, size_t n, const StubKernelNode* p) { addNode(node, g, 0)->k = *p; return 0; }
+int cudaGraphAddMemsetNode(void** node, void* g, void* deps, size_t n, const StubMemsetNode* p) { addNode(node, g, 2)->m = *p; return 0; }
+int cudaGraphAddMemcpyNode1D(void** node, void* g, void* deps, size_t n, void* d, const void* s, size_t count, int kind) {
+  StubCopyNode c = {0};
+  c.srcPtr.ptr = (void*)s; c.srcPtr.pitch = c.srcPtr.xsize = count; c.srcPtr.ysize = 1;
+  c.dstPtr.ptr = d; c.dstPtr.pitch = c.dstPtr.xsize = count; c.dstPtr.ysize = 1;
+  c.extent.x = count; c.extent.y = c.extent.z = 1; c.kind = kind;
+  addNode(node, g, 1)->c = c;
+  return 0;
+}
+int cudaGraphGetNodes(void* g, void** nodes, size_t* n) {
+  size_t k = 0;
+  for (int i = 0; i < 64; i++)
+    if (gnodes[i].graph == g && g != 0) { if (nodes != 0 && k < *n) nodes[k] = &gnodes[i]; k++; }
+  *n = k;
+  return 0;
+}
+int cudaGraphNodeGetType(struct StubNode* node, int* t) { *t = node->type; return 0; }
+int cudaGraphKernelNodeGetParams(struct StubNode* node, StubKernelNode* p) { *p = node->k; return node->type != 0; }
+int cudaGraphMemsetNodeGetParams(struct StubNode* node, StubMemsetNode* p) { *p = node->m; return node->type != 2; }
+int cudaGraphMemcpyNodeGetParams(struct StubNode* node, StubCopyNode* p) { *p = node->c; return node->type != 1; }
+int cudaGraphExecKernelNodeSetParams(void* e, struct StubNode* node, const StubKernelNode* p) { return 0; }
+OK(cudaGraphExecMemsetNodeSetParams) OK(cudaGraphExecMemcpyNodeSetParams) OK(cudaGraphExecMemcpyNodeSetParams1D) OK(cudaGraphExecUpdate)
+int cudaGraphDestroy(void* g) {
+  for (int i = 0; i < 64; i++) if (gnodes[i].graph == g) gnodes[i].graph = 0;
+  return 0;
+}
+OK(cudaGraphLaunch) OK(cudaGraphExecDestroy) OK(cudaGraphChildGraphNodeGetGraph) OK(cudaDeviceGetGraphMemAttribute)
+int cudaGraphNodeGetDependencies(void* node, void** deps, size_t* n) { *n = 0; return 0; }
+int cudaGraphMemAllocNodeGetParams(struct StubNode* node, struct cudaMemAllocNodeParams* p) {
+  p->bytesize = node->bytes; p->dptr = node->dptr; return node->type != 10;
+}
+int cudaGraphMemFreeNodeGetParams(struct StubNode* node, void** p) { *p = node->dptr; return node->type != 11; }
+/* Stream capture: the stream begun and those that waited for an event
+   recorded in the capture capture into one graph; launches (nvcc.c),
+   stream-ordered allocations, frees and memsets queued on them become
+   its nodes. Dependencies are not kept. */
+static void* capGraph;
+static void* capStreams[8];
+static void* capEvents[16];
+static int capN, capEN;
+static int captured(void* s) {
+  for (int i = 0; capGraph != 0 && i < capN; i++) if (capStreams[i] == s) return 1;
+  return 0;
+}
+int cudaStreamBeginCapture(void* s, int mode) { capGraph = (void*)(handles++); capStreams[0] = s; capN = 1; capEN = 0; return 0; }
+int cudaStreamEndCapture(void* s, void** g) { *g = capGraph; capGraph = 0; capN = capEN = 0; return 0; }
+int cudaStreamIsCapturing(void* s, int* st) { *st = captured(s); return 0; }
+int cudaEventRecord(void* e, void* s) { if (captured(s) && capEN < 16) capEvents[capEN++] = e; return 0; }
+int cudaStreamWaitEvent(void* s, void* e, unsigned f) {
+  for (int i = 0; i < capEN; i++)
+    if (capEvents[i] == e && !captured(s) && capN < 8) capStreams[capN++] = s;
+  return 0;
+}
+static void capturedAlloc(void* p, size_t n, void* s) { void* node; struct StubNode* x = addNode(&node, capGraph, 10); x->dptr = p; x->bytes = n; }
+static void capturedFree(void* p, void* s) { void* node; addNode(&node, capGraph, 11)->dptr = p; }
+static void capturedMemset(void* d, int v, size_t n, void* s) {
+  void* node;
+  StubMemsetNode m = {d, n, (unsigned)v, 1, n, 1};
+  addNode(&node, capGraph, 2)->m = m;
+}

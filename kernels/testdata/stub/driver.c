@@ -1,5 +1,6 @@
 // A stand-in libcuda.so.1 for kernels/harness_test.go: the name and the
-// parameters of each kernel of the course's harnesses that it runs, by
+// parameters of each kernel of the course's harnesses (and of the GPU
+// forgers it runs: internal/exercise/testdata/gpuforgers) that it runs, by
 // the device name nvcc.c hands out as the kernel's handle.
 #include <stddef.h>
 #include <string.h>
@@ -12,6 +13,11 @@ static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = 
   {"_Z5checkPKiiiPj", 4, {{0, 8}, {8, 4}, {12, 4}, {16, 8}}},                                   // day088's check
   {"_Z3sumPKiiPy", 3, {{0, 8}, {8, 4}, {16, 8}}},                                               // day071's sum (its fill is day088's)
   {"_Z3addPKyPy", 2, {{0, 8}, {8, 8}}},                                                         // day071's add
+  {"_Z4onesPii", 2, {{0, 8}, {8, 4}}},                                                          // day074's ones
+  {"_Z5scalePKiPiii", 4, {{0, 8}, {8, 8}, {16, 4}, {20, 4}}},                                   // day074's scale
+  {"_Z4busyx", 1, {{0, 8}}},                                                                    // day074's busy
+  {"_Z4fillPfi", 2, {{0, 8}, {8, 4}}},                                                          // graph_node.cu's fill
+  {"_Z5totalPKfPfi", 3, {{0, 8}, {8, 8}, {16, 4}}},                                             // graph_node.cu's total
 };
 int cuFuncGetParamInfo(void* h, size_t i, size_t* off, size_t* size) {
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)

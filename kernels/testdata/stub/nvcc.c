@@ -8,6 +8,7 @@
 #define STUB_KERNELS
 #include "cudart.c"
 #include <stdlib.h>
+#include <string.h>
 
 static struct { const void* host; const char* dev; } funcs[64];
 void** __cudaRegisterFatBinary(void* f) { static void* h; return &h; }
@@ -24,7 +25,7 @@ int cudaGetFuncBySymbol(void** f, const void* s) {
   return 1;
 }
 /* A launch's configuration, pushed by <<<...>>> and popped by the kernel's host stub. */
-typedef struct { unsigned x, y, z; } dim3s;
+typedef StubDim3 dim3s;
 static dim3s grid, block;
 static size_t shared;
 static void* stream;
@@ -33,3 +34,20 @@ int __cudaPopCallConfiguration(dim3s* g, dim3s* b, size_t* shm, void** s) { *g =
 int cudaHostAlloc(void** p, size_t n, unsigned f) { *p = calloc(1, n); return 0; }
 const char* cudaGetErrorString(int e) { return "an error of the stand-in runtime"; }
 int cudaMallocFromPoolAsync(void** p, size_t n, void* pool, void* s) { return take(p, n); }
+/* A launch: on a stream being captured, a kernel node of the capture's
+   graph, its arguments copied as the driver describes them. */
+int cuFuncGetParamInfo(void* h, size_t i, size_t* off, size_t* size);
+int cudaLaunchKernel(const void* f, dim3s g, dim3s b, void** args, size_t shm, void* s) {
+  if (!captured(s)) return 0;
+  void* node;
+  struct StubNode* x = addNode(&node, capGraph, 0);
+  x->k.func = (void*)f; x->k.grid = g; x->k.block = b; x->k.shared = (unsigned)shm; x->k.params = x->args;
+  void* dev = 0;
+  size_t off, size;
+  if (cudaGetFuncBySymbol(&dev, f) != 0) return 0;
+  for (size_t i = 0; i < 8 && cuFuncGetParamInfo(dev, i, &off, &size) == 0 && off + size <= sizeof x->argData; i++) {
+    memcpy(x->argData + off, args[i], size);
+    x->args[i] = x->argData + off;
+  }
+  return 0;
+}

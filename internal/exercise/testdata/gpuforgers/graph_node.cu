@@ -2,10 +2,11 @@
 // from cudaMallocAsync on stream a, and the reader is a kernel node added
 // with cudaGraphAddKernelNode, its graph launched on stream b with no
 // event ordering it after a's kernel that fills the buffer. The library
-// judges a graph's memory nodes at each launch, not what its kernel nodes
-// touch, so unordered_uses stays 0 (day070's cross_stream check). The
-// source scan names hand-built nodes for review ("work the statistics
-// library does not see").
+// learns the kernel node's parameters when the graph is instantiated and
+// judges them at each launch on b: an unordered use (day070's
+// cross_stream check). Before, it judged only a graph's memory nodes and
+// unordered_uses stayed 0. The source scan names hand-built nodes for
+// review too ("work the statistics library does not see").
 // want: unordered_uses|work the statistics library does not see
 #include <cuda_runtime.h>
 #include <stdio.h>

@@ -1,0 +1,81 @@
+// Memset and memcpy nodes put into a graph by hand (kernels/harness_test.go),
+// the graph launched on stream b, the buffer x allocated and filled on
+// stream a. The argument says what: "memset" clears x by a memset node,
+// with no event ordering b after a; "copy" copies x into y by a 1D memcpy
+// node, twice x's bytes (past x's end), after an event; "ordered" is
+// memset's graph ordered by that event; "freed" launches the memset's
+// graph after x was freed. "setparams" and "update" start from a memset
+// node that clears y (no race) and move it onto x in the executable
+// graph, by cudaGraphExecMemsetNodeSetParams or by cudaGraphExecUpdate
+// from a graph whose node clears x: the race of "memset".
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+
+__global__ void fill(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = 1.0f;
+}
+
+int main(int argc, char** argv) {
+    const char* what = argc > 1 ? argv[1] : "memset";
+    int n = 1 << 20;
+    size_t bytes = n * sizeof(float);
+    cudaStream_t a, b;
+    cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking);
+    float *x = NULL, *y = NULL;
+    cudaMallocAsync((void**)&x, bytes, a);
+    cudaMalloc((void**)&y, 2 * bytes);
+    fill<<<(n + 255) / 256, 256, 0, a>>>(x, n);
+    cudaEvent_t filled;
+    cudaEventCreate(&filled);
+    cudaEventRecord(filled, a);
+    cudaGraph_t g;
+    cudaGraphCreate(&g, 0);
+    cudaGraphNode_t node;
+    bool moved = strcmp(what, "setparams") == 0 || strcmp(what, "update") == 0;
+    cudaMemsetParams p = {};
+    p.dst = moved ? (void*)y : (void*)x;
+    p.value = 0;
+    p.elementSize = 4;
+    p.width = n;
+    p.height = 1;
+    if (strcmp(what, "copy") == 0) cudaGraphAddMemcpyNode1D(&node, g, NULL, 0, y, x, 2 * bytes, cudaMemcpyDeviceToDevice);
+    else cudaGraphAddMemsetNode(&node, g, NULL, 0, &p);
+    cudaGraphExec_t e;
+    cudaGraphInstantiateWithFlags(&e, g, 0);
+    p.dst = x;
+    if (strcmp(what, "setparams") == 0) cudaGraphExecMemsetNodeSetParams(e, node, &p);
+    cudaGraph_t g2 = NULL;
+    if (strcmp(what, "update") == 0) {
+        cudaGraphCreate(&g2, 0);
+        cudaGraphNode_t node2;
+        cudaGraphAddMemsetNode(&node2, g2, NULL, 0, &p);
+#if CUDART_VERSION >= 12000
+        cudaGraphExecUpdateResultInfo info;
+        cudaGraphExecUpdate(e, g2, &info);
+#else
+        cudaGraphNode_t bad;
+        cudaGraphExecUpdateResult result;
+        cudaGraphExecUpdate(e, g2, &bad, &result);
+#endif
+    }
+    if (strcmp(what, "freed") == 0) {
+        cudaFreeAsync(x, a);
+        cudaStreamSynchronize(a);
+    }
+    if (strcmp(what, "memset") != 0 && !moved) cudaStreamWaitEvent(b, filled, 0);
+    cudaGraphLaunch(e, b);
+    cudaStreamSynchronize(b);
+    cudaStreamSynchronize(a);
+    printf("%s done\n", what);
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    if (g2 != NULL) cudaGraphDestroy(g2);
+    if (strcmp(what, "freed") != 0) cudaFreeAsync(x, a);
+    cudaFree(y);
+    cudaEventDestroy(filled);
+    cudaStreamSynchronize(a);
+    return 0;
+}
