@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -8,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
@@ -491,4 +494,73 @@ func propsSayPools() bool {
 func cudaInclude() string {
 	nvcc, _ := exec.LookPath("nvcc")
 	return filepath.Join(filepath.Dir(filepath.Dir(nvcc)), "include")
+}
+
+// A program can make the record's channel refuse a frame: O_NONBLOCK on
+// its socket (shared by every process of the run) with the smallest send
+// buffer, or the socket shut down for writing with SIGPIPE ignored.
+// Before, the library's write gave the channel up at EAGAIN or EPIPE, and
+// a forked child whose start frame met it made its calls with no record
+// (the grader saw no child). Now a write that would block waits for room
+// (ppoll), so the child's calls are in the record; one the channel
+// refuses ends the process before its calls (exit status 72). The test
+// reads the channel only once the child waits for room (the parent
+// watches its /proc/PID/syscall) or has ended, so that its frame meets a
+// full buffer.
+func TestLibraryWaitsOnAChannelThatRefusesAFrame(t *testing.T) {
+	lib := buildStub(t, "nonblock_child.c")
+	for _, how := range []string{"nonblock", "shutdown"} {
+		t.Run(how, func(t *testing.T) {
+			key := make([]byte, checker.KeySize)
+			rand.Read(key)
+			fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+			syscall.Shutdown(fds[0], syscall.SHUT_WR)
+			cmd := exec.Command(filepath.Join(lib.dir, "prog"), how)
+			cmd.ExtraFiles = []*os.File{w}
+			cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(lib.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			lines := bufio.NewScanner(stdout)
+			var out []string
+			for lines.Scan() {
+				out = append(out, lines.Text())
+				if lines.Text() == "child waits" || lines.Text() == "child ended" {
+					break
+				}
+			}
+			rest := make(chan []byte)
+			go func() { b, _ := io.ReadAll(stdout); rest <- b }()
+			data, _ := io.ReadAll(r)
+			r.Close()
+			out = append(out, strings.Split(strings.TrimSpace(string(<-rest)), "\n")...)
+			cmd.Wait()
+			c := checker.NewChannel(key)
+			c.Write(data)
+			got, err := c.Close()
+			t.Logf("output %q; record: %v", out, err)
+			switch how {
+			case "nonblock":
+				if err != nil || got.Children == nil || got.Children.MallocCalls != 100 {
+					t.Fatalf("the child's hundred calls are not in the record: %v (output %q)", err, out)
+				}
+			case "shutdown":
+				if !slices.Contains(out, "child exit 72") || slices.Contains(out, "the child made its calls") {
+					t.Errorf("output %q, want the child ended with status 72 before its calls", out)
+				}
+				if err == nil {
+					t.Errorf("the record verified, want it cut short")
+				}
+			}
+		})
+	}
 }
