@@ -564,3 +564,46 @@ func TestLibraryWaitsOnAChannelThatRefusesAFrame(t *testing.T) {
 		})
 	}
 }
+
+// A forked child whose first CUDA call found the channel in place, and
+// which has another file put at the channel's number while the call is
+// made (a second thread's swap landing between the library's look and
+// its write): before, its start frame went nowhere and the child worked
+// on silent, the grader seeing no child. Now the child is ended at that
+// write (exit status 72), its mark sent wherever a copy of the channel
+// is ("keep"), and the program's own record counts the children that
+// called CUDA, so one that kept no copy ("drop") still fails the record.
+func TestLibraryCountsAChildWhoseChannelWasSwappedDuringItsCall(t *testing.T) {
+	lib := buildStub(t, "fork_race.c")
+	for _, how := range []string{"keep", "drop"} {
+		t.Run(how, func(t *testing.T) {
+			key := make([]byte, checker.KeySize)
+			rand.Read(key)
+			fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+			cmd := exec.Command(filepath.Join(lib.dir, "prog"), how)
+			cmd.ExtraFiles = []*os.File{w}
+			cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(lib.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			data, _ := io.ReadAll(r)
+			r.Close()
+			cmd.Wait()
+			if got := out.String(); got != "child exit 72\n" {
+				t.Errorf("output %q, want the child ended with status 72", got)
+			}
+			c := checker.NewChannel(key)
+			c.Write(data)
+			if _, err := c.Close(); err == nil || !strings.Contains(err.Error(), "does not follow") {
+				t.Errorf("the record: %v, want it failed as a process not followed", err)
+			}
+		})
+	}
+}

@@ -175,13 +175,27 @@ struct Guard {
     // program's fork()ed children: each sends a record of its own on the
     // same channel, numbered from 0 (checker.Channel merges them).
     uint64_t pid, parent_pid;
+    // version 3: how many forked processes of the run called CUDA, as the
+    // program's own process last saw (a count in memory shared with them,
+    // each counted before its first call is made). A child whose frames
+    // went elsewhere (another file put at the channel's number between
+    // the library's look at it and its write) is still counted, and the
+    // grader, missing its record, fails the run (fork_race.cu).
+    uint64_t cuda_children;
 };
 
 enum { kFrameStart = 1, kFrameSnapshot = 2, kFrameEnd = 3 };
 const size_t kFrameHeader = 24, kFrameMax = 4096;  // PIPE_BUF, and one buffer of a Unix socket: a write of a frame is never split
 static_assert(kFrameHeader + sizeof(Record) + sizeof(Guard) + 32 <= kFrameMax, "a frame must fit in PIPE_BUF");
 
-Guard guard = {2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+Guard guard = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+// The count of forked processes that called CUDA, shared with every
+// process forked from the program's own (made before main); and whether
+// this process is counted.
+struct Kids { std::atomic<uint64_t> started; };
+Kids* kids;
+std::atomic<bool> kidCounted;
 int chanFd = -1;
 dev_t chanDev;
 ino_t chanIno;
@@ -226,6 +240,8 @@ long chanWrite(int fd, const void* p, size_t n) {
     for (;;) rawSyscall(SYS_exit_group, 72);
 }
 
+void markChannel();
+
 // writeFrame writes the record as it is now; mu is held (or no other
 // thread runs yet). A descriptor that is no longer the pipe (the program
 // closed it, or put another file there) gets nothing. A child made by
@@ -235,9 +251,19 @@ long chanWrite(int fd, const void* p, size_t n) {
 void writeFrame(uint16_t kind) {
     struct stat st;
     if (sysFstat(chanFd, &st) != 0 || st.st_dev != chanDev || st.st_ino != chanIno) {
+        // A forked child whose start frame finds no channel (another
+        // thread put a file at its number after followedOrStop looked)
+        // would work on unseen: ended, its mark sent wherever a copy is.
+        if (!chanStarted && guard.parent_pid != 0) {
+            static const char msg[] = "allocstats: a forked child's statistics record found its channel closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
+            sysWrite(2, msg, sizeof msg - 1);
+            markChannel();
+            rawSyscall(SYS_exit_group, 72);
+        }
         chanFd = -1;
         return;
     }
+    if (kids != nullptr && guard.parent_pid == 0) guard.cuda_children = kids->started.load();
     uint8_t f[kFrameMax];
     uint32_t magic = 0x3146534c, rl = sizeof(Record), gl = sizeof(Guard);
     uint16_t flags = 0;
@@ -490,7 +516,13 @@ void followedOrStop() {
     if (chanFd < 0 || execPath) return;
     if (sysGetpid() == chanPid) {
         struct stat st;
-        if (!quiet || (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno)) return;
+        if (!quiet) return;
+        if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno) {
+            // Counted before its first call is made, whatever becomes of
+            // its frames (Guard's cuda_children).
+            if (kids != nullptr && !kidCounted.exchange(true)) kids->started.fetch_add(1);
+            return;
+        }
         static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's pipe closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
         sysWrite(2, msg, sizeof msg - 1);
         markChannel();
@@ -781,6 +813,7 @@ void forkChild() {
     }
     guard.parent_pid = guard.pid;
     guard.pid = (uint64_t)sysGetpid();
+    kidCounted.store(false);
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
@@ -1058,6 +1091,7 @@ __attribute__((constructor)) void start(int, char**, char** envp) {
     record();
     guard.pid = (uint64_t)sysGetpid();
     if (!tlElsewhere(envp)) { openChannel(envp); tlStart(envp); }
+    if (chanFd >= 0) kids = (Kids*)sysMmapShared(sizeof(Kids));   // zeroed
     failStart(envp);
     lastPulse = nowNanos();
     sendFrame(kFrameStart);

@@ -28,7 +28,14 @@ static int give(void* p) {
   return 0;
 }
 static int release(void) { reserved = up(used); return 0; }
-int cudaMalloc(void** p, size_t n) { return take(p, n); }
+// inCall, when the program sets it, runs inside cudaMalloc: what another
+// of the program's threads could do while the call is made, between the
+// library's look at the channel and its write (fork_race.c).
+void (*stubInCall)(void);
+int cudaMalloc(void** p, size_t n) {
+  if (stubInCall != NULL) stubInCall();
+  return take(p, n);
+}
 int cudaMallocAsync(void** p, size_t n, void* s) { return take(p, n); }
 int cudaFree(void* p) { return give(p); }
 int cudaMallocHost(void** p, size_t n) { return take(p, n); }
