@@ -512,8 +512,24 @@ void unfollowed() {
 // corpus closed every descriptor in the child and did a hundred cudaMalloc
 // there unseen). After its start frame, a pipe lost cuts its record short,
 // which fails the run.
+// afterEnd ends a process whose record has ended (its end frame is out)
+// at a CUDA call: the call, or its count, would be in no frame. Another
+// thread of the program, told that the program is ending, made its calls
+// while the library sent the end frame from its destructor, their counts
+// waiting for its lock (end_thread.cu of the corpus passed wherever the
+// witness was off). Checked before the call is made (followedOrStop) and
+// again where a call made before the end is counted after it (record).
+// Exit status 72.
+void afterEnd() {
+    if (!chanEnded || sysGetpid() != chanPid) return;
+    static const char msg[] = "allocstats: a CUDA call after the statistics record's end (another thread's, as the program ended): it would be in no record, so the run is stopped\n";
+    sysWrite(2, msg, sizeof msg - 1);
+    for (;;) rawSyscall(SYS_exit_group, 72);
+}
+
 void followedOrStop() {
     if (chanFd < 0 || execPath) return;
+    afterEnd();
     if (sysGetpid() == chanPid) {
         struct stat st;
         if (!quiet) return;
@@ -533,6 +549,7 @@ void followedOrStop() {
 }
 
 Record* record() {
+    afterEnd();
     if (chanFd >= 0 && !execPath && !unfollowedSaid && sysGetpid() != chanPid) unfollowed();
     if (quiet) {
         // A forked child's first CUDA call: its start frame goes out now,
