@@ -5,8 +5,8 @@
 // channel up there and the child did its hundred calls with no record.
 // A process whose frame the channel refuses is now ended there (exit
 // status 72), before its calls; the program's own end frame is refused
-// too, so its record is cut short.
-// want: exit status 72|cut short|forked called CUDA|the statistics record does not match what the kernel saw
+// too (its SIGPIPE kills it), so its record is cut short.
+// want: killed by signal 13|exit status 72|cut short|forked called CUDA|the statistics record does not match what the kernel saw
 #include <cuda_runtime.h>
 #include <signal.h>
 #include <stdio.h>
