@@ -193,7 +193,10 @@ Guard guard = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 // The count of forked processes that called CUDA, shared with every
 // process forked from the program's own (made before main); and whether
 // this process is counted.
-struct Kids { std::atomic<uint64_t> started; };
+// closed is set by the program's own process as it sends its end frame,
+// before it reads the count: a child whose first call comes after that
+// cannot be in the count, so it is ended (followedOrStop).
+struct Kids { std::atomic<uint64_t> started; std::atomic<uint64_t> closed; };
 Kids* kids;
 std::atomic<bool> kidCounted;
 int chanFd = -1;
@@ -263,7 +266,10 @@ void writeFrame(uint16_t kind) {
         chanFd = -1;
         return;
     }
-    if (kids != nullptr && guard.parent_pid == 0) guard.cuda_children = kids->started.load();
+    if (kids != nullptr && guard.parent_pid == 0) {
+        if (kind == kFrameEnd) kids->closed.store(1);
+        guard.cuda_children = kids->started.load();
+    }
     uint8_t f[kFrameMax];
     uint32_t magic = 0x3146534c, rl = sizeof(Record), gl = sizeof(Guard);
     uint16_t flags = 0;
@@ -536,7 +542,18 @@ void followedOrStop() {
         if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno) {
             // Counted before its first call is made, whatever becomes of
             // its frames (Guard's cuda_children).
-            if (kids != nullptr && !kidCounted.exchange(true)) kids->started.fetch_add(1);
+            if (kids != nullptr && !kidCounted.exchange(true)) {
+                kids->started.fetch_add(1);
+                if (kids->closed.load() != 0) {
+                    // The program's own record has ended with its count:
+                    // this child's calls could be kept from the grader
+                    // unseen (a child that waited for its parent's end).
+                    static const char msg[] = "allocstats: a forked child called CUDA after the program's own record ended: its calls would go uncounted, so the run's record is not trusted\n";
+                    sysWrite(2, msg, sizeof msg - 1);
+                    markChannel();
+                    rawSyscall(SYS_exit_group, 72);
+                }
+            }
             return;
         }
         static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's pipe closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
