@@ -8,6 +8,7 @@
 // child did its calls with no record. The parent prints how the child
 // ended.
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -56,9 +57,10 @@ int main(int argc, char** argv) {
   int st = 0, waited = 0;
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
-  while (pid > 0 && !waited) {
+  while (pid > 0) {
     pid_t w = waitpid(pid, &st, WNOHANG);
-    if (w != 0) { waited = w == pid ? 1 : -1; break; }
+    if (w == pid) { waited = 1; break; }
+    if (w < 0) { printf("waitpid: %s\n", strerror(errno)); return 1; }
     char line[64] = {0};
     FILE* f = fopen(path, "re");
     if (f != NULL) { fgets(line, sizeof line, f); fclose(f); }
@@ -67,7 +69,10 @@ int main(int argc, char** argv) {
   }
   printf("child %s\n", waited ? "ended" : "waits");
   fflush(stdout);
-  if (pid < 0 || (!waited && waitpid(pid, &st, 0) < 0) || waited < 0) return 1;
+  if (pid < 0) return 1;
+  while (!waited && waitpid(pid, &st, 0) < 0) {
+    if (errno != EINTR) { printf("waitpid: %s\n", strerror(errno)); return 1; }
+  }
   printf("child %s %d\n", WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
   fflush(stdout);
   return 0;
