@@ -613,3 +613,51 @@ func TestLibraryCountsAChildWhoseChannelWasSwappedDuringItsCall(t *testing.T) {
 		})
 	}
 }
+
+// A forked child that waits for the program's own process to end and
+// then calls CUDA: the program's end frame, with its count of children,
+// is out, so a child whose start frame then went elsewhere would be in no
+// count (orphan_race: five runs of eight passed wherever the witness was
+// off, where a child may outlive its parent). The program marks the
+// shared count closed as it sends its end frame, and a child whose first
+// call comes after is ended there, before the call, its mark sent.
+func TestLibraryEndsAChildThatStartsAfterTheProgramsEnd(t *testing.T) {
+	lib := buildStub(t, "orphan.c")
+	key := make([]byte, checker.KeySize)
+	rand.Read(key)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+	cmd := exec.Command(filepath.Join(lib.dir, "prog"))
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(lib.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+	// The child's output and error go to files: it outlives cmd.
+	dir := t.TempDir()
+	stdout, _ := os.Create(filepath.Join(dir, "out"))
+	stderr, _ := os.Create(filepath.Join(dir, "err"))
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// The channel's end comes when the child, holding it, has ended too.
+	data, _ := io.ReadAll(r)
+	r.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the program: %v", err)
+	}
+	stdout.Close()
+	stderr.Close()
+	out, _ := os.ReadFile(filepath.Join(dir, "out"))
+	errs, _ := os.ReadFile(filepath.Join(dir, "err"))
+	if strings.Contains(string(out), "the child made its calls") || !strings.Contains(string(errs), "after the program's own record ended") {
+		t.Errorf("output %q, errors %q: want the child ended before its calls", out, errs)
+	}
+	c := checker.NewChannel(key)
+	c.Write(data)
+	if _, err := c.Close(); err == nil || !strings.Contains(err.Error(), "does not follow") {
+		t.Errorf("the record: %v, want it failed as a process not followed", err)
+	}
+}
