@@ -1,15 +1,20 @@
 // after_end.cu's work by a second thread, once the end frame is out: the
 // program's last destructor tells the thread that the program is ending,
 // and the thread watches the process's descriptors (/proc/self/fd) until
-// /proc/self/maps is open, as the library opens it in its
-// own destructor just before it sends the end frame, holding its lock (the program made
-// that list long, twenty thousand mappings, so that it is seen). The thread's hundred cudaMalloc are
-// made then; their counts wait for the lock and land in the record after
-// the end frame went out, so no frame carries them. Before, it passed
-// wherever the witness was off. A CUDA call reached by a process whose
-// record has ended now ends it (exit status 72), before the call is
-// made, or, made already, before it is counted.
-// want: exit status 72|the statistics record does not match what the kernel saw
+// /proc/self/maps is open, as the library opens it in its own destructor
+// just before it sends the end frame, holding its lock (the program made
+// that list long, forty thousand mappings, so that it is seen). The
+// thread's hundred cudaMalloc are made then; their counts wait for the
+// lock and land in the record after the end frame went out, so no frame
+// carries them. Before, it passed wherever the witness was off (every
+// run of six). A CUDA call reached by a process whose record has ended
+// now ends it (exit status 72), before the call is made, or, made
+// already, before it is counted. Still open: a call in flight as the end
+// frame goes out, whose thread loses the race to the main thread's exit
+// (one run in four here): its count is never made, and only the witness
+// sees the call; the scan names /proc/.
+// needs: witness
+// want: exit status 72|the statistics record does not match what the kernel saw|/proc/
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,7 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static volatile int ending;
+static volatile int ending, watching;
 
 // mapsOpen says whether /proc/self/maps is open at a low descriptor.
 static bool mapsOpen() {
@@ -32,7 +37,10 @@ static bool mapsOpen() {
 }
 
 static void* worker(void*) {
+    int n = 0;
+    cudaGetDeviceCount(&n);  // the runtime's state for this thread, made now
     while (!ending) {}
+    watching = 1;
     // The library reads its maps in its destructor, before the end frame.
     while (!mapsOpen()) {}
     for (int i = 0; i < 100; i++) {
@@ -43,12 +51,15 @@ static void* worker(void*) {
 }
 
 struct Last {
-    ~Last() { ending = 1; }
+    ~Last() {
+        ending = 1;
+        while (!watching) {}  // the thread is on a core, watching
+    }
 } last;
 
 int main() {
     long page = sysconf(_SC_PAGESIZE);
-    for (int i = 0; i < 20000; i++) mmap(NULL, page, i % 2 ? PROT_READ : PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    for (int i = 0; i < 40000; i++) mmap(NULL, page, i % 2 ? PROT_READ : PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     pthread_t t;
     pthread_create(&t, NULL, worker, NULL);
     void* p = NULL;
