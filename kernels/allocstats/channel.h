@@ -206,6 +206,21 @@ pid_t chanPid;
 uint8_t chanKey[32];
 uint64_t chanSeq;
 bool chanEnded;
+
+// Hooks in flight: each hook counts itself from its entry to its return,
+// so that the program's own process, having sent its end frame, waits
+// for the calls other threads are making before it exits (finish):
+// otherwise a call whose check came just before the end is made, and
+// its thread, racing the main thread's exit, never reaches its count
+// (end_thread.cu passed so one run in four). ended is set before the end
+// frame is written; a hook checks it after counting itself in.
+std::atomic<int> inFlight{0};
+std::atomic<bool> ended{false};
+struct InFlight {
+    InFlight() { inFlight.fetch_add(1); }
+    ~InFlight() { inFlight.fetch_sub(1); }
+};
+
 bool chanStarted;                      // this process's start frame is out
 bool quiet;                            // a forked child that has not called CUDA yet: it sends nothing
 uint64_t lastPulse;
@@ -266,6 +281,7 @@ void writeFrame(uint16_t kind) {
         chanFd = -1;
         return;
     }
+    if (kind == kFrameEnd) ended.store(true);
     if (kids != nullptr && guard.parent_pid == 0) {
         if (kind == kFrameEnd) kids->closed.store(1);
         guard.cuda_children = kids->started.load();
@@ -527,7 +543,7 @@ void unfollowed() {
 // again where a call made before the end is counted after it (record).
 // Exit status 72.
 void afterEnd() {
-    if (!chanEnded || sysGetpid() != chanPid) return;
+    if (!(chanEnded || ended.load()) || sysGetpid() != chanPid) return;
     static const char msg[] = "allocstats: a CUDA call after the statistics record's end (another thread's, as the program ended): it would be in no record, so the run is stopped\n";
     sysWrite(2, msg, sizeof msg - 1);
     for (;;) rawSyscall(SYS_exit_group, 72);
@@ -796,11 +812,18 @@ void atExitPlain() {
 // make. Before, the end frame went out from atExit, and a global object's
 // destructor did the work after it, unseen (after_end.cu of the corpus).
 __attribute__((destructor)) void finish() {
-    std::lock_guard<Lock> g(mu);
-    finiRan = true;
-    if (!endAtFini || chanEnded || quiet) return;
-    countCopies();
-    sendFrame(kFrameEnd);
+    {
+        std::lock_guard<Lock> g(mu);
+        finiRan = true;
+        if (!endAtFini || chanEnded || quiet) return;
+        countCopies();
+        sendFrame(kFrameEnd);
+    }
+    // Calls in flight on other threads reach their count now and end the
+    // process (afterEnd); one that does not return within a second (a
+    // thread waiting in CUDA as the program ends) is left to the exit.
+    uint64_t t0 = nowNanos();
+    while (inFlight.load() > 0 && nowNanos() - t0 < 1000000000u) rawSyscall(SYS_sched_yield);
 }
 
 // Children made by fork(). The child is a process of its own with a
@@ -848,6 +871,7 @@ void forkChild() {
     guard.parent_pid = guard.pid;
     guard.pid = (uint64_t)sysGetpid();
     kidCounted.store(false);
+    ended.store(false);
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
@@ -1069,6 +1093,7 @@ void busyFrom(const void* caller) {
 // call reached while this thread is busy is judged by who made it
 // (busyFrom). A macro, so that the caller is the hook's.
 #define HOOK_ENTRY()                                              \
+    InFlight hookInFlight_;                                       \
     do {                                                          \
         followedOrStop();                                         \
         if (busy()) busyFrom(__builtin_return_address(0));       \

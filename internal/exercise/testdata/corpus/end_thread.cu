@@ -9,12 +9,12 @@
 // carries them. Before, it passed wherever the witness was off (every
 // run of six). A CUDA call reached by a process whose record has ended
 // now ends it (exit status 72), before the call is made, or, made
-// already, before it is counted. Still open: a call in flight as the end
-// frame goes out, whose thread loses the race to the main thread's exit
-// (one run in four here): its count is never made, and only the witness
-// sees the call; the scan names /proc/.
-// needs: witness
-// want: exit status 72|the statistics record does not match what the kernel saw|/proc/
+// already, before it is counted; and the program's own process, its end
+// frame out, waits for the calls other threads are making (a second at
+// most) before it exits: a call whose check came just before the end,
+// whose thread lost the race to the exit, was made and never counted
+// (one run in four passed so, before that wait).
+// want: exit status 72|the statistics record does not match what the kernel saw
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdio.h>
