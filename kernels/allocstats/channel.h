@@ -872,6 +872,7 @@ void forkChild() {
     guard.pid = (uint64_t)sysGetpid();
     kidCounted.store(false);
     ended.store(false);
+    inFlight.store(0);   // the parent's other threads' hooks are not this process's
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
