@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -222,5 +224,51 @@ contains = "moved: yes"
 	// The public run has no such condition.
 	if rs := s.ForRun("").Judge(&Run{Output: "addresses taken: no", Stats: &Stats{}}); len(rs) != 1 || rs[0].Skipped || !rs[0].Pass {
 		t.Errorf("the public run: %+v", rs)
+	}
+}
+
+// stream-pools' hidden run "1 round" is there for the overflow round's
+// watchers, a line a harness from before them does not print: that run
+// is then marked for review, not failed (a correct pool in an older file
+// failed it), and a harness that prints the line is judged by it.
+func TestStreamPoolsOneRoundArranged(t *testing.T) {
+	data, err := os.ReadFile("../solutions/day087/stream_pools.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseSpec("stream_pools.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := s.ForRun("1 round")
+	older := "overflow: 4096 of 8192 requests failed, 4096 counted by the pools, offsets within capacity: yes, high-water marks at capacity: 4 of 4\n"
+	watched := func(n int) string {
+		return older + fmt.Sprintf("high-water marks seen going down while the overflow round asked: %d\n", n)
+	}
+	for _, tc := range []struct {
+		name, out     string
+		pass, skipped bool
+	}{
+		{"an older harness", older, true, true},
+		{"the mark never went down", watched(0), true, false},
+		{"the mark went down", watched(3), false, false},
+	} {
+		rs := run.Judge(&Run{Output: tc.out, Stats: &Stats{}})
+		if len(rs) < 2 {
+			t.Fatalf("%s: %d results", tc.name, len(rs))
+		}
+		pass := true
+		for _, r := range rs {
+			pass = pass && r.Pass
+			if r.Skipped != tc.skipped {
+				t.Errorf("%s: %q skipped %v, want %v", tc.name, r.Name, r.Skipped, tc.skipped)
+			}
+			if tc.skipped && r.Review == "" {
+				t.Errorf("%s: %q skipped but not marked for review", tc.name, r.Name)
+			}
+		}
+		if pass != tc.pass {
+			t.Errorf("%s: passed %v, want %v: %+v", tc.name, pass, tc.pass, rs)
+		}
 	}
 }

@@ -214,7 +214,7 @@ func (c *Channel) allEnded() bool {
 const unfollowedMark = "LSUNFOLLOWED"
 
 // Unfollowed is the reason a run's record fails for such a process.
-const Unfollowed = "a process of the program that the statistics library does not follow (a child made by clone or _Fork, not fork, or a forked child that hid the record's pipe) called CUDA or started a program: what it did is in no record"
+const Unfollowed = "a process of the program that the statistics library does not follow (a child made by clone or _Fork, not fork, or a forked child that hid the record's channel) called CUDA or started a program: what it did is in no record"
 
 const afterEnd = "the statistics record has bytes after the library's end-of-run frame: something else wrote to the record's channel"
 

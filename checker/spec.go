@@ -400,6 +400,42 @@ func (s *Spec) Sources(main string) []string {
 	return out
 }
 
+// DependsOnLoad reports whether the check judges a figure that other
+// programs on the machine can change for a correct one: how many streams'
+// kernels ran at one instant, how much they overlapped, or how long they
+// took. Beside other runs a correct program's kernels may be delayed or
+// its host stalled between two launches; alone it is judged fairly.
+func (c *Check) DependsOnLoad() bool {
+	if _, isTime := timeStats[c.Stat]; isTime {
+		return true
+	}
+	return c.Stat == "max_concurrent_streams" || c.Stat == "kernel_concurrency"
+}
+
+// FailedOnLoad says, when every check of res that failed depends on the
+// machine's load (DependsOnLoad) and at least one failed, which failed:
+// such a verdict, made beside other runs, is worth a run alone. "" when
+// none failed or any other failed.
+func FailedOnLoad(res []Result) string {
+	var names []string
+	for _, r := range res {
+		if r.Pass {
+			continue
+		}
+		if r.Check == nil || !r.Check.DependsOnLoad() {
+			return ""
+		}
+		names = append(names, r.Name)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return LoadFailure + ": " + strings.Join(names, "; ")
+}
+
+// LoadFailure begins what FailedOnLoad says.
+const LoadFailure = "failed only checks that other runs on the machine can change"
+
 // OutputOnly reports whether the check reads nothing but the program's
 // output and exit status: one a notebook's cell can apply, in Colab or
 // any Jupyter, with no statistics library and no sanitizer.

@@ -661,3 +661,31 @@ func TestLibraryEndsAChildThatStartsAfterTheProgramsEnd(t *testing.T) {
 		t.Errorf("the record: %v, want it failed as a process not followed", err)
 	}
 }
+
+// A forked child whose record's channel is gone at its first CUDA call
+// (closed, or another file put at its number) is ended there, before the
+// call (exit status 72): its start frame would go nowhere, and the
+// grader, seeing no child, judged the parent's record alone (fork_close.cu
+// of the corpus). A child that keeps the channel is followed as before,
+// and one that closes it but never calls CUDA (as before an exec) is
+// left alone.
+func TestLibraryEndsAForkedChildThatHidTheChannel(t *testing.T) {
+	lib := buildStub(t, "forkclose.c")
+	for _, tc := range []struct {
+		how    string
+		status string
+		kids   uint64 // the child's cudaMalloc calls in the record
+	}{{"keep", "child: 0", 1}, {"close", "child: 72", 0}, {"replace", "child: 72", 0}, {"quiet", "child: 0", 0}} {
+		got, out := lib.run(t, "STUB_CHILD="+tc.how)
+		if !strings.Contains(out, tc.status) {
+			t.Errorf("%s: output %q, want %q", tc.how, out, tc.status)
+		}
+		var kids uint64
+		if got.Children != nil {
+			kids = got.Children.MallocCalls
+		}
+		if kids != tc.kids || got.Stats.MallocCalls != 1 {
+			t.Errorf("%s: the child's cudaMalloc %d (want %d), the parent's %d (want 1)", tc.how, kids, tc.kids, got.Stats.MallocCalls)
+		}
+	}
+}

@@ -628,11 +628,15 @@ func Grade(ctx context.Context, book *gradebook.Book, tasks []*Task, tc Toolchai
 }
 
 // noteAgain says on a grade judged on a second run, alone on the
-// machine, why it was made; one that stalled in the driver even alone is
+// machine, why it was made (stopped in the driver, or failed only checks
+// the load can change); one that stalled in the driver even alone is
 // marked for review: the driver, not the program, may be at fault.
 func noteAgain(a *gradebook.Attempt, o Outcome) {
 	if o.NotAgain != "" {
 		a.Note = "stopped while waiting in the GPU's driver beside other runs, and not run again alone: " + o.NotAgain
+		if o.Ran != nil && o.Ran.Stalled == "" {
+			a.Note = "beside other runs, " + checker.FailedOnLoad(o.Ran.Results) + "; not run again alone: " + o.NotAgain
+		}
 		a.MarkForReview(a.Note)
 		return
 	}

@@ -115,10 +115,19 @@ func NewItem(w Work, done func(Outcome)) *Item {
 				ranTook = max(ran.Took, time.Nanosecond)
 			}
 			// Stopped while waiting in the GPU's driver beside other
-			// runs: the hang may be the machine's. Judged on a run alone.
-			if err == nil && ran != nil && ran.Stalled != "" && !alone {
-				first, firstRan = ran.Stalled, ran
-				return ranTook, first
+			// runs: the hang may be the machine's. Failed only checks of
+			// figures other runs can change (how many streams ran at
+			// once, how long the kernels took): the load may be at
+			// fault. Either way, judged on a run alone.
+			if err == nil && ran != nil && !alone {
+				why := ran.Stalled
+				if why == "" {
+					why = checker.FailedOnLoad(ran.Results)
+				}
+				if why != "" {
+					first, firstRan = why, ran
+					return ranTook, first
+				}
 			}
 			tell(Outcome{Ran: ran, RunErr: err, Again: first, RunTook: runTook})
 			if alone && ran != nil {

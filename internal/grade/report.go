@@ -79,7 +79,7 @@ func (s *Summary) Limit() string {
 		fmt.Fprintf(&b, ", %d programs started (%.1f a second)", s.Programs, float64(s.Programs)/s.Took.Seconds())
 	}
 	if s.RunsAgain > 0 {
-		fmt.Fprintf(&b, ", %s made again alone on the machine (stopped while waiting in the GPU's driver)", ui.Count(s.RunsAgain, "run"))
+		fmt.Fprintf(&b, ", %s made again alone on the machine (stopped while waiting in the GPU's driver, or failed only checks the machine's load can change)", ui.Count(s.RunsAgain, "run"))
 	}
 	switch {
 	case runFloor >= buildFloor:

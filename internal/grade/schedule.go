@@ -8,8 +8,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/tracer"
 )
+
+// maxLoadAgain is how many runs of a grade are made again alone because
+// they failed only checks the machine's load can change (a run alone
+// holds the whole machine; a class of wrong programs that serialise
+// their streams would otherwise be graded one by one).
+const maxLoadAgain = 32
 
 // Item is one build and run of a batch: a student's file (grade), a
 // solution, an exercise or a lesson (verify).
@@ -193,7 +200,12 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 	// every GPU and the driver's locks, to itself. A program can stall
 	// in the driver on purpose, for a run alone: each group (a student)
 	// has its runs made again only until one stalls even alone.
+	// A run that failed only checks the load can change (how many
+	// streams ran at once) is made again too, but at most once a group
+	// and maxLoadAgain times a grade: a wrong program fails them alone
+	// as well, and each run alone holds the machine.
 	stalledAlone := map[string]bool{}
+	loadAgain, loadGroup := 0, map[string]bool{}
 	for _, r := range again {
 		if ctx.Err() != nil {
 			break
@@ -201,6 +213,20 @@ func Schedule(ctx context.Context, items []*Item, s Slots) {
 		if r.it.Group != "" && stalledAlone[r.it.Group] {
 			r.it.Settle("another run of " + r.it.Group + "'s stalled in the GPU's driver even alone on the machine")
 			continue
+		}
+		if strings.HasPrefix(r.why, checker.LoadFailure) {
+			switch {
+			case r.it.Group != "" && loadGroup[r.it.Group]:
+				r.it.Settle("another run of " + r.it.Group + "'s was made again alone for the same reason")
+				continue
+			case loadAgain >= maxLoadAgain:
+				r.it.Settle(fmt.Sprintf("%d runs of this grade were already made again alone for the same reason", maxLoadAgain))
+				continue
+			}
+			loadAgain++
+			if r.it.Group != "" {
+				loadGroup[r.it.Group] = true
+			}
 		}
 		began := time.Now()
 		took, still := r.it.Run(ctx, devicesFor(r.it.GPUs, s.Devices, r.dev), 0, true)

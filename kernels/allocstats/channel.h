@@ -572,7 +572,7 @@ void followedOrStop() {
             }
             return;
         }
-        static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's pipe closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
+        static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's channel closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
         sysWrite(2, msg, sizeof msg - 1);
         markChannel();
         rawSyscall(SYS_exit_group, 72);
