@@ -26,6 +26,36 @@ func (p *proc) frame(kind int, s *Stats) []byte {
 	return f
 }
 
+// TestChannelWantsEveryChildCounted: the program's own process says in
+// its guard how many forked processes called CUDA (counted before each
+// first call); a record with fewer children than that fails as a process
+// not followed: a child's frames were kept from the grader (another file
+// put at the channel's number between the library's look and its write).
+// One with as many passes.
+func TestChannelWantsEveryChildCounted(t *testing.T) {
+	for _, sent := range []int{0, 1} {
+		root := &proc{t: t, pid: 100}
+		a := &proc{t: t, pid: 101, parent: 100}
+		frames := [][]byte{root.frame(FrameStart, &Stats{})}
+		if sent == 1 {
+			frames = append(frames, a.frame(FrameStart, &Stats{}), a.frame(FrameEnd, &Stats{MallocCalls: 100}))
+		}
+		end, err := EncodeFrame(testKey, root.seq, FrameEnd, &Stats{MallocCalls: 1, Exited: 1}, &Guard{Version: guardVersion, RuntimeCopies: 1, DriverCopies: 1, Namespaces: 1, Pid: 100, CUDAChildren: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewChannel(testKey)
+		c.Write(join(append(frames, end)...))
+		got, err := c.Close()
+		switch {
+		case sent == 0 && (err == nil || !strings.Contains(err.Error(), Unfollowed) || !strings.Contains(err.Error(), "1 forked processes called CUDA, and 0 sent a record")):
+			t.Errorf("a child counted but never heard from: %v, want it failed as not followed", err)
+		case sent == 1 && (err != nil || got.Children == nil || got.Children.MallocCalls != 100):
+			t.Errorf("a child counted and heard from: %v, %+v", err, got)
+		}
+	}
+}
+
 // TestChannelFollowsChildren: a child forked by the program sends frames
 // of its own, interleaved with the program's and ending after it; the
 // program's record is the one judged by plain names, the children's is

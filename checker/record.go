@@ -79,9 +79,16 @@ type Guard struct {
 	// fork()ed children: each numbers its own frames from 0 on the same
 	// channel, and Channel keeps a record per process.
 	Pid, ParentPid uint64
+	// CUDAChildren is how many forked processes of the run called CUDA,
+	// as the program's own process saw at its last frame (version 3):
+	// each is counted, in memory shared with it, before its first call
+	// is made, so one whose frames went elsewhere (a file put at the
+	// channel's number between the library's look and its write) is
+	// still counted, and Close fails a record that lacks it.
+	CUDAChildren uint64
 }
 
-const guardVersion = 2
+const guardVersion = 3
 
 // MaxProcesses is how many processes (the program and the children it
 // forked that called CUDA) one channel may carry.
@@ -350,7 +357,7 @@ func (c *Channel) process(kind uint16, seq uint64, g Guard) *process {
 
 func decodeGuard(b []byte) Guard {
 	var g Guard
-	words := []*uint64{&g.Version, &g.DriverAllocCalls, &g.DriverAllocBytes, &g.DriverFreeCalls, &g.Redirected, &g.RuntimeCopies, &g.DriverCopies, &g.Namespaces, &g.Pid, &g.ParentPid}
+	words := []*uint64{&g.Version, &g.DriverAllocCalls, &g.DriverAllocBytes, &g.DriverFreeCalls, &g.Redirected, &g.RuntimeCopies, &g.DriverCopies, &g.Namespaces, &g.Pid, &g.ParentPid, &g.CUDAChildren}
 	for i, w := range words {
 		if 8*i+8 <= len(b) {
 			*w = binary.LittleEndian.Uint64(b[8*i:])
@@ -360,7 +367,7 @@ func decodeGuard(b []byte) Guard {
 }
 
 func (g *Guard) encode() []byte {
-	words := []uint64{g.Version, g.DriverAllocCalls, g.DriverAllocBytes, g.DriverFreeCalls, g.Redirected, g.RuntimeCopies, g.DriverCopies, g.Namespaces, g.Pid, g.ParentPid}
+	words := []uint64{g.Version, g.DriverAllocCalls, g.DriverAllocBytes, g.DriverFreeCalls, g.Redirected, g.RuntimeCopies, g.DriverCopies, g.Namespaces, g.Pid, g.ParentPid, g.CUDAChildren}
 	b := make([]byte, 8*len(words))
 	for i, w := range words {
 		binary.LittleEndian.PutUint64(b[8*i:], w)
@@ -395,6 +402,9 @@ func (c *Channel) Close() (*Received, error) {
 				c.fail(true, fmt.Sprintf("the statistics record of child process %d (forked by process %d) was cut short: the child called CUDA and then left without exiting normally (_exit, a crash or a kill) or outlived the program, and its end-of-run record is missing", p.pid, p.parent))
 				break
 			}
+		}
+		if c.err == nil && c.root != nil && c.root.guard.CUDAChildren > uint64(len(c.order)-1) {
+			c.fail(false, fmt.Sprintf("%s: %d forked processes called CUDA, and %d sent a record (a child's frames were kept from the grader)", Unfollowed, c.root.guard.CUDAChildren, len(c.order)-1))
 		}
 		if c.err == nil && len(c.buf) > 0 {
 			if c.allEnded() {

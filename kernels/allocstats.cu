@@ -57,6 +57,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>

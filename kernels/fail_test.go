@@ -1,14 +1,18 @@
 package kernels_test
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
@@ -491,6 +495,171 @@ func propsSayPools() bool {
 func cudaInclude() string {
 	nvcc, _ := exec.LookPath("nvcc")
 	return filepath.Join(filepath.Dir(filepath.Dir(nvcc)), "include")
+}
+
+// A program can make the record's channel refuse a frame: O_NONBLOCK on
+// its socket (shared by every process of the run) with the smallest send
+// buffer, or the socket shut down for writing with SIGPIPE ignored.
+// Before, the library's write gave the channel up at EAGAIN or EPIPE, and
+// a forked child whose start frame met it made its calls with no record
+// (the grader saw no child). Now a write that would block waits for room
+// (ppoll), so the child's calls are in the record; one the channel
+// refuses ends the process before its calls (exit status 72). The test
+// reads the channel only once the child waits for room (the parent
+// watches its /proc/PID/syscall) or has ended, so that its frame meets a
+// full buffer.
+func TestLibraryWaitsOnAChannelThatRefusesAFrame(t *testing.T) {
+	lib := buildStub(t, "nonblock_child.c")
+	for _, how := range []string{"nonblock", "shutdown"} {
+		t.Run(how, func(t *testing.T) {
+			key := make([]byte, checker.KeySize)
+			rand.Read(key)
+			fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+			syscall.Shutdown(fds[0], syscall.SHUT_WR)
+			cmd := exec.Command(filepath.Join(lib.dir, "prog"), how)
+			cmd.ExtraFiles = []*os.File{w}
+			cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(lib.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			lines := bufio.NewScanner(stdout)
+			var out []string
+			for lines.Scan() {
+				out = append(out, lines.Text())
+				if lines.Text() == "child waits" || lines.Text() == "child ended" {
+					break
+				}
+			}
+			rest := make(chan []byte)
+			go func() { b, _ := io.ReadAll(stdout); rest <- b }()
+			data, _ := io.ReadAll(r)
+			r.Close()
+			out = append(out, strings.Split(strings.TrimSpace(string(<-rest)), "\n")...)
+			werr := cmd.Wait()
+			c := checker.NewChannel(key)
+			c.Write(data)
+			got, err := c.Close()
+			t.Logf("output %q; the program: %v (%q); record: %v", out, werr, stderr.String(), err)
+			switch how {
+			case "nonblock":
+				if err != nil || got.Children == nil || got.Children.MallocCalls != 100 {
+					t.Fatalf("the child's hundred calls are not in the record: %v (output %q)", err, out)
+				}
+			case "shutdown":
+				// The child ends at its start frame, before its calls; the
+				// parent at its next frame (the line saying how the child
+				// ended may not come out first).
+				if slices.Contains(out, "the child made its calls") || !strings.Contains(stderr.String(), "channel refused a frame") || !strings.Contains(fmt.Sprint(werr), "exit status 72") {
+					t.Errorf("output %q, the program %v, want the child ended (status 72) before its calls", out, werr)
+				}
+				if err == nil {
+					t.Errorf("the record verified, want it cut short")
+				}
+			}
+		})
+	}
+}
+
+// A forked child whose first CUDA call found the channel in place, and
+// which has another file put at the channel's number while the call is
+// made (a second thread's swap landing between the library's look and
+// its write): before, its start frame went nowhere and the child worked
+// on silent, the grader seeing no child. Now the child is ended at that
+// write (exit status 72), its mark sent wherever a copy of the channel
+// is ("keep"), and the program's own record counts the children that
+// called CUDA, so one that kept no copy ("drop") still fails the record.
+func TestLibraryCountsAChildWhoseChannelWasSwappedDuringItsCall(t *testing.T) {
+	lib := buildStub(t, "fork_race.c")
+	for _, how := range []string{"keep", "drop"} {
+		t.Run(how, func(t *testing.T) {
+			key := make([]byte, checker.KeySize)
+			rand.Read(key)
+			fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+			cmd := exec.Command(filepath.Join(lib.dir, "prog"), how)
+			cmd.ExtraFiles = []*os.File{w}
+			cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(lib.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			data, _ := io.ReadAll(r)
+			r.Close()
+			cmd.Wait()
+			if got := out.String(); got != "child exit 72\n" {
+				t.Errorf("output %q, want the child ended with status 72", got)
+			}
+			c := checker.NewChannel(key)
+			c.Write(data)
+			if _, err := c.Close(); err == nil || !strings.Contains(err.Error(), "does not follow") {
+				t.Errorf("the record: %v, want it failed as a process not followed", err)
+			}
+		})
+	}
+}
+
+// A forked child that waits for the program's own process to end and
+// then calls CUDA: the program's end frame, with its count of children,
+// is out, so a child whose start frame then went elsewhere would be in no
+// count (orphan_race: five runs of eight passed wherever the witness was
+// off, where a child may outlive its parent). The program marks the
+// shared count closed as it sends its end frame, and a child whose first
+// call comes after is ended there, before the call, its mark sent.
+func TestLibraryEndsAChildThatStartsAfterTheProgramsEnd(t *testing.T) {
+	lib := buildStub(t, "orphan.c")
+	key := make([]byte, checker.KeySize)
+	rand.Read(key)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+	cmd := exec.Command(filepath.Join(lib.dir, "prog"))
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(lib.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+	// The child's output and error go to files: it outlives cmd.
+	dir := t.TempDir()
+	stdout, _ := os.Create(filepath.Join(dir, "out"))
+	stderr, _ := os.Create(filepath.Join(dir, "err"))
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// The channel's end comes when the child, holding it, has ended too.
+	data, _ := io.ReadAll(r)
+	r.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the program: %v", err)
+	}
+	stdout.Close()
+	stderr.Close()
+	out, _ := os.ReadFile(filepath.Join(dir, "out"))
+	errs, _ := os.ReadFile(filepath.Join(dir, "err"))
+	if strings.Contains(string(out), "the child made its calls") || !strings.Contains(string(errs), "after the program's own record ended") {
+		t.Errorf("output %q, errors %q: want the child ended before its calls", out, errs)
+	}
+	c := checker.NewChannel(key)
+	c.Write(data)
+	if _, err := c.Close(); err == nil || !strings.Contains(err.Error(), "does not follow") {
+		t.Errorf("the record: %v, want it failed as a process not followed", err)
+	}
 }
 
 // A forked child whose record's channel is gone at its first CUDA call

@@ -337,12 +337,8 @@ void tlFlush() {
         size_t n = kFrameHeader + rl + gl;
         hmacSha256(chanKey, f, n, f + n);
         n += 32;
-        for (size_t off = 0; off < n;) {
-            long w = sysWrite(chanFd, f + off, n - off);
-            if (w == -EINTR) continue;
-            if (w <= 0) { chanFd = -1; return; }
-            off += (size_t)w;
-        }
+        long w = chanWrite(chanFd, f, n);
+        if (w < 0) channelRefused();
         chanSeq++;
     }
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cudalessons/lessons/gpu"
@@ -92,5 +93,53 @@ func TestGPUGraphNode(t *testing.T) {
 	}
 	if !caught {
 		t.Errorf("the race of a graph's hand-built kernel node passed unordered_uses: %+v", v.Results)
+	}
+}
+
+// TestGPUDriverV1: driver_v1.cu allocates through the driver's first
+// cuMemAlloc, the 32-bit ABI's, found by dlsym: the library hooks only the
+// _v2 names. It logs what the driver answered and how the run was judged;
+// with the witness on (root) the run must fail: the witness probes both
+// names. Where the driver refuses the old ABI, nothing is done unseen.
+func TestGPUDriverV1(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	info, err := gpu.Driver{}.Probe(false)
+	if err != nil || len(info.Devices) == 0 {
+		t.Skipf("needs a GPU: %v", err)
+	}
+	tk := realToolkit(t)
+	tk.NVCC.Arch = info.Devices[0].Arch()
+	witness := false
+	if w, why := OpenWitness(); w != nil {
+		defer w.Close()
+		tk.Witness = w
+		witness = true
+		defer setWitnessed("malloc_calls")()
+	} else {
+		t.Logf("no outside witness here: %s", why)
+	}
+	data, err := os.ReadFile("testdata/corpus/corpus.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := "testdata/gpuforgers/driver_v1.cu"
+	src, _ := filepath.Abs(file)
+	s := spec(t, string(data))
+	s.Flags = append(s.Flags, "-ldl")
+	j := &Job{ID: "corpus", Spec: s, Dir: t.TempDir(), Hash: "driver-v1", Files: []File{{Name: filepath.Base(file), Path: src}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("output %q", v.Output)
+	for _, r := range v.Results {
+		t.Logf("%s: pass %v, got %s", r.Name, r.Pass, r.Got)
+	}
+	done := strings.Contains(v.Output, "cuMemAlloc (v1): ") && !strings.Contains(v.Output, "cuMemAlloc (v1): 0 of 100")
+	t.Logf("the driver allocated through the old ABI: %v; the run passed: %v", done, v.Passed())
+	if done && v.Passed() && witness {
+		t.Errorf("allocations through the driver's first cuMemAlloc passed the witness")
 	}
 }

@@ -19,6 +19,7 @@ void driverAlloc(size_t n) {
 
 #define DHOOK(ret, name, params, args, body)                      \
     extern "C" ret name params {                                  \
+        InFlight hookInFlight_;                                   \
         static auto fn = (ret(*) params)realDriver(#name);        \
         if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;           \
         static uintptr_t checked = 0;                             \

@@ -46,6 +46,26 @@ long sysFcntl(int fd, int cmd, long arg) { return rawSyscall(SYS_fcntl, fd, cmd,
 long sysClose(int fd) { return rawSyscall(SYS_close, fd); }
 pid_t sysGetpid() { return (pid_t)rawSyscall(SYS_getpid); }
 
+// sysWaitWritable waits until fd may be written (ppoll, no time limit:
+// the grader drains the channel as the program writes).
+long sysWaitWritable(int fd) {
+    struct pollfd p = {fd, POLLOUT, 0};
+    long r;
+#if defined(__x86_64__)
+    register long r10 __asm__("r10") = 0;  // no signal mask
+    __asm__ __volatile__("syscall" : "=a"(r) : "a"((long)SYS_ppoll), "D"((long)&p), "S"(1L), "d"(0L), "r"(r10) : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = SYS_ppoll;
+    register long x0 __asm__("x0") = (long)&p;
+    register long x1 __asm__("x1") = 1;
+    register long x2 __asm__("x2") = 0;
+    register long x3 __asm__("x3") = 0;
+    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    r = x0;
+#endif
+    return r;
+}
+
 // sysMmapShared maps n bytes of zeroed memory shared with the processes
 // this one forks (MAP_SHARED | MAP_ANONYMOUS); nullptr on failure.
 void* sysMmapShared(size_t n) {
@@ -155,13 +175,30 @@ struct Guard {
     // program's fork()ed children: each sends a record of its own on the
     // same channel, numbered from 0 (checker.Channel merges them).
     uint64_t pid, parent_pid;
+    // version 3: how many forked processes of the run called CUDA, as the
+    // program's own process last saw (a count in memory shared with them,
+    // each counted before its first call is made). A child whose frames
+    // went elsewhere (another file put at the channel's number between
+    // the library's look at it and its write) is still counted, and the
+    // grader, missing its record, fails the run (fork_race.cu).
+    uint64_t cuda_children;
 };
 
 enum { kFrameStart = 1, kFrameSnapshot = 2, kFrameEnd = 3 };
 const size_t kFrameHeader = 24, kFrameMax = 4096;  // PIPE_BUF, and one buffer of a Unix socket: a write of a frame is never split
 static_assert(kFrameHeader + sizeof(Record) + sizeof(Guard) + 32 <= kFrameMax, "a frame must fit in PIPE_BUF");
 
-Guard guard = {2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+Guard guard = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+// The count of forked processes that called CUDA, shared with every
+// process forked from the program's own (made before main); and whether
+// this process is counted.
+// closed is set by the program's own process as it sends its end frame,
+// before it reads the count: a child whose first call comes after that
+// cannot be in the count, so it is ended (followedOrStop).
+struct Kids { std::atomic<uint64_t> started; std::atomic<uint64_t> closed; };
+Kids* kids;
+std::atomic<bool> kidCounted;
 int chanFd = -1;
 dev_t chanDev;
 ino_t chanIno;
@@ -169,9 +206,59 @@ pid_t chanPid;
 uint8_t chanKey[32];
 uint64_t chanSeq;
 bool chanEnded;
+
+// Hooks in flight: each hook counts itself from its entry to its return,
+// so that the program's own process, having sent its end frame, waits
+// for the calls other threads are making before it exits (finish):
+// otherwise a call whose check came just before the end is made, and
+// its thread, racing the main thread's exit, never reaches its count
+// (end_thread.cu passed so one run in four). ended is set before the end
+// frame is written; a hook checks it after counting itself in.
+std::atomic<int> inFlight{0};
+std::atomic<bool> ended{false};
+struct InFlight {
+    InFlight() { inFlight.fetch_add(1); }
+    ~InFlight() { inFlight.fetch_sub(1); }
+};
+
 bool chanStarted;                      // this process's start frame is out
 bool quiet;                            // a forked child that has not called CUDA yet: it sends nothing
 uint64_t lastPulse;
+
+// chanWrite writes all n bytes to fd; n, or -errno. The program may
+// have made the channel non-blocking (O_NONBLOCK, shared by every
+// process of the run) and its buffer small (SO_SNDBUF): the write waits
+// for room rather than giving the frame up. Before, a forked child's
+// start frame that met a full buffer dropped the channel, and the child
+// worked on with no record (nonblock_child.cu of the corpus).
+long chanWrite(int fd, const void* p, size_t n) {
+    const uint8_t* b = (const uint8_t*)p;
+    for (size_t off = 0; off < n;) {
+        long w = sysWrite(fd, b + off, n - off);
+        if (w == -EINTR) continue;
+        if (w == -EAGAIN) {
+            sysWaitWritable(fd);
+            continue;
+        }
+        if (w <= 0) return w < 0 ? w : -EIO;
+        off += (size_t)w;
+    }
+    return (long)n;
+}
+
+// channelRefused ends the process whose frame the channel refused (a
+// socket shut down for writing, SIGPIPE ignored: EPIPE): its calls from
+// here on would be in no record, and a forked child whose start frame
+// went nowhere would do its work unseen (shutdown_child.cu of the
+// corpus). The frame's bytes already out leave the record cut short,
+// which fails the run. Exit status 72, as a process not followed.
+[[noreturn]] void channelRefused() {
+    static const char msg[] = "allocstats: the statistics record's channel refused a frame (shut down, or broken): what this process did would be in no record, so it ends here\n";
+    sysWrite(2, msg, sizeof msg - 1);
+    for (;;) rawSyscall(SYS_exit_group, 72);
+}
+
+void markChannel();
 
 // writeFrame writes the record as it is now; mu is held (or no other
 // thread runs yet). A descriptor that is no longer the pipe (the program
@@ -182,8 +269,22 @@ uint64_t lastPulse;
 void writeFrame(uint16_t kind) {
     struct stat st;
     if (sysFstat(chanFd, &st) != 0 || st.st_dev != chanDev || st.st_ino != chanIno) {
+        // A forked child whose start frame finds no channel (another
+        // thread put a file at its number after followedOrStop looked)
+        // would work on unseen: ended, its mark sent wherever a copy is.
+        if (!chanStarted && guard.parent_pid != 0) {
+            static const char msg[] = "allocstats: a forked child's statistics record found its channel closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
+            sysWrite(2, msg, sizeof msg - 1);
+            markChannel();
+            rawSyscall(SYS_exit_group, 72);
+        }
         chanFd = -1;
         return;
+    }
+    if (kind == kFrameEnd) ended.store(true);
+    if (kids != nullptr && guard.parent_pid == 0) {
+        if (kind == kFrameEnd) kids->closed.store(1);
+        guard.cuda_children = kids->started.load();
     }
     uint8_t f[kFrameMax];
     uint32_t magic = 0x3146534c, rl = sizeof(Record), gl = sizeof(Guard);
@@ -199,12 +300,8 @@ void writeFrame(uint16_t kind) {
     size_t n = kFrameHeader + rl + gl;
     hmacSha256(chanKey, f, n, f + n);
     n += 32;
-    for (size_t off = 0; off < n;) {
-        long w = sysWrite(chanFd, f + off, n - off);
-        if (w == -EINTR) continue;
-        if (w <= 0) { chanFd = -1; return; }
-        off += (size_t)w;
-    }
+    long w = chanWrite(chanFd, f, n);
+    if (w < 0) channelRefused();
     chanSeq++;
     if (kind == kFrameStart) chanStarted = true;
     if (kind == kFrameEnd) chanEnded = true;
@@ -412,9 +509,9 @@ bool unfollowedSaid;
 void markChannel() {
     static const char mark[] = "LSUNFOLLOWED";
     struct stat st;
-    if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && sysWrite(chanFd, mark, sizeof mark - 1) > 0) return;
+    if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && chanWrite(chanFd, mark, sizeof mark - 1) > 0) return;
     for (int fd = 0; fd < 4096; fd++)
-        if (sysFstat(fd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && sysWrite(fd, mark, sizeof mark - 1) > 0) return;
+        if (sysFstat(fd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno && chanWrite(fd, mark, sizeof mark - 1) > 0) return;
 }
 
 void unfollowed() {
@@ -437,11 +534,44 @@ void unfollowed() {
 // corpus closed every descriptor in the child and did a hundred cudaMalloc
 // there unseen). After its start frame, a pipe lost cuts its record short,
 // which fails the run.
+// afterEnd ends a process whose record has ended (its end frame is out)
+// at a CUDA call: the call, or its count, would be in no frame. Another
+// thread of the program, told that the program is ending, made its calls
+// while the library sent the end frame from its destructor, their counts
+// waiting for its lock (end_thread.cu of the corpus passed wherever the
+// witness was off). Checked before the call is made (followedOrStop) and
+// again where a call made before the end is counted after it (record).
+// Exit status 72.
+void afterEnd() {
+    if (!(chanEnded || ended.load()) || sysGetpid() != chanPid) return;
+    static const char msg[] = "allocstats: a CUDA call after the statistics record's end (another thread's, as the program ended): it would be in no record, so the run is stopped\n";
+    sysWrite(2, msg, sizeof msg - 1);
+    for (;;) rawSyscall(SYS_exit_group, 72);
+}
+
 void followedOrStop() {
     if (chanFd < 0 || execPath) return;
+    afterEnd();
     if (sysGetpid() == chanPid) {
         struct stat st;
-        if (!quiet || (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno)) return;
+        if (!quiet) return;
+        if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno) {
+            // Counted before its first call is made, whatever becomes of
+            // its frames (Guard's cuda_children).
+            if (kids != nullptr && !kidCounted.exchange(true)) {
+                kids->started.fetch_add(1);
+                if (kids->closed.load() != 0) {
+                    // The program's own record has ended with its count:
+                    // this child's calls could be kept from the grader
+                    // unseen (a child that waited for its parent's end).
+                    static const char msg[] = "allocstats: a forked child called CUDA after the program's own record ended: its calls would go uncounted, so the run's record is not trusted\n";
+                    sysWrite(2, msg, sizeof msg - 1);
+                    markChannel();
+                    rawSyscall(SYS_exit_group, 72);
+                }
+            }
+            return;
+        }
         static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's channel closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
         sysWrite(2, msg, sizeof msg - 1);
         markChannel();
@@ -452,6 +582,7 @@ void followedOrStop() {
 }
 
 Record* record() {
+    afterEnd();
     if (chanFd >= 0 && !execPath && !unfollowedSaid && sysGetpid() != chanPid) unfollowed();
     if (quiet) {
         // A forked child's first CUDA call: its start frame goes out now,
@@ -682,11 +813,18 @@ void atExitPlain() {
 // make. Before, the end frame went out from atExit, and a global object's
 // destructor did the work after it, unseen (after_end.cu of the corpus).
 __attribute__((destructor)) void finish() {
-    std::lock_guard<Lock> g(mu);
-    finiRan = true;
-    if (!endAtFini || chanEnded || quiet) return;
-    countCopies();
-    sendFrame(kFrameEnd);
+    {
+        std::lock_guard<Lock> g(mu);
+        finiRan = true;
+        if (!endAtFini || chanEnded || quiet) return;
+        countCopies();
+        sendFrame(kFrameEnd);
+    }
+    // Calls in flight on other threads reach their count now and end the
+    // process (afterEnd); one that does not return within a second (a
+    // thread waiting in CUDA as the program ends) is left to the exit.
+    uint64_t t0 = nowNanos();
+    while (inFlight.load() > 0 && nowNanos() - t0 < 1000000000u) rawSyscall(SYS_sched_yield);
 }
 
 // Children made by fork(). The child is a process of its own with a
@@ -715,7 +853,7 @@ void forkPrepare() {
         static const char msg[] = "allocstats: the program forked from a signal handler while the statistics library held its lock: the child's CUDA calls would go uncounted, so the run's record is not trusted\n";
         static const char mark[] = "LSUNFOLLOWED";
         sysWrite(2, msg, sizeof msg - 1);
-        sysWrite(chanFd, mark, sizeof mark - 1);
+        chanWrite(chanFd, mark, sizeof mark - 1);
     }
     if (!forkInside) mu.lock();
 }
@@ -733,6 +871,9 @@ void forkChild() {
     }
     guard.parent_pid = guard.pid;
     guard.pid = (uint64_t)sysGetpid();
+    kidCounted.store(false);
+    ended.store(false);
+    inFlight.store(0);   // the parent's other threads' hooks are not this process's
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
@@ -954,6 +1095,7 @@ void busyFrom(const void* caller) {
 // call reached while this thread is busy is judged by who made it
 // (busyFrom). A macro, so that the caller is the hook's.
 #define HOOK_ENTRY()                                              \
+    InFlight hookInFlight_;                                       \
     do {                                                          \
         followedOrStop();                                         \
         if (busy()) busyFrom(__builtin_return_address(0));       \
@@ -1010,6 +1152,7 @@ __attribute__((constructor)) void start(int, char**, char** envp) {
     record();
     guard.pid = (uint64_t)sysGetpid();
     if (!tlElsewhere(envp)) { openChannel(envp); tlStart(envp); }
+    if (chanFd >= 0) kids = (Kids*)sysMmapShared(sizeof(Kids));   // zeroed
     failStart(envp);
     lastPulse = nowNanos();
     sendFrame(kFrameStart);

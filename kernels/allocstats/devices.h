@@ -105,6 +105,7 @@ HOOK(cudaError_t, cudaMalloc, (void** p, size_t n), (p, n), {
 // (a driver's call asks nothing of the runtime).
 #define FREEHOOK(ret, ok, find, then, name, params, args, ptr, stream, async, body) \
     extern "C" ret name params {                                  \
+        InFlight hookInFlight_;                                   \
         static auto fn = (ret(*) params)find(#name);              \
         if (fn == nullptr) return (ret)CUDA_ERROR_NOT_FOUND;      \
         followedOrStop();                                         \
@@ -680,6 +681,7 @@ namespace {
 // that one, forwarded and not counted again.
 template <typename Call>
 cudaError_t launchStub(const void* f, void** a, cudaStream_t s, const void* caller, Call call) {
+    InFlight hookInFlight_;
     followedOrStop();
     if (inLaunch > 0 || busy()) {
         busyFrom(caller);

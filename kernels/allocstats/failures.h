@@ -124,6 +124,7 @@ extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
 // HOOK_PRE is HOOK with pre run on the host before the call is made.
 #define HOOK_PRE(ret, name, params, args, pre, body)              \
     extern "C" ret name params {                                  \
+        InFlight hookInFlight_;                                   \
         pre                                                       \
         uint64_t tl0 = tlNow(); (void)tl0;                        \
         static auto fn = (ret(*) params)real(#name);              \

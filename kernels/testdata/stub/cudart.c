@@ -29,7 +29,14 @@ static int give(void* p) {
   return 0;
 }
 static int release(void) { reserved = up(used); return 0; }
-int cudaMalloc(void** p, size_t n) { return take(p, n); }
+// inCall, when the program sets it, runs inside cudaMalloc: what another
+// of the program's threads could do while the call is made, between the
+// library's look at the channel and its write (fork_race.c).
+void (*stubInCall)(void);
+int cudaMalloc(void** p, size_t n) {
+  if (stubInCall != NULL) stubInCall();
+  return take(p, n);
+}
 static int captured(void* s);
 static void capturedAlloc(void* p, size_t n, void* s);
 static void capturedFree(void* p, void* s);
