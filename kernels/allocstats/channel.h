@@ -46,46 +46,41 @@ long sysFcntl(int fd, int cmd, long arg) { return rawSyscall(SYS_fcntl, fd, cmd,
 long sysClose(int fd) { return rawSyscall(SYS_close, fd); }
 pid_t sysGetpid() { return (pid_t)rawSyscall(SYS_getpid); }
 
-// sysWaitWritable waits until fd may be written (ppoll, no time limit:
-// the grader drains the channel as the program writes).
-long sysWaitWritable(int fd) {
-    struct pollfd p = {fd, POLLOUT, 0};
+// rawSyscall6 is rawSyscall with six arguments (prctl's unused ones must
+// be 0; the syscall hook's stand-in before the C library's is found).
+long rawSyscall6(long nr, long a, long b, long c, long d, long e, long g) {
     long r;
 #if defined(__x86_64__)
-    register long r10 __asm__("r10") = 0;  // no signal mask
-    __asm__ __volatile__("syscall" : "=a"(r) : "a"((long)SYS_ppoll), "D"((long)&p), "S"(1L), "d"(0L), "r"(r10) : "rcx", "r11", "memory");
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = g;
+    __asm__ __volatile__("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
 #elif defined(__aarch64__)
-    register long x8 __asm__("x8") = SYS_ppoll;
-    register long x0 __asm__("x0") = (long)&p;
-    register long x1 __asm__("x1") = 1;
-    register long x2 __asm__("x2") = 0;
-    register long x3 __asm__("x3") = 0;
-    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    register long x8 __asm__("x8") = nr;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    register long x4 __asm__("x4") = e;
+    register long x5 __asm__("x5") = g;
+    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
     r = x0;
 #endif
     return r;
+}
+long rawSyscall5(long nr, long a, long b, long c, long d, long e) { return rawSyscall6(nr, a, b, c, d, e, 0); }
+
+// sysWaitWritable waits until fd may be written (ppoll, no time limit and
+// no signal mask: the grader drains the channel as the program writes).
+long sysWaitWritable(int fd) {
+    struct pollfd p = {fd, POLLOUT, 0};
+    return rawSyscall6(SYS_ppoll, (long)&p, 1, 0, 0, 0, 0);
 }
 
 // sysMmapShared maps n bytes of zeroed memory shared with the processes
 // this one forks (MAP_SHARED | MAP_ANONYMOUS); nullptr on failure.
 void* sysMmapShared(size_t n) {
-    long r;
-#if defined(__x86_64__)
-    register long r10 __asm__("r10") = MAP_SHARED | MAP_ANONYMOUS;
-    register long r8 __asm__("r8") = -1;
-    register long r9 __asm__("r9") = 0;
-    __asm__ __volatile__("syscall" : "=a"(r) : "a"((long)SYS_mmap), "D"(0L), "S"((long)n), "d"((long)(PROT_READ | PROT_WRITE)), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
-#elif defined(__aarch64__)
-    register long x8 __asm__("x8") = SYS_mmap;
-    register long x0 __asm__("x0") = 0;
-    register long x1 __asm__("x1") = (long)n;
-    register long x2 __asm__("x2") = PROT_READ | PROT_WRITE;
-    register long x3 __asm__("x3") = MAP_SHARED | MAP_ANONYMOUS;
-    register long x4 __asm__("x4") = -1;
-    register long x5 __asm__("x5") = 0;
-    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-    r = x0;
-#endif
+    long r = rawSyscall6(SYS_mmap, 0, (long)n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     return r < 0 && r > -4096 ? nullptr : (void*)r;
 }
 
@@ -918,32 +913,6 @@ void undumpable(char** envp) {
     char v[4];
     if (takeEnv(envp, "LESSONS_STATS_UNDUMPABLE", v, sizeof v) && v[0] == '1' && v[1] == 0)
         rawSyscall(SYS_prctl, PR_SET_DUMPABLE, 0);
-}
-
-long rawSyscall6(long nr, long a, long b, long c, long d, long e, long f);
-long rawSyscall5(long nr, long a, long b, long c, long d, long e) { return rawSyscall6(nr, a, b, c, d, e, 0); }
-
-// rawSyscall6 is rawSyscall with six arguments (prctl's unused ones must
-// be 0; the syscall hook's stand-in before the C library's is found).
-long rawSyscall6(long nr, long a, long b, long c, long d, long e, long g) {
-    long r;
-#if defined(__x86_64__)
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    register long r9 __asm__("r9") = g;
-    __asm__ __volatile__("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
-#elif defined(__aarch64__)
-    register long x8 __asm__("x8") = nr;
-    register long x0 __asm__("x0") = a;
-    register long x1 __asm__("x1") = b;
-    register long x2 __asm__("x2") = c;
-    register long x3 __asm__("x3") = d;
-    register long x4 __asm__("x4") = e;
-    register long x5 __asm__("x5") = g;
-    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-    r = x0;
-#endif
-    return r;
 }
 
 // refuseExec makes every exec of the process and of its threads and
