@@ -356,6 +356,7 @@ var phrases = map[string]string{
 	"default_stream_ops":         "launches, stream-ordered calls and event records on the default stream",
 	"kernel_allocs_used":         "distinct allocations passed to kernels",
 	"kernel_addresses_used":      "distinct addresses inside allocations passed to kernels",
+	"kernel_alloc_bytes_max":     "bytes of the largest allocation passed to kernels",
 	"event_pairs":                "waits for an event recorded on another stream",
 	"kernels_timed":              "kernel launches timed on the GPU",
 	"max_concurrent_streams":     "the most streams running kernels at one instant",

@@ -196,6 +196,8 @@ struct Record {
     uint64_t shareable_fds_open;       // POSIX descriptors from an export of a pool or an allocation, or given to an import, still open at exit
     // version 14: an exporter's frees of blocks another process imported
     uint64_t export_frees_early;       // frees of a block exported to another process not ordered after a wait, on an interprocess event, queued after that process signalled its free of the import
+    // version 15: how large the memory kernels were given is
+    uint64_t kernel_alloc_bytes_max;   // bytes of the largest allocation a kernel was passed a pointer into
 };
 
 // A use of an allocation: the last operation of a stream that touched it

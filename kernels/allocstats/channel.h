@@ -591,7 +591,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 14;
+    rec->version = 15;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -872,7 +872,7 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 14;
+    rec->version = 15;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear(); capturedNodes->clear();
     freed->clear(); liveEvents->clear();
@@ -1667,7 +1667,10 @@ void kernelUse(uintptr_t v, const std::string& what, cudaStream_t s, uint64_t se
         afterFree(v, s, false, what);
         return;
     }
-    if (x->kernelAddrs.empty()) rec->kernel_allocs_used++;
+    if (x->kernelAddrs.empty()) {
+        rec->kernel_allocs_used++;
+        if (x->bytes > rec->kernel_alloc_bytes_max) rec->kernel_alloc_bytes_max = x->bytes;
+    }
     if (x->kernelAddrs.insert(v).second) rec->kernel_addresses_used++;
     use(x, base, v, 0, kKernel, s, seq, what);
 }
