@@ -90,3 +90,30 @@ func recordAnyExit(t *testing.T, h harnessRig, prog string, args ...string) (*ch
 	}
 	return got.Stats, out.String()
 }
+
+// More rounds than a fixed array holds (review/blind7, issue 36):
+// ipc-pool's hidden run "9 rounds of 20 MiB" (here of 1 MiB) leaves the
+// ninth block of a parent that keeps its blocks in an array of 8 unfreed,
+// and none of the solution's or of its correct alternatives'.
+func TestHarnessesShowBlocksPastAFixedArray(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol, right = "solutions/day073/ipc_pool.cu", "solutions/day073/right/ipc-pool"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	ps := []program{{"solution", mustRead(t, filepath.Join("..", sol)), false}}
+	for _, r := range []string{"blind6_fresh_events_each_round.patch", "blind7_correct.patch"} {
+		ps = append(ps, program{"right/" + r, patched(t, sol, filepath.Join(right, r)), false})
+	}
+	ps = append(ps, program{"wrong/blind7_blocks_kept_in_an_array_of_eight.patch", patched(t, sol, "solutions/day073/wrong/ipc-pool/blind7_blocks_kept_in_an_array_of_eight.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "kept73-"+string(rune('a'+i)), sol, sol, p.content)
+		s, out := h.recordEnv(t, prog, nil, "9", "1")
+		t.Logf("%s: leaked_allocs %d, free_async_calls %d", p.name, s.LeakedAllocs, s.FreeAsyncCalls)
+		if got := s.LeakedAllocs > 0; got != p.wrong {
+			t.Errorf("%s %s [9 1]: leaked_allocs %d, want some: %v\n%s", sol, p.name, s.LeakedAllocs, p.wrong, out)
+		}
+	}
+}
