@@ -128,7 +128,7 @@ wrong(EX, EXT, correct, "fresh-rest-taken-without-a-wait",
       "wrong (race with the upstream's zeroing: a stream takes the never-used rest of another stream's new chunk without waiting for it)",
       "the rest of a new chunk is marked fresh, and any stream may take a fresh segment without a wait, on the reasoning that no work has run on memory no block was ever cut from.",
       "the chunk is ready only in the asking stream's order: the upstream zeroes it there (a stream-ordered upstream's memory is the same); a second stream that takes the rest at once writes it while the zeroing may still run: phase 1 does this at its first round, and the hidden phase 5 again (A takes the rest of C's chunk).",
-      "rapidsai/rmm#2489 (a free list whose blocks were handed to another stream with no event of the stream they were ready in), the lesson's pitfall 1 (memory from allocate(A) is ready in stream A: a kernel on B must come after an event recorded on A)",
+      "rapidsai/rmm#510 (its README: memory from allocate(bytes, stream_a) is valid on stream_a; using it on stream_b is undefined unless the two are synchronised first), the lesson's pitfall 1 (a kernel on B must come after an event recorded on A)",
       [("""        bool free;
         cudaStream_t stream;
     };
@@ -163,7 +163,7 @@ wrong(EX, EXT, correct, "donor-taken-as-the-other-of-two-streams",
       "wrong (shows only with three streams or more, the hidden phases 5 to 7: a steal waits for the wrong stream)",
       "a steal waits for the event of 'the other stream', the first stream in the pool's event list that is not the asking one, instead of the stream the block was freed in, as a pool written for two streams would.",
       "with two streams the other stream is always the one that freed the block; with three, A taking a block C freed may wait for B, which orders nothing of C's work on it: a reuse with no order back to its last user.",
-      "torch/cutorch#222 (the synchronisation performed only with one of several streams: right while the work happened to be on it), rapidsai/rmm#536 (a per-stream free list whose steal must wait for the stream the block came from)",
+      "rapidsai/rmm#2489 (a deterministic three-stream repro: a third stream steals a block and waits on an event that orders nothing of the donor's in-flight work), torch/cutorch#222 (the synchronisation performed with one of several streams only)",
       [("""        } else if (chunks_[bc].segs[bi].stream != s) {
             CHECK(cudaStreamWaitEvent(s, event_of(chunks_[bc].segs[bi].stream), 0));
         }""", """        } else if (chunks_[bc].segs[bi].stream != s) {
@@ -181,7 +181,7 @@ wrong(EX, EXT, correct, "record-skipped-when-the-block-joins",
       "wrong (a reuse waits for a mark made before the last work on a joined block: always in the hidden phase 6; in the default phases whenever a stream takes a block the other stream freed into a join)",
       "deallocate records the freeing stream's event only when the block stays on its own; when it joins a free neighbour of the same stream it skips the record, reasoning that the neighbour's free already put a mark on that stream.",
       "the mark made at the neighbour's free comes before the work on this block: a stream that then takes the joined block waits for the older mark and may write the upper half while the freeing stream's kernels still use it (phase 6: A's two blocks joined, B takes 8 MiB); the default phases never steal a joined block.",
-      "rapidsai/rmm#2489 and rapidsai/rmm#2490 (blocks merged into a free list whose event predated their own last use), torch/cutorch#222 (an event examined for its most recent record only)",
+      "rapidsai/rmm#2489 and rapidsai/rmm#2490 (blocks merged into a list keyed by an event whose last recorded position predates the barrier: a later steal waits on stale state; fixed by recording the event again), rapidsai/rmm#1995 (a request to skip the event record at deallocation to save its cost)",
       [("""        segs[i].free = true;
         segs[i].stream = s;
         CHECK(cudaEventRecord(event_of(s), s));
@@ -200,7 +200,7 @@ wrong(EX, EXT, correct, "block-tagged-with-its-allocating-stream",
       "wrong (a branch the program's phases do not take: a block the freeing stream itself used after it took it from another)",
       "deallocate marks the freed block as free in the order of the stream it was allocated on (kept with the handed-out block) and records that stream's event, not the freeing stream's, as PyTorch's caching allocator ties a block to its allocation stream.",
       "a block is free in the order of the stream that freed it: when that stream used the block after waiting for the allocating one, a later reuse ordered after the allocating stream's event alone races the freeing stream's work; in the phases the stream that frees another's block (phase 3) has not used it, so nothing shows.",
-      "pytorch/pytorch#23729 (a block handed back to the allocator in its allocation stream's order while another stream still used it; record_stream exists for that case), NVlabs/cuda-oxide#619 (a buffer's free ordered on its allocation stream while the last use was on another)",
+      "NVlabs/cuda-oxide#619 (a buffer remembers its allocation stream and its drop frees it there, though the last use may be on another stream: the free can run before that use completes), rapidsai/rmm#510 (its README: the stream given to deallocate is the one the memory is free in)",
       [("""    std::unordered_map<void*, size_t> out_;   // a handed-out block's chunk""", """    std::unordered_map<void*, size_t> out_;   // a handed-out block's chunk
     std::unordered_map<void*, cudaStream_t> born_;   // the stream each block was allocated on"""),
        ("""        out_[p] = bc;

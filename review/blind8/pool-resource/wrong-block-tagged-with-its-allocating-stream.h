@@ -10,11 +10,11 @@
 //     stream's event alone races the freeing stream's work; in
 //     the phases the stream that frees another's block (phase 3)
 //     has not used it, so nothing shows.
-// source: pytorch/pytorch#23729 (a block handed back to the allocator in its
-//     allocation stream's order while another stream still used it;
-//     record_stream exists for that case), NVlabs/cuda-oxide#619 (a
-//     buffer's free ordered on its allocation stream while the last use
-//     was on another)
+// source: NVlabs/cuda-oxide#619 (a buffer remembers its allocation stream and
+//     its drop frees it there, though the last use may be on another
+//     stream: the free can run before that use completes),
+//     rapidsai/rmm#510 (its README: the stream given to deallocate is the
+//     one the memory is free in)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

@@ -8,10 +8,10 @@
 //     freed the block; with three, A taking a block C freed may
 //     wait for B, which orders nothing of C's work on it: a reuse
 //     with no order back to its last user.
-// source: torch/cutorch#222 (the synchronisation performed only with one of
-//     several streams: right while the work happened to be on it),
-//     rapidsai/rmm#536 (a per-stream free list whose steal must wait for
-//     the stream the block came from)
+// source: rapidsai/rmm#2489 (a deterministic three-stream repro: a third
+//     stream steals a block and waits on an event that orders nothing of
+//     the donor's in-flight work), torch/cutorch#222 (the synchronisation
+//     performed with one of several streams only)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

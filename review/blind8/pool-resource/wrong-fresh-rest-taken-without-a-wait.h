@@ -9,10 +9,10 @@
 //     once writes it while the zeroing may still run: phase 1
 //     does this at its first round, and the hidden phase 5 again
 //     (A takes the rest of C's chunk).
-// source: rapidsai/rmm#2489 (a free list whose blocks were handed to another
-//     stream with no event of the stream they were ready in), the lesson's
-//     pitfall 1 (memory from allocate(A) is ready in stream A: a kernel on
-//     B must come after an event recorded on A)
+// source: rapidsai/rmm#510 (its README: memory from allocate(bytes, stream_a)
+//     is valid on stream_a; using it on stream_b is undefined unless the
+//     two are synchronised first), the lesson's pitfall 1 (a kernel on B
+//     must come after an event recorded on A)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

@@ -11,9 +11,11 @@
 //     the freeing stream's kernels still use it (phase 6: A's two
 //     blocks joined, B takes 8 MiB); the default phases never
 //     steal a joined block.
-// source: rapidsai/rmm#2489 and rapidsai/rmm#2490 (blocks merged into a free
-//     list whose event predated their own last use), torch/cutorch#222 (an
-//     event examined for its most recent record only)
+// source: rapidsai/rmm#2489 and rapidsai/rmm#2490 (blocks merged into a list
+//     keyed by an event whose last recorded position predates the barrier:
+//     a later steal waits on stale state; fixed by recording the event
+//     again), rapidsai/rmm#1995 (a request to skip the event record at
+//     deallocation to save its cost)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
