@@ -178,7 +178,7 @@ wrong(EX, EXT, correct, "donor-taken-as-the-other-of-two-streams",
         }""")])
 
 wrong(EX, EXT, correct, "record-skipped-when-the-block-joins",
-      "wrong (a reuse waits for a mark made before the last work on a joined block: always in the hidden phase 6; in the default phases whenever a stream takes a block the other stream freed into a join)",
+      "wrong (shows only in the hidden phase 6, with a third stream: a joined block's reuse waits for a mark made before the last work on it)",
       "deallocate records the freeing stream's event only when the block stays on its own; when it joins a free neighbour of the same stream it skips the record, reasoning that the neighbour's free already put a mark on that stream.",
       "the mark made at the neighbour's free comes before the work on this block: a stream that then takes the joined block waits for the older mark and may write the upper half while the freeing stream's kernels still use it (phase 6: A's two blocks joined, B takes 8 MiB); the default phases never steal a joined block.",
       "rapidsai/rmm#2489 and rapidsai/rmm#2490 (blocks merged into a list keyed by an event whose last recorded position predates the barrier: a later steal waits on stale state; fixed by recording the event again), rapidsai/rmm#1995 (a request to skip the event record at deallocation to save its cost)",

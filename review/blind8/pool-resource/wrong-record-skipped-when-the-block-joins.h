@@ -1,6 +1,5 @@
-// kind: wrong (a reuse waits for a mark made before the last work on a joined
-//     block: always in the hidden phase 6; in the default phases whenever a
-//     stream takes a block the other stream freed into a join)
+// kind: wrong (shows only in the hidden phase 6, with a third stream: a joined
+//     block's reuse waits for a mark made before the last work on it)
 // mistake: deallocate records the freeing stream's event only when the block
 //     stays on its own; when it joins a free neighbour of the same stream
 //     it skips the record, reasoning that the neighbour's free already
