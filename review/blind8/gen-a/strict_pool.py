@@ -155,7 +155,7 @@ wrong(EX, EXT, correct, "arrival-events-never-destroyed",
 wrong(EX, EXT, correct, "pool-made-the-devices-current",
       "wrong (the device's current pool changed for the whole process; the output right)",
       "the constructor makes the new pool the device's current pool (cudaDeviceSetMemPool) and get allocates with plain cudaMallocAsync, which then draws from it; the device's current pool is never set back.",
-      "the pool was to be StrictPool's own: from the constructor on every cudaMallocAsync of the process on that device, any library's included, comes from a pool with opportunistic reuse and inserted dependencies off, and after the destructor the device's current pool is a destroyed one.",
+      "the pool was to be StrictPool's own: from the constructor on every cudaMallocAsync of the process on that device, any library's included, comes from a pool with opportunistic reuse and inserted dependencies off, for as long as the pool lives (the runtime puts the default pool back only when the current one is destroyed).",
       "cupy/cupy#5191 (the 'current' mempool that cudaDeviceSetMemPool sets is picked up by every library that allocates without naming a pool), rapidsai/rmm#676 (review: not to set an own pool as the device's pool, but to allocate from it with cudaMallocFromPoolAsync)",
       [("""    keep(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseFollowEventDependencies, (void*)&on));
 }""", """    keep(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseFollowEventDependencies, (void*)&on));

@@ -7,8 +7,9 @@
 // why it is wrong: the pool was to be StrictPool's own: from the constructor
 //     on every cudaMallocAsync of the process on that device, any
 //     library's included, comes from a pool with opportunistic
-//     reuse and inserted dependencies off, and after the
-//     destructor the device's current pool is a destroyed one.
+//     reuse and inserted dependencies off, for as long as the
+//     pool lives (the runtime puts the default pool back only
+//     when the current one is destroyed).
 // source: cupy/cupy#5191 (the 'current' mempool that cudaDeviceSetMemPool sets
 //     is picked up by every library that allocates without naming a pool),
 //     rapidsai/rmm#676 (review: not to set an own pool as the device's
