@@ -1,6 +1,6 @@
 // kind: wrong (leak: one event a block a stream takes back from its own list)
 // mistake: when a stream takes back one of its own blocks, the block's event is dropped with the list entry instead of destroyed (only steals and the destructor destroy events).
-// why it is wrong: every give-back makes an event; those of the blocks reused by their own stream (59 of 96 in the default run) are never destroyed, so the events the pool made outnumber those it destroyed, a leak that grows with the rounds.
+// why it is wrong: every give-back makes an event; those of the blocks reused by their own stream (66 of the 96 give-backs of the default run, by a model of bench) are never destroyed, so the events the pool made outnumber those it destroyed, a leak that grows with the rounds.
 // source: candle-org/candle#165 (a caching allocator that created an event at every free and dropped the completed ones without destroying them), tromp/cuckoo#69 (cudaEventCreate without cudaEventDestroy)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
