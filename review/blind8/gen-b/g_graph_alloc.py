@@ -127,7 +127,7 @@ W = [
      ("wrong (the trim is not ordered after the last out's free: the after-the-trim figures show it now and then; the record always)",
       "TODO 4 synchronizes s first (for the busy kernel), then queues the free of the last out on s and trims at once.",
       "the free is queued after the host's only wait: nothing makes the host wait for it before cudaDeviceGraphMemTrim, so the trim may find out still allocated and keep its memory (reserved and used not 0), depending on how fast the idle stream runs the free.",
-      "pytorch/executorch#22312 and luminal-ai/luminal#472 (a trim of graph memory that runs before the frees it should follow have completed)"),
+      "luminal-ai/luminal#503 (CUDA may still hold stream-ordered allocations until the stream reaches a synchronization boundary: synchronize, then trim), luminal-ai/luminal#472"),
      [("""    CHECK(cudaFreeAsync(out, s));
     CHECK(cudaStreamSynchronize(s));
 """, """    CHECK(cudaStreamSynchronize(s));

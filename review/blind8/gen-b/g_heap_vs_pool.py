@@ -107,7 +107,7 @@ W = [
      ("wrong (uninitialized shared offset in the last, partial thread block: shows only where that block's lists should all fit, SLICE_PERCENT 100, and to initcheck)",
       "build_lists returns early for threads past n before the reset, and the offset is reset by the block's last thread (threadIdx.x == blockDim.x - 1) instead of its first.",
       "in the last thread block of a run whose LISTS is not a multiple of 256 (the default 100000 is not), the last thread is past n and has returned: no thread resets the offset, and the block cuts its slice from whatever the shared memory held (another block's final offset, usually past the slice): its lists all go to the heap; with 80% slices 'some' lists come from the heap anyway, with 100% slices the line says 'some' instead of 'none'.",
-      "alicevision/popsift#82 (shared memory initialised by a thread that does not run in every block), NVIDIA/Fuser#3423 (shared memory read before the writes it depends on, found by compute-sanitizer)"),
+      "dlsys-course/examples#1 (shared memory left uninitialised in the last block when n is not a multiple of the block size), lattice/quda#276 (threads that return early never write their shared memory), numba/numba#6076 (shared memory holds what an earlier block left)"),
      [("""    __shared__ unsigned long long used;
     if (threadIdx.x == 0) used = 0;
     __syncthreads();

@@ -122,13 +122,13 @@ W = [
      ("wrong (shows only with ROUNDS 1: a hidden run may use it)",
       "the last round drains rounds r - 1 and r always (for (q = r - 1; ...)), taking for granted that two rounds are in flight.",
       "with one round, q starts at -1: pairs[-1 % 2] indexes before the array (in C++ -1 % 2 is -1) and the drain reads one answer too many, so the first byte of the child's sums is taken for an answer and the sums that follow are one byte short; with two rounds or more, r - 1 is a real round and the output is right.",
-      "ROCm/rocm-systems#11511 (a ring of IPC events indexed without keeping the index in range), own (a pipeline's drain written for the steady state)"),
+      "ROCm/rocm-systems#1949 and ROCm/rocm-systems#11749 (an IPC event's slot index not kept in range: an access before or past the array once the count left the case the code was written for), own (a pipeline's drain written for the steady state)"),
      [(DRAIN, "            for (int q = r - 1; q <= r; q++) {")]),
     ("drain-frees-before-its-wait",
      ("wrong (the record only: the last one or two blocks are freed with no order after the child's free of its import)",
       "in the drain after the last round, the parent queues each block's free before the wait for its freed event (the loop in the rounds has them in the right order).",
       "a free queued before the wait is ordered after nothing of the child's: the parent's pool may take the block back while the child's kernel still reads it and before the child's import is freed, which the import's rules forbid; no round follows, so nothing refills the memory and every sum the child reads is right: only the record of the two processes' calls shows the free before the wait.",
-      "NVIDIA/cuda-samples streamOrderedAllocationIPC (the exporter's free must come after the importer's free, by an order between the two processes), sgl-project/sglang#14214 (a wait queued on the wrong side of what it should order)"),
+      "the CUDA Runtime API reference, cudaMemPoolImportPointer (quoted in lessons/day073: the exporter's free must depend on the importer's free), sgl-project/sglang#14214 (a wait queued on the wrong side of the work it should order)"),
      [("""                CHECK(cudaStreamWaitEvent(s, *pairs[q % 2][1], 0));
                 CHECK(cudaFreeAsync(out[q % 2], s));""",
        """                CHECK(cudaFreeAsync(out[q % 2], s));
@@ -143,7 +143,7 @@ W = [
      ("wrong (race: a block freed behind the child's free of an older round; shows as a changed second read only when the parent's next fill lands in the freed block during the child's 30 ms read)",
       "taking back round r - 2's block, the parent waits on freed of pair (r - 1) % 2 (the 'previous round's pair') instead of pair r % 2, the pair round r - 2 used.",
       "freed of the other pair was last recorded by the child at round r - 3 (or not yet at all, at r = 2: a wait on an event never recorded waits for nothing), so round r - 2's block goes back to the pool while the child may still read it; the next round's allocation can take that memory and fill it under the child's second read.",
-      "ROCm/rocm-systems#6786 (one IPC event recorded again and again: a waiter attached to the wrong recording), pytorch/pytorch#15974 (interprocess events order two processes' GPU work only through the recording the wait finds)"),
+      "ROCm/rocm-systems#1949 (an IPC event's wait that looked at another recording's slot), pytorch/pytorch#15974 (interprocess events: a wait or synchronize follows the last record made before it)"),
      [("            CHECK(cudaStreamWaitEvent(s, *pairs[k][1], 0));\n            CHECK(cudaFreeAsync(out[k], s));",
        "            CHECK(cudaStreamWaitEvent(s, *pairs[(r - 1) % 2][1], 0));\n            CHECK(cudaFreeAsync(out[k], s));")]),
 ]

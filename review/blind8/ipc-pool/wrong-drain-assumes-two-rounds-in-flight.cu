@@ -1,7 +1,7 @@
 // kind: wrong (shows only with ROUNDS 1: a hidden run may use it)
 // mistake: the last round drains rounds r - 1 and r always (for (q = r - 1; ...)), taking for granted that two rounds are in flight.
 // why it is wrong: with one round, q starts at -1: pairs[-1 % 2] indexes before the array (in C++ -1 % 2 is -1) and the drain reads one answer too many, so the first byte of the child's sums is taken for an answer and the sums that follow are one byte short; with two rounds or more, r - 1 is a real round and the output is right.
-// source: ROCm/rocm-systems#11511 (a ring of IPC events indexed without keeping the index in range), own (a pipeline's drain written for the steady state)
+// source: ROCm/rocm-systems#1949 and ROCm/rocm-systems#11749 (an IPC event's slot index not kept in range: an access before or past the array once the count left the case the code was written for), own (a pipeline's drain written for the steady state)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: the last one or two blocks are freed with no order after the child's free of its import)
 // mistake: in the drain after the last round, the parent queues each block's free before the wait for its freed event (the loop in the rounds has them in the right order).
 // why it is wrong: a free queued before the wait is ordered after nothing of the child's: the parent's pool may take the block back while the child's kernel still reads it and before the child's import is freed, which the import's rules forbid; no round follows, so nothing refills the memory and every sum the child reads is right: only the record of the two processes' calls shows the free before the wait.
-// source: NVIDIA/cuda-samples streamOrderedAllocationIPC (the exporter's free must come after the importer's free, by an order between the two processes), sgl-project/sglang#14214 (a wait queued on the wrong side of what it should order)
+// source: the CUDA Runtime API reference, cudaMemPoolImportPointer (quoted in lessons/day073: the exporter's free must depend on the importer's free), sgl-project/sglang#14214 (a wait queued on the wrong side of the work it should order)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (race: a block freed behind the child's free of an older round; shows as a changed second read only when the parent's next fill lands in the freed block during the child's 30 ms read)
 // mistake: taking back round r - 2's block, the parent waits on freed of pair (r - 1) % 2 (the 'previous round's pair') instead of pair r % 2, the pair round r - 2 used.
 // why it is wrong: freed of the other pair was last recorded by the child at round r - 3 (or not yet at all, at r = 2: a wait on an event never recorded waits for nothing), so round r - 2's block goes back to the pool while the child may still read it; the next round's allocation can take that memory and fill it under the child's second read.
-// source: ROCm/rocm-systems#6786 (one IPC event recorded again and again: a waiter attached to the wrong recording), pytorch/pytorch#15974 (interprocess events order two processes' GPU work only through the recording the wait finds)
+// source: ROCm/rocm-systems#1949 (an IPC event's wait that looked at another recording's slot), pytorch/pytorch#15974 (interprocess events: a wait or synchronize follows the last record made before it)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: the last round's chunk freed with no order after device 0's reduce of it)
 // mistake: each round frees the previous round's chunk on device 0's stream (after that round's reduce, in the stream's order) and keeps its own for the next round; finish frees the last one on device 1's stream, the stream that allocated it, since no round follows.
 // why it is wrong: device 1's stream is ordered after nothing device 0 did: the last chunk goes back to device 0's pool while device 0's reduce may still read it; nothing allocates after it, so the sums are right, and only the record shows a free unordered with the last read.
-// source: pytorch/pytorch#23729 (a block given back in the allocating stream's order while another stream still read it), meta-pytorch/torchrec#4231 (a buffer reused without an order after its reader: corrupt data only under load)
+// source: meta-pytorch/torchrec#4231 (a block given back while another stream still read it: reused, corrupt data only in some runs), NVIDIA/TensorRT-LLM#15265 (an event wait orders the work but not the allocator's reuse)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

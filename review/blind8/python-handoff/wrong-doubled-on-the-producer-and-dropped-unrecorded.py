@@ -1,7 +1,7 @@
 # kind: wrong (the record only: a tensor freed in the producer's order while the consumer reads it)
 # mistake: the doubling is done on the producer, right after the fill (y = x * 2 inside the producer's with), and the consumer only sums y; x.record_stream(consumer) is kept, but y is dropped with no record_stream.
 # why it is wrong: y is made on the producer and read on the consumer; dropped unrecorded, its memory is free in the producer's order, and the next batch's x or y can be given that memory while the consumer's sum of this y is still queued: the numbers are usually right, and the record shows the free while another stream could read.
-# source: pytorch/pytorch#188655 (tensors handed to another stream without record_stream: reuse unsafe once more work was in flight), meta-pytorch/torchrec#4231
+# source: NVIDIA/TensorRT-LLM#15265 (tensors allocated on one stream and consumed on another without record_stream: event waits order the work, not the allocator's reuse), meta-pytorch/torchrec#4231
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

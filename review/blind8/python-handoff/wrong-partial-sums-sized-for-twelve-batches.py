@@ -1,7 +1,7 @@
 # kind: wrong (shows only with more than 12 batches: an IndexError)
 # mistake: the consumer's tensor of partial sums is made with 12 slots (the default number of batches) and copied into sums as part[:batches].
 # why it is wrong: with 12 batches or fewer every slot needed exists and the output is right; a run with more batches fails at part[12] with an index error, and no sum is made.
-# source: own (a size taken from the default argument; the course's checks run the script with other inputs too), ROCm/rocm-systems#11511 (a fixed-size ring indexed past its end once the count grew)
+# source: own (a size taken from the default argument; the course's checks run the script with other inputs too), ROCm/rocm-systems#1949 (an array of 32 slots indexed past its end once more than 32 waits came)
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's
