@@ -129,7 +129,7 @@ W = [
     ("slices-given-a-spare-page",
      ("wrong (the record only: a buffer larger than the exercise allows; every printed line is right)",
       "each slice is given one page more than sliceBytes rounded to whole pages, as headroom ((sliceBytes + 4095) / 4096 * 4096 + 4096).",
-      "the exercise allows a slice at most 4 KiB larger than sliceBytes rounded up to 256; these are 4 to 8 KiB larger (at 1% slices, 8 KiB for 512 asked), so the arena is up to 16 times what was asked; fewer lists spill, the heap sized from them passes the program's check at the default sizes (it fails it only with a million lists at 80%, where the heap comes out below what spills past the largest allowed slices), and otherwise only the size of the cudaMallocAsync shows the breach.",
+      "the exercise allows a slice at most 4 KiB larger than sliceBytes rounded up to 256; these are 4 to 8 KiB larger (at 1% slices, 8 KiB for 512 asked), so the arena is up to 16 times what was asked; fewer lists spill, the heap sized from them passes the program's check at the default sizes (it fails it only with a million lists at 80%, where the heap comes out below what spills past the largest allowed slices), and otherwise only the size of the cudaMallocAsync shows the breach (at slices of 4% or less the harness's 'addresses beyond the arena' probe lands inside this arena, but it lands inside the correct file's page-rounded arena too).",
       "google/flatbuffers#4002 (a size rounded with the wrong formula: review asked for the plain round-up), own"),
      [("    const unsigned long long stride = (sliceBytes + 4095) / 4096 * 4096;",
        "    const unsigned long long stride = (sliceBytes + 4095) / 4096 * 4096 + 4096;"),
