@@ -11,12 +11,13 @@ ALLOC_NEW = """// Each warp of a block has a row of slots in shared memory: ever
 // lane leaves its rounded size in its slot, every lane adds up the slots of
 // the asking lanes below it, and the highest asking lane, which has the
 // whole run's size, moves the offset and leaves the run's start (or ~0 for
-// a refusal) for the others. No shuffles: the row is the warp's mailbox.
+// a refusal) in its own slot for the others. No shuffles: the rows are the
+// warp's mailbox.
 constexpr int kMaxWarps = kThreads / kWarp;
 constexpr unsigned long long kRefused = ~0ull;
 __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
     __shared__ unsigned long long sizes[kMaxWarps][kWarp];
-    __shared__ unsigned long long start[kMaxWarps];
+    __shared__ unsigned long long start[kMaxWarps][kWarp];   // indexed by the leader: two groups of one warp never share a slot
     const unsigned mask = __activemask();
     const int lane = threadIdx.x % kWarp;   // the kernels are one-dimensional, their blocks whole warps
     const int w = threadIdx.x / kWarp;
@@ -45,10 +46,10 @@ __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
         }
         if (got == kRefused) atomicAdd(&p.counters->failed, (unsigned long long)__popc(mask));
         else atomicMax(&p.counters->high, got + total);
-        start[w] = got;
+        start[w][leader] = got;
     }
     __syncwarp(mask);
-    const unsigned long long at = start[w];
+    const unsigned long long at = start[w][leader];
     __syncwarp(mask);   // every lane has read the row before a later call may write it again
     if (at == kRefused) return nullptr;
     return p.base + at + below;
@@ -108,7 +109,7 @@ C = sub(T, ALLOC_OLD, ALLOC_NEW)
 C = sub(C, CLASS_OLD, CLASS_NEW)
 
 CORRECT = ("correct",
-           "none: the lanes of a warp meet in a row of shared memory (a slot per lane for its rounded size, one for the run's start), the highest asking lane moves the offset with a CAS loop that never passes the capacity and keeps the counters (atomicMax, popc of the asking mask); slices and counters are two cudaMallocs, each pool's counters on a 128-byte line of their own, cleared by cudaMemsetAsync on its stream; reset is a one-thread kernel on the pool's stream; used a cudaMemcpyAsync; destroy two cudaFrees.",
+           "none: the lanes of a warp meet in a row of shared memory (a slot per lane for its rounded size, and the run's start left in the leader's slot of a second row), the highest asking lane moves the offset with a CAS loop that never passes the capacity and keeps the counters (atomicMax, popc of the asking mask); slices and counters are two cudaMallocs, each pool's counters on a 128-byte line of their own, cleared by cudaMemsetAsync on its stream; reset is a one-thread kernel on the pool's stream; used a cudaMemcpyAsync; destroy two cudaFrees.",
            "none.",
            "none (written from the lesson and the student file).")
 
@@ -128,7 +129,7 @@ W = [
      [("zero_offset<<<1, 1, 0, s>>>(counters(i));", "zero_offset<<<1, 1>>>(counters(i));")]),
     ("lane-sizes-shared-by-every-warp-of-the-block",
      ("wrong (shared-memory race between the warps of a block: wrong places, overlaps, now and then)",
-      "the row of size slots is one row for the whole thread block (sizes[kWarp], indexed by lane), not one row per warp; only the run's start keeps a slot per warp.",
+      "the row of size slots is one row for the whole thread block (sizes[kWarp], indexed by lane), not one row per warp; the run's start keeps its row per warp.",
       "lane 5 of every warp of the block writes the same slot: a warp that reads the row after another warp wrote it adds up the other warp's sizes, so its lanes' places and its run's total are wrong; blocks overlap or leave gaps depending on how the warps interleave, and a racecheck run reports the hazard on every call.",
       "alpaka-group/mallocMC#150 (a shared-memory array indexed by a warp number of the wrong scope in a device allocator: warps wrote each other's slots), ikawrakow/ik_llama.cpp#2502 (a shared array written and read back by several warps with nothing between them, found by racecheck)"),
      [("__shared__ unsigned long long sizes[kMaxWarps][kWarp];", "__shared__ unsigned long long sizes[kWarp];"),

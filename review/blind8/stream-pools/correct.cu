@@ -1,5 +1,5 @@
 // kind: correct
-// mistake: none: the lanes of a warp meet in a row of shared memory (a slot per lane for its rounded size, one for the run's start), the highest asking lane moves the offset with a CAS loop that never passes the capacity and keeps the counters (atomicMax, popc of the asking mask); slices and counters are two cudaMallocs, each pool's counters on a 128-byte line of their own, cleared by cudaMemsetAsync on its stream; reset is a one-thread kernel on the pool's stream; used a cudaMemcpyAsync; destroy two cudaFrees.
+// mistake: none: the lanes of a warp meet in a row of shared memory (a slot per lane for its rounded size, and the run's start left in the leader's slot of a second row), the highest asking lane moves the offset with a CAS loop that never passes the capacity and keeps the counters (atomicMax, popc of the asking mask); slices and counters are two cudaMallocs, each pool's counters on a 128-byte line of their own, cleared by cudaMemsetAsync on its stream; reset is a one-thread kernel on the pool's stream; used a cudaMemcpyAsync; destroy two cudaFrees.
 // why it is wrong: none.
 // source: none (written from the lesson and the student file).
 // Day 87 exercise: per-stream device pools carved from one arena, each
@@ -96,12 +96,13 @@ struct DevicePool {
 // lane leaves its rounded size in its slot, every lane adds up the slots of
 // the asking lanes below it, and the highest asking lane, which has the
 // whole run's size, moves the offset and leaves the run's start (or ~0 for
-// a refusal) for the others. No shuffles: the row is the warp's mailbox.
+// a refusal) in its own slot for the others. No shuffles: the rows are the
+// warp's mailbox.
 constexpr int kMaxWarps = kThreads / kWarp;
 constexpr unsigned long long kRefused = ~0ull;
 __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
     __shared__ unsigned long long sizes[kMaxWarps][kWarp];
-    __shared__ unsigned long long start[kMaxWarps];
+    __shared__ unsigned long long start[kMaxWarps][kWarp];   // indexed by the leader: two groups of one warp never share a slot
     const unsigned mask = __activemask();
     const int lane = threadIdx.x % kWarp;   // the kernels are one-dimensional, their blocks whole warps
     const int w = threadIdx.x / kWarp;
@@ -130,10 +131,10 @@ __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
         }
         if (got == kRefused) atomicAdd(&p.counters->failed, (unsigned long long)__popc(mask));
         else atomicMax(&p.counters->high, got + total);
-        start[w] = got;
+        start[w][leader] = got;
     }
     __syncwarp(mask);
-    const unsigned long long at = start[w];
+    const unsigned long long at = start[w][leader];
     __syncwarp(mask);   // every lane has read the row before a later call may write it again
     if (at == kRefused) return nullptr;
     return p.base + at + below;

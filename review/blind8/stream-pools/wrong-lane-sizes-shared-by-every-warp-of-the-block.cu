@@ -1,5 +1,5 @@
 // kind: wrong (shared-memory race between the warps of a block: wrong places, overlaps, now and then)
-// mistake: the row of size slots is one row for the whole thread block (sizes[kWarp], indexed by lane), not one row per warp; only the run's start keeps a slot per warp.
+// mistake: the row of size slots is one row for the whole thread block (sizes[kWarp], indexed by lane), not one row per warp; the run's start keeps its row per warp.
 // why it is wrong: lane 5 of every warp of the block writes the same slot: a warp that reads the row after another warp wrote it adds up the other warp's sizes, so its lanes' places and its run's total are wrong; blocks overlap or leave gaps depending on how the warps interleave, and a racecheck run reports the hazard on every call.
 // source: alpaka-group/mallocMC#150 (a shared-memory array indexed by a warp number of the wrong scope in a device allocator: warps wrote each other's slots), ikawrakow/ik_llama.cpp#2502 (a shared array written and read back by several warps with nothing between them, found by racecheck)
 // Day 87 exercise: per-stream device pools carved from one arena, each
@@ -96,12 +96,13 @@ struct DevicePool {
 // lane leaves its rounded size in its slot, every lane adds up the slots of
 // the asking lanes below it, and the highest asking lane, which has the
 // whole run's size, moves the offset and leaves the run's start (or ~0 for
-// a refusal) for the others. No shuffles: the row is the warp's mailbox.
+// a refusal) in its own slot for the others. No shuffles: the rows are the
+// warp's mailbox.
 constexpr int kMaxWarps = kThreads / kWarp;
 constexpr unsigned long long kRefused = ~0ull;
 __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
     __shared__ unsigned long long sizes[kWarp];
-    __shared__ unsigned long long start[kMaxWarps];
+    __shared__ unsigned long long start[kMaxWarps][kWarp];   // indexed by the leader: two groups of one warp never share a slot
     const unsigned mask = __activemask();
     const int lane = threadIdx.x % kWarp;   // the kernels are one-dimensional, their blocks whole warps
     const int w = threadIdx.x / kWarp;
@@ -130,10 +131,10 @@ __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
         }
         if (got == kRefused) atomicAdd(&p.counters->failed, (unsigned long long)__popc(mask));
         else atomicMax(&p.counters->high, got + total);
-        start[w] = got;
+        start[w][leader] = got;
     }
     __syncwarp(mask);
-    const unsigned long long at = start[w];
+    const unsigned long long at = start[w][leader];
     __syncwarp(mask);   // every lane has read the row before a later call may write it again
     if (at == kRefused) return nullptr;
     return p.base + at + below;

@@ -96,12 +96,13 @@ struct DevicePool {
 // lane leaves its rounded size in its slot, every lane adds up the slots of
 // the asking lanes below it, and the highest asking lane, which has the
 // whole run's size, moves the offset and leaves the run's start (or ~0 for
-// a refusal) for the others. No shuffles: the row is the warp's mailbox.
+// a refusal) in its own slot for the others. No shuffles: the rows are the
+// warp's mailbox.
 constexpr int kMaxWarps = kThreads / kWarp;
 constexpr unsigned long long kRefused = ~0ull;
 __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
     __shared__ unsigned long long sizes[kMaxWarps][kWarp];
-    __shared__ unsigned long long start[kMaxWarps];
+    __shared__ unsigned long long start[kMaxWarps][kWarp];   // indexed by the leader: two groups of one warp never share a slot
     const unsigned mask = __activemask();
     const int lane = threadIdx.x % kWarp;   // the kernels are one-dimensional, their blocks whole warps
     const int w = threadIdx.x / kWarp;
@@ -130,10 +131,10 @@ __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
         }
         if (got == kRefused) atomicAdd(&p.counters->failed, (unsigned long long)__popc(mask));
         else atomicMax(&p.counters->high, got + total);
-        start[w] = got;
+        start[w][leader] = got;
     }
     __syncwarp(mask);
-    const unsigned long long at = start[w];
+    const unsigned long long at = start[w][leader];
     __syncwarp(mask);   // every lane has read the row before a later call may write it again
     if (at == kRefused) return nullptr;
     return p.base + at + below;
