@@ -1,4 +1,4 @@
-// kind: wrong (leak of an executable graph; the output is right)
+// kind: wrong (leak of an executable graph; the output is right, unless the driver crashes on the second destroy of a destroyed handle instead of returning an error)
 // mistake: TODO 4 destroys produce's executable graph twice (a copy of the line left unchanged, its error not checked) and never step's.
 // why it is wrong: step's executable graph is left to the process's exit: a graph the program made and did not destroy, and the second destroy is a call on a handle already gone; every figure printed is right, since step's allocations are all freed inside each launch.
 // source: NVIDIA/warp#1429 (executable graphs and their graph allocations left alive), llnl/camp#71 (CUDA objects created and never destroyed)
