@@ -239,8 +239,12 @@ int main(int argc, char** argv) {
     // rounded up to 256, at most 4 KiB more): an address this far from a
     // list in the arena is past the arena's end, or before its start, and
     // one this far past an end computed in ints instead of bytes (four
-    // times too far) is inside that wrong end.
-    const unsigned long long beyond = 3ull * blocks * ((sliceBytes + 255) / 256 * 256);
+    // times too far) is inside that wrong end. Never less than the most
+    // the slices may take, and a page: with slices of 2 KiB or less, an
+    // arena of whole-page slices is longer than three of the least.
+    const unsigned long long leastThrice = 3ull * blocks * ((sliceBytes + 255) / 256 * 256);
+    const unsigned long long mostOnce = (unsigned long long)blocks * sliceMost + 4096;
+    const unsigned long long beyond = leastThrice > mostOnce ? leastThrice : mostOnce;
     CHECK(cudaSetDevice(0));
 
     cudaStream_t s;
