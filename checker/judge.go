@@ -419,6 +419,7 @@ var phrases = map[string]string{
 	"reuse_attr_gets":            "reuse policies asked of a pool (cudaMemPoolGetAttribute of cudaMemPoolReuse*)",
 	"copies_past_end":            "copies and memsets that run past the end of the buffer they start in",
 	"shareable_fds_open":         "file descriptors of exported or imported shareable handles (pools, allocations) never closed",
+	"vmm_maps_past_reservation":  "cuMemMap calls that run past the end of the addresses reserved for them (cuMemAddressReserve)",
 	"export_frees_early":         "frees of a block exported to another process that were not ordered after a wait, on an interprocess event, queued after that process's free of its import was recorded",
 	"unpinned_async_copies":      "cudaMemcpyAsync to or from host memory that is not pinned (in no cudaMallocHost, cudaHostAlloc or cudaHostRegister range)",
 	"graph_execs_leaked":         "executable graphs never destroyed (cudaGraphExecDestroy): cudaGraphDestroy destroys the graph, not what was made from it",

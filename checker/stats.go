@@ -175,6 +175,13 @@ type Stats struct {
 	// users shows as one allocation as large as all of them, however
 	// many other allocations the kernels see.
 	KernelAllocBytesMax uint64 `stat:"kernel_alloc_bytes_max"`
+	// Version 15 too: cuMemMap calls whose range starts in an address range
+	// the program reserved (cuMemAddressReserve, not freed since) and runs
+	// past the end of the reserved addresses from there (ranges side by
+	// side count as one): memory mapped at addresses nothing reserved for
+	// it, which the driver may refuse, or give to another reservation.
+	// Counted when asked, whatever the driver answered.
+	VMMMapsPastReservation uint64 `stat:"vmm_maps_past_reservation"`
 }
 
 const (

@@ -619,6 +619,7 @@ Record* record() {
     hostLive = new std::map<uintptr_t, size_t>();
     registered = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
+    reservations = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     capturedNodes = new std::unordered_set<cudaGraphNode_t>();
     freed = new std::map<uintptr_t, Freed>();
@@ -874,7 +875,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 15;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear(); capturedNodes->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); capturedNodes->clear();
     freed->clear(); liveEvents->clear();
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
