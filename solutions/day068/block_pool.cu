@@ -425,6 +425,20 @@ int main(int argc, char** argv) {
     };
     if (blocks >= 2 && (mixed(true, gate2) || mixed(false, gate3))) return 1;
 
+    // 3d. A launch of the caller's that fails (more threads than a block
+    // may have) leaves its error for the caller's own check: allocate()
+    // asks events, and must not take that error away (a "not ready"
+    // answer is not an error the runtime keeps).
+    hold<<<1, 2048, 0, s[3]>>>(nullptr, 0, 0, 0, nullptr, nullptr, nullptr);
+    char* asked = take(pool, classes[0]);
+    const cudaError_t kept = cudaGetLastError();
+    printf("a launch that failed before allocate() is still the last error after it: %s\n",
+           kept == cudaErrorInvalidConfiguration ? "yes" : kept == cudaSuccess ? "no, allocate() took it away" : cudaGetErrorString(kept));
+    if (asked != nullptr && !pool.deallocate(asked, s[3])) {
+        printf("deallocate refused a block the pool had handed out\n");
+        return 1;
+    }
+
     // 4. Requests of every class in turn, of sizes spread over the class,
     // each on the next stream, each taking a block as soon as one of its
     // class is free.
