@@ -351,12 +351,15 @@ void pulse() {
 // loads a C library of its own, which the loader never unloads, so a
 // private runtime used and unloaded (dlclose) before the end, its
 // namespace cut from the list, is still seen (dlmopen_unload.cu).
+// The counts only grow: each is the most seen at any count, and the
+// library counts again before every dlclose (its hook in around.h), so a
+// second runtime's file loaded by dlopen and unloaded before the end is
+// seen too (copy_unload.cu).
 struct RDebugExtended { struct r_debug base; RDebugExtended* r_next; };
 const uint64_t kMapsUnread = ~(uint64_t)0;  // checker.MapsUnread
 
 void countCopies() {
-    guard.runtime_copies = guard.driver_copies = 0;
-    uint64_t libcCopies = 0;
+    uint64_t runtimes = 0, drivers = 0, namespaces = 1, libcCopies = 0;
     if (FILE* m = fopen("/proc/self/maps", "re")) {
         char line[4096];
         while (fgets(line, sizeof line, m) != nullptr) {
@@ -366,21 +369,23 @@ void countCopies() {
             const char* path = line + at;
             const char* b = strrchr(path, '/');
             b = b != nullptr ? b + 1 : path;
-            if (strncmp(b, "libcudart", 9) == 0) guard.runtime_copies++;
-            else if (strncmp(b, "libcuda.so", 10) == 0) guard.driver_copies++;
+            if (strncmp(b, "libcudart", 9) == 0) runtimes++;
+            else if (strncmp(b, "libcuda.so", 10) == 0) drivers++;
             else if (strncmp(b, "libc.so.6", 9) == 0) libcCopies++;
         }
         fclose(m);
     } else {
-        guard.runtime_copies = guard.driver_copies = kMapsUnread;
+        runtimes = drivers = kMapsUnread;
     }
-    guard.namespaces = 1;
     if (_r_debug.r_version >= 2) {
-        guard.namespaces = 0;
+        namespaces = 0;
         for (RDebugExtended* r = (RDebugExtended*)&_r_debug; r != nullptr; r = r->r_next)
-            if (r->base.r_map != nullptr) guard.namespaces++;
+            if (r->base.r_map != nullptr) namespaces++;
     }
-    if (libcCopies > guard.namespaces) guard.namespaces = libcCopies;
+    namespaces = std::max(namespaces, libcCopies);
+    guard.runtime_copies = std::max(guard.runtime_copies, runtimes);
+    guard.driver_copies = std::max(guard.driver_copies, drivers);
+    guard.namespaces = std::max(guard.namespaces, namespaces);
 }
 
 // takeEnv finds name=value in the initial stack's environment (envp, as
