@@ -7,7 +7,7 @@
 // to the first (_r_debug's r_next, plain data). The library counted the
 // copies of the runtime (in /proc/self/maps) and the namespaces at its
 // end only: one of each, and one cudaMalloc.
-// want: link namespace|copies of the CUDA runtime|the statistics record does not match what the kernel saw
+// want: link namespace|copies of the CUDA |the statistics record does not match what the kernel saw
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <link.h>

