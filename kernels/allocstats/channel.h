@@ -337,7 +337,11 @@ void pulse() {
 #include "../timeline.h"  // the trace of the run (lessons --timeline)
 
 // countCopies counts the copies of libcudart and libcuda mapped, one per
-// mapping of a file's start, and the link namespaces in use: a program
+// executable mapping of the file (its code, which a copy that was used
+// keeps: before, one per mapping of the file's start, and a program that
+// unmapped the first page of its private copy and of that copy's C
+// library was counted as having none, munmap_copy.cu of the corpus), and
+// the link namespaces in use: a program
 // that loads a private runtime (dlmopen, or another copy of the file)
 // calls functions the hooks never see.
 //
@@ -363,9 +367,9 @@ void countCopies() {
     if (FILE* m = fopen("/proc/self/maps", "re")) {
         char line[4096];
         while (fgets(line, sizeof line, m) != nullptr) {
-            unsigned long long off = 0;
+            char perms[8] = {0};
             int at = 0;
-            if (sscanf(line, "%*s %*s %llx %*s %*s %n", &off, &at) < 1 || at == 0 || off != 0) continue;
+            if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &at) < 1 || at == 0 || perms[2] != 'x') continue;
             const char* path = line + at;
             const char* b = strrchr(path, '/');
             b = b != nullptr ? b + 1 : path;
