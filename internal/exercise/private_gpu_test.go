@@ -82,8 +82,9 @@ func TestGPUPrivateRuntimes(t *testing.T) {
 }
 
 // otherRuntime finds a libcudart on the machine that is not the file the
-// toolkit's programs load (another inode): a Python wheel's, or another
-// toolkit's; "" where there is none.
+// toolkit's programs load (another inode): a Python wheel's (the system's
+// site-packages, or a virtualenv's under /opt, as the GPU machine's torch
+// is), or another toolkit's; "" where there is none.
 func otherRuntime(t *testing.T) string {
 	var own []os.FileInfo
 	for _, d := range []string{"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib", "/usr/lib/x86_64-linux-gnu"} {
@@ -106,8 +107,12 @@ func otherRuntime(t *testing.T) string {
 	roots, _ := filepath.Glob("/usr/local/lib/python3*/dist-packages")
 	more, _ := filepath.Glob("/usr/lib/python3*/dist-packages")
 	sites, _ := filepath.Glob("/usr/local/lib/python3*/site-packages")
+	venvs, _ := filepath.Glob("/opt/*/.venv/lib/python3*/site-packages")
+	optSites, _ := filepath.Glob("/opt/*/lib/python3*/site-packages")
 	others, _ := filepath.Glob("/usr/local/cuda-*/lib64")
-	roots = append(append(append(roots, more...), sites...), others...)
+	for _, more := range [][]string{more, sites, venvs, optSites, others} {
+		roots = append(roots, more...)
+	}
 	found := ""
 	for _, root := range roots {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
