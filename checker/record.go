@@ -470,10 +470,17 @@ func encodeFrame(key []byte, seq uint64, kind int, rec []byte, g *Guard) ([]byte
 	return h.Sum(f), nil
 }
 
+// MapsUnread is the guard's count of the runtime's and the driver's
+// copies when the library could not open /proc/self/maps at the end
+// (kMapsUnread in kernels/allocstats/channel.h): the run is not trusted.
+const MapsUnread = ^uint64(0)
+
 // Problem says, in words, why the guard makes the record untrustworthy
 // (the program reached CUDA by a way the library does not watch), or "".
 func (g Guard) Problem() string {
 	switch {
+	case g.RuntimeCopies == MapsUnread:
+		return "the statistics library could not read the program's mappings (/proc/self/maps) at its end (every descriptor in use, or the limit of open files lowered): a private copy of the CUDA runtime would go unseen, so the record is not trusted; close the files you open"
 	case g.RuntimeCopies > 1:
 		return fmt.Sprintf("the program loaded %d copies of the CUDA runtime (libcudart): calls into a private copy (dlmopen, or a copy of the file) are not counted", g.RuntimeCopies)
 	case g.DriverCopies > 1:

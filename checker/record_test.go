@@ -115,6 +115,7 @@ func TestGuardProblem(t *testing.T) {
 		{RuntimeCopies: 2}: "2 copies of the CUDA runtime",
 		{DriverCopies: 2}:  "copies of the CUDA driver library",
 		{Namespaces: 2}:    "dlmopen",
+		{RuntimeCopies: MapsUnread, DriverCopies: MapsUnread, Namespaces: 1}: "could not read the program's mappings",
 	} {
 		if got := g.Problem(); (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%+v: %q, want %q", g, got, want)

@@ -37,6 +37,7 @@ func TestCorpus(t *testing.T) {
 	}
 	forge, _ := filepath.Abs("testdata/corpus/forge.h")
 	patch, _ := filepath.Abs("testdata/corpus/patch.h")
+	private, _ := filepath.Abs("testdata/corpus/private_runtime.h")
 	layout := libraryLayout(t, tk)
 	// The outside witness, where BPF may be loaded here (root): what
 	// the library cannot see, it counts.
@@ -85,7 +86,7 @@ func TestCorpus(t *testing.T) {
 			t.Run(name+"/"+rn, func(t *testing.T) {
 				src, _ := filepath.Abs(file)
 				j := &Job{ID: "corpus", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: name + rn,
-					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}, {Name: "patch.h", Path: patch}, {Name: "layout.h", Path: layout}}}
+					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}, {Name: "patch.h", Path: patch}, {Name: "layout.h", Path: layout}, {Name: "private_runtime.h", Path: private}}}
 				if rn == "undumpable" {
 					j.Env = []string{"LESSONS_STATS_UNDUMPABLE=1"}
 				}

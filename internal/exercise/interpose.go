@@ -108,7 +108,7 @@ var floorImports = []string{
 	"read", "write", "open", "openat", "close", "fstat", "fcntl", "dup", "dup2", "dup3", "pipe", "pipe2",
 	"getpid", "syscall", "mmap", "mprotect", "malloc", "calloc", "realloc", "free", "abort", "atexit",
 	"__cxa_atexit", "__cxa_finalize", "__libc_start_main", "__register_atfork", "pthread_atfork",
-	"dlopen", "dlsym", "dlvsym", "dladdr", "dl_iterate_phdr", "_r_debug", "clock_gettime", "getrlimit",
+	"dlopen", "dlmopen", "dlclose", "dlsym", "dlvsym", "dladdr", "dl_iterate_phdr", "_r_debug", "clock_gettime", "getrlimit",
 	"__tls_get_addr", "__errno_location", "_dl_find_object",
 }
 

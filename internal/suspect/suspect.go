@@ -30,6 +30,8 @@ var Kinds = []*Kind{
 		Why: "a program that reads LESSONS_STATS can find and rewrite its own statistics record"},
 	{Name: "dynamic loading", re: regexp.MustCompile(`\b(dlopen|dlmopen|dlsym|dlvsym|dladdr|dlinfo|dl_iterate_phdr|_r_debug|link_map|RTLD_NEXT|RTLD_DEFAULT|LD_PRELOAD)\b|dlfcn\.h|\blibcudart\.so|\blibcuda\.so`),
 		Why: "dlsym of the real runtime calls CUDA around the statistics library, which then counts nothing"},
+	{Name: "ELF structures read in memory", re: regexp.MustCompile(`\belf\.h\b|\b(Elf(32|64)_\w+|ElfW|ELFMAG\d?|SELFMAG|PT_LOAD|PT_DYNAMIC|DT_SYMTAB|DT_STRTAB|DT_GNU_HASH|DT_DEBUG|e_phoff|p_vaddr|_DYNAMIC)\b|\\(x7f|177)ELF|0x464c457f`),
+		Why: "a program that reads a library's headers in its own memory (found from a function's address) finds the statistics library's data and rewrites its record"},
 	{Name: "/proc", re: regexp.MustCompile(`/proc/`),
 		Why: "/proc/self/maps and /proc/self/mem reach the statistics library's memory"},
 	{Name: "an exit without exit handlers", re: regexp.MustCompile(`\b(_exit|_Exit|quick_exit|exit_group|SYS_exit|SYS_exit_group|__NR_exit|__NR_exit_group)\b`),

@@ -455,6 +455,25 @@ extern "C" void* dlvsym(void* handle, const char* name, const char* version) {
     return answer(name, found, __builtin_return_address(0));
 }
 
+// dlclose: the copies of the runtime and the driver mapped are counted
+// before every unload (the counts keep their most), so that a second
+// runtime's file loaded by dlopen, used and unloaded before the end is
+// in the record (copy_unload.cu of the corpus: the library counted at the
+// end only, and saw one). A look-up of dlclose gets this hook too.
+extern "C" int dlclose(void* handle) {
+    typedef int (*DlcloseFn)(void*);
+    static DlcloseFn fn = [] {
+        DlcloseFn f = (DlcloseFn)lookup("libc.so", "dlclose");
+        return f != nullptr ? f : (DlcloseFn)lookup("libdl.so", "dlclose");
+    }();
+    if (fn == nullptr) return -1;
+    if (!busy()) {
+        std::lock_guard<Lock> g(mu);
+        countCopies();
+    }
+    return fn(handle);
+}
+
 // Declared with plain types and named by asm labels: the headers of one
 // CUDA version declare some of these with other arguments, or not at all.
 extern "C" CUresult lessonsGetProcAddress2(const char* symbol, void** pfn, int v, unsigned long long flags, int* st) __asm__("cuGetProcAddress_v2");

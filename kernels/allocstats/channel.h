@@ -337,33 +337,59 @@ void pulse() {
 #include "../timeline.h"  // the trace of the run (lessons --timeline)
 
 // countCopies counts the copies of libcudart and libcuda mapped, one per
-// mapping of a file's start, and the link namespaces in use: a program
+// executable mapping of the file (its code, which a copy that was used
+// keeps: before, one per mapping of the file's start, and a program that
+// unmapped the first page of its private copy and of that copy's C
+// library was counted as having none, munmap_copy.cu of the corpus), and
+// the link namespaces in use: a program
 // that loads a private runtime (dlmopen, or another copy of the file)
 // calls functions the hooks never see.
+//
+// Both fail closed. A /proc/self/maps the library cannot open (the
+// program used up its descriptors, or lowered its limit of open files,
+// before the end) counts kMapsUnread copies of each, which fails the
+// run: before, it counted none, and a private runtime loaded by dlmopen
+// went unseen (maps_unread.cu of the corpus). And the namespaces are the
+// loader's list (_r_debug, plain data the program may cut) or the copies
+// of the C library mapped, whichever is more: each namespace dlmopen makes
+// loads a C library of its own, which the loader never unloads, so a
+// private runtime used and unloaded (dlclose) before the end, its
+// namespace cut from the list, is still seen (dlmopen_unload.cu).
+// The counts only grow: each is the most seen at any count, and the
+// library counts again before every dlclose (its hook in around.h), so a
+// second runtime's file loaded by dlopen and unloaded before the end is
+// seen too (copy_unload.cu).
 struct RDebugExtended { struct r_debug base; RDebugExtended* r_next; };
+const uint64_t kMapsUnread = ~(uint64_t)0;  // checker.MapsUnread
 
 void countCopies() {
-    guard.runtime_copies = guard.driver_copies = 0;
+    uint64_t runtimes = 0, drivers = 0, namespaces = 1, libcCopies = 0;
     if (FILE* m = fopen("/proc/self/maps", "re")) {
         char line[4096];
         while (fgets(line, sizeof line, m) != nullptr) {
-            unsigned long long off = 0;
+            char perms[8] = {0};
             int at = 0;
-            if (sscanf(line, "%*s %*s %llx %*s %*s %n", &off, &at) < 1 || at == 0 || off != 0) continue;
+            if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &at) < 1 || at == 0 || perms[2] != 'x') continue;
             const char* path = line + at;
             const char* b = strrchr(path, '/');
             b = b != nullptr ? b + 1 : path;
-            if (strncmp(b, "libcudart", 9) == 0) guard.runtime_copies++;
-            else if (strncmp(b, "libcuda.so", 10) == 0) guard.driver_copies++;
+            if (strncmp(b, "libcudart", 9) == 0) runtimes++;
+            else if (strncmp(b, "libcuda.so", 10) == 0) drivers++;
+            else if (strncmp(b, "libc.so.6", 9) == 0) libcCopies++;
         }
         fclose(m);
+    } else {
+        runtimes = drivers = kMapsUnread;
     }
-    guard.namespaces = 1;
     if (_r_debug.r_version >= 2) {
-        guard.namespaces = 0;
+        namespaces = 0;
         for (RDebugExtended* r = (RDebugExtended*)&_r_debug; r != nullptr; r = r->r_next)
-            if (r->base.r_map != nullptr) guard.namespaces++;
+            if (r->base.r_map != nullptr) namespaces++;
     }
+    namespaces = std::max(namespaces, libcCopies);
+    guard.runtime_copies = std::max(guard.runtime_copies, runtimes);
+    guard.driver_copies = std::max(guard.driver_copies, drivers);
+    guard.namespaces = std::max(guard.namespaces, namespaces);
 }
 
 // takeEnv finds name=value in the initial stack's environment (envp, as

@@ -89,12 +89,13 @@ void* realDlsym(void* handle, const char* name) {
     return glibcDlsym(handle, name);
 }
 
-// hookFor is this library's own definition of a CUDA name (or of dlsym and
-// dlvsym), or null: what a program's look-up of the name is given.
+// hookFor is this library's own definition of a CUDA name (or of dlsym,
+// dlvsym and dlclose), or null: what a program's look-up of the name is given.
 void* hookFor(const char* name) {
     findDl();
     if (name == nullptr || selfName == nullptr) return nullptr;
-    if (strncmp(name, "cu", 2) != 0 && strncmp(name, "__cuda", 6) != 0 && strcmp(name, "dlsym") != 0 && strcmp(name, "dlvsym") != 0)
+    if (strncmp(name, "cu", 2) != 0 && strncmp(name, "__cuda", 6) != 0 && strcmp(name, "dlsym") != 0 && strcmp(name, "dlvsym") != 0 &&
+        strcmp(name, "dlclose") != 0)
         return nullptr;
     return lookup(selfName, name);
 }
