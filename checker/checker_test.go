@@ -96,8 +96,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v13Size-v12Size, 1*8; got != want {
 		t.Errorf("version 13 adds %d bytes, want %d (one figure)", got, want)
 	}
-	if got, want := binary.Size(st)-v13Size, 1*8; got != want {
+	if got, want := v14Size-v13Size, 1*8; got != want {
 		t.Errorf("version 14 adds %d bytes, want %d (one figure)", got, want)
+	}
+	if got, want := binary.Size(st)-v14Size, 1*8; got != want {
+		t.Errorf("version 15 adds %d bytes, want %d (one figure)", got, want)
 	}
 }
 

@@ -170,11 +170,23 @@ type Stats struct {
 	// the importer still uses the block. Matched by the export data across
 	// the processes the library follows by fork.
 	ExportFreesEarly uint64 `stat:"export_frees_early"`
+	// Version 15: waits on an interprocess event opened from another
+	// process's handle (a stream's cudaStreamWaitEvent, or the host's
+	// cudaEventSynchronize or a cudaEventQuery that answered done), queued
+	// after an import (cudaMemPoolImportPointer), when the exporting
+	// process sent that block's export data before a record of the event
+	// was ordered after the block's writes (and its host had not waited
+	// for them): the wait may take an older record, so what follows it
+	// may read the block before it is written. Matched by the export data
+	// and the event's handle across the processes the library follows by
+	// fork; exact, as it follows from each process's order of calls and
+	// from the data's travel alone.
+	StaleIPCWaits uint64 `stat:"stale_ipc_waits"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 14
+	statsVersion = 15
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -230,6 +242,10 @@ var v12Size = int(unsafe.Offsetof(Stats{}.ShareableFDsOpen))
 // v13Size is the size of a version 13 record: everything before the
 // figures of version 14.
 var v13Size = int(unsafe.Offsetof(Stats{}.ExportFreesEarly))
+
+// v14Size is the size of a version 14 record: everything before the
+// figures of version 15.
+var v14Size = int(unsafe.Offsetof(Stats{}.StaleIPCWaits))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -290,6 +306,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v12Size
 	case 13:
 		need = v13Size
+	case 14:
+		need = v14Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

@@ -1,0 +1,86 @@
+// An exporter's record of the event that covers a block's fill, and its
+// importer's wait (kernels/fail_test.go): the parent makes an
+// interprocess event `filled`, sends its handle to the child it forked,
+// and in each of three rounds allocates a block, fills it (a memset on
+// its stream), exports it and writes the export data to the child, which
+// imports the block, waits on `filled` on its stream, frees the import
+// and answers. Rounds 0 and 2 record `filled` after the fill and before
+// the export; round 1 as $STUB_RECORD says:
+//   before        the same (correct)
+//   export_first  export, record, send (correct: recorded before the send)
+//   after         export, send, record (the child's wait may take round 0's record)
+//   before_fill   record, fill, export, send (the record covers no fill)
+//   host          fill, a host wait on the stream, export, send, no record
+//   none          no record at all
+// With $STUB_WAIT_FIRST the child waits on `filled` before it imports
+// (after the data came): each wait judges the block imported in the round
+// before.
+// Nothing sleeps: what is counted follows from each process's order of
+// calls and from the data's travel alone.
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+typedef struct { char reserved[64]; } IpcEventHandle;
+int cudaMallocAsync(void**, size_t, void*); int cudaFreeAsync(void*, void*);
+int cudaMemsetAsync(void*, int, size_t, void*);
+int cudaMemPoolExportPointer(void*, void*); int cudaMemPoolImportPointer(void**, void*, void*);
+int cudaEventCreateWithFlags(void**, unsigned); int cudaEventDestroy(void*);
+int cudaIpcOpenEventHandle(void**, IpcEventHandle); int cudaIpcGetEventHandle(IpcEventHandle*, void*);
+int cudaEventRecord(void*, void*); int cudaStreamWaitEvent(void*, void*, unsigned);
+int cudaStreamCreate(void**); int cudaStreamSynchronize(void*);
+enum { kRounds = 3 };
+int main() {
+  int down[2], up[2];
+  if (pipe(down) != 0 || pipe(up) != 0) return 1;
+  const char* mode = getenv("STUB_RECORD");
+  if (mode == NULL) mode = "before";
+  const int waitFirst = getenv("STUB_WAIT_FIRST") != NULL;
+  pid_t pid = fork();
+  if (pid == 0) {
+    void *s, *filled, *p;
+    IpcEventHandle h;
+    cudaStreamCreate(&s);
+    if (read(down[0], &h, sizeof h) != sizeof h) return 1;
+    cudaIpcOpenEventHandle(&filled, h);
+    for (int k = 0; k < kRounds; k++) {
+      char data[64];
+      if (read(down[0], data, sizeof data) != sizeof data) return 1;
+      if (waitFirst) cudaStreamWaitEvent(s, filled, 0);
+      cudaMemPoolImportPointer(&p, (void*)0x1, data);
+      if (!waitFirst) cudaStreamWaitEvent(s, filled, 0);
+      cudaFreeAsync(p, s);
+      if (write(up[1], "a", 1) != 1) return 1;
+    }
+    cudaStreamSynchronize(s);
+    cudaEventDestroy(filled);
+    return 0;
+  }
+  void *s, *filled, *p;
+  IpcEventHandle h;
+  cudaStreamCreate(&s);
+  cudaEventCreateWithFlags(&filled, 0x4 | 0x2);  /* cudaEventInterprocess | cudaEventDisableTiming */
+  cudaIpcGetEventHandle(&h, filled);
+  if (write(down[1], &h, sizeof h) != sizeof h) return 1;
+  for (int k = 0; k < kRounds; k++) {
+    const char* m = k == 1 ? mode : "before";
+    char data[64], ack;
+    cudaMallocAsync(&p, 1 << 20, s);
+    if (strcmp(m, "before_fill") == 0) cudaEventRecord(filled, s);
+    cudaMemsetAsync(p, k, 1 << 20, s);
+    if (strcmp(m, "before") == 0) cudaEventRecord(filled, s);
+    if (strcmp(m, "host") == 0) cudaStreamSynchronize(s);
+    cudaMemPoolExportPointer(data, p);
+    if (strcmp(m, "export_first") == 0) cudaEventRecord(filled, s);
+    if (write(down[1], data, sizeof data) != sizeof data) return 1;
+    if (strcmp(m, "after") == 0) cudaEventRecord(filled, s);
+    if (read(up[0], &ack, 1) != 1) return 1;
+    cudaStreamSynchronize(s);
+    cudaFreeAsync(p, s);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  cudaStreamSynchronize(s);
+  cudaEventDestroy(filled);
+  return 0;
+}
