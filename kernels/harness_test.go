@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/wrong"
 )
 
@@ -789,5 +790,31 @@ func TestHarnessesShowWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		if n != p.want {
 			t.Errorf("%s %s [4 8]: stale_ipc_waits %d, want %d\n%s", sol, p.name, n, p.want, out)
 		}
+	}
+	// The record-late mutants (verify --mutants): the parent's record of
+	// `filled` moved after its send shows in every round with no delay;
+	// the child's record of `freed` moved after its answer is the parent's
+	// early free in the run whose records are made 50 ms late.
+	src, err := author.Parse(sol, read(sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, m := range author.Mutants(src, nil) {
+		if m.Op != "record-late" {
+			continue
+		}
+		found++
+		prog := h.build(t, "stale73-"+strings.NewReplacer("@", "-", "/", "-").Replace(m.ID), sol, sol, m.Data)
+		got, out := h.recordAll(t, prog, nil, "4", "8")
+		late, _ := h.recordAll(t, prog, []string{"LESSONS_STATS_IPC_DELAY=50"}, "4", "8")
+		stale := got.Stats.StaleIPCWaits + got.Children.StaleIPCWaits
+		t.Logf("%s: stale_ipc_waits %d; records 50 ms late: export_frees_early %d", m.ID, stale, late.Stats.ExportFreesEarly)
+		if stale == 0 && late.Stats.ExportFreesEarly == 0 {
+			t.Errorf("%s survives: stale_ipc_waits 0, and export_frees_early 0 with the records made late\n%s\n%s", m.ID, m.Diff, out)
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d record-late mutants of %s, want 2 (the parent's record of filled, the child's of freed)", found, sol)
 	}
 }
