@@ -348,13 +348,15 @@ struct Unsent { std::atomic<uint32_t> used{0}; uintptr_t block = 0; unsigned cha
 Unsent unsent[kUnsent];
 std::atomic<int> unsentCount{0};
 // importNotes: this process's imports (their export data's hash, when
-// imported), in order; ipcOpenKeys: the handle's hash of each event it
-// opened; ipcJudged: for each opened event, how many imports its waits
-// have judged (a wait judges the imports made since the event's last).
-struct ImportNote { uint64_t key, ns; };
+// imported, whether a wait found it stale), in order; ipcOpenKeys: the
+// handle's hash of each event it opened; ipcJudged: for each handle's
+// hash, how many imports the waits on events opened from it have judged
+// (a wait judges the imports made since the last wait on the same
+// handle, whether it opened the handle once or again each round).
+struct ImportNote { uint64_t key, ns; bool stale; };
 std::vector<ImportNote>* importNotes;
 std::unordered_map<cudaEvent_t, uint64_t>* ipcOpenKeys;
-std::unordered_map<cudaEvent_t, size_t>* ipcJudged;
+std::unordered_map<uint64_t, size_t>* ipcJudged;
 // ipcOpens: the interprocess events every process of a run that the
 // library follows by fork opened (cudaIpcOpenEventHandle), in memory they
 // share as importSigs is: the handle's hash, when it was opened and when

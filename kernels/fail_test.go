@@ -104,6 +104,11 @@ func TestLibraryCountsWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		{[]string{"STUB_RECORD=none"}, 1},
 		{[]string{"STUB_WAIT_FIRST=1"}, 0},
 		{[]string{"STUB_WAIT_FIRST=1", "STUB_RECORD=after"}, 1},
+		// The Programming Guide's order: the handle taken after the
+		// record and sent with the data, opened after the import.
+		{[]string{"STUB_GUIDE=1"}, 0},
+		{[]string{"STUB_GUIDE=1", "STUB_RECORD=after"}, 1},
+		{[]string{"STUB_GUIDE=1", "STUB_RECORD=export_first"}, 0},
 	} {
 		for range 3 {
 			got, _ := lib.run(t, tc.env...)

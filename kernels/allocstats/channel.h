@@ -617,7 +617,7 @@ Record* record() {
     }
     importNotes = new std::vector<ImportNote>();
     ipcOpenKeys = new std::unordered_map<cudaEvent_t, uint64_t>();
-    ipcJudged = new std::unordered_map<cudaEvent_t, size_t>();
+    ipcJudged = new std::unordered_map<uint64_t, size_t>();
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
     pending = new std::deque<Timed>();
@@ -1600,21 +1600,24 @@ const ExportSend* sentWith(const ImportNote& n) {
 // not ordered after every write of the block (recorded after the send,
 // before the fill, or never), and its host had not waited for them
 // either: the wait may take an older record, and what follows it read the
-// block before its writes ran. One wait counts once, however many of the
-// imports it judges are stale; an import whose data no hooked write
-// carried is not judged.
+// block before its writes ran. A wait counts once, however many of the
+// imports it judges are stale, and an import found stale once is not
+// counted again; an import whose data no hooked write carried is not
+// judged.
 void staleWait(cudaEvent_t e) {
     auto k = ipcOpenKeys->find(e);
     if (k == ipcOpenKeys->end()) return;
-    size_t& from = (*ipcJudged)[e];
+    size_t& from = (*ipcJudged)[k->second];
     bool stale = false;
-    for (size_t i = from; i < importNotes->size() && !stale; i++) {
-        const ExportSend* s = sentWith((*importNotes)[i]);
+    for (size_t i = from; i < importNotes->size(); i++) {
+        ImportNote& note = (*importNotes)[i];
+        if (note.stale) continue;
+        const ExportSend* s = sentWith(note);
         if (s == nullptr || s->hostDone != 0) continue;
         bool shared = false, covered = false;
         for (uint32_t j = 0; j < s->shared && j < (uint32_t)kSendEvents; j++) shared = shared || s->sharedKeys[j] == k->second;
         for (uint32_t j = 0; j < s->covered && j < (uint32_t)kSendEvents; j++) covered = covered || s->coveredKeys[j] == k->second;
-        stale = shared && !covered;
+        if (shared && !covered) note.stale = stale = true;
     }
     from = importNotes->size();
     if (stale) rec->stale_ipc_waits++;

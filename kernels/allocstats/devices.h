@@ -517,7 +517,6 @@ void ipcDestroyed(cudaEvent_t e) {
     ipcShared->erase(e);
     ipcEvents->erase(e);
     ipcOpenKeys->erase(e);
-    ipcJudged->erase(e);
 }
 }  // namespace
 HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })

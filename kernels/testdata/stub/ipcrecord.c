@@ -12,6 +12,11 @@
 //   before_fill   record, fill, export, send (the record covers no fill)
 //   host          fill, a host wait on the stream, export, send, no record
 //   none          no record at all
+// With $STUB_GUIDE the handle goes with each round's export data, in one
+// message of both, taken after the record, and the child opens it after
+// its import, as the CUDA Programming Guide's example of an exported
+// pool's allocation does ("Creating and Sharing Allocations from an
+// Exported Pool").
 // With $STUB_WAIT_FIRST the child waits on `filled` before it imports
 // (after the data came): each wait judges the block imported in the round
 // before.
@@ -35,33 +40,46 @@ int main() {
   if (pipe(down) != 0 || pipe(up) != 0) return 1;
   const char* mode = getenv("STUB_RECORD");
   if (mode == NULL) mode = "before";
-  const int waitFirst = getenv("STUB_WAIT_FIRST") != NULL;
+  const int waitFirst = getenv("STUB_WAIT_FIRST") != NULL, guide = getenv("STUB_GUIDE") != NULL;
+  struct { IpcEventHandle h; char data[64]; } msg;
   pid_t pid = fork();
   if (pid == 0) {
     void *s, *filled, *p;
     IpcEventHandle h;
     cudaStreamCreate(&s);
-    if (read(down[0], &h, sizeof h) != sizeof h) return 1;
-    cudaIpcOpenEventHandle(&filled, h);
+    if (!guide) {
+      if (read(down[0], &h, sizeof h) != sizeof h) return 1;
+      cudaIpcOpenEventHandle(&filled, h);
+    }
     for (int k = 0; k < kRounds; k++) {
-      char data[64];
-      if (read(down[0], data, sizeof data) != sizeof data) return 1;
-      if (waitFirst) cudaStreamWaitEvent(s, filled, 0);
-      cudaMemPoolImportPointer(&p, (void*)0x1, data);
-      if (!waitFirst) cudaStreamWaitEvent(s, filled, 0);
+      if (guide) {
+        if (read(down[0], &msg, sizeof msg) != sizeof msg) return 1;
+        cudaMemPoolImportPointer(&p, (void*)0x1, msg.data);
+        cudaIpcOpenEventHandle(&filled, msg.h);
+        cudaStreamWaitEvent(s, filled, 0);
+        cudaEventDestroy(filled);
+      } else {
+        char data[64];
+        if (read(down[0], data, sizeof data) != sizeof data) return 1;
+        if (waitFirst) cudaStreamWaitEvent(s, filled, 0);
+        cudaMemPoolImportPointer(&p, (void*)0x1, data);
+        if (!waitFirst) cudaStreamWaitEvent(s, filled, 0);
+      }
       cudaFreeAsync(p, s);
       if (write(up[1], "a", 1) != 1) return 1;
     }
     cudaStreamSynchronize(s);
-    cudaEventDestroy(filled);
+    if (!guide) cudaEventDestroy(filled);
     return 0;
   }
   void *s, *filled, *p;
   IpcEventHandle h;
   cudaStreamCreate(&s);
   cudaEventCreateWithFlags(&filled, 0x4 | 0x2);  /* cudaEventInterprocess | cudaEventDisableTiming */
-  cudaIpcGetEventHandle(&h, filled);
-  if (write(down[1], &h, sizeof h) != sizeof h) return 1;
+  if (!guide) {
+    cudaIpcGetEventHandle(&h, filled);
+    if (write(down[1], &h, sizeof h) != sizeof h) return 1;
+  }
   for (int k = 0; k < kRounds; k++) {
     const char* m = k == 1 ? mode : "before";
     char data[64], ack;
@@ -72,7 +90,13 @@ int main() {
     if (strcmp(m, "host") == 0) cudaStreamSynchronize(s);
     cudaMemPoolExportPointer(data, p);
     if (strcmp(m, "export_first") == 0) cudaEventRecord(filled, s);
-    if (write(down[1], data, sizeof data) != sizeof data) return 1;
+    if (guide) {
+      cudaIpcGetEventHandle(&msg.h, filled);
+      memcpy(msg.data, data, sizeof data);
+      if (write(down[1], &msg, sizeof msg) != sizeof msg) return 1;
+    } else if (write(down[1], data, sizeof data) != sizeof data) {
+      return 1;
+    }
     if (strcmp(m, "after") == 0) cudaEventRecord(filled, s);
     if (read(up[0], &ack, 1) != 1) return 1;
     cudaStreamSynchronize(s);
