@@ -86,10 +86,11 @@ func TestLibraryCountsExportFreesBeforeTheImportersSignal(t *testing.T) {
 // and before the send (before the export or after it), or the fill
 // waited for on the host, counts nothing; recorded after the send, or
 // before the fill, or not at all, counts the one wait that judges that
-// round's import. A child that waits before it imports judges each
-// import at its next round's wait (queued after it): round 1's, recorded
-// after the send, at round 2's. Nothing sleeps: the count follows from
-// each process's order of calls.
+// round's import. A wait on an event the child records itself (its
+// `freed`, asked on the host) is not judged. A child that waits before
+// it imports judges each import at its next round's wait (queued after
+// it): round 1's, recorded after the send, at round 2's. Nothing sleeps:
+// the count follows from each process's order of calls.
 func TestLibraryCountsWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 	lib := buildStub(t, "ipcrecord.c")
 	for _, tc := range []struct {
@@ -103,6 +104,9 @@ func TestLibraryCountsWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		{[]string{"STUB_RECORD=before_fill"}, 1},
 		{[]string{"STUB_RECORD=none"}, 1},
 		{[]string{"STUB_WAIT_FIRST=1"}, 0},
+		// The child's host asks the event it records itself.
+		{[]string{"STUB_CHILD_QUERIES=1"}, 0},
+		{[]string{"STUB_CHILD_QUERIES=1", "STUB_RECORD=after"}, 1},
 		{[]string{"STUB_WAIT_FIRST=1", "STUB_RECORD=after"}, 1},
 		// The Programming Guide's order: the handle taken after the
 		// record and sent with the data, opened after the import.

@@ -775,6 +775,9 @@ func TestHarnessesShowWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		file := filepath.Join("review", set, "ipc-pool", "correct.cu")
 		ps = append(ps, program{file, read(file), 0})
 	}
+	// Wrong for another reason: the child's host asks the event it
+	// records itself (`freed`), after its import; not a wait on the fill.
+	ps = append(ps, program{"wrong/blind_child_polls_event.patch", read("solutions/day073/wrong/ipc-pool/blind_child_polls_event.patch"), 0})
 	ps = append(ps,
 		program{"wrong/blind_record_after_send.patch", read("solutions/day073/wrong/ipc-pool/blind_record_after_send.patch"), 4},
 		program{"review/blind/ipc-pool/wrong-record-after-send.cu", read("review/blind/ipc-pool/wrong-record-after-send.cu"), 4},

@@ -1600,13 +1600,17 @@ const ExportSend* sentWith(const ImportNote& n) {
 // not ordered after every write of the block (recorded after the send,
 // before the fill, or never), and its host had not waited for them
 // either: the wait may take an older record, and what follows it read the
-// block before its writes ran. A wait counts once, however many of the
-// imports it judges are stale, and an import found stale once is not
-// counted again; an import whose data no hooked write carried is not
-// judged.
+// block before its writes ran. A wait on an opened event that this
+// process has recorded itself is not judged. A wait counts once, however
+// many of the imports it judges are stale, and an import found stale
+// once is not counted again; an import whose data no hooked write
+// carried is not judged.
 void staleWait(cudaEvent_t e) {
     auto k = ipcOpenKeys->find(e);
     if (k == ipcOpenKeys->end()) return;
+    // An event this process records itself (the importer's own signal,
+    // `freed`, queried after its record) is not the exporter's to cover.
+    if (recordedOn != nullptr && recordedOn->count(e)) return;
     size_t& from = (*ipcJudged)[k->second];
     bool stale = false;
     for (size_t i = from; i < importNotes->size(); i++) {

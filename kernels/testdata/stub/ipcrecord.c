@@ -17,6 +17,10 @@
 // its import, as the CUDA Programming Guide's example of an exported
 // pool's allocation does ("Creating and Sharing Allocations from an
 // Exported Pool").
+// The parent shares a second event, `freed`, which the child records
+// after its free of the import; with $STUB_CHILD_QUERIES the child's host
+// then asks it (cudaEventQuery, done): a wait on its own record, which
+// the parent never covers the fill with, is not judged.
 // With $STUB_WAIT_FIRST the child waits on `filled` before it imports
 // (after the data came): each wait judges the block imported in the round
 // before.
@@ -32,7 +36,7 @@ int cudaMemsetAsync(void*, int, size_t, void*);
 int cudaMemPoolExportPointer(void*, void*); int cudaMemPoolImportPointer(void**, void*, void*);
 int cudaEventCreateWithFlags(void**, unsigned); int cudaEventDestroy(void*);
 int cudaIpcOpenEventHandle(void**, IpcEventHandle); int cudaIpcGetEventHandle(IpcEventHandle*, void*);
-int cudaEventRecord(void*, void*); int cudaStreamWaitEvent(void*, void*, unsigned);
+int cudaEventRecord(void*, void*); int cudaStreamWaitEvent(void*, void*, unsigned); int cudaEventQuery(void*);
 int cudaStreamCreate(void**); int cudaStreamSynchronize(void*);
 enum { kRounds = 3 };
 int main() {
@@ -41,15 +45,17 @@ int main() {
   const char* mode = getenv("STUB_RECORD");
   if (mode == NULL) mode = "before";
   const int waitFirst = getenv("STUB_WAIT_FIRST") != NULL, guide = getenv("STUB_GUIDE") != NULL;
+  const int queries = getenv("STUB_CHILD_QUERIES") != NULL;
   struct { IpcEventHandle h; char data[64]; } msg;
   pid_t pid = fork();
   if (pid == 0) {
-    void *s, *filled, *p;
-    IpcEventHandle h;
+    void *s, *filled, *freed = NULL, *p;
+    IpcEventHandle h[2];
     cudaStreamCreate(&s);
     if (!guide) {
-      if (read(down[0], &h, sizeof h) != sizeof h) return 1;
-      cudaIpcOpenEventHandle(&filled, h);
+      if (read(down[0], h, sizeof h) != sizeof h) return 1;
+      cudaIpcOpenEventHandle(&filled, h[0]);
+      cudaIpcOpenEventHandle(&freed, h[1]);
     }
     for (int k = 0; k < kRounds; k++) {
       if (guide) {
@@ -66,19 +72,26 @@ int main() {
         if (!waitFirst) cudaStreamWaitEvent(s, filled, 0);
       }
       cudaFreeAsync(p, s);
+      if (freed != NULL) cudaEventRecord(freed, s);
+      if (freed != NULL && queries) cudaEventQuery(freed);
       if (write(up[1], "a", 1) != 1) return 1;
     }
     cudaStreamSynchronize(s);
-    if (!guide) cudaEventDestroy(filled);
+    if (!guide) {
+      cudaEventDestroy(filled);
+      cudaEventDestroy(freed);
+    }
     return 0;
   }
-  void *s, *filled, *p;
-  IpcEventHandle h;
+  void *s, *filled, *freed, *p;
+  IpcEventHandle h[2];
   cudaStreamCreate(&s);
   cudaEventCreateWithFlags(&filled, 0x4 | 0x2);  /* cudaEventInterprocess | cudaEventDisableTiming */
+  cudaEventCreateWithFlags(&freed, 0x4 | 0x2);
   if (!guide) {
-    cudaIpcGetEventHandle(&h, filled);
-    if (write(down[1], &h, sizeof h) != sizeof h) return 1;
+    cudaIpcGetEventHandle(&h[0], filled);
+    cudaIpcGetEventHandle(&h[1], freed);
+    if (write(down[1], h, sizeof h) != sizeof h) return 1;
   }
   for (int k = 0; k < kRounds; k++) {
     const char* m = k == 1 ? mode : "before";
@@ -106,5 +119,6 @@ int main() {
   waitpid(pid, &status, 0);
   cudaStreamSynchronize(s);
   cudaEventDestroy(filled);
+  cudaEventDestroy(freed);
   return 0;
 }
