@@ -247,6 +247,11 @@ var v13Size = int(unsafe.Offsetof(Stats{}.ExportFreesEarly))
 // figures of version 15.
 var v14Size = int(unsafe.Offsetof(Stats{}.StaleIPCWaits))
 
+// versionSizes are the sizes of the records of every version before
+// statsVersion, version 1 first: a statistic came in the first version
+// whose size is past its offset (the statistics reference says which).
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size}
+
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
 // unwaited_results), or "".
