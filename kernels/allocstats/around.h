@@ -221,6 +221,20 @@ void sentNow(const Unsent& u) {
     s.ready.store(1, std::memory_order_release);
 }
 
+// holds says whether the n bytes at buf hold the export data d: the
+// library's own search, as its copies are its own (a program's memmem
+// would be found first through the loader).
+bool holds(const void* buf, size_t n, const unsigned char* d) {
+    const unsigned char* b = (const unsigned char*)buf;
+    for (size_t i = 0; i + kExportBytes <= n; i++) {
+        if (b[i] != d[0]) continue;
+        size_t k = 1;
+        while (k < kExportBytes && b[i + k] == d[k]) k++;
+        if (k == kExportBytes) return true;
+    }
+    return false;
+}
+
 // exportSent looks for the export data of a block this process exported
 // and has not sent yet in bytes it writes now (buf, n): the send of that
 // data, noted before it is made (sentNow). No lock is taken unless the
@@ -229,10 +243,10 @@ void sentNow(const Unsent& u) {
 void exportSent(const void* buf, size_t n) {
     if (unsentCount.load() == 0 || buf == nullptr || n < kExportBytes || busy() || (uint64_t)sysGetpid() != guard.pid) return;
     for (auto& u : unsent) {
-        if (u.used.load(std::memory_order_acquire) == 0 || memmem(buf, n, u.data, kExportBytes) == nullptr) continue;
+        if (u.used.load(std::memory_order_acquire) == 0 || !holds(buf, n, u.data)) continue;
         std::lock_guard<Lock> g(mu);
         record();
-        if (u.used.load() == 0 || memmem(buf, n, u.data, kExportBytes) == nullptr) continue;   // sent, or another block's now
+        if (u.used.load() == 0 || !holds(buf, n, u.data)) continue;   // sent, or another block's now
         sentNow(u);
         u.used.store(0);
         unsentCount.fetch_sub(1);
