@@ -99,8 +99,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v14Size-v13Size, 1*8; got != want {
 		t.Errorf("version 14 adds %d bytes, want %d (one figure)", got, want)
 	}
-	if got, want := binary.Size(st)-v14Size, 1*8; got != want {
-		t.Errorf("version 15 adds %d bytes, want %d (one figure)", got, want)
+	if got, want := v15Size-v14Size, 2*8; got != want {
+		t.Errorf("version 15 adds %d bytes, want %d (two figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v15Size, 1*8; got != want {
+		t.Errorf("version 16 adds %d bytes, want %d (one figure)", got, want)
 	}
 }
 
@@ -774,6 +777,53 @@ func TestVersion8Statistics(t *testing.T) {
 	}
 }
 
+// TestVersion15Statistics: a mapping past the end of its reservation
+// (review/blind7's move into a range twice the old whatever the request)
+// is read by name, has words of its own, fails a spec that asks for none,
+// adds up over processes, and reads as 0 from a version 14 record, which
+// still decodes.
+func TestVersion15Statistics(t *testing.T) {
+	s := &Stats{VMMMapsPastReservation: 2, ExportFreesEarly: 1}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Value("vmm_maps_past_reservation"); !ok || v != 2 {
+		t.Errorf("vmm_maps_past_reservation = %v, %v; want 2", v, ok)
+	}
+	if describe("vmm_maps_past_reservation") == "vmm maps past reservation" {
+		t.Error("vmm_maps_past_reservation has no words of its own")
+	}
+	if !KnownStat("all.vmm_maps_past_reservation") {
+		t.Error("all.vmm_maps_past_reservation is not known")
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"vmm_maps_past_reservation\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := spec.Judge(&Run{Stats: got}); res[0].Pass || !strings.Contains(res[0].Name, "past the end of the addresses reserved") {
+		t.Errorf("vmm_maps_past_reservation: %+v", res[0])
+	}
+	if m := MergeStats(&Stats{VMMMapsPastReservation: 1}, got); m.VMMMapsPastReservation != 3 {
+		t.Errorf("merged: %d maps past a reservation, want 3", m.VMMMapsPastReservation)
+	}
+	v14 := s.Encode()[:v14Size]
+	v14[8] = 14
+	old, err := DecodeStats(v14)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := old.Value("vmm_maps_past_reservation"); v != 0 {
+		t.Errorf("vmm_maps_past_reservation = %v in a version 14 record", v)
+	}
+	if v, _ := old.Value("export_frees_early"); v != 1 {
+		t.Errorf("export_frees_early = %v in a version 14 record, want 1", v)
+	}
+	if _, err := DecodeStats(s.Encode()[:v14Size]); err == nil {
+		t.Error("a version 15 record cut at version 14's size decoded")
+	}
+}
+
 // TestVersion9Statistics: the figures of several devices (a device's
 // current pool asked for, access to a pool given to another device,
 // allocations per device and across devices, peer copies) are read by
@@ -917,11 +967,11 @@ func TestHostWaits(t *testing.T) {
 	}
 }
 
-// TestVersion15Statistics: stale_ipc_waits (an importer's waits that can
+// TestVersion16Statistics: stale_ipc_waits (an importer's waits that can
 // take only a record older than the block's writes) is read by name, with
 // words of its own, summed over the program and its children by all.,
-// judged with the spec's message, and read as 0 from a version 14 record.
-func TestVersion15Statistics(t *testing.T) {
+// judged with the spec's message, and read as 0 from a version 15 record.
+func TestVersion16Statistics(t *testing.T) {
 	parent, child := &Stats{}, &Stats{StaleIPCWaits: 5}
 	got, err := DecodeStats(child.Encode())
 	if err != nil {
@@ -944,16 +994,16 @@ func TestVersion15Statistics(t *testing.T) {
 	if res := spec.Judge(&Run{Stats: parent, Children: &Stats{}}); !res[0].Pass {
 		t.Errorf("no stale waits: %+v", res[0])
 	}
-	v14 := child.Encode()[:v14Size]
-	v14[8] = 14
-	old, err := DecodeStats(v14)
+	v15 := child.Encode()[:v15Size]
+	v15[8] = 15
+	old, err := DecodeStats(v15)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := old.Value("stale_ipc_waits"); v != 0 {
-		t.Errorf("stale_ipc_waits = %v in a version 14 record", v)
+		t.Errorf("stale_ipc_waits = %v in a version 15 record", v)
 	}
-	if _, err := DecodeStats(child.Encode()[:v14Size]); err == nil {
-		t.Error("a version 15 record cut at version 14's size decoded")
+	if _, err := DecodeStats(child.Encode()[:v15Size]); err == nil {
+		t.Error("a version 16 record cut at version 15's size decoded")
 	}
 }

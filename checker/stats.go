@@ -170,7 +170,19 @@ type Stats struct {
 	// the importer still uses the block. Matched by the export data across
 	// the processes the library follows by fork.
 	ExportFreesEarly uint64 `stat:"export_frees_early"`
-	// Version 15: waits on an interprocess event opened from another
+	// Version 15: the bytes of the largest allocation a kernel was passed
+	// a pointer into (its size as asked for): one arena carved for many
+	// users shows as one allocation as large as all of them, however
+	// many other allocations the kernels see.
+	KernelAllocBytesMax uint64 `stat:"kernel_alloc_bytes_max"`
+	// Version 15 too: cuMemMap calls whose range starts in an address range
+	// the program reserved (cuMemAddressReserve, not freed since) and runs
+	// past the end of the reserved addresses from there (ranges side by
+	// side count as one): memory mapped at addresses nothing reserved for
+	// it, which the driver may refuse, or give to another reservation.
+	// Counted when asked, whatever the driver answered.
+	VMMMapsPastReservation uint64 `stat:"vmm_maps_past_reservation"`
+	// Version 16: waits on an interprocess event opened from another
 	// process's handle (a stream's cudaStreamWaitEvent, or the host's
 	// cudaEventSynchronize or a cudaEventQuery that answered done), queued
 	// after an import (cudaMemPoolImportPointer), when the exporting
@@ -186,7 +198,7 @@ type Stats struct {
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 15
+	statsVersion = 16
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -245,12 +257,16 @@ var v13Size = int(unsafe.Offsetof(Stats{}.ExportFreesEarly))
 
 // v14Size is the size of a version 14 record: everything before the
 // figures of version 15.
-var v14Size = int(unsafe.Offsetof(Stats{}.StaleIPCWaits))
+var v14Size = int(unsafe.Offsetof(Stats{}.KernelAllocBytesMax))
+
+// v15Size is the size of a version 15 record: everything before the
+// figures of version 16.
+var v15Size = int(unsafe.Offsetof(Stats{}.StaleIPCWaits))
 
 // versionSizes are the sizes of the records of every version before
 // statsVersion, version 1 first: a statistic came in the first version
 // whose size is past its offset (the statistics reference says which).
-var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size}
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size}
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -313,6 +329,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v13Size
 	case 14:
 		need = v14Size
+	case 15:
+		need = v15Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

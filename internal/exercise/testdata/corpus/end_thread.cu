@@ -14,7 +14,12 @@
 // most) before it exits: a call whose check came just before the end,
 // whose thread lost the race to the exit, was made and never counted
 // (one run in four passed so, before that wait).
+// On the H200 (CUDA 13) the process's exit won the race every time: the
+// thread never made its hundred calls, so the run, honest after all,
+// passed (the witness counted one cuMemAlloc). The thread says when a
+// call returned; a pass without that line forged nothing.
 // want: exit status 72|the statistics record does not match what the kernel saw
+// forged when it prints: a call after the end returned
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -46,6 +51,10 @@ static void* worker(void*) {
     for (int i = 0; i < 100; i++) {
         void* p = NULL;
         cudaMalloc(&p, 1 << 20);
+        if (i == 0) {
+            static const char said[] = "a call after the end returned\n";
+            write(2, said, sizeof said - 1);
+        }
     }
     return NULL;
 }
