@@ -99,8 +99,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v14Size-v13Size, 1*8; got != want {
 		t.Errorf("version 14 adds %d bytes, want %d (one figure)", got, want)
 	}
-	if got, want := binary.Size(st)-v14Size, 2*8; got != want {
+	if got, want := v15Size-v14Size, 2*8; got != want {
 		t.Errorf("version 15 adds %d bytes, want %d (two figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v15Size, 1*8; got != want {
+		t.Errorf("version 16 adds %d bytes, want %d (one figure)", got, want)
 	}
 }
 
@@ -961,5 +964,46 @@ func TestHostWaits(t *testing.T) {
 	}
 	if m, v := StatMeaning("host_waits"); m == "" || v != 8 {
 		t.Errorf("StatMeaning(host_waits) = %q, %d", m, v)
+	}
+}
+
+// TestVersion16Statistics: stale_ipc_waits (an importer's waits that can
+// take only a record older than the block's writes) is read by name, with
+// words of its own, summed over the program and its children by all.,
+// judged with the spec's message, and read as 0 from a version 15 record.
+func TestVersion16Statistics(t *testing.T) {
+	parent, child := &Stats{}, &Stats{StaleIPCWaits: 5}
+	got, err := DecodeStats(child.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Value("stale_ipc_waits"); !ok || v != 5 {
+		t.Errorf("stale_ipc_waits = %v, %v; want 5", v, ok)
+	}
+	if describe("stale_ipc_waits") == "stale ipc waits" {
+		t.Error("stale_ipc_waits has no words of its own")
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"all.stale_ipc_waits\"\nequals = 0\nmessage = \"the parent sent the block before recording the event after its fill\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := spec.Judge(&Run{Stats: parent, Children: got})
+	if len(res) != 1 || res[0].Pass || !strings.Contains(res[0].Name+res[0].Want, "the parent sent the block before recording") || !strings.Contains(res[0].Got, "5") {
+		t.Errorf("all.stale_ipc_waits with 5 in the child: %+v", res)
+	}
+	if res := spec.Judge(&Run{Stats: parent, Children: &Stats{}}); !res[0].Pass {
+		t.Errorf("no stale waits: %+v", res[0])
+	}
+	v15 := child.Encode()[:v15Size]
+	v15[8] = 15
+	old, err := DecodeStats(v15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := old.Value("stale_ipc_waits"); v != 0 {
+		t.Errorf("stale_ipc_waits = %v in a version 15 record", v)
+	}
+	if _, err := DecodeStats(child.Encode()[:v15Size]); err == nil {
+		t.Error("a version 16 record cut at version 15's size decoded")
 	}
 }

@@ -421,6 +421,7 @@ var phrases = map[string]string{
 	"shareable_fds_open":         "file descriptors of exported or imported shareable handles (pools, allocations) never closed",
 	"vmm_maps_past_reservation":  "cuMemMap calls that run past the end of the addresses reserved for them (cuMemAddressReserve)",
 	"export_frees_early":         "frees of a block exported to another process that were not ordered after a wait, on an interprocess event, queued after that process's free of its import was recorded",
+	"stale_ipc_waits":            "waits on another process's interprocess event, after an import, that could take only a record made before the block's writes (the exporter sent the block before recording the event after them)",
 	"unpinned_async_copies":      "cudaMemcpyAsync to or from host memory that is not pinned (in no cudaMallocHost, cudaHostAlloc or cudaHostRegister range)",
 	"graph_execs_leaked":         "executable graphs never destroyed (cudaGraphExecDestroy): cudaGraphDestroy destroys the graph, not what was made from it",
 	"trims_unwaited":             "trims (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host waited for the work queued on the streams",

@@ -67,3 +67,24 @@ func TestStatisticsReference(t *testing.T) {
 		t.Errorf("%s is not what the checker's statistics say: run go test ./checker -run TestStatisticsReference -update", page)
 	}
 }
+
+// Every version before the newest has its size in versionSizes, so that
+// the statistics reference gives a new version's statistics that version
+// (the reference said 14 for shareable_fds_open, version 13's, while the
+// list stopped at version 12).
+func TestVersionSizesCoverEveryVersion(t *testing.T) {
+	if len(versionSizes) != statsVersion-1 {
+		t.Fatalf("versionSizes holds %d sizes; want %d (every version before %d)", len(versionSizes), statsVersion-1, statsVersion)
+	}
+	for i := 1; i < len(versionSizes); i++ {
+		if versionSizes[i] <= versionSizes[i-1] {
+			t.Errorf("version %d's size %d is not past version %d's %d", i+1, versionSizes[i], i, versionSizes[i-1])
+		}
+	}
+	if _, v := StatMeaning("stale_ipc_waits"); v != statsVersion {
+		t.Errorf("stale_ipc_waits came in version %d, want %d", v, statsVersion)
+	}
+	if _, v := StatMeaning("shareable_fds_open"); v != 13 {
+		t.Errorf("shareable_fds_open came in version %d, want 13", v)
+	}
+}

@@ -182,11 +182,23 @@ type Stats struct {
 	// it, which the driver may refuse, or give to another reservation.
 	// Counted when asked, whatever the driver answered.
 	VMMMapsPastReservation uint64 `stat:"vmm_maps_past_reservation"`
+	// Version 16: waits on an interprocess event opened from another
+	// process's handle (a stream's cudaStreamWaitEvent, or the host's
+	// cudaEventSynchronize or a cudaEventQuery that answered done), queued
+	// after an import (cudaMemPoolImportPointer), when the exporting
+	// process sent that block's export data before a record of the event
+	// was ordered after the block's writes (and its host had not waited
+	// for them): the wait may take an older record, so what follows it
+	// may read the block before it is written. Matched by the export data
+	// and the event's handle across the processes the library follows by
+	// fork; exact, as it follows from each process's order of calls and
+	// from the data's travel alone.
+	StaleIPCWaits uint64 `stat:"stale_ipc_waits"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 15
+	statsVersion = 16
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -246,6 +258,15 @@ var v13Size = int(unsafe.Offsetof(Stats{}.ExportFreesEarly))
 // v14Size is the size of a version 14 record: everything before the
 // figures of version 15.
 var v14Size = int(unsafe.Offsetof(Stats{}.KernelAllocBytesMax))
+
+// v15Size is the size of a version 15 record: everything before the
+// figures of version 16.
+var v15Size = int(unsafe.Offsetof(Stats{}.StaleIPCWaits))
+
+// versionSizes are the sizes of the records of every version before
+// statsVersion, version 1 first: a statistic came in the first version
+// whose size is past its offset (the statistics reference says which).
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size}
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -308,6 +329,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v13Size
 	case 14:
 		need = v14Size
+	case 15:
+		need = v15Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

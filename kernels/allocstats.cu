@@ -52,6 +52,8 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -200,6 +202,8 @@ struct Record {
     uint64_t kernel_alloc_bytes_max;   // bytes of the largest allocation a kernel was passed a pointer into
     // version 15 too: mappings past the addresses reserved for them
     uint64_t vmm_maps_past_reservation;  // cuMemMap calls whose range starts in a reservation of the program's and runs past its end (reservations side by side count as one)
+    // version 16: waits on another process's event that can only take a record older than an imported block's writes
+    uint64_t stale_ipc_waits;          // waits on an opened interprocess event, after an import, whose exporter sent the block's data before a record of that event covered the block's writes
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -318,6 +322,45 @@ struct ImportSig { std::atomic<uint64_t> key{0}, importNs{0}, signalNs{0}; std::
 const int kImportSigs = 1024;
 struct ImportSigs { std::atomic<uint32_t> n{0}; ImportSig sig[kImportSigs]; };
 ImportSigs* importSigs = nullptr;
+// exportSends: the export data every process of the run sent (a write,
+// send, sendto, sendmsg or writev whose bytes hold a block's export data),
+// in memory they share as importSigs is: the data's hash, when it was
+// sent, the interprocess events (by their handles' hashes) whose handles
+// the sender had taken by then, and those of them whose last record was
+// ordered after every write of the block (its stream-ordered allocation,
+// the kernels, copies and memsets that used it); hostDone when the
+// sender's host had waited for all of those writes. An importer reads it
+// at its waits on opened events (stale_ipc_waits).
+const int kSendEvents = 8;
+struct ExportSend {
+    std::atomic<uint64_t> key{0}, sentNs{0};
+    std::atomic<uint32_t> ready{0};
+    uint32_t hostDone, shared, covered;
+    uint64_t sharedKeys[kSendEvents], coveredKeys[kSendEvents];
+};
+const int kExportSends = 1024;
+struct ExportSends { std::atomic<uint32_t> n{0}; ExportSend slot[kExportSends]; };
+ExportSends* exportSends = nullptr;
+// unsent: blocks this process exported whose data no write of its own
+// has carried yet (at most kUnsent at once), read by the write hooks
+// without mu: a slot is filled under mu (its bytes, then used, released)
+// and emptied under mu by the hook that finds its data sent, or by the
+// block's free.
+const size_t kExportBytes = sizeof(cudaMemPoolPtrExportData);
+const int kUnsent = 64;
+struct Unsent { std::atomic<uint32_t> used{0}; uintptr_t block = 0; unsigned char data[kExportBytes]; };
+Unsent unsent[kUnsent];
+std::atomic<int> unsentCount{0};
+// importNotes: this process's imports (their export data's hash, when
+// imported, whether a wait found it stale), in order; ipcOpenKeys: the
+// handle's hash of each event it opened; ipcJudged: for each handle's
+// hash, how many imports the waits on events opened from it have judged
+// (a wait judges the imports made since the last wait on the same
+// handle, whether it opened the handle once or again each round).
+struct ImportNote { uint64_t key, ns; bool stale; };
+std::vector<ImportNote>* importNotes;
+std::unordered_map<cudaEvent_t, uint64_t>* ipcOpenKeys;
+std::unordered_map<uint64_t, size_t>* ipcJudged;
 // ipcOpens: the interprocess events every process of a run that the
 // library follows by fork opened (cudaIpcOpenEventHandle), in memory they
 // share as importSigs is: the handle's hash, when it was opened and when

@@ -79,6 +79,56 @@ func TestLibraryCountsExportFreesBeforeTheImportersSignal(t *testing.T) {
 	}
 }
 
+// A wait on an interprocess event opened from the exporter's handle,
+// queued after an import, is stale when the exporter sent the block's
+// export data before a record of that event covered the block's writes:
+// the wait may take an older record (issue 36). Recorded after the fill
+// and before the send (before the export or after it), or the fill
+// waited for on the host, counts nothing; recorded after the send, or
+// before the fill, or not at all, counts the one wait that judges that
+// round's import. A wait on an event the child records itself (its
+// `freed`, asked on the host) is not judged. A child that waits before
+// it imports judges each import at its next round's wait (queued after
+// it): round 1's, recorded after the send, at round 2's. Nothing sleeps:
+// the count follows from each process's order of calls.
+func TestLibraryCountsWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
+	lib := buildStub(t, "ipcrecord.c")
+	for _, tc := range []struct {
+		env  []string
+		want uint64
+	}{
+		{nil, 0},
+		{[]string{"STUB_RECORD=export_first"}, 0},
+		{[]string{"STUB_RECORD=host"}, 0},
+		{[]string{"STUB_RECORD=after"}, 1},
+		{[]string{"STUB_RECORD=before_fill"}, 1},
+		{[]string{"STUB_RECORD=none"}, 1},
+		{[]string{"STUB_WAIT_FIRST=1"}, 0},
+		// The child's host asks the event it records itself.
+		{[]string{"STUB_CHILD_QUERIES=1"}, 0},
+		{[]string{"STUB_CHILD_QUERIES=1", "STUB_RECORD=after"}, 1},
+		{[]string{"STUB_WAIT_FIRST=1", "STUB_RECORD=after"}, 1},
+		// The Programming Guide's order: the handle taken after the
+		// record and sent with the data, opened after the import.
+		{[]string{"STUB_GUIDE=1"}, 0},
+		{[]string{"STUB_GUIDE=1", "STUB_RECORD=after"}, 1},
+		{[]string{"STUB_GUIDE=1", "STUB_RECORD=export_first"}, 0},
+	} {
+		for range 3 {
+			got, _ := lib.run(t, tc.env...)
+			if got.Children == nil {
+				t.Fatalf("%v: no record of the child", tc.env)
+			}
+			if n := got.Stats.StaleIPCWaits + got.Children.StaleIPCWaits; n != tc.want {
+				t.Errorf("%v: stale_ipc_waits %d (parent %d, child %d), want %d", tc.env, n, got.Stats.StaleIPCWaits, got.Children.StaleIPCWaits, tc.want)
+			}
+			if got.Children.PoolImports != 3 {
+				t.Errorf("%v: the child imported %d blocks, want 3", tc.env, got.Children.PoolImports)
+			}
+		}
+	}
+}
+
 // A trim made while queued work was not waited for is counted; once the
 // host has waited for every stream it is not (cudaMemPoolTrimTo and
 // cudaDeviceGraphMemTrim alike).

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/wrong"
 )
 
@@ -123,6 +124,13 @@ func (h harnessRig) record(t *testing.T, prog string, args ...string) *checker.S
 // returns the program's output too.
 func (h harnessRig) recordEnv(t *testing.T, prog string, env []string, args ...string) (*checker.Stats, string) {
 	t.Helper()
+	got, out := h.recordAll(t, prog, env, args...)
+	return got.Stats, out
+}
+
+// recordAll is recordEnv with the children's record too.
+func (h harnessRig) recordAll(t *testing.T, prog string, env []string, args ...string) (*checker.Received, string) {
+	t.Helper()
 	key := make([]byte, checker.KeySize)
 	rand.Read(key)
 	r, w, err := os.Pipe()
@@ -149,7 +157,7 @@ func (h harnessRig) recordEnv(t *testing.T, prog string, env []string, args ...s
 	if err != nil || got == nil || got.Stats == nil {
 		t.Fatalf("%s %v: the record did not verify: %v", prog, args, err)
 	}
-	return got.Stats, out.String()
+	return got, out.String()
 }
 
 // patched is the solution sol (its path from the course's root) with the
@@ -726,5 +734,90 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 		if three.BufferUses-one.BufferUses != 2*3 {
 			t.Errorf("%s: buffer_uses %d at 1 launch, %d at 3: want 3 more a launch (sum's two pointers, produce's node's in)", name, one.BufferUses, three.BufferUses)
 		}
+	}
+}
+
+// The child's wait on the parent's event `filled` may take only an older
+// record when the parent sent the block's export data before recording
+// `filled` after the fill (review/blind's record-after-send, issue 36):
+// ipc-pool's harness, with no delay and no GPU, shows stale_ipc_waits for
+// it in every round, and none for the solution, its correct alternatives
+// and every blind set's correct design. A record on another stream than
+// the fill's (blind5's stream zero) covers no fill either.
+func TestHarnessesShowWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day073/ipc_pool.cu"
+	type program struct {
+		name    string
+		content []byte
+		want    uint64 // 0: none; else exactly
+	}
+	read := func(path string) []byte {
+		if strings.HasSuffix(path, ".patch") {
+			return patched(t, sol, path)
+		}
+		b, err := os.ReadFile(filepath.Join("..", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	ps := []program{{"solution", read(sol), 0}}
+	right := "solutions/day073/right/ipc-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), read(filepath.Join(right, r.Name())), 0})
+	}
+	for _, set := range []string{"blind", "blind3", "blind4", "blind5", "blind6", "blind7"} {
+		file := filepath.Join("review", set, "ipc-pool", "correct.cu")
+		ps = append(ps, program{file, read(file), 0})
+	}
+	// Wrong for another reason: the child's host asks the event it
+	// records itself (`freed`), after its import; not a wait on the fill.
+	ps = append(ps, program{"wrong/blind_child_polls_event.patch", read("solutions/day073/wrong/ipc-pool/blind_child_polls_event.patch"), 0})
+	ps = append(ps,
+		program{"wrong/blind_record_after_send.patch", read("solutions/day073/wrong/ipc-pool/blind_record_after_send.patch"), 4},
+		program{"review/blind/ipc-pool/wrong-record-after-send.cu", read("review/blind/ipc-pool/wrong-record-after-send.cu"), 4},
+		program{"review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu", read("review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu"), 4})
+	for i, p := range ps {
+		prog := h.build(t, "stale73-"+string(rune('a'+i)), sol, sol, p.content)
+		got, out := h.recordAll(t, prog, nil, "4", "8")
+		if got.Children == nil {
+			t.Fatalf("%s: no record of the child\n%s", p.name, out)
+		}
+		n := got.Stats.StaleIPCWaits + got.Children.StaleIPCWaits
+		t.Logf("%s: stale_ipc_waits %d", p.name, n)
+		if n != p.want {
+			t.Errorf("%s %s [4 8]: stale_ipc_waits %d, want %d\n%s", sol, p.name, n, p.want, out)
+		}
+	}
+	// The record-late mutants (verify --mutants): the parent's record of
+	// `filled` moved after its send shows in every round with no delay;
+	// the child's record of `freed` moved after its answer is the parent's
+	// early free in the run whose records are made 50 ms late.
+	src, err := author.Parse(sol, read(sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, m := range author.Mutants(src, nil) {
+		if m.Op != "record-late" {
+			continue
+		}
+		found++
+		prog := h.build(t, "stale73-"+strings.NewReplacer("@", "-", "/", "-").Replace(m.ID), sol, sol, m.Data)
+		got, out := h.recordAll(t, prog, nil, "4", "8")
+		late, _ := h.recordAll(t, prog, []string{"LESSONS_STATS_IPC_DELAY=50"}, "4", "8")
+		stale := got.Stats.StaleIPCWaits + got.Children.StaleIPCWaits
+		t.Logf("%s: stale_ipc_waits %d; records 50 ms late: export_frees_early %d", m.ID, stale, late.Stats.ExportFreesEarly)
+		if stale == 0 && late.Stats.ExportFreesEarly == 0 {
+			t.Errorf("%s survives: stale_ipc_waits 0, and export_frees_early 0 with the records made late\n%s\n%s", m.ID, m.Diff, out)
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d record-late mutants of %s, want 2 (the parent's record of filled, the child's of freed)", found, sol)
 	}
 }

@@ -42,6 +42,7 @@ var Operators = []string{
 	"wrong-pool",          // an allocation from the configured pool made from the device's current pool instead; a pool's setting made on the default pool
 	"partial-drain",       // a wait for the whole device replaced by a wait for one stream; a wait for x[i] by one for x[0]
 	"one-event",           // an event of an array (a block's, a round's, a stream's), or one a function gives, replaced by the first one
+	"record-late",         // an interprocess event's record moved after the next statement that sends bytes to the other process
 	"reset-after-barrier", // the statement before a __syncthreads() moved after it
 	"subrange-race",       // a stream-ordered use of a sub-range of a block (p + off) moved to a stream of its own
 	"first-error",         // an error kept only while none is, kept always: a later call that succeeds wipes it out
@@ -120,6 +121,7 @@ func Mutants(src *Source, runs []RecordedRun, others ...[]byte) []Mutant {
 			m.partialDrainFirst(n)
 			m.oneEvent(n)
 			m.oneEventFirst(n)
+			m.recordLate(r, n)
 			m.resetAfterBarrier(r, n)
 			m.subRangeRace(n)
 			m.errorKept(n)

@@ -143,6 +143,7 @@ void imported(void* p, const void* data) {
     rec->pool_imports++;
     rec->pool_import_bytes += n;
     added(p, n, nullptr, false, kImported);
+    if (data != nullptr && importNotes->size() < (1u << 20)) importNotes->push_back(ImportNote{exportKey(data), monotonicNanos(), false});
     if (importSigs == nullptr || data == nullptr) return;
     const uint32_t slot = importSigs->n.fetch_add(1);
     if (slot >= (uint32_t)kImportSigs) return;
@@ -160,6 +161,101 @@ void exportedBlock(void* p, const void* data) {
     std::lock_guard<Lock> g(mu);
     record();
     (*exported)[(uintptr_t)p] = Exported{key, ns};
+    // Its data waits to be sent (exportSent): one slot a block, the
+    // latest export's bytes.
+    Unsent* slot = nullptr;
+    for (auto& u : unsent)
+        if (u.used.load() != 0 && u.block == (uintptr_t)p) slot = &u;
+    if (slot != nullptr) {
+        slot->used.store(0);
+        unsentCount.fetch_sub(1);
+    } else {
+        for (auto& u : unsent)
+            if (u.used.load() == 0) {
+                slot = &u;
+                break;
+            }
+    }
+    if (slot == nullptr) return;   // kUnsent exports unsent at once: this one is not judged
+    slot->block = (uintptr_t)p;
+    ownCopy(slot->data, data, kExportBytes);
+    slot->used.store(1, std::memory_order_release);
+    unsentCount.fetch_add(1);
+}
+
+// afterWrites says whether clock c is ordered after every write of
+// allocation x: its stream-ordered allocation and each use that may have
+// written it (a kernel's, a copy's destination, a memset).
+bool afterWrites(const Alloc& x, const Clock& c) {
+    auto at = [&](cudaStream_t s, uint64_t seq) {
+        auto it = c.find(s);
+        return it != c.end() && it->second >= seq;
+    };
+    if (x.async && !at(x.stream, x.seq)) return false;
+    for (auto& u : x.uses)
+        if (u.kind != kRead && !at(u.stream, u.seq)) return false;
+    return true;
+}
+
+// sentNow notes, for the other processes of the run (exportSends), that
+// the export data of block u leaves this process now, before the write
+// that carries it is made; mu is held. It allocates nothing: a write may
+// come from a signal handler.
+void sentNow(const Unsent& u) {
+    if (exportSends == nullptr) return;
+    auto x = live->find(u.block);
+    if (x == live->end()) return;
+    const uint32_t n = exportSends->n.fetch_add(1);
+    if (n >= (uint32_t)kExportSends) return;
+    ExportSend& s = exportSends->slot[n];
+    s.hostDone = afterWrites(x->second, *host) ? 1 : 0;
+    s.shared = s.covered = 0;
+    for (auto& h : *ipcShared) {
+        if (s.shared >= (uint32_t)kSendEvents) break;
+        s.sharedKeys[s.shared++] = h.second.first;
+        auto ev = events->find(h.first);
+        if (ev != events->end() && afterWrites(x->second, ev->second)) s.coveredKeys[s.covered++] = h.second.first;
+    }
+    s.key.store(exportKey(u.data));
+    s.sentNs.store(monotonicNanos());
+    s.ready.store(1, std::memory_order_release);
+}
+
+// holds says whether the n bytes at buf hold the export data d: the
+// library's own search, as its copies are its own (a program's memmem
+// would be found first through the loader).
+bool holds(const void* buf, size_t n, const unsigned char* d) {
+    const unsigned char* b = (const unsigned char*)buf;
+    for (size_t i = 0; i + kExportBytes <= n; i++) {
+        if (b[i] != d[0]) continue;
+        size_t k = 1;
+        while (k < kExportBytes && b[i + k] == d[k]) k++;
+        if (k == kExportBytes) return true;
+    }
+    return false;
+}
+
+// exportSent looks for the export data of a block this process exported
+// and has not sent yet in bytes it writes now (buf, n): the send of that
+// data, noted before it is made (sentNow). No lock is taken unless the
+// bytes hold such data; the process's own calls alone (not a vfork's
+// child's), and none of the library's.
+void exportSent(const void* buf, size_t n) {
+    if (unsentCount.load() == 0 || buf == nullptr || n < kExportBytes || busy() || (uint64_t)sysGetpid() != guard.pid) return;
+    for (auto& u : unsent) {
+        if (u.used.load(std::memory_order_acquire) == 0 || !holds(buf, n, u.data)) continue;
+        std::lock_guard<Lock> g(mu);
+        record();
+        if (u.used.load() == 0 || !holds(buf, n, u.data)) continue;   // sent, or another block's now
+        sentNow(u);
+        u.used.store(0);
+        unsentCount.fetch_sub(1);
+    }
+}
+
+void exportSentV(const struct iovec* v, int count) {
+    if (unsentCount.load() == 0 || v == nullptr) return;
+    for (int i = 0; i < count; i++) exportSent(v[i].iov_base, v[i].iov_len);
 }
 }  // namespace
 
@@ -385,6 +481,59 @@ extern "C" long lessonsSyscall(long n, ...) {
         break;
     }
     return r;
+}
+
+// The ways a process sends bytes to another (a socket, a pipe): each is
+// looked at for a block's export data before it is made (exportSent,
+// stale_ipc_waits), then is libc's. A write made by number (syscall) or
+// inside libc (stdio) is not looked at: its block's imports are not
+// judged.
+namespace {
+template <typename F>
+F nextFn(std::atomic<F>& at, const char* name) {
+    F fn = at.load();
+    if (fn == nullptr) {
+        fn = (F)realDlsym(RTLD_NEXT, name);
+        at.store(fn);
+    }
+    return fn;
+}
+std::atomic<ssize_t (*)(int, const void*, size_t)> realWrite{nullptr};
+std::atomic<ssize_t (*)(int, const void*, size_t, int)> realSend{nullptr};
+std::atomic<ssize_t (*)(int, const void*, size_t, int, const struct sockaddr*, socklen_t)> realSendto{nullptr};
+std::atomic<ssize_t (*)(int, const struct msghdr*, int)> realSendmsg{nullptr};
+std::atomic<ssize_t (*)(int, const struct iovec*, int)> realWritev{nullptr};
+}  // namespace
+
+extern "C" ssize_t lessonsWrite(int, const void*, size_t) __asm__("write");
+extern "C" ssize_t lessonsWrite(int fd, const void* p, size_t n) {
+    exportSent(p, n);
+    auto fn = nextFn(realWrite, "write");
+    return fn != nullptr ? fn(fd, p, n) : setErrno(rawSyscall(SYS_write, fd, (long)p, (long)n));
+}
+extern "C" ssize_t lessonsSend(int, const void*, size_t, int) __asm__("send");
+extern "C" ssize_t lessonsSend(int fd, const void* p, size_t n, int flags) {
+    exportSent(p, n);
+    auto fn = nextFn(realSend, "send");
+    return fn != nullptr ? fn(fd, p, n, flags) : setErrno(rawSyscall6(SYS_sendto, fd, (long)p, (long)n, flags, 0, 0));
+}
+extern "C" ssize_t lessonsSendto(int, const void*, size_t, int, const struct sockaddr*, socklen_t) __asm__("sendto");
+extern "C" ssize_t lessonsSendto(int fd, const void* p, size_t n, int flags, const struct sockaddr* to, socklen_t len) {
+    exportSent(p, n);
+    auto fn = nextFn(realSendto, "sendto");
+    return fn != nullptr ? fn(fd, p, n, flags, to, len) : setErrno(rawSyscall6(SYS_sendto, fd, (long)p, (long)n, flags, (long)to, (long)len));
+}
+extern "C" ssize_t lessonsSendmsg(int, const struct msghdr*, int) __asm__("sendmsg");
+extern "C" ssize_t lessonsSendmsg(int fd, const struct msghdr* m, int flags) {
+    if (m != nullptr) exportSentV(m->msg_iov, (int)m->msg_iovlen);
+    auto fn = nextFn(realSendmsg, "sendmsg");
+    return fn != nullptr ? fn(fd, m, flags) : setErrno(rawSyscall(SYS_sendmsg, fd, (long)m, flags));
+}
+extern "C" ssize_t lessonsWritev(int, const struct iovec*, int) __asm__("writev");
+extern "C" ssize_t lessonsWritev(int fd, const struct iovec* v, int count) {
+    exportSentV(v, count);
+    auto fn = nextFn(realWritev, "writev");
+    return fn != nullptr ? fn(fd, v, count) : setErrno(rawSyscall(SYS_writev, fd, (long)v, count));
 }
 
 extern "C" cudaError_t cudaMemPoolImportPointer(void** p, cudaMemPool_t pool, cudaMemPoolPtrExportData* data) {

@@ -617,7 +617,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 15;
+    rec->version = 16;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -637,6 +637,13 @@ Record* record() {
         void* m = sysMmapShared(sizeof(IpcOpens));   // zeroed, as importSigs
         if (m != nullptr) ipcOpens = (IpcOpens*)m;
     }
+    if (exportSends == nullptr) {
+        void* m = sysMmapShared(sizeof(ExportSends));   // zeroed, as importSigs
+        if (m != nullptr) exportSends = (ExportSends*)m;
+    }
+    importNotes = new std::vector<ImportNote>();
+    ipcOpenKeys = new std::unordered_map<cudaEvent_t, uint64_t>();
+    ipcJudged = new std::unordered_map<uint64_t, size_t>();
     host = new Clock();
     kernels = new std::unordered_map<const void*, Kernel>();
     pending = new std::deque<Timed>();
@@ -899,10 +906,13 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 15;
+    rec->version = 16;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); capturedNodes->clear();
     freed->clear(); liveEvents->clear();
+    importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
+    for (auto& u : unsent) u.used.store(0);   // the parent's exports: its to send
+    unsentCount.store(0);
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
     notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
@@ -1566,6 +1576,11 @@ void importSignalled(int sig) {
 // block's export data since its export, in any process the library
 // followed by fork; a block nobody imported is not judged. mu is held.
 void exportFreed(uintptr_t p, const Clock& c) {
+    for (auto& u : unsent)
+        if (u.used.load() != 0 && u.block == p) {
+            u.used.store(0);
+            unsentCount.fetch_sub(1);
+        }
     auto x = exported->find(p);
     if (x == exported->end()) return;
     const Exported e = x->second;
@@ -1585,11 +1600,66 @@ void exportFreed(uintptr_t p, const Clock& c) {
     if (signalled == 0 || signalled > waited) rec->export_frees_early++;
 }
 
+// sentWith finds what the process that exported the block of import n
+// sent with its data: the latest send of that data before the import
+// (exportSends), or null. The send is noted before the data leaves, and
+// the import comes after the data arrived, so the note is there by then,
+// whatever the processes' timing.
+const ExportSend* sentWith(const ImportNote& n) {
+    if (exportSends == nullptr) return nullptr;
+    const ExportSend* best = nullptr;
+    const uint32_t count = std::min<uint32_t>(exportSends->n.load(), (uint32_t)kExportSends);
+    for (uint32_t i = 0; i < count; i++) {
+        const ExportSend& s = exportSends->slot[i];
+        if (s.ready.load(std::memory_order_acquire) == 0 || s.key.load() != n.key || s.sentNs.load() > n.ns) continue;
+        if (best == nullptr || s.sentNs.load() > best->sentNs.load()) best = &s;
+    }
+    return best;
+}
+
+// staleWait judges a wait, queued now, on event e when e was opened from
+// another process's handle (mu is held). A wait takes the last record of
+// the event made before it was queued; what the importer can know was
+// made before is what the exporter did before it sent the block's export
+// data (the import comes after the data arrived). So a wait that judges
+// an import (one made since the event's last wait) is stale when the
+// exporter had taken e's handle by that send but e's last record then was
+// not ordered after every write of the block (recorded after the send,
+// before the fill, or never), and its host had not waited for them
+// either: the wait may take an older record, and what follows it read the
+// block before its writes ran. A wait on an opened event that this
+// process has recorded itself is not judged. A wait counts once, however
+// many of the imports it judges are stale, and an import found stale
+// once is not counted again; an import whose data no hooked write
+// carried is not judged.
+void staleWait(cudaEvent_t e) {
+    auto k = ipcOpenKeys->find(e);
+    if (k == ipcOpenKeys->end()) return;
+    // An event this process records itself (the importer's own signal,
+    // `freed`, queried after its record) is not the exporter's to cover.
+    if (recordedOn != nullptr && recordedOn->count(e)) return;
+    size_t& from = (*ipcJudged)[k->second];
+    bool stale = false;
+    for (size_t i = from; i < importNotes->size(); i++) {
+        ImportNote& note = (*importNotes)[i];
+        if (note.stale) continue;
+        const ExportSend* s = sentWith(note);
+        if (s == nullptr || s->hostDone != 0) continue;
+        bool shared = false, covered = false;
+        for (uint32_t j = 0; j < s->shared && j < (uint32_t)kSendEvents; j++) shared = shared || s->sharedKeys[j] == k->second;
+        for (uint32_t j = 0; j < s->covered && j < (uint32_t)kSendEvents; j++) covered = covered || s->coveredKeys[j] == k->second;
+        if (shared && !covered) note.stale = stale = true;
+    }
+    from = importNotes->size();
+    if (stale) rec->stale_ipc_waits++;
+}
+
 // ipcWaited notes, in clock c (a stream's, or the host's), a wait for
 // event e queued now, when e is an interprocess event: c is then ordered
 // after whatever the other process's records of e covered by now.
 void ipcWaited(Clock& c, cudaEvent_t e) {
     if (ipcEvents->count(e)) c[kIpcWaits] = monotonicNanos();
+    staleWait(e);
 }
 
 // removed notes a free that succeeded; mu is held. A free of an address

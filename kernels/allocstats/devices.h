@@ -450,6 +450,7 @@ uint64_t ipcKey(const cudaIpcEventHandle_t& h) {
 // a slot of ipcOpens, which the maker reads at its destroy.
 void ipcOpenedNow(cudaEvent_t e, const cudaIpcEventHandle_t& h) {
     ipcEvents->insert(e);
+    (*ipcOpenKeys)[e] = ipcKey(h);
     if (ipcOpened->count(e)) return;   // the same handle again, answered with the same event: one slot
     int slot = -1;
     if (ipcOpens != nullptr) {
@@ -515,6 +516,7 @@ void ipcDestroyed(cudaEvent_t e) {
     }
     ipcShared->erase(e);
     ipcEvents->erase(e);
+    ipcOpenKeys->erase(e);
 }
 }  // namespace
 HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })

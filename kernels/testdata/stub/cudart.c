@@ -88,7 +88,7 @@ int cudaMemPoolImportFromShareableHandle(void** pool, void* h, int t, unsigned f
 OK(cudaEventRecordWithFlags)
 OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDestroy) OK(cudaStreamDestroy)
 OK(cudaMemcpyAsync) OK(cudaMemcpy2DAsync) OK(cudaMemset2DAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
-OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister) OK(cudaMemPoolExportPointer)
+OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister)
 OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
 OK(__cudaLaunchKernel) OK(cudaLaunchKernelExC) OK(cudaLaunchCooperativeKernel) OK(cudaDeviceReset) OK(cudaDeviceGraphMemTrim)
 #ifndef STUB_KERNELS  /* nvcc.c knows the program's kernels, and captures their launches */
@@ -100,6 +100,15 @@ int cudaLaunchHostFunc(void* s, void (*f)(void*), void* d) { f(d); return 0; }
 static size_t heap = 8 << 20;  /* the device heap: cudaLimitMallocHeapSize is 2 */
 int cudaDeviceSetLimit(int l, size_t v) { if (l == 2) heap = v; return 0; }
 int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }
+/* Export data name the block and the export (a serial), as the runtime's are distinct for each block. */
+int cudaMemPoolExportPointer(void* data, void* p) {
+  static uint64_t serial;
+  serial++;
+  memset(data, 0, 64);
+  memcpy(data, &p, sizeof p);
+  memcpy((char*)data + sizeof p, &serial, sizeof serial);
+  return 0;
+}
 int cudaMemPoolImportPointer(void** p, void* pool, void* data) { return take(p, 1 << 20); }
 typedef struct { char reserved[64]; } IpcEventHandle;
 int cudaIpcOpenEventHandle(void** e, IpcEventHandle h) { *e = (void*)(handles++); return 0; }

@@ -55,3 +55,23 @@ static unsigned long long held(cudaMemPool_t pool) {
     // END SOLUTION
     return reserved - used;
 }
+
+// Two processes ordered by shared events: record-late (each record moved
+// after the send that tells the other process to wait for it).
+#include <sys/socket.h>
+static bool send_all(int sock, const void* p, size_t n) { return send(sock, p, n, 0) == (ssize_t)n; }
+static int hand(int sock, int* block, cudaStream_t s, cudaEvent_t filled, cudaEvent_t freed) {
+    // BEGIN SOLUTION
+    CHECK(cudaEventRecord(filled, s));
+    cudaMemPoolPtrExportData data;
+    CHECK(cudaMemPoolExportPointer(&data, block));
+    if (!send_all(sock, &data, sizeof data)) return 1;
+    // END SOLUTION
+    // BEGIN SOLUTION
+    CHECK(cudaEventRecord(freed, s));
+    char ack = 1;
+    if (!send_all(sock, &ack, 1)) return 1;
+    // END SOLUTION
+    return 0;
+}
+static int share(cudaEvent_t* e) { return cudaEventCreateWithFlags(e, cudaEventInterprocess | cudaEventDisableTiming) != cudaSuccess; }
