@@ -182,11 +182,19 @@ type Stats struct {
 	// it, which the driver may refuse, or give to another reservation.
 	// Counted when asked, whatever the driver answered.
 	VMMMapsPastReservation uint64 `stat:"vmm_maps_past_reservation"`
+	// Version 16: the most streams whose queued work (kernels, copies,
+	// memsets) the program's own ordering left free to run at once: at
+	// each such operation, its stream and every other stream whose last
+	// one it is not ordered after, by the events its stream waited for or
+	// a host wait. Timing plays no part: 1 means every operation follows
+	// every other stream's last one (stages that each wait for the whole
+	// of the work before them), however many streams the program uses.
+	MaxUnorderedStreams uint64 `stat:"max_unordered_streams"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 15
+	statsVersion = 16
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -246,6 +254,10 @@ var v13Size = int(unsafe.Offsetof(Stats{}.ExportFreesEarly))
 // v14Size is the size of a version 14 record: everything before the
 // figures of version 15.
 var v14Size = int(unsafe.Offsetof(Stats{}.KernelAllocBytesMax))
+
+// v15Size is the size of a version 15 record: everything before the
+// figures of version 16.
+var v15Size = int(unsafe.Offsetof(Stats{}.MaxUnorderedStreams))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -308,6 +320,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v13Size
 	case 14:
 		need = v14Size
+	case 15:
+		need = v15Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
@@ -474,7 +488,7 @@ func reflectType() reflect.Type { return reflect.TypeOf(Stats{}) }
 // each process's kernels are timed on a clock of its own, so a span or an
 // overlap across processes is not measured, only each process's.
 var mergeMax = map[string]bool{
-	"PeakLiveBytes": true, "MaxConcurrentStreams": true, "KernelSpanNs": true,
+	"PeakLiveBytes": true, "MaxConcurrentStreams": true, "MaxUnorderedStreams": true, "KernelSpanNs": true,
 	"StreamKernelNsMax": true, "ReleaseThreshold": true,
 	"IPCOpenedCloseLastNs": true,
 }
