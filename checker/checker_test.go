@@ -102,8 +102,8 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v15Size-v14Size, 2*8; got != want {
 		t.Errorf("version 15 adds %d bytes, want %d (two figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v15Size, 1*8; got != want {
-		t.Errorf("version 16 adds %d bytes, want %d (one figure)", got, want)
+	if got, want := binary.Size(st)-v15Size, 2*8; got != want {
+		t.Errorf("version 16 adds %d bytes, want %d (two figures)", got, want)
 	}
 }
 
@@ -821,6 +821,50 @@ func TestVersion15Statistics(t *testing.T) {
 	}
 	if _, err := DecodeStats(s.Encode()[:v14Size]); err == nil {
 		t.Error("a version 15 record cut at version 14's size decoded")
+	}
+}
+
+// TestVersion16Overlap: the most streams the program's ordering left
+// free to run at once (review/blind8's pipeline whose load stream waits
+// for the copy of the chunk before) is read by name, has words of its
+// own, fails a spec that asks for at least 3, is the larger of two
+// processes' (not their sum), and reads as 0 from a version 15 record.
+func TestVersion16Overlap(t *testing.T) {
+	s := &Stats{MaxUnorderedStreams: 2, VMMMapsPastReservation: 1}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Value("max_unordered_streams"); !ok || v != 2 {
+		t.Errorf("max_unordered_streams = %v, %v; want 2", v, ok)
+	}
+	if describe("max_unordered_streams") == "max unordered streams" {
+		t.Error("max_unordered_streams has no words of its own")
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"max_unordered_streams\"\nat_least = 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := spec.Judge(&Run{Stats: got}); res[0].Pass || !strings.Contains(res[0].Name, "left free to run at once") {
+		t.Errorf("max_unordered_streams: %+v", res[0])
+	}
+	if m := MergeStats(&Stats{MaxUnorderedStreams: 4}, got); m.MaxUnorderedStreams != 4 {
+		t.Errorf("merged: %d, want the larger, 4", m.MaxUnorderedStreams)
+	}
+	v15 := s.Encode()[:v15Size]
+	v15[8] = 15
+	old, err := DecodeStats(v15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := old.Value("max_unordered_streams"); v != 0 {
+		t.Errorf("max_unordered_streams = %v in a version 15 record", v)
+	}
+	if v, _ := old.Value("vmm_maps_past_reservation"); v != 1 {
+		t.Errorf("vmm_maps_past_reservation = %v in a version 15 record, want 1", v)
+	}
+	if _, err := DecodeStats(s.Encode()[:v15Size]); err == nil {
+		t.Error("a version 16 record cut at version 15's size decoded")
 	}
 }
 

@@ -56,6 +56,9 @@ var Failable = []string{
 	"cudaMalloc", "cudaMallocAsync", "cudaMallocFromPoolAsync", "cudaMallocHost", "cudaHostAlloc",
 	"cudaMallocManaged", "cudaMallocPitch", "cudaMemPoolCreate", "cudaStreamCreate", "cudaStreamCreateWithFlags",
 	"cudaEventCreate", "cudaEventCreateWithFlags", "cudaEventRecord", "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess",
+	// A set of a pool's attribute (a reuse policy, the threshold): not
+	// made, so a policy the program meant is not the pool's.
+	"cudaMemPoolSetAttribute",
 	// A get of a pool's attribute, of any or of one: a get made to fail
 	// leaves its value as 0xA5 bytes, so one used anyway shows.
 	"cudaMemPoolGetAttribute", "cudaMemPoolGetAttribute.ReleaseThreshold", "cudaMemPoolGetAttribute.ReservedMemCurrent",

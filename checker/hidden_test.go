@@ -145,12 +145,17 @@ func TestHiddenRunFails(t *testing.T) {
 			t.Errorf("fail = [%s]: %v, want %q", tc.fail, err, tc.want)
 		}
 	}
+	// A pool's attribute set can fail (strict-pool: a policy the pool
+	// refused must reach error()).
+	if name, at, err := ParseFail("cudaMemPoolSetAttribute:1"); err != nil || name != "cudaMemPoolSetAttribute" || at != 1 {
+		t.Errorf("cudaMemPoolSetAttribute:1 read as %s:%d, %v", name, at, err)
+	}
 }
 
 // FuzzParseFail: a spec's fail entries are user input; any string gives
 // a failable call and a number from 1, or an error.
 func FuzzParseFail(f *testing.F) {
-	for _, s := range []string{"cuMemMap:2", "cudaMallocAsync:1", "cudaEventRecord:1", "cudaMemPoolGetAttribute.ReleaseThreshold:2", "cudaMemPoolGetAttribute.NoSuch:1", "cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1", "x", ":", "cuMemMap:-1", "cuMemMap:99999999999999999999"} {
+	for _, s := range []string{"cuMemMap:2", "cudaMallocAsync:1", "cudaEventRecord:1", "cudaMemPoolGetAttribute.ReleaseThreshold:2", "cudaMemPoolSetAttribute:1", "cudaMemPoolGetAttribute.NoSuch:1", "cudaDeviceGetAttribute.MemoryPoolSupportedHandleTypes:1", "x", ":", "cuMemMap:-1", "cuMemMap:99999999999999999999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -194,6 +194,14 @@ type Stats struct {
 	// fork; exact, as it follows from each process's order of calls and
 	// from the data's travel alone.
 	StaleIPCWaits uint64 `stat:"stale_ipc_waits"`
+	// Version 16 too: the most streams whose queued work (kernels, copies,
+	// memsets) the program's own ordering left free to run at once: at
+	// each such operation, its stream and every other stream whose last
+	// one it is not ordered after, by the events its stream waited for or
+	// a host wait. Timing plays no part: 1 means every operation follows
+	// every other stream's last one (stages that each wait for the whole
+	// of the work before them), however many streams the program uses.
+	MaxUnorderedStreams uint64 `stat:"max_unordered_streams"`
 }
 
 const (
@@ -497,7 +505,7 @@ func reflectType() reflect.Type { return reflect.TypeOf(Stats{}) }
 // each process's kernels are timed on a clock of its own, so a span or an
 // overlap across processes is not measured, only each process's.
 var mergeMax = map[string]bool{
-	"PeakLiveBytes": true, "MaxConcurrentStreams": true, "KernelSpanNs": true,
+	"PeakLiveBytes": true, "MaxConcurrentStreams": true, "MaxUnorderedStreams": true, "KernelSpanNs": true,
 	"StreamKernelNsMax": true, "ReleaseThreshold": true,
 	"IPCOpenedCloseLastNs": true,
 }

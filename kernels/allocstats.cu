@@ -204,6 +204,8 @@ struct Record {
     uint64_t vmm_maps_past_reservation;  // cuMemMap calls whose range starts in a reservation of the program's and runs past its end (reservations side by side count as one)
     // version 16: waits on another process's event that can only take a record older than an imported block's writes
     uint64_t stale_ipc_waits;          // waits on an opened interprocess event, after an import, whose exporter sent the block's data before a record of that event covered the block's writes
+    // version 16 too: the overlap the program's own ordering leaves
+    uint64_t max_unordered_streams;    // the most streams whose queued work (kernels, copies, memsets) the program's ordering left free to run at once
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -435,6 +437,9 @@ bool poolSetByProgram = false;
 // before the program reads the results (at exit, at the latest).
 struct ToHost { cudaStream_t stream; uint64_t seq; std::string what; size_t bytes; };
 std::vector<ToHost>* toHost;
+// lastWork: each stream's last kernel, copy or memset, by its place in the
+// stream (max_unordered_streams).
+std::unordered_map<cudaStream_t, uint64_t>* lastWork;
 uint64_t pendingWaits = 0;            // host waits since the last stream-ordered allocation
 bool asyncAllocated = false;          // a stream-ordered allocation was made
 thread_local int inLaunch = 0;        // inside __cudaLaunchKernel: its cudaLaunchKernel is the same launch

@@ -385,6 +385,22 @@ func TestLibraryFailsARecordMadeWithFlags(t *testing.T) {
 	}
 }
 
+// A run's cudaMemPoolSetAttribute:N fails the Nth set of a pool's
+// attribute, which is not made: a policy the program meant to set that
+// the pool refused (strict-pool's "a policy set fails"). The sets are
+// counted either way.
+func TestLibraryFailsAPoolSet(t *testing.T) {
+	lib := buildStub(t, "poolset.c")
+	runFails(t, lib, []failCase{
+		{"", "first 0 second 0\n", 0},
+		{"cudaMemPoolSetAttribute:2", "first 0 second 2\n", 1},
+	})
+	got, _ := lib.run(t, "LESSONS_STATS_FAIL=cudaMemPoolSetAttribute:1")
+	if s := got.Stats; s.ReuseAttrSets != 2 || s.PoolAttrSets != 2 {
+		t.Errorf("reuse_attr_sets %d, pool_attr_sets %d, want 2 and 2", s.ReuseAttrSets, s.PoolAttrSets)
+	}
+}
+
 // A judged run (LESSONS_STATS_NOEXEC=1) may install no system call filter
 // of its own: one installed after the library's can make the library's
 // own calls fail or lie (the corpus's seccomp_mark.cu lost the mark of a

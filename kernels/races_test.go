@@ -20,3 +20,24 @@ func TestLibraryFollowsUsesByTheirOwnBytes(t *testing.T) {
 		t.Errorf("the race quoted is %q, want the one at offset 48", note)
 	}
 }
+
+// max_unordered_streams follows the program's ordering, not the GPU's
+// timing: three streams' memsets queued with nothing between them leave
+// three streams free to run at once; the same memsets, each stream
+// waiting by an event for the one before (and the first, in the second
+// round, for the last), leave one.
+func TestLibraryCountsStreamsLeftUnordered(t *testing.T) {
+	lib := buildStub(t, "unordered.c")
+	for _, tc := range []struct {
+		env  []string
+		want uint64
+	}{
+		{nil, 3},
+		{[]string{"SERIAL=1"}, 1},
+	} {
+		got, _ := lib.run(t, tc.env...)
+		if s := got.Stats; s.MaxUnorderedStreams != tc.want {
+			t.Errorf("%v: max_unordered_streams %d, want %d", tc.env, s.MaxUnorderedStreams, tc.want)
+		}
+	}
+}

@@ -38,6 +38,10 @@
 //      wait for C, the stream that freed the block, and not for A, whose
 //      wait for C orders nothing of B's (a pool that lists the rest as
 //      A's must record A's event again after A's wait).
+//   8. on the same pool: B takes 4 MiB, A uses it after waiting for B and
+//      gives it back; then B takes 4 MiB again: the block is free in A's
+//      order (the stream deallocate names), not in the order of B, which
+//      allocated it, so B must wait for A or take other memory.
 #include "memory_resource.h"
 #include "pool_resource.h"
 #include <algorithm>
@@ -192,7 +196,7 @@ int main(int argc, char** argv) {
     cudaStream_t s[2], c = nullptr;
     for (auto& st : s) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     if (third) CHECK(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
-    const int nsums = 2 * rounds + 8 + (third ? 7 + 4 + 3 : 0);
+    const int nsums = 2 * rounds + 8 + (third ? 7 + 4 + 3 + 2 : 0);
     unsigned long long* sums = nullptr;
     CHECK(cudaMalloc(&sums, nsums * sizeof(unsigned long long)));
     // Cleared in s[0]'s order (a cudaMemset runs on the legacy stream,
@@ -334,6 +338,20 @@ int main(int argc, char** argv) {
             w7.use(s[1], b7, 4 * MiB, 53);
             w7.give(s[0], a7, 4 * MiB);
             w7.give(s[1], b7, 4 * MiB);
+
+            // 8. A block B took, used on A after A waited for B, given back
+            // on A; then B takes 4 MiB again.
+            int* b8 = w7.take(s[1], 4 * MiB, "8. 4 MiB on B");
+            cudaEvent_t bTook;
+            CHECK(cudaEventCreateWithFlags(&bTook, cudaEventDisableTiming));
+            CHECK(cudaEventRecord(bTook, s[1]));
+            CHECK(cudaStreamWaitEvent(s[0], bTook, 0));
+            CHECK(cudaEventDestroy(bTook));
+            w7.use(s[0], b8, 4 * MiB, 54);
+            w7.give(s[0], b8, 4 * MiB);
+            int* b9 = w7.take(s[1], 4 * MiB, "8. 4 MiB on B after A's free of B's block");
+            w7.use(s[1], b9, 4 * MiB, 55);
+            w7.give(s[1], b9, 4 * MiB);
             // C's work is over once A's is, as in phase 5.
             cudaEvent_t cDone;
             CHECK(cudaEventCreateWithFlags(&cDone, cudaEventDisableTiming));

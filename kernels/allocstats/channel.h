@@ -661,6 +661,7 @@ Record* record() {
     poolSets = new std::map<cudaMemPool_t, uint64_t>();
     allocPools = new std::set<cudaMemPool_t>();
     toHost = new std::vector<ToHost>();
+    lastWork = new std::unordered_map<cudaStream_t, uint64_t>();
     return rec;
 }
 
@@ -915,7 +916,7 @@ void forkChild() {
     unsentCount.store(0);
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
-    notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear();
+    notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear(); lastWork->clear();
     currentPool = devicePool = nullptr;
     poolSetByProgram = false;
     queuedOps = 0;
@@ -1256,6 +1257,28 @@ bool ordered(cudaStream_t s, cudaStream_t from, uint64_t seq) {
 }
 
 void hostWaits(const Clock& c) { join(*host, c); }
+
+// worked notes operation seq on stream s, a kernel, a copy or a memset:
+// the streams whose last such operation it is not ordered after (by the
+// events it waited for, or a host wait) may run beside it, whatever the
+// GPU's timing. max_unordered_streams is the most, this one's stream
+// counted: 1 when each operation follows every other stream's last one
+// (a pipeline whose stages wait for the whole of the chunk before).
+void worked(cudaStream_t s, uint64_t seq) {
+    s = norm(s);
+    uint64_t n = 1;
+    for (auto it = lastWork->begin(); it != lastWork->end();) {
+        auto h = host->find(it->first);
+        if (h != host->end() && h->second >= it->second) {
+            it = lastWork->erase(it);   // the host waited for it: it runs beside nothing queued from now on
+            continue;
+        }
+        if (it->first != s && !ordered(s, it->first, it->second)) n++;
+        ++it;
+    }
+    if (n > rec->max_unordered_streams) rec->max_unordered_streams = n;
+    (*lastWork)[s] = seq;
+}
 
 // hostWaited notes a host wait (a synchronisation, a synchronous copy):
 // one that falls between two stream-ordered allocations is counted at the
@@ -1780,6 +1803,7 @@ void launched(const Kernel* k, void** args, cudaStream_t s) {
     rec->kernel_launches++;
     if (k == nullptr) return;
     uint64_t seq = enqueue(s);
+    worked(s, seq);
     tlLaunch(k, k->name, s);
     if (!k->known || args == nullptr) return;
     rec->launches_inspected++;
@@ -1860,6 +1884,7 @@ void copiedSpans(const char* what, const void* d, size_t dn, const void* src, si
     if (ok && (pastEnd(d, dn) || pastEnd(src, sn))) rec->copies_past_end++;
     if (src != nullptr) unpinned(d, src, kind, ok);
     uint64_t seq = enqueue(s);
+    if (ok) worked(s, seq);
     touch(d, dn, kWrite, s, seq, false, ok, what);
     if (src == nullptr) return;
     touch(src, sn, kRead, s, seq, false, ok, what);

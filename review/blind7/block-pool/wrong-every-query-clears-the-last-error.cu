@@ -300,6 +300,17 @@ int main(int argc, char** argv) {
             CHECK(serve(p, bytes, k % 4, 20000));
             taken.push_back(p);
         }
+        // The smallest class is all handed out, the larger ones all free:
+        // a request of the smallest class still gets nullptr, not a block
+        // of another class (which would leave that class one short).
+        if (c == 0 && nc > 1) {
+            void* other = pool.allocate(classes[0]);
+            printf("allocate(%zu) with its class all handed out and larger ones free: %s\n", classes[0], other == nullptr ? "nullptr" : "a block");
+            if (other != nullptr && !pool.deallocate(other, s[0])) {
+                printf("deallocate refused a block the pool had handed out\n");
+                return 1;
+            }
+        }
     }
     CHECK(cudaGetLastError());
     printf("took every block: %d of each class\n", blocks);

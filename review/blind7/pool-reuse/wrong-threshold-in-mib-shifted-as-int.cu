@@ -137,7 +137,8 @@ static int finish(cudaMemPool_t pool) {
 // buffers of 32 MiB at once in the wide phase, by default; MIB sets the
 // buffers' size, which the pool may round up; TRIM, when not 0, is a
 // round of each phase before which the program trims the pool to
-// nothing, as another part of a larger program might).
+// nothing, as another part of a larger program might, or, one past the
+// last round, the phase's report).
 int main(int argc, char** argv) {
     const int device = 0, rounds = arg(argc, argv, 1, 6, 1, 1000), wide = arg(argc, argv, 2, 4, 2, 8);
     const uint64_t bytes = (uint64_t)arg(argc, argv, 3, 32, 1, 256) * MiB;
@@ -169,6 +170,12 @@ int main(int argc, char** argv) {
         printf("%s: %d of %d rounds found their %" PRIu64 " MiB already reserved\n", ph.name, reused, rounds,
                need / MiB);
         if (trim > 0 && trim <= rounds) printf("%s: the pool was trimmed to nothing before round %d\n", ph.name, trim);
+        // Trimmed before the report: what the pool holds now is nothing,
+        // what it held at its most (its high-water mark) is still the peak.
+        if (trim == rounds + 1) {
+            CHECK(cudaMemPoolTrimTo(pool, 0));
+            printf("%s: the pool was trimmed to nothing before the report\n", ph.name);
+        }
         if (report(pool, ph.name)) return 1;
     }
     if (finish(pool)) return 1;
