@@ -350,6 +350,10 @@ struct GraphInfo {
     std::vector<std::pair<uintptr_t, size_t>> allocs;
     std::vector<uintptr_t> frees;
     std::vector<NodeUses> nodes;
+    // Its event wait and event record nodes' events (graphs.h): the
+    // launch waits for the first before its nodes' uses and records the
+    // second after them.
+    std::vector<cudaEvent_t> waits, records;
 };
 std::unordered_map<cudaGraphExec_t, GraphInfo>* graphs;
 // Nodes made by stream capture: their kernels, copies and memsets were

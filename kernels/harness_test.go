@@ -633,7 +633,10 @@ func TestHarnessesShowHandsRecordedAtThePut(t *testing.T) {
 // writer, a memcpy node copying past its source's end, a memset node
 // launched after its buffer was freed, and a memset node moved onto the
 // writer's buffer in the executable graph (cudaGraphExecMemsetNodeSetParams,
-// cudaGraphExecUpdate).
+// cudaGraphExecUpdate). A memset node after an event wait node on the
+// writer's event is ordered (before, the wait node was not read and the
+// memset raced the work it waited for), and so is the writer's next
+// fill on its stream after a wait for the graph's event record node.
 func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 	h := buildHarnessRig(t)
 	const forger = "internal/exercise/testdata/gpuforgers/graph_node.cu"
@@ -671,6 +674,8 @@ func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 		{"freed", false, false, true},
 		{"setparams", true, false, false},
 		{"update", true, false, false},
+		{"waitnode", false, false, false},
+		{"recordnode", false, false, false},
 	} {
 		s := h.record(t, prog, c.arg)
 		t.Logf("%s: unordered_uses %d (%s), copies_past_end %d, uses_after_free %d (%s)", c.arg, s.UnorderedUses,

@@ -15,15 +15,20 @@
 // uses of that memory by one operation of the launch's stream: judged for
 // unordered uses, uses after free and copies past the end as a launch on
 // that stream is. The graph orders its own nodes; what is judged is the
-// order against other streams. A node made by stream capture is not
-// judged again: its kernel, copy or memset was judged when captured, on
-// the capturing stream (capturedNodes, noted at cudaStreamEndCapture),
-// unless cudaGraphExecKernelNodeSetParams (or the memcpy and memset
+// order against other streams, in which its event wait nodes order the
+// launch after the work they wait for and its event record nodes record
+// their events at the launch's end (graphWaits, graphRecords). A node
+// made by stream capture is not judged again: its kernel, copy, memset,
+// record or wait was judged when captured, on the capturing stream
+// (capturedNodes, noted at cudaStreamEndCapture), unless cudaGraphExecKernelNodeSetParams (or the memcpy and memset
 // kin) gave it new parameters in the executable graph, which are then
 // judged at each launch. A pointer into the graph's own allocations is
 // the memory nodes' to judge (below), not its nodes' uses. An update by
 // cudaGraphExecUpdate reads the nodes of the graph it gives again (below);
-// one by cudaGraphExecNodeSetParams is not followed.
+// one by cudaGraphExecNodeSetParams, cudaGraphExecEventRecordNodeSetEvent
+// or its wait kin, or the driver's cuGraphExec* calls, is not followed,
+// nor are the bodies of conditional nodes (CUDA 12.3): a use missed, as
+// before graphs' nodes were judged at all.
 //
 // A graph's memory nodes (cudaGraphAddMemAllocNode, or cudaMallocAsync and
 // cudaFreeAsync captured into it) allocate and free at each launch, at an
@@ -137,6 +142,22 @@ void nodeUses(cudaGraphNode_t node, cudaGraphNodeType t, GraphInfo* gi) {
     }
 }
 
+// eventNode adds the event of an event wait or event record node (of
+// type t) to gi; mu is not held. A node made by capture is left out: its
+// cudaStreamWaitEvent or cudaEventRecord was followed when captured.
+void eventNode(cudaGraphNode_t node, cudaGraphNodeType t, GraphInfo* gi) {
+    static auto waitEvent = (cudaError_t(*)(cudaGraphNode_t, cudaEvent_t*))realDriver("cudaGraphEventWaitNodeGetEvent");
+    static auto recordEvent = (cudaError_t(*)(cudaGraphNode_t, cudaEvent_t*))realDriver("cudaGraphEventRecordNodeGetEvent");
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        if (capturedNodes->count(node)) return;
+    }
+    cudaEvent_t e = nullptr;
+    if (t == cudaGraphNodeTypeWaitEvent && waitEvent != nullptr && waitEvent(node, &e) == cudaSuccess && e != nullptr) gi->waits.push_back(e);
+    if (t == cudaGraphNodeTypeEventRecord && recordEvent != nullptr && recordEvent(node, &e) == cudaSuccess && e != nullptr) gi->records.push_back(e);
+}
+
 void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
     static auto getNodes = (cudaError_t(*)(cudaGraph_t, cudaGraphNode_t*, size_t*))real("cudaGraphGetNodes");
     static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
@@ -154,6 +175,7 @@ void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
         cudaMemAllocNodeParams ap;
         void* freedAt = nullptr;
         if (t == cudaGraphNodeTypeKernel || t == cudaGraphNodeTypeMemcpy || t == cudaGraphNodeTypeMemset) nodeUses(nodes[i], t, gi);
+        if (t == cudaGraphNodeTypeWaitEvent || t == cudaGraphNodeTypeEventRecord) eventNode(nodes[i], t, gi);
         if (t == cudaGraphNodeTypeKernel) gi->kernels++;
         else if (t == cudaGraphNodeTypeGraph && getChild(nodes[i], &child) == cudaSuccess) graphNodes(child, depth + 1, gi);
         else if (t == cudaGraphNodeTypeMemAlloc && allocParams != nullptr && allocParams(nodes[i], &ap) == cudaSuccess && ap.dptr != nullptr)
@@ -206,6 +228,31 @@ void graphUses(const GraphInfo& gi, cudaStream_t s) {
     }
 }
 
+// graphWaits orders a launch of graph gi on stream s after the work its
+// event wait nodes wait for, as cudaStreamWaitEvent would: all of it
+// before any of the launch's nodes (a node the graph runs before its
+// wait is taken as after it: a race missed, never one made up). Before,
+// such a graph's nodes raced the work they waited for. mu is held.
+void graphWaits(const GraphInfo& gi, cudaStream_t s) {
+    for (cudaEvent_t e : gi.waits) {
+        auto ev = events->find(e);
+        if (ev != events->end()) join((*clocks)[norm(s)], ev->second);
+    }
+}
+
+// graphRecords records the events of graph gi's event record nodes at the
+// end of its launch on stream s, as cudaEventRecord would after it (a
+// stream that waits for one is ordered after the whole launch). mu is
+// held.
+void graphRecords(const GraphInfo& gi, cudaStream_t s) {
+    if (gi.records.empty()) return;
+    if (recordedOn == nullptr) recordedOn = new RecordedOn();
+    for (cudaEvent_t e : gi.records) {
+        (*events)[e] = (*clocks)[norm(s)];
+        (*recordedOn)[e] = norm(s);
+    }
+}
+
 // graphLaunched judges what the nodes of a launch of graph gi on stream
 // s touch, then notes the memory it allocates and frees (see above); mu
 // is held.
@@ -217,6 +264,7 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
     for (auto& a : gi.allocs) net[a.first]++;
     for (uintptr_t f : gi.frees) net[f]--;
     tlGraph(s, gi.kernels, gi.allocs.size());
+    graphWaits(gi, s);
     graphUses(gi, s);   // a finding is the launch's (traced just now)
     std::map<uintptr_t, size_t> sizes;
     for (auto& a : gi.allocs) {
@@ -261,6 +309,7 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
         }
         if (bytes > 0) forget(f, bytes, how);
     }
+    graphRecords(gi, s);
 }
 }  // namespace
 
@@ -473,7 +522,10 @@ void execUpdated(cudaError_t r, cudaGraphExec_t e, cudaGraph_t g) {
     std::lock_guard<Lock> lock(mu);
     record();
     auto it = graphs->find(e);
-    if (it != graphs->end()) it->second.nodes = gi.nodes;
+    if (it == graphs->end()) return;
+    it->second.nodes = gi.nodes;
+    it->second.waits = gi.waits;
+    it->second.records = gi.records;
 }
 }  // namespace
 #if CUDART_VERSION >= 12000

@@ -118,6 +118,7 @@ typedef struct { void* srcArray; StubPos srcPos; StubPitched srcPtr; void* dstAr
 static struct StubNode {
   void* graph; int type; StubKernelNode k; StubMemsetNode m; StubCopyNode c;
   void* dptr; size_t bytes;               /* an allocation or free node's */
+  void* event;                            /* an event wait or record node's */
   char argData[64]; void* args[8];        /* a captured launch's arguments, copied */
 } gnodes[64];
 static struct StubNode* addNode(void** node, void* g, int type) {
@@ -135,6 +136,10 @@ int cudaGraphAddMemcpyNode1D(void** node, void* g, void* deps, size_t n, void* d
   addNode(node, g, 1)->c = c;
   return 0;
 }
+int cudaGraphAddEventWaitNode(void** node, void* g, void* deps, size_t n, void* e) { addNode(node, g, 6)->event = e; return 0; }
+int cudaGraphAddEventRecordNode(void** node, void* g, void* deps, size_t n, void* e) { addNode(node, g, 7)->event = e; return 0; }
+int cudaGraphEventWaitNodeGetEvent(struct StubNode* node, void** e) { *e = node->event; return node->type != 6; }
+int cudaGraphEventRecordNodeGetEvent(struct StubNode* node, void** e) { *e = node->event; return node->type != 7; }
 int cudaGraphGetNodes(void* g, void** nodes, size_t* n) {
   size_t k = 0;
   for (int i = 0; i < 64; i++)

@@ -7,7 +7,11 @@
 // graph after x was freed. "setparams" and "update" start from a memset
 // node that clears y (no race) and move it onto x in the executable
 // graph, by cudaGraphExecMemsetNodeSetParams or by cudaGraphExecUpdate
-// from a graph whose node clears x: the race of "memset".
+// from a graph whose node clears x: the race of "memset". "waitnode" is
+// memset's graph ordered by an event wait node on that event, put in the
+// graph before the memset node; "recordnode" adds an event record node
+// after it, and fills x again on stream a once a waited for that event:
+// neither races.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,8 +45,15 @@ int main(int argc, char** argv) {
     p.elementSize = 4;
     p.width = n;
     p.height = 1;
+    bool waitNode = strcmp(what, "waitnode") == 0 || strcmp(what, "recordnode") == 0;
+    cudaGraphNode_t waited;
+    if (waitNode) cudaGraphAddEventWaitNode(&waited, g, NULL, 0, filled);
     if (strcmp(what, "copy") == 0) cudaGraphAddMemcpyNode1D(&node, g, NULL, 0, y, x, 2 * bytes, cudaMemcpyDeviceToDevice);
-    else cudaGraphAddMemsetNode(&node, g, NULL, 0, &p);
+    else cudaGraphAddMemsetNode(&node, g, waitNode ? &waited : NULL, waitNode ? 1 : 0, &p);
+    cudaEvent_t cleared;
+    cudaEventCreate(&cleared);
+    cudaGraphNode_t recorded;
+    if (strcmp(what, "recordnode") == 0) cudaGraphAddEventRecordNode(&recorded, g, &node, 1, cleared);
     cudaGraphExec_t e;
     cudaGraphInstantiateWithFlags(&e, g, 0);
     p.dst = x;
@@ -65,8 +76,12 @@ int main(int argc, char** argv) {
         cudaFreeAsync(x, a);
         cudaStreamSynchronize(a);
     }
-    if (strcmp(what, "memset") != 0 && !moved) cudaStreamWaitEvent(b, filled, 0);
+    if (strcmp(what, "memset") != 0 && !moved && !waitNode) cudaStreamWaitEvent(b, filled, 0);
     cudaGraphLaunch(e, b);
+    if (strcmp(what, "recordnode") == 0) {
+        cudaStreamWaitEvent(a, cleared, 0);
+        fill<<<(n + 255) / 256, 256, 0, a>>>(x, n);
+    }
     cudaStreamSynchronize(b);
     cudaStreamSynchronize(a);
     printf("%s done\n", what);
@@ -76,6 +91,7 @@ int main(int argc, char** argv) {
     if (strcmp(what, "freed") != 0) cudaFreeAsync(x, a);
     cudaFree(y);
     cudaEventDestroy(filled);
+    cudaEventDestroy(cleared);
     cudaStreamSynchronize(a);
     return 0;
 }
