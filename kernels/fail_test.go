@@ -668,14 +668,17 @@ func TestLibraryEndsAChildThatStartsAfterTheProgramsEnd(t *testing.T) {
 // grader, seeing no child, judged the parent's record alone (fork_close.cu
 // of the corpus). A child that keeps the channel is followed as before,
 // and one that closes it but never calls CUDA (as before an exec) is
-// left alone.
+// left alone. Every child that sent a record is in the program's count
+// of children (Guard's cuda_children), one whose record a system() call
+// started too: before, it was not, and its record could stand in for
+// that of a counted child whose frames went elsewhere.
 func TestLibraryEndsAForkedChildThatHidTheChannel(t *testing.T) {
 	lib := buildStub(t, "forkclose.c")
 	for _, tc := range []struct {
 		how    string
 		status string
 		kids   uint64 // the child's cudaMalloc calls in the record
-	}{{"keep", "child: 0", 1}, {"close", "child: 72", 0}, {"replace", "child: 72", 0}, {"quiet", "child: 0", 0}} {
+	}{{"keep", "child: 0", 1}, {"close", "child: 72", 0}, {"replace", "child: 72", 0}, {"quiet", "child: 0", 0}, {"spawn", "child: 0", 0}} {
 		got, out := lib.run(t, "STUB_CHILD="+tc.how)
 		if !strings.Contains(out, tc.status) {
 			t.Errorf("%s: output %q, want %q", tc.how, out, tc.status)
@@ -686,6 +689,9 @@ func TestLibraryEndsAForkedChildThatHidTheChannel(t *testing.T) {
 		}
 		if kids != tc.kids || got.Stats.MallocCalls != 1 {
 			t.Errorf("%s: the child's cudaMalloc %d (want %d), the parent's %d (want 1)", tc.how, kids, tc.kids, got.Stats.MallocCalls)
+		}
+		if got.Guard.CUDAChildren != uint64(len(got.ChildGuards)) {
+			t.Errorf("%s: %d children counted, %d sent a record: want as many", tc.how, got.Guard.CUDAChildren, len(got.ChildGuards))
 		}
 	}
 }

@@ -190,7 +190,7 @@ Guard guard = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 // this process is counted.
 // closed is set by the program's own process as it sends its end frame,
 // before it reads the count: a child whose first call comes after that
-// cannot be in the count, so it is ended (followedOrStop).
+// cannot be in the count, so it is ended (countChild).
 struct Kids { std::atomic<uint64_t> started; std::atomic<uint64_t> closed; };
 Kids* kids;
 std::atomic<bool> kidCounted;
@@ -516,19 +516,6 @@ void unfollowed() {
     markChannel();
 }
 
-// followedOrStop ends a process the library does not follow at its first
-// CUDA call, before the call is made, its mark written: whatever it would
-// do is in no record, and a program that kept the mark from the grader
-// (the pipe hidden from the process: sent through a socket to itself,
-// closed) must not get the work done meanwhile. Exit status 72. Raw
-// system calls: async-signal-safe, no lock.
-// A forked child whose record's pipe is gone (closed, or another file put
-// at its number) before its first CUDA call is ended there the same way:
-// its start frame would go nowhere, and the grader, seeing no child that
-// called CUDA, judged the parent's record alone (fork_close.cu of the
-// corpus closed every descriptor in the child and did a hundred cudaMalloc
-// there unseen). After its start frame, a pipe lost cuts its record short,
-// which fails the run.
 // afterEnd ends a process whose record has ended (its end frame is out)
 // at a CUDA call: the call, or its count, would be in no frame. Another
 // thread of the program, told that the program is ending, made its calls
@@ -544,6 +531,39 @@ void afterEnd() {
     for (;;) rawSyscall(SYS_exit_group, 72);
 }
 
+// countChild counts this process, a forked child, in the run's count of
+// children (Guard's cuda_children), once: before its first CUDA call is
+// made (followedOrStop), and before its start frame goes out whatever
+// sent it (record(): a child's first exec, posix_spawn or system sends
+// it too), so that every child with a record is counted and a record
+// missing from the count cannot be stood in for by another's. One that
+// comes after the program's own record ended with its count is ended
+// here, its mark sent: its calls could be kept from the grader unseen (a
+// child that waited for its parent's end). Raw system calls, atomics:
+// async-signal-safe.
+void countChild() {
+    if (kids == nullptr || kidCounted.exchange(true)) return;
+    kids->started.fetch_add(1);
+    if (kids->closed.load() == 0) return;
+    static const char msg[] = "allocstats: a forked child called CUDA after the program's own record ended: its calls would go uncounted, so the run's record is not trusted\n";
+    sysWrite(2, msg, sizeof msg - 1);
+    markChannel();
+    rawSyscall(SYS_exit_group, 72);
+}
+
+// followedOrStop ends a process the library does not follow at its first
+// CUDA call, before the call is made, its mark written: whatever it would
+// do is in no record, and a program that kept the mark from the grader
+// (the pipe hidden from the process: sent through a socket to itself,
+// closed) must not get the work done meanwhile. Exit status 72. Raw
+// system calls: async-signal-safe, no lock.
+// A forked child whose record's pipe is gone (closed, or another file put
+// at its number) before its first CUDA call is ended there the same way:
+// its start frame would go nowhere, and the grader, seeing no child that
+// called CUDA, judged the parent's record alone (fork_close.cu of the
+// corpus closed every descriptor in the child and did a hundred cudaMalloc
+// there unseen). After its start frame, a pipe lost cuts its record short,
+// which fails the run.
 void followedOrStop() {
     if (chanFd < 0 || execPath) return;
     afterEnd();
@@ -551,20 +571,7 @@ void followedOrStop() {
         struct stat st;
         if (!quiet) return;
         if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno) {
-            // Counted before its first call is made, whatever becomes of
-            // its frames (Guard's cuda_children).
-            if (kids != nullptr && !kidCounted.exchange(true)) {
-                kids->started.fetch_add(1);
-                if (kids->closed.load() != 0) {
-                    // The program's own record has ended with its count:
-                    // this child's calls could be kept from the grader
-                    // unseen (a child that waited for its parent's end).
-                    static const char msg[] = "allocstats: a forked child called CUDA after the program's own record ended: its calls would go uncounted, so the run's record is not trusted\n";
-                    sysWrite(2, msg, sizeof msg - 1);
-                    markChannel();
-                    rawSyscall(SYS_exit_group, 72);
-                }
-            }
+            countChild();   // before its first call is made, whatever becomes of its frames
             return;
         }
         static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's channel closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
@@ -584,6 +591,7 @@ Record* record() {
         // not at the next pulse, so that a child that then leaves by _exit
         // leaves a record cut short rather than none (a failing runtime,
         // with no driver, answers within the pulse's 20 ms).
+        countChild();
         quiet = false;
         sendFrame(kFrameStart);
     }
