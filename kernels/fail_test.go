@@ -361,7 +361,10 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 // names the same file again at exit (every export names /dev/nvidiactl on
 // the GPU, as the driver's own descriptors do): before, each was counted
 // as left open. A copy made by dup or fcntl(F_DUPFD) whose original was
-// closed is left open: before, it was not counted.
+// closed is left open: before, it was not counted. A close(-1) forgets
+// nothing: before, it took every free slot for a noted descriptor of -1,
+// and the count of those noted fell below zero, so that no close after it
+// was followed.
 func TestLibraryFollowsShareableDescriptorsClosedOrCopiedOtherWays(t *testing.T) {
 	lib := buildStub(t, "sharefd_ways.c")
 	got, out := lib.run(t)

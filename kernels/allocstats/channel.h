@@ -720,13 +720,17 @@ void noteShareFdCopy(int from, int to) {
     }
 }
 
-// forgetShareFd forgets fd if it is noted (the close hook): no lock, no
-// allocation, async-signal-safe.
-void forgetShareFd(int fd) {
+// forgetShareFds forgets the noted descriptors from first to last
+// (inclusive), closed (close and its kin): no lock, no allocation,
+// async-signal-safe. forgetShareFd forgets one.
+void forgetShareFds(unsigned first, unsigned last) {
     for (auto& f : shareFds) {
-        int at = fd;
-        if (f.fd.compare_exchange_strong(at, -1)) shareFdsNoted.fetch_sub(1);
+        int at = f.fd.load();
+        if (at >= 0 && (unsigned)at >= first && (unsigned)at <= last && f.fd.compare_exchange_strong(at, -1)) shareFdsNoted.fetch_sub(1);
     }
+}
+void forgetShareFd(int fd) {
+    if (fd >= 0) forgetShareFds((unsigned)fd, (unsigned)fd);
 }
 
 // shareFdsOpen counts the noted descriptors the program never closed that
