@@ -637,6 +637,8 @@ func TestHarnessesShowHandsRecordedAtThePut(t *testing.T) {
 // writer's event is ordered (before, the wait node was not read and the
 // memset raced the work it waited for), and so is the writer's next
 // fill on its stream after a wait for the graph's event record node.
+// A captured memset embedded as a child graph, or cloned, is not judged
+// again at launch (it was at its capture).
 func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 	h := buildHarnessRig(t)
 	const forger = "internal/exercise/testdata/gpuforgers/graph_node.cu"
@@ -676,6 +678,8 @@ func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 		{"update", true, false, false},
 		{"waitnode", false, false, false},
 		{"recordnode", false, false, false},
+		{"child", false, false, false},
+		{"clone", false, false, false},
 	} {
 		s := h.record(t, prog, c.arg)
 		t.Logf("%s: unordered_uses %d (%s), copies_past_end %d, uses_after_free %d (%s)", c.arg, s.UnorderedUses,

@@ -20,7 +20,8 @@
 // their events at the launch's end (graphWaits, graphRecords). A node
 // made by stream capture is not judged again: its kernel, copy, memset,
 // record or wait was judged when captured, on the capturing stream
-// (capturedNodes, noted at cudaStreamEndCapture), unless cudaGraphExecKernelNodeSetParams (or the memcpy and memset
+// (capturedNodes, noted at cudaStreamEndCapture, and carried to a clone
+// of its graph, or to the copy a child graph node embeds), unless cudaGraphExecKernelNodeSetParams (or the memcpy and memset
 // kin) gave it new parameters in the executable graph, which are then
 // judged at each launch. A pointer into the graph's own allocations is
 // the memory nodes' to judge (below), not its nodes' uses. An update by
@@ -419,6 +420,38 @@ void captured(cudaGraph_t g, bool made) {
     }
 }
 
+// copiedNodes marks the nodes of graph copy, made from graph from by
+// cudaGraphClone or embedded by cudaGraphAddChildGraphNode (a clone of
+// it), as made by capture where from's are: the same work, judged when
+// it was captured, under new handles. Before, a captured graph embedded
+// in another or cloned was judged again at each launch, against the
+// capture's own uses on the capturing stream: a race made up. Node i of
+// one is node i of the other, as a clone keeps them; a copy whose nodes
+// do not match one for one, kind for kind, is left as it is (judged at
+// each launch). mu is not held.
+void copiedNodes(cudaGraph_t from, cudaGraph_t copy) {
+    static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
+    if (from == nullptr || copy == nullptr || busy()) return;
+    std::vector<cudaGraphNode_t> a, b;
+    bool same;
+    {
+        Own own;
+        KeepLastError keep;
+        nodesOf(from, 0, &a);
+        nodesOf(copy, 0, &b);
+        same = a.size() == b.size();
+        for (size_t i = 0; same && i < a.size(); i++) {
+            cudaGraphNodeType ta, tb;
+            same = getType(a[i], &ta) == cudaSuccess && getType(b[i], &tb) == cudaSuccess && ta == tb;
+        }
+    }
+    if (!same) return;
+    std::lock_guard<Lock> lock(mu);
+    record();
+    for (size_t i = 0; i < a.size(); i++)
+        if (capturedNodes->count(a[i])) capturedNodes->insert(b[i]);
+}
+
 // execNodeSet replaces, in executable graph e, what node touches at each
 // launch by u (a captured node's new parameters are judged from now on).
 void execNodeSet(cudaGraphExec_t e, const NodeUses& u) {
@@ -455,6 +488,28 @@ extern "C" cudaError_t cudaGraphDestroy(cudaGraph_t g) {
     HOOK_ENTRY();
     captured(g, false);
     return fn(g);
+}
+extern "C" cudaError_t cudaGraphClone(cudaGraph_t* out, cudaGraph_t g) {
+    static auto fn = (cudaError_t(*)(cudaGraph_t*, cudaGraph_t))real("cudaGraphClone");
+    HOOK_ENTRY();
+    cudaError_t r = fn(out, g);
+    if (r == cudaSuccess && out != nullptr) copiedNodes(g, *out);
+    return r;
+}
+extern "C" cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t g, const cudaGraphNode_t* deps, size_t n, cudaGraph_t child) {
+    static auto fn = (cudaError_t(*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaGraph_t))real("cudaGraphAddChildGraphNode");
+    static auto getChild = (cudaError_t(*)(cudaGraphNode_t, cudaGraph_t*))real("cudaGraphChildGraphNodeGetGraph");
+    HOOK_ENTRY();
+    cudaError_t r = fn(node, g, deps, n, child);
+    if (r != cudaSuccess || node == nullptr || busy()) return r;
+    cudaGraph_t embedded = nullptr;
+    {
+        Own own;
+        KeepLastError keep;
+        if (getChild(*node, &embedded) != cudaSuccess) embedded = nullptr;
+    }
+    copiedNodes(child, embedded);
+    return r;
 }
 extern "C" cudaError_t cudaGraphDestroyNode(cudaGraphNode_t n) {
     static auto fn = (cudaError_t(*)(cudaGraphNode_t))real("cudaGraphDestroyNode");

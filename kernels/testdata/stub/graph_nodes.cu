@@ -11,9 +11,16 @@
 // memset's graph ordered by an event wait node on that event, put in the
 // graph before the memset node; "recordnode" adds an event record node
 // after it, and fills x again on stream a once a waited for that event:
-// neither races.
+// neither races. "child" and "clone" capture a memset of x on stream c
+// (after a wait for that event) and launch it, embedded in the graph as
+// a child graph node or cloned, on b after the same wait: the capture's
+// memset was judged when captured and is not judged again (before, the
+// copy's node was, against the capture's own use on c: a race made up).
+// The argument may come from $GRAPH_NODES (the GPU's run of it,
+// internal/exercise's TestGPUGraphNodesOrder).
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 __global__ void fill(float* x, int n) {
@@ -22,7 +29,7 @@ __global__ void fill(float* x, int n) {
 }
 
 int main(int argc, char** argv) {
-    const char* what = argc > 1 ? argv[1] : "memset";
+    const char* what = argc > 1 ? argv[1] : getenv("GRAPH_NODES") != NULL ? getenv("GRAPH_NODES") : "memset";
     int n = 1 << 20;
     size_t bytes = n * sizeof(float);
     cudaStream_t a, b;
@@ -48,7 +55,21 @@ int main(int argc, char** argv) {
     bool waitNode = strcmp(what, "waitnode") == 0 || strcmp(what, "recordnode") == 0;
     cudaGraphNode_t waited;
     if (waitNode) cudaGraphAddEventWaitNode(&waited, g, NULL, 0, filled);
-    if (strcmp(what, "copy") == 0) cudaGraphAddMemcpyNode1D(&node, g, NULL, 0, y, x, 2 * bytes, cudaMemcpyDeviceToDevice);
+    bool copied = strcmp(what, "child") == 0 || strcmp(what, "clone") == 0;
+    cudaStream_t c;
+    cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking);
+    cudaGraph_t cg = NULL;
+    if (copied) {
+        cudaStreamWaitEvent(c, filled, 0);
+        cudaStreamBeginCapture(c, cudaStreamCaptureModeGlobal);
+        cudaMemsetAsync(x, 0, bytes, c);
+        cudaStreamEndCapture(c, &cg);
+    }
+    if (strcmp(what, "child") == 0) cudaGraphAddChildGraphNode(&node, g, NULL, 0, cg);
+    else if (strcmp(what, "clone") == 0) {
+        cudaGraphDestroy(g);
+        cudaGraphClone(&g, cg);
+    } else if (strcmp(what, "copy") == 0) cudaGraphAddMemcpyNode1D(&node, g, NULL, 0, y, x, 2 * bytes, cudaMemcpyDeviceToDevice);
     else cudaGraphAddMemsetNode(&node, g, waitNode ? &waited : NULL, waitNode ? 1 : 0, &p);
     cudaEvent_t cleared;
     cudaEventCreate(&cleared);
@@ -84,10 +105,12 @@ int main(int argc, char** argv) {
     }
     cudaStreamSynchronize(b);
     cudaStreamSynchronize(a);
+    cudaStreamSynchronize(c);
     printf("%s done\n", what);
     cudaGraphExecDestroy(e);
     cudaGraphDestroy(g);
     if (g2 != NULL) cudaGraphDestroy(g2);
+    if (cg != NULL) cudaGraphDestroy(cg);
     if (strcmp(what, "freed") != 0) cudaFreeAsync(x, a);
     cudaFree(y);
     cudaEventDestroy(filled);
