@@ -425,31 +425,41 @@ void captured(cudaGraph_t g, bool made) {
 // it), as made by capture where from's are: the same work, judged when
 // it was captured, under new handles. Before, a captured graph embedded
 // in another or cloned was judged again at each launch, against the
-// capture's own uses on the capturing stream: a race made up. Node i of
-// one is node i of the other, as a clone keeps them; a copy whose nodes
-// do not match one for one, kind for kind, is left as it is (judged at
-// each launch). mu is not held.
+// capture's own uses on the capturing stream: a race made up. A node's
+// copy is the runtime's answer (cudaGraphNodeFindInClone), or else node i
+// of one is node i of the other, as a clone keeps them, where they match
+// one for one, kind for kind; a node with no copy found is left as it is
+// (judged at each launch). mu is not held.
 void copiedNodes(cudaGraph_t from, cudaGraph_t copy) {
     static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
+    static auto findInClone = (cudaError_t(*)(cudaGraphNode_t*, cudaGraphNode_t, cudaGraph_t))realDriver("cudaGraphNodeFindInClone");
     if (from == nullptr || copy == nullptr || busy()) return;
-    std::vector<cudaGraphNode_t> a, b;
-    bool same;
+    std::vector<cudaGraphNode_t> a, b, marked;
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        if (capturedNodes->empty()) return;
+    }
     {
         Own own;
         KeepLastError keep;
         nodesOf(from, 0, &a);
         nodesOf(copy, 0, &b);
-        same = a.size() == b.size();
+        bool same = a.size() == b.size();
         for (size_t i = 0; same && i < a.size(); i++) {
             cudaGraphNodeType ta, tb;
             same = getType(a[i], &ta) == cudaSuccess && getType(b[i], &tb) == cudaSuccess && ta == tb;
         }
+        for (size_t i = 0; i < a.size(); i++) {
+            cudaGraphNode_t c = nullptr;
+            if (findInClone == nullptr || findInClone(&c, a[i], copy) != cudaSuccess || c == nullptr) c = same ? b[i] : nullptr;
+            marked.push_back(c);
+        }
     }
-    if (!same) return;
     std::lock_guard<Lock> lock(mu);
     record();
     for (size_t i = 0; i < a.size(); i++)
-        if (capturedNodes->count(a[i])) capturedNodes->insert(b[i]);
+        if (marked[i] != nullptr && capturedNodes->count(a[i])) capturedNodes->insert(marked[i]);
 }
 
 // execNodeSet replaces, in executable graph e, what node touches at each
