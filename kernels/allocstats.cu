@@ -354,6 +354,9 @@ struct GraphInfo {
     // launch waits for the first before its nodes' uses and records the
     // second after them.
     std::vector<cudaEvent_t> waits, records;
+    // The nodes of the graph it was made from, in order: an update's are
+    // named by them (graphs.h).
+    std::vector<cudaGraphNode_t> order;
 };
 std::unordered_map<cudaGraphExec_t, GraphInfo>* graphs;
 // Nodes made by stream capture: their kernels, copies and memsets were

@@ -633,7 +633,8 @@ func TestHarnessesShowHandsRecordedAtThePut(t *testing.T) {
 // writer, a memcpy node copying past its source's end, a memset node
 // launched after its buffer was freed, and a memset node moved onto the
 // writer's buffer in the executable graph (cudaGraphExecMemsetNodeSetParams,
-// cudaGraphExecUpdate). A memset node after an event wait node on the
+// cudaGraphExecUpdate), and not once moved back after the update. A
+// memset node after an event wait node on the
 // writer's event is ordered (before, the wait node was not read and the
 // memset raced the work it waited for), and so is the writer's next
 // fill on its stream after a wait for the graph's event record node.
@@ -676,6 +677,7 @@ func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 		{"freed", false, false, true},
 		{"setparams", true, false, false},
 		{"update", true, false, false},
+		{"updateback", false, false, false},
 		{"waitnode", false, false, false},
 		{"recordnode", false, false, false},
 		{"child", false, false, false},

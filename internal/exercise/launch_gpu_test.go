@@ -98,7 +98,9 @@ func TestGPUGraphNode(t *testing.T) {
 
 // TestGPUGraphNodesOrder: kernels/testdata/stub/graph_nodes.cu on the
 // real runtime. A memset node racing the buffer's writer fails
-// unordered_uses ("memset"); one ordered by an event wait node in its
+// unordered_uses ("memset"), and so does one moved onto the buffer by
+// cudaGraphExecUpdate ("update") but not once moved back by
+// cudaGraphExecMemsetNodeSetParams ("updateback"); one ordered by an event wait node in its
 // graph ("waitnode"), a stream ordered after the graph by its event
 // record node ("recordnode"), and a captured memset embedded as a child
 // graph node ("child") or cloned ("clone") pass: the library reads the
@@ -121,7 +123,7 @@ func TestGPUGraphNodesOrder(t *testing.T) {
 	for _, c := range []struct {
 		what string
 		race bool
-	}{{"memset", true}, {"waitnode", false}, {"recordnode", false}, {"child", false}, {"clone", false}} {
+	}{{"memset", true}, {"update", true}, {"updateback", false}, {"waitnode", false}, {"recordnode", false}, {"child", false}, {"clone", false}} {
 		j := &Job{ID: "graph-nodes-" + c.what, Spec: s, Dir: t.TempDir(), Env: []string{"GRAPH_NODES=" + c.what}, Files: []File{{Name: "graph_nodes.cu", Path: src}}}
 		v, err := Check(context.Background(), tk, Plain{}, j, nil)
 		if err != nil {

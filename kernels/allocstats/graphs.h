@@ -186,6 +186,8 @@ void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
     }
 }
 
+void nodesOf(cudaGraph_t g, int depth, std::vector<cudaGraphNode_t>* out);
+
 // instantiated notes what a graph made executable does at each launch.
 void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
     if (r != cudaSuccess || e == nullptr || busy()) return;
@@ -194,6 +196,7 @@ void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
         Own own;
         KeepLastError keep;
         graphNodes(g, 0, &gi);
+        nodesOf(g, 0, &gi.order);
     }
     std::lock_guard<Lock> lock(mu);
     record();
@@ -576,18 +579,34 @@ extern "C" cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t e, cudaG
 // touch is read again from g. Declared with plain types and named by an
 // asm label: it took four arguments before CUDA 12 and three since.
 namespace {
+// The executable graph's nodes keep the names of the graph it was made
+// from (cudaGraphExecKernelNodeSetParams and its kin name them so after an
+// update too): node i of g is node i of that graph, as an update needs
+// the same nodes in the same order. Before, they took g's names, and a
+// node given new parameters after an update was judged twice, its old
+// parameters as well.
 void execUpdated(cudaError_t r, cudaGraphExec_t e, cudaGraph_t g) {
     if (r != cudaSuccess || busy()) return;
     GraphInfo gi;
+    std::vector<cudaGraphNode_t> now;
     {
         Own own;
         KeepLastError keep;
         graphNodes(g, 0, &gi);
+        nodesOf(g, 0, &now);
     }
     std::lock_guard<Lock> lock(mu);
     record();
     auto it = graphs->find(e);
     if (it == graphs->end()) return;
+    if (now.size() == it->second.order.size()) {
+        std::map<cudaGraphNode_t, cudaGraphNode_t> named;
+        for (size_t i = 0; i < now.size(); i++) named[now[i]] = it->second.order[i];
+        for (auto& n : gi.nodes) {
+            auto at = named.find(n.node);
+            if (at != named.end()) n.node = at->second;
+        }
+    }
     it->second.nodes = gi.nodes;
     it->second.waits = gi.waits;
     it->second.records = gi.records;

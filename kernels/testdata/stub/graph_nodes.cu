@@ -7,7 +7,9 @@
 // graph after x was freed. "setparams" and "update" start from a memset
 // node that clears y (no race) and move it onto x in the executable
 // graph, by cudaGraphExecMemsetNodeSetParams or by cudaGraphExecUpdate
-// from a graph whose node clears x: the race of "memset". "waitnode" is
+// from a graph whose node clears x: the race of "memset"; "updateback"
+// moves it back onto y after the update, naming the node of the graph e
+// was made from (no race). "waitnode" is
 // memset's graph ordered by an event wait node on that event, put in the
 // graph before the memset node; "recordnode" adds an event record node
 // after it, and fills x again on stream a once a waited for that event:
@@ -45,7 +47,7 @@ int main(int argc, char** argv) {
     cudaGraph_t g;
     cudaGraphCreate(&g, 0);
     cudaGraphNode_t node;
-    bool moved = strcmp(what, "setparams") == 0 || strcmp(what, "update") == 0;
+    bool moved = strcmp(what, "setparams") == 0 || strcmp(what, "update") == 0 || strcmp(what, "updateback") == 0;
     cudaMemsetParams p = {};
     p.dst = moved ? (void*)y : (void*)x;
     p.value = 0;
@@ -80,7 +82,7 @@ int main(int argc, char** argv) {
     p.dst = x;
     if (strcmp(what, "setparams") == 0) cudaGraphExecMemsetNodeSetParams(e, node, &p);
     cudaGraph_t g2 = NULL;
-    if (strcmp(what, "update") == 0) {
+    if (strcmp(what, "update") == 0 || strcmp(what, "updateback") == 0) {
         cudaGraphCreate(&g2, 0);
         cudaGraphNode_t node2;
         cudaGraphAddMemsetNode(&node2, g2, NULL, 0, &p);
@@ -92,6 +94,10 @@ int main(int argc, char** argv) {
         cudaGraphExecUpdateResult result;
         cudaGraphExecUpdate(e, g2, &bad, &result);
 #endif
+    }
+    if (strcmp(what, "updateback") == 0) {
+        p.dst = y;
+        cudaGraphExecMemsetNodeSetParams(e, node, &p);
     }
     if (strcmp(what, "freed") == 0) {
         cudaFreeAsync(x, a);
