@@ -99,15 +99,15 @@ func TestGPUGraphNode(t *testing.T) {
 // TestGPUGraphNodesOrder: kernels/testdata/stub/graph_nodes.cu on the
 // real runtime. A memset node racing the buffer's writer fails
 // unordered_uses ("memset"), and so does one moved onto the buffer by
-// cudaGraphExecUpdate ("update") but not once moved back by
-// cudaGraphExecMemsetNodeSetParams ("updateback"); one ordered by an event wait node in its
-// graph ("waitnode"), a stream ordered after the graph by its event
-// record node ("recordnode"), and a captured memset embedded as a child
-// graph node ("child") or cloned ("clone") pass: the library reads the
-// graph's event nodes, and carries the capture's marks to the copy node
-// by node (kernels' TestHarnessesShowRacesInHandBuiltGraphs is the same
-// rule on the stand-in runtime, whose copies keep their nodes' order as
-// the real one is taken to).
+// cudaGraphExecUpdate ("update"), but not once moved back by
+// cudaGraphExecMemsetNodeSetParams ("updateback"). One ordered by an
+// event wait node in its graph ("waitnode"), a stream ordered after the
+// graph by its event record node ("recordnode"), and a captured memset
+// embedded as a child graph node ("child") or cloned ("clone") pass: the
+// library reads the graph's event nodes, and carries the capture's marks
+// to the copy node by node (kernels' TestHarnessesShowRacesInHandBuiltGraphs
+// is the same rule on the stand-in runtime, whose copies keep their
+// nodes' order as the real one is taken to).
 func TestGPUGraphNodesOrder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
