@@ -209,11 +209,23 @@ bool chanEnded;
 // its thread, racing the main thread's exit, never reaches its count
 // (end_thread.cu passed so one run in four). ended is set before the end
 // frame is written; a hook checks it after counting itself in.
+// hooksHere is this thread's part of inFlight: a child forked from
+// inside a hook (a signal handler's fork, or a stand-in runtime's) starts
+// with the forking thread's hooks in flight, whose returns count out.
+// Before, it started from 0, the hooks' returns took the count below
+// zero, and the child's end no longer waited for its other threads.
 std::atomic<int> inFlight{0};
 std::atomic<bool> ended{false};
+thread_local int hooksHere = 0;
 struct InFlight {
-    InFlight() { inFlight.fetch_add(1); }
-    ~InFlight() { inFlight.fetch_sub(1); }
+    InFlight() {
+        hooksHere++;
+        inFlight.fetch_add(1);
+    }
+    ~InFlight() {
+        inFlight.fetch_sub(1);
+        hooksHere--;
+    }
 };
 
 bool chanStarted;                      // this process's start frame is out
@@ -525,7 +537,7 @@ void unfollowed() {
 // again where a call made before the end is counted after it (record).
 // Exit status 72.
 void afterEnd() {
-    if (!(chanEnded || ended.load()) || sysGetpid() != chanPid) return;
+    if (!ended.load() || sysGetpid() != chanPid) return;   // set with chanEnded, and read by any thread
     static const char msg[] = "allocstats: a CUDA call after the statistics record's end (another thread's, as the program ended): it would be in no record, so the run is stopped\n";
     sysWrite(2, msg, sizeof msg - 1);
     for (;;) rawSyscall(SYS_exit_group, 72);
@@ -880,7 +892,7 @@ void forkChild() {
     guard.pid = (uint64_t)sysGetpid();
     kidCounted.store(false);
     ended.store(false);
-    inFlight.store(0);   // the parent's other threads' hooks are not this process's
+    inFlight.store(hooksHere);   // the parent's other threads' hooks are not this process's
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
