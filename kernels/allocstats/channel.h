@@ -170,9 +170,10 @@ struct Guard {
     // program's fork()ed children: each sends a record of its own on the
     // same channel, numbered from 0 (checker.Channel merges them).
     uint64_t pid, parent_pid;
-    // version 3: how many forked processes of the run called CUDA, as the
-    // program's own process last saw (a count in memory shared with them,
-    // each counted before its first call is made). A child whose frames
+    // version 3: how many forked processes of the run called CUDA or sent
+    // a record, as the program's own process last saw (a count in memory
+    // shared with them, each counted before its first call is made or its
+    // first frame sent: countChild). A child whose frames
     // went elsewhere (another file put at the channel's number between
     // the library's look at it and its write) is still counted, and the
     // grader, missing its record, fails the run (fork_race.cu).
@@ -269,7 +270,9 @@ void markChannel();
 
 // writeFrame writes the record as it is now; mu is held (or no other
 // thread runs yet). A descriptor that is no longer the pipe (the program
-// closed it, or put another file there) gets nothing. A child made by
+// closed it, or put another file there) gets nothing, and a forked
+// child's first frame that finds it so ends the child; a write the
+// channel refuses ends the process (channelRefused). A child made by
 // fork() numbers its own frames (atfork below); one made any other way
 // (a raw clone) keeps its parent's pid in chanPid and sends nothing, as
 // its frames would repeat the parent's numbers.
