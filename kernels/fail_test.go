@@ -708,13 +708,16 @@ func TestLibraryEndsAForkedChildThatHidTheChannel(t *testing.T) {
 // test has read the end frame. "forked": the same in a child forked from
 // inside a CUDA call; before, the child's count of calls in flight
 // started from 0, the forking call's return took it below zero, and the
-// child's end did not wait. With the wait the outcome is certain; without
+// child's end did not wait. "plain": the worker's call is the program's
+// first, unanswered as it ends, and the end frame goes out from the last
+// exit handler, which did not wait before. With the wait the outcome is
+// certain; without
 // it the worker still wins its race with the exit often (the exit's last
 // steps are slow beside the test's answer), so a failure here is a sure
 // sign, a pass without the wait is not.
 func TestLibraryEndWaitsForCallsInFlight(t *testing.T) {
 	lib := buildStub(t, "end_wait.c")
-	for _, how := range []string{"main", "forked"} {
+	for _, how := range []string{"main", "forked", "plain"} {
 		t.Run(how, func(t *testing.T) {
 			key := make([]byte, checker.KeySize)
 			rand.Read(key)

@@ -814,18 +814,33 @@ void atExit() {
 // all, and sends the end frame itself.
 bool finiRan;
 
+// waitInFlight waits, once the end frame is out and mu free, for the
+// calls in flight on other threads: they reach their count now and end
+// the process (afterEnd); one that does not return within a second (a
+// thread waiting in CUDA as the program ends) is left to the exit.
+void waitInFlight() {
+    uint64_t t0 = nowNanos();
+    while (inFlight.load() > 0 && nowNanos() - t0 < 1000000000u) rawSyscall(SYS_sched_yield);
+}
+
+// A program whose one CUDA call is still in flight on another thread as
+// it ends (its first: none answered yet) is waited for too. Before, only
+// finish waited.
 void atExitPlain() {
-    std::lock_guard<Lock> g(mu);
-    if (chanEnded || quiet || endAtFini) return;
-    leaks();
-    rec->exited = 1;
-    countCopies();
-    if (finiRan) {
+    {
+        std::lock_guard<Lock> g(mu);
+        if (chanEnded || quiet || endAtFini) return;
+        leaks();
+        rec->exited = 1;
+        countCopies();
+        if (!finiRan) {
+            sendFrame(kFrameSnapshot);
+            endAtFini = true;
+            return;
+        }
         sendFrame(kFrameEnd);
-        return;
     }
-    sendFrame(kFrameSnapshot);
-    endAtFini = true;
+    waitInFlight();
 }
 
 // finish sends the end frame, as the library's own destructor: the
@@ -842,11 +857,7 @@ __attribute__((destructor)) void finish() {
         countCopies();
         sendFrame(kFrameEnd);
     }
-    // Calls in flight on other threads reach their count now and end the
-    // process (afterEnd); one that does not return within a second (a
-    // thread waiting in CUDA as the program ends) is left to the exit.
-    uint64_t t0 = nowNanos();
-    while (inFlight.load() > 0 && nowNanos() - t0 < 1000000000u) rawSyscall(SYS_sched_yield);
+    waitInFlight();
 }
 
 // Children made by fork(). The child is a process of its own with a
