@@ -639,7 +639,8 @@ func TestHarnessesShowHandsRecordedAtThePut(t *testing.T) {
 // memset raced the work it waited for), and so is the writer's next
 // fill on its stream after a wait for the graph's event record node.
 // A captured memset embedded as a child graph, or cloned, is not judged
-// again at launch (it was at its capture).
+// again at launch (it was at its capture). A graph launched again on
+// another stream comes after its first launch, as CUDA orders them.
 func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 	h := buildHarnessRig(t)
 	const forger = "internal/exercise/testdata/gpuforgers/graph_node.cu"
@@ -682,6 +683,7 @@ func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 		{"recordnode", false, false, false},
 		{"child", false, false, false},
 		{"clone", false, false, false},
+		{"relaunch", false, false, false},
 	} {
 		s := h.record(t, prog, c.arg)
 		t.Logf("%s: unordered_uses %d (%s), copies_past_end %d, uses_after_free %d (%s)", c.arg, s.UnorderedUses,

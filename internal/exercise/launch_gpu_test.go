@@ -103,9 +103,10 @@ func TestGPUGraphNode(t *testing.T) {
 // cudaGraphExecMemsetNodeSetParams ("updateback"). One ordered by an
 // event wait node in its graph ("waitnode"), a stream ordered after the
 // graph by its event record node ("recordnode"), and a captured memset
-// embedded as a child graph node ("child") or cloned ("clone") pass: the
-// library reads the graph's event nodes, and carries the capture's marks
-// to the copy node by node (kernels' TestHarnessesShowRacesInHandBuiltGraphs
+// embedded as a child graph node ("child") or cloned ("clone"), and a
+// graph launched again on another stream ("relaunch"), pass: the library
+// reads the graph's event nodes, orders a launch after the graph's last,
+// and carries the capture's marks to the copy node by node (kernels' TestHarnessesShowRacesInHandBuiltGraphs
 // is the same rule on the stand-in runtime, whose copies keep their
 // nodes' order as the real one is taken to).
 func TestGPUGraphNodesOrder(t *testing.T) {
@@ -123,7 +124,7 @@ func TestGPUGraphNodesOrder(t *testing.T) {
 	for _, c := range []struct {
 		what string
 		race bool
-	}{{"memset", true}, {"update", true}, {"updateback", false}, {"waitnode", false}, {"recordnode", false}, {"child", false}, {"clone", false}} {
+	}{{"memset", true}, {"update", true}, {"updateback", false}, {"waitnode", false}, {"recordnode", false}, {"child", false}, {"clone", false}, {"relaunch", false}} {
 		j := &Job{ID: "graph-nodes-" + c.what, Spec: s, Dir: t.TempDir(), Env: []string{"GRAPH_NODES=" + c.what}, Files: []File{{Name: "graph_nodes.cu", Path: src}}}
 		v, err := Check(context.Background(), tk, Plain{}, j, nil)
 		if err != nil {

@@ -259,8 +259,11 @@ void graphRecords(const GraphInfo& gi, cudaStream_t s) {
 
 // graphLaunched judges what the nodes of a launch of graph gi on stream
 // s touch, then notes the memory it allocates and frees (see above); mu
-// is held.
-void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
+// is held. The launch comes after the graph's previous launch, whatever
+// stream that was on (gi.last): before, a graph launched on one stream
+// and then on another raced itself.
+void graphLaunched(GraphInfo& gi, cudaStream_t s) {
+    join((*clocks)[norm(s)], gi.last);
     // An address the graph allocates more often than it frees is left
     // allocated (a graph may give one address to allocations whose
     // lifetimes do not overlap).
@@ -314,6 +317,7 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
         if (bytes > 0) forget(f, bytes, how);
     }
     graphRecords(gi, s);
+    gi.last = (*clocks)[norm(s)];
 }
 }  // namespace
 

@@ -18,7 +18,9 @@
 // a child graph node or cloned, on b after the same wait: the capture's
 // memset was judged when captured and is not judged again (before, the
 // copy's node was, against the capture's own use on c: a race made up).
-// The argument may come from $GRAPH_NODES (the GPU's run of it,
+// "relaunch" is "ordered" launched again on c with no event: CUDA orders
+// a launch of an executable graph behind its previous one, so the two
+// launches do not race. The argument may come from $GRAPH_NODES (the GPU's run of it,
 // internal/exercise's TestGPUGraphNodesOrder).
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
     }
     if (strcmp(what, "memset") != 0 && !moved && !waitNode) cudaStreamWaitEvent(b, filled, 0);
     cudaGraphLaunch(e, b);
+    if (strcmp(what, "relaunch") == 0) cudaGraphLaunch(e, c);
     if (strcmp(what, "recordnode") == 0) {
         cudaStreamWaitEvent(a, cleared, 0);
         fill<<<(n + 255) / 256, 256, 0, a>>>(x, n);
