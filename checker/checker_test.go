@@ -96,8 +96,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v13Size-v12Size, 1*8; got != want {
 		t.Errorf("version 13 adds %d bytes, want %d (one figure)", got, want)
 	}
-	if got, want := binary.Size(st)-v13Size, 1*8; got != want {
+	if got, want := v14Size-v13Size, 1*8; got != want {
 		t.Errorf("version 14 adds %d bytes, want %d (one figure)", got, want)
+	}
+	if got, want := binary.Size(st)-v14Size, 2*8; got != want {
+		t.Errorf("version 15 adds %d bytes, want %d (two figures)", got, want)
 	}
 }
 
@@ -768,6 +771,53 @@ func TestVersion8Statistics(t *testing.T) {
 	}
 	if _, err := DecodeStats(s.Encode()[:v7Size]); err == nil {
 		t.Error("a version 8 record cut at version 7's size decoded")
+	}
+}
+
+// TestVersion15Statistics: a mapping past the end of its reservation
+// (review/blind7's move into a range twice the old whatever the request)
+// is read by name, has words of its own, fails a spec that asks for none,
+// adds up over processes, and reads as 0 from a version 14 record, which
+// still decodes.
+func TestVersion15Statistics(t *testing.T) {
+	s := &Stats{VMMMapsPastReservation: 2, ExportFreesEarly: 1}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Value("vmm_maps_past_reservation"); !ok || v != 2 {
+		t.Errorf("vmm_maps_past_reservation = %v, %v; want 2", v, ok)
+	}
+	if describe("vmm_maps_past_reservation") == "vmm maps past reservation" {
+		t.Error("vmm_maps_past_reservation has no words of its own")
+	}
+	if !KnownStat("all.vmm_maps_past_reservation") {
+		t.Error("all.vmm_maps_past_reservation is not known")
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"vmm_maps_past_reservation\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := spec.Judge(&Run{Stats: got}); res[0].Pass || !strings.Contains(res[0].Name, "past the end of the addresses reserved") {
+		t.Errorf("vmm_maps_past_reservation: %+v", res[0])
+	}
+	if m := MergeStats(&Stats{VMMMapsPastReservation: 1}, got); m.VMMMapsPastReservation != 3 {
+		t.Errorf("merged: %d maps past a reservation, want 3", m.VMMMapsPastReservation)
+	}
+	v14 := s.Encode()[:v14Size]
+	v14[8] = 14
+	old, err := DecodeStats(v14)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := old.Value("vmm_maps_past_reservation"); v != 0 {
+		t.Errorf("vmm_maps_past_reservation = %v in a version 14 record", v)
+	}
+	if v, _ := old.Value("export_frees_early"); v != 1 {
+		t.Errorf("export_frees_early = %v in a version 14 record, want 1", v)
+	}
+	if _, err := DecodeStats(s.Encode()[:v14Size]); err == nil {
+		t.Error("a version 15 record cut at version 14's size decoded")
 	}
 }
 

@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -269,6 +270,59 @@ func TestStreamPoolsOneRoundArranged(t *testing.T) {
 		}
 		if pass != tc.pass {
 			t.Errorf("%s: passed %v, want %v: %+v", tc.name, pass, tc.pass, rs)
+		}
+	}
+}
+
+// review/blind7's holes closed by hidden runs that judge a line of the
+// harness: stream-pools' gapped round must refuse exactly 2112 of 6144
+// requests (a straddling warp served in part refuses fewer, however it
+// counts them), and heap-vs-pool's run "lists that fit kept in their
+// slice" asks that no block sent to the heap a list its slice had room
+// for; a harness from before that line is marked for review, not failed.
+func TestBlind7HiddenRunsJudgeTheirLines(t *testing.T) {
+	judge := func(spec, run, out string) (pass, skipped bool) {
+		t.Helper()
+		data, err := os.ReadFile(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The public spec says timed; the secret one is read alone here.
+		data = append([]byte("timed = true\n"), data...)
+		s, err := ParseSpec(filepath.Base(spec), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pass = true
+		for _, r := range s.ForRun(run).Judge(&Run{Output: out, Stats: &Stats{}}) {
+			pass = pass && r.Pass
+			skipped = skipped || r.Skipped
+		}
+		return pass, skipped
+	}
+	const pools = "../solutions/day087/stream_pools.toml"
+	gapped := func(failed int) string {
+		return fmt.Sprintf("gapped round: 24 of 32 lanes of each warp ask\ngapped round: %d of 6144 requests failed, %d counted by the pools\n", failed, failed)
+	}
+	if pass, _ := judge(pools, "warps with gaps refused", gapped(2112)); !pass {
+		t.Errorf("stream-pools: 2112 of 6144 refused, all counted: failed, want passed")
+	}
+	if pass, _ := judge(pools, "warps with gaps refused", gapped(2048)); pass {
+		t.Errorf("stream-pools: 2048 of 6144 refused (a straddling warp served in part), all counted: passed, want failed")
+	}
+	const heap = "../solutions/day086/heap_vs_pool.toml"
+	const line = "blocks that sent a list to the heap while their slice had room for it: "
+	for _, tc := range []struct {
+		out           string
+		pass, skipped bool
+	}{
+		{"lists from the heap: some\n", true, true},
+		{line + "0\n", true, false},
+		{line + "78\n", false, false},
+	} {
+		pass, skipped := judge(heap, "lists that fit kept in their slice", tc.out)
+		if pass != tc.pass || skipped != tc.skipped {
+			t.Errorf("heap-vs-pool on %q: passed %v, skipped %v; want %v, %v", tc.out, pass, skipped, tc.pass, tc.skipped)
 		}
 	}
 }

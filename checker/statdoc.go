@@ -52,7 +52,7 @@ func statVersion(name string) int {
 		return 1 // the pools' figures, in the record since version 1
 	}
 	off := int(reflectType().Field(i).Offset)
-	for v, size := range []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size} {
+	for v, size := range []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size} {
 		if off < size {
 			return v + 1
 		}

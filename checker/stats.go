@@ -170,11 +170,23 @@ type Stats struct {
 	// the importer still uses the block. Matched by the export data across
 	// the processes the library follows by fork.
 	ExportFreesEarly uint64 `stat:"export_frees_early"`
+	// Version 15: the bytes of the largest allocation a kernel was passed
+	// a pointer into (its size as asked for): one arena carved for many
+	// users shows as one allocation as large as all of them, however
+	// many other allocations the kernels see.
+	KernelAllocBytesMax uint64 `stat:"kernel_alloc_bytes_max"`
+	// Version 15 too: cuMemMap calls whose range starts in an address range
+	// the program reserved (cuMemAddressReserve, not freed since) and runs
+	// past the end of the reserved addresses from there (ranges side by
+	// side count as one): memory mapped at addresses nothing reserved for
+	// it, which the driver may refuse, or give to another reservation.
+	// Counted when asked, whatever the driver answered.
+	VMMMapsPastReservation uint64 `stat:"vmm_maps_past_reservation"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 14
+	statsVersion = 15
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -230,6 +242,10 @@ var v12Size = int(unsafe.Offsetof(Stats{}.ShareableFDsOpen))
 // v13Size is the size of a version 13 record: everything before the
 // figures of version 14.
 var v13Size = int(unsafe.Offsetof(Stats{}.ExportFreesEarly))
+
+// v14Size is the size of a version 14 record: everything before the
+// figures of version 15.
+var v14Size = int(unsafe.Offsetof(Stats{}.KernelAllocBytesMax))
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -290,6 +306,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v12Size
 	case 13:
 		need = v13Size
+	case 14:
+		need = v14Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

@@ -196,6 +196,10 @@ struct Record {
     uint64_t shareable_fds_open;       // POSIX descriptors from an export of a pool or an allocation, or given to an import, still open at exit
     // version 14: an exporter's frees of blocks another process imported
     uint64_t export_frees_early;       // frees of a block exported to another process not ordered after a wait, on an interprocess event, queued after that process signalled its free of the import
+    // version 15: how large the memory kernels were given is
+    uint64_t kernel_alloc_bytes_max;   // bytes of the largest allocation a kernel was passed a pointer into
+    // version 15 too: mappings past the addresses reserved for them
+    uint64_t vmm_maps_past_reservation;  // cuMemMap calls whose range starts in a reservation of the program's and runs past its end (reservations side by side count as one)
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -338,6 +342,7 @@ RecordedOn* recordedOn;               // the stream of each event's last record
 std::map<uintptr_t, size_t>* hostLive;  // pinned host allocations not yet freed
 std::map<uintptr_t, size_t>* registered;  // host memory pinned by cudaHostRegister, not yet unregistered
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
+std::map<uintptr_t, size_t>* reservations;  // VMM address ranges reserved and not freed: start, bytes
 // What an instantiated graph does each time it is launched: its kernel
 // nodes, and the memory its allocation nodes allocate and its free nodes
 // free (an address fixed for the life of the node).

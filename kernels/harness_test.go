@@ -537,7 +537,7 @@ func TestHarnessesShowExportFreesBeforeTheImportersSignal(t *testing.T) {
 		}
 		ps = append(ps, program{file, b, false})
 	}
-	for _, w := range []string{"blind4_free_before_wait_for_freed.patch", "public_exporter_frees_first.cu", "free_without_waiting.cu"} {
+	for _, w := range []string{"blind4_free_before_wait_for_freed.patch", "public_exporter_frees_first.cu", "free_without_waiting.cu", "blind7_freed_on_the_answers_alone.patch"} {
 		path := filepath.Join("solutions/day073/wrong/ipc-pool", w)
 		b, err := os.ReadFile(filepath.Join("..", path))
 		if err != nil {

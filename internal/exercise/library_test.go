@@ -313,7 +313,9 @@ func TestRealLibraryUnhookedAllocations(t *testing.T) {
 // its next launch, a pool setting nothing used, and results brought to
 // the host before the stream that wrote them was waited for; and one
 // cuMemUnmap undoing two mappings, counted by the bytes, made before the
-// host waited for the work queued (and one after).
+// host waited for the work queued (and one after); and mappings past the
+// end of the addresses reserved for them (two ranges side by side are
+// one; a mapping in no reservation is not judged).
 func TestRealLibraryMistakesOfAKind(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
@@ -329,7 +331,8 @@ func TestRealLibraryMistakesOfAKind(t *testing.T) {
 		"graph_relaunch_frees": 2, "graph_allocs": 3, "graph_launches": 3,
 		"pool_settings_unused": 1, "pools_created": 3, "pool_attr_sets": 4, "device_pool_sets": 1,
 		"sync_memsets": 1, "sync_memcpys": 1, "default_stream_ops": 0, "uses_after_free": 0, "exited": 1,
-		"vmm_map_calls": 3, "vmm_unmap_calls": 2, "vmm_map_bytes": 6 << 20, "vmm_unmap_bytes": 6 << 20, "vmm_unmaps_unwaited": 1,
+		"vmm_map_calls": 7, "vmm_unmap_calls": 4, "vmm_map_bytes": 22 << 20, "vmm_unmap_bytes": 22 << 20, "vmm_unmaps_unwaited": 1,
+		"vmm_maps_past_reservation": 2, "vmm_reserve_calls": 2, "vmm_address_free_calls": 1, "vmm_free_while_mapped": 0,
 	})
 	for stat, want := range map[string]string{
 		"unordered_uses":   "used memory at offset 4096 of a 64 KiB allocation that cudaMemset on stream 0 may still be using",

@@ -614,7 +614,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 14;
+    rec->version = 15;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -642,6 +642,7 @@ Record* record() {
     hostLive = new std::map<uintptr_t, size_t>();
     registered = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
+    reservations = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     capturedNodes = new std::unordered_set<cudaGraphNode_t>();
     freed = new std::map<uintptr_t, Freed>();
@@ -910,9 +911,9 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 14;
+    rec->version = 15;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); graphs->clear(); capturedNodes->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); capturedNodes->clear();
     freed->clear(); liveEvents->clear();
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
@@ -1705,7 +1706,10 @@ void kernelUse(uintptr_t v, const std::string& what, cudaStream_t s, uint64_t se
         afterFree(v, s, false, what);
         return;
     }
-    if (x->kernelAddrs.empty()) rec->kernel_allocs_used++;
+    if (x->kernelAddrs.empty()) {
+        rec->kernel_allocs_used++;
+        if (x->bytes > rec->kernel_alloc_bytes_max) rec->kernel_alloc_bytes_max = x->bytes;
+    }
     if (x->kernelAddrs.insert(v).second) rec->kernel_addresses_used++;
     use(x, base, v, 0, kKernel, s, seq, what);
 }

@@ -752,6 +752,21 @@ bool allWaited() {
     return true;
 }
 
+// pastReservation says whether [p, p+n) starts in an address range the
+// program reserved and runs past the end of the reserved addresses from
+// there (ranges side by side count as one: the lesson lets a buffer grow
+// into a second range right after its first). A range that starts in no
+// reservation the library saw is not judged; mu is held.
+bool pastReservation(uintptr_t p, size_t n) {
+    auto it = reservations->upper_bound(p);
+    if (it == reservations->begin()) return false;
+    --it;
+    uintptr_t end = it->first + it->second;
+    if (end <= p) return false;
+    for (++it; end < p + n && it != reservations->end() && it->first == end; ++it) end += it->second;
+    return end < p + n;
+}
+
 void vmmResult(CUresult r) {
     if (r != CUDA_SUCCESS) rec->vmm_failed_calls++;
 }
@@ -760,7 +775,7 @@ void vmmResult(CUresult r) {
 HOOK(CUresult, cuMemAddressReserve, (CUdeviceptr* p, size_t n, size_t al, CUdeviceptr addr, unsigned long long f), (p, n, al, addr, f), {
     rec->vmm_reserve_calls++;
     vmmResult(r);
-    if (r == CUDA_SUCCESS) { rec->vmm_reserve_bytes += n; reused((uintptr_t)*p, n); }
+    if (r == CUDA_SUCCESS) { rec->vmm_reserve_bytes += n; reused((uintptr_t)*p, n); (*reservations)[(uintptr_t)*p] = n; }
 })
 HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CUmemAllocationProp* prop, unsigned long long f), (h, n, prop, f), {
     rec->vmm_create_calls++;
@@ -770,6 +785,8 @@ HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CU
 HOOK(CUresult, cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long f), (p, n, off, h, f), {
     rec->vmm_map_calls++;
     vmmResult(r);
+    // Asked, whatever the driver answered: the driver may map there.
+    if (pastReservation((uintptr_t)p, n)) rec->vmm_maps_past_reservation++;
     if (r == CUDA_SUCCESS) { rec->vmm_map_bytes += n; (*mapped)[(uintptr_t)p] = n; }
 })
 HOOK(CUresult, cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc* d, size_t c), (p, n, d, c), { rec->vmm_set_access_calls++; vmmResult(r); })
@@ -786,5 +803,9 @@ HOOK(CUresult, cuMemAddressFree, (CUdeviceptr p, size_t n), (p, n), {
     rec->vmm_address_free_calls++;
     vmmResult(r);
     if (mappedIn((uintptr_t)p, n)) rec->vmm_free_while_mapped++;
-    if (r == CUDA_SUCCESS) { rec->vmm_address_free_bytes += n; unmapped((uintptr_t)p, n); }
+    if (r == CUDA_SUCCESS) {
+        rec->vmm_address_free_bytes += n;
+        unmapped((uintptr_t)p, n);
+        for (auto it = reservations->lower_bound((uintptr_t)p); it != reservations->end() && it->first < (uintptr_t)p + n;) it = reservations->erase(it);
+    }
 })

@@ -221,13 +221,14 @@ int main(int argc, char** argv) {
     // Request k's kernel writes seen[k] in pinned host memory, read once,
     // after the one wait at the end, and done[k] as it ends; the gate the
     // held kernels of part 3 wait for is there too.
-    const int slots = nc * blocks + blocks + 1 + blocks + requests;
+    const int slots = nc * blocks + blocks + 1 + 2 * blocks + requests;
     int* seen = nullptr;
-    CHECK(cudaMallocHost(&seen, (2 * slots + 2) * sizeof(int)));
-    std::fill(seen, seen + 2 * slots + 2, 0);
+    CHECK(cudaMallocHost(&seen, (2 * slots + 3) * sizeof(int)));
+    std::fill(seen, seen + 2 * slots + 3, 0);
     volatile int* done = seen + slots;
     volatile int* gate = seen + 2 * slots;
     volatile int* gate2 = seen + 2 * slots + 1; // part 3b's
+    volatile int* gate3 = seen + 2 * slots + 2; // part 3c's
     std::vector<int> streamOf(slots);
     std::vector<size_t> bytesOf(slots);
     int k = 0;
@@ -349,14 +350,17 @@ int main(int argc, char** argv) {
 
     // 3b. The smallest class's blocks again, half done and half in use:
     // every other block by address, the lowest first, is given back on
-    // the idle fourth stream with no work queued on it; the others, given
-    // back before them, are each held by a kernel on one of three streams
-    // until the host opens a second gate. allocate() may hand out the
-    // blocks that are done, and no other: a pool that asks one event for
-    // many blocks (the class's last deallocate, say) hands out a block
-    // still in use. Each block handed out is cleared on the fourth
-    // stream, as serve() does, and given back once the gate is open.
-    if (blocks >= 2) {
+    // the idle fourth stream with no work queued on it; the others are
+    // each held by a kernel on one of three streams until the host opens
+    // a gate. allocate() may hand out the blocks that are done, and no
+    // other: a pool that asks one event for many blocks (the class's last
+    // deallocate, say) hands out a block still in use. Each block handed
+    // out is cleared on the fourth stream, as serve() does, and given back
+    // once the gate is open. Done twice: the held blocks given back first
+    // (3b), then last (3c), so that a pool that looks only at the block
+    // given back first (the front of a queue) or last (the top of a stack)
+    // says nullptr while blocks are done, whichever end it looks at.
+    auto mixed = [&](bool heldFirst, volatile int* gated) -> int {
         std::vector<char*> again;
         for (int i = 0; i < blocks; i++) {
             char* p = take(pool, classes[0]);
@@ -369,20 +373,28 @@ int main(int argc, char** argv) {
         std::sort(again.begin(), again.end());
         std::vector<char*> busy;
         std::vector<int> busyK;
+        auto giveDone = [&]() {
+            for (int i = 0; i < blocks; i += 2)
+                if (!pool.deallocate(again[i], s[3])) return false;
+            return true;
+        };
+        if (!heldFirst && !giveDone()) {
+            printf("deallocate refused a block the pool had handed out\n");
+            return 1;
+        }
         for (int i = 1; i < blocks; i += 2) {
             busy.push_back(again[i]);
             busyK.push_back(k);
-            CHECK(serve(again[i], classes[0], (i / 2) % 3, 2000000, gate2));
+            CHECK(serve(again[i], classes[0], (i / 2) % 3, 2000000, gated));
             if (!pool.deallocate(again[i], s[(i / 2) % 3])) {
                 printf("deallocate refused a block the pool had handed out\n");
                 return 1;
             }
         }
-        for (int i = 0; i < blocks; i += 2)
-            if (!pool.deallocate(again[i], s[3])) {
-                printf("deallocate refused a block the pool had handed out\n");
-                return 1;
-            }
+        if (heldFirst && !giveDone()) {
+            printf("deallocate refused a block the pool had handed out\n");
+            return 1;
+        }
         // Asked until a block still in use comes out, or every block that
         // is done has and the next request says nullptr; 100 ms at most
         // (the events of the blocks given back on the idle stream complete
@@ -401,14 +413,33 @@ int main(int argc, char** argv) {
             for (size_t j = 0; j < busy.size(); j++) inUse += p == busy[j] && !done[busyK[j]];
             CHECK(cudaMemsetAsync(p, 0, classes[0], s[3]));
         }
-        *gate2 = 1;
-        printf("allocate with %d of %d blocks of %zu bytes done, the others in use: %zu handed out, %d of them in use\n",
-               ready, blocks, classes[0], got.size(), inUse);
+        *gated = 1;
+        printf("allocate with %d of %d blocks of %zu bytes done, %s: %zu handed out, %d of them in use\n", ready, blocks,
+               classes[0], heldFirst ? "the others in use" : "given back before the others in use", got.size(), inUse);
         for (char* p : got)
             if (!pool.deallocate(p, s[3])) {
                 printf("deallocate refused a block the pool had handed out\n");
                 return 1;
             }
+        return 0;
+    };
+    if (blocks >= 2 && (mixed(true, gate2) || mixed(false, gate3))) return 1;
+
+    // 3d. A launch of the caller's that fails (more threads than a block
+    // may have) leaves its error for the caller's own check: allocate()
+    // asks events, and must not take that error away (a "not ready"
+    // answer is not an error the runtime keeps).
+    // (Which error the runtime names differs: CUDA 13 on the H200 says
+    // "invalid argument", older ones an invalid configuration.)
+    hold<<<1, 2048, 0, s[3]>>>(nullptr, 0, 0, 0, nullptr, nullptr, nullptr);
+    const cudaError_t failed = cudaPeekAtLastError();
+    char* asked = take(pool, classes[0]);
+    const cudaError_t kept = cudaGetLastError();
+    printf("a launch that failed before allocate() is still the last error after it: %s\n",
+           failed != cudaSuccess && kept == failed ? "yes" : kept == cudaSuccess ? "no, allocate() took it away" : cudaGetErrorString(kept));
+    if (asked != nullptr && !pool.deallocate(asked, s[3])) {
+        printf("deallocate refused a block the pool had handed out\n");
+        return 1;
     }
 
     // 4. Requests of every class in turn, of sizes spread over the class,

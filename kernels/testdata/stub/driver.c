@@ -18,6 +18,9 @@ static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = 
   {"_Z4busyx", 1, {{0, 8}}},                                                                    // day074's busy
   {"_Z4fillPfi", 2, {{0, 8}, {8, 4}}},                                                          // graph_node.cu's fill
   {"_Z5totalPKfPfi", 3, {{0, 8}, {8, 8}, {16, 4}}},                                             // graph_node.cu's total
+  {"_Z4work10DevicePooliiPPcPj", 5, {{0, 24}, {24, 4}, {28, 4}, {32, 8}, {40, 8}}},            // day087's work
+  {"_Z8overflow10DevicePoolPj", 2, {{0, 24}, {24, 8}}},                                         // day087's overflow
+  {"_Z6gapped10DevicePoolPj", 2, {{0, 24}, {24, 8}}},                                           // day087's gapped
 };
 int cuFuncGetParamInfo(void* h, size_t i, size_t* off, size_t* size) {
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)

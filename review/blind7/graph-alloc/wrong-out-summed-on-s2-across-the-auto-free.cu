@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include <unistd.h>
 #include <cuda_runtime.h>
 
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
@@ -42,6 +43,11 @@ __global__ void busy(long long cycles) {
     long long t0 = clock64();
     while (clock64() - t0 < cycles) {}
 }
+
+// s starts with a nap of 50 ms (a host function: CUDA runs it on a thread
+// of its own, in s's order), so that ones and the memset run 50 ms late:
+// work queued on another stream that is not ordered after s runs first.
+static void nap(void*) { usleep(50000); }
 
 // The graph-memory attributes are 64-bit (cuuint64_t), whatever size_t
 // is; a read that fails stops the program rather than printing 0.
@@ -145,6 +151,7 @@ int main(int argc, char** argv) {
     unsigned long long* totals = nullptr;   // [0]: step's, [1]: produce's
     CHECK(cudaMalloc(&in, bytes));
     CHECK(cudaMalloc(&totals, 2 * sizeof(unsigned long long)));
+    CHECK(cudaLaunchHostFunc(s, nap, nullptr));   // in and totals are ready only after it
     ones<<<blocks, 256, 0, s>>>(in, n);
     CHECK(cudaMemsetAsync(totals, 0, 2 * sizeof(unsigned long long), s));
 

@@ -135,13 +135,34 @@ __global__ void release_lists(BlockArena a, int** lists, int n) {
 // 1 TiB from a list in the arena, and `beyond` bytes from it, three times
 // what the slices take, so past the arena's end however it is laid out
 // (wherever the driver puts the heap, in_arena must bound both sides, at
-// the arena's own ends).
-enum { kFailed, kFromHeap, kMisaligned, kWrong, kFarIn, kCounters };
+// the arena's own ends); and blocks that sent a list to the heap while
+// their slice still had room for it.
+enum { kFailed, kFromHeap, kMisaligned, kWrong, kFarIn, kRoomLeft, kCounters };
 
 // inspect counts what the lists are and adds every list into *total
-// (pool false: the baseline's lists, all from the heap).
-__global__ void inspect(BlockArena a, bool pool, int** lists, int n, unsigned long long beyond, unsigned long long* counters, unsigned long long* total) {
+// (pool false: the baseline's lists, all from the heap). A block whose
+// slice's lists end (hi, from the slice's start) so far before sliceBytes
+// (no slice hands out less) that its largest heap list would still fit
+// after them sent lists that fit in its slice to the heap: a list goes to
+// the heap only when it does not fit where the slice's offset stands.
+__global__ void inspect(BlockArena a, bool pool, int** lists, int n, unsigned long long beyond, unsigned long long sliceBytes,
+                        unsigned long long* counters, unsigned long long* total) {
+    __shared__ unsigned long long lo, hi, heapMost;
+    if (threadIdx.x == 0) lo = ~0ull, hi = 0, heapMost = 0;
+    __syncthreads();
     int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pool && i < n && lists[i] != nullptr) {
+        const unsigned long long bytes = (need(i) * sizeof(int) + kListAlign - 1) / kListAlign * kListAlign;
+        if (in_arena(a, lists[i])) {
+            atomicMin(&lo, (unsigned long long)(uintptr_t)lists[i] / 256 * 256);   // the slice's start: slices start on 256 bytes
+            atomicMax(&hi, (unsigned long long)(uintptr_t)lists[i] + bytes);
+        } else {
+            atomicMax(&heapMost, bytes);
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && heapMost > 0 && hi > lo && hi - lo < sliceBytes && heapMost <= sliceBytes - (hi - lo))
+        atomicAdd(&counters[kRoomLeft], 1ull);
     if (i >= n) return;
     const int* p = lists[i];
     if (p == nullptr) {
@@ -256,7 +277,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < rounds; r++) {
         if (heapOnly) build_heap<<<blocks, kThreads, 0, s>>>(lists, n);
         else build_lists<<<blocks, kThreads, 0, s>>>(arena, lists, n);
-        inspect<<<blocks, kThreads, 0, s>>>(arena, !heapOnly, lists, n, beyond, counters, totals + r);
+        inspect<<<blocks, kThreads, 0, s>>>(arena, !heapOnly, lists, n, beyond, sliceBytes, counters, totals + r);
         if (heapOnly) free_heap<<<blocks, kThreads, 0, s>>>(lists, n);
         else release_lists<<<blocks, kThreads, 0, s>>>(arena, lists, n);
     }
@@ -280,6 +301,7 @@ int main(int argc, char** argv) {
     printf("lists without memory: %llu; off a %zu-byte boundary: %llu; not holding what they should: %llu\n",
            got[kFailed], kListAlign, got[kMisaligned], got[kWrong]);
     if (!heapOnly) printf("addresses beyond the arena taken for its own: %llu\n", got[kFarIn]);
+    if (!heapOnly) printf("blocks that sent a list to the heap while their slice had room for it: %llu\n", got[kRoomLeft]);
     printf("%d of %d rounds summed correctly\n", right, rounds);
     printf("%d rounds of %d lists: %.2f ms a round\n", rounds, n, ms / rounds);
     CHECK(cudaFreeAsync(lists, s));

@@ -155,6 +155,11 @@ cudaError_t cudaDeviceSetMemPool(int, void*) { return 0; }
 cudaError_t cudaMallocFromPoolAsync(void** p, size_t n, void*, cudaStream_t) { return take(p, n); }
 CUresult cuMemMap(unsigned long long, size_t, size_t, unsigned long long, unsigned long long) { return 0; }
 CUresult cuMemUnmap(unsigned long long, size_t) { return 0; }
+CUresult cuMemAddressReserve(unsigned long long* p, size_t, size_t, unsigned long long addr, unsigned long long) {
+    *p = addr != 0 ? addr : 0x7f2000000000ULL;
+    return 0;
+}
+CUresult cuMemAddressFree(unsigned long long, size_t) { return 0; }
 cudaError_t cudaFree(void* p) { return give(p); }
 cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t) { return take(p, n); }
 cudaError_t cudaFreeAsync(void* p, cudaStream_t) { return give(p); }

@@ -5,8 +5,9 @@
 // a graph launched again while another stream still uses its allocation,
 // a setting on a pool nothing comes from, and results brought to the host
 // before a wait covered the stream that wrote them; and two mappings
-// undone by one cuMemUnmap (correct: bytes, not calls). Each mistake has a
-// correct twin beside it that must not count.
+// undone by one cuMemUnmap (correct: bytes, not calls); mappings past the
+// end of their reservation (two reservations side by side are one). Each
+// mistake has a correct twin beside it that must not count.
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@ extern "C" void fakeBusy(const void* h, int n);
 extern "C" cudaError_t fakeGraphWithAlloc(cudaGraph_t* g, void** dptr, size_t n, int withFree);
 extern "C" int cuMemMap(unsigned long long p, size_t n, size_t off, unsigned long long h, unsigned long long f);
 extern "C" int cuMemUnmap(unsigned long long p, size_t n);
+extern "C" int cuMemAddressReserve(unsigned long long* p, size_t n, size_t align, unsigned long long addr, unsigned long long f);
+extern "C" int cuMemAddressFree(unsigned long long p, size_t n);
 
 static void kernel() {}
 
@@ -106,6 +109,22 @@ int main() {
     WANT(cudaDeviceSynchronize() == 0);
     WANT(cuMemMap(va, 2 << 20, 0, 3, 0) == 0);
     WANT(cuMemUnmap(va, 2 << 20) == 0);  // after a wait for every stream
+
+    // Mappings in reservations: inside one, across two side by side (one
+    // range: not counted), past the second's end (counted), and past the
+    // first's once its neighbour is freed (counted). The mappings above
+    // start in no reservation: not judged.
+    const unsigned long long ra = 0x7f1000000000ULL;
+    unsigned long long r1 = 0, r2 = 0;
+    WANT(cuMemAddressReserve(&r1, 8 << 20, 0, ra, 0) == 0 && r1 == ra);
+    WANT(cuMemAddressReserve(&r2, 4 << 20, 0, ra + (8 << 20), 0) == 0 && r2 == ra + (8 << 20));
+    WANT(cuMemMap(ra, 4 << 20, 0, 4, 0) == 0);
+    WANT(cuMemMap(ra + (6 << 20), 4 << 20, 0, 5, 0) == 0);
+    WANT(cuMemMap(ra + (10 << 20), 4 << 20, 0, 6, 0) == 0);  // past: 1
+    WANT(cuMemUnmap(ra, 14 << 20) == 0);
+    WANT(cuMemAddressFree(r2, 4 << 20) == 0);
+    WANT(cuMemMap(ra + (6 << 20), 4 << 20, 0, 7, 0) == 0);  // past: 2
+    WANT(cuMemUnmap(ra + (6 << 20), 4 << 20) == 0);
 
     // Results: a host copy after a non-blocking stream's kernel, and an
     // async copy to the host that only the other stream's wait follows.
