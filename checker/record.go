@@ -79,12 +79,13 @@ type Guard struct {
 	// fork()ed children: each numbers its own frames from 0 on the same
 	// channel, and Channel keeps a record per process.
 	Pid, ParentPid uint64
-	// CUDAChildren is how many forked processes of the run called CUDA,
-	// as the program's own process saw at its last frame (version 3):
-	// each is counted, in memory shared with it, before its first call
-	// is made, so one whose frames went elsewhere (a file put at the
-	// channel's number between the library's look and its write) is
-	// still counted, and Close fails a record that lacks it.
+	// CUDAChildren is how many forked processes of the run called CUDA
+	// or sent a record, as the program's own process saw at its last
+	// frame (version 3): each is counted, in memory shared with it,
+	// before its first call is made or its first frame sent, so one whose
+	// frames went elsewhere (a file put at the channel's number between
+	// the library's look and its write) is still counted, and Close fails
+	// a record that lacks it.
 	CUDAChildren uint64
 }
 

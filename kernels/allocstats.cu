@@ -400,6 +400,17 @@ struct GraphInfo {
     std::vector<std::pair<uintptr_t, size_t>> allocs;
     std::vector<uintptr_t> frees;
     std::vector<NodeUses> nodes;
+    // Its event wait and event record nodes' events (graphs.h): the
+    // launch waits for the first before its nodes' uses and records the
+    // second after them.
+    std::vector<cudaEvent_t> waits, records;
+    // The nodes of the graph it was made from, in order: an update's are
+    // named by them (graphs.h).
+    std::vector<cudaGraphNode_t> order;
+    // Where its last launch's stream stood at that launch's end: the next
+    // launch, on any stream, comes after it (CUDA orders each launch of an
+    // executable graph behind its previous one).
+    Clock last;
 };
 std::unordered_map<cudaGraphExec_t, GraphInfo>* graphs;
 // Nodes made by stream capture: their kernels, copies and memsets were

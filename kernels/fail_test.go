@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -427,7 +428,10 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 // names the same file again at exit (every export names /dev/nvidiactl on
 // the GPU, as the driver's own descriptors do): before, each was counted
 // as left open. A copy made by dup or fcntl(F_DUPFD) whose original was
-// closed is left open: before, it was not counted.
+// closed is left open: before, it was not counted. A close(-1) forgets
+// nothing: before, it took every free slot for a noted descriptor of -1,
+// and the count of those noted fell below zero, so that no close after it
+// was followed.
 func TestLibraryFollowsShareableDescriptorsClosedOrCopiedOtherWays(t *testing.T) {
 	lib := buildStub(t, "sharefd_ways.c")
 	got, out := lib.run(t)
@@ -734,14 +738,17 @@ func TestLibraryEndsAChildThatStartsAfterTheProgramsEnd(t *testing.T) {
 // grader, seeing no child, judged the parent's record alone (fork_close.cu
 // of the corpus). A child that keeps the channel is followed as before,
 // and one that closes it but never calls CUDA (as before an exec) is
-// left alone.
+// left alone. Every child that sent a record is in the program's count
+// of children (Guard's cuda_children), one whose record a system() call
+// started too: before, it was not, and its record could stand in for
+// that of a counted child whose frames went elsewhere.
 func TestLibraryEndsAForkedChildThatHidTheChannel(t *testing.T) {
 	lib := buildStub(t, "forkclose.c")
 	for _, tc := range []struct {
 		how    string
 		status string
 		kids   uint64 // the child's cudaMalloc calls in the record
-	}{{"keep", "child: 0", 1}, {"close", "child: 72", 0}, {"replace", "child: 72", 0}, {"quiet", "child: 0", 0}} {
+	}{{"keep", "child: 0", 1}, {"close", "child: 72", 0}, {"replace", "child: 72", 0}, {"quiet", "child: 0", 0}, {"spawn", "child: 0", 0}} {
 		got, out := lib.run(t, "STUB_CHILD="+tc.how)
 		if !strings.Contains(out, tc.status) {
 			t.Errorf("%s: output %q, want %q", tc.how, out, tc.status)
@@ -752,6 +759,105 @@ func TestLibraryEndsAForkedChildThatHidTheChannel(t *testing.T) {
 		}
 		if kids != tc.kids || got.Stats.MallocCalls != 1 {
 			t.Errorf("%s: the child's cudaMalloc %d (want %d), the parent's %d (want 1)", tc.how, kids, tc.kids, got.Stats.MallocCalls)
+		}
+		if got.Guard.CUDAChildren != uint64(len(got.ChildGuards)) {
+			t.Errorf("%s: %d children counted, %d sent a record: want as many", tc.how, got.Guard.CUDAChildren, len(got.ChildGuards))
+		}
+	}
+}
+
+// A thread whose CUDA call began before the program's end frame and is
+// counted after it: the library's end waits for the calls in flight (up
+// to a second), and the count, coming after the end, ends the process
+// with status 72, so that no call is made in no record (end_thread.cu of
+// the corpus). The stand-in runtime holds the worker's call until the
+// test has read the end frame. "forked": the same in a child forked from
+// inside a CUDA call; before, the child's count of calls in flight
+// started from 0, the forking call's return took it below zero, and the
+// child's end did not wait. "plain": the worker's call is the program's
+// first, unanswered as it ends, and the end frame goes out from the last
+// exit handler, which did not wait before. With the wait the outcome is
+// certain; without
+// it the worker still wins its race with the exit often (the exit's last
+// steps are slow beside the test's answer), so a failure here is a sure
+// sign, a pass without the wait is not.
+func TestLibraryEndWaitsForCallsInFlight(t *testing.T) {
+	lib := buildStub(t, "end_wait.c")
+	for _, how := range []string{"main", "forked", "plain"} {
+		t.Run(how, func(t *testing.T) {
+			key := make([]byte, checker.KeySize)
+			rand.Read(key)
+			fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+			hr, hw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(filepath.Join(lib.dir, "prog"), how)
+			cmd.ExtraFiles = []*os.File{w, hr}
+			cmd.Env = []string{"LD_PRELOAD=" + filepath.Join(lib.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
+			var out, errs bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errs
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			hr.Close()
+			data, released := readReleasingAtEnd(t, r, hw)
+			r.Close()
+			hw.Close()
+			err = cmd.Wait()
+			code := -1
+			if e, ok := err.(*exec.ExitError); ok {
+				code = e.ExitCode()
+			} else if err == nil {
+				code = 0
+			}
+			want := 72
+			if how == "forked" {
+				want = 0
+				if !strings.Contains(out.String(), "child 72") {
+					t.Errorf("output %q, want the child ended with status 72", out.String())
+				}
+			}
+			if !released || code != want || strings.Contains(out.String(), "counted after the end") || !strings.Contains(errs.String(), "after the statistics record's end") {
+				t.Errorf("end frame read %v, exit status %d (want %d), output %q, errors %q: want the worker's call ended at its count", released, code, want, out.String(), errs.String())
+			}
+			c := checker.NewChannel(key)
+			c.Write(data)
+			if _, err := c.Close(); err != nil {
+				t.Errorf("the record: %v, want it whole (the end frame came before the worker's count)", err)
+			}
+		})
+	}
+}
+
+// readReleasingAtEnd reads the channel r to its end, and writes a byte
+// to release once the first end-of-run frame has come.
+func readReleasingAtEnd(t *testing.T, r io.Reader, release io.Writer) ([]byte, bool) {
+	t.Helper()
+	var data []byte
+	at, released := 0, false
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.Read(buf)
+		data = append(data, buf[:n]...)
+		for !released && len(data)-at >= 24 && binary.LittleEndian.Uint32(data[at:]) == 0x3146534c {
+			size := 24 + int(binary.LittleEndian.Uint32(data[at+16:])) + int(binary.LittleEndian.Uint32(data[at+20:])) + 32
+			if len(data)-at < size {
+				break
+			}
+			if binary.LittleEndian.Uint16(data[at+4:]) == checker.FrameEnd {
+				release.Write([]byte{1})
+				released = true
+			}
+			at += size
+		}
+		if err != nil {
+			return data, released
 		}
 	}
 }

@@ -641,7 +641,14 @@ func TestHarnessesShowHandsRecordedAtThePut(t *testing.T) {
 // writer, a memcpy node copying past its source's end, a memset node
 // launched after its buffer was freed, and a memset node moved onto the
 // writer's buffer in the executable graph (cudaGraphExecMemsetNodeSetParams,
-// cudaGraphExecUpdate).
+// cudaGraphExecUpdate), and not once moved back after the update. A
+// memset node after an event wait node on the
+// writer's event is ordered (before, the wait node was not read and the
+// memset raced the work it waited for), and so is the writer's next
+// fill on its stream after a wait for the graph's event record node.
+// A captured memset embedded as a child graph, or cloned, is not judged
+// again at launch (it was at its capture). A graph launched again on
+// another stream comes after its first launch, as CUDA orders them.
 func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 	h := buildHarnessRig(t)
 	const forger = "internal/exercise/testdata/gpuforgers/graph_node.cu"
@@ -679,6 +686,12 @@ func TestHarnessesShowRacesInHandBuiltGraphs(t *testing.T) {
 		{"freed", false, false, true},
 		{"setparams", true, false, false},
 		{"update", true, false, false},
+		{"updateback", false, false, false},
+		{"waitnode", false, false, false},
+		{"recordnode", false, false, false},
+		{"child", false, false, false},
+		{"clone", false, false, false},
+		{"relaunch", false, false, false},
 	} {
 		s := h.record(t, prog, c.arg)
 		t.Logf("%s: unordered_uses %d (%s), copies_past_end %d, uses_after_free %d (%s)", c.arg, s.UnorderedUses,

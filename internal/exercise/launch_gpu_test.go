@@ -96,6 +96,51 @@ func TestGPUGraphNode(t *testing.T) {
 	}
 }
 
+// TestGPUGraphNodesOrder: kernels/testdata/stub/graph_nodes.cu on the
+// real runtime. A memset node racing the buffer's writer fails
+// unordered_uses ("memset"), and so does one moved onto the buffer by
+// cudaGraphExecUpdate ("update"), but not once moved back by
+// cudaGraphExecMemsetNodeSetParams ("updateback"). One ordered by an
+// event wait node in its graph ("waitnode"), a stream ordered after the
+// graph by its event record node ("recordnode"), and a captured memset
+// embedded as a child graph node ("child") or cloned ("clone"), and a
+// graph launched again on another stream ("relaunch"), pass: the library
+// reads the graph's event nodes, orders a launch after the graph's last,
+// and carries the capture's marks to the copy node by node (kernels' TestHarnessesShowRacesInHandBuiltGraphs
+// is the same rule on the stand-in runtime, whose copies keep their
+// nodes' order as the real one is taken to).
+func TestGPUGraphNodesOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	info, err := gpu.Driver{}.Probe(false)
+	if err != nil || len(info.Devices) == 0 {
+		t.Skipf("needs a GPU: %v", err)
+	}
+	tk := realToolkit(t)
+	tk.NVCC.Arch = info.Devices[0].Arch()
+	src, _ := filepath.Abs("../../kernels/testdata/stub/graph_nodes.cu")
+	s := spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"unordered_uses\"\nequals = 0\n")
+	for _, c := range []struct {
+		what string
+		race bool
+	}{{"memset", true}, {"update", true}, {"updateback", false}, {"waitnode", false}, {"recordnode", false}, {"child", false}, {"clone", false}, {"relaunch", false}} {
+		j := &Job{ID: "graph-nodes-" + c.what, Spec: s, Dir: t.TempDir(), Env: []string{"GRAPH_NODES=" + c.what}, Files: []File{{Name: "graph_nodes.cu", Path: src}}}
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raced := false
+		for _, r := range v.Results {
+			t.Logf("%s: %s: pass %v, got %s", c.what, r.Name, r.Pass, r.Got)
+			raced = raced || !r.Pass && r.Check != nil && r.Check.Stat == "unordered_uses"
+		}
+		if !strings.Contains(v.Output, c.what+" done") || raced != c.race {
+			t.Errorf("%s: output %q, unordered_uses failed %v, want %v", c.what, v.Output, raced, c.race)
+		}
+	}
+}
+
 // TestGPUDriverV1: driver_v1.cu allocates through the driver's first
 // cuMemAlloc, the 32-bit ABI's, found by dlsym: the library hooks only the
 // _v2 names. It logs what the driver answered and how the run was judged;

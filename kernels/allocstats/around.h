@@ -329,10 +329,13 @@ void closeStart() {
     findNext(realCloseFrom, "closefrom");
     findNext(realSyscall, "syscall");
 }
+
+// fdsWatched: this process's own call, with a descriptor noted.
+bool fdsWatched() { return shareFdsNoted.load() > 0 && !busy() && (uint64_t)sysGetpid() == guard.pid; }
 }  // namespace
 
 extern "C" int close(int fd) {
-    if (shareFdsNoted.load() > 0 && !busy() && (uint64_t)sysGetpid() == guard.pid) forgetShareFd(fd);
+    if (fdsWatched()) forgetShareFd(fd);
     int (*fn)(int) = realClose.load();
     if (fn == nullptr) {
         closeStart();
@@ -360,15 +363,9 @@ extern "C" int close(int fd) {
 // a copy made by dup and closed the original was counted as closing it.
 // As close: no lock, no allocation, this process's own calls alone.
 namespace {
-bool fdsWatched() { return shareFdsNoted.load() > 0 && !busy() && (uint64_t)sysGetpid() == guard.pid; }
-
 // closedFds: the descriptors from first to last (inclusive) were closed.
 void closedFds(unsigned first, unsigned last) {
-    if (!fdsWatched()) return;
-    for (auto& f : shareFds) {
-        int at = f.fd.load();
-        if (at >= 0 && (unsigned)at >= first && (unsigned)at <= last && f.fd.compare_exchange_strong(at, -1)) shareFdsNoted.fetch_sub(1);
-    }
+    if (fdsWatched()) forgetShareFds(first, last);
 }
 
 // copiedFd: to (now open) is a copy of from; to was closed first where

@@ -170,9 +170,10 @@ struct Guard {
     // program's fork()ed children: each sends a record of its own on the
     // same channel, numbered from 0 (checker.Channel merges them).
     uint64_t pid, parent_pid;
-    // version 3: how many forked processes of the run called CUDA, as the
-    // program's own process last saw (a count in memory shared with them,
-    // each counted before its first call is made). A child whose frames
+    // version 3: how many forked processes of the run called CUDA or sent
+    // a record, as the program's own process last saw (a count in memory
+    // shared with them, each counted before its first call is made or its
+    // first frame sent: countChild). A child whose frames
     // went elsewhere (another file put at the channel's number between
     // the library's look at it and its write) is still counted, and the
     // grader, missing its record, fails the run (fork_race.cu).
@@ -190,7 +191,7 @@ Guard guard = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 // this process is counted.
 // closed is set by the program's own process as it sends its end frame,
 // before it reads the count: a child whose first call comes after that
-// cannot be in the count, so it is ended (followedOrStop).
+// cannot be in the count, so it is ended (countChild).
 struct Kids { std::atomic<uint64_t> started; std::atomic<uint64_t> closed; };
 Kids* kids;
 std::atomic<bool> kidCounted;
@@ -209,11 +210,23 @@ bool chanEnded;
 // its thread, racing the main thread's exit, never reaches its count
 // (end_thread.cu passed so one run in four). ended is set before the end
 // frame is written; a hook checks it after counting itself in.
+// hooksHere is this thread's part of inFlight: a child forked from
+// inside a hook (a signal handler's fork, or a stand-in runtime's) starts
+// with the forking thread's hooks in flight, whose returns count out.
+// Before, it started from 0, the hooks' returns took the count below
+// zero, and the child's end no longer waited for its other threads.
 std::atomic<int> inFlight{0};
 std::atomic<bool> ended{false};
+thread_local int hooksHere = 0;
 struct InFlight {
-    InFlight() { inFlight.fetch_add(1); }
-    ~InFlight() { inFlight.fetch_sub(1); }
+    InFlight() {
+        hooksHere++;
+        inFlight.fetch_add(1);
+    }
+    ~InFlight() {
+        inFlight.fetch_sub(1);
+        hooksHere--;
+    }
 };
 
 bool chanStarted;                      // this process's start frame is out
@@ -257,7 +270,9 @@ void markChannel();
 
 // writeFrame writes the record as it is now; mu is held (or no other
 // thread runs yet). A descriptor that is no longer the pipe (the program
-// closed it, or put another file there) gets nothing. A child made by
+// closed it, or put another file there) gets nothing, and a forked
+// child's first frame that finds it so ends the child; a write the
+// channel refuses ends the process (channelRefused). A child made by
 // fork() numbers its own frames (atfork below); one made any other way
 // (a raw clone) keeps its parent's pid in chanPid and sends nothing, as
 // its frames would repeat the parent's numbers.
@@ -542,6 +557,41 @@ void unfollowed() {
     markChannel();
 }
 
+// afterEnd ends a process whose record has ended (its end frame is out)
+// at a CUDA call: the call, or its count, would be in no frame. Another
+// thread of the program, told that the program is ending, made its calls
+// while the library sent the end frame from its destructor, their counts
+// waiting for its lock (end_thread.cu of the corpus passed wherever the
+// witness was off). Checked before the call is made (followedOrStop) and
+// again where a call made before the end is counted after it (record).
+// Exit status 72.
+void afterEnd() {
+    if (!ended.load() || sysGetpid() != chanPid) return;   // set with chanEnded, and read by any thread
+    static const char msg[] = "allocstats: a CUDA call after the statistics record's end (another thread's, as the program ended): it would be in no record, so the run is stopped\n";
+    sysWrite(2, msg, sizeof msg - 1);
+    for (;;) rawSyscall(SYS_exit_group, 72);
+}
+
+// countChild counts this process, a forked child, in the run's count of
+// children (Guard's cuda_children), once: before its first CUDA call is
+// made (followedOrStop), and before its start frame goes out whatever
+// sent it (record(): a child's first exec, posix_spawn or system sends
+// it too), so that every child with a record is counted and a record
+// missing from the count cannot be stood in for by another's. One that
+// comes after the program's own record ended with its count is ended
+// here, its mark sent: its calls could be kept from the grader unseen (a
+// child that waited for its parent's end). Raw system calls, atomics:
+// async-signal-safe.
+void countChild() {
+    if (kids == nullptr || kidCounted.exchange(true)) return;
+    kids->started.fetch_add(1);
+    if (kids->closed.load() == 0) return;
+    static const char msg[] = "allocstats: a forked child called CUDA after the program's own record ended: its calls would go uncounted, so the run's record is not trusted\n";
+    sysWrite(2, msg, sizeof msg - 1);
+    markChannel();
+    rawSyscall(SYS_exit_group, 72);
+}
+
 // followedOrStop ends a process the library does not follow at its first
 // CUDA call, before the call is made, its mark written: whatever it would
 // do is in no record, and a program that kept the mark from the grader
@@ -555,21 +605,6 @@ void unfollowed() {
 // corpus closed every descriptor in the child and did a hundred cudaMalloc
 // there unseen). After its start frame, a pipe lost cuts its record short,
 // which fails the run.
-// afterEnd ends a process whose record has ended (its end frame is out)
-// at a CUDA call: the call, or its count, would be in no frame. Another
-// thread of the program, told that the program is ending, made its calls
-// while the library sent the end frame from its destructor, their counts
-// waiting for its lock (end_thread.cu of the corpus passed wherever the
-// witness was off). Checked before the call is made (followedOrStop) and
-// again where a call made before the end is counted after it (record).
-// Exit status 72.
-void afterEnd() {
-    if (!(chanEnded || ended.load()) || sysGetpid() != chanPid) return;
-    static const char msg[] = "allocstats: a CUDA call after the statistics record's end (another thread's, as the program ended): it would be in no record, so the run is stopped\n";
-    sysWrite(2, msg, sizeof msg - 1);
-    for (;;) rawSyscall(SYS_exit_group, 72);
-}
-
 void followedOrStop() {
     if (chanFd < 0 || execPath) return;
     afterEnd();
@@ -577,20 +612,7 @@ void followedOrStop() {
         struct stat st;
         if (!quiet) return;
         if (sysFstat(chanFd, &st) == 0 && st.st_dev == chanDev && st.st_ino == chanIno) {
-            // Counted before its first call is made, whatever becomes of
-            // its frames (Guard's cuda_children).
-            if (kids != nullptr && !kidCounted.exchange(true)) {
-                kids->started.fetch_add(1);
-                if (kids->closed.load() != 0) {
-                    // The program's own record has ended with its count:
-                    // this child's calls could be kept from the grader
-                    // unseen (a child that waited for its parent's end).
-                    static const char msg[] = "allocstats: a forked child called CUDA after the program's own record ended: its calls would go uncounted, so the run's record is not trusted\n";
-                    sysWrite(2, msg, sizeof msg - 1);
-                    markChannel();
-                    rawSyscall(SYS_exit_group, 72);
-                }
-            }
+            countChild();   // before its first call is made, whatever becomes of its frames
             return;
         }
         static const char msg[] = "allocstats: a forked child called CUDA with the statistics record's channel closed or replaced: its calls would go uncounted, so the run's record is not trusted\n";
@@ -610,6 +632,7 @@ Record* record() {
         // not at the next pulse, so that a child that then leaves by _exit
         // leaves a record cut short rather than none (a failing runtime,
         // with no driver, answers within the pulse's 20 ms).
+        countChild();
         quiet = false;
         sendFrame(kFrameStart);
     }
@@ -747,13 +770,17 @@ void noteShareFdCopy(int from, int to) {
     }
 }
 
-// forgetShareFd forgets fd if it is noted (the close hook): no lock, no
-// allocation, async-signal-safe.
-void forgetShareFd(int fd) {
+// forgetShareFds forgets the noted descriptors from first to last
+// (inclusive), closed (close and its kin): no lock, no allocation,
+// async-signal-safe. forgetShareFd forgets one.
+void forgetShareFds(unsigned first, unsigned last) {
     for (auto& f : shareFds) {
-        int at = fd;
-        if (f.fd.compare_exchange_strong(at, -1)) shareFdsNoted.fetch_sub(1);
+        int at = f.fd.load();
+        if (at >= 0 && (unsigned)at >= first && (unsigned)at <= last && f.fd.compare_exchange_strong(at, -1)) shareFdsNoted.fetch_sub(1);
     }
+}
+void forgetShareFd(int fd) {
+    if (fd >= 0) forgetShareFds((unsigned)fd, (unsigned)fd);
 }
 
 // shareFdsOpen counts the noted descriptors the program never closed that
@@ -822,18 +849,33 @@ void atExit() {
 // all, and sends the end frame itself.
 bool finiRan;
 
+// waitInFlight waits, once the end frame is out and mu free, for the
+// calls in flight on other threads: they reach their count now and end
+// the process (afterEnd); one that does not return within a second (a
+// thread waiting in CUDA as the program ends) is left to the exit.
+void waitInFlight() {
+    uint64_t t0 = nowNanos();
+    while (inFlight.load() > 0 && nowNanos() - t0 < 1000000000u) rawSyscall(SYS_sched_yield);
+}
+
+// A program whose one CUDA call is still in flight on another thread as
+// it ends (its first: none answered yet) is waited for too. Before, only
+// finish waited.
 void atExitPlain() {
-    std::lock_guard<Lock> g(mu);
-    if (chanEnded || quiet || endAtFini) return;
-    leaks();
-    rec->exited = 1;
-    countCopies();
-    if (finiRan) {
+    {
+        std::lock_guard<Lock> g(mu);
+        if (chanEnded || quiet || endAtFini) return;
+        leaks();
+        rec->exited = 1;
+        countCopies();
+        if (!finiRan) {
+            sendFrame(kFrameSnapshot);
+            endAtFini = true;
+            return;
+        }
         sendFrame(kFrameEnd);
-        return;
     }
-    sendFrame(kFrameSnapshot);
-    endAtFini = true;
+    waitInFlight();
 }
 
 // finish sends the end frame, as the library's own destructor: the
@@ -850,11 +892,7 @@ __attribute__((destructor)) void finish() {
         countCopies();
         sendFrame(kFrameEnd);
     }
-    // Calls in flight on other threads reach their count now and end the
-    // process (afterEnd); one that does not return within a second (a
-    // thread waiting in CUDA as the program ends) is left to the exit.
-    uint64_t t0 = nowNanos();
-    while (inFlight.load() > 0 && nowNanos() - t0 < 1000000000u) rawSyscall(SYS_sched_yield);
+    waitInFlight();
 }
 
 // Children made by fork(). The child is a process of its own with a
@@ -903,7 +941,7 @@ void forkChild() {
     guard.pid = (uint64_t)sysGetpid();
     kidCounted.store(false);
     ended.store(false);
-    inFlight.store(0);   // the parent's other threads' hooks are not this process's
+    inFlight.store(hooksHere);   // the parent's other threads' hooks are not this process's
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;

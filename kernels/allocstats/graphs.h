@@ -15,15 +15,21 @@
 // uses of that memory by one operation of the launch's stream: judged for
 // unordered uses, uses after free and copies past the end as a launch on
 // that stream is. The graph orders its own nodes; what is judged is the
-// order against other streams. A node made by stream capture is not
-// judged again: its kernel, copy or memset was judged when captured, on
-// the capturing stream (capturedNodes, noted at cudaStreamEndCapture),
-// unless cudaGraphExecKernelNodeSetParams (or the memcpy and memset
+// order against other streams, in which its event wait nodes order the
+// launch after the work they wait for and its event record nodes record
+// their events at the launch's end (graphWaits, graphRecords). A node
+// made by stream capture is not judged again: its kernel, copy, memset,
+// record or wait was judged when captured, on the capturing stream
+// (capturedNodes, noted at cudaStreamEndCapture, and carried to a clone
+// of its graph, or to the copy a child graph node embeds), unless cudaGraphExecKernelNodeSetParams (or the memcpy and memset
 // kin) gave it new parameters in the executable graph, which are then
 // judged at each launch. A pointer into the graph's own allocations is
 // the memory nodes' to judge (below), not its nodes' uses. An update by
 // cudaGraphExecUpdate reads the nodes of the graph it gives again (below);
-// one by cudaGraphExecNodeSetParams is not followed.
+// one by cudaGraphExecNodeSetParams, cudaGraphExecEventRecordNodeSetEvent
+// or its wait kin, or the driver's cuGraphExec* calls, is not followed,
+// nor are the bodies of conditional nodes (CUDA 12.3): a use missed, as
+// before graphs' nodes were judged at all.
 //
 // A graph's memory nodes (cudaGraphAddMemAllocNode, or cudaMallocAsync and
 // cudaFreeAsync captured into it) allocate and free at each launch, at an
@@ -137,6 +143,22 @@ void nodeUses(cudaGraphNode_t node, cudaGraphNodeType t, GraphInfo* gi) {
     }
 }
 
+// eventNode adds the event of an event wait or event record node (of
+// type t) to gi; mu is not held. A node made by capture is left out: its
+// cudaStreamWaitEvent or cudaEventRecord was followed when captured.
+void eventNode(cudaGraphNode_t node, cudaGraphNodeType t, GraphInfo* gi) {
+    static auto waitEvent = (cudaError_t(*)(cudaGraphNode_t, cudaEvent_t*))realDriver("cudaGraphEventWaitNodeGetEvent");
+    static auto recordEvent = (cudaError_t(*)(cudaGraphNode_t, cudaEvent_t*))realDriver("cudaGraphEventRecordNodeGetEvent");
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        if (capturedNodes->count(node)) return;
+    }
+    cudaEvent_t e = nullptr;
+    if (t == cudaGraphNodeTypeWaitEvent && waitEvent != nullptr && waitEvent(node, &e) == cudaSuccess && e != nullptr) gi->waits.push_back(e);
+    if (t == cudaGraphNodeTypeEventRecord && recordEvent != nullptr && recordEvent(node, &e) == cudaSuccess && e != nullptr) gi->records.push_back(e);
+}
+
 void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
     static auto getNodes = (cudaError_t(*)(cudaGraph_t, cudaGraphNode_t*, size_t*))real("cudaGraphGetNodes");
     static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
@@ -154,6 +176,7 @@ void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
         cudaMemAllocNodeParams ap;
         void* freedAt = nullptr;
         if (t == cudaGraphNodeTypeKernel || t == cudaGraphNodeTypeMemcpy || t == cudaGraphNodeTypeMemset) nodeUses(nodes[i], t, gi);
+        if (t == cudaGraphNodeTypeWaitEvent || t == cudaGraphNodeTypeEventRecord) eventNode(nodes[i], t, gi);
         if (t == cudaGraphNodeTypeKernel) gi->kernels++;
         else if (t == cudaGraphNodeTypeGraph && getChild(nodes[i], &child) == cudaSuccess) graphNodes(child, depth + 1, gi);
         else if (t == cudaGraphNodeTypeMemAlloc && allocParams != nullptr && allocParams(nodes[i], &ap) == cudaSuccess && ap.dptr != nullptr)
@@ -163,6 +186,8 @@ void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
     }
 }
 
+void nodesOf(cudaGraph_t g, int depth, std::vector<cudaGraphNode_t>* out);
+
 // instantiated notes what a graph made executable does at each launch.
 void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
     if (r != cudaSuccess || e == nullptr || busy()) return;
@@ -171,6 +196,7 @@ void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
         Own own;
         KeepLastError keep;
         graphNodes(g, 0, &gi);
+        nodesOf(g, 0, &gi.order);
     }
     std::lock_guard<Lock> lock(mu);
     record();
@@ -206,10 +232,38 @@ void graphUses(const GraphInfo& gi, cudaStream_t s) {
     }
 }
 
+// graphWaits orders a launch of graph gi on stream s after the work its
+// event wait nodes wait for, as cudaStreamWaitEvent would: all of it
+// before any of the launch's nodes (a node the graph runs before its
+// wait is taken as after it: a race missed, never one made up). Before,
+// such a graph's nodes raced the work they waited for. mu is held.
+void graphWaits(const GraphInfo& gi, cudaStream_t s) {
+    for (cudaEvent_t e : gi.waits) {
+        auto ev = events->find(e);
+        if (ev != events->end()) join((*clocks)[norm(s)], ev->second);
+    }
+}
+
+// graphRecords records the events of graph gi's event record nodes at the
+// end of its launch on stream s, as cudaEventRecord would after it (a
+// stream that waits for one is ordered after the whole launch). mu is
+// held.
+void graphRecords(const GraphInfo& gi, cudaStream_t s) {
+    if (gi.records.empty()) return;
+    if (recordedOn == nullptr) recordedOn = new RecordedOn();
+    for (cudaEvent_t e : gi.records) {
+        (*events)[e] = (*clocks)[norm(s)];
+        (*recordedOn)[e] = norm(s);
+    }
+}
+
 // graphLaunched judges what the nodes of a launch of graph gi on stream
 // s touch, then notes the memory it allocates and frees (see above); mu
-// is held.
-void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
+// is held. The launch comes after the graph's previous launch, whatever
+// stream that was on (gi.last): before, a graph launched on one stream
+// and then on another raced itself.
+void graphLaunched(GraphInfo& gi, cudaStream_t s) {
+    join((*clocks)[norm(s)], gi.last);
     // An address the graph allocates more often than it frees is left
     // allocated (a graph may give one address to allocations whose
     // lifetimes do not overlap).
@@ -217,6 +271,7 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
     for (auto& a : gi.allocs) net[a.first]++;
     for (uintptr_t f : gi.frees) net[f]--;
     tlGraph(s, gi.kernels, gi.allocs.size());
+    graphWaits(gi, s);
     graphUses(gi, s);   // a finding is the launch's (traced just now)
     std::map<uintptr_t, size_t> sizes;
     for (auto& a : gi.allocs) {
@@ -261,6 +316,8 @@ void graphLaunched(const GraphInfo& gi, cudaStream_t s) {
         }
         if (bytes > 0) forget(f, bytes, how);
     }
+    graphRecords(gi, s);
+    gi.last = (*clocks)[norm(s)];
 }
 }  // namespace
 
@@ -370,6 +427,48 @@ void captured(cudaGraph_t g, bool made) {
     }
 }
 
+// copiedNodes marks the nodes of graph copy, made from graph from by
+// cudaGraphClone or embedded by cudaGraphAddChildGraphNode (a clone of
+// it), as made by capture where from's are: the same work, judged when
+// it was captured, under new handles. Before, a captured graph embedded
+// in another or cloned was judged again at each launch, against the
+// capture's own uses on the capturing stream: a race made up. A node's
+// copy is the runtime's answer (cudaGraphNodeFindInClone), or else node i
+// of one is node i of the other, as a clone keeps them, where they match
+// one for one, kind for kind; a node with no copy found is left as it is
+// (judged at each launch). mu is not held.
+void copiedNodes(cudaGraph_t from, cudaGraph_t copy) {
+    static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
+    static auto findInClone = (cudaError_t(*)(cudaGraphNode_t*, cudaGraphNode_t, cudaGraph_t))realDriver("cudaGraphNodeFindInClone");
+    if (from == nullptr || copy == nullptr || busy()) return;
+    std::vector<cudaGraphNode_t> a, b, marked;
+    {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        if (capturedNodes->empty()) return;
+    }
+    {
+        Own own;
+        KeepLastError keep;
+        nodesOf(from, 0, &a);
+        nodesOf(copy, 0, &b);
+        bool same = a.size() == b.size();
+        for (size_t i = 0; same && i < a.size(); i++) {
+            cudaGraphNodeType ta, tb;
+            same = getType(a[i], &ta) == cudaSuccess && getType(b[i], &tb) == cudaSuccess && ta == tb;
+        }
+        for (size_t i = 0; i < a.size(); i++) {
+            cudaGraphNode_t c = nullptr;
+            if (findInClone == nullptr || findInClone(&c, a[i], copy) != cudaSuccess || c == nullptr) c = same ? b[i] : nullptr;
+            marked.push_back(c);
+        }
+    }
+    std::lock_guard<Lock> lock(mu);
+    record();
+    for (size_t i = 0; i < a.size(); i++)
+        if (marked[i] != nullptr && capturedNodes->count(a[i])) capturedNodes->insert(marked[i]);
+}
+
 // execNodeSet replaces, in executable graph e, what node touches at each
 // launch by u (a captured node's new parameters are judged from now on).
 void execNodeSet(cudaGraphExec_t e, const NodeUses& u) {
@@ -406,6 +505,28 @@ extern "C" cudaError_t cudaGraphDestroy(cudaGraph_t g) {
     HOOK_ENTRY();
     captured(g, false);
     return fn(g);
+}
+extern "C" cudaError_t cudaGraphClone(cudaGraph_t* out, cudaGraph_t g) {
+    static auto fn = (cudaError_t(*)(cudaGraph_t*, cudaGraph_t))real("cudaGraphClone");
+    HOOK_ENTRY();
+    cudaError_t r = fn(out, g);
+    if (r == cudaSuccess && out != nullptr) copiedNodes(g, *out);
+    return r;
+}
+extern "C" cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t g, const cudaGraphNode_t* deps, size_t n, cudaGraph_t child) {
+    static auto fn = (cudaError_t(*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaGraph_t))real("cudaGraphAddChildGraphNode");
+    static auto getChild = (cudaError_t(*)(cudaGraphNode_t, cudaGraph_t*))real("cudaGraphChildGraphNodeGetGraph");
+    HOOK_ENTRY();
+    cudaError_t r = fn(node, g, deps, n, child);
+    if (r != cudaSuccess || node == nullptr || busy()) return r;
+    cudaGraph_t embedded = nullptr;
+    {
+        Own own;
+        KeepLastError keep;
+        if (getChild(*node, &embedded) != cudaSuccess) embedded = nullptr;
+    }
+    copiedNodes(child, embedded);
+    return r;
 }
 extern "C" cudaError_t cudaGraphDestroyNode(cudaGraphNode_t n) {
     static auto fn = (cudaError_t(*)(cudaGraphNode_t))real("cudaGraphDestroyNode");
@@ -462,18 +583,37 @@ extern "C" cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t e, cudaG
 // touch is read again from g. Declared with plain types and named by an
 // asm label: it took four arguments before CUDA 12 and three since.
 namespace {
+// The executable graph's nodes keep the names of the graph it was made
+// from (cudaGraphExecKernelNodeSetParams and its kin name them so after an
+// update too): node i of g is node i of that graph, as an update needs
+// the same nodes in the same order. Before, they took g's names, and a
+// node given new parameters after an update was judged twice, its old
+// parameters as well.
 void execUpdated(cudaError_t r, cudaGraphExec_t e, cudaGraph_t g) {
     if (r != cudaSuccess || busy()) return;
     GraphInfo gi;
+    std::vector<cudaGraphNode_t> now;
     {
         Own own;
         KeepLastError keep;
         graphNodes(g, 0, &gi);
+        nodesOf(g, 0, &now);
     }
     std::lock_guard<Lock> lock(mu);
     record();
     auto it = graphs->find(e);
-    if (it != graphs->end()) it->second.nodes = gi.nodes;
+    if (it == graphs->end()) return;
+    if (now.size() == it->second.order.size()) {
+        std::map<cudaGraphNode_t, cudaGraphNode_t> named;
+        for (size_t i = 0; i < now.size(); i++) named[now[i]] = it->second.order[i];
+        for (auto& n : gi.nodes) {
+            auto at = named.find(n.node);
+            if (at != named.end()) n.node = at->second;
+        }
+    }
+    it->second.nodes = gi.nodes;
+    it->second.waits = gi.waits;
+    it->second.records = gi.records;
 }
 }  // namespace
 #if CUDART_VERSION >= 12000

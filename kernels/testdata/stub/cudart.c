@@ -129,6 +129,8 @@ typedef struct { void* srcArray; StubPos srcPos; StubPitched srcPtr; void* dstAr
 static struct StubNode {
   void* graph; int type; StubKernelNode k; StubMemsetNode m; StubCopyNode c;
   void* dptr; size_t bytes;               /* an allocation or free node's */
+  void* event;                            /* an event wait or record node's */
+  void* child;                            /* a child graph node's graph (a copy) */
   char argData[64]; void* args[8];        /* a captured launch's arguments, copied */
 } gnodes[64];
 static struct StubNode* addNode(void** node, void* g, int type) {
@@ -146,6 +148,32 @@ int cudaGraphAddMemcpyNode1D(void** node, void* g, void* deps, size_t n, void* d
   addNode(node, g, 1)->c = c;
   return 0;
 }
+int cudaGraphAddEventWaitNode(void** node, void* g, void* deps, size_t n, void* e) { addNode(node, g, 6)->event = e; return 0; }
+int cudaGraphAddEventRecordNode(void** node, void* g, void* deps, size_t n, void* e) { addNode(node, g, 7)->event = e; return 0; }
+int cudaGraphEventWaitNodeGetEvent(struct StubNode* node, void** e) { *e = node->event; return node->type != 6; }
+int cudaGraphEventRecordNodeGetEvent(struct StubNode* node, void** e) { *e = node->event; return node->type != 7; }
+/* A copy of graph g's nodes, in their order, into a new graph (a node
+   of a child graph is not copied again: the copy shares its graph). */
+static void* copyGraph(void* g) {
+  void* copy = (void*)(handles++);
+  for (int i = 0; i < 64; i++)
+    if (gnodes[i].graph == g && g != 0) {
+      void* node;
+      struct StubNode* x = addNode(&node, copy, gnodes[i].type);
+      if (x != 0) { *x = gnodes[i]; x->graph = copy; }
+    }
+  return copy;
+}
+int cudaGraphClone(void** out, void* g) { *out = copyGraph(g); return 0; }
+int cudaGraphAddChildGraphNode(void** node, void* g, void* deps, size_t n, void* child) {
+  void* copy = copyGraph(child);
+  addNode(node, g, 4)->child = copy;
+  return 0;
+}
+int cudaGraphChildGraphNodeGetGraph(struct StubNode* node, void** g) { *g = node->child; return node->type != 4; }
+/* Copies are not told from their originals here: the library matches
+   them node by node (the real runtime answers for a clone). */
+int cudaGraphNodeFindInClone(void** out, void* node, void* g) { return 1; }
 int cudaGraphGetNodes(void* g, void** nodes, size_t* n) {
   size_t k = 0;
   for (int i = 0; i < 64; i++)
@@ -163,7 +191,7 @@ int cudaGraphDestroy(void* g) {
   for (int i = 0; i < 64; i++) if (gnodes[i].graph == g) gnodes[i].graph = 0;
   return 0;
 }
-OK(cudaGraphLaunch) OK(cudaGraphExecDestroy) OK(cudaGraphChildGraphNodeGetGraph) OK(cudaDeviceGetGraphMemAttribute)
+OK(cudaGraphLaunch) OK(cudaGraphExecDestroy) OK(cudaDeviceGetGraphMemAttribute)
 int cudaGraphNodeGetDependencies(void* node, void** deps, size_t* n) { *n = 0; return 0; }
 int cudaGraphMemAllocNodeGetParams(struct StubNode* node, struct cudaMemAllocNodeParams* p) {
   p->bytesize = node->bytes; p->dptr = node->dptr; return node->type != 10;

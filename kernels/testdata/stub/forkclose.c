@@ -2,7 +2,8 @@
 // child of each case calls cudaMalloc once, or not at all, after it did
 // what $STUB_CHILD says to its descriptors above 2 (the channel among
 // them): "keep" nothing, "close" closes them, "replace" puts /dev/null at
-// each number, "quiet" closes them and makes no CUDA call. The parent
+// each number, "quiet" closes them and makes no CUDA call, "spawn" keeps
+// them and runs a program by system() in place of a CUDA call. The parent
 // prints the child's exit status, then allocates once itself.
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,8 +22,9 @@ int main() {
     for (int fd = 3; fd < 4096; fd++) {
       if (fd == null) continue;
       if (null >= 0) dup2(null, fd);
-      else if (strcmp(how, "keep") != 0) close(fd);
+      else if (strcmp(how, "keep") != 0 && strcmp(how, "spawn") != 0) close(fd);
     }
+    if (strcmp(how, "spawn") == 0) return system("true") == -1;
     if (strcmp(how, "quiet") == 0) _exit(0);
     void* p;
     cudaMalloc(&p, 1 << 20);

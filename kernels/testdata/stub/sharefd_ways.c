@@ -5,7 +5,8 @@
 // another descriptor onto it, the fourth and fifth by one close_range over
 // both, and /dev/null is opened again at each freed number. The sixth is
 // copied by dup and the seventh by fcntl(F_DUPFD_CLOEXEC), and only the
-// originals are closed: the two copies are left open at exit.
+// originals are closed: the two copies are left open at exit. A close of
+// -1 first (a descriptor never opened) forgets nothing.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ static int export(void) {
 }
 int main() {
   int a = export();
+  close(-1);
   close_range(a, a, 0);
   int again = open("/dev/null", O_RDONLY);
   int b = export();
