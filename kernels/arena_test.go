@@ -117,3 +117,48 @@ func TestHarnessesShowBlocksPastAFixedArray(t *testing.T) {
 		}
 	}
 }
+
+// One round, fewer than any pipeline's steady state (review/blind8,
+// issue 36): ipc-pool's hidden run "1 round of 1 MiB". The solution and
+// every correct alternative run it to the end with nothing leaked; a
+// drain that always starts at round r - 1 reaches round -1 there (an
+// index before its arrays, an answer the child never sends) and fails.
+func TestHarnessesRunOneRound(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol, right = "solutions/day073/ipc_pool.cu", "solutions/day073/right/ipc-pool"
+	type program struct {
+		name    string
+		content []byte
+	}
+	ps := []program{{"solution", mustRead(t, filepath.Join("..", sol))}}
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		p := filepath.Join(right, r.Name())
+		if filepath.Ext(p) == ".patch" {
+			ps = append(ps, program{"right/" + r.Name(), patched(t, sol, p)})
+		} else {
+			ps = append(ps, program{"right/" + r.Name(), mustRead(t, filepath.Join("..", p))})
+		}
+	}
+	for i, p := range ps {
+		prog := h.build(t, "one73-"+string(rune('a'+i)), sol, sol, p.content)
+		s, out := h.recordEnv(t, prog, nil, "1", "1")
+		if s.LeakedAllocs != 0 || !bytes.Contains([]byte(out), []byte("the child ended cleanly")) {
+			t.Errorf("%s [1 1]: leaked_allocs %d, want 0, and the child ending cleanly\n%s", p.name, s.LeakedAllocs, out)
+		}
+	}
+	const w = "solutions/day073/wrong/ipc-pool/blind8_drain_assumes_two_rounds_in_flight.patch"
+	prog := h.build(t, "one73-wrong", sol, sol, patched(t, sol, w))
+	for _, args := range [][]string{{"2", "1"}, {"1", "1"}} {
+		cmd := exec.Command(prog, args...)
+		cmd.Env = []string{"LD_LIBRARY_PATH=" + h.dir}
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s %v: %v", w, args, err)
+		if failed := err != nil; failed != (args[0] == "1") {
+			t.Errorf("%s %v: failed %v, want %v\n%s", w, args, failed, args[0] == "1", out)
+		}
+	}
+}
