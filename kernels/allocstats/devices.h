@@ -354,7 +354,23 @@ HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
     if (a != streams->end() && a->second) rec->async_stream_syncs++;
     if (r == cudaSuccess) hostWaitsFor(s);
 })
-HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
+namespace {
+// settle waits, on the host, for the work of event e (or of stream s)
+// before the program's query of it, when the run asks it
+// ($LESSONS_STATS_SETTLED_QUERIES): the query then answers as it does
+// for a host that comes late. The wait is the library's own: not counted, and
+// the program's last error is kept.
+void settle(bool event, cudaEvent_t e, cudaStream_t s) {
+    if (!settledQueries || busy()) return;
+    static auto eventSync = (cudaError_t(*)(cudaEvent_t))real("cudaEventSynchronize");
+    static auto streamSync = (cudaError_t(*)(cudaStream_t))real("cudaStreamSynchronize");
+    Own own;
+    KeepLastError keep;
+    if (event) eventSync(e);
+    else streamSync(s);
+}
+}  // namespace
+HOOK_PRE(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { settle(false, nullptr, s); }, { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
 HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), {
     rec->event_syncs++;
     tlHostWait(kTlWaitEvent, -1, tl0);
@@ -362,7 +378,7 @@ HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), {
     if (r == cudaSuccess) hostWaits((*events)[e]);
     if (r == cudaSuccess) ipcWaited(*host, e);
 })
-HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), {
+HOOK_PRE(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { settle(true, e, nullptr); }, {
     queried(true, e, r);
     if (r == cudaSuccess) hostWaits((*events)[e]);
     if (r == cudaSuccess) ipcWaited(*host, e);
