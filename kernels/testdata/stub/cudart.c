@@ -87,7 +87,7 @@ int cudaMemPoolExportToShareableHandle(void* h, void* pool, int t, unsigned f) {
 int cudaMemPoolImportFromShareableHandle(void** pool, void* h, int t, unsigned f) { *pool = (void*)0x9100; return 0; }
 #define OK(name) int name() { return 0; }
 OK(cudaEventRecordWithFlags)
-OK(cudaEventDestroy) OK(cudaStreamDestroy)
+OK(cudaEventDestroy) OK(cudaStreamDestroy) OK(cudaGraphUpload)
 OK(cudaMemcpyAsync) OK(cudaMemcpy2DAsync) OK(cudaMemset2DAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
 OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister) OK(cudaMemPoolExportPointer)
 OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
