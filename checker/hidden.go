@@ -41,6 +41,15 @@ type HiddenRun struct {
 	// this run: a record made after the message that lets another
 	// process wait for it then comes after that wait, every time.
 	IPCRecordDelayMs int `toml:"ipc_record_delay_ms"`
+	// SettledQueries, when true, makes the statistics library wait on
+	// the host, in this run, for an event's or a stream's work to be
+	// done before each query of it (cudaEventQuery, cudaStreamQuery and
+	// the driver's kin) answers: every query answers "ready" for work
+	// that finishes, as it may on any run whose host comes late, so a
+	// branch taken only when the work is already done runs every time.
+	// A program that polls sees one answer; a program whose GPU work
+	// waits for its host to go on past the query never finishes.
+	SettledQueries bool `toml:"settled_queries"`
 	// Arranged, when set, is text the run's output shows when its harness
 	// set up the case the run's checks judge (a range the driver must
 	// place where it was asked). When the output lacks it, the run's
@@ -254,7 +263,7 @@ func (s *Spec) ForRun(name string) *Spec {
 	}
 	for _, h := range s.HiddenRuns {
 		if h.Name == name {
-			p.Args, p.Env, p.fail, p.heap, p.ipcDelay, p.arranged = h.Args, h.Env, h.Fail, h.DeviceHeap, h.IPCRecordDelayMs, h.Arranged
+			p.Args, p.Env, p.fail, p.heap, p.ipcDelay, p.settled, p.arranged = h.Args, h.Env, h.Fail, h.DeviceHeap, h.IPCRecordDelayMs, h.SettledQueries, h.Arranged
 			return &p
 		}
 	}
@@ -287,6 +296,12 @@ func (s *Spec) DeviceHeap() int64 {
 // interprocess event, in milliseconds ($LESSONS_STATS_IPC_DELAY), or 0.
 func (s *Spec) IPCRecordDelay() int {
 	return s.ipcDelay
+}
+
+// SettledQueries says whether the run's queries of events and streams
+// wait for their work first ($LESSONS_STATS_SETTLED_QUERIES).
+func (s *Spec) SettledQueries() bool {
+	return s.settled
 }
 
 // Environ is the run's environment as KEY=VALUE, sorted.

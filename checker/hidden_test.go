@@ -331,3 +331,19 @@ func TestBlind7HiddenRunsJudgeTheirLines(t *testing.T) {
 		}
 	}
 }
+
+// A hidden run's settled_queries reaches the library for that run only
+// ($LESSONS_STATS_SETTLED_QUERIES, set by internal/exercise).
+func TestHiddenRunSettlesQueries(t *testing.T) {
+	s, err := ParseSpec("x.toml", []byte("[[check]]\nexit = 0\n[[hidden_run]]\nname = \"late host\"\nsettled_queries = true\n[[hidden_run]]\nname = \"plain\"\n"+
+		"[[check]]\nrun = \"late host\"\nexit = 0\n[[check]]\nrun = \"plain\"\nexit = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.ForRun("late host").SettledQueries() {
+		t.Error("the hidden run's queries are not settled")
+	}
+	if s.ForRun("").SettledQueries() || s.Public().SettledQueries() || s.ForRun("plain").SettledQueries() {
+		t.Error("a run without settled_queries has its queries settled")
+	}
+}

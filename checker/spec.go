@@ -68,6 +68,7 @@ type Spec struct {
 	fail     []string
 	heap     int64
 	ipcDelay int
+	settled  bool
 	// arranged is the hidden run's Arranged: without it in the output,
 	// the run's checks are skipped.
 	arranged string

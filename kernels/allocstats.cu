@@ -413,10 +413,13 @@ struct GraphInfo {
     Clock last;
 };
 std::unordered_map<cudaGraphExec_t, GraphInfo>* graphs;
-// Nodes made by stream capture: their kernels, copies and memsets were
-// judged when they were captured, on the capturing stream, and are not
-// judged again at each launch of the graph (graphs.h).
-std::unordered_set<cudaGraphNode_t>* capturedNodes;
+// Stream capture (graphs.h): the streams being captured, each with the
+// stream its capture began on, and the events whose last record was made
+// in a capture (with that capture's stream). What a capture queues is
+// not work of its streams: it runs when the graph is launched, as work of
+// the launch's stream, and is judged there.
+std::unordered_map<cudaStream_t, cudaStream_t>* captureOf;
+std::unordered_map<cudaEvent_t, cudaStream_t>* captureRecords;
 // Memory freed and not allocated again since, in host order: its start,
 // and what freed it (a use of it now is a use after free).
 struct Freed { size_t bytes; std::string how; };

@@ -715,12 +715,16 @@ func mustRead(t *testing.T, path string) []byte {
 // day074's graph-alloc on the stand-in runtime, which captures its
 // graphs (kernel, allocation, free and memset nodes): its solution and
 // its right answers show no race, use after free or copy past the end
-// with a graph's nodes judged at each launch, and a captured node is not
-// judged again at launch: each launch more adds the uses of the one
+// with a graph's nodes judged at each launch, captured ones included, as
+// work of the launch's stream: each launch more adds the uses of the one
 // kernel launched outside the graphs (sum: out is produce's allocation,
-// totals the program's) and of produce's kernel node, given new
-// parameters in the executable graph (in; out is the graph's own), and
-// none of the captured nodes of step.
+// totals the program's), of produce's kernel node (in; out is the
+// graph's own) and of step's four kernel nodes (in twice, totals twice;
+// the scratch buffers are the graph's own). A step graph launched on its
+// branch stream s2 (review/blind7, ported as a wrong answer) is ordered
+// after nothing s did before the loop, however the capture forked s2
+// from s: its first launch's uses of in and totals race ones and the
+// memset on s.
 func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 	h := buildHarnessRig(t)
 	const sol, right = "solutions/day074/graph_alloc.cu", "solutions/day074/right/graph-alloc"
@@ -732,6 +736,10 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 	for _, r := range rights {
 		programs["right/"+r.Name()] = patched(t, sol, filepath.Join(right, r.Name()))
 	}
+	// review/blind7's correct design, written without the spec on the
+	// harness as it is now (blind8's asks the graph for its root nodes,
+	// which the stand-in runtime does not answer).
+	programs["review/blind7"] = mustRead(t, filepath.Join("..", "review/blind7/graph-alloc/correct.cu"))
 	for name, content := range programs {
 		prog := h.build(t, strings.ReplaceAll(name, "/", "-"), sol, sol, content)
 		one, out := h.recordEnv(t, prog, nil, "1", "1")
@@ -744,8 +752,17 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 			}
 		}
 		t.Logf("%s: graph_launches %d and %d, buffer_uses %d and %d", name, one.GraphLaunches, three.GraphLaunches, one.BufferUses, three.BufferUses)
-		if three.BufferUses-one.BufferUses != 2*3 {
-			t.Errorf("%s: buffer_uses %d at 1 launch, %d at 3: want 3 more a launch (sum's two pointers, produce's node's in)", name, one.BufferUses, three.BufferUses)
+		if three.BufferUses-one.BufferUses != 2*7 {
+			t.Errorf("%s: buffer_uses %d at 1 launch, %d at 3: want 7 more a launch (sum's two pointers, produce's node's in, step's four nodes' in and totals)", name, one.BufferUses, three.BufferUses)
+		}
+	}
+	for _, w := range []string{"blind7_step_launched_on_its_branch_stream.patch", "blind2_step_on_s2.patch"} {
+		prog := h.build(t, w, sol, sol, patched(t, sol, filepath.Join("solutions/day074/wrong/graph-alloc", w)))
+		s, out := h.recordEnv(t, prog, nil, "2", "1")
+		race := string(bytes.TrimRight(s.UseRace[:], "\x00"))
+		t.Logf("%s: unordered_uses %d (%s)", w, s.UnorderedUses, race)
+		if s.UnorderedUses == 0 || !strings.Contains(race, "in a graph") {
+			t.Errorf("%s: unordered_uses %d (%s), want a graph node's use that races s's work before the loop\n%s", w, s.UnorderedUses, race, out)
 		}
 	}
 }

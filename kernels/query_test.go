@@ -21,3 +21,35 @@ func TestLibraryOrdersAfterAnEventTheHostSawDone(t *testing.T) {
 		t.Errorf("use_race %q: want the write that raced, and the one it raced", race)
 	}
 }
+
+// A hidden run's settled_queries reaches the library as
+// $LESSONS_STATS_SETTLED_QUERIES=1: the library waits for an event's or a
+// stream's work before the program's query of it, so a query of work
+// still running (the stub answers not ready until the host waited)
+// answers ready, and a program that skips a wait for work already done
+// skips it every time. The library's own wait is not the program's: no
+// host wait is counted.
+func TestLibrarySettlesQueriesWhenAsked(t *testing.T) {
+	lib := buildStub(t, "settled.c")
+	for _, tc := range []struct {
+		env   []string
+		out   string
+		waits uint64
+	}{
+		{[]string{"STUB_QUERY_PENDING=1"}, "event pending, stream pending\n", 1},
+		{[]string{"STUB_QUERY_PENDING=1", "LESSONS_STATS_SETTLED_QUERIES=1"}, "event ready, stream ready\n", 0},
+		{[]string{"STUB_QUERY_PENDING=1", "LESSONS_STATS_SETTLED_QUERIES=0"}, "event pending, stream pending\n", 1},
+	} {
+		got, out := lib.run(t, tc.env...)
+		if out != tc.out {
+			t.Errorf("%v: the program printed %q, want %q", tc.env, out, tc.out)
+		}
+		s := got.Stats
+		if s.StreamWaitEvents != tc.waits {
+			t.Errorf("%v: stream_wait_events %d, want %d", tc.env, s.StreamWaitEvents, tc.waits)
+		}
+		if s.EventSyncs != 0 || s.StreamSyncs != 0 || s.HostPolls != 0 {
+			t.Errorf("%v: event_syncs %d, stream_syncs %d, host_polls %d: the library's own waits were counted as the program's", tc.env, s.EventSyncs, s.StreamSyncs, s.HostPolls)
+		}
+	}
+}

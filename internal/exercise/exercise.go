@@ -361,6 +361,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if d := j.Spec.IPCRecordDelay(); d > 0 {
 		env = append(env, "LESSONS_STATS_IPC_DELAY="+strconv.Itoa(d))
 	}
+	if j.Spec.SettledQueries() {
+		env = append(env, "LESSONS_STATS_SETTLED_QUERIES=1")
+	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()

@@ -59,7 +59,7 @@ var Kinds = []*Kind{
 	{Name: "registers changed in a signal handler", re: regexp.MustCompile(`\b(uc_mcontext|REG_(RIP|EIP|EFL|RAX|RDI|RSI|RDX|RSP)|__ctx\s*\(\s*(rip|eflags|pc))\b`),
 		Why: "a handler that changes the registers it returns to (the trap flag set: the program steps itself one instruction at a time) steers the statistics library's code past its checks without writing memory"},
 	{Name: "work the statistics library does not see", re: regexp.MustCompile(`\bcuda(Memcpy2D|Memset2D|Memcpy2D(To|From|Array)\w*|(Memcpy|Memset)3D\w*|Memcpy(To|From)(Symbol|Array)\w*|MemcpyBatch\w*|LaunchHostFunc|LaunchCooperativeKernelMultiDevice)\b|\bcu(Launch\w*|Memcpy\w*|Memset\w*|Graph(Launch|Add\w*|ExecUpdate\w*))\b|\bcudaGraph(Add(Kernel|Memcpy|Memset)?Node\w*|ExecUpdate)\b`),
-		Why: "work queued through a CUDA function the statistics library does not hook (a 3D copy, a 2D one but on a stream, a copy to a symbol, the driver's launches, copies, memsets and graphs), or a kernel, copy or memset node put in a graph by hand (the library judges a graph's memory nodes at each launch, not what its other nodes touch), is judged for no race, no use after free and no copy past the end"},
+		Why: "work queued through a CUDA function the statistics library does not hook (a 3D copy, a 2D one but on a stream, a copy to a symbol, the driver's launches, copies, memsets and graphs), or a graph built by hand (the library judges its kernel, copy, memset and event nodes at each launch, but not cudaGraphExecNodeSetParams, the driver's graph calls or the bodies of conditional nodes), may be judged for no race, no use after free and no copy past the end"},
 }
 
 // Finding is one thing a source names, at its first place.

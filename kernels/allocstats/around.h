@@ -17,9 +17,12 @@ void driverAlloc(size_t n) {
 }
 }  // namespace
 
-#define DHOOK(ret, name, params, args, body)                      \
+#define DHOOK(ret, name, params, args, body) DHOOK_PRE(ret, name, params, args, {}, body)
+// DHOOK_PRE is DHOOK with pre run on the host before the call is made.
+#define DHOOK_PRE(ret, name, params, args, pre, body)             \
     extern "C" ret name params {                                  \
         InFlight hookInFlight_;                                   \
+        pre                                                       \
         static auto fn = (ret(*) params)realDriver(#name);        \
         if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;           \
         static uintptr_t checked = 0;                             \
@@ -107,11 +110,11 @@ DHOOK(CUresult, cuStreamSynchronize, (CUstream s), (s), {
 })
 // The driver's queries poll as the runtime's do (CUDA_ERROR_NOT_READY is
 // cudaErrorNotReady's number).
-DHOOK(CUresult, cuStreamQuery, (CUstream s), (s), {
+DHOOK_PRE(CUresult, cuStreamQuery, (CUstream s), (s), { settle(false, nullptr, (cudaStream_t)s); }, {
     queried(false, s, (cudaError_t)r);
     if (r == CUDA_SUCCESS) hostWaitsFor((cudaStream_t)s);
 })
-DHOOK(CUresult, cuEventQuery, (CUevent e), (e), {
+DHOOK_PRE(CUresult, cuEventQuery, (CUevent e), (e), { settle(true, (cudaEvent_t)e, nullptr); }, {
     queried(true, e, (cudaError_t)r);
     if (r == CUDA_SUCCESS) hostWaits((*events)[(cudaEvent_t)e]);
     if (r == CUDA_SUCCESS) ipcWaited(*host, (cudaEvent_t)e);

@@ -677,7 +677,8 @@ Record* record() {
     mapped = new std::map<uintptr_t, size_t>();
     reservations = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
-    capturedNodes = new std::unordered_set<cudaGraphNode_t>();
+    captureOf = new std::unordered_map<cudaStream_t, cudaStream_t>();
+    captureRecords = new std::unordered_map<cudaEvent_t, cudaStream_t>();
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
     notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
@@ -947,7 +948,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 16;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); capturedNodes->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear();
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
     for (auto& u : unsent) u.used.store(0);   // the parent's exports: its to send
@@ -1281,6 +1282,14 @@ uint64_t order(cudaStream_t s) {
     return ++c[s];
 }
 
+// inCapture says whether stream s is being captured into a graph (as
+// the library followed it: cudaStreamBeginCapture, and a wait for an
+// event recorded in the capture); mu is held. What s queues then is the
+// graph's, judged at each launch as the launch stream's work.
+bool inCapture(cudaStream_t s) {
+    return captureOf != nullptr && !captureOf->empty() && captureOf->count(norm(s)) > 0;
+}
+
 // ordered says whether operation seq of stream from is known to come before
 // what stream s does next.
 bool ordered(cudaStream_t s, cudaStream_t from, uint64_t seq) {
@@ -1395,6 +1404,7 @@ bool conflicts(const Alloc* x, const Use& u, uintptr_t addr, uintptr_t end, UseK
 // that overlaps another stream's use not ordered before it is counted.
 void use(Alloc* x, uintptr_t base, uintptr_t addr, uintptr_t end, UseKind k, cudaStream_t s, uint64_t seq, const std::string& what) {
     s = norm(s);
+    if (inCapture(s)) return;   // judged when the graph is launched
     rec->buffer_uses++;
     char b[256] = {0};
     // Memory from cudaMallocAsync belongs to its stream: another stream may
@@ -1746,7 +1756,10 @@ void removed(void* p, cudaStream_t s, bool async, const FreeInfo& info) {
     if (async && it->second.async && it->second.stream != s) rec->free_other_stream++;
     if (async) {
         enqueue(s);
-        orderedFree(it->second, s, "cudaFreeAsync");
+        // A free captured into a graph happens at each launch, after the
+        // launch stream's earlier work: the capture's streams are not
+        // ordered as the launch will be.
+        if (!info.captured) orderedFree(it->second, s, "cudaFreeAsync");
         if (it->second.origin == kImported) importFrees->push_back({s, (*clocks)[s][s], it->second.sig});
     } else if (it->second.async && it->second.origin != kImported) {
         hostFree(it->second, how);     // no wait for stream-ordered memory
@@ -1822,7 +1835,7 @@ void kernelUse(uintptr_t v, const std::string& what, cudaStream_t s, uint64_t se
     uintptr_t base = 0;
     Alloc* x = find(v, &base);
     if (x == nullptr) {
-        afterFree(v, s, false, what);
+        if (!inCapture(s)) afterFree(v, s, false, what);
         return;
     }
     if (x->kernelAddrs.empty()) {
@@ -1860,7 +1873,7 @@ void launched(const Kernel* k, void** args, cudaStream_t s) {
 void touch(const void* a, size_t n, UseKind k, cudaStream_t s, uint64_t seq, bool sync, bool ok, const char* what) {
     uintptr_t base = 0;
     if (Alloc* x = find((uintptr_t)a, &base)) use(x, base, (uintptr_t)a, (uintptr_t)a + n, k, s, seq, what);
-    else if (ok) afterFree((uintptr_t)a, s, sync, what);
+    else if (ok && !inCapture(s)) afterFree((uintptr_t)a, s, sync, what);
 }
 
 // toHostCopy says whether a copy of kind k from src to d brings device

@@ -354,7 +354,23 @@ HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
     if (a != streams->end() && a->second) rec->async_stream_syncs++;
     if (r == cudaSuccess) hostWaitsFor(s);
 })
-HOOK(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
+namespace {
+// settle waits, on the host, for the work of event e (or of stream s)
+// before the program's query of it, when the run asks it
+// ($LESSONS_STATS_SETTLED_QUERIES): the query then answers as it does
+// for a host that comes late. The wait is the library's own: not counted, and
+// the program's last error is kept.
+void settle(bool event, cudaEvent_t e, cudaStream_t s) {
+    if (!settledQueries || busy()) return;
+    static auto eventSync = (cudaError_t(*)(cudaEvent_t))real("cudaEventSynchronize");
+    static auto streamSync = (cudaError_t(*)(cudaStream_t))real("cudaStreamSynchronize");
+    Own own;
+    KeepLastError keep;
+    if (event) eventSync(e);
+    else streamSync(s);
+}
+}  // namespace
+HOOK_PRE(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { settle(false, nullptr, s); }, { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
 HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), {
     rec->event_syncs++;
     tlHostWait(kTlWaitEvent, -1, tl0);
@@ -362,7 +378,7 @@ HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), {
     if (r == cudaSuccess) hostWaits((*events)[e]);
     if (r == cudaSuccess) ipcWaited(*host, e);
 })
-HOOK(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), {
+HOOK_PRE(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { settle(true, e, nullptr); }, {
     queried(true, e, r);
     if (r == cudaSuccess) hostWaits((*events)[e]);
     if (r == cudaSuccess) ipcWaited(*host, e);
@@ -386,12 +402,44 @@ void ipcDelay(cudaEvent_t e) {
     while (nanosleep(&ts, &ts) != 0) {}
 }
 }  // namespace
+namespace {
+// recordedInCapture notes a record of event e on stream s (r: the
+// runtime's answer) made in a capture, and says whether it was: such a
+// record is a node of the graph, not a mark of s's work, and leaves what
+// the event's last real record covers as it was. A real record ends
+// what a capture's made of e. mu is held.
+bool recordedInCapture(cudaEvent_t e, cudaStream_t s, cudaError_t r) {
+    auto c = captureOf->find(norm(s));
+    if (c == captureOf->end()) {
+        captureRecords->erase(e);
+        return false;
+    }
+    if (r == cudaSuccess) (*captureRecords)[e] = c->second;
+    return true;
+}
+
+// waitedInCapture notes a wait of stream s for event e (r: the runtime's
+// answer) and says whether it was made in a capture: a wait for an event
+// recorded in a capture draws s into that capture (CUDA's rule), and a
+// wait of a capturing stream is an edge of the graph; neither orders s's
+// work. mu is held.
+bool waitedInCapture(cudaStream_t s, cudaEvent_t e, cudaError_t r) {
+    auto rc = captureRecords->find(e);
+    if (rc != captureRecords->end() && !inCapture(s)) {
+        if (r == cudaSuccess) (*captureOf)[norm(s)] = rc->second;
+        return true;
+    }
+    return inCapture(s);
+}
+}  // namespace
 HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), { ipcDelay(e); }, {
     rec->event_records++;
     tlRecord(e, s);
     enqueue(s);
-    (*events)[e] = (*clocks)[norm(s)];
-    if (r == cudaSuccess) ipcRecorded(e, s);
+    if (!recordedInCapture(e, s, r)) {
+        (*events)[e] = (*clocks)[norm(s)];
+        if (r == cudaSuccess) ipcRecorded(e, s);
+    }
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
 })
@@ -401,8 +449,10 @@ HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), 
 HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), { ipcDelay(e); }, {
     rec->event_records++;
     enqueue(s);
-    (*events)[e] = (*clocks)[norm(s)];
-    if (r == cudaSuccess) ipcRecorded(e, s);
+    if (!recordedInCapture(e, s, r)) {
+        (*events)[e] = (*clocks)[norm(s)];
+        if (r == cudaSuccess) ipcRecorded(e, s);
+    }
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
 })
@@ -413,8 +463,10 @@ HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned 
         auto on = recordedOn->find(e);
         if (r == cudaSuccess && on != recordedOn->end() && on->second != norm(s)) rec->event_pairs++;
     }
-    join((*clocks)[norm(s)], (*events)[e]);
-    if (r == cudaSuccess) ipcWaited((*clocks)[norm(s)], e);
+    if (!waitedInCapture(s, e, r)) {
+        join((*clocks)[norm(s)], (*events)[e]);
+        if (r == cudaSuccess) ipcWaited((*clocks)[norm(s)], e);
+    }
 })
 // Events the program makes and destroys (the library's own timing events
 // come from the real functions, never these hooks). A handle is counted
@@ -428,6 +480,7 @@ void eventMade(cudaEvent_t e) {
 void eventGone(cudaEvent_t e) {
     if (liveEvents->erase(e) > 0) rec->events_destroyed++;
     events->erase(e);
+    captureRecords->erase(e);
     if (recordedOn != nullptr) recordedOn->erase(e);
 }
 }  // namespace

@@ -20,6 +20,11 @@ uint64_t heapCap = 0;
 // ipcDelayMs, when not 0, is how long a record of an interprocess event
 // waits on the host before it is made ($LESSONS_STATS_IPC_DELAY).
 uint64_t ipcDelayMs = 0;
+// settledQueries: each query of an event or a stream first waits on the
+// host for its work ($LESSONS_STATS_SETTLED_QUERIES=1), so that it answers
+// ready for work that finishes: the branch a program takes when the work
+// is already done by the time it asks runs every time.
+bool settledQueries = false;
 
 // failStart reads $LESSONS_STATS_FAIL; an entry it cannot read is left
 // out (the checker refuses such a spec before anything runs).
@@ -32,6 +37,7 @@ void failStart(char** envp) {
     if (takeEnv(envp, "LESSONS_STATS_IPC_DELAY", cap, sizeof cap))
         for (int i = 0; cap[i] >= '0' && cap[i] <= '9' && ipcDelayMs < 1000; i++) ipcDelayMs = ipcDelayMs * 10 + (uint64_t)(cap[i] - '0');
     if (ipcDelayMs > 1000) ipcDelayMs = 1000;
+    settledQueries = takeEnv(envp, "LESSONS_STATS_SETTLED_QUERIES", cap, sizeof cap) && cap[0] == '1';
     failCount = 0;
     if (!takeEnv(envp, "LESSONS_STATS_FAIL", text, sizeof text)) return;
     for (size_t i = 0; text[i] != 0 && failCount < 8;) {

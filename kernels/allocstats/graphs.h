@@ -15,15 +15,17 @@
 // uses of that memory by one operation of the launch's stream: judged for
 // unordered uses, uses after free and copies past the end as a launch on
 // that stream is. The graph orders its own nodes; what is judged is the
-// order against other streams, in which its event wait nodes order the
-// launch after the work they wait for and its event record nodes record
-// their events at the launch's end (graphWaits, graphRecords). A node
-// made by stream capture is not judged again: its kernel, copy, memset,
-// record or wait was judged when captured, on the capturing stream
-// (capturedNodes, noted at cudaStreamEndCapture, and carried to a clone
-// of its graph, or to the copy a child graph node embeds), unless cudaGraphExecKernelNodeSetParams (or the memcpy and memset
-// kin) gave it new parameters in the executable graph, which are then
-// judged at each launch. A pointer into the graph's own allocations is
+// order against other streams. A node made by stream capture is judged
+// so too, at each launch, and not when it is captured: a capture queues
+// nothing on its streams, and its events and waits are edges of the
+// graph, not an order of those streams' work (captureOf, captureRecords:
+// a stream from cudaStreamBeginCapture to cudaStreamEndCapture, with the
+// streams a wait for an event recorded in the capture drew in). So a
+// graph captured on s and launched on another stream is judged as that
+// stream's work, whatever s did before the capture.
+// cudaGraphExecKernelNodeSetParams (or the memcpy and memset kin) gives
+// a node new parameters in the executable graph, which are then judged
+// at each launch. A pointer into the graph's own allocations is
 // the memory nodes' to judge (below), not its nodes' uses. An update by
 // cudaGraphExecUpdate reads the nodes of the graph it gives again (below);
 // one by cudaGraphExecNodeSetParams, cudaGraphExecEventRecordNodeSetEvent
@@ -112,16 +114,11 @@ NodeUses memsetNode(cudaGraphNode_t node, const cudaMemsetParams& m) {
 }
 
 // nodeUses adds what node (of type t) touches at each launch to gi; mu is
-// not held. A node made by capture is left out (see above).
+// not held.
 void nodeUses(cudaGraphNode_t node, cudaGraphNodeType t, GraphInfo* gi) {
     static auto kernelParams = (cudaError_t(*)(cudaGraphNode_t, cudaKernelNodeParams*))realDriver("cudaGraphKernelNodeGetParams");
     static auto memcpyParams = (cudaError_t(*)(cudaGraphNode_t, cudaMemcpy3DParms*))realDriver("cudaGraphMemcpyNodeGetParams");
     static auto memsetParams = (cudaError_t(*)(cudaGraphNode_t, cudaMemsetParams*))realDriver("cudaGraphMemsetNodeGetParams");
-    {
-        std::lock_guard<Lock> lock(mu);
-        record();
-        if (capturedNodes->count(node)) return;
-    }
     if (t == cudaGraphNodeTypeKernel) {
         cudaKernelNodeParams kp = {};
         void* func = nullptr;
@@ -144,16 +141,13 @@ void nodeUses(cudaGraphNode_t node, cudaGraphNodeType t, GraphInfo* gi) {
 }
 
 // eventNode adds the event of an event wait or event record node (of
-// type t) to gi; mu is not held. A node made by capture is left out: its
-// cudaStreamWaitEvent or cudaEventRecord was followed when captured.
+// type t) to gi; mu is not held. A captured one too: a capture's own
+// records and waits order nothing outside the graph (captureOf), so the
+// nodes they left (a wait for an event recorded outside the capture, a
+// record of an external event) are followed at each launch.
 void eventNode(cudaGraphNode_t node, cudaGraphNodeType t, GraphInfo* gi) {
     static auto waitEvent = (cudaError_t(*)(cudaGraphNode_t, cudaEvent_t*))realDriver("cudaGraphEventWaitNodeGetEvent");
     static auto recordEvent = (cudaError_t(*)(cudaGraphNode_t, cudaEvent_t*))realDriver("cudaGraphEventRecordNodeGetEvent");
-    {
-        std::lock_guard<Lock> lock(mu);
-        record();
-        if (capturedNodes->count(node)) return;
-    }
     cudaEvent_t e = nullptr;
     if (t == cudaGraphNodeTypeWaitEvent && waitEvent != nullptr && waitEvent(node, &e) == cudaSuccess && e != nullptr) gi->waits.push_back(e);
     if (t == cudaGraphNodeTypeEventRecord && recordEvent != nullptr && recordEvent(node, &e) == cudaSuccess && e != nullptr) gi->records.push_back(e);
@@ -387,86 +381,18 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
     return r;
 }
 
-// ---- Nodes made by capture, and nodes given new parameters ----
+// ---- Stream capture, and nodes given new parameters ----
 namespace {
-// nodesOf lists the nodes of graph g and of its child graphs; mu is not
-// held.
-void nodesOf(cudaGraph_t g, int depth, std::vector<cudaGraphNode_t>* out) {
-    static auto getNodes = (cudaError_t(*)(cudaGraph_t, cudaGraphNode_t*, size_t*))real("cudaGraphGetNodes");
-    static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
-    static auto getChild = (cudaError_t(*)(cudaGraphNode_t, cudaGraph_t*))real("cudaGraphChildGraphNodeGetGraph");
-    size_t n = 0;
-    if (g == nullptr || depth > 8 || getNodes(g, nullptr, &n) != cudaSuccess || n == 0) return;
-    std::vector<cudaGraphNode_t> nodes(n);
-    if (getNodes(g, nodes.data(), &n) != cudaSuccess) return;
-    for (size_t i = 0; i < n && i < nodes.size(); i++) {
-        out->push_back(nodes[i]);
-        cudaGraphNodeType t;
-        cudaGraph_t child = nullptr;
-        if (getType(nodes[i], &t) == cudaSuccess && t == cudaGraphNodeTypeGraph && getChild(nodes[i], &child) == cudaSuccess)
-            nodesOf(child, depth + 1, out);
-    }
-}
-
-// captured notes the nodes of graph g, just made by capture, or forgets
-// them (the graph is about to be destroyed: a later node may be given the
-// same handle).
-void captured(cudaGraph_t g, bool made) {
-    if (busy()) return;
-    std::vector<cudaGraphNode_t> nodes;
-    {
-        Own own;
-        KeepLastError keep;
-        nodesOf(g, 0, &nodes);
-    }
-    std::lock_guard<Lock> lock(mu);
-    record();
-    for (cudaGraphNode_t n : nodes) {
-        if (made) capturedNodes->insert(n);
-        else capturedNodes->erase(n);
-    }
-}
-
-// copiedNodes marks the nodes of graph copy, made from graph from by
-// cudaGraphClone or embedded by cudaGraphAddChildGraphNode (a clone of
-// it), as made by capture where from's are: the same work, judged when
-// it was captured, under new handles. Before, a captured graph embedded
-// in another or cloned was judged again at each launch, against the
-// capture's own uses on the capturing stream: a race made up. A node's
-// copy is the runtime's answer (cudaGraphNodeFindInClone), or else node i
-// of one is node i of the other, as a clone keeps them, where they match
-// one for one, kind for kind; a node with no copy found is left as it is
-// (judged at each launch). mu is not held.
-void copiedNodes(cudaGraph_t from, cudaGraph_t copy) {
-    static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
-    static auto findInClone = (cudaError_t(*)(cudaGraphNode_t*, cudaGraphNode_t, cudaGraph_t))realDriver("cudaGraphNodeFindInClone");
-    if (from == nullptr || copy == nullptr || busy()) return;
-    std::vector<cudaGraphNode_t> a, b, marked;
-    {
-        std::lock_guard<Lock> lock(mu);
-        record();
-        if (capturedNodes->empty()) return;
-    }
-    {
-        Own own;
-        KeepLastError keep;
-        nodesOf(from, 0, &a);
-        nodesOf(copy, 0, &b);
-        bool same = a.size() == b.size();
-        for (size_t i = 0; same && i < a.size(); i++) {
-            cudaGraphNodeType ta, tb;
-            same = getType(a[i], &ta) == cudaSuccess && getType(b[i], &tb) == cudaSuccess && ta == tb;
-        }
-        for (size_t i = 0; i < a.size(); i++) {
-            cudaGraphNode_t c = nullptr;
-            if (findInClone == nullptr || findInClone(&c, a[i], copy) != cudaSuccess || c == nullptr) c = same ? b[i] : nullptr;
-            marked.push_back(c);
-        }
-    }
-    std::lock_guard<Lock> lock(mu);
-    record();
-    for (size_t i = 0; i < a.size(); i++)
-        if (marked[i] != nullptr && capturedNodes->count(a[i])) capturedNodes->insert(marked[i]);
+// captureEnded forgets the capture begun on stream s: its streams queue
+// work of their own again, and the events recorded in it keep what their
+// last real record covers. mu is held.
+void captureEnded(cudaStream_t s) {
+    auto c = captureOf->find(norm(s));
+    cudaStream_t origin = c != captureOf->end() ? c->second : norm(s);
+    for (auto it = captureOf->begin(); it != captureOf->end();)
+        it = it->second == origin ? captureOf->erase(it) : std::next(it);
+    for (auto it = captureRecords->begin(); it != captureRecords->end();)
+        it = it->second == origin ? captureRecords->erase(it) : std::next(it);
 }
 
 // execNodeSet replaces, in executable graph e, what node touches at each
@@ -485,11 +411,42 @@ void execNodeSet(cudaGraphExec_t e, const NodeUses& u) {
 }
 }  // namespace
 
+extern "C" cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode m) {
+    static auto fn = (cudaError_t(*)(cudaStream_t, cudaStreamCaptureMode))real("cudaStreamBeginCapture");
+    HOOK_ENTRY();
+    cudaError_t r = fn(s, m);
+    if (r == cudaSuccess && !busy()) {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        (*captureOf)[norm(s)] = norm(s);
+    }
+    return r;
+}
+// A capture ends whatever the answer (an invalidated capture too).
 extern "C" cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t* g) {
     static auto fn = (cudaError_t(*)(cudaStream_t, cudaGraph_t*))real("cudaStreamEndCapture");
     HOOK_ENTRY();
     cudaError_t r = fn(s, g);
-    if (r == cudaSuccess && g != nullptr && *g != nullptr) captured(*g, true);
+    if (!busy()) {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        captureEnded(s);
+    }
+    return r;
+}
+// The driver's capture, as the runtime's (the driver's events and waits
+// are not followed: a stream a capture draws in by a driver wait is
+// judged as its own).
+extern "C" CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m) {
+    static auto fn = (CUresult(*)(CUstream, CUstreamCaptureMode))realDriver("cuStreamBeginCapture_v2");
+    HOOK_ENTRY();
+    if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
+    CUresult r = fn(s, m);
+    if (r == CUDA_SUCCESS && !busy()) {
+        std::lock_guard<Lock> lock(mu);
+        record();
+        (*captureOf)[norm((cudaStream_t)s)] = norm((cudaStream_t)s);
+    }
     return r;
 }
 extern "C" CUresult cuStreamEndCapture(CUstream s, CUgraph* g) {
@@ -497,46 +454,12 @@ extern "C" CUresult cuStreamEndCapture(CUstream s, CUgraph* g) {
     HOOK_ENTRY();
     if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
     CUresult r = fn(s, g);
-    if (r == CUDA_SUCCESS && g != nullptr && *g != nullptr) captured((cudaGraph_t)*g, true);
-    return r;
-}
-extern "C" cudaError_t cudaGraphDestroy(cudaGraph_t g) {
-    static auto fn = (cudaError_t(*)(cudaGraph_t))real("cudaGraphDestroy");
-    HOOK_ENTRY();
-    captured(g, false);
-    return fn(g);
-}
-extern "C" cudaError_t cudaGraphClone(cudaGraph_t* out, cudaGraph_t g) {
-    static auto fn = (cudaError_t(*)(cudaGraph_t*, cudaGraph_t))real("cudaGraphClone");
-    HOOK_ENTRY();
-    cudaError_t r = fn(out, g);
-    if (r == cudaSuccess && out != nullptr) copiedNodes(g, *out);
-    return r;
-}
-extern "C" cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t g, const cudaGraphNode_t* deps, size_t n, cudaGraph_t child) {
-    static auto fn = (cudaError_t(*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaGraph_t))real("cudaGraphAddChildGraphNode");
-    static auto getChild = (cudaError_t(*)(cudaGraphNode_t, cudaGraph_t*))real("cudaGraphChildGraphNodeGetGraph");
-    HOOK_ENTRY();
-    cudaError_t r = fn(node, g, deps, n, child);
-    if (r != cudaSuccess || node == nullptr || busy()) return r;
-    cudaGraph_t embedded = nullptr;
-    {
-        Own own;
-        KeepLastError keep;
-        if (getChild(*node, &embedded) != cudaSuccess) embedded = nullptr;
-    }
-    copiedNodes(child, embedded);
-    return r;
-}
-extern "C" cudaError_t cudaGraphDestroyNode(cudaGraphNode_t n) {
-    static auto fn = (cudaError_t(*)(cudaGraphNode_t))real("cudaGraphDestroyNode");
-    HOOK_ENTRY();
     if (!busy()) {
         std::lock_guard<Lock> lock(mu);
         record();
-        capturedNodes->erase(n);
+        captureEnded((cudaStream_t)s);
     }
-    return fn(n);
+    return r;
 }
 extern "C" cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const cudaKernelNodeParams* p) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraphNode_t, const cudaKernelNodeParams*))real("cudaGraphExecKernelNodeSetParams");

@@ -77,16 +77,17 @@ int cudaEventElapsedTime(float* ms, void* a, void* b) {
   *ms = (uintptr_t)b > (uintptr_t)a ? 0.004f * (float)((uintptr_t)b - (uintptr_t)a) : 0;
   return 0;
 }
+static int settled;  /* the host waited since the last record (STUB_QUERY_PENDING, below) */
 /* $STUB_SYNC_ERROR: what cudaDeviceSynchronize returns (a kernel's fault, 700). */
 int cudaDeviceSynchronize(void) { const char* e = getenv("STUB_SYNC_ERROR"); release(); return e ? atoi(e) : 0; }
-int cudaStreamSynchronize(void* s) { return release(); }
+int cudaStreamSynchronize(void* s) { settled = 1; return release(); }
 int cudaMemPoolTrimTo(void* pool, size_t keep) { return release(); }
 /* A pool exported as a POSIX descriptor (handle type 1): a new descriptor of /dev/null. */
 int cudaMemPoolExportToShareableHandle(void* h, void* pool, int t, unsigned f) { *(int*)h = open("/dev/null", O_RDONLY); return *(int*)h < 0; }
 int cudaMemPoolImportFromShareableHandle(void** pool, void* h, int t, unsigned f) { *pool = (void*)0x9100; return 0; }
 #define OK(name) int name() { return 0; }
 OK(cudaEventRecordWithFlags)
-OK(cudaEventSynchronize) OK(cudaEventQuery) OK(cudaStreamQuery) OK(cudaEventDestroy) OK(cudaStreamDestroy)
+OK(cudaEventDestroy) OK(cudaStreamDestroy) OK(cudaGraphUpload)
 OK(cudaMemcpyAsync) OK(cudaMemcpy2DAsync) OK(cudaMemset2DAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
 OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister)
 OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
@@ -212,7 +213,13 @@ static int captured(void* s) {
 int cudaStreamBeginCapture(void* s, int mode) { capGraph = (void*)(handles++); capStreams[0] = s; capN = 1; capEN = 0; return 0; }
 int cudaStreamEndCapture(void* s, void** g) { *g = capGraph; capGraph = 0; capN = capEN = 0; return 0; }
 int cudaStreamIsCapturing(void* s, int* st) { *st = captured(s); return 0; }
-int cudaEventRecord(void* e, void* s) { if (captured(s) && capEN < 16) capEvents[capEN++] = e; return 0; }
+/* $STUB_QUERY_PENDING: a query answers not ready (600) until the host
+   has waited for an event or a stream since the last record: work still
+   running when the host asks. */
+int cudaEventSynchronize(void* e) { settled = 1; return 0; }
+int cudaEventQuery(void* e) { return getenv("STUB_QUERY_PENDING") && !settled ? 600 : 0; }
+int cudaStreamQuery(void* s) { return getenv("STUB_QUERY_PENDING") && !settled ? 600 : 0; }
+int cudaEventRecord(void* e, void* s) { settled = 0; if (captured(s) && capEN < 16) capEvents[capEN++] = e; return 0; }
 int cudaStreamWaitEvent(void* s, void* e, unsigned f) {
   for (int i = 0; i < capEN; i++)
     if (capEvents[i] == e && !captured(s) && capN < 8) capStreams[capN++] = s;
