@@ -383,6 +383,25 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
 
 // ---- Stream capture, and nodes given new parameters ----
 namespace {
+// nodesOf lists the nodes of graph g and of its child graphs; mu is not
+// held.
+void nodesOf(cudaGraph_t g, int depth, std::vector<cudaGraphNode_t>* out) {
+    static auto getNodes = (cudaError_t(*)(cudaGraph_t, cudaGraphNode_t*, size_t*))real("cudaGraphGetNodes");
+    static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
+    static auto getChild = (cudaError_t(*)(cudaGraphNode_t, cudaGraph_t*))real("cudaGraphChildGraphNodeGetGraph");
+    size_t n = 0;
+    if (g == nullptr || depth > 8 || getNodes(g, nullptr, &n) != cudaSuccess || n == 0) return;
+    std::vector<cudaGraphNode_t> nodes(n);
+    if (getNodes(g, nodes.data(), &n) != cudaSuccess) return;
+    for (size_t i = 0; i < n && i < nodes.size(); i++) {
+        out->push_back(nodes[i]);
+        cudaGraphNodeType t;
+        cudaGraph_t child = nullptr;
+        if (getType(nodes[i], &t) == cudaSuccess && t == cudaGraphNodeTypeGraph && getChild(nodes[i], &child) == cudaSuccess)
+            nodesOf(child, depth + 1, out);
+    }
+}
+
 // captureEnded forgets the capture begun on stream s: its streams queue
 // work of their own again, and the events recorded in it keep what their
 // last real record covers. mu is held.
