@@ -1259,6 +1259,7 @@ void join(Clock& into, const Clock& from) {
 // was created non-blocking); on the default stream it comes after every
 // blocking stream's work.
 uint64_t order(cudaStream_t s);
+bool inCapture(cudaStream_t s);
 uint64_t enqueue(cudaStream_t s) {
     if (norm(s) == nullptr) rec->default_stream_ops++;
     return order(s);
@@ -1278,6 +1279,14 @@ uint64_t order(cudaStream_t s) {
     } else if (!nonblocking->count(s)) {
         auto d = clocks->find(nullptr);
         if (d != clocks->end()) join(c, d->second);
+    }
+    // A stream in capture queues nothing: what it captures is the graph's,
+    // queued at each launch on the launch stream. Counted as work of its
+    // own, it was work the host never waits for (graph-alloc's s2, whose
+    // captured branch made its trim look early on the H200).
+    if (inCapture(s)) {
+        auto own = c.find(s);
+        return own == c.end() ? 0 : own->second;
     }
     return ++c[s];
 }

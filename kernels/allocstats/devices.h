@@ -800,7 +800,7 @@ size_t unmapped(uintptr_t p, size_t n) {
 bool allWaited() {
     for (auto& kv : *clocks) {
         auto own = kv.second.find(kv.first);
-        if (own == kv.second.end()) continue;
+        if (own == kv.second.end() || own->second == 0) continue;   // nothing queued there
         auto h = host->find(kv.first);
         if (h == host->end() || h->second < own->second) return false;
     }
