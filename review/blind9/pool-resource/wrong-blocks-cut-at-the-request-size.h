@@ -6,8 +6,8 @@
 // why it is wrong: the rest of the split then starts right after an odd
 //   size, and the next block handed out from it breaks the pool's promise that
 //   every block starts on a multiple of 256 bytes.
-// source: own (the size left unrounded where the start was taken care of) A
-//   pool resource over any upstream resource: the file to complete.
+// source: own (the size left unrounded where the start was taken care of)
+// A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
 #include <map>

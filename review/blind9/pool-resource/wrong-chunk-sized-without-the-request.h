@@ -1,14 +1,12 @@
 // kind: wrong (shows only for a request larger than the chunk size: the
 //   block runs past its chunk)
-// mistake: a new chunk is always chunk bytes, as the pool's chunks are
-//   described first; a request larger than that is handed the whole chunk and
-//   its end written past it.
+// mistake: a new chunk is always chunk bytes; a request larger than that is
+//   handed the whole chunk.
 // why it is wrong: the request gets a block smaller than it asked for, so
-//   its work writes past the chunk's end into memory the pool does not own
-//   (the next chunk's, or none).
+//   its work writes past the chunk's end into memory the pool does not own.
 // source: own (the file's own 'or a request's own size when that is larger'
-//   left out) A pool resource over any upstream resource: the file to
-//   complete.
+//   left out)
+// A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
 #include <map>

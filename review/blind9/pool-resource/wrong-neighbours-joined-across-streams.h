@@ -10,8 +10,8 @@
 //   queued: an unordered use.
 // source: rapidsai/rmm#536 and #532 (merging the free blocks of several
 //   streams' free lists, which needs those streams waited for first), the
-//   lesson's own question of when two free neighbours must stay apart A pool
-//   resource over any upstream resource: the file to complete.
+//   lesson's own question of when two free neighbours must stay apart
+// A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
 #include <map>
