@@ -4,8 +4,9 @@
 //   for; one placed elsewhere given back), else move every chunk into a range
 //   of twice the reservation (or the request), opened chunk by chunk, one
 //   cudaDeviceSynchronize, then the old mappings unmapped one by one and every
-//   old range freed; the ranges kept in a list; release unmaps each chunk,
-//   releases each handle, frees each range.
+//   old range freed; the ranges kept in a list, the new memory one chunk for
+//   each range it falls in (no mapping spans two reservations); release unmaps
+//   each chunk, releases each handle, frees each range.
 // why it is wrong: nothing.
 // source: none (written from the lesson and the student file).
 // A growable device buffer on the virtual memory management (VMM) API:
@@ -62,22 +63,15 @@ public:
         size_t want = round(bytes);
         if (want <= mapped_) return true;
         if (want > reserved_ && !extend(want)) return false;
-        // The new part: one chunk, right after what is mapped.
-        const size_t size = want - mapped_;
-        CUmemGenericAllocationHandle h;
-        CU(cuMemCreate(&h, size, &prop_, 0));
-        if (cuMemMap(base_ + mapped_, size, 0, h, 0) != CUDA_SUCCESS) {
-            cuMemRelease(h);
-            return false;
+        // The new part right after what is mapped: a chunk for each range
+        // it falls in, so that no mapping spans two reservations.
+        size_t start = 0;
+        for (size_t r = 0; r < ranges_.size() && mapped_ < want; r++) {
+            const size_t end = std::min(want, start + ranges_[r].bytes);
+            if (mapped_ < end && !map_chunk(end - mapped_)) return false;
+            start += ranges_[r].bytes;
         }
-        if (cuMemSetAccess(base_ + mapped_, size, &access_, 1) != CUDA_SUCCESS) {
-            cuMemUnmap(base_ + mapped_, size);
-            cuMemRelease(h);
-            return false;
-        }
-        chunks_.push_back({h, size});
-        mapped_ = want;
-        return true;
+        return mapped_ == want;
     }
 
     // release gives everything back: each chunk's mapping and memory, then
@@ -114,6 +108,25 @@ private:
         CUdeviceptr start;
         size_t bytes;
     };
+
+    // map_chunk maps size bytes of new memory right after what is mapped,
+    // opened for reads and writes; its handle is kept for release().
+    bool map_chunk(size_t size) {
+        CUmemGenericAllocationHandle h;
+        CU(cuMemCreate(&h, size, &prop_, 0));
+        if (cuMemMap(base_ + mapped_, size, 0, h, 0) != CUDA_SUCCESS) {
+            cuMemRelease(h);
+            return false;
+        }
+        if (cuMemSetAccess(base_ + mapped_, size, &access_, 1) != CUDA_SUCCESS) {
+            cuMemUnmap(base_ + mapped_, size);
+            cuMemRelease(h);
+            return false;
+        }
+        chunks_.push_back({h, size});
+        mapped_ += size;
+        return true;
+    }
 
     // extend makes the reservation at least want bytes: in place when the
     // driver grants the addresses right after it (it may put a range

@@ -1,11 +1,15 @@
-// kind: wrong (shows when the buffer grew in place: the reservations are
-//   freed as one range, which the driver refuses, and the extension leaks)
-// mistake: the buffer keeps one base and one size; an extension in place
-//   only adds to reserved_, and release frees base_ with the whole reserved_
-//   in one cuMemAddressFree, as if the two reservations had become one.
-// why it is wrong: addresses are given back as they were reserved: a free
-//   spanning two reservations is refused (release says failed), and the
-//   extension stays reserved.
+// kind: wrong (shows when the buffer grows in place: the two reservations
+//   are taken as one range, so a chunk is mapped across both and the free
+//   spans both, which the driver may refuse; the extension is not given back
+//   as reserved)
+// mistake: an extension in place is added to the one range the buffer keeps
+//   (its size grows), as if the two reservations had become one: the new
+//   memory is one chunk across both, and release frees base_ with the whole
+//   size in one cuMemAddressFree.
+// why it is wrong: addresses are given back as they were reserved, one
+//   cuMemAddressFree for each cuMemAddressReserve: a free spanning two
+//   reservations is refused (release says failed, the ranges leak), and a
+//   mapping across two reservations is not one the API promises.
 // source: own (adjacent reservations taken as merged); NVIDIA/cuda-
 //   python#2345 (VMM growth freeing address ranges that do not match what was
 //   reserved)
@@ -63,22 +67,15 @@ public:
         size_t want = round(bytes);
         if (want <= mapped_) return true;
         if (want > reserved_ && !extend(want)) return false;
-        // The new part: one chunk, right after what is mapped.
-        const size_t size = want - mapped_;
-        CUmemGenericAllocationHandle h;
-        CU(cuMemCreate(&h, size, &prop_, 0));
-        if (cuMemMap(base_ + mapped_, size, 0, h, 0) != CUDA_SUCCESS) {
-            cuMemRelease(h);
-            return false;
+        // The new part right after what is mapped: a chunk for each range
+        // it falls in, so that no mapping spans two reservations.
+        size_t start = 0;
+        for (size_t r = 0; r < ranges_.size() && mapped_ < want; r++) {
+            const size_t end = std::min(want, start + ranges_[r].bytes);
+            if (mapped_ < end && !map_chunk(end - mapped_)) return false;
+            start += ranges_[r].bytes;
         }
-        if (cuMemSetAccess(base_ + mapped_, size, &access_, 1) != CUDA_SUCCESS) {
-            cuMemUnmap(base_ + mapped_, size);
-            cuMemRelease(h);
-            return false;
-        }
-        chunks_.push_back({h, size});
-        mapped_ = want;
-        return true;
+        return mapped_ == want;
     }
 
     // release gives everything back: each chunk's mapping and memory, then
@@ -115,6 +112,25 @@ private:
         CUdeviceptr start;
         size_t bytes;
     };
+
+    // map_chunk maps size bytes of new memory right after what is mapped,
+    // opened for reads and writes; its handle is kept for release().
+    bool map_chunk(size_t size) {
+        CUmemGenericAllocationHandle h;
+        CU(cuMemCreate(&h, size, &prop_, 0));
+        if (cuMemMap(base_ + mapped_, size, 0, h, 0) != CUDA_SUCCESS) {
+            cuMemRelease(h);
+            return false;
+        }
+        if (cuMemSetAccess(base_ + mapped_, size, &access_, 1) != CUDA_SUCCESS) {
+            cuMemUnmap(base_ + mapped_, size);
+            cuMemRelease(h);
+            return false;
+        }
+        chunks_.push_back({h, size});
+        mapped_ += size;
+        return true;
+    }
 
     // extend makes the reservation at least want bytes: in place when the
     // driver grants the addresses right after it (it may put a range
