@@ -1,7 +1,7 @@
 // kind: wrong (the program's output: produce total n*launches, not n*launches*(launches+1)/2, for more than one launch)
 // mistake: the factor is changed with cudaGraphKernelNodeSetParams on scale_node in produce_graph, the captured graph, instead of cudaGraphExecKernelNodeSetParams on the executable
 // why it is wrong: an instantiated graph is a copy: changing the template after instantiation changes nothing that launches, so every launch scales by 1
-// source: https://forums.developer.nvidia.com/t/cuda-graph-update-kernel-parameters/ (changing a node of the template graph after instantiating it has no effect on the exec), own
+// source: the CUDA Driver API reference, cuGraphExecKernelNodeSetParams (the executable and the graph it was made from are set apart: a change to one does not move the other), own
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

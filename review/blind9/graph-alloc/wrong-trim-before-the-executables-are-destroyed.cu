@@ -1,7 +1,7 @@
 // kind: wrong (the record: the trim comes while both executables still exist; the trim's figures may show memory still reserved)
 // mistake: TODO 4 trims first and destroys the executables after it ("trim, then clean up")
 // why it is wrong: memory an executable graph holds for its allocation nodes is not unused while the executable exists: the trim can give back less than all of it, and the order the exercise asks for (graphs gone, then the memory) is broken
-// source: NVIDIA/warp#1429 (graph memory kept while executable graphs were alive), own
+// source: luminal-ai/luminal#501 (CUDA can keep a graph allocation until both the executable is destroyed and the graph pool is trimmed; the fix destroys first, then trims), kekzl/imp#13
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives
