@@ -1,7 +1,7 @@
-// kind: wrong (the record only, or an error: the heap's size is set after the arena's cudaMallocAsync is queued; the exercise says before)
-// mistake: make_arena allocates the buffer first and sets cudaLimitMallocHeapSize after it
-// why it is wrong: the lesson's order is the heap first, then the buffer; set after a stream-ordered allocation was queued, the limit call may wait for the device or fail when a kernel that used malloc already ran
-// source: own
+// kind: wrong (shows only at slice sizes near 100%, or with few lists: a heap of a few KiB, or none, and lists without memory)
+// mistake: the heap is sized as twice what the blocks' lists take beyond their slices, with no list more for the one refused where the offset stood and no margin for the heap's own bookkeeping
+// why it is wrong: a block whose lists fit in its slice in all can still refuse a list (the offset stands too near the end for it) and send it to the heap; where the excess is small or none, the heap is a few KiB or nothing, and device malloc returns nullptr
+// source: celeritas-project/celeritas#554 (a device heap sized for the data and not for malloc's own overhead), own
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the
@@ -45,17 +45,17 @@ struct BlockArena {
 // to kListAlign), largest the largest list.
 cudaError_t make_arena(BlockArena* a, const std::vector<size_t>& blockBytes, size_t sliceBytes, size_t largest, cudaStream_t s) {
     const unsigned long long stride = (sliceBytes + 255) / 256 * 256;
-    // A block spills at most what its lists take beyond its slice, and one
-    // list more: the one that did not fit where the offset stood.
+    // A block spills what its lists take beyond its slice.
     unsigned long long spill = 0;
     for (size_t b : blockBytes)
-        if (b + largest > stride) spill += b + largest - stride;
+        if (b > stride) spill += b - stride;
+    (void)largest;
+    // Twice that for the heap's own bookkeeping.
+    if (cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, (size_t)(2 * spill))) return e;
     BlockArena made;
     made.stride = stride;
     made.total = stride * blockBytes.size();
     if (cudaError_t e = cudaMallocAsync((void**)&made.base, made.total, s)) return e;
-    // Twice that for the heap's own bookkeeping and its pieces, and 8 MiB.
-    if (cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, (size_t)(2 * spill + (8ull << 20)))) return e;
     *a = made;
     return cudaSuccess;
 }
