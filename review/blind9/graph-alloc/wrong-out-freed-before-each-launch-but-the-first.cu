@@ -1,7 +1,7 @@
 // kind: wrong (leak: the last launch's out is never freed; the trim's used line says so, and the record)
 // mistake: out is freed on s at the top of each launch after the first ("free the previous result before making the next one"), and TODO 4 forgets the last one
 // why it is wrong: the last launch's out stays allocated in graph memory: the trim cannot give it back and it is never freed
-// source: own (a pipeline's drain forgotten), luminal-ai/luminal#503
+// source: own (a pipeline's drain forgotten), luminal-ai/luminal#501 (graph allocations kept until freed and trimmed)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

@@ -1,7 +1,7 @@
 // kind: wrong (the program's description line and the record: the second branch's scratch is freed after the join, its chain one node longer)
 // mistake: the second branch's scratch b is freed on s after s waits for join ("free everything on the capture's own stream"), not on s2 before the join
 // why it is wrong: the free of b joins s's branch: the branches now meet before a free, step's longest chain grows from four nodes to six, and s's branch's free waits for the other branch
-// source: sgl-project/sglang#14214 (work queued on the wrong side of a join), own
+// source: own
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

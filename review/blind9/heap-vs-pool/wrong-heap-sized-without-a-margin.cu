@@ -1,7 +1,7 @@
 // kind: wrong (shows only at slice sizes near 100%, or with few lists: a heap of a few KiB, or none, and lists without memory)
 // mistake: the heap is sized as twice what the blocks' lists take beyond their slices, with no list more for the one refused where the offset stood and no margin for the heap's own bookkeeping
 // why it is wrong: a block whose lists fit in its slice in all can still refuse a list (the offset stands too near the end for it) and send it to the heap; where the excess is small or none, the heap is a few KiB or nothing, and device malloc returns nullptr
-// source: celeritas-project/celeritas#554 (a device heap sized for the data and not for malloc's own overhead), own
+// source: own (device malloc's heap sized for the data alone)
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the

@@ -1,7 +1,7 @@
 // kind: wrong (race: the child may queue its wait before the parent records filled for the round; the first read and the record show it now and then)
 // mistake: the parent sends the export data first and records filled after it ("the child needs the block first, the event can follow")
 // why it is wrong: the child's wait covers the record made before it is queued: if the child is quick it waits on the previous round's filled (or on none in round 0) and reads the block before its fill
-// source: pytorch/pytorch#15974 (interprocess events: a wait follows the last record made before it), own
+// source: torch/cutorch#222 (a wait examines only the most recent cudaEventRecord made before it), pytorch/pytorch#15974
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

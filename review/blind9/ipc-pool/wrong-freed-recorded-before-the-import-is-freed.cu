@@ -1,7 +1,7 @@
 // kind: wrong (the record only: the parent's free of each block is ordered after the child's read but not after the child's free of its import)
 // mistake: the child records freed right after its read and queues the free of its import after the record ("the parent only needs the read to be over")
 // why it is wrong: an exporter's free of a block must come after the importer's free of its import (cudaMemPoolImportPointer); here the parent's free may run first, while the child's import still maps the block
-// source: the CUDA Runtime API reference, cudaMemPoolImportPointer (quoted in lessons/day073), own
+// source: lessons/day073, its table of steps (step 8: the importer's free of its import completed before the exporter's free), after the CUDA Runtime API reference of cudaMemPoolImportPointer; own
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (race: each free waits on whatever freed held before the child answered; the record sees frees unordered with the child's; the second read now and then)
 // mistake: in the take-back loop the parent queues the wait for freed and the free first, and reads the answer byte after them ("the answer only keeps the socket in step")
 // why it is wrong: a wait on an interprocess event covers the record made before the wait is queued: queued before the child recorded freed for this round, it waits for an older round's free, or for nothing in the first round, and the block is freed while the child still reads it
-// source: pytorch/pytorch#15974 (interprocess events: a wait follows the last record made before it), own
+// source: torch/cutorch#222 (a wait examines only the most recent cudaEventRecord made before it), pytorch/pytorch#15974 (interprocess events: record and wait across processes)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (leak: the last round's block is never freed; with ROUNDS 1 no block is freed at all)
 // mistake: the take-back loop runs to rounds - 1 ("the last block goes with the pool"), and the last answer byte is read after it without a free
 // why it is wrong: a block still allocated when the pool is destroyed is a leak the record sees; destroying a pool does not free its allocations in stream order
-// source: own (a drain written for the rounds before the last), llnl/camp#71
+// source: own (a drain written for the rounds before the last)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: each chunk freed on device 1's stream unordered with device 0's reduce; the sums only if a later chunk lands in it while the reduce reads)
 // mistake: one_round queues the free of the chunk on device 1's stream before that stream's wait for reduced ("the wait is for the next round")
 // why it is wrong: the free is ordered after the produce only: the pool may give the block to the next round's chunk, written by device 1 while device 0 still reduces the old one
-// source: meta-pytorch/torchrec#4231 (memory given back to the allocator while another stream still used it), own
+// source: meta-pytorch/torchrec#4231 (memory given back to the allocator while another stream still used it: reused and corrupted), own
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

@@ -1,7 +1,7 @@
 // kind: wrong (the program stops at the first record on device 1's stream: an event of device 0 recorded on a stream of device 1)
 // mistake: setup makes all four events before its loop over the devices, with device 0 current ("events are not memory: any device will do")
 // why it is wrong: an event belongs to the device current when it is made, and cudaEventRecord refuses a stream of another device: copied and produced are device 0's
-// source: own
+// source: PyTorch's torch.cuda.Event reference (only streams on the same device may record an event; streams on any device may wait on it), own
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

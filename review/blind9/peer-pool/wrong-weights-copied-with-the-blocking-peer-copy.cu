@@ -1,7 +1,7 @@
 // kind: wrong (the record only: a host wait of about 50 ms for init_weights; the sums are right)
 // mistake: share_weights copies with cudaMemcpyPeer (the synchronous call) after a cudaEventSynchronize on made, instead of a wait queued on device 1's stream and cudaMemcpyPeerAsync
 // why it is wrong: the host waits for device 0's slow init_weights before the rounds are queued: the exercise allows no host waits
-// source: own (the blocking copy call taken for the asynchronous one)
+// source: torch/cutorch#46 (synchronous copies in multi-GPU code, to be made asynchronous), ROCm/rocm-systems#10229 (the non-async peer copy is serialized with pending work on both devices)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

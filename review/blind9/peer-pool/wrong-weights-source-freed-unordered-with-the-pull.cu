@@ -1,7 +1,7 @@
 // kind: wrong (the record only: main's free of w0 on device 0's stream is unordered with device 1's copy that reads it)
 // mistake: share_weights records copied but device 0's stream never waits for it ("device 1 is the one that needs the copy")
 // why it is wrong: the copy runs on device 1's stream and reads w0; main frees w0 on device 0's stream, which knows nothing of the copy: the pool may hand w0's memory out again while the copy still reads it
-// source: pytorch/pytorch#23729 (memory read on another stream than the one that frees it, with nothing telling the allocator), meta-pytorch/torchrec#4231
+// source: torch/cutorch#192 (copies across devices on non-default streams ordered with events on both sides), pytorch/pytorch#23729
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

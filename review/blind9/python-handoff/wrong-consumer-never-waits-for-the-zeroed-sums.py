@@ -1,7 +1,7 @@
 # kind: wrong (the record only: the consumer writes sums, made and zeroed on the default stream, with no wait for that stream)
 # mistake: the consumer waits only for the producer's fills; the opening consumer.wait_stream(current_stream) is left out ("sums is written, not read")
 # why it is wrong: sums[b] = ... is a write on the consumer unordered with torch.zeros on the default stream: if the zero fill runs late it overwrites a sum; the record sees a use before its allocation was ordered
-# source: pytorch/pytorch#23729 (a tensor made on one stream and used on another without the allocator or the streams knowing)
+# source: pytorch/pytorch#23729 (a tensor made on one stream and used on another with nothing ordering them), own
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

@@ -1,7 +1,7 @@
 # kind: wrong (race: the consumer waits for the allocation only, not the fill; the record sees a read of x unordered with its write; sums wrong now and then)
 # mistake: the filled event is recorded right after torch.empty, before x.fill_ ("x exists once it is allocated")
 # why it is wrong: the consumer's wait covers the allocation but not the fill, so the doubling may read x before the producer wrote it
-# source: sgl-project/sglang#14214 (an event recorded on the wrong side of the work it should order)
+# source: torch/cutorch#222 (a wait examines only the record made before it), own
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

@@ -1,7 +1,7 @@
 // kind: wrong (leak: one event for every give-back after a block's first)
 // mistake: deallocate makes a new event for the block at every give-back and stores it over the old one in the map ("a fresh event has no old record in it"); the old one is never destroyed
 // why it is wrong: the pool makes about one event a give-back and the destructor destroys only the last of each block: the rest are left to the process's exit
-// source: candle-org/candle#165 (an allocator creating an event at every free and not destroying them), tromp/cuckoo#69 (cudaEventCreate without cudaEventDestroy)
+// source: tromp/cuckoo#69 (cudaEventCreate without cudaEventDestroy), llnl/camp#71 (event wrappers that create events and never free them)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator

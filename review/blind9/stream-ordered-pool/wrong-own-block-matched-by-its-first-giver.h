@@ -1,7 +1,7 @@
 // kind: wrong (race only with --handoff or once a stolen block is given back by its thief: the block is filed under the stream that first gave it back)
 // mistake: the stream a block is filed under is remembered from its first give-back (kept in a map beside the events) and not updated when another stream gives it back later ("a block belongs to one stream")
 // why it is wrong: a block stolen by stream B and given back by B is still filed under A: A takes it as its own with no wait while B's work on it may still run
-// source: pytorch/pytorch#109863 (a block filed under its allocation stream, reused in that stream's order after use on another), NVIDIA/cccl#878
+// source: pytorch/pytorch#23729 (the allocator knows a block by the stream it was allocated on; a use on another stream is invisible to it), own
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator

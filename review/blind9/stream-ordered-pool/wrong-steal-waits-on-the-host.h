@@ -1,7 +1,7 @@
 // kind: wrong (the record only: a host wait at every steal; the data are right)
 // mistake: a steal waits with cudaEventSynchronize on the block's event instead of queuing cudaStreamWaitEvent on s ("the block must be free before it is handed out")
 // why it is wrong: the host blocks until the giver's work is done: the pool promises never to make the host wait; the record sees an event synchronize at every steal
-// source: NVIDIA/cub#156 (the caching allocator decides on the host, from the event, whether another stream may have a block), cms-patatrack/pixeltrack-standalone#218 (a free completed by the host polling events)
+// source: NVIDIA/Fuser#3608 (a stream hand-over that blocked the host, replaced by cudaStreamWaitEvent), NVIDIA/cub#156 (the caching allocator decides from the block's event whether another stream may have it)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: the counters' first clear is ordered with none of the pools' non-blocking streams; the figures only if it lands late)
 // mistake: init clears all the counters with one cudaMemset (no stream) instead of a cudaMemsetAsync of each pool's counters on its stream ("it is only the start")
 // why it is wrong: the legacy default stream does not order non-blocking streams: the clear is unordered with the pools' first work, so the 0xff left in that memory may be seen, or a round's counts wiped; and TODO 3 asks for each pool's counters to start at 0 in its stream's order
-// source: openvdb/fvdb-core#587 (work queued on stream 0 racing the callers' non-default streams), bheisler/RustaCUDA#59
+// source: openvdb/fvdb-core#587 (launches left on stream 0 racing the callers' non-default streams), bheisler/RustaCUDA#59
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons

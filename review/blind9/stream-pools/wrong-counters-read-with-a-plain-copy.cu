@@ -1,7 +1,7 @@
 // kind: wrong (a copy on the legacy stream, unordered with the pool's stream: the use figures read before the round ends now and then; the record sees it always)
 // mistake: used copies the counters with cudaMemcpy instead of cudaMemcpyAsync on s ("the host reads them anyway")
 // why it is wrong: cudaMemcpy runs on the legacy default stream, which does not wait for a non-blocking stream: the copy may read the counters before the round's kernel has moved them, and it makes the host wait inside the loop
-// source: microsoft/onnxruntime#6599 (launches and copies without an explicit stream land on the default stream), own
+// source: bheisler/RustaCUDA#59 (a synchronous copy implicitly on the default stream raced a kernel of a NON_BLOCKING stream), torch/cutorch#46 (synchronous copies left in multi-stream code)
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: warps whose lane 0 asks for nothing get no run, or blocks from an undefined shuffle)
 // mistake: lane 0 moves the offset and its answer is broadcast from lane 0 ("lane 0 always leads a warp"), instead of the lowest asking lane
 // why it is wrong: need() leaves some lanes out, lane 0 among them in some warps: then no asking lane moves the offset, and the broadcast reads a lane that is not in the mask
-// source: ORNL/HeCBench#177 (a warp's leader taken from lane numbers instead of the ballot), own
+// source: flashinfer-ai/flashinfer#4370 (a shuffle from lane 0 whose mask names lanes that may not take part: undefined), alpaka-group/mallocMC#145 (a device allocator's warp code written for a fixed set of lanes, fixed with the active mask)
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons
