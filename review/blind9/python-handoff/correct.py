@@ -38,11 +38,13 @@ def pipeline(batches, sums):
     consumer.wait_stream(torch.cuda.current_stream())
     held = []  # (tensor, event recorded on the consumer after its read)
 
-    def let_go(entry):
-        x, read = entry
-        producer.wait_event(read)  # the free below is in the producer's order
-        with torch.cuda.stream(producer):
-            del x
+    def let_go():
+        # The oldest batch: the producer waits for its read, then drops
+        # the last reference (x was allocated on the producer, and is
+        # freed in its order).
+        x, read = held.pop(0)
+        producer.wait_event(read)
+        del x
 
     for b in range(batches):
         with torch.cuda.stream(producer):
@@ -58,9 +60,9 @@ def pipeline(batches, sums):
         held.append((x, read))
         del x
         while len(held) > DEPTH:
-            let_go(held.pop(0))
+            let_go()
     while held:
-        let_go(held.pop(0))
+        let_go()
     torch.cuda.current_stream().wait_stream(consumer)
     torch.cuda.current_stream().wait_stream(producer)
 
