@@ -1,4 +1,4 @@
-// kind: wrong (a copy on the legacy stream, unordered with the pool's stream: the use figures read before the round ends now and then; the record sees it always)
+// kind: wrong (a copy on the legacy stream, unordered with the pool's stream: the use figures probably wrong on most runs, since each work kernel spins about 50 us first; the record sees the unordered read and the host waits always)
 // mistake: used copies the counters with cudaMemcpy instead of cudaMemcpyAsync on s ("the host reads them anyway")
 // why it is wrong: cudaMemcpy runs on the legacy default stream, which does not wait for a non-blocking stream: the copy may read the counters before the round's kernel has moved them, and it makes the host wait inside the loop
 // source: bheisler/RustaCUDA#59 (a synchronous copy implicitly on the default stream raced a kernel of a NON_BLOCKING stream), torch/cutorch#46 (synchronous copies left in multi-stream code)
