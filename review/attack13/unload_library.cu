@@ -27,7 +27,7 @@ int main() {
     int closes = 0;
     while (h && closes < 64 && dlclose(h) == 0) closes++;
     Dl_info d;
-    bool gone = dladdr((void*)&cudaMalloc, &d) == 0 || d.dli_fname == NULL || strstr(d.dli_fname, "liballocstats") == NULL;
+    bool gone = dladdr((void*)(cudaError_t(*)(void**, size_t))cudaMalloc, &d) == 0 || d.dli_fname == NULL || strstr(d.dli_fname, "liballocstats") == NULL;
     void* rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
     if (!rt) rt = dlopen("libcudart.so.12", RTLD_NOW | RTLD_NOLOAD);
     if (!rt) rt = dlopen("libcudart.so.11.0", RTLD_NOW | RTLD_NOLOAD);
