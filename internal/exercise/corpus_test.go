@@ -265,7 +265,7 @@ func needsWitness(t *testing.T, file string) bool {
 }
 
 // forgedMark is a racing forger's "// forged when it prints: TEXT" line's
-// TEXT: what it prints once its forgery happened. A pass without it is an
+// TEXT (a Python forger's "# forged when it prints: "): what it prints once its forgery happened. A pass without it is an
 // honest run of a forger that lost its race (on the real driver a
 // process's exit may always win it).
 func forgedMark(t *testing.T, file string) string {
@@ -274,8 +274,10 @@ func forgedMark(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if w, ok := strings.CutPrefix(l, "// forged when it prints: "); ok {
-			return w
+		for _, p := range []string{"// forged when it prints: ", "# forged when it prints: "} {
+			if w, ok := strings.CutPrefix(l, p); ok {
+				return w
+			}
 		}
 	}
 	return ""
