@@ -489,14 +489,11 @@ extern "C" long lessonsSyscall(long n, ...) {
 // inside libc (stdio) is not looked at: its block's imports are not
 // judged.
 namespace {
+// nextFn is findNext's function, found at the first call.
 template <typename F>
 F nextFn(std::atomic<F>& at, const char* name) {
-    F fn = at.load();
-    if (fn == nullptr) {
-        fn = (F)realDlsym(RTLD_NEXT, name);
-        at.store(fn);
-    }
-    return fn;
+    findNext(at, name);
+    return at.load();
 }
 std::atomic<ssize_t (*)(int, const void*, size_t)> realWrite{nullptr};
 std::atomic<ssize_t (*)(int, const void*, size_t, int)> realSend{nullptr};
