@@ -4,7 +4,7 @@
 //   blocks, rounded up to 256 once at the end, while the blocks are laid out at
 //   their rounded strides.
 // why it is wrong: the padding of every block is left out of the size: with
-//   the default classes 2432 bytes short, so the last blocks of the largest
+//   the default classes 2320 bytes short, so the last blocks of the largest
 //   class, and the memsets and kernels on them, run past the allocation.
 // source: own (the size computed from the requests, the layout from the
 //   rounded strides); the lesson's "Pitfall: size the pool for the request"
