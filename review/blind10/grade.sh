@@ -1,5 +1,5 @@
 #!/bin/bash
-# Grades the ninth blind set (issue 36) as a class, as review/blind/grade.sh
+# Grades the tenth blind set (issue 36) as a class, as review/blind/grade.sh
 # grades the first: lessons grade with no flags, public and hidden checks,
 # each file of review/blind10/<exercise>/ a student holding only that file.
 # Run from the root of main on a GPU machine (peer-pool needs two GPUs; on
