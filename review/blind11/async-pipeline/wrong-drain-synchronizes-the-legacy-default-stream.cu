@@ -1,7 +1,7 @@
 // kind: wrong (the results: drain waits for the legacy default stream, which the non-blocking streams are not ordered with; main reads results still being computed, most runs the last iteration first)
 // mistake: drain calls cudaStreamSynchronize(0), "the default stream, which waits for all the others"
 // why it is wrong: that holds for blocking streams only: main made its streams with cudaStreamNonBlocking, which the legacy default stream does not synchronise with, so the wait returns at once and the host reads output and sums before the copies back are done
-// source: the Day 69 lesson, torch/cutorch#222
+// source: OpenPPL/ppl.cv#135, #131 (work on the legacy default stream not synchronised with non-blocking streams)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

@@ -1,7 +1,7 @@
 // kind: wrong (the record: the slice is freed in the stream's order before scale reads it; the output stays right: the results block was allocated before the free, and nothing else on that stream allocates before scale runs)
 // mistake: submit frees the slice right after its copy in, "the copy is its last use on the host side", before scale is queued
 // why it is wrong: scale is the slice's last reader, and it is queued after the free: it reads memory the pool has taken back, which a later allocation (another stream's, with the pool's opportunistic reuse) may be handed and write
-// source: own
+// source: own, roastduck/FreeTensor#566 (buffers freed before their use in a stream)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

@@ -1,4 +1,4 @@
-// kind: wrong (the later iterations only: the pinned block is sized with the sums counted as floats, so the last half of the iterations' sums lie past its end; the copies of those sums write past the allocation, or are refused, and their checksums are wrong)
+// kind: wrong (every run, at the end of the pinned block: it is iterations * 256 bytes short, so main's own memset of the sums and the copies back of the later iterations' sums run past it: a crash, a copy refused, or wrong checksums for the last iterations)
 // mistake: the constructor sizes the one cudaMallocHost as (2 * total + iterations * BLOCKS) * sizeof(float), the sums counted in floats like the rest, though each is a long long of 8 bytes
 // why it is wrong: the sums region is half what it must be: iterations from iterations / 2 on copy their partial sums past the end of the pinned block, a copy that spans page-locked and other memory (the driver may refuse it as an invalid value, or write host memory the program does not own), and main reads sums there too
 // source: JuliaGPU/CUDA.jl#258 (a copy spanning registered and unregistered host memory is refused with an invalid value)

@@ -1,7 +1,7 @@
 // kind: wrong (the default output: a request of 1001 to 1024 bytes is served from the 1000-byte class; with every class a multiple of 256 nothing shows)
 // mistake: allocate picks the first class whose rounded block (its size rounded up to 256) holds the request, "since the block really has that many bytes"
 // why it is wrong: the lesson asks for the smallest class whose size holds the request (1001 bytes take a 3000-byte block); a 1001-byte request takes a 1000-byte block, leaves that class one short, and part 1 finds nullptr for a request of the next class while its blocks are free
-// source: own
+// source: own (gscept/nebula#181 for a size-class lookup that rounds the wrong way)
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once

@@ -1,7 +1,7 @@
 // kind: wrong (race: the values and the squares are freed on copy_ before copy_ waits for reduced, with no order to their readers; the record always, the sums when the pool hands that memory to the next chunk's generate or square early)
 // mistake: stage_copy gives the values and the squares back first, "nothing reads them on copy_", and only then waits for reduced and copies the partial sums
 // why it is wrong: a free on copy_ runs when copy_ reaches it; queued before the wait, it is ordered after nothing of the work streams or reduce_, so the squares may still be summed and the values still squared when their memory goes back to the pool
-// source: NVIDIA/cccl#1637 (a buffer freed on a stream not ordered after its last use)
+// source: NVlabs/cuda-oxide#619 (a stream-ordered free not ordered after the last use on another stream)
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
 // two readers: a fan-out); the reduce stream waits for both (a fan-in) and

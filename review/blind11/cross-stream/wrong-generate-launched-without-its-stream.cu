@@ -1,7 +1,7 @@
 // kind: wrong (race: generate runs on the legacy default stream, which the non-blocking streams are not ordered with; the loaded event on load_ marks nothing, the halves may square values not yet written; wrong sums on some runs, the record always)
 // mistake: stage_load launches generate with <<<BLOCKS, THREADS>>>, the stream argument left out, then records loaded on load_
 // why it is wrong: a launch without a stream goes to the legacy default stream; main's streams are non-blocking, so load_ is not ordered after it and the record on load_ covers nothing of generate: the squares read the values before, or while, they are written
-// source: own (the Day 70 lesson: main's streams are non-blocking)
+// source: OpenPPL/ppl.cv#135, fastfields/fastfields-lib#88 (work on the legacy default stream not ordered with non-blocking streams)
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
 // two readers: a fan-out); the reduce stream waits for both (a fan-in) and

@@ -1,7 +1,7 @@
 // kind: wrong (the sums and the record: the copy back is a cudaMemcpy on the legacy default stream, a host wait that is not ordered after reduce_; the partial sums are read before they are written on most chunks)
 // mistake: stage_copy waits for reduced on copy_ and then copies with cudaMemcpy, "the host needs the result anyway"
 // why it is wrong: cudaMemcpy runs on the legacy default stream and makes the host wait; the non-blocking reduce_ is not ordered before it, so the copy reads the partial sums while (or before) sum writes them, and the host stops at every chunk
-// source: own (the Day 70 lesson forbids cudaMemcpy in a stage)
+// source: OpenPPL/ppl.cv#135 (a cudaMemcpy not synchronised with the non-blocking stream that wrote its source)
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
 // two readers: a fan-out); the reduce stream waits for both (a fan-in) and

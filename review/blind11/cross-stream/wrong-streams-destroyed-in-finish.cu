@@ -1,7 +1,7 @@
 // kind: wrong (the end of the default run: finish destroys the five streams main made, and main's own cudaStreamDestroy of load_ then fails; the sums are right)
 // mistake: finish destroys the pipeline's streams as well as its events, "everything the Pipeline holds"
 // why it is wrong: the streams are main's (it made them and destroys them after printing); destroying them in finish leaves main to destroy handles already gone: its first cudaStreamDestroy fails (invalid resource handle) and it returns 1, or worse
-// source: own
+// source: Tencent/TNN#854, apache/arrow#37365 (a component that must not destroy the streams it was given)
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
 // two readers: a fan-out); the reduce stream waits for both (a fan-in) and

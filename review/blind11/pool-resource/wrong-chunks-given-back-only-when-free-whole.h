@@ -1,7 +1,7 @@
 // kind: wrong (the program's end checks and the record: a chunk whose free pieces were given back on different streams is never joined into one block, and the destructor, which gives back only chunks found whole in the free list, leaks it; "each chunk came back whole" fails on the default run, where phase 1's chunk ends in pieces of two streams)
 // mistake: the destructor walks the free blocks and gives back each one that spans a whole chunk, "a chunk still in pieces is still in use"; the list of chunks is kept only for lookups
 // why it is wrong: at destruction every block is free, but pieces freed on different streams are never joined (they must not be), so their chunk is never one free block: it is never given back to the upstream
-// source: own (rapidsai/rmm#162 for chunks that must go back whole)
+// source: own, rapidsai/rmm#162 (chunks are upstream allocations, each to be given back whole)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

@@ -1,7 +1,7 @@
 // kind: wrong (the record: a split block's event goes back to the spare list while the rest still carries it; the next free, on any stream, records over it, and a taker of the rest then waits for that stream instead of the one that freed the rest; phase 1 or 3 on the default run when the next free is on the taker's own stream, phase 7 with three streams)
 // mistake: allocate gives the taken block's event back to the spare list at every take, split or not, "the block handed out no longer needs it"
 // why it is wrong: the rest of a split still carries the event; lent again, it is recorded at another free, so the rest's mark moves to work that has nothing to do with it: a stream that takes the rest may wait for itself and run while the rest's last user still runs
-// source: own
+// source: own, rapidsai/rmm#2490 (a free block guarded by an event whose record no longer covers it)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

@@ -1,7 +1,7 @@
 // kind: wrong (the record: a block joined with an older free neighbour carries that neighbour's event, a mark made before the last free; a stream that takes the joined block waits for the old mark: phase 3 on the default run, where the 16 MiB joined on the first stream goes to the other; phase 6 with three streams)
 // mistake: deallocate, joining the freed block with its left neighbour, keeps the neighbour's event ("the block that was there first") and gives the new one back
 // why it is wrong: the joined block is free only once the work before its last free is done; the older event marks only the work before the neighbour's free, so a taker on another stream is not ordered after the kernels that used the block freed last
-// source: rapidsai/rmm#536 (a coalesced block's stream event out of date)
+// source: rapidsai/rmm#2490 (blocks moved between free lists under an event whose last record predates the work they need)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

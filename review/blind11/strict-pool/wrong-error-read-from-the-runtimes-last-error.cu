@@ -1,7 +1,7 @@
 // kind: wrong (an error path only: error() answers cudaGetLastError(), so a pool failure is reported once, then forgotten, and any earlier launch error of main's is taken away and blamed on the pool; on a run where nothing fails every line is right)
 // mistake: error() returns cudaGetLastError() instead of the first error the pool's own calls met (note() still keeps it, unread)
 // why it is wrong: cudaGetLastError is the runtime's last error for the whole thread, reset by the read: error() then names main's failures as the pool's, clears them before main's own cudaGetLastError check, and says cudaSuccess for a pool failure already read once
-// source: pytorch/pytorch#61554 (an error cleared by a cudaGetLastError meant for another call)
+// source: NVIDIA/thrust#1020, IBMSparkGPU/CUDA-MLlib#4 (the thread's last error leaking between a library's calls and the caller's)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A

@@ -1,7 +1,7 @@
 // kind: wrong (shows only at a move while the buffer holds two chunks or more, THEN_MIB past the second reservation such as 100 64 200: the old range's second chunk stays mapped, its free fails, "grow to ... failed")
 // mistake: move unmaps the old range with one cuMemUnmap of its first chunk, cuMemUnmap(base_, chunks_[0].bytes), "the old range starts with the buffer"; at the first move there is only one chunk, so it is right there
 // why it is wrong: every chunk was mapped on its own in the old range and each mapping must be unmapped; with two chunks the second stays mapped, cuMemAddressFree of the old range fails, and the grow fails half done
-// source: own
+// source: invergent-ai/surogate#117 (mappings left behind, then cuMemAddressFree over a still-mapped range)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;

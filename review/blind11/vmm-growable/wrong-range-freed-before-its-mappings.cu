@@ -1,7 +1,7 @@
 // kind: wrong (the default output: "release: failed", and the buffer's memory and addresses are left behind; "every reservation given back: no")
 // mistake: release frees the address range first, "the addresses go, then what was behind them", and only then unmaps the chunks and releases the handles
 // why it is wrong: cuMemAddressFree of a range that is still mapped fails with CUDA_ERROR_INVALID_VALUE (the lesson's pitfall "Freeing in the wrong order"): the range stays reserved, and release reports a failure
-// source: own (the Day 72 lesson, "Freeing in the wrong order")
+// source: kvcache-ai/Mooncake#2380, invergent-ai/surogate#117 (cuMemAddressFree over a range still mapped; the order unmap, release, free)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
