@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the capture of step fails (work on s2 not joined back); nothing is launched)
 // mistake: the join event is recorded on s2 right after its sum, 'when its result is in totals', and s2's free is queued after the record
 // why it is wrong: the free of b on s2 is then a node no later work on s depends on: the capture ends with s2's last node unjoined, which cudaStreamEndCapture refuses (cudaErrorStreamCaptureUnjoined)
-// source: own, CUDA Programming Guide, Cross-stream dependencies and events (capture)
+// source: deepseek-ai/DeepEP#62, CHIP-SPV/chipStar#1523
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

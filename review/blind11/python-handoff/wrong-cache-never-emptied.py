@@ -1,7 +1,7 @@
 # kind: wrong (the program's own output and the record: 'reserved now' shows the pool's memory still held at the end; nothing is given back to the device)
 # mistake: release prints the two peaks and stops there: the student takes 'del sums, want' in main for giving the memory back, and writes no empty_cache
 # why it is wrong: with backend:cudaMallocAsync PyTorch keeps the pool's memory (it raises the pool's release threshold): dropping tensors frees them into the pool, not to the device; only torch.cuda.empty_cache() trims it, and TODO 3 asks for that hand-back
-# source: pytorch/pytorch#110194, own
+# source: own
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

@@ -1,7 +1,7 @@
 # kind: wrong (the record only: a host wait in pipeline, after the loop and before main's allocations; the sums and peaks are right)
 # mistake: instead of making the default stream wait for the consumer, pipeline ends with torch.cuda.synchronize() 'so that main sees every sum'
 # why it is wrong: the exercise asks that nothing in pipeline waits on the host: the default stream needs only a wait for the consumer on the GPU; a device synchronize makes the host wait for both streams, between the pipeline's allocations and main's, which the record sees
-# source: own, pytorch/pytorch#104925
+# source: own
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

@@ -1,7 +1,7 @@
 // kind: wrong (shows only with more than 8 blocks, a hidden run's other arguments: events read and recorded past the end of the pool's array (garbage handles: an error, a crash or a wait on the wrong event))
 // mistake: the pool keeps one event a block in a fixed array of 8 ("bench's pool has 8 blocks"), the event of a block found by its index in the chunk; with BLOCKS above 8 the blocks past the eighth use slots past the array
 // why it is wrong: the pool's size is the constructor's argument (bench takes it as its second number, up to 64); a block with index 8 or more records an event read from memory past the array, undefined behaviour that the default run never reaches
-// source: own, TheHPXProject/hpx#4919
+// source: own
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
