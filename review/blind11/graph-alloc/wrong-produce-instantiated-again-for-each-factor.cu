@@ -1,6 +1,6 @@
-// kind: wrong (the record: an instantiation every launch and out's memory of each launch but the last never freed (a leak); the output's used high grows with the launches)
+// kind: wrong (the record: an instantiation at every launch; and either the second launch fails, since the old executable's out still holds the address the graph's allocation node fixed, or each launch's out stays allocated, a leak the used-high line shows)
 // mistake: to change the factor, each launch sets it on the captured graph's kernel node and instantiates produce again (destroying the executable before), instead of changing it in the executable graph
-// why it is wrong: destroying an executable graph does not free what its launch allocated: each new executable allocates its own out, and the previous launch's out is freed by nothing; TODO 3 also asks for no instantiation in the loop
+// why it is wrong: destroying an executable graph does not free what its launch allocated, and a new executable's auto-free frees only what that executable allocated: the previous launch's out is freed by nothing while the new one wants the same address. TODO 3 asks for the factor to be changed in the executable graph, with no instantiation in the loop
 // source: own
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
