@@ -1,4 +1,4 @@
-// kind: wrong (a leak in the child: two opened event handles a round, all but the last round's never closed; everything printed is right)
+// kind: wrong (a leak in the child: two opened event handles a round, all but the last round's never closed; everything printed is right, unless the driver refuses to open a handle this process already opened, and the child stops in round 1)
 // mistake: the child opens the two event handles inside the round, where it uses them (it keeps the handles it received and calls cudaIpcOpenEventHandle for filled and freed every round), and the given end code closes only the last pair
 // why it is wrong: each cudaIpcOpenEventHandle gives a new event in the child that must be destroyed; rounds - 1 pairs stay open until the process ends
 // source: lattice/quda#1629, llnl/camp#71
