@@ -178,13 +178,18 @@ struct Guard {
     // the library's look at it and its write) is still counted, and the
     // grader, missing its record, fails the run (fork_race.cu).
     uint64_t cuda_children;
+    // version 4: executable mappings of files written during the run
+    // (writtenCode below), the most seen at any count, and the end of the
+    // first one's path (its last 63 bytes, ended by 0).
+    uint64_t written_code;
+    char written_path[64];
 };
 
 enum { kFrameStart = 1, kFrameSnapshot = 2, kFrameEnd = 3 };
 const size_t kFrameHeader = 24, kFrameMax = 4096;  // PIPE_BUF, and one buffer of a Unix socket: a write of a frame is never split
 static_assert(kFrameHeader + sizeof(Record) + sizeof(Guard) + 32 <= kFrameMax, "a frame must fit in PIPE_BUF");
 
-Guard guard = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+Guard guard = {4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}};
 
 // The count of forked processes that called CUDA, shared with every
 // process forked from the program's own (made before main); and whether
@@ -377,15 +382,105 @@ void pulse() {
 struct RDebugExtended { struct r_debug base; RDebugExtended* r_next; };
 const uint64_t kMapsUnread = ~(uint64_t)0;  // checker.MapsUnread
 
-void countCopies() {
-    uint64_t runtimes = 0, drivers = 0, namespaces = 1, libcCopies = 0;
+//
+// The same read judges where the process's code comes from (writtenCode):
+// an executable mapping of a file written during the run is code the
+// program wrote, which no hook sees. Before, a copy of the runtime's file
+// written into the run's folder under a name of its own (not libcudart),
+// loaded and left loaded, passed wherever that folder was not noexec,
+// even as root with the witness on (renamed_copy.cu of the corpus).
+//
+// startCode is what was mapped executable when the library's constructor
+// ran, before any code of the program's: the program's binary (built by
+// the grader, maybe in the same clock tick as the run began), the loader,
+// this library, their libraries. runStart is the coarse wall clock then,
+// the clock the kernel stamps files with.
+struct CodeFile { uint64_t dev, ino; };
+CodeFile startCode[128];
+int startCodeN;
+struct timespec runStart;
+
+// codeLine reads a line of /proc/self/maps: false when it is not an
+// executable mapping; its path (the newline cut) when it is one.
+bool codeLine(char* line, CodeFile* f, char** path) {
+    char perms[8] = {0};
+    unsigned int major = 0, minor = 0;
+    unsigned long ino = 0;
+    int at = 0;
+    if (sscanf(line, "%*s %7s %*s %x:%x %lu %n", perms, &major, &minor, &ino, &at) < 4 || at == 0 || perms[2] != 'x') return false;
+    *path = line + at;
+    for (char* c = *path; *c != 0; c++)
+        if (*c == '\n') *c = 0;
+    f->dev = (uint64_t)major << 32 | minor;
+    f->ino = ino;
+    return true;
+}
+
+void noteStartCode() {
+    clock_gettime(CLOCK_REALTIME_COARSE, &runStart);
     if (FILE* m = fopen("/proc/self/maps", "re")) {
         char line[4096];
+        CodeFile f;
+        char* path;
+        while (fgets(line, sizeof line, m) != nullptr)
+            if (codeLine(line, &f, &path) && path[0] == '/' && startCodeN < (int)(sizeof startCode / sizeof startCode[0])) startCode[startCodeN++] = f;
+        fclose(m);
+    }
+}
+
+bool atOrAfter(const struct timespec& t, const struct timespec& since) {
+    return t.tv_sec > since.tv_sec || (t.tv_sec == since.tv_sec && t.tv_nsec >= since.tv_nsec);
+}
+
+// writtenCode says whether an executable mapping of the file at path is
+// code written during the run: a file mapped when the run began is not;
+// one deleted or replaced since it was mapped (its path ends
+// " (deleted)": a memfd, System V shared memory, a file the program
+// removed) is; any other file is when its content or its inode changed at
+// or after the run's start (mtime, or ctime, which no program sets back:
+// utimensat moves mtime alone). Anonymous mappings and the kernel's
+// ([vdso]) are not files and are not judged here.
+bool writtenCode(const CodeFile& f, const char* path) {
+    if (path[0] != '/') return false;
+    for (int i = 0; i < startCodeN; i++)
+        if (startCode[i].dev == f.dev && startCode[i].ino == f.ino) return false;
+    static const char deleted[] = " (deleted)";
+    size_t n = 0, d = sizeof deleted - 1;
+    while (path[n] != 0) n++;
+    bool gone = n >= d;
+    for (size_t i = 0; gone && i < d; i++) gone = path[n - d + i] == deleted[i];
+    if (gone) return true;
+    struct stat st;
+    if (rawSyscall6(SYS_newfstatat, AT_FDCWD, (long)path, (long)&st, 0, 0, 0) != 0) return true;
+    return atOrAfter(st.st_mtim, runStart) || atOrAfter(st.st_ctim, runStart);
+}
+
+void noteWrittenCode(const char* path) {
+    guard.written_code++;
+    if (guard.written_path[0] != 0) return;
+    size_t n = 0, k = 0, room = sizeof guard.written_path - 1;
+    while (path[n] != 0) n++;
+    const char* tail = path;
+    if (n > room) {
+        for (; k < 3; k++) guard.written_path[k] = '.';
+        tail = path + n - (room - 3);
+    }
+    for (; *tail != 0 && k < room; k++, tail++) guard.written_path[k] = *tail;
+    guard.written_path[k] = 0;
+}
+
+void countCopies() {
+    uint64_t runtimes = 0, drivers = 0, namespaces = 1, libcCopies = 0, written = 0;
+    if (FILE* m = fopen("/proc/self/maps", "re")) {
+        char line[4096];
+        CodeFile f;
+        char* path;
         while (fgets(line, sizeof line, m) != nullptr) {
-            char perms[8] = {0};
-            int at = 0;
-            if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &at) < 1 || at == 0 || perms[2] != 'x') continue;
-            const char* path = line + at;
+            if (!codeLine(line, &f, &path)) continue;
+            if (writtenCode(f, path)) {
+                written++;
+                if (guard.written_code < written) noteWrittenCode(path);
+            }
             const char* b = strrchr(path, '/');
             b = b != nullptr ? b + 1 : path;
             if (strncmp(b, "libcudart", 9) == 0) runtimes++;
@@ -1191,6 +1286,7 @@ void closeStart();
 
 __attribute__((constructor)) void start(int, char**, char** envp) {
     randomSecret(envp);  // first: taking a variable out leaves a second null before the auxiliary vector
+    noteStartCode();     // before any code of the program's runs
     undumpable(envp);
     noExecStart(envp);
     closeStart();
