@@ -1,0 +1,94 @@
+package witness
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// buildTramp makes testdata's trampoline library and its program.
+func buildTramp(t *testing.T) (lib, prog string) {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("needs a C compiler")
+	}
+	dir := t.TempDir()
+	lib, prog = filepath.Join(dir, "libtramp.so"), filepath.Join(dir, "tprog")
+	for _, args := range [][]string{
+		{"-shared", "-fPIC", "-O1", "-Wl,-soname,libtramp.so", "-o", lib, "testdata/tramp.c"},
+		{"-O0", "-o", prog, "testdata/tprog.c", "-L" + dir, "-ltramp", "-Wl,-rpath," + dir},
+	} {
+		if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+			t.Fatalf("cc %v: %v\n%s", args, err, out)
+		}
+	}
+	return lib, prog
+}
+
+// A dispatch trampoline's probe sits behind it, on the function its slot
+// holds: the offset moves there, and other entries stay.
+func TestProbeBehindTrampoline(t *testing.T) {
+	lib, _ := buildTramp(t)
+	offs, err := entryOffsets(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := behindTrampolines(lib, offs)
+	if len(offs["tramp_alloc"]) != 1 || len(moved["tramp_alloc"]) != 1 {
+		t.Fatalf("tramp_alloc at %v, behind it %v: want one each", offs["tramp_alloc"], moved["tramp_alloc"])
+	}
+	if moved["tramp_alloc"][0] == offs["tramp_alloc"][0] {
+		t.Fatalf("the probe stays on the trampoline's entry (%#x)", offs["tramp_alloc"][0])
+	}
+	if work := offs["tramp_alloc_work"]; len(work) == 1 && moved["tramp_alloc"][0] != work[0] {
+		t.Errorf("behind tramp_alloc: %#x, want the work's %#x", moved["tramp_alloc"][0], work[0])
+	}
+	if got := behindTrampolines(lib, map[string][]uint64{"x": offs["tramp_alloc_work"]}); got["x"][0] != offs["tramp_alloc_work"][0] {
+		t.Errorf("a plain function moved: %v", got)
+	}
+	// The CUDA driver, where this machine has one: its allocation entry
+	// is such a trampoline (driver 535 and on).
+	for _, f := range []string{"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1"} {
+		if _, err := os.Stat(f); err != nil {
+			continue
+		}
+		o, err := entryOffsets(f)
+		if err != nil {
+			continue
+		}
+		m := behindTrampolines(f, o)
+		t.Logf("%s: cuMemAlloc_v2 at %#x, probed at %#x", f, o["cuMemAlloc_v2"], m["cuMemAlloc_v2"])
+	}
+}
+
+// Calls made straight to the function a trampoline's slot holds (read by
+// the program from the trampoline's own bytes) are counted with the
+// calls through the entry, once each.
+func TestCountsCallsBehindTrampoline(t *testing.T) {
+	lib, prog := buildTramp(t)
+	w := open(t, []Probe{{Name: "allocs", Lib: "libtramp", Symbols: []string{"tramp_alloc"}}})
+	if err := w.Attach("libtramp", lib); err != nil {
+		t.Fatal(err)
+	}
+	dir, fd := cgroup(t)
+	id, err := CgroupID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := w.Start(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(prog, strconv.Itoa(100), strconv.Itoa(50))
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if n := watch.Counts()["allocs"]; n != 150 {
+		t.Errorf("counted %d calls, want 150 (100 through the entry, 50 behind it)", n)
+	}
+}
