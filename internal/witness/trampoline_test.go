@@ -61,7 +61,19 @@ func TestProbeBehindTrampoline(t *testing.T) {
 			continue
 		}
 		m := behindTrampolines(f, o)
-		t.Logf("%s: cuMemAlloc_v2 at %#x, probed at %#x", f, o["cuMemAlloc_v2"], m["cuMemAlloc_v2"])
+		// Two names behind one function would count each other's calls.
+		at := map[uint64]string{}
+		for _, n := range []string{"cuMemAlloc_v2", "cuMemAlloc", "cuMemAllocPitch_v2", "cuMemFree_v2", "cuMemAllocManaged", "cuMemAllocHost_v2",
+			"cuMemHostAlloc", "cuMemFreeHost", "cuMemAllocAsync", "cuMemAllocAsync_ptsz", "cuMemFreeAsync", "cuMemAllocFromPoolAsync", "cuMemPoolCreate",
+			"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx"} {
+			t.Logf("%s: %s at %#x, probed at %#x", f, n, o[n], m[n])
+			for _, off := range m[n] {
+				if other, ok := at[off]; ok && other != n {
+					t.Errorf("%s and %s are probed at one address, %#x", other, n, off)
+				}
+				at[off] = n
+			}
+		}
 	}
 }
 
