@@ -40,6 +40,7 @@ func TestScan(t *testing.T) {
 		{"a system call instruction", "long r;\nasm volatile(\"syscall\" : \"=a\"(r) : \"a\"(3L), \"D\"(fd) : \"rcx\", \"r11\");\n", []string{"raw system calls@2"}},
 		{"a naked function", "extern \"C\" __attribute__((naked)) void skip() {\n  __asm__ volatile(\"push %rbp\\n\\tjmp *to(%rip)\");\n}\n", []string{"control moved in assembly@1"}},
 		{"a jump in inline assembly", "void f() {\n  asm volatile(\"lea 2f(%%rip), %0\\n\" : \"=r\"(a));\n}\n", []string{"control moved in assembly@2"}},
+		{"a naked word is not an attribute", "int naked = 1; // naked\nconst char* s = \"naked eye\";\n", nil},
 		{"PTX is not x86", "__device__ int lane() {\n  int l; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l));\n  asm(\"ld.global.nc.f32 %0, [%1];\" : \"=f\"(x) : \"l\"(p)); return l;\n}\n", nil},
 		{"not an instruction", "printf(\"the syscall failed\\n\");\nint syscalls = 0;\n", nil},
 		{"an instruction in top-level assembly", "__asm__(\".text\\n\"\n  \"raw: mov %rdi, %rax\\n syscall\\n ret\\n\");\n", []string{"raw system calls@1"}},
