@@ -50,6 +50,8 @@ var Kinds = []*Kind{
 		Why: "memory taken through the driver API, or a function found by address, passes the runtime the statistics library counts"},
 	{Name: "raw system calls", re: regexp.MustCompile(`\b(syscall|mprotect|ptrace|process_vm_writev)\s*\(|\b(asm|__asm__|__asm)\b[^;]*"[^"]*\b(syscall|sysenter|svc\s+#?0|int\s+\$?0x80)\b`),
 		Why: "a system call of its own, or a page made writable, can patch the statistics library in memory"},
+	{Name: "control moved in assembly", re: regexp.MustCompile(`__attribute__\s*\(\(\s*(__)?naked|\bgnu::naked\b|\b(asm|__asm__|__asm)\b[^;]*"[^"]*\b(jmp|ljmp|jmpq|push[qlw]?|pop[qlw]?|lea[qlw]?)\b`),
+		Why: "host assembly that does a library function's first instruction and jumps to its second (a naked function) calls CUDA past the statistics library's hook and the outside witness's probe alike, with no code written, so the sandbox's write-exec rule does not stop it"},
 	{Name: "code written at run time", re: regexp.MustCompile(`\b(memfd_create|memfd_secret|userfaultfd|shmat|SHM_EXEC|personality|READ_IMPLIES_EXEC|PROT_EXEC|mremap|MAP_FIXED\w*)\b|/proc/self/mem|\.note\.GNU-stack|\\?"[a-z]*x[a-z]*\\?"\s*,\s*@progbits|execstack`),
 		Why: "code the program writes after it starts (a memfd, shared memory or a file mapped executable, /proc/self/mem, an executable stack) can patch the statistics library; the grading sandbox refuses each, a student's own check does not"},
 	{Name: "its own environment", re: regexp.MustCompile(`\b(setenv|putenv|unsetenv|clearenv|_{0,2}environ|CUDA_VISIBLE_DEVICES|CUDA_INJECTION\w*)\b`),
