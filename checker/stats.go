@@ -139,7 +139,9 @@ type Stats struct {
 	// process first destroyed an interprocess event it made while a
 	// process that opened that event's handle still had it open (matched
 	// by the handle's bytes, since the library of session 16; before, its
-	// first destroy of any interprocess event it made), and last
+	// first destroy of any interprocess event it made; since session 18,
+	// also one opened only after that destroy, seen at the maker's exit
+	// against the run's opens), and last
 	// closed one it opened from another's handle (or exited with one
 	// open): read together over the processes of a run as
 	// ipc_events_destroyed_open.

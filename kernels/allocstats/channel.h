@@ -745,6 +745,7 @@ Record* record() {
     ipcEvents = new std::unordered_set<cudaEvent_t>();
     ipcOpened = new std::unordered_map<cudaEvent_t, int>();
     ipcShared = new std::unordered_map<cudaEvent_t, std::pair<uint64_t, uint64_t>>();
+    ipcGone = new std::vector<IpcGone>();
     importFrees = new std::vector<ImportFree>();
     exported = new std::unordered_map<uintptr_t, Exported>();
     if (importSigs == nullptr) {
@@ -891,6 +892,42 @@ uint64_t shareFdsOpen() {
     return n;
 }
 
+// retaken says whether this process took a handle with the same bytes
+// as destroyed event d's again, after d's take and by time open: an open
+// then is of the later event (the runtime may give a new event an old
+// event's handle). mu is held.
+bool retaken(const IpcGone& d, uint64_t open) {
+    for (auto& g : *ipcGone)
+        if (g.key == d.key && g.takenNs > d.takenNs && g.takenNs <= open) return true;
+    for (auto& s : *ipcShared)
+        if (s.second.first == d.key && s.second.second > d.takenNs && s.second.second <= open) return true;
+    return false;
+}
+
+// ipcGoneAtExit reads this process's destroys of interprocess events it
+// made and gave a handle of against every process's opens of that very
+// event (ipcOpens: opened after the event's handle was taken, and before
+// any later take of the same bytes): an open closed after the destroy, or
+// never, makes the destroy one while a handle was open
+// (ipc_made_destroy_first_ns), whether the open came before the destroy
+// (ipcStillOpen sees that one as it happens) or after it: a handle opened
+// once its maker destroyed the event is undefined, as is every wait,
+// record and close of it. Read at exit, when the program's children have
+// usually ended (a parent waits for them); mu is held.
+void ipcGoneAtExit() {
+    if (ipcOpens == nullptr) return;
+    const uint32_t n = std::min<uint32_t>(ipcOpens->n.load(), (uint32_t)kIpcOpens);
+    for (auto& d : *ipcGone) {
+        for (uint32_t i = 0; i < n; i++) {
+            const IpcOpen& o = ipcOpens->slot[i];
+            if (o.ready.load(std::memory_order_acquire) == 0 || o.key.load() != d.key) continue;
+            const uint64_t open = o.openNs.load(), close = o.closeNs.load();
+            if (open < d.takenNs || (close != 0 && close <= d.destroyNs) || retaken(d, open)) continue;
+            if (rec->ipc_made_destroy_first_ns == 0 || d.destroyNs < rec->ipc_made_destroy_first_ns) rec->ipc_made_destroy_first_ns = d.destroyNs;
+        }
+    }
+}
+
 // leaks notes what was never freed, at exit; mu is held.
 void leaks() {
     rec->leaked_allocs = rec->live_allocs;
@@ -907,6 +944,7 @@ void leaks() {
     rec->leaked_pool_imports = 0;
     for (auto& kv : *live)
         if (kv.second.origin == kImported) rec->leaked_pool_imports++;
+    ipcGoneAtExit();
 }
 
 bool endAtFini;  // atExit (or atExitPlain) has run: finish sends the end frame
@@ -1046,6 +1084,7 @@ void forkChild() {
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear();
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
+    ipcGone->clear();   // the parent's destroys: its to judge
     for (auto& u : unsent) u.used.store(0);   // the parent's exports: its to send
     unsentCount.store(0);
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's

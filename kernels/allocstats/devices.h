@@ -385,15 +385,18 @@ HOOK_PRE(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { settle(true, e, nu
 })
 namespace {
 // ipcDelay waits, on the host, before a record of an interprocess event
-// when the run asks it ($LESSONS_STATS_IPC_DELAY): a record made after
-// the message that lets the other process wait for it then comes after
-// that wait every time, as it may on any run.
-void ipcDelay(cudaEvent_t e) {
+// (close false), or before a close of an event opened from another
+// process's handle (close true), when the run asks it
+// ($LESSONS_STATS_IPC_DELAY): a record made after the message that lets
+// the other process wait for it then comes after that wait every time,
+// and a close made after the message that lets the maker destroy the
+// event comes after that destroy, as either may on any run.
+void ipcDelay(cudaEvent_t e, bool close) {
     if (ipcDelayMs == 0 || busy()) return;
     bool ipc;
     {
         std::lock_guard<Lock> g(mu);
-        ipc = ipcEvents != nullptr && ipcEvents->count(e) > 0;
+        ipc = close ? ipcOpened != nullptr && ipcOpened->count(e) > 0 : ipcEvents != nullptr && ipcEvents->count(e) > 0;
     }
     if (!ipc) return;
     struct timespec ts = {(time_t)(ipcDelayMs / 1000), (long)(ipcDelayMs % 1000) * 1000000L};
@@ -432,7 +435,7 @@ bool waitedInCapture(cudaStream_t s, cudaEvent_t e, cudaError_t r) {
     return inCapture(s);
 }
 }  // namespace
-HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), { ipcDelay(e); }, {
+HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), { ipcDelay(e, false); }, {
     rec->event_records++;
     tlRecord(e, s);
     enqueue(s);
@@ -446,7 +449,7 @@ HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), 
 // PyTorch 2 records its events (torch.cuda.Event.record, and so
 // Stream.wait_stream) with cudaEventRecordWithFlags: the same record, and
 // without it every wait on such an event looked like no order at all.
-HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), { ipcDelay(e); }, {
+HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), { ipcDelay(e, false); }, {
     rec->event_records++;
     enqueue(s);
     if (!recordedInCapture(e, s, r)) {
@@ -564,15 +567,17 @@ void ipcDestroyed(cudaEvent_t e) {
         rec->ipc_opened_close_last_ns = monotonicNanos();
         if (ipcOpens != nullptr && o->second >= 0) ipcOpens->slot[o->second].closeNs.store(rec->ipc_opened_close_last_ns);
         ipcOpened->erase(o);
-    } else if (rec->ipc_made_destroy_first_ns == 0 && ipcStillOpen(e)) {
-        rec->ipc_made_destroy_first_ns = monotonicNanos();
+    } else {
+        auto s = ipcShared->find(e);
+        if (s != ipcShared->end()) ipcGone->push_back(IpcGone{s->second.first, s->second.second, monotonicNanos()});
+        if (rec->ipc_made_destroy_first_ns == 0 && ipcStillOpen(e)) rec->ipc_made_destroy_first_ns = monotonicNanos();
     }
     ipcShared->erase(e);
     ipcEvents->erase(e);
     ipcOpenKeys->erase(e);
 }
 }  // namespace
-HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })
+HOOK_PRE(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { ipcDelay(e, true); }, { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })
 HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
     if (r == cudaSuccess) streamMade(*s);
