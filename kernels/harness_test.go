@@ -881,8 +881,8 @@ func TestHarnessesShowWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 // freed before their unregister. The input and output (48 MiB each by
 // default, 80 MiB in the hidden run) are mappings of their own that free
 // unmaps: two ranges; the sums (6 KiB, kept in the C library's heap) are
-// not seen. The solution (cudaMallocHost) and blind10's correct design
-// (unregistered before their free) give back none so.
+// not seen. The solution (cudaMallocHost), blind10's correct design and
+// its port (unregistered before their free) give back none so.
 func TestHarnessesShowMemoryFreedWhileRegistered(t *testing.T) {
 	h := buildHarnessRig(t)
 	const sol = "solutions/day069/async_pipeline.cu"
@@ -897,6 +897,7 @@ func TestHarnessesShowMemoryFreedWhileRegistered(t *testing.T) {
 	}{
 		{"solution", nil, 0},
 		{"review/blind10 correct", correct, 0},
+		{"right/blind10_registered_then_unregistered", patched(t, sol, "solutions/day069/right/async-pipeline/blind10_registered_then_unregistered.patch"), 0},
 		{"wrong/blind10_freed_before_unregistered", patched(t, sol, "solutions/day069/wrong/async-pipeline/blind10_freed_before_unregistered.patch"), 2},
 	} {
 		content := p.content
