@@ -46,6 +46,18 @@ long sysFcntl(int fd, int cmd, long arg) { return rawSyscall(SYS_fcntl, fd, cmd,
 long sysClose(int fd) { return rawSyscall(SYS_close, fd); }
 pid_t sysGetpid() { return (pid_t)rawSyscall(SYS_getpid); }
 
+// pageGone says whether any page of the n bytes at p is mapped no more:
+// memory freed (a large malloc or calloc is its own mapping, which free
+// unmaps) or unmapped by the program. msync with MS_ASYNC only checks the
+// range (Linux since 2.6.19) and answers ENOMEM for a hole in it. Memory
+// the C library keeps for its later allocations (a small buffer freed)
+// stays mapped and is not seen.
+bool pageGone(uintptr_t p, size_t n) {
+    if (n == 0) return false;
+    const uintptr_t page = 4096, start = p & ~(page - 1);
+    return rawSyscall(SYS_msync, (long)start, (long)(p + n - start), MS_ASYNC) == -ENOMEM;
+}
+
 // rawSyscall6 is rawSyscall with six arguments (prctl's unused ones must
 // be 0; the syscall hook's stand-in before the C library's is found).
 long rawSyscall6(long nr, long a, long b, long c, long d, long e, long g) {
@@ -794,18 +806,6 @@ uint64_t shareFdsOpen() {
         if (fd >= 0 && sysFstat(fd, &st) == 0 && (uint64_t)st.st_dev == f.dev && (uint64_t)st.st_ino == f.ino) n++;
     }
     return n;
-}
-
-// pageGone says whether any page of the n bytes at p is mapped no more:
-// memory freed (a large malloc or calloc is its own mapping, which free
-// unmaps) or unmapped by the program. msync with MS_ASYNC only checks the
-// range (Linux since 2.6.19) and answers ENOMEM for a hole in it. Memory
-// the C library keeps for its later allocations (a small buffer freed)
-// stays mapped and is not seen.
-bool pageGone(uintptr_t p, size_t n) {
-    if (n == 0) return false;
-    const uintptr_t page = 4096, start = p & ~(page - 1);
-    return rawSyscall(SYS_msync, (long)start, (long)(p + n - start), MS_ASYNC) == -ENOMEM;
 }
 
 // leaks notes what was never freed, at exit; mu is held.
