@@ -206,6 +206,8 @@ struct Record {
     uint64_t stale_ipc_waits;          // waits on an opened interprocess event, after an import, whose exporter sent the block's data before a record of that event covered the block's writes
     // version 16 too: the overlap the program's own ordering leaves
     uint64_t max_unordered_streams;    // the most streams whose queued work (kernels, copies, memsets) the program's ordering left free to run at once
+    // version 17: host memory given back while page-locked
+    uint64_t registered_unmapped;      // ranges pinned by cudaHostRegister found no longer mapped (freed or unmapped) at their cudaHostUnregister, or at exit
 };
 
 // A use of an allocation: the last operation of a stream that touched it

@@ -869,3 +869,14 @@ func readReleasingAtEnd(t *testing.T, r io.Reader, release io.Writer) ([]byte, b
 		}
 	}
 }
+
+// Host memory unmapped while cudaHostRegister still held it is counted
+// once a range, at its cudaHostUnregister or at exit; a range unregistered
+// first, or left registered and mapped, is not.
+func TestLibraryCountsMemoryGivenBackWhileRegistered(t *testing.T) {
+	lib := buildStub(t, "unregister.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.RegisteredUnmapped != 2 {
+		t.Errorf("registered_unmapped %d, want 2 (one unregistered after its munmap, one never unregistered)", s.RegisteredUnmapped)
+	}
+}

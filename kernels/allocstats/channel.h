@@ -46,6 +46,18 @@ long sysFcntl(int fd, int cmd, long arg) { return rawSyscall(SYS_fcntl, fd, cmd,
 long sysClose(int fd) { return rawSyscall(SYS_close, fd); }
 pid_t sysGetpid() { return (pid_t)rawSyscall(SYS_getpid); }
 
+// pageGone says whether any page of the n bytes at p is mapped no more:
+// memory freed (a large malloc or calloc is its own mapping, which free
+// unmaps) or unmapped by the program. msync with MS_ASYNC only checks the
+// range (Linux since 2.6.19) and answers ENOMEM for a hole in it. Memory
+// the C library keeps for its later allocations (a small buffer freed)
+// stays mapped and is not seen.
+bool pageGone(uintptr_t p, size_t n) {
+    if (n == 0) return false;
+    const uintptr_t page = 4096, start = p & ~(page - 1);
+    return rawSyscall(SYS_msync, (long)start, (long)(p + n - start), MS_ASYNC) == -ENOMEM;
+}
+
 // rawSyscall6 is rawSyscall with six arguments (prctl's unused ones must
 // be 0; the syscall hook's stand-in before the C library's is found).
 long rawSyscall6(long nr, long a, long b, long c, long d, long e, long g) {
@@ -735,7 +747,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 16;
+    rec->version = 17;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -936,6 +948,12 @@ void leaks() {
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
     rec->leaked_events = liveEvents->size();
+    for (auto it = registered->begin(); it != registered->end();) {
+        // Freed and never unregistered; counted once, however often leaks runs.
+        if (!pageGone(it->first, it->second)) { ++it; continue; }
+        rec->registered_unmapped++;
+        it = registered->erase(it);
+    }
     rec->shareable_fds_open = shareFdsOpen();
     rec->graph_execs_leaked = graphs->size();
     if (!ipcOpened->empty()) rec->ipc_opened_close_last_ns = monotonicNanos();  // closed by the exit
@@ -1079,7 +1097,7 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 16;
+    rec->version = 17;
     live->clear(); streams->clear(); clocks->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear();

@@ -184,7 +184,15 @@ HOOK(cudaError_t, cudaHostAlloc, (void** p, size_t n, unsigned int f), (p, n, f)
 HOOK(cudaError_t, cudaFreeHost, (void* p), (p), { rec->free_host_calls++; if (r == cudaSuccess) hostLive->erase((uintptr_t)p); })
 // Host memory the program pins itself: a copy to or from it is not staged.
 HOOK(cudaError_t, cudaHostRegister, (void* p, size_t n, unsigned int f), (p, n, f), { if (r == cudaSuccess) (*registered)[(uintptr_t)p] = n; })
-HOOK(cudaError_t, cudaHostUnregister, (void* p), (p), { if (r == cudaSuccess) registered->erase((uintptr_t)p); })
+// A range freed (or unmapped) before its unregister was given back while
+// the driver still held it page-locked: counted whatever the unregister
+// answered, and followed no more.
+HOOK(cudaError_t, cudaHostUnregister, (void* p), (p), {
+    auto it = registered->find((uintptr_t)p);
+    bool gone = it != registered->end() && pageGone(it->first, it->second);
+    if (gone) rec->registered_unmapped++;
+    if (r == cudaSuccess || gone) registered->erase((uintptr_t)p);
+})
 HOOK(cudaError_t, cudaMemPoolCreate, (cudaMemPool_t* pool, const cudaMemPoolProps* props), (pool, props), {
     rec->pools_created++;
     if (r == cudaSuccess) notePool(*pool);
