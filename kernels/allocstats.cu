@@ -385,6 +385,28 @@ struct IpcOpen { std::atomic<uint64_t> key{0}, openNs{0}, closeNs{0}; std::atomi
 const int kIpcOpens = 1024;
 struct IpcOpens { std::atomic<uint32_t> n{0}; IpcOpen slot[kIpcOpens]; };
 IpcOpens* ipcOpens = nullptr;
+// ipcRecords: for each interprocess event of the run (by its handle's
+// hash), in memory every process the library follows by fork shares (as
+// importSigs is): the process that made its latest record, and when the
+// latest wait on an interprocess event that the record's stream was
+// ordered after was queued (its clock's kIpcWaits; 0: none). A stream of
+// another process that waits on the event is then ordered after what its
+// own process had recorded on interprocess events before that time
+// (ipcMine): the other process's stream waited for those records, and
+// its record covers what they did. So a block the exporter frees on a
+// second stream of its own, behind the importer's event, is ordered
+// after the fill the importer's wait covered (review/blind11's ipc-pool
+// correct design). A record that covers no such wait orders nothing.
+struct IpcRecord { std::atomic<uint64_t> key{0}, waitedNs{0}; std::atomic<uint32_t> pid{0}, ready{0}; };
+const int kIpcRecords = 256;
+struct IpcRecords { std::atomic<uint32_t> n{0}; IpcRecord slot[kIpcRecords]; };
+IpcRecords* ipcRecords = nullptr;
+// ipcMine: this process's records of interprocess events whose handle
+// it took or opened, in order: when each was made, and its stream's clock
+// then (at most kIpcMine, the oldest dropped).
+struct IpcMine { uint64_t ns; Clock clock; };
+const size_t kIpcMine = 4096;
+std::vector<IpcMine>* ipcMine;
 Clock* host;                                        // what the host has waited for
 
 // A kernel as the driver describes it: its name and its parameters'

@@ -80,6 +80,36 @@ func TestLibraryCountsExportFreesBeforeTheImportersSignal(t *testing.T) {
 	}
 }
 
+// A free on a second stream of the exporter's own, behind a wait on the
+// importer's event, is ordered after the exporter's fill on its first
+// stream when the importer's stream waited on the exporter's event
+// recorded after that fill before it recorded its own: the chain goes
+// through the other process (review/blind11's ipc-pool correct design).
+// Without the importer's wait, or without the exporter's, the free may
+// run beside the fill (ipcback.c: one count each, the first round's).
+func TestLibraryOrdersFreesThroughAnotherProcesssEvents(t *testing.T) {
+	lib := buildStub(t, "ipcback.c")
+	for _, tc := range []struct {
+		env  []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"STUB_BACK=nowait_child"}, true},
+		{[]string{"STUB_BACK=nowait"}, true},
+	} {
+		got, _ := lib.run(t, tc.env...)
+		if got.Children == nil {
+			t.Fatalf("%v: no record of the child", tc.env)
+		}
+		if n := got.Stats.UnorderedFrees; (n > 0) != tc.want {
+			t.Errorf("%v: unordered_frees %d, want some: %v (%q)", tc.env, n, tc.want, string(got.Stats.FreeRace[:]))
+		}
+		if got.Children.UnorderedFrees != 0 {
+			t.Errorf("%v: the child's unordered_frees %d, want 0", tc.env, got.Children.UnorderedFrees)
+		}
+	}
+}
+
 // A wait on an interprocess event opened from the exporter's handle,
 // queued after an import, is stale when the exporter sent the block's
 // export data before a record of that event covered the block's writes:

@@ -772,6 +772,11 @@ Record* record() {
         void* m = sysMmapShared(sizeof(ExportSends));   // zeroed, as importSigs
         if (m != nullptr) exportSends = (ExportSends*)m;
     }
+    if (ipcRecords == nullptr) {
+        void* m = sysMmapShared(sizeof(IpcRecords));   // zeroed, as importSigs
+        if (m != nullptr) ipcRecords = (IpcRecords*)m;
+    }
+    ipcMine = new std::vector<IpcMine>();
     importNotes = new std::vector<ImportNote>();
     ipcOpenKeys = new std::unordered_map<cudaEvent_t, uint64_t>();
     ipcJudged = new std::unordered_map<uint64_t, size_t>();
@@ -1102,6 +1107,7 @@ void forkChild() {
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear();
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
+    ipcMine->clear();   // the parent's records: a wait here is not ordered after them
     ipcGone->clear();   // the parent's destroys: its to judge
     for (auto& u : unsent) u.used.store(0);   // the parent's exports: its to send
     unsentCount.store(0);
@@ -1887,11 +1893,72 @@ void staleWait(cudaEvent_t e) {
     if (stale) rec->stale_ipc_waits++;
 }
 
+// ipcKeyOf is the hash of the handle of interprocess event e that this
+// process took (cudaIpcGetEventHandle) or opened, or 0.
+uint64_t ipcKeyOf(cudaEvent_t e) {
+    auto o = ipcOpenKeys->find(e);
+    if (o != ipcOpenKeys->end()) return o->second;
+    auto m = ipcShared->find(e);
+    return m != ipcShared->end() ? m->second.first : 0;
+}
+
+// ipcRecordNoted notes a record of interprocess event e on stream s
+// (mu is held): in ipcMine, with s's clock, and in ipcRecords, with what
+// of other processes' records s was ordered after (see ipcRecords).
+void ipcRecordNoted(cudaEvent_t e, cudaStream_t s) {
+    const uint64_t key = ipcKeyOf(e);
+    if (key == 0 || ipcMine == nullptr) return;
+    const Clock& c = (*clocks)[norm(s)];
+    if (ipcMine->size() >= kIpcMine) ipcMine->erase(ipcMine->begin());
+    ipcMine->push_back(IpcMine{monotonicNanos(), c});
+    if (ipcRecords == nullptr) return;
+    auto w = c.find(kIpcWaits);
+    const uint64_t waited = w != c.end() ? w->second : 0;
+    IpcRecord* slot = nullptr;
+    const uint32_t n = std::min<uint32_t>(ipcRecords->n.load(), (uint32_t)kIpcRecords);
+    for (uint32_t i = 0; i < n && slot == nullptr; i++)
+        if (ipcRecords->slot[i].ready.load(std::memory_order_acquire) != 0 && ipcRecords->slot[i].key.load() == key) slot = &ipcRecords->slot[i];
+    if (slot == nullptr) {
+        const uint32_t at = ipcRecords->n.fetch_add(1);
+        if (at >= (uint32_t)kIpcRecords) return;
+        slot = &ipcRecords->slot[at];
+        slot->key.store(key);
+    }
+    slot->pid.store((uint32_t)sysGetpid());
+    slot->waitedNs.store(waited);
+    slot->ready.store(1, std::memory_order_release);
+}
+
+// ipcCovered orders clock c, of a wait queued now on interprocess event
+// e, after this process's records of interprocess events that the
+// latest record of e, made by another process, covered (see ipcRecords).
+// An event this process records itself is its own clock's to order.
+void ipcCovered(Clock& c, cudaEvent_t e) {
+    if (ipcRecords == nullptr || ipcMine == nullptr) return;
+    if (recordedOn != nullptr && recordedOn->count(e)) return;
+    const uint64_t key = ipcKeyOf(e);
+    if (key == 0) return;
+    const uint32_t me = (uint32_t)sysGetpid();
+    uint64_t waited = 0;
+    const uint32_t n = std::min<uint32_t>(ipcRecords->n.load(), (uint32_t)kIpcRecords);
+    for (uint32_t i = 0; i < n; i++) {
+        const IpcRecord& r = ipcRecords->slot[i];
+        if (r.ready.load(std::memory_order_acquire) == 0 || r.key.load() != key || r.pid.load() == me) continue;
+        waited = std::max(waited, r.waitedNs.load());
+    }
+    if (waited == 0) return;
+    for (auto& m : *ipcMine)
+        if (m.ns <= waited) join(c, m.clock);
+}
+
 // ipcWaited notes, in clock c (a stream's, or the host's), a wait for
 // event e queued now, when e is an interprocess event: c is then ordered
 // after whatever the other process's records of e covered by now.
 void ipcWaited(Clock& c, cudaEvent_t e) {
-    if (ipcEvents->count(e)) c[kIpcWaits] = monotonicNanos();
+    if (ipcEvents->count(e)) {
+        ipcCovered(c, e);
+        c[kIpcWaits] = monotonicNanos();
+    }
     staleWait(e);
 }
 

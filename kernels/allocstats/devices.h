@@ -450,6 +450,7 @@ HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), 
     if (!recordedInCapture(e, s, r)) {
         (*events)[e] = (*clocks)[norm(s)];
         if (r == cudaSuccess) ipcRecorded(e, s);
+        if (r == cudaSuccess && ipcEvents->count(e)) ipcRecordNoted(e, s);
     }
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
@@ -463,6 +464,7 @@ HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, 
     if (!recordedInCapture(e, s, r)) {
         (*events)[e] = (*clocks)[norm(s)];
         if (r == cudaSuccess) ipcRecorded(e, s);
+        if (r == cudaSuccess && ipcEvents->count(e)) ipcRecordNoted(e, s);
     }
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
