@@ -944,3 +944,121 @@ func TestHarnessesShowInterprocessEventsDestroyedFirst(t *testing.T) {
 		}
 	}
 }
+
+// A parent may free a block its child imported on a second stream of its
+// own, behind the child's event (review/blind11's ipc-pool correct
+// design): the free is ordered after the parent's fill on its first
+// stream through the child's stream, which waited on the parent's event
+// recorded after the fill before it recorded its own. The record's model
+// follows that order through the two processes' interprocess events and
+// sees no unordered free in the solution, its correct alternatives and
+// every blind set's correct design; without the child's wait on the
+// fill's event, the free on the second stream is unordered.
+func TestHarnessesOrderFreesThroughTheChildsEvents(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day073/ipc_pool.cu"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day073/right/ipc-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		b, err := os.ReadFile(filepath.Join("..", right, r.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(r.Name(), ".patch") {
+			b = patched(t, sol, filepath.Join(right, r.Name()))
+		}
+		ps = append(ps, program{"right/" + r.Name(), b, false})
+	}
+	blind := "review/blind11/ipc-pool/correct.cu"
+	b, err := os.ReadFile(filepath.Join("..", blind))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps = append(ps, program{blind, b, false})
+	wait := []byte("CHECK(cudaStreamWaitEvent(s, filled, 0));   // recorded before the data was sent")
+	if bytes.Count(b, wait) != 1 {
+		t.Fatalf("%s holds the child's wait on filled %d times, want once", blind, bytes.Count(b, wait))
+	}
+	ps = append(ps, program{blind + " without the child's wait on filled", bytes.Replace(b, wait, nil, 1), true})
+	for i, p := range ps {
+		prog := h.build(t, "back73-"+string(rune('a'+i)), sol, sol, p.content)
+		got, out := h.recordAll(t, prog, nil, "4", "8")
+		if got.Children == nil {
+			t.Fatalf("%s: no record of the child", p.name)
+		}
+		s := got.Stats
+		t.Logf("%s: unordered_frees %d (%s), free_other_stream %d", p.name, s.UnorderedFrees, s.RaceNote("unordered_frees"), s.FreeOtherStream)
+		if got := s.UnorderedFrees > 0; got != p.wrong {
+			t.Errorf("%s %s [4 8]: unordered_frees %d (%s), want some: %v\n%s", sol, p.name, s.UnorderedFrees, s.RaceNote("unordered_frees"), p.wrong, out)
+		}
+		if got.Children.UnorderedFrees != 0 {
+			t.Errorf("%s %s [4 8]: the child's unordered_frees %d, want 0", sol, p.name, got.Children.UnorderedFrees)
+		}
+	}
+}
+
+// A steal waits on the event whose last record was made where that very
+// block was given back (review/blind11, issue 36): stream-ordered-pool's
+// hidden run "9 rounds, 6 blocks" has more give-backs waiting at once than
+// the harness has streams, so a pool that shares four events among them
+// in turn (a ring) makes a steal wait on another stream's later record.
+// The record's model sees the race there (with the default 8 blocks the
+// waits it takes are ordered after the giver through other waits), and
+// none in the solution, its correct alternatives and every blind set's
+// correct design.
+func TestHarnessesShowEventsSharedByWaitingGiveBacks(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day088/stream_ordered_pool.h"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day088/right/stream-ordered-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "stream-ordered-pool", "correct.h"))
+	for _, file := range sets {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	ps = append(ps, program{"wrong/blind11_events_a_ring_of_four_one_a_stream.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind11_events_a_ring_of_four_one_a_stream.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "ring88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
+		s := h.record(t, prog, "9", "6")
+		t.Logf("%s: unordered_uses %d (%s)", p.name, s.UnorderedUses, s.RaceNote("unordered_uses"))
+		if got := s.UnorderedUses > 0; got != p.wrong {
+			t.Errorf("%s %s [9 6]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+		if p.wrong {
+			d := h.record(t, prog)
+			t.Logf("%s [defaults]: unordered_uses %d", p.name, d.UnorderedUses)
+		}
+	}
+}
