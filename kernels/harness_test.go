@@ -920,6 +920,13 @@ func TestHarnessesShowInterprocessEventsDestroyedFirst(t *testing.T) {
 		file := "review/blind10/ipc-pool/wrong-" + strings.ReplaceAll(w, "_", "-") + ".cu"
 		ps = append(ps, program{file, read(file), true})
 	}
+	// review/blind11: a second stream that frees (correct), and the
+	// child's handles opened again every round, only the last pair closed.
+	ps = append(ps, program{"review/blind11/ipc-pool/correct.cu", read("review/blind11/ipc-pool/correct.cu"), false})
+	for _, path := range []string{"solutions/day073/wrong/ipc-pool/blind11_events_opened_again_every_round.patch"} {
+		ps = append(ps, program{path, patched(t, sol, path), true})
+	}
+	ps = append(ps, program{"review/blind11/ipc-pool/wrong-events-opened-again-every-round.cu", read("review/blind11/ipc-pool/wrong-events-opened-again-every-round.cu"), true})
 	destroyedOpen := func(got *checker.Received) float64 {
 		all := checker.Stats{IPCMadeDestroyFirstNs: got.Stats.IPCMadeDestroyFirstNs}
 		if got.Children != nil {
