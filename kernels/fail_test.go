@@ -480,6 +480,28 @@ func TestLibraryLeavesNoThreadARestartableSequence(t *testing.T) {
 	}
 }
 
+// Arrays, the runtime's (cudaMallocArray, cudaMalloc3DArray,
+// cudaMallocMipmappedArray) and the driver's (cuArrayCreate,
+// cuArray3DCreate, cuMipmappedArrayCreate), count in malloc_calls and
+// malloc_bytes (the elements' bytes, every level's), their frees in
+// free_calls: attack13's array_alloc.cu took a hundred arrays of device
+// memory while the record showed the one cudaMalloc its spec allowed.
+func TestLibraryCountsArrays(t *testing.T) {
+	lib := buildStub(t, "arrays.c")
+	got, out := lib.run(t)
+	if !strings.Contains(out, "arrays 0") {
+		t.Fatalf("the stand-in runtime refused a call: %q", out)
+	}
+	s := got.Stats
+	const bytes = 1<<20 + 256<<10 + (256 + 64 + 16 + 4 + 1) + 800 + 8000 + (64 + 16 + 4 + 1)
+	if s.MallocCalls != 6 || s.MallocBytes != bytes || s.FreeCalls != 6 || s.FailedAllocs != 0 {
+		t.Errorf("malloc_calls %d, malloc_bytes %d, free_calls %d, failed_allocs %d; want 6, %d, 6, 0", s.MallocCalls, s.MallocBytes, s.FreeCalls, s.FailedAllocs, bytes)
+	}
+	if g := got.Guard; g.DriverAllocCalls != 3 || g.DriverFreeCalls != 3 {
+		t.Errorf("the guard's driver allocations %d, frees %d; want 3 and 3 (the program's own driver calls)", g.DriverAllocCalls, g.DriverFreeCalls)
+	}
+}
+
 // A descriptor of a shareable handle closed by close_range, by
 // syscall(SYS_close) or by dup2 onto it is closed, even when its number
 // names the same file again at exit (every export names /dev/nvidiactl on
