@@ -1057,7 +1057,7 @@ const uint32_t kSysRseq = 293;
 // any frame: the record is missing, and the message says why.
 struct alignas(32) RseqProbe { uint32_t cpu_id_start, cpu_id; uint64_t rseq_cs; uint32_t flags, pad[3]; };
 static_assert(sizeof(RseqProbe) == 32, "the kernel's struct rseq is 32 bytes");
-const uint32_t kRseqSig = 0x53053053;  // the signature glibc and the kernel's selftests use on x86-64 and AArch64
+const uint32_t kRseqSig = 0x53053053;  // the probe's own signature (any serves: it is checked only against the same area's)
 
 void rseqOffOrStop() {
     static RseqProbe probe;
