@@ -1180,7 +1180,55 @@ void undumpable(char** envp) {
 // mark's write and the exit (status 72) of its child not followed, which
 // did a hundred cudaMalloc unseen. With neither, the trap flag's SIGTRAP
 // ends the process.
+// And so is rseq: a restartable sequence's critical section, declared in
+// a thread's registered area, is one the kernel leaves for an abort
+// address of the thread's choice at a preemption or a signal. A program
+// that pointed one at the CUDA runtime's code and sent itself a timer's
+// signals left cudaMalloc, past its work, before the hook's count
+// (rseq_escape.cu, rseq_plain.cu of the corpus, passing wherever the
+// witness was off). The grader starts a judged run with glibc's own
+// registration off (GLIBC_TUNABLES=glibc.pthread.rseq=0: glibc then asks
+// for no area, for the main thread nor for any thread it starts, and
+// copes with having none); refused here, the program cannot register one
+// of its own; rseqOffOrStop checks, before the filter, that the main
+// thread has none.
 const uint32_t kSetSyscallUserDispatch = 59;  // PR_SET_SYSCALL_USER_DISPATCH, named by newer headers only
+#if defined(SYS_rseq)
+const uint32_t kSysRseq = SYS_rseq;
+#elif defined(__x86_64__)
+const uint32_t kSysRseq = 334;
+#else
+const uint32_t kSysRseq = 293;
+#endif
+
+// rseqOffOrStop ends a judged run whose main thread has a restartable
+// sequence area registered with the kernel (glibc registered one: the
+// run was started without glibc.pthread.rseq=0, or the C library does not
+// honour it; or code that ran before this constructor registered one):
+// the filter below would refuse it to every thread started later (glibc
+// ends the process at such a refusal), and the area would let the
+// program's code steer the kernel past the hooks' counts. Asked by
+// registering an area of the library's own: the kernel refuses it
+// (EINVAL) while another is registered, and one it takes is given back at
+// once. A kernel without rseq (ENOSYS), or a filter of the grader's that
+// refuses it (EPERM), leaves no thread an area. Exit status 74, before
+// any frame: the record is missing, and the message says why.
+struct alignas(32) RseqProbe { uint32_t cpu_id_start, cpu_id; uint64_t rseq_cs; uint32_t flags, pad[3]; };
+static_assert(sizeof(RseqProbe) == 32, "the kernel's struct rseq is 32 bytes");
+const uint32_t kRseqSig = 0x53053053;  // the probe's own signature (any serves: it is checked only against the same area's)
+
+void rseqOffOrStop() {
+    static RseqProbe probe;
+    long r = rawSyscall5(kSysRseq, (long)&probe, sizeof probe, 0, kRseqSig, 0);
+    if (r == 0) {
+        rawSyscall5(kSysRseq, (long)&probe, sizeof probe, 1 /* RSEQ_FLAG_UNREGISTER */, kRseqSig, 0);
+        return;
+    }
+    if (r != -EINVAL && r != -EBUSY) return;  // ENOSYS, EPERM: nothing registered, nothing can be
+    static const char msg[] = "allocstats: this judged run's main thread has a restartable sequence (rseq) area registered with the kernel, with which the program could leave a CUDA call before it is counted: the run is stopped (exit status 74). The grader starts judged runs with GLIBC_TUNABLES=glibc.pthread.rseq=0; run the program through lessons, and do not register rseq areas\n";
+    sysWrite(2, msg, sizeof msg - 1);
+    for (;;) rawSyscall(SYS_exit_group, 74);
+}
 
 void refuseExec() {
 #if defined(__x86_64__)
@@ -1189,21 +1237,22 @@ void refuseExec() {
     const uint32_t arch = AUDIT_ARCH_AARCH64;
 #endif
     const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
-    // Jumps count the instructions skipped: deny is instruction 20, allow 21.
+    // Jumps count the instructions skipped: deny is instruction 21, allow 22.
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 15, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 16, 0),
 #else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 15, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 16, 0),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 14, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 13, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 12, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 11, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 15, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 14, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 13, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 12, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 11, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 0, 6),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 9),
@@ -1218,7 +1267,7 @@ void refuseExec() {
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    static_assert(sizeof f / sizeof f[0] == 22, "the jumps above count on 22 instructions");
+    static_assert(sizeof f / sizeof f[0] == 23, "the jumps above count on 23 instructions");
     struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
     if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
@@ -1229,7 +1278,10 @@ void refuseExec() {
 void noExecStart(char** envp) {
     char v[4];
     noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
-    if (noExec) refuseExec();
+    if (noExec) {
+        rseqOffOrStop();
+        refuseExec();
+    }
 }
 
 // forwardsToCUDA stops the run when a hook's pointer to the real function

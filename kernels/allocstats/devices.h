@@ -9,6 +9,33 @@
 // asked of), an allocation's (its pool's). A context made current with the
 // driver API (cuCtxSetCurrent) is not followed.
 namespace {
+// arrayBytes is the bytes of an array's elements (elem bytes each): width,
+// height and depth (each at least 1) at each of its levels, a level half
+// the one before in each (at least 1).
+size_t arrayBytes(size_t elem, size_t w, size_t h, size_t d, unsigned int levels) {
+    size_t n = 0;
+    if (levels == 0) levels = 1;
+    for (unsigned int l = 0; l < levels && l < 64; l++) {
+        size_t lw = w >> l, lh = h >> l, ld = d >> l;
+        n += (lw > 0 ? lw : 1) * (lh > 0 ? lh : 1) * (ld > 0 ? ld : 1) * elem;
+    }
+    return n;
+}
+// channelBytes is the size of a runtime array's element (at least 1).
+size_t channelBytes(const cudaChannelFormatDesc* d) {
+    if (d == nullptr) return 1;
+    long bits = (long)d->x + d->y + d->z + d->w;
+    return bits >= 8 ? (size_t)bits / 8 : 1;
+}
+// formatBytes is the size of one channel of a driver array's format (1
+// for those not named here: a count of at least the elements).
+size_t formatBytes(unsigned int f) {
+    switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF: return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT: return 4;
+    default: return 1;
+    }
+}
 thread_local int curDev = 0;
 std::unordered_map<cudaStream_t, int>* streamDev;
 std::unordered_map<cudaMemPool_t, int>* poolDev;
@@ -171,6 +198,30 @@ HOOK(cudaError_t, cudaMalloc3D, (cudaPitchedPtr* pp, cudaExtent e), (pp, e), {
         added(pp->ptr, n, nullptr, false);
     } else rec->failed_allocs++;
 })
+// Arrays (the memory of textures and surfaces) count as cudaMalloc does:
+// device memory taken all the same, which a spec that allows one
+// allocation must see (attack13's array_alloc.cu took a hundred unseen).
+// Their bytes are the elements' (width, height and depth, each at least
+// 1, times the element's size); a mipmapped array's, every level's. An
+// array has no address a kernel is given: it is not followed as live
+// memory, for leaks or for uses; its free counts in free_calls.
+HOOK(cudaError_t, cudaMallocArray, (cudaArray_t* a, const cudaChannelFormatDesc* d, size_t w, size_t h, unsigned int f), (a, d, w, h, f), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) rec->malloc_bytes += arrayBytes(channelBytes(d), w, h, 0, 1);
+    else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaMalloc3DArray, (cudaArray_t* a, const cudaChannelFormatDesc* d, cudaExtent e, unsigned int f), (a, d, e, f), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) rec->malloc_bytes += arrayBytes(channelBytes(d), e.width, e.height, e.depth, 1);
+    else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaMallocMipmappedArray, (cudaMipmappedArray_t* a, const cudaChannelFormatDesc* d, cudaExtent e, unsigned int levels, unsigned int f), (a, d, e, levels, f), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) rec->malloc_bytes += arrayBytes(channelBytes(d), e.width, e.height, e.depth, levels);
+    else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaFreeArray, (cudaArray_t a), (a), { rec->free_calls++; })
+HOOK(cudaError_t, cudaFreeMipmappedArray, (cudaMipmappedArray_t a), (a), { rec->free_calls++; })
 HOOK(cudaError_t, cudaMallocHost, (void** p, size_t n), (p, n), {
     rec->malloc_host_calls++;
     if (r == cudaSuccess) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
