@@ -377,6 +377,17 @@ const int kIpcOpens = 1024;
 struct IpcOpens { std::atomic<uint32_t> n{0}; IpcOpen slot[kIpcOpens]; };
 IpcOpens* ipcOpens = nullptr;
 Clock* host;                                        // what the host has waited for
+// trimHolds: for each stream, the place of its latest operation that
+// holds memory a trim would give back once it ran: a stream-ordered free
+// (freed: cudaFreeAsync, a launched graph's free nodes, a queued use of
+// stream-ordered memory that cudaFree freed without waiting) and a graph
+// launch (graph: its graph memory, which cudaDeviceGraphMemTrim keeps
+// while a launch is "currently executing or scheduled to execute"). A
+// trim is early (trims_unwaited) only while the host has not waited for
+// one of them: work that holds nothing freed (a kernel on live memory, or
+// on none) changes nothing a trim gives back.
+struct TrimHold { uint64_t freed = 0, graph = 0; };
+std::unordered_map<cudaStream_t, TrimHold>* trimHolds;
 
 // A kernel as the driver describes it: its name and its parameters'
 // (offset, size), looked up once.
