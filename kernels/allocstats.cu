@@ -354,12 +354,14 @@ struct Unsent { std::atomic<uint32_t> used{0}; uintptr_t block = 0; unsigned cha
 Unsent unsent[kUnsent];
 std::atomic<int> unsentCount{0};
 // importNotes: this process's imports (their export data's hash, when
-// imported, whether a wait found it stale), in order; ipcOpenKeys: the
+// imported, whether a wait found it stale, whether a wait found it
+// covered: a later wait on another event does not judge it again), in
+// order; ipcOpenKeys: the
 // handle's hash of each event it opened; ipcJudged: for each handle's
 // hash, how many imports the waits on events opened from it have judged
 // (a wait judges the imports made since the last wait on the same
 // handle, whether it opened the handle once or again each round).
-struct ImportNote { uint64_t key, ns; bool stale; };
+struct ImportNote { uint64_t key, ns; bool stale; bool covered = false; };
 std::vector<ImportNote>* importNotes;
 std::unordered_map<cudaEvent_t, uint64_t>* ipcOpenKeys;
 std::unordered_map<uint64_t, size_t>* ipcJudged;

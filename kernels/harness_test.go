@@ -825,17 +825,30 @@ func TestHarnessesShowWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 	for _, r := range rights {
 		ps = append(ps, program{"right/" + r.Name(), read(filepath.Join(right, r.Name())), 0})
 	}
-	for _, set := range []string{"blind", "blind3", "blind4", "blind5", "blind6", "blind7"} {
+	// blind8's uses two pairs of events by turns (round r waits on pair
+	// r % 2): the H200 counted its waits stale (4 of 5 rounds), each
+	// judging the round before's import against a pair that never covered
+	// it.
+	for _, set := range []string{"blind", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"} {
 		file := filepath.Join("review", set, "ipc-pool", "correct.cu")
 		ps = append(ps, program{file, read(file), 0})
 	}
 	// Wrong for another reason: the child's host asks the event it
 	// records itself (`freed`), after its import; not a wait on the fill.
 	ps = append(ps, program{"wrong/blind_child_polls_event.patch", read("solutions/day073/wrong/ipc-pool/blind_child_polls_event.patch"), 0})
+	// blind8's wrong ones share its two pairs: each is wrong for a reason
+	// of its own (a drain for two rounds in flight, a free before its
+	// wait, a wait on the wrong pair's freed, a pair never destroyed),
+	// never for a stale wait.
+	for _, w := range []string{"wrong-drain-assumes-two-rounds-in-flight", "wrong-drain-frees-before-its-wait", "wrong-freed-waited-on-the-previous-rounds-pair", "wrong-spare-event-pair-never-destroyed"} {
+		file := filepath.Join("review", "blind8", "ipc-pool", w+".cu")
+		ps = append(ps, program{file, read(file), 0})
+	}
 	ps = append(ps,
 		program{"wrong/blind_record_after_send.patch", read("solutions/day073/wrong/ipc-pool/blind_record_after_send.patch"), 4},
 		program{"review/blind/ipc-pool/wrong-record-after-send.cu", read("review/blind/ipc-pool/wrong-record-after-send.cu"), 4},
-		program{"review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu", read("review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu"), 4})
+		program{"review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu", read("review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu"), 4},
+		program{"review/blind9/ipc-pool/wrong-filled-recorded-after-the-block-is-sent.cu", read("review/blind9/ipc-pool/wrong-filled-recorded-after-the-block-is-sent.cu"), 4})
 	for i, p := range ps {
 		prog := h.build(t, "stale73-"+string(rune('a'+i)), sol, sol, p.content)
 		got, out := h.recordAll(t, prog, nil, "4", "8")
