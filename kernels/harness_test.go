@@ -780,6 +780,19 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 	if s, out := h.recordEnv(t, early, nil, "2", "1"); s.TrimsUnwaited != 1 {
 		t.Errorf("TODO 4 waiting for s2 instead of s: trims_unwaited %d, want 1 (the free of out on s not yet run)\n%s", s.TrimsUnwaited, out)
 	}
+	// A graph launch not waited for holds its graph memory ("in use by a
+	// graph that is either currently executing or scheduled to execute"):
+	// blind9's design with one more launch of produce (an allocation node,
+	// no free node) queued after the busy kernel, before its trim.
+	b9 := string(mustRead(t, filepath.Join("..", "review/blind9/graph-alloc/correct.cu")))
+	const destroy = "    CHECK(cudaGraphExecDestroy(step));\n"
+	if !strings.Contains(b9, destroy) {
+		t.Fatal("review/blind9/graph-alloc/correct.cu: TODO 4's destroy of step not found")
+	}
+	launched := h.build(t, "trim-after-a-launch", sol, sol, []byte(strings.Replace(b9, destroy, "    CHECK(cudaGraphLaunch(produce, s));\n"+destroy, 1)))
+	if s, out := h.recordEnv(t, launched, nil, "2", "1"); s.TrimsUnwaited != 1 {
+		t.Errorf("a launch of produce queued before the trim: trims_unwaited %d, want 1 (the launch not yet run)\n%s", s.TrimsUnwaited, out)
+	}
 	for _, w := range []string{"blind7_step_launched_on_its_branch_stream.patch", "blind2_step_on_s2.patch"} {
 		prog := h.build(t, w, sol, sol, patched(t, sol, filepath.Join("solutions/day074/wrong/graph-alloc", w)))
 		s, out := h.recordEnv(t, prog, nil, "2", "1")

@@ -313,8 +313,9 @@ void graphLaunched(GraphInfo& gi, cudaStream_t s) {
     graphRecords(gi, s);
     gi.last = (*clocks)[norm(s)];
     // Until it has run, the launch holds its graph memory, and what its
-    // free nodes free (trims_unwaited).
-    holdsUntil(s, true);
+    // free nodes free (trims_unwaited); a graph with no memory nodes holds
+    // nothing a trim gives back.
+    if (!gi.allocs.empty() || !gi.frees.empty()) holdsUntil(s, true);
     if (!gi.frees.empty()) holdsUntil(s, false);
 }
 }  // namespace
