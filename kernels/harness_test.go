@@ -793,6 +793,14 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 	if s, out := h.recordEnv(t, launched, nil, "2", "1"); s.TrimsUnwaited != 1 {
 		t.Errorf("a launch of produce queued before the trim: trims_unwaited %d, want 1 (the launch not yet run)\n%s", s.TrimsUnwaited, out)
 	}
+	// The last out freed on the idle s2 in TODO 4, then s waited for and
+	// the trim (review/blind10's last-out-freed-on-the-branch-stream, and
+	// the mutant other-stream@233/s2): the free on s2 is not waited for,
+	// and the trim may come before it runs.
+	s2free := h.build(t, "out-freed-on-s2", sol, sol, []byte(strings.Replace(sol4, wait, strings.Replace(wait, "cudaFreeAsync(out, s)", "cudaFreeAsync(out, s2)", 1), 1)))
+	if s, out := h.recordEnv(t, s2free, nil, "2", "1"); s.TrimsUnwaited != 1 {
+		t.Errorf("the last out freed on s2: trims_unwaited %d, want 1 (the free on s2 not waited for)\n%s", s.TrimsUnwaited, out)
+	}
 	for _, w := range []string{"blind7_step_launched_on_its_branch_stream.patch", "blind2_step_on_s2.patch"} {
 		prog := h.build(t, w, sol, sol, patched(t, sol, filepath.Join("solutions/day074/wrong/graph-alloc", w)))
 		s, out := h.recordEnv(t, prog, nil, "2", "1")
