@@ -189,7 +189,7 @@ struct Record {
     uint64_t graph_execs_made;         // cudaGraphInstantiate (and WithFlags, WithParams) that succeeded
     uint64_t graph_execs_leaked;       // executable graphs not destroyed by exit (cudaGraphExecDestroy)
     uint64_t reuse_attr_gets;          // cudaMemPoolGetAttribute of a reuse policy that succeeded (the pool asked what it does)
-    uint64_t ipc_made_destroy_first_ns;  // CLOCK_MONOTONIC of the first destroy of an interprocess event this process made while a process that opened its handle still had it open (0: none)
+    uint64_t ipc_made_destroy_first_ns;  // CLOCK_MONOTONIC of the first destroy of an interprocess event this process made while a process that opened its handle still had it open, or that opened it only after the destroy (seen at exit) (0: none)
     uint64_t ipc_opened_close_last_ns;   // ... of the last close of an event this process opened (cudaIpcOpenEventHandle), or its exit with one open
     // version 12: buffers too small for what is copied into or out of them
     uint64_t copies_past_end;          // copies and memsets whose bytes run past the end of the allocation (device, or pinned host) they start in
@@ -206,6 +206,8 @@ struct Record {
     uint64_t stale_ipc_waits;          // waits on an opened interprocess event, after an import, whose exporter sent the block's data before a record of that event covered the block's writes
     // version 16 too: the overlap the program's own ordering leaves
     uint64_t max_unordered_streams;    // the most streams whose queued work (kernels, copies, memsets) the program's ordering left free to run at once
+    // version 17: host memory given back while page-locked
+    uint64_t registered_unmapped;      // ranges pinned by cudaHostRegister found no longer mapped (freed or unmapped) at their cudaHostUnregister, or at exit
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -303,6 +305,13 @@ std::unordered_map<cudaEvent_t, int>* ipcOpened;
 // of (cudaIpcGetEventHandle): the handle's hash and when it was first
 // taken.
 std::unordered_map<cudaEvent_t, std::pair<uint64_t, uint64_t>>* ipcShared;
+// ipcGone: the interprocess events this process made, took a handle of
+// and destroyed: the handle's hash, when it was first taken and when the
+// event was destroyed. Read at exit against every process's opens
+// (ipcGoneAtExit, channel.h), so that a handle opened only after its
+// maker destroyed the event counts as one open at the destroy does.
+struct IpcGone { uint64_t key, takenNs, destroyNs; };
+std::vector<IpcGone>* ipcGone;
 struct ImportFree { cudaStream_t stream; uint64_t seq; int sig; };
 std::vector<ImportFree>* importFrees;
 // Blocks this process exported (cudaMemPoolExportPointer): the hash of

@@ -131,6 +131,22 @@ func (h harnessRig) recordEnv(t *testing.T, prog string, env []string, args ...s
 // recordAll is recordEnv with the children's record too.
 func (h harnessRig) recordAll(t *testing.T, prog string, env []string, args ...string) (*checker.Received, string) {
 	t.Helper()
+	return h.recordRun(t, prog, env, false, args...)
+}
+
+// recordFailing is record for a harness that checks its results and
+// exits 1 on the stand-in runtime, whose kernels never run: what the
+// record says of the run is still the run's.
+func (h harnessRig) recordFailing(t *testing.T, prog string, args ...string) *checker.Stats {
+	t.Helper()
+	got, _ := h.recordRun(t, prog, nil, true, args...)
+	return got.Stats
+}
+
+// recordRun runs prog and returns its verified record and output; a
+// nonzero exit fails the test unless anyExit.
+func (h harnessRig) recordRun(t *testing.T, prog string, env []string, anyExit bool, args ...string) (*checker.Received, string) {
+	t.Helper()
 	key := make([]byte, checker.KeySize)
 	rand.Read(key)
 	r, w, err := os.Pipe()
@@ -149,7 +165,9 @@ func (h harnessRig) recordAll(t *testing.T, prog string, env []string, args ...s
 	w.Close()
 	data, _ := io.ReadAll(r)
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", prog, args, err, out.Bytes())
+		if _, exited := err.(*exec.ExitError); !anyExit || !exited || cmd.ProcessState.ExitCode() < 0 {
+			t.Fatalf("%s %v: %v\n%s", prog, args, err, out.Bytes())
+		}
 	}
 	c := checker.NewChannel(key)
 	c.Write(data)
@@ -907,5 +925,74 @@ func TestHarnessesShowWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 	}
 	if found != 2 {
 		t.Errorf("%d record-late mutants of %s, want 2 (the parent's record of filled, the child's of freed)", found, sol)
+	}
+}
+
+// An interprocess event's maker destroys it last (review/blind10, issue
+// 36): all.ipc_events_destroyed_open counts a destroy while a handle of
+// that very event is open in another process, or before one is opened
+// at all (read at the maker's exit), and in ipc-pool's run whose records
+// and closes of opened handles are made 50 ms late a child that closes
+// its handles after its answer shows every time. The solution, its
+// alternatives and blind10's correct design (a fresh pair of events a
+// round) read 0 in both runs, as the socket orders each child's closes
+// before the parent's destroys; blind10's two mistakes, as written and
+// as ported, read 1 in the late run.
+func TestHarnessesShowInterprocessEventsDestroyedFirst(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day073/ipc_pool.cu"
+	read := func(path string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	ps := []program{{"solution", read(sol), false}, {"review/blind10/ipc-pool/correct.cu", read("review/blind10/ipc-pool/correct.cu"), false}}
+	right := "solutions/day073/right/ipc-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		b := read(filepath.Join(right, r.Name()))
+		if strings.HasSuffix(r.Name(), ".patch") {
+			b = patched(t, sol, filepath.Join(right, r.Name()))
+		}
+		ps = append(ps, program{"right/" + r.Name(), b, false})
+	}
+	for _, w := range []string{"child_closes_its_event_handles_after_the_answer", "filled_destroyed_once_it_is_sent"} {
+		path := "solutions/day073/wrong/ipc-pool/blind10_" + w + ".patch"
+		ps = append(ps, program{path, patched(t, sol, path), true})
+		file := "review/blind10/ipc-pool/wrong-" + strings.ReplaceAll(w, "_", "-") + ".cu"
+		ps = append(ps, program{file, read(file), true})
+	}
+	destroyedOpen := func(got *checker.Received) float64 {
+		all := checker.Stats{IPCMadeDestroyFirstNs: got.Stats.IPCMadeDestroyFirstNs}
+		if got.Children != nil {
+			all.IPCOpenedCloseLastNs = got.Children.IPCOpenedCloseLastNs
+		}
+		v, _ := all.Value("ipc_events_destroyed_open")
+		return v
+	}
+	for i, p := range ps {
+		prog := h.build(t, "events73-"+string(rune('a'+i)), sol, sol, p.content)
+		late, out := h.recordAll(t, prog, []string{"LESSONS_STATS_IPC_DELAY=50"}, "2", "1")
+		t.Logf("%s: ipc_events_destroyed_open %g with the closes made late", p.name, destroyedOpen(late))
+		if got := destroyedOpen(late) == 1; got != p.wrong {
+			t.Errorf("%s [2 1, records and closes 50 ms late]: ipc_events_destroyed_open %g, want 1: %v\n%s", p.name, destroyedOpen(late), p.wrong, out)
+		}
+		if p.wrong {
+			continue
+		}
+		plain, out := h.recordAll(t, prog, nil, "2", "1")
+		if v := destroyedOpen(plain); v != 0 {
+			t.Errorf("%s [2 1]: ipc_events_destroyed_open %g, want 0\n%s", p.name, v, out)
+		}
 	}
 }
