@@ -429,6 +429,12 @@ struct GraphInfo {
     // The nodes of the graph it was made from, in order: an update's are
     // named by them (graphs.h).
     std::vector<cudaGraphNode_t> order;
+    // Its own memory's order inside it (graphs.h, ownOrder): uses of an
+    // allocation node's memory by nodes no edge orders after that node,
+    // and by nodes no edge orders before the free node of that memory,
+    // counted at each launch, with the first one's words.
+    uint64_t ownUnorderedUses = 0, ownUnorderedFrees = 0;
+    char ownUseRace[200] = {0}, ownFreeRace[200] = {0};
     // Where its last launch's stream stood at that launch's end: the next
     // launch, on any stream, comes after it (CUDA orders each launch of an
     // executable graph behind its previous one).
