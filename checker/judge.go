@@ -426,7 +426,7 @@ var phrases = map[string]string{
 	"stale_ipc_waits":            "waits on another process's interprocess event, after an import, that could take only a record made before the block's writes (the exporter sent the block before recording the event after them)",
 	"unpinned_async_copies":      "cudaMemcpyAsync to or from host memory that is not pinned (in no cudaMallocHost, cudaHostAlloc or cudaHostRegister range)",
 	"graph_execs_leaked":         "executable graphs never destroyed (cudaGraphExecDestroy): cudaGraphDestroy destroys the graph, not what was made from it",
-	"trims_unwaited":             "trims (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host waited for the work queued on the streams",
+	"trims_unwaited":             "trims (cudaMemPoolTrimTo, cudaDeviceGraphMemTrim) made before the host waited for a queued free (or, for graph memory, a queued graph launch) whose memory the trim would give back",
 }
 
 // scoped is the record a statistic's name reads (the program's own

@@ -363,12 +363,14 @@ struct Unsent { std::atomic<uint32_t> used{0}; uintptr_t block = 0; unsigned cha
 Unsent unsent[kUnsent];
 std::atomic<int> unsentCount{0};
 // importNotes: this process's imports (their export data's hash, when
-// imported, whether a wait found it stale), in order; ipcOpenKeys: the
+// imported, whether a wait found it stale, whether a wait found it
+// covered: a later wait on another event does not judge it again), in
+// order; ipcOpenKeys: the
 // handle's hash of each event it opened; ipcJudged: for each handle's
 // hash, how many imports the waits on events opened from it have judged
 // (a wait judges the imports made since the last wait on the same
 // handle, whether it opened the handle once or again each round).
-struct ImportNote { uint64_t key, ns; bool stale; };
+struct ImportNote { uint64_t key, ns; bool stale; bool covered = false; };
 std::vector<ImportNote>* importNotes;
 std::unordered_map<cudaEvent_t, uint64_t>* ipcOpenKeys;
 std::unordered_map<uint64_t, size_t>* ipcJudged;
@@ -408,6 +410,17 @@ struct IpcMine { uint64_t ns; Clock clock; };
 const size_t kIpcMine = 4096;
 std::vector<IpcMine>* ipcMine;
 Clock* host;                                        // what the host has waited for
+// trimHolds: for each stream, the place of its latest operation that
+// holds memory a trim would give back once it ran: a stream-ordered free
+// (freed: cudaFreeAsync, a launched graph's free nodes, a queued use of
+// stream-ordered memory that cudaFree freed without waiting) and a graph
+// launch (graph: its graph memory, which cudaDeviceGraphMemTrim keeps
+// while a launch is "currently executing or scheduled to execute"). A
+// trim is early (trims_unwaited) only while the host has not waited for
+// one of them: work that holds nothing freed (a kernel on live memory, or
+// on none) changes nothing a trim gives back.
+struct TrimHold { uint64_t freed = 0, graph = 0; };
+std::unordered_map<cudaStream_t, TrimHold>* trimHolds;
 
 // A kernel as the driver describes it: its name and its parameters'
 // (offset, size), looked up once.
@@ -438,6 +451,12 @@ struct GraphInfo {
     // The nodes of the graph it was made from, in order: an update's are
     // named by them (graphs.h).
     std::vector<cudaGraphNode_t> order;
+    // Its own memory's order inside it (graphs.h, ownOrder): uses of an
+    // allocation node's memory by nodes no edge orders after that node,
+    // and by nodes no edge orders before the free node of that memory,
+    // counted at each launch, with the first one's words.
+    uint64_t ownUnorderedUses = 0, ownUnorderedFrees = 0;
+    char ownUseRace[200] = {0}, ownFreeRace[200] = {0};
     // Where its last launch's stream stood at that launch's end: the next
     // launch, on any stream, comes after it (CUDA orders each launch of an
     // executable graph behind its previous one).

@@ -758,6 +758,12 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 	// harness as it is now (blind8's asks the graph for its root nodes,
 	// which the stand-in runtime does not answer).
 	programs["review/blind7"] = mustRead(t, filepath.Join("..", "review/blind7/graph-alloc/correct.cu"))
+	// review/blind9's correct design frees every out on s before the
+	// host's wait for the totals, and trims after the harness's busy
+	// kernel is queued without waiting for it: the busy kernel holds no
+	// memory, so the trim is not early (the H200 counted it before, and
+	// printed reserved 0 MiB after it).
+	programs["review/blind9"] = mustRead(t, filepath.Join("..", "review/blind9/graph-alloc/correct.cu"))
 	for name, content := range programs {
 		prog := h.build(t, strings.ReplaceAll(name, "/", "-"), sol, sol, content)
 		one, out := h.recordEnv(t, prog, nil, "1", "1")
@@ -767,7 +773,7 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 			// the host must wait for: a trim after s is waited for is
 			// not early (the H200 counted 1 while captures queued on s2).
 			if s.TrimsUnwaited != 0 {
-				t.Errorf("%s: trims_unwaited %d, want 0 (what a capture queues is no stream's work)\n%s", name, s.TrimsUnwaited, out)
+				t.Errorf("%s: trims_unwaited %d, want 0 (what a capture queues is no stream's work, and the busy kernel holds nothing a trim gives back)\n%s", name, s.TrimsUnwaited, out)
 			}
 			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 || s.CopiesPastEnd != 0 {
 				t.Errorf("%s: unordered_uses %d (%s), unordered_frees %d (%s), uses_after_free %d (%s), copies_past_end %d, want none\n%s", name,
@@ -779,6 +785,39 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 		if three.BufferUses-one.BufferUses != 2*7 {
 			t.Errorf("%s: buffer_uses %d at 1 launch, %d at 3: want 7 more a launch (sum's two pointers, produce's node's in, step's four nodes' in and totals)", name, one.BufferUses, three.BufferUses)
 		}
+	}
+	// The trim the statistic was made for: TODO 4 queues the free of the
+	// last out on s behind the busy kernel and waits for s2 instead of s,
+	// so the free has not run when the trim comes.
+	sol4 := string(mustRead(t, filepath.Join("..", sol)))
+	const wait = "    CHECK(cudaFreeAsync(out, s));\n    CHECK(cudaGraphExecDestroy(step));\n    CHECK(cudaGraphExecDestroy(produce));\n    CHECK(cudaStreamSynchronize(s));\n"
+	if !strings.Contains(sol4, wait) {
+		t.Fatalf("%s: TODO 4's free, destroys and wait not found", sol)
+	}
+	early := h.build(t, "trim-waits-for-s2", sol, sol, []byte(strings.Replace(sol4, wait, strings.Replace(wait, "Synchronize(s)", "Synchronize(s2)", 1), 1)))
+	if s, out := h.recordEnv(t, early, nil, "2", "1"); s.TrimsUnwaited != 1 {
+		t.Errorf("TODO 4 waiting for s2 instead of s: trims_unwaited %d, want 1 (the free of out on s not yet run)\n%s", s.TrimsUnwaited, out)
+	}
+	// A graph launch not waited for holds its graph memory ("in use by a
+	// graph that is either currently executing or scheduled to execute"):
+	// blind9's design with one more launch of produce (an allocation node,
+	// no free node) queued after the busy kernel, before its trim.
+	b9 := string(mustRead(t, filepath.Join("..", "review/blind9/graph-alloc/correct.cu")))
+	const destroy = "    CHECK(cudaGraphExecDestroy(step));\n"
+	if !strings.Contains(b9, destroy) {
+		t.Fatal("review/blind9/graph-alloc/correct.cu: TODO 4's destroy of step not found")
+	}
+	launched := h.build(t, "trim-after-a-launch", sol, sol, []byte(strings.Replace(b9, destroy, "    CHECK(cudaGraphLaunch(produce, s));\n"+destroy, 1)))
+	if s, out := h.recordEnv(t, launched, nil, "2", "1"); s.TrimsUnwaited != 1 {
+		t.Errorf("a launch of produce queued before the trim: trims_unwaited %d, want 1 (the launch not yet run)\n%s", s.TrimsUnwaited, out)
+	}
+	// The last out freed on the idle s2 in TODO 4, then s waited for and
+	// the trim (review/blind10's last-out-freed-on-the-branch-stream, and
+	// the mutant other-stream@233/s2): the free on s2 is not waited for,
+	// and the trim may come before it runs.
+	s2free := h.build(t, "out-freed-on-s2", sol, sol, []byte(strings.Replace(sol4, wait, strings.Replace(wait, "cudaFreeAsync(out, s)", "cudaFreeAsync(out, s2)", 1), 1)))
+	if s, out := h.recordEnv(t, s2free, nil, "2", "1"); s.TrimsUnwaited != 1 {
+		t.Errorf("the last out freed on s2: trims_unwaited %d, want 1 (the free on s2 not waited for)\n%s", s.TrimsUnwaited, out)
 	}
 	for _, w := range []string{"blind7_step_launched_on_its_branch_stream.patch", "blind2_step_on_s2.patch"} {
 		prog := h.build(t, w, sol, sol, patched(t, sol, filepath.Join("solutions/day074/wrong/graph-alloc", w)))
@@ -825,17 +864,30 @@ func TestHarnessesShowWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 	for _, r := range rights {
 		ps = append(ps, program{"right/" + r.Name(), read(filepath.Join(right, r.Name())), 0})
 	}
-	for _, set := range []string{"blind", "blind3", "blind4", "blind5", "blind6", "blind7"} {
+	// blind8's uses two pairs of events by turns (round r waits on pair
+	// r % 2): the H200 counted its waits stale (4 of 5 rounds), each
+	// judging the round before's import against a pair that never covered
+	// it.
+	for _, set := range []string{"blind", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"} {
 		file := filepath.Join("review", set, "ipc-pool", "correct.cu")
 		ps = append(ps, program{file, read(file), 0})
 	}
 	// Wrong for another reason: the child's host asks the event it
 	// records itself (`freed`), after its import; not a wait on the fill.
 	ps = append(ps, program{"wrong/blind_child_polls_event.patch", read("solutions/day073/wrong/ipc-pool/blind_child_polls_event.patch"), 0})
+	// blind8's wrong ones share its two pairs: each is wrong for a reason
+	// of its own (a drain for two rounds in flight, a free before its
+	// wait, a wait on the wrong pair's freed, a pair never destroyed),
+	// never for a stale wait.
+	for _, w := range []string{"wrong-drain-assumes-two-rounds-in-flight", "wrong-drain-frees-before-its-wait", "wrong-freed-waited-on-the-previous-rounds-pair", "wrong-spare-event-pair-never-destroyed"} {
+		file := filepath.Join("review", "blind8", "ipc-pool", w+".cu")
+		ps = append(ps, program{file, read(file), 0})
+	}
 	ps = append(ps,
 		program{"wrong/blind_record_after_send.patch", read("solutions/day073/wrong/ipc-pool/blind_record_after_send.patch"), 4},
 		program{"review/blind/ipc-pool/wrong-record-after-send.cu", read("review/blind/ipc-pool/wrong-record-after-send.cu"), 4},
-		program{"review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu", read("review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu"), 4})
+		program{"review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu", read("review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu"), 4},
+		program{"review/blind9/ipc-pool/wrong-filled-recorded-after-the-block-is-sent.cu", read("review/blind9/ipc-pool/wrong-filled-recorded-after-the-block-is-sent.cu"), 4})
 	for i, p := range ps {
 		prog := h.build(t, "stale73-"+string(rune('a'+i)), sol, sol, p.content)
 		got, out := h.recordAll(t, prog, nil, "4", "8")

@@ -174,7 +174,7 @@ void imported(void* p, const void* data) {
     rec->pool_imports++;
     rec->pool_import_bytes += n;
     added(p, n, nullptr, false, kImported);
-    if (data != nullptr && importNotes->size() < (1u << 20)) importNotes->push_back(ImportNote{exportKey(data), monotonicNanos(), false});
+    if (data != nullptr && importNotes->size() < (1u << 20)) importNotes->push_back(ImportNote{exportKey(data), monotonicNanos(), false, false});
     if (importSigs == nullptr || data == nullptr) return;
     const uint32_t slot = importSigs->n.fetch_add(1);
     if (slot >= (uint32_t)kImportSigs) return;

@@ -392,17 +392,21 @@ extern "C" cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAt
     after();
     return r;
 }
-namespace { bool allWaited(); }
+namespace { bool trimWaited(bool graph); }
 // A trim gives back only what no queued work still holds: one made before
-// the host waited for that work may give back less than it means to.
+// the host waited for a queued free (or, for graph memory, a queued graph
+// launch) may give back less than it means to. Other queued work holds
+// nothing a trim could give back: a trim while a kernel that uses no freed
+// memory still runs is not early (review/blind9's graph-alloc design,
+// whose frees were all waited for before the harness's busy kernel).
 HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), {
     tlTrim(keep);
     rec->pool_trims++;
     notePool(pool);
-    if (!allWaited()) rec->trims_unwaited++;
+    if (!trimWaited(false)) rec->trims_unwaited++;
 })
 HOOK(cudaError_t, cudaDeviceGraphMemTrim, (int device), (device), {
-    if (!allWaited()) rec->trims_unwaited++;
+    if (!trimWaited(true)) rec->trims_unwaited++;
 })
 HOOK(cudaError_t, cudaDeviceSynchronize, (void), (), { rec->device_syncs++; tlHostWait(kTlWaitDevice, -1, tl0); hostWaited(); if (r == cudaSuccess) hostWaitsAll(); })
 HOOK(cudaError_t, cudaStreamSynchronize, (cudaStream_t s), (s), {
@@ -869,6 +873,20 @@ bool allWaited() {
         if (own == kv.second.end() || own->second == 0) continue;   // nothing queued there
         auto h = host->find(kv.first);
         if (h == host->end() || h->second < own->second) return false;
+    }
+    return true;
+}
+
+// trimWaited says whether the host has waited for every queued operation
+// that holds memory a trim gives back (trimHolds): the frees, and for a
+// graph memory trim (graph) the graph launches too.
+bool trimWaited(bool graph) {
+    for (auto& kv : *trimHolds) {
+        uint64_t need = kv.second.freed;
+        if (graph && kv.second.graph > need) need = kv.second.graph;
+        if (need == 0) continue;
+        auto h = host->find(kv.first);
+        if (h == host->end() || h->second < need) return false;
     }
     return true;
 }

@@ -182,6 +182,99 @@ void graphNodes(cudaGraph_t g, int depth, GraphInfo* gi) {
 
 void nodesOf(cudaGraph_t g, int depth, std::vector<cudaGraphNode_t>* out);
 
+// depsOf lists the nodes node depends on (CUDA 13 added edge data to the
+// call); mu is not held.
+std::vector<cudaGraphNode_t> depsOf(cudaGraphNode_t node) {
+#if CUDART_VERSION >= 13000
+    static auto fn = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNode_t*, void*, size_t*))real("cudaGraphNodeGetDependencies");
+    size_t n = 0;
+    if (fn == nullptr || fn(node, nullptr, nullptr, &n) != cudaSuccess || n == 0) return {};
+    std::vector<cudaGraphNode_t> d(n);
+    if (fn(node, d.data(), nullptr, &n) != cudaSuccess) return {};
+#else
+    static auto fn = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNode_t*, size_t*))real("cudaGraphNodeGetDependencies");
+    size_t n = 0;
+    if (fn == nullptr || fn(node, nullptr, &n) != cudaSuccess || n == 0) return {};
+    std::vector<cudaGraphNode_t> d(n);
+    if (fn(node, d.data(), &n) != cudaSuccess) return {};
+#endif
+    d.resize(n);
+    return d;
+}
+
+// ownOrder judges a graph's own memory against its edges, once, when it
+// is made executable: a node that uses memory of one of the graph's
+// allocation nodes must come after that node (a path of dependencies
+// from it), and before the graph's free node of that memory, as CUDA
+// asks. Two branches of a capture with no event between them, one
+// allocating and the other using, are no order (verify's mutants
+// other-stream@168/s2 and @169/s passed every check on the H200 while
+// the graph's own memory was left to its memory nodes). Only the graph's
+// top-level nodes are judged (a child graph's edges are its own); mu is
+// not held.
+void ownOrder(cudaGraph_t g, GraphInfo* gi) {
+    static auto getNodes = (cudaError_t(*)(cudaGraph_t, cudaGraphNode_t*, size_t*))real("cudaGraphGetNodes");
+    static auto getType = (cudaError_t(*)(cudaGraphNode_t, cudaGraphNodeType*))real("cudaGraphNodeGetType");
+    static auto allocParams = (cudaError_t(*)(cudaGraphNode_t, cudaMemAllocNodeParams*))realDriver("cudaGraphMemAllocNodeGetParams");
+    static auto freeParams = (cudaError_t(*)(cudaGraphNode_t, void*))realDriver("cudaGraphMemFreeNodeGetParams");
+    size_t n = 0;
+    if (g == nullptr || getNodes(g, nullptr, &n) != cudaSuccess || n == 0 || n > 4096) return;
+    std::vector<cudaGraphNode_t> nodes(n);
+    if (getNodes(g, nodes.data(), &n) != cudaSuccess) return;
+    nodes.resize(n);
+    std::set<cudaGraphNode_t> top(nodes.begin(), nodes.end());
+    struct Mem { cudaGraphNode_t node; uintptr_t addr; size_t bytes; };
+    std::vector<Mem> allocs, frees;
+    for (cudaGraphNode_t node : nodes) {
+        cudaGraphNodeType t;
+        if (getType(node, &t) != cudaSuccess) continue;
+        cudaMemAllocNodeParams ap;
+        void* at = nullptr;
+        if (t == cudaGraphNodeTypeMemAlloc && allocParams != nullptr && allocParams(node, &ap) == cudaSuccess && ap.dptr != nullptr)
+            allocs.push_back({node, (uintptr_t)ap.dptr, ap.bytesize});
+        else if (t == cudaGraphNodeTypeMemFree && freeParams != nullptr && freeParams(node, &at) == cudaSuccess && at != nullptr)
+            frees.push_back({node, (uintptr_t)at, 0});
+    }
+    if (allocs.empty()) return;
+    // Each node's ancestors, found once.
+    std::map<cudaGraphNode_t, std::set<cudaGraphNode_t>> above;
+    auto ancestors = [&](cudaGraphNode_t node) -> const std::set<cudaGraphNode_t>& {
+        auto it = above.find(node);
+        if (it != above.end()) return it->second;
+        std::set<cudaGraphNode_t>& seen = above[node];
+        std::vector<cudaGraphNode_t> todo{node};
+        while (!todo.empty()) {
+            cudaGraphNode_t x = todo.back();
+            todo.pop_back();
+            for (cudaGraphNode_t d : depsOf(x))
+                if (seen.insert(d).second) todo.push_back(d);
+        }
+        return seen;
+    };
+    for (auto& u : gi->nodes) {
+        if (top.count(u.node) == 0) continue;
+        bool late = false, early = false;
+        for (auto& t : u.touches) {
+            for (auto& a : allocs) {
+                if (t.addr < a.addr || t.addr >= a.addr + a.bytes) continue;
+                if (!late && ancestors(u.node).count(a.node) == 0) {
+                    late = true;
+                    if (gi->ownUseRace[0] == 0)
+                        snprintf(gi->ownUseRace, sizeof gi->ownUseRace, "%s uses memory of the graph's allocation node with no edge ordering it after that node", u.what.c_str());
+                }
+                for (auto& f : frees)
+                    if (f.addr == a.addr && !early && ancestors(f.node).count(u.node) == 0) {
+                        early = true;
+                        if (gi->ownFreeRace[0] == 0)
+                            snprintf(gi->ownFreeRace, sizeof gi->ownFreeRace, "the graph's free node of memory that %s uses, with no edge ordering the free after that use", u.what.c_str());
+                    }
+            }
+        }
+        gi->ownUnorderedUses += late;
+        gi->ownUnorderedFrees += early;
+    }
+}
+
 // instantiated notes what a graph made executable does at each launch.
 void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
     if (r != cudaSuccess || e == nullptr || busy()) return;
@@ -191,6 +284,7 @@ void instantiated(cudaError_t r, cudaGraphExec_t* e, cudaGraph_t g) {
         KeepLastError keep;
         graphNodes(g, 0, &gi);
         nodesOf(g, 0, &gi.order);
+        ownOrder(g, &gi);
     }
     std::lock_guard<Lock> lock(mu);
     record();
@@ -267,6 +361,14 @@ void graphLaunched(GraphInfo& gi, cudaStream_t s) {
     tlGraph(s, gi.kernels, gi.allocs.size());
     graphWaits(gi, s);
     graphUses(gi, s);   // a finding is the launch's (traced just now)
+    if (gi.ownUnorderedUses > 0) {
+        rec->unordered_uses += gi.ownUnorderedUses;
+        noteRace(rec->use_race, sizeof rec->use_race, gi.ownUseRace);
+    }
+    if (gi.ownUnorderedFrees > 0) {
+        rec->unordered_frees += gi.ownUnorderedFrees;
+        noteRace(rec->free_race, sizeof rec->free_race, gi.ownFreeRace);
+    }
     std::map<uintptr_t, size_t> sizes;
     for (auto& a : gi.allocs) {
         rec->graph_allocs++;
@@ -312,6 +414,11 @@ void graphLaunched(GraphInfo& gi, cudaStream_t s) {
     }
     graphRecords(gi, s);
     gi.last = (*clocks)[norm(s)];
+    // Until it has run, the launch holds its graph memory, and what its
+    // free nodes free (trims_unwaited); a graph with no memory nodes holds
+    // nothing a trim gives back.
+    if (!gi.allocs.empty() || !gi.frees.empty()) holdsUntil(s, true);
+    if (!gi.frees.empty()) holdsUntil(s, false);
 }
 }  // namespace
 

@@ -133,10 +133,11 @@ static struct StubNode {
   void* event;                            /* an event wait or record node's */
   void* child;                            /* a child graph node's graph (a copy) */
   char argData[64]; void* args[8];        /* a captured launch's arguments, copied */
+  struct StubNode* deps[4]; int ndeps;    /* a captured node's dependencies */
 } gnodes[64];
 static struct StubNode* addNode(void** node, void* g, int type) {
   for (int i = 0; i < 64; i++)
-    if (gnodes[i].graph == 0) { gnodes[i].graph = g; gnodes[i].type = type; *node = &gnodes[i]; return &gnodes[i]; }
+    if (gnodes[i].graph == 0) { gnodes[i].graph = g; gnodes[i].type = type; gnodes[i].ndeps = 0; *node = &gnodes[i]; return &gnodes[i]; }
   return 0;
 }
 int cudaGraphAddKernelNode(void** node, void* g, void* deps, size_t n, const StubKernelNode* p) { addNode(node, g, 0)->k = *p; return 0; }
@@ -157,12 +158,15 @@ int cudaGraphEventRecordNodeGetEvent(struct StubNode* node, void** e) { *e = nod
    of a child graph is not copied again: the copy shares its graph). */
 static void* copyGraph(void* g) {
   void* copy = (void*)(handles++);
+  struct StubNode* to[64] = {0};
   for (int i = 0; i < 64; i++)
     if (gnodes[i].graph == g && g != 0) {
       void* node;
       struct StubNode* x = addNode(&node, copy, gnodes[i].type);
-      if (x != 0) { *x = gnodes[i]; x->graph = copy; }
+      if (x != 0) { *x = gnodes[i]; x->graph = copy; to[i] = x; }
     }
+  for (int i = 0; i < 64; i++)
+    for (int d = 0; to[i] != 0 && d < to[i]->ndeps; d++) to[i]->deps[d] = to[to[i]->deps[d] - gnodes];
   return copy;
 }
 int cudaGraphClone(void** out, void* g) { *out = copyGraph(g); return 0; }
@@ -193,7 +197,12 @@ int cudaGraphDestroy(void* g) {
   return 0;
 }
 OK(cudaGraphLaunch) OK(cudaGraphExecDestroy) OK(cudaDeviceGetGraphMemAttribute)
-int cudaGraphNodeGetDependencies(void* node, void** deps, size_t* n) { *n = 0; return 0; }
+int cudaGraphNodeGetDependencies(struct StubNode* node, void** deps, size_t* n) {
+  size_t k = *n;
+  if (deps != 0) for (int i = 0; i < node->ndeps && (size_t)i < k; i++) deps[i] = node->deps[i];
+  *n = node->ndeps;
+  return 0;
+}
 int cudaGraphMemAllocNodeGetParams(struct StubNode* node, struct cudaMemAllocNodeParams* p) {
   p->bytesize = node->bytes; p->dptr = node->dptr; return node->type != 10;
 }
@@ -201,16 +210,42 @@ int cudaGraphMemFreeNodeGetParams(struct StubNode* node, void** p) { *p = node->
 /* Stream capture: the stream begun and those that waited for an event
    recorded in the capture capture into one graph; launches (nvcc.c),
    stream-ordered allocations, frees and memsets queued on them become
-   its nodes. Dependencies are not kept. */
+   its nodes. A node depends on the node its stream captured before it,
+   and on the node an event recorded in the capture stood at when the
+   stream waited for it (as CUDA's capture makes its edges). */
 static void* capGraph;
 static void* capStreams[8];
+static struct StubNode* capLast[8];      /* each captured stream's last node */
+static struct StubNode* capPend[8][2];   /* nodes its waits joined since */
 static void* capEvents[16];
+static struct StubNode* capEventNode[16];
 static int capN, capEN;
 static int captured(void* s) {
   for (int i = 0; capGraph != 0 && i < capN; i++) if (capStreams[i] == s) return 1;
   return 0;
 }
-int cudaStreamBeginCapture(void* s, int mode) { capGraph = (void*)(handles++); capStreams[0] = s; capN = 1; capEN = 0; return 0; }
+static int capIndex(void* s) {
+  for (int i = 0; capGraph != 0 && i < capN; i++) if (capStreams[i] == s) return i;
+  return -1;
+}
+static void capDep(struct StubNode* x, struct StubNode* d) {
+  if (x == 0 || d == 0 || x->ndeps >= 4) return;
+  for (int i = 0; i < x->ndeps; i++) if (x->deps[i] == d) return;
+  x->deps[x->ndeps++] = d;
+}
+/* capLink makes x the next node of captured stream s. */
+static void capLink(struct StubNode* x, void* s) {
+  int i = capIndex(s);
+  if (i < 0 || x == 0) return;
+  capDep(x, capLast[i]);
+  for (int j = 0; j < 2; j++) { capDep(x, capPend[i][j]); capPend[i][j] = 0; }
+  capLast[i] = x;
+}
+int cudaStreamBeginCapture(void* s, int mode) {
+  capGraph = (void*)(handles++); capStreams[0] = s; capN = 1; capEN = 0;
+  memset(capLast, 0, sizeof capLast); memset(capPend, 0, sizeof capPend);
+  return 0;
+}
 int cudaStreamEndCapture(void* s, void** g) { *g = capGraph; capGraph = 0; capN = capEN = 0; return 0; }
 int cudaStreamIsCapturing(void* s, int* st) { *st = captured(s); return 0; }
 /* $STUB_QUERY_PENDING: a query answers not ready (600) until the host
@@ -219,18 +254,29 @@ int cudaStreamIsCapturing(void* s, int* st) { *st = captured(s); return 0; }
 int cudaEventSynchronize(void* e) { settled = 1; return 0; }
 int cudaEventQuery(void* e) { return getenv("STUB_QUERY_PENDING") && !settled ? 600 : 0; }
 int cudaStreamQuery(void* s) { return getenv("STUB_QUERY_PENDING") && !settled ? 600 : 0; }
-int cudaEventRecord(void* e, void* s) { settled = 0; if (captured(s) && capEN < 16) capEvents[capEN++] = e; return 0; }
-int cudaStreamWaitEvent(void* s, void* e, unsigned f) {
-  for (int i = 0; i < capEN; i++)
-    if (capEvents[i] == e && !captured(s) && capN < 8) capStreams[capN++] = s;
+int cudaEventRecord(void* e, void* s) {
+  settled = 0;
+  if (captured(s) && capEN < 16) { capEvents[capEN] = e; capEventNode[capEN++] = capLast[capIndex(s)]; }
   return 0;
 }
-static void capturedAlloc(void* p, size_t n, void* s) { void* node; struct StubNode* x = addNode(&node, capGraph, 10); x->dptr = p; x->bytes = n; }
-static void capturedFree(void* p, void* s) { void* node; addNode(&node, capGraph, 11)->dptr = p; }
+int cudaStreamWaitEvent(void* s, void* e, unsigned f) {
+  for (int i = capEN - 1; i >= 0; i--)
+    if (capEvents[i] == e) {
+      if (!captured(s) && capN < 8) { capStreams[capN] = s; capLast[capN] = 0; capPend[capN][0] = capPend[capN][1] = 0; capN++; }
+      int k = capIndex(s);
+      if (k >= 0) { if (capPend[k][0] == 0) capPend[k][0] = capEventNode[i]; else capPend[k][1] = capEventNode[i]; }
+      break;
+    }
+  return 0;
+}
+static void capturedAlloc(void* p, size_t n, void* s) { void* node; struct StubNode* x = addNode(&node, capGraph, 10); if (x) { x->dptr = p; x->bytes = n; } capLink(x, s); }
+static void capturedFree(void* p, void* s) { void* node; struct StubNode* x = addNode(&node, capGraph, 11); if (x) x->dptr = p; capLink(x, s); }
 static void capturedMemset(void* d, int v, size_t n, void* s) {
   void* node;
   StubMemsetNode m = {d, n, (unsigned)v, 1, n, 1};
-  addNode(&node, capGraph, 2)->m = m;
+  struct StubNode* x = addNode(&node, capGraph, 2);
+  if (x) x->m = m;
+  capLink(x, s);
 }
 // Arrays (kernels/fail_test.go, arrays.c): a handle each, no address.
 int cudaMallocArray(void** a, const void* d, size_t w, size_t h, unsigned f) { *a = (void*)(handles++); return 0; }

@@ -43,6 +43,8 @@ int cudaLaunchKernel(const void* f, dim3s g, dim3s b, void** args, size_t shm, v
   if (!captured(s)) return 0;
   void* node;
   struct StubNode* x = addNode(&node, capGraph, 0);
+  if (x == 0) return 0;
+  capLink(x, s);
   x->k.func = (void*)f; x->k.grid = g; x->k.block = b; x->k.shared = (unsigned)shm; x->k.params = x->args;
   void* dev = 0;
   size_t off, size;
