@@ -102,8 +102,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v15Size-v14Size, 2*8; got != want {
 		t.Errorf("version 15 adds %d bytes, want %d (two figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v15Size, 2*8; got != want {
+	if got, want := v16Size-v15Size, 2*8; got != want {
 		t.Errorf("version 16 adds %d bytes, want %d (two figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v16Size, 1*8; got != want {
+		t.Errorf("version 17 adds %d bytes, want %d (one figure)", got, want)
 	}
 }
 
@@ -821,6 +824,50 @@ func TestVersion15Statistics(t *testing.T) {
 	}
 	if _, err := DecodeStats(s.Encode()[:v14Size]); err == nil {
 		t.Error("a version 15 record cut at version 14's size decoded")
+	}
+}
+
+// TestVersion17RegisteredUnmapped: host ranges given back while page-locked
+// (review/blind10's async-pipeline that frees its buffers before their
+// cudaHostUnregister) are read by name, have words of their own, fail a
+// spec that asks for none, add up over processes, and read as 0 from a
+// version 16 record.
+func TestVersion17RegisteredUnmapped(t *testing.T) {
+	s := &Stats{RegisteredUnmapped: 2, MaxUnorderedStreams: 3}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Value("registered_unmapped"); !ok || v != 2 {
+		t.Errorf("registered_unmapped = %v, %v; want 2", v, ok)
+	}
+	if describe("registered_unmapped") == "registered unmapped" {
+		t.Error("registered_unmapped has no words of its own")
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"registered_unmapped\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := spec.Judge(&Run{Stats: got}); res[0].Pass || !strings.Contains(res[0].Name, "freed or unmapped before their cudaHostUnregister") {
+		t.Errorf("registered_unmapped: %+v", res[0])
+	}
+	if m := MergeStats(&Stats{RegisteredUnmapped: 1}, got); m.RegisteredUnmapped != 3 {
+		t.Errorf("merged: %d, want the sum, 3", m.RegisteredUnmapped)
+	}
+	v16 := s.Encode()[:v16Size]
+	v16[8] = 16
+	old, err := DecodeStats(v16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := old.Value("registered_unmapped"); v != 0 {
+		t.Errorf("registered_unmapped = %v in a version 16 record", v)
+	}
+	if v, _ := old.Value("max_unordered_streams"); v != 3 {
+		t.Errorf("max_unordered_streams = %v in a version 16 record, want 3", v)
+	}
+	if _, err := DecodeStats(s.Encode()[:v16Size]); err == nil {
+		t.Error("a version 17 record cut at version 16's size decoded")
 	}
 }
 

@@ -38,8 +38,11 @@ type HiddenRun struct {
 	DeviceHeap int64 `toml:"device_heap"`
 	// IPCRecordDelayMs, when not 0, is how long the statistics library
 	// waits on the host before each record of an interprocess event in
-	// this run: a record made after the message that lets another
-	// process wait for it then comes after that wait, every time.
+	// this run, and before each close of an event opened from another
+	// process's handle: a record made after the message that lets another
+	// process wait for it then comes after that wait, and a close made
+	// after the message that lets the maker destroy the event comes after
+	// that destroy, every time.
 	IPCRecordDelayMs int `toml:"ipc_record_delay_ms"`
 	// SettledQueries, when true, makes the statistics library wait on
 	// the host, in this run, for an event's or a stream's work to be

@@ -361,6 +361,7 @@ var phrases = map[string]string{
 	"kernels_timed":              "kernel launches timed on the GPU",
 	"max_concurrent_streams":     "the most streams running kernels at one instant",
 	"max_unordered_streams":      "the most streams whose queued work the program's own ordering left free to run at once",
+	"registered_unmapped":        "host ranges page-locked with cudaHostRegister whose memory was freed or unmapped before their cudaHostUnregister",
 	"kernel_span_ms":             "milliseconds from the first kernel's start to the last one's end",
 	"kernel_busy_ms":             "milliseconds of kernel time, added up over every kernel",
 	"stream_kernel_ms_max":       "milliseconds of kernel time on the busiest stream",

@@ -1,11 +1,14 @@
 package checker
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 )
 
 // The statistics library (kernels/allocstats.cu) sends its record to the
@@ -87,9 +90,19 @@ type Guard struct {
 	// the library's look and its write) is still counted, and Close fails
 	// a record that lacks it.
 	CUDAChildren uint64
+	// WrittenCode is how many executable mappings of files written
+	// during the run the library saw at its end or before a dlclose, the
+	// most at any count (version 4): code the program wrote and ran,
+	// which no hook sees (a copy of the runtime under a name of its own).
+	// WrittenPath is the end of the first one's path.
+	WrittenCode uint64
+	WrittenPath string
 }
 
-const guardVersion = 3
+const guardVersion = 4
+
+// writtenPathSize is the bytes of the guard that hold WrittenPath.
+const writtenPathSize = 64
 
 // MaxProcesses is how many processes (the program and the children it
 // forked that called CUDA) one channel may carry.
@@ -123,6 +136,20 @@ type Received struct {
 	// Trace is the program's own process's trace events, in order (nil
 	// when tracing was off).
 	Trace []byte
+}
+
+// printable is a path the library sent, as words for a reason: bytes
+// that are not printable are shown quoted.
+func printable(p string) string {
+	if p == "" {
+		return "(no path)"
+	}
+	for _, r := range p {
+		if r < ' ' || r == 0x7f || r == utf8.RuneError {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }
 
 // Problem says, in words, why a guard of any process makes the record
@@ -359,20 +386,29 @@ func (c *Channel) process(kind uint16, seq uint64, g Guard) *process {
 func decodeGuard(b []byte) Guard {
 	var g Guard
 	words := []*uint64{&g.Version, &g.DriverAllocCalls, &g.DriverAllocBytes, &g.DriverFreeCalls, &g.Redirected, &g.RuntimeCopies, &g.DriverCopies, &g.Namespaces, &g.Pid, &g.ParentPid, &g.CUDAChildren}
+	words = append(words, &g.WrittenCode)
 	for i, w := range words {
 		if 8*i+8 <= len(b) {
 			*w = binary.LittleEndian.Uint64(b[8*i:])
 		}
 	}
+	if at := 8 * len(words); at+writtenPathSize <= len(b) {
+		p := b[at : at+writtenPathSize]
+		if i := bytes.IndexByte(p, 0); i >= 0 {
+			p = p[:i]
+		}
+		g.WrittenPath = string(p)
+	}
 	return g
 }
 
 func (g *Guard) encode() []byte {
-	words := []uint64{g.Version, g.DriverAllocCalls, g.DriverAllocBytes, g.DriverFreeCalls, g.Redirected, g.RuntimeCopies, g.DriverCopies, g.Namespaces, g.Pid, g.ParentPid, g.CUDAChildren}
-	b := make([]byte, 8*len(words))
+	words := []uint64{g.Version, g.DriverAllocCalls, g.DriverAllocBytes, g.DriverFreeCalls, g.Redirected, g.RuntimeCopies, g.DriverCopies, g.Namespaces, g.Pid, g.ParentPid, g.CUDAChildren, g.WrittenCode}
+	b := make([]byte, 8*len(words)+writtenPathSize)
 	for i, w := range words {
 		binary.LittleEndian.PutUint64(b[8*i:], w)
 	}
+	copy(b[8*len(words):len(b)-1], g.WrittenPath)
 	return b
 }
 
@@ -488,6 +524,8 @@ func (g Guard) Problem() string {
 		return fmt.Sprintf("the program loaded %d copies of the CUDA driver library (libcuda): calls into a private copy are not counted", g.DriverCopies)
 	case g.Namespaces > 1:
 		return "the program loaded libraries into a link namespace of their own (dlmopen), where the statistics library's hooks do not reach"
+	case g.WrittenCode > 0:
+		return fmt.Sprintf("the program ran code from a file written during its run: %s (mapped executable; %d such mapping(s)): code the program writes and runs is not counted; use the CUDA libraries on the machine, not a copy", printable(g.WrittenPath), g.WrittenCode)
 	}
 	return ""
 }

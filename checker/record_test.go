@@ -161,3 +161,24 @@ func verifyFrames(data, key []byte) (*Received, error) {
 	c.Write(data)
 	return c.Close()
 }
+
+// A guard's written code (version 4) comes over the channel with the end
+// of its file's path, and makes the record untrusted, naming the file.
+func TestGuardCarriesCodeWrittenDuringTheRun(t *testing.T) {
+	g := &Guard{RuntimeCopies: 1, WrittenCode: 2, WrittenPath: "/tmp/run/libnvprivate.so"}
+	start, _ := EncodeFrame(testKey, 0, FrameStart, &Stats{}, g)
+	end, _ := EncodeFrame(testKey, 1, FrameEnd, &Stats{}, g)
+	got, err := verifyFrames(append(start, end...), testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Guard.WrittenCode != 2 || got.Guard.WrittenPath != g.WrittenPath {
+		t.Fatalf("got %d %q", got.Guard.WrittenCode, got.Guard.WrittenPath)
+	}
+	if p := got.Problem(); !strings.Contains(p, "the program ran code from a file written during its run: /tmp/run/libnvprivate.so") {
+		t.Fatalf("the problem is %q", p)
+	}
+	if p := (Guard{RuntimeCopies: 1, WrittenCode: 1, WrittenPath: "a\nb"}).Problem(); !strings.Contains(p, `"a\nb"`) {
+		t.Fatalf("a path with a newline is not quoted: %q", p)
+	}
+}

@@ -7,7 +7,7 @@ var meanings = map[string]string{
 	"failed_allocs":          "allocation calls that returned an error",
 	"live_allocs":            "allocations not yet freed at the end of the run",
 	"live_bytes":             "bytes not yet freed at the end of the run",
-	"malloc_bytes":           "bytes asked for with cudaMalloc (and cudaMallocPitch, cudaMalloc3D, cuMemAlloc)",
+	"malloc_bytes":           "bytes asked for with cudaMalloc (and cudaMallocPitch, cudaMalloc3D, cuMemAlloc; an array's elements: cudaMallocArray and its kin)",
 	"malloc_async_bytes":     "bytes asked for with cudaMallocAsync",
 	"malloc_from_pool_bytes": "bytes asked for with cudaMallocFromPoolAsync",
 	"malloc_host_bytes":      "bytes of pinned host memory asked for (cudaMallocHost, cudaHostAlloc)",

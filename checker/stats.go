@@ -139,7 +139,9 @@ type Stats struct {
 	// process first destroyed an interprocess event it made while a
 	// process that opened that event's handle still had it open (matched
 	// by the handle's bytes, since the library of session 16; before, its
-	// first destroy of any interprocess event it made), and last
+	// first destroy of any interprocess event it made; since session 18,
+	// also one opened only after that destroy, seen at the maker's exit
+	// against the run's opens), and last
 	// closed one it opened from another's handle (or exited with one
 	// open): read together over the processes of a run as
 	// ipc_events_destroyed_open.
@@ -202,11 +204,19 @@ type Stats struct {
 	// every other stream's last one (stages that each wait for the whole
 	// of the work before them), however many streams the program uses.
 	MaxUnorderedStreams uint64 `stat:"max_unordered_streams"`
+	// Version 17: ranges page-locked with cudaHostRegister whose memory
+	// was no longer mapped (freed, or unmapped by the program) at their
+	// cudaHostUnregister, or at exit with no unregister: host memory
+	// given back while the driver still held it page-locked. A large
+	// malloc or calloc is a mapping of its own that free unmaps; a small
+	// buffer the C library keeps after its free stays mapped and is not
+	// seen.
+	RegisteredUnmapped uint64 `stat:"registered_unmapped"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 16
+	statsVersion = 17
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -271,10 +281,14 @@ var v14Size = int(unsafe.Offsetof(Stats{}.KernelAllocBytesMax))
 // figures of version 16.
 var v15Size = int(unsafe.Offsetof(Stats{}.StaleIPCWaits))
 
+// v16Size is the size of a version 16 record: everything before the
+// figures of version 17.
+var v16Size = int(unsafe.Offsetof(Stats{}.RegisteredUnmapped))
+
 // versionSizes are the sizes of the records of every version before
 // statsVersion, version 1 first: a statistic came in the first version
 // whose size is past its offset (the statistics reference says which).
-var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size}
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size}
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -339,6 +353,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v14Size
 	case 15:
 		need = v15Size
+	case 16:
+		need = v16Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

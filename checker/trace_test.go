@@ -62,7 +62,7 @@ func TestChannelRefusesATraceSignedWithAnotherKey(t *testing.T) {
 }
 
 func TestChannelRefusesMoreTraceThanTheLibrarySends(t *testing.T) {
-	per := 98 * 40 // the library's most events in a frame (kernels/timeline.h), 40 bytes each
+	per := 97 * 40 // the library's most events in a frame (kernels/timeline.h), 40 bytes each
 	n := MaxTrace/per + 1
 	_, err := verifyFrames(traceRun(t, n, make([]byte, per), true), testKey)
 	if err == nil || !strings.Contains(err.Error(), "more trace") {

@@ -189,7 +189,7 @@ struct Record {
     uint64_t graph_execs_made;         // cudaGraphInstantiate (and WithFlags, WithParams) that succeeded
     uint64_t graph_execs_leaked;       // executable graphs not destroyed by exit (cudaGraphExecDestroy)
     uint64_t reuse_attr_gets;          // cudaMemPoolGetAttribute of a reuse policy that succeeded (the pool asked what it does)
-    uint64_t ipc_made_destroy_first_ns;  // CLOCK_MONOTONIC of the first destroy of an interprocess event this process made while a process that opened its handle still had it open (0: none)
+    uint64_t ipc_made_destroy_first_ns;  // CLOCK_MONOTONIC of the first destroy of an interprocess event this process made while a process that opened its handle still had it open, or that opened it only after the destroy (seen at exit) (0: none)
     uint64_t ipc_opened_close_last_ns;   // ... of the last close of an event this process opened (cudaIpcOpenEventHandle), or its exit with one open
     // version 12: buffers too small for what is copied into or out of them
     uint64_t copies_past_end;          // copies and memsets whose bytes run past the end of the allocation (device, or pinned host) they start in
@@ -206,6 +206,8 @@ struct Record {
     uint64_t stale_ipc_waits;          // waits on an opened interprocess event, after an import, whose exporter sent the block's data before a record of that event covered the block's writes
     // version 16 too: the overlap the program's own ordering leaves
     uint64_t max_unordered_streams;    // the most streams whose queued work (kernels, copies, memsets) the program's ordering left free to run at once
+    // version 17: host memory given back while page-locked
+    uint64_t registered_unmapped;      // ranges pinned by cudaHostRegister found no longer mapped (freed or unmapped) at their cudaHostUnregister, or at exit
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -303,6 +305,13 @@ std::unordered_map<cudaEvent_t, int>* ipcOpened;
 // of (cudaIpcGetEventHandle): the handle's hash and when it was first
 // taken.
 std::unordered_map<cudaEvent_t, std::pair<uint64_t, uint64_t>>* ipcShared;
+// ipcGone: the interprocess events this process made, took a handle of
+// and destroyed: the handle's hash, when it was first taken and when the
+// event was destroyed. Read at exit against every process's opens
+// (ipcGoneAtExit, channel.h), so that a handle opened only after its
+// maker destroyed the event counts as one open at the destroy does.
+struct IpcGone { uint64_t key, takenNs, destroyNs; };
+std::vector<IpcGone>* ipcGone;
 struct ImportFree { cudaStream_t stream; uint64_t seq; int sig; };
 std::vector<ImportFree>* importFrees;
 // Blocks this process exported (cudaMemPoolExportPointer): the hash of
@@ -378,6 +387,28 @@ struct IpcOpen { std::atomic<uint64_t> key{0}, openNs{0}, closeNs{0}; std::atomi
 const int kIpcOpens = 1024;
 struct IpcOpens { std::atomic<uint32_t> n{0}; IpcOpen slot[kIpcOpens]; };
 IpcOpens* ipcOpens = nullptr;
+// ipcRecords: for each interprocess event of the run (by its handle's
+// hash), in memory every process the library follows by fork shares (as
+// importSigs is): the process that made its latest record, and when the
+// latest wait on an interprocess event that the record's stream was
+// ordered after was queued (its clock's kIpcWaits; 0: none). A stream of
+// another process that waits on the event is then ordered after what its
+// own process had recorded on interprocess events before that time
+// (ipcMine): the other process's stream waited for those records, and
+// its record covers what they did. So a block the exporter frees on a
+// second stream of its own, behind the importer's event, is ordered
+// after the fill the importer's wait covered (review/blind11's ipc-pool
+// correct design). A record that covers no such wait orders nothing.
+struct IpcRecord { std::atomic<uint64_t> key{0}, waitedNs{0}; std::atomic<uint32_t> pid{0}, ready{0}; };
+const int kIpcRecords = 256;
+struct IpcRecords { std::atomic<uint32_t> n{0}; IpcRecord slot[kIpcRecords]; };
+IpcRecords* ipcRecords = nullptr;
+// ipcMine: this process's records of interprocess events whose handle
+// it took or opened, in order: when each was made, and its stream's clock
+// then (at most kIpcMine, the oldest dropped).
+struct IpcMine { uint64_t ns; Clock clock; };
+const size_t kIpcMine = 4096;
+std::vector<IpcMine>* ipcMine;
 Clock* host;                                        // what the host has waited for
 // trimHolds: for each stream, the place of its latest operation that
 // holds memory a trim would give back once it ran: a stream-ordered free

@@ -131,6 +131,22 @@ func (h harnessRig) recordEnv(t *testing.T, prog string, env []string, args ...s
 // recordAll is recordEnv with the children's record too.
 func (h harnessRig) recordAll(t *testing.T, prog string, env []string, args ...string) (*checker.Received, string) {
 	t.Helper()
+	return h.recordRun(t, prog, env, false, args...)
+}
+
+// recordFailing is record for a harness that checks its results and
+// exits 1 on the stand-in runtime, whose kernels never run: what the
+// record says of the run is still the run's.
+func (h harnessRig) recordFailing(t *testing.T, prog string, args ...string) *checker.Stats {
+	t.Helper()
+	got, _ := h.recordRun(t, prog, nil, true, args...)
+	return got.Stats
+}
+
+// recordRun runs prog and returns its verified record and output; a
+// nonzero exit fails the test unless anyExit.
+func (h harnessRig) recordRun(t *testing.T, prog string, env []string, anyExit bool, args ...string) (*checker.Received, string) {
+	t.Helper()
 	key := make([]byte, checker.KeySize)
 	rand.Read(key)
 	r, w, err := os.Pipe()
@@ -149,7 +165,9 @@ func (h harnessRig) recordAll(t *testing.T, prog string, env []string, args ...s
 	w.Close()
 	data, _ := io.ReadAll(r)
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", prog, args, err, out.Bytes())
+		if _, exited := err.(*exec.ExitError); !anyExit || !exited || cmd.ProcessState.ExitCode() < 0 {
+			t.Fatalf("%s %v: %v\n%s", prog, args, err, out.Bytes())
+		}
 	}
 	c := checker.NewChannel(key)
 	c.Write(data)
@@ -907,5 +925,199 @@ func TestHarnessesShowWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 	}
 	if found != 2 {
 		t.Errorf("%d record-late mutants of %s, want 2 (the parent's record of filled, the child's of freed)", found, sol)
+	}
+}
+
+// An interprocess event's maker destroys it last (review/blind10, issue
+// 36): all.ipc_events_destroyed_open counts a destroy while a handle of
+// that very event is open in another process, or before one is opened
+// at all (read at the maker's exit), and in ipc-pool's run whose records
+// and closes of opened handles are made 50 ms late a child that closes
+// its handles after its answer shows every time. The solution, its
+// alternatives and blind10's correct design (a fresh pair of events a
+// round) read 0 in both runs, as the socket orders each child's closes
+// before the parent's destroys; blind10's two mistakes, as written and
+// as ported, read 1 in the late run.
+func TestHarnessesShowInterprocessEventsDestroyedFirst(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day073/ipc_pool.cu"
+	read := func(path string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	ps := []program{{"solution", read(sol), false}, {"review/blind10/ipc-pool/correct.cu", read("review/blind10/ipc-pool/correct.cu"), false}}
+	right := "solutions/day073/right/ipc-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		b := read(filepath.Join(right, r.Name()))
+		if strings.HasSuffix(r.Name(), ".patch") {
+			b = patched(t, sol, filepath.Join(right, r.Name()))
+		}
+		ps = append(ps, program{"right/" + r.Name(), b, false})
+	}
+	for _, w := range []string{"child_closes_its_event_handles_after_the_answer", "filled_destroyed_once_it_is_sent"} {
+		path := "solutions/day073/wrong/ipc-pool/blind10_" + w + ".patch"
+		ps = append(ps, program{path, patched(t, sol, path), true})
+		file := "review/blind10/ipc-pool/wrong-" + strings.ReplaceAll(w, "_", "-") + ".cu"
+		ps = append(ps, program{file, read(file), true})
+	}
+	// review/blind11: a second stream that frees (correct), and the
+	// child's handles opened again every round, only the last pair closed.
+	ps = append(ps, program{"review/blind11/ipc-pool/correct.cu", read("review/blind11/ipc-pool/correct.cu"), false})
+	for _, path := range []string{"solutions/day073/wrong/ipc-pool/blind11_events_opened_again_every_round.patch"} {
+		ps = append(ps, program{path, patched(t, sol, path), true})
+	}
+	ps = append(ps, program{"review/blind11/ipc-pool/wrong-events-opened-again-every-round.cu", read("review/blind11/ipc-pool/wrong-events-opened-again-every-round.cu"), true})
+	destroyedOpen := func(got *checker.Received) float64 {
+		all := checker.Stats{IPCMadeDestroyFirstNs: got.Stats.IPCMadeDestroyFirstNs}
+		if got.Children != nil {
+			all.IPCOpenedCloseLastNs = got.Children.IPCOpenedCloseLastNs
+		}
+		v, _ := all.Value("ipc_events_destroyed_open")
+		return v
+	}
+	for i, p := range ps {
+		prog := h.build(t, "events73-"+string(rune('a'+i)), sol, sol, p.content)
+		late, out := h.recordAll(t, prog, []string{"LESSONS_STATS_IPC_DELAY=50"}, "2", "1")
+		t.Logf("%s: ipc_events_destroyed_open %g with the closes made late", p.name, destroyedOpen(late))
+		if got := destroyedOpen(late) == 1; got != p.wrong {
+			t.Errorf("%s [2 1, records and closes 50 ms late]: ipc_events_destroyed_open %g, want 1: %v\n%s", p.name, destroyedOpen(late), p.wrong, out)
+		}
+		if p.wrong {
+			continue
+		}
+		plain, out := h.recordAll(t, prog, nil, "2", "1")
+		if v := destroyedOpen(plain); v != 0 {
+			t.Errorf("%s [2 1]: ipc_events_destroyed_open %g, want 0\n%s", p.name, v, out)
+		}
+	}
+}
+
+// A parent may free a block its child imported on a second stream of its
+// own, behind the child's event (review/blind11's ipc-pool correct
+// design): the free is ordered after the parent's fill on its first
+// stream through the child's stream, which waited on the parent's event
+// recorded after the fill before it recorded its own. The record's model
+// follows that order through the two processes' interprocess events and
+// sees no unordered free in the solution, its correct alternatives and
+// every blind set's correct design; without the child's wait on the
+// fill's event, the free on the second stream is unordered.
+func TestHarnessesOrderFreesThroughTheChildsEvents(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day073/ipc_pool.cu"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day073/right/ipc-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		b, err := os.ReadFile(filepath.Join("..", right, r.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(r.Name(), ".patch") {
+			b = patched(t, sol, filepath.Join(right, r.Name()))
+		}
+		ps = append(ps, program{"right/" + r.Name(), b, false})
+	}
+	blind := "review/blind11/ipc-pool/correct.cu"
+	b, err := os.ReadFile(filepath.Join("..", blind))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps = append(ps, program{blind, b, false})
+	wait := []byte("CHECK(cudaStreamWaitEvent(s, filled, 0));   // recorded before the data was sent")
+	if bytes.Count(b, wait) != 1 {
+		t.Fatalf("%s holds the child's wait on filled %d times, want once", blind, bytes.Count(b, wait))
+	}
+	ps = append(ps, program{blind + " without the child's wait on filled", bytes.Replace(b, wait, nil, 1), true})
+	for i, p := range ps {
+		prog := h.build(t, "back73-"+string(rune('a'+i)), sol, sol, p.content)
+		got, out := h.recordAll(t, prog, nil, "4", "8")
+		if got.Children == nil {
+			t.Fatalf("%s: no record of the child", p.name)
+		}
+		s := got.Stats
+		t.Logf("%s: unordered_frees %d (%s), free_other_stream %d", p.name, s.UnorderedFrees, s.RaceNote("unordered_frees"), s.FreeOtherStream)
+		if got := s.UnorderedFrees > 0; got != p.wrong {
+			t.Errorf("%s %s [4 8]: unordered_frees %d (%s), want some: %v\n%s", sol, p.name, s.UnorderedFrees, s.RaceNote("unordered_frees"), p.wrong, out)
+		}
+		if got.Children.UnorderedFrees != 0 {
+			t.Errorf("%s %s [4 8]: the child's unordered_frees %d, want 0", sol, p.name, got.Children.UnorderedFrees)
+		}
+	}
+}
+
+// A steal waits on the event whose last record was made where that very
+// block was given back (review/blind11, issue 36): stream-ordered-pool's
+// hidden run "9 rounds, 6 blocks" has more give-backs waiting at once than
+// the harness has streams, so a pool that shares four events among them
+// in turn (a ring) makes a steal wait on another stream's later record.
+// The record's model sees the race there (with the default 8 blocks the
+// waits it takes are ordered after the giver through other waits), and
+// none in the solution, its correct alternatives and every blind set's
+// correct design.
+func TestHarnessesShowEventsSharedByWaitingGiveBacks(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day088/stream_ordered_pool.h"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day088/right/stream-ordered-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "stream-ordered-pool", "correct.h"))
+	for _, file := range sets {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	ps = append(ps, program{"wrong/blind11_events_a_ring_of_four_one_a_stream.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind11_events_a_ring_of_four_one_a_stream.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "ring88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
+		s := h.record(t, prog, "9", "6")
+		t.Logf("%s: unordered_uses %d (%s)", p.name, s.UnorderedUses, s.RaceNote("unordered_uses"))
+		if got := s.UnorderedUses > 0; got != p.wrong {
+			t.Errorf("%s %s [9 6]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+		if p.wrong {
+			d := h.record(t, prog)
+			t.Logf("%s [defaults]: unordered_uses %d", p.name, d.UnorderedUses)
+		}
 	}
 }

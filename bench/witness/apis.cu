@@ -12,6 +12,11 @@ int main() {
     cudaMallocHost(&p, 4096); cudaFreeHost(p);
     cudaHostAlloc(&p, 4096, cudaHostAllocDefault); cudaFreeHost(p);
     cudaMallocManaged(&p, 4096); cudaFree(p);
+    // Arrays count as cudaMalloc (malloc_calls), their frees as cudaFree.
+    cudaChannelFormatDesc d = cudaCreateChannelDesc<float>();
+    cudaArray_t a; cudaMallocArray(&a, &d, 256, 64); cudaFreeArray(a);
+    cudaMalloc3DArray(&a, &d, make_cudaExtent(32, 32, 4)); cudaFreeArray(a);
+    cudaMipmappedArray_t m; cudaMallocMipmappedArray(&m, &d, make_cudaExtent(64, 64, 0), 3); cudaFreeMipmappedArray(m);
     cudaStream_t s; cudaStreamCreate(&s);
     cudaMallocAsync(&p, 4096, s); cudaFreeAsync(p, s);
     cudaMemPoolProps props = {};

@@ -352,6 +352,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	// record of one started by a process it does not follow, whose count
 	// no frame would send.
 	env = append(env, "LESSONS_STATS_NOEXEC=1")
+	// No thread of a judged run has a restartable sequence area (glibc's
+	// own turned off, the program's refused by the library).
+	env = withoutRseq(env)
 	if f := j.Spec.Failures(); f != "" {
 		env = append(env, "LESSONS_STATS_FAIL="+f)
 	}

@@ -21,9 +21,10 @@ import (
 // driver's (where the runtime's calls and the program's own driver calls
 // meet). Names without a record twin are counted for measuring only.
 var cudaProbes = []witness.Probe{
-	// The library counts a pitched allocation as cudaMalloc (malloc_calls).
-	{Name: "malloc_calls", Lib: "libcudart", Symbols: []string{"cudaMalloc", "cudaMallocPitch", "cudaMalloc3D"}},
-	{Name: "free_calls", Lib: "libcudart", Symbols: []string{"cudaFree"}},
+	// The library counts a pitched allocation and an array as cudaMalloc
+	// (malloc_calls), an array's free as cudaFree.
+	{Name: "malloc_calls", Lib: "libcudart", Symbols: []string{"cudaMalloc", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray", "cudaMalloc3DArray", "cudaMallocMipmappedArray"}},
+	{Name: "free_calls", Lib: "libcudart", Symbols: []string{"cudaFree", "cudaFreeArray", "cudaFreeMipmappedArray"}},
 	{Name: "malloc_async_calls", Lib: "libcudart", Symbols: []string{"cudaMallocAsync", "cudaMallocAsync_ptsz"}},
 	{Name: "free_async_calls", Lib: "libcudart", Symbols: []string{"cudaFreeAsync", "cudaFreeAsync_ptsz"}},
 	{Name: "malloc_from_pool_calls", Lib: "libcudart", Symbols: []string{"cudaMallocFromPoolAsync", "cudaMallocFromPoolAsync_ptsz"}},
@@ -49,6 +50,8 @@ var cudaProbes = []witness.Probe{
 	{Name: "cuMemFreeAsync", Lib: "libcuda.so", Symbols: []string{"cuMemFreeAsync", "cuMemFreeAsync_ptsz"}},
 	{Name: "cuMemAllocFromPoolAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz"}},
 	{Name: "cuMemPoolCreate", Lib: "libcuda.so", Symbols: []string{"cuMemPoolCreate"}},
+	{Name: "cuArrayCreate", Lib: "libcuda.so", Symbols: []string{"cuArrayCreate_v2", "cuArrayCreate", "cuArray3DCreate_v2", "cuArray3DCreate", "cuMipmappedArrayCreate"}},
+	{Name: "cuArrayDestroy", Lib: "libcuda.so", Symbols: []string{"cuArrayDestroy", "cuMipmappedArrayDestroy"}},
 	{Name: "cuLaunchKernel", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}},
 	{Name: "cuLaunchKernelEx", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}},
 }
@@ -71,8 +74,8 @@ var witnessed = map[string]bool{
 // Where the record says the program made such calls, the twin is
 // compared as a range (checker.WitnessView.Driver).
 var driverTwins = map[string][]string{
-	"malloc_calls":           {"cuMemAlloc", "cuMemAllocPitch"},
-	"free_calls":             {"cuMemFree"},
+	"malloc_calls":           {"cuMemAlloc", "cuMemAllocPitch", "cuArrayCreate"},
+	"free_calls":             {"cuMemFree", "cuArrayDestroy"},
 	"malloc_async_calls":     {"cuMemAllocAsync"},
 	"free_async_calls":       {"cuMemFreeAsync"},
 	"malloc_from_pool_calls": {"cuMemAllocFromPoolAsync"},
@@ -83,8 +86,8 @@ var driverTwins = map[string][]string{
 // driverAllocs and driverFrees are the probes that bound the guard's
 // claim of the program's own driver allocations and frees.
 var (
-	driverAllocs = []string{"cuMemAlloc", "cuMemAllocPitch", "cuMemAllocManaged", "cuMemAllocHost", "cuMemHostAlloc", "cuMemAllocAsync", "cuMemAllocFromPoolAsync"}
-	driverFrees  = []string{"cuMemFree", "cuMemFreeAsync", "cuMemFreeHost"}
+	driverAllocs = []string{"cuMemAlloc", "cuMemAllocPitch", "cuArrayCreate", "cuMemAllocManaged", "cuMemAllocHost", "cuMemHostAlloc", "cuMemAllocAsync", "cuMemAllocFromPoolAsync"}
+	driverFrees  = []string{"cuMemFree", "cuArrayDestroy", "cuMemFreeAsync", "cuMemFreeHost"}
 )
 
 // witnessAll compares every count, for measuring which are exact.

@@ -46,7 +46,7 @@ func TestWitnessDriverCounts(t *testing.T) {
 		t.Fatalf("the stand-in driver: %v\n%s", err, out)
 	}
 	prog, _ := filepath.Abs("testdata/driver/own_driver.cu")
-	s := spec(t, fmt.Sprintf("flags = [\"-Xlinker\", \"-rpath=%s\"]\n[[check]]\nexit = 0\n[[check]]\nstat = \"malloc_calls\"\nequals = 3\n[[check]]\nstat = \"malloc_async_calls\"\nequals = 2\n", drv))
+	s := spec(t, fmt.Sprintf("flags = [\"-Xlinker\", \"-rpath=%s\"]\n[[check]]\nexit = 0\n[[check]]\nstat = \"malloc_calls\"\nequals = 4\n[[check]]\nstat = \"malloc_async_calls\"\nequals = 2\n", drv))
 	run := func(hash string) *Verdict {
 		j := &Job{ID: "driver", Spec: s, Dir: t.TempDir(), Hash: hash, Files: []File{{Name: "own_driver.cu", Path: prog}}}
 		v, err := Check(context.Background(), tk, Plain{}, j, nil)
@@ -68,6 +68,7 @@ func TestWitnessDriverCounts(t *testing.T) {
 	for _, want := range []string{
 		"cuMemAlloc: the record says 0, the kernel counted 3", "cuMemFree: the record says 0, the kernel counted 3",
 		"cuMemAllocAsync: the record says 0, the kernel counted 2", "cuMemFreeAsync: the record says 0, the kernel counted 2",
+		"cuArrayCreate: the record says 0, the kernel counted 1", "cuArrayDestroy: the record says 0, the kernel counted 1",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("measured, no %q in %q", want, got)
@@ -84,7 +85,7 @@ func TestWitnessDriverCounts(t *testing.T) {
 	if err := json.Unmarshal(data, &line); err != nil {
 		t.Fatalf("the witness's log: %v\n%s", err, data)
 	}
-	if !line.Compared || !line.Equal || line.Kernel["cuMemAlloc"] != 3 || line.Kernel["malloc_calls"] != 0 || line.Record["malloc_calls"] != 3 || line.DriverAllocs != 5 || line.DriverFrees != 5 || line.Job != "driver" {
+	if !line.Compared || !line.Equal || line.Kernel["cuMemAlloc"] != 3 || line.Kernel["malloc_calls"] != 0 || line.Record["malloc_calls"] != 4 || line.Kernel["cuArrayCreate"] != 1 || line.DriverAllocs != 6 || line.DriverFrees != 6 || line.Job != "driver" {
 		t.Errorf("the witness's log: %s", data)
 	}
 	got = ""
@@ -94,8 +95,8 @@ func TestWitnessDriverCounts(t *testing.T) {
 		}
 	}
 	t.Logf("as a grade compares: %s", got)
-	for _, want := range []string{"malloc_calls 3 (runtime 0, driver 3)", "malloc_async_calls 2 (runtime 0, driver 2)",
-		"free_calls 3 (runtime 0, driver 3)", "the program's own driver allocation calls 5 of at most 5", "counted, not compared: "} {
+	for _, want := range []string{"malloc_calls 4 (runtime 0, driver 4)", "malloc_async_calls 2 (runtime 0, driver 2)",
+		"free_calls 4 (runtime 0, driver 4)", "the program's own driver allocation calls 6 of at most 6", "counted, not compared: "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("as a grade compares, no %q in %q", want, got)
 		}
@@ -106,8 +107,9 @@ func TestWitnessDriverCounts(t *testing.T) {
 }
 
 // TestWitnessEveryRuntimeEntry: bench/witness/apis.cu calls each of the
-// runtime's allocation entry points once (cudaMallocPitch and
-// cudaMalloc3D, which the library counts as malloc_calls, among them).
+// runtime's allocation entry points once (cudaMallocPitch, cudaMalloc3D
+// and the three arrays', which the library counts as malloc_calls, among
+// them).
 // Without a GPU each call fails, and each is counted all the same, by the
 // library and by the kernel alike: the witness's comparison passes (it
 // failed when only cudaMalloc was probed for malloc_calls).
@@ -132,7 +134,7 @@ func TestWitnessEveryRuntimeEntry(t *testing.T) {
 	for _, r := range v.Results {
 		if r.Name == checker.WitnessCheckName {
 			t.Logf("%s", r.Got)
-			if !r.Pass || !strings.Contains(r.Got, "malloc_calls 3,") || !strings.Contains(r.Got, "malloc_host_calls 2") {
+			if !r.Pass || !strings.Contains(r.Got, "malloc_calls 6,") || !strings.Contains(r.Got, "malloc_host_calls 2") {
 				t.Errorf("%+v", r)
 			}
 			return

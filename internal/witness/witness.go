@@ -279,6 +279,9 @@ func (w *Witness) Attach(lib, file string) error {
 	if err != nil {
 		return fmt.Errorf("witness: %s: %w", file, err)
 	}
+	// A probe behind each dispatch trampoline, where the calls that skip
+	// the entry meet those through it (trampoline.go).
+	offsets = behindTrampolines(file, offsets)
 	if w.multi != nil {
 		return w.attachMulti(lib, file, ex, offsets)
 	}

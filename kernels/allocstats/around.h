@@ -51,6 +51,34 @@ DHOOK(CUresult, cuMemAllocPitch_v2, (CUdeviceptr* p, size_t* pitch, size_t w, si
     driverAlloc(n);
     if (r == CUDA_SUCCESS) { rec->malloc_bytes += n; added((void*)*p, n, nullptr, false); } else rec->failed_allocs++;
 })
+// The driver's arrays count as the runtime's (devices.h): in malloc_calls
+// and malloc_bytes, their destruction in free_calls.
+DHOOK(CUresult, cuArrayCreate_v2, (CUarray* a, const CUDA_ARRAY_DESCRIPTOR* d), (a, d), {
+    rec->malloc_calls++;
+    size_t n = d != nullptr ? arrayBytes(formatBytes(d->Format) * d->NumChannels, d->Width, d->Height, 0, 1) : 0;
+    driverAlloc(n);
+    if (r == CUDA_SUCCESS) rec->malloc_bytes += n; else rec->failed_allocs++;
+})
+DHOOK(CUresult, cuArray3DCreate_v2, (CUarray* a, const CUDA_ARRAY3D_DESCRIPTOR* d), (a, d), {
+    rec->malloc_calls++;
+    size_t n = d != nullptr ? arrayBytes(formatBytes(d->Format) * d->NumChannels, d->Width, d->Height, d->Depth, 1) : 0;
+    driverAlloc(n);
+    if (r == CUDA_SUCCESS) rec->malloc_bytes += n; else rec->failed_allocs++;
+})
+DHOOK(CUresult, cuMipmappedArrayCreate, (CUmipmappedArray* a, const CUDA_ARRAY3D_DESCRIPTOR* d, unsigned int levels), (a, d, levels), {
+    rec->malloc_calls++;
+    size_t n = d != nullptr ? arrayBytes(formatBytes(d->Format) * d->NumChannels, d->Width, d->Height, d->Depth, levels) : 0;
+    driverAlloc(n);
+    if (r == CUDA_SUCCESS) rec->malloc_bytes += n; else rec->failed_allocs++;
+})
+DHOOK(CUresult, cuArrayDestroy, (CUarray a), (a), {
+    rec->free_calls++;
+    guard.driver_free_calls++;
+})
+DHOOK(CUresult, cuMipmappedArrayDestroy, (CUmipmappedArray a), (a), {
+    rec->free_calls++;
+    guard.driver_free_calls++;
+})
 DHOOK(CUresult, cuMemAllocManaged, (CUdeviceptr* p, size_t n, unsigned int f), (p, n, f), {
     rec->malloc_managed_calls++;
     driverAlloc(n);

@@ -46,6 +46,18 @@ long sysFcntl(int fd, int cmd, long arg) { return rawSyscall(SYS_fcntl, fd, cmd,
 long sysClose(int fd) { return rawSyscall(SYS_close, fd); }
 pid_t sysGetpid() { return (pid_t)rawSyscall(SYS_getpid); }
 
+// pageGone says whether any page of the n bytes at p is mapped no more:
+// memory freed (a large malloc or calloc is its own mapping, which free
+// unmaps) or unmapped by the program. msync with MS_ASYNC only checks the
+// range (Linux since 2.6.19) and answers ENOMEM for a hole in it. Memory
+// the C library keeps for its later allocations (a small buffer freed)
+// stays mapped and is not seen.
+bool pageGone(uintptr_t p, size_t n) {
+    if (n == 0) return false;
+    const uintptr_t page = 4096, start = p & ~(page - 1);
+    return rawSyscall(SYS_msync, (long)start, (long)(p + n - start), MS_ASYNC) == -ENOMEM;
+}
+
 // rawSyscall6 is rawSyscall with six arguments (prctl's unused ones must
 // be 0; the syscall hook's stand-in before the C library's is found).
 long rawSyscall6(long nr, long a, long b, long c, long d, long e, long g) {
@@ -178,13 +190,18 @@ struct Guard {
     // the library's look at it and its write) is still counted, and the
     // grader, missing its record, fails the run (fork_race.cu).
     uint64_t cuda_children;
+    // version 4: executable mappings of files written during the run
+    // (writtenCode below), the most seen at any count, and the end of the
+    // first one's path (its last 63 bytes, ended by 0).
+    uint64_t written_code;
+    char written_path[64];
 };
 
 enum { kFrameStart = 1, kFrameSnapshot = 2, kFrameEnd = 3 };
 const size_t kFrameHeader = 24, kFrameMax = 4096;  // PIPE_BUF, and one buffer of a Unix socket: a write of a frame is never split
 static_assert(kFrameHeader + sizeof(Record) + sizeof(Guard) + 32 <= kFrameMax, "a frame must fit in PIPE_BUF");
 
-Guard guard = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+Guard guard = {4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}};
 
 // The count of forked processes that called CUDA, shared with every
 // process forked from the program's own (made before main); and whether
@@ -377,15 +394,105 @@ void pulse() {
 struct RDebugExtended { struct r_debug base; RDebugExtended* r_next; };
 const uint64_t kMapsUnread = ~(uint64_t)0;  // checker.MapsUnread
 
-void countCopies() {
-    uint64_t runtimes = 0, drivers = 0, namespaces = 1, libcCopies = 0;
+//
+// The same read judges where the process's code comes from (writtenCode):
+// an executable mapping of a file written during the run is code the
+// program wrote, which no hook sees. Before, a copy of the runtime's file
+// written into the run's folder under a name of its own (not libcudart),
+// loaded and left loaded, passed wherever that folder was not noexec,
+// even as root with the witness on (renamed_copy.cu of the corpus).
+//
+// startCode is what was mapped executable when the library's constructor
+// ran, before any code of the program's: the program's binary (built by
+// the grader, maybe in the same clock tick as the run began), the loader,
+// this library, their libraries. runStart is the coarse wall clock then,
+// the clock the kernel stamps files with.
+struct CodeFile { uint64_t dev, ino; };
+CodeFile startCode[128];
+int startCodeN;
+struct timespec runStart;
+
+// codeLine reads a line of /proc/self/maps: false when it is not an
+// executable mapping; its path (the newline cut) when it is one.
+bool codeLine(char* line, CodeFile* f, char** path) {
+    char perms[8] = {0};
+    unsigned int major = 0, minor = 0;
+    unsigned long ino = 0;
+    int at = 0;
+    if (sscanf(line, "%*s %7s %*s %x:%x %lu %n", perms, &major, &minor, &ino, &at) < 4 || at == 0 || perms[2] != 'x') return false;
+    *path = line + at;
+    for (char* c = *path; *c != 0; c++)
+        if (*c == '\n') *c = 0;
+    f->dev = (uint64_t)major << 32 | minor;
+    f->ino = ino;
+    return true;
+}
+
+void noteStartCode() {
+    clock_gettime(CLOCK_REALTIME_COARSE, &runStart);
     if (FILE* m = fopen("/proc/self/maps", "re")) {
         char line[4096];
+        CodeFile f;
+        char* path;
+        while (fgets(line, sizeof line, m) != nullptr)
+            if (codeLine(line, &f, &path) && path[0] == '/' && startCodeN < (int)(sizeof startCode / sizeof startCode[0])) startCode[startCodeN++] = f;
+        fclose(m);
+    }
+}
+
+bool atOrAfter(const struct timespec& t, const struct timespec& since) {
+    return t.tv_sec > since.tv_sec || (t.tv_sec == since.tv_sec && t.tv_nsec >= since.tv_nsec);
+}
+
+// writtenCode says whether an executable mapping of the file at path is
+// code written during the run: a file mapped when the run began is not;
+// one deleted or replaced since it was mapped (its path ends
+// " (deleted)": a memfd, System V shared memory, a file the program
+// removed) is; any other file is when its content or its inode changed at
+// or after the run's start (mtime, or ctime, which no program sets back:
+// utimensat moves mtime alone). Anonymous mappings and the kernel's
+// ([vdso]) are not files and are not judged here.
+bool writtenCode(const CodeFile& f, const char* path) {
+    if (path[0] != '/') return false;
+    for (int i = 0; i < startCodeN; i++)
+        if (startCode[i].dev == f.dev && startCode[i].ino == f.ino) return false;
+    static const char deleted[] = " (deleted)";
+    size_t n = 0, d = sizeof deleted - 1;
+    while (path[n] != 0) n++;
+    bool gone = n >= d;
+    for (size_t i = 0; gone && i < d; i++) gone = path[n - d + i] == deleted[i];
+    if (gone) return true;
+    struct stat st;
+    if (rawSyscall6(SYS_newfstatat, AT_FDCWD, (long)path, (long)&st, 0, 0, 0) != 0) return true;
+    return atOrAfter(st.st_mtim, runStart) || atOrAfter(st.st_ctim, runStart);
+}
+
+void noteWrittenCode(const char* path) {
+    guard.written_code++;
+    if (guard.written_path[0] != 0) return;
+    size_t n = 0, k = 0, room = sizeof guard.written_path - 1;
+    while (path[n] != 0) n++;
+    const char* tail = path;
+    if (n > room) {
+        for (; k < 3; k++) guard.written_path[k] = '.';
+        tail = path + n - (room - 3);
+    }
+    for (; *tail != 0 && k < room; k++, tail++) guard.written_path[k] = *tail;
+    guard.written_path[k] = 0;
+}
+
+void countCopies() {
+    uint64_t runtimes = 0, drivers = 0, namespaces = 1, libcCopies = 0, written = 0;
+    if (FILE* m = fopen("/proc/self/maps", "re")) {
+        char line[4096];
+        CodeFile f;
+        char* path;
         while (fgets(line, sizeof line, m) != nullptr) {
-            char perms[8] = {0};
-            int at = 0;
-            if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &at) < 1 || at == 0 || perms[2] != 'x') continue;
-            const char* path = line + at;
+            if (!codeLine(line, &f, &path)) continue;
+            if (writtenCode(f, path)) {
+                written++;
+                if (guard.written_code < written) noteWrittenCode(path);
+            }
             const char* b = strrchr(path, '/');
             b = b != nullptr ? b + 1 : path;
             if (strncmp(b, "libcudart", 9) == 0) runtimes++;
@@ -640,7 +747,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 16;
+    rec->version = 17;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -651,6 +758,7 @@ Record* record() {
     ipcEvents = new std::unordered_set<cudaEvent_t>();
     ipcOpened = new std::unordered_map<cudaEvent_t, int>();
     ipcShared = new std::unordered_map<cudaEvent_t, std::pair<uint64_t, uint64_t>>();
+    ipcGone = new std::vector<IpcGone>();
     importFrees = new std::vector<ImportFree>();
     exported = new std::unordered_map<uintptr_t, Exported>();
     if (importSigs == nullptr) {
@@ -665,6 +773,11 @@ Record* record() {
         void* m = sysMmapShared(sizeof(ExportSends));   // zeroed, as importSigs
         if (m != nullptr) exportSends = (ExportSends*)m;
     }
+    if (ipcRecords == nullptr) {
+        void* m = sysMmapShared(sizeof(IpcRecords));   // zeroed, as importSigs
+        if (m != nullptr) ipcRecords = (IpcRecords*)m;
+    }
+    ipcMine = new std::vector<IpcMine>();
     importNotes = new std::vector<ImportNote>();
     ipcOpenKeys = new std::unordered_map<cudaEvent_t, uint64_t>();
     ipcJudged = new std::unordered_map<uint64_t, size_t>();
@@ -797,6 +910,44 @@ uint64_t shareFdsOpen() {
     return n;
 }
 
+// retaken says whether this process took a handle with the same bytes
+// as destroyed event d's again, after d's take and by time open: an open
+// then is of the later event (the runtime may give a new event an old
+// event's handle). mu is held.
+bool retaken(const IpcGone& d, uint64_t open) {
+    for (auto& g : *ipcGone)
+        if (g.key == d.key && g.takenNs > d.takenNs && g.takenNs <= open) return true;
+    for (auto& s : *ipcShared)
+        if (s.second.first == d.key && s.second.second > d.takenNs && s.second.second <= open) return true;
+    return false;
+}
+
+// ipcGoneAtExit reads this process's destroys of interprocess events it
+// made and gave a handle of against every process's opens of that very
+// event (ipcOpens: opened after the event's handle was taken, and before
+// any later take of the same bytes): an open closed after the destroy, or
+// never, makes the destroy one while a handle was open
+// (ipc_made_destroy_first_ns), whether the open came before the destroy
+// (ipcStillOpen sees that one as it happens) or after it: a handle opened
+// once its maker destroyed the event is undefined, as is every wait,
+// record and close of it. Read at exit, when the program's children have
+// usually ended (a parent waits for them); mu is held.
+void ipcGoneAtExit() {
+    if (ipcOpens == nullptr) return;
+    const uint32_t n = std::min<uint32_t>(ipcOpens->n.load(), (uint32_t)kIpcOpens);
+    for (auto& d : *ipcGone) {
+        for (uint32_t i = 0; i < n; i++) {
+            const IpcOpen& o = ipcOpens->slot[i];
+            if (o.ready.load(std::memory_order_acquire) == 0 || o.key.load() != d.key) continue;
+            const uint64_t open = o.openNs.load(), close = o.closeNs.load();
+            if (open < d.takenNs || (close != 0 && close <= d.destroyNs) || retaken(d, open)) continue;
+            if (rec->ipc_made_destroy_first_ns == 0 || d.destroyNs < rec->ipc_made_destroy_first_ns) rec->ipc_made_destroy_first_ns = d.destroyNs;
+        }
+    }
+}
+
+extern uint64_t ipcDelayMs;   // failures.h: $LESSONS_STATS_IPC_DELAY
+
 // leaks notes what was never freed, at exit; mu is held.
 void leaks() {
     rec->leaked_allocs = rec->live_allocs;
@@ -805,14 +956,27 @@ void leaks() {
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
     rec->leaked_events = liveEvents->size();
+    for (auto it = registered->begin(); it != registered->end();) {
+        // Freed and never unregistered; counted once, however often leaks runs.
+        if (!pageGone(it->first, it->second)) { ++it; continue; }
+        rec->registered_unmapped++;
+        it = registered->erase(it);
+    }
     rec->shareable_fds_open = shareFdsOpen();
     rec->graph_execs_leaked = graphs->size();
-    if (!ipcOpened->empty()) rec->ipc_opened_close_last_ns = monotonicNanos();  // closed by the exit
+    // Closed by the exit. In a run whose closes are made late
+    // ($LESSONS_STATS_IPC_DELAY), so is this one, the close the program
+    // left to its end: a handle opened again every round and never closed
+    // (review/blind11's events-opened-again-every-round) then stays open
+    // past its maker's destroy, which comes as the child's sums arrive,
+    // whichever process the machine runs first at the end.
+    if (!ipcOpened->empty()) rec->ipc_opened_close_last_ns = monotonicNanos() + ipcDelayMs * 1000000ull;
     for (auto& kv : *ipcOpened)
         if (ipcOpens != nullptr && kv.second >= 0) ipcOpens->slot[kv.second].closeNs.store(rec->ipc_opened_close_last_ns);
     rec->leaked_pool_imports = 0;
     for (auto& kv : *live)
         if (kv.second.origin == kImported) rec->leaked_pool_imports++;
+    ipcGoneAtExit();
 }
 
 bool endAtFini;  // atExit (or atExitPlain) has run: finish sends the end frame
@@ -947,11 +1111,13 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 16;
+    rec->version = 17;
     live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear();
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
+    ipcMine->clear();   // the parent's records: a wait here is not ordered after them
+    ipcGone->clear();   // the parent's destroys: its to judge
     for (auto& u : unsent) u.used.store(0);   // the parent's exports: its to send
     unsentCount.store(0);
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
@@ -1023,7 +1189,55 @@ void undumpable(char** envp) {
 // mark's write and the exit (status 72) of its child not followed, which
 // did a hundred cudaMalloc unseen. With neither, the trap flag's SIGTRAP
 // ends the process.
+// And so is rseq: a restartable sequence's critical section, declared in
+// a thread's registered area, is one the kernel leaves for an abort
+// address of the thread's choice at a preemption or a signal. A program
+// that pointed one at the CUDA runtime's code and sent itself a timer's
+// signals left cudaMalloc, past its work, before the hook's count
+// (rseq_escape.cu, rseq_plain.cu of the corpus, passing wherever the
+// witness was off). The grader starts a judged run with glibc's own
+// registration off (GLIBC_TUNABLES=glibc.pthread.rseq=0: glibc then asks
+// for no area, for the main thread nor for any thread it starts, and
+// copes with having none); refused here, the program cannot register one
+// of its own; rseqOffOrStop checks, before the filter, that the main
+// thread has none.
 const uint32_t kSetSyscallUserDispatch = 59;  // PR_SET_SYSCALL_USER_DISPATCH, named by newer headers only
+#if defined(SYS_rseq)
+const uint32_t kSysRseq = SYS_rseq;
+#elif defined(__x86_64__)
+const uint32_t kSysRseq = 334;
+#else
+const uint32_t kSysRseq = 293;
+#endif
+
+// rseqOffOrStop ends a judged run whose main thread has a restartable
+// sequence area registered with the kernel (glibc registered one: the
+// run was started without glibc.pthread.rseq=0, or the C library does not
+// honour it; or code that ran before this constructor registered one):
+// the filter below would refuse it to every thread started later (glibc
+// ends the process at such a refusal), and the area would let the
+// program's code steer the kernel past the hooks' counts. Asked by
+// registering an area of the library's own: the kernel refuses it
+// (EINVAL) while another is registered, and one it takes is given back at
+// once. A kernel without rseq (ENOSYS), or a filter of the grader's that
+// refuses it (EPERM), leaves no thread an area. Exit status 74, before
+// any frame: the record is missing, and the message says why.
+struct alignas(32) RseqProbe { uint32_t cpu_id_start, cpu_id; uint64_t rseq_cs; uint32_t flags, pad[3]; };
+static_assert(sizeof(RseqProbe) == 32, "the kernel's struct rseq is 32 bytes");
+const uint32_t kRseqSig = 0x53053053;  // the probe's own signature (any serves: it is checked only against the same area's)
+
+void rseqOffOrStop() {
+    static RseqProbe probe;
+    long r = rawSyscall5(kSysRseq, (long)&probe, sizeof probe, 0, kRseqSig, 0);
+    if (r == 0) {
+        rawSyscall5(kSysRseq, (long)&probe, sizeof probe, 1 /* RSEQ_FLAG_UNREGISTER */, kRseqSig, 0);
+        return;
+    }
+    if (r != -EINVAL && r != -EBUSY) return;  // ENOSYS, EPERM: nothing registered, nothing can be
+    static const char msg[] = "allocstats: this judged run's main thread has a restartable sequence (rseq) area registered with the kernel, with which the program could leave a CUDA call before it is counted: the run is stopped (exit status 74). The grader starts judged runs with GLIBC_TUNABLES=glibc.pthread.rseq=0; run the program through lessons, and do not register rseq areas\n";
+    sysWrite(2, msg, sizeof msg - 1);
+    for (;;) rawSyscall(SYS_exit_group, 74);
+}
 
 void refuseExec() {
 #if defined(__x86_64__)
@@ -1032,21 +1246,22 @@ void refuseExec() {
     const uint32_t arch = AUDIT_ARCH_AARCH64;
 #endif
     const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
-    // Jumps count the instructions skipped: deny is instruction 20, allow 21.
+    // Jumps count the instructions skipped: deny is instruction 21, allow 22.
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 15, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 16, 0),
 #else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 15, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 16, 0),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 14, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 13, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 12, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 11, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 15, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 14, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 13, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 12, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 11, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 0, 6),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 9),
@@ -1061,7 +1276,7 @@ void refuseExec() {
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    static_assert(sizeof f / sizeof f[0] == 22, "the jumps above count on 22 instructions");
+    static_assert(sizeof f / sizeof f[0] == 23, "the jumps above count on 23 instructions");
     struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
     if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
@@ -1072,7 +1287,10 @@ void refuseExec() {
 void noExecStart(char** envp) {
     char v[4];
     noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
-    if (noExec) refuseExec();
+    if (noExec) {
+        rseqOffOrStop();
+        refuseExec();
+    }
 }
 
 // forwardsToCUDA stops the run when a hook's pointer to the real function
@@ -1192,6 +1410,7 @@ void closeStart();
 
 __attribute__((constructor)) void start(int, char**, char** envp) {
     randomSecret(envp);  // first: taking a variable out leaves a second null before the auxiliary vector
+    noteStartCode();     // before any code of the program's runs
     undumpable(envp);
     noExecStart(envp);
     closeStart();
@@ -1757,11 +1976,72 @@ void staleWait(cudaEvent_t e) {
     if (stale) rec->stale_ipc_waits++;
 }
 
+// ipcKeyOf is the hash of the handle of interprocess event e that this
+// process took (cudaIpcGetEventHandle) or opened, or 0.
+uint64_t ipcKeyOf(cudaEvent_t e) {
+    auto o = ipcOpenKeys->find(e);
+    if (o != ipcOpenKeys->end()) return o->second;
+    auto m = ipcShared->find(e);
+    return m != ipcShared->end() ? m->second.first : 0;
+}
+
+// ipcRecordNoted notes a record of interprocess event e on stream s
+// (mu is held): in ipcMine, with s's clock, and in ipcRecords, with what
+// of other processes' records s was ordered after (see ipcRecords).
+void ipcRecordNoted(cudaEvent_t e, cudaStream_t s) {
+    const uint64_t key = ipcKeyOf(e);
+    if (key == 0 || ipcMine == nullptr) return;
+    const Clock& c = (*clocks)[norm(s)];
+    if (ipcMine->size() >= kIpcMine) ipcMine->erase(ipcMine->begin());
+    ipcMine->push_back(IpcMine{monotonicNanos(), c});
+    if (ipcRecords == nullptr) return;
+    auto w = c.find(kIpcWaits);
+    const uint64_t waited = w != c.end() ? w->second : 0;
+    IpcRecord* slot = nullptr;
+    const uint32_t n = std::min<uint32_t>(ipcRecords->n.load(), (uint32_t)kIpcRecords);
+    for (uint32_t i = 0; i < n && slot == nullptr; i++)
+        if (ipcRecords->slot[i].ready.load(std::memory_order_acquire) != 0 && ipcRecords->slot[i].key.load() == key) slot = &ipcRecords->slot[i];
+    if (slot == nullptr) {
+        const uint32_t at = ipcRecords->n.fetch_add(1);
+        if (at >= (uint32_t)kIpcRecords) return;
+        slot = &ipcRecords->slot[at];
+        slot->key.store(key);
+    }
+    slot->pid.store((uint32_t)sysGetpid());
+    slot->waitedNs.store(waited);
+    slot->ready.store(1, std::memory_order_release);
+}
+
+// ipcCovered orders clock c, of a wait queued now on interprocess event
+// e, after this process's records of interprocess events that the
+// latest record of e, made by another process, covered (see ipcRecords).
+// An event this process records itself is its own clock's to order.
+void ipcCovered(Clock& c, cudaEvent_t e) {
+    if (ipcRecords == nullptr || ipcMine == nullptr) return;
+    if (recordedOn != nullptr && recordedOn->count(e)) return;
+    const uint64_t key = ipcKeyOf(e);
+    if (key == 0) return;
+    const uint32_t me = (uint32_t)sysGetpid();
+    uint64_t waited = 0;
+    const uint32_t n = std::min<uint32_t>(ipcRecords->n.load(), (uint32_t)kIpcRecords);
+    for (uint32_t i = 0; i < n; i++) {
+        const IpcRecord& r = ipcRecords->slot[i];
+        if (r.ready.load(std::memory_order_acquire) == 0 || r.key.load() != key || r.pid.load() == me) continue;
+        waited = std::max(waited, r.waitedNs.load());
+    }
+    if (waited == 0) return;
+    for (auto& m : *ipcMine)
+        if (m.ns <= waited) join(c, m.clock);
+}
+
 // ipcWaited notes, in clock c (a stream's, or the host's), a wait for
 // event e queued now, when e is an interprocess event: c is then ordered
 // after whatever the other process's records of e covered by now.
 void ipcWaited(Clock& c, cudaEvent_t e) {
-    if (ipcEvents->count(e)) c[kIpcWaits] = monotonicNanos();
+    if (ipcEvents->count(e)) {
+        ipcCovered(c, e);
+        c[kIpcWaits] = monotonicNanos();
+    }
     staleWait(e);
 }
 

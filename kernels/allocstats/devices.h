@@ -9,6 +9,33 @@
 // asked of), an allocation's (its pool's). A context made current with the
 // driver API (cuCtxSetCurrent) is not followed.
 namespace {
+// arrayBytes is the bytes of an array's elements (elem bytes each): width,
+// height and depth (each at least 1) at each of its levels, a level half
+// the one before in each (at least 1).
+size_t arrayBytes(size_t elem, size_t w, size_t h, size_t d, unsigned int levels) {
+    size_t n = 0;
+    if (levels == 0) levels = 1;
+    for (unsigned int l = 0; l < levels && l < 64; l++) {
+        size_t lw = w >> l, lh = h >> l, ld = d >> l;
+        n += (lw > 0 ? lw : 1) * (lh > 0 ? lh : 1) * (ld > 0 ? ld : 1) * elem;
+    }
+    return n;
+}
+// channelBytes is the size of a runtime array's element (at least 1).
+size_t channelBytes(const cudaChannelFormatDesc* d) {
+    if (d == nullptr) return 1;
+    long bits = (long)d->x + d->y + d->z + d->w;
+    return bits >= 8 ? (size_t)bits / 8 : 1;
+}
+// formatBytes is the size of one channel of a driver array's format (1
+// for those not named here: a count of at least the elements).
+size_t formatBytes(unsigned int f) {
+    switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF: return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT: return 4;
+    default: return 1;
+    }
+}
 thread_local int curDev = 0;
 std::unordered_map<cudaStream_t, int>* streamDev;
 std::unordered_map<cudaMemPool_t, int>* poolDev;
@@ -171,6 +198,30 @@ HOOK(cudaError_t, cudaMalloc3D, (cudaPitchedPtr* pp, cudaExtent e), (pp, e), {
         added(pp->ptr, n, nullptr, false);
     } else rec->failed_allocs++;
 })
+// Arrays (the memory of textures and surfaces) count as cudaMalloc does:
+// device memory taken all the same, which a spec that allows one
+// allocation must see (attack13's array_alloc.cu took a hundred unseen).
+// Their bytes are the elements' (width, height and depth, each at least
+// 1, times the element's size); a mipmapped array's, every level's. An
+// array has no address a kernel is given: it is not followed as live
+// memory, for leaks or for uses; its free counts in free_calls.
+HOOK(cudaError_t, cudaMallocArray, (cudaArray_t* a, const cudaChannelFormatDesc* d, size_t w, size_t h, unsigned int f), (a, d, w, h, f), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) rec->malloc_bytes += arrayBytes(channelBytes(d), w, h, 0, 1);
+    else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaMalloc3DArray, (cudaArray_t* a, const cudaChannelFormatDesc* d, cudaExtent e, unsigned int f), (a, d, e, f), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) rec->malloc_bytes += arrayBytes(channelBytes(d), e.width, e.height, e.depth, 1);
+    else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaMallocMipmappedArray, (cudaMipmappedArray_t* a, const cudaChannelFormatDesc* d, cudaExtent e, unsigned int levels, unsigned int f), (a, d, e, levels, f), {
+    rec->malloc_calls++;
+    if (r == cudaSuccess) rec->malloc_bytes += arrayBytes(channelBytes(d), e.width, e.height, e.depth, levels);
+    else rec->failed_allocs++;
+})
+HOOK(cudaError_t, cudaFreeArray, (cudaArray_t a), (a), { rec->free_calls++; })
+HOOK(cudaError_t, cudaFreeMipmappedArray, (cudaMipmappedArray_t a), (a), { rec->free_calls++; })
 HOOK(cudaError_t, cudaMallocHost, (void** p, size_t n), (p, n), {
     rec->malloc_host_calls++;
     if (r == cudaSuccess) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
@@ -184,7 +235,15 @@ HOOK(cudaError_t, cudaHostAlloc, (void** p, size_t n, unsigned int f), (p, n, f)
 HOOK(cudaError_t, cudaFreeHost, (void* p), (p), { rec->free_host_calls++; if (r == cudaSuccess) hostLive->erase((uintptr_t)p); })
 // Host memory the program pins itself: a copy to or from it is not staged.
 HOOK(cudaError_t, cudaHostRegister, (void* p, size_t n, unsigned int f), (p, n, f), { if (r == cudaSuccess) (*registered)[(uintptr_t)p] = n; })
-HOOK(cudaError_t, cudaHostUnregister, (void* p), (p), { if (r == cudaSuccess) registered->erase((uintptr_t)p); })
+// A range freed (or unmapped) before its unregister was given back while
+// the driver still held it page-locked: counted whatever the unregister
+// answered, and followed no more.
+HOOK(cudaError_t, cudaHostUnregister, (void* p), (p), {
+    auto it = registered->find((uintptr_t)p);
+    bool gone = it != registered->end() && pageGone(it->first, it->second);
+    if (gone) rec->registered_unmapped++;
+    if (r == cudaSuccess || gone) registered->erase((uintptr_t)p);
+})
 HOOK(cudaError_t, cudaMemPoolCreate, (cudaMemPool_t* pool, const cudaMemPoolProps* props), (pool, props), {
     rec->pools_created++;
     if (r == cudaSuccess) notePool(*pool);
@@ -389,15 +448,18 @@ HOOK_PRE(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { settle(true, e, nu
 })
 namespace {
 // ipcDelay waits, on the host, before a record of an interprocess event
-// when the run asks it ($LESSONS_STATS_IPC_DELAY): a record made after
-// the message that lets the other process wait for it then comes after
-// that wait every time, as it may on any run.
-void ipcDelay(cudaEvent_t e) {
+// (close false), or before a close of an event opened from another
+// process's handle (close true), when the run asks it
+// ($LESSONS_STATS_IPC_DELAY): a record made after the message that lets
+// the other process wait for it then comes after that wait every time,
+// and a close made after the message that lets the maker destroy the
+// event comes after that destroy, as either may on any run.
+void ipcDelay(cudaEvent_t e, bool close) {
     if (ipcDelayMs == 0 || busy()) return;
     bool ipc;
     {
         std::lock_guard<Lock> g(mu);
-        ipc = ipcEvents != nullptr && ipcEvents->count(e) > 0;
+        ipc = close ? ipcOpened != nullptr && ipcOpened->count(e) > 0 : ipcEvents != nullptr && ipcEvents->count(e) > 0;
     }
     if (!ipc) return;
     struct timespec ts = {(time_t)(ipcDelayMs / 1000), (long)(ipcDelayMs % 1000) * 1000000L};
@@ -436,13 +498,14 @@ bool waitedInCapture(cudaStream_t s, cudaEvent_t e, cudaError_t r) {
     return inCapture(s);
 }
 }  // namespace
-HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), { ipcDelay(e); }, {
+HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), { ipcDelay(e, false); }, {
     rec->event_records++;
     tlRecord(e, s);
     enqueue(s);
     if (!recordedInCapture(e, s, r)) {
         (*events)[e] = (*clocks)[norm(s)];
         if (r == cudaSuccess) ipcRecorded(e, s);
+        if (r == cudaSuccess && ipcEvents->count(e)) ipcRecordNoted(e, s);
     }
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
@@ -450,12 +513,13 @@ HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), 
 // PyTorch 2 records its events (torch.cuda.Event.record, and so
 // Stream.wait_stream) with cudaEventRecordWithFlags: the same record, and
 // without it every wait on such an event looked like no order at all.
-HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), { ipcDelay(e); }, {
+HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), { ipcDelay(e, false); }, {
     rec->event_records++;
     enqueue(s);
     if (!recordedInCapture(e, s, r)) {
         (*events)[e] = (*clocks)[norm(s)];
         if (r == cudaSuccess) ipcRecorded(e, s);
+        if (r == cudaSuccess && ipcEvents->count(e)) ipcRecordNoted(e, s);
     }
     if (recordedOn == nullptr) recordedOn = new RecordedOn();
     if (r == cudaSuccess) (*recordedOn)[e] = norm(s);
@@ -568,15 +632,17 @@ void ipcDestroyed(cudaEvent_t e) {
         rec->ipc_opened_close_last_ns = monotonicNanos();
         if (ipcOpens != nullptr && o->second >= 0) ipcOpens->slot[o->second].closeNs.store(rec->ipc_opened_close_last_ns);
         ipcOpened->erase(o);
-    } else if (rec->ipc_made_destroy_first_ns == 0 && ipcStillOpen(e)) {
-        rec->ipc_made_destroy_first_ns = monotonicNanos();
+    } else {
+        auto s = ipcShared->find(e);
+        if (s != ipcShared->end()) ipcGone->push_back(IpcGone{s->second.first, s->second.second, monotonicNanos()});
+        if (rec->ipc_made_destroy_first_ns == 0 && ipcStillOpen(e)) rec->ipc_made_destroy_first_ns = monotonicNanos();
     }
     ipcShared->erase(e);
     ipcEvents->erase(e);
     ipcOpenKeys->erase(e);
 }
 }  // namespace
-HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })
+HOOK_PRE(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { ipcDelay(e, true); }, { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })
 HOOK(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t* s, unsigned int f), (s, f), {
     if (r == cudaSuccess && (f & cudaStreamNonBlocking)) nonblocking->insert(*s);
     if (r == cudaSuccess) streamMade(*s);

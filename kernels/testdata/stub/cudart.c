@@ -232,3 +232,15 @@ static void capturedMemset(void* d, int v, size_t n, void* s) {
   StubMemsetNode m = {d, n, (unsigned)v, 1, n, 1};
   addNode(&node, capGraph, 2)->m = m;
 }
+// Arrays (kernels/fail_test.go, arrays.c): a handle each, no address.
+int cudaMallocArray(void** a, const void* d, size_t w, size_t h, unsigned f) { *a = (void*)(handles++); return 0; }
+struct extent { size_t w, h, d; };  /* cudaExtent, passed by value */
+int cudaMalloc3DArray(void** a, const void* d, struct extent e, unsigned f) { *a = (void*)(handles++); return 0; }
+int cudaMallocMipmappedArray(void** a, const void* d, struct extent e, unsigned levels, unsigned f) { *a = (void*)(handles++); return 0; }
+int cudaFreeArray(void* a) { return 0; }
+int cudaFreeMipmappedArray(void* a) { return 0; }
+int cuArrayCreate_v2(void** a, const void* d) { *a = (void*)(handles++); return 0; }
+int cuArray3DCreate_v2(void** a, const void* d) { *a = (void*)(handles++); return 0; }
+int cuMipmappedArrayCreate(void** a, const void* d, unsigned levels) { *a = (void*)(handles++); return 0; }
+int cuArrayDestroy(void* a) { return 0; }
+int cuMipmappedArrayDestroy(void* a) { return 0; }

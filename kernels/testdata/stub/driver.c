@@ -9,6 +9,8 @@ static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = 
   {"_Z4holdPiiixPVKiS_PVi", 7, {{0, 8}, {8, 4}, {12, 4}, {16, 8}, {24, 8}, {32, 8}, {40, 8}}},  // day068's hold
   {"_Z4fillPimi", 3, {{0, 8}, {8, 8}, {16, 4}}},                                                // day076's fill
   {"_Z3sumPKimPy", 3, {{0, 8}, {8, 8}, {16, 8}}},                                               // day076's sum
+  {"_Z4fillPiiiy", 4, {{0, 8}, {8, 4}, {12, 4}, {16, 8}}},                                      // day073's fill
+  {"_Z3usePKiiyPy", 4, {{0, 8}, {8, 4}, {16, 8}, {24, 8}}},                                     // day073's use
   {"_Z4fillPiii", 3, {{0, 8}, {8, 4}, {12, 4}}},                                                // day088's fill
   {"_Z5checkPKiiiPj", 4, {{0, 8}, {8, 4}, {12, 4}, {16, 8}}},                                   // day088's check
   {"_Z3sumPKiiPy", 3, {{0, 8}, {8, 4}, {16, 8}}},                                               // day071's sum (its fill is day088's)

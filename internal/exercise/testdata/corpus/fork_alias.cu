@@ -5,7 +5,7 @@
 // Before, the grading sandbox let every step through; it refuses now any
 // executable mapping that is shared. Elsewhere the witness or the scan.
 // needs: witness
-// want: the statistics record does not match what the kernel saw|exit status 71|fork
+// want: the statistics record does not match what the kernel saw|exit status 71|fork|the program ran code from a file written during its run
 // in the sandbox's filter: exit status 71
 #include <string.h>
 #include <sys/mman.h>

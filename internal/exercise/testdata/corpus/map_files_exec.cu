@@ -9,7 +9,7 @@
 // sandbox's program has neither (exit status 71); a program running as
 // root outside it runs the code, and only the witness or the scan tell.
 // needs: witness
-// want: the statistics record does not match what the kernel saw|exit status 71|/proc/
+// want: the statistics record does not match what the kernel saw|exit status 71|/proc/|the program ran code from a file written during its run
 // in the sandbox: exit status 71
 #include <fcntl.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 // grading sandbox refuses memfd_create; elsewhere only the outside
 // witness (no cudaMalloc made, one claimed) or the source scan catch it.
 // needs: witness
-// want: the statistics record does not match what the kernel saw|exit status 71|memfd_create
+// want: the statistics record does not match what the kernel saw|exit status 71|memfd_create|the program ran code from a file written during its run
 #include <sys/mman.h>
 #include <unistd.h>
 #include "patch.h"

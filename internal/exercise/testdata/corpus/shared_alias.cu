@@ -8,7 +8,7 @@
 // mapping that is shared (anonymous, /dev/zero's or a file's): the only
 // kind a second mapping can write. Elsewhere the witness or the scan.
 // needs: witness
-// want: the statistics record does not match what the kernel saw|exit status 71|PROT_EXEC
+// want: the statistics record does not match what the kernel saw|exit status 71|PROT_EXEC|the program ran code from a file written during its run
 // in the sandbox's filter: exit status 71
 #include <string.h>
 #include <sys/mman.h>

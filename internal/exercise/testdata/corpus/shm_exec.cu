@@ -2,7 +2,7 @@
 // (SHM_EXEC), so that no one mapping is both. The grading sandbox
 // refuses SHM_EXEC; elsewhere the witness or the scan.
 // needs: witness
-// want: the statistics record does not match what the kernel saw|exit status 71|shmat
+// want: the statistics record does not match what the kernel saw|exit status 71|shmat|the program ran code from a file written during its run
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>

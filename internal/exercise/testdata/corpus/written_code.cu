@@ -3,7 +3,7 @@
 // sandbox's folder is a noexec file system of the run's own (only what
 // the grader put there runs); elsewhere the witness or the scan.
 // needs: witness
-// want: the statistics record does not match what the kernel saw|exit status 71|PROT_EXEC
+// want: the statistics record does not match what the kernel saw|exit status 71|PROT_EXEC|the program ran code from a file written during its run
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>

@@ -14,3 +14,6 @@ int cuMemAlloc_v2(CUdeviceptr* p, size_t n) { return take(p, n); }
 int cuMemFree_v2(CUdeviceptr p) { (void)p; return 0; }
 int cuMemAllocAsync(CUdeviceptr* p, size_t n, void* s) { (void)s; return take(p, n); }
 int cuMemFreeAsync(CUdeviceptr p, void* s) { (void)p; (void)s; return 0; }
+/* An array: a handle, no address (counted as cuMemAlloc is). */
+int cuArrayCreate_v2(void** a, const void* d) { (void)d; *a = (void*)(next += 4096); return 0; }
+int cuArrayDestroy(void* a) { (void)a; return 0; }

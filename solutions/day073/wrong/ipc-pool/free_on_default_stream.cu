@@ -1,4 +1,4 @@
-// expect: frees each block on the stream that allocated
+// expect: the legacy default stream is not ordered with it
 // The mistake: the parent frees on the default stream, which its non-blocking stream does not wait for, nor does it wait for the child's event.
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file

@@ -4,13 +4,15 @@
 // it answers the runtime's) and left loaded: the statistics library knows a
 // runtime's copies by their file's name, and the outside witness probes
 // the runtime's files that were on the machine before the run, not one
-// the program wrote during it. Open where the program may map a file it
-// wrote executable: the plain runner (a student's own check), and the
-// grading sandbox without a mount namespace of its own
-// (LESSONS_SANDBOX_USERS=off as root, LESSONS_SANDBOX_PIDNS=off as a user),
-// whose run folder is not noexec. It passes there with full points, even
-// as root with the witness on. In the sandbox with its mount namespace,
-// dlopen is refused (exit status 71).
+// the program wrote during it. Passed where the program may map a file
+// it wrote executable (the plain runner; the grading sandbox without a
+// mount namespace of its own), with full points, even as root with the
+// witness on. The library now fails a run with an executable mapping of a
+// file written during it (at its end and before every dlclose: its mtime
+// or ctime at or after the run's start, or the file deleted); in the
+// sandbox with its mount namespace, dlopen is refused (exit status 71).
+// in the sandbox's filter: exit status 71
+// want: the program ran code from a file written during its run|exit status 71
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <link.h>

@@ -5,10 +5,10 @@
 // the C library, and a malloc cut mid-way aborted the program), the abort
 // stub in a function's inline assembly (a local label, no symbol
 // defined), no /proc, no dynamic loading, no raw system call. The kernel
-// still moves the thread out of the runtime at a timer's signal, past
-// the hook's count.
-// needs: witness
-// want: the statistics record does not match what the kernel saw|restartable
+// still moved the thread out of the runtime at a timer's signal, past
+// the hook's count, wherever the witness was off (attack13). Stopped as
+// rseq_escape.cu is: no thread of a judged run has an area.
+// want: cudaMalloc was called 2 times
 // forged when it prints: escaped 100 completed 0
 #include <cuda_runtime.h>
 #include <setjmp.h>
@@ -57,10 +57,11 @@ int main() {
     sa.sa_handler = tick;
     sa.sa_flags = SA_RESTART;
     sigaction(SIGALRM, &sa, NULL);
+    cudaFree(0);  // the runtime started before the timer: the cut lands in cudaMalloc
     struct itimerval it = {{0, 10}, {0, 10}};
     setitimer(ITIMER_REAL, &it, NULL);
     volatile int escaped = 0, completed = 0;
-    for (volatile long n = 0; n < 2000 && escaped < 100; n++) {
+    for (volatile long n = 0; n < 2000 && escaped < 100 && completed == 0; n++) {
         if (sigsetjmp(env, 1) == 0) {
             void* p = NULL;
             calling = 1;

@@ -1,13 +1,14 @@
 // A hundred allocations of device memory by a runtime function the
-// library does not hook and the witness does not probe: cudaMallocArray
+// library did not hook and the witness did not probe: cudaMallocArray
 // (1 MiB each, 256 x 1024 floats), then the one cudaMalloc the record is
-// to show. Not a lie of the record so much as memory it does not see:
-// malloc_calls counts cudaMalloc's kin, and an array (like
-// cudaMalloc3DArray, cudaMallocMipmappedArray, the driver's cuArrayCreate)
-// is device memory taken all the same.
-// With a fake GPU every call fails and nothing is taken: judge it on the
-// GPU, where it should print "arrays 100".
-// want: cudaMallocArray|the statistics record does not match what the kernel saw
+// to show (attack13). Not a lie of the record so much as memory it did
+// not see (as cudaMalloc3DArray, cudaMallocMipmappedArray and the
+// driver's cuArrayCreate, cuArray3DCreate, cuMipmappedArrayCreate).
+// Stopped: an array counts as cudaMalloc does (malloc_calls and
+// malloc_bytes; a failed call too, as on a fake GPU), and the witness
+// probes the arrays' entry points with cudaMalloc's. On a GPU it prints
+// "arrays 100" and fails all the same.
+// want: cudaMalloc was called 101 times
 // forged when it prints: arrays 100
 #include <cuda_runtime.h>
 #include <stdio.h>

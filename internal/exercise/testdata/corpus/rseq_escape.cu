@@ -11,10 +11,15 @@
 // library's hook never reached its count. The program calls until a
 // hundred calls were cut so, then the one honest call. A pass here needs
 // every call cut (completed 0): calls that return are counted. The
-// program stops at 2,000 calls; the counts it prints say whether the
-// kernel cut any (with a fake GPU a failing call is short).
-// needs: witness
-// want: the statistics record does not match what the kernel saw|/proc/
+// program stops at its first call that returns, or at 2,000 calls; the
+// counts it prints say whether the kernel cut any (with a fake GPU a
+// failing call is short). Passed wherever the witness was off (attack13).
+// Stopped: a judged run starts with glibc's registration off
+// (GLIBC_TUNABLES=glibc.pthread.rseq=0) and the statistics library's
+// filter refuses the program an area of its own, so no thread has one:
+// the area written here is one the kernel never reads, nothing is cut,
+// and the record counts the calls ("escaped 0 completed 1").
+// want: cudaMalloc was called 2 times
 // forged when it prints: escaped 100 completed 0
 #include <cuda_runtime.h>
 #include <setjmp.h>
@@ -73,10 +78,11 @@ int main() {
     sa.sa_handler = tick;
     sa.sa_flags = SA_RESTART;
     sigaction(SIGALRM, &sa, NULL);
+    cudaFree(0);  // the runtime started before the timer: the cut lands in cudaMalloc
     struct itimerval it = {{0, 10}, {0, 10}};
     setitimer(ITIMER_REAL, &it, NULL);
     volatile int escaped = 0, completed = 0;
-    for (volatile long n = 0; n < 2000 && escaped < 100; n++) {
+    for (volatile long n = 0; n < 2000 && escaped < 100 && completed == 0; n++) {
         if (sigsetjmp(env, 1) == 0) {
             void* p = NULL;
             calling = 1;
