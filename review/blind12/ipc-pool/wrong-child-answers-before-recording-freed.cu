@@ -1,7 +1,7 @@
 // kind: wrong (race: the parent may queue its wait on freed before the child records it for this round (no wait in round 0, the round before's record later); the block is freed and refilled while the child reads; the after count and the record)
 // mistake: the child answers first and then frees the import and records freed ("answer at once, so the parent is not kept waiting")
 // why it is wrong: a wait uses the event's last record when the wait is queued; the answer must come after freed is recorded for this round
-// source: own
+// source: sgl-project/sglang#14214, torch/cutorch#222
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the child's import fails (the number names no descriptor, or another file, in the child); the parent then finds no answer)
 // mistake: the parent sends the pool's file descriptor as four bytes with send_all, and the child reads it with recv_all, instead of send_fd and recv_fd
 // why it is wrong: a descriptor is a number that means something only in its own process; only SCM_RIGHTS makes the kernel give the child its own descriptor for the same object
-// source: own
+// source: Xilinx/XRT#5921, intel/compute-runtime#448
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the parent stops at cudaMemPoolExportToShareableHandle (invalid argument); the child finds no pool)
 // mistake: the pool's properties set its type and location and leave handleTypes at zero, "the export call names the handle type"
 // why it is wrong: a pool can be exported only as a handle type it was created with; with none it cannot be shared at all
-// source: own
+// source: openucx/ucx#11548 (allowed handle types fixed when the memory is made)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

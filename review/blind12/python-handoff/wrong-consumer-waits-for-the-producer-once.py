@@ -1,4 +1,4 @@
-# kind: wrong (race: only batch 0's fill, and not even that, is ordered before a read; the record always, the sums now and then)
+# kind: wrong (race: no fill is ordered before its read (the one wait comes before every fill); the record always, the sums now and then)
 # mistake: consumer.wait_stream(producer) is called once, before the loop ("the consumer follows the producer from now on")
 # why it is wrong: wait_stream orders the consumer after the work queued on the producer at the time of the call, not after work queued later; every fill is queued after the wait
 # source: own

@@ -1,7 +1,7 @@
 # kind: wrong (race in the record: x is freed in the producer order with nothing after the consumer read; the next batch may get the same memory and fill it while the consumer still reads; the sums now and then)
 # mistake: x.record_stream(producer) is called before del x, naming the stream that made x ("record the stream x lives on") instead of the consumer that reads it
 # why it is wrong: record_stream tells the allocator about another stream that uses the tensor; the producer is already its allocation stream, so the call adds nothing and the free is not ordered after the read
-# source: own
+# source: NVIDIA/TensorRT-LLM#15265, meta-pytorch/torchrec#4231
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

@@ -1,7 +1,7 @@
 // kind: wrong (later rounds only: from a block's second give-back on, a steal waits on the record of its first; race in the record, the data now and then)
 // mistake: the cudaEventRecord sits inside the branch that makes the block's event, so a block's event is recorded at its first give-back and never again
 // why it is wrong: a wait uses the event's last record; a block given back a second time, by any stream, is stolen behind a record of long-finished work, not behind the reads of its latest holder
-// source: own
+// source: own (cf. torch/cutorch#222: a wait sees only the last record)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator

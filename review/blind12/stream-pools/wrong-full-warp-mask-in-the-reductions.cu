@@ -1,7 +1,7 @@
 // kind: wrong (undefined behaviour whenever a warp has lanes that ask for nothing (most warps): a hang, an error or wrong places; the overflow round, where whole warps ask, is right)
 // mistake: the warp reductions and the shuffle name every lane of the warp (0xffffffff), "the calls are warp-wide", although only the asking lanes reach pool_alloc
 // why it is wrong: a *_sync call must be reached by every lane its mask names; lanes that ask for nothing never call it
-// source: own
+// source: NVIDIA/cub#164, xlite-dev/LeetCUDA#363
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons
