@@ -1,4 +1,4 @@
-// kind: wrong (the heap line says does not fit at lower SLICE_PERCENT (and lists without memory); at 80% the driver's 4 MiB least may hide it)
+// kind: wrong (other arguments: at lower SLICE_PERCENT (10, say) the heap line says does not fit and lists go without memory; at the default 80% the 6 MiB margin hides it)
 // mistake: make_arena sizes the heap from the spill of the largest block alone ("the worst block"), not the sum over every block
 // why it is wrong: every block whose lists pass its slice sends lists to the heap in the same round; the heap must hold all of them at once
 // source: own
