@@ -1,0 +1,93 @@
+# kind: wrong (race in the record: x is freed in the producer order with nothing after the consumer read; the next batch may get the same memory and fill it while the consumer still reads; the sums now and then)
+# mistake: x.record_stream(producer) is called before del x, naming the stream that made x ("record the stream x lives on") instead of the consumer that reads it
+# why it is wrong: record_stream tells the allocator about another stream that uses the tensor; the producer is already its allocation stream, so the call adds nothing and the free is not ordered after the read
+# source: NVIDIA/TensorRT-LLM#15265, meta-pytorch/torchrec#4231
+"""Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
+
+For each batch a producer stream fills a 16 MiB tensor with the batch's
+number, and a consumer stream doubles it and sums it into one slot of
+`sums`. The producer lets go of each tensor once it has handed it on.
+Complete the three parts marked TODO; `lessons check python-handoff`
+runs this file with the statistics library preloaded into python3 and
+judges what CUDA's allocator saw.
+"""
+import os
+import sys
+
+# TODO 1: make PyTorch allocate every tensor with cudaMallocAsync, from
+# CUDA's stream-ordered pool, instead of its own cache of cudaMalloc
+# segments.
+def _with_backend(conf, backend):
+    # keep every other option the user set, drop any backend already named
+    kept = [p for p in conf.split(",") if p.strip() and not p.strip().startswith("backend:")]
+    return ",".join(kept + ["backend:" + backend])
+
+
+os.environ["PYTORCH_CUDA_ALLOC_CONF"] = _with_backend(
+    os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""), "cudaMallocAsync")
+
+import torch  # noqa: E402
+
+N = 4 << 20  # floats per batch: 16 MiB
+
+
+def pipeline(batches, sums):
+    """Fills sums[b] with the sum of 2 * (b + 1) over N elements, for each
+    batch b, the fill on one stream and the doubling and sum on another.
+    Nothing here may wait on the host: the streams run side by side."""
+    # TODO 2: make the two streams; for each batch, allocate and fill x on
+    # the producer, double and sum it on the consumer into sums[b], and
+    # drop x. The consumer must not read x before the producer wrote it,
+    # and x's memory must not be handed out again while the consumer may
+    # still read it.
+    producer = torch.cuda.Stream()
+    consumer = torch.cuda.Stream()
+    here = torch.cuda.current_stream()
+    # sums was zeroed on the default stream: the consumer writes it later
+    consumer.wait_stream(here)
+    for b in range(batches):
+        with torch.cuda.stream(producer):
+            x = torch.empty(N, dtype=torch.float32, device="cuda")
+            x.fill_(float(b + 1))
+        with torch.cuda.stream(consumer):
+            # everything the producer queued so far, the fill of x included
+            consumer.wait_stream(producer)
+            sums[b] = (x * 2).sum(dtype=torch.float64)
+        # the allocator frees x in the producer's order; tell it the
+        # consumer reads it too, so the free waits for that read
+        x.record_stream(producer)
+        del x
+    # the default stream reads sums after this
+    here.wait_stream(consumer)
+
+
+def release():
+    """The pipeline is over: print PyTorch's own peaks (what tensors held
+    at most, and what the allocator held at most), then give the pool's
+    memory back to the device, for the other processes on this GPU."""
+    # TODO 3: print the two peaks, PyTorch's high-water marks, in MiB, as
+    # "torch: peak allocated A MiB, peak reserved R MiB"; then hand back
+    # what the allocator holds and no tensor uses.
+    mib = 1 << 20
+    print(f"torch: peak allocated {torch.cuda.max_memory_allocated() // mib} MiB, "
+          f"peak reserved {torch.cuda.max_memory_reserved() // mib} MiB")
+    torch.cuda.empty_cache()
+    print(f"torch: reserved now {torch.cuda.memory_reserved() >> 20} MiB")
+
+
+def main():
+    batches = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    print("allocator backend:", torch.cuda.get_allocator_backend())
+    sums = torch.zeros(batches, dtype=torch.float64, device="cuda")
+    pipeline(batches, sums)
+    # What each sum should be, made on the GPU after the pipeline: a host
+    # wait in pipeline comes between allocations, and the record sees it.
+    want = torch.arange(1, batches + 1, dtype=torch.float64, device="cuda") * (2.0 * N)
+    ok = int((sums == want).sum().item())
+    print(f"sums: {ok} of {batches} correct")
+    del sums, want
+    release()
+
+
+if __name__ == "__main__":
+    main()
