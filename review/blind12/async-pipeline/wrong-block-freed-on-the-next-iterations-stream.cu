@@ -1,7 +1,7 @@
 // kind: wrong (the record: each block is freed on the next iteration's stream, which is not ordered after this iteration's copies back; a later iteration may get the block while they still read it: wrong results on some runs, an unordered free every run with more than one stream)
 // mistake: submit frees the iteration's device block on the stream of the next iteration, so that the pool hands it to the stream that asks next
 // why it is wrong: a stream-ordered free is ordered only after the work on the stream it is queued on; the next stream never waits for this one, so the free may happen before the copies back have read the block
-// source: rapidsai/rmm#2490 (memory freed on a stream other than the one that used it), NVIDIA/cccl#1637 (review: the freeing stream must follow every use)
+// source: supranational/sppark#81 (a stream-ordered free queued on a stream other than the one using the memory), rapidsai/rmm#2490
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

@@ -1,7 +1,7 @@
 // kind: wrong (results right, but main's reads of the output and the sums from write-combined memory are uncached: the host's checking loop runs many times slower; a check on time or on the host's reads sees it, the results do not)
 // mistake: the three host buffers are allocated with cudaHostAllocWriteCombined, taken for a faster kind of pinned memory, though main reads the output and the sums back on the host
 // why it is wrong: write-combined memory is for buffers the host only writes: host reads of it are uncached and very slow (the Programming Guide's page-locked memory section); out and sums are read by the host
-// source: own (the CUDA Programming Guide, 'Write-Combining Memory': host reads of it are prohibitively slow)
+// source: acts-project/traccc#775 and chelsea0x3b/cudarc#579 (write-combined pinned memory: host reads extremely slow)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

@@ -1,7 +1,7 @@
 // kind: wrong (default output: the events are recorded on the legacy default stream, which the non-blocking streams do not join; a given-back block looks done at once: part 3's early allocate gets a block in use, words overwritten in parts 3 and 4)
 // mistake: deallocate records the block's event with cudaEventRecord(done), leaving the stream to its default, as if an event recorded anywhere followed all the device's work
 // why it is wrong: stream 0 is the legacy default stream; main's streams are cudaStreamNonBlocking, so the record is ordered after none of their work and completes at once
-// source: OpenPPL/ppl.cv#135 (the legacy default stream and non-blocking streams), own
+// source: csarofeen/pytorch#2521 (events must be recorded on the stream the kernels were launched on), supranational/sppark#81 (the legacy default stream, used nowhere else, named by default)
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once

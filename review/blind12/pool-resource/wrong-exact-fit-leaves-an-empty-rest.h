@@ -1,7 +1,7 @@
 // kind: wrong (a boundary: only on an exact fit (a block or chunk of exactly the rounded request): a free block of 0 bytes is listed at the next block's address; when that next block is freed into the same list the 0-byte entry is overwritten or joined wrongly, a block goes missing, chunks never come back whole or a later request is served from a block still in use)
 // mistake: allocate always lists the rest of a cut block, even when the block fit exactly and the rest has 0 bytes
 // why it is wrong: a 0-byte free block sits at the address where the next block starts: the map's key collides with that block's when it is freed, and joins computed from it use wrong sizes
-// source: own (a split without the empty case); rapidsai/rmm#2490 (free-list bookkeeping in a stream-ordered pool)
+// source: dlang/phobos#5029 (a split's leftover too small to be a block, mishandled at deallocation), own
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

@@ -1,7 +1,7 @@
 // kind: wrong (shows when neighbours are freed in ascending address order: no two join, the pool asks its upstream for chunks it should not need ('upstream: N chunks taken' above the right count, or the upstream's 'grows without end'); blocks freed from the top down join rightly)
 // mistake: deallocate joins the freed block with the free block after it but not with the one before it, reasoning that a free block before it would have joined with it when it was freed
 // why it is wrong: when the earlier block was freed, this one was still handed out, so nothing joined then; freeing in ascending order leaves every block apart, and the pool cannot serve a large request from the freed pieces
-// source: rapidsai/rmm#162 (coalescing free blocks), own
+// source: larcenists/larceny#221 (a freed block must merge with both neighbours, three blocks into one), SynestiaOS/SynestiaOS#3 (a free block merged only when its neighbour lies on one side)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

@@ -1,7 +1,7 @@
 // kind: wrong (by chance and on other arguments: the driver reads eight bytes from a four-byte int, its upper half whatever lies beside it on the stack (a huge threshold that keeps everything, or the right one); and with WIDE 8 and MIB 256 the peak, 2 GiB, does not fit an int: a negative value read as a threshold of about 16 EiB)
 // mistake: enter_phase passes the release threshold to cudaMemPoolSetAttribute through an int, 'the peak fits in an int'
 // why it is wrong: cudaMemPoolAttrReleaseThreshold is a cuuint64_t: the driver reads 8 bytes from the pointer; an int gives it 4 bytes of the value and 4 of garbage, and 2 GiB overflows the int anyway
-// source: own (the hint: 'read into the wrong type'; the Runtime API reference's types of the pool attributes)
+// source: NVIDIA/cuda-python#1272 (a 32-bit value passed where cuMemPoolGetAttribute writes 64 bits: an invalid memory access), own (the hint: 'read into the wrong type')
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.

@@ -1,7 +1,7 @@
 // kind: wrong (default output and record: the event is recorded on the legacy default stream, which non-blocking A does not join; B waits for nothing of A's: B never gets A's block ('0 of 6 rounds'), the pool reserves two blocks)
 // mistake: hand records the ring's event with cudaEventRecord(e), the stream argument left to its default, and only the wait names a stream
 // why it is wrong: cudaEventRecord's stream defaults to 0, the legacy default stream; A and B are non-blocking, so the record is ordered after none of A's work and the wait orders B after nothing
-// source: OpenPPL/ppl.cv#135 (the legacy default stream does not order non-blocking streams), own
+// source: csarofeen/pytorch#2521 (an event recorded without the stream the work runs on), OpenPPL/ppl.cv#135
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A

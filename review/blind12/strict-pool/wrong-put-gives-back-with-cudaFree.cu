@@ -1,7 +1,7 @@
-// kind: wrong (the record: a host wait at every put (cudaFree synchronises the device); output right, B may even get A's block, since the block is free before B asks)
+// kind: wrong (race and record: cudaFree on a pool block is not stream ordered and, for memory from the stream-ordered allocator, does not wait either (CUDA 12 and later): the block is free at once while A's fill may still write it, B may get it with no order after A; on older drivers a host wait at every put instead)
 // mistake: put gives the block back with cudaFree instead of cudaFreeAsync on s
-// why it is wrong: cudaFree is not stream ordered: it waits for the whole device before freeing, so the pool's hand-off is never tested and the host stalls at every put (the lesson: a pool's block goes back in stream order)
-// source: own (the lesson's 'Why cudaFree stalls a pipeline'), OpenPPL/ppl.cv#135 (stream-ordered versus synchronous calls mixed)
+// why it is wrong: a pool block must go back with cudaFreeAsync on the stream that used it; cudaFree frees it at the call, outside any stream's order, and the runtime's documentation says the caller must make sure every access is over first
+// source: kokkos/kokkos#9307 (cudaFree does not synchronize for cudaMallocAsync/cudaMallocFromPoolAsync pointers), cupy/cupy#3777 (cudaFree's device sync an undocumented detail)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A

@@ -1,7 +1,7 @@
 // kind: wrong (default output: grow(1 MiB) already fails: the reservation is larger than what is mapped, and cuMemSetAccess refuses a range with no memory behind part of it: 'grow to 1048576 bytes failed')
 // mistake: map_new opens the whole reservation with one cuMemSetAccess instead of the new chunk's addresses
 // why it is wrong: access can be set only on addresses that are mapped; the reservation's unmapped tail makes the call fail (CUDA_ERROR_INVALID_VALUE), so no grow succeeds unless the request fills the reservation exactly
-// source: own (the lesson's pitfalls; the Driver API reference: cuMemSetAccess on a range that must be fully mapped)
+// source: eyalroz/cuda-api-wrappers#512 (cuMemSetAccess refused with invalid argument on a range of a VMM mapping), own (the lesson's pitfalls)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
