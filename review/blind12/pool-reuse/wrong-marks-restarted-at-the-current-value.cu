@@ -1,6 +1,6 @@
-// kind: wrong (default output: entering the wide phase, the pool holds its peak, the reserved mark is set to a non-zero value and the driver refuses it (invalid argument): the program stops after the measurements)
+// kind: wrong (default output: entering the narrow phase, the pool still holds the narrow peak after its trim, the reserved mark is set to that non-zero value and the driver refuses it (invalid argument): the program stops there; the measurements and the wide phase pass, since the pool holds nothing at those resets)
 // mistake: restart_marks sets each high-water mark to the pool's current figure, taking the lesson's 'counts from what the pool holds' for a value to write
-// why it is wrong: the driver accepts only 0 for a high-water mark (a reset); the mark then restarts from the current figure by itself. Any other value is an invalid argument, so enter_phase fails as soon as the pool holds memory
+// why it is wrong: the driver accepts only 0 for a high-water mark (a reset); the mark then restarts from the current figure by itself. Any other value is an invalid argument, so enter_phase fails as soon as the pool holds memory at a reset
 // source: NVlabs/cutile-rs#129 (high-water marks reset by writing 0, the driver's convention), own
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
