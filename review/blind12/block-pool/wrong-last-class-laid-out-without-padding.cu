@@ -1,7 +1,7 @@
-// kind: wrong (default output: 'pointer just past the last block refused: no' (or a crash): the address one past the arena is taken for block number BLOCKS of the last class, read past blocks_)
-// mistake: find accepts an address up to and including the arena's end and drops the index check, taking the range check for a bound on the index
-// why it is wrong: base_ + size_ is the end of the arena, not a block: it divides evenly by the last class's stride and gives index perClass_, one past the last block; its state is read from beyond the vector
-// source: own (an off-by-one at the end of a range); gscept/nebula#181 (size-class arithmetic at a boundary)
+// kind: wrong (default output: the 10000-byte class's blocks start 10000 bytes apart, all but its first off the 256-byte boundary: 'blocks aligned to 256 bytes: no'; nothing shows when the last class is a multiple of 256)
+// mistake: init lays the last class's blocks out at their unrounded size, reading 'the very last block's padding may be left out' as 'the last class needs no padding'
+// why it is wrong: only the arena's very last block may end unpadded; every block must still start on a 256-byte boundary, so the distance between the last class's blocks is its size rounded up like every other class's
+// source: own (a misread comment: padding after the last block taken for padding between the last class's blocks); llnl/Umpire#906 (a pool whose sizes are not multiples of its alignment misbehaves)
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once
@@ -74,8 +74,11 @@ cudaError_t BlockPool::init(const std::vector<size_t>& classBytes, size_t blocks
     bytes_ = classBytes;
     perClass_ = blocks;
     size_t off = 0;
-    for (size_t b : bytes_) {
-        const size_t stride = (b + kAlign - 1) / kAlign * kAlign;
+    for (size_t k = 0; k < bytes_.size(); k++) {
+        const size_t b = bytes_[k];
+        // "The very last block's padding may be left out": the last class
+        // is the end of the arena, so its blocks need no padding.
+        const size_t stride = k + 1 == bytes_.size() ? b : (b + kAlign - 1) / kAlign * kAlign;
         start_.push_back(off);
         stride_.push_back(stride);
         off += stride * blocks;
@@ -96,14 +99,14 @@ cudaError_t BlockPool::init(const std::vector<size_t>& classBytes, size_t blocks
 
 long BlockPool::find(const void* p) const {
     const char* c = static_cast<const char*>(p);
-    if (base_ == nullptr || c < base_ || c > base_ + size_) return -1;
+    if (base_ == nullptr || c < base_ || c >= base_ + size_) return -1;
     const size_t off = (size_t)(c - base_);
     for (size_t k = bytes_.size(); k-- > 0;) {
         if (off < start_[k]) continue;
         const size_t rel = off - start_[k];
         if (rel % stride_[k] != 0) return -1;
         const size_t idx = rel / stride_[k];
-        // idx is below perClass_: the range check above bounds it.
+        if (idx >= perClass_) return -1;
         return (long)(k * perClass_ + idx);
     }
     return -1;
