@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/suspect"
 	"github.com/cudalessons/lessons/kernels"
 )
@@ -422,12 +421,7 @@ func TestAfterEndOnGPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
 	}
-	info, err := gpu.Driver{}.Probe(false)
-	if err != nil || len(info.Devices) == 0 {
-		t.Skipf("needs a GPU: %v", err)
-	}
-	tk := realToolkit(t)
-	tk.NVCC.Arch = info.Devices[0].Arch()
+	tk := gpuToolkit(t)
 	if w, why := OpenWitness(); w != nil {
 		defer w.Close()
 		tk.Witness = w

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/suspect"
 )
 
@@ -22,12 +21,7 @@ func TestGPULaunchEx(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
 	}
-	info, err := gpu.Driver{}.Probe(false)
-	if err != nil || len(info.Devices) == 0 {
-		t.Skipf("needs a GPU: %v", err)
-	}
-	tk := realToolkit(t)
-	tk.NVCC.Arch = info.Devices[0].Arch()
+	tk := gpuToolkit(t)
 	file := "testdata/gpuforgers/launch_ex.cu"
 	src, _ := filepath.Abs(file)
 	s := spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"unordered_uses\"\nequals = 0\n")
@@ -72,12 +66,7 @@ func TestGPUGraphNode(t *testing.T) {
 	if !found {
 		t.Errorf("the source scan does not name graph_node.cu's kernel node for review")
 	}
-	info, err := gpu.Driver{}.Probe(false)
-	if err != nil || len(info.Devices) == 0 {
-		t.Skipf("needs a GPU: %v", err)
-	}
-	tk := realToolkit(t)
-	tk.NVCC.Arch = info.Devices[0].Arch()
+	tk := gpuToolkit(t)
 	src, _ := filepath.Abs(file)
 	s := spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"unordered_uses\"\nequals = 0\n")
 	j := &Job{ID: "graph-node", Spec: s, Dir: t.TempDir(), Files: []File{{Name: filepath.Base(file), Path: src}}}
@@ -113,12 +102,7 @@ func TestGPUGraphNodesOrder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
 	}
-	info, err := gpu.Driver{}.Probe(false)
-	if err != nil || len(info.Devices) == 0 {
-		t.Skipf("needs a GPU: %v", err)
-	}
-	tk := realToolkit(t)
-	tk.NVCC.Arch = info.Devices[0].Arch()
+	tk := gpuToolkit(t)
 	src, _ := filepath.Abs("../../kernels/testdata/stub/graph_nodes.cu")
 	s := spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"unordered_uses\"\nequals = 0\n")
 	for _, c := range []struct {
@@ -150,12 +134,7 @@ func TestGPUDriverV1(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
 	}
-	info, err := gpu.Driver{}.Probe(false)
-	if err != nil || len(info.Devices) == 0 {
-		t.Skipf("needs a GPU: %v", err)
-	}
-	tk := realToolkit(t)
-	tk.NVCC.Arch = info.Devices[0].Arch()
+	tk := gpuToolkit(t)
 	witness := false
 	if w, why := OpenWitness(); w != nil {
 		defer w.Close()

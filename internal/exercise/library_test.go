@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/gpu"
 	"github.com/cudalessons/lessons/internal/buildcache"
 )
 
@@ -25,6 +26,19 @@ func realToolkit(t *testing.T) *Toolkit {
 	dir := t.TempDir()
 	cache := &buildcache.Cache{Dir: filepath.Join(dir, "cache"), MaxBytes: 1 << 30}
 	return NewToolkit(buildcache.Compiler{Path: nvcc, Version: "test"}, cache)
+}
+
+// gpuToolkit is realToolkit building for this machine's first GPU; it
+// skips t where there is none (CI).
+func gpuToolkit(t *testing.T) *Toolkit {
+	t.Helper()
+	info, err := gpu.Driver{}.Probe(false)
+	if err != nil || len(info.Devices) == 0 {
+		t.Skipf("needs a GPU: %v", err)
+	}
+	tk := realToolkit(t)
+	tk.NVCC.Arch = info.Devices[0].Arch()
+	return tk
 }
 
 // The real library, preloaded into a program that makes no CUDA call:

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/cudalessons/lessons/gpu"
 )
 
 // TestGPUPrivateRuntimes grades, on a GPU, the forgers that do their work
@@ -23,12 +21,7 @@ func TestGPUPrivateRuntimes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
 	}
-	info, err := gpu.Driver{}.Probe(false)
-	if err != nil || len(info.Devices) == 0 {
-		t.Skipf("needs a GPU: %v", err)
-	}
-	tk := realToolkit(t)
-	tk.NVCC.Arch = info.Devices[0].Arch()
+	tk := gpuToolkit(t)
 	if w, why := OpenWitness(); w != nil {
 		defer w.Close()
 		tk.Witness = w
