@@ -1,7 +1,6 @@
 package witness
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -29,62 +28,28 @@ func buildTramp(t *testing.T) (lib, prog string) {
 	return lib, prog
 }
 
-// A dispatch trampoline's probe sits behind it, on the function its slot
-// holds: the offset moves there, and other entries stay.
+// A dispatch trampoline's function behind it is probed too, on the
+// function its slot holds, with the ways out of both.
 func TestProbeBehindTrampoline(t *testing.T) {
 	lib, _ := buildTramp(t)
 	offs, err := entryOffsets(lib)
 	if err != nil {
 		t.Fatal(err)
 	}
-	moved := behindTrampolines(lib, offs)
-	if len(offs["tramp_alloc"]) != 1 || len(moved["tramp_alloc"]) != 1 {
-		t.Fatalf("tramp_alloc at %v, behind it %v: want one each", offs["tramp_alloc"], moved["tramp_alloc"])
+	im, done := openImage(lib)
+	defer done()
+	if im == nil {
+		t.Skip("not x86-64")
 	}
-	if moved["tramp_alloc"][0] == offs["tramp_alloc"][0] {
-		t.Fatalf("the probe stays on the trampoline's entry (%#x)", offs["tramp_alloc"][0])
+	sh := im.shapeAt(offs["tramp_alloc"][0])
+	if !sh.decoded || len(sh.exits) != 2 {
+		t.Fatalf("tramp_alloc: %+v: want decoded, two ways out (the jump through its slot, the torn-down path's ret)", sh)
 	}
-	if work := offs["tramp_alloc_work"]; len(work) == 1 && moved["tramp_alloc"][0] != work[0] {
-		t.Errorf("behind tramp_alloc: %#x, want the work's %#x", moved["tramp_alloc"][0], work[0])
+	if work := offs["tramp_alloc_work"]; len(work) != 1 || sh.work != work[0] {
+		t.Errorf("behind tramp_alloc: %#x, want the work's %v", sh.work, work)
 	}
-	if got := behindTrampolines(lib, map[string][]uint64{"x": offs["tramp_alloc_work"]}); got["x"][0] != offs["tramp_alloc_work"][0] {
-		t.Errorf("a plain function moved: %v", got)
-	}
-}
-
-// The CUDA driver, where this machine has one: its entry points are such
-// trampolines (driver 535 here), each with a function of its own behind.
-func TestDriverTrampolines(t *testing.T) {
-	found := false
-	for _, f := range []string{"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1"} {
-		if _, err := os.Stat(f); err != nil || found {
-			continue
-		}
-		found = true
-		if real, err := filepath.EvalSymlinks(f); err == nil {
-			f = real
-		}
-		o, err := entryOffsets(f)
-		if err != nil {
-			continue
-		}
-		m := behindTrampolines(f, o)
-		// Two names behind one function would count each other's calls.
-		at := map[uint64]string{}
-		for _, n := range []string{"cuMemAlloc_v2", "cuMemAlloc", "cuMemAllocPitch_v2", "cuMemFree_v2", "cuMemAllocManaged", "cuMemAllocHost_v2",
-			"cuMemHostAlloc", "cuMemFreeHost", "cuMemAllocAsync", "cuMemAllocAsync_ptsz", "cuMemFreeAsync", "cuMemAllocFromPoolAsync", "cuMemPoolCreate",
-			"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx"} {
-			t.Logf("%s: %s at %#x, probed at %#x", f, n, o[n], m[n])
-			for _, off := range m[n] {
-				if other, ok := at[off]; ok && other != n {
-					t.Errorf("%s and %s are probed at one address, %#x", other, n, off)
-				}
-				at[off] = n
-			}
-		}
-	}
-	if !found {
-		t.Skip("no CUDA driver here")
+	if plain := im.shapeAt(offs["tramp_alloc_work"][0]); plain.work != 0 || len(plain.exits) != 1 {
+		t.Errorf("a plain function: %+v, want its one ret and nothing behind it", plain)
 	}
 }
 
@@ -113,5 +78,8 @@ func TestCountsCallsBehindTrampoline(t *testing.T) {
 	}
 	if n := watch.Counts()["allocs"]; n != 150 {
 		t.Errorf("counted %d calls, want 150 (100 through the entry, 50 behind it)", n)
+	}
+	if p := watch.Past(); len(p) != 1 || p[0].Counts != [siteKinds]uint64{100, 100, 150, 150} {
+		t.Errorf("past the entry: %v, want allocs entered 100, left 100, its work entered and left 150", p)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -75,8 +76,8 @@ type key struct {
 type Witness struct {
 	probes []Probe
 	counts *ebpf.Map
-	// progs are a program per probe, each attached by a uprobe of its
-	// own at each address; or, where the kernel has uprobe_multi links
+	// progs are a program per probe and kind of site (siteKey), each
+	// attached by a uprobe of its own at each address; or, where the kernel has uprobe_multi links
 	// (Linux 6.6 on), multi: a program per argument read (0 for a
 	// count), told its probe by the link's cookie, so that a file's
 	// probes are a link or two, set and taken off in one call each.
@@ -99,7 +100,7 @@ func Open(probes []Probe) (*Witness, error) {
 	}
 	m, err := ebpf.NewMap(&ebpf.MapSpec{
 		Name: "lessons_calls", Type: ebpf.Hash, KeySize: 16, ValueSize: 8,
-		MaxEntries: uint32(maxRuns * max(len(probes), 1)),
+		MaxEntries: uint32(maxRuns * siteKinds * max(len(probes), 1)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("witness: a BPF map cannot be made here (root, or CAP_BPF and CAP_PERFMON, are needed): %w", err)
@@ -129,19 +130,25 @@ func Open(probes []Probe) (*Witness, error) {
 		return w, nil
 	}
 	for i, pr := range probes {
-		ins, err := counter(m, uint64(i), pr.Arg)
-		if err != nil {
-			w.Close()
-			return nil, err
+		for k := range siteKinds {
+			if pr.Arg != 0 && k != atEntry {
+				w.progs = append(w.progs, nil)
+				continue
+			}
+			ins, err := counter(m, siteKey(i, k), pr.Arg)
+			if err != nil {
+				w.Close()
+				return nil, err
+			}
+			p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+				Name: "lessons_count", Type: ebpf.Kprobe, License: "MIT", Instructions: ins,
+			})
+			if err != nil {
+				w.Close()
+				return nil, fmt.Errorf("witness: a BPF program cannot be loaded here: %w", err)
+			}
+			w.progs = append(w.progs, p)
 		}
-		p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
-			Name: "lessons_count", Type: ebpf.Kprobe, License: "MIT", Instructions: ins,
-		})
-		if err != nil {
-			w.Close()
-			return nil, fmt.Errorf("witness: a BPF program cannot be loaded here: %w", err)
-		}
-		w.progs = append(w.progs, p)
 	}
 	return w, nil
 }
@@ -217,7 +224,9 @@ func (w *Witness) Close() error {
 		os.Remove(w.parent)
 	}
 	for _, p := range w.progs {
-		p.Close()
+		if p != nil {
+			p.Close()
+		}
 	}
 	for _, p := range w.multi {
 		p.Close()
@@ -279,15 +288,12 @@ func (w *Witness) Attach(lib, file string) error {
 	if err != nil {
 		return fmt.Errorf("witness: %s: %w", file, err)
 	}
-	// A probe behind each dispatch trampoline, where the calls that skip
-	// the entry meet those through it (trampoline.go).
-	offsets = behindTrampolines(file, offsets)
 	if w.multi != nil {
 		return w.attachMulti(lib, file, ex, offsets)
 	}
 	var ls []link.Link
 	for _, st := range w.sites(lib, file, offsets) {
-		l, err := ex.Uprobe(st.symbol, w.progs[st.probe], &link.UprobeOptions{Address: st.off})
+		l, err := ex.Uprobe(st.symbol, w.progs[siteKey(st.probe, st.kind)], &link.UprobeOptions{Address: st.off})
 		if err != nil {
 			closeAll(ls)
 			return fmt.Errorf("witness: a uprobe on %s in %s: %w", st.symbol, file, err)
@@ -298,30 +304,60 @@ func (w *Witness) Attach(lib, file string) error {
 	return nil
 }
 
-// site is an address of file where probe counts: a definition of symbol.
+// site is an address of file where probe counts: a definition of
+// symbol, a way out of it, or the function behind it (kind).
 type site struct {
 	off    uint64
 	probe  int
+	kind   int
 	symbol string
 }
+
+// siteKey is the counting map's key of probe's sites of kind.
+func siteKey(probe, kind int) uint64 { return uint64(probe*siteKinds + kind) }
 
 // sites are the addresses of lib's probes in file, in the probes' order:
 // every definition of every name of a probe, each address once a probe
 // (a name may have several versions at different addresses, and several
-// names one address: aliases). A probe none of whose names file defines
+// names one address: aliases), with each way out of it and the function
+// behind it and its ways out (exits.go). A probe that reads an argument
+// is set on the entries alone. A probe none of whose names file defines
 // is noted in missing.
 func (w *Witness) sites(lib, file string, offsets map[string][]uint64) []site {
+	im, done := openImage(file)
+	defer done()
+	shapes := map[uint64]shape{}
 	var out []site
 	for i, p := range w.probes {
 		if p.Lib != lib {
 			continue
 		}
 		seen := map[uint64]bool{}
+		add := func(off uint64, kind int, s string) {
+			if !seen[off] {
+				seen[off] = true
+				out = append(out, site{off, i, kind, s})
+			}
+		}
 		for _, s := range p.Symbols {
 			for _, off := range offsets[s] {
-				if !seen[off] {
-					seen[off] = true
-					out = append(out, site{off, i, s})
+				add(off, atEntry, s)
+				if im == nil || p.Arg != 0 {
+					continue
+				}
+				sh, ok := shapes[off]
+				if !ok {
+					sh = im.shapeAt(off)
+					shapes[off] = sh
+				}
+				for _, x := range sh.exits {
+					add(x, entryOut, s)
+				}
+				if sh.work != 0 {
+					add(sh.work, atWork, s)
+					for _, x := range sh.workExits {
+						add(x, workOut, s)
+					}
 				}
 			}
 		}
@@ -354,7 +390,7 @@ func (w *Witness) attachMulti(lib, file string, ex *link.Executable, offsets map
 					continue
 				}
 				in[s.off] = true
-				offs, cookies = append(offs, s.off), append(cookies, uint64(s.probe))
+				offs, cookies = append(offs, s.off), append(cookies, siteKey(s.probe, s.kind))
 			}
 			l, err := ex.UprobeMulti(nil, w.multi[arg], &link.UprobeMultiOptions{Addresses: offs, Cookies: cookies})
 			if err != nil {
@@ -419,6 +455,7 @@ func entryOffsets(file string) (map[string][]uint64, error) {
 type Watch struct {
 	w      *Witness
 	cgroup uint64
+	past   []Past
 }
 
 // Start counts the calls of the run in cgroup (its cgroup's id, the
@@ -427,27 +464,58 @@ type Watch struct {
 func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 	var zero uint64
 	for i := range w.probes {
-		if err := w.counts.Update(key{cgroup, uint64(i)}, zero, ebpf.UpdateAny); err != nil {
-			return nil, fmt.Errorf("witness: watching a run: %w", err)
+		for k := range siteKinds {
+			if err := w.counts.Update(key{cgroup, siteKey(i, k)}, zero, ebpf.UpdateAny); err != nil {
+				return nil, fmt.Errorf("witness: watching a run: %w", err)
+			}
 		}
 	}
 	return &Watch{w: w, cgroup: cgroup}, nil
 }
 
 // Counts ends the watch and returns each probe's count, by name (counts
-// of probes with one name added).
+// of probes with one name added): the largest count of its kinds of
+// site, for an honest call passes each once (its entry, one way out of
+// it, the function behind it, one way out of that). Where some kind
+// counted more than the entry, Past names the probe.
 func (c *Watch) Counts() map[string]uint64 {
 	out := map[string]uint64{}
+	c.past = nil
 	for i, p := range c.w.probes {
-		var v uint64
-		k := key{c.cgroup, uint64(i)}
-		if err := c.w.counts.Lookup(k, &v); err == nil {
-			out[p.Name] += v
+		var v [siteKinds]uint64
+		for kind := range siteKinds {
+			k := key{c.cgroup, siteKey(i, kind)}
+			c.w.counts.Lookup(k, &v[kind])
+			c.w.counts.Delete(k)
 		}
-		c.w.counts.Delete(k)
+		out[p.Name] += slices.Max(v[:])
+		if slices.Max(v[:]) > v[atEntry] {
+			c.past = append(c.past, Past{Probe: p.Name, Lib: p.Lib, Counts: v})
+		}
 	}
 	return out
 }
+
+// Past is a probe whose function was entered past its first instruction
+// in a run: some kind of its sites counted more calls than its entry.
+type Past struct {
+	Probe, Lib string
+	// Counts are the calls counted at each kind of site: the entry, the
+	// ways out of it, the function behind it, the ways out of that.
+	Counts [siteKinds]uint64
+}
+
+func (p Past) String() string {
+	var parts []string
+	for k, n := range p.Counts {
+		parts = append(parts, fmt.Sprintf("%s %d", kindNames[k], n))
+	}
+	return p.Probe + ": " + strings.Join(parts, ", ")
+}
+
+// Past are the probes whose functions the run entered past their first
+// instruction, once Counts has ended the watch.
+func (c *Watch) Past() []Past { return c.past }
 
 // CgroupID is the id of the cgroup (version 2) whose folder is dir, as
 // BPF's bpf_get_current_cgroup_id gives it.

@@ -317,6 +317,7 @@ func TestCountsEveryEntryOneProbeEach(t *testing.T) {
 	defer func() { noMulti = false }()
 	t.Run("counts", TestCountsEveryEntry)
 	t.Run("sums", TestSumsAnArgument)
+	t.Run("past", TestCountsPast)
 }
 
 // Two probes of one function (a count and a count again, as the

@@ -1,0 +1,277 @@
+package witness
+
+import (
+	"debug/elf"
+	"io"
+	"os"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// A probe on a function's first instruction counts the calls that start
+// there; a program that does that instruction itself and jumps to the
+// second (corpus/driver_skip.cu) is not counted. Every call, wherever it
+// entered, leaves the function by one of its ways out: a `ret`, or a jump
+// to another function (a tail call). So each way out is probed as well,
+// and its count compared with the entry's: a function left more often
+// than it was entered was entered past its first instruction.
+//
+// The CUDA driver's exported entries do their work in a function of the
+// driver's own, reached through a slot of its data: driver 535's entry
+// is a dispatch trampoline (`jmp *slot(%rip)`), driver 580's a small
+// function that calls the work (`call *slot(%rip)`) and checks its
+// answer. A program can call that function straight (corpus/driver_table.cu),
+// and past its first instruction: it is probed too, its entry and its
+// ways out.
+//
+// The instructions are decoded by golang.org/x/arch/x86/x86asm (the Go
+// project's own disassembler, which its objdump uses), not by hand: the
+// ways out of a function are found only by decoding every instruction
+// from its start to its end, and x86's lengths depend on prefixes,
+// ModRM and SIB bytes that a hand decoder of a few patterns gets wrong
+// in silence. A function that does not decode (an instruction x86asm
+// does not know) keeps its entry probe alone, as does every function of
+// a file that is not x86-64 (arm64's drivers).
+
+// The kinds of a probe's sites, each counted on its own.
+const (
+	atEntry  = iota // an entry point's first instruction
+	entryOut        // a way out of the entry point
+	atWork          // the first instruction of the function behind it
+	workOut         // a way out of that function
+	siteKinds
+)
+
+// kindNames say what a site of each kind is, as a report names it.
+var kindNames = [siteKinds]string{"entered", "left", "work entered", "work left"}
+
+// shape is what is probed of one exported function: file offsets.
+type shape struct {
+	entry     uint64
+	exits     []uint64
+	work      uint64 // 0: no function found behind the entry
+	workExits []uint64
+	// decoded is false where the entry's code was not decoded: its
+	// first instruction alone is probed.
+	decoded bool
+}
+
+// image is a library file read for its functions' shapes.
+type image struct {
+	f        *elf.File
+	raw      io.ReaderAt
+	relative map[uint64]uint64
+	sizes    map[uint64]uint64 // a function symbol's address -> its size
+	spans    []span            // the unwind table's functions
+	starts   map[uint64]bool   // addresses where a function starts
+}
+
+// openImage reads file for shapes, or nil where its code is not x86-64.
+func openImage(file string) (*image, func()) {
+	f, err := elf.Open(file)
+	if err != nil {
+		return nil, func() {}
+	}
+	if f.Machine != elf.EM_X86_64 || f.Class != elf.ELFCLASS64 {
+		f.Close()
+		return nil, func() {}
+	}
+	raw, err := os.Open(file)
+	if err != nil {
+		f.Close()
+		return nil, func() {}
+	}
+	im := &image{f: f, raw: raw, relative: relativeRelocs(f), sizes: map[uint64]uint64{}, starts: map[uint64]bool{}}
+	syms, _ := f.Symbols()
+	dyn, _ := f.DynamicSymbols()
+	for _, s := range append(syms, dyn...) {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+			im.starts[s.Value] = true
+			if s.Size > im.sizes[s.Value] {
+				im.sizes[s.Value] = s.Size
+			}
+		}
+	}
+	if sec := f.Section(".eh_frame"); sec != nil {
+		if data, err := sec.Data(); err == nil {
+			im.spans = frameSpans(data, sec.Addr)
+		}
+	}
+	for _, s := range im.spans {
+		im.starts[s.lo] = true
+	}
+	return im, func() { raw.Close(); f.Close() }
+}
+
+// bounds are the addresses of the function that starts at a: its
+// symbol's size, else the unwind table's entry that covers it.
+func (im *image) bounds(a uint64) (span, bool) {
+	if n := im.sizes[a]; n > 0 {
+		return span{a, a + n}, true
+	}
+	if s, ok := spanAt(im.spans, a); ok {
+		return span{a, s.hi}, true
+	}
+	return span{}, false
+}
+
+// code is the bytes of the function at s.
+func (im *image) code(s span) ([]byte, bool) {
+	off, ok := addrToFile(im.f, s.lo, true)
+	if !ok || s.hi-s.lo > 1<<20 {
+		return nil, false
+	}
+	b := make([]byte, s.hi-s.lo)
+	if n, _ := im.raw.ReadAt(b, int64(off)); n < len(b) {
+		return nil, false
+	}
+	return b, true
+}
+
+// shapeAt is the shape of the exported function at file offset off.
+func (im *image) shapeAt(off uint64) shape {
+	sh := shape{entry: off}
+	a, ok := fileToAddr(im.f, off)
+	if !ok {
+		return sh
+	}
+	b, ok := im.bounds(a)
+	if !ok {
+		return sh
+	}
+	code, ok := im.code(b)
+	if !ok {
+		return sh
+	}
+	w, ok := waysOut(code, a, im.starts)
+	if !ok {
+		return sh
+	}
+	sh.decoded = true
+	sh.exits = im.toFile(w.exits)
+	if w.slot == 0 {
+		return sh
+	}
+	work, ok := im.slotTarget(w.slot)
+	if !ok || work == a {
+		return sh
+	}
+	if wb, ok := im.bounds(work); ok {
+		if code, ok := im.code(wb); ok {
+			if ww, ok := waysOut(code, work, im.starts); ok {
+				sh.workExits = im.toFile(ww.exits)
+			}
+		}
+	}
+	sh.work, _ = addrToFile(im.f, work, true)
+	return sh
+}
+
+func (im *image) toFile(addrs []uint64) []uint64 {
+	var out []uint64
+	for _, a := range addrs {
+		if off, ok := addrToFile(im.f, a, true); ok {
+			out = append(out, off)
+		}
+	}
+	return out
+}
+
+// slotTarget is the address a slot of the file's data holds at load: its
+// relocation's, else the slot's bytes in the file.
+func (im *image) slotTarget(slot uint64) (uint64, bool) {
+	if t, ok := im.relative[slot]; ok {
+		return t, true
+	}
+	at, ok := addrToFile(im.f, slot, false)
+	if !ok {
+		return 0, false
+	}
+	b := make([]byte, 8)
+	if n, _ := im.raw.ReadAt(b, int64(at)); n < 8 {
+		return 0, false
+	}
+	t := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 | uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	if _, ok := addrToFile(im.f, t, true); !ok {
+		return 0, false
+	}
+	return t, true
+}
+
+// ways is what decoding a function found.
+type ways struct {
+	// exits are the addresses of its ways out: each `ret`, and each jump
+	// to the start of another function (a tail call, direct or through
+	// a slot).
+	exits []uint64
+	// slot is the address of the slot of the function's first transfer
+	// of control, where that is `jmp *slot(%rip)` or `call *slot(%rip)`
+	// (the work behind a driver's entry point); 0 otherwise.
+	slot uint64
+	// unprobed are jumps that may leave the function but are not
+	// probed: a conditional jump out of it (probed, it would count the
+	// calls that do not take it), a jump through a register or a table
+	// (a switch's, mostly), a jump into the middle of code outside it (a
+	// cold part of the function, which comes back).
+	unprobed []uint64
+}
+
+// waysOut decodes code, a whole function loaded at addr, instruction by
+// instruction; starts are the addresses where functions start. ok is
+// false where an instruction does not decode.
+func waysOut(code []byte, addr uint64, starts map[uint64]bool) (w ways, ok bool) {
+	end := addr + uint64(len(code))
+	first := true
+	for i := 0; i < len(code); {
+		in, err := x86asm.Decode(code[i:], 64)
+		if err != nil || in.Len == 0 {
+			return w, false
+		}
+		pc := addr + uint64(i)
+		next := pc + uint64(in.Len)
+		i += in.Len
+		switch in.Op {
+		case x86asm.RET, x86asm.LRET:
+			w.exits = append(w.exits, pc)
+			first = false
+		case x86asm.CALL:
+			if m, isMem := in.Args[0].(x86asm.Mem); isMem && m.Base == x86asm.RIP && first {
+				w.slot = uint64(int64(next) + m.Disp)
+			}
+			first = false
+		case x86asm.JMP:
+			switch t := in.Args[0].(type) {
+			case x86asm.Rel:
+				to := uint64(int64(next) + int64(t))
+				switch {
+				case to >= addr && to < end:
+				case starts[to]:
+					w.exits = append(w.exits, pc)
+				default:
+					w.unprobed = append(w.unprobed, pc)
+				}
+			case x86asm.Mem:
+				if t.Base == x86asm.RIP && t.Index == 0 {
+					if first {
+						w.slot = uint64(int64(next) + t.Disp)
+					}
+					w.exits = append(w.exits, pc)
+				} else {
+					w.unprobed = append(w.unprobed, pc)
+				}
+			default:
+				w.unprobed = append(w.unprobed, pc)
+			}
+			first = false
+		case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JCXZ, x86asm.JE, x86asm.JECXZ, x86asm.JG, x86asm.JGE,
+			x86asm.JL, x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JRCXZ, x86asm.JS,
+			x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE, x86asm.XBEGIN:
+			if t, isRel := in.Args[0].(x86asm.Rel); isRel {
+				if to := uint64(int64(next) + int64(t)); to < addr || to >= end {
+					w.unprobed = append(w.unprobed, pc)
+				}
+			}
+		}
+	}
+	return w, true
+}
