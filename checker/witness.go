@@ -34,6 +34,24 @@ type WitnessView struct {
 	// Counted are counts shown beside the comparison, compared with
 	// nothing (the driver's launches, say): what the kernel saw.
 	Counted map[string]uint64
+	// Past are the functions the run entered past their first
+	// instruction: the kernel counted some way out of the function, or
+	// the function behind it, more often than its entry. An honest call
+	// passes each once; a program that does a function's first
+	// instruction itself and jumps to its second is counted at the
+	// entry never. Such a run fails, whatever its record says.
+	Past []Past
+}
+
+// Past is a CUDA function a run entered past its first instruction.
+type Past struct {
+	// Name is the count's ("cuMemAlloc"), Driver whether the function is
+	// the driver's (else the runtime's), Counts what was counted at each
+	// kind of its sites ("entered 0, left 0, work entered 0, work left
+	// 100").
+	Name   string
+	Driver bool
+	Counts string
 }
 
 // Claim is a figure of the record bounded by the kernel's count.
@@ -135,6 +153,21 @@ func WitnessCheck(s, c *Stats, v *WitnessView, failed int) (mismatch, got string
 			cs = append(cs, fmt.Sprintf("%s %d", n, v.Counted[n]))
 		}
 		counted = "; counted, not compared: " + strings.Join(cs, ", ")
+	}
+	if len(v.Past) > 0 {
+		var past []string
+		which := "runtime"
+		for _, p := range v.Past {
+			past = append(past, p.Name+": "+p.Counts)
+			if p.Driver {
+				which = "driver"
+			}
+		}
+		mismatch = "a CUDA " + which + " function was entered past its first instruction (" + strings.Join(past, "; ") + ")"
+		if len(diff) > 0 {
+			mismatch += "; and the statistics record does not match what the kernel saw (" + strings.Join(diff, "; ") + ")"
+		}
+		return mismatch, mismatch + counted
 	}
 	if len(diff) > 0 {
 		mismatch = "the statistics record does not match what the kernel saw (" + strings.Join(diff, "; ") + ")"

@@ -78,3 +78,23 @@ func TestWitnessCheck(t *testing.T) {
 		t.Errorf("%+v", rs)
 	}
 }
+
+// A function entered past its first instruction fails the run, marked
+// for review, even where every figure of the record equals the count:
+// the count of the entry never saw the calls.
+func TestWitnessPast(t *testing.T) {
+	r := &Run{Stats: &Stats{MallocCalls: 1}, Witness: &WitnessView{
+		Counts: map[string]uint64{"malloc_calls": 1},
+		Past:   []Past{{Name: "cuMemAlloc", Driver: true, Counts: "entered 1, left 1, work entered 1, work left 101"}},
+	}}
+	res := judgeWitness(r, 0)
+	want := "a CUDA driver function was entered past its first instruction (cuMemAlloc: entered 1, left 1, work entered 1, work left 101)"
+	if res.Pass || res.Review == "" || !strings.HasPrefix(res.Got, want) {
+		t.Errorf("%+v, want a failure for review saying %q", res, want)
+	}
+	r.Witness.Counts["malloc_calls"] = 0
+	r.Witness.Past[0].Driver = false
+	if res := judgeWitness(r, 0); res.Pass || !strings.Contains(res.Got, "a CUDA runtime function was entered past") || !strings.Contains(res.Got, "; and the statistics record does not match what the kernel saw (malloc_calls") {
+		t.Errorf("both named: %+v", res)
+	}
+}

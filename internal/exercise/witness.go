@@ -152,8 +152,10 @@ type witnessWatch struct {
 	watch *witness.Watch
 	err   error
 	// counts are every count of the run, compared or not, once view
-	// ended the watch: what LESSONS_WITNESS_LOG keeps.
+	// ended the watch: what LESSONS_WITNESS_LOG keeps, with past, the
+	// probes whose functions were entered past their first instruction.
 	counts map[string]uint64
+	past   []string
 }
 
 // watchWitness prepares the count of a run of prog (a script's, run by
@@ -245,6 +247,11 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	all := watch.Counts()
 	ww.counts = all
 	v := &checker.WitnessView{Counts: map[string]uint64{}, Counted: map[string]uint64{}}
+	for _, p := range watch.Past() {
+		_, counts, _ := strings.Cut(p.String(), ": ")
+		v.Past = append(v.Past, checker.Past{Name: p.Probe, Driver: p.Lib == "libcuda.so", Counts: counts})
+		ww.past = append(ww.past, p.String())
+	}
 	for n, c := range all {
 		if witnessed[n] || witnessAll {
 			v.Counts[n] = c
@@ -252,7 +259,7 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 			v.Counted[n] = c
 		}
 	}
-	if len(v.Counts) == 0 {
+	if len(v.Counts) == 0 && len(v.Past) == 0 {
 		return nil
 	}
 	if rec != nil {

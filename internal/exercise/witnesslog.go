@@ -34,6 +34,9 @@ type witnessLogLine struct {
 	Equal       bool   `json:"equal"`
 	Got         string `json:"got,omitempty"`
 	Unwitnessed string `json:"not_witnessed,omitempty"`
+	// Past are the functions entered past their first instruction, with
+	// the counts of each kind of their sites.
+	Past []string `json:"past,omitempty"`
 }
 
 var witnessLogMu sync.Mutex
@@ -51,6 +54,7 @@ func logWitness(j *Job, ww *witnessWatch, rec *checker.Received, results []check
 		l.File = j.Files[0].Path
 	}
 	maps.Copy(l.Kernel, ww.counts)
+	l.Past = ww.past
 	if rec != nil {
 		for _, n := range append(driverTwinNames(), "pools_created", "malloc_bytes", "malloc_async_bytes", "malloc_from_pool_bytes", "malloc_managed_bytes", "malloc_host_bytes", "failed_allocs") {
 			var v float64
