@@ -156,6 +156,7 @@ type witnessWatch struct {
 	// probes whose functions were entered past their first instruction.
 	counts map[string]uint64
 	past   []string
+	sites  map[string][4]uint64
 }
 
 // watchWitness prepares the count of a run of prog (a script's, run by
@@ -245,7 +246,7 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 		return nil
 	}
 	all := watch.Counts()
-	ww.counts = all
+	ww.counts, ww.sites = all, watch.Sites()
 	v := &checker.WitnessView{Counts: map[string]uint64{}, Counted: map[string]uint64{}}
 	for _, p := range watch.Past() {
 		_, counts, _ := strings.Cut(p.String(), ": ")

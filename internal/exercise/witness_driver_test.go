@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,6 +87,7 @@ func TestWitnessDriverCounts(t *testing.T) {
 	if err := json.Unmarshal(data, &line); err != nil {
 		t.Fatalf("the witness's log: %v\n%s", err, data)
 	}
+	exactSites(t, line)
 	if !line.Compared || !line.Equal || line.Kernel["cuMemAlloc"] != 3 || line.Kernel["malloc_calls"] != 0 || line.Record["malloc_calls"] != 4 || line.Kernel["cuArrayCreate"] != 1 || line.DriverAllocs != 6 || line.DriverFrees != 6 || line.Job != "driver" {
 		t.Errorf("the witness's log: %s", data)
 	}
@@ -127,9 +130,20 @@ func TestWitnessEveryRuntimeEntry(t *testing.T) {
 	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
 	src, _ := filepath.Abs("../../bench/witness/apis.cu")
 	j := &Job{ID: "apis", Spec: spec(t, "[[check]]\nexit = 0\n"), Dir: t.TempDir(), Hash: "apis", Files: []File{{Name: "apis.cu", Path: src}}}
+	log := filepath.Join(t.TempDir(), "witness.jsonl")
+	t.Setenv("LESSONS_WITNESS_LOG", log)
 	v, err := Check(context.Background(), tk, Plain{}, j, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(log); err != nil {
+		t.Error(err)
+	} else {
+		var line witnessLogLine
+		if err := json.Unmarshal(data, &line); err != nil {
+			t.Fatalf("the witness's log: %v\n%s", err, data)
+		}
+		exactSites(t, line)
 	}
 	for _, r := range v.Results {
 		if r.Name == checker.WitnessCheckName {
@@ -141,4 +155,30 @@ func TestWitnessEveryRuntimeEntry(t *testing.T) {
 		}
 	}
 	t.Errorf("no comparison with the witness: %+v (not witnessed: %q)", v.Results, v.Unwitnessed)
+}
+
+// exactSites wants every kind of site of every count the run reached
+// (but a size's, read at the entry alone) counted as often as the entry:
+// each call of the runtime's and the driver's entry points, honest as
+// these are, left by one of its ways out once, and reached the function
+// behind it (the driver's) once and left it once. A count whose ways out
+// were not found (a function that did not decode) is named.
+func exactSites(t *testing.T, line witnessLogLine) {
+	t.Helper()
+	if len(line.Past) > 0 {
+		t.Errorf("an honest run entered functions past their first instruction: %v", line.Past)
+	}
+	for _, name := range slices.Sorted(maps.Keys(line.Sites)) {
+		s := line.Sites[name]
+		if s[0] == 0 || strings.HasSuffix(name, "_bytes_asked") {
+			continue
+		}
+		t.Logf("%s: entered %d, left %d, work entered %d, work left %d", name, s[0], s[1], s[2], s[3])
+		if s[1] != s[0] {
+			t.Errorf("%s: entered %d times, left %d times by the ways out found", name, s[0], s[1])
+		}
+		if (s[2] != 0 || s[3] != 0) && (s[2] != s[0] || s[3] != s[0]) {
+			t.Errorf("%s: entered %d times; the function behind it entered %d times, left %d times", name, s[0], s[2], s[3])
+		}
+	}
 }

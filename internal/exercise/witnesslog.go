@@ -37,6 +37,11 @@ type witnessLogLine struct {
 	// Past are the functions entered past their first instruction, with
 	// the counts of each kind of their sites.
 	Past []string `json:"past,omitempty"`
+	// Sites are each count's calls at each kind of its sites: the
+	// entries, the ways out of them, the functions behind them (the
+	// driver's), the ways out of those. An honest call passes each
+	// kind once; a kind with no site found counts 0.
+	Sites map[string][4]uint64 `json:"sites,omitempty"`
 }
 
 var witnessLogMu sync.Mutex
@@ -54,7 +59,7 @@ func logWitness(j *Job, ww *witnessWatch, rec *checker.Received, results []check
 		l.File = j.Files[0].Path
 	}
 	maps.Copy(l.Kernel, ww.counts)
-	l.Past = ww.past
+	l.Past, l.Sites = ww.past, ww.sites
 	if rec != nil {
 		for _, n := range append(driverTwinNames(), "pools_created", "malloc_bytes", "malloc_async_bytes", "malloc_from_pool_bytes", "malloc_managed_bytes", "malloc_host_bytes", "failed_allocs") {
 			var v float64

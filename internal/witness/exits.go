@@ -206,7 +206,8 @@ type ways struct {
 	exits []uint64
 	// slot is the address of the slot of the function's first transfer
 	// of control, where that is `jmp *slot(%rip)` or `call *slot(%rip)`
-	// (the work behind a driver's entry point); 0 otherwise.
+	// within its first slotWithin bytes (the work behind a driver's
+	// entry point); 0 otherwise.
 	slot uint64
 	// unprobed are jumps that may leave the function but are not
 	// probed: a conditional jump out of it (probed, it would count the
@@ -215,6 +216,13 @@ type ways struct {
 	// cold part of the function, which comes back).
 	unprobed []uint64
 }
+
+// slotWithin is how far into an entry its call or jump through a slot
+// may end to be the way to its work: the drivers' are at 18 bytes (535)
+// and 53 (580's cuLaunchKernel, which pushes its stack arguments first).
+// A function whose first transfer of control comes later is a function
+// of its own, not an entry in front of one.
+const slotWithin = 64
 
 // waysOut decodes code, a whole function loaded at addr, instruction by
 // instruction; starts are the addresses where functions start. ok is
@@ -235,7 +243,7 @@ func waysOut(code []byte, addr uint64, starts map[uint64]bool) (w ways, ok bool)
 			w.exits = append(w.exits, pc)
 			first = false
 		case x86asm.CALL:
-			if m, isMem := in.Args[0].(x86asm.Mem); isMem && m.Base == x86asm.RIP && first {
+			if m, isMem := in.Args[0].(x86asm.Mem); isMem && m.Base == x86asm.RIP && first && i <= slotWithin {
 				w.slot = uint64(int64(next) + m.Disp)
 			}
 			first = false
@@ -252,7 +260,7 @@ func waysOut(code []byte, addr uint64, starts map[uint64]bool) (w ways, ok bool)
 				}
 			case x86asm.Mem:
 				if t.Base == x86asm.RIP && t.Index == 0 {
-					if first {
+					if first && i <= slotWithin {
 						w.slot = uint64(int64(next) + t.Disp)
 					}
 					w.exits = append(w.exits, pc)

@@ -456,6 +456,7 @@ type Watch struct {
 	w      *Witness
 	cgroup uint64
 	past   []Past
+	sites  map[string][siteKinds]uint64
 }
 
 // Start counts the calls of the run in cgroup (its cgroup's id, the
@@ -480,7 +481,7 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 // counted more than the entry, Past names the probe.
 func (c *Watch) Counts() map[string]uint64 {
 	out := map[string]uint64{}
-	c.past = nil
+	c.past, c.sites = nil, map[string][siteKinds]uint64{}
 	for i, p := range c.w.probes {
 		var v [siteKinds]uint64
 		for kind := range siteKinds {
@@ -489,6 +490,11 @@ func (c *Watch) Counts() map[string]uint64 {
 			c.w.counts.Delete(k)
 		}
 		out[p.Name] += slices.Max(v[:])
+		s := c.sites[p.Name]
+		for k := range v {
+			s[k] += v[k]
+		}
+		c.sites[p.Name] = s
 		if slices.Max(v[:]) > v[atEntry] {
 			c.past = append(c.past, Past{Probe: p.Name, Lib: p.Lib, Counts: v})
 		}
@@ -516,6 +522,11 @@ func (p Past) String() string {
 // Past are the probes whose functions the run entered past their first
 // instruction, once Counts has ended the watch.
 func (c *Watch) Past() []Past { return c.past }
+
+// Sites are the counts of each kind of site of each probe, by name, once
+// Counts has ended the watch: the entries, the ways out of them, the
+// functions behind them, the ways out of those.
+func (c *Watch) Sites() map[string][4]uint64 { return c.sites }
 
 // CgroupID is the id of the cgroup (version 2) whose folder is dir, as
 // BPF's bpf_get_current_cgroup_id gives it.

@@ -33,7 +33,7 @@ static void* behind(void* entry) {
     const unsigned char* c = (const unsigned char*)entry;
     if (c == NULL) return NULL;
     for (int i = 0; i < 32; i++)
-        if (c[i] == 0xff && c[i + 1] == 0x25) {
+        if ((c[i] == 0xff || c[i] == 0xcc) && c[i + 1] == 0x25) {  // 0xcc: a uprobe on the jump
             int32_t disp;
             memcpy(&disp, c + i + 2, 4);
             return *(void**)(c + i + 6 + disp);
