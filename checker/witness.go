@@ -41,6 +41,11 @@ type WitnessView struct {
 	// instruction itself and jumps to its second is counted at the
 	// entry never. Such a run fails, whatever its record says.
 	Past []Past
+	// Faults are the fault signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+	// SIGTRAP, SIGSYS) the run's threads caught in handlers of their
+	// own: a way out of a CUDA function that no probe sees. An honest
+	// program that faults ends by the signal. Such a run fails.
+	Faults uint64
 }
 
 // Past is a CUDA function a run entered past its first instruction.
@@ -154,6 +159,7 @@ func WitnessCheck(s, c *Stats, v *WitnessView, failed int) (mismatch, got string
 		}
 		counted = "; counted, not compared: " + strings.Join(cs, ", ")
 	}
+	var wrong []string
 	if len(v.Past) > 0 {
 		var past []string
 		which := "runtime"
@@ -163,7 +169,13 @@ func WitnessCheck(s, c *Stats, v *WitnessView, failed int) (mismatch, got string
 				which = "driver"
 			}
 		}
-		mismatch = "a CUDA " + which + " function was entered past its first instruction (" + strings.Join(past, "; ") + ")"
+		wrong = append(wrong, "a CUDA "+which+" function was entered past its first instruction ("+strings.Join(past, "; ")+")")
+	}
+	if v.Faults > 0 {
+		wrong = append(wrong, fmt.Sprintf("the program caught %d fault signals in handlers of its own (a call leaves a CUDA function so, past every way out the kernel counts)", v.Faults))
+	}
+	if len(wrong) > 0 {
+		mismatch = strings.Join(wrong, "; and ")
 		if len(diff) > 0 {
 			mismatch += "; and the statistics record does not match what the kernel saw (" + strings.Join(diff, "; ") + ")"
 		}

@@ -98,3 +98,12 @@ func TestWitnessPast(t *testing.T) {
 		t.Errorf("both named: %+v", res)
 	}
 }
+
+// A fault caught by the program fails the run, marked for review.
+func TestWitnessFaults(t *testing.T) {
+	r := &Run{Stats: &Stats{MallocCalls: 1}, Witness: &WitnessView{Counts: map[string]uint64{"malloc_calls": 1}, Faults: 100}}
+	res := judgeWitness(r, 0)
+	if res.Pass || res.Review == "" || !strings.HasPrefix(res.Got, "the program caught 100 fault signals in handlers of its own") {
+		t.Errorf("%+v", res)
+	}
+}

@@ -124,13 +124,17 @@ func WitnessSummary(w *witness.Witness, why string) string {
 		}
 	}
 	sort.Strings(names)
+	faults := "; fault signals a run catches counted (a caught fault fails the run)"
+	if off := w.FaultsOff(); off != "" {
+		faults = "; fault signals a run catches not counted (" + off + ")"
+	}
 	if len(names) == 0 {
-		return "on, counting only: uprobes on the CUDA runtime's and driver's entry points"
+		return "on, counting only: uprobes on the CUDA runtime's and driver's entry points, their ways out and the driver's functions behind them" + faults
 	}
 	// The driver's counts bound the record where the program calls the
 	// driver itself, and are otherwise shown, never judged (see witnessed).
-	return "on: uprobes on the CUDA runtime's and driver's entry points; compared with the record: " + strings.Join(names, ", ") +
-		" (as a range up to the driver's calls where a program calls the driver's allocation functions itself); counted and shown: " + strings.Join(recorded, ", ")
+	return "on: uprobes on the CUDA runtime's and driver's entry points, their ways out and the driver's functions behind them (a function entered past its first instruction fails the run); compared with the record: " + strings.Join(names, ", ") +
+		" (as a range up to the driver's calls where a program calls the driver's allocation functions itself); counted and shown: " + strings.Join(recorded, ", ") + faults
 }
 
 // WitnessDoctor is WitnessSummary of a witness opened to see whether it
@@ -157,6 +161,7 @@ type witnessWatch struct {
 	counts map[string]uint64
 	past   []string
 	sites  map[string][4]uint64
+	faults uint64
 }
 
 // watchWitness prepares the count of a run of prog (a script's, run by
@@ -248,6 +253,8 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	all := watch.Counts()
 	ww.counts, ww.sites = all, watch.Sites()
 	v := &checker.WitnessView{Counts: map[string]uint64{}, Counted: map[string]uint64{}}
+	v.Faults, _ = watch.Faults()
+	ww.faults = v.Faults
 	for _, p := range watch.Past() {
 		_, counts, _ := strings.Cut(p.String(), ": ")
 		v.Past = append(v.Past, checker.Past{Name: p.Probe, Driver: p.Lib == "libcuda.so", Counts: counts})
@@ -260,7 +267,7 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 			v.Counted[n] = c
 		}
 	}
-	if len(v.Counts) == 0 && len(v.Past) == 0 {
+	if len(v.Counts) == 0 && len(v.Past) == 0 && v.Faults == 0 {
 		return nil
 	}
 	if rec != nil {

@@ -42,6 +42,8 @@ type witnessLogLine struct {
 	// driver's), the ways out of those. An honest call passes each
 	// kind once; a kind with no site found counts 0.
 	Sites map[string][4]uint64 `json:"sites,omitempty"`
+	// Faults are the fault signals the run caught in handlers of its own.
+	Faults uint64 `json:"faults,omitempty"`
 }
 
 var witnessLogMu sync.Mutex
@@ -59,7 +61,7 @@ func logWitness(j *Job, ww *witnessWatch, rec *checker.Received, results []check
 		l.File = j.Files[0].Path
 	}
 	maps.Copy(l.Kernel, ww.counts)
-	l.Past, l.Sites = ww.past, ww.sites
+	l.Past, l.Sites, l.Faults = ww.past, ww.sites, ww.faults
 	if rec != nil {
 		for _, n := range append(driverTwinNames(), "pools_created", "malloc_bytes", "malloc_async_bytes", "malloc_from_pool_bytes", "malloc_managed_bytes", "malloc_host_bytes", "failed_allocs") {
 			var v float64

@@ -269,3 +269,40 @@ func FuzzFrameSpans(f *testing.F) {
 		}
 	})
 }
+
+// A call can leave a probed function by a fault that the program
+// catches (review/attack15/fault_exit.cu): the kernel counts the fault
+// signals a run's threads catch in handlers of their own, and no other
+// signal.
+func TestCountsCaughtFaults(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("needs a C compiler")
+	}
+	prog := filepath.Join(t.TempDir(), "faults")
+	if out, err := exec.Command(cc, "-O0", "-o", prog, "testdata/faults.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	w := open(t, []Probe{{Name: "x", Lib: "libnothing", Symbols: []string{"x"}}})
+	if w.FaultsOff() != "" {
+		t.Skipf("faults are not counted here: %s", w.FaultsOff())
+	}
+	dir, fd := cgroup(t)
+	id, _ := CgroupID(dir)
+	watch, err := w.Start(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(prog, "25")
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if out, err := exec.Command(prog, "5").CombinedOutput(); err != nil { // another cgroup's
+		t.Fatalf("%v: %s", err, out)
+	}
+	watch.Counts()
+	if n, ok := watch.Faults(); !ok || n != 25 {
+		t.Errorf("caught faults %d (counted %v), want 25", n, ok)
+	}
+}

@@ -84,6 +84,12 @@ type Witness struct {
 	progs []*ebpf.Program
 	multi map[int]*ebpf.Program
 
+	// faults counts the fault signals a run's threads catch (faults.go),
+	// or is nil, and faultsOff says why.
+	faults    *ebpf.Program
+	faultLink link.Link
+	faultsOff string
+
 	mu       sync.Mutex
 	attached map[string][]link.Link // by library file
 	missing  map[string][]string    // by library file: probes with no symbol there
@@ -100,12 +106,15 @@ func Open(probes []Probe) (*Witness, error) {
 	}
 	m, err := ebpf.NewMap(&ebpf.MapSpec{
 		Name: "lessons_calls", Type: ebpf.Hash, KeySize: 16, ValueSize: 8,
-		MaxEntries: uint32(maxRuns * siteKinds * max(len(probes), 1)),
+		MaxEntries: uint32(maxRuns * siteKinds * (len(probes) + 1)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("witness: a BPF map cannot be made here (root, or CAP_BPF and CAP_PERFMON, are needed): %w", err)
 	}
 	w := &Witness{probes: probes, counts: m, attached: map[string][]link.Link{}, missing: map[string][]string{}}
+	if err := w.watchFaults(); err != nil {
+		w.faultsOff = err.Error()
+	}
 	if !noMulti && features.HaveBPFLinkUprobeMulti() == nil {
 		w.multi = map[int]*ebpf.Program{}
 		for _, pr := range probes {
@@ -230,6 +239,12 @@ func (w *Witness) Close() error {
 	}
 	for _, p := range w.multi {
 		p.Close()
+	}
+	if w.faultLink != nil {
+		w.faultLink.Close()
+	}
+	if w.faults != nil {
+		w.faults.Close()
 	}
 	if w.counts == nil {
 		return nil
@@ -457,6 +472,7 @@ type Watch struct {
 	cgroup uint64
 	past   []Past
 	sites  map[string][siteKinds]uint64
+	faults uint64
 }
 
 // Start counts the calls of the run in cgroup (its cgroup's id, the
@@ -471,6 +487,9 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 			}
 		}
 	}
+	if err := w.counts.Update(key{cgroup, w.faultKey()}, zero, ebpf.UpdateAny); err != nil {
+		return nil, fmt.Errorf("witness: watching a run: %w", err)
+	}
 	return &Watch{w: w, cgroup: cgroup}, nil
 }
 
@@ -482,6 +501,10 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 func (c *Watch) Counts() map[string]uint64 {
 	out := map[string]uint64{}
 	c.past, c.sites = nil, map[string][siteKinds]uint64{}
+	fk := key{c.cgroup, c.w.faultKey()}
+	c.faults = 0
+	c.w.counts.Lookup(fk, &c.faults)
+	c.w.counts.Delete(fk)
 	for i, p := range c.w.probes {
 		var v [siteKinds]uint64
 		for kind := range siteKinds {
