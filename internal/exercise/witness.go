@@ -20,6 +20,8 @@ import (
 // runtime's (what the program calls, which the library hooks) and the
 // driver's (where the runtime's calls and the program's own driver calls
 // meet). Names without a record twin are counted for measuring only.
+// The driver's are probed behind their entries too: the function each
+// entry reaches through its slot, where the work is done.
 var cudaProbes = []witness.Probe{
 	// The library counts a pitched allocation and an array as cudaMalloc
 	// (malloc_calls), an array's free as cudaFree.
@@ -39,21 +41,21 @@ var cudaProbes = []witness.Probe{
 	{Name: "malloc_from_pool_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocFromPoolAsync", "cudaMallocFromPoolAsync_ptsz"}, Arg: 2},
 	{Name: "malloc_managed_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocManaged"}, Arg: 2},
 	{Name: "malloc_host_bytes_asked", Lib: "libcudart", Symbols: []string{"cudaMallocHost", "cudaHostAlloc"}, Arg: 2},
-	{Name: "cuMemAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemAlloc_v2", "cuMemAlloc"}},
-	{Name: "cuMemAllocPitch", Lib: "libcuda.so", Symbols: []string{"cuMemAllocPitch_v2", "cuMemAllocPitch"}},
-	{Name: "cuMemAllocManaged", Lib: "libcuda.so", Symbols: []string{"cuMemAllocManaged"}},
-	{Name: "cuMemAllocHost", Lib: "libcuda.so", Symbols: []string{"cuMemAllocHost_v2", "cuMemAllocHost"}},
-	{Name: "cuMemHostAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemHostAlloc"}},
-	{Name: "cuMemFree", Lib: "libcuda.so", Symbols: []string{"cuMemFree_v2", "cuMemFree"}},
-	{Name: "cuMemFreeHost", Lib: "libcuda.so", Symbols: []string{"cuMemFreeHost"}},
-	{Name: "cuMemAllocAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocAsync", "cuMemAllocAsync_ptsz"}},
-	{Name: "cuMemFreeAsync", Lib: "libcuda.so", Symbols: []string{"cuMemFreeAsync", "cuMemFreeAsync_ptsz"}},
-	{Name: "cuMemAllocFromPoolAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz"}},
-	{Name: "cuMemPoolCreate", Lib: "libcuda.so", Symbols: []string{"cuMemPoolCreate"}},
-	{Name: "cuArrayCreate", Lib: "libcuda.so", Symbols: []string{"cuArrayCreate_v2", "cuArrayCreate", "cuArray3DCreate_v2", "cuArray3DCreate", "cuMipmappedArrayCreate"}},
-	{Name: "cuArrayDestroy", Lib: "libcuda.so", Symbols: []string{"cuArrayDestroy", "cuMipmappedArrayDestroy"}},
-	{Name: "cuLaunchKernel", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}},
-	{Name: "cuLaunchKernelEx", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}},
+	{Name: "cuMemAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemAlloc_v2", "cuMemAlloc"}, Behind: true},
+	{Name: "cuMemAllocPitch", Lib: "libcuda.so", Symbols: []string{"cuMemAllocPitch_v2", "cuMemAllocPitch"}, Behind: true},
+	{Name: "cuMemAllocManaged", Lib: "libcuda.so", Symbols: []string{"cuMemAllocManaged"}, Behind: true},
+	{Name: "cuMemAllocHost", Lib: "libcuda.so", Symbols: []string{"cuMemAllocHost_v2", "cuMemAllocHost"}, Behind: true},
+	{Name: "cuMemHostAlloc", Lib: "libcuda.so", Symbols: []string{"cuMemHostAlloc"}, Behind: true},
+	{Name: "cuMemFree", Lib: "libcuda.so", Symbols: []string{"cuMemFree_v2", "cuMemFree"}, Behind: true},
+	{Name: "cuMemFreeHost", Lib: "libcuda.so", Symbols: []string{"cuMemFreeHost"}, Behind: true},
+	{Name: "cuMemAllocAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocAsync", "cuMemAllocAsync_ptsz"}, Behind: true},
+	{Name: "cuMemFreeAsync", Lib: "libcuda.so", Symbols: []string{"cuMemFreeAsync", "cuMemFreeAsync_ptsz"}, Behind: true},
+	{Name: "cuMemAllocFromPoolAsync", Lib: "libcuda.so", Symbols: []string{"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz"}, Behind: true},
+	{Name: "cuMemPoolCreate", Lib: "libcuda.so", Symbols: []string{"cuMemPoolCreate"}, Behind: true},
+	{Name: "cuArrayCreate", Lib: "libcuda.so", Symbols: []string{"cuArrayCreate_v2", "cuArrayCreate", "cuArray3DCreate_v2", "cuArray3DCreate", "cuMipmappedArrayCreate"}, Behind: true},
+	{Name: "cuArrayDestroy", Lib: "libcuda.so", Symbols: []string{"cuArrayDestroy", "cuMipmappedArrayDestroy"}, Behind: true},
+	{Name: "cuLaunchKernel", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}, Behind: true},
+	{Name: "cuLaunchKernelEx", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}, Behind: true},
 }
 
 // witnessed are the counts compared with the record: the runtime's entry

@@ -63,7 +63,10 @@ type image struct {
 	relative map[uint64]uint64
 	sizes    map[uint64]uint64 // a function symbol's address -> its size
 	spans    []span            // the unwind table's functions
-	starts   map[uint64]bool   // addresses where a function starts
+	// starts are where a named function starts: a jump there is a tail
+	// call. Not the unwind table's entries: GCC gives a function's cold
+	// part an entry of its own, and the jump there comes back.
+	starts map[uint64]bool
 }
 
 // openImage reads file for shapes, or nil where its code is not x86-64.
@@ -96,9 +99,6 @@ func openImage(file string) (*image, func()) {
 		if data, err := sec.Data(); err == nil {
 			im.spans = frameSpans(data, sec.Addr)
 		}
-	}
-	for _, s := range im.spans {
-		im.starts[s.lo] = true
 	}
 	return im, func() { raw.Close(); f.Close() }
 }
@@ -212,8 +212,9 @@ type ways struct {
 	// unprobed are jumps that may leave the function but are not
 	// probed: a conditional jump out of it (probed, it would count the
 	// calls that do not take it), a jump through a register or a table
-	// (a switch's, mostly), a jump into the middle of code outside it (a
-	// cold part of the function, which comes back).
+	// (a switch's, mostly), a jump to code outside it that no symbol
+	// names (a cold part of the function, which comes back, or a
+	// function of a stripped library).
 	unprobed []uint64
 }
 

@@ -192,8 +192,8 @@ func TestDriverShapes(t *testing.T) {
 func TestCountsPast(t *testing.T) {
 	lib, prog := buildShapes(t, true)
 	w := open(t, []Probe{
-		{Name: "535", Lib: "libshapes", Symbols: []string{"shape535"}},
-		{Name: "580", Lib: "libshapes", Symbols: []string{"shape580"}},
+		{Name: "535", Lib: "libshapes", Symbols: []string{"shape535"}, Behind: true},
+		{Name: "580", Lib: "libshapes", Symbols: []string{"shape580"}, Behind: true},
 	})
 	if err := w.Attach("libshapes", lib); err != nil {
 		t.Fatal(err)

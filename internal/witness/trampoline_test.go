@@ -58,7 +58,7 @@ func TestProbeBehindTrampoline(t *testing.T) {
 // calls through the entry, once each.
 func TestCountsCallsBehindTrampoline(t *testing.T) {
 	lib, prog := buildTramp(t)
-	w := open(t, []Probe{{Name: "allocs", Lib: "libtramp", Symbols: []string{"tramp_alloc"}}})
+	w := open(t, []Probe{{Name: "allocs", Lib: "libtramp", Symbols: []string{"tramp_alloc"}, Behind: true}})
 	if err := w.Attach("libtramp", lib); err != nil {
 		t.Fatal(err)
 	}

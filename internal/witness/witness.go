@@ -43,6 +43,12 @@ type Probe struct {
 	// Arg-th integer argument at each call (cudaMalloc's 2, the size
 	// asked for) instead of one.
 	Arg int
+	// Behind probes the function behind each entry's slot too, and its
+	// ways out (the CUDA driver's dispatch: exits.go). Only for entries
+	// whose first transfer of control is through a slot to the function
+	// that does their work alone: a helper that other functions call too
+	// would be counted more often than the entry, an honest run failed.
+	Behind bool
 }
 
 // argOffset is where, in the registers the kernel hands a uprobe's
@@ -368,7 +374,7 @@ func (w *Witness) sites(lib, file string, offsets map[string][]uint64) []site {
 				for _, x := range sh.exits {
 					add(x, entryOut, s)
 				}
-				if sh.work != 0 {
+				if sh.work != 0 && p.Behind {
 					add(sh.work, atWork, s)
 					for _, x := range sh.workExits {
 						add(x, workOut, s)
