@@ -21,7 +21,8 @@ import (
 // driver's (where the runtime's calls and the program's own driver calls
 // meet). Names without a record twin are counted for measuring only.
 // The driver's are probed behind their entries too: the function each
-// entry reaches through its slot, where the work is done.
+// entry reaches through its slot, where the work is done; the launches,
+// counted for measuring alone, at their entries' first instructions.
 var cudaProbes = []witness.Probe{
 	// The library counts a pitched allocation and an array as cudaMalloc
 	// (malloc_calls), an array's free as cudaFree.
@@ -54,8 +55,8 @@ var cudaProbes = []witness.Probe{
 	{Name: "cuMemPoolCreate", Lib: "libcuda.so", Symbols: []string{"cuMemPoolCreate"}, Behind: true},
 	{Name: "cuArrayCreate", Lib: "libcuda.so", Symbols: []string{"cuArrayCreate_v2", "cuArrayCreate", "cuArray3DCreate_v2", "cuArray3DCreate", "cuMipmappedArrayCreate"}, Behind: true},
 	{Name: "cuArrayDestroy", Lib: "libcuda.so", Symbols: []string{"cuArrayDestroy", "cuMipmappedArrayDestroy"}, Behind: true},
-	{Name: "cuLaunchKernel", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}, Behind: true},
-	{Name: "cuLaunchKernelEx", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}, Behind: true},
+	{Name: "cuLaunchKernel", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}, EntryOnly: true},
+	{Name: "cuLaunchKernelEx", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}, EntryOnly: true},
 }
 
 // witnessed are the counts compared with the record: the runtime's entry

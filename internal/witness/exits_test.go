@@ -306,3 +306,29 @@ func TestCountsCaughtFaults(t *testing.T) {
 		t.Errorf("caught faults %d (counted %v), want 25", n, ok)
 	}
 }
+
+// A probe of its entries alone (a count kept for measuring) gets one
+// site a definition; a probe of a driver's function gets its ways out
+// and the work behind, and without Behind, its ways out alone.
+func TestSitesOfAProbe(t *testing.T) {
+	lib, _ := buildShapes(t, true)
+	offs, err := entryOffsets(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Witness{missing: map[string][]string{}, probes: []Probe{
+		{Name: "all", Lib: "libshapes", Symbols: []string{"shape580"}, Behind: true},
+		{Name: "exits", Lib: "libshapes", Symbols: []string{"shape580"}},
+		{Name: "entry", Lib: "libshapes", Symbols: []string{"shape580"}, EntryOnly: true},
+		{Name: "size", Lib: "libshapes", Symbols: []string{"shape580"}, Arg: 1, Behind: true},
+	}}
+	kinds := map[int][]int{}
+	for _, s := range w.sites("libshapes", lib, offs) {
+		kinds[s.probe] = append(kinds[s.probe], s.kind)
+	}
+	for i, want := range [][]int{{atEntry, entryOut, entryOut, atWork, workOut}, {atEntry, entryOut, entryOut}, {atEntry}, {atEntry}} {
+		if !slices.Equal(kinds[i], want) {
+			t.Errorf("%s: sites of kinds %v, want %v", w.probes[i].Name, kinds[i], want)
+		}
+	}
+}

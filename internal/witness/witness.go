@@ -49,6 +49,11 @@ type Probe struct {
 	// that does their work alone: a helper that other functions call too
 	// would be counted more often than the entry, an honest run failed.
 	Behind bool
+	// EntryOnly probes the entries' first instructions alone: for a
+	// count kept for measuring, never compared (the driver's launches,
+	// thousands a run), whose calls entered past it gain a program
+	// nothing, each call costs one probe, not four.
+	EntryOnly bool
 }
 
 // argOffset is where, in the registers the kernel hands a uprobe's
@@ -363,7 +368,7 @@ func (w *Witness) sites(lib, file string, offsets map[string][]uint64) []site {
 		for _, s := range p.Symbols {
 			for _, off := range offsets[s] {
 				add(off, atEntry, s)
-				if im == nil || p.Arg != 0 {
+				if im == nil || p.Arg != 0 || p.EntryOnly {
 					continue
 				}
 				sh, ok := shapes[off]
