@@ -63,6 +63,7 @@ type image struct {
 	relative map[uint64]uint64
 	sizes    map[uint64]uint64 // a function symbol's address -> its size
 	spans    []span            // the unwind table's functions
+	held     map[uint64]int    // an address -> how many relocated pointers hold it
 	// starts are where a named function starts: a jump there is a tail
 	// call. Not the unwind table's entries: GCC gives a function's cold
 	// part an entry of its own, and the jump there comes back.
@@ -84,7 +85,10 @@ func openImage(file string) (*image, func()) {
 		f.Close()
 		return nil, func() {}
 	}
-	im := &image{f: f, raw: raw, relative: relativeRelocs(f), sizes: map[uint64]uint64{}, starts: map[uint64]bool{}}
+	im := &image{f: f, raw: raw, relative: relativeRelocs(f), sizes: map[uint64]uint64{}, starts: map[uint64]bool{}, held: map[uint64]int{}}
+	for _, to := range im.relative {
+		im.held[to]++
+	}
 	syms, _ := f.Symbols()
 	dyn, _ := f.DynamicSymbols()
 	for _, s := range append(syms, dyn...) {
@@ -113,6 +117,12 @@ func (im *image) bounds(a uint64) (span, bool) {
 		return span{a, s.hi}, true
 	}
 	return span{}, false
+}
+
+// spanStarts says whether an unwind entry starts at a.
+func (im *image) spanStarts(a uint64) bool {
+	s, ok := spanAt(im.spans, a)
+	return ok && s.lo == a
 }
 
 // code is the bytes of the function at s.
@@ -154,6 +164,14 @@ func (im *image) shapeAt(off uint64) shape {
 	}
 	work, ok := im.slotTarget(w.slot)
 	if !ok || work == a {
+		return sh
+	}
+	// The work of this entry alone: held by its slot and by no other
+	// pointer of the file (driver 535: each function behind an entry is
+	// held by one relocation, and called directly from nowhere), and
+	// where it has no symbol, the start of an unwind entry. A helper that
+	// other code reaches too would count more calls than the entry.
+	if im.held[work] > 1 || (im.sizes[work] == 0 && !im.spanStarts(work)) {
 		return sh
 	}
 	if wb, ok := im.bounds(work); ok {
