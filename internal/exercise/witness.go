@@ -258,6 +258,9 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	v := &checker.WitnessView{Counts: map[string]uint64{}, Counted: map[string]uint64{}}
 	v.Faults, _ = watch.Faults()
 	ww.faults = v.Faults
+	if _, ok := watch.Faults(); ok {
+		v.Counted["signals caught by the program's handlers"] = watch.Signals()
+	}
 	for _, p := range watch.Past() {
 		_, counts, _ := strings.Cut(p.String(), ": ")
 		v.Past = append(v.Past, checker.Past{Name: p.Probe, Driver: p.Lib == "libcuda.so", Counts: counts})

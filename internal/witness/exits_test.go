@@ -312,6 +312,9 @@ func TestCountsCaughtFaults(t *testing.T) {
 	if n, ok := watch.Faults(); !ok || n != 25 {
 		t.Errorf("caught faults %d (counted %v), want 25", n, ok)
 	}
+	if n := watch.Signals(); n != 25 {
+		t.Errorf("other signals caught %d, want 25 (SIGUSR1's)", n)
+	}
 }
 
 // A probe of its entries alone (a count kept for measuring) gets one

@@ -27,8 +27,9 @@ import (
 var faultSignals = []int32{4, 5, 7, 8, 11, 31}
 
 // faultKey is the counting map's key of the caught faults, after every
-// probe's sites.
-func (w *Witness) faultKey() uint64 { return siteKey(len(w.probes), 0) }
+// probe's sites; signalKey, of the other signals caught.
+func (w *Witness) faultKey() uint64  { return siteKey(len(w.probes), 0) }
+func (w *Witness) signalKey() uint64 { return siteKey(len(w.probes), 1) }
 
 // watchFaults loads and attaches the count of caught faults. Where it
 // cannot be (a kernel without raw tracepoints), faults stays nil and
@@ -37,15 +38,9 @@ func (w *Witness) watchFaults() error {
 	ins := asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1),
 		asm.LoadMem(asm.R7, asm.R6, 0, asm.DWord), // the signal
-	}
-	for _, s := range faultSignals {
-		ins = append(ins, asm.JEq.Imm(asm.R7, s, "fault"))
-	}
-	ins = append(ins,
-		asm.Ja.Label("out"),
 		// Its action's handler (struct k_sigaction's first word): a
 		// handler of the program's, not SIG_DFL (0) or SIG_IGN (1).
-		asm.LoadMem(asm.R3, asm.R6, 16, asm.DWord).WithSymbol("fault"),
+		asm.LoadMem(asm.R3, asm.R6, 16, asm.DWord),
 		asm.JEq.Imm(asm.R3, 0, "out"),
 		asm.Mov.Reg(asm.R1, asm.RFP),
 		asm.Add.Imm(asm.R1, -24),
@@ -56,8 +51,16 @@ func (w *Witness) watchFaults() error {
 		asm.JLE.Imm(asm.R1, 1, "out"),
 		asm.FnGetCurrentCgroupId.Call(),
 		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
-		asm.LoadImm(asm.R1, int64(w.faultKey()), asm.DWord),
-		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		// A fault's key, or another signal's.
+		asm.LoadImm(asm.R1, int64(w.signalKey()), asm.DWord),
+	}
+	for _, s := range faultSignals {
+		ins = append(ins, asm.JEq.Imm(asm.R7, s, "fault"))
+	}
+	ins = append(ins,
+		asm.Ja.Label("count"),
+		asm.LoadImm(asm.R1, int64(w.faultKey()), asm.DWord).WithSymbol("fault"),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord).WithSymbol("count"),
 		asm.LoadMapPtr(asm.R1, w.counts.FD()),
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, -16),
@@ -83,8 +86,14 @@ func (w *Witness) watchFaults() error {
 
 // Faults are the fault signals the run's threads caught in handlers of
 // their own, once Counts has ended the watch; ok is false where they
-// are not counted here (why says why).
+// are not counted here (FaultsOff says why).
 func (c *Watch) Faults() (n uint64, ok bool) { return c.faults, c.w.faults != nil }
+
+// Signals are the other signals the run's threads caught in handlers of
+// their own (a timer's, say): shown, never judged. A handler can move
+// the thread out of a CUDA function before its way out, as a caught
+// fault can, but a timer's signal lands where it lands.
+func (c *Watch) Signals() uint64 { return c.signals }
 
 // FaultsOff says why caught faults are not counted here ("" when they
 // are).

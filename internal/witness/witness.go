@@ -479,11 +479,12 @@ func entryOffsets(file string) (map[string][]uint64, error) {
 
 // Watch is one run's counts, from Start to Counts.
 type Watch struct {
-	w      *Witness
-	cgroup uint64
-	past   []Past
-	sites  map[string][siteKinds]uint64
-	faults uint64
+	w       *Witness
+	cgroup  uint64
+	past    []Past
+	sites   map[string][siteKinds]uint64
+	faults  uint64
+	signals uint64
 }
 
 // Start counts the calls of the run in cgroup (its cgroup's id, the
@@ -498,8 +499,10 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 			}
 		}
 	}
-	if err := w.counts.Update(key{cgroup, w.faultKey()}, zero, ebpf.UpdateAny); err != nil {
-		return nil, fmt.Errorf("witness: watching a run: %w", err)
+	for _, k := range []uint64{w.faultKey(), w.signalKey()} {
+		if err := w.counts.Update(key{cgroup, k}, zero, ebpf.UpdateAny); err != nil {
+			return nil, fmt.Errorf("witness: watching a run: %w", err)
+		}
 	}
 	return &Watch{w: w, cgroup: cgroup}, nil
 }
@@ -512,10 +515,11 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 func (c *Watch) Counts() map[string]uint64 {
 	out := map[string]uint64{}
 	c.past, c.sites = nil, map[string][siteKinds]uint64{}
-	fk := key{c.cgroup, c.w.faultKey()}
-	c.faults = 0
-	c.w.counts.Lookup(fk, &c.faults)
-	c.w.counts.Delete(fk)
+	c.faults, c.signals = 0, 0
+	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals} {
+		c.w.counts.Lookup(key{c.cgroup, k}, v)
+		c.w.counts.Delete(key{c.cgroup, k})
+	}
 	for i, p := range c.w.probes {
 		var v [siteKinds]uint64
 		for kind := range siteKinds {
