@@ -1,6 +1,6 @@
-// kind: wrong (other arguments only: with TRIM one past the last round (e.g. 6 4 32 7) the pool is trimmed before the report and both figures say 0 MiB; on the default run (and any TRIM inside the rounds) the pool still holds its peak at the report, and the line is right)
-// mistake: report prints the pool's used and reserved current figures (UsedMemCurrent, ReservedMemCurrent) as the phase's highs, since after the last round under the phase's threshold they equal the peak
-// why it is wrong: the report must give the high-water marks: what the phase held at its most, which a trim before the report does not lower; what the pool holds now is 0 after such a trim (and the used figure is 0 after every round)
+// kind: wrong (other arguments only: with TRIM one past the last round (e.g. 6 4 32 7) the pool is trimmed before the report and 'reserved high 0 MiB' prints for both phases; on the default run (and any TRIM inside the rounds) the pool still holds its peak at the report, and the line is right)
+// mistake: report prints the pool's reserved current figure (ReservedMemCurrent) as the phase's reserved high, since after the last round under the phase's threshold the pool still holds its peak; the used high is read right
+// why it is wrong: the report must give the reserved high-water mark: what the phase held at its most, which a trim before the report does not lower; what the pool holds now is 0 after such a trim
 // source: own (the student file's comment: 'what the pool holds now is nothing, what it held at its most is still the peak'); rapidsai/rmm#2379 (current and high figures of a pool told apart)
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
@@ -124,7 +124,7 @@ static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
 //   phase NAME: used high U MiB, reserved high R MiB, threshold T MiB
 static int report(cudaMemPool_t pool, const char* name) {
     printf("phase %s: used high %" PRIu64 " MiB, reserved high %" PRIu64 " MiB, threshold %" PRIu64 " MiB\n", name,
-           attr(pool, cudaMemPoolAttrUsedMemCurrent) / MiB, attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB,
+           attr(pool, cudaMemPoolAttrUsedMemHigh) / MiB, attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB,
            attr(pool, cudaMemPoolAttrReleaseThreshold) / MiB);
     return 0;
 }
