@@ -1,4 +1,4 @@
-// kind: wrong (an error path only: after a failed call, the next call that succeeds sets the kept error back to cudaSuccess, so error() may say cudaSuccess after a failure (e.g. a get that fails followed by a put of nullptr that is skipped, then a hand that succeeds); nothing shows on runs where every call succeeds)
+// kind: wrong (an error path only: after a failed call, the next call that succeeds sets the kept error back to cudaSuccess, so error() may say cudaSuccess after a failure (a put that fails, followed by the hand and the get that succeed before main checks error()); nothing shows on runs where every call succeeds)
 // mistake: keep() stores every call's result (err_ = e), so error() answers the last call's status, not the first error
 // why it is wrong: error() must be the first CUDA error any of the pool's calls met; a success after a failure hides it, and main, which checks error() only after a step of several calls, goes on with a null block
 // source: own (the student file: 'the first CUDA error any of the pool's calls met'); taskflow/taskflow#546 (an error of an earlier call found later by cudaGetLastError)
