@@ -1,7 +1,7 @@
 // kind: wrong (other arguments only: with TAKEN 1 the driver places the extension elsewhere, the buffer counts it as the addresses after its reservation and maps the next chunk there, where nothing is reserved: cuMemMap refuses ('grow to 104857600 bytes failed'), and the misplaced range is never freed; the default run (granted in place) right)
 // mistake: grow keeps the second range whenever cuMemAddressReserve succeeds, without comparing the address the driver returned with the one asked for
 // why it is wrong: a non-zero address is only a hint: the driver may place the range anywhere; only a range that starts exactly at the reservation's end extends the buffer, any other must be given back and the buffer moved
-// source: own (the lesson: 'the hint is only a hint'; the course hint: compare the address the driver gave you with the one you asked for); NVIDIA/cuda-samples#146
+// source: NVIDIA/cuda-python#2237 (a grow that must tell a refused adjacent reservation from a noncontiguous one and free the latter), NVIDIA/DALI#3128 (allocation hints not honoured on some drivers); the course hint: compare the address the driver gave you with the one you asked for
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;

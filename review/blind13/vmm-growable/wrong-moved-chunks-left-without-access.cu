@@ -1,7 +1,7 @@
 // kind: wrong (other arguments only: with TAKEN 1 the buffer moves, and its first chunk, mapped again in the new range, has no access: the next kernel that writes it (fill of int 0) faults: 'a kernel failed' (an illegal address); the default run grows in place and is right)
 // mistake: move maps every chunk at its offset in the new range but does not open it with cuMemSetAccess, since the chunks were opened when they were made
 // why it is wrong: access belongs to a mapping, not to the memory: a chunk mapped again at new addresses starts with no access, the lesson's pitfall 'Mapped but not accessible'
-// source: own (the lesson's pitfalls); eyalroz/cuda-api-wrappers#512 (cuMemSetAccess on VMM mappings)
+// source: ai-dynamo/snapshot#329 (a mapping rebuilt without its access: the device faults on the next use), own (the lesson pitfall "Mapped but not accessible")
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;

@@ -1,7 +1,7 @@
 // kind: wrong (default output when the driver grants the extension in place (the usual case): 'release: failed' and 'every reservation given back: no' (one cuMemAddressFree over two reservations is refused, and neither is freed); with TAKEN 1 (a move: one range) everything right)
 // mistake: release frees the buffer's addresses with one cuMemAddressFree(base_, reserved_), taking two ranges side by side for one reservation since their addresses are contiguous
 // why it is wrong: each range must be freed with the address and the size it was reserved with; the lesson: 'each range is freed on its own later, with the size it was reserved with'
-// source: own (the lesson's pitfall 'Running out of reservation'); NVIDIA/cuda-samples#146 (the vector sample's VMM reservations and their bookkeeping)
+// source: own (the lesson: "each range is freed on its own later, with the size it was reserved with"); NVIDIA/cuda-python#2345 (a VMM grow path whose reservations and frees did not match what the driver had granted)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
