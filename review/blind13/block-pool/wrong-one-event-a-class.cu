@@ -1,7 +1,7 @@
-// kind: wrong (later rounds, by load: the block's stream has later requests' kernels queued on it, so cudaStreamQuery says not ready long after the block's own kernel ended; part 4 spins in take(), often past 2 s: 'request N: no block of ... came back within 2 s'; parts 1 to 3 right)
-// mistake: deallocate keeps the stream the block was given back on, and allocate asks cudaStreamQuery(stream) whether the block is done, instead of an event recorded at the deallocate
-// why it is wrong: a stream query answers for everything queued on the stream so far, including the work of requests queued after the block's deallocate; on a stream that is always fed, a given-back block never looks done, though its own work ended long ago
-// source: NVIDIA/DALI#6072 (streams returned busy to a pool, checked with a stream query), shader-slang/slang-rhi#626 (cuStreamQuery used in place of events for reuse)
+// kind: wrong (part 3b (held blocks given back first, the done ones last on the idle fourth stream): the class's event marks only the last deallocate, on the idle stream, and completes at once: every given-back block looks done and blocks still held by kernels are handed out: 'N handed out, M of them in use' with M > 0, words overwritten; part 3 and 3c (last give-back on a busy stream) return nullptr instead)
+// mistake: the pool keeps one event a class, recorded at every deallocate of that class on the caller's stream, and allocate asks it whether the class's given-back blocks are done, to make one event a class instead of one a block
+// why it is wrong: a record overwrites the event's mark: the class's event stands for the last deallocate's stream alone, not for the blocks given back earlier on other streams; each block needs its own mark
+// source: torch/cutorch#222 (one event recorded on several streams: waits followed only the last record), own (the student file's part 3b names this pool)
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once
@@ -62,13 +62,13 @@ private:
         int cls;
         bool out;           // handed out now
         cudaEvent_t done;   // recorded at its deallocate
-        cudaStream_t on = nullptr; // the stream it was given back on
     };
     char* base_ = nullptr;
     std::vector<size_t> sizes_;          // each class's request limit
     std::vector<Block> blocks_;
     std::vector<std::vector<int>> idle_;    // per class: blocks never used or known done
     std::vector<std::vector<int>> pending_; // per class: given back, maybe still in use
+    std::vector<cudaEvent_t> classDone_;    // per class: recorded at its blocks' deallocates
     // find is the index of the block that starts at p, or -1.
     int find(const char* p) const;
 };
@@ -84,16 +84,18 @@ cudaError_t BlockPool::init(const std::vector<size_t>& classBytes, size_t blocks
     if (err != cudaSuccess) return err;
     idle_.assign(classBytes.size(), {});
     pending_.assign(classBytes.size(), {});
+    classDone_.assign(classBytes.size(), nullptr);
+    for (cudaEvent_t& e : classDone_) {
+        err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+        if (err != cudaSuccess) {
+            destroy();
+            return err;
+        }
+    }
     char* at = base_;
     for (size_t c = 0; c < classBytes.size(); c++) {
         for (size_t i = 0; i < blocks; i++) {
-            Block b{at, (int)c, false, nullptr, nullptr};
-            err = cudaEventCreateWithFlags(&b.done, cudaEventDisableTiming);
-            if (err != cudaSuccess) {
-                destroy();
-                return err;
-            }
-            blocks_.push_back(b);
+            blocks_.push_back(Block{at, (int)c, false, nullptr});
             at += roundUp(classBytes[c]);
         }
         // handed out from the front: the stack's top is the lowest address
@@ -120,7 +122,7 @@ void* BlockPool::allocate(size_t bytes) {
     // list. cudaEventQuery only asks: a not-ready answer is not kept as
     // the runtime's last error, so the caller's error stays.
     for (size_t i = 0; i < pend.size();) {
-        if (cudaStreamQuery(blocks_[pend[i]].on) == cudaSuccess) {
+        if (cudaEventQuery(classDone_[c]) == cudaSuccess) {
             idle_[c].push_back(pend[i]);
             pend[i] = pend.back();
             pend.pop_back();
@@ -138,15 +140,16 @@ void* BlockPool::allocate(size_t bytes) {
 bool BlockPool::deallocate(void* block, cudaStream_t stream) {
     int b = find(static_cast<const char*>(block));
     if (b < 0 || !blocks_[b].out) return false;
-    blocks_[b].on = stream;
+    if (cudaEventRecord(classDone_[blocks_[b].cls], stream) != cudaSuccess) return false;
     blocks_[b].out = false;
     pending_[blocks_[b].cls].push_back(b);
     return true;
 }
 
 void BlockPool::destroy() {
-    for (Block& b : blocks_)
-        if (b.done != nullptr) cudaEventDestroy(b.done);
+    for (cudaEvent_t e : classDone_)
+        if (e != nullptr) cudaEventDestroy(e);
+    classDone_.clear();
     blocks_.clear();
     idle_.clear();
     pending_.clear();
