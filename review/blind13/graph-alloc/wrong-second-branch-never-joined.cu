@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: cudaStreamEndCapture fails (the capture has an unjoined stream) and the program stops before any launch)
 // mistake: step's capture forks s2 and queues its branch, but never records join on s2 nor makes s wait for it ("s2's work is in the graph already")
 // why it is wrong: a capture can end only when every stream that joined it has been brought back into the origin stream; the join event and its wait are what do that
-// source: own (course.toml's hint names it; cf. NVIDIA forum threads on cudaErrorStreamCaptureUnjoined)
+// source: own (course.toml's hint names it: a capture that fails to end)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives
