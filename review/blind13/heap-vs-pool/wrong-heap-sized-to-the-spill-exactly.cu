@@ -48,7 +48,7 @@ constexpr size_t kPage = 4096;
 // to kListAlign), largest the largest list.
 cudaError_t make_arena(BlockArena* a, const std::vector<size_t>& blockBytes, size_t sliceBytes, size_t largest, cudaStream_t s) {
     // TODO 2: the heap's size, then the buffer.
-    const size_t stride = (sliceBytes + kPage - 1) / kPage * kPage;
+    const size_t stride = sliceBytes == 0 ? kPage : (sliceBytes + kPage - 1) / kPage * kPage;
     // What can be on the heap at once: each block's lists past its own
     // slice, and one largest list that did not fit the room left.
     size_t spill = 0;

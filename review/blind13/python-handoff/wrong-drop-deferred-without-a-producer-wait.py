@@ -54,9 +54,9 @@ def pipeline(batches, sums):
             old, done = held.pop(0)
             # the free comes in the producer's order: after this wait
             del old
-    for old, done in held:
+    for _, done in held:
         producer.wait_event(done)
-    held.clear()
+    held.clear()  # the last tensors go, each free after its read
     torch.cuda.current_stream().wait_stream(consumer)
 
 
