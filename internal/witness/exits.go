@@ -54,6 +54,9 @@ type shape struct {
 	// decoded is false where the entry's code was not decoded: its
 	// first instruction alone is probed.
 	decoded bool
+	// unprobed are the jumps of the entry and the work that may leave
+	// them unprobed (ways.unprobed), as addresses.
+	unprobed []uint64
 }
 
 // image is a library file read for its functions' shapes.
@@ -159,6 +162,7 @@ func (im *image) shapeAt(off uint64) shape {
 	}
 	sh.decoded = true
 	sh.exits = im.toFile(w.exits)
+	sh.unprobed = w.unprobed
 	if w.slot == 0 {
 		return sh
 	}
@@ -178,6 +182,7 @@ func (im *image) shapeAt(off uint64) shape {
 		if code, ok := im.code(wb); ok {
 			if ww, ok := waysOut(code, work, im.starts); ok {
 				sh.workExits = im.toFile(ww.exits)
+				sh.unprobed = append(sh.unprobed, ww.unprobed...)
 			}
 		}
 	}

@@ -145,7 +145,8 @@ func TestShapes(t *testing.T) {
 
 // The CUDA driver of this machine (535 here: trampolines): every entry
 // the witness probes decodes, has a function behind it with a way out,
-// and no two names share an address.
+// no jump that may leave either unprobed, and no two names share an
+// address.
 func TestDriverShapes(t *testing.T) {
 	file := ""
 	for _, f := range []string{"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1"} {
@@ -172,9 +173,12 @@ func TestDriverShapes(t *testing.T) {
 		"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuMemCreate", "cuMemMap"} {
 		for _, off := range offs[n] {
 			sh := im.shapeAt(off)
-			t.Logf("%s: entry %#x, ways out %#x; behind it %#x, its ways out %#x", n, sh.entry, sh.exits, sh.work, sh.workExits)
+			t.Logf("%s: entry %#x, ways out %#x; behind it %#x, its ways out %#x; jumps that may leave unprobed %#x", n, sh.entry, sh.exits, sh.work, sh.workExits, sh.unprobed)
 			if !sh.decoded || len(sh.exits) == 0 || sh.work == 0 || len(sh.workExits) == 0 {
 				t.Errorf("%s: %+v: want decoded, with ways out, a function behind with ways out", n, sh)
+			}
+			if len(sh.unprobed) > 0 {
+				t.Errorf("%s: jumps at %#x may leave the entry or its work unprobed: a way out the witness does not count", n, sh.unprobed)
 			}
 			for _, a := range append(append([]uint64{sh.entry, sh.work}, sh.exits...), sh.workExits...) {
 				if other, ok := at[a]; ok && other != n {
