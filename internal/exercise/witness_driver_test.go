@@ -158,7 +158,8 @@ func TestWitnessEveryRuntimeEntry(t *testing.T) {
 }
 
 // exactSites wants every kind of site of every count the run reached
-// (but a size's, read at the entry alone) counted as often as the entry:
+// (but a size's and a launch's, probed at the entry alone) counted as
+// often as the entry:
 // each call of the runtime's and the driver's entry points, honest as
 // these are, left by one of its ways out once, and reached the function
 // behind it (the driver's) once and left it once. A count whose ways out
@@ -168,9 +169,13 @@ func exactSites(t *testing.T, line witnessLogLine) {
 	if len(line.Past) > 0 {
 		t.Errorf("an honest run entered functions past their first instruction: %v", line.Past)
 	}
+	entryOnly := map[string]bool{}
+	for _, p := range cudaProbes {
+		entryOnly[p.Name] = entryOnly[p.Name] || p.Arg != 0 || p.EntryOnly
+	}
 	for _, name := range slices.Sorted(maps.Keys(line.Sites)) {
 		s := line.Sites[name]
-		if s[0] == 0 || strings.HasSuffix(name, "_bytes_asked") {
+		if s[0] == 0 || entryOnly[name] {
 			continue
 		}
 		t.Logf("%s: entered %d, left %d, work entered %d, work left %d", name, s[0], s[1], s[2], s[3])
