@@ -23,6 +23,8 @@ static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = 
   {"_Z4work10DevicePooliiPPcPj", 5, {{0, 24}, {24, 4}, {28, 4}, {32, 8}, {40, 8}}},            // day087's work
   {"_Z8overflow10DevicePoolPj", 2, {{0, 24}, {24, 8}}},                                         // day087's overflow
   {"_Z6gapped10DevicePoolPj", 2, {{0, 24}, {24, 8}}},                                           // day087's gapped
+  {"_Z11build_lists10BlockArenaPPii", 3, {{0, 24}, {24, 8}, {32, 4}}},                        // day086's build_lists
+  {"_Z13release_lists10BlockArenaPPii", 3, {{0, 24}, {24, 8}, {32, 4}}},                      // day086's release_lists
 };
 int cuFuncGetParamInfo(void* h, size_t i, size_t* off, size_t* size) {
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
