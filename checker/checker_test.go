@@ -105,8 +105,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v16Size-v15Size, 2*8; got != want {
 		t.Errorf("version 16 adds %d bytes, want %d (two figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v16Size, 1*8; got != want {
+	if got, want := v17Size-v16Size, 1*8; got != want {
 		t.Errorf("version 17 adds %d bytes, want %d (one figure)", got, want)
+	}
+	if got, want := binary.Size(st)-v17Size, 1*8; got != want {
+		t.Errorf("version 18 adds %d bytes, want %d (one figure)", got, want)
 	}
 }
 
@@ -824,6 +827,50 @@ func TestVersion15Statistics(t *testing.T) {
 	}
 	if _, err := DecodeStats(s.Encode()[:v14Size]); err == nil {
 		t.Error("a version 15 record cut at version 14's size decoded")
+	}
+}
+
+// TestVersion18WriteCombinedCopies: copies of device results into
+// write-combined host memory (review/blind12's async-pipeline whose output
+// and sums are cudaHostAllocWriteCombined) are read by name, have words of
+// their own, fail a spec that asks for none, add up over processes, and
+// read as 0 from a version 17 record.
+func TestVersion18WriteCombinedCopies(t *testing.T) {
+	s := &Stats{WriteCombinedCopies: 24, RegisteredUnmapped: 1}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Value("write_combined_copies"); !ok || v != 24 {
+		t.Errorf("write_combined_copies = %v, %v; want 24", v, ok)
+	}
+	if describe("write_combined_copies") == "write combined copies" {
+		t.Error("write_combined_copies has no words of its own")
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"write_combined_copies\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := spec.Judge(&Run{Stats: got}); res[0].Pass || !strings.Contains(res[0].Name, "write-combined") {
+		t.Errorf("write_combined_copies: %+v", res[0])
+	}
+	if m := MergeStats(&Stats{WriteCombinedCopies: 1}, got); m.WriteCombinedCopies != 25 {
+		t.Errorf("merged: %d, want the sum, 25", m.WriteCombinedCopies)
+	}
+	v17 := s.Encode()[:v17Size]
+	v17[8] = 17
+	old, err := DecodeStats(v17)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := old.Value("write_combined_copies"); v != 0 {
+		t.Errorf("write_combined_copies = %v in a version 17 record", v)
+	}
+	if v, _ := old.Value("registered_unmapped"); v != 1 {
+		t.Errorf("registered_unmapped = %v in a version 17 record, want 1", v)
+	}
+	if _, err := DecodeStats(s.Encode()[:v17Size]); err == nil {
+		t.Error("a version 18 record cut at version 17's size decoded")
 	}
 }
 

@@ -362,6 +362,7 @@ var phrases = map[string]string{
 	"max_concurrent_streams":     "the most streams running kernels at one instant",
 	"max_unordered_streams":      "the most streams whose queued work the program's own ordering left free to run at once",
 	"registered_unmapped":        "host ranges page-locked with cudaHostRegister whose memory was freed or unmapped before their cudaHostUnregister",
+	"write_combined_copies":      "copies of device memory to the host into write-combined pinned memory, which the host reads uncached",
 	"kernel_span_ms":             "milliseconds from the first kernel's start to the last one's end",
 	"kernel_busy_ms":             "milliseconds of kernel time, added up over every kernel",
 	"stream_kernel_ms_max":       "milliseconds of kernel time on the busiest stream",

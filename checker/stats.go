@@ -212,11 +212,19 @@ type Stats struct {
 	// buffer the C library keeps after its free stays mapped and is not
 	// seen.
 	RegisteredUnmapped uint64 `stat:"registered_unmapped"`
+	// Version 18: copies of device memory to the host (cudaMemcpy,
+	// cudaMemcpyAsync, cudaMemcpy2DAsync) whose destination lies in
+	// pinned memory allocated write-combined (cudaHostAlloc with
+	// cudaHostAllocWriteCombined, cuMemHostAlloc with
+	// CU_MEMHOSTALLOC_WRITECOMBINED): results brought back where the host
+	// reads them uncached. Kernels that write such memory through a
+	// mapping are not copies and are not counted.
+	WriteCombinedCopies uint64 `stat:"write_combined_copies"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 17
+	statsVersion = 18
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -285,10 +293,14 @@ var v15Size = int(unsafe.Offsetof(Stats{}.StaleIPCWaits))
 // figures of version 17.
 var v16Size = int(unsafe.Offsetof(Stats{}.RegisteredUnmapped))
 
+// v17Size is the size of a version 17 record: everything before the
+// figures of version 18.
+var v17Size = int(unsafe.Offsetof(Stats{}.WriteCombinedCopies))
+
 // versionSizes are the sizes of the records of every version before
 // statsVersion, version 1 first: a statistic came in the first version
 // whose size is past its offset (the statistics reference says which).
-var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size}
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size}
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -355,6 +367,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v15Size
 	case 16:
 		need = v16Size
+	case 17:
+		need = v17Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

@@ -208,6 +208,8 @@ struct Record {
     uint64_t max_unordered_streams;    // the most streams whose queued work (kernels, copies, memsets) the program's ordering left free to run at once
     // version 17: host memory given back while page-locked
     uint64_t registered_unmapped;      // ranges pinned by cudaHostRegister found no longer mapped (freed or unmapped) at their cudaHostUnregister, or at exit
+    // version 18: results brought back into memory the host reads uncached
+    uint64_t write_combined_copies;    // copies of device memory to the host whose destination is write-combined pinned memory (cudaHostAllocWriteCombined, CU_MEMHOSTALLOC_WRITECOMBINED)
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -430,6 +432,7 @@ typedef std::unordered_map<cudaEvent_t, cudaStream_t> RecordedOn;
 RecordedOn* recordedOn;               // the stream of each event's last record
 std::map<uintptr_t, size_t>* hostLive;  // pinned host allocations not yet freed
 std::map<uintptr_t, size_t>* registered;  // host memory pinned by cudaHostRegister, not yet unregistered
+std::map<uintptr_t, size_t>* writeCombined;  // pinned host allocations made write-combined, not yet freed
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
 std::map<uintptr_t, size_t>* reservations;  // VMM address ranges reserved and not freed: start, bytes
 // What an instantiated graph does each time it is launched: its kernel

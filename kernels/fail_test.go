@@ -992,3 +992,15 @@ func TestLibraryCountsMemoryGivenBackWhileRegistered(t *testing.T) {
 		t.Errorf("registered_unmapped %d, want 2 (one unregistered after its munmap, one never unregistered)", s.RegisteredUnmapped)
 	}
 }
+
+// Device results copied into write-combined host memory are counted, a
+// copy at a time, whatever the call (cudaMemcpyAsync, cudaMemcpy of kind
+// Default); the write-combined buffer read by a copy to the device, plain
+// and mapped pinned memory, and a freed buffer's address are not.
+func TestLibraryCountsCopiesIntoWriteCombinedMemory(t *testing.T) {
+	lib := buildStub(t, "writecombined.c")
+	got, _ := lib.run(t)
+	if s := got.Stats; s.WriteCombinedCopies != 2 {
+		t.Errorf("write_combined_copies %d, want 2 (an asynchronous copy back into the buffer's middle, a cudaMemcpy of kind Default)", s.WriteCombinedCopies)
+	}
+}

@@ -80,8 +80,9 @@ func run(t *testing.T, dir, name string, args ...string) {
 
 // build builds the course file main (its path from the course's root),
 // with the course's files of its folder and of replace's beside it, the
-// file at replace holding content; it returns the program.
-func (h harnessRig) build(t *testing.T, name, main, replace string, content []byte) string {
+// file at replace holding content, and nvcc's flags added; it returns the
+// program.
+func (h harnessRig) build(t *testing.T, name, main, replace string, content []byte, flags ...string) string {
 	t.Helper()
 	src := filepath.Join(h.dir, name)
 	if err := os.MkdirAll(src, 0o755); err != nil {
@@ -108,7 +109,7 @@ func (h harnessRig) build(t *testing.T, name, main, replace string, content []by
 	if err := os.WriteFile(filepath.Join(src, filepath.Base(replace)), content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run(t, src, h.nvcc, "-std=c++17", "-cudart", "shared", "-o", "prog", filepath.Base(main))
+	run(t, src, h.nvcc, append([]string{"-std=c++17", "-cudart", "shared", "-o", "prog", filepath.Base(main)}, flags...)...)
 	return filepath.Join(src, "prog")
 }
 

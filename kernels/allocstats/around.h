@@ -94,11 +94,12 @@ DHOOK(CUresult, cuMemHostAlloc, (void** p, size_t n, unsigned int f), (p, n, f),
     rec->host_alloc_calls++;
     driverAlloc(n);
     if (r == CUDA_SUCCESS) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
+    if (r == CUDA_SUCCESS && (f & CU_MEMHOSTALLOC_WRITECOMBINED)) (*writeCombined)[(uintptr_t)*p] = n;
 })
 DHOOK(CUresult, cuMemFreeHost, (void* p), (p), {
     rec->free_host_calls++;
     guard.driver_free_calls++;
-    if (r == CUDA_SUCCESS) hostLive->erase((uintptr_t)p);
+    if (r == CUDA_SUCCESS) { hostLive->erase((uintptr_t)p); writeCombined->erase((uintptr_t)p); }
 })
 DHOOK(CUresult, cuMemAllocAsync, (CUdeviceptr* p, size_t n, CUstream s), (p, n, s), {
     rec->malloc_async_calls++;

@@ -747,7 +747,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 17;
+    rec->version = 18;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -788,6 +788,7 @@ Record* record() {
     spans = new std::vector<Span>();
     hostLive = new std::map<uintptr_t, size_t>();
     registered = new std::map<uintptr_t, size_t>();
+    writeCombined = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
     reservations = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
@@ -1111,9 +1112,9 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 17;
+    rec->version = 18;
     live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); mapped->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear();
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
     ipcMine->clear();   // the parent's records: a wait here is not ordered after them
@@ -2231,6 +2232,15 @@ void unpinned(const void* d, const void* src, cudaMemcpyKind k, bool ok) {
     if (!within(*hostLive, (uintptr_t)h) && !within(*registered, (uintptr_t)h)) rec->unpinned_async_copies++;
 }
 
+// intoWriteCombined counts a copy of device memory to the host (ok: it
+// was made or queued) whose destination d is in a pinned allocation made
+// write-combined: the host reads such memory uncached, many times slower
+// (the Programming Guide: write-combining memory is for memory the host
+// only writes to), and results copied back are there to be read.
+void intoWriteCombined(const void* d, const void* src, cudaMemcpyKind k, bool ok) {
+    if (ok && d != nullptr && src != nullptr && toHostCopy(d, src, k) && within(*writeCombined, (uintptr_t)d)) rec->write_combined_copies++;
+}
+
 // pastEnds counts a copy (src set) or a memset that went through (ok)
 // whose bytes run past the end of the buffer either side starts in.
 void pastEnds(const void* d, const void* src, size_t n, bool ok) {
@@ -2247,6 +2257,7 @@ void copiedSpans(const char* what, const void* d, size_t dn, const void* src, si
     tlCopy(d, src, s, src == nullptr);
     if (ok && (pastEnd(d, dn) || pastEnd(src, sn))) rec->copies_past_end++;
     if (src != nullptr) unpinned(d, src, kind, ok);
+    intoWriteCombined(d, src, kind, ok);
     uint64_t seq = enqueue(s);
     if (ok) worked(s, seq);
     touch(d, dn, kWrite, s, seq, false, ok, what);

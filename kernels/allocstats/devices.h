@@ -231,8 +231,12 @@ HOOK(cudaError_t, cudaHostAlloc, (void** p, size_t n, unsigned int f), (p, n, f)
     rec->malloc_host_calls++;
     rec->host_alloc_calls++;
     if (r == cudaSuccess) { rec->malloc_host_bytes += n; (*hostLive)[(uintptr_t)*p] = n; } else rec->failed_allocs++;
+    if (r == cudaSuccess && (f & cudaHostAllocWriteCombined)) (*writeCombined)[(uintptr_t)*p] = n;
 })
-HOOK(cudaError_t, cudaFreeHost, (void* p), (p), { rec->free_host_calls++; if (r == cudaSuccess) hostLive->erase((uintptr_t)p); })
+HOOK(cudaError_t, cudaFreeHost, (void* p), (p), {
+    rec->free_host_calls++;
+    if (r == cudaSuccess) { hostLive->erase((uintptr_t)p); writeCombined->erase((uintptr_t)p); }
+})
 // Host memory the program pins itself: a copy to or from it is not staged.
 HOOK(cudaError_t, cudaHostRegister, (void* p, size_t n, unsigned int f), (p, n, f), { if (r == cudaSuccess) (*registered)[(uintptr_t)p] = n; })
 // A range freed (or unmapped) before its unregister was given back while
@@ -684,6 +688,7 @@ HOOK(cudaError_t, cudaMemcpy, (void* d, const void* src, size_t n, cudaMemcpyKin
                (k == cudaMemcpyDefault && find((uintptr_t)d, &base) != nullptr && find((uintptr_t)src, &base) != nullptr);
     if (!d2d) hostWaited();
     if (r == cudaSuccess && toHostCopy(d, src, k)) hostCopyRace(src, n);
+    intoWriteCombined(d, src, k, r == cudaSuccess);
     uint64_t seq = order(nullptr);
     if (r == cudaSuccess && !afterFree((uintptr_t)d, nullptr, true, "cudaMemcpy")) afterFree((uintptr_t)src, nullptr, true, "cudaMemcpy");
     touch(d, n, kWrite, nullptr, seq, true, false, "cudaMemcpy");

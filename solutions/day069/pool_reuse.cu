@@ -147,15 +147,17 @@ static int finish(cudaMemPool_t pool) {
 }
 
 // Usage: pool_reuse [ROUNDS] [WIDE] [MIB] [TRIM] (6 rounds a phase, and 4
-// buffers of 32 MiB at once in the wide phase, by default; MIB sets the
-// buffers' size, which the pool may round up; TRIM, when not 0, is a
-// round of each phase before which the program trims the pool to
-// nothing, as another part of a larger program might, or, one past the
+// buffers of 32 MiB at once in the wide phase, by default; MIB, up to
+// 1024, sets the buffers' size, which the pool may round up; TRIM, when
+// not 0, is a round of each phase before which the program trims the pool
+// to nothing, as another part of a larger program might, or, one past the
 // last round, the phase's report).
 int main(int argc, char** argv) {
     const int device = 0, rounds = arg(argc, argv, 1, 6, 1, 1000), wide = arg(argc, argv, 2, 4, 2, 8);
-    const uint64_t bytes = (uint64_t)arg(argc, argv, 3, 32, 1, 256) * MiB;
+    const uint64_t bytes = (uint64_t)arg(argc, argv, 3, 32, 1, 1024) * MiB;
     const int trim = arg(argc, argv, 4, 0, 0, 1000);
+    // Past 4 GiB a size kept in 32 bits has lost its high bits.
+    if (wide * bytes > (4ull << 30)) printf("the wide phase asks for %" PRIu64 " MiB at once, past 4 GiB\n", wide * bytes / MiB);
     CHECK(cudaSetDevice(device));
     cudaMemPool_t pool = nullptr;
     CHECK(make_pool(device, &pool));

@@ -23,6 +23,8 @@ static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = 
   {"_Z4work10DevicePooliiPPcPj", 5, {{0, 24}, {24, 4}, {28, 4}, {32, 8}, {40, 8}}},            // day087's work
   {"_Z8overflow10DevicePoolPj", 2, {{0, 24}, {24, 8}}},                                         // day087's overflow
   {"_Z6gapped10DevicePoolPj", 2, {{0, 24}, {24, 8}}},                                           // day087's gapped
+  {"_Z11build_lists10BlockArenaPPii", 3, {{0, 24}, {24, 8}, {32, 4}}},                        // day086's build_lists
+  {"_Z13release_lists10BlockArenaPPii", 3, {{0, 24}, {24, 8}, {32, 4}}},                      // day086's release_lists
 };
 int cuFuncGetParamInfo(void* h, size_t i, size_t* off, size_t* size) {
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
@@ -33,4 +35,63 @@ int cuFuncGetParamInfo(void* h, size_t i, size_t* off, size_t* size) {
       return 0;
     }
   return 1;
+}
+
+/* The virtual memory calls (day072's growable buffer), as the driver API
+   reference describes them: a reservation is a range of addresses (the
+   hint granted when nothing reserved lies there), freed only whole, with
+   the size it was reserved with, and only once nothing is mapped in it
+   (CUDA_ERROR_INVALID_VALUE, 1, otherwise); an unmap undoes the mappings
+   inside its range. Nothing is ever behind the addresses: no kernel runs
+   and no copy is made on the stand-in. */
+typedef unsigned long long CUdeviceptrS;
+static struct { CUdeviceptrS p; size_t n; } reserved[64], maps[256];
+static CUdeviceptrS nextRange = 0x200000000000ull;
+static unsigned long long vmmHandles;
+int cuInit(unsigned f) { return 0; }
+int cuCtxSynchronize(void) { return 0; }
+int cuGetErrorString(int e, const char** s) { *s = "an error of the stand-in driver"; return 0; }
+int cuMemGetAllocationGranularity(size_t* g, const void* prop, int option) { *g = 2u << 20; return 0; }
+static int overlapsReserved(CUdeviceptrS p, size_t n) {
+  for (int i = 0; i < 64; i++)
+    if (reserved[i].n != 0 && p < reserved[i].p + reserved[i].n && reserved[i].p < p + n) return i + 1;
+  return 0;
+}
+int cuMemAddressReserve(CUdeviceptrS* p, size_t n, size_t align, CUdeviceptrS addr, unsigned long long f) {
+  if (n == 0 || n % (2u << 20) != 0) return 1;
+  CUdeviceptrS at = addr;
+  if (at == 0 || overlapsReserved(at, n)) {
+    size_t al = align > (2u << 20) ? align : (2u << 20);
+    for (int i;;) {
+      at = (nextRange + al - 1) / al * al;
+      if ((i = overlapsReserved(at, n)) == 0) break;
+      nextRange = reserved[i - 1].p + reserved[i - 1].n;
+    }
+    nextRange = at + n;
+  }
+  for (int i = 0; i < 64; i++)
+    if (reserved[i].n == 0) { reserved[i].p = at; reserved[i].n = n; *p = at; return 0; }
+  return 2;
+}
+int cuMemAddressFree(CUdeviceptrS p, size_t n) {
+  for (int k = 0; k < 256; k++)
+    if (maps[k].n != 0 && maps[k].p < p + n && p < maps[k].p + maps[k].n) return 1;
+  for (int i = 0; i < 64; i++)
+    if (reserved[i].n != 0 && reserved[i].p == p && reserved[i].n == n) { reserved[i].n = 0; return 0; }
+  return 1;
+}
+int cuMemCreate(unsigned long long* h, size_t n, const void* prop, unsigned long long f) { *h = ++vmmHandles; return 0; }
+int cuMemRelease(unsigned long long h) { return 0; }
+int cuMemMap(CUdeviceptrS p, size_t n, size_t off, unsigned long long h, unsigned long long f) {
+  if (!overlapsReserved(p, 1)) return 1;
+  for (int k = 0; k < 256; k++)
+    if (maps[k].n == 0) { maps[k].p = p; maps[k].n = n; return 0; }
+  return 2;
+}
+int cuMemSetAccess(CUdeviceptrS p, size_t n, const void* desc, size_t count) { return 0; }
+int cuMemUnmap(CUdeviceptrS p, size_t n) {
+  int undone = 0;
+  for (int k = 0; k < 256; k++)
+    if (maps[k].n != 0 && maps[k].p >= p && maps[k].p + maps[k].n <= p + n) { maps[k].n = 0; undone++; }
+  return undone ? 0 : 1;
 }

@@ -1,0 +1,54 @@
+package kernels_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A buffer moved twice (review/blind12's judging, issue 36):
+// vmm-growable's hidden run "moved twice" (100 64 300) asks that the
+// bytes of addresses freed equal the bytes reserved. On the stand-in
+// driver, which frees a reservation only whole and with the size it was
+// reserved with (the driver API reference's cuMemAddressFree), the
+// solution (which grows in place where the hint is granted), every
+// correct alternative and the blind sets' correct designs (one moves
+// twice) free every range; blind12's move that frees the old range with
+// the first reservation's size is refused at its second move, and is
+// right in the default run, where it moves once.
+func TestHarnessesShowARangeFreedAtAStaleSize(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol, right = "solutions/day072/growable.cu", "solutions/day072/right/vmm-growable"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	ps := []program{{"solution", mustRead(t, filepath.Join("..", sol)), false}}
+	for _, r := range []string{"blind3_release_stops_at_first_refusal.patch", "blind9_correct.patch", "blind_correct.patch", "in_place_first.patch"} {
+		ps = append(ps, program{"right/" + r, patched(t, sol, filepath.Join(right, r)), false})
+	}
+	for _, set := range []string{"blind", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11", "blind12"} {
+		ps = append(ps, program{set + " correct", mustRead(t, filepath.Join("..", "review", set, "vmm-growable", "correct.cu")), false})
+	}
+	ps = append(ps, program{"wrong/blind12_old_range_freed_at_the_first_reservations_size.patch",
+		patched(t, sol, "solutions/day072/wrong/vmm-growable/blind12_old_range_freed_at_the_first_reservations_size.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, fmt.Sprintf("moves72-%d", i), sol, sol, p.content, "-lcuda")
+		for _, args := range [][]string{{"100", "64", "300"}, {"100", "64", "200"}} {
+			s, out := recordAnyExit(t, h, prog, args...)
+			t.Logf("%s %v: reserved %d, freed %d bytes of addresses", p.name, args, s.VMMReserveBytes, s.VMMAddressFree)
+			if s.VMMReserveBytes == 0 {
+				t.Errorf("%s %v: nothing reserved\n%s", p.name, args, out)
+			}
+			short := s.VMMAddressFree != s.VMMReserveBytes
+			if want := p.wrong && args[2] == "300"; short != want {
+				t.Errorf("%s %v: %d bytes of addresses freed of %d reserved: want fewer: %v\n%s", p.name, args, s.VMMAddressFree, s.VMMReserveBytes, want, out)
+			}
+			if args[2] == "300" && !p.wrong && !strings.Contains(out, "grow(300 MiB) then: 314572800 bytes mapped") {
+				t.Errorf("%s %v: the grow past the first move's room failed\n%s", p.name, args, out)
+			}
+		}
+	}
+}
