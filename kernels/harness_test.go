@@ -1122,3 +1122,58 @@ func TestHarnessesShowEventsSharedByWaitingGiveBacks(t *testing.T) {
 		}
 	}
 }
+
+// A pool that ends with blocks still handed out (bench.cu --keep, review/
+// blind13, issue 36): the events a pool recycles through a spare list are
+// all on the give-backs when every block used was given back, so a
+// destructor that forgets the spare list leaks nothing in the harness's
+// other runs; with the last round's six blocks kept out their events are
+// spares. The solution, every correct alternative and every blind set's
+// correct design destroy all they made there; blind13's port leaks.
+func TestHarnessesShowEventsLeftOnTheSpareList(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day088/stream_ordered_pool.h"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day088/right/stream-ordered-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "stream-ordered-pool", "correct.h"))
+	for _, file := range sets {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	ps = append(ps, program{"wrong/blind13_spare_events_never_destroyed.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind13_spare_events_never_destroyed.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "keep88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
+		kept := h.record(t, prog, "--keep", "4")
+		t.Logf("%s: --keep 4: %d events made, %d never destroyed", p.name, kept.EventsCreated, kept.LeakedEvents)
+		if kept.Exited != 1 || kept.KernelLaunches != 48 {
+			t.Errorf("%s %s [--keep 4]: exited %d, %d launches (want 48)", sol, p.name, kept.Exited, kept.KernelLaunches)
+		}
+		if got := kept.LeakedEvents > 0; got != p.wrong {
+			t.Errorf("%s %s [--keep 4]: leaked_events %d, want a leak: %v", sol, p.name, kept.LeakedEvents, p.wrong)
+		}
+		if p.wrong {
+			if d := h.record(t, prog); d.LeakedEvents != 0 {
+				t.Errorf("%s [defaults]: leaked_events %d: the public run sees the leak now, the hidden run's comment is out of date", p.name, d.LeakedEvents)
+			}
+		}
+	}
+}
