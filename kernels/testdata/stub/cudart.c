@@ -45,7 +45,7 @@ int cudaMallocAsync(void** p, size_t n, void* s) { take(p, n); if (captured(s)) 
 int cudaFree(void* p) { return give(p); }
 #ifndef STUB_KERNELS  /* nvcc.c's give the harnesses host memory they can write */
 int cudaMallocHost(void** p, size_t n) { return take(p, n); }
-int cudaHostAlloc(void** p, size_t n, unsigned f) { return take(p, n); }
+int cudaHostAlloc(void** p, size_t n, unsigned f) { return take(p, n); }  /* nvcc.c's hands out real memory */
 #endif
 int cudaFreeHost(void* p) { return give(p); }
 int cudaFreeAsync(void* p, void* s) { if (captured(s)) { capturedFree(p, s); return 0; } return give(p); }
