@@ -108,8 +108,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v17Size-v16Size, 1*8; got != want {
 		t.Errorf("version 17 adds %d bytes, want %d (one figure)", got, want)
 	}
-	if got, want := binary.Size(st)-v17Size, 1*8; got != want {
+	if got, want := v18Size-v17Size, 1*8; got != want {
 		t.Errorf("version 18 adds %d bytes, want %d (one figure)", got, want)
+	}
+	if got, want := binary.Size(st)-v18Size, 2*8; got != want {
+		t.Errorf("version 19 adds %d bytes, want %d (two figures)", got, want)
 	}
 }
 
@@ -827,6 +830,50 @@ func TestVersion15Statistics(t *testing.T) {
 	}
 	if _, err := DecodeStats(s.Encode()[:v14Size]); err == nil {
 		t.Error("a version 15 record cut at version 14's size decoded")
+	}
+}
+
+// TestVersion19KernelHostLaunches: kernels given page-locked host memory
+// (review/blind13's async-pipeline whose scale kernel reads its input
+// through cudaHostAllocMapped memory instead of a copy) are read by name,
+// have words of their own, fail a spec that asks for none, add up over
+// processes, and read as 0 from a version 18 record.
+func TestVersion19KernelHostLaunches(t *testing.T) {
+	s := &Stats{KernelHostLaunches: 12, WriteCombinedCopies: 1}
+	got, err := DecodeStats(s.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Value("kernel_host_launches"); !ok || v != 12 {
+		t.Errorf("kernel_host_launches = %v, %v; want 12", v, ok)
+	}
+	if describe("kernel_host_launches") == "kernel host launches" {
+		t.Error("kernel_host_launches has no words of its own")
+	}
+	spec, err := ParseSpec("s.toml", []byte("[[check]]\nstat = \"kernel_host_launches\"\nequals = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := spec.Judge(&Run{Stats: got}); res[0].Pass || !strings.Contains(res[0].Name, "page-locked host memory") {
+		t.Errorf("kernel_host_launches: %+v", res[0])
+	}
+	if m := MergeStats(&Stats{KernelHostLaunches: 1}, got); m.KernelHostLaunches != 13 {
+		t.Errorf("merged: %d, want the sum, 13", m.KernelHostLaunches)
+	}
+	v18 := s.Encode()[:v18Size]
+	v18[8] = 18
+	old, err := DecodeStats(v18)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := old.Value("kernel_host_launches"); v != 0 {
+		t.Errorf("kernel_host_launches = %v in a version 18 record", v)
+	}
+	if v, _ := old.Value("write_combined_copies"); v != 1 {
+		t.Errorf("write_combined_copies = %v in a version 18 record, want 1", v)
+	}
+	if _, err := DecodeStats(s.Encode()[:v18Size]); err == nil {
+		t.Error("a version 19 record cut at version 18's size decoded")
 	}
 }
 

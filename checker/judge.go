@@ -363,6 +363,8 @@ var phrases = map[string]string{
 	"max_unordered_streams":      "the most streams whose queued work the program's own ordering left free to run at once",
 	"registered_unmapped":        "host ranges page-locked with cudaHostRegister whose memory was freed or unmapped before their cudaHostUnregister",
 	"write_combined_copies":      "copies of device memory to the host into write-combined pinned memory, which the host reads uncached",
+	"kernel_host_launches":       "kernel launches given a pointer into page-locked host memory (zero-copy: each access crosses the bus)",
+	"vmm_maps_released_handles":  "cuMemMap calls given a physical handle already released with cuMemRelease (and not retained again)",
 	"kernel_span_ms":             "milliseconds from the first kernel's start to the last one's end",
 	"kernel_busy_ms":             "milliseconds of kernel time, added up over every kernel",
 	"stream_kernel_ms_max":       "milliseconds of kernel time on the busiest stream",

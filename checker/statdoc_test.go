@@ -81,8 +81,11 @@ func TestVersionSizesCoverEveryVersion(t *testing.T) {
 			t.Errorf("version %d's size %d is not past version %d's %d", i+1, versionSizes[i], i, versionSizes[i-1])
 		}
 	}
-	if _, v := StatMeaning("write_combined_copies"); v != statsVersion {
-		t.Errorf("write_combined_copies came in version %d, want %d", v, statsVersion)
+	if _, v := StatMeaning("kernel_host_launches"); v != statsVersion {
+		t.Errorf("kernel_host_launches came in version %d, want %d", v, statsVersion)
+	}
+	if _, v := StatMeaning("write_combined_copies"); v != 18 {
+		t.Errorf("write_combined_copies came in version %d, want 18", v)
 	}
 	if _, v := StatMeaning("registered_unmapped"); v != 17 {
 		t.Errorf("registered_unmapped came in version %d, want 17", v)

@@ -220,11 +220,23 @@ type Stats struct {
 	// reads them uncached. Kernels that write such memory through a
 	// mapping are not copies and are not counted.
 	WriteCombinedCopies uint64 `stat:"write_combined_copies"`
+	// Version 19: kernel launches passed a pointer into page-locked host
+	// memory (cudaMallocHost, cudaHostAlloc, cuMemHostAlloc or a range
+	// pinned with cudaHostRegister; under unified addressing a mapped
+	// allocation's device pointer is its host address): zero-copy, each
+	// access the kernel makes to it crosses the bus. Launches of graphs
+	// are not looked at.
+	KernelHostLaunches uint64 `stat:"kernel_host_launches"`
+	// Version 19 too: cuMemMap calls given a physical handle the program
+	// had already released (cuMemRelease) and not retained again
+	// (cuMemRetainAllocationHandle), whatever the driver answered: after
+	// its release a handle is no longer the program's to map.
+	VMMMapsReleasedHandles uint64 `stat:"vmm_maps_released_handles"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 18
+	statsVersion = 19
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -297,10 +309,14 @@ var v16Size = int(unsafe.Offsetof(Stats{}.RegisteredUnmapped))
 // figures of version 18.
 var v17Size = int(unsafe.Offsetof(Stats{}.WriteCombinedCopies))
 
+// v18Size is the size of a version 18 record: everything before the
+// figures of version 19.
+var v18Size = int(unsafe.Offsetof(Stats{}.KernelHostLaunches))
+
 // versionSizes are the sizes of the records of every version before
 // statsVersion, version 1 first: a statistic came in the first version
 // whose size is past its offset (the statistics reference says which).
-var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size}
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size, v18Size}
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -369,6 +385,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v16Size
 	case 17:
 		need = v17Size
+	case 18:
+		need = v18Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

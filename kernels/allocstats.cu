@@ -210,6 +210,10 @@ struct Record {
     uint64_t registered_unmapped;      // ranges pinned by cudaHostRegister found no longer mapped (freed or unmapped) at their cudaHostUnregister, or at exit
     // version 18: results brought back into memory the host reads uncached
     uint64_t write_combined_copies;    // copies of device memory to the host whose destination is write-combined pinned memory (cudaHostAllocWriteCombined, CU_MEMHOSTALLOC_WRITECOMBINED)
+    // version 19: kernels that read or write host memory themselves
+    uint64_t kernel_host_launches;  // kernel launches passed a pointer into page-locked host memory (cudaMallocHost, cudaHostAlloc, cuMemHostAlloc, cudaHostRegister): zero-copy, every access crosses the bus
+    // version 19 too: a physical handle used after its release
+    uint64_t vmm_maps_released_handles;  // cuMemMap calls given a handle already released (cuMemRelease) and not retained again (cuMemRetainAllocationHandle)
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -434,6 +438,7 @@ std::map<uintptr_t, size_t>* hostLive;  // pinned host allocations not yet freed
 std::map<uintptr_t, size_t>* registered;  // host memory pinned by cudaHostRegister, not yet unregistered
 std::map<uintptr_t, size_t>* writeCombined;  // pinned host allocations made write-combined, not yet freed
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
+std::map<unsigned long long, bool>* vmmReleased;  // VMM handles given to cuMemRelease and not made or retained again since
 std::map<uintptr_t, size_t>* reservations;  // VMM address ranges reserved and not freed: start, bytes
 // What an instantiated graph does each time it is launched: its kernel
 // nodes, and the memory its allocation nodes allocate and its free nodes

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
@@ -1119,6 +1120,134 @@ func TestHarnessesShowEventsSharedByWaitingGiveBacks(t *testing.T) {
 		if p.wrong {
 			d := h.record(t, prog)
 			t.Logf("%s [defaults]: unordered_uses %d", p.name, d.UnorderedUses)
+		}
+	}
+}
+
+// A pool that ends with blocks still handed out (bench.cu --keep, review/
+// blind13, issue 36): the events a pool recycles through a spare list are
+// all on the give-backs when every block used was given back, so a
+// destructor that forgets the spare list leaks nothing in the harness's
+// other runs; with the last round's six blocks kept out their events are
+// spares. The solution, every correct alternative and every blind set's
+// correct design destroy all they made there; blind13's port leaks.
+func TestHarnessesShowEventsLeftOnTheSpareList(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day088/stream_ordered_pool.h"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day088/right/stream-ordered-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "stream-ordered-pool", "correct.h"))
+	for _, file := range sets {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	ps = append(ps, program{"wrong/blind13_spare_events_never_destroyed.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind13_spare_events_never_destroyed.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "keep88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
+		kept := h.record(t, prog, "--keep", "4")
+		t.Logf("%s: --keep 4: %d events made, %d never destroyed", p.name, kept.EventsCreated, kept.LeakedEvents)
+		if kept.Exited != 1 || kept.KernelLaunches != 48 {
+			t.Errorf("%s %s [--keep 4]: exited %d, %d launches (want 48)", sol, p.name, kept.Exited, kept.KernelLaunches)
+		}
+		if got := kept.LeakedEvents > 0; got != p.wrong {
+			t.Errorf("%s %s [--keep 4]: leaked_events %d, want a leak: %v", sol, p.name, kept.LeakedEvents, p.wrong)
+		}
+		if p.wrong {
+			if d := h.record(t, prog); d.LeakedEvents != 0 {
+				t.Errorf("%s [defaults]: leaked_events %d: the public run sees the leak now, the hidden run's comment is out of date", p.name, d.LeakedEvents)
+			}
+		}
+	}
+}
+
+// block-pool is built with -D_GLIBCXX_ASSERTIONS (its spec's flags,
+// review/blind13, issue 36): libstdc++ then checks every index of a
+// std::vector, so a table read one past its end aborts the run instead of
+// reading whatever lies there (blind13's pool took the arena's end for a
+// block and read its flag past the table: right by chance on the H200).
+// The solution, its correct alternatives and every blind set's correct
+// design run every run of the spec to the end with the checks on; the
+// port aborts at the pointer just past the last block.
+func TestHarnessesCheckBlockPoolTablesBounds(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day068/block_pool.cu"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day068/right/block-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "block-pool", "correct.cu"))
+	for _, file := range sets {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	ps = append(ps, program{"wrong/blind13_end_of_arena_compared_inclusively.patch", patched(t, sol, "solutions/day068/wrong/block-pool/blind13_end_of_arena_compared_inclusively.patch"), true})
+	runs := [][]string{nil, {"5", "150", "256", "4097", "65536"}, {"12", "100", "64", "200"}, {"4", "96", "100", "256", "257", "1024", "5000", "8192"}, {"64", "256", "512", "4096"}}
+	for i, p := range ps {
+		prog := h.build(t, "bounds68-"+string(rune('a'+i)), sol, sol, p.content, "-D_GLIBCXX_ASSERTIONS")
+		if !p.wrong {
+			for _, args := range runs {
+				h.record(t, prog, args...)
+			}
+			continue
+		}
+		// The library is not preloaded here: only the program's own end
+		// is looked at.
+		cmd := exec.Command(prog)
+		cmd.Env = []string{"LD_LIBRARY_PATH=" + h.dir}
+		// libstdc++'s failed check aborts (GCC 13 and later say which
+		// first; GCC 12 says nothing), and the output still buffered for
+		// the pipe is lost: the abort is all there is to see.
+		out, err := cmd.CombinedOutput()
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		aborted := ws.Signaled() && ws.Signal() == syscall.SIGABRT
+		t.Logf("%s: %v, aborted: %v", p.name, err, aborted)
+		if !aborted {
+			t.Errorf("%s %s: %v, want an abort by libstdc++'s bounds check at the pointer just past the last block\n%s", sol, p.name, err, out)
+		}
+		// Built as before, without the checks, it reads past the table
+		// and goes on.
+		plain := h.build(t, "bounds68-plain", sol, sol, p.content)
+		cmd = exec.Command(plain)
+		cmd.Env = []string{"LD_LIBRARY_PATH=" + h.dir}
+		out, _ = cmd.CombinedOutput()
+		if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() || !strings.Contains(string(out), "pointer just past the last block refused") {
+			t.Errorf("%s %s without -D_GLIBCXX_ASSERTIONS: %v, want it to go on past the pointer just past the last block\n%s", sol, p.name, cmd.ProcessState, out)
 		}
 	}
 }

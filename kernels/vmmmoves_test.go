@@ -52,3 +52,45 @@ func TestHarnessesShowARangeFreedAtAStaleSize(t *testing.T) {
 		}
 	}
 }
+
+// A handle mapped again after its release (review/blind13, issue 36):
+// a design that releases each chunk's handle right after its map (the
+// lesson allows it) and maps the released values again when the buffer
+// moves. The hidden run "addresses after taken" (100 64 200 1) makes a
+// design that grows in place move; "several chunks moved" (40 64 300)
+// makes the solution move with several chunks. The solution, every
+// correct alternative and every blind set's correct design map no
+// released handle; blind13's port maps each of its chunks again.
+func TestHarnessesShowHandlesMappedAfterTheirRelease(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol, right = "solutions/day072/growable.cu", "solutions/day072/right/vmm-growable"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	ps := []program{{"solution", mustRead(t, filepath.Join("..", sol)), false}}
+	for _, r := range []string{"blind3_release_stops_at_first_refusal.patch", "blind9_correct.patch", "blind_correct.patch", "in_place_first.patch"} {
+		ps = append(ps, program{"right/" + r, patched(t, sol, filepath.Join(right, r)), false})
+	}
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "vmm-growable", "correct.cu"))
+	for _, file := range sets {
+		ps = append(ps, program{file, mustRead(t, file), false})
+	}
+	ps = append(ps, program{"wrong/blind13_handles_released_as_soon_as_mapped.patch",
+		patched(t, sol, "solutions/day072/wrong/vmm-growable/blind13_handles_released_as_soon_as_mapped.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, fmt.Sprintf("released72-%d", i), sol, sol, p.content, "-lcuda")
+		for _, args := range [][]string{nil, {"40", "64", "300"}, {"100", "64", "200", "1"}} {
+			s, out := recordAnyExit(t, h, prog, args...)
+			t.Logf("%s %v: %d maps, %d of released handles", p.name, args, s.VMMMapCalls, s.VMMMapsReleasedHandles)
+			taken := len(args) == 4
+			if taken && !strings.Contains(out, "addresses after the reservation taken: yes") {
+				t.Errorf("%s %v: the stand-in did not grant the addresses after the reservation\n%s", p.name, args, out)
+			}
+			if got, want := s.VMMMapsReleasedHandles > 0, p.wrong && taken; got != want {
+				t.Errorf("%s %v: %d maps of released handles, want some: %v\n%s", p.name, args, s.VMMMapsReleasedHandles, want, out)
+			}
+		}
+	}
+}

@@ -12,7 +12,10 @@
 // its blocks only by what the pool makes it wait for. With a third
 // number, each fill first runs that many microseconds on the GPU: a block
 // is then still in use when another stream asks for it, on any GPU, and a
-// pool that waits for it on the host is seen waiting. It prints:
+// pool that waits for it on the host is seen waiting. With --keep the
+// last round's blocks are never given back: the pool ends (after every
+// stream was synchronized) while they are still handed out, as a pool
+// may, and must still destroy everything it made. It prints:
 //   16 rounds on 4 streams through the pool: 96 blocks used, errors: 0
 //   allocations: N from the stream's own list, N fresh, N stolen
 #include <algorithm>
@@ -68,9 +71,10 @@ static int arg(int argc, char** argv, int i, int def, int hi) {
 // stream), each stream's blocks but the last stream's are read and freed
 // on the next stream, after it waits for their checks (a ring of hand-offs
 // would order every stream after every other one round later, and hide a
-// pool that gives a block back to the stream that took it). It returns
-// how many blocks it used, or -1 when the pool had none to give.
-static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned int* errors, cudaEvent_t* handed, long long spin_ns) {
+// pool that gives a block back to the stream that took it). With keep,
+// the last round's blocks are never given back. It returns how many
+// blocks it used, or -1 when the pool had none to give.
+static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned int* errors, cudaEvent_t* handed, long long spin_ns, bool keep) {
     int used = 0;
     for (int r = 0; r < count; r++) {
         for (int i = 0; i < kStreams; i++) {
@@ -100,6 +104,7 @@ static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned 
                 CHECK(cudaStreamWaitEvent(to, handed[i], 0));
             }
             for (int k = 0; k < take; k++) {
+                if (keep && r == count - 1) break;   // held to the pool's end
                 if (to != s[i]) check<<<kGrid, 256, 0, to>>>(got[k], kWords, stamps[k], errors);
                 if (pool != nullptr) {
                     pool->deallocate(got[k], to);
@@ -112,16 +117,16 @@ static int rounds(StreamOrderedPool* pool, cudaStream_t* s, int count, unsigned 
     return used;
 }
 
-// Usage: bench [--baseline] [--handoff] [ROUNDS [BLOCKS [SPIN_US]]] (16
+// Usage: bench [--baseline] [--handoff] [--keep] [ROUNDS [BLOCKS [SPIN_US]]] (16
 // rounds, a pool of 8 blocks, no spin, by default). --baseline runs the
 // same work through cudaMallocAsync and cudaFreeAsync instead of the pool;
 // --handoff frees each block of every stream but the last on the next
 // stream, after that stream read it; SPIN_US makes each fill run that many
-// microseconds longer.
+// microseconds longer; --keep never gives the last round's blocks back.
 int main(int argc, char** argv) {
-    bool baseline = false, handoff = false;
-    while (argc > 1 && (strcmp(argv[1], "--baseline") == 0 || strcmp(argv[1], "--handoff") == 0)) {
-        (strcmp(argv[1], "--baseline") == 0 ? baseline : handoff) = true;
+    bool baseline = false, handoff = false, keep = false;
+    while (argc > 1 && (strcmp(argv[1], "--baseline") == 0 || strcmp(argv[1], "--handoff") == 0 || strcmp(argv[1], "--keep") == 0)) {
+        (strcmp(argv[1], "--baseline") == 0 ? baseline : strcmp(argv[1], "--handoff") == 0 ? handoff : keep) = true;
         argc--;
         argv++;
     }
@@ -145,7 +150,7 @@ int main(int argc, char** argv) {
     int used = 0;
     {
         StreamOrderedPool pool(kBlock, blocks, s[0]);
-        used = rounds(baseline ? nullptr : &pool, s, count, errors, handoff ? handed : nullptr, spin_ns);
+        used = rounds(baseline ? nullptr : &pool, s, count, errors, handoff ? handed : nullptr, spin_ns, keep && !baseline);
         CHECK(cudaDeviceSynchronize());
         if (used < 0) return 1;
         unsigned int nerr = 0;

@@ -747,7 +747,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 18;
+    rec->version = 19;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -790,6 +790,7 @@ Record* record() {
     registered = new std::map<uintptr_t, size_t>();
     writeCombined = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
+    vmmReleased = new std::map<unsigned long long, bool>();
     reservations = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     captureOf = new std::unordered_map<cudaStream_t, cudaStream_t>();
@@ -1112,9 +1113,9 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 18;
+    rec->version = 19;
     live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear();
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
     ipcMine->clear();   // the parent's records: a wait here is not ordered after them
@@ -2164,6 +2165,7 @@ void kernelUse(uintptr_t v, const std::string& what, cudaStream_t s, uint64_t se
 // null when the launch failed): every pointer-sized word of its
 // parameters that points into a live allocation is a use of it; mu is
 // held.
+bool within(std::map<uintptr_t, size_t>& ranges, uintptr_t p);
 void launched(const Kernel* k, void** args, cudaStream_t s) {
     rec->kernel_launches++;
     if (k == nullptr) return;
@@ -2172,14 +2174,20 @@ void launched(const Kernel* k, void** args, cudaStream_t s) {
     tlLaunch(k, k->name, s);
     if (!k->known || args == nullptr) return;
     rec->launches_inspected++;
+    bool host = false;
     for (size_t i = 0; i < k->params.size(); i++) {
         const char* value = (const char*)args[i];
         for (size_t w = 0; value != nullptr && w + sizeof(uintptr_t) <= k->params[i].second; w += sizeof(uintptr_t)) {
             uintptr_t v;
             memcpy(&v, value + w, sizeof v);
             kernelUse(v, k->name, s, seq);
+            // Page-locked host memory given to a kernel: under unified
+            // addressing a mapped allocation's device pointer is its host
+            // address, so the kernel reads and writes it across the bus.
+            if (!host && v != 0 && (within(*hostLive, v) || within(*registered, v))) host = true;
         }
     }
+    if (host) rec->kernel_host_launches++;
 }
 
 // touch notes a use of [a, a+n) by operation seq on stream s (sync: a

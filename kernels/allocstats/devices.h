@@ -925,12 +925,23 @@ HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CU
     rec->vmm_create_calls++;
     vmmResult(r);
     if (r == CUDA_SUCCESS) rec->vmm_create_bytes += n;
+    if (r == CUDA_SUCCESS) vmmReleased->erase((unsigned long long)*h);   // a new handle may take a released one's value
+})
+// A handle retained from a mapped address is live again, until its own
+// release.
+HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle* h, void* addr), (h, addr), {
+    if (r == CUDA_SUCCESS) vmmReleased->erase((unsigned long long)*h);
 })
 HOOK(CUresult, cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long f), (p, n, off, h, f), {
     rec->vmm_map_calls++;
     vmmResult(r);
     // Asked, whatever the driver answered: the driver may map there.
     if (pastReservation((uintptr_t)p, n)) rec->vmm_maps_past_reservation++;
+    // A released handle is no longer the program's to map (the driver
+    // API: after cuMemRelease the memory lives on only through its
+    // mappings; cuMemRetainAllocationHandle gives a handle back), whatever
+    // this driver answered.
+    if (vmmReleased->count((unsigned long long)h) != 0) rec->vmm_maps_released_handles++;
     if (r == CUDA_SUCCESS) { rec->vmm_map_bytes += n; (*mapped)[(uintptr_t)p] = n; }
 })
 HOOK(CUresult, cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc* d, size_t c), (p, n, d, c), { rec->vmm_set_access_calls++; vmmResult(r); })
@@ -940,7 +951,11 @@ HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), {
     if (r == CUDA_SUCCESS) rec->vmm_unmap_bytes += unmapped((uintptr_t)p, n);
     if (r == CUDA_SUCCESS && !allWaited()) rec->vmm_unmaps_unwaited++;
 })
-HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), { rec->vmm_release_calls++; vmmResult(r); })
+HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), {
+    rec->vmm_release_calls++;
+    vmmResult(r);
+    if (r == CUDA_SUCCESS) (*vmmReleased)[(unsigned long long)h] = true;
+})
 // cuMemAddressFree of a range that still has mappings in it fails
 // (CUDA_ERROR_INVALID_VALUE on the H100, driver 580): unmap first.
 HOOK(CUresult, cuMemAddressFree, (CUdeviceptr p, size_t n), (p, n), {

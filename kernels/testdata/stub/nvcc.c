@@ -32,6 +32,9 @@ static void* stream;
 unsigned __cudaPushCallConfiguration(dim3s g, dim3s b, size_t shm, void* s) { grid = g; block = b; shared = shm; stream = s; return 0; }
 int __cudaPopCallConfiguration(dim3s* g, dim3s* b, size_t* shm, void** s) { *g = grid; *b = block; *shm = shared; *s = stream; return 0; }
 int cudaHostAlloc(void** p, size_t n, unsigned f) { *p = calloc(1, n); return 0; }
+int cudaMallocHost(void** p, size_t n) { *p = calloc(1, n); return 0; }
+/* Unified addressing: a mapped host allocation's device pointer is its host address. */
+int cudaHostGetDevicePointer(void** d, void* h, unsigned f) { *d = h; return 0; }
 const char* cudaGetErrorString(int e) { return "an error of the stand-in runtime"; }
 /* No pointer is known to the stand-in: a harness's check of its pinned buffers says no. */
 int cudaPointerGetAttributes(void* a, const void* p) { return 1; }
