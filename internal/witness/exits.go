@@ -255,6 +255,14 @@ func waysOut(code []byte, addr uint64, starts map[uint64]bool) (w ways, ok bool)
 	end := addr + uint64(len(code))
 	first := true
 	for i := 0; i < len(code); {
+		if endbr(code[i:]) {
+			// endbr64 (endbr32): the landing mark of indirect branch
+			// tracking, which compilers that enable it by default (Ubuntu's
+			// gcc) put at each function's start; x86asm reads it as a
+			// lone REP prefix and fails on the rest.
+			i += 4
+			continue
+		}
 		in, err := x86asm.Decode(code[i:], 64)
 		if err != nil || in.Len == 0 {
 			return w, false
@@ -306,4 +314,10 @@ func waysOut(code []byte, addr uint64, starts map[uint64]bool) (w ways, ok bool)
 		}
 	}
 	return w, true
+}
+
+// endbr is whether code starts with endbr64 or endbr32 (f3 0f 1e fa,
+// f3 0f 1e fb).
+func endbr(code []byte) bool {
+	return len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb)
 }

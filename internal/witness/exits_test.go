@@ -93,6 +93,36 @@ func TestWaysOutDriver580(t *testing.T) {
 	}
 }
 
+// noCET builds the test libraries without endbr64 at each function's
+// start, which Ubuntu's gcc adds by default: their functions are the
+// drivers' shapes (no such mark), and the test programs that skip a
+// first instruction skip a one-byte push %rbp.
+const noCET = "-fcf-protection=none"
+
+// Code built with indirect branch tracking (Ubuntu's gcc enables it by
+// default; the GPU machine's test libraries were built so) starts each
+// function with endbr64, which x86asm does not decode: it is stepped
+// over, and the function's ways out are found as without it.
+func TestWaysOutPastEndbr(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		code []byte
+		exit uint64
+	}{
+		// endbr64; lea 0x1(%rdi),%eax; ret
+		{"endbr64", []byte{0xf3, 0x0f, 0x1e, 0xfa, 0x8d, 0x47, 0x01, 0xc3}, 0x1007},
+		// endbr32; push %rbp; pop %rbp; ret
+		{"endbr32", []byte{0xf3, 0x0f, 0x1e, 0xfb, 0x55, 0x5d, 0xc3}, 0x1006},
+		// no mark: lea 0x1(%rdi),%eax; ret
+		{"none", []byte{0x8d, 0x47, 0x01, 0xc3}, 0x1003},
+	} {
+		w, ok := waysOut(c.code, 0x1000, nil)
+		if !ok || !slices.Equal(w.exits, []uint64{c.exit}) {
+			t.Errorf("%s: decoded %v, ways out %#x, want its ret at %#x", c.name, ok, w.exits, c.exit)
+		}
+	}
+}
+
 // buildShapes makes testdata's library of the drivers' two shapes and
 // its program; stripped, the library's work functions have no symbol
 // left, and their bounds come from the unwind table.
@@ -104,7 +134,7 @@ func buildShapes(t *testing.T, strip bool) (lib, prog string) {
 	}
 	dir := t.TempDir()
 	lib, prog = filepath.Join(dir, "libshapes.so"), filepath.Join(dir, "skipper")
-	libArgs := []string{"-shared", "-fPIC", "-O1", "-fno-omit-frame-pointer", "-Wl,-soname,libshapes.so", "-o", lib, "testdata/shapes.c"}
+	libArgs := []string{"-shared", "-fPIC", "-O1", noCET, "-fno-omit-frame-pointer", "-Wl,-soname,libshapes.so", "-o", lib, "testdata/shapes.c"}
 	if strip {
 		libArgs = append(libArgs, "-s")
 	}

@@ -18,7 +18,7 @@ func buildTramp(t *testing.T) (lib, prog string) {
 	dir := t.TempDir()
 	lib, prog = filepath.Join(dir, "libtramp.so"), filepath.Join(dir, "tprog")
 	for _, args := range [][]string{
-		{"-shared", "-fPIC", "-O1", "-Wl,-soname,libtramp.so", "-o", lib, "testdata/tramp.c"},
+		{"-shared", "-fPIC", "-O1", noCET, "-Wl,-soname,libtramp.so", "-o", lib, "testdata/tramp.c"},
 		{"-O0", "-o", prog, "testdata/tprog.c", "-L" + dir, "-ltramp", "-Wl,-rpath," + dir},
 	} {
 		if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {

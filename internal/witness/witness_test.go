@@ -24,7 +24,7 @@ func build(t *testing.T) (lib, prog string) {
 	dir := t.TempDir()
 	lib, prog = filepath.Join(dir, "libwit.so"), filepath.Join(dir, "prog")
 	for _, args := range [][]string{
-		{"-shared", "-fPIC", "-O1", "-Wl,--version-script=testdata/wit.map", "-Wl,-soname,libwit.so", "-o", lib, "testdata/wit.c"},
+		{"-shared", "-fPIC", "-O1", noCET, "-Wl,--version-script=testdata/wit.map", "-Wl,-soname,libwit.so", "-o", lib, "testdata/wit.c"},
 		{"-O0", "-o", prog, "testdata/prog.c", "-L" + dir, "-lwit", "-Wl,-rpath," + dir},
 	} {
 		if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
