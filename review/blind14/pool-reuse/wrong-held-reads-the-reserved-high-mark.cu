@@ -1,7 +1,7 @@
 // kind: wrong
 // mistake: held compares the reserved high-water mark with the need, 'the most the pool has held this phase'
 // why it is wrong: other arguments only (TRIM inside a phase): the mark remembers the memory the trim gave back, so the round after the trim is counted as finding its memory: 'wide: 5 of 6' and 'narrow: 6 of 6' where 4 and 5 are right; the default run (marks restarted at each phase, nothing trimmed) right
-// source: own (the lesson: a high-water mark counts since it was last reset, not what the pool holds now); NVIDIA/cuda-python#771 (pool marks read for current figures)
+// source: own (the lesson: a high-water mark counts since it was last reset, not what the pool holds now)
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.

@@ -1,7 +1,7 @@
 // kind: wrong
 // mistake: measure_peak takes the used high-water mark (the bytes the round's buffers asked for) as what one round reserves
 // why it is wrong: other arguments only: with the default 32 MiB buffers the pool reserves exactly what is used and every line is right; with sizes the pool rounds up (MIB 100: 400 MiB used, more reserved) the measured line, the threshold and the trim are the used figure: 'one round reserves 400 MiB' where the pool reserves more, and a threshold below what the rounds reserve
-// source: own (the lesson: the used figures count what the host has not freed; the reserved ones what the pool took); rapidsai/rmm#2379 (used and reserved figures of a pool confused)
+// source: own (the lesson: the used figures count what the host has not freed; the reserved ones what the pool took)
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.

@@ -1,7 +1,7 @@
 // kind: wrong
 // mistake: enter_phase sets the release threshold only when the new peak is above the one set, so that a later phase never loses memory an earlier one may need again
 // why it is wrong: default output: the narrow phase keeps the wide phase's threshold: 'phase narrow: ... threshold 128 MiB' (32 wanted); the trim at the boundary still gives the rest back, so the narrow rounds' figures are right, but every later synchronisation may keep 128 MiB
-// source: own; pytorch/pytorch#19222-era caching allocators that only grow what they keep; NVIDIA/cccl#11202 (a threshold set for one use, left for the rest)
+// source: own; NVIDIA/cccl#11202 (a threshold set for one use, left for the rest)
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.
