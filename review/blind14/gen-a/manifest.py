@@ -22,6 +22,8 @@ for ex in order:
         what = h["why it is wrong"] if kind == "correct" else h["mistake"]
         if kind == "correct":
             what = "none: " + what.removeprefix("not wrong: ")
+        else:
+            kind = f"wrong ({h['why it is wrong']})"
         out.append(f"- {ex} | `{ex}/{os.path.basename(p)}` | {kind} | {what} | {h['source']}")
     out.append("")
 open("review/blind14/MANIFEST-A.md", "w").write("\n".join(out))

@@ -15,7 +15,7 @@ make(E, "correct.h", "joined-block-waits-for-its-first-stream-only",
 make(E, "correct.h", "chunks-sized-to-the-request",
  "grow asks the upstream for the request's own size (n) instead of max(chunk, n), 'a chunk is only what was asked for'",
  "default output: every first request is a chunk of its own; blocks never share a chunk, so phase 2's four 4 MiB blocks, side by side in four chunks, cannot join: the 16 MiB request takes a fifth chunk, and the pool grows where it should reuse (the chunk counts the program prints are wrong)",
- "own (the file: chunk bytes each, or a request's own size when that is larger); rapidsai/rmm#676 (a pool resource's initial and growth sizes)",
+ "own (the file: chunk bytes each, or a request's own size when that is larger)",
  [("        const size_t bytes = std::max(rounded(chunk_), n);", "        const size_t bytes = n;")])
 make(E, "correct.h", "block-free-in-its-allocating-streams-order",
  "deallocate records the event of, and tags the block with, the stream that allocated it (kept in the handed-out map), not the stream that deallocate names, 'a block belongs to the stream it was made for'",

@@ -1,7 +1,7 @@
 // kind: wrong
 // mistake: grow asks the upstream for the request's own size (n) instead of max(chunk, n), 'a chunk is only what was asked for'
 // why it is wrong: default output: every first request is a chunk of its own; blocks never share a chunk, so phase 2's four 4 MiB blocks, side by side in four chunks, cannot join: the 16 MiB request takes a fifth chunk, and the pool grows where it should reuse (the chunk counts the program prints are wrong)
-// source: own (the file: chunk bytes each, or a request's own size when that is larger); rapidsai/rmm#676 (a pool resource's initial and growth sizes)
+// source: own (the file: chunk bytes each, or a request's own size when that is larger)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
