@@ -1,6 +1,6 @@
 // kind: wrong
 // mistake: deallocate refuses only a block that is idle (state kIdle), so a block already given back and still pending is accepted again and its event recorded again on the new stream
-// why it is wrong: part 3, default output: 'double free while its kernel runs refused: no'; the second give-back on the idle fourth stream re-records the block's event there and queues the block twice: the next allocate finds that event done and hands the block out while its held kernel still runs ('a block', words overwritten), and a later allocate hands the same block out twice
+// why it is wrong: default output, part 2 first: 'double free refused: no' (the block given back a moment before is pending, not idle), and part 3: 'double free while its kernel runs refused: no'; the second give-back on the idle fourth stream re-records the block's event there and queues the block twice: the next allocate finds that event done and hands the block out while its held kernel still runs ('a block', words overwritten), and a later allocate hands the same block out twice
 // source: own (the student file: refuse a block 'already given back, done or not')
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds

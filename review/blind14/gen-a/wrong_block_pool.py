@@ -8,7 +8,7 @@ make(E, "correct.cu", "not-ready-answer-cleared-with-get-last-error",
    "            idle_[c].push_back(pend[j]);\n            pend.erase(pend.begin() + j);\n            j--;\n        } else {\n            cudaGetLastError(); // the not-ready answer is not an error: clear it\n        }\n")])
 make(E, "correct.cu", "pending-block-accepted-again",
  "deallocate refuses only a block that is idle (state kIdle), so a block already given back and still pending is accepted again and its event recorded again on the new stream",
- "part 3, default output: 'double free while its kernel runs refused: no'; the second give-back on the idle fourth stream re-records the block's event there and queues the block twice: the next allocate finds that event done and hands the block out while its held kernel still runs ('a block', words overwritten), and a later allocate hands the same block out twice",
+ "default output, part 2 first: 'double free refused: no' (the block given back a moment before is pending, not idle), and part 3: 'double free while its kernel runs refused: no'; the second give-back on the idle fourth stream re-records the block's event there and queues the block twice: the next allocate finds that event done and hands the block out while its held kernel still runs ('a block', words overwritten), and a later allocate hands the same block out twice",
  "own (the student file: refuse a block 'already given back, done or not')",
  [("if (i < 0 || blocks_[i].state != kOut) return false;", "if (i < 0 || blocks_[i].state == kIdle) return false;")])
 make(E, "correct.cu", "blocks-aligned-to-16-bytes",
