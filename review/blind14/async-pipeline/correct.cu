@@ -1,6 +1,6 @@
 // kind: correct
 // mistake: none
-// why it is wrong: not wrong: the host's three buffers from aligned_alloc (whole pages), page-locked in place with cudaHostRegister (and unregistered before free in the destructor); the streams copied into a std::vector; one cudaMallocAsync an iteration holding the slice, the scaled values after it and the partial sums after those, freed once after the two copies back; iteration it on stream it % count; drain records one event on each stream, waits for each with cudaEventSynchronize and destroys them
+// why it is wrong: not wrong: the host's three buffers from aligned_alloc (whole pages), page-locked in place with cudaHostRegister (and unregistered before free in the destructor); the streams copied into a std::vector; one cudaMallocAsync an iteration holding the slice, the scaled values after it and the partial sums after those, freed once after the two copies back; iteration it on stream it % count; drain joins every other stream into the first with events and waits once, for an event recorded on the first
 // source: own (written from the lesson and the student file)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
@@ -143,19 +143,25 @@ void Pipeline::submit(int it, size_t off, int n) {
     cudaFreeAsync(block, s);
 }
 
-// TODO 4: a mark at the end of each stream's work, and one wait for each.
+// TODO 4: the first stream waits for a mark at the end of every other
+// stream's work, and the host waits once, for a mark on the first stream.
 void Pipeline::drain() {
+    cudaStream_t first = streams_[0];
     std::vector<cudaEvent_t> ends;
-    for (cudaStream_t s : streams_) {
+    for (size_t i = 1; i < streams_.size(); i++) {
         cudaEvent_t e;
         if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) continue;
-        cudaEventRecord(e, s);
+        cudaEventRecord(e, streams_[i]);
+        cudaStreamWaitEvent(first, e, 0);
         ends.push_back(e);
     }
-    for (cudaEvent_t e : ends) {
-        cudaEventSynchronize(e);
-        cudaEventDestroy(e);
+    cudaEvent_t all;
+    if (cudaEventCreateWithFlags(&all, cudaEventDisableTiming) == cudaSuccess) {
+        cudaEventRecord(all, first);
+        cudaEventSynchronize(all);
+        cudaEventDestroy(all);
     }
+    for (cudaEvent_t e : ends) cudaEventDestroy(e);
 }
 
 // TODO 5: unregistered first, then freed.

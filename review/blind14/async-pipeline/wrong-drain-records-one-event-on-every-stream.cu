@@ -1,5 +1,5 @@
 // kind: wrong
-// mistake: drain makes one event, records it on every stream in turn and waits for it once, taking an event for 'a mark of everything recorded so far'
+// mistake: drain makes one event, records it on every stream in turn and waits for it once, taking an event for 'a mark of everything recorded so far' (one host wait, as the correct design's, without the joins)
 // why it is wrong: timing and the record: a record overwrites the event's state, so the wait follows the last stream only; when an earlier stream ends later (its iterations started later, or its kernels were slower), main reads its results before the copies back land: wrong results or checksums on some runs, the host reading before the work it waited for is done on every run where another stream lags
 // source: torch/cutorch#222 (one event recorded on several streams: the wait followed only the last record), eyalroz/cuda-api-wrappers#226 (cudaEventRecord overwrites the earlier state)
 // A pipeline over several streams: each iteration copies its slice of the
@@ -143,7 +143,8 @@ void Pipeline::submit(int it, size_t off, int n) {
     cudaFreeAsync(block, s);
 }
 
-// TODO 4: a mark at the end of each stream's work, and one wait for each.
+// TODO 4: the first stream waits for a mark at the end of every other
+// stream's work, and the host waits once, for a mark on the first stream.
 void Pipeline::drain() {
     cudaEvent_t end;
     if (cudaEventCreateWithFlags(&end, cudaEventDisableTiming) != cudaSuccess) return;

@@ -6,20 +6,25 @@ make(E, "correct.cu", "host-memory-freed-without-unregister",
  "MoonshotAI/checkpoint-engine#67 (cudaHostRegister without the matching cudaHostUnregister: the driver's table keeps the range), iree-org/iree#23779",
  [("        if (p != nullptr && cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();\n", "")])
 make(E, "correct.cu", "drain-records-one-event-on-every-stream",
- "drain makes one event, records it on every stream in turn and waits for it once, taking an event for 'a mark of everything recorded so far'",
+ "drain makes one event, records it on every stream in turn and waits for it once, taking an event for 'a mark of everything recorded so far' (one host wait, as the correct design's, without the joins)",
  "timing and the record: a record overwrites the event's state, so the wait follows the last stream only; when an earlier stream ends later (its iterations started later, or its kernels were slower), main reads its results before the copies back land: wrong results or checksums on some runs, the host reading before the work it waited for is done on every run where another stream lags",
  "torch/cutorch#222 (one event recorded on several streams: the wait followed only the last record), eyalroz/cuda-api-wrappers#226 (cudaEventRecord overwrites the earlier state)",
- [("""    std::vector<cudaEvent_t> ends;
-    for (cudaStream_t s : streams_) {
+ [("""    cudaStream_t first = streams_[0];
+    std::vector<cudaEvent_t> ends;
+    for (size_t i = 1; i < streams_.size(); i++) {
         cudaEvent_t e;
         if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) continue;
-        cudaEventRecord(e, s);
+        cudaEventRecord(e, streams_[i]);
+        cudaStreamWaitEvent(first, e, 0);
         ends.push_back(e);
     }
-    for (cudaEvent_t e : ends) {
-        cudaEventSynchronize(e);
-        cudaEventDestroy(e);
+    cudaEvent_t all;
+    if (cudaEventCreateWithFlags(&all, cudaEventDisableTiming) == cudaSuccess) {
+        cudaEventRecord(all, first);
+        cudaEventSynchronize(all);
+        cudaEventDestroy(all);
     }
+    for (cudaEvent_t e : ends) cudaEventDestroy(e);
 """, """    cudaEvent_t end;
     if (cudaEventCreateWithFlags(&end, cudaEventDisableTiming) != cudaSuccess) return;
     for (cudaStream_t s : streams_) cudaEventRecord(end, s);
