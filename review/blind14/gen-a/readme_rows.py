@@ -15,5 +15,5 @@ path = "review/blind14/README-A.md"
 s = open(path).read()
 head = "| exercise | file | the mistake | shows | source |\n| --- | --- | --- | --- | --- |\n"
 a = s.index(head) + len(head)
-b = s.index("\n\n## What I expect")
-open(path, "w").write(s[:a] + "\n".join(rows) + s[b:])
+b = s.index("\n## What I expect")
+open(path, "w").write(s[:a] + "\n".join(rows) + "\n" + s[b:])
