@@ -1,7 +1,7 @@
 // kind: wrong
 // mistake: the iteration's block is freed right after the copy of the scaled values back, before the copy of the partial sums is queued, 'the big part is done'
 // why it is wrong: the record, and results by chance: the partial sums are read by a copy queued after the block's free, a use after free in the stream's own order; the pool may give the block to another stream's next iteration, whose slice copy then overwrites the sums before they are read (wrong checksums on some runs)
-// source: own; rapidsai/rmm#2490 (memory freed in stream order while a later operation still reads it)
+// source: own
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

@@ -34,7 +34,7 @@ make(E, "correct.cu", "drain-records-one-event-on-every-stream",
 make(E, "correct.cu", "block-freed-between-the-two-copies-back",
  "the iteration's block is freed right after the copy of the scaled values back, before the copy of the partial sums is queued, 'the big part is done'",
  "the record, and results by chance: the partial sums are read by a copy queued after the block's free, a use after free in the stream's own order; the pool may give the block to another stream's next iteration, whose slice copy then overwrites the sums before they are read (wrong checksums on some runs)",
- "own; rapidsai/rmm#2490 (memory freed in stream order while a later operation still reads it)",
+ "own",
  [("""    cudaMemcpyAsync(out_ + off, scaled, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost, s);
     cudaMemcpyAsync(sums_ + (size_t)it * BLOCKS, partial, BLOCKS * sizeof(long long), cudaMemcpyDeviceToHost, s);
     cudaFreeAsync(block, s);

@@ -3,7 +3,7 @@ E = "pool-resource"
 make(E, "correct.h", "rest-of-a-taken-block-tagged-with-the-taker",
  "when a stream takes part of another stream's free block, the rest it leaves is tagged with the taker ('the taker has waited for the block, so what is left is in its order now')",
  "hidden runs (three streams), phases 5 and 7, and the record: the taker's wait orders only the taker; a third stream that takes the rest waits for the taker's event, whose latest record comes before that wait, not for the stream that freed the block: its kernels may write the rest while the freeing stream's work still uses it; the two-stream default run right",
- "own (the student file's phase 7: a pool that lists the rest as A's must record A's event again after A's wait); rapidsai/rmm#649 (blocks freed on one stream reused on another without its work done)",
+ "own (the student file's phase 7: a pool that lists the rest as A's must record A's event again after A's wait)",
  [("        if (f.bytes > n) free_[p + n] = Free{f.bytes - n, f.chunk, f.after};", "        if (f.bytes > n) free_[p + n] = Free{f.bytes - n, f.chunk, {s}};")])
 make(E, "correct.h", "joined-block-waits-for-its-first-stream-only",
  "allocate waits only for the first stream of the block's set (f.after[0]), 'a block is free in one stream's order', though joins have added the others",
@@ -20,7 +20,7 @@ make(E, "correct.h", "chunks-sized-to-the-request",
 make(E, "correct.h", "block-free-in-its-allocating-streams-order",
  "deallocate records the event of, and tags the block with, the stream that allocated it (kept in the handed-out map), not the stream that deallocate names, 'a block belongs to the stream it was made for'",
  "hidden runs (three streams), phase 8, and the record: a block B allocated, A used and gave back on A is free in A's order, but the pool thinks it B's: B takes it again with no wait for A, while A's kernel may still use it; phase 3 (given back on stream 0, allocated on stream 1) the same in the default run's record, though the program's own wait hides it there",
- "own (the student file's phase 8); rapidsai/rmm#649",
+ "own (the student file's phase 8)",
  [("""    struct Used {
         size_t bytes;
         size_t chunk;

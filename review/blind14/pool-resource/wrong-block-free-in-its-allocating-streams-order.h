@@ -1,7 +1,7 @@
 // kind: wrong
 // mistake: deallocate records the event of, and tags the block with, the stream that allocated it (kept in the handed-out map), not the stream that deallocate names, 'a block belongs to the stream it was made for'
 // why it is wrong: hidden runs (three streams), phase 8, and the record: a block B allocated, A used and gave back on A is free in A's order, but the pool thinks it B's: B takes it again with no wait for A, while A's kernel may still use it; phase 3 (given back on stream 0, allocated on stream 1) the same in the default run's record, though the program's own wait hides it there
-// source: own (the student file's phase 8); rapidsai/rmm#649
+// source: own (the student file's phase 8)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

@@ -1,7 +1,7 @@
 // kind: wrong
 // mistake: when a stream takes part of another stream's free block, the rest it leaves is tagged with the taker ('the taker has waited for the block, so what is left is in its order now')
 // why it is wrong: hidden runs (three streams), phases 5 and 7, and the record: the taker's wait orders only the taker; a third stream that takes the rest waits for the taker's event, whose latest record comes before that wait, not for the stream that freed the block: its kernels may write the rest while the freeing stream's work still uses it; the two-stream default run right
-// source: own (the student file's phase 7: a pool that lists the rest as A's must record A's event again after A's wait); rapidsai/rmm#649 (blocks freed on one stream reused on another without its work done)
+// source: own (the student file's phase 7: a pool that lists the rest as A's must record A's event again after A's wait)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
