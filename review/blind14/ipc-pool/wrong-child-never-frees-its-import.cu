@@ -1,7 +1,7 @@
 // kind: wrong (the record: every imported block stays imported in the child to its end while the parent frees it (a free of memory another process still holds), a leak of imports; the output is right)
 // mistake: the child records freed and answers, but never calls cudaFreeAsync on its import of the block.
 // why it is wrong: an imported pointer must be freed in the importing process before the owner's free may reuse the memory; freed then stands only for the end of the read, and the parent's free comes while the child's import is alive.
-// source: own (cf. lessons/day073: the importer frees its import first)
+// source: openucx/ucx#11753 (imported mappings never released by the importer), deepseek-ai/DeepEP#497 (the owner frees before the importer lets go)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output from the second round on: cudaEventRecord of produced fails (invalid resource handle) and the program stops; with one round it passes)
+// kind: wrong (the program's own output from the second round on: cudaEventRecord of produced fails (invalid resource handle) and the program stops; with one round, finish destroys it a second time and fails there)
 // mistake: one_round destroys t.produced once s[0] has queued its wait, as if the event were the round's own, though setup made it once and the next round records it again.
 // why it is wrong: the wait is safe after the destroy, but the handle kept in Two is dead: round 2 records a destroyed event (and finish destroys it a second time).
 // source: flashlight/flashlight#927 (an event's creation and destruction tied to the wrong owner)
