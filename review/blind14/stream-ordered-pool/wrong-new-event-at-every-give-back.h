@@ -1,7 +1,7 @@
-// kind: wrong (the program's own output and the counts: the allocations line shows no own blocks while fresh ones last, more steals after; the record sees more cross-stream waits)
-// mistake: allocate looks at the fresh list first and at s's own given-back blocks only when no block was never used.
-// why it is wrong: the pool spends never-used blocks while s has blocks of its own ready with no wait; once the fresh list is gone the blocks s gave back have often been stolen by others, so streams take each other's blocks (and wait) where they need not.
-// source: own
+// kind: wrong (the record only: a leak of events, one for every give-back but the last of each block (hundreds in the default run); every printed line is right)
+// mistake: deallocate makes a new event for the block at every give-back (cudaEventCreateWithFlags into the slot, then record), dropping the one the slot held without destroying it; the destructor destroys only the events the slots hold at the end.
+// why it is wrong: each give-back's wait still has its event, so the order is right, but every replaced event is lost: the pool made them and never destroys them.
+// source: chelsea0x3b/cudarc#77 (a new event for each deallocation, and when to destroy it)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
@@ -48,12 +48,6 @@ public:
     // use by that stream's kernels: s must not touch it before they end,
     // and the host must not wait for them.
     void* allocate(cudaStream_t s) {
-        if (!fresh_.empty()) {
-            char* p = fresh_.back();
-            fresh_.pop_back();
-            fresh++;
-            return p;
-        }
         for (size_t k = free_.size(); k-- > 0;) {
             int i = free_[k];
             if (slots_[i].by == s) {   // s's own order already covers it
@@ -61,6 +55,12 @@ public:
                 own++;
                 return chunk_ + static_cast<size_t>(i) * block_;
             }
+        }
+        if (!fresh_.empty()) {
+            char* p = fresh_.back();
+            fresh_.pop_back();
+            fresh++;
+            return p;
         }
         if (free_.empty()) return nullptr;
         int i = free_.front();
@@ -74,6 +74,7 @@ public:
     // work queued on s so far is done.
     void deallocate(void* p, cudaStream_t s) {
         int i = static_cast<int>((static_cast<char*>(p) - chunk_) / static_cast<long>(block_));
+        CHECK(cudaEventCreateWithFlags(&slots_[i].ev, cudaEventDisableTiming));   // a fresh one for this give-back
         CHECK(cudaEventRecord(slots_[i].ev, s));
         slots_[i].by = s;
         free_.push_back(i);
