@@ -1251,3 +1251,32 @@ func TestHarnessesCheckBlockPoolTablesBounds(t *testing.T) {
 		}
 	}
 }
+
+// A pool that joins neighbours freed on different streams and makes a
+// taker wait for every stream of the joined block (review/blind14's
+// pool-resource design, issue 36) races nothing, but waits for the other
+// stream where the lesson's pool, joining only within a stream, needs no
+// wait: the spec's count of cudaStreamWaitEvent (at most 4 in the
+// default run) fails it for its waits, not for a race.
+func TestHarnessesShowPoolJoinsAcrossStreamsWait(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol = "solutions/day076/pool_resource.h"
+	for i, p := range []struct {
+		name    string
+		content []byte
+		many    bool
+	}{
+		{"solution", mustRead(t, filepath.Join("..", sol)), false},
+		{"wrong/blind14_blocks_joined_across_streams_with_a_set_of_waits.patch", patched(t, sol, "solutions/day076/wrong/pool-resource/blind14_blocks_joined_across_streams_with_a_set_of_waits.patch"), true},
+	} {
+		prog := h.build(t, "joined76-"+string(rune('a'+i)), "exercises/day076/pool_resource.cu", sol, p.content)
+		s, out := h.recordEnv(t, prog, nil)
+		t.Logf("%s: stream_wait_events %d, unordered_uses %d", p.name, s.StreamWaitEvents, s.UnorderedUses)
+		if s.UnorderedUses != 0 {
+			t.Errorf("%s: unordered_uses %d (%s), want none\n%s", p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), out)
+		}
+		if got := s.StreamWaitEvents > 4; got != p.many {
+			t.Errorf("%s: stream_wait_events %d, want more than 4: %v\n%s", p.name, s.StreamWaitEvents, p.many, out)
+		}
+	}
+}
