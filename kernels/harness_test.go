@@ -783,6 +783,15 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 					s.UsesAfterFree, bytes.TrimRight(s.AfterFreeUse[:], "\x00"), s.CopiesPastEnd, out)
 			}
 		}
+		// The spec bounds the host's waits of every kind (review/blind14
+		// waits for an event recorded after the free of out, not for s):
+		// at most two, whatever the number of launches (blind9's design
+		// waits once: its trim needs no wait).
+		for _, s := range []*checker.Stats{one, three} {
+			if w, _ := s.Value("host_waits"); w > 2 || w != float64(s.EventSyncs+s.StreamSyncs) {
+				t.Errorf("%s: host_waits %v (stream_syncs %d, event_syncs %d), want at most 2: one for the totals, one before the trim\n%s", name, w, s.StreamSyncs, s.EventSyncs, out)
+			}
+		}
 		t.Logf("%s: graph_launches %d and %d, buffer_uses %d and %d", name, one.GraphLaunches, three.GraphLaunches, one.BufferUses, three.BufferUses)
 		if three.BufferUses-one.BufferUses != 2*7 {
 			t.Errorf("%s: buffer_uses %d at 1 launch, %d at 3: want 7 more a launch (sum's two pointers, produce's node's in, step's four nodes' in and totals)", name, one.BufferUses, three.BufferUses)
@@ -808,6 +817,17 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 	const destroy = "    CHECK(cudaGraphExecDestroy(step));\n"
 	if !strings.Contains(b9, destroy) {
 		t.Fatal("review/blind9/graph-alloc/correct.cu: TODO 4's destroy of step not found")
+	}
+	// A wait by event inside the loop (review/blind14's relaxation must
+	// not let it through): the host waits at every launch, more than
+	// twice at 3 launches, though cudaStreamSynchronize is called twice.
+	const sum1 = "        sum<<<256, 256, 0, s>>>(out, n, totals + 1);\n"
+	if !strings.Contains(sol4, sum1) {
+		t.Fatalf("%s: TODO 3's sum not found", sol)
+	}
+	evloop := h.build(t, "event-wait-in-the-loop", sol, sol, []byte(strings.Replace(sol4, sum1, sum1+"        CHECK(cudaEventRecord(join, s));\n        CHECK(cudaEventSynchronize(join));\n", 1)))
+	if s, out := h.recordEnv(t, evloop, nil, "3", "1"); s.StreamSyncs != 2 || s.EventSyncs != 3 {
+		t.Errorf("an event waited for at every launch: stream_syncs %d, event_syncs %d, want 2 and 3 (host_waits 5, over the spec's 2)\n%s", s.StreamSyncs, s.EventSyncs, out)
 	}
 	launched := h.build(t, "trim-after-a-launch", sol, sol, []byte(strings.Replace(b9, destroy, "    CHECK(cudaGraphLaunch(produce, s));\n"+destroy, 1)))
 	if s, out := h.recordEnv(t, launched, nil, "2", "1"); s.TrimsUnwaited != 1 {
