@@ -2,6 +2,7 @@ package witness
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"io"
 	"os"
 
@@ -141,6 +142,20 @@ func (im *image) code(s span) ([]byte, bool) {
 	return b, true
 }
 
+// decode is what decoding the function that starts at address a found
+// (waysOut), where its bounds and bytes are known.
+func (im *image) decode(a uint64) (ways, bool) {
+	b, ok := im.bounds(a)
+	if !ok {
+		return ways{}, false
+	}
+	code, ok := im.code(b)
+	if !ok {
+		return ways{}, false
+	}
+	return waysOut(code, a, im.starts)
+}
+
 // shapeAt is the shape of the exported function at file offset off.
 func (im *image) shapeAt(off uint64) shape {
 	sh := shape{entry: off}
@@ -148,15 +163,7 @@ func (im *image) shapeAt(off uint64) shape {
 	if !ok {
 		return sh
 	}
-	b, ok := im.bounds(a)
-	if !ok {
-		return sh
-	}
-	code, ok := im.code(b)
-	if !ok {
-		return sh
-	}
-	w, ok := waysOut(code, a, im.starts)
+	w, ok := im.decode(a)
 	if !ok {
 		return sh
 	}
@@ -178,13 +185,9 @@ func (im *image) shapeAt(off uint64) shape {
 	if im.held[work] > 1 || (im.sizes[work] == 0 && !im.spanStarts(work)) {
 		return sh
 	}
-	if wb, ok := im.bounds(work); ok {
-		if code, ok := im.code(wb); ok {
-			if ww, ok := waysOut(code, work, im.starts); ok {
-				sh.workExits = im.toFile(ww.exits)
-				sh.unprobed = append(sh.unprobed, ww.unprobed...)
-			}
-		}
+	if ww, ok := im.decode(work); ok {
+		sh.workExits = im.toFile(ww.exits)
+		sh.unprobed = append(sh.unprobed, ww.unprobed...)
 	}
 	sh.work, _ = addrToFile(im.f, work, true)
 	return sh
@@ -214,7 +217,7 @@ func (im *image) slotTarget(slot uint64) (uint64, bool) {
 	if n, _ := im.raw.ReadAt(b, int64(at)); n < 8 {
 		return 0, false
 	}
-	t := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 | uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	t := binary.LittleEndian.Uint64(b)
 	if _, ok := addrToFile(im.f, t, true); !ok {
 		return 0, false
 	}
