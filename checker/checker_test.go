@@ -111,8 +111,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v18Size-v17Size, 1*8; got != want {
 		t.Errorf("version 18 adds %d bytes, want %d (one figure)", got, want)
 	}
-	if got, want := binary.Size(st)-v18Size, 2*8; got != want {
+	if got, want := v19Size-v18Size, 2*8; got != want {
 		t.Errorf("version 19 adds %d bytes, want %d (two figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v19Size, 3*8; got != want {
+		t.Errorf("version 20 adds %d bytes, want %d (three figures)", got, want)
 	}
 }
 

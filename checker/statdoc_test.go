@@ -81,8 +81,11 @@ func TestVersionSizesCoverEveryVersion(t *testing.T) {
 			t.Errorf("version %d's size %d is not past version %d's %d", i+1, versionSizes[i], i, versionSizes[i-1])
 		}
 	}
-	if _, v := StatMeaning("kernel_host_launches"); v != statsVersion {
-		t.Errorf("kernel_host_launches came in version %d, want %d", v, statsVersion)
+	if _, v := StatMeaning("launches_off_device"); v != statsVersion {
+		t.Errorf("launches_off_device came in version %d, want %d", v, statsVersion)
+	}
+	if _, v := StatMeaning("kernel_host_launches"); v != 19 {
+		t.Errorf("kernel_host_launches came in version %d, want 19", v)
 	}
 	if _, v := StatMeaning("write_combined_copies"); v != 18 {
 		t.Errorf("write_combined_copies came in version %d, want 18", v)

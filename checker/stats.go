@@ -232,11 +232,24 @@ type Stats struct {
 	// (cuMemRetainAllocationHandle), whatever the driver answered: after
 	// its release a handle is no longer the program's to map.
 	VMMMapsReleasedHandles uint64 `stat:"vmm_maps_released_handles"`
+	// Version 20: the bytes of the stream-ordered allocations whose
+	// memory is on device 0 and on device 1 (cudaMallocAsync from the
+	// stream's device's current pool, cudaMallocFromPoolAsync from the
+	// pool's device), whichever call made them: what lies on each device,
+	// where the bytes asked of one call (malloc_from_pool_bytes) pin one
+	// design.
+	Device0AsyncBytes, Device1AsyncBytes uint64 `stat:"device0_async_bytes,device1_async_bytes"`
+	// Version 20 too: kernel launches that went through on a stream of
+	// another device than the launching thread's current one (cudaSetDevice;
+	// a context made current with the driver API is not followed). The
+	// Programming Guide says such a launch fails; CUDA 13's runtime ran
+	// one on the stream's device.
+	LaunchesOffDevice uint64 `stat:"launches_off_device"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 19
+	statsVersion = 20
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -313,10 +326,14 @@ var v17Size = int(unsafe.Offsetof(Stats{}.WriteCombinedCopies))
 // figures of version 19.
 var v18Size = int(unsafe.Offsetof(Stats{}.KernelHostLaunches))
 
+// v19Size is the size of a version 19 record: everything before the
+// figures of version 20.
+var v19Size = int(unsafe.Offsetof(Stats{}.Device0AsyncBytes))
+
 // versionSizes are the sizes of the records of every version before
 // statsVersion, version 1 first: a statistic came in the first version
 // whose size is past its offset (the statistics reference says which).
-var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size, v18Size}
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size, v18Size, v19Size}
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -387,6 +404,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v17Size
 	case 18:
 		need = v18Size
+	case 19:
+		need = v19Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

@@ -214,6 +214,10 @@ struct Record {
     uint64_t kernel_host_launches;  // kernel launches passed a pointer into page-locked host memory (cudaMallocHost, cudaHostAlloc, cuMemHostAlloc, cudaHostRegister): zero-copy, every access crosses the bus
     // version 19 too: a physical handle used after its release
     uint64_t vmm_maps_released_handles;  // cuMemMap calls given a handle already released (cuMemRelease) and not retained again (cuMemRetainAllocationHandle)
+    // version 20: several devices, by bytes and by the launching thread's device
+    uint64_t device0_async_bytes;      // bytes of the stream-ordered allocations whose memory is on device 0
+    uint64_t device1_async_bytes;      // ... on device 1
+    uint64_t launches_off_device;      // kernel launches that went through on a stream of another device than the launching thread's current one
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -438,7 +442,7 @@ std::map<uintptr_t, size_t>* hostLive;  // pinned host allocations not yet freed
 std::map<uintptr_t, size_t>* registered;  // host memory pinned by cudaHostRegister, not yet unregistered
 std::map<uintptr_t, size_t>* writeCombined;  // pinned host allocations made write-combined, not yet freed
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
-std::map<unsigned long long, bool>* vmmReleased;  // VMM handles given to cuMemRelease and not made or retained again since
+std::set<unsigned long long>* vmmReleased;  // VMM handles given to cuMemRelease and not made or retained again since
 std::map<uintptr_t, size_t>* reservations;  // VMM address ranges reserved and not freed: start, bytes
 // What an instantiated graph does each time it is launched: its kernel
 // nodes, and the memory its allocation nodes allocate and its free nodes

@@ -365,7 +365,9 @@ func TestRealLibraryMistakesOfAKind(t *testing.T) {
 // on device 1's stream (from the program's pool and from the default
 // pool, whose device is the one it was asked of), blocks of the current
 // pools, and copies: between devices by cudaMemcpyPeerAsync and by
-// addresses, and one between two blocks of device 0, which is no peer copy.
+// addresses, and one between two blocks of device 0, which is no peer copy;
+// the bytes on each device, and a kernel launched on device 1's stream
+// with device 0 current (record version 20).
 func TestRealLibraryTwoDevices(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
@@ -380,6 +382,8 @@ func TestRealLibraryTwoDevices(t *testing.T) {
 		"cross_device_allocs": 2, "set_pool_allocs": 2, "device0_async_allocs": 3, "device1_async_allocs": 1,
 		"peer_copies": 3, "peer_copy_bytes": 4096 + 1024 + 256, "devices_used": 2,
 		"malloc_from_pool_calls": 2, "malloc_async_calls": 2, "leaked_allocs": 0, "exited": 1,
+		"device0_async_bytes": 4096 + 4096 + 8192, "device1_async_bytes": 4096,
+		"kernel_launches": 2, "launches_off_device": 1,
 	})
 }
 

@@ -747,7 +747,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 19;
+    rec->version = 20;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -790,7 +790,7 @@ Record* record() {
     registered = new std::map<uintptr_t, size_t>();
     writeCombined = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
-    vmmReleased = new std::map<unsigned long long, bool>();
+    vmmReleased = new std::set<unsigned long long>();
     reservations = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     captureOf = new std::unordered_map<cudaStream_t, cudaStream_t>();
@@ -1113,7 +1113,7 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 19;
+    rec->version = 20;
     live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear();
@@ -2161,11 +2161,24 @@ void kernelUse(uintptr_t v, const std::string& what, cudaStream_t s, uint64_t se
     use(x, base, v, 0, kKernel, s, seq, what);
 }
 
+// within says whether p is inside one of ranges (start, bytes). (Not a
+// const map: its iterator's decrement is one more name the library would
+// import, and a program could define.)
+bool within(std::map<uintptr_t, size_t>& ranges, uintptr_t p) {
+    auto it = ranges.upper_bound(p);
+    if (it == ranges.begin()) return false;
+    --it;
+    return p < it->first + it->second;
+}
+
+// pinnedHost says whether p lies in page-locked host memory: a pinned
+// allocation not yet freed, or a range pinned with cudaHostRegister.
+bool pinnedHost(uintptr_t p) { return within(*hostLive, p) || within(*registered, p); }
+
 // launched notes a kernel launch on stream s (k: the kernel described,
 // null when the launch failed): every pointer-sized word of its
 // parameters that points into a live allocation is a use of it; mu is
 // held.
-bool within(std::map<uintptr_t, size_t>& ranges, uintptr_t p);
 void launched(const Kernel* k, void** args, cudaStream_t s) {
     rec->kernel_launches++;
     if (k == nullptr) return;
@@ -2184,7 +2197,7 @@ void launched(const Kernel* k, void** args, cudaStream_t s) {
             // Page-locked host memory given to a kernel: under unified
             // addressing a mapped allocation's device pointer is its host
             // address, so the kernel reads and writes it across the bus.
-            if (!host && v != 0 && (within(*hostLive, v) || within(*registered, v))) host = true;
+            if (!host && v != 0 && pinnedHost(v)) host = true;
         }
     }
     if (host) rec->kernel_host_launches++;
@@ -2219,16 +2232,6 @@ bool pastEnd(const void* a, size_t n) {
     return p < it->first + it->second && p + n > it->first + it->second;
 }
 
-// within says whether p is inside one of ranges (start, bytes). (Not a
-// const map: its iterator's decrement is one more name the library would
-// import, and a program could define.)
-bool within(std::map<uintptr_t, size_t>& ranges, uintptr_t p) {
-    auto it = ranges.upper_bound(p);
-    if (it == ranges.begin()) return false;
-    --it;
-    return p < it->first + it->second;
-}
-
 // unpinned counts an asynchronous copy of kind k whose host side (the
 // source of a copy to the device, the destination of one to the host) is
 // in no pinned allocation and no registered range: pageable memory, which
@@ -2237,7 +2240,7 @@ bool within(std::map<uintptr_t, size_t>& ranges, uintptr_t p) {
 void unpinned(const void* d, const void* src, cudaMemcpyKind k, bool ok) {
     const void* h = k == cudaMemcpyHostToDevice ? src : k == cudaMemcpyDeviceToHost ? d : nullptr;
     if (!ok || h == nullptr) return;
-    if (!within(*hostLive, (uintptr_t)h) && !within(*registered, (uintptr_t)h)) rec->unpinned_async_copies++;
+    if (!pinnedHost((uintptr_t)h)) rec->unpinned_async_copies++;
 }
 
 // intoWriteCombined counts a copy of device memory to the host (ok: it

@@ -74,9 +74,9 @@ int poolDevice(cudaMemPool_t pool) {
     auto it = poolDev->find(pool);
     return it == poolDev->end() ? -1 : it->second;
 }
-// asyncAllocOn notes a stream-ordered allocation at p on stream s, from
-// pool (nullptr: the current pool of the stream's device).
-void asyncAllocOn(void* p, cudaStream_t s, cudaMemPool_t pool) {
+// asyncAllocOn notes a stream-ordered allocation of n bytes at p on
+// stream s, from pool (nullptr: the current pool of the stream's device).
+void asyncAllocOn(void* p, size_t n, cudaStream_t s, cudaMemPool_t pool) {
     devicesInit();
     int sd = streamDevice(s), md = sd;
     if (pool == nullptr) {
@@ -87,8 +87,8 @@ void asyncAllocOn(void* p, cudaStream_t s, cudaMemPool_t pool) {
         if (md < 0) md = sd;
         if (md != sd) rec->cross_device_allocs++;
     }
-    if (md == 0) rec->device0_async_allocs++;
-    if (md == 1) rec->device1_async_allocs++;
+    if (md == 0) { rec->device0_async_allocs++; rec->device0_async_bytes += n; }
+    if (md == 1) { rec->device1_async_allocs++; rec->device1_async_bytes += n; }
     (*allocDev)[(uintptr_t)p] = md;
     deviceSeen(sd);
     deviceSeen(md);
@@ -160,7 +160,7 @@ HOOK(cudaError_t, cudaMallocAsync, (void** p, size_t n, cudaStream_t s), (p, n, 
         added(*p, n, s, true);
         asyncAlloc();
         allocPools->insert(currentPool);
-        asyncAllocOn(*p, s, nullptr);
+        asyncAllocOn(*p, n, s, nullptr);
         if (!(*streams)[s]) { (*streams)[s] = true; rec->async_streams++; }
     } else rec->failed_allocs++;
 })
@@ -173,7 +173,7 @@ HOOK(cudaError_t, cudaMallocFromPoolAsync, (void** p, size_t n, cudaMemPool_t po
         added(*p, n, s, true);
         asyncAlloc();
         allocPools->insert(pool);
-        asyncAllocOn(*p, s, pool);
+        asyncAllocOn(*p, n, s, pool);
     } else rec->failed_allocs++;
 })
 HOOK(cudaError_t, cudaMallocManaged, (void** p, size_t n, unsigned int f), (p, n, f), {
@@ -783,6 +783,12 @@ void launchDone(Timed t, cudaError_t r, const void* kernel, bool stub, void** a,
         std::lock_guard<Lock> lock(mu);
         record();
         launched(k, a, s);
+        // The Programming Guide ("Stream and Event Behavior"): a kernel
+        // launch fails if it is issued to a stream not associated with the
+        // current device. CUDA 13's runtime launched one on the stream's
+        // device (review/blind12's reduce queued on device 0's stream with
+        // device 1 current passed on two H200s): counted, not relied on.
+        if (r == cudaSuccess && streamDevice(s) != curDev) rec->launches_off_device++;
         tlTimed(r == cudaSuccess ? t.start : nullptr);
     }
     after();
@@ -954,7 +960,7 @@ HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), {
 HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), {
     rec->vmm_release_calls++;
     vmmResult(r);
-    if (r == CUDA_SUCCESS) (*vmmReleased)[(unsigned long long)h] = true;
+    if (r == CUDA_SUCCESS) vmmReleased->insert((unsigned long long)h);
 })
 // cuMemAddressFree of a range that still has mappings in it fails
 // (CUDA_ERROR_INVALID_VALUE on the H100, driver 580): unmap first.

@@ -2,7 +2,9 @@
 // library must place on their devices (record version 9): a pool made on
 // each device and set as its current pool, device 1 given access to
 // device 0's pool, blocks of device 0's pool allocated on device 1's
-// stream, blocks of device 1's current pool, copies between the two.
+// stream, blocks of device 1's current pool, copies between the two;
+// the bytes on each device and a launch on device 1's stream with device 0
+// current (record version 20).
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
@@ -35,7 +37,10 @@ int main() {
     cudaMemcpyAsync(b, c, 1024, cudaMemcpyDefault, s[1]);             // a peer copy by addresses
     cudaMemcpyAsync(a, b, 512, cudaMemcpyDefault, s[1]);              // both on device 0: no peer copy
     cudaSetDevice(0);
-    if (cudaMallocAsync(&d, 4096, s[0])) return 1;                    // device 0's current pool
+    if (cudaMallocAsync(&d, 8192, s[0])) return 1;                    // device 0's current pool
+    static int kernelStub;
+    cudaLaunchKernel(&kernelStub, dim3(1), dim3(1), nullptr, 0, s[1]);  // device 1's stream, device 0 current
+    cudaLaunchKernel(&kernelStub, dim3(1), dim3(1), nullptr, 0, s[0]);  // its own device: not counted
     cudaMemcpy(d, c, 256, cudaMemcpyDefault);                         // a peer copy, synchronous
     cudaFreeAsync(a, s[1]);
     cudaFreeAsync(b, s[1]);
