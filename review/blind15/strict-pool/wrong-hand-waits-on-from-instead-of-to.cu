@@ -1,7 +1,7 @@
 // kind: wrong (default output and the record: from waits for its own record (a no-op) and to waits for nothing: B is never ordered after A's put, so with the policies off B cannot take A's block: '0 of 6 rounds: B reused the block A freed', the pool reserves two blocks (64 MiB for 32))
 // mistake: hand queues cudaStreamWaitEvent(from, mark_) after recording on from: the stream arguments of the wait swapped, 'the wait goes with the stream the event was recorded on'
 // why it is wrong: cudaStreamWaitEvent makes its first argument wait; the stream that must come after from is to
-// source: torch/cutorch#222 (stream waits aimed at the wrong stream), own
+// source: own (the argument order of cudaStreamWaitEvent: the waiting stream first)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A

@@ -1,7 +1,7 @@
 // kind: wrong (default output: 'pool reserved at most 0 MiB for blocks of 32 MiB' (both streams synchronised, the threshold of 0 has given everything back by the time it is read); rounds and sums right)
 // mistake: reserved_high reads cudaMemPoolAttrReservedMemCurrent, taking 'reserved' for the figure asked for
 // why it is wrong: the current figure is what the pool holds now, after every block went back; the most it held at once is the high-water mark, cudaMemPoolAttrReservedMemHigh
-// source: rapidsai/rmm#2379 (current and high pool figures told apart), own
+// source: own (the file: the most the pool has reserved at once; a current figure read for a high-water mark)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A
