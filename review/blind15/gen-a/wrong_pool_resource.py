@@ -1,7 +1,7 @@
 # Edits that make pool-resource's wrong files from correct.h (mkwrong.py).
 WRONG = [
 dict(slug='neighbours-joined-across-chunks',
- shows="default output, phase 4: the upstream's chunks lie side by side, so phase 3's two chunks, both free on stream 0, join into one 32 MiB block; the 20 MiB request is cut from it across the two chunks: 'blocks: ... 1 not inside one chunk', and '4. 20 MiB, more than a chunk: 2 chunk(s) taken' (3 wanted)",
+ shows="default output, phase 4: the upstream's chunks lie side by side, so when phase 3 gives its blocks back on stream 0, the 4 MiB at the start of the second chunk joins the whole first chunk before it (16 MiB, also free on stream 0) into one 20 MiB block; phase 4's 20 MiB request takes it, across the two chunks: 'blocks: ... 1 not inside one chunk', and '4. 20 MiB, more than a chunk: 2 chunk(s) taken' (3 wanted)",
  mistake="joinable leaves out the chunk test: two free neighbours of one stream join whenever their addresses touch, 'contiguous memory is contiguous memory'",
  why="each chunk is the upstream's and goes back whole; a block may never span two of them, even where the upstream happened to cut them side by side",
  source="own (the file: each chunk goes back to the upstream whole)",

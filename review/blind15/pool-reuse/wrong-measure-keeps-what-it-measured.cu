@@ -1,4 +1,4 @@
-// kind: wrong (default output: 'measured narrow: one round reserves 128 MiB' (the wide round's memory, still held, serves the narrow round and is counted as its own); the narrow phase then keeps 128 MiB across its rounds: 'threshold 128 MiB' and a reserved high of 128 where 32 are right)
+// kind: wrong (default output: 'measured narrow: one round reserves 128 MiB' (the wide round's memory, still held, serves the narrow round and is counted as its own); the pool also enters the wide phase still holding 128 MiB ('entering wide: reserved 128 MiB', 'wide: 6 of 6 rounds' where 5 are right), and the narrow phase keeps 128 MiB: 'threshold 128 MiB' and a reserved high of 128 where 32 are right)
 // mistake: measure_peak puts the threshold back to 0 but leaves out its final trim, 'a threshold of 0 gives everything back'
 // why it is wrong: a threshold acts only at the next synchronisation, and the next one (inside the narrow measurement's round) comes after the threshold has been raised again; only cudaMemPoolTrimTo gives memory back at once
 // source: own (the course hint: which of your tools act at once, and which only at the next synchronisation?)
