@@ -1,0 +1,28 @@
+# Edits that make block-pool's wrong files from correct.cu (mkwrong.py).
+WRONG = [
+dict(slug='class-chosen-by-its-rounded-size',
+ shows="default output, part 1: a request of 1001 bytes goes to the 1000-byte class (its blocks are 1024 bytes apart), which is all handed out: 'allocate(1001) returned nullptr while 8 blocks of 3000 bytes were free', exit 1; had it got a block, the caller's kernel would clear the 3000 bytes it asked for over the next blocks",
+ mistake="allocate picks the first class whose rounded block (its size up to 256 bytes) holds the request, 'the block is 1024 bytes anyway'",
+ why="a class is its own size, not its stride: the padding is not the caller's, and a caller that asked for more than the class size uses it as the larger class it belongs to (main's classOf says which)",
+ source="own (the padding between blocks taken for room in the block)",
+ edits=[('while (c < classes_.size() && classes_[c] < bytes) c++;','while (c < classes_.size() && roundUp(classes_[c]) < bytes) c++;')]),
+dict(slug='next-fit-walk-one-block-short',
+ shows="other arguments only: with BLOCKS 1 no block is ever handed out ('allocate(1000) returned nullptr while 1 blocks of 1000 bytes were free'); on the default run the block handed out last is skipped, which matters only when it is the one done block (parts 3b and 3c may hand out one block fewer than are done)",
+ mistake="allocate's walk stops one short (k + 1 < perClass_), reasoning that the block just before the starting point was handed out last and cannot be free yet",
+ why="the walk must look at every block of the class; the block handed out last may have been given back and be done by now, and with one block a class it is the only one",
+ source="own (an off-by-one loop bound)",
+ edits=[('for (size_t k = 0; k < perClass_; k++) {','for (size_t k = 0; k + 1 < perClass_; k++) {')]),
+dict(slug='arena-sized-from-the-unrounded-classes',
+ shows="the record (out-of-bounds writes every run) and nothing in the output: the arena is 112000 bytes where the layout needs 114688; the last blocks of the 10000-byte class lie past the cudaMalloc (the driver's rounding of the allocation hides it from the kernels)",
+ mistake="init sizes the cudaMalloc as the sum of the classes' own sizes times the blocks, while it lays the blocks out at their rounded strides",
+ why="the layout's size is the sum of the rounded strides (the very last padding may be left out, no more)",
+ source="own (the arena sized and laid out by two different rules)",
+ edits=[('for (size_t c : classes_) total += roundUp(c) * blocks;','for (size_t c : classes_) total += c * blocks;')]),
+dict(slug='spare-events-left-at-destroy',
+ shows="the record only: the events on the spare list (those given back by blocks found done and not taken again) are never destroyed; the output right",
+ mistake="destroy destroys the event of each block still pending, reading 'everything init made' as the events blocks hold, and leaves the spare list",
+ why="every event the pool made must be destroyed; the spare ones are the pool's too",
+ source="own (the course hint: a leak means something made was not given back)",
+ edits=[('''    for (cudaEvent_t e : events_) cudaEventDestroy(e);''','''    for (const Block& b : blocks_)
+        if (b.state == kPending) cudaEventDestroy(events_[b.ev]);''')]),
+]
