@@ -17,7 +17,7 @@ WRONG = [
   where="the program's own output: the after-the-trim line still shows out's MiB reserved (and used), since out's free is still queued behind the busy kernel when the trim runs; the totals are right",
   mistake="TODO 4 calls cudaDeviceGraphMemTrim right after queueing the free of out and destroying the executables, and synchronizes s only after the trim",
   why="the trim gives back only graph memory that is free at that moment; cudaFreeAsync(out, s) has not run yet (s is busy for tens of milliseconds), so out's memory stays reserved and the program never gives it back",
-  source="NVIDIA/cuda-python#1070",
+  source="luminal-ai/luminal#503",
   edits=[("""    CHECK(cudaStreamSynchronize(s));
     CHECK(cudaDeviceGraphMemTrim(device));""","""    CHECK(cudaDeviceGraphMemTrim(device));
     CHECK(cudaStreamSynchronize(s));""")]),

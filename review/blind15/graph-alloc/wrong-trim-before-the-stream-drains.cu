@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the after-the-trim line still shows out's MiB reserved (and used), since out's free is still queued behind the busy kernel when the trim runs; the totals are right)
 // mistake: TODO 4 calls cudaDeviceGraphMemTrim right after queueing the free of out and destroying the executables, and synchronizes s only after the trim
 // why it is wrong: the trim gives back only graph memory that is free at that moment; cudaFreeAsync(out, s) has not run yet (s is busy for tens of milliseconds), so out's memory stays reserved and the program never gives it back
-// source: NVIDIA/cuda-python#1070
+// source: luminal-ai/luminal#503
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives
