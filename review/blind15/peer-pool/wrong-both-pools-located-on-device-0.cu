@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output: setup stops at cudaDeviceSetMemPool for device 1 (invalid device: the pool is device 0's) before any line is printed)
+// kind: wrong (the program's own output: setup stops at cudaDeviceSetMemPool for device 1, which refuses a pool of device 0, before any line is printed)
 // mistake: the pools' properties name location id 0 for both pools ("the location is where the host starts") instead of the device each pool is made for
 // why it is wrong: a pool belongs to the device in its location; the second pool is a second pool of device 0, which cannot be made device 1's current pool, and device 1 has no pool of its own
 // source: own
