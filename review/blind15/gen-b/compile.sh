@@ -27,7 +27,7 @@ for ex in "${!student[@]}"; do
     cp -r "$main/$dir/." "$tmp/"
     cp "$f" "$tmp/$base"
     if [[ $base == *.py ]]; then
-      python3 -m py_compile "$tmp/$base" || { echo "FAIL $ex/$(basename "$f")"; fail=1; }
+      if python3 -m py_compile "$tmp/$base"; then echo "ok   $ex/$(basename "$f")"; else echo "FAIL $ex/$(basename "$f")"; fail=1; fi
     else
       cu=${unit[$ex]:-$base}
       flags=""
