@@ -1,7 +1,7 @@
 WRONG = [
  dict(slug="offset-moved-by-add-and-undone-by-sub",
   where="a race, the program's own output now and then: while a refused thread's add is not yet undone, smaller lists of its block see the offset past the end and go to the heap with room left (the room-left line above 0 in some runs; the sums right)",
-  mistake="take moves the offset with atomicAdd and, when the list does not fit, takes its bytes back with atomicSub before going to the heap (\"one atomic instead of a loop\")",
+  mistake="take moves the offset with atomicAdd and, when the list does not fit, takes its bytes back with a second atomicAdd of minus the bytes before going to the heap (\"one atomic instead of a loop\")",
   why="between the add and the sub the offset counts bytes nobody holds; every thread that reads it then decides on a wrong offset, so a list is sent to the heap although the slice has room where the offset really stands",
   source="own",
   edits=[("""    unsigned long long cur = *(volatile unsigned long long*)used;
@@ -12,7 +12,7 @@ WRONG = [
     }
     return static_cast<int*>(malloc(bytes));""","""    const unsigned long long cur = atomicAdd(used, want);
     if (cur + want <= a.stride) return reinterpret_cast<int*>(a.base + (size_t)blockIdx.x * a.stride + cur);
-    atomicSub(used, want);   // did not fit: give the bytes back
+    atomicAdd(used, 0ull - want);   // did not fit: give the bytes back (there is no 64-bit atomicSub)
     return static_cast<int*>(malloc(bytes));""")]),
  dict(slug="give-back-frees-every-list",
   where="the program's own output and the record: from the first release_lists, device free is called on addresses inside the cudaMallocAsync buffer (not the heap's): an error or a corrupted heap, lists without memory in later rounds",

@@ -7,10 +7,17 @@ WRONG = [
   edits=[("        props.location.id = d;\n","        props.location.id = 0;\n")]),
  dict(slug="chunk-allocated-on-device-0s-stream",
   where="the record: each chunk's allocation is in s[0]'s order, and device 1's produce on s[1] writes it with nothing ordering it after the allocation (a use before its allocation was ordered); the sums are usually right",
-  mistake="one_round allocates the chunk from pool[0] on s[0] (\"device 0's pool, device 0's stream\") and then produces into it on s[1]",
+  mistake="one_round allocates the chunk from pool[0] on s[0], with device 0 still current (\"device 0's pool, device 0's stream\"), and then produces into it on s[1]",
   why="stream-ordered memory is valid only in the allocating stream's order; s[1] never waits for s[0] before produce, so it may write memory whose allocation (or the free of the round before, on s[0]) has not happened yet in that order",
   source="own",
-  edits=[("CHECK(cudaMallocFromPoolAsync((void**)&chunk, n * sizeof(int), t.pool[0], t.s[1]));","CHECK(cudaMallocFromPoolAsync((void**)&chunk, n * sizeof(int), t.pool[0], t.s[0]));")]),
+  edits=[("""    CHECK(cudaSetDevice(1));
+    cudaEvent_t made = nullptr;""","""    int* chunk = nullptr;
+    CHECK(cudaMallocFromPoolAsync((void**)&chunk, n * sizeof(int), t.pool[0], t.s[0]));
+    CHECK(cudaSetDevice(1));
+    cudaEvent_t made = nullptr;"""),
+   ("""    int* chunk = nullptr;
+    CHECK(cudaMallocFromPoolAsync((void**)&chunk, n * sizeof(int), t.pool[0], t.s[1]));
+""","")]),
  dict(slug="round-events-never-destroyed",
   where="the record only: a leak of events, one each round (5 in the default run); every line printed is right",
   mistake="finish destroys ready and pulled but not the events one_round made, one a round (\"they are only markers\")",

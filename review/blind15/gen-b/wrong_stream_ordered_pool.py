@@ -10,7 +10,7 @@ WRONG = [
             if (e != nullptr) CHECK(cudaEventDestroy(e));
         }""")]),
  dict(slug="last-free-block-never-stolen",
-  where="other arguments only: with few blocks (BLOCKS 4 or 5, say) a stream finds one block free on another stream and gets nullptr; the default 8 blocks mostly hide it",
+  where="other arguments only: with few blocks (BLOCKS 3 or 4) a stream, often the busy one taking its third block, finds one block free, another stream's, and gets nullptr; with the default 8 blocks at least five are free at every call, so it never shows",
   mistake="the steal branch runs only while more than one block is free (`free_.size() > 1`), an off-by-one meant to leave \"one block for its owner\"",
   why="allocate must return nullptr only when no block is free anywhere; a single free block of another stream is refused, so the harness stops with the pool had no block",
   source="own",
@@ -45,6 +45,6 @@ WRONG = [
   where="race: the harness's streams are non-blocking, so the wait on the legacy default stream orders none of them; the record at every steal, the data now and then",
   mistake="the steal queues cudaStreamWaitEvent on stream 0 (the legacy default stream, \"the device's stream waits for everyone\") instead of on s",
   why="a wait binds only the stream it is queued on; the non-blocking streams do not synchronise with the legacy stream, so the stealing stream's fill is ordered after nothing of the giver",
-  source="own",
+  source="bheisler/RustaCUDA#59",
   edits=[("CHECK(cudaStreamWaitEvent(s, events_[index(p)], 0));","CHECK(cudaStreamWaitEvent(0, events_[index(p)], 0));")]),
 ]

@@ -9,7 +9,7 @@ WRONG = [
   where="a race: lanes other than the leader may read the start slot before the leader has written it (what an earlier call left there): blocks overlapping or refused now and then, more on some GPUs and compilers than others",
   mistake="after the leader moves the offset and writes the run's start into shared memory, the other lanes read it with no __syncwarp(mask) in between (\"a warp runs in lockstep\")",
   why="since Volta the lanes of a warp are scheduled independently; without the barrier nothing makes the leader's store visible, or even done, before the others load the slot",
-  source="own",
+  source="ORNL/HeCBench#221",
   edits=[("""        start[warp][leader] = got;
     }
     __syncwarp(mask);""","""        start[warp][leader] = got;
@@ -21,7 +21,7 @@ WRONG = [
   source="own",
   edits=[("        header_ = (n * sizeof(PoolCounters) + 255) / 256 * 256;","        header_ = n * sizeof(unsigned long long);")]),
  dict(slug="exact-fit-refused",
-  where="the program's own output, the overflow round: the run that would fill a pool exactly is refused, so 4096 + 32 requests fail (not 4096), the offset stops 16 KiB short and no high-water mark is at capacity; the work rounds never come near the end",
+  where="the program's own output, the overflow round: the run that would fill a pool exactly is refused, so 32 more requests a pool fail (4224 of 8192, not 4096), the offset stops 16 KiB short and no high-water mark is at capacity; the work rounds never come near the end",
   mistake="the leader's room test is cur + run < p.capacity (strict), not <=",
   why="a run that ends exactly at the capacity fits; 1024 blocks of 512 bytes fill a 512 KiB slice exactly, and the last warp's run is the one refused",
   source="own",

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output from two launches on: the second launch of produce fails (invalid value: the first launch's out is still allocated) and the program stops; with LAUNCHES 1 it is right)
 // mistake: produce is instantiated with flags 0 ("auto-free only matters for memory the graph frees itself"), and nothing frees out between launches
 // why it is wrong: a graph whose allocation from the last launch is still unfreed may not be launched again unless it was instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch; TODO 2 asks for that flag or a free after each sum, and this file has neither
-// source: own
+// source: NVIDIA/cccl#9394
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

@@ -1,5 +1,5 @@
 // kind: wrong (a race, the program's own output now and then: while a refused thread's add is not yet undone, smaller lists of its block see the offset past the end and go to the heap with room left (the room-left line above 0 in some runs; the sums right))
-// mistake: take moves the offset with atomicAdd and, when the list does not fit, takes its bytes back with atomicSub before going to the heap ("one atomic instead of a loop")
+// mistake: take moves the offset with atomicAdd and, when the list does not fit, takes its bytes back with a second atomicAdd of minus the bytes before going to the heap ("one atomic instead of a loop")
 // why it is wrong: between the add and the sub the offset counts bytes nobody holds; every thread that reads it then decides on a wrong offset, so a list is sent to the heap although the slice has room where the offset really stands
 // source: own
 // Lists of different lengths, built inside kernels: thread i builds list i
@@ -83,7 +83,7 @@ __device__ int* take(const BlockArena& a, unsigned long long* used, size_t bytes
     const unsigned long long want = (bytes + kListAlign - 1) / kListAlign * kListAlign;
     const unsigned long long cur = atomicAdd(used, want);
     if (cur + want <= a.stride) return reinterpret_cast<int*>(a.base + (size_t)blockIdx.x * a.stride + cur);
-    atomicSub(used, want);   // did not fit: give the bytes back
+    atomicAdd(used, 0ull - want);   // did not fit: give the bytes back (there is no 64-bit atomicSub)
     return static_cast<int*>(malloc(bytes));
 }
 

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the parent stops at cudaIpcGetEventHandle (an event not made for other processes) and the child finds no event handles)
 // mistake: the two events are made with cudaEventDisableTiming only, the interprocess flag left out ("sharing is the handle's business")
 // why it is wrong: cudaIpcGetEventHandle accepts only events created with cudaEventInterprocess (and timing disabled); without the flag there is no handle to send
-// source: own
+// source: ROCm/hip#2882
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
-// kind: wrong (the record: a host wait in the child every round (cudaFree waits for the device, here for the 30 ms read); the lines printed are right)
-// mistake: the child gives its import back with cudaFree(block) instead of cudaFreeAsync on its stream
-// why it is wrong: cudaFree is not stream-ordered: it makes the host wait until the device is idle, so the child's host waits for its GPU during every round, which the exercise forbids (and the rounds no longer overlap)
-// source: own
+// kind: wrong (the record: the child's free of each import comes at once on the host, in no stream's order, while its 30 ms read is still queued or running (an unordered free of memory in use); the lines printed are usually right)
+// mistake: the child gives its import back with cudaFree(block) instead of cudaFreeAsync on its stream ("cudaFree waits for the kernel anyway")
+// why it is wrong: for memory from a pool (imports included) cudaFree does not synchronize at all: the caller must make sure every access has ended first, and this child has not (it must not wait either); only cudaFreeAsync on s puts the free after the read
+// source: kokkos/kokkos#9307
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

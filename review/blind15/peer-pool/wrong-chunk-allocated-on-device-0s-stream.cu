@@ -1,5 +1,5 @@
 // kind: wrong (the record: each chunk's allocation is in s[0]'s order, and device 1's produce on s[1] writes it with nothing ordering it after the allocation (a use before its allocation was ordered); the sums are usually right)
-// mistake: one_round allocates the chunk from pool[0] on s[0] ("device 0's pool, device 0's stream") and then produces into it on s[1]
+// mistake: one_round allocates the chunk from pool[0] on s[0], with device 0 still current ("device 0's pool, device 0's stream"), and then produces into it on s[1]
 // why it is wrong: stream-ordered memory is valid only in the allocating stream's order; s[1] never waits for s[0] before produce, so it may write memory whose allocation (or the free of the round before, on s[0]) has not happened yet in that order
 // source: own
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
@@ -111,12 +111,12 @@ int* share_weights(Two& t, const int* w0, size_t bytes) {
 // device 0 adds it into *sum (reduce); the chunk is given back to its
 // pool once nothing uses it. No host waits.
 void one_round(Two& t, int r, const int* w1, size_t n, unsigned long long* sum) {
+    int* chunk = nullptr;
+    CHECK(cudaMallocFromPoolAsync((void**)&chunk, n * sizeof(int), t.pool[0], t.s[0]));
     CHECK(cudaSetDevice(1));
     cudaEvent_t made = nullptr;
     CHECK(cudaEventCreateWithFlags(&made, cudaEventDisableTiming));
     t.made.push_back(made);
-    int* chunk = nullptr;
-    CHECK(cudaMallocFromPoolAsync((void**)&chunk, n * sizeof(int), t.pool[0], t.s[0]));
     produce<<<kBlocks, kThreads, 0, t.s[1]>>>(chunk, w1, n, r, kProduceNs);
     CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(made, t.s[1]));

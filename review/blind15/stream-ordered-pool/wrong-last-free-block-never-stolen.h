@@ -1,4 +1,4 @@
-// kind: wrong (other arguments only: with few blocks (BLOCKS 4 or 5, say) a stream finds one block free on another stream and gets nullptr; the default 8 blocks mostly hide it)
+// kind: wrong (other arguments only: with few blocks (BLOCKS 3 or 4) a stream, often the busy one taking its third block, finds one block free, another stream's, and gets nullptr; with the default 8 blocks at least five are free at every call, so it never shows)
 // mistake: the steal branch runs only while more than one block is free (`free_.size() > 1`), an off-by-one meant to leave "one block for its owner"
 // why it is wrong: allocate must return nullptr only when no block is free anywhere; a single free block of another stream is refused, so the harness stops with the pool had no block
 // source: own

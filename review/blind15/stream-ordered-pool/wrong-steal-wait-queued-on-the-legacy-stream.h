@@ -1,7 +1,7 @@
 // kind: wrong (race: the harness's streams are non-blocking, so the wait on the legacy default stream orders none of them; the record at every steal, the data now and then)
 // mistake: the steal queues cudaStreamWaitEvent on stream 0 (the legacy default stream, "the device's stream waits for everyone") instead of on s
 // why it is wrong: a wait binds only the stream it is queued on; the non-blocking streams do not synchronise with the legacy stream, so the stealing stream's fill is ordered after nothing of the giver
-// source: own
+// source: bheisler/RustaCUDA#59
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator

@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output, the overflow round: the run that would fill a pool exactly is refused, so 4096 + 32 requests fail (not 4096), the offset stops 16 KiB short and no high-water mark is at capacity; the work rounds never come near the end)
+// kind: wrong (the program's own output, the overflow round: the run that would fill a pool exactly is refused, so 32 more requests a pool fail (4224 of 8192, not 4096), the offset stops 16 KiB short and no high-water mark is at capacity; the work rounds never come near the end)
 // mistake: the leader's room test is cur + run < p.capacity (strict), not <=
 // why it is wrong: a run that ends exactly at the capacity fits; 1024 blocks of 512 bytes fill a 512 KiB slice exactly, and the last warp's run is the one refused
 // source: own

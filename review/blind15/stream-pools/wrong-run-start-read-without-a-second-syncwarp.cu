@@ -1,7 +1,7 @@
 // kind: wrong (a race: lanes other than the leader may read the start slot before the leader has written it (what an earlier call left there): blocks overlapping or refused now and then, more on some GPUs and compilers than others)
 // mistake: after the leader moves the offset and writes the run's start into shared memory, the other lanes read it with no __syncwarp(mask) in between ("a warp runs in lockstep")
 // why it is wrong: since Volta the lanes of a warp are scheduled independently; without the barrier nothing makes the leader's store visible, or even done, before the others load the slot
-// source: own
+// source: ORNL/HeCBench#221
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons
