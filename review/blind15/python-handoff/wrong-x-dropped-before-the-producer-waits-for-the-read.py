@@ -1,0 +1,92 @@
+# kind: wrong (race in the record: every x is freed in the producer's order with nothing before it but the fill; the next batch may get the same memory and refill it while the consumer still reads; the sums now and then)
+# mistake: the producer's wait for the read event is queued after `del x` instead of before it
+# why it is wrong: dropping the last reference frees x at once in the producer's order; the wait queued afterwards orders only what comes later on the producer, not the free, so the free is not ordered after the consumer's read
+# source: pytorch/pytorch#23729
+"""Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
+
+For each batch a producer stream fills a 16 MiB tensor with the batch's
+number, and a consumer stream doubles it and sums it into one slot of
+`sums`. The producer lets go of each tensor once it has handed it on.
+Complete the three parts marked TODO; `lessons check python-handoff`
+runs this file with the statistics library preloaded into python3 and
+judges what CUDA's allocator saw.
+"""
+import os
+import sys
+
+# TODO 1: make PyTorch allocate every tensor with cudaMallocAsync, from
+# CUDA's stream-ordered pool, instead of its own cache of cudaMalloc
+# segments.
+_opts = [o for o in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "").split(",")
+         if o.strip() and not o.strip().startswith("backend:")]
+os.environ["PYTORCH_CUDA_ALLOC_CONF"] = ",".join(["backend:cudaMallocAsync"] + _opts)
+
+import torch  # noqa: E402
+
+N = 4 << 20  # floats per batch: 16 MiB
+
+
+def pipeline(batches, sums):
+    """Fills sums[b] with the sum of 2 * (b + 1) over N elements, for each
+    batch b, the fill on one stream and the doubling and sum on another.
+    Nothing here may wait on the host: the streams run side by side."""
+    # TODO 2: make the two streams; for each batch, allocate and fill x on
+    # the producer, double and sum it on the consumer into sums[b], and
+    # drop x. The consumer must not read x before the producer wrote it,
+    # and x's memory must not be handed out again while the consumer may
+    # still read it.
+    producer = torch.cuda.Stream()
+    consumer = torch.cuda.Stream()
+    default = torch.cuda.current_stream()
+    made = torch.cuda.Event()
+    made.record(default)        # sums was allocated and zeroed there
+    consumer.wait_event(made)
+    for b in range(batches):
+        filled = torch.cuda.Event()
+        read = torch.cuda.Event()
+        with torch.cuda.stream(producer):
+            x = torch.empty(N, dtype=torch.float32, device="cuda")
+            x.fill_(float(b + 1))
+            filled.record(producer)
+        with torch.cuda.stream(consumer):
+            consumer.wait_event(filled)
+            sums[b] = (x * 2).sum(dtype=torch.float64)
+            read.record(consumer)
+        # x is freed in the producer's order: put that order after the read.
+        del x
+        producer.wait_event(read)
+    done = torch.cuda.Event()
+    done.record(consumer)
+    default.wait_event(done)
+
+
+def release():
+    """The pipeline is over: print PyTorch's own peaks (what tensors held
+    at most, and what the allocator held at most), then give the pool's
+    memory back to the device, for the other processes on this GPU."""
+    # TODO 3: print the two peaks, PyTorch's high-water marks, in MiB, as
+    # "torch: peak allocated A MiB, peak reserved R MiB"; then hand back
+    # what the allocator holds and no tensor uses.
+    peak_alloc = torch.cuda.max_memory_allocated() >> 20
+    peak_res = torch.cuda.max_memory_reserved() >> 20
+    print(f"torch: peak allocated {peak_alloc} MiB, peak reserved {peak_res} MiB")
+    torch.cuda.empty_cache()
+    print(f"torch: reserved now {torch.cuda.memory_reserved() >> 20} MiB")
+
+
+def main():
+    batches = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    print("allocator backend:", torch.cuda.get_allocator_backend())
+    sums = torch.zeros(batches, dtype=torch.float64, device="cuda")
+    pipeline(batches, sums)
+    # What each sum should be, made on the GPU after the pipeline: a host
+    # wait in pipeline comes between allocations, and the record sees it.
+    want = torch.arange(1, batches + 1, dtype=torch.float64, device="cuda") * (2.0 * N)
+    ok = int((sums == want).sum().item())
+    print(f"sums: {ok} of {batches} correct")
+    del sums, want
+    release()
+
+
+if __name__ == "__main__":
+    main()
