@@ -245,6 +245,12 @@ type Stats struct {
 	// Programming Guide says such a launch fails; CUDA 13's runtime ran
 	// one on the stream's device.
 	LaunchesOffDevice uint64 `stat:"launches_off_device"`
+	// Version 20 too: cudaMemcpyAsync and cudaMemcpy2DAsync calls that
+	// went through on a stream of another device than the thread's current
+	// one, with stream-ordered memory on either side: the Programming
+	// Guide asks for the stream's device to be current for such a copy
+	// (cudaMemcpyPeerAsync, which names its devices, is exempt).
+	CopiesOffDevice uint64 `stat:"copies_off_device"`
 }
 
 const (

@@ -366,8 +366,8 @@ func TestRealLibraryMistakesOfAKind(t *testing.T) {
 // pool, whose device is the one it was asked of), blocks of the current
 // pools, and copies: between devices by cudaMemcpyPeerAsync and by
 // addresses, and one between two blocks of device 0, which is no peer copy;
-// the bytes on each device, and a kernel launched on device 1's stream
-// with device 0 current (record version 20).
+// the bytes on each device, and a kernel launched and a copy queued on
+// device 1's stream with device 0 current (record version 20).
 func TestRealLibraryTwoDevices(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
@@ -383,7 +383,7 @@ func TestRealLibraryTwoDevices(t *testing.T) {
 		"peer_copies": 3, "peer_copy_bytes": 4096 + 1024 + 256, "devices_used": 2,
 		"malloc_from_pool_calls": 2, "malloc_async_calls": 2, "leaked_allocs": 0, "exited": 1,
 		"device0_async_bytes": 4096 + 4096 + 8192, "device1_async_bytes": 4096,
-		"kernel_launches": 2, "launches_off_device": 1,
+		"kernel_launches": 2, "launches_off_device": 1, "copies_off_device": 1,
 	})
 }
 

@@ -120,6 +120,21 @@ void copiedBetween(const void* dst, const void* src, size_t n) {
     int a = deviceOf(dst), b = deviceOf(src);
     if (a >= 0 && b >= 0 && a != b) { rec->peer_copies++; rec->peer_copy_bytes += n; }
 }
+// offDeviceCopy counts an asynchronous copy on stream s, made (it went
+// through), with the thread's current device not the stream's, where
+// either side is stream-ordered memory: the Programming Guide's addendum
+// "cudaMemcpyAsync Current Context/Device Sensitivity" asks for the
+// stream's context to be current for such a copy (cudaMemcpyPeerAsync is
+// exempt: it names its devices). Driver 580 made one on two H200s
+// (review/blind8's weights pushed with device 1 current): counted, not
+// relied on.
+void offDeviceCopy(const void* dst, const void* src, cudaStream_t s) {
+    if (streamDevice(s) == curDev) return;
+    uintptr_t base = 0;
+    const Alloc* a = find((uintptr_t)dst, &base);
+    const Alloc* b = find((uintptr_t)src, &base);
+    if ((a != nullptr && a->async) || (b != nullptr && b->async)) rec->copies_off_device++;
+}
 }  // namespace
 
 HOOK(cudaError_t, cudaMalloc, (void** p, size_t n), (p, n), {
@@ -704,7 +719,7 @@ HOOK(cudaError_t, cudaMemset, (void* d, int v, size_t n), (d, v, n), {
 })
 HOOK(cudaError_t, cudaMemcpyAsync, (void* d, const void* src, size_t n, cudaMemcpyKind k, cudaStream_t s), (d, src, n, k, s), {
     copied("cudaMemcpyAsync", d, src, n, k, s, r == cudaSuccess);
-    if (r == cudaSuccess) copiedBetween(d, src, n);
+    if (r == cudaSuccess) { copiedBetween(d, src, n); offDeviceCopy(d, src, s); }
 })
 HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (d, v, n, s), {
     copied("cudaMemsetAsync", d, nullptr, n, cudaMemcpyDefault, s, r == cudaSuccess);
@@ -716,6 +731,7 @@ HOOK(cudaError_t, cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t s), (
 HOOK(cudaError_t, cudaMemcpy2DAsync, (void* d, size_t dp, const void* src, size_t sp, size_t w, size_t h, cudaMemcpyKind k, cudaStream_t s),
      (d, dp, src, sp, w, h, k, s), {
     copiedSpans("cudaMemcpy2DAsync", d, span2D(dp, w, h), src, span2D(sp, w, h), k, s, r == cudaSuccess);
+    if (r == cudaSuccess) offDeviceCopy(d, src, s);
 })
 HOOK(cudaError_t, cudaMemset2DAsync, (void* d, size_t dp, int v, size_t w, size_t h, cudaStream_t s), (d, dp, v, w, h, s), {
     copied("cudaMemset2DAsync", d, nullptr, span2D(dp, w, h), cudaMemcpyDefault, s, r == cudaSuccess);

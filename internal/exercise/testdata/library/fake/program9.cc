@@ -3,8 +3,8 @@
 // each device and set as its current pool, device 1 given access to
 // device 0's pool, blocks of device 0's pool allocated on device 1's
 // stream, blocks of device 1's current pool, copies between the two;
-// the bytes on each device and a launch on device 1's stream with device 0
-// current (record version 20).
+// the bytes on each device, a launch and a copy on device 1's stream with
+// device 0 current (record version 20).
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
@@ -41,6 +41,7 @@ int main() {
     static int kernelStub;
     cudaLaunchKernel(&kernelStub, dim3(1), dim3(1), nullptr, 0, s[1]);  // device 1's stream, device 0 current
     cudaLaunchKernel(&kernelStub, dim3(1), dim3(1), nullptr, 0, s[0]);  // its own device: not counted
+    cudaMemcpyAsync(a, b, 128, cudaMemcpyDefault, s[1]);              // device 1's stream, device 0 current: off device
     cudaMemcpy(d, c, 256, cudaMemcpyDefault);                         // a peer copy, synchronous
     cudaFreeAsync(a, s[1]);
     cudaFreeAsync(b, s[1]);
