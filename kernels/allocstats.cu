@@ -48,6 +48,8 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <linux/ioctl.h>
+#include <linux/userfaultfd.h>
 #include <stddef.h>
 #include <signal.h>
 #include <sys/prctl.h>

@@ -453,15 +453,27 @@ func TestLibraryFailsAPoolSet(t *testing.T) {
 // calls to the program's SIGSYS handler (syscall_dispatch.cu of the
 // corpus); and a handler of SIGTRAP and perf_event_open, with which a
 // program single-steps itself through the library (trap_step.cu).
+// And round 16's ways round the outside witness: userfaultfd (the system
+// call, and /dev/userfaultfd's USERFAULTFD_IOC_NEW by its low 32 bits),
+// ptrace and process_vm_writev/readv are refused (uffd_signal.cu,
+// ptrace_step.cu), and clone3 is answered ENOSYS (clone3_cgroup.cu),
+// while a thread (glibc tries clone3 first) and a forked child still
+// start, and another ioctl goes through.
 func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	lib := buildStub(t, "seccomp.c")
 	_, out := lib.run(t, "LESSONS_STATS_NOEXEC=1", rseqOff)
 	if want := "seccomp -1 EPERM, prctl -1 EPERM, execve -1 EPERM, pipe 0, dumpable 1, dispatch -1 EPERM, trap -1 EPERM, trap asked 0, perf -1 EPERM"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
+	if want := "userfaultfd -1 EPERM, ioctl new -1 EPERM, high -1 EPERM, tcgets -1 EBADF, ptrace -1 EPERM, writev -1 EPERM, readv -1 EPERM, clone3 -1 ENOSYS, thread ok, fork 7"; !strings.Contains(out, want) {
+		t.Errorf("judged: %q, want %q", out, want)
+	}
 	_, out = lib.run(t)
 	if !strings.HasPrefix(out, "seccomp 0") || !strings.Contains(out, "dispatch 0") || !strings.Contains(out, "trap 0") || !strings.Contains(out, "perf -1 other") {
 		t.Errorf("not judged: %q, want the program's own filter installed", out)
+	}
+	if want := "ioctl new -1 EBADF, high -1 EBADF, tcgets -1 EBADF, ptrace -1 ESRCH, writev 0 , readv 0 , clone3 -1 EINVAL, thread ok, fork 7"; !strings.Contains(out, want) {
+		t.Errorf("not judged: %q, want %q", out, want)
 	}
 }
 

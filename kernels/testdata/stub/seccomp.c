@@ -5,8 +5,22 @@
 // stays allowed) nor open a perf event (a null one: EFAULT where not
 // judged), and may not exec (a path that is not there:
 // refused, not missing); other calls (a pipe, a prctl of another kind) go
-// through.
+// through. Round 16's ways round the witness are refused too: userfaultfd
+// (the system call, and the ioctl USERFAULTFD_IOC_NEW of /dev/userfaultfd,
+// by its low 32 bits whatever the high ones hold: on no descriptor, EBADF
+// where not judged), ptrace (a peek at a process not traced: ESRCH where
+// not judged), process_vm_writev and process_vm_readv (of nothing, in the
+// process itself: 0 where not judged) with EPERM, and clone3 with ENOSYS
+// (a size of 0: EINVAL where not judged); a thread (glibc tries clone3 and
+// falls back to clone) and a forked child still start.
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <string.h>
 #include <stddef.h>
@@ -17,6 +31,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 int cudaFree(void*);
+static const char* why(long r, int e) { return r == 0 ? "" : e == EPERM ? "EPERM" : e == ENOSYS ? "ENOSYS" : e == EBADF ? "EBADF" : e == ESRCH ? "ESRCH" : e == EINVAL ? "EINVAL" : "other"; }
+static void* thread(void* arg) { return arg; }
 int main() {
   struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
   struct sock_fprog prog = {1, f};
@@ -44,6 +60,35 @@ int main() {
   printf("seccomp %ld %s, prctl %ld %s, execve %ld %s, pipe %ld, dumpable %ld, dispatch %ld %s, trap %ld %s, trap asked %ld, perf %ld %s\n", a,
          ea == EPERM ? "EPERM" : "other", b, eb == EPERM ? "EPERM" : "other", c, ec == EPERM ? "EPERM" : "other", d, e, g,
          g == 0 ? "" : eg == EPERM ? "EPERM" : "other", h, h == 0 ? "" : eh == EPERM ? "EPERM" : "other", q, p, ep == EPERM ? "EPERM" : "other");
+  errno = 0;
+  long u = syscall(SYS_userfaultfd, 1 /* UFFD_USER_MODE_ONLY */ | O_CLOEXEC);
+  int eu = errno;
+  if (u >= 0) close((int)u), u = 0;
+  long un = syscall(SYS_ioctl, -1, 0xAA00UL);
+  int eun = errno;
+  long unh = syscall(SYS_ioctl, -1, 0x10000AA00UL);
+  int eunh = errno;
+  long other = syscall(SYS_ioctl, -1, 0x5401UL /* TCGETS */);
+  int eother = errno;
+  long t = ptrace(PTRACE_PEEKDATA, 1, NULL, NULL);
+  int et = errno;
+  long w = process_vm_writev(getpid(), NULL, 0, NULL, 0, 0);
+  int ew = errno;
+  long r = process_vm_readv(getpid(), NULL, 0, NULL, 0, 0);
+  int er = errno;
+  long c3 = syscall(435 /* clone3 */, NULL, 0);
+  int ec3 = errno;
+  pthread_t th;
+  void* back = NULL;
+  int tc = pthread_create(&th, NULL, thread, (void*)"thread");
+  if (tc == 0) pthread_join(th, &back);
+  pid_t child = fork();
+  if (child == 0) _exit(7);
+  int st = 0;
+  if (child > 0) waitpid(child, &st, 0);
+  printf("userfaultfd %ld %s, ioctl new %ld %s, high %ld %s, tcgets %ld %s, ptrace %ld %s, writev %ld %s, readv %ld %s, clone3 %ld %s, thread %s, fork %d\n",
+         u, why(u, eu), un, why(un, eun), unh, why(unh, eunh), other, why(other, eother), t, why(t, et), w, why(w, ew), r, why(r, er), c3, why(c3, ec3),
+         tc == 0 && back != NULL ? "ok" : "failed", child > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
   cudaFree(NULL);
   return 0;
 }
