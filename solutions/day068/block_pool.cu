@@ -493,9 +493,9 @@ int main(int argc, char** argv) {
     // out. A pool that keeps events for the blocks it hands out, or lends
     // them from a spare list, holds some events now that no given-back
     // block does (review/blind15, issue 36).
-    int kept = 0;
-    for (size_t c : classes) kept += pool.allocate(c) != nullptr;
-    printf("pool destroyed with %d of %d classes' blocks still handed out\n", kept, nc);
+    int outAtEnd = 0;
+    for (size_t c : classes) outAtEnd += pool.allocate(c) != nullptr;
+    printf("pool destroyed with %d of %d classes' blocks still handed out\n", outAtEnd, nc);
     pool.destroy();
     CHECK(cudaFreeHost(seen));
     for (cudaStream_t st : s) CHECK(cudaStreamDestroy(st));
