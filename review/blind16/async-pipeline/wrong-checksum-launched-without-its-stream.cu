@@ -1,7 +1,7 @@
 // kind: wrong (a race and the record: checksum runs on the legacy default stream, which the non-blocking streams do not wait for and which does not wait for them: it may sum the slice before scale has written it, and write the partial sums after they were copied back or freed; checksums wrong on some runs, an unordered use every run)
 // mistake: the checksum launch leaves out the launch's stream argument (<<<BLOCKS, THREADS>>>), as a kernel with no shared memory 'needs no more'
 // why it is wrong: without a stream a kernel goes to the default stream; the iteration's streams were made non-blocking, so nothing orders checksum after scale or before the copy back and the frees
-// source: own
+// source: openvdb/fvdb-core#587 (kernel launches that left out the caller's stream and ran on stream 0)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

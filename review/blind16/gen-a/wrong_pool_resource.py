@@ -3,7 +3,7 @@ WRONG = [
  "kind: wrong (the record and sums by chance: phase 1's first round leaves stream 0's and stream 1's blocks side by side; joined, the block is tagged with the stream that freed last, and the other stream later takes a part freed in the first stream's order with no wait (an unordered use every run, wrong sums when the GPU's timing falls badly); chunk counts right)",
  "mistake: deallocate joins a freed block with any free neighbour in its chunk, 'free is free', and tags the joined block with the stream of the free just made",
  "why it is wrong: a neighbour freed on another stream is free only in that stream's order; the joined block claims all of it is free in the new stream's order, so a stream that takes it as its own skips the wait for the first stream's work",
- "source: own (the course hint: when must two free neighbours stay apart)",
+ "source: rapidsai/rmm#2489 (blocks merged into another stream's list keyed by an event that does not cover the donor stream's work; a third stream then steals one without the wait)",
 ], [("        if (next != fl.end() && next->second.tag == s) {", "        if (next != fl.end()) {"),
     ("            if (prev->first + prev->second.bytes == off && prev->second.tag == s) {\n                prev->second.bytes += size;", "            if (prev->first + prev->second.bytes == off) {\n                prev->second.bytes += size;\n                prev->second.tag = s;")]),
 ("large-request-given-a-chunk-of-chunk-bytes", [

@@ -23,6 +23,6 @@ WRONG = [
  "kind: wrong (default output and the record: each wait takes the pair's previous record (the round before, or none at the first hand), never this round's put: '0 of 6 rounds: B reused the block A freed', 'pool reserved at most 64 MiB'; with LATE 1 B's add may read the word before A's copy lands: some rounds summed wrong)",
  "mistake: hand queues to's wait on the event first and records it on from after, 'set up the wait, then fire it'",
  "why it is wrong: cudaStreamWaitEvent waits for the record the event holds when the wait is queued; a record made later is not waited for, so to is not ordered after what from queued this round",
- "source: own",
+ "source: eyalroz/cuda-api-wrappers#226 (a wait or query uses the most recently captured state at the time of the call; an event never recorded counts as done)",
 ], [("    if (keep(cudaEventRecord(ev, from))) keep(cudaStreamWaitEvent(to, ev, 0));", "    if (keep(cudaStreamWaitEvent(to, ev, 0))) keep(cudaEventRecord(ev, from));")]),
 ]

@@ -15,13 +15,13 @@ WRONG = [
  "kind: wrong (default output: grow(1 MiB) already fails: cuMemSetAccess is asked for addresses with nothing mapped yet and the driver refuses it: 'grow to 1048576 bytes failed')",
  "mistake: grow opens the new addresses for reads and writes first and maps the chunk after, 'set the rights, then put the memory there'",
  "why it is wrong: access rights belong to a mapping; cuMemSetAccess on a range with no memory mapped behind it is an error, so the rights must be set after cuMemMap",
- "source: own",
+ "source: ROCm/rocm-systems#10778 (access set on a reserved range before it was mapped, refused by the runtime)",
 ], [("        if (cuMemMap(base_ + mapped_, want - mapped_, 0, h, 0) != CUDA_SUCCESS) {\n            cuMemRelease(h);\n            return false;\n        }\n        if (cuMemSetAccess(base_ + mapped_, want - mapped_, &access_, 1) != CUDA_SUCCESS) {\n            cuMemUnmap(base_ + mapped_, want - mapped_);\n            cuMemRelease(h);\n            return false;\n        }",
      "        if (cuMemSetAccess(base_ + mapped_, want - mapped_, &access_, 1) != CUDA_SUCCESS) {\n            cuMemRelease(h);\n            return false;\n        }\n        if (cuMemMap(base_ + mapped_, want - mapped_, 0, h, 0) != CUDA_SUCCESS) {\n            cuMemRelease(h);\n            return false;\n        }")]),
 ("release-keeps-the-handles", [
  "kind: wrong (the record only: release unmaps every chunk and frees the range but never releases a handle; the physical memory (100 MiB by default) stays allocated until the process ends; 'release: ok' and 'every reservation given back: yes' print right)",
  "mistake: release unmaps and frees the addresses only, taking the unmap for the step that gives the memory back",
  "why it is wrong: cuMemUnmap only takes the memory out of the address range; the allocation made by cuMemCreate lives until its handle is released with cuMemRelease",
- "source: own",
+ "source: NVIDIA/cuda-python#2882 (a VMM resource that unmapped and freed its ranges but never released the cuMemCreate handle)",
 ], [("            ok = cuMemRelease(c.handle) == CUDA_SUCCESS && ok;\n", "")]),
 ]

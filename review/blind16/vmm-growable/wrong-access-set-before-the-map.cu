@@ -1,7 +1,7 @@
 // kind: wrong (default output: grow(1 MiB) already fails: cuMemSetAccess is asked for addresses with nothing mapped yet and the driver refuses it: 'grow to 1048576 bytes failed')
 // mistake: grow opens the new addresses for reads and writes first and maps the chunk after, 'set the rights, then put the memory there'
 // why it is wrong: access rights belong to a mapping; cuMemSetAccess on a range with no memory mapped behind it is an error, so the rights must be set after cuMemMap
-// source: own
+// source: ROCm/rocm-systems#10778 (access set on a reserved range before it was mapped, refused by the runtime)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;

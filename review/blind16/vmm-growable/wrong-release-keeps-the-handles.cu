@@ -1,7 +1,7 @@
 // kind: wrong (the record only: release unmaps every chunk and frees the range but never releases a handle; the physical memory (100 MiB by default) stays allocated until the process ends; 'release: ok' and 'every reservation given back: yes' print right)
 // mistake: release unmaps and frees the addresses only, taking the unmap for the step that gives the memory back
 // why it is wrong: cuMemUnmap only takes the memory out of the address range; the allocation made by cuMemCreate lives until its handle is released with cuMemRelease
-// source: own
+// source: NVIDIA/cuda-python#2882 (a VMM resource that unmapped and freed its ranges but never released the cuMemCreate handle)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
