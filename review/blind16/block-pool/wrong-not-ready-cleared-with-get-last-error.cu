@@ -1,4 +1,4 @@
-// kind: wrong (default output, part 3d: 'a launch that failed before allocate() is still the last error after it: no, allocate() took it away')
+// kind: wrong (default output, part 3d, when a pending block of the smallest class is still busy at that request (likely: part 3c's held kernels run 2 ms past their gate): 'a launch that failed before allocate() is still the last error after it: no, allocate() took it away')
 // mistake: after an event query that says not ready, allocate calls cudaGetLastError() 'to clear the not-ready error', taking away the caller's own failed launch's error
 // why it is wrong: cudaErrorNotReady from cudaEventQuery is not kept as the last error; cudaGetLastError resets whatever earlier error the caller has not yet checked, so the caller's failure disappears
 // source: pytorch/pytorch#18584 (a caching allocator that clears the error after a not-ready event query; here the clearing call takes the caller's error too), NVIDIA/thrust#1020
