@@ -1,10 +1,4 @@
 WRONG = [
-("drain-waits-for-the-last-iterations-stream", [
- "kind: wrong (a race: drain waits only for the stream of the last iteration; main may read the other streams' results before their copies back land: results and checksums wrong on runs where another stream is behind; the record shows host reads of unfinished copies)",
- "mistake: drain synchronises only streams_[count_ - 1], reasoning that the last iteration queued is the last to finish",
- "why it is wrong: the streams are non-blocking and independent; nothing orders the other streams' work before the last stream's, so an earlier iteration on another stream can still be copying when drain returns",
- "source: own",
-], [("    for (int i = 0; i < count_; i++) CHECK(cudaStreamSynchronize(streams_[i]));", "    CHECK(cudaStreamSynchronize(streams_[count_ - 1]));")]),
 ("output-copied-to-the-first-slice", [
  "kind: wrong (default output: every iteration's scaled values land at the start of the output, the last to finish winning; only one slice (at most) right: '1 of 12 results right' or fewer, the checksums right)",
  "mistake: the copy back of the scaled values goes to out_ (the output's start) instead of out_ + off, the input's copy in having been written with the offset",
@@ -19,10 +13,16 @@ WRONG = [
 ], [("    CHECK(cudaHostAlloc(reinterpret_cast<void**>(&in_), total * sizeof(float), cudaHostAllocPortable));\n    CHECK(cudaHostAlloc(reinterpret_cast<void**>(&out_), total * sizeof(float), cudaHostAllocPortable));\n    CHECK(cudaHostAlloc(reinterpret_cast<void**>(&sums_), (size_t)iterations * BLOCKS * sizeof(long long), cudaHostAllocPortable));",
      "    CHECK(cudaMallocManaged(reinterpret_cast<void**>(&in_), total * sizeof(float)));\n    CHECK(cudaMallocManaged(reinterpret_cast<void**>(&out_), total * sizeof(float)));\n    CHECK(cudaMallocManaged(reinterpret_cast<void**>(&sums_), (size_t)iterations * BLOCKS * sizeof(long long)));"),
     ("    cudaFreeHost(in_);\n    cudaFreeHost(out_);\n    cudaFreeHost(sums_);", "    cudaFree(in_);\n    cudaFree(out_);\n    cudaFree(sums_);")]),
-("checksum-launched-without-its-stream", [
- "kind: wrong (a race and the record: checksum runs on the legacy default stream, which the non-blocking streams do not wait for and which does not wait for them: it may sum the slice before scale has written it, and write the partial sums after they were copied back or freed; checksums wrong on some runs, an unordered use every run)",
- "mistake: the checksum launch leaves out the launch's stream argument (<<<BLOCKS, THREADS>>>), as a kernel with no shared memory 'needs no more'",
- "why it is wrong: without a stream a kernel goes to the default stream; the iteration's streams were made non-blocking, so nothing orders checksum after scale or before the copy back and the frees",
- "source: openvdb/fvdb-core#587 (kernel launches that left out the caller's stream and ran on stream 0)",
-], [("    checksum<<<BLOCKS, THREADS, 0, s>>>(d, n, part);", "    checksum<<<BLOCKS, THREADS>>>(d, n, part);")]),
+("iteration-stream-chosen-by-offset", [
+ "kind: wrong (default output and time: with n = 2^20 every offset is a multiple of the stream count, so every iteration runs on the first stream: results right, but the streams never overlap (one stream does all the work in turn); a check on overlap or time shows it)",
+ "mistake: submit picks its stream as streams_[off % count_], the slice's offset, where the iteration's number it was meant",
+ "why it is wrong: the offset is it times n, a multiple of the stream count here, so the spread over every stream the exercise asks for collapses onto one stream",
+ "source: own",
+], [("    cudaStream_t s = streams_[it % count_];", "    cudaStream_t s = streams_[off % count_];")]),
+("sums-copied-to-the-slice-offset", [
+ "kind: wrong (default output: iteration 1's partial sums are copied to sums_ + 2^20 long longs, 8 MiB past a buffer of 6 KiB: the copy is refused or faults (the program stops, or host memory is overwritten); only iteration 0's sums land where they belong)",
+ "mistake: the copy back of the partial sums goes to sums_ + off, the slice's offset in floats, instead of sums_ + it * BLOCKS",
+ "why it is wrong: the sums are BLOCKS long longs an iteration; the slice's offset counts floats of the input and is far past the end of the sums buffer",
+ "source: own",
+], [("cudaMemcpyAsync(sums_ + (size_t)it * BLOCKS, part,", "cudaMemcpyAsync(sums_ + off, part,")]),
 ]

@@ -1,6 +1,6 @@
-// kind: wrong (race and the record: the work streams wait for a record made before generate is queued, so square may read the values before they are written (or read a fresh pool block's old contents): wrong sums on some runs, an unordered use every run)
-// mistake: stage_load records loaded right after the allocation, before the generate launch, 'the buffer is ready once allocated'
-// why it is wrong: an event captures the work queued on its stream before the record; recorded before generate, it tells the work streams only that the allocation happened, not that the values are written
+// kind: wrong (the record every run (a use after free in reduce_'s own order) and sums by chance: each half's squares are freed before the sum that reads them is queued; the pool may hand the block to the next chunk's square on a work stream, which overwrites it while sum reads)
+// mistake: stage_reduce queues each half's free right before that half's sum, 'the buffer goes once the last stage that needs it is reached'
+// why it is wrong: a stream-ordered free takes effect in the stream's order at the point it is queued; the sum queued after it reads memory already given back to the pool
 // source: own
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
@@ -124,9 +124,9 @@ int Pipeline::start() {
 int Pipeline::stage_load(Chunk& ch) {
     const int k = ch.index % SETS;
     CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.values), (size_t)ch.n * sizeof(float), load_));
-    CHECK(cudaEventRecord(loaded_[k], load_));
     generate<<<BLOCKS, THREADS, 0, load_>>>(ch.values, ch.n, ch.index);
     CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(loaded_[k], load_));
     return 0;
 }
 
@@ -156,9 +156,9 @@ int Pipeline::stage_reduce(Chunk& ch) {
     CHECK(cudaFreeAsync(ch.values, reduce_));
     CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.partial), HALVES * BLOCKS * sizeof(float), reduce_));
     for (int h = 0; h < HALVES; h++) {
+        CHECK(cudaFreeAsync(ch.squares[h], reduce_));
         sum<<<BLOCKS, THREADS, 0, reduce_>>>(ch.squares[h], m, ch.partial + h * BLOCKS);
         CHECK(cudaGetLastError());
-        CHECK(cudaFreeAsync(ch.squares[h], reduce_));
     }
     CHECK(cudaEventRecord(reduced_[k], reduce_));
     return 0;

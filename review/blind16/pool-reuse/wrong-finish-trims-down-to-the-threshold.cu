@@ -1,7 +1,7 @@
-// kind: wrong (default output: entering narrow: 'reserved 128 MiB' (the wide phase's memory still held), and its report 'reserved high 128 MiB' (32 wanted): the marks are restarted while the pool still holds the wide phase's memory; the excess goes back only at the narrow phase's first synchronisation)
-// mistake: enter_phase lowers the threshold and restarts the marks but does not trim, taking the new threshold to give the excess back by itself
-// why it is wrong: a release threshold acts only at the next synchronisation, not at once; the contract wants what the pool holds beyond the peak back now, before the first round, and a high-water mark restarted while the old memory is held starts from it
-// source: own (the lesson's point that the threshold acts at synchronisations, the trim at once)
+// kind: wrong (default output: 'after the trim: reserved 32 MiB' (0 wanted): the pool trims only down to the narrow phase's threshold, which it already held)
+// mistake: finish trims the pool to its release threshold, 'what it is allowed to keep', and leaves the threshold as it is
+// why it is wrong: at the end the pool must give back everything it keeps; cudaMemPoolTrimTo keeps up to the bytes it is given, and the threshold still lets the pool keep that much at later synchronisations
+// source: own
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.
@@ -114,6 +114,7 @@ static int measure_peak(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, uin
 // marks must count this phase alone.
 static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
     CHECK(put(pool, cudaMemPoolAttrReleaseThreshold, peak));
+    CHECK(cudaMemPoolTrimTo(pool, 0));
     CHECK(restart(pool));
     return 0;
 }
@@ -133,8 +134,7 @@ static int report(cudaMemPool_t pool, const char* name) {
 
 // TODO 7: the work is done: the pool gives back everything it keeps.
 static int finish(cudaMemPool_t pool) {
-    CHECK(put(pool, cudaMemPoolAttrReleaseThreshold, 0));
-    CHECK(cudaMemPoolTrimTo(pool, 0));
+    CHECK(cudaMemPoolTrimTo(pool, attr(pool, cudaMemPoolAttrReleaseThreshold)));
     return 0;
 }
 

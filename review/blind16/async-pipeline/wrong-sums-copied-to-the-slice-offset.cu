@@ -1,7 +1,7 @@
-// kind: wrong (a race and the record: checksum runs on the legacy default stream, which the non-blocking streams do not wait for and which does not wait for them: it may sum the slice before scale has written it, and write the partial sums after they were copied back or freed; checksums wrong on some runs, an unordered use every run)
-// mistake: the checksum launch leaves out the launch's stream argument (<<<BLOCKS, THREADS>>>), as a kernel with no shared memory 'needs no more'
-// why it is wrong: without a stream a kernel goes to the default stream; the iteration's streams were made non-blocking, so nothing orders checksum after scale or before the copy back and the frees
-// source: openvdb/fvdb-core#587 (kernel launches that left out the caller's stream and ran on stream 0)
+// kind: wrong (default output: iteration 1's partial sums are copied to sums_ + 2^20 long longs, 8 MiB past a buffer of 6 KiB: the copy is refused or faults (the program stops, or host memory is overwritten); only iteration 0's sums land where they belong)
+// mistake: the copy back of the partial sums goes to sums_ + off, the slice's offset in floats, instead of sums_ + it * BLOCKS
+// why it is wrong: the sums are BLOCKS long longs an iteration; the slice's offset counts floats of the input and is far past the end of the sums buffer
+// source: own
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and
@@ -114,9 +114,9 @@ void Pipeline::submit(int it, size_t off, int n) {
     CHECK(cudaMallocAsync(reinterpret_cast<void**>(&part), BLOCKS * sizeof(long long), s));
     CHECK(cudaMemcpyAsync(d, in_ + off, (size_t)n * sizeof(float), cudaMemcpyHostToDevice, s));
     scale<<<BLOCKS, THREADS, 0, s>>>(d, d, n, 2.0f);
-    checksum<<<BLOCKS, THREADS>>>(d, n, part);
+    checksum<<<BLOCKS, THREADS, 0, s>>>(d, n, part);
     CHECK(cudaMemcpyAsync(out_ + off, d, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost, s));
-    CHECK(cudaMemcpyAsync(sums_ + (size_t)it * BLOCKS, part, BLOCKS * sizeof(long long), cudaMemcpyDeviceToHost, s));
+    CHECK(cudaMemcpyAsync(sums_ + off, part, BLOCKS * sizeof(long long), cudaMemcpyDeviceToHost, s));
     CHECK(cudaFreeAsync(d, s));
     CHECK(cudaFreeAsync(part, s));
 }

@@ -1,7 +1,7 @@
-// kind: wrong (default output and the record: each wait takes the pair's previous record (the round before, or none at the first hand), never this round's put: '0 of 6 rounds: B reused the block A freed', 'pool reserved at most 64 MiB'; with LATE 1 B's add may read the word before A's copy lands: some rounds summed wrong)
-// mistake: hand queues to's wait on the event first and records it on from after, 'set up the wait, then fire it'
-// why it is wrong: cudaStreamWaitEvent waits for the record the event holds when the wait is queued; a record made later is not waited for, so to is not ordered after what from queued this round
-// source: eyalroz/cuda-api-wrappers#226 (a wait or query uses the most recently captured state at the time of the call; an event never recorded counts as done)
+// kind: wrong (default output: 'pool: opportunistic 1, internal dependencies 0'; the rounds and sums right, the hands order B after A anyway)
+// mistake: the constructor turns off internal dependencies only, taking opportunistic reuse for the policy that lets the driver insert waits
+// why it is wrong: with opportunistic reuse on, a block freed on A whose free has completed may go to B with no event of the program's; the strict pool must turn both policies off
+// source: own
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A
@@ -91,7 +91,6 @@ StrictPool::StrictPool(int device) {
         return;
     }
     int off = 0;
-    keep(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowOpportunistic, &off));
     keep(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowInternalDependencies, &off));
 }
 
@@ -135,7 +134,7 @@ void StrictPool::hand(cudaStream_t from, cudaStream_t to) {
     if (ev == nullptr) return;
     // The record first, then the wait: the wait takes the record made
     // before it is queued, which follows everything from has queued.
-    if (keep(cudaStreamWaitEvent(to, ev, 0))) keep(cudaEventRecord(ev, from));
+    if (keep(cudaEventRecord(ev, from))) keep(cudaStreamWaitEvent(to, ev, 0));
 }
 
 int StrictPool::policy(cudaMemPoolAttr attr) {

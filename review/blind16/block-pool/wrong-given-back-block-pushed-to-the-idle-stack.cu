@@ -1,7 +1,7 @@
-// kind: wrong (default output: 'double free refused: no' in part 2, and part 3's double free on the idle fourth stream accepted: the block's event is recorded again there, completes at once, and the block is handed out while its kernel runs)
-// mistake: deallocate refuses only a block that is idle ('already free'), so a block given back and still pending is accepted a second time: its event is recorded again on the new stream and it is pushed on the pending list twice
-// why it is wrong: a block given back but not yet reaped is not handed out either; the second record replaces the wait for the first stream's work with the new stream's (a double free becomes an early reuse), and the twice-listed block can be handed to two requests
-// source: own (the contract 'already given back, done or not')
+// kind: wrong (default output and the record: a block given back is handed out at once while its kernel still runs: part 3's early request gets 'a block', part 3b/3c count blocks 'in use', and the last line names a request whose words were overwritten)
+// mistake: deallocate records the block's event but then puts the block straight on its class's idle stack, 'the event will keep it safe', instead of on the pending list
+// why it is wrong: an event only tells when the work is done if somebody asks it; allocate pops idle blocks without a query, so the record protects nothing and the block goes to the next request while the stream's work may still use it
+// source: own
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once
@@ -125,14 +125,14 @@ bool BlockPool::deallocate(void* block, cudaStream_t stream) {
     auto it = index_.find((uintptr_t)block);
     if (it == index_.end()) return false;
     Block& b = blocks_[it->second];
-    if (b.state == Idle) return false;
+    if (b.state != Out) return false;
     if (b.ev == nullptr && cudaEventCreateWithFlags(&b.ev, cudaEventDisableTiming) != cudaSuccess) {
         b.ev = nullptr;
         return false;
     }
     if (cudaEventRecord(b.ev, stream) != cudaSuccess) return false;
-    b.state = Pending;
-    pending_[b.cls].push_back(it->second);
+    b.state = Idle;
+    idle_[b.cls].push_back(it->second);
     return true;
 }
 

@@ -1,6 +1,6 @@
-// kind: wrong (the record only: the second set's four events (loaded, two squared, reduced) are never destroyed; the output right)
-// mistake: finish destroys the events of set 0 only, written before the events were doubled into two sets and not changed after
-// why it is wrong: start made SETS sets; each event made must be destroyed, or the pipeline leaks four events a run
+// kind: wrong (default output and the record: half 1 reads from values + 4 * n / 2 floats, past the end of the chunk's n values: out-of-bounds reads and wrong half-1 sums, or an illegal address)
+// mistake: stage_work advances the values' pointer by half * m * sizeof(float), a byte count, on a float pointer
+// why it is wrong: pointer arithmetic on a float* already counts floats; multiplying by sizeof(float) moves four times too far
 // source: own
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
@@ -140,7 +140,7 @@ int Pipeline::stage_work(Chunk& ch, int half) {
     cudaStream_t s = work_[half];
     CHECK(cudaStreamWaitEvent(s, loaded_[k], 0));
     CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.squares[half]), (size_t)m * sizeof(float), s));
-    square<<<BLOCKS, THREADS, 0, s>>>(ch.values + (size_t)half * m, ch.squares[half], m);
+    square<<<BLOCKS, THREADS, 0, s>>>(ch.values + (size_t)half * m * sizeof(float), ch.squares[half], m);
     CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(squared_[k][half], s));
     return 0;
@@ -178,7 +178,7 @@ int Pipeline::stage_copy(Chunk& ch) {
 // TODO 8: destroy the pipeline's events. main calls finish after its
 // waits at the end; it needs no wait of its own.
 int Pipeline::finish() {
-    for (int k = 0; k < 1; k++) {
+    for (int k = 0; k < SETS; k++) {
         CHECK(cudaEventDestroy(loaded_[k]));
         for (int h = 0; h < HALVES; h++) CHECK(cudaEventDestroy(squared_[k][h]));
         CHECK(cudaEventDestroy(reduced_[k]));

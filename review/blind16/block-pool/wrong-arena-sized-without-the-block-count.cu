@@ -1,6 +1,6 @@
-// kind: wrong (default output, part 1: 'allocate(1000) with its class all handed out and larger ones free: a block'; later the 3000-byte class is one short for a while)
-// mistake: when the smallest fitting class has no done block, allocate moves on to the next larger class ('a larger block holds the request too')
-// why it is wrong: the contract says nullptr when that class has no such block now; taking a larger class's block leaves that class short for its own requests and wastes the difference
+// kind: wrong (default output or the record: the cudaMalloc holds one block of each class (14336 bytes for the default classes) while the layout places 8 of each: from the 3000-byte class on, blocks lie past the allocation; the clears and kernels on them either fail (the program stops at part 1) or write past it (out-of-bounds writes in the record))
+// mistake: init sums each class's rounded size once, leaving out the number of blocks, where the arena needs blocks blocks of every class
+// why it is wrong: the layout gives each class `blocks` blocks one after another; an arena sized for one block a class ends long before the last blocks, which are then memory the pool does not own
 // source: own
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
@@ -80,7 +80,7 @@ static size_t roundUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 cudaError_t BlockPool::init(const std::vector<size_t>& classBytes, size_t blocks) {
     classes_ = classBytes;
     size_t total = 0;
-    for (size_t c : classes_) total += roundUp(c) * blocks;
+    for (size_t c : classes_) total += roundUp(c);
     cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&arena_), total);
     if (err != cudaSuccess) return err;
     idle_.assign(classes_.size(), {});
@@ -114,7 +114,7 @@ void* BlockPool::allocate(size_t bytes) {
             i++;
         }
     }
-    if (idle_[c].empty()) return c + 1 < classes_.size() ? allocate(classes_[c + 1]) : nullptr;
+    if (idle_[c].empty()) return nullptr;
     const int id = idle_[c].back();
     idle_[c].pop_back();
     blocks_[id].state = Out;

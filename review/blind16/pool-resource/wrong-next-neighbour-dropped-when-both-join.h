@@ -1,6 +1,6 @@
-// kind: wrong (default output, phase 4: the 20 MiB request gets a 16 MiB chunk; its block runs 4 MiB past the chunk: 'blocks: ... 1 not inside one chunk', and the use writes into whatever lies after it in the upstream's region; on the default run nothing lies there yet, so the sums may still be right)
-// mistake: a new chunk is always chunk_ bytes, 'the pool's chunk size', where a request larger than a chunk needs a chunk of its own size
-// why it is wrong: the contract says chunk bytes each, or a request's own size when that is larger; a block larger than its chunk spills past the memory the upstream gave
+// kind: wrong (default output, phase 2: the free next neighbour is taken off the list but its bytes are not added, so memory is lost at every join with it: '2. four 4 MiB blocks given back out of order, then 16 MiB: 2 chunk(s) taken' (1 wanted), and more chunks later)
+// mistake: deallocate erases the free block after p from its chunk's map without adding its size to the block being freed
+// why it is wrong: joining means the freed block grows by its neighbour; erasing the neighbour without growing loses its bytes for good, so free memory shrinks and the pool asks its upstream for chunks it should not need
 // source: own
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
@@ -78,7 +78,7 @@ public:
             return cut(otherChunk, otherOff, n);
         }
         // Nothing fits: a new chunk, of chunk_ bytes or the request's own.
-        const size_t size = round256(chunk_);
+        const size_t size = std::max(round256(chunk_), n);
         char* base = static_cast<char*>(upstream_.allocate(stream, size));
         chunks_.push_back(Chunk{base, size, {}});
         const int c = (int)chunks_.size() - 1;
@@ -109,7 +109,6 @@ public:
         // block made of two streams' frees would be free in neither's.
         auto next = fl.find(off + size);
         if (next != fl.end() && next->second.tag == s) {
-            size += next->second.bytes;
             fl.erase(next);
         }
         auto after = fl.lower_bound(off);

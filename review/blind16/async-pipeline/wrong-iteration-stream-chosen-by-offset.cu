@@ -1,6 +1,6 @@
-// kind: wrong (a race: drain waits only for the stream of the last iteration; main may read the other streams' results before their copies back land: results and checksums wrong on runs where another stream is behind; the record shows host reads of unfinished copies)
-// mistake: drain synchronises only streams_[count_ - 1], reasoning that the last iteration queued is the last to finish
-// why it is wrong: the streams are non-blocking and independent; nothing orders the other streams' work before the last stream's, so an earlier iteration on another stream can still be copying when drain returns
+// kind: wrong (default output and time: with n = 2^20 every offset is a multiple of the stream count, so every iteration runs on the first stream: results right, but the streams never overlap (one stream does all the work in turn); a check on overlap or time shows it)
+// mistake: submit picks its stream as streams_[off % count_], the slice's offset, where the iteration's number it was meant
+// why it is wrong: the offset is it times n, a multiple of the stream count here, so the spread over every stream the exercise asks for collapses onto one stream
 // source: own
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
@@ -107,7 +107,7 @@ Pipeline::Pipeline(const cudaStream_t* streams, int count, size_t total, int ite
 // reads and writes each value at the same index), so one block holds the
 // slice from the copy in to the copy back; the partial sums a second.
 void Pipeline::submit(int it, size_t off, int n) {
-    cudaStream_t s = streams_[it % count_];
+    cudaStream_t s = streams_[off % count_];
     float* d = nullptr;
     long long* part = nullptr;
     CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d), (size_t)n * sizeof(float), s));
@@ -122,7 +122,7 @@ void Pipeline::submit(int it, size_t off, int n) {
 }
 
 void Pipeline::drain() {
-    CHECK(cudaStreamSynchronize(streams_[count_ - 1]));
+    for (int i = 0; i < count_; i++) CHECK(cudaStreamSynchronize(streams_[i]));
 }
 
 Pipeline::~Pipeline() {

@@ -1,7 +1,7 @@
-// kind: wrong (the record and sums by chance: phase 1's first round leaves stream 0's and stream 1's blocks side by side; joined, the block is tagged with the stream that freed last, and the other stream later takes a part freed in the first stream's order with no wait (an unordered use every run, wrong sums when the GPU's timing falls badly); chunk counts right)
-// mistake: deallocate joins a freed block with any free neighbour in its chunk, 'free is free', and tags the joined block with the stream of the free just made
-// why it is wrong: a neighbour freed on another stream is free only in that stream's order; the joined block claims all of it is free in the new stream's order, so a stream that takes it as its own skips the wait for the first stream's work
-// source: rapidsai/rmm#2489 (blocks merged into another stream's list keyed by an event that does not cover the donor stream's work; a third stream then steals one without the wait)
+// kind: wrong (default output: the rest of a cut free block is listed at the block's own address, overlapping the block just handed out: 'blocks: N handed out, ... M overlapping a block in use' with M > 0 from phase 2 on, and sums wrong)
+// mistake: cut lists what the block does not need at off, where the block handed out starts, instead of at off + n
+// why it is wrong: the rest begins after the n bytes handed out; listed at the block's start, it covers the block in use and a later request gets the same bytes
+// source: own
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
@@ -108,16 +108,15 @@ public:
         // Joined only with neighbours free in the same stream's order: a
         // block made of two streams' frees would be free in neither's.
         auto next = fl.find(off + size);
-        if (next != fl.end()) {
+        if (next != fl.end() && next->second.tag == s) {
             size += next->second.bytes;
             fl.erase(next);
         }
         auto after = fl.lower_bound(off);
         if (after != fl.begin()) {
             auto prev = std::prev(after);
-            if (prev->first + prev->second.bytes == off) {
+            if (prev->first + prev->second.bytes == off && prev->second.tag == s) {
                 prev->second.bytes += size;
-                prev->second.tag = s;
                 return;
             }
         }
@@ -185,7 +184,7 @@ private:
         auto& fl = chunks_[c].free;
         const Free f = fl.at(off);
         fl.erase(off);
-        if (f.bytes > n) fl[off + n] = Free{f.bytes - n, f.tag};
+        if (f.bytes > n) fl[off] = Free{f.bytes - n, f.tag};
         char* p = chunks_[c].base + off;
         out_[p] = Out{c, n};
         return p;

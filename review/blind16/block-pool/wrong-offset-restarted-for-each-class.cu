@@ -1,7 +1,7 @@
-// kind: wrong (default output, part 3d, when a pending block of the smallest class is still busy at that request (likely: part 3c's held kernels run 2 ms past their gate): 'a launch that failed before allocate() is still the last error after it: no, allocate() took it away')
-// mistake: after an event query that says not ready, allocate calls cudaGetLastError() 'to clear the not-ready error', taking away the caller's own failed launch's error
-// why it is wrong: cudaErrorNotReady from cudaEventQuery is not kept as the last error; cudaGetLastError resets whatever earlier error the caller has not yet checked, so the caller's failure disappears
-// source: pytorch/pytorch#18584 (a caching allocator that clears the error after a not-ready event query; here the clearing call takes the caller's error too), NVIDIA/thrust#1020
+// kind: wrong (default output, part 1: every class's blocks start at the arena's start: 'overlapping: yes'; and later words overwritten when two classes' requests share bytes)
+// mistake: init keeps the running offset inside the class loop (size_t off = 0 at each class), so every class is laid out from the arena's start
+// why it is wrong: the classes must follow each other in the one allocation; restarting the offset lays them on top of each other, so blocks of different classes share memory
+// source: own
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once
@@ -85,8 +85,8 @@ cudaError_t BlockPool::init(const std::vector<size_t>& classBytes, size_t blocks
     if (err != cudaSuccess) return err;
     idle_.assign(classes_.size(), {});
     pending_.assign(classes_.size(), {});
-    size_t off = 0;
     for (size_t c = 0; c < classes_.size(); c++) {
+        size_t off = 0;
         for (size_t i = 0; i < blocks; i++) {
             const int id = (int)blocks_.size();
             blocks_.push_back({arena_ + off, (int)c, Idle, nullptr});
@@ -111,7 +111,6 @@ void* BlockPool::allocate(size_t bytes) {
             pend[i] = pend.back();
             pend.pop_back();
         } else {
-            cudaGetLastError();
             i++;
         }
     }

@@ -1,6 +1,6 @@
-// kind: wrong (other arguments only: with buffers the pool rounds up (e.g. MIB 1 or 3), the measured peak is what the round used, less than it reserved; the threshold is then below what the round holds and each synchronisation gives it back: fewer rounds found their memory reserved; the default 32 MiB buffers are used and reserved alike)
-// mistake: measure_peak reads cudaMemPoolAttrUsedMemHigh, what the round's buffers asked for, as the bytes the round reserves
-// why it is wrong: the pool reserves memory in its own units; what a round reserves can exceed what it uses, and a threshold set from the used figure makes the pool release the round's memory at every synchronisation
+// kind: wrong (default output: entering wide the pool holds nothing, so its threshold is 0: 'wide: 0 of 6 rounds found their 128 MiB already reserved' and 'threshold 0 MiB'; entering narrow it holds the wide phase's 128 MiB: 'threshold 128 MiB' (32 wanted))
+// mistake: enter_phase sets the release threshold to what the pool reserves at that moment (ReservedMemCurrent), not to the measured peak
+// why it is wrong: the threshold must be what the phase's rounds need; what the pool holds at the boundary belongs to the phase before (or is nothing after a trim)
 // source: own
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
@@ -100,7 +100,7 @@ static int measure_peak(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, uin
     CHECK(cudaMemPoolTrimTo(pool, 0));
     CHECK(restart(pool));
     if (run_round(pool, s, ph, 0)) return 1;
-    *peak = attr(pool, cudaMemPoolAttrUsedMemHigh);
+    *peak = attr(pool, cudaMemPoolAttrReservedMemHigh);
     // The round's synchronisation under the threshold of 0 gave its memory
     // back already; the trim makes sure of it.
     CHECK(cudaMemPoolTrimTo(pool, 0));
@@ -113,7 +113,8 @@ static int measure_peak(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, uin
 // before the phase's first round. From here on the pool's high-water
 // marks must count this phase alone.
 static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
-    CHECK(put(pool, cudaMemPoolAttrReleaseThreshold, peak));
+    (void)peak;
+    CHECK(put(pool, cudaMemPoolAttrReleaseThreshold, attr(pool, cudaMemPoolAttrReservedMemCurrent)));
     CHECK(cudaMemPoolTrimTo(pool, 0));
     CHECK(restart(pool));
     return 0;

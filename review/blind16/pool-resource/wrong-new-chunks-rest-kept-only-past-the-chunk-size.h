@@ -1,6 +1,6 @@
-// kind: wrong (default output at the end: 'upstream: 3 chunks taken, 2 given back whole, 1 other deallocations' (the 20 MiB chunk of phase 4 handed back as 16 MiB, which the upstream does not recognise); phases and sums right)
-// mistake: the destructor gives every chunk back at chunk_ bytes, 'every chunk is chunk bytes', forgetting the chunks made at a request's own size
-// why it is wrong: a resource must be given back the size it was asked for; the upstream matches the pointer and size, refuses the mismatch, and the 20 MiB chunk is never returned
+// kind: wrong (default output: a new chunk of the usual size lists no rest, so 12 of its 16 MiB are never used: phase 1 takes a chunk for each stream, and phase 2 and later ask for more ('N chunk(s) taken' above 1, 1, 2, 3) until the upstream's 52 MiB run out and the program stops)
+// mistake: allocate lists the rest of a new chunk only when the chunk is larger than chunk_ ('a rest is what a large chunk has left'), comparing with the chunk size instead of the request
+// why it is wrong: a chunk of chunk bytes is larger than most requests; what the request does not use must stay free, or each request costs a chunk
 // source: own
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
@@ -41,7 +41,7 @@ public:
     // destructor gives every chunk back to the upstream and destroys
     // whatever the pool made.
     ~pool_resource() {
-        for (const Chunk& c : chunks_) upstream_.deallocate(mr::stream_ref{cudaStream_t{}}, c.base, chunk_);
+        for (const Chunk& c : chunks_) upstream_.deallocate(mr::stream_ref{cudaStream_t{}}, c.base, c.bytes);
         chunks_.clear();
         out_.clear();
         for (const auto& e : events_) cudaEventDestroy(e.second);
@@ -83,7 +83,7 @@ public:
         chunks_.push_back(Chunk{base, size, {}});
         const int c = (int)chunks_.size() - 1;
         out_[base] = Out{c, n};
-        if (size > n) {
+        if (size > chunk_) {
             // The rest is ready in s's order, after the upstream's own work.
             chunks_[c].free[n] = Free{size - n, s};
             CHECK(cudaEventRecord(event_of(s), s));

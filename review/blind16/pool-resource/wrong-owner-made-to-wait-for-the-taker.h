@@ -1,6 +1,6 @@
-// kind: wrong (the record on every run, sums by chance: every block taken from another stream's frees (phase 1's first round, phases 2, 3, 5 to 8) is used behind a wait on the asker's own event, which orders nothing new; the asker may write it while the freeing stream still uses it)
-// mistake: when the best fit is free in another stream's order, allocate waits on event_of(s), the asking stream's event, instead of the event of the stream the block is tagged with
-// why it is wrong: a stream waiting for its own record is already past it; the only wait that puts s after the block's last use is one on the freeing stream's event
+// kind: wrong (the record on every run, sums by chance: a block taken from another stream's frees (phase 1's first round, phases 2, 3 and 5 to 8) is used with no wait on the asking stream; the owner's stream is made to wait for the asker instead)
+// mistake: allocate queues cudaStreamWaitEvent(tag, event_of(s)), the owner's stream waiting for the asker's event, the two arguments swapped
+// why it is wrong: the stream that must wait is the one about to use the block; making the freeing stream wait orders nothing the asker does and adds a needless dependency the other way
 // source: own
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
@@ -74,8 +74,7 @@ public:
             // Free in another stream's order: s waits for that stream's
             // latest record, which follows the block's free.
             const cudaStream_t tag = chunks_[otherChunk].free.at(otherOff).tag;
-            (void)tag;
-            CHECK(cudaStreamWaitEvent(s, event_of(s), 0));
+            CHECK(cudaStreamWaitEvent(tag, event_of(s), 0));
             return cut(otherChunk, otherOff, n);
         }
         // Nothing fits: a new chunk, of chunk_ bytes or the request's own.
