@@ -1,7 +1,7 @@
 // kind: wrong (default output, phase 2: the free next neighbour is taken off the list but its bytes are not added, so memory is lost at every join with it: '2. four 4 MiB blocks given back out of order, then 16 MiB: 2 chunk(s) taken' (1 wanted), and more chunks later)
 // mistake: deallocate erases the free block after p from its chunk's map without adding its size to the block being freed
 // why it is wrong: joining means the freed block grows by its neighbour; erasing the neighbour without growing loses its bytes for good, so free memory shrinks and the pool asks its upstream for chunks it should not need
-// source: own
+// source: larcenists/larceny#221 (a freed block that joins the blocks on both sides: all three must become one), dmsc/emu2#122 (free blocks not joined in some free orders, a large request then fails)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

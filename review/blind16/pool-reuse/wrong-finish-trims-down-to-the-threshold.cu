@@ -1,7 +1,7 @@
 // kind: wrong (default output: 'after the trim: reserved 32 MiB' (0 wanted): the pool trims only down to the narrow phase's threshold, which it already held)
 // mistake: finish trims the pool to its release threshold, 'what it is allowed to keep', and leaves the threshold as it is
 // why it is wrong: at the end the pool must give back everything it keeps; cudaMemPoolTrimTo keeps up to the bytes it is given, and the threshold still lets the pool keep that much at later synchronisations
-// source: own
+// source: Genesis-Embodied-AI/quadrants#669 (giving back everything a pool caches needs a trim with nothing to keep)
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.

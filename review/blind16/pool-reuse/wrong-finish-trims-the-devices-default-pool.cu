@@ -1,7 +1,7 @@
 // kind: wrong (default output: 'after the trim: reserved 32 MiB' (0 wanted): the program's pool keeps the narrow phase's block under its threshold; and the device's default pool, which the program does not own, is trimmed and its threshold changed)
 // mistake: finish asks for the device's default pool (cudaDeviceGetDefaultMemPool) and lowers its threshold and trims it, 'the pool the device allocates from'
 // why it is wrong: the rounds allocate from the program's own pool (cudaMallocFromPoolAsync); the default pool is another object, shared with the rest of the process, and the program's pool still holds what its threshold keeps
-// source: own
+// source: rapidsai/rmm#676 (a resource's destructor that trims the device's default pool rather than memory it owns)
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.
