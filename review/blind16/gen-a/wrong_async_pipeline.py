@@ -14,7 +14,7 @@ WRONG = [
      "    CHECK(cudaMallocManaged(reinterpret_cast<void**>(&in_), total * sizeof(float)));\n    CHECK(cudaMallocManaged(reinterpret_cast<void**>(&out_), total * sizeof(float)));\n    CHECK(cudaMallocManaged(reinterpret_cast<void**>(&sums_), (size_t)iterations * BLOCKS * sizeof(long long)));"),
     ("    cudaFreeHost(in_);\n    cudaFreeHost(out_);\n    cudaFreeHost(sums_);", "    cudaFree(in_);\n    cudaFree(out_);\n    cudaFree(sums_);")]),
 ("iteration-stream-chosen-by-offset", [
- "kind: wrong (default output and time: with n = 2^20 every offset is a multiple of the stream count, so every iteration runs on the first stream: results right, but the streams never overlap (one stream does all the work in turn); a check on overlap or time shows it)",
+ "kind: wrong (time and overlap on the default run: with n = 2^20 every offset is a multiple of any power-of-two stream count (the default 4, or 2, 8, 16), so every iteration runs on the first stream: results right, but the streams never overlap; with 3, 5, 6 or 7 streams the spread happens to be right)",
  "mistake: submit picks its stream as streams_[off % count_], the slice's offset, where the iteration's number it was meant",
  "why it is wrong: the offset is it times n, a multiple of the stream count here, so the spread over every stream the exercise asks for collapses onto one stream",
  "source: own",

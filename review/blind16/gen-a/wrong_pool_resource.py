@@ -18,7 +18,7 @@ WRONG = [
  "source: own",
 ], [("        if (f.bytes > n) fl[off + n] = Free{f.bytes - n, f.tag};", "        if (f.bytes > n) fl[off] = Free{f.bytes - n, f.tag};")]),
 ("new-chunks-rest-kept-only-past-the-chunk-size", [
- "kind: wrong (default output: a new chunk of the usual size lists no rest, so 12 of its 16 MiB are never used: phase 1 takes a chunk for each stream, and phase 2 and later ask for more ('N chunk(s) taken' above 1, 1, 2, 3) until the upstream's 52 MiB run out and the program stops)",
+ "kind: wrong (default output: a new chunk of the usual size lists no rest, so 12 of its 16 MiB are never used: phase 1 takes a chunk for each stream, and by my trace the four counts read 2, 5, 5 and 6 chunk(s) taken where 1, 1, 2 and 3 are wanted (100 MiB of the upstream's region, past the 52 MiB the program needs); the 20 MiB chunk also lists a free block of 0 bytes)",
  "mistake: allocate lists the rest of a new chunk only when the chunk is larger than chunk_ ('a rest is what a large chunk has left'), comparing with the chunk size instead of the request",
  "why it is wrong: a chunk of chunk bytes is larger than most requests; what the request does not use must stay free, or each request costs a chunk",
  "source: own",
