@@ -1,4 +1,4 @@
-// kind: wrong (host waits: allocate blocks in cudaEventSynchronize; part 3's early request waits for a held kernel that waits for the host's gate (kGateNs), and part 3b/3c block the same way; output may look right, time and the host-wait check show it)
+// kind: wrong (default output and host waits: part 3's early request blocks in cudaEventSynchronize on a held kernel that waits for the gate the host opens only after allocate returns, so it returns after kGateNs (200 ms) with a block whose kernel has just ended: 'allocate while every block of 1000 bytes is in use: a block' (nullptr wanted); parts 3b and 3c wait the same way; a host-wait check or the time shows it everywhere)
 // mistake: allocate reaps its pending list with cudaEventSynchronize, 'waiting is fine, the block will be free soon', instead of asking with cudaEventQuery
 // why it is wrong: allocate must never wait for the GPU; it must answer nullptr when no block is done, and here every allocate waits for every pending block of its class
 // source: own
