@@ -1,0 +1,259 @@
+// kind: wrong (the record only: every hand makes a new event and the map keeps only the newest of each pair; 2 x ROUNDS - 2 events leak (10 on the default run); output right)
+// mistake: pair_event creates an event on every call and stores it under the pair, the lookup of the pair's existing event left out
+// why it is wrong: an event made at each hand replaces the map's entry without destroying the one before; the destructor destroys only the last of each pair
+// source: own
+// A pool whose blocks pass from one stream to another only where the
+// program says so: opportunistic reuse and the driver's own inserted
+// dependencies are turned off, so the one way a block freed on stream A
+// reaches stream B is an event B waits for.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <utility>
+#include <cuda_runtime.h>
+
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); return 1; } } while (0)
+
+__global__ void fill(int* x, int n, int v) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = v;
+}
+
+// Adds x into *out; each thread a strided share.
+__global__ void sum(const int* x, int n, unsigned long long* out) {
+    unsigned long long acc = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) acc += x[i];
+    atomicAdd(out, acc);
+}
+
+// pools_supported says whether the device can allocate in stream order
+// at all (cudaMallocAsync and memory pools).
+static bool pools_supported(int device) {
+    int yes = 0;
+    return cudaDeviceGetAttribute(&yes, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess && yes != 0;
+}
+
+// A StrictPool is a pool of the device's memory of its own on which a
+// block freed on one stream reaches another stream only where the program
+// hands it over: opportunistic reuse and the dependencies the driver would
+// insert by itself are off; following the program's events stays on.
+// main makes one, checks error() after each step, and uses nothing else
+// of the pool's.
+class StrictPool {
+public:
+    explicit StrictPool(int device);
+    ~StrictPool();
+    // error is the first CUDA error any of the pool's calls met, or
+    // cudaSuccess.
+    cudaError_t error() const;
+    // get allocates bytes from the pool in s's order; nullptr (and error()
+    // says why) when it cannot.
+    void* get(size_t bytes, cudaStream_t s);
+    // put gives p back to the pool in s's order: after the work queued on
+    // s so far, which may still be using it.
+    void put(void* p, cudaStream_t s);
+    // hand orders to after everything queued on from so far, its puts
+    // included, so that to's next get may take a block from put back;
+    // the host does not wait.
+    void hand(cudaStream_t from, cudaStream_t to);
+    // policy is the pool's own value of reuse policy attr, asked of the
+    // pool (-1 when it cannot say).
+    int policy(cudaMemPoolAttr attr);
+    // reserved_high is the most memory the pool has reserved from the
+    // device at once.
+    uint64_t reserved_high();
+
+private:
+    // keep records the first failure; it returns whether e is a success.
+    bool keep(cudaError_t e) {
+        if (e != cudaSuccess && err_ == cudaSuccess) err_ = e;
+        return e == cudaSuccess;
+    }
+    // pair_event is the event of the ordered pair (from, to), made the
+    // first time the pair hands (timing off), kept to the destructor.
+    cudaEvent_t pair_event(cudaStream_t from, cudaStream_t to);
+
+    cudaMemPool_t pool_ = nullptr;
+    std::map<std::pair<cudaStream_t, cudaStream_t>, cudaEvent_t> pairs_;
+    cudaError_t err_ = cudaSuccess;
+};
+
+StrictPool::StrictPool(int device) {
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypeNone;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    if (!keep(cudaMemPoolCreate(&pool_, &props))) {
+        pool_ = nullptr;
+        return;
+    }
+    int off = 0;
+    keep(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowOpportunistic, &off));
+    keep(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowInternalDependencies, &off));
+}
+
+StrictPool::~StrictPool() {
+    for (auto& p : pairs_) cudaEventDestroy(p.second);
+    pairs_.clear();
+    if (pool_ != nullptr) cudaMemPoolDestroy(pool_);
+}
+
+cudaEvent_t StrictPool::pair_event(cudaStream_t from, cudaStream_t to) {
+    auto key = std::make_pair(from, to);
+    cudaEvent_t ev = nullptr;
+    if (!keep(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming))) return nullptr;
+    pairs_[key] = ev;
+    return ev;
+}
+
+// TODO 5: the first error.
+cudaError_t StrictPool::error() const {
+    return err_;
+}
+
+void* StrictPool::get(size_t bytes, cudaStream_t s) {
+    void* p = nullptr;
+    if (pool_ == nullptr) {
+        keep(cudaErrorInvalidValue);
+        return nullptr;
+    }
+    if (!keep(cudaMallocFromPoolAsync(&p, bytes, pool_, s))) return nullptr;
+    return p;
+}
+
+void StrictPool::put(void* p, cudaStream_t s) {
+    keep(cudaFreeAsync(p, s));
+}
+
+void StrictPool::hand(cudaStream_t from, cudaStream_t to) {
+    cudaEvent_t ev = pair_event(from, to);
+    if (ev == nullptr) return;
+    // The record first, then the wait: the wait takes the record made
+    // before it is queued, which follows everything from has queued.
+    if (keep(cudaEventRecord(ev, from))) keep(cudaStreamWaitEvent(to, ev, 0));
+}
+
+int StrictPool::policy(cudaMemPoolAttr attr) {
+    int v = -1;
+    if (pool_ == nullptr || !keep(cudaMemPoolGetAttribute(pool_, attr, &v))) return -1;
+    return v;
+}
+
+uint64_t StrictPool::reserved_high() {
+    uint64_t v = 0;
+    if (pool_ == nullptr || !keep(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v))) return 0;
+    return v;
+}
+
+// busy is work A queues after a put and before its hand, with the copy of
+// a word B's round adds to its sum: it spins about a millisecond, as real
+// work would take.
+__global__ void busy() {
+    const long long t0 = clock64();
+    while (clock64() - t0 < 2000000) {}
+}
+
+// add adds *x to *out.
+__global__ void add(const unsigned long long* x, unsigned long long* out) {
+    *out += *x;
+}
+
+// arg is the program's argument i as a number from 1 to hi, or def when
+// it is not given; the course's checks run it with other inputs too.
+static int arg(int argc, char** argv, int i, int def, int hi) {
+    if (argc <= i) return def;
+    int v = atoi(argv[i]);
+    if (v < 1 || v > hi) {
+        fprintf(stderr, "argument %d is %s: give a number from 1 to %d\n", i, argv[i], hi);
+        exit(2);
+    }
+    return v;
+}
+
+// Usage: strict_pool [ROUNDS] [MIB] [LATE] (6 rounds of 32 MiB by
+// default; LATE, when 1, has A queue a kernel and a copy after each put
+// and before its hand, the copy's word one B adds to the round's sum: a
+// hand orders to after all that from queued so far, not only its puts).
+int main(int argc, char** argv) {
+    const int device = 0, rounds = arg(argc, argv, 1, 6, 64), mib = arg(argc, argv, 2, 32, 256);
+    const int late = arg(argc, argv, 3, 0, 1);
+    const int n = mib * (1 << 20) / (int)sizeof(int);
+    const size_t bytes = (size_t)n * sizeof(int);
+    CHECK(cudaSetDevice(device));
+    if (!pools_supported(device)) {
+        printf("device %d does not support memory pools: nothing to do\n", device);
+        return 0;
+    }
+    cudaStream_t a, b;
+    CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+    unsigned long long* sums = nullptr;
+    CHECK(cudaMalloc(&sums, rounds * sizeof(unsigned long long)));
+    CHECK(cudaMemsetAsync(sums, 0, rounds * sizeof(unsigned long long), b));
+    // LATE's words, one a round: A copies round r's (r + 1) from staged
+    // (pinned) to words after its put, behind busy.
+    unsigned long long *words = nullptr, *staged = nullptr;
+    if (late) {
+        CHECK(cudaMalloc(&words, rounds * sizeof(unsigned long long)));
+        CHECK(cudaMallocHost(&staged, rounds * sizeof(unsigned long long)));
+        for (int r = 0; r < rounds; r++) staged[r] = r + 1;
+        printf("A queues more work after each put, before its hand\n");
+    }
+
+    int handed = 0, right = 0;
+    uint64_t reserved = 0;
+    {
+        StrictPool pool(device);
+        CHECK(pool.error());
+        const int opportunistic = pool.policy(cudaMemPoolReuseAllowOpportunistic);
+        const int internal = pool.policy(cudaMemPoolReuseAllowInternalDependencies);
+        CHECK(pool.error());
+        printf("pool: opportunistic %d, internal dependencies %d\n", opportunistic, internal);
+
+        // One block travels: A fills it and gives it back, B gets it (the
+        // same bytes, if the pool handed it over), fills and sums it and
+        // gives it back, and A gets it again in the next round.
+        for (int r = 0; r < rounds; r++) {
+            int* pa = static_cast<int*>(pool.get(bytes, a));
+            CHECK(pool.error());
+            fill<<<(n + 255) / 256, 256, 0, a>>>(pa, n, r + 1);
+            pool.put(pa, a);
+            if (late) {
+                busy<<<1, 1, 0, a>>>();
+                CHECK(cudaMemcpyAsync(words + r, staged + r, sizeof(unsigned long long), cudaMemcpyHostToDevice, a));
+            }
+            pool.hand(a, b);
+            int* pb = static_cast<int*>(pool.get(bytes, b));
+            CHECK(pool.error());
+            handed += pb == pa;
+            fill<<<(n + 255) / 256, 256, 0, b>>>(pb, n, 2 * (r + 1));
+            sum<<<128, 256, 0, b>>>(pb, n, sums + r);
+            if (late) add<<<1, 1, 0, b>>>(words + r, sums + r);
+            pool.put(pb, b);
+            pool.hand(b, a);
+            CHECK(pool.error());
+        }
+        CHECK(cudaGetLastError());
+        unsigned long long got[64];
+        CHECK(cudaMemcpyAsync(got, sums, rounds * sizeof(unsigned long long), cudaMemcpyDeviceToHost, b));
+        CHECK(cudaStreamSynchronize(b));
+        CHECK(cudaStreamSynchronize(a));
+        for (int r = 0; r < rounds; r++) right += got[r] == 2ull * (r + 1) * n + (late ? r + 1 : 0);
+        reserved = pool.reserved_high();
+        CHECK(pool.error());
+    }
+    printf("%d of %d rounds: B reused the block A freed\n", handed, rounds);
+    printf("%d of %d rounds summed correctly\n", right, rounds);
+    printf("pool reserved at most %llu MiB for blocks of %d MiB\n", (unsigned long long)(reserved >> 20), mib);
+    CHECK(cudaFree(sums));
+    if (late) {
+        CHECK(cudaFree(words));
+        CHECK(cudaFreeHost(staged));
+    }
+    CHECK(cudaStreamDestroy(a));
+    CHECK(cudaStreamDestroy(b));
+    return 0;
+}
