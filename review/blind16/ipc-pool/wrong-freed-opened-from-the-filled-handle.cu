@@ -1,6 +1,6 @@
 // kind: wrong (the program's own output (the after line: the parent frees the block at once, then refills it while the child still reads) and the record (a free not ordered after the child's read))
 // mistake: the child opens both events from the first handle it receives (a copy-paste slip: cudaIpcOpenEventHandle(&freed, ...) gets filled's handle again); the second handle is read and ignored
-// why it is wrong: the child's freed is then the parent's filled: its record of freed marks filled, and the parent's own freed is never recorded, so the parent's wait on it does nothing and its free of the block is ordered after nothing the child did
+// why it is wrong: the child's freed is then the parent's filled: its record of freed marks filled, and the parent's own freed is never recorded, so the parent's wait on it does nothing and its free of the block is ordered after nothing the child did (if the driver refuses a second open of one handle, the child stops there instead and the output shows it)
 // source: own
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
