@@ -13,7 +13,10 @@ ext = correct.split(".", 1)[1]
 c = "#" if ext == "py" else "//"
 text = open(os.path.join(folder, correct)).read()
 body = text.split("\n", 4)[4]  # drop the four header lines
+sys.path.insert(0, here)
+from sources import SOURCES
 for slug, where, mistake, why, source, edits in m.WRONG:
+    source = SOURCES.get(slug, source)
     t = body
     for old, new in edits:
         assert t.count(old) == 1, (slug, old, t.count(old))

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: each launch uses the factor meant for the launch before (1, 1, 2, ..., L-1): produce total falls short by n (L-1) from two launches on)
 // mistake: the loop launches produce and then sets the factor k in the executable, believing the new parameters apply to the launch just queued
 // why it is wrong: parameters set in an executable graph apply to launches made after the call; the launch already queued keeps the parameters it had, so every launch is one factor behind
-// source: own
+// source: CHIP-SPV/chipStar#1498 (parameters set in an executable graph reach the next launch, not one already made)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

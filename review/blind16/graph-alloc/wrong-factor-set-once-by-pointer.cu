@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: produce total is n times the launches (every launch scales by 1), short of n L (L+1) / 2 from two launches on)
 // mistake: the kernel's parameters are set in the executable once, before the loop, with a pointer to a factor variable; the loop then only changes that variable
 // why it is wrong: cudaGraphExecKernelNodeSetParams copies the argument values at the call; the graph keeps no pointer to the student's variable, so later changes to it reach no launch
-// source: own
+// source: ROCm/clr#138 (kernel node parameters are copied by the set-params call; the caller's memory is not the node's)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

@@ -1,7 +1,7 @@
 // kind: wrong (the record: the buffer is freed on stream 0, which the harness's non-blocking stream s does not order against, so the free may come while the last round's inspect and release_lists still read the arena (an unordered free); the output is usually right)
 // mistake: free_arena calls cudaFreeAsync(a.base, 0), on the default stream, instead of on s
 // why it is wrong: s was made with cudaStreamNonBlocking: the legacy default stream neither waits for it nor makes it wait; the free is in no order with the kernels that use the arena
-// source: own
+// source: pytorch/pytorch#3054 (non-blocking streams are not ordered with the legacy default stream)
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the

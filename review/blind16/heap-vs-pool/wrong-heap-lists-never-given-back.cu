@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output in the last rounds: the heap (9 MiB in the default run, for about 2.4 MB of spilled lists a round) fills up by round 4, lists without memory > 0 and rounds summed wrong; surely with a lower SLICE_PERCENT or more ROUNDS)
 // mistake: give_back does nothing for every list (the student read TODO 6's 'a slice's lists need nothing' as covering all lists)
 // why it is wrong: heap lists live until freed; each round's spill stays allocated, and with the heap sized for twice one round's spill and 4 MiB, round three or so finds no room for its spilled lists
-// source: own
+// source: owl-project/owl#151 (device malloc returns null once the heap is used up)
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the

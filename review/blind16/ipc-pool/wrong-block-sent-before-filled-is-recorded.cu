@@ -1,7 +1,7 @@
 // kind: wrong (race: the child may queue its wait on filled before the parent records it for this round, binding to the record of the round before (none in round 0): the before line short now and then; the record: an unordered use)
 // mistake: the parent exports and sends the block first and records filled after send_all returns
 // why it is wrong: cudaStreamWaitEvent in the child waits for the record of filled that exists when the child calls it; the socket gives the child the block at once, so that call can come before the parent's record, and then the child's read is ordered after an older fill
-// source: own
+// source: sgl-project/sglang#14214 (a wait that can come before the matching record)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the child reads each block before the 10 ms fill has run (the before line counts few or no rounds); the record: an unordered use)
 // mistake: the parent records filled with cudaEventRecord(filled, 0), on the default stream, instead of on s, where the fill is queued
 // why it is wrong: s is a non-blocking stream: the legacy default stream does not wait for it, so the record completes at once and the child's wait on filled orders its read after nothing of the fill
-// source: own
+// source: pytorch/pytorch#3054 (non-blocking streams are not ordered with the legacy default stream)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the parent stops at the first cudaEventCreateWithFlags (invalid value); the child finds no event handles and fails)
 // mistake: the two events are made with cudaEventInterprocess alone, without cudaEventDisableTiming
 // why it is wrong: the runtime reference requires an interprocess event to be made with cudaEventDisableTiming as well; without it the event is refused, so neither process can order its GPU work after the other's
-// source: own
+// source: NVIDIA/cuda-python#1145 (IPC-enabled events cannot use timing)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (race, the program's own output: device 0's reduce is ordered after the round before's produce (round 0: after nothing), so it reads each chunk before the 3 ms produce has written it; rounds summed wrong; the record: unordered uses)
 // mistake: one_round queues s[0]'s wait on produced before the cudaEventRecord on s[1] (the device-0 half written first), so each wait binds to the previous round's record
 // why it is wrong: cudaStreamWaitEvent waits for the event's most recent record at the time of the call, not a later one; in round 0 the event was never recorded and the wait does nothing, later it waits for the wrong round
-// source: own
+// source: sgl-project/sglang#14214 (a wait issued before the matching record: the record happens later than the wait)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

@@ -1,7 +1,7 @@
 # kind: wrong (race: the fill runs on the default stream, which neither the producer's event nor the consumer orders; the record always (a use of x not ordered after its allocation, a read not ordered after the write), the sums now and then)
 # mistake: x.fill_ is written one indent out, after the producer's with block, so it is queued on the default stream while x was allocated on the producer
 # why it is wrong: the consumer waits for the producer's event, recorded after the allocation only; the fill on the default stream may run after the consumer's read (PyTorch's side streams do not sync with the default stream), and x's next reuse may overlap it
-# source: own
+# source: pytorch/pytorch#2702 (work outside the side stream lands on the default stream, which PyTorch's non-blocking streams do not order against; see also pytorch/pytorch#3054)
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: a stream wait at every own take, where no stream changed hands; every line printed is right)
 // mistake: the own branch also queues cudaStreamWaitEvent(s, events_.at(s)) before returning the block, 'to be safe'
 // why it is wrong: a block s gave back itself is already ordered after s's uses by s's own order; the wait is redundant, and the check that counts waits against the steals sees one for every own take
-// source: own
+// source: intel/llvm#5099 (a wait on an event of the same stream is a no-op: the same redundant wait, removed there)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator
