@@ -3,6 +3,7 @@
 usage: mkwrong.py <exercise>  (reads wrong_<exercise with - as _>.py: WRONG, a list of
 (slug, where, mistake, why, source, [(old, new), ...]); each old must be found once)."""
 import importlib.util, os, sys
+sys.dont_write_bytecode = True
 ex = sys.argv[1]
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("w", os.path.join(here, "wrong_" + ex.replace("-", "_") + ".py"))
