@@ -1,5 +1,5 @@
 // kind: correct
-// mistake: none. Design: slices of sliceBytes rounded up to 512 bytes (a 256-byte boundary, at most 511 bytes more); the arena keeps base, stride and the slice count; in_arena by base <= p < base + slices * stride on uintptr_t; the heap sized for what spills past the slices actually made (sum over blocks of blockBytes + largest - stride), twice that and 4 MiB for malloc's bookkeeping; take: a read of the shared offset then a CAS loop that carries the value each failed CAS returns and stops once the list would pass the stride, then malloc; give_back frees only what in_arena says is not the arena's
+// mistake: none. Design: slices of sliceBytes rounded up to 512 bytes (a 256-byte boundary, at most 511 bytes more); the arena keeps base, stride and the slice count; in_arena by base <= p < base + slices * stride on uintptr_t; the heap sized for what spills past the slices actually made (sum over blocks of blockBytes + largest - stride), twice that and 4 MiB for malloc's bookkeeping; take is warp-aggregated: the lanes that ask together (__activemask) learn their places in one run by shuffles, the lowest of them moves the shared offset for the whole run with one CAS loop, and only when the run does not fit whole does each lane try alone (its own CAS loop) before malloc; give_back frees only what in_arena says is not the arena's
 // why it is wrong: -
 // source: own
 // Lists of different lengths, built inside kernels: thread i builds list i
@@ -74,11 +74,40 @@ __device__ bool in_arena(const BlockArena& a, const void* p) {
 // start).
 __device__ int* take(const BlockArena& a, unsigned long long* used, size_t bytes) {
     const unsigned long long want = (bytes + kListAlign - 1) / kListAlign * kListAlign;
+    // First the warp's lanes that ask together try as one run, with one
+    // CAS for all of them: each lane's list starts after those of the
+    // asking lanes below it.
+    const unsigned mask = __activemask();
+    const int lane = threadIdx.x % 32;
+    unsigned long long below = 0, run = 0;
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+        const int j = __ffs(m) - 1;
+        const unsigned long long w = __shfl_sync(mask, want, j);
+        if (j < lane) below += w;
+        run += w;
+    }
+    const int leader = __ffs(mask) - 1;
+    unsigned long long start = ~0ull;
+    if (lane == leader) {
+        unsigned long long at = *(volatile unsigned long long*)used;
+        while (at + run <= a.stride) {
+            const unsigned long long seen = atomicCAS(used, at, at + run);
+            if (seen == at) {
+                start = at;
+                break;
+            }
+            at = seen;   // another warp moved it: try from where it stands now
+        }
+    }
+    start = __shfl_sync(mask, start, leader);
+    if (start != ~0ull) return (int*)(a.base + blockIdx.x * a.stride + start + below);
+    // The run does not fit whole: each lane on its own, so that a list
+    // that still fits where the offset stands is not sent to the heap.
     unsigned long long at = *(volatile unsigned long long*)used;
     while (at + want <= a.stride) {
         const unsigned long long seen = atomicCAS(used, at, at + want);
         if (seen == at) return (int*)(a.base + blockIdx.x * a.stride + at);
-        at = seen;   // someone else moved it: try from where it stands now
+        at = seen;
     }
     return (int*)malloc(bytes);
 }

@@ -74,11 +74,40 @@ __device__ bool in_arena(const BlockArena& a, const void* p) {
 // start).
 __device__ int* take(const BlockArena& a, unsigned long long* used, size_t bytes) {
     const unsigned long long want = (bytes + kListAlign - 1) / kListAlign * kListAlign;
+    // First the warp's lanes that ask together try as one run, with one
+    // CAS for all of them: each lane's list starts after those of the
+    // asking lanes below it.
+    const unsigned mask = __activemask();
+    const int lane = threadIdx.x % 32;
+    unsigned long long below = 0, run = 0;
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+        const int j = __ffs(m) - 1;
+        const unsigned long long w = __shfl_sync(mask, want, j);
+        if (j < lane) below += w;
+        run += w;
+    }
+    const int leader = __ffs(mask) - 1;
+    unsigned long long start = ~0ull;
+    if (lane == leader) {
+        unsigned long long at = *(volatile unsigned long long*)used;
+        while (at + run <= a.stride) {
+            const unsigned long long seen = atomicCAS(used, at, at + run);
+            if (seen == at) {
+                start = at;
+                break;
+            }
+            at = seen;   // another warp moved it: try from where it stands now
+        }
+    }
+    start = __shfl_sync(mask, start, leader);
+    if (start != ~0ull) return (int*)(a.base + blockIdx.x * a.stride + start + below);
+    // The run does not fit whole: each lane on its own, so that a list
+    // that still fits where the offset stands is not sent to the heap.
     unsigned long long at = *(volatile unsigned long long*)used;
     while (at + want <= a.stride) {
         const unsigned long long seen = atomicCAS(used, at, at + want);
         if (seen == at) return (int*)(a.base + blockIdx.x * a.stride + at);
-        at = seen;   // someone else moved it: try from where it stands now
+        at = seen;
     }
     return (int*)malloc(bytes);
 }
