@@ -44,7 +44,10 @@ func stubLibrary(t *testing.T) (dir, cc, stub string) {
 	writeLibrary(t, dir)
 	stub, _ = filepath.Abs("testdata/stub")
 	run(t, dir, nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu")
-	run(t, dir, cc, "-shared", "-fPIC", "-o", "libcudart.so", filepath.Join(stub, "cudart.c"))
+	// The stand-in includes the runtime's types: from the toolkit of the
+	// nvcc found, wherever it lies (a Debian package puts them in
+	// /usr/include, NVIDIA's installer in /usr/local/cuda/include).
+	run(t, dir, cc, "-shared", "-fPIC", "-I"+cudaInclude(), "-o", "libcudart.so", filepath.Join(stub, "cudart.c"))
 	return dir, cc, stub
 }
 
