@@ -22,7 +22,10 @@ blindset = os.environ.get("SET")
 made = []
 for line in open(sys.argv[1]):
     m = re.match(r"^(\S+?)--(\S+): (Passed|Failed)[^✗]*(?:✗ (.*))?$", line.rstrip())
-    if not m: continue
+    if not m:
+        if re.match(r"^\S+?--\S+: ", line):
+            print("SKIP not graded (for a judge):", line.rstrip())
+        continue
     a, fname, result, fail = m.groups()
     if exercise_fixed: ex, bset = exercise_fixed, a
     else: ex, bset = a, blindset
@@ -30,7 +33,7 @@ for line in open(sys.argv[1]):
     x = exinfo[ex]
     day = os.path.basename(os.path.dirname(x["solution"])); ext = os.path.splitext(x["student"])[1]
     src = f"review/{bset}/{ex}/{fname}{ext}"
-    slug = fname.replace("wrong-", "").replace("-", "_")
+    slug = fname.removeprefix("wrong-").replace("-", "_")
     setname = bset if bset != "blind" else "blind"
     correct = fname == "correct"
     kind = "right" if correct else "wrong"
@@ -39,10 +42,13 @@ for line in open(sys.argv[1]):
     if correct and result != "Passed":
         print("SKIP failing correct", src); continue
     d = f"solutions/{day}/{kind}/{ex}"
+    os.makedirs(d, exist_ok=True)
     name = f"{setname}_{slug}"
     if any(os.path.splitext(f)[0] == name for f in os.listdir(d)): continue
     body = open(src).read()
     if not correct:
+        if not fail:
+            print("SKIP failed with no failed check shown (for a judge):", src); continue
         t = fail.strip()
         t = re.sub(r"^\\\[[^\]]*\\\] ", "", t)
         t = t.replace("\\", "")

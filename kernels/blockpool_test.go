@@ -69,7 +69,9 @@ func TestHarnessesShowBlockPoolSpareEventsAndOneBlockAClass(t *testing.T) {
 	}
 
 	// The spare list left at destroy: the port leaks on the harness of
-	// now, the blind file whole, with its own harness, did not.
+	// now. The blind file whole, with its own older harness, leaked
+	// nothing on the H200 (every block given back before destroy): that
+	// is only reported below, not asserted.
 	port := patched(t, sol, "solutions/day068/wrong/block-pool/blind15_spare_events_left_at_destroy.patch")
 	prog := h.build(t, "spare68-port", sol, sol, port)
 	s, out := h.recordEnv(t, prog, nil)

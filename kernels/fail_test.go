@@ -693,9 +693,13 @@ func propsSayPools() bool {
 	return err == nil && bytes.Contains(types, []byte("memoryPoolsSupported;"))
 }
 
-// cudaInclude is the include folder of the nvcc on the PATH.
+// cudaInclude is the include folder of the nvcc on the PATH (of its
+// toolkit, through a link to it).
 func cudaInclude() string {
 	nvcc, _ := exec.LookPath("nvcc")
+	if real, err := filepath.EvalSymlinks(nvcc); err == nil {
+		nvcc = real // /usr/local/bin/nvcc linked to the toolkit's bin/nvcc
+	}
 	return filepath.Join(filepath.Dir(filepath.Dir(nvcc)), "include")
 }
 
