@@ -23,6 +23,36 @@ func onBlockPoolHarness(t *testing.T, file []byte) []byte {
 	return append(append([]byte{}, file[:i]...), sol[j:]...)
 }
 
+// correctProgram is a correct block-pool file: the solution, a right
+// alternative, or a blind set's correct design (blind: whole, with the
+// harness of its day).
+type correctProgram struct {
+	name    string
+	content []byte
+	blind   bool
+}
+
+// blockPoolCorrect is every correct block-pool design the course keeps:
+// the solution, its right alternatives, every blind set's correct.cu.
+func blockPoolCorrect(t *testing.T) []correctProgram {
+	t.Helper()
+	const sol = "solutions/day068/block_pool.cu"
+	ps := []correctProgram{{"solution", mustRead(t, filepath.Join("..", sol)), false}}
+	right := "solutions/day068/right/block-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, correctProgram{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "block-pool", "correct.cu"))
+	for _, file := range sets {
+		ps = append(ps, correctProgram{file, mustRead(t, file), true})
+	}
+	return ps
+}
+
 // block-pool's harness destroys the pool with a block of each class
 // still handed out (review/blind15, issue 36): a pool that lends its
 // events from a spare list holds the events of those blocks there, on no
@@ -38,22 +68,12 @@ func TestHarnessesShowBlockPoolSpareEventsAndOneBlockAClass(t *testing.T) {
 	h := buildHarnessRig(t)
 	const sol = "solutions/day068/block_pool.cu"
 	one := []string{"1", "60", "300", "5000"}
-	type program struct {
-		name    string
-		content []byte
-	}
-	ps := []program{{"solution", mustRead(t, filepath.Join("..", sol))}}
-	right := "solutions/day068/right/block-pool"
-	rights, err := os.ReadDir(filepath.Join("..", right))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rights {
-		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name()))})
-	}
-	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "block-pool", "correct.cu"))
-	for _, file := range sets {
-		ps = append(ps, program{file + " (the harness of now)", onBlockPoolHarness(t, mustRead(t, file))})
+	ps := blockPoolCorrect(t)
+	for i := range ps {
+		if ps[i].blind {
+			ps[i].name += " (the harness of now)"
+			ps[i].content = onBlockPoolHarness(t, ps[i].content)
+		}
 	}
 	for i, p := range ps {
 		prog := h.build(t, "spare68-"+string(rune('a'+i)), sol, sol, p.content)

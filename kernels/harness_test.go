@@ -1218,26 +1218,9 @@ func TestHarnessesCheckBlockPoolTablesBounds(t *testing.T) {
 		content []byte
 		wrong   bool
 	}
-	src, err := os.ReadFile(filepath.Join("..", sol))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := []program{{"solution", src, false}}
-	right := "solutions/day068/right/block-pool"
-	rights, err := os.ReadDir(filepath.Join("..", right))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rights {
-		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
-	}
-	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "block-pool", "correct.cu"))
-	for _, file := range sets {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, program{file, b, false})
+	var ps []program
+	for _, c := range blockPoolCorrect(t) {
+		ps = append(ps, program{c.name, c.content, false})
 	}
 	ps = append(ps, program{"wrong/blind13_end_of_arena_compared_inclusively.patch", patched(t, sol, "solutions/day068/wrong/block-pool/blind13_end_of_arena_compared_inclusively.patch"), true})
 	runs := [][]string{nil, {"5", "150", "256", "4097", "65536"}, {"12", "100", "64", "200"}, {"4", "96", "100", "256", "257", "1024", "5000", "8192"}, {"64", "256", "512", "4096"}, {"1", "60", "300", "5000"}}
