@@ -442,6 +442,8 @@ func TestSpecErrors(t *testing.T) {
 		"group to itself": {"[[check]]\nregex = 'a ([0-9]+) b ([0-9]+)'\nequal_to_group = 1\n", "s.toml:3: regex \"a ([0-9]+) b ([0-9]+)\" captures 2 groups; equal_to_group 1 is not another one"},
 		"group missing":   {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to_group = 2\n", "s.toml:3: regex \"a ([0-9]+)\" captures 1 groups; equal_to_group 2 is not another one"},
 		"group no regex":  {"[[check]]\nstat = \"free_calls\"\nequal_to_group = 2\n", "s.toml:3: check 1 has equal_to_group but no regex"},
+		"unit alone":      {"[[check]]\nregex = 'a ([0-9]+)'\nat_least = 1\nunit = 1024\n", "s.toml:4: check 1 has unit = 1024"},
+		"unit negative":   {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to = \"free_calls\"\nunit = -1\n", "s.toml:4: check 1 has unit = -1"},
 		"timed not bool":  {"timed = \"yes\"\n[[check]]\nexit = 0\n", "s.toml:1: timed is a TOML string here, but must be true or false"},
 		"points disagree": {"points = 10\n[[check]]\nexit = 0\npoints = 3\n[[check]]\ncontains = \"x\"\npoints = 4\n", "s.toml:1: points = 10, but the checks' points add up to 7"},
 		"points word":     {"[[check]]\nexit = 0\npoints = \"three\"\n", "s.toml:3: points is a TOML string here, but must be a whole number"},
@@ -560,6 +562,59 @@ equal_to_group = 2
 	if res[0].Pass || res[0].Want != "100 within 0.1% (group 2)" {
 		t.Errorf("100.5 against 100: %+v", res[0])
 	}
+}
+
+// TestEqualToUnit: a number printed in MiB against a statistic in bytes,
+// whole (rounded down or to the nearest) or within the tolerance, and a
+// count of decimal megabytes refused once the two units part by more than
+// one.
+func TestEqualToUnit(t *testing.T) {
+	spec, err := ParseSpec("s.toml", []byte(`
+[[check]]
+regex = 'peak ([0-9.]+) MiB'
+equal_to = "pool_used_high"
+unit = 1048576
+within = 0.01
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mib = 1 << 20
+	for _, c := range []struct {
+		out  string
+		high uint64
+		pass bool
+	}{
+		{"peak 48 MiB", 48*mib + 600, true},        // >> 20
+		{"peak 49 MiB", 48*mib + mib*6/10, true},   // round()
+		{"peak 48 MiB", 48*mib + mib*6/10, true},   // >> 20
+		{"peak 48.6 MiB", 48*mib + mib*6/10, true}, // within 1%
+		{"peak 50 MiB", 48*mib + 600, false},       // 48 MiB in MB: 50.33
+		{"peak 33 MiB", 32*mib + 600, false},       // 32 MiB in MB: 33.55
+		{"peak 16 MiB", 16*mib + 600, true},        // 16.78 MB shows as 16: one unit apart, seen by nothing
+		{"peak 0 MiB", 48 * mib, false},
+		{"peak 47 MiB", 48*mib + 600, false},
+	} {
+		res := spec.Judge(&Run{Output: c.out + "\n", Stats: usedHigh(c.high)})
+		if res[0].Pass != c.pass {
+			t.Errorf("%q against %d bytes: pass %v, want %v (%+v)", c.out, c.high, res[0].Pass, c.pass, res[0])
+		}
+	}
+	res := spec.Judge(&Run{Output: "peak 50 MiB\n", Stats: usedHigh(48 * mib)})
+	if want := "equal to pool_used_high / 1048576 (48) within 1%"; !strings.HasPrefix(res[0].Want, "equal to pool_used_high / 1048576 (48)") {
+		t.Errorf("want %q, got %+v", want, res[0])
+	}
+	res = spec.Judge(&Run{Output: "peak 48 MiB\n"})
+	if res[0].Pass {
+		t.Errorf("passes with no record: %+v", res[0])
+	}
+}
+
+// usedHigh is a record of one pool whose UsedMemHigh was high.
+func usedHigh(high uint64) *Stats {
+	s := &Stats{PoolCount: 1}
+	s.Pools[0].UsedHigh = high
+	return s
 }
 
 func FuzzParseSpec(f *testing.F) {

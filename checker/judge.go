@@ -280,12 +280,28 @@ func bounds(c *Check, v float64, r *Run, group *float64) (bool, string) {
 			st, name := r.scoped(c.EqualTo)
 			other, known = st.Value(name)
 		}
+		if c.Unit != 0 {
+			w += " / " + num(c.Unit)
+		}
 		if known {
 			// Without a record there is no value to name: "equal to
 			// malloc_async_calls", never "(NaN)".
-			w += " (" + num(other) + ")"
+			shown := other
+			if c.Unit != 0 {
+				other /= c.Unit
+				shown = math.Round(other*100) / 100
+			}
+			w += " (" + num(shown) + ")"
 		}
-		ok = ok && known && near(v, other, c.Within)
+		match := near(v, other, c.Within)
+		if c.Unit != 0 {
+			// A whole number printed in a larger unit is the quotient
+			// rounded down (>> 20, int()) or to the nearest (round(),
+			// "%.0f"); a count in a smaller unit (MB for MiB) is neither
+			// once the quotient passes about 20.
+			match = match || v == math.Floor(other) || v == math.Round(other)
+		}
+		ok = ok && known && match
 		want = append(want, w)
 	}
 	if group != nil {

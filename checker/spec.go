@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -123,6 +124,11 @@ type Check struct {
 	Within float64 `toml:"within"`
 	// EqualTo names another statistic the value must equal.
 	EqualTo string `toml:"equal_to"`
+	// Unit is the size, in the statistic's own units, of the unit the
+	// program printed its number in: with equal_to = "pool_used_high" and
+	// unit = 1048576 the printed number is that statistic in MiB, whole
+	// (rounded down or to the nearest) or within Within of it.
+	Unit float64 `toml:"unit"`
 	// RelativeTo names a hidden run made before this check's run (a
 	// baseline): the stat compared with the bounds is then this run's
 	// value divided by the same statistic of that run, so that at_most =
@@ -219,7 +225,7 @@ func LoadSpec(file string) (*Spec, error) {
 // a bound on a check that has no figure, a check of no or several kinds.
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	var s Spec
-	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, fixed, timed, gpus, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, equal_to_group, relative_to, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
+	if err := diag.DecodeTOML(file, data, &s, "a spec has points, timeout, flags, args, env, files, fixed, timed, gpus, [[check]], [[hidden_run]] and [[equivalent_mutants]] tables; a check takes name, contains, not_contains, regex, group, exit, stat, sanitizer, at_least, at_most, equals, within, equal_to, unit, equal_to_group, relative_to, message, hint, points, hidden, run; a hidden run takes name, args, env; an equivalent mutant takes mutant, reason"); err != nil {
 		return nil, err
 	}
 	s.File = file
@@ -316,6 +322,9 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			if !KnownStat(c.EqualTo) {
 				bad(diag.LineOf(data, "check", i, "equal_to"), statsHint(), "unknown statistic %q", c.EqualTo)
 			}
+		}
+		if c.Unit != 0 && (c.EqualTo == "" || !(c.Unit > 0) || math.IsInf(c.Unit, 0)) {
+			bad(diag.LineOf(data, "check", i, "unit"), "unit goes with equal_to and is the size of the printed unit in the statistic's units, e.g. equal_to = \"pool_used_high\" with unit = 1048576 for MiB", "check %d has unit = %g", i+1, c.Unit)
 		}
 	}
 	s.validateHidden(data, bad)
