@@ -1,7 +1,7 @@
 // kind: wrong (default output and the record, part 3: the refused double free on the idle fourth stream re-records the block's event there, so the block looks done while its held kernel runs: 'allocate while every block of 1000 bytes is in use: a block', and the early request's kernel overwrites words the held one still checks)
 // mistake: deallocate records the block's event on the given stream first and only then checks that the block was handed out, 'the record is harmless if we refuse anyway'
 // why it is wrong: a refused give-back must change nothing: the record replaces what the event tracked (the work before the real give-back on the kernel's stream) with an idle stream's empty queue, so cudaEventQuery says done at once and the block is handed out while its kernel still runs
-// source: own
+// source: NVIDIA/cub#156 (a cached block taken by another request because its event did not yet stand for the work queued before the free)
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once

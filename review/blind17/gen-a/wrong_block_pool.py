@@ -15,7 +15,7 @@ WRONG = [
   shows="default output and the record, part 3: the refused double free on the idle fourth stream re-records the block's event there, so the block looks done while its held kernel runs: 'allocate while every block of 1000 bytes is in use: a block', and the early request's kernel overwrites words the held one still checks",
   mistake='deallocate records the block\'s event on the given stream first and only then checks that the block was handed out, \'the record is harmless if we refuse anyway\'',
   why='a refused give-back must change nothing: the record replaces what the event tracked (the work before the real give-back on the kernel\'s stream) with an idle stream\'s empty queue, so cudaEventQuery says done at once and the block is handed out while its kernel still runs',
-  source='own',
+  source='NVIDIA/cub#156 (a cached block taken by another request because its event did not yet stand for the work queued before the free)',
   edits=[('''    if (i < 0 || block_[i].state != Out) return false;
     if (cudaEventRecord(block_[i].ready, stream) != cudaSuccess) return false;
 ''', '''    if (i < 0) return false;
