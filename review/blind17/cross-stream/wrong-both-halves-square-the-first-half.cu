@@ -1,4 +1,4 @@
-// kind: wrong (default output: half 1 squares the first n / 2 values again; the remainder of n / 2 over the period of 5 differs between the halves, so every chunk's half-1 sum is off: '0 of 8 chunks right')
+// kind: wrong (default output: half 1 squares the first n / 2 values again; the remainder of n / 2 over the period of 5 differs between the halves, so every chunk's half-1 sum is off: '0 of 8 chunks right' (with MIB 5 the half is a whole number of periods of 5 values and both halves sum alike: right by chance))
 // mistake: stage_work passes ch.values to square for every half, the half's offset into the values left out
 // why it is wrong: half h must square the values from h * n / 2 on; without the offset both halves read the first half, and the second half of the values is never squared
 // source: own

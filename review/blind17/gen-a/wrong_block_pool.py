@@ -23,7 +23,7 @@ WRONG = [
     if (block_[i].state != Out) return false;
 ''')]),
  dict(slug='class-chosen-with-upper-bound',
-  shows="default output, part 1: a request of exactly a class's size goes to the next class: allocate(1000) takes a 3000-byte block, and the last request of the largest class (10000 bytes) finds no class: 'allocate(10000) returned nullptr while 1 blocks of 10000 bytes were free'",
+  shows="default output, part 1: a request of exactly a class's size goes to the next class: allocate(1000) takes a 3000-byte block ('allocate(1000) with its class all handed out and larger ones free: a block'), each larger class runs one block short, and part 1 stops at an 'allocate(...) returned nullptr while ... were free' line (at the latest at allocate(10000), which no class takes)",
   mistake='allocate picks the class with std::upper_bound (the first class larger than the request) where std::lower_bound (the first class at least as large) is wanted',
   why='a class holds requests up to and including its size; upper_bound sends an exact-size request one class up (wasting a larger block, starving it) and refuses an exact request for the largest class',
   source='own',

@@ -1,4 +1,4 @@
-// kind: wrong (default output, phase 2: the four joined 4 MiB blocks make exactly 16 MiB, which a request of 16 MiB does not take: '2. four 4 MiB blocks given back out of order, then 16 MiB: 2 chunk(s) taken' (1 wanted), and more chunks after; also phase 1 takes blocks larger than needed)
+// kind: wrong (default output, phase 2: an exact 4 MiB block of the asker's own is passed over (one of the four takes a new chunk), and the joined 16 MiB blocks do not serve the 16 MiB request: by my trace the four counts read 1, 3, 3 and 4 chunk(s) taken where 1, 1, 2 and 3 are wanted ('2. four 4 MiB blocks given back out of order, then 16 MiB: 3 chunk(s) taken'))
 // mistake: allocate looks up its own list with upper_bound(n), 'the first block bigger than the request', instead of lower_bound(n) (the first at least as big)
 // why it is wrong: a free block of exactly the request's size fits it; upper_bound skips every block of that size, so exact fits are never taken from the asker's own blocks and the pool grows instead
 // source: own

@@ -1,4 +1,4 @@
-// kind: wrong (other arguments only: when the request is more than twice the reservation (e.g. 100 16, or 100 32), the new range of 2 x reservation cannot hold it: the new chunk's cuMemMap runs past the range and is refused: 'grow to 104857600 bytes failed'; the default run (100 MiB in 64, a 128 MiB range) is right)
+// kind: wrong (other arguments only: when a request is more than twice the reservation (e.g. 100 16 or 100 32, or a second growth such as 100 64 300, where 300 MiB > 2 x 128), the new range of 2 x reservation cannot hold it: the new chunk's cuMemMap runs past the range and is refused: 'grow to ... bytes failed'; the default run (100 MiB in 64, a 128 MiB range) is right)
 // mistake: move is asked for 2 * reserved_ alone, 'doubling always leaves room', the request left out of the size
 // why it is wrong: doubling leaves room only when the request is at most twice the old reservation; the new range must hold at least the rounded request
 // source: own

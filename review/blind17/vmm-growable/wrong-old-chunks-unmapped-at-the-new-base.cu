@@ -1,4 +1,4 @@
-// kind: wrong (default output: after the wait, move unmaps the chunks it has just mapped in the new range (nb + off) instead of the old ones; then freeing the old range, still mapped, is refused: 'grow to 104857600 bytes failed')
+// kind: wrong (default output: after the wait, move unmaps the chunk it has just mapped in the new range (nb + off) instead of the old one; freeing the old range, still mapped, is refused ('grow to 104857600 bytes failed'), or, where the driver lets it go, the buffer's first 2 MiB have no memory at the new addresses: the write of its first int is an illegal address, 'a kernel failed')
 // mistake: the loop that takes the old mappings down unmaps nb + off, the offset added to the new range's base, where base_ + off (the old range) is meant
 // why it is wrong: the old mappings are at the old base: unmapping at the new base takes away the data's new addresses and leaves the old range mapped, which the driver will not free
 // source: own
