@@ -3,7 +3,7 @@ WRONG = [
   shows="default output: the first move (grow(100 MiB) past the 64 MiB reservation) maps the first chunk again by a handle already released: cuMemMap refuses it and the move is undone: 'grow to 104857600 bytes failed'; and release() releases each handle a second time",
   mistake='grow releases the new chunk\'s handle as soon as it is mapped and opened, \'the mapping keeps the memory alive\', and still keeps the handle in chunks_',
   why='after cuMemRelease the handle is gone (the memory lives only as long as its mapping): a move needs the handle to map the same memory at the new addresses, and release() must release each handle once',
-  source='own',
+  source='NVIDIA/nccl#1795 (a handle released while its mapping is still there, which the driver allows: the memory then lives only as long as that one mapping)',
   edits=[('''        chunks_.push_back({h, add});
         mapped_ = want;''', '''        cuMemRelease(h);
         chunks_.push_back({h, add});
@@ -12,7 +12,7 @@ WRONG = [
   shows="default output: after the move the old data's addresses in the new range are mapped but not opened: 'fill<<<1, 1>>>(buf.data(), 1, 1)' touches them: an illegal address, 'a kernel failed' (the new chunk, opened, is right)",
   mistake='move maps every old chunk into the new range but sets no access there, \'the chunk was already opened when it was made\'',
   why='access rights belong to an address range, not to the memory: a new mapping of the same handle at new addresses can be read or written only after cuMemSetAccess on those addresses',
-  source='own',
+  source='ai-dynamo/snapshot#78 (mappings rebuilt without the access rights set on them, which fault at the next access)',
   edits=[('''            if (cuMemSetAccess(nb + off, c.bytes, &access_, 1) != CUDA_SUCCESS) {
                 cuMemUnmap(nb + off, c.bytes);
                 break;

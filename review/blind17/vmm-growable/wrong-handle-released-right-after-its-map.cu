@@ -1,7 +1,7 @@
 // kind: wrong (default output: the first move (grow(100 MiB) past the 64 MiB reservation) maps the first chunk again by a handle already released: cuMemMap refuses it and the move is undone: 'grow to 104857600 bytes failed'; and release() releases each handle a second time)
 // mistake: grow releases the new chunk's handle as soon as it is mapped and opened, 'the mapping keeps the memory alive', and still keeps the handle in chunks_
 // why it is wrong: after cuMemRelease the handle is gone (the memory lives only as long as its mapping): a move needs the handle to map the same memory at the new addresses, and release() must release each handle once
-// source: own
+// source: NVIDIA/nccl#1795 (a handle released while its mapping is still there, which the driver allows: the memory then lives only as long as that one mapping)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;

@@ -1,7 +1,7 @@
 // kind: wrong (default output: after the move the old data's addresses in the new range are mapped but not opened: 'fill<<<1, 1>>>(buf.data(), 1, 1)' touches them: an illegal address, 'a kernel failed' (the new chunk, opened, is right))
 // mistake: move maps every old chunk into the new range but sets no access there, 'the chunk was already opened when it was made'
 // why it is wrong: access rights belong to an address range, not to the memory: a new mapping of the same handle at new addresses can be read or written only after cuMemSetAccess on those addresses
-// source: own
+// source: ai-dynamo/snapshot#78 (mappings rebuilt without the access rights set on them, which fault at the next access)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
