@@ -1,18 +1,14 @@
 WRONG = [
- dict(slug='marks-restarted-before-the-trim',
-  shows="default output: entering narrow the pool still holds the wide phase's 128 MiB when the marks restart, so the narrow report reads 'reserved high 128 MiB' (32 wanted); the rounds and the trim are right",
-  mistake='enter_phase restarts the two high-water marks first and only then puts the threshold and trims, \'clear the counters, then set up the phase\'',
-  why='writing 0 to the reserved high mark restarts it from what the pool holds at that moment: before the trim that is the previous phase\'s memory, which then stays in the new phase\'s mark',
+ dict(slug='boundary-trims-to-the-previous-threshold',
+  shows="default output: entering narrow the pool is trimmed to the wide phase's threshold (128 MiB), so it keeps all of it: 'entering narrow: reserved 128 MiB' and 'phase narrow: ... reserved high 128 MiB' (32 wanted); the next synchronisation (after the first narrow round) gives the rest back",
+  mistake='enter_phase reads the pool\'s threshold before putting the new one and trims to that, \'trim to what the pool may keep\', so the trim uses the threshold of the phase before',
+  why='the memory beyond the new phase\'s peak must go back now, before its first round: trimmed to the old, larger threshold, the pool keeps the previous phase\'s memory, which the new phase\'s marks then count',
   source='own',
   edits=[('''    CHECK(set(pool, cudaMemPoolAttrReleaseThreshold, peak));
     CHECK(cudaMemPoolTrimTo(pool, peak));
-    // Last: the marks restart from what the pool keeps for this phase.
-    CHECK(set(pool, cudaMemPoolAttrReservedMemHigh, 0));
-    CHECK(set(pool, cudaMemPoolAttrUsedMemHigh, 0));
-''', '''    CHECK(set(pool, cudaMemPoolAttrReservedMemHigh, 0));
-    CHECK(set(pool, cudaMemPoolAttrUsedMemHigh, 0));
+''', '''    const uint64_t keep = attr(pool, cudaMemPoolAttrReleaseThreshold);
     CHECK(set(pool, cudaMemPoolAttrReleaseThreshold, peak));
-    CHECK(cudaMemPoolTrimTo(pool, peak));
+    CHECK(cudaMemPoolTrimTo(pool, keep));
 ''')]),
  dict(slug='measure-leaves-the-marks-running',
   shows="default output: 'measured narrow: one round reserves 128 MiB' (the wide round's mark, never restarted); the narrow phase then keeps 128 MiB: 'phase narrow: ... threshold 128 MiB' (32 wanted), 'entering narrow: reserved 128 MiB'",
@@ -24,23 +20,22 @@ WRONG = [
     CHECK(set(pool, cudaMemPoolAttrUsedMemHigh, 0));
     if (run_round''', '''    CHECK(cudaMemPoolTrimTo(pool, 0));
     if (run_round''')]),
- dict(slug='pool-made-the-devices-current-pool',
-  shows='the record only (a check of the device\'s current pool): the output is right; the program has changed the device\'s current pool, which other code that calls cudaMallocAsync on this device would now draw from (and which is destroyed under it at the end)',
-  mistake='make_pool also calls cudaDeviceSetMemPool(device, pool), \'so that the device uses the new pool\'',
-  why='the exercise\'s pool is its own, apart from the device\'s pools; making it current changes what every cudaMallocAsync without a pool on this device uses, a setting the program does not own',
-  source='cupy/cupy#5191 (the current pool can be changed behind a library\'s back by another library calling cudaDeviceSetMemPool)',
+ dict(slug='held-asks-what-is-in-use',
+  shows="default output: between rounds nothing is in use, so held is never true: 'wide: 0 of 6 rounds found their 128 MiB already reserved' and 'narrow: 0 of 6 rounds found their 32 MiB already reserved' (5 and 6 wanted); the marks and threshold right",
+  mistake='held compares UsedMemCurrent with the need, \'the memory the pool has\', where what it holds reserved (and does not use) is asked',
+  why='used memory is what allocations hold right now; what a round can take without the driver is what the pool has reserved beyond that, ReservedMemCurrent minus UsedMemCurrent',
+  source='own',
+  edits=[('    return reserved >= used && reserved - used >= need;', '    (void)reserved;\n    return used >= need;')]),
+ dict(slug='threshold-put-before-the-pool-exists',
+  shows="default output: the first call of the program fails: make_pool writes the threshold through a pool handle that is still null, cudaMemPoolSetAttribute refuses it ('invalid argument') and main stops at CHECK(make_pool(...)) before any round",
+  mistake='make_pool puts the release threshold of 0 on *pool first and creates the pool after, \'set the pool up, then make it\'',
+  why='a pool\'s attributes belong to a pool that exists: before cudaMemPoolCreate the handle is main\'s nullptr, and the call is refused',
+  source='own',
   edits=[('''    err = cudaMemPoolCreate(pool, &props);
     if (err != cudaSuccess) return err;
-''', '''    err = cudaMemPoolCreate(pool, &props);
+    // 0 is what a new pool has; said here so that nothing depends on it.
+    return set(*pool, cudaMemPoolAttrReleaseThreshold, 0);''', '''    // 0 is what a new pool has; said here so that nothing depends on it.
+    err = set(*pool, cudaMemPoolAttrReleaseThreshold, 0);
     if (err != cudaSuccess) return err;
-    err = cudaDeviceSetMemPool(device, *pool);
-    if (err != cudaSuccess) return err;
-''')]),
- dict(slug='report-reads-the-current-figures',
-  shows="default output: 'phase wide: used high 0 MiB, reserved high 128 MiB' and 'phase narrow: used high 0 MiB, reserved high 32 MiB': the used figure is 0 (nothing in use between rounds); with TRIM one past the last round the reserved figure is 0 too",
-  mistake='report prints UsedMemCurrent and ReservedMemCurrent, \'what the pool uses and holds\', where the high-water marks are asked for',
-  why='the current figures say what is in use and held now, after the rounds have freed everything: the phase\'s highs are the marks',
-  source='own',
-  edits=[('attr(pool, cudaMemPoolAttrUsedMemHigh) / MiB, attr(pool, cudaMemPoolAttrReservedMemHigh) / MiB,',
-          'attr(pool, cudaMemPoolAttrUsedMemCurrent) / MiB, attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB,')]),
+    return cudaMemPoolCreate(pool, &props);''')]),
 ]

@@ -1,6 +1,6 @@
-// kind: wrong (default output: 'phase wide: used high 0 MiB, reserved high 128 MiB' and 'phase narrow: used high 0 MiB, reserved high 32 MiB': the used figure is 0 (nothing in use between rounds); with TRIM one past the last round the reserved figure is 0 too)
-// mistake: report prints UsedMemCurrent and ReservedMemCurrent, 'what the pool uses and holds', where the high-water marks are asked for
-// why it is wrong: the current figures say what is in use and held now, after the rounds have freed everything: the phase's highs are the marks
+// kind: wrong (default output: entering narrow the pool is trimmed to the wide phase's threshold (128 MiB), so it keeps all of it: 'entering narrow: reserved 128 MiB' and 'phase narrow: ... reserved high 128 MiB' (32 wanted); the next synchronisation (after the first narrow round) gives the rest back)
+// mistake: enter_phase reads the pool's threshold before putting the new one and trims to that, 'trim to what the pool may keep', so the trim uses the threshold of the phase before
+// why it is wrong: the memory beyond the new phase's peak must go back now, before its first round: trimmed to the old, larger threshold, the pool keeps the previous phase's memory, which the new phase's marks then count
 // source: own
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
@@ -115,8 +115,9 @@ static int measure_peak(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, uin
 // before the phase's first round. From here on the pool's high-water
 // marks must count this phase alone.
 static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
+    const uint64_t keep = attr(pool, cudaMemPoolAttrReleaseThreshold);
     CHECK(set(pool, cudaMemPoolAttrReleaseThreshold, peak));
-    CHECK(cudaMemPoolTrimTo(pool, peak));
+    CHECK(cudaMemPoolTrimTo(pool, keep));
     // Last: the marks restart from what the pool keeps for this phase.
     CHECK(set(pool, cudaMemPoolAttrReservedMemHigh, 0));
     CHECK(set(pool, cudaMemPoolAttrUsedMemHigh, 0));
@@ -128,7 +129,7 @@ static int enter_phase(cudaMemPool_t pool, uint64_t peak) {
 //   phase NAME: used high U MiB, reserved high R MiB, threshold T MiB
 static int report(cudaMemPool_t pool, const char* name) {
     printf("phase %s: used high %" PRIu64 " MiB, reserved high %" PRIu64 " MiB, threshold %" PRIu64 " MiB\n", name,
-           attr(pool, cudaMemPoolAttrUsedMemCurrent) / MiB, attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB,
+           attr(pool, cudaMemPoolAttrUsedMemHigh) / MiB, attr(pool, cudaMemPoolAttrReservedMemHigh) / MiB,
            attr(pool, cudaMemPoolAttrReleaseThreshold) / MiB);
     return 0;
 }

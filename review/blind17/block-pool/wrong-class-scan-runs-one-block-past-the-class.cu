@@ -1,6 +1,6 @@
-// kind: wrong (default output, part 2: 'pointer 256 bytes into a block refused: no'; the pointer is then taken for the block it lies in, which is given back while part 2 still holds it, and the later give-back of that block is refused: 'gave every block back: no')
-// mistake: index maps any address inside a class's region to the block it falls in (the division's remainder is never checked), taking 'inside the block' for 'the block'
-// why it is wrong: deallocate must refuse a pointer that is not the start of a block; dividing without checking the remainder accepts every interior pointer and gives back a block its owner still uses
+// kind: wrong (default output, part 1: with the smallest class all handed out, the scan's extra step reads the next class's first block, idle, and hands out its address: 'allocate(1000) with its class all handed out and larger ones free: a block' (nullptr wanted); for the largest class the extra step reads past the table (undefined: 'allocate on an empty pool' may say 'a block'))
+// mistake: allocate scans its class with i <= count_, one step more than the class has blocks
+// why it is wrong: a class has count_ blocks, indices 0 to count_ - 1; the step i = count_ is the next class's first block (or, for the last class, past the end of the table), which the pool then hands out for this class
 // source: own
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
@@ -85,6 +85,7 @@ long BlockPool::index(const void* p) const {
     for (size_t c = 0; c < stride_.size(); c++) {
         const size_t lo = first_[c], hi = lo + count_ * stride_[c];
         if (off < lo || off >= hi) continue;
+        if ((off - lo) % stride_[c] != 0) return -1;
         return (long)(c * count_ + (off - lo) / stride_[c]);
     }
     return -1;
@@ -122,7 +123,7 @@ cudaError_t BlockPool::init(const std::vector<size_t>& classBytes, size_t blocks
 void* BlockPool::allocate(size_t bytes) {
     const size_t c = std::lower_bound(bytes_.begin(), bytes_.end(), bytes) - bytes_.begin();
     if (c >= bytes_.size()) return nullptr;
-    for (size_t i = 0; i < count_; i++) {
+    for (size_t i = 0; i <= count_; i++) {
         Block& b = block_[c * count_ + i];
         if (b.state == Out) continue;
         // A pending block is asked, never waited for: "not ready" leaves

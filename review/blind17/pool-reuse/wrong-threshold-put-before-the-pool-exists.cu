@@ -1,7 +1,7 @@
-// kind: wrong (the record only (a check of the device's current pool): the output is right; the program has changed the device's current pool, which other code that calls cudaMallocAsync on this device would now draw from (and which is destroyed under it at the end))
-// mistake: make_pool also calls cudaDeviceSetMemPool(device, pool), 'so that the device uses the new pool'
-// why it is wrong: the exercise's pool is its own, apart from the device's pools; making it current changes what every cudaMallocAsync without a pool on this device uses, a setting the program does not own
-// source: cupy/cupy#5191 (the current pool can be changed behind a library's back by another library calling cudaDeviceSetMemPool)
+// kind: wrong (default output: the first call of the program fails: make_pool writes the threshold through a pool handle that is still null, cudaMemPoolSetAttribute refuses it ('invalid argument') and main stops at CHECK(make_pool(...)) before any round)
+// mistake: make_pool puts the release threshold of 0 on *pool first and creates the pool after, 'set the pool up, then make it'
+// why it is wrong: a pool's attributes belong to a pool that exists: before cudaMemPoolCreate the handle is main's nullptr, and the call is refused
+// source: own
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
 // rest at the phase boundary, and report the pool's high-water marks.
@@ -48,12 +48,10 @@ static cudaError_t make_pool(int device, cudaMemPool_t* pool) {
     props.handleTypes = cudaMemHandleTypeNone;
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = device;
-    err = cudaMemPoolCreate(pool, &props);
-    if (err != cudaSuccess) return err;
-    err = cudaDeviceSetMemPool(device, *pool);
-    if (err != cudaSuccess) return err;
     // 0 is what a new pool has; said here so that nothing depends on it.
-    return set(*pool, cudaMemPoolAttrReleaseThreshold, 0);
+    err = set(*pool, cudaMemPoolAttrReleaseThreshold, 0);
+    if (err != cudaSuccess) return err;
+    return cudaMemPoolCreate(pool, &props);
 }
 
 // TODO 3: held says whether the pool holds at least need bytes reserved

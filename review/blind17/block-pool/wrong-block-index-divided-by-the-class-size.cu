@@ -1,7 +1,7 @@
-// kind: wrong (default output and the record, part 3: the refused double free on the idle fourth stream re-records the block's event there, so the block looks done while its held kernel runs: 'allocate while every block of 1000 bytes is in use: a block', and the early request's kernel overwrites words the held one still checks)
-// mistake: deallocate records the block's event on the given stream first and only then checks that the block was handed out, 'the record is harmless if we refuse anyway'
-// why it is wrong: a refused give-back must change nothing: the record replaces what the event tracked (the work before the real give-back on the kernel's stream) with an idle stream's empty queue, so cudaEventQuery says done at once and the block is handed out while its kernel still runs
-// source: NVIDIA/cub#156 (a cached block taken by another request because its event did not yet stand for the work queued before the free)
+// kind: wrong (other arguments only (43 blocks a class or more, e.g. block_pool 64): from block 42 of a class on, the distance divided by the class's size (1000, 3000, 10000) gives the next block's index; a give-back marks the wrong block pending, the real one stays out, and part 2 says 'gave every block back: no, a deallocate refused a block the pool had handed out' (and the last block of the largest class indexes past the table); the default 8 blocks are right)
+// mistake: index divides a pointer's distance from its class's start by the class's size, bytes_[c], where the stride (the size rounded up to 256) is the distance between blocks
+// why it is wrong: blocks are stride_[c] bytes apart; dividing by the smaller class size is right only while the rounding error stays under one block (i x (stride - size) < size), so from block 42 on, with the default classes, a pointer names the next block
+// source: own
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once
@@ -86,7 +86,7 @@ long BlockPool::index(const void* p) const {
         const size_t lo = first_[c], hi = lo + count_ * stride_[c];
         if (off < lo || off >= hi) continue;
         if ((off - lo) % stride_[c] != 0) return -1;
-        return (long)(c * count_ + (off - lo) / stride_[c]);
+        return (long)(c * count_ + (off - lo) / bytes_[c]);
     }
     return -1;
 }
@@ -137,9 +137,8 @@ void* BlockPool::allocate(size_t bytes) {
 
 bool BlockPool::deallocate(void* block, cudaStream_t stream) {
     const long i = index(block);
-    if (i < 0) return false;
+    if (i < 0 || block_[i].state != Out) return false;
     if (cudaEventRecord(block_[i].ready, stream) != cudaSuccess) return false;
-    if (block_[i].state != Out) return false;
     block_[i].state = Pending;
     return true;
 }
