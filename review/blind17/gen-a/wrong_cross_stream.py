@@ -1,22 +1,21 @@
 WRONG = [
- dict(slug='loaded-recorded-before-generate',
-  shows='a race and the record, sums by chance: the work streams wait for a record made before generate was queued, so square may read the chunk\'s values before (or while) generate writes them: wrong sums on runs where a work stream gets ahead (likely, as generate spins first), an unordered use every run',
-  mistake='stage_load records loaded_ right after the allocation and launches generate after it, \'the buffer is ready once it is allocated\'',
-  why='an event stands for the work queued on its stream before the record: recorded before generate, it tells the work streams only that the block exists, not that its values are written',
+ dict(slug='both-sums-written-to-half-0s-partials',
+  shows="default output: both sums write partials[0..BLOCKS), half 1's after half 0's, and half 1's BLOCKS floats are never written: the host reads half 1's sum in half 0's place and whatever the fresh block held for half 1 (zeros or an earlier chunk's sums): '0 of 8 chunks right' (by chance right only where the two halves' sums are equal and the block held them)",
+  mistake='stage_reduce gives every half\'s sum the partial sums\' start, ch.partials, the half\'s offset h * BLOCKS left out',
+  why='the partial sums hold HALVES x BLOCKS floats, half 0\'s first: half h must write from h x BLOCKS on, or the second sum overwrites the first and its own share stays unwritten',
   source='own',
-  edits=[('''    generate<<<BLOCKS, THREADS, 0, load_>>>(ch.values, ch.n, ch.index);
-    CHECK(cudaGetLastError());
-    CHECK(cudaEventRecord(loaded_, load_));
-''', '''    CHECK(cudaEventRecord(loaded_, load_));
-    generate<<<BLOCKS, THREADS, 0, load_>>>(ch.values, ch.n, ch.index);
-    CHECK(cudaGetLastError());
-''')]),
- dict(slug='copy-waits-for-the-last-square',
-  shows='a race and the record: copy_ is ordered after half 1\'s square only, not after the sums: it copies the partial sums before (or while) sum writes them and frees them while sum may still write: wrong or zero sums on runs where copy_ gets ahead (likely, as sum spins first), an unordered use and free every run',
-  mistake='stage_copy waits on squared_[HALVES - 1], \'the last event the chunk records\', instead of reduced_',
-  why='the partial sums are written on reduce_ after its waits; an event of a work stream says nothing about reduce_\'s later work, so the copy and the free on copy_ are not ordered after sum',
+  edits=[('sum<<<BLOCKS, THREADS, 0, reduce_>>>(ch.squares[h], m, ch.partials + h * BLOCKS);',
+          'sum<<<BLOCKS, THREADS, 0, reduce_>>>(ch.squares[h], m, ch.partials);')]),
+ dict(slug='partials-freed-before-their-copy',
+  shows="the record every run (a use after free in copy_'s own order) and sums by chance: the free is queued on copy_ before the copy that reads the partial sums; the pool may hand the block to the next chunk's reduce (which allocates the same size) while the copy has not run",
+  mistake='stage_copy queues cudaFreeAsync of the partial sums right after its wait and before the copy, \'the copy was asked for already, the block can go\'',
+  why='a free in stream order comes after what is queued before it on that stream, not after what is queued later: freed before the copy, the block is free while the copy still has to read it',
   source='own',
-  edits=[('CHECK(cudaStreamWaitEvent(copy_, reduced_, 0));', 'CHECK(cudaStreamWaitEvent(copy_, squared_[HALVES - 1], 0));')]),
+  edits=[("""    CHECK(cudaMemcpyAsync(ch.result, ch.partials, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));
+    CHECK(cudaFreeAsync(ch.partials, copy_));
+""", """    CHECK(cudaFreeAsync(ch.partials, copy_));
+    CHECK(cudaMemcpyAsync(ch.result, ch.partials, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));
+""")]),
  dict(slug='both-halves-square-the-first-half',
   shows="default output: half 1 squares the first n / 2 values again; the remainder of n / 2 over the period of 5 differs between the halves, so every chunk's half-1 sum is off: '0 of 8 chunks right' (with MIB 5 the half is a whole number of periods of 5 values and both halves sum alike: right by chance)",
   mistake='stage_work passes ch.values to square for every half, the half\'s offset into the values left out',

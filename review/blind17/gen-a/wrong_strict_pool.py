@@ -1,10 +1,11 @@
 WRONG = [
- dict(slug='event-dependencies-turned-off-too',
-  shows="default output: B never gets A's block: '0 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB' (32 wanted); the sums and the policy line right",
-  mistake='the constructor sets all three reuse policies to 0, following event dependencies included, \'a strict pool allows no reuse policy\'',
-  why='the exercise turns off only the two policies that let a block cross streams without the program; with following event dependencies off too, the pool ignores the hand\'s wait, and a block freed on A never reaches B',
+ dict(slug='wait-taken-from-the-next-ring-slot',
+  shows="default output: to waits on the ring's next event, recorded three hands before (or never, in the first rounds), not on the record just made: B is never ordered after A's put, so with opportunistic reuse off it cannot take A's block: '0 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB' (32 wanted); with LATE 1 some sums may be short (B's add before A's copy)",
+  mistake='hand records ring_[next_], moves next_ on, and then queues to\'s wait on ring_[next_], the slot after the one it recorded',
+  why='the wait must take the record hand has just made on from; the next slot holds an older record (or none), so to is ordered after some earlier work of from, not after its latest put',
   source='own',
-  edits=[('int off = 0, on = 1;', 'int off = 0, on = 0;')]),
+  edits=[("""    if (keep(cudaEventRecord(e, from))) keep(cudaStreamWaitEvent(to, e, 0));""",
+          """    if (keep(cudaEventRecord(e, from))) keep(cudaStreamWaitEvent(to, ring_[next_], 0));""")]),
  dict(slug='hand-spins-until-the-record-is-done',
   shows='host waits (a polling loop), and time: every hand spins on cudaEventQuery until from\'s work is done before it queues the wait; the rounds, reuse and sums right',
   mistake='hand records the event and then loops on cudaEventQuery until it answers done, \'so that the block really is free\', before queueing to\'s wait',
@@ -22,15 +23,14 @@ WRONG = [
   why='the ring holds kRing events, indices 0 to kRing - 1; wrapping only past kRing lets next_ reach kRing and reads past the array',
   source='own',
   edits=[('    next_ = (next_ + 1) % kRing;\n', '    if (++next_ > kRing) next_ = 0;\n')]),
- dict(slug='ring-events-never-destroyed',
-  shows='the record only: the four events the constructor made are never destroyed (a leak of four events); the output right',
-  mistake='the destructor destroys the pool only, \'the events go with the pool\'',
-  why='events are not the pool\'s: each cudaEventCreateWithFlags needs its cudaEventDestroy; the destructor must undo everything the constructor made',
+ dict(slug='policy-read-from-the-devices-default-pool',
+  shows="default output: 'pool: opportunistic 1, internal dependencies 1' (the default pool's values; 0 and 0 wanted); the rounds, reuse and sums right, since the program's own pool is set right",
+  mistake='policy() asks the device\'s default pool (cudaDeviceGetDefaultMemPool) for the attribute, \'the device\'s pool says how the device reuses memory\', instead of the StrictPool\'s own pool',
+  why='each pool has its own reuse policies: the default pool keeps its defaults (all on) whatever the program set on its own pool, so the answer says nothing of the pool the program uses',
   source='own',
-  edits=[('''    for (cudaEvent_t& e : ring_)
-        if (e != nullptr) {
-            cudaEventDestroy(e);
-            e = nullptr;
-        }
-    if (pool_ != nullptr) cudaMemPoolDestroy(pool_);''', '''    if (pool_ != nullptr) cudaMemPoolDestroy(pool_);''')]),
+  edits=[("""    int v = -1;
+    if (pool_ == nullptr || !keep(cudaMemPoolGetAttribute(pool_, attr, &v))) return -1;""", """    int v = -1;
+    cudaMemPool_t dev = nullptr;
+    if (!keep(cudaDeviceGetDefaultMemPool(&dev, 0))) return -1;
+    if (!keep(cudaMemPoolGetAttribute(dev, attr, &v))) return -1;""")]),
 ]

@@ -1,6 +1,6 @@
-// kind: wrong (the record only: the four events the constructor made are never destroyed (a leak of four events); the output right)
-// mistake: the destructor destroys the pool only, 'the events go with the pool'
-// why it is wrong: events are not the pool's: each cudaEventCreateWithFlags needs its cudaEventDestroy; the destructor must undo everything the constructor made
+// kind: wrong (default output: to waits on the ring's next event, recorded three hands before (or never, in the first rounds), not on the record just made: B is never ordered after A's put, so with opportunistic reuse off it cannot take A's block: '0 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB' (32 wanted); with LATE 1 some sums may be short (B's add before A's copy))
+// mistake: hand records ring_[next_], moves next_ on, and then queues to's wait on ring_[next_], the slot after the one it recorded
+// why it is wrong: the wait must take the record hand has just made on from; the next slot holds an older record (or none), so to is ordered after some earlier work of from, not after its latest put
 // source: own
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
@@ -110,6 +110,11 @@ StrictPool::StrictPool(int device) {
 
 // TODO 4: give back what the constructor made.
 StrictPool::~StrictPool() {
+    for (cudaEvent_t& e : ring_)
+        if (e != nullptr) {
+            cudaEventDestroy(e);
+            e = nullptr;
+        }
     if (pool_ != nullptr) cudaMemPoolDestroy(pool_);
     pool_ = nullptr;
 }
@@ -143,7 +148,7 @@ void StrictPool::hand(cudaStream_t from, cudaStream_t to) {
         keep(cudaErrorInvalidResourceHandle);
         return;
     }
-    if (keep(cudaEventRecord(e, from))) keep(cudaStreamWaitEvent(to, e, 0));
+    if (keep(cudaEventRecord(e, from))) keep(cudaStreamWaitEvent(to, ring_[next_], 0));
 }
 
 // TODO 9: the pool's value of attr (an int attribute), asked of the pool.

@@ -1,6 +1,6 @@
-// kind: wrong (default output: B never gets A's block: '0 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB' (32 wanted); the sums and the policy line right)
-// mistake: the constructor sets all three reuse policies to 0, following event dependencies included, 'a strict pool allows no reuse policy'
-// why it is wrong: the exercise turns off only the two policies that let a block cross streams without the program; with following event dependencies off too, the pool ignores the hand's wait, and a block freed on A never reaches B
+// kind: wrong (default output: 'pool: opportunistic 1, internal dependencies 1' (the default pool's values; 0 and 0 wanted); the rounds, reuse and sums right, since the program's own pool is set right)
+// mistake: policy() asks the device's default pool (cudaDeviceGetDefaultMemPool) for the attribute, 'the device's pool says how the device reuses memory', instead of the StrictPool's own pool
+// why it is wrong: each pool has its own reuse policies: the default pool keeps its defaults (all on) whatever the program set on its own pool, so the answer says nothing of the pool the program uses
 // source: own
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
@@ -100,7 +100,7 @@ StrictPool::StrictPool(int device) {
     }
     // Every policy said explicitly: the two that let a block cross streams
     // on the driver's own say off, following the program's events on.
-    int off = 0, on = 0;
+    int off = 0, on = 1;
     keep(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowOpportunistic, &off));
     keep(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowInternalDependencies, &off));
     keep(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseFollowEventDependencies, &on));
@@ -154,7 +154,9 @@ void StrictPool::hand(cudaStream_t from, cudaStream_t to) {
 // TODO 9: the pool's value of attr (an int attribute), asked of the pool.
 int StrictPool::policy(cudaMemPoolAttr attr) {
     int v = -1;
-    if (pool_ == nullptr || !keep(cudaMemPoolGetAttribute(pool_, attr, &v))) return -1;
+    cudaMemPool_t dev = nullptr;
+    if (!keep(cudaDeviceGetDefaultMemPool(&dev, 0))) return -1;
+    if (!keep(cudaMemPoolGetAttribute(dev, attr, &v))) return -1;
     return v;
 }
 

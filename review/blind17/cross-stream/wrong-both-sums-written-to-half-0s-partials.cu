@@ -1,6 +1,6 @@
-// kind: wrong (a race and the record: copy_ is ordered after half 1's square only, not after the sums: it copies the partial sums before (or while) sum writes them and frees them while sum may still write: wrong or zero sums on runs where copy_ gets ahead (likely, as sum spins first), an unordered use and free every run)
-// mistake: stage_copy waits on squared_[HALVES - 1], 'the last event the chunk records', instead of reduced_
-// why it is wrong: the partial sums are written on reduce_ after its waits; an event of a work stream says nothing about reduce_'s later work, so the copy and the free on copy_ are not ordered after sum
+// kind: wrong (default output: both sums write partials[0..BLOCKS), half 1's after half 0's, and half 1's BLOCKS floats are never written: the host reads half 1's sum in half 0's place and whatever the fresh block held for half 1 (zeros or an earlier chunk's sums): '0 of 8 chunks right' (by chance right only where the two halves' sums are equal and the block held them))
+// mistake: stage_reduce gives every half's sum the partial sums' start, ch.partials, the half's offset h * BLOCKS left out
+// why it is wrong: the partial sums hold HALVES x BLOCKS floats, half 0's first: half h must write from h x BLOCKS on, or the second sum overwrites the first and its own share stays unwritten
 // source: own
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
@@ -160,7 +160,7 @@ int Pipeline::stage_reduce(Chunk& ch) {
     for (int h = 0; h < HALVES; h++) CHECK(cudaStreamWaitEvent(reduce_, squared_[h], 0));
     CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.partials), HALVES * BLOCKS * sizeof(float), reduce_));
     for (int h = 0; h < HALVES; h++) {
-        sum<<<BLOCKS, THREADS, 0, reduce_>>>(ch.squares[h], m, ch.partials + h * BLOCKS);
+        sum<<<BLOCKS, THREADS, 0, reduce_>>>(ch.squares[h], m, ch.partials);
         CHECK(cudaGetLastError());
     }
     for (int h = 0; h < HALVES; h++) {
@@ -175,7 +175,7 @@ int Pipeline::stage_reduce(Chunk& ch) {
 // (main reads them after its waits at the end); then nothing on the GPU
 // is needed any more.
 int Pipeline::stage_copy(Chunk& ch) {
-    CHECK(cudaStreamWaitEvent(copy_, squared_[HALVES - 1], 0));
+    CHECK(cudaStreamWaitEvent(copy_, reduced_, 0));
     CHECK(cudaMemcpyAsync(ch.result, ch.partials, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));
     CHECK(cudaFreeAsync(ch.partials, copy_));
     ch.partials = nullptr;

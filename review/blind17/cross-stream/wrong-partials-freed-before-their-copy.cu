@@ -1,6 +1,6 @@
-// kind: wrong (a race and the record, sums by chance: the work streams wait for a record made before generate was queued, so square may read the chunk's values before (or while) generate writes them: wrong sums on runs where a work stream gets ahead (likely, as generate spins first), an unordered use every run)
-// mistake: stage_load records loaded_ right after the allocation and launches generate after it, 'the buffer is ready once it is allocated'
-// why it is wrong: an event stands for the work queued on its stream before the record: recorded before generate, it tells the work streams only that the block exists, not that its values are written
+// kind: wrong (the record every run (a use after free in copy_'s own order) and sums by chance: the free is queued on copy_ before the copy that reads the partial sums; the pool may hand the block to the next chunk's reduce (which allocates the same size) while the copy has not run)
+// mistake: stage_copy queues cudaFreeAsync of the partial sums right after its wait and before the copy, 'the copy was asked for already, the block can go'
+// why it is wrong: a free in stream order comes after what is queued before it on that stream, not after what is queued later: freed before the copy, the block is free while the copy still has to read it
 // source: own
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
@@ -121,9 +121,9 @@ int Pipeline::start() {
 // buffer of its own allocated in stream order.
 int Pipeline::stage_load(Chunk& ch) {
     CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.values), (size_t)ch.n * sizeof(float), load_));
-    CHECK(cudaEventRecord(loaded_, load_));
     generate<<<BLOCKS, THREADS, 0, load_>>>(ch.values, ch.n, ch.index);
     CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(loaded_, load_));
     return 0;
 }
 
@@ -176,8 +176,8 @@ int Pipeline::stage_reduce(Chunk& ch) {
 // is needed any more.
 int Pipeline::stage_copy(Chunk& ch) {
     CHECK(cudaStreamWaitEvent(copy_, reduced_, 0));
-    CHECK(cudaMemcpyAsync(ch.result, ch.partials, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));
     CHECK(cudaFreeAsync(ch.partials, copy_));
+    CHECK(cudaMemcpyAsync(ch.result, ch.partials, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));
     ch.partials = nullptr;
     return 0;
 }
