@@ -1,35 +1,26 @@
 WRONG = [
- dict(slug='handle-released-right-after-its-map',
-  shows="default output: the first move (grow(100 MiB) past the 64 MiB reservation) maps the first chunk again by a handle already released: cuMemMap refuses it and the move is undone: 'grow to 104857600 bytes failed'; and release() releases each handle a second time",
-  mistake='grow releases the new chunk\'s handle as soon as it is mapped and opened, \'the mapping keeps the memory alive\', and still keeps the handle in chunks_',
-  why='after cuMemRelease the handle is gone (the memory lives only as long as its mapping): a move needs the handle to map the same memory at the new addresses, and release() must release each handle once',
-  source='NVIDIA/nccl#1795 (a handle released while its mapping is still there, which the driver allows: the memory then lives only as long as that one mapping)',
-  edits=[('''        chunks_.push_back({h, add});
-        mapped_ = want;''', '''        cuMemRelease(h);
-        chunks_.push_back({h, add});
-        mapped_ = want;''')]),
- dict(slug='moved-chunks-left-without-access',
-  shows="default output: after the move the old data's addresses in the new range are mapped but not opened: 'fill<<<1, 1>>>(buf.data(), 1, 1)' touches them: an illegal address, 'a kernel failed' (the new chunk, opened, is right)",
-  mistake='move maps every old chunk into the new range but sets no access there, \'the chunk was already opened when it was made\'',
-  why='access rights belong to an address range, not to the memory: a new mapping of the same handle at new addresses can be read or written only after cuMemSetAccess on those addresses',
-  source='ai-dynamo/snapshot#78 (mappings rebuilt without the access rights set on them, which fault at the next access)',
-  edits=[('''            if (cuMemSetAccess(nb + off, c.bytes, &access_, 1) != CUDA_SUCCESS) {
-                cuMemUnmap(nb + off, c.bytes);
-                break;
-            }
-            off += c.bytes;
-            done++;''', '''            off += c.bytes;
-            done++;''')]),
+ dict(slug='reservation-size-not-updated-after-a-move',
+  shows="default output at the end: after the move reserved_ still says 64 MiB while the range is 128 MiB; release frees the range with the old size, which the driver refuses: 'release: failed' and 'every reservation given back: no' (the data lines right)",
+  mistake='move sets base_ to the new range but leaves reserved_ at the old reservation\'s size',
+  why='reserved_ is the size of the range base_ names: the next growth compares with it, and cuMemAddressFree wants the exact size the range was reserved with',
+  source='own',
+  edits=[('        reserved_ = cap;\n', '')]),
  dict(slug='old-chunks-unmapped-at-the-new-base',
   shows="default output: after the wait, move unmaps the chunk it has just mapped in the new range (nb + off) instead of the old one; freeing the old range, still mapped, is refused ('grow to 104857600 bytes failed'), or, where the driver lets it go, the buffer's first 2 MiB have no memory at the new addresses: the write of its first int is an illegal address, 'a kernel failed'",
   mistake='the loop that takes the old mappings down unmaps nb + off, the offset added to the new range\'s base, where base_ + off (the old range) is meant',
   why='the old mappings are at the old base: unmapping at the new base takes away the data\'s new addresses and leaves the old range mapped, which the driver will not free',
   source='own',
   edits=[('            CU(cuMemUnmap(base_ + off, c.bytes));', '            CU(cuMemUnmap(nb + off, c.bytes));')]),
- dict(slug='new-range-twice-the-old-without-the-request',
-  shows="other arguments only: when a request is more than twice the reservation (e.g. 100 16 or 100 32, or a second growth such as 100 64 300, where 300 MiB > 2 x 128), the new range of 2 x reservation cannot hold it: the new chunk's cuMemMap runs past the range and is refused: 'grow to ... bytes failed'; the default run (100 MiB in 64, a 128 MiB range) is right",
-  mistake='move is asked for 2 * reserved_ alone, \'doubling always leaves room\', the request left out of the size',
-  why='doubling leaves room only when the request is at most twice the old reservation; the new range must hold at least the rounded request',
+ dict(slug='new-chunk-sized-to-the-whole-request',
+  shows="other arguments only: the new chunk is the whole rounded request, mapped after what is already mapped, so it runs past the mapped size by what was there before; where the reservation has no room for that, the map is refused: 'grow to ... bytes failed' (e.g. 100 100, or a second growth as in 100 64 300); the default run fits in the 128 MiB range and prints right, with 2 MiB of physical memory more than it says",
+  mistake='grow makes the new chunk want bytes, the rounded request, instead of want - mapped_, what is missing',
+  why='the buffer keeps its first mapped_ bytes; the new chunk covers only what lies between them and the request, or it needs addresses (and memory) past the request',
   source='own',
-  edits=[('if (!move(std::max(want, 2 * reserved_))) return false;', 'if (!move(2 * reserved_)) return false;')]),
+  edits=[('        const size_t add = want - mapped_;\n', '        const size_t add = want;\n')]),
+ dict(slug='access-length-taken-from-the-request',
+  shows="default output: grow(100 MiB) maps the missing 98 MiB and then opens want bytes from there, past what is mapped: cuMemSetAccess refuses a range with unmapped addresses in it, and the growth is undone: 'grow to 104857600 bytes failed' (grow(1 MiB), from 0, is right)",
+  mistake='grow opens the new chunk with cuMemSetAccess over want bytes (the rounded request) from the chunk\'s start, instead of the chunk\'s own size',
+  why='access is set on mapped addresses only: from base_ + mapped_, want bytes reach mapped_ bytes past the new chunk, into addresses with nothing mapped',
+  source='own',
+  edits=[('        if (cuMemSetAccess(base_ + mapped_, add, &access_, 1) != CUDA_SUCCESS) {', '        if (cuMemSetAccess(base_ + mapped_, want, &access_, 1) != CUDA_SUCCESS) {')]),
 ]

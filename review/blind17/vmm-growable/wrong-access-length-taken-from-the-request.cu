@@ -1,7 +1,7 @@
-// kind: wrong (default output: after the move the old data's addresses in the new range are mapped but not opened: 'fill<<<1, 1>>>(buf.data(), 1, 1)' touches them: an illegal address, 'a kernel failed' (the new chunk, opened, is right))
-// mistake: move maps every old chunk into the new range but sets no access there, 'the chunk was already opened when it was made'
-// why it is wrong: access rights belong to an address range, not to the memory: a new mapping of the same handle at new addresses can be read or written only after cuMemSetAccess on those addresses
-// source: ai-dynamo/snapshot#78 (mappings rebuilt without the access rights set on them, which fault at the next access)
+// kind: wrong (default output: grow(100 MiB) maps the missing 98 MiB and then opens want bytes from there, past what is mapped: cuMemSetAccess refuses a range with unmapped addresses in it, and the growth is undone: 'grow to 104857600 bytes failed' (grow(1 MiB), from 0, is right))
+// mistake: grow opens the new chunk with cuMemSetAccess over want bytes (the rounded request) from the chunk's start, instead of the chunk's own size
+// why it is wrong: access is set on mapped addresses only: from base_ + mapped_, want bytes reach mapped_ bytes past the new chunk, into addresses with nothing mapped
+// source: own
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
@@ -67,7 +67,7 @@ public:
             cuMemRelease(h);
             return false;
         }
-        if (cuMemSetAccess(base_ + mapped_, add, &access_, 1) != CUDA_SUCCESS) {
+        if (cuMemSetAccess(base_ + mapped_, want, &access_, 1) != CUDA_SUCCESS) {
             cuMemUnmap(base_ + mapped_, add);
             cuMemRelease(h);
             return false;
@@ -110,6 +110,10 @@ private:
         size_t off = 0, done = 0;
         for (const Chunk& c : chunks_) {
             if (cuMemMap(nb + off, c.bytes, 0, c.handle, 0) != CUDA_SUCCESS) break;
+            if (cuMemSetAccess(nb + off, c.bytes, &access_, 1) != CUDA_SUCCESS) {
+                cuMemUnmap(nb + off, c.bytes);
+                break;
+            }
             off += c.bytes;
             done++;
         }

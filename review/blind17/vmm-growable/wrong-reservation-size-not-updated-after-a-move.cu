@@ -1,7 +1,7 @@
-// kind: wrong (default output: the first move (grow(100 MiB) past the 64 MiB reservation) maps the first chunk again by a handle already released: cuMemMap refuses it and the move is undone: 'grow to 104857600 bytes failed'; and release() releases each handle a second time)
-// mistake: grow releases the new chunk's handle as soon as it is mapped and opened, 'the mapping keeps the memory alive', and still keeps the handle in chunks_
-// why it is wrong: after cuMemRelease the handle is gone (the memory lives only as long as its mapping): a move needs the handle to map the same memory at the new addresses, and release() must release each handle once
-// source: NVIDIA/nccl#1795 (a handle released while its mapping is still there, which the driver allows: the memory then lives only as long as that one mapping)
+// kind: wrong (default output at the end: after the move reserved_ still says 64 MiB while the range is 128 MiB; release frees the range with the old size, which the driver refuses: 'release: failed' and 'every reservation given back: no' (the data lines right))
+// mistake: move sets base_ to the new range but leaves reserved_ at the old reservation's size
+// why it is wrong: reserved_ is the size of the range base_ names: the next growth compares with it, and cuMemAddressFree wants the exact size the range was reserved with
+// source: own
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
@@ -72,7 +72,6 @@ public:
             cuMemRelease(h);
             return false;
         }
-        cuMemRelease(h);
         chunks_.push_back({h, add});
         mapped_ = want;
         return true;
@@ -135,7 +134,6 @@ private:
         }
         CU(cuMemAddressFree(base_, reserved_));
         base_ = nb;
-        reserved_ = cap;
         return true;
     }
 

@@ -1,6 +1,6 @@
-// kind: wrong (other arguments only: when a request is more than twice the reservation (e.g. 100 16 or 100 32, or a second growth such as 100 64 300, where 300 MiB > 2 x 128), the new range of 2 x reservation cannot hold it: the new chunk's cuMemMap runs past the range and is refused: 'grow to ... bytes failed'; the default run (100 MiB in 64, a 128 MiB range) is right)
-// mistake: move is asked for 2 * reserved_ alone, 'doubling always leaves room', the request left out of the size
-// why it is wrong: doubling leaves room only when the request is at most twice the old reservation; the new range must hold at least the rounded request
+// kind: wrong (other arguments only: the new chunk is the whole rounded request, mapped after what is already mapped, so it runs past the mapped size by what was there before; where the reservation has no room for that, the map is refused: 'grow to ... bytes failed' (e.g. 100 100, or a second growth as in 100 64 300); the default run fits in the 128 MiB range and prints right, with 2 MiB of physical memory more than it says)
+// mistake: grow makes the new chunk want bytes, the rounded request, instead of want - mapped_, what is missing
+// why it is wrong: the buffer keeps its first mapped_ bytes; the new chunk covers only what lies between them and the request, or it needs addresses (and memory) past the request
 // source: own
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
@@ -58,9 +58,9 @@ public:
             // Never in place: the buffer moves into a new range with room
             // to spare, twice the old reservation or the request, whichever
             // is larger, so that a run of growths moves it only now and then.
-            if (!move(2 * reserved_)) return false;
+            if (!move(std::max(want, 2 * reserved_))) return false;
         }
-        const size_t add = want - mapped_;
+        const size_t add = want;
         CUmemGenericAllocationHandle h;
         CU(cuMemCreate(&h, add, &prop_, 0));
         if (cuMemMap(base_ + mapped_, add, 0, h, 0) != CUDA_SUCCESS) {
