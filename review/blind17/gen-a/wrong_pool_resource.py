@@ -1,33 +1,30 @@
 WRONG = [
- dict(slug='neighbours-of-two-streams-joined',
-  shows="the record on every run, sums by chance: in phase 1 stream 1's free joins stream 0's free neighbours into one block listed as stream 1's; the next round stream 1 takes its first 4 MiB, the bytes stream 0's kernels used a moment ago, with no wait: an unordered use every round after the first; sums wrong on runs where the kernels overlap; chunk counts right",
-  mistake='deallocate joins the freed block with any free neighbour of the same chunk, whatever stream it was freed on, and lists the joined block as the freeing stream\'s',
-  why='a neighbour freed on another stream is free only in that stream\'s order; joined and listed under the freeing stream, its bytes are handed to that stream later with no wait for the other stream\'s work',
-  source='rapidsai/rmm#2489 (a pool that moved blocks between streams\' free lists and lost the dependency on the donor stream\'s work in flight)',
-  edits=[('if (next != free_.end() && next->first == b + size && next->second.owner == s && next->second.chunk == chunk) {',
-          'if (next != free_.end() && next->first == b + size && next->second.chunk == chunk) {'),
-         ('if (prev->first + prev->second.size == b && prev->second.owner == s && prev->second.chunk == chunk) {',
-          'if (prev->first + prev->second.size == b && prev->second.chunk == chunk) {')]),
- dict(slug='own-blocks-not-preferred',
-  shows="the record only (waits): the output, chunk counts and sums right; from phase 1's second round on a stream takes another stream's block (behind a wait) where one of its own, as good, was free: stream waits where none was needed, and a stream's work held behind the other's",
-  mistake='allocate takes the best fit among every stream\'s free blocks at once (waiting when the block is another stream\'s), \'the best fit is the best fit\', without looking at the asker\'s own blocks first',
-  why='the file asks for the best fit among the blocks the stream freed itself first: those need no wait; taking another stream\'s equal block instead ties the two streams together for nothing',
+ dict(slug='joined-block-kept-at-the-freed-address',
+  shows="default output, phase 2: the last give-back joins the 4 MiB before it but the joined block is listed at the freed block's address with the joined size, so it runs 4 MiB past its chunk: the 16 MiB request gets it: 'blocks: ... 1 not inside one chunk' (or more), and later blocks overlap; sums wrong where two blocks share bytes",
+  mistake='deallocate, joining the free block before p, adds that block\'s size but keeps the joined block\'s start at p, \'the block grows\'',
+  why='joined with the block before it, the free block starts where that block starts; kept at p with the sum of both sizes, it covers bytes past its own end (the next block or past the chunk) and loses the bytes before p',
   source='own',
-  edits=[('''        auto mine = by_size_.find(s);
-        if (mine != by_size_.end()) {
-            auto it = mine->second.lower_bound(n);
-            if (it != mine->second.end()) p = it->second;
-        }
-''', ''), ('                if (list.first == s) continue;\n', ''),
-         ('            if (p != nullptr) CHECK(cudaStreamWaitEvent(s, event_of(owner), 0));',
-          '            if (p != nullptr && owner != s) CHECK(cudaStreamWaitEvent(s, event_of(owner), 0));')]),
- dict(slug='chunks-given-back-at-the-usual-size',
-  shows="default output at the end: the 20 MiB chunk of phase 4 is given back as 16 MiB, which the upstream does not know: 'upstream: 3 chunks taken, 2 given back whole, 1 other deallocations' (3 and 0 wanted)",
-  mistake='the destructor gives every chunk back with chunk_ bytes, \'a chunk is chunk bytes\', where a chunk made for a larger request is that request\'s size',
-  why='a chunk goes back to the upstream whole, at the size it was asked for: a chunk of max(chunk, request) is larger than chunk_ when a request was, and the upstream matches address and size',
+  edits=[("""                b = prev->first;
+                size += prev->second.size;""", """                size += prev->second.size;""")]),
+ dict(slug='size-index-not-updated-on-removal',
+  shows="default output from phase 1's second round: the size index still lists blocks that were cut or joined away; allocate picks such an entry and looks up an address that is no longer a free block (undefined: a crash, or a block handed out twice: 'blocks: ... M overlapping a block in use' with M > 0, sums wrong)",
+  mistake='remove_free erases the block from the address map only, \'the size index follows the map\', and leaves its entry in the stream\'s size list',
+  why='the two indexes must change together: a stale size entry names a block that is handed out, cut or joined, and best fit then returns it',
   source='own',
-  edits=[('for (const auto& c : chunks_) upstream_.deallocate(mr::stream_ref{cudaStream_t{}}, c.first, c.second);',
-          'for (const auto& c : chunks_) upstream_.deallocate(mr::stream_ref{cudaStream_t{}}, c.first, chunk_);')]),
+  edits=[("""        auto& list = by_size_[it->second.owner];
+        auto range = list.equal_range(it->second.size);
+        for (auto i = range.first; i != range.second; ++i)
+            if (i->second == it->first) {
+                list.erase(i);
+                break;
+            }
+        free_.erase(it);""", """        free_.erase(it);""")]),
+ dict(slug='block-size-kept-as-asked',
+  shows="default output, phase 1: the 4 MiB - 100 block goes back as 4 MiB - 100 bytes: it never joins its next neighbour (its end misses by 100 bytes) and no longer holds the next 4 MiB - 100 request (rounded to 4 MiB): by my trace stream 1's list fills with such blocks, requests take other streams' blocks and then new chunks: '1. 8 rounds side by side on 2 streams: N chunk(s) taken' with N > 1",
+  mistake='allocate records the block handed out with the size the caller asked for (bytes), not the size cut for it (n, rounded up to 256)',
+  why='the block covers n bytes: given back with the unrounded size, its last bytes are lost for good, its end no longer meets its neighbour, and a later request of the same size, rounded, no longer fits it',
+  source='own',
+  edits=[("        out_[p] = {n, whole.chunk};", "        out_[p] = {bytes, whole.chunk};")]),
  dict(slug='exact-fit-passed-over',
   shows="default output, phase 2: an exact 4 MiB block of the asker's own is passed over (one of the four takes a new chunk), and the joined 16 MiB blocks do not serve the 16 MiB request: by my trace the four counts read 1, 3, 3 and 4 chunk(s) taken where 1, 1, 2 and 3 are wanted ('2. four 4 MiB blocks given back out of order, then 16 MiB: 3 chunk(s) taken')",
   mistake='allocate looks up its own list with upper_bound(n), \'the first block bigger than the request\', instead of lower_bound(n) (the first at least as big)',

@@ -1,6 +1,6 @@
-// kind: wrong (default output at the end: the 20 MiB chunk of phase 4 is given back as 16 MiB, which the upstream does not know: 'upstream: 3 chunks taken, 2 given back whole, 1 other deallocations' (3 and 0 wanted))
-// mistake: the destructor gives every chunk back with chunk_ bytes, 'a chunk is chunk bytes', where a chunk made for a larger request is that request's size
-// why it is wrong: a chunk goes back to the upstream whole, at the size it was asked for: a chunk of max(chunk, request) is larger than chunk_ when a request was, and the upstream matches address and size
+// kind: wrong (default output, phase 2: the last give-back joins the 4 MiB before it but the joined block is listed at the freed block's address with the joined size, so it runs 4 MiB past its chunk: the 16 MiB request gets it: 'blocks: ... 1 not inside one chunk' (or more), and later blocks overlap; sums wrong where two blocks share bytes)
+// mistake: deallocate, joining the free block before p, adds that block's size but keeps the joined block's start at p, 'the block grows'
+// why it is wrong: joined with the block before it, the free block starts where that block starts; kept at p with the sum of both sizes, it covers bytes past its own end (the next block or past the chunk) and loses the bytes before p
 // source: own
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
@@ -40,7 +40,7 @@ public:
     // destructor gives every chunk back to the upstream and destroys
     // whatever the pool made.
     ~pool_resource() {
-        for (const auto& c : chunks_) upstream_.deallocate(mr::stream_ref{cudaStream_t{}}, c.first, chunk_);
+        for (const auto& c : chunks_) upstream_.deallocate(mr::stream_ref{cudaStream_t{}}, c.first, c.second);
         chunks_.clear();
         for (const auto& e : events_) cudaEventDestroy(e.second);
         events_.clear();
@@ -125,7 +125,6 @@ public:
         if (after != free_.begin()) {
             auto prev = std::prev(after);
             if (prev->first + prev->second.size == b && prev->second.owner == s && prev->second.chunk == chunk) {
-                b = prev->first;
                 size += prev->second.size;
                 remove_free(prev);
             }

@@ -1,7 +1,7 @@
-// kind: wrong (the record on every run, sums by chance: in phase 1 stream 1's free joins stream 0's free neighbours into one block listed as stream 1's; the next round stream 1 takes its first 4 MiB, the bytes stream 0's kernels used a moment ago, with no wait: an unordered use every round after the first; sums wrong on runs where the kernels overlap; chunk counts right)
-// mistake: deallocate joins the freed block with any free neighbour of the same chunk, whatever stream it was freed on, and lists the joined block as the freeing stream's
-// why it is wrong: a neighbour freed on another stream is free only in that stream's order; joined and listed under the freeing stream, its bytes are handed to that stream later with no wait for the other stream's work
-// source: rapidsai/rmm#2489 (a pool that moved blocks between streams' free lists and lost the dependency on the donor stream's work in flight)
+// kind: wrong (default output from phase 1's second round: the size index still lists blocks that were cut or joined away; allocate picks such an entry and looks up an address that is no longer a free block (undefined: a crash, or a block handed out twice: 'blocks: ... M overlapping a block in use' with M > 0, sums wrong))
+// mistake: remove_free erases the block from the address map only, 'the size index follows the map', and leaves its entry in the stream's size list
+// why it is wrong: the two indexes must change together: a stale size entry names a block that is handed out, cut or joined, and best fit then returns it
+// source: own
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
@@ -117,14 +117,14 @@ public:
         // same stream's order; a block free in another stream's order
         // stays apart.
         auto next = free_.lower_bound(b);
-        if (next != free_.end() && next->first == b + size && next->second.chunk == chunk) {
+        if (next != free_.end() && next->first == b + size && next->second.owner == s && next->second.chunk == chunk) {
             size += next->second.size;
             remove_free(next);
         }
         auto after = free_.lower_bound(b);
         if (after != free_.begin()) {
             auto prev = std::prev(after);
-            if (prev->first + prev->second.size == b && prev->second.chunk == chunk) {
+            if (prev->first + prev->second.size == b && prev->second.owner == s && prev->second.chunk == chunk) {
                 b = prev->first;
                 size += prev->second.size;
                 remove_free(prev);
@@ -186,13 +186,6 @@ private:
         by_size_[owner].insert({size, p});
     }
     void remove_free(std::map<char*, Free>::iterator it) {
-        auto& list = by_size_[it->second.owner];
-        auto range = list.equal_range(it->second.size);
-        for (auto i = range.first; i != range.second; ++i)
-            if (i->second == it->first) {
-                list.erase(i);
-                break;
-            }
         free_.erase(it);
     }
 };

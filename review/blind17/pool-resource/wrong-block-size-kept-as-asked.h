@@ -1,6 +1,6 @@
-// kind: wrong (the record only (waits): the output, chunk counts and sums right; from phase 1's second round on a stream takes another stream's block (behind a wait) where one of its own, as good, was free: stream waits where none was needed, and a stream's work held behind the other's)
-// mistake: allocate takes the best fit among every stream's free blocks at once (waiting when the block is another stream's), 'the best fit is the best fit', without looking at the asker's own blocks first
-// why it is wrong: the file asks for the best fit among the blocks the stream freed itself first: those need no wait; taking another stream's equal block instead ties the two streams together for nothing
+// kind: wrong (default output, phase 1: the 4 MiB - 100 block goes back as 4 MiB - 100 bytes: it never joins its next neighbour (its end misses by 100 bytes) and no longer holds the next 4 MiB - 100 request (rounded to 4 MiB): by my trace stream 1's list fills with such blocks, requests take other streams' blocks and then new chunks: '1. 8 rounds side by side on 2 streams: N chunk(s) taken' with N > 1)
+// mistake: allocate records the block handed out with the size the caller asked for (bytes), not the size cut for it (n, rounded up to 256)
+// why it is wrong: the block covers n bytes: given back with the unrounded size, its last bytes are lost for good, its end no longer meets its neighbour, and a later request of the same size, rounded, no longer fits it
 // source: own
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
@@ -56,12 +56,18 @@ public:
         const size_t n = round(bytes == 0 ? 1 : bytes);
         char* p = nullptr;
         // The asking stream's own free blocks first: no wait at all.
+        auto mine = by_size_.find(s);
+        if (mine != by_size_.end()) {
+            auto it = mine->second.lower_bound(n);
+            if (it != mine->second.end()) p = it->second;
+        }
         // Then the best fit among the other streams' blocks, behind a wait
         // for the stream in whose order it is free.
         if (p == nullptr) {
             size_t best = 0;
             cudaStream_t owner = nullptr;
             for (auto& list : by_size_) {
+                if (list.first == s) continue;
                 auto it = list.second.lower_bound(n);
                 if (it == list.second.end()) continue;
                 if (p == nullptr || it->first < best || (it->first == best && it->second < p)) {
@@ -70,7 +76,7 @@ public:
                     owner = list.first;
                 }
             }
-            if (p != nullptr && owner != s) CHECK(cudaStreamWaitEvent(s, event_of(owner), 0));
+            if (p != nullptr) CHECK(cudaStreamWaitEvent(s, event_of(owner), 0));
         }
         // Nothing fits: a new chunk, ready in s's order (the upstream
         // prepared it there), so its rest is listed as s's and s's event
@@ -89,7 +95,7 @@ public:
         const Free whole = f->second;
         remove_free(f);
         if (whole.size > n) add_free(p + n, whole.size - n, whole.owner, whole.chunk);
-        out_[p] = {n, whole.chunk};
+        out_[p] = {bytes, whole.chunk};
         return p;
     }
 
