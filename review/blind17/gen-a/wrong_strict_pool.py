@@ -10,7 +10,7 @@ WRONG = [
   shows='host waits (a polling loop), and time: every hand spins on cudaEventQuery until from\'s work is done before it queues the wait; the rounds, reuse and sums right',
   mistake='hand records the event and then loops on cudaEventQuery until it answers done, \'so that the block really is free\', before queueing to\'s wait',
   why='the host must not wait: a loop asking the event until its work ends is a host wait like cudaEventSynchronize; the stream wait alone already orders to after from',
-  source='own',
+  source='tensorflow/tensorflow#6224 (a host thread that polls CUDA events over and over to learn that GPU work is over)',
   edits=[('    if (keep(cudaEventRecord(e, from))) keep(cudaStreamWaitEvent(to, e, 0));',
           '''    if (keep(cudaEventRecord(e, from))) {
         while (cudaEventQuery(e) == cudaErrorNotReady) {

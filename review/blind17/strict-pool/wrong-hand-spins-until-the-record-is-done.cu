@@ -1,7 +1,7 @@
 // kind: wrong (host waits (a polling loop), and time: every hand spins on cudaEventQuery until from's work is done before it queues the wait; the rounds, reuse and sums right)
 // mistake: hand records the event and then loops on cudaEventQuery until it answers done, 'so that the block really is free', before queueing to's wait
 // why it is wrong: the host must not wait: a loop asking the event until its work ends is a host wait like cudaEventSynchronize; the stream wait alone already orders to after from
-// source: own
+// source: tensorflow/tensorflow#6224 (a host thread that polls CUDA events over and over to learn that GPU work is over)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A
