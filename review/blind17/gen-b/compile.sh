@@ -22,7 +22,7 @@ for ex in "${!student[@]}"; do
     cp -r "$root/exercises/$(dirname "$rel")/." "$tmp/"
     cp "$f" "$tmp/$(basename "$rel")"
     case "$rel" in
-      *.py) python3 -m py_compile "$tmp/$(basename "$rel")" || { echo "FAIL $f"; fail=1; } ;;
+      *.py) if python3 -m py_compile "$tmp/$(basename "$rel")"; then echo "ok $f"; else echo "FAIL $f"; fail=1; fi ;;
       *)
         unit="$tmp/$(basename "$rel")"
         [[ "$rel" == *.h ]] && unit="$tmp/bench.cu"
