@@ -15,7 +15,7 @@ EDITS = [
  "        for (cudaEvent_t ev : made_) CHECK(cudaEventDestroy(ev));\n",
  "        for (auto& kv : lists_)\n            for (Entry& e : kv.second) CHECK(cudaEventDestroy(e.ev));\n"),
 (SOP, "h", "steal-looks-at-the-first-other-stream-only",
- "other arguments (a small pool: 6 or 7 BLOCKS, or --handoff) and now and then the default run: 'the pool had no block for stream N' while another stream's list holds free blocks",
+ "the program's own output: by my trace of the harness the default run stops at round 3 ('the pool had no block for stream 3': stream 0's list, first in the map, is empty while streams 1 and 2 hold free blocks); with --handoff at round 4",
  "the steal loop returns nullptr as soon as the first other stream in the map has an empty list (a return where a continue belongs)",
  "allocate may refuse only when no block is free anywhere; a stream whose list is empty says nothing of the streams after it in the map",
  "own",
@@ -88,7 +88,7 @@ EDITS += [
 GA = "graph-alloc"
 EDITS += [
 (GA, "cu", "join-recorded-before-b-is-freed",
- "the program's own output: step's capture does not end (cudaStreamEndCapture: capture unjoined, the free of b left hanging on s2); nothing after the first describe line",
+ "the program's own output: step's capture does not end (cudaStreamEndCapture: capture unjoined, the free of b left hanging on s2); the program stops before its first line",
  "the join event is recorded on s2 right after b's sum, before cudaFreeAsync(b, s2), so the free node is added to the capture after the join",
  "every node a branch adds must be before the join that s waits for; the free of b added after the record leaves s2 with work s never joined, and the capture cannot end",
  "own",
@@ -130,7 +130,7 @@ EDITS += [
  "        CHECK(cudaFreeAsync(block, s));\n        CHECK(cudaEventRecord(freed, s));",
  "        CHECK(cudaEventRecord(freed, s));\n        CHECK(cudaFreeAsync(block, s));"),
 (IP, "cu", "pool-made-without-a-shareable-handle-type",
- "the program's own output: the parent stops at cudaMemPoolExportToShareableHandle (invalid argument), the child finds no pool descriptor and fails",
+ "the program's own output: the parent stops at cudaMemPoolExportToShareableHandle (an error: the pool has no such handle type), the child finds no pool descriptor and fails",
  "the pool's properties give the device and the allocation type but leave handleTypes at cudaMemHandleTypeNone (the student thought the export call chooses the handle type)",
  "a pool can be exported only as a handle type named in its properties when it is made; a pool made with none cannot be shared afterwards",
  "own",

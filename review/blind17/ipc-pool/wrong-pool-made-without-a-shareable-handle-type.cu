@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output: the parent stops at cudaMemPoolExportToShareableHandle (invalid argument), the child finds no pool descriptor and fails)
+// kind: wrong (the program's own output: the parent stops at cudaMemPoolExportToShareableHandle (an error: the pool has no such handle type), the child finds no pool descriptor and fails)
 // mistake: the pool's properties give the device and the allocation type but leave handleTypes at cudaMemHandleTypeNone (the student thought the export call chooses the handle type)
 // why it is wrong: a pool can be exported only as a handle type named in its properties when it is made; a pool made with none cannot be shared afterwards
 // source: own

@@ -1,4 +1,4 @@
-// kind: wrong (other arguments (a small pool: 6 or 7 BLOCKS, or --handoff) and now and then the default run: 'the pool had no block for stream N' while another stream's list holds free blocks)
+// kind: wrong (the program's own output: by my trace of the harness the default run stops at round 3 ('the pool had no block for stream 3': stream 0's list, first in the map, is empty while streams 1 and 2 hold free blocks); with --handoff at round 4)
 // mistake: the steal loop returns nullptr as soon as the first other stream in the map has an empty list (a return where a continue belongs)
 // why it is wrong: allocate may refuse only when no block is free anywhere; a stream whose list is empty says nothing of the streams after it in the map
 // source: own
