@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: step's capture does not end (cudaStreamEndCapture: capture unjoined, the free of b left hanging on s2); the program stops before its first line)
 // mistake: the join event is recorded on s2 right after b's sum, before cudaFreeAsync(b, s2), so the free node is added to the capture after the join
 // why it is wrong: every node a branch adds must be before the join that s waits for; the free of b added after the record leaves s2 with work s never joined, and the capture cannot end
-// source: own
+// source: deepseek-ai/DeepEP#62 (a capture that fails to end: capturing stream has unjoined work)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

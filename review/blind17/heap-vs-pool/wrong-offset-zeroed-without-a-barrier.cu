@@ -1,7 +1,7 @@
 // kind: wrong (race, the program's own output now and then: threads of other warps may take from the slice before thread 0 zeroes the offset (starting from what the shared memory held before, often the last block's offset: lists sent to the heap, blocks with room left), or thread 0's zero may wipe takes already made (overlapping lists, rounds summed wrong))
 // mistake: build_lists zeroes the shared offset in thread 0 but has no __syncthreads() between that and the takes
 // why it is wrong: shared memory starts undefined in every block; no thread may move the offset before the zero is written and seen, which only a barrier guarantees
-// source: own
+// source: alicevision/popsift#82 (racecheck: shared memory initialised without a __syncthreads() before the atomicAdds on it)
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the

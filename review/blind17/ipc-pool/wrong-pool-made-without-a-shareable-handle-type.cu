@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the parent stops at cudaMemPoolExportToShareableHandle (an error: the pool has no such handle type), the child finds no pool descriptor and fails)
 // mistake: the pool's properties give the device and the allocation type but leave handleTypes at cudaMemHandleTypeNone (the student thought the export call chooses the handle type)
 // why it is wrong: a pool can be exported only as a handle type named in its properties when it is made; a pool made with none cannot be shared afterwards
-// source: own
+// source: ai-dynamo/modelexpress#600 (memory is exportable only as a handle type requested when it is created)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the first round stops at cudaEventRecord (an event of device 0 recorded on device 1's stream: invalid resource handle); no rounds line)
 // mistake: one_round makes its produced event before switching to device 1, so the event belongs to device 0 while it is recorded on s[1]
 // why it is wrong: an event may only be recorded on a stream of the device it was made on (it may be waited for from any device); the current device when it is created decides
-// source: own
+// source: rapidsai/rmm#1306 (an event made with another device current, then recorded on a stream of the first: invalid resource handle; event and stream must share a context)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

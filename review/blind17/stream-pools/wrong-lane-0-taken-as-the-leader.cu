@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: in every warp whose lane 0 asks for nothing (many in the work rounds) no lane moves the offset and the start is shuffled from a lane that does not take part (undefined): overlapping blocks, runs not in lane order, use figures too small; the overflow round, whose warps ask whole, is right)
 // mistake: the leader is fixed as lane 0 (const int leader = 0) instead of the lowest lane of the asking mask
 // why it is wrong: the lanes that call pool_alloc together are not always a whole warp (the hints: not always lane 0); only a lane of the mask may move the offset for the run, and __shfl_sync from a lane outside the mask gives no defined value
-// source: own
+// source: alpaka-group/mallocMC#145 (a warp-level device allocator that assumed a fixed set of lanes instead of the active ones)
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output (pool use read before the round's kernel ends: rounds not as expected, the overflow figures wrong) and the record (a synchronous copy, a host wait at every round))
 // mistake: used() copies the counters with cudaMemcpy instead of cudaMemcpyAsync on s (the student thought a copy to pinned memory is in stream order anyway)
 // why it is wrong: cudaMemcpy runs on the legacy default stream, which the non-blocking pool streams are not ordered with, and makes the host wait; the counters must be read in s's order without a host wait
-// source: pytorch/pytorch#3054 (non-blocking streams are not ordered with the legacy default stream)
+// source: fastfields/fastfields-lib#88 (a synchronous default-stream copy of a buffer written on the caller's non-blocking stream: nothing orders the two)
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons
