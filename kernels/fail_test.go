@@ -458,7 +458,11 @@ func TestLibraryFailsAPoolSet(t *testing.T) {
 // ptrace and process_vm_writev/readv are refused (uffd_signal.cu,
 // ptrace_step.cu), and clone3 is answered ENOSYS (clone3_cgroup.cu),
 // while a thread (glibc tries clone3 first) and a forked child still
-// start, and another ioctl goes through.
+// start, and another ioctl goes through. And round 17's: madvise's
+// MADV_DONTNEED and MADV_DONTNEED_LOCKED, which drop the private copy of
+// a page that holds a uprobe's breakpoint (madvise_probe.cu), and
+// process_madvise, which takes any advice for the calling process, are
+// refused, while another advice goes through.
 func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	lib := buildStub(t, "seccomp.c")
 	_, out := lib.run(t, "LESSONS_STATS_NOEXEC=1", rseqOff)
@@ -468,11 +472,17 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	if want := "userfaultfd -1 EPERM, ioctl new -1 EPERM, high -1 EPERM, tcgets -1 EBADF, ptrace -1 EPERM, writev -1 EPERM, readv -1 EPERM, clone3 -1 ENOSYS, thread ok, fork 7"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
+	if want := "madvise dontneed -1 EPERM, locked -1 EPERM, willneed 0 , process_madvise -1 EPERM"; !strings.Contains(out, want) {
+		t.Errorf("judged: %q, want %q", out, want)
+	}
 	_, out = lib.run(t)
 	if !strings.HasPrefix(out, "seccomp 0") || !strings.Contains(out, "dispatch 0") || !strings.Contains(out, "trap 0") || !strings.Contains(out, "perf -1 other") {
 		t.Errorf("not judged: %q, want the program's own filter installed", out)
 	}
 	if want := "ioctl new -1 EBADF, high -1 EBADF, tcgets -1 EBADF, ptrace -1 ESRCH, writev 0 , readv 0 , clone3 -1 EINVAL, thread ok, fork 7"; !strings.Contains(out, want) {
+		t.Errorf("not judged: %q, want %q", out, want)
+	}
+	if want := "madvise dontneed 0 , locked 0 , willneed 0 , process_madvise 4096 "; !strings.Contains(out, want) {
 		t.Errorf("not judged: %q, want %q", out, want)
 	}
 }

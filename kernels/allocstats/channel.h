@@ -1224,6 +1224,19 @@ void undumpable(char** envp) {
 // clone3 for a thread and posix_spawn and falls back to clone at ENOSYS;
 // fork is clone already, so the program's threads and children, and
 // CUDA's own, still start.
+// And so are madvise's MADV_DONTNEED and MADV_DONTNEED_LOCKED, and
+// process_madvise (which takes any advice for the calling process since
+// Linux 6.13): a uprobe's breakpoint is written into a private copy of
+// the probed page, anonymous memory in a file's mapping, and the kernel
+// installs breakpoints at mmap, never at a fault; dropped by
+// MADV_DONTNEED over the CUDA runtime's and driver's code, the copy gives
+// way to the file's own page at the next fetch, and no probe of the
+// outside witness fired again in the process: madvise_probe.cu of the
+// corpus then called the runtime's own cudaMalloc a hundred times around
+// the hooks, uncounted by both, and passed with the witness on, plain and
+// sandbox (round 17). glibc gives a dead thread's stack and a shrunk
+// heap back by MADV_DONTNEED and goes on when refused (the memory stays
+// the process's); no other advice is refused.
 const uint32_t kSetSyscallUserDispatch = 59;  // PR_SET_SYSCALL_USER_DISPATCH, named by newer headers only
 #if defined(SYS_rseq)
 const uint32_t kSysRseq = SYS_rseq;
@@ -1275,6 +1288,16 @@ const uint32_t kSysClone3 = SYS_clone3;
 #else
 const uint32_t kSysClone3 = 435;  // one number on x86-64 and arm64
 #endif
+#if defined(SYS_process_madvise)
+const uint32_t kSysProcessMadvise = SYS_process_madvise;
+#else
+const uint32_t kSysProcessMadvise = 440;  // one number on x86-64 and arm64
+#endif
+#if defined(MADV_DONTNEED_LOCKED)
+const uint32_t kMadvDontneedLocked = MADV_DONTNEED_LOCKED;
+#else
+const uint32_t kMadvDontneedLocked = 24;  // Linux 5.18, one number everywhere
+#endif
 
 void refuseExec() {
 #if defined(__x86_64__)
@@ -1284,49 +1307,56 @@ void refuseExec() {
 #endif
     const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
     const uint32_t nosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-    // Jumps count the instructions skipped: ENOSYS is instruction 29,
-    // deny 30, allow 31; ioctl's request is read at 27.
+    // Jumps count the instructions skipped: ENOSYS is instruction 34,
+    // deny 35, allow 36; ioctl's request is read at 29, madvise's advice
+    // at 31.
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 25, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 30, 0),
 #else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 25, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 30, 0),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 24, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 23, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 22, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 21, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 20, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 19, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 18, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 17, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 16, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysClone3, 14, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 11, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 29, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 28, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 27, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 26, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 25, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 24, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 23, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 22, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 21, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysProcessMadvise, 20, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysClone3, 18, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 12, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_madvise, 13, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 0, 6),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 12),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 15),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 9),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 12),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]) + 4),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 8, 7),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 7),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 11, 10),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 10),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSetSyscallUserDispatch, 3, 4),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 7, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSetSyscallUserDispatch, 6, 7),
         // ioctl's request is an unsigned int: its low 32 bits are what
         // the kernel reads, whatever the high ones hold.
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kUffdIocNew, 1, 2),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kUffdIocNew, 4, 5),
+        // madvise's advice is an int, as ioctl's request.
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_DONTNEED, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kMadvDontneedLocked, 1, 2),
         BPF_STMT(BPF_RET | BPF_K, nosys),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    static_assert(sizeof f / sizeof f[0] == 32, "the jumps above count on 32 instructions");
+    static_assert(sizeof f / sizeof f[0] == 37, "the jumps above count on 37 instructions");
     struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
     if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);

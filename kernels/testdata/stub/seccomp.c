@@ -12,12 +12,17 @@
 // not judged), process_vm_writev and process_vm_readv (of nothing, in the
 // process itself: 0 where not judged) with EPERM, and clone3 with ENOSYS
 // (a size of 0: EINVAL where not judged); a thread (glibc tries clone3 and
-// falls back to clone) and a forked child still start.
+// falls back to clone) and a forked child still start. Round 17's:
+// madvise's MADV_DONTNEED and MADV_DONTNEED_LOCKED (of an anonymous page
+// of its own: 0 where not judged) and process_madvise (MADV_COLD of that
+// page, on its own pidfd: the page's size where not judged) with EPERM,
+// while another advice (MADV_WILLNEED) goes through.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -89,6 +94,21 @@ int main() {
   printf("userfaultfd %ld %s, ioctl new %ld %s, high %ld %s, tcgets %ld %s, ptrace %ld %s, writev %ld %s, readv %ld %s, clone3 %ld %s, thread %s, fork %d\n",
          u, why(u, eu), un, why(un, eun), unh, why(unh, eunh), other, why(other, eother), t, why(t, et), w, why(w, ew), r, why(r, er), c3, why(c3, ec3),
          tc == 0 && back != NULL ? "ok" : "failed", child > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+  char* page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  page[0] = 1;
+  errno = 0;
+  long md = madvise(page, 4096, MADV_DONTNEED);
+  int emd = errno;
+  long ml = madvise(page, 4096, 24 /* MADV_DONTNEED_LOCKED */);
+  int eml = errno;
+  long mw = madvise(page, 4096, MADV_WILLNEED);
+  int emw = errno;
+  long self = syscall(434 /* pidfd_open */, getpid(), 0);
+  struct iovec v = {page, 4096};
+  long pm = syscall(440 /* process_madvise */, self, &v, 1, 20 /* MADV_COLD */, 0);
+  int epm = errno;
+  printf("madvise dontneed %ld %s, locked %ld %s, willneed %ld %s, process_madvise %ld %s\n", md, why(md, emd), ml, why(ml, eml), mw, why(mw, emw), pm,
+         pm >= 0 ? "" : why(pm, epm));
   cudaFree(NULL);
   return 0;
 }
