@@ -1362,13 +1362,80 @@ void refuseExec() {
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
 }
 
-// noExecStart takes $LESSONS_STATS_NOEXEC (a judged run) out of the
-// environment: see unfollowed and refuseExec.
+// refuseWriteExec is the grading sandbox's write-exec rule in every
+// judged run ($LESSONS_STATS_NOWX=1, which the grader sets unless
+// $LESSONS_SANDBOX_WX=off), the plain runner's included: mmap refuses
+// memory both writable and executable, and executable memory that is not
+// private; mprotect and pkey_mprotect refuse to make memory executable;
+// personality refuses READ_IMPLIES_EXEC (with it, a readable mapping is
+// executable too, whatever prot says). The kernel writes a uprobe's
+// breakpoint only when a file's code is mapped (mmap), and only into a
+// private mapping that is not writable: the CUDA runtime's file mapped
+// again over its own code, shared and executable, or private and
+// writable and then made executable, or writable and executable at once,
+// ran the same bytes at the same place with no breakpoint, and
+// remap_probe.cu of the corpus called the runtime's own cudaMalloc a
+// hundred times so, around the hooks, uncounted by the outside witness:
+// it passed in the plain runner as root with the witness on (round 17;
+// the sandbox's filter refused all three already). The loader maps code
+// executable from the start and never writes it again. A filter of its
+// own, installed before refuseExec's (which refuses any later one);
+// other architectures are refused by that one too. Jumps count the
+// instructions skipped: deny is instruction 21, allow 22.
+const uint32_t kReadImpliesExec = 0x0400000;  // <sys/personality.h>'s READ_IMPLIES_EXEC
+
+void refuseWriteExec() {
+#if defined(__x86_64__)
+    const uint32_t arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+    const uint32_t arch = AUDIT_ARCH_AARCH64;
+#endif
+    const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 10, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pkey_mprotect, 9, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_personality, 10, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        // prot is an int: its low 32 bits are what the kernel reads.
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, PROT_WRITE | PROT_EXEC),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 9, 0),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 9),
+        // Executable, so private: the flags are an int, their type the
+        // low four bits (MAP_TYPE).
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
+        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MAP_PRIVATE, 6, 5),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 3, 4),
+        // The persona is an unsigned int; 0xffffffff asks, changing nothing.
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, kReadImpliesExec, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    static_assert(sizeof f / sizeof f[0] == 23, "the jumps above count on 23 instructions");
+    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
+    rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
+}
+
+// noExecStart takes $LESSONS_STATS_NOEXEC (a judged run) and
+// $LESSONS_STATS_NOWX out of the environment: see unfollowed,
+// refuseWriteExec and refuseExec.
 void noExecStart(char** envp) {
     char v[4];
     noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
+    bool noWriteExec = takeEnv(envp, "LESSONS_STATS_NOWX", v, sizeof v) && v[0] == '1' && v[1] == 0;
     if (noExec) {
         rseqOffOrStop();
+        if (noWriteExec) refuseWriteExec();
         refuseExec();
     }
 }

@@ -16,13 +16,18 @@
 // madvise's MADV_DONTNEED and MADV_DONTNEED_LOCKED (of an anonymous page
 // of its own: 0 where not judged) and process_madvise (MADV_COLD of that
 // page, on its own pidfd: the page's size where not judged) with EPERM,
-// while another advice (MADV_WILLNEED) goes through.
+// while another advice (MADV_WILLNEED) goes through. With
+// LESSONS_STATS_NOWX=1, the write-exec rule: memory writable and
+// executable, executable and shared, made executable later (mprotect)
+// and personality's READ_IMPLIES_EXEC refused (EPERM), while a file's
+// code mapped private and executable, and asking the persona, go through.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -109,6 +114,21 @@ int main() {
   int epm = errno;
   printf("madvise dontneed %ld %s, locked %ld %s, willneed %ld %s, process_madvise %ld %s\n", md, why(md, emd), ml, why(ml, eml), mw, why(mw, emw), pm,
          pm >= 0 ? "" : why(pm, epm));
+  errno = 0;
+  long rwx = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED ? -1 : 0;
+  int erwx = errno;
+  long sx = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_ANONYMOUS, -1, 0) == MAP_FAILED ? -1 : 0;
+  int esx = errno;
+  long mx = mprotect(page, 4096, PROT_READ | PROT_EXEC);
+  int emx = errno;
+  int self_exe = open("/proc/self/exe", O_RDONLY);
+  long px = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, self_exe, 0) == MAP_FAILED ? -1 : 0;
+  long asked = personality(0xffffffff);
+  long ri = personality(READ_IMPLIES_EXEC) == -1 ? -1 : 0;
+  int eri = errno;
+  personality(asked);
+  printf("rwx %ld %s, shared exec %ld %s, mprotect exec %ld %s, read implies exec %ld %s, private exec %s, persona asked %s\n", rwx, why(rwx, erwx), sx, why(sx, esx), mx,
+         why(mx, emx), ri, why(ri, eri), px == 0 ? "ok" : "failed", asked != -1 ? "ok" : "failed");
   cudaFree(NULL);
   return 0;
 }
