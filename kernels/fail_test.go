@@ -461,8 +461,9 @@ func TestLibraryFailsAPoolSet(t *testing.T) {
 // start, and another ioctl goes through. And round 17's: madvise's
 // MADV_DONTNEED and MADV_DONTNEED_LOCKED, which drop the private copy of
 // a page that holds a uprobe's breakpoint (madvise_probe.cu), and
-// process_madvise, which takes any advice for the calling process, are
-// refused, while another advice goes through; and with LESSONS_STATS_NOWX
+// process_madvise, which takes any advice for the calling process, and
+// mremap's MREMAP_DONTUNMAP, which moves them away (mremap_probe.cu), are
+// refused, while another advice and a plain mremap go through; and with LESSONS_STATS_NOWX
 // the write-exec rule, without which a file's code mapped again
 // writable or shared had no breakpoint of the witness's (remap_probe.cu).
 func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
@@ -474,7 +475,7 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	if want := "userfaultfd -1 EPERM, ioctl new -1 EPERM, high -1 EPERM, tcgets -1 EBADF, ptrace -1 EPERM, writev -1 EPERM, readv -1 EPERM, clone3 -1 ENOSYS, thread ok, fork 7"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
-	if want := "madvise dontneed -1 EPERM, locked -1 EPERM, willneed 0 , process_madvise -1 EPERM"; !strings.Contains(out, want) {
+	if want := "madvise dontneed -1 EPERM, locked -1 EPERM, willneed 0 , process_madvise -1 EPERM, dontunmap -1 EPERM, mremap ok"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
 	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec ok, persona asked ok"; !strings.Contains(out, want) {
@@ -494,7 +495,7 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	if want := "ioctl new -1 EBADF, high -1 EBADF, tcgets -1 EBADF, ptrace -1 ESRCH, writev 0 , readv 0 , clone3 -1 EINVAL, thread ok, fork 7"; !strings.Contains(out, want) {
 		t.Errorf("not judged: %q, want %q", out, want)
 	}
-	if want := "madvise dontneed 0 , locked 0 , willneed 0 , process_madvise 4096 "; !strings.Contains(out, want) {
+	if want := "madvise dontneed 0 , locked 0 , willneed 0 , process_madvise 4096 , dontunmap 0 , mremap ok"; !strings.Contains(out, want) {
 		t.Errorf("not judged: %q, want %q", out, want)
 	}
 	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec ok, persona asked ok"; !strings.Contains(out, want) {

@@ -1236,7 +1236,13 @@ void undumpable(char** envp) {
 // the hooks, uncounted by both, and passed with the witness on, plain and
 // sandbox (round 17). glibc gives a dead thread's stack and a shrunk
 // heap back by MADV_DONTNEED and goes on when refused (the memory stays
-// the process's); no other advice is refused.
+// the process's); no other advice is refused. So is mremap's
+// MREMAP_DONTUNMAP, which moves a mapping's pages (the breakpoints'
+// copies among them) elsewhere and leaves the old range mapped and empty,
+// to be filled from the file at the next fetch: mremap_probe.cu passed
+// so, plain and sandbox, and the sandbox's write-exec rule, which looks
+// at mmap and mprotect, let it by. glibc's realloc moves with
+// MREMAP_MAYMOVE alone.
 const uint32_t kSetSyscallUserDispatch = 59;  // PR_SET_SYSCALL_USER_DISPATCH, named by newer headers only
 #if defined(SYS_rseq)
 const uint32_t kSysRseq = SYS_rseq;
@@ -1293,6 +1299,11 @@ const uint32_t kSysProcessMadvise = SYS_process_madvise;
 #else
 const uint32_t kSysProcessMadvise = 440;  // one number on x86-64 and arm64
 #endif
+#if defined(MREMAP_DONTUNMAP)
+const uint32_t kMremapDontunmap = MREMAP_DONTUNMAP;
+#else
+const uint32_t kMremapDontunmap = 4;  // Linux 5.7, one number everywhere
+#endif
 #if defined(MADV_DONTNEED_LOCKED)
 const uint32_t kMadvDontneedLocked = MADV_DONTNEED_LOCKED;
 #else
@@ -1307,56 +1318,61 @@ void refuseExec() {
 #endif
     const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
     const uint32_t nosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-    // Jumps count the instructions skipped: ENOSYS is instruction 34,
-    // deny 35, allow 36; ioctl's request is read at 29, madvise's advice
-    // at 31.
+    // Jumps count the instructions skipped: ENOSYS is instruction 37,
+    // deny 38, allow 39; ioctl's request is read at 30, madvise's advice
+    // at 32, mremap's flags at 35.
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 30, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 33, 0),
 #else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 30, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 33, 0),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 29, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 28, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 27, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 26, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 25, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 24, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 23, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 22, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 21, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysProcessMadvise, 20, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysClone3, 18, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 12, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_madvise, 13, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 32, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 31, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 30, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 29, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 28, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 27, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 26, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 25, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 24, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysProcessMadvise, 23, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysClone3, 21, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 13, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_madvise, 14, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mremap, 16, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 0, 6),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 15),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 17),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 12),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 14),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]) + 4),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 11, 10),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 10),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 13, 12),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 12),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 7, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSetSyscallUserDispatch, 6, 7),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 9, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSetSyscallUserDispatch, 8, 9),
         // ioctl's request is an unsigned int: its low 32 bits are what
         // the kernel reads, whatever the high ones hold.
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kUffdIocNew, 4, 5),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kUffdIocNew, 6, 7),
         // madvise's advice is an int, as ioctl's request.
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_DONTNEED, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kMadvDontneedLocked, 1, 2),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_DONTNEED, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kMadvDontneedLocked, 3, 4),
+        // mremap's flags are an unsigned long whose low bits alone mean
+        // anything (the kernel refuses any other).
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, kMremapDontunmap, 1, 2),
         BPF_STMT(BPF_RET | BPF_K, nosys),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    static_assert(sizeof f / sizeof f[0] == 37, "the jumps above count on 37 instructions");
+    static_assert(sizeof f / sizeof f[0] == 40, "the jumps above count on 40 instructions");
     struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
     if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);

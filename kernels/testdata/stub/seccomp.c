@@ -15,8 +15,9 @@
 // falls back to clone) and a forked child still start. Round 17's:
 // madvise's MADV_DONTNEED and MADV_DONTNEED_LOCKED (of an anonymous page
 // of its own: 0 where not judged) and process_madvise (MADV_COLD of that
-// page, on its own pidfd: the page's size where not judged) with EPERM,
-// while another advice (MADV_WILLNEED) goes through. With
+// page, on its own pidfd: the page's size where not judged) and mremap's
+// MREMAP_DONTUNMAP with EPERM, while another advice (MADV_WILLNEED) and a
+// plain mremap go through. With
 // LESSONS_STATS_NOWX=1, the write-exec rule: memory writable and
 // executable, executable and shared, made executable later (mprotect)
 // and personality's READ_IMPLIES_EXEC refused (EPERM), while a file's
@@ -112,8 +113,14 @@ int main() {
   struct iovec v = {page, 4096};
   long pm = syscall(440 /* process_madvise */, self, &v, 1, 20 /* MADV_COLD */, 0);
   int epm = errno;
-  printf("madvise dontneed %ld %s, locked %ld %s, willneed %ld %s, process_madvise %ld %s\n", md, why(md, emd), ml, why(ml, eml), mw, why(mw, emw), pm,
-         pm >= 0 ? "" : why(pm, epm));
+  errno = 0;
+  char* moved = mremap(page, 4096, 4096, MREMAP_MAYMOVE | 4 /* MREMAP_DONTUNMAP */, NULL);
+  long mu = moved == MAP_FAILED ? -1 : 0;
+  int emu = errno;
+  char* grown = mremap(page, 4096, 8192, MREMAP_MAYMOVE);
+  printf("madvise dontneed %ld %s, locked %ld %s, willneed %ld %s, process_madvise %ld %s, dontunmap %ld %s, mremap %s\n", md, why(md, emd), ml, why(ml, eml),
+         mw, why(mw, emw), pm, pm >= 0 ? "" : why(pm, epm), mu, why(mu, emu), grown != MAP_FAILED ? "ok" : "failed");
+  page = grown != MAP_FAILED ? grown : page;
   errno = 0;
   long rwx = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED ? -1 : 0;
   int erwx = errno;

@@ -7,7 +7,11 @@
 // table, around the statistics library's hooks) a hundred times at the
 // old place, which no probe sees. No byte written, no mapping made
 // writable or executable: the grading sandbox's write-exec rule looks
-// at mmap and mprotect.
+// at mmap and mprotect. It passed with the witness on, as root, plain
+// and sandbox (no GPU: the runtime's entry counted 1 of 101 calls), once
+// madvise was refused. The statistics library's filter now refuses
+// MREMAP_DONTUNMAP in every judged run: the forger stops with exit
+// status 71.
 // want: exit status 71
 // forged when it prints: moved the probes
 #include <cuda_runtime.h>
