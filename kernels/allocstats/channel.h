@@ -1243,6 +1243,11 @@ void undumpable(char** envp) {
 // so, plain and sandbox, and the sandbox's write-exec rule, which looks
 // at mmap and mprotect, let it by. glibc's realloc moves with
 // MREMAP_MAYMOVE alone.
+// And so is io_uring_setup: an io_uring's IORING_OP_MADVISE gives the
+// same advice where no system call filter sees it (madvise_probe.cu
+// passed so in the plain runner as root with the witness on; the grading
+// sandbox has refused io_uring_setup since it began, so no judged run of
+// the course uses one).
 const uint32_t kSetSyscallUserDispatch = 59;  // PR_SET_SYSCALL_USER_DISPATCH, named by newer headers only
 #if defined(SYS_rseq)
 const uint32_t kSysRseq = SYS_rseq;
@@ -1299,6 +1304,11 @@ const uint32_t kSysProcessMadvise = SYS_process_madvise;
 #else
 const uint32_t kSysProcessMadvise = 440;  // one number on x86-64 and arm64
 #endif
+#if defined(SYS_io_uring_setup)
+const uint32_t kSysIoUringSetup = SYS_io_uring_setup;
+#else
+const uint32_t kSysIoUringSetup = 425;  // one number on x86-64 and arm64
+#endif
 #if defined(MREMAP_DONTUNMAP)
 const uint32_t kMremapDontunmap = MREMAP_DONTUNMAP;
 #else
@@ -1318,29 +1328,30 @@ void refuseExec() {
 #endif
     const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
     const uint32_t nosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-    // Jumps count the instructions skipped: ENOSYS is instruction 37,
-    // deny 38, allow 39; ioctl's request is read at 30, madvise's advice
-    // at 32, mremap's flags at 35.
+    // Jumps count the instructions skipped: ENOSYS is instruction 38,
+    // deny 39, allow 40; ioctl's request is read at 31, madvise's advice
+    // at 33, mremap's flags at 36.
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 33, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 34, 0),
 #else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 33, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 34, 0),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 32, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 31, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 30, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 29, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 28, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 27, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 26, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 25, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 24, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysProcessMadvise, 23, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 33, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 32, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 31, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 30, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 29, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 28, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 27, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 26, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 25, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysProcessMadvise, 24, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysIoUringSetup, 23, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysClone3, 21, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 13, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_madvise, 14, 0),
@@ -1372,7 +1383,7 @@ void refuseExec() {
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    static_assert(sizeof f / sizeof f[0] == 40, "the jumps above count on 40 instructions");
+    static_assert(sizeof f / sizeof f[0] == 41, "the jumps above count on 41 instructions");
     struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
     if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
