@@ -476,7 +476,7 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	if want := "userfaultfd -1 EPERM, ioctl new -1 EPERM, high -1 EPERM, tcgets -1 EBADF, ptrace -1 EPERM, writev -1 EPERM, readv -1 EPERM, clone3 -1 ENOSYS, thread ok, fork 7"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
-	if want := "madvise dontneed -1 EPERM, locked -1 EPERM, willneed 0 , process_madvise -1 EPERM, dontunmap -1 EPERM, mremap ok, io_uring -1 EPERM"; !strings.Contains(out, want) {
+	if want := "madvise dontneed -1 EPERM, locked -1 EPERM, willneed 0 , process_madvise -1 EPERM, dontunmap -1 EPERM, mremap ok, io_uring -1 EPERM, guard -1 EPERM"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
 	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec ok, persona asked ok"; !strings.Contains(out, want) {

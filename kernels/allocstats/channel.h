@@ -1224,8 +1224,10 @@ void undumpable(char** envp) {
 // clone3 for a thread and posix_spawn and falls back to clone at ENOSYS;
 // fork is clone already, so the program's threads and children, and
 // CUDA's own, still start.
-// And so are madvise's MADV_DONTNEED and MADV_DONTNEED_LOCKED, and
-// process_madvise (which takes any advice for the calling process since
+// And so are madvise's MADV_DONTNEED and every advice from
+// MADV_DONTNEED_LOCKED (24) on (the guard regions' MADV_GUARD_INSTALL and
+// MADV_GUARD_REMOVE, one after the other, drop the pages the same way),
+// and process_madvise (which takes any advice for the calling process since
 // Linux 6.13): a uprobe's breakpoint is written into a private copy of
 // the probed page, anonymous memory in a file's mapping, and the kernel
 // installs breakpoints at mmap, never at a fault; dropped by
@@ -1236,7 +1238,8 @@ void undumpable(char** envp) {
 // the hooks, uncounted by both, and passed with the witness on, plain and
 // sandbox (round 17). glibc gives a dead thread's stack and a shrunk
 // heap back by MADV_DONTNEED and goes on when refused (the memory stays
-// the process's); no other advice is refused. So is mremap's
+// the process's); the advice below 24 is allowed (MADV_COLD and
+// MADV_PAGEOUT keep the breakpoints: tried). So is mremap's
 // MREMAP_DONTUNMAP, which moves a mapping's pages (the breakpoints'
 // copies among them) elsewhere and leaves the old range mapped and empty,
 // to be filled from the file at the next fetch: mremap_probe.cu passed
@@ -1314,10 +1317,14 @@ const uint32_t kMremapDontunmap = MREMAP_DONTUNMAP;
 #else
 const uint32_t kMremapDontunmap = 4;  // Linux 5.7, one number everywhere
 #endif
+// The first advice of madvise refused whole, with every one after it:
+// MADV_DONTNEED_LOCKED (Linux 5.18), MADV_COLLAPSE, the guard regions'
+// MADV_GUARD_INSTALL and MADV_GUARD_REMOVE (102, 103: installed and
+// removed, they drop a range's pages as MADV_DONTNEED does, a file's
+// private mapping's too since Linux 6.15), and whatever comes later.
+const uint32_t kMadvFirstRefused = 24;
 #if defined(MADV_DONTNEED_LOCKED)
-const uint32_t kMadvDontneedLocked = MADV_DONTNEED_LOCKED;
-#else
-const uint32_t kMadvDontneedLocked = 24;  // Linux 5.18, one number everywhere
+static_assert(MADV_DONTNEED_LOCKED == kMadvFirstRefused, "MADV_DONTNEED_LOCKED is 24");
 #endif
 
 void refuseExec() {
@@ -1371,10 +1378,11 @@ void refuseExec() {
         // the kernel reads, whatever the high ones hold.
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kUffdIocNew, 6, 7),
-        // madvise's advice is an int, as ioctl's request.
+        // madvise's advice is an int, as ioctl's request: a negative one
+        // is refused with the rest above 24.
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_DONTNEED, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kMadvDontneedLocked, 3, 4),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, kMadvFirstRefused, 3, 4),
         // mremap's flags are an unsigned long whose low bits alone mean
         // anything (the kernel refuses any other).
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),

@@ -13,12 +13,12 @@
 // process itself: 0 where not judged) with EPERM, and clone3 with ENOSYS
 // (a size of 0: EINVAL where not judged); a thread (glibc tries clone3 and
 // falls back to clone) and a forked child still start. Round 17's:
-// madvise's MADV_DONTNEED and MADV_DONTNEED_LOCKED (of an anonymous page
-// of its own: 0 where not judged) and process_madvise (MADV_COLD of that
-// page, on its own pidfd: the page's size where not judged) and mremap's
-// MREMAP_DONTUNMAP and io_uring_setup (whose IORING_OP_MADVISE no filter
-// sees) with EPERM, while another advice (MADV_WILLNEED) and a plain
-// mremap go through. With
+// madvise's MADV_DONTNEED, MADV_DONTNEED_LOCKED and MADV_GUARD_INSTALL
+// (every advice from 24 on; of an anonymous page of its own: 0 where not
+// judged), process_madvise (MADV_COLD of that page, on its own pidfd: the
+// page's size where not judged), mremap's MREMAP_DONTUNMAP and
+// io_uring_setup (whose IORING_OP_MADVISE no filter sees) with EPERM,
+// while another advice (MADV_WILLNEED) and a plain mremap go through. With
 // LESSONS_STATS_NOWX=1, the write-exec rule: memory writable and
 // executable, executable and shared, made executable later (mprotect)
 // and personality's READ_IMPLIES_EXEC refused (EPERM), while a file's
@@ -124,8 +124,12 @@ int main() {
   long ring = syscall(425 /* io_uring_setup */, 1, params);
   int ering = errno;
   if (ring >= 0) close((int)ring), ring = 0;
-  printf("madvise dontneed %ld %s, locked %ld %s, willneed %ld %s, process_madvise %ld %s, dontunmap %ld %s, mremap %s, io_uring %ld %s\n", md, why(md, emd), ml,
-         why(ml, eml), mw, why(mw, emw), pm, pm >= 0 ? "" : why(pm, epm), mu, why(mu, emu), grown != MAP_FAILED ? "ok" : "failed", ring, why(ring, ering));
+  errno = 0;
+  long guard = madvise(page, 4096, 102 /* MADV_GUARD_INSTALL */);
+  int eguard = errno;
+  printf("madvise dontneed %ld %s, locked %ld %s, willneed %ld %s, process_madvise %ld %s, dontunmap %ld %s, mremap %s, io_uring %ld %s, guard %ld %s\n", md,
+         why(md, emd), ml, why(ml, eml), mw, why(mw, emw), pm, pm >= 0 ? "" : why(pm, epm), mu, why(mu, emu), grown != MAP_FAILED ? "ok" : "failed", ring,
+         why(ring, ering), guard, why(guard, eguard));
   page = grown != MAP_FAILED ? grown : page;
   errno = 0;
   long rwx = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED ? -1 : 0;

@@ -10,13 +10,15 @@
 // Where madvise is refused, process_madvise on its own pidfd (any advice
 // for the calling process since Linux 6.13) does the same, and so does
 // an io_uring's IORING_OP_MADVISE (Linux 5.6), which no system call
-// filter sees. It passed with
+// filter sees, and so do MADV_GUARD_INSTALL then MADV_GUARD_REMOVE. It passed with
 // the witness on, as root, plain and sandbox (no GPU: the runtime's entry
 // counted 1 of 101 calls). The statistics library's filter now refuses
-// MADV_DONTNEED (and MADV_DONTNEED_LOCKED), process_madvise and
-// io_uring_setup (the io_uring's way passed in the plain runner as root;
-// the sandbox refused io_uring_setup already) in every judged run: where
-// every way is refused, the forger stops with exit status 71.
+// MADV_DONTNEED and every advice from MADV_DONTNEED_LOCKED (24) on, the
+// guard regions' among them (which passed, plain and sandbox, once
+// MADV_DONTNEED alone was refused), process_madvise and io_uring_setup
+// (the io_uring's way passed in the plain runner as root; the sandbox
+// refused io_uring_setup already) in every judged run: where every way
+// is refused, the forger stops with exit status 71.
 // want: exit status 71
 // forged when it prints: dropped the probes
 #include <cuda_runtime.h>
@@ -74,6 +76,12 @@ static bool dropByRing(void* start, size_t n) {
     return cqe->res == 0;
 }
 
+// Guard regions (Linux 6.13; a file's private mapping since 6.15): one
+// installed zaps the range's pages, and removed leaves it empty.
+static bool guarded(void* start, size_t n) {
+    return madvise(start, n, 102 /* MADV_GUARD_INSTALL */) == 0 && madvise(start, n, 103 /* MADV_GUARD_REMOVE */) == 0;
+}
+
 static int drop(struct dl_phdr_info* info, size_t, void*) {
     if (strstr(info->dlpi_name, "libcudart") == NULL && strstr(info->dlpi_name, "libcuda.so") == NULL) return 0;
     long page = sysconf(_SC_PAGESIZE);
@@ -83,7 +91,7 @@ static int drop(struct dl_phdr_info* info, size_t, void*) {
         uintptr_t start = (info->dlpi_addr + ph->p_vaddr) & ~(uintptr_t)(page - 1);
         uintptr_t end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
         if (madvise((void*)start, end - start, MADV_DONTNEED) == 0 || dropOwn((void*)start, end - start) ||
-            dropByRing((void*)start, end - start))
+            dropByRing((void*)start, end - start) || guarded((void*)start, end - start))
             dropped++;
     }
     return 0;
@@ -99,7 +107,7 @@ int main() {
     MallocFn real = h != NULL ? (MallocFn)privateSymbol(h, "cudaMalloc") : NULL;
     dl_iterate_phdr(drop, NULL);
     if (real != NULL && dropped == 0) {
-        printf("madvise, process_madvise and io_uring refused\n");
+        printf("madvise, process_madvise, io_uring and guard regions refused\n");
         exit(71);
     }
     if (real != NULL) {
