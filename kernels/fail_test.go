@@ -458,7 +458,15 @@ func TestLibraryFailsAPoolSet(t *testing.T) {
 // ptrace and process_vm_writev/readv are refused (uffd_signal.cu,
 // ptrace_step.cu), and clone3 is answered ENOSYS (clone3_cgroup.cu),
 // while a thread (glibc tries clone3 first) and a forked child still
-// start, and another ioctl goes through.
+// start, and another ioctl goes through. And round 17's: madvise's
+// MADV_DONTNEED and MADV_DONTNEED_LOCKED, which drop the private copy of
+// a page that holds a uprobe's breakpoint (madvise_probe.cu), and
+// process_madvise, which takes any advice for the calling process, and
+// mremap's MREMAP_DONTUNMAP, which moves them away (mremap_probe.cu), and
+// io_uring_setup (an io_uring's IORING_OP_MADVISE is seen by no filter)
+// are refused, while another advice and a plain mremap go through; and with LESSONS_STATS_NOWX
+// the write-exec rule, without which a file's code mapped again
+// writable or shared had no breakpoint of the witness's (remap_probe.cu).
 func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	lib := buildStub(t, "seccomp.c")
 	_, out := lib.run(t, "LESSONS_STATS_NOEXEC=1", rseqOff)
@@ -468,12 +476,34 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	if want := "userfaultfd -1 EPERM, ioctl new -1 EPERM, high -1 EPERM, tcgets -1 EBADF, ptrace -1 EPERM, writev -1 EPERM, readv -1 EPERM, clone3 -1 ENOSYS, thread ok, fork 7"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
+	if want := "madvise dontneed -1 EPERM, locked -1 EPERM, willneed 0 , process_madvise -1 EPERM, dontunmap -1 EPERM, mremap ok, io_uring -1 EPERM, guard -1 EPERM"; !strings.Contains(out, want) {
+		t.Errorf("judged: %q, want %q", out, want)
+	}
+	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec ok, persona asked ok"; !strings.Contains(out, want) {
+		t.Errorf("judged without the write-exec rule: %q, want %q", out, want)
+	}
+	_, out = lib.run(t, "LESSONS_STATS_NOEXEC=1", "LESSONS_STATS_NOWX=1", rseqOff)
+	if want := "rwx -1 EPERM, shared exec -1 EPERM, mprotect exec -1 EPERM, read implies exec -1 EPERM, private exec ok, persona asked ok"; !strings.Contains(out, want) {
+		t.Errorf("judged with the write-exec rule: %q, want %q", out, want)
+	}
+	if want := "userfaultfd -1 EPERM, ioctl new -1 EPERM, high -1 EPERM, tcgets -1 EBADF, ptrace -1 EPERM, writev -1 EPERM, readv -1 EPERM, clone3 -1 ENOSYS, thread ok, fork 7"; !strings.Contains(out, want) {
+		t.Errorf("judged with the write-exec rule: %q, want %q", out, want)
+	}
 	_, out = lib.run(t)
 	if !strings.HasPrefix(out, "seccomp 0") || !strings.Contains(out, "dispatch 0") || !strings.Contains(out, "trap 0") || !strings.Contains(out, "perf -1 other") {
 		t.Errorf("not judged: %q, want the program's own filter installed", out)
 	}
 	if want := "ioctl new -1 EBADF, high -1 EBADF, tcgets -1 EBADF, ptrace -1 ESRCH, writev 0 , readv 0 , clone3 -1 EINVAL, thread ok, fork 7"; !strings.Contains(out, want) {
 		t.Errorf("not judged: %q, want %q", out, want)
+	}
+	if want := "madvise dontneed 0 , locked 0 , willneed 0 , process_madvise 4096 , dontunmap 0 , mremap ok"; !strings.Contains(out, want) {
+		t.Errorf("not judged: %q, want %q", out, want)
+	}
+	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec ok, persona asked ok"; !strings.Contains(out, want) {
+		t.Errorf("not judged: %q, want %q", out, want)
+	}
+	if _, out = lib.run(t, "LESSONS_STATS_NOWX=1"); !strings.Contains(out, "rwx 0 , shared exec 0 ") {
+		t.Errorf("not judged, the write-exec rule asked alone: %q, want it off (it goes with LESSONS_STATS_NOEXEC)", out)
 	}
 }
 

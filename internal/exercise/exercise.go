@@ -352,6 +352,14 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	// record of one started by a process it does not follow, whose count
 	// no frame would send.
 	env = append(env, "LESSONS_STATS_NOEXEC=1")
+	// Nor writes code, in the plain runner as in the sandbox: the
+	// library's filter refuses memory made executable after it was mapped,
+	// and a file's code mapped writable or shared, where the kernel puts
+	// no breakpoint of the witness's uprobes (remap_probe.cu of the
+	// corpus). $LESSONS_SANDBOX_WX=off lifts it with the sandbox's rule.
+	if os.Getenv("LESSONS_SANDBOX_WX") != "off" {
+		env = append(env, "LESSONS_STATS_NOWX=1")
+	}
 	// No thread of a judged run has a restartable sequence area (glibc's
 	// own turned off, the program's refused by the library).
 	env = withoutRseq(env)

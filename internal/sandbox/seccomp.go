@@ -51,7 +51,12 @@ type filter struct {
 	// maps code executable from the start; a page made executable later
 	// was most often written first, and a filter cannot see what a page
 	// was). So the program can neither patch the statistics library's
-	// code nor the breakpoints an outside witness's uprobes put there.
+	// code nor the breakpoints an outside witness's uprobes put there
+	// (nor map the runtime's file again where the kernel puts none: shared,
+	// or writable first). Dropping them without a write (madvise's
+	// MADV_DONTNEED, mremap's MREMAP_DONTUNMAP: madvise_probe.cu and
+	// mremap_probe.cu of the corpus) is the statistics library's filter's
+	// to refuse, in every judged run.
 	// The other ways to code written after start are refused with it
 	// (the known bypasses of a filter-based W^X, as systemd's
 	// MemoryDenyWriteExecute and firejail's memory-deny-write-execute

@@ -1224,6 +1224,33 @@ void undumpable(char** envp) {
 // clone3 for a thread and posix_spawn and falls back to clone at ENOSYS;
 // fork is clone already, so the program's threads and children, and
 // CUDA's own, still start.
+// And so are madvise's MADV_DONTNEED and every advice from
+// MADV_DONTNEED_LOCKED (24) on (the guard regions' MADV_GUARD_INSTALL and
+// MADV_GUARD_REMOVE, one after the other, drop the pages the same way),
+// and process_madvise (which takes any advice for the calling process since
+// Linux 6.13): a uprobe's breakpoint is written into a private copy of
+// the probed page, anonymous memory in a file's mapping, and the kernel
+// installs breakpoints at mmap, never at a fault; dropped by
+// MADV_DONTNEED over the CUDA runtime's and driver's code, the copy gives
+// way to the file's own page at the next fetch, and no probe of the
+// outside witness fired again in the process: madvise_probe.cu of the
+// corpus then called the runtime's own cudaMalloc a hundred times around
+// the hooks, uncounted by both, and passed with the witness on, plain and
+// sandbox (round 17). glibc gives a dead thread's stack and a shrunk
+// heap back by MADV_DONTNEED and goes on when refused (the memory stays
+// the process's); the advice below 24 is allowed (MADV_COLD and
+// MADV_PAGEOUT keep the breakpoints: tried). So is mremap's
+// MREMAP_DONTUNMAP, which moves a mapping's pages (the breakpoints'
+// copies among them) elsewhere and leaves the old range mapped and empty,
+// to be filled from the file at the next fetch: mremap_probe.cu passed
+// so, plain and sandbox, and the sandbox's write-exec rule, which looks
+// at mmap and mprotect, let it by. glibc's realloc moves with
+// MREMAP_MAYMOVE alone.
+// And so is io_uring_setup: an io_uring's IORING_OP_MADVISE gives the
+// same advice where no system call filter sees it (madvise_probe.cu
+// passed so in the plain runner as root with the witness on; the grading
+// sandbox has refused io_uring_setup since it began, so no judged run of
+// the course uses one).
 const uint32_t kSetSyscallUserDispatch = 59;  // PR_SET_SYSCALL_USER_DISPATCH, named by newer headers only
 #if defined(SYS_rseq)
 const uint32_t kSysRseq = SYS_rseq;
@@ -1275,6 +1302,30 @@ const uint32_t kSysClone3 = SYS_clone3;
 #else
 const uint32_t kSysClone3 = 435;  // one number on x86-64 and arm64
 #endif
+#if defined(SYS_process_madvise)
+const uint32_t kSysProcessMadvise = SYS_process_madvise;
+#else
+const uint32_t kSysProcessMadvise = 440;  // one number on x86-64 and arm64
+#endif
+#if defined(SYS_io_uring_setup)
+const uint32_t kSysIoUringSetup = SYS_io_uring_setup;
+#else
+const uint32_t kSysIoUringSetup = 425;  // one number on x86-64 and arm64
+#endif
+#if defined(MREMAP_DONTUNMAP)
+const uint32_t kMremapDontunmap = MREMAP_DONTUNMAP;
+#else
+const uint32_t kMremapDontunmap = 4;  // Linux 5.7, one number everywhere
+#endif
+// The first advice of madvise refused whole, with every one after it:
+// MADV_DONTNEED_LOCKED (Linux 5.18), MADV_COLLAPSE, the guard regions'
+// MADV_GUARD_INSTALL and MADV_GUARD_REMOVE (102, 103: installed and
+// removed, they drop a range's pages as MADV_DONTNEED does, a file's
+// private mapping's too since Linux 6.15), and whatever comes later.
+const uint32_t kMadvFirstRefused = 24;
+#if defined(MADV_DONTNEED_LOCKED)
+static_assert(MADV_DONTNEED_LOCKED == kMadvFirstRefused, "MADV_DONTNEED_LOCKED is 24");
+#endif
 
 void refuseExec() {
 #if defined(__x86_64__)
@@ -1284,61 +1335,142 @@ void refuseExec() {
 #endif
     const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
     const uint32_t nosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-    // Jumps count the instructions skipped: ENOSYS is instruction 29,
-    // deny 30, allow 31; ioctl's request is read at 27.
+    // Jumps count the instructions skipped: ENOSYS is instruction 38,
+    // deny 39, allow 40; ioctl's request is read at 31, madvise's advice
+    // at 33, mremap's flags at 36.
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 25, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 34, 0),
 #else
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 25, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 34, 0),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 24, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 23, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 22, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 21, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 20, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 19, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 18, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 17, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 16, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysClone3, 14, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 11, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 33, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 32, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 31, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 30, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysRseq, 29, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 28, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 27, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 26, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 25, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysProcessMadvise, 24, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysIoUringSetup, 23, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSysClone3, 21, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 13, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_madvise, 14, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mremap, 16, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 0, 6),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 12),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 17),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 9),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 14),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]) + 4),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 8, 7),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 7),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 13, 12),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 12),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSetSyscallUserDispatch, 3, 4),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 9, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kSetSyscallUserDispatch, 8, 9),
         // ioctl's request is an unsigned int: its low 32 bits are what
         // the kernel reads, whatever the high ones hold.
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kUffdIocNew, 1, 2),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kUffdIocNew, 6, 7),
+        // madvise's advice is an int, as ioctl's request: a negative one
+        // is refused with the rest above 24.
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_DONTNEED, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, kMadvFirstRefused, 3, 4),
+        // mremap's flags are an unsigned long whose low bits alone mean
+        // anything (the kernel refuses any other).
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, kMremapDontunmap, 1, 2),
         BPF_STMT(BPF_RET | BPF_K, nosys),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    static_assert(sizeof f / sizeof f[0] == 32, "the jumps above count on 32 instructions");
+    static_assert(sizeof f / sizeof f[0] == 41, "the jumps above count on 41 instructions");
     struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
     if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
 }
 
-// noExecStart takes $LESSONS_STATS_NOEXEC (a judged run) out of the
-// environment: see unfollowed and refuseExec.
+// refuseWriteExec is the grading sandbox's write-exec rule in every
+// judged run ($LESSONS_STATS_NOWX=1, which the grader sets unless
+// $LESSONS_SANDBOX_WX=off), the plain runner's included: mmap refuses
+// memory both writable and executable, and executable memory that is not
+// private; mprotect and pkey_mprotect refuse to make memory executable;
+// personality refuses READ_IMPLIES_EXEC (with it, a readable mapping is
+// executable too, whatever prot says). The kernel writes a uprobe's
+// breakpoint only when a file's code is mapped (mmap), and only into a
+// private mapping that is not writable: the CUDA runtime's file mapped
+// again over its own code, shared and executable, or private and
+// writable and then made executable, or writable and executable at once,
+// ran the same bytes at the same place with no breakpoint, and
+// remap_probe.cu of the corpus called the runtime's own cudaMalloc a
+// hundred times so, around the hooks, uncounted by the outside witness:
+// it passed in the plain runner as root with the witness on (round 17;
+// the sandbox's filter refused all three already). The loader maps code
+// executable from the start and never writes it again. A filter of its
+// own, installed before refuseExec's (which refuses any later one);
+// other architectures are refused by that one too. Jumps count the
+// instructions skipped: deny is instruction 21, allow 22.
+const uint32_t kReadImpliesExec = 0x0400000;  // <sys/personality.h>'s READ_IMPLIES_EXEC
+
+void refuseWriteExec() {
+#if defined(__x86_64__)
+    const uint32_t arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+    const uint32_t arch = AUDIT_ARCH_AARCH64;
+#endif
+    const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 10, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pkey_mprotect, 9, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_personality, 10, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        // prot is an int: its low 32 bits are what the kernel reads.
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, PROT_WRITE | PROT_EXEC),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 9, 0),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 9),
+        // Executable, so private: the flags are an int, their type the
+        // low four bits (MAP_TYPE).
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
+        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MAP_PRIVATE, 6, 5),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 3, 4),
+        // The persona is an unsigned int; 0xffffffff asks, changing nothing.
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, kReadImpliesExec, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    static_assert(sizeof f / sizeof f[0] == 23, "the jumps above count on 23 instructions");
+    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
+    rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
+}
+
+// noExecStart takes $LESSONS_STATS_NOEXEC (a judged run) and
+// $LESSONS_STATS_NOWX out of the environment: see unfollowed,
+// refuseWriteExec and refuseExec.
 void noExecStart(char** envp) {
     char v[4];
     noExec = takeEnv(envp, "LESSONS_STATS_NOEXEC", v, sizeof v) && v[0] == '1' && v[1] == 0;
+    bool noWriteExec = takeEnv(envp, "LESSONS_STATS_NOWX", v, sizeof v) && v[0] == '1' && v[1] == 0;
     if (noExec) {
         rseqOffOrStop();
+        if (noWriteExec) refuseWriteExec();
         refuseExec();
     }
 }

@@ -12,12 +12,24 @@
 // not judged), process_vm_writev and process_vm_readv (of nothing, in the
 // process itself: 0 where not judged) with EPERM, and clone3 with ENOSYS
 // (a size of 0: EINVAL where not judged); a thread (glibc tries clone3 and
-// falls back to clone) and a forked child still start.
+// falls back to clone) and a forked child still start. Round 17's:
+// madvise's MADV_DONTNEED, MADV_DONTNEED_LOCKED and MADV_GUARD_INSTALL
+// (every advice from 24 on; of an anonymous page of its own: 0 where not
+// judged), process_madvise (MADV_COLD of that page, on its own pidfd: the
+// page's size where not judged), mremap's MREMAP_DONTUNMAP and
+// io_uring_setup (whose IORING_OP_MADVISE no filter sees) with EPERM,
+// while another advice (MADV_WILLNEED) and a plain mremap go through. With
+// LESSONS_STATS_NOWX=1, the write-exec rule: memory writable and
+// executable, executable and shared, made executable later (mprotect)
+// and personality's READ_IMPLIES_EXEC refused (EPERM), while a file's
+// code mapped private and executable, and asking the persona, go through.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -89,6 +101,51 @@ int main() {
   printf("userfaultfd %ld %s, ioctl new %ld %s, high %ld %s, tcgets %ld %s, ptrace %ld %s, writev %ld %s, readv %ld %s, clone3 %ld %s, thread %s, fork %d\n",
          u, why(u, eu), un, why(un, eun), unh, why(unh, eunh), other, why(other, eother), t, why(t, et), w, why(w, ew), r, why(r, er), c3, why(c3, ec3),
          tc == 0 && back != NULL ? "ok" : "failed", child > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+  char* page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  page[0] = 1;
+  errno = 0;
+  long md = madvise(page, 4096, MADV_DONTNEED);
+  int emd = errno;
+  long ml = madvise(page, 4096, 24 /* MADV_DONTNEED_LOCKED */);
+  int eml = errno;
+  long mw = madvise(page, 4096, MADV_WILLNEED);
+  int emw = errno;
+  long self = syscall(434 /* pidfd_open */, getpid(), 0);
+  struct iovec v = {page, 4096};
+  long pm = syscall(440 /* process_madvise */, self, &v, 1, 20 /* MADV_COLD */, 0);
+  int epm = errno;
+  errno = 0;
+  char* moved = mremap(page, 4096, 4096, MREMAP_MAYMOVE | 4 /* MREMAP_DONTUNMAP */, NULL);
+  long mu = moved == MAP_FAILED ? -1 : 0;
+  int emu = errno;
+  char* grown = mremap(page, 4096, 8192, MREMAP_MAYMOVE);
+  char params[120] = {0};  // struct io_uring_params
+  errno = 0;
+  long ring = syscall(425 /* io_uring_setup */, 1, params);
+  int ering = errno;
+  if (ring >= 0) close((int)ring), ring = 0;
+  errno = 0;
+  long guard = madvise(page, 4096, 102 /* MADV_GUARD_INSTALL */);
+  int eguard = errno;
+  printf("madvise dontneed %ld %s, locked %ld %s, willneed %ld %s, process_madvise %ld %s, dontunmap %ld %s, mremap %s, io_uring %ld %s, guard %ld %s\n", md,
+         why(md, emd), ml, why(ml, eml), mw, why(mw, emw), pm, pm >= 0 ? "" : why(pm, epm), mu, why(mu, emu), grown != MAP_FAILED ? "ok" : "failed", ring,
+         why(ring, ering), guard, why(guard, eguard));
+  page = grown != MAP_FAILED ? grown : page;
+  errno = 0;
+  long rwx = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED ? -1 : 0;
+  int erwx = errno;
+  long sx = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_ANONYMOUS, -1, 0) == MAP_FAILED ? -1 : 0;
+  int esx = errno;
+  long mx = mprotect(page, 4096, PROT_READ | PROT_EXEC);
+  int emx = errno;
+  int self_exe = open("/proc/self/exe", O_RDONLY);
+  long px = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, self_exe, 0) == MAP_FAILED ? -1 : 0;
+  long asked = personality(0xffffffff);
+  long ri = personality(READ_IMPLIES_EXEC) == -1 ? -1 : 0;
+  int eri = errno;
+  personality(asked);
+  printf("rwx %ld %s, shared exec %ld %s, mprotect exec %ld %s, read implies exec %ld %s, private exec %s, persona asked %s\n", rwx, why(rwx, erwx), sx, why(sx, esx), mx,
+         why(mx, emx), ri, why(ri, eri), px == 0 ? "ok" : "failed", asked != -1 ? "ok" : "failed");
   cudaFree(NULL);
   return 0;
 }

@@ -1,0 +1,70 @@
+// madvise_probe.cu's end by a write: the uprobes' breakpoints (int3)
+// overwritten with the file's own bytes through /proc/self/mem, which
+// writes a read-only page of code (FOLL_FORCE) where the process may
+// open it. The program compares the CUDA runtime's code in memory with
+// its file and writes back every byte that differs, then calls the
+// runtime's own cudaMalloc (its symbol table, around the statistics
+// library's hooks) a hundred times, which no probe sees.
+// Where it passes (round 17, no GPU): the plain runner as root with the
+// witness on (the runtime's entry counted 1 of 101 calls), since root
+// keeps its /proc/self/mem whatever its dumpable flag; and wherever the
+// witness is off (the scan names /proc/). In the grading sandbox the
+// program is not root and not dumpable: /proc/self/mem is root's, the
+// write is refused, and it runs as the honest program. Not closed: no
+// system call filter sees which file a write goes to.
+// needs: witness
+// want: the statistics record does not match what the kernel saw|/proc/
+// forged when it prints: restored the runtime
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "private_runtime.h"
+
+static int restored;
+
+static int restore(struct dl_phdr_info* info, size_t, void*) {
+    if (strstr(info->dlpi_name, "libcudart") == NULL) return 0;
+    int fd = open(info->dlpi_name, O_RDONLY);
+    int mem = open("/proc/self/mem", O_RDWR);
+    if (fd < 0 || mem < 0) return 1;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        char* buf = (char*)malloc(ph->p_filesz);
+        if (pread(fd, buf, ph->p_filesz, ph->p_offset) != (ssize_t)ph->p_filesz) continue;
+        const char* live = (const char*)(info->dlpi_addr + ph->p_vaddr);
+        for (size_t k = 0; k < ph->p_filesz; k++)
+            if (live[k] != buf[k] && pwrite(mem, buf + k, 1, (off_t)(uintptr_t)(live + k)) == 1) restored++;
+        free(buf);
+    }
+    close(fd);
+    close(mem);
+    return 1;
+}
+
+int main() {
+    void* p = NULL;
+    if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);
+    void* h = NULL;
+    const char* names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"};
+    for (const char* n : names)
+        if (h == NULL) h = dlopen(n, RTLD_NOW | RTLD_NOLOAD);
+    MallocFn real = h != NULL ? (MallocFn)privateSymbol(h, "cudaMalloc") : NULL;
+    dl_iterate_phdr(restore, NULL);
+    if (real != NULL && restored > 0) {
+        for (int i = 0; i < 100; i++) {
+            void* d = NULL;
+            real(&d, 1 << 20);
+        }
+        printf("restored the runtime's %d bytes for 100 calls\n", restored);
+    }
+    printf("one allocation asked for\n");
+    return 0;
+}
