@@ -444,6 +444,8 @@ func TestSpecErrors(t *testing.T) {
 		"group no regex":  {"[[check]]\nstat = \"free_calls\"\nequal_to_group = 2\n", "s.toml:3: check 1 has equal_to_group but no regex"},
 		"unit alone":      {"[[check]]\nregex = 'a ([0-9]+)'\nat_least = 1\nunit = 1024\n", "s.toml:4: check 1 has unit = 1024"},
 		"unit negative":   {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to = \"free_calls\"\nunit = -1\n", "s.toml:4: check 1 has unit = -1"},
+		"unit of a count": {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to = \"free_calls\"\nunit = 1024\n", "s.toml:4: check 1 has unit = 1024, but free_calls is a count"},
+		"unit on a stat":  {"[[check]]\nstat = \"peak_live_bytes\"\nequal_to = \"pool_used_high\"\nunit = 1024\n", "s.toml:4: check 1 has unit = 1024"},
 		"timed not bool":  {"timed = \"yes\"\n[[check]]\nexit = 0\n", "s.toml:1: timed is a TOML string here, but must be true or false"},
 		"points disagree": {"points = 10\n[[check]]\nexit = 0\npoints = 3\n[[check]]\ncontains = \"x\"\npoints = 4\n", "s.toml:1: points = 10, but the checks' points add up to 7"},
 		"points word":     {"[[check]]\nexit = 0\npoints = \"three\"\n", "s.toml:3: points is a TOML string here, but must be a whole number"},

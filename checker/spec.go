@@ -323,8 +323,12 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 				bad(diag.LineOf(data, "check", i, "equal_to"), statsHint(), "unknown statistic %q", c.EqualTo)
 			}
 		}
-		if c.Unit != 0 && (c.EqualTo == "" || !(c.Unit > 0) || math.IsInf(c.Unit, 0)) {
-			bad(diag.LineOf(data, "check", i, "unit"), "unit goes with equal_to and is the size of the printed unit in the statistic's units, e.g. equal_to = \"pool_used_high\" with unit = 1048576 for MiB", "check %d has unit = %g", i+1, c.Unit)
+		if c.Unit != 0 && (c.EqualTo == "" || c.Regex == "" || !(c.Unit > 0) || math.IsInf(c.Unit, 0)) {
+			bad(diag.LineOf(data, "check", i, "unit"), "unit goes with a regex check's equal_to and is the size of the printed unit in the statistic's units, e.g. equal_to = \"pool_used_high\" with unit = 1048576 for MiB", "check %d has unit = %g", i+1, c.Unit)
+		} else if c.Unit != 0 && KnownStat(c.EqualTo) && !Measured(c.EqualTo) {
+			// A count has no larger unit: unit = 1024 on calls of
+			// cudaFree is a slip the checks would never show.
+			bad(diag.LineOf(data, "check", i, "unit"), "unit goes with a statistic counted in bytes or milliseconds (pool_used_high, peak_live_bytes, kernel_span_ms), not with a count", "check %d has unit = %g, but %s is a count", i+1, c.Unit, c.EqualTo)
 		}
 	}
 	s.validateHidden(data, bad)
