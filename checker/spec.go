@@ -127,7 +127,8 @@ type Check struct {
 	// Unit is the size, in the statistic's own units, of the unit the
 	// program printed its number in: with equal_to = "pool_used_high" and
 	// unit = 1048576 the printed number is that statistic in MiB, whole
-	// (rounded down or to the nearest) or within Within of it.
+	// (rounded down or to the nearest) or within Within of it. A regex
+	// check's only, with a statistic in bytes or milliseconds.
 	Unit float64 `toml:"unit"`
 	// RelativeTo names a hidden run made before this check's run (a
 	// baseline): the stat compared with the bounds is then this run's
