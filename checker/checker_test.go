@@ -444,6 +444,8 @@ func TestSpecErrors(t *testing.T) {
 		"group no regex":  {"[[check]]\nstat = \"free_calls\"\nequal_to_group = 2\n", "s.toml:3: check 1 has equal_to_group but no regex"},
 		"unit alone":      {"[[check]]\nregex = 'a ([0-9]+)'\nat_least = 1\nunit = 1024\n", "s.toml:4: check 1 has unit = 1024"},
 		"unit negative":   {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to = \"free_calls\"\nunit = -1\n", "s.toml:4: check 1 has unit = -1"},
+		"unit of a count": {"[[check]]\nregex = 'a ([0-9]+)'\nequal_to = \"free_calls\"\nunit = 1024\n", "s.toml:4: check 1 has unit = 1024, but free_calls is a count"},
+		"unit on a stat":  {"[[check]]\nstat = \"peak_live_bytes\"\nequal_to = \"pool_used_high\"\nunit = 1024\n", "s.toml:4: check 1 has unit = 1024"},
 		"timed not bool":  {"timed = \"yes\"\n[[check]]\nexit = 0\n", "s.toml:1: timed is a TOML string here, but must be true or false"},
 		"points disagree": {"points = 10\n[[check]]\nexit = 0\npoints = 3\n[[check]]\ncontains = \"x\"\npoints = 4\n", "s.toml:1: points = 10, but the checks' points add up to 7"},
 		"points word":     {"[[check]]\nexit = 0\npoints = \"three\"\n", "s.toml:3: points is a TOML string here, but must be a whole number"},
@@ -592,6 +594,8 @@ within = 0.01
 		{"peak 50 MiB", 48*mib + 600, false},       // 48 MiB in MB: 50.33
 		{"peak 33 MiB", 32*mib + 600, false},       // 32 MiB in MB: 33.55
 		{"peak 16 MiB", 16*mib + 600, true},        // 16.78 MB shows as 16: one unit apart, seen by nothing
+		{"peak 26 MiB", 25*mib + mib/2, true},      // 26.74 MB cut down to 26 is also 25.5 rounded: seen by nothing below about 30 MiB
+		{"peak 27 MiB", 25*mib + mib/2, false},     // 26.74 MB rounded
 		{"peak 0 MiB", 48 * mib, false},
 		{"peak 47 MiB", 48*mib + 600, false},
 	} {
@@ -601,12 +605,24 @@ within = 0.01
 		}
 	}
 	res := spec.Judge(&Run{Output: "peak 50 MiB\n", Stats: usedHigh(48 * mib)})
-	if want := "equal to pool_used_high / 1048576 (48) within 1%"; !strings.HasPrefix(res[0].Want, "equal to pool_used_high / 1048576 (48)") {
+	if want := "equal to pool_used_high / 1048576 (48, printed whole 48, or within 1%)"; res[0].Want != want {
+		t.Errorf("want %q, got %+v", want, res[0])
+	}
+	res = spec.Judge(&Run{Output: "peak 50 MiB\n", Stats: usedHigh(48*mib + mib*6/10)})
+	if want := "equal to pool_used_high / 1048576 (48.6, printed whole 48 or 49, or within 1%)"; res[0].Want != want {
 		t.Errorf("want %q, got %+v", want, res[0])
 	}
 	res = spec.Judge(&Run{Output: "peak 48 MiB\n"})
 	if res[0].Pass {
 		t.Errorf("passes with no record: %+v", res[0])
+	}
+	// A time printed in seconds against the kernels' milliseconds.
+	ms, err := ParseSpec("s.toml", []byte("[[check]]\nregex = 'span ([0-9.]+) s'\nequal_to = \"kernel_span_ms\"\nunit = 1000\nwithin = 0.01\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := ms.Judge(&Run{Output: "span 2.5 s\n", Stats: &Stats{KernelSpanNs: 2_500_000_000}}); !res[0].Pass {
+		t.Errorf("2.5 s against 2500 ms: %+v", res[0])
 	}
 }
 

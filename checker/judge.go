@@ -291,14 +291,29 @@ func bounds(c *Check, v float64, r *Run, group *float64) (bool, string) {
 				other /= c.Unit
 				shown = math.Round(other*100) / 100
 			}
-			w += " (" + num(shown) + ")"
+			w += " (" + num(shown)
+			if c.Unit != 0 {
+				// Say what passes: the whole numbers, and the tolerance.
+				w += ", printed whole " + num(math.Floor(other))
+				if r := math.Round(other); r != math.Floor(other) {
+					w += " or " + num(r)
+				}
+				if c.Within != 0 {
+					w += fmt.Sprintf(", or within %g%%", c.Within*100)
+				}
+			}
+			w += ")"
 		}
 		match := near(v, other, c.Within)
 		if c.Unit != 0 {
 			// A whole number printed in a larger unit is the quotient
 			// rounded down (>> 20, int()) or to the nearest (round(),
-			// "%.0f"); a count in a smaller unit (MB for MiB) is neither
-			// once the quotient passes about 20.
+			// "%.0f"). A count in a smaller unit (MB for MiB, 4.9% more)
+			// is neither once the quotient passes about 20.5, whole or
+			// rounded; cut down (int() of the MB), it can still equal
+			// the quotient rounded up until about 30.5 (25.5 MiB is
+			// 26.74 MB: 26 both ways), and within 1% it passes until
+			// about 26. The course's peaks are 48 MiB and more.
 			match = match || v == math.Floor(other) || v == math.Round(other)
 		}
 		ok = ok && known && match

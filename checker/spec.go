@@ -127,7 +127,8 @@ type Check struct {
 	// Unit is the size, in the statistic's own units, of the unit the
 	// program printed its number in: with equal_to = "pool_used_high" and
 	// unit = 1048576 the printed number is that statistic in MiB, whole
-	// (rounded down or to the nearest) or within Within of it.
+	// (rounded down or to the nearest) or within Within of it. A regex
+	// check's only, with a statistic in bytes or milliseconds.
 	Unit float64 `toml:"unit"`
 	// RelativeTo names a hidden run made before this check's run (a
 	// baseline): the stat compared with the bounds is then this run's
@@ -323,8 +324,12 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 				bad(diag.LineOf(data, "check", i, "equal_to"), statsHint(), "unknown statistic %q", c.EqualTo)
 			}
 		}
-		if c.Unit != 0 && (c.EqualTo == "" || !(c.Unit > 0) || math.IsInf(c.Unit, 0)) {
-			bad(diag.LineOf(data, "check", i, "unit"), "unit goes with equal_to and is the size of the printed unit in the statistic's units, e.g. equal_to = \"pool_used_high\" with unit = 1048576 for MiB", "check %d has unit = %g", i+1, c.Unit)
+		if c.Unit != 0 && (c.EqualTo == "" || c.Regex == "" || !(c.Unit > 0) || math.IsInf(c.Unit, 0)) {
+			bad(diag.LineOf(data, "check", i, "unit"), "unit goes with a regex check's equal_to and is the size of the printed unit in the statistic's units, e.g. equal_to = \"pool_used_high\" with unit = 1048576 for MiB", "check %d has unit = %g", i+1, c.Unit)
+		} else if c.Unit != 0 && KnownStat(c.EqualTo) && !Measured(c.EqualTo) {
+			// A count has no larger unit: unit = 1024 on calls of
+			// cudaFree is a slip the checks would never show.
+			bad(diag.LineOf(data, "check", i, "unit"), "unit goes with a statistic counted in bytes or milliseconds (pool_used_high, peak_live_bytes, kernel_span_ms), not with a count", "check %d has unit = %g, but %s is a count", i+1, c.Unit, c.EqualTo)
 		}
 	}
 	s.validateHidden(data, bad)

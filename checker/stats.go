@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"unsafe"
 )
 
@@ -679,6 +680,21 @@ func splitScope(name string) (scope, stat string) {
 		}
 	}
 	return "", name
+}
+
+// Measured says whether the statistic name (with or without a scope) is
+// an amount in a unit a program may print larger (bytes, or the kernels'
+// milliseconds), not a count: what a check's unit may go with.
+func Measured(name string) bool {
+	_, n := splitScope(name)
+	if _, ok := timeStats[n]; ok {
+		return true
+	}
+	switch n {
+	case "pool_used_high", "pool_reserved_high", "pool_used_current", "pool_reserved_current", "release_threshold":
+		return true
+	}
+	return strings.HasSuffix(n, "_bytes") || strings.Contains(n, "_bytes_")
 }
 
 // KnownStat says whether name is a statistic a spec may name, with or

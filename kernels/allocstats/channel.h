@@ -1397,9 +1397,15 @@ void refuseExec() {
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
 }
 
-// refuseWriteExec is the grading sandbox's write-exec rule in every
-// judged run ($LESSONS_STATS_NOWX=1, which the grader sets unless
-// $LESSONS_SANDBOX_WX=off), the plain runner's included: mmap refuses
+// refuseWriteExec is the mmap, mprotect and personality part of the
+// grading sandbox's write-exec rule, in every judged run
+// ($LESSONS_STATS_NOWX=1, which the grader sets unless
+// $LESSONS_SANDBOX_WX=off), the plain runner's included (not the rest of
+// that rule: memfd_create, memfd_secret and shmat's SHM_EXEC are let by,
+// and the plain runner has no noexec mount, so a copy of the runtime's
+// file, in a memfd or a file the program wrote, mapped private and
+// executable over its code carries no breakpoint either, uprobes being
+// the real file's: not yet tried): mmap refuses
 // memory both writable and executable, and executable memory that is not
 // private; mprotect and pkey_mprotect refuse to make memory executable;
 // personality refuses READ_IMPLIES_EXEC (with it, a readable mapping is
