@@ -53,6 +53,15 @@ type HiddenRun struct {
 	// A program that polls sees one answer; a program whose GPU work
 	// waits for its host to go on past the query never finishes.
 	SettledQueries bool `toml:"settled_queries"`
+	// PendingQueries, when true, makes the statistics library answer the
+	// first query of each event record, and of a stream's queued work
+	// (cudaEventQuery, cudaStreamQuery and the driver's kin), "not ready"
+	// itself in this run, whatever the GPU did, as a GPU that lags its host
+	// answers: a program that polls then asks again and the poll is counted
+	// (host_polls, poll_waits), where on a GPU done before the host asked it
+	// never spun. A program that asks once takes its not-ready branch. Not
+	// with settled_queries.
+	PendingQueries bool `toml:"pending_queries"`
 	// Arranged, when set, is text the run's output shows when its harness
 	// set up the case the run's checks judge (a range the driver must
 	// place where it was asked). When the output lacks it, the run's
@@ -144,6 +153,9 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 		checkEnv(h.Env, line)
 		if len(h.Fail) > 8 {
 			bad(line, "name at most 8 calls to fail", "hidden run %q makes %d calls fail", h.Name, len(h.Fail))
+		}
+		if h.SettledQueries && h.PendingQueries {
+			bad(diag.LineOf(data, "hidden_run", i, "pending_queries"), "choose one: settled_queries answers every query of finishing work ready, pending_queries answers each first query not ready", "hidden run %q has both settled_queries and pending_queries", h.Name)
 		}
 		if h.IPCRecordDelayMs < 0 || h.IPCRecordDelayMs > 1000 {
 			bad(diag.LineOf(data, "hidden_run", i, "ipc_record_delay_ms"), "give the delay in milliseconds, from 1 to 1000 (0: none)", "hidden run %q: ipc_record_delay_ms %d is out of range", h.Name, h.IPCRecordDelayMs)
@@ -266,7 +278,7 @@ func (s *Spec) ForRun(name string) *Spec {
 	}
 	for _, h := range s.HiddenRuns {
 		if h.Name == name {
-			p.Args, p.Env, p.fail, p.heap, p.ipcDelay, p.settled, p.arranged = h.Args, h.Env, h.Fail, h.DeviceHeap, h.IPCRecordDelayMs, h.SettledQueries, h.Arranged
+			p.Args, p.Env, p.fail, p.heap, p.ipcDelay, p.settled, p.pending, p.arranged = h.Args, h.Env, h.Fail, h.DeviceHeap, h.IPCRecordDelayMs, h.SettledQueries, h.PendingQueries, h.Arranged
 			return &p
 		}
 	}
@@ -305,6 +317,13 @@ func (s *Spec) IPCRecordDelay() int {
 // wait for their work first ($LESSONS_STATS_SETTLED_QUERIES).
 func (s *Spec) SettledQueries() bool {
 	return s.settled
+}
+
+// PendingQueries says whether the first query of each event record or
+// stream's work answers "not ready" in the run
+// ($LESSONS_STATS_PENDING_QUERIES).
+func (s *Spec) PendingQueries() bool {
+	return s.pending
 }
 
 // Environ is the run's environment as KEY=VALUE, sorted.

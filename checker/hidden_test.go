@@ -74,6 +74,7 @@ func TestHiddenErrors(t *testing.T) {
 		{"env = { LD_PRELOAD = \"x\" }\n[[check]]\nexit = 0\n", "x.toml:1: environment variable LD_PRELOAD is the runner's"},
 		{"[[check]]\nexit = 0\nhidden = true\n", "every check is hidden"},
 		{"[[check]]\nexit = 0\n[[equivalent_mutants]]\nmutant = \"m\"\n", "x.toml:3: equivalent mutant m has no reason"},
+		{"[[check]]\nexit = 0\n[[hidden_run]]\nname = \"both\"\nsettled_queries = true\npending_queries = true\n[[check]]\nrun = \"both\"\nexit = 0\n", "x.toml:6: hidden run \"both\" has both settled_queries and pending_queries"},
 	} {
 		_, err := ParseSpec("x.toml", []byte(tc.spec))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -345,5 +346,20 @@ func TestHiddenRunSettlesQueries(t *testing.T) {
 	}
 	if s.ForRun("").SettledQueries() || s.Public().SettledQueries() || s.ForRun("plain").SettledQueries() {
 		t.Error("a run without settled_queries has its queries settled")
+	}
+}
+
+// A hidden run's pending_queries reaches the library for that run only.
+func TestHiddenRunPendingQueries(t *testing.T) {
+	s, err := ParseSpec("x.toml", []byte("[[check]]\nexit = 0\n[[hidden_run]]\nname = \"late GPU\"\npending_queries = true\n[[hidden_run]]\nname = \"plain\"\n"+
+		"[[check]]\nrun = \"late GPU\"\nexit = 0\n[[check]]\nrun = \"plain\"\nexit = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.ForRun("late GPU").PendingQueries() || s.ForRun("late GPU").SettledQueries() {
+		t.Error("the hidden run's first queries are not answered pending")
+	}
+	if s.ForRun("").PendingQueries() || s.Public().PendingQueries() || s.ForRun("plain").PendingQueries() {
+		t.Error("a run without pending_queries has its first queries answered pending")
 	}
 }

@@ -70,6 +70,7 @@ type Spec struct {
 	heap     int64
 	ipcDelay int
 	settled  bool
+	pending  bool
 	// arranged is the hidden run's Arranged: without it in the output,
 	// the run's checks are skipped.
 	arranged string

@@ -506,6 +506,10 @@ std::atomic<int> shareFdsNoted{0};
 // and how many operations had been queued on any stream by then.
 std::map<std::pair<bool, const void*>, uint64_t>* notReady;
 uint64_t queuedOps = 0;
+// Queries answered "not ready" by the library itself in a run with
+// pendingQueries, by the same key: each is answered so once until a new
+// record of the event, or new work on the stream, is queued.
+std::set<std::pair<bool, const void*>>* pendingAnswered;
 // Pool settings by pool, and the pools allocations came from (null: the
 // device's current pool, devicePool, before cudaDeviceSetMemPool changed it).
 std::map<cudaMemPool_t, uint64_t>* poolSets;

@@ -53,3 +53,38 @@ func TestLibrarySettlesQueriesWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// A hidden run's pending_queries reaches the library as
+// $LESSONS_STATS_PENDING_QUERIES=1: the first query of each event record,
+// or of a stream's queued work, answers not ready, as on a GPU that lags
+// the host. A poll then spins once and is counted (host_polls, and the
+// wait it ended in, poll_waits), each time the event is recorded again;
+// a query asked once takes its not-ready branch and is no poll. Without
+// it the stub answers ready at once and no poll is seen: the run of a
+// GPU done before the host asked (review/blind15's python-handoff).
+func TestLibraryAnswersPendingQueriesWhenAsked(t *testing.T) {
+	lib := buildStub(t, "pending.c")
+	for _, tc := range []struct {
+		env          []string
+		out          string
+		polls, waits uint64
+	}{
+		{nil, "spins 0, once ready, stream ready\n", 0, 0},
+		{[]string{"LESSONS_STATS_PENDING_QUERIES=1"}, "spins 2, once pending, stream pending\n", 2, 2},
+		{[]string{"LESSONS_STATS_PENDING_QUERIES=0"}, "spins 0, once ready, stream ready\n", 0, 0},
+		// settled_queries wins: both at once would contradict each other.
+		{[]string{"LESSONS_STATS_PENDING_QUERIES=1", "LESSONS_STATS_SETTLED_QUERIES=1"}, "spins 0, once ready, stream ready\n", 0, 0},
+	} {
+		got, out := lib.run(t, tc.env...)
+		if out != tc.out {
+			t.Errorf("%v: the program printed %q, want %q", tc.env, out, tc.out)
+		}
+		s := got.Stats
+		if s.HostPolls != tc.polls || s.PollWaits != tc.waits {
+			t.Errorf("%v: host_polls %d, poll_waits %d, want %d and %d", tc.env, s.HostPolls, s.PollWaits, tc.polls, tc.waits)
+		}
+		if s.EventSyncs != 0 || s.StreamSyncs != 0 {
+			t.Errorf("%v: event_syncs %d, stream_syncs %d: no wait was made", tc.env, s.EventSyncs, s.StreamSyncs)
+		}
+	}
+}

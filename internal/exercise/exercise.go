@@ -375,6 +375,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if j.Spec.SettledQueries() {
 		env = append(env, "LESSONS_STATS_SETTLED_QUERIES=1")
 	}
+	if j.Spec.PendingQueries() {
+		env = append(env, "LESSONS_STATS_PENDING_QUERIES=1")
+	}
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()

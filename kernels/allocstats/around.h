@@ -139,11 +139,17 @@ DHOOK(CUresult, cuStreamSynchronize, (CUstream s), (s), {
 })
 // The driver's queries poll as the runtime's do (CUDA_ERROR_NOT_READY is
 // cudaErrorNotReady's number).
-DHOOK_PRE(CUresult, cuStreamQuery, (CUstream s), (s), { settle(false, nullptr, (cudaStream_t)s); }, {
+DHOOK_PRE(CUresult, cuStreamQuery, (CUstream s), (s), {
+    settle(false, nullptr, (cudaStream_t)s);
+    if (answerPending(false, s)) return CUDA_ERROR_NOT_READY;
+}, {
     queried(false, s, (cudaError_t)r);
     if (r == CUDA_SUCCESS) hostWaitsFor((cudaStream_t)s);
 })
-DHOOK_PRE(CUresult, cuEventQuery, (CUevent e), (e), { settle(true, (cudaEvent_t)e, nullptr); }, {
+DHOOK_PRE(CUresult, cuEventQuery, (CUevent e), (e), {
+    settle(true, (cudaEvent_t)e, nullptr);
+    if (answerPending(true, e)) return CUDA_ERROR_NOT_READY;
+}, {
     queried(true, e, (cudaError_t)r);
     if (r == CUDA_SUCCESS) hostWaits((*events)[(cudaEvent_t)e]);
     if (r == CUDA_SUCCESS) ipcWaited(*host, (cudaEvent_t)e);

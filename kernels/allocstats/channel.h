@@ -798,6 +798,7 @@ Record* record() {
     freed = new std::map<uintptr_t, Freed>();
     liveEvents = new std::unordered_set<cudaEvent_t>();
     notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
+    pendingAnswered = new std::set<std::pair<bool, const void*>>();
     poolSets = new std::map<cudaMemPool_t, uint64_t>();
     allocPools = new std::set<cudaMemPool_t>();
     toHost = new std::vector<ToHost>();
@@ -1124,7 +1125,7 @@ void forkChild() {
     unsentCount.store(0);
     for (auto& f : shareFds) f.fd.store(-1);   // the parent's, inherited: its record's
     shareFdsNoted.store(0);
-    notReady->clear(); poolSets->clear(); allocPools->clear(); toHost->clear(); lastWork->clear();
+    notReady->clear(); pendingAnswered->clear(); poolSets->clear(); allocPools->clear(); toHost->clear(); lastWork->clear();
     currentPool = devicePool = nullptr;
     poolSetByProgram = false;
     queuedOps = 0;
@@ -1676,7 +1677,9 @@ uint64_t enqueue(cudaStream_t s) {
 // order is enqueue without counting a default stream operation: the
 // synchronous cudaMemcpy and cudaMemset run on the legacy stream too.
 uint64_t order(cudaStream_t s) {
+    pendingAnswered->erase({false, (const void*)s});
     s = norm(s);
+    pendingAnswered->erase({false, (const void*)s});
     number(s);
     queuedOps++;
     Clock& c = (*clocks)[s];

@@ -452,7 +452,30 @@ void settle(bool event, cudaEvent_t e, cudaStream_t s) {
     else streamSync(s);
 }
 }  // namespace
-HOOK_PRE(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), { settle(false, nullptr, s); }, { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
+namespace {
+// answerPending answers the program's query of event e (or of stream s) "not
+// ready" itself, when the run asks it ($LESSONS_STATS_PENDING_QUERIES) and
+// the query is the first since the event's last record or the stream's
+// last queued work: the answer a GPU still busy gives, noted as such
+// (queried), so that the same query asked again with nothing queued in
+// between is a poll. The real query is not made.
+bool answerPending(bool event, const void* h) {
+    if (!pendingQueries || busy()) return false;
+    followedOrStop();
+    {
+        std::lock_guard<Lock> g(mu);
+        if (!pendingAnswered->insert({event, h}).second) return false;
+        record();
+        queried(event, h, cudaErrorNotReady);
+    }
+    after();
+    return true;
+}
+}  // namespace
+HOOK_PRE(cudaError_t, cudaStreamQuery, (cudaStream_t s), (s), {
+    settle(false, nullptr, s);
+    if (answerPending(false, s)) return cudaErrorNotReady;
+}, { queried(false, s, r); if (r == cudaSuccess) hostWaitsFor(s); })
 HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), {
     rec->event_syncs++;
     tlHostWait(kTlWaitEvent, -1, tl0);
@@ -460,7 +483,10 @@ HOOK(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e), {
     if (r == cudaSuccess) hostWaits((*events)[e]);
     if (r == cudaSuccess) ipcWaited(*host, e);
 })
-HOOK_PRE(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), { settle(true, e, nullptr); }, {
+HOOK_PRE(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), {
+    settle(true, e, nullptr);
+    if (answerPending(true, e)) return cudaErrorNotReady;
+}, {
     queried(true, e, r);
     if (r == cudaSuccess) hostWaits((*events)[e]);
     if (r == cudaSuccess) ipcWaited(*host, e);
@@ -519,6 +545,7 @@ bool waitedInCapture(cudaStream_t s, cudaEvent_t e, cudaError_t r) {
 }  // namespace
 HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), { ipcDelay(e, false); }, {
     rec->event_records++;
+    pendingAnswered->erase({true, (const void*)e});
     tlRecord(e, s);
     enqueue(s);
     if (!recordedInCapture(e, s, r)) {
@@ -534,6 +561,7 @@ HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), 
 // without it every wait on such an event looked like no order at all.
 HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, unsigned int f), (e, s, f), { ipcDelay(e, false); }, {
     rec->event_records++;
+    pendingAnswered->erase({true, (const void*)e});
     enqueue(s);
     if (!recordedInCapture(e, s, r)) {
         (*events)[e] = (*clocks)[norm(s)];

@@ -25,6 +25,13 @@ uint64_t ipcDelayMs = 0;
 // ready for work that finishes: the branch a program takes when the work
 // is already done by the time it asks runs every time.
 bool settledQueries = false;
+// pendingQueries: the first query of an event's record, or of a stream's
+// queued work, answers "not ready" whatever the GPU did
+// ($LESSONS_STATS_PENDING_QUERIES=1), as for a GPU that lags the host: a
+// program that polls then asks again, and the record counts the poll,
+// where on a GPU done before the host asked the poll never spun (the
+// opposite of settledQueries).
+bool pendingQueries = false;
 
 // failStart reads $LESSONS_STATS_FAIL; an entry it cannot read is left
 // out (the checker refuses such a spec before anything runs).
@@ -38,6 +45,7 @@ void failStart(char** envp) {
         for (int i = 0; cap[i] >= '0' && cap[i] <= '9' && ipcDelayMs < 1000; i++) ipcDelayMs = ipcDelayMs * 10 + (uint64_t)(cap[i] - '0');
     if (ipcDelayMs > 1000) ipcDelayMs = 1000;
     settledQueries = takeEnv(envp, "LESSONS_STATS_SETTLED_QUERIES", cap, sizeof cap) && cap[0] == '1';
+    pendingQueries = takeEnv(envp, "LESSONS_STATS_PENDING_QUERIES", cap, sizeof cap) && cap[0] == '1' && !settledQueries;
     failCount = 0;
     if (!takeEnv(envp, "LESSONS_STATS_FAIL", text, sizeof text)) return;
     for (size_t i = 0; text[i] != 0 && failCount < 8;) {
