@@ -1,4 +1,4 @@
-// kind: wrong (default output: the bytes mapped by grow(100 MiB) are opened at the buffer's first bytes instead of their own, so 62 to 100 MiB (and 64 to 64 MiB of the piece before) have no access: the fill of the new region faults, 'a kernel failed')
+// kind: wrong (default output: the bytes mapped by grow(100 MiB) are opened at the buffer's first bytes instead of their own, so the bytes from 62 to 100 MiB are mapped without access: the fill of the new region faults, 'a kernel failed')
 // mistake: grow opens each new piece with cuMemSetAccess(base_, piece, ...), the offset mapped_ left out, 'the access is for the buffer'
 // why it is wrong: a mapping can be used only after its own addresses are opened; opening the first piece bytes again (already open) leaves every later piece inaccessible
 // source: own
