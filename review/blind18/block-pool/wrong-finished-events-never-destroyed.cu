@@ -1,7 +1,7 @@
 // kind: wrong (the record only: every event made by a deallocate and found done by allocate is dropped without cudaEventDestroy (about one per request, over 200 on the default run); output right)
 // mistake: allocate, once a block's event answers done, forgets the handle (done = nullptr) without destroying it, 'a completed event needs no cleanup'
 // why it is wrong: each deallocate creates an event; one that has completed still exists until cudaEventDestroy, so the pool leaks an event for every block that comes back, and destroy no longer sees them
-// source: own
+// source: tromp/cuckoo#69 (cudaEventCreate without cudaEventDestroy leaks)
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once

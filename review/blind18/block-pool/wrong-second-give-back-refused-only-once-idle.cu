@@ -1,7 +1,7 @@
 // kind: wrong (default output, part 2 and part 3: 'double free refused: no' and 'double free while its kernel runs refused: no'; the block is then listed twice as given back, and later handed out to two requests at once (words overwritten in part 4))
 // mistake: deallocate refuses a block only when its state is idle, 'a block that is not free yet may be given back', instead of refusing every block that is not handed out
 // why it is wrong: a block already given back is pending until its work is done and allocate finds it so; giving it back again must be refused, done or not, or it enters the list twice and two requests get the same bytes
-// source: own
+// source: pleriche/FastMM5#73 (a block already on the pending-free list freed again is accepted and listed twice)
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once

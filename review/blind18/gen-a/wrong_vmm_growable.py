@@ -17,7 +17,7 @@ dict(slug='release-frees-the-grown-range-as-one',
  shows='default output at the end: after an in-place growth the buffer lies in two reservations; cuMemAddressFree of both at once is refused: \'release: failed\' and \'every reservation given back: no\' (the data lines right); after a move (TAKEN 1) everything right',
  mistake='release frees base_ with reserved_, \'the buffer is one range of reserved_ bytes\', instead of freeing the head range and every extension one by one',
  why='the driver frees only whole reservations as they were made; an extension reserved right after the first range is contiguous with it but is its own reservation',
- source='own',
+ source='ROCm/ROCR-Runtime#285 (a teardown call spanning pieces that were set up separately is refused, so the address range is never freed)',
  edits=[('''            size_t at = headBytes();
             ok = cuMemAddressFree(base_, at) == CUDA_SUCCESS && ok;
             for (size_t e : extensions_) {
@@ -28,6 +28,6 @@ dict(slug='move-waits-for-the-null-stream-only',
  shows='other arguments only (TAKEN 1, a move), a race and the record: the old mappings are taken down while the caller\'s fill on its non-blocking stream may still write them: an illegal address on some runs (\'a kernel failed\', or old data lost), and the teardown of memory in use in the record',
  mistake='move synchronises the legacy null stream (cuStreamSynchronize(0)) before unmapping, \'the default stream waits for every stream\'',
  why='the legacy default stream is ordered only with blocking streams; the caller\'s stream is non-blocking, so nothing waits for its fill of the old addresses; the move must wait for all the device\'s work (cuCtxSynchronize)',
- source='own',
+ source='OpenPPL/ppl.cv#135 (non-blocking streams are not synchronised by work or waits on the legacy default stream)',
  edits=[('        CU(cuCtxSynchronize());', '        CU(cuStreamSynchronize(0));')]),
 ]

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: the two events made at A's and B's first hands are never destroyed (a leak of two events at the end); output right)
 // mistake: the destructor destroys the pool and clears the list of (stream, event) pairs, 'the vector cleans up after itself', without cudaEventDestroy on each event
 // why it is wrong: clearing a std::vector of handles frees only the vector's own memory; every event the pool made must be destroyed, or it lives until the context goes
-// source: own
+// source: llnl/camp#71 (event wrappers that create CUDA events and never free them)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A

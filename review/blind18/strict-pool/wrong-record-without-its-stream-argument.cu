@@ -1,7 +1,7 @@
 // kind: wrong (default output: the record goes to the legacy default stream, which non-blocking streams do not join, so to waits for nothing of from's: B never gets A's block: '0 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB'; with LATE 1 the sums may miss the words too)
 // mistake: hand calls cudaEventRecord(e), the stream argument left to its C++ default of 0, 'the event records where the last work ran'
 // why it is wrong: an event records the work of the stream it is recorded on; with the stream left out it is the legacy default stream, which A and B (non-blocking) are not ordered with, so the wait puts B after nothing of A's
-// source: own
+// source: alpaka-group/cupla#66 (what an event recorded on stream zero orders, and what it does not)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A

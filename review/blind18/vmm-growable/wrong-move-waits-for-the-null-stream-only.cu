@@ -1,7 +1,7 @@
 // kind: wrong (other arguments only (TAKEN 1, a move), a race and the record: the old mappings are taken down while the caller's fill on its non-blocking stream may still write them: an illegal address on some runs ('a kernel failed', or old data lost), and the teardown of memory in use in the record)
 // mistake: move synchronises the legacy null stream (cuStreamSynchronize(0)) before unmapping, 'the default stream waits for every stream'
 // why it is wrong: the legacy default stream is ordered only with blocking streams; the caller's stream is non-blocking, so nothing waits for its fill of the old addresses; the move must wait for all the device's work (cuCtxSynchronize)
-// source: own
+// source: OpenPPL/ppl.cv#135 (non-blocking streams are not synchronised by work or waits on the legacy default stream)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
