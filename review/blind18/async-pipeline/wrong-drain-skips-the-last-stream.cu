@@ -1,4 +1,4 @@
-// kind: wrong (default output: main reads the iterations of the last stream (3, 7, 11 on 4 streams) before they are done: the last iteration, checked first, is not right ('9 of 12 results right' or fewer, checksums the same, the 0xff bytes main wrote still there); with STREAMS 1 drain waits for nothing and no result is right)
+// kind: wrong (default output, by timing: main reads the iterations of the last stream (3, 7, 11 on 4 streams) possibly before they are done: the last iteration, checked first, is not right ('9 of 12 results right' or fewer, checksums the same, the 0xff bytes main wrote still there); with STREAMS 1 drain waits for nothing and no result is right)
 // mistake: drain synchronises streams 0 to count - 2, the loop bound written i + 1 < size, 'the last index is size - 1'
 // why it is wrong: every stream carries iterations, the last one too; the host reads the output after drain, so drain must wait for every stream the iterations ran on
 // source: own

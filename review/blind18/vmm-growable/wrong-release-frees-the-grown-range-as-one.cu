@@ -1,4 +1,4 @@
-// kind: wrong (default output at the end: after an in-place growth the buffer lies in two reservations; cuMemAddressFree of both at once is refused: 'release: failed' and 'every reservation given back: no' (the data lines right); after a move (TAKEN 1) everything right)
+// kind: wrong (default output at the end: after an in-place growth the buffer lies in two reservations; cuMemAddressFree of both at once is refused (by my reading: the driver frees one reservation as it was made): 'release: failed' and 'every reservation given back: no' (the data lines right); after a move (TAKEN 1) everything right)
 // mistake: release frees base_ with reserved_, 'the buffer is one range of reserved_ bytes', instead of freeing the head range and every extension one by one
 // why it is wrong: the driver frees only whole reservations as they were made; an extension reserved right after the first range is contiguous with it but is its own reservation
 // source: ROCm/ROCR-Runtime#285 (a teardown call spanning pieces that were set up separately is refused, so the address range is never freed)
