@@ -1,4 +1,4 @@
-// kind: wrong (default output, phase 4: the 20 MiB request gets a chunk of the usual size and the whole of it as its block, 4 MiB short: 'blocks: N handed out, 0 misaligned, 1 not inside one chunk', and its kernels write over the next chunk's memory (sums wrong where that memory is in use))
+// kind: wrong (default output, phase 4: the 20 MiB request gets a chunk of the usual size and the whole of it as its block, 4 MiB short: 'blocks: N handed out, 0 misaligned, 1 not inside one chunk', and its kernels write 4 MiB past the chunk (into upstream memory no chunk holds on the default run, so the sums are likely right))
 // mistake: allocate asks its upstream for chunk bytes every time, 'chunks are of one size', instead of max(chunk, the request) for a request larger than a chunk
 // why it is wrong: a request larger than a chunk needs a chunk of its own size; cut from a smaller chunk the block runs past the chunk's end into memory the pool does not own
 // source: own

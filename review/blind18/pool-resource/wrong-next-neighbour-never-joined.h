@@ -1,4 +1,4 @@
-// kind: wrong (default output, phase 2: a block given back before its lower neighbour is never joined from the other side: the four 4 MiB blocks given back out of order do not make 16 MiB again, and the 16 MiB request takes a new chunk ('2. ... 1 chunk(s) taken', 0 wanted); later phases take more chunks too)
+// kind: wrong (default output, phase 2: a block given back before its lower neighbour is never joined from the other side: the four 4 MiB blocks given back out of order do not make 16 MiB again, and the 16 MiB request takes a new chunk: by my trace '2. ... 2 chunk(s) taken' (the count is cumulative; 1 wanted), and 'upstream: 4 chunks taken' at the end (3 wanted))
 // mistake: deallocate joins the block with the free block before it only, 'the free blocks grow upwards', and never with a free block after it
 // why it is wrong: blocks come back in any order; when the block after p is already free the two must become one, or the chunk stays cut in pieces that no large request can use
 // source: dmsc/emu2#122 (free blocks freed in a certain order are not coalesced, and a large request then fails)

@@ -1,4 +1,4 @@
-// kind: wrong (default output: whenever the asker has no free block of its own that fits, a new chunk is taken although another stream's free block would do: phase 1 and phase 3 take more chunks than they need ('1. ... 2 chunk(s) taken', '3. ... ' one more), and the upstream may stop the program at its 52 MiB ('a pool that does not reuse what it has grows without end'))
+// kind: wrong (default output: whenever the asker has no free block of its own that fits, a new chunk is taken although another stream's free block would do: by my trace B's first request in phase 1 takes a chunk of its own ('1. ... 2 chunk(s) taken', 1 wanted), phase 3's 4 MiB one more (3 where 2 are wanted), and 'upstream: 4 chunks taken' at the end (3 wanted); the sums right)
 // mistake: allocate, finding no fitting block of the asker's own, goes straight to the upstream, 'another stream's free block is not safe to take'
 // why it is wrong: it is safe once the asker waits for the freeing stream's event, without the host waiting; the contract asks for the best fit among all free blocks (the asker's own first) before a new chunk
 // source: own
