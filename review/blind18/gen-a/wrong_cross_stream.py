@@ -1,8 +1,8 @@
 WRONG = [
 dict(slug='one-squared-event-for-both-halves',
- shows='a race and the record: reduce_ waits twice on the one event, each wait seeing its latest record, half 1\'s; half 0\'s square is never ordered before its sum, so half 0\'s sums are wrong on runs where square on work_[0] is late (the first half sums whatever the fresh block holds), and an unordered use of half 0\'s squares on reduce_ every chunk',
+ shows='a race and the record: reduce_\'s wait on SQUARED0 sees that event\'s latest record, half 1\'s, and its wait on SQUARED1, never recorded, waits for nothing; half 0\'s square is never ordered before its sum, so half 0\'s sums are wrong on runs where square on work_[0] is late (the first half sums whatever the fresh block holds), and an unordered use of half 0\'s squares on reduce_ every chunk',
  mistake='stage_work records every half\'s squared event into ev_[SQUARED0], \'one event for the squaring stage\', and reduce_ still waits on SQUARED0 + h for each half',
- why='a wait sees the event\'s last record queued before the wait call; half 1 re-records the shared event after half 0, so both waits follow work_[1] only and nothing orders reduce_ after work_[0]',
+ why='a wait sees the event\'s last record queued before the wait call; half 1 re-records the shared event after half 0, so reduce_ follows work_[1] only and nothing orders it after work_[0]',
  source='torch/cutorch#222 (one event recorded on several streams: the wait examines only the most recent record)',
  edits=[('    CHECK(cudaEventRecord(ev_[SQUARED0 + half], s));', '    CHECK(cudaEventRecord(ev_[SQUARED0], s));')]),
 dict(slug='partial-sums-sized-for-one-half',
