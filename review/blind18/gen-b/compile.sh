@@ -16,7 +16,7 @@ for ex in "${!dir[@]}"; do
     cp -r exercises/$(dirname $student)/. $tmp/
     cp "$f" $tmp/$(basename $student)
     case $student in
-      *.py) python3 -m py_compile $tmp/$(basename $student) || { echo "FAIL $f"; fail=1; } ;;
+      *.py) python3 -m py_compile $tmp/$(basename $student) && echo "ok $f" || { echo "FAIL $f"; fail=1; } ;;
       *.h) src=$tmp/bench.cu ;;&
       *.cu) src=$tmp/$(basename $student) ;;&
       *.h|*.cu)
