@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: produce total is n times the launches (every launch scales by 1, the factor captured), short of n L (L+1) / 2 from two launches on)
 // mistake: the factor is changed with cudaGraphKernelNodeSetParams(scale_node, ...) on produce_graph, the graph captured, instead of cudaGraphExecKernelNodeSetParams on the executable produce
 // why it is wrong: an executable graph is a copy made at instantiation: changing a node of the graph it was made from changes nothing that runs (the exercise says to change the factor in the instantiated graph)
-// source: own
+// source: related: CHIP-SPV/chipStar#1498 (exec-node updates applied to the original graph's node, so what runs does not change)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

@@ -1,7 +1,7 @@
 // kind: wrong (race, the program's own output: threads of one block read the same offset and take the same bytes (lists not holding what they should, rounds summed wrong), and the offset can pass the stride between a test and its add; in nearly every run)
 // mistake: take tests the room and moves the shared offset with a plain read and add (*used += size), the student taking shared memory, one block's own, for safe from its own threads
 // why it is wrong: the 256 threads of a block run take at once; a read, a test and a store are three steps that other threads interleave with, so two threads get the same place, and a list can be cut past the end of the slice into the next
-// source: own
+// source: related: ROCm/ROCclr#35 (a free-memory counter tested and moved in separate steps by racing threads)
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the

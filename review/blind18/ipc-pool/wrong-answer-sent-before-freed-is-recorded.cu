@@ -1,7 +1,7 @@
 // kind: wrong (race: the parent may queue its wait on freed before the child records it for this round, so the wait binds to the record of the round before (in round 0: to none): the record (the parent's free not ordered after the child's read and free), the after line short now and then)
 // mistake: the child answers the parent first and records freed after, the student thinking the answer and the record happen together
 // why it is wrong: a wait on an event takes the record that was last queued when the wait is called; the parent calls it as soon as the byte arrives, which may be before the child's cudaEventRecord: its free then waits for the previous round's give-back only, while the child still reads this block
-// source: own
+// source: related: sgl-project/sglang#14214 (a wait issued before the record it means to wait for)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (race: the parent's wait on freed is queued before the child has recorded it for this round (bound to the round before's record, none in round 0): the record (a free not ordered after the child's read), the after line short in most rounds (the parent's next fill lands in the same memory))
 // mistake: the parent queues cudaStreamWaitEvent(s, freed, 0) right after sending the block's data, and receives the answer only after it, before the free
 // why it is wrong: the answer is what says the child has recorded freed for this block; waiting on the event before it arrives orders the free after the last round's give-back, so the pool may hand the block to the next round's fill while the child reads it
-// source: own
+// source: related: sgl-project/sglang#14214 (a wait issued before the record it means to wait for)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the access line says none, and device 1's first produce writes into pool[0]'s memory, which it may not reach (an illegal address: the program stops with an error at the end of the rounds, no rounds line))
 // mistake: setup grants access on the wrong pool: device 0 read-write on pool[1], instead of device 1 read-write on pool[0]
 // why it is wrong: the chunks come from pool[0] (device 0's memory) and are written by device 1's kernels; access to a pool's memory follows the pool, and device 1 was given none on pool[0]
-// source: own
+// source: tensorflow/tensorflow#47480 (review: access set on the wrong pool / for the wrong device, a copy-paste slip around cuMemPoolSetAccess)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

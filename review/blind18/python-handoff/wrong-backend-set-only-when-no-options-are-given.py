@@ -1,7 +1,7 @@
 # kind: wrong (other settings only: with PYTORCH_CUDA_ALLOC_CONF already set (say expandable_segments:True) the native caching allocator stays, the first line says native and the record sees cudaMalloc segments, not cudaMallocAsync; with the variable unset everything is right)
 # mistake: TODO 1 is os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync")
 # why it is wrong: setdefault writes only when the variable is absent: a user's own options keep the variable set, so the backend entry is never added and PyTorch keeps its own cache of cudaMalloc segments
-# source: own
+# source: related: pytorch/pytorch#104801 (a backend setting written so that it does not take effect); the setdefault form is my own
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

@@ -1,7 +1,7 @@
 # kind: wrong (race: the record at every batch (x's free, in the producer's order, not ordered after the consumer's read); the sums now and then, when the next batch's allocation gets x's memory and its fill lands before the read)
 # mistake: x.record_stream(producer) instead of x.record_stream(consumer): the student read record_stream as 'the stream x belongs to'
 # why it is wrong: x was allocated on the producer, so marking it as used on the producer adds nothing: the allocator frees it in the producer's order right after the fill, with nothing ordering the free after the consumer's doubling and sum; the next batch may be handed the same memory and refill it while the consumer still reads
-# source: own
+# source: NVIDIA/TensorRT-LLM#15265 (tensors handed across streams not recorded on the stream that reads them; here recorded, but on the wrong one)
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

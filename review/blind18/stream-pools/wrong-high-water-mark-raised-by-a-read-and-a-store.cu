@@ -1,7 +1,7 @@
 // kind: wrong (race, the program's own output now and then: in the overflow round warps that raise the mark together may set it back (the watchers count a mark going down), and a mark at capacity may be lowered by a late smaller store; the work rounds usually right)
 // mistake: the leader raises the mark with if (high < new) high = new, a plain read and store, instead of atomicMax
 // why it is wrong: two leaders of one pool may read the same old mark and store their own new ends in either order: the later store of the smaller end lowers the mark, which must never go down
-// source: own
+// source: related: ROCm/ROCclr#35 (a counter read, tested and stored in separate steps by racing threads)
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons
