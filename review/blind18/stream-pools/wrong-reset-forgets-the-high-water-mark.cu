@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output: high-water marks: fewer than 32 of 32 (each round's mark is only that round's use, not the most since init); the overflow line right)
+// kind: wrong (the program's own output: high-water marks: fewer than 32 of 32 (each round's mark is only that round's use, not the most since init); the overflow line right; with GAPS 1 the gapped round's count also comes out wrong, since the overflow round's refusals it subtracts were cleared)
 // mistake: reset clears the whole PoolCounters of the pool (offset, mark and failed count) with one memset, not the offset alone
 // why it is wrong: the mark and the refusals are to be kept from init to the end; zeroing them at every round makes the mark report the round's own use, so a round that uses less than an earlier one shows a lower mark
 // source: own
