@@ -1,0 +1,30 @@
+WRONG = [
+dict(slug='one-squared-event-for-both-halves',
+ shows='a race and the record: reduce_\'s wait on SQUARED0 sees that event\'s latest record, half 1\'s, and its wait on SQUARED1, never recorded, waits for nothing; half 0\'s square is never ordered before its sum, so half 0\'s sums are wrong on runs where square on work_[0] is late (the first half sums whatever the fresh block holds), and an unordered use of half 0\'s squares on reduce_ every chunk',
+ mistake='stage_work records every half\'s squared event into ev_[SQUARED0], \'one event for the squaring stage\', and reduce_ still waits on SQUARED0 + h for each half',
+ why='a wait sees the event\'s last record queued before the wait call; half 1 re-records the shared event after half 0, so reduce_ follows work_[1] only and nothing orders it after work_[0]',
+ source='torch/cutorch#222 (one event recorded on several streams: the wait examines only the most recent record)',
+ edits=[('    CHECK(cudaEventRecord(ev_[SQUARED0 + half], s));', '    CHECK(cudaEventRecord(ev_[SQUARED0], s));')]),
+dict(slug='partial-sums-sized-for-one-half',
+ shows='the record (out-of-bounds writes on reduce_ and reads on copy_ every chunk) and half 1\'s sums by chance: the block holds BLOCKS floats, half 1\'s sum writes the BLOCKS after it and the copy reads them back from there, over whatever the pool placed after the block',
+ mistake='stage_reduce allocates the partial sums as BLOCKS floats, \'each sum kernel writes BLOCKS partial sums\', forgetting that both halves\' sums share the buffer',
+ why='the buffer must hold HALVES * BLOCKS floats, half 0\'s then half 1\'s; the second sum writes at ch.partials + BLOCKS, past a block of BLOCKS floats',
+ source='own',
+ edits=[('    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.partials), HALVES * BLOCKS * sizeof(float), reduce_));',
+         '    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.partials), BLOCKS * sizeof(float), reduce_));')]),
+dict(slug='loaded-wait-queued-on-the-load-stream',
+ shows='a race and the record: the work streams are never ordered after generate (nor after the values\' cudaMallocAsync on load_): every chunk\'s squares may read the values before they are written, an unordered use on both work streams every chunk; sums wrong on the runs where square starts first (both kernels spin, so often)',
+ mistake='stage_work queues the wait for LOADED on load_, cudaStreamWaitEvent(load_, ...), \'the load stream must be done with the values\', instead of on the work stream that reads them',
+ why='cudaStreamWaitEvent makes its first argument wait; load_ waiting for its own record changes nothing, and the work stream, which reads the values, runs unordered with generate',
+ source='own',
+ edits=[('    CHECK(cudaStreamWaitEvent(s, ev_[LOADED], 0));', '    CHECK(cudaStreamWaitEvent(load_, ev_[LOADED], 0));')]),
+dict(slug='load-waits-for-the-previous-chunks-reduce',
+ shows='time and overlap only: every chunk\'s generate waits until the previous chunk\'s sums are done, so load_ never runs beside reduce_ and the pipeline is close to serial; the sums and the record right',
+ mistake='stage_load makes load_ wait for the REDUCED event before its cudaMallocAsync, \'so that the pool can give the new chunk the memory the last one freed\'',
+ why='nothing the load stage writes is read by the previous chunk\'s later stages; the wait only holds the loading stream back, and the exercise wants the stages of different chunks to run at the same time',
+ source='own',
+ edits=[('''int Pipeline::stage_load(Chunk& ch) {
+''', '''int Pipeline::stage_load(Chunk& ch) {
+    CHECK(cudaStreamWaitEvent(load_, ev_[REDUCED], 0));
+''')]),
+]

@@ -1,0 +1,32 @@
+WRONG = [
+dict(slug='used-high-read-from-the-reserved-mark',
+ shows='other arguments only: with the default 32 MiB buffers the pool reserves exactly what is used, so both marks agree; with a MIB the pool rounds up (e.g. 1 or 3, into its 2 MiB units) the report\'s used high is the reserved figure (\'used high 2 MiB\' for a narrow round of 1 MiB)',
+ mistake='report reads cudaMemPoolAttrReservedMemHigh for both the used and the reserved figure, the used line copied from the reserved one and its attribute name left as it was',
+ why='the used high-water mark counts what the round\'s allocations hold, the reserved mark what the pool took from the driver for them; they differ whenever the pool rounds a size up, and the report must print each one',
+ source='own',
+ edits=[('    const uint64_t used = attr(pool, cudaMemPoolAttrUsedMemHigh);',
+         '    const uint64_t used = attr(pool, cudaMemPoolAttrReservedMemHigh);')]),
+dict(slug='peak-read-after-the-round-from-what-the-pool-holds',
+ shows='default output: \'measured wide: one round reserves 0 MiB\' and \'measured narrow: ... 0 MiB\'; both phases then run with a threshold of 0: \'wide: 0 of 6 rounds found their 128 MiB already reserved\' (5 wanted), \'narrow: 0 of 6\', \'threshold 0 MiB\' in both reports',
+ mistake='measure_peak reads cudaMemPoolAttrReservedMemCurrent once the round is over, \'what the round reserved is what the pool holds after it\', instead of the reserved high-water mark',
+ why='run_round ends with a stream synchronisation, and with the threshold of 0 the pool gives everything back at it; only the high-water mark still remembers what the round reserved at its most',
+ source='own',
+ edits=[('    *peak = attr(pool, cudaMemPoolAttrReservedMemHigh);',
+         '    *peak = attr(pool, cudaMemPoolAttrReservedMemCurrent);')]),
+dict(slug='phase-restarts-the-used-mark-only',
+ shows='default output: the narrow report still carries the wide phase\'s reserved peak: \'phase narrow: used high 32 MiB, reserved high 128 MiB, threshold 32 MiB\' (reserved high 32 wanted); the counts of reused rounds right',
+ mistake='enter_phase restarts only cudaMemPoolAttrUsedMemHigh after the trim, \'the used mark is the one the phase\'s rounds move\'',
+ why='the reserved high-water mark keeps the largest reservation since its own last reset; entering narrow it still holds the wide phase\'s 128 MiB, so the narrow report would not count that phase alone',
+ source='own',
+ edits=[('''    CHECK(cudaMemPoolTrimTo(pool, peak));
+    CHECK(restart_marks(pool));''', '''    CHECK(cudaMemPoolTrimTo(pool, peak));
+    uint64_t zero = 0;
+    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));''')]),
+dict(slug='threshold-passed-through-an-unsigned',
+ shows='other arguments only: while a phase reserves less than 4 GiB all is right; at 4 GiB or more (e.g. pool_reuse 6 8 512, or 6 4 1024) the wide threshold loses its high bits and becomes 0 (or a remainder): \'threshold 0 MiB\' and \'wide: 0 of 6 rounds found their 4096 MiB already reserved\' (5 wanted)',
+ mistake='set_threshold takes its size as unsigned, \'a threshold in bytes fits an unsigned\', and widens it back to uint64_t only for the call',
+ why='the release threshold is a 64-bit attribute; a 4 GiB peak kept in 32 bits is 0 MiB, so the pool keeps nothing across a synchronisation and every round of the wide phase asks the driver again',
+ source='own',
+ edits=[('static cudaError_t set_threshold(cudaMemPool_t pool, uint64_t bytes) {',
+         'static cudaError_t set_threshold(cudaMemPool_t pool, unsigned bytes) {')]),
+]
