@@ -1400,12 +1400,7 @@ void refuseExec() {
 // refuseWriteExec is the mmap, mprotect and personality part of the
 // grading sandbox's write-exec rule, in every judged run
 // ($LESSONS_STATS_NOWX=1, which the grader sets unless
-// $LESSONS_SANDBOX_WX=off), the plain runner's included (not the rest of
-// that rule: memfd_create, memfd_secret and shmat's SHM_EXEC are let by,
-// and the plain runner has no noexec mount, so a copy of the runtime's
-// file, in a memfd or a file the program wrote, mapped private and
-// executable over its code carries no breakpoint either, uprobes being
-// the real file's: not yet tried): mmap refuses
+// $LESSONS_SANDBOX_WX=off), the plain runner's included: mmap refuses
 // memory both writable and executable, and executable memory that is not
 // private; mprotect and pkey_mprotect refuse to make memory executable;
 // personality refuses READ_IMPLIES_EXEC (with it, a readable mapping is
@@ -1418,12 +1413,45 @@ void refuseExec() {
 // remap_probe.cu of the corpus called the runtime's own cudaMalloc a
 // hundred times so, around the hooks, uncounted by the outside witness:
 // it passed in the plain runner as root with the witness on (round 17;
-// the sandbox's filter refused all three already). The loader maps code
-// executable from the start and never writes it again. A filter of its
-// own, installed before refuseExec's (which refuses any later one);
-// other architectures are refused by that one too. Jumps count the
-// instructions skipped: deny is instruction 21, allow 22.
+// the sandbox's filter refused all three already).
+//
+// And code is mapped by the loader alone: an executable mmap whose
+// system call is not made from the loader's own code (ld.so's executable
+// segment, [loaderLo, loaderHi), from AT_BASE; dlopen maps there) is
+// refused too. A uprobe belongs to its file's inode, so a copy of the
+// runtime's and the driver's files (a memfd, or a file written in
+// /dev/shm, /tmp or the run's folder: the plain runner has no noexec
+// mount, and memfd_create, memfd_secret and shmat's SHM_EXEC are not
+// refused here) mapped private and executable over their code
+// (MAP_FIXED) ran the same bytes at the same addresses unprobed, and the
+// real files mapped back after a hundred calls left nothing for the
+// library's look at the mappings (overlay_copy.cu of the corpus, round
+// 18: passed in the plain runner as root with the witness on). The
+// loader maps where it chooses, never over a mapping, and what it loads
+// is seen by the library (countCopies, writtenCode). The loader maps
+// code executable from the start and never writes it again; the C
+// library's own mmap (a JIT's, libffi's closures) is the program's. A
+// filter of its own, installed before refuseExec's (which refuses any
+// later one); other architectures are refused by that one too. Jumps
+// count the instructions skipped: deny is instruction 30, allow 31. The
+// loader's range is compared as two 32-bit words (seccomp_data's
+// instruction_pointer, little-endian), and may straddle a 4 GiB line.
 const uint32_t kReadImpliesExec = 0x0400000;  // <sys/personality.h>'s READ_IMPLIES_EXEC
+uintptr_t loaderLo, loaderHi;  // the loader's executable segment: loaderCode
+
+// loaderCode finds the loader's executable segment from its ELF header in
+// memory, at AT_BASE (randomSecret); none (lo = hi = 0: every executable
+// mmap refused) when the program was started by the loader itself.
+void loaderCode(uintptr_t base) {
+    if (base == 0) return;
+    const ElfW(Ehdr)* eh = (const ElfW(Ehdr)*)base;
+    const ElfW(Phdr)* ph = (const ElfW(Phdr)*)(base + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && loaderHi == 0) {
+            loaderLo = base + ph[i].p_vaddr;
+            loaderHi = loaderLo + ph[i].p_memsz;
+        }
+}
 
 void refuseWriteExec() {
 #if defined(__x86_64__)
@@ -1432,26 +1460,39 @@ void refuseWriteExec() {
     const uint32_t arch = AUDIT_ARCH_AARCH64;
 #endif
     const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+    const uint32_t ipLow = offsetof(struct seccomp_data, instruction_pointer), ipHigh = ipLow + 4;
+    const uint32_t loL = (uint32_t)loaderLo, loH = (uint32_t)((uint64_t)loaderLo >> 32);
+    const uint32_t hiL = (uint32_t)loaderHi, hiH = (uint32_t)((uint64_t)loaderHi >> 32);
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 10, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pkey_mprotect, 9, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_personality, 10, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 19, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pkey_mprotect, 18, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_personality, 19, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         // prot is an int: its low 32 bits are what the kernel reads.
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
         BPF_STMT(BPF_ALU | BPF_AND | BPF_K, PROT_WRITE | PROT_EXEC),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 9, 0),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 9),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 18, 0),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 18),
         // Executable, so private: the flags are an int, their type the
         // low four bits (MAP_TYPE).
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
         BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MAP_PRIVATE, 6, 5),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MAP_PRIVATE, 0, 14),
+        // And asked for by the loader: loaderLo <= ip < loaderHi.
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ipHigh),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, loH, 0, 4),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ipLow),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, loL, 0, 10),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ipHigh),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, hiH, 1, 9),  // the range straddles a 4 GiB line: below it, allowed
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, hiH, 0, 7),  // the high word not lo's: hi's, or refused
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ipLow),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, hiL, 5, 6),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
         BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 3, 4),
         // The persona is an unsigned int; 0xffffffff asks, changing nothing.
@@ -1461,7 +1502,7 @@ void refuseWriteExec() {
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    static_assert(sizeof f / sizeof f[0] == 23, "the jumps above count on 23 instructions");
+    static_assert(sizeof f / sizeof f[0] == 32, "the jumps above count on 32 instructions");
     struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
     if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
@@ -1576,14 +1617,16 @@ uintptr_t forwardsToCUDA(const void* f, const char* name) {
 }
 
 // randomSecret reads 8 of the kernel's AT_RANDOM bytes (and AT_PHDR, where
-// the program is) from the auxiliary vector, which follows the initial
-// environment's list on the stack.
+// the program is, and AT_BASE, where the loader is: loaderCode) from the
+// auxiliary vector, which follows the initial environment's list on the
+// stack.
 void randomSecret(char** envp) {
     char** e = envp;
     while (e != nullptr && *e != nullptr) e++;
     if (e == nullptr) return;
     for (ElfW(auxv_t)* a = (ElfW(auxv_t)*)(e + 1); a->a_type != AT_NULL; a++) {
         if (a->a_type == AT_PHDR) mainPhdr = a->a_un.a_val;
+        if (a->a_type == AT_BASE) loaderCode(a->a_un.a_val);
         if (a->a_type == AT_RANDOM) {
             uintptr_t v = 0;
             ownCopy(&v, (const void*)a->a_un.a_val, sizeof v);
