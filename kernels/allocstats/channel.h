@@ -1508,6 +1508,62 @@ void refuseWriteExec() {
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
 }
 
+// refuseProcWrite leaves nothing under /proc writable to the process,
+// its threads and its children (Landlock: every other entry of / may be
+// written as before), with the write-exec rule. The kernel writes a
+// uprobe's breakpoint into a private copy of the probed page; a program
+// that writes the file's bytes back over it through /proc/self/mem
+// (FOLL_FORCE writes a read-only page of code) runs the CUDA runtime
+// unprobed. Where the process is not root, the library's prctl (not
+// dumpable) makes its /proc/PID/mem root's; root keeps it whatever its
+// dumpable flag, and corpus-open/proc_mem_probe.cu passed in the plain
+// runner as root with the witness on (round 17; 1 of 101 calls
+// counted). A thread under Landlock can mount nothing, so /proc mounted
+// again elsewhere is no way round (one mounted before the run beneath
+// another entry of /, a container's, is: none on the course's machines
+// is known). Where the kernel has no Landlock
+// (before 5.13, or not enabled), nothing changes: the witness and the
+// sandbox (not root, not dumpable) are what is left. Needs no_new_privs
+// (refuseWriteExec's). The CUDA driver reads /proc (its
+// /proc/driver/nvidia, /proc/self/maps) and writes none of it that is
+// known; a write it tries fails with EACCES.
+bool isProc(int fd) {
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 && fs.f_type == 0x9fa0;  // PROC_SUPER_MAGIC
+}
+
+void refuseProcWrite() {
+    struct landlock_ruleset_attr ra = {};
+    ra.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE;
+    if (rawSyscall(SYS_landlock_create_ruleset, 0, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) return;
+    long rs = rawSyscall(SYS_landlock_create_ruleset, (long)&ra, sizeof ra, 0);
+    if (rs < 0) return;
+    bool ok = false;
+    if (DIR* root = opendir("/")) {
+        ok = true;
+        while (struct dirent* d = readdir(root)) {
+            if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 || strcmp(d->d_name, "proc") == 0) continue;
+            int fd = openat(dirfd(root), d->d_name, O_PATH | O_CLOEXEC);
+            if (fd < 0) continue;
+            struct landlock_path_beneath_attr pb = {};
+            pb.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE;
+            pb.parent_fd = fd;
+            struct stat st;
+            // A symbolic link (/lib) is its target's, which is one of
+            // these already, or under /proc (left out).
+            // A rule that cannot be added leaves the process as it was
+            // (nothing restricted) rather than every file unwritable.
+            if (fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !isProc(fd) &&
+                rawSyscall5(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, (long)&pb, 0, 0) != 0)
+                ok = false;
+            close(fd);
+        }
+        closedir(root);
+    }
+    if (ok) rawSyscall(SYS_landlock_restrict_self, rs, 0, 0);
+    close((int)rs);
+}
+
 // noExecStart takes $LESSONS_STATS_NOEXEC (a judged run) and
 // $LESSONS_STATS_NOWX out of the environment: see unfollowed,
 // refuseWriteExec and refuseExec.
@@ -1517,7 +1573,10 @@ void noExecStart(char** envp) {
     bool noWriteExec = takeEnv(envp, "LESSONS_STATS_NOWX", v, sizeof v) && v[0] == '1' && v[1] == 0;
     if (noExec) {
         rseqOffOrStop();
-        if (noWriteExec) refuseWriteExec();
+        if (noWriteExec) {
+            refuseWriteExec();
+            refuseProcWrite();
+        }
         refuseExec();
     }
 }

@@ -26,6 +26,9 @@
 // through where the loader maps it (dlopen of a library not yet loaded),
 // and not from the program's own mmap (round 18: a copy of the runtime
 // mapped over its code ran unprobed). Without the rule, both go through.
+// With the rule, /proc/self/mem may not be opened for writing (EACCES:
+// Landlock, where the kernel has it, which binds root too), while /proc
+// is read and another file (/dev/null) written as before.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,7 +50,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 int cudaFree(void*);
-static const char* why(long r, int e) { return r == 0 ? "" : e == EPERM ? "EPERM" : e == ENOSYS ? "ENOSYS" : e == EBADF ? "EBADF" : e == ESRCH ? "ESRCH" : e == EINVAL ? "EINVAL" : "other"; }
+static const char* why(long r, int e) { return r == 0 ? "" : e == EACCES ? "EACCES" : e == EPERM ? "EPERM" : e == ENOSYS ? "ENOSYS" : e == EBADF ? "EBADF" : e == ESRCH ? "ESRCH" : e == EINVAL ? "EINVAL" : "other"; }
 static void* thread(void* arg) { return arg; }
 int main() {
   struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
@@ -152,6 +155,14 @@ int main() {
   personality(asked);
   printf("rwx %ld %s, shared exec %ld %s, mprotect exec %ld %s, read implies exec %ld %s, private exec %ld %s, dlopen %s, persona asked %s\n", rwx, why(rwx, erwx), sx,
          why(sx, esx), mx, why(mx, emx), ri, why(ri, eri), px, why(px, epx), loaded != NULL ? "ok" : "failed", asked != -1 ? "ok" : "failed");
+  errno = 0;
+  int mem = open("/proc/self/mem", O_RDWR);
+  long pm2 = mem >= 0 ? 0 : -1;
+  int epm2 = errno;
+  if (mem >= 0) close(mem);
+  int tmp = open("/proc/self/status", O_RDONLY);
+  int dn = open("/dev/null", O_WRONLY);
+  printf("proc mem %ld %s, proc read %s, dev write %s\n", pm2, why(pm2, epm2), tmp >= 0 ? "ok" : "failed", dn >= 0 ? "ok" : "failed");
   cudaFree(NULL);
   return 0;
 }
