@@ -391,6 +391,7 @@ void pulse() {
 // library counts again before every dlclose (its hook in around.h), so a
 // second runtime's file loaded by dlopen and unloaded before the end is
 // seen too (copy_unload.cu).
+const long kSysMseal = 462;  // mseal(2), Linux 6.10: the same number on every architecture
 struct RDebugExtended { struct r_debug base; RDebugExtended* r_next; };
 const uint64_t kMapsUnread = ~(uint64_t)0;  // checker.MapsUnread
 
@@ -481,7 +482,61 @@ void noteWrittenCode(const char* path) {
     guard.written_path[k] = 0;
 }
 
+// sealCode seals (mseal, Linux 6.10) every executable mapping of the CUDA
+// runtime's and driver's files, in a judged run with the write-exec rule
+// (sealRuntime): nothing may then be mapped over that code (MAP_FIXED),
+// nor may it be unmapped, moved (mremap), made writable or dropped
+// (madvise), by any code of the process, the loader's included. A
+// uprobe belongs to its file's inode: a copy of the runtime's and the
+// driver's files (a memfd, or a file written in /dev/shm, /tmp or the
+// run's folder) mapped private and executable over their code ran the
+// same bytes at the same addresses unprobed, and the real files mapped
+// back after a hundred calls left nothing for the look at the mappings
+// (overlay_copy.cu of the corpus, round 18: passed in the plain runner
+// as root with the witness on); a filter that let only the loader's own
+// mmap map code was passed by calling the loader's mmap from the program
+// (loader_mmap.cu). Sealed at the library's start (a program's runtime,
+// linked in, is mapped by then), at each look-up by dlsym (the runtime
+// finds the driver so, once it has loaded it) and at each countCopies. A
+// mapping sealed stays mapped till the process ends: a runtime or driver
+// unloaded by dlclose keeps its code (the loader's munmap fails; it
+// goes on). The mappings are read only when the loader has loaded
+// something since the last look. Where the kernel has no mseal (ENOSYS), nothing is sealed.
+bool sealRuntime;
+
+// loadsOf is the loader's count of objects loaded so far (dlpi_adds):
+// the mappings are read again only when it has changed.
+int loadsOf(struct dl_phdr_info* info, size_t, void* out) {
+    *(unsigned long long*)out = info->dlpi_adds;
+    return 1;
+}
+
+void sealCode() {
+    static bool noSeal;
+    static unsigned long long sealedAt = ~0ULL;
+    if (!sealRuntime || noSeal) return;
+    unsigned long long adds = 0;
+    dl_iterate_phdr(loadsOf, &adds);
+    if (adds == sealedAt) return;
+    sealedAt = adds;
+    FILE* m = fopen("/proc/self/maps", "re");
+    if (m == nullptr) return;
+    char line[4096];
+    while (fgets(line, sizeof line, m) != nullptr) {
+        unsigned long lo = 0, hi = 0;
+        char perms[8] = {0};
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x') continue;
+        const char* path = strchr(line, '/');
+        if (path == nullptr) continue;
+        const char* b = strrchr(path, '/') + 1;
+        if (strncmp(b, "libcudart", 9) != 0 && strncmp(b, "libcuda.so", 10) != 0) continue;
+        if (rawSyscall(kSysMseal, (long)lo, (long)(hi - lo), 0) == -ENOSYS) noSeal = true;
+    }
+    fclose(m);
+}
+
 void countCopies() {
+    sealCode();
     uint64_t runtimes = 0, drivers = 0, namespaces = 1, libcCopies = 0, written = 0;
     if (FILE* m = fopen("/proc/self/maps", "re")) {
         char line[4096];
@@ -1576,6 +1631,8 @@ void noExecStart(char** envp) {
         if (noWriteExec) {
             refuseWriteExec();
             refuseProcWrite();
+            sealRuntime = true;
+            sealCode();
         }
         refuseExec();
     }
