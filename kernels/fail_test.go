@@ -471,7 +471,8 @@ func TestLibraryFailsAPoolSet(t *testing.T) {
 // copy of the runtime mapped over its code by the program ran unprobed,
 // overlay_copy.cu), dlopen still loading, and nothing under /proc
 // written (Landlock, where the kernel has it: proc_mem_probe.cu wrote
-// the runtime's bytes back over the breakpoints as root).
+// the runtime's bytes back over the breakpoints as root), and the
+// runtime's code sealed where the kernel has mseal (loader_mmap.cu).
 func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	lib := buildStub(t, "seccomp.c")
 	_, out := lib.run(t, "LESSONS_STATS_NOEXEC=1", rseqOff)
@@ -497,6 +498,9 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	if want := "proc mem -1 EACCES, proc read ok, dev write ok"; landlockABI() > 0 && !strings.Contains(out, want) {
 		t.Errorf("judged with the write-exec rule: %q, want %q", out, want)
 	}
+	if want := "runtime code moved in place -1 EPERM"; hasMseal() && !strings.Contains(out, want) {
+		t.Errorf("judged with the write-exec rule: %q, want %q", out, want)
+	}
 	_, out = lib.run(t)
 	if !strings.HasPrefix(out, "seccomp 0") || !strings.Contains(out, "dispatch 0") || !strings.Contains(out, "trap 0") || !strings.Contains(out, "perf -1 other") {
 		t.Errorf("not judged: %q, want the program's own filter installed", out)
@@ -510,7 +514,7 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec 0 , dlopen ok, persona asked ok"; !strings.Contains(out, want) {
 		t.Errorf("not judged: %q, want %q", out, want)
 	}
-	if want := "proc mem 0 , proc read ok, dev write ok"; !strings.Contains(out, want) {
+	if want := "proc mem 0 , proc read ok, dev write ok, runtime code moved in place 0 "; !strings.Contains(strings.ReplaceAll(out, "\n", ", "), want) {
 		t.Errorf("not judged: %q, want %q", out, want)
 	}
 	if _, out = lib.run(t, "LESSONS_STATS_NOWX=1"); !strings.Contains(out, "rwx 0 , shared exec 0 ") {
@@ -1070,4 +1074,11 @@ func landlockABI() int {
 		return 0
 	}
 	return int(v)
+}
+
+// hasMseal says whether the kernel has mseal (462): asked of no memory
+// (a length of 0 is a success where it exists).
+func hasMseal() bool {
+	_, _, errno := syscall.Syscall(462, 0, 0, 0)
+	return errno != syscall.ENOSYS
 }

@@ -500,9 +500,11 @@ void noteWrittenCode(const char* path) {
 // finds the driver so, once it has loaded it) and at each countCopies. A
 // mapping sealed stays mapped till the process ends: a runtime or driver
 // unloaded by dlclose keeps its code (the loader's munmap fails; it
-// goes on). The mappings are read only when the loader has loaded
+// goes on), which countCopies does not count (leftSealed). The mappings are read only when the loader has loaded
 // something since the last look. Where the kernel has no mseal (ENOSYS), nothing is sealed.
 bool sealRuntime;
+unsigned long sealedStart[64];  // the starts of the mappings sealed
+int sealedN;
 
 // loadsOf is the loader's count of objects loaded so far (dlpi_adds):
 // the mappings are read again only when it has changed.
@@ -513,12 +515,12 @@ int loadsOf(struct dl_phdr_info* info, size_t, void* out) {
 
 void sealCode() {
     static bool noSeal;
-    static unsigned long long sealedAt = ~0ULL;
+    static unsigned long long sealedAdds = ~0ULL;
     if (!sealRuntime || noSeal) return;
     unsigned long long adds = 0;
     dl_iterate_phdr(loadsOf, &adds);
-    if (adds == sealedAt) return;
-    sealedAt = adds;
+    if (adds == sealedAdds) return;
+    sealedAdds = adds;
     FILE* m = fopen("/proc/self/maps", "re");
     if (m == nullptr) return;
     char line[4096];
@@ -530,9 +532,35 @@ void sealCode() {
         if (path == nullptr) continue;
         const char* b = strrchr(path, '/') + 1;
         if (strncmp(b, "libcudart", 9) != 0 && strncmp(b, "libcuda.so", 10) != 0) continue;
-        if (rawSyscall(kSysMseal, (long)lo, (long)(hi - lo), 0) == -ENOSYS) noSeal = true;
+        long r = rawSyscall(kSysMseal, (long)lo, (long)(hi - lo), 0);
+        if (r == -ENOSYS) noSeal = true;
+        bool known = false;
+        for (int i = 0; i < sealedN; i++) known = known || sealedStart[i] == lo;
+        if (r == 0 && !known && sealedN < (int)(sizeof sealedStart / sizeof sealedStart[0])) sealedStart[sealedN++] = lo;
     }
     fclose(m);
+}
+
+// leftSealed says whether the executable mapping at lo is one sealCode
+// sealed whose object the loader no longer has (unloaded by dlclose: its
+// code stays, sealed, to the end): no copy. The runtime unloads the
+// driver when it fails to start (no GPU) and loads it again at its next
+// call, which maps a second one; counted, the honest run loaded two.
+int coversCode(struct dl_phdr_info* info, size_t, void* at) {
+    uintptr_t lo = *(uintptr_t*)at;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && lo + 4096 > start && lo < start + ph->p_memsz) return 1;
+    }
+    return 0;
+}
+
+bool leftSealed(unsigned long lo) {
+    bool sealedHere = false;
+    for (int i = 0; i < sealedN; i++) sealedHere = sealedHere || sealedStart[i] == lo;
+    uintptr_t at = lo;
+    return sealedHere && dl_iterate_phdr(coversCode, &at) == 0;
 }
 
 void countCopies() {
@@ -550,6 +578,8 @@ void countCopies() {
             }
             const char* b = strrchr(path, '/');
             b = b != nullptr ? b + 1 : path;
+            unsigned long lo = strtoul(line, nullptr, 16);
+            if (leftSealed(lo)) continue;
             if (strncmp(b, "libcudart", 9) == 0) runtimes++;
             else if (strncmp(b, "libcuda.so", 10) == 0) drivers++;
             else if (strncmp(b, "libc.so.6", 9) == 0) libcCopies++;

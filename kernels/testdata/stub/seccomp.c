@@ -28,9 +28,13 @@
 // mapped over its code ran unprobed). Without the rule, both go through.
 // With the rule, /proc/self/mem may not be opened for writing (EACCES:
 // Landlock, where the kernel has it, which binds root too), while /proc
-// is read and another file (/dev/null) written as before.
+// is read and another file (/dev/null) written as before; and the
+// runtime's code is sealed (mseal, where the kernel has it): an mremap of
+// it in place, which changes nothing, is refused (EPERM).
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -52,6 +56,20 @@
 int cudaFree(void*);
 static const char* why(long r, int e) { return r == 0 ? "" : e == EACCES ? "EACCES" : e == EPERM ? "EPERM" : e == ENOSYS ? "ENOSYS" : e == EBADF ? "EBADF" : e == ESRCH ? "ESRCH" : e == EINVAL ? "EINVAL" : "other"; }
 static void* thread(void* arg) { return arg; }
+// cudartCode finds the (stand-in) runtime's executable segment.
+static void* codeAt;
+static size_t codeLen;
+static int cudartCode(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size, (void)data;
+  if (strstr(info->dlpi_name, "libcudart") == NULL) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+      uintptr_t a = (info->dlpi_addr + info->dlpi_phdr[i].p_vaddr) & ~(uintptr_t)4095;
+      codeAt = (void*)a;
+      codeLen = ((info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + info->dlpi_phdr[i].p_memsz + 4095) & ~(uintptr_t)4095) - a;
+    }
+  return 1;
+}
 int main() {
   struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
   struct sock_fprog prog = {1, f};
@@ -163,6 +181,11 @@ int main() {
   int tmp = open("/proc/self/status", O_RDONLY);
   int dn = open("/dev/null", O_WRONLY);
   printf("proc mem %ld %s, proc read %s, dev write %s\n", pm2, why(pm2, epm2), tmp >= 0 ? "ok" : "failed", dn >= 0 ? "ok" : "failed");
+  dl_iterate_phdr(cudartCode, NULL);
+  errno = 0;
+  long sealed = codeAt != NULL && mremap(codeAt, codeLen, codeLen, 0) == codeAt ? 0 : -1;
+  int esealed = errno;
+  printf("runtime code moved in place %ld %s\n", sealed, why(sealed, esealed));
   cudaFree(NULL);
   return 0;
 }
