@@ -1513,7 +1513,13 @@ void refuseExec() {
 // library's look at the mappings (overlay_copy.cu of the corpus, round
 // 18: passed in the plain runner as root with the witness on). The
 // loader maps where it chooses, never over a mapping, and what it loads
-// is seen by the library (countCopies, writtenCode). The loader maps
+// is seen by the library (countCopies, writtenCode). A bar, not a wall:
+// a program that calls the loader's own mmap (found by its bytes) makes
+// the system call from the loader's code (loader_mmap.cu); what holds
+// the runtime's code in place is its seal (sealCode), and a second
+// image of the runtime made so at another address, unmapped before the
+// end, still passes in the plain runner as root
+// (corpus-open/moved_copy.cu). The loader maps
 // code executable from the start and never writes it again; the C
 // library's own mmap (a JIT's, libffi's closures) is the program's. A
 // filter of its own, installed before refuseExec's (which refuses any
