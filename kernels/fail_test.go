@@ -466,7 +466,13 @@ func TestLibraryFailsAPoolSet(t *testing.T) {
 // io_uring_setup (an io_uring's IORING_OP_MADVISE is seen by no filter)
 // are refused, while another advice and a plain mremap go through; and with LESSONS_STATS_NOWX
 // the write-exec rule, without which a file's code mapped again
-// writable or shared had no breakpoint of the witness's (remap_probe.cu).
+// writable or shared had no breakpoint of the witness's (remap_probe.cu),
+// and round 18's: with that rule, code mapped by the loader alone (a
+// copy of the runtime mapped over its code by the program ran unprobed,
+// overlay_copy.cu), dlopen still loading, and nothing under /proc
+// written (Landlock, where the kernel has it: proc_mem_probe.cu wrote
+// the runtime's bytes back over the breakpoints as root), and the
+// runtime's code sealed where the kernel has mseal (loader_mmap.cu).
 func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	lib := buildStub(t, "seccomp.c")
 	_, out := lib.run(t, "LESSONS_STATS_NOEXEC=1", rseqOff)
@@ -479,14 +485,20 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	if want := "madvise dontneed -1 EPERM, locked -1 EPERM, willneed 0 , process_madvise -1 EPERM, dontunmap -1 EPERM, mremap ok, io_uring -1 EPERM, guard -1 EPERM"; !strings.Contains(out, want) {
 		t.Errorf("judged: %q, want %q", out, want)
 	}
-	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec ok, persona asked ok"; !strings.Contains(out, want) {
+	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec 0 , dlopen ok, persona asked ok"; !strings.Contains(out, want) {
 		t.Errorf("judged without the write-exec rule: %q, want %q", out, want)
 	}
 	_, out = lib.run(t, "LESSONS_STATS_NOEXEC=1", "LESSONS_STATS_NOWX=1", rseqOff)
-	if want := "rwx -1 EPERM, shared exec -1 EPERM, mprotect exec -1 EPERM, read implies exec -1 EPERM, private exec ok, persona asked ok"; !strings.Contains(out, want) {
+	if want := "rwx -1 EPERM, shared exec -1 EPERM, mprotect exec -1 EPERM, read implies exec -1 EPERM, private exec -1 EPERM, dlopen ok, persona asked ok"; !strings.Contains(out, want) {
 		t.Errorf("judged with the write-exec rule: %q, want %q", out, want)
 	}
 	if want := "userfaultfd -1 EPERM, ioctl new -1 EPERM, high -1 EPERM, tcgets -1 EBADF, ptrace -1 EPERM, writev -1 EPERM, readv -1 EPERM, clone3 -1 ENOSYS, thread ok, fork 7"; !strings.Contains(out, want) {
+		t.Errorf("judged with the write-exec rule: %q, want %q", out, want)
+	}
+	if want := "proc mem -1 EACCES, proc read ok, dev write ok"; landlockABI() > 0 && !strings.Contains(out, want) {
+		t.Errorf("judged with the write-exec rule: %q, want %q", out, want)
+	}
+	if want := "runtime code moved in place -1 EPERM"; hasMseal() && !strings.Contains(out, want) {
 		t.Errorf("judged with the write-exec rule: %q, want %q", out, want)
 	}
 	_, out = lib.run(t)
@@ -499,7 +511,10 @@ func TestLibraryRefusesTheProgramsSystemCallFilter(t *testing.T) {
 	if want := "madvise dontneed 0 , locked 0 , willneed 0 , process_madvise 4096 , dontunmap 0 , mremap ok"; !strings.Contains(out, want) {
 		t.Errorf("not judged: %q, want %q", out, want)
 	}
-	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec ok, persona asked ok"; !strings.Contains(out, want) {
+	if want := "rwx 0 , shared exec 0 , mprotect exec 0 , read implies exec 0 , private exec 0 , dlopen ok, persona asked ok"; !strings.Contains(out, want) {
+		t.Errorf("not judged: %q, want %q", out, want)
+	}
+	if want := "proc mem 0 , proc read ok, dev write ok, runtime code moved in place 0 "; !strings.Contains(strings.ReplaceAll(out, "\n", ", "), want) {
 		t.Errorf("not judged: %q, want %q", out, want)
 	}
 	if _, out = lib.run(t, "LESSONS_STATS_NOWX=1"); !strings.Contains(out, "rwx 0 , shared exec 0 ") {
@@ -1049,4 +1064,21 @@ func TestLibraryCountsCopiesIntoWriteCombinedMemory(t *testing.T) {
 	if s := got.Stats; s.WriteCombinedCopies != 2 {
 		t.Errorf("write_combined_copies %d, want 2 (an asynchronous copy back into the buffer's middle, a cudaMemcpy of kind Default)", s.WriteCombinedCopies)
 	}
+}
+
+// landlockABI is the kernel's Landlock ABI (landlock_create_ruleset's
+// version, system call 444 on every architecture), 0 where it has none.
+func landlockABI() int {
+	v, _, errno := syscall.Syscall(444, 0, 0, 1)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// hasMseal says whether the kernel has mseal (462): asked of no memory
+// (a length of 0 is a success where it exists).
+func hasMseal() bool {
+	_, _, errno := syscall.Syscall(462, 0, 0, 0)
+	return errno != syscall.ENOSYS
 }

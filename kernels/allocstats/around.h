@@ -626,6 +626,7 @@ void redirectEntry(const char* symbol, void** pfn, const void* caller) {
 // caller from the return address): for a name this library does not
 // define, the same object the program would have found after it.
 extern "C" void* dlsym(void* handle, const char* name) {
+    sealCode();
     void* found = realDlsym(handle, name);
     return answer(name, found, __builtin_return_address(0));
 }

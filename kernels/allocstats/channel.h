@@ -391,6 +391,7 @@ void pulse() {
 // library counts again before every dlclose (its hook in around.h), so a
 // second runtime's file loaded by dlopen and unloaded before the end is
 // seen too (copy_unload.cu).
+const long kSysMseal = 462;  // mseal(2), Linux 6.10: the same number on every architecture
 struct RDebugExtended { struct r_debug base; RDebugExtended* r_next; };
 const uint64_t kMapsUnread = ~(uint64_t)0;  // checker.MapsUnread
 
@@ -481,7 +482,89 @@ void noteWrittenCode(const char* path) {
     guard.written_path[k] = 0;
 }
 
+// sealCode seals (mseal, Linux 6.10) every executable mapping of the CUDA
+// runtime's and driver's files, in a judged run with the write-exec rule
+// (sealRuntime): nothing may then be mapped over that code (MAP_FIXED),
+// nor may it be unmapped, moved (mremap), made writable or dropped
+// (madvise), by any code of the process, the loader's included. A
+// uprobe belongs to its file's inode: a copy of the runtime's and the
+// driver's files (a memfd, or a file written in /dev/shm, /tmp or the
+// run's folder) mapped private and executable over their code ran the
+// same bytes at the same addresses unprobed, and the real files mapped
+// back after a hundred calls left nothing for the look at the mappings
+// (overlay_copy.cu of the corpus, round 18: passed in the plain runner
+// as root with the witness on); a filter that let only the loader's own
+// mmap map code was passed by calling the loader's mmap from the program
+// (loader_mmap.cu). Sealed at the library's start (a program's runtime,
+// linked in, is mapped by then), at each look-up by dlsym (the runtime
+// finds the driver so, once it has loaded it) and at each countCopies. A
+// mapping sealed stays mapped till the process ends: a runtime or driver
+// unloaded by dlclose keeps its code (the loader's munmap fails; it
+// goes on), which countCopies does not count (leftSealed). The mappings are read only when the loader has loaded
+// something since the last look. Where the kernel has no mseal (ENOSYS), nothing is sealed.
+bool sealRuntime;
+unsigned long sealedStart[64];  // the starts of the mappings sealed
+int sealedN;
+
+// loadsOf is the loader's count of objects loaded so far (dlpi_adds):
+// the mappings are read again only when it has changed.
+int loadsOf(struct dl_phdr_info* info, size_t, void* out) {
+    *(unsigned long long*)out = info->dlpi_adds;
+    return 1;
+}
+
+void sealCode() {
+    static bool noSeal;
+    static unsigned long long sealedAdds = ~0ULL;
+    if (!sealRuntime || noSeal) return;
+    unsigned long long adds = 0;
+    dl_iterate_phdr(loadsOf, &adds);
+    if (adds == sealedAdds) return;
+    sealedAdds = adds;
+    FILE* m = fopen("/proc/self/maps", "re");
+    if (m == nullptr) return;
+    char line[4096];
+    while (fgets(line, sizeof line, m) != nullptr) {
+        unsigned long lo = 0, hi = 0;
+        char perms[8] = {0};
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x') continue;
+        const char* path = strchr(line, '/');
+        if (path == nullptr) continue;
+        const char* b = strrchr(path, '/') + 1;
+        if (strncmp(b, "libcudart", 9) != 0 && strncmp(b, "libcuda.so", 10) != 0) continue;
+        long r = rawSyscall(kSysMseal, (long)lo, (long)(hi - lo), 0);
+        if (r == -ENOSYS) noSeal = true;
+        bool known = false;
+        for (int i = 0; i < sealedN; i++) known = known || sealedStart[i] == lo;
+        if (r == 0 && !known && sealedN < (int)(sizeof sealedStart / sizeof sealedStart[0])) sealedStart[sealedN++] = lo;
+    }
+    fclose(m);
+}
+
+// leftSealed says whether the executable mapping at lo is one sealCode
+// sealed whose object the loader no longer has (unloaded by dlclose: its
+// code stays, sealed, to the end): no copy. The runtime unloads the
+// driver when it fails to start (no GPU) and loads it again at its next
+// call, which maps a second one; counted, the honest run loaded two.
+int coversCode(struct dl_phdr_info* info, size_t, void* at) {
+    uintptr_t lo = *(uintptr_t*)at;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && lo + 4096 > start && lo < start + ph->p_memsz) return 1;
+    }
+    return 0;
+}
+
+bool leftSealed(unsigned long lo) {
+    bool sealedHere = false;
+    for (int i = 0; i < sealedN; i++) sealedHere = sealedHere || sealedStart[i] == lo;
+    uintptr_t at = lo;
+    return sealedHere && dl_iterate_phdr(coversCode, &at) == 0;
+}
+
 void countCopies() {
+    sealCode();
     uint64_t runtimes = 0, drivers = 0, namespaces = 1, libcCopies = 0, written = 0;
     if (FILE* m = fopen("/proc/self/maps", "re")) {
         char line[4096];
@@ -495,6 +578,8 @@ void countCopies() {
             }
             const char* b = strrchr(path, '/');
             b = b != nullptr ? b + 1 : path;
+            unsigned long lo = strtoul(line, nullptr, 16);
+            if (leftSealed(lo)) continue;
             if (strncmp(b, "libcudart", 9) == 0) runtimes++;
             else if (strncmp(b, "libcuda.so", 10) == 0) drivers++;
             else if (strncmp(b, "libc.so.6", 9) == 0) libcCopies++;
@@ -1401,12 +1486,7 @@ void refuseExec() {
 // refuseWriteExec is the mmap, mprotect and personality part of the
 // grading sandbox's write-exec rule, in every judged run
 // ($LESSONS_STATS_NOWX=1, which the grader sets unless
-// $LESSONS_SANDBOX_WX=off), the plain runner's included (not the rest of
-// that rule: memfd_create, memfd_secret and shmat's SHM_EXEC are let by,
-// and the plain runner has no noexec mount, so a copy of the runtime's
-// file, in a memfd or a file the program wrote, mapped private and
-// executable over its code carries no breakpoint either, uprobes being
-// the real file's: not yet tried): mmap refuses
+// $LESSONS_SANDBOX_WX=off), the plain runner's included: mmap refuses
 // memory both writable and executable, and executable memory that is not
 // private; mprotect and pkey_mprotect refuse to make memory executable;
 // personality refuses READ_IMPLIES_EXEC (with it, a readable mapping is
@@ -1419,12 +1499,51 @@ void refuseExec() {
 // remap_probe.cu of the corpus called the runtime's own cudaMalloc a
 // hundred times so, around the hooks, uncounted by the outside witness:
 // it passed in the plain runner as root with the witness on (round 17;
-// the sandbox's filter refused all three already). The loader maps code
-// executable from the start and never writes it again. A filter of its
-// own, installed before refuseExec's (which refuses any later one);
-// other architectures are refused by that one too. Jumps count the
-// instructions skipped: deny is instruction 21, allow 22.
+// the sandbox's filter refused all three already).
+//
+// And code is mapped by the loader alone: an executable mmap whose
+// system call is not made from the loader's own code (ld.so's executable
+// segment, [loaderLo, loaderHi), from AT_BASE; dlopen maps there) is
+// refused too. A uprobe belongs to its file's inode, so a copy of the
+// runtime's and the driver's files (a memfd, or a file written in
+// /dev/shm, /tmp or the run's folder: the plain runner has no noexec
+// mount, and memfd_create, memfd_secret and shmat's SHM_EXEC are not
+// refused here) mapped private and executable over their code
+// (MAP_FIXED) ran the same bytes at the same addresses unprobed, and the
+// real files mapped back after a hundred calls left nothing for the
+// library's look at the mappings (overlay_copy.cu of the corpus, round
+// 18: passed in the plain runner as root with the witness on). The
+// loader maps where it chooses, never over a mapping, and what it loads
+// is seen by the library (countCopies, writtenCode). A bar, not a wall:
+// a program that calls the loader's own mmap (found by its bytes) makes
+// the system call from the loader's code (loader_mmap.cu); what holds
+// the runtime's code in place is its seal (sealCode), and a second
+// image of the runtime made so at another address, unmapped before the
+// end, still passes in the plain runner as root
+// (corpus-open/moved_copy.cu). The loader maps
+// code executable from the start and never writes it again; the C
+// library's own mmap (a JIT's, libffi's closures) is the program's. A
+// filter of its own, installed before refuseExec's (which refuses any
+// later one); other architectures are refused by that one too. Jumps
+// count the instructions skipped: deny is instruction 30, allow 31. The
+// loader's range is compared as two 32-bit words (seccomp_data's
+// instruction_pointer, little-endian), and may straddle a 4 GiB line.
 const uint32_t kReadImpliesExec = 0x0400000;  // <sys/personality.h>'s READ_IMPLIES_EXEC
+uintptr_t loaderLo, loaderHi;  // the loader's executable segment: loaderCode
+
+// loaderCode finds the loader's executable segment from its ELF header in
+// memory, at AT_BASE (randomSecret); none (lo = hi = 0: every executable
+// mmap refused) when the program was started by the loader itself.
+void loaderCode(uintptr_t base) {
+    if (base == 0) return;
+    const ElfW(Ehdr)* eh = (const ElfW(Ehdr)*)base;
+    const ElfW(Phdr)* ph = (const ElfW(Phdr)*)(base + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && loaderHi == 0) {
+            loaderLo = base + ph[i].p_vaddr;
+            loaderHi = loaderLo + ph[i].p_memsz;
+        }
+}
 
 void refuseWriteExec() {
 #if defined(__x86_64__)
@@ -1433,26 +1552,39 @@ void refuseWriteExec() {
     const uint32_t arch = AUDIT_ARCH_AARCH64;
 #endif
     const uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+    const uint32_t ipLow = offsetof(struct seccomp_data, instruction_pointer), ipHigh = ipLow + 4;
+    const uint32_t loL = (uint32_t)loaderLo, loH = (uint32_t)((uint64_t)loaderLo >> 32);
+    const uint32_t hiL = (uint32_t)loaderHi, hiH = (uint32_t)((uint64_t)loaderHi >> 32);
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 10, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pkey_mprotect, 9, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_personality, 10, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 19, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pkey_mprotect, 18, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_personality, 19, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         // prot is an int: its low 32 bits are what the kernel reads.
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
         BPF_STMT(BPF_ALU | BPF_AND | BPF_K, PROT_WRITE | PROT_EXEC),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 9, 0),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 9),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 18, 0),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 18),
         // Executable, so private: the flags are an int, their type the
         // low four bits (MAP_TYPE).
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
         BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MAP_PRIVATE, 6, 5),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MAP_PRIVATE, 0, 14),
+        // And asked for by the loader: loaderLo <= ip < loaderHi.
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ipHigh),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, loH, 0, 4),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ipLow),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, loL, 0, 10),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ipHigh),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, hiH, 1, 9),  // the range straddles a 4 GiB line: below it, allowed
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, hiH, 0, 7),  // the high word not lo's: hi's, or refused
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ipLow),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, hiL, 5, 6),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
         BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 3, 4),
         // The persona is an unsigned int; 0xffffffff asks, changing nothing.
@@ -1462,10 +1594,66 @@ void refuseWriteExec() {
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    static_assert(sizeof f / sizeof f[0] == 23, "the jumps above count on 23 instructions");
+    static_assert(sizeof f / sizeof f[0] == 32, "the jumps above count on 32 instructions");
     struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
     if (rawSyscall5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
+}
+
+// refuseProcWrite leaves nothing under /proc writable to the process,
+// its threads and its children (Landlock: every other entry of / may be
+// written as before), with the write-exec rule. The kernel writes a
+// uprobe's breakpoint into a private copy of the probed page; a program
+// that writes the file's bytes back over it through /proc/self/mem
+// (FOLL_FORCE writes a read-only page of code) runs the CUDA runtime
+// unprobed. Where the process is not root, the library's prctl (not
+// dumpable) makes its /proc/PID/mem root's; root keeps it whatever its
+// dumpable flag, and corpus-open/proc_mem_probe.cu passed in the plain
+// runner as root with the witness on (round 17; 1 of 101 calls
+// counted). A thread under Landlock can mount nothing, so /proc mounted
+// again elsewhere is no way round (one mounted before the run beneath
+// another entry of /, a container's, is: none on the course's machines
+// is known). Where the kernel has no Landlock
+// (before 5.13, or not enabled), nothing changes: the witness and the
+// sandbox (not root, not dumpable) are what is left. Needs no_new_privs
+// (refuseWriteExec's). The CUDA driver reads /proc (its
+// /proc/driver/nvidia, /proc/self/maps) and writes none of it that is
+// known; a write it tries fails with EACCES.
+bool isProc(int fd) {
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 && fs.f_type == 0x9fa0;  // PROC_SUPER_MAGIC
+}
+
+void refuseProcWrite() {
+    struct landlock_ruleset_attr ra = {};
+    ra.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE;
+    if (rawSyscall(SYS_landlock_create_ruleset, 0, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) return;
+    long rs = rawSyscall(SYS_landlock_create_ruleset, (long)&ra, sizeof ra, 0);
+    if (rs < 0) return;
+    bool ok = false;
+    if (DIR* root = opendir("/")) {
+        ok = true;
+        while (struct dirent* d = readdir(root)) {
+            if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 || strcmp(d->d_name, "proc") == 0) continue;
+            int fd = openat(dirfd(root), d->d_name, O_PATH | O_CLOEXEC);
+            if (fd < 0) continue;
+            struct landlock_path_beneath_attr pb = {};
+            pb.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE;
+            pb.parent_fd = fd;
+            struct stat st;
+            // A symbolic link (/lib) is its target's, which is one of
+            // these already, or under /proc (left out).
+            // A rule that cannot be added leaves the process as it was
+            // (nothing restricted) rather than every file unwritable.
+            if (fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !isProc(fd) &&
+                rawSyscall5(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, (long)&pb, 0, 0) != 0)
+                ok = false;
+            close(fd);
+        }
+        closedir(root);
+    }
+    if (ok) rawSyscall(SYS_landlock_restrict_self, rs, 0, 0);
+    close((int)rs);
 }
 
 // noExecStart takes $LESSONS_STATS_NOEXEC (a judged run) and
@@ -1477,7 +1665,12 @@ void noExecStart(char** envp) {
     bool noWriteExec = takeEnv(envp, "LESSONS_STATS_NOWX", v, sizeof v) && v[0] == '1' && v[1] == 0;
     if (noExec) {
         rseqOffOrStop();
-        if (noWriteExec) refuseWriteExec();
+        if (noWriteExec) {
+            refuseWriteExec();
+            refuseProcWrite();
+            sealRuntime = true;
+            sealCode();
+        }
         refuseExec();
     }
 }
@@ -1577,14 +1770,16 @@ uintptr_t forwardsToCUDA(const void* f, const char* name) {
 }
 
 // randomSecret reads 8 of the kernel's AT_RANDOM bytes (and AT_PHDR, where
-// the program is) from the auxiliary vector, which follows the initial
-// environment's list on the stack.
+// the program is, and AT_BASE, where the loader is: loaderCode) from the
+// auxiliary vector, which follows the initial environment's list on the
+// stack.
 void randomSecret(char** envp) {
     char** e = envp;
     while (e != nullptr && *e != nullptr) e++;
     if (e == nullptr) return;
     for (ElfW(auxv_t)* a = (ElfW(auxv_t)*)(e + 1); a->a_type != AT_NULL; a++) {
         if (a->a_type == AT_PHDR) mainPhdr = a->a_un.a_val;
+        if (a->a_type == AT_BASE) loaderCode(a->a_un.a_val);
         if (a->a_type == AT_RANDOM) {
             uintptr_t v = 0;
             ownCopy(&v, (const void*)a->a_un.a_val, sizeof v);

@@ -21,9 +21,20 @@
 // while another advice (MADV_WILLNEED) and a plain mremap go through. With
 // LESSONS_STATS_NOWX=1, the write-exec rule: memory writable and
 // executable, executable and shared, made executable later (mprotect)
-// and personality's READ_IMPLIES_EXEC refused (EPERM), while a file's
-// code mapped private and executable, and asking the persona, go through.
+// and personality's READ_IMPLIES_EXEC refused (EPERM), and asking the
+// persona goes through; a file's code mapped private and executable goes
+// through where the loader maps it (dlopen of a library not yet loaded),
+// and not from the program's own mmap (round 18: a copy of the runtime
+// mapped over its code ran unprobed). Without the rule, both go through.
+// With the rule, /proc/self/mem may not be opened for writing (EACCES:
+// Landlock, where the kernel has it, which binds root too), while /proc
+// is read and another file (/dev/null) written as before; and the
+// runtime's code is sealed (mseal, where the kernel has it): an mremap of
+// it in place, which changes nothing, is refused (EPERM).
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -43,8 +54,22 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 int cudaFree(void*);
-static const char* why(long r, int e) { return r == 0 ? "" : e == EPERM ? "EPERM" : e == ENOSYS ? "ENOSYS" : e == EBADF ? "EBADF" : e == ESRCH ? "ESRCH" : e == EINVAL ? "EINVAL" : "other"; }
+static const char* why(long r, int e) { return r == 0 ? "" : e == EACCES ? "EACCES" : e == EPERM ? "EPERM" : e == ENOSYS ? "ENOSYS" : e == EBADF ? "EBADF" : e == ESRCH ? "ESRCH" : e == EINVAL ? "EINVAL" : "other"; }
 static void* thread(void* arg) { return arg; }
+// cudartCode finds the (stand-in) runtime's executable segment.
+static void* codeAt;
+static size_t codeLen;
+static int cudartCode(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size, (void)data;
+  if (strstr(info->dlpi_name, "libcudart") == NULL) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+      uintptr_t a = (info->dlpi_addr + info->dlpi_phdr[i].p_vaddr) & ~(uintptr_t)4095;
+      codeAt = (void*)a;
+      codeLen = ((info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + info->dlpi_phdr[i].p_memsz + 4095) & ~(uintptr_t)4095) - a;
+    }
+  return 1;
+}
 int main() {
   struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
   struct sock_fprog prog = {1, f};
@@ -140,12 +165,27 @@ int main() {
   int emx = errno;
   int self_exe = open("/proc/self/exe", O_RDONLY);
   long px = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, self_exe, 0) == MAP_FAILED ? -1 : 0;
+  int epx = errno;
+  void* loaded = dlopen("libresolv.so.2", RTLD_NOW | RTLD_LOCAL);
   long asked = personality(0xffffffff);
   long ri = personality(READ_IMPLIES_EXEC) == -1 ? -1 : 0;
   int eri = errno;
   personality(asked);
-  printf("rwx %ld %s, shared exec %ld %s, mprotect exec %ld %s, read implies exec %ld %s, private exec %s, persona asked %s\n", rwx, why(rwx, erwx), sx, why(sx, esx), mx,
-         why(mx, emx), ri, why(ri, eri), px == 0 ? "ok" : "failed", asked != -1 ? "ok" : "failed");
+  printf("rwx %ld %s, shared exec %ld %s, mprotect exec %ld %s, read implies exec %ld %s, private exec %ld %s, dlopen %s, persona asked %s\n", rwx, why(rwx, erwx), sx,
+         why(sx, esx), mx, why(mx, emx), ri, why(ri, eri), px, why(px, epx), loaded != NULL ? "ok" : "failed", asked != -1 ? "ok" : "failed");
+  errno = 0;
+  int mem = open("/proc/self/mem", O_RDWR);
+  long pm2 = mem >= 0 ? 0 : -1;
+  int epm2 = errno;
+  if (mem >= 0) close(mem);
+  int tmp = open("/proc/self/status", O_RDONLY);
+  int dn = open("/dev/null", O_WRONLY);
+  printf("proc mem %ld %s, proc read %s, dev write %s\n", pm2, why(pm2, epm2), tmp >= 0 ? "ok" : "failed", dn >= 0 ? "ok" : "failed");
+  dl_iterate_phdr(cudartCode, NULL);
+  errno = 0;
+  long sealed = codeAt != NULL && mremap(codeAt, codeLen, codeLen, 0) == codeAt ? 0 : -1;
+  int esealed = errno;
+  printf("runtime code moved in place %ld %s\n", sealed, why(sealed, esealed));
   cudaFree(NULL);
   return 0;
 }

@@ -52,8 +52,15 @@ static int remap(struct dl_phdr_info* info, size_t, void*) {
             way = "writable and executable";
         } else {
             // The first attempt's mapping may be left readable alone: the
-            // file's own code, as it was, mapped again as it was.
-            mmap(at, n, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, off);
+            // file's own code, as it was, mapped again as it was. Where
+            // that is refused too (code is mapped by the loader alone,
+            // round 18), the runtime has no code left to run its
+            // destructors with: the program ends here.
+            if (mmap(at, n, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, off) != at) {
+                printf("no way to map the runtime again\n");
+                fflush(stdout);
+                _exit(71);
+            }
         }
     }
     close(fd);

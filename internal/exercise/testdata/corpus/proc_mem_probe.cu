@@ -5,15 +5,15 @@
 // its file and writes back every byte that differs, then calls the
 // runtime's own cudaMalloc (its symbol table, around the statistics
 // library's hooks) a hundred times, which no probe sees.
-// Where it passes (round 17, no GPU): the plain runner as root with the
-// witness on (the runtime's entry counted 1 of 101 calls), since root
-// keeps its /proc/self/mem whatever its dumpable flag; and wherever the
-// witness is off (the scan names /proc/). In the grading sandbox the
-// program is not root and not dumpable: /proc/self/mem is root's, the
-// write is refused, and it runs as the honest program. Not closed: no
-// system call filter sees which file a write goes to.
-// needs: witness
-// want: the statistics record does not match what the kernel saw|/proc/
+// Passed in the plain runner as root with the witness on (round 17: the
+// runtime's entry counted 1 of 101 calls), since root keeps its
+// /proc/self/mem whatever its dumpable flag (kept in corpus-open then).
+// In the grading sandbox the program is not root and not dumpable:
+// /proc/self/mem is root's. Now, in every judged run with the write-exec
+// rule, the statistics library leaves nothing under /proc writable
+// (Landlock, which binds root too): the open is refused everywhere, and
+// the forger stops with exit status 71.
+// want: exit status 71|the statistics record does not match what the kernel saw
 // forged when it prints: restored the runtime
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -33,7 +33,11 @@ static int restore(struct dl_phdr_info* info, size_t, void*) {
     if (strstr(info->dlpi_name, "libcudart") == NULL) return 0;
     int fd = open(info->dlpi_name, O_RDONLY);
     int mem = open("/proc/self/mem", O_RDWR);
-    if (fd < 0 || mem < 0) return 1;
+    if (mem < 0) {
+        printf("/proc/self/mem refused\n");
+        exit(71);
+    }
+    if (fd < 0) return 1;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
