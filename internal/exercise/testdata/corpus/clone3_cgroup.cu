@@ -80,11 +80,7 @@ static long spawn(struct CloneArgs* a) {
 int main() {
     void* p = NULL;
     if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);  // counted by both
-    void* h = NULL;
-    const char* names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"};
-    for (const char* n : names)
-        if (h == NULL) h = dlopen(n, RTLD_NOW | RTLD_NOLOAD);
-    real = h != NULL ? (MallocFn)privateSymbol(h, "cudaMalloc") : NULL;
+    real = loadedMalloc();
     // cgroup v2's root: /sys/fs/cgroup, or beside v1's (a hybrid mount).
     int cg = open("/sys/fs/cgroup/unified", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (cg < 0) cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -98,11 +98,7 @@ static bool overlay(Lib& l, int fd) {
 int main() {
     void* p = NULL;
     if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);  // counted by both
-    void* h = NULL;
-    const char* names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"};
-    for (const char* n : names)
-        if (h == NULL) h = dlopen(n, RTLD_NOW | RTLD_NOLOAD);
-    MallocFn real = h != NULL ? (MallocFn)privateSymbol(h, "cudaMalloc") : NULL;
+    MallocFn real = loadedMalloc();
     dl_iterate_phdr(find, NULL);
     if (real == NULL || libs[0].segs == 0) {
         printf("one allocation asked for\n");

@@ -1,7 +1,8 @@
-// What dlmopen_unload.cu and maps_unread.cu share: a private copy of the
-// CUDA runtime in a link namespace of its own, its functions found in its
-// own symbol table (GNU hash), and the loader's list of namespaces cut to
-// the first.
+// What the forgers of a private runtime share (dlmopen_unload.cu,
+// maps_unread.cu): a private copy of the CUDA runtime in a link namespace
+// of its own, its functions found in its own symbol table (GNU hash), and
+// the loader's list of namespaces cut to the first; and the cudaMalloc of
+// the runtime already loaded (loadedMalloc).
 typedef cudaError_t (*MallocFn)(void**, size_t);
 
 static void* privateRuntime(void) {
@@ -43,6 +44,18 @@ static void* privateSymbol(void* h, const char* name) {
             return (void*)(lm->l_addr + syms[i].st_value);
         if (c & 1) return NULL;
     }
+}
+
+// loadedMalloc is the cudaMalloc of the runtime the program already has
+// loaded, found in that runtime's own symbol table (past the statistics
+// library's hook of dlsym), or NULL: what the forgers that take the
+// witness's probes away call a hundred times.
+static MallocFn loadedMalloc(void) {
+    void* h = NULL;
+    const char* names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"};
+    for (const char* n : names)
+        if (h == NULL) h = dlopen(n, RTLD_NOW | RTLD_NOLOAD);
+    return h != NULL ? (MallocFn)privateSymbol(h, "cudaMalloc") : NULL;
 }
 
 // The loader's list of namespaces, as a debugger reads it (glibc 2.35:

@@ -56,11 +56,7 @@ static int restore(struct dl_phdr_info* info, size_t, void*) {
 int main() {
     void* p = NULL;
     if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);
-    void* h = NULL;
-    const char* names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"};
-    for (const char* n : names)
-        if (h == NULL) h = dlopen(n, RTLD_NOW | RTLD_NOLOAD);
-    MallocFn real = h != NULL ? (MallocFn)privateSymbol(h, "cudaMalloc") : NULL;
+    MallocFn real = loadedMalloc();
     dl_iterate_phdr(restore, NULL);
     if (real != NULL && restored > 0) {
         for (int i = 0; i < 100; i++) {

@@ -70,11 +70,7 @@ static int remap(struct dl_phdr_info* info, size_t, void*) {
 int main() {
     void* p = NULL;
     if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);  // counted by both
-    void* h = NULL;
-    const char* names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"};
-    for (const char* n : names)
-        if (h == NULL) h = dlopen(n, RTLD_NOW | RTLD_NOLOAD);
-    MallocFn real = h != NULL ? (MallocFn)privateSymbol(h, "cudaMalloc") : NULL;
+    MallocFn real = loadedMalloc();
     dl_iterate_phdr(remap, NULL);
     if (real != NULL && way == NULL) {
         printf("no way to map the runtime again\n");
