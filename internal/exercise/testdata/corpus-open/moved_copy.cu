@@ -37,57 +37,6 @@
 
 #include "private_runtime.h"
 
-static char copyPath[2][600];
-typedef void* (*MmapFn)(void*, size_t, int, int, int, off_t);
-static MmapFn loaderMmap;
-
-// findLoaderMmap looks for the loader's mmap in its executable segment.
-static int findLoader(struct dl_phdr_info* info, size_t, void*) {
-    if (info->dlpi_addr != getauxval(AT_BASE)) return 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-        const unsigned char* c = (const unsigned char*)(info->dlpi_addr + ph->p_vaddr);
-        static const unsigned char body[] = {0xb8, 0x09, 0x00, 0x00, 0x00, 0x0f, 0x05};
-        for (size_t k = 32; loaderMmap == NULL && k + sizeof body < ph->p_memsz; k++) {
-            if (memcmp(c + k, body, sizeof body) != 0) continue;
-            for (size_t b = 3; b < 32; b++)  // mov %ecx,%r10d (41 89 ca) or mov %rcx,%r10 (49 89 ca)
-                if ((c[k - b] == 0x41 || c[k - b] == 0x49) && c[k - b + 1] == 0x89 && c[k - b + 2] == 0xca) {
-                    loaderMmap = (MmapFn)(c + k - b);
-                    break;
-                }
-        }
-    }
-    return 1;
-}
-
-// copyOf writes the file at path into a memfd or a file of dir's.
-static int copyOf(const char* path, const char* dir, int k) {
-    int in = open(path, O_RDONLY);
-    if (in < 0) return -1;
-    struct stat st;
-    fstat(in, &st);
-    int out;
-    if (dir == NULL) {
-        out = memfd_create("copy", 0);
-        copyPath[k][0] = 0;
-    } else {
-        snprintf(copyPath[k], sizeof copyPath[k], "%s/.copy%d-%d", dir, k, (int)getpid());
-        out = open(copyPath[k], O_RDWR | O_CREAT | O_TRUNC, 0700);
-    }
-    if (out >= 0) {
-        off_t o = 0;
-        while (o < st.st_size && sendfile(out, in, &o, st.st_size - o) > 0) {
-        }
-        if (o != st.st_size) {
-            close(out);
-            out = -1;
-        }
-    }
-    close(in);
-    return out;
-}
-
 
 static struct dl_phdr_info rt;
 static char rtPath[512];

@@ -35,7 +35,6 @@
 struct Lib { const char* tag; char path[512]; uintptr_t start[4]; off_t off[4]; size_t n[4]; int segs; int copy; };
 static Lib libs[2] = {{"libcudart"}, {"libcuda.so"}};
 static const char* way;
-static char copyPath[2][600];
 
 static int find(struct dl_phdr_info* info, size_t, void*) {
     const char* b = strrchr(info->dlpi_name, '/');
@@ -55,33 +54,6 @@ static int find(struct dl_phdr_info* info, size_t, void*) {
         }
     }
     return 0;
-}
-
-// copyOf writes the file at path into a memfd or a file of dir's.
-static int copyOf(const char* path, const char* dir, int k) {
-    int in = open(path, O_RDONLY);
-    if (in < 0) return -1;
-    struct stat st;
-    fstat(in, &st);
-    int out;
-    if (dir == NULL) {
-        out = memfd_create("copy", 0);
-        copyPath[k][0] = 0;
-    } else {
-        snprintf(copyPath[k], sizeof copyPath[k], "%s/.copy%d-%d", dir, k, (int)getpid());
-        out = open(copyPath[k], O_RDWR | O_CREAT | O_TRUNC, 0700);
-    }
-    if (out >= 0) {
-        off_t o = 0;
-        while (o < st.st_size && sendfile(out, in, &o, st.st_size - o) > 0) {
-        }
-        if (o != st.st_size) {
-            close(out);
-            out = -1;
-        }
-    }
-    close(in);
-    return out;
 }
 
 // overlay maps each library's code from fd (its copy) or from its own
