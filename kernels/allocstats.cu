@@ -50,8 +50,6 @@
 #include <linux/seccomp.h>
 #include <linux/ioctl.h>
 #include <linux/userfaultfd.h>
-#include <linux/landlock.h>
-#include <dirent.h>
 #include <stddef.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -60,7 +58,6 @@
 #include <sys/uio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>

@@ -1604,78 +1604,6 @@ void refuseWriteExec() {
     rawSyscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, (long)&prog);
 }
 
-// refuseProcWrite leaves nothing under /proc writable to the process,
-// its threads and its children (Landlock: every other entry of / may be
-// written as before), with the write-exec rule. The kernel writes a
-// uprobe's breakpoint into a private copy of the probed page; a program
-// that writes the file's bytes back over it through /proc/self/mem
-// (FOLL_FORCE writes a read-only page of code) runs the CUDA runtime
-// unprobed. Where the process is not root, the library's prctl (not
-// dumpable) makes its /proc/PID/mem root's; root keeps it whatever its
-// dumpable flag, and corpus-open/proc_mem_probe.cu passed in the plain
-// runner as root with the witness on (round 17; 1 of 101 calls
-// counted). A thread under Landlock can mount nothing, so /proc mounted
-// again elsewhere is no way round (one mounted before the run beneath
-// another entry of /, a container's, is: none on the course's machines
-// is known). Where the kernel has no Landlock
-// (before 5.13, or not enabled), nothing changes: the witness and the
-// sandbox (not root, not dumpable) are what is left. Needs no_new_privs
-// (refuseWriteExec's). The CUDA driver reads /proc (its
-// /proc/driver/nvidia, /proc/self/maps) and writes none of it that is
-// known; a write it tries fails with EACCES.
-bool isProc(int fd) {
-    struct statfs fs;
-    return rawSyscall(SYS_fstatfs, fd, (long)&fs) == 0 && fs.f_type == 0x9fa0;  // PROC_SUPER_MAGIC
-}
-
-void refuseProcWrite() {
-    struct landlock_ruleset_attr ra = {};
-    ra.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE;
-    if (rawSyscall(SYS_landlock_create_ruleset, 0, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) return;
-    long rs = rawSyscall(SYS_landlock_create_ruleset, (long)&ra, sizeof ra, 0);
-    if (rs < 0) return;
-    // The entries of / read with raw system calls (getdents64, openat,
-    // fstat): the C library's opendir, readdir, openat and fstat would be
-    // names the loader binds, which a program could define
-    // (internal/exercise's TestLibraryImports; fstat is never imported).
-    bool ok = false;
-    long root = rawSyscall5(SYS_openat, AT_FDCWD, (long)"/", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
-    if (root >= 0) {
-        ok = true;
-        alignas(8) char buf[4096];
-        for (;;) {
-            long n = rawSyscall(SYS_getdents64, root, (long)buf, sizeof buf);
-            if (n <= 0) {
-                if (n < 0) ok = false;
-                break;
-            }
-            for (long at = 0; at < n;) {
-                struct Dirent64 { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[1]; };
-                const Dirent64* d = (const Dirent64*)(buf + at);
-                at += d->reclen;
-                if (strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0 || strcmp(d->name, "proc") == 0) continue;
-                long fd = rawSyscall5(SYS_openat, root, (long)d->name, O_PATH | O_CLOEXEC, 0, 0);
-                if (fd < 0) continue;
-                struct landlock_path_beneath_attr pb = {};
-                pb.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE;
-                pb.parent_fd = (int)fd;
-                struct stat st;
-                // A symbolic link (/lib) is its target's, which is one of
-                // these already, or under /proc (left out).
-                // A rule that cannot be added leaves the process as it was
-                // (nothing restricted) rather than every file unwritable.
-                if (rawSyscall(SYS_fstat, fd, (long)&st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !isProc((int)fd) &&
-                    rawSyscall5(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, (long)&pb, 0, 0) != 0)
-                    ok = false;
-                close((int)fd);
-            }
-        }
-        close((int)root);
-    }
-    if (ok) rawSyscall(SYS_landlock_restrict_self, rs, 0, 0);
-    close((int)rs);
-}
-
 // noExecStart takes $LESSONS_STATS_NOEXEC (a judged run) and
 // $LESSONS_STATS_NOWX out of the environment: see unfollowed,
 // refuseWriteExec and refuseExec.
@@ -1687,7 +1615,15 @@ void noExecStart(char** envp) {
         rseqOffOrStop();
         if (noWriteExec) {
             refuseWriteExec();
-            refuseProcWrite();
+            // Nothing under /proc is made unwritable (Landlock, round 18):
+            // on the H200 (driver 580) every solution then failed at its
+            // first CUDA call with cudaErrorOperatingSystem, the driver
+            // naming its threads through /proc/self/task/TID/comm, which
+            // a rule cannot tell from /proc/self/task/TID/mem (session 22;
+            // the sandbox lets the program write its own /proc entry for
+            // the same reason: procWritable in internal/sandbox). Root in
+            // the plain runner keeps its /proc/self/mem: see
+            // corpus-open/proc_mem_probe.cu.
             sealRuntime = true;
             sealCode();
         }

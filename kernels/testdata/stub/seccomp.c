@@ -26,9 +26,10 @@
 // through where the loader maps it (dlopen of a library not yet loaded),
 // and not from the program's own mmap (round 18: a copy of the runtime
 // mapped over its code ran unprobed). Without the rule, both go through.
-// With the rule, /proc/self/mem may not be opened for writing (EACCES:
-// Landlock, where the kernel has it, which binds root too), while /proc
-// is read and another file (/dev/null) written as before; and the
+// /proc/self/mem opens for writing with the rule as without it (a rule
+// against it left the CUDA driver 580 unable to name its threads through
+// /proc/self/task/TID/comm: every solution failed), /proc is read and
+// another file (/dev/null) written; and with the rule the
 // runtime's code is sealed (mseal, where the kernel has it): an mremap of
 // it in place, which changes nothing, is refused (EPERM).
 #define _GNU_SOURCE

@@ -5,15 +5,21 @@
 // its file and writes back every byte that differs, then calls the
 // runtime's own cudaMalloc (its symbol table, around the statistics
 // library's hooks) a hundred times, which no probe sees.
-// Passed in the plain runner as root with the witness on (round 17: the
-// runtime's entry counted 1 of 101 calls), since root keeps its
-// /proc/self/mem whatever its dumpable flag (kept in corpus-open then).
-// In the grading sandbox the program is not root and not dumpable:
-// /proc/self/mem is root's. Now, in every judged run with the write-exec
-// rule, the statistics library leaves nothing under /proc writable
-// (Landlock, which binds root too): the open is refused everywhere, and
-// the forger stops with exit status 71.
-// want: exit status 71|the statistics record does not match what the kernel saw
+// Where it passes: the plain runner as root with the witness on (round
+// 17: the runtime's entry counted 1 of 101 calls), since root keeps its
+// /proc/self/mem whatever its dumpable flag; and wherever the witness is
+// off (the scan names /proc/). In the grading sandbox the program is not
+// root and not dumpable: /proc/self/mem is root's, the write is refused,
+// and it runs as the honest program. Round 18 closed it with Landlock
+// (nothing under /proc writable in a judged run with the write-exec
+// rule); on the H200 (driver 580, session 22) every solution then failed
+// at its first CUDA call with cudaErrorOperatingSystem: the driver names
+// its threads by writing /proc/self/task/TID/comm, and no Landlock rule
+// tells that file from /proc/self/task/TID/mem. The rule was taken out
+// and this file came back here. Not closed: no system call filter sees
+// which file a write goes to.
+// needs: witness
+// want: the statistics record does not match what the kernel saw|/proc/
 // forged when it prints: restored the runtime
 #include <cuda_runtime.h>
 #include <dlfcn.h>
