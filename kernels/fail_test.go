@@ -145,6 +145,13 @@ func TestLibraryCountsWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		{[]string{"STUB_GUIDE=1"}, 0},
 		{[]string{"STUB_GUIDE=1", "STUB_RECORD=after"}, 1},
 		{[]string{"STUB_GUIDE=1", "STUB_RECORD=export_first"}, 0},
+		// review/blind6's correct design: a fresh pair each round,
+		// the child waiting before it imports; with the handles of
+		// destroyed events given to new ones (round r + 1's filled
+		// is round r's freed, never recorded by the parent), as the
+		// driver did on two H200s 1 run in 3.
+		{[]string{"STUB_FRESH=1"}, 0},
+		{[]string{"STUB_FRESH=1", "STUB_EVENT_REUSE=1"}, 0},
 	} {
 		for range 3 {
 			got, _ := lib.run(t, tc.env...)

@@ -2309,8 +2309,10 @@ void staleWait(cudaEvent_t e) {
         const ExportSend* s = sentWith(note);
         if (s == nullptr || s->hostDone != 0) continue;
         bool shared = false, covered = false;
-        for (uint32_t j = 0; j < s->shared && j < (uint32_t)kSendEvents; j++) shared = shared || s->sharedKeys[j] == k->second;
-        for (uint32_t j = 0; j < s->covered && j < (uint32_t)kSendEvents; j++) covered = covered || s->coveredKeys[j] == k->second;
+        // A key taken out (0) was an event its maker destroyed since
+        // (sendsForget): another event may have its handle's bytes now.
+        for (uint32_t j = 0; j < s->shared && j < (uint32_t)kSendEvents; j++) shared = shared || __atomic_load_n(&s->sharedKeys[j], __ATOMIC_ACQUIRE) == k->second;
+        for (uint32_t j = 0; j < s->covered && j < (uint32_t)kSendEvents; j++) covered = covered || __atomic_load_n(&s->coveredKeys[j], __ATOMIC_ACQUIRE) == k->second;
         if (shared && !covered) note.stale = stale = true;
         if (shared && covered) note.covered = true;
     }

@@ -669,6 +669,30 @@ bool ipcStillOpen(cudaEvent_t e) {
     return false;
 }
 
+// sendsForget takes the destroyed event of handle hash key out of every
+// export send that listed it (exportSends): the driver hands a new
+// interprocess event the handle of one destroyed before (the same
+// bytes), and an importer's wait on the new one, made in a later round,
+// was judged against a send that shared the old one and had not recorded
+// it (review/blind6's correct design, a fresh pair of events each round:
+// its `freed` of round r, never recorded by the exporter, came back as
+// round r + 1's `filled`, and the wait on it counted round r's import
+// stale, 1 run in 3 on two H200s). A wait on the event itself, before its
+// destroy, was judged already; one after its destroy waits on an event
+// that no longer is.
+void sendsForget(uint64_t key) {
+    if (exportSends == nullptr || key == 0) return;
+    const uint32_t n = std::min<uint32_t>(exportSends->n.load(), (uint32_t)kExportSends);
+    for (uint32_t i = 0; i < n; i++) {
+        ExportSend& s = exportSends->slot[i];
+        if (s.ready.load(std::memory_order_acquire) == 0) continue;
+        for (uint32_t j = 0; j < s.shared && j < (uint32_t)kSendEvents; j++)
+            if (__atomic_load_n(&s.sharedKeys[j], __ATOMIC_RELAXED) == key) __atomic_store_n(&s.sharedKeys[j], 0, __ATOMIC_RELEASE);
+        for (uint32_t j = 0; j < s.covered && j < (uint32_t)kSendEvents; j++)
+            if (__atomic_load_n(&s.coveredKeys[j], __ATOMIC_RELAXED) == key) __atomic_store_n(&s.coveredKeys[j], 0, __ATOMIC_RELEASE);
+    }
+}
+
 // ipcDestroyed times the destroy of an interprocess event (mu is held):
 // the maker must destroy its event only after every process that opened
 // it has closed its handle.
@@ -681,7 +705,10 @@ void ipcDestroyed(cudaEvent_t e) {
         ipcOpened->erase(o);
     } else {
         auto s = ipcShared->find(e);
-        if (s != ipcShared->end()) ipcGone->push_back(IpcGone{s->second.first, s->second.second, monotonicNanos()});
+        if (s != ipcShared->end()) {
+            ipcGone->push_back(IpcGone{s->second.first, s->second.second, monotonicNanos()});
+            sendsForget(s->second.first);
+        }
         if (rec->ipc_made_destroy_first_ns == 0 && ipcStillOpen(e)) rec->ipc_made_destroy_first_ns = monotonicNanos();
     }
     ipcShared->erase(e);

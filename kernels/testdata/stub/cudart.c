@@ -53,7 +53,17 @@ int cudaMemsetAsync(void* d, int v, size_t n, void* s) { if (captured(s)) captur
 int cudaStreamCreate(void** s) { *s = (void*)(handles++); return 0; }
 int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); return 0; }
 int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
-int cudaEventCreateWithFlags(void** e, unsigned f) { *e = (void*)(handles++); return 0; }
+/* With $STUB_EVENT_REUSE an event made takes the handle of the last one
+   destroyed, as the driver hands a new interprocess event the handle of
+   one destroyed before (ipcrecord.c's STUB_FRESH). */
+static void* gone[64];
+static int goneN;
+int cudaEventCreateWithFlags(void** e, unsigned f) {
+  if (goneN > 0 && getenv("STUB_EVENT_REUSE") != NULL) { *e = gone[--goneN]; return 0; }
+  *e = (void*)(handles++);
+  return 0;
+}
+int cudaEventDestroy(void* e) { if (goneN < 64) gone[goneN++] = e; return 0; }
 // With STUB_RAISE_IN_POOL set, the first call raises SIGUSR1: the library
 // asks for the device's pool in its own call into CUDA, so the program's
 // handler runs inside it (kernels/fail_test.go, handler.c).
@@ -90,7 +100,7 @@ int cudaMemPoolExportToShareableHandle(void* h, void* pool, int t, unsigned f) {
 int cudaMemPoolImportFromShareableHandle(void** pool, void* h, int t, unsigned f) { *pool = (void*)0x9100; return 0; }
 #define OK(name) int name() { return 0; }
 OK(cudaEventRecordWithFlags)
-OK(cudaEventDestroy) OK(cudaStreamDestroy) OK(cudaGraphUpload)
+OK(cudaStreamDestroy) OK(cudaGraphUpload)
 OK(cudaMemcpyAsync) OK(cudaMemcpy2DAsync) OK(cudaMemset2DAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
 OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister)
 OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)

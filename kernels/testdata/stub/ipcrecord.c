@@ -24,6 +24,14 @@
 // With $STUB_WAIT_FIRST the child waits on `filled` before it imports
 // (after the data came): each wait judges the block imported in the round
 // before.
+// With $STUB_FRESH (review/blind6's correct design) the parent makes a
+// fresh pair of events each round, sends their handles with the round's
+// data (filled recorded before), and destroys both once the child has
+// answered and its wait on freed is queued; the child opens the pair,
+// waits on filled before it imports, records freed after its free and
+// closes the pair before it answers. With $STUB_EVENT_REUSE too, each
+// event made takes the handle of the last one destroyed (round r + 1's
+// filled is round r's freed), as the driver may.
 // Nothing sleeps: what is counted follows from each process's order of
 // calls and from the data's travel alone.
 #include <stdlib.h>
@@ -45,9 +53,53 @@ int main() {
   const char* mode = getenv("STUB_RECORD");
   if (mode == NULL) mode = "before";
   const int waitFirst = getenv("STUB_WAIT_FIRST") != NULL, guide = getenv("STUB_GUIDE") != NULL;
-  const int queries = getenv("STUB_CHILD_QUERIES") != NULL;
+  const int queries = getenv("STUB_CHILD_QUERIES") != NULL, fresh = getenv("STUB_FRESH") != NULL;
   struct { IpcEventHandle h; char data[64]; } msg;
+  struct { IpcEventHandle h[2]; char data[64]; } pair;
   pid_t pid = fork();
+  if (pid == 0 && fresh) {
+    void *s, *filled, *freed, *p;
+    cudaStreamCreate(&s);
+    for (int k = 0; k < kRounds; k++) {
+      if (read(down[0], &pair, sizeof pair) != sizeof pair) return 1;
+      cudaIpcOpenEventHandle(&filled, pair.h[0]);
+      cudaIpcOpenEventHandle(&freed, pair.h[1]);
+      cudaStreamWaitEvent(s, filled, 0);
+      cudaMemPoolImportPointer(&p, (void*)0x1, pair.data);
+      cudaFreeAsync(p, s);
+      cudaEventRecord(freed, s);
+      cudaEventDestroy(filled);
+      cudaEventDestroy(freed);
+      if (write(up[1], "a", 1) != 1) return 1;
+    }
+    cudaStreamSynchronize(s);
+    return 0;
+  }
+  if (fresh) {
+    void *s, *filled, *freed, *p;
+    cudaStreamCreate(&s);
+    for (int k = 0; k < kRounds; k++) {
+      char ack;
+      cudaMallocAsync(&p, 1 << 20, s);
+      cudaMemsetAsync(p, k, 1 << 20, s);
+      cudaEventCreateWithFlags(&filled, 0x4 | 0x2);
+      cudaEventCreateWithFlags(&freed, 0x4 | 0x2);
+      cudaEventRecord(filled, s);
+      cudaMemPoolExportPointer(pair.data, p);
+      cudaIpcGetEventHandle(&pair.h[0], filled);
+      cudaIpcGetEventHandle(&pair.h[1], freed);
+      if (write(down[1], &pair, sizeof pair) != sizeof pair) return 1;
+      if (read(up[0], &ack, 1) != 1) return 1;
+      cudaStreamWaitEvent(s, freed, 0);
+      cudaFreeAsync(p, s);
+      cudaEventDestroy(filled);
+      cudaEventDestroy(freed);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    cudaStreamSynchronize(s);
+    return 0;
+  }
   if (pid == 0) {
     void *s, *filled, *freed = NULL, *p;
     IpcEventHandle h[2];
