@@ -88,3 +88,24 @@ func TestLibraryAnswersPendingQueriesWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// A hidden run with pending_queries must not be told from a plain one by
+// a query CUDA answers "ready" on any GPU (attack19): an event the host
+// waited for (cudaEventSynchronize), an event never recorded, a stream
+// the host waited for, a stream given no work. A program that told the
+// run could poll in every other run and wait on the GPU in that one
+// (review/blind4's poll passing python-handoff's 17-batch run). The
+// library answers "not ready" only for work the host has not waited
+// for, as a GPU that lags its host may.
+func TestLibraryPendingQueriesCannotBeTold(t *testing.T) {
+	lib := buildStub(t, "tellpending.c")
+	for _, env := range [][]string{nil, {"LESSONS_STATS_PENDING_QUERIES=1"}} {
+		got, out := lib.run(t, env...)
+		if out != "told 0\n" {
+			t.Errorf("%v: the program printed %q, want %q: it told the run by a query CUDA answers ready", env, out, "told 0\n")
+		}
+		if s := got.Stats; s.HostPolls != 0 {
+			t.Errorf("%v: host_polls %d: no query was asked again", env, s.HostPolls)
+		}
+	}
+}

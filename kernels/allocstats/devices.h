@@ -453,17 +453,42 @@ void settle(bool event, cudaEvent_t e, cudaStream_t s) {
 }
 }  // namespace
 namespace {
+// lagging says whether event e's last record (event true) or stream s's
+// queued work (with the work it waited for) may still run on a GPU that
+// lags its host: recorded (or queued) and not waited for by the host. An event opened from another
+// process's handle is recorded there. mu is held.
+bool lagging(bool event, const void* h) {
+    Clock c;
+    if (event) {
+        auto e = events->find((cudaEvent_t)h);
+        if (e == events->end()) return ipcOpened->count((cudaEvent_t)h) > 0;
+        c = e->second;
+    } else {
+        c = (*clocks)[norm((cudaStream_t)h)];   // its work, and what it waited for
+    }
+    for (auto& kv : c) {
+        auto w = host->find(kv.first);
+        if (w == host->end() || w->second < kv.second) return true;
+    }
+    return false;
+}
+
 // answerPending answers the program's query of event e (or of stream s) "not
 // ready" itself, when the run asks it ($LESSONS_STATS_PENDING_QUERIES) and
 // the query is the first since the event's last record or the stream's
 // last queued work: the answer a GPU still busy gives, noted as such
 // (queried), so that the same query asked again with nothing queued in
-// between is a poll. The real query is not made.
+// between is a poll. The real query is not made. Work that CUDA says is
+// done on any GPU, however late, is not answered so: an event never
+// recorded (one opened from another process's handle may be), a stream
+// given no work, work the host has waited for (attack19: each told the
+// run from a plain one).
 bool answerPending(bool event, const void* h) {
     if (!pendingQueries || busy()) return false;
     followedOrStop();
     {
         std::lock_guard<Lock> g(mu);
+        if (!lagging(event, h)) return false;
         if (!pendingAnswered->insert({event, h}).second) return false;
         record();
         queried(event, h, cudaErrorNotReady);
