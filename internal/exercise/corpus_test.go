@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/suspect"
 	"github.com/cudalessons/lessons/kernels"
 )
@@ -467,6 +468,54 @@ func TestAfterEndOnGPU(t *testing.T) {
 				}
 			}
 			t.Errorf("not failed with %q: %+v (output %q)", want, v.Results, v.Output)
+		})
+	}
+}
+
+// TestWitnessBoundsHostWaits: an honest program's host waits, made
+// through the hooks, are the record's as many times as the runtime's
+// entries are entered (the bound that fails sync_around.cu of the
+// corpus), in the plain runner and the grading sandbox; it needs the
+// outside witness (root).
+func TestWitnessBoundsHostWaits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	w, why := OpenWitness()
+	if w == nil {
+		t.Skipf("no outside witness here: %s", why)
+	}
+	defer w.Close()
+	tk.Witness = w
+	runners := map[string]Runner{"plain": Plain{}}
+	if sb, err := TempSandbox("lessons-corpus-"); err == nil {
+		defer sb.Close()
+		runners["sandbox"] = sb
+	}
+	src, _ := filepath.Abs("testdata/waits/honest_waits.cu")
+	for rn, r := range runners {
+		t.Run(rn, func(t *testing.T) {
+			j := &Job{ID: "waits", Spec: spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"device_syncs\"\nequals = 1\n[[check]]\nstat = \"stream_syncs\"\nequals = 1\n[[check]]\nstat = \"event_syncs\"\nequals = 1\n"),
+				Dir: t.TempDir(), Hash: "waits-" + rn, Files: []File{{Name: "honest_waits.cu", Path: src}}}
+			v, err := Check(context.Background(), tk, r, j, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Passed() || v.Unwitnessed != "" {
+				t.Fatalf("the honest waits fail (not witnessed %q): %+v (output %q)", v.Unwitnessed, v.Results, v.Output)
+			}
+			bounded := false
+			for _, res := range v.Results {
+				if res.Name == checker.WitnessCheckName {
+					t.Logf("%s", res.Got)
+					bounded = strings.Contains(res.Got, "calls of the runtime's cudaStreamSynchronize within the record's stream_syncs 1 of at most 1")
+				}
+			}
+			if !bounded {
+				t.Errorf("the witness did not bound the waits: %+v", v.Results)
+			}
 		})
 	}
 }

@@ -382,6 +382,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	drv := tk.watchDriver()
 	defer drv.view()
 	wit := tk.watchWitness(prog, p.interp)
+	if wit != nil {
+		wit.settled = j.Spec.SettledQueries()
+	}
 	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{
 		Argv: append(append(p.interp[:len(p.interp):len(p.interp)], p.prog), j.Spec.Args...), Dir: p.dir, Env: env,

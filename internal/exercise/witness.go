@@ -55,6 +55,13 @@ var cudaProbes = []witness.Probe{
 	{Name: "cuMemPoolCreate", Lib: "libcuda.so", Symbols: []string{"cuMemPoolCreate"}, Behind: true},
 	{Name: "cuArrayCreate", Lib: "libcuda.so", Symbols: []string{"cuArrayCreate_v2", "cuArrayCreate", "cuArray3DCreate_v2", "cuArray3DCreate", "cuMipmappedArrayCreate"}, Behind: true},
 	{Name: "cuArrayDestroy", Lib: "libcuda.so", Symbols: []string{"cuArrayDestroy", "cuMipmappedArrayDestroy"}, Behind: true},
+	// The host's waits, which the library counts (device_syncs,
+	// stream_syncs, event_syncs) and the witness bounds: a program that
+	// calls the runtime's own entry around the hooks waits unrecorded
+	// (attack19's sync_around.cu).
+	{Name: "cudaDeviceSynchronize", Lib: "libcudart", Symbols: []string{"cudaDeviceSynchronize"}},
+	{Name: "cudaStreamSynchronize", Lib: "libcudart", Symbols: []string{"cudaStreamSynchronize"}},
+	{Name: "cudaEventSynchronize", Lib: "libcudart", Symbols: []string{"cudaEventSynchronize"}},
 	{Name: "cuLaunchKernel", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}, EntryOnly: true},
 	{Name: "cuLaunchKernelEx", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}, EntryOnly: true},
 }
@@ -92,6 +99,50 @@ var (
 	driverAllocs = []string{"cuMemAlloc", "cuMemAllocPitch", "cuArrayCreate", "cuMemAllocManaged", "cuMemAllocHost", "cuMemHostAlloc", "cuMemAllocAsync", "cuMemAllocFromPoolAsync"}
 	driverFrees  = []string{"cuMemFree", "cuArrayDestroy", "cuMemFreeAsync", "cuMemFreeHost"}
 )
+
+// hostWaits are the runtime's waits the witness counts, by the record's
+// statistic that counts each (with the driver's twin the program calls
+// itself, which the runtime's entry never sees): the kernel's count may
+// not exceed the record's. The library's own waits reach the stream's
+// and the event's entries in a run with settled_queries (before each
+// query), so those two are bounded only in other runs.
+var hostWaits = []struct {
+	probe, stat string
+	of          func(*checker.Stats) uint64
+	settled     bool
+}{
+	{"cudaDeviceSynchronize", "device_syncs", func(s *checker.Stats) uint64 { return s.DeviceSyncs }, true},
+	{"cudaStreamSynchronize", "stream_syncs", func(s *checker.Stats) uint64 { return s.StreamSyncs }, false},
+	{"cudaEventSynchronize", "event_syncs", func(s *checker.Stats) uint64 { return s.EventSyncs }, false},
+}
+
+// hostWaitClaims bounds each of hostWaits' entry counts by the record's
+// statistic, the program's own process's and its children's together:
+// a host wait made around the statistics library (the runtime's own
+// function called, found in its symbol table) is counted by the kernel
+// and not by the record, and an exercise that must not wait on the host
+// judged the record.
+func hostWaitClaims(all map[string]uint64, rec *checker.Received, settled bool) []checker.Claim {
+	var out []checker.Claim
+	for _, w := range hostWaits {
+		n, ok := all[w.probe]
+		if !ok || n == 0 || (settled && !w.settled) {
+			continue
+		}
+		var recorded uint64
+		for _, st := range []*checker.Stats{rec.Stats, rec.Children} {
+			if st != nil {
+				recorded += w.of(st)
+			}
+		}
+		out = append(out, checker.Claim{
+			Name:   fmt.Sprintf("calls of the runtime's %s within the record's %s", w.probe, w.stat),
+			Record: n, Most: recorded,
+			Over: fmt.Sprintf("%s: the kernel counted %%d calls of the runtime's entry point, more than the record's %%d (%s): a host wait made around the statistics library", w.probe, w.stat),
+		})
+	}
+	return out
+}
 
 // witnessAll compares every count, for measuring which are exact.
 var witnessAll = false
@@ -165,6 +216,9 @@ type witnessWatch struct {
 	past   []string
 	sites  map[string][4]uint64
 	faults uint64
+	// settled is a run with settled_queries, where the library's own
+	// waits reach the runtime's stream and event entries.
+	settled bool
 }
 
 // watchWitness prepares the count of a run of prog (a script's, run by
@@ -299,6 +353,7 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 		} else {
 			v.Claims = noOwnDriverCalls(all, v.Counts)
 		}
+		v.Claims = append(v.Claims, hostWaitClaims(all, rec, ww.settled)...)
 	}
 	return v
 }
