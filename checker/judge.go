@@ -381,7 +381,7 @@ var phrases = map[string]string{
 	"sync_memcpys":               "calls of cudaMemcpy (the host waits for each)",
 	"device_syncs":               "calls of cudaDeviceSynchronize (or cuCtxSynchronize)",
 	"stream_syncs":               "calls of cudaStreamSynchronize (or cuStreamSynchronize)",
-	"event_syncs":                "calls of cudaEventSynchronize",
+	"event_syncs":                "calls of cudaEventSynchronize (or cuEventSynchronize)",
 	"waits_between_async_allocs": "host waits between one stream-ordered allocation and the next",
 	"async_stream_syncs":         "synchronisations of a stream that allocated with cudaMallocAsync",
 	"default_stream_ops":         "launches, stream-ordered calls and event records on the default stream",

@@ -1079,3 +1079,19 @@ func hasMseal() bool {
 	_, _, errno := syscall.Syscall(462, 0, 0, 0)
 	return errno != syscall.ENOSYS
 }
+
+// The driver's own host waits count as the runtime's: cuCtxSynchronize
+// in device_syncs, cuStreamSynchronize in stream_syncs, and
+// cuEventSynchronize in event_syncs (attack19: unhooked, a program's own
+// waited with event_syncs 0, which an exercise that must not wait on
+// the host judged).
+func TestLibraryCountsTheDriversWaits(t *testing.T) {
+	lib := buildStub(t, "driverwaits.c")
+	got, out := lib.run(t)
+	if out != "waits 0\n" {
+		t.Fatalf("the stand-in refused a call: %q", out)
+	}
+	if s := got.Stats; s.DeviceSyncs != 1 || s.StreamSyncs != 1 || s.EventSyncs != 1 {
+		t.Errorf("device_syncs %d, stream_syncs %d, event_syncs %d; want 1 each", s.DeviceSyncs, s.StreamSyncs, s.EventSyncs)
+	}
+}

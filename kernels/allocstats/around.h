@@ -137,6 +137,16 @@ DHOOK(CUresult, cuStreamSynchronize, (CUstream s), (s), {
     hostWaited();
     if (r == CUDA_SUCCESS) hostWaitsFor((cudaStream_t)s);
 })
+// The driver's event wait too: without it a program's own
+// cuEventSynchronize (linked with -lcuda, or from
+// cudaGetDriverEntryPoint) waited on the host with event_syncs 0
+// (attack19).
+DHOOK(CUresult, cuEventSynchronize, (CUevent e), (e), {
+    rec->event_syncs++;
+    hostWaited();
+    if (r == CUDA_SUCCESS) hostWaits((*events)[(cudaEvent_t)e]);
+    if (r == CUDA_SUCCESS) ipcWaited(*host, (cudaEvent_t)e);
+})
 // The driver's queries poll as the runtime's do (CUDA_ERROR_NOT_READY is
 // cudaErrorNotReady's number).
 DHOOK_PRE(CUresult, cuStreamQuery, (CUstream s), (s), {

@@ -299,6 +299,9 @@ int cudaMallocMipmappedArray(void** a, const void* d, struct extent e, unsigned 
 int cudaFreeArray(void* a) { return 0; }
 int cudaFreeMipmappedArray(void* a) { return 0; }
 int cuArrayCreate_v2(void** a, const void* d) { *a = (void*)(handles++); return 0; }
+int cuEventSynchronize(void* e) { return 0; }
+int cuStreamSynchronize(void* s) { return 0; }
+int cuCtxSynchronize(void) { return 0; }
 int cuArray3DCreate_v2(void** a, const void* d) { *a = (void*)(handles++); return 0; }
 int cuMipmappedArrayCreate(void** a, const void* d, unsigned levels) { *a = (void*)(handles++); return 0; }
 int cuArrayDestroy(void* a) { return 0; }
