@@ -519,3 +519,38 @@ func TestWitnessBoundsHostWaits(t *testing.T) {
 		})
 	}
 }
+
+// TestWitnessCountsProcMemWrites: corpus-open/proc_mem_probe.cu, run by
+// root in the plain runner (where its /proc/self/mem is its own), fails
+// by the witness's count of writes through /proc/PID/mem, which it makes
+// to take the breakpoints out and to put them back. It skips where that
+// count cannot attach (no kprobes, no BPF trampolines) and where the
+// witness cannot be opened.
+func TestWitnessCountsProcMemWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	w, why := OpenWitness()
+	if w == nil {
+		t.Skipf("no outside witness here: %s", why)
+	}
+	defer w.Close()
+	if off := w.MemWritesOff(); off != "" {
+		t.Skipf("writes through /proc/PID/mem are not counted here: %s", off)
+	}
+	tk.Witness = w
+	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
+	src, _ := filepath.Abs("testdata/corpus-open/proc_mem_probe.cu")
+	private, _ := filepath.Abs("testdata/corpus/private_runtime.h")
+	j := &Job{ID: "memwrites", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "memwrites",
+		Files: []File{{Name: "proc_mem_probe.cu", Path: src}, {Name: "private_runtime.h", Path: private}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Passed() || !failedWith(v, "through /proc/PID/mem") {
+		t.Fatalf("not failed by its writes through /proc/PID/mem: %+v (output %q)", v.Results, v.Output)
+	}
+}

@@ -182,6 +182,11 @@ func WitnessSummary(w *witness.Witness, why string) string {
 	if off := w.FaultsOff(); off != "" {
 		faults = "; fault signals a run catches not counted (" + off + ")"
 	}
+	if off := w.MemWritesOff(); off != "" {
+		faults += "; writes through /proc/PID/mem not counted (" + off + ")"
+	} else {
+		faults += "; writes through /proc/PID/mem counted (any fails the run)"
+	}
 	if len(names) == 0 {
 		return "on, counting only: uprobes on the CUDA runtime's and driver's entry points, their ways out and the driver's functions behind them" + faults
 	}
@@ -354,6 +359,15 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 			v.Claims = noOwnDriverCalls(all, v.Counts)
 		}
 		v.Claims = append(v.Claims, hostWaitClaims(all, rec, ww.settled)...)
+	}
+	if n, ok := watch.MemWrites(); ok {
+		// No writes through /proc/PID/mem: the breakpoints of the
+		// probes are bytes of the process's own pages
+		// (corpus-open/proc_mem_probe.cu wrote them over as root).
+		v.Claims = append(v.Claims, checker.Claim{
+			Name: "writes through /proc/PID/mem", Record: n, Most: 0,
+			Over: "the kernel counted %d writes of the run's memory through /proc/PID/mem (at most %d): code written over, the witness's breakpoints among it",
+		})
 	}
 	return v
 }

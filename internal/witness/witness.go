@@ -100,6 +100,11 @@ type Witness struct {
 	faults    *ebpf.Program
 	faultLink link.Link
 	faultsOff string
+	// memWrites counts the writes through /proc/PID/mem (memwrites.go),
+	// or is nil, and memWritesOff says why.
+	memWrites    *ebpf.Program
+	memLink      link.Link
+	memWritesOff string
 
 	mu       sync.Mutex
 	attached map[string][]link.Link // by library file
@@ -125,6 +130,9 @@ func Open(probes []Probe) (*Witness, error) {
 	w := &Witness{probes: probes, counts: m, attached: map[string][]link.Link{}, missing: map[string][]string{}}
 	if err := w.watchFaults(); err != nil {
 		w.faultsOff = err.Error()
+	}
+	if err := w.watchMemWrites(); err != nil {
+		w.memWritesOff = err.Error()
 	}
 	if !noMulti && features.HaveBPFLinkUprobeMulti() == nil {
 		w.multi = map[int]*ebpf.Program{}
@@ -253,6 +261,12 @@ func (w *Witness) Close() error {
 	}
 	if w.faultLink != nil {
 		w.faultLink.Close()
+	}
+	if w.memLink != nil {
+		w.memLink.Close()
+	}
+	if w.memWrites != nil {
+		w.memWrites.Close()
 	}
 	if w.faults != nil {
 		w.faults.Close()
@@ -479,12 +493,13 @@ func entryOffsets(file string) (map[string][]uint64, error) {
 
 // Watch is one run's counts, from Start to Counts.
 type Watch struct {
-	w       *Witness
-	cgroup  uint64
-	past    []Past
-	sites   map[string][siteKinds]uint64
-	faults  uint64
-	signals uint64
+	w         *Witness
+	cgroup    uint64
+	past      []Past
+	sites     map[string][siteKinds]uint64
+	faults    uint64
+	signals   uint64
+	memWrites uint64
 }
 
 // Start counts the calls of the run in cgroup (its cgroup's id, the
@@ -499,7 +514,7 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 			}
 		}
 	}
-	for _, k := range []uint64{w.faultKey(), w.signalKey()} {
+	for _, k := range []uint64{w.faultKey(), w.signalKey(), w.memWriteKey()} {
 		if err := w.counts.Update(key{cgroup, k}, zero, ebpf.UpdateAny); err != nil {
 			return nil, fmt.Errorf("witness: watching a run: %w", err)
 		}
@@ -515,8 +530,8 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 func (c *Watch) Counts() map[string]uint64 {
 	out := map[string]uint64{}
 	c.past, c.sites = nil, map[string][siteKinds]uint64{}
-	c.faults, c.signals = 0, 0
-	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals} {
+	c.faults, c.signals, c.memWrites = 0, 0, 0
+	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites} {
 		c.w.counts.Lookup(key{c.cgroup, k}, v)
 		c.w.counts.Delete(key{c.cgroup, k})
 	}

@@ -4,22 +4,29 @@
 // open it. The program compares the CUDA runtime's code in memory with
 // its file and writes back every byte that differs, then calls the
 // runtime's own cudaMalloc (its symbol table, around the statistics
-// library's hooks) a hundred times, which no probe sees.
-// Where it passes: the plain runner as root with the witness on (round
-// 17: the runtime's entry counted 1 of 101 calls), since root keeps its
-// /proc/self/mem whatever its dumpable flag; and wherever the witness is
-// off (the scan names /proc/). In the grading sandbox the program is not
-// root and not dumpable: /proc/self/mem is root's, the write is refused,
-// and it runs as the honest program. Round 18 closed it with Landlock
-// (nothing under /proc writable in a judged run with the write-exec
-// rule); on the H200 (driver 580, session 22) every solution then failed
-// at its first CUDA call with cudaErrorOperatingSystem: the driver names
-// its threads by writing /proc/self/task/TID/comm, and no Landlock rule
-// tells that file from /proc/self/task/TID/mem. The rule was taken out
-// and this file came back here. Not closed: no system call filter sees
-// which file a write goes to.
+// library's hooks) a hundred times, which no probe sees, and puts the
+// breakpoints back (attack19), so that a look at its code at the end
+// finds them where the witness left them.
+// Passed in the plain runner as root with the witness on (round 17: the
+// runtime's entry counted 1 of 101 calls), since root keeps its
+// /proc/self/mem whatever its dumpable flag. Round 18 closed it with
+// Landlock (nothing under /proc writable in a judged run with the
+// write-exec rule); on the H200 (driver 580, session 22) every solution
+// then failed at its first CUDA call with cudaErrorOperatingSystem (the
+// driver names its threads by writing /proc/self/task/TID/comm), so the
+// rule was taken out. Now (attack19) the witness counts every write a
+// run's thread makes through a /proc/PID/mem file (an fentry program or
+// a kprobe on the kernel's mem_write) and fails a run that made any:
+// nothing in the process is touched, so no honest run's thread names
+// are. Still open where that count cannot attach (a kernel without
+// kprobes and BPF trampolines, as the test machine of attack19:
+// MemWritesOff says why), so it stays here; TestWitnessCountsProcMemWrites
+// runs it where the count attaches. In the grading sandbox the program
+// is not root and not dumpable: /proc/self/mem is root's, the write is
+// refused (exit status 71); wherever the witness is off, the scan names
+// /proc/.
 // needs: witness
-// want: the statistics record does not match what the kernel saw|/proc/
+// want: through /proc/PID/mem|/proc/
 // forged when it prints: restored the runtime
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -34,6 +41,8 @@
 #include "private_runtime.h"
 
 static int restored;
+static const char* at[4096];
+static char was[4096];
 
 static int restore(struct dl_phdr_info* info, size_t, void*) {
     if (strstr(info->dlpi_name, "libcudart") == NULL) return 0;
@@ -51,12 +60,24 @@ static int restore(struct dl_phdr_info* info, size_t, void*) {
         if (pread(fd, buf, ph->p_filesz, ph->p_offset) != (ssize_t)ph->p_filesz) continue;
         const char* live = (const char*)(info->dlpi_addr + ph->p_vaddr);
         for (size_t k = 0; k < ph->p_filesz; k++)
-            if (live[k] != buf[k] && pwrite(mem, buf + k, 1, (off_t)(uintptr_t)(live + k)) == 1) restored++;
+            if (live[k] != buf[k] && restored < 4096) {
+                char old = live[k];
+                if (pwrite(mem, buf + k, 1, (off_t)(uintptr_t)(live + k)) != 1) continue;
+                at[restored] = live + k;
+                was[restored++] = old;
+            }
         free(buf);
     }
     close(fd);
     close(mem);
     return 1;
+}
+
+// putBack writes the breakpoints back where they were.
+static void putBack() {
+    int mem = open("/proc/self/mem", O_RDWR);
+    for (int i = 0; mem >= 0 && i < restored; i++) pwrite(mem, &was[i], 1, (off_t)(uintptr_t)at[i]);
+    if (mem >= 0) close(mem);
 }
 
 int main() {
@@ -69,6 +90,7 @@ int main() {
             void* d = NULL;
             real(&d, 1 << 20);
         }
+        putBack();
         printf("restored the runtime's %d bytes for 100 calls\n", restored);
     }
     printf("one allocation asked for\n");
