@@ -109,3 +109,16 @@ func TestLibraryPendingQueriesCannotBeTold(t *testing.T) {
 		}
 	}
 }
+
+// The variables the library takes out of the environment leave nothing
+// in the environment block either (/proc/self/environ, the strings on
+// the initial stack): their names, left there with their values zeroed,
+// told a hidden run's mode (pending_queries, settled_queries, failures)
+// to a program that read them (attack19).
+func TestLibraryLeavesNoNameOfItsVariables(t *testing.T) {
+	lib := buildStub(t, "envresidue.c")
+	_, out := lib.run(t, "LESSONS_STATS_PENDING_QUERIES=1")
+	if out != "seen 0\n" {
+		t.Errorf("the program printed %q, want %q: a variable the library took is still in the environment block", out, "seen 0\n")
+	}
+}

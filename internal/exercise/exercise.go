@@ -372,12 +372,12 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	if d := j.Spec.IPCRecordDelay(); d > 0 {
 		env = append(env, "LESSONS_STATS_IPC_DELAY="+strconv.Itoa(d))
 	}
-	if j.Spec.SettledQueries() {
-		env = append(env, "LESSONS_STATS_SETTLED_QUERIES=1")
-	}
-	if j.Spec.PendingQueries() {
-		env = append(env, "LESSONS_STATS_PENDING_QUERIES=1")
-	}
+	// Set in every run, 0 or 1: the library wipes each variable it
+	// takes, and a block of zeros only the hidden run had (its length
+	// in the environment's strings) told that run from the others
+	// (attack19).
+	env = append(env, "LESSONS_STATS_SETTLED_QUERIES="+bit(j.Spec.SettledQueries()))
+	env = append(env, "LESSONS_STATS_PENDING_QUERIES="+bit(j.Spec.PendingQueries()))
 	var out bytes.Buffer
 	drv := tk.watchDriver()
 	defer drv.view()
@@ -515,4 +515,12 @@ func copyFile(from, to string, mode os.FileMode) error {
 		return err
 	}
 	return f.Close()
+}
+
+// bit is "1" for true, "0" for false.
+func bit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }

@@ -625,8 +625,11 @@ bool takeEnv(char** envp, const char* name, char* out, size_t n) {
         for (; val[k] != 0; k++)
             if (k + 1 < n) out[k] = val[k];
         out[k + 1 < n ? k : n - 1] = 0;
-        ownFill(val, 0, k);
-        __asm__ __volatile__("" : : "r"(val) : "memory");
+        // The name goes with the value: left in the environment block
+        // (/proc/self/environ, the initial stack), it told a hidden
+        // run's mode (attack19).
+        ownFill(*e, 0, i + 1 + k);
+        __asm__ __volatile__("" : : "r"(*e) : "memory");
         for (char** m = e; *m != nullptr; m++) m[0] = m[1];
         found = true;
     }
