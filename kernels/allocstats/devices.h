@@ -458,15 +458,17 @@ namespace {
 // lags its host: recorded (or queued) and not waited for by the host. An event opened from another
 // process's handle is recorded there. mu is held.
 bool lagging(bool event, const void* h) {
-    Clock c;
+    const Clock* c;
     if (event) {
         auto e = events->find((cudaEvent_t)h);
         if (e == events->end()) return ipcOpened->count((cudaEvent_t)h) > 0;
-        c = e->second;
+        c = &e->second;
     } else {
-        c = (*clocks)[norm((cudaStream_t)h)];   // its work, and what it waited for
+        auto s = clocks->find(norm((cudaStream_t)h));   // its work, and what it waited for
+        if (s == clocks->end()) return false;
+        c = &s->second;
     }
-    for (auto& kv : c) {
+    for (auto& kv : *c) {
         auto w = host->find(kv.first);
         if (w == host->end() || w->second < kv.second) return true;
     }
