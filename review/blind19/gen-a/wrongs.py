@@ -1,0 +1,32 @@
+# The wrong files of blind19's first half: exercise, slug, where it shows,
+# the mistake, why it is wrong, source, and the edits to the correct file.
+WRONGS = []
+def W(ex, slug, where, mistake, why, source, *edits):
+    WRONGS.append(dict(ex=ex, slug=slug, where=where, mistake=mistake, why=why, source=source, edits=list(edits)))
+
+# ---- async-pipeline
+W("async-pipeline", "drain-event-recorded-on-the-legacy-stream",
+  "default output, by timing: drain returns at once; the last iterations are read before they are done ('N of 12 results right' with N < 12, the 0xff bytes main wrote still there), and the record shows the host reading while copies run",
+  "drain records each stream's event with cudaEventRecord(done[i], 0), 'the default stream waits for every other stream', and synchronises those events",
+  "main made its streams with cudaStreamNonBlocking, so the legacy default stream does not join them: an event recorded on stream 0 captures nothing of the pipeline's work and completes at once; drain waits for nothing",
+  "SOURCE_AP1",
+  ("CHECK(cudaEventRecord(done[i], streams_[i]));", "CHECK(cudaEventRecord(done[i], 0));"))
+W("async-pipeline", "sums-room-counted-in-floats",
+  "the record (out-of-bounds writes by checksum and reads by the copy back, every iteration) and sums by chance: 256 bytes past the output block, over whatever the pool placed after it",
+  "submit sizes the output block as head + BLOCKS * sizeof(float), 'BLOCKS partial sums', where the partial sums are long longs (512 bytes, not 256)",
+  "checksum writes BLOCKS long longs from res + head; the block ends 256 bytes into them, so half of the partial sums live outside the allocation, where another iteration's block (on another stream) may be",
+  "own",
+  ("head + BLOCKS * sizeof(long long), s));", "head + BLOCKS * sizeof(float), s));"))
+W("async-pipeline", "host-memory-given-back-with-free",
+  "default output: the destructor hands the pinned allocation to the C library's free(); glibc aborts ('free(): invalid pointer') before 'host buffers given back' is printed, or, where it does not, the memory stays page-locked: 'host buffers given back: no'; the exit status is not 0 either way",
+  "the destructor gives the host's one allocation back with free(host_), as the skeleton's calloc'd buffers were, keeping the cudaMallocHost on the way in",
+  "memory from cudaMallocHost belongs to the CUDA runtime (mapped and page-locked by the driver), not to malloc; it must go back through cudaFreeHost. free() on it is undefined behaviour, in practice an abort",
+  "SOURCE_AP3",
+  ("    if (host_ != nullptr) cudaFreeHost(host_);", "    if (host_ != nullptr) free(host_);"))
+W("async-pipeline", "output-block-allocated-on-the-first-stream",
+  "a race and the record: on every stream but the first, the output block is allocated in streams_[0]'s order and used in another's: the pool may hand it memory that streams_[0]'s previous iteration freed while that iteration's copies back still run; scaled values or sums overwritten by chance, and an unordered use on every run with more than one stream",
+  "submit allocates the output block with cudaMallocAsync(..., streams_[0]), 'allocate everything on one stream, use it anywhere', the slice on the iteration's stream as before",
+  "a stream-ordered allocation is only valid in the order of the stream it was made on; using it on stream s needs s to wait for streams_[0] (an event), which the pipeline never queues, and the free on s is not ordered after the allocation either",
+  "SOURCE_AP4",
+  ("CHECK(cudaMallocAsync(reinterpret_cast<void**>(&res), head + BLOCKS * sizeof(long long), s));",
+   "CHECK(cudaMallocAsync(reinterpret_cast<void**>(&res), head + BLOCKS * sizeof(long long), streams_[0]));"))
