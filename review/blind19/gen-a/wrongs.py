@@ -30,3 +30,39 @@ W("async-pipeline", "output-block-allocated-on-the-first-stream",
   "SOURCE_AP4",
   ("CHECK(cudaMallocAsync(reinterpret_cast<void**>(&res), head + BLOCKS * sizeof(long long), s));",
    "CHECK(cudaMallocAsync(reinterpret_cast<void**>(&res), head + BLOCKS * sizeof(long long), streams_[0]));"))
+
+# ---- pool-reuse
+W("pool-reuse", "marks-restarted-before-the-trim",
+  "default output: the narrow report still counts the wide phase's memory: 'phase narrow: used high 32 MiB, reserved high 128 MiB, threshold 32 MiB' (reserved high 32 wanted); the counts of reused rounds right",
+  "enter_phase restarts the two marks first, then writes the threshold and trims, 'a new phase starts by restarting its marks'",
+  "a mark written 0 restarts from what the pool holds at that moment: entering narrow the pool still keeps the wide phase's 128 MiB under the old threshold, so the reserved mark starts at 128 MiB and the trim that follows cannot lower it",
+  "own",
+  ('''    CHECK(set64(pool, cudaMemPoolAttrReleaseThreshold, peak));
+    CHECK(cudaMemPoolTrimTo(pool, peak));
+    CHECK(restart(pool));''', '''    CHECK(restart(pool));
+    CHECK(set64(pool, cudaMemPoolAttrReleaseThreshold, peak));
+    CHECK(cudaMemPoolTrimTo(pool, peak));'''))
+W("pool-reuse", "held-asks-the-release-threshold",
+  "default output: 'wide: 6 of 6 rounds found their 128 MiB already reserved' (5 wanted: entering wide the pool holds nothing, so the first round asks the driver); with TRIM (e.g. pool_reuse 6 4 32 3) the trimmed round is counted as well",
+  "held compares the pool's release threshold with the need, 'the threshold is what the pool keeps'",
+  "the threshold is what the pool is ALLOWED to keep across a synchronisation, not what it reserves now: right after a phase starts, or after a trim, the pool holds less than its threshold; what it holds is cudaMemPoolAttrReservedMemCurrent",
+  "own",
+  ("    return attr(pool, cudaMemPoolAttrReservedMemCurrent) >= attr(pool, cudaMemPoolAttrUsedMemCurrent) + need;",
+   "    return attr(pool, cudaMemPoolAttrReleaseThreshold) >= attr(pool, cudaMemPoolAttrUsedMemCurrent) + need;"))
+W("pool-reuse", "marks-restarted-to-what-the-pool-holds",
+  "default output: entering narrow the pool holds 32 MiB, the driver refuses a mark of 32 MiB (invalid argument) and the program stops at enter_phase ('pool_reuse.cu:NN: invalid argument', exit status 1) before the narrow phase runs; measure_peak and the wide phase pass by chance, since the pool holds 0 there",
+  "restart writes what the pool holds now (ReservedMemCurrent, UsedMemCurrent) into the two high-water marks, 'the mark restarts from the pool's current state'",
+  "a high-water mark can only be reset by writing 0 (the driver then restarts it from the current figure itself); any other value is an invalid argument",
+  "own",
+  ('''    cudaError_t e = set64(pool, cudaMemPoolAttrUsedMemHigh, 0);
+    if (e != cudaSuccess) return e;
+    return set64(pool, cudaMemPoolAttrReservedMemHigh, 0);''',
+   '''    cudaError_t e = set64(pool, cudaMemPoolAttrUsedMemHigh, attr(pool, cudaMemPoolAttrUsedMemCurrent));
+    if (e != cudaSuccess) return e;
+    return set64(pool, cudaMemPoolAttrReservedMemHigh, attr(pool, cudaMemPoolAttrReservedMemCurrent));'''))
+W("pool-reuse", "peak-measured-with-the-used-mark",
+  "other arguments only: with the default 32 MiB buffers the pool reserves exactly what is used; with a MIB the pool rounds up (1 or 3, into its 2 MiB units) the threshold is below what a round reserves, the pool gives its last chunk back at every synchronisation: e.g. pool_reuse 6 4 1: 'narrow: 0 of 6 rounds found their 1 MiB already reserved' (5 or 6 wanted) and 'measured narrow: one round reserves 1 MiB'",
+  "measure_peak reads cudaMemPoolAttrUsedMemHigh, 'what the round's buffers take', where the pool's reservation is what a threshold must cover",
+  "the pool reserves from the driver in its own granularity, so a round can reserve more than its buffers use; a threshold of the used figure releases the rest, and with it the whole reservation, at the next synchronisation",
+  "own",
+  ("    *peak = attr(pool, cudaMemPoolAttrReservedMemHigh);", "    *peak = attr(pool, cudaMemPoolAttrUsedMemHigh);"))
