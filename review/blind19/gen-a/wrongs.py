@@ -66,3 +66,35 @@ W("pool-reuse", "peak-measured-with-the-used-mark",
   "the pool reserves from the driver in its own granularity, so a round can reserve more than its buffers use; a threshold of the used figure releases the rest, and with it the whole reservation, at the next synchronisation",
   "own",
   ("    *peak = attr(pool, cudaMemPoolAttrReservedMemHigh);", "    *peak = attr(pool, cudaMemPoolAttrUsedMemHigh);"))
+
+# ---- cross-stream
+W("cross-stream", "values-freed-without-waiting-for-half-1",
+  "a race and the record: the values are freed in work_[0]'s order only, which does not hold half 1's square on work_[1]; an unordered free (work_[0] against work_[1]) every chunk, and half 1's sums wrong on runs where the pool hands the block to the next chunk's generate before half 1's square has read it",
+  "the last half's stage frees the values on work_[0] without first making work_[0] wait for the last half's squared event, 'work_[0] read them first, so it is done with them first'",
+  "two readers on two streams: a free in one stream's order is only safe once that order includes the other reader too; work_[0] finishing its own square says nothing about work_[1]'s",
+  "own",
+  ("        for (int h = 1; h < HALVES; h++) CHECK(cudaStreamWaitEvent(work_[0], squared_[h], 0));\n", ""))
+W("cross-stream", "loaded-recorded-before-generate",
+  "a race and the record: the loaded event is recorded before generate is queued, so the work streams wait only for the values' allocation: every chunk's squares may read the values before (or while) generate writes them; sums wrong on the runs where square starts first (generate spins 0.1 ms, so often), an unordered use on both work streams every chunk",
+  "stage_load records loaded_ right after the cudaMallocAsync, 'the values exist once they are allocated', and launches generate after the record",
+  "an event captures the work queued on its stream BEFORE the record; a wait on it orders nothing that is queued after, here the kernel that writes the values",
+  "SOURCE_CS2",
+  ('''    generate<<<BLOCKS, THREADS, 0, load_>>>(ch.values, ch.n, ch.index);
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(loaded_, load_));''', '''    CHECK(cudaEventRecord(loaded_, load_));
+    generate<<<BLOCKS, THREADS, 0, load_>>>(ch.values, ch.n, ch.index);
+    CHECK(cudaGetLastError());'''))
+W("cross-stream", "partial-sums-allocated-without-sizeof",
+  "the record (out-of-bounds writes by both sums on reduce_ and reads by the copy on copy_, every chunk) and sums by chance: the block holds 16 bytes, HALVES * BLOCKS = 16 floats need 64; what lies after it in the pool (another chunk's buffer) is overwritten",
+  "stage_reduce asks cudaMallocAsync for HALVES * BLOCKS, the count of partial sums, forgetting that the size is in bytes",
+  "cudaMallocAsync takes bytes; 16 bytes hold 4 floats, so 12 of the 16 partial sums are written and copied outside the allocation",
+  "own",
+  ("CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.partial), (size_t)HALVES * BLOCKS * sizeof(float), reduce_));",
+   "CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.partial), (size_t)HALVES * BLOCKS, reduce_));"))
+W("cross-stream", "sums-brought-back-with-cudaMemcpy",
+  "host waits and a race: every chunk's copy is a cudaMemcpy, a wait on the host inside a stage (the stages of later chunks are queued only after it), and it runs on the legacy default stream, which the non-blocking streams do not join: copy_'s wait for reduced_ does not hold it, so it may read the partial sums before the sums are written (wrong sums by timing) and the free on copy_ is not ordered after it",
+  "stage_copy brings the partial sums back with cudaMemcpy (copy_ still waits for reduced_ first), 'the copy stream has waited, a plain copy is fine'",
+  "cudaMemcpy takes no stream: it is ordered on the legacy default stream and blocks the host until done; the exercise forbids host waits in a stage, and the copy_'s wait orders only what is queued on copy_",
+  "SOURCE_CS4",
+  ("    CHECK(cudaMemcpyAsync(ch.result, ch.partial, (size_t)HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));",
+   "    CHECK(cudaMemcpy(ch.result, ch.partial, (size_t)HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost));"))
