@@ -98,3 +98,31 @@ W("cross-stream", "sums-brought-back-with-cudaMemcpy",
   "SOURCE_CS4",
   ("    CHECK(cudaMemcpyAsync(ch.result, ch.partial, (size_t)HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));",
    "    CHECK(cudaMemcpy(ch.result, ch.partial, (size_t)HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost));"))
+
+# ---- strict-pool
+W("strict-pool", "wait-queued-on-the-from-stream",
+  "default output: B never waits for A, so with the crossing policies off it never gets A's block: '0 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB' (32 wanted); with LATE 1 B's add may read the word before A's copy: the sums miss r + 1",
+  "hand queues the wait on from, cudaStreamWaitEvent(from, handed_, 0), 'from must wait until its work is recorded', instead of on to",
+  "cudaStreamWaitEvent's first argument is the stream that waits; from waiting for its own record orders nothing, and to is left unordered",
+  "own",
+  ("    keep(cudaStreamWaitEvent(to, handed_, 0));", "    keep(cudaStreamWaitEvent(from, handed_, 0));"))
+W("strict-pool", "wait-queued-before-the-record",
+  "default output: every wait takes the event's previous record (the other direction's hand, on the waiting stream itself; round 0's none at all), so B never follows A: '0 of 6 rounds: B reused the block A freed', 'pool reserved at most 64 MiB'; with LATE 1 the sums miss the words as well",
+  "hand queues to's wait on the event first and records it on from after, 'set up the wait, then fire the event'",
+  "a wait takes the record the event holds when the wait is queued (or nothing, if never recorded); a record made afterwards is not seen by it, and with one event shared by both directions the record it does see was made on to",
+  "SOURCE_SP2",
+  ('''    keep(cudaEventRecord(handed_, from));
+    keep(cudaStreamWaitEvent(to, handed_, 0));''', '''    keep(cudaStreamWaitEvent(to, handed_, 0));
+    keep(cudaEventRecord(handed_, from));'''))
+W("strict-pool", "following-event-dependencies-turned-off-too",
+  "default output: B waits for A's event, but the pool may not use that wait either: '0 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB'; 'pool: opportunistic 0, internal dependencies 0' right, the sums right",
+  "the constructor writes 0 to all three reuse policies, cudaMemPoolReuseFollowEventDependencies included, 'a strict pool allows no reuse of its own'",
+  "following event dependencies is the one policy that lets a block cross streams where the PROGRAM ordered them; with it off a block freed on A can never be given to B, whatever B waits for",
+  "SOURCE_SP3",
+  ("    set_policy(cudaMemPoolReuseFollowEventDependencies, 1);", "    set_policy(cudaMemPoolReuseFollowEventDependencies, 0);"))
+W("strict-pool", "get-allocates-from-the-current-pool",
+  "default output: the blocks come from the device's current pool (the default pool, all policies on), not this one: 'pool reserved at most 0 MiB for blocks of 32 MiB'; 'B reused' may read 6 of 6 even so, as the default pool follows the same event",
+  "get calls cudaMallocAsync(&p, bytes, s), 'the pool was made on this device, so the device's allocations come from it'",
+  "cudaMemPoolCreate does not make the pool the device's current pool; cudaMallocAsync allocates from the current pool (the default one, whose policies the program did not set); this pool needs cudaMallocFromPoolAsync (or cudaDeviceSetMemPool, which would change a pool the program does not own)",
+  "own",
+  ("    cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, pool_, s);", "    cudaError_t e = cudaMallocAsync(&p, bytes, s);"))
