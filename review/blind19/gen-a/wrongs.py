@@ -126,3 +126,40 @@ W("strict-pool", "get-allocates-from-the-current-pool",
   "cudaMemPoolCreate does not make the pool the device's current pool; cudaMallocAsync allocates from the current pool (the default one, whose policies the program did not set); this pool needs cudaMallocFromPoolAsync (or cudaDeviceSetMemPool, which would change a pool the program does not own)",
   "own",
   ("    cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, pool_, s);", "    cudaError_t e = cudaMallocAsync(&p, bytes, s);"))
+
+# ---- block-pool
+W("block-pool", "class-found-with-upper-bound",
+  "default output, part 1: a request of exactly a class's size goes to the class above: allocate(1000) takes a 3000-byte block, and allocate(10000), the largest class's own size, finds no class: 'allocate(10000) returned nullptr while 1 blocks of 10000 bytes were free' and the program stops",
+  "allocate picks the class with std::upper_bound, 'the first class above the request', where lower_bound is the first class that holds it",
+  "upper_bound skips a class whose size equals the request; the smallest class that holds bytes is the first with size >= bytes (lower_bound); the exact sizes are the ones that differ",
+  "own",
+  ("    const int c = (int)(std::lower_bound(classes_.begin(), classes_.end(), bytes) - classes_.begin());",
+   "    const int c = (int)(std::upper_bound(classes_.begin(), classes_.end(), bytes) - classes_.begin());"))
+W("block-pool", "not-ready-answer-cleared-from-the-last-error",
+  "default output, part 3d: 'a launch that failed before allocate() is still the last error after it: no, allocate() took it away' (the idle stack of the smallest class is empty there, so allocate asks events); everything else right",
+  "allocate calls cudaGetLastError() after each cudaEventQuery, 'so that the not-ready answer does not linger as an error'",
+  "cudaErrorNotReady is an answer, not an error the runtime keeps; cudaGetLastError returns and CLEARS the caller's own last error (here a failed launch the caller has not checked yet)",
+  "SOURCE_BP2",
+  ('''            if (cudaEventQuery(blocks_[*it].ev) == cudaSuccess) {''',
+   '''            const cudaError_t answer = cudaEventQuery(blocks_[*it].ev);
+            cudaGetLastError();
+            if (answer == cudaSuccess) {'''))
+W("block-pool", "block-found-by-the-address-at-or-below",
+  "default output, part 2: 'pointer 256 bytes into a block refused: no' (the last block is taken as given back through an inner pointer), then the real give-back of that block is refused: 'gave every block back: no, a deallocate refused a block the pool had handed out'",
+  "deallocate looks the pointer up with upper_bound and one step back, 'the block that holds this address', and gives that block back (pointers past the pool's end are still refused)",
+  "the pool must refuse any pointer that is not the START of one of its blocks; a pointer into a block is a bug of the caller's, and accepting it gives back a block its owner still holds",
+  "own",
+  ('''    auto found = index_.find(static_cast<const char*>(block));
+    if (found == index_.end()) return false;''',
+   '''    const char* at = static_cast<const char*>(block);
+    auto found = index_.upper_bound(at);
+    if (found == index_.begin()) return false;
+    --found;
+    if (at >= blocks_[found->second].start + classes_[blocks_[found->second].cls]) return false;'''))
+W("block-pool", "stride-rounds-an-exact-multiple-up-a-unit",
+  "other arguments only (the record: the cudaMalloc's size): a class whose size is a multiple of 256 gets a stride 256 bytes larger, e.g. block_pool 8 192 256 512 1024: a 21 KiB region where 14 KiB is the most allowed; the blocks still aligned and apart, and on the default classes (1000, 3000, 10000, none a multiple) all right",
+  "stride rounds up as (bytes + kAlign) / kAlign * kAlign, 'the next boundary above the size'",
+  "rounding up to a multiple must leave an exact multiple as it is: (bytes + kAlign - 1) / kAlign * kAlign; the pool's one allocation must be no more than its blocks' sum",
+  "own",
+  ("    static size_t stride(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }",
+   "    static size_t stride(size_t bytes) { return (bytes + kAlign) / kAlign * kAlign; }"))
