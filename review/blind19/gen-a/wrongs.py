@@ -163,3 +163,55 @@ W("block-pool", "stride-rounds-an-exact-multiple-up-a-unit",
   "own",
   ("    static size_t stride(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }",
    "    static size_t stride(size_t bytes) { return (bytes + kAlign) / kAlign * kAlign; }"))
+
+# ---- vmm-growable
+W("vmm-growable", "extension-kept-wherever-the-driver-put-it",
+  "other arguments only (TAKEN 1, e.g. growable 100 64 0 1, or wherever the driver places the extension elsewhere): the extension granted somewhere else is counted as if it followed the reservation; grow then maps the new chunk at base + 64 MiB, addresses the buffer does not own (the blocker's, or none): 'grow to 104857600 bytes failed', or, where the map lands in the blocker's range, the blocker's addresses are used; the extension's own range is never given back",
+  "extend keeps the range cuMemAddressReserve returned for the extension without comparing it with the address asked for, 'the address argument is where the range goes'",
+  "the address given to cuMemAddressReserve is only a hint: the driver may place the range anywhere; only a range that starts exactly at the reservation's end extends it, anything else must be freed and the buffer moved",
+  "SOURCE_VG1",
+  ('''            if (got == next) {
+                ranges_.push_back({got, more});
+                reserved_ += more;
+                return true;
+            }
+            cuMemAddressFree(got, more);''', '''            ranges_.push_back({got, more});
+            reserved_ += more;
+            return true;'''))
+W("vmm-growable", "move-unmaps-before-the-sync",
+  "a race and the record, other arguments only (a move: TAKEN 1, or wherever the driver does not grant the addresses after the reservation): the old chunks are unmapped while the caller's fill on its own stream may still write them: an illegal address ('a kernel failed') on runs where the fill is late, or the write lost; the output right when the fill has ended first",
+  "extend unmaps the old chunks right after mapping them at the new range and synchronises the context after, 'the memory is mapped at the new addresses, the old ones are not needed'",
+  "work queued before the move still uses the OLD addresses; unmapping them before that work ends pulls the memory from under it; the synchronisation must come before the unmap",
+  "own",
+  ('''        CU(cuCtxSynchronize());
+        off = 0;
+        for (const Chunk& c : chunks_) {
+            CU(cuMemUnmap(base_ + off, c.bytes));
+            off += c.bytes;
+        }''', '''        off = 0;
+        for (const Chunk& c : chunks_) {
+            CU(cuMemUnmap(base_ + off, c.bytes));
+            off += c.bytes;
+        }
+        CU(cuCtxSynchronize());'''))
+W("vmm-growable", "release-frees-the-ranges-before-unmapping",
+  "default output: 'release: failed' (cuMemAddressFree refuses addresses still mapped); then 'every reservation given back: no', since the chunks are unmapped after but the ranges stay reserved",
+  "release frees the reservations first and unmaps and releases the chunks after, 'the addresses first, then what was behind them'",
+  "the driver does not give back a range while memory is mapped in it: unmap every mapping, then release the handles (or the other way round), and free the addresses last",
+  "SOURCE_VG3",
+  ('''        for (const Chunk& c : chunks_) ok = cuMemRelease(c.handle) == CUDA_SUCCESS && ok;
+        chunks_.clear();
+        for (const Range& r : ranges_) ok = cuMemAddressFree(r.addr, r.bytes) == CUDA_SUCCESS && ok;
+        ranges_.clear();''', '''        for (const Chunk& c : chunks_) ok = cuMemRelease(c.handle) == CUDA_SUCCESS && ok;
+        chunks_.clear();
+        ranges_.clear();'''),
+  ('''        bool ok = true;
+        size_t off = 0;''', '''        bool ok = true;
+        for (const Range& r : ranges_) ok = cuMemAddressFree(r.addr, r.bytes) == CUDA_SUCCESS && ok;
+        size_t off = 0;'''))
+W("vmm-growable", "round-adds-a-unit-to-exact-multiples",
+  "default output: sizes that are already whole units grow by one more: 'grow(100 MiB) in a 64 MiB reservation: 106954752 bytes mapped' (104857600 wanted), and the reservation is 66 MiB, not 64; the data right",
+  "round computes (n + granularity_) / granularity_ * granularity_, 'the next multiple up'",
+  "rounding up must leave an exact multiple as it is: (n + g - 1) / g * g; 100 MiB is already 50 units of 2 MiB",
+  "own",
+  ("        return (n + granularity_ - 1) / granularity_ * granularity_;", "        return (n + granularity_) / granularity_ * granularity_;"))
