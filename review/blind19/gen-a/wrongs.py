@@ -166,7 +166,7 @@ W("block-pool", "stride-rounds-an-exact-multiple-up-a-unit",
 
 # ---- vmm-growable
 W("vmm-growable", "extension-kept-wherever-the-driver-put-it",
-  "other arguments only (TAKEN 1, e.g. growable 100 64 0 1, or wherever the driver places the extension elsewhere): the extension granted somewhere else is counted as if it followed the reservation; grow then maps the new chunk at base + 64 MiB, addresses the buffer does not own (the blocker's, or none): 'grow to 104857600 bytes failed', or, where the map lands in the blocker's range, the blocker's addresses are used; the extension's own range is never given back",
+  "other arguments only (TAKEN 1, e.g. growable 100 64 0 1, or wherever the driver places the extension elsewhere): the extension granted somewhere else is counted as if it followed the reservation; grow then maps the new 36 MiB at base + 64 MiB, addresses the buffer does not own: inside the blocker's range main reserved there (the map may well succeed and the output read right: 'moved to a larger reservation: no' where a move was wanted, and the buffer's memory lies in someone else's range), or, where nothing is reserved there, the map is refused: 'grow to 104857600 bytes failed'",
   "extend keeps the range cuMemAddressReserve returned for the extension without comparing it with the address asked for, 'the address argument is where the range goes'",
   "the address given to cuMemAddressReserve is only a hint: the driver may place the range anywhere; only a range that starts exactly at the reservation's end extends it, anything else must be freed and the buffer moved",
   "SOURCE_VG1",
@@ -215,3 +215,35 @@ W("vmm-growable", "round-adds-a-unit-to-exact-multiples",
   "rounding up must leave an exact multiple as it is: (n + g - 1) / g * g; 100 MiB is already 50 units of 2 MiB",
   "own",
   ("        return (n + granularity_ - 1) / granularity_ * granularity_;", "        return (n + granularity_) / granularity_ * granularity_;"))
+
+# ---- pool-resource
+W("pool-resource", "neighbours-joined-across-streams",
+  "a race and the record: a block freed on one stream is joined with a free neighbour freed on the other, the whole tagged with the latest freeing stream; a taker then waits only for that stream, and the neighbour's part is used while the other stream's work on it may still run (phase 1 from round 1 on, phase 7 and 8 with a third stream): an unordered use on most runs, sums wrong where the timing falls so; the chunk counts and the block lines right",
+  "joins leaves out the comparison of the two tags, 'free is free: neighbours always join', as a single-stream pool would",
+  "a block is free only in the order of the stream that freed it; two neighbours freed on two streams are free at two different times, and one event cannot stand for both: they must stay apart (or the joined block must carry both waits)",
+  "SOURCE_PR1",
+  ("        return a->second.free && b->second.free && a->second.chunk == b->second.chunk && a->second.tag == b->second.tag &&",
+   "        return a->second.free && b->second.free && a->second.chunk == b->second.chunk &&"))
+W("pool-resource", "neighbours-joined-across-chunks",
+  "default output: in phase 3 the 16 MiB block (the first chunk's) and the 4 MiB block beside it (the second chunk's first bytes), both given back on stream 0, are joined across the chunks' border; phase 4's 20 MiB fits that block: '4. 20 MiB, more than a chunk: 2 chunk(s) taken' (3 wanted) and 'blocks: ... 1 not inside one chunk'",
+  "joins leaves out the comparison of the two segments' chunks, 'two free blocks side by side are one free range', and the upstream happens to hand out chunks side by side",
+  "each chunk is a separate allocation of the upstream and goes back whole on its own; a block spanning two chunks is not memory the pool may hand out as one (another upstream would not place them side by side at all)",
+  "own",
+  ("        return a->second.free && b->second.free && a->second.chunk == b->second.chunk && a->second.tag == b->second.tag &&",
+   "        return a->second.free && b->second.free && a->second.tag == b->second.tag &&"))
+W("pool-resource", "new-chunk-not-followed-by-a-record",
+  "a race and the record: the rest of a new chunk is taken by the other stream behind a wait on the asker's event as it was before the upstream's clearing (in phase 1's first round, no record at all): the other stream's fill may run before or while the upstream's memset on the asker's stream clears the chunk: an unordered use every run with two streams (and phase 5's A after C), sums wrong where the memset comes last",
+  "allocate takes the new chunk from the upstream without recording the asker's event after it, 'the event is recorded at every free, that is enough'",
+  "a chunk is ready in the order of the stream that asked for it (the upstream clears it there); another stream that takes its rest must wait for a record made after that, and the asker's latest free came before it",
+  "own",
+  ('''            char* p = static_cast<char*>(upstream_.allocate(stream, size));
+            // The chunk is ready in s's order: a stream that takes its
+            // rest must wait for this record.
+            CHECK(cudaEventRecord(event_of(s), s));''', '''            char* p = static_cast<char*>(upstream_.allocate(stream, size));'''))
+W("pool-resource", "chunks-given-back-at-the-chunk-size",
+  "default output: the 20 MiB chunk of phase 4 goes back as 16 MiB, which the upstream does not recognise: 'upstream: 3 chunks taken, 2 given back whole, 1 other deallocations' (3 and 0 wanted)",
+  "the destructor gives every chunk back with chunk_ as its size, 'every chunk is chunk bytes', the size kept in chunks_ left unused",
+  "a chunk is chunk bytes or the request's own size when that is larger; the upstream is owed each allocation back with the size it was asked for",
+  "own",
+  ("        for (const auto& c : chunks_) upstream_.deallocate(mr::stream_ref{cudaStream_t{}}, c.first, c.second);",
+   "        for (const auto& c : chunks_) upstream_.deallocate(mr::stream_ref{cudaStream_t{}}, c.first, chunk_);"))
