@@ -1,7 +1,7 @@
 // kind: wrong (default output, by timing: drain returns at once; the last iterations are read before they are done ('N of 12 results right' with N < 12, the 0xff bytes main wrote still there), and the record shows the host reading while copies run)
 // mistake: drain records each stream's event with cudaEventRecord(done[i], 0), 'the default stream waits for every other stream', and synchronises those events
 // why it is wrong: main made its streams with cudaStreamNonBlocking, so the legacy default stream does not join them: an event recorded on stream 0 captures nothing of the pipeline's work and completes at once; drain waits for nothing
-// source: SOURCE_AP1
+// source: lupinemachines/lupine#569 (an event recorded on the legacy default stream is ordered after the BLOCKING streams' work only)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

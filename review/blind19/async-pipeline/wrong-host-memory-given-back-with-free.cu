@@ -1,7 +1,7 @@
 // kind: wrong (default output: the destructor hands the pinned allocation to the C library's free(); glibc aborts ('free(): invalid pointer') before 'host buffers given back' is printed, or, where it does not, the memory stays page-locked: 'host buffers given back: no'; the exit status is not 0 either way)
 // mistake: the destructor gives the host's one allocation back with free(host_), as the skeleton's calloc'd buffers were, keeping the cudaMallocHost on the way in
 // why it is wrong: memory from cudaMallocHost belongs to the CUDA runtime (mapped and page-locked by the driver), not to malloc; it must go back through cudaFreeHost. free() on it is undefined behaviour, in practice an abort
-// source: SOURCE_AP3
+// source: wilicc/gpu-burn#17 (page-locked host memory from the CUDA allocator given back with free() instead of the matching CUDA call)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

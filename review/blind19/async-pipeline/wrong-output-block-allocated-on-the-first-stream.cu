@@ -1,7 +1,7 @@
 // kind: wrong (a race and the record: on every stream but the first, the output block is allocated in streams_[0]'s order and used in another's: the pool may hand it memory that streams_[0]'s previous iteration freed while that iteration's copies back still run; scaled values or sums overwritten by chance, and an unordered use on every run with more than one stream)
 // mistake: submit allocates the output block with cudaMallocAsync(..., streams_[0]), 'allocate everything on one stream, use it anywhere', the slice on the iteration's stream as before
 // why it is wrong: a stream-ordered allocation is only valid in the order of the stream it was made on; using it on stream s needs s to wait for streams_[0] (an event), which the pipeline never queues, and the free on s is not ordered after the allocation either
-// source: SOURCE_AP4
+// source: rapidsai/rmm#2156 (a stream-ordered allocation used and freed on another stream with nothing ordering the two: compute-sanitizer's stream-ordered race)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

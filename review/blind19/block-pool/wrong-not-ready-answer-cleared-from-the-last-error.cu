@@ -1,7 +1,7 @@
 // kind: wrong (default output, part 3d: 'a launch that failed before allocate() is still the last error after it: no, allocate() took it away' (the idle stack of the smallest class is empty there, so allocate asks events); everything else right)
 // mistake: allocate calls cudaGetLastError() after each cudaEventQuery, 'so that the not-ready answer does not linger as an error'
 // why it is wrong: cudaErrorNotReady is an answer, not an error the runtime keeps; cudaGetLastError returns and CLEARS the caller's own last error (here a failed launch the caller has not checked yet)
-// source: SOURCE_BP2
+// source: microsoft/onnxruntime#8358 (the idiom of clearing the last error after a not-ready event query, needed on HIP; on CUDA it wipes the caller's own error)
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once

@@ -1,7 +1,7 @@
 // kind: wrong (a race and the record: the loaded event is recorded before generate is queued, so the work streams wait only for the values' allocation: every chunk's squares may read the values before (or while) generate writes them; sums wrong on the runs where square starts first (generate spins 0.1 ms, so often), an unordered use on both work streams every chunk)
 // mistake: stage_load records loaded_ right after the cudaMallocAsync, 'the values exist once they are allocated', and launches generate after the record
 // why it is wrong: an event captures the work queued on its stream BEFORE the record; a wait on it orders nothing that is queued after, here the kernel that writes the values
-// source: SOURCE_CS2
+// source: own
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
 // two readers: a fan-out); the reduce stream waits for both (a fan-in) and

@@ -1,7 +1,7 @@
-// kind: wrong (host waits and a race: every chunk's copy is a cudaMemcpy, a wait on the host inside a stage (the stages of later chunks are queued only after it), and it runs on the legacy default stream, which the non-blocking streams do not join: copy_'s wait for reduced_ does not hold it, so it may read the partial sums before the sums are written (wrong sums by timing) and the free on copy_ is not ordered after it)
+// kind: wrong (default output, host waits and the record: every chunk's copy is a cudaMemcpy, a wait on the host inside a stage (the stages of later chunks are queued only after it returns, so the pipeline barely overlaps), and it runs on the legacy default stream, which the non-blocking streams do not join: copy_'s wait for reduced_ does not hold it, so it reads the partial sums right away, before reduce_ has summed them (reduce_ is still behind the squares): the sums wrong on nearly every chunk ('0 of 8 chunks right' or close), an unordered read of reduce_'s block)
 // mistake: stage_copy brings the partial sums back with cudaMemcpy (copy_ still waits for reduced_ first), 'the copy stream has waited, a plain copy is fine'
 // why it is wrong: cudaMemcpy takes no stream: it is ordered on the legacy default stream and blocks the host until done; the exercise forbids host waits in a stage, and the copy_'s wait orders only what is queued on copy_
-// source: SOURCE_CS4
+// source: OpenPPL/ppl.cv#135 (cudaMemcpy is not ordered with cudaStreamNonBlocking streams: wrong results)
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
 // two readers: a fan-out); the reduce stream waits for both (a fan-in) and

@@ -9,7 +9,7 @@ W("async-pipeline", "drain-event-recorded-on-the-legacy-stream",
   "default output, by timing: drain returns at once; the last iterations are read before they are done ('N of 12 results right' with N < 12, the 0xff bytes main wrote still there), and the record shows the host reading while copies run",
   "drain records each stream's event with cudaEventRecord(done[i], 0), 'the default stream waits for every other stream', and synchronises those events",
   "main made its streams with cudaStreamNonBlocking, so the legacy default stream does not join them: an event recorded on stream 0 captures nothing of the pipeline's work and completes at once; drain waits for nothing",
-  "SOURCE_AP1",
+  "lupinemachines/lupine#569 (an event recorded on the legacy default stream is ordered after the BLOCKING streams' work only)",
   ("CHECK(cudaEventRecord(done[i], streams_[i]));", "CHECK(cudaEventRecord(done[i], 0));"))
 W("async-pipeline", "sums-room-counted-in-floats",
   "the record (out-of-bounds writes by checksum and reads by the copy back, every iteration) and sums by chance: 256 bytes past the output block, over whatever the pool placed after it",
@@ -21,13 +21,13 @@ W("async-pipeline", "host-memory-given-back-with-free",
   "default output: the destructor hands the pinned allocation to the C library's free(); glibc aborts ('free(): invalid pointer') before 'host buffers given back' is printed, or, where it does not, the memory stays page-locked: 'host buffers given back: no'; the exit status is not 0 either way",
   "the destructor gives the host's one allocation back with free(host_), as the skeleton's calloc'd buffers were, keeping the cudaMallocHost on the way in",
   "memory from cudaMallocHost belongs to the CUDA runtime (mapped and page-locked by the driver), not to malloc; it must go back through cudaFreeHost. free() on it is undefined behaviour, in practice an abort",
-  "SOURCE_AP3",
+  'wilicc/gpu-burn#17 (page-locked host memory from the CUDA allocator given back with free() instead of the matching CUDA call)',
   ("    if (host_ != nullptr) cudaFreeHost(host_);", "    if (host_ != nullptr) free(host_);"))
 W("async-pipeline", "output-block-allocated-on-the-first-stream",
   "a race and the record: on every stream but the first, the output block is allocated in streams_[0]'s order and used in another's: the pool may hand it memory that streams_[0]'s previous iteration freed while that iteration's copies back still run; scaled values or sums overwritten by chance, and an unordered use on every run with more than one stream",
   "submit allocates the output block with cudaMallocAsync(..., streams_[0]), 'allocate everything on one stream, use it anywhere', the slice on the iteration's stream as before",
   "a stream-ordered allocation is only valid in the order of the stream it was made on; using it on stream s needs s to wait for streams_[0] (an event), which the pipeline never queues, and the free on s is not ordered after the allocation either",
-  "SOURCE_AP4",
+  "rapidsai/rmm#2156 (a stream-ordered allocation used and freed on another stream with nothing ordering the two: compute-sanitizer's stream-ordered race)",
   ("CHECK(cudaMallocAsync(reinterpret_cast<void**>(&res), head + BLOCKS * sizeof(long long), s));",
    "CHECK(cudaMallocAsync(reinterpret_cast<void**>(&res), head + BLOCKS * sizeof(long long), streams_[0]));"))
 
@@ -78,7 +78,7 @@ W("cross-stream", "loaded-recorded-before-generate",
   "a race and the record: the loaded event is recorded before generate is queued, so the work streams wait only for the values' allocation: every chunk's squares may read the values before (or while) generate writes them; sums wrong on the runs where square starts first (generate spins 0.1 ms, so often), an unordered use on both work streams every chunk",
   "stage_load records loaded_ right after the cudaMallocAsync, 'the values exist once they are allocated', and launches generate after the record",
   "an event captures the work queued on its stream BEFORE the record; a wait on it orders nothing that is queued after, here the kernel that writes the values",
-  "SOURCE_CS2",
+  'own',
   ('''    generate<<<BLOCKS, THREADS, 0, load_>>>(ch.values, ch.n, ch.index);
     CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(loaded_, load_));''', '''    CHECK(cudaEventRecord(loaded_, load_));
@@ -92,10 +92,10 @@ W("cross-stream", "partial-sums-allocated-without-sizeof",
   ("CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.partial), (size_t)HALVES * BLOCKS * sizeof(float), reduce_));",
    "CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.partial), (size_t)HALVES * BLOCKS, reduce_));"))
 W("cross-stream", "sums-brought-back-with-cudaMemcpy",
-  "host waits and a race: every chunk's copy is a cudaMemcpy, a wait on the host inside a stage (the stages of later chunks are queued only after it), and it runs on the legacy default stream, which the non-blocking streams do not join: copy_'s wait for reduced_ does not hold it, so it may read the partial sums before the sums are written (wrong sums by timing) and the free on copy_ is not ordered after it",
+  "default output, host waits and the record: every chunk's copy is a cudaMemcpy, a wait on the host inside a stage (the stages of later chunks are queued only after it returns, so the pipeline barely overlaps), and it runs on the legacy default stream, which the non-blocking streams do not join: copy_'s wait for reduced_ does not hold it, so it reads the partial sums right away, before reduce_ has summed them (reduce_ is still behind the squares): the sums wrong on nearly every chunk ('0 of 8 chunks right' or close), an unordered read of reduce_'s block",
   "stage_copy brings the partial sums back with cudaMemcpy (copy_ still waits for reduced_ first), 'the copy stream has waited, a plain copy is fine'",
   "cudaMemcpy takes no stream: it is ordered on the legacy default stream and blocks the host until done; the exercise forbids host waits in a stage, and the copy_'s wait orders only what is queued on copy_",
-  "SOURCE_CS4",
+  'OpenPPL/ppl.cv#135 (cudaMemcpy is not ordered with cudaStreamNonBlocking streams: wrong results)',
   ("    CHECK(cudaMemcpyAsync(ch.result, ch.partial, (size_t)HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));",
    "    CHECK(cudaMemcpy(ch.result, ch.partial, (size_t)HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost));"))
 
@@ -110,7 +110,7 @@ W("strict-pool", "wait-queued-before-the-record",
   "default output: every wait takes the event's previous record (the other direction's hand, on the waiting stream itself; round 0's none at all), so B never follows A: '0 of 6 rounds: B reused the block A freed', 'pool reserved at most 64 MiB'; with LATE 1 the sums miss the words as well",
   "hand queues to's wait on the event first and records it on from after, 'set up the wait, then fire the event'",
   "a wait takes the record the event holds when the wait is queued (or nothing, if never recorded); a record made afterwards is not seen by it, and with one event shared by both directions the record it does see was made on to",
-  "SOURCE_SP2",
+  'sgl-project/sglang#14214 (a wait queued before the record it means to wait for: plain CUDA events do not allow it)',
   ('''    keep(cudaEventRecord(handed_, from));
     keep(cudaStreamWaitEvent(to, handed_, 0));''', '''    keep(cudaStreamWaitEvent(to, handed_, 0));
     keep(cudaEventRecord(handed_, from));'''))
@@ -118,7 +118,7 @@ W("strict-pool", "following-event-dependencies-turned-off-too",
   "default output: B waits for A's event, but the pool may not use that wait either: '0 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB'; 'pool: opportunistic 0, internal dependencies 0' right, the sums right",
   "the constructor writes 0 to all three reuse policies, cudaMemPoolReuseFollowEventDependencies included, 'a strict pool allows no reuse of its own'",
   "following event dependencies is the one policy that lets a block cross streams where the PROGRAM ordered them; with it off a block freed on A can never be given to B, whatever B waits for",
-  "SOURCE_SP3",
+  'own',
   ("    set_policy(cudaMemPoolReuseFollowEventDependencies, 1);", "    set_policy(cudaMemPoolReuseFollowEventDependencies, 0);"))
 W("strict-pool", "get-allocates-from-the-current-pool",
   "default output: the blocks come from the device's current pool (the default pool, all policies on), not this one: 'pool reserved at most 0 MiB for blocks of 32 MiB'; 'B reused' may read 6 of 6 even so, as the default pool follows the same event",
@@ -139,7 +139,7 @@ W("block-pool", "not-ready-answer-cleared-from-the-last-error",
   "default output, part 3d: 'a launch that failed before allocate() is still the last error after it: no, allocate() took it away' (the idle stack of the smallest class is empty there, so allocate asks events); everything else right",
   "allocate calls cudaGetLastError() after each cudaEventQuery, 'so that the not-ready answer does not linger as an error'",
   "cudaErrorNotReady is an answer, not an error the runtime keeps; cudaGetLastError returns and CLEARS the caller's own last error (here a failed launch the caller has not checked yet)",
-  "SOURCE_BP2",
+  "microsoft/onnxruntime#8358 (the idiom of clearing the last error after a not-ready event query, needed on HIP; on CUDA it wipes the caller's own error)",
   ('''            if (cudaEventQuery(blocks_[*it].ev) == cudaSuccess) {''',
    '''            const cudaError_t answer = cudaEventQuery(blocks_[*it].ev);
             cudaGetLastError();
@@ -169,7 +169,7 @@ W("vmm-growable", "extension-kept-wherever-the-driver-put-it",
   "other arguments only (TAKEN 1, e.g. growable 100 64 0 1, or wherever the driver places the extension elsewhere): the extension granted somewhere else is counted as if it followed the reservation; grow then maps the new 36 MiB at base + 64 MiB, addresses the buffer does not own: inside the blocker's range main reserved there (the map may well succeed and the output read right: 'moved to a larger reservation: no' where a move was wanted, and the buffer's memory lies in someone else's range), or, where nothing is reserved there, the map is refused: 'grow to 104857600 bytes failed'",
   "extend keeps the range cuMemAddressReserve returned for the extension without comparing it with the address asked for, 'the address argument is where the range goes'",
   "the address given to cuMemAddressReserve is only a hint: the driver may place the range anywhere; only a range that starts exactly at the reservation's end extends it, anything else must be freed and the buffer moved",
-  "SOURCE_VG1",
+  'NVIDIA/DALI#3128 (the address given to cuMemAddressReserve is a hint the driver need not honour)',
   ('''            if (got == next) {
                 ranges_.push_back({got, more});
                 reserved_ += more;
@@ -198,7 +198,7 @@ W("vmm-growable", "release-frees-the-ranges-before-unmapping",
   "default output: 'release: failed' (cuMemAddressFree refuses addresses still mapped); then 'every reservation given back: no', since the chunks are unmapped after but the ranges stay reserved",
   "release frees the reservations first and unmaps and releases the chunks after, 'the addresses first, then what was behind them'",
   "the driver does not give back a range while memory is mapped in it: unmap every mapping, then release the handles (or the other way round), and free the addresses last",
-  "SOURCE_VG3",
+  'ROCm/ROCR-Runtime#257 (an address range still mapped is refused by the address free)',
   ('''        for (const Chunk& c : chunks_) ok = cuMemRelease(c.handle) == CUDA_SUCCESS && ok;
         chunks_.clear();
         for (const Range& r : ranges_) ok = cuMemAddressFree(r.addr, r.bytes) == CUDA_SUCCESS && ok;
@@ -221,7 +221,7 @@ W("pool-resource", "neighbours-joined-across-streams",
   "a race and the record: a block freed on one stream is joined with a free neighbour freed on the other, the whole tagged with the latest freeing stream; a taker then waits only for that stream, and the neighbour's part is used while the other stream's work on it may still run (phase 1 from round 1 on, phase 7 and 8 with a third stream): an unordered use on most runs, sums wrong where the timing falls so; the chunk counts and the block lines right",
   "joins leaves out the comparison of the two tags, 'free is free: neighbours always join', as a single-stream pool would",
   "a block is free only in the order of the stream that freed it; two neighbours freed on two streams are free at two different times, and one event cannot stand for both: they must stay apart (or the joined block must carry both waits)",
-  "SOURCE_PR1",
+  "rapidsai/rmm#2489 (free blocks of one stream merged into another's list lose the dependency on the first stream's work in flight)",
   ("        return a->second.free && b->second.free && a->second.chunk == b->second.chunk && a->second.tag == b->second.tag &&",
    "        return a->second.free && b->second.free && a->second.chunk == b->second.chunk &&"))
 W("pool-resource", "neighbours-joined-across-chunks",
@@ -232,7 +232,7 @@ W("pool-resource", "neighbours-joined-across-chunks",
   ("        return a->second.free && b->second.free && a->second.chunk == b->second.chunk && a->second.tag == b->second.tag &&",
    "        return a->second.free && b->second.free && a->second.tag == b->second.tag &&"))
 W("pool-resource", "new-chunk-not-followed-by-a-record",
-  "a race and the record: the rest of a new chunk is taken by the other stream behind a wait on the asker's event as it was before the upstream's clearing (in phase 1's first round, no record at all): the other stream's fill may run before or while the upstream's memset on the asker's stream clears the chunk: an unordered use every run with two streams (and phase 5's A after C), sums wrong where the memset comes last",
+  "a race and the record: in phase 1's first round stream 1 takes the rest of stream 0's new chunk behind a wait on stream 0's event, which has never been recorded (a wait for nothing): stream 1's fill may run before or while the upstream's memset on stream 0 clears those bytes: an unordered use on every run (and phase 5's A, which takes the rest of C's new chunk, with a third stream); round 0's sum wrong where the memset lands last",
   "allocate takes the new chunk from the upstream without recording the asker's event after it, 'the event is recorded at every free, that is enough'",
   "a chunk is ready in the order of the stream that asked for it (the upstream clears it there); another stream that takes its rest must wait for a record made after that, and the asker's latest free came before it",
   "own",

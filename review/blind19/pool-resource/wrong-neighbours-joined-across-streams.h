@@ -1,7 +1,7 @@
 // kind: wrong (a race and the record: a block freed on one stream is joined with a free neighbour freed on the other, the whole tagged with the latest freeing stream; a taker then waits only for that stream, and the neighbour's part is used while the other stream's work on it may still run (phase 1 from round 1 on, phase 7 and 8 with a third stream): an unordered use on most runs, sums wrong where the timing falls so; the chunk counts and the block lines right)
 // mistake: joins leaves out the comparison of the two tags, 'free is free: neighbours always join', as a single-stream pool would
 // why it is wrong: a block is free only in the order of the stream that freed it; two neighbours freed on two streams are free at two different times, and one event cannot stand for both: they must stay apart (or the joined block must carry both waits)
-// source: SOURCE_PR1
+// source: rapidsai/rmm#2489 (free blocks of one stream merged into another's list lose the dependency on the first stream's work in flight)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

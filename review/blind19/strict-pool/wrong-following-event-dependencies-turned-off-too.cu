@@ -1,7 +1,7 @@
 // kind: wrong (default output: B waits for A's event, but the pool may not use that wait either: '0 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB'; 'pool: opportunistic 0, internal dependencies 0' right, the sums right)
 // mistake: the constructor writes 0 to all three reuse policies, cudaMemPoolReuseFollowEventDependencies included, 'a strict pool allows no reuse of its own'
 // why it is wrong: following event dependencies is the one policy that lets a block cross streams where the PROGRAM ordered them; with it off a block freed on A can never be given to B, whatever B waits for
-// source: SOURCE_SP3
+// source: own
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A

@@ -1,7 +1,7 @@
 // kind: wrong (default output: every wait takes the event's previous record (the other direction's hand, on the waiting stream itself; round 0's none at all), so B never follows A: '0 of 6 rounds: B reused the block A freed', 'pool reserved at most 64 MiB'; with LATE 1 the sums miss the words as well)
 // mistake: hand queues to's wait on the event first and records it on from after, 'set up the wait, then fire the event'
 // why it is wrong: a wait takes the record the event holds when the wait is queued (or nothing, if never recorded); a record made afterwards is not seen by it, and with one event shared by both directions the record it does see was made on to
-// source: SOURCE_SP2
+// source: sgl-project/sglang#14214 (a wait queued before the record it means to wait for: plain CUDA events do not allow it)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A

@@ -1,7 +1,7 @@
 // kind: wrong (other arguments only (TAKEN 1, e.g. growable 100 64 0 1, or wherever the driver places the extension elsewhere): the extension granted somewhere else is counted as if it followed the reservation; grow then maps the new 36 MiB at base + 64 MiB, addresses the buffer does not own: inside the blocker's range main reserved there (the map may well succeed and the output read right: 'moved to a larger reservation: no' where a move was wanted, and the buffer's memory lies in someone else's range), or, where nothing is reserved there, the map is refused: 'grow to 104857600 bytes failed')
 // mistake: extend keeps the range cuMemAddressReserve returned for the extension without comparing it with the address asked for, 'the address argument is where the range goes'
 // why it is wrong: the address given to cuMemAddressReserve is only a hint: the driver may place the range anywhere; only a range that starts exactly at the reservation's end extends it, anything else must be freed and the buffer moved
-// source: SOURCE_VG1
+// source: NVIDIA/DALI#3128 (the address given to cuMemAddressReserve is a hint the driver need not honour)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;

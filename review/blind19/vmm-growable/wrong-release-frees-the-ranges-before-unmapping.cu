@@ -1,7 +1,7 @@
 // kind: wrong (default output: 'release: failed' (cuMemAddressFree refuses addresses still mapped); then 'every reservation given back: no', since the chunks are unmapped after but the ranges stay reserved)
 // mistake: release frees the reservations first and unmaps and releases the chunks after, 'the addresses first, then what was behind them'
 // why it is wrong: the driver does not give back a range while memory is mapped in it: unmap every mapping, then release the handles (or the other way round), and free the addresses last
-// source: SOURCE_VG3
+// source: ROCm/ROCR-Runtime#257 (an address range still mapped is refused by the address free)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
