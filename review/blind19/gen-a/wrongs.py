@@ -18,7 +18,7 @@ W("async-pipeline", "sums-room-counted-in-floats",
   "own",
   ("head + BLOCKS * sizeof(long long), s));", "head + BLOCKS * sizeof(float), s));"))
 W("async-pipeline", "host-memory-given-back-with-free",
-  "default output: the destructor hands the pinned allocation to the C library's free(); glibc aborts ('free(): invalid pointer') before 'host buffers given back' is printed, or, where it does not, the memory stays page-locked: 'host buffers given back: no'; the exit status is not 0 either way",
+  "default output: the destructor hands the pinned allocation to the C library's free(); the program dies there (glibc's 'free(): invalid pointer' abort, or a segmentation fault reading the chunk header before the mapping) after the results line and before 'host buffers given back'; where it survived, the memory would stay page-locked: 'host buffers given back: no'",
   "the destructor gives the host's one allocation back with free(host_), as the skeleton's calloc'd buffers were, keeping the cudaMallocHost on the way in",
   "memory from cudaMallocHost belongs to the CUDA runtime (mapped and page-locked by the driver), not to malloc; it must go back through cudaFreeHost. free() on it is undefined behaviour, in practice an abort",
   'wilicc/gpu-burn#17 (page-locked host memory from the CUDA allocator given back with free() instead of the matching CUDA call)',
