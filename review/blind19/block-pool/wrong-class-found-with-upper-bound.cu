@@ -1,4 +1,4 @@
-// kind: wrong (default output, part 1: a request of exactly a class's size goes to the class above: allocate(1000) takes a 3000-byte block, and allocate(10000), the largest class's own size, finds no class: 'allocate(10000) returned nullptr while 1 blocks of 10000 bytes were free' and the program stops)
+// kind: wrong (default output, part 1: a request of exactly a class's size goes to the class above: the last request of 1000 bytes takes a 3000-byte block, 'allocate(1000) with its class all handed out and larger ones free: a block' (its class still has a block), and the class above runs short: part 1 stops with 'allocate(N) returned nullptr while ... blocks of ... bytes were free' (for the largest class at the latest: allocate(10000) finds no class at all))
 // mistake: allocate picks the class with std::upper_bound, 'the first class above the request', where lower_bound is the first class that holds it
 // why it is wrong: upper_bound skips a class whose size equals the request; the smallest class that holds bytes is the first with size >= bytes (lower_bound); the exact sizes are the ones that differ
 // source: own
