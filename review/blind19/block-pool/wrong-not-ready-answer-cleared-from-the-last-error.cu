@@ -131,8 +131,8 @@ void* BlockPool::allocate(size_t bytes) {
     } else {
         std::deque<int>& q = pending_[c];
         for (auto it = q.begin(); it != q.end(); ++it) {
-            // A question, not a wait; "not ready" is an answer the runtime
-            // does not keep as the last error.
+            // A question, not a wait; clear the "not ready" it may leave
+            // behind as the last error.
             const cudaError_t answer = cudaEventQuery(blocks_[*it].ev);
             cudaGetLastError();
             if (answer == cudaSuccess) {

@@ -147,8 +147,7 @@ int Pipeline::stage_work(Chunk& ch, int half) {
     CHECK(cudaEventRecord(squared_[half], s));
     if (half == HALVES - 1) {
         // Every half's square is queued now. work_[0] read the values
-        // first; after a wait for the last half's square its order holds
-        // both reads (half 0's by being its own), so the values go there.
+        // first, so it is done with them first: they go there.
         CHECK(cudaFreeAsync(ch.values, work_[0]));
         ch.values = nullptr;
     }

@@ -73,7 +73,13 @@ W("cross-stream", "values-freed-without-waiting-for-half-1",
   "the last half's stage frees the values on work_[0] without first making work_[0] wait for the last half's squared event, 'work_[0] read them first, so it is done with them first'",
   "two readers on two streams: a free in one stream's order is only safe once that order includes the other reader too; work_[0] finishing its own square says nothing about work_[1]'s",
   "own",
-  ("        for (int h = 1; h < HALVES; h++) CHECK(cudaStreamWaitEvent(work_[0], squared_[h], 0));\n", ""))
+  ("""        // Every half's square is queued now. work_[0] read the values
+        // first; after a wait for the last half's square its order holds
+        // both reads (half 0's by being its own), so the values go there.
+        for (int h = 1; h < HALVES; h++) CHECK(cudaStreamWaitEvent(work_[0], squared_[h], 0));
+""", """        // Every half's square is queued now. work_[0] read the values
+        // first, so it is done with them first: they go there.
+"""))
 W("cross-stream", "loaded-recorded-before-generate",
   "a race and the record: the loaded event is recorded before generate is queued, so the work streams wait only for the values' allocation: every chunk's squares may read the values before (or while) generate writes them; sums wrong on the runs where square starts first (generate spins 0.1 ms, so often), an unordered use on both work streams every chunk",
   "stage_load records loaded_ right after the cudaMallocAsync, 'the values exist once they are allocated', and launches generate after the record",
@@ -140,8 +146,12 @@ W("block-pool", "not-ready-answer-cleared-from-the-last-error",
   "allocate calls cudaGetLastError() after each cudaEventQuery, 'so that the not-ready answer does not linger as an error'",
   "cudaErrorNotReady is an answer, not an error the runtime keeps; cudaGetLastError returns and CLEARS the caller's own last error (here a failed launch the caller has not checked yet)",
   "microsoft/onnxruntime#8358 (the idiom of clearing the last error after a not-ready event query, needed on HIP; on CUDA it wipes the caller's own error)",
-  ('''            if (cudaEventQuery(blocks_[*it].ev) == cudaSuccess) {''',
-   '''            const cudaError_t answer = cudaEventQuery(blocks_[*it].ev);
+  ('''            // A question, not a wait; "not ready" is an answer the runtime
+            // does not keep as the last error.
+            if (cudaEventQuery(blocks_[*it].ev) == cudaSuccess) {''',
+   '''            // A question, not a wait; clear the "not ready" it may leave
+            // behind as the last error.
+            const cudaError_t answer = cudaEventQuery(blocks_[*it].ev);
             cudaGetLastError();
             if (answer == cudaSuccess) {'''))
 W("block-pool", "block-found-by-the-address-at-or-below",
@@ -183,12 +193,16 @@ W("vmm-growable", "move-unmaps-before-the-sync",
   "extend unmaps the old chunks right after mapping them at the new range and synchronises the context after, 'the memory is mapped at the new addresses, the old ones are not needed'",
   "work queued before the move still uses the OLD addresses; unmapping them before that work ends pulls the memory from under it; the synchronisation must come before the unmap",
   "own",
-  ('''        CU(cuCtxSynchronize());
+  ('''        // Work queued before (on any stream) may still use the old
+        // addresses: it must end before they go.
+        CU(cuCtxSynchronize());
         off = 0;
         for (const Chunk& c : chunks_) {
             CU(cuMemUnmap(base_ + off, c.bytes));
             off += c.bytes;
-        }''', '''        off = 0;
+        }''', '''        // The memory is mapped at the new addresses now: the old
+        // mappings go, then work queued before is waited for.
+        off = 0;
         for (const Chunk& c : chunks_) {
             CU(cuMemUnmap(base_ + off, c.bytes));
             off += c.bytes;

@@ -165,8 +165,8 @@ private:
             }
             off += c.bytes;
         }
-        // Work queued before (on any stream) may still use the old
-        // addresses: it must end before they go.
+        // The memory is mapped at the new addresses now: the old
+        // mappings go, then work queued before is waited for.
         off = 0;
         for (const Chunk& c : chunks_) {
             CU(cuMemUnmap(base_ + off, c.bytes));
