@@ -1,7 +1,7 @@
-// kind: wrong (the record: a host wait in the parent every round (cudaFree synchronizes the device: the parent's host waits for s's wait on freed, i.e. for the child's 30 ms read, and for the 10 ms fill); every printed line right)
-// mistake: after queuing the wait on freed the parent gives the block back with cudaFree(block) instead of cudaFreeAsync(block, s)
-// why it is wrong: cudaFree of memory from a stream-ordered pool is allowed but synchronizes: the host waits for the GPU in every round, which the exercise forbids; the free is no longer in s's order but after everything
-// source: own
+// kind: wrong (the record: every round's free is not ordered after the child's use and free of its import (on CUDA 12 and later, cudaFree of a pointer from cudaMallocFromPoolAsync frees at once, with no implicit synchronization; the s wait on freed, queued before it, orders only what comes after on s); the printed lines most likely right (the next fill is still behind that wait on s); on a driver where cudaFree did synchronize, a host wait every round instead)
+// mistake: after queuing the wait on freed the parent gives the block back with cudaFree(block), 'cudaFree waits for the GPU', instead of cudaFreeAsync(block, s)
+// why it is wrong: cudaFree is not in any stream's order: for stream-ordered allocations it neither waits for s (and so for the wait on freed) nor for the device; the block goes back to the pool while the child's kernel may still read it and before the child's free of its import has run
+// source: related: kokkos/kokkos#9307 (cudaFree does not imply a device synchronization for pointers from cudaMallocAsync or cudaMallocFromPoolAsync)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

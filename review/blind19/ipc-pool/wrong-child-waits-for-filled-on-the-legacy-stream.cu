@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the child's use kernel, on its non-blocking stream s, starts as soon as the block's data arrives, before the parent's 10 ms fill: 'the block was filled before the child read it' near 0 of 5; the after line right; the record: a use not ordered after the fill)
 // mistake: the child queues its wait as cudaStreamWaitEvent(0, filled[k], 0), on the legacy default stream, instead of on s, where its kernel runs
 // why it is wrong: s was made with cudaStreamNonBlocking, so nothing queued on the legacy stream orders it; the wait holds up only the legacy stream, on which nothing else is queued
-// source: related: OpenPPL/ppl.cv#135 (non-blocking streams are not ordered by work or waits on the legacy default stream)
+// source: related: OpenPPL/ppl.cv#131 (a stream made with cudaStreamNonBlocking is not synchronized by what is done on the default stream)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from
