@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output: the line after the trim still shows the last out's memory reserved and used (16 MiB with the default MIB: 'reserved 16 MiB, used 16 MiB' or more, where 0 is wanted); the record: graph memory freed only after the trim, held at the trim)
+// kind: wrong (the program's own output: the line after the trim still shows the last out's memory reserved ('reserved 16 MiB' or more with the default MIB, where 0 is wanted; used 16 or 0, as the free, queued on an idle s, has run or not when the line is read); the record: graph memory freed only after the trim, held at the trim)
 // mistake: TODO 4 destroys the executables, waits for s and trims first, and queues cudaFreeAsync(out, s) last, 'so that nothing still reads out when it is freed'
 // why it is wrong: the trim gives back only memory no graph allocation holds; the last out is still allocated when it runs, so its physical memory stays reserved (and the free, queued after the trim, is never followed by another)
 // source: own
