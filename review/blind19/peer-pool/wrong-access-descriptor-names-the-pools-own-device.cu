@@ -1,7 +1,7 @@
-// kind: wrong (the program's own output: setup's cudaMemPoolSetAccess names device 0 for device 0's own pool (refused as an invalid device, by my reading, or a no-op): the program stops in setup, or the access line says none and device 1's first produce writes into pool[0] (an illegal address, no rounds line))
+// kind: wrong (the program's own output: setup's cudaMemPoolSetAccess names device 0 for device 0's own pool (most likely refused as an invalid device, as NVIDIA/cuda-python#2807 saw for the owner named with no access): the program stops in setup before any line; were it taken as a no-op, the access line says none and device 1's first produce writes into pool[0] (an illegal address, no rounds line))
 // mistake: the access descriptor's location is given id 0, the pool's own device (copied from the pool's properties), instead of 1, the device to be let in
 // why it is wrong: cudaMemPoolSetAccess sets what the device NAMED in the descriptor may do with the pool's memory; the owning device always has read-write, and device 1 gets nothing
-// source: related: tensorflow/tensorflow#47480 (a pool's access set for the wrong device in a copy-paste slip)
+// source: related: NVIDIA/cuda-python#2807 (cuMemPoolSetAccess naming the pool's owning device is refused with an invalid-device error; the documentation does not say so)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that
