@@ -14,7 +14,7 @@ WRONG = [
   edits=[("    e = cudaMallocAsync((void**)&a->base, a->length, s);\n    return e;",
           "    e = cudaMallocAsync((void**)&a->base, a->length, s);\n    if (e == cudaSuccess) e = cudaStreamSynchronize(s);   // the buffer is there before the first kernel\n    return e;")]),
  dict(slug="offset-kept-in-a-register-not-shared-memory",
-  shows="the program's own output: every thread takes from offset 0 of its block's slice, so all the lists of a block start at the slice's first byte and overwrite one another: 'not holding what they should' in the tens of thousands, no list from the heap, 0 of 4 rounds summed correctly",
+  shows="the program's own output: take's atomicCAS now works on a thread's local memory, for which atomics are not defined (by my reading the kernel may fault: an error, the program stops); where it runs, every thread takes from offset 0 of its block's slice, so all the lists of a block start at the slice's first byte and overwrite one another: 'not holding what they should' in the tens of thousands, no list from the heap, 0 of 4 rounds summed correctly",
   mistake="build_lists declares the offset as a plain local, unsigned long long used = 0, instead of a __shared__ variable zeroed once behind a barrier",
   why="a local variable is each thread's own register: no thread sees what the others took, so the compare-and-swap in take always succeeds at 0; the block's threads must share one offset in shared memory",
   source="own",
