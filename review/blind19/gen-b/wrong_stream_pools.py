@@ -1,6 +1,6 @@
 WRONG = [
  dict(slug="leader-from-ffs-without-the-minus-one",
-  shows="the program's own output: in every warp whose lowest asking lane is not followed by another asking lane (most warps of the work rounds, whose asking lanes have gaps) no lane moves the offset and the start is shuffled from a lane that does not ask (undefined: requests refused that the pools never count, or blocks at a garbage place); failed > 0, runs and pool use lines short; the overflow round, whose warps ask whole, right",
+  shows="the program's own output: in every warp whose lowest asking lane is followed by a lane that does not ask (in the work rounds about one warp in two to six, as the period of need's gaps goes) no lane moves the offset and the start is shuffled from a lane that does not ask (undefined: requests refused that the pools never count, or blocks at a garbage place); failed > 0, runs and pool use lines short; the overflow round, whose warps ask whole, right",
   mistake="the leader is taken as __ffs(mask), forgetting that __ffs counts bit positions from 1: the lane above the lowest asking lane",
   why="__ffs returns the 1-based position of the lowest set bit; lane __ffs(mask) may not be asking at all, and then no one moves the offset or keeps the counters, and the broadcast reads a lane outside the mask",
   source="related: bryancatanzaro/trove#18 (a lane mask computed wrong when only some lanes of the warp are converged)",
