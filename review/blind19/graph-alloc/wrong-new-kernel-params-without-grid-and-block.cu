@@ -1,6 +1,6 @@
-// kind: wrong (the program's own output: the first cudaGraphExecKernelNodeSetParams is refused (a kernel node with a grid and block of 0 x 0 x 0: invalid value or invalid configuration), so the program stops before any total)
+// kind: wrong (the program's own output: produce total wrong from the first launch (p = {} leaves gridDim and blockDim to dim3's constructor, 1 x 1 x 1, and sharedMemBytes 0, so every launch's scale runs as one thread and writes out[0] alone; the rest of out keeps what the graph's memory held); step total right)
 // mistake: each launch's parameters are a fresh cudaKernelNodeParams p = {} with only func and kernelParams filled in, 'the factor is the only thing that changes', instead of a copy of scale_params with the argument array replaced
-// why it is wrong: SetParams replaces ALL of the node's parameters, grid and block dimensions and shared memory included, not only the arguments; zeroed dimensions are not a launch the driver can make
+// why it is wrong: SetParams replaces ALL of the node's parameters, grid and block dimensions and shared memory included, not only the arguments; a struct made from nothing launches the kernel with a grid and block of one
 // source: related: ggml-org/llama.cpp#12152 (kernel node parameters handled as if only the arguments mattered; the struct returned by cudaGraphKernelNodeGetParams is the node's whole launch)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it

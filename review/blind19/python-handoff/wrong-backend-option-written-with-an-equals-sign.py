@@ -1,4 +1,4 @@
-# kind: wrong (the program's own output: the allocator setting is not understood (by my reading of PyTorch's parser an error, 'Unrecognized CachingAllocator option', at the first CUDA allocation, so no line past the first; at best the native backend stays and the first line says native); the record: no cudaMallocAsync)
+# kind: wrong (the program's own output: the allocator setting is not understood (by my reading of PyTorch's parser an error for an unknown key or a missing colon, when PyTorch reads the setting, at import or at the first CUDA call: the program stops at or before its first line; at best the native backend stays and the first line says native); the record: no cudaMallocAsync)
 # mistake: TODO 1 writes the entry as backend=cudaMallocAsync, as in a shell assignment, instead of backend:cudaMallocAsync
 # why it is wrong: PYTORCH_CUDA_ALLOC_CONF is a comma-separated list of key:value pairs; backend=cudaMallocAsync is one unknown key with no value, so the backend is never chosen
 # source: related: pytorch/pytorch#104891 (the error message for a malformed PYTORCH_CUDA_ALLOC_CONF made clearer, for users who wrote the backend setting wrong)
