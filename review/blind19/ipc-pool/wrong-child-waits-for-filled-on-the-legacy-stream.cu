@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output: the child's use kernel, on its non-blocking stream s, starts as soon as the block's data arrives, before the parent's 10 ms fill: 'the block was filled before the child read it' near 0 of 5; the after line right; the record: a use not ordered after the fill)
+// kind: wrong (the program's own output: the child's use kernel, on its non-blocking stream s, starts as soon as the block's data arrives, before the parent's 10 ms fill: 'the block was filled before the child read it' short in most rounds (the child's context gets the GPU during the fill's 10 ms spin); the after line right; the record: a use not ordered after the fill)
 // mistake: the child queues its wait as cudaStreamWaitEvent(0, filled[k], 0), on the legacy default stream, instead of on s, where its kernel runs
 // why it is wrong: s was made with cudaStreamNonBlocking, so nothing queued on the legacy stream orders it; the wait holds up only the legacy stream, on which nothing else is queued
 // source: related: OpenPPL/ppl.cv#131 (a stream made with cudaStreamNonBlocking is not synchronized by what is done on the default stream)

@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output: the parent's free waits only for its own fill, so the next round's block (the same memory, from the pool) is filled again while the child still reads: 'the block stayed the child's until it read it again' short (usually 0 or 1 of 5); the record: frees not ordered after the child's use and free)
+// kind: wrong (the program's own output: the parent's free waits only for its own fill, so the next round's block (the same memory, from the pool) is filled again while the child still reads: 'the block stayed the child's until it read it again' short in most rounds (the refill lands within the child's 30 ms between its two reads); the record: frees not ordered after the child's use and free)
 // mistake: a copy-paste slip: the parent's wait before the free is cudaStreamWaitEvent(s, fills[k], 0), the event it recorded itself, instead of frees[k]
 // why it is wrong: filled marks the parent's own fill, already in s's order; the free must wait for the child's GPU, which only freed carries across
 // source: own
