@@ -99,8 +99,9 @@ type file struct {
 // often in the class as it is listed: mostly the solution and its
 // alternatives, then each mistake once.
 type choices struct {
-	x     *course.Exercise
-	files []file
+	x      *course.Exercise
+	files  []file
+	stride int // generate's step through files: strideFor(len(files))
 }
 
 // Weights of a class: of every 42 files of an exercise, about 20 are the
@@ -138,7 +139,7 @@ func generate(root, out string, n int, fake bool) (map[string]int, error) {
 		if fake {
 			ch = fakeChoices(ch)
 		}
-		all = append(all, choices{x: x, files: ch})
+		all = append(all, choices{x: x, files: ch, stride: strideFor(len(ch))})
 	}
 	if fake {
 		if err := fakeCourse(c, out); err != nil {
@@ -160,7 +161,7 @@ func generate(root, out string, n int, fake bool) (map[string]int, error) {
 			// the next number that is: stream-pools once had 101
 			// choices, and every student handed in the same one), so
 			// that every choice comes once in each len(files) students.
-			f := ch.files[(i*strideFor(len(ch.files))+j*13)%len(ch.files)]
+			f := ch.files[(i*ch.stride+j*13)%len(ch.files)]
 			if f.kind == "hostile" {
 				f = hostile[hostileNext%len(hostile)]
 				hostileNext++
