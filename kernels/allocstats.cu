@@ -350,7 +350,8 @@ ImportSigs* importSigs = nullptr;
 // send, sendto, sendmsg or writev whose bytes hold a block's export data),
 // in memory they share as importSigs is: the data's hash, when it was
 // sent, the interprocess events (by their handles' hashes) whose handles
-// the sender had taken by then, and those of them whose last record was
+// the sender had taken by then (a hash cleared to 0 once the sender
+// destroys the event: sendsForget), and those of them whose last record was
 // ordered after every write of the block (its stream-ordered allocation,
 // the kernels, copies and memsets that used it); hostDone when the
 // sender's host had waited for all of those writes. An importer reads it

@@ -149,7 +149,8 @@ func TestLibraryCountsWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		// the child waiting before it imports; with the handles of
 		// destroyed events given to new ones (round r + 1's filled
 		// is round r's freed, never recorded by the parent), as the
-		// driver did on two H200s 1 run in 3.
+		// driver did once in four whole verify --wrong runs on two
+		// H200s (sessions 20 to 22, BENCHMARKS.md).
 		{[]string{"STUB_FRESH=1"}, 0},
 		{[]string{"STUB_FRESH=1", "STUB_EVENT_REUSE=1"}, 0},
 	} {

@@ -99,8 +99,9 @@ type file struct {
 // often in the class as it is listed: mostly the solution and its
 // alternatives, then each mistake once.
 type choices struct {
-	x     *course.Exercise
-	files []file
+	x      *course.Exercise
+	files  []file
+	stride int // generate's step through files: strideFor(len(files))
 }
 
 // Weights of a class: of every 42 files of an exercise, about 20 are the
@@ -138,7 +139,7 @@ func generate(root, out string, n int, fake bool) (map[string]int, error) {
 		if fake {
 			ch = fakeChoices(ch)
 		}
-		all = append(all, choices{x: x, files: ch})
+		all = append(all, choices{x: x, files: ch, stride: strideFor(len(ch))})
 	}
 	if fake {
 		if err := fakeCourse(c, out); err != nil {
@@ -156,9 +157,11 @@ func generate(root, out string, n int, fake bool) (map[string]int, error) {
 		student := fmt.Sprintf("s%04d", i)
 		for j, ch := range all {
 			// Student i's file of exercise j: a walk through the
-			// choices with a stride (101, a prime) coprime to their count, so that every
-			// choice comes once in each len(files) students.
-			f := ch.files[(i*101+j*13)%len(ch.files)]
+			// choices with a stride coprime to their count (101, or
+			// the next number that is: stream-pools once had 101
+			// choices, and every student handed in the same one), so
+			// that every choice comes once in each len(files) students.
+			f := ch.files[(i*ch.stride+j*13)%len(ch.files)]
 			if f.kind == "hostile" {
 				f = hostile[hostileNext%len(hostile)]
 				hostileNext++
@@ -490,4 +493,20 @@ func check(out, bookPath string) error {
 		return fmt.Errorf("%d of %d grades not as made (%d lost), %d recorded twice", bad+lost, n, lost, attempts-graded)
 	}
 	return nil
+}
+
+// strideFor is the stride of generate's walk through n choices: the
+// first number from 101 on that shares no factor with n.
+func strideFor(n int) int {
+	gcd := func(a, b int) int {
+		for b != 0 {
+			a, b = b, a%b
+		}
+		return a
+	}
+	s := 101
+	for gcd(s, n) != 1 {
+		s++
+	}
+	return s
 }

@@ -2314,8 +2314,13 @@ void staleWait(cudaEvent_t e) {
         bool shared = false, covered = false;
         // A key taken out (0) was an event its maker destroyed since
         // (sendsForget): another event may have its handle's bytes now.
-        for (uint32_t j = 0; j < s->shared && j < (uint32_t)kSendEvents; j++) shared = shared || __atomic_load_n(&s->sharedKeys[j], __ATOMIC_ACQUIRE) == k->second;
+        // The covered keys are read first: sendsForget, in the maker's
+        // process, clears the shared key before the covered one, so a
+        // destroy made while this loop runs leaves the key either covered
+        // or no longer shared, never shared and uncovered (a stale wait
+        // counted of a send that had covered the event).
         for (uint32_t j = 0; j < s->covered && j < (uint32_t)kSendEvents; j++) covered = covered || __atomic_load_n(&s->coveredKeys[j], __ATOMIC_ACQUIRE) == k->second;
+        for (uint32_t j = 0; j < s->shared && j < (uint32_t)kSendEvents; j++) shared = shared || __atomic_load_n(&s->sharedKeys[j], __ATOMIC_ACQUIRE) == k->second;
         if (shared && !covered) note.stale = stale = true;
         if (shared && covered) note.covered = true;
     }

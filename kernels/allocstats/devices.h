@@ -704,9 +704,11 @@ bool ipcStillOpen(cudaEvent_t e) {
 // it (review/blind6's correct design, a fresh pair of events each round:
 // its `freed` of round r, never recorded by the exporter, came back as
 // round r + 1's `filled`, and the wait on it counted round r's import
-// stale, 1 run in 3 on two H200s). A wait on the event itself, before its
+// stale: once in the four whole verify --wrong runs on two H200s of
+// sessions 20 to 22). A wait on the event itself, before its
 // destroy, was judged already; one after its destroy waits on an event
-// that no longer is.
+// that no longer is. Each send's shared key is cleared before its covered
+// one, the order staleWait reads them in reverse (see there).
 void sendsForget(uint64_t key) {
     if (exportSends == nullptr || key == 0) return;
     const uint32_t n = std::min<uint32_t>(exportSends->n.load(), (uint32_t)kExportSends);

@@ -1,0 +1,20 @@
+#!/usr/bin/env python3
+"""manifest.py: writes review/blind19/MANIFEST-B.md, one line a file of
+this half, from the four header lines of each file."""
+import os
+here = os.path.dirname(os.path.abspath(__file__))
+top = os.path.join(here, "..")
+order = ["stream-pools", "stream-ordered-pool", "ipc-pool", "graph-alloc", "peer-pool", "heap-vs-pool", "python-handoff"]
+rows = []
+for ex in order:
+    files = sorted(os.listdir(os.path.join(top, ex)), key=lambda f: (not f.startswith("correct"), f))
+    for f in [f for f in files if f.startswith(("correct.", "wrong-"))]:
+        lines = open(os.path.join(top, ex, f)).read().split("\n")[:4]
+        c = "#" if f.endswith(".py") else "//"
+        get = lambda i, key: lines[i][len(c) + 1 + len(key):].strip()
+        kind, mistake, source = get(0, "kind:"), get(1, "mistake:"), get(3, "source:")
+        rows.append(f"{ex} | `{ex}/{f}` | {kind} | {mistake} | {source}")
+out = ["# blind19, second half (B): one line a file", "",
+       "exercise | file | kind | the mistake | its source", "--- | --- | --- | --- | ---"] + rows
+open(os.path.join(top, "MANIFEST-B.md"), "w").write("\n".join(out) + "\n")
+print(len(rows), "lines")
