@@ -7,11 +7,12 @@
 // sees one runtime and no code written during the run. Fails here all
 // the same (round 18, driver 535, no GPU): the driver's own dlclose,
 // made while the copy is mapped (its failed start), reaches the hook,
-// which counts two copies. Whether a copy's calls on a GPU reach the
-// hook so is what the GPU run says; where none does, it passes in the
-// plain runner (the sandbox's folder is noexec).
+// which counts two copies. On two H200s with driver 580 (session 23)
+// the C library's dlclose left the copy mapped (the driver still held
+// it), and the run failed at its end with "the program ran code from a
+// file written during its run" (the copy, deleted, mapped executable).
 // in the sandbox's filter: exit status 71
-// want: copies of the CUDA runtime|the statistics record does not match what the kernel saw
+// want: copies of the CUDA runtime|the statistics record does not match what the kernel saw|ran code from a file written during its run
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <link.h>
