@@ -272,7 +272,7 @@ wrong("pool-resource", "block-cut-at-the-unrounded-size",
       "        const size_t n = bytes == 0 ? 1 : bytes;\n")
 
 wrong("pool-resource", "freed-block-keeps-the-takers-tag",
-      "other arguments only (a third stream: phase 8) and a race: a block taken on one stream and given back on another stays tagged with the stream that took it; in phase 8 B takes the 4 MiB block A used and freed as its own, without waiting for A: B's fill may run while A's kernels still use the block: an unordered use, sums by timing; with two streams the only such blocks (phase 3's, freed on stream 0 after it waited for stream 1) are never taken again, so all right",
+      "other arguments only (a third stream: phase 8) and a race: a block taken on one stream and given back on another stays tagged with the stream that took it; in phase 8 the 4 MiB block B took and A used and freed stays B's (and, tagged B, does not join A's free neighbour), so B takes it back as its own without waiting for A: B's fill may run while A's kernels still use the block: an unordered use, sums by timing; with two streams the only such blocks (phase 3's, freed on stream 0 after it waited for stream 1) are never used again, so all right",
       "deallocate marks the block free and records the freeing stream's event but leaves the block's tag as allocate set it, the stream that took it, 'a block belongs to the stream that allocated it'",
       "a block is free in the order of the stream deallocate names, not of the stream that allocated it; a taker on the allocating stream must still wait for the freeing stream",
       "own",

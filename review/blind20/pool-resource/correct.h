@@ -113,14 +113,15 @@ public:
             CHECK(cudaEventRecord(event_of(s), s));
             it->free = true;
             it->tag = s;
-            // Neighbours join only when free in the same stream's order
-            // (a chunk's segments never border another chunk's here).
+            // Neighbours join only when free in the same stream's order as
+            // the block, now s's (a chunk's segments never border another
+            // chunk's here).
             const size_t i = static_cast<size_t>(it - ch.segs.begin());
-            if (i + 1 < ch.segs.size() && ch.segs[i + 1].free && ch.segs[i + 1].tag == s) {
+            if (i + 1 < ch.segs.size() && ch.segs[i + 1].free && ch.segs[i + 1].tag == ch.segs[i].tag) {
                 ch.segs[i].size += ch.segs[i + 1].size;
                 ch.segs.erase(ch.segs.begin() + i + 1);
             }
-            if (i > 0 && ch.segs[i - 1].free && ch.segs[i - 1].tag == s) {
+            if (i > 0 && ch.segs[i - 1].free && ch.segs[i - 1].tag == ch.segs[i].tag) {
                 ch.segs[i - 1].size += ch.segs[i].size;
                 ch.segs.erase(ch.segs.begin() + i);
             }

@@ -1,4 +1,4 @@
-// kind: wrong (other arguments only (a third stream: phase 8) and a race: a block taken on one stream and given back on another stays tagged with the stream that took it; in phase 8 B takes the 4 MiB block A used and freed as its own, without waiting for A: B's fill may run while A's kernels still use the block: an unordered use, sums by timing; with two streams the only such blocks (phase 3's, freed on stream 0 after it waited for stream 1) are never taken again, so all right)
+// kind: wrong (other arguments only (a third stream: phase 8) and a race: a block taken on one stream and given back on another stays tagged with the stream that took it; in phase 8 the 4 MiB block B took and A used and freed stays B's (and, tagged B, does not join A's free neighbour), so B takes it back as its own without waiting for A: B's fill may run while A's kernels still use the block: an unordered use, sums by timing; with two streams the only such blocks (phase 3's, freed on stream 0 after it waited for stream 1) are never used again, so all right)
 // mistake: deallocate marks the block free and records the freeing stream's event but leaves the block's tag as allocate set it, the stream that took it, 'a block belongs to the stream that allocated it'
 // why it is wrong: a block is free in the order of the stream deallocate names, not of the stream that allocated it; a taker on the allocating stream must still wait for the freeing stream
 // source: own
@@ -112,14 +112,15 @@ public:
             // Free once s's work so far is done: s's event marks that.
             CHECK(cudaEventRecord(event_of(s), s));
             it->free = true;
-            // Neighbours join only when free in the same stream's order
-            // (a chunk's segments never border another chunk's here).
+            // Neighbours join only when free in the same stream's order as
+            // the block, now s's (a chunk's segments never border another
+            // chunk's here).
             const size_t i = static_cast<size_t>(it - ch.segs.begin());
-            if (i + 1 < ch.segs.size() && ch.segs[i + 1].free && ch.segs[i + 1].tag == s) {
+            if (i + 1 < ch.segs.size() && ch.segs[i + 1].free && ch.segs[i + 1].tag == ch.segs[i].tag) {
                 ch.segs[i].size += ch.segs[i + 1].size;
                 ch.segs.erase(ch.segs.begin() + i + 1);
             }
-            if (i > 0 && ch.segs[i - 1].free && ch.segs[i - 1].tag == s) {
+            if (i > 0 && ch.segs[i - 1].free && ch.segs[i - 1].tag == ch.segs[i].tag) {
                 ch.segs[i - 1].size += ch.segs[i].size;
                 ch.segs.erase(ch.segs.begin() + i);
             }

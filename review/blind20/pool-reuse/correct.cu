@@ -1,5 +1,5 @@
 // kind: correct
-// mistake: none. Design: attr reads into a uint64_t and takes a failed call's error off the last error; a put() helper writes any uint64_t attribute; an empty() helper trims to 0 and restarts both marks; make_pool asks cudaDevAttrMemoryPoolsSupported, builds memset props and writes the 0 threshold; held asks whether what the pool reserves beyond what is in use covers the need; measure_peak synchronises, empties the pool, runs the round and reads the reserved mark, leaving the threshold alone (still 0) and the round's memory to the next trim; enter_phase trims to the peak FIRST, then writes the threshold, then restarts the two marks; report reads the two marks and the threshold; finish writes the threshold 0, then trims to 0
+// mistake: none. Design: attr reads into a uint64_t and takes a failed call's error off the last error; a put() helper writes any uint64_t attribute; an empty() helper trims to 0 and restarts both marks; make_pool asks cudaDevAttrMemoryPoolsSupported, builds memset props and writes the 0 threshold; held asks whether what the pool reserves beyond what is in use covers the need; measure_peak empties the pool (no wait: every round ends synchronised), runs the round and reads the reserved mark, leaving the threshold alone (still 0) and the round's memory to the next trim; enter_phase trims to the peak FIRST, then writes the threshold, then restarts the two marks; report reads the two marks and the threshold; finish writes the threshold 0, then trims to 0
 // why it is wrong: it is not
 // source: own (written from the student file and the course hints)
 // A pool of our own and its policy across two phases of different sizes:
@@ -108,12 +108,12 @@ static int run_round(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, int r)
 // high-water mark counts since it was last reset, and from what the pool
 // already holds). Run the round with run_round.
 // The round is measured on an empty pool (trimmed to nothing, marks
-// restarted there), so its reserved mark is the round's alone. The
-// pool's threshold is left as it is: a measured round's memory goes
-// back at the next phase boundary's trim anyway.
+// restarted there), so its reserved mark is the round's alone; no wait is
+// needed first, since every round ends with its stream synchronised. The
+// pool's threshold is left as it is (0 here, as make_pool left it): a
+// measured round's memory goes back at its own synchronisation.
 static int measure_peak(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, uint64_t* peak) {
     *peak = 0;
-    CHECK(cudaStreamSynchronize(s));
     CHECK(empty(pool));
     if (run_round(pool, s, ph, 0)) return 1;
     *peak = attr(pool, cudaMemPoolAttrReservedMemHigh);

@@ -108,12 +108,12 @@ static int run_round(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, int r)
 // high-water mark counts since it was last reset, and from what the pool
 // already holds). Run the round with run_round.
 // The round is measured on an empty pool (trimmed to nothing, marks
-// restarted there), so its reserved mark is the round's alone. The
-// pool's threshold is left as it is: a measured round's memory goes
-// back at the next phase boundary's trim anyway.
+// restarted there), so its reserved mark is the round's alone; no wait is
+// needed first, since every round ends with its stream synchronised. The
+// pool's threshold is left as it is (0 here, as make_pool left it): a
+// measured round's memory goes back at its own synchronisation.
 static int measure_peak(cudaMemPool_t pool, cudaStream_t s, const Phase& ph, uint64_t* peak) {
     *peak = 0;
-    CHECK(cudaStreamSynchronize(s));
     CHECK(empty(pool));
     if (run_round(pool, s, ph, 0)) return 1;
     *peak = (uint64_t)ph.buffers * ph.bytes;

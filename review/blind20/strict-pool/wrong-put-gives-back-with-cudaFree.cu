@@ -133,8 +133,14 @@ void StrictPool::put(void* p, cudaStream_t s) {
 }
 
 // order to after what from has queued so far; the host goes on.
-// The pair's event is recorded on from and to's wait queued at once, so
-// the wait takes this record (whatever the pair's event held before).
+// What hand keeps: one event per ordered pair (from, to), a variant of
+// one event per stream that hands. A wait takes the mark its event holds
+// when the wait is queued, so recording the pair's event on from and
+// queueing to's wait right after is enough, and the pair's next hand may
+// record it again. Keying by the pair (not by from alone) means that two
+// hands from one stream to two others never touch each other's event, at
+// the price of a table the destructor walks; nothing is made or destroyed
+// per hand once a pair has its event.
 void StrictPool::hand(cudaStream_t from, cudaStream_t to) {
     const auto key = std::make_pair(from, to);
     cudaEvent_t ev = nullptr;

@@ -51,11 +51,21 @@ public:
     // there. Past the reservation it needs more addresses: in place, where
     // the driver grants those right after it, or in a larger reservation,
     // where data() changes; either way nothing is copied.
+    //
+    // The design here: always move. The only holder of pointers into the
+    // buffer is its caller, who takes data() again after every grow (as
+    // main does), so a new pointer costs it nothing; the wait a move makes
+    // (the whole context, since the caller's streams are not known here)
+    // is paid only when the buffer outgrows its range, and the new range
+    // has room for the request plus as much again as the old range had,
+    // so that the next growths of that size need no move. One range at a
+    // time keeps release() and every map inside one reservation.
     bool grow(size_t bytes) {
         size_t want = round(bytes);
         if (want <= mapped_) return true;
         // Past the reservation the buffer always moves, never growing in
-        // place: into a new range of exactly want bytes (see move()).
+        // place: into a new range of want bytes plus the old range's size
+        // (see move()).
         if (want > reserved_ && !move(want)) return false;
         // The new memory: one chunk for what is missing, its handle kept
         // in chunks_ at once (release() gives it back whatever happens
@@ -92,15 +102,17 @@ public:
     size_t granularity() const { return granularity_; }
 
 private:
-    // move puts the buffer into a new range of exactly want bytes, where
-    // the driver likes: every chunk mapped there at its own offset, all
+    // move puts the buffer into a new range of want bytes plus the old
+    // range's size (room for one more growth as large as that range),
+    // where the driver likes: every chunk mapped there at its own offset, all
     // of them opened with one cuMemSetAccess; then the context is
     // synchronised (the caller's streams may still use the old
     // addresses), and the old range is unmapped with one call and freed.
     // A failure before the wait leaves the old range as it was.
     bool move(size_t want) {
+        const size_t size = want + reserved_;
         CUdeviceptr nb = 0;
-        CU(cuMemAddressReserve(&nb, want, granularity_, 0, 0));
+        CU(cuMemAddressReserve(&nb, size, granularity_, 0, 0));
         size_t off = 0;
         CUresult r = CUDA_SUCCESS;
         for (const Chunk& c : chunks_) {
@@ -111,14 +123,14 @@ private:
         if (r == CUDA_SUCCESS && off > 0) r = cuMemSetAccess(nb, off, &access_, 1);
         if (r != CUDA_SUCCESS) {
             if (off > 0) cuMemUnmap(nb, off);
-            cuMemAddressFree(nb, want);
+            cuMemAddressFree(nb, size);
             CU(r);
         }
         CU(cuCtxSynchronize());
         if (mapped_ > 0) CU(cuMemUnmap(base_, mapped_));
         CU(cuMemAddressFree(base_, reserved_));
         base_ = nb;
-        reserved_ = want;
+        reserved_ = size;
         return true;
     }
 
