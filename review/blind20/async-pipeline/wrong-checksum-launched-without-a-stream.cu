@@ -1,7 +1,7 @@
 // kind: wrong (a race, the record, and default output by timing: every checksum runs on the legacy default stream, which main's non-blocking streams neither wait for nor hold back: it may read the values before the copy in or scale has written them, or after their free, and the copy back of the sums may run before it has written them: 'N of 12 checksums right' with N < 12 on most runs (the results right); unordered uses of the values and the sums blocks every iteration)
 // mistake: submit launches checksum without its stream argument, <<<BLOCKS, THREADS>>>, 'the kernel comes after the scale queued before it'
 // why it is wrong: a launch without a stream goes to the legacy default stream; main's streams are non-blocking, so nothing orders that kernel with the iteration's copy in, scale, copies back or frees, all on the iteration's stream
-// source: own
+// source: openvdb/fvdb-core#587 (kernel launches that left the stream out of <<<>>> and ran on the default stream while callers used streams of their own)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

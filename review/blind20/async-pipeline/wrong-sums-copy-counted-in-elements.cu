@@ -1,7 +1,7 @@
 // kind: wrong (default output: each iteration's copy of the partial sums moves 64 bytes, the first 8 of its 64 long longs; the others keep main's 0xff bytes (-1 each): '12 of 12 results right, 0 of 12 checksums right')
 // mistake: the copy back of the partial sums is given BLOCKS as its size, 'BLOCKS partial sums', where cudaMemcpyAsync counts bytes
 // why it is wrong: a copy's size is in bytes: BLOCKS long longs are BLOCKS * sizeof(long long) bytes, as the block was allocated
-// source: own
+// source: bokesyo/CSC4005_2022Fall_Demo#31 (cudaMalloc and cudaMemcpy given a count of elements where the size in bytes is wanted)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

@@ -60,7 +60,7 @@ wrong("async-pipeline", "checksum-launched-without-a-stream",
       "a race, the record, and default output by timing: every checksum runs on the legacy default stream, which main's non-blocking streams neither wait for nor hold back: it may read the values before the copy in or scale has written them, or after their free, and the copy back of the sums may run before it has written them: 'N of 12 checksums right' with N < 12 on most runs (the results right); unordered uses of the values and the sums blocks every iteration",
       "submit launches checksum without its stream argument, <<<BLOCKS, THREADS>>>, 'the kernel comes after the scale queued before it'",
       "a launch without a stream goes to the legacy default stream; main's streams are non-blocking, so nothing orders that kernel with the iteration's copy in, scale, copies back or frees, all on the iteration's stream",
-      "own",
+      "openvdb/fvdb-core#587 (kernel launches that left the stream out of <<<>>> and ran on the default stream while callers used streams of their own)",
       "    checksum<<<BLOCKS, THREADS, 0, s>>>(values, n, partial);\n",
       "    checksum<<<BLOCKS, THREADS>>>(values, n, partial);\n")
 
@@ -84,7 +84,7 @@ wrong("async-pipeline", "sums-copy-counted-in-elements",
       "default output: each iteration's copy of the partial sums moves 64 bytes, the first 8 of its 64 long longs; the others keep main's 0xff bytes (-1 each): '12 of 12 results right, 0 of 12 checksums right'",
       "the copy back of the partial sums is given BLOCKS as its size, 'BLOCKS partial sums', where cudaMemcpyAsync counts bytes",
       "a copy's size is in bytes: BLOCKS long longs are BLOCKS * sizeof(long long) bytes, as the block was allocated",
-      "own",
+      "bokesyo/CSC4005_2022Fall_Demo#31 (cudaMalloc and cudaMemcpy given a count of elements where the size in bytes is wanted)",
       "partial, sumBytes, cudaMemcpyDeviceToHost, s));",
       "partial, BLOCKS, cudaMemcpyDeviceToHost, s));")
 
@@ -226,7 +226,7 @@ wrong("vmm-growable", "access-opened-before-the-map",
       "default output: the first grow fails: cuMemSetAccess refuses addresses with no memory mapped behind them: 'grow to 1048576 bytes failed'",
       "grow opens the new chunk's addresses for reads and writes before it maps the chunk there, 'set up the addresses, then put the memory in'",
       "access is set on mapped memory: a cuMemSetAccess over addresses not yet mapped is refused, so the map comes first",
-      "own",
+      "ROCm/rocm-systems#10778 (access set on a reserved range before it was mapped, which the runtime rejects)",
       """        CU(cuMemMap(at, piece, 0, h, 0));
         mapped_ = want;
         CU(cuMemSetAccess(at, piece, &access_, 1));

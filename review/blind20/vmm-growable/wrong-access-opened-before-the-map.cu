@@ -1,7 +1,7 @@
 // kind: wrong (default output: the first grow fails: cuMemSetAccess refuses addresses with no memory mapped behind them: 'grow to 1048576 bytes failed')
 // mistake: grow opens the new chunk's addresses for reads and writes before it maps the chunk there, 'set up the addresses, then put the memory in'
 // why it is wrong: access is set on mapped memory: a cuMemSetAccess over addresses not yet mapped is refused, so the map comes first
-// source: own
+// source: ROCm/rocm-systems#10778 (access set on a reserved range before it was mapped, which the runtime rejects)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
