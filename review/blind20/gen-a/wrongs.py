@@ -190,7 +190,7 @@ wrong("strict-pool", "policies-turned-off-on-the-devices-default-pool",
 """)
 
 wrong("strict-pool", "put-gives-back-with-cudaFree",
-      "a race and the record: cudaFree of a stream-ordered allocation does not wait for anything (CUDA 12 and 13): A's block is free at once, not after A's fill; B gets it at once ('6 of 6 rounds: B reused the block A freed') and B's fill and sum may run while A's fill still writes it: 'N of 6 rounds summed correctly' with N < 6 by timing, and a free not ordered after its use every round (on an older driver whose cudaFree synchronises the device, a host wait in every put instead)",
+      "the record: cudaFree of a stream-ordered allocation waits for nothing (CUDA 12 and 13) and frees the block at once, while the fill queued before the put may still be writing it: a free not ordered after the block's last use at every put (A's and B's); the output likely right ('6 of 6 rounds: B reused the block A freed', sums right), since each hand still orders the next user after the previous one's work; on a driver whose cudaFree synchronises the device, a host wait in every put instead",
       "put gives the block back with cudaFree(p), 'the block goes back to the pool it came from', without the stream",
       "put must give the block back in s's order, after the work queued on s; cudaFree of memory from cudaMallocFromPoolAsync frees it at once and leaves it to the caller to make sure nothing still uses it",
       "kokkos/kokkos#9307 (cudaFree of a stream-ordered allocation performs no implicit synchronisation: the caller must make sure every access is over)",
