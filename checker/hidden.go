@@ -54,8 +54,9 @@ type HiddenRun struct {
 	// waits for its host to go on past the query never finishes.
 	SettledQueries bool `toml:"settled_queries"`
 	// PendingQueries, when true, makes the statistics library answer the
-	// first query of each event record, and of a stream's queued work
-	// (cudaEventQuery, cudaStreamQuery and the driver's kin), "not ready"
+	// first query of each event record, and of a stream's queued work,
+	// that the host has not waited for (cudaEventQuery, cudaStreamQuery
+	// and the driver's kin), "not ready"
 	// itself in this run, whatever the GPU did, as a GPU that lags its host
 	// answers: a program that polls then asks again and the poll is counted
 	// (host_polls, poll_waits), where on a GPU done before the host asked it
