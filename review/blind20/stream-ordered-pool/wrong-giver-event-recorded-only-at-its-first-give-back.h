@@ -1,7 +1,7 @@
 // kind: wrong (a race, in the record at nearly every steal after the first rounds (the wait binds to the giving stream's first give-back, long done, not to the give-back of the block taken); the errors count now and then, surely with SPIN_US; the counts line right)
 // mistake: deallocate records the lane's event only in the branch that makes it, at the stream's first give-back: 'the event marks the stream, it only has to be made and recorded once'
 // why it is wrong: a wait binds to the event's latest record; never recorded again, the event stays at the stream's first give-back, so a steal of a block given back later waits for nothing that uses that block
-// source: related: sgl-project/sglang#14214 (a wait that binds to an older record than the work it means to wait for)
+// source: related: eyalroz/cuda-api-wrappers#226 (cudaStreamWaitEvent uses the event's most recent record at the time of the call; an event left unrecorded says nothing of later work)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: in every warp whose asking lanes have gaps (most warps of the work rounds) a lane adds the value of the lane d places below it, which may not ask at all (its register read undefined) or be fewer ranks below: places wrong, overlapping blocks > 0 and runs not in lane order, pool use wrong; the overflow round, whose warps ask whole, right)
 // mistake: the scan's step reads the lower value with __shfl_up_sync(__activemask(), end, d), taking 'up by d' to mean d ranks below, where it means d lanes below; the group's shfl_up, which counts ranks, is replaced by the plain intrinsic
 // why it is wrong: with gaps in the asking lanes the lane d below is not the asking lane d ranks below; __shfl_up_sync from a lane outside the mask is undefined, so each lane's sum of the sizes below it is wrong and blocks overlap or leave holes
-// source: related: bryancatanzaro/trove#18 (warp shuffles that assume the whole warp takes part when only some lanes are converged)
+// source: related: NVIDIA/cub#154 (warp-scan shuffles whose member mask does not match the lanes that take part)
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons
