@@ -14,7 +14,7 @@ WRONG = [
          edits=[("""    e = cudaMallocAsync(&buffer, blockBytes.size() * stride, s);""",
                  """    e = cudaMallocAsync(&buffer, blockBytes.size() * sliceBytes, s);""")]),
     dict(slug="heap-sized-for-every-list",
-         shows="the program's own output: 'heap limit does not fit: 46304 KiB for at most 2573 KiB of lists' (45 MiB asked where at most 20 MiB, four times the spill and 8 MiB, is allowed); every other line right",
+         shows="the program's own output: 'heap limit does not fit: ... KiB for at most 2573 KiB of lists' (about 45 MiB asked, 46307 KiB before the driver's rounding, where at most 20 MiB, four times the spill and 8 MiB, is allowed); every other line right",
          mistake="the spill is summed as every block's bytes, spill += b, 'the heap must be able to take the lists', leaving out what the block's slice holds",
          why="the heap is to be sized for the lists that do not fit in their slices, not for every list: the point of the arena is a small heap; the sum of all blocks is nearly five times the spill here",
          source="own",
@@ -24,7 +24,7 @@ WRONG = [
          shows="race, the program's own output now and then: threads of the block's other warps may take from the slice before thread 0 zeroes the offset (starting from whatever the shared memory held, often a finished block's offset: lists sent to the heap, 'blocks that sent a list to the heap while their slice had room' > 0), or the late zero wipes takes already made (overlapping lists: 'not holding what they should' > 0, rounds summed wrong)",
          mistake="build_lists puts the barrier first and the zeroing after it, __syncthreads(); if (threadIdx.x == 0) used = 0;, 'everyone meets, then the offset starts'",
          why="the barrier must come between the zeroing and the first take: after it, nothing holds the other threads back until thread 0 has written the zero",
-         source="related: alicevision/popsift#82 (shared memory initialised by one thread with no barrier between that and the other threads' atomics on it)",
+         source="related: alicevision/popsift#82 (racecheck: shared memory initialised with no __syncthreads() between that and the other threads' atomicAdd on it)",
          edits=[("""    if (threadIdx.x == 0) used = 0;
     __syncthreads();""", """    __syncthreads();
     if (threadIdx.x == 0) used = 0;""")]),

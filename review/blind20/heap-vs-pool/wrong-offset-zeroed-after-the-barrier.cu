@@ -1,7 +1,7 @@
 // kind: wrong (race, the program's own output now and then: threads of the block's other warps may take from the slice before thread 0 zeroes the offset (starting from whatever the shared memory held, often a finished block's offset: lists sent to the heap, 'blocks that sent a list to the heap while their slice had room' > 0), or the late zero wipes takes already made (overlapping lists: 'not holding what they should' > 0, rounds summed wrong))
 // mistake: build_lists puts the barrier first and the zeroing after it, __syncthreads(); if (threadIdx.x == 0) used = 0;, 'everyone meets, then the offset starts'
 // why it is wrong: the barrier must come between the zeroing and the first take: after it, nothing holds the other threads back until thread 0 has written the zero
-// source: related: alicevision/popsift#82 (shared memory initialised by one thread with no barrier between that and the other threads' atomics on it)
+// source: related: alicevision/popsift#82 (racecheck: shared memory initialised with no __syncthreads() between that and the other threads' atomicAdd on it)
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the
