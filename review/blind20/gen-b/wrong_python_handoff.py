@@ -1,6 +1,6 @@
 WRONG = [
     dict(slug="backend-value-capitalised",
-         shows="the program's own output: PyTorch does not know the backend CudaMallocAsync (its parser accepts native and cudaMallocAsync, spelt so) and stops with an error where it first reads the setting, at the first CUDA call at the latest: no line past the error (at best, on a PyTorch that ignored it, the first line says native); the record: no cudaMallocAsync",
+         shows="the program's own output: PyTorch does not know the backend CudaMallocAsync (its parser accepts native and cudaMallocAsync, spelt so) and stops with 'Unknown allocator backend, options are native and cudaMallocAsync' where it first reads the setting (at import or at the first CUDA call): no line past the error (at best, on a PyTorch that ignored it, the first line says native); the record: no cudaMallocAsync",
          mistake="the entry is written backend:CudaMallocAsync, the value capitalised like a class name",
          why="the backend's value is matched exactly, case included: only backend:cudaMallocAsync selects CUDA's stream-ordered allocator",
          source="own",
@@ -30,6 +30,6 @@ WRONG = [
          shows="the record: a host wait at every batch (cudaEventSynchronize of filled, the producer's fill of 16 MiB); the sums right, the streams overlapping less",
          mistake="the consumer's block calls filled.synchronize(), taking it for 'make this stream wait for the event', instead of consumer.wait_event(filled)",
          why="Event.synchronize makes the host wait for the event; the ordering the consumer needs is a wait queued on the consumer stream, which the host does not wait for, and the exercise forbids host waits in pipeline",
-         source="related: pytorch/pytorch#143305 (which side a torch.cuda wait blocks: a stream or the host)",
+         source="related: pytorch/pytorch#82061 (torch.cuda.Event's wait and synchronize confused in its own documentation: one makes a stream wait, the other the host)",
          edits=[("""            consumer.wait_event(filled)""", """            filled.synchronize()""")]),
 ]

@@ -1,4 +1,4 @@
-# kind: wrong (the program's own output: PyTorch does not know the backend CudaMallocAsync (its parser accepts native and cudaMallocAsync, spelt so) and stops with an error where it first reads the setting, at the first CUDA call at the latest: no line past the error (at best, on a PyTorch that ignored it, the first line says native); the record: no cudaMallocAsync)
+# kind: wrong (the program's own output: PyTorch does not know the backend CudaMallocAsync (its parser accepts native and cudaMallocAsync, spelt so) and stops with 'Unknown allocator backend, options are native and cudaMallocAsync' where it first reads the setting (at import or at the first CUDA call): no line past the error (at best, on a PyTorch that ignored it, the first line says native); the record: no cudaMallocAsync)
 # mistake: the entry is written backend:CudaMallocAsync, the value capitalised like a class name
 # why it is wrong: the backend's value is matched exactly, case included: only backend:cudaMallocAsync selects CUDA's stream-ordered allocator
 # source: own

@@ -1,7 +1,7 @@
 # kind: wrong (the record: a host wait at every batch (cudaEventSynchronize of filled, the producer's fill of 16 MiB); the sums right, the streams overlapping less)
 # mistake: the consumer's block calls filled.synchronize(), taking it for 'make this stream wait for the event', instead of consumer.wait_event(filled)
 # why it is wrong: Event.synchronize makes the host wait for the event; the ordering the consumer needs is a wait queued on the consumer stream, which the host does not wait for, and the exercise forbids host waits in pipeline
-# source: related: pytorch/pytorch#143305 (which side a torch.cuda wait blocks: a stream or the host)
+# source: related: pytorch/pytorch#82061 (torch.cuda.Event's wait and synchronize confused in its own documentation: one makes a stream wait, the other the host)
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's
