@@ -1,7 +1,7 @@
 // kind: wrong (the record: the child's free of each import, queued on the legacy default stream, is not ordered after its use kernel on the non-blocking s (a free while a kernel may still read); the printed lines most likely right (the parent's free still waits for freed, recorded on s after the use), unless the driver unmaps the import at once and the use kernel faults (then the child fails))
 // mistake: the child frees its import with cudaFreeAsync(block, 0), 'stream 0 is ordered with everything', instead of on s, where the use kernel runs
 // why it is wrong: s was made with cudaStreamNonBlocking, so the legacy default stream does not wait for it: the import is given back while the kernel that reads it may still be queued or running
-// source: related: OpenPPL/ppl.cv#131 (work on a cudaStreamNonBlocking stream is not ordered with the legacy default stream)
+// source: related: OpenPPL/ppl.cv#131 (a stream made with cudaStreamNonBlocking is not synchronized by work on the legacy default stream)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from
@@ -118,12 +118,57 @@ static int recv_fd(int sock) {
     return fd;
 }
 
-// What travels with each round's export data: the interprocess handles of
-// that round's own pair of events (a fresh pair every round: no event is
-// ever recorded twice, so no wait can bind to an older record).
-struct RoundEvents {
+// ---- Mine: the pool and both events in one message ----
+
+// The interprocess handles of the run's two events, sent as the bytes of
+// the same message that carries the pool's descriptor.
+struct EventHandles {
     cudaIpcEventHandle_t filled, freed;
 };
+
+// send_fd_with is send_fd with n bytes of p as the message's data, in
+// place of send_fd's one byte.
+static bool send_fd_with(int sock, int fd, const void* p, size_t n) {
+    struct iovec iov = {const_cast<void*>(p), n};
+    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct msghdr msg = {};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = ctl.buf;
+    msg.msg_controllen = sizeof ctl.buf;
+    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    const ssize_t sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
+    return sent > 0 && (size_t)sent == n;
+}
+
+// recv_fd_with receives what send_fd_with sent: the descriptor (-1 when
+// none came) and the n bytes into p (the stream may split them: the rest
+// is read after).
+static int recv_fd_with(int sock, void* p, size_t n) {
+    struct iovec iov = {p, n};
+    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
+    struct msghdr msg = {};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = ctl.buf;
+    msg.msg_controllen = sizeof ctl.buf;
+    const ssize_t got = recvmsg(sock, &msg, 0);
+    if (got <= 0) return -1;
+    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    if (c == nullptr || c->cmsg_type != SCM_RIGHTS) return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof(int));
+    if ((size_t)got < n && !recv_all(sock, (char*)p + got, n - (size_t)got)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 // ---- The child: imports the pool, the events and each block ----
 
@@ -140,28 +185,23 @@ static int importer(int sock, int rounds, int n) {
     cudaEvent_t filled = nullptr, freed = nullptr;
     // TODO 3: receive the pool's descriptor, import the pool, close the
     // descriptor; open the two events the parent made (the child makes none).
-    // The events come with each round (TODO 4), a new pair every round.
-    const int fd = recv_fd(sock);
+    EventHandles h;
+    const int fd = recv_fd_with(sock, &h, sizeof h);
     if (fd < 0) { fprintf(stderr, "importer: no pool descriptor came\n"); return 1; }
     const cudaError_t imported = cudaMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0);
     close(fd);
     CHECK(imported);
+    CHECK(cudaIpcOpenEventHandle(&filled, h.filled));
+    CHECK(cudaIpcOpenEventHandle(&freed, h.freed));
     for (int r = 0; r < rounds; r++) {
         cudaMemPoolPtrExportData data;
         if (!recv_all(sock, &data, sizeof data)) { fprintf(stderr, "importer: no block came in round %d\n", r); return 1; }
         int* block = nullptr;
         // TODO 4: import the block; the kernel below must not start
         // before the parent's fill of it is done.
-        RoundEvents h;
-        if (!recv_all(sock, &h, sizeof h)) { fprintf(stderr, "importer: no events came in round %d\n", r); return 1; }
-        // The last round's pair is no longer needed here: its wait and its
-        // record are queued (the record was answered for).
-        if (filled != nullptr) CHECK(cudaEventDestroy(filled));
-        if (freed != nullptr) CHECK(cudaEventDestroy(freed));
-        filled = freed = nullptr;
-        CHECK(cudaIpcOpenEventHandle(&filled, h.filled));
-        CHECK(cudaIpcOpenEventHandle(&freed, h.freed));
         CHECK(cudaMemPoolImportPointer((void**)&block, pool, &data));
+        // The parent recorded filled for this round before it sent data,
+        // and records it again only after this round's answer.
         CHECK(cudaStreamWaitEvent(s, filled, 0));
         use<<<128, 256, 0, s>>>(block, n, kUseNs, sums + 2 * r);
         // TODO 5: give the block back: free the import, let the parent's
@@ -208,8 +248,6 @@ static int exporter(int sock, int rounds, int n, int* before, int* after, cudaMe
     // file descriptor, send it to the child and close it; make the events
     // the two processes order their GPU work with, and send the child
     // what it needs to open them.
-    // The events are made a pair a round, in TODO 2, and their handles go
-    // with the round's export data; filled and freed hold the current pair.
     cudaMemPoolProps props;
     memset(&props, 0, sizeof props);
     props.allocType = cudaMemAllocationTypePinned;
@@ -217,11 +255,17 @@ static int exporter(int sock, int rounds, int n, int* before, int* after, cudaMe
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = 0;
     CHECK(cudaMemPoolCreate(&pool, &props));
+    const unsigned flags = cudaEventDisableTiming | cudaEventInterprocess;
+    CHECK(cudaEventCreateWithFlags(&filled, flags));
+    CHECK(cudaEventCreateWithFlags(&freed, flags));
+    EventHandles h;
+    CHECK(cudaIpcGetEventHandle(&h.filled, filled));
+    CHECK(cudaIpcGetEventHandle(&h.freed, freed));
     int fd = -1;
     CHECK(cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0));
-    const bool sent = send_fd(sock, fd);
+    const bool sent = send_fd_with(sock, fd, &h, sizeof h);
     close(fd);
-    if (!sent) { fprintf(stderr, "exporter: could not send the pool\n"); return 1; }
+    if (!sent) { fprintf(stderr, "exporter: could not send the pool and the events\n"); return 1; }
     for (int r = 0; r < rounds; r++) {
         int* block = nullptr;
         CHECK(cudaMallocFromPoolAsync((void**)&block, bytes, pool, s));
@@ -229,31 +273,20 @@ static int exporter(int sock, int rounds, int n, int* before, int* after, cudaMe
         // TODO 2: hand the block to the child, and free it once the
         // child's GPU is done with it and its import; the host waits
         // for neither GPU.
-        cudaEvent_t lastFilled = filled, lastFreed = freed;   // the round before's pair
-        const unsigned flags = cudaEventDisableTiming | cudaEventInterprocess;
-        CHECK(cudaEventCreateWithFlags(&filled, flags));
-        CHECK(cudaEventCreateWithFlags(&freed, flags));
+        // Lock step: filled is recorded again only after the child's wait
+        // on its last record is queued (the child answered after it), and
+        // the parent waits on freed only after the child recorded it.
         CHECK(cudaEventRecord(filled, s));
-        RoundEvents h;
-        CHECK(cudaIpcGetEventHandle(&h.filled, filled));
-        CHECK(cudaIpcGetEventHandle(&h.freed, freed));
         cudaMemPoolPtrExportData data;
         CHECK(cudaMemPoolExportPointer(&data, block));
-        if (!send_all(sock, &data, sizeof data) || !send_all(sock, &h, sizeof h)) {
-            fprintf(stderr, "exporter: could not hand over round %d\n", r);
-            return 1;
-        }
+        if (!send_all(sock, &data, sizeof data)) { fprintf(stderr, "exporter: could not hand over round %d\n", r); return 1; }
         int answer = -1;
         if (!recv_all(sock, &answer, sizeof answer) || answer != r) {
             fprintf(stderr, "exporter: the child did not answer round %d\n", r);
             return 1;
         }
-        // The child's record of freed is queued (it answered after it), and
-        // it has closed its handles of the round before's pair.
         CHECK(cudaStreamWaitEvent(s, freed, 0));
         CHECK(cudaFreeAsync(block, s));
-        if (lastFilled != nullptr) CHECK(cudaEventDestroy(lastFilled));
-        if (lastFreed != nullptr) CHECK(cudaEventDestroy(lastFreed));
     }
     // The child sends what it read once its GPU work is done.
     unsigned long long* got = (unsigned long long*)calloc(2 * rounds, sizeof *got);
