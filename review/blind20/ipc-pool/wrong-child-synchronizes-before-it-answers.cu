@@ -120,15 +120,21 @@ static int recv_fd(int sock) {
 
 // ---- Mine: the pool and both events in one message ----
 
-// The interprocess handles of the run's two events, sent as the bytes of
-// the same message that carries the pool's descriptor.
+// The interprocess handles of the run's two events. They travel as the
+// bytes of the message that carries the pool's descriptor, after the one
+// byte recv_fd reads with it.
 struct EventHandles {
     cudaIpcEventHandle_t filled, freed;
 };
+struct SetupMessage {
+    char tag;          // read by recv_fd, with the descriptor
+    EventHandles h;    // read after it with recv_all
+};
 
-// send_fd_with is send_fd with n bytes of p as the message's data, in
-// place of send_fd's one byte.
+// send_fd_with is send_fd with n bytes of p as the message's data in place
+// of send_fd's one byte (with nothing to carry, it is send_fd).
 static bool send_fd_with(int sock, int fd, const void* p, size_t n) {
+    if (n == 0) return send_fd(sock, fd);
     struct iovec iov = {const_cast<void*>(p), n};
     union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
     memset(&ctl, 0, sizeof ctl);
@@ -146,30 +152,6 @@ static bool send_fd_with(int sock, int fd, const void* p, size_t n) {
     return sent > 0 && (size_t)sent == n;
 }
 
-// recv_fd_with receives what send_fd_with sent: the descriptor (-1 when
-// none came) and the n bytes into p (the stream may split them: the rest
-// is read after).
-static int recv_fd_with(int sock, void* p, size_t n) {
-    struct iovec iov = {p, n};
-    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
-    struct msghdr msg = {};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = ctl.buf;
-    msg.msg_controllen = sizeof ctl.buf;
-    const ssize_t got = recvmsg(sock, &msg, 0);
-    if (got <= 0) return -1;
-    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    if (c == nullptr || c->cmsg_type != SCM_RIGHTS) return -1;
-    int fd;
-    memcpy(&fd, CMSG_DATA(c), sizeof(int));
-    if ((size_t)got < n && !recv_all(sock, (char*)p + got, n - (size_t)got)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 // ---- The child: imports the pool, the events and each block ----
 
 static int importer(int sock, int rounds, int n) {
@@ -185,9 +167,12 @@ static int importer(int sock, int rounds, int n) {
     cudaEvent_t filled = nullptr, freed = nullptr;
     // TODO 3: receive the pool's descriptor, import the pool, close the
     // descriptor; open the two events the parent made (the child makes none).
+    // One message: its first byte comes with the descriptor, the events'
+    // handles are the rest of it.
     EventHandles h;
-    const int fd = recv_fd_with(sock, &h, sizeof h);
+    const int fd = recv_fd(sock);
     if (fd < 0) { fprintf(stderr, "importer: no pool descriptor came\n"); return 1; }
+    if (!recv_all(sock, &h, sizeof h)) { close(fd); fprintf(stderr, "importer: no event handles came\n"); return 1; }
     const cudaError_t imported = cudaMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0);
     close(fd);
     CHECK(imported);
@@ -259,12 +244,13 @@ static int exporter(int sock, int rounds, int n, int* before, int* after, cudaMe
     const unsigned flags = cudaEventDisableTiming | cudaEventInterprocess;
     CHECK(cudaEventCreateWithFlags(&filled, flags));
     CHECK(cudaEventCreateWithFlags(&freed, flags));
-    EventHandles h;
-    CHECK(cudaIpcGetEventHandle(&h.filled, filled));
-    CHECK(cudaIpcGetEventHandle(&h.freed, freed));
+    SetupMessage m;
+    m.tag = 'f';
+    CHECK(cudaIpcGetEventHandle(&m.h.filled, filled));
+    CHECK(cudaIpcGetEventHandle(&m.h.freed, freed));
     int fd = -1;
     CHECK(cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0));
-    const bool sent = send_fd_with(sock, fd, &h, sizeof h);
+    const bool sent = send_fd_with(sock, fd, &m, sizeof m);
     close(fd);
     if (!sent) { fprintf(stderr, "exporter: could not send the pool and the events\n"); return 1; }
     for (int r = 0; r < rounds; r++) {
