@@ -105,7 +105,7 @@ int* share_weights(Two& t, const int* w0, size_t bytes) {
     CHECK(cudaSetDevice(1));
     CHECK(cudaMallocAsync((void**)&w1, bytes, t.s[1]));   // from pool[1], device 1's current pool
     CHECK(cudaStreamWaitEvent(t.s[1], t.ready, 0));
-    CHECK(cudaMemcpyAsync(w1, w0, bytes, cudaMemcpyDeviceToDevice, t.s[1]));
+    CHECK(cudaMemcpyPeerAsync(w1, 1, w0, 0, bytes, t.s[1]));
     CHECK(cudaEventRecord(t.pulled, t.s[1]));
     CHECK(cudaSetDevice(0));
     CHECK(cudaStreamWaitEvent(t.s[0], t.pulled, 0));
