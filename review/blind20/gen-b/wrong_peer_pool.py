@@ -1,6 +1,6 @@
 WRONG = [
     dict(slug="second-pool-located-on-device-0",
-         shows="the program's own output: both pools are made on device 0, so cudaDeviceSetMemPool(1, pool[1]) is refused (a pool of device 0 cannot be device 1's current pool: invalid value) and the program stops in setup with that error, before its first line",
+         shows="the program's own output: both pools are made on device 0, so cudaDeviceSetMemPool(1, pool[1]) is refused with an error (a pool of device 0 cannot be device 1's current pool) and the program stops in setup with that error, before its first line",
          mistake="the pool's properties name device 0 as its location, props.location.id = 0, 'the pools live where the data ends up', instead of the loop's device d",
          why="a pool's location decides whose memory it hands out and which device may make it current; pool[1] must be located on device 1 for device 1's weights, and cudaDeviceSetMemPool accepts only a pool of that device",
          source="own",

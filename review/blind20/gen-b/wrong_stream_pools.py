@@ -1,8 +1,8 @@
 WRONG = [
     dict(slug="offset-moved-by-an-atomicadd-undone-on-overflow",
-         shows="the program's own output, the overflow round: watchers and asking warps see an offset past the capacity (offsets within capacity: no), and warps that would have fitted are refused while another warp's run is still added, so fewer runs are served than the pool holds (high-water marks at capacity: fewer than 4 of 4 and more than 4096 refused, most runs); the work rounds, which never reach the capacity, right",
+         shows="the program's own output, the overflow line: 'offsets within capacity: no' (the watching warps, or an asking thread's own look after its answer, see the offset past the capacity while a refused warp's add is not yet taken back); the counts, the marks at capacity and the work rounds right (every overflow run is 16 KiB and the pool holds exactly 32, so no warp is refused that would have fitted; with runs of mixed sizes such a warp could be)",
          mistake="rank 0 reserves the run with one atomicAdd of its length on the offset and, when the old offset plus the run passes the capacity, takes the run back with a second atomicAdd of minus the run, 'one atomic is faster than a compare-and-swap loop', instead of a compare-and-swap tried only while the run fits",
-         why="the contract wants the offset never to pass the capacity, not even for a moment: between the two atomics it says the pool holds more than it does, a watcher can see it, and another warp whose run would fit is refused because it reads the inflated value",
+         why="the contract wants the offset never to pass the capacity, not even for a moment: between the two atomics it says the pool holds more than it does, a watcher can see it, and a warp whose run would fit can be refused because it reads the inflated value",
          source="related: linebender/vello#257 (a bump allocator on the GPU that moves its offset with atomicAdd and tests the room only afterwards)",
          edits=[("""        unsigned long long seen = *(volatile unsigned long long*)&c->offset;
         while (seen + run <= p.capacity) {
