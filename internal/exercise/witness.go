@@ -366,7 +366,7 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 		// (corpus-open/proc_mem_probe.cu wrote them over as root).
 		v.Claims = append(v.Claims, checker.Claim{
 			Name: "writes through /proc/PID/mem", Record: n, Most: 0,
-			Over: "the kernel counted %d writes of the run's memory through /proc/PID/mem (at most %d): code written over, the witness's breakpoints among it",
+			Over: "the program wrote %d times through /proc/PID/mem files (%d allowed): such a write can change any page of a process, its code and the outside witness's breakpoints included, where no check sees it; a program of this course never needs one",
 		})
 	}
 	return v
