@@ -26,10 +26,12 @@ type WitnessView struct {
 	// choice rests on the record's word, so the record's claim is
 	// bounded too (Claims).
 	Driver map[string]uint64
-	// Claims are figures of the record's guard that the kernel's counts
-	// bound from above: the driver allocation calls it says the program
-	// made may not exceed the calls of the driver's allocation functions
-	// counted.
+	// Claims are bounds one way only: the driver allocation calls the
+	// record's guard says the program made may not exceed the calls of
+	// the driver's allocation functions counted; and the other way, the
+	// kernel's count of the runtime's host waits may not exceed the
+	// record's statistic, nor its count of writes through /proc/PID/mem
+	// 0 (internal/exercise/witness.go).
 	Claims []Claim
 	// Counted are counts shown beside the comparison, compared with
 	// nothing (the driver's launches, say): what the kernel saw.
@@ -59,12 +61,17 @@ type Past struct {
 	Counts string
 }
 
-// Claim is a figure of the record bounded by the kernel's count.
+// Claim is a figure bounded by another: one of the record's by the
+// kernel's count, or one of the kernel's counts by the record's figure
+// (or by 0).
 type Claim struct {
 	// Name says what is claimed ("driver allocation calls").
 	Name string
-	// Record is the record's figure, Most the kernel's count it may
-	// not exceed.
+	// Record is the figure bounded, Most the bound: the record's figure
+	// and the kernel's count (the program's own driver calls), or the
+	// kernel's count and the record's figure (the runtime's host waits;
+	// writes through /proc/PID/mem, Most 0). Record is named for the
+	// first kind; Over says which is which.
 	Record, Most uint64
 	// Over, when set, says what a Record above Most means, with the two
 	// figures (a format of two %d); else "the record says, the kernel
@@ -81,8 +88,8 @@ const WitnessCheckName = "statistics match what the kernel saw"
 // the library counts each call the program makes, and the kernel each
 // call any code of the run makes, so a record that says fewer or more
 // calls was changed, or calls went around the library; a count with a
-// driver twin (v.Driver) lies in its range, and a claim of the guard
-// (v.Claims) is no more than the kernel counted. mismatch says which
+// driver twin (v.Driver) lies in its range, and a claim (v.Claims) is
+// within its bound. mismatch says which
 // figures differ ("" when none do); got says what was compared, and what
 // was counted beside (v.Counted).
 //

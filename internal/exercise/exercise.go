@@ -393,6 +393,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	}, &out)
 	rec, recErr := stats.Finish(drainGrace)
 	view := drv.view()
+	if wit != nil && res != nil {
+		wit.stopped = ended(res)
+	}
 	kernel := wit.view(rec)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)

@@ -17,10 +17,12 @@ import (
 // (corpus-open/proc_mem_probe.cu: root keeps its /proc/self/mem whatever
 // its dumpable flag, so the plain runner as root passed it). So the
 // kernel counts, per run, the writes its threads make through a
-// /proc/PID/mem file (a kprobe on the kernel's mem_write): the CUDA
-// driver, the runtime, CuPy and PyTorch write none (a debugger does), and
-// any fails the run. A run's threads write another process's memory so
-// too (a forked child's).
+// /proc/PID/mem file (an fentry program, or a kprobe, on the kernel's
+// mem_write), and any fails the run: the CUDA driver, the runtime, CuPy
+// and PyTorch are not known to write so (a debugger does), though no
+// honest run has been counted yet: the count attached on no machine of
+// session 23's (BENCHMARKS.md). A run's threads write another process's
+// memory so too (a forked child's).
 
 // memWriteKey is the counting map's key of the writes through
 // /proc/PID/mem, after every probe's sites (beside the faults').

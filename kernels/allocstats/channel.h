@@ -605,10 +605,12 @@ void countCopies() {
 
 // takeEnv finds name=value in the initial stack's environment (envp, as
 // the loader hands it to constructors), copies the value into out (at
-// most n-1 bytes, ended by 0), overwrites the value's bytes where they
-// lie (so that /proc/self/environ no longer holds them) and removes the
-// entry from the list (which environ is, before anything sets a
-// variable). It calls nothing the program can define.
+// most n-1 bytes, ended by 0; the last such entry's, where there are
+// several, each of them taken), overwrites the whole entry's bytes,
+// name, '=' and value, where they lie (so that /proc/self/environ holds
+// zeros of its length there, no name) and removes the entry from the
+// list (which environ is, before anything sets a variable). It calls
+// nothing the program can define.
 bool takeEnv(char** envp, const char* name, char* out, size_t n) {
     bool found = false;
     out[0] = 0;
