@@ -60,7 +60,7 @@ var cudaProbes = []witness.Probe{
 	// calls the runtime's own entry around the hooks waits unrecorded
 	// (attack19's sync_around.cu).
 	{Name: "cudaDeviceSynchronize", Lib: "libcudart", Symbols: []string{"cudaDeviceSynchronize"}},
-	{Name: "cudaStreamSynchronize", Lib: "libcudart", Symbols: []string{"cudaStreamSynchronize"}},
+	{Name: "cudaStreamSynchronize", Lib: "libcudart", Symbols: []string{"cudaStreamSynchronize", "cudaStreamSynchronize_ptsz"}},
 	{Name: "cudaEventSynchronize", Lib: "libcudart", Symbols: []string{"cudaEventSynchronize"}},
 	{Name: "cuLaunchKernel", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}, EntryOnly: true},
 	{Name: "cuLaunchKernelEx", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}, EntryOnly: true},

@@ -94,6 +94,8 @@ static int settled;  /* the host waited since the last record (STUB_QUERY_PENDIN
 /* $STUB_SYNC_ERROR: what cudaDeviceSynchronize returns (a kernel's fault, 700). */
 int cudaDeviceSynchronize(void) { const char* e = getenv("STUB_SYNC_ERROR"); release(); return e ? atoi(e) : 0; }
 int cudaStreamSynchronize(void* s) { settled = 1; return release(); }
+/* The per-thread default stream's twin, as the real runtime exports it. */
+int cudaStreamSynchronize_ptsz(void* s) { settled = 1; return release(); }
 int cudaMemPoolTrimTo(void* pool, size_t keep) { return release(); }
 /* A pool exported as a POSIX descriptor (handle type 1): a new descriptor of /dev/null. */
 int cudaMemPoolExportToShareableHandle(void* h, void* pool, int t, unsigned f) { *(int*)h = open("/dev/null", O_RDONLY); return *(int*)h < 0; }
