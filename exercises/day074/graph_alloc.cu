@@ -91,14 +91,31 @@ static void* kernel_buffer(cudaGraphNode_t node) {
     return nullptr;
 }
 
-// Prints what a graph allocates and frees, its longest chain, and its
-// kernels that use a buffer without coming before the buffer's free node.
+// Prints what a graph allocates and frees, its longest chain, its
+// kernels that use a buffer without coming before the buffer's free node,
+// and its kernels that come after the allocation of a buffer they do not
+// use (a branch hung from the other branch's allocation: the two do not
+// run side by side, though the chain may be no longer than a design whose
+// scratch is freed on s after the join).
 static void describe(const char* name, cudaGraph_t g) {
     size_t count = 0;
     cudaGraphGetNodes(g, nullptr, &count);
     std::vector<cudaGraphNode_t> nodes(count);
     if (count) cudaGraphGetNodes(g, nodes.data(), &count);
-    int allocs = 0, frees = 0, longest = 0, unordered = 0;
+    int allocs = 0, frees = 0, longest = 0, unordered = 0, foreign = 0;
+    for (cudaGraphNode_t k : nodes) {
+        cudaGraphNodeType kt;
+        cudaGraphNodeGetType(k, &kt);
+        if (kt != cudaGraphNodeTypeKernel) continue;
+        void* used = kernel_buffer(k);
+        for (cudaGraphNode_t a : nodes) {
+            cudaGraphNodeType at;
+            cudaGraphNodeGetType(a, &at);
+            cudaMemAllocNodeParams ap = {};
+            if (at != cudaGraphNodeTypeMemAlloc || cudaGraphMemAllocNodeGetParams(a, &ap) != cudaSuccess) continue;
+            if (ap.dptr != used && before(a, k)) { foreign++; break; }
+        }
+    }
     for (cudaGraphNode_t f : nodes) {
         cudaGraphNodeType t;
         cudaGraphNodeGetType(f, &t);
@@ -115,8 +132,8 @@ static void describe(const char* name, cudaGraph_t g) {
             if (kt == cudaGraphNodeTypeKernel && kernel_buffer(k) == freed && !before(k, f)) unordered++;
         }
     }
-    printf("%s graph: %d allocation nodes, %d free nodes, longest chain %d nodes, %d kernels not before their buffer's free\n",
-           name, allocs, frees, longest, unordered);
+    printf("%s graph: %d allocation nodes, %d free nodes, longest chain %d nodes, %d kernels not before their buffer's free, %d kernels after another buffer's allocation\n",
+           name, allocs, frees, longest, unordered, foreign);
 }
 
 // arg is the program's argument i as a number from 1 to hi, or def when
