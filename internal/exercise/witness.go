@@ -185,7 +185,7 @@ func WitnessSummary(w *witness.Witness, why string) string {
 	if off := w.MemWritesOff(); off != "" {
 		faults += "; writes through /proc/PID/mem not counted (" + off + ")"
 	} else {
-		faults += "; writes through /proc/PID/mem counted (any fails the run)"
+		faults += "; writes through /proc/PID/mem counted by " + w.MemWritesWay() + " (any fails the run)"
 	}
 	if len(names) == 0 {
 		return "on, counting only: uprobes on the CUDA runtime's and driver's entry points, their ways out and the driver's functions behind them" + faults

@@ -104,7 +104,9 @@ type Witness struct {
 	// or is nil, and memWritesOff says why.
 	memWrites    *ebpf.Program
 	memLink      link.Link
+	memLinkExit  link.Link // the system calls' way's second link (sys_exit)
 	memWritesOff string
+	memWritesWay string
 
 	mu       sync.Mutex
 	attached map[string][]link.Link // by library file
@@ -264,6 +266,9 @@ func (w *Witness) Close() error {
 	}
 	if w.memLink != nil {
 		w.memLink.Close()
+	}
+	if w.memLinkExit != nil {
+		w.memLinkExit.Close()
 	}
 	if w.memWrites != nil {
 		w.memWrites.Close()
@@ -514,7 +519,7 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 			}
 		}
 	}
-	for _, k := range []uint64{w.faultKey(), w.signalKey(), w.memWriteKey()} {
+	for _, k := range []uint64{w.faultKey(), w.signalKey(), w.memWriteKey(), w.memWriteExitKey()} {
 		if err := w.counts.Update(key{cgroup, k}, zero, ebpf.UpdateAny); err != nil {
 			return nil, fmt.Errorf("witness: watching a run: %w", err)
 		}
@@ -531,10 +536,14 @@ func (c *Watch) Counts() map[string]uint64 {
 	out := map[string]uint64{}
 	c.past, c.sites = nil, map[string][siteKinds]uint64{}
 	c.faults, c.signals, c.memWrites = 0, 0, 0
-	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites} {
+	var memExits uint64
+	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites, c.w.memWriteExitKey(): &memExits} {
 		c.w.counts.Lookup(key{c.cgroup, k}, v)
 		c.w.counts.Delete(key{c.cgroup, k})
 	}
+	// The system calls' way sees each write at its entry and at its
+	// exit (memwrites.go): the more of the two.
+	c.memWrites = max(c.memWrites, memExits)
 	for i, p := range c.w.probes {
 		var v [siteKinds]uint64
 		for kind := range siteKinds {
