@@ -334,3 +334,44 @@ func TestTwoProbesOneAddress(t *testing.T) {
 		t.Errorf("counts %v, want allocs 40 twice and frees 30", got)
 	}
 }
+
+// Each way of writing through a /proc/PID/mem file (testdata/memw.c) is
+// counted, and a read of one with a write elsewhere is not, however
+// MemWritesWay counts (on Linux 6.18 with no kprobes, the system calls'
+// way).
+func TestCountsProcMemWrites(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("needs a C compiler")
+	}
+	prog := filepath.Join(t.TempDir(), "memw")
+	if out, err := exec.Command(cc, "-O1", "-o", prog, "testdata/memw.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	w := open(t, nil)
+	if off := w.MemWritesOff(); off != "" {
+		t.Skipf("writes through /proc/PID/mem are not counted here: %s", off)
+	}
+	t.Logf("counted by %s", w.MemWritesWay())
+	dir, fd := cgroup(t)
+	id, err := CgroupID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, way := range []string{"none", "pwrite", "write", "writev", "pwritev", "pwritev2", "thread", "task", "dirfd", "reopen", "dup"} {
+		watch, err := w.Start(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(prog, way)
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", way, err, out)
+		}
+		watch.Counts()
+		n, ok := watch.MemWrites()
+		if want := uint64(1); !ok || (way == "none") != (n == 0) || n > want {
+			t.Errorf("%s: %d writes through /proc/PID/mem counted (counted: %v)", way, n, ok)
+		}
+	}
+}
