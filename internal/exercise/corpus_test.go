@@ -520,7 +520,7 @@ func TestWitnessBoundsHostWaits(t *testing.T) {
 	}
 }
 
-// TestWitnessCountsProcMemWrites: corpus-open/proc_mem_probe.cu, run by
+// TestWitnessCountsProcMemWrites: corpus/proc_mem_probe.cu, run by
 // root in the plain runner (where its /proc/self/mem is its own), fails
 // by the witness's count of writes through /proc/PID/mem, which it makes
 // to take the breakpoints out and to put them back. It skips where that
@@ -542,7 +542,7 @@ func TestWitnessCountsProcMemWrites(t *testing.T) {
 	}
 	tk.Witness = w
 	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
-	src, _ := filepath.Abs("testdata/corpus-open/proc_mem_probe.cu")
+	src, _ := filepath.Abs("testdata/corpus/proc_mem_probe.cu")
 	private, _ := filepath.Abs("testdata/corpus/private_runtime.h")
 	j := &Job{ID: "memwrites", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "memwrites",
 		Files: []File{{Name: "proc_mem_probe.cu", Path: src}, {Name: "private_runtime.h", Path: private}}}

@@ -363,7 +363,7 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 	if n, ok := watch.MemWrites(); ok {
 		// No writes through /proc/PID/mem: the breakpoints of the
 		// probes are bytes of the process's own pages
-		// (corpus-open/proc_mem_probe.cu wrote them over as root).
+		// (corpus/proc_mem_probe.cu wrote them over as root).
 		v.Claims = append(v.Claims, checker.Claim{
 			Name: "writes through /proc/PID/mem", Record: n, Most: 0,
 			Over: "the kernel counted %d writes of the run's memory through /proc/PID/mem (at most %d): code written over, the witness's breakpoints among it",
