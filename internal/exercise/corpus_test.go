@@ -554,3 +554,42 @@ func TestWitnessCountsProcMemWrites(t *testing.T) {
 		t.Fatalf("not failed by its writes through /proc/PID/mem: %+v (output %q)", v.Results, v.Output)
 	}
 }
+
+// TestWitnessBoundsDriverWaits: corpus-open/driver_sync_around.cu, whose
+// host waits are made at the driver's entries found in its symbol table,
+// fails by the witness's count of the driver's waits where they are
+// bounded (LESSONS_WITNESS_DRIVER_WAITS=bound), and passes where they
+// are not (the default until a GPU run has measured them), shown there.
+func TestWitnessBoundsDriverWaits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	w, why := OpenWitness()
+	if w == nil {
+		t.Skipf("no outside witness here: %s", why)
+	}
+	defer w.Close()
+	tk.Witness = w
+	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
+	src, _ := filepath.Abs("testdata/corpus-open/driver_sync_around.cu")
+	for _, bound := range []string{"", "bound"} {
+		t.Setenv("LESSONS_WITNESS_DRIVER_WAITS", bound)
+		j := &Job{ID: "driverwaits", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "driverwaits" + bound,
+			Files: []File{{Name: "driver_sync_around.cu", Path: src}}}
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bound == "" {
+			if !v.Passed() {
+				t.Errorf("with the driver's waits not bounded, it fails: %+v (output %q)", v.Results, v.Output)
+			}
+			continue
+		}
+		if v.Passed() || !failedWith(v, "calls of the driver's") {
+			t.Fatalf("not failed by the driver's waits: %+v (output %q)", v.Results, v.Output)
+		}
+	}
+}
