@@ -227,6 +227,11 @@ func WitnessSummary(w *witness.Witness, why string) string {
 	} else {
 		faults += "; writes through /proc/PID/mem counted by " + w.MemWritesWay() + " (any fails the run)"
 	}
+	if off := w.WrittenOff(); off != "" {
+		faults += "; executable mappings of files written during a run not counted (" + off + ")"
+	} else {
+		faults += "; executable mappings of files written during a run counted (any fails the run)"
+	}
 	if driverWaitsBounded() {
 		faults += "; the driver's cuCtxSynchronize, cuStreamSynchronize and cuEventSynchronize bounded by the record's waits (LESSONS_WITNESS_DRIVER_WAITS=bound)"
 	} else {
@@ -412,6 +417,16 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 		v.Claims = append(v.Claims, checker.Claim{
 			Name: "writes through /proc/PID/mem", Record: n, Most: 0,
 			Over: "the kernel counted %d writes of the run's memory through /proc/PID/mem (at most %d): code written over, the witness's breakpoints among it",
+		})
+	}
+	if n, ok := watch.Written(); ok {
+		// No code mapped from a file written during the run: a copy of
+		// the runtime's file is another inode, which no uprobe is on
+		// (corpus/moved_copy.cu mapped one and unmapped it before the
+		// library's look at the end).
+		v.Claims = append(v.Claims, checker.Claim{
+			Name: "executable mappings of files written during the run", Record: n, Most: 0,
+			Over: "the kernel counted %d executable mappings of files written during the run, or of memfds (at most %d): code run from a copy, which no probe of the witness is on",
 		})
 	}
 	return v

@@ -107,6 +107,12 @@ type Witness struct {
 	memLinkExit  link.Link // the system calls' way's second link (sys_exit)
 	memWritesOff string
 	memWritesWay string
+	// written counts executable mappings of files written during a run
+	// (written.go), or is nil, and writtenOff says why.
+	written     *ebpf.Program
+	writtenLink link.Link
+	execLink    link.Link // watchExecs'
+	writtenOff  string
 
 	mu       sync.Mutex
 	attached map[string][]link.Link // by library file
@@ -124,7 +130,7 @@ func Open(probes []Probe) (*Witness, error) {
 	}
 	m, err := ebpf.NewMap(&ebpf.MapSpec{
 		Name: "lessons_calls", Type: ebpf.Hash, KeySize: 16, ValueSize: 8,
-		MaxEntries: uint32(maxRuns * siteKinds * (len(probes) + 1)),
+		MaxEntries: uint32(maxRuns * siteKinds * (len(probes) + 2)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("witness: a BPF map cannot be made here (root, or CAP_BPF and CAP_PERFMON, are needed): %w", err)
@@ -135,6 +141,9 @@ func Open(probes []Probe) (*Witness, error) {
 	}
 	if err := w.watchMemWrites(); err != nil {
 		w.memWritesOff = err.Error()
+	}
+	if err := w.watchWritten(); err != nil {
+		w.writtenOff = err.Error()
 	}
 	if !noMulti && features.HaveBPFLinkUprobeMulti() == nil {
 		w.multi = map[int]*ebpf.Program{}
@@ -272,6 +281,15 @@ func (w *Witness) Close() error {
 	}
 	if w.memWrites != nil {
 		w.memWrites.Close()
+	}
+	if w.writtenLink != nil {
+		w.writtenLink.Close()
+	}
+	if w.execLink != nil {
+		w.execLink.Close()
+	}
+	if w.written != nil {
+		w.written.Close()
 	}
 	if w.faults != nil {
 		w.faults.Close()
@@ -505,6 +523,7 @@ type Watch struct {
 	faults    uint64
 	signals   uint64
 	memWrites uint64
+	written   uint64
 }
 
 // Start counts the calls of the run in cgroup (its cgroup's id, the
@@ -519,10 +538,13 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 			}
 		}
 	}
-	for _, k := range []uint64{w.faultKey(), w.signalKey(), w.memWriteKey(), w.memWriteExitKey()} {
+	for _, k := range []uint64{w.faultKey(), w.signalKey(), w.memWriteKey(), w.memWriteExitKey(), w.writtenKey()} {
 		if err := w.counts.Update(key{cgroup, k}, zero, ebpf.UpdateAny); err != nil {
 			return nil, fmt.Errorf("witness: watching a run: %w", err)
 		}
+	}
+	if err := w.counts.Update(key{cgroup, w.startKey()}, runStart(), ebpf.UpdateAny); err != nil {
+		return nil, fmt.Errorf("witness: watching a run: %w", err)
 	}
 	return &Watch{w: w, cgroup: cgroup}, nil
 }
@@ -535,9 +557,9 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 func (c *Watch) Counts() map[string]uint64 {
 	out := map[string]uint64{}
 	c.past, c.sites = nil, map[string][siteKinds]uint64{}
-	c.faults, c.signals, c.memWrites = 0, 0, 0
-	var memExits uint64
-	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites, c.w.memWriteExitKey(): &memExits} {
+	c.faults, c.signals, c.memWrites, c.written = 0, 0, 0, 0
+	var memExits, start uint64
+	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites, c.w.memWriteExitKey(): &memExits, c.w.writtenKey(): &c.written, c.w.startKey(): &start} {
 		c.w.counts.Lookup(key{c.cgroup, k}, v)
 		c.w.counts.Delete(key{c.cgroup, k})
 	}

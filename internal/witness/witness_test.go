@@ -375,3 +375,76 @@ func TestCountsProcMemWrites(t *testing.T) {
 		}
 	}
 }
+
+// An executable mapping of a file written during the run, or of a memfd,
+// is counted (testdata/xmap.c); one of a file older than the run, and
+// one made before the run's start, are not.
+func TestCountsWrittenMappings(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("needs a C compiler")
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "xmap")
+	if out, err := exec.Command(cc, "-O1", "-o", prog, "testdata/xmap.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	w := open(t, nil)
+	if off := w.WrittenOff(); off != "" {
+		t.Skipf("executable mappings of written files are not counted here: %s", off)
+	}
+	cg, fd := cgroup(t)
+	id, err := CgroupID(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := filepath.Join(dir, "before")
+	os.WriteFile(before, make([]byte, 4096), 0o700)
+	time.Sleep(50 * time.Millisecond) // more than the coarse clock's tick
+	for _, c := range []struct {
+		args []string
+		want uint64
+	}{{[]string{"old"}, 0}, {[]string{"old", before}, 0}, {[]string{"new", dir}, 1}, {[]string{"memfd"}, 1}} {
+		watch, err := w.Start(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(prog, c.args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v: %s", c.args, err, out)
+		}
+		watch.Counts()
+		if n, ok := watch.Written(); !ok || n != c.want {
+			t.Errorf("%v: %d executable mappings of files written during the run counted, want %d", c.args, n, c.want)
+		}
+	}
+	// As the grading sandbox's helper does: the run's files copied in
+	// after the start, the program last, then started. What was copied
+	// before the program is not counted, what it writes is.
+	data, _ := os.ReadFile(prog)
+	for _, c := range []struct {
+		args []string
+		want uint64
+	}{{[]string{"old", filepath.Join(dir, "copied")}, 0}, {[]string{"new", dir}, 1}} {
+		watch, err := w.Start(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "copied"), make([]byte, 4096), 0o700)
+		time.Sleep(10 * time.Millisecond)
+		copied := filepath.Join(dir, "xmap-copy")
+		os.Remove(copied)
+		os.WriteFile(copied, data, 0o755)
+		time.Sleep(10 * time.Millisecond) // past the clock's tick of the copy
+		cmd := exec.Command(copied, c.args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v: %s", c.args, err, out)
+		}
+		watch.Counts()
+		if n, _ := watch.Written(); n != c.want {
+			t.Errorf("copied, then %v: %d executable mappings of files written during the run counted, want %d", c.args, n, c.want)
+		}
+	}
+}

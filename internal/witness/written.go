@@ -1,0 +1,223 @@
+package witness
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/link"
+	"golang.org/x/sys/unix"
+)
+
+// A uprobe belongs to its file's inode, so a copy of the CUDA runtime's
+// file (a memfd, or a file written in /tmp) mapped executable at an
+// address of the program's own runs the runtime's code unprobed: the
+// copy's cudaMalloc called a hundred times, the image unmapped and the
+// file removed before the end, where the statistics library looks at the
+// mappings (corpus/moved_copy.cu: the loader's own mmap called as a
+// function, past the library's loader-only rule; the plain runner as
+// root has no noexec mount). So the kernel counts, per run, each mmap a
+// run's thread asks for with PROT_EXEC of a file whose inode changed
+// (its ctime: a write, a chmod, a link, a memfd's making) at or after
+// the run's start: a raw tracepoint on sys_enter (fentry and BPF LSM
+// programs, on security_mmap_file, are refused on Linux 6.18 of the GPU
+// machine, kernel lockdown at integrity), the descriptor followed to its
+// file as watchMemWriteCalls does. The loader maps the program's
+// libraries, the CUDA driver's and the interpreter's extensions so,
+// files older than the run; the kernel maps the program itself at exec,
+// no mmap. The statistics library fails the same mapping left mapped at
+// its end ("ran code from a file written during its run"), which no
+// honest run of the course makes (a JIT's code mapped from a file of its
+// own is refused already by the library's loader-only rule).
+
+// writtenKey is the counting map's key of those mappings, and startKey
+// the run's start (ns since the epoch, the realtime clock a ctime is
+// kept by): after the faults' and the /proc/PID/mem writes' keys.
+func (w *Witness) writtenKey() uint64 { return siteKey(len(w.probes)+1, 0) }
+func (w *Witness) startKey() uint64   { return siteKey(len(w.probes)+1, 1) }
+
+// watchWritten loads and attaches the count of executable mappings of
+// files written during the run; where it cannot be, written stays nil
+// and WrittenOff says why.
+func (w *Witness) watchWritten() error {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return fmt.Errorf("witness: the kernel's BTF: %w", err)
+	}
+	var off [10]int32
+	for i, f := range [][2]string{{"pt_regs", "orig_ax"}, {"pt_regs", "dx"}, {"pt_regs", "r10"}, {"pt_regs", "r8"}, {"task_struct", "files"}, {"files_struct", "fdt"}, {"fdtable", "max_fds"}, {"fdtable", "fd"}, {"file", "f_inode"}, {"inode", "i_ctime_sec"}} {
+		if off[i], err = memberOffset(spec, f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	nsec, err := memberOffset(spec, "inode", "i_ctime_nsec")
+	if err != nil {
+		return err
+	}
+	read := func(dst, src asm.Register, o int32, size asm.Size) asm.Instructions {
+		return asm.Instructions{
+			asm.Mov.Reg(asm.R3, src),
+			asm.Add.Imm(asm.R3, o),
+			asm.Mov.Reg(asm.R1, asm.RFP),
+			asm.Add.Imm(asm.R1, -24),
+			asm.Mov.Imm(asm.R2, int32(size.Sizeof())),
+			asm.FnProbeReadKernel.Call(),
+			asm.JNE.Imm(asm.R0, 0, "out"),
+			asm.LoadMem(dst, asm.RFP, -24, size),
+		}
+	}
+	ins := asm.Instructions{asm.LoadMem(asm.R6, asm.R1, 0, asm.DWord)} // struct pt_regs *
+	ins = append(ins, read(asm.R7, asm.R6, off[0], asm.DWord)...)
+	ins = append(ins, asm.JNE.Imm(asm.R7, 9, "out")) // mmap
+	ins = append(ins, read(asm.R7, asm.R6, off[1], asm.DWord)...)
+	ins = append(ins, asm.JSet.Imm(asm.R7, 4, "exec"), asm.Ja.Label("out")) // PROT_EXEC
+	x := read(asm.R7, asm.R6, off[2], asm.DWord)
+	x[0] = x[0].WithSymbol("exec")
+	ins = append(ins, x...)
+	ins = append(ins, asm.JSet.Imm(asm.R7, 0x20, "out")) // MAP_ANONYMOUS
+	// The run's start, where the thread is in a watched run's cgroup.
+	ins = append(ins,
+		asm.FnGetCurrentCgroupId.Call(),
+		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
+		asm.LoadImm(asm.R1, int64(w.startKey()), asm.DWord),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.LoadMapPtr(asm.R1, w.counts.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.LoadMem(asm.R7, asm.R0, 0, asm.DWord),
+		asm.JEq.Imm(asm.R7, 0, "out"),
+	)
+	ins = append(ins, read(asm.R8, asm.R6, off[3], asm.DWord)...)
+	ins = append(ins, asm.Mov.Reg32(asm.R8, asm.R8), // an unsigned int fd
+		asm.FnGetCurrentTask.Call(),
+		asm.Mov.Reg(asm.R9, asm.R0))
+	ins = append(ins, read(asm.R9, asm.R9, off[4], asm.DWord)...) // files
+	ins = append(ins, read(asm.R9, asm.R9, off[5], asm.DWord)...) // fdt
+	ins = append(ins, read(asm.R1, asm.R9, off[6], asm.Word)...)  // max_fds
+	ins = append(ins, asm.JGE.Reg(asm.R8, asm.R1, "out"))
+	ins = append(ins, read(asm.R9, asm.R9, off[7], asm.DWord)...) // fd[]
+	ins = append(ins, asm.LSh.Imm(asm.R8, 3), asm.Add.Reg(asm.R9, asm.R8))
+	ins = append(ins, read(asm.R9, asm.R9, 0, asm.DWord)...) // the file
+	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
+	ins = append(ins, read(asm.R9, asm.R9, off[8], asm.DWord)...) // f_inode
+	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
+	ins = append(ins, read(asm.R8, asm.R9, off[9], asm.DWord)...) // i_ctime_sec
+	ins = append(ins, read(asm.R9, asm.R9, nsec, asm.Word)...)    // i_ctime_nsec
+	ins = append(ins,
+		asm.Mul.Imm(asm.R8, 1000000000),
+		asm.Add.Reg(asm.R8, asm.R9),
+		asm.JLT.Reg(asm.R8, asm.R7, "out"), // changed before the run
+	)
+	ins = append(ins, w.countAt(w.writtenKey())...)
+	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "lessons_xmap", Type: ebpf.RawTracepoint, License: "GPL", Instructions: ins})
+	if err != nil {
+		return fmt.Errorf("witness: the count of executable mappings of files written during a run cannot be loaded: %w", err)
+	}
+	l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: "sys_enter", Program: p})
+	if err != nil {
+		p.Close()
+		return fmt.Errorf("witness: the count of executable mappings of files written during a run cannot be attached: %w", err)
+	}
+	if err := w.watchExecs(spec, off[8], off[9], nsec); err != nil {
+		l.Close()
+		p.Close()
+		return err
+	}
+	w.written, w.writtenLink = p, l
+	return nil
+}
+
+// watchExecs moves a run's start past the ctime of each program its
+// threads start (the raw tracepoint sched_process_exec, its binprm's
+// file), where that is later: the grading sandbox's helper copies the
+// run's folder into a tmpfs of its own (a copy's ctime is the copy's),
+// the program last, then starts it, and the loader maps the statistics
+// library's copy after. Elsewhere the program's file is older than the
+// run, and the start stays. A file the program changes within the
+// clock's tick of its own copy is missed so, in the sandbox alone, where
+// its folders are noexec and memfd_create refused. A compiled program's
+// run that starts a program is not trusted already, and a Python
+// script's interpreter is started so once.
+func (w *Witness) watchExecs(spec *btf.Spec, inode, sec, nsec int32) error {
+	bprm, err := memberOffset(spec, "linux_binprm", "file")
+	if err != nil {
+		return err
+	}
+	read := func(dst, src asm.Register, o int32, size asm.Size) asm.Instructions {
+		return asm.Instructions{
+			asm.Mov.Reg(asm.R3, src),
+			asm.Add.Imm(asm.R3, o),
+			asm.Mov.Reg(asm.R1, asm.RFP),
+			asm.Add.Imm(asm.R1, -24),
+			asm.Mov.Imm(asm.R2, int32(size.Sizeof())),
+			asm.FnProbeReadKernel.Call(),
+			asm.JNE.Imm(asm.R0, 0, "out"),
+			asm.LoadMem(dst, asm.RFP, -24, size),
+		}
+	}
+	ins := asm.Instructions{
+		asm.LoadMem(asm.R6, asm.R1, 16, asm.DWord), // struct linux_binprm *
+		asm.FnGetCurrentCgroupId.Call(),
+		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
+		asm.LoadImm(asm.R1, int64(w.startKey()), asm.DWord),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.LoadMapPtr(asm.R1, w.counts.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R7, asm.R0),
+	}
+	ins = append(ins, read(asm.R9, asm.R6, bprm, asm.DWord)...)
+	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
+	ins = append(ins, read(asm.R9, asm.R9, inode, asm.DWord)...)
+	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
+	ins = append(ins, read(asm.R8, asm.R9, sec, asm.DWord)...)
+	ins = append(ins, read(asm.R9, asm.R9, nsec, asm.Word)...)
+	ins = append(ins,
+		asm.Mul.Imm(asm.R8, 1000000000),
+		asm.Add.Reg(asm.R8, asm.R9),
+		asm.Add.Imm(asm.R8, 1), // past it
+		asm.LoadMem(asm.R1, asm.R7, 0, asm.DWord),
+		asm.JGE.Reg(asm.R1, asm.R8, "out"),
+		asm.StoreMem(asm.R7, 0, asm.R8, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	)
+	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "lessons_xexec", Type: ebpf.RawTracepoint, License: "GPL", Instructions: ins})
+	if err != nil {
+		return fmt.Errorf("witness: the run's exec cannot be watched: %w", err)
+	}
+	l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: "sched_process_exec", Program: p})
+	p.Close() // the link holds it
+	if err != nil {
+		return fmt.Errorf("witness: the run's exec cannot be watched: %w", err)
+	}
+	w.execLink = l
+	return nil
+}
+
+// runStart is what Start keeps under startKey: now, in ns since the
+// epoch, by the coarse clock the kernel stamps a file's ctime with (a
+// tick behind the fine one: a file changed after the start has a ctime
+// at or after it, one changed within the tick before may count too).
+func runStart() uint64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &ts) != nil {
+		return uint64(time.Now().Add(-50 * time.Millisecond).UnixNano())
+	}
+	return uint64(ts.Nano())
+}
+
+// Written are the executable mappings the run's threads asked for of
+// files written during the run, once Counts has ended the watch; ok is
+// false where they are not counted here (WrittenOff says why).
+func (c *Watch) Written() (n uint64, ok bool) { return c.written, c.w.written != nil }
+
+// WrittenOff says why executable mappings of files written during a run
+// are not counted here ("" when they are).
+func (w *Witness) WrittenOff() string { return w.writtenOff }
