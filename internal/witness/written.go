@@ -132,20 +132,24 @@ func (w *Witness) watchWritten() error {
 }
 
 // watchExecs moves a run's start past the ctime of each program its
-// threads start (the raw tracepoint sched_process_exec, its binprm's
-// file), where that is later: the grading sandbox's helper copies the
-// run's folder into a tmpfs of its own (a copy's ctime is the copy's),
-// the program last, then starts it, and the loader maps the statistics
-// library's copy after. Elsewhere the program's file is older than the
-// run, and the start stays. A file the program changes within the
+// threads start and of its working folder (the raw tracepoint
+// sched_process_exec: its binprm's file, the task's pwd), where that is
+// later: the grading sandbox's helper copies the run's folder into a
+// tmpfs of its own (a copy's ctime is the copy's, and the folder's
+// changes with each), the program last, then starts it (or python3),
+// and the loader maps the statistics library's copy after. Elsewhere
+// both are older than the run, and the start stays. A file the program changes within the
 // clock's tick of its own copy is missed so, in the sandbox alone, where
 // its folders are noexec and memfd_create refused. A compiled program's
 // run that starts a program is not trusted already, and a Python
 // script's interpreter is started so once.
 func (w *Witness) watchExecs(spec *btf.Spec, inode, sec, nsec int32) error {
-	bprm, err := memberOffset(spec, "linux_binprm", "file")
-	if err != nil {
-		return err
+	var o [5]int32
+	for i, f := range [][2]string{{"linux_binprm", "file"}, {"task_struct", "fs"}, {"fs_struct", "pwd"}, {"path", "dentry"}, {"dentry", "d_inode"}} {
+		var err error
+		if o[i], err = memberOffset(spec, f[0], f[1]); err != nil {
+			return err
+		}
 	}
 	read := func(dst, src asm.Register, o int32, size asm.Size) asm.Instructions {
 		return asm.Instructions{
@@ -172,19 +176,37 @@ func (w *Witness) watchExecs(spec *btf.Spec, inode, sec, nsec int32) error {
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.Mov.Reg(asm.R7, asm.R0),
 	}
-	ins = append(ins, read(asm.R9, asm.R6, bprm, asm.DWord)...)
+	// past moves the start past the ctime of the inode in R9, where
+	// that is later.
+	past := func(i int) asm.Instructions {
+		l := fmt.Sprintf("next%d", i)
+		ins := asm.Instructions{asm.JEq.Imm(asm.R9, 0, l)}
+		ins = append(ins, read(asm.R8, asm.R9, sec, asm.DWord)...)
+		ins = append(ins, read(asm.R9, asm.R9, nsec, asm.Word)...)
+		return append(ins,
+			asm.Mul.Imm(asm.R8, 1000000000),
+			asm.Add.Reg(asm.R8, asm.R9),
+			asm.Add.Imm(asm.R8, 1),
+			asm.LoadMem(asm.R1, asm.R7, 0, asm.DWord),
+			asm.JGE.Reg(asm.R1, asm.R8, l),
+			asm.StoreMem(asm.R7, 0, asm.R8, asm.DWord),
+			asm.Mov.Imm(asm.R0, 0).WithSymbol(l),
+		)
+	}
+	// The program's file.
+	ins = append(ins, read(asm.R9, asm.R6, o[0], asm.DWord)...)
 	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
 	ins = append(ins, read(asm.R9, asm.R9, inode, asm.DWord)...)
+	ins = append(ins, past(0)...)
+	// Its working folder, where the helper's copies were made.
+	ins = append(ins, asm.FnGetCurrentTask.Call(), asm.Mov.Reg(asm.R9, asm.R0))
+	ins = append(ins, read(asm.R9, asm.R9, o[1], asm.DWord)...)
 	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
-	ins = append(ins, read(asm.R8, asm.R9, sec, asm.DWord)...)
-	ins = append(ins, read(asm.R9, asm.R9, nsec, asm.Word)...)
+	ins = append(ins, read(asm.R9, asm.R9, o[2]+o[3], asm.DWord)...)
+	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
+	ins = append(ins, read(asm.R9, asm.R9, o[4], asm.DWord)...)
+	ins = append(ins, past(1)...)
 	ins = append(ins,
-		asm.Mul.Imm(asm.R8, 1000000000),
-		asm.Add.Reg(asm.R8, asm.R9),
-		asm.Add.Imm(asm.R8, 1), // past it
-		asm.LoadMem(asm.R1, asm.R7, 0, asm.DWord),
-		asm.JGE.Reg(asm.R1, asm.R8, "out"),
-		asm.StoreMem(asm.R7, 0, asm.R8, asm.DWord),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	)

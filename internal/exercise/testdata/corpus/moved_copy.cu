@@ -24,8 +24,7 @@
 // In the grading sandbox memfd_create is refused and every folder the
 // program may write is noexec: exit status 71.
 // needs: witness
-// in the sandbox: exit status 71
-// want: executable mappings of files written during the run|PROT_EXEC
+// want: executable mappings of files written during the run|exit status 71|PROT_EXEC
 // forged when it prints: ran a moved copy of the runtime
 #include <cuda_runtime.h>
 #include <dlfcn.h>
