@@ -428,6 +428,12 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 			Name: "executable mappings of files written during the run", Record: n, Most: 0,
 			Over: "the kernel counted %d executable mappings of files written during the run, or of memfds (at most %d): code run from a copy, which no probe of the witness is on",
 		})
+		// What tells a file written during the run is its ctime, by
+		// the realtime clock: root could set it back for the copy.
+		v.Claims = append(v.Claims, checker.Claim{
+			Name: "settings of the realtime clock", Record: watch.Clock(), Most: 0,
+			Over: "the kernel counted %d settings of the realtime clock by the run (at most %d): a file's ctime made older than the run",
+		})
 	}
 	return v
 }

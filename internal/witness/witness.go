@@ -112,6 +112,7 @@ type Witness struct {
 	written     *ebpf.Program
 	writtenLink link.Link
 	execLink    link.Link // watchExecs'
+	clockLink   link.Link // watchClock's
 	writtenOff  string
 
 	mu       sync.Mutex
@@ -287,6 +288,9 @@ func (w *Witness) Close() error {
 	}
 	if w.execLink != nil {
 		w.execLink.Close()
+	}
+	if w.clockLink != nil {
+		w.clockLink.Close()
 	}
 	if w.written != nil {
 		w.written.Close()
@@ -524,6 +528,7 @@ type Watch struct {
 	signals   uint64
 	memWrites uint64
 	written   uint64
+	clock     uint64
 }
 
 // Start counts the calls of the run in cgroup (its cgroup's id, the
@@ -538,7 +543,7 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 			}
 		}
 	}
-	for _, k := range []uint64{w.faultKey(), w.signalKey(), w.memWriteKey(), w.memWriteExitKey(), w.writtenKey()} {
+	for _, k := range []uint64{w.faultKey(), w.signalKey(), w.memWriteKey(), w.memWriteExitKey(), w.writtenKey(), w.clockKey()} {
 		if err := w.counts.Update(key{cgroup, k}, zero, ebpf.UpdateAny); err != nil {
 			return nil, fmt.Errorf("witness: watching a run: %w", err)
 		}
@@ -557,9 +562,9 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 func (c *Watch) Counts() map[string]uint64 {
 	out := map[string]uint64{}
 	c.past, c.sites = nil, map[string][siteKinds]uint64{}
-	c.faults, c.signals, c.memWrites, c.written = 0, 0, 0, 0
+	c.faults, c.signals, c.memWrites, c.written, c.clock = 0, 0, 0, 0, 0
 	var memExits, start uint64
-	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites, c.w.memWriteExitKey(): &memExits, c.w.writtenKey(): &c.written, c.w.startKey(): &start} {
+	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites, c.w.memWriteExitKey(): &memExits, c.w.writtenKey(): &c.written, c.w.startKey(): &start, c.w.clockKey(): &c.clock} {
 		c.w.counts.Lookup(key{c.cgroup, k}, v)
 		c.w.counts.Delete(key{c.cgroup, k})
 	}

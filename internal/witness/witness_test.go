@@ -448,3 +448,44 @@ func TestCountsWrittenMappings(t *testing.T) {
 		}
 	}
 }
+
+// A setting of the realtime clock is counted, whatever the kernel says
+// of it (testdata/clock.c asks in ways it refuses); a read by adjtimex is
+// not.
+func TestCountsClockSettings(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("needs a C compiler")
+	}
+	prog := filepath.Join(t.TempDir(), "clock")
+	if out, err := exec.Command(cc, "-O1", "-o", prog, "testdata/clock.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	w := open(t, nil)
+	if off := w.WrittenOff(); off != "" {
+		t.Skipf("not counted here: %s", off)
+	}
+	cg, fd := cgroup(t)
+	id, err := CgroupID(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		way  string
+		want uint64
+	}{{"read", 0}, {"settime", 1}, {"settimeofday", 1}, {"adjtime", 1}} {
+		watch, err := w.Start(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(prog, c.way)
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", c.way, err, out)
+		}
+		watch.Counts()
+		if n := watch.Clock(); n != c.want {
+			t.Errorf("%s: %d settings of the clock counted, want %d", c.way, n, c.want)
+		}
+	}
+}

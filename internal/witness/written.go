@@ -38,6 +38,10 @@ import (
 func (w *Witness) writtenKey() uint64 { return siteKey(len(w.probes)+1, 0) }
 func (w *Witness) startKey() uint64   { return siteKey(len(w.probes)+1, 1) }
 
+// clockKey is the counting map's key of the run's settings of the
+// realtime clock (watchClock).
+func (w *Witness) clockKey() uint64 { return siteKey(len(w.probes)+1, 2) }
+
 // watchWritten loads and attaches the count of executable mappings of
 // files written during the run; where it cannot be, written stays nil
 // and WrittenOff says why.
@@ -123,6 +127,23 @@ func (w *Witness) watchWritten() error {
 		return fmt.Errorf("witness: the count of executable mappings of files written during a run cannot be attached: %w", err)
 	}
 	if err := w.watchExecs(spec, off[8], off[9], nsec); err != nil {
+		l.Close()
+		p.Close()
+		return err
+	}
+	si, err := memberOffset(spec, "pt_regs", "si")
+	if err != nil {
+		l.Close()
+		p.Close()
+		return err
+	}
+	di, err := memberOffset(spec, "pt_regs", "di")
+	if err != nil {
+		l.Close()
+		p.Close()
+		return err
+	}
+	if err := w.watchClock(off[0], di, si); err != nil {
 		l.Close()
 		p.Close()
 		return err
@@ -222,6 +243,70 @@ func (w *Witness) watchExecs(spec *btf.Spec, inode, sec, nsec int32) error {
 	w.execLink = l
 	return nil
 }
+
+// watchClock counts the run's settings of the clock a ctime is kept by:
+// root in the plain runner could set it back, write its copy (a ctime
+// older than the run), and set it forward again. A raw tracepoint on
+// sys_enter counts clock_settime and settimeofday, and adjtimex and
+// clock_adjtime whose modes are not 0 (0 reads): no honest run sets the
+// clock (the sandbox's program has no CAP_SYS_TIME), and any fails the
+// run.
+func (w *Witness) watchClock(origAX, di, si int32) error {
+	ins := asm.Instructions{
+		asm.LoadMem(asm.R6, asm.R1, 0, asm.DWord), // struct pt_regs *
+		asm.Mov.Reg(asm.R3, asm.R6),
+		asm.Add.Imm(asm.R3, origAX),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -24),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.FnProbeReadKernel.Call(),
+		asm.JNE.Imm(asm.R0, 0, "out"),
+		asm.LoadMem(asm.R7, asm.RFP, -24, asm.DWord),
+		asm.JEq.Imm(asm.R7, 227, "count"), // clock_settime
+		asm.JEq.Imm(asm.R7, 164, "count"), // settimeofday
+		asm.JEq.Imm(asm.R7, 159, "adj"),   // adjtimex(buf)
+		asm.JEq.Imm(asm.R7, 305, "adj2"),  // clock_adjtime(clock, buf)
+		asm.Ja.Label("out"),
+		// The struct timex's modes, its first word: adjtimex's first
+		// argument, clock_adjtime's second.
+		asm.Mov.Imm(asm.R8, si).WithSymbol("adj2"),
+		asm.Ja.Label("modes"),
+		asm.Mov.Imm(asm.R8, di).WithSymbol("adj"),
+		asm.Mov.Reg(asm.R3, asm.R6).WithSymbol("modes"),
+		asm.Add.Reg(asm.R3, asm.R8),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -24),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.FnProbeReadKernel.Call(),
+		asm.JNE.Imm(asm.R0, 0, "out"),
+		asm.LoadMem(asm.R3, asm.RFP, -24, asm.DWord),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -24),
+		asm.Mov.Imm(asm.R2, 4),
+		asm.FnProbeReadUser.Call(),
+		asm.JNE.Imm(asm.R0, 0, "count"), // unreadable: the kernel's look decides, counted
+		asm.LoadMem(asm.R1, asm.RFP, -24, asm.Word),
+		asm.JEq.Imm(asm.R1, 0, "out"),
+	}
+	count := w.countAt(w.clockKey())
+	count[0] = count[0].WithSymbol("count")
+	ins = append(ins, count...)
+	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "lessons_clock", Type: ebpf.RawTracepoint, License: "GPL", Instructions: ins})
+	if err != nil {
+		return fmt.Errorf("witness: the run's settings of the clock cannot be counted: %w", err)
+	}
+	l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: "sys_enter", Program: p})
+	p.Close() // the link holds it
+	if err != nil {
+		return fmt.Errorf("witness: the run's settings of the clock cannot be counted: %w", err)
+	}
+	w.clockLink = l
+	return nil
+}
+
+// Clock are the run's settings of the realtime clock (counted with
+// Written).
+func (c *Watch) Clock() uint64 { return c.clock }
 
 // runStart is what Start keeps under startKey: now, in ns since the
 // epoch, by the coarse clock the kernel stamps a file's ctime with (a
