@@ -548,8 +548,14 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 			return nil, fmt.Errorf("witness: watching a run: %w", err)
 		}
 	}
-	if err := w.counts.Update(key{cgroup, w.startKey()}, runStart(), ebpf.UpdateAny); err != nil {
+	start, offset := runStart()
+	if err := w.counts.Update(key{cgroup, w.startKey()}, start, ebpf.UpdateAny); err != nil {
 		return nil, fmt.Errorf("witness: watching a run: %w", err)
+	}
+	if offset != 0 {
+		if err := w.counts.Update(key{cgroup, w.offsetKey()}, offset, ebpf.UpdateAny); err != nil {
+			return nil, fmt.Errorf("witness: watching a run: %w", err)
+		}
 	}
 	return &Watch{w: w, cgroup: cgroup}, nil
 }
@@ -564,7 +570,7 @@ func (c *Watch) Counts() map[string]uint64 {
 	c.past, c.sites = nil, map[string][siteKinds]uint64{}
 	c.faults, c.signals, c.memWrites, c.written, c.clock = 0, 0, 0, 0, 0
 	var memExits, start uint64
-	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites, c.w.memWriteExitKey(): &memExits, c.w.writtenKey(): &c.written, c.w.startKey(): &start, c.w.clockKey(): &c.clock} {
+	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites, c.w.memWriteExitKey(): &memExits, c.w.writtenKey(): &c.written, c.w.startKey(): &start, c.w.offsetKey(): &start, c.w.clockKey(): &c.clock} {
 		c.w.counts.Lookup(key{c.cgroup, k}, v)
 		c.w.counts.Delete(key{c.cgroup, k})
 	}

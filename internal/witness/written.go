@@ -19,11 +19,12 @@ import (
 // mappings (corpus/moved_copy.cu: the loader's own mmap called as a
 // function, past the library's loader-only rule; the plain runner as
 // root has no noexec mount). So the kernel counts, per run, each mmap a
-// run's thread asks for with PROT_EXEC of a file whose inode changed
-// (its ctime: a write, a chmod, a link, a memfd's making) at or after
-// the run's start: a raw tracepoint on sys_enter (fentry and BPF LSM
-// programs, on security_mmap_file, are refused on Linux 6.18 of the GPU
-// machine, kernel lockdown at integrity), the descriptor followed to its
+// run's thread asks for with PROT_EXEC of a file with no name (a memfd,
+// a file removed) or whose inode changed (its ctime: a write, a chmod, a
+// link) at or after the run's start, moved to its program's exec
+// (watchExecs): a raw tracepoint on sys_enter (fentry and BPF LSM
+// programs, on security_mmap_file, are refused on Linux 6.18 of the CI
+// machine, whose lockdown is integrity), the descriptor followed to its
 // file as watchMemWriteCalls does. The loader maps the program's
 // libraries, the CUDA driver's and the interpreter's extensions so,
 // files older than the run; the kernel maps the program itself at exec,
@@ -42,6 +43,10 @@ func (w *Witness) startKey() uint64   { return siteKey(len(w.probes)+1, 1) }
 // realtime clock (watchClock).
 func (w *Witness) clockKey() uint64 { return siteKey(len(w.probes)+1, 2) }
 
+// offsetKey is the realtime clock less the monotonic one, at the run's
+// start (what watchExecs adds to the monotonic clock).
+func (w *Witness) offsetKey() uint64 { return siteKey(len(w.probes)+1, 3) }
+
 // watchWritten loads and attaches the count of executable mappings of
 // files written during the run; where it cannot be, written stays nil
 // and WrittenOff says why.
@@ -57,6 +62,10 @@ func (w *Witness) watchWritten() error {
 		}
 	}
 	nsec, err := memberOffset(spec, "inode", "i_ctime_nsec")
+	if err != nil {
+		return err
+	}
+	nlink, err := memberOffset(spec, "inode", "i_nlink")
 	if err != nil {
 		return err
 	}
@@ -109,6 +118,10 @@ func (w *Witness) watchWritten() error {
 	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
 	ins = append(ins, read(asm.R9, asm.R9, off[8], asm.DWord)...) // f_inode
 	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
+	// A file with no name (a memfd, a file removed) counts whenever it
+	// was written.
+	ins = append(ins, read(asm.R8, asm.R9, nlink, asm.Word)...)
+	ins = append(ins, asm.JEq.Imm(asm.R8, 0, "count"))
 	ins = append(ins, read(asm.R8, asm.R9, off[9], asm.DWord)...) // i_ctime_sec
 	ins = append(ins, read(asm.R9, asm.R9, nsec, asm.Word)...)    // i_ctime_nsec
 	ins = append(ins,
@@ -116,7 +129,9 @@ func (w *Witness) watchWritten() error {
 		asm.Add.Reg(asm.R8, asm.R9),
 		asm.JLT.Reg(asm.R8, asm.R7, "out"), // changed before the run
 	)
-	ins = append(ins, w.countAt(w.writtenKey())...)
+	count := w.countAt(w.writtenKey())
+	count[0] = count[0].WithSymbol("count")
+	ins = append(ins, count...)
 	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "lessons_xmap", Type: ebpf.RawTracepoint, License: "GPL", Instructions: ins})
 	if err != nil {
 		return fmt.Errorf("witness: the count of executable mappings of files written during a run cannot be loaded: %w", err)
@@ -126,7 +141,7 @@ func (w *Witness) watchWritten() error {
 		p.Close()
 		return fmt.Errorf("witness: the count of executable mappings of files written during a run cannot be attached: %w", err)
 	}
-	if err := w.watchExecs(spec, off[8], off[9], nsec); err != nil {
+	if err := w.watchExecs(); err != nil {
 		l.Close()
 		p.Close()
 		return err
@@ -152,42 +167,29 @@ func (w *Witness) watchWritten() error {
 	return nil
 }
 
-// watchExecs moves a run's start past the ctime of each program its
-// threads start and of its working folder (the raw tracepoint
-// sched_process_exec: its binprm's file, the task's pwd), where that is
-// later: the grading sandbox's helper copies the run's folder into a
-// tmpfs of its own (a copy's ctime is the copy's, and the folder's
-// changes with each), the program last, then starts it (or python3),
-// and the loader maps the statistics library's copy after. Elsewhere
-// both are older than the run, and the start stays. A file the program changes within the
-// clock's tick of its own copy is missed so, in the sandbox alone, where
-// its folders are noexec and memfd_create refused. A compiled program's
-// run that starts a program is not trusted already, and a Python
-// script's interpreter is started so once.
-func (w *Witness) watchExecs(spec *btf.Spec, inode, sec, nsec int32) error {
-	var o [5]int32
-	for i, f := range [][2]string{{"linux_binprm", "file"}, {"task_struct", "fs"}, {"fs_struct", "pwd"}, {"path", "dentry"}, {"dentry", "d_inode"}} {
-		var err error
-		if o[i], err = memberOffset(spec, f[0], f[1]); err != nil {
-			return err
-		}
-	}
-	read := func(dst, src asm.Register, o int32, size asm.Size) asm.Instructions {
-		return asm.Instructions{
-			asm.Mov.Reg(asm.R3, src),
-			asm.Add.Imm(asm.R3, o),
-			asm.Mov.Reg(asm.R1, asm.RFP),
-			asm.Add.Imm(asm.R1, -24),
-			asm.Mov.Imm(asm.R2, int32(size.Sizeof())),
-			asm.FnProbeReadKernel.Call(),
-			asm.JNE.Imm(asm.R0, 0, "out"),
-			asm.LoadMem(dst, asm.RFP, -24, size),
-		}
-	}
+// watchExecs moves a run's start to the time of each exec of its
+// threads (the raw tracepoint sched_process_exec: the monotonic clock
+// and the realtime clock's offset from it, kept by Start), where that is
+// later: what the grader and the sandbox's helper put in place before
+// the program starts (the statistics library built into a fresh cache
+// and renamed there, the run's folder copied into the helper's tmpfs,
+// the program last) has an older ctime, and the loader maps it after. A
+// file the program changes within the coarse clock's tick after its
+// start (4 ms here: a ctime is stamped by that clock) may be missed. A
+// compiled program's run that starts a program is not trusted already,
+// and a Python script's interpreter is started so once.
+func (w *Witness) watchExecs() error {
 	ins := asm.Instructions{
-		asm.LoadMem(asm.R6, asm.R1, 16, asm.DWord), // struct linux_binprm *
 		asm.FnGetCurrentCgroupId.Call(),
 		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
+		asm.LoadImm(asm.R1, int64(w.offsetKey()), asm.DWord),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.LoadMapPtr(asm.R1, w.counts.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.LoadMem(asm.R6, asm.R0, 0, asm.DWord),
 		asm.LoadImm(asm.R1, int64(w.startKey()), asm.DWord),
 		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
 		asm.LoadMapPtr(asm.R1, w.counts.FD()),
@@ -196,41 +198,14 @@ func (w *Witness) watchExecs(spec *btf.Spec, inode, sec, nsec int32) error {
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.Mov.Reg(asm.R7, asm.R0),
-	}
-	// past moves the start past the ctime of the inode in R9, where
-	// that is later.
-	past := func(i int) asm.Instructions {
-		l := fmt.Sprintf("next%d", i)
-		ins := asm.Instructions{asm.JEq.Imm(asm.R9, 0, l)}
-		ins = append(ins, read(asm.R8, asm.R9, sec, asm.DWord)...)
-		ins = append(ins, read(asm.R9, asm.R9, nsec, asm.Word)...)
-		return append(ins,
-			asm.Mul.Imm(asm.R8, 1000000000),
-			asm.Add.Reg(asm.R8, asm.R9),
-			asm.Add.Imm(asm.R8, 1),
-			asm.LoadMem(asm.R1, asm.R7, 0, asm.DWord),
-			asm.JGE.Reg(asm.R1, asm.R8, l),
-			asm.StoreMem(asm.R7, 0, asm.R8, asm.DWord),
-			asm.Mov.Imm(asm.R0, 0).WithSymbol(l),
-		)
-	}
-	// The program's file.
-	ins = append(ins, read(asm.R9, asm.R6, o[0], asm.DWord)...)
-	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
-	ins = append(ins, read(asm.R9, asm.R9, inode, asm.DWord)...)
-	ins = append(ins, past(0)...)
-	// Its working folder, where the helper's copies were made.
-	ins = append(ins, asm.FnGetCurrentTask.Call(), asm.Mov.Reg(asm.R9, asm.R0))
-	ins = append(ins, read(asm.R9, asm.R9, o[1], asm.DWord)...)
-	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
-	ins = append(ins, read(asm.R9, asm.R9, o[2]+o[3], asm.DWord)...)
-	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
-	ins = append(ins, read(asm.R9, asm.R9, o[4], asm.DWord)...)
-	ins = append(ins, past(1)...)
-	ins = append(ins,
+		asm.FnKtimeGetNs.Call(),
+		asm.Add.Reg(asm.R0, asm.R6),
+		asm.LoadMem(asm.R1, asm.R7, 0, asm.DWord),
+		asm.JGE.Reg(asm.R1, asm.R0, "out"),
+		asm.StoreMem(asm.R7, 0, asm.R0, asm.DWord),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
-	)
+	}
 	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "lessons_xexec", Type: ebpf.RawTracepoint, License: "GPL", Instructions: ins})
 	if err != nil {
 		return fmt.Errorf("witness: the run's exec cannot be watched: %w", err)
@@ -311,13 +286,18 @@ func (c *Watch) Clock() uint64 { return c.clock }
 // runStart is what Start keeps under startKey: now, in ns since the
 // epoch, by the coarse clock the kernel stamps a file's ctime with (a
 // tick behind the fine one: a file changed after the start has a ctime
-// at or after it, one changed within the tick before may count too).
-func runStart() uint64 {
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &ts) != nil {
-		return uint64(time.Now().Add(-50 * time.Millisecond).UnixNano())
+// at or after it, one changed within the tick before may count too);
+// and under offsetKey, the realtime clock less the monotonic one (0
+// where they cannot be read: the start then stays).
+func runStart() (start, offset uint64) {
+	var coarse, rt, mono unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &coarse) != nil {
+		return uint64(time.Now().Add(-50 * time.Millisecond).UnixNano()), 0
 	}
-	return uint64(ts.Nano())
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &mono) != nil || unix.ClockGettime(unix.CLOCK_REALTIME, &rt) != nil {
+		return uint64(coarse.Nano()), 0
+	}
+	return uint64(coarse.Nano()), uint64(rt.Nano() - mono.Nano())
 }
 
 // Written are the executable mappings the run's threads asked for of
