@@ -107,6 +107,18 @@ for b in ("malloc", "malloc_async", "malloc_from_pool", "malloc_managed", "mallo
     print(f"  {b}_bytes: equal in {len(same)} of {len(have)} runs")
     for r in [r for r in have if r not in same][:3]:
         print(f"    differ: {who(r)} [{r['run'] or 'public'}] record {r['record'].get(b + '_bytes', 0)} kernel {r['kernel'][k]}")
+# The host's waits (round 20): whether the driver's three waits can be
+# bounded by the record's statistic (LESSONS_WITNESS_DRIVER_WAITS=bound):
+# right only if no run's driver count exceeds its record's (settled runs
+# apart for the stream's and the event's, as the runtime's).
+for rt, drv, st, settled_too in (("cudaDeviceSynchronize", "cuCtxSynchronize", "device_syncs", True),
+                                  ("cudaStreamSynchronize", "cuStreamSynchronize", "stream_syncs", False),
+                                  ("cudaEventSynchronize", "cuEventSynchronize", "event_syncs", False)):
+    have = [r for r in runs if r["kernel"] and drv in r["kernel"] and (settled_too or not r.get("settled"))]
+    over = [r for r in have if r["kernel"][drv] > r["record"].get(st, 0)]
+    print(f"  {drv}: {sum(r['kernel'][drv] for r in have)} calls in {sum(1 for r in have if r['kernel'][drv])} runs, runtime's {rt} {sum(r['kernel'].get(rt, 0) for r in have)}, record's {st} {sum(r['record'].get(st, 0) for r in have)}; driver > record in {len(over)} of {len(have)} runs (want 0 to bound it)")
+    for r in over[:5]:
+        print(f"    driver > record: {who(r)} [{r['run'] or 'public'}] runtime {r['kernel'].get(rt, 0)} driver {r['kernel'][drv]} record {r['record'].get(st, 0)}")
 for k in ("cuLaunchKernel", "cuLaunchKernelEx", "cuMemPoolCreate"):
     print(f"  {k}: {sum(r['kernel'].get(k, 0) for r in runs)} calls in {sum(1 for r in runs if r['kernel'].get(k, 0))} runs")
 PY

@@ -520,7 +520,7 @@ func TestWitnessBoundsHostWaits(t *testing.T) {
 	}
 }
 
-// TestWitnessCountsProcMemWrites: corpus-open/proc_mem_probe.cu, run by
+// TestWitnessCountsProcMemWrites: corpus/proc_mem_probe.cu, run by
 // root in the plain runner (where its /proc/self/mem is its own), fails
 // by the witness's count of writes through /proc/PID/mem, which it makes
 // to take the breakpoints out and to put them back. It skips where that
@@ -542,7 +542,7 @@ func TestWitnessCountsProcMemWrites(t *testing.T) {
 	}
 	tk.Witness = w
 	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
-	src, _ := filepath.Abs("testdata/corpus-open/proc_mem_probe.cu")
+	src, _ := filepath.Abs("testdata/corpus/proc_mem_probe.cu")
 	private, _ := filepath.Abs("testdata/corpus/private_runtime.h")
 	j := &Job{ID: "memwrites", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "memwrites",
 		Files: []File{{Name: "proc_mem_probe.cu", Path: src}, {Name: "private_runtime.h", Path: private}}}
@@ -552,5 +552,44 @@ func TestWitnessCountsProcMemWrites(t *testing.T) {
 	}
 	if v.Passed() || !failedWith(v, "through /proc/PID/mem") {
 		t.Fatalf("not failed by its writes through /proc/PID/mem: %+v (output %q)", v.Results, v.Output)
+	}
+}
+
+// TestWitnessBoundsDriverWaits: corpus-open/driver_sync_around.cu, whose
+// host waits are made at the driver's entries found in its symbol table,
+// fails by the witness's count of the driver's waits where they are
+// bounded (LESSONS_WITNESS_DRIVER_WAITS=bound), and passes where they
+// are not (the default until a GPU run has measured them), shown there.
+func TestWitnessBoundsDriverWaits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	w, why := OpenWitness()
+	if w == nil {
+		t.Skipf("no outside witness here: %s", why)
+	}
+	defer w.Close()
+	tk.Witness = w
+	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
+	src, _ := filepath.Abs("testdata/corpus-open/driver_sync_around.cu")
+	for _, bound := range []string{"", "bound"} {
+		t.Setenv("LESSONS_WITNESS_DRIVER_WAITS", bound)
+		j := &Job{ID: "driverwaits", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "driverwaits" + bound,
+			Files: []File{{Name: "driver_sync_around.cu", Path: src}}}
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bound == "" {
+			if !v.Passed() {
+				t.Errorf("with the driver's waits not bounded, it fails: %+v (output %q)", v.Results, v.Output)
+			}
+			continue
+		}
+		if v.Passed() || !failedWith(v, "calls of the driver's") {
+			t.Fatalf("not failed by the driver's waits: %+v (output %q)", v.Results, v.Output)
+		}
 	}
 }

@@ -44,6 +44,9 @@ type witnessLogLine struct {
 	Sites map[string][4]uint64 `json:"sites,omitempty"`
 	// Faults are the fault signals the run caught in handlers of its own.
 	Faults uint64 `json:"faults,omitempty"`
+	// Settled says the run had settled_queries (the library's own waits
+	// before each query reach the stream's and the event's waits).
+	Settled bool `json:"settled,omitempty"`
 }
 
 var witnessLogMu sync.Mutex
@@ -61,9 +64,9 @@ func logWitness(j *Job, ww *witnessWatch, rec *checker.Received, results []check
 		l.File = j.Files[0].Path
 	}
 	maps.Copy(l.Kernel, ww.counts)
-	l.Past, l.Sites, l.Faults = ww.past, ww.sites, ww.faults
+	l.Past, l.Sites, l.Faults, l.Settled = ww.past, ww.sites, ww.faults, ww.settled
 	if rec != nil {
-		for _, n := range append(driverTwinNames(), "pools_created", "malloc_bytes", "malloc_async_bytes", "malloc_from_pool_bytes", "malloc_managed_bytes", "malloc_host_bytes", "failed_allocs") {
+		for _, n := range append(driverTwinNames(), "pools_created", "malloc_bytes", "malloc_async_bytes", "malloc_from_pool_bytes", "malloc_managed_bytes", "malloc_host_bytes", "failed_allocs", "device_syncs", "stream_syncs", "event_syncs") {
 			var v float64
 			if rec.Stats != nil {
 				v, _ = rec.Stats.Value(n)

@@ -104,7 +104,16 @@ type Witness struct {
 	// or is nil, and memWritesOff says why.
 	memWrites    *ebpf.Program
 	memLink      link.Link
+	memLinkExit  link.Link // the system calls' way's second link (sys_exit)
 	memWritesOff string
+	memWritesWay string
+	// written counts executable mappings of files written during a run
+	// (written.go), or is nil, and writtenOff says why.
+	written     *ebpf.Program
+	writtenLink link.Link
+	execLink    link.Link // watchExecs'
+	clockLink   link.Link // watchClock's
+	writtenOff  string
 
 	mu       sync.Mutex
 	attached map[string][]link.Link // by library file
@@ -122,7 +131,7 @@ func Open(probes []Probe) (*Witness, error) {
 	}
 	m, err := ebpf.NewMap(&ebpf.MapSpec{
 		Name: "lessons_calls", Type: ebpf.Hash, KeySize: 16, ValueSize: 8,
-		MaxEntries: uint32(maxRuns * siteKinds * (len(probes) + 1)),
+		MaxEntries: uint32(maxRuns * siteKinds * (len(probes) + 2)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("witness: a BPF map cannot be made here (root, or CAP_BPF and CAP_PERFMON, are needed): %w", err)
@@ -133,6 +142,9 @@ func Open(probes []Probe) (*Witness, error) {
 	}
 	if err := w.watchMemWrites(); err != nil {
 		w.memWritesOff = err.Error()
+	}
+	if err := w.watchWritten(); err != nil {
+		w.writtenOff = err.Error()
 	}
 	if !noMulti && features.HaveBPFLinkUprobeMulti() == nil {
 		w.multi = map[int]*ebpf.Program{}
@@ -265,8 +277,23 @@ func (w *Witness) Close() error {
 	if w.memLink != nil {
 		w.memLink.Close()
 	}
+	if w.memLinkExit != nil {
+		w.memLinkExit.Close()
+	}
 	if w.memWrites != nil {
 		w.memWrites.Close()
+	}
+	if w.writtenLink != nil {
+		w.writtenLink.Close()
+	}
+	if w.execLink != nil {
+		w.execLink.Close()
+	}
+	if w.clockLink != nil {
+		w.clockLink.Close()
+	}
+	if w.written != nil {
+		w.written.Close()
 	}
 	if w.faults != nil {
 		w.faults.Close()
@@ -500,6 +527,8 @@ type Watch struct {
 	faults    uint64
 	signals   uint64
 	memWrites uint64
+	written   uint64
+	clock     uint64
 }
 
 // Start counts the calls of the run in cgroup (its cgroup's id, the
@@ -514,8 +543,17 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 			}
 		}
 	}
-	for _, k := range []uint64{w.faultKey(), w.signalKey(), w.memWriteKey()} {
+	for _, k := range []uint64{w.faultKey(), w.signalKey(), w.memWriteKey(), w.memWriteExitKey(), w.writtenKey(), w.clockKey()} {
 		if err := w.counts.Update(key{cgroup, k}, zero, ebpf.UpdateAny); err != nil {
+			return nil, fmt.Errorf("witness: watching a run: %w", err)
+		}
+	}
+	start, offset := runStart()
+	if err := w.counts.Update(key{cgroup, w.startKey()}, start, ebpf.UpdateAny); err != nil {
+		return nil, fmt.Errorf("witness: watching a run: %w", err)
+	}
+	if offset != 0 {
+		if err := w.counts.Update(key{cgroup, w.offsetKey()}, offset, ebpf.UpdateAny); err != nil {
 			return nil, fmt.Errorf("witness: watching a run: %w", err)
 		}
 	}
@@ -530,11 +568,15 @@ func (w *Witness) Start(cgroup uint64) (*Watch, error) {
 func (c *Watch) Counts() map[string]uint64 {
 	out := map[string]uint64{}
 	c.past, c.sites = nil, map[string][siteKinds]uint64{}
-	c.faults, c.signals, c.memWrites = 0, 0, 0
-	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites} {
+	c.faults, c.signals, c.memWrites, c.written, c.clock = 0, 0, 0, 0, 0
+	var memExits, start uint64
+	for k, v := range map[uint64]*uint64{c.w.faultKey(): &c.faults, c.w.signalKey(): &c.signals, c.w.memWriteKey(): &c.memWrites, c.w.memWriteExitKey(): &memExits, c.w.writtenKey(): &c.written, c.w.startKey(): &start, c.w.offsetKey(): &start, c.w.clockKey(): &c.clock} {
 		c.w.counts.Lookup(key{c.cgroup, k}, v)
 		c.w.counts.Delete(key{c.cgroup, k})
 	}
+	// The system calls' way sees each write at its entry and at its
+	// exit (memwrites.go): the more of the two.
+	c.memWrites = max(c.memWrites, memExits)
 	for i, p := range c.w.probes {
 		var v [siteKinds]uint64
 		for kind := range siteKinds {

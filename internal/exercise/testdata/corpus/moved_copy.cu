@@ -9,17 +9,22 @@
 // base, runs the runtime's code unprobed. A hundred calls, then the image
 // unmapped and the memfd closed: the library's look at the mappings at
 // its end finds nothing, and the loader never knew of it.
-// Where it passes (round 18, no GPU): the plain runner as root with the
-// witness on (the runtime's entry counted 1 of 101 calls), after
+// Passed (round 18, attack19; no GPU): the plain runner as root with
+// the witness on (the runtime's entry counted 1 of 101 calls), after
 // round 18's fixes (the runtime's code is sealed, but nothing is mapped
 // over it; the loader-only rule is passed by the loader's own mmap), and
-// wherever the witness is off (the scan names the dynamic loading,
-// memfd_create and PROT_EXEC). In the grading sandbox memfd_create is
-// refused and every folder the program may write is noexec: exit status
-// 71. Not closed in the plain runner: no system call filter sees which
-// file an mmap maps, and any address check of the system call's is
-// passed by calling code that has the address.
-// want: exit status 71|the statistics record does not match what the kernel saw|copies of the CUDA runtime|written during its run
+// wherever the witness is off (the scan names the dynamic loading and
+// PROT_EXEC). No system call filter sees which file an mmap maps, and an
+// address check of the system call's is passed by calling code that has
+// the address. What stops it now (round 20, attack20): the witness counts
+// every mmap with PROT_EXEC that a run's thread asks for of a file whose
+// ctime is at or after the run's start, a memfd included (a raw
+// tracepoint on sys_enter, the descriptor followed to its inode), and any
+// fails the run ("executable mappings of files written during the run").
+// In the grading sandbox memfd_create is refused and every folder the
+// program may write is noexec: exit status 71.
+// needs: witness
+// want: executable mappings of files written during the run|exit status 71|PROT_EXEC
 // forged when it prints: ran a moved copy of the runtime
 #include <cuda_runtime.h>
 #include <dlfcn.h>

@@ -18,14 +18,17 @@
 // run's thread makes through a /proc/PID/mem file (an fentry program or
 // a kprobe on the kernel's mem_write) and fails a run that made any:
 // nothing in the process is touched, so no honest run's thread names
-// are. Still open where that count cannot attach (a kernel without
-// kprobes and BPF trampolines, as the test machine of attack19:
-// MemWritesOff says why), so it stays here; TestWitnessCountsProcMemWrites
-// runs it where the count attaches. In the grading sandbox the program
-// is not root and not dumpable: /proc/self/mem is root's, the write is
-// refused (exit status 71); wherever the witness is off, the scan names
-// /proc/.
+// are. Open still where that count could not attach (attack19's test
+// machine and the GPU machine of session 23, Linux 6.18: no kprobes, the
+// fentry program refused with EPERM); round 20 (attack20) counts there
+// by raw tracepoints on sys_enter and sys_exit, each write's descriptor
+// followed to a file whose write is the kernel's mem_write, so it is
+// back in the corpus (TestWitnessCountsProcMemWrites runs it too). In
+// the grading sandbox the program is not root and not dumpable:
+// /proc/self/mem is root's, the write is refused (exit status 71);
+// wherever the witness is off, the scan names /proc/.
 // needs: witness
+// in the sandbox: exit status 71
 // want: through /proc/PID/mem|/proc/
 // forged when it prints: restored the runtime
 #include <cuda_runtime.h>
