@@ -1,0 +1,155 @@
+"""Each wrong file of blind21 half B: its exercise, slug, header fields and
+ONE edit of the exercise's correct file (old must match exactly once)."""
+WRONGS = []
+
+
+def W(ex, slug, shows, mistake, why, source, old, new):
+    WRONGS.append(dict(ex=ex, slug=slug, shows=shows, mistake=mistake, why=why, source=source, old=old, new=new))
+
+
+# ---------------------------------------------------------------- stream-ordered-pool
+W("stream-ordered-pool", "give-back-recorded-on-the-setup-stream",
+  "race: the record at the steals of blocks given back on any stream but s[0] (the stealer's use not ordered after the giver's check); the errors count now and then, surely with SPIN_US, mostly with --handoff",
+  "deallocate records the block's event on setup_, the stream the pool was made with, instead of on s, the stream that gives the block back",
+  "the event then marks how far s[0] has come, not the giver: a steal's wait orders the stealer after s[0]'s work only, and the giving stream's fill and check of the block may still run while the stealer writes it",
+  "own",
+  "        CHECK(cudaEventRecord(ev, s));",
+  "        CHECK(cudaEventRecord(ev, setup_));")
+W("stream-ordered-pool", "steal-wait-queued-on-the-giving-stream",
+  "race: the record at every steal (the stealer's fill not ordered after the giver's work on the block); the errors now and then, surely with SPIN_US",
+  "the steal queues the wait on the giving stream, cudaStreamWaitEvent(giver, ev), instead of on s, the stream that takes the block",
+  "the giver waiting for its own event orders nothing new (it is already behind that point); s, which will write the block, is left unordered after the giver's kernels",
+  "related: NVIDIA/cuCascade#189 (a freed slab handed out again without its stream order, reused under an in-flight transfer)",
+  "        CHECK(cudaStreamWaitEvent(s, it->second.ev, 0));",
+  "        CHECK(cudaStreamWaitEvent(it->second.giver, it->second.ev, 0));")
+W("stream-ordered-pool", "spare-events-never-destroyed",
+  "other arguments only (--keep): a leak of events in the record, one for each block still handed out when the pool ends (their events went back to the stock at the take); in the default run every block was given back, so every event is on a kept entry and the stock is empty at the end: nothing leaks, every line right",
+  "the destructor destroys the events of the entries still kept but forgets the stock of spare events",
+  "an event put back in the stock is still an event the pool made; whenever blocks are still out at the end the stock holds events that nobody destroys",
+  "own",
+  """        for (cudaEvent_t ev : stock_) CHECK(cudaEventDestroy(ev));
+        stock_.clear();
+""",
+  """        stock_.clear();
+""")
+W("stream-ordered-pool", "own-test-inverted",
+  "race and the program's own output: the allocations line (own and stolen swapped round); the record: blocks of another stream taken with no wait at all (uses not ordered after the giver's check), and needless waits on s's own blocks; the errors now and then, surely with SPIN_US",
+  "the own-take loop skips the entries s gave back (giver == s) instead of those it did not: the test is written the wrong way round",
+  "the first loop then hands s a block another stream gave back, counted as own and with no wait, while s's own blocks are taken later as steals behind a wait on s's own event",
+  "own",
+  "            if (it->second.giver != s) continue;",
+  "            if (it->second.giver == s) continue;")
+
+# ---------------------------------------------------------------- python-handoff
+W("python-handoff", "entries-joined-with-semicolons",
+  "other arguments only (an environment whose PYTORCH_CUDA_ALLOC_CONF already holds another entry, e.g. expandable_segments:False): PyTorch's parser meets 'expandable_segments:False;backend:cudaMallocAsync' as one value and stops with an error on the setting (or reads the wrong backend); with the variable unset the one entry needs no separator and every line is right",
+  "the kept entries and the new backend entry are joined with ';' instead of ','",
+  "PyTorch separates the entries of its allocator setting with commas; with a semicolon the backend entry becomes part of the entry before it",
+  "own",
+  '    os.environ[_var] = ",".join(_kept)',
+  '    os.environ[_var] = ";".join(_kept)')
+W("python-handoff", "sums-zeroing-not-awaited-by-the-consumer",
+  "race: the record (the consumer's writes into sums not ordered after the default stream's zeroing); the sums right nearly always, since the zeroing was queued long before",
+  "the consumer never waits for the default stream, where sums was made and zeroed",
+  "sums is written on the consumer; without a wait on the default stream the consumer's first writes may land before, or be wiped by, the zeros",
+  "related: flashinfer-ai/flashinfer#5027 (a side stream not ordered after the default stream that initialised its inputs)",
+  """    # sums was zeroed on the default stream; the consumer writes into it.
+    consumer.wait_stream(torch.cuda.current_stream())
+""",
+  "")
+W("python-handoff", "filled-recorded-after-leaving-the-producer-block",
+  "race, the program's own output: filled is recorded on the default stream, not the producer, so the consumer reads x before its fill: 'sums: k of 12 correct' with k often 0 (the memory holds the batch before's values, or whatever it held); the record: uses of x not ordered after its allocation and fill",
+  "filled.record() is written after the with block, where the current stream is the default stream again",
+  "Event.record() with no argument records on the current stream; outside the producer's block that is the default stream, which has nothing to do with the fill",
+  "related: ROCm/pytorch#3194 (a consumer on one stream reading what another stream's copy has not written yet)",
+  """            x.record_stream(consumer)
+            filled.record()
+""",
+  """            x.record_stream(consumer)
+        filled.record()
+""")
+W("python-handoff", "x-allocated-on-the-default-stream",
+  "race: the record at every batch (x allocated in the default stream's order, filled on the producer with nothing ordering the fill after the allocation; its free, at the drop, also on the default stream); the sums most likely right",
+  "x is made with torch.empty before the with block, on the default stream, and only filled inside it",
+  "a tensor belongs to the stream current at its allocation: its memory is ready in the default stream's order, and PyTorch frees it there; the producer writes it without any order after that allocation",
+  "own",
+  """        with torch.cuda.stream(producer):
+            x = torch.empty(N, dtype=torch.float32, device="cuda")
+""",
+  """        x = torch.empty(N, dtype=torch.float32, device="cuda")
+        with torch.cuda.stream(producer):
+""")
+
+# ---------------------------------------------------------------- peer-pool
+W("peer-pool", "round-event-made-while-device-0-is-current",
+  "the program's own output: the first round's cudaEventRecord fails (an event of device 0 recorded on device 1's stream: invalid resource handle), the program stops after the two access lines, no rounds line",
+  "one_round makes the round's event first, while device 0 (the caller's) is still current, and switches to device 1 after",
+  "an event belongs to the device current when it is made, and can only be recorded on a stream of that device",
+  "rapidsai/rmm#1306 (an event made on one device recorded on another device's stream: invalid resource handle)",
+  """    CHECK(cudaSetDevice(1));
+    cudaEvent_t made;
+    CHECK(cudaEventCreateWithFlags(&made, cudaEventDisableTiming));
+""",
+  """    cudaEvent_t made;
+    CHECK(cudaEventCreateWithFlags(&made, cudaEventDisableTiming));
+    CHECK(cudaSetDevice(1));
+""")
+W("peer-pool", "weights-copied-one-int-past-the-end",
+  "the record: the copy kernel reads w0[n] and writes w1[n], one int past both allocations (4 MiB each by default, an exact multiple of the pools' 2 MiB granules, so the int past the end may not be mapped: then an illegal address and the program stops with an error, no rounds line); where the pool has more mapped, every printed line right",
+  "copy_ints loops while i <= n instead of i < n",
+  "the last index of n ints is n - 1; the extra pass reads and writes the int after each buffer",
+  "own",
+  "    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x) dst[i] = src[i];",
+  "    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i <= n; i += (size_t)blockDim.x * gridDim.x) dst[i] = src[i];")
+W("peer-pool", "access-granted-read-only",
+  "the program's own output: either setup stops at cudaMemPoolSetAccess (read-only is not an access a pool takes: invalid value) before any line, or the access line says read and device 1's first produce, which writes into pool[0], faults (an illegal address, the program stops with an error, no rounds line)",
+  "setup grants device 1 cudaMemAccessFlagsProtRead on pool[0], 'device 1 only needs to read device 0's weights'",
+  "device 1 also WRITES into pool[0]: every chunk is allocated there and filled by device 1's produce; the grant must be read-write",
+  "related: rapidsai/rmm#1753 (cudaMemPoolSetAccess given an access flag other than read-write fails)",
+  "    desc.flags = cudaMemAccessFlagsProtReadWrite;",
+  "    desc.flags = cudaMemAccessFlagsProtRead;")
+W("peer-pool", "chunk-freed-before-its-reduce-is-queued",
+  "the record: every round's reduce reads its chunk after the chunk's free in s[0]'s own order (a use after free); the sums most likely right (the pool keeps the memory mapped), wrong when the next round's chunk takes the same memory and device 1 overwrites it first",
+  "one_round queues the chunk's cudaFreeAsync on s[0] right after the wait, before the reduce launch",
+  "a stream-ordered free frees at its place in the stream: everything queued after it on s[0], the reduce here, runs on memory already given back",
+  "own",
+  """    reduce<<<kBlocks, kThreads, 0, t.s[0]>>>(chunk, n, sum);
+    CHECK(cudaGetLastError());
+    CHECK(cudaFreeAsync(chunk, t.s[0]));""",
+  """    CHECK(cudaFreeAsync(chunk, t.s[0]));
+    reduce<<<kBlocks, kThreads, 0, t.s[0]>>>(chunk, n, sum);
+    CHECK(cudaGetLastError());""")
+
+# ---------------------------------------------------------------- graph-alloc
+W("graph-alloc", "join-recorded-on-s-not-s2",
+  "the program's own output: step's capture cannot end (s2 was drawn into it by the wait on fork and never brought back: capturing stream has unjoined work), the program stops with that error before its first line",
+  "join is recorded on s, the origin stream, instead of on s2, after s2's free of b; s then 'waits' for its own event",
+  "the capture closes only when every stream it drew in is joined back to the origin stream; the join event has to be recorded on the forked stream s2 and waited for by s",
+  "deepseek-ai/DeepEP#62 (a capture that fails to end: capturing stream has unjoined work)",
+  "    CHECK(cudaEventRecord(join, s2));",
+  "    CHECK(cudaEventRecord(join, s));")
+W("graph-alloc", "b-freed-on-s-before-the-join",
+  "the program's own output, the step line: '2 kernels not before their buffer's free' (b's free node hangs from s's branch, not after s2's sum of b); the record: a use after free in every step launch; the step total usually right",
+  "step's capture frees b on s, 'all the frees on the main stream', right after a's free and before s has waited for join",
+  "at that point in the capture s is ordered only after its own branch: the free node of b depends on a's branch and not on s2's scale and sum of b, so b can be freed while s2's kernels still read it",
+  "own",
+  "    CHECK(cudaFreeAsync(b, s2));",
+  "    CHECK(cudaFreeAsync(b, s));")
+W("graph-alloc", "sum-queued-before-its-produce-launch",
+  "the program's own output: the first sum reads out before any launch of produce has allocated (mapped) it: most likely an illegal address, the program stops with that error at its copy back, no totals line; where the memory happens to be mapped, 'produce total' n L (L - 1) / 2 where n L (L + 1) / 2 is expected (each sum reads the launch before's out, the last out is never summed); the record: a use of out before its allocation",
+  "the loop queues the sum of out on s before cudaGraphLaunch(produce, s) instead of after it",
+  "the sum must come after the launch that writes out in s's order; queued before, it reads what the launch before left (and, in the first round, memory no launch has allocated yet)",
+  "own",
+  """        CHECK(cudaGraphLaunch(produce, s));
+        sum<<<sumBlocks, 256, 0, s>>>(out, n, totals + 1);""",
+  """        sum<<<sumBlocks, 256, 0, s>>>(out, n, totals + 1);
+        CHECK(cudaGraphLaunch(produce, s));""")
+W("graph-alloc", "trim-before-the-device-wait",
+  "the program's own output, the last line: 'after the trim: graph memory reserved 16 MiB' (by default) (out's, or a little more) where 0 is wanted: the trim runs while out's free still waits behind the busy kernel, so out's memory is in use and is kept; used 0 by the time it is read",
+  "TODO 4 calls cudaDeviceGraphMemTrim first and cudaDeviceSynchronize after it",
+  "the trim gives back only graph memory that is free at the moment of the call; the free of the last out is queued on s behind tens of milliseconds of busy work, so the host must wait for it before trimming",
+  "related: pytorch/executorch#22312 (a trim with a free still pending recovers nothing; a stream synchronize first recovers it all)",
+  """    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaDeviceGraphMemTrim(device));""",
+  """    CHECK(cudaDeviceGraphMemTrim(device));
+    CHECK(cudaDeviceSynchronize());""")
