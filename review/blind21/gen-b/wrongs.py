@@ -153,3 +153,84 @@ W("graph-alloc", "trim-before-the-device-wait",
     CHECK(cudaDeviceGraphMemTrim(device));""",
   """    CHECK(cudaDeviceGraphMemTrim(device));
     CHECK(cudaDeviceSynchronize());""")
+
+# ---------------------------------------------------------------- ipc-pool
+W("ipc-pool", "pool-made-without-a-handle-type",
+  "the program's own output: the parent's cudaMemPoolExportToShareableHandle fails (invalid value: the pool was not made exportable), the parent stops in TODO 1 and the child, finding no descriptor, fails too: 'the child failed' and 0 of 5 on both counts (or no lines past the error)",
+  "the pool's properties leave handleTypes at cudaMemHandleTypeNone, 'the handle type is named when the pool is exported'",
+  "a pool can only be exported as the kinds of handle it was created for: cudaMemHandleTypePosixFileDescriptor must be in props.handleTypes at cudaMemPoolCreate",
+  "own",
+  "    props.handleTypes = cudaMemHandleTypePosixFileDescriptor;\n",
+  "    props.handleTypes = cudaMemHandleTypeNone;\n")
+W("ipc-pool", "last-block-freed-without-waiting-for-freed",
+  "race, in the record at the last round only (the parent's free of the last block not ordered after the child's read and free of its import); every printed line most likely right (no fill follows it); other arguments: with ROUNDS 1 it is the only round",
+  "the last round takes the child's answer but frees its block without queuing s's wait on freed first (the rounds before still wait, in the deferred branch)",
+  "the answer only says the child's calls were made; the child's GPU may still be reading the block for 30 ms, and only the wait on freed orders the parent's free after that",
+  "own",
+  """            if (!recv_all(sock, &answer, 1) || answer != (unsigned char)r) { fprintf(stderr, "exporter: no answer for round %d\\n", r); return 1; }
+            CHECK(cudaStreamWaitEvent(s, freed, 0));
+""",
+  """            if (!recv_all(sock, &answer, 1) || answer != (unsigned char)r) { fprintf(stderr, "exporter: no answer for round %d\\n", r); return 1; }
+""")
+W("ipc-pool", "child-polls-filled-with-event-query",
+  "the record: host waits in the child every round (a loop of cudaEventQuery on filled, about the 10 ms fill, counted as polling); every printed line right",
+  "the child spins on cudaEventQuery(filled) until the parent's fill is done instead of queuing cudaStreamWaitEvent(s, filled, 0)",
+  "the exercise forbids host waits during the rounds; a query loop is a host wait too, only a busy one: s itself should wait, in its own order",
+  "related: triton-inference-server/server#1108 (a busy-wait loop on a CUDA event in place of a blocking or stream-side wait)",
+  "        CHECK(cudaStreamWaitEvent(s, filled, 0));\n",
+  "        while (cudaEventQuery(filled) == cudaErrorNotReady) {}\n")
+W("ipc-pool", "handles-sent-before-the-descriptor",
+  "the program's own output: the child's recv_fd meets the event handles' bytes, which carry no descriptor, and fails ('importer: no pool descriptor came'); the parent then fails on its first answer: 'the child failed', no round lines, 0 of 5 on both counts",
+  "the parent sends the events' handles first and the pool's descriptor after them, while the child, as written, receives the descriptor first",
+  "the two sides of a socket must agree on the order of its messages: the child's first receive is recv_fd, which expects the message that carries SCM_RIGHTS",
+  "own",
+  """    bool sent = send_fd(sock, fd);
+    close(fd);
+    if (!sent) { fprintf(stderr, "exporter: cannot send the pool\\n"); return 1; }
+    CHECK(cudaEventCreateWithFlags(&filled, cudaEventDisableTiming | cudaEventInterprocess));
+    CHECK(cudaEventCreateWithFlags(&freed, cudaEventDisableTiming | cudaEventInterprocess));
+    cudaIpcEventHandle_t handles[2];
+    CHECK(cudaIpcGetEventHandle(&handles[0], filled));
+    CHECK(cudaIpcGetEventHandle(&handles[1], freed));
+    if (!send_all(sock, handles, sizeof handles)) { fprintf(stderr, "exporter: cannot send the events\\n"); return 1; }
+""",
+  """    CHECK(cudaEventCreateWithFlags(&filled, cudaEventDisableTiming | cudaEventInterprocess));
+    CHECK(cudaEventCreateWithFlags(&freed, cudaEventDisableTiming | cudaEventInterprocess));
+    cudaIpcEventHandle_t handles[2];
+    CHECK(cudaIpcGetEventHandle(&handles[0], filled));
+    CHECK(cudaIpcGetEventHandle(&handles[1], freed));
+    if (!send_all(sock, handles, sizeof handles)) { fprintf(stderr, "exporter: cannot send the events\\n"); return 1; }
+    bool sent = send_fd(sock, fd);
+    close(fd);
+    if (!sent) { fprintf(stderr, "exporter: cannot send the pool\\n"); return 1; }
+""")
+
+# ---------------------------------------------------------------- heap-vs-pool
+W("heap-vs-pool", "fit-test-refuses-a-list-that-ends-the-slice-exactly",
+  "other arguments only, and barely: a list that would end exactly at the stride goes to the heap; inspect's room test uses sliceBytes, so it counts such a block ('blocks that sent a list to the heap while their slice had room for it' > 0) only when sliceBytes is itself a multiple of 4 KiB (the stride then equals it) and some block's run lands on its end exactly; in the default run (sliceBytes 26803) nothing shows",
+  "take keeps a list only when old + size < stride, not <=",
+  "a list that ends on the slice's last byte fits; the strict test throws away the last list's room at an exact multiple",
+  "own",
+  "    if (at + size <= a.stride) return",
+  "    if (at + size < a.stride) return")
+W("heap-vs-pool", "arena-last-taken-as-the-last-slices-start",
+  "the record and the program's own output: in_arena ends at the last slice's first byte, so every list of the last block but its first is taken for a heap list: give_back hands arena memory to the device free (a free of memory malloc never gave: an error in the record, or a fault that stops the program), and 'lists from the heap: some' counts them; the sums most likely right",
+  "make_arena stores as the arena's last byte the start of the last slice, buf + (blocks - 1) x stride, instead of the buffer's last byte",
+  "the last slice runs a whole stride past its start; in_arena must cover it to its end, or the last block's lists are given back to the heap",
+  "own",
+  "    a->last = (uintptr_t)buf + total - 1;",
+  "    a->last = (uintptr_t)buf + (blockBytes.size() - 1) * stride;")
+W("heap-vs-pool", "offset-moved-by-the-unrounded-size",
+  "the program's own output: 'off a 16-byte boundary' is most of the arena's lists (each starts where the one before ended, a multiple of 4 bytes only); no overlap, the sums right",
+  "take moves the shared offset by the list's bytes as asked, not by the size rounded up to 16, while it tests the fit with the rounded size",
+  "each list must start on a 16-byte boundary; the offset has to move by the rounded size so that the next list starts on one",
+  "own",
+  "    const unsigned long long at = atomicAdd(used, size);",
+  "    const unsigned long long at = atomicAdd(used, (unsigned long long)bytes);")
+W("heap-vs-pool", "shared-offset-never-zeroed",
+  "the program's own output (and the record: a read of shared memory never written): each block starts from whatever its shared offset's place held, most often a block before's final offset, past the stride, so most lists go to the heap ('lists from the heap' all or nearly), the heap, sized for the spill only, runs out ('lists without memory' > 0) and rounds sum wrong",
+  "build_lists declares the shared offset and meets the barrier but never sets it to 0, 'shared memory starts at zero'",
+  "shared memory is not cleared between blocks or launches; the offset must be zeroed by one thread before the barrier",
+  "related: alicevision/popsift#82 (shared memory used by atomics without being initialised first)",
+  "    if (threadIdx.x == 0) used = 0;\n",
+  "")
