@@ -231,6 +231,39 @@ W("heap-vs-pool", "shared-offset-never-zeroed",
   "the program's own output (and the record: a read of shared memory never written): each block starts from whatever its shared offset's place held, most often a block before's final offset, past the stride, so most lists go to the heap ('lists from the heap' all or nearly), the heap, sized for the spill only, runs out ('lists without memory' > 0) and rounds sum wrong",
   "build_lists declares the shared offset and meets the barrier but never sets it to 0, 'shared memory starts at zero'",
   "shared memory is not cleared between blocks or launches; the offset must be zeroed by one thread before the barrier",
-  "related: alicevision/popsift#82 (shared memory used by atomics without being initialised first)",
+  "own",
   "    if (threadIdx.x == 0) used = 0;\n",
   "")
+
+# ---------------------------------------------------------------- stream-pools
+W("stream-pools", "place-summed-over-lanes-that-did-not-ask",
+  "the program's own output: in every warp with a gap among its asking lanes the blocks are not one run ('warps given one run of blocks in lane order' well short of 1024), places past the run overlap the next warp's blocks ('overlapping blocks' > 0 where they land on the next warp's run), the leader's run length grows by the same stale sizes, so 'pool use read in stream order' falls short of 32 and pools can fill early (failed > 0); the gap lanes' slots hold what an earlier block left in shared memory, or whatever it held",
+  "each lane adds up the row's slots of EVERY lane below it, not only those of the lanes in the mask",
+  "lanes that ask for nothing, or have left, never write their slot in this call: their slots hold old sizes, which push the places (and the run's length) out",
+  "own",
+  "        if (mask & (1u << j)) place += row[j];",
+  "        place += row[j];")
+W("stream-pools", "start-read-without-a-warp-barrier",
+  "race: the record (lanes read the row's start slot before the leader has written it: a read-after-write hazard in shared memory); the program's own output now and then: lanes that read the start of the warp's previous call, or garbage, get blocks in the wrong place (overlapping blocks, runs not in lane order, or null where the run fitted)",
+  "the __syncwarp(mask) between the leader's write of the run's start and the other lanes' read of it is left out, 'the warp runs in lock step'",
+  "since Volta the lanes of a warp are scheduled independently: the lanes that skipped the leader's branch may read the slot before the leader has written it; only a __syncwarp orders the write before the reads",
+  "own",
+  """    }
+    __syncwarp(mask);
+    const unsigned long long start = row[kWarp];""",
+  """    }
+    const unsigned long long start = row[kWarp];""")
+W("stream-pools", "counters-read-back-with-a-blocking-copy",
+  "the record: a host wait at every used() (a synchronous cudaMemcpy); and the program's own output: the copy runs on the legacy stream, which does not wait for the pools' non-blocking streams, so it reads the counters before the round's work (and its reset) are done: 'pool use read in stream order' well short of 32, high-water marks short too, the overflow line wrong",
+  "used() copies the counters with cudaMemcpy, 'the host needs them anyway', instead of cudaMemcpyAsync on s",
+  "used() must read the counters in s's order without making the host wait; a plain cudaMemcpy is neither: it blocks the host and is not ordered after work on a non-blocking stream",
+  "related: ROCm/pytorch#3194 (a read on one stream that does not wait for another stream's write sees the state before it)",
+  "        CHECK(cudaMemcpyAsync(to, counters(i), sizeof(PoolCounters), cudaMemcpyDeviceToHost, s));",
+  "        CHECK(cudaMemcpy(to, counters(i), sizeof(PoolCounters), cudaMemcpyDeviceToHost));")
+W("stream-pools", "slice-starts-on-its-own-counters",
+  "the program's own output: each pool's first block lies over its own counters, and its 16-byte first store (t, round, stream, n) overwrites offset and high: offsets jump, blocks overlap, 'pool use read in stream order' 0 of 32 (or nearly), the overflow line wrong",
+  "pool(i) gives as base the start of pool i's stretch of the arena, where its counters sit, without adding the 256-byte header",
+  "in this layout a pool's slice begins right AFTER its counters block; the slice and the counters must not share bytes",
+  "own",
+  "        return DevicePool{arena_ + (size_t)i * (kHeader + slice_) + kHeader, slice_, counters(i)};",
+  "        return DevicePool{arena_ + (size_t)i * (kHeader + slice_), slice_, counters(i)};")

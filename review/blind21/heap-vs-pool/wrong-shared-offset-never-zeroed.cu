@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output (and the record: a read of shared memory never written): each block starts from whatever its shared offset's place held, most often a block before's final offset, past the stride, so most lists go to the heap ('lists from the heap' all or nearly), the heap, sized for the spill only, runs out ('lists without memory' > 0) and rounds sum wrong)
 // mistake: build_lists declares the shared offset and meets the barrier but never sets it to 0, 'shared memory starts at zero'
 // why it is wrong: shared memory is not cleared between blocks or launches; the offset must be zeroed by one thread before the barrier
-// source: related: alicevision/popsift#82 (shared memory used by atomics without being initialised first)
+// source: own
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the
