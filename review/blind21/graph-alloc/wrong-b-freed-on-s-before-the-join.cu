@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output, the step line: '2 kernels not before their buffer's free' (b's free node hangs from s's branch, not after s2's sum of b); the record: a use after free in every step launch; the step total usually right)
+// kind: wrong (the program's own output, the step line: '2 kernels not before their buffer's free' and 'longest chain 5 nodes' (b's free node hangs from a's free on s's branch, not after s2's scale and sum of b); the record: a use after free in every step launch; the step total usually right (if the driver refuses a free node not ordered after its allocation node, the capture's cudaFreeAsync fails instead and the program stops before its first line))
 // mistake: step's capture frees b on s, 'all the frees on the main stream', right after a's free and before s has waited for join
 // why it is wrong: at that point in the capture s is ordered only after its own branch: the free node of b depends on a's branch and not on s2's scale and sum of b, so b can be freed while s2's kernels still read it
 // source: own
