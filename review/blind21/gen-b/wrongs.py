@@ -69,7 +69,7 @@ W("python-handoff", "filled-recorded-after-leaving-the-producer-block",
         filled.record()
 """)
 W("python-handoff", "x-allocated-on-the-default-stream",
-  "race: the record at every batch (x allocated in the default stream's order, filled on the producer with nothing ordering the fill after the allocation; its free, at the drop, also on the default stream); the sums most likely right",
+  "race: the record at every batch (x allocated in the default stream's order, filled on the producer with nothing ordering the fill after the allocation; its free, at the drop, also on the default stream); the sums now and then wrong: a batch's x can get the memory of the batch before, whose free on the default stream waited for the consumer's read, but the producer's fill of the new x is ordered after neither that free nor that read",
   "x is made with torch.empty before the with block, on the default stream, and only filled inside it",
   "a tensor belongs to the stream current at its allocation: its memory is ready in the default stream's order, and PyTorch frees it there; the producer writes it without any order after that allocation",
   "own",
