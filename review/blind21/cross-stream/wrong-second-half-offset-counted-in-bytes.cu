@@ -1,4 +1,4 @@
-// kind: wrong (the record and default output: half 1's square reads from values + 4 x n / 2 floats, 1.5 buffers past the values' end: out-of-bounds reads on work_[1] every chunk; half 1's sums wrong ('0 of 8 chunks right'), or an illegal address where nothing is mapped there)
+// kind: wrong (the record and default output: half 1's square reads n / 2 floats from values + 2 n, one whole buffer past the values' end: out-of-bounds reads on work_[1] every chunk; half 1's sums wrong ('0 of 8 chunks right'), or an illegal address where nothing is mapped there)
 // mistake: stage_work points half h at ch.values + h * m * sizeof(float), the offset counted in bytes, on a float pointer
 // why it is wrong: pointer arithmetic on a float* already scales by sizeof(float): the offset is h * m elements
 // source: own

@@ -32,7 +32,7 @@ wrong('block-pool', 'stride-masked-with-not-align',
         "        const size_t stride = (b + kAlign - 1) & ~kAlign;")])
 
 wrong('block-pool', 'full-class-spills-into-the-next',
-      "default output, part 1: 'allocate(1000) with its class all handed out and larger ones free: a block' (nullptr wanted); later, while every 1000-byte block is held (part 3), the early request gets a 3000-byte block ('... in use: a block'), and the larger classes run short",
+      "default output, part 1: 'allocate(1000) with its class all handed out and larger ones free: a block' (nullptr wanted); that 3000-byte block, given back on a busy stream, may still be pending when its own class's requests come, so one of them spills into the largest class, which then runs one short: 'allocate(10000) returned nullptr while 1 blocks of 10000 bytes were free' (by timing); where the program goes on, the early request of part 3 gets a 3000-byte block ('... in use: a block')",
       "allocate, when the smallest class that holds the request has no block ready, goes on to the next class, 'a larger block holds the request just as well', the return nullptr after the class's walk left out",
       "the contract asks for a block of the smallest class that holds bytes and nullptr when that class has none now: spilling takes blocks from larger classes, which then run out for requests only they can serve",
       "own",
@@ -105,7 +105,7 @@ wrong('pool-reuse', 'pool-taken-from-the-devices-default',
 
 # ------------------------------------------------------------- cross-stream
 wrong('cross-stream', 'second-half-offset-counted-in-bytes',
-      "the record and default output: half 1's square reads from values + 4 x n / 2 floats, 1.5 buffers past the values' end: out-of-bounds reads on work_[1] every chunk; half 1's sums wrong ('0 of 8 chunks right'), or an illegal address where nothing is mapped there",
+      "the record and default output: half 1's square reads n / 2 floats from values + 2 n, one whole buffer past the values' end: out-of-bounds reads on work_[1] every chunk; half 1's sums wrong ('0 of 8 chunks right'), or an illegal address where nothing is mapped there",
       "stage_work points half h at ch.values + h * m * sizeof(float), the offset counted in bytes, on a float pointer",
       "pointer arithmetic on a float* already scales by sizeof(float): the offset is h * m elements",
       "own",
@@ -205,14 +205,14 @@ wrong('pool-resource', 'other-streams-block-taken-without-waiting',
       [("        if (pick >= 0 && own < 0) {\n            // Another stream's block: s follows that stream's work on it.\n            CHECK(cudaStreamWaitEvent(s, event_of(free_[pick].stream), 0));\n        }\n", "")])
 
 wrong('pool-resource', 'free-not-recorded-on-the-freeing-stream',
-      "a race and the record: the freeing stream's event keeps its last record (from an earlier free or a new chunk), so another stream taking the block waits for less than the work on it: unordered uses in phase 1 and 3 (and 5 to 8 with a third stream); sums wrong by timing",
+      "a race and the record: the freeing stream's event keeps its last record (from an earlier free or a new chunk), so another stream taking the block waits for less than the work on it: in phase 2 stream 0 takes stream 1's block behind a wait on an event never recorded (no wait at all), in phase 3 stream 1 takes stream 0's 16 MiB behind the record made at phase 1's new chunk: unordered uses against the other stream's last sums (and more in phases 5 to 8 with a third stream); sums wrong by timing",
       "deallocate tags the block with the freeing stream but does not record that stream's event, 'the event was recorded when the stream got its memory'",
       "a wait takes the event's latest record: it must be made at the free, after the work that used the block",
       "own",
       [("        const cudaStream_t s = stream.get();\n        CHECK(cudaEventRecord(event_of(s), s));\n        Free g{", "        const cudaStream_t s = stream.get();\n        Free g{")])
 
 wrong('pool-resource', 'exact-fit-passed-over',
-      "default output: a free block of exactly the request's size is never taken: phase 2's 16 MiB request does not take the four joined 4 MiB blocks (when they are the chunk's whole), and rounds of the same size take new chunks: more chunks taken than wanted, and the program may stop at the upstream's limit ('the pool asks for a chunk ... grows without end')",
+      "default output: a free block of exactly the request's size is never taken: in phase 1's second round the two 4 MiB blocks the streams gave back are passed over and stream 0 takes a second chunk: by my trace '1. 8 rounds side by side on 2 streams: 2 chunk(s) taken' (1 wanted), and later phases take more than they need (a 16 MiB free block passed over for a 16 MiB request); 'upstream: N chunks taken' above 3",
       "allocate skips free blocks with f.bytes <= need, the comparison written the other way round from 'at least need'",
       "a block of exactly the rounded request fits: the test must skip only blocks smaller than need",
       "own",

@@ -1,4 +1,4 @@
-// kind: wrong (default output: a free block of exactly the request's size is never taken: phase 2's 16 MiB request does not take the four joined 4 MiB blocks (when they are the chunk's whole), and rounds of the same size take new chunks: more chunks taken than wanted, and the program may stop at the upstream's limit ('the pool asks for a chunk ... grows without end'))
+// kind: wrong (default output: a free block of exactly the request's size is never taken: in phase 1's second round the two 4 MiB blocks the streams gave back are passed over and stream 0 takes a second chunk: by my trace '1. 8 rounds side by side on 2 streams: 2 chunk(s) taken' (1 wanted), and later phases take more than they need (a 16 MiB free block passed over for a 16 MiB request); 'upstream: N chunks taken' above 3)
 // mistake: allocate skips free blocks with f.bytes <= need, the comparison written the other way round from 'at least need'
 // why it is wrong: a block of exactly the rounded request fits: the test must skip only blocks smaller than need
 // source: own

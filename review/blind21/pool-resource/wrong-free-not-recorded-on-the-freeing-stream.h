@@ -1,4 +1,4 @@
-// kind: wrong (a race and the record: the freeing stream's event keeps its last record (from an earlier free or a new chunk), so another stream taking the block waits for less than the work on it: unordered uses in phase 1 and 3 (and 5 to 8 with a third stream); sums wrong by timing)
+// kind: wrong (a race and the record: the freeing stream's event keeps its last record (from an earlier free or a new chunk), so another stream taking the block waits for less than the work on it: in phase 2 stream 0 takes stream 1's block behind a wait on an event never recorded (no wait at all), in phase 3 stream 1 takes stream 0's 16 MiB behind the record made at phase 1's new chunk: unordered uses against the other stream's last sums (and more in phases 5 to 8 with a third stream); sums wrong by timing)
 // mistake: deallocate tags the block with the freeing stream but does not record that stream's event, 'the event was recorded when the stream got its memory'
 // why it is wrong: a wait takes the event's latest record: it must be made at the free, after the work that used the block
 // source: own
