@@ -137,12 +137,12 @@ wrong('cross-stream', 'values-freed-before-the-second-square',
         "    float* values = ch.values;\n    if (half == HALVES - 1) {\n        for (int h = 0; h < HALVES - 1; h++) CHECK(cudaStreamWaitEvent(w, squared_[h], 0));\n        CHECK(cudaFreeAsync(ch.values, w));\n        ch.values = nullptr;\n    }\n    square<<<BLOCKS, THREADS, 0, w>>>(values + (size_t)half * m, ch.squares[half], m);\n    CHECK(cudaGetLastError());\n    CHECK(cudaEventRecord(squared_[half], w));\n")])
 
 # -------------------------------------------------------------- strict-pool
-wrong('strict-pool', 'policies-written-through-a-bool',
-      "default output by chance: the driver reads four bytes for each policy from a one-byte bool, the other three whatever the stack holds, so a policy meant off may read as on: 'pool: opportunistic 1, ...' on some builds and runs; where the bytes happen to be 0, all right",
-      "set_policy takes its value as a bool, 'a policy is on or off', and passes &on to cudaMemPoolSetAttribute",
-      "the reuse policies are int attributes: the driver reads sizeof(int) bytes at the pointer",
-      "related: ROCm/rocm-systems#3124 (memory pool attributes set through a variable of the wrong width)",
-      [("    void set_policy(cudaMemPoolAttr attr, int on) {", "    void set_policy(cudaMemPoolAttr attr, bool on) {")])
+wrong('strict-pool', 'hand-waits-on-the-host-for-the-event',
+      "host waits and default output: every hand blocks the host until from's work is done (two host waits a round), and since no stream ever waits for another, the pool (opportunistic reuse off) never gives B the block A freed: '0 of 6 rounds: B reused the block A freed', 'pool reserved at most 64 MiB for blocks of 32 MiB'; the sums right (the host held everything back)",
+      "hand records the event on from and then calls cudaEventSynchronize(e), 'wait until from is done, then to may go on', instead of cudaStreamWaitEvent(to, e, 0)",
+      "cudaEventSynchronize makes the host wait, not the stream: the exercise forbids host waits in hand, and with opportunistic reuse off the pool passes a block between streams only along a stream's wait on an event recorded after the free",
+      "related: ml-explore/mlx#4400 (a GPU-to-GPU dependency between two streams served by a host wait instead of a stream waiting on an event)",
+      [("    keep(cudaStreamWaitEvent(to, e, 0));", "    keep(cudaEventSynchronize(e));  // to goes on once from is done")])
 
 wrong('strict-pool', 'event-recorded-on-the-receiving-stream',
       "default output: to waits for its own record, nothing of from's: B never gets A's block ('0 of 6 rounds: B reused the block A freed') and the pool grows ('pool reserved at most 64 MiB for blocks of 32 MiB'); with LATE 1 B adds the round's word before A's copy wrote it (sums wrong)",

@@ -1,7 +1,7 @@
-// kind: wrong (default output by chance: the driver reads four bytes for each policy from a one-byte bool, the other three whatever the stack holds, so a policy meant off may read as on: 'pool: opportunistic 1, ...' on some builds and runs; where the bytes happen to be 0, all right)
-// mistake: set_policy takes its value as a bool, 'a policy is on or off', and passes &on to cudaMemPoolSetAttribute
-// why it is wrong: the reuse policies are int attributes: the driver reads sizeof(int) bytes at the pointer
-// source: related: ROCm/rocm-systems#3124 (memory pool attributes set through a variable of the wrong width)
+// kind: wrong (host waits and default output: every hand blocks the host until from's work is done (two host waits a round), and since no stream ever waits for another, the pool (opportunistic reuse off) never gives B the block A freed: '0 of 6 rounds: B reused the block A freed', 'pool reserved at most 64 MiB for blocks of 32 MiB'; the sums right (the host held everything back))
+// mistake: hand records the event on from and then calls cudaEventSynchronize(e), 'wait until from is done, then to may go on', instead of cudaStreamWaitEvent(to, e, 0)
+// why it is wrong: cudaEventSynchronize makes the host wait, not the stream: the exercise forbids host waits in hand, and with opportunistic reuse off the pool passes a block between streams only along a stream's wait on an event recorded after the free
+// source: related: ml-explore/mlx#4400 (a GPU-to-GPU dependency between two streams served by a host wait instead of a stream waiting on an event)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A
@@ -83,7 +83,7 @@ private:
         return e != cudaSuccess;
     }
     // set_policy writes one of the pool's int reuse policies.
-    void set_policy(cudaMemPoolAttr attr, bool on) {
+    void set_policy(cudaMemPoolAttr attr, int on) {
         keep(cudaMemPoolSetAttribute(pool_, attr, &on));
     }
 };
@@ -137,7 +137,7 @@ void StrictPool::hand(cudaStream_t from, cudaStream_t to) {
     cudaEvent_t e = ring_[next_];
     next_ = (next_ + 1) % kRing;
     if (keep(cudaEventRecord(e, from))) return;
-    keep(cudaStreamWaitEvent(to, e, 0));
+    keep(cudaEventSynchronize(e));  // to goes on once from is done
 }
 
 // TODO 9: the pool's value of attr (an int attribute), asked of the pool.
