@@ -87,6 +87,8 @@ var All = sorted([]Setting{
 		Meaning: "`off` turns off the outside witness of a graded run (the kernel's count of its CUDA calls through uprobes, where BPF may be loaded); `require` refuses to grade (a grade, a run node, the class server) where it cannot be on, rather than grade with each grade marked not witnessed."},
 	{Name: "LESSONS_WITNESS_LOG", Kind: User, ReadBy: "internal/exercise",
 		Meaning: "A file to which each run the outside witness watched adds a line of JSON: the file judged, the run, every count the kernel took (the driver's included), the record's figures, and whether the witness's comparison passed (`bench/witness-course.sh` reads it on a GPU)."},
+	{Name: "LESSONS_WITNESS_DRIVER_WAITS", Kind: User, ReadBy: "internal/exercise",
+		Meaning: "`bound`: the outside witness bounds the CUDA driver's `cuCtxSynchronize`, `cuStreamSynchronize` and `cuEventSynchronize` by the record's `device_syncs`, `stream_syncs` and `event_syncs`, as it bounds the runtime's three waits (a count above fails the run). Off by default until a whole `verify --wrong` passes with it on: over 396 runs on two H200s the driver's counts were never above the record's."},
 	{Name: "LESSONS_SANDBOX_WX", Kind: User, ReadBy: "internal/exercise",
 		Meaning: "`off`: a sandboxed run may make memory writable and executable, or executable after it was mapped, a memfd, shared memory or a file it wrote executable, and its /proc/PID/mem writable (by default it may not: no code written after it starts); and the statistics library's own write-exec rule (`LESSONS_STATS_NOWX`) is off in every judged run, the plain runner's included."},
 	{Name: "LESSONS_SANDBOX_USERS", Kind: User, ReadBy: "internal/exercise, internal/rig (the cells), internal/classroom",
