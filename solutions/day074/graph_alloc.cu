@@ -106,7 +106,7 @@ static void describe(const char* name, cudaGraph_t g) {
     for (cudaGraphNode_t k : nodes) {
         cudaGraphNodeType kt;
         cudaGraphNodeGetType(k, &kt);
-        if (kt != cudaGraphNodeTypeKernel) continue;
+        if (kt != cudaGraphNodeTypeKernel || kernel_buffer(k) == nullptr) continue;   // scale and sum: the buffer known
         void* used = kernel_buffer(k);
         for (cudaGraphNode_t a : nodes) {
             cudaGraphNodeType at;
