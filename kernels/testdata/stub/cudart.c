@@ -263,6 +263,22 @@ int cudaStreamBeginCapture(void* s, int mode) {
 }
 int cudaStreamEndCapture(void* s, void** g) { *g = capGraph; capGraph = 0; capN = capEN = 0; return 0; }
 int cudaStreamIsCapturing(void* s, int* st) { *st = captured(s); return 0; }
+/* What a captured stream's next node would depend on: its last node and
+   the nodes its waits joined since (CUDA 11.8's name; blind20's graph-alloc
+   design takes produce's kernel node from it). Status 1 is active. */
+int cudaStreamGetCaptureInfo_v2(void* s, int* status, unsigned long long* id, void** graph, const void*** deps, size_t* n) {
+  static const void* set[3];
+  size_t k = 0;
+  int i = capIndex(s);
+  if (i >= 0 && capLast[i]) set[k++] = capLast[i];
+  for (int j = 0; i >= 0 && j < 2; j++) if (capPend[i][j]) set[k++] = capPend[i][j];
+  if (status) *status = i >= 0;
+  if (id) *id = i >= 0 ? (unsigned long long)(uintptr_t)capGraph : 0;
+  if (graph) *graph = i >= 0 ? capGraph : 0;
+  if (deps) *deps = set;
+  if (n) *n = k;
+  return 0;
+}
 /* $STUB_QUERY_PENDING: a query answers not ready (600) until the host
    has waited for an event or a stream since the last record: work still
    running when the host asks. */
