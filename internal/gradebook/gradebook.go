@@ -236,31 +236,67 @@ func Open(path string) (*Book, error) {
 		return nil, fmt.Errorf("gradebook %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one writer; SQLite serializes them anyway
-	if _, err := db.Exec(schema); err != nil {
+	v, err := bringUpToDate(db)
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("gradebook %s: %w (is it a lessons gradebook?)", path, err)
-	}
-	var v string
-	for {
-		if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("gradebook %s: %w (is it a lessons gradebook?)", path, err)
-		}
-		m, ok := migrations[v]
-		if !ok {
-			break
-		}
-		if _, err := db.Exec("BEGIN; " + m + " COMMIT;"); err != nil {
-			db.Exec("ROLLBACK")
-			db.Close()
-			return nil, fmt.Errorf("gradebook %s: bringing schema %s up to date: %w", path, v, err)
-		}
+		return nil, fmt.Errorf("gradebook %s: %w", path, err)
 	}
 	if v != schemaVersion {
 		db.Close()
 		return nil, fmt.Errorf("gradebook %s: schema %q, this lessons reads schema %s: a newer lessons wrote it", path, v, schemaVersion)
 	}
 	return &Book{db: db, Path: path}, nil
+}
+
+// bringUpToDate creates the gradebook's tables when they are not there
+// and brings an older schema up to date, all in one write transaction
+// taken at its start: two processes opening one gradebook at once (a
+// grade run starting while export or a progress poll opens it) see the
+// schema one after the other, so neither runs a migration the other has
+// already run. It is the schema's version after.
+func bringUpToDate(db *sql.DB) (string, error) {
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	// A gradebook already up to date (every open but the first) is only
+	// read: no write lock, so export opens while a grade run writes.
+	var now string
+	if conn.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&now) == nil && now == schemaVersion {
+		return now, nil
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return "", fmt.Errorf("%w (is it a lessons gradebook?)", err)
+	}
+	v, err := func() (string, error) {
+		if _, err := conn.ExecContext(ctx, schema); err != nil {
+			return "", fmt.Errorf("%w (is it a lessons gradebook?)", err)
+		}
+		for {
+			var v string
+			if err := conn.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&v); err != nil {
+				return "", fmt.Errorf("%w (is it a lessons gradebook?)", err)
+			}
+			m, ok := migrations[v]
+			if !ok {
+				return v, nil
+			}
+			if _, err := conn.ExecContext(ctx, m); err != nil {
+				return "", fmt.Errorf("bringing schema %s up to date: %w", v, err)
+			}
+		}
+	}()
+	if err != nil {
+		conn.ExecContext(ctx, "ROLLBACK")
+		return "", err
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		conn.ExecContext(ctx, "ROLLBACK")
+		return "", err
+	}
+	return v, nil
 }
 
 // ErrGradedElsewhere is OpenToGrade's error when another grade run holds

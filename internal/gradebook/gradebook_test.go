@@ -325,6 +325,57 @@ func TestMigratesSchema1(t *testing.T) {
 	}
 }
 
+// TestOpenedAtOnce: processes that open one gradebook at the same moment
+// (a grade run starting while export or a progress poll opens it, which
+// failed CI once with "duplicate column name: review") each see it made
+// and brought up to date once, from nothing and from the first schema.
+func TestOpenedAtOnce(t *testing.T) {
+	for _, old := range []bool{false, true} {
+		for round := 0; round < 5; round++ {
+			path := filepath.Join(t.TempDir(), "class.db")
+			if old {
+				db, err := sql.Open("sqlite", "file:"+path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.Exec(schemaV1); err != nil {
+					t.Fatal(err)
+				}
+				db.Close()
+			}
+			const openers = 8
+			errs := make(chan error, openers)
+			start := make(chan struct{})
+			for range openers {
+				go func() {
+					<-start
+					b, err := Open(path)
+					if err == nil {
+						err = b.Close()
+					}
+					errs <- err
+				}()
+			}
+			close(start)
+			for range openers {
+				if err := <-errs; err != nil {
+					t.Fatalf("from the first schema %v, round %d: %v", old, round, err)
+				}
+			}
+			b, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v string
+			b.db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v)
+			b.Close()
+			if v != schemaVersion {
+				t.Fatalf("schema %s after %d opened it at once, want %s", v, openers, schemaVersion)
+			}
+		}
+	}
+}
+
 func TestNewerSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new.db")
 	b, err := Open(path)
