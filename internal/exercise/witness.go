@@ -146,42 +146,31 @@ func driverWaitsBounded() bool { return os.Getenv("LESSONS_WITNESS_DRIVER_WAITS"
 // judged the record.
 func hostWaitClaims(all map[string]uint64, rec *checker.Received, settled bool) []checker.Claim {
 	var out []checker.Claim
-	for _, w := range hostWaits {
-		n, ok := all[w.probe]
-		if !ok || n == 0 || (settled && !w.settled) {
-			continue
+	for _, driver := range []bool{false, true} {
+		if driver && !driverWaitsBounded() {
+			break
 		}
-		var recorded uint64
-		for _, st := range []*checker.Stats{rec.Stats, rec.Children} {
-			if st != nil {
-				recorded += w.of(st)
+		for _, w := range hostWaits {
+			probe, layer, what := w.probe, "runtime's", "entry point"
+			if driver {
+				probe, layer, what = w.driver, "driver's", "function"
 			}
-		}
-		out = append(out, checker.Claim{
-			Name:   fmt.Sprintf("calls of the runtime's %s within the record's %s", w.probe, w.stat),
-			Record: n, Most: recorded,
-			Over: fmt.Sprintf("%s: the kernel counted %%d calls of the runtime's entry point, more than the record's %%d (%s): a host wait made around the statistics library", w.probe, w.stat),
-		})
-	}
-	if !driverWaitsBounded() {
-		return out
-	}
-	for _, w := range hostWaits {
-		n, ok := all[w.driver]
-		if !ok || n == 0 || (settled && !w.settled) {
-			continue
-		}
-		var recorded uint64
-		for _, st := range []*checker.Stats{rec.Stats, rec.Children} {
-			if st != nil {
-				recorded += w.of(st)
+			n, ok := all[probe]
+			if !ok || n == 0 || (settled && !w.settled) {
+				continue
 			}
+			var recorded uint64
+			for _, st := range []*checker.Stats{rec.Stats, rec.Children} {
+				if st != nil {
+					recorded += w.of(st)
+				}
+			}
+			out = append(out, checker.Claim{
+				Name:   fmt.Sprintf("calls of the %s %s within the record's %s", layer, probe, w.stat),
+				Record: n, Most: recorded,
+				Over: fmt.Sprintf("%s: the kernel counted %%d calls of the %s %s, more than the record's %%d (%s): a host wait made around the statistics library", probe, layer, what, w.stat),
+			})
 		}
-		out = append(out, checker.Claim{
-			Name:   fmt.Sprintf("calls of the driver's %s within the record's %s", w.driver, w.stat),
-			Record: n, Most: recorded,
-			Over: fmt.Sprintf("%s: the kernel counted %%d calls of the driver's function, more than the record's %%d (%s): a host wait made around the statistics library", w.driver, w.stat),
-		})
 	}
 	return out
 }

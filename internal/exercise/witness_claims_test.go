@@ -40,3 +40,41 @@ func TestNoOwnDriverCalls(t *testing.T) {
 		t.Errorf("no driver calls counted, claims %+v", cs)
 	}
 }
+
+// TestHostWaitClaims: the runtime's waits are bounded by the record's
+// statistics, the program's and its children's together; the driver's
+// only with LESSONS_WITNESS_DRIVER_WAITS=bound; a settled-queries run
+// bounds only the device's wait (the library's own reach the others).
+func TestHostWaitClaims(t *testing.T) {
+	all := map[string]uint64{"cudaDeviceSynchronize": 1, "cudaStreamSynchronize": 3, "cudaEventSynchronize": 0,
+		"cuCtxSynchronize": 1, "cuStreamSynchronize": 4}
+	rec := &checker.Received{Stats: &checker.Stats{DeviceSyncs: 1, StreamSyncs: 2}, Children: &checker.Stats{StreamSyncs: 1}}
+	names := func(cs []checker.Claim) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	t.Setenv("LESSONS_WITNESS_DRIVER_WAITS", "")
+	cs := hostWaitClaims(all, rec, false)
+	if got, want := strings.Join(names(cs), "; "), "calls of the runtime's cudaDeviceSynchronize within the record's device_syncs; calls of the runtime's cudaStreamSynchronize within the record's stream_syncs"; got != want {
+		t.Fatalf("claims without the driver's bound:\n got %s\nwant %s", got, want)
+	}
+	if cs[1].Record != 3 || cs[1].Most != 3 {
+		t.Errorf("stream waits: counted %d, the record's %d (the program's 2 and its children's 1)", cs[1].Record, cs[1].Most)
+	}
+	if got := names(hostWaitClaims(all, rec, true)); len(got) != 1 || !strings.Contains(got[0], "cudaDeviceSynchronize") {
+		t.Errorf("a settled-queries run: %v", got)
+	}
+	t.Setenv("LESSONS_WITNESS_DRIVER_WAITS", "bound")
+	cs = hostWaitClaims(all, rec, false)
+	if len(cs) != 4 || cs[3].Name != "calls of the driver's cuStreamSynchronize within the record's stream_syncs" {
+		t.Fatalf("claims with the driver's bound: %v", names(cs))
+	}
+	if want := "cuStreamSynchronize: the kernel counted %d calls of the driver's function, more than the record's %d (stream_syncs): a host wait made around the statistics library"; cs[3].Over != want {
+		t.Errorf("the driver's wait over the record:\n got %s\nwant %s", cs[3].Over, want)
+	}
+	if want := "cudaStreamSynchronize: the kernel counted %d calls of the runtime's entry point, more than the record's %d (stream_syncs): a host wait made around the statistics library"; cs[1].Over != want {
+		t.Errorf("the runtime's wait over the record:\n got %s\nwant %s", cs[1].Over, want)
+	}
+}
