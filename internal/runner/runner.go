@@ -214,6 +214,11 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 	case <-timeout:
 		res.TimedOut = true
 		ts := Threads("/proc", cmd.Process.Pid, spec.Helper)
+		if !InDriver(ts) {
+			// A thread spinning shows nothing but R: where its code is
+			// (the driver's library, waiting for the GPU) tells.
+			CodeOfRunning("/proc", ts, func() { _ = syscall.Kill(-pgid, syscall.SIGSTOP) }, func() { _ = syscall.Kill(-pgid, syscall.SIGCONT) })
+		}
 		res.Threads, res.InDriver = ThreadText(ts), InDriver(ts)
 		err = stop(spec, pgid, done)
 	case <-over:

@@ -10,11 +10,13 @@ package runner
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,6 +32,7 @@ type Thread struct {
 	State    string // "S", "R", "D", ... from /proc/TID/stat
 	Wchan    string // the kernel function it sleeps in; "" when running or unreadable
 	Syscall  string // the system call it is in, by name; "" when none or unreadable
+	Code     string // for a thread that was running: the file whose code it ran (CodeOfRunning)
 }
 
 func (t Thread) String() string {
@@ -39,6 +42,9 @@ func (t Thread) String() string {
 	}
 	if t.Syscall != "" {
 		s += " (" + t.Syscall + ")"
+	}
+	if t.Code != "" {
+		s += " at " + t.Code
 	}
 	return s
 }
@@ -77,12 +83,15 @@ func Threads(procRoot string, root int, skip string) []Thread {
 
 // InDriver tells whether a thread was waiting in the GPU's driver: in
 // an ioctl (how the CUDA driver asks the kernel module for everything:
-// contexts, memory, its locks), or asleep in a function of the NVIDIA
-// kernel modules (os_acquire_rwlock_write, uvm_..., nv_...). A program
+// contexts, memory, its locks), asleep in a function of the NVIDIA
+// kernel modules (os_acquire_rwlock_write, uvm_..., nv_...), or spinning
+// in the driver's own library (libcuda.so: a synchronisation spins there
+// on the CPU, the default where a process has fewer contexts than the
+// machine has cores, and shows only as a running thread). A program
 // stopped at its time limit with a thread there may have been waiting
 // for a lock that its neighbours held, not hanging by itself.
 func (t Thread) InDriver() bool {
-	if t.Syscall == "ioctl" {
+	if t.Syscall == "ioctl" || strings.HasPrefix(t.Code, "libcuda.so") {
 		return true
 	}
 	for _, p := range driverWchans {
@@ -108,6 +117,106 @@ func InDriver(ts []Thread) bool {
 		}
 	}
 	return false
+}
+
+// CodeOfRunning fills in Code for each thread of ts that was running
+// (state R: a spin, which neither a system call nor a wait channel
+// shows) with the name of the file whose code it was running: the CUDA
+// driver's library where a synchronisation spins waiting for the GPU, or
+// the program's own code. /proc shows a thread's program counter only
+// while the thread is off the CPU, so freeze stops the program's
+// processes first and thaw lets them go on after (the run is being
+// stopped anyway). Threads that do not stop within a moment are left
+// as they were. It reads what Threads does, with the same rights.
+func CodeOfRunning(procRoot string, ts []Thread, freeze, thaw func()) {
+	var running []int
+	for i, t := range ts {
+		if t.State == "R" {
+			running = append(running, i)
+		}
+	}
+	if len(running) == 0 {
+		return
+	}
+	freeze()
+	defer thaw()
+	maps := map[int][]mapping{}
+	deadline := time.Now().Add(200 * time.Millisecond)
+	for _, i := range running {
+		t := &ts[i]
+		dir := filepath.Join(procRoot, strconv.Itoa(t.PID), "task", strconv.Itoa(t.TID))
+		for {
+			if _, st, ok := readStat(filepath.Join(dir, "stat")); !ok || st == "T" || st == "t" || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		pc, ok := programCounter(readSmall(filepath.Join(dir, "syscall")))
+		if !ok {
+			continue
+		}
+		m, seen := maps[t.PID]
+		if !seen {
+			m = readMaps(filepath.Join(procRoot, strconv.Itoa(t.PID), "maps"))
+			maps[t.PID] = m
+		}
+		for _, r := range m {
+			if pc >= r.start && pc < r.end {
+				t.Code = clean(filepath.Base(r.path), 64)
+				break
+			}
+		}
+	}
+}
+
+// programCounter reads the user-space program counter from a
+// /proc/TID/syscall line: its last field, whether the thread is in a
+// call ("NR args... sp pc") or stopped outside one ("-1 sp pc"); a
+// running thread's line ("running") has none.
+func programCounter(line string) (uint64, bool) {
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return 0, false
+	}
+	pc, err := strconv.ParseUint(strings.TrimPrefix(f[len(f)-1], "0x"), 16, 64)
+	return pc, err == nil && pc != 0
+}
+
+// mapping is one line of /proc/PID/maps that maps a file.
+type mapping struct {
+	start, end uint64
+	path       string
+}
+
+// readMaps reads the file mappings of /proc/PID/maps (the first 256 KiB:
+// a program with more mappings than that is named by those it has first).
+func readMaps(path string) []mapping {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	n, _ := io.ReadFull(f, buf)
+	var out []mapping
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		// start-end perms offset dev inode path
+		f := strings.Fields(line)
+		if len(f) < 6 || !strings.HasPrefix(f[5], "/") {
+			continue
+		}
+		lo, hi, ok := strings.Cut(f[0], "-")
+		if !ok {
+			continue
+		}
+		start, err1 := strconv.ParseUint(lo, 16, 64)
+		end, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, mapping{start, end, strings.Join(f[5:], " ")})
+	}
+	return out
 }
 
 // ThreadText says in one line where threads were: identical threads
