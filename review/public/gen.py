@@ -124,6 +124,75 @@ entry(PR, "pool-reuse", "public_sync_to_give_back",
         "    (void)pool;\n    CHECK(cudaDeviceSynchronize());\n    // STUB\n    // END SOLUTION\n    return 0;\n}\n")])
 
 
+# Q&A and forum threads (issue 36, second pass): students' own mistakes.
+HO, PRS, HP, ST, PP = ("solutions/day077/handoff.py", "solutions/day076/pool_resource.h",
+                       "solutions/day086/heap_vs_pool.cu", "solutions/day087/stream_pools.cu",
+                       "solutions/day075/peer_pool.cu")
+
+entry(AP, "async-pipeline", "public_values_copied_back_blocking",
+      "cudaMemcpy waits on the host", "a blocking copy back after a kernel on another stream",
+      "submit brings the scaled values back with cudaMemcpy, the blocking copy, after scale and checksum are queued on the iteration's stream, as if the copy waited for that stream's kernels: it runs on the legacy default stream, which no non-blocking stream is ordered with, and the host waits in submit for every iteration.",
+      "CUDA runtime API, stream synchronisation behaviour: a non-blocking stream is not ordered with the legacy default stream; Day 69, submit: nothing waits on the host, every copy is cudaMemcpyAsync on the iteration's stream.",
+      "https://forums.developer.nvidia.com/t/cpu-spins-while-waiting-for-gpu-to-finish-computation/241672 (a kernel queued on a stream, its result read back with cudaMemcpy; the reply: cudaMemcpy is the blocking copy, cudaMemcpyAsync on the stream is the one that does not wait)",
+      [("    CHECK(cudaMemcpyAsync(out_ + off, d_out, bytes, cudaMemcpyDeviceToHost, s));\n",
+        "    CHECK(cudaMemcpy(out_ + off, d_out, bytes, cudaMemcpyDeviceToHost));\n")])
+
+entry(AP, "async-pipeline", "public_malloc_free_in_stream_loop",
+      "cudaMalloc should not be called", "cudaMalloc and cudaFree between the streams' launches",
+      "The scaled values' buffer comes from cudaMalloc and goes back with cudaFree at the end of submit, the pattern of a loop that launches one stream's work per pass and frees what it allocated to stop a leak: cudaFree waits for the whole device, so each iteration's stream waits for every earlier one and the streams no longer overlap.",
+      "CUDA C++ Programming Guide, implicit synchronisation: a device memory allocation or free between two streams' commands keeps them from running at once; Day 69: allocate and free in the stream's order (cudaMallocAsync, cudaFreeAsync).",
+      "https://forums.developer.nvidia.com/t/device-memory-allocation-implicit-synchronization/110906 (the streams' kernels ran side by side until a cudaFree was added to the loop to fix its leak; then they ran one after another)",
+      [("    CHECK(cudaMallocAsync(&d_out, bytes, s));\n", "    CHECK(cudaMalloc(&d_out, bytes));\n"),
+       ("    CHECK(cudaFreeAsync(d_out, s));\n", "    CHECK(cudaFree(d_out));\n")])
+
+entry(HO, "python-handoff", "public_gc_collect_to_give_back",
+      "still held memory", "deleting and collecting expected to give memory back",
+      "release runs Python's garbage collector where it should empty PyTorch's cache, on the belief that a tensor deleted and collected gives its memory back to the device: the allocator keeps the freed blocks (with the cudaMallocAsync backend, in CUDA's pool, whose release threshold PyTorch sets to the maximum), so the pool still holds them at the end.",
+      "PyTorch, CUDA memory management: memory freed by tensors stays with the caching allocator for reuse; torch.cuda.empty_cache() gives back what no tensor uses. Day 77, release: hand back what the allocator holds.",
+      "https://discuss.pytorch.org/t/how-to-delete-pytorch-objects-correctly-from-memory/947 (a CUDA tensor deleted with del, its memory 'not freed up'; the answer: the caching allocator keeps it)",
+      [("    torch.cuda.empty_cache()\n", "    import gc\n    gc.collect()\n")])
+
+entry(PRS, "pool-resource", "public_free_block_of_any_stream",
+      "may still be using", "a block freed on one stream handed to another, unordered",
+      "allocate takes the smallest free block that fits whichever stream freed it, and hands it out at once, as a caching allocator that shared its free blocks among streams would: nothing orders the asking stream after the work the freeing stream may still be doing with the block.",
+      "Day 76, allocate: a block freed on another stream is handed out only after the asking stream waits for that stream's event (cudaStreamWaitEvent); a block this stream freed itself needs no wait and comes first.",
+      "https://discuss.pytorch.org/t/why-cudacachingallocator-limited-block-shareing-inside-stream/140069 (why a free block of one stream cannot be used by another), and https://discuss.pytorch.org/t/memory-mamagement/166162",
+      [("            if (it->n >= n && (best == free_.end() || ((it->stream == s) != (best->stream == s) ? it->stream == s : it->n < best->n))) best = it;\n",
+        "            if (it->n >= n && (best == free_.end() || it->n < best->n)) best = it;\n"),
+       ("            if (b.stream != s) CHECK(cudaStreamWaitEvent(s, event_of(b.stream), 0));\n", "")])
+
+entry(HP, "heap-vs-pool", "public_heap_limit_per_thread",
+      "heap limit fits", "the device heap's limit taken for one thread's",
+      "make_arena sets the heap's limit to what one thread may malloc (the largest list, with the same room for bookkeeping), reading cudaLimitMallocHeapSize as a limit for each thread: it is the size of the one heap every thread of every block allocates from, so the lists that spill from all the slices at once do not fit.",
+      "CUDA C++ Programming Guide, heap memory allocation: the device heap has a fixed size for the whole context, set with cudaDeviceSetLimit(cudaLimitMallocHeapSize) before the first kernel that calls malloc; Day 86: size it for the lists that do not fit in their slices.",
+      "https://stackoverflow.com/questions/13150618/understanding-gpu-heap-memory-and-resident-warps (read at https://kiwix.lema.org/stackoverflow.com_en_all_2023-11/questions/13150618/understanding-gpu-heap-memory-and-resident-warps; the answer: the limit is for the whole device context, not per thread)",
+      [("    // A block's lists that fit take at least slice - largest of it: the\n    // rest, at most, come from the heap.\n    size_t spill = 0;\n    for (size_t b : blockBytes) spill += b + largest > a->slice ? b + largest - a->slice : 0;\n    // Room as large again for malloc's own bookkeeping, and a little more.\n    cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, 2 * spill + (4u << 20));\n",
+        "    // The heap's limit is what one thread may malloc: the largest list,\n    // room as large again for malloc's own bookkeeping, and a little more.\n    cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, 2 * largest + (4u << 20));\n")])
+
+entry(ST, "stream-pools", "public_refusals_counted_with_plain_add",
+      "a pool counts every request it refuses", "a shared counter moved with a plain += from many threads",
+      "The leader of a refused warp adds its asking lanes to the pool's count of refusals with a plain +=, on the belief that concurrent writes to one global word are serialised by the hardware: the leaders of many refused warps read the same old count and write back their own sums, and updates are lost.",
+      "CUDA C++ Programming Guide, atomic functions: a read-modify-write of global memory by several threads at once is a race unless it is atomic; Day 87: the lane that does the atomics keeps the counters with atomics.",
+      "https://forums.developer.nvidia.com/t/threads-and-race-condition/17052 (many threads' gmem[...] += val assumed serialised; the reply: that is what atomic functions are for)",
+      [("        else atomicAdd(&p.counters->failed, (unsigned long long)__popc(mask));\n",
+        "        else p.counters->failed += __popc(mask);\n")])
+
+entry(VG, "vmm-growable", "public_old_range_freed_still_mapped",
+      "runs to the end", "an address range freed while its mappings are kept",
+      "After mapping the chunks at the new addresses the move frees the old reservation without unmapping it first, on the belief that a reservation, like a physical allocation released with cuMemRelease, lives on until its last mapping goes: cuMemAddressFree refuses a range that is still mapped, and grow fails.",
+      "CUDA driver API, virtual memory management: a handle may be released while mapped, an address range may not be freed while mapped; Day 72: unmap, release, then free the addresses.",
+      "https://stackoverflow.com/questions/70604546/must-i-keep-a-virtual-address-range-reservation-if-it-has-active-mappings (read at https://kiwix.lema.org/stackoverflow.com_en_all_2023-11/questions/70604546/must-i-keep-a-virtual-address-range-reservation-if-it-has-active-mappings)",
+      [("            offset = 0;\n            for (const Chunk& c : chunks_) {\n                CU(cuMemUnmap(base_ + offset, c.bytes));\n                offset += c.bytes;\n            }\n            CU(cuMemAddressFree(base_, reserved_));\n",
+        "            CU(cuMemAddressFree(base_, reserved_));\n")])
+
+entry(PP, "peer-pool", "public_cross_device_order_by_stream_sync",
+      "the host waits once for each device's stream", "two devices ordered by a host wait on the producer's stream",
+      "one_round orders device 0's reduce after device 1's produce by synchronising device 1's stream on the host, as a cross-device barrier, instead of making device 0's stream wait for the produced event: the order holds, through the host, which stands still every round, and device 1 can no longer run ahead.",
+      "CUDA runtime API, cudaStreamWaitEvent: the event may be of another device, the wait is on the GPU; Day 75: no host waits in the rounds, a stream of the other device waits for the event.",
+      "https://github.com/intel/llvm/commit/53feba858523e3518c2cc26bfc39d44b148f7d48 (read at https://app.semanticdiff.com/gh/intel/llvm/commit/53feba858523e3518c2cc26bfc39d44b148f7d48: 'cuEventSynchronize alone is insufficient ... Use cuStreamSynchronize to establish this barrier')",
+      [("    CHECK(cudaStreamWaitEvent(t.s[0], t.produced, 0));\n", "    CHECK(cudaStreamSynchronize(t.s[1]));\n")])
+
+
 def main():
     for sol, d, name, header, edits in E:
         s = open(sol).read()
