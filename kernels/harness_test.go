@@ -3,8 +3,10 @@ package kernels_test
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"debug/elf"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -41,7 +43,7 @@ func buildHarnessRig(t *testing.T) harnessRig {
 	dir := t.TempDir()
 	writeLibrary(t, dir)
 	stub, _ := filepath.Abs("testdata/stub")
-	run(t, dir, nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu")
+	libraryInto(t, nvcc, dir)
 	run(t, dir, cc, "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o", "libcuda.so.1", filepath.Join(stub, "driver.c"))
 	// The stand-in runtime takes the name nvcc's programs ask for
 	// (libcudart.so.11.0 with CUDA 11.8), and loads the stand-in driver,
@@ -110,8 +112,81 @@ func (h harnessRig) build(t *testing.T, name, main, replace string, content []by
 	if err := os.WriteFile(filepath.Join(src, filepath.Base(replace)), content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run(t, src, h.nvcc, append([]string{"-std=c++17", "-cudart", "shared", "-o", "prog", filepath.Base(main)}, flags...)...)
-	return filepath.Join(src, "prog")
+	args := append([]string{"-std=c++17", "-cudart", "shared", "-o", "prog", filepath.Base(main)}, flags...)
+	prog := filepath.Join(src, "prog")
+	if cached := builtProgram(t, src, args); cached != "" {
+		data, err := os.ReadFile(cached)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(prog, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return prog
+	}
+	run(t, src, h.nvcc, args...)
+	keepProgram(t, src, args, prog)
+	return prog
+}
+
+// builtProgram is the program nvcc built before, in this package's run,
+// from the same files with the same flags (the tests of one exercise
+// build its solution and each right alternative again and again), or "".
+func builtProgram(t *testing.T, src string, args []string) string {
+	t.Helper()
+	p := filepath.Join(built.dir, "programs", programKey(t, src, args))
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// keepProgram keeps prog, built from src's files with args, for
+// builtProgram.
+func keepProgram(t *testing.T, src string, args []string, prog string) {
+	t.Helper()
+	data, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(built.dir, "programs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Written whole, then named: a reader sees the program or nothing.
+	p := filepath.Join(dir, programKey(t, src, args))
+	if err := os.WriteFile(p+".new", data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p+".new", p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// programKey hashes what nvcc builds a program from: its flags and every
+// file of its folder, by name and content.
+func programKey(t *testing.T, src string, args []string) string {
+	t.Helper()
+	h := sha256.New()
+	for _, a := range args {
+		fmt.Fprintf(h, "%q\n", a)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "prog" || e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(h, "%q %d\n", e.Name(), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // record runs prog with args, the library preloaded, and returns its

@@ -3,14 +3,17 @@ package kernels_test
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
+	"github.com/cudalessons/lessons/kernels"
 )
 
 // stubRun is the statistics library, built with nvcc as lessons builds
@@ -43,12 +46,67 @@ func stubLibrary(t *testing.T) (dir, cc, stub string) {
 	dir = t.TempDir()
 	writeLibrary(t, dir)
 	stub, _ = filepath.Abs("testdata/stub")
-	run(t, dir, nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu")
+	libraryInto(t, nvcc, dir)
 	// The stand-in includes the runtime's types: from the toolkit of the
 	// nvcc found, wherever it lies (a Debian package puts them in
 	// /usr/include, NVIDIA's installer in /usr/local/cuda/include).
 	run(t, dir, cc, "-shared", "-fPIC", "-I"+cudaInclude(), "-o", "libcudart.so", filepath.Join(stub, "cudart.c"))
 	return dir, cc, stub
+}
+
+// built is the statistics library as lessons builds it (nvcc, from the
+// files it embeds), built once for the package's tests: nvcc takes
+// seconds of CPU for it, and some seventy tests use it. Each test copies
+// it into its own folder, so that none sees another's changes.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// libraryInto puts the statistics library, lib.so, into dir, beside the
+// files writeLibrary wrote there.
+func libraryInto(t *testing.T, nvcc, dir string) {
+	t.Helper()
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "lessons-kernels-library-")
+		if built.err != nil {
+			return
+		}
+		for _, f := range kernels.LibraryFiles() {
+			p := filepath.Join(built.dir, filepath.FromSlash(f.Path))
+			if built.err = os.MkdirAll(filepath.Dir(p), 0o755); built.err != nil {
+				return
+			}
+			if built.err = os.WriteFile(p, f.Data, 0o644); built.err != nil {
+				return
+			}
+		}
+		cmd := exec.Command(nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu")
+		cmd.Dir = built.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("nvcc %v: %v\n%s", cmd.Args[1:], err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	data, err := os.ReadFile(filepath.Join(built.dir, "lib.so"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lib.so"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMain removes the library built once for the package's tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // run runs the program with the library preloaded and env added, and
