@@ -683,7 +683,16 @@ func judged(t *Task, res []checker.Result, output string) *gradebook.Attempt {
 		if r.Skipped {
 			c.Got = r.Got // why it could not be made here
 		}
-		a.MarkForReview(r.Review)
+		if c.Hidden && r.Review != "" {
+			// The review's lines reach the student's feedback, which
+			// keeps hidden checks to a count: a hidden run's review
+			// named the run (the secret spec's name for its case,
+			// "17 batches") and what it waited for. The instructor reads
+			// the check's own result in the gradebook.
+			a.MarkForReview("a hidden check is marked for review: its result is in the gradebook (lessons grade export)")
+		} else {
+			a.MarkForReview(r.Review)
+		}
 		if !r.Pass {
 			c.Expected, c.Got = r.Want, r.Got
 			if r.Check != nil {

@@ -59,3 +59,54 @@ func TestGradeMarksForReview(t *testing.T) {
 		t.Errorf("sam: a finding is for review, not a failure: %s, review %q", sam.Status, sam.Review)
 	}
 }
+
+// hiddenFake passes every run; a hidden run's checks were not made (its
+// output lacks the text its case waits for), so they are skipped and
+// marked for review, as checker's notArranged does.
+type hiddenFake struct{ *fake }
+
+func (f hiddenFake) Run(ctx context.Context, t *Task, b *Built, dev string, slot int) (*Ran, error) {
+	hidden := &checker.Check{Name: "[17 batches] no host polls", Run: "17 batches"}
+	res := []checker.Result{{Name: "prints done", Pass: true, Check: &checker.Check{}},
+		{Name: "[17 batches] no host polls", Pass: true, Skipped: true, Check: hidden,
+			Got:    `skipped: the case of run "17 batches" was not set up here (the output has no "pending set")`,
+			Review: `the checks of hidden run "17 batches" were not made: its output lacks "pending set", which the harness prints once it has set up the case they judge`}}
+	return &Ran{Results: res, Output: "done\n"}, nil
+}
+
+// A hidden check's review does not reach the student's feedback with
+// what the secret spec says of the check (round 22: a program that left
+// out the line a hidden run's case waits for read the run's name in its
+// feedback, "Marked for the instructor's review"); the instructor still
+// reads the check's own result.
+func TestHiddenReviewKeptFromFeedback(t *testing.T) {
+	dir := t.TempDir()
+	ts := class(t, dir, map[string]string{"eve/block_pool.cu": "int main() {}"})
+	book, err := gradebook.Open(filepath.Join(t.TempDir(), "gb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer book.Close()
+	if _, err := Grade(context.Background(), book, ts, hiddenFake{newFake()}, Options{Jobs: 1, Devices: []string{"0"}, PerDevice: 1}); err != nil {
+		t.Fatal(err)
+	}
+	sheet, err := book.Sheet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"summary", "none"} {
+		sheet.Hidden = mode
+		fb := sheet.Feedback("eve")
+		if strings.Contains(fb, "17 batches") || strings.Contains(fb, "pending set") {
+			t.Errorf("--hidden %s: the feedback names the hidden run:\n%s", mode, fb)
+		}
+		if !strings.Contains(fb, "hidden check is marked for review") {
+			t.Errorf("--hidden %s: the feedback does not say a hidden check is marked:\n%s", mode, fb)
+		}
+	}
+	g, _ := book.Grades()
+	eve := g["eve"]["block-pool"]
+	if len(eve.Checks) != 2 || !strings.Contains(eve.Checks[1].Got, "17 batches") {
+		t.Errorf("the instructor's gradebook lost the hidden check's result: %+v", eve.Checks)
+	}
+}
