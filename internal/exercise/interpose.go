@@ -24,12 +24,28 @@ import (
 func interposed(f *elf.File, prog, lib string) (name, kind string) {
 	exports, _ := f.DynamicSymbols()
 	copied := copyRelocated(f, exports)
+	// A copy's aliases: the linker exports a copied variable's other
+	// names at its address with no relocation of their own, in the
+	// version of the library that defines them (environ and _environ
+	// beside the __environ that a program naming environ has copied),
+	// so that the library's own uses of them reach the copy. A name of
+	// the program's own at that address has no such version.
+	type place struct {
+		section elf.SectionIndex
+		value   uint64
+	}
+	copies := map[place]string{}
+	for _, s := range exports {
+		if copied[s.Name] && elf.ST_TYPE(s.Info) == elf.STT_OBJECT && s.Version != "" {
+			copies[place{s.Section, s.Value}] = s.Version
+		}
+	}
 	imports := runImports(f, prog, lib)
 	for _, s := range exports {
 		if s.Section == elf.SHN_UNDEF || !imports[s.Name] {
 			continue
 		}
-		if elf.ST_TYPE(s.Info) == elf.STT_OBJECT && copied[s.Name] {
+		if v, ok := copies[place{s.Section, s.Value}]; elf.ST_TYPE(s.Info) == elf.STT_OBJECT && (copied[s.Name] || ok && s.Version == v) {
 			continue
 		}
 		return s.Name, symbolKind(s)

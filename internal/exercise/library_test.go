@@ -147,6 +147,8 @@ func TestInspect(t *testing.T) {
 		"testdata/hostile/per_thread_stream.cu":    "per-thread default stream",
 		"testdata/hostile/ifunc_key.cu":            "IFUNC",
 		"testdata/hostile/preinit_key.cu":          ".preinit_array",
+		"testdata/library/environ_copy.cu":         "",
+		"testdata/hostile/environ_own.cu":          "defines environ (a variable)",
 	} {
 		args := []string{"-cudart", "shared"}
 		if file == "testdata/hostile/static_runtime.cu" {
