@@ -229,8 +229,10 @@ func ReadSheet(path string) (*Sheet, error) {
 func Open(path string) (*Book, error) {
 	// WAL with synchronous=NORMAL keeps every committed attempt through a
 	// crash of the grader; the busy timeout lets export read while a grade
-	// run writes.
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)"
+	// run writes. It comes first: the pragmas are set in order, and an
+	// older gradebook turned to WAL by several openers at once answered
+	// "database is locked" at once when it came after.
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("gradebook %s: %w", path, err)
