@@ -63,21 +63,26 @@ func TestCodeOfASpinningThread(t *testing.T) {
 			t.Fatalf("the program said %q", line)
 		}
 		pid := cmd.Process.Pid
+		want := "libcuda.so.1"
+		if !inLibrary {
+			want = "spin"
+		}
+		// Just after its line the program may still be in the C
+		// library's write: look again until it is in its spin (it stays
+		// there), an event, not a time.
 		var ts []Thread
 		for deadline := time.Now().Add(time.Minute); ; {
 			ts = Threads("/proc", pid, "")
 			if len(ts) == 1 && ts[0].State == "R" {
-				break
+				CodeOfRunning("/proc", ts, func() { syscall.Kill(pid, syscall.SIGSTOP) }, func() { syscall.Kill(pid, syscall.SIGCONT) })
+				if ts[0].Code == want {
+					break
+				}
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("the spinning thread never showed running: %+v", ts)
+				t.Fatalf("the spinning thread never showed running in %s: %+v", want, ts)
 			}
 			time.Sleep(5 * time.Millisecond)
-		}
-		CodeOfRunning("/proc", ts, func() { syscall.Kill(pid, syscall.SIGSTOP) }, func() { syscall.Kill(pid, syscall.SIGCONT) })
-		want := "libcuda.so.1"
-		if !inLibrary {
-			want = "spin"
 		}
 		if ts[0].Code != want || InDriver(ts) != inLibrary {
 			t.Errorf("a spin in %s: code %q, in the driver %v (%s)", want, ts[0].Code, InDriver(ts), ThreadText(ts))

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,6 +168,17 @@ func CodeOfRunning(procRoot string, ts []Thread, freeze, thaw func()) {
 			}
 		}
 	}
+}
+
+// processes are the processes of ts, each once.
+func processes(ts []Thread) []int {
+	var out []int
+	for _, t := range ts {
+		if !slices.Contains(out, t.PID) {
+			out = append(out, t.PID)
+		}
+	}
+	return out
 }
 
 // programCounter reads the user-space program counter from a
