@@ -1189,6 +1189,30 @@ func TestTimeoutSaysWhereTheThreadsWere(t *testing.T) {
 	}
 }
 
+// TestTimeoutSaysWhereASpinningThreadWas: a thread spinning at the time
+// limit shows only as running; the runner stops each of the program's
+// processes for an instant and names the file its code was in (the
+// driver's library, for a synchronisation's spin). Read by a root grader
+// and by one that is not, whose program is in a session of its own under
+// the pid namespace's init.
+func TestTimeoutSaysWhereASpinningThreadWas(t *testing.T) {
+	for _, v := range variants {
+		if v.programRoot {
+			continue
+		}
+		t.Run(v.name, func(t *testing.T) {
+			f := setup(t)
+			if v.grader {
+				f.needUserPIDNS(t)
+			}
+			out := f.grader(t, v.grader, nil, graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Mode: "spinchild", Timeout: 3 * time.Second})
+			if !strings.Contains(out, "and was stopped; its threads then: sh R at ") {
+				t.Errorf("%s", out)
+			}
+		})
+	}
+}
+
 // TestAttackFileCount: a run makes only so many files (Policy.DirFiles),
 // in a file system of its own: one that made files until no inode was
 // left on the grading disk made every build and run beside it fail. What

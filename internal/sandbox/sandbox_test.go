@@ -117,6 +117,8 @@ func misbehave(mode string, args []string) int {
 		fmt.Println("await: no file")
 	case "sleepchild": // wait for a child that sleeps
 		exec.Command("/bin/sleep", "60").Run()
+	case "spinchild": // wait for a child that spins in its own code
+		exec.Command("/bin/sh", "-c", "while :; do :; done").Run()
 	case "bigfile": // write a file of args[0] MiB
 		f, err := os.Create("big")
 		if err != nil {
