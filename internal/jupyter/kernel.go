@@ -138,6 +138,9 @@ type message struct {
 	Content map[string]any
 }
 
+// pickPorts picks the kernel's ports (a test takes one first).
+var pickPorts = freePorts
+
 func freePorts(n int) ([]int, error) {
 	var ports []int
 	var lns []net.Listener
@@ -164,9 +167,25 @@ func randomHex(n int) string {
 }
 
 // Start starts the kernel in dir with env and connects to it; the kernel
-// is ready when it answers a kernel_info_request.
+// is ready when it answers a kernel_info_request. The kernel binds the
+// ports picked for it only once it runs: a kernel that ends because
+// another program took one meanwhile (on a busy machine, its servers and
+// connections draw from the same ports) is started again on others.
 func Start(ctx context.Context, spec *Spec, dir string, env []string) (*Kernel, error) {
-	ports, err := freePorts(5)
+	for try := 1; ; try++ {
+		k, err := startOnce(ctx, spec, dir, env)
+		if !errors.Is(err, errPortTaken) || try == 5 {
+			return k, err
+		}
+	}
+}
+
+// errPortTaken is startOnce's error when the kernel could not bind a port
+// picked for it.
+var errPortTaken = errors.New("a port picked for it was taken before it started")
+
+func startOnce(ctx context.Context, spec *Spec, dir string, env []string) (*Kernel, error) {
+	ports, err := pickPorts(5)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +223,11 @@ func Start(ctx context.Context, spec *Spec, dir string, env []string) (*Kernel, 
 	if err := k.waitListening(ctx, ports[0], ports[1], ports[3]); err != nil {
 		k.proc.Kill("it did not listen")
 		os.Remove(k.conn)
-		return nil, fmt.Errorf("connect to the Jupyter kernel %s: %w; it said: %s", spec.Name, err, strings.TrimSpace(startErr.String()))
+		said := strings.TrimSpace(startErr.String())
+		if strings.Contains(said, "Address already in use") {
+			err = fmt.Errorf("%w: %w", errPortTaken, err)
+		}
+		return nil, fmt.Errorf("connect to the Jupyter kernel %s: %w; it said: %s", spec.Name, err, said)
 	}
 	// The sockets live as long as the kernel, not as the request that
 	// started it.

@@ -3,6 +3,7 @@ package jupyter
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,5 +177,39 @@ func TestStartWaitsForTheKernel(t *testing.T) {
 	os.WriteFile(gate, nil, 0o644)
 	if k := <-started; k != nil {
 		k.Close()
+	}
+}
+
+// A port given to the kernel that another program took between its pick
+// and the kernel's bind (a busy machine's servers and connections draw
+// from the same ports) makes the kernel end at once: Start tries again
+// with other ports, rather than fail the notebook's run.
+func TestStartRetriesAPortTaken(t *testing.T) {
+	spec, err := FindSpec("python3")
+	if err != nil {
+		t.Skip(err)
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	picks := 0
+	pickPorts = func(n int) ([]int, error) {
+		picks++
+		ports, err := freePorts(n)
+		if picks == 1 && err == nil {
+			ports[2] = taken.Addr().(*net.TCPAddr).Port
+		}
+		return ports, err
+	}
+	defer func() { pickPorts = freePorts }()
+	k, err := Start(context.Background(), spec, t.TempDir(), os.Environ())
+	if err != nil {
+		t.Fatalf("a kernel given a port taken, then others: %v", err)
+	}
+	k.Close()
+	if picks != 2 {
+		t.Errorf("ports picked %d times, want 2", picks)
 	}
 }
