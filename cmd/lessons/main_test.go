@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,8 +165,36 @@ func httpPost(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Stdout().Write(body) // for stdout and ! stdout after it
 }
 
-// freePort is a TCP port nothing listens on now.
+// freePort is a TCP port nothing listens on now, and none it gave
+// before. It comes from below the ports the system hands out itself (to
+// a listener on port 0 and to each connection: ip_local_port_range). A
+// script binds its port seconds after this, and a port of that range
+// let go meanwhile was free for every other test's servers and
+// connections: on a busy machine one took it, and lessons serve could
+// not listen.
 func freePort() (string, error) {
+	low := 32768
+	if data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		fmt.Sscan(string(data), &low)
+	}
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		if low <= firstPort {
+			break
+		}
+		p := firstPort + rand.IntN(low-firstPort)
+		if portsGiven[p] {
+			continue
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		portsGiven[p] = true
+		return strconv.Itoa(p), nil
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
@@ -172,6 +202,15 @@ func freePort() (string, error) {
 	defer ln.Close()
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
 }
+
+// firstPort is the lowest port freePort gives: above the well-known
+// servers' ports.
+const firstPort = 20000
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
 
 func fakeStats() {
 	s := &checker.Stats{}
