@@ -17,7 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Status of an attempt.
@@ -225,6 +226,10 @@ func ReadSheet(path string) (*Sheet, error) {
 	return b.Sheet()
 }
 
+// busyTimeout is how long a statement waits for another process's
+// write to end: the DSN's busy_timeout.
+const busyTimeout = 10 * time.Second
+
 // Open opens the gradebook at path, creating it when it is not there.
 func Open(path string) (*Book, error) {
 	// WAL with synchronous=NORMAL keeps every committed attempt through a
@@ -258,7 +263,7 @@ func Open(path string) (*Book, error) {
 // already run. It is the schema's version after.
 func bringUpToDate(db *sql.DB) (string, error) {
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
+	conn, err := connect(ctx, db)
 	if err != nil {
 		return "", err
 	}
@@ -299,6 +304,25 @@ func bringUpToDate(db *sql.DB) (string, error) {
 		return "", err
 	}
 	return v, nil
+}
+
+// connect is a connection to db, tried again while it finds the
+// gradebook busy, for as long as the busy timeout. A connection's setup
+// sets journal_mode(WAL), which on a gradebook just made (or one still
+// in the first schema's rollback journal) takes the file to itself a
+// moment, and SQLite answers "database is locked" at once to another
+// process that sets it then, without the busy timeout's wait (eight
+// opening one gradebook at once, TestOpenedAtOnce, failed so).
+func connect(ctx context.Context, db *sql.DB) (*sql.Conn, error) {
+	deadline := time.Now().Add(busyTimeout)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		conn, err := db.Conn(ctx)
+		var e *sqlite.Error
+		if err == nil || !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return conn, err
+		}
+		time.Sleep(wait)
+	}
 }
 
 // ErrGradedElsewhere is OpenToGrade's error when another grade run holds
