@@ -234,9 +234,9 @@ const busyTimeout = 10 * time.Second
 func Open(path string) (*Book, error) {
 	// WAL with synchronous=NORMAL keeps every committed attempt through a
 	// crash of the grader; the busy timeout lets export read while a grade
-	// run writes. It comes first: the pragmas are set in order, and an
-	// older gradebook turned to WAL by several openers at once answered
-	// "database is locked" at once when it came after.
+	// run writes. (The driver sets busy_timeout before the other pragmas
+	// wherever it is named; journal_mode(WAL) still may not wait: see
+	// connect.)
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
