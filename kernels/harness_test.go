@@ -114,51 +114,34 @@ func (h harnessRig) build(t *testing.T, name, main, replace string, content []by
 	}
 	args := append([]string{"-std=c++17", "-cudart", "shared", "-o", "prog", filepath.Base(main)}, flags...)
 	prog := filepath.Join(src, "prog")
-	if cached := builtProgram(t, src, args); cached != "" {
-		data, err := os.ReadFile(cached)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(prog, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	// A program nvcc built before in this package's run, from the same
+	// files with the same flags, is copied: the tests of one exercise
+	// build its solution and each right alternative again and again.
+	kept := filepath.Join(built.dir, "programs", programKey(t, src, args))
+	if _, err := os.Stat(kept); err == nil {
+		copyFile(t, kept, prog)
 		return prog
 	}
 	run(t, src, h.nvcc, args...)
-	keepProgram(t, src, args, prog)
-	return prog
-}
-
-// builtProgram is the program nvcc built before, in this package's run,
-// from the same files with the same flags (the tests of one exercise
-// build its solution and each right alternative again and again), or "".
-func builtProgram(t *testing.T, src string, args []string) string {
-	t.Helper()
-	p := filepath.Join(built.dir, "programs", programKey(t, src, args))
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
-
-// keepProgram keeps prog, built from src's files with args, for
-// builtProgram.
-func keepProgram(t *testing.T, src string, args []string, prog string) {
-	t.Helper()
-	data, err := os.ReadFile(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(built.dir, "programs")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// Written whole, then named: a reader sees the program or nothing.
-	p := filepath.Join(dir, programKey(t, src, args))
-	if err := os.WriteFile(p+".new", data, 0o755); err != nil {
+	copyFile(t, prog, kept+".new")
+	if err := os.Rename(kept+".new", kept); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(p+".new", p); err != nil {
+	return prog
+}
+
+// copyFile copies the file from to to, executable.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
 }

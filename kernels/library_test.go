@@ -16,15 +16,23 @@ import (
 // as lessons does before it builds the library.
 func writeLibrary(t *testing.T, dir string) {
 	t.Helper()
+	if err := writeLibraryFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeLibraryFiles writes the library's files into dir.
+func writeLibraryFiles(dir string) error {
 	for _, f := range kernels.LibraryFiles() {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
+	return nil
 }
 
 var quoteInclude = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"]+)"`)

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/cudalessons/lessons/checker"
-	"github.com/cudalessons/lessons/kernels"
 )
 
 // stubRun is the statistics library, built with nvcc as lessons builds
@@ -57,7 +56,9 @@ func stubLibrary(t *testing.T) (dir, cc, stub string) {
 // built is the statistics library as lessons builds it (nvcc, from the
 // files it embeds), built once for the package's tests: nvcc takes
 // seconds of CPU for it, and some seventy tests use it. Each test copies
-// it into its own folder, so that none sees another's changes.
+// it into its own folder, so that none sees another's changes. Its
+// folder also keeps the harness programs harnessRig.build made
+// (programs/, by programKey).
 var built struct {
 	once sync.Once
 	dir  string
@@ -70,17 +71,11 @@ func libraryInto(t *testing.T, nvcc, dir string) {
 	t.Helper()
 	built.once.Do(func() {
 		built.dir, built.err = os.MkdirTemp("", "lessons-kernels-library-")
+		if built.err == nil {
+			built.err = writeLibraryFiles(built.dir)
+		}
 		if built.err != nil {
 			return
-		}
-		for _, f := range kernels.LibraryFiles() {
-			p := filepath.Join(built.dir, filepath.FromSlash(f.Path))
-			if built.err = os.MkdirAll(filepath.Dir(p), 0o755); built.err != nil {
-				return
-			}
-			if built.err = os.WriteFile(p, f.Data, 0o644); built.err != nil {
-				return
-			}
 		}
 		cmd := exec.Command(nvcc, "-x", "c++", "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-o", "lib.so", "allocstats.cu")
 		cmd.Dir = built.dir
@@ -91,13 +86,7 @@ func libraryInto(t *testing.T, nvcc, dir string) {
 	if built.err != nil {
 		t.Fatal(built.err)
 	}
-	data, err := os.ReadFile(filepath.Join(built.dir, "lib.so"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "lib.so"), data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	copyFile(t, filepath.Join(built.dir, "lib.so"), filepath.Join(dir, "lib.so"))
 }
 
 // TestMain removes the library built once for the package's tests.
