@@ -1168,48 +1168,42 @@ func (f *fixture) needUserPIDNS(t *testing.T) {
 // TestTimeoutSaysWhereTheThreadsWere: a run stopped at its time limit
 // says where the program's threads were, read by a root grader and by
 // one that is not (the program in a pid namespace under the grader's
-// init): the child it waits for is asleep in a known call. The program
-// is this binary, named as the sandbox's helper, and so left out.
+// init). A child it waits for asleep in a known call is named by the
+// call; one spinning in its own code shows only as running, so the
+// runner stops each of the program's processes for an instant and names
+// the file its code was in (the driver's library, for a
+// synchronisation's spin): under the user grader the program is in a
+// session of its own, which signalling the run's process group missed.
+// The program is this binary, named as the sandbox's helper, and so
+// left out.
 func TestTimeoutSaysWhereTheThreadsWere(t *testing.T) {
 	for _, v := range variants {
 		if v.programRoot {
 			continue
 		}
-		t.Run(v.name, func(t *testing.T) {
-			f := setup(t)
-			if v.grader {
-				f.needUserPIDNS(t)
-			}
-			out := f.grader(t, v.grader, nil, graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Mode: "sleepchild", Timeout: 3 * time.Second})
-			if !strings.Contains(out, "and was stopped; its threads then: sleep S in ") ||
-				!strings.Contains(out, "nanosleep)") || strings.Contains(out, "sandbox.test") {
-				t.Errorf("%s", out)
-			}
-		})
-	}
-}
-
-// TestTimeoutSaysWhereASpinningThreadWas: a thread spinning at the time
-// limit shows only as running; the runner stops each of the program's
-// processes for an instant and names the file its code was in (the
-// driver's library, for a synchronisation's spin). Read by a root grader
-// and by one that is not, whose program is in a session of its own under
-// the pid namespace's init.
-func TestTimeoutSaysWhereASpinningThreadWas(t *testing.T) {
-	for _, v := range variants {
-		if v.programRoot {
-			continue
+		for _, c := range []struct {
+			mode string
+			says []string
+		}{
+			{"sleepchild", []string{"and was stopped; its threads then: sleep S in ", "nanosleep)"}},
+			{"spinchild", []string{"and was stopped; its threads then: sh R at "}},
+		} {
+			t.Run(v.name+"/"+c.mode, func(t *testing.T) {
+				f := setup(t)
+				if v.grader {
+					f.needUserPIDNS(t)
+				}
+				out := f.grader(t, v.grader, nil, graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Mode: c.mode, Timeout: 3 * time.Second})
+				for _, want := range c.says {
+					if !strings.Contains(out, want) {
+						t.Errorf("no %q: %s", want, out)
+					}
+				}
+				if strings.Contains(out, "sandbox.test") {
+					t.Errorf("the helper listed: %s", out)
+				}
+			})
 		}
-		t.Run(v.name, func(t *testing.T) {
-			f := setup(t)
-			if v.grader {
-				f.needUserPIDNS(t)
-			}
-			out := f.grader(t, v.grader, nil, graderRequest{Policy: f.policyFor(t, v.grader), Self: f.self, Mode: "spinchild", Timeout: 3 * time.Second})
-			if !strings.Contains(out, "and was stopped; its threads then: sh R at ") {
-				t.Errorf("%s", out)
-			}
-		})
 	}
 }
 
