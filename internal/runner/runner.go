@@ -217,16 +217,7 @@ func (Exec) Run(ctx context.Context, spec Spec, out io.Writer) (*Result, error) 
 		if !InDriver(ts) {
 			// A thread spinning shows nothing but R: where its code is
 			// (the driver's library, waiting for the GPU) tells.
-			// Each process by its own pid: the program may be in a
-			// session of its own (under a pid namespace's init).
-			signal := func(sig syscall.Signal) func() {
-				return func() {
-					for _, pid := range processes(ts) {
-						_ = syscall.Kill(pid, sig)
-					}
-				}
-			}
-			CodeOfRunning("/proc", ts, signal(syscall.SIGSTOP), signal(syscall.SIGCONT))
+			CodeOfRunning(ts)
 		}
 		res.Threads, res.InDriver = ThreadText(ts), InDriver(ts)
 		err = stop(spec, pgid, done)

@@ -125,11 +125,13 @@ func InDriver(ts []Thread) bool {
 // shows) with the name of the file whose code it was running: the CUDA
 // driver's library where a synchronisation spins waiting for the GPU, or
 // the program's own code. /proc shows a thread's program counter only
-// while the thread is off the CPU, so freeze stops the program's
-// processes first and thaw lets them go on after (the run is being
-// stopped anyway). Threads that do not stop within a moment are left
-// as they were. It reads what Threads does, with the same rights.
-func CodeOfRunning(procRoot string, ts []Thread, freeze, thaw func()) {
+// while the thread is off the CPU, so each process of ts is stopped
+// first (by its own pid: the program may be in a session of its own,
+// under a pid namespace's init) and let go on after (the run is being
+// stopped anyway). Threads that do not stop within a moment are left as
+// they were. It reads what Threads does, with the same rights.
+func CodeOfRunning(ts []Thread) {
+	const procRoot = "/proc" // the processes signalled are this machine's
 	var running []int
 	for i, t := range ts {
 		if t.State == "R" {
@@ -139,8 +141,13 @@ func CodeOfRunning(procRoot string, ts []Thread, freeze, thaw func()) {
 	if len(running) == 0 {
 		return
 	}
-	freeze()
-	defer thaw()
+	signal := func(sig unix.Signal) {
+		for _, pid := range processes(ts) {
+			_ = unix.Kill(pid, sig)
+		}
+	}
+	signal(unix.SIGSTOP)
+	defer signal(unix.SIGCONT)
 	maps := map[int][]mapping{}
 	deadline := time.Now().Add(200 * time.Millisecond)
 	for _, i := range running {
