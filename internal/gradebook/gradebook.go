@@ -237,7 +237,7 @@ func Open(path string) (*Book, error) {
 	// run writes. (The driver sets busy_timeout before the other pragmas
 	// wherever it is named; journal_mode(WAL) still may not wait: see
 	// connect.)
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)", path, busyTimeout.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("gradebook %s: %w", path, err)
