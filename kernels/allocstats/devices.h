@@ -62,6 +62,7 @@ int streamDevice(cudaStream_t s) {
 }
 void streamMade(cudaStream_t s) {
     devicesInit();
+    madeIdle->insert(s);
     (*streamDev)[s] = curDev;
     deviceSeen(curDev);
 }
@@ -455,24 +456,32 @@ void settle(bool event, cudaEvent_t e, cudaStream_t s) {
 namespace {
 // lagging says whether event e's last record (event true) or stream s's
 // queued work (with the work it waited for) may still run on a GPU that
-// lags its host: recorded (or queued) and not waited for by the host. An event opened from another
-// process's handle is recorded there. mu is held.
+// lags its host: recorded (or queued) and not waited for by the host. An
+// event opened from another process's handle is recorded there, if at
+// all: it lags while its maker's host has not waited for that record
+// (ipcUnsettled). A stream made since its handle last had work has none
+// (the runtime may give a destroyed stream's handle again), and the
+// per-thread default stream is the calling thread's own (round 21: each
+// told the run). mu is held.
 bool lagging(bool event, const void* h) {
     const Clock* c;
     if (event) {
         auto e = events->find((cudaEvent_t)h);
-        if (e == events->end()) return ipcOpened->count((cudaEvent_t)h) > 0;
+        if (e == events->end()) return ipcOpened->count((cudaEvent_t)h) > 0 && ipcUnsettled((cudaEvent_t)h);
         c = &e->second;
     } else {
-        auto s = clocks->find(norm((cudaStream_t)h));   // its work, and what it waited for
-        if (s == clocks->end()) return false;
-        c = &s->second;
+        cudaStream_t n = norm((cudaStream_t)h);
+        if (madeIdle->count(n)) return false;
+        if (n == cudaStreamPerThread) {
+            if (perThreadClock == nullptr) return false;
+            c = perThreadClock;
+        } else {
+            auto s = clocks->find(n);   // its work, and what it waited for
+            if (s == clocks->end()) return false;
+            c = &s->second;
+        }
     }
-    for (auto& kv : *c) {
-        auto w = host->find(kv.first);
-        if (w == host->end() || w->second < kv.second) return true;
-    }
-    return false;
+    return !hostCovers(*c);
 }
 
 // answerPending answers the program's query of event e (or of stream s) "not
@@ -608,6 +617,7 @@ HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned 
     if (!waitedInCapture(s, e, r)) {
         join((*clocks)[norm(s)], (*events)[e]);
         if (r == cudaSuccess) ipcWaited((*clocks)[norm(s)], e);
+        ownWork(norm(s), (*clocks)[norm(s)]);
     }
 })
 // Events the program makes and destroys (the library's own timing events
