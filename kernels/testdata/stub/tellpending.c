@@ -14,7 +14,10 @@
 // queued (one clock for every thread's); an interprocess event opened in
 // a forked child after the parent's host waited for its record, and one
 // never recorded (the library took an event opened from a handle as
-// recorded and not waited for, whatever its maker did).
+// recorded and not waited for, whatever its maker did); a record that
+// failed (cudaEventRecordWithFlags with flags CUDA refuses), which
+// records nothing and queues nothing, asked of its event and its stream
+// (the library took the record as made).
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@ int cudaStreamCreate(void**); int cudaEventCreate(void**); int cudaEventRecord(v
 int cudaEventQuery(void*); int cudaStreamQuery(void*); int cudaEventSynchronize(void*);
 int cudaStreamSynchronize(void*); int cudaMemsetAsync(void*, int, unsigned long, void*);
 int cudaStreamDestroy(void*); int cudaEventCreateWithFlags(void**, unsigned);
+int cudaEventRecordWithFlags(void*, void*, unsigned);
 typedef struct { char reserved[64]; } IpcEventHandle;
 int cudaIpcGetEventHandle(IpcEventHandle*, void*); int cudaIpcOpenEventHandle(void**, IpcEventHandle);
 #define perThread ((void*)0x2)   // cudaStreamPerThread
@@ -71,6 +75,13 @@ int main() {
   pthread_create(&t, NULL, askPerThread, &told);
   pthread_join(t, NULL);
   cudaStreamSynchronize(perThread);
+  // A record CUDA refuses (flags it does not know): nothing recorded, nothing queued.
+  void *fs, *fe;
+  cudaStreamCreate(&fs); cudaEventCreate(&fe);
+  if (cudaEventRecordWithFlags(fe, fs, 0x80) != 0) {
+    if (cudaEventQuery(fe) != 0) told++;    // never recorded: done
+    if (cudaStreamQuery(fs) != 0) told++;   // no work: done
+  }
   // Interprocess events: one recorded and waited for by the parent before
   // the fork, one never recorded; the child opens both and asks.
   void *shared, *unused;
