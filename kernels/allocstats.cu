@@ -521,6 +521,18 @@ uint64_t queuedOps = 0;
 // pendingQueries, by the same key: each is answered so once until a new
 // record of the event, or new work on the stream, is queued.
 std::set<std::pair<bool, const void*>>* pendingAnswered;
+// What those answers read where a call CUDA refused was noted as work:
+// a stream's clock, or an event's record (empty: none), as they were
+// before the first such call since the last one that succeeded (round
+// 21: a refused record, taken as made, told the run). callFailed: the
+// hook's call (under mu) failed, or was made to fail.
+std::unordered_map<cudaStream_t, Clock>* answerClocks;
+std::unordered_map<cudaEvent_t, Clock>* answerEvents;
+bool callFailed = false;
+struct CallFailed {
+    explicit CallFailed(bool f) { callFailed = f; }
+    ~CallFailed() { callFailed = false; }
+};
 // Pool settings by pool, and the pools allocations came from (null: the
 // device's current pool, devicePool, before cudaDeviceSetMemPool changed it).
 std::map<cudaMemPool_t, uint64_t>* poolSets;

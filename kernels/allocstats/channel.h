@@ -894,6 +894,8 @@ Record* record() {
     liveEvents = new std::unordered_set<cudaEvent_t>();
     notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
     pendingAnswered = new std::set<std::pair<bool, const void*>>();
+    answerClocks = new std::unordered_map<cudaStream_t, Clock>();
+    answerEvents = new std::unordered_map<cudaEvent_t, Clock>();
     poolSets = new std::map<cudaMemPool_t, uint64_t>();
     allocPools = new std::set<cudaMemPool_t>();
     toHost = new std::vector<ToHost>();
@@ -1212,7 +1214,7 @@ void forkChild() {
     rec->version = 20;
     live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
-    freed->clear(); liveEvents->clear(); madeIdle->clear();
+    freed->clear(); liveEvents->clear(); madeIdle->clear(); answerClocks->clear(); answerEvents->clear();
     perThreadClock = nullptr;   // the forking thread's: the parent's work
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
     ipcMine->clear();   // the parent's records: a wait here is not ordered after them
@@ -1833,11 +1835,21 @@ uint64_t enqueue(cudaStream_t s) {
 }
 
 // ownWork notes that stream s (normed) has work or a wait queued, whose
-// clock is now c: it is no longer a stream made idle (madeIdle), and on
-// the per-thread default stream the calling thread's own clock takes c
+// clock is now c: it is no longer a stream made idle (madeIdle), its
+// clock is what a query reads again (answerClocks), and on the
+// per-thread default stream the calling thread's own clock takes c
 // (perThreadClock). Read by pending_queries' answers alone.
+void ownWork(cudaStream_t s, const Clock& c);
+// refused notes, before a call CUDA refused changes stream s's clock
+// (normed), what a query of s reads: its clock as it was (answerClocks).
+void refused(cudaStream_t s) {
+    if (answerClocks->count(s)) return;
+    auto c = clocks->find(s);
+    (*answerClocks)[s] = c != clocks->end() ? c->second : Clock();
+}
 void ownWork(cudaStream_t s, const Clock& c) {
     madeIdle->erase(s);
+    answerClocks->erase(s);
     if (s != cudaStreamPerThread) return;
     if (perThreadClock == nullptr) perThreadClock = new Clock();
     join(*perThreadClock, c);
@@ -1851,6 +1863,7 @@ uint64_t order(cudaStream_t s) {
     pendingAnswered->erase({false, (const void*)s});
     number(s);
     queuedOps++;
+    if (callFailed) refused(s);
     Clock& c = (*clocks)[s];
     join(c, *host);
     if (s == nullptr) {
@@ -1869,7 +1882,7 @@ uint64_t order(cudaStream_t s) {
         return own == c.end() ? 0 : own->second;
     }
     const uint64_t seq = ++c[s];
-    ownWork(s, c);
+    if (!callFailed) ownWork(s, c);
     return seq;
 }
 
