@@ -1834,12 +1834,6 @@ uint64_t enqueue(cudaStream_t s) {
     return order(s);
 }
 
-// ownWork notes that stream s (normed) has work or a wait queued, whose
-// clock is now c: it is no longer a stream made idle (madeIdle), its
-// clock is what a query reads again (answerClocks), and on the
-// per-thread default stream the calling thread's own clock takes c
-// (perThreadClock). Read by pending_queries' answers alone.
-void ownWork(cudaStream_t s, const Clock& c);
 // refused notes, before a call CUDA refused changes stream s's clock
 // (normed), what a query of s reads: its clock as it was (answerClocks).
 void refused(cudaStream_t s) {
@@ -1847,6 +1841,12 @@ void refused(cudaStream_t s) {
     auto c = clocks->find(s);
     (*answerClocks)[s] = c != clocks->end() ? c->second : Clock();
 }
+
+// ownWork notes that stream s (normed) has work or a wait queued, whose
+// clock is now c: it is no longer a stream made idle (madeIdle), its
+// clock is what a query reads again (answerClocks), and on the
+// per-thread default stream the calling thread's own clock takes c
+// (perThreadClock). Both are read by pending_queries' answers alone.
 void ownWork(cudaStream_t s, const Clock& c) {
     madeIdle->erase(s);
     answerClocks->erase(s);
