@@ -306,6 +306,14 @@ std::unordered_map<cudaStream_t, Clock>* clocks;    // per stream
 std::unordered_map<cudaEvent_t, Clock>* events;     // as recorded
 std::unordered_map<cudaStream_t, int>* numbers;     // streams in the order first seen, for messages
 std::unordered_set<cudaStream_t>* nonblocking;
+// Streams made since their handle last had work queued (or waited): a
+// handle the runtime gives again once its stream is destroyed keeps the
+// old stream's clock, which is not the new stream's work (round 21).
+std::unordered_set<cudaStream_t>* madeIdle;
+// The calling thread's per-thread default stream (cudaStreamPerThread):
+// its own work and what it waited for, as the shared clock of that
+// handle (every thread's) is not (round 21). Null: none queued yet.
+thread_local Clock* perThreadClock = nullptr;
 // Interprocess events (made with cudaEventInterprocess, or opened from
 // another process's handle), and the stream-ordered frees of imported
 // memory that no record of one has covered yet: (stream, its count).
@@ -413,7 +421,9 @@ IpcOpens* ipcOpens = nullptr;
 // second stream of its own, behind the importer's event, is ordered
 // after the fill the importer's wait covered (review/blind11's ipc-pool
 // correct design). A record that covers no such wait orders nothing.
-struct IpcRecord { std::atomic<uint64_t> key{0}, waitedNs{0}; std::atomic<uint32_t> pid{0}, ready{0}; };
+// settled: the recording process's host has waited for that record
+// (read by a process that opened the handle, for pending_queries).
+struct IpcRecord { std::atomic<uint64_t> key{0}, waitedNs{0}; std::atomic<uint32_t> pid{0}, ready{0}, settled{0}; };
 const int kIpcRecords = 256;
 struct IpcRecords { std::atomic<uint32_t> n{0}; IpcRecord slot[kIpcRecords]; };
 IpcRecords* ipcRecords = nullptr;
@@ -511,6 +521,18 @@ uint64_t queuedOps = 0;
 // pendingQueries, by the same key: each is answered so once until a new
 // record of the event, or new work on the stream, is queued.
 std::set<std::pair<bool, const void*>>* pendingAnswered;
+// What those answers read where a call CUDA refused was noted as work:
+// a stream's clock, or an event's record (empty: none), as they were
+// before the first such call since the last one that succeeded (round
+// 21: a refused record, taken as made, told the run). callFailed: the
+// hook's call (under mu) failed, or was made to fail.
+std::unordered_map<cudaStream_t, Clock>* answerClocks;
+std::unordered_map<cudaEvent_t, Clock>* answerEvents;
+bool callFailed = false;
+struct CallFailed {
+    explicit CallFailed(bool f) { callFailed = f; }
+    ~CallFailed() { callFailed = false; }
+};
 // Pool settings by pool, and the pools allocations came from (null: the
 // device's current pool, devicePool, before cudaDeviceSetMemPool changed it).
 std::map<cudaMemPool_t, uint64_t>* poolSets;

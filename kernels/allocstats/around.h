@@ -34,6 +34,7 @@ void driverAlloc(size_t n) {
         {                                                         \
             std::lock_guard<Lock> g(mu);                          \
             record();                                             \
+            CallFailed callFailed_((int)r != 0);                  \
             body                                                  \
         }                                                         \
         pulseOnly();                                              \

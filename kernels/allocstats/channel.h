@@ -849,6 +849,7 @@ Record* record() {
     events = new std::unordered_map<cudaEvent_t, Clock>();
     numbers = new std::unordered_map<cudaStream_t, int>();
     nonblocking = new std::unordered_set<cudaStream_t>();
+    madeIdle = new std::unordered_set<cudaStream_t>();
     ipcEvents = new std::unordered_set<cudaEvent_t>();
     ipcOpened = new std::unordered_map<cudaEvent_t, int>();
     ipcShared = new std::unordered_map<cudaEvent_t, std::pair<uint64_t, uint64_t>>();
@@ -893,6 +894,8 @@ Record* record() {
     liveEvents = new std::unordered_set<cudaEvent_t>();
     notReady = new std::map<std::pair<bool, const void*>, uint64_t>();
     pendingAnswered = new std::set<std::pair<bool, const void*>>();
+    answerClocks = new std::unordered_map<cudaStream_t, Clock>();
+    answerEvents = new std::unordered_map<cudaEvent_t, Clock>();
     poolSets = new std::map<cudaMemPool_t, uint64_t>();
     allocPools = new std::set<cudaMemPool_t>();
     toHost = new std::vector<ToHost>();
@@ -1211,7 +1214,8 @@ void forkChild() {
     rec->version = 20;
     live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
-    freed->clear(); liveEvents->clear();
+    freed->clear(); liveEvents->clear(); madeIdle->clear(); answerClocks->clear(); answerEvents->clear();
+    perThreadClock = nullptr;   // the forking thread's: the parent's work
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
     ipcMine->clear();   // the parent's records: a wait here is not ordered after them
     ipcGone->clear();   // the parent's destroys: its to judge
@@ -1830,6 +1834,27 @@ uint64_t enqueue(cudaStream_t s) {
     return order(s);
 }
 
+// refused notes, before a call CUDA refused changes stream s's clock
+// (normed), what a query of s reads: its clock as it was (answerClocks).
+void refused(cudaStream_t s) {
+    if (answerClocks->count(s)) return;
+    auto c = clocks->find(s);
+    (*answerClocks)[s] = c != clocks->end() ? c->second : Clock();
+}
+
+// ownWork notes that stream s (normed) has work or a wait queued, whose
+// clock is now c: it is no longer a stream made idle (madeIdle), its
+// clock is what a query reads again (answerClocks), and on the
+// per-thread default stream the calling thread's own clock takes c
+// (perThreadClock). Both are read by pending_queries' answers alone.
+void ownWork(cudaStream_t s, const Clock& c) {
+    madeIdle->erase(s);
+    answerClocks->erase(s);
+    if (s != cudaStreamPerThread) return;
+    if (perThreadClock == nullptr) perThreadClock = new Clock();
+    join(*perThreadClock, c);
+}
+
 // order is enqueue without counting a default stream operation: the
 // synchronous cudaMemcpy and cudaMemset run on the legacy stream too.
 uint64_t order(cudaStream_t s) {
@@ -1838,6 +1863,7 @@ uint64_t order(cudaStream_t s) {
     pendingAnswered->erase({false, (const void*)s});
     number(s);
     queuedOps++;
+    if (callFailed) refused(s);
     Clock& c = (*clocks)[s];
     join(c, *host);
     if (s == nullptr) {
@@ -1855,7 +1881,9 @@ uint64_t order(cudaStream_t s) {
         auto own = c.find(s);
         return own == c.end() ? 0 : own->second;
     }
-    return ++c[s];
+    const uint64_t seq = ++c[s];
+    if (!callFailed) ownWork(s, c);
+    return seq;
 }
 
 // inCapture says whether stream s is being captured into a graph (as
@@ -1879,7 +1907,20 @@ bool ordered(cudaStream_t s, cudaStream_t from, uint64_t seq) {
     return it != c.end() && it->second >= seq;
 }
 
-void hostWaits(const Clock& c) { join(*host, c); }
+void ipcSettled();
+void hostWaits(const Clock& c) {
+    join(*host, c);
+    ipcSettled();
+}
+
+// hostCovers says whether the host has waited for all that clock c holds.
+bool hostCovers(const Clock& c) {
+    for (auto& kv : c) {
+        auto w = host->find(kv.first);
+        if (w == host->end() || w->second < kv.second) return false;
+    }
+    return true;
+}
 
 // holdsUntil notes that stream s's latest operation holds memory a trim
 // would give back (trimHolds): a free, or (graph) a graph's launch.
@@ -1929,6 +1970,7 @@ void asyncAlloc() {
 
 void hostWaitsAll() {
     for (auto& kv : *clocks) join(*host, kv.second);
+    ipcSettled();
 }
 
 // hostWaitsFor: the host saw stream s finish. Waiting for the legacy
@@ -1942,6 +1984,7 @@ void hostWaitsFor(cudaStream_t s) {
     }
     for (auto& kv : *clocks)
         if (kv.first == nullptr || !nonblocking->count(kv.first)) join(*host, kv.second);
+    ipcSettled();
 }
 
 std::string sizeWords(size_t n) {
@@ -2363,7 +2406,47 @@ void ipcRecordNoted(cudaEvent_t e, cudaStream_t s) {
     }
     slot->pid.store((uint32_t)sysGetpid());
     slot->waitedNs.store(waited);
+    slot->settled.store(0);
     slot->ready.store(1, std::memory_order_release);
+}
+
+// ipcSlot is the slot of ipcRecords that holds the latest record of the
+// interprocess event of handle hash key (by any process), or null.
+IpcRecord* ipcSlot(uint64_t key) {
+    if (ipcRecords == nullptr || key == 0) return nullptr;
+    const uint32_t n = std::min<uint32_t>(ipcRecords->n.load(), (uint32_t)kIpcRecords);
+    for (uint32_t i = 0; i < n; i++)
+        if (ipcRecords->slot[i].ready.load(std::memory_order_acquire) != 0 && ipcRecords->slot[i].key.load() == key) return &ipcRecords->slot[i];
+    return nullptr;
+}
+
+// ipcSettled marks in ipcRecords each latest record this process made of
+// an interprocess event that its host has now waited for (mu is held):
+// a process that opened the event's handle asks it before it answers a
+// query "not ready" (pending_queries), as CUDA answers done on any GPU
+// once the maker's host waited (round 21).
+void ipcSettled() {
+    if (ipcRecords == nullptr || ipcEvents->empty()) return;
+    uint32_t me = 0;
+    for (cudaEvent_t e : *ipcEvents) {
+        auto c = events->find(e);
+        if (c == events->end() || !hostCovers(c->second)) continue;
+        IpcRecord* slot = ipcSlot(ipcKeyOf(e));
+        if (slot == nullptr) continue;
+        if (me == 0) me = (uint32_t)sysGetpid();
+        if (slot->pid.load() == me) slot->settled.store(1);
+    }
+}
+
+// ipcUnsettled says whether interprocess event e, opened from another
+// process's handle and not recorded here, may still be running its
+// latest record: one made (ipcRecords) and not waited for by its
+// maker's host. An event no process of the run recorded is done, as
+// CUDA answers on any GPU. Without the shared table it may be.
+bool ipcUnsettled(cudaEvent_t e) {
+    if (ipcRecords == nullptr) return true;
+    IpcRecord* slot = ipcSlot(ipcKeyOf(e));
+    return slot != nullptr && slot->settled.load() == 0;
 }
 
 // ipcCovered orders clock c, of a wait queued now on interprocess event

@@ -62,6 +62,7 @@ int streamDevice(cudaStream_t s) {
 }
 void streamMade(cudaStream_t s) {
     devicesInit();
+    madeIdle->insert(s);
     (*streamDev)[s] = curDev;
     deviceSeen(curDev);
 }
@@ -455,24 +456,36 @@ void settle(bool event, cudaEvent_t e, cudaStream_t s) {
 namespace {
 // lagging says whether event e's last record (event true) or stream s's
 // queued work (with the work it waited for) may still run on a GPU that
-// lags its host: recorded (or queued) and not waited for by the host. An event opened from another
-// process's handle is recorded there. mu is held.
+// lags its host: recorded (or queued) and not waited for by the host. An
+// event opened from another process's handle is recorded there, if at
+// all: it lags while its maker's host has not waited for that record
+// (ipcUnsettled). A stream made since its handle last had work has none
+// (the runtime may give a destroyed stream's handle again), and the
+// per-thread default stream is the calling thread's own (round 21: each
+// told the run). mu is held.
 bool lagging(bool event, const void* h) {
     const Clock* c;
     if (event) {
+        auto k = answerEvents->find((cudaEvent_t)h);
         auto e = events->find((cudaEvent_t)h);
-        if (e == events->end()) return ipcOpened->count((cudaEvent_t)h) > 0;
-        c = &e->second;
+        if (k != answerEvents->end()) c = &k->second;
+        else if (e == events->end()) return ipcOpened->count((cudaEvent_t)h) > 0 && ipcUnsettled((cudaEvent_t)h);
+        else c = &e->second;
     } else {
-        auto s = clocks->find(norm((cudaStream_t)h));   // its work, and what it waited for
-        if (s == clocks->end()) return false;
-        c = &s->second;
+        cudaStream_t n = norm((cudaStream_t)h);
+        if (madeIdle->count(n)) return false;
+        if (n == cudaStreamPerThread) {
+            if (perThreadClock == nullptr) return false;
+            c = perThreadClock;
+        } else if (answerClocks->count(n)) {
+            c = &(*answerClocks)[n];
+        } else {
+            auto s = clocks->find(n);   // its work, and what it waited for
+            if (s == clocks->end()) return false;
+            c = &s->second;
+        }
     }
-    for (auto& kv : *c) {
-        auto w = host->find(kv.first);
-        if (w == host->end() || w->second < kv.second) return true;
-    }
-    return false;
+    return !hostCovers(*c);
 }
 
 // answerPending answers the program's query of event e (or of stream s) "not
@@ -570,12 +583,28 @@ bool waitedInCapture(cudaStream_t s, cudaEvent_t e, cudaError_t r) {
     return inCapture(s);
 }
 }  // namespace
+namespace {
+// recordAnswered notes, before a record of event e (r: the runtime's
+// answer) changes e's clock, what a query of e reads: a record CUDA
+// refused records nothing, so the record before it (answerEvents; empty:
+// none) until one succeeds. mu is held.
+void recordAnswered(cudaEvent_t e, cudaError_t r) {
+    if (r == cudaSuccess) {
+        answerEvents->erase(e);
+        return;
+    }
+    if (answerEvents->count(e)) return;
+    auto c = events->find(e);
+    (*answerEvents)[e] = c != events->end() ? c->second : Clock();
+}
+}  // namespace
 HOOK_PRE(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s), { ipcDelay(e, false); }, {
     rec->event_records++;
     pendingAnswered->erase({true, (const void*)e});
     tlRecord(e, s);
     enqueue(s);
     if (!recordedInCapture(e, s, r)) {
+        recordAnswered(e, r);
         (*events)[e] = (*clocks)[norm(s)];
         if (r == cudaSuccess) ipcRecorded(e, s);
         if (r == cudaSuccess && ipcEvents->count(e)) ipcRecordNoted(e, s);
@@ -591,6 +620,7 @@ HOOK_PRE(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t e, cudaStream_t s, 
     pendingAnswered->erase({true, (const void*)e});
     enqueue(s);
     if (!recordedInCapture(e, s, r)) {
+        recordAnswered(e, r);
         (*events)[e] = (*clocks)[norm(s)];
         if (r == cudaSuccess) ipcRecorded(e, s);
         if (r == cudaSuccess && ipcEvents->count(e)) ipcRecordNoted(e, s);
@@ -606,8 +636,10 @@ HOOK(cudaError_t, cudaStreamWaitEvent, (cudaStream_t s, cudaEvent_t e, unsigned 
         if (r == cudaSuccess && on != recordedOn->end() && on->second != norm(s)) rec->event_pairs++;
     }
     if (!waitedInCapture(s, e, r)) {
+        if (r != cudaSuccess) refused(norm(s));
         join((*clocks)[norm(s)], (*events)[e]);
         if (r == cudaSuccess) ipcWaited((*clocks)[norm(s)], e);
+        if (r == cudaSuccess) ownWork(norm(s), (*clocks)[norm(s)]);
     }
 })
 // Events the program makes and destroys (the library's own timing events
@@ -622,6 +654,7 @@ void eventMade(cudaEvent_t e) {
 void eventGone(cudaEvent_t e) {
     if (liveEvents->erase(e) > 0) rec->events_destroyed++;
     events->erase(e);
+    answerEvents->erase(e);
     captureRecords->erase(e);
     if (recordedOn != nullptr) recordedOn->erase(e);
 }

@@ -153,6 +153,7 @@ extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit l, size_t v) {
             std::lock_guard<Lock> g(mu);                    \
             record();                                             \
             noteResult((int)r, failed);                           \
+            CallFailed callFailed_((int)r != 0);                  \
             body                                                  \
         }                                                         \
         after();                                                  \

@@ -50,8 +50,18 @@ int cudaHostAlloc(void** p, size_t n, unsigned f) { return take(p, n); }  /* nvc
 int cudaFreeHost(void* p) { return give(p); }
 int cudaFreeAsync(void* p, void* s) { if (captured(s)) { capturedFree(p, s); return 0; } return give(p); }
 int cudaMemsetAsync(void* d, int v, size_t n, void* s) { if (captured(s)) capturedMemset(d, v, n, s); return 0; }
-int cudaStreamCreate(void** s) { *s = (void*)(handles++); return 0; }
-int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = (void*)(handles++); return 0; }
+/* With $STUB_STREAM_REUSE a stream made takes the handle of the last one
+   destroyed, as the runtime may hand a new stream a freed one's address
+   (tellpending.c). */
+static void* goneStreams[64];
+static int goneStreamsN;
+static void* newStream(void) {
+  if (goneStreamsN > 0 && getenv("STUB_STREAM_REUSE") != NULL) return goneStreams[--goneStreamsN];
+  return (void*)(handles++);
+}
+int cudaStreamCreate(void** s) { *s = newStream(); return 0; }
+int cudaStreamCreateWithFlags(void** s, unsigned f) { *s = newStream(); return 0; }
+int cudaStreamDestroy(void* s) { if (goneStreamsN < 64) goneStreams[goneStreamsN++] = s; return 0; }
 int cudaEventCreate(void** e) { *e = (void*)(handles++); return 0; }
 /* With $STUB_EVENT_REUSE an event made takes the handle of the last one
    destroyed, as the driver hands a new interprocess event the handle of
@@ -101,8 +111,10 @@ int cudaMemPoolTrimTo(void* pool, size_t keep) { return release(); }
 int cudaMemPoolExportToShareableHandle(void* h, void* pool, int t, unsigned f) { *(int*)h = open("/dev/null", O_RDONLY); return *(int*)h < 0; }
 int cudaMemPoolImportFromShareableHandle(void** pool, void* h, int t, unsigned f) { *pool = (void*)0x9100; return 0; }
 #define OK(name) int name() { return 0; }
-OK(cudaEventRecordWithFlags)
-OK(cudaStreamDestroy) OK(cudaGraphUpload)
+/* Flags other than cudaEventRecordDefault and cudaEventRecordExternal are
+   refused (cudaErrorInvalidValue): nothing is recorded (tellpending.c). */
+int cudaEventRecordWithFlags(void* e, void* s, unsigned f) { return f > 1 ? 1 : 0; }
+OK(cudaGraphUpload)
 OK(cudaMemcpyAsync) OK(cudaMemcpy2DAsync) OK(cudaMemset2DAsync) OK(cudaMemcpy) OK(cudaMemset) OK(cudaGetDevice) OK(cudaSetDevice)
 OK(cudaMemPoolSetAttribute) OK(cudaHostRegister) OK(cudaHostUnregister)
 OK(cudaThreadExchangeStreamCaptureMode) OK(cudaGetLastError) OK(cudaPeekAtLastError)
