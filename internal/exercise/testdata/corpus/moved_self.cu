@@ -12,8 +12,7 @@
 // Where the program's binary is one it may run but not read (the grading
 // sandbox's worker user) the open fails: exit status 71.
 // needs: witness
-// want: executable mappings of files not mapped by the loader|exit status 71|PROT_EXEC
-// in the sandbox: exit status 71
+// want: executable mappings of files written during the run|exit status 71|PROT_EXEC
 // forged when it prints: ran a moved copy of the runtime
 #include <cuda_runtime.h>
 #include <dlfcn.h>
