@@ -32,6 +32,9 @@ func inspect(prog, lib string) string {
 	if ifuncs(f) {
 		return "the program runs code while it is being loaded (an IFUNC resolver), before the statistics library starts, where it could take the record's key"
 	}
+	if so := embeddedLibrary(f, prog); so != "" {
+		return "the program's code holds a copy of " + so + "'s code (an .incbin of its file, or its bytes in an executable section): a copy's calls reach no hook of the statistics library and no probe of the outside witness; build the program from its own code, with CUDA's shared runtime"
+	}
 	syms, _ := f.Symbols()
 	for _, s := range syms {
 		if s.Section != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_FUNC && staticRuntime[s.Name] {

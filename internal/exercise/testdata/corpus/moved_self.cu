@@ -11,8 +11,13 @@
 // copy's cudaMalloc, then the image unmapped before the library's look.
 // Where the program's binary is one it may run but not read (the grading
 // sandbox's worker user) the open fails: exit status 71.
-// needs: witness
-// want: executable mappings of files written during the run|exit status 71|PROT_EXEC
+// Passed (round 22, fake GPU): as root with the witness on, in the plain
+// runner and in the sandbox with LESSONS_SANDBOX_USERS=off (1 of 101
+// counted). What stops it: the program's file is read before the run for
+// blocks of the runtime's and the driver's code (embedded.go, as
+// moved_text.cu); and the witness counts an executable mmap of the
+// program's own file whatever its age.
+// want: the program's code holds a copy of|executable mappings of files written during the run|exit status 71
 // forged when it prints: ran a moved copy of the runtime
 #include <cuda_runtime.h>
 #include <dlfcn.h>

@@ -1,0 +1,167 @@
+package exercise
+
+import (
+	"debug/elf"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+)
+
+// A uprobe belongs to its file's inode and offset, so the CUDA runtime's
+// code run from anywhere else is counted by no probe of the outside
+// witness. A program can carry that code in its own: an .incbin of the
+// runtime's file in a section that is allocated and executable, which
+// the linker puts in the program's text, so the kernel maps the copy
+// executable at exec with the program; its data copied from the live
+// runtime beside it, the copy's cudaMalloc ran a hundred times unprobed,
+// with no executable mapping made and nothing written over code
+// (corpus/moved_text.cu, round 22: passed as root with the witness on,
+// in the plain runner and in the grading sandbox). So the program's file
+// is read before the run for the CUDA runtime's and driver's code: a
+// program whose file holds more than a few blocks of theirs is refused,
+// wherever they lie in it (moved_self.cu kept its copy in read-only data
+// and mapped it from its own file). x86 code runs at any byte's offset once its data keep their
+// distance, so the program's code is looked at every byte: a rolling
+// hash of each window of codeBlock bytes, held against the libraries'
+// blocks at multiples of codeBlock (any run of their code twice that
+// long holds one whole).
+
+// codeBlock is the size of the blocks compared.
+const codeBlock = 64
+
+// embeddedBlocks is how many of a library's blocks a program's code may
+// hold before it is refused: a few by chance (a compiler's idiom, the
+// C runtime's start-up files, which a library and a program both carry
+// with their own offsets), never a copy of a function.
+const embeddedBlocks = 16
+
+// rollBase is the rolling hash's multiplier (mod 2^64).
+const rollBase = 0x100000001b3
+
+// rollOut is rollBase^codeBlock, which takes the window's first byte out.
+var rollOut = func() uint64 {
+	p := uint64(1)
+	for i := 0; i < codeBlock; i++ {
+		p *= rollBase
+	}
+	return p
+}()
+
+func blockHash(b []byte) uint64 {
+	var h uint64
+	for _, c := range b {
+		h = h*rollBase + uint64(c) + 1
+	}
+	return h
+}
+
+// uniform says whether a block is one byte repeated (padding, int3s):
+// it says nothing of where it came from.
+func uniform(b []byte) bool {
+	for _, c := range b[1:] {
+		if c != b[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// codeSegments are the bytes of f's executable segments, as the file
+// holds them.
+func codeSegments(f *elf.File) [][]byte {
+	var out [][]byte
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 || p.Filesz == 0 || p.Filesz > 1<<30 {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(p.Open(), int64(p.Filesz)))
+		if err == nil {
+			out = append(out, data)
+		}
+	}
+	return out
+}
+
+var codeCache sync.Map // key: path, size, mtime → map[uint64]bool
+
+// libraryBlocks are the hashes of the blocks of a library's executable
+// segments at multiples of codeBlock, uniform ones left out, read once
+// per file for every program graded.
+func libraryBlocks(path string) map[uint64]bool {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%d", path, st.Size(), st.ModTime().UnixNano())
+	if v, ok := codeCache.Load(key); ok {
+		return v.(map[uint64]bool)
+	}
+	blocks := map[uint64]bool{}
+	if f, err := elf.Open(path); err == nil {
+		for _, seg := range codeSegments(f) {
+			for i := 0; i+codeBlock <= len(seg); i += codeBlock {
+				if b := seg[i : i+codeBlock]; !uniform(b) {
+					blocks[blockHash(b)] = true
+				}
+			}
+		}
+		f.Close()
+	}
+	codeCache.Store(key, blocks)
+	return blocks
+}
+
+// embeddedLibrary names the CUDA runtime or driver whose code the
+// program's file holds (more than embeddedBlocks distinct blocks of it),
+// or "".
+func embeddedLibrary(f *elf.File, prog string) string {
+	dirs := searchDirs(f, prog)
+	var libs []string
+	needed, _ := f.ImportedLibraries()
+	for _, so := range needed {
+		if strings.HasPrefix(so, "libcudart") {
+			libs = append(libs, so)
+		}
+	}
+	libs = append(libs, "libcuda.so.1")
+	// The whole file, not only its code: a copy kept in its data, or in
+	// a section never loaded, is mapped executable from the file itself
+	// (moved_self.cu, from /proc/self/exe or another copy of the build).
+	whole, err := os.ReadFile(prog)
+	if err != nil {
+		return ""
+	}
+	code := [][]byte{whole}
+	for _, so := range libs {
+		path := findLibrary(so, dirs)
+		if path == "" {
+			continue
+		}
+		blocks := libraryBlocks(path)
+		if len(blocks) == 0 {
+			continue
+		}
+		seen := map[uint64]bool{}
+		for _, seg := range code {
+			if len(seg) < codeBlock {
+				continue
+			}
+			h := blockHash(seg[:codeBlock])
+			for i := 0; ; i++ {
+				if blocks[h] && !seen[h] && !uniform(seg[i:i+codeBlock]) {
+					seen[h] = true
+					if len(seen) > embeddedBlocks {
+						return so
+					}
+				}
+				if i+codeBlock >= len(seg) {
+					break
+				}
+				h = h*rollBase + uint64(seg[i+codeBlock]) + 1 - rollOut*(uint64(seg[i])+1)
+			}
+		}
+	}
+	return ""
+}
