@@ -35,10 +35,19 @@
 
 #include "private_runtime.h"
 
-// The runtime's file, as the build finds it (the one the program loads at
-// run time on this machine; checked against it below).
-#ifndef RUNTIME_FILE
+// The runtime's file as the build finds it: the one the program loads
+// on this machine, checked against it at run time (none found: an
+// honest run).
+#if __has_include("/usr/lib/x86_64-linux-gnu/libcudart.so.11.0")
 #define RUNTIME_FILE "/usr/lib/x86_64-linux-gnu/libcudart.so.11.0"
+#elif __has_include("/usr/local/cuda/lib64/libcudart.so.13")
+#define RUNTIME_FILE "/usr/local/cuda/lib64/libcudart.so.13"
+#elif __has_include("/usr/local/cuda/lib64/libcudart.so.12")
+#define RUNTIME_FILE "/usr/local/cuda/lib64/libcudart.so.12"
+#elif __has_include("/usr/local/cuda/lib64/libcudart.so.11.0")
+#define RUNTIME_FILE "/usr/local/cuda/lib64/libcudart.so.11.0"
+#else
+#define RUNTIME_FILE "/dev/null"
 #endif
 asm(".pushsection .rodata.embedded,\"a\"\n.balign 4096\n.globl embeddedRuntime\nembeddedRuntime:\n.incbin \"" RUNTIME_FILE "\"\n.globl embeddedEnd\nembeddedEnd:\n.popsection");
 extern "C" const char embeddedRuntime[], embeddedEnd[];
