@@ -126,42 +126,62 @@ func embeddedLibrary(f *elf.File, prog string) string {
 		}
 	}
 	libs = append(libs, "libcuda.so.1")
-	// The whole file, not only its code: a copy kept in its data, or in
-	// a section never loaded, is mapped executable from the file itself
-	// (moved_self.cu, from /proc/self/exe or another copy of the build).
-	whole, err := os.ReadFile(prog)
-	if err != nil {
-		return ""
-	}
-	code := [][]byte{whole}
 	for _, so := range libs {
 		path := findLibrary(so, dirs)
 		if path == "" {
 			continue
 		}
-		blocks := libraryBlocks(path)
-		if len(blocks) == 0 {
-			continue
-		}
-		seen := map[uint64]bool{}
-		for _, seg := range code {
-			if len(seg) < codeBlock {
-				continue
-			}
-			h := blockHash(seg[:codeBlock])
-			for i := 0; ; i++ {
-				if blocks[h] && !seen[h] && !uniform(seg[i:i+codeBlock]) {
-					seen[h] = true
-					if len(seen) > embeddedBlocks {
-						return so
-					}
-				}
-				if i+codeBlock >= len(seg) {
-					break
-				}
-				h = h*rollBase + uint64(seg[i+codeBlock]) + 1 - rollOut*(uint64(seg[i])+1)
-			}
+		if blocks := libraryBlocks(path); len(blocks) > 0 && holds(prog, blocks) {
+			return so
 		}
 	}
 	return ""
+}
+
+// holds says whether the file at prog holds more than embeddedBlocks
+// distinct blocks of blocks, at any byte's offset: the whole file, not
+// only its code (a copy kept in its data, or in a section never loaded,
+// is mapped executable from the file itself: moved_self.cu, from
+// /proc/self/exe), read as a stream (a build may be large).
+func holds(prog string, blocks map[uint64]bool) bool {
+	f, err := os.Open(prog)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	seen := map[uint64]bool{}
+	check := func(h uint64, b []byte) bool {
+		if blocks[h] && !seen[h] && !uniform(b) {
+			seen[h] = true
+		}
+		return len(seen) > embeddedBlocks
+	}
+	buf := make([]byte, 0, 1<<20+codeBlock)
+	var h uint64
+	for started := false; ; {
+		n, err := io.ReadFull(f, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if !started {
+			if len(buf) < codeBlock {
+				return false
+			}
+			h, started = blockHash(buf[:codeBlock]), true
+			if check(h, buf[:codeBlock]) {
+				return true
+			}
+		}
+		// The window at 0 is checked (the first, or the last one of the
+		// bytes read before): roll on.
+		i := 0
+		for ; i+codeBlock < len(buf); i++ {
+			h = h*rollBase + uint64(buf[i+codeBlock]) + 1 - rollOut*(uint64(buf[i])+1)
+			if check(h, buf[i+1:i+1+codeBlock]) {
+				return true
+			}
+		}
+		if err != nil {
+			return false
+		}
+		buf = append(buf[:0], buf[i:]...)
+	}
 }
