@@ -1,12 +1,18 @@
 package exercise
 
 import (
+	"crypto/sha256"
 	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // A uprobe belongs to its file's inode and offset, so the CUDA runtime's
@@ -84,39 +90,112 @@ func codeSegments(f *elf.File) [][]byte {
 	return out
 }
 
-var codeCache sync.Map // key: path, size, mtime → map[uint64]bool
+// blockSet is a library's blocks' hashes, sorted, behind a bitmap of
+// their top bits: a window of a program's file is looked up with one
+// bit's test, and searched only when the bit is set.
+type blockSet struct {
+	sorted []uint64
+	bits   []uint64 // 1<<blockSetBits bits
+}
+
+const blockSetBits = 24
+
+func newBlockSet(hashes []uint64) *blockSet {
+	slices.Sort(hashes)
+	s := &blockSet{sorted: slices.Compact(hashes), bits: make([]uint64, 1<<blockSetBits/64)}
+	for _, h := range s.sorted {
+		i := h >> (64 - blockSetBits)
+		s.bits[i/64] |= 1 << (i % 64)
+	}
+	return s
+}
+
+func (s *blockSet) has(h uint64) bool {
+	i := h >> (64 - blockSetBits)
+	if s.bits[i/64]&(1<<(i%64)) == 0 {
+		return false
+	}
+	_, ok := slices.BinarySearch(s.sorted, h)
+	return ok
+}
+
+var codeCache sync.Map // key: the file's identity → *blockSet
 
 // libraryBlocks are the hashes of the blocks of a library's executable
-// segments at multiples of codeBlock, uniform ones left out, read once
-// per file for every program graded.
-func libraryBlocks(path string) map[uint64]bool {
+// segments at multiples of codeBlock, uniform ones left out: read once
+// a process, and kept in cacheDir (when not "") by the file's identity,
+// so that a lessons check of one program does not hash the driver's
+// library again (about 100 MB with driver 580).
+func libraryBlocks(path, cacheDir string) *blockSet {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil
 	}
-	key := fmt.Sprintf("%s\x00%d\x00%d", path, st.Size(), st.ModTime().UnixNano())
-	if v, ok := codeCache.Load(key); ok {
-		return v.(map[uint64]bool)
+	var ino, dev uint64
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		ino, dev = sys.Ino, uint64(sys.Dev)
 	}
-	blocks := map[uint64]bool{}
-	if f, err := elf.Open(path); err == nil {
-		for _, seg := range codeSegments(f) {
-			for i := 0; i+codeBlock <= len(seg); i += codeBlock {
-				if b := seg[i : i+codeBlock]; !uniform(b) {
-					blocks[blockHash(b)] = true
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%d\x00%d\x00%d", path, st.Size(), st.ModTime().UnixNano(), ino, dev, codeBlock)
+	if v, ok := codeCache.Load(key); ok {
+		return v.(*blockSet)
+	}
+	var file string
+	if cacheDir != "" {
+		sum := sha256.Sum256([]byte(key))
+		file = filepath.Join(cacheDir, "codeblocks", hex.EncodeToString(sum[:12]))
+	}
+	var hashes []uint64
+	if data, err := os.ReadFile(file); file != "" && err == nil && len(data)%8 == 0 {
+		hashes = make([]uint64, len(data)/8)
+		for i := range hashes {
+			hashes[i] = binary.LittleEndian.Uint64(data[8*i:])
+		}
+	} else {
+		if f, err := elf.Open(path); err == nil {
+			for _, seg := range codeSegments(f) {
+				for i := 0; i+codeBlock <= len(seg); i += codeBlock {
+					if b := seg[i : i+codeBlock]; !uniform(b) {
+						hashes = append(hashes, blockHash(b))
+					}
 				}
 			}
+			f.Close()
 		}
-		f.Close()
+		if file != "" {
+			keepBlocks(file, hashes)
+		}
 	}
-	codeCache.Store(key, blocks)
-	return blocks
+	s := newBlockSet(hashes)
+	codeCache.Store(key, s)
+	return s
+}
+
+// keepBlocks writes hashes to file, whole or not at all.
+func keepBlocks(file string, hashes []uint64) {
+	data := make([]byte, 8*len(hashes))
+	for i, h := range hashes {
+		binary.LittleEndian.PutUint64(data[8*i:], h)
+	}
+	if os.MkdirAll(filepath.Dir(file), 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".blocks-")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil && cerr == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
 }
 
 // embeddedLibrary names the CUDA runtime or driver whose code the
 // program's file holds (more than embeddedBlocks distinct blocks of it),
 // or "".
-func embeddedLibrary(f *elf.File, prog string) string {
+func embeddedLibrary(f *elf.File, prog, cacheDir string) string {
 	dirs := searchDirs(f, prog)
 	var libs []string
 	needed, _ := f.ImportedLibraries()
@@ -131,7 +210,7 @@ func embeddedLibrary(f *elf.File, prog string) string {
 		if path == "" {
 			continue
 		}
-		if blocks := libraryBlocks(path); len(blocks) > 0 && holds(prog, blocks) {
+		if blocks := libraryBlocks(path, cacheDir); blocks != nil && len(blocks.sorted) > 0 && holds(prog, blocks) {
 			return so
 		}
 	}
@@ -143,7 +222,7 @@ func embeddedLibrary(f *elf.File, prog string) string {
 // only its code (a copy kept in its data, or in a section never loaded,
 // is mapped executable from the file itself: moved_self.cu, from
 // /proc/self/exe), read as a stream (a build may be large).
-func holds(prog string, blocks map[uint64]bool) bool {
+func holds(prog string, blocks *blockSet) bool {
 	f, err := os.Open(prog)
 	if err != nil {
 		return false
@@ -151,7 +230,7 @@ func holds(prog string, blocks map[uint64]bool) bool {
 	defer f.Close()
 	seen := map[uint64]bool{}
 	check := func(h uint64, b []byte) bool {
-		if blocks[h] && !seen[h] && !uniform(b) {
+		if blocks.has(h) && !seen[h] && !uniform(b) {
 			seen[h] = true
 		}
 		return len(seen) > embeddedBlocks

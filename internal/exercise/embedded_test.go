@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -15,10 +16,11 @@ func TestHoldsAtAnyOffset(t *testing.T) {
 	rng := rand.New(rand.NewSource(22))
 	code := make([]byte, 64*codeBlock)
 	rng.Read(code)
-	blocks := map[uint64]bool{}
+	var hashes []uint64
 	for i := 0; i+codeBlock <= len(code); i += codeBlock {
-		blocks[blockHash(code[i:i+codeBlock])] = true
+		hashes = append(hashes, blockHash(code[i:i+codeBlock]))
 	}
+	blocks := newBlockSet(hashes)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		at, n int // where the copy starts in the file, and its bytes
@@ -44,12 +46,44 @@ func TestHoldsAtAnyOffset(t *testing.T) {
 		}
 	}
 	// Padding (one byte repeated) is no library's.
-	pad := map[uint64]bool{}
-	zero := make([]byte, codeBlock)
-	pad[blockHash(zero)] = true
+	pad := newBlockSet([]uint64{blockHash(make([]byte, codeBlock))})
 	p := filepath.Join(dir, "zeros")
 	os.WriteFile(p, make([]byte, 1<<21), 0o644)
 	if holds(p, pad) {
 		t.Error("a file of zeros holds a library's padding")
 	}
+}
+
+// A library's blocks are read once and kept in the cache's folder by the
+// file's identity: a later process (a student's next lessons check)
+// reads them from there instead of hashing the driver's library again.
+func TestLibraryBlocksKept(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forget := func() {
+		codeCache.Range(func(k, _ any) bool { codeCache.Delete(k); return true })
+	}
+	forget()
+	dir := t.TempDir()
+	first := libraryBlocks(exe, dir)
+	if first == nil || len(first.sorted) == 0 {
+		t.Fatal("no blocks in the test's own code")
+	}
+	kept, _ := filepath.Glob(filepath.Join(dir, "codeblocks", "*"))
+	if len(kept) != 1 {
+		t.Fatalf("kept %v", kept)
+	}
+	forget()
+	if again := libraryBlocks(exe, dir); !slices.Equal(again.sorted, first.sorted) || !again.has(first.sorted[0]) {
+		t.Fatalf("read back %d blocks, %d made", len(again.sorted), len(first.sorted))
+	}
+	// What is kept is what is read: the file, not the library, answers.
+	os.WriteFile(kept[0], []byte{42, 0, 0, 0, 0, 0, 0, 0}, 0o644)
+	forget()
+	if s := libraryBlocks(exe, dir); len(s.sorted) != 1 || !s.has(42) || s.has(first.sorted[0]) {
+		t.Fatalf("read %v from the kept file", s.sorted)
+	}
+	forget()
 }
