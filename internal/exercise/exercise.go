@@ -309,7 +309,7 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	// C runtime imports, and would be refused as an interposer).
 	found := ""
 	if interp == nil {
-		found = inspect(prog, lib)
+		found = inspect(prog, lib, tk.Cache.Dir)
 	}
 	p, err := r.run(ctx, tk, j, prog, device, slot)
 	if err != nil {

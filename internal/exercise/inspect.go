@@ -10,8 +10,9 @@ import (
 // runs before its constructor (which could read the run's key first), and
 // a CUDA runtime of its own. It says why the program's record could not
 // be trusted, or "". A program that is not ELF (a fake toolchain's
-// script) has nothing to inspect.
-func inspect(prog, lib string) string {
+// script) has nothing to inspect. cacheDir, when not "", keeps what is
+// read of the CUDA libraries between runs.
+func inspect(prog, lib, cacheDir string) string {
 	f, err := elf.Open(prog)
 	if err != nil {
 		return ""
@@ -31,6 +32,9 @@ func inspect(prog, lib string) string {
 	}
 	if ifuncs(f) {
 		return "the program runs code while it is being loaded (an IFUNC resolver), before the statistics library starts, where it could take the record's key"
+	}
+	if so := embeddedLibrary(f, prog, cacheDir); so != "" {
+		return "the program's code holds a copy of " + so + "'s code (an .incbin of its file, or its bytes in an executable section): a copy's calls reach no hook of the statistics library and no probe of the outside witness; build the program from its own code, with CUDA's shared runtime"
 	}
 	syms, _ := f.Symbols()
 	for _, s := range syms {

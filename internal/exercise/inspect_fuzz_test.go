@@ -21,7 +21,7 @@ func FuzzInspect(f *testing.F) {
 		if err := os.WriteFile(prog, data, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		inspect(prog, prog)
+		inspect(prog, prog, "")
 		runtimeFiles(prog)
 	})
 }

@@ -158,7 +158,7 @@ func TestInspect(t *testing.T) {
 		if out, err := exec.Command(nvcc, append(args, "-o", prog, file)...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", file, err, out)
 		}
-		if got := inspect(prog, ""); (want == "") != (got == "") || !strings.Contains(got, want) {
+		if got := inspect(prog, "", ""); (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", file, got, want)
 		}
 	}

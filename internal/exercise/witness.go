@@ -425,10 +425,12 @@ func (ww *witnessWatch) view(rec *checker.Received) *checker.WitnessView {
 		// No code mapped from a file written during the run: a copy of
 		// the runtime's file is another inode, which no uprobe is on
 		// (corpus/moved_copy.cu mapped one and unmapped it before the
-		// library's look at the end).
+		// library's look at the end); nor from the program's own file,
+		// which can carry such a copy from its build
+		// (corpus/moved_self.cu).
 		v.Claims = append(v.Claims, checker.Claim{
 			Name: "executable mappings of files written during the run", Record: n, Most: 0,
-			Over: "the kernel counted %d executable mappings of files written during the run, or of memfds (at most %d): code run from a copy, which no probe of the witness is on",
+			Over: "the kernel counted %d executable mappings of files written during the run, of memfds, or of the program's own file (at most %d): code run from a copy, which no probe of the witness is on",
 		})
 		// What tells a file written during the run is its ctime, by
 		// the realtime clock: root could set it back for the copy.

@@ -687,7 +687,7 @@ func judged(t *Task, res []checker.Result, output string) *gradebook.Attempt {
 			// The review's lines reach the student's feedback, which
 			// keeps hidden checks to a count: a hidden run's review
 			// named the run (the secret spec's name for its case,
-			// "17 batches") and what it waited for. The instructor reads
+			// "8 buffers of 520 MiB") and what it waited for. The instructor reads
 			// the check's own result in the gradebook.
 			a.MarkForReview("a hidden check is marked for review: its result is in the gradebook (lessons grade export)")
 		} else {

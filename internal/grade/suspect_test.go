@@ -66,11 +66,11 @@ func TestGradeMarksForReview(t *testing.T) {
 type hiddenFake struct{ *fake }
 
 func (f hiddenFake) Run(ctx context.Context, t *Task, b *Built, dev string, slot int) (*Ran, error) {
-	hidden := &checker.Check{Name: "[17 batches] no host polls", Run: "17 batches"}
+	hidden := &checker.Check{Name: "[8 buffers of 520 MiB] no host polls", Run: "8 buffers of 520 MiB"}
 	res := []checker.Result{{Name: "prints done", Pass: true, Check: &checker.Check{}},
-		{Name: "[17 batches] no host polls", Pass: true, Skipped: true, Check: hidden,
-			Got:    `skipped: the case of run "17 batches" was not set up here (the output has no "pending set")`,
-			Review: `the checks of hidden run "17 batches" were not made: its output lacks "pending set", which the harness prints once it has set up the case they judge`}}
+		{Name: "[8 buffers of 520 MiB] no host polls", Pass: true, Skipped: true, Check: hidden,
+			Got:    `skipped: the case of run "8 buffers of 520 MiB" was not set up here (the output has no "past 4 GiB")`,
+			Review: `the checks of hidden run "8 buffers of 520 MiB" were not made: its output lacks "past 4 GiB", which the harness prints once it has set up the case they judge`}}
 	return &Ran{Results: res, Output: "done\n"}, nil
 }
 
@@ -97,7 +97,7 @@ func TestHiddenReviewKeptFromFeedback(t *testing.T) {
 	for _, mode := range []string{"summary", "none"} {
 		sheet.Hidden = mode
 		fb := sheet.Feedback("eve")
-		if strings.Contains(fb, "17 batches") || strings.Contains(fb, "pending set") {
+		if strings.Contains(fb, "8 buffers of 520 MiB") || strings.Contains(fb, "past 4 GiB") {
 			t.Errorf("--hidden %s: the feedback names the hidden run:\n%s", mode, fb)
 		}
 		if !strings.Contains(fb, "hidden check is marked for review") {
@@ -106,7 +106,7 @@ func TestHiddenReviewKeptFromFeedback(t *testing.T) {
 	}
 	g, _ := book.Grades()
 	eve := g["eve"]["block-pool"]
-	if len(eve.Checks) != 2 || !strings.Contains(eve.Checks[1].Got, "17 batches") {
+	if len(eve.Checks) != 2 || !strings.Contains(eve.Checks[1].Got, "8 buffers of 520 MiB") {
 		t.Errorf("the instructor's gradebook lost the hidden check's result: %+v", eve.Checks)
 	}
 }

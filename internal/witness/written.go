@@ -69,6 +69,14 @@ func (w *Witness) watchWritten() error {
 	if err != nil {
 		return err
 	}
+	mm, err := memberOffset(spec, "task_struct", "mm")
+	if err != nil {
+		return err
+	}
+	exe, err := memberOffset(spec, "mm_struct", "exe_file")
+	if err != nil {
+		return err
+	}
 	read := func(dst, src asm.Register, o int32, size asm.Size) asm.Instructions {
 		return asm.Instructions{
 			asm.Mov.Reg(asm.R3, src),
@@ -118,9 +126,24 @@ func (w *Witness) watchWritten() error {
 	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
 	ins = append(ins, read(asm.R9, asm.R9, off[8], asm.DWord)...) // f_inode
 	ins = append(ins, asm.JEq.Imm(asm.R9, 0, "out"))
+	// The program's own file (its mm's exe_file, the inode the kernel
+	// mapped at exec) counts whenever it was written: the kernel maps a
+	// program, never the program itself, and a program that carries a
+	// copy of the runtime's file in its own (an .incbin of it) maps that
+	// copy's code from an inode no uprobe is on and whose ctime is older
+	// than the run (corpus/moved_self.cu).
+	ins = append(ins, asm.FnGetCurrentTask.Call(), asm.Mov.Reg(asm.R8, asm.R0))
+	ins = append(ins, read(asm.R8, asm.R8, mm, asm.DWord)...) // mm
+	ins = append(ins, asm.JEq.Imm(asm.R8, 0, "named"))
+	ins = append(ins, read(asm.R8, asm.R8, exe, asm.DWord)...) // exe_file
+	ins = append(ins, asm.JEq.Imm(asm.R8, 0, "named"))
+	ins = append(ins, read(asm.R8, asm.R8, off[8], asm.DWord)...) // its f_inode
+	ins = append(ins, asm.JEq.Reg(asm.R8, asm.R9, "count"))
 	// A file with no name (a memfd, a file removed) counts whenever it
 	// was written.
-	ins = append(ins, read(asm.R8, asm.R9, nlink, asm.Word)...)
+	named := read(asm.R8, asm.R9, nlink, asm.Word)
+	named[0] = named[0].WithSymbol("named")
+	ins = append(ins, named...)
 	ins = append(ins, asm.JEq.Imm(asm.R8, 0, "count"))
 	ins = append(ins, read(asm.R8, asm.R9, off[9], asm.DWord)...) // i_ctime_sec
 	ins = append(ins, read(asm.R9, asm.R9, nsec, asm.Word)...)    // i_ctime_nsec

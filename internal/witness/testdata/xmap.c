@@ -1,5 +1,6 @@
 // xmap maps a file executable: one older than the run (old: the C
-// library), one it writes now (new: in the folder its argument names), or
+// library, or the file its argument names: its own, /proc/self/exe, is
+// counted), one it writes now (new: in the folder its argument names), or
 // a memfd (memfd); TestCountsWrittenMappings counts the last two.
 #define _GNU_SOURCE
 #include <fcntl.h>

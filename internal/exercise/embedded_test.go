@@ -1,0 +1,89 @@
+package exercise
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A library's code is found in a program's file at any byte's offset,
+// across the reads' boundaries, and a few blocks of it are not enough
+// (round 22: moved_text.cu and moved_self.cu of the corpus carry the
+// runtime's file).
+func TestHoldsAtAnyOffset(t *testing.T) {
+	rng := rand.New(rand.NewSource(22))
+	code := make([]byte, 64*codeBlock)
+	rng.Read(code)
+	var hashes []uint64
+	for i := 0; i+codeBlock <= len(code); i += codeBlock {
+		hashes = append(hashes, blockHash(code[i:i+codeBlock]))
+	}
+	blocks := newBlockSet(hashes)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		at, n int // where the copy starts in the file, and its bytes
+		want  bool
+	}{
+		{0, len(code), true},
+		{4096, len(code), true},
+		{1<<20 - 37, len(code), true}, // across the first read's end
+		{1<<20 - 5*codeBlock - 11, len(code), true},
+		{777, (embeddedBlocks + 1) * codeBlock, true},  // at an odd offset
+		{777, (embeddedBlocks+1)*codeBlock - 1, false}, // 16 whole blocks of the library's: not enough
+		{0, embeddedBlocks * codeBlock, false},
+		{0, (embeddedBlocks + 1) * codeBlock, true},
+	} {
+		data := make([]byte, c.at+c.n+999)
+		copy(data[c.at:], code[:c.n])
+		p := filepath.Join(dir, "prog")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := holds(p, blocks); got != c.want {
+			t.Errorf("a copy of %d bytes at %d: holds %v, want %v", c.n, c.at, got, c.want)
+		}
+	}
+	// Padding (one byte repeated) is no library's.
+	pad := newBlockSet([]uint64{blockHash(make([]byte, codeBlock))})
+	p := filepath.Join(dir, "zeros")
+	os.WriteFile(p, make([]byte, 1<<21), 0o644)
+	if holds(p, pad) {
+		t.Error("a file of zeros holds a library's padding")
+	}
+}
+
+// A library's blocks are read once and kept in the cache's folder by the
+// file's identity: a later process (a student's next lessons check)
+// reads them from there instead of hashing the driver's library again.
+func TestLibraryBlocksKept(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forget := func() {
+		codeCache.Range(func(k, _ any) bool { codeCache.Delete(k); return true })
+	}
+	forget()
+	dir := t.TempDir()
+	first := libraryBlocks(exe, dir)
+	if first == nil || len(first.sorted) == 0 {
+		t.Fatal("no blocks in the test's own code")
+	}
+	kept, _ := filepath.Glob(filepath.Join(dir, "codeblocks", "*"))
+	if len(kept) != 1 {
+		t.Fatalf("kept %v", kept)
+	}
+	forget()
+	if again := libraryBlocks(exe, dir); !slices.Equal(again.sorted, first.sorted) || !again.has(first.sorted[0]) {
+		t.Fatalf("read back %d blocks, %d made", len(again.sorted), len(first.sorted))
+	}
+	// What is kept is what is read: the file, not the library, answers.
+	os.WriteFile(kept[0], []byte{42, 0, 0, 0, 0, 0, 0, 0}, 0o644)
+	forget()
+	if s := libraryBlocks(exe, dir); len(s.sorted) != 1 || !s.has(42) || s.has(first.sorted[0]) {
+		t.Fatalf("read %v from the kept file", s.sorted)
+	}
+	forget()
+}
