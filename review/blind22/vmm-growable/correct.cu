@@ -69,19 +69,19 @@ public:
         // TODO 3: make the memory from mapped_ to want: a physical
         // allocation, mapped right after what is mapped and opened for
         // reads and writes, its handle kept in chunks_ for release().
-        const size_t bytes = want - mapped_;
+        const size_t extra = want - mapped_;
         CUmemGenericAllocationHandle h;
-        CU(cuMemCreate(&h, bytes, &prop_, 0));
-        if (cuMemMap(base_ + mapped_, bytes, 0, h, 0) != CUDA_SUCCESS) {
+        CU(cuMemCreate(&h, extra, &prop_, 0));
+        if (cuMemMap(base_ + mapped_, extra, 0, h, 0) != CUDA_SUCCESS) {
             cuMemRelease(h);
             return false;
         }
-        if (cuMemSetAccess(base_ + mapped_, bytes, &access_, 1) != CUDA_SUCCESS) {
-            cuMemUnmap(base_ + mapped_, bytes);
+        if (cuMemSetAccess(base_ + mapped_, extra, &access_, 1) != CUDA_SUCCESS) {
+            cuMemUnmap(base_ + mapped_, extra);
             cuMemRelease(h);
             return false;
         }
-        chunks_.push_back({h, bytes});
+        chunks_.push_back({h, extra});
         mapped_ = want;
         return true;
     }
