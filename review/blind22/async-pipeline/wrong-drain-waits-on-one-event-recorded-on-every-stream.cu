@@ -1,7 +1,7 @@
 // kind: wrong (by timing only: drain waits for the last stream's work alone; iterations on the other streams may still be running when main reads them (the last iteration, read first, is on the last stream on 4 streams, so a failure shows only where another stream ends later, e.g. async_pipeline 13 4: iteration 12 is on stream 0))
 // mistake: drain records the same event (ends_[0]) on every stream in turn and then queues one wait on it: only the last record counts
 // why it is wrong: recording an event again replaces what it captures; a wait queued after the loop takes only the last stream's record, so the joiner stream, and the host behind it, do not wait for the other streams
-// source: own
+// source: torch/cutorch#222
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings
 // both back, all on one stream, with every device buffer allocated and

@@ -51,7 +51,7 @@ W('async-pipeline', 'drain-waits-on-one-event-recorded-on-every-stream',
   "by timing only: drain waits for the last stream's work alone; iterations on the other streams may still be running when main reads them (the last iteration, read first, is on the last stream on 4 streams, so a failure shows only where another stream ends later, e.g. async_pipeline 13 4: iteration 12 is on stream 0)",
   "drain records the same event (ends_[0]) on every stream in turn and then queues one wait on it: only the last record counts",
   "recording an event again replaces what it captures; a wait queued after the loop takes only the last stream's record, so the joiner stream, and the host behind it, do not wait for the other streams",
-  "own",
+  "torch/cutorch#222",
   [("""    for (int i = 0; i < count_; i++) {
         CHECK(cudaEventRecord(ends_[i], streams_[i]));
         CHECK(cudaStreamWaitEvent(joiner_, ends_[i], 0));
@@ -153,7 +153,7 @@ W('strict-pool', 'event-recorded-only-when-made',
   "default output: from round 1 on B waits for round 0's record only, so it never gets A's block: '1 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB' (32 wanted); the sums right (the blocks differ)",
   "hand records the receiving stream's event on from only when it makes it (at the first hand to that stream), and at every later hand only queues the wait",
   "a wait takes the event's latest record; without a new record at each hand, to waits for from's work of the first round alone, which holds nothing of the later puts, and with opportunistic reuse and internal dependencies off the pool will not give to a block freed in from's order",
-  "own",
+  "related: eyalroz/cuda-api-wrappers#226 (a wait uses the state the event captured at its latest record)",
   [("""        it = arrivals_.emplace(to, ev).first;
     }
     if (note(cudaEventRecord(it->second, from))) return;
@@ -203,7 +203,7 @@ W('vmm-growable', 'handle-released-right-after-its-map',
   "default output: the move of grow(100 MiB) cannot map the first chunk again: 'grow to 104857600 bytes failed', and the teardown after it fails too (each handle released twice)",
   "grow releases each chunk's handle with cuMemRelease right after mapping it, as the usual one-time allocation does, and still lists it in chunks_",
   "after cuMemRelease the memory lives on only through its mapping; the handle can no longer be mapped again, which a move into a larger range needs, and release() later releases it a second time",
-  "own",
+  "related: NVIDIA/nccl#1795 (when cuMemRelease may come relative to the mapping)",
   [("        chunks_.push_back({h, extra});", "        cuMemRelease(h);\n        chunks_.push_back({h, extra});")])
 W('vmm-growable', 'round-masked-with-not-granularity',
   "default output: nothing printed and exit status 1: reserve(64 MiB) rounds to 64 MiB + 2 MiB - 1 bytes, which cuMemAddressReserve refuses (its error on stderr)",

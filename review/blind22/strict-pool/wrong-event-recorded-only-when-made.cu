@@ -1,7 +1,7 @@
 // kind: wrong (default output: from round 1 on B waits for round 0's record only, so it never gets A's block: '1 of 6 rounds: B reused the block A freed' and 'pool reserved at most 64 MiB for blocks of 32 MiB' (32 wanted); the sums right (the blocks differ))
 // mistake: hand records the receiving stream's event on from only when it makes it (at the first hand to that stream), and at every later hand only queues the wait
 // why it is wrong: a wait takes the event's latest record; without a new record at each hand, to waits for from's work of the first round alone, which holds nothing of the later puts, and with opportunistic reuse and internal dependencies off the pool will not give to a block freed in from's order
-// source: own
+// source: related: eyalroz/cuda-api-wrappers#226 (a wait uses the state the event captured at its latest record)
 // A pool whose blocks pass from one stream to another only where the
 // program says so: opportunistic reuse and the driver's own inserted
 // dependencies are turned off, so the one way a block freed on stream A

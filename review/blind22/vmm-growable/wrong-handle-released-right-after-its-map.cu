@@ -1,7 +1,7 @@
 // kind: wrong (default output: the move of grow(100 MiB) cannot map the first chunk again: 'grow to 104857600 bytes failed', and the teardown after it fails too (each handle released twice))
 // mistake: grow releases each chunk's handle with cuMemRelease right after mapping it, as the usual one-time allocation does, and still lists it in chunks_
 // why it is wrong: after cuMemRelease the memory lives on only through its mapping; the handle can no longer be mapped again, which a move into a larger range needs, and release() later releases it a second time
-// source: own
+// source: related: NVIDIA/nccl#1795 (when cuMemRelease may come relative to the mapping)
 // A growable device buffer on the virtual memory management (VMM) API:
 // reserve a large range of addresses once, then map physical memory into it
 // as the buffer grows. Within the reservation the pointer never changes;
