@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output, the step line ('1 kernels not before their buffer's free', kernels after another buffer's allocation) and most likely the step total; race: the record (b read before it is written, and freed by s2's branch while s's sum may read it))
+// kind: wrong (the program's own output, the step line ('1 kernels not before their buffer's free', and a kernel after another buffer's allocation), and now and then the step total (the first launch surely at risk: b not yet written); race: the record (b read unordered with its scale, and freed by s2's branch while s's sum may read it))
 // mistake: the sum of b is launched on s, 'all the sums on the main stream', instead of on s2 after b's scale
 // why it is wrong: in the capture the sum of b becomes a node of s's branch after a's free, with no edge from s2's scale of b nor to s2's free of b: it reads b unordered with its writer and its free
 // source: own
