@@ -59,6 +59,42 @@ func TestPublicMistakesShowInTheRecord(t *testing.T) {
 				return uint64(strings.Count(out, "heap limit does not fit"))
 			},
 		},
+		// Issue 36, third pass (the MANIFEST's third table).
+		{
+			main: "solutions/day068/block_pool.cu", sol: "solutions/day068/block_pool.cu",
+			patch: "solutions/day068/wrong/block-pool/public_give_back_recorded_without_its_stream.patch",
+			what:  "unordered_uses", shown: func(s *checker.Stats, _ string) uint64 { return s.UnorderedUses },
+		},
+		{
+			main: "solutions/day069/pool_reuse.cu", sol: "solutions/day069/pool_reuse.cu",
+			patch: "solutions/day069/wrong/pool-reuse/public_settings_on_the_default_pool.patch",
+			what:  "pool_settings_unused", shown: func(s *checker.Stats, _ string) uint64 { return s.PoolSettingsUnused },
+		},
+		{
+			main: "solutions/day071/strict_pool.cu", sol: "solutions/day071/strict_pool.cu",
+			patch: "solutions/day071/wrong/strict-pool/public_pool_made_the_devices_current.patch",
+			what:  "device_pool_sets", shown: func(s *checker.Stats, _ string) uint64 { return s.DevicePoolSets },
+		},
+		{
+			main: "solutions/day070/cross_stream.cu", sol: "solutions/day070/cross_stream.cu",
+			patch: "solutions/day070/wrong/cross-stream/public_loaded_recorded_on_the_null_stream.patch",
+			what:  "unordered_uses", shown: func(s *checker.Stats, _ string) uint64 { return s.UnorderedUses },
+		},
+		{
+			main: "solutions/day074/graph_alloc.cu", sol: "solutions/day074/graph_alloc.cu",
+			patch: "solutions/day074/wrong/graph-alloc/public_last_out_left_to_exec_destroy.patch",
+			what:  "leaked_allocs", shown: func(s *checker.Stats, _ string) uint64 { return s.LeakedAllocs },
+		},
+		{
+			main: "solutions/day074/graph_alloc.cu", sol: "solutions/day074/graph_alloc.cu",
+			patch: "solutions/day074/wrong/graph-alloc/public_trim_before_the_free_is_done.patch",
+			what:  "trims_unwaited", shown: func(s *checker.Stats, _ string) uint64 { return s.TrimsUnwaited },
+		},
+		{
+			main: "exercises/day088/bench.cu", sol: "solutions/day088/stream_ordered_pool.h",
+			patch: "solutions/day088/wrong/stream-ordered-pool/public_give_back_recorded_on_stream_zero.patch",
+			what:  "unordered_uses", shown: func(s *checker.Stats, _ string) uint64 { return s.UnorderedUses },
+		},
 	} {
 		name := filepath.Base(tc.patch)
 		for j, p := range []struct {
