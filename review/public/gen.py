@@ -232,7 +232,7 @@ entry(SP, "strict-pool", "public_pool_made_the_devices_current",
        ("    cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, pool_, s);\n", "    cudaError_t e = cudaMallocAsync(&p, bytes, s);\n")])
 
 entry(CS, "cross-stream", "public_loaded_recorded_on_the_null_stream",
-      "a stage read a buffer before the stage that wrote it was ordered before it", "an event recorded on the NULL stream, the work on another",
+      "nothing runs on the default stream", "an event recorded on the NULL stream, the work on another",
       "The load stage records `loaded` with cudaEventRecord(loaded) alone, on the NULL stream, as code that assumes its events are recorded there does: the generate kernel runs on the non-blocking load stream, which the legacy stream is not ordered with, so the squares' streams wait for an event that says nothing about the values and may read them before they are written.",
       "CUDA runtime API, cudaEventRecord: the record marks the work of the stream given (stream 0 by default); Day 70: record each stage's event on the stream that did its work.",
       "https://github.com/libocca/occa/issues/378 ('Events in a non NULL stream are not recognized': events implicitly assumed to take place in the NULL stream)",
