@@ -68,6 +68,13 @@ func TestPublicMistakesShowInTheRecord(t *testing.T) {
 			what:  "unordered_uses", shown: func(s *checker.Stats, _ string) uint64 { return s.UnorderedUses },
 		},
 		{
+			main: "solutions/day068/block_pool.cu", sol: "solutions/day068/block_pool.cu",
+			patch: "solutions/day068/wrong/block-pool/public_blocks_aligned_to_the_widest_type.patch",
+			what:  `"blocks aligned to 256 bytes: no"`, shown: func(_ *checker.Stats, out string) uint64 {
+				return uint64(strings.Count(out, "blocks aligned to 256 bytes: no"))
+			},
+		},
+		{
 			main: "solutions/day069/pool_reuse.cu", sol: "solutions/day069/pool_reuse.cu",
 			patch: "solutions/day069/wrong/pool-reuse/public_settings_on_the_default_pool.patch",
 			what:  "pool_settings_unused", shown: func(s *checker.Stats, _ string) uint64 { return s.PoolSettingsUnused },

@@ -261,6 +261,15 @@ entry(SOP, "stream-ordered-pool", "public_give_back_recorded_on_stream_zero",
       [("        CHECK(cudaEventRecord(e, s));\n", "        CHECK(cudaEventRecord(e, 0));\n")])
 
 
+entry(BP, "block-pool", "public_blocks_aligned_to_the_widest_type",
+      "every block must start on a 256-byte boundary", "blocks aligned to the widest element, not to 256 bytes",
+      "init rounds each block up to 16 bytes, the widest vector a kernel loads (a float4), on the belief that the 256-byte alignment of cudaMalloc's allocations is the allocator's own business and that a block need only be aligned to its largest element: a 1000-byte block then starts 1008 bytes after the one before, off the 256-byte boundary every cudaMalloc'd block would have, and the pool is smaller than its blocks rounded as the day asks.",
+      "CUDA C++ Programming Guide, device memory accesses: what the allocation routines return is aligned to at least 256 bytes, and code written for cudaMalloc'd buffers may count on it; Day 68, init: each block its class's size rounded up to kAlign (256), so that a block is as aligned as a cudaMalloc of its own.",
+      "https://stackoverflow.com/questions/64877647/why-are-cuda-memory-allocations-aligned-to-256-bytes (read at https://wiki.gubat.org/content/stackoverflow.com_en_all_2023-11/questions/64877647/why-are-cuda-memory-allocations-aligned-to-256-bytes: '256 bytes is much larger than any numeric data type ... every individual element may be placed at any memory address that is a multiple of the size of the element')",
+      [("        total += (classBytes[b / blocks] + kAlign - 1) / kAlign * kAlign;\n",
+        "        total += (classBytes[b / blocks] + 15) / 16 * 16;   // a float4's alignment\n")])
+
+
 def main():
     for sol, d, name, header, edits in E:
         s = open(sol).read()
