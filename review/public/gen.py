@@ -200,7 +200,7 @@ entry(PP, "peer-pool", "public_cross_device_order_by_stream_sync",
 BP, SOP = "solutions/day068/block_pool.cu", "solutions/day088/stream_ordered_pool.h"
 
 entry(BP, "block-pool", "public_give_back_recorded_without_its_stream",
-      "must not hand it out until the work queued before its deallocate() is done", "an event recorded without the stream the work runs on",
+      "while work queued on another stream may still use it", "an event recorded without the stream the work runs on",
       "deallocate records the block's event with cudaEventRecord(done) alone, the stream argument left to its default, as timing code records its events: the record goes on the legacy default stream, which none of the requests' non-blocking streams is ordered with, so the event completes at once and allocate hands the block out while the kernel that used it still runs.",
       "CUDA runtime API, cudaEventRecord: the event captures the work of the stream it is recorded on (stream 0 when none is given); non-blocking streams are not ordered with the legacy default stream. Day 68, deallocate: record the block's event on the stream given, after the work that uses the block.",
       "https://github.com/csarofeen/pytorch/pull/2521 ('Kernels are not necessarily launched on the default stream ... we need to record the start/end events on the stream where kernels are launched')",
