@@ -56,11 +56,8 @@ public:
         const cudaStream_t s = stream.get();
         const size_t need = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
         char* at = nullptr;
-        // The asker's own free blocks first: the smallest that fits, the
-        // lower address among equals (the set is ordered by size, then
-        // address). Free in s's order already: no wait.
-        // Else the best fit among the other streams' (one lower_bound per
-        // stream), taken behind a wait for the stream it is free in.
+        // The best fit among every stream's free blocks (one lower_bound
+        // per stream), taken behind a wait for the stream it is free in.
         if (at == nullptr) {
             std::pair<size_t, char*> best{0, nullptr};
             cudaStream_t from = nullptr;
