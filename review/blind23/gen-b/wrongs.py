@@ -51,3 +51,59 @@ wrong(*SOP, 'one-record-for-a-run-of-give-backs',
             m.recs++;
         }
         last_ = s;'''))
+
+# ---- python-handoff ----
+PY = ('python-handoff', 'py')
+wrong(*PY, 'main-stream-taken-inside-the-producer-block',
+      "a race, the record: main's comparison reads sums, and main drops it, ordered after the producer only, never after the consumer's last sums; the consumer's first write of sums not ordered after its zeroing; the sums line now and then short at the last batches",
+      "the line main = torch.cuda.current_stream() is written inside the first batch's `with torch.cuda.stream(producer)` block ('the streams are set up where they are first used'), so main is the producer, not the default stream: the consumer waits for the producer once at the top of the loop and at the end the producer, not the default stream, waits for the consumer",
+      "inside a with torch.cuda.stream(...) block current_stream() is that block's stream: the default stream, where sums was zeroed and where main reads it, is never ordered with the consumer",
+      "own",
+      ('''    main = torch.cuda.current_stream()
+    producer = torch.cuda.Stream()
+    consumer = torch.cuda.Stream()
+    consumer.wait_stream(main)  # sums was made and zeroed there
+    events = [torch.cuda.Event(), torch.cuda.Event()]
+    for b in range(batches):
+        filled = events[b % 2]
+        with torch.cuda.stream(producer):
+''', '''    producer = torch.cuda.Stream()
+    consumer = torch.cuda.Stream()
+    events = [torch.cuda.Event(), torch.cuda.Event()]
+    for b in range(batches):
+        filled = events[b % 2]
+        with torch.cuda.stream(producer):
+            if b == 0:
+                main = torch.cuda.current_stream()
+                consumer.wait_stream(main)  # sums was made and zeroed there
+'''))
+wrong(*PY, 'newer-setting-name-left-alone',
+      "other environments only: with PYTORCH_ALLOC_CONF set (e.g. to expandable_segments:True or backend:native), which recent PyTorch reads before PYTORCH_CUDA_ALLOC_CONF, the first line says 'allocator backend: native' and nothing comes from cudaMallocAsync; with it unset, every line right",
+      "TODO 1 rewrites PYTORCH_CUDA_ALLOC_CONF only, 'the CUDA allocator's own variable', and leaves PYTORCH_ALLOC_CONF as it is",
+      "when both names are set PyTorch takes its settings from PYTORCH_ALLOC_CONF and ignores the older name, so a backend entry (or the lack of one) there wins over the rewritten CUDA one",
+      "related: pytorch/pytorch#104801 (the allocator settings read once, from the environment PyTorch sees)",
+      ('''for _name in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"):''',
+       '''for _name in ("PYTORCH_CUDA_ALLOC_CONF",):'''))
+wrong(*PY, 'default-stream-joined-at-each-batch-start',
+      "a race, the record: main's comparison reads sums[batches - 1], and main frees sums, with nothing ordering them after the last batch's sum on the consumer; the sums line now and then one short",
+      "main.wait_stream(consumer) is written at the top of the loop body ('join the consumer every batch') instead of after the loop: each wait holds the batches before b, and nothing holds the last batch",
+      "wait_stream orders main after the consumer's work queued so far; the last batch's doubling and sum are queued after the last such wait",
+      "own",
+      ('''    for b in range(batches):
+        filled = events[b % 2]
+''', '''    for b in range(batches):
+        main.wait_stream(consumer)
+        filled = events[b % 2]
+'''),
+      ('''        del x
+    main.wait_stream(consumer)
+''', '''        del x
+'''))
+wrong(*PY, 'doubled-copy-rebound-to-x',
+      "a race, the record: every batch's producer tensor is freed on the producer while the consumer's doubling may still read it (record_stream marks the doubled copy instead); the next batch's tensor may get the same memory and be filled while it is read: the sums line short by timing",
+      "the consumer doubles out of place and rebinds the name, x = x * 2, then sums it and calls x.record_stream(consumer): the mark lands on the consumer's own copy, and the producer's tensor loses its last reference at the assignment, unmarked",
+      "the allocator orders a tensor's free after the streams recorded on THAT tensor; the producer's tensor, read by the consumer's multiplication, is freed in the producer's order only",
+      "related: NVIDIA/TensorRT-LLM#15265 (tensors handed across streams freed without record_stream)",
+      ('''            sums[b] = x.mul_(2).sum(dtype=torch.float64)''',
+       '''            x = x * 2
+            sums[b] = x.sum(dtype=torch.float64)'''))
