@@ -107,3 +107,38 @@ wrong(*PY, 'doubled-copy-rebound-to-x',
       ('''            sums[b] = x.mul_(2).sum(dtype=torch.float64)''',
        '''            x = x * 2
             sums[b] = x.sum(dtype=torch.float64)'''))
+
+# ---- peer-pool ----
+PP = ('peer-pool', 'cu')
+wrong(*PP, 'chunk-allocated-on-device-0s-stream',
+      "the record (a race that the default run wins): each chunk's allocation is in s[0]'s order while device 1's produce writes it on s[1], unordered with it; and a chunk that s[0] freed behind round r's reduce may be handed to round r + 1, written by a produce that nothing orders after that reduce; the sums right by timing (produce spins 3 ms first)",
+      "one_round queues the chunk's cudaMallocFromPoolAsync from pool[0] on t.s[0], 'the chunk is device 0's memory, so device 0's stream allocates it', instead of on s[1], the stream that writes it",
+      "a stream-ordered allocation is usable only in the order of the stream it was made on, and of streams that wait for it: s[1] never waits for s[0] after the weights, so produce may touch the chunk before its allocation and, from round 1 on, the memory the previous reduce still reads",
+      "related: rapidsai/rmm#2156 (memory allocated on one stream and used on another with no ordering between them)",
+      ('''    CHECK(cudaSetDevice(1));
+    CHECK(cudaMallocFromPoolAsync((void**)&chunk, n * sizeof(int), t.pool[0], t.s[1]));''',
+       '''    CHECK(cudaMallocFromPoolAsync((void**)&chunk, n * sizeof(int), t.pool[0], t.s[0]));
+    CHECK(cudaSetDevice(1));'''))
+wrong(*PP, 'weights-copy-drawn-from-device-0s-pool',
+      "the record only: device 1's copy of the weights lives in device 0's memory (pool[0]), so every produce reads its weights across the link; every printed line right",
+      "share_weights allocates w1 with cudaMallocFromPoolAsync from t.pool[0] on s[1], the call copied from the chunk's allocation, instead of from device 1's own pool",
+      "w1 is to be device 1's own copy in device 1's memory; drawn from pool[0] it is device 0's memory that device 1 happens to be allowed to reach, and the copy buys nothing",
+      "own",
+      ('''    CHECK(cudaMallocAsync((void**)&w1, bytes, t.s[1]));''',
+       '''    CHECK(cudaMallocFromPoolAsync((void**)&w1, bytes, t.pool[0], t.s[1]));'''))
+wrong(*PP, 'finish-waits-for-device-1-before-freeing-the-weights',
+      "the record only: a host wait in finish (cudaStreamSynchronize of s[1], the last produce's 3 ms) before main's own waits; every printed line right",
+      "finish synchronizes s[1] before freeing w1, 'so that no produce still reads the weights when they go'",
+      "cudaFreeAsync on s[1] already comes after every produce queued there; the host wait is one the exercise forbids and adds nothing",
+      "related: kokkos/kokkos#9307 (a free taken to need a device-wide wait first)",
+      ('''    CHECK(cudaSetDevice(1));
+    CHECK(cudaFreeAsync(w1, t.s[1]));''', '''    CHECK(cudaSetDevice(1));
+    CHECK(cudaStreamSynchronize(t.s[1]));
+    CHECK(cudaFreeAsync(w1, t.s[1]));'''))
+wrong(*PP, 'device-0-waits-only-in-the-first-round',
+      "default output (a race): from round 1 on device 0's reduce may start while produce spins, and reads what the chunk held before: 'k of 5 rounds summed right', k most likely 1; the record: rounds 1 to 4 unordered",
+      "one_round queues s[0]'s wait on produced only when r == 0, 'once s[0] waits for s[1] the two streams stay joined'",
+      "a wait orders s[0] after the one record it binds to, not after everything s[1] queues later: each round's reduce needs a wait on that round's record",
+      "related: torch/cutorch#222 (event waits taken to order more than the one record they bind to)",
+      ('''    CHECK(cudaStreamWaitEvent(t.s[0], t.produced, 0));''',
+       '''    if (r == 0) CHECK(cudaStreamWaitEvent(t.s[0], t.produced, 0));'''))
