@@ -130,7 +130,7 @@ wrong(*PP, 'finish-waits-for-device-1-before-freeing-the-weights',
       "the record only: a host wait in finish (cudaStreamSynchronize of s[1], the last produce's 3 ms) before main's own waits; every printed line right",
       "finish synchronizes s[1] before freeing w1, 'so that no produce still reads the weights when they go'",
       "cudaFreeAsync on s[1] already comes after every produce queued there; the host wait is one the exercise forbids and adds nothing",
-      "related: kokkos/kokkos#9307 (a free taken to need a device-wide wait first)",
+      "related: zama-ai/concrete-core#337 (a stream synchronized before freeing memory, taken for necessary)",
       ('''    CHECK(cudaSetDevice(1));
     CHECK(cudaFreeAsync(w1, t.s[1]));''', '''    CHECK(cudaSetDevice(1));
     CHECK(cudaStreamSynchronize(t.s[1]));
@@ -142,3 +142,46 @@ wrong(*PP, 'device-0-waits-only-in-the-first-round',
       "related: torch/cutorch#222 (event waits taken to order more than the one record they bind to)",
       ('''    CHECK(cudaStreamWaitEvent(t.s[0], t.produced, 0));''',
        '''    if (r == 0) CHECK(cudaStreamWaitEvent(t.s[0], t.produced, 0));'''))
+
+# ---- graph-alloc ----
+GA = ('graph-alloc', 'cu')
+wrong(*GA, 'done-recorded-before-the-last-free',
+      "by timing only: the host waits for the busy kernel but not for the last out's free, queued after the event; the trim may run before the free is done: 'after the trim: graph memory reserved 16 MiB, used 16 MiB' now and then (0 wanted), and the record sees a trim while a graph allocation is still live",
+      "TODO 4 records the event on s first and queues cudaFreeAsync(out, s) after it, 'wait for busy, the free goes right behind it'",
+      "cudaEventSynchronize waits only for the work queued before the record: the free comes after it in s's order, so nothing makes the host wait for it before the trim",
+      "own",
+      ('''    CHECK(cudaFreeAsync(out, s));
+    CHECK(cudaGraphExecDestroy(step));''', '''    CHECK(cudaGraphExecDestroy(step));'''),
+      ('''    CHECK(cudaEventRecord(done, s));
+''', '''    CHECK(cudaEventRecord(done, s));
+    CHECK(cudaFreeAsync(out, s));
+'''))
+wrong(*GA, 'stream-synchronized-before-each-factor-change',
+      "the record only: a host wait (cudaStreamSynchronize of s) at every launch, before the factor is set; every printed line right",
+      "the loop synchronizes s before each cudaGraphExecKernelNodeSetParams, 'a node's parameters may not change while the graph runs'",
+      "a change to an executable graph's node applies to the launches made after it and leaves launches already queued as they were; no wait is needed, and the exercise forbids it",
+      "own",
+      ('''        cudaKernelNodeParams p = scale_params;''', '''        CHECK(cudaStreamSynchronize(s));
+        cudaKernelNodeParams p = scale_params;'''))
+wrong(*GA, 'last-out-freed-on-s2',
+      "the record only (most likely): the last out's free is queued on s2, which is ordered after none of s's work (the last launch of produce that allocated it, the sum that read it); the harness's wait on s had already let them end, so every printed line is most likely right",
+      "TODO 4 gives the last out back with cudaFreeAsync(out, s2), 'the side stream is idle, it frees at once'",
+      "a stream-ordered free must follow the allocation and every use in its stream's order; s2 joined s only inside step's capture, never outside it",
+      "related: rapidsai/rmm#2156 (a free on a stream not ordered after the allocation)",
+      ('''    CHECK(cudaFreeAsync(out, s));
+    CHECK(cudaGraphExecDestroy(step));''', '''    CHECK(cudaFreeAsync(out, s2));
+    CHECK(cudaGraphExecDestroy(step));'''))
+wrong(*GA, 'factor-written-into-the-nodes-own-argument-memory',
+      "what the program does only: the factor is written into argument memory that the captured node owns and that the documentation says must not be modified; the totals most likely right (the executable gets the values the pointers show), and produce_graph's own node changes at every launch",
+      "each launch writes k through scale_params.kernelParams[3], the array cudaGraphKernelNodeGetParams returned, and passes scale_params itself to cudaGraphExecKernelNodeSetParams, instead of a copy with an argument array of its own",
+      "the kernelParams array returned by cudaGraphKernelNodeGetParams and the values it points to are owned by the node and must not be modified directly; the program edits the captured graph behind the driver's back",
+      "related: ggml-org/llama.cpp#12152 (a kernel node's returned parameters modified in place)",
+      ('''        const int* src = in;
+        int count = n, factor = k;
+        void* args[] = {(void*)&src, (void*)&out, (void*)&count, (void*)&factor};
+        cudaKernelNodeParams p = scale_params;
+        p.kernelParams = args;
+        p.extra = nullptr;
+        CHECK(cudaGraphExecKernelNodeSetParams(produce, scale_node, &p));''',
+       '''        *(int*)scale_params.kernelParams[3] = k;   // the factor, in place
+        CHECK(cudaGraphExecKernelNodeSetParams(produce, scale_node, &scale_params));'''))

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: a host wait in finish (cudaStreamSynchronize of s[1], the last produce's 3 ms) before main's own waits; every printed line right)
 // mistake: finish synchronizes s[1] before freeing w1, 'so that no produce still reads the weights when they go'
 // why it is wrong: cudaFreeAsync on s[1] already comes after every produce queued there; the host wait is one the exercise forbids and adds nothing
-// source: related: kokkos/kokkos#9307 (a free taken to need a device-wide wait first)
+// source: related: zama-ai/concrete-core#337 (a stream synchronized before freeing memory, taken for necessary)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that
