@@ -185,3 +185,32 @@ wrong(*GA, 'factor-written-into-the-nodes-own-argument-memory',
         CHECK(cudaGraphExecKernelNodeSetParams(produce, scale_node, &p));''',
        '''        *(int*)scale_params.kernelParams[3] = k;   // the factor, in place
         CHECK(cudaGraphExecKernelNodeSetParams(produce, scale_node, &scale_params));'''))
+
+# ---- heap-vs-pool ----
+HP = ('heap-vs-pool', 'cu')
+wrong(*HP, 'full-warp-mask-in-the-shuffles',
+      "other arguments only: with LISTS not a multiple of 32 (e.g. heap_vs_pool 100001) the last warp's shuffles name lanes that returned before calling take (undefined behaviour: its run's length takes in whatever those lanes' registers give, the offset moves by that, and the block's later lists may go to the heap or the program may hang); with the default 100000 lists (3125 whole warps) every line right",
+      "take uses 0xffffffff as the mask of its shuffles and of the loop over the asking lanes, 'every lane of a warp calls take', instead of __activemask()",
+      "lanes with i >= n leave build_lists before take, so the last warp is not whole when n is not a multiple of 32: a __shfl_sync whose mask names exited lanes is undefined, and the run is summed over lanes that asked for nothing",
+      "related: NVIDIA/cccl#878 (code that assumes every thread of a group takes part)",
+      ('''    const unsigned mask = __activemask();''', '''    const unsigned mask = 0xffffffffu;   // every lane of a warp calls take'''))
+wrong(*HP, 'whole-warp-run-sent-to-the-heap',
+      "default output: 'blocks that sent a list to the heap while their slice had room for it' above 0 (a warp whose run does not fit whole sends all its lists to the heap though the slice could still hold the first of them); more lists from the heap than needed",
+      "each lane keeps its list only when the warp's WHOLE run fits, old + run <= stride, 'the run fits whole or not at all', instead of when its own list ends within the stride",
+      "a list must go to the heap only when it does not fit where the offset stands for it; the lanes at the start of a run that overflows would have fitted",
+      "own",
+      ('''    if (start + size <= a.stride) return''', '''    if (old + run <= a.stride) return'''))
+wrong(*HP, 'last-slice-cut-to-the-size-asked',
+      "other arguments only, and the record: where the last thread block is whole (LISTS a multiple of 256, e.g. heap_vs_pool 102400) its lists fill the slice to the stride and the last up to 511 bytes of it lie past the buffer's end (writes out of bounds of the allocation, inside the pool's memory, so most likely no fault); with the default 100000 the last block is partial and stays within sliceBytes",
+      "make_arena allocates (blocks - 1) x stride + sliceBytes, 'the last slice needs no padding after it', while take still hands the last slice out up to the stride",
+      "every slice may be used to the stride, the last one too; a buffer shorter than blocks x stride lets the last block's lists run past it",
+      "own",
+      ('''    e = cudaMallocAsync((void**)&buf, blocks * stride, s);''',
+       '''    e = cudaMallocAsync((void**)&buf, (blocks - 1) * stride + sliceBytes, s);'''))
+wrong(*HP, 'heap-limit-given-in-mib',
+      "other arguments mostly: the heap limit is asked for in MiB (a few bytes), so the driver gives its least heap (4 MiB on an H200); with the default lists that may still hold the spill, with more lists (e.g. heap_vs_pool 1000000) 'heap limit does not fit' and lists without memory",
+      "make_arena passes heap >> 20 to cudaDeviceSetLimit, 'the heap's size in MiB', where the limit is in bytes",
+      "cudaLimitMallocHeapSize is a size in bytes; a request of a few bytes is rounded up to the driver's least heap, which does not grow with the spill",
+      "own",
+      ('''    cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, heap);''',
+       '''    cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, heap >> 20);   // in MiB'''))
