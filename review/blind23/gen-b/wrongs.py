@@ -192,7 +192,7 @@ wrong(*HP, 'full-warp-mask-in-the-shuffles',
       "other arguments only: with LISTS not a multiple of 32 (e.g. heap_vs_pool 100001) the last warp's shuffles name lanes that returned before calling take (undefined behaviour: its run's length takes in whatever those lanes' registers give, the offset moves by that, and the block's later lists may go to the heap or the program may hang); with the default 100000 lists (3125 whole warps) every line right",
       "take uses 0xffffffff as the mask of its shuffles and of the loop over the asking lanes, 'every lane of a warp calls take', instead of __activemask()",
       "lanes with i >= n leave build_lists before take, so the last warp is not whole when n is not a multiple of 32: a __shfl_sync whose mask names exited lanes is undefined, and the run is summed over lanes that asked for nothing",
-      "related: NVIDIA/cccl#878 (code that assumes every thread of a group takes part)",
+      "related: AdaptiveCpp/AdaptiveCpp#838 (a full-warp mask where only some lanes enter: undefined behaviour)",
       ('''    const unsigned mask = __activemask();''', '''    const unsigned mask = 0xffffffffu;   // every lane of a warp calls take'''))
 wrong(*HP, 'whole-warp-run-sent-to-the-heap',
       "default output: 'blocks that sent a list to the heap while their slice had room for it' above 0 (a warp whose run does not fit whole sends all its lists to the heap though the slice could still hold the first of them); more lists from the heap than needed",

@@ -1,7 +1,7 @@
 // kind: wrong (other arguments only: with LISTS not a multiple of 32 (e.g. heap_vs_pool 100001) the last warp's shuffles name lanes that returned before calling take (undefined behaviour: its run's length takes in whatever those lanes' registers give, the offset moves by that, and the block's later lists may go to the heap or the program may hang); with the default 100000 lists (3125 whole warps) every line right)
 // mistake: take uses 0xffffffff as the mask of its shuffles and of the loop over the asking lanes, 'every lane of a warp calls take', instead of __activemask()
 // why it is wrong: lanes with i >= n leave build_lists before take, so the last warp is not whole when n is not a multiple of 32: a __shfl_sync whose mask names exited lanes is undefined, and the run is summed over lanes that asked for nothing
-// source: related: NVIDIA/cccl#878 (code that assumes every thread of a group takes part)
+// source: related: AdaptiveCpp/AdaptiveCpp#838 (a full-warp mask where only some lanes enter: undefined behaviour)
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the
