@@ -214,3 +214,44 @@ wrong(*HP, 'heap-limit-given-in-mib',
       "own",
       ('''    cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, heap);''',
        '''    cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, heap >> 20);   // in MiB'''))
+
+# ---- ipc-pool ----
+IP = ('ipc-pool', 'cu')
+wrong(*IP, 'filled-recorded-after-the-data-is-sent',
+      "a race that the default run almost always wins: the child's wait on filled may be queued before the parent's record for the same round (it binds then to the round before's record, or in round 0 to none) and its first read may see the block before the fill; the parent's record usually comes first (the child must still receive and import), so the printed lines are most likely right and only some runs, or the record, show it",
+      "TODO 2 sends the block's export data first and records filled on s right after the send, 'the record only marks the fill, it can come any time before the answer'",
+      "the child queues its wait as soon as the data arrives, and a wait binds to the latest record queued at that moment: filled must be recorded behind the fill before anything lets the child wait on it",
+      "related: sgl-project/sglang#14214 (a wait queued before the record it means to wait for)",
+      ('''        CHECK(cudaEventRecord(filled, s));
+        cudaMemPoolPtrExportData data;
+        CHECK(cudaMemPoolExportPointer(&data, block));
+        if (!send_all(sock, &data, sizeof data)) { fprintf(stderr, "exporter: could not hand over round %d\\n", r); return 1; }
+''', '''        cudaMemPoolPtrExportData data;
+        CHECK(cudaMemPoolExportPointer(&data, block));
+        if (!send_all(sock, &data, sizeof data)) { fprintf(stderr, "exporter: could not hand over round %d\\n", r); return 1; }
+        CHECK(cudaEventRecord(filled, s));
+'''))
+wrong(*IP, 'free-stream-synchronized-before-it-is-destroyed',
+      "the record only: one host wait in the parent during the rounds (cudaStreamSynchronize of fs in the last round, until the child's last read, about 30 ms, and its free are done); every printed line right",
+      "in the last round the parent synchronizes fs before destroying it, 'a stream must be idle before it is destroyed'",
+      "cudaStreamDestroy may be called with work still queued (the work runs and the stream goes after it); the wait is a host wait during the rounds, which the exercise forbids",
+      "related: NVIDIA/cupy#4537 (whether a stream may be destroyed with work still queued)",
+      ('''        if (r == rounds - 1) CHECK(cudaStreamDestroy(fs));   // its work still runs''',
+       '''        if (r == rounds - 1) {
+            CHECK(cudaStreamSynchronize(fs));   // idle before it goes
+            CHECK(cudaStreamDestroy(fs));
+        }'''))
+wrong(*IP, 'wait-queued-on-the-free-stream-but-free-on-s',
+      "the record, and the program's own output by timing: every block is freed on s, which never waits for the child; the next round's allocation on s gets the same block at once and its fill may overwrite it while the child still reads it, so 'the block stayed the child's until it read it again' most likely falls below the rounds",
+      "TODO 2 queues the wait on freed on fs as designed but the free itself on s, cudaFreeAsync(block, s)",
+      "the free must be in the order of the stream that waited: on s it is ordered after the fill only, not after the child's read or its free of the import",
+      "own",
+      ('''        CHECK(cudaFreeAsync(block, fs));''', '''        CHECK(cudaFreeAsync(block, s));'''))
+wrong(*IP, 'import-freed-with-a-plain-cudafree',
+      "the child: its import is released with cudaFree while its use kernel may still read the block (30 ms); for stream-ordered memory cudaFree does not wait, so the kernel may read an unmapped block (an illegal address and a failed child) or the record sees a free before the read ends",
+      "TODO 5 gives the import back with cudaFree(block), 'cudaFree waits for the device', then records freed and answers",
+      "cudaFree performs no implicit synchronisation for pointers from a stream-ordered pool, imported ones included: callers must make sure every access is done first; cudaFreeAsync on s would have come after the kernel",
+      "related: kokkos/kokkos#9307 (cudaFree taken to imply a device synchronisation)",
+      ('''        CHECK(cudaFreeAsync(block, s));
+        CHECK(cudaEventRecord(freed, s));''', '''        CHECK(cudaFree(block));
+        CHECK(cudaEventRecord(freed, s));'''))
