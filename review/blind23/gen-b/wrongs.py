@@ -235,7 +235,7 @@ wrong(*IP, 'free-stream-synchronized-before-it-is-destroyed',
       "the record only: one host wait in the parent during the rounds (cudaStreamSynchronize of fs in the last round, until the child's last read, about 30 ms, and its free are done); every printed line right",
       "in the last round the parent synchronizes fs before destroying it, 'a stream must be idle before it is destroyed'",
       "cudaStreamDestroy may be called with work still queued (the work runs and the stream goes after it); the wait is a host wait during the rounds, which the exercise forbids",
-      "related: NVIDIA/cupy#4537 (whether a stream may be destroyed with work still queued)",
+      "related: cupy/cupy#4537 (whether a stream may be destroyed with work still queued)",
       ('''        if (r == rounds - 1) CHECK(cudaStreamDestroy(fs));   // its work still runs''',
        '''        if (r == rounds - 1) {
             CHECK(cudaStreamSynchronize(fs));   // idle before it goes

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: one host wait in the parent during the rounds (cudaStreamSynchronize of fs in the last round, until the child's last read, about 30 ms, and its free are done); every printed line right)
 // mistake: in the last round the parent synchronizes fs before destroying it, 'a stream must be idle before it is destroyed'
 // why it is wrong: cudaStreamDestroy may be called with work still queued (the work runs and the stream goes after it); the wait is a host wait during the rounds, which the exercise forbids
-// source: related: NVIDIA/cupy#4537 (whether a stream may be destroyed with work still queued)
+// source: related: cupy/cupy#4537 (whether a stream may be destroyed with work still queued)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from
