@@ -255,3 +255,35 @@ wrong(*IP, 'import-freed-with-a-plain-cudafree',
       ('''        CHECK(cudaFreeAsync(block, s));
         CHECK(cudaEventRecord(freed, s));''', '''        CHECK(cudaFree(block));
         CHECK(cudaEventRecord(freed, s));'''))
+
+# ---- stream-pools ----
+SP = ('stream-pools', 'cu')
+wrong(*SP, 'arena-sized-for-one-counters-block',
+      "the record only: the arena is allocated as n slices and ONE 256-byte counters block, while the layout gives every pool its own after its slice, so pool 3's last 768 bytes (its counters and the end of its slice) lie past the allocation (four slices of 512 KiB are an exact multiple of the allocation granularity: the bytes past it are most likely still mapped, so no fault); every printed line most likely right",
+      "init allocates n x slice + kCounterBytes, 'one header's worth for the counters', not n x (slice + kCounterBytes)",
+      "pool i's stretch is slice + 256 bytes from arena_ + i x (slice + 256); n of them need n x (slice + 256) bytes, and the memsets, the counters' atomics and the last pool's blocks write past the allocation",
+      "own",
+      ('''        CHECK(cudaMalloc((void**)&arena_, (size_t)n * (slice + kCounterBytes)));''',
+       '''        CHECK(cudaMalloc((void**)&arena_, (size_t)n * slice + kCounterBytes));'''))
+wrong(*SP, 'reset-memset-without-its-stream-argument',
+      "a race (default output by timing, and the record): each reset runs on the legacy default stream, which the non-blocking pool streams do not wait for and which does not wait for them; an offset may be cleared while the round before still allocates, or after the next round began: 'pool use read in stream order' and overlapping blocks now and then wrong, the record always",
+      "reset calls cudaMemsetAsync(&counters(i)->offset, 0, sizeof(unsigned long long)) without its last argument, 'the stream is taken from the context', so the stream defaults to 0",
+      "cudaMemsetAsync's stream parameter defaults to the legacy stream; the reset must be queued on s, between the work queued before it and after it",
+      "related: StanfordLegion/realm#448 (work put on the default stream not ordered with the task's stream)",
+      ('''        CHECK(cudaMemsetAsync(&counters(i)->offset, 0, sizeof(unsigned long long), s));''',
+       '''        (void)s;
+        CHECK(cudaMemsetAsync(&counters(i)->offset, 0, sizeof(unsigned long long)));'''))
+wrong(*SP, 'refusals-counted-up-to-the-highest-asking-lane',
+      "other arguments only (GAPS 1): in the gapped round each refused warp is counted as 31 requests (lanes 0 to 30) where 24 asked: 'gapped round: N of M requests failed, more counted by the pools'; the default rounds have no refusals and the overflow round's warps ask whole, so every default line right",
+      "a refused run adds 32 - __clz(mask) to the failed counter, 'the lanes up to the last one that asked', instead of __popc(mask)",
+      "the asking lanes need not be the lanes 0 to k: where some lanes between ask for nothing the count is too high",
+      "own",
+      ('''        else atomicAdd(&c->failed, (unsigned long long)__popc(mask));''',
+       '''        else atomicAdd(&c->failed, (unsigned long long)(32 - __clz(mask)));'''))
+wrong(*SP, 'size-bits-scanned-one-short',
+      "default output: every request of 497 to 512 bytes (32 units) is counted as 0 units in its warp's run and in the places above it: overlapping blocks and warps not given one run in the work rounds, and in the overflow round every block lands at the same start (a run of 0 units)",
+      "the ballot loop runs a fixed five bits, for (int bit = 0; bit < 5; bit++), 'a block is at most 32 units, five bits'",
+      "32 is 100000 in binary: six bits; the top bit of the largest size is never looked at",
+      "own",
+      ('''    for (int bit = 0; __any_sync(mask, (units >> bit) != 0); bit++) {''',
+       '''    for (int bit = 0; bit < 5; bit++) {   // a block is at most 32 units'''))
