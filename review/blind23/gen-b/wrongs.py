@@ -81,7 +81,7 @@ wrong(*PY, 'newer-setting-name-left-alone',
       "other environments only: with PYTORCH_ALLOC_CONF set (e.g. to expandable_segments:True or backend:native), which recent PyTorch reads before PYTORCH_CUDA_ALLOC_CONF, the first line says 'allocator backend: native' and nothing comes from cudaMallocAsync; with it unset, every line right",
       "TODO 1 rewrites PYTORCH_CUDA_ALLOC_CONF only, 'the CUDA allocator's own variable', and leaves PYTORCH_ALLOC_CONF as it is",
       "when both names are set PyTorch takes its settings from PYTORCH_ALLOC_CONF and ignores the older name, so a backend entry (or the lack of one) there wins over the rewritten CUDA one",
-      "related: pytorch/pytorch#104801 (the allocator settings read once, from the environment PyTorch sees)",
+      "related: pytorch/torchtitan#1577 (PYTORCH_ALLOC_CONF, the newer name, to be used in place of PYTORCH_CUDA_ALLOC_CONF)",
       ('''for _name in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"):''',
        '''for _name in ("PYTORCH_CUDA_ALLOC_CONF",):'''))
 wrong(*PY, 'default-stream-joined-at-each-batch-start',
@@ -259,7 +259,7 @@ wrong(*IP, 'import-freed-with-a-plain-cudafree',
 # ---- stream-pools ----
 SP = ('stream-pools', 'cu')
 wrong(*SP, 'arena-sized-for-one-counters-block',
-      "the record only: the arena is allocated as n slices and ONE 256-byte counters block, while the layout gives every pool its own after its slice, so pool 3's last 768 bytes (its counters and the end of its slice) lie past the allocation (four slices of 512 KiB are an exact multiple of the allocation granularity: the bytes past it are most likely still mapped, so no fault); every printed line most likely right",
+      "the record only: the arena is allocated as n slices and ONE 256-byte counters block, while the layout gives every pool its own after its slice, so pool 3's last 768 bytes (its counters and the end of its slice) lie past the allocation (four slices of 512 KiB make exactly 2 MiB, and the 256 bytes more are rounded up to whole pages: the bytes past the allocation are most likely mapped, so no fault); every printed line most likely right",
       "init allocates n x slice + kCounterBytes, 'one header's worth for the counters', not n x (slice + kCounterBytes)",
       "pool i's stretch is slice + 256 bytes from arena_ + i x (slice + 256); n of them need n x (slice + 256) bytes, and the memsets, the counters' atomics and the last pool's blocks write past the allocation",
       "own",
@@ -269,7 +269,7 @@ wrong(*SP, 'reset-memset-without-its-stream-argument',
       "a race (default output by timing, and the record): each reset runs on the legacy default stream, which the non-blocking pool streams do not wait for and which does not wait for them; an offset may be cleared while the round before still allocates, or after the next round began: 'pool use read in stream order' and overlapping blocks now and then wrong, the record always",
       "reset calls cudaMemsetAsync(&counters(i)->offset, 0, sizeof(unsigned long long)) without its last argument, 'the stream is taken from the context', so the stream defaults to 0",
       "cudaMemsetAsync's stream parameter defaults to the legacy stream; the reset must be queued on s, between the work queued before it and after it",
-      "related: StanfordLegion/realm#448 (work put on the default stream not ordered with the task's stream)",
+      "NVIDIA/cutlass#214 (a cudaMemsetAsync left on the default stream while the kernel runs on the caller's stream)",
       ('''        CHECK(cudaMemsetAsync(&counters(i)->offset, 0, sizeof(unsigned long long), s));''',
        '''        (void)s;
         CHECK(cudaMemsetAsync(&counters(i)->offset, 0, sizeof(unsigned long long)));'''))

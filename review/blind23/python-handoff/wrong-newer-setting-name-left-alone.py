@@ -1,7 +1,7 @@
 # kind: wrong (other environments only: with PYTORCH_ALLOC_CONF set (e.g. to expandable_segments:True or backend:native), which recent PyTorch reads before PYTORCH_CUDA_ALLOC_CONF, the first line says 'allocator backend: native' and nothing comes from cudaMallocAsync; with it unset, every line right)
 # mistake: TODO 1 rewrites PYTORCH_CUDA_ALLOC_CONF only, 'the CUDA allocator's own variable', and leaves PYTORCH_ALLOC_CONF as it is
 # why it is wrong: when both names are set PyTorch takes its settings from PYTORCH_ALLOC_CONF and ignores the older name, so a backend entry (or the lack of one) there wins over the rewritten CUDA one
-# source: related: pytorch/pytorch#104801 (the allocator settings read once, from the environment PyTorch sees)
+# source: related: pytorch/torchtitan#1577 (PYTORCH_ALLOC_CONF, the newer name, to be used in place of PYTORCH_CUDA_ALLOC_CONF)
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

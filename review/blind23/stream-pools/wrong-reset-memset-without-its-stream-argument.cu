@@ -1,7 +1,7 @@
 // kind: wrong (a race (default output by timing, and the record): each reset runs on the legacy default stream, which the non-blocking pool streams do not wait for and which does not wait for them; an offset may be cleared while the round before still allocates, or after the next round began: 'pool use read in stream order' and overlapping blocks now and then wrong, the record always)
 // mistake: reset calls cudaMemsetAsync(&counters(i)->offset, 0, sizeof(unsigned long long)) without its last argument, 'the stream is taken from the context', so the stream defaults to 0
 // why it is wrong: cudaMemsetAsync's stream parameter defaults to the legacy stream; the reset must be queued on s, between the work queued before it and after it
-// source: related: StanfordLegion/realm#448 (work put on the default stream not ordered with the task's stream)
+// source: NVIDIA/cutlass#214 (a cudaMemsetAsync left on the default stream while the kernel runs on the caller's stream)
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons
