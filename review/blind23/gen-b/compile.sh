@@ -4,8 +4,14 @@
 # with nvcc -arch=sm_90 -std=c++17 -c (correct files also with
 # -Xcompiler -Wall,-Wextra, and any warning is reported); a .h through
 # the harness that includes it; a .py with python3 -m py_compile.
-# Usage (from the worktree root): review/blind23/gen-b/compile.sh review/blind23/EX/FILE
+# Usage (from the worktree root): review/blind23/gen-b/compile.sh [review/blind23/EX/FILE]
+# (no argument: every file of half B, one after another)
 set -e
+if [ $# -eq 0 ]; then
+  here=$(dirname "$(readlink -f "$0")"); rc=0
+  for g in "$here"/../*/correct.* "$here"/../*/wrong-*; do "$0" "$g" || rc=1; done
+  exit $rc
+fi
 f=$(readlink -f "$1"); ex=$(basename "$(dirname "$f")")
 case $ex in
   stream-pools) dir=day087 student=stream_pools.cu main=stream_pools.cu ;;
