@@ -120,7 +120,7 @@ wrong(*PP, 'chunk-allocated-on-device-0s-stream',
        '''    CHECK(cudaMallocFromPoolAsync((void**)&chunk, n * sizeof(int), t.pool[0], t.s[0]));
     CHECK(cudaSetDevice(1));'''))
 wrong(*PP, 'weights-copy-drawn-from-device-0s-pool',
-      "the record only: device 1's copy of the weights lives in device 0's memory (pool[0]), so every produce reads its weights across the link; every printed line right",
+      "the record only, most likely: device 1's copy of the weights lives in device 0's memory (pool[0]), so every produce reads its weights across the link; every printed line right (unless cudaMemcpyPeerAsync, told that w1 is device 1's, refuses the copy: then an error and the program stops)",
       "share_weights allocates w1 with cudaMallocFromPoolAsync from t.pool[0] on s[1], the call copied from the chunk's allocation, instead of from device 1's own pool",
       "w1 is to be device 1's own copy in device 1's memory; drawn from pool[0] it is device 0's memory that device 1 happens to be allowed to reach, and the copy buys nothing",
       "own",
