@@ -1096,3 +1096,19 @@ func TestLibraryCountsTheDriversWaits(t *testing.T) {
 		t.Errorf("device_syncs %d, stream_syncs %d, event_syncs %d; want 1 each", s.DeviceSyncs, s.StreamSyncs, s.EventSyncs)
 	}
 }
+
+// A program that asks the driver's look-up for the look-up itself is
+// handed the hook of the version the driver answered: in CUDA 11's
+// version the plain cuGetProcAddress, whose caller passes four arguments
+// (attack23: it was handed the _v2's hook, which wrote through a fifth
+// argument never passed: an honest CUDA 11 program that loads one of
+// NVIDIA's libraries crashed on a driver of CUDA 12 or later), and in
+// CUDA 12's the _v2. Either way the program's later look-ups still go
+// through a hook.
+func TestProcAddressOfTheVersionAnswered(t *testing.T) {
+	lib := buildStub(t, "procaddress.c")
+	_, out := lib.run(t)
+	if want := "11080 plain, 12000 v2, asked again plain, result 0\n"; out != want {
+		t.Errorf("the program printed %q, want %q", out, want)
+	}
+}

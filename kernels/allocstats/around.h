@@ -615,17 +615,22 @@ void* answer(const char* name, void* found, const void* caller) {
 }
 
 // redirectEntry swaps a driver entry point the program asked for by its
-// base name ("cuMemAlloc") for the hook of its current version. As for
-// dlsym, the runtime's and the driver's own look-ups (caller: the address
-// the look-up returns to) get the real function: a hook handed to the
-// driver would be called from the driver's own threads, counting the
-// driver's calls as the program's.
+// base name ("cuMemAlloc") for the hook of its current version, or, where
+// the driver answered the plain function of that name (a caller naming
+// an older CUDA version) and this library hooks it too, for that hook:
+// the two take different arguments (cuGetProcAddress has no result
+// argument, cuGetProcAddress_v2 has: a CUDA 11 caller handed the _v2's
+// hook crashed, attack23). As for dlsym, the runtime's and the driver's
+// own look-ups (caller: the address the look-up returns to) get the real
+// function: a hook handed to the driver would be called from the
+// driver's own threads, counting the driver's calls as the program's.
 void redirectEntry(const char* symbol, void** pfn, const void* caller) {
     if (symbol == nullptr || pfn == nullptr || *pfn == nullptr || busy() || nvidiaCaller(caller)) return;
     char v2[128];
     snprintf(v2, sizeof v2, "%s_v2", symbol);
-    void* hook = hookFor(v2);
-    if (hook == nullptr) hook = hookFor(symbol);
+    void* plain = hookFor(symbol);
+    void* hook = plain != nullptr && realDriver(symbol) == *pfn ? plain : hookFor(v2);
+    if (hook == nullptr) hook = plain;
     if (hook == nullptr || hook == *pfn) return;
     *pfn = hook;
     std::lock_guard<Lock> g(mu);

@@ -337,6 +337,27 @@ int cuArrayCreate_v2(void** a, const void* d) { *a = (void*)(handles++); return 
 int cuEventSynchronize(void* e) { return 0; }
 int cuStreamSynchronize(void* s) { return 0; }
 int cuCtxSynchronize(void) { return 0; }
+/* The driver's look-up of its own entry points (procaddress.c): the
+   plain cuGetProcAddress (CUDA 11: no result argument) and its _v2 (CUDA
+   12 and later), each asked for itself, handed in the version the caller
+   names, as the driver does: below 12000 the plain one. Each returns its
+   own exported address (static functions under the exported names, so
+   that the preloaded library's hooks do not answer &cuGetProcAddress). */
+static int gpaPlain(const char* sym, void** pfn, int v, unsigned long long flags);
+static int gpaV2(const char* sym, void** pfn, int v, unsigned long long flags, int* st);
+static int gpaAnswer(const char* sym, void** pfn, int v) {
+  if (strcmp(sym, "cuGetProcAddress") != 0) return 500; /* CUDA_ERROR_NOT_FOUND */
+  *pfn = v >= 12000 ? (void*)gpaV2 : (void*)gpaPlain;
+  return 0;
+}
+static int gpaPlain(const char* sym, void** pfn, int v, unsigned long long flags) { return gpaAnswer(sym, pfn, v); }
+static int gpaV2(const char* sym, void** pfn, int v, unsigned long long flags, int* st) {
+  int r = gpaAnswer(sym, pfn, v);
+  if (st) *st = r == 0 ? 0 : 1;
+  return r;
+}
+int cuGetProcAddress(const char*, void**, int, unsigned long long) __attribute__((alias("gpaPlain")));
+int cuGetProcAddress_v2(const char*, void**, int, unsigned long long, int*) __attribute__((alias("gpaV2")));
 int cuArray3DCreate_v2(void** a, const void* d) { *a = (void*)(handles++); return 0; }
 int cuMipmappedArrayCreate(void** a, const void* d, unsigned levels) { *a = (void*)(handles++); return 0; }
 int cuArrayDestroy(void* a) { return 0; }
