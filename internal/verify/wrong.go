@@ -176,6 +176,12 @@ func Wrong(ctx context.Context, c *course.Course, opts RunOptions) (*WrongReport
 			targets = append(targets, target{w, job})
 		}
 	}
+	// The correct alternatives first: each runs whole (every run, the
+	// sanitizer's too) where a wrong answer stops at its expected
+	// failure, and the longest work started first leaves the shortest
+	// tail (heap-vs-pool's nine, queued last by the course's order, were
+	// what a run cut at its limit had not reached, session 25).
+	sort.SliceStable(targets, func(i, j int) bool { return targets[i].w.Right && !targets[j].w.Right })
 	choice := grade.Choose(opts.PerGPU, opts.Queues, untimed, timed, "the timed")
 	slots := choice.SlotsOn(opts.Devices, opts.Jobs, opts.PerGPU != 0)
 	tk := opts.Toolkit
