@@ -77,7 +77,8 @@ func WriteLinks(w io.Writer, links []Link) error {
 	for _, l := range links {
 		// The name is what the student or an LMS wrote: a formula there
 		// would run in the mail merge's spreadsheet (gradebook.CSVText).
-		cw.Write([]string{l.Student.ID, gradebook.CSVText(l.Student.Name), l.Student.Email, l.URL})
+		// So is the email, which a Moodle student sets themselves.
+		cw.Write([]string{l.Student.ID, gradebook.CSVText(l.Student.Name), gradebook.CSVText(l.Student.Email), l.URL})
 	}
 	cw.Flush()
 	return cw.Error()

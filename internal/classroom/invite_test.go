@@ -18,3 +18,16 @@ func TestWriteLinksNamesAreText(t *testing.T) {
 		t.Errorf("the name was written as a formula:\n%s", b.String())
 	}
 }
+
+// An email is the student's own in Moodle, and =cmd|'/Ccalc'!A0@x.y is
+// an address the roster takes: it is written as text too.
+func TestWriteLinksEmailsAreText(t *testing.T) {
+	var b strings.Builder
+	links := []Link{{Student: Student{ID: "s1", Name: "Mallory", Email: `=cmd|'/Ccalc'!A0@x.y`}, URL: "http://h/l"}}
+	if err := WriteLinks(&b, links); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), ",=cmd") || !strings.Contains(b.String(), ",'=cmd") {
+		t.Errorf("the email was written as a formula:\n%s", b.String())
+	}
+}

@@ -190,3 +190,53 @@ func TestAttackEscapeInAMoodleName(t *testing.T) {
 		t.Errorf("handle %q, want the LMS's own", p.Handle)
 	}
 }
+
+// A Moodle student sets their own email (their profile), and
+// =cmd|'/Ccalc'!A0@x.y is an address that roster.Read takes: it reached
+// the Moodle import's "Email address" cell, and roster.csv's, as a
+// formula (the ids beside it too, where a roster gave them one). Every
+// cell is text, the roster reads back what it was, and Moodle is told
+// the student is one it will not find.
+func TestAttackFormulaInAnEmail(t *testing.T) {
+	evil := `=cmd|'/Ccalc'!A0@x.y`
+	in := "id,name,email,lms_id,section,sis_id,login\n" +
+		"mallory,Mallory," + evil + ",+1,A,-2,@3\n" +
+		"john,John,john@x.y,11,A,22,john\n"
+	people, err := roster.Read(strings.NewReader(in), "roster.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if people[0].Email != evil {
+		t.Fatalf("the roster read %+v", people[0])
+	}
+	byID := map[string]gradebook.Person{}
+	for _, p := range people {
+		byID[p.ID] = p
+	}
+	s := &gradebook.Sheet{Exercises: []gradebook.Exercise{{ID: "async-pipeline", Points: 10}}, Students: []string{"john", "mallory"}, Max: 10,
+		Grades: map[string]map[string]*gradebook.Attempt{}}
+	e := Export{Sheet: s, People: byID, Columns: PerExercise}
+	for _, system := range []string{"canvas", "moodle"} {
+		var b bytes.Buffer
+		unknown, err := e.Write(system, &b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noFormula(t, system, b.Bytes())
+		if system == "moodle" && !reflect.DeepEqual(unknown, []string{"mallory"}) {
+			t.Errorf("moodle: unknown %q, want mallory (an email written as text matches no one)", unknown)
+		}
+	}
+	var b bytes.Buffer
+	if err := roster.Write(&b, people); err != nil {
+		t.Fatal(err)
+	}
+	noFormula(t, "roster", b.Bytes())
+	back, err := roster.Read(bytes.NewReader(b.Bytes()), "roster.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, people) {
+		t.Errorf("the roster read back is not what was written:\n%+v\n%+v", back, people)
+	}
+}

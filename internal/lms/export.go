@@ -113,6 +113,16 @@ func (e *Export) person(st string) gradebook.Person {
 	return gradebook.Person{ID: st}
 }
 
+// asID is id as an LMS can match it in an import: none when the import
+// writes it as text (a quote first, gradebook.CSVText), since it then
+// matches no one.
+func asID(id string) string {
+	if gradebook.CSVText(id) != id {
+		return ""
+	}
+	return id
+}
+
 // WriteCanvas writes Canvas's gradebook import: Student, ID, SIS User
 // ID, SIS Login ID and Section, then the graded columns, with a row of
 // the points possible first. Canvas finds each student by ID (its user
@@ -131,7 +141,7 @@ func (e *Export) WriteCanvas(w io.Writer) (unknown []string, err error) {
 	cw.Write(possible)
 	for _, st := range e.Sheet.Students {
 		p := e.person(st)
-		if p.LMSID == "" && p.SISID == "" && p.Login == "" {
+		if asID(p.LMSID) == "" && asID(p.SISID) == "" && asID(p.Login) == "" {
 			unknown = append(unknown, st)
 		}
 		name := p.Name
@@ -140,8 +150,10 @@ func (e *Export) WriteCanvas(w io.Writer) (unknown []string, err error) {
 		}
 		// The name and the section are what students and the LMS call
 		// them (a display name a student chose): Canvas finds a row by its
-		// ids, so these are kept from being read as formulas.
-		row := []string{gradebook.CSVText(name), p.LMSID, p.SISID, p.Login, gradebook.CSVText(p.Section)}
+		// ids, so these are kept from being read as formulas. The ids
+		// too: what the roster gave, never a formula's first character
+		// in an id an LMS made.
+		row := []string{gradebook.CSVText(name), gradebook.CSVText(p.LMSID), gradebook.CSVText(p.SISID), gradebook.CSVText(p.Login), gradebook.CSVText(p.Section)}
 		for _, c := range cols {
 			row = append(row, c.points(st))
 		}
@@ -165,14 +177,17 @@ func (e *Export) WriteMoodle(w io.Writer) (unknown []string, err error) {
 	cw.Write(head)
 	for _, st := range e.Sheet.Students {
 		p := e.person(st)
-		if p.SISID == "" && p.Email == "" {
+		if asID(p.SISID) == "" && asID(p.Email) == "" {
 			unknown = append(unknown, st)
 		}
 		name := p.Name
 		if name == "" {
 			name = st
 		}
-		row := []string{p.SISID, p.Email, gradebook.CSVText(name)}
+		// The email is the student's own in Moodle (its profile), and
+		// =cmd|'/Ccalc'!A0@x.y is an address: one that starts as a
+		// formula is text, so Moodle will not match it (unknown).
+		row := []string{gradebook.CSVText(p.SISID), gradebook.CSVText(p.Email), gradebook.CSVText(name)}
 		for _, c := range cols {
 			row = append(row, c.points(st))
 		}

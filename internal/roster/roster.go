@@ -126,8 +126,8 @@ func Read(r io.Reader, file string) ([]gradebook.Person, error) {
 			}
 			return ""
 		}
-		p := gradebook.Person{ID: get("id"), Name: text(gradebook.FromCSVText(get("name"))), Email: get("email"), LMSID: get("lms"),
-			Section: text(gradebook.FromCSVText(get("section"))), SISID: get("sis"), Login: get("login"), LMS: get("system"), Handle: gradebook.FromCSVText(get("handle"))}
+		p := gradebook.Person{ID: get("id"), Name: text(gradebook.FromCSVText(get("name"))), Email: gradebook.FromCSVText(get("email")), LMSID: gradebook.FromCSVText(get("lms")),
+			Section: text(gradebook.FromCSVText(get("section"))), SISID: gradebook.FromCSVText(get("sis")), Login: gradebook.FromCSVText(get("login")), LMS: get("system"), Handle: gradebook.FromCSVText(get("handle"))}
 		if msg := check(p, seen); msg != "" {
 			return nil, &Error{file, line, msg}
 		}
@@ -209,8 +209,11 @@ func Write(w io.Writer, people []gradebook.Person) error {
 		// A name, a section and a Moodle handle (which starts with the
 		// name) are what students call themselves: kept from being read
 		// as formulas when roster.csv is opened in a spreadsheet, and
-		// read back by Read as they were.
-		cw.Write([]string{p.ID, gradebook.CSVText(p.Name), p.Email, p.LMSID, gradebook.CSVText(p.Section), p.SISID, p.Login, p.LMS, gradebook.CSVText(p.Handle)})
+		// read back by Read as they were. So are the ids an LMS or a
+		// student set: an email is the student's own in Moodle, and
+		// =cmd|'/Ccalc'!A0@x.y is an address.
+		cw.Write([]string{p.ID, gradebook.CSVText(p.Name), gradebook.CSVText(p.Email), gradebook.CSVText(p.LMSID), gradebook.CSVText(p.Section),
+			gradebook.CSVText(p.SISID), gradebook.CSVText(p.Login), p.LMS, gradebook.CSVText(p.Handle)})
 	}
 	cw.Flush()
 	return cw.Error()
