@@ -172,7 +172,7 @@ func Students(dir string) ([]string, error) {
 		// grade says why it is not followed (Load).
 		if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && !strings.HasPrefix(e.Name(), ".") {
 			if hasControls(e.Name()) {
-				return nil, failure.Usagef("%s: the student folder %s has a control character in its name (a newline, an escape), which would print as lines or sequences of its own in the grade's output: rename it", dir, strconv.Quote(e.Name()))
+				return nil, failure.Usagef("%s: the student folder %s has a control character in its name (a newline, an escape, a right-to-left override), which would print as lines or sequences of its own in the grade's output: rename it", dir, strconv.Quote(e.Name()))
 			}
 			out = append(out, e.Name())
 		}
@@ -185,13 +185,15 @@ func Students(dir string) ([]string, error) {
 }
 
 // hasControls reports whether s holds a control character (C0, DEL or
-// C1) or is not UTF-8.
+// C1), one of Unicode's bidirectional controls (they reorder how the
+// rest of the line is shown: "Trojan Source"; ui.Printable drops them
+// from the table, not from the progress lines), or is not UTF-8.
 func hasControls(s string) bool {
 	if !utf8.ValidString(s) {
 		return true
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			return true
 		}
 	}

@@ -126,6 +126,25 @@ func TestStudentNameWithControlsRefused(t *testing.T) {
 	}
 }
 
+// A student folder whose name holds a right-to-left override or isolate
+// is refused too: the progress lines ([1/2] NAME EXERCISE: ...) and
+// lessons grade --slurm's merged lines printed it as it was, and
+// "mallory \u202e01 fo 01 dessap :loop-kcolb ecila" showed as a line of
+// alice's passing.
+func TestStudentNameWithBidiControlsRefused(t *testing.T) {
+	for _, name := range []string{"mallory \u202e01 fo 01 dessap :loop-kcolb ecila", "mal\u2067lory\u2069", "mal\u202alory"} {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "alice"), 0o755)
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Students(dir)
+		if err == nil || !strings.Contains(err.Error(), strconv.Quote(name)) {
+			t.Errorf("a student folder named %q: %v", name, err)
+		}
+	}
+}
+
 // A file handed in somewhere else in the student's folder (a repository's
 // exercises/, an older layout's day folder, src/) is found, not graded
 // missing; two of the same name are a problem naming both; a link is
