@@ -66,18 +66,6 @@ static off_t offsetInExe(const void* addr) {
     return -1;
 }
 
-
-static struct dl_phdr_info rt;
-static char rtPath[512];
-
-static int findRuntime(struct dl_phdr_info* info, size_t, void*) {
-    const char* b = strrchr(info->dlpi_name, '/');
-    if (b == NULL || strncmp(b + 1, "libcudart", 9) != 0) return 0;
-    rt = *info;
-    snprintf(rtPath, sizeof rtPath, "%s", info->dlpi_name);
-    return 1;
-}
-
 int main() {
     void* p = NULL;
     if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);  // counted by both
@@ -89,13 +77,8 @@ int main() {
         return 0;
     }
     const uintptr_t page = 4096;
-    uintptr_t lo = ~(uintptr_t)0, hi = 0;
-    for (int i = 0; i < rt.dlpi_phnum; i++) {
-        const ElfW(Phdr)* ph = &rt.dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        if ((ph->p_vaddr & ~(page - 1)) < lo) lo = ph->p_vaddr & ~(page - 1);
-        if (((ph->p_vaddr + ph->p_memsz + page - 1) & ~(page - 1)) > hi) hi = (ph->p_vaddr + ph->p_memsz + page - 1) & ~(page - 1);
-    }
+    uintptr_t lo, hi;
+    runtimeSpan(page, &lo, &hi);
     // The embedded file must be the one loaded: the same size, the same
     // bytes where the loaded one is mapped from its start.
     struct stat st;

@@ -102,6 +102,32 @@ static int copyOf(const char* path, const char* dir, int k) {
     return out;
 }
 
+// The CUDA runtime as loaded (its program headers and its file's path),
+// for the forgers that move a copy of it (moved_copy.cu, moved_copy_tmp.cu,
+// moved_self.cu): found by dl_iterate_phdr(findRuntime, NULL).
+static struct dl_phdr_info rt;
+static char rtPath[512];
+
+static int findRuntime(struct dl_phdr_info* info, size_t, void*) {
+    const char* b = strrchr(info->dlpi_name, '/');
+    if (b == NULL || strncmp(b + 1, "libcudart", 9) != 0) return 0;
+    rt = *info;
+    snprintf(rtPath, sizeof rtPath, "%s", info->dlpi_name);
+    return 1;
+}
+
+// runtimeSpan is the span [lo, hi) of rt's loaded segments, rounded out to
+// pages: the room a moved copy needs.
+static void runtimeSpan(uintptr_t page, uintptr_t* lo, uintptr_t* hi) {
+    *lo = ~(uintptr_t)0, *hi = 0;
+    for (int i = 0; i < rt.dlpi_phnum; i++) {
+        const ElfW(Phdr)* ph = &rt.dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        if ((ph->p_vaddr & ~(page - 1)) < *lo) *lo = ph->p_vaddr & ~(page - 1);
+        if (((ph->p_vaddr + ph->p_memsz + page - 1) & ~(page - 1)) > *hi) *hi = (ph->p_vaddr + ph->p_memsz + page - 1) & ~(page - 1);
+    }
+}
+
 typedef void* (*MmapFn)(void*, size_t, int, int, int, off_t);
 static MmapFn loaderMmap;
 
