@@ -16,27 +16,12 @@ import (
 // waiting for the GPU) or in its own code, and says "spinning" first.
 func buildSpinner(t *testing.T, inLibrary bool) string {
 	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler to build the spinning program")
-	}
-	dir := t.TempDir()
 	lib := `void cuStreamSynchronize(void) { for (;;) __asm__ volatile(""); }`
 	prog := `#include <stdio.h>
 void cuStreamSynchronize(void);
 static void own(void) { for (;;) __asm__ volatile(""); }
 int main(int argc, char **argv) { printf("spinning\n"); fflush(stdout); if (argc > 1) own(); cuStreamSynchronize(); return 0; }`
-	os.WriteFile(filepath.Join(dir, "lib.c"), []byte(lib), 0o644)
-	os.WriteFile(filepath.Join(dir, "main.c"), []byte(prog), 0o644)
-	for _, args := range [][]string{
-		{"-shared", "-fPIC", "-o", filepath.Join(dir, "libcuda.so.1"), "-Wl,-soname,libcuda.so.1", filepath.Join(dir, "lib.c")},
-		{"-o", filepath.Join(dir, "spin"), filepath.Join(dir, "main.c"), filepath.Join(dir, "libcuda.so.1"), "-Wl,-rpath," + dir},
-	} {
-		if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-			t.Fatalf("cc %v: %v\n%s", args, err, b)
-		}
-	}
-	spin := filepath.Join(dir, "spin")
+	spin := buildOnFakeDriver(t, "spin", lib, prog)
 	if !inLibrary {
 		return spin + " own"
 	}
@@ -127,11 +112,6 @@ func TestTimeoutOfASpinInTheDriver(t *testing.T) {
 // blocking schedule waits, driver 580) or from its own code.
 func buildWaiter(t *testing.T, inLibrary bool) []string {
 	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler to build the waiting program")
-	}
-	dir := t.TempDir()
 	lib := `#include <pthread.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 void cuCtxSynchronize(void) { pthread_mutex_lock(&m); pthread_mutex_lock(&m); }`
@@ -145,20 +125,34 @@ int main(int argc, char **argv) {
     cuCtxSynchronize();
     return 0;
 }`
+	wait := buildOnFakeDriver(t, "wait", lib, prog)
+	if !inLibrary {
+		return []string{wait, "own"}
+	}
+	return []string{wait}
+}
+
+// buildOnFakeDriver builds lib as a library named as the CUDA driver's
+// (libcuda.so.1) and prog, linked with it, as the program name, and
+// returns the program's path; it skips where there is no C compiler.
+func buildOnFakeDriver(t *testing.T, name, lib, prog string) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the program")
+	}
+	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "lib.c"), []byte(lib), 0o644)
 	os.WriteFile(filepath.Join(dir, "main.c"), []byte(prog), 0o644)
 	for _, args := range [][]string{
 		{"-shared", "-fPIC", "-o", filepath.Join(dir, "libcuda.so.1"), "-Wl,-soname,libcuda.so.1", filepath.Join(dir, "lib.c"), "-lpthread"},
-		{"-o", filepath.Join(dir, "wait"), filepath.Join(dir, "main.c"), filepath.Join(dir, "libcuda.so.1"), "-Wl,-rpath," + dir, "-lpthread"},
+		{"-o", filepath.Join(dir, name), filepath.Join(dir, "main.c"), filepath.Join(dir, "libcuda.so.1"), "-Wl,-rpath," + dir, "-lpthread"},
 	} {
 		if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 			t.Fatalf("cc %v: %v\n%s", args, err, b)
 		}
 	}
-	if !inLibrary {
-		return []string{filepath.Join(dir, "wait"), "own"}
-	}
-	return []string{filepath.Join(dir, "wait")}
+	return filepath.Join(dir, name)
 }
 
 // A thread asleep on a futex under a call of the driver's library is a
