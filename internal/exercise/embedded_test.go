@@ -87,3 +87,55 @@ func TestLibraryBlocksKept(t *testing.T) {
 	}
 	forget()
 }
+
+// A copy that holds only the bytes its run passes holds no 64-byte block
+// of the library, but its runs keep their distances: several of the
+// library's 16-byte blocks at one distance from their places, over more
+// than a function's span, refuse it (round 23: sparse_text.cu of the
+// corpus); the same runs each at a distance of its own, or all within
+// one function's span, do not.
+func TestHoldsLayout(t *testing.T) {
+	rng := rand.New(rand.NewSource(23))
+	code := make([]byte, 256<<10)
+	rng.Read(code)
+	lib := &layoutSet{at: map[uint64][]int64{}}
+	var hashes []uint64
+	for i := 0; i+layoutBlock <= len(code); i += layoutBlock {
+		h := rollHash(code[i : i+layoutBlock])
+		lib.at[h] = append(lib.at[h], int64(i))
+		hashes = append(hashes, h)
+	}
+	lib.set = newBlockSet(hashes)
+	dir := t.TempDir()
+	// Runs of 5 to 78 bytes, as sparse_text.cu's are.
+	runs := [][2]int{{0xebd0, 6}, {0x241f0, 0x21}, {0x24218, 5}, {0x26390, 0x23}, {0x30ca0, 0x4e}, {0x30e1f, 0x12}, {0x385d0, 0x18}}
+	for _, c := range []struct {
+		name  string
+		place func(i, at int) int // where run i (at its place at) lies in the file
+		want  bool
+	}{
+		{"at their distances", func(_, at int) int { return 4096 + at }, true},
+		{"at an odd distance", func(_, at int) int { return 777 + at }, true},
+		{"each at a distance of its own", func(i, at int) int { return 4096 + i*1000 + (at & 0xff) }, false},
+	} {
+		data := make([]byte, 300<<10)
+		for i, r := range runs {
+			copy(data[c.place(i, r[0]):], code[r[0]:r[0]+r[1]])
+		}
+		p := filepath.Join(dir, "prog")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := holdsLayout(p, lib); got != c.want {
+			t.Errorf("runs %s: holds %v, want %v", c.name, got, c.want)
+		}
+	}
+	// A function both compile alike: one place, many blocks.
+	data := make([]byte, 64<<10)
+	copy(data[1000:], code[0x20000:0x20000+2048])
+	p := filepath.Join(dir, "prog")
+	os.WriteFile(p, data, 0o644)
+	if holdsLayout(p, lib) {
+		t.Error("2 KiB of the library in one place holds its layout")
+	}
+}
