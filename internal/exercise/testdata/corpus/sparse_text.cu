@@ -16,8 +16,8 @@
 // Passed (round 23, fake GPU): as root with the witness on, in the plain
 // runner and in the grading sandbox, a worker's user included (1 of 101
 // counted), the look for 64-byte blocks finding none. What stops it: the
-// runtime's 16-byte blocks are looked for too, and eleven of them lie at
-// one distance from their places over 330 KiB of the runtime
+// runtime's 16-byte blocks are looked for too, and six of them lie at
+// one distance from their places over 336 KiB of the runtime
 // (embedded.go's holdsLayout). On a GPU the copy's calls would reach the
 // driver's probed entries (not measured); a copy whose runs each lie at
 // a distance of their own (its calls between them rewritten) is not
