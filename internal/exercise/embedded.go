@@ -213,7 +213,7 @@ func embeddedLibrary(f *elf.File, prog, cacheDir string) string {
 		if blocks := libraryBlocks(path, cacheDir); blocks != nil && len(blocks.sorted) > 0 && holds(prog, blocks) {
 			return so
 		}
-		if strings.HasPrefix(so, "libcudart") && holdsLayout(prog, runtimeLayout(path)) {
+		if holdsLayout(prog, codeLayout(path)) {
 			return so
 		}
 	}
@@ -295,11 +295,40 @@ const (
 // have and still say where it came from.
 const layoutCommon = 4
 
-// layoutSet is a library's smaller blocks, each with its places (offsets
-// in the library's file).
+// layoutSet is a library's smaller blocks: their hashes, sorted, each
+// beside its place (an offset in the library's file), behind a bitmap of
+// their top bits. About 16 bytes a block: 5 MB for driver 535's code.
 type layoutSet struct {
-	set *blockSet
-	at  map[uint64][]int64
+	set    *blockSet
+	blocks []placedBlock
+}
+
+type placedBlock struct {
+	hash uint64
+	at   int64
+}
+
+// places are the offsets in the library of the block whose hash is h.
+func (l *layoutSet) places(h uint64) []placedBlock {
+	if !l.set.has(h) {
+		return nil
+	}
+	i, _ := slices.BinarySearchFunc(l.blocks, h, func(b placedBlock, h uint64) int { return cmpHash(b.hash, h) })
+	j := i
+	for j < len(l.blocks) && l.blocks[j].hash == h {
+		j++
+	}
+	return l.blocks[i:j]
+}
+
+func cmpHash(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func rollHash(b []byte) uint64 {
@@ -318,9 +347,29 @@ func rollPower(n int) uint64 {
 	return p
 }
 
-// runtimeLayout reads path's executable segments into a layoutSet, once
+// newLayoutSet is the layoutSet of blocks, a block found at more than
+// layoutCommon places left out.
+func newLayoutSet(blocks []placedBlock) *layoutSet {
+	slices.SortFunc(blocks, func(a, b placedBlock) int { return cmpHash(a.hash, b.hash) })
+	kept := blocks[:0]
+	var hashes []uint64
+	for i := 0; i < len(blocks); {
+		j := i
+		for j < len(blocks) && blocks[j].hash == blocks[i].hash {
+			j++
+		}
+		if j-i <= layoutCommon {
+			kept = append(kept, blocks[i:j]...)
+			hashes = append(hashes, blocks[i].hash)
+		}
+		i = j
+	}
+	return &layoutSet{set: newBlockSet(hashes), blocks: slices.Clip(kept)}
+}
+
+// codeLayout reads path's executable segments into a layoutSet, once
 // a process.
-func runtimeLayout(path string) *layoutSet {
+func codeLayout(path string) *layoutSet {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil
@@ -334,7 +383,7 @@ func runtimeLayout(path string) *layoutSet {
 		return nil
 	}
 	defer f.Close()
-	ls := &layoutSet{at: map[uint64][]int64{}}
+	var blocks []placedBlock
 	for _, p := range f.Progs {
 		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 || p.Filesz == 0 || p.Filesz > 1<<30 {
 			continue
@@ -345,22 +394,11 @@ func runtimeLayout(path string) *layoutSet {
 		}
 		for i := 0; i+layoutBlock <= len(seg); i += layoutBlock {
 			if b := seg[i : i+layoutBlock]; !uniform(b) {
-				h := rollHash(b)
-				if len(ls.at[h]) <= layoutCommon {
-					ls.at[h] = append(ls.at[h], int64(p.Off)+int64(i))
-				}
+				blocks = append(blocks, placedBlock{rollHash(b), int64(p.Off) + int64(i)})
 			}
 		}
 	}
-	var hashes []uint64
-	for h, at := range ls.at {
-		if len(at) > layoutCommon {
-			delete(ls.at, h)
-			continue
-		}
-		hashes = append(hashes, h)
-	}
-	ls.set = newBlockSet(hashes)
+	ls := newLayoutSet(blocks)
 	codeCache.Store(key, ls)
 	return ls
 }
@@ -384,8 +422,9 @@ func holdsLayout(prog string, lib *layoutSet) bool {
 	out := rollPower(layoutBlock)
 	h := rollHash(data[:layoutBlock])
 	for i := 0; ; i++ {
-		if lib.set.has(h) && !uniform(data[i:i+layoutBlock]) {
-			for _, at := range lib.at[h] {
+		if ps := lib.places(h); len(ps) > 0 && !uniform(data[i:i+layoutBlock]) {
+			for _, p := range ps {
+				at := p.at
 				d := int64(i) - at
 				r := byDistance[d]
 				if r == nil {

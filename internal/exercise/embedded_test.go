@@ -98,14 +98,11 @@ func TestHoldsLayout(t *testing.T) {
 	rng := rand.New(rand.NewSource(23))
 	code := make([]byte, 256<<10)
 	rng.Read(code)
-	lib := &layoutSet{at: map[uint64][]int64{}}
-	var hashes []uint64
+	var blocks []placedBlock
 	for i := 0; i+layoutBlock <= len(code); i += layoutBlock {
-		h := rollHash(code[i : i+layoutBlock])
-		lib.at[h] = append(lib.at[h], int64(i))
-		hashes = append(hashes, h)
+		blocks = append(blocks, placedBlock{rollHash(code[i : i+layoutBlock]), int64(i)})
 	}
-	lib.set = newBlockSet(hashes)
+	lib := newLayoutSet(blocks)
 	dir := t.TempDir()
 	// Runs of 5 to 78 bytes, as sparse_text.cu's are.
 	runs := [][2]int{{0xebd0, 6}, {0x241f0, 0x21}, {0x24218, 5}, {0x26390, 0x23}, {0x30ca0, 0x4e}, {0x30e1f, 0x12}, {0x385d0, 0x18}}
