@@ -123,16 +123,30 @@ func TestHoldsLayout(t *testing.T) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got := holdsLayout(p, lib); got != c.want {
+		if got := holdsLayout(p, lib, layoutSpan); got != c.want {
 			t.Errorf("runs %s: holds %v, want %v", c.name, got, c.want)
 		}
+	}
+	// The driver's entry and the work it jumps to, 13 KiB apart
+	// (sparse_driver.cu): past the driver's span, short of the runtime's.
+	data0 := make([]byte, 64<<10)
+	for _, r := range [][2]int{{0x2d60, 0x12}, {0x5860, 0x44}, {0x58b8, 0x43}, {0x5a6d, 0x18}} {
+		copy(data0[1000+r[0]:], code[r[0]:r[0]+r[1]])
+	}
+	p0 := filepath.Join(dir, "prog")
+	os.WriteFile(p0, data0, 0o644)
+	if !holdsLayout(p0, lib, driverLayoutSpan) {
+		t.Error("an entry and its work 13 KiB apart: not held within the driver's span")
+	}
+	if holdsLayout(p0, lib, layoutSpan) {
+		t.Error("an entry and its work 13 KiB apart: held within the runtime's span")
 	}
 	// A function both compile alike: one place, many blocks.
 	data := make([]byte, 64<<10)
 	copy(data[1000:], code[0x20000:0x20000+2048])
 	p := filepath.Join(dir, "prog")
 	os.WriteFile(p, data, 0o644)
-	if holdsLayout(p, lib) {
+	if holdsLayout(p, lib, layoutSpan) {
 		t.Error("2 KiB of the library in one place holds its layout")
 	}
 }

@@ -12,6 +12,14 @@
 // the outside witness is on the program's file, the statistics library
 // hooks the live driver's entries alone. With another driver it makes
 // an honest run.
+// Passed (round 23, fake GPU): as root with the witness on, in the plain
+// runner and in the grading sandbox (the driver's cuMemAlloc counted 0
+// times), the look for 64-byte blocks and the runtime's layout finding
+// nothing. What stops it: the driver's 16-byte blocks at one distance
+// over 4 KiB of it or more (embedded.go's driverLayoutSpan: nothing of
+// the driver is linked into an honest program). Still open: the work
+// function's runs alone, called straight (528 bytes: within the span),
+// which is `review/attack15/deep_steps.cu`'s way with a copy.
 // want: the program's code holds a copy of
 // forged when it prints: ran a sparse copy of the driver
 #include <cuda_runtime.h>
