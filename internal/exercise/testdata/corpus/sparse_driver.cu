@@ -30,11 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#if __has_include("/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.535.261.03")
-#define DRIVER_FILE "/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.535.261.03"
-#else
-#define DRIVER_FILE "/dev/null"
-#endif
+
 // The driver's layout: its code segment's start and end, the end of its
 // image, and cuMemAlloc_v2's place.
 #define CODE_AT 0xe1000
@@ -42,10 +38,16 @@
 #define IMAGE_END 0x1c6e000
 static const uintptr_t entryAt = 0x2d5660;
 // The section starts at the code segment's start (.org is from there).
+// None where the file is not: the program builds, and its run is honest.
 #define RUN(at, n) ".org " #at " - 0xe1000\n.incbin \"" DRIVER_FILE "\"," #at "," #n "\n"
-asm(".pushsection .text.sparse,\"ax\",@progbits\n.balign 4096\n.globl sparseDriver\nsparseDriver:\n"
-    RUN(0x2d5660, 0x12) RUN(0x2d8860, 0x44) RUN(0x2d88b8, 0x43) RUN(0x2d8a6d, 0x18) RUN(0x2d8a88, 0xa)
-    ".org 0x1c6e000 - 0xe1000\n.popsection");
+#if __has_include("/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.535.261.03")
+#define DRIVER_FILE "/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.535.261.03"
+#define RUNS RUN(0x2d5660, 0x12) RUN(0x2d8860, 0x44) RUN(0x2d88b8, 0x43) RUN(0x2d8a6d, 0x18) RUN(0x2d8a88, 0xa)
+#else
+#define DRIVER_FILE "/dev/null"
+#define RUNS
+#endif
+asm(".pushsection .text.sparse,\"ax\",@progbits\n.balign 4096\n.globl sparseDriver\nsparseDriver:\n" RUNS ".org 0x1c6e000 - 0xe1000\n.popsection");
 extern "C" const char sparseDriver[];
 static const uintptr_t runs[][2] = {{0x2d5660, 0x12}, {0x2d8860, 0x44}, {0x2d88b8, 0x43}, {0x2d8a6d, 0x18}, {0x2d8a88, 0xa}};
 

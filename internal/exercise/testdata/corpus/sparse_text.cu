@@ -34,18 +34,19 @@
 
 typedef cudaError_t (*MallocFn)(void**, size_t);
 
+// The runs of instructions that cudaMalloc's way passes, as offsets in
+// the runtime's file, and the size of its code segment (none where the
+// file is not: the program builds, and its run is honest).
+#define RUN(at, n) ".org " #at "\n.incbin \"" RUNTIME_FILE "\"," #at "," #n "\n"
 #if __has_include("/usr/lib/x86_64-linux-gnu/libcudart.so.11.8.89")
 #define RUNTIME_FILE "/usr/lib/x86_64-linux-gnu/libcudart.so.11.8.89"
+#define RUNS RUN(0xebd0, 6) RUN(0x241f0, 0x21) RUN(0x24218, 5) RUN(0x26390, 0x23) RUN(0x50ca0, 0x4e) RUN(0x50e1f, 0x12) RUN(0x785d0, 0x18)
 #else
 #define RUNTIME_FILE "/dev/null"
+#define RUNS
 #endif
-// The runs of instructions that cudaMalloc's way passes, as offsets in
-// the runtime's file, and the size of its code segment.
-#define RUN(at, n) ".org " #at "\n.incbin \"" RUNTIME_FILE "\"," #at "," #n "\n"
 #define CODE_SIZE 0xa0000
-asm(".pushsection .text.sparse,\"ax\",@progbits\n.balign 4096\n.globl sparseRuntime\nsparseRuntime:\n"
-    RUN(0xebd0, 6) RUN(0x241f0, 0x21) RUN(0x24218, 5) RUN(0x26390, 0x23) RUN(0x50ca0, 0x4e) RUN(0x50e1f, 0x12) RUN(0x785d0, 0x18)
-    ".org 0xa0000\n.popsection");
+asm(".pushsection .text.sparse,\"ax\",@progbits\n.balign 4096\n.globl sparseRuntime\nsparseRuntime:\n" RUNS ".org 0xa0000\n.popsection");
 extern "C" const char sparseRuntime[];
 static const uintptr_t runs[][2] = {{0xebd0, 6}, {0x241f0, 0x21}, {0x24218, 5}, {0x26390, 0x23}, {0x50ca0, 0x4e}, {0x50e1f, 0x12}, {0x785d0, 0x18}};
 static const uintptr_t cudaMallocAt = 0x50ca0;
