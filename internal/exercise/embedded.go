@@ -302,6 +302,10 @@ const (
 	driverLayoutSpan = 4 << 10
 )
 
+// layoutMatches is how many windows of a library's smaller blocks a
+// program may hold in all before it is refused whatever their distances.
+const layoutMatches = 1 << 16
+
 // layoutCommon is how many places of the library a smaller block may
 // have and still say where it came from.
 const layoutCommon = 4
@@ -416,42 +420,80 @@ func codeLayout(path string) *layoutSet {
 
 // holdsLayout says whether the file at prog holds layoutBlocks distinct
 // smaller blocks of lib at one distance from their places in the
-// library, spanning span bytes of it or more.
+// library, spanning span bytes of it or more, or more than layoutMatches
+// windows of the library's blocks in all (no honest program comes near:
+// a bound on what is kept for a file of one block repeated). Read as a
+// stream, as holds reads it.
 func holdsLayout(prog string, lib *layoutSet, span int64) bool {
 	if lib == nil {
 		return false
 	}
-	data, err := os.ReadFile(prog)
-	if err != nil || len(data) < layoutBlock {
+	f, err := os.Open(prog)
+	if err != nil {
 		return false
 	}
+	defer f.Close()
+	// The windows at one distance are met in the order of their places,
+	// so a place greater than the last is a block not counted yet.
 	type run struct {
-		seen   map[int64]bool
-		lo, hi int64
+		n            int
+		lo, hi, last int64
 	}
 	byDistance := map[int64]*run{}
-	out := rollPower(layoutBlock)
-	h := rollHash(data[:layoutBlock])
-	for i := 0; ; i++ {
-		if ps := lib.places(h); len(ps) > 0 && !uniform(data[i:i+layoutBlock]) {
-			for _, p := range ps {
-				at := p.at
-				d := int64(i) - at
-				r := byDistance[d]
-				if r == nil {
-					r = &run{seen: map[int64]bool{}, lo: at, hi: at}
-					byDistance[d] = r
-				}
-				r.seen[at] = true
-				r.lo, r.hi = min(r.lo, at), max(r.hi, at)
-				if len(r.seen) >= layoutBlocks && r.hi-r.lo >= span {
-					return true
-				}
-			}
-		}
-		if i+layoutBlock >= len(data) {
+	matches := 0
+	// check looks at the window at the file's offset at, whose hash is h.
+	check := func(h uint64, b []byte, at int64) bool {
+		ps := lib.places(h)
+		if len(ps) == 0 || uniform(b) {
 			return false
 		}
-		h = h*rollBase + uint64(data[i+layoutBlock]) + 1 - out*(uint64(data[i])+1)
+		if matches += len(ps); matches > layoutMatches {
+			return true
+		}
+		for _, p := range ps {
+			r := byDistance[at-p.at]
+			if r == nil {
+				r = &run{lo: p.at, hi: p.at, last: -1}
+				byDistance[at-p.at] = r
+			}
+			if p.at > r.last {
+				r.n, r.last = r.n+1, p.at
+			}
+			r.lo, r.hi = min(r.lo, p.at), max(r.hi, p.at)
+			if r.n >= layoutBlocks && r.hi-r.lo >= span {
+				return true
+			}
+		}
+		return false
+	}
+	out := rollPower(layoutBlock)
+	buf := make([]byte, 0, 1<<20+layoutBlock)
+	var h uint64
+	var pos int64 // the file's offset of buf[0]
+	for started := false; ; {
+		n, err := io.ReadFull(f, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if !started {
+			if len(buf) < layoutBlock {
+				return false
+			}
+			h, started = rollHash(buf[:layoutBlock]), true
+			if check(h, buf[:layoutBlock], 0) {
+				return true
+			}
+		}
+		// The window at 0 is looked at: roll on.
+		i := 0
+		for ; i+layoutBlock < len(buf); i++ {
+			h = h*rollBase + uint64(buf[i+layoutBlock]) + 1 - out*(uint64(buf[i])+1)
+			if check(h, buf[i+1:i+1+layoutBlock], pos+int64(i)+1) {
+				return true
+			}
+		}
+		if err != nil {
+			return false
+		}
+		pos += int64(i)
+		buf = append(buf[:0], buf[i:]...)
 	}
 }

@@ -115,9 +115,10 @@ func TestHoldsLayout(t *testing.T) {
 	}{
 		{"at their distances", func(_, at int) int { return 4096 + at }, true},
 		{"at an odd distance", func(_, at int) int { return 777 + at }, true},
+		{"across the first read's end", func(_, at int) int { return 1<<20 - 0x30000 + at }, true},
 		{"each at a distance of its own", func(i, at int) int { return 4096 + i*1000 + (at & 0xff) }, false},
 	} {
-		data := make([]byte, 300<<10)
+		data := make([]byte, 2<<20)
 		for i, r := range runs {
 			copy(data[c.place(i, r[0]):], code[r[0]:r[0]+r[1]])
 		}
@@ -142,6 +143,16 @@ func TestHoldsLayout(t *testing.T) {
 	}
 	if holdsLayout(p0, lib, layoutSpan) {
 		t.Error("an entry and its work 13 KiB apart: held within the runtime's span")
+	}
+	// One block of the library repeated (a bound on what is kept).
+	rep := make([]byte, 0, (layoutMatches+1)*layoutBlock)
+	for len(rep) < cap(rep) {
+		rep = append(rep, code[0x1000:0x1000+layoutBlock]...)
+	}
+	pr := filepath.Join(dir, "repeated")
+	os.WriteFile(pr, rep, 0o644)
+	if !holdsLayout(pr, lib, layoutSpan) {
+		t.Error("a block of the library repeated past layoutMatches: not held")
 	}
 	// A function both compile alike: one place, many blocks.
 	data := make([]byte, 64<<10)
