@@ -21,7 +21,10 @@
 // cuGetProcAddress (CUDA 11's four arguments), the statistics library
 // hands it the hook of cuGetProcAddress_v2 (five), and the driver's write
 // of the fifth ends the program by SIGSEGV; without the library it runs
-// the copy's hundred calls.
+// the copy's hundred calls. With that hook mended (tried, not kept: a
+// look-up of cuGetProcAddress for a version below 12000 left as the
+// driver answered it) it passed as root with the witness on, plain and
+// sandbox (fake GPU, 1 of 101 counted).
 // forged when it prints: ran the runtime of
 #include <cuda_runtime.h>
 #include <dlfcn.h>
