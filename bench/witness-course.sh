@@ -108,7 +108,7 @@ for b in ("malloc", "malloc_async", "malloc_from_pool", "malloc_managed", "mallo
     for r in [r for r in have if r not in same][:3]:
         print(f"    differ: {who(r)} [{r['run'] or 'public'}] record {r['record'].get(b + '_bytes', 0)} kernel {r['kernel'][k]}")
 # The host's waits (round 20): whether the driver's three waits can be
-# bounded by the record's statistic (LESSONS_WITNESS_DRIVER_WAITS=bound):
+# bounded by the record's statistic (by default since session 25; LESSONS_WITNESS_DRIVER_WAITS=shown only shows them):
 # right only if no run's driver count exceeds its record's (settled runs
 # apart for the stream's and the event's, as the runtime's).
 for rt, drv, st, settled_too in (("cudaDeviceSynchronize", "cuCtxSynchronize", "device_syncs", True),

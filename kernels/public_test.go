@@ -14,8 +14,10 @@ import (
 // library preloaded, gives the statistic (or the harness's line) its
 // MANIFEST row names, and the solution, built and run the same way, does
 // not. The rest (python-handoff, stream-pools' kernel race, peer-pool's
-// two devices, which the stand-in does not have) are for the GPU's
-// lessons verify --wrong alone.
+// two devices, which the stand-in does not have; pool-reuse's threshold,
+// which the stand-in's pool always answers 0; ipc-pool's fork after CUDA
+// started, which the stand-in does not refuse) are for the GPU's lessons
+// verify --wrong alone.
 func TestPublicMistakesShowInTheRecord(t *testing.T) {
 	h := buildHarnessRig(t)
 	for i, tc := range []struct {
@@ -58,6 +60,52 @@ func TestPublicMistakesShowInTheRecord(t *testing.T) {
 			what:  `"heap limit does not fit"`, shown: func(_ *checker.Stats, out string) uint64 {
 				return uint64(strings.Count(out, "heap limit does not fit"))
 			},
+		},
+		// Issue 36, third pass (the MANIFEST's third table).
+		{
+			main: "solutions/day068/block_pool.cu", sol: "solutions/day068/block_pool.cu",
+			patch: "solutions/day068/wrong/block-pool/public_give_back_recorded_without_its_stream.patch",
+			what:  "unordered_uses", shown: func(s *checker.Stats, _ string) uint64 { return s.UnorderedUses },
+		},
+		{
+			main: "solutions/day068/block_pool.cu", sol: "solutions/day068/block_pool.cu",
+			patch: "solutions/day068/wrong/block-pool/public_blocks_aligned_to_the_widest_type.patch",
+			what:  `"blocks aligned to 256 bytes: no"`, shown: func(_ *checker.Stats, out string) uint64 {
+				return uint64(strings.Count(out, "blocks aligned to 256 bytes: no"))
+			},
+		},
+		{
+			main: "solutions/day069/pool_reuse.cu", sol: "solutions/day069/pool_reuse.cu",
+			patch: "solutions/day069/wrong/pool-reuse/public_settings_on_the_default_pool.patch",
+			what:  "pool_settings_unused", shown: func(s *checker.Stats, _ string) uint64 { return s.PoolSettingsUnused },
+		},
+		{
+			main: "solutions/day071/strict_pool.cu", sol: "solutions/day071/strict_pool.cu",
+			patch: "solutions/day071/wrong/strict-pool/public_pool_made_the_devices_current.patch",
+			what:  "device_pool_sets", shown: func(s *checker.Stats, _ string) uint64 { return s.DevicePoolSets },
+		},
+		{
+			main: "solutions/day070/cross_stream.cu", sol: "solutions/day070/cross_stream.cu",
+			patch: "solutions/day070/wrong/cross-stream/public_loaded_recorded_on_the_null_stream.patch",
+			// The stand-in shows no unordered use in cross-stream (its
+			// record_before_generate neither): the record on stream 0 is
+			// what it shows.
+			what: "default_stream_ops", shown: func(s *checker.Stats, _ string) uint64 { return s.DefaultStreamOps },
+		},
+		{
+			main: "solutions/day074/graph_alloc.cu", sol: "solutions/day074/graph_alloc.cu",
+			patch: "solutions/day074/wrong/graph-alloc/public_last_out_left_to_exec_destroy.patch",
+			what:  "leaked_allocs", shown: func(s *checker.Stats, _ string) uint64 { return s.LeakedAllocs },
+		},
+		{
+			main: "solutions/day074/graph_alloc.cu", sol: "solutions/day074/graph_alloc.cu",
+			patch: "solutions/day074/wrong/graph-alloc/public_trim_before_the_free_is_done.patch",
+			what:  "trims_unwaited", shown: func(s *checker.Stats, _ string) uint64 { return s.TrimsUnwaited },
+		},
+		{
+			main: "exercises/day088/bench.cu", sol: "solutions/day088/stream_ordered_pool.h",
+			patch: "solutions/day088/wrong/stream-ordered-pool/public_give_back_recorded_on_stream_zero.patch",
+			what:  "unordered_uses", shown: func(s *checker.Stats, _ string) uint64 { return s.UnorderedUses },
 		},
 	} {
 		name := filepath.Base(tc.patch)

@@ -20,8 +20,10 @@ import (
 // thread only shows as running, and the runner must find it in the
 // driver's library, so that a run stopped so beside others is made again
 // alone (graph-alloc's correct designs timed out once so under a whole
-// verify --wrong, session 23). With a blocking schedule it waits in an
-// ioctl, as before. It needs a GPU and nvcc; it skips without them.
+// verify --wrong, session 23). With the blocking schedule it sleeps on a
+// futex that the driver's own thread wakes (driver 580, session 25: not
+// in an ioctl), called from the driver's library. It needs a GPU and
+// nvcc; it skips without them.
 func TestGPUSpinInTheDriverIsAWaitThere(t *testing.T) {
 	info, err := gpu.Driver{}.Probe(false)
 	if err != nil || len(info.Devices) == 0 {
@@ -70,6 +72,9 @@ int main(int argc, char **argv) {
 		}
 		if sched == "default" && !strings.Contains(res.Threads, "at libcuda.so") {
 			t.Errorf("the default schedule's spin not found in the driver's library: %s", res.Threads)
+		}
+		if sched == "blocking" && !strings.Contains(res.Threads, "from libcuda.so") && !strings.Contains(res.Threads, "(ioctl)") {
+			t.Errorf("the blocking schedule's wait not found under the driver's library: %s", res.Threads)
 		}
 	}
 }

@@ -9,6 +9,7 @@ package runner
 // is diagnostic, shown to the instructor, never judged.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,7 @@ type Thread struct {
 	Wchan    string // the kernel function it sleeps in; "" when running or unreadable
 	Syscall  string // the system call it is in, by name; "" when none or unreadable
 	Code     string // for a thread that was running: the file whose code it ran (CodeOfRunning)
+	Caller   string // for a thread asleep on a futex: the driver's library, where a call of it waits there (CodeOfRunning)
 }
 
 func (t Thread) String() string {
@@ -46,6 +48,9 @@ func (t Thread) String() string {
 	}
 	if t.Code != "" {
 		s += " at " + t.Code
+	}
+	if t.Caller != "" {
+		s += " from " + t.Caller
 	}
 	return s
 }
@@ -88,11 +93,14 @@ func Threads(procRoot string, root int, skip string) []Thread {
 // kernel modules (os_acquire_rwlock_write, uvm_..., nv_...), or spinning
 // in the driver's own library (libcuda.so: a synchronisation spins there
 // on the CPU, the default where a process has fewer contexts than the
-// machine has cores, and shows only as a running thread). A program
+// machine has cores, and shows only as a running thread), or asleep on
+// a futex under a call of that library (a synchronisation with the
+// blocking schedule: with driver 580 the calling thread waits on a futex
+// that the driver's own thread wakes, session 25). A program
 // stopped at its time limit with a thread there may have been waiting
 // for a lock that its neighbours held, not hanging by itself.
 func (t Thread) InDriver() bool {
-	if t.Syscall == "ioctl" || strings.HasPrefix(t.Code, "libcuda.so") {
+	if t.Syscall == "ioctl" || strings.HasPrefix(t.Code, "libcuda.so") || strings.HasPrefix(t.Caller, "libcuda.so") {
 		return true
 	}
 	for _, p := range driverWchans {
@@ -130,12 +138,32 @@ func InDriver(ts []Thread) bool {
 // under a pid namespace's init) and let go on after (the run is being
 // stopped anyway). Threads that do not stop within a moment are left as
 // they were. It reads what Threads does, with the same rights.
+//
+// It fills in Caller for each thread asleep on a futex (a lock's or a
+// condition's wait, in the C library) whose stack holds, near its top,
+// a return into the driver's library's code: a blocking synchronisation
+// waits so. The driver's own threads (named "cuda...") are left out:
+// they live in its library and wait there in every CUDA program. A
+// program that keeps such an address in its own frames on purpose only
+// has its run made again alone.
 func CodeOfRunning(ts []Thread) {
 	const procRoot = "/proc" // the processes signalled are this machine's
+	maps := map[int][]mapping{}
+	mapsOf := func(pid int) []mapping {
+		m, seen := maps[pid]
+		if !seen {
+			m = readMaps(filepath.Join(procRoot, strconv.Itoa(pid), "maps"))
+			maps[pid] = m
+		}
+		return m
+	}
 	var running []int
 	for i, t := range ts {
-		if t.State == "R" {
+		switch {
+		case t.State == "R":
 			running = append(running, i)
+		case t.Syscall == "futex" && !strings.HasPrefix(t.Comm, "cuda"):
+			ts[i].Caller = driverCaller(procRoot, t, mapsOf(t.PID))
 		}
 	}
 	if len(running) == 0 {
@@ -148,7 +176,6 @@ func CodeOfRunning(ts []Thread) {
 	}
 	signal(unix.SIGSTOP)
 	defer signal(unix.SIGCONT)
-	maps := map[int][]mapping{}
 	deadline := time.Now().Add(200 * time.Millisecond)
 	for _, i := range running {
 		t := &ts[i]
@@ -163,18 +190,67 @@ func CodeOfRunning(ts []Thread) {
 		if !ok {
 			continue
 		}
-		m, seen := maps[t.PID]
-		if !seen {
-			m = readMaps(filepath.Join(procRoot, strconv.Itoa(t.PID), "maps"))
-			maps[t.PID] = m
-		}
-		for _, r := range m {
+		for _, r := range mapsOf(t.PID) {
 			if pc >= r.start && pc < r.end {
 				t.Code = clean(filepath.Base(r.path), 64)
 				break
 			}
 		}
 	}
+}
+
+// stackScan is how much of a sleeping thread's stack, from its stack
+// pointer up, driverCaller reads: the C library's lock or condition wait
+// and its wrapper of the system call take a few hundred bytes below the
+// frame of the driver's function that called them.
+const stackScan = 8 << 10
+
+// driverCaller names the driver's library (libcuda.so...) when a word of
+// the top stackScan bytes of t's stack (a /proc/TID/syscall line's stack
+// pointer) is an address in that library's executable code, a return
+// into it; "" otherwise, or when the stack cannot be read (the memory of
+// a process the caller may not trace).
+func driverCaller(procRoot string, t Thread, m []mapping) string {
+	var code []mapping
+	for _, r := range m {
+		if r.exec && strings.HasPrefix(filepath.Base(r.path), "libcuda.so") {
+			code = append(code, r)
+		}
+	}
+	if len(code) == 0 {
+		return ""
+	}
+	sp, ok := stackPointer(readSmall(filepath.Join(procRoot, strconv.Itoa(t.PID), "task", strconv.Itoa(t.TID), "syscall")))
+	if !ok {
+		return ""
+	}
+	f, err := os.Open(filepath.Join(procRoot, strconv.Itoa(t.PID), "mem"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, stackScan)
+	n, _ := f.ReadAt(buf, int64(sp&^7))
+	for i := 0; i+8 <= n; i += 8 {
+		w := binary.LittleEndian.Uint64(buf[i:])
+		for _, r := range code {
+			if w >= r.start && w < r.end {
+				return clean(filepath.Base(r.path), 64)
+			}
+		}
+	}
+	return ""
+}
+
+// stackPointer reads the stack pointer from a /proc/TID/syscall line of
+// a thread in a call ("NR six-args sp pc"): the field before the last.
+func stackPointer(line string) (uint64, bool) {
+	f := strings.Fields(line)
+	if len(f) != 9 {
+		return 0, false
+	}
+	sp, err := strconv.ParseUint(strings.TrimPrefix(f[7], "0x"), 16, 64)
+	return sp, err == nil && sp != 0 && sp < 1<<62
 }
 
 // processes are the processes of ts, each once.
@@ -204,6 +280,7 @@ func programCounter(line string) (uint64, bool) {
 // mapping is one line of /proc/PID/maps that maps a file.
 type mapping struct {
 	start, end uint64
+	exec       bool // mapped executable (its permissions hold x)
 	path       string
 }
 
@@ -233,7 +310,7 @@ func readMaps(path string) []mapping {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		out = append(out, mapping{start, end, strings.Join(f[5:], " ")})
+		out = append(out, mapping{start, end, len(f[1]) > 2 && f[1][2] == 'x', strings.Join(f[5:], " ")})
 	}
 	return out
 }

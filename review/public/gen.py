@@ -193,6 +193,83 @@ entry(PP, "peer-pool", "public_cross_device_order_by_stream_sync",
       [("    CHECK(cudaStreamWaitEvent(t.s[0], t.produced, 0));\n", "    CHECK(cudaStreamSynchronize(t.s[1]));\n")])
 
 
+
+# Issue 36, third pass: the exercises the first two had no answer from a
+# thread for (block-pool, pool-reuse, strict-pool, cross-stream,
+# graph-alloc, ipc-pool, stream-ordered-pool).
+BP, SOP = "solutions/day068/block_pool.cu", "solutions/day088/stream_ordered_pool.h"
+
+entry(BP, "block-pool", "public_give_back_recorded_without_its_stream",
+      "while work queued on another stream may still use it", "an event recorded without the stream the work runs on",
+      "deallocate records the block's event with cudaEventRecord(done) alone, the stream argument left to its default, as timing code records its events: the record goes on the legacy default stream, which none of the requests' non-blocking streams is ordered with, so the event completes at once and allocate hands the block out while the kernel that used it still runs.",
+      "CUDA runtime API, cudaEventRecord: the event captures the work of the stream it is recorded on (stream 0 when none is given); non-blocking streams are not ordered with the legacy default stream. Day 68, deallocate: record the block's event on the stream given, after the work that uses the block.",
+      "https://github.com/csarofeen/pytorch/pull/2521 ('Kernels are not necessarily launched on the default stream ... we need to record the start/end events on the stream where kernels are launched')",
+      [("    if (cudaEventRecord(done_[b], stream) != cudaSuccess) return false;\n",
+        "    if (cudaEventRecord(done_[b]) != cudaSuccess) return false;\n")])
+
+entry(PR, "pool-reuse", "public_settings_on_the_default_pool",
+      "a pool setting was made on a pool no allocation came from", "the device's default pool taken for the pool in use",
+      "enter_phase sets the release threshold on the pool cudaDeviceGetDefaultMemPool names, as code written for cudaMallocAsync's pool does, while every round allocates from the program's own pool (cudaMallocFromPoolAsync): the pool in use keeps its threshold of 0, gives back at each synchronisation what the phase would reuse, and the report's threshold is 0.",
+      "CUDA runtime API, memory pools: each pool has its own attributes; the device's default pool is the one cudaMallocAsync uses only while no other pool is made current, and cudaMallocFromPoolAsync names its pool. Day 69: set the policy on the pool the rounds allocate from.",
+      "https://github.com/cupy/cupy/pull/5191 (CuPy's async pool used the device's 'default' pool handle while the allocations came from the 'current' one another library had set: 'a defect if not a bug')",
+      [("    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));\n",
+        "    cudaMemPool_t device_pool = nullptr;\n    CHECK(cudaDeviceGetDefaultMemPool(&device_pool, 0));\n    CHECK(cudaMemPoolSetAttribute(device_pool, cudaMemPoolAttrReleaseThreshold, &threshold));\n")])
+
+entry(PR, "pool-reuse", "public_threshold_kept_at_the_maximum",
+      "the threshold should be what the phase reserved at its peak", "the release threshold raised to the maximum",
+      "enter_phase sets the release threshold to UINT64_MAX, so that the pool never gives back what it frees, as libraries do for their pools, and trims to the phase's peak: the pool then keeps across synchronisations whatever the phase's rounds free, more than the peak whenever a round reserves more, and the threshold it reports (read back from the pool) is not the phase's peak.",
+      "CUDA runtime API, cudaMemPoolAttrReleaseThreshold: what a pool keeps across a synchronisation; Day 69, enter_phase: keep what the phase's rounds reserve and no more.",
+      "https://github.com/kekzl/imp/pull/915 (the default pool's threshold raised to UINT64_MAX parked freed weights in the pool until a later upload ran out of memory)",
+      [("    uint64_t threshold = peak, zero = 0;\n", "    uint64_t threshold = UINT64_MAX, zero = 0;\n")])
+
+entry(SP, "strict-pool", "public_pool_made_the_devices_current",
+      "the program made its pool the device's current pool", "the pool made the device's current one for cudaMallocAsync",
+      "The constructor makes the strict pool the device's current pool (cudaDeviceSetMemPool) and get allocates with cudaMallocAsync, as an allocator that creates its own pool 'and sets it as the default' does: every cudaMallocAsync of the process, any library's, now comes from a pool with its reuse policies turned off.",
+      "CUDA runtime API, cudaDeviceSetMemPool: the current pool is the device's, for every caller of cudaMallocAsync in the process; Day 71: allocate from the pool by name with cudaMallocFromPoolAsync and leave the device's current pool alone.",
+      "https://github.com/rapidsai/rmm/pull/676 (review: 'creating our own cudaMemPool_t with cudaMemPoolCreate and setting it as the default pool'; https://github.com/rapidsai/rmm/pull/752 then allocated 'from the explicit pool object without setting it as the new default')",
+      [("    note(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowInternalDependencies, &off));\n",
+        "    note(cudaMemPoolSetAttribute(pool_, cudaMemPoolReuseAllowInternalDependencies, &off));\n    note(cudaDeviceSetMemPool(device, pool_));\n"),
+       ("    cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, pool_, s);\n", "    cudaError_t e = cudaMallocAsync(&p, bytes, s);\n")])
+
+entry(CS, "cross-stream", "public_loaded_recorded_on_the_null_stream",
+      "nothing runs on the default stream", "an event recorded on the NULL stream, the work on another",
+      "The load stage records `loaded` with cudaEventRecord(loaded) alone, on the NULL stream, as code that assumes its events are recorded there does: the generate kernel runs on the non-blocking load stream, which the legacy stream is not ordered with, so the squares' streams wait for an event that says nothing about the values and may read them before they are written.",
+      "CUDA runtime API, cudaEventRecord: the record marks the work of the stream given (stream 0 by default); Day 70: record each stage's event on the stream that did its work.",
+      "https://github.com/libocca/occa/issues/378 ('Events in a non NULL stream are not recognized': events implicitly assumed to take place in the NULL stream)",
+      [("    CHECK(cudaEventRecord(loaded_, load_));\n", "    CHECK(cudaEventRecord(loaded_));\n")])
+
+entry(GA, "graph-alloc", "public_last_out_left_to_exec_destroy",
+      "allocations never freed", "the last launch's allocation left to the executable graph's destruction",
+      "The last launch's `out` is not freed: the program relies on destroying produce's executable graph (and on auto-free on launch) to give it back. Auto-free frees only the allocation of the launch before, and destroying an executable graph does not free its live allocations, so `out` stays allocated and the trim cannot give its memory back.",
+      "CUDA C++ Programming Guide, graph memory nodes: graph destruction does not free live graph allocations; one that leaves its graph is freed with cudaFreeAsync, cudaFree or a free node. Day 74, TODO 4: free the last out, then destroy the graphs and trim.",
+      "https://github.com/NVIDIA/warp/issues/1429 ('cudaGraphInstantiateFlagAutoFreeOnLaunch frees the previous launch's allocation but NOT the final one, and cuGraphExecDestroy doesn't clean up the live graph allocations either')",
+      [("    CHECK(cudaFreeAsync(out, s));\n    CHECK(cudaGraphExecDestroy(step));\n", "    CHECK(cudaGraphExecDestroy(step));\n")])
+
+entry(GA, "graph-alloc", "public_trim_before_the_free_is_done",
+      "made before the host waited for a queued free", "a trim while the free it needs is still queued",
+      "TODO 4 trims the graph memory right after queueing the last free and destroying the graphs, and waits for the stream after it, as if the trim waited for the queued free: the free is behind the busy kernel, so the trim finds `out` still allocated and gives back nothing of it.",
+      "CUDA runtime API, cudaDeviceGraphMemTrim (and cudaMemPoolTrimTo): only memory not in use is given back, and a queued free has not happened until the stream reaches it; Day 74: wait for the free, then trim.",
+      "https://github.com/pytorch/executorch/pull/22312 ('with a free still pending the trim recovered 0 of 256 MiB, and one stream synchronize recovered all of it')",
+      [("    CHECK(cudaStreamSynchronize(s));\n    CHECK(cudaDeviceGraphMemTrim(device));\n",
+        "    CHECK(cudaDeviceGraphMemTrim(device));\n    CHECK(cudaStreamSynchronize(s));\n")])
+
+entry(SOP, "stream-ordered-pool", "public_give_back_recorded_on_stream_zero",
+      "a stream used a block that another stream's kernels may still be using", "a give-back's event recorded on stream zero",
+      "deallocate records the block's event on stream 0, on the belief that an event recorded in the default stream covers the work of every other stream, as it does for blocking streams: the harness's streams are non-blocking, so the event covers none of their kernels, and a stream that steals the block waits for nothing.",
+      "CUDA runtime API, stream synchronisation behaviour: the legacy default stream is ordered with blocking streams only, never with streams made with cudaStreamNonBlocking; Day 88, deallocate: record on the stream that freed the block.",
+      "https://github.com/alpaka-group/cupla/issues/66 ('A event recorded event in the default stream zero ... is not blocking all other streams')",
+      [("        CHECK(cudaEventRecord(e, s));\n", "        CHECK(cudaEventRecord(e, 0));\n")])
+
+
+entry(BP, "block-pool", "public_blocks_aligned_to_the_widest_type",
+      "every block must start on a 256-byte boundary", "blocks aligned to the widest element, not to 256 bytes",
+      "init rounds each block up to 16 bytes, the widest vector a kernel loads (a float4), on the belief that the 256-byte alignment of cudaMalloc's allocations is the allocator's own business and that a block need only be aligned to its largest element: a 1000-byte block then starts 1008 bytes after the one before, off the 256-byte boundary every cudaMalloc'd block would have, and the pool is smaller than its blocks rounded as the day asks.",
+      "CUDA C++ Programming Guide, device memory accesses: what the allocation routines return is aligned to at least 256 bytes, and code written for cudaMalloc'd buffers may count on it; Day 68, init: each block its class's size rounded up to kAlign (256), so that a block is as aligned as a cudaMalloc of its own.",
+      "https://stackoverflow.com/questions/64877647/why-are-cuda-memory-allocations-aligned-to-256-bytes (read at https://wiki.gubat.org/content/stackoverflow.com_en_all_2023-11/questions/64877647/why-are-cuda-memory-allocations-aligned-to-256-bytes: '256 bytes is much larger than any numeric data type ... every individual element may be placed at any memory address that is a multiple of the size of the element')",
+      [("        total += (classBytes[b / blocks] + kAlign - 1) / kAlign * kAlign;\n",
+        "        total += (classBytes[b / blocks] + 15) / 16 * 16;   // a float4's alignment\n")])
+
+
 def main():
     for sol, d, name, header, edits in E:
         s = open(sol).read()

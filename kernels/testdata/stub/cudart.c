@@ -83,6 +83,11 @@ int cudaDeviceGetMemPool(void** pool, int dev) {
   *pool = (void*)0x9000;
   return 0;
 }
+/* The default pool is the current one (the stand-in keeps no other), and
+   a pool made current changes nothing the stand-in answers
+   (kernels/public_test.go). */
+int cudaDeviceGetDefaultMemPool(void** pool, int dev) { *pool = (void*)0x9000; return 0; }
+int cudaDeviceSetMemPool(int dev, void* pool) { return 0; }
 int cudaDeviceGetAttribute(int* v, int attr, int dev) { *v = 1; return 0; }
 int cudaDriverGetVersion(int* v) { *v = 13000; return 0; }
 int cudaMemPoolCreate(void** pool, const void* props) { *pool = (void*)(handles++); return 0; }

@@ -9,14 +9,14 @@
 // scan names dl_iterate_phdr and the dynamic loading). Round 20
 // (attack20): the witness probes the driver's three waits (entries, the
 // functions behind them, their ways out) and, with
-// LESSONS_WITNESS_DRIVER_WAITS=bound, bounds each by the record's
+// the bound (LESSONS_WITNESS_DRIVER_WAITS=bound then, the default now), bounds each by the record's
 // statistic as the runtime's are: it fails then ("calls of the driver's
 // cuCtxSynchronize within the record's device_syncs",
-// TestWitnessBoundsDriverWaits). Not by default: that bound is right only
-// where each of the runtime's waits reaches the driver's function at
-// most once and nothing else of the runtime reaches it, which a GPU run
-// must show first (bench/witness-course.sh with the variable set: every
-// run of the course passing as before). Until then it stays here.
+// TestWitnessBoundsDriverWaits). By default since session 25: that bound
+// is right only where each of the runtime's waits reaches the driver's
+// function at most once and nothing else of the runtime reaches it, and
+// on two H200s (driver 580) verify --wrong of the whole course with the
+// bound on failed no answer by it; it was in corpus-open until then.
 // want: more than the record's|dl_iterate_phdr
 // needs: witness
 #include <cuda_runtime.h>
