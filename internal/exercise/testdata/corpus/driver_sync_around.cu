@@ -17,7 +17,7 @@
 // function at most once and nothing else of the runtime reaches it, and
 // on two H200s (driver 580) verify --wrong of the whole course with the
 // bound on failed no answer by it; it was in corpus-open until then.
-// want: more than the record's|dl_iterate_phdr
+// want: more than the record's|dynamic loading
 // needs: witness
 #include <cuda_runtime.h>
 #include <elf.h>
