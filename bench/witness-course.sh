@@ -68,6 +68,8 @@ def who(r):
 cmp = [r for r in runs if r["compared"]]
 eq = [r for r in cmp if r["equal"]]
 print(f"runs watched: {len(runs)}; compared: {len(cmp)}; the kernel's counts equal the record's: {len(eq)}; differ: {len(cmp) - len(eq)}")
+stopped = [r for r in cmp if r.get("stopped")]
+print(f"  of those compared, stopped or crashed (the record's last snapshot, compared one way: never above the kernel's): {len(stopped)}, of them within: {sum(1 for r in stopped if r['equal'])}")
 for r in cmp:
     if not r["equal"]:
         print(f"  DIFFER {who(r)} [{r['run'] or 'public'}]: {r['got'][:400]}")

@@ -79,6 +79,40 @@ func TestWitnessCheck(t *testing.T) {
 	}
 }
 
+// TestWitnessSnapshot: a run stopped or crashed keeps its record's last
+// snapshot, and the calls after it are counted by the kernel alone (57
+// wrong answers of the course that crash or run out of time read as
+// mismatches on two H200s: "malloc_host_calls: the record says 0, the
+// kernel counted 1" in a run killed by SIGABRT). The record is compared
+// one way there: never above the kernel's count.
+func TestWitnessSnapshot(t *testing.T) {
+	rec := &Stats{MallocCalls: 1, MallocAsyncCalls: 1}
+	for _, tc := range []struct {
+		name     string
+		snapshot bool
+		counts   map[string]uint64
+		driver   map[string]uint64
+		want     string
+	}{
+		{"calls after the last snapshot", true, map[string]uint64{"malloc_calls": 1, "malloc_async_calls": 24, "malloc_host_calls": 1}, nil, ""},
+		{"the same run, ended by itself", false, map[string]uint64{"malloc_calls": 1, "malloc_async_calls": 24}, nil, "malloc_async_calls: the record says 1, the kernel counted 24"},
+		{"a snapshot above the kernel's count", true, map[string]uint64{"malloc_calls": 0, "malloc_async_calls": 1}, nil, "malloc_calls: the record says 1, the kernel counted 0"},
+		{"a driver twin below its range", true, map[string]uint64{"malloc_calls": 2}, map[string]uint64{"malloc_calls": 3}, ""},
+		{"a driver twin above its range", true, map[string]uint64{"malloc_calls": 0}, map[string]uint64{"malloc_calls": 0}, "the record says 1, the kernel counted 0 of the runtime's and 0 of the driver's"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &WitnessView{Counts: tc.counts, Driver: tc.driver, Snapshot: tc.snapshot}
+			mismatch, got := WitnessCheck(rec, nil, v, 0)
+			if tc.want == "" && mismatch != "" || tc.want != "" && !strings.Contains(mismatch, tc.want) {
+				t.Errorf("mismatch %q (got %q), want %q", mismatch, got, tc.want)
+			}
+			if tc.snapshot && tc.want == "" && tc.driver == nil && !strings.Contains(got, "last snapshot") {
+				t.Errorf("got %q does not say the record was a snapshot", got)
+			}
+		})
+	}
+}
+
 // A function entered past its first instruction fails the run, marked
 // for review, even where every figure of the record equals the count:
 // the count of the entry never saw the calls.

@@ -397,6 +397,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 		wit.stopped = ended(res)
 	}
 	kernel := wit.view(rec)
+	if kernel != nil && wit.stopped {
+		kernel.Snapshot = true
+	}
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", j.ID, err)
 	}

@@ -47,6 +47,9 @@ type witnessLogLine struct {
 	// Settled says the run had settled_queries (the library's own waits
 	// before each query reach the stream's and the event's waits).
 	Settled bool `json:"settled,omitempty"`
+	// Stopped says the run was stopped or crashed: its record is the
+	// last snapshot, compared one way (checker.WitnessView.Snapshot).
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 var witnessLogMu sync.Mutex
@@ -64,7 +67,7 @@ func logWitness(j *Job, ww *witnessWatch, rec *checker.Received, results []check
 		l.File = j.Files[0].Path
 	}
 	maps.Copy(l.Kernel, ww.counts)
-	l.Past, l.Sites, l.Faults, l.Settled = ww.past, ww.sites, ww.faults, ww.settled
+	l.Past, l.Sites, l.Faults, l.Settled, l.Stopped = ww.past, ww.sites, ww.faults, ww.settled, ww.stopped
 	if rec != nil {
 		for _, n := range append(driverTwinNames(), "pools_created", "malloc_bytes", "malloc_async_bytes", "malloc_from_pool_bytes", "malloc_managed_bytes", "malloc_host_bytes", "failed_allocs", "device_syncs", "stream_syncs", "event_syncs") {
 			var v float64
