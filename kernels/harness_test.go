@@ -1205,6 +1205,71 @@ func TestHarnessesShowEventsSharedByWaitingGiveBacks(t *testing.T) {
 	}
 }
 
+// A record made only at the first give-back of a run of give-backs on
+// one stream (review/blind23's one-record-for-a-run-of-give-backs): with
+// bench.cu's --handoff a stream reads a block and gives it back, reads the
+// next and gives it back, and a record holds only the work queued before
+// it, so a thief of a later block of the run fills it while the giver may
+// still read it. stream-ordered-pool's hidden run "blocks freed on the
+// next stream, 3 blocks" (--handoff 9 3) shows the race; its run with 9
+// blocks never did (no steal reaches such a block before the giver records
+// again). The solution, every correct alternative and every blind set's
+// correct design show none there, with one stream synchronize and no
+// event synchronize, and print the run's line.
+func TestHarnessesShowOneRecordForARunOfGiveBacks(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := "solutions/day088/stream_ordered_pool.h"
+	type program struct {
+		name    string
+		content []byte
+		wrong   bool
+	}
+	src, err := os.ReadFile(filepath.Join("..", sol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []program{{"solution", src, false}}
+	right := "solutions/day088/right/stream-ordered-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "stream-ordered-pool", "correct.h"))
+	for _, file := range sets {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, program{file, b, false})
+	}
+	blind := filepath.Join("..", "review", "blind23", "stream-ordered-pool", "wrong-one-record-for-a-run-of-give-backs.h")
+	b, err := os.ReadFile(blind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps = append(ps, program{blind, b, true})
+	ps = append(ps, program{"wrong/blind23_one_record_for_a_run_of_give_backs.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind23_one_record_for_a_run_of_give_backs.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "runrec88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
+		s, out := h.recordEnv(t, prog, nil, "--handoff", "9", "3")
+		t.Logf("%s [--handoff 9 3]: unordered_uses %d (%s)", p.name, s.UnorderedUses, s.RaceNote("unordered_uses"))
+		if got := s.UnorderedUses > 0; got != p.wrong {
+			t.Errorf("%s %s [--handoff 9 3]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+		if !strings.Contains(out, "9 rounds on 4 streams through the pool: 54 blocks used, errors: 0") || s.StreamSyncs > 1 || s.EventSyncs != 0 {
+			t.Errorf("%s %s [--handoff 9 3]: %d stream synchronizes (at most 1), %d event synchronizes (want 0), output:\n%s", sol, p.name, s.StreamSyncs, s.EventSyncs, out)
+		}
+		if p.wrong {
+			if d := h.record(t, prog, "--handoff", "12", "9"); d.UnorderedUses != 0 {
+				t.Logf("%s [--handoff 12 9]: unordered_uses %d: the run with 9 blocks sees it too now", p.name, d.UnorderedUses)
+			}
+		}
+	}
+}
+
 // A pool that ends with blocks still handed out (bench.cu --keep, review/
 // blind13, issue 36): the events a pool recycles through a spare list are
 // all on the give-backs when every block used was given back, so a
