@@ -114,8 +114,8 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v19Size-v18Size, 2*8; got != want {
 		t.Errorf("version 19 adds %d bytes, want %d (two figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v19Size, 4*8; got != want {
-		t.Errorf("version 20 adds %d bytes, want %d (four figures)", got, want)
+	if got, want := binary.Size(st)-v19Size, 5*8; got != want {
+		t.Errorf("version 20 adds %d bytes, want %d (five figures)", got, want)
 	}
 }
 

@@ -400,6 +400,7 @@ var phrases = map[string]string{
 	"device1_async_bytes":        "bytes of the stream-ordered allocations whose memory is on device 1",
 	"launches_off_device":        "kernel launches on a stream of another device than the current one (the Programming Guide says such a launch fails)",
 	"copies_off_device":          "cudaMemcpyAsync and cudaMemcpy2DAsync calls of stream-ordered memory on a stream of another device than the current one",
+	"graph_node_params_written":  "kernel node parameters that cudaGraphKernelNodeGetParams returned (the node's own memory) written by the program",
 	"kernel_span_ms":             "milliseconds from the first kernel's start to the last one's end",
 	"kernel_busy_ms":             "milliseconds of kernel time, added up over every kernel",
 	"stream_kernel_ms_max":       "milliseconds of kernel time on the busiest stream",

@@ -252,6 +252,12 @@ type Stats struct {
 	// Guide asks for the stream's device to be current for such a copy
 	// (cudaMemcpyPeerAsync, which names its devices, is exempt).
 	CopiesOffDevice uint64 `stat:"copies_off_device"`
+	// Version 20 too: kernel node parameters handed out by
+	// cudaGraphKernelNodeGetParams (the node's own array and argument
+	// bytes, which the runtime reference says must not be modified) that
+	// the program wrote, found at the next call naming the node or at a
+	// graph launch: the library hands out a copy of its own and compares.
+	GraphNodeParamsWritten uint64 `stat:"graph_node_params_written"`
 }
 
 const (

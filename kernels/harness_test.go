@@ -853,9 +853,35 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 				t.Errorf("%s: host_waits %v (stream_syncs %d, event_syncs %d, device_syncs %d), want at most 2: one for the totals, one before the trim\n%s", name, w, s.StreamSyncs, s.EventSyncs, s.DeviceSyncs, out)
 			}
 		}
+		for _, s := range []*checker.Stats{one, three} {
+			if s.GraphNodeParamsWritten != 0 {
+				t.Errorf("%s: graph_node_params_written %d, want 0 (nothing writes what cudaGraphKernelNodeGetParams returned)\n%s", name, s.GraphNodeParamsWritten, out)
+			}
+		}
 		t.Logf("%s: graph_launches %d and %d, buffer_uses %d and %d", name, one.GraphLaunches, three.GraphLaunches, one.BufferUses, three.BufferUses)
 		if three.BufferUses-one.BufferUses != 2*7 {
 			t.Errorf("%s: buffer_uses %d at 1 launch, %d at 3: want 7 more a launch (sum's two pointers, produce's node's in, step's four nodes' in and totals)", name, one.BufferUses, three.BufferUses)
+		}
+	}
+	// The factor written into the node's own argument memory, as
+	// cudaGraphKernelNodeGetParams returned it, and those parameters
+	// passed to cudaGraphExecKernelNodeSetParams (review/blind5 and
+	// blind23): the output is the solution's, and each launch whose k
+	// differs from the value handed out (1, the captured factor) is a
+	// write the library finds at the set-params call: 2 at 3 launches,
+	// none at 1 (1 written over 1).
+	solW := string(mustRead(t, filepath.Join("..", sol)))
+	const setArgs = "        void* args[] = {&in, &out, (void*)&n, &k};\n        scale_params.kernelParams = args;\n"
+	if !strings.Contains(solW, setArgs) {
+		t.Fatalf("%s: TODO 3's argument array not found", sol)
+	}
+	inPlace := h.build(t, "factor-written-in-place", sol, sol, []byte(strings.Replace(solW, setArgs, "        *(int*)scale_params.kernelParams[3] = k;\n", 1)))
+	for _, c := range []struct {
+		launches string
+		want     uint64
+	}{{"1", 0}, {"3", 2}} {
+		if s, out := h.recordEnv(t, inPlace, nil, c.launches, "1"); s.GraphNodeParamsWritten != c.want {
+			t.Errorf("the factor written in place, %s launches: graph_node_params_written %d, want %d\n%s", c.launches, s.GraphNodeParamsWritten, c.want, out)
 		}
 	}
 	// The trim the statistic was made for: TODO 4 queues the free of the

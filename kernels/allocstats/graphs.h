@@ -140,6 +140,62 @@ void nodeUses(cudaGraphNode_t node, cudaGraphNodeType t, GraphInfo* gi) {
     }
 }
 
+// Kernel node parameters handed to the program. The runtime reference
+// says of cudaGraphKernelNodeGetParams: "The kernelParams or extra array
+// returned in pNodeParams, as well as the argument values it points to,
+// are owned by the node. This memory remains valid until the node is
+// destroyed or its parameters are modified, and should not be modified
+// directly. Use cudaGraphKernelNodeSetParams to update the parameters of
+// this node" (or a copy with an array of its own, to
+// cudaGraphExecKernelNodeSetParams). A program that writes an argument
+// in place (review/blind5's and blind23's *(int*)p.kernelParams[3] = k)
+// changes the graph behind the runtime's back, and its output is the
+// solution's. So the hook below hands out the
+// library's own copy of the node's array and argument bytes (the kernel
+// described by the driver: each argument's size), one per node, refreshed
+// at each call, and keeps what it handed out: a copy found changed (at the
+// next call naming the node, or a graph launch) counts in
+// graph_node_params_written, and is taken as handed out again. Nothing
+// else changes: the copy holds the node's values, the driver copies what
+// a set-params call points at, and reading it is what the runtime's own
+// memory would give. The library's own reads of nodes call the runtime
+// directly (realDriver), not this hook.
+struct Handed {
+    size_t count = 0, bytes = 0;
+    void** array = nullptr;        // the array handed out: count entries into values
+    char* values = nullptr;        // the arguments' bytes, at their offsets
+    void** arrayWas = nullptr;     // array as handed out
+    char* valuesWas = nullptr;     // values as handed out
+};
+std::map<cudaGraphNode_t, Handed*>* handed;
+
+// handedChanged says whether the program wrote h since it was handed out
+// (volatile reads: no memcmp call), and takes it as handed out now. mu is
+// held.
+bool handedChanged(Handed* h) {
+    bool changed = false;
+    void* volatile* a = h->array;
+    volatile char* v = h->values;
+    for (size_t i = 0; i < h->count; i++)
+        if (a[i] != h->arrayWas[i]) changed = true;
+    for (size_t i = 0; i < h->bytes; i++)
+        if (v[i] != h->valuesWas[i]) changed = true;
+    if (changed) {
+        ownCopy(h->arrayWas, h->array, h->count * sizeof(void*));
+        ownCopy(h->valuesWas, h->values, h->bytes);
+    }
+    return changed;
+}
+
+// handedWritten counts the handed-out parameters the program wrote since
+// they were handed out (or last found written): every node's, or node's
+// alone. mu is held.
+void handedWritten(cudaGraphNode_t node = nullptr) {
+    if (handed == nullptr) return;
+    for (auto& h : *handed)
+        if ((node == nullptr || h.first == node) && handedChanged(h.second)) rec->graph_node_params_written++;
+}
+
 // eventNode adds the event of an event wait or event record node (of
 // type t) to gi; mu is not held. A captured one too: a capture's own
 // records and waits order nothing outside the graph (captureOf), so the
@@ -475,6 +531,7 @@ extern "C" cudaError_t lessonsGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
         if (r == cudaSuccess) {
             rec->graph_launches++;
             auto g = graphs->find(e);
+            handedWritten();
             if (g != graphs->end()) {
                 rec->graph_kernel_nodes += g->second.kernels;
                 // A launch into a stream being captured runs when that
@@ -587,6 +644,49 @@ extern "C" CUresult cuStreamEndCapture(CUstream s, CUgraph* g) {
     }
     return r;
 }
+// cudaGraphKernelNodeGetParams hands out the library's copy of the node's
+// arguments (Handed, above).
+extern "C" cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t n, cudaKernelNodeParams* p) {
+    static auto fn = (cudaError_t(*)(cudaGraphNode_t, cudaKernelNodeParams*))real("cudaGraphKernelNodeGetParams");
+    HOOK_ENTRY();
+    cudaError_t r = fn(n, p);
+    if (r != cudaSuccess || p == nullptr || p->kernelParams == nullptr || busy()) return r;
+    const Kernel* k;
+    {
+        Own own;
+        KeepLastError keep;
+        k = nodeKernel(n, p->func);
+    }
+    if (k == nullptr || !k->known || k->params.empty()) return r;
+    size_t bytes = 0;
+    for (auto& a : k->params) bytes = a.first + a.second > bytes ? a.first + a.second : bytes;
+    std::lock_guard<Lock> lock(mu);
+    record();
+    if (handed == nullptr) handed = new std::map<cudaGraphNode_t, Handed*>;
+    Handed*& h = (*handed)[n];
+    if (h != nullptr && handedChanged(h)) rec->graph_node_params_written++;
+    if (h == nullptr || h->count != k->params.size() || h->bytes != bytes) {
+        // A node given a kernel of another shape: a new copy (the old one,
+        // which the program may still hold, is left as it is).
+        h = new Handed;
+        h->count = k->params.size();
+        h->bytes = bytes;
+        // operator new, not new[]: no import more (TestLibraryImports).
+        h->array = (void**)operator new(h->count * sizeof(void*));
+        h->arrayWas = (void**)operator new(h->count * sizeof(void*));
+        h->values = (char*)operator new(bytes);
+        h->valuesWas = (char*)operator new(bytes);
+    }
+    ownFill(h->values, 0, bytes);
+    for (size_t i = 0; i < h->count; i++) {
+        h->array[i] = h->values + k->params[i].first;
+        if (p->kernelParams[i] != nullptr) ownCopy(h->values + k->params[i].first, p->kernelParams[i], k->params[i].second);
+    }
+    ownCopy(h->arrayWas, h->array, h->count * sizeof(void*));
+    ownCopy(h->valuesWas, h->values, bytes);
+    p->kernelParams = h->array;
+    return r;
+}
 extern "C" cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const cudaKernelNodeParams* p) {
     static auto fn = (cudaError_t(*)(cudaGraphExec_t, cudaGraphNode_t, const cudaKernelNodeParams*))real("cudaGraphExecKernelNodeSetParams");
     HOOK_ENTRY();
@@ -599,6 +699,9 @@ extern "C" cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaG
         u = kernelNode(n, nodeKernel(n, p->func), p->kernelParams);
     }
     execNodeSet(e, u);
+    std::lock_guard<Lock> lock(mu);
+    record();
+    handedWritten(n);
     return r;
 }
 extern "C" cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const cudaMemcpy3DParms* p) {
