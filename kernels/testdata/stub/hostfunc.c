@@ -1,0 +1,35 @@
+// A block pool's give-back by host function (kernels/query_test.go;
+// review/blind23's block pool): each block is written on a stream, and a
+// host function queued behind that work raises the block's flag; the host
+// hands the block to another stream once the flag is up. Block X's
+// function is queued on X's own stream: the write after it is ordered.
+// Block Y's is queued on a third stream, which never used Y (a refused
+// give-back that queued its function anyway): the flag says nothing of
+// Y's first write, and the write after it races that one. (The stand-in
+// runtime runs a host function at once, inside the call that queues it.)
+#include <stddef.h>
+int cudaMalloc(void**, size_t); int cudaFree(void*);
+int cudaStreamCreateWithFlags(void**, unsigned);
+int cudaLaunchHostFunc(void*, void (*)(void*), void*);
+int cudaMemsetAsync(void*, int, size_t, void*);
+int cudaDeviceSynchronize(void);
+static void raise_flag(void* flag) { __atomic_store_n((int*)flag, 1, __ATOMIC_RELEASE); }
+int main() {
+  void *s1, *s2, *s3, *arena;
+  int flagX = 0, flagY = 0;
+  cudaStreamCreateWithFlags(&s1, 1); cudaStreamCreateWithFlags(&s2, 1); cudaStreamCreateWithFlags(&s3, 1);
+  cudaMalloc(&arena, 2048);
+  char* x = (char*)arena;
+  char* y = x + 1024;
+  cudaMemsetAsync(x, 1, 1024, s1);
+  cudaLaunchHostFunc(s1, raise_flag, &flagX);   /* behind X's write: ordered */
+  cudaMemsetAsync(y, 2, 1024, s1);
+  cudaLaunchHostFunc(s3, raise_flag, &flagY);   /* on a stream that never used Y: a race */
+  while (!__atomic_load_n(&flagX, __ATOMIC_ACQUIRE)) {}
+  cudaMemsetAsync(x, 0, 1024, s2);
+  while (!__atomic_load_n(&flagY, __ATOMIC_ACQUIRE)) {}
+  cudaMemsetAsync(y, 0, 1024, s2);
+  cudaDeviceSynchronize();
+  cudaFree(arena);
+  return 0;
+}
