@@ -562,7 +562,7 @@ void CUDART_CB hostFnRan(void* p) {
     HostFnCall* c = static_cast<HostFnCall*>(p);
     const cudaHostFn_t fn = c->fn;
     void* const data = c->data;
-    if (!ended.load() && sysGetpid() == chanPid) {
+    if (!ended.load()) {
         std::lock_guard<Lock> g(mu);
         if (!ended.load() && rec != nullptr && host != nullptr) hostWaits(c->done);
     }
