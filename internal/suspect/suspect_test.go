@@ -56,6 +56,7 @@ func TestScan(t *testing.T) {
 		{"a graph captured", "cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); cudaGraphInstantiate(&e, g, 0); cudaGraphLaunch(e, s); cudaGraphKernelNodeGetParams(n, &p); cudaGraphExecKernelNodeSetParams(e, n, &p); cudaGraphAddMemAllocNode(&a, g, 0, 0, &m);\n", nil},
 		{"a 2D copy", "\ncudaMemcpy2D(d, p, s, p, w, 1, cudaMemcpyDeviceToDevice);\n", []string{"work the statistics library does not see@2"}},
 		{"not unseen work", "cudaMemcpyAsync(d, s, n, k, st); cudaLaunchKernel(f, g, b, a, 0, st);\ncudaMemcpy2DAsync(d, p, s, p, w, 1, k, st); cudaLaunchKernelEx(&c, f, x);\n", nil},
+		{"a host function the library follows", "cudaLaunchHostFunc(st, arrived, &slot);\n", nil},
 		{"a child", "if (fork() == 0) work();\n", []string{"a process of its own@1"}},
 		{"itself again by posix_spawnp", "\nposix_spawnp(&pid, argv[0], NULL, NULL, args, env);\n", []string{"a process of its own@2"}},
 		{"itself again by execveat", "execveat(AT_FDCWD, argv[0], args, env, 0);\n", []string{"a process of its own@1"}},
