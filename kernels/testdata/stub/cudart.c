@@ -236,6 +236,24 @@ int cudaGraphNodeGetDependencies(struct StubNode* node, void** deps, size_t* n) 
   *n = node->ndeps;
   return 0;
 }
+/* The nodes that depend on node, and a graph's nodes that depend on
+   none (review/blind23's and blind8's graph-alloc find produce's kernel
+   node so). */
+int cudaGraphNodeGetDependentNodes(struct StubNode* node, void** out, size_t* n) {
+  size_t k = 0;
+  for (int i = 0; i < 64; i++)
+    for (int d = 0; gnodes[i].graph != 0 && d < gnodes[i].ndeps; d++)
+      if (gnodes[i].deps[d] == node) { if (out != 0 && k < *n) out[k] = &gnodes[i]; k++; break; }
+  *n = k;
+  return 0;
+}
+int cudaGraphGetRootNodes(void* g, void** out, size_t* n) {
+  size_t k = 0;
+  for (int i = 0; i < 64; i++)
+    if (gnodes[i].graph == g && g != 0 && gnodes[i].ndeps == 0) { if (out != 0 && k < *n) out[k] = &gnodes[i]; k++; }
+  *n = k;
+  return 0;
+}
 int cudaGraphMemAllocNodeGetParams(struct StubNode* node, struct cudaMemAllocNodeParams* p) {
   p->bytesize = node->bytes; p->dptr = node->dptr; return node->type != 10;
 }
