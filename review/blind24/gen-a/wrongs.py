@@ -39,3 +39,36 @@ W("block-pool", "events-shared-by-the-same-slot-of-every-class",
   "related: torch/cutorch#222 (a query or wait on an event sees only its most recent record)",
   ("    cudaEvent_t& event_of(size_t c, size_t j) { return event_[c * blocks_ + j]; }",
    "    cudaEvent_t& event_of(size_t, size_t j) { return event_[j]; }"))
+
+# ------------------------------------------------------------ async-pipeline
+W("async-pipeline", "drain-synchronises-the-legacy-stream",
+  "default output",
+  "drain calls cudaStreamSynchronize(0), 'the default stream waits for every other stream', instead of a wait that covers main's streams",
+  "main's streams are non-blocking: the legacy default stream is not ordered with them, and a synchronisation of it waits for nothing they hold; main reads the results while the iterations still run ('0 of 12 results right' or close, the last iteration checked first), and the device work still runs when the host memory is freed",
+  "OpenPPL/ppl.cv#131 (a synchronisation on the default stream does not cover streams made with cudaStreamNonBlocking)",
+  ("    // One wait for the whole device: every stream's iterations at once.\n    CHECK(cudaDeviceSynchronize());",
+   "    // One wait for the whole device: every stream's iterations at once.\n    CHECK(cudaStreamSynchronize(0));"))
+
+W("async-pipeline", "output-block-sized-without-the-sums",
+  "the record, and results by timing",
+  "submit allocates the output block as sumsAt bytes, 'the values rounded up to 256 leave room for the sums', without the BLOCKS long longs the partial sums need",
+  "with n = 2^20 floats sumsAt is exactly the values' 4 MiB, so the partial sums (512 bytes) are written past the block's end: an out-of-bounds write in every iteration, into whatever the pool placed after it (often another iteration's block, whose values or sums may then be wrong, by timing); the copies back read them from there too, so a run where nothing else lies there looks right",
+  "own",
+  ("    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&output), sumsAt + BLOCKS * sizeof(long long), s));",
+   "    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&output), sumsAt, s));"))
+
+W("async-pipeline", "stream-picked-with-a-power-of-two-mask",
+  "overlap only (the record), other arguments only",
+  "submit picks the iteration's stream as streams_[it & (count_ - 1)], the fast modulo of a power of two, instead of it % count_",
+  "with 1, 2, 4, 8 or 16 streams the mask is the modulo and all is right; with any other count some streams never get an iteration (3 streams: only streams 0 and 2; 5: only 0 and 4; 6: 0, 2, 4, 6 masks to 0, 2, 4 and 6 is past nothing, so 1, 3, 5 idle), so fewer iterations overlap; results and sums right",
+  "own",
+  ("    const cudaStream_t s = streams_[it % count_];",
+   "    const cudaStream_t s = streams_[it & (count_ - 1)];"))
+
+W("async-pipeline", "copy-in-queued-without-its-stream",
+  "a race, and the record",
+  "submit copies the input slice in with cudaMemcpyAsync without a stream argument, 'the copy is asynchronous already', so it goes to the legacy default stream",
+  "the legacy stream is not ordered with main's non-blocking streams: the copy may run before the block's allocation is ready in the iteration's stream and after scale has started reading it; scale spins 0.2 ms first, so the copy (4 MiB) usually wins and the results look right, but a slow copy gives wrong values and sums, and the record shows a use not ordered after its allocation on the iteration's stream",
+  "related: OpenPPL/ppl.cv#131 (copies left on the default stream while the kernels run on non-blocking streams)",
+  ("    CHECK(cudaMemcpyAsync(input, in_ + off, bytes, cudaMemcpyHostToDevice, s));",
+   "    CHECK(cudaMemcpyAsync(input, in_ + off, bytes, cudaMemcpyHostToDevice));"))
