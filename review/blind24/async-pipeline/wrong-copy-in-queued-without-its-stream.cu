@@ -1,6 +1,6 @@
 // kind: wrong (a race, and the record)
 // mistake: submit copies the input slice in with cudaMemcpyAsync without a stream argument, 'the copy is asynchronous already', so it goes to the legacy default stream
-// why it is wrong: the legacy stream is not ordered with main's non-blocking streams: the copy may run before the block's allocation is ready in the iteration's stream and after scale has started reading it; scale spins 0.2 ms first, so the copy (4 MiB) usually wins and the results look right, but a slow copy gives wrong values and sums, and the record shows a use not ordered after its allocation on the iteration's stream
+// why it is wrong: the legacy stream is not ordered with main's non-blocking streams: the copy may run before the block's allocation is ready in the iteration's stream (a block the pool took back from an earlier iteration on that stream whose scale may still read it) and after this iteration's scale has started reading it; scale spins 0.2 ms first, so the copy (4 MiB) usually wins and the results look right, but a slow copy gives wrong values and sums, and the record shows a use not ordered after its allocation on the iteration's stream
 // source: related: OpenPPL/ppl.cv#131 (copies left on the default stream while the kernels run on non-blocking streams)
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings

@@ -1,6 +1,6 @@
 // kind: wrong (overlap only (the record), other arguments only)
 // mistake: submit picks the iteration's stream as streams_[it & (count_ - 1)], the fast modulo of a power of two, instead of it % count_
-// why it is wrong: with 1, 2, 4, 8 or 16 streams the mask is the modulo and all is right; with any other count some streams never get an iteration (3 streams: only streams 0 and 2; 5: only 0 and 4; 6: 0, 2, 4, 6 masks to 0, 2, 4 and 6 is past nothing, so 1, 3, 5 idle), so fewer iterations overlap; results and sums right
+// why it is wrong: with 1, 2, 4, 8 or 16 streams the mask is the modulo and all is right; with any other count some streams never get an iteration (3 streams: only streams 0 and 2; 5: only 0 and 4; 6: only 0, 1, 4 and 5), so fewer iterations overlap; results and sums right
 // source: own
 // A pipeline over several streams: each iteration copies its slice of the
 // input to the GPU, scales it by 2, adds the scaled values up, and brings

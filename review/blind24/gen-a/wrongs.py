@@ -60,7 +60,7 @@ W("async-pipeline", "output-block-sized-without-the-sums",
 W("async-pipeline", "stream-picked-with-a-power-of-two-mask",
   "overlap only (the record), other arguments only",
   "submit picks the iteration's stream as streams_[it & (count_ - 1)], the fast modulo of a power of two, instead of it % count_",
-  "with 1, 2, 4, 8 or 16 streams the mask is the modulo and all is right; with any other count some streams never get an iteration (3 streams: only streams 0 and 2; 5: only 0 and 4; 6: 0, 2, 4, 6 masks to 0, 2, 4 and 6 is past nothing, so 1, 3, 5 idle), so fewer iterations overlap; results and sums right",
+  "with 1, 2, 4, 8 or 16 streams the mask is the modulo and all is right; with any other count some streams never get an iteration (3 streams: only streams 0 and 2; 5: only 0 and 4; 6: only 0, 1, 4 and 5), so fewer iterations overlap; results and sums right",
   "own",
   ("    const cudaStream_t s = streams_[it % count_];",
    "    const cudaStream_t s = streams_[it & (count_ - 1)];"))
@@ -68,7 +68,39 @@ W("async-pipeline", "stream-picked-with-a-power-of-two-mask",
 W("async-pipeline", "copy-in-queued-without-its-stream",
   "a race, and the record",
   "submit copies the input slice in with cudaMemcpyAsync without a stream argument, 'the copy is asynchronous already', so it goes to the legacy default stream",
-  "the legacy stream is not ordered with main's non-blocking streams: the copy may run before the block's allocation is ready in the iteration's stream and after scale has started reading it; scale spins 0.2 ms first, so the copy (4 MiB) usually wins and the results look right, but a slow copy gives wrong values and sums, and the record shows a use not ordered after its allocation on the iteration's stream",
+  "the legacy stream is not ordered with main's non-blocking streams: the copy may run before the block's allocation is ready in the iteration's stream (a block the pool took back from an earlier iteration on that stream whose scale may still read it) and after this iteration's scale has started reading it; scale spins 0.2 ms first, so the copy (4 MiB) usually wins and the results look right, but a slow copy gives wrong values and sums, and the record shows a use not ordered after its allocation on the iteration's stream",
   "related: OpenPPL/ppl.cv#131 (copies left on the default stream while the kernels run on non-blocking streams)",
   ("    CHECK(cudaMemcpyAsync(input, in_ + off, bytes, cudaMemcpyHostToDevice, s));",
    "    CHECK(cudaMemcpyAsync(input, in_ + off, bytes, cudaMemcpyHostToDevice));"))
+
+# ---------------------------------------------------------------- pool-reuse
+W("pool-reuse", "held-asks-for-more-than-the-need",
+  "default output; other arguments hide it",
+  "held asks whether what the pool reserves is MORE than what is in use plus the need (>), 'held means some to spare', instead of at least that much (>=)",
+  "with the default 32 MiB buffers a round reserves exactly what it asks for, so the pool that keeps precisely a round's need is never 'held': 'wide: 0 of 6 rounds found their 128 MiB already reserved' (and 0 of 6 for narrow) where 5 of 6 are right; with a MIB the pool rounds up (an odd one, e.g. pool_reuse 6 4 3) the pool reserves more than it hands out and the counts look right",
+  "own",
+  ("    return attr(pool, cudaMemPoolAttrReservedMemCurrent) >= attr(pool, cudaMemPoolAttrUsedMemCurrent) + need;",
+   "    return attr(pool, cudaMemPoolAttrReservedMemCurrent) > attr(pool, cudaMemPoolAttrUsedMemCurrent) + need;"))
+
+W("pool-reuse", "reserved-high-reported-from-what-the-pool-holds",
+  "other arguments only",
+  "report prints what the pool reserves now (cudaMemPoolAttrReservedMemCurrent) as its reserved high-water mark, 'after the phase's last synchronisation the pool holds its threshold, which is the peak'",
+  "on the default run the pool holds exactly the peak after the last round, so the line is right; when something trims the pool before the report (pool_reuse 6 4 32 7: TRIM one past the last round) it says 'reserved high 0 MiB' where the phase reserved 128 and 32 MiB at its most",
+  "own",
+  ("           attr(pool, cudaMemPoolAttrUsedMemHigh) / MiB, attr(pool, cudaMemPoolAttrReservedMemHigh) / MiB,",
+   "           attr(pool, cudaMemPoolAttrUsedMemHigh) / MiB, attr(pool, cudaMemPoolAttrReservedMemCurrent) / MiB,"))
+
+W("pool-reuse", "phase-restarts-the-reserved-mark-only",
+  "default output",
+  "enter_phase restarts only the reserved high-water mark, 'the used mark follows what is handed out and falls by itself', leaving out the used mark",
+  "a high-water mark never falls until it is restarted: the used mark still holds the wide measuring round's 128 MiB when the narrow phase reports ('phase narrow: used high 128 MiB', 32 wanted); the wide phase's line is right because its own rounds reach the same 128 MiB",
+  "own",
+  ("    CHECK(put(pool, cudaMemPoolAttrUsedMemHigh, 0));\n    CHECK(put(pool, cudaMemPoolAttrReservedMemHigh, 0));\n    return 0;",
+   "    CHECK(put(pool, cudaMemPoolAttrReservedMemHigh, 0));\n    return 0;"))
+
+W("pool-reuse", "phase-leaves-the-trim-to-the-next-synchronisation",
+  "default output",
+  "enter_phase writes the new threshold and restarts the marks but does not trim, 'a lower threshold gives the rest back by itself'",
+  "the threshold acts only at the next synchronisation: entering the narrow phase the pool still holds the wide phase's 128 MiB ('entering narrow: reserved 128 MiB', 32 wanted), the marks restarted there start from 128 ('reserved high 128 MiB' for narrow), and the memory goes back only after the first narrow round",
+  "related: rapidsai/rmm#676 (when a pool's memory really goes back: a trim acts at once, a threshold only at a synchronisation)",
+  ("    CHECK(cudaMemPoolTrimTo(pool, peak));\n", ""))
