@@ -104,3 +104,38 @@ W("pool-reuse", "phase-leaves-the-trim-to-the-next-synchronisation",
   "the threshold acts only at the next synchronisation: entering the narrow phase the pool still holds the wide phase's 128 MiB ('entering narrow: reserved 128 MiB', 32 wanted), the marks restarted there start from 128 ('reserved high 128 MiB' for narrow), and the memory goes back only after the first narrow round",
   "related: rapidsai/rmm#676 (when a pool's memory really goes back: a trim acts at once, a threshold only at a synchronisation)",
   ("    CHECK(cudaMemPoolTrimTo(pool, peak));\n", ""))
+
+# -------------------------------------------------------------- cross-stream
+W("cross-stream", "partial-sums-freed-before-their-copy",
+  "a race, and the record",
+  "stage_copy frees the partial sums right after its wait and before the copy that reads them, the two lines in the other order, 'the free is queued behind the wait, so the sums are done'",
+  "the free is in copy_'s order before the copy: once copy_ passes it the pool may give the block to a later chunk's partial sums on reduce_, whose sum kernels can write it before this chunk's copy reads it; copy_ is usually quick enough that the sums come back right, but a late copy brings back another chunk's sums, and the record shows a use after free on copy_ every chunk",
+  "own",
+  ("    CHECK(cudaMemcpyAsync(ch.result, ch.partial, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));\n    CHECK(cudaFreeAsync(ch.partial, copy_));\n",
+   "    CHECK(cudaFreeAsync(ch.partial, copy_));\n    CHECK(cudaMemcpyAsync(ch.result, ch.partial, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));\n"))
+
+W("cross-stream", "values-freed-on-copy-before-its-wait",
+  "a race, and the record",
+  "stage_copy frees the values first, before its wait for REDUCED, 'by the copy stage nothing reads the values any more'",
+  "copy_ has waited for nothing of this chunk when the free is queued, so the free is ordered after neither square: once copy_ reaches it (at once when copy_ is idle) the pool may hand the block to a later chunk's values, whose generate on load_ may overwrite them while a work stream still squares them; the squares spin 0.1 ms first, so half sums come out wrong by timing (more often at larger MIB), and the record shows a free not ordered after its two readers every chunk",
+  "related: PaddlePaddle/Paddle#20530 (a free ordered on one stream while the use is on another)",
+  ("    CHECK(cudaStreamWaitEvent(copy_, ev_[REDUCED], 0));\n    CHECK(cudaMemcpyAsync(",
+   "    CHECK(cudaFreeAsync(ch.values, copy_));\n    CHECK(cudaStreamWaitEvent(copy_, ev_[REDUCED], 0));\n    CHECK(cudaMemcpyAsync("),
+  ("    for (int h = 0; h < HALVES; h++) CHECK(cudaFreeAsync(ch.squares[h], copy_));\n    CHECK(cudaFreeAsync(ch.values, copy_));\n",
+   "    for (int h = 0; h < HALVES; h++) CHECK(cudaFreeAsync(ch.squares[h], copy_));\n"))
+
+W("cross-stream", "reduced-recorded-on-the-copy-stream",
+  "default output (a race the run loses), and the record",
+  "stage_reduce records REDUCED on copy_, 'the event belongs to the stream that waits for it', instead of on reduce_",
+  "copy_ then waits for a point of its own order: it copies the partial sums and frees the squares and values at once, while reduce_'s sum kernels (which spin 0.1 ms) have not written or read them: the sums come back as whatever the block held (most chunks wrong), and the record shows uses after free on reduce_",
+  "own",
+  ("    CHECK(cudaEventRecord(ev_[REDUCED], reduce_));",
+   "    CHECK(cudaEventRecord(ev_[REDUCED], copy_));"))
+
+W("cross-stream", "values-allocated-on-the-first-reader",
+  "a race the default run usually wins, and the record",
+  "stage_load allocates the values on work_[0], 'allocate where the buffer is first read', while generate writes them on load_",
+  "the allocation is ordered in work_[0]'s order only: generate on load_ may write a block the pool took back from an earlier chunk (freed on copy_) before that chunk's squares have read it, since any dependency the pool inserts goes into work_[0], not load_; the earlier chunk's frees come after its whole pipeline, so the sums are usually right, but the record shows a use not ordered after its allocation every chunk",
+  "own",
+  ("    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.values), (size_t)ch.n * sizeof(float), load_));",
+   "    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.values), (size_t)ch.n * sizeof(float), work_[0]));"))
