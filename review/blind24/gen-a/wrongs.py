@@ -139,3 +139,56 @@ W("cross-stream", "values-allocated-on-the-first-reader",
   "own",
   ("    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.values), (size_t)ch.n * sizeof(float), load_));",
    "    CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ch.values), (size_t)ch.n * sizeof(float), work_[0]));"))
+
+# --------------------------------------------------------------- strict-pool
+W("strict-pool", "hand-polls-the-event-before-the-wait",
+  "host waits only (the record and the time)",
+  "hand, after recording the event on from, polls cudaEventQuery until it stops answering cudaErrorNotReady and only then queues to's wait, 'so that the block is surely free when to asks for it'",
+  "the wait is still queued, so the pool follows the hand and B gets A's block: reuse, sums and the reserved mark are right; but every hand holds the host until from's queued work is done (a millisecond a round with LATE 1), a host wait in a call that must not make one, and no stream ever runs ahead of the other",
+  "related: NVIDIA/cub#156 (an allocator deciding a block's reuse from an event's query answer on the host)",
+  ("    keep(cudaEventRecord(e, from));\n    keep(cudaStreamWaitEvent(to, e, 0));",
+   "    keep(cudaEventRecord(e, from));\n    while (cudaEventQuery(e) == cudaErrorNotReady) {\n    }\n    keep(cudaStreamWaitEvent(to, e, 0));"))
+
+W("strict-pool", "last-hand-event-kept-back-at-destroy",
+  "the record only",
+  "the destructor destroys every hand's event but the last, 'the last wait queued on it may not have run yet'",
+  "a wait that is queued does not need its event to live on (destroying it is deferred by the driver where needed), and main has waited for both streams anyway: one event is never destroyed (a leak at the end on every run); every printed line is right",
+  "tromp/cuckoo#69 (events created and never destroyed)",
+  ("    for (size_t i = 0; i < handed_.size(); i++) cudaEventDestroy(handed_[i]);",
+   "    for (size_t i = 0; i + 1 < handed_.size(); i++) cudaEventDestroy(handed_[i]);"))
+
+W("strict-pool", "get-allocates-on-the-legacy-stream",
+  "default output, and the record",
+  "get allocates with cudaMallocFromPoolAsync(&p, bytes, pool_, 0), 'the allocation only books the block, the stream that uses it comes later', instead of in s's order",
+  "the pool decides reuse for the stream the allocation names: the legacy stream never waited for A's hand, and with opportunistic reuse and internal dependencies off the pool will not give it A's freed block: '0 of 6 rounds: B reused the block A freed' and 'reserved at most 64 MiB'; the block is also used on a non-blocking stream that is not ordered after its allocation",
+  "related: supranational/sppark#81 (stream-ordered calls made on the legacy default stream while the work runs on the program's own streams)",
+  ("    const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, pool_, s);",
+   "    const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, pool_, 0);"))
+
+W("strict-pool", "hand-waits-for-the-last-puts-event",
+  "other arguments only (LATE 1)",
+  "put records a fresh event on its stream right after the free and hand only queues to's wait on the latest of those, 'a hand is there to pass the put block on' (the one mistake touches put and hand)",
+  "hand must order to after everything from has queued, not only its puts: with the default arguments the put is the last thing A queues before the hand and all is right; with LATE 1 A queues busy and the word's copy after the put, B's add does not wait for them and reads the word before it is copied ('0 of 6 rounds summed correctly' or close); reuse right",
+  "related: torch/cutorch#222 (a wait covers only the work before the record it sees)",
+  ("""void StrictPool::put(void* p, cudaStream_t s) {
+    keep(cudaFreeAsync(p, s));
+}""",
+"""void StrictPool::put(void* p, cudaStream_t s) {
+    keep(cudaFreeAsync(p, s));
+    cudaEvent_t e = nullptr;
+    const cudaError_t made = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    keep(made);
+    if (made != cudaSuccess) return;
+    handed_.push_back(e);
+    keep(cudaEventRecord(e, s));
+}"""),
+  ("""    cudaEvent_t e = nullptr;
+    const cudaError_t made = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    keep(made);
+    if (made != cudaSuccess) return;
+    handed_.push_back(e);
+    keep(cudaEventRecord(e, from));
+    keep(cudaStreamWaitEvent(to, e, 0));""",
+"""    (void)from;
+    if (handed_.empty()) return;
+    keep(cudaStreamWaitEvent(to, handed_.back(), 0));"""))
