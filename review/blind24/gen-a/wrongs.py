@@ -192,3 +192,36 @@ W("strict-pool", "hand-waits-for-the-last-puts-event",
 """    (void)from;
     if (handed_.empty()) return;
     keep(cudaStreamWaitEvent(to, handed_.back(), 0));"""))
+
+# -------------------------------------------------------------- vmm-growable
+W("vmm-growable", "retained-handles-never-released",
+  "the record only",
+  "move maps each handle taken back with cuMemRetainAllocationHandle into the new range and never releases it, 'retaining only looks the handle up'",
+  "cuMemRetainAllocationHandle takes a new reference that must be given back with cuMemRelease: every chunk that lived through a move (the first 2 MiB on the default run, every chunk of a THEN move) keeps a reference after release() unmaps it, so its physical memory stays allocated until the process ends; 'release: ok' and 'every reservation given back: yes'",
+  "NVIDIA/cuda-python#2882 (a grow path that retains the old handle to map it into the new range and never releases that reference)",
+  ("            const CUresult mapped = cuMemMap(fresh + done, c.bytes, 0, h, 0);\n            cuMemRelease(h);\n",
+   "            const CUresult mapped = cuMemMap(fresh + done, c.bytes, 0, h, 0);\n"))
+
+W("vmm-growable", "move-retains-every-handle-at-the-old-start",
+  "other arguments only (a second move)",
+  "move takes each chunk's handle back from base_, 'the handle of the allocation at the buffer's address', instead of from the chunk's own address base_ + its offset",
+  "with one chunk (the default run's move: only the first 2 MiB are mapped when the buffer moves) base_ is that chunk's address and all is right; a move of a buffer of several chunks (e.g. growable 100 64 300: past the 200 MiB range) gets the first chunk's 2 MiB handle for the 98 MiB chunk, the map is refused, the move undone and 'grow to ... bytes failed'",
+  "own",
+  ("            if (cuMemRetainAllocationHandle(&h, reinterpret_cast<void*>(base_ + done)) != CUDA_SUCCESS) return undo();",
+   "            if (cuMemRetainAllocationHandle(&h, reinterpret_cast<void*>(base_)) != CUDA_SUCCESS) return undo();"))
+
+W("vmm-growable", "old-range-unmapped-but-never-freed",
+  "default output",
+  "move unmaps the old chunks and then only moves base_ and reserved_ to the new range, 'unmapping gives the old range back', leaving out its cuMemAddressFree",
+  "an address reservation lives until cuMemAddressFree: the old 64 MiB range stays reserved after release(), so the program cannot reserve it again at its old start ('every reservation given back: no'); everything else right",
+  "own",
+  ("        CU(cuMemAddressFree(base_, reserved_));\n        base_ = fresh;",
+   "        base_ = fresh;"))
+
+W("vmm-growable", "headroom-of-half-the-request-left-unrounded",
+  "other arguments only",
+  "grow moves into a range of want + want / 2, 'grow by half again, as a vector does', a size not rounded to the granularity",
+  "cuMemAddressReserve takes only whole granularity units: for the default 100 MiB (50 units) 150 MiB is whole and all is right; for a request of an odd number of units (e.g. growable 102, or 98) the half is not, the reservation is refused and 'grow to ... bytes failed'",
+  "own",
+  ("            if (!move(2 * want)) return false;",
+   "            if (!move(want + want / 2)) return false;"))
