@@ -225,3 +225,36 @@ W("vmm-growable", "headroom-of-half-the-request-left-unrounded",
   "own",
   ("            if (!move(2 * want)) return false;",
    "            if (!move(want + want / 2)) return false;"))
+
+# ------------------------------------------------------------- pool-resource
+W("pool-resource", "wait-queued-on-the-freeing-stream",
+  "a race, and the record",
+  "allocate, taking another stream's free block, queues the wait the other way round: the freeing stream waits for the asker's event, 'the two streams are now ordered'",
+  "what must wait is the asker, for the work before the block's free (or, for a chunk's rest, the upstream's clearing); the freeing stream waiting for the asker orders nothing of what the asker does next: from phase 1's first round (stream 1's 4 MiB cut from the rest of a chunk stream 0 asked for, not ordered after the chunk's clearing) to phase 3 (stream 1's 16 MiB on the block stream 0's phase-2 kernels still sum), kernels of two streams touch one block at once: sums wrong by timing, and the record shows unordered uses",
+  "related: PaddlePaddle/Paddle#20530 (the wait put on the wrong stream in an allocator's cross-stream hand-off)",
+  ("            CHECK(cudaStreamWaitEvent(s, event_of(fromStream), 0));",
+   "            CHECK(cudaStreamWaitEvent(fromStream, event_of(s), 0));"))
+
+W("pool-resource", "size-rounded-with-or-255-plus-one",
+  "default output (exact multiples only)",
+  "allocate rounds the request with (bytes | 255) + 1, 'set the low bits and step to the next 256', which adds 256 bytes to a request that is already a multiple of 256",
+  "every 4 MiB request takes 4 MiB + 256 (the 4 MiB - 100 ones come out right): the four 4 MiB blocks of phase 2 no longer fit in one 16 MiB chunk and the 16 MiB request after them does not fit in their joined block ('2. ... 2 chunk(s) taken' where 1 is wanted, later counts one or two higher), though no block is wrong; a program whose sizes are never multiples of 256 sees nothing",
+  "own",
+  ("        const size_t need = bytes == 0 ? mr::default_alignment : (bytes + mr::default_alignment - 1) / mr::default_alignment * mr::default_alignment;",
+   "        const size_t need = (bytes | (mr::default_alignment - 1)) + 1;"))
+
+W("pool-resource", "chunk-asked-for-on-the-legacy-stream",
+  "a race, and the record",
+  "allocate asks the upstream for a new chunk on the default stream (mr::stream_ref{cudaStream_t{}}), 'a chunk is the pool's own, not any one stream's', and still records the asker's event after it",
+  "the upstream clears the chunk on the stream it is given; the legacy default stream is not ordered with the program's non-blocking streams, so the asker's first kernels on the new block (and, through the asker's event, another stream's on its rest) may run while the clearing still runs: a fill overwritten by zeros gives wrong sums by timing (the memsets are short, so most runs look right), and the record shows uses not ordered after the chunk's clearing",
+  "related: supranational/sppark#81 (stream-ordered work put on the legacy default stream, which the code's own non-blocking streams never order)",
+  ("        char* p = static_cast<char*>(upstream_.allocate(stream, ask));",
+   "        char* p = static_cast<char*>(upstream_.allocate(mr::stream_ref{cudaStream_t{}}, ask));"))
+
+W("pool-resource", "wait-named-after-the-last-stream-searched",
+  "other arguments only (three streams), by timing and in the record",
+  "allocate, searching the other streams' free blocks, notes the stream to wait for once per map searched, after its search, whenever a best block has been found so far, instead of together with the best block (the one mistake touches two lines of one loop)",
+  "with two streams there is one other map and the stream is right; with three (phase 5) A's 8 MiB take finds only B's block but, when C's map is searched after B's (the maps are ordered by the streams' handles), waits for C instead of B: A's kernels on B's block may run beside B's (sums 31 and 34 wrong by timing), an unordered use on A in the record",
+  "own",
+  ("                fb = it;\n                fromStream = f.first;\n            }\n        }",
+   "                fb = it;\n            }\n            if (from != nullptr) fromStream = f.first;\n        }"))
