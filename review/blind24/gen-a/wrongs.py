@@ -77,7 +77,7 @@ W("async-pipeline", "copy-in-queued-without-its-stream",
 W("pool-reuse", "held-asks-for-more-than-the-need",
   "default output; other arguments hide it",
   "held asks whether what the pool reserves is MORE than what is in use plus the need (>), 'held means some to spare', instead of at least that much (>=)",
-  "with the default 32 MiB buffers a round reserves exactly what it asks for, so the pool that keeps precisely a round's need is never 'held': 'wide: 0 of 6 rounds found their 128 MiB already reserved' (and 0 of 6 for narrow) where 5 of 6 are right; with a MIB the pool rounds up (an odd one, e.g. pool_reuse 6 4 3) the pool reserves more than it hands out and the counts look right",
+  "with the default 32 MiB buffers a round reserves exactly what it asks for, so the pool that keeps precisely a round's need is never 'held': 'wide: 0 of 6 rounds found their 128 MiB already reserved' (and 0 of 6 for narrow) where 5 of 6 and 6 of 6 are right; with a MIB the pool rounds up (an odd one, e.g. pool_reuse 6 4 3) the pool reserves more than it hands out and the counts look right",
   "own",
   ("    return attr(pool, cudaMemPoolAttrReservedMemCurrent) >= attr(pool, cudaMemPoolAttrUsedMemCurrent) + need;",
    "    return attr(pool, cudaMemPoolAttrReservedMemCurrent) > attr(pool, cudaMemPoolAttrUsedMemCurrent) + need;"))

@@ -1,6 +1,6 @@
 // kind: wrong (default output; other arguments hide it)
 // mistake: held asks whether what the pool reserves is MORE than what is in use plus the need (>), 'held means some to spare', instead of at least that much (>=)
-// why it is wrong: with the default 32 MiB buffers a round reserves exactly what it asks for, so the pool that keeps precisely a round's need is never 'held': 'wide: 0 of 6 rounds found their 128 MiB already reserved' (and 0 of 6 for narrow) where 5 of 6 are right; with a MIB the pool rounds up (an odd one, e.g. pool_reuse 6 4 3) the pool reserves more than it hands out and the counts look right
+// why it is wrong: with the default 32 MiB buffers a round reserves exactly what it asks for, so the pool that keeps precisely a round's need is never 'held': 'wide: 0 of 6 rounds found their 128 MiB already reserved' (and 0 of 6 for narrow) where 5 of 6 and 6 of 6 are right; with a MIB the pool rounds up (an odd one, e.g. pool_reuse 6 4 3) the pool reserves more than it hands out and the counts look right
 // source: own
 // A pool of our own and its policy across two phases of different sizes:
 // keep what a phase's rounds need across synchronisations, give back the
