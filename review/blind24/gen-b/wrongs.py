@@ -42,3 +42,38 @@ W("python-handoff", "scratch-marked-with-record-stream-instead-of-x",
   "y was made on the consumer, so marking it changes nothing; x, made on the producer, is dropped unmarked, so its memory is freed in the producer's order only and may be handed to the next batch's x while the consumer's torch.mul still reads it; the next fill can then overwrite it first",
   "related: NVIDIA/cudnn-frontend#1186 (a side-stream copy records the tensor it writes, not the one it reads)",
   ('''            x.record_stream(consumer)''', '''            y.record_stream(consumer)'''))
+
+# ---- peer-pool ----
+W("peer-pool", "weights-freed-on-the-pull-stream",
+  "the record only (most likely): every printed line right",
+  "finish gives w1 back with cudaFreeAsync(w1, t.pull), 'free it on the stream that allocated it', instead of on s[1]",
+  "the pull stream is ordered before the rounds (s[1] waits for pulled) but after none of them: the free of w1 is queued behind the copy only, while the last rounds' produce kernels on s[1] may still read w1 (each spins 3 ms first); nothing is allocated from device 1's pool afterwards, so the memory is most likely not reused and the sums stay right, but the free is not ordered after the reads",
+  "related: rapidsai/rmm#2156 (a free on a stream not ordered after the memory's last use)",
+  ("""    CHECK(cudaFreeAsync(w1, t.s[1]));   // behind the last produce that reads it""",
+   """    CHECK(cudaFreeAsync(w1, t.pull));   // on the stream that allocated it"""))
+W("peer-pool", "weights-allocated-on-s1-but-copied-on-the-pull-stream",
+  "the record only: every printed line right",
+  "share_weights allocates w1 with cudaMallocAsync on t.s[1], 'device 1's stream', and still queues the copy into it on the pull stream",
+  "the copy on pull is ordered after ready (device 0's weights) but not after w1's allocation, which is in s[1]'s order: a use of stream-ordered memory on a stream that is not ordered after its allocation; on an idle s[1] the allocation is done at once, so the copy lands and every line is right",
+  "own",
+  ("""    CHECK(cudaMallocAsync((void**)&w1, bytes, t.pull));   // device 1's current pool""",
+   """    CHECK(cudaMallocAsync((void**)&w1, bytes, t.s[1]));   // device 1's current pool, on device 1's stream"""))
+W("peer-pool", "pull-stream-made-after-device-0-is-current-again",
+  "default output: an error and the program stops in share_weights",
+  "setup switches back to device 0 before creating the pull stream (the cudaSetDevice(0) written one line early), so the stream belongs to device 0 while its events pulled and produced were made on device 1",
+  "a stream belongs to the device current when it is made: w1 is then allocated from device 0's current pool (pool[0]), and recording pulled, an event of device 1, on a stream of device 0 fails (an invalid resource handle); the CHECK stops the program before the rounds",
+  "own",
+  ("""    CHECK(cudaSetDevice(1));
+    CHECK(cudaStreamCreateWithFlags(&t.pull, cudaStreamNonBlocking));   // on device 1, like its events
+    CHECK(cudaSetDevice(0));
+""", """    CHECK(cudaSetDevice(1));
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaStreamCreateWithFlags(&t.pull, cudaStreamNonBlocking));   // device 1's copy stream
+"""))
+W("peer-pool", "pulled-waited-for-by-device-0s-stream",
+  "default output: most rounds summed wrong (produce reads w1 before the copy fills it); the record: uses of w1 not ordered after the copy",
+  "share_weights queues cudaStreamWaitEvent(t.s[0], t.pulled, 0), 'device 0 must know the weights have arrived', instead of making s[1] wait",
+  "s[1], whose produce kernels read w1, is never ordered after the copy on pull, which itself waits 50 ms for init_weights; the rounds (3 ms each) run before it and read whatever w1's memory held; s[0] waiting for pulled orders only the reduces",
+  "own",
+  ("""    CHECK(cudaStreamWaitEvent(t.s[1], t.pulled, 0));   // every produce reads w1 after the copy""",
+   """    CHECK(cudaStreamWaitEvent(t.s[0], t.pulled, 0));   // device 0 knows the weights have arrived"""))
