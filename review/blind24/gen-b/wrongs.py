@@ -77,3 +77,57 @@ W("peer-pool", "pulled-waited-for-by-device-0s-stream",
   "own",
   ("""    CHECK(cudaStreamWaitEvent(t.s[1], t.pulled, 0));   // every produce reads w1 after the copy""",
    """    CHECK(cudaStreamWaitEvent(t.s[0], t.pulled, 0));   // device 0 knows the weights have arrived"""))
+
+# ---- graph-alloc ----
+W("graph-alloc", "host-waits-on-s2-before-the-trim",
+  "default output by timing (most runs): 'after the trim: graph memory reserved 16 MiB' or more, not 0, while busy still runs; the record: a trim while a graph allocation is still live",
+  "TODO 4 waits with cudaStreamSynchronize(s2), 'the capture's second stream', instead of s",
+  "s2 holds nothing outside a capture: it is idle, so the host goes on at once while busy (tens of milliseconds) and the last out's free behind it are still queued on s; the trim then finds the last out still allocated and the launches' memory still in use, and keeps it",
+  "own",
+  ("""    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaDeviceGraphMemTrim(device));""", """    CHECK(cudaStreamSynchronize(s2));
+    CHECK(cudaDeviceGraphMemTrim(device));"""))
+W("graph-alloc", "a-freed-on-s-after-the-join",
+  "default output (the step graph's line only): its longest chain is 5 nodes, not 4; totals and memory lines right",
+  "s's branch frees a only after s waits for join, 'free on the origin stream once everything is back', instead of right after its sum",
+  "a's free node then depends on the whole of s2's branch (free b), so s's branch no longer ends on its own: the graph keeps a allocated until b's branch is done and its longest chain grows by one; the branches still run side by side and every total is right, but the graph is not the one asked for (each branch allocates, uses and frees its scratch)",
+  "own",
+  ("""    sum<<<sumBlocks, 256, 0, s>>>(a, n, totals);
+    CHECK(cudaFreeAsync(a, s));
+""", """    sum<<<sumBlocks, 256, 0, s>>>(a, n, totals);
+"""),
+  ("""    CHECK(cudaStreamWaitEvent(s, join, 0));
+    CHECK(cudaStreamEndCapture(s, &step_graph));""", """    CHECK(cudaStreamWaitEvent(s, join, 0));
+    CHECK(cudaFreeAsync(a, s));
+    CHECK(cudaStreamEndCapture(s, &step_graph));"""))
+W("graph-alloc", "auto-free-flag-given-to-step",
+  "default output: an error at produce's second launch and the program stops; with LAUNCHES 1 every line right",
+  "step is instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch and produce with 0, the two flags swapped, 'the graph whose branches allocate is the one that frees'",
+  "step frees its own scratch inside the graph and needs no flag; produce leaves out allocated at the end of each launch, and without the flag a launch of produce while the last one's out is still allocated is refused (the graph's allocation is still live), so the second launch returns an error",
+  "own",
+  ("""    CHECK(cudaGraphInstantiateWithFlags(&step, step_graph, 0));""",
+   """    CHECK(cudaGraphInstantiateWithFlags(&step, step_graph, cudaGraphInstantiateFlagAutoFreeOnLaunch));"""),
+  ("""    CHECK(cudaGraphInstantiateWithFlags(&produce, produce_graph, cudaGraphInstantiateFlagAutoFreeOnLaunch));""",
+   """    CHECK(cudaGraphInstantiateWithFlags(&produce, produce_graph, 0));"""))
+W("graph-alloc", "previous-launch-polled-before-each-factor-change",
+  "what the program does only: a host wait at every launch after the first, by a polling loop (no synchronize call); every printed line right",
+  "before each cudaGraphExecKernelNodeSetParams the host spins on cudaEventQuery of an event recorded behind the previous launch's sum, 'a node's parameters may not change while the graph still runs'",
+  "changing an executable graph's node parameters affects only launches made after the call; launches already queued keep the values they were launched with, so there is nothing to wait for: the loop makes the host wait for the GPU at every launch, which a grader that counts synchronize calls does not see",
+  "own",
+  ("""    for (int k = 1; k <= launches; k++) {
+        CHECK(cudaGraphLaunch(step, s));
+""", """    cudaEvent_t launched;
+    CHECK(cudaEventCreateWithFlags(&launched, cudaEventDisableTiming));
+    for (int k = 1; k <= launches; k++) {
+        CHECK(cudaGraphLaunch(step, s));
+        // the node may not change while the last launch still runs
+        if (k > 1)
+            while (cudaEventQuery(launched) == cudaErrorNotReady) {}
+"""),
+  ("""        sum<<<sumBlocks, 256, 0, s>>>(out, n, totals + 1);
+    }
+""", """        sum<<<sumBlocks, 256, 0, s>>>(out, n, totals + 1);
+        CHECK(cudaEventRecord(launched, s));
+    }
+    CHECK(cudaEventDestroy(launched));
+"""))
