@@ -8,6 +8,7 @@ root=$(cd "$here/../.." && pwd)
 [ $# -eq 0 ] && set -- "$here"/*/correct.* "$here"/*/wrong-*
 rc=0
 for f in "$@"; do
+  [ -f "$f" ] || { echo "FAIL $f (no such file)"; rc=1; continue; }
   ex=$(basename "$(dirname "$f")")
   case $ex in
     stream-pools) d=day087 s=stream_pools.cu c=stream_pools.cu ;;

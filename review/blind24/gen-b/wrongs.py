@@ -131,3 +131,39 @@ W("graph-alloc", "previous-launch-polled-before-each-factor-change",
     }
     CHECK(cudaEventDestroy(launched));
 """))
+
+# ---- ipc-pool ----
+W("ipc-pool", "free-queued-before-the-wait-on-freed",
+  "the record only: every printed line right",
+  "after the child's answer the parent queues cudaFreeAsync(block, s) first and only then cudaStreamWaitEvent(s, freed[r]), 'free it, and hold s until the child is done'",
+  "a wait orders only what is queued after it: the free is now ordered after the fill alone, while the child may still read the block (30 ms) and free its import; the next round's allocation and fill on s come after the wait, so the block is not written again before the child is done and every printed line is right, but the parent's free itself is unordered with the child's use",
+  "related: rapidsai/rmm#2156 (a free queued on a stream that is not yet ordered after the memory's use)",
+  ("""        CHECK(cudaStreamWaitEvent(s, roundFreed[r], 0));
+        CHECK(cudaFreeAsync(block, s));
+""", """        CHECK(cudaFreeAsync(block, s));
+        CHECK(cudaStreamWaitEvent(s, roundFreed[r], 0));
+"""))
+W("ipc-pool", "freed-opened-from-the-filled-handle",
+  "default output by timing (most runs): 'the block stayed the child's until it read it again' below the rounds; the record: the parent's free not ordered after the child's read",
+  "the child opens its 'freed' event from handles[r].filled, the line copied from the one above it, so it records the parent's filled[r] after its free, and freed[r] is never recorded",
+  "the parent's wait on freed[r], an event never recorded, is satisfied at once: the block is freed behind the fill only, the next round's allocation on s gets it back and its fill (10 ms) overwrites it while the child's use kernel is still in its 30 ms between the two reads; the first read is still ordered after the fill, so only the second sum goes wrong",
+  "own",
+  ("""        CHECK(cudaIpcOpenEventHandle(&roundFreed, handles[r].freed));""",
+   """        CHECK(cudaIpcOpenEventHandle(&roundFreed, handles[r].filled));"""))
+W("ipc-pool", "round-events-never-destroyed-by-the-parent",
+  "the record only: 2 x ROUNDS events never destroyed; every printed line right",
+  "the parent's rounds leave each round's pair alone after the free, 'the child closes them', and nothing destroys them later",
+  "the child's cudaEventDestroy closes only its own handles; the events belong to the parent, which made them, and only its cudaEventDestroy gives them back: every round's pair leaks (the given teardown destroys filled and freed, which stay null in this design)",
+  "own",
+  ("""        CHECK(cudaEventDestroy(roundFilled[r]));   // the child has closed its handles of both
+        CHECK(cudaEventDestroy(roundFreed[r]));
+""", ""))
+W("ipc-pool", "child-synchronizes-freed-before-closing-it",
+  "the record only: a host wait in the child every round (about the use kernel's 30 ms); every printed line right",
+  "before closing its handles the child calls cudaEventSynchronize(roundFreed), 'an event must be complete before it is destroyed'",
+  "cudaEventDestroy of an event whose record has not completed returns at once and releases it once the work is done; the synchronize makes the child's host wait for its own use kernel every round, which the exercise forbids (the child's one host wait is the copy of the sums at the end)",
+  "related: cupy/cupy#4537 (whether a stream or event may be destroyed with work still pending)",
+  ("""        CHECK(cudaEventRecord(roundFreed, s));
+        CHECK(cudaEventDestroy(roundFilled));""", """        CHECK(cudaEventRecord(roundFreed, s));
+        CHECK(cudaEventSynchronize(roundFreed));   // complete before it is destroyed
+        CHECK(cudaEventDestroy(roundFilled));"""))
