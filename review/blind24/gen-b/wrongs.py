@@ -144,7 +144,7 @@ W("ipc-pool", "free-queued-before-the-wait-on-freed",
         CHECK(cudaStreamWaitEvent(s, roundFreed[r], 0));
 """))
 W("ipc-pool", "freed-opened-from-the-filled-handle",
-  "default output by timing (most runs): 'the block stayed the child's until it read it again' below the rounds; the record: the parent's free not ordered after the child's read",
+  "default output by timing (most runs): 'the block stayed the child's until it read it again' below the rounds; the record: the parent's free not ordered after the child's read (should the driver refuse to open one handle twice in a process, the child fails at once instead: 'the child failed')",
   "the child opens its 'freed' event from handles[r].filled, the line copied from the one above it, so it records the parent's filled[r] after its free, and freed[r] is never recorded",
   "the parent's wait on freed[r], an event never recorded, is satisfied at once: the block is freed behind the fill only, the next round's allocation on s gets it back and its fill (10 ms) overwrites it while the child's use kernel is still in its 30 ms between the two reads; the first read is still ordered after the fill, so only the second sum goes wrong",
   "own",
@@ -167,3 +167,39 @@ W("ipc-pool", "child-synchronizes-freed-before-closing-it",
         CHECK(cudaEventDestroy(roundFilled));""", """        CHECK(cudaEventRecord(roundFreed, s));
         CHECK(cudaEventSynchronize(roundFreed));   // complete before it is destroyed
         CHECK(cudaEventDestroy(roundFilled));"""))
+
+# ---- heap-vs-pool ----
+W("heap-vs-pool", "group-run-sized-by-the-whole-asking-mask",
+  "default output: 'blocks that sent a list to the heap while their slice had room for it' above 0, lists from the heap far more than needed, most likely lists without memory too",
+  "the group's leader moves the offset by size * __popc(asking), 'the lanes that ask', instead of size * __popc(group), the lanes of its own size group",
+  "every group reserves room for the whole warp's asking lanes at its own size (a group of one lane, the common case with sizes from 16 to 256 bytes, takes up to 32 times its list): the slice is used up after a few warps, with gaps between the lists kept, and the rest of the block goes to the heap, which was sized for the true spill only",
+  "own",
+  ("""    if (lane == leader) old = atomicAdd(used, size * __popc(group));""",
+   """    if (lane == leader) old = atomicAdd(used, size * __popc(asking));"""))
+W("heap-vs-pool", "offset-zeroing-fenced-by-syncwarp-only",
+  "a race: by timing, lists taken before the block's offset is zeroed (a slice read from a stale offset: lists sent to the heap with room left, or lists past where the block's own lists start); the default run most likely right, the record a shared read before its write",
+  "build_lists fences thread 0's zeroing of the shared offset with __syncwarp() instead of __syncthreads(), 'only thread 0 writes it, its warp is enough'",
+  "__syncwarp orders the zeroing only for thread 0's own warp; the block's other seven warps may call take before warp 0 has written 0, and then add to whatever the shared memory held (often what the last block on that multiprocessor left: a full slice), so their lists go to the heap or land where they should not",
+  "own",
+  ("""    if (threadIdx.x == 0) used = 0;
+    __syncthreads();""", """    if (threadIdx.x == 0) used = 0;
+    __syncwarp();"""))
+W("heap-vs-pool", "device-synchronized-after-setting-the-heap-limit",
+  "the record only: a host wait (cudaDeviceSynchronize) in make_arena; every printed line right",
+  "make_arena calls cudaDeviceSynchronize() right after cudaDeviceSetLimit, 'so that the new heap size is in force before anything is queued'",
+  "the limit is in force for every kernel launched after the call returns; nothing needs to be waited for, and the synchronize makes the host wait for the work main already queued on s (its allocations and memsets) inside a function that is to work in s's order only",
+  "related: kokkos/kokkos#4026 (a cudaDeviceSynchronize added right after a stream-ordered allocation call)",
+  ("""    cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, heap);
+    if (e != cudaSuccess) return e;
+""", """    cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, heap);
+    if (e != cudaSuccess) return e;
+    e = cudaDeviceSynchronize();   // the new heap size in force before anything is queued
+    if (e != cudaSuccess) return e;
+"""))
+W("heap-vs-pool", "group-placed-from-the-lanes-up-to-its-own",
+  "default output: lists not holding what they should and rounds summed wrong (overlapping lists); the first slot of each group's run left empty",
+  "a lane's rank in its group counts the group's lanes up to and including its own, group & ((2u << lane) - 1), instead of the lanes below it",
+  "every list starts one list later than its group reserved: the group's first slot stays empty and its last lane's list runs past the group's run into the next group's (or the next warp's) lists, which are written at the same time: overlapping lists, whose contents depend on which thread wrote last",
+  "own",
+  ("""    const unsigned below = group & ((1u << lane) - 1);""",
+   """    const unsigned below = group & ((2u << lane) - 1);"""))

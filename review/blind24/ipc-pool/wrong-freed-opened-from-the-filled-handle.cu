@@ -1,4 +1,4 @@
-// kind: wrong (default output by timing (most runs): 'the block stayed the child's until it read it again' below the rounds; the record: the parent's free not ordered after the child's read)
+// kind: wrong (default output by timing (most runs): 'the block stayed the child's until it read it again' below the rounds; the record: the parent's free not ordered after the child's read (should the driver refuse to open one handle twice in a process, the child fails at once instead: 'the child failed'))
 // mistake: the child opens its 'freed' event from handles[r].filled, the line copied from the one above it, so it records the parent's filled[r] after its free, and freed[r] is never recorded
 // why it is wrong: the parent's wait on freed[r], an event never recorded, is satisfied at once: the block is freed behind the fill only, the next round's allocation on s gets it back and its fill (10 ms) overwrites it while the child's use kernel is still in its 30 ms between the two reads; the first read is still ordered after the fill, so only the second sum goes wrong
 // source: own
