@@ -203,3 +203,41 @@ W("heap-vs-pool", "group-placed-from-the-lanes-up-to-its-own",
   "own",
   ("""    const unsigned below = group & ((1u << lane) - 1);""",
    """    const unsigned below = group & ((2u << lane) - 1);"""))
+
+# ---- stream-ordered-pool ----
+W("stream-ordered-pool", "adopted-blocks-given-on-without-a-fresh-record",
+  "a race, the record: a block adopted by one stream and taken from it by a third is used without waiting for the first giver's work; errors in the printed line only by timing, likeliest with SPIN_US or --handoff",
+  "the adoption queues s's wait on the giver's event but does not record s's own event after it, 'the wait already made s safe'",
+  "s is safe, but the adopted blocks now sit on s's lane, and a stream that later adopts s's lane waits only on s's event, whose last record may come before s's wait on the first giver (or was never made, when s has given nothing back yet: a wait on it is no wait at all); that stream can then write a block the first giver's kernels still read",
+  "related: NVIDIA/cub#156 (a block's event that does not cover the work of every stream the block passed through)",
+  ("""        CHECK(cudaStreamWaitEvent(s, from->second.event, 0));
+        CHECK(cudaEventRecord(to.event, s));
+""", """        CHECK(cudaStreamWaitEvent(s, from->second.event, 0));
+"""))
+W("stream-ordered-pool", "adopted-blocks-counted-as-own",
+  "default output (the counts line): 'N stolen' far too low (only blocks taken by a later adopter of an adopter's lane would count, and none do: 0 stolen), the own count too high by as much; the order and errors right",
+  "the adoption moves the giver's entries to s's lane as they are, without marking them as another's, 'once adopted they are s's own'",
+  "a block s did not free itself is to be counted stolen when it is handed out to s; unmarked, every adopted block is counted own, so the counts printed say the pool never gave one stream's block to another",
+  "own",
+  ("""        for (Entry e : from->second.blocks) {
+            e.adopted = true;
+            to.blocks.push_back(e);
+        }
+""", """        for (Entry e : from->second.blocks) to.blocks.push_back(e);
+"""))
+W("stream-ordered-pool", "givers-lane-erased-with-its-event-at-adoption",
+  "the record only: an event leaked at every adoption; every printed line right",
+  "after moving the giver's blocks the adoption erases the giver's whole lane from the map, lanes_.erase(from), 'the giver has nothing left', instead of clearing its list",
+  "the lane's event goes with the map entry and is never destroyed (the destructor walks the map); the giver's next give-back makes a new lane and a new event, so every adoption leaks one event; waits already queued on the old one are unaffected, so nothing printed changes",
+  "own",
+  ("""        from->second.blocks.clear();
+        return take(to);""", """        lanes_.erase(from);   // the giver has nothing left
+        return take(to);"""))
+W("stream-ordered-pool", "events-of-empty-lanes-left-at-the-end",
+  "other arguments only (--keep): the record sees events never destroyed; without --keep every lane holds blocks at the end and nothing leaks; every printed line right",
+  "the destructor destroys the event of each lane that still holds blocks and skips the empty ones, 'an empty lane has nothing pending'",
+  "every lane's event was made by the pool whether or not the lane still holds blocks; with --keep the last round's blocks are never given back, the lanes emptied by that round's takes and adoptions stay empty, and their events leak",
+  "own",
+  ("""        for (auto& kv : lanes_) CHECK(cudaEventDestroy(kv.second.event));""",
+   """        for (auto& kv : lanes_)
+            if (!kv.second.blocks.empty()) CHECK(cudaEventDestroy(kv.second.event));"""))
