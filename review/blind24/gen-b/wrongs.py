@@ -234,10 +234,55 @@ W("stream-ordered-pool", "givers-lane-erased-with-its-event-at-adoption",
         return take(to);""", """        lanes_.erase(from);   // the giver has nothing left
         return take(to);"""))
 W("stream-ordered-pool", "events-of-empty-lanes-left-at-the-end",
-  "other arguments only (--keep): the record sees events never destroyed; without --keep every lane holds blocks at the end and nothing leaks; every printed line right",
+  "the record only, and only where some lane is empty when the pool ends: likeliest with --keep (the last round's blocks never come back), and in a default run whenever the last round's busy stream adopts the lane of a stream whose turn is over; every printed line right",
   "the destructor destroys the event of each lane that still holds blocks and skips the empty ones, 'an empty lane has nothing pending'",
-  "every lane's event was made by the pool whether or not the lane still holds blocks; with --keep the last round's blocks are never given back, the lanes emptied by that round's takes and adoptions stay empty, and their events leak",
+  "every lane's event was made by the pool whether or not the lane still holds blocks; a lane emptied by a take or an adoption after its stream's last give-back (with --keep, the lanes the last round takes from) stays empty, and its event leaks",
   "own",
   ("""        for (auto& kv : lanes_) CHECK(cudaEventDestroy(kv.second.event));""",
    """        for (auto& kv : lanes_)
             if (!kv.second.blocks.empty()) CHECK(cudaEventDestroy(kv.second.event));"""))
+
+# ---- stream-pools ----
+W("stream-pools", "fit-tested-once-before-the-cas-loop",
+  "a race, default output in the overflow round by timing (likely, not sure): 'offsets within capacity: no' and more requests granted than fit (or a fault, pool 3's blocks running past the arena); the work rounds never come near the capacity and stay right",
+  "the leader tests old + need <= capacity once, on its first read of the offset, and then loops on atomicCAS until it succeeds, taking each value the CAS returns as the new old without testing the fit again",
+  "between the test and a successful CAS other warps move the offset; a leader that lost the race retries from the value it saw, which may no longer leave room for its run, and still stores old + need: the offset passes the capacity and the run is handed out past the slice's end (into the next pool's slice, or past the arena for the last pool); only contended, nearly full pools show it",
+  "related: GPUOpen-LibrariesAndSDKs/VulkanMemoryAllocator#89 (a compare-exchange loop working from a stale value)",
+  ("""        while (old + need <= p.capacity) {
+            const unsigned long long seen = atomicCAS(&p.counters->offset, old, old + need);
+            if (seen == old) {
+                start = old;
+                break;
+            }
+            old = seen;
+        }""", """        if (old + need <= p.capacity) {
+            for (;;) {
+                const unsigned long long seen = atomicCAS(&p.counters->offset, old, old + need);
+                if (seen == old) {
+                    start = old;
+                    break;
+                }
+                old = seen;
+            }
+        }"""))
+W("stream-pools", "counters-allocated-on-the-first-stream-only",
+  "the record only: every printed line right",
+  "init allocates every pool's counters with cudaMallocAsync on streams[0], 'allocate everything up front on one stream', and clears each on its own pool's stream",
+  "the counters of pools 1 to 3 are stream-ordered allocations of streams[0], and their memsets and kernels run on streams 1 to 3, which nothing orders after streams[0]: each is a use of memory on a stream not ordered after its allocation; an allocation from an idle stream's pool is ready at once, so nothing printed changes",
+  "related: rapidsai/rmm#2156 (memory allocated on one stream and used on another with no ordering between them)",
+  ("""            CHECK(cudaMallocAsync((void**)&counters_[i], sizeof(PoolCounters), streams[i]));""",
+   """            CHECK(cudaMallocAsync((void**)&counters_[i], sizeof(PoolCounters), streams[0]));"""))
+W("stream-pools", "counters-cleared-by-the-size-of-a-pointer",
+  "the record only, most likely: the high-water mark and refusal count are never cleared; memory fresh from the stream-ordered pool most likely holds zeros, so every printed line right (the harness's 0xff trick reaches cudaMalloc'd memory, not this)",
+  "init clears each pool's counters with cudaMemsetAsync(counters_[i], 0, sizeof(counters_[i]), streams[i]): the size of the pointer, 8 bytes, not of the PoolCounters it points to",
+  "only the offset is cleared; high and failed start with whatever the allocation's memory held, and are then raised by atomicMax and added to: the program reads memory it never wrote, and any leftover value shows up as a wrong mark or refusal count",
+  "own",
+  ("""            CHECK(cudaMemsetAsync(counters_[i], 0, sizeof(PoolCounters), streams[i]));""",
+   """            CHECK(cudaMemsetAsync(counters_[i], 0, sizeof(counters_[i]), streams[i]));"""))
+W("stream-pools", "exact-multiples-of-16-given-a-unit-more",
+  "default output: warps not given one run in lane order, pool use not as expected (every request of a multiple of 16 bytes takes 16 bytes more), and in the overflow round more than half the requests refused",
+  "a request's size in units is bytes / kAlign + 1, 'rounded up to the next unit', instead of (bytes + kAlign - 1) / kAlign",
+  "sizes that are already a multiple of 16 (one request in 16 here, and every 512-byte request of the overflow round) are given one unit too many: the blocks no longer sit where main's rounded sizes place them, the pools' offsets count 16 bytes too many per such request, and a slice holds fewer 512-byte blocks than its 1024",
+  "own",
+  ("""    const unsigned units = (unsigned)((bytes + kAlign - 1) / kAlign);""",
+   """    const unsigned units = (unsigned)(bytes / kAlign + 1);   // rounded up to the next unit"""))

@@ -1,6 +1,6 @@
-// kind: wrong (other arguments only (--keep): the record sees events never destroyed; without --keep every lane holds blocks at the end and nothing leaks; every printed line right)
+// kind: wrong (the record only, and only where some lane is empty when the pool ends: likeliest with --keep (the last round's blocks never come back), and in a default run whenever the last round's busy stream adopts the lane of a stream whose turn is over; every printed line right)
 // mistake: the destructor destroys the event of each lane that still holds blocks and skips the empty ones, 'an empty lane has nothing pending'
-// why it is wrong: every lane's event was made by the pool whether or not the lane still holds blocks; with --keep the last round's blocks are never given back, the lanes emptied by that round's takes and adoptions stay empty, and their events leak
+// why it is wrong: every lane's event was made by the pool whether or not the lane still holds blocks; a lane emptied by a take or an adoption after its stream's last give-back (with --keep, the lanes the last round takes from) stays empty, and its event leaks
 // source: own
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
