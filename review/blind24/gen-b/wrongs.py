@@ -48,14 +48,14 @@ W("peer-pool", "weights-freed-on-the-pull-stream",
   "the record only (most likely): every printed line right",
   "finish gives w1 back with cudaFreeAsync(w1, t.pull), 'free it on the stream that allocated it', instead of on s[1]",
   "the pull stream is ordered before the rounds (s[1] waits for pulled) but after none of them: the free of w1 is queued behind the copy only, while the last rounds' produce kernels on s[1] may still read w1 (each spins 3 ms first); nothing is allocated from device 1's pool afterwards, so the memory is most likely not reused and the sums stay right, but the free is not ordered after the reads",
-  "related: rapidsai/rmm#2156 (a free on a stream not ordered after the memory's last use)",
+  "related: NVIDIA/cccl#1637 (review: memory given back on a stream must not still be in use on another stream; the caller orders them)",
   ("""    CHECK(cudaFreeAsync(w1, t.s[1]));   // behind the last produce that reads it""",
    """    CHECK(cudaFreeAsync(w1, t.pull));   // on the stream that allocated it"""))
 W("peer-pool", "weights-allocated-on-s1-but-copied-on-the-pull-stream",
   "the record only: every printed line right",
   "share_weights allocates w1 with cudaMallocAsync on t.s[1], 'device 1's stream', and still queues the copy into it on the pull stream",
   "the copy on pull is ordered after ready (device 0's weights) but not after w1's allocation, which is in s[1]'s order: a use of stream-ordered memory on a stream that is not ordered after its allocation; on an idle s[1] the allocation is done at once, so the copy lands and every line is right",
-  "own",
+  "related: rapidsai/rmm#2015 (when a stream-ordered allocation may be used, and on which stream)",
   ("""    CHECK(cudaMallocAsync((void**)&w1, bytes, t.pull));   // device 1's current pool""",
    """    CHECK(cudaMallocAsync((void**)&w1, bytes, t.s[1]));   // device 1's current pool, on device 1's stream"""))
 W("peer-pool", "pull-stream-made-after-device-0-is-current-again",
@@ -137,7 +137,7 @@ W("ipc-pool", "free-queued-before-the-wait-on-freed",
   "the record only: every printed line right",
   "after the child's answer the parent queues cudaFreeAsync(block, s) first and only then cudaStreamWaitEvent(s, freed[r]), 'free it, and hold s until the child is done'",
   "a wait orders only what is queued after it: the free is now ordered after the fill alone, while the child may still read the block (30 ms) and free its import; the next round's allocation and fill on s come after the wait, so the block is not written again before the child is done and every printed line is right, but the parent's free itself is unordered with the child's use",
-  "related: rapidsai/rmm#2156 (a free queued on a stream that is not yet ordered after the memory's use)",
+  "related: NVIDIA/cccl#1637 (review: memory given back on a stream must not still be in use on another stream; the caller orders them)",
   ("""        CHECK(cudaStreamWaitEvent(s, roundFreed[r], 0));
         CHECK(cudaFreeAsync(block, s));
 """, """        CHECK(cudaFreeAsync(block, s));
@@ -162,7 +162,7 @@ W("ipc-pool", "child-synchronizes-freed-before-closing-it",
   "the record only: a host wait in the child every round (about the use kernel's 30 ms); every printed line right",
   "before closing its handles the child calls cudaEventSynchronize(roundFreed), 'an event must be complete before it is destroyed'",
   "cudaEventDestroy of an event whose record has not completed returns at once and releases it once the work is done; the synchronize makes the child's host wait for its own use kernel every round, which the exercise forbids (the child's one host wait is the copy of the sums at the end)",
-  "related: cupy/cupy#4537 (whether a stream or event may be destroyed with work still pending)",
+  "related: zama-ai/tfhe-rs#3186 (review: an event destroyed before it completes taken to lose its wait, so synchronized first)",
   ("""        CHECK(cudaEventRecord(roundFreed, s));
         CHECK(cudaEventDestroy(roundFilled));""", """        CHECK(cudaEventRecord(roundFreed, s));
         CHECK(cudaEventSynchronize(roundFreed));   // complete before it is destroyed
@@ -269,7 +269,7 @@ W("stream-pools", "counters-allocated-on-the-first-stream-only",
   "the record only: every printed line right",
   "init allocates every pool's counters with cudaMallocAsync on streams[0], 'allocate everything up front on one stream', and clears each on its own pool's stream",
   "the counters of pools 1 to 3 are stream-ordered allocations of streams[0], and their memsets and kernels run on streams 1 to 3, which nothing orders after streams[0]: each is a use of memory on a stream not ordered after its allocation; an allocation from an idle stream's pool is ready at once, so nothing printed changes",
-  "related: rapidsai/rmm#2156 (memory allocated on one stream and used on another with no ordering between them)",
+  "related: rapidsai/rmm#2015 (when a stream-ordered allocation may be used, and on which stream)",
   ("""            CHECK(cudaMallocAsync((void**)&counters_[i], sizeof(PoolCounters), streams[i]));""",
    """            CHECK(cudaMallocAsync((void**)&counters_[i], sizeof(PoolCounters), streams[0]));"""))
 W("stream-pools", "counters-cleared-by-the-size-of-a-pointer",

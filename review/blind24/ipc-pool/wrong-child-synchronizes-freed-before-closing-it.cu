@@ -1,7 +1,7 @@
 // kind: wrong (the record only: a host wait in the child every round (about the use kernel's 30 ms); every printed line right)
 // mistake: before closing its handles the child calls cudaEventSynchronize(roundFreed), 'an event must be complete before it is destroyed'
 // why it is wrong: cudaEventDestroy of an event whose record has not completed returns at once and releases it once the work is done; the synchronize makes the child's host wait for its own use kernel every round, which the exercise forbids (the child's one host wait is the copy of the sums at the end)
-// source: related: cupy/cupy#4537 (whether a stream or event may be destroyed with work still pending)
+// source: related: zama-ai/tfhe-rs#3186 (review: an event destroyed before it completes taken to lose its wait, so synchronized first)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

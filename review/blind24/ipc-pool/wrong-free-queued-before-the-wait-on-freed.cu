@@ -1,7 +1,7 @@
 // kind: wrong (the record only: every printed line right)
 // mistake: after the child's answer the parent queues cudaFreeAsync(block, s) first and only then cudaStreamWaitEvent(s, freed[r]), 'free it, and hold s until the child is done'
 // why it is wrong: a wait orders only what is queued after it: the free is now ordered after the fill alone, while the child may still read the block (30 ms) and free its import; the next round's allocation and fill on s come after the wait, so the block is not written again before the child is done and every printed line is right, but the parent's free itself is unordered with the child's use
-// source: related: rapidsai/rmm#2156 (a free queued on a stream that is not yet ordered after the memory's use)
+// source: related: NVIDIA/cccl#1637 (review: memory given back on a stream must not still be in use on another stream; the caller orders them)
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: every printed line right)
 // mistake: share_weights allocates w1 with cudaMallocAsync on t.s[1], 'device 1's stream', and still queues the copy into it on the pull stream
 // why it is wrong: the copy on pull is ordered after ready (device 0's weights) but not after w1's allocation, which is in s[1]'s order: a use of stream-ordered memory on a stream that is not ordered after its allocation; on an idle s[1] the allocation is done at once, so the copy lands and every line is right
-// source: own
+// source: related: rapidsai/rmm#2015 (when a stream-ordered allocation may be used, and on which stream)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

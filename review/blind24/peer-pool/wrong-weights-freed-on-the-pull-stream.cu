@@ -1,7 +1,7 @@
 // kind: wrong (the record only (most likely): every printed line right)
 // mistake: finish gives w1 back with cudaFreeAsync(w1, t.pull), 'free it on the stream that allocated it', instead of on s[1]
 // why it is wrong: the pull stream is ordered before the rounds (s[1] waits for pulled) but after none of them: the free of w1 is queued behind the copy only, while the last rounds' produce kernels on s[1] may still read w1 (each spins 3 ms first); nothing is allocated from device 1's pool afterwards, so the memory is most likely not reused and the sums stay right, but the free is not ordered after the reads
-// source: related: rapidsai/rmm#2156 (a free on a stream not ordered after the memory's last use)
+// source: related: NVIDIA/cccl#1637 (review: memory given back on a stream must not still be in use on another stream; the caller orders them)
 // Two GPUs, one job: device 1 produces chunks of numbers and device 0
 // adds them up. Each chunk is to land in device 0's memory, so it comes
 // from device 0's pool, allocated on device 1's stream, the stream that

@@ -1,7 +1,7 @@
 // kind: wrong (the record only: every printed line right)
 // mistake: init allocates every pool's counters with cudaMallocAsync on streams[0], 'allocate everything up front on one stream', and clears each on its own pool's stream
 // why it is wrong: the counters of pools 1 to 3 are stream-ordered allocations of streams[0], and their memsets and kernels run on streams 1 to 3, which nothing orders after streams[0]: each is a use of memory on a stream not ordered after its allocation; an allocation from an idle stream's pool is ready at once, so nothing printed changes
-// source: related: rapidsai/rmm#2156 (memory allocated on one stream and used on another with no ordering between them)
+// source: related: rapidsai/rmm#2015 (when a stream-ordered allocation may be used, and on which stream)
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons
