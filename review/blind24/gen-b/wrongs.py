@@ -206,7 +206,7 @@ W("heap-vs-pool", "group-placed-from-the-lanes-up-to-its-own",
 
 # ---- stream-ordered-pool ----
 W("stream-ordered-pool", "adopted-blocks-given-on-without-a-fresh-record",
-  "a race, the record: a block adopted by one stream and taken from it by a third is used without waiting for the first giver's work; errors in the printed line only by timing, likeliest with SPIN_US or --handoff",
+  "a race, other arguments only: with --handoff (a stream's blocks are given back on the next stream, so an adopter's own event may never be recorded again) or --keep (the last round gives nothing back), a third stream adopts blocks from an adopter's lane without waiting for the first giver's work; the record then sees an unordered use, the errors line only by timing (likeliest with SPIN_US); in the default run every adopter gives back on its own stream before anyone else takes, and that record covers the adoption",
   "the adoption queues s's wait on the giver's event but does not record s's own event after it, 'the wait already made s safe'",
   "s is safe, but the adopted blocks now sit on s's lane, and a stream that later adopts s's lane waits only on s's event, whose last record may come before s's wait on the first giver (or was never made, when s has given nothing back yet: a wait on it is no wait at all); that stream can then write a block the first giver's kernels still read",
   "related: NVIDIA/cub#156 (a block's event that does not cover the work of every stream the block passed through)",
