@@ -1,4 +1,4 @@
-# kind: wrong (a race: the printed sums now and then short, most runs right; the record always (x freed on the producer while the consumer may still read it))
+# kind: wrong (a race: the sums line short by timing (the producer, which waits for nothing, runs ahead of the consumer, so the reuse lands in many runs); the record always (x freed on the producer while the consumer may still read it))
 # mistake: the consumer's block calls y.record_stream(consumer) on its scratch tensor, 'the tensor the consumer uses', instead of x.record_stream(consumer)
 # why it is wrong: y was made on the consumer, so marking it changes nothing; x, made on the producer, is dropped unmarked, so its memory is freed in the producer's order only and may be handed to the next batch's x while the consumer's torch.mul still reads it; the next fill can then overwrite it first
 # source: related: NVIDIA/cudnn-frontend#1186 (a side-stream copy records the tensor it writes, not the one it reads)
