@@ -593,3 +593,51 @@ func TestWitnessBoundsDriverWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestWitnessBoundsDriverVMM grades corpus-open/vmm_around.cu (round 24:
+// the driver's own virtual memory functions called around the hooks) with
+// the driver's virtual memory functions probed: only shown, it passes, as
+// it does by default (not probed); bounded by the record's vmm_*_calls
+// (LESSONS_WITNESS_DRIVER_VMM=bound), it fails.
+func TestWitnessBoundsDriverVMM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "shown")
+	w, why := OpenWitness()
+	if w == nil {
+		t.Skipf("no outside witness here: %s", why)
+	}
+	defer w.Close()
+	tk.Witness = w
+	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
+	src, _ := filepath.Abs("testdata/corpus-open/vmm_around.cu")
+	for _, way := range []string{"shown", "bound"} {
+		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", way)
+		j := &Job{ID: "drivervmm", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmm" + way,
+			Files: []File{{Name: "vmm_around.cu", Path: src}}}
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(v.Output, "100 reservations") {
+			t.Fatalf("the forger found no driver to call (output %q)", v.Output)
+		}
+		if way == "shown" {
+			if !v.Passed() {
+				t.Errorf("with the driver's virtual memory functions only shown, it fails: %+v (output %q)", v.Results, v.Output)
+			}
+			continue
+		}
+		if v.Passed() || !failedWith(v, "virtual memory managed around the statistics library") {
+			t.Fatalf("not failed by the driver's virtual memory functions: %+v (output %q)", v.Results, v.Output)
+		}
+		for _, r := range v.Results {
+			if !r.Pass {
+				t.Logf("%s: %s", r.Name, r.Got)
+			}
+		}
+	}
+}

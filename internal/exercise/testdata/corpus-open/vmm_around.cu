@@ -9,7 +9,7 @@
 // virtual memory by the record (vmm-growable: vmm_create_bytes,
 // vmm_maps_past_reservation, vmm_unmaps_unwaited, vmm_release_calls)
 // judged what the program chose to show.
-// want: the statistics record does not match what the kernel saw|more than the record's|dynamic loading
+// want: virtual memory managed around the statistics library|dynamic loading
 // needs: witness
 #include <cuda.h>
 #include <cuda_runtime.h>
