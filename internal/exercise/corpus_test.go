@@ -614,6 +614,22 @@ func TestWitnessBoundsDriverVMM(t *testing.T) {
 	tk.Witness = w
 	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
 	src, _ := filepath.Abs("testdata/corpus-open/vmm_around.cu")
+	// The same calls made through the library's hooks (dlsym answers
+	// with them) pass with the bound: the kernel counts each once.
+	honest := filepath.Join(t.TempDir(), "vmm_hooked.cu")
+	if err := os.WriteFile(honest, []byte(vmmHooked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "bound")
+	j := &Job{ID: "drivervmm", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmhooked",
+		Files: []File{{Name: "vmm_hooked.cu", Path: honest}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Passed() || !strings.Contains(v.Output, "made 3 through the hooks") {
+		t.Fatalf("the driver's virtual memory functions called through the hooks fail the bound: %+v (output %q)", v.Results, v.Output)
+	}
 	for _, way := range []string{"shown", "bound"} {
 		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", way)
 		j := &Job{ID: "drivervmm", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmm" + way,
@@ -641,3 +657,35 @@ func TestWitnessBoundsDriverVMM(t *testing.T) {
 		}
 	}
 }
+
+// vmmHooked calls the driver's seven virtual memory functions three times
+// each through the statistics library's hooks (dlsym's answers).
+const vmmHooked = `#include <cuda.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <stdio.h>
+int main() {
+    void* p = NULL;
+    if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);
+    void* d = dlopen("libcuda.so.1", RTLD_NOW);
+    const char* names[7] = {"cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap", "cuMemRelease", "cuMemAddressFree"};
+    void* f[7];
+    for (int n = 0; n < 7; n++) if ((f[n] = dlsym(d, names[n])) == NULL) return 1;
+    CUmemAllocationProp prop = {};
+    CUmemAccessDesc access = {};
+    int made = 0;
+    for (int i = 0; i < 3; i++, made++) {
+        CUdeviceptr va = 0;
+        CUmemGenericAllocationHandle h = 0;
+        ((CUresult(*)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long))f[0])(&va, 2 << 20, 0, 0, 0);
+        ((CUresult(*)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long))f[1])(&h, 2 << 20, &prop, 0);
+        ((CUresult(*)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long))f[2])(va, 2 << 20, 0, h, 0);
+        ((CUresult(*)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t))f[3])(va, 2 << 20, &access, 1);
+        ((CUresult(*)(CUdeviceptr, size_t))f[4])(va, 2 << 20);
+        ((CUresult(*)(CUmemGenericAllocationHandle))f[5])(h);
+        ((CUresult(*)(CUdeviceptr, size_t))f[6])(va, 2 << 20);
+    }
+    printf("one allocation asked for, virtual memory made %d through the hooks\n", made);
+    return 0;
+}
+`
