@@ -54,6 +54,10 @@ func TestScan(t *testing.T) {
 		{"an instantiated graph updated", "cudaGraphExecUpdate(e, g, &info);\n", []string{"work the statistics library does not see@1"}},
 		{"a graph by the driver", "cuGraphLaunch(e, s);\n", []string{"work the statistics library does not see@1"}},
 		{"a graph captured", "cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); cudaGraphInstantiate(&e, g, 0); cudaGraphLaunch(e, s); cudaGraphKernelNodeGetParams(n, &p); cudaGraphExecKernelNodeSetParams(e, n, &p); cudaGraphAddMemAllocNode(&a, g, 0, 0, &m);\n", nil},
+		{"a node's own arguments", "cudaGraphNodeGetParams(n, &np);\n*(int*)np.kernel.kernelParams[3] = k;\n", []string{"work the statistics library does not see@1"}},
+		{"an executable graph's node set", "\ncudaGraphExecNodeSetParams(e, n, &np);\n", []string{"work the statistics library does not see@2"}},
+		{"a node's arguments by the driver", "cuGraphKernelNodeGetParams_v2(n, &dp);\n", []string{"work the statistics library does not see@1"}},
+		{"a host function", "cudaLaunchHostFunc(s, done, &flag);\ncudaStreamAddCallback(s, cb, 0, 0);\n", []string{"a host function on a stream@1"}},
 		{"a 2D copy", "\ncudaMemcpy2D(d, p, s, p, w, 1, cudaMemcpyDeviceToDevice);\n", []string{"work the statistics library does not see@2"}},
 		{"not unseen work", "cudaMemcpyAsync(d, s, n, k, st); cudaLaunchKernel(f, g, b, a, 0, st);\ncudaMemcpy2DAsync(d, p, s, p, w, 1, k, st); cudaLaunchKernelEx(&c, f, x);\n", nil},
 		{"a child", "if (fork() == 0) work();\n", []string{"a process of its own@1"}},
@@ -90,6 +94,28 @@ func TestScan(t *testing.T) {
 		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A solution that queues a host function (graph-alloc's) explains the
+// host functions of a submission, and not the rest of what the library
+// does not see: before round 24 the two were one kind, and a graph-alloc
+// submission's cudaGraphNodeGetParams, cudaGraphExecNodeSetParams or the
+// driver's launches were not marked.
+func TestHostFunctionExplainsItsOwnKind(t *testing.T) {
+	solution := []byte("CHECK(cudaLaunchHostFunc(s, nap, nullptr));\nCHECK(cudaGraphKernelNodeGetParams(scale_node, &scale_params));\n")
+	for _, student := range []string{
+		"cudaLaunchHostFunc(s, nap, nullptr);\ncudaGraphNodeParams np;\ncudaGraphNodeGetParams(scale_node, &np);\n",
+		"cudaLaunchHostFunc(s, nap, nullptr);\n\ncudaGraphExecNodeSetParams(step, scale_node, &np);\n",
+		"cudaLaunchHostFunc(s, nap, nullptr);\nauto f = cuLaunchKernel;\n",
+	} {
+		got := Unexplained([]byte(student), solution)
+		if len(got) != 1 || got[0].Kind.Name != "work the statistics library does not see" || got[0].Line < 2 {
+			t.Errorf("Unexplained(%q) = %v", student, got)
+		}
+	}
+	if got := Unexplained([]byte("cudaStreamAddCallback(s, cb, 0, 0);\n"), solution); len(got) != 0 {
+		t.Errorf("a host function of another kind's call is explained by the solution's: %v", got)
 	}
 }
 
