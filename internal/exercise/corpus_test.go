@@ -689,3 +689,74 @@ int main() {
     return 0;
 }
 `
+
+// TestHiddenRunFailuresScoreNothing grades testdata/corpus/hidden/
+// hidden_forged.cu by its spec (points on the checks, three hidden runs)
+// as grade does (RunAll), in the plain runner and the sandbox: honest on
+// the public run, each hidden run fails by a result that is no check of
+// the spec's (a record not trusted, a record the kernel's counts
+// contradict where the witness is on, a run past its time limit), and the
+// attempt scores nothing, as a public run's such failure makes it. Before
+// round 24 RunAll gave those results checks of their own, with no points,
+// and the attempt scored 25 of 25.
+func TestHiddenRunFailuresScoreNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	if w, why := OpenWitness(); w != nil {
+		defer w.Close()
+		tk.Witness = w
+	} else {
+		t.Logf("no outside witness here: %s", why)
+	}
+	data, err := os.ReadFile("testdata/corpus/hidden/spec.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := filepath.Abs("testdata/corpus/hidden/hidden_forged.cu")
+	runners := map[string]Runner{"plain": Plain{}}
+	if sb, err := TempSandbox("lessons-hidden-"); err == nil {
+		defer sb.Close()
+		runners["sandbox"] = sb
+	} else {
+		t.Logf("no grading sandbox here: %v", err)
+	}
+	for rn, r := range runners {
+		t.Run(rn, func(t *testing.T) {
+			sp := spec(t, string(data))
+			j := &Job{ID: "hidden", Spec: sp, Dir: t.TempDir(), Hash: "hiddenforged" + rn,
+				Files: []File{{Name: "hidden_forged.cu", Path: src}}}
+			b, err := Build(context.Background(), tk, r, j, 0)
+			if err != nil || b.Failed != nil {
+				t.Fatalf("build: %v %+v", err, b)
+			}
+			v, err := RunAll(context.Background(), tk, r, j, b.Prog, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"[spawned] statistics recorded by the library", "[late] ends by itself"}
+			if tk.Witness != nil {
+				want = append(want, "[around] "+checker.WitnessCheckName)
+			}
+			for _, w := range want {
+				failed := false
+				for _, res := range v.Results {
+					failed = failed || (res.Name == w && !res.Pass)
+				}
+				if !failed {
+					t.Errorf("no failed %q among %+v", w, v.Results)
+				}
+			}
+			for _, res := range v.Results {
+				if res.Check != nil && res.Check.Points > 0 && res.Check.Run == "" && !res.Pass {
+					t.Errorf("the public run fails %q: %s", res.Name, res.Got)
+				}
+			}
+			if got := sp.Score(v.Results); got != 0 {
+				t.Errorf("the attempt scores %d of %d: a hidden run that was not trusted, not matched or did not end earned points", got, sp.Points)
+			}
+		})
+	}
+}
