@@ -126,3 +126,25 @@ func TestLibraryLeavesNoNameOfItsVariables(t *testing.T) {
 		t.Errorf("the program printed %q, want %q: a variable the library took is still in the environment block", out, "seen 0\n")
 	}
 }
+
+// A host function (cudaLaunchHostFunc) runs once the work queued before
+// it on its stream is done: a write made after the host saw it run (the
+// flag it raised) is ordered after that stream's work, and after no other
+// stream's. A block handed on after its own stream's function (or a
+// cudaStreamAddCallback callback) ran is not a race; one handed on after a function queued on a stream that never
+// used it is (review/blind23's block pool, and its refused give-back that
+// queued its function first).
+func TestLibraryOrdersAfterAHostFunctionThatRan(t *testing.T) {
+	lib := buildStub(t, "hostfunc.c")
+	got, _ := lib.run(t)
+	s := got.Stats
+	if s.UnorderedUses != 1 {
+		t.Fatalf("unordered_uses %d, want 1 (block Y's write after a function on another stream, not X's or Z's after their own): %s", s.UnorderedUses, s.RaceNote("unordered_uses"))
+	}
+	if race := s.RaceNote("unordered_uses"); !strings.Contains(race, "at offset 1024") {
+		t.Errorf("use_race %q: want the write of block Y (offset 1024)", race)
+	}
+	if s.DeviceSyncs != 1 || s.StreamSyncs != 0 || s.EventSyncs != 0 {
+		t.Errorf("host waits: device %d, stream %d, event %d; want 1, 0, 0 (a host function is no host wait)", s.DeviceSyncs, s.StreamSyncs, s.EventSyncs)
+	}
+}

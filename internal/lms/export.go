@@ -198,20 +198,27 @@ func (e *Export) WriteMoodle(w io.Writer) (unknown []string, err error) {
 }
 
 // gsTest and gsResults are Gradescope's autograder results.json.
+// Every output is marked "text": Gradescope's default,
+// "simple_format", and its "html" and "md" read markup in what a
+// check's got line quotes of the student's own output, so a program
+// that prints markup would have it rendered on its grade page.
 type gsTest struct {
-	Name       string  `json:"name"`
-	Score      float64 `json:"score"`
-	MaxScore   float64 `json:"max_score"`
-	Status     string  `json:"status"`
-	Visibility string  `json:"visibility"`
-	Output     string  `json:"output"`
+	Name         string  `json:"name"`
+	Score        float64 `json:"score"`
+	MaxScore     float64 `json:"max_score"`
+	Status       string  `json:"status"`
+	Visibility   string  `json:"visibility"`
+	Output       string  `json:"output"`
+	OutputFormat string  `json:"output_format"`
 }
 
 type gsResults struct {
-	Score      float64  `json:"score"`
-	Visibility string   `json:"visibility"`
-	Output     string   `json:"output"`
-	Tests      []gsTest `json:"tests"`
+	Score            float64  `json:"score"`
+	Visibility       string   `json:"visibility"`
+	Output           string   `json:"output"`
+	OutputFormat     string   `json:"output_format"`
+	TestOutputFormat string   `json:"test_output_format"`
+	Tests            []gsTest `json:"tests"`
 }
 
 // GradescopeName is where WriteGradescope's results of a student go,
@@ -232,10 +239,10 @@ func (e *Export) GradescopeName(st string) string {
 // Hidden says), visible to the student.
 func (e *Export) WriteGradescope(w io.Writer, st string) error {
 	s := e.Sheet
-	r := gsResults{Score: float64(s.Total(st)), Visibility: "visible", Tests: []gsTest{},
+	r := gsResults{Score: float64(s.Total(st)), Visibility: "visible", Tests: []gsTest{}, OutputFormat: "text", TestOutputFormat: "text",
 		Output: fmt.Sprintf("Graded by lessons on a GPU: %d of %d points.", s.Total(st), s.Max)}
 	for _, x := range s.Exercises {
-		t := gsTest{Name: x.ID, MaxScore: float64(x.Points), Visibility: "visible", Status: "failed"}
+		t := gsTest{Name: x.ID, MaxScore: float64(x.Points), Visibility: "visible", Status: "failed", OutputFormat: "text"}
 		a := s.Grades[st][x.ID]
 		switch {
 		case a == nil:

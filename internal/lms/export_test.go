@@ -97,12 +97,15 @@ func TestWriteGradescope(t *testing.T) {
 			t.Fatal(err)
 		}
 		var r struct {
-			Score float64 `json:"score"`
-			Tests []struct {
-				Name     string
-				Score    float64
-				MaxScore float64 `json:"max_score"`
-				Output   string
+			Score        float64 `json:"score"`
+			OutputFormat string  `json:"output_format"`
+			TestFormat   string  `json:"test_output_format"`
+			Tests        []struct {
+				Name         string
+				Score        float64
+				MaxScore     float64 `json:"max_score"`
+				Output       string
+				OutputFormat string `json:"output_format"`
 			} `json:"tests"`
 		}
 		if err := json.Unmarshal(b.Bytes(), &r); err != nil {
@@ -110,6 +113,16 @@ func TestWriteGradescope(t *testing.T) {
 		}
 		if len(r.Tests) != 2 || r.Score != float64(s.Total(st)) {
 			t.Errorf("%s: %+v", st, r)
+		}
+		// A student's output quoted in a got line is shown as text,
+		// never read as markup (Gradescope's default reads some).
+		if r.OutputFormat != "text" || r.TestFormat != "text" {
+			t.Errorf("%s: output formats %q and %q, want text", st, r.OutputFormat, r.TestFormat)
+		}
+		for _, x := range r.Tests {
+			if x.OutputFormat != "text" {
+				t.Errorf("%s %s: output format %q, want text", st, x.Name, x.OutputFormat)
+			}
 		}
 		all.WriteString("== " + e.GradescopeName(st) + "\n")
 		all.Write(b.Bytes())

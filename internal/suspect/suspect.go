@@ -64,14 +64,6 @@ var Kinds = []*Kind{
 		Why: "a handler that changes the registers it returns to (the trap flag set: the program steps itself one instruction at a time) steers the statistics library's code past its checks without writing memory"},
 	{Name: "work the statistics library does not see", re: regexp.MustCompile(`\bcuda(Memcpy2D|Memset2D|Memcpy2D(To|From|Array)\w*|(Memcpy|Memset)3D\w*|Memcpy(To|From)(Symbol|Array)\w*|MemcpyBatch\w*|LaunchCooperativeKernelMultiDevice)\b|\bcu(Launch\w*|Memcpy\w*|Memset\w*|Graph(Launch|Add\w*|ExecUpdate\w*|Exec\w*SetParams\w*|\w*Node(Get|Set)Params\w*))\b|\bcudaGraph(Add(Kernel|Memcpy|Memset)?Node\w*|ExecUpdate|ExecNodeSetParams|Node(Get|Set)Params)\b`),
 		Why: "work queued through a CUDA function the statistics library does not hook (a 3D copy, a 2D one but on a stream, a copy to a symbol, the driver's launches, copies, memsets and graphs), or a graph built by hand (the library judges its kernel, copy, memset and event nodes at each launch, but not cudaGraphExecNodeSetParams, the driver's graph calls or the bodies of conditional nodes), may be judged for no race, no use after free and no copy past the end; and cudaGraphNodeGetParams hands out a kernel node's own argument memory, which cudaGraphKernelNodeGetParams keeps out of the program's reach"},
-	// A kind of its own, not the kind above: a solution's one name (the
-	// host function graph-alloc's solution queues) explains its whole
-	// kind for every submission (suspect.Known), and with the host
-	// function among them, every graph-alloc submission named the
-	// driver's launches and graphs, cudaGraphNodeGetParams and
-	// cudaGraphExecNodeSetParams unmarked (round 24).
-	{Name: "a host function on a stream", re: regexp.MustCompile(`\bcuda(LaunchHostFunc|StreamAddCallback)\b`),
-		Why: "a host function runs on the driver's own thread once the stream's work before it is done: what it reads, frees or waits for there is not the program's own thread's"},
 }
 
 // Finding is one thing a source names, at its first place.

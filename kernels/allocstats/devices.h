@@ -532,6 +532,121 @@ HOOK_PRE(cudaError_t, cudaEventQuery, (cudaEvent_t e), (e), {
     if (r == cudaSuccess) ipcWaited(*host, e);
 })
 namespace {
+// A host function the program queues on a stream (cudaLaunchHostFunc)
+// runs, on a thread of the driver's, once the work queued before it on
+// that stream is done: a host that has seen it run (a flag it raised)
+// has seen that work complete, as a query of an event recorded there
+// that answered cudaSuccess would say (review/blind23's block pool, whose
+// give-backs each queue one that raises the block's flag, and whose
+// allocate hands a block out only once its flag is up). The hook queues
+// hostFnRan in its place, given the stream's clock as the function was
+// queued; hostFnRan tells the tracker that the host has seen that work
+// complete (hostWaits), and only then calls the program's function, so
+// that whatever the program's host learns from the function comes after
+// the tracker knows. What it knows is the function's own stream's work,
+// no other stream's: a function queued on another stream than the one
+// that used a block says nothing of that use. Not a host wait (nothing
+// counts one). The tracker learns it when the function runs, not when
+// the program looks at what it did: a program that queues a function and
+// never looks is judged by the GPU's timing for the work it covers.
+struct HostFnCall {
+    cudaHostFn_t fn;
+    cudaStreamCallback_t cb;   // cudaStreamAddCallback's, when fn is null
+    void* data;
+    Clock done;   // the stream's clock, the function's own place included
+};
+// hostFnSeen notes that the host has seen c's work complete (mu free).
+void hostFnSeen(const HostFnCall* c) {
+    if (ended.load()) return;
+    std::lock_guard<Lock> g(mu);
+    if (!ended.load() && rec != nullptr && host != nullptr) hostWaits(c->done);
+}
+// hostFnRan runs on the driver's thread (or, with the stand-in runtime,
+// inside the call that queued it; mu is not held there). After the
+// record's end it only calls the program's function: the record is
+// closed, and a CUDA call now would stop the process (afterEnd).
+void CUDART_CB hostFnRan(void* p) {
+    HostFnCall* c = static_cast<HostFnCall*>(p);
+    const cudaHostFn_t fn = c->fn;
+    void* const data = c->data;
+    hostFnSeen(c);
+    delete c;
+    fn(data);
+}
+// callbackRan is hostFnRan for cudaStreamAddCallback, whose callback is
+// told the stream and its status: work that ended in an error is not
+// seen complete.
+void CUDART_CB callbackRan(cudaStream_t s, cudaError_t status, void* p) {
+    HostFnCall* c = static_cast<HostFnCall*>(p);
+    const cudaStreamCallback_t cb = c->cb;
+    void* const data = c->data;
+    if (status == cudaSuccess) hostFnSeen(c);
+    delete c;
+    cb(s, status, data);
+}
+// queuedHostFn is what a host function or callback queued on s now covers
+// (nullptr in a capture, or for a null function); mu is held.
+HostFnCall* queuedHostFn(cudaStream_t s, cudaHostFn_t fn, cudaStreamCallback_t cb, void* data) {
+    if ((fn == nullptr && cb == nullptr) || inCapture(s)) return nullptr;
+    order(s);
+    return new HostFnCall{fn, cb, data, (*clocks)[norm(s)]};
+}
+}  // namespace
+// In a capture a host function is a node of the graph, run at each of its
+// launches: passed through as it is (the clock of the capture is not the
+// launch's), as is a null function (CUDA refuses it; a callback's
+// capture CUDA refuses too). A call CUDA refuses
+// keeps its HostFnCall: the runtime may answer an earlier launch's error
+// after it has queued the function, and a few bytes are the price of
+// never freeing one the driver may still call.
+extern "C" cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void* data) {
+    static auto real_ = (cudaError_t(*)(cudaStream_t, cudaHostFn_t, void*))real("cudaLaunchHostFunc");
+    static uintptr_t checked = 0;
+    if (real_ == nullptr) return cudaErrorNotSupported;
+    if (((uintptr_t)real_ ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)real_, "cudaLaunchHostFunc");
+    HOOK_ENTRY();
+    if (busy()) return real_(s, fn, data);
+    const bool failed = failCount > 0 && failNow("cudaLaunchHostFunc");
+    HostFnCall* c = nullptr;
+    if (!failed) {
+        std::lock_guard<Lock> g(mu);
+        record();
+        c = queuedHostFn(s, fn, nullptr, data);
+    }
+    const cudaError_t r = failed ? (cudaError_t)2 : c != nullptr ? real_(s, hostFnRan, c) : real_(s, fn, data);
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        noteResult((int)r, failed);
+    }
+    after();
+    return r;
+}
+// cudaStreamAddCallback, the older form (flags must be 0), likewise.
+extern "C" cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void* data, unsigned int flags) {
+    static auto real_ = (cudaError_t(*)(cudaStream_t, cudaStreamCallback_t, void*, unsigned int))real("cudaStreamAddCallback");
+    static uintptr_t checked = 0;
+    if (real_ == nullptr) return cudaErrorNotSupported;
+    if (((uintptr_t)real_ ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)real_, "cudaStreamAddCallback");
+    HOOK_ENTRY();
+    if (busy()) return real_(s, cb, data, flags);
+    const bool failed = failCount > 0 && failNow("cudaStreamAddCallback");
+    HostFnCall* c = nullptr;
+    if (!failed) {
+        std::lock_guard<Lock> g(mu);
+        record();
+        c = queuedHostFn(s, nullptr, cb, data);
+    }
+    const cudaError_t r = failed ? (cudaError_t)2 : c != nullptr ? real_(s, callbackRan, c, flags) : real_(s, cb, data, flags);
+    {
+        std::lock_guard<Lock> g(mu);
+        record();
+        noteResult((int)r, failed);
+    }
+    after();
+    return r;
+}
+namespace {
 // ipcDelay waits, on the host, before a record of an interprocess event
 // (close false), or before a close of an event opened from another
 // process's handle (close true), when the run asks it

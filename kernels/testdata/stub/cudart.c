@@ -130,6 +130,7 @@ OK(cudaLaunchKernel)
 #endif
 /* A host function runs at once: every stream here is already done. */
 int cudaLaunchHostFunc(void* s, void (*f)(void*), void* d) { f(d); return 0; }
+int cudaStreamAddCallback(void* s, void (*f)(void*, int, void*), void* d, unsigned flags) { if (flags != 0) return 1; f(s, 0, d); return 0; }
 static size_t heap = 8 << 20;  /* the device heap: cudaLimitMallocHeapSize is 2 */
 int cudaDeviceSetLimit(int l, size_t v) { if (l == 2) heap = v; return 0; }
 int cudaDeviceGetLimit(size_t* v, int l) { *v = l == 2 ? heap : 0; return 0; }
@@ -233,6 +234,24 @@ int cudaGraphNodeGetDependencies(struct StubNode* node, void** deps, size_t* n) 
   size_t k = *n;
   if (deps != 0) for (int i = 0; i < node->ndeps && (size_t)i < k; i++) deps[i] = node->deps[i];
   *n = node->ndeps;
+  return 0;
+}
+/* The nodes that depend on node, and a graph's nodes that depend on
+   none (review/blind23's and blind8's graph-alloc find produce's kernel
+   node so). */
+int cudaGraphNodeGetDependentNodes(struct StubNode* node, void** out, size_t* n) {
+  size_t k = 0;
+  for (int i = 0; i < 64; i++)
+    for (int d = 0; gnodes[i].graph != 0 && d < gnodes[i].ndeps; d++)
+      if (gnodes[i].deps[d] == node) { if (out != 0 && k < *n) out[k] = &gnodes[i]; k++; break; }
+  *n = k;
+  return 0;
+}
+int cudaGraphGetRootNodes(void* g, void** out, size_t* n) {
+  size_t k = 0;
+  for (int i = 0; i < 64; i++)
+    if (gnodes[i].graph == g && g != 0 && gnodes[i].ndeps == 0) { if (out != 0 && k < *n) out[k] = &gnodes[i]; k++; }
+  *n = k;
   return 0;
 }
 int cudaGraphMemAllocNodeGetParams(struct StubNode* node, struct cudaMemAllocNodeParams* p) {
