@@ -760,3 +760,32 @@ func TestHiddenRunFailuresScoreNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenHostFnCaptured grades corpus-open/hostfn_captured.cu (round 24,
+// for the GPU run): the library's host-function wrapper captured into a
+// graph by a stream the library does not know is capturing, and called by
+// the program itself while the kernel it covers still runs, so that a
+// race on another stream is judged ordered. It skips where the forger
+// forged nothing (no device: here). On a GPU it fails today if the
+// forgery holds (unordered_uses 0 with "the tracker was told"); it passes
+// once the library refuses it.
+func TestOpenHostFnCaptured(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	src, _ := filepath.Abs("testdata/corpus-open/hostfn_captured.cu")
+	j := &Job{ID: "hostfn", Spec: spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"unordered_uses\"\nequals = 0\n"), Dir: t.TempDir(), Hash: "hostfncaptured",
+		Files: []File{{Name: "hostfn_captured.cu", Path: src}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.Output, "the tracker was told") {
+		t.Skipf("the forger forged nothing here (output %q)", v.Output)
+	}
+	if v.Passed() {
+		t.Fatalf("the race hidden by the captured wrapper passed: %+v", v.Results)
+	}
+	t.Logf("refused: %+v", v.Results)
+}
