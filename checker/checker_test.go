@@ -502,6 +502,15 @@ func TestScore(t *testing.T) {
 			t.Errorf("%s: all or nothing %d, want %d", tc.name, got, tc.full)
 		}
 	}
+	// A hidden run's result that is no check of the spec's (RunAll's
+	// RunCheck) leaves the attempt nothing too, whatever else passed.
+	hidden := append(partial.Judge(&Run{Output: "done\n"}), Result{Name: "[big] ends by itself", Check: RunCheck("[big] ends by itself", "big")})
+	if got := partial.Score(hidden); got != 0 {
+		t.Errorf("a hidden run stopped at its limit: partial credit %d, want 0", got)
+	}
+	if got := partial.Score(append(partial.Judge(&Run{Output: "done\n"}), Result{Name: "[big] ends by itself", Check: RunCheck("[big] ends by itself", "big"), Pass: true})); got != 5 {
+		t.Errorf("a hidden run's passed RunCheck: partial credit %d, want 5", got)
+	}
 	compile := []Result{{Name: "compiles", Want: "the file to compile", Got: "compile error"}}
 	if partial.Score(compile) != 0 || whole.Score(compile) != 0 || partial.Score(nil) != 0 {
 		t.Error("a file that does not compile scores nothing")

@@ -157,6 +157,21 @@ type Check struct {
 
 	Line int `toml:"-"`
 	re   *regexp.Regexp
+	// whole marks a hidden run's result that is no check of the spec's
+	// (RunCheck): it fails the whole attempt, as a public run's does.
+	whole bool
+}
+
+// RunCheck is the check a hidden run's result that is no check of the
+// spec's gets (its run did not end by itself, its record was not trusted
+// or the kernel's counts contradict it), named and hidden as the run's
+// own checks are: it earns nothing, and its failure leaves the attempt no
+// points (Score), as the public run's such failure does. Before round 24
+// such a check was plain, and a hidden run's failure cost only its own
+// points, none: a program that forged its record, or ran past its limit,
+// on a hidden run kept every point its checks passed on that record.
+func RunCheck(name, run string) *Check {
+	return &Check{Name: name, Hidden: true, Run: run, whole: true}
 }
 
 // TimeLimit is the run's time limit: the spec's, or 30 s.
@@ -362,9 +377,10 @@ func (s *Spec) Partial() bool {
 }
 
 // Score is what a judged run earns. With points on the checks, the points
-// of every check that passed, but none when the program did not compile or
-// did not end by itself (the results with no check of the spec's); else
-// all of the spec's points when every check passed, and none otherwise.
+// of every check that passed, but none when the program did not compile,
+// did not end by itself or was not trusted, on any run (the results with
+// no check of the spec's, and a hidden run's RunCheck); else all of the
+// spec's points when every check passed, and none otherwise.
 func (s *Spec) Score(rs []Result) int {
 	if len(rs) == 0 {
 		return 0
@@ -378,7 +394,7 @@ func (s *Spec) Score(rs []Result) int {
 	score := 0
 	for _, r := range rs {
 		switch {
-		case r.Check == nil && !r.Pass:
+		case (r.Check == nil || r.Check.whole) && !r.Pass:
 			return 0
 		case r.Check != nil && r.Pass:
 			score += r.Check.Points

@@ -593,3 +593,199 @@ func TestWitnessBoundsDriverWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestWitnessBoundsDriverVMM grades corpus-open/vmm_around.cu (round 24:
+// the driver's own virtual memory functions called around the hooks) with
+// the driver's virtual memory functions probed: only shown, it passes, as
+// it does by default (not probed); bounded by the record's vmm_*_calls
+// (LESSONS_WITNESS_DRIVER_VMM=bound), it fails.
+func TestWitnessBoundsDriverVMM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "shown")
+	w, why := OpenWitness()
+	if w == nil {
+		t.Skipf("no outside witness here: %s", why)
+	}
+	defer w.Close()
+	tk.Witness = w
+	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
+	src, _ := filepath.Abs("testdata/corpus-open/vmm_around.cu")
+	// The same calls made through the library's hooks (dlsym answers
+	// with them) pass with the bound: the kernel counts each once.
+	honest := filepath.Join(t.TempDir(), "vmm_hooked.cu")
+	if err := os.WriteFile(honest, []byte(vmmHooked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "bound")
+	j := &Job{ID: "drivervmm", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmhooked",
+		Files: []File{{Name: "vmm_hooked.cu", Path: honest}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Passed() || !strings.Contains(v.Output, "made 3 through the hooks") {
+		t.Fatalf("the driver's virtual memory functions called through the hooks fail the bound: %+v (output %q)", v.Results, v.Output)
+	}
+	for _, way := range []string{"shown", "bound"} {
+		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", way)
+		j := &Job{ID: "drivervmm", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmm" + way,
+			Files: []File{{Name: "vmm_around.cu", Path: src}}}
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(v.Output, "100 reservations") {
+			t.Fatalf("the forger found no driver to call (output %q)", v.Output)
+		}
+		if way == "shown" {
+			if !v.Passed() {
+				t.Errorf("with the driver's virtual memory functions only shown, it fails: %+v (output %q)", v.Results, v.Output)
+			}
+			continue
+		}
+		if v.Passed() || !failedWith(v, "virtual memory managed around the statistics library") {
+			t.Fatalf("not failed by the driver's virtual memory functions: %+v (output %q)", v.Results, v.Output)
+		}
+		for _, r := range v.Results {
+			if !r.Pass {
+				t.Logf("%s: %s", r.Name, r.Got)
+			}
+		}
+	}
+}
+
+// vmmHooked calls the driver's seven virtual memory functions three times
+// each through the statistics library's hooks (dlsym's answers).
+const vmmHooked = `#include <cuda.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <stdio.h>
+int main() {
+    void* p = NULL;
+    if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);
+    void* d = dlopen("libcuda.so.1", RTLD_NOW);
+    const char* names[7] = {"cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap", "cuMemRelease", "cuMemAddressFree"};
+    void* f[7];
+    for (int n = 0; n < 7; n++) if ((f[n] = dlsym(d, names[n])) == NULL) return 1;
+    CUmemAllocationProp prop = {};
+    CUmemAccessDesc access = {};
+    int made = 0;
+    for (int i = 0; i < 3; i++, made++) {
+        CUdeviceptr va = 0;
+        CUmemGenericAllocationHandle h = 0;
+        ((CUresult(*)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long))f[0])(&va, 2 << 20, 0, 0, 0);
+        ((CUresult(*)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long))f[1])(&h, 2 << 20, &prop, 0);
+        ((CUresult(*)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long))f[2])(va, 2 << 20, 0, h, 0);
+        ((CUresult(*)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t))f[3])(va, 2 << 20, &access, 1);
+        ((CUresult(*)(CUdeviceptr, size_t))f[4])(va, 2 << 20);
+        ((CUresult(*)(CUmemGenericAllocationHandle))f[5])(h);
+        ((CUresult(*)(CUdeviceptr, size_t))f[6])(va, 2 << 20);
+    }
+    printf("one allocation asked for, virtual memory made %d through the hooks\n", made);
+    return 0;
+}
+`
+
+// TestHiddenRunFailuresScoreNothing grades testdata/corpus/hidden/
+// hidden_forged.cu by its spec (points on the checks, three hidden runs)
+// as grade does (RunAll), in the plain runner and the sandbox: honest on
+// the public run, each hidden run fails by a result that is no check of
+// the spec's (a record not trusted, a record the kernel's counts
+// contradict where the witness is on, a run past its time limit), and the
+// attempt scores nothing, as a public run's such failure makes it. Before
+// round 24 RunAll gave those results checks of their own, with no points,
+// and the attempt scored 25 of 25.
+func TestHiddenRunFailuresScoreNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	if w, why := OpenWitness(); w != nil {
+		defer w.Close()
+		tk.Witness = w
+	} else {
+		t.Logf("no outside witness here: %s", why)
+	}
+	data, err := os.ReadFile("testdata/corpus/hidden/spec.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := filepath.Abs("testdata/corpus/hidden/hidden_forged.cu")
+	runners := map[string]Runner{"plain": Plain{}}
+	if sb, err := TempSandbox("lessons-hidden-"); err == nil {
+		defer sb.Close()
+		runners["sandbox"] = sb
+	} else {
+		t.Logf("no grading sandbox here: %v", err)
+	}
+	for rn, r := range runners {
+		t.Run(rn, func(t *testing.T) {
+			sp := spec(t, string(data))
+			j := &Job{ID: "hidden", Spec: sp, Dir: t.TempDir(), Hash: "hiddenforged" + rn,
+				Files: []File{{Name: "hidden_forged.cu", Path: src}}}
+			b, err := Build(context.Background(), tk, r, j, 0)
+			if err != nil || b.Failed != nil {
+				t.Fatalf("build: %v %+v", err, b)
+			}
+			v, err := RunAll(context.Background(), tk, r, j, b.Prog, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"[spawned] statistics recorded by the library", "[late] ends by itself"}
+			if tk.Witness != nil {
+				want = append(want, "[around] "+checker.WitnessCheckName)
+			}
+			for _, w := range want {
+				failed := false
+				for _, res := range v.Results {
+					failed = failed || (res.Name == w && !res.Pass)
+				}
+				if !failed {
+					t.Errorf("no failed %q among %+v", w, v.Results)
+				}
+			}
+			for _, res := range v.Results {
+				if res.Check != nil && res.Check.Points > 0 && res.Check.Run == "" && !res.Pass {
+					t.Errorf("the public run fails %q: %s", res.Name, res.Got)
+				}
+			}
+			if got := sp.Score(v.Results); got != 0 {
+				t.Errorf("the attempt scores %d of %d: a hidden run that was not trusted, not matched or did not end earned points", got, sp.Points)
+			}
+		})
+	}
+}
+
+// TestOpenHostFnCaptured grades corpus-open/hostfn_captured.cu (round 24,
+// for the GPU run): the library's host-function wrapper captured into a
+// graph by a stream the library does not know is capturing, and called by
+// the program itself while the kernel it covers still runs, so that a
+// race on another stream is judged ordered. It skips where the forger
+// forged nothing (no device: here). On a GPU it fails today if the
+// forgery holds (unordered_uses 0 with "the tracker was told"); it passes
+// once the library refuses it.
+func TestOpenHostFnCaptured(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	src, _ := filepath.Abs("testdata/corpus-open/hostfn_captured.cu")
+	j := &Job{ID: "hostfn", Spec: spec(t, "[[check]]\nexit = 0\n[[check]]\nstat = \"unordered_uses\"\nequals = 0\n"), Dir: t.TempDir(), Hash: "hostfncaptured",
+		Files: []File{{Name: "hostfn_captured.cu", Path: src}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.Output, "the tracker was told") {
+		t.Skipf("the forger forged nothing here (output %q)", v.Output)
+	}
+	if v.Passed() {
+		t.Fatalf("the race hidden by the captured wrapper passed: %+v", v.Results)
+	}
+	t.Logf("refused: %+v", v.Results)
+}

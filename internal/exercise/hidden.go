@@ -55,7 +55,7 @@ func RunAll(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device str
 		for _, res := range hv.Results {
 			res.Name = "[" + h.Name + "] " + res.Name
 			if res.Check == nil {
-				res.Check = &checker.Check{Name: res.Name, Hidden: true, Run: h.Name}
+				res.Check = checker.RunCheck(res.Name, h.Name)
 			}
 			v.Results = append(v.Results, res)
 		}

@@ -41,7 +41,7 @@ func until(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device stri
 			if name != "" {
 				res.Name = "[" + name + "] " + res.Name
 				if res.Check == nil {
-					res.Check = &checker.Check{Name: res.Name, Hidden: true, Run: name}
+					res.Check = checker.RunCheck(res.Name, name)
 				}
 			}
 			total.Results = append(total.Results, res)

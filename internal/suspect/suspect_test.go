@@ -54,6 +54,13 @@ func TestScan(t *testing.T) {
 		{"an instantiated graph updated", "cudaGraphExecUpdate(e, g, &info);\n", []string{"work the statistics library does not see@1"}},
 		{"a graph by the driver", "cuGraphLaunch(e, s);\n", []string{"work the statistics library does not see@1"}},
 		{"a graph captured", "cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); cudaGraphInstantiate(&e, g, 0); cudaGraphLaunch(e, s); cudaGraphKernelNodeGetParams(n, &p); cudaGraphExecKernelNodeSetParams(e, n, &p); cudaGraphAddMemAllocNode(&a, g, 0, 0, &m);\n", nil},
+		{"a node's own arguments", "cudaGraphNodeGetParams(n, &np);\n*(int*)np.kernel.kernelParams[3] = k;\n", []string{"work the statistics library does not see@1"}},
+		{"an executable graph's node set", "\ncudaGraphExecNodeSetParams(e, n, &np);\n", []string{"work the statistics library does not see@2"}},
+		{"a node's arguments by the driver", "cuGraphKernelNodeGetParams_v2(n, &dp);\n", []string{"work the statistics library does not see@1"}},
+		{"host functions the library follows", "cudaLaunchHostFunc(s, done, &flag);\ncudaStreamAddCallback(s, cb, 0, 0);\n", nil},
+		{"a capture the library does not see", "cudaStreamBeginCaptureToGraph(s, g, NULL, NULL, 0, cudaStreamCaptureModeGlobal);\n", []string{"work the statistics library does not see@1"}},
+		{"a stream drawn in by the driver", "\ndriver = cuStreamWaitEvent;\n", []string{"work the statistics library does not see@2"}},
+		{"a host node read back", "cudaGraphHostNodeGetParams(n, &hp); hp.fn(hp.userData);\n", []string{"work the statistics library does not see@1"}},
 		{"a 2D copy", "\ncudaMemcpy2D(d, p, s, p, w, 1, cudaMemcpyDeviceToDevice);\n", []string{"work the statistics library does not see@2"}},
 		{"not unseen work", "cudaMemcpyAsync(d, s, n, k, st); cudaLaunchKernel(f, g, b, a, 0, st);\ncudaMemcpy2DAsync(d, p, s, p, w, 1, k, st); cudaLaunchKernelEx(&c, f, x);\n", nil},
 		{"a host function the library follows", "cudaLaunchHostFunc(st, arrived, &slot);\n", nil},
@@ -90,6 +97,27 @@ func TestScan(t *testing.T) {
 		}
 		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// graph-alloc's solution (a host function queued, a kernel node's
+// parameters got) explains none of the ways to the node's own argument
+// memory, nor the driver's launches: before round 24 the scan did not
+// name cudaGraphNodeGetParams and cudaGraphExecNodeSetParams, and with
+// cudaLaunchHostFunc in the kind (until the library followed host
+// functions), the solution explained the whole kind for every
+// submission.
+func TestGraphNodeParamsNamed(t *testing.T) {
+	solution := []byte("CHECK(cudaLaunchHostFunc(s, nap, nullptr));\nCHECK(cudaGraphKernelNodeGetParams(scale_node, &scale_params));\n")
+	for _, student := range []string{
+		"cudaLaunchHostFunc(s, nap, nullptr);\ncudaGraphNodeParams np;\ncudaGraphNodeGetParams(scale_node, &np);\n",
+		"cudaLaunchHostFunc(s, nap, nullptr);\n\ncudaGraphExecNodeSetParams(step, scale_node, &np);\n",
+		"cudaLaunchHostFunc(s, nap, nullptr);\nauto f = cuLaunchKernel;\n",
+	} {
+		got := Unexplained([]byte(student), solution)
+		if len(got) != 1 || got[0].Kind.Name != "work the statistics library does not see" || got[0].Line < 2 {
+			t.Errorf("Unexplained(%q) = %v", student, got)
 		}
 	}
 }

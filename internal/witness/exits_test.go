@@ -200,7 +200,8 @@ func TestDriverShapes(t *testing.T) {
 	at := map[uint64]string{}
 	for _, n := range []string{"cuMemAlloc_v2", "cuMemAlloc", "cuMemAllocPitch_v2", "cuMemFree_v2", "cuMemAllocManaged", "cuMemAllocHost_v2",
 		"cuMemHostAlloc", "cuMemFreeHost", "cuMemAllocAsync", "cuMemAllocAsync_ptsz", "cuMemFreeAsync", "cuMemAllocFromPoolAsync", "cuMemPoolCreate",
-		"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuMemCreate", "cuMemMap"} {
+		"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuMemCreate", "cuMemMap",
+		"cuMemAddressReserve", "cuMemSetAccess", "cuMemUnmap", "cuMemRelease", "cuMemAddressFree"} {
 		for _, off := range offs[n] {
 			sh := im.shapeAt(off)
 			t.Logf("%s: entry %#x, ways out %#x; behind it %#x, its ways out %#x; jumps that may leave unprobed %#x", n, sh.entry, sh.exits, sh.work, sh.workExits, sh.unprobed)
