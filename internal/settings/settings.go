@@ -181,6 +181,8 @@ var All = sorted([]Setting{
 		Meaning: "A folder the browser tests save their screenshots to."},
 	{Name: "LESSONS_TEST_BIN", Kind: Test, ReadBy: "internal/exercise (tests)",
 		Meaning: "The test binary, which the fake nvcc's programs call to stand in for the statistics library."},
+	{Name: "LESSONS_TEST_BUILT_PROGRAMS", Kind: Test, ReadBy: "internal/exercise (tests)",
+		Meaning: "A folder of built CUDA programs (a GPU machine's build cache, `~/.cache/lessons`) that `TestBuiltProgramsHoldNoCopy` reads as the pre-run inspection does: none may be refused as holding the runtime's or the driver's code, and it logs the most of their 16-byte blocks at one distance (session 26 on the H200: 18 of CUDA 13's runtime over 864 bytes). Unset, the test is skipped."},
 	{Name: "LESSONS_TEST_NVCC", Kind: Test, ReadBy: "internal/exercise (tests)",
 		Meaning: "A real nvcc for the sandbox tests that build with one (e.g. `/usr/local/cuda/bin/nvcc`, as root on a GPU machine)."},
 	{Name: "LESSONS_TEST_ARCH", Kind: Test, ReadBy: "internal/exercise (tests)",
