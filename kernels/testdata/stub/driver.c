@@ -47,7 +47,9 @@ int cuFuncGetParamInfo(void* h, size_t i, size_t* off, size_t* size) {
    inside its range. Nothing is ever behind the addresses: no kernel runs
    and no copy is made on the stand-in. */
 typedef unsigned long long CUdeviceptrS;
-static struct { CUdeviceptrS p; size_t n; } reserved[64], maps[256];
+static struct { CUdeviceptrS p; size_t n; } reserved[64];
+/* a mapping keeps its handle: cuMemRetainAllocationHandle gives it back */
+static struct { CUdeviceptrS p; size_t n; unsigned long long h; } maps[256];
 static CUdeviceptrS nextRange = 0x200000000000ull;
 static unsigned long long vmmHandles;
 int cuInit(unsigned f) { return 0; }
@@ -87,8 +89,16 @@ int cuMemRelease(unsigned long long h) { return 0; }
 int cuMemMap(CUdeviceptrS p, size_t n, size_t off, unsigned long long h, unsigned long long f) {
   if (!overlapsReserved(p, 1)) return 1;
   for (int k = 0; k < 256; k++)
-    if (maps[k].n == 0) { maps[k].p = p; maps[k].n = n; return 0; }
+    if (maps[k].n == 0) { maps[k].p = p; maps[k].n = n; maps[k].h = h; return 0; }
   return 2;
+}
+/* The handle of the mapping that holds addr (review/blind24's vmm-growable
+   releases each handle once mapped and takes it back to move). */
+int cuMemRetainAllocationHandle(unsigned long long* h, void* addr) {
+  CUdeviceptrS a = (CUdeviceptrS)addr;
+  for (int k = 0; k < 256; k++)
+    if (maps[k].n != 0 && maps[k].p <= a && a < maps[k].p + maps[k].n) { *h = maps[k].h; return 0; }
+  return 1;
 }
 int cuMemSetAccess(CUdeviceptrS p, size_t n, const void* desc, size_t count) { return 0; }
 int cuMemUnmap(CUdeviceptrS p, size_t n) {
