@@ -511,6 +511,17 @@ func TestScore(t *testing.T) {
 	if got := partial.Score(append(partial.Judge(&Run{Output: "done\n"}), Result{Name: "[big] ends by itself", Check: RunCheck("[big] ends by itself", "big"), Pass: true})); got != 5 {
 		t.Errorf("a hidden run's passed RunCheck: partial credit %d, want 5", got)
 	}
+	// As a class server gets them from a pilot's node: the results sent
+	// as JSON and scored there.
+	var sent []Result
+	if data, err := json.Marshal(hidden); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(data, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if got := partial.Score(sent); got != 0 {
+		t.Errorf("a hidden run stopped at its limit, its results sent from a node as JSON: partial credit %d, want 0", got)
+	}
 	compile := []Result{{Name: "compiles", Want: "the file to compile", Got: "compile error"}}
 	if partial.Score(compile) != 0 || whole.Score(compile) != 0 || partial.Score(nil) != 0 {
 		t.Error("a file that does not compile scores nothing")

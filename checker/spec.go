@@ -157,9 +157,13 @@ type Check struct {
 
 	Line int `toml:"-"`
 	re   *regexp.Regexp
-	// whole marks a hidden run's result that is no check of the spec's
+	// Whole marks a hidden run's result that is no check of the spec's
 	// (RunCheck): it fails the whole attempt, as a public run's does.
-	whole bool
+	// Exported, never read from a spec: a class server's pilot sends a
+	// node's results back as JSON (pilot.Result), and the server scores
+	// them; unexported, the mark was dropped on the way, and a hidden run
+	// stopped or untrusted on a node cost the attempt nothing again.
+	Whole bool `toml:"-" json:",omitempty"`
 }
 
 // RunCheck is the check a hidden run's result that is no check of the
@@ -171,7 +175,7 @@ type Check struct {
 // points, none: a program that forged its record, or ran past its limit,
 // on a hidden run kept every point its checks passed on that record.
 func RunCheck(name, run string) *Check {
-	return &Check{Name: name, Hidden: true, Run: run, whole: true}
+	return &Check{Name: name, Hidden: true, Run: run, Whole: true}
 }
 
 // TimeLimit is the run's time limit: the spec's, or 30 s.
@@ -394,7 +398,7 @@ func (s *Spec) Score(rs []Result) int {
 	score := 0
 	for _, r := range rs {
 		switch {
-		case (r.Check == nil || r.Check.whole) && !r.Pass:
+		case (r.Check == nil || r.Check.Whole) && !r.Pass:
 			return 0
 		case r.Check != nil && r.Pass:
 			score += r.Check.Points

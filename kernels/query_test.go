@@ -148,3 +148,24 @@ func TestLibraryOrdersAfterAHostFunctionThatRan(t *testing.T) {
 		t.Errorf("host waits: device %d, stream %d, event %d; want 1, 0, 0 (a host function is no host wait)", s.DeviceSyncs, s.StreamSyncs, s.EventSyncs)
 	}
 }
+
+// A host function queued on a stream that captures for the runtime and
+// not for the library's own count (cudaStreamBeginCaptureToGraph here; a
+// driver wait drawing a stream in, on a GPU) becomes a graph's host node.
+// The library asks the runtime whether the stream captures and queues the
+// program's function as it is: a program that reads the node back and
+// calls it tells the tracker nothing, and its write on another stream
+// still races the stream's earlier one (corpus-open/hostfn_captured.cu
+// passed so: its wrapper, called by the program, hid the race, and a
+// second call read a freed HostFnCall). Each call runs the program's
+// function.
+func TestLibraryIgnoresAHostFunctionCapturedUnseen(t *testing.T) {
+	lib := buildStub(t, "hostfn_captured.c")
+	got, out := lib.run(t)
+	if out != "called 2, ran 2\n" {
+		t.Errorf("the program printed %q, want %q: each call of the node's function runs the program's", out, "called 2, ran 2\n")
+	}
+	if s := got.Stats; s.UnorderedUses != 1 {
+		t.Errorf("unordered_uses %d, want 1: the write on the other stream races the captured stream's earlier write (%s)", s.UnorderedUses, s.RaceNote("unordered_uses"))
+	}
+}

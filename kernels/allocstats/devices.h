@@ -554,51 +554,83 @@ struct HostFnCall {
     cudaStreamCallback_t cb;   // cudaStreamAddCallback's, when fn is null
     void* data;
     Clock done;   // the stream's clock, the function's own place included
+    bool captured = false;   // found capturing once queued: a graph's node, never noted
 };
-// hostFnSeen notes that the host has seen c's work complete (mu free).
-void hostFnSeen(const HostFnCall* c) {
-    if (ended.load()) return;
+// The wrappers queued and not run yet, by token (mu held). The driver is
+// handed a token, not a pointer: a wrapper the runtime took into a graph
+// (a capture the library did not follow, or one begun while the call was
+// made) runs at each launch, and a program can read it back from the
+// node (cudaGraphHostNodeGetParams) and call it itself; a token the
+// library no longer holds is refused, never read (a HostFnCall freed at
+// its first run was read again at the next launch), and a captured one
+// notes nothing. Tokens are mixed with the run's secret, so a program
+// cannot name a queued one it was not handed.
+std::unordered_map<uint64_t, HostFnCall>* hostFns;
+uint64_t hostFnCount = 0;
+// hostFnTake gives the queued call of token t (false: none), and, unless
+// it was captured, forgets it and, when seen, notes that the host has
+// seen its work complete; mu is free.
+bool hostFnTake(uint64_t t, bool seen, HostFnCall* out) {
     std::lock_guard<Lock> g(mu);
-    if (!ended.load() && rec != nullptr && host != nullptr) hostWaits(c->done);
+    if (hostFns == nullptr) return false;
+    auto it = hostFns->find(t);
+    if (it == hostFns->end()) return false;
+    out->fn = it->second.fn;
+    out->cb = it->second.cb;
+    out->data = it->second.data;
+    if (it->second.captured) return true;
+    if (seen && !ended.load() && rec != nullptr && host != nullptr) hostWaits(it->second.done);
+    hostFns->erase(it);
+    return true;
 }
 // hostFnRan runs on the driver's thread (or, with the stand-in runtime,
 // inside the call that queued it; mu is not held there). After the
 // record's end it only calls the program's function: the record is
 // closed, and a CUDA call now would stop the process (afterEnd).
 void CUDART_CB hostFnRan(void* p) {
-    HostFnCall* c = static_cast<HostFnCall*>(p);
-    const cudaHostFn_t fn = c->fn;
-    void* const data = c->data;
-    hostFnSeen(c);
-    delete c;
-    fn(data);
+    HostFnCall c{};
+    if (hostFnTake((uint64_t)(uintptr_t)p, true, &c) && c.fn != nullptr) c.fn(c.data);
 }
 // callbackRan is hostFnRan for cudaStreamAddCallback, whose callback is
 // told the stream and its status: work that ended in an error is not
 // seen complete.
 void CUDART_CB callbackRan(cudaStream_t s, cudaError_t status, void* p) {
-    HostFnCall* c = static_cast<HostFnCall*>(p);
-    const cudaStreamCallback_t cb = c->cb;
-    void* const data = c->data;
-    if (status == cudaSuccess) hostFnSeen(c);
-    delete c;
-    cb(s, status, data);
+    HostFnCall c{};
+    if (hostFnTake((uint64_t)(uintptr_t)p, status == cudaSuccess, &c) && c.cb != nullptr) c.cb(s, status, c.data);
 }
-// queuedHostFn is what a host function or callback queued on s now covers
-// (nullptr in a capture, or for a null function); mu is held.
-HostFnCall* queuedHostFn(cudaStream_t s, cudaHostFn_t fn, cudaStreamCallback_t cb, void* data) {
-    if ((fn == nullptr && cb == nullptr) || inCapture(s)) return nullptr;
+// queuedHostFn is the token of what a host function or callback queued on
+// s now covers (0: none, in a capture, by the runtime's answer (cap) or
+// the library's count, or for a null function); mu is held.
+uint64_t queuedHostFn(cudaStream_t s, bool cap, cudaHostFn_t fn, cudaStreamCallback_t cb, void* data) {
+    if ((fn == nullptr && cb == nullptr) || cap || inCapture(s)) return 0;
     order(s);
-    return new HostFnCall{fn, cb, data, (*clocks)[norm(s)]};
+    if (hostFns == nullptr) hostFns = new std::unordered_map<uint64_t, HostFnCall>;
+    uint64_t t = ((++hostFnCount) * 0x9E3779B97F4A7C15ull) ^ hookSecret;
+    if (t == 0 || hostFns->count(t)) return 0;
+    (*hostFns)[t] = HostFnCall{fn, cb, data, (*clocks)[norm(s)]};
+    return t;
+}
+// hostFnCaptured marks token t's call as a graph's node: s was found
+// capturing once the runtime took it (a capture begun by another thread
+// meanwhile); mu is free.
+void hostFnCaptured(uint64_t t) {
+    std::lock_guard<Lock> g(mu);
+    if (hostFns == nullptr) return;
+    auto it = hostFns->find(t);
+    if (it != hostFns->end()) it->second.captured = true;
 }
 }  // namespace
 // In a capture a host function is a node of the graph, run at each of its
 // launches: passed through as it is (the clock of the capture is not the
 // launch's), as is a null function (CUDA refuses it; a callback's
-// capture CUDA refuses too). A call CUDA refuses
-// keeps its HostFnCall: the runtime may answer an earlier launch's error
-// after it has queued the function, and a few bytes are the price of
-// never freeing one the driver may still call.
+// capture CUDA refuses too). Whether s captures is the runtime's answer
+// (capturing, mu free), not only the library's count: a stream drawn
+// into a capture by the driver's cuStreamWaitEvent, or captured by
+// cudaStreamBeginCaptureToGraph, is capturing for CUDA alone
+// (corpus-open/hostfn_captured.cu). A call CUDA refuses keeps its
+// HostFnCall: the runtime may answer an earlier launch's error after it
+// has queued the function, and a few bytes are the price of never
+// forgetting one the driver may still call.
 extern "C" cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void* data) {
     static auto real_ = (cudaError_t(*)(cudaStream_t, cudaHostFn_t, void*))real("cudaLaunchHostFunc");
     static uintptr_t checked = 0;
@@ -607,13 +639,15 @@ extern "C" cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void*
     HOOK_ENTRY();
     if (busy()) return real_(s, fn, data);
     const bool failed = failCount > 0 && failNow("cudaLaunchHostFunc");
-    HostFnCall* c = nullptr;
+    uint64_t t = 0;
     if (!failed) {
+        const bool cap = fn != nullptr && capturing(s);
         std::lock_guard<Lock> g(mu);
         record();
-        c = queuedHostFn(s, fn, nullptr, data);
+        t = queuedHostFn(s, cap, fn, nullptr, data);
     }
-    const cudaError_t r = failed ? (cudaError_t)2 : c != nullptr ? real_(s, hostFnRan, c) : real_(s, fn, data);
+    const cudaError_t r = failed ? (cudaError_t)2 : t != 0 ? real_(s, hostFnRan, (void*)(uintptr_t)t) : real_(s, fn, data);
+    if (t != 0 && capturing(s)) hostFnCaptured(t);
     {
         std::lock_guard<Lock> g(mu);
         record();
@@ -631,13 +665,15 @@ extern "C" cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_
     HOOK_ENTRY();
     if (busy()) return real_(s, cb, data, flags);
     const bool failed = failCount > 0 && failNow("cudaStreamAddCallback");
-    HostFnCall* c = nullptr;
+    uint64_t t = 0;
     if (!failed) {
+        const bool cap = cb != nullptr && capturing(s);
         std::lock_guard<Lock> g(mu);
         record();
-        c = queuedHostFn(s, nullptr, cb, data);
+        t = queuedHostFn(s, cap, nullptr, cb, data);
     }
-    const cudaError_t r = failed ? (cudaError_t)2 : c != nullptr ? real_(s, callbackRan, c, flags) : real_(s, cb, data, flags);
+    const cudaError_t r = failed ? (cudaError_t)2 : t != 0 ? real_(s, callbackRan, (void*)(uintptr_t)t, flags) : real_(s, cb, data, flags);
+    if (t != 0 && capturing(s)) hostFnCaptured(t);
     {
         std::lock_guard<Lock> g(mu);
         record();

@@ -128,8 +128,10 @@ OK(__cudaLaunchKernel) OK(cudaLaunchKernelExC) OK(cudaLaunchCooperativeKernel) O
 int cudaGetFuncBySymbol(void** f, const void* s) { return 1; }
 OK(cudaLaunchKernel)
 #endif
-/* A host function runs at once: every stream here is already done. */
-int cudaLaunchHostFunc(void* s, void (*f)(void*), void* d) { f(d); return 0; }
+/* A host function runs at once: every stream here is already done. On a
+   captured stream it is a host node of the graph instead (below). */
+static int capturedHost(void* s, void (*f)(void*), void* d);
+int cudaLaunchHostFunc(void* s, void (*f)(void*), void* d) { if (capturedHost(s, f, d)) return 0; f(d); return 0; }
 int cudaStreamAddCallback(void* s, void (*f)(void*, int, void*), void* d, unsigned flags) { if (flags != 0) return 1; f(s, 0, d); return 0; }
 static size_t heap = 8 << 20;  /* the device heap: cudaLimitMallocHeapSize is 2 */
 int cudaDeviceSetLimit(int l, size_t v) { if (l == 2) heap = v; return 0; }
@@ -166,6 +168,7 @@ static struct StubNode {
   void* event;                            /* an event wait or record node's */
   void* child;                            /* a child graph node's graph (a copy) */
   char argData[64]; void* args[8];        /* a captured launch's arguments, copied */
+  void (*hostFn)(void*); void* hostData;  /* a host node's function and its data */
   struct StubNode* deps[4]; int ndeps;    /* a captured node's dependencies */
 } gnodes[64];
 static struct StubNode* addNode(void** node, void* g, int type) {
@@ -292,12 +295,30 @@ static void capLink(struct StubNode* x, void* s) {
   for (int j = 0; j < 2; j++) { capDep(x, capPend[i][j]); capPend[i][j] = 0; }
   capLast[i] = x;
 }
-int cudaStreamBeginCapture(void* s, int mode) {
-  capGraph = (void*)(handles++); capStreams[0] = s; capN = 1; capEN = 0;
+static void beginCapture(void* s, void* g) {
+  capGraph = g; capStreams[0] = s; capN = 1; capEN = 0;
   memset(capLast, 0, sizeof capLast); memset(capPend, 0, sizeof capPend);
+}
+int cudaStreamBeginCapture(void* s, int mode) { beginCapture(s, (void*)(handles++)); return 0; }
+int cudaStreamEndCapture(void* s, void** g) { *g = capGraph; capGraph = 0; capN = capEN = 0; return 0; }
+/* CUDA 12.3's capture into a graph the program made (g, no dependencies
+   here): the library does not hook it, so for it s does not capture. */
+int cudaStreamBeginCaptureToGraph(void* s, void* g, const void* deps, const void* data, size_t n, int mode) {
+  beginCapture(s, g);   /* not cudaStreamBeginCapture: the library's hook would answer */
   return 0;
 }
-int cudaStreamEndCapture(void* s, void** g) { *g = capGraph; capGraph = 0; capN = capEN = 0; return 0; }
+/* A host function queued on a captured stream: a host node (type 3). */
+static int capturedHost(void* s, void (*f)(void*), void* d) {
+  void* node;
+  struct StubNode* x;
+  if (!captured(s) || (x = addNode(&node, capGraph, 3)) == 0) return 0;
+  x->hostFn = f; x->hostData = d;
+  capLink(x, s);
+  return 1;
+}
+int cudaGraphHostNodeGetParams(struct StubNode* node, struct cudaHostNodeParams* p) {
+  p->fn = node->hostFn; p->userData = node->hostData; return node->type != 3;
+}
 int cudaStreamIsCapturing(void* s, int* st) { *st = captured(s); return 0; }
 /* What a captured stream's next node would depend on: its last node and
    the nodes its waits joined since (CUDA 11.8's name; blind20's graph-alloc
