@@ -676,8 +676,11 @@ extern "C" cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t n, cudaKerne
         h->arrayWas = (void**)operator new(h->count * sizeof(void*));
         h->values = (char*)operator new(bytes);
         h->valuesWas = (char*)operator new(bytes);
+        // Zeroed once, when made: a refresh writes each argument over
+        // its own bytes, and a thread still reading the array an earlier
+        // call handed out never sees an argument zeroed in between.
+        ownFill(h->values, 0, bytes);
     }
-    ownFill(h->values, 0, bytes);
     for (size_t i = 0; i < h->count; i++) {
         h->array[i] = h->values + k->params[i].first;
         if (p->kernelParams[i] != nullptr) ownCopy(h->values + k->params[i].first, p->kernelParams[i], k->params[i].second);
