@@ -1178,6 +1178,38 @@ func TestHarnessesOrderFreesThroughTheChildsEvents(t *testing.T) {
 	}
 }
 
+// soProgram is a stream-ordered-pool design the harness tests build: a
+// correct one, or a wrong one (a race, a leak expected).
+type soProgram struct {
+	name    string
+	content []byte
+	wrong   bool
+}
+
+const streamOrderedPoolSolution = "solutions/day088/stream_ordered_pool.h"
+
+// streamOrderedPoolCorrect is every correct stream-ordered-pool design the
+// course keeps: the solution, its right alternatives and every blind
+// set's correct design.
+func streamOrderedPoolCorrect(t *testing.T) []soProgram {
+	t.Helper()
+	sol := streamOrderedPoolSolution
+	ps := []soProgram{{"solution", mustRead(t, filepath.Join("..", sol)), false}}
+	right := "solutions/day088/right/stream-ordered-pool"
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		ps = append(ps, soProgram{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
+	}
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "stream-ordered-pool", "correct.h"))
+	for _, file := range sets {
+		ps = append(ps, soProgram{file, mustRead(t, file), false})
+	}
+	return ps
+}
+
 // A steal waits on the event whose last record was made where that very
 // block was given back (review/blind11, issue 36): stream-ordered-pool's
 // hidden run "9 rounds, 6 blocks" has more give-backs waiting at once than
@@ -1189,34 +1221,9 @@ func TestHarnessesOrderFreesThroughTheChildsEvents(t *testing.T) {
 // correct design.
 func TestHarnessesShowEventsSharedByWaitingGiveBacks(t *testing.T) {
 	h := buildHarnessRig(t)
-	sol := "solutions/day088/stream_ordered_pool.h"
-	type program struct {
-		name    string
-		content []byte
-		wrong   bool
-	}
-	src, err := os.ReadFile(filepath.Join("..", sol))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := []program{{"solution", src, false}}
-	right := "solutions/day088/right/stream-ordered-pool"
-	rights, err := os.ReadDir(filepath.Join("..", right))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rights {
-		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
-	}
-	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "stream-ordered-pool", "correct.h"))
-	for _, file := range sets {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, program{file, b, false})
-	}
-	ps = append(ps, program{"wrong/blind11_events_a_ring_of_four_one_a_stream.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind11_events_a_ring_of_four_one_a_stream.patch"), true})
+	sol := streamOrderedPoolSolution
+	ps := streamOrderedPoolCorrect(t)
+	ps = append(ps, soProgram{"wrong/blind11_events_a_ring_of_four_one_a_stream.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind11_events_a_ring_of_four_one_a_stream.patch"), true})
 	for i, p := range ps {
 		prog := h.build(t, "ring88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
 		s := h.record(t, prog, "9", "6")
@@ -1244,40 +1251,15 @@ func TestHarnessesShowEventsSharedByWaitingGiveBacks(t *testing.T) {
 // event synchronize, and print the run's line.
 func TestHarnessesShowOneRecordForARunOfGiveBacks(t *testing.T) {
 	h := buildHarnessRig(t)
-	sol := "solutions/day088/stream_ordered_pool.h"
-	type program struct {
-		name    string
-		content []byte
-		wrong   bool
-	}
-	src, err := os.ReadFile(filepath.Join("..", sol))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := []program{{"solution", src, false}}
-	right := "solutions/day088/right/stream-ordered-pool"
-	rights, err := os.ReadDir(filepath.Join("..", right))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rights {
-		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
-	}
-	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "stream-ordered-pool", "correct.h"))
-	for _, file := range sets {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, program{file, b, false})
-	}
+	sol := streamOrderedPoolSolution
+	ps := streamOrderedPoolCorrect(t)
 	blind := filepath.Join("..", "review", "blind23", "stream-ordered-pool", "wrong-one-record-for-a-run-of-give-backs.h")
 	b, err := os.ReadFile(blind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps = append(ps, program{blind, b, true})
-	ps = append(ps, program{"wrong/blind23_one_record_for_a_run_of_give_backs.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind23_one_record_for_a_run_of_give_backs.patch"), true})
+	ps = append(ps, soProgram{blind, b, true})
+	ps = append(ps, soProgram{"wrong/blind23_one_record_for_a_run_of_give_backs.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind23_one_record_for_a_run_of_give_backs.patch"), true})
 	for i, p := range ps {
 		prog := h.build(t, "runrec88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
 		s, out := h.recordEnv(t, prog, nil, "--handoff", "9", "3")
@@ -1308,34 +1290,9 @@ func TestHarnessesShowOneRecordForARunOfGiveBacks(t *testing.T) {
 // TestHarnessesShowBlockPoolSpareEventsAndOneBlockAClass.
 func TestHarnessesShowEventsLeftOnTheSpareList(t *testing.T) {
 	h := buildHarnessRig(t)
-	sol := "solutions/day088/stream_ordered_pool.h"
-	type program struct {
-		name    string
-		content []byte
-		wrong   bool
-	}
-	src, err := os.ReadFile(filepath.Join("..", sol))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := []program{{"solution", src, false}}
-	right := "solutions/day088/right/stream-ordered-pool"
-	rights, err := os.ReadDir(filepath.Join("..", right))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rights {
-		ps = append(ps, program{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), false})
-	}
-	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "stream-ordered-pool", "correct.h"))
-	for _, file := range sets {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, program{file, b, false})
-	}
-	ps = append(ps, program{"wrong/blind13_spare_events_never_destroyed.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind13_spare_events_never_destroyed.patch"), true})
+	sol := streamOrderedPoolSolution
+	ps := streamOrderedPoolCorrect(t)
+	ps = append(ps, soProgram{"wrong/blind13_spare_events_never_destroyed.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind13_spare_events_never_destroyed.patch"), true})
 	for i, p := range ps {
 		prog := h.build(t, "keep88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
 		kept := h.record(t, prog, "--keep", "4")
