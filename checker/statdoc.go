@@ -47,6 +47,9 @@ func statVersion(name string) int {
 	if name == "host_waits" {
 		return 8 // poll_waits came in version 8
 	}
+	if name == "vmm_handle_refs" {
+		return 21 // vmm_retain_calls came in version 21
+	}
 	i, ok := statIndex()[name]
 	if !ok {
 		return 1 // the pools' figures, in the record since version 1

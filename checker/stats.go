@@ -258,11 +258,16 @@ type Stats struct {
 	// the program wrote, found at the next call naming the node or at a
 	// graph launch: the library hands out a copy of its own and compares.
 	GraphNodeParamsWritten uint64 `stat:"graph_node_params_written"`
+	// Version 21: cuMemRetainAllocationHandle calls that succeeded. Each
+	// takes a reference to the physical memory mapped at an address, which
+	// a cuMemRelease of its own gives back (as a cuMemCreate's handle is):
+	// vmm_handle_refs adds them to vmm_create_calls.
+	VMMRetainCalls uint64 `stat:"vmm_retain_calls"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 20
+	statsVersion = 21
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -343,10 +348,14 @@ var v18Size = int(unsafe.Offsetof(Stats{}.KernelHostLaunches))
 // figures of version 20.
 var v19Size = int(unsafe.Offsetof(Stats{}.Device0AsyncBytes))
 
+// v20Size is the size of a version 20 record: everything before the
+// figures of version 21.
+var v20Size = int(unsafe.Offsetof(Stats{}.VMMRetainCalls))
+
 // versionSizes are the sizes of the records of every version before
 // statsVersion, version 1 first: a statistic came in the first version
 // whose size is past its offset (the statistics reference says which).
-var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size, v18Size, v19Size}
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size, v18Size, v19Size, v20Size}
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -419,6 +428,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v18Size
 	case 19:
 		need = v19Size
+	case 20:
+		need = v20Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")
@@ -436,7 +447,9 @@ func DecodeStats(data []byte) (*Stats, error) {
 // pool the program used: pool_used_high, pool_reserved_high (the largest),
 // pool_used_current and pool_reserved_current (summed), and
 // pools_destroyed (the library clears a pool's handle when the program
-// destroys it); host_waits, the host's waits of every kind added up; and
+// destroys it); host_waits, the host's waits of every kind added up;
+// vmm_handle_refs, cuMemCreate's and cuMemRetainAllocationHandle's
+// references to physical memory added up; and
 // the kernels' times in milliseconds (timeStats).
 func (s *Stats) Value(name string) (float64, bool) {
 	switch name {
@@ -476,6 +489,15 @@ func (s *Stats) Value(name string) (float64, bool) {
 			return 1, true
 		}
 		return 0, true
+	}
+	if name == "vmm_handle_refs" {
+		// The references to physical memory the program took: a handle
+		// from each cuMemCreate, and one from each
+		// cuMemRetainAllocationHandle that succeeded. Each wants a
+		// cuMemRelease of its own: a spec asks vmm_release_calls to
+		// equal this, whether a design keeps its handles or releases each
+		// after its map and retains it again when it maps it once more.
+		return float64(s.VMMCreateCalls + s.VMMRetainCalls), true
 	}
 	if name == "host_waits" {
 		// Every wait of the host for the GPU, whatever the call: a
@@ -521,7 +543,7 @@ func StatNames() []string {
 	for n := range timeStats {
 		names = append(names, n)
 	}
-	names = append(names, "kernel_concurrency", "ipc_events_destroyed_open", "host_waits")
+	names = append(names, "kernel_concurrency", "ipc_events_destroyed_open", "host_waits", "vmm_handle_refs")
 	sort.Strings(names)
 	return names
 }

@@ -94,3 +94,51 @@ func TestHarnessesShowHandlesMappedAfterTheirRelease(t *testing.T) {
 		}
 	}
 }
+
+// A handle retained from a mapped address is a reference of its own
+// (review/blind24, session 27): its correct design releases each chunk's
+// handle right after its map and, when the buffer moves, takes it back
+// with cuMemRetainAllocationHandle, maps it at the new addresses and
+// releases it again; vmm-growable asked for as many releases as creates
+// and refused it, and passed its twin that never releases what it
+// retained. The record counts the retains that succeed
+// (vmm_retain_calls, version 21); the spec asks vmm_release_calls to equal
+// vmm_handle_refs (creates and retains). On the stand-in, in the public
+// run and two hidden runs that move, the solution (which retains nothing)
+// and blind24's correct design give back every reference; the twin keeps
+// one per chunk it moved.
+func TestHarnessesShowRetainedHandlesReleased(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol = "solutions/day072/growable.cu"
+	type program struct {
+		name    string
+		content []byte
+		retains bool
+		wrong   bool
+	}
+	ps := []program{
+		{"solution", mustRead(t, filepath.Join("..", sol)), false, false},
+		{"right/blind24_correct.patch", patched(t, sol, "solutions/day072/right/vmm-growable/blind24_correct.patch"), true, false},
+		{"wrong/blind24_retained_handles_never_released.patch", patched(t, sol, "solutions/day072/wrong/vmm-growable/blind24_retained_handles_never_released.patch"), true, true},
+	}
+	for i, p := range ps {
+		prog := h.build(t, fmt.Sprintf("retained72-%d", i), sol, sol, p.content, "-lcuda")
+		for _, args := range [][]string{{"100", "64", "200"}, {"40", "64", "300"}, {"100", "64", "200", "1"}} {
+			s, out := recordAnyExit(t, h, prog, args...)
+			refs, ok := s.Value("vmm_handle_refs")
+			t.Logf("%s %v: %d creates, %d retains, %d releases", p.name, args, s.VMMCreateCalls, s.VMMRetainCalls, s.VMMReleaseCalls)
+			if !ok || refs != float64(s.VMMCreateCalls+s.VMMRetainCalls) {
+				t.Errorf("%s %v: vmm_handle_refs %v, %v; want creates and retains, %d", p.name, args, refs, ok, s.VMMCreateCalls+s.VMMRetainCalls)
+			}
+			if got := s.VMMRetainCalls > 0; got != p.retains {
+				t.Errorf("%s %v: %d retains, want some: %v\n%s", p.name, args, s.VMMRetainCalls, p.retains, out)
+			}
+			if short := float64(s.VMMReleaseCalls) < refs; short != p.wrong || float64(s.VMMReleaseCalls) > refs {
+				t.Errorf("%s %v: %d releases of %v references, want fewer: %v\n%s", p.name, args, s.VMMReleaseCalls, refs, p.wrong, out)
+			}
+			if !p.wrong && !strings.Contains(out, "every reservation given back: yes") {
+				t.Errorf("%s %v: not every reservation given back\n%s", p.name, args, out)
+			}
+		}
+	}
+}

@@ -1218,9 +1218,13 @@ HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CU
     if (r == CUDA_SUCCESS) vmmReleased->erase((unsigned long long)*h);   // a new handle may take a released one's value
 })
 // A handle retained from a mapped address is live again, until its own
-// release.
+// release. Each retain that succeeds takes a reference of its own, which
+// a cuMemRelease must give back (the driver API: "the handle must be
+// released with cuMemRelease"): vmm_retain_calls counts them, so that a
+// spec can ask for as many releases as creates and retains together
+// (vmm_handle_refs). A failed retain takes none and is not counted.
 HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle* h, void* addr), (h, addr), {
-    if (r == CUDA_SUCCESS) vmmReleased->erase((unsigned long long)*h);
+    if (r == CUDA_SUCCESS) { rec->vmm_retain_calls++; vmmReleased->erase((unsigned long long)*h); }
 })
 HOOK(CUresult, cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long f), (p, n, off, h, f), {
     rec->vmm_map_calls++;
