@@ -1278,6 +1278,46 @@ func TestHarnessesShowOneRecordForARunOfGiveBacks(t *testing.T) {
 	}
 }
 
+// A stream that adopts another stream's whole lane of blocks behind one
+// wait, and records no fresh event of its own after it (review/blind24's
+// adopted-blocks-given-on-without-a-fresh-record): the adopted blocks sit
+// on its lane, and a third stream that adopts that lane in turn waits only
+// on the adopter's event, whose last record predates the adopter's wait
+// on the first giver. stream-ordered-pool's hidden run "blocks still
+// handed out at the end, 6 blocks" (--keep 4 6) makes that chain: the last
+// round gives nothing back, so no give-back records the adopter's event
+// again between its adoption and the next one (stream 0 adopts stream 2's
+// lane, stream 1 then adopts stream 0's and takes a block stream 2 read in
+// the round before, one use unordered); with 8 blocks (--keep 4) and in
+// every other run a give-back on the adopter comes first. RMM's
+// merge_lists without a record (review/blind3, ported) races there too.
+// The solution, every correct alternative and every blind set's correct
+// design show none, print the run's line and make no host wait.
+func TestHarnessesShowAdoptedLaneHandedOnWithoutARecord(t *testing.T) {
+	h := buildHarnessRig(t)
+	sol := streamOrderedPoolSolution
+	ps := streamOrderedPoolCorrect(t)
+	blind := filepath.Join("..", "review", "blind24", "stream-ordered-pool", "wrong-adopted-blocks-given-on-without-a-fresh-record.h")
+	ps = append(ps, soProgram{blind, mustRead(t, blind), true})
+	ps = append(ps, soProgram{"wrong/blind3_merge_lists_no_record.patch", patched(t, sol, "solutions/day088/wrong/stream-ordered-pool/blind3_merge_lists_no_record.patch"), true})
+	for i, p := range ps {
+		prog := h.build(t, "adopt88-"+string(rune('a'+i)), "exercises/day088/bench.cu", sol, p.content)
+		s, out := h.recordEnv(t, prog, nil, "--keep", "4", "6")
+		t.Logf("%s [--keep 4 6]: unordered_uses %d (%s)", p.name, s.UnorderedUses, s.RaceNote("unordered_uses"))
+		if got := s.UnorderedUses > 0; got != p.wrong {
+			t.Errorf("%s %s [--keep 4 6]: unordered_uses %d (%s), want a race: %v", sol, p.name, s.UnorderedUses, s.RaceNote("unordered_uses"), p.wrong)
+		}
+		if !strings.Contains(out, "4 rounds on 4 streams through the pool: 24 blocks used, errors: 0") || s.StreamSyncs > 1 || s.EventSyncs != 0 || s.HostPolls != 0 {
+			t.Errorf("%s %s [--keep 4 6]: %d stream synchronizes (at most 1), %d event synchronizes (want 0), %d polls (want 0), output:\n%s", sol, p.name, s.StreamSyncs, s.EventSyncs, s.HostPolls, out)
+		}
+		if p.wrong {
+			if d := h.record(t, prog, "--keep", "4"); d.UnorderedUses != 0 {
+				t.Logf("%s [--keep 4]: unordered_uses %d: the run with 8 blocks sees it too now", p.name, d.UnorderedUses)
+			}
+		}
+	}
+}
+
 // A pool that ends with blocks still handed out (bench.cu --keep, review/
 // blind13, issue 36): the events a pool recycles through a spare list are
 // all on the give-backs when every block used was given back, so a
