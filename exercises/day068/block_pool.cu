@@ -160,15 +160,16 @@ int main(int argc, char** argv) {
 
     // Request k's kernel writes seen[k] in pinned host memory, read once,
     // after the one wait at the end, and done[k] as it ends; the gate the
-    // held kernels of part 3 wait for is there too.
-    const int slots = nc * blocks + blocks + 1 + 2 * blocks + requests;
+    // held kernels of part 3 wait for are there too.
+    const int slots = nc * blocks + blocks + 1 + 2 * blocks + blocks + 1 + requests;
     int* seen = nullptr;
-    CHECK(cudaMallocHost(&seen, (2 * slots + 3) * sizeof(int)));
-    std::fill(seen, seen + 2 * slots + 3, 0);
+    CHECK(cudaMallocHost(&seen, (2 * slots + 4) * sizeof(int)));
+    std::fill(seen, seen + 2 * slots + 4, 0);
     volatile int* done = seen + slots;
     volatile int* gate = seen + 2 * slots;
     volatile int* gate2 = seen + 2 * slots + 1; // part 3b's
     volatile int* gate3 = seen + 2 * slots + 2; // part 3c's
+    volatile int* gate4 = seen + 2 * slots + 3; // part 3e's
     std::vector<int> streamOf(slots);
     std::vector<size_t> bytesOf(slots);
     int k = 0;
@@ -391,6 +392,72 @@ int main(int argc, char** argv) {
     if (asked != nullptr && !pool.deallocate(asked, s[3])) {
         printf("deallocate refused a block the pool had handed out\n");
         return 1;
+    }
+
+    // 3e. Blocks of two classes handed out at once: every block of the
+    // next class taken first and kept; then every block of the smallest
+    // class held by a kernel on one of three streams until the host opens
+    // a gate, and given back right after its launch; then the next class's
+    // blocks given back on the idle fourth stream, with nothing queued
+    // there. The smallest class's blocks are all still in use, whatever
+    // became of the other class's: allocate() must say nullptr. A pool
+    // whose blocks of different classes share what tells it their work is
+    // done (block j of every class one event, its latest record the other
+    // class's) hands out a block still in use. Asked for 20 ms (the fourth
+    // stream's records complete a moment after they are made; the held
+    // kernels hold 2 ms at least, and until the gate opens); a block whose
+    // kernel had ended when it came out does not count.
+    if (nc >= 2) {
+        std::vector<char*> others;
+        for (int i = 0; i < blocks; i++) {
+            char* p = take(pool, classes[1]);
+            if (p == nullptr) {
+                printf("no block of %zu bytes came back within 2 s: a block given back must come back once the work queued before its deallocate is done\n", classes[1]);
+                return 1;
+            }
+            others.push_back(p);
+        }
+        std::vector<char*> busy;
+        for (int i = 0; i < blocks; i++) {
+            char* p = take(pool, classes[0]);
+            if (p == nullptr) {
+                printf("no block of %zu bytes came back within 2 s: a block given back must come back once the work queued before its deallocate is done\n", classes[0]);
+                return 1;
+            }
+            busy.push_back(p);
+        }
+        std::vector<int> busyK;
+        for (int i = 0; i < blocks; i++) {
+            busyK.push_back(k);
+            CHECK(serve(busy[i], classes[0], i % 3, 2000000, gate4));
+            if (!pool.deallocate(busy[i], s[i % 3])) {
+                printf("deallocate refused a block the pool had handed out\n");
+                return 1;
+            }
+        }
+        for (char* p : others)
+            if (!pool.deallocate(p, s[3])) {
+                printf("deallocate refused a block the pool had handed out\n");
+                return 1;
+            }
+        char* got = nullptr;
+        const auto since = std::chrono::steady_clock::now();
+        while (got == nullptr && std::chrono::steady_clock::now() - since < std::chrono::milliseconds(20))
+            got = static_cast<char*>(pool.allocate(classes[0]));
+        bool inUse = false; // its kernel still ran after allocate() returned it
+        for (int i = 0; i < blocks; i++) inUse = inUse || (got == busy[i] && !done[busyK[i]]);
+        if (inUse) {
+            // Another request on the block, on the fourth stream: the
+            // held kernel sees its words change.
+            CHECK(serve(got, classes[0], 3, 200000));
+        }
+        *gate4 = 1;
+        printf("allocate while every block of %zu bytes is in use, the next class's given back after them on another stream: %s\n", classes[0],
+               got == nullptr ? "nullptr" : inUse ? "a block" : "not asked in time (this process came late: a kernel had ended)");
+        if (got != nullptr && !pool.deallocate(got, s[3])) {
+            printf("deallocate refused a block the pool had handed out\n");
+            return 1;
+        }
     }
 
     // 4. Requests of every class in turn, of sizes spread over the class,
