@@ -16,6 +16,7 @@ import (
 
 	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/suspect"
+	"github.com/cudalessons/lessons/internal/witness"
 	"github.com/cudalessons/lessons/kernels"
 )
 
@@ -478,17 +479,7 @@ func TestAfterEndOnGPU(t *testing.T) {
 // corpus), in the plain runner and the grading sandbox; it needs the
 // outside witness (root).
 func TestWitnessBoundsHostWaits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds with nvcc")
-	}
-	tk := realToolkit(t)
-	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
-	w, why := OpenWitness()
-	if w == nil {
-		t.Skipf("no outside witness here: %s", why)
-	}
-	defer w.Close()
-	tk.Witness = w
+	tk, _ := witnessedToolkit(t)
 	runners := map[string]Runner{"plain": Plain{}}
 	if sb, err := TempSandbox("lessons-corpus-"); err == nil {
 		defer sb.Close()
@@ -527,20 +518,10 @@ func TestWitnessBoundsHostWaits(t *testing.T) {
 // count cannot attach (no kprobes, no BPF trampolines) and where the
 // witness cannot be opened.
 func TestWitnessCountsProcMemWrites(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds with nvcc")
-	}
-	tk := realToolkit(t)
-	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
-	w, why := OpenWitness()
-	if w == nil {
-		t.Skipf("no outside witness here: %s", why)
-	}
-	defer w.Close()
+	tk, w := witnessedToolkit(t)
 	if off := w.MemWritesOff(); off != "" {
 		t.Skipf("writes through /proc/PID/mem are not counted here: %s", off)
 	}
-	tk.Witness = w
 	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
 	src, _ := filepath.Abs("testdata/corpus/proc_mem_probe.cu")
 	private, _ := filepath.Abs("testdata/corpus/private_runtime.h")
@@ -561,17 +542,7 @@ func TestWitnessCountsProcMemWrites(t *testing.T) {
 // bounded (the default since session 25's GPU runs), and passes where
 // they are only shown (LESSONS_WITNESS_DRIVER_WAITS=shown).
 func TestWitnessBoundsDriverWaits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds with nvcc")
-	}
-	tk := realToolkit(t)
-	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
-	w, why := OpenWitness()
-	if w == nil {
-		t.Skipf("no outside witness here: %s", why)
-	}
-	defer w.Close()
-	tk.Witness = w
+	tk, _ := witnessedToolkit(t)
 	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
 	src, _ := filepath.Abs("testdata/corpus/driver_sync_around.cu")
 	for _, shown := range []string{"shown", ""} {
@@ -600,18 +571,8 @@ func TestWitnessBoundsDriverWaits(t *testing.T) {
 // only shown (LESSONS_WITNESS_DRIVER_VMM=shown) or not probed (=off), it
 // passes. The same calls made through the hooks pass with the bound.
 func TestWitnessBoundsDriverVMM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds with nvcc")
-	}
-	tk := realToolkit(t)
-	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
-	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "shown")
-	w, why := OpenWitness()
-	if w == nil {
-		t.Skipf("no outside witness here: %s", why)
-	}
-	defer w.Close()
-	tk.Witness = w
+	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "shown") // probed whatever each case asks
+	tk, _ := witnessedToolkit(t)
 	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
 	src, _ := filepath.Abs("testdata/corpus/vmm_around.cu")
 	// The same calls made through the library's hooks (dlsym answers
@@ -788,4 +749,24 @@ func TestOpenHostFnCaptured(t *testing.T) {
 		t.Fatalf("the race hidden by the captured wrapper passed: %+v", v.Results)
 	}
 	t.Logf("refused: %+v", v.Results)
+}
+
+// witnessedToolkit is the toolkit of a test that needs nvcc and the
+// outside witness (root, or CAP_BPF and CAP_PERFMON) with a fake GPU: it
+// skips where either is missing, and closes the witness when the test
+// ends.
+func witnessedToolkit(t *testing.T) (*Toolkit, *witness.Witness) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds with nvcc")
+	}
+	tk := realToolkit(t)
+	t.Setenv("LESSONS_GPU", "Fake H200,9.0,1024")
+	w, why := OpenWitness()
+	if w == nil {
+		t.Skipf("no outside witness here: %s", why)
+	}
+	t.Cleanup(func() { w.Close() })
+	tk.Witness = w
+	return tk, w
 }
