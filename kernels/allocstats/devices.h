@@ -631,22 +631,23 @@ void hostFnCaptured(uint64_t t) {
 // HostFnCall: the runtime may answer an earlier launch's error after it
 // has queued the function, and a few bytes are the price of never
 // forgetting one the driver may still call.
-extern "C" cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void* data) {
-    static auto real_ = (cudaError_t(*)(cudaStream_t, cudaHostFn_t, void*))real("cudaLaunchHostFunc");
-    static uintptr_t checked = 0;
-    if (real_ == nullptr) return cudaErrorNotSupported;
-    if (((uintptr_t)real_ ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)real_, "cudaLaunchHostFunc");
-    HOOK_ENTRY();
-    if (busy()) return real_(s, fn, data);
-    const bool failed = failCount > 0 && failNow("cudaLaunchHostFunc");
+namespace {
+// queueHostFn is cudaLaunchHostFunc's and cudaStreamAddCallback's hook
+// once the real function is found and checked: fn or cb (the other
+// null) queued on s in a wrapper the library follows, unless captured
+// (queuedHostFn); real(t) makes the real call, of the wrapper with token
+// t, or of the program's own function where t is 0.
+template <class Real>
+cudaError_t queueHostFn(const char* name, cudaStream_t s, cudaHostFn_t fn, cudaStreamCallback_t cb, void* data, Real real) {
+    const bool failed = failCount > 0 && failNow(name);
     uint64_t t = 0;
     if (!failed) {
-        const bool cap = fn != nullptr && capturing(s);
+        const bool cap = (fn != nullptr || cb != nullptr) && capturing(s);
         std::lock_guard<Lock> g(mu);
         record();
-        t = queuedHostFn(s, cap, fn, nullptr, data);
+        t = queuedHostFn(s, cap, fn, cb, data);
     }
-    const cudaError_t r = failed ? (cudaError_t)2 : t != 0 ? real_(s, hostFnRan, (void*)(uintptr_t)t) : real_(s, fn, data);
+    const cudaError_t r = failed ? (cudaError_t)2 : real(t);
     if (t != 0 && capturing(s)) hostFnCaptured(t);
     {
         std::lock_guard<Lock> g(mu);
@@ -656,6 +657,18 @@ extern "C" cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void*
     after();
     return r;
 }
+}  // namespace
+extern "C" cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void* data) {
+    static auto real_ = (cudaError_t(*)(cudaStream_t, cudaHostFn_t, void*))real("cudaLaunchHostFunc");
+    static uintptr_t checked = 0;
+    if (real_ == nullptr) return cudaErrorNotSupported;
+    if (((uintptr_t)real_ ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)real_, "cudaLaunchHostFunc");
+    HOOK_ENTRY();
+    if (busy()) return real_(s, fn, data);
+    return queueHostFn("cudaLaunchHostFunc", s, fn, nullptr, data, [&](uint64_t t) {
+        return t != 0 ? real_(s, hostFnRan, (void*)(uintptr_t)t) : real_(s, fn, data);
+    });
+}
 // cudaStreamAddCallback, the older form (flags must be 0), likewise.
 extern "C" cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void* data, unsigned int flags) {
     static auto real_ = (cudaError_t(*)(cudaStream_t, cudaStreamCallback_t, void*, unsigned int))real("cudaStreamAddCallback");
@@ -664,23 +677,9 @@ extern "C" cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_
     if (((uintptr_t)real_ ^ hookSecret) != checked) checked = forwardsToCUDA((const void*)real_, "cudaStreamAddCallback");
     HOOK_ENTRY();
     if (busy()) return real_(s, cb, data, flags);
-    const bool failed = failCount > 0 && failNow("cudaStreamAddCallback");
-    uint64_t t = 0;
-    if (!failed) {
-        const bool cap = cb != nullptr && capturing(s);
-        std::lock_guard<Lock> g(mu);
-        record();
-        t = queuedHostFn(s, cap, nullptr, cb, data);
-    }
-    const cudaError_t r = failed ? (cudaError_t)2 : t != 0 ? real_(s, callbackRan, (void*)(uintptr_t)t, flags) : real_(s, cb, data, flags);
-    if (t != 0 && capturing(s)) hostFnCaptured(t);
-    {
-        std::lock_guard<Lock> g(mu);
-        record();
-        noteResult((int)r, failed);
-    }
-    after();
-    return r;
+    return queueHostFn("cudaStreamAddCallback", s, nullptr, cb, data, [&](uint64_t t) {
+        return t != 0 ? real_(s, callbackRan, (void*)(uintptr_t)t, flags) : real_(s, cb, data, flags);
+    });
 }
 namespace {
 // ipcDelay waits, on the host, before a record of an interprocess event
