@@ -3,7 +3,7 @@ header, then the correct body with the listed edits (each old text must occur ex
 import os
 from apply import header, replace_once
 from designs import DESIGNS
-from wrongs import WRONGS
+from wrongs import W as WRONGS
 here = os.path.dirname(os.path.abspath(__file__))
 for w in WRONGS:
     ex, slug, where, mistake, why, source, edits = w

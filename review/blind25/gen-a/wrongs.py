@@ -1,0 +1,118 @@
+"""wrongs.py: each wrong file as (exercise, slug, where it shows, mistake, why it is wrong,
+source, [(old text of the correct body, new text)]). make_wrong.py applies the edits."""
+W = []
+def wrong(ex, slug, where, mistake, why, source, *edits):
+    W.append((ex, slug, where, mistake, why, source, list(edits)))
+
+# ---------------------------------------------------------------- block-pool
+wrong('block-pool', 'harvest-gives-up-at-the-first-busy-stream',
+ 'default output',
+ "harvest returns as soon as one stream's oldest block is not done ('the pool has nothing ready yet'), instead of going on to the next stream's queue",
+ "the queues of different streams are not ordered with each other: a busy block at the front of one stream's queue says nothing about the blocks given back on other streams; the streams' queues are kept in the order the streams were first seen (s[0] to s[3], from part 1), so in part 3b the blocks given back on the idle fourth stream sit behind s[0]'s busy queue and are never harvested while the held kernels run: 'allocate with 4 of 8 blocks of 1000 bytes done, the others in use: 0 handed out' (and again in 3c), where the done blocks must come out; in part 4 a block whose stream comes after a busy one waits until that one is done (take() still gets one, later)",
+ 'own',
+ ("            if (cudaEventQuery(event_[b]) != cudaSuccess) break;", "            if (cudaEventQuery(event_[b]) != cudaSuccess) return;"))
+wrong('block-pool', 'whole-stream-queue-released-when-its-oldest-is-done',
+ 'a race, and the default output by timing',
+ "harvest, finding a stream's oldest given-back block done, moves that stream's WHOLE queue to the idle stacks, 'the stream has caught up with its give-backs'",
+ "an event answering done says only that the work queued before ITS record is over; the blocks given back later on the same stream have their own, later records, and their kernels may still run: in part 4 each stream's queue holds blocks given back right after their 0.2 ms kernels were queued, so when its oldest is done the newer ones are handed out while their kernels still fill and read them: another request's kernel overwrites the words ('request N ... found K of its words overwritten'), and the record shows blocks handed out while a stream's work on them is not done; the parts whose queues hold one busy block at a time (3, 3b, 3c, 3e) stay right",
+ 'related: NVIDIA/cuCascade#189 (a block put back on a free list without the ordering of the work still using it, then reused during that work)',
+ ("""        while (!q.empty()) {
+            const size_t b = q.front();
+            if (cudaEventQuery(event_[b]) != cudaSuccess) break;
+            q.pop_front();
+            state_[b] = kIdle;
+            idle_[b / blocks_].push_back(b);
+        }""", """        if (!q.empty() && cudaEventQuery(event_[q.front()]) == cudaSuccess) {
+            for (const size_t b : q) {
+                state_[b] = kIdle;
+                idle_[b / blocks_].push_back(b);
+            }
+            q.clear();
+        }"""))
+wrong('block-pool', 'event-made-again-at-every-give-back',
+ 'the record only',
+ "deallocate makes a new event for the block at EVERY give-back (the test for an event already made left out), 'a fresh give-back gets a fresh event', overwriting the handle of the block's earlier event without destroying it",
+ "every give-back after a block's first leaks an event: the old handle is lost, and destroy() destroys only the latest event of each block; the default run gives blocks back some 250 times over 24 blocks, so over 200 events are made and never destroyed; every printed line is right, since each give-back's event is recorded and asked as before",
+ 'related: tromp/cuckoo#69 (events created over and over and never destroyed)',
+ ("    if (event_[b] == nullptr && cudaEventCreateWithFlags(&event_[b], cudaEventDisableTiming) != cudaSuccess) {",
+  "    if (cudaEventCreateWithFlags(&event_[b], cudaEventDisableTiming) != cudaSuccess) {"))
+wrong('block-pool', 'harvested-block-filed-under-the-asked-class',
+ 'default output',
+ "harvest puts each block it finds done on the idle stack of the class allocate was asked for (harvest(c)), 'the harvest is for this request', instead of on the block's own class's stack",
+ "harvest takes done blocks of EVERY class off the streams' queues: a block of another class is then handed out for this class, and the address arithmetic no longer matches the class: a 1000-byte request gets a 3072- or 10240-byte block (its own class runs short), and a 3000- or 10000-byte request may get a 1024-byte block, whose kernel then writes past it into the next blocks ('words overwritten'); part 3's first takes already pull part 2's given-back blocks of all classes into the smallest class, so 3e's take of the next class finds nothing of its own ('no block of 3000 bytes came back within 2 s') or a block too small",
+ 'own',
+ ("    void harvest();", "    void harvest(size_t into);"),
+ ("void BlockPool::harvest() {", "void BlockPool::harvest(size_t into) {"),
+ ("            idle_[b / blocks_].push_back(b);", "            idle_[into].push_back(b);"),
+ ("    if (idle_[c].empty()) harvest();", "    if (idle_[c].empty()) harvest(c);"))
+
+# ------------------------------------------------------------ async-pipeline
+wrong('async-pipeline', 'iteration-event-recorded-before-the-sums-copy',
+ 'a race the default run usually wins, and the record',
+ "submit records the iteration's event right after the copy back of the values, 'the iteration's data is home', and queues the copy of the partial sums and the two frees after it",
+ "drain waits for exactly what the events cover: the copy of each iteration's 512 bytes of partial sums (and its frees) comes after the record, so drain may return while the last iterations' sums are still on their way to the host; main reads the sums after it reads the 4 MiB of values, so the small copy has almost always landed and the checksums come out right, but nothing orders the host's read after the copy: the record shows the host reading sums whose copy it never waited for (and a slow copy gives '11 of 12 checksums right')",
+ 'own',
+ ("""    CHECK(cudaMemcpyAsync(out_ + off, values, bytes, cudaMemcpyDeviceToHost, s));
+""", """    CHECK(cudaMemcpyAsync(out_ + off, values, bytes, cudaMemcpyDeviceToHost, s));
+    CHECK(cudaEventRecord(done_[it], s));
+"""),
+ ("""    CHECK(cudaFreeAsync(partial, s));
+    CHECK(cudaEventRecord(done_[it], s));
+""", """    CHECK(cudaFreeAsync(partial, s));
+"""))
+wrong('async-pipeline', 'drain-waits-for-the-last-iterations-event-only',
+ 'a race the default run usually wins, and the record',
+ "drain waits only for the event of the last iteration submitted (done_[iterations_ - 1]), 'the last iteration queued is the last to finish'",
+ "one event covers the work of one stream only: the other streams' iterations are not ordered before it and may still run when drain returns; on the default run (12 on 4 streams, three each) the last iteration's stream usually does end last, and main checks the last iteration first and spends milliseconds on it, so the results are mostly right; but nothing makes them so: when the iterations end out of order (a stream held up by the copy engines' order, or by other work on the GPU) results are read before they are copied back ('11 of 12 results right' or fewer), and the record shows host reads of iterations the host never waited for",
+ 'own',
+ ("    for (int i = 0; i < iterations_; i++) CHECK(cudaEventSynchronize(done_[i]));",
+  "    if (iterations_ > 0) CHECK(cudaEventSynchronize(done_[iterations_ - 1]));"))
+wrong('async-pipeline', 'each-iteration-made-to-wait-for-the-one-before',
+ 'overlap only (the record): results right',
+ "submit makes each iteration's stream wait for the previous iteration's event first (cudaStreamWaitEvent(s, done_[it - 1])), 'so that the iterations finish in order and drain can trust the events'",
+ "the wait is on the device, not the host, so nothing is slow on the host's side, but it chains every iteration after the whole of the one before: the streams never run side by side (iteration 1's copy in waits for iteration 0's copies back), which is the whole point of the exercise; every result and checksum is right and the host waits only in drain: only a look at the overlap of the streams (or the run's time, about four times longer) shows it",
+ 'own',
+ ("""    float* values = nullptr;
+    long long* partial = nullptr;
+""", """    float* values = nullptr;
+    long long* partial = nullptr;
+    if (it > 0) CHECK(cudaStreamWaitEvent(s, done_[it - 1], 0));
+"""))
+wrong('async-pipeline', 'values-block-freed-before-its-copy-back',
+ 'a race, by the pool\'s choice, and the record',
+ "submit frees the values' block right after checksum is queued, 'the kernels are its last users, a copy is only a transfer', and queues the two copies back after the free",
+ "a copy reads the block like a kernel does: the free comes before the copy back in the stream's order, so the block is free again while the copy still has to read it; all twelve iterations are queued before any free runs, so the pool can hand the block to another stream's allocation only with a dependency on that free (internal dependencies are on in the default pool), and then that iteration's copy in may overwrite the values before this iteration's copy back reads them: wrong results by timing and by the pool's choice (usually it reuses on the same stream, where the copy comes first, and the run is right); the record shows a copy from a block after its free on every iteration",
+ 'related: NVIDIA/cudf#22321 (an asynchronous copy still reading a buffer that was freed after it was queued)',
+ ("""    checksum<<<BLOCKS, THREADS, 0, s>>>(values, n, partial);
+""", """    checksum<<<BLOCKS, THREADS, 0, s>>>(values, n, partial);
+    CHECK(cudaFreeAsync(values, s));
+"""),
+ ("""    CHECK(cudaFreeAsync(values, s));
+    CHECK(cudaFreeAsync(partial, s));""", """    CHECK(cudaFreeAsync(partial, s));"""))
+
+# ---------------------------------------------------------------- pool-reuse
+wrong('pool-reuse', 'threshold-written-from-an-int-local',
+ 'by chance on the default run; other arguments (a peak of 2 GiB or more)',
+ "settle writes the release threshold from an int local (int limit = (int)keep; cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &limit)), 'a few hundred MiB fit in an int', while the trim and the marks still take keep",
+ "cudaMemPoolAttrReleaseThreshold is a 64-bit attribute: the driver reads eight bytes from &limit, four of them whatever lies next to the int on the stack; when those are not 0 the threshold is some huge number (the reports print a threshold of millions of MiB, and the pool keeps everything across synchronisations); when they are 0 the default run is right; and a peak of 2 GiB or more does not fit the int at all (pool_reuse 6 4 1024: 4 GiB leaves 0 in the int, so the threshold is 0, or garbage from the stack: with 0 the wide phase keeps nothing across its rounds: 'wide: 0 of 6 rounds found their 4096 MiB already reserved', 5 of 6 wanted)",
+ 'own',
+ ("    CHECK(put(pool, cudaMemPoolAttrReleaseThreshold, keep));\n    CHECK(cudaMemPoolTrimTo(pool, keep));",
+  "    int limit = (int)keep;\n    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &limit));\n    CHECK(cudaMemPoolTrimTo(pool, keep));"))
+wrong('pool-reuse', 'held-subtracts-the-used-high-mark',
+ 'default output',
+ "held takes what is in use from cudaMemPoolAttrUsedMemHigh, the attribute next to the right one, 'the memory the rounds use', instead of cudaMemPoolAttrUsedMemCurrent",
+ "between rounds nothing is in use, but the used high-water mark still holds the last round's peak: after the first wide round the pool keeps 128 MiB and the mark says 128 MiB, so the spare is 0 and no later round counts as held: 'wide: 0 of 6 rounds found their 128 MiB already reserved' (5 of 6 wanted) and 'narrow: 1 of 6' (6 of 6 wanted: only its first round, before the restarted mark rises); the pool itself behaves right",
+ 'own',
+ ("    const uint64_t used = attr(pool, cudaMemPoolAttrUsedMemCurrent);", "    const uint64_t used = attr(pool, cudaMemPoolAttrUsedMemHigh);"))
+wrong('pool-reuse', 'held-keeps-the-spare-in-an-unsigned',
+ 'other arguments only (4 GiB or more spare)',
+ "held keeps the spare bytes (reserved minus used) in an unsigned, 'what is left over is small', before comparing them with the 64-bit need",
+ "the spare loses its high bits: with the default 128 MiB it is exact and the counts are right; when the pool holds 4 GiB or more (pool_reuse 6 4 1024, or 6 8 512: 4 GiB exactly, which becomes 0; 6 8 1024: 8 GiB) held says no for every wide round: 'wide: 0 of 6 rounds found their 4096 MiB already reserved' where 5 of 6 did; the pool itself behaves right",
+ 'own',
+ ("    const uint64_t spare = reserved >= used ? reserved - used : 0;", "    const unsigned spare = reserved >= used ? reserved - used : 0;"))
+wrong('pool-reuse', 'trim-given-the-bytes-to-give-back',
+ 'default output',
+ "settle calls cudaMemPoolTrimTo with what the pool holds beyond keep (reserved now minus keep), reading its argument as 'the bytes to give back'",
+ "cudaMemPoolTrimTo's size is the least the pool KEEPS: entering the narrow phase the pool holds 128 MiB and is asked to keep 96, so it still holds 96 MiB (or all 128) ('entering narrow: reserved 96 MiB', 32 wanted) and the narrow phase's restarted reserved mark starts there ('reserved high 96 MiB'); entering the wide phase the subtraction wraps (0 - 128 MiB), which keeps everything and does no harm; finish asks to keep the 32 MiB the pool holds ('after the trim: reserved 32 MiB', 0 wanted)",
+ 'related: pytorch/executorch#22312 (a pool retention setting whose meaning was read backwards)',
+ ("    CHECK(cudaMemPoolTrimTo(pool, keep));", "    CHECK(cudaMemPoolTrimTo(pool, attr(pool, cudaMemPoolAttrReservedMemCurrent) - keep));"))
