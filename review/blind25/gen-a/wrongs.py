@@ -116,3 +116,114 @@ wrong('pool-reuse', 'trim-given-the-bytes-to-give-back',
  "cudaMemPoolTrimTo's size is the least the pool KEEPS: entering the narrow phase the pool holds 128 MiB and is asked to keep 96, so it still holds 96 MiB (or all 128) ('entering narrow: reserved 96 MiB', 32 wanted) and the narrow phase's restarted reserved mark starts there ('reserved high 96 MiB'); entering the wide phase the subtraction wraps (0 - 128 MiB), which keeps everything and does no harm; finish asks to keep the 32 MiB the pool holds ('after the trim: reserved 32 MiB', 0 wanted)",
  'related: pytorch/executorch#22312 (a pool retention setting whose meaning was read backwards)',
  ("    CHECK(cudaMemPoolTrimTo(pool, keep));", "    CHECK(cudaMemPoolTrimTo(pool, attr(pool, cudaMemPoolAttrReservedMemCurrent) - keep));"))
+
+# -------------------------------------------------------------- cross-stream
+wrong('cross-stream', 'values-freed-on-reduce-between-its-two-waits',
+ 'a race, and the record',
+ "stage_reduce frees the values right after its wait for half 0's squared event and waits for half 1's after the free, 'the first reader's wait already puts the values in reduce_'s order'",
+ "only half 0's read of the values is in reduce_'s order when the free is queued: half 1's square, on work_[1], may still be reading them; the next chunk's values come from the same pool on load_ (the pool may hand it the block with a dependency on this free only, since internal dependencies are on), so its generate may overwrite the block while half 1 still squares it: half 1's sums come out wrong by timing (square spins 0.1 ms before it reads, so usually in time), and the record shows a free on reduce_ not ordered after the read on work_[1], every chunk",
+ 'related: PaddlePaddle/Paddle#20530 (a free ordered after one stream\'s use while another stream still uses the memory)',
+ ("""    CHECK(cudaStreamWaitEvent(reduce_, squared_[0], 0));
+    CHECK(cudaStreamWaitEvent(reduce_, squared_[1], 0));
+    // Both reads of the values are in reduce_'s order now: they can go
+    // before the sums even start.
+    CHECK(cudaFreeAsync(ch.values, reduce_));
+""", """    CHECK(cudaStreamWaitEvent(reduce_, squared_[0], 0));
+    // Both reads of the values are in reduce_'s order now: they can go
+    // before the sums even start.
+    CHECK(cudaFreeAsync(ch.values, reduce_));
+    CHECK(cudaStreamWaitEvent(reduce_, squared_[1], 0));
+"""))
+wrong('cross-stream', 'squares-wait-for-the-previous-chunks-reduce',
+ 'overlap only (the record): every sum right',
+ "stage_work makes its work stream wait for the reduced event before it allocates the half's squares, 'the last chunk's squares must be summed before new ones are written'",
+ "each chunk's squares are a buffer of their own, so nothing needs this wait; at stage_work the reduced event holds the previous chunk's record, so work_[0] and work_[1] cannot square chunk c before reduce_ has summed chunk c - 1: the squaring of one chunk never runs beside the reduction of the one before, the pipeline's stages are held in step and the run takes longer; every sum is right, no host waits, and load_ still never waits",
+ 'own',
+ ("""    CHECK(cudaStreamWaitEvent(s, loaded_, 0));
+""", """    CHECK(cudaStreamWaitEvent(s, loaded_, 0));
+    CHECK(cudaStreamWaitEvent(s, reduced_, 0));
+"""))
+wrong('cross-stream', 'sums-copied-back-on-the-reduce-stream',
+ 'the record only: every sum right',
+ "stage_copy waits on copy_ for the reduced event but queues the copy of the partial sums on reduce_ ('the sums are reduce_'s, and reduce_ is done with them'), and frees the partial sums and the squares on copy_ as before",
+ "the frees on copy_ are then ordered after reduce_'s sums (through the wait) but not after the copy, which runs on reduce_: the partial sums' block is free in copy_'s order while the copy may still read it; in this program the next block of that size is taken on reduce_ itself, after the copy in reduce_'s order, so the sums come back right on every run, but the record shows a use of the partial sums not ordered before their free, every chunk",
+ 'related: NVIDIA/cuCascade#189 (a buffer released on one stream while a transfer on another stream still reads it)',
+ ("    CHECK(cudaMemcpyAsync(ch.result, ch.partial, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, copy_));",
+  "    CHECK(cudaMemcpyAsync(ch.result, ch.partial, HALVES * BLOCKS * sizeof(float), cudaMemcpyDeviceToHost, reduce_));"))
+wrong('cross-stream', 'loaded-waited-for-by-half-0-only',
+ 'a race the default run mostly loses (default output), and the record',
+ "stage_work waits for the loaded event only for half 0, 'main queues half 0 first, and its wait already orders the chunk after generate'",
+ "a wait orders only the stream that queues it: work_[1] never waits for load_, so half 1's square may read the values before generate has written them (both kernels spin 0.1 ms first, and square starts at once, so it usually reads first): half 1's sum of squares is wrong for most chunks (the second of the two figures of a chunk's line differs from the expected one); the record shows a read on work_[1] not ordered after the write on load_ (and after the values' allocation)",
+ 'own',
+ ("""    CHECK(cudaStreamWaitEvent(s, loaded_, 0));
+""", """    if (half == 0) CHECK(cudaStreamWaitEvent(s, loaded_, 0));
+"""))
+
+# --------------------------------------------------------------- strict-pool
+wrong('strict-pool', 'get-through-the-devices-current-pool-set-to-ours',
+ 'the record only: every printed line right',
+ "get makes the pool the device's current pool (cudaDeviceSetMemPool(device_, pool_)) and allocates with cudaMallocAsync, 'so that the plain call takes from our pool', instead of naming the pool in cudaMallocFromPoolAsync",
+ "the blocks do come from the strict pool, so reuse, sums and the reserved mark are right; but the pool changes a setting that is not its own: every later cudaMallocAsync of the whole program (and of any library in it) on that device now takes from the strict pool, with its policies off, and the device's current pool stays changed after the pool is gone (it falls back to the default only when the pool is destroyed); the record shows the device's current pool set by a call that should only allocate",
+ 'related: cupy/cupy#5191 (the device\'s current pool, set with cudaDeviceSetMemPool, is shared by every library that allocates without naming a pool)',
+ ("""    const cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool_, s);
+    keep(err);
+    return err == cudaSuccess ? p : nullptr;""", """    cudaError_t err = cudaDeviceSetMemPool(device_, pool_);
+    if (err == cudaSuccess) err = cudaMallocAsync(&p, bytes, s);
+    keep(err);
+    return err == cudaSuccess ? p : nullptr;"""))
+wrong('strict-pool', 'events-still-busy-left-at-destroy',
+ 'the record only: every printed line right',
+ "the destructor destroys the spare events but not those still in the busy deque, 'a recorded event still belongs to the waits queued on it'",
+ "a queued wait does not need its event to live on (destroying it is allowed once the wait is queued), and main has waited for both streams before the pool goes: the events still in the deque (at least the last hand's, which no later hand has taken back; on the default run usually several) are never destroyed: a leak at the end of every run; every printed line is right",
+ 'related: cms-sw/cmssw#28537 (an event cache that keeps recorded events apart from the ready ones)',
+ ("    for (cudaEvent_t e : busy_) cudaEventDestroy(e);\n", ""))
+wrong('strict-pool', 'event-cap-waits-for-the-oldest-on-the-host',
+ 'host waits only (the record and the time): every printed line right',
+ "next_event keeps at most two events: when it has no spare and two are busy it takes the oldest busy one and calls cudaEventSynchronize on it before handing it out, 'two streams never need more than two events'",
+ "a spare is only a convenience, and the host must not wait in hand: with two events busy (the usual case on the default run, since each hand comes microseconds after the last while the fills of 32 MiB take longer) hand now blocks the host until the older record is done, so every round costs a host wait, and with LATE 1 a millisecond of busy each time; the waits on the device are still right, so reuse, sums and the reserved mark are right",
+ 'related: ComputationalRadiationPhysics/picongpu#1189 (an event pool of a fixed size whose events run out while still in use)',
+ ("""    cudaEvent_t e = nullptr;
+    const cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);""", """    if (busy_.size() >= 2) {
+        cudaEvent_t oldest = busy_.front();
+        busy_.pop_front();
+        keep(cudaEventSynchronize(oldest));
+        return oldest;
+    }
+    cudaEvent_t e = nullptr;
+    const cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);"""))
+wrong('strict-pool', 'wait-taken-from-the-front-of-the-busy-queue',
+ 'default output by timing (fewer reuses), LATE 1 sums, and the record',
+ "hand puts its event in the busy deque first and then queues to's wait on busy_.front(), 'the event just put in', taking the front for the newest end",
+ "the front is the OLDEST event still busy: when every earlier hand's record is already done (they are moved to the spares first) it is this hand's event and all is right, but when the previous hand's record is not done yet (usual on the default run: the hands come microseconds apart) to waits for an older record, often one of its own stream's, and is not ordered after from's put: with both reuse policies off the pool will not give B the block A freed ('B reused the block A freed' in fewer than 6 rounds, 'reserved at most 64 MiB'), with LATE 1 B's add may read the word before A's copy ('rounds summed correctly' short), and the record shows B's block not handed over through a wait after A's put",
+ 'own',
+ ("""    keep(cudaEventRecord(e, from));
+    keep(cudaStreamWaitEvent(to, e, 0));
+    busy_.push_back(e);""", """    keep(cudaEventRecord(e, from));
+    busy_.push_back(e);
+    keep(cudaStreamWaitEvent(to, busy_.front(), 0));"""))
+
+# -------------------------------------------------------------- vmm-growable
+wrong('vmm-growable', 'release-counts-back-from-the-reservations-end',
+ 'default output',
+ "release walks the chunks from the last down starting its offset at reserved_, 'the buffer ends where its range ends', instead of at mapped_",
+ "after a move the range is half as large again as the request, so the last chunk is looked for well past the mapped bytes: cuMemUnmap is asked for addresses with nothing mapped there and refuses, release stops there ('release: failed') and gives back no chunk and no range ('every reservation given back: no'); only a buffer that fills its reservation exactly (no move, the request a whole number of units equal to the reservation, e.g. growable 64 64) is taken down right",
+ 'own',
+ ("        size_t off = mapped_;\n", "        size_t off = reserved_;\n"))
+wrong('vmm-growable', 'move-doubles-the-old-range-without-checking-the-request',
+ 'other arguments only (a request more than twice the reservation)',
+ "grow moves into a range of twice the old reservation (move(2 * reserved_)), 'double the capacity, as a vector does', without looking at the request",
+ "the new range must hold the request: the default run's 100 MiB fits the 128 MiB that doubling the 64 MiB reservation gives, and everything is right; but a request more than twice the reservation (growable 200, or growable 100 64 300, whose second move doubles 128 MiB to 256 MiB for 300) gets a range too small: the new chunk is mapped past its end, cuMemMap refuses, and 'grow to ... bytes failed'",
+ 'own',
+ ("            if (!move(round(want + want / 2))) return false;", "            if (!move(2 * reserved_)) return false;"))
+wrong('vmm-growable', 'chunk-offset-passed-as-the-maps-offset',
+ 'default output',
+ "grow passes the chunk's place in the buffer (mapped_) as cuMemMap's offset argument, 'the offset of this piece of the buffer', where that argument is an offset into the physical allocation and must be 0",
+ "cuMemMap's offset is where in the allocation the mapping starts, and the driver accepts only 0: the first chunk (mapped_ 0) maps, the second is refused, so the default run's grow(100 MiB) fails after its move ('grow to 104857600 bytes failed'); a program that grows only once from nothing sees nothing",
+ 'related: microsoft/mscclpp#501 (a cuMemMap call given the wrong size/offset arguments for the allocation behind it)',
+ ("        if (cuMemMap(base_ + mapped_, piece, 0, h, 0) != CUDA_SUCCESS) {", "        if (cuMemMap(base_ + mapped_, piece, mapped_, h, 0) != CUDA_SUCCESS) {"))
+wrong('vmm-growable', 'old-mappings-unmapped-with-the-first-chunks-size',
+ 'other arguments only (a move of a buffer of several chunks)',
+ "move unmaps each old mapping with the size of the first chunk (chunks_[0].bytes, the index written as 0 instead of i) while it steps on by each chunk's own size",
+ "cuMemUnmap must be given a whole mapping: the default run's only move happens when the buffer has one chunk (the first 2 MiB), where chunks_[0] is that chunk and all is right; a second move, of a buffer of a 2 MiB and a 98 MiB chunk (growable 100 64 300), unmaps only 2 MiB of the second, which the driver refuses: the move stops after mapping the new range ('grow to 314572800 bytes failed'), leaving the old range half taken down",
+ 'own',
+ ("            CU(cuMemUnmap(base_ + old, chunks_[i].bytes));", "            CU(cuMemUnmap(base_ + old, chunks_[0].bytes));"))

@@ -139,9 +139,9 @@ private:
         // use the old addresses.
         CU(cuCtxSynchronize());
         size_t old = 0;
-        for (const Chunk& c : chunks_) {
-            CU(cuMemUnmap(base_ + old, c.bytes));
-            old += c.bytes;
+        for (size_t i = 0; i < chunks_.size(); i++) {
+            CU(cuMemUnmap(base_ + old, chunks_[i].bytes));
+            old += chunks_[i].bytes;
         }
         CU(cuMemAddressFree(base_, reserved_));
         base_ = fresh;
