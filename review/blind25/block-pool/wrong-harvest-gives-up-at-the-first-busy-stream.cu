@@ -1,7 +1,7 @@
 // kind: wrong (default output)
 // mistake: harvest returns as soon as one stream's oldest block is not done ('the pool has nothing ready yet'), instead of going on to the next stream's queue
 // why it is wrong: the queues of different streams are not ordered with each other: a busy block at the front of one stream's queue says nothing about the blocks given back on other streams; the streams' queues are kept in the order the streams were first seen (s[0] to s[3], from part 1), so in part 3b the blocks given back on the idle fourth stream sit behind s[0]'s busy queue and are never harvested while the held kernels run: 'allocate with 4 of 8 blocks of 1000 bytes done, the others in use: 0 handed out' (and again in 3c), where the done blocks must come out; in part 4 a block whose stream comes after a busy one waits until that one is done (take() still gets one, later)
-// source: own
+// source: related: pytorch/pytorch#71745 (per-stream queues of given-back blocks, and blocks held up behind a busy one)
 // A block pool with size classes: one cudaMalloc cut into aligned blocks
 // of a few sizes, each request served from the smallest class that holds
 // it, bad frees refused, and a block given back handed out again only once

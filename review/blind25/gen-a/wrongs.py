@@ -9,7 +9,7 @@ wrong('block-pool', 'harvest-gives-up-at-the-first-busy-stream',
  'default output',
  "harvest returns as soon as one stream's oldest block is not done ('the pool has nothing ready yet'), instead of going on to the next stream's queue",
  "the queues of different streams are not ordered with each other: a busy block at the front of one stream's queue says nothing about the blocks given back on other streams; the streams' queues are kept in the order the streams were first seen (s[0] to s[3], from part 1), so in part 3b the blocks given back on the idle fourth stream sit behind s[0]'s busy queue and are never harvested while the held kernels run: 'allocate with 4 of 8 blocks of 1000 bytes done, the others in use: 0 handed out' (and again in 3c), where the done blocks must come out; in part 4 a block whose stream comes after a busy one waits until that one is done (take() still gets one, later)",
- 'own',
+ 'related: pytorch/pytorch#71745 (per-stream queues of given-back blocks, and blocks held up behind a busy one)',
  ("            if (cudaEventQuery(event_[b]) != cudaSuccess) break;", "            if (cudaEventQuery(event_[b]) != cudaSuccess) return;"))
 wrong('block-pool', 'whole-stream-queue-released-when-its-oldest-is-done',
  'a race, and the default output by timing',
@@ -227,3 +227,33 @@ wrong('vmm-growable', 'old-mappings-unmapped-with-the-first-chunks-size',
  "cuMemUnmap must be given a whole mapping: the default run's only move happens when the buffer has one chunk (the first 2 MiB), where chunks_[0] is that chunk and all is right; a second move, of a buffer of a 2 MiB and a 98 MiB chunk (growable 100 64 300), unmaps only 2 MiB of the second, which the driver refuses: the move stops after mapping the new range ('grow to 314572800 bytes failed'), leaving the old range half taken down",
  'own',
  ("            CU(cuMemUnmap(base_ + old, chunks_[i].bytes));", "            CU(cuMemUnmap(base_ + old, chunks_[0].bytes));"))
+
+# ------------------------------------------------------------- pool-resource
+wrong('pool-resource', 'other-streams-blocks-searched-first',
+ 'overlap only (the record): counts and sums right',
+ "allocate takes the best fit among the OTHER streams' free blocks when there is one and its own only when there is none (the two picks swapped), 'another stream's block has waited longest, use it first'",
+ "the contract is the asker's own blocks first, and for a reason: another stream's block costs a wait on that stream: in phase 1 each round the two streams now take each other's freed 4 MiB blocks (each behind a wait on the other's event), so the rounds that should run side by side run one after the other; every block is still ordered after the work that freed it, so no count and no sum changes; only the streams' overlap (and the record's extra waits) shows it",
+ 'own',
+ ("        const Pick pick = own.chunk != SIZE_MAX ? own : other;", "        const Pick pick = other.chunk != SIZE_MAX ? other : own;"))
+wrong('pool-resource', 'wait-for-the-stream-that-asked-for-the-chunk',
+ 'a race, and the record',
+ "allocate, taking a free block, waits for the event of the stream that asked the upstream for the block's CHUNK, and only when that is another stream ('the chunk's memory is ready in that stream's order'), instead of for the stream in whose order the block is free",
+ "that is right only for the never-used rest of a chunk; a block freed by another stream is free only after that stream's work on it: when stream 0 takes a block stream 1 freed in a chunk stream 0 asked for (phase 2's fourth 4 MiB block can be one, after phase 1's rounds), it waits for nothing and its fill may run while stream 1's last sum still reads the block: sums wrong by timing (the kernels are short, so most runs are right), and the record shows a use not ordered after the free on the other stream; with three streams (phases 5, 7 and 8) more takes wait for the wrong stream",
+ 'own',
+ ("            if (f.stream != s) CHECK(cudaStreamWaitEvent(s, event_of(f.stream), 0));",
+  "            if (ch.asker != s) CHECK(cudaStreamWaitEvent(s, event_of(ch.asker), 0));"))
+wrong('pool-resource', 'freed-block-tagged-with-its-chunks-stream',
+ 'a race, and the record',
+ "deallocate records the freeing stream's event but files the freed block (and joins it) under the stream that asked for its chunk, 'a block goes home to its chunk's stream'",
+ "the block is free only after the work queued on the freeing stream: filed under the chunk's stream, that stream takes it back with no wait at all, and any other stream waits for the chunk's stream's event, which does not cover the freeing stream's work; already with two streams (phase 1: stream 1 gives back its 4 MiB cut from stream 0's chunk, stream 0 takes it at the next round) a fill may run while the other stream's sum still reads the block: sums wrong by timing and unordered uses in the record; joins then also merge blocks freed on different streams",
+ 'related: rapidsai/rmm#2490 (free blocks filed under another stream\'s list, whose event does not cover the work of the stream that freed them)',
+ ("""        const cudaStream_t s = stream.get();
+        CHECK(cudaEventRecord(event_of(s), s));""", """        CHECK(cudaEventRecord(event_of(stream.get()), stream.get()));
+        const cudaStream_t s = chunks_[o.chunk].asker;"""))
+wrong('pool-resource', 'other-streams-block-waited-for-on-the-host',
+ 'host waits only (the record and the time): counts and sums right',
+ "allocate, taking another stream's free block, calls cudaEventSynchronize on that stream's event instead of queueing cudaStreamWaitEvent, 'wait until the block is really free, then hand it out'",
+ "the block is then surely free when it is handed out, so no sum and no count changes; but the host now waits inside allocate for the other stream's queued work (in phase 1 every round's second take, in phases 3, 5, 7 and 8 each cross-stream take), which the contract forbids ('the host never waits here'), and the streams' work no longer overlaps the host's queueing",
+ 'own',
+ ("            if (f.stream != s) CHECK(cudaStreamWaitEvent(s, event_of(f.stream), 0));",
+  "            if (f.stream != s) CHECK(cudaEventSynchronize(event_of(f.stream)));"))
