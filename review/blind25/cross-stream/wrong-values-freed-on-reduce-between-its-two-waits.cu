@@ -1,7 +1,7 @@
 // kind: wrong (a race, and the record)
 // mistake: stage_reduce frees the values right after its wait for half 0's squared event and waits for half 1's after the free, 'the first reader's wait already puts the values in reduce_'s order'
 // why it is wrong: only half 0's read of the values is in reduce_'s order when the free is queued: half 1's square, on work_[1], may still be reading them; the next chunk's values come from the same pool on load_ (the pool may hand it the block with a dependency on this free only, since internal dependencies are on), so its generate may overwrite the block while half 1 still squares it: half 1's sums come out wrong by timing (square spins 0.1 ms before it reads, so usually in time), and the record shows a free on reduce_ not ordered after the read on work_[1], every chunk
-// source: related: PaddlePaddle/Paddle#20530 (a free ordered after one stream's use while another stream still uses the memory)
+// source: own
 // A pipeline of chunks over five streams: the load stream generates a
 // chunk's values; two work streams each square half of them (one buffer,
 // two readers: a fan-out); the reduce stream waits for both (a fan-in) and

@@ -122,7 +122,7 @@ wrong('cross-stream', 'values-freed-on-reduce-between-its-two-waits',
  'a race, and the record',
  "stage_reduce frees the values right after its wait for half 0's squared event and waits for half 1's after the free, 'the first reader's wait already puts the values in reduce_'s order'",
  "only half 0's read of the values is in reduce_'s order when the free is queued: half 1's square, on work_[1], may still be reading them; the next chunk's values come from the same pool on load_ (the pool may hand it the block with a dependency on this free only, since internal dependencies are on), so its generate may overwrite the block while half 1 still squares it: half 1's sums come out wrong by timing (square spins 0.1 ms before it reads, so usually in time), and the record shows a free on reduce_ not ordered after the read on work_[1], every chunk",
- 'related: PaddlePaddle/Paddle#20530 (a free ordered after one stream\'s use while another stream still uses the memory)',
+ 'own',
  ("""    CHECK(cudaStreamWaitEvent(reduce_, squared_[0], 0));
     CHECK(cudaStreamWaitEvent(reduce_, squared_[1], 0));
     // Both reads of the values are in reduce_'s order now: they can go
@@ -239,14 +239,14 @@ wrong('pool-resource', 'wait-for-the-stream-that-asked-for-the-chunk',
  'a race, and the record',
  "allocate, taking a free block, waits for the event of the stream that asked the upstream for the block's CHUNK, and only when that is another stream ('the chunk's memory is ready in that stream's order'), instead of for the stream in whose order the block is free",
  "that is right only for the never-used rest of a chunk; a block freed by another stream is free only after that stream's work on it: when stream 0 takes a block stream 1 freed in a chunk stream 0 asked for (phase 2's fourth 4 MiB block can be one, after phase 1's rounds), it waits for nothing and its fill may run while stream 1's last sum still reads the block: sums wrong by timing (the kernels are short, so most runs are right), and the record shows a use not ordered after the free on the other stream; with three streams (phases 5, 7 and 8) more takes wait for the wrong stream",
- 'own',
+ 'related: rapidsai/rmm#2490 (a cross-stream take that waits on an event which does not cover the work of the stream that freed the blocks)',
  ("            if (f.stream != s) CHECK(cudaStreamWaitEvent(s, event_of(f.stream), 0));",
   "            if (ch.asker != s) CHECK(cudaStreamWaitEvent(s, event_of(ch.asker), 0));"))
 wrong('pool-resource', 'freed-block-tagged-with-its-chunks-stream',
  'a race, and the record',
  "deallocate records the freeing stream's event but files the freed block (and joins it) under the stream that asked for its chunk, 'a block goes home to its chunk's stream'",
  "the block is free only after the work queued on the freeing stream: filed under the chunk's stream, that stream takes it back with no wait at all, and any other stream waits for the chunk's stream's event, which does not cover the freeing stream's work; already with two streams (phase 1: stream 1 gives back its 4 MiB cut from stream 0's chunk, stream 0 takes it at the next round) a fill may run while the other stream's sum still reads the block: sums wrong by timing and unordered uses in the record; joins then also merge blocks freed on different streams",
- 'related: rapidsai/rmm#2490 (free blocks filed under another stream\'s list, whose event does not cover the work of the stream that freed them)',
+ 'related: sonots/cumo#187 (a freed chunk filed under another stream\'s arena, so its new owner writes while the old owner\'s kernels still read)',
  ("""        const cudaStream_t s = stream.get();
         CHECK(cudaEventRecord(event_of(s), s));""", """        CHECK(cudaEventRecord(event_of(stream.get()), stream.get()));
         const cudaStream_t s = chunks_[o.chunk].asker;"""))

@@ -1,7 +1,7 @@
 // kind: wrong (a race, and the record)
 // mistake: deallocate records the freeing stream's event but files the freed block (and joins it) under the stream that asked for its chunk, 'a block goes home to its chunk's stream'
 // why it is wrong: the block is free only after the work queued on the freeing stream: filed under the chunk's stream, that stream takes it back with no wait at all, and any other stream waits for the chunk's stream's event, which does not cover the freeing stream's work; already with two streams (phase 1: stream 1 gives back its 4 MiB cut from stream 0's chunk, stream 0 takes it at the next round) a fill may run while the other stream's sum still reads the block: sums wrong by timing and unordered uses in the record; joins then also merge blocks freed on different streams
-// source: related: rapidsai/rmm#2490 (free blocks filed under another stream's list, whose event does not cover the work of the stream that freed them)
+// source: related: sonots/cumo#187 (a freed chunk filed under another stream's arena, so its new owner writes while the old owner's kernels still read)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>

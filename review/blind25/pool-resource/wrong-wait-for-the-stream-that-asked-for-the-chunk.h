@@ -1,7 +1,7 @@
 // kind: wrong (a race, and the record)
 // mistake: allocate, taking a free block, waits for the event of the stream that asked the upstream for the block's CHUNK, and only when that is another stream ('the chunk's memory is ready in that stream's order'), instead of for the stream in whose order the block is free
 // why it is wrong: that is right only for the never-used rest of a chunk; a block freed by another stream is free only after that stream's work on it: when stream 0 takes a block stream 1 freed in a chunk stream 0 asked for (phase 2's fourth 4 MiB block can be one, after phase 1's rounds), it waits for nothing and its fill may run while stream 1's last sum still reads the block: sums wrong by timing (the kernels are short, so most runs are right), and the record shows a use not ordered after the free on the other stream; with three streams (phases 5, 7 and 8) more takes wait for the wrong stream
-// source: own
+// source: related: rapidsai/rmm#2490 (a cross-stream take that waits on an event which does not cover the work of the stream that freed the blocks)
 // A pool resource over any upstream resource: the file to complete.
 #pragma once
 #include <algorithm>
