@@ -163,7 +163,7 @@ wrong('cross-stream', 'loaded-waited-for-by-half-0-only',
 wrong('strict-pool', 'get-through-the-devices-current-pool-set-to-ours',
  'the record only: every printed line right',
  "get makes the pool the device's current pool (cudaDeviceSetMemPool(device_, pool_)) and allocates with cudaMallocAsync, 'so that the plain call takes from our pool', instead of naming the pool in cudaMallocFromPoolAsync",
- "the blocks do come from the strict pool, so reuse, sums and the reserved mark are right; but the pool changes a setting that is not its own: every later cudaMallocAsync of the whole program (and of any library in it) on that device now takes from the strict pool, with its policies off, and the device's current pool stays changed after the pool is gone (it falls back to the default only when the pool is destroyed); the record shows the device's current pool set by a call that should only allocate",
+ "the blocks do come from the strict pool, so reuse, sums and the reserved mark are right; but the pool changes a setting that is not its own: from the first get on, every cudaMallocAsync on that device, by the program or by any library in it, takes from the strict pool with its policies off, for as long as the pool lives (destroying a device's current pool puts the default pool back); the record shows the device's current pool set by a call that should only allocate",
  'related: cupy/cupy#5191 (the device\'s current pool, set with cudaDeviceSetMemPool, is shared by every library that allocates without naming a pool)',
  ("""    const cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool_, s);
     keep(err);
