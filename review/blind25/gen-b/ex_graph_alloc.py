@@ -99,7 +99,7 @@ WRONGS = [
      "not cover it",
      "every node s2 adds to the capture must come before the join that s waits for; a node added after the record is "
      "a branch left hanging, and the capture cannot close",
-     "own",
+     "deepseek-ai/DeepEP#62 (capture fails: capturing stream has unjoined work)",
      [("    CHECK(cudaFreeAsync(b, s2));\n    CHECK(cudaFreeAsync(a, s));\n    CHECK(cudaEventRecord(join, s2));\n",
        "    CHECK(cudaFreeAsync(a, s));\n    CHECK(cudaEventRecord(join, s2));\n    CHECK(cudaFreeAsync(b, s2));\n")]),
     ("stream-synchronized-before-the-last-free",
@@ -123,8 +123,9 @@ WRONGS = [
        "    sum<<<264, 256, 0, s2>>>(b, n, totals);\n    CHECK(cudaFreeAsync(a, s));\n    sum<<<264, 256, 0, s>>>(a, n, totals);\n    CHECK(cudaFreeAsync(b, s2));\n")]),
     ("b-allocated-on-s-in-the-interleaving",
      "the program's own output: step's description counts kernels after another buffer's allocation (s's kernels "
-     "hang from b's allocation node) and the record a use of b not ordered after its allocation; the totals most "
-     "likely right",
+     "hang from b's allocation node), and the record a use and a free of b not ordered after its allocation (if the "
+     "driver checks that b's free node follows its allocation, the capture or the instantiation fails instead); the "
+     "totals most likely right",
      "the allocation of b, the first call of the pair, is queued on s instead of s2",
      "b's allocation node then sits on s's branch: s2's scale of b is not ordered after it, and a's branch waits for "
      "an allocation it does not use",

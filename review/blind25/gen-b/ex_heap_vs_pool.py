@@ -142,7 +142,7 @@ WRONGS = [
      "make_arena sets the heap's limit to exactly what can spill, with no room for malloc's bookkeeping",
      "the device heap spends memory of its own on every allocation and fragments over the rounds; a heap sized to the "
      "lists' bytes alone refuses lists once much of the demand goes there",
-     "own",
+     "related: celeritas-project/celeritas#554 (device mallocs failing until the heap limit was raised above the bare need)",
      [("(size_t)(3 * spill + (4ull << 20))", "(size_t)spill")]),
     ("arena-given-back-with-a-blocking-cudafree",
      "the record only: a host wait (cudaFree synchronises the device) and a free not in s's order; every printed line "

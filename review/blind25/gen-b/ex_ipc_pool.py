@@ -135,15 +135,18 @@ WRONGS = [
      "last read (30 ms) is still running when the parent's frees are queued",
      "own",
      [("            CHECK(cudaStreamWaitEvent(s, freed, 0));\n", "")]),
-    ("descriptor-passed-by-address-to-the-import",
-     "the program's own output: the child fails at the pool's import ('the child failed', no round read) and the "
-     "parent stops with no answer in round 0",
-     "the child passes the address of its descriptor, (void*)&fd, to cudaMemPoolImportFromShareableHandle",
-     "for a POSIX file descriptor the shareable handle is the descriptor's value itself, cast to a pointer; the "
-     "address of the int is taken as a descriptor number and the import fails",
-     "ROCm/rocm-systems#1564 (the HIP twin of the call: the handle passed by address instead of by value)",
-     [("cudaMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)fd,",
-       "cudaMemPoolImportFromShareableHandle(&pool, (void*)&fd,")]),
+    ("kept-blocks-held-in-an-array-of-16",
+     "other arguments only (ROUNDS above 16): the kept blocks are written past the end of a 16-slot array on the "
+     "parent's stack (a crash, or blocks lost or freed twice); the default run and any ROUNDS up to 16 right",
+     "the parent keeps the blocks in a fixed array of 16 pointers (the default run has 5 rounds), not in a list that "
+     "grows with ROUNDS",
+     "ROUNDS may be up to 64: from round 17 on the parent writes past the array, overwriting its own locals, and what "
+     "it frees at the end is no longer the blocks it allocated",
+     "own",
+     [("    std::vector<int*> kept;\n", "    int* kept[16];\n    int nkept = 0;\n"),
+      ("        kept.push_back(block);\n", "        kept[nkept++] = block;\n"),
+      ("            for (size_t k = 0; k < kept.size(); k++) CHECK(cudaFreeAsync(kept[k], s));\n            kept.clear();\n",
+       "            for (int k = 0; k < nkept; k++) CHECK(cudaFreeAsync(kept[k], s));\n            nkept = 0;\n")]),
 ]
 
 

@@ -108,7 +108,7 @@ WRONGS = [
      "each batch's tensor is made on the CPU and moved with .cuda() inside the producer block",
      "a copy from pageable memory with non_blocking False makes PyTorch synchronise the stream after it: the host "
      "waits at every batch, which the pipeline forbids",
-     "own",
+     "pytorch/pytorch#135794 (tensor.cuda() synchronises in copy_ unless non_blocking from pinned memory)",
      [("            x = torch.empty(N, device=\"cuda\")\n            x.fill_(b + 1)\n",
        "            x = torch.full((N,), float(b + 1)).cuda()\n")]),
 ]

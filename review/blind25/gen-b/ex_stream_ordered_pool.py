@@ -104,7 +104,7 @@ WRONGS = [
      "from then on every give-back records the same event, so a thief's wait is for whatever stream recorded it last, "
      "not for the block's giver; and the event appears in the stock and on the lists many times, so the destructor "
      "destroys it more than once",
-     "own",
+     "related: torch/cutorch#222 (one event recorded on several streams: a wait on it covers only the last record)",
      [("            done = spare_.back();\n            spare_.pop_back();\n", "            done = spare_.back();\n")]),
     ("give-back-event-recorded-without-its-stream",
      "a race: the record at every steal (the thief's fill not ordered after the giver's work on the block); the errors "
@@ -113,7 +113,7 @@ WRONGS = [
      "stream, not on s",
      "the four streams are non-blocking: nothing orders the legacy stream after their kernels, so the event is done at "
      "once and the thief's wait orders it after nothing",
-     "own",
+     "related: alpaka-group/cupla#66 (an event recorded on stream zero taken to order other streams' work)",
      [("        CHECK(cudaEventRecord(done, s));", "        CHECK(cudaEventRecord(done));")]),
     ("steal-wait-skipped-while-the-giver-is-busy",
      "a race: the record at the steals whose giver still has the block's work queued (nearly all: the host runs far "
@@ -122,7 +122,7 @@ WRONGS = [
      "answer the wrong way round (the wait was meant to be skipped only for work already done)",
      "cudaEventQuery returns cudaSuccess when the work before the record is done and cudaErrorNotReady while it is "
      "pending: the test waits exactly when no wait is needed and skips it when the block is still in use",
-     "own",
+     "related: ROCm/hrx-system#377 (an event query whose completion convention is read the wrong way round)",
      [("        CHECK(cudaStreamWaitEvent(s, e.done, 0));",
        "        if (cudaEventQuery(e.done) == cudaSuccess) CHECK(cudaStreamWaitEvent(s, e.done, 0));")]),
     ("own-take-drops-its-event",

@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output: step's description counts kernels after another buffer's allocation (s's kernels hang from b's allocation node) and the record a use of b not ordered after its allocation; the totals most likely right)
+// kind: wrong (the program's own output: step's description counts kernels after another buffer's allocation (s's kernels hang from b's allocation node), and the record a use and a free of b not ordered after its allocation (if the driver checks that b's free node follows its allocation, the capture or the instantiation fails instead); the totals most likely right)
 // mistake: the allocation of b, the first call of the pair, is queued on s instead of s2
 // why it is wrong: b's allocation node then sits on s's branch: s2's scale of b is not ordered after it, and a's branch waits for an allocation it does not use
 // source: own

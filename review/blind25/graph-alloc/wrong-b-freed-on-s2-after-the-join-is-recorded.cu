@@ -1,7 +1,7 @@
 // kind: wrong (the program's own output: the capture of step does not end (cudaStreamEndCapture fails: a stream that joined it was not brought back), the program stops before any line of totals)
 // mistake: in the interleaved capture the free of b is queued on s2 after join is recorded there, so s's wait on join does not cover it
 // why it is wrong: every node s2 adds to the capture must come before the join that s waits for; a node added after the record is a branch left hanging, and the capture cannot close
-// source: own
+// source: deepseek-ai/DeepEP#62 (capture fails: capturing stream has unjoined work)
 // Allocation inside a CUDA graph: two graphs captured from streams.
 // step forks s onto s2, and each branch allocates a scratch buffer, uses it
 // and frees it within the graph; produce allocates a result that outlives

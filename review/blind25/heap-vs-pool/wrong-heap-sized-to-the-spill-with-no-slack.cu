@@ -1,7 +1,7 @@
 // kind: wrong (other arguments only, most likely (small SLICE_PERCENT, so that much more spills): lists without memory; the default run right (the driver raises a small limit to at least 4 MiB))
 // mistake: make_arena sets the heap's limit to exactly what can spill, with no room for malloc's bookkeeping
 // why it is wrong: the device heap spends memory of its own on every allocation and fragments over the rounds; a heap sized to the lists' bytes alone refuses lists once much of the demand goes there
-// source: own
+// source: related: celeritas-project/celeritas#554 (device mallocs failing until the heap limit was raised above the bare need)
 // Lists of different lengths, built inside kernels: thread i builds list i
 // of need(i) ints, and a second kernel sums and gives them back. The
 // baseline (--heap, the course's own code) takes every list from the

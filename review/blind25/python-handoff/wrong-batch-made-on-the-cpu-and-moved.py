@@ -1,7 +1,7 @@
 # kind: wrong (the record: a host wait at every batch (the copy from pageable host memory synchronises the producer); every printed line right)
 # mistake: each batch's tensor is made on the CPU and moved with .cuda() inside the producer block
 # why it is wrong: a copy from pageable memory with non_blocking False makes PyTorch synchronise the stream after it: the host waits at every batch, which the pipeline forbids
-# source: own
+# source: pytorch/pytorch#135794 (tensor.cuda() synchronises in copy_ unless non_blocking from pinned memory)
 """Day 77 exercise: a two-stream pipeline in PyTorch on CUDA's pool.
 
 For each batch a producer stream fills a 16 MiB tensor with the batch's

@@ -1,7 +1,7 @@
 // kind: wrong (a race: the record at every steal (the thief's fill not ordered after the giver's work on the block); the errors count now and then, surely with SPIN_US)
 // mistake: deallocate calls cudaEventRecord(done) with no stream argument, so the event is recorded on the legacy default stream, not on s
 // why it is wrong: the four streams are non-blocking: nothing orders the legacy stream after their kernels, so the event is done at once and the thief's wait orders it after nothing
-// source: own
+// source: related: alpaka-group/cupla#66 (an event recorded on stream zero taken to order other streams' work)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator

@@ -1,7 +1,7 @@
 // kind: wrong (a race: the record at the steals whose giver still has the block's work queued (nearly all: the host runs far ahead of the GPU), the errors count now and then, surely with SPIN_US; every printed count right)
 // mistake: the steal asks cudaEventQuery first and queues the wait only when the query returns cudaSuccess, reading the answer the wrong way round (the wait was meant to be skipped only for work already done)
 // why it is wrong: cudaEventQuery returns cudaSuccess when the work before the record is done and cudaErrorNotReady while it is pending: the test waits exactly when no wait is needed and skips it when the block is still in use
-// source: own
+// source: related: ROCm/hrx-system#377 (an event query whose completion convention is read the wrong way round)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator

@@ -1,7 +1,7 @@
 // kind: wrong (the program's own exit status: an error from cudaEventDestroy when the pool ends (the same event destroyed again), after every line printed; and a race in the record at steals (an entry's event recorded again by a later give-back on another stream))
 // mistake: deallocate takes an event from the stock with spare_.back() but forgets spare_.pop_back(), so the event stays in the stock while an entry holds it
 // why it is wrong: from then on every give-back records the same event, so a thief's wait is for whatever stream recorded it last, not for the block's giver; and the event appears in the stock and on the lists many times, so the destructor destroys it more than once
-// source: own
+// source: related: torch/cutorch#222 (one event recorded on several streams: a wait on it covers only the last record)
 // Day 88 capstone: a stream-ordered pool of your own, whose blocks pass
 // from stream to stream without the host ever waiting. The harness,
 // bench.cu, runs it against the driver's own stream-ordered allocator

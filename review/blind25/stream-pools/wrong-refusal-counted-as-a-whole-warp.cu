@@ -1,7 +1,7 @@
 // kind: wrong (other arguments only (GAPS 1): the gapped round's 'counted by the pools' is 32 per refused warp where 24 asked; the default lines right, since every refused warp of the overflow round has all 32 lanes asking)
 // mistake: a refused run adds kWarp (32) to the pool's failed count instead of the number of lanes that asked together
 // why it is wrong: the lanes that call pool_alloc together are not always the whole warp; a refusal must count the requests refused, the group's size
-// source: own
+// source: related: alpaka-group/mallocMC#145 (a whole-warp constant used where only the active lanes take part)
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
 // Design StreamPools and write pool_alloc (the six TODOs); lessons

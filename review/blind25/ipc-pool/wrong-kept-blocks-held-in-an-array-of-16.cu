@@ -1,7 +1,7 @@
-// kind: wrong (the program's own output: the child fails at the pool's import ('the child failed', no round read) and the parent stops with no answer in round 0)
-// mistake: the child passes the address of its descriptor, (void*)&fd, to cudaMemPoolImportFromShareableHandle
-// why it is wrong: for a POSIX file descriptor the shareable handle is the descriptor's value itself, cast to a pointer; the address of the int is taken as a descriptor number and the import fails
-// source: ROCm/rocm-systems#1564 (the HIP twin of the call: the handle passed by address instead of by value)
+// kind: wrong (other arguments only (ROUNDS above 16): the kept blocks are written past the end of a 16-slot array on the parent's stack (a crash, or blocks lost or freed twice); the default run and any ROUNDS up to 16 right)
+// mistake: the parent keeps the blocks in a fixed array of 16 pointers (the default run has 5 rounds), not in a list that grows with ROUNDS
+// why it is wrong: ROUNDS may be up to 64: from round 17 on the parent writes past the array, overwriting its own locals, and what it frees at the end is no longer the blocks it allocated
+// source: own
 // One pool, two processes, and no host waits between them. The parent
 // makes a pool it can export and sends it to its child as a file
 // descriptor over a socket pair; each round it allocates a block from
@@ -136,7 +136,7 @@ static int importer(int sock, int rounds, int n) {
     // descriptor; open the two events the parent made (the child makes none).
     const int fd = recv_fd(sock);
     if (fd < 0) { fprintf(stderr, "importer: no pool descriptor came\n"); return 1; }
-    const cudaError_t imported = cudaMemPoolImportFromShareableHandle(&pool, (void*)&fd,
+    const cudaError_t imported = cudaMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)fd,
                                                                       cudaMemHandleTypePosixFileDescriptor, 0);
     close(fd);
     CHECK(imported);
@@ -220,7 +220,8 @@ static int exporter(int sock, int rounds, int n, int* before, int* after, cudaMe
     // round: then ONE wait on freed (the child's stream runs in order, so
     // its last record comes after every import it freed) orders all the
     // frees.
-    std::vector<int*> kept;
+    int* kept[16];
+    int nkept = 0;
     for (int r = 0; r < rounds; r++) {
         int* block = nullptr;
         CHECK(cudaMallocFromPoolAsync((void**)&block, bytes, pool, s));
@@ -234,11 +235,11 @@ static int exporter(int sock, int rounds, int n, int* before, int* after, cudaMe
         if (!send_all(sock, &data, sizeof data)) { fprintf(stderr, "exporter: could not send round %d\n", r); return 1; }
         char answer = 0;
         if (!recv_all(sock, &answer, 1)) { fprintf(stderr, "exporter: no answer in round %d\n", r); return 1; }
-        kept.push_back(block);
+        kept[nkept++] = block;
         if (r == rounds - 1) {
             CHECK(cudaStreamWaitEvent(s, freed, 0));
-            for (size_t k = 0; k < kept.size(); k++) CHECK(cudaFreeAsync(kept[k], s));
-            kept.clear();
+            for (int k = 0; k < nkept; k++) CHECK(cudaFreeAsync(kept[k], s));
+            nkept = 0;
         }
     }
     // The child sends what it read once its GPU work is done.

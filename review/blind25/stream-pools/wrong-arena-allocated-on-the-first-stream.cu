@@ -1,6 +1,6 @@
-// kind: wrong (the program's own output: in every warp whose lane 0 does not ask (in the work rounds about one warp in two to six) no lane moves the offset and the whole run is refused: failed > 0, warps not given their run, pool use not as expected)
-// mistake: the lane that moves the offset and keeps the counters is chosen as lane 0 of the warp (threadIdx.x % 32 == 0), and the start is shuffled from the group's rank 0 as before
-// why it is wrong: lane 0 is the group's leader only when it asks; when it does not, no asking lane does the compare-and-swap, and every asking lane gets the unset answer
+// kind: wrong (the record only (a race): the kernels of pools 1 to 3 use the arena with nothing ordering them after its allocation, which is queued on streams[0] alone; every printed line right)
+// mistake: init allocates the arena with cudaMallocAsync on streams[0] (to keep init free of host waits), though every stream's kernels carve their blocks from it
+// why it is wrong: a stream-ordered allocation may be used only by work ordered after it; streams[1] to streams[3] are non-blocking and never wait for streams[0], so their first kernels are not ordered after the allocation
 // source: own
 // Day 87 exercise: per-stream device pools carved from one arena, each
 // allocating a warp at a time.
@@ -105,7 +105,7 @@ __device__ char* pool_alloc(DevicePool p, unsigned long long bytes) {
     const unsigned long long run = g.shfl(upto, (unsigned int)g.num_threads() - 1) * kAlign;
     unsigned long long start = 0;
     int granted = 0;
-    if (threadIdx.x % kWarp == 0) {
+    if (g.thread_rank() == 0) {
         // The lowest asking lane moves the offset, only ever to a value
         // within the capacity.
         unsigned long long old = *(volatile unsigned long long*)&p.counters->offset;
@@ -213,7 +213,7 @@ public:
     void init(int n, unsigned long long slice, const cudaStream_t* streams) {
         n_ = n;
         slice_ = slice;
-        CHECK(cudaMalloc(&arena_, (size_t)n * slice));
+        CHECK(cudaMallocAsync((void**)&arena_, (size_t)n * slice, streams[0]));
         counters_.assign(n, nullptr);
         // Each pool's counters are an allocation of their own, made and
         // cleared in the order of the pool's stream.
