@@ -1,4 +1,4 @@
-// kind: wrong (the program's own output, most likely: block 0's slice lies past the arena's end, so its lists are taken for heap lists, written over memory the arena does not own and handed to the device free() (a fault or a corrupted heap, later rounds wrong or the program stopped))
+// kind: wrong (not sure where: block 0's lists lie past the arena's end, in memory the arena does not own (likely mapped and unused pool memory, so no fault from the writes); in_arena disowns them, so release_lists hands them to the device free(), which most likely faults or corrupts the heap (an error, later rounds wrong); if it ignores pointers outside its heap, nothing printed changes and only a checker of device accesses sees it)
 // mistake: the reversed slice index is written slices - blockIdx.x instead of slices - 1 - blockIdx.x
 // why it is wrong: with the slices laid out from the end, block b's slice starts at (slices - 1 - b) * stride; one past makes every block use the slice of the block before it and block 0 a slice beyond the buffer
 // source: own
