@@ -830,6 +830,7 @@ uint64_t ipcKey(const cudaIpcEventHandle_t& h) {
 void ipcOpenedNow(cudaEvent_t e, const cudaIpcEventHandle_t& h) {
     ipcEvents->insert(e);
     (*ipcOpenKeys)[e] = ipcKey(h);
+    ipcOpenedAt->emplace(e, monotonicNanos());   // the first open of e
     if (ipcOpened->count(e)) return;   // the same handle again, answered with the same event: one slot
     int slot = -1;
     if (ipcOpens != nullptr) {
@@ -844,12 +845,27 @@ void ipcOpenedNow(cudaEvent_t e, const cudaIpcEventHandle_t& h) {
     }
     (*ipcOpened)[e] = slot;
 }
+
+// ipcTakenNow notes the first take of a handle h of event e, which this
+// process made (mu is held): in ipcShared, and in a slot of ipcTakes,
+// which an importer reads at a wait on an event a send left out.
+void ipcTakenNow(cudaEvent_t e, const cudaIpcEventHandle_t& h) {
+    const uint64_t key = ipcKey(h), ns = monotonicNanos();
+    (*ipcShared)[e] = std::make_pair(key, ns);
+    if (ipcTakes == nullptr) return;
+    const uint32_t n = ipcTakes->n.fetch_add(1);
+    if (n >= (uint32_t)kIpcTakes) return;
+    IpcTake& t = ipcTakes->slot[n];
+    t.key.store(key);
+    t.takenNs.store(ns);
+    t.ready.store(1, std::memory_order_release);
+}
 }  // namespace
 HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
     if (r == cudaSuccess) ipcOpenedNow(*e, h);
 })
 HOOK(cudaError_t, cudaIpcGetEventHandle, (cudaIpcEventHandle_t* h, cudaEvent_t e), (h, e), {
-    if (r == cudaSuccess && h != nullptr && !ipcShared->count(e)) (*ipcShared)[e] = std::make_pair(ipcKey(*h), monotonicNanos());
+    if (r == cudaSuccess && h != nullptr && !ipcShared->count(e)) ipcTakenNow(e, *h);
 })
 // A pool exported as a POSIX file descriptor gives the caller a descriptor
 // to close, and one given to an import is still the caller's to close
@@ -920,6 +936,16 @@ void ipcDestroyed(cudaEvent_t e) {
         auto s = ipcShared->find(e);
         if (s != ipcShared->end()) {
             ipcGone->push_back(IpcGone{s->second.first, s->second.second, monotonicNanos()});
+            // Its take marked gone before sendsForget clears its keys: an
+            // importer that finds a key cleared finds the take gone too.
+            if (ipcTakes != nullptr) {
+                const uint32_t n = std::min<uint32_t>(ipcTakes->n.load(), (uint32_t)kIpcTakes);
+                for (uint32_t i = 0; i < n; i++) {
+                    IpcTake& t = ipcTakes->slot[i];
+                    if (t.ready.load(std::memory_order_acquire) != 0 && t.key.load() == s->second.first && t.takenNs.load() == s->second.second)
+                        t.goneNs.store(ipcGone->back().destroyNs, std::memory_order_release);
+                }
+            }
             sendsForget(s->second.first);
         }
         if (rec->ipc_made_destroy_first_ns == 0 && ipcStillOpen(e)) rec->ipc_made_destroy_first_ns = monotonicNanos();
@@ -927,6 +953,7 @@ void ipcDestroyed(cudaEvent_t e) {
     ipcShared->erase(e);
     ipcEvents->erase(e);
     ipcOpenKeys->erase(e);
+    ipcOpenedAt->erase(e);
 }
 }  // namespace
 HOOK_PRE(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { ipcDelay(e, true); }, { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })
