@@ -482,6 +482,13 @@ std::map<uintptr_t, size_t>* registered;  // host memory pinned by cudaHostRegis
 std::map<uintptr_t, size_t>* writeCombined;  // pinned host allocations made write-combined, not yet freed
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
 std::set<unsigned long long>* vmmReleased;  // VMM handles given to cuMemRelease and not made or retained again since
+// vmmRefs: the references the program holds to each VMM handle it made
+// (cuMemCreate's, and one more for each cuMemRetainAllocationHandle); a
+// cuMemRelease gives back one, and only the last makes the handle
+// released (review27: a handle kept from its create, retained to look it
+// up and released at once, then mapped again, was counted a map of a
+// released handle).
+std::unordered_map<unsigned long long, uint64_t>* vmmRefs;
 std::map<uintptr_t, size_t>* reservations;  // VMM address ranges reserved and not freed: start, bytes
 // What an instantiated graph does each time it is launched: its kernel
 // nodes, and the memory its allocation nodes allocate and its free nodes

@@ -891,6 +891,7 @@ Record* record() {
     writeCombined = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
     vmmReleased = new std::set<unsigned long long>();
+    vmmRefs = new std::unordered_map<unsigned long long, uint64_t>();
     reservations = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     captureOf = new std::unordered_map<cudaStream_t, cudaStream_t>();
@@ -1218,7 +1219,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 21;
     live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcOpenedAt->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcOpenedAt->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); vmmRefs->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear(); madeIdle->clear(); answerClocks->clear(); answerEvents->clear();
     perThreadClock = nullptr;   // the forking thread's: the parent's work
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();

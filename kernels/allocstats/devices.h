@@ -1242,7 +1242,7 @@ HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CU
     rec->vmm_create_calls++;
     vmmResult(r);
     if (r == CUDA_SUCCESS) rec->vmm_create_bytes += n;
-    if (r == CUDA_SUCCESS) vmmReleased->erase((unsigned long long)*h);   // a new handle may take a released one's value
+    if (r == CUDA_SUCCESS) { vmmReleased->erase((unsigned long long)*h); (*vmmRefs)[(unsigned long long)*h] = 1; }   // a new handle may take a released one's value
 })
 // A handle retained from a mapped address is live again, until its own
 // release. Each retain that succeeds takes a reference of its own, which
@@ -1251,7 +1251,12 @@ HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CU
 // spec can ask for as many releases as creates and retains together
 // (vmm_handle_refs). A failed retain takes none and is not counted.
 HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle* h, void* addr), (h, addr), {
-    if (r == CUDA_SUCCESS) { rec->vmm_retain_calls++; vmmReleased->erase((unsigned long long)*h); }
+    if (r == CUDA_SUCCESS) {
+        rec->vmm_retain_calls++;
+        // Of a released handle, the only reference; else one more.
+        uint64_t& refs = (*vmmRefs)[(unsigned long long)*h];
+        refs = vmmReleased->erase((unsigned long long)*h) != 0 ? 1 : refs + 1;
+    }
 })
 HOOK(CUresult, cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long f), (p, n, off, h, f), {
     rec->vmm_map_calls++;
@@ -1275,7 +1280,17 @@ HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), {
 HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), {
     rec->vmm_release_calls++;
     vmmResult(r);
-    if (r == CUDA_SUCCESS) vmmReleased->insert((unsigned long long)h);
+    // Released once the program gives back its last reference: a handle
+    // it still holds from its create, or another retain, is its to map.
+    if (r == CUDA_SUCCESS) {
+        auto it = vmmRefs->find((unsigned long long)h);
+        if (it != vmmRefs->end() && it->second > 1) {
+            it->second--;
+        } else {
+            if (it != vmmRefs->end()) vmmRefs->erase(it);
+            vmmReleased->insert((unsigned long long)h);
+        }
+    }
 })
 // cuMemAddressFree of a range that still has mappings in it fails
 // (CUDA_ERROR_INVALID_VALUE on the H100, driver 580): unmap first.
