@@ -371,10 +371,14 @@ ImportSigs* importSigs = nullptr;
 // session 27, fewer than the 10 that review/blind24's correct design
 // shares in a run of 5 rounds.
 const int kSendEvents = 32;
+// left is how many of the sender's shared events the send left out: a
+// wait on one of them is judged by ipcTakes (staleWait), not let go
+// (review27: 32 events recorded behind the fill, or 40 never recorded,
+// pushed a stale `filled` out of the list and hid its waits).
 struct ExportSend {
     std::atomic<uint64_t> key{0}, sentNs{0};
     std::atomic<uint32_t> ready{0};
-    uint32_t hostDone, shared, covered;
+    uint32_t hostDone, shared, covered, left;
     uint64_t sharedKeys[kSendEvents], coveredKeys[kSendEvents];
 };
 const int kExportSends = 1024;
@@ -415,6 +419,21 @@ struct IpcOpen { std::atomic<uint64_t> key{0}, openNs{0}, closeNs{0}; std::atomi
 const int kIpcOpens = 1024;
 struct IpcOpens { std::atomic<uint32_t> n{0}; IpcOpen slot[kIpcOpens]; };
 IpcOpens* ipcOpens = nullptr;
+// ipcTakes: the interprocess events every process of a run that the
+// library follows by fork took a handle of (cudaIpcGetEventHandle, the
+// first take of each), in memory they share as importSigs is: the
+// handle's hash, when it was taken and when its maker destroyed the event
+// (0: not yet; stored before sendsForget clears its keys). An importer
+// reads it at a wait on an opened event that an export send did not list
+// while it left some of the sender's events out (ExportSend::left):
+// whether that event, the one the importer opened, was shared by then.
+// ipcOpenedAt: when this process first opened each event it opened and
+// has not destroyed.
+struct IpcTake { std::atomic<uint64_t> key{0}, takenNs{0}, goneNs{0}; std::atomic<uint32_t> ready{0}; };
+const int kIpcTakes = 4096;
+struct IpcTakes { std::atomic<uint32_t> n{0}; IpcTake slot[kIpcTakes]; };
+IpcTakes* ipcTakes = nullptr;
+std::unordered_map<cudaEvent_t, uint64_t>* ipcOpenedAt;
 // ipcRecords: for each interprocess event of the run (by its handle's
 // hash), in memory every process the library follows by fork shares (as
 // importSigs is): the process that made its latest record, and when the
@@ -463,6 +482,13 @@ std::map<uintptr_t, size_t>* registered;  // host memory pinned by cudaHostRegis
 std::map<uintptr_t, size_t>* writeCombined;  // pinned host allocations made write-combined, not yet freed
 std::map<uintptr_t, size_t>* mapped;    // VMM mappings: address, bytes
 std::set<unsigned long long>* vmmReleased;  // VMM handles given to cuMemRelease and not made or retained again since
+// vmmRefs: the references the program holds to each VMM handle it made
+// (cuMemCreate's, and one more for each cuMemRetainAllocationHandle); a
+// cuMemRelease gives back one, and only the last makes the handle
+// released (review27: a handle kept from its create, retained to look it
+// up and released at once, then mapped again, was counted a map of a
+// released handle).
+std::unordered_map<unsigned long long, uint64_t>* vmmRefs;
 std::map<uintptr_t, size_t>* reservations;  // VMM address ranges reserved and not freed: start, bytes
 // What an instantiated graph does each time it is launched: its kernel
 // nodes, and the memory its allocation nodes allocate and its free nodes

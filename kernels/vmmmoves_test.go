@@ -142,3 +142,38 @@ func TestHarnessesShowRetainedHandlesReleased(t *testing.T) {
 		}
 	}
 }
+
+// A handle looked up from a mapped address while the program still holds
+// it from its create (review27): the move takes each chunk's handle back
+// with cuMemRetainAllocationHandle and releases that reference at once,
+// then maps the chunk at the new addresses with the handle it kept in
+// chunks_. The create's reference is still the program's, so the map is
+// not of a released handle, and its releases balance creates and
+// retains; the library marked a handle released at any cuMemRelease and
+// counted the map (vmm_maps_released_handles 1, a public check failed).
+// It counts references now: only the last release makes a handle
+// released.
+func TestHarnessesShowARetainedReferenceGivenBackBeforeTheMap(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol = "solutions/day072/growable.cu"
+	src := string(mustRead(t, filepath.Join("..", sol)))
+	const mapOld = "                if (cuMemMap(moved + offset, c.bytes, 0, c.handle, 0) != CUDA_SUCCESS) {\n"
+	if !strings.Contains(src, mapOld) {
+		t.Fatalf("%s: the move's map not found", sol)
+	}
+	lookup := "                CUmemGenericAllocationHandle again = 0;\n" +
+		"                CU(cuMemRetainAllocationHandle(&again, (void*)(base_ + offset)));\n" +
+		"                CU(cuMemRelease(again));\n"
+	prog := h.build(t, "lookup72", sol, sol, []byte(strings.Replace(src, mapOld, lookup+mapOld, 1)), "-lcuda")
+	for _, args := range [][]string{{"100", "64", "200"}, {"40", "64", "300"}} {
+		s, out := recordAnyExit(t, h, prog, args...)
+		refs, _ := s.Value("vmm_handle_refs")
+		t.Logf("%v: %d creates, %d retains, %d releases, %d maps of released handles", args, s.VMMCreateCalls, s.VMMRetainCalls, s.VMMReleaseCalls, s.VMMMapsReleasedHandles)
+		if s.VMMRetainCalls == 0 {
+			t.Fatalf("%v: the move retained nothing\n%s", args, out)
+		}
+		if s.VMMMapsReleasedHandles != 0 || float64(s.VMMReleaseCalls) != refs || !strings.Contains(out, "every reservation given back: yes") {
+			t.Errorf("%v: %d maps of released handles (want 0), %d releases of %v references\n%s", args, s.VMMMapsReleasedHandles, s.VMMReleaseCalls, refs, out)
+		}
+	}
+}

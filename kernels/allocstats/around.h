@@ -277,6 +277,11 @@ void sentNow(const Unsent& u) {
             s.sharedKeys[s.shared++] = h.second.first;
             if (covers) s.coveredKeys[s.covered++] = h.second.first;
         }
+    // Those left out are not let go: a wait on one is judged by when its
+    // handle was taken (ipcTakes). Every covering event is listed while
+    // fewer than kSendEvents cover, so one left out did not cover the
+    // block (past that, it is taken as one that did not).
+    s.left = (uint32_t)(ipcShared->size() - s.shared);
     s.key.store(exportKey(u.data));
     s.sentNs.store(monotonicNanos());
     s.ready.store(1, std::memory_order_release);

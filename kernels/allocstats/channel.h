@@ -868,6 +868,11 @@ Record* record() {
         void* m = sysMmapShared(sizeof(ExportSends));   // zeroed, as importSigs
         if (m != nullptr) exportSends = (ExportSends*)m;
     }
+    if (ipcTakes == nullptr) {
+        void* m = sysMmapShared(sizeof(IpcTakes));   // zeroed, as importSigs
+        if (m != nullptr) ipcTakes = (IpcTakes*)m;
+    }
+    ipcOpenedAt = new std::unordered_map<cudaEvent_t, uint64_t>();
     if (ipcRecords == nullptr) {
         void* m = sysMmapShared(sizeof(IpcRecords));   // zeroed, as importSigs
         if (m != nullptr) ipcRecords = (IpcRecords*)m;
@@ -886,6 +891,7 @@ Record* record() {
     writeCombined = new std::map<uintptr_t, size_t>();
     mapped = new std::map<uintptr_t, size_t>();
     vmmReleased = new std::set<unsigned long long>();
+    vmmRefs = new std::unordered_map<unsigned long long, uint64_t>();
     reservations = new std::map<uintptr_t, size_t>();
     graphs = new std::unordered_map<cudaGraphExec_t, GraphInfo>();
     captureOf = new std::unordered_map<cudaStream_t, cudaStream_t>();
@@ -1213,7 +1219,7 @@ void forkChild() {
     rec->magic = kMagic;
     rec->version = 21;
     live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
-    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
+    nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcOpenedAt->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); vmmRefs->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear(); madeIdle->clear(); answerClocks->clear(); answerEvents->clear();
     perThreadClock = nullptr;   // the forking thread's: the parent's work
     importNotes->clear(); ipcOpenKeys->clear(); ipcJudged->clear();
@@ -2343,6 +2349,26 @@ const ExportSend* sentWith(const ImportNote& n) {
 // wait on round r's pair came after round r - 1's import, covered by the
 // other pair's wait, and counted it stale against a pair that was never
 // meant to cover it).
+// takenBy says whether the handle of key that this process opened as
+// event e was taken by its maker before time sent, and its event is not
+// destroyed now (ipcTakes: the take alive when e was opened). With no
+// such take noted while the table is full, it says yes: a wait left
+// unjudged is what a program that filled it would want. mu is held.
+bool takenBy(cudaEvent_t e, uint64_t key, uint64_t sent) {
+    if (ipcTakes == nullptr) return false;
+    auto o = ipcOpenedAt->find(e);
+    if (o == ipcOpenedAt->end()) return false;
+    const uint32_t n = ipcTakes->n.load();
+    for (uint32_t i = 0; i < n && i < (uint32_t)kIpcTakes; i++) {
+        const IpcTake& t = ipcTakes->slot[i];
+        if (t.ready.load(std::memory_order_acquire) == 0 || t.key.load() != key || t.takenNs.load() > o->second) continue;
+        const uint64_t gone = t.goneNs.load(std::memory_order_acquire);
+        if (gone != 0 && gone < o->second) continue;   // an earlier event of the same handle
+        return gone == 0 && t.takenNs.load() <= sent;
+    }
+    return n >= (uint32_t)kIpcTakes;
+}
+
 void staleWait(cudaEvent_t e) {
     auto k = ipcOpenKeys->find(e);
     if (k == ipcOpenKeys->end()) return;
@@ -2366,6 +2392,11 @@ void staleWait(cudaEvent_t e) {
         // counted of a send that had covered the event).
         for (uint32_t j = 0; j < s->covered && j < (uint32_t)kSendEvents; j++) covered = covered || __atomic_load_n(&s->coveredKeys[j], __ATOMIC_ACQUIRE) == k->second;
         for (uint32_t j = 0; j < s->shared && j < (uint32_t)kSendEvents; j++) shared = shared || __atomic_load_n(&s->sharedKeys[j], __ATOMIC_ACQUIRE) == k->second;
+        // An event the send left out, while it left some out: shared by
+        // then if the handle the importer opened was taken before the
+        // send (and its event is not destroyed: sendsForget's rule), and
+        // not covering, since the covering ones are listed first.
+        if (!shared && !covered && s->left != 0 && takenBy(e, k->second, s->sentNs.load())) shared = true;
         if (shared && !covered) note.stale = stale = true;
         if (shared && covered) note.covered = true;
     }

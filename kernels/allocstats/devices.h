@@ -829,6 +829,7 @@ uint64_t ipcKey(const cudaIpcEventHandle_t& h) {
 void ipcOpenedNow(cudaEvent_t e, const cudaIpcEventHandle_t& h) {
     ipcEvents->insert(e);
     (*ipcOpenKeys)[e] = ipcKey(h);
+    ipcOpenedAt->emplace(e, monotonicNanos());   // the first open of e
     if (ipcOpened->count(e)) return;   // the same handle again, answered with the same event: one slot
     int slot = -1;
     if (ipcOpens != nullptr) {
@@ -843,12 +844,27 @@ void ipcOpenedNow(cudaEvent_t e, const cudaIpcEventHandle_t& h) {
     }
     (*ipcOpened)[e] = slot;
 }
+
+// ipcTakenNow notes the first take of a handle h of event e, which this
+// process made (mu is held): in ipcShared, and in a slot of ipcTakes,
+// which an importer reads at a wait on an event a send left out.
+void ipcTakenNow(cudaEvent_t e, const cudaIpcEventHandle_t& h) {
+    const uint64_t key = ipcKey(h), ns = monotonicNanos();
+    (*ipcShared)[e] = std::make_pair(key, ns);
+    if (ipcTakes == nullptr) return;
+    const uint32_t n = ipcTakes->n.fetch_add(1);
+    if (n >= (uint32_t)kIpcTakes) return;
+    IpcTake& t = ipcTakes->slot[n];
+    t.key.store(key);
+    t.takenNs.store(ns);
+    t.ready.store(1, std::memory_order_release);
+}
 }  // namespace
 HOOK(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t* e, cudaIpcEventHandle_t h), (e, h), {
     if (r == cudaSuccess) ipcOpenedNow(*e, h);
 })
 HOOK(cudaError_t, cudaIpcGetEventHandle, (cudaIpcEventHandle_t* h, cudaEvent_t e), (h, e), {
-    if (r == cudaSuccess && h != nullptr && !ipcShared->count(e)) (*ipcShared)[e] = std::make_pair(ipcKey(*h), monotonicNanos());
+    if (r == cudaSuccess && h != nullptr && !ipcShared->count(e)) ipcTakenNow(e, *h);
 })
 // A pool exported as a POSIX file descriptor gives the caller a descriptor
 // to close, and one given to an import is still the caller's to close
@@ -919,6 +935,16 @@ void ipcDestroyed(cudaEvent_t e) {
         auto s = ipcShared->find(e);
         if (s != ipcShared->end()) {
             ipcGone->push_back(IpcGone{s->second.first, s->second.second, monotonicNanos()});
+            // Its take marked gone before sendsForget clears its keys: an
+            // importer that finds a key cleared finds the take gone too.
+            if (ipcTakes != nullptr) {
+                const uint32_t n = std::min<uint32_t>(ipcTakes->n.load(), (uint32_t)kIpcTakes);
+                for (uint32_t i = 0; i < n; i++) {
+                    IpcTake& t = ipcTakes->slot[i];
+                    if (t.ready.load(std::memory_order_acquire) != 0 && t.key.load() == s->second.first && t.takenNs.load() == s->second.second)
+                        t.goneNs.store(ipcGone->back().destroyNs, std::memory_order_release);
+                }
+            }
             sendsForget(s->second.first);
         }
         if (rec->ipc_made_destroy_first_ns == 0 && ipcStillOpen(e)) rec->ipc_made_destroy_first_ns = monotonicNanos();
@@ -926,6 +952,7 @@ void ipcDestroyed(cudaEvent_t e) {
     ipcShared->erase(e);
     ipcEvents->erase(e);
     ipcOpenKeys->erase(e);
+    ipcOpenedAt->erase(e);
 }
 }  // namespace
 HOOK_PRE(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), { ipcDelay(e, true); }, { if (r == cudaSuccess) { ipcDestroyed(e); eventGone(e); } })
@@ -1214,7 +1241,7 @@ HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CU
     rec->vmm_create_calls++;
     vmmResult(r);
     if (r == CUDA_SUCCESS) rec->vmm_create_bytes += n;
-    if (r == CUDA_SUCCESS) vmmReleased->erase((unsigned long long)*h);   // a new handle may take a released one's value
+    if (r == CUDA_SUCCESS) { vmmReleased->erase((unsigned long long)*h); (*vmmRefs)[(unsigned long long)*h] = 1; }   // a new handle may take a released one's value
 })
 // A handle retained from a mapped address is live again, until its own
 // release. Each retain that succeeds takes a reference of its own, which
@@ -1223,7 +1250,12 @@ HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CU
 // spec can ask for as many releases as creates and retains together
 // (vmm_handle_refs). A failed retain takes none and is not counted.
 HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle* h, void* addr), (h, addr), {
-    if (r == CUDA_SUCCESS) { rec->vmm_retain_calls++; vmmReleased->erase((unsigned long long)*h); }
+    if (r == CUDA_SUCCESS) {
+        rec->vmm_retain_calls++;
+        // Of a released handle, the only reference; else one more.
+        uint64_t& refs = (*vmmRefs)[(unsigned long long)*h];
+        refs = vmmReleased->erase((unsigned long long)*h) != 0 ? 1 : refs + 1;
+    }
 })
 HOOK(CUresult, cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long f), (p, n, off, h, f), {
     rec->vmm_map_calls++;
@@ -1247,7 +1279,17 @@ HOOK(CUresult, cuMemUnmap, (CUdeviceptr p, size_t n), (p, n), {
 HOOK(CUresult, cuMemRelease, (CUmemGenericAllocationHandle h), (h), {
     rec->vmm_release_calls++;
     vmmResult(r);
-    if (r == CUDA_SUCCESS) vmmReleased->insert((unsigned long long)h);
+    // Released once the program gives back its last reference: a handle
+    // it still holds from its create, or another retain, is its to map.
+    if (r == CUDA_SUCCESS) {
+        auto it = vmmRefs->find((unsigned long long)h);
+        if (it != vmmRefs->end() && it->second > 1) {
+            it->second--;
+        } else {
+            if (it != vmmRefs->end()) vmmRefs->erase(it);
+            vmmReleased->insert((unsigned long long)h);
+        }
+    }
 })
 // cuMemAddressFree of a range that still has mappings in it fails
 // (CUDA_ERROR_INVALID_VALUE on the H100, driver 580): unmap first.

@@ -9,15 +9,14 @@
 // virtual memory by the record (vmm-growable: vmm_create_bytes,
 // vmm_maps_past_reservation, vmm_unmaps_unwaited, vmm_release_calls)
 // judged what the program chose to show.
-// Where it passes: as root with the witness on, plain and sandbox (here:
-// driver 535, no device, every call made and refused), and wherever the
-// witness is off (the scan names dl_iterate_phdr and the driver API). With
-// LESSONS_WITNESS_DRIVER_VMM=bound the witness probes the seven (entries,
-// the functions behind them, their ways out) and bounds each by the
-// record's vmm_*_calls: it fails then ("virtual memory managed around the
-// statistics library", TestWitnessBoundsDriverVMM). Off by default until
-// a GPU run shows that no honest program reaches them otherwise
-// (README.md, round 24).
+// It passed as root with the witness on, plain and sandbox (here: driver
+// 535, no device, every call made and refused), until session 27; where
+// the witness is off the scan names dl_iterate_phdr and the driver API.
+// The witness probes the seven by default since session 27's GPU run
+// (entries, the functions behind them, their ways out) and bounds each by
+// the record's vmm_*_calls: it fails ("virtual memory managed around the
+// statistics library", TestWitnessBoundsDriverVMM);
+// LESSONS_WITNESS_DRIVER_VMM=shown or =off lets it pass again.
 // want: virtual memory managed around the statistics library|dynamic loading
 // needs: witness
 #include <cuda.h>
