@@ -340,6 +340,22 @@ entry(PRS, "pool-resource", "public_blocks_aligned_to_16_bytes",
         "        const size_t n = (bytes + 15) & ~size_t{15};   // any built-in type's alignment\n")])
 
 
+entry(VG, "vmm-growable", "public_creation_reference_never_released",
+      "release() gives every physical allocation back", "the handle cuMemCreate returned never released",
+      "release unmaps every chunk and frees the addresses but never releases the handles, on the belief that unmapping gives the physical memory back: the reference cuMemCreate returned keeps each chunk's memory allocated until the process ends, however often buffers are made and released.",
+      "CUDA driver API, cuMemRelease: the memory is freed once every mapping is unmapped and every reference to its handle is released; Day 72, release: unmap, release each handle, then free the addresses.",
+      "https://github.com/NVIDIA/cuda-python/issues/2344 ('VirtualMemoryResource leaks VMM handles after successful allocation and growth': the handle from cuMemCreate is mapped and never released, so repeated allocate/close cycles fail with CUDA_ERROR_OUT_OF_MEMORY; fixed by https://github.com/NVIDIA/cuda-python/pull/2235)",
+      [("            CU(cuMemUnmap(base_ + offset, c.bytes));\n            CU(cuMemRelease(c.handle));\n            offset += c.bytes;\n",
+        "            CU(cuMemUnmap(base_ + offset, c.bytes));   // unmapped: the memory goes with its last mapping\n            offset += c.bytes;\n")])
+
+entry(SOP, "stream-ordered-pool", "public_listed_events_left_at_destroy",
+      "the pool's destructor destroys every event it made", "the teardown destroys one kind of event the pool made, not the other",
+      "The destructor destroys the spare events, the ones the pool keeps as its own, and forgets the events that travel with the blocks still on the free lists: those were made by deallocate too, and nothing destroys them.",
+      "CUDA runtime API, cudaEventDestroy: an event lives until it is destroyed; Day 88, TODO 3: destroy every event the pool made, those on the free lists and the spare ones.",
+      "https://github.com/intel/llvm/pull/1956 ('Cleanup of profiling events': the additional CUDA events a PI event made for profiling were not released when the PI event was destroyed, only its own)",
+      [("        for (auto& [stream, list] : free_)\n            for (Freed& f : list) CHECK(cudaEventDestroy(f.event));\n", "")])
+
+
 def main():
     for sol, d, name, header, edits in E:
         s = open(sol).read()
