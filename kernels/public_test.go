@@ -148,6 +148,22 @@ func TestPublicMistakesShowInTheRecord(t *testing.T) {
 				return uint64(strings.Count(out, "heap limit does not fit"))
 			},
 		},
+		{
+			main: "solutions/day072/growable.cu", sol: "solutions/day072/growable.cu",
+			patch: "solutions/day072/wrong/vmm-growable/public_creation_reference_never_released.patch",
+			flags: []string{"-lcuda"},
+			what:  "vmm_handle_refs - vmm_release_calls", shown: func(s *checker.Stats, _ string) uint64 {
+				if refs := s.VMMCreateCalls + s.VMMRetainCalls; refs > s.VMMReleaseCalls {
+					return refs - s.VMMReleaseCalls
+				}
+				return 0
+			},
+		},
+		{
+			main: "exercises/day088/bench.cu", sol: "solutions/day088/stream_ordered_pool.h",
+			patch: "solutions/day088/wrong/stream-ordered-pool/public_listed_events_left_at_destroy.patch",
+			what:  "leaked_events", shown: func(s *checker.Stats, _ string) uint64 { return s.LeakedEvents },
+		},
 	} {
 		name := filepath.Base(tc.patch)
 		for j, p := range []struct {
