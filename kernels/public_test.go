@@ -2,6 +2,8 @@ package kernels_test
 
 import (
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +16,8 @@ import (
 // library preloaded, gives the statistic (or the harness's line) its
 // MANIFEST row names, and the solution, built and run the same way, does
 // not. The rest (python-handoff, stream-pools' kernel race, peer-pool's
-// two devices, which the stand-in does not have; pool-reuse's threshold,
+// two devices, which the stand-in does not have; heap-vs-pool's heap
+// lists never freed, which only the kernels show; pool-reuse's threshold,
 // which the stand-in's pool always answers 0; ipc-pool's fork after CUDA
 // started, which the stand-in does not refuse) are for the GPU's lessons
 // verify --wrong alone.
@@ -106,6 +109,60 @@ func TestPublicMistakesShowInTheRecord(t *testing.T) {
 			main: "exercises/day088/bench.cu", sol: "solutions/day088/stream_ordered_pool.h",
 			patch: "solutions/day088/wrong/stream-ordered-pool/public_give_back_recorded_on_stream_zero.patch",
 			what:  "unordered_uses", shown: func(s *checker.Stats, _ string) uint64 { return s.UnorderedUses },
+		},
+		// Issue 36, fourth pass.
+		{
+			main: "solutions/day087/stream_pools.cu", sol: "solutions/day087/stream_pools.cu",
+			patch: "solutions/day087/wrong/stream-pools/public_counters_cleared_with_cudaMemset.patch",
+			what:  "sync_memsets", shown: func(s *checker.Stats, _ string) uint64 { return s.SyncMemsets },
+		},
+		{
+			main: "solutions/day087/stream_pools.cu", sol: "solutions/day087/stream_pools.cu",
+			patch: "solutions/day087/wrong/stream-pools/public_reset_memset_stream_left_out.patch",
+			what:  "default_stream_ops", shown: func(s *checker.Stats, _ string) uint64 { return s.DefaultStreamOps },
+		},
+		{
+			main: "solutions/day068/block_pool.cu", sol: "solutions/day068/block_pool.cu",
+			patch: "solutions/day068/wrong/block-pool/public_completion_taken_as_given.patch",
+			what:  "unordered_uses", shown: func(s *checker.Stats, _ string) uint64 { return s.UnorderedUses },
+		},
+		{
+			main: "exercises/day076/pool_resource.cu", sol: "solutions/day076/pool_resource.h",
+			patch: "solutions/day076/wrong/pool-resource/public_blocks_aligned_to_16_bytes.patch",
+			what:  "misaligned blocks", shown: func(_ *checker.Stats, out string) uint64 {
+				m := regexp.MustCompile(`blocks: [0-9]+ handed out, ([0-9]+) misaligned`).FindStringSubmatch(out)
+				if m == nil {
+					return 0
+				}
+				n, _ := strconv.ParseUint(m[1], 10, 64)
+				return n
+			},
+		},
+		{
+			main: "solutions/day086/heap_vs_pool.cu", sol: "solutions/day086/heap_vs_pool.cu",
+			patch: "solutions/day086/wrong/heap-vs-pool/public_default_heap_null_written.patch",
+			// The default run's spill fits in 8 MiB; the run of nearly
+			// every list from the heap does not.
+			args: []string{"100000", "4", "1"},
+			what: `"heap limit does not fit"`, shown: func(_ *checker.Stats, out string) uint64 {
+				return uint64(strings.Count(out, "heap limit does not fit"))
+			},
+		},
+		{
+			main: "solutions/day072/growable.cu", sol: "solutions/day072/growable.cu",
+			patch: "solutions/day072/wrong/vmm-growable/public_creation_reference_never_released.patch",
+			flags: []string{"-lcuda"},
+			what:  "vmm_handle_refs - vmm_release_calls", shown: func(s *checker.Stats, _ string) uint64 {
+				if refs := s.VMMCreateCalls + s.VMMRetainCalls; refs > s.VMMReleaseCalls {
+					return refs - s.VMMReleaseCalls
+				}
+				return 0
+			},
+		},
+		{
+			main: "exercises/day088/bench.cu", sol: "solutions/day088/stream_ordered_pool.h",
+			patch: "solutions/day088/wrong/stream-ordered-pool/public_listed_events_left_at_destroy.patch",
+			what:  "leaked_events", shown: func(s *checker.Stats, _ string) uint64 { return s.LeakedEvents },
 		},
 	} {
 		name := filepath.Base(tc.patch)

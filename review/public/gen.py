@@ -270,6 +270,92 @@ entry(BP, "block-pool", "public_blocks_aligned_to_the_widest_type",
         "        total += (classBytes[b / blocks] + 15) / 16 * 16;   // a float4's alignment\n")])
 
 
+
+# Issue 36, fourth pass: the exercises with the fewest answers from a
+# source (stream-pools, pool-resource, heap-vs-pool, peer-pool,
+# python-handoff, block-pool), from sources no wrong answer cites yet.
+entry(ST, "stream-pools", "public_counters_cleared_with_cudaMemset",
+      "cudaMemset runs on the legacy default stream", "the counters cleared with cudaMemset before work on non-blocking streams",
+      "init clears the pools' counters with one cudaMemset, on the belief that the legacy default stream's in-order semantics put the clearing before whatever comes next: cudaMemset runs on the legacy stream, which the pools' non-blocking streams do not wait for, so a pool's first kernel may allocate from counters not yet cleared (and the clearing may land on counters the kernel already moved).",
+      "CUDA runtime API, stream synchronisation behaviour: streams made with cudaStreamNonBlocking are not ordered with the legacy default stream; Day 87, init: pool i's counters start at 0 in the order of streams[i], cleared with cudaMemsetAsync there.",
+      "https://github.com/ai-dynamo/nixl/issues/773 (a buffer set with cudaMemset, 'assuming the default stream's in-order semantics', then used by a transfer on a non-blocking stream that does not wait for it; the maintainers: add a synchronisation)",
+      [("        for (int i = 0; i < n; i++) CHECK(cudaMemsetAsync(counters_ + i, 0, sizeof(PoolCounters), streams[i]));\n",
+        "        (void)streams;\n        CHECK(cudaMemset(counters_, 0, n * sizeof(PoolCounters)));   // in order before any later work\n")])
+
+entry(ST, "stream-pools", "public_reset_memset_stream_left_out",
+      "run on the pools' streams, not on the default stream", "a cudaMemsetAsync whose stream argument is left out",
+      "reset clears the pool's offset with cudaMemsetAsync(&offset, 0, size) and no fourth argument, as a call next to other stream-ordered calls can lose its stream: the stream defaults to 0, the legacy default stream, so the reset is ordered neither after the round before on s nor before the next, and may land while a kernel still allocates from the pool.",
+      "CUDA runtime API, cudaMemsetAsync: the stream parameter defaults to 0; Day 87, reset: empty pool i's offset in the order of s, between the work queued on s before it and after it.",
+      "https://github.com/NVIDIA/cuopt/pull/1858 (review: one of two cudaMemsetAsync calls that reset a residual passes no stream, so it runs on the default stream, not the solver's, after the kernel it should follow)",
+      [("        CHECK(cudaMemsetAsync(&counters_[i].offset, 0, sizeof(unsigned long long), s));\n",
+        "        (void)s;\n        CHECK(cudaMemsetAsync(&counters_[i].offset, 0, sizeof(unsigned long long)));\n")])
+
+entry(HP, "heap-vs-pool", "public_heap_lists_live_with_the_context",
+      "not given back", "device-heap allocations never freed across launches",
+      "give_back leaves the heap's lists alone, on the belief that what a kernel takes with malloc is given back when the kernel ends: memory from the device heap stays allocated for the context's life until a device free, so each round's spilled lists stay on the heap, the heap (sized for one round's spill) fills over the rounds, and malloc returns null to later rounds' lists.",
+      "CUDA C++ Programming Guide, dynamic global memory allocation: memory allocated by a thread's malloc stays allocated for the lifetime of the CUDA context, or until it is explicitly released by free; Day 86, give_back: a heap list is freed with free().",
+      "https://github.com/NVIDIA/numba-cuda-mlir/issues/247 (a device malloc per thread and per launch, never freed: 'repeated launches therefore exhaust the 8 MB device heap; malloc then returns NULL')",
+      [("    if (!in_arena(a, list)) free(list);\n",
+        "    (void)a;\n    (void)list;   // the heap's lists go when the kernel ends\n")])
+
+entry(HP, "heap-vs-pool", "public_default_heap_null_written",
+      "written through a null pointer", "the 8 MiB default heap, and malloc's null written through",
+      "make_arena leaves the device heap at its default size and build_lists writes each list through whatever take() returned, as a kernel that mallocs per thread on a small grid never sees a null: the default 8 MiB heap holds the lists that spill at a small scale, not the harness's, so malloc returns null and the kernel writes through it.",
+      "CUDA C++ Programming Guide, heap memory allocation: the heap has a fixed size (8 MiB unless cudaLimitMallocHeapSize says otherwise) and malloc returns NULL when it cannot satisfy a request; Day 86: size the heap for the lists that spill, and check what take() returns.",
+      "https://github.com/NVIDIA/numba-cuda-mlir/issues/194 (a per-thread device malloc in a kernel, never checked: 'the default device heap is 8 MB, so kernels fault with CUDA_ERROR_ILLEGAL_ADDRESS once the grid reaches tens of thousands of threads')",
+      [("    cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, 2 * spill + (4u << 20));\n    if (e != cudaSuccess) return e;\n",
+        "    (void)spill;   // the default heap is plenty\n"),
+       ("    int* p = take(a, &used, need(i) * sizeof(int));\n    lists[i] = p;\n    if (p == nullptr) return;\n",
+        "    int* p = take(a, &used, need(i) * sizeof(int));\n    lists[i] = p;\n")])
+
+entry(PP, "peer-pool", "public_pool_left_to_peer_access",
+      "must give device 1 read-write access", "peer access taken to open a pool's memory",
+      "setup enables peer access from device 1 to device 0, as a library that runs peer-to-peer collectives between its devices does, and never sets the access of device 0's pool: peer access covers cudaMalloc memory only, so device 1's kernel may not touch a chunk from device 0's pool (a memory fault).",
+      "CUDA C++ Programming Guide, stream ordered memory allocator: pool allocations' accessibility does not follow cudaDeviceEnablePeerAccess; cudaMemPoolSetAccess sets what devices can access a pool's allocations. Day 75, setup: give device 1 read-write access to device 0's pool.",
+      "https://github.com/openxla/xla/pull/14891 (the cudaMallocAsync allocator made per-device pools without cross-device pool access: 'otherwise it will lead to memory fault for intra node nccl operators')",
+      [("    cudaMemAccessDesc access = {};\n    access.location.type = cudaMemLocationTypeDevice;\n    access.location.id = 1;\n    access.flags = cudaMemAccessFlagsProtReadWrite;\n    CHECK(cudaMemPoolSetAccess(t.pool[0], &access, 1));\n",
+        "    CHECK(cudaSetDevice(1));\n    CHECK(cudaDeviceEnablePeerAccess(0, 0));   // device 1 reaches device 0's memory\n    CHECK(cudaSetDevice(0));\n")])
+
+entry(HO, "python-handoff", "public_side_stream_reads_default_stream_tensor",
+      "uses of memory on a stream not ordered after its allocation", "a side stream using a tensor made on the default stream, no wait",
+      "pipeline does not make the consumer wait for the default stream before its first write into sums, on the belief that entering a torch.cuda.stream block orders it after what came before: sums was allocated and zeroed on the default stream, and nothing orders the consumer's writes after that.",
+      "PyTorch CUDA semantics: entering a stream context does not synchronise; work on a side stream that uses a tensor made on another stream must wait for that stream (wait_stream or an event). Day 77: the consumer writes into sums, made on the default stream.",
+      "https://github.com/NVIDIA/cudnn-frontend/pull/487 (review: 'Side streams read default-stream buffers without a recorded dependency ... Entering a stream context does not synchronize'; the fix adds stream.wait_stream(torch.cuda.current_stream()))",
+      [("    # sums was made on the default stream: the consumer writes into it.\n    consume.wait_stream(torch.cuda.current_stream())\n", "")])
+
+entry(BP, "block-pool", "public_completion_taken_as_given",
+      "must not hand it out until the work queued before its deallocate() is done", "a completion check that answers done without asking",
+      "allocate takes a block from its class's idle list as done without asking its event, on the belief that a block given back was given back after its work: deallocate still records the event, but nothing reads it, so a block whose kernel still runs is handed out and overwritten.",
+      "CUDA runtime API, cudaEventQuery: cudaSuccess once the recorded work is done, cudaErrorNotReady while it is not; Day 68, allocate: a block is free once the event recorded at its deallocate() has completed.",
+      "https://github.com/smol-machines/smolvm/issues/932 ('cuEventQuery always reports complete, so buffers are reused in flight': a caller that polls an event to decide when a buffer is safe to reuse is told complete while the work still runs)",
+      [("        if (cudaEventQuery(done_[b]) != cudaSuccess) continue;\n",
+        "        const cudaError_t state = cudaSuccess;   // given back: its work was queued before\n        if (state != cudaSuccess) continue;\n")])
+
+entry(PRS, "pool-resource", "public_blocks_aligned_to_16_bytes",
+      "every block starts on a multiple of 256 bytes", "blocks rounded to 16 bytes, not 256",
+      "allocate rounds each request up to 16 bytes, the alignment a pool of host memory gives (any built-in type's), not to 256: a 4 MiB block less 100 bytes is cut as 4 MiB less 96, and the block cut after it starts 96 bytes short of a 256-byte boundary, where a cudaMalloc'd block would never start.",
+      "CUDA C++ Programming Guide, device memory accesses: memory from cudaMalloc is aligned to at least 256 bytes, and a sub-allocator must keep that; the file: every block starts 256-aligned (RMM's alignment).",
+      "https://github.com/AMReX-Codes/amrex/pull/5278 ('Align Arena allocations to 256 bytes': the arena's align_size was 16; '256 bytes is the default alignment that cudaMalloc uses')",
+      [("        const size_t n = (bytes + mr::default_alignment - 1) & ~(mr::default_alignment - 1);\n",
+        "        const size_t n = (bytes + 15) & ~size_t{15};   // any built-in type's alignment\n")])
+
+
+entry(VG, "vmm-growable", "public_creation_reference_never_released",
+      "release() gives every physical allocation back", "the handle cuMemCreate returned never released",
+      "release unmaps every chunk and frees the addresses but never releases the handles, on the belief that unmapping gives the physical memory back: the reference cuMemCreate returned keeps each chunk's memory allocated until the process ends, however often buffers are made and released.",
+      "CUDA driver API, cuMemRelease: the memory is freed once every mapping is unmapped and every reference to its handle is released; Day 72, release: unmap, release each handle, then free the addresses.",
+      "https://github.com/NVIDIA/cuda-python/issues/2344 ('VirtualMemoryResource leaks VMM handles after successful allocation and growth': the handle from cuMemCreate is mapped and never released, so repeated allocate/close cycles fail with CUDA_ERROR_OUT_OF_MEMORY; fixed by https://github.com/NVIDIA/cuda-python/pull/2235)",
+      [("            CU(cuMemUnmap(base_ + offset, c.bytes));\n            CU(cuMemRelease(c.handle));\n            offset += c.bytes;\n",
+        "            CU(cuMemUnmap(base_ + offset, c.bytes));   // unmapped: the memory goes with its last mapping\n            offset += c.bytes;\n")])
+
+entry(SOP, "stream-ordered-pool", "public_listed_events_left_at_destroy",
+      "the pool's destructor destroys every event it made", "the teardown destroys one kind of event the pool made, not the other",
+      "The destructor destroys the spare events, the ones the pool keeps as its own, and forgets the events that travel with the blocks still on the free lists: those were made by deallocate too, and nothing destroys them.",
+      "CUDA runtime API, cudaEventDestroy: an event lives until it is destroyed; Day 88, TODO 3: destroy every event the pool made, those on the free lists and the spare ones.",
+      "https://github.com/intel/llvm/pull/1956 ('Cleanup of profiling events': the additional CUDA events a PI event made for profiling were not released when the PI event was destroyed, only its own)",
+      [("        for (auto& [stream, list] : free_)\n            for (Freed& f : list) CHECK(cudaEventDestroy(f.event));\n", "")])
+
+
 def main():
     for sol, d, name, header, edits in E:
         s = open(sol).read()
