@@ -372,6 +372,7 @@ var phrases = map[string]string{
 	"vmm_unmap_calls":            "calls of cuMemUnmap",
 	"vmm_release_calls":          "calls of cuMemRelease",
 	"vmm_retain_calls":           "cuMemRetainAllocationHandle calls that succeeded (each takes a reference a cuMemRelease gives back)",
+	"vmm_refs_unreleased":        "references to physical memory (cuMemCreate's, cuMemRetainAllocationHandle's) not given back by a cuMemRelease that succeeded, at exit",
 	"vmm_handle_refs":            "references to physical memory taken: cuMemCreate calls and cuMemRetainAllocationHandle calls that succeeded (vmm_create_calls + vmm_retain_calls), each given back by a cuMemRelease of its own",
 	"vmm_map_bytes":              "bytes mapped with cuMemMap",
 	"kernel_launches":            "kernel launches",

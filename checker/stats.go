@@ -263,6 +263,13 @@ type Stats struct {
 	// a cuMemRelease of its own gives back (as a cuMemCreate's handle is):
 	// vmm_handle_refs adds them to vmm_create_calls.
 	VMMRetainCalls uint64 `stat:"vmm_retain_calls"`
+	// Version 21 too: the references to physical memory (a cuMemCreate's
+	// handle, one more for each retain) that no cuMemRelease that
+	// succeeded gave back by the program's exit: each handle's own count,
+	// which a release of another handle twice, or a release the driver
+	// refused, does not lower (vmm_release_calls against vmm_handle_refs
+	// counts calls).
+	VMMRefsUnreleased uint64 `stat:"vmm_refs_unreleased"`
 }
 
 const (

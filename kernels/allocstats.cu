@@ -224,6 +224,7 @@ struct Record {
     uint64_t graph_node_params_written;  // kernel node parameters handed out by cudaGraphKernelNodeGetParams (the node's own memory) found written by the program (graphs.h: Handed)
     // version 21: references to physical memory taken back from a mapped address
     uint64_t vmm_retain_calls;         // cuMemRetainAllocationHandle calls that succeeded: each takes a reference a cuMemRelease must give back
+    uint64_t vmm_refs_unreleased;      // references to physical memory (a cuMemCreate's, a retain's) no cuMemRelease that succeeded gave back by exit
 };
 
 // A use of an allocation: the last operation of a stream that touched it

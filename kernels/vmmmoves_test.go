@@ -136,6 +136,11 @@ func TestHarnessesShowRetainedHandlesReleased(t *testing.T) {
 			if short := float64(s.VMMReleaseCalls) < refs; short != p.wrong || float64(s.VMMReleaseCalls) > refs {
 				t.Errorf("%s %v: %d releases of %v references, want fewer: %v\n%s", p.name, args, s.VMMReleaseCalls, refs, p.wrong, out)
 			}
+			// Handle by handle too (vmm_refs_unreleased): the twin holds
+			// one reference a chunk it moved, the others none.
+			if held := s.VMMRefsUnreleased > 0; held != p.wrong {
+				t.Errorf("%s %v: %d references held at exit, want some: %v\n%s", p.name, args, s.VMMRefsUnreleased, p.wrong, out)
+			}
 			if !p.wrong && !strings.Contains(out, "every reservation given back: yes") {
 				t.Errorf("%s %v: not every reservation given back\n%s", p.name, args, out)
 			}

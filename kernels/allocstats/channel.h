@@ -1062,6 +1062,12 @@ void leaks() {
     rec->host_leaked_bytes = 0;
     for (auto& kv : *hostLive) rec->host_leaked_bytes += kv.second;
     rec->leaked_events = liveEvents->size();
+    // The references to physical memory still held (vmmRefs: a create's,
+    // one more a retain): a count of releases against creates and retains
+    // balances a leaked handle with a second release of another, or with
+    // a release the driver refused (review27); this is each handle's own.
+    rec->vmm_refs_unreleased = 0;
+    for (auto& kv : *vmmRefs) rec->vmm_refs_unreleased += kv.second;
     for (auto it = registered->begin(); it != registered->end();) {
         // Freed and never unregistered; counted once, however often leaks runs.
         if (!pageGone(it->first, it->second)) { ++it; continue; }
