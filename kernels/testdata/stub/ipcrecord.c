@@ -32,6 +32,10 @@
 // closes the pair before it answers. With $STUB_EVENT_REUSE too, each
 // event made takes the handle of the last one destroyed (round r + 1's
 // filled is round r's freed), as the driver may.
+// With $STUB_SPLIT (round 25) the parent writes each round's export data
+// in two writes of 32 bytes (the child reads 64 as before), so that no
+// write it makes holds the whole data: the library noted no send, and an
+// import whose data no noted send carried was not judged.
 // Nothing sleeps: what is counted follows from each process's order of
 // calls and from the data's travel alone.
 #include <stdlib.h>
@@ -54,6 +58,7 @@ int main() {
   if (mode == NULL) mode = "before";
   const int waitFirst = getenv("STUB_WAIT_FIRST") != NULL, guide = getenv("STUB_GUIDE") != NULL;
   const int queries = getenv("STUB_CHILD_QUERIES") != NULL, fresh = getenv("STUB_FRESH") != NULL;
+  const int split = getenv("STUB_SPLIT") != NULL;
   struct { IpcEventHandle h; char data[64]; } msg;
   struct { IpcEventHandle h[2]; char data[64]; } pair;
   pid_t pid = fork();
@@ -118,7 +123,11 @@ int main() {
         cudaEventDestroy(filled);
       } else {
         char data[64];
-        if (read(down[0], data, sizeof data) != sizeof data) return 1;
+        for (size_t got = 0; got < sizeof data;) {
+          ssize_t r = read(down[0], data + got, sizeof data - got);
+          if (r <= 0) return 1;
+          got += (size_t)r;
+        }
         if (waitFirst) cudaStreamWaitEvent(s, filled, 0);
         cudaMemPoolImportPointer(&p, (void*)0x1, data);
         if (!waitFirst) cudaStreamWaitEvent(s, filled, 0);
@@ -159,6 +168,8 @@ int main() {
       cudaIpcGetEventHandle(&msg.h, filled);
       memcpy(msg.data, data, sizeof data);
       if (write(down[1], &msg, sizeof msg) != sizeof msg) return 1;
+    } else if (split) {
+      if (write(down[1], data, 32) != 32 || write(down[1], data + 32, 32) != 32) return 1;
     } else if (write(down[1], data, sizeof data) != sizeof data) {
       return 1;
     }
