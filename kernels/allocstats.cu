@@ -223,7 +223,7 @@ struct Record {
     uint64_t copies_off_device;        // cudaMemcpyAsync and cudaMemcpy2DAsync calls of stream-ordered memory that went through on a stream of another device than the current one
     uint64_t graph_node_params_written;  // kernel node parameters handed out by cudaGraphKernelNodeGetParams (the node's own memory) found written by the program (graphs.h: Handed)
     // version 21: references to physical memory taken back from a mapped address
-    uint64_t vmm_retain_calls;         // cuMemRetainAllocationHandle calls that succeeded: each takes a reference a cuMemRelease must give back
+    uint64_t vmm_retain_calls;         // cuMemRetainAllocationHandle calls that succeeded, and cuMemImportFromShareableHandle calls (round 25): each takes a reference a cuMemRelease must give back
 };
 
 // A use of an allocation: the last operation of a stream that touched it
