@@ -369,12 +369,17 @@ ImportSigs* importSigs = nullptr;
 // at its waits on opened events (stale_ipc_waits). A send lists at most
 // kSendEvents events, those that cover the block first (sentNow): 8 until
 // session 27, fewer than the 10 that review/blind24's correct design
-// shares in a run of 5 rounds.
+// shares in a run of 5 rounds. A send whose list was cut says so (cut):
+// the events left out then cover nothing of the block whenever fewer
+// than kSendEvents do, and a wait on one counts as a wait on a listed
+// event that does not cover it (round 25: 200 events shared after
+// `filled`, recorded after the send, left it out, and its wait judged
+// nothing).
 const int kSendEvents = 32;
 struct ExportSend {
     std::atomic<uint64_t> key{0}, sentNs{0};
     std::atomic<uint32_t> ready{0};
-    uint32_t hostDone, shared, covered;
+    uint32_t hostDone, shared, covered, cut;   // cut: the sender shared more events than kSendEvents
     uint64_t sharedKeys[kSendEvents], coveredKeys[kSendEvents];
 };
 const int kExportSends = 1024;

@@ -160,6 +160,15 @@ func TestLibraryCountsWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		{[]string{"STUB_SPLIT=1", "STUB_RECORD=after"}, 3},
 		{[]string{"STUB_SPLIT=1", "STUB_RECORD=none"}, 3},
 		{[]string{"STUB_SPLIT=1"}, 3},
+		// Round 25: more events shared (handles taken after filled's
+		// and freed's), none recorded: with 200, filled, recorded after
+		// the send, was left out of the send's list of 32, and the wait
+		// on it judged nothing (0).
+		{[]string{"STUB_EXTRA=40"}, 0},
+		{[]string{"STUB_EXTRA=200"}, 0},
+		{[]string{"STUB_EXTRA=40", "STUB_RECORD=after"}, 1},
+		{[]string{"STUB_EXTRA=200", "STUB_RECORD=after"}, 1},
+		{[]string{"STUB_EXTRA=200", "STUB_RECORD=none"}, 1},
 	} {
 		for range 3 {
 			got, _ := lib.run(t, tc.env...)

@@ -277,6 +277,7 @@ void sentNow(const Unsent& u) {
             s.sharedKeys[s.shared++] = h.second.first;
             if (covers) s.coveredKeys[s.covered++] = h.second.first;
         }
+    s.cut = ipcShared->size() > s.shared ? 1 : 0;
     s.key.store(exportKey(u.data));
     s.sentNs.store(monotonicNanos());
     s.ready.store(1, std::memory_order_release);

@@ -2372,6 +2372,11 @@ void staleWait(cudaEvent_t e) {
         // counted of a send that had covered the event).
         for (uint32_t j = 0; j < s->covered && j < (uint32_t)kSendEvents; j++) covered = covered || __atomic_load_n(&s->coveredKeys[j], __ATOMIC_ACQUIRE) == k->second;
         for (uint32_t j = 0; j < s->shared && j < (uint32_t)kSendEvents; j++) shared = shared || __atomic_load_n(&s->sharedKeys[j], __ATOMIC_ACQUIRE) == k->second;
+        // Left out of a list that was cut, while fewer than kSendEvents
+        // events covered the block (those are listed first): shared then,
+        // and not covering (or its handle taken after the send, which a
+        // cut list cannot tell: counted all the same).
+        if (!shared && !covered && s->cut != 0 && s->covered < (uint32_t)kSendEvents) shared = true;
         if (shared && !covered) note.stale = stale = true;
         if (shared && covered) note.covered = true;
     }

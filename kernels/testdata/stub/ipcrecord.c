@@ -36,6 +36,11 @@
 // in two writes of 32 bytes (the child reads 64 as before), so that no
 // write it makes holds the whole data: the library noted no send, and an
 // import whose data no noted send carried was not judged.
+// With $STUB_EXTRA=N (round 25) the parent makes N more interprocess
+// events once its two's handles are taken, and takes theirs (never sent,
+// never recorded): a send lists at most 32 of the sender's shared events, those
+// that cover the block first, so `filled`, recorded after the send, may
+// be left out, and a wait on an event left out judged nothing.
 // Nothing sleeps: what is counted follows from each process's order of
 // calls and from the data's travel alone.
 #include <stdlib.h>
@@ -154,6 +159,13 @@ int main() {
     cudaIpcGetEventHandle(&h[1], freed);
     if (write(down[1], h, sizeof h) != sizeof h) return 1;
   }
+  if (getenv("STUB_EXTRA") != NULL)
+    for (int i = 0; i < atoi(getenv("STUB_EXTRA")); i++) {
+      void* extra;
+      IpcEventHandle eh;
+      cudaEventCreateWithFlags(&extra, 0x4 | 0x2);
+      cudaIpcGetEventHandle(&eh, extra);
+    }
   for (int k = 0; k < kRounds; k++) {
     const char* m = k == 1 ? mode : "before";
     char data[64], ack;
