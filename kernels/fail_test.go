@@ -160,6 +160,9 @@ func TestLibraryCountsWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		{[]string{"STUB_SPLIT=1", "STUB_RECORD=after"}, 3},
 		{[]string{"STUB_SPLIT=1", "STUB_RECORD=none"}, 3},
 		{[]string{"STUB_SPLIT=1"}, 3},
+		// 64 blocks exported first and never sent: no slot left to look
+		// for the rounds' data in the writes (0 before round 25).
+		{[]string{"STUB_UNSENT=1", "STUB_RECORD=after"}, 3},
 		// Round 25: more events shared (handles taken after filled's
 		// and freed's), none recorded: with 200, filled, recorded after
 		// the send, was left out of the send's list of 32, and the wait

@@ -41,6 +41,10 @@
 // never recorded): a send lists at most 32 of the sender's shared events, those
 // that cover the block first, so `filled`, recorded after the send, may
 // be left out, and a wait on an event left out judged nothing.
+// With $STUB_UNSENT (round 25) the parent first exports 64 blocks it
+// never sends: the library keeps at most 64 exported blocks' data unsent
+// at once, so the rounds' exports were not looked for in its writes, and
+// their imports were not judged.
 // Nothing sleeps: what is counted follows from each process's order of
 // calls and from the data's travel alone.
 #include <stdlib.h>
@@ -165,6 +169,13 @@ int main() {
       IpcEventHandle eh;
       cudaEventCreateWithFlags(&extra, 0x4 | 0x2);
       cudaIpcGetEventHandle(&eh, extra);
+    }
+  if (getenv("STUB_UNSENT") != NULL)
+    for (int i = 0; i < 64; i++) {
+      void* held;
+      char unsent[64];
+      cudaMallocAsync(&held, 1 << 20, s);
+      cudaMemPoolExportPointer(unsent, held);
     }
   for (int k = 0; k < kRounds; k++) {
     const char* m = k == 1 ? mode : "before";
