@@ -261,7 +261,11 @@ type Stats struct {
 	// Version 21: cuMemRetainAllocationHandle calls that succeeded. Each
 	// takes a reference to the physical memory mapped at an address, which
 	// a cuMemRelease of its own gives back (as a cuMemCreate's handle is):
-	// vmm_handle_refs adds them to vmm_create_calls.
+	// vmm_handle_refs adds them to vmm_create_calls. Since round 25 the
+	// cuMemImportFromShareableHandle calls that succeeded too: an import
+	// is a handle of its own, a reference as a retain's is (a chunk kept
+	// by the import of its own exported handle, released alone, balanced
+	// the releases with the creates and kept the memory to the end).
 	VMMRetainCalls uint64 `stat:"vmm_retain_calls"`
 	// Version 21 too: the references to physical memory (a cuMemCreate's
 	// handle, one more for each retain) that no cuMemRelease that
@@ -500,7 +504,8 @@ func (s *Stats) Value(name string) (float64, bool) {
 	if name == "vmm_handle_refs" {
 		// The references to physical memory the program took: a handle
 		// from each cuMemCreate, and one from each
-		// cuMemRetainAllocationHandle that succeeded. Each wants a
+		// cuMemRetainAllocationHandle or cuMemImportFromShareableHandle
+		// that succeeded. Each wants a
 		// cuMemRelease of its own: a spec asks vmm_release_calls to
 		// equal this, whether a design keeps its handles or releases each
 		// after its map and retains it again when it maps it once more.

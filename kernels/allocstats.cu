@@ -223,8 +223,8 @@ struct Record {
     uint64_t copies_off_device;        // cudaMemcpyAsync and cudaMemcpy2DAsync calls of stream-ordered memory that went through on a stream of another device than the current one
     uint64_t graph_node_params_written;  // kernel node parameters handed out by cudaGraphKernelNodeGetParams (the node's own memory) found written by the program (graphs.h: Handed)
     // version 21: references to physical memory taken back from a mapped address
-    uint64_t vmm_retain_calls;         // cuMemRetainAllocationHandle calls that succeeded: each takes a reference a cuMemRelease must give back
-    uint64_t vmm_refs_unreleased;      // references to physical memory (a cuMemCreate's, a retain's) no cuMemRelease that succeeded gave back by exit
+    uint64_t vmm_retain_calls;         // cuMemRetainAllocationHandle calls that succeeded, and cuMemImportFromShareableHandle calls (round 25): each takes a reference a cuMemRelease must give back
+    uint64_t vmm_refs_unreleased;      // references to physical memory (a cuMemCreate's, a retain's or an import's) no cuMemRelease that succeeded gave back by exit
 };
 
 // A use of an allocation: the last operation of a stream that touched it
@@ -370,7 +370,12 @@ ImportSigs* importSigs = nullptr;
 // at its waits on opened events (stale_ipc_waits). A send lists at most
 // kSendEvents events, those that cover the block first (sentNow): 8 until
 // session 27, fewer than the 10 that review/blind24's correct design
-// shares in a run of 5 rounds.
+// shares in a run of 5 rounds. A send whose list was cut says how many it
+// left out (left): a wait on one of them is judged by when the handle the
+// importer opened was taken (ipcTakes, takenBy), since every covering
+// event is listed first (round 25: 200 events shared after `filled`,
+// recorded after the send, left it out, and its wait judged nothing;
+// review27: 32 decoys recorded behind the fill did the same).
 const int kSendEvents = 32;
 // left is how many of the sender's shared events the send left out: a
 // wait on one of them is judged by ipcTakes (staleWait), not let go

@@ -153,6 +153,25 @@ func TestLibraryCountsWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		// H200s (sessions 20 to 22, BENCHMARKS.md).
 		{[]string{"STUB_FRESH=1"}, 0},
 		{[]string{"STUB_FRESH=1", "STUB_EVENT_REUSE=1"}, 0},
+		// Round 25: the export data written in two pieces, so that no
+		// write holds it whole: the library saw no send, and the late
+		// record passed (0). An import whose data no noted send carried
+		// cannot be judged, so each round's counts, whatever the order.
+		{[]string{"STUB_SPLIT=1", "STUB_RECORD=after"}, 3},
+		{[]string{"STUB_SPLIT=1", "STUB_RECORD=none"}, 3},
+		{[]string{"STUB_SPLIT=1"}, 3},
+		// 64 blocks exported first and never sent: no slot left to look
+		// for the rounds' data in the writes (0 before round 25).
+		{[]string{"STUB_UNSENT=1", "STUB_RECORD=after"}, 3},
+		// Round 25: more events shared (handles taken after filled's
+		// and freed's), none recorded: with 200, filled, recorded after
+		// the send, was left out of the send's list of 32, and the wait
+		// on it judged nothing (0).
+		{[]string{"STUB_EXTRA=40"}, 0},
+		{[]string{"STUB_EXTRA=200"}, 0},
+		{[]string{"STUB_EXTRA=40", "STUB_RECORD=after"}, 1},
+		{[]string{"STUB_EXTRA=200", "STUB_RECORD=after"}, 1},
+		{[]string{"STUB_EXTRA=200", "STUB_RECORD=none"}, 1},
 	} {
 		for range 3 {
 			got, _ := lib.run(t, tc.env...)

@@ -1000,7 +1000,10 @@ func TestHarnessesShowWaitsThatCanTakeOnlyAnOlderRecord(t *testing.T) {
 		program{"wrong/blind_record_after_send.patch", read("solutions/day073/wrong/ipc-pool/blind_record_after_send.patch"), 4},
 		program{"review/blind/ipc-pool/wrong-record-after-send.cu", read("review/blind/ipc-pool/wrong-record-after-send.cu"), 4},
 		program{"review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu", read("review/blind5/ipc-pool/wrong-filled-recorded-on-stream-zero.cu"), 4},
-		program{"review/blind9/ipc-pool/wrong-filled-recorded-after-the-block-is-sent.cu", read("review/blind9/ipc-pool/wrong-filled-recorded-after-the-block-is-sent.cu"), 4})
+		program{"review/blind9/ipc-pool/wrong-filled-recorded-after-the-block-is-sent.cu", read("review/blind9/ipc-pool/wrong-filled-recorded-after-the-block-is-sent.cu"), 4},
+		// Round 25: the export data sent in two halves, so that no write
+		// holds it whole (0 before: no send noted, no import judged).
+		program{"wrong/attack25_block_sent_in_two_halves_before_filled_is_recorded.patch", read("solutions/day073/wrong/ipc-pool/attack25_block_sent_in_two_halves_before_filled_is_recorded.patch"), 4})
 	for i, p := range ps {
 		prog := h.build(t, "stale73-"+string(rune('a'+i)), sol, sol, p.content)
 		got, out := h.recordAll(t, prog, nil, "4", "8")

@@ -120,6 +120,10 @@ func TestHarnessesShowRetainedHandlesReleased(t *testing.T) {
 		{"solution", mustRead(t, filepath.Join("..", sol)), false, false},
 		{"right/blind24_correct.patch", patched(t, sol, "solutions/day072/right/vmm-growable/blind24_correct.patch"), true, false},
 		{"wrong/blind24_retained_handles_never_released.patch", patched(t, sol, "solutions/day072/wrong/vmm-growable/blind24_retained_handles_never_released.patch"), true, true},
+		// Round 25: each chunk kept by a handle imported from its own
+		// exported descriptor, that one released, the created one never:
+		// the import is a reference too (counted with the retains).
+		{"wrong/attack25_chunks_kept_by_imported_handles.patch", patched(t, sol, "solutions/day072/wrong/vmm-growable/attack25_chunks_kept_by_imported_handles.patch"), true, true},
 	}
 	for i, p := range ps {
 		prog := h.build(t, fmt.Sprintf("retained72-%d", i), sol, sol, p.content, "-lcuda")

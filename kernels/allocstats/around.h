@@ -356,8 +356,20 @@ DHOOK(CUresult, cuMemPoolImportFromShareableHandle, (CUmemoryPool* pool, void* h
 DHOOK(CUresult, cuMemExportToShareableHandle, (void* h, CUmemGenericAllocationHandle a, CUmemAllocationHandleType t, unsigned long long f), (h, a, t, f), {
     if (r == CUDA_SUCCESS && t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR && h != nullptr) noteShareFd(*(int*)h);
 })
+// An import that succeeds is a handle of its own, a reference to the
+// memory that a cuMemRelease must give back, as a retain's is: it counts
+// among vmm_retain_calls (round 25: a vmm-growable answer that kept each
+// chunk by the import of its own exported handle, and released that
+// alone, balanced releases with creates and left every chunk's memory
+// allocated to the end).
 DHOOK(CUresult, cuMemImportFromShareableHandle, (CUmemGenericAllocationHandle* a, void* h, CUmemAllocationHandleType t), (a, h, t), {
     if (r == CUDA_SUCCESS && t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) noteShareFd((int)(uintptr_t)h);
+    if (r == CUDA_SUCCESS && a != nullptr) {
+        rec->vmm_retain_calls++;
+        // A reference of its own, as a retain's (vmm_refs_unreleased).
+        uint64_t& refs = (*vmmRefs)[(unsigned long long)*a];
+        refs = vmmReleased->erase((unsigned long long)*a) != 0 ? 1 : refs + 1;
+    }
 })
 
 // close forgets a noted descriptor of a shareable handle, then is libc's.

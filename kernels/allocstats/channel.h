@@ -2348,8 +2348,13 @@ const ExportSend* sentWith(const ImportNote& n) {
 // block before its writes ran. A wait on an opened event that this
 // process has recorded itself is not judged. A wait counts once, however
 // many of the imports it judges are stale, and an import found stale
-// once is not counted again; an import whose data no hooked write
-// carried is not judged. An import a wait found covered is ordered after
+// once is not counted again. An import whose data no hooked write
+// carried whole (written in pieces, through shared memory, by a write
+// the library does not hook) counts stale at the first wait that judges
+// it: what its sender had recorded when the data left is not known, and
+// before round 25 such an import was not judged at all, so that a record
+// made after the send passed (its data written in two halves: ipcrecord.c's
+// STUB_SPLIT). An import a wait found covered is ordered after
 // the block's writes from then on: a later wait on another event does not
 // judge it again (review/blind8's two pairs of events used by turns: the
 // wait on round r's pair came after round r - 1's import, covered by the
@@ -2387,6 +2392,7 @@ void staleWait(cudaEvent_t e) {
         ImportNote& note = (*importNotes)[i];
         if (note.stale || note.covered) continue;
         const ExportSend* s = sentWith(note);
+        if (s == nullptr && exportSends != nullptr) note.stale = stale = true;
         if (s == nullptr || s->hostDone != 0) continue;
         bool shared = false, covered = false;
         // A key taken out (0) was an event its maker destroyed since

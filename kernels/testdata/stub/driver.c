@@ -4,6 +4,8 @@
 // the device name nvcc.c hands out as the kernel's handle.
 #include <stddef.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdint.h>
 int cuFuncGetName(const char** n, void* h) { *n = (const char*)h; return 0; }
 static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = {
   {"_Z4holdPiiixPVKiS_PVi", 7, {{0, 8}, {8, 4}, {12, 4}, {16, 8}, {24, 8}, {32, 8}, {40, 8}}},  // day068's hold
@@ -98,6 +100,31 @@ int cuMemRetainAllocationHandle(unsigned long long* h, void* addr) {
   CUdeviceptrS a = (CUdeviceptrS)addr;
   for (int k = 0; k < 256; k++)
     if (maps[k].n != 0 && maps[k].p <= a && a < maps[k].p + maps[k].n) { *h = maps[k].h; return 0; }
+  return 1;
+}
+/* A handle exported as a POSIX descriptor (a descriptor of /dev/null
+   here) and imported again: a new handle, a reference of its own to the
+   same memory, which a cuMemRelease gives back (round 25). */
+static struct { int fd; unsigned long long h; } exportedFds[64];
+int cuMemExportToShareableHandle(void* out, unsigned long long h, int type, unsigned long long f) {
+  for (int i = 0; i < 64; i++)
+    if (exportedFds[i].h == 0) {
+      int fd = open("/dev/null", O_RDONLY);
+      if (fd < 0) return 2;
+      exportedFds[i].fd = fd;
+      exportedFds[i].h = h;
+      *(int*)out = fd;
+      return 0;
+    }
+  return 2;
+}
+int cuMemImportFromShareableHandle(unsigned long long* h, void* osh, int type) {
+  for (int i = 0; i < 64; i++)
+    if (exportedFds[i].h != 0 && exportedFds[i].fd == (int)(uintptr_t)osh) {
+      exportedFds[i].h = 0;
+      *h = ++vmmHandles;
+      return 0;
+    }
   return 1;
 }
 int cuMemSetAccess(CUdeviceptrS p, size_t n, const void* desc, size_t count) { return 0; }

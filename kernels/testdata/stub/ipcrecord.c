@@ -32,6 +32,19 @@
 // closes the pair before it answers. With $STUB_EVENT_REUSE too, each
 // event made takes the handle of the last one destroyed (round r + 1's
 // filled is round r's freed), as the driver may.
+// With $STUB_SPLIT (round 25) the parent writes each round's export data
+// in two writes of 32 bytes (the child reads 64 as before), so that no
+// write it makes holds the whole data: the library noted no send, and an
+// import whose data no noted send carried was not judged.
+// With $STUB_EXTRA=N (round 25) the parent makes N more interprocess
+// events once its two's handles are taken, and takes theirs (never sent,
+// never recorded): a send lists at most 32 of the sender's shared events, those
+// that cover the block first, so `filled`, recorded after the send, may
+// be left out, and a wait on an event left out judged nothing.
+// With $STUB_UNSENT (round 25) the parent first exports 64 blocks it
+// never sends: the library keeps at most 64 exported blocks' data unsent
+// at once, so the rounds' exports were not looked for in its writes, and
+// their imports were not judged.
 // Nothing sleeps: what is counted follows from each process's order of
 // calls and from the data's travel alone.
 #include <stdlib.h>
@@ -54,6 +67,7 @@ int main() {
   if (mode == NULL) mode = "before";
   const int waitFirst = getenv("STUB_WAIT_FIRST") != NULL, guide = getenv("STUB_GUIDE") != NULL;
   const int queries = getenv("STUB_CHILD_QUERIES") != NULL, fresh = getenv("STUB_FRESH") != NULL;
+  const int split = getenv("STUB_SPLIT") != NULL;
   struct { IpcEventHandle h; char data[64]; } msg;
   struct { IpcEventHandle h[2]; char data[64]; } pair;
   pid_t pid = fork();
@@ -118,7 +132,11 @@ int main() {
         cudaEventDestroy(filled);
       } else {
         char data[64];
-        if (read(down[0], data, sizeof data) != sizeof data) return 1;
+        for (size_t got = 0; got < sizeof data;) {
+          ssize_t r = read(down[0], data + got, sizeof data - got);
+          if (r <= 0) return 1;
+          got += (size_t)r;
+        }
         if (waitFirst) cudaStreamWaitEvent(s, filled, 0);
         cudaMemPoolImportPointer(&p, (void*)0x1, data);
         if (!waitFirst) cudaStreamWaitEvent(s, filled, 0);
@@ -145,6 +163,20 @@ int main() {
     cudaIpcGetEventHandle(&h[1], freed);
     if (write(down[1], h, sizeof h) != sizeof h) return 1;
   }
+  if (getenv("STUB_EXTRA") != NULL)
+    for (int i = 0; i < atoi(getenv("STUB_EXTRA")); i++) {
+      void* extra;
+      IpcEventHandle eh;
+      cudaEventCreateWithFlags(&extra, 0x4 | 0x2);
+      cudaIpcGetEventHandle(&eh, extra);
+    }
+  if (getenv("STUB_UNSENT") != NULL)
+    for (int i = 0; i < 64; i++) {
+      void* held;
+      char unsent[64];
+      cudaMallocAsync(&held, 1 << 20, s);
+      cudaMemPoolExportPointer(unsent, held);
+    }
   for (int k = 0; k < kRounds; k++) {
     const char* m = k == 1 ? mode : "before";
     char data[64], ack;
@@ -159,6 +191,8 @@ int main() {
       cudaIpcGetEventHandle(&msg.h, filled);
       memcpy(msg.data, data, sizeof data);
       if (write(down[1], &msg, sizeof msg) != sizeof msg) return 1;
+    } else if (split) {
+      if (write(down[1], data, 32) != 32 || write(down[1], data + 32, 32) != 32) return 1;
     } else if (write(down[1], data, sizeof data) != sizeof data) {
       return 1;
     }
