@@ -257,6 +257,19 @@ int cudaGraphGetRootNodes(void* g, void** out, size_t* n) {
   *n = k;
   return 0;
 }
+/* A graph's edges, each a dependency (CUDA 11's form, the one nvcc 11.8
+   builds against: review/blind24's graph-alloc finds the node after
+   produce's allocation node so). */
+int cudaGraphGetEdges(void* g, void** from, void** to, size_t* n) {
+  size_t k = 0;
+  for (int i = 0; i < 64; i++)
+    for (int d = 0; gnodes[i].graph == g && g != 0 && d < gnodes[i].ndeps; d++) {
+      if (from != 0 && to != 0 && k < *n) { from[k] = gnodes[i].deps[d]; to[k] = &gnodes[i]; }
+      k++;
+    }
+  *n = k;
+  return 0;
+}
 int cudaGraphMemAllocNodeGetParams(struct StubNode* node, struct cudaMemAllocNodeParams* p) {
   p->bytesize = node->bytes; p->dptr = node->dptr; return node->type != 10;
 }
