@@ -77,7 +77,7 @@ var cudaProbes = []witness.Probe{
 // vmmProbes are the driver's virtual memory management functions, which
 // the library hooks (vmm_* of the record) and which have no runtime twin:
 // the same calls made at the driver's entries found in its symbol table
-// passed with the witness on (corpus-open/vmm_around.cu, round 24).
+// passed with the witness on (corpus/vmm_around.cu, round 24).
 // Probed and bounded by default since session 27's GPU run (921 runs of
 // every solution and every vmm-growable answer, 0 above the record's
 // counts, no honest run failed); LESSONS_WITNESS_DRIVER_VMM=shown only
