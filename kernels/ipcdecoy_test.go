@@ -24,8 +24,7 @@ func TestHarnessesShowStaleWaitsBehindDecoyEvents(t *testing.T) {
 	h := buildHarnessRig(t)
 	sol := "solutions/day073/ipc_pool.cu"
 	correct := string(mustRead(t, filepath.Join("..", "review", "blind24", "ipc-pool", "correct.cu")))
-	const record = "        CHECK(cudaEventRecord(roundFilled[r], s));\n"
-	const send = "        if (!send_all(sock, &data, sizeof data)) { fprintf(stderr, \"exporter: round %d's block was not sent\\n\", r); return 1; }\n"
+	const record, send = blind24IPCRecord, blind24IPCSend
 	const handles = "    if (!send_all(sock, handles, rounds * sizeof(RoundHandles))) { fprintf(stderr, \"exporter: the event handles were not sent\\n\"); return 1; }\n"
 	for _, s := range []string{record, send, handles} {
 		if !strings.Contains(correct, s) {

@@ -1,7 +1,6 @@
 package kernels_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,16 +24,9 @@ import (
 func TestHarnessesShowNoStaleWaitAmongManyEvents(t *testing.T) {
 	h := buildHarnessRig(t)
 	sol := "solutions/day073/ipc_pool.cu"
-	read := func(path string) []byte {
-		b, err := os.ReadFile(filepath.Join("..", path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(path string) []byte { return mustRead(t, filepath.Join("..", path)) }
 	correct := read("review/blind24/ipc-pool/correct.cu")
-	const record = "        CHECK(cudaEventRecord(roundFilled[r], s));\n"
-	const send = "        if (!send_all(sock, &data, sizeof data)) { fprintf(stderr, \"exporter: round %d's block was not sent\\n\", r); return 1; }\n"
+	const record, send = blind24IPCRecord, blind24IPCSend
 	if !strings.Contains(string(correct), record+"        cudaMemPoolPtrExportData data;\n        CHECK(cudaMemPoolExportPointer(&data, block));\n"+send) {
 		t.Fatal("review/blind24/ipc-pool/correct.cu: its record, export and send not found")
 	}
@@ -75,3 +67,12 @@ func TestHarnessesShowNoStaleWaitAmongManyEvents(t *testing.T) {
 		}
 	}
 }
+
+// blind24IPCRecord and blind24IPCSend are review/blind24's correct
+// ipc-pool design's record of a round's `filled` event and its send of
+// the round's export data, which the tests of many events and of decoys
+// move one after the other.
+const (
+	blind24IPCRecord = "        CHECK(cudaEventRecord(roundFilled[r], s));\n"
+	blind24IPCSend   = "        if (!send_all(sock, &data, sizeof data)) { fprintf(stderr, \"exporter: round %d's block was not sent\\n\", r); return 1; }\n"
+)

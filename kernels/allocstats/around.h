@@ -366,9 +366,7 @@ DHOOK(CUresult, cuMemImportFromShareableHandle, (CUmemGenericAllocationHandle* a
     if (r == CUDA_SUCCESS && t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) noteShareFd((int)(uintptr_t)h);
     if (r == CUDA_SUCCESS && a != nullptr) {
         rec->vmm_retain_calls++;
-        // A reference of its own, as a retain's (vmm_refs_unreleased).
-        uint64_t& refs = (*vmmRefs)[(unsigned long long)*a];
-        refs = vmmReleased->erase((unsigned long long)*a) != 0 ? 1 : refs + 1;
+        vmmReferenced((unsigned long long)*a);   // a reference of its own, as a retain's
     }
 })
 

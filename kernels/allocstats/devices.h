@@ -1249,12 +1249,19 @@ HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CU
 // released with cuMemRelease"): vmm_retain_calls counts them, so that a
 // spec can ask for as many releases as creates and retains together
 // (vmm_handle_refs). A failed retain takes none and is not counted.
+namespace {
+// vmmReferenced notes a reference taken to handle h other than its
+// create's (a retain's, an import's): of a released handle the only one,
+// else one more (vmm_refs_unreleased). mu is held.
+void vmmReferenced(unsigned long long h) {
+    uint64_t& refs = (*vmmRefs)[h];
+    refs = vmmReleased->erase(h) != 0 ? 1 : refs + 1;
+}
+}  // namespace
 HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle* h, void* addr), (h, addr), {
     if (r == CUDA_SUCCESS) {
         rec->vmm_retain_calls++;
-        // Of a released handle, the only reference; else one more.
-        uint64_t& refs = (*vmmRefs)[(unsigned long long)*h];
-        refs = vmmReleased->erase((unsigned long long)*h) != 0 ? 1 : refs + 1;
+        vmmReferenced((unsigned long long)*h);
     }
 })
 HOOK(CUresult, cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long f), (p, n, off, h, f), {
