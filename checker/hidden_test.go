@@ -363,3 +363,75 @@ func TestHiddenRunPendingQueries(t *testing.T) {
 		t.Error("a run without pending_queries has its first queries answered pending")
 	}
 }
+
+// review/blind25's pool-reuse: the run with buffers of 33 MiB asks for
+// the narrow phase's used mark as a number (a finish that restarts the
+// marks, as that set's correct design's does, leaves the record's
+// pool_used_high 0), and the run past 4 GiB asks that the wide phase's
+// second round find its 4160 MiB (a held() that keeps the spare in an
+// unsigned finds none).
+func TestPoolReuseBlind25JudgesItsLines(t *testing.T) {
+	data, err := os.ReadFile("../solutions/day069/pool_reuse.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The public spec's checks are left out: one visible check in their
+	// place, for the secret spec read alone.
+	s, err := ParseSpec("pool_reuse.toml", append([]byte("[[check]]\nexit = 0\n"), data...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge := func(run, out string) (pass bool, failed []string) {
+		t.Helper()
+		// Stats{}: the library read no mark from the pool (it was 0 at
+		// its destroy).
+		rs := s.ForRun(run).Judge(&Run{Output: out, Stats: &Stats{}})
+		if len(rs) == 0 {
+			t.Fatalf("run %q: no checks", run)
+		}
+		pass = true
+		for _, r := range rs {
+			if r.Skipped {
+				t.Errorf("run %q: %q skipped", run, r.Name)
+			}
+			if !r.Pass {
+				pass = false
+				failed = append(failed, r.Name)
+			}
+		}
+		return pass, failed
+	}
+	thirtyThree := func(wideUsed, narrowUsed int) string {
+		return "measured wide: one round reserves 160 MiB\nmeasured narrow: one round reserves 64 MiB\n" +
+			"entering wide: reserved 0 MiB, its rounds reserve 160 MiB\n" +
+			"wide: 2 of 3 rounds found their 132 MiB already reserved\n" +
+			fmt.Sprintf("phase wide: used high %d MiB, reserved high 160 MiB, threshold 160 MiB\n", wideUsed) +
+			"entering narrow: reserved 64 MiB, its rounds reserve 64 MiB\n" +
+			"narrow: 3 of 3 rounds found their 33 MiB already reserved\n" +
+			fmt.Sprintf("phase narrow: used high %d MiB, reserved high 64 MiB, threshold 64 MiB\n", narrowUsed) +
+			"after the trim: reserved 0 MiB\n"
+	}
+	if pass, failed := judge("buffers of 33 MiB", thirtyThree(132, 33)); !pass {
+		t.Errorf("buffers of 33 MiB, the marks restarted by finish: failed %q, want passed", failed)
+	}
+	if pass, _ := judge("buffers of 33 MiB", thirtyThree(132, 64)); pass {
+		t.Errorf("buffers of 33 MiB, the narrow report's used figure the reserved mark: passed, want failed")
+	}
+	pastFour := func(found int) string {
+		return "the wide phase asks for 4160 MiB at once, past 4 GiB\n" +
+			"measured wide: one round reserves 4160 MiB\nmeasured narrow: one round reserves 520 MiB\n" +
+			"entering wide: reserved 0 MiB, its rounds reserve 4160 MiB\n" +
+			fmt.Sprintf("wide: %d of 2 rounds found their 4160 MiB already reserved\n", found) +
+			"phase wide: used high 4160 MiB, reserved high 4160 MiB, threshold 4160 MiB\n" +
+			"entering narrow: reserved 520 MiB, its rounds reserve 520 MiB\n" +
+			"narrow: 2 of 2 rounds found their 520 MiB already reserved\n" +
+			"phase narrow: used high 520 MiB, reserved high 520 MiB, threshold 520 MiB\n" +
+			"after the trim: reserved 0 MiB\n"
+	}
+	if pass, failed := judge("8 buffers of 520 MiB", pastFour(1)); !pass {
+		t.Errorf("8 buffers of 520 MiB, the second wide round found: failed %q, want passed", failed)
+	}
+	if pass, failed := judge("8 buffers of 520 MiB", pastFour(0)); pass || !slices.ContainsFunc(failed, func(n string) bool { return strings.Contains(n, "of 2 rounds found") }) {
+		t.Errorf("8 buffers of 520 MiB, no wide round found (a 32-bit spare): passed %v, failed %q; want the rounds found failed", pass, failed)
+	}
+}

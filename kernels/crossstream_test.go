@@ -1,0 +1,49 @@
+package kernels_test
+
+import (
+	"testing"
+)
+
+// review/blind25's work streams that wait for the chunk before's sums
+// before they square the next chunk (kept as unseen, issue 36): the order
+// they give the GPU is that of the correct alternative that frees each
+// half's squares on its work stream after a wait for the sums
+// (right/blind6_squares_freed_back_on_work_streams). The same wait sits
+// at the same place of each work stream's order, so in every run of the
+// spec the record's statistics of order agree with that alternative's
+// (no race, no unordered free, as many waits, as many streams left free
+// at once as each operation is queued: 5, the load stream never waiting,
+// as in this set's correct design): no check can tell the two apart,
+// only why the wait is there. Its event_pairs are 2 fewer: chunk 0's
+// wait is on the reduced event before any record of it.
+func TestHarnessesShowCrossStreamsWorkWaitingForTheChunkBeforesSums(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol = "solutions/day070/cross_stream.cu"
+	right := patched(t, sol, "solutions/day070/right/cross-stream/blind6_squares_freed_back_on_work_streams.patch")
+	unseen := patched(t, sol, "solutions/day070/unseen/cross-stream/blind25_squares_wait_for_the_previous_chunks_reduce.patch")
+	correct := mustRead(t, "../review/blind25/cross-stream/correct.cu")
+	progs := map[string]string{
+		"right":   h.build(t, "cross25-right", sol, sol, right),
+		"unseen":  h.build(t, "cross25-unseen", sol, sol, unseen),
+		"correct": h.build(t, "cross25-correct", sol, sol, correct),
+	}
+	for _, args := range [][]string{nil, {"13", "2"}, {"1", "8"}} {
+		got := map[string][3]uint64{}
+		for name, prog := range progs {
+			s := h.recordFailing(t, prog, args...)
+			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 {
+				t.Errorf("%s %v: unordered_uses %d (%s), unordered_frees %d, uses_after_free %d: want 0", name, args,
+					s.UnorderedUses, s.RaceNote("unordered_uses"), s.UnorderedFrees, s.UsesAfterFree)
+			}
+			got[name] = [3]uint64{s.MaxUnorderedStreams, s.StreamWaitEvents, s.EventPairs}
+		}
+		t.Logf("%v: max_unordered_streams, stream_wait_events, event_pairs: %v", args, got)
+		u, r := got["unseen"], got["right"]
+		if u[0] != r[0] || u[1] != r[1] || u[2]+2 != r[2] {
+			t.Errorf("%v: the unseen port's %v, the alternative's %v: want the same order (2 fewer event pairs)", args, u, r)
+		}
+		if c := got["correct"]; u[0] != c[0] {
+			t.Errorf("%v: max_unordered_streams %d, this set's correct design %d: want the same", args, u[0], c[0])
+		}
+	}
+}
