@@ -117,8 +117,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v20Size-v19Size, 5*8; got != want {
 		t.Errorf("version 20 adds %d bytes, want %d (five figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v20Size, 2*8; got != want {
+	if got, want := v21Size-v20Size, 2*8; got != want {
 		t.Errorf("version 21 adds %d bytes, want %d (two figures)", got, want)
+	}
+	if got, want := binary.Size(st)-v21Size, 1*8; got != want {
+		t.Errorf("version 22 adds %d bytes, want %d (one figure)", got, want)
 	}
 }
 

@@ -372,6 +372,7 @@ var phrases = map[string]string{
 	"vmm_unmap_calls":            "calls of cuMemUnmap",
 	"vmm_release_calls":          "calls of cuMemRelease",
 	"vmm_retain_calls":           "cuMemRetainAllocationHandle and cuMemImportFromShareableHandle calls that succeeded (each takes a reference a cuMemRelease gives back)",
+	"vmm_retain_attempts":        "calls of cuMemRetainAllocationHandle and cuMemImportFromShareableHandle, made or made to fail (the outside witness's bound on its count of the two)",
 	"vmm_refs_unreleased":        "references to physical memory (cuMemCreate's, cuMemRetainAllocationHandle's, cuMemImportFromShareableHandle's) not given back by a cuMemRelease that succeeded, at exit",
 	"vmm_handle_refs":            "references to physical memory taken: cuMemCreate calls, and cuMemRetainAllocationHandle and cuMemImportFromShareableHandle calls that succeeded (vmm_create_calls + vmm_retain_calls), each given back by a cuMemRelease of its own",
 	"vmm_map_bytes":              "bytes mapped with cuMemMap",

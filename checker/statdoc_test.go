@@ -81,11 +81,14 @@ func TestVersionSizesCoverEveryVersion(t *testing.T) {
 			t.Errorf("version %d's size %d is not past version %d's %d", i+1, versionSizes[i], i, versionSizes[i-1])
 		}
 	}
-	if _, v := StatMeaning("vmm_retain_calls"); v != statsVersion {
-		t.Errorf("vmm_retain_calls came in version %d, want %d", v, statsVersion)
+	if _, v := StatMeaning("vmm_retain_attempts"); v != statsVersion {
+		t.Errorf("vmm_retain_attempts came in version %d, want %d", v, statsVersion)
 	}
-	if _, v := StatMeaning("vmm_handle_refs"); v != statsVersion {
-		t.Errorf("vmm_handle_refs came in version %d, want %d", v, statsVersion)
+	if _, v := StatMeaning("vmm_retain_calls"); v != 21 {
+		t.Errorf("vmm_retain_calls came in version %d, want 21", v)
+	}
+	if _, v := StatMeaning("vmm_handle_refs"); v != 21 {
+		t.Errorf("vmm_handle_refs came in version %d, want 21", v)
 	}
 	if _, v := StatMeaning("launches_off_device"); v != 20 {
 		t.Errorf("launches_off_device came in version %d, want 20", v)

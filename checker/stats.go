@@ -274,11 +274,20 @@ type Stats struct {
 	// refused, does not lower (vmm_release_calls against vmm_handle_refs
 	// counts calls).
 	VMMRefsUnreleased uint64 `stat:"vmm_refs_unreleased"`
+	// Version 22: cuMemRetainAllocationHandle and
+	// cuMemImportFromShareableHandle calls, made or made to fail, as the
+	// seven other VMM functions' vmm_*_calls count theirs. The outside
+	// witness probes the driver's two and bounds its count of them by
+	// this (round 25: references taken at the driver's own entries,
+	// around the hooks, kept a chunk allocated while the record
+	// balanced); vmm_retain_calls, the successes, cannot bound a count of
+	// calls, as an honest retain that fails takes no reference.
+	VMMRetainAttempts uint64 `stat:"vmm_retain_attempts"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 21
+	statsVersion = 22
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -363,10 +372,14 @@ var v19Size = int(unsafe.Offsetof(Stats{}.Device0AsyncBytes))
 // figures of version 21.
 var v20Size = int(unsafe.Offsetof(Stats{}.VMMRetainCalls))
 
+// v21Size is the size of a version 21 record: everything before the
+// figures of version 22.
+var v21Size = int(unsafe.Offsetof(Stats{}.VMMRetainAttempts))
+
 // versionSizes are the sizes of the records of every version before
 // statsVersion, version 1 first: a statistic came in the first version
 // whose size is past its offset (the statistics reference says which).
-var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size, v18Size, v19Size, v20Size}
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size, v18Size, v19Size, v20Size, v21Size}
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -441,6 +454,8 @@ func DecodeStats(data []byte) (*Stats, error) {
 		need = v19Size
 	case 20:
 		need = v20Size
+	case 21:
+		need = v21Size
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

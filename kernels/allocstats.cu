@@ -223,8 +223,10 @@ struct Record {
     uint64_t copies_off_device;        // cudaMemcpyAsync and cudaMemcpy2DAsync calls of stream-ordered memory that went through on a stream of another device than the current one
     uint64_t graph_node_params_written;  // kernel node parameters handed out by cudaGraphKernelNodeGetParams (the node's own memory) found written by the program (graphs.h: Handed)
     // version 21: references to physical memory taken back from a mapped address
-    uint64_t vmm_retain_calls;         // cuMemRetainAllocationHandle calls that succeeded, and cuMemImportFromShareableHandle calls (round 25): each takes a reference a cuMemRelease must give back
+    uint64_t vmm_retain_calls;         // cuMemRetainAllocationHandle and cuMemImportFromShareableHandle calls that succeeded (imports since round 25): each takes a reference a cuMemRelease must give back
     uint64_t vmm_refs_unreleased;      // references to physical memory (a cuMemCreate's, a retain's or an import's) no cuMemRelease that succeeded gave back by exit
+    // version 22: every call that may take such a reference, as the seven vmm_*_calls count theirs
+    uint64_t vmm_retain_attempts;      // cuMemRetainAllocationHandle and cuMemImportFromShareableHandle calls, made or made to fail: what the outside witness bounds its count of the two by (a failed one takes no reference, so vmm_retain_calls cannot)
 };
 
 // A use of an allocation: the last operation of a stream that touched it

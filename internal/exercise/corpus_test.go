@@ -20,12 +20,13 @@ import (
 	"github.com/cudalessons/lessons/kernels"
 )
 
-// TestCorpus grades each forger of testdata/corpus against corpus.toml,
-// with the real statistics library, as the tests' user (root on CI) in
-// the plain runner and as the sandbox's own user in the grading sandbox,
-// and wants each to fail with its reason while honest.cu passes. The
-// forgers make no CUDA call, so no GPU is needed: what they forge is the
-// record's, not the GPU's.
+// TestCorpus grades each forger of testdata/corpus against corpus.toml
+// (built with the nvcc flags of its "// flags:" line), with the real
+// statistics library, as the tests' user (root on CI) in the plain
+// runner and as the sandbox's own user in the grading sandbox, and wants
+// each to fail with its reason while honest.cu passes. The forgers make
+// no CUDA call that needs a GPU: what they forge is the record's, not
+// the GPU's.
 func TestCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with nvcc")
@@ -68,9 +69,9 @@ func TestCorpus(t *testing.T) {
 	}
 	for _, file := range files {
 		name, ext := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), filepath.Ext(file)
-		var want []string
+		var want, flags []string
 		if name != "honest" {
-			want, _ = directives(t, file)
+			want, flags = directives(t, file) // flags: -lcuda for a forger that calls the driver by name
 		}
 		if ext == ".py" {
 			name += "_py"
@@ -88,6 +89,7 @@ func TestCorpus(t *testing.T) {
 				src, _ := filepath.Abs(file)
 				j := &Job{ID: "corpus", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: name + rn,
 					Files: []File{{Name: filepath.Base(file), Path: src}, {Name: "forge.h", Path: forge}, {Name: "patch.h", Path: patch}, {Name: "layout.h", Path: layout}, {Name: "private_runtime.h", Path: private}}}
+				j.Spec.Flags = append(j.Spec.Flags, flags...)
 				if rn == "undumpable" {
 					j.Env = []string{"LESSONS_STATS_UNDUMPABLE=1"}
 				}
@@ -618,6 +620,91 @@ func TestWitnessBoundsDriverVMM(t *testing.T) {
 		}
 	}
 }
+
+// TestWitnessBoundsDriverVMMReferences grades corpus/vmm_retain_around.cu
+// (round 25: a hundred references to a chunk taken at the driver's own
+// cuMemRetainAllocationHandle and cuMemImportFromShareableHandle, around
+// the hooks): the two are probed and bounded, added up, by the record's
+// vmm_retain_attempts, and it fails; only shown, it passes. Here (no
+// device) every call is refused, so an honest program's retains and
+// imports through the hooks are refused too: the record counts no
+// reference (vmm_retain_calls 0) and every call (vmm_retain_attempts),
+// and it passes, where a bound by the successes would fail it.
+func TestWitnessBoundsDriverVMMReferences(t *testing.T) {
+	tk, _ := witnessedToolkit(t)
+	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
+	src, _ := filepath.Abs("testdata/corpus/vmm_retain_around.cu")
+	honest := filepath.Join(t.TempDir(), "vmm_refs_hooked.cu")
+	if err := os.WriteFile(honest, []byte(vmmRefsHooked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "")
+	j := &Job{ID: "drivervmmrefs", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmrefshooked",
+		Files: []File{{Name: "vmm_refs_hooked.cu", Path: honest}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Passed() || !strings.Contains(v.Output, "6 calls through the hooks") {
+		t.Fatalf("retains and imports through the hooks fail the bound: %+v (output %q)", v.Results, v.Output)
+	}
+	t.Logf("through the hooks: %s", strings.TrimSpace(v.Output))
+	for _, way := range []string{"shown", ""} {
+		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", way)
+		j := &Job{ID: "drivervmmrefs", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmrefs" + way,
+			Files: []File{{Name: "vmm_retain_around.cu", Path: src}}}
+		j.Spec.Flags = append(j.Spec.Flags, "-lcuda")
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(v.Output, "in 100 calls") {
+			t.Fatalf("the forger found no driver to call (output %q)", v.Output)
+		}
+		if way != "" {
+			if !v.Passed() {
+				t.Errorf("with the driver's virtual memory functions %s, it fails: %+v (output %q)", way, v.Results, v.Output)
+			}
+			continue
+		}
+		if v.Passed() || !failedWith(v, "cuMemRetainAllocationHandle and cuMemImportFromShareableHandle: the kernel counted 100 calls") {
+			t.Fatalf("not failed by the driver's retains and imports: %+v (output %q)", v.Results, v.Output)
+		}
+		for _, r := range v.Results {
+			if !r.Pass {
+				t.Logf("%s: %s", r.Name, r.Got)
+			}
+		}
+	}
+}
+
+// vmmRefsHooked retains an address nothing maps and imports a descriptor
+// that is none, three times each, through the statistics library's hooks
+// (dlsym's answers): each call refused, on a GPU too.
+const vmmRefsHooked = `#include <cuda.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+int main() {
+    void* p = NULL;
+    if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);
+    void* d = dlopen("libcuda.so.1", RTLD_NOW);
+    void* retain = dlsym(d, "cuMemRetainAllocationHandle");
+    void* import = dlsym(d, "cuMemImportFromShareableHandle");
+    if (retain == NULL || import == NULL) return 1;
+    int calls = 0, refused = 0;
+    for (int i = 0; i < 3; i++) {
+        CUmemGenericAllocationHandle h = 0;
+        calls++;
+        if (((CUresult(*)(CUmemGenericAllocationHandle*, void*))retain)(&h, (void*)(uintptr_t)4096) != CUDA_SUCCESS) refused++;
+        calls++;
+        if (((CUresult(*)(CUmemGenericAllocationHandle*, void*, CUmemAllocationHandleType))import)(&h, (void*)(uintptr_t)-1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != CUDA_SUCCESS) refused++;
+    }
+    printf("one allocation asked for, %d calls through the hooks, %d refused\n", calls, refused);
+    return 0;
+}
+`
 
 // vmmHooked calls the driver's seven virtual memory functions three times
 // each through the statistics library's hooks (dlsym's answers).

@@ -78,3 +78,52 @@ func TestHostWaitClaims(t *testing.T) {
 		t.Errorf("the runtime's wait over the record:\n got %s\nwant %s", cs[1].Over, want)
 	}
 }
+
+// TestWitnessVMMClaimsCountAttempts: the driver's retains and imports
+// are bounded added up by vmm_retain_attempts, every call the library
+// saw, made or refused (round 25). An honest program whose retains the
+// driver refused (no reference taken, vmm_retain_calls 0) passes; one
+// that retains or imports at the driver's own entries around the hooks
+// fails, whichever of the two it calls there, however many of the other
+// it calls through them.
+func TestWitnessVMMClaimsCountAttempts(t *testing.T) {
+	over := func(cs []checker.Claim) []string {
+		var out []string
+		for _, c := range cs {
+			if c.Record > c.Most {
+				out = append(out, c.Name)
+			}
+		}
+		return out
+	}
+	refused := &checker.Received{Stats: &checker.Stats{VMMRetainAttempts: 3, VMMRetainCalls: 0}}
+	all := map[string]uint64{"cuMemRetainAllocationHandle": 3}
+	if got := over(vmmClaims(all, refused)); len(got) != 0 {
+		t.Errorf("three retains the driver refused, each through the hook: %v", got)
+	}
+	if cs := vmmClaims(all, refused); len(cs) != 1 || !strings.Contains(cs[0].Name, "cuMemRetainAllocationHandle and cuMemImportFromShareableHandle") || !strings.Contains(cs[0].Name, "vmm_retain_attempts") {
+		t.Errorf("claims %+v, want one of the two by vmm_retain_attempts", cs)
+	}
+	// 50 retains through the hooks, 50 imports around them.
+	mixed := &checker.Received{Stats: &checker.Stats{VMMRetainAttempts: 50, VMMRetainCalls: 50}}
+	all = map[string]uint64{"cuMemRetainAllocationHandle": 50, "cuMemImportFromShareableHandle": 50}
+	cs := vmmClaims(all, mixed)
+	if got := over(cs); len(got) != 1 {
+		t.Fatalf("imports around the hooks beside retains through them: over %v of %+v", got, cs)
+	}
+	for _, c := range cs {
+		if c.Record > c.Most && (c.Record != 100 || c.Most != 50 || !strings.Contains(c.Over, "virtual memory managed around the statistics library")) {
+			t.Errorf("claim %+v, want 100 counted against 50", c)
+		}
+	}
+	// A child's record counts too.
+	child := &checker.Received{Stats: &checker.Stats{}, Children: &checker.Stats{VMMRetainAttempts: 100}}
+	if got := over(vmmClaims(all, child)); len(got) != 0 {
+		t.Errorf("the calls in a child's record: over %v", got)
+	}
+	// The seven keep one probe each.
+	seven := vmmClaims(map[string]uint64{"cuMemCreate": 2}, &checker.Received{Stats: &checker.Stats{VMMCreateCalls: 1}})
+	if len(seven) != 1 || seven[0].Name != "calls of the driver's cuMemCreate within the record's vmm_create_calls" || seven[0].Record != 2 || seven[0].Most != 1 {
+		t.Errorf("claims %+v", seven)
+	}
+}

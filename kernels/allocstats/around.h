@@ -361,8 +361,10 @@ DHOOK(CUresult, cuMemExportToShareableHandle, (void* h, CUmemGenericAllocationHa
 // among vmm_retain_calls (round 25: a vmm-growable answer that kept each
 // chunk by the import of its own exported handle, and released that
 // alone, balanced releases with creates and left every chunk's memory
-// allocated to the end).
+// allocated to the end). Every call, made or made to fail, counts among
+// vmm_retain_attempts, which the outside witness's count bounds.
 DHOOK(CUresult, cuMemImportFromShareableHandle, (CUmemGenericAllocationHandle* a, void* h, CUmemAllocationHandleType t), (a, h, t), {
+    rec->vmm_retain_attempts++;
     if (r == CUDA_SUCCESS && t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) noteShareFd((int)(uintptr_t)h);
     if (r == CUDA_SUCCESS && a != nullptr) {
         rec->vmm_retain_calls++;

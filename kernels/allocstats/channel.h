@@ -841,7 +841,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 21;
+    rec->version = 22;
     live = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
@@ -1223,7 +1223,7 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 21;
+    rec->version = 22;
     live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcOpenedAt->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); vmmRefs->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear(); madeIdle->clear(); answerClocks->clear(); answerEvents->clear();

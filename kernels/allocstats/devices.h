@@ -1248,7 +1248,11 @@ HOOK(CUresult, cuMemCreate, (CUmemGenericAllocationHandle* h, size_t n, const CU
 // a cuMemRelease must give back (the driver API: "the handle must be
 // released with cuMemRelease"): vmm_retain_calls counts them, so that a
 // spec can ask for as many releases as creates and retains together
-// (vmm_handle_refs). A failed retain takes none and is not counted.
+// (vmm_handle_refs). A failed retain takes none and is not counted there;
+// vmm_retain_attempts counts every call, made or made to fail, as the
+// seven functions' vmm_*_calls count theirs: the outside witness counts
+// calls, not successes, and bounds its count of the two by it (round 25:
+// the driver's own entries called around the hooks).
 namespace {
 // vmmReferenced notes a reference taken to handle h other than its
 // create's (a retain's, an import's): of a released handle the only one,
@@ -1259,6 +1263,7 @@ void vmmReferenced(unsigned long long h) {
 }
 }  // namespace
 HOOK(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle* h, void* addr), (h, addr), {
+    rec->vmm_retain_attempts++;
     if (r == CUDA_SUCCESS) {
         rec->vmm_retain_calls++;
         vmmReferenced((unsigned long long)*h);
