@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,9 @@ import (
 // each stream unwaited, and iterations chained by events leave no two
 // streams free to run at once (the spec judges the GPU's own overlap,
 // max_concurrent_streams, which the stand-in runtime does not time).
+// With 16 streams ("18 on 16") every result is waited for; a drain over
+// the default 4 streams (the mutant that survived the wider bound on the
+// H200 in session 28) leaves results unwaited there.
 func TestHarnessesBoundDrainWaitsByIterations(t *testing.T) {
 	h := buildHarnessRig(t)
 	const sol = "solutions/day069/async_pipeline.cu"
@@ -28,6 +32,10 @@ func TestHarnessesBoundDrainWaitsByIterations(t *testing.T) {
 		content  []byte
 		unwaited bool // some results are brought home unwaited
 		chained  bool // no two streams free to run at once
+		// few: the drain waits for the first 4 streams only (session
+		// 28's surviving mutant const-arg@153/count_): with 16 streams,
+		// results come home unwaited
+		few bool
 	}
 	ps := []program{{name: "solution", content: mustRead(t, filepath.Join("..", sol))}}
 	const right = "solutions/day069/right/async-pipeline"
@@ -50,17 +58,34 @@ func TestHarnessesBoundDrainWaitsByIterations(t *testing.T) {
 		program{name: "wrong/blind25_iteration_event_recorded_before_the_sums_copy", content: patched(t, sol, wrongs+"blind25_iteration_event_recorded_before_the_sums_copy.patch"), unwaited: true},
 		program{name: "wrong/blind25_each_iteration_made_to_wait_for_the_one_before", content: patched(t, sol, wrongs+"blind25_each_iteration_made_to_wait_for_the_one_before.patch"), chained: true},
 	)
+	solution := string(ps[0].content)
+	const drain = "for (int i = 0; i < count_; i++) CHECK(cudaStreamSynchronize(streams_[i]));"
+	if !strings.Contains(solution, drain) {
+		t.Fatalf("%s no longer drains with %q: mend the mutants here", sol, drain)
+	}
+	ps = append(ps,
+		program{name: "mutant const-arg@153/count_", content: []byte(strings.Replace(solution, drain, strings.Replace(drain, "i < count_", "i < (4)", 1), 1)), few: true},
+	)
 	for i, p := range ps {
 		prog := h.build(t, "drainwaits-"+string(rune('a'+i)), sol, sol, p.content)
 		for _, run := range []struct {
 			args       []string
 			iterations float64
-		}{{nil, 12}, {[]string{"20", "3"}, 20}} {
+		}{{nil, 12}, {[]string{"20", "3"}, 20}, {[]string{"18", "16"}, 18}} {
 			s := h.recordFailing(t, prog, run.args...)
+			sixteen := len(run.args) > 0 && run.args[1] == "16"
+			if sixteen {
+				// The run with the most streams: asked only that
+				// every result is waited for (the drain over all 16).
+				if got := s.UnwaitedResults > 0; got != (p.few || p.unwaited) {
+					t.Errorf("%s %v: unwaited_results %d (%s), want some: %v", p.name, run.args, s.UnwaitedResults, s.RaceNote("unwaited_results"), p.few || p.unwaited)
+				}
+				continue
+			}
 			waits, _ := s.Value("host_waits")
 			t.Logf("%s %v: host_waits %v, waits_between_async_allocs %d, unwaited_results %d, max_unordered_streams %d",
 				p.name, run.args, waits, s.WaitsBetweenAsyncAllocs, s.UnwaitedResults, s.MaxUnorderedStreams)
-			if waits == 0 || waits > run.iterations || s.WaitsBetweenAsyncAllocs != 0 {
+			if !p.few && (waits == 0 || waits > run.iterations || s.WaitsBetweenAsyncAllocs != 0) {
 				t.Errorf("%s %v: host_waits %v, waits_between_async_allocs %d; want 1 to %v, and none between allocations",
 					p.name, run.args, waits, s.WaitsBetweenAsyncAllocs, run.iterations)
 			}
