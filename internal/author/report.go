@@ -31,6 +31,9 @@ type Outcome struct {
 	// SameAs is the mutant whose program this one's is, byte for byte:
 	// judged by that one's run, not run itself ("" when it ran).
 	SameAs string
+	// Accepted: the spec lists the mutant as equivalent, and it was
+	// neither built nor run: the reason is the author's word.
+	Accepted bool
 }
 
 // IdenticalReason is why a mutant whose program is the solution's is
@@ -139,10 +142,13 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintf(w, ", %d not judged", total.errs)
 	}
 	fmt.Fprintln(w)
-	identical, same, ran := 0, 0, 0
+	identical, same, accepted, ran := 0, 0, 0, 0
 	for i := range r.Outcomes {
-		if o := &r.Outcomes[i]; o.Err == nil && !o.Identical && o.SameAs == "" && o.KilledBy != "compiles" && o.Mutant.ID != "(solution)" {
+		if o := &r.Outcomes[i]; o.Err == nil && !o.Identical && o.SameAs == "" && !o.Accepted && o.KilledBy != "compiles" && o.Mutant.ID != "(solution)" {
 			ran++
+		}
+		if r.Outcomes[i].Accepted {
+			accepted++
 		}
 		if r.Outcomes[i].Identical {
 			identical++
@@ -153,6 +159,9 @@ func (r *Report) Write(w io.Writer) {
 	}
 	if identical+same > 0 {
 		fmt.Fprintf(w, "Not run, their programs compared byte for byte: %d the solution's (equivalent), %d another mutant's (judged by its run)\n", identical, same)
+	}
+	if accepted > 0 {
+		fmt.Fprintf(w, "Not built or run, accepted as equivalent by the spec (equivalent_mutants): %d\n", accepted)
 	}
 	if r.Started > 0 {
 		fmt.Fprintf(w, "The mutants' runs started %d programs (%.1f for each mutant that ran", r.Started, float64(r.Started)/float64(max(ran, 1)))
@@ -266,6 +275,9 @@ func (r *Report) WriteKills(w io.Writer) error {
 		}
 		if o.SameAs != "" {
 			what += " (the program of " + o.SameAs + ", not run again)"
+		}
+		if o.Accepted {
+			what += " (accepted by the spec, not run)"
 		}
 		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\n", o.Exercise, o.Mutant.ID, strings.NewReplacer("\t", " ", "\n", " ").Replace(what)); err != nil {
 			return err

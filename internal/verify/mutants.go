@@ -76,6 +76,21 @@ type mutantOutcome struct {
 	same *mutantOutcome
 }
 
+// accepted is the outcome of a mutant that t's spec accepts as equivalent
+// (equivalent_mutants), neither built nor run: its reason is the author's
+// word, and such a mutant, which passes every check, made the longest runs
+// of a batch (every run whole, each sanitizer's too: stream-pools'
+// accepted offset reset ran initcheck's "3 rounds"). nil for any other.
+// Removing the entry judges it again.
+func accepted(t *mutantTarget, mt author.Mutant) *mutantOutcome {
+	for _, e := range t.spec.EquivalentMutants {
+		if e.Mutant == mt.ID {
+			return &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt, Equivalent: e.Reason, Accepted: true}, told: true}
+		}
+	}
+	return nil
+}
+
 // mutantJudge makes the items that build and judge mutants.
 type mutantJudge struct {
 	root   string
@@ -371,6 +386,10 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 			if mt.Op == "replay" {
 				continue
 			}
+			if mo := accepted(t, mt); mo != nil {
+				early[t][mt.ID] = mo
+				continue
+			}
 			mo := &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt}}
 			early[t][mt.ID] = mo
 			if t.spec.Timed {
@@ -427,8 +446,10 @@ func Mutants(ctx context.Context, c *course.Course, opts RunOptions) (*author.Re
 				mo = t.replay
 			}
 			if mo == nil || string(mo.o.Mutant.Data) != string(mt.Data) {
-				mo = &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt}}
-				items = append(items, j.item(t, mo, &mu))
+				if mo = accepted(t, mt); mo == nil {
+					mo = &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt}}
+					items = append(items, j.item(t, mo, &mu))
+				}
 			}
 			outcomes = append(outcomes, mo)
 		}
