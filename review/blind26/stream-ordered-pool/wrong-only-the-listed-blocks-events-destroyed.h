@@ -1,4 +1,4 @@
-// kind: wrong (other arguments only (a leak): with more blocks than the rounds ever take (bench 16 16, or any BLOCKS above what four streams hold at once) the untouched blocks' events are never destroyed, and with --keep the last round's blocks' events too; the default run gives every block back and has no fresh block left, so nothing leaks and every line is right)
+// kind: wrong (other arguments only (a leak): with more blocks than the rounds ever take (bench 2 64: two rounds use some nine of 64 blocks) the untouched blocks' events are never destroyed, and with --keep the last round's blocks' events too; the default run gives every block back and has no fresh block left, so nothing leaks and every line is right)
 // mistake: the destructor destroys the events of the blocks on the free lists ('the events that belong to given-back blocks'), not the whole table the constructor made
 // why it is wrong: the constructor made an event for EVERY block: a block never handed out, or one still handed out when the pool ends, has an event too, which then is never destroyed
 // source: own
