@@ -72,6 +72,18 @@ var cudaProbes = []witness.Probe{
 	{Name: "cuEventSynchronize", Lib: "libcuda.so", Symbols: []string{"cuEventSynchronize"}, Behind: true},
 	{Name: "cuLaunchKernel", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}, EntryOnly: true},
 	{Name: "cuLaunchKernelEx", Lib: "libcuda.so", Symbols: []string{"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}, EntryOnly: true},
+	// The imports of another process's memory (round 26): an ipc-pool
+	// child that imports its block at the driver's own entry, around the
+	// hooks, is judged by none of the import's checks (stale_ipc_waits,
+	// export_frees_early: no import noted). Counted at their entries and
+	// shown, for a GPU run to measure against the record's pool_imports
+	// (which counts successes) before any bound: whether each of the
+	// runtime's imports reaches the driver's entry once, and whether a
+	// refused one is ever made by an honest run. The legacy IPC's open
+	// (cudaIpcOpenMemHandle) the library does not hook: its count is the
+	// only sign of it.
+	{Name: "cuMemPoolImportPointer", Lib: "libcuda.so", Symbols: []string{"cuMemPoolImportPointer"}, EntryOnly: true},
+	{Name: "cuIpcOpenMemHandle", Lib: "libcuda.so", Symbols: []string{"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle"}, EntryOnly: true},
 }
 
 // vmmProbes are the driver's virtual memory management functions, which
