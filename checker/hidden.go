@@ -256,10 +256,11 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 }
 
 // diffLinesOK says whether every line of an equivalent mutant's diff is
-// a change ("-" or "+") or its head.
+// a change ("-" or "+"), its head, or the line that says how many more
+// a long one has ("... 3 more lines", as verify shows it).
 func diffLinesOK(d string) bool {
 	for _, l := range DiffLines(d) {
-		if l[0] != '-' && l[0] != '+' {
+		if l[0] != '-' && l[0] != '+' && !strings.HasPrefix(l, "... ") {
 			return false
 		}
 	}

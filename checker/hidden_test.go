@@ -446,6 +446,9 @@ func TestDiffLines(t *testing.T) {
 	if a, b := DiffLines(shown), DiffLines(written); !slices.Equal(a, b) || len(a) != 2 {
 		t.Errorf("%q and %q differ", a, b)
 	}
+	if !diffLinesOK("-a\n+b\n... 3 more lines\n") || diffLinesOK("-a\n b\n") {
+		t.Errorf("a long diff's tail, or a line that is no change, misjudged")
+	}
 	if a, b := DiffLines(shown), DiffLines("+    for (int i = 0; i <= n; i++) f(i);\n"); slices.Equal(a, b) {
 		t.Errorf("a change without its removed line taken as the change: %q", b)
 	}
