@@ -120,6 +120,31 @@ type Equivalent struct {
 	Mutant string `toml:"mutant"`
 	// Reason says why it is no mistake.
 	Reason string `toml:"reason"`
+	// Diff is the change the mutant makes, its lines as verify --mutants
+	// shows them ("-" the solution's, "+" the mutant's; the "@@ line"
+	// head may be left out): an entry with it is taken on the author's
+	// word, its mutant neither built nor run, while the mutant of that
+	// name makes that change; one without it is built and run, and
+	// judged with its reason. A name is a place (operator@line): an edit
+	// of the solution above it gives it to another change, which an
+	// entry without the change it was written for would accept unrun
+	// (round 26).
+	Diff string `toml:"diff"`
+}
+
+// DiffLines are d's changed lines, each trimmed, the head and blank
+// lines left out: what two diffs of one change share whatever the line
+// they are at and however a TOML string wrapped them.
+func DiffLines(d string) []string {
+	var out []string
+	for _, l := range strings.Split(d, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "@@") {
+			continue
+		}
+		out = append(out, l[:1]+strings.TrimSpace(l[1:]))
+	}
+	return out
 }
 
 var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -223,9 +248,23 @@ func (s *Spec) validateHidden(data []byte, bad func(line int, fix, format string
 			bad(line, "say why the mutant behaves as the solution does: reason = \"...\"", "equivalent mutant %s has no reason", e.Mutant)
 		case seen[e.Mutant]:
 			bad(line, "list each mutant once", "equivalent mutant %s is listed twice", e.Mutant)
+		case !diffLinesOK(e.Diff):
+			bad(line, `copy the mutant's change as verify --mutants shows it: lines that start with "-" or "+"`, "equivalent mutant %s has a diff line that is no change", e.Mutant)
 		}
 		seen[e.Mutant] = true
 	}
+}
+
+// diffLinesOK says whether every line of an equivalent mutant's diff is
+// a change ("-" or "+"), its head, or the line that says how many more
+// a long one has ("... 3 more lines", as verify shows it).
+func diffLinesOK(d string) bool {
+	for _, l := range DiffLines(d) {
+		if l[0] != '-' && l[0] != '+' && !strings.HasPrefix(l, "... ") {
+			return false
+		}
+	}
+	return true
 }
 
 const untimedMsg = "check %d compares %s between runs, but the spec is not timed"

@@ -74,6 +74,7 @@ func TestHiddenErrors(t *testing.T) {
 		{"env = { LD_PRELOAD = \"x\" }\n[[check]]\nexit = 0\n", "x.toml:1: environment variable LD_PRELOAD is the runner's"},
 		{"[[check]]\nexit = 0\nhidden = true\n", "every check is hidden"},
 		{"[[check]]\nexit = 0\n[[equivalent_mutants]]\nmutant = \"m\"\n", "x.toml:3: equivalent mutant m has no reason"},
+		{"[[check]]\nexit = 0\n[[equivalent_mutants]]\nmutant = \"m\"\nreason = \"r\"\ndiff = \"@@ line 3 @@\\n    for (;;)\\n\"\n", "x.toml:3: equivalent mutant m has a diff line that is no change"},
 		{"[[check]]\nexit = 0\n[[hidden_run]]\nname = \"both\"\nsettled_queries = true\npending_queries = true\n[[check]]\nrun = \"both\"\nexit = 0\n", "x.toml:6: hidden run \"both\" has both settled_queries and pending_queries"},
 	} {
 		_, err := ParseSpec("x.toml", []byte(tc.spec))
@@ -433,5 +434,22 @@ func TestPoolReuseBlind25JudgesItsLines(t *testing.T) {
 	}
 	if pass, failed := judge("8 buffers of 520 MiB", pastFour(0)); pass || !slices.ContainsFunc(failed, func(n string) bool { return strings.Contains(n, "of 2 rounds found") }) {
 		t.Errorf("8 buffers of 520 MiB, no wide round found (a 32-bit spare): passed %v, failed %q; want the rounds found failed", pass, failed)
+	}
+}
+
+// DiffLines are the changed lines of an equivalent mutant's diff as
+// verify shows it or as a TOML string wraps it: the head, blank lines and
+// the indentation left out (round 26).
+func TestDiffLines(t *testing.T) {
+	shown := "@@ line 132 @@\n-    for (int i = 0; i < n; i++) f(i);\n+    for (int i = 0; i <= n; i++) f(i);\n"
+	written := "\n-  for (int i = 0; i < n; i++) f(i);\n\n+\tfor (int i = 0; i <= n; i++) f(i);  \n"
+	if a, b := DiffLines(shown), DiffLines(written); !slices.Equal(a, b) || len(a) != 2 {
+		t.Errorf("%q and %q differ", a, b)
+	}
+	if !diffLinesOK("-a\n+b\n... 3 more lines\n") || diffLinesOK("-a\n b\n") {
+		t.Errorf("a long diff's tail, or a line that is no change, misjudged")
+	}
+	if a, b := DiffLines(shown), DiffLines("+    for (int i = 0; i <= n; i++) f(i);\n"); slices.Equal(a, b) {
+		t.Errorf("a change without its removed line taken as the change: %q", b)
 	}
 }

@@ -857,3 +857,99 @@ func witnessedToolkit(t *testing.T) (*Toolkit, *witness.Witness) {
 	tk.Witness = w
 	return tk, w
 }
+
+// TestWitnessBoundsVMMCallsMadeToFail is round 26's first lead: a call a
+// hidden run's spec makes fail (fail = ["cuMemMap:2"], as vmm-growable's
+// "a new chunk's map fails") is counted by the library and never made, so
+// the kernel never counts it; bounded by the record's figure alone, it
+// let as many calls of the same function be made at the driver's own
+// entry around the hooks, unseen. The program maps twice through the hook
+// (dlsym's answer; the second is the one made to fail) and once at the
+// driver's own cuMemMap: the kernel counts 2, the record 2, and it
+// passed. The bound now leaves out the calls made to fail.
+func TestWitnessBoundsVMMCallsMadeToFail(t *testing.T) {
+	tk, _ := witnessedToolkit(t)
+	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
+	text := string(data) + "\n[[hidden_run]]\nname = \"the second map fails\"\nfail = [\"cuMemMap:2\"]\n\n[[check]]\nrun = \"the second map fails\"\nexit = 0\n"
+	src := filepath.Join(t.TempDir(), "vmm_map_failed_around.cu")
+	if err := os.WriteFile(src, []byte(vmmMapFailedAround), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		run    string
+		around bool
+	}{{"the second map fails", false}, {"the second map fails", true}, {"", false}} {
+		s := spec(t, text).ForRun(tc.run)
+		if tc.around {
+			s.Args = []string{"around"}
+		}
+		j := &Job{ID: "vmmmapfailed", Spec: s, Dir: t.TempDir(), Hash: fmt.Sprintf("vmmmapfailed%q%v", tc.run, tc.around),
+			Files: []File{{Name: "vmm_map_failed_around.cu", Path: src}}}
+		v, err := Check(context.Background(), tk, Plain{}, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("run %q, around %v: %s", tc.run, tc.around, strings.TrimSpace(v.Output))
+		if !strings.Contains(v.Output, "2 maps through the hook") {
+			t.Fatalf("the program found no driver to call: %+v (output %q)", v.Results, v.Output)
+		}
+		if !tc.around {
+			if !v.Passed() {
+				t.Errorf("run %q: two maps through the hook, none around it, fail: %+v (output %q)", tc.run, v.Results, v.Output)
+			}
+			continue
+		}
+		if v.Passed() || !failedWith(v, "cuMemMap: the kernel counted 2 calls") {
+			t.Errorf("a map around the hooks in place of the one made to fail passed: %+v (output %q)", v.Results, v.Output)
+		}
+		for _, r := range v.Results {
+			if !r.Pass {
+				t.Logf("%s: %s", r.Name, r.Got)
+			}
+		}
+	}
+}
+
+// vmmMapFailedAround maps twice through the statistics library's hook of
+// cuMemMap and, given "around", once at the driver's own entry found in
+// its symbol table (vmm_around.cu's walk): every map refused here (no
+// device), the second through the hook made to fail by the run's spec
+// where it names one.
+const vmmMapFailedAround = `#include <cuda.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+static void* own;
+static int visit(struct dl_phdr_info* info, size_t, void*) {
+    if (strstr(info->dlpi_name, "libcuda.so") == NULL) return 0;
+    const ElfW(Sym)* syms = NULL;
+    const char* strs = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+        for (const ElfW(Dyn)* d = (const ElfW(Dyn)*)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); d->d_tag != DT_NULL; d++) {
+            if (d->d_tag == DT_SYMTAB) syms = (const ElfW(Sym)*)d->d_un.d_ptr;
+            if (d->d_tag == DT_STRTAB) strs = (const char*)d->d_un.d_ptr;
+        }
+    }
+    for (size_t k = 0; syms != NULL && strs != NULL && (const char*)&syms[k] < strs; k++)
+        if (syms[k].st_value != 0 && strcmp(strs + syms[k].st_name, "cuMemMap") == 0) own = (void*)(info->dlpi_addr + syms[k].st_value);
+    return 1;
+}
+typedef CUresult (*mapFn)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+int main(int argc, char** argv) {
+    void* p = NULL;
+    if (cudaMalloc(&p, 1 << 20) == cudaSuccess) cudaFree(p);
+    void* d = dlopen("libcuda.so.1", RTLD_NOW);
+    mapFn hooked = (mapFn)dlsym(d, "cuMemMap");
+    dl_iterate_phdr(visit, NULL);
+    if (hooked == NULL || own == NULL || (void*)hooked == own) return 1;
+    int around = argc > 1 && strcmp(argv[1], "around") == 0;
+    int r1 = hooked(0, 2 << 20, 0, 0, 0), r2 = hooked(0, 2 << 20, 0, 0, 0);
+    int r3 = around ? ((mapFn)own)(0, 2 << 20, 0, 0, 0) : -1;
+    printf("2 maps through the hook (%d, %d), %d around it (%d)\n", r1, r2, around, r3);
+    return 0;
+}
+`

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -384,6 +385,9 @@ func Run(ctx context.Context, tk *Toolkit, r Runner, j *Job, prog, device string
 	wit := tk.watchWitness(prog, p.interp)
 	if wit != nil {
 		wit.settled = j.Spec.SettledQueries()
+		if f := j.Spec.Failures(); f != "" {
+			wit.fails = strings.Split(f, ",")
+		}
 	}
 	defer wit.view(nil)
 	res, err := p.runner.Run(ctx, runner.Spec{

@@ -56,18 +56,18 @@ func TestHostWaitClaims(t *testing.T) {
 		return out
 	}
 	t.Setenv("LESSONS_WITNESS_DRIVER_WAITS", "shown")
-	cs := hostWaitClaims(all, rec, false)
+	cs := hostWaitClaims(all, rec, false, nil)
 	if got, want := strings.Join(names(cs), "; "), "calls of the runtime's cudaDeviceSynchronize within the record's device_syncs; calls of the runtime's cudaStreamSynchronize within the record's stream_syncs"; got != want {
 		t.Fatalf("claims without the driver's bound:\n got %s\nwant %s", got, want)
 	}
 	if cs[1].Record != 3 || cs[1].Most != 3 {
 		t.Errorf("stream waits: counted %d, the record's %d (the program's 2 and its children's 1)", cs[1].Record, cs[1].Most)
 	}
-	if got := names(hostWaitClaims(all, rec, true)); len(got) != 1 || !strings.Contains(got[0], "cudaDeviceSynchronize") {
+	if got := names(hostWaitClaims(all, rec, true, nil)); len(got) != 1 || !strings.Contains(got[0], "cudaDeviceSynchronize") {
 		t.Errorf("a settled-queries run: %v", got)
 	}
 	t.Setenv("LESSONS_WITNESS_DRIVER_WAITS", "")
-	cs = hostWaitClaims(all, rec, false)
+	cs = hostWaitClaims(all, rec, false, nil)
 	if len(cs) != 4 || cs[3].Name != "calls of the driver's cuStreamSynchronize within the record's stream_syncs" {
 		t.Fatalf("claims with the driver's bound: %v", names(cs))
 	}
@@ -98,16 +98,16 @@ func TestWitnessVMMClaimsCountAttempts(t *testing.T) {
 	}
 	refused := &checker.Received{Stats: &checker.Stats{VMMRetainAttempts: 3, VMMRetainCalls: 0}}
 	all := map[string]uint64{"cuMemRetainAllocationHandle": 3}
-	if got := over(vmmClaims(all, refused)); len(got) != 0 {
+	if got := over(vmmClaims(all, refused, nil)); len(got) != 0 {
 		t.Errorf("three retains the driver refused, each through the hook: %v", got)
 	}
-	if cs := vmmClaims(all, refused); len(cs) != 1 || !strings.Contains(cs[0].Name, "cuMemRetainAllocationHandle and cuMemImportFromShareableHandle") || !strings.Contains(cs[0].Name, "vmm_retain_attempts") {
+	if cs := vmmClaims(all, refused, nil); len(cs) != 1 || !strings.Contains(cs[0].Name, "cuMemRetainAllocationHandle and cuMemImportFromShareableHandle") || !strings.Contains(cs[0].Name, "vmm_retain_attempts") {
 		t.Errorf("claims %+v, want one of the two by vmm_retain_attempts", cs)
 	}
 	// 50 retains through the hooks, 50 imports around them.
 	mixed := &checker.Received{Stats: &checker.Stats{VMMRetainAttempts: 50, VMMRetainCalls: 50}}
 	all = map[string]uint64{"cuMemRetainAllocationHandle": 50, "cuMemImportFromShareableHandle": 50}
-	cs := vmmClaims(all, mixed)
+	cs := vmmClaims(all, mixed, nil)
 	if got := over(cs); len(got) != 1 {
 		t.Fatalf("imports around the hooks beside retains through them: over %v of %+v", got, cs)
 	}
@@ -118,12 +118,46 @@ func TestWitnessVMMClaimsCountAttempts(t *testing.T) {
 	}
 	// A child's record counts too.
 	child := &checker.Received{Stats: &checker.Stats{}, Children: &checker.Stats{VMMRetainAttempts: 100}}
-	if got := over(vmmClaims(all, child)); len(got) != 0 {
+	if got := over(vmmClaims(all, child, nil)); len(got) != 0 {
 		t.Errorf("the calls in a child's record: over %v", got)
 	}
 	// The seven keep one probe each.
-	seven := vmmClaims(map[string]uint64{"cuMemCreate": 2}, &checker.Received{Stats: &checker.Stats{VMMCreateCalls: 1}})
+	seven := vmmClaims(map[string]uint64{"cuMemCreate": 2}, &checker.Received{Stats: &checker.Stats{VMMCreateCalls: 1}}, nil)
 	if len(seven) != 1 || seven[0].Name != "calls of the driver's cuMemCreate within the record's vmm_create_calls" || seven[0].Record != 2 || seven[0].Most != 1 {
 		t.Errorf("claims %+v", seven)
+	}
+}
+
+// A call the run's spec made fail is counted by the record and never made
+// (round 26): the bound leaves it out where every call the spec fails is
+// of the bounded functions, and nowhere else.
+func TestVMMClaimsLeaveOutCallsMadeToFail(t *testing.T) {
+	// Two maps through the hook, the second made to fail, one around it.
+	rec := &checker.Received{Stats: &checker.Stats{VMMMapCalls: 2, InjectedFailures: 1}}
+	all := map[string]uint64{"cuMemMap": 2}
+	for _, tc := range []struct {
+		fails []string
+		most  uint64
+	}{
+		{nil, 2},
+		{[]string{"cuMemMap:2"}, 1},
+		{[]string{"cuMemSetAccess:2"}, 2},               // made to fail elsewhere
+		{[]string{"cuMemMap:2", "cuMemSetAccess:2"}, 2}, // whose, the record does not say
+	} {
+		cs := vmmClaims(all, rec, tc.fails)
+		if len(cs) != 1 || cs[0].Most != tc.most || cs[0].Record != 2 {
+			t.Errorf("fails %v: claims %+v, want 2 counted against at most %d", tc.fails, cs, tc.most)
+		}
+	}
+	// An honest run of it: one map entered, one made to fail.
+	if cs := vmmClaims(map[string]uint64{"cuMemMap": 1}, rec, []string{"cuMemMap:2"}); len(cs) != 1 || cs[0].Record > cs[0].Most {
+		t.Errorf("an honest run with its second map made to fail: %+v", cs)
+	}
+	// A wait made to fail, the same way.
+	waits := &checker.Received{Stats: &checker.Stats{StreamSyncs: 2, InjectedFailures: 1}}
+	for _, c := range hostWaitClaims(map[string]uint64{"cudaStreamSynchronize": 2}, waits, false, []string{"cudaStreamSynchronize:1"}) {
+		if c.Most != 1 {
+			t.Errorf("a stream wait made to fail: %+v, want at most 1", c)
+		}
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cudalessons/lessons/checker"
 	"github.com/cudalessons/lessons/internal/author"
 	"github.com/cudalessons/lessons/internal/course"
 )
@@ -37,9 +39,11 @@ func TestCourseMutantsGolden(t *testing.T) {
 		// the GPU gives: one stands for it.
 		ms := author.Mutants(mt.src, []author.RecordedRun{{Output: "x\n"}}, mt.others...)
 		made := map[string]bool{}
+		diffs := map[string]string{}
 		perOp := map[string]int{}
 		for _, m := range ms {
 			made[m.ID] = true
+			diffs[m.ID] = m.Diff
 			perOp[m.Op]++
 		}
 		fmt.Fprintf(&b, "== %s %s: %d mutants\n", x.ID, x.Solution, len(ms))
@@ -55,6 +59,16 @@ func TestCourseMutantsGolden(t *testing.T) {
 		for _, e := range mt.spec.EquivalentMutants {
 			if !made[e.Mutant] {
 				t.Errorf("%s: equivalent_mutants names %s, which is no mutant now", x.ID, e.Mutant)
+				continue
+			}
+			// Each entry of the course carries the change it was
+			// written for (round 26: a name alone accepts, unrun,
+			// whatever change an edit above it brings there).
+			switch {
+			case strings.TrimSpace(e.Diff) == "":
+				t.Errorf("%s: equivalent_mutants' %s has no diff: its mutant is run in every verify --mutants; copy its change:\n%s", x.ID, e.Mutant, diffs[e.Mutant])
+			case !slices.Equal(checker.DiffLines(e.Diff), checker.DiffLines(diffs[e.Mutant])):
+				t.Errorf("%s: equivalent_mutants accepts %s with a change it no longer makes; it makes now:\n%s", x.ID, e.Mutant, diffs[e.Mutant])
 			}
 		}
 	}

@@ -77,16 +77,27 @@ type mutantOutcome struct {
 }
 
 // accepted is the outcome of a mutant that t's spec accepts as equivalent
-// (equivalent_mutants), neither built nor run: its reason is the author's
-// word, and such a mutant, which passes every check, made the longest runs
-// of a batch (every run whole, each sanitizer's too: stream-pools'
-// accepted offset reset ran initcheck's "3 rounds"). nil for any other.
+// (equivalent_mutants) with the change it makes (its diff), neither built
+// nor run: its reason is the author's word, and such a mutant, which
+// passes every check, made the longest runs of a batch (every run whole,
+// each sanitizer's too: stream-pools' accepted offset reset ran
+// initcheck's "3 rounds"). nil for any other, and for an entry without
+// its change: that one is built and run, and judged with its reason. A
+// mutant's name is a place (operator@line), so an edit above it gives
+// the name to another change: where the entry's change is not the
+// mutant's, the outcome says so and is not judged (round 26: an entry of
+// a name alone accepted whatever change came to be made there, unrun).
 // Removing the entry judges it again.
 func accepted(t *mutantTarget, mt author.Mutant) *mutantOutcome {
 	for _, e := range t.spec.EquivalentMutants {
-		if e.Mutant == mt.ID {
-			return &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt, Equivalent: e.Reason, Accepted: true}, told: true}
+		if e.Mutant != mt.ID || strings.TrimSpace(e.Diff) == "" {
+			continue
 		}
+		if !slices.Equal(checker.DiffLines(e.Diff), checker.DiffLines(mt.Diff)) {
+			return &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt,
+				Err: fmt.Errorf("equivalent_mutants accepts %s with a change it no longer makes (the solution changed above it): it now makes\n%s: judge that change again, and mend the entry's diff or remove the entry", mt.ID, strings.TrimRight(mt.Diff, "\n"))}, told: true}
+		}
+		return &mutantOutcome{o: &author.Outcome{Exercise: t.x.ID, Mutant: mt, Equivalent: e.Reason, Accepted: true}, told: true}
 	}
 	return nil
 }
