@@ -121,6 +121,25 @@ for rt, drv, st, settled_too in (("cudaDeviceSynchronize", "cuCtxSynchronize", "
     print(f"  {drv}: {sum(r['kernel'][drv] for r in have)} calls in {sum(1 for r in have if r['kernel'][drv])} runs, runtime's {rt} {sum(r['kernel'].get(rt, 0) for r in have)}, record's {st} {sum(r['record'].get(st, 0) for r in have)}; driver > record in {len(over)} of {len(have)} runs (want 0 to bound it)")
     for r in over[:5]:
         print(f"    driver > record: {who(r)} [{r['run'] or 'public'}] runtime {r['kernel'].get(rt, 0)} driver {r['kernel'][drv]} record {r['record'].get(st, 0)}")
+# The driver's virtual memory functions, bounded by the record's
+# vmm_*_calls (session 27) and, since session 28, the retain and the
+# import added up by vmm_retain_attempts (record version 22): how often
+# an honest run reaches each, and whether any count passed its record's
+# (the log keeps those figures since session 28's review).
+for probes, st in ((("cuMemAddressReserve",), "vmm_reserve_calls"), (("cuMemCreate",), "vmm_create_calls"),
+                   (("cuMemMap",), "vmm_map_calls"), (("cuMemSetAccess",), "vmm_set_access_calls"),
+                   (("cuMemUnmap",), "vmm_unmap_calls"), (("cuMemRelease",), "vmm_release_calls"),
+                   (("cuMemAddressFree",), "vmm_address_free_calls"),
+                   (("cuMemRetainAllocationHandle", "cuMemImportFromShareableHandle"), "vmm_retain_attempts")):
+    have = [r for r in runs if r["kernel"] and any(p in r["kernel"] for p in probes)]
+    k = lambda r: sum(r["kernel"].get(p, 0) for p in probes)
+    logged = [r for r in have if st in r["record"]]
+    over = [r for r in logged if not r.get("stopped") and k(r) > r["record"][st]]
+    print(f"  {'+'.join(probes)}: {sum(k(r) for r in have)} calls in {sum(1 for r in have if k(r))} runs; record's {st} {sum(r['record'].get(st, 0) for r in logged)} (in {len(logged)} runs logging it); kernel > record in {len(over)} (want 0)")
+    for r in over[:5]:
+        print(f"    kernel > record: {who(r)} [{r['run'] or 'public'}] kernel {k(r)} record {r['record'][st]}")
+    for r in [r for r in have if any(p in x for x in r.get("past", []) for p in probes)][:5]:
+        print(f"    entered past its first instruction: {who(r)} [{r['run'] or 'public'}] {r['past']}")
 for k in ("cuLaunchKernel", "cuLaunchKernelEx", "cuMemPoolCreate"):
     print(f"  {k}: {sum(r['kernel'].get(k, 0) for r in runs)} calls in {sum(1 for r in runs if r['kernel'].get(k, 0))} runs")
 PY

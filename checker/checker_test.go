@@ -125,6 +125,39 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	}
 }
 
+// TestLibraryWritesThisVersion: every place the library stamps a record
+// (a process's first record, a forked child's fresh one) writes
+// statsVersion. A library left a version behind would have its record
+// read as the older one's, the newer figures 0: version 22's
+// vmm_retain_attempts 0 would fail every honest retain against the
+// outside witness's count.
+func TestLibraryWritesThisVersion(t *testing.T) {
+	src, err := os.ReadFile("../kernels/allocstats/channel.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamps := regexp.MustCompile(`rec->version = ([0-9]+);`).FindAllSubmatch(src, -1)
+	if len(stamps) < 2 {
+		t.Fatalf("kernels/allocstats/channel.h stamps %d records with a version; want the first record's and the forked child's", len(stamps))
+	}
+	for _, m := range stamps {
+		if string(m[1]) != fmt.Sprint(statsVersion) {
+			t.Errorf("kernels/allocstats/channel.h writes version %s, checker reads up to %d: bump both together", m[1], statsVersion)
+		}
+	}
+	rec, err := os.ReadFile("../kernels/allocstats.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := ""
+	for _, m := range regexp.MustCompile(`// version ([0-9]+)[: ]`).FindAllSubmatch(rec, -1) {
+		last = string(m[1])
+	}
+	if last != fmt.Sprint(statsVersion) {
+		t.Errorf("struct Record's last group says version %s, checker reads up to %d", last, statsVersion)
+	}
+}
+
 func fields(Stats) []string {
 	rt := reflectType()
 	out := make([]string, rt.NumField())

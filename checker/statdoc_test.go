@@ -2,6 +2,7 @@ package checker
 
 import (
 	"bytes"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"os"
@@ -107,5 +108,32 @@ func TestVersionSizesCoverEveryVersion(t *testing.T) {
 	}
 	if _, v := StatMeaning("shareable_fds_open"); v != 13 {
 		t.Errorf("shareable_fds_open came in version %d, want 13", v)
+	}
+}
+
+// TestDecodeEveryOlderVersion: a record of each version before
+// statsVersion decodes at that version's size, its later figures 0, and
+// one byte shorter does not (version 21's, the last before
+// vmm_retain_attempts, included).
+func TestDecodeEveryOlderVersion(t *testing.T) {
+	full := (&Stats{VMMRetainAttempts: 7, VMMRetainCalls: 3}).Encode()
+	for v := 1; v < statsVersion; v++ {
+		size := versionSizes[v-1]
+		rec := append([]byte(nil), full[:size]...)
+		binary.LittleEndian.PutUint64(rec[8:], uint64(v))
+		s, err := DecodeStats(rec)
+		if err != nil {
+			t.Errorf("version %d at its size %d: %v", v, size, err)
+			continue
+		}
+		if s.VMMRetainAttempts != 0 {
+			t.Errorf("version %d: vmm_retain_attempts %d, want 0 (version 22's)", v, s.VMMRetainAttempts)
+		}
+		if _, err := DecodeStats(rec[:size-1]); err == nil {
+			t.Errorf("version %d one byte short of %d decoded", v, size)
+		}
+	}
+	if s, err := DecodeStats(full); err != nil || s.VMMRetainAttempts != 7 {
+		t.Errorf("version %d: %v, vmm_retain_attempts %v", statsVersion, err, s)
 	}
 }

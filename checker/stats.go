@@ -412,50 +412,11 @@ func DecodeStats(data []byte) (*Stats, error) {
 	if magic != statsMagic || version < 1 || version > statsVersion {
 		return nil, fmt.Errorf("the statistics record is not one this version reads (magic %#x, version %d)", magic, version)
 	}
+	// A record of an older version is that version's size: the figures
+	// it does not have read as 0.
 	need := binary.Size(s)
-	switch version {
-	case 1:
-		need = v1Size
-	case 2:
-		need = v2Size
-	case 3:
-		need = v3Size
-	case 4:
-		need = v4Size
-	case 5:
-		need = v5Size
-	case 6:
-		need = v6Size
-	case 7:
-		need = v7Size
-	case 8:
-		need = v8Size
-	case 9:
-		need = v9Size
-	case 10:
-		need = v10Size
-	case 11:
-		need = v11Size
-	case 12:
-		need = v12Size
-	case 13:
-		need = v13Size
-	case 14:
-		need = v14Size
-	case 15:
-		need = v15Size
-	case 16:
-		need = v16Size
-	case 17:
-		need = v17Size
-	case 18:
-		need = v18Size
-	case 19:
-		need = v19Size
-	case 20:
-		need = v20Size
-	case 21:
-		need = v21Size
+	if version < statsVersion {
+		need = versionSizes[version-1]
 	}
 	if len(data) < need {
 		return nil, errors.New("the statistics record is short: the program did not call CUDA, or was not built with -cudart shared")

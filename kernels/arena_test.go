@@ -62,35 +62,11 @@ func TestHarnessesShowTheArenasSize(t *testing.T) {
 // checks its results exits 1.
 func recordAnyExit(t *testing.T, h harnessRig, prog string, args ...string) (*checker.Stats, string) {
 	t.Helper()
-	key := make([]byte, checker.KeySize)
-	rand.Read(key)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
+	r := runJudged(t, h, prog, args...)
+	if r.Stats == nil {
+		t.Fatalf("%s %v: the record did not verify: %s\n%s", prog, args, r.Untrusted, r.Output)
 	}
-	cmd := exec.Command(prog, args...)
-	cmd.ExtraFiles = []*os.File{w}
-	cmd.Env = []string{"LD_LIBRARY_PATH=" + h.dir, "LD_PRELOAD=" + filepath.Join(h.dir, "lib.so"), "LESSONS_STATS_FD=3", "LESSONS_STATS_KEY=" + hex.EncodeToString(key)}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	data, _ := io.ReadAll(r)
-	if err := cmd.Wait(); err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
-			t.Fatalf("%s %v: %v\n%s", prog, args, err, out.Bytes())
-		}
-	}
-	c := checker.NewChannel(key)
-	c.Write(data)
-	got, err := c.Close()
-	if err != nil || got == nil || got.Stats == nil {
-		t.Fatalf("%s %v: the record did not verify: %v\n%s", prog, args, err, out.Bytes())
-	}
-	return got.Stats, out.String()
+	return r.Stats, r.Output
 }
 
 // More rounds than a fixed array holds (review/blind7 and blind25, issue

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"debug/elf"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -639,6 +640,8 @@ func TestWitnessBoundsDriverVMMReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "")
+	log := filepath.Join(t.TempDir(), "witness.jsonl")
+	t.Setenv("LESSONS_WITNESS_LOG", log)
 	j := &Job{ID: "drivervmmrefs", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmrefshooked",
 		Files: []File{{Name: "vmm_refs_hooked.cu", Path: honest}}}
 	v, err := Check(context.Background(), tk, Plain{}, j, nil)
@@ -649,6 +652,18 @@ func TestWitnessBoundsDriverVMMReferences(t *testing.T) {
 		t.Fatalf("retains and imports through the hooks fail the bound: %+v (output %q)", v.Results, v.Output)
 	}
 	t.Logf("through the hooks: %s", strings.TrimSpace(v.Output))
+	// The witness's log keeps the record's figure beside the kernel's
+	// counts of the two: what a measurement over a course reads.
+	var line witnessLogLine
+	if logged, err := os.ReadFile(log); err != nil {
+		t.Error(err)
+	} else if err := json.Unmarshal(logged, &line); err != nil {
+		t.Errorf("the witness's log: %v\n%s", err, logged)
+	} else if line.Record["vmm_retain_attempts"] != 6 || line.Kernel["cuMemRetainAllocationHandle"] != 3 || line.Kernel["cuMemImportFromShareableHandle"] != 3 {
+		t.Errorf("the witness's log: vmm_retain_attempts %d, the kernel's retains %d and imports %d; want 6, 3 and 3",
+			line.Record["vmm_retain_attempts"], line.Kernel["cuMemRetainAllocationHandle"], line.Kernel["cuMemImportFromShareableHandle"])
+	}
+	t.Setenv("LESSONS_WITNESS_LOG", "")
 	for _, way := range []string{"shown", ""} {
 		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", way)
 		j := &Job{ID: "drivervmmrefs", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmrefs" + way,

@@ -251,9 +251,12 @@ var vmmCalls = []struct {
 // (CUDA 13, driver 580) over every solution and every vmm-growable
 // answer of the course, the default since. The retain and the import
 // (round 25, corpus/vmm_retain_around.cu) are bounded so too, by
-// vmm_retain_attempts: measured in session 28 on two H200s (`verify` 41
-// of 41, `verify --wrong vmm-growable ipc-pool` as expected, the
-// forger failing): no honest pool import or IPC open reached them.
+// vmm_retain_attempts: not yet measured on a GPU over the course (verify
+// opens no witness; only the corpus's two programs ran with them
+// probed). An honest pool import or IPC open that reaches their entries
+// would go over the bound (=shown only shows them, as the seven); one
+// that reaches the functions behind them without the entries fails
+// "entered past its first instruction" whatever the setting but =off.
 func driverVMMBounded() bool { return driverVMM() == "bound" }
 
 // driverVMM is LESSONS_WITNESS_DRIVER_VMM: "bound" (the default) probes

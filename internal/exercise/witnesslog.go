@@ -69,7 +69,10 @@ func logWitness(j *Job, ww *witnessWatch, rec *checker.Received, results []check
 	maps.Copy(l.Kernel, ww.counts)
 	l.Past, l.Sites, l.Faults, l.Settled, l.Stopped = ww.past, ww.sites, ww.faults, ww.settled, ww.stopped
 	if rec != nil {
-		for _, n := range append(driverTwinNames(), "pools_created", "malloc_bytes", "malloc_async_bytes", "malloc_from_pool_bytes", "malloc_managed_bytes", "malloc_host_bytes", "failed_allocs", "device_syncs", "stream_syncs", "event_syncs") {
+		// With the virtual memory statistics the witness bounds the
+		// driver's nine functions by (vmmCalls): a measurement reads the
+		// kernel's count of each beside the record's.
+		for _, n := range append(append(driverTwinNames(), "pools_created", "malloc_bytes", "malloc_async_bytes", "malloc_from_pool_bytes", "malloc_managed_bytes", "malloc_host_bytes", "failed_allocs", "device_syncs", "stream_syncs", "event_syncs"), vmmStatNames()...) {
 			var v float64
 			if rec.Stats != nil {
 				v, _ = rec.Stats.Value(n)
@@ -106,3 +109,13 @@ func logWitness(j *Job, ww *witnessWatch, rec *checker.Received, results []check
 
 // driverTwinNames are the record's statistics with driver twins, sorted.
 func driverTwinNames() []string { return slices.Sorted(maps.Keys(driverTwins)) }
+
+// vmmStatNames are the record's statistics that bound the driver's
+// virtual memory functions (vmmCalls), in vmmCalls' order.
+func vmmStatNames() []string {
+	var out []string
+	for _, c := range vmmCalls {
+		out = append(out, c.stat)
+	}
+	return out
+}
