@@ -43,7 +43,10 @@ func TestCorpus(t *testing.T) {
 	private, _ := filepath.Abs("testdata/corpus/private_runtime.h")
 	layout := libraryLayout(t, tk)
 	// The outside witness, where BPF may be loaded here (root): what
-	// the library cannot see, it counts.
+	// the library cannot see, it counts; the corpus is graded with every
+	// bound it has, the driver's retains and imports included (not yet
+	// the default: LESSONS_WITNESS_DRIVER_REFS).
+	t.Setenv("LESSONS_WITNESS_DRIVER_REFS", "bound")
 	if w, why := OpenWitness(); w != nil {
 		defer w.Close()
 		tk.Witness = w
@@ -632,6 +635,7 @@ func TestWitnessBoundsDriverVMM(t *testing.T) {
 // reference (vmm_retain_calls 0) and every call (vmm_retain_attempts),
 // and it passes, where a bound by the successes would fail it.
 func TestWitnessBoundsDriverVMMReferences(t *testing.T) {
+	t.Setenv("LESSONS_WITNESS_DRIVER_REFS", "bound") // probed whatever each case asks
 	tk, _ := witnessedToolkit(t)
 	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
 	src, _ := filepath.Abs("testdata/corpus/vmm_retain_around.cu")
@@ -664,8 +668,17 @@ func TestWitnessBoundsDriverVMMReferences(t *testing.T) {
 			line.Record["vmm_retain_attempts"], line.Kernel["cuMemRetainAllocationHandle"], line.Kernel["cuMemImportFromShareableHandle"])
 	}
 	t.Setenv("LESSONS_WITNESS_LOG", "")
-	for _, way := range []string{"shown", ""} {
+	// The bound where LESSONS_WITNESS_DRIVER_REFS=bound (""); only shown
+	// with the seven shown; unprobed by default (not yet measured over
+	// the course on a GPU): it passes.
+	for _, way := range []string{"shown", "default", ""} {
 		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", way)
+		if way == "default" {
+			t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "")
+			t.Setenv("LESSONS_WITNESS_DRIVER_REFS", "")
+		} else {
+			t.Setenv("LESSONS_WITNESS_DRIVER_REFS", "bound")
+		}
 		j := &Job{ID: "drivervmmrefs", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmrefs" + way,
 			Files: []File{{Name: "vmm_retain_around.cu", Path: src}}}
 		j.Spec.Flags = append(j.Spec.Flags, "-lcuda")

@@ -13,8 +13,8 @@
 // Where there is no device (here: driver 535) each call is made and
 // refused, the hundred around the hooks too.
 // What stops it: the witness probes the two (entries, the functions
-// behind them, their ways out; LESSONS_WITNESS_DRIVER_VMM, bound by
-// default) and bounds their count added up by the record's
+// behind them, their ways out; LESSONS_WITNESS_DRIVER_REFS=bound, not yet by
+// default: owed a GPU run over the course) and bounds their count added up by the record's
 // vmm_retain_attempts (record version 22), which counts every call as
 // the seven's vmm_*_calls do, made or refused: 100 counted against 0
 // fails it ("virtual memory managed around the statistics library",
