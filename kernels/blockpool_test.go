@@ -36,9 +36,15 @@ type correctProgram struct {
 // the solution, its right alternatives, every blind set's correct.cu.
 func blockPoolCorrect(t *testing.T) []correctProgram {
 	t.Helper()
-	const sol = "solutions/day068/block_pool.cu"
+	return correctDesigns(t, "solutions/day068/block_pool.cu", "solutions/day068/right/block-pool", "block-pool", "correct.cu")
+}
+
+// correctDesigns is every correct design of an exercise the course keeps:
+// its solution sol, each right alternative in the folder right (a patch
+// of sol), and every blind set's review/*/EXERCISE/FILE, whole.
+func correctDesigns(t *testing.T, sol, right, exercise, file string) []correctProgram {
+	t.Helper()
 	ps := []correctProgram{{"solution", mustRead(t, filepath.Join("..", sol)), false}}
-	right := "solutions/day068/right/block-pool"
 	rights, err := os.ReadDir(filepath.Join("..", right))
 	if err != nil {
 		t.Fatal(err)
@@ -46,13 +52,14 @@ func blockPoolCorrect(t *testing.T) []correctProgram {
 	for _, r := range rights {
 		// A blind set's correct design ported as a right alternative is
 		// that set's file whole, with the harness it was written against
-		// (review/blind16's lacks the destroy with blocks still out).
+		// (review/blind16's block-pool lacks the destroy with blocks still
+		// out).
 		ported := strings.HasPrefix(r.Name(), "blind")
 		ps = append(ps, correctProgram{"right/" + r.Name(), patched(t, sol, filepath.Join(right, r.Name())), ported})
 	}
-	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "block-pool", "correct.cu"))
-	for _, file := range sets {
-		ps = append(ps, correctProgram{file, mustRead(t, file), true})
+	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", exercise, file))
+	for _, f := range sets {
+		ps = append(ps, correctProgram{f, mustRead(t, f), true})
 	}
 	return ps
 }

@@ -2,8 +2,6 @@ package kernels_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,22 +35,9 @@ func TestHarnessesBoundDrainWaitsByIterations(t *testing.T) {
 		// results come home unwaited
 		few bool
 	}
-	ps := []program{{name: "solution", content: mustRead(t, filepath.Join("..", sol))}}
-	const right = "solutions/day069/right/async-pipeline"
-	rights, err := os.ReadDir(filepath.Join("..", right))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rights {
-		ps = append(ps, program{name: "right/" + r.Name(), content: patched(t, sol, filepath.Join(right, r.Name()))})
-	}
-	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "async-pipeline", "correct.cu"))
-	for _, file := range sets {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, program{name: file, content: b})
+	var ps []program
+	for _, c := range correctDesigns(t, sol, "solutions/day069/right/async-pipeline", "async-pipeline", "correct.cu") {
+		ps = append(ps, program{name: c.name, content: c.content})
 	}
 	ps = append(ps,
 		program{name: "wrong/blind25_iteration_event_recorded_before_the_sums_copy", content: patched(t, sol, wrongs+"blind25_iteration_event_recorded_before_the_sums_copy.patch"), unwaited: true},
@@ -120,32 +105,14 @@ func TestHarnessesShowHandsWaitingOnTheHost(t *testing.T) {
 		content []byte
 		wrong   bool
 	}
-	ps := []program{{"solution", mustRead(t, filepath.Join("..", sol)), false}}
-	const right = "solutions/day071/right/strict-pool"
-	rights, err := os.ReadDir(filepath.Join("..", right))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var ps []program
 	pools := propsSayPools()
-	for _, r := range rights {
-		b := patched(t, sol, filepath.Join(right, r.Name()))
-		if bytes.Contains(b, []byte("memoryPoolsSupported")) && !pools {
-			t.Logf("right/%s: not built here (this toolkit's cudaDeviceProp has no memoryPoolsSupported)", r.Name())
+	for _, c := range correctDesigns(t, sol, "solutions/day071/right/strict-pool", "strict-pool", "correct.cu") {
+		if c.name != "solution" && bytes.Contains(c.content, []byte("memoryPoolsSupported")) && !pools {
+			t.Logf("%s: not built here (this toolkit's cudaDeviceProp has no memoryPoolsSupported)", c.name)
 			continue
 		}
-		ps = append(ps, program{"right/" + r.Name(), b, false})
-	}
-	sets, _ := filepath.Glob(filepath.Join("..", "review", "*", "strict-pool", "correct.cu"))
-	for _, file := range sets {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(b, []byte("memoryPoolsSupported")) && !pools {
-			t.Logf("%s: not built here (this toolkit's cudaDeviceProp has no memoryPoolsSupported)", file)
-			continue
-		}
-		ps = append(ps, program{file, b, false})
+		ps = append(ps, program{c.name, c.content, false})
 	}
 	for _, w := range []string{"blind25_event_cap_waits_for_the_oldest_on_the_host.patch", "blind21_hand_waits_on_the_host_for_the_event.patch"} {
 		ps = append(ps, program{"wrong/" + w, patched(t, sol, wrongs+w), true})

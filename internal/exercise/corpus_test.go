@@ -553,21 +553,8 @@ func TestWitnessBoundsDriverWaits(t *testing.T) {
 	src, _ := filepath.Abs("testdata/corpus/driver_sync_around.cu")
 	for _, shown := range []string{"shown", ""} {
 		t.Setenv("LESSONS_WITNESS_DRIVER_WAITS", shown)
-		j := &Job{ID: "driverwaits", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "driverwaits" + shown,
-			Files: []File{{Name: "driver_sync_around.cu", Path: src}}}
-		v, err := Check(context.Background(), tk, Plain{}, j, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if shown != "" {
-			if !v.Passed() {
-				t.Errorf("with the driver's waits only shown, it fails: %+v (output %q)", v.Results, v.Output)
-			}
-			continue
-		}
-		if v.Passed() || !failedWith(v, "calls of the driver's") {
-			t.Fatalf("not failed by the driver's waits: %+v (output %q)", v.Results, v.Output)
-		}
+		v := checkPlain(t, tk, spec(t, string(data)), "driverwaits", "driverwaits"+shown, src)
+		wantFailedOnlyWhenBounded(t, v, "the driver's waits "+shown, shown == "", "calls of the driver's")
 	}
 }
 
@@ -588,40 +575,17 @@ func TestWitnessBoundsDriverVMM(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "")
-	j := &Job{ID: "drivervmm", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmhooked",
-		Files: []File{{Name: "vmm_hooked.cu", Path: honest}}}
-	v, err := Check(context.Background(), tk, Plain{}, j, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := checkPlain(t, tk, spec(t, string(data)), "drivervmm", "drivervmmhooked", honest)
 	if !v.Passed() || !strings.Contains(v.Output, "made 3 through the hooks") {
 		t.Fatalf("the driver's virtual memory functions called through the hooks fail the bound: %+v (output %q)", v.Results, v.Output)
 	}
 	for _, way := range []string{"shown", "off", ""} {
 		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", way)
-		j := &Job{ID: "drivervmm", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmm" + way,
-			Files: []File{{Name: "vmm_around.cu", Path: src}}}
-		v, err := Check(context.Background(), tk, Plain{}, j, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := checkPlain(t, tk, spec(t, string(data)), "drivervmm", "drivervmm"+way, src)
 		if !strings.Contains(v.Output, "100 reservations") {
 			t.Fatalf("the forger found no driver to call (output %q)", v.Output)
 		}
-		if way != "" {
-			if !v.Passed() {
-				t.Errorf("with the driver's virtual memory functions %s, it fails: %+v (output %q)", way, v.Results, v.Output)
-			}
-			continue
-		}
-		if v.Passed() || !failedWith(v, "virtual memory managed around the statistics library") {
-			t.Fatalf("not failed by the driver's virtual memory functions: %+v (output %q)", v.Results, v.Output)
-		}
-		for _, r := range v.Results {
-			if !r.Pass {
-				t.Logf("%s: %s", r.Name, r.Got)
-			}
-		}
+		wantFailedOnlyWhenBounded(t, v, "the driver's virtual memory functions "+way, way == "", "virtual memory managed around the statistics library")
 	}
 }
 
@@ -646,12 +610,7 @@ func TestWitnessBoundsDriverVMMReferences(t *testing.T) {
 	t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "")
 	log := filepath.Join(t.TempDir(), "witness.jsonl")
 	t.Setenv("LESSONS_WITNESS_LOG", log)
-	j := &Job{ID: "drivervmmrefs", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmrefshooked",
-		Files: []File{{Name: "vmm_refs_hooked.cu", Path: honest}}}
-	v, err := Check(context.Background(), tk, Plain{}, j, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := checkPlain(t, tk, spec(t, string(data)), "drivervmmrefs", "drivervmmrefshooked", honest)
 	if !v.Passed() || !strings.Contains(v.Output, "6 calls through the hooks") {
 		t.Fatalf("retains and imports through the hooks fail the bound: %+v (output %q)", v.Results, v.Output)
 	}
@@ -672,36 +631,52 @@ func TestWitnessBoundsDriverVMMReferences(t *testing.T) {
 	// with the seven shown; unprobed by default (not yet measured over
 	// the course on a GPU): it passes.
 	for _, way := range []string{"shown", "default", ""} {
-		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", way)
+		vmm, refs := way, "bound"
 		if way == "default" {
-			t.Setenv("LESSONS_WITNESS_DRIVER_VMM", "")
-			t.Setenv("LESSONS_WITNESS_DRIVER_REFS", "")
-		} else {
-			t.Setenv("LESSONS_WITNESS_DRIVER_REFS", "bound")
+			vmm, refs = "", ""
 		}
-		j := &Job{ID: "drivervmmrefs", Spec: spec(t, string(data)), Dir: t.TempDir(), Hash: "drivervmmrefs" + way,
-			Files: []File{{Name: "vmm_retain_around.cu", Path: src}}}
-		j.Spec.Flags = append(j.Spec.Flags, "-lcuda")
-		v, err := Check(context.Background(), tk, Plain{}, j, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", vmm)
+		t.Setenv("LESSONS_WITNESS_DRIVER_REFS", refs)
+		s := spec(t, string(data))
+		s.Flags = append(s.Flags, "-lcuda")
+		v := checkPlain(t, tk, s, "drivervmmrefs", "drivervmmrefs"+way, src)
 		if !strings.Contains(v.Output, "in 100 calls") {
 			t.Fatalf("the forger found no driver to call (output %q)", v.Output)
 		}
-		if way != "" {
-			if !v.Passed() {
-				t.Errorf("with the driver's virtual memory functions %s, it fails: %+v (output %q)", way, v.Results, v.Output)
-			}
-			continue
+		wantFailedOnlyWhenBounded(t, v, "the driver's retains and imports "+way, way == "", "cuMemRetainAllocationHandle and cuMemImportFromShareableHandle: the kernel counted 100 calls")
+	}
+}
+
+// checkPlain grades the file at path under s in the plain runner, in a
+// fresh folder, as the witness's tests do.
+func checkPlain(t *testing.T, tk *Toolkit, s *checker.Spec, id, hash, path string) *Verdict {
+	t.Helper()
+	j := &Job{ID: id, Spec: s, Dir: t.TempDir(), Hash: hash, Files: []File{{Name: filepath.Base(path), Path: path}}}
+	v, err := Check(context.Background(), tk, Plain{}, j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// wantFailedOnlyWhenBounded: a program that makes calls around the
+// library's hooks passes where the witness only shows (or does not
+// probe) what it called (bounded false), and fails with want where the
+// witness bounds it; its failed checks are logged. how names the case.
+func wantFailedOnlyWhenBounded(t *testing.T, v *Verdict, how string, bounded bool, want string) {
+	t.Helper()
+	if !bounded {
+		if !v.Passed() {
+			t.Errorf("%s: it fails: %+v (output %q)", how, v.Results, v.Output)
 		}
-		if v.Passed() || !failedWith(v, "cuMemRetainAllocationHandle and cuMemImportFromShareableHandle: the kernel counted 100 calls") {
-			t.Fatalf("not failed by the driver's retains and imports: %+v (output %q)", v.Results, v.Output)
-		}
-		for _, r := range v.Results {
-			if !r.Pass {
-				t.Logf("%s: %s", r.Name, r.Got)
-			}
+		return
+	}
+	if v.Passed() || !failedWith(v, want) {
+		t.Fatalf("%s: not failed with %q: %+v (output %q)", how, want, v.Results, v.Output)
+	}
+	for _, r := range v.Results {
+		if !r.Pass {
+			t.Logf("%s: %s", r.Name, r.Got)
 		}
 	}
 }
@@ -911,30 +886,12 @@ func TestWitnessBoundsVMMCallsMadeToFail(t *testing.T) {
 		if tc.around {
 			s.Args = []string{"around"}
 		}
-		j := &Job{ID: "vmmmapfailed", Spec: s, Dir: t.TempDir(), Hash: fmt.Sprintf("vmmmapfailed%q%v", tc.run, tc.around),
-			Files: []File{{Name: "vmm_map_failed_around.cu", Path: src}}}
-		v, err := Check(context.Background(), tk, Plain{}, j, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := checkPlain(t, tk, s, "vmmmapfailed", fmt.Sprintf("vmmmapfailed%q%v", tc.run, tc.around), src)
 		t.Logf("run %q, around %v: %s", tc.run, tc.around, strings.TrimSpace(v.Output))
 		if !strings.Contains(v.Output, "2 maps through the hook") {
 			t.Fatalf("the program found no driver to call: %+v (output %q)", v.Results, v.Output)
 		}
-		if !tc.around {
-			if !v.Passed() {
-				t.Errorf("run %q: two maps through the hook, none around it, fail: %+v (output %q)", tc.run, v.Results, v.Output)
-			}
-			continue
-		}
-		if v.Passed() || !failedWith(v, "cuMemMap: the kernel counted 2 calls") {
-			t.Errorf("a map around the hooks in place of the one made to fail passed: %+v (output %q)", v.Results, v.Output)
-		}
-		for _, r := range v.Results {
-			if !r.Pass {
-				t.Logf("%s: %s", r.Name, r.Got)
-			}
-		}
+		wantFailedOnlyWhenBounded(t, v, fmt.Sprintf("run %q, a map around the hooks %v", tc.run, tc.around), tc.around, "cuMemMap: the kernel counted 2 calls")
 	}
 }
 
