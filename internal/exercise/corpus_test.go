@@ -44,9 +44,8 @@ func TestCorpus(t *testing.T) {
 	layout := libraryLayout(t, tk)
 	// The outside witness, where BPF may be loaded here (root): what
 	// the library cannot see, it counts; the corpus is graded with every
-	// bound it has, the driver's retains and imports included (not yet
-	// the default: LESSONS_WITNESS_DRIVER_REFS).
-	t.Setenv("LESSONS_WITNESS_DRIVER_REFS", "bound")
+	// bound it has, the driver's retains and imports included (the
+	// default since session 29).
 	if w, why := OpenWitness(); w != nil {
 		defer w.Close()
 		tk.Witness = w
@@ -593,13 +592,13 @@ func TestWitnessBoundsDriverVMM(t *testing.T) {
 // (round 25: a hundred references to a chunk taken at the driver's own
 // cuMemRetainAllocationHandle and cuMemImportFromShareableHandle, around
 // the hooks): the two are probed and bounded, added up, by the record's
-// vmm_retain_attempts, and it fails; only shown, it passes. Here (no
+// vmm_retain_attempts by default, and it fails; only shown, or unprobed
+// (LESSONS_WITNESS_DRIVER_REFS=off), it passes. Here (no
 // device) every call is refused, so an honest program's retains and
 // imports through the hooks are refused too: the record counts no
 // reference (vmm_retain_calls 0) and every call (vmm_retain_attempts),
 // and it passes, where a bound by the successes would fail it.
 func TestWitnessBoundsDriverVMMReferences(t *testing.T) {
-	t.Setenv("LESSONS_WITNESS_DRIVER_REFS", "bound") // probed whatever each case asks
 	tk, _ := witnessedToolkit(t)
 	data, _ := os.ReadFile("testdata/corpus/corpus.toml")
 	src, _ := filepath.Abs("testdata/corpus/vmm_retain_around.cu")
@@ -627,13 +626,12 @@ func TestWitnessBoundsDriverVMMReferences(t *testing.T) {
 			line.Record["vmm_retain_attempts"], line.Kernel["cuMemRetainAllocationHandle"], line.Kernel["cuMemImportFromShareableHandle"])
 	}
 	t.Setenv("LESSONS_WITNESS_LOG", "")
-	// The bound where LESSONS_WITNESS_DRIVER_REFS=bound (""); only shown
-	// with the seven shown; unprobed by default (not yet measured over
-	// the course on a GPU): it passes.
-	for _, way := range []string{"shown", "default", ""} {
-		vmm, refs := way, "bound"
-		if way == "default" {
-			vmm, refs = "", ""
+	// The bound by default (""); only shown with the seven shown;
+	// unprobed with LESSONS_WITNESS_DRIVER_REFS=off: it passes.
+	for _, way := range []string{"shown", "off", ""} {
+		vmm, refs := way, ""
+		if way == "off" {
+			vmm, refs = "", "off"
 		}
 		t.Setenv("LESSONS_WITNESS_DRIVER_VMM", vmm)
 		t.Setenv("LESSONS_WITNESS_DRIVER_REFS", refs)

@@ -110,22 +110,21 @@ var vmmProbes = []witness.Probe{
 // (round 25: corpus/vmm_retain_around.cu took a hundred at the driver's
 // entries around the hooks, the record balanced and the chunk stayed
 // allocated), bounded together by vmm_retain_attempts, which counts every
-// call as the seven's vmm_*_calls do. Probed only with
-// LESSONS_WITNESS_DRIVER_REFS=bound until a GPU run has graded every
-// ipc-pool and vmm-growable program with them (review28: `verify` opens
-// no witness, so session 28's runs did not show it): a pool import or an
-// IPC open whose runtime reaches the functions behind their entries
-// would fail an honest student, as the seven were probed only on asking
-// until session 27 measured them.
+// call as the seven's vmm_*_calls do. Probed by default since session 29's
+// GPU run graded every ipc-pool and vmm-growable program of the course
+// with them (195 students, 1,426 runs: 75 calls in 44 runs, none above
+// the record, none entered past its first instruction);
+// LESSONS_WITNESS_DRIVER_REFS=off leaves them unprobed.
 var refProbes = []witness.Probe{
 	{Name: "cuMemRetainAllocationHandle", Lib: "libcuda.so", Symbols: []string{"cuMemRetainAllocationHandle"}, Behind: true},
 	{Name: "cuMemImportFromShareableHandle", Lib: "libcuda.so", Symbols: []string{"cuMemImportFromShareableHandle"}, Behind: true},
 }
 
-// driverRefs says whether refProbes are probed and bounded
-// (LESSONS_WITNESS_DRIVER_REFS=bound, with the seven not off).
+// driverRefs says whether refProbes are probed (unless
+// LESSONS_WITNESS_DRIVER_REFS=off or the seven are off); they are bounded
+// as the seven are (driverVMMBounded).
 func driverRefs() bool {
-	return os.Getenv("LESSONS_WITNESS_DRIVER_REFS") == "bound" && driverVMM() != "off"
+	return os.Getenv("LESSONS_WITNESS_DRIVER_REFS") != "off" && driverVMM() != "off"
 }
 
 // witnessed are the counts compared with the record: the runtime's entry
@@ -266,8 +265,8 @@ var vmmCalls = []struct {
 // (CUDA 13, driver 580) over every solution and every vmm-growable
 // answer of the course, the default since. The retain and the import
 // (round 25, corpus/vmm_retain_around.cu) are bounded so too, by
-// vmm_retain_attempts, where they are probed (driverRefs: not yet by
-// default).
+// vmm_retain_attempts, where they are probed (driverRefs: by default
+// since session 29).
 func driverVMMBounded() bool { return driverVMM() == "bound" }
 
 // driverVMM is LESSONS_WITNESS_DRIVER_VMM: "bound" (the default) probes
@@ -288,7 +287,7 @@ func vmmClaims(all map[string]uint64, rec *checker.Received, fails []string) []c
 	var out []checker.Claim
 	for _, c := range vmmCalls {
 		if c.stat == "vmm_retain_attempts" && !driverRefs() {
-			continue // refProbes: bounded only where asked
+			continue // refProbes: not probed (LESSONS_WITNESS_DRIVER_REFS=off)
 		}
 		var n uint64
 		for _, p := range c.probes {
