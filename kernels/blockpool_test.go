@@ -126,3 +126,53 @@ func TestHarnessesShowBlockPoolSpareEventsAndOneBlockAClass(t *testing.T) {
 		t.Errorf("blind15_next_fit_walk_one_block_short %v: want the first request refused with its block free\n%s", one, out)
 	}
 }
+
+// block-pool's hidden run "8 blocks, 3 requests" (review/blind26): one
+// request a class in part 4, so each class's blocks given back long
+// before are all done at its request, and the take at the end finds an
+// idle block beside the one that request gave back. review/blind26's
+// pool asks its given-back blocks only when no block of the class is
+// idle, and its destroy() destroyed only the spare events: the two
+// larger classes' blocks given back at their request are still pending
+// at destroy, their events never destroyed (the default run, 64 requests
+// a class, ended with every class's pending blocks asked and found done
+// on the H200, and leaked nothing; on the stand-in runtime, where every
+// event is done at once, it leaks one there). Every correct design destroys all it
+// made in this run too, and runs it to the end; a blind set's design
+// whole, with the harness of its day (as grade and verify --wrong run
+// it), leaks nothing either (its exit not asked: an older harness's
+// lines of order need kernels that run, which the stand-in's never do).
+func TestHarnessesShowBlockPoolPendingEventsAtDestroy(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol = "solutions/day068/block_pool.cu"
+	few := []string{"8", "3"}
+	for i, p := range blockPoolCorrect(t) {
+		if p.blind {
+			prog := h.build(t, "pending68-whole-"+string(rune('a'+i)), sol, sol, p.content)
+			got, out := h.recordRun(t, prog, nil, true, few...)
+			if s := got.Stats; s.LeakedEvents != 0 || s.LeakedAllocs != 0 {
+				t.Errorf("%s whole %v: leaked_events %d, leaked_allocs %d, want none leaked\n%s", p.name, few, s.LeakedEvents, s.LeakedAllocs, out)
+			}
+			p.name += " (the harness of now)"
+			p.content = onBlockPoolHarness(t, p.content)
+		}
+		prog := h.build(t, "pending68-"+string(rune('a'+i)), sol, sol, p.content)
+		s, out := h.recordEnv(t, prog, nil, few...)
+		if s.Exited != 1 || s.LeakedEvents != 0 || s.LeakedAllocs != 0 {
+			t.Errorf("%s %v: exited %d, leaked_events %d, leaked_allocs %d, want none leaked\n%s", p.name, few, s.Exited, s.LeakedEvents, s.LeakedAllocs, out)
+		}
+		if !strings.Contains(out, "classes' blocks still handed out") {
+			t.Errorf("%s %v: the run did not reach its end\n%s", p.name, few, out)
+		}
+	}
+
+	port := patched(t, sol, "solutions/day068/wrong/block-pool/blind26_pending_blocks_events_left_at_destroy.patch")
+	prog := h.build(t, "pending68-port", sol, sol, port)
+	s, _ := h.recordEnv(t, prog, nil)
+	t.Logf("blind26_pending_blocks_events_left_at_destroy, the default run: %d events made, %d never destroyed", s.EventsCreated, s.LeakedEvents)
+	s, out := h.recordEnv(t, prog, nil, few...)
+	t.Logf("blind26_pending_blocks_events_left_at_destroy %v: %d events made, %d never destroyed", few, s.EventsCreated, s.LeakedEvents)
+	if s.LeakedEvents < 2 {
+		t.Errorf("blind26_pending_blocks_events_left_at_destroy %v: leaked_events %d, want at least the two larger classes' pending blocks'\n%s", few, s.LeakedEvents, out)
+	}
+}

@@ -47,3 +47,48 @@ func TestHarnessesShowCrossStreamsWorkWaitingForTheChunkBeforesSums(t *testing.T
 		}
 	}
 }
+
+// review/blind26's load stream that waits for the chunk before's last
+// square before it allocates the next chunk's values (kept as unseen,
+// issue 36): the one edge it adds to the correct order (chunk c + 1's
+// generate after chunk c's square of half 1) is in the order of the
+// correct alternative that frees the values on the load stream
+// (right/free_on_producers), whose load stream waits for both squares of
+// chunk c before it frees them and generates chunk c + 1. So every bound
+// of an order statistic that fails it fails that alternative first: in
+// each of the spec's three runs it leaves at least as many streams free
+// at once and queues no more waits, and neither races.
+func TestHarnessesShowCrossStreamsLoadWaitingForTheLastSquare(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol = "solutions/day070/cross_stream.cu"
+	producers := patched(t, sol, "solutions/day070/right/cross-stream/free_on_producers.patch")
+	unseen := patched(t, sol, "solutions/day070/unseen/cross-stream/blind26_load_waits_for_the_previous_chunks_last_square.patch")
+	correct := mustRead(t, "../review/blind26/cross-stream/correct.cu")
+	progs := map[string]string{
+		"producers": h.build(t, "cross26-producers", sol, sol, producers),
+		"unseen":    h.build(t, "cross26-unseen", sol, sol, unseen),
+		"correct":   h.build(t, "cross26-correct", sol, sol, correct),
+	}
+	for _, args := range [][]string{nil, {"13", "2"}, {"1", "8"}} {
+		got := map[string][3]uint64{}
+		for name, prog := range progs {
+			s := h.recordFailing(t, prog, args...)
+			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 {
+				t.Errorf("%s %v: unordered_uses %d (%s), unordered_frees %d, uses_after_free %d: want 0", name, args,
+					s.UnorderedUses, s.RaceNote("unordered_uses"), s.UnorderedFrees, s.UsesAfterFree)
+			}
+			got[name] = [3]uint64{s.MaxUnorderedStreams, s.StreamWaitEvents, s.EventPairs}
+		}
+		t.Logf("%v: max_unordered_streams, stream_wait_events, event_pairs: %v", args, got)
+		u, p := got["unseen"], got["producers"]
+		if u[0] < p[0] {
+			t.Errorf("%v: max_unordered_streams %d, the producers' alternative %d: want at least as many", args, u[0], p[0])
+		}
+		if u[1] > p[1] {
+			t.Errorf("%v: stream_wait_events %d, the producers' alternative %d: want no more", args, u[1], p[1])
+		}
+		if c := got["correct"]; u[1] <= c[1] {
+			t.Errorf("%v: stream_wait_events %d, this set's correct design %d: want the load stream's waits on top", args, u[1], c[1])
+		}
+	}
+}
