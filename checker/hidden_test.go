@@ -437,6 +437,69 @@ func TestPoolReuseBlind25JudgesItsLines(t *testing.T) {
 	}
 }
 
+// python-handoff's bound on what is live at once (review/blind26): a
+// pipeline that keeps a fixed few batches in flight passes it with 12
+// batches and with 17, whatever the depth it chose (the lesson names
+// none); one that keeps its tensors to the end fails both, and one that
+// keeps one tensor in three fails the 17-batch run. The peaks are the
+// H200's (the solution's 64 MiB, blind26's window of three 117444716
+// bytes) or counted from them (16 MiB a tensor; 32 MiB the sum's float64
+// copy; the few KiB of the sums and the scalars).
+func TestPythonHandoffPeakGrowsNotWithTheBatches(t *testing.T) {
+	s, err := LoadSpec("../exercises/day077/handoff.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../solutions/day077/handoff.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := ParseSecret("handoff.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddSecret(secret); err != nil {
+		t.Fatal(err)
+	}
+	// passes says whether the run's peak checks pass; every other check
+	// is left out.
+	passes := func(run string, peak uint64) bool {
+		t.Helper()
+		n, pass := 0, true
+		for _, r := range s.ForRun(run).Judge(&Run{Stats: &Stats{PeakLiveBytes: peak}}) {
+			if r.Check != nil && r.Check.Stat == "peak_live_bytes" {
+				n++
+				pass = pass && r.Pass
+			}
+		}
+		if n != 1 {
+			t.Fatalf("run %q: %d checks of peak_live_bytes, want 1", run, n)
+		}
+		return pass
+	}
+	const mib, small = 1 << 20, 4204
+	tensors := func(n uint64) uint64 { return n*16*mib + 32*mib + small }
+	for _, tc := range []struct {
+		design        string
+		twelve, seven uint64 // peaks with 12 and 17 batches
+		pass12, pass7 bool
+	}{
+		{"the solution (record_stream)", tensors(2), tensors(2), true, true},
+		{"dropped one batch late (blind_correct)", tensors(3), tensors(3), true, true},
+		{"blind26's window of three", 117444716, 117444716, true, true},
+		{"a window of five", tensors(7), tensors(7), true, true},
+		{"one tensor in three kept to the end", tensors(6), tensors(8), true, false},
+		{"every tensor kept to the end (keep_all)", tensors(13), tensors(18), false, false},
+	} {
+		if got := passes("", tc.twelve); got != tc.pass12 {
+			t.Errorf("%s, 12 batches (%d bytes): passed %v, want %v", tc.design, tc.twelve, got, tc.pass12)
+		}
+		if got := passes("17 batches", tc.seven); got != tc.pass7 {
+			t.Errorf("%s, 17 batches (%d bytes): passed %v, want %v", tc.design, tc.seven, got, tc.pass7)
+		}
+	}
+}
+
 // DiffLines are the changed lines of an equivalent mutant's diff as
 // verify shows it or as a TOML string wraps it: the head, blank lines and
 // the indentation left out (round 26).
