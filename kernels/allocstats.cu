@@ -298,8 +298,9 @@ bool busy() { return inside > 0 || mu.mine(); }
 // Where a live allocation came from: the program's own allocation calls,
 // a pointer imported from another process's pool (its memory is the
 // exporter's: not in this process's live bytes or leaks), or a graph's
-// allocation node, allocated again at each launch of the graph.
-enum Origin { kAllocated, kImported, kGraph };
+// allocation node, allocated again at each launch of the graph; or no
+// allocation at all: a device variable of the program's (symbols).
+enum Origin { kAllocated, kImported, kGraph, kSymbol };
 struct Alloc {
     size_t bytes; cudaStream_t stream; bool async; uint64_t seq; std::vector<Use> uses;
     std::set<uintptr_t> kernelAddrs;   // addresses in it passed to kernels
@@ -307,6 +308,15 @@ struct Alloc {
     int sig = -1;                      // an import's slot in importSigs (-1: none)
 };
 std::map<uintptr_t, Alloc>* live;
+// symbols: the program's device variables (__device__: static memory of
+// its module, never allocated or freed) whose device address it asked
+// for (cudaGetSymbolAddress), by that address. Their uses by a memset, a
+// copy or a kernel given a pointer into them are followed for races as an
+// allocation's are (unordered_uses; a synchronous copy to the host, in
+// unwaited_results); nothing else counts them (no allocation, live
+// bytes, leak, or memory a kernel was given). A variable a kernel names
+// itself, with no pointer passed, is not seen.
+std::map<uintptr_t, Alloc>* symbols;
 std::unordered_map<cudaStream_t, bool>* streams;
 std::unordered_map<cudaStream_t, Clock>* clocks;    // per stream
 std::unordered_map<cudaEvent_t, Clock>* events;     // as recorded

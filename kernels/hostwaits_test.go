@@ -20,7 +20,12 @@ import (
 // max_concurrent_streams, which the stand-in runtime does not time).
 // With 16 streams ("18 on 16") every result is waited for; a drain over
 // the default 4 streams (the mutant that survived the wider bound on the
-// H200 in session 28) leaves results unwaited there.
+// H200 in session 28) leaves results unwaited there. With fewer
+// iterations than streams ("3 on 8", review/blind26) every result is
+// waited for too; the event of each stream's last iteration found by
+// it >= iterations - count in size_t is never recorded there (the
+// subtraction wraps), and every result comes home unwaited, though in
+// every other run the test is the right one.
 func TestHarnessesBoundDrainWaitsByIterations(t *testing.T) {
 	h := buildHarnessRig(t)
 	const sol = "solutions/day069/async_pipeline.cu"
@@ -34,6 +39,10 @@ func TestHarnessesBoundDrainWaitsByIterations(t *testing.T) {
 		// 28's surviving mutant const-arg@153/count_): with 16 streams,
 		// results come home unwaited
 		few bool
+		// wraps: a stream's last iteration found by an unsigned
+		// iterations - count, which wraps with fewer iterations than
+		// streams: results unwaited there alone
+		wraps bool
 	}
 	var ps []program
 	for _, c := range correctDesigns(t, sol, "solutions/day069/right/async-pipeline", "async-pipeline", "correct.cu") {
@@ -42,6 +51,7 @@ func TestHarnessesBoundDrainWaitsByIterations(t *testing.T) {
 	ps = append(ps,
 		program{name: "wrong/blind25_iteration_event_recorded_before_the_sums_copy", content: patched(t, sol, wrongs+"blind25_iteration_event_recorded_before_the_sums_copy.patch"), unwaited: true},
 		program{name: "wrong/blind25_each_iteration_made_to_wait_for_the_one_before", content: patched(t, sol, wrongs+"blind25_each_iteration_made_to_wait_for_the_one_before.patch"), chained: true},
+		program{name: "wrong/blind26_last_iteration_test_wraps_below_zero", content: patched(t, sol, wrongs+"blind26_last_iteration_test_wraps_below_zero.patch"), wraps: true},
 	)
 	solution := string(ps[0].content)
 	const drain = "for (int i = 0; i < count_; i++) CHECK(cudaStreamSynchronize(streams_[i]));"
@@ -56,8 +66,18 @@ func TestHarnessesBoundDrainWaitsByIterations(t *testing.T) {
 		for _, run := range []struct {
 			args       []string
 			iterations float64
-		}{{nil, 12}, {[]string{"20", "3"}, 20}, {[]string{"18", "16"}, 18}} {
+		}{{nil, 12}, {[]string{"20", "3"}, 20}, {[]string{"18", "16"}, 18}, {[]string{"3", "8"}, 3}} {
 			s := h.recordFailing(t, prog, run.args...)
+			if len(run.args) > 0 && run.args[0] == "3" {
+				// Fewer iterations than streams: asked only that every
+				// result is waited for (a wait a stream is more waits
+				// than iterations here, and the spec bounds none).
+				t.Logf("%s %v: unwaited_results %d %s", p.name, run.args, s.UnwaitedResults, s.RaceNote("unwaited_results"))
+				if got := s.UnwaitedResults > 0; got != (p.wraps || p.unwaited) {
+					t.Errorf("%s %v: unwaited_results %d (%s), want some: %v", p.name, run.args, s.UnwaitedResults, s.RaceNote("unwaited_results"), p.wraps || p.unwaited)
+				}
+				continue
+			}
 			sixteen := len(run.args) > 0 && run.args[1] == "16"
 			if sixteen {
 				// The run with the most streams: asked only that

@@ -843,6 +843,7 @@ Record* record() {
     rec->magic = kMagic;
     rec->version = 22;
     live = new std::map<uintptr_t, Alloc>();
+    symbols = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
     clocks = new std::unordered_map<cudaStream_t, Clock>();
     trimHolds = new std::unordered_map<cudaStream_t, TrimHold>();
@@ -1224,7 +1225,7 @@ void forkChild() {
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
     rec->version = 22;
-    live->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
+    live->clear(); symbols->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcOpenedAt->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); vmmRefs->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear(); madeIdle->clear(); answerClocks->clear(); answerEvents->clear();
     perThreadClock = nullptr;   // the forking thread's: the parent's work
@@ -2022,6 +2023,28 @@ Alloc* find(uintptr_t a, uintptr_t* base) {
     return &it->second;
 }
 
+// findUsed returns the live allocation or the device variable
+// (symbols) holding address a (and its start in base), or null: the
+// memory whose uses are followed for races.
+Alloc* findUsed(uintptr_t a, uintptr_t* base) {
+    if (Alloc* x = find(a, base)) return x;
+    auto it = symbols->upper_bound(a);
+    if (it == symbols->begin()) return nullptr;
+    --it;
+    if (a >= it->first + it->second.bytes) return nullptr;
+    *base = it->first;
+    return &it->second;
+}
+
+// noteSymbol notes a device variable of bytes at p, whose address the
+// program asked for; mu is held. Asked again, it keeps its uses.
+void noteSymbol(void* p, size_t bytes) {
+    if (p == nullptr || bytes == 0 || symbols->count((uintptr_t)p) > 0) return;
+    Alloc a{bytes, nullptr, false, 0, {}};
+    a.origin = kSymbol;
+    (*symbols)[(uintptr_t)p] = a;
+}
+
 // conflicts says whether use u and a new use of [addr, end) of kind k
 // on another stream touch the same bytes in a way that needs an order
 // between them. Stream-ordered memory belongs to one stream at a time: any
@@ -2059,8 +2082,9 @@ void use(Alloc* x, uintptr_t base, uintptr_t addr, uintptr_t end, UseKind k, cud
             if (u.stream != s && conflicts(x, u, addr, end, k) && !ordered(s, u.stream, u.seq)) {
                 char where[64] = "";
                 if (addr != base) snprintf(where, sizeof where, " at offset %zu", (size_t)(addr - base));
-                snprintf(b, sizeof b, "%s on stream %d used memory%s of a %s allocation that %s on stream %d may still be using (no event)",
-                         what.c_str(), number(s), where, sizeWords(x->bytes).c_str(), u.what.c_str(), number(u.stream));
+                snprintf(b, sizeof b, "%s on stream %d used memory%s of a %s %s that %s on stream %d may still be using (no event)",
+                         what.c_str(), number(s), where, sizeWords(x->bytes).c_str(), x->origin == kSymbol ? "device variable" : "allocation",
+                         u.what.c_str(), number(u.stream));
                 break;
             }
     }
@@ -2167,6 +2191,18 @@ bool capturing(cudaStream_t s) {
     KeepLastError keep;
     cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
     return isCapturing(s, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone;
+}
+
+// symbolSize is the size of the program's device variable sym (0 when
+// the runtime knows no such variable); mu is not held. The runtime's
+// answer leaves its last error as it was.
+size_t symbolSize(const void* sym) {
+    static auto size = (cudaError_t(*)(size_t*, const void*))real("cudaGetSymbolSize");
+    Own own;
+    KeepLastError keep;
+    size_t n = 0;
+    if (sym == nullptr || size(&n, sym) != cudaSuccess) return 0;
+    return n;
 }
 
 // rangeAt is the size of the driver's allocation that starts at p, or 0
@@ -2627,6 +2663,10 @@ const Kernel* describeKernel(const void* key, bool byKernel, bool byFunction = f
 void kernelUse(uintptr_t v, const std::string& what, cudaStream_t s, uint64_t seq) {
     uintptr_t base = 0;
     Alloc* x = find(v, &base);
+    if (x == nullptr && (x = findUsed(v, &base)) != nullptr) {
+        use(x, base, v, 0, kKernel, s, seq, what);   // a device variable: a use, no allocation of the kernel's
+        return;
+    }
     if (x == nullptr) {
         if (!inCapture(s)) afterFree(v, s, false, what);
         return;
@@ -2685,7 +2725,7 @@ void launched(const Kernel* k, void** args, cudaStream_t s) {
 // synchronous call, its stream the legacy one) when it was queued (ok).
 void touch(const void* a, size_t n, UseKind k, cudaStream_t s, uint64_t seq, bool sync, bool ok, const char* what) {
     uintptr_t base = 0;
-    if (Alloc* x = find((uintptr_t)a, &base)) use(x, base, (uintptr_t)a, (uintptr_t)a + n, k, s, seq, what);
+    if (Alloc* x = findUsed((uintptr_t)a, &base)) use(x, base, (uintptr_t)a, (uintptr_t)a + n, k, s, seq, what);
     else if (ok && !inCapture(s)) afterFree((uintptr_t)a, s, sync, what);
 }
 
@@ -2787,7 +2827,7 @@ void resultRace(const char* what, size_t bytes, cudaStream_t from, const std::st
 // non-blocking stream the host did not wait for) is a result read early.
 void hostCopyRace(const void* src, size_t n) {
     uintptr_t base = 0;
-    Alloc* x = find((uintptr_t)src, &base);
+    Alloc* x = findUsed((uintptr_t)src, &base);
     if (x == nullptr) return;
     for (auto& u : x->uses)
         if (u.stream != nullptr && u.kind != kRead && conflicts(x, u, (uintptr_t)src, (uintptr_t)src + n, kRead) &&

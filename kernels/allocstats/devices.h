@@ -253,6 +253,12 @@ HOOK(cudaError_t, cudaFreeHost, (void* p), (p), {
     rec->free_host_calls++;
     if (r == cudaSuccess) { hostLive->erase((uintptr_t)p); writeCombined->erase((uintptr_t)p); }
 })
+// A device variable's address (__device__): its bytes' uses are followed
+// for races from now on (symbols). Its size is asked of the runtime
+// before the call, mu free.
+HOOK_PRE(cudaError_t, cudaGetSymbolAddress, (void** p, const void* sym), (p, sym), size_t symBytes = busy() ? 0 : symbolSize(sym);, {
+    if (r == cudaSuccess && p != nullptr) noteSymbol(*p, symBytes);
+})
 // Host memory the program pins itself: a copy to or from it is not staged.
 HOOK(cudaError_t, cudaHostRegister, (void* p, size_t n, unsigned int f), (p, n, f), { if (r == cudaSuccess) (*registered)[(uintptr_t)p] = n; })
 // A range freed (or unmapped) before its unregister was given back while

@@ -18,7 +18,24 @@ void __cudaRegisterFunction(void** h, const char* f, char* d, const char* n, int
   for (int i = 0; i < 64; i++)
     if (funcs[i].host == 0) { funcs[i].host = f; funcs[i].dev = n; return; }
 }
-void __cudaRegisterVar(void** h, char* hv, char* dv, const char* n, int ext, size_t sz, int c, int g) {}
+/* A device variable (__device__) is known by its host shadow's address, and
+   given a device address of its own, apart from every allocation's. */
+static struct { const void* host; uintptr_t dev; size_t n; } vars[64];
+static uintptr_t nextVar = 0x6f0000000000;
+void __cudaRegisterVar(void** h, char* hv, char* dv, const char* n, int ext, size_t sz, int c, int g) {
+  for (int i = 0; i < 64; i++)
+    if (vars[i].host == 0) { vars[i].host = hv; vars[i].dev = nextVar; vars[i].n = sz; nextVar += (sz + 0xff) & ~(uintptr_t)0xff; return; }
+}
+int cudaGetSymbolAddress(void** p, const void* s) {
+  for (int i = 0; i < 64; i++)
+    if (vars[i].host != 0 && vars[i].host == s) { *p = (void*)vars[i].dev; return 0; }
+  return 13;  /* cudaErrorInvalidSymbol */
+}
+int cudaGetSymbolSize(size_t* n, const void* s) {
+  for (int i = 0; i < 64; i++)
+    if (vars[i].host != 0 && vars[i].host == s) { *n = vars[i].n; return 0; }
+  return 13;
+}
 int cudaGetFuncBySymbol(void** f, const void* s) {
   for (int i = 0; i < 64; i++)
     if (funcs[i].host == s) { *f = (void*)funcs[i].dev; return 0; }
