@@ -439,7 +439,7 @@ var phrases = map[string]string{
 	"poll_waits":                 "polls of a stream or an event that ended in completion (host waits)",
 	"host_waits":                 "host waits of every kind: synchronisations of the device, a stream or an event, and polls that ended (device_syncs + stream_syncs + event_syncs + poll_waits)",
 	"unwaited_results":           "device results copied to the host before the host waited for every stream that wrote them",
-	"pool_settings_unused":       "pool settings made on a pool no allocation came from",
+	"pool_settings_unused":       "pool settings made on a pool no allocation came from (an attribute written, a trim)",
 	"graph_relaunch_frees":       "graph allocations freed by the next launch of their graph",
 	"vmm_unmap_bytes":            "bytes of the mappings undone with cuMemUnmap",
 	"vmm_unmaps_unwaited":        "cuMemUnmap calls made before the host waited for the work queued on the streams",

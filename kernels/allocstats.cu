@@ -166,7 +166,7 @@ struct Record {
     uint64_t host_polls;               // stream and event queries made again after one answered not ready
     uint64_t poll_waits;               // polls that ended in completion: host waits
     uint64_t unwaited_results;         // device results copied to the host before a wait covered the stream writing them
-    uint64_t pool_settings_unused;     // cudaMemPoolSetAttribute calls on a pool no allocation came from
+    uint64_t pool_settings_unused;     // cudaMemPoolSetAttribute and cudaMemPoolTrimTo calls on a pool no allocation came from
     uint64_t graph_relaunch_frees;     // a graph's allocations freed by its next launch (auto free on launch)
     uint64_t vmm_unmap_bytes;          // bytes of the mappings cuMemUnmap undid (one call may undo several)
     uint64_t vmm_unmaps_unwaited;      // cuMemUnmap calls made while work queued on a stream had not been waited for

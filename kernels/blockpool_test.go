@@ -176,3 +176,63 @@ func TestHarnessesShowBlockPoolPendingEventsAtDestroy(t *testing.T) {
 		t.Errorf("blind26_pending_blocks_events_left_at_destroy %v: leaked_events %d, want at least the two larger classes' pending blocks'\n%s", few, s.LeakedEvents, out)
 	}
 }
+
+// block-pool's hidden run "64 blocks of 512, 4096 and 10000 bytes"
+// (review/blind27): three classes of 64 blocks, 192 blocks in all, where
+// every other run has 128 or fewer. review/blind27's pool numbers its
+// blocks across the classes and threads its lists through links kept in
+// signed chars: block 128's number is stored as -128, the end of a list,
+// so the third class's idle list ends after its first block and part 1
+// stops ("returned nullptr while 63 blocks of 10000 bytes were free").
+// Every correct design, on the harness of now, runs it to the end and
+// takes and gives back every block; a blind set's design whole, with the
+// harness of its day (as grade and verify --wrong run it), takes and
+// gives back every block too (its exit not asked: an older harness's
+// lines of order need kernels that run, which the stand-in's never do).
+// The two wrong answers this run was made for first, the 32-bit marks of
+// blind6 and blind26, still fail in it.
+func TestHarnessesShowBlockPoolBlockNumbersPast127(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol = "solutions/day068/block_pool.cu"
+	many := []string{"64", "256", "512", "4096", "10000"}
+	whole := func(out string) bool {
+		return strings.Contains(out, "took every block: 64 of each class") && strings.Contains(out, "gave every block back: yes") &&
+			strings.Contains(out, "double free refused: yes")
+	}
+	for i, p := range blockPoolCorrect(t) {
+		if p.blind {
+			prog := h.build(t, "many68-whole-"+string(rune('a'+i)), sol, sol, p.content)
+			if _, out := h.recordRun(t, prog, nil, true, many...); !whole(out) {
+				t.Errorf("%s whole %v: want every block taken and given back\n%s", p.name, many, out)
+			}
+			p.name += " (the harness of now)"
+			p.content = onBlockPoolHarness(t, p.content)
+		}
+		prog := h.build(t, "many68-"+string(rune('a'+i)), sol, sol, p.content)
+		s, out := h.recordEnv(t, prog, nil, many...)
+		if s.Exited != 1 || !whole(out) || !strings.Contains(out, "words overwritten while their request held them: 0") ||
+			!strings.Contains(out, "classes' blocks still handed out") {
+			t.Errorf("%s %v: exited %d, want the run to its end, every block taken and given back\n%s", p.name, many, s.Exited, out)
+		}
+	}
+
+	port := patched(t, sol, "solutions/day068/wrong/block-pool/blind27_list_links_kept_in_signed_chars.patch")
+	prog := h.build(t, "many68-port", sol, sol, port)
+	if s, out := h.recordEnv(t, prog, nil); s.Exited != 1 || !strings.Contains(out, "took every block: 8 of each class") {
+		t.Errorf("blind27_list_links_kept_in_signed_chars, the default run: want it to its end, as on the H200\n%s", out)
+	}
+	two := []string{"64", "256", "512", "4096"}
+	if _, out := h.recordRun(t, prog, nil, false, two...); !whole(out) {
+		t.Errorf("blind27_list_links_kept_in_signed_chars %v (128 blocks, numbers to 127): want every block taken\n%s", two, out)
+	}
+	if _, out := h.recordRun(t, prog, nil, true, many...); !strings.Contains(out, "returned nullptr while 63 blocks of 10000 bytes were free") {
+		t.Errorf("blind27_list_links_kept_in_signed_chars %v: want part 1 stopped at the third class's second block\n%s", many, out)
+	}
+	for _, w := range []string{"blind6_handed_out_bits_in_32_bit_mask", "blind26_harvested_block_bit_shifted_as_a_32_bit_one"} {
+		prog := h.build(t, "many68-"+w, sol, sol, patched(t, sol, "solutions/day068/wrong/block-pool/"+w+".patch"))
+		if _, out := h.recordRun(t, prog, nil, true, many...); whole(out) && strings.Contains(out, "words overwritten while their request held them: 0") &&
+			strings.Contains(out, "classes' blocks still handed out") {
+			t.Errorf("%s %v: ran to its end and gave every block back, want it failing in this run\n%s", w, many, out)
+		}
+	}
+}

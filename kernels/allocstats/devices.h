@@ -425,10 +425,15 @@ namespace { bool trimWaited(bool graph); }
 // nothing a trim could give back: a trim while a kernel that uses no freed
 // memory still runs is not early (review/blind9's graph-alloc design,
 // whose frees were all waited for before the harness's busy kernel).
+// A trim is a setting of the pool as an attribute written is (how much it
+// keeps, now): one made on a pool no allocation came from gives back
+// nothing of the program's, and what another user of that pool keeps
+// (review/blind27's pool-reuse trimmed the device's default pool).
 HOOK(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t pool, size_t keep), (pool, keep), {
     tlTrim(keep);
     rec->pool_trims++;
     notePool(pool);
+    (*poolSets)[pool]++;
     if (!trimWaited(false)) rec->trims_unwaited++;
 })
 HOOK(cudaError_t, cudaDeviceGraphMemTrim, (int device), (device), {
