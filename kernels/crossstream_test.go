@@ -92,3 +92,49 @@ func TestHarnessesShowCrossStreamsLoadWaitingForTheLastSquare(t *testing.T) {
 		}
 	}
 }
+
+// review/blind27's second work stream that waits for half 0's squared
+// event before it squares half 1 (kept as unseen, issue 36): the two
+// squares of a chunk, two readers of one buffer's disjoint halves, are
+// ordered one after the other. This set's correct design sums half 0 on
+// the reduce stream as soon as half 0 is squared, so that sum takes the
+// place of the lost overlap: in each of the spec's three runs the record
+// leaves as many streams free at once as the correct design does (the
+// load stream never waits), and queues one wait a chunk more, as many as
+// the correct alternative that frees the values on half 0's stream
+// (right/free_on_first_reader). No bound on these figures fails it and
+// passes both.
+func TestHarnessesShowCrossStreamsSecondHalfWaitingForTheFirst(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol = "solutions/day070/cross_stream.cu"
+	first := patched(t, sol, "solutions/day070/right/cross-stream/free_on_first_reader.patch")
+	unseen := patched(t, sol, "solutions/day070/unseen/cross-stream/blind27_second_half_waits_for_the_first_before_squaring.patch")
+	correct := mustRead(t, "../review/blind27/cross-stream/correct.cu")
+	progs := map[string]string{
+		"first":   h.build(t, "cross27-first", sol, sol, first),
+		"unseen":  h.build(t, "cross27-unseen", sol, sol, unseen),
+		"correct": h.build(t, "cross27-correct", sol, sol, correct),
+	}
+	for _, args := range [][]string{nil, {"13", "2"}, {"1", "8"}} {
+		got := map[string][3]uint64{}
+		for name, prog := range progs {
+			s := h.recordFailing(t, prog, args...)
+			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 {
+				t.Errorf("%s %v: unordered_uses %d (%s), unordered_frees %d, uses_after_free %d: want 0", name, args,
+					s.UnorderedUses, s.RaceNote("unordered_uses"), s.UnorderedFrees, s.UsesAfterFree)
+			}
+			got[name] = [3]uint64{s.MaxUnorderedStreams, s.StreamWaitEvents, s.EventPairs}
+		}
+		t.Logf("%v: max_unordered_streams, stream_wait_events, event_pairs: %v", args, got)
+		u, c, f := got["unseen"], got["correct"], got["first"]
+		if u[0] != c[0] {
+			t.Errorf("%v: max_unordered_streams %d, this set's correct design %d: want the same", args, u[0], c[0])
+		}
+		if u[1] > f[1] || u[2] > f[2] {
+			t.Errorf("%v: waits %v, the first reader's alternative %v: want no more", args, u[1:], f[1:])
+		}
+		if u[1] <= c[1] {
+			t.Errorf("%v: stream_wait_events %d, this set's correct design %d: want the second half's waits on top", args, u[1], c[1])
+		}
+	}
+}
