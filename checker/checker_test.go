@@ -120,8 +120,11 @@ func TestLayoutMatchesLibrary(t *testing.T) {
 	if got, want := v21Size-v20Size, 2*8; got != want {
 		t.Errorf("version 21 adds %d bytes, want %d (two figures)", got, want)
 	}
-	if got, want := binary.Size(st)-v21Size, 1*8; got != want {
+	if got, want := v22Size-v21Size, 1*8; got != want {
 		t.Errorf("version 22 adds %d bytes, want %d (one figure)", got, want)
+	}
+	if got, want := binary.Size(st)-v22Size, 1*8; got != want {
+		t.Errorf("version 23 adds %d bytes, want %d (one figure)", got, want)
 	}
 }
 

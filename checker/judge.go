@@ -396,6 +396,7 @@ var phrases = map[string]string{
 	"kernels_timed":              "kernel launches timed on the GPU",
 	"max_concurrent_streams":     "the most streams running kernels at one instant",
 	"max_unordered_streams":      "the most streams whose queued work the program's own ordering left free to run at once",
+	"max_unordered_users":        "the most streams whose uses of one buffer the program's own ordering left free to run at once",
 	"registered_unmapped":        "host ranges page-locked with cudaHostRegister whose memory was freed or unmapped before their cudaHostUnregister",
 	"write_combined_copies":      "copies of device memory to the host into write-combined pinned memory, which the host reads uncached",
 	"kernel_host_launches":       "kernel launches given a pointer into page-locked host memory (zero-copy: each access crosses the bus)",

@@ -82,8 +82,11 @@ func TestVersionSizesCoverEveryVersion(t *testing.T) {
 			t.Errorf("version %d's size %d is not past version %d's %d", i+1, versionSizes[i], i, versionSizes[i-1])
 		}
 	}
-	if _, v := StatMeaning("vmm_retain_attempts"); v != statsVersion {
-		t.Errorf("vmm_retain_attempts came in version %d, want %d", v, statsVersion)
+	if _, v := StatMeaning("max_unordered_users"); v != statsVersion {
+		t.Errorf("max_unordered_users came in version %d, want %d", v, statsVersion)
+	}
+	if _, v := StatMeaning("vmm_retain_attempts"); v != 22 {
+		t.Errorf("vmm_retain_attempts came in version %d, want 22", v)
 	}
 	if _, v := StatMeaning("vmm_retain_calls"); v != 21 {
 		t.Errorf("vmm_retain_calls came in version %d, want 21", v)
@@ -113,10 +116,10 @@ func TestVersionSizesCoverEveryVersion(t *testing.T) {
 
 // TestDecodeEveryOlderVersion: a record of each version before
 // statsVersion decodes at that version's size, its later figures 0, and
-// one byte shorter does not (version 21's, the last before
-// vmm_retain_attempts, included).
+// one byte shorter does not (version 22's, the last before
+// max_unordered_users, included).
 func TestDecodeEveryOlderVersion(t *testing.T) {
-	full := (&Stats{VMMRetainAttempts: 7, VMMRetainCalls: 3}).Encode()
+	full := (&Stats{MaxUnorderedUsers: 2, VMMRetainAttempts: 7, VMMRetainCalls: 3}).Encode()
 	for v := 1; v < statsVersion; v++ {
 		size := versionSizes[v-1]
 		rec := append([]byte(nil), full[:size]...)
@@ -126,14 +129,17 @@ func TestDecodeEveryOlderVersion(t *testing.T) {
 			t.Errorf("version %d at its size %d: %v", v, size, err)
 			continue
 		}
-		if s.VMMRetainAttempts != 0 {
+		if s.MaxUnorderedUsers != 0 {
+			t.Errorf("version %d: max_unordered_users %d, want 0 (version 23's)", v, s.MaxUnorderedUsers)
+		}
+		if v < 22 && s.VMMRetainAttempts != 0 {
 			t.Errorf("version %d: vmm_retain_attempts %d, want 0 (version 22's)", v, s.VMMRetainAttempts)
 		}
 		if _, err := DecodeStats(rec[:size-1]); err == nil {
 			t.Errorf("version %d one byte short of %d decoded", v, size)
 		}
 	}
-	if s, err := DecodeStats(full); err != nil || s.VMMRetainAttempts != 7 {
-		t.Errorf("version %d: %v, vmm_retain_attempts %v", statsVersion, err, s)
+	if s, err := DecodeStats(full); err != nil || s.VMMRetainAttempts != 7 || s.MaxUnorderedUsers != 2 {
+		t.Errorf("version %d: %v, %v", statsVersion, err, s)
 	}
 }

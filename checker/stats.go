@@ -283,11 +283,20 @@ type Stats struct {
 	// balanced); vmm_retain_calls, the successes, cannot bound a count of
 	// calls, as an honest retain that fails takes no reference.
 	VMMRetainAttempts uint64 `stat:"vmm_retain_attempts"`
+	// Version 23: the most streams whose uses of one allocation
+	// (kernels, copies, memsets; each at its own addresses, or the same
+	// ones, which unordered_uses counts as a race on stream-ordered
+	// memory) the program's own ordering left free to run at once: at
+	// each use, its stream and every other stream with a use of the
+	// allocation it is not ordered after. No timing: two streams that
+	// each read half of one input score 2 when neither waited for the
+	// other before its read, 1 when one did.
+	MaxUnorderedUsers uint64 `stat:"max_unordered_users"`
 }
 
 const (
 	statsMagic   = 0x5354415453534c4c
-	statsVersion = 22
+	statsVersion = 23
 )
 
 // v1Size is the size of a version 1 record: everything before the race
@@ -376,10 +385,14 @@ var v20Size = int(unsafe.Offsetof(Stats{}.VMMRetainCalls))
 // figures of version 22.
 var v21Size = int(unsafe.Offsetof(Stats{}.VMMRetainAttempts))
 
+// v22Size is the size of a version 22 record: everything before the
+// figures of version 23.
+var v22Size = int(unsafe.Offsetof(Stats{}.MaxUnorderedUsers))
+
 // versionSizes are the sizes of the records of every version before
 // statsVersion, version 1 first: a statistic came in the first version
 // whose size is past its offset (the statistics reference says which).
-var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size, v18Size, v19Size, v20Size, v21Size}
+var versionSizes = []int{v1Size, v2Size, v3Size, v4Size, v5Size, v6Size, v7Size, v8Size, v9Size, v10Size, v11Size, v12Size, v13Size, v14Size, v15Size, v16Size, v17Size, v18Size, v19Size, v20Size, v21Size, v22Size}
 
 // RaceNote is, in words, the first race the library saw of the kind a
 // statistic counts (unordered_uses, unordered_frees, uses_after_free or
@@ -595,7 +608,7 @@ func reflectType() reflect.Type { return reflect.TypeOf(Stats{}) }
 // each process's kernels are timed on a clock of its own, so a span or an
 // overlap across processes is not measured, only each process's.
 var mergeMax = map[string]bool{
-	"PeakLiveBytes": true, "MaxConcurrentStreams": true, "MaxUnorderedStreams": true, "KernelSpanNs": true,
+	"PeakLiveBytes": true, "MaxConcurrentStreams": true, "MaxUnorderedStreams": true, "MaxUnorderedUsers": true, "KernelSpanNs": true,
 	"StreamKernelNsMax": true, "ReleaseThreshold": true,
 	"IPCOpenedCloseLastNs": true,
 }

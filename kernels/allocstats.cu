@@ -227,6 +227,8 @@ struct Record {
     uint64_t vmm_refs_unreleased;      // references to physical memory (a cuMemCreate's, a retain's or an import's) no cuMemRelease that succeeded gave back by exit
     // version 22: every call that may take such a reference, as the seven vmm_*_calls count theirs
     uint64_t vmm_retain_attempts;      // cuMemRetainAllocationHandle and cuMemImportFromShareableHandle calls, made or made to fail: what the outside witness bounds its count of the two by (a failed one takes no reference, so vmm_retain_calls cannot)
+    // version 23: the readers of one buffer the program's ordering leaves side by side
+    uint64_t max_unordered_users;      // the most streams whose uses of one allocation (kernels, copies, memsets, each at its own addresses) the program's ordering left free to run at once
 };
 
 // A use of an allocation: the last operation of a stream that touched it

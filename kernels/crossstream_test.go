@@ -1,6 +1,8 @@
 package kernels_test
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -91,4 +93,85 @@ func TestHarnessesShowCrossStreamsLoadWaitingForTheLastSquare(t *testing.T) {
 			t.Errorf("%v: stream_wait_events %d, this set's correct design %d: want the load stream's waits on top", args, u[1], c[1])
 		}
 	}
+}
+
+// review/blind27's second work stream that waits for half 0's squared
+// event before it squares half 1 (issue 36): the two squares of a chunk,
+// two readers of disjoint halves of one buffer, are ordered one after the
+// other. That set's correct design sums half 0 on the reduce stream as
+// soon as half 0 is squared, so that sum takes the place of the lost
+// overlap: in each of the spec's three runs the record leaves as many
+// streams free at once as the correct design does (the load stream never
+// waits) and queues as many waits as the correct alternative that frees
+// the values on half 0's stream (right/free_on_first_reader), and with one
+// chunk two streams still run kernels at once. max_unordered_users (record
+// version 23) sees the order by buffer: 2 in every correct design, the
+// solution, each right alternative and each blind correct design, in every
+// run (the two reads of the values side by side); 1 in the one-chunk run
+// for this port and for blind6's wait queued before its square.
+func TestHarnessesShowCrossStreamsSecondHalfWaitingForTheFirst(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol = "solutions/day070/cross_stream.cu"
+	first := patched(t, sol, "solutions/day070/right/cross-stream/free_on_first_reader.patch")
+	port := patched(t, sol, "solutions/day070/wrong/cross-stream/blind27_second_half_waits_for_the_first_before_squaring.patch")
+	correct := mustRead(t, "../review/blind27/cross-stream/correct.cu")
+	progs := map[string]string{
+		"first":   h.build(t, "cross27-first", sol, sol, first),
+		"port":    h.build(t, "cross27-port", sol, sol, port),
+		"correct": h.build(t, "cross27-correct", sol, sol, correct),
+	}
+	runs := [][]string{nil, {"13", "2"}, {"1", "8"}}
+	for _, args := range runs {
+		got := map[string][4]uint64{}
+		for name, prog := range progs {
+			s := h.recordFailing(t, prog, args...)
+			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 {
+				t.Errorf("%s %v: unordered_uses %d (%s), unordered_frees %d, uses_after_free %d: want 0", name, args,
+					s.UnorderedUses, s.RaceNote("unordered_uses"), s.UnorderedFrees, s.UsesAfterFree)
+			}
+			got[name] = [4]uint64{s.MaxUnorderedStreams, s.StreamWaitEvents, s.EventPairs, s.MaxUnorderedUsers}
+		}
+		t.Logf("%v: max_unordered_streams, stream_wait_events, event_pairs, max_unordered_users: %v", args, got)
+		u, c, f := got["port"], got["correct"], got["first"]
+		if u[0] != c[0] {
+			t.Errorf("%v: max_unordered_streams %d, this set's correct design %d: want the same", args, u[0], c[0])
+		}
+		if u[1] != f[1] || u[2] != f[2] {
+			t.Errorf("%v: waits %v, the first reader's alternative %v: want as many", args, u[1:3], f[1:3])
+		}
+		if len(args) == 2 && args[0] == "1" && u[3] != 1 {
+			t.Errorf("%v: max_unordered_users %d, want 1 (the two reads of the values ordered)", args, u[3])
+		}
+	}
+
+	// Every correct design leaves the two reads side by side, in every run;
+	// blind6's wait before the square orders them, as the port's does.
+	others := map[string][]byte{
+		"solution": mustRead(t, "../"+sol),
+		"blind6":   patched(t, sol, "solutions/day070/wrong/cross-stream/blind6_second_half_waits_before_its_square.patch"),
+	}
+	patches, _ := filepath.Glob("../solutions/day070/right/cross-stream/*.patch")
+	for _, p := range patches {
+		others["right/"+filepath.Base(p)] = patched(t, sol, strings.TrimPrefix(p, "../"))
+	}
+	blinds, _ := filepath.Glob("../review/*/cross-stream/correct.cu")
+	for _, b := range blinds {
+		others[b] = mustRead(t, b)
+	}
+	for name, src := range others {
+		prog := h.build(t, "cross27-"+strings.NewReplacer("/", "-", ".", "-").Replace(name), sol, sol, src)
+		for _, args := range runs {
+			s := h.recordFailing(t, prog, args...)
+			if name == "blind6" {
+				if len(args) == 2 && args[0] == "1" && s.MaxUnorderedUsers != 1 {
+					t.Errorf("blind6 %v: max_unordered_users %d, want 1", args, s.MaxUnorderedUsers)
+				}
+				continue
+			}
+			if s.MaxUnorderedUsers < 2 {
+				t.Errorf("%s %v: max_unordered_users %d, want at least 2 (the halves' reads side by side)", name, args, s.MaxUnorderedUsers)
+			}
+		}
+	}
+	t.Logf("%d correct designs and blind6 measured", len(others)-1)
 }

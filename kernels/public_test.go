@@ -90,9 +90,7 @@ func TestPublicMistakesShowInTheRecord(t *testing.T) {
 		{
 			main: "solutions/day070/cross_stream.cu", sol: "solutions/day070/cross_stream.cu",
 			patch: "solutions/day070/wrong/cross-stream/public_loaded_recorded_on_the_null_stream.patch",
-			// The stand-in shows no unordered use in cross-stream (its
-			// record_before_generate neither): the record on stream 0 is
-			// what it shows.
+			// The record on stream 0 is what it shows.
 			what: "default_stream_ops", shown: func(s *checker.Stats, _ string) uint64 { return s.DefaultStreamOps },
 		},
 		{

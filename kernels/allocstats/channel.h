@@ -841,7 +841,7 @@ Record* record() {
     rec = &scratch;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 22;
+    rec->version = 23;
     live = new std::map<uintptr_t, Alloc>();
     symbols = new std::map<uintptr_t, Alloc>();
     streams = new std::unordered_map<cudaStream_t, bool>();
@@ -1224,7 +1224,7 @@ void forkChild() {
     guard.driver_alloc_calls = guard.driver_alloc_bytes = guard.driver_free_calls = guard.redirected = 0;
     ownFill(rec, 0, sizeof(Record));
     rec->magic = kMagic;
-    rec->version = 22;
+    rec->version = 23;
     live->clear(); symbols->clear(); streams->clear(); clocks->clear(); trimHolds->clear(); events->clear(); numbers->clear();
     nonblocking->clear(); ipcEvents->clear(); ipcOpened->clear(); ipcOpenedAt->clear(); ipcShared->clear(); importFrees->clear(); exported->clear(); host->clear(); kernels->clear(); hostLive->clear(); registered->clear(); writeCombined->clear(); mapped->clear(); vmmReleased->clear(); vmmRefs->clear(); reservations->clear(); graphs->clear(); captureOf->clear(); captureRecords->clear();
     freed->clear(); liveEvents->clear(); madeIdle->clear(); answerClocks->clear(); answerEvents->clear();
@@ -2088,6 +2088,16 @@ void use(Alloc* x, uintptr_t base, uintptr_t addr, uintptr_t end, UseKind k, cud
                 break;
             }
     }
+    // The buffer's fan-out (max_unordered_users): this use's stream and
+    // every other stream with a use of the buffer that this one is not
+    // ordered after, at any address (two halves of one input read on two
+    // streams at once count 2; a reader that waited for the other's
+    // event first, 1).
+    std::vector<cudaStream_t> beside;
+    for (auto& u : x->uses)
+        if (u.stream != s && !ordered(s, u.stream, u.seq) && std::find(beside.begin(), beside.end(), u.stream) == beside.end())
+            beside.push_back(u.stream);
+    if (beside.size() + 1 > rec->max_unordered_users) rec->max_unordered_users = beside.size() + 1;
     if (b[0] != 0) {
         rec->unordered_uses++;
         tlFinding(kTlFindUse, base, x->bytes);

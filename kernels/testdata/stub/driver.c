@@ -22,6 +22,9 @@ static const struct { const char* name; size_t n; size_t p[8][2]; } kernels[] = 
   {"_Z4busyx", 1, {{0, 8}}},                                                                    // day074's busy
   {"_Z5scalePKfPfif", 4, {{0, 8}, {8, 8}, {16, 4}, {20, 4}}},                                   // day069's scale
   {"_Z8checksumPKfiPx", 3, {{0, 8}, {8, 4}, {16, 8}}},                                          // day069's checksum
+  {"_Z8generatePfii", 3, {{0, 8}, {8, 4}, {12, 4}}},                                            // day070's generate
+  {"_Z6squarePKfPfi", 3, {{0, 8}, {8, 8}, {16, 4}}},                                            // day070's square
+  {"_Z3sumPKfiPf", 3, {{0, 8}, {8, 4}, {16, 8}}},                                               // day070's sum
   {"_Z4fillPfi", 2, {{0, 8}, {8, 4}}},                                                          // graph_node.cu's fill
   {"_Z5totalPKfPfi", 3, {{0, 8}, {8, 8}, {16, 4}}},                                             // graph_node.cu's total
   {"_Z4work10DevicePooliiPPcPj", 5, {{0, 24}, {24, 4}, {28, 4}, {32, 8}, {40, 8}}},            // day087's work
