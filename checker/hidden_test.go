@@ -516,3 +516,69 @@ func TestDiffLines(t *testing.T) {
 		t.Errorf("a change without its removed line taken as the change: %q", b)
 	}
 }
+
+// graph-alloc's produce factors and its run of 1 MiB (review/blind27).
+// The harness now prints, after produce's total, what factor each launch
+// of produce ran with: the check of it passes the line of a correct
+// design and a file from before the line (its total followed by the
+// graph memory line), and fails factors counted down, whose totals are
+// right. The hidden run "2 launches of 1 MiB" asks for the end of the
+// run: sums on a grid rounded down to 0 stop the program there.
+func TestGraphAllocFactorsInOrderAndOneMiB(t *testing.T) {
+	s, err := LoadSpec("../exercises/day074/graph_alloc.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../solutions/day074/graph_alloc.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := ParseSecret("graph_alloc.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddSecret(secret); err != nil {
+		t.Fatal(err)
+	}
+	// passes says whether the run's checks named name pass on output and
+	// exit status code; every other check is left out.
+	passes := func(run, name, output string, code int) bool {
+		t.Helper()
+		n, pass := 0, true
+		for _, r := range s.ForRun(run).Judge(&Run{Output: output, ExitCode: code, Stats: &Stats{}}) {
+			if r.Check != nil && r.Check.Name == name {
+				n++
+				pass = pass && r.Pass
+			}
+		}
+		if n != 1 {
+			t.Fatalf("run %q: %d checks named %q, want 1", run, n, name)
+		}
+		return pass
+	}
+	const factors = "produce's k-th launch scales by k"
+	head := "step total 838860800 (expected 838860800)\nproduce total 230686720 (expected 230686720)\n"
+	tail := "graph memory: used high 64 MiB, reserved 64 MiB\nafter the trim: graph memory reserved 0 MiB, used 0 MiB\n"
+	for _, tc := range []struct {
+		design, line string
+		pass         bool
+	}{
+		{"a correct design", "produce's launches: each scaled by its number\n", true},
+		{"a file from before the line", "", true},
+		{"factors counted down (blind27)", "produce's launches: launch 1 scaled by 10, not by its number\n", false},
+		{"a launch missing", "produce's launches: 9 seen, for 10 launches\n", false},
+	} {
+		for _, run := range []string{"", "2 launches of 1 MiB"} {
+			if got := passes(run, factors, head+tc.line+tail, 0); got != tc.pass {
+				t.Errorf("%s, run %q: passed %v, want %v", tc.design, run, got, tc.pass)
+			}
+		}
+	}
+	if !passes("2 launches of 1 MiB", "runs to the end", head+tail, 0) {
+		t.Error("a correct design's run of 1 MiB does not pass runs to the end")
+	}
+	stopped := "step graph: 2 allocation nodes, 2 free nodes\ngraph_alloc.cu:245: operation failed due to a previous error during capture\n"
+	if passes("2 launches of 1 MiB", "runs to the end", stopped, 1) {
+		t.Error("sums on a grid of 0 (exit status 1) pass runs to the end in the run of 1 MiB")
+	}
+}

@@ -943,6 +943,62 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 	}
 }
 
+// graph-alloc with 1 MiB (review/blind27): the program takes any MIB from
+// 1, and the stand-in refuses a launch with an empty grid, as the runtime
+// does (invalid configuration, the thread's last error until read). The
+// solution, its right alternatives and every blind set's correct design
+// (whole, on the harness each was written on) reach the end of the run
+// with 2 launches of 1 MiB wherever they reach it with 16 MiB; sums on
+// scale's blocks / 2048, rounded down, get a grid of 0 at 1 MiB and stop
+// at the check after the loop, and run to the end with 16 MiB.
+func TestHarnessesShowGraphAllocsEmptyGridAtOneMiB(t *testing.T) {
+	h := buildHarnessRig(t)
+	const sol, right = "solutions/day074/graph_alloc.cu", "solutions/day074/right/graph-alloc"
+	programs := map[string][]byte{"solution": mustRead(t, filepath.Join("..", sol))}
+	rights, err := os.ReadDir(filepath.Join("..", right))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rights {
+		programs["right/"+r.Name()] = patched(t, sol, filepath.Join(right, r.Name()))
+	}
+	blinds, _ := filepath.Glob(filepath.Join("..", "review", "*", "graph-alloc*", "correct.cu"))
+	if len(blinds) < 27 {
+		t.Fatalf("%d blind correct designs of graph-alloc found, want 27 or more", len(blinds))
+	}
+	for _, f := range blinds {
+		programs[strings.TrimPrefix(f, "../")] = mustRead(t, f)
+	}
+	const end = "after the trim:"
+	ends := func(prog string, args ...string) (bool, string) {
+		_, out := h.recordRun(t, prog, nil, true, args...)
+		return strings.Contains(out, end), out
+	}
+	for name, content := range programs {
+		prog := h.build(t, "onemib-"+strings.NewReplacer("/", "-", ".", "-").Replace(name), sol, sol, content)
+		at16, out16 := ends(prog, "2", "16")
+		at1, out1 := ends(prog, "2", "1")
+		if !at16 {
+			if !strings.HasPrefix(name, "review/") {
+				t.Errorf("%s: with 16 MiB the run does not reach the end on the stand-in\n%s", name, out16)
+			}
+			t.Logf("%s: does not reach the end on the stand-in with 16 MiB either", name)
+			continue
+		}
+		if !at1 {
+			t.Errorf("%s: with 2 launches of 1 MiB the run stops before the end (it reaches it with 16 MiB)\n%s", name, out1)
+		}
+	}
+	wrongSrc := patched(t, sol, "solutions/day074/wrong/graph-alloc/blind27_sum_grid_rounded_down.patch")
+	prog := h.build(t, "onemib-grid-rounded-down", sol, sol, wrongSrc)
+	if at16, out := ends(prog, "2", "16"); !at16 {
+		t.Errorf("the sums' grid rounded down, 16 MiB: the run stops before the end, want it to reach it (a grid of 8)\n%s", out)
+	}
+	if at1, out := ends(prog, "2", "1"); at1 {
+		t.Errorf("the sums' grid rounded down, 1 MiB: the run reaches the end, want it stopped (a grid of 0)\n%s", out)
+	}
+}
+
 // The child's wait on the parent's event `filled` may take only an older
 // record when the parent sent the block's export data before recording
 // `filled` after the fill (review/blind's record-after-send, issue 36):

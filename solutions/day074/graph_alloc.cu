@@ -19,10 +19,50 @@ __global__ void ones(int* x, int n) {
     if (i < n) x[i] = 1;
 }
 
+// What each launch of scale was given, in the order the launches ran:
+// one thread of each adds its out and its k. The harness reads it after
+// the loop, to say what factor each launch of produce ran with.
+const unsigned int kScaledMax = 4096;
+struct Scaled { const int* out; int k; };
+struct ScaleLog { unsigned int count; Scaled at[kScaledMax]; };
+__device__ ScaleLog scaled;
+
 // out[i] = k * in[i]
 __global__ void scale(const int* in, int* out, int n, int k) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) {
+        unsigned int j = atomicAdd(&scaled.count, 1u);
+        if (j < kScaledMax) scaled.at[j] = Scaled{out, k};
+    }
     if (i < n) out[i] = k * in[i];
+}
+
+// Prints whether produce's k-th launch scaled by k (TODO 3), from what
+// scale recorded: the launches that wrote into produce's allocation (the
+// address its allocation node gives out, the same at every launch), in
+// the order they ran. The totals cannot tell: factors given in another
+// order add up to the same.
+static void produce_factors(cudaGraph_t g, const ScaleLog& log, int launches) {
+    const void* out = nullptr;
+    size_t count = 0;
+    cudaGraphGetNodes(g, nullptr, &count);
+    std::vector<cudaGraphNode_t> nodes(count);
+    if (count) cudaGraphGetNodes(g, nodes.data(), &count);
+    for (cudaGraphNode_t a : nodes) {
+        cudaGraphNodeType t;
+        cudaMemAllocNodeParams ap = {};
+        if (cudaGraphNodeGetType(a, &t) == cudaSuccess && t == cudaGraphNodeTypeMemAlloc && cudaGraphMemAllocNodeGetParams(a, &ap) == cudaSuccess) out = ap.dptr;
+    }
+    int seen = 0;
+    for (unsigned int j = 0; j < log.count && j < kScaledMax; j++) {
+        if (log.at[j].out != out) continue;
+        if (log.at[j].k != ++seen) {
+            printf("produce's launches: launch %d scaled by %d, not by its number\n", seen, log.at[j].k);
+            return;
+        }
+    }
+    if (seen == launches) printf("produce's launches: each scaled by its number\n");
+    else printf("produce's launches: %d seen, for %d launches\n", seen, launches);
 }
 
 // Adds x into *total; each thread a strided share.
@@ -238,9 +278,14 @@ int main(int argc, char** argv) {
     CHECK(cudaGetLastError());
     unsigned long long got[2] = {0, 0};
     CHECK(cudaMemcpyAsync(got, totals, sizeof got, cudaMemcpyDeviceToHost, s));
+    static ScaleLog log = {};   // what scale recorded (the harness's)
+    void* log_at = nullptr;
+    CHECK(cudaGetSymbolAddress(&log_at, scaled));
+    CHECK(cudaMemcpyAsync(&log, log_at, sizeof log, cudaMemcpyDeviceToHost, s));
     CHECK(cudaStreamSynchronize(s));
     printf("step total %llu (expected %llu)\n", got[0], 5ull * n * launches);
     printf("produce total %llu (expected %llu)\n", got[1], (unsigned long long)n * launches * (launches + 1) / 2);
+    produce_factors(produce_graph, log, launches);
     printf("graph memory: used high %llu MiB, reserved %llu MiB\n",
            graph_mem(device, cudaGraphMemAttrUsedMemHigh) >> 20, graph_mem(device, cudaGraphMemAttrReservedMemCurrent) >> 20);
     busy<<<1, 1, 0, s>>>(50000000);   // tens of milliseconds
