@@ -1,10 +1,28 @@
 package kernels_test
 
 import (
-	"path/filepath"
-	"strings"
+	"fmt"
 	"testing"
 )
+
+// orderFigures runs each of progs with args and gives, by name, its
+// record's figures of order (max_unordered_streams, stream_wait_events,
+// event_pairs, max_unordered_users), failing the test where a program
+// races (an unordered use or free, a use after a free).
+func orderFigures(t *testing.T, h harnessRig, progs map[string]string, args []string) map[string][4]uint64 {
+	t.Helper()
+	got := map[string][4]uint64{}
+	for name, prog := range progs {
+		s := h.recordFailing(t, prog, args...)
+		if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 {
+			t.Errorf("%s %v: unordered_uses %d (%s), unordered_frees %d, uses_after_free %d: want 0", name, args,
+				s.UnorderedUses, s.RaceNote("unordered_uses"), s.UnorderedFrees, s.UsesAfterFree)
+		}
+		got[name] = [4]uint64{s.MaxUnorderedStreams, s.StreamWaitEvents, s.EventPairs, s.MaxUnorderedUsers}
+	}
+	t.Logf("%v: max_unordered_streams, stream_wait_events, event_pairs, max_unordered_users: %v", args, got)
+	return got
+}
 
 // review/blind25's work streams that wait for the chunk before's sums
 // before they square the next chunk (kept as unseen, issue 36): the order
@@ -30,16 +48,7 @@ func TestHarnessesShowCrossStreamsWorkWaitingForTheChunkBeforesSums(t *testing.T
 		"correct": h.build(t, "cross25-correct", sol, sol, correct),
 	}
 	for _, args := range [][]string{nil, {"13", "2"}, {"1", "8"}} {
-		got := map[string][3]uint64{}
-		for name, prog := range progs {
-			s := h.recordFailing(t, prog, args...)
-			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 {
-				t.Errorf("%s %v: unordered_uses %d (%s), unordered_frees %d, uses_after_free %d: want 0", name, args,
-					s.UnorderedUses, s.RaceNote("unordered_uses"), s.UnorderedFrees, s.UsesAfterFree)
-			}
-			got[name] = [3]uint64{s.MaxUnorderedStreams, s.StreamWaitEvents, s.EventPairs}
-		}
-		t.Logf("%v: max_unordered_streams, stream_wait_events, event_pairs: %v", args, got)
+		got := orderFigures(t, h, progs, args)
 		u, r := got["unseen"], got["right"]
 		if u[0] != r[0] || u[1] != r[1] || u[2]+2 != r[2] {
 			t.Errorf("%v: the unseen port's %v, the alternative's %v: want the same order (2 fewer event pairs)", args, u, r)
@@ -72,16 +81,7 @@ func TestHarnessesShowCrossStreamsLoadWaitingForTheLastSquare(t *testing.T) {
 		"correct":   h.build(t, "cross26-correct", sol, sol, correct),
 	}
 	for _, args := range [][]string{nil, {"13", "2"}, {"1", "8"}} {
-		got := map[string][3]uint64{}
-		for name, prog := range progs {
-			s := h.recordFailing(t, prog, args...)
-			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 {
-				t.Errorf("%s %v: unordered_uses %d (%s), unordered_frees %d, uses_after_free %d: want 0", name, args,
-					s.UnorderedUses, s.RaceNote("unordered_uses"), s.UnorderedFrees, s.UsesAfterFree)
-			}
-			got[name] = [3]uint64{s.MaxUnorderedStreams, s.StreamWaitEvents, s.EventPairs}
-		}
-		t.Logf("%v: max_unordered_streams, stream_wait_events, event_pairs: %v", args, got)
+		got := orderFigures(t, h, progs, args)
 		u, p := got["unseen"], got["producers"]
 		if u[0] < p[0] {
 			t.Errorf("%v: max_unordered_streams %d, the producers' alternative %d: want at least as many", args, u[0], p[0])
@@ -122,16 +122,7 @@ func TestHarnessesShowCrossStreamsSecondHalfWaitingForTheFirst(t *testing.T) {
 	}
 	runs := [][]string{nil, {"13", "2"}, {"1", "8"}}
 	for _, args := range runs {
-		got := map[string][4]uint64{}
-		for name, prog := range progs {
-			s := h.recordFailing(t, prog, args...)
-			if s.UnorderedUses != 0 || s.UnorderedFrees != 0 || s.UsesAfterFree != 0 {
-				t.Errorf("%s %v: unordered_uses %d (%s), unordered_frees %d, uses_after_free %d: want 0", name, args,
-					s.UnorderedUses, s.RaceNote("unordered_uses"), s.UnorderedFrees, s.UsesAfterFree)
-			}
-			got[name] = [4]uint64{s.MaxUnorderedStreams, s.StreamWaitEvents, s.EventPairs, s.MaxUnorderedUsers}
-		}
-		t.Logf("%v: max_unordered_streams, stream_wait_events, event_pairs, max_unordered_users: %v", args, got)
+		got := orderFigures(t, h, progs, args)
 		u, c, f := got["port"], got["correct"], got["first"]
 		if u[0] != c[0] {
 			t.Errorf("%v: max_unordered_streams %d, this set's correct design %d: want the same", args, u[0], c[0])
@@ -146,20 +137,11 @@ func TestHarnessesShowCrossStreamsSecondHalfWaitingForTheFirst(t *testing.T) {
 
 	// Every correct design leaves the two reads side by side, in every run;
 	// blind6's wait before the square orders them, as the port's does.
-	others := map[string][]byte{
-		"solution": mustRead(t, "../"+sol),
-		"blind6":   patched(t, sol, "solutions/day070/wrong/cross-stream/blind6_second_half_waits_before_its_square.patch"),
-	}
-	patches, _ := filepath.Glob("../solutions/day070/right/cross-stream/*.patch")
-	for _, p := range patches {
-		others["right/"+filepath.Base(p)] = patched(t, sol, strings.TrimPrefix(p, "../"))
-	}
-	blinds, _ := filepath.Glob("../review/*/cross-stream/correct.cu")
-	for _, b := range blinds {
-		others[b] = mustRead(t, b)
-	}
-	for name, src := range others {
-		prog := h.build(t, "cross27-"+strings.NewReplacer("/", "-", ".", "-").Replace(name), sol, sol, src)
+	others := correctDesigns(t, sol, "solutions/day070/right/cross-stream", "cross-stream", "correct.cu")
+	others = append(others, correctProgram{"blind6", patched(t, sol, "solutions/day070/wrong/cross-stream/blind6_second_half_waits_before_its_square.patch"), false})
+	for i, o := range others {
+		name := o.name
+		prog := h.build(t, fmt.Sprintf("cross27-%d", i), sol, sol, o.content)
 		for _, args := range runs {
 			s := h.recordFailing(t, prog, args...)
 			if name == "blind6" {
