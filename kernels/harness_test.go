@@ -954,28 +954,29 @@ func TestHarnessesShowGraphAllocsGraphsWithoutFalseRaces(t *testing.T) {
 func TestHarnessesShowGraphAllocsEmptyGridAtOneMiB(t *testing.T) {
 	h := buildHarnessRig(t)
 	const sol, right = "solutions/day074/graph_alloc.cu", "solutions/day074/right/graph-alloc"
-	programs := map[string][]byte{"solution": mustRead(t, filepath.Join("..", sol))}
-	rights, err := os.ReadDir(filepath.Join("..", right))
-	if err != nil {
-		t.Fatal(err)
+	// Every correct design, review/blind's second graph-alloc folder's too.
+	programs := correctDesigns(t, sol, right, "graph-alloc", "correct.cu")
+	more, _ := filepath.Glob(filepath.Join("..", "review", "*", "graph-alloc-*", "correct.cu"))
+	for _, f := range more {
+		programs = append(programs, correctProgram{f, mustRead(t, f), true})
 	}
-	for _, r := range rights {
-		programs["right/"+r.Name()] = patched(t, sol, filepath.Join(right, r.Name()))
+	blinds := 0
+	for _, p := range programs {
+		if strings.HasPrefix(p.name, "../review/") {
+			blinds++
+		}
 	}
-	blinds, _ := filepath.Glob(filepath.Join("..", "review", "*", "graph-alloc*", "correct.cu"))
-	if len(blinds) < 27 {
-		t.Fatalf("%d blind correct designs of graph-alloc found, want 27 or more", len(blinds))
-	}
-	for _, f := range blinds {
-		programs[strings.TrimPrefix(f, "../")] = mustRead(t, f)
+	if blinds < 27 {
+		t.Fatalf("%d blind correct designs of graph-alloc found, want 27 or more", blinds)
 	}
 	const end = "after the trim:"
 	ends := func(prog string, args ...string) (bool, string) {
 		_, out := h.recordRun(t, prog, nil, true, args...)
 		return strings.Contains(out, end), out
 	}
-	for name, content := range programs {
-		prog := h.build(t, "onemib-"+strings.NewReplacer("/", "-", ".", "-").Replace(name), sol, sol, content)
+	for i, p := range programs {
+		name := strings.TrimPrefix(p.name, "../")
+		prog := h.build(t, fmt.Sprintf("onemib-%d", i), sol, sol, p.content)
 		at16, out16 := ends(prog, "2", "16")
 		at1, out1 := ends(prog, "2", "1")
 		if !at16 {
