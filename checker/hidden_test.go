@@ -446,21 +446,7 @@ func TestPoolReuseBlind25JudgesItsLines(t *testing.T) {
 // bytes) or counted from them (16 MiB a tensor; 32 MiB the sum's float64
 // copy; the few KiB of the sums and the scalars).
 func TestPythonHandoffPeakGrowsNotWithTheBatches(t *testing.T) {
-	s, err := LoadSpec("../exercises/day077/handoff.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile("../solutions/day077/handoff.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret, err := ParseSecret("handoff.toml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddSecret(secret); err != nil {
-		t.Fatal(err)
-	}
+	s := courseSpec(t, "../exercises/day077/handoff.toml", "../solutions/day077/handoff.toml")
 	// passes says whether the run's peak checks pass; every other check
 	// is left out.
 	passes := func(run string, peak uint64) bool {
@@ -525,21 +511,7 @@ func TestDiffLines(t *testing.T) {
 // right. The hidden run "2 launches of 1 MiB" asks for the end of the
 // run: sums on a grid rounded down to 0 stop the program there.
 func TestGraphAllocFactorsInOrderAndOneMiB(t *testing.T) {
-	s, err := LoadSpec("../exercises/day074/graph_alloc.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile("../solutions/day074/graph_alloc.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret, err := ParseSecret("graph_alloc.toml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddSecret(secret); err != nil {
-		t.Fatal(err)
-	}
+	s := courseSpec(t, "../exercises/day074/graph_alloc.toml", "../solutions/day074/graph_alloc.toml")
 	// passes says whether the run's checks named name pass on output and
 	// exit status code; every other check is left out.
 	passes := func(run, name, output string, code int) bool {
@@ -581,4 +553,26 @@ func TestGraphAllocFactorsInOrderAndOneMiB(t *testing.T) {
 	if passes("2 launches of 1 MiB", "runs to the end", stopped, 1) {
 		t.Error("sums on a grid of 0 (exit status 1) pass runs to the end in the run of 1 MiB")
 	}
+}
+
+// courseSpec is a course's exercise spec at public with the secret spec
+// at secret added, as the grader reads them.
+func courseSpec(t *testing.T, public, secret string) *Spec {
+	t.Helper()
+	s, err := LoadSpec(public)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, err := ParseSecret(filepath.Base(secret), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddSecret(sec); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
